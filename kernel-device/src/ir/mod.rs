@@ -1,0 +1,411 @@
+//! The typed intermediate representation shared by every stage.
+//!
+//! `front` builds it (already fully typed: every expression carries a concrete
+//! [`Type`], no inference variables survive), `valid` checks it, `back` writes it
+//! out. It is a tree of blocks over an arena of expressions, in the style of naga:
+//! expressions are referred to by [`Handle`]s, and each expression's source location
+//! sits beside it in [`Function::expr_locs`] so the backend can name `file:line` for
+//! device-side panics without the IR itself carrying syntax spans.
+
+mod arena;
+mod types;
+
+pub use arena::{Arena, Handle};
+pub use types::{ScalarType, Type};
+
+/// A location in the user's source file: 1-based line and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SourceLoc {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One compilation unit: kernels plus every device function they reach.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub functions: Arena<Function>,
+}
+
+impl Module {
+    pub fn kernels(&self) -> impl Iterator<Item = (Handle<Function>, &Function)> {
+        self.functions
+            .iter()
+            .filter(|(_, f)| f.kind == FunctionKind::Kernel)
+    }
+
+    pub fn function_by_name(&self, name: &str) -> Option<Handle<Function>> {
+        self.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(h, _)| h)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// `#[kernel]`: an entry point, returns unit, launched from the host.
+    Kernel,
+    /// `#[device]`: callable from kernels and other device functions.
+    Device,
+}
+
+/// Per-function code generation switches taken from the attribute
+/// (`#[kernel(boundscheck = false, fastmath = true)]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FunctionOptions {
+    /// Emit bounds checks on slice indexing (Rust's default; Numba's `boundscheck`).
+    pub bounds_check: bool,
+    /// Allow approximate `f32` math (libdevice `__nv_fast_*`, flush-to-zero is a module option).
+    pub fast_math: bool,
+}
+
+impl Default for FunctionOptions {
+    fn default() -> Self {
+        FunctionOptions {
+            bounds_check: true,
+            fast_math: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub options: FunctionOptions,
+    /// The file the function was written in, as `file!()` gives it.
+    pub file: String,
+    pub loc: SourceLoc,
+    /// Parameters in declaration order. Each is also a local (its `local` handle),
+    /// initialised from the incoming argument at entry.
+    pub params: Vec<Param>,
+    /// Return type; `Type::Unit` for kernels and for device functions without `->`.
+    pub ret: Type,
+    pub locals: Arena<Local>,
+    pub exprs: Arena<Expr>,
+    /// Source location of each expression, indexed like `exprs`.
+    pub expr_locs: Vec<SourceLoc>,
+    pub body: Block,
+}
+
+impl Function {
+    /// Adds an expression and records where it came from.
+    pub fn add_expr(&mut self, expr: Expr, loc: SourceLoc) -> Handle<Expr> {
+        let handle = self.exprs.append(expr);
+        self.expr_locs.push(loc);
+        handle
+    }
+
+    pub fn expr(&self, handle: Handle<Expr>) -> &Expr {
+        &self.exprs[handle]
+    }
+
+    pub fn loc_of(&self, handle: Handle<Expr>) -> SourceLoc {
+        self.expr_locs
+            .get(handle.index())
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    pub local: Handle<Local>,
+}
+
+/// A variable. Shadowing (`let x = ...; let x = ...;`) creates a new local each time.
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: Type,
+    pub mutable: bool,
+    pub loc: SourceLoc,
+}
+
+/// A sequence of statements with an optional value-producing tail expression.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    /// The block's value (`{ a; b }` → `b`). `None` means the block has type unit
+    /// (or diverges, see [`Expr::ty`] of the enclosing expression).
+    pub tail: Option<Handle<Expr>>,
+}
+
+/// Identifies a loop so `break`/`continue` (possibly labelled) can name their target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoopId(pub u32);
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let x = init;` (`init` is `None` for `let x;` assigned later).
+    /// Tuple patterns are destructured by the frontend into several `Let`s.
+    Let {
+        local: Handle<Local>,
+        init: Option<Handle<Expr>>,
+    },
+    /// `place = value` or, with `op`, `place op= value` (the place is evaluated once).
+    Assign {
+        place: Place,
+        op: Option<BinaryOp>,
+        value: Handle<Expr>,
+    },
+    /// An expression evaluated for its effects (`foo(x);`, `if c { .. }`, `break;`).
+    Expr(Handle<Expr>),
+    While {
+        id: LoopId,
+        cond: Handle<Expr>,
+        body: Block,
+    },
+    /// `for var in start..end` / `start..=end`; `var` is a fresh local of the range's
+    /// integer type. `end` is evaluated once, before the first iteration, as in Rust.
+    ForRange {
+        id: LoopId,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        inclusive: bool,
+        body: Block,
+    },
+}
+
+/// Something that can be assigned to.
+#[derive(Clone, Debug)]
+pub enum Place {
+    Local(Handle<Local>),
+    /// `slice[index]`; `slice` is an expression of type `Type::Slice { mutable: true, .. }`.
+    Index {
+        slice: Handle<Expr>,
+        index: Handle<Expr>,
+    },
+    /// `tuple_local.N` (used for `let mut t = (a, b); t.0 = ..`).
+    Field {
+        base: Box<Place>,
+        index: u32,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    /// The expression's type. `Type::Never` for expressions that do not produce a
+    /// value (`return`, `break`, `continue`, `loop` without `break`).
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    /// Integer literal, stored as the two's-complement bit pattern in 64 bits.
+    Int(u64),
+    Float(f64),
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Literal(Literal),
+    /// Reads a local's current value.
+    Local(Handle<Local>),
+    Unary {
+        op: UnaryOp,
+        operand: Handle<Expr>,
+    },
+    /// Arithmetic, bitwise and comparison operators. Operand types follow Rust:
+    /// both the same, except shifts where the right side is any integer.
+    Binary {
+        op: BinaryOp,
+        lhs: Handle<Expr>,
+        rhs: Handle<Expr>,
+    },
+    /// `&&` / `||`, evaluating `rhs` only when needed.
+    Logical {
+        op: LogicalOp,
+        lhs: Handle<Expr>,
+        rhs: Handle<Expr>,
+    },
+    /// `expr as T` between scalar types (float → int saturates, as in Rust).
+    Cast {
+        operand: Handle<Expr>,
+        to: ScalarType,
+    },
+    /// `slice[index]` read; `index` has type usize. Bounds-checked unless the
+    /// function opted out.
+    Index {
+        slice: Handle<Expr>,
+        index: Handle<Expr>,
+    },
+    /// `slice.len()` as usize.
+    Len(Handle<Expr>),
+    /// `(a, b, ...)`.
+    Tuple(Vec<Handle<Expr>>),
+    /// `tuple.N`; also `thread_idx().x` style accesses on `Type::Tuple` values.
+    Field {
+        base: Handle<Expr>,
+        index: u32,
+    },
+    /// Call of a device function in the same module.
+    Call {
+        function: Handle<Function>,
+        args: Vec<Handle<Expr>>,
+    },
+    /// A built-in operation: special registers, math, barriers.
+    Intrinsic {
+        intrinsic: Intrinsic,
+        args: Vec<Handle<Expr>>,
+    },
+    If {
+        cond: Handle<Expr>,
+        then_block: Block,
+        else_block: Option<Block>,
+    },
+    /// `loop { .. }`; its value comes from `break value`, otherwise its type is
+    /// unit (with a `break`) or never (without).
+    Loop {
+        id: LoopId,
+        body: Block,
+    },
+    /// `break` / `break value` (value only out of a `loop`); type `Never`.
+    Break {
+        target: LoopId,
+        value: Option<Handle<Expr>>,
+    },
+    /// `continue`; type `Never`.
+    Continue {
+        target: LoopId,
+    },
+    /// `return` / `return value`; type `Never`.
+    Return(Option<Handle<Expr>>),
+    Block(Block),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x` (wrapping for integers).
+    Neg,
+    /// `!x`: logical not on bool, bitwise not on integers.
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// Integer `+ - *` wrap (Rust release semantics).
+    Add,
+    Sub,
+    Mul,
+    /// Integer `/ %` panic on a zero divisor and on `MIN / -1`.
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Shift amounts are masked to the bit width (Rust release semantics).
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogicalOp {
+    And,
+    Or,
+}
+
+/// Axis of a 3-component index intrinsic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+/// Built-ins. Index registers are read as `u32` (CUDA's `unsigned int`);
+/// `Grid`/`GridSize` give `usize` per axis, as Numba's `cuda.grid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    ThreadIdx(Axis),
+    BlockIdx(Axis),
+    BlockDim(Axis),
+    GridDim(Axis),
+    /// `thread_idx + block_idx * block_dim` on one axis, as usize.
+    Grid(Axis),
+    /// `block_dim * grid_dim` on one axis, as usize.
+    GridSize(Axis),
+    /// `sync_threads()`.
+    SyncThreads,
+    /// A math function on `f32`/`f64` (or integers where noted), lowered to
+    /// libdevice or to LLVM instructions. Argument types equal the result type,
+    /// except `Powi` whose exponent is i32.
+    Math(MathFn),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Exp2,
+    ExpM1,
+    Ln,
+    Log2,
+    Log10,
+    Ln1p,
+    Powf,
+    Powi,
+    Hypot,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    /// `abs` on floats and on signed integers (wrapping, as `i32::abs` in release).
+    Abs,
+    /// `min`/`max` on floats (NaN-ignoring, as std) and on integers.
+    Min,
+    Max,
+    MulAdd,
+    Copysign,
+    /// `signum` on floats.
+    Signum,
+}
+
+impl MathFn {
+    /// Number of operands, including the receiver of the method form.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Atan2
+            | MathFn::Powf
+            | MathFn::Powi
+            | MathFn::Hypot
+            | MathFn::Min
+            | MathFn::Max
+            | MathFn::Copysign => 2,
+            MathFn::MulAdd => 3,
+            _ => 1,
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Value types of the kernel subset.
+
+use std::fmt;
+
+/// Scalars a kernel can compute with. `Isize`/`Usize` are 64-bit on the device
+/// but stay distinct types, as in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,
+    F32,
+    F64,
+}
+
+impl ScalarType {
+    pub const ALL: [ScalarType; 13] = [
+        ScalarType::Bool,
+        ScalarType::I8,
+        ScalarType::I16,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::Isize,
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::Usize,
+        ScalarType::F32,
+        ScalarType::F64,
+    ];
+
+    /// The Rust spelling (`"f32"`, `"usize"`).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I8 => "i8",
+            ScalarType::I16 => "i16",
+            ScalarType::I32 => "i32",
+            ScalarType::I64 => "i64",
+            ScalarType::Isize => "isize",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
+            ScalarType::U32 => "u32",
+            ScalarType::U64 => "u64",
+            ScalarType::Usize => "usize",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+
+    pub fn from_rust_name(name: &str) -> Option<ScalarType> {
+        ScalarType::ALL.into_iter().find(|t| t.rust_name() == name)
+    }
+
+    pub fn is_integer(self) -> bool {
+        !matches!(self, ScalarType::Bool | ScalarType::F32 | ScalarType::F64)
+    }
+
+    pub fn is_signed_integer(self) -> bool {
+        matches!(
+            self,
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 | ScalarType::Isize
+        )
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+
+    /// Width in bits on the device (bool is 1 as a value, 8 in memory).
+    pub fn bits(self) -> u32 {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::I8 | ScalarType::U8 => 8,
+            ScalarType::I16 | ScalarType::U16 => 16,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
+            ScalarType::I64
+            | ScalarType::U64
+            | ScalarType::Isize
+            | ScalarType::Usize
+            | ScalarType::F64 => 64,
+        }
+    }
+
+    /// Size in bytes in memory (and in a kernel parameter buffer).
+    pub fn size_bytes(self) -> u32 {
+        match self {
+            ScalarType::Bool => 1,
+            other => other.bits() / 8,
+        }
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `()`.
+    Unit,
+    /// The type of `return`, `break`, `continue` and endless loops: coerces to anything.
+    Never,
+    Scalar(ScalarType),
+    /// `&[T]` / `&mut [T]` over device memory: a pointer and a length.
+    Slice { elem: ScalarType, mutable: bool },
+    /// A tuple of values, e.g. `grid(2)`'s `(usize, usize)` or `thread_idx()`'s
+    /// `(x, y, z)` (fields named `x y z` in the source map to 0 1 2).
+    Tuple(Vec<Type>),
+}
+
+impl Type {
+    pub fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Unit => f.write_str("()"),
+            Type::Never => f.write_str("!"),
+            Type::Scalar(s) => write!(f, "{s}"),
+            Type::Slice { elem, mutable } => {
+                write!(f, "&{}[{elem}]", if *mutable { "mut " } else { "" })
+            }
+            Type::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                if items.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}

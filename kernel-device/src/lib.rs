@@ -1,0 +1,22 @@
+//! cudajit's compiler and device API.
+//!
+//! Stages, in the layout of naga: [`front`] (syn → typed [`ir`]), [`valid`] (rules the
+//! IR must obey), [`back`] (IR → NVVM IR text), then [`nvvm`] (libnvvm, loaded at run
+//! time, NVVM IR + libdevice → PTX). [`source`] is how kernels travel from the macro to
+//! the run-time compiler; [`device_api`] holds the typed stand-ins for intrinsics that
+//! the rustc-checked twin of each kernel body calls.
+//!
+//! This crate does no I/O and loads no library except in [`nvvm`], so the proc macro
+//! can use everything else at compile time.
+
+pub mod back;
+pub mod device_api;
+pub mod diag;
+pub mod front;
+pub mod ir;
+pub mod nvvm;
+pub mod source;
+pub mod valid;
+
+mod pipeline;
+pub use pipeline::{lower_unit, nvvm_ir_for_kernel, CompileError, CompiledUnit};

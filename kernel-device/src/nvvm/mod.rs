@@ -1,0 +1,1 @@
+//! libnvvm, loaded at run time. (Stub: being written.)

@@ -1,0 +1,64 @@
+//! The stages glued together: a kernel's `FnSource` → NVVM IR text ready for libnvvm.
+
+use crate::back::nvvm as nvvm_back;
+use crate::source::FnSource;
+use crate::{front, ir, valid};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The source is outside the subset or ill-typed. The macro normally catches this
+    /// at `cargo check`; here it can still happen across items (a device function's
+    /// signature seen only now).
+    #[error("{}", join_lines(.0))]
+    Front(Vec<front::SourceError>),
+    #[error("{}", join_lines(.0))]
+    Valid(Vec<valid::ValidationError>),
+    #[error(transparent)]
+    Back(#[from] nvvm_back::Error),
+}
+
+fn join_lines<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What the runtime needs to load and launch one kernel.
+#[derive(Clone, Debug)]
+pub struct CompiledUnit {
+    pub kernel_name: String,
+    /// The NVVM IR module (kernel + reachable device functions).
+    pub nvvm_ir: String,
+    /// Where each device-side panic id came from.
+    pub panic_sites: Vec<nvvm_back::PanicSite>,
+    /// The kernel's parameter types, in order (slices become pointer + length).
+    pub params: Vec<ir::Type>,
+}
+
+/// Parses, type-checks and validates a kernel and every device function it reaches.
+pub fn lower_unit(kernel: &'static FnSource) -> Result<ir::Module, CompileError> {
+    let module = front::lower_sources(&kernel.unit()).map_err(CompileError::Front)?;
+    valid::validate(&module).map_err(CompileError::Valid)?;
+    Ok(module)
+}
+
+/// Lowers a kernel's compilation unit all the way to NVVM IR text.
+pub fn nvvm_ir_for_kernel(
+    kernel: &'static FnSource,
+    options: &nvvm_back::Options,
+) -> Result<CompiledUnit, CompileError> {
+    let module = lower_unit(kernel)?;
+    let output = nvvm_back::write_string(&module, options)?;
+    let params = module
+        .function_by_name(kernel.name)
+        .map(|h| module.functions[h].params.iter().map(|p| p.ty.clone()).collect())
+        .unwrap_or_default();
+    Ok(CompiledUnit {
+        kernel_name: kernel.name.to_string(),
+        nvvm_ir: output.text,
+        panic_sites: output.panic_sites,
+        params,
+    })
+}

@@ -1,0 +1,119 @@
+//! How a `#[kernel]` or `#[device]` function travels from the macro to the run-time
+//! compiler: the macro embeds one [`FnSource`] static per function, holding the
+//! function's text and the statics of the device functions it calls, so the run-time
+//! can gather a whole compilation unit (kernel + every device function it reaches)
+//! across items and modules of the user's crate.
+
+/// Which attribute a function carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    Kernel,
+    Device,
+}
+
+/// A function's source as embedded by the macro. Built only by generated code.
+#[derive(Debug)]
+pub struct FnSource {
+    /// The function's name as written.
+    pub name: &'static str,
+    pub kind: SourceKind,
+    /// The whole `fn` item (attributes stripped), printed so that every token sits on
+    /// the same line, relative to `line`, as in the user's file (see
+    /// [`render_preserving_lines`]).
+    pub text: &'static str,
+    /// `file!()` at the definition.
+    pub file: &'static str,
+    /// Line in `file` of the first line of `text`.
+    pub line: u32,
+    /// `#[kernel(boundscheck = false)]`.
+    pub bounds_check: bool,
+    /// `#[kernel(fastmath = true)]`.
+    pub fast_math: bool,
+    /// The device functions this one calls directly, by their own `FnSource`.
+    pub deps: &'static [&'static FnSource],
+}
+
+impl FnSource {
+    /// This function and every device function it reaches, each once, the root first.
+    /// Cycles (recursion) are tolerated here and rejected by the validator.
+    pub fn unit(&'static self) -> Vec<&'static FnSource> {
+        let mut seen: Vec<&'static FnSource> = vec![self];
+        let mut next = 0;
+        while next < seen.len() {
+            for dep in seen[next].deps {
+                if !seen.iter().any(|s| std::ptr::eq(*s, *dep)) {
+                    seen.push(dep);
+                }
+            }
+            next += 1;
+        }
+        seen
+    }
+}
+
+/// Prints tokens so that each token starts on the line it had in the original file,
+/// relative to the first token's line (which becomes line 1). Returns the text and
+/// the first token's line. With this, a run-time re-parse of the text (syn with
+/// proc-macro2's `span-locations`) yields original line numbers by adding
+/// `first_line - 1`, which is how device-side panics name `file:line`.
+pub fn render_preserving_lines(tokens: proc_macro2::TokenStream) -> (String, u32) {
+    let mut printer = LinePrinter::default();
+    printer.stream(tokens);
+    (printer.out, printer.first_line.unwrap_or(1) as u32)
+}
+
+#[derive(Default)]
+struct LinePrinter {
+    out: String,
+    first_line: Option<usize>,
+    current_line: usize,
+    /// The last token was a punct joined to the next one (`+` of `+=`): no space.
+    joint: bool,
+}
+
+impl LinePrinter {
+    fn move_to(&mut self, line: usize) {
+        let first = *self.first_line.get_or_insert(line);
+        let target = line.saturating_sub(first);
+        if target > self.current_line {
+            for _ in self.current_line..target {
+                self.out.push('\n');
+            }
+            self.current_line = target;
+        } else if !self.out.is_empty() && !self.joint {
+            self.out.push(' ');
+        }
+        self.joint = false;
+    }
+
+    fn stream(&mut self, tokens: proc_macro2::TokenStream) {
+        use proc_macro2::{Delimiter, TokenTree};
+        for tree in tokens {
+            match tree {
+                TokenTree::Group(group) => {
+                    let (open, close) = match group.delimiter() {
+                        Delimiter::Parenthesis => ("(", ")"),
+                        Delimiter::Brace => ("{", "}"),
+                        Delimiter::Bracket => ("[", "]"),
+                        Delimiter::None => ("", ""),
+                    };
+                    self.move_to(group.span_open().start().line);
+                    self.out.push_str(open);
+                    self.stream(group.stream());
+                    self.move_to(group.span_close().start().line);
+                    self.out.push_str(close);
+                }
+                TokenTree::Punct(punct) => {
+                    self.move_to(punct.span().start().line);
+                    self.out.push(punct.as_char());
+                    // Keep `+=`, `..=`, `->` together: the next punct follows directly.
+                    self.joint = punct.spacing() == proc_macro2::Spacing::Joint;
+                }
+                other => {
+                    self.move_to(other.span().start().line);
+                    self.out.push_str(&other.to_string());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The runtime. (Stub: being written.)

@@ -1,0 +1,1 @@
+//! `#[kernel]` and `#[device]`. (Stub: being written.)

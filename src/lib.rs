@@ -1,0 +1,2 @@
+//! cudajit: write CUDA kernels as Rust functions. (Facade; being written.)
+extern crate self as cudajit;
