@@ -1,0 +1,142 @@
+//! Kernels compiled ahead of time (`cargo xtask build-device`) and embedded by
+//! `build.rs`: a launch whose kernel name and IR key match an entry, for an
+//! architecture the device can run, loads the embedded PTX and never needs libnvvm.
+
+use crate::aot_manifest::parse_arch;
+
+/// One embedded PTX module.
+#[derive(Clone, Copy, Debug)]
+pub struct AotEntry {
+    pub kernel: &'static str,
+    /// [`crate::disk::ir_key`] of the kernel's NVVM IR.
+    pub key: &'static str,
+    /// `compute_XY` the PTX targets.
+    pub arch: &'static str,
+    pub ptx: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/aot_table.rs"));
+
+/// The entries embedded in this build (empty without `CUDAJIT_AOT_DIR`).
+pub fn table() -> &'static [AotEntry] {
+    AOT_TABLE
+}
+
+/// The embedded PTX for `kernel` with IR `key` on a device of `capability`.
+pub(crate) fn lookup(kernel: &str, key: &str, capability: (u32, u32)) -> Option<&'static AotEntry> {
+    lookup_in(AOT_TABLE, kernel, key, capability)
+}
+
+/// Among matching entries, the newest architecture the device supports: PTX for
+/// `compute_XY` runs (JIT-compiled by the driver) on any device of capability ≥ X.Y,
+/// except arch-specific (`compute_90a`) PTX, which needs exactly X.Y.
+fn lookup_in<'t>(
+    table: &'t [AotEntry],
+    kernel: &str,
+    key: &str,
+    capability: (u32, u32),
+) -> Option<&'t AotEntry> {
+    table
+        .iter()
+        .filter(|e| e.kernel == kernel && e.key.eq_ignore_ascii_case(key))
+        .filter_map(|e| {
+            let (major, minor, specific) = parse_arch(e.arch)?;
+            let fits = if specific {
+                (major, minor) == capability
+            } else {
+                (major, minor) <= capability
+            };
+            fits.then_some(((major, minor), e))
+        })
+        .max_by_key(|(arch, _)| *arch)
+        .map(|(_, e)| e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aot_manifest::{parse_manifest, ManifestEntry};
+
+    const TABLE: &[AotEntry] = &[
+        AotEntry {
+            kernel: "vecadd",
+            key: "aa",
+            arch: "compute_80",
+            ptx: "ptx80",
+        },
+        AotEntry {
+            kernel: "vecadd",
+            key: "aa",
+            arch: "compute_90",
+            ptx: "ptx90",
+        },
+        AotEntry {
+            kernel: "vecadd",
+            key: "aa",
+            arch: "compute_100",
+            ptx: "ptx100",
+        },
+        AotEntry {
+            kernel: "vecadd",
+            key: "bb",
+            arch: "compute_70",
+            ptx: "stale",
+        },
+        AotEntry {
+            kernel: "saxpy",
+            key: "cc",
+            arch: "compute_90a",
+            ptx: "ptx90a",
+        },
+    ];
+
+    #[test]
+    fn picks_newest_supported_arch() {
+        let ptx = |k, key, cc| lookup_in(TABLE, k, key, cc).map(|e| e.ptx);
+        assert_eq!(ptx("vecadd", "aa", (9, 0)), Some("ptx90"));
+        assert_eq!(ptx("vecadd", "AA", (8, 9)), Some("ptx80"));
+        assert_eq!(ptx("vecadd", "aa", (12, 0)), Some("ptx100"));
+        assert_eq!(ptx("vecadd", "aa", (7, 5)), None);
+        // A different key (the kernel changed since the AOT build) never matches.
+        assert_eq!(ptx("vecadd", "dd", (9, 0)), None);
+        assert_eq!(ptx("saxpy", "cc", (9, 0)), Some("ptx90a"));
+        assert_eq!(ptx("saxpy", "cc", (10, 0)), None);
+    }
+
+    #[test]
+    fn parses_manifest_and_archs() {
+        let text =
+            "# built by xtask\n\nvecadd 0123ABcd compute_90 vecadd.ptx\n  k2 ff sm_100 k2.ptx  \n";
+        let entries = parse_manifest(text).unwrap();
+        assert_eq!(
+            entries[0],
+            ManifestEntry {
+                kernel: "vecadd".into(),
+                key: "0123abcd".into(),
+                arch: "compute_90".into(),
+                file: "vecadd.ptx".into()
+            }
+        );
+        assert_eq!(entries[1].arch, "sm_100");
+        assert!(parse_manifest("vecadd aa compute_90")
+            .unwrap_err()
+            .contains("line 1"));
+        assert!(parse_manifest("\nvecadd zz compute_90 f.ptx")
+            .unwrap_err()
+            .contains("line 2"));
+        assert!(parse_manifest("vecadd aa sm90 f.ptx").is_err());
+        assert_eq!(parse_arch("compute_90"), Some((9, 0, false)));
+        assert_eq!(parse_arch("compute_86"), Some((8, 6, false)));
+        assert_eq!(parse_arch("compute_100"), Some((10, 0, false)));
+        assert_eq!(parse_arch("compute_90a"), Some((9, 0, true)));
+        assert_eq!(parse_arch("compute_9"), None);
+        assert_eq!(parse_arch("gfx90"), None);
+    }
+
+    #[test]
+    fn table_is_empty_without_aot_dir() {
+        if option_env!("CUDAJIT_AOT_DIR").is_none() {
+            assert!(table().is_empty());
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! Kernel arguments: which Rust values may be passed for which kernel parameter (checked
+//! by rustc at the call site through [`SliceArg`]/[`SliceArgMut`]), and the type-erased
+//! [`KernelArg`] the generated launcher hands to the runtime. The parameter ABI is the
+//! one the NVVM backend emits: a slice is a device pointer (`u64`) then a length in
+//! elements (`i64`); a scalar is passed by value, `bool` as one byte, `usize`/`isize`
+//! as 64 bits.
+
+use kernel_device::ir::{ScalarType, Type};
+
+use crate::array::DeviceArray;
+use crate::error::{Error, Result};
+
+/// A scalar type kernels compute with.
+///
+/// # Safety
+/// `SCALAR` must describe `Self` exactly (size and representation): the runtime copies
+/// values and buffers of `Self` to and from the device as raw bytes of that type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar type a cudajit kernel can use",
+    label = "not a kernel scalar",
+    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64 and slices of them"
+)]
+pub unsafe trait DeviceScalar: Copy + Send + Sync + 'static {
+    const SCALAR: ScalarType;
+}
+
+macro_rules! device_scalar {
+    ($($t:ty => $s:ident),* $(,)?) => {$(
+        // SAFETY: the ScalarType names this exact primitive.
+        unsafe impl DeviceScalar for $t { const SCALAR: ScalarType = ScalarType::$s; }
+    )*};
+}
+device_scalar!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+);
+
+/// A value accepted for a `&[T]` kernel parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&[{T}]` kernel parameter",
+    label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
+    note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
+)]
+pub trait SliceArg<'a, T: DeviceScalar> {
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// A value accepted for a `&mut [T]` kernel parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&mut [{T}]` kernel parameter",
+    label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
+    note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
+)]
+pub trait SliceArgMut<'a, T: DeviceScalar> {
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// One argument of a launch, type-erased. Built by the generated launcher.
+pub struct KernelArg<'a> {
+    pub(crate) kind: ArgKind<'a>,
+    /// The bytes `cuLaunchKernel` reads for this argument: a scalar's value (in the low
+    /// bytes, little-endian, so its address is the value's address) or a slice's device
+    /// pointer; filled in by the launch for host slices.
+    pub(crate) value: u64,
+    /// A slice's length in elements (the second parameter of the pair).
+    pub(crate) len: i64,
+}
+
+pub(crate) enum ArgKind<'a> {
+    Scalar(ScalarType),
+    /// A host slice copied to a temporary device buffer for the launch.
+    Host {
+        elem: ScalarType,
+        bytes: &'a [u8],
+    },
+    /// A host slice copied to the device and back after the kernel.
+    HostMut {
+        elem: ScalarType,
+        bytes: &'a mut [u8],
+    },
+    /// A device array: its pointer is passed, nothing is copied.
+    Device {
+        elem: ScalarType,
+        ordinal: usize,
+        mutable: bool,
+    },
+}
+
+impl<'a> KernelArg<'a> {
+    /// A scalar passed by value.
+    pub fn scalar<T: DeviceScalar>(v: T) -> Self {
+        let mut value = 0u64;
+        // SAFETY: every DeviceScalar is at most 8 bytes of plain data; copying its bytes
+        // into the low end of a u64 keeps the value at the u64's address (little-endian
+        // hosts: x86-64 and aarch64, the platforms CUDA supports).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut value as *mut u64 as *mut u8,
+                std::mem::size_of::<T>().min(8),
+            );
+        }
+        KernelArg {
+            kind: ArgKind::Scalar(T::SCALAR),
+            value,
+            len: 0,
+        }
+    }
+
+    fn host<T: DeviceScalar>(data: &'a [T]) -> Self {
+        // SAFETY: a slice of plain scalars viewed as its bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
+        };
+        KernelArg {
+            kind: ArgKind::Host {
+                elem: T::SCALAR,
+                bytes,
+            },
+            value: 0,
+            len: data.len() as i64,
+        }
+    }
+
+    fn host_mut<T: DeviceScalar>(data: &'a mut [T]) -> Self {
+        let len = data.len() as i64;
+        // SAFETY: as in `host`; the device writes back values of `T` produced by the
+        // kernel (bools as 0/1 bytes, as the backend stores them).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                data.as_mut_ptr() as *mut u8,
+                std::mem::size_of_val(data),
+            )
+        };
+        KernelArg {
+            kind: ArgKind::HostMut {
+                elem: T::SCALAR,
+                bytes,
+            },
+            value: 0,
+            len,
+        }
+    }
+
+    fn device<T: DeviceScalar>(array: &DeviceArray<T>, mutable: bool) -> Self {
+        KernelArg {
+            kind: ArgKind::Device {
+                elem: T::SCALAR,
+                ordinal: array.device().ordinal(),
+                mutable,
+            },
+            value: array.device_ptr(),
+            len: array.len() as i64,
+        }
+    }
+
+    /// How the argument reads in an error message.
+    fn describe(&self) -> String {
+        match &self.kind {
+            ArgKind::Scalar(s) => format!("a `{s}`"),
+            ArgKind::Host { elem, .. } => format!("a host `&[{elem}]`"),
+            ArgKind::HostMut { elem, .. } => format!("a host `&mut [{elem}]`"),
+            ArgKind::Device { elem, mutable, .. } => {
+                format!(
+                    "a `&{}DeviceArray<{elem}>`",
+                    if *mutable { "mut " } else { "" }
+                )
+            }
+        }
+    }
+
+    /// Whether the argument can stand for a parameter of type `param`.
+    fn fits(&self, param: &Type) -> bool {
+        match (&self.kind, param) {
+            (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
+            (ArgKind::Host { elem, .. }, Type::Slice { elem: p, mutable }) => elem == p && !mutable,
+            (ArgKind::HostMut { elem, .. }, Type::Slice { elem: p, .. }) => elem == p,
+            (
+                ArgKind::Device {
+                    elem, mutable: m, ..
+                },
+                Type::Slice { elem: p, mutable },
+            ) => elem == p && (*m || !mutable),
+            _ => false,
+        }
+    }
+}
+
+/// Checks count and types of `args` against the kernel's parameters, and that device
+/// arrays live on the launch's device. Runs before any driver call of the launch.
+pub(crate) fn check_args(
+    kernel: &str,
+    params: &[Type],
+    args: &[KernelArg<'_>],
+    ordinal: usize,
+) -> Result<()> {
+    let mismatch = |detail: String| Error::ArgumentMismatch {
+        kernel: kernel.to_string(),
+        detail,
+    };
+    if params.len() != args.len() {
+        return Err(mismatch(format!(
+            "the kernel takes {} argument(s) but {} were given",
+            params.len(),
+            args.len()
+        )));
+    }
+    for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+        if !arg.fits(param) {
+            return Err(mismatch(format!(
+                "argument {} is {} but the kernel parameter is `{param}`",
+                i + 1,
+                arg.describe()
+            )));
+        }
+        if let ArgKind::Device { ordinal: on, .. } = arg.kind {
+            if on != ordinal {
+                return Err(mismatch(format!(
+                    "argument {} is a device array on device {on} but the launch is on device {ordinal}",
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Number of `cuLaunchKernel` parameter slots the arguments occupy (slices take two).
+pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
+    args.iter()
+        .map(|a| {
+            if matches!(a.kind, ArgKind::Scalar(_)) {
+                1
+            } else {
+                2
+            }
+        })
+        .sum()
+}
+
+/// Fills `slots` with the addresses `cuLaunchKernel` reads the arguments from.
+/// The addresses point into `args`, which must stay in place until the launch call.
+pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi::c_void]) {
+    let mut i = 0;
+    for arg in args.iter_mut() {
+        slots[i] = &mut arg.value as *mut u64 as *mut std::ffi::c_void;
+        i += 1;
+        if !matches!(arg.kind, ArgKind::Scalar(_)) {
+            slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
+            i += 1;
+        }
+    }
+}
+
+// The conversions the launcher's `impl SliceArg<'a, T>` parameters accept.
+
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceScalar, const N: usize> SliceArg<'a, T> for &'a [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceScalar, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, false)
+    }
+}
+
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self.as_mut_slice())
+    }
+}
+impl<'a, T: DeviceScalar, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self.as_mut_slice())
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(elem: ScalarType, mutable: bool) -> Type {
+        Type::Slice { elem, mutable }
+    }
+
+    #[test]
+    fn scalars_sit_at_the_slot_address() {
+        let a = KernelArg::scalar(-2i32);
+        assert_eq!(a.value as u32, (-2i32) as u32);
+        assert_eq!(a.value >> 32, 0);
+        assert_eq!(KernelArg::scalar(true).value, 1);
+        assert_eq!(KernelArg::scalar(1.5f64).value, 1.5f64.to_bits());
+        assert_eq!(KernelArg::scalar(1.5f32).value, u64::from(1.5f32.to_bits()));
+        assert_eq!(KernelArg::scalar(usize::MAX).value, u64::MAX);
+        assert_eq!(KernelArg::scalar(0xABu8).value, 0xAB);
+    }
+
+    #[test]
+    fn slices_marshal_as_pointer_and_length() {
+        let a = [1.0f32, 2.0, 3.0];
+        let mut c = vec![0.0f32; 3];
+        let mut args = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArgMut::<f32>::into_kernel_arg(&mut c),
+            KernelArg::scalar(7u32),
+        ];
+        assert_eq!(slot_count(&args), 5);
+        let mut slots = [std::ptr::null_mut(); 5];
+        fill_slots(&mut args, &mut slots);
+        assert_eq!(slots[0], &mut args[0].value as *mut u64 as *mut _);
+        assert_eq!(slots[1], &mut args[0].len as *mut i64 as *mut _);
+        assert_eq!(slots[4], &mut args[2].value as *mut u64 as *mut _);
+        assert_eq!(args[0].len, 3);
+        match &args[0].kind {
+            ArgKind::Host { bytes, .. } => assert_eq!(bytes.len(), 12),
+            _ => panic!("expected a host slice"),
+        }
+    }
+
+    #[test]
+    fn checks_count_and_types() {
+        let params = [
+            slice(ScalarType::F32, false),
+            slice(ScalarType::F32, true),
+            Type::Scalar(ScalarType::U32),
+        ];
+        let a = vec![0.0f32; 4];
+        let mut c = vec![0.0f32; 4];
+        let args = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArgMut::<f32>::into_kernel_arg(&mut c),
+            KernelArg::scalar(4u32),
+        ];
+        check_args("k", &params, &args, 0).unwrap();
+
+        let err = check_args("k", &params, &args[..2], 0)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "launch of `k` rejected: the kernel takes 3 argument(s) but 2 were given"
+        );
+
+        let b = [0i32; 4];
+        let wrong = [
+            SliceArg::<i32>::into_kernel_arg(&b),
+            KernelArg::scalar(0u8),
+            KernelArg::scalar(4u32),
+        ];
+        let err = check_args("k", &params, &wrong, 0).unwrap_err().to_string();
+        assert!(
+            err.contains("argument 1 is a host `&[i32]` but the kernel parameter is `&[f32]`"),
+            "{err}"
+        );
+
+        // A read-only host slice cannot stand for a `&mut` parameter.
+        let ro = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArg::<f32>::into_kernel_arg(&a),
+            KernelArg::scalar(4u32),
+        ];
+        let err = check_args("k", &params, &ro, 0).unwrap_err().to_string();
+        assert!(err.contains("argument 2"), "{err}");
+    }
+}

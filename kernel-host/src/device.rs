@@ -1,0 +1,341 @@
+//! A GPU and its (primary) context: opened once per ordinal per process, with the
+//! limits a launch is checked against read at creation, and the registry of panic
+//! records of the modules loaded into it.
+//!
+//! libcuda is loaded at run time by cudarc, whose loader panics when the library is
+//! missing; [`Device::new`] checks for the library first (and catches any panic from
+//! a symbol an old driver lacks), so a machine without a GPU gets
+//! `Err(Error::NoDriver)` and never a panic.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::result;
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::CudaContext;
+
+use crate::args::DeviceScalar;
+use crate::array::DeviceArray;
+use crate::config::DeviceLimits;
+use crate::error::{DriverResultExt, Error, Result};
+use crate::panic::PanicRecord;
+use crate::stream::Stream;
+
+/// One GPU. Cheap to clone (a reference count); every `Device` for the same ordinal
+/// shares one context, as the CUDA runtime does.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<DeviceInner>,
+}
+
+struct DeviceInner {
+    ctx: Arc<CudaContext>,
+    ordinal: usize,
+    name: String,
+    limits: DeviceLimits,
+    /// Every module loaded into this context that can report a device-side panic;
+    /// checked after each synchronisation. Locked only there and at module load.
+    panic_records: Mutex<Vec<Arc<PanicRecord>>>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("ordinal", &self.inner.ordinal)
+            .field("name", &self.inner.name)
+            .field("compute_capability", &self.inner.limits.compute_capability)
+            .finish()
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.inner.ordinal == other.inner.ordinal
+    }
+}
+impl Eq for Device {}
+
+/// Devices opened so far, by ordinal: each is opened once per process.
+static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
+/// The default device, or why there is none (remembered so that every caller gets the
+/// same answer without probing the driver again).
+static DEFAULT: OnceLock<Result<Device>> = OnceLock::new();
+
+impl Device {
+    /// The process-wide default device: ordinal `$CUDAJIT_DEVICE`, or 0.
+    #[allow(clippy::should_implement_trait)] // fallible, unlike `Default::default`
+    pub fn default() -> Result<Device> {
+        Device::default_ref().cloned()
+    }
+
+    /// The default device without a reference-count increment, for the launch path.
+    pub(crate) fn default_ref() -> Result<&'static Device> {
+        DEFAULT
+            .get_or_init(|| default_ordinal().and_then(Device::new))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Opens device `ordinal` (or returns the already opened one).
+    pub fn new(ordinal: usize) -> Result<Device> {
+        let mut devices = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
+            return Ok(device.clone());
+        }
+        let device = open(ordinal)?;
+        devices.push(device.clone());
+        Ok(device)
+    }
+
+    /// Number of CUDA devices; `Err(NoDriver)` without a driver.
+    pub fn count() -> Result<usize> {
+        driver_present()?;
+        guard_panics(|| {
+            result::init().map_err(|e| init_error(0, e))?;
+            Ok(result::device::get_count().call("cuDeviceGetCount")? as usize)
+        })
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// `(major, minor)`, e.g. `(9, 0)` for an H100.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.inner.limits.compute_capability
+    }
+
+    /// The libnvvm target for this device, e.g. `compute_90`.
+    pub fn arch(&self) -> String {
+        let (major, minor) = self.compute_capability();
+        format!("compute_{major}{minor}")
+    }
+
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.inner.limits
+    }
+
+    pub fn warp_size(&self) -> u32 {
+        self.inner.limits.warp_size
+    }
+
+    pub fn multiprocessor_count(&self) -> u32 {
+        self.inner.limits.multiprocessor_count
+    }
+
+    /// Any device attribute, read from the driver now.
+    pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
+        self.inner
+            .ctx
+            .attribute(attribute)
+            .call("cuDeviceGetAttribute")
+    }
+
+    /// The underlying cudarc context, for interoperating with code that uses cudarc.
+    pub fn cuda_context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The device's default stream: the legacy NULL stream, which orders itself with
+    /// every stream made by [`Device::new_stream`].
+    pub fn default_stream(&self) -> Stream {
+        Stream::null(self.clone())
+    }
+
+    /// A new stream. It synchronises with the default stream (CUDA's blocking-stream
+    /// semantics, as `cudaStreamCreate`), so copies on the default stream see kernels
+    /// launched on it.
+    pub fn new_stream(&self) -> Result<Stream> {
+        Stream::create(self.clone())
+    }
+
+    /// Waits for all work on the device, then reports any device-side panic.
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        result::ctx::synchronize().call("cuCtxSynchronize")?;
+        self.check_panics()
+    }
+
+    /// Copies `data` into a new device array on this device.
+    pub fn to_device<T: DeviceScalar>(&self, data: &[T]) -> Result<DeviceArray<T>> {
+        DeviceArray::from_slice_on(self, data)
+    }
+
+    /// A zero-initialised device array on this device.
+    pub fn zeros<T: DeviceScalar>(&self, len: usize) -> Result<DeviceArray<T>> {
+        DeviceArray::zeros_on(self, len)
+    }
+
+    /// Whether this is the process's default device (the launch fast path).
+    pub(crate) fn is_default(&self) -> bool {
+        matches!(DEFAULT.get(), Some(Ok(d)) if d.inner.ordinal == self.inner.ordinal)
+    }
+
+    /// Makes this device's context current on the calling thread (one
+    /// `cuCtxGetCurrent` when it already is).
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")
+    }
+
+    pub(crate) fn register_panic_record(&self, record: Arc<PanicRecord>) {
+        self.inner
+            .panic_records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(record);
+    }
+
+    /// Reports (and clears) the first device-side panic recorded by any module of this
+    /// device. Call only after a synchronisation covering the kernels in question.
+    pub fn check_panics(&self) -> Result<()> {
+        let records = self
+            .inner
+            .panic_records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        for record in records.iter() {
+            if let Some(error) = record.take() {
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn default_ordinal() -> Result<usize> {
+    match std::env::var("CUDAJIT_DEVICE") {
+        Err(_) => Ok(0),
+        Ok(text) => text.trim().parse().map_err(|_| Error::NoDevice {
+            ordinal: 0,
+            detail: format!("CUDAJIT_DEVICE={text:?} is not a device ordinal (0, 1, ...)"),
+        }),
+    }
+}
+
+/// cudarc's loader panics when libcuda is missing; ask first.
+fn driver_present() -> Result<()> {
+    // SAFETY: only tries to dlopen the candidate names; loads nothing it keeps.
+    if unsafe { sys::is_culib_present() } {
+        return Ok(());
+    }
+    let candidates = cudarc::get_lib_name_candidates("cuda");
+    Err(Error::NoDriver {
+        reason: format!(
+            "the NVIDIA driver library could not be loaded (tried {}); install an NVIDIA \
+             driver or add its directory to LD_LIBRARY_PATH",
+            candidates.join(", ")
+        ),
+    })
+}
+
+/// Runs driver calls, turning a panic inside cudarc's lazy symbol loader (a driver
+/// too old for a symbol) into `Err(NoDriver)`.
+fn guard_panics<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let text = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic in the CUDA driver loader".into());
+        Err(Error::NoDriver { reason: text })
+    })
+}
+
+fn init_error(ordinal: usize, e: result::DriverError) -> Error {
+    match e.0 {
+        sys::CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice {
+            ordinal,
+            detail: "the driver reports no CUDA-capable device".into(),
+        },
+        sys::CUresult::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+        | sys::CUresult::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE => Error::NoDriver {
+            reason: crate::error::describe_driver_error(e),
+        },
+        _ => Error::driver("cuInit", e),
+    }
+}
+
+fn open(ordinal: usize) -> Result<Device> {
+    driver_present()?;
+    guard_panics(|| {
+        result::init().map_err(|e| init_error(ordinal, e))?;
+        let count = result::device::get_count().call("cuDeviceGetCount")?;
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::NoDevice {
+                ordinal,
+                detail: format!("this machine has {count} CUDA device(s)"),
+            });
+        }
+        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
+        let name = ctx.name().call("cuDeviceGetName")?;
+        let attr = |a: Attr| -> Result<u32> {
+            Ok(ctx.attribute(a).call("cuDeviceGetAttribute")?.max(0) as u32)
+        };
+        let limits = DeviceLimits {
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block_dim: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid_dim: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_per_block_optin: attr(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            warp_size: attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            compute_capability: (
+                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        };
+        Ok(Device {
+            inner: Arc::new(DeviceInner {
+                ctx,
+                ordinal,
+                name,
+                limits,
+                panic_records: Mutex::new(Vec::new()),
+            }),
+        })
+    })
+}
+
+/// Waits for all work on the default device and reports any device-side panic.
+pub fn synchronize() -> Result<()> {
+    Device::default_ref()?.synchronize()
+}
+
+/// Copies `data` to a new array on the default device.
+pub fn to_device<T: DeviceScalar>(data: &[T]) -> Result<DeviceArray<T>> {
+    DeviceArray::from_slice(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a machine without libcuda (this project's build machine) every entry point
+    /// answers `Err(NoDriver)`; with a GPU they succeed. Either way: no panic.
+    #[test]
+    fn no_panic_without_driver() {
+        match Device::default() {
+            Ok(device) => assert!(!device.name().is_empty()),
+            Err(Error::NoDriver { reason }) => assert!(reason.contains("driver"), "{reason}"),
+            Err(Error::NoDevice { .. }) => {}
+            Err(other) => panic!("unexpected error {other}"),
+        }
+        let _ = Device::new(12345);
+        let _ = Device::count();
+        let _ = synchronize();
+        let _ = to_device(&[1.0f32, 2.0]);
+    }
+}

@@ -1,0 +1,162 @@
+//! The one error type of the runtime. Every failure a user can cause or meet (no GPU,
+//! a bad launch configuration, a kernel that panicked on the device) comes back as a
+//! value of [`Error`] whose message says what happened and which limit or call was
+//! involved, so that `?` in `main` prints something a person can act on.
+
+use std::sync::Arc;
+
+use cudarc::driver::result::DriverError;
+
+/// `Result` with the runtime's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong between a `launch!` and its results.
+///
+/// `Clone` so that the process-wide default device can remember why it could not be
+/// created and tell every caller the same reason without retrying the driver.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// libcuda could not be loaded (no NVIDIA driver installed, or not on the
+    /// library path), or the driver is too old for the calls cudajit makes.
+    #[error("no CUDA driver: {reason}")]
+    NoDriver { reason: String },
+
+    /// The driver works but there is no GPU with this ordinal.
+    #[error("no CUDA device {ordinal}: {detail}")]
+    NoDevice { ordinal: usize, detail: String },
+
+    /// A CUDA driver call failed; `message` holds the driver's error name and text.
+    #[error("CUDA driver call `{call}` failed: {message}")]
+    Driver { call: &'static str, message: String },
+
+    /// The kernel's source could not be compiled (outside the subset, ill-typed, or an
+    /// internal compiler error). The macro normally catches this at `cargo check`.
+    #[error("compiling kernel `{kernel}` failed:\n{message}")]
+    Compile { kernel: String, message: String },
+
+    /// libnvvm is missing or rejected the generated NVVM IR.
+    #[error("libnvvm failed for kernel `{kernel}`: {message}")]
+    Nvvm { kernel: String, message: String },
+
+    /// The launch configuration breaks a device limit; nothing was sent to the GPU.
+    #[error("launch of `{kernel}` rejected: {detail} ({limit})")]
+    InvalidLaunch {
+        kernel: String,
+        /// The limit that was broken, by its driver attribute name where there is one.
+        limit: String,
+        detail: String,
+    },
+
+    /// The arguments do not match the kernel's parameters; nothing was sent to the GPU.
+    #[error("launch of `{kernel}` rejected: {detail}")]
+    ArgumentMismatch { kernel: String, detail: String },
+
+    /// A host/device copy between buffers of different lengths.
+    #[error(
+        "{operation}: the device array holds {expected} elements but the host slice holds {found}"
+    )]
+    SizeMismatch {
+        operation: &'static str,
+        expected: usize,
+        found: usize,
+    },
+
+    /// A kernel panicked on the device (index out of bounds, division by zero, ...).
+    /// The thread that panicked first is reported; the context stays usable.
+    #[error("kernel `{kernel}` panicked at {file}:{line}:{column}: {message} (block {block}, thread {thread})")]
+    KernelPanic {
+        kernel: String,
+        file: String,
+        line: u32,
+        column: u32,
+        message: String,
+        /// Linear block index (`x + y * grid_dim.x + z * grid_dim.x * grid_dim.y`).
+        block: u32,
+        /// Linear thread index within the block.
+        thread: u32,
+    },
+
+    /// Reading or writing the on-disk kernel cache.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+}
+
+impl Error {
+    /// Wraps a driver error, naming the call that returned it.
+    pub(crate) fn driver(call: &'static str, error: DriverError) -> Error {
+        Error::Driver {
+            call,
+            message: describe_driver_error(error),
+        }
+    }
+}
+
+/// `CUDA_ERROR_OUT_OF_MEMORY: out of memory` rather than cudarc's debug format.
+pub(crate) fn describe_driver_error(error: DriverError) -> String {
+    // Only reached after libcuda loaded (a DriverError comes from a call into it), so
+    // asking the driver for the name and text cannot hit cudarc's missing-library panic.
+    let name = error
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", error.0));
+    match error.error_string() {
+        Ok(text) => format!("{name}: {}", text.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+/// Adds the call name to a driver result: `check(cuMemAlloc(..), "cuMemAlloc")?`.
+pub(crate) trait DriverResultExt<T> {
+    fn call(self, call: &'static str) -> Result<T>;
+}
+
+impl<T> DriverResultExt<T> for std::result::Result<T, DriverError> {
+    fn call(self, call: &'static str) -> Result<T> {
+        self.map_err(|e| Error::driver(call, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_read_as_sentences() {
+        let e = Error::InvalidLaunch {
+            kernel: "vecadd".into(),
+            limit: "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK".into(),
+            detail: "block of 2048 threads exceeds the device limit of 1024 threads per block"
+                .into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "launch of `vecadd` rejected: block of 2048 threads exceeds the device limit of \
+             1024 threads per block (CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)"
+        );
+        let p = Error::KernelPanic {
+            kernel: "vecadd".into(),
+            file: "examples/vecadd.rs".into(),
+            line: 14,
+            column: 9,
+            message: "index out of bounds: the len is 8 but the index is 9".into(),
+            block: 0,
+            thread: 8,
+        };
+        assert_eq!(
+            p.to_string(),
+            "kernel `vecadd` panicked at examples/vecadd.rs:14:9: index out of bounds: \
+             the len is 8 but the index is 9 (block 0, thread 8)"
+        );
+    }
+
+    #[test]
+    fn error_is_send_sync_clone() {
+        fn check<T: Send + Sync + Clone + std::error::Error + 'static>() {}
+        check::<Error>();
+    }
+}

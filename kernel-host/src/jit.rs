@@ -1,0 +1,152 @@
+//! First launch of a kernel on a device: source → NVVM IR (kernel-device) → PTX (from
+//! the AOT table, the disk cache, or libnvvm) → loaded module with its panic record
+//! installed → function. Runs once per kernel per device, under the kernel's cache lock.
+
+use std::borrow::Cow;
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+use kernel_device::back::nvvm::Options;
+use kernel_device::source::FnSource;
+use kernel_device::CompiledUnit;
+
+use crate::cache::{LoadedKernel, Module};
+use crate::device::Device;
+use crate::disk::{disk_key, ir_key, DiskCache, DiskKeyParts};
+use crate::error::{describe_driver_error, Error, Result};
+use crate::panic::PanicRecord;
+use crate::{aot, libnvvm};
+
+/// libnvvm optimisation level for run-time compiles (Numba's default too).
+const OPT_LEVEL: u8 = 3;
+
+pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
+    let kernel = source.name;
+    // The key is taken over the IR made with default options, so it does not depend on
+    // which libnvvm is installed and `cargo xtask build-device` can compute it too.
+    let unit = lower(source, &Options::default())?;
+    let key = ir_key(&unit.nvvm_ir);
+
+    let (ptx, unit): (Cow<'static, str>, CompiledUnit) =
+        match aot::lookup(&unit.kernel_name, &key, device.compute_capability()) {
+            Some(entry) => (Cow::Borrowed(entry.ptx), unit),
+            None => {
+                let (ptx, unit) = compile_or_reuse(source, device, unit, &key)?;
+                (Cow::Owned(ptx), unit)
+            }
+        };
+
+    let module = load_module(device, &ptx, kernel)?;
+    let record = PanicRecord::new(device, kernel, unit.panic_sites)?;
+    let panic = if record.install(module.raw)? {
+        let record = Arc::new(record);
+        device.register_panic_record(record.clone());
+        Some(record)
+    } else {
+        None
+    };
+    LoadedKernel::new(module, unit.kernel_name, unit.params, panic)
+}
+
+fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
+    kernel_device::nvvm_ir_for_kernel(source, options).map_err(|e| Error::Compile {
+        kernel: source.name.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// PTX from the disk cache, or compiled by libnvvm (and then stored on disk).
+fn compile_or_reuse(
+    source: &'static FnSource,
+    device: &Device,
+    unit: CompiledUnit,
+    key: &str,
+) -> Result<(String, CompiledUnit)> {
+    let kernel = source.name;
+    let nvvm_error = |message: String| Error::Nvvm {
+        kernel: kernel.to_string(),
+        message,
+    };
+    let nvvm = libnvvm::shared().map_err(nvvm_error)?;
+    let options = libnvvm::Options {
+        arch: device.arch(),
+        opt_level: OPT_LEVEL,
+        fast_math: source.fast_math,
+        line_info: false,
+    };
+    let disk = DiskCache::from_env();
+    let dkey = disk_key(&DiskKeyParts {
+        ir_key: key,
+        arch: &options.arch,
+        nvvm_version: nvvm.version(),
+        opt_level: options.opt_level,
+        fast_math: options.fast_math,
+        line_info: options.line_info,
+    });
+    if let Some(ptx) = disk.as_ref().and_then(|d| d.get(kernel, &dkey)) {
+        return Ok((ptx, unit));
+    }
+    // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
+    // the same module (same panic sites and parameters).
+    let unit = lower(
+        source,
+        &Options {
+            ir_version: nvvm.ir_version(),
+            ..Options::default()
+        },
+    )?;
+    let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
+    if let Some(disk) = disk {
+        // The cache only saves time: a read-only or full disk must not fail a launch.
+        let _ = disk.put(kernel, &dkey, &ptx);
+    }
+    Ok((ptx, unit))
+}
+
+/// Loads PTX into `device`'s context, with the driver's JIT log in the error.
+pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Module> {
+    let image = CString::new(ptx).map_err(|_| Error::Compile {
+        kernel: kernel.to_string(),
+        message: "PTX contains a NUL byte".into(),
+    })?;
+    device.bind()?;
+    let mut log = vec![0u8; 16 * 1024];
+    let mut options = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    // The driver reads option values as pointer-sized words (the size is passed by
+    // value cast to a pointer, as the CUDA documentation prescribes).
+    let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
+    let status = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            image.as_ptr() as *const c_void,
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if let Err(e) = status.result() {
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        let log = String::from_utf8_lossy(&log[..end]);
+        let mut message = describe_driver_error(e);
+        if !log.trim().is_empty() {
+            message.push_str(&format!(
+                "\nPTX JIT log for `{kernel}`:\n{}",
+                log.trim_end()
+            ));
+        }
+        return Err(Error::Driver {
+            call: "cuModuleLoadDataEx",
+            message,
+        });
+    }
+    Ok(Module {
+        raw: module,
+        device: device.clone(),
+    })
+}

@@ -1,0 +1,203 @@
+//! `launch`: what every generated `kernel.launch(config, args..)` calls.
+//!
+//! Order matters: the configuration is checked against the device's limits and the
+//! arguments against the kernel's parameters before anything is queued on the GPU, so
+//! a bad launch costs nothing and leaves nothing behind. A launch whose arguments are
+//! all device arrays is asynchronous and costs about one `cuLaunchKernel`; one with
+//! host slices copies them in (and `&mut` ones back), synchronises and reports a
+//! device-side panic, like Numba's launch with host arrays.
+
+use std::ffi::c_void;
+
+use cudarc::driver::{result, sys};
+use kernel_device::source::FnSource;
+
+use crate::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
+use crate::cache::{KernelCache, LoadedKernel};
+use crate::config::{LaunchConfig, ValidLaunch};
+use crate::device::Device;
+use crate::error::{DriverResultExt, Error, Result};
+
+/// Launches `source`'s kernel with `args` (one per kernel parameter, in order).
+pub fn launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: LaunchConfig<'_>,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    let device: &Device = match config.stream {
+        Some(stream) => stream.device(),
+        None => Device::default_ref()?,
+    };
+    let valid = config.validate(source.name, device.limits())?;
+    device.bind()?;
+    let kernel = cache.get(source, device)?;
+    check_args(&kernel.name, &kernel.params, args, device.ordinal())?;
+    if valid.needs_shared_opt_in {
+        kernel.allow_shared(valid.shared_bytes)?;
+    }
+    let stream = config
+        .stream
+        .map_or(std::ptr::null_mut(), |s| s.cu_stream());
+    let has_host_slices = args
+        .iter()
+        .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
+    if has_host_slices {
+        launch_with_host_slices(device, kernel, &valid, stream, args)
+    } else {
+        launch_raw(kernel, &valid, stream, args)
+    }
+}
+
+/// Queues the kernel. `args` must hold device pointers in every slice slot.
+fn launch_raw(
+    kernel: &LoadedKernel,
+    valid: &ValidLaunch,
+    stream: sys::CUstream,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    // Parameter addresses on the stack for the usual handful of parameters.
+    const INLINE: usize = 32;
+    let count = slot_count(args);
+    let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
+    let mut heap = Vec::new();
+    let slots: &mut [*mut c_void] = if count <= INLINE {
+        &mut inline[..count]
+    } else {
+        heap.resize(count, std::ptr::null_mut());
+        &mut heap
+    };
+    fill_slots(args, slots);
+    let [gx, gy, gz] = valid.grid;
+    let [bx, by, bz] = valid.block;
+    // SAFETY: `function` is live in the current context; `slots` points at `args`'
+    // value slots, laid out per the kernel ABI and checked against the parameters, and
+    // both outlive the call (the driver copies parameters before returning).
+    let status = unsafe {
+        sys::cuLaunchKernel(
+            kernel.function,
+            gx,
+            gy,
+            gz,
+            bx,
+            by,
+            bz,
+            valid.shared_bytes,
+            stream,
+            slots.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    status.result().map_err(|e| launch_error(kernel, valid, e))
+}
+
+/// Explains the driver's refusal in terms of the limit involved where possible.
+#[cold]
+fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverError) -> Error {
+    if e.0 == sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES {
+        let threads = valid.block.iter().product::<u32>();
+        // SAFETY: live function.
+        let max = unsafe {
+            result::function::get_function_attribute(
+                kernel.function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        };
+        if let Ok(max) = max {
+            return Error::InvalidLaunch {
+                kernel: kernel.name.clone(),
+                limit: "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK".into(),
+                detail: format!(
+                    "block of {threads} threads needs more registers than a block may have; \
+                     this kernel allows at most {max} threads per block"
+                ),
+            };
+        }
+    }
+    Error::driver("cuLaunchKernel", e)
+}
+
+/// A device buffer holding a host slice for one launch.
+struct TempBuffer {
+    ptr: sys::CUdeviceptr,
+    stream: sys::CUstream,
+    /// Allocated from the stream-ordered pool (freed without a device-wide sync).
+    pooled: bool,
+}
+
+impl TempBuffer {
+    fn new(device: &Device, bytes: usize, stream: sys::CUstream) -> Result<TempBuffer> {
+        let pooled = device.cuda_context().has_async_alloc();
+        // SAFETY: plain allocations; filled by the copy that follows.
+        let ptr = if pooled {
+            unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
+        } else {
+            unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?
+        };
+        Ok(TempBuffer {
+            ptr,
+            stream,
+            pooled,
+        })
+    }
+}
+
+impl Drop for TempBuffer {
+    fn drop(&mut self) {
+        // Stream-ordered: freed after the kernel that uses it, even on an early error.
+        // SAFETY: allocated in `new`, freed only here.
+        let _ = unsafe {
+            if self.pooled {
+                result::free_async(self.ptr, self.stream)
+            } else {
+                result::free_sync(self.ptr)
+            }
+        };
+    }
+}
+
+fn launch_with_host_slices(
+    device: &Device,
+    kernel: &LoadedKernel,
+    valid: &ValidLaunch,
+    stream: sys::CUstream,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    let mut buffers: Vec<Option<TempBuffer>> = Vec::with_capacity(args.len());
+    for arg in args.iter_mut() {
+        let bytes: &[u8] = match &arg.kind {
+            ArgKind::Host { bytes, .. } => bytes,
+            ArgKind::HostMut { bytes, .. } => bytes,
+            _ => {
+                buffers.push(None);
+                continue;
+            }
+        };
+        if bytes.is_empty() {
+            // The driver refuses empty allocations; the kernel sees (null, 0).
+            arg.value = 0;
+            buffers.push(None);
+            continue;
+        }
+        let buffer = TempBuffer::new(device, bytes.len(), stream)?;
+        // SAFETY: the buffer holds `bytes.len()` bytes. From pageable memory the call
+        // returns once the data is staged, so `bytes` may change afterwards.
+        unsafe { result::memcpy_htod_async(buffer.ptr, bytes, stream) }
+            .call("cuMemcpyHtoDAsync")?;
+        arg.value = buffer.ptr;
+        buffers.push(Some(buffer));
+    }
+    launch_raw(kernel, valid, stream, args)?;
+    for (arg, buffer) in args.iter_mut().zip(&buffers) {
+        if let (ArgKind::HostMut { bytes, .. }, Some(buffer)) = (&mut arg.kind, buffer) {
+            // SAFETY: same size as the buffer; into pageable memory the call returns
+            // after the copy completed.
+            unsafe { result::memcpy_dtoh_async(bytes, buffer.ptr, stream) }
+                .call("cuMemcpyDtoHAsync")?;
+        }
+    }
+    // SAFETY: `stream` is NULL or a live stream of the current context.
+    unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize")?;
+    drop(buffers);
+    device.check_panics()
+}

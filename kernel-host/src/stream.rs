@@ -1,0 +1,161 @@
+//! Streams (ordered queues of GPU work) and events (points in a stream, used to time
+//! kernels: `Event::record(&s)`, launch, `Event::record(&s)`, `start.elapsed_ms(&end)`).
+//!
+//! Streams made here are *blocking* streams (`CU_STREAM_DEFAULT`): they order
+//! themselves with the legacy NULL stream that device arrays copy on, so
+//! `array.to_host()` after a launch on any stream sees the kernel's writes, as with
+//! `cudaStreamCreate` in the CUDA runtime.
+
+use cudarc::driver::result;
+use cudarc::driver::sys;
+
+use crate::device::Device;
+use crate::error::{DriverResultExt, Result};
+
+/// A queue of GPU work on one device.
+pub struct Stream {
+    raw: sys::CUstream,
+    device: Device,
+    /// The NULL stream is not ours to destroy.
+    owned: bool,
+}
+
+// SAFETY: a CUstream handle may be used from any thread once its context is current,
+// which every method ensures through `Device::bind`.
+unsafe impl Send for Stream {}
+unsafe impl Sync for Stream {}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("device", &self.device.ordinal())
+            .field("raw", &self.raw)
+            .finish()
+    }
+}
+
+impl Stream {
+    pub(crate) fn null(device: Device) -> Stream {
+        Stream {
+            raw: std::ptr::null_mut(),
+            device,
+            owned: false,
+        }
+    }
+
+    pub(crate) fn create(device: Device) -> Result<Stream> {
+        device.bind()?;
+        let raw =
+            result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        Ok(Stream {
+            raw,
+            device,
+            owned: true,
+        })
+    }
+
+    /// A new stream on the default device.
+    pub fn new() -> Result<Stream> {
+        Device::default_ref()?.new_stream()
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The raw driver handle (NULL for the default stream), for interop.
+    pub fn cu_stream(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// Waits for the work queued so far, then reports any device-side panic.
+    pub fn synchronize(&self) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: `raw` is NULL or a live stream of this context.
+        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        self.device.check_panics()
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.owned && self.device.bind().is_ok() {
+            // Queued work still completes; the driver frees the stream afterwards.
+            // SAFETY: created by `Stream::create` and destroyed only here.
+            let _ = unsafe { result::stream::destroy(self.raw) };
+        }
+    }
+}
+
+/// A marker in a stream; the time between two completed events is measured by the GPU.
+pub struct Event {
+    raw: sys::CUevent,
+    device: Device,
+}
+
+// SAFETY: as for `Stream`.
+unsafe impl Send for Event {}
+unsafe impl Sync for Event {}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event").field("raw", &self.raw).finish()
+    }
+}
+
+impl Event {
+    /// A new timing-capable event on `device`, not yet recorded.
+    pub fn new(device: &Device) -> Result<Event> {
+        device.bind()?;
+        let raw =
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?;
+        Ok(Event {
+            raw,
+            device: device.clone(),
+        })
+    }
+
+    /// Creates an event and records it at the current end of `stream`.
+    pub fn record(stream: &Stream) -> Result<Event> {
+        let event = Event::new(stream.device())?;
+        event.record_on(stream)?;
+        Ok(event)
+    }
+
+    /// Re-records this event at the current end of `stream`.
+    pub fn record_on(&self, stream: &Stream) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: both handles are live and belong to the current context.
+        unsafe { result::event::record(self.raw, stream.raw) }.call("cuEventRecord")
+    }
+
+    /// Waits until the work before the event has completed (no panic check: this is a
+    /// timing helper; synchronise a stream or the device to hear about panics).
+    pub fn synchronize(&self) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: live event.
+        unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize")
+    }
+
+    /// Milliseconds between `self` (start) and `end`, waiting for `end` to complete.
+    /// Resolution is about half a microsecond.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        end.synchronize()?;
+        // SAFETY: both live; `end` completed, `self` was recorded before it.
+        unsafe { result::event::elapsed(self.raw, end.raw) }.call("cuEventElapsedTime")
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: created in `Event::new`, destroyed only here.
+            let _ = unsafe { result::event::destroy(self.raw) };
+        }
+    }
+}
+
+/// Milliseconds between two recorded events: `elapsed_ms(&start, &end)`.
+pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
+    start.elapsed_ms(end)
+}
