@@ -1,1 +1,357 @@
-//! libnvvm, loaded at run time. (Stub: being written.)
+//! libnvvm, loaded at run time with `dlopen` (never linked, so the crate builds and
+//! its other parts work on machines without CUDA): NVVM IR text + libdevice → PTX.
+//!
+//! Search order for the library: `CUDAJIT_NVVM_PATH` (a file or a directory; when
+//! set, nothing else is tried), `$CUDA_HOME`/`$CUDA_PATH` `/nvvm/lib64/libnvvm.so`,
+//! `/usr/local/cuda`, the pip wheels (`nvidia-nvvm`: `nvidia/cu13/lib/libnvvm.so.4`;
+//! older `nvidia-cuda-nvcc`: `nvidia/cuda_nvcc/nvvm/lib64`) in the usual Python
+//! package directories and `$VIRTUAL_ENV`, then `target/cuda-toolchain` (what
+//! `cargo xtask` installs) in the current directory and its ancestors.
+
+mod search;
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+pub use search::{LIBDEVICE_PATH_ENV, NVVM_PATH_ENV};
+
+#[derive(Debug, thiserror::Error)]
+pub enum NvvmError {
+    #[error("libnvvm not found. Searched:\n{}\nInstall it with `pip install nvidia-nvvm==13.0.88` (or a CUDA toolkit), run the tests with `cargo xtask test` (which installs it under target/cuda-toolchain), or set {NVVM_PATH_ENV} to the libnvvm.so file", list(.searched))]
+    NotFound { searched: Vec<PathBuf> },
+    #[error("cannot load libnvvm from {}: {message}", .path.display())]
+    Load { path: PathBuf, message: String },
+    #[error("{} has no symbol `{symbol}`; is it libnvvm?", .path.display())]
+    MissingSymbol { path: PathBuf, symbol: String },
+    #[error("libdevice (libdevice.10.bc) not found next to {}. Searched:\n{}\nSet {LIBDEVICE_PATH_ENV} to the file", .library.display(), list(.searched))]
+    LibdeviceNotFound { library: PathBuf, searched: Vec<PathBuf> },
+    #[error("cannot read {}: {message}", .path.display())]
+    Io { path: PathBuf, message: String },
+    #[error("libnvvm {call} failed: {message} (code {code})")]
+    Api { call: &'static str, code: i32, message: String },
+    #[error("libnvvm rejected the NVVM IR:\n{log}")]
+    Verify { log: String },
+    #[error("libnvvm failed to compile the NVVM IR:\n{log}")]
+    Compile { log: String },
+    #[error("invalid compile input: {0}")]
+    InvalidInput(String),
+    /// A failure of the first `Nvvm::shared()` call, repeated to later callers.
+    #[error("{0}")]
+    Shared(String),
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| format!("  {}", p.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Options for one compilation (libnvvm's command-line options).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// Virtual architecture, e.g. `"compute_90"`.
+    pub arch: String,
+    /// `-opt=`: 3 (default) or 0.
+    pub opt_level: u8,
+    /// `-ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1`.
+    pub fast_math: bool,
+    /// `-generate-line-info`.
+    pub line_info: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            arch: "compute_90".into(),
+            opt_level: 3,
+            fast_math: false,
+            line_info: false,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The option strings handed to libnvvm.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![format!("-arch={}", self.arch), format!("-opt={}", self.opt_level)];
+        if self.fast_math {
+            args.extend(["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"].map(String::from));
+        }
+        if self.line_info {
+            args.push("-generate-line-info".into());
+        }
+        args
+    }
+}
+
+type Program = *mut c_void;
+type Res = c_int;
+
+/// The entry points used, resolved once at load.
+struct Api {
+    get_error_string: unsafe extern "C" fn(Res) -> *const c_char,
+    version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> Res,
+    ir_version: unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int, *mut c_int) -> Res,
+    create_program: unsafe extern "C" fn(*mut Program) -> Res,
+    destroy_program: unsafe extern "C" fn(*mut Program) -> Res,
+    add_module: unsafe extern "C" fn(Program, *const c_char, usize, *const c_char) -> Res,
+    lazy_add_module: unsafe extern "C" fn(Program, *const c_char, usize, *const c_char) -> Res,
+    verify_program: unsafe extern "C" fn(Program, c_int, *const *const c_char) -> Res,
+    compile_program: unsafe extern "C" fn(Program, c_int, *const *const c_char) -> Res,
+    get_compiled_result_size: unsafe extern "C" fn(Program, *mut usize) -> Res,
+    get_compiled_result: unsafe extern "C" fn(Program, *mut c_char) -> Res,
+    get_program_log_size: unsafe extern "C" fn(Program, *mut usize) -> Res,
+    get_program_log: unsafe extern "C" fn(Program, *mut c_char) -> Res,
+}
+
+/// A loaded libnvvm plus its libdevice.
+pub struct Nvvm {
+    api: Api,
+    path: PathBuf,
+    libdevice_path: PathBuf,
+    libdevice: Vec<u8>,
+    version: (i32, i32),
+    ir_version: (u32, u32, u32, u32),
+    /// libnvvm documents thread safety only across distinct programs; compiles are
+    /// rare (cached), so serialising them costs nothing and removes the doubt.
+    lock: Mutex<()>,
+    // Declared last: dropped after everything that points into it.
+    _library: libloading::Library,
+}
+
+impl std::fmt::Debug for Nvvm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nvvm")
+            .field("path", &self.path)
+            .field("libdevice_path", &self.libdevice_path)
+            .field("version", &self.version)
+            .field("ir_version", &self.ir_version)
+            .finish()
+    }
+}
+
+static SHARED: OnceLock<Result<Nvvm, String>> = OnceLock::new();
+
+impl Nvvm {
+    /// Finds and loads libnvvm (see the module docs for the search order).
+    pub fn load() -> Result<Nvvm, NvvmError> {
+        let (candidates, explicit) = search::library_candidates();
+        match candidates.iter().find(|p| p.is_file()) {
+            Some(path) => Nvvm::load_from(path),
+            None => Err(NvvmError::NotFound {
+                searched: if explicit {
+                    let mut v = vec![PathBuf::from(format!("{NVVM_PATH_ENV} (set, nothing found there):"))];
+                    v.extend(candidates);
+                    v
+                } else {
+                    candidates
+                },
+            }),
+        }
+    }
+
+    /// The process-wide instance, loaded on first use. The error is kept as text
+    /// (loading is not retried).
+    pub fn shared() -> Result<&'static Nvvm, NvvmError> {
+        SHARED
+            .get_or_init(|| Nvvm::load().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| NvvmError::Shared(message.clone()))
+    }
+
+    /// Loads libnvvm from `path` and libdevice from beside it.
+    pub fn load_from(path: &Path) -> Result<Nvvm, NvvmError> {
+        // SAFETY: loading libnvvm runs its initialisers, which have no preconditions.
+        let library = unsafe { libloading::Library::new(path) }.map_err(|e| NvvmError::Load {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        macro_rules! sym {
+            ($name:literal) => {{
+                // SAFETY: the type matches the declaration in nvvm.h.
+                let s = unsafe { library.get(concat!($name, "\0").as_bytes()) }.map_err(|_| {
+                    NvvmError::MissingSymbol { path: path.to_path_buf(), symbol: $name.into() }
+                })?;
+                *s
+            }};
+        }
+        let api = Api {
+            get_error_string: sym!("nvvmGetErrorString"),
+            version: sym!("nvvmVersion"),
+            ir_version: sym!("nvvmIRVersion"),
+            create_program: sym!("nvvmCreateProgram"),
+            destroy_program: sym!("nvvmDestroyProgram"),
+            add_module: sym!("nvvmAddModuleToProgram"),
+            lazy_add_module: sym!("nvvmLazyAddModuleToProgram"),
+            verify_program: sym!("nvvmVerifyProgram"),
+            compile_program: sym!("nvvmCompileProgram"),
+            get_compiled_result_size: sym!("nvvmGetCompiledResultSize"),
+            get_compiled_result: sym!("nvvmGetCompiledResult"),
+            get_program_log_size: sym!("nvvmGetProgramLogSize"),
+            get_program_log: sym!("nvvmGetProgramLog"),
+        };
+
+        let searched = search::libdevice_candidates(path);
+        let libdevice_path = searched.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+            NvvmError::LibdeviceNotFound {
+                library: path.to_path_buf(),
+                searched: searched.clone(),
+            }
+        })?;
+        let libdevice = std::fs::read(&libdevice_path).map_err(|e| NvvmError::Io {
+            path: libdevice_path.clone(),
+            message: e.to_string(),
+        })?;
+
+        let mut nvvm = Nvvm {
+            api,
+            path: path.to_path_buf(),
+            libdevice_path,
+            libdevice,
+            version: (0, 0),
+            ir_version: (0, 0, 0, 0),
+            lock: Mutex::new(()),
+            _library: library,
+        };
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: out-pointers to live locals.
+        nvvm.check("nvvmVersion", unsafe { (nvvm.api.version)(&mut major, &mut minor) })?;
+        nvvm.version = (major, minor);
+        let (mut a, mut b, mut c, mut d) = (0, 0, 0, 0);
+        // SAFETY: as above.
+        nvvm.check("nvvmIRVersion", unsafe { (nvvm.api.ir_version)(&mut a, &mut b, &mut c, &mut d) })?;
+        nvvm.ir_version = (a as u32, b as u32, c as u32, d as u32);
+        Ok(nvvm)
+    }
+
+    /// The library file that was loaded.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn libdevice_path(&self) -> &Path {
+        &self.libdevice_path
+    }
+
+    /// libnvvm's own version (13.0 reports `(2, 0)`: the NVVM version, not CUDA's).
+    pub fn version(&self) -> (i32, i32) {
+        self.version
+    }
+
+    /// The NVVM IR version this libnvvm accepts: `!nvvmir.version`'s four numbers.
+    pub fn ir_version(&self) -> (u32, u32, u32, u32) {
+        self.ir_version
+    }
+
+    fn check(&self, call: &'static str, code: Res) -> Result<(), NvvmError> {
+        if code == 0 {
+            return Ok(());
+        }
+        // SAFETY: nvvmGetErrorString returns a static string (or null).
+        let message = unsafe {
+            let p = (self.api.get_error_string)(code);
+            if p.is_null() {
+                "unknown error".to_string()
+            } else {
+                CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
+        Err(NvvmError::Api { call, code, message })
+    }
+
+    /// Compiles one NVVM IR module (text) with libdevice to PTX.
+    pub fn compile(&self, nvvm_ir: &str, options: &CompileOptions) -> Result<String, NvvmError> {
+        let args: Vec<CString> = options
+            .to_args()
+            .into_iter()
+            .map(|a| CString::new(a).map_err(|_| NvvmError::InvalidInput("NUL in an option".into())))
+            .collect::<Result<_, _>>()?;
+        let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let program = ProgramGuard::new(self)?;
+        let p = program.0;
+        // SAFETY: `p` is a live program; buffers outlive the calls (libnvvm copies them).
+        unsafe {
+            self.check(
+                "nvvmAddModuleToProgram",
+                (self.api.add_module)(p, nvvm_ir.as_ptr().cast(), nvvm_ir.len(), c"cudajit".as_ptr()),
+            )?;
+            let code = (self.api.verify_program)(p, arg_ptrs.len() as c_int, arg_ptrs.as_ptr());
+            if code != 0 {
+                return Err(NvvmError::Verify { log: self.log(p, code) });
+            }
+            // After verification: libdevice itself is not meant to pass the verifier.
+            self.check(
+                "nvvmLazyAddModuleToProgram",
+                (self.api.lazy_add_module)(
+                    p,
+                    self.libdevice.as_ptr().cast(),
+                    self.libdevice.len(),
+                    c"libdevice".as_ptr(),
+                ),
+            )?;
+            let code = (self.api.compile_program)(p, arg_ptrs.len() as c_int, arg_ptrs.as_ptr());
+            if code != 0 {
+                return Err(NvvmError::Compile { log: self.log(p, code) });
+            }
+            let mut size = 0usize;
+            self.check("nvvmGetCompiledResultSize", (self.api.get_compiled_result_size)(p, &mut size))?;
+            let mut buf = vec![0u8; size.max(1)];
+            self.check("nvvmGetCompiledResult", (self.api.get_compiled_result)(p, buf.as_mut_ptr().cast()))?;
+            Ok(c_buffer_to_string(buf))
+        }
+    }
+
+    /// The program log, or the error string when the log is empty.
+    unsafe fn log(&self, p: Program, code: Res) -> String {
+        let mut size = 0usize;
+        let mut text = String::new();
+        if (self.api.get_program_log_size)(p, &mut size) == 0 && size > 1 {
+            let mut buf = vec![0u8; size];
+            if (self.api.get_program_log)(p, buf.as_mut_ptr().cast()) == 0 {
+                text = c_buffer_to_string(buf);
+            }
+        }
+        if text.trim().is_empty() {
+            text = self.check("", code).err().map(|e| e.to_string()).unwrap_or_default();
+        }
+        text
+    }
+}
+
+fn c_buffer_to_string(mut buf: Vec<u8>) -> String {
+    if let Some(end) = buf.iter().position(|&b| b == 0) {
+        buf.truncate(end);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Destroys the program on every path out of `compile`.
+struct ProgramGuard<'a>(Program, &'a Nvvm);
+
+impl<'a> ProgramGuard<'a> {
+    fn new(nvvm: &'a Nvvm) -> Result<Self, NvvmError> {
+        let mut p: Program = std::ptr::null_mut();
+        // SAFETY: out-pointer to a live local.
+        nvvm.check("nvvmCreateProgram", unsafe { (nvvm.api.create_program)(&mut p) })?;
+        Ok(ProgramGuard(p, nvvm))
+    }
+}
+
+impl Drop for ProgramGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by nvvmCreateProgram, destroyed once.
+        unsafe {
+            (self.1.api.destroy_program)(&mut self.0);
+        }
+    }
+}
+
+// SAFETY: the API table holds plain function pointers into the library, which stays
+// loaded for the value's lifetime; compilations are serialised by `lock` and each
+// uses its own program.
+unsafe impl Send for Nvvm {}
+unsafe impl Sync for Nvvm {}

@@ -1,20 +1,57 @@
-//! NVVM IR (LLVM 7.0.1 legacy dialect) writer. (Stub: being written.)
+//! NVVM IR writer: typed IR → LLVM 7.0.1 "legacy dialect" text that libnvvm accepts
+//! (typed pointers, no attributes newer than LLVM 7).
+//!
+//! Layout follows naga's backends: this file holds the public surface ([`Options`],
+//! [`Output`], [`Error`], [`write_string`]); `writer` owns module-level state
+//! (declarations, panic sites, metadata); `function` owns per-function state (names,
+//! blocks, locals, loops) and statements/control flow; `expr` lowers expressions;
+//! `intrinsics` maps special registers and math onto NVVM intrinsics and libdevice;
+//! `panic` writes the device-side panic protocol; `types` spells types and constants.
+//!
+//! Conventions the generated text relies on:
+//! - every local (parameters included) lives in an `alloca` of the entry block; NVVM's
+//!   `-opt=3` promotes them to registers, so the writer never needs phis;
+//! - slices are `{T*, i64}` values inside functions; kernels receive them flattened as
+//!   `T*, i64` (the host ABI); device functions are `internal`, named
+//!   `__cudajit_dev_<name>`, take slices as aggregates by value and are `alwaysinline`;
+//! - output is deterministic: names come from a per-function counter, declarations
+//!   are sorted, nothing iterates a hash map.
+
+mod expr;
+mod function;
+mod intrinsics;
+mod panic;
+#[cfg(test)]
+mod tests;
+mod types;
+mod writer;
+
 use crate::ir;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
     /// `!nvvmir.version` (major, minor, debug major, debug minor), from libnvvm.
     pub ir_version: (u32, u32, u32, u32),
+    /// Lower `f32` transcendental functions in every function to libdevice's
+    /// approximate `__nv_fast_*` variants, as a function's own `fastmath = true` does.
+    /// (Flush-to-zero and approximate division/sqrt are libnvvm options, not IR.)
+    pub fast_math: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { ir_version: (2, 0, 3, 2) }
+        Options {
+            ir_version: (2, 0, 3, 2),
+            fast_math: false,
+        }
     }
 }
 
+/// Where a device-side panic can come from. `message` may contain `{0}` and `{1}`,
+/// replaced by the record's operands when the host reports the panic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PanicSite {
+    /// 1-based, unique within the module; the value the device stores in the record.
     pub id: u32,
     pub function: String,
     pub file: String,
@@ -32,6 +69,16 @@ pub struct Output {
     pub panic_sites: Vec<PanicSite>,
 }
 
-pub fn write_string(_module: &ir::Module, _options: &Options) -> Result<Output, Error> {
-    Err(Error("not written yet".into()))
+/// The symbol every module defines for the host to point at its panic record.
+pub const PANIC_SLOT_SYMBOL: &str = "__cudajit_panic_slot";
+
+/// The LLVM symbol of a device function (kernels keep their Rust name).
+pub fn device_function_symbol(name: &str) -> String {
+    format!("__cudajit_dev_{name}")
+}
+
+/// Writes `module` as one NVVM IR module. Never panics on malformed IR: anything the
+/// writer cannot express comes back as an [`Error`].
+pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Error> {
+    writer::Writer::new(module, options).write()
 }

@@ -1,0 +1,171 @@
+//! Device-side panics (the contract's protocol).
+//!
+//! A failed check branches (marked cold) to a call of the module's
+//! `@__cudajit_panic(site, operand0, operand1)`, which: loads the record address
+//! from `@__cudajit_panic_slot` (0: no record, just exit); claims the record with a
+//! `cmpxchg` of its flag 0→1 so only the first panicking thread writes; stores site,
+//! operands, block and thread linear ids; `membar.sys` so the host sees the writes;
+//! and ends the thread with PTX `exit` (never `trap`, which would poison the context).
+
+use std::fmt::Write as _;
+
+use super::function::FunctionWriter;
+use super::writer::{Writer, UNLIKELY_BRANCH_WEIGHTS};
+use super::{types, Error, PanicSite, PANIC_SLOT_SYMBOL};
+use crate::ir::{BinaryOp, Expr, Handle, ScalarType};
+
+const HELPER: &str = "__cudajit_panic";
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// Continues only if `cond` holds; otherwise panics at `site` with `message`
+    /// (which may name the operands as `{0}` and `{1}`; they are i64 values).
+    pub fn panic_unless(
+        &mut self,
+        cond: &str,
+        site: Handle<Expr>,
+        message: &str,
+        operands: (&str, &str),
+    ) -> Result<(), Error> {
+        let ok_l = self.label("ok");
+        let panic_l = self.label("panic");
+        self.terminate(format!(
+            "br i1 {cond}, label %{ok_l}, label %{panic_l}, !prof {UNLIKELY_BRANCH_WEIGHTS}"
+        ));
+        self.start_block(&panic_l);
+        let loc = self.func.loc_of(site);
+        let id = self.w.add_panic_site(PanicSite {
+            id: 0,
+            function: self.func.name.clone(),
+            file: self.func.file.clone(),
+            line: loc.line,
+            column: loc.column,
+            message: message.to_string(),
+        });
+        self.inst(format!(
+            "call void @{HELPER}(i32 {id}, i64 {}, i64 {})",
+            operands.0, operands.1
+        ));
+        self.terminate("unreachable");
+        self.start_block(&ok_l);
+        Ok(())
+    }
+
+    /// Rust's checks before an integer `/` or `%`: a zero divisor, and `MIN / -1` for
+    /// signed types (which overflows; LLVM's `sdiv` would be undefined).
+    pub fn division_checks(
+        &mut self,
+        site: Handle<Expr>,
+        op: BinaryOp,
+        s: ScalarType,
+        l: &str,
+        r: &str,
+    ) -> Result<(), Error> {
+        let ty = types::scalar(s);
+        let is_div = op == BinaryOp::Div;
+        let nonzero = self.def("nonzero", format!("icmp ne {ty} {r}, 0"));
+        let message = if is_div {
+            "attempt to divide by zero"
+        } else {
+            "attempt to calculate the remainder with a divisor of zero"
+        };
+        self.panic_unless(&nonzero, site, message, ("0", "0"))?;
+        if s.is_signed_integer() {
+            let min = types::int_const(s, 1u64 << (s.bits() - 1));
+            let is_min = self.def("ismin", format!("icmp eq {ty} {l}, {min}"));
+            let is_neg1 = self.def("isneg1", format!("icmp eq {ty} {r}, -1"));
+            let both = self.def("overflow", format!("and i1 {is_min}, {is_neg1}"));
+            let fine = self.def("nooverflow", format!("xor i1 {both}, true"));
+            let message = if is_div {
+                "attempt to divide with overflow"
+            } else {
+                "attempt to calculate the remainder with overflow"
+            };
+            self.panic_unless(&fine, site, message, ("0", "0"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The text of `@__cudajit_panic`, declaring the intrinsics it uses.
+pub fn helper_definition(w: &mut Writer<'_>) -> String {
+    let used = ["tid", "ctaid"]
+        .iter()
+        .flat_map(|reg| ["x", "y", "z"].map(|axis| format!("{reg}.{axis}")))
+        .chain(["ntid.x", "ntid.y", "nctaid.x", "nctaid.y"].map(String::from));
+    for reg in used {
+        let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
+        w.declare(&name, format!("declare i32 @{name}()"));
+    }
+    w.declare(
+        "llvm.nvvm.membar.sys",
+        "declare void @llvm.nvvm.membar.sys()".into(),
+    );
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread"
+    );
+    let _ = writeln!(
+        out,
+        "define internal void @{HELPER}(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {{"
+    );
+    out.push_str(&format!(
+        "entry:
+  %slot = load volatile i64, i64 addrspace(1)* @{PANIC_SLOT_SYMBOL}, align 8
+  %has.record = icmp ne i64 %slot, 0
+  br i1 %has.record, label %claim, label %exit
+claim:
+  %flag = inttoptr i64 %slot to i32*
+  %cx = cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic
+  %won = extractvalue {{ i32, i1 }} %cx, 1
+  br i1 %won, label %record, label %exit
+record:
+  %site.ptr = getelementptr i32, i32* %flag, i64 1
+  store volatile i32 %site, i32* %site.ptr
+  %words = bitcast i32* %flag to i64*
+  %op0.ptr = getelementptr i64, i64* %words, i64 1
+  store volatile i64 %op0, i64* %op0.ptr
+  %op1.ptr = getelementptr i64, i64* %words, i64 2
+  store volatile i64 %op1, i64* %op1.ptr
+{block}  %block.ptr = getelementptr i32, i32* %flag, i64 6
+  store volatile i32 %block.id, i32* %block.ptr
+{thread}  %thread.ptr = getelementptr i32, i32* %flag, i64 7
+  store volatile i32 %thread.id, i32* %thread.ptr
+  call void @llvm.nvvm.membar.sys()
+  br label %exit
+exit:
+  call void asm sideeffect \"exit;\", \"\"()
+  unreachable
+}}
+",
+        block = linear_id("block", "ctaid", "nctaid"),
+        thread = linear_id("thread", "tid", "ntid"),
+    ));
+    out
+}
+
+/// `%<name>.id = idx.x + idx.y * dim.x + idx.z * dim.x * dim.y` in i32.
+fn linear_id(name: &str, idx: &str, dim: &str) -> String {
+    let mut s = String::new();
+    for axis in ["x", "y", "z"] {
+        let _ = writeln!(
+            s,
+            "  %{name}.{idx}.{axis} = call i32 @llvm.nvvm.read.ptx.sreg.{idx}.{axis}()"
+        );
+    }
+    for axis in ["x", "y"] {
+        let _ = writeln!(
+            s,
+            "  %{name}.{dim}.{axis} = call i32 @llvm.nvvm.read.ptx.sreg.{dim}.{axis}()"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  %{name}.plane = mul i32 %{name}.{dim}.x, %{name}.{dim}.y
+  %{name}.zterm = mul i32 %{name}.{idx}.z, %{name}.plane
+  %{name}.yterm = mul i32 %{name}.{idx}.y, %{name}.{dim}.x
+  %{name}.xy = add i32 %{name}.{idx}.x, %{name}.yterm
+  %{name}.id = add i32 %{name}.xy, %{name}.zterm"
+    );
+    s
+}

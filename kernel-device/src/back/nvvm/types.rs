@@ -1,0 +1,109 @@
+//! LLVM spellings of IR types and constants.
+//!
+//! Values and memory differ only for `bool`: an `i1` as a value (and in locals, which
+//! NVVM promotes to registers), an `i8` in slices and kernel parameters, as Rust's
+//! layout and the kernel ABI require.
+
+use super::Error;
+use crate::ir::{ScalarType, Type};
+
+/// The LLVM type of a scalar held as a value.
+pub fn scalar(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::Bool => "i1",
+        ScalarType::I8 | ScalarType::U8 => "i8",
+        ScalarType::I16 | ScalarType::U16 => "i16",
+        ScalarType::I32 | ScalarType::U32 => "i32",
+        ScalarType::I64 | ScalarType::U64 | ScalarType::Isize | ScalarType::Usize => "i64",
+        ScalarType::F32 => "float",
+        ScalarType::F64 => "double",
+    }
+}
+
+/// The LLVM type of a scalar stored in device memory (slice elements, kernel params).
+pub fn scalar_mem(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::Bool => "i8",
+        other => scalar(other),
+    }
+}
+
+/// The LLVM type of a value of type `ty`. Slices are `{T*, i64}` aggregates inside
+/// functions; tuples are literal structs. Unit and never have no value type.
+pub fn value(ty: &Type) -> Result<String, Error> {
+    match ty {
+        Type::Scalar(s) => Ok(scalar(*s).to_string()),
+        Type::Slice { elem, .. } => Ok(format!("{{ {}*, i64 }}", scalar_mem(*elem))),
+        Type::Tuple(items) => {
+            let fields = items.iter().map(value).collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("{{ {} }}", fields.join(", ")))
+        }
+        Type::Unit | Type::Never => Err(Error(format!(
+            "a value of type `{ty}` cannot be stored or passed here"
+        ))),
+    }
+}
+
+/// Whether values of `ty` exist at run time (unit and never have none).
+pub fn has_value(ty: &Type) -> bool {
+    !matches!(ty, Type::Unit | Type::Never)
+}
+
+/// The return type of a function returning `ty`.
+pub fn ret(ty: &Type) -> Result<String, Error> {
+    if has_value(ty) {
+        value(ty)
+    } else {
+        Ok("void".to_string())
+    }
+}
+
+/// An integer constant of type `s` from its 64-bit two's-complement pattern, printed as
+/// the signed value of the type's width (LLVM's parser wants it in range).
+pub fn int_const(s: ScalarType, bits: u64) -> String {
+    if s == ScalarType::Bool {
+        return if bits & 1 == 1 { "true" } else { "false" }.to_string();
+    }
+    let width = s.bits();
+    let shift = 64 - width;
+    (((bits << shift) as i64) >> shift).to_string()
+}
+
+/// A float constant in LLVM's exact hexadecimal form. f32 constants are written as the
+/// double holding the same value, which is what LLVM requires.
+pub fn float_const(s: ScalarType, v: f64) -> String {
+    let v = if s == ScalarType::F32 {
+        (v as f32) as f64
+    } else {
+        v
+    };
+    format!("0x{:016X}", v.to_bits())
+}
+
+/// `-0.0`, the identity of `fsub` used to negate (LLVM 7 has no `fneg`).
+pub fn neg_zero(s: ScalarType) -> String {
+    float_const(s, -0.0)
+}
+
+/// A symbol name (`@name`, `%name`) quoted when it is not a plain LLVM identifier.
+pub fn ident(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-'))
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if plain {
+        name.to_string()
+    } else {
+        let mut out = String::from("\"");
+        for b in name.bytes() {
+            if b == b'"' || b == b'\\' || !(0x20..0x7f).contains(&b) {
+                out.push_str(&format!("\\{b:02X}"));
+            } else {
+                out.push(b as char);
+            }
+        }
+        out.push('"');
+        out
+    }
+}
