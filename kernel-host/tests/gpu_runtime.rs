@@ -1,0 +1,331 @@
+//! Runtime tests that need a GPU. Without a CUDA driver or device each test prints
+//! `skipped: no CUDA driver/GPU (<reason>)` and returns; on a GPU they exercise device
+//! arrays, launch-configuration rejections, launches of hand-written kernel sources
+//! (host slices, device arrays, streams, events), and device-side panics.
+
+use kernel_host::__private::{launch, FnSource, KernelArg, KernelCache, SliceArgMut, SourceKind};
+use kernel_host::{Device, DeviceArray, Error, Event, LaunchConfig};
+
+fn device_or_skip() -> Option<Device> {
+    match Device::default() {
+        Ok(device) => Some(device),
+        Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
+            println!("skipped: no CUDA driver/GPU ({e})");
+            None
+        }
+        Err(e) => panic!("opening the default device failed unexpectedly: {e}"),
+    }
+}
+
+/// A launch error that means "libnvvm is not installed here" skips the test with its
+/// reason; any other error fails it.
+fn skip_if_no_nvvm(result: kernel_host::Result<()>) -> Option<()> {
+    match result {
+        Ok(()) => Some(()),
+        Err(e @ Error::Nvvm { .. }) if e.to_string().contains("not found") => {
+            println!("skipped: libnvvm not available ({e})");
+            None
+        }
+        Err(e) => panic!("launch failed: {e}"),
+    }
+}
+
+/// xorshift64*: reproducible data without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+// Hand-written kernel sources, as the #[kernel] macro would embed them.
+
+const SCALE_LINE: u32 = line!() + 2;
+static SCALE: FnSource = FnSource {
+    name: "scale",
+    kind: SourceKind::Kernel,
+    text: "fn scale(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
+    file: file!(),
+    line: SCALE_LINE,
+    bounds_check: true,
+    fast_math: false,
+    deps: &[],
+};
+static SCALE_CACHE: KernelCache = KernelCache::new();
+
+const OOB_LINE: u32 = line!() + 2;
+static OOB: FnSource = FnSource {
+    name: "oob",
+    kind: SourceKind::Kernel,
+    text: "fn oob(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 1.0;\n}",
+    file: file!(),
+    line: OOB_LINE,
+    bounds_check: true,
+    fast_math: false,
+    deps: &[],
+};
+static OOB_CACHE: KernelCache = KernelCache::new();
+
+fn scale<'a>(
+    config: LaunchConfig<'_>,
+    x: impl SliceArgMut<'a, f32>,
+    a: f32,
+) -> kernel_host::Result<()> {
+    let mut args = [x.into_kernel_arg(), KernelArg::scalar(a)];
+    launch(&SCALE, &SCALE_CACHE, config, &mut args)
+}
+
+#[test]
+fn device_reports_sane_limits() {
+    let Some(device) = device_or_skip() else {
+        return;
+    };
+    let limits = device.limits();
+    println!(
+        "{} (compute {:?}): {limits:?}",
+        device.name(),
+        device.compute_capability()
+    );
+    assert!(limits.max_threads_per_block >= 512);
+    assert_eq!(limits.warp_size, 32);
+    assert!(limits.max_shared_per_block_optin >= limits.max_shared_per_block);
+    assert!(device.arch().starts_with("compute_"));
+    assert_eq!(Device::new(device.ordinal()).unwrap(), device);
+    assert!(matches!(Device::new(10_000), Err(Error::NoDevice { .. })));
+}
+
+#[test]
+fn arrays_round_trip_random_data() {
+    let Some(device) = device_or_skip() else {
+        return;
+    };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for len in [1usize, 3, 1000, 1 << 20] {
+        let f: Vec<f32> = (0..len)
+            .map(|_| rng.next() as f32 / u64::MAX as f32)
+            .collect();
+        assert_eq!(DeviceArray::from_slice(&f).unwrap().to_host().unwrap(), f);
+        let i: Vec<i64> = (0..len).map(|_| rng.next() as i64).collect();
+        assert_eq!(device.to_device(&i).unwrap().to_host().unwrap(), i);
+        let b: Vec<bool> = (0..len).map(|_| rng.next() & 1 == 1).collect();
+        assert_eq!(DeviceArray::to_device(&b).unwrap().to_host().unwrap(), b);
+        let u: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let mut array = DeviceArray::from_slice(&u).unwrap();
+        let mut back = vec![0u8; len];
+        array.copy_to_host(&mut back).unwrap();
+        assert_eq!(back, u);
+        let u2: Vec<u8> = u.iter().map(|x| x.wrapping_add(1)).collect();
+        array.copy_from_host(&u2).unwrap();
+        assert_eq!(array.to_host().unwrap(), u2);
+        assert_eq!(array.len(), len);
+    }
+    let empty = DeviceArray::<f64>::from_slice(&[]).unwrap();
+    assert!(empty.is_empty());
+    assert_eq!(empty.to_host().unwrap(), Vec::<f64>::new());
+    let mut three = DeviceArray::from_slice(&[1u32, 2, 3]).unwrap();
+    assert!(matches!(
+        three.copy_from_host(&[1, 2]),
+        Err(Error::SizeMismatch {
+            expected: 3,
+            found: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        three.copy_to_host(&mut [0; 4]),
+        Err(Error::SizeMismatch { .. })
+    ));
+}
+
+#[test]
+fn zeros_are_zero() {
+    let Some(_device) = device_or_skip() else {
+        return;
+    };
+    // Dirty some memory first so that a missing memset would show.
+    drop(DeviceArray::from_slice(&vec![0xffu8; 1 << 22]).unwrap());
+    assert!(DeviceArray::<f32>::zeros(1 << 20)
+        .unwrap()
+        .to_host()
+        .unwrap()
+        .iter()
+        .all(|&x| x == 0.0));
+    assert!(DeviceArray::<u8>::zeros(1 << 22)
+        .unwrap()
+        .to_host()
+        .unwrap()
+        .iter()
+        .all(|&x| x == 0));
+    assert!(DeviceArray::<bool>::zeros(17)
+        .unwrap()
+        .to_host()
+        .unwrap()
+        .iter()
+        .all(|&x| !x));
+    assert!(DeviceArray::<i64>::zeros(0).unwrap().is_empty());
+}
+
+#[test]
+fn bad_configs_are_rejected_before_the_driver() {
+    let Some(device) = device_or_skip() else {
+        return;
+    };
+    let mut x = vec![1.0f32; 4];
+    let cases: Vec<(LaunchConfig<'_>, &str)> = vec![
+        (
+            LaunchConfig::new(1, 2048),
+            "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X",
+        ),
+        (
+            LaunchConfig::new(1, (64, 32)),
+            "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+        ),
+        (LaunchConfig::new(0, 32), "at least 1"),
+        (
+            LaunchConfig::new(1, (1, 1, 65)),
+            "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z",
+        ),
+        (
+            LaunchConfig::new((1, 65536), 1),
+            "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y",
+        ),
+        (
+            LaunchConfig::new(1, 32)
+                .shared_bytes(device.limits().max_shared_per_block_optin as usize + 1),
+            "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+        ),
+    ];
+    for (config, limit_name) in cases {
+        // `x` must come back untouched: nothing was copied or launched.
+        let err = scale(config, &mut x, 2.0).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::InvalidLaunch { .. }), "{text}");
+        assert!(text.starts_with("launch of `scale` rejected: "), "{text}");
+        assert!(text.contains(limit_name), "{text}");
+        assert_eq!(x, vec![1.0; 4]);
+    }
+}
+
+#[test]
+fn launches_with_host_slices_and_device_arrays() {
+    let Some(device) = device_or_skip() else {
+        return;
+    };
+    let n = 10_000usize;
+    let mut x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    // Host slice: copied in, back, synchronous.
+    let Some(()) = skip_if_no_nvvm(scale(LaunchConfig::new(n.div_ceil(256), 256), &mut x, 2.0))
+    else {
+        return;
+    };
+    assert!(x.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+
+    // Device array: asynchronous; to_host waits for it.
+    let mut d = DeviceArray::from_slice(&x).unwrap();
+    scale(LaunchConfig::new(n.div_ceil(128), 128), &mut d, 0.5).unwrap();
+    let back = d.to_host().unwrap();
+    assert!(back.iter().enumerate().all(|(i, &v)| v == i as f32));
+
+    // On a stream, timed with events; more dynamic shared memory than 48 KiB.
+    let stream = device.new_stream().unwrap();
+    let start = Event::record(&stream).unwrap();
+    for _ in 0..10 {
+        scale(
+            LaunchConfig::new(n.div_ceil(256), 256).stream(&stream),
+            &mut d,
+            2.0,
+        )
+        .unwrap();
+    }
+    let end = Event::record(&stream).unwrap();
+    let ms = start.elapsed_ms(&end).unwrap();
+    assert!(ms >= 0.0, "{ms}");
+    let big_shared = (device.limits().max_shared_per_block as usize + 1024)
+        .min(device.limits().max_shared_per_block_optin as usize);
+    scale(
+        LaunchConfig::new(n.div_ceil(256), 256)
+            .stream(&stream)
+            .shared_bytes(big_shared),
+        &mut d,
+        1.0,
+    )
+    .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(d.to_host().unwrap()[3], 3.0 * 1024.0);
+
+    // An empty slice launches with (null, 0).
+    let mut empty: Vec<f32> = Vec::new();
+    scale(LaunchConfig::new(1, 32), &mut empty, 2.0).unwrap();
+}
+
+#[test]
+fn argument_mismatch_is_rejected() {
+    let Some(_device) = device_or_skip() else {
+        return;
+    };
+    let mut x = vec![1.0f32; 4];
+    let mut args = [
+        SliceArgMut::<f32>::into_kernel_arg(&mut x),
+        KernelArg::scalar(2.0f64),
+    ];
+    let result = launch(&SCALE, &SCALE_CACHE, LaunchConfig::new(1, 4), &mut args);
+    match result {
+        Err(Error::ArgumentMismatch { detail, .. }) => {
+            assert!(detail.contains("argument 2 is a `f64`"), "{detail}")
+        }
+        Err(e @ Error::Nvvm { .. }) => println!("skipped: libnvvm not available ({e})"),
+        other => panic!("expected ArgumentMismatch, got {other:?}"),
+    }
+    assert_eq!(x, vec![1.0; 4]);
+}
+
+#[test]
+fn device_panic_is_reported_and_context_survives() {
+    let Some(_device) = device_or_skip() else {
+        return;
+    };
+    let mut x = vec![0.0f32; 8];
+    let mut args = [SliceArgMut::<f32>::into_kernel_arg(&mut x)];
+    // 32 threads, 8 elements: threads 8.. index out of bounds.
+    match launch(&OOB, &OOB_CACHE, LaunchConfig::new(1, 32), &mut args) {
+        Err(Error::KernelPanic {
+            kernel,
+            file,
+            line,
+            message,
+            block,
+            thread,
+            ..
+        }) => {
+            assert_eq!(kernel, "oob");
+            assert_eq!(file, file!());
+            assert_eq!(line, OOB_LINE + 2);
+            assert!(
+                message.starts_with("index out of bounds: the len is 8 but the index is "),
+                "{message}"
+            );
+            assert_eq!(block, 0);
+            assert!(thread >= 8, "{thread}");
+        }
+        Err(e @ Error::Nvvm { .. }) => return println!("skipped: libnvvm not available ({e})"),
+        other => panic!("expected KernelPanic, got {other:?}"),
+    }
+    // The in-bounds threads did their work, and the context is still usable.
+    assert_eq!(x, vec![1.0; 8]);
+    let mut y = vec![1.0f32; 8];
+    scale(LaunchConfig::new(1, 8), &mut y, 3.0).unwrap();
+    assert_eq!(y, vec![3.0; 8]);
+    // Asynchronous launch on device arrays: the panic surfaces at the next sync.
+    let mut d = DeviceArray::<f32>::zeros(4).unwrap();
+    let mut args = [SliceArgMut::<f32>::into_kernel_arg(&mut d)];
+    launch(&OOB, &OOB_CACHE, LaunchConfig::new(1, 8), &mut args).unwrap();
+    assert!(matches!(
+        kernel_host::synchronize(),
+        Err(Error::KernelPanic { .. })
+    ));
+    kernel_host::synchronize().unwrap();
+    assert_eq!(d.to_host().unwrap(), vec![1.0; 4]);
+}
