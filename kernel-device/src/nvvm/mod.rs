@@ -25,11 +25,18 @@ pub enum NvvmError {
     #[error("{} has no symbol `{symbol}`; is it libnvvm?", .path.display())]
     MissingSymbol { path: PathBuf, symbol: String },
     #[error("libdevice (libdevice.10.bc) not found next to {}. Searched:\n{}\nSet {LIBDEVICE_PATH_ENV} to the file", .library.display(), list(.searched))]
-    LibdeviceNotFound { library: PathBuf, searched: Vec<PathBuf> },
+    LibdeviceNotFound {
+        library: PathBuf,
+        searched: Vec<PathBuf>,
+    },
     #[error("cannot read {}: {message}", .path.display())]
     Io { path: PathBuf, message: String },
     #[error("libnvvm {call} failed: {message} (code {code})")]
-    Api { call: &'static str, code: i32, message: String },
+    Api {
+        call: &'static str,
+        code: i32,
+        message: String,
+    },
     #[error("libnvvm rejected the NVVM IR:\n{log}")]
     Verify { log: String },
     #[error("libnvvm failed to compile the NVVM IR:\n{log}")]
@@ -76,7 +83,10 @@ impl Default for CompileOptions {
 impl CompileOptions {
     /// The option strings handed to libnvvm.
     pub fn to_args(&self) -> Vec<String> {
-        let mut args = vec![format!("-arch={}", self.arch), format!("-opt={}", self.opt_level)];
+        let mut args = vec![
+            format!("-arch={}", self.arch),
+            format!("-opt={}", self.opt_level),
+        ];
         if self.fast_math {
             args.extend(["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"].map(String::from));
         }
@@ -143,7 +153,9 @@ impl Nvvm {
             Some(path) => Nvvm::load_from(path),
             None => Err(NvvmError::NotFound {
                 searched: if explicit {
-                    let mut v = vec![PathBuf::from(format!("{NVVM_PATH_ENV} (set, nothing found there):"))];
+                    let mut v = vec![PathBuf::from(format!(
+                        "{NVVM_PATH_ENV} (set, nothing found there):"
+                    ))];
                     v.extend(candidates);
                     v
                 } else {
@@ -173,7 +185,10 @@ impl Nvvm {
             ($name:literal) => {{
                 // SAFETY: the type matches the declaration in nvvm.h.
                 let s = unsafe { library.get(concat!($name, "\0").as_bytes()) }.map_err(|_| {
-                    NvvmError::MissingSymbol { path: path.to_path_buf(), symbol: $name.into() }
+                    NvvmError::MissingSymbol {
+                        path: path.to_path_buf(),
+                        symbol: $name.into(),
+                    }
                 })?;
                 *s
             }};
@@ -195,12 +210,14 @@ impl Nvvm {
         };
 
         let searched = search::libdevice_candidates(path);
-        let libdevice_path = searched.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
-            NvvmError::LibdeviceNotFound {
+        let libdevice_path = searched
+            .iter()
+            .find(|p| p.is_file())
+            .cloned()
+            .ok_or_else(|| NvvmError::LibdeviceNotFound {
                 library: path.to_path_buf(),
                 searched: searched.clone(),
-            }
-        })?;
+            })?;
         let libdevice = std::fs::read(&libdevice_path).map_err(|e| NvvmError::Io {
             path: libdevice_path.clone(),
             message: e.to_string(),
@@ -218,11 +235,15 @@ impl Nvvm {
         };
         let (mut major, mut minor) = (0, 0);
         // SAFETY: out-pointers to live locals.
-        nvvm.check("nvvmVersion", unsafe { (nvvm.api.version)(&mut major, &mut minor) })?;
+        nvvm.check("nvvmVersion", unsafe {
+            (nvvm.api.version)(&mut major, &mut minor)
+        })?;
         nvvm.version = (major, minor);
         let (mut a, mut b, mut c, mut d) = (0, 0, 0, 0);
         // SAFETY: as above.
-        nvvm.check("nvvmIRVersion", unsafe { (nvvm.api.ir_version)(&mut a, &mut b, &mut c, &mut d) })?;
+        nvvm.check("nvvmIRVersion", unsafe {
+            (nvvm.api.ir_version)(&mut a, &mut b, &mut c, &mut d)
+        })?;
         nvvm.ir_version = (a as u32, b as u32, c as u32, d as u32);
         Ok(nvvm)
     }
@@ -259,7 +280,11 @@ impl Nvvm {
                 CStr::from_ptr(p).to_string_lossy().into_owned()
             }
         };
-        Err(NvvmError::Api { call, code, message })
+        Err(NvvmError::Api {
+            call,
+            code,
+            message,
+        })
     }
 
     /// Compiles one NVVM IR module (text) with libdevice to PTX.
@@ -267,7 +292,9 @@ impl Nvvm {
         let args: Vec<CString> = options
             .to_args()
             .into_iter()
-            .map(|a| CString::new(a).map_err(|_| NvvmError::InvalidInput("NUL in an option".into())))
+            .map(|a| {
+                CString::new(a).map_err(|_| NvvmError::InvalidInput("NUL in an option".into()))
+            })
             .collect::<Result<_, _>>()?;
         let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -277,11 +304,18 @@ impl Nvvm {
         unsafe {
             self.check(
                 "nvvmAddModuleToProgram",
-                (self.api.add_module)(p, nvvm_ir.as_ptr().cast(), nvvm_ir.len(), c"cudajit".as_ptr()),
+                (self.api.add_module)(
+                    p,
+                    nvvm_ir.as_ptr().cast(),
+                    nvvm_ir.len(),
+                    c"cudajit".as_ptr(),
+                ),
             )?;
             let code = (self.api.verify_program)(p, arg_ptrs.len() as c_int, arg_ptrs.as_ptr());
             if code != 0 {
-                return Err(NvvmError::Verify { log: self.log(p, code) });
+                return Err(NvvmError::Verify {
+                    log: self.log(p, code),
+                });
             }
             // After verification: libdevice itself is not meant to pass the verifier.
             self.check(
@@ -295,12 +329,20 @@ impl Nvvm {
             )?;
             let code = (self.api.compile_program)(p, arg_ptrs.len() as c_int, arg_ptrs.as_ptr());
             if code != 0 {
-                return Err(NvvmError::Compile { log: self.log(p, code) });
+                return Err(NvvmError::Compile {
+                    log: self.log(p, code),
+                });
             }
             let mut size = 0usize;
-            self.check("nvvmGetCompiledResultSize", (self.api.get_compiled_result_size)(p, &mut size))?;
+            self.check(
+                "nvvmGetCompiledResultSize",
+                (self.api.get_compiled_result_size)(p, &mut size),
+            )?;
             let mut buf = vec![0u8; size.max(1)];
-            self.check("nvvmGetCompiledResult", (self.api.get_compiled_result)(p, buf.as_mut_ptr().cast()))?;
+            self.check(
+                "nvvmGetCompiledResult",
+                (self.api.get_compiled_result)(p, buf.as_mut_ptr().cast()),
+            )?;
             Ok(c_buffer_to_string(buf))
         }
     }
@@ -316,7 +358,11 @@ impl Nvvm {
             }
         }
         if text.trim().is_empty() {
-            text = self.check("", code).err().map(|e| e.to_string()).unwrap_or_default();
+            text = self
+                .check("", code)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
         }
         text
     }
@@ -336,7 +382,9 @@ impl<'a> ProgramGuard<'a> {
     fn new(nvvm: &'a Nvvm) -> Result<Self, NvvmError> {
         let mut p: Program = std::ptr::null_mut();
         // SAFETY: out-pointer to a live local.
-        nvvm.check("nvvmCreateProgram", unsafe { (nvvm.api.create_program)(&mut p) })?;
+        nvvm.check("nvvmCreateProgram", unsafe {
+            (nvvm.api.create_program)(&mut p)
+        })?;
         Ok(ProgramGuard(p, nvvm))
     }
 }

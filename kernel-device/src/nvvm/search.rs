@@ -19,7 +19,11 @@ pub fn library_candidates() -> (Vec<PathBuf>, bool) {
         let mut out = Vec::new();
         if path.is_dir() {
             for sub in ["", "lib", "lib64", "nvvm/lib64", "nvidia/cu13/lib"] {
-                let dir = if sub.is_empty() { path.clone() } else { path.join(sub) };
+                let dir = if sub.is_empty() {
+                    path.clone()
+                } else {
+                    path.join(sub)
+                };
                 out.extend(LIB_NAMES.iter().map(|n| dir.join(n)));
             }
         } else {
@@ -61,15 +65,27 @@ fn python_site_dirs() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
         if let Some(prefix) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            out.extend(python_versions(&PathBuf::from(prefix).join("lib"), "site-packages"));
+            out.extend(python_versions(
+                &PathBuf::from(prefix).join("lib"),
+                "site-packages",
+            ));
         }
     }
     if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        out.extend(python_versions(&PathBuf::from(home).join(".local/lib"), "site-packages"));
+        out.extend(python_versions(
+            &PathBuf::from(home).join(".local/lib"),
+            "site-packages",
+        ));
     }
     out.push(PathBuf::from("/usr/lib/python3/dist-packages"));
-    out.extend(python_versions(Path::new("/usr/local/lib"), "dist-packages"));
-    out.extend(python_versions(Path::new("/usr/local/lib"), "site-packages"));
+    out.extend(python_versions(
+        Path::new("/usr/local/lib"),
+        "dist-packages",
+    ));
+    out.extend(python_versions(
+        Path::new("/usr/local/lib"),
+        "site-packages",
+    ));
     out.extend(python_versions(Path::new("/usr/lib"), "site-packages"));
     out
 }
@@ -85,7 +101,10 @@ fn python_versions(lib: &Path, leaf: &str) -> Vec<PathBuf> {
         .collect();
     dirs.sort_by_key(|p| {
         // python3.12 sorts after python3.9: compare the minor version numerically.
-        let name = p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned());
+        let name = p
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
         let minor = name
             .as_deref()
             .and_then(|n| n.strip_prefix("python3."))
@@ -106,7 +125,10 @@ pub fn libdevice_candidates(library: &Path) -> Vec<PathBuf> {
     if let Some(dir) = library.parent() {
         dirs.push(dir.to_path_buf());
     }
-    if let Some(dir) = std::fs::canonicalize(library).ok().and_then(|p| p.parent().map(Path::to_path_buf)) {
+    if let Some(dir) = std::fs::canonicalize(library)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+    {
         if !dirs.contains(&dir) {
             dirs.push(dir);
         }

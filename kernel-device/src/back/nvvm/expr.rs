@@ -3,7 +3,9 @@
 
 use super::function::{operand, FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{BinaryOp, Expr, ExprKind, Handle, Literal, LogicalOp, Place, ScalarType, Type, UnaryOp};
+use crate::ir::{
+    BinaryOp, Expr, ExprKind, Handle, Literal, LogicalOp, Place, ScalarType, Type, UnaryOp,
+};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Lowers an expression. A `Never`-typed expression always leaves the current
@@ -50,7 +52,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             ExprKind::Index { slice, index } => {
                 let (ptr, elem) = self.element_ptr(handle, *slice, *index)?;
-                let Some(ptr) = ptr else { return Ok(Val::Never) };
+                let Some(ptr) = ptr else {
+                    return Ok(Val::Never);
+                };
                 let mem = types::scalar_mem(elem);
                 let v = self.load("elem", mem, &ptr);
                 Ok(Val::V(self.from_memory(elem, &v)))
@@ -67,10 +71,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let ty = types::value(&expr.ty).map_err(|e| self.error(e.0))?;
                 let mut acc = "undef".to_string();
                 for (i, item) in items.iter().enumerate() {
-                    let item_ty =
-                        types::value(self.ty_of(*item)?).map_err(|e| self.error(e.0))?;
+                    let item_ty = types::value(self.ty_of(*item)?).map_err(|e| self.error(e.0))?;
                     let v = operand!(self, *item);
-                    acc = self.def("tuple", format!("insertvalue {ty} {acc}, {item_ty} {v}, {i}"));
+                    acc = self.def(
+                        "tuple",
+                        format!("insertvalue {ty} {acc}, {item_ty} {v}, {i}"),
+                    );
                 }
                 Ok(Val::V(acc))
             }
@@ -84,7 +90,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 }
                 let ty = types::value(base_ty).map_err(|e| self.error(e.0))?;
                 let b = operand!(self, *base);
-                Ok(Val::V(self.def("field", format!("extractvalue {ty} {b}, {index}"))))
+                Ok(Val::V(
+                    self.def("field", format!("extractvalue {ty} {b}, {index}")),
+                ))
             }
             ExprKind::Call { function, args } => self.call(&expr.ty, *function, args),
             ExprKind::Intrinsic { intrinsic, args } => {
@@ -175,7 +183,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             BinaryOp::Mul => arith("mul", "fmul"),
             BinaryOp::Div | BinaryOp::Rem if float => {
                 let inst = if op == BinaryOp::Div { "fdiv" } else { "frem" };
-                return Ok(self.def(if op == BinaryOp::Div { "div" } else { "rem" }, format!("{inst} {ty} {l}, {r}")));
+                return Ok(self.def(
+                    if op == BinaryOp::Div { "div" } else { "rem" },
+                    format!("{inst} {ty} {l}, {r}"),
+                ));
             }
             BinaryOp::Div | BinaryOp::Rem => {
                 if ls == ScalarType::Bool {
@@ -217,7 +228,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// Shifts mask the amount to the lhs width (`x << 33` on u32 shifts by 1) after
     /// converting it to the lhs type; only the low bits matter, so zext/trunc suffice.
-    fn shift(&mut self, op: BinaryOp, ls: ScalarType, l: &str, rs: ScalarType, r: &str) -> Result<String, Error> {
+    fn shift(
+        &mut self,
+        op: BinaryOp,
+        ls: ScalarType,
+        l: &str,
+        rs: ScalarType,
+        r: &str,
+    ) -> Result<String, Error> {
         if !ls.is_integer() || !rs.is_integer() {
             return Err(self.error(format!("shift of `{ls}` by `{rs}`")));
         }
@@ -237,12 +255,25 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         Ok(self.def(inst, format!("{inst} {ty} {l}, {masked}")))
     }
 
-    fn logical(&mut self, op: LogicalOp, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Result<Val, Error> {
+    fn logical(
+        &mut self,
+        op: LogicalOp,
+        lhs: Handle<Expr>,
+        rhs: Handle<Expr>,
+    ) -> Result<Val, Error> {
         let l = operand!(self, lhs);
         let slot = self.alloca("logical", "i1");
         self.store("i1", &l, &slot);
-        let rhs_l = self.label(if op == LogicalOp::And { "and.rhs" } else { "or.rhs" });
-        let end_l = self.label(if op == LogicalOp::And { "and.end" } else { "or.end" });
+        let rhs_l = self.label(if op == LogicalOp::And {
+            "and.rhs"
+        } else {
+            "or.rhs"
+        });
+        let end_l = self.label(if op == LogicalOp::And {
+            "and.end"
+        } else {
+            "or.end"
+        });
         let (on_true, on_false) = match op {
             LogicalOp::And => (&rhs_l, &end_l),
             LogicalOp::Or => (&end_l, &rhs_l),
@@ -277,7 +308,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 self.def("cast", format!("{inst} {ft} {v} to {tt}"))
             }
             (f, t) if f.is_integer() && t.is_float() => {
-                let inst = if f.is_signed_integer() { "sitofp" } else { "uitofp" };
+                let inst = if f.is_signed_integer() {
+                    "sitofp"
+                } else {
+                    "uitofp"
+                };
                 self.def("cast", format!("{inst} {ft} {v} to {tt}"))
             }
             (F32, F64) => self.def("cast", format!("fpext float {v} to double")),
@@ -321,8 +356,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Err(self.error(format!("index of type `{idx_scalar}`; expected usize")));
         }
         let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
-        let Val::V(s) = self.expr(slice)? else { return Ok((None, elem)) };
-        let Val::V(i) = self.expr(index)? else { return Ok((None, elem)) };
+        let Val::V(s) = self.expr(slice)? else {
+            return Ok((None, elem));
+        };
+        let Val::V(i) = self.expr(index)? else {
+            return Ok((None, elem));
+        };
         let mem = types::scalar_mem(elem);
         let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
         if self.func.options.bounds_check {
@@ -335,13 +374,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 (&i, &len),
             )?;
         }
-        let ptr = self.def("elem.ptr", format!("getelementptr {mem}, {mem}* {base}, i64 {i}"));
+        let ptr = self.def(
+            "elem.ptr",
+            format!("getelementptr {mem}, {mem}* {base}, i64 {i}"),
+        );
         Ok((Some(ptr), elem))
     }
 
     /// `place = value` / `place op= value`. As in Rust for primitive types, the value is
     /// evaluated before the place (and so before its bounds check).
-    pub fn assign(&mut self, place: &'a Place, op: Option<BinaryOp>, value: Handle<Expr>) -> Result<(), Error> {
+    pub fn assign(
+        &mut self,
+        place: &'a Place,
+        op: Option<BinaryOp>,
+        value: Handle<Expr>,
+    ) -> Result<(), Error> {
         let value_scalar = self.ty_of(value)?.scalar();
         let v = match self.expr(value)? {
             Val::V(v) => v,
@@ -364,7 +411,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     None => (types::scalar(place_scalar), false),
                 };
                 let old = self.load("old", lty, &ptr);
-                let old = if is_mem { self.from_memory(place_scalar, &old) } else { old };
+                let old = if is_mem {
+                    self.from_memory(place_scalar, &old)
+                } else {
+                    old
+                };
                 self.binary(value, op, place_scalar, &old, rs, &v)?
             }
         };
@@ -423,13 +474,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     .cloned()
                     .ok_or_else(|| self.error(format!("no field {index} on `{ty}`")))?;
                 let lty = types::value(&ty).map_err(|e| self.error(e.0))?;
-                let p = self.def("field.ptr", format!("getelementptr {lty}, {lty}* {ptr}, i32 0, i32 {index}"));
+                let p = self.def(
+                    "field.ptr",
+                    format!("getelementptr {lty}, {lty}* {ptr}, i32 0, i32 {index}"),
+                );
                 Ok(Some((p, field_ty, None)))
             }
         }
     }
 
-    fn call(&mut self, ty: &Type, function: Handle<crate::ir::Function>, args: &[Handle<Expr>]) -> Result<Val, Error> {
+    fn call(
+        &mut self,
+        ty: &Type,
+        function: Handle<crate::ir::Function>,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
         let callee = self
             .w
             .module
@@ -440,7 +499,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Err(self.error(format!("kernel `{}` called from device code", callee.name)));
         }
         if callee.params.len() != args.len() {
-            return Err(self.error(format!("`{}` takes {} arguments, {} given", callee.name, callee.params.len(), args.len())));
+            return Err(self.error(format!(
+                "`{}` takes {} arguments, {} given",
+                callee.name,
+                callee.params.len(),
+                args.len()
+            )));
         }
         let mut operands = Vec::new();
         for (param, arg) in callee.params.iter().zip(args) {
@@ -457,7 +521,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let call = format!("call {ret} @{symbol}({})", operands.join(", "));
         if ret == "void" {
             self.inst(call);
-            Ok(if *ty == Type::Never { Val::Never } else { Val::Unit })
+            Ok(if *ty == Type::Never {
+                Val::Never
+            } else {
+                Val::Unit
+            })
         } else {
             Ok(Val::V(self.def("call", call)))
         }

@@ -516,7 +516,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.read_result(slot)
     }
 
-    pub fn break_expr(&mut self, target: LoopId, value: Option<Handle<Expr>>) -> Result<Val, Error> {
+    pub fn break_expr(
+        &mut self,
+        target: LoopId,
+        value: Option<Handle<Expr>>,
+    ) -> Result<Val, Error> {
         let value = match value {
             Some(v) => self.expr(v)?,
             None => Val::Unit,

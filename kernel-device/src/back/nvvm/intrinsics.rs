@@ -58,7 +58,14 @@ fn libdevice_base(f: MathFn) -> Option<&'static str> {
 fn has_fast_variant(f: MathFn) -> bool {
     matches!(
         f,
-        MathFn::Sin | MathFn::Cos | MathFn::Tan | MathFn::Exp | MathFn::Ln | MathFn::Log2 | MathFn::Log10 | MathFn::Powf
+        MathFn::Sin
+            | MathFn::Cos
+            | MathFn::Tan
+            | MathFn::Exp
+            | MathFn::Ln
+            | MathFn::Log2
+            | MathFn::Log10
+            | MathFn::Powf
     )
 }
 
@@ -71,9 +78,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// Calls `name` (declaring it) with typed operands.
-    pub fn call_extern(&mut self, base: &str, ret: &str, name: &str, args: &[(&str, &str)]) -> String {
+    pub fn call_extern(
+        &mut self,
+        base: &str,
+        ret: &str,
+        name: &str,
+        args: &[(&str, &str)],
+    ) -> String {
         let params: Vec<&str> = args.iter().map(|(t, _)| *t).collect();
-        self.w.declare(name, format!("declare {ret} @{name}({})", params.join(", ")));
+        self.w.declare(
+            name,
+            format!("declare {ret} @{name}({})", params.join(", ")),
+        );
         let operands: Vec<String> = args.iter().map(|(t, v)| format!("{t} {v}")).collect();
         self.def(base, format!("call {ret} @{name}({})", operands.join(", ")))
     }
@@ -110,7 +126,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 self.def("gridsize", format!("zext i32 {n} to i64"))
             }
             Intrinsic::SyncThreads => {
-                self.w.declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()".into());
+                self.w.declare(
+                    "llvm.nvvm.barrier0",
+                    "declare void @llvm.nvvm.barrier0()".into(),
+                );
                 self.inst("call void @llvm.nvvm.barrier0()");
                 return Ok(Val::Unit);
             }
@@ -119,7 +138,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     .scalar()
                     .ok_or_else(|| self.error(format!("{f:?} returning `{ty}`")))?;
                 if args.len() != f.arity() {
-                    return Err(self.error(format!("{f:?} takes {} operands, {} given", f.arity(), args.len())));
+                    return Err(self.error(format!(
+                        "{f:?} takes {} operands, {} given",
+                        f.arity(),
+                        args.len()
+                    )));
                 }
                 let mut ops = Vec::new();
                 for arg in args {
@@ -130,7 +153,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }))
     }
 
-    fn math(&mut self, f: MathFn, s: ScalarType, ops: &[(ScalarType, String)]) -> Result<String, Error> {
+    fn math(
+        &mut self,
+        f: MathFn,
+        s: ScalarType,
+        ops: &[(ScalarType, String)],
+    ) -> Result<String, Error> {
         let ty = types::scalar(s);
         if s.is_integer() {
             return self.integer_math(f, s, ops);
@@ -139,22 +167,36 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Err(self.error(format!("{f:?} on `{s}`")));
         }
         for (i, (os, _)) in ops.iter().enumerate() {
-            let expected = if f == MathFn::Powi && i == 1 { ScalarType::I32 } else { s };
+            let expected = if f == MathFn::Powi && i == 1 {
+                ScalarType::I32
+            } else {
+                s
+            };
             if *os != expected {
-                return Err(self.error(format!("{f:?}: operand {i} is `{os}`, expected `{expected}`")));
+                return Err(self.error(format!(
+                    "{f:?}: operand {i} is `{os}`, expected `{expected}`"
+                )));
             }
         }
         if f == MathFn::Signum {
             // std: NaN stays NaN, otherwise ±1.0 with the sign of the input (also for ±0).
             let one = types::float_const(s, 1.0);
             let x = &ops[0].1;
-            let name = if s == ScalarType::F32 { "__nv_copysignf" } else { "__nv_copysign" };
+            let name = if s == ScalarType::F32 {
+                "__nv_copysignf"
+            } else {
+                "__nv_copysign"
+            };
             let signed_one = self.call_extern("signum", ty, name, &[(ty, &one), (ty, x)]);
             let nan = self.def("isnan", format!("fcmp uno {ty} {x}, {x}"));
-            return Ok(self.def("signum", format!("select i1 {nan}, {ty} {x}, {ty} {signed_one}")));
+            return Ok(self.def(
+                "signum",
+                format!("select i1 {nan}, {ty} {x}, {ty} {signed_one}"),
+            ));
         }
         let base = libdevice_base(f).ok_or_else(|| self.error(format!("{f:?} has no lowering")))?;
-        let fast = (self.func.options.fast_math || self.w.options.fast_math) && s == ScalarType::F32;
+        let fast =
+            (self.func.options.fast_math || self.w.options.fast_math) && s == ScalarType::F32;
         let name = match (s, fast && has_fast_variant(f)) {
             (ScalarType::F32, true) => format!("__nv_fast_{base}f"),
             (ScalarType::F32, false) => format!("__nv_{base}f"),
@@ -169,7 +211,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// `abs`/`min`/`max` on integers: compare and select. `abs` wraps (`i32::MIN.abs()`
     /// is `i32::MIN` in release builds).
-    fn integer_math(&mut self, f: MathFn, s: ScalarType, ops: &[(ScalarType, String)]) -> Result<String, Error> {
+    fn integer_math(
+        &mut self,
+        f: MathFn,
+        s: ScalarType,
+        ops: &[(ScalarType, String)],
+    ) -> Result<String, Error> {
         let ty = types::scalar(s);
         let signed = s.is_signed_integer();
         if ops.iter().any(|(os, _)| *os != s) {
@@ -206,9 +253,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// `cvt.rzi`, which clamps to the destination range and maps NaN to 0. 8- and 16-bit
     /// targets convert to 32 bits (already saturated) and clamp the integer, which
     /// gives the same result as saturating directly.
-    pub fn float_to_int(&mut self, from: ScalarType, to: ScalarType, v: &str) -> Result<String, Error> {
+    pub fn float_to_int(
+        &mut self,
+        from: ScalarType,
+        to: ScalarType,
+        v: &str,
+    ) -> Result<String, Error> {
         let ft = types::scalar(from);
-        let src = if from == ScalarType::F32 { "float" } else { "double" };
+        let src = if from == ScalarType::F32 {
+            "float"
+        } else {
+            "double"
+        };
         let signed = to.is_signed_integer();
         let (dst, wide_ty) = match (to.bits(), signed) {
             (64, true) => ("ll", "i64"),

@@ -25,15 +25,25 @@ impl F {
     }
     fn param(&mut self, name: &str, ty: Type) -> Handle<Local> {
         let local = self.local(name, ty.clone());
-        self.0.params.push(Param { name: name.into(), ty, local });
+        self.0.params.push(Param {
+            name: name.into(),
+            ty,
+            local,
+        });
         local
     }
     fn local(&mut self, name: &str, ty: Type) -> Handle<Local> {
-        self.0.locals.append(Local { name: name.into(), ty, mutable: true, loc: SourceLoc::default() })
+        self.0.locals.append(Local {
+            name: name.into(),
+            ty,
+            mutable: true,
+            loc: SourceLoc::default(),
+        })
     }
     fn e(&mut self, kind: ExprKind, ty: Type) -> Handle<Expr> {
         let line = self.0.exprs.len() as u32 + 10;
-        self.0.add_expr(Expr { kind, ty }, SourceLoc { line, column: 5 })
+        self.0
+            .add_expr(Expr { kind, ty }, SourceLoc { line, column: 5 })
     }
     fn int(&mut self, s: ScalarType, v: i64) -> Handle<Expr> {
         self.e(ExprKind::Literal(Literal::Int(v as u64)), Type::Scalar(s))
@@ -46,11 +56,17 @@ impl F {
         self.e(ExprKind::Local(l), ty)
     }
     fn bin(&mut self, op: BinaryOp, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
-        let ty = if op.is_comparison() { Type::Scalar(ScalarType::Bool) } else { self.0.exprs[lhs].ty.clone() };
+        let ty = if op.is_comparison() {
+            Type::Scalar(ScalarType::Bool)
+        } else {
+            self.0.exprs[lhs].ty.clone()
+        };
         self.e(ExprKind::Binary { op, lhs, rhs }, ty)
     }
     fn index(&mut self, slice: Handle<Local>, index: Handle<Expr>) -> Handle<Expr> {
-        let Type::Slice { elem, .. } = self.0.locals[slice].ty else { panic!() };
+        let Type::Slice { elem, .. } = self.0.locals[slice].ty else {
+            panic!()
+        };
         let slice = self.read(slice);
         self.e(ExprKind::Index { slice, index }, Type::Scalar(elem))
     }
@@ -88,7 +104,10 @@ fn write(m: &Module) -> Output {
 }
 
 fn check_with_toolchain(text: &str) {
-    let (Some(lib), Some(ptxas)) = (std::env::var_os("CUDAJIT_NVVM_PATH"), std::env::var_os("CUDAJIT_PTXAS")) else {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
         eprintln!("skipped libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
         return;
     };
@@ -96,7 +115,11 @@ fn check_with_toolchain(text: &str) {
     let ptx = nvvm
         .compile(text, &crate::nvvm::CompileOptions::default())
         .unwrap_or_else(|e| panic!("{e}\n--- module ---\n{text}"));
-    let dir = std::env::temp_dir().join(format!("cudajit-back-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let dir = std::env::temp_dir().join(format!(
+        "cudajit-back-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx_path = dir.join("m.ptx");
     std::fs::write(&ptx_path, &ptx).unwrap();
@@ -106,7 +129,11 @@ fn check_with_toolchain(text: &str) {
         .arg(&ptx_path)
         .output()
         .expect("run ptxas");
-    assert!(status.status.success(), "ptxas: {}\n{ptx}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "ptxas: {}\n{ptx}",
+        String::from_utf8_lossy(&status.stderr)
+    );
 }
 
 fn vecadd() -> F {
@@ -115,8 +142,17 @@ fn vecadd() -> F {
     let b = f.param("b", slice(ScalarType::F32, false));
     let c = f.param("c", slice(ScalarType::F32, true));
     let i = f.local("i", USIZE);
-    let g = f.e(ExprKind::Intrinsic { intrinsic: Intrinsic::Grid(Axis::X), args: vec![] }, USIZE);
-    f.stmt(Stmt::Let { local: i, init: Some(g) });
+    let g = f.e(
+        ExprKind::Intrinsic {
+            intrinsic: Intrinsic::Grid(Axis::X),
+            args: vec![],
+        },
+        USIZE,
+    );
+    f.stmt(Stmt::Let {
+        local: i,
+        init: Some(g),
+    });
     let iv = f.read(i);
     let cv = f.read(c);
     let len = f.e(ExprKind::Len(cv), USIZE);
@@ -127,10 +163,24 @@ fn vecadd() -> F {
     let sum = f.bin(BinaryOp::Add, x, y);
     let cs = f.read(c);
     let then_block = Block {
-        stmts: vec![Stmt::Assign { place: Place::Index { slice: cs, index: i3 }, op: None, value: sum }],
+        stmts: vec![Stmt::Assign {
+            place: Place::Index {
+                slice: cs,
+                index: i3,
+            },
+            op: None,
+            value: sum,
+        }],
         tail: None,
     };
-    f.expr_stmt(ExprKind::If { cond, then_block, else_block: None }, Type::Unit);
+    f.expr_stmt(
+        ExprKind::If {
+            cond,
+            then_block,
+            else_block: None,
+        },
+        Type::Unit,
+    );
     f
 }
 
@@ -139,17 +189,31 @@ fn vecadd_kernel() {
     let out = write(&module(vec![vecadd()]));
     let t = &out.text;
     assert!(t.contains("define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len)"), "{t}");
-    assert!(t.contains("@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8"));
+    assert!(t.contains(
+        "@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8"
+    ));
     assert!(t.contains("call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()"));
     assert!(t.contains("fadd float"));
     assert!(t.contains("icmp ult i64"));
-    assert!(t.contains("!{void (float*, i64, float*, i64, float*, i64)* @vecadd, !\"kernel\", i32 1}"));
-    assert!(t.contains("!nvvmir.version = !{!2}\n!2 = !{i32 2, i32 0, i32 3, i32 2}"), "{t}");
-    assert_eq!(t.matches("declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()").count(), 1);
+    assert!(
+        t.contains("!{void (float*, i64, float*, i64, float*, i64)* @vecadd, !\"kernel\", i32 1}")
+    );
+    assert!(
+        t.contains("!nvvmir.version = !{!2}\n!2 = !{i32 2, i32 0, i32 3, i32 2}"),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches("declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()")
+            .count(),
+        1
+    );
     assert_eq!(out.panic_sites.len(), 3);
     assert_eq!(out.panic_sites[0].id, 1);
     assert_eq!(out.panic_sites[2].id, 3);
-    assert_eq!(out.panic_sites[0].message, "index out of bounds: the len is {1} but the index is {0}");
+    assert_eq!(
+        out.panic_sites[0].message,
+        "index out of bounds: the len is {1} but the index is {0}"
+    );
     assert_eq!(out.panic_sites[0].function, "vecadd");
     assert!(out.panic_sites[0].line >= 10);
     assert!(t.contains("call void @__cudajit_panic(i32 1, i64 "));
@@ -182,17 +246,49 @@ fn device_function_and_call() {
     let out_p = k.param("out", slice(ScalarType::F32, true));
     let flag = k.param("flag", BOOL);
     let three = k.float(ScalarType::F32, 3.0);
-    let call = k.e(ExprKind::Call { function: Handle::new(0), args: vec![three] }, F32);
+    let call = k.e(
+        ExprKind::Call {
+            function: Handle::new(0),
+            args: vec![three],
+        },
+        F32,
+    );
     let zero = k.int(ScalarType::Usize, 0);
     let ov = k.read(out_p);
     let fv = k.read(flag);
-    let assign = Stmt::Assign { place: Place::Index { slice: ov, index: zero }, op: Some(BinaryOp::Add), value: call };
-    k.expr_stmt(ExprKind::If { cond: fv, then_block: Block { stmts: vec![assign], tail: None }, else_block: None }, Type::Unit);
+    let assign = Stmt::Assign {
+        place: Place::Index {
+            slice: ov,
+            index: zero,
+        },
+        op: Some(BinaryOp::Add),
+        value: call,
+    };
+    k.expr_stmt(
+        ExprKind::If {
+            cond: fv,
+            then_block: Block {
+                stmts: vec![assign],
+                tail: None,
+            },
+            else_block: None,
+        },
+        Type::Unit,
+    );
     let out = write(&module(vec![sq, k]));
     let t = &out.text;
-    assert!(t.contains("define internal float @__cudajit_dev_square(float %x) alwaysinline {"), "{t}");
-    assert!(t.contains("call float @__cudajit_dev_square(float 0x4008000000000000)"), "{t}");
-    assert!(t.contains("define void @k(float* noalias %out, i64 %out.len, i8 %flag)"), "{t}");
+    assert!(
+        t.contains("define internal float @__cudajit_dev_square(float %x) alwaysinline {"),
+        "{t}"
+    );
+    assert!(
+        t.contains("call float @__cudajit_dev_square(float 0x4008000000000000)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("define void @k(float* noalias %out, i64 %out.len, i8 %flag)"),
+        "{t}"
+    );
     assert!(t.contains("icmp ne i8 %flag, 0"));
     assert!(t.contains("!{void (float*, i64, i8)* @k, !\"kernel\", i32 1}"));
     assert!(!t.contains("@__cudajit_dev_square, !\"kernel\""));
@@ -205,18 +301,40 @@ fn int_ops_kernel(s: ScalarType) -> F {
     let b = f.param("b", ty.clone());
     let out = f.param("out", slice(s, true));
     let mut k = 0;
-    for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Rem, BinaryOp::Shl, BinaryOp::Shr, BinaryOp::BitXor] {
+    for op in [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+        BinaryOp::BitXor,
+    ] {
         let (x, y) = (f.read(a), f.read(b));
         let y = if op == BinaryOp::Shl {
             // shift by a u8 amount: converted to the lhs width, then masked
-            f.e(ExprKind::Cast { operand: y, to: ScalarType::U8 }, Type::Scalar(ScalarType::U8))
+            f.e(
+                ExprKind::Cast {
+                    operand: y,
+                    to: ScalarType::U8,
+                },
+                Type::Scalar(ScalarType::U8),
+            )
         } else {
             y
         };
         let v = f.bin(op, x, y);
         let idx = f.int(ScalarType::Usize, k);
         let o = f.read(out);
-        f.stmt(Stmt::Assign { place: Place::Index { slice: o, index: idx }, op: None, value: v });
+        f.stmt(Stmt::Assign {
+            place: Place::Index {
+                slice: o,
+                index: idx,
+            },
+            op: None,
+            value: v,
+        });
         k += 1;
     }
     for (op, fun) in [(UnaryOp::Neg, 0), (UnaryOp::Not, 1)] {
@@ -224,7 +342,14 @@ fn int_ops_kernel(s: ScalarType) -> F {
         let v = f.e(ExprKind::Unary { op, operand: x }, ty.clone());
         let idx = f.int(ScalarType::Usize, 10 + fun);
         let o = f.read(out);
-        f.stmt(Stmt::Assign { place: Place::Index { slice: o, index: idx }, op: Some(BinaryOp::Add), value: v });
+        f.stmt(Stmt::Assign {
+            place: Place::Index {
+                slice: o,
+                index: idx,
+            },
+            op: Some(BinaryOp::Add),
+            value: v,
+        });
     }
     f
 }
@@ -235,10 +360,16 @@ fn signed_integer_semantics() {
     f.0.options.bounds_check = false;
     let out = write(&module(vec![f]));
     let t = &out.text;
-    assert!(t.contains("= add i32 %a.") && !t.contains("nsw") && !t.contains("nuw"), "{t}");
+    assert!(
+        t.contains("= add i32 %a.") && !t.contains("nsw") && !t.contains("nuw"),
+        "{t}"
+    );
     assert!(t.contains("sdiv i32") && t.contains("srem i32") && t.contains("ashr i32"));
     assert!(t.contains("and i32 %shamt, 31"), "{t}");
-    assert!(t.contains("-2147483648") && t.contains("icmp eq i32 %b.4, -1"), "{t}");
+    assert!(
+        t.contains("-2147483648") && t.contains("icmp eq i32 %b.4, -1"),
+        "{t}"
+    );
     assert!(t.contains("sub i32 0, %a.") && t.contains(", -1\n") && t.contains("= xor i32 %a."));
     let messages: Vec<_> = out.panic_sites.iter().map(|s| s.message.as_str()).collect();
     assert_eq!(
@@ -257,7 +388,10 @@ fn unsigned_integer_semantics() {
     let f = int_ops_kernel(ScalarType::U8);
     let out = write(&module(vec![f]));
     let t = &out.text;
-    assert!(t.contains("udiv i8") && t.contains("urem i8") && t.contains("lshr i8"), "{t}");
+    assert!(
+        t.contains("udiv i8") && t.contains("urem i8") && t.contains("lshr i8"),
+        "{t}"
+    );
     assert!(t.contains("= and i8 %b.6, 7"), "{t}");
     // two div checks (zero only) + 10 bounds checks
     assert_eq!(out.panic_sites.len(), 12);
@@ -272,38 +406,90 @@ fn every_cast_compiles() {
     }
     for (from, p) in sources.clone() {
         for to in ScalarType::ALL {
-            if to == ScalarType::Bool && from != ScalarType::Bool || from == ScalarType::Bool && to.is_float() {
+            if to == ScalarType::Bool && from != ScalarType::Bool
+                || from == ScalarType::Bool && to.is_float()
+            {
                 continue;
             }
             let v = f.read(p);
             let c = f.e(ExprKind::Cast { operand: v, to }, Type::Scalar(to));
             let target = f.local(&format!("c_{from}_{to}"), Type::Scalar(to));
-            f.stmt(Stmt::Let { local: target, init: Some(c) });
+            f.stmt(Stmt::Let {
+                local: target,
+                init: Some(c),
+            });
             // feed each result to memory through a same-typed param slot so nothing is dead
             let dst = sources.iter().find(|(s, _)| *s == to).unwrap().1;
             let read = f.read(target);
-            f.stmt(Stmt::Assign { place: Place::Local(dst), op: None, value: read });
+            f.stmt(Stmt::Assign {
+                place: Place::Local(dst),
+                op: None,
+                value: read,
+            });
         }
     }
     let out = write(&module(vec![f]));
     let t = &out.text;
-    for name in ["__nv_float2int_rz", "__nv_float2uint_rz", "__nv_float2ll_rz", "__nv_float2ull_rz", "__nv_double2int_rz", "__nv_double2uint_rz", "__nv_double2ll_rz", "__nv_double2ull_rz"] {
+    for name in [
+        "__nv_float2int_rz",
+        "__nv_float2uint_rz",
+        "__nv_float2ll_rz",
+        "__nv_float2ull_rz",
+        "__nv_double2int_rz",
+        "__nv_double2uint_rz",
+        "__nv_double2ll_rz",
+        "__nv_double2ull_rz",
+    ] {
         assert_eq!(t.matches(&format!("@{name}(")).count() > 1, true, "{name}");
-        assert_eq!(t.matches(&format!("declare ")).filter(|_| true).count() > 0, true);
+        assert_eq!(
+            t.matches(&format!("declare ")).filter(|_| true).count() > 0,
+            true
+        );
     }
     assert!(t.contains("sitofp i8") && t.contains("uitofp i64") && t.contains("zext i1"));
     assert!(t.contains("fpext float") && t.contains("fptrunc double") && t.contains("sext i16"));
-    assert!(t.contains("trunc i32 %sel"), "8/16-bit float casts clamp then truncate");
+    assert!(
+        t.contains("trunc i32 %sel"),
+        "8/16-bit float casts clamp then truncate"
+    );
 }
 
 #[test]
 fn math_functions() {
     let all = [
-        MathFn::Sqrt, MathFn::Rsqrt, MathFn::Cbrt, MathFn::Sin, MathFn::Cos, MathFn::Tan, MathFn::Asin, MathFn::Acos,
-        MathFn::Atan, MathFn::Atan2, MathFn::Sinh, MathFn::Cosh, MathFn::Tanh, MathFn::Exp, MathFn::Exp2, MathFn::ExpM1,
-        MathFn::Ln, MathFn::Log2, MathFn::Log10, MathFn::Ln1p, MathFn::Powf, MathFn::Powi, MathFn::Hypot, MathFn::Floor,
-        MathFn::Ceil, MathFn::Round, MathFn::Trunc, MathFn::Abs, MathFn::Min, MathFn::Max, MathFn::MulAdd,
-        MathFn::Copysign, MathFn::Signum,
+        MathFn::Sqrt,
+        MathFn::Rsqrt,
+        MathFn::Cbrt,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Atan2,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Exp,
+        MathFn::Exp2,
+        MathFn::ExpM1,
+        MathFn::Ln,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Ln1p,
+        MathFn::Powf,
+        MathFn::Powi,
+        MathFn::Hypot,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Round,
+        MathFn::Trunc,
+        MathFn::Abs,
+        MathFn::Min,
+        MathFn::Max,
+        MathFn::MulAdd,
+        MathFn::Copysign,
+        MathFn::Signum,
     ];
     for s in [ScalarType::F32, ScalarType::F64] {
         let ty = Type::Scalar(s);
@@ -313,16 +499,37 @@ fn math_functions() {
         for m in all {
             let mut args = vec![f.read(x)];
             for _ in 1..m.arity() {
-                args.push(if m == MathFn::Powi { f.read(n) } else { f.read(x) });
+                args.push(if m == MathFn::Powi {
+                    f.read(n)
+                } else {
+                    f.read(x)
+                });
             }
-            let v = f.e(ExprKind::Intrinsic { intrinsic: Intrinsic::Math(m), args }, ty.clone());
-            f.stmt(Stmt::Assign { place: Place::Local(x), op: None, value: v });
+            let v = f.e(
+                ExprKind::Intrinsic {
+                    intrinsic: Intrinsic::Math(m),
+                    args,
+                },
+                ty.clone(),
+            );
+            f.stmt(Stmt::Assign {
+                place: Place::Local(x),
+                op: None,
+                value: v,
+            });
         }
         let out = write(&module(vec![f]));
         let t = &out.text;
         let sfx = if s == ScalarType::F32 { "f" } else { "" };
-        for name in ["sin", "log", "log1p", "expm1", "round", "fmin", "fma", "powi", "fabs"] {
-            assert_eq!(t.matches(&format!("declare {} @__nv_{name}{sfx}(", types::scalar(s))).count(), 1, "{name}{sfx}\n{t}");
+        for name in [
+            "sin", "log", "log1p", "expm1", "round", "fmin", "fma", "powi", "fabs",
+        ] {
+            assert_eq!(
+                t.matches(&format!("declare {} @__nv_{name}{sfx}(", types::scalar(s)))
+                    .count(),
+                1,
+                "{name}{sfx}\n{t}"
+            );
         }
     }
     for (s, v) in [(ScalarType::I32, "slt"), (ScalarType::U64, "ult")] {
@@ -331,8 +538,18 @@ fn math_functions() {
         let x = f.param("x", ty.clone());
         for m in [MathFn::Min, MathFn::Max] {
             let args = vec![f.read(x), f.read(x)];
-            let e = f.e(ExprKind::Intrinsic { intrinsic: Intrinsic::Math(m), args }, ty.clone());
-            f.stmt(Stmt::Assign { place: Place::Local(x), op: None, value: e });
+            let e = f.e(
+                ExprKind::Intrinsic {
+                    intrinsic: Intrinsic::Math(m),
+                    args,
+                },
+                ty.clone(),
+            );
+            f.stmt(Stmt::Assign {
+                place: Place::Local(x),
+                op: None,
+                value: e,
+            });
         }
         let t = write(&module(vec![f])).text;
         assert!(t.contains(&format!("icmp {v}")), "{t}");
@@ -348,15 +565,37 @@ fn control_flow() {
     let out_p = f.param("out", slice(ScalarType::U32, true));
     let acc = f.local("acc", u32t.clone());
     let zero = f.int(ScalarType::U32, 0);
-    f.stmt(Stmt::Let { local: acc, init: Some(zero) });
+    f.stmt(Stmt::Let {
+        local: acc,
+        init: Some(zero),
+    });
     // for i in 0..=MAX
     let i = f.local("i", u32t.clone());
-    let (start, end) = (f.int(ScalarType::U32, 0), f.int(ScalarType::U32, u32::MAX as i64));
+    let (start, end) = (
+        f.int(ScalarType::U32, 0),
+        f.int(ScalarType::U32, u32::MAX as i64),
+    );
     let iv = f.read(i);
     let seven = f.int(ScalarType::U32, 7);
     let is7 = f.bin(BinaryOp::Eq, iv, seven);
-    let brk = f.e(ExprKind::Break { target: LoopId(0), value: None }, Type::Never);
-    let if_brk = f.e(ExprKind::If { cond: is7, then_block: Block { stmts: vec![Stmt::Expr(brk)], tail: None }, else_block: None }, Type::Unit);
+    let brk = f.e(
+        ExprKind::Break {
+            target: LoopId(0),
+            value: None,
+        },
+        Type::Never,
+    );
+    let if_brk = f.e(
+        ExprKind::If {
+            cond: is7,
+            then_block: Block {
+                stmts: vec![Stmt::Expr(brk)],
+                tail: None,
+            },
+            else_block: None,
+        },
+        Type::Unit,
+    );
     let iv2 = f.read(i);
     f.stmt(Stmt::ForRange {
         id: LoopId(0),
@@ -364,42 +603,150 @@ fn control_flow() {
         start,
         end,
         inclusive: true,
-        body: Block { stmts: vec![Stmt::Expr(if_brk), Stmt::Assign { place: Place::Local(acc), op: Some(BinaryOp::Add), value: iv2 }], tail: None },
+        body: Block {
+            stmts: vec![
+                Stmt::Expr(if_brk),
+                Stmt::Assign {
+                    place: Place::Local(acc),
+                    op: Some(BinaryOp::Add),
+                    value: iv2,
+                },
+            ],
+            tail: None,
+        },
     });
     // let v = 'outer: loop { loop { break 'outer acc; } };
     let av = f.read(acc);
-    let inner_break = f.e(ExprKind::Break { target: LoopId(1), value: Some(av) }, Type::Never);
-    let inner = f.e(ExprKind::Loop { id: LoopId(2), body: Block { stmts: vec![Stmt::Expr(inner_break)], tail: None } }, Type::Never);
-    let outer = f.e(ExprKind::Loop { id: LoopId(1), body: Block { stmts: vec![Stmt::Expr(inner)], tail: None } }, u32t.clone());
+    let inner_break = f.e(
+        ExprKind::Break {
+            target: LoopId(1),
+            value: Some(av),
+        },
+        Type::Never,
+    );
+    let inner = f.e(
+        ExprKind::Loop {
+            id: LoopId(2),
+            body: Block {
+                stmts: vec![Stmt::Expr(inner_break)],
+                tail: None,
+            },
+        },
+        Type::Never,
+    );
+    let outer = f.e(
+        ExprKind::Loop {
+            id: LoopId(1),
+            body: Block {
+                stmts: vec![Stmt::Expr(inner)],
+                tail: None,
+            },
+        },
+        u32t.clone(),
+    );
     let v = f.local("v", u32t.clone());
-    f.stmt(Stmt::Let { local: v, init: Some(outer) });
+    f.stmt(Stmt::Let {
+        local: v,
+        init: Some(outer),
+    });
     // while acc > 3 { acc -= 1; continue; }
-    let (a1, three, one) = (f.read(acc), f.int(ScalarType::U32, 3), f.int(ScalarType::U32, 1));
+    let (a1, three, one) = (
+        f.read(acc),
+        f.int(ScalarType::U32, 3),
+        f.int(ScalarType::U32, 1),
+    );
     let gt = f.bin(BinaryOp::Gt, a1, three);
     let cont = f.e(ExprKind::Continue { target: LoopId(3) }, Type::Never);
-    f.stmt(Stmt::While { id: LoopId(3), cond: gt, body: Block { stmts: vec![Stmt::Assign { place: Place::Local(acc), op: Some(BinaryOp::Sub), value: one }, Stmt::Expr(cont)], tail: None } });
+    f.stmt(Stmt::While {
+        id: LoopId(3),
+        cond: gt,
+        body: Block {
+            stmts: vec![
+                Stmt::Assign {
+                    place: Place::Local(acc),
+                    op: Some(BinaryOp::Sub),
+                    value: one,
+                },
+                Stmt::Expr(cont),
+            ],
+            tail: None,
+        },
+    });
     // out[0] = if v > acc { v } else { acc }; return; out[1] = 1;
     let (vv, aa, vv2, aa2) = (f.read(v), f.read(acc), f.read(v), f.read(acc));
     let c = f.bin(BinaryOp::Gt, vv, aa);
-    let sel = f.e(ExprKind::If { cond: c, then_block: Block { stmts: vec![], tail: Some(vv2) }, else_block: Some(Block { stmts: vec![], tail: Some(aa2) }) }, u32t.clone());
+    let sel = f.e(
+        ExprKind::If {
+            cond: c,
+            then_block: Block {
+                stmts: vec![],
+                tail: Some(vv2),
+            },
+            else_block: Some(Block {
+                stmts: vec![],
+                tail: Some(aa2),
+            }),
+        },
+        u32t.clone(),
+    );
     let (o, z) = (f.read(out_p), f.int(ScalarType::Usize, 0));
-    f.stmt(Stmt::Assign { place: Place::Index { slice: o, index: z }, op: None, value: sel });
+    f.stmt(Stmt::Assign {
+        place: Place::Index { slice: o, index: z },
+        op: None,
+        value: sel,
+    });
     f.expr_stmt(ExprKind::Return(None), Type::Never);
-    let (o, z, one) = (f.read(out_p), f.int(ScalarType::Usize, 1), f.int(ScalarType::U32, 1));
-    f.stmt(Stmt::Assign { place: Place::Index { slice: o, index: z }, op: None, value: one });
+    let (o, z, one) = (
+        f.read(out_p),
+        f.int(ScalarType::Usize, 1),
+        f.int(ScalarType::U32, 1),
+    );
+    f.stmt(Stmt::Assign {
+        place: Place::Index { slice: o, index: z },
+        op: None,
+        value: one,
+    });
     // short-circuit: out[2] = (acc > 3 && v < 2) as u32
-    let (a3, three, v3, two) = (f.read(acc), f.int(ScalarType::U32, 3), f.read(v), f.int(ScalarType::U32, 2));
+    let (a3, three, v3, two) = (
+        f.read(acc),
+        f.int(ScalarType::U32, 3),
+        f.read(v),
+        f.int(ScalarType::U32, 2),
+    );
     let l = f.bin(BinaryOp::Gt, a3, three);
     let r = f.bin(BinaryOp::Lt, v3, two);
-    let and = f.e(ExprKind::Logical { op: LogicalOp::And, lhs: l, rhs: r }, BOOL);
-    let cast = f.e(ExprKind::Cast { operand: and, to: ScalarType::U32 }, u32t.clone());
+    let and = f.e(
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            lhs: l,
+            rhs: r,
+        },
+        BOOL,
+    );
+    let cast = f.e(
+        ExprKind::Cast {
+            operand: and,
+            to: ScalarType::U32,
+        },
+        u32t.clone(),
+    );
     let (o, z) = (f.read(out_p), f.int(ScalarType::Usize, 2));
-    f.stmt(Stmt::Assign { place: Place::Index { slice: o, index: z }, op: None, value: cast });
+    f.stmt(Stmt::Assign {
+        place: Place::Index { slice: o, index: z },
+        op: None,
+        value: cast,
+    });
 
     let out = write(&module(vec![f]));
     let t = &out.text;
-    assert!(t.contains("icmp ugt i32 0, -1"), "inclusive range emptiness check\n{t}");
-    assert!(t.contains("for.done") && t.contains("icmp eq i32 %for.i, -1"), "{t}");
+    assert!(
+        t.contains("icmp ugt i32 0, -1"),
+        "inclusive range emptiness check\n{t}"
+    );
+    assert!(
+        t.contains("for.done") && t.contains("icmp eq i32 %for.i, -1"),
+        "{t}"
+    );
     assert!(t.contains("dead:"), "{t}");
     assert!(t.contains("and.rhs:"), "{t}");
     assert!(t.contains("%loop.result"), "{t}");
@@ -418,15 +765,34 @@ fn malformed_ir_is_an_error_not_a_panic() {
     // Adding a float to an int.
     let mut f = F::new("bad3", FunctionKind::Kernel);
     let (a, b) = (f.int(ScalarType::I32, 1), f.float(ScalarType::F32, 1.0));
-    let s = f.e(ExprKind::Binary { op: BinaryOp::Add, lhs: a, rhs: b }, Type::Scalar(ScalarType::I32));
+    let s = f.e(
+        ExprKind::Binary {
+            op: BinaryOp::Add,
+            lhs: a,
+            rhs: b,
+        },
+        Type::Scalar(ScalarType::I32),
+    );
     f.stmt(Stmt::Expr(s));
     assert!(write_string(&module(vec![f]), &Options::default()).is_err());
     // break outside a loop, call of a missing function, kernel with a tuple param.
     let mut f = F::new("bad4", FunctionKind::Kernel);
-    f.expr_stmt(ExprKind::Break { target: LoopId(9), value: None }, Type::Never);
+    f.expr_stmt(
+        ExprKind::Break {
+            target: LoopId(9),
+            value: None,
+        },
+        Type::Never,
+    );
     assert!(write_string(&module(vec![f]), &Options::default()).is_err());
     let mut f = F::new("bad5", FunctionKind::Kernel);
-    f.expr_stmt(ExprKind::Call { function: Handle::new(7), args: vec![] }, Type::Unit);
+    f.expr_stmt(
+        ExprKind::Call {
+            function: Handle::new(7),
+            args: vec![],
+        },
+        Type::Unit,
+    );
     assert!(write_string(&module(vec![f]), &Options::default()).is_err());
     let mut f = F::new("bad6", FunctionKind::Kernel);
     f.param("t", Type::Tuple(vec![F32, F32]));
@@ -438,8 +804,14 @@ fn constants() {
     assert_eq!(types::int_const(ScalarType::U8, 255), "-1");
     assert_eq!(types::int_const(ScalarType::U32, u32::MAX as u64), "-1");
     assert_eq!(types::int_const(ScalarType::I64, (-5i64) as u64), "-5");
-    assert_eq!(types::float_const(ScalarType::F32, 0.1), "0x3FB99999A0000000");
-    assert_eq!(types::float_const(ScalarType::F64, 1.0), "0x3FF0000000000000");
+    assert_eq!(
+        types::float_const(ScalarType::F32, 0.1),
+        "0x3FB99999A0000000"
+    );
+    assert_eq!(
+        types::float_const(ScalarType::F64, 1.0),
+        "0x3FF0000000000000"
+    );
     assert_eq!(types::ident("vecadd"), "vecadd");
     assert_eq!(types::ident("ünï"), "\"\\C3\\BCn\\C3\\AF\"");
 }

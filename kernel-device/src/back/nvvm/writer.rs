@@ -99,7 +99,11 @@ impl<'a> Writer<'a> {
             annotation_ids.push(format!("!{next}"));
             next += 1;
         }
-        let _ = writeln!(out, "!nvvm.annotations = !{{{}}}", annotation_ids.join(", "));
+        let _ = writeln!(
+            out,
+            "!nvvm.annotations = !{{{}}}",
+            annotation_ids.join(", ")
+        );
         out.push_str(&annotations);
         let (major, minor, dbg_major, dbg_minor) = self.options.ir_version;
         let _ = writeln!(out, "!nvvmir.version = !{{!{next}}}");
