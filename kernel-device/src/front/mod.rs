@@ -1,5 +1,30 @@
-//! Frontend: syn → typed IR. (Stub: being written.)
-use crate::{diag::Diagnostic, ir, source::{FnSource, SourceKind}};
+//! Frontend: syn → fully typed IR.
+//!
+//! Two entry points share one lowering: [`lower_sources`] (run time: a kernel and every
+//! device function it reaches, calls resolved by name) and [`check_item`] (macro time:
+//! one function alone, callees' signatures unknown). Type inference follows rustc:
+//! see `infer.rs`; every construct outside the subset gets a spanned diagnostic with a
+//! hint (`check.rs`, `types.rs`).
+
+mod calls;
+mod check;
+mod infer;
+mod intrinsics;
+mod lower_expr;
+mod lower_fn;
+mod lower_stmt;
+mod types;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_check;
+
+use crate::diag::Diagnostic;
+use crate::ir::{self, Handle};
+use crate::source::{FnSource, SourceKind};
+pub use calls::device_calls;
+use lower_fn::{lower_signature, Callees, FnLowerer, Signature};
 
 /// A frontend error located in the user's file (run-time form of a `Diagnostic`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,16 +37,131 @@ pub struct SourceError {
 
 impl std::fmt::Display for SourceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
     }
 }
 
-/// Builds one module from a kernel's compilation unit (`FnSource::unit`).
-pub fn lower_sources(_sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceError>> {
-    todo!()
+fn source_error(source: &FnSource, d: &Diagnostic) -> SourceError {
+    let start = d.span.start();
+    SourceError {
+        file: source.file.to_string(),
+        line: (start.line as u32).saturating_add(source.line.saturating_sub(1)),
+        column: (start.column as u32).saturating_add(1),
+        message: d.text(),
+    }
 }
 
-/// Macro-time check of one function in isolation (callees' signatures unknown).
-pub fn check_item(_item: &syn::ItemFn, _kind: SourceKind) -> Vec<Diagnostic> {
-    Vec::new()
+/// Builds one module from a kernel's compilation unit (`FnSource::unit`): every
+/// signature is collected first, so calls resolve whatever the order of the sources.
+pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceError>> {
+    let mut errors = Vec::new();
+    let mut parsed: Vec<(&FnSource, syn::ItemFn)> = Vec::new();
+    for source in sources {
+        match syn::parse_str::<syn::ItemFn>(source.text) {
+            Ok(item) => parsed.push((source, item)),
+            Err(e) => errors.push(source_error(
+                source,
+                &Diagnostic::new(e.span(), format!("cannot parse `{}`: {e}", source.name)),
+            )),
+        }
+    }
+    let mut sigs = Vec::new();
+    let mut sig_infos = Vec::new();
+    for (i, (source, item)) in parsed.iter().enumerate() {
+        let name = item.sig.ident.to_string();
+        if let Some((other, _)) = parsed[..i]
+            .iter()
+            .find(|(_, it)| it.sig.ident == item.sig.ident)
+        {
+            errors.push(source_error(
+                source,
+                &Diagnostic::new(item.sig.ident.span(), format!("the name `{name}` is defined by two device functions in this kernel's compilation unit (the other is in {}:{})", other.file, other.line))
+                    .with_hint("rename one of them: device functions are resolved by name"),
+            ));
+        }
+        let mut diags = Vec::new();
+        let info = lower_signature(&item.sig, source.kind, &mut diags);
+        errors.extend(diags.iter().map(|d| source_error(source, d)));
+        sigs.push(Signature {
+            name,
+            handle: Handle::new(i),
+            params: info.params.iter().map(|p| p.ty.clone()).collect(),
+            ret: info.ret.clone(),
+        });
+        sig_infos.push(info);
+    }
+    let mut module = ir::Module::default();
+    for ((source, item), info) in parsed.iter().zip(sig_infos) {
+        let options = ir::FunctionOptions {
+            bounds_check: source.bounds_check,
+            fast_math: source.fast_math,
+        };
+        let line_offset = source.line.saturating_sub(1);
+        let mut lowerer = FnLowerer::new(
+            item,
+            source.kind,
+            source.file,
+            line_offset,
+            options,
+            Callees::Unit(&sigs),
+            info,
+        );
+        lowerer.lower_body(item);
+        let (function, diags) = lowerer.finish();
+        errors.extend(diags.iter().map(|d| source_error(source, d)));
+        module.functions.append(function);
+    }
+    if errors.is_empty() {
+        Ok(module)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Macro-time check of one function in isolation: every construct outside the subset
+/// and every type error, each at its token. Calls of other functions are assumed to be
+/// `#[device]` functions whose signatures are checked when the unit is compiled.
+pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let info = lower_signature(&item.sig, kind, &mut diags);
+    let mut lowerer = FnLowerer::new(
+        item,
+        kind,
+        "",
+        0,
+        ir::FunctionOptions::default(),
+        Callees::Unknown,
+        info,
+    );
+    lowerer.lower_body(item);
+    let (_, body_diags) = lowerer.finish();
+    diags.extend(body_diags);
+    diags
+}
+
+/// Lowers one function alone (callees unknown) and returns the IR even if there are
+/// diagnostics: for tests and tools that inspect inferred types.
+pub fn lower_item_for_inspection(
+    item: &syn::ItemFn,
+    kind: SourceKind,
+) -> (ir::Function, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let info = lower_signature(&item.sig, kind, &mut diags);
+    let mut lowerer = FnLowerer::new(
+        item,
+        kind,
+        "",
+        0,
+        ir::FunctionOptions::default(),
+        Callees::Unknown,
+        info,
+    );
+    lowerer.lower_body(item);
+    let (f, body_diags) = lowerer.finish();
+    diags.extend(body_diags);
+    (f, diags)
 }

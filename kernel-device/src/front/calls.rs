@@ -1,0 +1,455 @@
+//! Calls and method calls: intrinsics, scalar methods (`x.sqrt()`, `f32::sqrt(x)`),
+//! `s.len()`, and calls of `#[device]` functions resolved by name in the unit.
+//! Also [`device_calls`], the macro's list of callee paths.
+
+use super::infer::{Ty, VarKind};
+use super::intrinsics::{self, Method};
+use super::lower_fn::{Callees, FnLowerer};
+use super::types::heap_diag;
+use crate::ir::{self, Handle, Intrinsic, Literal, ScalarType};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+const HEAP_CONSTRUCTORS: &[&str] = &[
+    "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
+];
+const ITERATOR_METHODS: &[&str] = &[
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "map",
+    "sum",
+    "zip",
+    "enumerate",
+    "for_each",
+    "fold",
+    "collect",
+    "windows",
+    "chunks",
+];
+
+/// How a called path is classified before lowering (shared with [`device_calls`]).
+enum CalleeKind {
+    Intrinsic(String),
+    /// `f32::sqrt(x)`, `i32::max(a, b)`.
+    ScalarAssoc(ScalarType, String),
+    /// `std::…`, `Vec::new`, `Some(..)`: outside the subset.
+    Std,
+    Device(String),
+}
+
+fn classify(path: &syn::Path) -> CalleeKind {
+    if let Some(name) = intrinsics::intrinsic_of_path(path) {
+        return CalleeKind::Intrinsic(name);
+    }
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let first = segs.first().map(String::as_str).unwrap_or("");
+    if segs.len() == 2 {
+        if let Some(s) = ScalarType::from_rust_name(first) {
+            return CalleeKind::ScalarAssoc(s, segs[1].clone());
+        }
+    }
+    let last = segs.last().cloned().unwrap_or_default();
+    let upper = |s: &str| s.chars().next().is_some_and(|c| c.is_uppercase());
+    if matches!(first, "std" | "core" | "alloc")
+        || segs.iter().any(|s| upper(s))
+        || ScalarType::from_rust_name(first).is_some()
+    {
+        return CalleeKind::Std;
+    }
+    CalleeKind::Device(last)
+}
+
+impl FnLowerer<'_> {
+    pub fn is_known_function(&self, name: &str) -> bool {
+        match self.callees {
+            Callees::Unit(sigs) => sigs.iter().any(|s| s.name == name),
+            Callees::Unknown => false,
+        }
+    }
+
+    fn lower_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>,
+    ) -> Vec<Handle<ir::Expr>> {
+        args.iter().map(|a| self.lower_expr(a)).collect()
+    }
+
+    pub fn lower_call(&mut self, call: &syn::ExprCall) -> Handle<ir::Expr> {
+        let span = call.span();
+        let syn::Expr::Path(func) = &*call.func else {
+            self.lower_args(&call.args);
+            self.error_hint(
+                call.func.span(),
+                "only calls of named functions are supported in kernels",
+                "call a `#[device]` function by name",
+            );
+            return self.error_expr(span);
+        };
+        if func.qself.is_some() {
+            self.lower_args(&call.args);
+            self.error(func.span(), "qualified paths are not supported in kernels");
+            return self.error_expr(span);
+        }
+        let path = &func.path;
+        if let Some(seg) = path.segments.iter().find(|s| !s.arguments.is_none()) {
+            self.lower_args(&call.args);
+            self.error_hint(
+                seg.arguments.span(),
+                "generic arguments are not supported in kernels",
+                "call the function without `::<..>`",
+            );
+            return self.error_expr(span);
+        }
+        match classify(path) {
+            CalleeKind::Intrinsic(name) => self.lower_intrinsic_call(&name, call),
+            CalleeKind::ScalarAssoc(scalar, name) => {
+                let Some(method) = intrinsics::method(&name) else {
+                    self.lower_args(&call.args);
+                    let hint = if name == "from" {
+                        format!("convert with `as`: `x as {scalar}`")
+                    } else {
+                        "see the supported math methods in cudajit's documentation".into()
+                    };
+                    self.error_hint(
+                        path.span(),
+                        format!("function `{scalar}::{name}` is not supported in kernels"),
+                        hint,
+                    );
+                    return self.error_expr(span);
+                };
+                let mut args = call.args.iter();
+                let Some(first) = args.next() else {
+                    self.error(
+                        span,
+                        format!("`{scalar}::{name}` needs a `{scalar}` argument"),
+                    );
+                    return self.error_expr(span);
+                };
+                let recv = self.lower_expr(first);
+                let rt = self.ty_of(recv);
+                self.expect_ty(&rt, &Ty::Scalar(scalar), first.span());
+                let rest: Vec<&syn::Expr> = args.collect();
+                self.lower_method(&name, method, recv, &rest, span, path.span())
+            }
+            CalleeKind::Std => {
+                self.lower_args(&call.args);
+                let text = quote::ToTokens::to_token_stream(path)
+                    .to_string()
+                    .replace(' ', "");
+                let first = path
+                    .segments
+                    .first()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let last = path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                if HEAP_CONSTRUCTORS.contains(&first.as_str()) {
+                    self.diags.push(heap_diag(&first, path.span()));
+                } else if matches!(last.as_str(), "Some" | "None" | "Ok" | "Err") {
+                    self.error_hint(path.span(), format!("`{last}` is not supported in kernels: `Option` and `Result` are not available on the device"), "return plain values and use flags or sentinel values");
+                } else if first.starts_with(|c: char| c.is_uppercase()) {
+                    self.error_hint(path.span(), format!("`{text}`: structs, enums and their methods are not yet supported in kernels"), "use scalars, tuples and `#[device]` functions");
+                } else {
+                    self.error_hint(path.span(), format!("`{text}` is not supported in kernels: only intrinsics, scalar math and `#[device]` functions can be called"), "write the code out, or in a `#[device]` function");
+                }
+                self.error_expr(span)
+            }
+            CalleeKind::Device(name) => self.lower_device_call(&name, call, path),
+        }
+    }
+
+    fn lower_device_call(
+        &mut self,
+        name: &str,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+    ) -> Handle<ir::Expr> {
+        let span = call.span();
+        let args = self.lower_args(&call.args);
+        if name == self.f.name {
+            self.error_hint(
+                path.span(),
+                format!("recursion is not supported in kernels: `{name}` calls itself"),
+                "GPU threads have tiny stacks; rewrite it as a loop",
+            );
+            return self.error_expr(span);
+        }
+        let sigs = match self.callees {
+            Callees::Unknown => {
+                // Macro-time: the callee is checked by its own `#[device]` attribute; here
+                // the result is whatever it returns.
+                let ty = self.fresh(VarKind::Opaque);
+                return self.push_expr(
+                    ir::ExprKind::Call {
+                        function: Handle::new(0),
+                        args,
+                    },
+                    ty,
+                    span,
+                );
+            }
+            Callees::Unit(sigs) => sigs,
+        };
+        let Some(sig) = sigs.iter().find(|s| s.name == name).cloned() else {
+            self.error_hint(
+                path.span(),
+                format!("cannot find function `{name}` in this kernel's compilation unit"),
+                format!("mark `{name}` with `#[device]` so kernels can call it"),
+            );
+            return self.error_expr(span);
+        };
+        if sig.params.len() != args.len() {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            self.error(
+                call.paren_token.span.join(),
+                format!(
+                    "this function takes {} argument{} but {} argument{} supplied",
+                    sig.params.len(),
+                    plural(sig.params.len()),
+                    args.len(),
+                    if args.len() == 1 { " was" } else { "s were" }
+                ),
+            );
+        } else {
+            for ((arg, expr), param) in args.iter().zip(call.args.iter()).zip(sig.params.iter()) {
+                let at = self.ty_of(*arg);
+                self.expect_ty(&at, param, expr.span());
+            }
+        }
+        self.push_expr(
+            ir::ExprKind::Call {
+                function: sig.handle,
+                args,
+            },
+            sig.ret.clone(),
+            span,
+        )
+    }
+
+    pub fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> Handle<ir::Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        let recv = self.lower_expr(&m.receiver);
+        if let Some(t) = &m.turbofish {
+            self.lower_args(&m.args);
+            self.error_hint(
+                t.span(),
+                "generic arguments are not supported in kernels",
+                "remove the `::<..>`",
+            );
+            return self.error_expr(span);
+        }
+        let rt = self.ty_of(recv);
+        if name == "len" {
+            self.lower_args(&m.args);
+            match self.table.shallow(&rt) {
+                Ty::Slice { .. } => {}
+                Ty::Error => return self.error_expr(span),
+                Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => {}
+                _ => {
+                    let d = self.table.describe(&rt);
+                    self.error_hint(
+                        m.method.span(),
+                        format!("no method named `len` found for type `{d}`"),
+                        "`len()` is available on slices",
+                    );
+                    return self.error_expr(span);
+                }
+            }
+            if !m.args.is_empty() {
+                self.error(m.method.span(), "`len` takes no arguments");
+            }
+            return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
+        }
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let Some(method) = intrinsics::method(&name) else {
+            for a in &args {
+                self.lower_expr(a);
+            }
+            let d = self.table.describe(&rt);
+            let hint = if ITERATOR_METHODS.contains(&name.as_str()) {
+                "iterators are not supported in kernels; loop over indices: `for i in 0..s.len() { .. s[i] .. }`".to_string()
+            } else if matches!(self.table.shallow(&rt), Ty::Slice { .. }) {
+                "slices support indexing `s[i]` and `s.len()`".to_string()
+            } else {
+                "supported methods: float math (`sqrt`, `sin`, `powf`, `mul_add`, ...), `abs`, `min`, `max`, `wrapping_add/sub/mul`".to_string()
+            };
+            self.error_hint(
+                m.method.span(),
+                format!("method `{name}` is not supported in kernels (receiver type `{d}`)"),
+                hint,
+            );
+            return self.error_expr(span);
+        };
+        self.lower_method(&name, method, recv, &args, span, m.method.span())
+    }
+
+    /// A supported scalar method applied to `recv` with the remaining `args`.
+    pub fn lower_method(
+        &mut self,
+        name: &str,
+        method: Method,
+        recv: Handle<ir::Expr>,
+        args: &[&syn::Expr],
+        span: Span,
+        name_span: Span,
+    ) -> Handle<ir::Expr> {
+        let arg_hs: Vec<Handle<ir::Expr>> = args.iter().map(|a| self.lower_expr(a)).collect();
+        let rt = self.ty_of(recv);
+        match self.table.shallow(&rt) {
+            Ty::Scalar(s) if method.allows(s) => {}
+            Ty::Error => return self.error_expr(span),
+            Ty::Var(_) => match self.table.var_kind(&rt) {
+                Some(VarKind::Opaque) => {}
+                Some(kind @ (VarKind::Int | VarKind::Float)) => {
+                    let (what, example) = if kind == VarKind::Int {
+                        ("{integer}", "i32")
+                    } else {
+                        ("{float}", "f32")
+                    };
+                    self.error_hint(
+                        name_span,
+                        format!("can't call method `{name}` on ambiguous numeric type `{what}`"),
+                        format!("you must specify a concrete type for this numeric value, like `{example}`"),
+                    );
+                    return self.error_expr(span);
+                }
+                _ => {
+                    self.error_hint(
+                        name_span,
+                        "type annotations needed",
+                        "annotate the variable's type: `let x: f32 = ..`",
+                    );
+                    return self.error_expr(span);
+                }
+            },
+            _ => {
+                let d = self.table.describe(&rt);
+                self.error_hint(name_span, format!("no method named `{name}` found for type `{d}` in kernels"), "math methods exist on `f32`/`f64`; `abs`, `min`, `max`, `wrapping_*` on integers");
+                return self.error_expr(span);
+            }
+        }
+        let arity = method.arity();
+        if arg_hs.len() + 1 != arity {
+            self.error(
+                name_span,
+                format!(
+                    "`{name}` takes {} argument{} but {} were supplied",
+                    arity - 1,
+                    if arity == 2 { "" } else { "s" },
+                    arg_hs.len()
+                ),
+            );
+            return self.error_expr(span);
+        }
+        for (i, (h, e)) in arg_hs.iter().zip(args.iter()).enumerate() {
+            let expected = if method
+                == (Method::Math {
+                    f: ir::MathFn::Powi,
+                    int: false,
+                    float: true,
+                })
+                && i == 0
+            {
+                Ty::Scalar(ScalarType::I32)
+            } else {
+                rt.clone()
+            };
+            let at = self.ty_of(*h);
+            self.expect_ty(&at, &expected, e.span());
+        }
+        match method {
+            Method::Math { f, .. } => {
+                let mut all = vec![recv];
+                all.extend(arg_hs);
+                self.push_expr(
+                    ir::ExprKind::Intrinsic {
+                        intrinsic: Intrinsic::Math(f),
+                        args: all,
+                    },
+                    rt,
+                    span,
+                )
+            }
+            Method::Wrapping(op) => {
+                let rhs = arg_hs[0];
+                self.push_expr(ir::ExprKind::Binary { op, lhs: recv, rhs }, rt, span)
+            }
+            Method::Recip => {
+                let one =
+                    self.push_expr(ir::ExprKind::Literal(Literal::Float(1.0)), rt.clone(), span);
+                self.push_expr(
+                    ir::ExprKind::Binary {
+                        op: ir::BinaryOp::Div,
+                        lhs: one,
+                        rhs: recv,
+                    },
+                    rt,
+                    span,
+                )
+            }
+            Method::Scale { degrees } => {
+                let is_f32 = self.table.shallow(&rt) == Ty::Scalar(ScalarType::F32);
+                let factor = match (degrees, is_f32) {
+                    (true, true) => (180.0f32 / std::f32::consts::PI) as f64,
+                    (true, false) => 180.0f64 / std::f64::consts::PI,
+                    (false, true) => (std::f32::consts::PI / 180.0f32) as f64,
+                    (false, false) => std::f64::consts::PI / 180.0f64,
+                };
+                let k = self.push_expr(
+                    ir::ExprKind::Literal(Literal::Float(factor)),
+                    rt.clone(),
+                    span,
+                );
+                self.push_expr(
+                    ir::ExprKind::Binary {
+                        op: ir::BinaryOp::Mul,
+                        lhs: recv,
+                        rhs: k,
+                    },
+                    rt,
+                    span,
+                )
+            }
+        }
+    }
+}
+
+/// Paths of the functions `item` calls that are neither intrinsics nor std/scalar
+/// functions: its `#[device]` dependencies. Deduplicated, in first-call order.
+pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
+    struct Collector {
+        own: String,
+        seen: Vec<String>,
+        out: Vec<syn::Path>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Collector {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*call.func {
+                if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) {
+                    if let CalleeKind::Device(name) = classify(&p.path) {
+                        let key = quote::ToTokens::to_token_stream(&p.path).to_string();
+                        if name != self.own && !self.seen.contains(&key) {
+                            self.seen.push(key);
+                            self.out.push(p.path.clone());
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+        // Nested items are rejected anyway; their calls are not this function's.
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut c = Collector {
+        own: item.sig.ident.to_string(),
+        seen: Vec::new(),
+        out: Vec::new(),
+    };
+    syn::visit::Visit::visit_block(&mut c, &item.block);
+    c.out
+}

@@ -1,0 +1,608 @@
+//! Blocks, `let` with patterns, assignments and places, loops, `break`/`continue`/`return`.
+
+use super::check;
+use super::infer::{Ty, VarKind};
+use super::lower_fn::{FnLowerer, LoopFrame};
+use super::types::{lower_type, TypeSite};
+use crate::ir::{self, Handle};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+impl FnLowerer<'_> {
+    /// Lowers a block in a new scope; returns it with its type (`!` if it diverges).
+    pub fn lower_block(&mut self, block: &syn::Block) -> (ir::Block, Ty) {
+        self.scopes.push(Vec::new());
+        let mut out = ir::Block::default();
+        let mut diverges = false;
+        let mut ty = Ty::Unit;
+        let count = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == count;
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    diverges |= self.lower_let(local, &mut out.stmts);
+                }
+                syn::Stmt::Item(item) => self.diags.push(check::item_in_body(item)),
+                syn::Stmt::Macro(m) => self.diags.push(check::macro_diag(&m.mac)),
+                syn::Stmt::Expr(expr, semi) => {
+                    if last && semi.is_none() {
+                        if let Some(h) = self.lower_stmt_expr(expr, &mut out.stmts) {
+                            let t = self.ty_of(h);
+                            match self.table.shallow(&t) {
+                                // Unit and diverging tails become statements so a block's
+                                // `tail` is always a value (see `ir::Block::tail`).
+                                Ty::Unit => out.stmts.push(ir::Stmt::Expr(h)),
+                                Ty::Never => {
+                                    out.stmts.push(ir::Stmt::Expr(h));
+                                    diverges = true;
+                                }
+                                _ => {
+                                    out.tail = Some(h);
+                                    ty = t;
+                                }
+                            }
+                        }
+                    } else if let Some(h) = self.lower_stmt_expr(expr, &mut out.stmts) {
+                        let t = self.ty_of(h);
+                        if semi.is_none() {
+                            // `if c { 1 } foo();`: a block-like expression statement
+                            // must be `()`, as in rustc.
+                            self.expect_ty(&t, &Ty::Unit, expr.span());
+                        }
+                        diverges |= self.table.is_never(&t);
+                        out.stmts.push(ir::Stmt::Expr(h));
+                    }
+                }
+            }
+        }
+        self.scopes.pop();
+        if out.tail.is_none() {
+            ty = if diverges { Ty::Never } else { Ty::Unit };
+        }
+        (out, ty)
+    }
+
+    /// Lowers an expression in statement position. Statement-only forms (assignment,
+    /// `while`, `for`) are pushed to `stmts` and give `None`.
+    fn lower_stmt_expr(
+        &mut self,
+        expr: &syn::Expr,
+        stmts: &mut Vec<ir::Stmt>,
+    ) -> Option<Handle<ir::Expr>> {
+        match expr {
+            syn::Expr::Assign(a) => {
+                self.lower_assign(&a.left, None, &a.right, a.eq_token.span, stmts);
+                None
+            }
+            syn::Expr::Binary(b) if check::compound_op(&b.op).is_some() => {
+                let op = check::compound_op(&b.op);
+                self.lower_assign(&b.left, op, &b.right, b.op.span(), stmts);
+                None
+            }
+            syn::Expr::While(w) => {
+                self.lower_while(w, stmts);
+                None
+            }
+            syn::Expr::ForLoop(f) => {
+                self.lower_for(f, stmts);
+                None
+            }
+            other => Some(self.lower_expr(other)),
+        }
+    }
+
+    /// Returns whether the initialiser diverges.
+    fn lower_let(&mut self, local: &syn::Local, stmts: &mut Vec<ir::Stmt>) -> bool {
+        let (pat, annot) = match &local.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            other => (other, None),
+        };
+        let annot_ty = annot.map(|t| {
+            let table = &mut self.table;
+            match lower_type(t, TypeSite::Let, &mut || table.new_var(VarKind::General)) {
+                Ok(ty) => ty,
+                Err(d) => {
+                    self.diags.push(d);
+                    Ty::Error
+                }
+            }
+        });
+        let mut diverges = false;
+        let init = match &local.init {
+            Some(init) => {
+                if let Some((else_token, _)) = &init.diverge {
+                    self.error_hint(
+                        else_token.span,
+                        "`let ... else` is not supported in kernels",
+                        "use `if`/`else` with plain `let` bindings",
+                    );
+                }
+                let h = self.lower_expr(&init.expr);
+                let t = self.ty_of(h);
+                if let Some(annot_ty) = &annot_ty {
+                    self.expect_ty(&t, annot_ty, init.expr.span());
+                }
+                diverges = self.table.is_never(&t);
+                Some(h)
+            }
+            None => None,
+        };
+        let ty = match (&annot_ty, init) {
+            (Some(t), _) => t.clone(),
+            (None, Some(h)) => self.ty_of(h),
+            (None, None) => self.fresh(VarKind::General),
+        };
+        self.bind_pattern(pat, ty, init, stmts);
+        diverges
+    }
+
+    /// Binds `pat` to a value of type `ty` (initialised from `init`, if any).
+    fn bind_pattern(
+        &mut self,
+        pat: &syn::Pat,
+        ty: Ty,
+        init: Option<Handle<ir::Expr>>,
+        stmts: &mut Vec<ir::Stmt>,
+    ) {
+        match pat {
+            syn::Pat::Ident(pi) => {
+                if let Some(r) = &pi.by_ref {
+                    self.error_hint(
+                        r.span,
+                        "`ref` bindings are not supported in kernels",
+                        "bind by value: `let x = ..`",
+                    );
+                }
+                if let Some((at, _)) = &pi.subpat {
+                    self.error(at.span, "`@` patterns are not supported in kernels");
+                }
+                let name = pi.ident.to_string();
+                let local = self.new_local(&name, ty, pi.mutability.is_some(), pi.ident.span());
+                if init.is_none() {
+                    if let Some(info) = self.local_info.get_mut(local.index()) {
+                        info.deferred_init = true;
+                    }
+                }
+                stmts.push(ir::Stmt::Let { local, init });
+            }
+            syn::Pat::Wild(_) => {
+                if let Some(h) = init {
+                    stmts.push(ir::Stmt::Expr(h));
+                }
+            }
+            syn::Pat::Paren(p) => self.bind_pattern(&p.pat, ty, init, stmts),
+            syn::Pat::Tuple(t) => {
+                let Some(init) = init else {
+                    self.error_hint(
+                        t.span(),
+                        "tuple patterns need an initialiser in kernels",
+                        "declare each variable with its own `let`",
+                    );
+                    return;
+                };
+                if t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+                    self.error_hint(
+                        t.span(),
+                        "`..` in tuple patterns is not supported in kernels",
+                        "name every element (use `_` to ignore one)",
+                    );
+                    return;
+                }
+                let n = t.elems.len();
+                let items = match self.table.shallow(&ty) {
+                    Ty::Tuple(items) if items.len() == n => items,
+                    Ty::Error => vec![Ty::Error; n],
+                    Ty::Var(_) => {
+                        let items: Vec<Ty> = (0..n).map(|_| self.fresh(VarKind::General)).collect();
+                        let _ = self.table.unify(&ty, &Ty::Tuple(items.clone()));
+                        items
+                    }
+                    _ => {
+                        let d = self.table.describe(&ty);
+                        if !self.table.is_suppressed(&ty) {
+                            self.error(t.span(), format!("mismatched types: expected `{d}`, found a tuple with {n} elements"));
+                        }
+                        vec![Ty::Error; n]
+                    }
+                };
+                // Destructure through a temporary so the initialiser runs once.
+                let temp = self.new_local("(tuple)", ty.clone(), false, t.span());
+                stmts.push(ir::Stmt::Let {
+                    local: temp,
+                    init: Some(init),
+                });
+                for (i, (sub, item_ty)) in t.elems.iter().zip(items).enumerate() {
+                    if matches!(sub, syn::Pat::Wild(_)) {
+                        continue;
+                    }
+                    let base = self.push_expr(ir::ExprKind::Local(temp), ty.clone(), sub.span());
+                    let field = self.push_expr(
+                        ir::ExprKind::Field {
+                            base,
+                            index: i as u32,
+                        },
+                        item_ty.clone(),
+                        sub.span(),
+                    );
+                    self.bind_pattern(sub, item_ty, Some(field), stmts);
+                }
+            }
+            syn::Pat::Type(pt) => {
+                self.error_hint(
+                    pt.colon_token.span,
+                    "type annotations inside patterns are not supported",
+                    "annotate the whole `let`: `let (a, b): (T, U) = ..`",
+                );
+                self.bind_pattern(&pt.pat, ty, init, stmts);
+            }
+            other => {
+                self.error_hint(
+                    other.span(),
+                    "this pattern is not supported in kernels",
+                    "use a name, `mut name`, `_` or a tuple of those",
+                );
+            }
+        }
+    }
+
+    fn lower_assign(
+        &mut self,
+        lhs: &syn::Expr,
+        op: Option<ir::BinaryOp>,
+        rhs: &syn::Expr,
+        op_span: Span,
+        stmts: &mut Vec<ir::Stmt>,
+    ) {
+        let value = self.lower_expr(rhs);
+        let Some((place, place_ty)) = self.lower_place(lhs) else {
+            return;
+        };
+        let value_ty = self.ty_of(value);
+        match op {
+            None => self.expect_ty(&value_ty, &place_ty, rhs.span()),
+            Some(op) => {
+                self.check_binary_operands(op, &place_ty, &value_ty, op_span, rhs.span(), true);
+            }
+        }
+        stmts.push(ir::Stmt::Assign { place, op, value });
+    }
+
+    /// An assignable place and its type, or `None` after reporting why it is not one.
+    fn lower_place(&mut self, expr: &syn::Expr) -> Option<(ir::Place, Ty)> {
+        match expr {
+            syn::Expr::Paren(p) => self.lower_place(&p.expr),
+            syn::Expr::Group(g) => self.lower_place(&g.expr),
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let ident = p.path.get_ident()?;
+                let name = ident.to_string();
+                let Some(local) = self.lookup(&name) else {
+                    self.error(
+                        ident.span(),
+                        format!("cannot find value `{name}` in this scope"),
+                    );
+                    return None;
+                };
+                let info = self
+                    .local_info
+                    .get(local.index())
+                    .copied()
+                    .unwrap_or_default();
+                let mutable = self.f.locals.get(local).is_some_and(|l| l.mutable);
+                if !mutable && !info.deferred_init {
+                    let msg = if info.is_param {
+                        format!("cannot assign to immutable argument `{name}`")
+                    } else {
+                        format!("cannot assign twice to immutable variable `{name}`")
+                    };
+                    self.error_hint(
+                        ident.span(),
+                        msg,
+                        format!("consider making this binding mutable: `mut {name}`"),
+                    );
+                }
+                Some((ir::Place::Local(local), self.local_ty(local)))
+            }
+            syn::Expr::Index(ix) => {
+                let (slice, index, elem, slice_ty) = self.lower_index_parts(ix)?;
+                if let Ty::Slice { mutable: false, .. } = self.table.shallow(&slice_ty) {
+                    let what = quote::ToTokens::to_token_stream(&*ix.expr).to_string();
+                    let elem_name = self.table.describe(&elem);
+                    self.error_hint(
+                        ix.span(),
+                        format!("cannot assign to `{what}[_]`, which is behind a `&` reference"),
+                        format!("make the parameter mutable: `{what}: &mut [{elem_name}]`"),
+                    );
+                }
+                Some((ir::Place::Index { slice, index }, elem))
+            }
+            syn::Expr::Field(fe) => {
+                let (base, base_ty) = self.lower_place(&fe.base)?;
+                let index = match &fe.member {
+                    syn::Member::Unnamed(i) => i.index,
+                    syn::Member::Named(n) => {
+                        self.error(n.span(), format!("cannot assign to field `{n}`: only tuple fields (`t.0`) are assignable"));
+                        return None;
+                    }
+                };
+                match self.table.shallow(&base_ty) {
+                    Ty::Tuple(items) => match items.get(index as usize) {
+                        Some(t) => Some((
+                            ir::Place::Field {
+                                base: Box::new(base),
+                                index,
+                            },
+                            t.clone(),
+                        )),
+                        None => {
+                            let d = self.table.describe(&base_ty);
+                            self.error(
+                                fe.member.span(),
+                                format!("no field `{index}` on type `{d}`"),
+                            );
+                            None
+                        }
+                    },
+                    Ty::Error => None,
+                    _ => {
+                        let d = self.table.describe(&base_ty);
+                        self.error(
+                            fe.member.span(),
+                            format!("no field `{index}` on type `{d}`"),
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.diags.push(check::deref_diag(u.op.span()));
+                None
+            }
+            other => {
+                self.error_hint(
+                    other.span(),
+                    "invalid left-hand side of assignment",
+                    "assign to a `let mut` variable, a slice element `s[i]` or a tuple field `t.0`",
+                );
+                None
+            }
+        }
+    }
+
+    fn lower_while(&mut self, w: &syn::ExprWhile, stmts: &mut Vec<ir::Stmt>) {
+        if let syn::Expr::Let(l) = &*w.cond {
+            self.error_hint(
+                l.let_token.span,
+                "`while let` is not supported in kernels",
+                "use `while cond { .. }` or `loop` with `break`",
+            );
+            return;
+        }
+        let cond = self.lower_expr(&w.cond);
+        let ct = self.ty_of(cond);
+        self.expect_ty(&ct, &Ty::BOOL, w.cond.span());
+        let id = self.new_loop_id();
+        let body = self
+            .lower_loop_body(id, label_name(&w.label), false, &w.body)
+            .0;
+        stmts.push(ir::Stmt::While { id, cond, body });
+    }
+
+    fn lower_for(&mut self, f: &syn::ExprForLoop, stmts: &mut Vec<ir::Stmt>) {
+        let range = match &*f.expr {
+            syn::Expr::Range(r) => r,
+            syn::Expr::Paren(p) if matches!(&*p.expr, syn::Expr::Range(_)) => match &*p.expr {
+                syn::Expr::Range(r) => r,
+                _ => return,
+            },
+            other => {
+                self.error_hint(
+                    other.span(),
+                    "`for` loops in kernels only iterate over integer ranges `a..b` or `a..=b`",
+                    "iterate over indices: `for i in 0..s.len() { .. s[i] .. }`",
+                );
+                return;
+            }
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.error_hint(
+                range.span(),
+                "`for` loops need a bounded range `a..b` or `a..=b`",
+                "write both bounds",
+            );
+            return;
+        };
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let start_h = self.lower_expr(start);
+        let end_h = self.lower_expr(end);
+        let st = self.ty_of(start_h);
+        let et = self.ty_of(end_h);
+        if self.table.unify(&st, &et).is_err() {
+            self.mismatch(end.span(), &st, &et);
+        }
+        let ty = match self.table.shallow(&st) {
+            Ty::Never => et.clone(),
+            _ => st.clone(),
+        };
+        match self.table.shallow(&ty) {
+            Ty::Var(_) => {
+                let int = self.fresh(VarKind::Int);
+                if self.table.unify(&ty, &int).is_err() {
+                    let d = self.table.describe(&ty);
+                    self.error(
+                        range.span(),
+                        format!("`for` loops need an integer range, found `{d}`"),
+                    );
+                }
+            }
+            Ty::Scalar(s) if s.is_integer() => {}
+            Ty::Error | Ty::Never => {}
+            _ => {
+                let d = self.table.describe(&ty);
+                self.error_hint(
+                    range.span(),
+                    format!("`for` loops need an integer range, found `{d}`"),
+                    "loop over an integer counter and compute the value from it",
+                );
+            }
+        }
+        self.scopes.push(Vec::new());
+        let (name, mutable, span) = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (
+                pi.ident.to_string(),
+                pi.mutability.is_some(),
+                pi.ident.span(),
+            ),
+            syn::Pat::Wild(w) => ("_".to_string(), false, w.span()),
+            other => {
+                self.error_hint(
+                    other.span(),
+                    "this loop pattern is not supported",
+                    "use a name or `_`",
+                );
+                ("_".to_string(), false, other.span())
+            }
+        };
+        let var = self.new_local(&name, ty, mutable, span);
+        let id = self.new_loop_id();
+        let body = self
+            .lower_loop_body(id, label_name(&f.label), false, &f.body)
+            .0;
+        self.scopes.pop();
+        stmts.push(ir::Stmt::ForRange {
+            id,
+            var,
+            start: start_h,
+            end: end_h,
+            inclusive,
+            body,
+        });
+    }
+
+    /// Lowers a loop's body with its frame pushed; the body must be `()`.
+    pub fn lower_loop_body(
+        &mut self,
+        id: ir::LoopId,
+        label: Option<String>,
+        is_loop: bool,
+        body: &syn::Block,
+    ) -> (ir::Block, LoopFrame) {
+        let break_ty = self.fresh(VarKind::General);
+        self.loops.push(LoopFrame {
+            id,
+            label,
+            is_loop,
+            break_ty,
+            has_break: false,
+        });
+        let (block, ty) = self.lower_block(body);
+        if let Some(syn::Stmt::Expr(e, None)) = body.stmts.last() {
+            self.expect_ty(&ty, &Ty::Unit, e.span());
+        }
+        let frame = self.loops.pop().unwrap_or(LoopFrame {
+            id,
+            label: None,
+            is_loop,
+            break_ty: Ty::Error,
+            has_break: true,
+        });
+        (block, frame)
+    }
+
+    pub fn lower_loop(&mut self, l: &syn::ExprLoop) -> Handle<ir::Expr> {
+        let id = self.new_loop_id();
+        let (body, frame) = self.lower_loop_body(id, label_name(&l.label), true, &l.body);
+        let ty = if frame.has_break {
+            frame.break_ty
+        } else {
+            Ty::Never
+        };
+        self.push_expr(ir::ExprKind::Loop { id, body }, ty, l.span())
+    }
+
+    /// Index of the loop a `break`/`continue` targets.
+    fn loop_target(
+        &mut self,
+        label: &Option<syn::Lifetime>,
+        span: Span,
+        what: &str,
+    ) -> Option<usize> {
+        match label {
+            None => {
+                if self.loops.is_empty() {
+                    self.error(span, format!("`{what}` outside of a loop"));
+                    None
+                } else {
+                    Some(self.loops.len() - 1)
+                }
+            }
+            Some(lt) => {
+                let name = lt.ident.to_string();
+                let found = self
+                    .loops
+                    .iter()
+                    .rposition(|f| f.label.as_deref() == Some(name.as_str()));
+                if found.is_none() {
+                    self.error(lt.span(), format!("use of undeclared label `'{name}`"));
+                }
+                found
+            }
+        }
+    }
+
+    pub fn lower_break(&mut self, b: &syn::ExprBreak) -> Handle<ir::Expr> {
+        let value = b.expr.as_ref().map(|e| self.lower_expr(e));
+        let Some(index) = self.loop_target(&b.label, b.break_token.span, "break") else {
+            return self.error_expr(b.span());
+        };
+        let frame = self.loops[index].clone();
+        if let Some(v) = value {
+            if !frame.is_loop {
+                self.error_hint(
+                    b.span(),
+                    "`break` with value from a `while` or `for` loop",
+                    "only `loop` can break with a value",
+                );
+            } else {
+                let vt = self.ty_of(v);
+                let span = b.expr.as_ref().map(|e| e.span()).unwrap_or(b.span());
+                self.expect_ty(&vt, &frame.break_ty, span);
+            }
+        } else if frame.is_loop {
+            self.expect_ty(&Ty::Unit, &frame.break_ty, b.span());
+        }
+        self.loops[index].has_break = true;
+        self.push_expr(
+            ir::ExprKind::Break {
+                target: frame.id,
+                value,
+            },
+            Ty::Never,
+            b.span(),
+        )
+    }
+
+    pub fn lower_continue(&mut self, c: &syn::ExprContinue) -> Handle<ir::Expr> {
+        let Some(index) = self.loop_target(&c.label, c.continue_token.span, "continue") else {
+            return self.error_expr(c.span());
+        };
+        let target = self.loops[index].id;
+        self.push_expr(ir::ExprKind::Continue { target }, Ty::Never, c.span())
+    }
+
+    pub fn lower_return(&mut self, r: &syn::ExprReturn) -> Handle<ir::Expr> {
+        let value = r.expr.as_ref().map(|e| self.lower_expr(e));
+        let ret = self.ret.clone();
+        match (value, &r.expr) {
+            (Some(v), Some(e)) => {
+                let vt = self.ty_of(v);
+                self.expect_ty(&vt, &ret, e.span());
+            }
+            _ => self.expect_ty(&Ty::Unit, &ret, r.span()),
+        }
+        self.push_expr(ir::ExprKind::Return(value), Ty::Never, r.span())
+    }
+}
+
+pub fn label_name(label: &Option<syn::Label>) -> Option<String> {
+    label.as_ref().map(|l| l.name.ident.to_string())
+}

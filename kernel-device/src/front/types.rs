@@ -1,0 +1,267 @@
+//! Written types (`syn::Type`) → frontend types, with a spanned diagnostic naming the
+//! construct and the supported alternative for everything outside the subset.
+
+use super::infer::Ty;
+use crate::diag::Diagnostic;
+use crate::ir::ScalarType;
+use syn::spanned::Spanned;
+
+/// Where a type is written; decides what is allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeSite {
+    /// A kernel or device function parameter: scalars and slices of scalars.
+    Param,
+    /// A device function's return type: scalars, `()` and tuples of them.
+    Return,
+    /// A `let` annotation or a cast target: anything a value may have; `_` allowed.
+    Let,
+}
+
+const HEAP_TYPES: &[&str] = &[
+    "Vec",
+    "Box",
+    "String",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "Cow",
+];
+
+pub fn heap_diag(name: &str, span: proc_macro2::Span) -> Diagnostic {
+    Diagnostic::new(
+        span,
+        format!("`{name}` is not supported in kernels: device code cannot allocate on the heap"),
+    )
+    .with_hint(
+        "use a slice parameter (`&[T]` / `&mut [T]`) and pass a Vec or DeviceArray at launch",
+    )
+}
+
+pub fn wide_int_diag(name: &str, span: proc_macro2::Span) -> Diagnostic {
+    Diagnostic::new(
+        span,
+        format!("`{name}` is not supported in kernels: the GPU has no 128-bit integers"),
+    )
+    .with_hint("use `i64` or `u64`")
+}
+
+/// A scalar named by a single-segment path (`f32`), if that is what `ty` is.
+pub fn scalar_of_path(path: &syn::Path) -> Option<ScalarType> {
+    if path.leading_colon.is_some() || path.segments.len() != 1 {
+        return None;
+    }
+    let seg = path.segments.first()?;
+    if !seg.arguments.is_none() {
+        return None;
+    }
+    ScalarType::from_rust_name(&seg.ident.to_string())
+}
+
+/// Converts a written type, or returns the diagnostic explaining why it cannot cross
+/// into device code. `infer` makes a fresh variable for `_`.
+pub fn lower_type(
+    ty: &syn::Type,
+    site: TypeSite,
+    infer: &mut dyn FnMut() -> Ty,
+) -> Result<Ty, Diagnostic> {
+    match ty {
+        syn::Type::Paren(p) => lower_type(&p.elem, site, infer),
+        syn::Type::Group(g) => lower_type(&g.elem, site, infer),
+        syn::Type::Path(p) => {
+            if p.qself.is_some() {
+                return Err(Diagnostic::new(
+                    ty.span(),
+                    "qualified types are not supported in kernels",
+                )
+                .with_hint("use a scalar type such as `f32` or `u32`"));
+            }
+            path_type(&p.path, site)
+        }
+        syn::Type::Tuple(t) => {
+            if t.elems.is_empty() {
+                return match site {
+                    TypeSite::Param => Err(Diagnostic::new(
+                        ty.span(),
+                        "a `()` parameter is not supported in kernels",
+                    )),
+                    _ => Ok(Ty::Unit),
+                };
+            }
+            if site == TypeSite::Param {
+                return Err(Diagnostic::new(
+                    ty.span(),
+                    "tuple parameters are not supported in kernels",
+                )
+                .with_hint("pass each value as its own parameter"));
+            }
+            let mut items = Vec::new();
+            for elem in &t.elems {
+                match lower_type(elem, site, infer)? {
+                    Ty::Slice { .. } => {
+                        return Err(Diagnostic::new(
+                            elem.span(),
+                            "tuples of slices are not supported in kernels",
+                        ))
+                    }
+                    other => items.push(other),
+                }
+            }
+            Ok(Ty::Tuple(items))
+        }
+        syn::Type::Reference(r) => reference_type(r, site),
+        syn::Type::Infer(_) if site == TypeSite::Let => Ok(infer()),
+        syn::Type::Infer(_) => Err(Diagnostic::new(
+            ty.span(),
+            "the placeholder `_` is not allowed in function signatures",
+        )
+        .with_hint("write the type, e.g. `f32`")),
+        syn::Type::Ptr(_) => Err(Diagnostic::new(
+            ty.span(),
+            "raw pointers are not supported in kernels",
+        )
+        .with_hint("use a slice parameter (`&[T]` / `&mut [T]`)")),
+        syn::Type::Array(_) => Err(Diagnostic::new(
+            ty.span(),
+            "arrays are not yet supported in kernels",
+        )
+        .with_hint("use a slice parameter (`&[T]` / `&mut [T]`)")),
+        syn::Type::Slice(_) => Err(Diagnostic::new(
+            ty.span(),
+            "an unsized slice `[T]` cannot be used by value",
+        )
+        .with_hint("take a reference: `&[T]` or `&mut [T]`")),
+        syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => Err(Diagnostic::new(
+            ty.span(),
+            "trait objects and `impl Trait` are not supported in kernels",
+        )
+        .with_hint("use a concrete scalar or slice type")),
+        syn::Type::Never(_) => Err(Diagnostic::new(
+            ty.span(),
+            "the never type `!` is not supported here",
+        )),
+        syn::Type::BareFn(_) => Err(Diagnostic::new(
+            ty.span(),
+            "function pointers are not supported in kernels",
+        )
+        .with_hint("call a `#[device]` function directly")),
+        _ => Err(
+            Diagnostic::new(ty.span(), "this type is not supported in kernels")
+                .with_hint("use a scalar (`f32`, `u32`, ...) or a slice (`&[T]` / `&mut [T]`)"),
+        ),
+    }
+}
+
+fn path_type(path: &syn::Path, site: TypeSite) -> Result<Ty, Diagnostic> {
+    let span = path.span();
+    let Some(last) = path.segments.last() else {
+        return Err(Diagnostic::new(span, "empty type path"));
+    };
+    let name = last.ident.to_string();
+    if HEAP_TYPES.contains(&name.as_str()) {
+        return Err(heap_diag(&name, last.ident.span()));
+    }
+    if name == "i128" || name == "u128" {
+        return Err(wide_int_diag(&name, last.ident.span()));
+    }
+    if name == "char" || name == "str" {
+        return Err(Diagnostic::new(
+            last.ident.span(),
+            format!("`{name}` is not supported in kernels: device code has no text types"),
+        )
+        .with_hint("use integers (`u8`, `u32`) for character data"));
+    }
+    if let Some(scalar) = scalar_of_path(path) {
+        return Ok(Ty::Scalar(scalar));
+    }
+    if !last.arguments.is_none() {
+        return Err(Diagnostic::new(
+            span,
+            format!("generic type `{name}<..>` is not supported in kernels"),
+        )
+        .with_hint("use a scalar (`f32`, `u32`, ...) or a slice (`&[T]` / `&mut [T]`)"));
+    }
+    let starts_upper = name.chars().next().is_some_and(|c| c.is_uppercase());
+    let what = if starts_upper {
+        format!("`{name}`: structs and enums are not yet supported in kernels")
+    } else {
+        format!("unknown type `{name}` in a kernel")
+    };
+    let hint = match site {
+        TypeSite::Param => "pass scalars (`f32`, `u32`, ...) or slices (`&[T]` / `&mut [T]`)",
+        _ => "use a scalar type such as `f32`, `u32` or `usize`",
+    };
+    Err(Diagnostic::new(last.ident.span(), what).with_hint(hint))
+}
+
+fn reference_type(r: &syn::TypeReference, site: TypeSite) -> Result<Ty, Diagnostic> {
+    let span = r.and_token.span;
+    let elem = match &*r.elem {
+        syn::Type::Paren(p) => &*p.elem,
+        other => other,
+    };
+    match elem {
+        syn::Type::Slice(s) => {
+            if site == TypeSite::Return {
+                return Err(
+                    Diagnostic::new(r.span(), "device functions cannot return slices")
+                        .with_hint("return scalars, or write into a `&mut [T]` parameter"),
+                );
+            }
+            let inner = lower_type(&s.elem, TypeSite::Param, &mut || Ty::Error)?;
+            match inner {
+                Ty::Scalar(elem) => Ok(Ty::Slice {
+                    elem,
+                    mutable: r.mutability.is_some(),
+                }),
+                _ => Err(Diagnostic::new(
+                    s.elem.span(),
+                    "slices must hold scalars (`f32`, `u32`, ...)",
+                )),
+            }
+        }
+        syn::Type::Reference(_) => Err(Diagnostic::new(
+            span,
+            "references to references (`&&[T]`) cannot be passed to kernels",
+        )
+        .with_hint("take the slice itself: `&[T]` or `&mut [T]`")),
+        syn::Type::Path(p) if p.path.is_ident("str") => Err(Diagnostic::new(
+            span,
+            "`&str` is not supported in kernels: device code has no text types",
+        )
+        .with_hint("use integers (`u8`, `u32`) for character data")),
+        syn::Type::Path(p) => {
+            // Report heap types (`&Vec<f32>`) as such; otherwise it is a reference to
+            // a scalar or a struct.
+            let inner = path_type(&p.path, site)?;
+            let name = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let _ = inner;
+            Err(Diagnostic::new(
+                span,
+                format!("references to scalars (`&{name}`) are not supported in kernels"),
+            )
+            .with_hint(format!(
+                "take the value (`x: {name}`) or a slice (`&[{name}]` / `&mut [{name}]`)"
+            )))
+        }
+        syn::Type::Array(_) => Err(Diagnostic::new(
+            span,
+            "references to arrays are not supported in kernels",
+        )
+        .with_hint("take a slice: `&[T]` or `&mut [T]`")),
+        _ => Err(Diagnostic::new(
+            span,
+            "only slice references (`&[T]` / `&mut [T]`) are supported in kernels",
+        )),
+    }
+}
