@@ -262,9 +262,11 @@ impl FnLowerer<'_> {
                     if !self.table.is_suppressed(lt) && !self.table.is_suppressed(rt) {
                         let l = self.table.describe(lt);
                         let r = self.table.describe(rt);
-                        self.error(
+                        let message = super::lower_fn::binop_message(op, &l, &r, compound);
+                        self.error_hint(
                             op_span,
-                            super::lower_fn::binop_message(op, &l, &r, compound),
+                            message,
+                            format!("both operands must have the same type; convert one with `as`, e.g. `(..) as {l}`"),
                         );
                     }
                 } else {

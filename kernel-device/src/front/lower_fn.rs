@@ -93,6 +93,11 @@ pub fn lower_signature(
             .with_hint("write the function for concrete types"),
         );
     }
+    let generic_names: Vec<syn::Ident> = sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.clone())
+        .collect();
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
@@ -119,7 +124,11 @@ pub fn lower_signature(
                         ("_".to_string(), false, other.span())
                     }
                 };
+                let generic = matches!(&*pt.ty, syn::Type::Path(tp) if tp.qself.is_none()
+                    && tp.path.get_ident().is_some_and(|i| generic_names.iter().any(|g| g == i)));
                 let ty = match lower_type(&pt.ty, TypeSite::Param, &mut || Ty::Error) {
+                    // Already reported as a generic parameter.
+                    _ if generic => Ty::Error,
                     Ok(ty) => ty,
                     Err(d) => {
                         diags.push(d);
@@ -355,7 +364,17 @@ impl<'a> FnLowerer<'a> {
         }
         let e = self.table.describe(expected);
         let f = self.table.describe_found(found);
-        self.error(span, format!("mismatched types: expected `{e}`, found {f}"));
+        let message = format!("mismatched types: expected `{e}`, found {f}");
+        let numeric = |s: Option<ScalarType>| s.is_some_and(|s| s != ScalarType::Bool);
+        if numeric(self.table.final_scalar(expected)) && numeric(self.table.final_scalar(found)) {
+            self.error_hint(
+                span,
+                message,
+                format!("convert the value with `as`: `(..) as {e}`"),
+            );
+        } else {
+            self.error(span, message);
+        }
     }
 
     /// Coerces and reports a mismatch at `span`.

@@ -193,7 +193,12 @@ impl FnLowerer<'_> {
                     Ty::Tuple(items) if items.len() == n => items,
                     Ty::Error => vec![Ty::Error; n],
                     Ty::Var(_) => {
-                        let items: Vec<Ty> = (0..n).map(|_| self.fresh(VarKind::General)).collect();
+                        // An unknown callee's tuple result: its parts are unknown too.
+                        let kind = match self.table.var_kind(&ty) {
+                            Some(VarKind::Opaque) => VarKind::Opaque,
+                            _ => VarKind::General,
+                        };
+                        let items: Vec<Ty> = (0..n).map(|_| self.fresh(kind)).collect();
                         let _ = self.table.unify(&ty, &Ty::Tuple(items.clone()));
                         items
                     }

@@ -1,1 +1,511 @@
+//! `check_item` tests: each rejection names the construct, gives a hint, and points at
+//! the offending token; several errors in one function are all reported.
 
+use super::*;
+
+fn check(text: &str, kind: SourceKind) -> Vec<Diagnostic> {
+    let item: syn::ItemFn = syn::parse_str(text).expect("test source parses");
+    check_item(&item, kind)
+}
+
+/// 1-based line and column of the first occurrence of `needle` in `text`.
+fn position(text: &str, needle: &str) -> (usize, usize) {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` not in source"));
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+    (line, column)
+}
+
+/// Asserts exactly one diagnostic, containing `message`, with a hint, at `needle`.
+#[track_caller]
+fn rejects(text: &str, kind: SourceKind, needle: &str, message: &str) {
+    rejects_with(text, kind, needle, message, true)
+}
+
+/// Like `rejects`, for rustc-style type errors that may come without a hint.
+#[track_caller]
+fn rejects_type(text: &str, needle: &str, message: &str) {
+    rejects_with(text, SourceKind::Kernel, needle, message, false)
+}
+
+#[track_caller]
+fn rejects_with(text: &str, kind: SourceKind, needle: &str, message: &str, hint: bool) {
+    let d = check(text, kind);
+    assert_eq!(
+        d.len(),
+        1,
+        "expected one diagnostic for {text}, got {:#?}",
+        d.iter().map(|d| d.text()).collect::<Vec<_>>()
+    );
+    assert!(
+        d[0].message.contains(message),
+        "message {:?} lacks {message:?}",
+        d[0].message
+    );
+    assert!(!hint || d[0].hint.is_some(), "no hint: {:?}", d[0].message);
+    let start = d[0].span.start();
+    assert_eq!(
+        (start.line, start.column + 1),
+        position(text, needle),
+        "span of {:?}",
+        d[0].message
+    );
+}
+
+#[track_caller]
+fn rejects_kernel(text: &str, needle: &str, message: &str) {
+    rejects(text, SourceKind::Kernel, needle, message)
+}
+
+#[track_caller]
+fn accepts(text: &str, kind: SourceKind) {
+    let d = check(text, kind);
+    assert!(
+        d.is_empty(),
+        "unexpected: {:#?}",
+        d.iter().map(|d| d.text()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn accepts_the_subset() {
+    accepts("fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {\n let i = grid(1);\n if i < c.len() { c[i] = square(a[i]) + b[i]; }\n}", SourceKind::Kernel);
+    accepts("fn square(x: f32) -> f32 { x * x }", SourceKind::Device);
+    accepts("fn k(mut n: u32, out: &mut [u32]) { let mut s = 0; while n > 0 { s += n % 10; n /= 10; } out[0] = s; let t = helper(out, 3).max(2.0); }", SourceKind::Kernel);
+    accepts(
+        "fn d(x: f64) -> (f64, bool) { let y = f64::sqrt(x).mul_add(2.0, 1.0); (y, y > 1.0) }",
+        SourceKind::Device,
+    );
+    accepts(
+        "fn k(a: &mut [i64]) { let v = a[0].abs().min(4); a[1] = v << 2u8; a[2] = !v ^ -1; }",
+        SourceKind::Kernel,
+    );
+}
+
+#[test]
+fn heap_types_and_macros() {
+    rejects_kernel(
+        "fn k() {\n    let v = Vec::new();\n}",
+        "Vec",
+        "`Vec` is not supported in kernels: device code cannot allocate on the heap",
+    );
+    rejects_kernel(
+        "fn k() {\n    let v = vec![1, 2];\n}",
+        "vec",
+        "`vec!` is not supported in kernels",
+    );
+    rejects_kernel(
+        "fn k() {\n    let b = Box::new(1);\n}",
+        "Box",
+        "`Box` is not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let s = format!(\"{}\", 1);\n}",
+        "format",
+        "`format!` is not supported",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    println!(\"{}\", x);\n}",
+        "println",
+        "device printf is not yet supported",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    let s: String = 1;\n}",
+        "String",
+        "`String` is not supported",
+    );
+    rejects_kernel(
+        "fn k(x: u32) {\n    assert!(x > 1);\n}",
+        "assert",
+        "`assert!` is not supported",
+    );
+}
+
+#[test]
+fn unsupported_expressions() {
+    rejects_kernel(
+        "fn k() {\n    let f = |x: f32| x;\n}",
+        "|x",
+        "closures are not supported",
+    );
+    rejects_kernel(
+        "fn k(c: &mut [f32]) {\n    unsafe { c[0] = 1.0; }\n}",
+        "unsafe",
+        "`unsafe` blocks are not supported",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let y = match n { _ => 1 };\n}",
+        "match",
+        "`match` is not yet supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let a = [1, 2, 3];\n}",
+        "[1",
+        "arrays are not yet supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let a = [0u8; 4];\n}",
+        "[0u8",
+        "arrays are not yet supported",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let r = &n;\n}",
+        "&n",
+        "references are not supported in kernel bodies",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let r = *n;\n}",
+        "*n",
+        "dereference operator",
+    );
+    rejects_kernel(
+        "fn k() {\n    let s = \"hi\";\n}",
+        "\"hi\"",
+        "string literals are not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let c = 'x';\n}",
+        "'x'",
+        "character literals are not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let s = b\"hi\";\n}",
+        "b\"hi\"",
+        "string literals are not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x = f()?;\n}",
+        "?",
+        "the `?` operator is not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x = async { 1 };\n}",
+        "async",
+        "`async` blocks are not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let p = Point { x: 1 };\n}",
+        "Point",
+        "struct expressions are not yet supported",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    if let 1 = n {}\n}",
+        "let 1",
+        "`if let`",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x = 1i128;\n}",
+        "1i128",
+        "`i128` is not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x: u128 = 1;\n}",
+        "u128",
+        "`u128` is not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    fn inner() {}\n}",
+        "inner",
+        "nested functions are not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x = Some(1);\n}",
+        "Some",
+        "`Some` is not supported",
+    );
+    rejects_kernel(
+        "fn k() {\n    std::mem::drop(1);\n}",
+        "std",
+        "`std::mem::drop` is not supported in kernels",
+    );
+}
+
+#[test]
+fn unsupported_methods() {
+    rejects_kernel(
+        "fn k(a: &[f32]) {\n    let s = a.iter();\n}",
+        "iter",
+        "method `iter` is not supported",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    let y = x.foo();\n}",
+        "foo",
+        "method `foo` is not supported",
+    );
+    rejects_kernel(
+        "fn k(x: u32) {\n    let y = x.sqrt();\n}",
+        "sqrt",
+        "no method named `sqrt` found for type `u32`",
+    );
+    rejects_kernel(
+        "fn k(x: u32) {\n    let y = x.abs();\n}",
+        "abs",
+        "no method named `abs` found for type `u32`",
+    );
+    rejects_kernel(
+        "fn k() {\n    let x = 2.0;\n    let y = x.sqrt();\n}",
+        "sqrt",
+        "can't call method `sqrt` on ambiguous numeric type `{float}`",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    let y = f32::frobnicate(x);\n}",
+        "f32::frob",
+        "function `f32::frobnicate` is not supported",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    for i in (0..4).rev() {}\n}",
+        "(0..4)",
+        "only iterate over integer ranges",
+    );
+}
+
+#[test]
+fn signatures() {
+    rejects_kernel(
+        "fn k(a: &[f32]) -> f32 {\n    a[0]\n}",
+        "f32 {",
+        "a kernel cannot return a value",
+    );
+    rejects_kernel("fn k(v: Vec<f32>) {}", "Vec", "`Vec` is not supported");
+    rejects_kernel("fn k(v: &&[f32]) {}", "&&", "references to references");
+    rejects_kernel("fn k(s: String) {}", "String", "`String` is not supported");
+    rejects_kernel("fn k(x: &f32) {}", "&f32", "references to scalars (`&f32`)");
+    rejects_kernel(
+        "fn k(p: Point) {}",
+        "Point",
+        "structs and enums are not yet supported",
+    );
+    rejects_kernel(
+        "fn k<T>(x: T) {}",
+        "T>",
+        "generic parameters are not supported",
+    );
+    rejects_kernel(
+        "fn k(x: f32) where f32: Copy {}",
+        "where",
+        "`where` clauses are not supported",
+    );
+    rejects_kernel("const fn k() {}", "const", "`const fn` is not supported");
+    rejects_kernel("async fn k() {}", "async", "`async fn` is not supported");
+    rejects_kernel("unsafe fn k() {}", "unsafe", "`unsafe fn` is not supported");
+    rejects_kernel(
+        "extern \"C\" fn k() {}",
+        "extern",
+        "`extern fn` is not supported",
+    );
+    rejects_kernel(
+        "fn k(p: *const f32) {}",
+        "*const",
+        "raw pointers are not supported",
+    );
+    rejects_kernel(
+        "fn k(a: [f32; 4]) {}",
+        "[f32",
+        "arrays are not yet supported",
+    );
+    rejects_kernel("fn k(x: i128) {}", "i128", "`i128` is not supported");
+    rejects_kernel("fn k(x: &dyn Fn()) {}", "&dyn", "only slice references");
+    rejects_kernel(
+        "fn k(x: impl Copy) {}",
+        "impl",
+        "trait objects and `impl Trait` are not supported",
+    );
+    accepts("fn k() -> () {}", SourceKind::Kernel);
+}
+
+#[test]
+fn intrinsics_need_literal_dimensions() {
+    rejects_kernel(
+        "fn k(n: u32) {\n    let i = grid(n);\n}",
+        "n);",
+        "the dimension of `grid` must be the literal 1, 2 or 3",
+    );
+    rejects_kernel(
+        "fn k() {\n    let i = grid_size(4);\n}",
+        "4",
+        "the dimension of `grid_size` must be the literal 1, 2 or 3",
+    );
+    rejects_kernel(
+        "fn k() {\n    let i = thread_idx(1);\n}",
+        "1)",
+        "`thread_idx` takes no arguments",
+    );
+}
+
+#[test]
+fn recursion_is_rejected() {
+    rejects(
+        "fn f(x: u32) -> u32 {\n    if x == 0 { 0 } else { f(x - 1) }\n}",
+        SourceKind::Device,
+        "f(x - 1)",
+        "recursion is not supported in kernels",
+    );
+}
+
+#[test]
+fn type_errors_at_the_expression() {
+    rejects_kernel(
+        "fn k(a: &[f32], b: &[i32]) {\n    let x = a[0] + b[0];\n}",
+        "+ b",
+        "cannot add `i32` to `f32`",
+    );
+    rejects_kernel(
+        "fn k(a: &[f32]) {\n    let x = a[0] + 1;\n}",
+        "+ 1",
+        "cannot add `{integer}` to `f32`",
+    );
+    rejects_kernel(
+        "fn k(a: &[f32]) {\n    let i = 0i32;\n    let x = a[i];\n}",
+        "i];",
+        "the type `[f32]` cannot be indexed by `i32`",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let i: usize = n;\n}",
+        "n;",
+        "mismatched types: expected `usize`, found `u32`",
+    );
+    rejects_type(
+        "fn k(n: u32) {\n    if n {}\n}",
+        "n {",
+        "mismatched types: expected `bool`, found `u32`",
+    );
+    rejects_kernel(
+        "fn k(a: &[f32]) {\n    a[0] = 1.0;\n}",
+        "a[0]",
+        "which is behind a `&` reference",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let x = 1;\n    x = 2;\n}",
+        "x = 2",
+        "cannot assign twice to immutable variable `x`",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    let b = true as f32;\n}",
+        "as f32",
+        "casting `bool` as `f32` is invalid",
+    );
+    rejects_type(
+        "fn k(n: u32) {\n    let x = -n;\n}",
+        "-n",
+        "cannot apply unary operator `-` to type `u32`",
+    );
+    rejects_type(
+        "fn k(x: f32) {\n    let y = x << 2;\n}",
+        "<<",
+        "no implementation for `f32 << {integer}`",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    let y = x[0];\n}",
+        "x[",
+        "cannot index into a value of type `f32`",
+    );
+    rejects_type(
+        "fn k() {\n    let y = zz + 1;\n}",
+        "zz",
+        "cannot find value `zz` in this scope",
+    );
+    rejects_type(
+        "fn k() {\n    break;\n}",
+        "break",
+        "`break` outside of a loop",
+    );
+    rejects_type(
+        "fn k(n: u32) {\n    let y = if n > 1 { 1.0 } else { 2 };\n}",
+        "{ 2 }",
+        "`if` and `else` have incompatible types",
+    );
+    rejects(
+        "fn d(x: f32) -> f32 {\n    x as f64\n}",
+        SourceKind::Device,
+        "x as f64",
+        "mismatched types: expected `f32`, found `f64`",
+    );
+}
+
+#[test]
+fn type_errors_without_hints_still_point_at_the_token() {
+    let text = "fn k(a: &[f32], b: &[i32]) {\n    let x = a[0] * b[0];\n}";
+    let d = check(text, SourceKind::Kernel);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].message, "cannot multiply `f32` by `i32`");
+}
+
+#[test]
+fn all_independent_errors_are_reported() {
+    let text = "fn k(v: Vec<f32>, x: &f32) -> u32 {\n    let a = vec![1];\n    let c = |y: u32| y;\n    let s = \"no\";\n    let q = 1.0f32 + 2u32;\n    unsafe { }\n}";
+    let d = check(text, SourceKind::Kernel);
+    let msgs: Vec<String> = d.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(d.len(), 8, "{msgs:#?}");
+    for needle in [
+        "`Vec`",
+        "`&f32`",
+        "cannot return",
+        "`vec!`",
+        "closures",
+        "string literals",
+        "cannot add `u32` to `f32`",
+        "`unsafe`",
+    ] {
+        assert!(
+            msgs.iter().any(|m| m.contains(needle)),
+            "missing {needle}: {msgs:#?}"
+        );
+    }
+}
+
+#[test]
+fn errors_do_not_cascade() {
+    // `v` has an error type: its uses must not produce more errors.
+    let d = check("fn k(v: Vec<f32>, c: &mut [f32]) {\n    let x = v[0] + 1.0;\n    c[0] = x.sqrt() * v.len() as f32;\n}", SourceKind::Kernel);
+    assert_eq!(
+        d.len(),
+        1,
+        "{:#?}",
+        d.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn unknown_callee_results_never_mismatch() {
+    accepts("fn k(c: &mut [f32], n: u32) {\n    let t = helper(n);\n    let i: usize = t;\n    c[t] = other(t) + 1.0;\n    let (p, q) = pair();\n    let r = p.sqrt() + q;\n}", SourceKind::Kernel);
+}
+
+#[test]
+fn device_calls_lists_dependencies_in_order() {
+    let item: syn::ItemFn = syn::parse_str("fn k(a: &[f32]) { let x = helpers::sq(a[0]) + cube(a[1]); let y = helpers::sq(x); let z = f32::sqrt(x) + thread_idx().x as f32; std::mem::drop(y); let w = k(1); sync_threads(); let g = grid(1); }").unwrap();
+    let calls: Vec<String> = device_calls(&item)
+        .iter()
+        .map(|p| {
+            quote::ToTokens::to_token_stream(p)
+                .to_string()
+                .replace(' ', "")
+        })
+        .collect();
+    assert_eq!(calls, vec!["helpers::sq", "cube"]);
+}
+
+#[test]
+fn check_item_never_panics_on_odd_input() {
+    for text in [
+        "fn k() { let (a, b) = 1; }",
+        "fn k() { let x = 99999999999999999999999; }",
+        "fn k() { let x = 1e400; let y = -(-(-1)); }",
+        "fn k() { loop {} let x = 1; }",
+        "fn k() { let t = (1, 2); let y = t.5; }",
+        "fn k() { 'a: loop { break 'b; } }",
+        "fn k() { let x = grid(0); let y = grid(1, 2); let z = grid(); }",
+        "fn k() { continue; return; }",
+        "fn k(x: u32) -> () { return x; }",
+        "fn k() { let x: _ = 1; let y = x as _; }",
+        "fn k() { let x; let y = x.sqrt(); }",
+        "fn k(self) {}",
+        "fn k() { thread_idx().w; block_dim().0; grid(2).2; }",
+        "fn k() { let a = -128i8; let b = -129i8; let c = u64::MAX; }",
+    ] {
+        let _ = check(text, SourceKind::Kernel);
+        let _ = check(text, SourceKind::Device);
+    }
+}

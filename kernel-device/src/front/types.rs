@@ -262,6 +262,7 @@ fn reference_type(r: &syn::TypeReference, site: TypeSite) -> Result<Ty, Diagnost
         _ => Err(Diagnostic::new(
             span,
             "only slice references (`&[T]` / `&mut [T]`) are supported in kernels",
-        )),
+        )
+        .with_hint("take `&[T]` or `&mut [T]` with a scalar `T`, or a scalar by value")),
     }
 }
