@@ -16,7 +16,7 @@ mod lower_stmt;
 mod types;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod tests_check;
 

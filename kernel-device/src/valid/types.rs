@@ -1,0 +1,637 @@
+//! Type consistency of a function's IR, walked as a tree from the body so that loop
+//! targets can be checked against the enclosing loops.
+
+use super::ValidationError;
+use crate::ir::{
+    self, BinaryOp, Block, ExprKind, Handle, Intrinsic, Literal, MathFn, Place, ScalarType, Stmt,
+    Type,
+};
+
+struct Checker<'a> {
+    module: &'a ir::Module,
+    f: &'a ir::Function,
+    errors: &'a mut Vec<ValidationError>,
+    /// Enclosing loops: id, whether it is a `loop` (may break with a value), its type.
+    loops: Vec<(ir::LoopId, bool, Type)>,
+    /// Guards against an expression reachable twice (a malformed tree or a cycle).
+    visited: Vec<bool>,
+}
+
+pub fn check_function(module: &ir::Module, f: &ir::Function, errors: &mut Vec<ValidationError>) {
+    let mut c = Checker {
+        module,
+        f,
+        errors,
+        loops: Vec::new(),
+        visited: vec![false; f.exprs.len()],
+    };
+    let body_ty = c.block(&f.body);
+    if !fits(&body_ty, &f.ret) {
+        let detail = format!(
+            "the body has type `{body_ty}` but the function returns `{}`",
+            f.ret
+        );
+        c.mismatch(f.loc, detail);
+    }
+}
+
+/// `actual` may stand where `expected` is required (`!` coerces to anything).
+fn fits(actual: &Type, expected: &Type) -> bool {
+    actual == expected || *actual == Type::Never
+}
+
+fn scalar(ty: &Type) -> Option<ScalarType> {
+    ty.scalar()
+}
+
+impl Checker<'_> {
+    fn name(&self) -> String {
+        self.f.name.clone()
+    }
+
+    fn mismatch(&mut self, loc: ir::SourceLoc, detail: String) {
+        let function = self.name();
+        self.errors.push(ValidationError::TypeMismatch {
+            function,
+            loc,
+            detail,
+        });
+    }
+
+    fn ty(&self, h: Handle<ir::Expr>) -> Type {
+        self.f
+            .exprs
+            .get(h)
+            .map(|e| e.ty.clone())
+            .unwrap_or(Type::Never)
+    }
+
+    fn local_ty(&mut self, l: Handle<ir::Local>) -> Option<Type> {
+        let ty = self.f.locals.get(l).map(|l| l.ty.clone());
+        if ty.is_none() {
+            let function = self.name();
+            self.errors.push(ValidationError::InvalidHandle {
+                function,
+                what: "local",
+                index: l.index(),
+            });
+        }
+        ty
+    }
+
+    /// Checks a block and returns its type: the tail's, `!` if a statement diverges, else `()`.
+    fn block(&mut self, b: &Block) -> Type {
+        let mut diverges = false;
+        for s in &b.stmts {
+            diverges |= self.stmt(s);
+        }
+        match b.tail {
+            Some(t) => {
+                self.expr(t);
+                self.ty(t)
+            }
+            None if diverges => Type::Never,
+            None => Type::Unit,
+        }
+    }
+
+    /// Checks a statement; returns whether it diverges.
+    fn stmt(&mut self, s: &Stmt) -> bool {
+        match s {
+            Stmt::Let { local, init } => {
+                let lt = self.local_ty(*local);
+                if let Some(init) = init {
+                    self.expr(*init);
+                    let it = self.ty(*init);
+                    if let Some(lt) = lt {
+                        if !fits(&it, &lt) {
+                            let loc = self.f.loc_of(*init);
+                            self.mismatch(
+                                loc,
+                                format!("`let` of type `{lt}` initialised with `{it}`"),
+                            );
+                        }
+                    }
+                    return it == Type::Never;
+                }
+                false
+            }
+            Stmt::Assign { place, op, value } => {
+                self.expr(*value);
+                let vt = self.ty(*value);
+                let loc = self.f.loc_of(*value);
+                if let Some(pt) = self.place(place, loc) {
+                    let ok = match op {
+                        None => fits(&vt, &pt),
+                        Some(BinaryOp::Shl | BinaryOp::Shr) => {
+                            scalar(&pt).is_some_and(|s| s.is_integer())
+                                && (scalar(&vt).is_some_and(|s| s.is_integer())
+                                    || vt == Type::Never)
+                        }
+                        Some(op) => fits(&vt, &pt) && scalar(&pt).is_some_and(|s| arith_ok(*op, s)),
+                    };
+                    if !ok {
+                        self.mismatch(
+                            loc,
+                            format!("cannot assign `{vt}` to a place of type `{pt}`"),
+                        );
+                    }
+                }
+                vt == Type::Never
+            }
+            Stmt::Expr(h) => {
+                self.expr(*h);
+                self.ty(*h) == Type::Never
+            }
+            Stmt::While { id, cond, body } => {
+                self.expr(*cond);
+                self.expect(
+                    *cond,
+                    &Type::Scalar(ScalarType::Bool),
+                    "a `while` condition",
+                );
+                self.loop_body(*id, false, Type::Unit, body);
+                false
+            }
+            Stmt::ForRange {
+                id,
+                var,
+                start,
+                end,
+                body,
+                ..
+            } => {
+                self.expr(*start);
+                self.expr(*end);
+                if let Some(vt) = self.local_ty(*var) {
+                    if !scalar(&vt).is_some_and(|s| s.is_integer()) {
+                        let loc = self.f.loc_of(*start);
+                        self.mismatch(
+                            loc,
+                            format!("a `for` loop variable must be an integer, found `{vt}`"),
+                        );
+                    }
+                    self.expect(*start, &vt, "a range start");
+                    self.expect(*end, &vt, "a range end");
+                }
+                self.loop_body(*id, false, Type::Unit, body);
+                false
+            }
+        }
+    }
+
+    fn loop_body(&mut self, id: ir::LoopId, is_loop: bool, ty: Type, body: &Block) {
+        self.loops.push((id, is_loop, ty));
+        let bt = self.block(body);
+        if !fits(&bt, &Type::Unit) {
+            self.mismatch(
+                self.f.loc,
+                format!("a loop body must be `()`, found `{bt}`"),
+            );
+        }
+        self.loops.pop();
+    }
+
+    fn expect(&mut self, h: Handle<ir::Expr>, expected: &Type, what: &str) {
+        let t = self.ty(h);
+        if !fits(&t, expected) {
+            let loc = self.f.loc_of(h);
+            self.mismatch(loc, format!("{what} must be `{expected}`, found `{t}`"));
+        }
+    }
+
+    /// The type of a place, checking that slice element places are mutable.
+    fn place(&mut self, p: &Place, loc: ir::SourceLoc) -> Option<Type> {
+        match p {
+            Place::Local(l) => self.local_ty(*l),
+            Place::Index { slice, index } => {
+                self.expr(*slice);
+                self.expr(*index);
+                self.expect(*index, &Type::Scalar(ScalarType::Usize), "a slice index");
+                match self.ty(*slice) {
+                    Type::Slice { elem, mutable } => {
+                        if !mutable {
+                            let function = self.name();
+                            self.errors
+                                .push(ValidationError::ImmutablePlace { function, loc });
+                        }
+                        Some(Type::Scalar(elem))
+                    }
+                    other => {
+                        let function = self.name();
+                        self.errors.push(ValidationError::Index {
+                            function,
+                            loc,
+                            detail: format!("cannot index into `{other}`"),
+                        });
+                        None
+                    }
+                }
+            }
+            Place::Field { base, index } => match self.place(base, loc)? {
+                Type::Tuple(items) => items.get(*index as usize).cloned().or_else(|| {
+                    self.mismatch(loc, format!("tuple field {index} out of range"));
+                    None
+                }),
+                other => {
+                    self.mismatch(loc, format!("field {index} of non-tuple `{other}`"));
+                    None
+                }
+            },
+        }
+    }
+
+    fn expr(&mut self, h: Handle<ir::Expr>) {
+        let Some(e) = self.f.exprs.get(h) else {
+            let function = self.name();
+            self.errors.push(ValidationError::InvalidHandle {
+                function,
+                what: "expression",
+                index: h.index(),
+            });
+            return;
+        };
+        if std::mem::replace(&mut self.visited[h.index()], true) {
+            return;
+        }
+        let loc = self.f.loc_of(h);
+        let ty = e.ty.clone();
+        let function = self.name();
+        let op_err = |detail: String| ValidationError::Operator {
+            function: function.clone(),
+            loc,
+            detail,
+        };
+        match &e.kind {
+            ExprKind::Literal(lit) => {
+                let ok = match lit {
+                    Literal::Bool(_) => ty == Type::Scalar(ScalarType::Bool),
+                    Literal::Int(_) => scalar(&ty).is_some_and(|s| s.is_integer()),
+                    Literal::Float(_) => scalar(&ty).is_some_and(|s| s.is_float()),
+                };
+                if !ok {
+                    self.mismatch(loc, format!("literal {lit:?} cannot have type `{ty}`"));
+                }
+            }
+            ExprKind::Local(l) => {
+                if let Some(lt) = self.local_ty(*l) {
+                    if lt != ty {
+                        self.mismatch(loc, format!("a read of a `{lt}` local has type `{ty}`"));
+                    }
+                }
+            }
+            ExprKind::Unary { op, operand } => {
+                self.expr(*operand);
+                let ot = self.ty(*operand);
+                let ok = ot == ty
+                    && scalar(&ot).is_some_and(|s| match op {
+                        ir::UnaryOp::Neg => s.is_signed_integer() || s.is_float(),
+                        ir::UnaryOp::Not => s.is_integer() || s == ScalarType::Bool,
+                    });
+                if !ok {
+                    self.errors
+                        .push(op_err(format!("{op:?} of `{ot}` typed `{ty}`")));
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.expr(*lhs);
+                self.expr(*rhs);
+                let (lt, rt) = (self.ty(*lhs), self.ty(*rhs));
+                let ok = match op {
+                    BinaryOp::Shl | BinaryOp::Shr => {
+                        lt == ty
+                            && scalar(&lt).is_some_and(|s| s.is_integer())
+                            && scalar(&rt).is_some_and(|s| s.is_integer())
+                    }
+                    op if op.is_comparison() => {
+                        lt == rt && scalar(&lt).is_some() && ty == Type::Scalar(ScalarType::Bool)
+                    }
+                    op => lt == rt && lt == ty && scalar(&lt).is_some_and(|s| arith_ok(*op, s)),
+                };
+                if !ok {
+                    self.errors
+                        .push(op_err(format!("{op:?} on `{lt}` and `{rt}` typed `{ty}`")));
+                }
+            }
+            ExprKind::Logical { lhs, rhs, .. } => {
+                self.expr(*lhs);
+                self.expr(*rhs);
+                let b = Type::Scalar(ScalarType::Bool);
+                if !fits(&self.ty(*lhs), &b) || !fits(&self.ty(*rhs), &b) || ty != b {
+                    self.errors
+                        .push(op_err("`&&`/`||` need `bool` operands".into()));
+                }
+            }
+            ExprKind::Cast { operand, to } => {
+                self.expr(*operand);
+                let ot = self.ty(*operand);
+                let ok = ty == Type::Scalar(*to)
+                    && match scalar(&ot) {
+                        Some(ScalarType::Bool) => *to == ScalarType::Bool || to.is_integer(),
+                        Some(_) => *to != ScalarType::Bool,
+                        None => false,
+                    };
+                if !ok {
+                    self.errors.push(ValidationError::Cast {
+                        function,
+                        loc,
+                        detail: format!("cannot cast `{ot}` as `{to}`"),
+                    });
+                }
+            }
+            ExprKind::Index { slice, index } => {
+                self.expr(*slice);
+                self.expr(*index);
+                let st = self.ty(*slice);
+                let it = self.ty(*index);
+                let ok = matches!(&st, Type::Slice { elem, .. } if Type::Scalar(*elem) == ty)
+                    && it == Type::Scalar(ScalarType::Usize);
+                if !ok {
+                    self.errors.push(ValidationError::Index {
+                        function,
+                        loc,
+                        detail: format!("`{st}` indexed by `{it}` typed `{ty}`"),
+                    });
+                }
+            }
+            ExprKind::Len(s) => {
+                self.expr(*s);
+                let st = self.ty(*s);
+                if !matches!(st, Type::Slice { .. }) || ty != Type::Scalar(ScalarType::Usize) {
+                    self.errors.push(ValidationError::Index {
+                        function,
+                        loc,
+                        detail: format!("`len` of `{st}` typed `{ty}`"),
+                    });
+                }
+            }
+            ExprKind::Tuple(items) => {
+                for i in items {
+                    self.expr(*i);
+                }
+                let tys: Vec<Type> = items.iter().map(|i| self.ty(*i)).collect();
+                let ok = match &ty {
+                    Type::Unit => items.is_empty(),
+                    Type::Tuple(expected) => {
+                        expected.len() == tys.len()
+                            && tys.iter().zip(expected).all(|(a, e)| fits(a, e))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    self.mismatch(loc, format!("a tuple of {} items typed `{ty}`", tys.len()));
+                }
+            }
+            ExprKind::Field { base, index } => {
+                self.expr(*base);
+                let bt = self.ty(*base);
+                let ok =
+                    matches!(&bt, Type::Tuple(items) if items.get(*index as usize) == Some(&ty));
+                if !ok {
+                    self.mismatch(loc, format!("field {index} of `{bt}` typed `{ty}`"));
+                }
+            }
+            ExprKind::Call {
+                function: callee,
+                args,
+            } => {
+                for a in args {
+                    self.expr(*a);
+                }
+                self.call(*callee, args, &ty, loc);
+            }
+            ExprKind::Intrinsic { intrinsic, args } => {
+                for a in args {
+                    self.expr(*a);
+                }
+                let tys: Vec<Type> = args.iter().map(|a| self.ty(*a)).collect();
+                if let Err(detail) = intrinsic_ok(*intrinsic, &tys, &ty) {
+                    self.errors.push(ValidationError::Intrinsic {
+                        function,
+                        loc,
+                        detail,
+                    });
+                }
+            }
+            ExprKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.expr(*cond);
+                self.expect(*cond, &Type::Scalar(ScalarType::Bool), "an `if` condition");
+                let tt = self.block(then_block);
+                let et = match else_block {
+                    Some(b) => self.block(b),
+                    None => Type::Unit,
+                };
+                let ok = fits(&tt, &ty)
+                    && fits(&et, &ty)
+                    && (else_block.is_some() || ty == Type::Unit || ty == Type::Never);
+                if !ok {
+                    self.mismatch(
+                        loc,
+                        format!("`if` typed `{ty}` has branches `{tt}` and `{et}`"),
+                    );
+                }
+            }
+            ExprKind::Loop { id, body } => self.loop_body(*id, true, ty, body),
+            ExprKind::Break { target, value } => {
+                if let Some(v) = value {
+                    self.expr(*v);
+                }
+                match self
+                    .loops
+                    .iter()
+                    .rev()
+                    .find(|(id, ..)| id == target)
+                    .cloned()
+                {
+                    None => self.errors.push(ValidationError::LoopTarget {
+                        function,
+                        loc,
+                        detail: format!("`break` to {target:?}, which does not enclose it"),
+                    }),
+                    Some((_, is_loop, loop_ty)) => match value {
+                        Some(_) if !is_loop => self.errors.push(ValidationError::LoopTarget {
+                            function,
+                            loc,
+                            detail: "`break` with a value out of a `while`/`for` loop".into(),
+                        }),
+                        Some(v) => self.expect(*v, &loop_ty, "a `break` value"),
+                        None if is_loop
+                            && !fits(&Type::Unit, &loop_ty)
+                            && loop_ty != Type::Never =>
+                        {
+                            self.mismatch(
+                                loc,
+                                format!(
+                                    "`break` without a value out of a loop of type `{loop_ty}`"
+                                ),
+                            )
+                        }
+                        None => {}
+                    },
+                }
+                if ty != Type::Never {
+                    self.mismatch(loc, "`break` must have type `!`".into());
+                }
+            }
+            ExprKind::Continue { target } => {
+                if !self.loops.iter().any(|(id, ..)| id == target) {
+                    self.errors.push(ValidationError::LoopTarget {
+                        function,
+                        loc,
+                        detail: format!("`continue` to {target:?}, which does not enclose it"),
+                    });
+                }
+            }
+            ExprKind::Return(value) => {
+                let ret = self.f.ret.clone();
+                match value {
+                    Some(v) => {
+                        self.expr(*v);
+                        self.expect(*v, &ret, "the returned value");
+                    }
+                    None if ret != Type::Unit => self.mismatch(
+                        loc,
+                        format!("`return` without a value from a function returning `{ret}`"),
+                    ),
+                    None => {}
+                }
+            }
+            ExprKind::Block(b) => {
+                let bt = self.block(b);
+                if !fits(&bt, &ty) {
+                    self.mismatch(loc, format!("a block of type `{bt}` typed `{ty}`"));
+                }
+            }
+        }
+    }
+
+    fn call(
+        &mut self,
+        callee: Handle<ir::Function>,
+        args: &[Handle<ir::Expr>],
+        ty: &Type,
+        loc: ir::SourceLoc,
+    ) {
+        let function = self.name();
+        let Some(target) = self.module.functions.get(callee) else {
+            self.errors.push(ValidationError::InvalidHandle {
+                function,
+                what: "function",
+                index: callee.index(),
+            });
+            return;
+        };
+        if target.kind == ir::FunctionKind::Kernel {
+            self.errors.push(ValidationError::Call {
+                function: function.clone(),
+                loc,
+                detail: format!("kernel `{}` cannot be called from device code", target.name),
+            });
+        }
+        if target.params.len() != args.len() {
+            self.errors.push(ValidationError::Call {
+                function,
+                loc,
+                detail: format!(
+                    "`{}` takes {} arguments, {} given",
+                    target.name,
+                    target.params.len(),
+                    args.len()
+                ),
+            });
+            return;
+        }
+        for (a, p) in args.iter().zip(&target.params) {
+            let at = self.ty(*a);
+            let coerces = matches!((&at, &p.ty), (Type::Slice { elem: e1, mutable: true }, Type::Slice { elem: e2, mutable: false }) if e1 == e2);
+            if !fits(&at, &p.ty) && !coerces {
+                self.errors.push(ValidationError::Call {
+                    function: function.clone(),
+                    loc,
+                    detail: format!(
+                        "argument `{}` of `{}` is `{}`, given `{at}`",
+                        p.name, target.name, p.ty
+                    ),
+                });
+            }
+        }
+        if *ty != target.ret {
+            self.errors.push(ValidationError::Call {
+                function,
+                loc,
+                detail: format!(
+                    "a call of `{}` typed `{ty}`, returns `{}`",
+                    target.name, target.ret
+                ),
+            });
+        }
+    }
+}
+
+fn arith_ok(op: BinaryOp, s: ScalarType) -> bool {
+    match op {
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => {
+            s.is_integer() || s == ScalarType::Bool
+        }
+        BinaryOp::Shl | BinaryOp::Shr => s.is_integer(),
+        _ => s != ScalarType::Bool,
+    }
+}
+
+fn intrinsic_ok(i: Intrinsic, args: &[Type], ty: &Type) -> Result<(), String> {
+    let u32_ty = Type::Scalar(ScalarType::U32);
+    let usize_ty = Type::Scalar(ScalarType::Usize);
+    match i {
+        Intrinsic::ThreadIdx(_)
+        | Intrinsic::BlockIdx(_)
+        | Intrinsic::BlockDim(_)
+        | Intrinsic::GridDim(_) => {
+            if !args.is_empty() || *ty != u32_ty {
+                return Err(format!("{i:?} takes no operands and gives `u32`"));
+            }
+        }
+        Intrinsic::Grid(_) | Intrinsic::GridSize(_) => {
+            if !args.is_empty() || *ty != usize_ty {
+                return Err(format!("{i:?} takes no operands and gives `usize`"));
+            }
+        }
+        Intrinsic::SyncThreads => {
+            if !args.is_empty() || *ty != Type::Unit {
+                return Err("SyncThreads takes no operands and gives `()`".into());
+            }
+        }
+        Intrinsic::Math(f) => {
+            if args.len() != f.arity() {
+                return Err(format!(
+                    "{f:?} takes {} operands, {} given",
+                    f.arity(),
+                    args.len()
+                ));
+            }
+            let Some(s) = scalar(ty) else {
+                return Err(format!("{f:?} typed `{ty}`"));
+            };
+            let int_ok = matches!(f, MathFn::Min | MathFn::Max | MathFn::Abs);
+            if !(s.is_float() || (int_ok && s.is_integer())) {
+                return Err(format!("{f:?} is not defined on `{s}`"));
+            }
+            for (k, a) in args.iter().enumerate() {
+                let expected = if f == MathFn::Powi && k == 1 {
+                    Type::Scalar(ScalarType::I32)
+                } else {
+                    ty.clone()
+                };
+                if !fits(a, &expected) {
+                    return Err(format!(
+                        "operand {k} of {f:?} is `{a}`, expected `{expected}`"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
