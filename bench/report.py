@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Turns the `RESULT <name> <median_us> <key=value,...>` lines of one bench/run.sh run
+into the comparison table, with the issue's two criteria checked.
+
+Usage: report.py RESULTS_FILE [HEADER_FILE]   (standard library only: runs anywhere)
+"""
+
+import sys
+
+# (result name, label) in table order. Ratios are against the first row of a table
+# whose name is the baseline below.
+KERNEL_ROWS = [
+    ("kernel_nvcc", "nvcc -O3 -arch=sm_90, CUDA C++ <<<>>>"),
+    ("kernel_nvcc_ptx_cudarc", "nvcc's PTX launched by cudarc (Rust process)"),
+    ("kernel_cudajit", "cudajit #[kernel] (bounds-checked)"),
+    ("kernel_cudajit_nocheck", "cudajit #[kernel(boundscheck = false)]"),
+    ("kernel_numba", "Numba @cuda.jit"),
+]
+LAUNCH_ROWS = [
+    ("launch_cuda_runtime", "CUDA runtime <<<>>> (C++)"),
+    ("launch_cudarc_driver", "cudarc result::launch_kernel (bare cuLaunchKernel)"),
+    ("launch_cudarc", "raw cudarc launch_builder"),
+    ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
+    ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
+    ("launch_numba", "Numba kernel[grid, block, stream](..)"),
+]
+FIRST_ROWS = [
+    ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
+    ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
+    ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
+]
+KERNEL_BASE = "kernel_nvcc"
+LAUNCH_BASE = "launch_cudarc"
+# The issue's criteria: (name, baseline, limit ratio, what).
+CRITERIA = [
+    ("kernel_cudajit", KERNEL_BASE, 1.05, "kernel within 5% of nvcc -O3"),
+    ("kernel_cudajit_nocheck", KERNEL_BASE, 1.05, "unchecked kernel within 5% of nvcc -O3"),
+    ("launch_cudajit", LAUNCH_BASE, 1.10, "launch within 10% of raw cudarc"),
+]
+
+
+def parse(path):
+    results = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[0] == "RESULT":
+                extra = {}
+                for kv in (parts[3] if len(parts) > 3 else "").split(","):
+                    if "=" in kv:
+                        k, v = kv.split("=", 1)
+                        extra[k] = v
+                # A name reported twice (a re-run) keeps its last value.
+                results[parts[1]] = (float(parts[2]), extra)
+    return results
+
+
+def table(results, rows, bases, unit_header, extra_col=None):
+    """One row per result; one ratio column per baseline in `bases` ((name, header))."""
+    out = []
+    head = f"  {'':<52} {unit_header:>10}"
+    if extra_col:
+        head += f" {extra_col[1]:>8}"
+    for _, header in bases:
+        head += f" {header:>12}"
+    out.append(head)
+    for name, label in rows:
+        if name not in results:
+            out.append(f"  {label:<52} {'(missing)':>10}")
+            continue
+        us, extra = results[name]
+        line = f"  {label:<52} {us:>10.3f}"
+        if extra_col:
+            line += f" {extra.get(extra_col[0], ''):>8}"
+        for base, _ in bases:
+            base_us = results.get(base, (None,))[0]
+            line += f" {us / base_us:>12.3f}" if base_us else f" {'-':>12}"
+        out.append(line)
+    return out
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    results = parse(argv[1])
+    lines = []
+    if len(argv) > 2:
+        with open(argv[2]) as f:
+            lines += [l.rstrip("\n") for l in f]
+        lines.append("")
+    lines.append("Kernel: vecadd, 2^24 f32 elements, 256-thread blocks, device arrays,")
+    lines.append("median of 300 launches, each between CUDA events (12 bytes/element)")
+    kernel_bases = [(KERNEL_BASE, "x nvcc"), ("kernel_nvcc_ptx_cudarc", "x nvcc-in-rs")]
+    lines += table(results, KERNEL_ROWS, kernel_bases, "median us", ("gbps", "GB/s"))
+    lines.append("")
+    lines.append("Launch: same kernel on 1024-element device arrays, 20000 back-to-back")
+    lines.append("launches, host wall time per launch, median of 5 repetitions")
+    launch_bases = [(LAUNCH_BASE, "x cudarc"), ("launch_cuda_runtime", "x runtime")]
+    lines += table(results, LAUNCH_ROWS, launch_bases, "us/launch")
+    lines.append("")
+    lines.append("First call (host time, includes compilation)")
+    for name, label in FIRST_ROWS:
+        if name in results:
+            lines.append(f"  {label:<52} {results[name][0] / 1e3:>10.1f} ms")
+        else:
+            lines.append(f"  {label:<52} {'(missing)':>10}")
+    lines.append("")
+    lines.append("Criteria")
+    failed = False
+    for name, base, limit, what in CRITERIA:
+        if name in results and base in results:
+            ratio = results[name][0] / results[base][0]
+            ok = ratio <= limit
+            failed |= not ok
+            verdict = "PASS" if ok else "FAIL"
+            lines.append(f"  {verdict}  {what}: {ratio:.3f} (limit {limit:.2f})")
+        else:
+            failed = True
+            lines.append(f"  MISSING  {what}: need {name} and {base}")
+    print("\n".join(lines))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The headline benchmark, on the GPU machine, in ONE run: nvcc's vecadd (built here
+# with nvcc -O3 -arch=sm_90), cudajit's (the prebuilt Rust bench binary; no Rust
+# toolchain is needed here) and Numba's, then one comparison table.
+#
+#   bash bench/run.sh [path/to/vecadd_launch]
+#
+# Finds, relative to this script's folder unless given:
+#   the Rust binary   $1, $BENCH_BIN, ./vecadd_launch, ../bundle/vecadd_launch,
+#                     ../target/release/vecadd_launch (bench/build.sh puts it in bundle/)
+#   the numpy wheel   $WHEEL_DIR, ../.whl, ./.whl, ../bundle/.whl (numpy-*.whl; Numba
+#                     there needs numpy <= 2.3)
+#   the commit        ../bundle/COMMIT, ./COMMIT, else git
+# Writes the table to $OUT/bench.txt, the full log to $OUT/bench-log.txt and the raw
+# RESULT lines to $OUT/results.txt when $OUT is set. Exit status: 0 when all three
+# programs ran and checked their results; the criteria verdicts are in the table.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/cudajit-bench.XXXXXX")"
+log="$work/log.txt"
+failed=()
+
+first_existing() {
+  for p in "$@"; do
+    if [ -n "$p" ] && [ -e "$p" ]; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+step() {  # step NAME CMD...: run, keep going on failure, log everything
+  local name="$1"; shift
+  echo "=== $name: $*" | tee -a "$log"
+  "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then
+    echo "=== $name FAILED (exit $rc)" | tee -a "$log"
+    failed+=("$name")
+  fi
+  return 0
+}
+
+bin="$(first_existing "${1:-}" "${BENCH_BIN:-}" "$here/vecadd_launch" \
+  "$here/../bundle/vecadd_launch" "$here/../target/release/vecadd_launch")" || bin=""
+wheel_dir=""
+for d in "${WHEEL_DIR:-}" "$here/../.whl" "$here/.whl" "$here/../bundle/.whl"; do
+  if [ -n "$d" ] && compgen -G "$d/numpy-*.whl" >/dev/null; then wheel_dir="$d"; break; fi
+done
+commit_file="$(first_existing "$here/../bundle/COMMIT" "$here/COMMIT")" || commit_file=""
+if [ -n "$commit_file" ]; then
+  commit="$(cat "$commit_file")"
+else
+  commit="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
+fi
+
+export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+export PATH="$CUDA_HOME/bin:$PATH"
+NVCC="${NVCC:-nvcc}"
+
+# Header: what ran where. The card is measured as found; its clocks are only read.
+header="$work/header.txt"
+{
+  echo "cudajit vecadd benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "commit: $commit"
+  if smi="$(nvidia-smi --query-gpu=name,driver_version,memory.total,pstate,clocks.sm,clocks.mem,temperature.gpu \
+    --format=csv,noheader 2>/dev/null)"; then
+    echo "device (name, driver, memory, pstate, SM clock, memory clock, temperature): $smi"
+  else
+    echo "device: (nvidia-smi failed)"
+  fi
+  echo "nvcc: $("$NVCC" --version 2>/dev/null | grep -o 'release [0-9.]*, V[0-9.]*' || echo missing)"
+  echo "python: $(python3 --version 2>&1); numpy wheel: ${wheel_dir:-none}"
+  echo "cudajit binary: ${bin:-missing}"
+} >"$header"
+cat "$header" | tee -a "$log"
+
+# 1. nvcc: the executable and the PTX the Rust bench launches through cudarc.
+cu="$here/cuda/vecadd.cu"
+step nvcc-build "$NVCC" -O3 -arch=sm_90 -o "$work/vecadd_nvcc" "$cu"
+step nvcc-ptx "$NVCC" -O3 -arch=sm_90 -ptx -o "$work/vecadd.ptx" "$cu"
+if [ -x "$work/vecadd_nvcc" ]; then step nvcc "$work/vecadd_nvcc"; fi
+
+# 2. cudajit: a fresh disk cache, so its first call includes the compile.
+if [ -n "$bin" ]; then
+  chmod +x "$bin" 2>/dev/null || true
+  ptx_env=()
+  if [ -s "$work/vecadd.ptx" ]; then ptx_env=(CUDAJIT_BENCH_PTX="$work/vecadd.ptx"); fi
+  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
+else
+  echo "=== cudajit: no vecadd_launch binary (run bench/build.sh on the development machine)" | tee -a "$log"
+  failed+=(cudajit-missing)
+fi
+
+# 3. Numba, with the carried numpy first on the path.
+if [ -n "$wheel_dir" ]; then
+  site="$work/site"
+  step numpy-install python3 -m pip install -q --no-index --no-deps --no-compile \
+    --no-cache-dir --upgrade --target "$site" "$wheel_dir"/numpy-*.whl
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+step numba env PYTHONUNBUFFERED=1 python3 "$here/numba/vecadd.py"
+
+# 4. The table.
+grep '^RESULT ' "$log" >"$work/results.txt" || true
+echo
+python3 "$here/report.py" "$work/results.txt" "$header" | tee "$work/bench.txt"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed steps: ${failed[*]}" | tee -a "$work/bench.txt"
+fi
+if [ -n "${OUT:-}" ]; then
+  cp "$work/bench.txt" "$OUT/bench.txt"
+  cp "$log" "$OUT/bench-log.txt"
+  cp "$work/results.txt" "$OUT/results.txt"
+fi
+[ ${#failed[@]} -eq 0 ]

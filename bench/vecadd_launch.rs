@@ -1,0 +1,460 @@
+//! The project's headline benchmark, cudajit's side (bench/run.sh runs it beside the
+//! nvcc and Numba versions in one run on the GPU machine):
+//!
+//! * kernel time: `vecadd` on 2^24 f32 elements, 256-thread blocks, device arrays,
+//!   CUDA events around each of 300 launches, median; bounds-checked and
+//!   `#[kernel(boundscheck = false)]` interleaved launch by launch so clock drift
+//!   cannot favour either. When `CUDAJIT_BENCH_PTX` names nvcc's PTX of
+//!   bench/cuda/vecadd.cu, its `vecadd` is timed here too through cudarc: an nvcc
+//!   control inside this very process.
+//! * launch cost: 20,000 back-to-back launches of the same 3-slice kernel on small
+//!   device arrays, host wall time per launch (synchronised at the end), median of 5
+//!   repetitions; through cudajit, through cudarc's launch builder, and through
+//!   cudarc's bare `cuLaunchKernel` wrapper, on the same PTX and parameter list.
+//!
+//! Prints `RESULT <name> <median_us> <key=value,...>` lines (bench/report.py makes the
+//! table) and exits 0 with `skipped: <reason>` where there is no GPU.
+
+use std::error::Error as StdError;
+use std::ffi::c_void;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudajit::prelude::*;
+use cudajit::{Device, DeviceArray, Event, LaunchConfig, Stream};
+use cudarc::driver::{
+    result as cu_result, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr,
+    LaunchConfig as RawConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+type BenchResult<T> = Result<T, Box<dyn StdError>>;
+
+const N: usize = 1 << 24;
+const BLOCK: u32 = 256;
+const WARMUP: usize = 20;
+const TIMED: usize = 300;
+const TINY_N: usize = 1024;
+const LAUNCHES: usize = 20_000;
+const REPS: usize = 5;
+/// Bytes moved per element: two f32 reads and one f32 write.
+const BYTES_PER_ELEMENT: f64 = 12.0;
+
+#[kernel]
+fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+#[kernel(boundscheck = false)]
+fn vecadd_nocheck(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+fn main() {
+    // `vecadd_launch --print-ptx`: the PTX the bench's kernels get for compute_90, made
+    // without a GPU (libnvvm only), to read beside `nvcc -ptx bench/cuda/vecadd.cu`.
+    if std::env::args().any(|a| a == "--print-ptx") {
+        for (name, source) in [
+            ("vecadd", vecadd.source()),
+            ("vecadd_nocheck", vecadd_nocheck.source()),
+        ] {
+            match cudajit_ptx(source, (9, 0)) {
+                Ok(ptx) => println!("// ---- {name}\n{ptx}"),
+                Err(e) => {
+                    eprintln!("{name}: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+        return;
+    }
+    // SAFETY: only asks the loader whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        println!("skipped: no CUDA driver library (libcuda) on this machine");
+        return;
+    }
+    let device = match Device::default() {
+        Ok(d) => d,
+        Err(e) => {
+            println!("skipped: no CUDA device: {e}");
+            return;
+        }
+    };
+    if let Err(e) = run(&device) {
+        eprintln!("vecadd_launch: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(device: &Device) -> BenchResult<()> {
+    let ctx = CudaContext::new(device.ordinal())?;
+    let (major, minor) = ctx.compute_capability()?;
+    println!("cudajit bench: {} (sm_{major}{minor})", ctx.name()?);
+    let stream = device.new_stream()?;
+    kernel_times(&stream)?;
+
+    // Raw cudarc on its own stream, with cudarc's cross-stream event tracking off (it
+    // would add an event wait/record per slice argument): the bare launch cudajit is
+    // held against.
+    // SAFETY: set before any CudaSlice of this context exists; this bench
+    // synchronises its one raw stream itself.
+    unsafe { ctx.disable_event_tracking() };
+    let raw_stream = ctx.new_stream()?;
+    let nvcc_ptx = std::env::var_os("CUDAJIT_BENCH_PTX");
+    if let Some(path) = &nvcc_ptx {
+        nvcc_kernel_time(&ctx, &raw_stream, path.as_ref())?;
+    }
+    launch_costs(
+        &stream,
+        &ctx,
+        &raw_stream,
+        nvcc_ptx.as_deref().map(|p| p.as_ref()),
+    )
+}
+
+/// xorshift64*, the same as bench/cuda/vecadd.cu: values k/2^23 - 1 in [-1, 1), exact in
+/// f32, never all zeros (zeros hide unwritten outputs).
+fn random_floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            ((r >> 40) as f64 / (1u64 << 24) as f64 * 2.0 - 1.0) as f32
+        })
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn check(got: &[f32], want: &[f32], what: &str) -> BenchResult<()> {
+    if let Some(i) = (0..want.len()).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+        return Err(format!("{what} wrong at {i}: {} != {}", got[i], want[i]).into());
+    }
+    Ok(())
+}
+
+fn report_kernel(name: &str, us: &[f64]) {
+    let med = median(us.to_vec());
+    let gbps = BYTES_PER_ELEMENT * N as f64 / (med * 1e-6) / 1e9;
+    println!(
+        "RESULT {name} {med:.3} gbps={gbps:.1},min_us={:.3},n={N},block={BLOCK},reps={}",
+        min(us),
+        us.len()
+    );
+}
+
+fn report_launch(name: &str, per_launch_us: &[f64]) {
+    println!(
+        "RESULT {name} {:.3} min_us={:.3},launches={LAUNCHES},reps={REPS},n={TINY_N}",
+        median(per_launch_us.to_vec()),
+        min(per_launch_us)
+    );
+}
+
+/// cudajit's vecadd, bounds-checked and not, on 2^24 elements.
+fn kernel_times(stream: &Stream) -> BenchResult<()> {
+    let ha = random_floats(N, 1);
+    let hb = random_floats(N, 2);
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    let poison = vec![f32::NAN; N];
+    let a = DeviceArray::from_slice(&ha)?;
+    let b = DeviceArray::from_slice(&hb)?;
+    let mut c = DeviceArray::from_slice(&poison)?;
+    let blocks = N.div_ceil(BLOCK as usize) as u32;
+    let cfg = || LaunchConfig::new(blocks, BLOCK).stream(stream);
+
+    // First call of each: front end + libnvvm + module load + launch (a cold disk
+    // cache when run.sh points CUDAJIT_CACHE_DIR at a fresh folder).
+    for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
+        c.copy_from_host(&poison)?;
+        stream.synchronize()?;
+        let t = Instant::now();
+        if checked {
+            vecadd.launch(cfg(), &a, &b, &mut c)?;
+        } else {
+            vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+        }
+        stream.synchronize()?;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        println!("RESULT first_call_{name} {us:.3} includes=compile+load+launch");
+        check(&c.to_host()?, &want, name)?;
+    }
+
+    for _ in 0..WARMUP {
+        vecadd.launch(cfg(), &a, &b, &mut c)?;
+        vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+    }
+    stream.synchronize()?;
+    let mut events = Vec::with_capacity(TIMED);
+    for _ in 0..TIMED {
+        let s0 = Event::record(stream)?;
+        vecadd.launch(cfg(), &a, &b, &mut c)?;
+        let e0 = Event::record(stream)?;
+        let s1 = Event::record(stream)?;
+        vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+        let e1 = Event::record(stream)?;
+        events.push((s0, e0, s1, e1));
+    }
+    // Also surfaces a device-side panic of the checked kernel as an Err.
+    stream.synchronize()?;
+    let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
+    for (s0, e0, s1, e1) in &events {
+        checked.push(s0.elapsed_ms(e0)? as f64 * 1e3);
+        unchecked.push(s1.elapsed_ms(e1)? as f64 * 1e3);
+    }
+    check(&c.to_host()?, &want, "vecadd after timing")?;
+    report_kernel("kernel_cudajit", &checked);
+    report_kernel("kernel_cudajit_nocheck", &unchecked);
+    Ok(())
+}
+
+fn load(ctx: &Arc<CudaContext>, ptx: Ptx, entry: &str) -> BenchResult<CudaFunction> {
+    Ok(ctx.load_module(ptx)?.load_function(entry)?)
+}
+
+/// nvcc's `vecadd` (bench/cuda/vecadd.cu, `nvcc -ptx`), launched through cudarc and
+/// timed with cudarc's events: the same measurement as cudajit's, in this process.
+fn nvcc_kernel_time(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    ptx_path: &Path,
+) -> BenchResult<()> {
+    let f = load(ctx, Ptx::from_file(ptx_path), "vecadd")?;
+    let ha = random_floats(N, 3);
+    let hb = random_floats(N, 4);
+    let a = stream.clone_htod(&ha)?;
+    let b = stream.clone_htod(&hb)?;
+    let mut c = stream.clone_htod(&vec![f32::NAN; N])?;
+    let n = N as i32;
+    let cfg = RawConfig {
+        grid_dim: (N.div_ceil(BLOCK as usize) as u32, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let launch = |c: &mut CudaSlice<f32>| -> BenchResult<()> {
+        // SAFETY: vecadd(const float*, const float*, float*, int) over n elements of
+        // buffers that hold n.
+        unsafe {
+            stream
+                .launch_builder(&f)
+                .arg(&a)
+                .arg(&b)
+                .arg(c)
+                .arg(&n)
+                .launch(cfg)
+        }?;
+        Ok(())
+    };
+    launch(&mut c)?;
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    check(&stream.clone_dtoh(&c)?, &want, "nvcc vecadd via cudarc")?;
+    for _ in 0..WARMUP {
+        launch(&mut c)?;
+    }
+    stream.synchronize()?;
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut events = Vec::with_capacity(TIMED);
+    for _ in 0..TIMED {
+        let s = stream.record_event(timing)?;
+        launch(&mut c)?;
+        events.push((s, stream.record_event(timing)?));
+    }
+    stream.synchronize()?;
+    let mut us = Vec::with_capacity(TIMED);
+    for (s, e) in &events {
+        us.push(s.elapsed_ms(e)? as f64 * 1e3);
+    }
+    report_kernel("kernel_nvcc_ptx_cudarc", &us);
+    Ok(())
+}
+
+/// Host time per launch, back to back, synchronised once at the end of each repetition.
+fn per_launch_us(
+    mut launch: impl FnMut() -> BenchResult<()>,
+    mut sync: impl FnMut() -> BenchResult<()>,
+) -> BenchResult<Vec<f64>> {
+    for _ in 0..1000 {
+        launch()?;
+    }
+    sync()?;
+    let mut out = Vec::with_capacity(REPS);
+    for _ in 0..REPS {
+        let t = Instant::now();
+        for _ in 0..LAUNCHES {
+            launch()?;
+        }
+        sync()?;
+        out.push(t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64);
+    }
+    Ok(out)
+}
+
+/// The PTX the raw side launches: cudajit's own for `vecadd` where it can be made
+/// here, else nvcc's `vecadd_abi`, which has cudajit's parameter list (pointer + i64
+/// length per slice), so both sides push the same six parameters either way.
+fn raw_kernel(
+    ctx: &Arc<CudaContext>,
+    nvcc_ptx: Option<&Path>,
+) -> BenchResult<(CudaFunction, &'static str)> {
+    let (major, minor) = ctx.compute_capability()?;
+    match cudajit_ptx(vecadd.source(), (major, minor)) {
+        Ok(ptx) => return Ok((load(ctx, Ptx::from_src(ptx), "vecadd")?, "cudajit's")),
+        Err(e) => println!("cudajit's PTX not available to the raw side ({e}); using nvcc's"),
+    }
+    match nvcc_ptx {
+        Some(path) => Ok((
+            load(ctx, Ptx::from_file(path), "vecadd_abi")?,
+            "nvcc's vecadd_abi",
+        )),
+        None => Err(
+            "no PTX for the raw-cudarc launches: CUDAJIT_BENCH_PTX is unset \
+                     (bench/run.sh sets it)"
+                .into(),
+        ),
+    }
+}
+
+/// A kernel's PTX made the way cudajit's JIT makes it (the macro's embedded source →
+/// NVVM IR → libnvvm) for compute capability `(major, minor)`.
+fn cudajit_ptx(
+    source: &'static kernel_device::source::FnSource,
+    (major, minor): (i32, i32),
+) -> BenchResult<String> {
+    use kernel_device::back::nvvm::Options;
+    use kernel_device::nvvm::{CompileOptions, Nvvm};
+    let nvvm = Nvvm::shared()?;
+    let options = Options {
+        ir_version: nvvm.ir_version(),
+        ..Options::default()
+    };
+    let unit = kernel_device::nvvm_ir_for_kernel(source, &options)?;
+    let compile = CompileOptions {
+        arch: format!("compute_{major}{minor}"),
+        ..CompileOptions::default()
+    };
+    Ok(nvvm.compile(&unit.nvvm_ir, &compile)?)
+}
+
+fn launch_costs(
+    stream: &Stream,
+    ctx: &Arc<CudaContext>,
+    raw_stream: &Arc<CudaStream>,
+    nvcc_ptx: Option<&Path>,
+) -> BenchResult<()> {
+    let ha = random_floats(TINY_N, 5);
+    let hb = random_floats(TINY_N, 6);
+    let blocks = (TINY_N as u32).div_ceil(BLOCK);
+
+    // cudajit, on an explicit stream and on its default stream (what `launch!` without
+    // a stream uses).
+    let a = DeviceArray::from_slice(&ha)?;
+    let b = DeviceArray::from_slice(&hb)?;
+    let mut c = DeviceArray::<f32>::zeros(TINY_N)?;
+    let t = per_launch_us(
+        || {
+            Ok(vecadd.launch(
+                LaunchConfig::new(blocks, BLOCK).stream(stream),
+                &a,
+                &b,
+                &mut c,
+            )?)
+        },
+        || Ok(stream.synchronize()?),
+    )?;
+    report_launch("launch_cudajit", &t);
+    let t = per_launch_us(
+        || Ok(vecadd.launch(LaunchConfig::new(blocks, BLOCK), &a, &b, &mut c)?),
+        || Ok(cudajit::synchronize()?),
+    )?;
+    report_launch("launch_cudajit_default_stream", &t);
+
+    // Raw cudarc: the same kernel and parameter list.
+    let (f, origin) = raw_kernel(ctx, nvcc_ptx)?;
+    println!("raw cudarc launches use {origin} PTX");
+    let ta = raw_stream.clone_htod(&ha)?;
+    let tb = raw_stream.clone_htod(&hb)?;
+    let mut tc = raw_stream.alloc_zeros::<f32>(TINY_N)?;
+    let len = TINY_N as i64;
+    let cfg = RawConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let t = per_launch_us(
+        || {
+            // SAFETY: (a, len, b, len, c, len) with buffers of len f32 each.
+            unsafe {
+                raw_stream
+                    .launch_builder(&f)
+                    .arg(&ta)
+                    .arg(&len)
+                    .arg(&tb)
+                    .arg(&len)
+                    .arg(&mut tc)
+                    .arg(&len)
+                    .launch(cfg)
+            }?;
+            Ok(())
+        },
+        || Ok(raw_stream.synchronize()?),
+    )?;
+    report_launch("launch_cudarc", &t);
+
+    // The floor: cudarc's thin cuLaunchKernel wrapper with a parameter array built once.
+    let (pa, _ga) = ta.device_ptr(raw_stream);
+    let (pb, _gb) = tb.device_ptr(raw_stream);
+    let (pc, _gc) = tc.device_ptr(raw_stream);
+    let mut params: [*mut c_void; 6] = [
+        &pa as *const _ as *mut c_void,
+        &len as *const _ as *mut c_void,
+        &pb as *const _ as *mut c_void,
+        &len as *const _ as *mut c_void,
+        &pc as *const _ as *mut c_void,
+        &len as *const _ as *mut c_void,
+    ];
+    let t = per_launch_us(
+        || {
+            // SAFETY: the six parameters above outlive every launch (synchronised).
+            unsafe {
+                cu_result::launch_kernel(
+                    f.cu_function(),
+                    cfg.grid_dim,
+                    cfg.block_dim,
+                    0,
+                    raw_stream.cu_stream(),
+                    &mut params,
+                )
+            }?;
+            Ok(())
+        },
+        || Ok(raw_stream.synchronize()?),
+    )?;
+    report_launch("launch_cudarc_driver", &t);
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    check(&c.to_host()?, &want, "tiny vecadd (cudajit)")?;
+    drop((_ga, _gb, _gc));
+    check(&raw_stream.clone_dtoh(&tc)?, &want, "tiny vecadd (cudarc)")?;
+    Ok(())
+}
