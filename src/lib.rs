@@ -1,2 +1,101 @@
-//! cudajit: write CUDA kernels as Rust functions. (Facade; being written.)
+//! cudajit: Numba's `@cuda.jit` for Rust. Write a kernel as a Rust function under
+//! `#[kernel]`, launch it with `launch!(kernel[grid, block](args))`; it is compiled
+//! through libnvvm to PTX on first launch (or ahead of time with
+//! `cargo xtask build-device`).
+//!
+//! ```no_run
+//! use cudajit::prelude::*;
+//!
+//! #[device]
+//! fn square(x: f32) -> f32 {
+//!     x * x
+//! }
+//!
+//! #[kernel]
+//! fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+//!     let i = grid(1);
+//!     if i < c.len() {
+//!         c[i] = square(a[i]) + b[i];
+//!     }
+//! }
+//!
+//! fn main() -> cudajit::Result<()> {
+//!     let (a, b) = (vec![1.0f32; 1024], vec![2.0f32; 1024]);
+//!     let mut c = vec![0.0f32; 1024];
+//!     launch!(vecadd[4, 256](&a, &b, &mut c))?;
+//!     assert!(c.iter().all(|&x| x == 3.0));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! This crate only gathers the pieces: the attributes come from `kernel-macros`, the
+//! compiler and device API from `kernel-device`, the runtime from `kernel-host`.
+
+// Generated code names `::cudajit::__private`, also inside this crate's own tests.
 extern crate self as cudajit;
+
+pub use kernel_host::{
+    synchronize, to_device, Device, DeviceArray, Dim, Error, Event, LaunchConfig, Result, Stream,
+};
+pub use kernel_macros::{device, kernel};
+
+/// What kernels and the code launching them usually need: `use cudajit::prelude::*;`.
+pub mod prelude {
+    pub use crate::launch;
+    pub use kernel_device::device_api::{
+        block_dim, block_idx, grid_dim, sync_threads, thread_idx, Dim3,
+    };
+    pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
+    pub use kernel_macros::{device, kernel};
+
+    #[cfg(doc)]
+    pub use crate::doc_only::{grid, grid_size};
+}
+
+/// Items that exist only in the documentation: inside `#[kernel]`/`#[device]` bodies the
+/// macro rewrites `grid(N)` and `grid_size(N)` (whose type depends on `N`), so there is
+/// nothing to call outside them.
+#[cfg(doc)]
+pub mod doc_only {
+    /// The thread's absolute position in the grid: `grid(1)` is a `usize`
+    /// (`thread_idx().x + block_idx().x * block_dim().x`), `grid(2)` a `(usize, usize)`,
+    /// `grid(3)` a `(usize, usize, usize)`. `ndim` must be the literal 1, 2 or 3.
+    /// Only valid inside `#[kernel]` and `#[device]` functions.
+    pub fn grid(ndim: u32) -> ! {
+        unreachable!("grid({ndim}) exists only inside #[kernel] / #[device] functions")
+    }
+
+    /// The number of threads in the grid along each axis (`block_dim() * grid_dim()`),
+    /// shaped like [`grid`]: the stride of a grid-stride loop.
+    pub fn grid_size(ndim: u32) -> ! {
+        unreachable!("grid_size({ndim}) exists only inside #[kernel] / #[device] functions")
+    }
+}
+
+/// Launches a kernel with Numba's shape: `launch!(k[grid, block](args..))` or
+/// `launch!(k[grid, block, stream, shared_bytes](args..))` (also `[grid, block, stream]`).
+/// `grid` and `block` take an integer, a pair or a triple; `k` may be a path. Expands to
+/// `k.launch(LaunchConfig::new(grid, block)..., args..)` and returns `cudajit::Result<()>`.
+#[macro_export]
+macro_rules! launch {
+    ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch($crate::LaunchConfig::new($grid, $block).stream(&$stream), $($arg),*)
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch(
+            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+            $($arg),*
+        )
+    };
+}
+
+/// What generated code calls; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use kernel_device::device_api;
+    pub use kernel_device::source::{FnSource, SourceKind};
+    pub use kernel_host::__private::*;
+}

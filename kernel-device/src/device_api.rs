@@ -1,2 +1,164 @@
 //! Typed stand-ins for the device intrinsics, called by the rustc-checked twin of each
-//! kernel body. (Stub: being written.)
+//! kernel body (`use ::cudajit::__private::device_api::*` is its first statement).
+//!
+//! They exist so that rustc type-checks every kernel exactly as the frontend does:
+//! `thread_idx().x` is a `u32`, `grid(2)` (rewritten by the macro to `grid_2()`, since
+//! its result type depends on the literal) is a `(usize, usize)`. On the host they read
+//! a thread-local "current thread", all zeros with unit dimensions unless a CPU
+//! simulator sets it through [`__set_thread`], so running a twin is meaningful too.
+
+use std::cell::Cell;
+
+/// A CUDA `dim3`: three `u32` extents or indices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct SimThread {
+    thread_idx: Dim3,
+    block_idx: Dim3,
+    block_dim: Dim3,
+    grid_dim: Dim3,
+}
+
+const ONE: Dim3 = Dim3::new(1, 1, 1);
+const ZERO: Dim3 = Dim3::new(0, 0, 0);
+
+thread_local! {
+    static CURRENT: Cell<SimThread> = const {
+        Cell::new(SimThread { thread_idx: ZERO, block_idx: ZERO, block_dim: ONE, grid_dim: ONE })
+    };
+}
+
+fn current() -> SimThread {
+    CURRENT.with(|c| c.get())
+}
+
+/// Sets which GPU thread the calling host thread stands for (for a CPU simulator that
+/// runs twins). Not part of the user API.
+#[doc(hidden)]
+pub fn __set_thread(thread_idx: Dim3, block_idx: Dim3, block_dim: Dim3, grid_dim: Dim3) {
+    CURRENT.with(|c| {
+        c.set(SimThread {
+            thread_idx,
+            block_idx,
+            block_dim,
+            grid_dim,
+        })
+    });
+}
+
+/// The thread's index within its block (`threadIdx`).
+pub fn thread_idx() -> Dim3 {
+    current().thread_idx
+}
+
+/// The block's index within the grid (`blockIdx`).
+pub fn block_idx() -> Dim3 {
+    current().block_idx
+}
+
+/// Threads per block (`blockDim`).
+pub fn block_dim() -> Dim3 {
+    current().block_dim
+}
+
+/// Blocks per grid (`gridDim`).
+pub fn grid_dim() -> Dim3 {
+    current().grid_dim
+}
+
+/// Absolute index along one axis, widened before multiplying as the backend does.
+fn absolute(t: u32, b: u32, d: u32) -> usize {
+    t as usize + b as usize * d as usize
+}
+
+/// `grid(1)`: `thread_idx().x + block_idx().x * block_dim().x`, as `usize`.
+pub fn grid_1() -> usize {
+    let s = current();
+    absolute(s.thread_idx.x, s.block_idx.x, s.block_dim.x)
+}
+
+/// `grid(2)`: the absolute (x, y) position.
+pub fn grid_2() -> (usize, usize) {
+    let s = current();
+    (
+        absolute(s.thread_idx.x, s.block_idx.x, s.block_dim.x),
+        absolute(s.thread_idx.y, s.block_idx.y, s.block_dim.y),
+    )
+}
+
+/// `grid(3)`: the absolute (x, y, z) position.
+pub fn grid_3() -> (usize, usize, usize) {
+    let s = current();
+    (
+        absolute(s.thread_idx.x, s.block_idx.x, s.block_dim.x),
+        absolute(s.thread_idx.y, s.block_idx.y, s.block_dim.y),
+        absolute(s.thread_idx.z, s.block_idx.z, s.block_dim.z),
+    )
+}
+
+/// `grid_size(1)`: `block_dim().x * grid_dim().x`, the stride of a grid-stride loop.
+pub fn grid_size_1() -> usize {
+    let s = current();
+    s.block_dim.x as usize * s.grid_dim.x as usize
+}
+
+/// `grid_size(2)`.
+pub fn grid_size_2() -> (usize, usize) {
+    let s = current();
+    (
+        s.block_dim.x as usize * s.grid_dim.x as usize,
+        s.block_dim.y as usize * s.grid_dim.y as usize,
+    )
+}
+
+/// `grid_size(3)`.
+pub fn grid_size_3() -> (usize, usize, usize) {
+    let s = current();
+    (
+        s.block_dim.x as usize * s.grid_dim.x as usize,
+        s.block_dim.y as usize * s.grid_dim.y as usize,
+        s.block_dim.z as usize * s.grid_dim.z as usize,
+    )
+}
+
+/// Barrier for the threads of a block (`__syncthreads()`). A no-op for one simulated
+/// thread; a simulator that runs whole blocks replaces the scheduling around it.
+pub fn sync_threads() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_thread_zero_of_one() {
+        assert_eq!(grid_1(), 0);
+        assert_eq!(grid_size_2(), (1, 1));
+        assert_eq!(block_dim(), Dim3::new(1, 1, 1));
+    }
+
+    #[test]
+    fn set_thread_drives_grid() {
+        __set_thread(
+            Dim3::new(3, 1, 0),
+            Dim3::new(2, 4, 0),
+            Dim3::new(256, 8, 1),
+            Dim3::new(10, 5, 1),
+        );
+        assert_eq!(grid_1(), 3 + 2 * 256);
+        assert_eq!(grid_2(), (515, 1 + 4 * 8));
+        assert_eq!(grid_size_1(), 2560);
+        assert_eq!(thread_idx().x, 3);
+    }
+}

@@ -99,8 +99,8 @@ pub(crate) struct LoadedKernel {
     /// 48 KiB (0: never raised).
     shared_opt_in: AtomicU32,
     module: Module,
-    /// Keeps the panic record alive as long as the module that writes to it.
-    _panic: Option<std::sync::Arc<PanicRecord>>,
+    /// The module's panic record (None for PTX without a panic slot).
+    pub(crate) panic: Option<std::sync::Arc<PanicRecord>>,
 }
 
 // SAFETY: a CUfunction handle may be launched from any thread with its context current.
@@ -128,7 +128,7 @@ impl LoadedKernel {
             params,
             shared_opt_in: AtomicU32::new(0),
             module,
-            _panic: panic,
+            panic,
         })
     }
 

@@ -197,7 +197,7 @@ impl Device {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         for record in records.iter() {
-            if let Some(error) = record.take() {
+            if let Some(error) = record.take_unclaimed() {
                 return Err(error);
             }
         }
@@ -221,12 +221,17 @@ fn driver_present() -> Result<()> {
     if unsafe { sys::is_culib_present() } {
         return Ok(());
     }
-    let candidates = cudarc::get_lib_name_candidates("cuda");
+    // cudarc tries many Windows-style spellings too; name the ones a Linux user knows.
+    let mut tried: Vec<String> = cudarc::get_lib_name_candidates("cuda")
+        .into_iter()
+        .filter(|name| name.starts_with("libcuda.so"))
+        .collect();
+    tried.dedup();
     Err(Error::NoDriver {
         reason: format!(
             "the NVIDIA driver library could not be loaded (tried {}); install an NVIDIA \
              driver or add its directory to LD_LIBRARY_PATH",
-            candidates.join(", ")
+            tried.join(", ")
         ),
     })
 }

@@ -163,6 +163,10 @@ fn launch_with_host_slices(
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
+    // This launch reports its own kernel's panic (a device-wide check elsewhere must
+    // not take it first); panics of other, asynchronous launches are reported by the
+    // next stream/device synchronisation or copy to the host.
+    let _claim = kernel.panic.as_ref().map(|record| record.claim());
     let mut buffers: Vec<Option<TempBuffer>> = Vec::with_capacity(args.len());
     for arg in args.iter_mut() {
         let bytes: &[u8] = match &arg.kind {
@@ -199,5 +203,8 @@ fn launch_with_host_slices(
     // SAFETY: `stream` is NULL or a live stream of the current context.
     unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize")?;
     drop(buffers);
-    device.check_panics()
+    match kernel.panic.as_ref().and_then(|record| record.take()) {
+        Some(panic) => Err(panic),
+        None => Ok(()),
+    }
 }

@@ -6,6 +6,7 @@
 //! Panicking threads end with `exit`, never `trap`, so the context stays usable.
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use cudarc::driver::{result, sys};
 use kernel_device::back::nvvm::PanicSite;
@@ -27,6 +28,11 @@ pub(crate) struct PanicRecord {
     kernel: String,
     sites: Vec<PanicSite>,
     device: Device,
+    /// Synchronous launches of this kernel (with host slices) between their launch and
+    /// their own check. Device-wide checks leave such a record alone, so that a panic
+    /// is reported by the launch that caused it, not by another thread's unrelated
+    /// synchronisation that happens to run in between.
+    claimed: AtomicU32,
 }
 
 // SAFETY: the pointer is to pinned memory owned by this record; reads and writes go
@@ -51,6 +57,7 @@ impl PanicRecord {
             kernel: kernel.to_string(),
             sites,
             device: device.clone(),
+            claimed: AtomicU32::new(0),
         };
         // SAFETY: `host` is a mapped pinned allocation of the current context.
         unsafe { sys::cuMemHostGetDevicePointer_v2(&mut record.device_ptr, host as *mut _, 0) }
@@ -80,6 +87,20 @@ impl PanicRecord {
         Ok(true)
     }
 
+    /// Marks a synchronous launch in flight until the guard drops (see `claimed`).
+    pub(crate) fn claim(&self) -> Claim<'_> {
+        self.claimed.fetch_add(1, Ordering::AcqRel);
+        Claim(self)
+    }
+
+    /// `take`, unless a synchronous launch of this kernel will check it itself.
+    pub(crate) fn take_unclaimed(&self) -> Option<Error> {
+        if self.claimed.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        self.take()
+    }
+
     /// If a panic was recorded: clears the record and returns the error describing it.
     pub(crate) fn take(&self) -> Option<Error> {
         // SAFETY: `host` holds RECORD_BYTES bytes; volatile because the GPU writes them.
@@ -100,6 +121,15 @@ impl PanicRecord {
         }
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         Some(decode(&bytes, &self.kernel, &self.sites))
+    }
+}
+
+/// A synchronous launch's hold on its kernel's record.
+pub(crate) struct Claim<'a>(&'a PanicRecord);
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.0.claimed.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

@@ -6,9 +6,14 @@
 use kernel_host::__private::{launch, FnSource, KernelArg, KernelCache, SliceArgMut, SourceKind};
 use kernel_host::{Device, DeviceArray, Error, Event, LaunchConfig};
 
-fn device_or_skip() -> Option<Device> {
+/// The tests share the device's panic records (a device-wide synchronisation reports
+/// any kernel's panic), so they run one at a time.
+static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn device_or_skip() -> Option<(Device, std::sync::MutexGuard<'static, ()>)> {
+    let guard = GPU.lock().unwrap_or_else(|p| p.into_inner());
     match Device::default() {
-        Ok(device) => Some(device),
+        Ok(device) => Some((device, guard)),
         Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
             println!("skipped: no CUDA driver/GPU ({e})");
             None
@@ -80,7 +85,7 @@ fn scale<'a>(
 
 #[test]
 fn device_reports_sane_limits() {
-    let Some(device) = device_or_skip() else {
+    let Some((device, _gpu)) = device_or_skip() else {
         return;
     };
     let limits = device.limits();
@@ -99,7 +104,7 @@ fn device_reports_sane_limits() {
 
 #[test]
 fn arrays_round_trip_random_data() {
-    let Some(device) = device_or_skip() else {
+    let Some((device, _gpu)) = device_or_skip() else {
         return;
     };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -142,7 +147,7 @@ fn arrays_round_trip_random_data() {
 
 #[test]
 fn zeros_are_zero() {
-    let Some(_device) = device_or_skip() else {
+    let Some((_device, _gpu)) = device_or_skip() else {
         return;
     };
     // Dirty some memory first so that a missing memset would show.
@@ -170,7 +175,7 @@ fn zeros_are_zero() {
 
 #[test]
 fn bad_configs_are_rejected_before_the_driver() {
-    let Some(device) = device_or_skip() else {
+    let Some((device, _gpu)) = device_or_skip() else {
         return;
     };
     let mut x = vec![1.0f32; 4];
@@ -211,7 +216,7 @@ fn bad_configs_are_rejected_before_the_driver() {
 
 #[test]
 fn launches_with_host_slices_and_device_arrays() {
-    let Some(device) = device_or_skip() else {
+    let Some((device, _gpu)) = device_or_skip() else {
         return;
     };
     let n = 10_000usize;
@@ -263,7 +268,7 @@ fn launches_with_host_slices_and_device_arrays() {
 
 #[test]
 fn argument_mismatch_is_rejected() {
-    let Some(_device) = device_or_skip() else {
+    let Some((_device, _gpu)) = device_or_skip() else {
         return;
     };
     let mut x = vec![1.0f32; 4];
@@ -284,7 +289,7 @@ fn argument_mismatch_is_rejected() {
 
 #[test]
 fn device_panic_is_reported_and_context_survives() {
-    let Some(_device) = device_or_skip() else {
+    let Some((_device, _gpu)) = device_or_skip() else {
         return;
     };
     let mut x = vec![0.0f32; 8];
@@ -328,4 +333,103 @@ fn device_panic_is_reported_and_context_survives() {
     ));
     kernel_host::synchronize().unwrap();
     assert_eq!(d.to_host().unwrap(), vec![1.0; 4]);
+}
+
+/// Asynchronous launches on device arrays should cost about a raw driver launch; prints
+/// the measured numbers next to raw `cuLaunchKernel` of the same PTX.
+#[test]
+fn launch_overhead_is_small() {
+    let Some((device, _gpu)) = device_or_skip() else {
+        return;
+    };
+    let mut d = DeviceArray::<f32>::zeros(256).unwrap();
+    let Some(()) = skip_if_no_nvvm(scale(LaunchConfig::new(1, 256), &mut d, 1.0)) else {
+        return;
+    };
+    device.synchronize().unwrap();
+    // Few enough launches that the driver's queue never fills: this measures the host.
+    let burst = 500;
+    let mut ours = f64::MAX;
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        for _ in 0..burst {
+            scale(LaunchConfig::new(1, 256), &mut d, 1.0).unwrap();
+        }
+        ours = ours.min(t.elapsed().as_secs_f64() * 1e6 / burst as f64);
+        device.synchronize().unwrap();
+    }
+    let raw = raw_launch_us(&device, &d, burst);
+    println!("launch overhead (host, best of 20 bursts of {burst}): cudajit {ours:.2} µs, raw cuLaunchKernel {raw:.2} µs");
+
+    let launches = 20_000;
+    let stream = device.default_stream();
+    let start = Event::record(&stream).unwrap();
+    for _ in 0..launches {
+        scale(LaunchConfig::new(1, 256), &mut d, 1.0).unwrap();
+    }
+    let end = Event::record(&stream).unwrap();
+    let gpu_us = start.elapsed_ms(&end).unwrap() as f64 * 1e3 / launches as f64;
+    println!("back-to-back: {gpu_us:.2} µs per launch on the GPU");
+    assert!(ours < 50.0, "{ours} µs per launch");
+}
+
+/// The same kernel launched through the raw driver API, µs per launch (host side).
+fn raw_launch_us(device: &Device, d: &DeviceArray<f32>, burst: usize) -> f64 {
+    use cudarc::driver::{result, sys};
+    use kernel_device::nvvm::{CompileOptions, Nvvm};
+    use std::ffi::{c_void, CString};
+    let nvvm = Nvvm::shared().unwrap();
+    let options = kernel_device::back::nvvm::Options {
+        ir_version: nvvm.ir_version(),
+        ..Default::default()
+    };
+    let unit = kernel_device::nvvm_ir_for_kernel(&SCALE, &options).unwrap();
+    let ptx = nvvm
+        .compile(
+            &unit.nvvm_ir,
+            &CompileOptions {
+                arch: device.arch(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    device.cuda_context().bind_to_thread().unwrap();
+    let image = CString::new(ptx).unwrap();
+    // The panic slot stays 0 in this module: a panic would just end the thread.
+    let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.unwrap();
+    let function =
+        unsafe { result::module::get_function(module, CString::new("scale").unwrap()) }.unwrap();
+    let (mut ptr, mut len, mut a) = (d.device_ptr(), d.len() as i64, 1.0f32);
+    let mut params = [
+        &mut ptr as *mut u64 as *mut c_void,
+        &mut len as *mut i64 as *mut c_void,
+        &mut a as *mut f32 as *mut c_void,
+    ];
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        for _ in 0..burst {
+            unsafe {
+                sys::cuLaunchKernel(
+                    function,
+                    1,
+                    1,
+                    1,
+                    256,
+                    1,
+                    1,
+                    0,
+                    std::ptr::null_mut(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .unwrap();
+        }
+        best = best.min(t.elapsed().as_secs_f64() * 1e6 / burst as f64);
+        device.synchronize().unwrap();
+    }
+    unsafe { result::module::unload(module) }.unwrap();
+    best
 }

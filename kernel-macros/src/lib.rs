@@ -1,1 +1,37 @@
-//! `#[kernel]` and `#[device]`. (Stub: being written.)
+//! `#[kernel]` and `#[device]`: cudajit's attributes.
+//!
+//! Thin by design (the thiserror / serde_derive pattern): [`parse`] reads the attribute
+//! arguments and the launcher-relevant shape of the signature, the subset and type
+//! checks live in `kernel_device::front::check_item`, [`twin`] builds the rustc-checked
+//! copy of the body, and [`expand`] emits the items. The macro does no I/O and never
+//! panics; on errors it still emits every item so the rest of the crate type-checks.
+
+use proc_macro::TokenStream;
+
+mod expand;
+mod parse;
+mod twin;
+
+/// Turns `fn k(a: &[f32], c: &mut [f32], n: u32) { .. }` into a kernel item `k` with
+/// `k.launch(config, a, c, n)`; see the `cudajit` crate for the subset and `launch!`.
+/// Arguments: `boundscheck = bool` (default true), `fastmath = bool` (default false).
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(
+        kernel_device::source::SourceKind::Kernel,
+        args.into(),
+        item.into(),
+    )
+    .into()
+}
+
+/// Marks a function callable from kernels (and from host code, as an ordinary fn).
+#[proc_macro_attribute]
+pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(
+        kernel_device::source::SourceKind::Device,
+        args.into(),
+        item.into(),
+    )
+    .into()
+}

@@ -1,0 +1,102 @@
+//! Shared by the examples and tests/gpu.rs: a seeded RNG (fresh inputs each run, seed
+//! printed so a failure can be replayed with `CUDAJIT_SEED`), comparison against a
+//! CPU reference, and kernel timing with events.
+#![allow(dead_code)]
+
+use cudajit::{Event, Stream};
+
+/// xorshift64*: tiny, good enough for test data, no dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded from `CUDAJIT_SEED` if set, else from the clock; prints the seed.
+    pub fn fresh(what: &str) -> Rng {
+        let seed = std::env::var("CUDAJIT_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                now.as_nanos() as u64 ^ (std::process::id() as u64) << 32
+            });
+        println!("{what}: seed {seed} (replay with CUDAJIT_SEED={seed})");
+        Rng::new(seed)
+    }
+
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    pub fn f64_in(&mut self, lo: f64, hi: f64) -> f64 {
+        let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * unit
+    }
+
+    pub fn vec_f32(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
+        (0..n).map(|_| self.f32_in(lo, hi)).collect()
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}
+
+/// Compares `got` with an f64 reference: each element must satisfy
+/// `|got - want| <= abs + rel * |want|`. NaN in `got` (the poison) always fails.
+pub fn compare(name: &str, got: &[f32], want: &[f64], abs: f64, rel: f64) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{name}: {} results, expected {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    let bad: Vec<usize> = (0..got.len())
+        .filter(|&i| {
+            let (g, w) = (got[i] as f64, want[i]);
+            !(g - w).abs().le(&(abs + rel * w.abs()))
+        })
+        .collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{name}: {} of {} elements differ from the CPU reference; first at {i}: got {}, expected {}",
+            bad.len(),
+            got.len(),
+            got[i],
+            want[i]
+        )),
+    }
+}
+
+/// Runs `launch` between two events recorded on `stream`; returns milliseconds.
+pub fn time_on(
+    stream: &Stream,
+    launch: impl FnOnce() -> cudajit::Result<()>,
+) -> cudajit::Result<f32> {
+    let start = Event::record(stream)?;
+    launch()?;
+    let end = Event::record(stream)?;
+    end.synchronize()?;
+    // Synchronizing the stream also reports a device-side panic of the launch.
+    stream.synchronize()?;
+    start.elapsed_ms(&end)
+}
+
+pub type MainResult = Result<(), Box<dyn std::error::Error>>;

@@ -1,0 +1,56 @@
+//! `y = a*x + y` in place with a grid-stride loop (fewer threads than elements) and a
+//! scalar parameter. Checks against an f64 CPU reference (the GPU may fuse into an FMA,
+//! so the tolerance is a few f32 ulps), then times the kernel alone.
+//!
+//! `cargo run --release --example saxpy`
+
+use cudajit::prelude::*;
+
+#[path = "common/mod.rs"]
+mod common;
+
+#[kernel]
+fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let mut i = grid(1);
+    let stride = grid_size(1);
+    while i < y.len() {
+        y[i] = a * x[i] + y[i];
+        i += stride;
+    }
+}
+
+fn main() -> common::MainResult {
+    let n = (1 << 24) + 17;
+    let mut rng = common::Rng::fresh("saxpy");
+    let a = rng.f32_in(-4.0, 4.0);
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    let y0 = rng.vec_f32(n, -1.0, 1.0);
+    let want: Vec<f64> = x
+        .iter()
+        .zip(&y0)
+        .map(|(&x, &y)| a as f64 * x as f64 + y as f64)
+        .collect();
+    // Two roundings at most (product, sum), each within half an f32 ulp of ~|a x| + |y|.
+    let (abs, rel) = (4.0 * 4.0 * f32::EPSILON as f64, 2.0 * f32::EPSILON as f64);
+
+    let (threads, blocks) = (256, 1024); // 262144 threads, each doing ~64 elements
+    let mut y = y0.clone();
+    launch!(saxpy[blocks, threads](a, &x, &mut y))?;
+    common::compare("saxpy (host slices)", &y, &want, abs, rel)?;
+
+    let dx = cudajit::to_device(&x)?;
+    let mut dy = cudajit::to_device(&y0)?;
+    let stream = Stream::new()?;
+    let ms = common::time_on(
+        &stream,
+        || launch!(saxpy[blocks, threads, stream, 0](a, &dx, &mut dy)),
+    )?;
+    common::compare("saxpy (device arrays)", &dy.to_host()?, &want, abs, rel)?;
+
+    let gbps = 3.0 * 4.0 * n as f64 / (ms as f64 * 1e-3) / 1e9;
+    println!(
+        "saxpy: n = {n}, a = {a}, OK; kernel {:.1} us ({gbps:.0} GB/s)",
+        ms * 1e3
+    );
+    Ok(())
+}

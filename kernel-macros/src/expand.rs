@@ -1,0 +1,220 @@
+//! Emits the items for `#[kernel]` and `#[device]` (shapes fixed by the contract):
+//!
+//! - kernel `k`: a unit struct `k` with `k.source()` (the embedded `FnSource`) and
+//!   `k.launch(config, args..)`, plus the twin `__cudajit_twin_k`;
+//! - device `f`: the fn itself (body with the device API imported) plus
+//!   `mod f { pub static __CUDAJIT_FN: FnSource }`, which kernels reach as a dependency.
+//!
+//! Generated code names the runtime only through `::cudajit::__private`.
+
+use crate::{parse, twin};
+use kernel_device::diag::Diagnostic;
+use kernel_device::source::{render_preserving_lines, SourceKind};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned;
+
+pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let what = if kind == SourceKind::Kernel {
+                "#[kernel]"
+            } else {
+                "#[device]"
+            };
+            let error = syn::Error::new(e.span(), format!("`{what}` applies to a `fn` item: {e}"));
+            let error = error.to_compile_error();
+            return quote!(#error #input);
+        }
+    };
+    // Frontend diagnostics first; the macro's own structural ones only where the
+    // frontend said nothing at that place.
+    let reported = kernel_device::front::check_item(&item, kind);
+    let mut own = Vec::new();
+    let options = parse::options(args, kind, &mut own);
+    let deps = dependencies(&item, kind);
+    let items = match kind {
+        SourceKind::Kernel => kernel(&item, &options, &deps, &mut own),
+        SourceKind::Device => device(&item, &deps, &mut own),
+    };
+    let mut all = reported.clone();
+    all.extend(
+        own.into_iter()
+            .filter(|d| !parse::already_reported(d, &reported)),
+    );
+    let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
+    quote!(#errors #items)
+}
+
+/// `p::__CUDAJIT_FN` for every device function the body calls, spanned at the call so
+/// that a call to an ordinary fn is reported there.
+fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
+    parse::device_calls_fallback(item)
+        .into_iter()
+        .map(|mut path| {
+            // A device function's static sits one module deeper (`mod f`).
+            let first = path.segments.first().map(|s| s.ident.to_string());
+            if kind == SourceKind::Device && path.leading_colon.is_none() {
+                match first.as_deref() {
+                    Some("self") => {
+                        path.segments[0].ident =
+                            syn::Ident::new("super", path.segments[0].ident.span())
+                    }
+                    Some("super") => path.segments.insert(0, syn::parse_quote!(super)),
+                    _ => {}
+                }
+            }
+            let fn_static = syn::Ident::new("__CUDAJIT_FN", path.span());
+            quote!(&#path::#fn_static)
+        })
+        .collect()
+}
+
+/// The `FnSource { .. }` expression for `item` (attributes and visibility dropped,
+/// printed line-preserving so the runtime maps spans to the user's lines).
+fn fn_source(
+    item: &syn::ItemFn,
+    kind: SourceKind,
+    options: &parse::Options,
+    deps: &[TokenStream],
+) -> TokenStream {
+    let mut bare = item.clone();
+    bare.attrs.clear();
+    bare.vis = syn::Visibility::Inherited;
+    let (text, line) = render_preserving_lines(bare.to_token_stream());
+    let name = item.sig.ident.to_string();
+    let kind = match kind {
+        SourceKind::Kernel => quote!(Kernel),
+        SourceKind::Device => quote!(Device),
+    };
+    let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
+    quote! {
+        ::cudajit::__private::FnSource {
+            name: #name,
+            kind: ::cudajit::__private::SourceKind::#kind,
+            text: #text,
+            file: ::core::file!(),
+            line: #line,
+            bounds_check: #bounds_check,
+            fast_math: #fast_math,
+            deps: &[#(#deps),*],
+        }
+    }
+}
+
+fn kernel(
+    item: &syn::ItemFn,
+    options: &parse::Options,
+    deps: &[TokenStream],
+    errors: &mut Vec<Diagnostic>,
+) -> TokenStream {
+    let params = parse::kernel_params(item, errors);
+    let twin = twin::kernel_twin(item, errors);
+    let source = fn_source(item, SourceKind::Kernel, options, deps);
+    let name = &item.sig.ident;
+    let vis = &item.vis;
+    let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let cfgs: Vec<_> = item.attrs.iter().filter(|a| twin::is_cfg(a)).collect();
+
+    let config = if params.iter().any(|p| p.name == "config") {
+        format_ident!("__cudajit_config")
+    } else {
+        format_ident!("config")
+    };
+    let mut launch_params = Vec::new();
+    let mut args = Vec::new();
+    let mut all_supported = true;
+    for param in &params {
+        let p = &param.name;
+        let (ty, arg) = match &param.shape {
+            parse::Shape::Slice(t) => (
+                quote!(impl ::cudajit::__private::SliceArg<'a, #t>),
+                quote!(::cudajit::__private::SliceArg::<'a, #t>::into_kernel_arg(#p)),
+            ),
+            parse::Shape::SliceMut(t) => (
+                quote!(impl ::cudajit::__private::SliceArgMut<'a, #t>),
+                quote!(::cudajit::__private::SliceArgMut::<'a, #t>::into_kernel_arg(#p)),
+            ),
+            parse::Shape::Scalar(t) => (
+                quote!(#t),
+                quote!(::cudajit::__private::KernelArg::scalar::<#t>(#p)),
+            ),
+            parse::Shape::Unsupported => {
+                all_supported = false;
+                (quote!(impl ::core::marker::Sized), quote!())
+            }
+        };
+        launch_params.push(quote!(#p: #ty));
+        args.push(arg);
+    }
+    let count = args.len();
+    // With an unsupported parameter there is nothing to launch; the error is reported.
+    let body = if all_supported {
+        quote! {
+            static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
+            let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
+            ::cudajit::__private::launch(self.source(), &CACHE, ::core::convert::Into::into(#config), &mut args)
+        }
+    } else {
+        quote!(::core::unreachable!("cudajit: this kernel did not compile"))
+    };
+    let launch_doc = format!(
+        "Launches `{name}` with `config` (grid, block, stream, shared bytes). Host slices are copied \
+         to the device (and back for `&mut` parameters, then synchronized); device arrays are passed \
+         without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`."
+    );
+    quote! {
+        #(#cfgs)*
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        #vis struct #name;
+
+        #(#cfgs)*
+        impl #name {
+            /// The kernel's source as embedded for the run-time compiler.
+            #[doc(hidden)]
+            pub fn source(&self) -> &'static ::cudajit::__private::FnSource {
+                static SOURCE: ::cudajit::__private::FnSource = #source;
+                &SOURCE
+            }
+
+            #[doc = #launch_doc]
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub fn launch<'a>(
+                &self,
+                #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
+                #(#launch_params),*
+            ) -> ::cudajit::Result<()> {
+                #body
+            }
+        }
+
+        #twin
+    }
+}
+
+fn device(item: &syn::ItemFn, deps: &[TokenStream], errors: &mut Vec<Diagnostic>) -> TokenStream {
+    let options = parse::Options {
+        bounds_check: true,
+        fast_math: false,
+    };
+    let source = fn_source(item, SourceKind::Device, &options, deps);
+    let mut host_fn = item.clone();
+    host_fn.block = Box::new(twin::body(&item.block, errors));
+    let name = &item.sig.ident;
+    let vis = &item.vis;
+    let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
+    quote! {
+        #host_fn
+
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code, unused_imports)]
+        #vis mod #name {
+            use super::*;
+            pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! What `#[kernel]` / `#[device]` embed and generate, checked without a GPU: the
+//! source text and line the run-time compiler sees, the dependency statics, the twin's
+//! rewriting of `grid(N)`, and that launchers take exactly the documented argument kinds.
+
+use cudajit::prelude::*;
+
+mod helpers {
+    use cudajit::prelude::*;
+
+    #[device]
+    pub fn square(x: f32) -> f32 {
+        x * x
+    }
+
+    /// Calls another device function through `self::`, which the dependency must
+    /// follow one module deeper.
+    #[device]
+    pub fn square_plus(x: f32, y: f32) -> f32 {
+        self::square(x) + y
+    }
+}
+
+#[kernel]
+fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = helpers::square(a[i]) + b[i];
+    }
+}
+
+const VECADD_FN_LINE: u32 = 24;
+
+/// Documented kernel with options, scalars of every shape and a 2-D index.
+#[kernel(boundscheck = false, fastmath = true)]
+pub fn fill2d(out: &mut [i32], width: usize, mut value: i32, flag: bool) {
+    let (x, y) = grid(2);
+    let (sx, _sy) = grid_size(2);
+    if flag {
+        value += 1;
+    }
+    if x < width && y * width + x < out.len() {
+        out[y * width + x] = value + (sx as i32) * 0;
+    }
+}
+
+#[kernel]
+fn uses_chain(a: &mut [f32]) {
+    let i = grid(1);
+    a[i] = helpers::square_plus(a[i], 1.0);
+}
+
+#[kernel]
+fn no_params() {
+    sync_threads();
+}
+
+#[test]
+fn source_text_has_no_attributes_and_keeps_lines() {
+    let src = vecadd.source();
+    assert_eq!(src.name, "vecadd");
+    assert_eq!(src.kind, cudajit::__private::SourceKind::Kernel);
+    assert_eq!(src.file, file!());
+    assert_eq!(src.line, VECADD_FN_LINE, "line of the `fn` token");
+    assert!(src.text.starts_with("fn vecadd"), "{}", src.text);
+    assert!(
+        !src.text.contains("kernel"),
+        "attribute stripped: {}",
+        src.text
+    );
+    // Every token on its original line: the `if` is 2 lines below `fn`.
+    let if_line = src
+        .text
+        .lines()
+        .position(|l| l.trim_start().starts_with("if"))
+        .unwrap();
+    assert_eq!(if_line, 2, "{}", src.text);
+    // The text re-parses as the same function.
+    let reparsed: syn::ItemFn = syn::parse_str(src.text).expect("text parses");
+    assert_eq!(reparsed.sig.ident, "vecadd");
+    assert!(src.bounds_check && !src.fast_math);
+}
+
+#[test]
+fn options_and_visibility() {
+    let src = fill2d.source();
+    assert!(!src.bounds_check);
+    assert!(src.fast_math);
+    assert!(
+        src.text.starts_with("fn fill2d"),
+        "visibility stripped: {}",
+        src.text
+    );
+    assert!(src.deps.is_empty());
+}
+
+#[test]
+fn deps_follow_device_calls_across_modules() {
+    let src = vecadd.source();
+    assert_eq!(src.deps.len(), 1);
+    assert_eq!(src.deps[0].name, "square");
+    assert_eq!(src.deps[0].kind, cudajit::__private::SourceKind::Device);
+    let unit: Vec<_> = uses_chain.source().unit().iter().map(|s| s.name).collect();
+    assert_eq!(unit, ["uses_chain", "square_plus", "square"]);
+    assert!(std::ptr::eq(
+        helpers::square_plus::__CUDAJIT_FN.deps[0],
+        &helpers::square::__CUDAJIT_FN
+    ));
+}
+
+#[test]
+fn device_functions_stay_callable_on_the_host() {
+    assert_eq!(helpers::square(3.0), 9.0);
+    assert_eq!(helpers::square_plus(2.0, 1.0), 5.0);
+    let src = &helpers::square::__CUDAJIT_FN;
+    assert!(src.text.starts_with("fn square"), "{}", src.text);
+    let reparsed: syn::ItemFn = syn::parse_str(src.text).expect("text parses");
+    assert_eq!(reparsed.sig.inputs.len(), 1);
+    assert_eq!(src.line, 11);
+}
+
+/// Never called: only has to type-check. Each launcher takes host slices, vectors and
+/// device arrays for slice parameters and the exact scalar type for scalars.
+#[allow(dead_code, unreachable_code)]
+fn launchers_type_check() -> cudajit::Result<()> {
+    let a = vec![1.0f32; 4];
+    let mut c = vec![0.0f32; 4];
+    let da: DeviceArray<f32> = cudajit::to_device(&a)?;
+    let mut dc: DeviceArray<f32> = DeviceArray::zeros(4)?;
+    vecadd.launch(LaunchConfig::new(1, 4), &a, &a[..], &mut c)?;
+    vecadd.launch(LaunchConfig::new(1u32, 4usize), &da, &a, &mut dc)?;
+    launch!(vecadd[1, 4](&a, &da, &mut c[..]))?;
+    let stream = Device::default()?.new_stream()?;
+    launch!(vecadd[1, 4, stream, 0](&a, &a, &mut c))?;
+    launch!(self::vecadd[(1, 1), (4, 1, 1)](&a, &a, &mut c,))?;
+    let mut out = vec![0i32; 16];
+    launch!(fill2d[(1, 1), (4, 4)](&mut out, 4, 7, true))?;
+    launch!(no_params[1, 1]())?;
+    Ok(())
+}
+
+#[test]
+fn kernel_items_are_values() {
+    // The kernel is a unit value: copyable, debuggable, passable.
+    let k = vecadd;
+    let copy = k;
+    assert_eq!(format!("{copy:?}"), "vecadd");
+    assert!(std::ptr::eq(k.source(), vecadd.source()));
+}
+
+#[test]
+fn launch_without_gpu_is_an_error_not_a_panic() {
+    if cudajit::Device::default().is_ok() {
+        return; // covered by tests/gpu.rs
+    }
+    let a = vec![1.0f32; 4];
+    let mut c = vec![0.0f32; 4];
+    let err = launch!(vecadd[1, 4](&a, &a, &mut c)).unwrap_err();
+    assert!(!err.to_string().is_empty());
+}
+
+#[test]
+fn twin_runs_on_the_host_as_thread_zero() {
+    // The twin of a device function runs on the host with the simulated thread index.
+    cudajit::__private::device_api::__set_thread(
+        Dim3::new(2, 0, 0),
+        Dim3::new(1, 0, 0),
+        Dim3::new(4, 1, 1),
+        Dim3::new(2, 1, 1),
+    );
+    let mut c = vec![0.0f32; 8];
+    __cudajit_twin_uses_chain(&mut c);
+    assert_eq!(c[6], 1.0);
+}

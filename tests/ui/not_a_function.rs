@@ -1,0 +1,6 @@
+use cudajit::prelude::*;
+
+#[kernel]
+struct K;
+
+fn main() {}
