@@ -456,7 +456,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 if let Type::Slice { mutable: false, .. } = self.ty_of(*slice)? {
                     return Err(self.error("assignment through a shared slice"));
                 }
-                let (ptr, elem) = self.element_ptr(site, *slice, *index)?;
+                // Blame the indexing (`c[i]` starts at `c`), as rustc does.
+                let (ptr, elem) = self.element_ptr(*slice, *slice, *index)?;
                 Ok(ptr.map(|p| (p, Type::Scalar(elem), Some(elem))))
             }
             Place::Field { base, index } => {

@@ -250,9 +250,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// Float → integer `as`: saturating, NaN → 0. libdevice's `__nv_*2*_rz` lower to PTX
-    /// `cvt.rzi`, which clamps to the destination range and maps NaN to 0. 8- and 16-bit
-    /// targets convert to 32 bits (already saturated) and clamp the integer, which
-    /// gives the same result as saturating directly.
+    /// `cvt.rzi`, which clamps to the destination range; NaN, however, comes out as 0
+    /// only for f32 → 32-bit (measured on an H100: f64 → any and f32 → 64-bit give
+    /// MIN/MAX-like patterns), so those get an explicit NaN test. 8- and 16-bit targets
+    /// convert to 32 bits (already saturated) and clamp the integer, which gives the
+    /// same result as saturating directly.
     pub fn float_to_int(
         &mut self,
         from: ScalarType,
@@ -273,7 +275,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             (_, false) => ("uint", "i32"),
         };
         let name = format!("__nv_{src}2{dst}_rz");
-        let wide = self.call_extern("toint", wide_ty, &name, &[(ft, v)]);
+        let mut wide = self.call_extern("toint", wide_ty, &name, &[(ft, v)]);
+        if from == ScalarType::F64 || to.bits() == 64 {
+            let nan = self.def("isnan", format!("fcmp uno {ft} {v}, {v}"));
+            wide = self.def(
+                "toint",
+                format!("select i1 {nan}, {wide_ty} 0, {wide_ty} {wide}"),
+            );
+        }
         if to.bits() >= 32 {
             return Ok(wide);
         }
