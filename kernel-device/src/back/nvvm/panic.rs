@@ -62,6 +62,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     ) -> Result<(), Error> {
         let ty = types::scalar(s);
         let is_div = op == BinaryOp::Div;
+        // A literal divisor (`k % 3`) needs no check that cannot fail; skipping it also
+        // keeps dead sites out of the panic table.
+        let constant: Option<i64> = r.parse().ok();
+        if let Some(c) = constant {
+            if c != 0 && (c != -1 || !s.is_signed_integer()) {
+                return Ok(());
+            }
+        }
         let nonzero = self.def("nonzero", format!("icmp ne {ty} {r}, 0"));
         let message = if is_div {
             "attempt to divide by zero"
