@@ -203,6 +203,7 @@ impl Table {
     /// The final concrete type, applying rustc's defaults: `{integer}` → `i32`,
     /// `{float}` → `f64`; anything still unknown (only possible after an error or
     /// for results of unknown callees) becomes `()`.
+    #[allow(clippy::wrong_self_convention)] // needs `&mut` for path compression
     pub fn to_ir(&mut self, ty: &Ty) -> Type {
         match self.shallow(ty) {
             Ty::Var(v) => match self.slots.get(v as usize).map(|s| s.kind) {

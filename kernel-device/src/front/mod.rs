@@ -13,6 +13,7 @@ mod intrinsics;
 mod lower_expr;
 mod lower_fn;
 mod lower_stmt;
+mod signature;
 mod types;
 
 #[cfg(test)]

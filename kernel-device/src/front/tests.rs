@@ -461,3 +461,23 @@ fn sync_threads_is_unit_statement() {
         matches!(&f.body.stmts[0], Stmt::Expr(h) if matches!(f.exprs[*h].kind, ExprKind::Intrinsic { intrinsic: Intrinsic::SyncThreads, .. }))
     );
 }
+
+#[test]
+fn rendered_macro_text_relowers_with_file_lines() {
+    let original = "fn k(a: &[f32], c: &mut [f32]) {\n    'outer: for j in 0..4 {\n        if j > 2 { break 'outer; }\n    }\n    let i = 0i32;\n    c[0] = a[i];\n}";
+    let tokens: proc_macro2::TokenStream = syn::parse_str::<syn::ItemFn>(original)
+        .map(|i| quote::quote!(#i))
+        .unwrap();
+    let (text, first_line) = crate::source::render_preserving_lines(tokens);
+    assert_eq!(first_line, 1);
+    let src = Box::leak(Box::new(FnSource {
+        text: Box::leak(text.into_boxed_str()),
+        line: 40,
+        deps: &[],
+        ..*source("fn k() {}", SourceKind::Kernel, 1)
+    }));
+    let e = lower_sources(&[src]).unwrap_err();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].line, 45);
+    assert!(e[0].message.contains("cannot be indexed by `i32`"));
+}

@@ -1,0 +1,148 @@
+//! Signatures: qualifiers, generics, parameter and return types, each rejection at
+//! its token. Shared by both entry points, and run for every function of a unit before
+//! any body so that calls resolve regardless of order.
+
+use super::infer::Ty;
+use super::types::{lower_type, TypeSite};
+use crate::diag::Diagnostic;
+use crate::source::SourceKind;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+/// A checked parameter list and return type.
+pub struct SigInfo {
+    pub params: Vec<ParamInfo>,
+    pub ret: Ty,
+}
+
+pub struct ParamInfo {
+    pub name: String,
+    pub mutable: bool,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// Checks a signature: qualifiers, generics, parameter and return types.
+pub fn lower_signature(
+    sig: &syn::Signature,
+    kind: SourceKind,
+    diags: &mut Vec<Diagnostic>,
+) -> SigInfo {
+    let what = match kind {
+        SourceKind::Kernel => "kernels",
+        SourceKind::Device => "device functions",
+    };
+    let qualifier = |span: Span, q: &str| {
+        Diagnostic::new(span, format!("`{q} fn` is not supported for {what}"))
+            .with_hint(format!("remove `{q}`"))
+    };
+    if let Some(t) = &sig.constness {
+        diags.push(qualifier(t.span, "const"));
+    }
+    if let Some(t) = &sig.asyncness {
+        diags.push(qualifier(t.span, "async"));
+    }
+    if let Some(t) = &sig.unsafety {
+        diags.push(qualifier(t.span, "unsafe"));
+    }
+    if let Some(abi) = &sig.abi {
+        diags.push(qualifier(abi.extern_token.span, "extern"));
+    }
+    if let Some(v) = &sig.variadic {
+        diags.push(Diagnostic::new(
+            v.span(),
+            format!("variadic parameters are not supported for {what}"),
+        ));
+    }
+    if !sig.generics.params.is_empty() {
+        diags.push(
+            Diagnostic::new(
+                sig.generics.params.span(),
+                format!("generic parameters are not supported for {what}"),
+            )
+            .with_hint("write one function per concrete type (e.g. `f32` and `f64` versions)"),
+        );
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        diags.push(
+            Diagnostic::new(
+                w.where_token.span,
+                format!("`where` clauses are not supported for {what}"),
+            )
+            .with_hint("write the function for concrete types"),
+        );
+    }
+    let generic_names: Vec<syn::Ident> = sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.clone())
+        .collect();
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(r) => diags.push(
+                Diagnostic::new(r.span(), "`self` parameters are not supported in kernels")
+                    .with_hint("write a free function marked `#[kernel]` or `#[device]`"),
+            ),
+            syn::FnArg::Typed(pt) => {
+                let (name, mutable, span) = match &*pt.pat {
+                    syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (
+                        pi.ident.to_string(),
+                        pi.mutability.is_some(),
+                        pi.ident.span(),
+                    ),
+                    syn::Pat::Wild(w) => ("_".to_string(), false, w.span()),
+                    other => {
+                        diags.push(
+                            Diagnostic::new(
+                                other.span(),
+                                "only plain names are supported as parameter patterns",
+                            )
+                            .with_hint("write `name: T`"),
+                        );
+                        ("_".to_string(), false, other.span())
+                    }
+                };
+                let generic = matches!(&*pt.ty, syn::Type::Path(tp) if tp.qself.is_none()
+                    && tp.path.get_ident().is_some_and(|i| generic_names.iter().any(|g| g == i)));
+                let ty = match lower_type(&pt.ty, TypeSite::Param, &mut || Ty::Error) {
+                    // Already reported as a generic parameter.
+                    _ if generic => Ty::Error,
+                    Ok(ty) => ty,
+                    Err(d) => {
+                        diags.push(d);
+                        Ty::Error
+                    }
+                };
+                params.push(ParamInfo {
+                    name,
+                    mutable,
+                    ty,
+                    span,
+                });
+            }
+        }
+    }
+    let ret = match &sig.output {
+        syn::ReturnType::Default => Ty::Unit,
+        syn::ReturnType::Type(_, ty) => {
+            let is_unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
+            if kind == SourceKind::Kernel && !is_unit {
+                diags.push(
+                    Diagnostic::new(ty.span(), "a kernel cannot return a value")
+                        .with_hint("write results into a `&mut [T]` parameter; `#[device]` functions may return values"),
+                );
+                Ty::Error
+            } else {
+                match lower_type(ty, TypeSite::Return, &mut || Ty::Error) {
+                    Ok(ty) => ty,
+                    Err(d) => {
+                        diags.push(d);
+                        Ty::Error
+                    }
+                }
+            }
+        }
+    };
+    SigInfo { params, ret }
+}
