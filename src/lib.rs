@@ -35,7 +35,8 @@
 extern crate self as cudajit;
 
 pub use kernel_host::{
-    synchronize, to_device, Device, DeviceArray, Dim, Error, Event, LaunchConfig, Result, Stream,
+    elapsed_ms, synchronize, to_device, Device, DeviceArray, DeviceScalar, Dim, Error, Event,
+    LaunchConfig, Result, Stream,
 };
 pub use kernel_macros::{device, kernel};
 

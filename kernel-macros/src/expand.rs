@@ -8,7 +8,6 @@
 //! Generated code names the runtime only through `::cudajit::__private`.
 
 use crate::{parse, twin};
-use kernel_device::diag::Diagnostic;
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -33,16 +32,25 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let reported = kernel_device::front::check_item(&item, kind);
     let mut own = Vec::new();
     let options = parse::options(args, kind, &mut own);
-    let deps = dependencies(&item, kind);
-    let items = match kind {
-        SourceKind::Kernel => kernel(&item, &options, &deps, &mut own),
-        SourceKind::Device => device(&item, &deps, &mut own),
+    let body = twin::body(&item.block, &mut own);
+    let params = match kind {
+        SourceKind::Kernel => parse::kernel_params(&item, &mut own),
+        SourceKind::Device => Vec::new(),
     };
     let mut all = reported.clone();
     all.extend(
         own.into_iter()
             .filter(|d| !parse::already_reported(d, &reported)),
     );
+    // Once something is reported, the body is not handed to rustc as well: each problem
+    // is then shown once, and the signature still type-checks its callers.
+    let failed = !all.is_empty();
+    let body = if failed { twin::stub_body() } else { body };
+    let deps = dependencies(&item, kind);
+    let items = match kind {
+        SourceKind::Kernel => kernel(&item, &options, &deps, &params, body),
+        SourceKind::Device => device(&item, &deps, body, failed),
+    };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
 }
@@ -50,7 +58,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
 /// `p::__CUDAJIT_FN` for every device function the body calls, spanned at the call so
 /// that a call to an ordinary fn is reported there.
 fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
-    parse::device_calls_fallback(item)
+    kernel_device::front::device_calls(item)
         .into_iter()
         .map(|mut path| {
             // A device function's static sits one module deeper (`mod f`).
@@ -107,10 +115,10 @@ fn kernel(
     item: &syn::ItemFn,
     options: &parse::Options,
     deps: &[TokenStream],
-    errors: &mut Vec<Diagnostic>,
+    params: &[parse::Param],
+    body: syn::Block,
 ) -> TokenStream {
-    let params = parse::kernel_params(item, errors);
-    let twin = twin::kernel_twin(item, errors);
+    let twin = twin::kernel_twin(item, body);
     let source = fn_source(item, SourceKind::Kernel, options, deps);
     let name = &item.sig.ident;
     let vis = &item.vis;
@@ -125,7 +133,7 @@ fn kernel(
     let mut launch_params = Vec::new();
     let mut args = Vec::new();
     let mut all_supported = true;
-    for param in &params {
+    for param in params {
         let p = &param.name;
         let (ty, arg) = match &param.shape {
             parse::Shape::Slice(t) => (
@@ -195,14 +203,19 @@ fn kernel(
     }
 }
 
-fn device(item: &syn::ItemFn, deps: &[TokenStream], errors: &mut Vec<Diagnostic>) -> TokenStream {
+fn device(item: &syn::ItemFn, deps: &[TokenStream], body: syn::Block, failed: bool) -> TokenStream {
     let options = parse::Options {
         bounds_check: true,
         fast_math: false,
     };
     let source = fn_source(item, SourceKind::Device, &options, deps);
     let mut host_fn = item.clone();
-    host_fn.block = Box::new(twin::body(&item.block, errors));
+    host_fn.block = Box::new(body);
+    if failed {
+        host_fn
+            .attrs
+            .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+    }
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));

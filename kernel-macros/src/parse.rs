@@ -181,64 +181,6 @@ fn shape_of(ty: &syn::Type) -> Shape {
     }
 }
 
-/// Names of intrinsics: calls to them are not device-function dependencies.
-const INTRINSICS: [&str; 7] = [
-    "thread_idx",
-    "block_idx",
-    "block_dim",
-    "grid_dim",
-    "grid",
-    "grid_size",
-    "sync_threads",
-];
-
-/// Fallback for `front::device_calls` while the frontend lacks it: paths of called
-/// functions that are neither intrinsics, local bindings (closures), `Type::assoc`
-/// nor `f32::sqrt`-like std paths, deduplicated, in first-call order.
-pub fn device_calls_fallback(item: &syn::ItemFn) -> Vec<syn::Path> {
-    #[derive(Default)]
-    struct Calls {
-        calls: Vec<syn::Path>,
-        locals: Vec<String>,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Calls {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.locals.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if let syn::Expr::Path(p) = &*call.func {
-                if p.qself.is_none() {
-                    self.calls.push(p.path.clone());
-                }
-            }
-            syn::visit::visit_expr_call(self, call);
-        }
-    }
-    let mut found = Calls::default();
-    syn::visit::Visit::visit_item_fn(&mut found, item);
-    let mut seen: Vec<String> = Vec::new();
-    let mut deps = Vec::new();
-    for path in found.calls {
-        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let first = names[0].as_str();
-        let std_like =
-            SCALARS.contains(&first) || ["std", "core", "alloc", "Self"].contains(&first);
-        let single = names.len() == 1;
-        let intrinsic_or_local =
-            single && (INTRINSICS.contains(&first) || found.locals.iter().any(|l| l == first));
-        let associated = names[..names.len() - 1]
-            .iter()
-            .any(|n| n.starts_with(|c: char| c.is_ascii_uppercase()));
-        let text = path.to_token_stream().to_string();
-        if !std_like && !intrinsic_or_local && !associated && !seen.contains(&text) {
-            seen.push(text);
-            deps.push(path);
-        }
-    }
-    deps
-}
-
 /// Token text with the spaces `to_string` puts inside types removed (`Vec<f32>`).
 pub fn pretty(tokens: &impl ToTokens) -> String {
     let text = tokens.to_token_stream().to_string();

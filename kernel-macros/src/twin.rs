@@ -23,15 +23,19 @@ pub fn body(block: &syn::Block, errors: &mut Vec<Diagnostic>) -> syn::Block {
     block
 }
 
+/// The body used once errors are reported: it type-checks against any signature.
+pub fn stub_body() -> syn::Block {
+    syn::parse_quote!({ ::core::unreachable!("cudajit: this function did not compile") })
+}
+
 /// `#[doc(hidden)] fn __cudajit_twin_<name>(same params) -> same { body }`.
-pub fn kernel_twin(item: &syn::ItemFn, errors: &mut Vec<Diagnostic>) -> proc_macro2::TokenStream {
+pub fn kernel_twin(item: &syn::ItemFn, body: syn::Block) -> proc_macro2::TokenStream {
     let mut sig = item.sig.clone();
     sig.ident = format_ident!(
         "__cudajit_twin_{}",
         item.sig.ident,
         span = item.sig.ident.span()
     );
-    let body = body(&item.block, errors);
     let cfgs = item.attrs.iter().filter(|a| is_cfg(a));
     quote! {
         #(#cfgs)*

@@ -1,1 +1,101 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo
+//! does.
+//!
+//! - `test`: finds libnvvm and ptxas (or installs the pinned pip wheels under
+//!   `target/cuda-toolchain`), then runs every test of the workspace with them.
+//! - `build-device --arch compute_90 [--arch ..] --out-dir DIR [--src DIR ..]`: compiles
+//!   every `#[kernel]` ahead of time to PTX plus the manifest kernel-host embeds when
+//!   built with `CUDAJIT_AOT_DIR=DIR`.
+//! - `gpu-bundle --out-dir DIR`: release test binaries, examples and benches with a
+//!   `run.sh` that runs them all on the GPU machine.
+//! - `bench`: builds the bundle and says how to run it.
+
+mod build_device;
+mod bundle;
+mod scan;
+mod toolchain;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage: cargo xtask <command>
+  test                                  run all tests (installs libnvvm/ptxas if needed)
+  build-device --arch ARCH [--arch ..] --out-dir DIR [--src DIR ..]
+                                        compile every #[kernel] to PTX + manifest.txt
+  gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
+  bench [--out-dir DIR]                 build the bundle and print how to run it";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        Some("build-device") => build_device::run(&args[1..]),
+        Some("gpu-bundle") => bundle::run(&args[1..]).map(|_| ()),
+        Some("bench") => bundle::bench(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(format!("unknown or missing command\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask sits one level below it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
+
+pub fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root());
+    cmd
+}
+
+/// Runs `cmd`, failing with its command line when it exits non-zero.
+pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed with {status}"))
+    }
+}
+
+/// Values of a repeated `--flag VALUE` option.
+pub fn values(args: &[String], flag: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        if a == flag {
+            out.push(iter.next().ok_or(format!("{flag} needs a value"))?.clone());
+        } else if let Some(v) = a.strip_prefix(&format!("{flag}=")) {
+            out.push(v.to_string());
+        }
+    }
+    Ok(out)
+}
+
+fn test(args: &[String]) -> Result<(), String> {
+    let tc = toolchain::locate_or_install()?;
+    eprintln!("xtask: libnvvm {}", tc.nvvm.display());
+    eprintln!("xtask: ptxas   {}", tc.ptxas.display());
+    let mut cmd = cargo();
+    cmd.args(["test", "--workspace", "--all-targets"])
+        .args(args)
+        .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
+        .env("CUDAJIT_PTXAS", &tc.ptxas);
+    run_checked(&mut cmd)
+}

@@ -1,0 +1,123 @@
+//! `cargo xtask build-device`: ahead-of-time PTX for every `#[kernel]` in the scanned
+//! sources, plus `manifest.txt` (`<kernel_name> <key_hex> <arch> <file.ptx>`) that
+//! kernel-host embeds when built with `CUDAJIT_AOT_DIR=DIR`. The key is kernel-host's
+//! own (`aot_support::ir_key` over the IR made with default options), and the PTX is
+//! compiled with the options the JIT would use, so an AOT hit is indistinguishable
+//! from a JIT compile.
+
+use crate::scan;
+use kernel_device::back::nvvm::Options;
+use kernel_device::nvvm::{CompileOptions, Nvvm};
+use kernel_device::source::{FnSource, SourceKind};
+use std::path::PathBuf;
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let arches = crate::values(args, "--arch")?;
+    let out = crate::values(args, "--out-dir")?
+        .pop()
+        .ok_or("--out-dir DIR is required")?;
+    let arches = if arches.is_empty() {
+        vec!["compute_90".to_string()]
+    } else {
+        arches
+    };
+    let root = crate::root();
+    let mut srcs: Vec<PathBuf> = crate::values(args, "--src")?
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    if srcs.is_empty() {
+        srcs = ["examples", "tests", "src"]
+            .iter()
+            .map(|d| root.join(d))
+            .collect();
+    }
+    let srcs: Vec<PathBuf> = srcs
+        .into_iter()
+        .map(|s| if s.is_absolute() { s } else { root.join(s) })
+        .collect();
+    build(&arches, &root.join(&out), &srcs)
+        .map(|n| eprintln!("xtask: wrote {n} PTX files to {out}"))
+}
+
+/// Compiles everything; returns the number of PTX files written.
+pub fn build(arches: &[String], out: &std::path::Path, srcs: &[PathBuf]) -> Result<usize, String> {
+    let root = crate::root();
+    let mut all = Vec::new();
+    for file in scan::rust_files(srcs) {
+        all.extend(scan::scan_file(&file, &root)?);
+    }
+    let tc = crate::toolchain::locate_or_install()?;
+    let nvvm =
+        Nvvm::load_from(&tc.nvvm).map_err(|e| format!("loading {}: {e}", tc.nvvm.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+
+    let kernels: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].kind == SourceKind::Kernel)
+        .collect();
+    let mut manifest =
+        String::from("# <kernel_name> <key_hex> <arch> <file.ptx>, by cargo xtask build-device\n");
+    let mut written = 0;
+    let mut errors = Vec::new();
+    for &k in &kernels {
+        let name = all[k].item.sig.ident.to_string();
+        let result = (|| -> Result<(), String> {
+            let order = scan::unit_order(k, &all)?;
+            // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
+            let deps: Vec<&'static FnSource> = order[1..]
+                .iter()
+                .map(|&d| scan::fn_source(&all[d], &[]))
+                .collect();
+            let kernel = scan::fn_source(&all[k], Box::leak(deps.into_boxed_slice()));
+            let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
+                .map_err(|e| e.to_string())?;
+            let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);
+            let options = Options {
+                ir_version: nvvm.ir_version(),
+                ..Options::default()
+            };
+            let unit =
+                kernel_device::nvvm_ir_for_kernel(kernel, &options).map_err(|e| e.to_string())?;
+            let duplicate = kernels
+                .iter()
+                .filter(|&&j| all[j].item.sig.ident == name)
+                .count()
+                > 1;
+            for arch in arches {
+                let compile = CompileOptions {
+                    arch: arch.clone(),
+                    opt_level: 3,
+                    fast_math: kernel.fast_math,
+                    line_info: false,
+                };
+                let ptx = nvvm
+                    .compile(&unit.nvvm_ir, &compile)
+                    .map_err(|e| e.to_string())?;
+                // Same-named kernels in different files get the key in their file name.
+                let file = if duplicate {
+                    format!("{name}-{}.{arch}.ptx", &key[..12])
+                } else {
+                    format!("{name}.{arch}.ptx")
+                };
+                std::fs::write(out.join(&file), ptx).map_err(|e| format!("{file}: {e}"))?;
+                manifest.push_str(&format!("{name} {key} {arch} {file}\n"));
+                written += 1;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            errors.push(format!("kernel `{name}` ({}): {e}", all[k].file));
+        }
+    }
+    std::fs::write(out.join("manifest.txt"), manifest).map_err(|e| format!("manifest.txt: {e}"))?;
+    if errors.is_empty() {
+        Ok(written)
+    } else {
+        Err(format!(
+            "{} of {} kernels failed:\n{}",
+            errors.len(),
+            kernels.len(),
+            errors.join("\n")
+        ))
+    }
+}

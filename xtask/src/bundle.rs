@@ -1,0 +1,268 @@
+//! `cargo xtask gpu-bundle --out-dir DIR`: everything the GPU machine (which has no Rust
+//! toolchain) needs, in one folder: release test binaries of the whole workspace, the
+//! examples, the benches (with bench/'s runner when present), AOT PTX in `DIR/ptx`
+//! (also embedded, by building with `CUDAJIT_AOT_DIR`), and `run.sh`, which runs them
+//! all, writes logs to `$OUT` (or `DIR/logs`) and prints a summary table last.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+struct Artifact {
+    /// `test`, `example` or `bench`.
+    role: &'static str,
+    name: String,
+    path: PathBuf,
+}
+
+pub fn run(args: &[String]) -> Result<PathBuf, String> {
+    let root = crate::root();
+    let out = crate::values(args, "--out-dir")?
+        .pop()
+        .unwrap_or_else(|| "bundle".into());
+    let out = if Path::new(&out).is_absolute() {
+        PathBuf::from(out)
+    } else {
+        root.join(out)
+    };
+    let aot = !args.iter().any(|a| a == "--no-aot");
+    let bin = out.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+
+    let ptx = out.join("ptx");
+    if aot {
+        let srcs: Vec<PathBuf> = ["examples", "tests", "src", "bench"]
+            .iter()
+            .map(|d| root.join(d))
+            .collect();
+        crate::build_device::build(&["compute_90".to_string()], &ptx, &srcs)?;
+    }
+
+    let mut cmd = crate::cargo();
+    cmd.args([
+        "build",
+        "--release",
+        "--workspace",
+        "--tests",
+        "--examples",
+        "--benches",
+        "--message-format=json",
+    ])
+    .stdout(Stdio::piped());
+    if aot {
+        cmd.env("CUDAJIT_AOT_DIR", &ptx);
+    }
+    eprintln!("xtask: running {cmd:?}");
+    let output = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo build failed with {}", output.status));
+    }
+    let artifacts = artifacts(&String::from_utf8_lossy(&output.stdout));
+    let mut rows = Vec::new();
+    for a in &artifacts {
+        let file = format!("{}-{}", a.role, a.name);
+        std::fs::copy(&a.path, bin.join(&file))
+            .map_err(|e| format!("copying {}: {e}", a.path.display()))?;
+        rows.push((a.role, file));
+    }
+    copy_bench_runner(&root, &out, &artifacts)?;
+    std::fs::write(out.join("run.sh"), run_script(&rows)).map_err(|e| format!("run.sh: {e}"))?;
+    set_executable(&out.join("run.sh"));
+    let _ = std::fs::write(out.join("COMMIT"), git_commit(&root));
+    eprintln!(
+        "xtask: bundle in {} ({} binaries)",
+        out.display(),
+        rows.len()
+    );
+    Ok(out)
+}
+
+pub fn bench(args: &[String]) -> Result<(), String> {
+    let out = run(args)?;
+    let root = crate::root();
+    let rel = out
+        .strip_prefix(&root)
+        .unwrap_or(&out)
+        .display()
+        .to_string();
+    println!(
+        "Bundle ready in {rel}. On the GPU machine run, from the repository root:\n\
+         \n    bash {rel}/run.sh\n\n\
+         (through the device tool: command `bash {rel}/run.sh`, carry [\"{rel}\"] and \".whl\" if \
+         Numba's comparison should run). Logs and the summary go to $OUT."
+    );
+    Ok(())
+}
+
+fn git_commit(root: &Path) -> String {
+    std::process::Command::new("git")
+        .current_dir(root)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Executables from cargo's JSON messages: test harnesses, examples, benches.
+fn artifacts(json: &str) -> Vec<Artifact> {
+    let mut out: Vec<Artifact> = Vec::new();
+    for line in json.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let Some(exe) = msg["executable"].as_str() else {
+            continue;
+        };
+        let kinds: Vec<&str> = msg["target"]["kind"]
+            .as_array()
+            .map(|k| k.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let is_test = msg["profile"]["test"].as_bool().unwrap_or(false);
+        let role = if kinds.contains(&"example") {
+            "example"
+        } else if kinds.contains(&"bench") && !is_test {
+            "bench"
+        } else if is_test {
+            "test"
+        } else {
+            continue; // xtask itself and other binaries
+        };
+        let package = msg["package_id"].as_str().unwrap_or("");
+        let package = package
+            .rsplit('/')
+            .next()
+            .unwrap_or(package)
+            .split(['#', '@'])
+            .next()
+            .unwrap_or("");
+        let target = msg["target"]["name"].as_str().unwrap_or("unknown");
+        let mut name =
+            if package.is_empty() || package.replace('-', "_") == target.replace('-', "_") {
+                target.to_string()
+            } else {
+                format!("{package}-{target}")
+            };
+        if kinds.iter().any(|k| k.contains("lib")) {
+            name.push_str("-unit");
+        }
+        if !out.iter().any(|a| a.role == role && a.name == name)
+            && !(role == "test" && package == "xtask")
+        {
+            out.push(Artifact {
+                role,
+                name,
+                path: PathBuf::from(exe),
+            });
+        }
+    }
+    out
+}
+
+/// bench/'s runner and its inputs, with the Rust bench binaries beside it.
+fn copy_bench_runner(root: &Path, out: &Path, artifacts: &[Artifact]) -> Result<(), String> {
+    let bench = root.join("bench");
+    if !bench.join("run.sh").is_file() {
+        return Ok(());
+    }
+    copy_dir(&bench, &out.join("bench"))?;
+    for a in artifacts.iter().filter(|a| a.role == "bench") {
+        std::fs::copy(&a.path, out.join("bench").join(&a.name)).map_err(|e| format!("{e}"))?;
+    }
+    let wheels = root.join(".whl");
+    if wheels.is_dir() {
+        copy_dir(&wheels, &out.join(".whl"))?;
+    }
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from)
+        .map_err(|e| format!("{}: {e}", from.display()))?
+        .flatten()
+    {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            if entry.file_name() != "results" {
+                copy_dir(&src, &dst)?;
+            }
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("{}: {e}", src.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn set_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+}
+
+fn run_script(rows: &[(&str, String)]) -> String {
+    let mut s = String::from(
+        r#"#!/usr/bin/env bash
+# Generated by `cargo xtask gpu-bundle`: runs every test binary, every example and the
+# benchmarks on the GPU machine; logs to $OUT (or ./logs); summary table last.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+logs="${OUT:-$here/logs}"
+mkdir -p "$logs"
+summary=()
+failures=0
+run() {  # run ROLE NAME CMD...
+  local role="$1" name="$2"; shift 2
+  local log="$logs/$role-$name.log"
+  echo "=== $role $name"
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  local secs=$((SECONDS - start))
+  local passed failed skipped
+  passed=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s+=$1} END {print s+0}')
+  failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+  skipped=$(grep -c 'skipped:' "$log")
+  tail -n 5 "$log"
+  local status=ok
+  if [ "$rc" -ne 0 ]; then status="FAILED($rc)"; failures=$((failures + 1)); fi
+  summary+=("$(printf '%-8s %-40s %-10s %6s %6s %7s %5ss' "$role" "$name" "$status" "$passed" "$failed" "$skipped" "$secs")")
+}
+export CUDAJIT_CACHE_DIR="${CUDAJIT_CACHE_DIR:-$(mktemp -d)}"
+"#,
+    );
+    for (role, file) in rows.iter().filter(|(r, _)| *r == "test") {
+        s.push_str(&format!("run {role} {file} \"$here/bin/{file}\"\n"));
+    }
+    for (role, file) in rows.iter().filter(|(r, _)| *r == "example") {
+        s.push_str(&format!("run {role} {file} \"$here/bin/{file}\"\n"));
+    }
+    s.push_str(
+        r#"if [ -f "$here/bench/run.sh" ]; then
+  run bench runner bash "$here/bench/run.sh"
+else
+"#,
+    );
+    let benches: Vec<_> = rows.iter().filter(|(r, _)| *r == "bench").collect();
+    if benches.is_empty() {
+        s.push_str("  :\n");
+    }
+    for (role, file) in benches {
+        s.push_str(&format!(
+            "  run {role} {file} \"$here/bin/{file}\" --bench\n"
+        ));
+    }
+    s.push_str(
+        r#"fi
+{
+  echo
+  printf '%-8s %-40s %-10s %6s %6s %7s %6s\n' role name status passed failed skipped time
+  printf '%s\n' "${summary[@]}"
+  echo "$failures failing binaries"
+} | tee "$logs/summary.txt"
+[ "$failures" -eq 0 ]
+"#,
+    );
+    s
+}
