@@ -134,9 +134,21 @@ mod tests {
     }
 
     #[test]
-    fn table_is_empty_without_aot_dir() {
-        if option_env!("CUDAJIT_AOT_DIR").is_none() {
-            assert!(table().is_empty());
+    fn table_matches_the_build_environment() {
+        match option_env!("CUDAJIT_AOT_DIR") {
+            None | Some("") => assert!(table().is_empty()),
+            Some(dir) => {
+                let text = std::fs::read_to_string(std::path::Path::new(dir).join("manifest.txt"))
+                    .unwrap();
+                let entries = parse_manifest(&text).unwrap();
+                assert_eq!(table().len(), entries.len());
+                for (entry, embedded) in entries.iter().zip(table()) {
+                    assert_eq!(entry.kernel, embedded.kernel);
+                    assert_eq!(entry.key, embedded.key);
+                    let ptx = std::fs::read_to_string(std::path::Path::new(dir).join(&entry.file));
+                    assert_eq!(ptx.unwrap(), embedded.ptx);
+                }
+            }
         }
     }
 }

@@ -433,3 +433,54 @@ fn raw_launch_us(device: &Device, d: &DeviceArray<f32>, burst: usize) -> f64 {
     unsafe { result::module::unload(module) }.unwrap();
     best
 }
+
+/// With `CUDAJIT_AOT_OUT=DIR` (and libnvvm available), writes an AOT directory holding
+/// `scale` for compute_90: a miniature `cargo xtask build-device`, used to test the AOT
+/// path (`CUDAJIT_AOT_DIR=DIR` build, run with libnvvm unavailable).
+#[test]
+fn write_aot_dir_for_tests() {
+    let Some(out) = std::env::var_os("CUDAJIT_AOT_OUT") else {
+        return;
+    };
+    use kernel_device::nvvm::{CompileOptions, Nvvm};
+    let out = std::path::PathBuf::from(out);
+    let nvvm = Nvvm::shared().unwrap();
+    let key = kernel_host::aot_support::ir_key(
+        &kernel_device::nvvm_ir_for_kernel(&SCALE, &Default::default())
+            .unwrap()
+            .nvvm_ir,
+    );
+    let options = kernel_device::back::nvvm::Options {
+        ir_version: nvvm.ir_version(),
+        ..Default::default()
+    };
+    let unit = kernel_device::nvvm_ir_for_kernel(&SCALE, &options).unwrap();
+    let ptx = nvvm
+        .compile(&unit.nvvm_ir, &CompileOptions::default())
+        .unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("scale.ptx"), ptx).unwrap();
+    std::fs::write(
+        out.join("manifest.txt"),
+        format!("scale {key} compute_90 scale.ptx\n"),
+    )
+    .unwrap();
+}
+
+/// Run with a build that embedded `scale` (see above) and libnvvm made unavailable
+/// (`CUDAJIT_NVVM_PATH=/nonexistent CUDAJIT_CACHE_DIR=`): the launch must still work.
+#[test]
+fn aot_kernel_launches_without_libnvvm() {
+    if !kernel_host::aot_support::table()
+        .iter()
+        .any(|e| e.kernel == "scale")
+    {
+        return println!("skipped: no AOT entry for `scale` in this build");
+    }
+    let Some((_device, _gpu)) = device_or_skip() else {
+        return;
+    };
+    let mut x = vec![2.0f32; 100];
+    scale(LaunchConfig::new(1, 128), &mut x, 4.0).unwrap();
+    assert_eq!(x, vec![8.0; 100]);
+}
