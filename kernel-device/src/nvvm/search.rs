@@ -141,3 +141,41 @@ pub fn libdevice_candidates(library: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libdevice_beside_both_layouts() {
+        let toolkit = libdevice_candidates(Path::new("/usr/local/cuda/nvvm/lib64/libnvvm.so"));
+        assert!(toolkit.contains(&PathBuf::from(
+            "/usr/local/cuda/nvvm/lib64/../libdevice/libdevice.10.bc"
+        )));
+        let wheel = libdevice_candidates(Path::new("/x/nvidia/cu13/lib/libnvvm.so.4"));
+        assert!(wheel.contains(&PathBuf::from(
+            "/x/nvidia/cu13/lib/../nvvm/libdevice/libdevice.10.bc"
+        )));
+    }
+
+    #[test]
+    fn options_spell_libnvvm_flags() {
+        let o = crate::nvvm::CompileOptions {
+            fast_math: true,
+            line_info: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            o.to_args(),
+            [
+                "-arch=compute_90",
+                "-opt=3",
+                "-ftz=1",
+                "-prec-div=0",
+                "-prec-sqrt=0",
+                "-fma=1",
+                "-generate-line-info"
+            ]
+        );
+    }
+}

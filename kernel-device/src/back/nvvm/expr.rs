@@ -57,7 +57,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 };
                 let mem = types::scalar_mem(elem);
                 let v = self.load("elem", mem, &ptr);
-                Ok(Val::V(self.from_memory(elem, &v)))
+                Ok(Val::V(self.value_from_memory(elem, &v)))
             }
             ExprKind::Len(slice) => {
                 let ty = types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
@@ -323,7 +323,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// Reads memory of element type `elem` as a value (`bool` is a byte in memory).
-    pub fn from_memory(&mut self, elem: ScalarType, v: &str) -> String {
+    pub fn value_from_memory(&mut self, elem: ScalarType, v: &str) -> String {
         if elem == ScalarType::Bool {
             self.def("tobool", format!("icmp ne i8 {v}, 0"))
         } else {
@@ -331,7 +331,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
     }
 
-    pub fn to_memory(&mut self, elem: ScalarType, v: &str) -> String {
+    pub fn value_to_memory(&mut self, elem: ScalarType, v: &str) -> String {
         if elem == ScalarType::Bool {
             self.def("frombool", format!("zext i1 {v} to i8"))
         } else {
@@ -395,7 +395,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Val::Never => return Ok(()),
             Val::Unit => return Ok(()),
         };
-        let Some((ptr, ty, mem_scalar)) = self.place_ptr(place, value)? else {
+        let Some((ptr, ty, mem_scalar)) = self.place_ptr(place)? else {
             return Ok(());
         };
         let new = match op {
@@ -412,7 +412,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 };
                 let old = self.load("old", lty, &ptr);
                 let old = if is_mem {
-                    self.from_memory(place_scalar, &old)
+                    self.value_from_memory(place_scalar, &old)
                 } else {
                     old
                 };
@@ -421,7 +421,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         };
         match mem_scalar {
             Some(s) => {
-                let m = self.to_memory(s, &new);
+                let m = self.value_to_memory(s, &new);
                 self.store(types::scalar_mem(s), &m, &ptr);
             }
             None => {
@@ -439,7 +439,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn place_ptr(
         &mut self,
         place: &'a Place,
-        site: Handle<Expr>,
     ) -> Result<Option<(String, Type, Option<ScalarType>)>, Error> {
         match place {
             Place::Local(local) => {
@@ -461,7 +460,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 Ok(ptr.map(|p| (p, Type::Scalar(elem), Some(elem))))
             }
             Place::Field { base, index } => {
-                let Some((ptr, ty, mem)) = self.place_ptr(base, site)? else {
+                let Some((ptr, ty, mem)) = self.place_ptr(base)? else {
                     return Ok(None);
                 };
                 if mem.is_some() {
