@@ -20,6 +20,8 @@ pub use search::{LIBDEVICE_PATH_ENV, NVVM_PATH_ENV};
 pub enum NvvmError {
     #[error("libnvvm not found. Searched:\n{}\nInstall it with `pip install nvidia-nvvm==13.0.88` (or a CUDA toolkit), run the tests with `cargo xtask test` (which installs it under target/cuda-toolchain), or set {NVVM_PATH_ENV} to the libnvvm.so file", list(.searched))]
     NotFound { searched: Vec<PathBuf> },
+    #[error("{NVVM_PATH_ENV} is set, but no libnvvm is there. Looked at:\n{}\nPoint it at libnvvm.so (e.g. <site-packages>/nvidia/cu13/lib/libnvvm.so.4 from `pip install nvidia-nvvm==13.0.88`) or a directory holding it", list(.searched))]
+    ExplicitNotFound { searched: Vec<PathBuf> },
     #[error("cannot load libnvvm from {}: {message}", .path.display())]
     Load { path: PathBuf, message: String },
     #[error("{} has no symbol `{symbol}`; is it libnvvm?", .path.display())]
@@ -151,16 +153,11 @@ impl Nvvm {
         let (candidates, explicit) = search::library_candidates();
         match candidates.iter().find(|p| p.is_file()) {
             Some(path) => Nvvm::load_from(path),
+            None if explicit => Err(NvvmError::ExplicitNotFound {
+                searched: candidates,
+            }),
             None => Err(NvvmError::NotFound {
-                searched: if explicit {
-                    let mut v = vec![PathBuf::from(format!(
-                        "{NVVM_PATH_ENV} (set, nothing found there):"
-                    ))];
-                    v.extend(candidates);
-                    v
-                } else {
-                    candidates
-                },
+                searched: candidates,
             }),
         }
     }

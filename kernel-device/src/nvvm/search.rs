@@ -57,6 +57,9 @@ pub fn library_candidates() -> (Vec<PathBuf>, bool) {
         out.push(tc.join("lib/libnvvm.so.4"));
         out.push(tc.join("nvvm/lib64/libnvvm.so"));
     }
+    // `CARGO_TARGET_DIR` may repeat an ancestor's target/: list each place once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
     (out, false)
 }
 
