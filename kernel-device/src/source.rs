@@ -51,11 +51,12 @@ impl FnSource {
     }
 }
 
-/// Prints tokens so that each token starts on the line it had in the original file,
-/// relative to the first token's line (which becomes line 1). Returns the text and
-/// the first token's line. With this, a run-time re-parse of the text (syn with
-/// proc-macro2's `span-locations`) yields original line numbers by adding
-/// `first_line - 1`, which is how device-side panics name `file:line`.
+/// Prints tokens so that each token starts at the line and column it had in the
+/// original file, lines counted from the first token's line (which becomes line 1).
+/// Returns the text and the first token's line. With this, a run-time re-parse of
+/// the text (syn with proc-macro2's `span-locations`) yields original positions by
+/// adding `first_line - 1` to the line, which is how device-side panics name
+/// `file:line:column`. Tokens out of order (macro-made spans) fall back to a space.
 pub fn render_preserving_lines(tokens: proc_macro2::TokenStream) -> (String, u32) {
     let mut printer = LinePrinter::default();
     printer.stream(tokens);
@@ -66,24 +67,43 @@ pub fn render_preserving_lines(tokens: proc_macro2::TokenStream) -> (String, u32
 struct LinePrinter {
     out: String,
     first_line: Option<usize>,
+    /// Position of the end of `out`: line relative to `first_line`, 0-based column.
     current_line: usize,
+    current_column: usize,
     /// The last token was a punct joined to the next one (`+` of `+=`): no space.
     joint: bool,
 }
 
 impl LinePrinter {
-    fn move_to(&mut self, line: usize) {
-        let first = *self.first_line.get_or_insert(line);
-        let target = line.saturating_sub(first);
+    fn move_to(&mut self, position: proc_macro2::LineColumn) {
+        let first = *self.first_line.get_or_insert(position.line);
+        let target = position.line.saturating_sub(first);
         if target > self.current_line {
             for _ in self.current_line..target {
                 self.out.push('\n');
             }
             self.current_line = target;
-        } else if !self.out.is_empty() && !self.joint {
-            self.out.push(' ');
+            self.current_column = 0;
+        }
+        if position.column > self.current_column && !self.joint {
+            let pad = position.column - self.current_column;
+            self.out.extend(std::iter::repeat_n(' ', pad));
+            self.current_column = position.column;
+        } else if !self.out.is_empty() && !self.joint && position.column < self.current_column {
+            self.push_text(" ");
         }
         self.joint = false;
+    }
+
+    fn push_text(&mut self, text: &str) {
+        self.out.push_str(text);
+        match text.rfind('\n') {
+            Some(last) => {
+                self.current_line += text.matches('\n').count();
+                self.current_column = text[last + 1..].chars().count();
+            }
+            None => self.current_column += text.chars().count(),
+        }
     }
 
     fn stream(&mut self, tokens: proc_macro2::TokenStream) {
@@ -97,23 +117,48 @@ impl LinePrinter {
                         Delimiter::Bracket => ("[", "]"),
                         Delimiter::None => ("", ""),
                     };
-                    self.move_to(group.span_open().start().line);
-                    self.out.push_str(open);
+                    self.move_to(group.span_open().start());
+                    self.push_text(open);
                     self.stream(group.stream());
-                    self.move_to(group.span_close().start().line);
-                    self.out.push_str(close);
+                    self.move_to(group.span_close().start());
+                    self.push_text(close);
                 }
                 TokenTree::Punct(punct) => {
-                    self.move_to(punct.span().start().line);
-                    self.out.push(punct.as_char());
+                    self.move_to(punct.span().start());
+                    self.push_text(punct.as_char().encode_utf8(&mut [0; 4]));
                     // Keep `+=`, `..=`, `->` together: the next punct follows directly.
                     self.joint = punct.spacing() == proc_macro2::Spacing::Joint;
                 }
                 other => {
-                    self.move_to(other.span().start().line);
-                    self.out.push_str(&other.to_string());
+                    self.move_to(other.span().start());
+                    self.push_text(&other.to_string());
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_preserving_lines;
+
+    #[test]
+    fn rendering_keeps_lines_and_columns() {
+        let original = "fn k(a: &mut [f32]) {\n    let i = grid(1);\n    a[i] += 2.0;\n}";
+        let tokens: proc_macro2::TokenStream = syn::parse_str(original).unwrap();
+        let (text, first) = render_preserving_lines(tokens);
+        assert_eq!(first, 1);
+        assert_eq!(text, original);
+    }
+
+    #[test]
+    fn rendering_starts_at_the_first_tokens_line() {
+        let original = "\n\n  fn k() {\n  let x = 1 ;}";
+        let tokens: proc_macro2::TokenStream = syn::parse_str(original).unwrap();
+        let (text, first) = render_preserving_lines(tokens);
+        assert_eq!(first, 3);
+        assert_eq!(text, "  fn k() {\n  let x = 1 ;}");
+        let reparsed: syn::ItemFn = syn::parse_str(&text).unwrap();
+        assert_eq!(reparsed.sig.ident.span().start().column, 5);
     }
 }

@@ -338,5 +338,5 @@ exit:
 !1 = !{void (i32*, i64, i32, i8)* @control_flow, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `control_flow` at tests/in/control_flow.rs:34:1: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `control_flow` at tests/in/control_flow.rs:55:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `control_flow` at tests/in/control_flow.rs:34:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `control_flow` at tests/in/control_flow.rs:55:5: index out of bounds: the len is {1} but the index is {0}

@@ -577,11 +577,11 @@ exit:
 !3 = !{void (i64*, i64, i32*, i64)* @int_math, !"kernel", i32 1}
 !nvvmir.version = !{!4}
 !4 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `math32` at tests/in/math.rs:9:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `math32` at tests/in/math.rs:15:1: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `math64` at tests/in/math.rs:24:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `math64` at tests/in/math.rs:30:1: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `int_math` at tests/in/math.rs:37:11: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `int_math` at tests/in/math.rs:37:1: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `int_math` at tests/in/math.rs:38:11: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `int_math` at tests/in/math.rs:38:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `math32` at tests/in/math.rs:9:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `math32` at tests/in/math.rs:15:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `math64` at tests/in/math.rs:24:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `math64` at tests/in/math.rs:30:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `int_math` at tests/in/math.rs:37:16: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `int_math` at tests/in/math.rs:37:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `int_math` at tests/in/math.rs:38:16: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `int_math` at tests/in/math.rs:38:9: index out of bounds: the len is {1} but the index is {0}

@@ -180,6 +180,6 @@ exit:
 !1 = !{void (double*, i64, double*, i64, double*, i64, i64, i64)* @matrix_add, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `matrix_add` at tests/in/matrix_add.rs:8:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `matrix_add` at tests/in/matrix_add.rs:8:23: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `matrix_add` at tests/in/matrix_add.rs:8:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `matrix_add` at tests/in/matrix_add.rs:8:18: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `matrix_add` at tests/in/matrix_add.rs:8:25: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `matrix_add` at tests/in/matrix_add.rs:8:9: index out of bounds: the len is {1} but the index is {0}

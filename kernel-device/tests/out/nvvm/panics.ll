@@ -196,12 +196,12 @@ exit:
 !1 = !{void (i32*, i64, i32*, i64, i32, i32)* @panics, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `panics` at tests/in/panics.rs:7:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `panics` at tests/in/panics.rs:8:13: attempt to divide by zero
-; panic site 3 in `panics` at tests/in/panics.rs:8:13: attempt to divide with overflow
-; panic site 4 in `panics` at tests/in/panics.rs:8:1: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `panics` at tests/in/panics.rs:9:17: attempt to calculate the remainder with a divisor of zero
-; panic site 6 in `panics` at tests/in/panics.rs:9:17: attempt to calculate the remainder with overflow
-; panic site 7 in `panics` at tests/in/panics.rs:9:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `panics` at tests/in/panics.rs:7:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero
+; panic site 3 in `panics` at tests/in/panics.rs:8:14: attempt to divide with overflow
+; panic site 4 in `panics` at tests/in/panics.rs:8:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with a divisor of zero
+; panic site 6 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with overflow
+; panic site 7 in `panics` at tests/in/panics.rs:9:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 8 in `panics` at tests/in/panics.rs:10:19: attempt to divide by zero
-; panic site 9 in `panics` at tests/in/panics.rs:10:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `panics` at tests/in/panics.rs:10:5: index out of bounds: the len is {1} but the index is {0}

@@ -155,6 +155,6 @@ exit:
 !1 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `vecadd` at tests/in/vecadd.rs:12:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `vecadd` at tests/in/vecadd.rs:12:32: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `vecadd` at tests/in/vecadd.rs:12:1: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `vecadd` at tests/in/vecadd.rs:12:23: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `vecadd` at tests/in/vecadd.rs:12:31: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `vecadd` at tests/in/vecadd.rs:12:9: index out of bounds: the len is {1} but the index is {0}
