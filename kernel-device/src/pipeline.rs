@@ -53,7 +53,13 @@ pub fn nvvm_ir_for_kernel(
     let output = nvvm_back::write_string(&module, options)?;
     let params = module
         .function_by_name(kernel.name)
-        .map(|h| module.functions[h].params.iter().map(|p| p.ty.clone()).collect())
+        .map(|h| {
+            module.functions[h]
+                .params
+                .iter()
+                .map(|p| p.ty.clone())
+                .collect()
+        })
         .unwrap_or_default();
     Ok(CompiledUnit {
         kernel_name: kernel.name.to_string(),

@@ -25,11 +25,58 @@ const CORPUS: &[&str] = &[
 
 /// Identifiers and tokens that stress the checker's rejections.
 const VOCABULARY: &[&str] = &[
-    "Vec", "Box", "String", "vec", "format", "println", "unsafe", "async", "await", "i128",
-    "u128", "grid", "grid_size", "thread_idx", "x", "len", "sqrt", "f32", "usize", "bool",
-    "match", "struct", "impl", "dyn", "self", "Self", "super", "crate", "move", "ref", "as",
-    "loop", "while", "for", "in", "return", "break", "continue", "let", "mut", "if", "else",
-    "true", "false", "const", "static", "where", "type", "fn", "helper", "iter", "map",
+    "Vec",
+    "Box",
+    "String",
+    "vec",
+    "format",
+    "println",
+    "unsafe",
+    "async",
+    "await",
+    "i128",
+    "u128",
+    "grid",
+    "grid_size",
+    "thread_idx",
+    "x",
+    "len",
+    "sqrt",
+    "f32",
+    "usize",
+    "bool",
+    "match",
+    "struct",
+    "impl",
+    "dyn",
+    "self",
+    "Self",
+    "super",
+    "crate",
+    "move",
+    "ref",
+    "as",
+    "loop",
+    "while",
+    "for",
+    "in",
+    "return",
+    "break",
+    "continue",
+    "let",
+    "mut",
+    "if",
+    "else",
+    "true",
+    "false",
+    "const",
+    "static",
+    "where",
+    "type",
+    "fn",
+    "helper",
+    "iter",
+    "map",
 ];
 
 struct Rng(u64);
@@ -52,9 +99,15 @@ fn random_leaf(rng: &mut Rng) -> TokenTree {
         1 => TokenTree::Literal(Literal::u32_suffixed(rng.below(40) as u32)),
         2 => TokenTree::Literal(Literal::f64_unsuffixed(rng.below(100) as f64 / 8.0)),
         3 => TokenTree::Punct(Punct::new(
-            ['+', '-', '*', '/', '%', '!', '&', '|', '^', '<', '>', '=', '.', ',', ';', ':', '?', '#', '\'', '@', '$', '~']
-                [rng.below(22)],
-            if rng.below(2) == 0 { Spacing::Alone } else { Spacing::Joint },
+            [
+                '+', '-', '*', '/', '%', '!', '&', '|', '^', '<', '>', '=', '.', ',', ';', ':',
+                '?', '#', '\'', '@', '$', '~',
+            ][rng.below(22)],
+            if rng.below(2) == 0 {
+                Spacing::Alone
+            } else {
+                Spacing::Joint
+            },
         )),
         4 => TokenTree::Group(Group::new(
             [Delimiter::Parenthesis, Delimiter::Brace, Delimiter::Bracket][rng.below(3)],
@@ -63,7 +116,10 @@ fn random_leaf(rng: &mut Rng) -> TokenTree {
         _ => {
             let word = VOCABULARY[rng.below(VOCABULARY.len())];
             match syn::parse_str::<TokenStream>(word) {
-                Ok(ts) => ts.into_iter().next().unwrap_or_else(|| TokenTree::Ident(Ident::new("x", Span::call_site()))),
+                Ok(ts) => ts
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| TokenTree::Ident(Ident::new("x", Span::call_site()))),
                 Err(_) => TokenTree::Ident(Ident::new("x", Span::call_site())),
             }
         }
@@ -119,7 +175,8 @@ fn replace_leaf(tokens: TokenStream, class: u8, target: &mut isize, rng: &mut Rn
         .into_iter()
         .map(|tree| match tree {
             TokenTree::Group(g) => {
-                let mut inner = Group::new(g.delimiter(), replace_leaf(g.stream(), class, target, rng));
+                let mut inner =
+                    Group::new(g.delimiter(), replace_leaf(g.stream(), class, target, rng));
                 inner.set_span(g.span());
                 TokenTree::Group(inner)
             }
@@ -130,7 +187,9 @@ fn replace_leaf(tokens: TokenStream, class: u8, target: &mut isize, rng: &mut Rn
                 }
                 let span = leaf.span();
                 let mut new = match class {
-                    0 => TokenTree::Ident(Ident::new(VOCABULARY[rng.below(VOCABULARY.len())], span)),
+                    0 => {
+                        TokenTree::Ident(Ident::new(VOCABULARY[rng.below(VOCABULARY.len())], span))
+                    }
                     1 => TokenTree::Literal(match rng.below(6) {
                         0 => Literal::string("text"),
                         1 => Literal::i128_suffixed(-(rng.below(9) as i128)),
@@ -275,7 +334,11 @@ fn check_one(source: &str, tokens: TokenStream) -> bool {
     for d in &diagnostics {
         assert!(!d.message.trim().is_empty(), "empty message for:\n{source}");
         let line = d.span.start().line;
-        assert!(line >= 1, "diagnostic without a location ({}) for:\n{source}", d.message);
+        assert!(
+            line >= 1,
+            "diagnostic without a location ({}) for:\n{source}",
+            d.message
+        );
     }
     true
 }
@@ -319,7 +382,10 @@ fn check_item_never_panics_on_100k_mutated_functions() {
         }
     }
     println!("{checked} functions checked out of {round} generated");
-    assert!(checked >= iterations, "only {checked} of {round} inputs parsed as functions");
+    assert!(
+        checked >= iterations,
+        "only {checked} of {round} inputs parsed as functions"
+    );
 }
 
 #[test]

@@ -68,7 +68,11 @@ impl ScalarType {
     pub fn is_signed_integer(self) -> bool {
         matches!(
             self,
-            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 | ScalarType::Isize
+            ScalarType::I8
+                | ScalarType::I16
+                | ScalarType::I32
+                | ScalarType::I64
+                | ScalarType::Isize
         )
     }
 
@@ -114,7 +118,10 @@ pub enum Type {
     Never,
     Scalar(ScalarType),
     /// `&[T]` / `&mut [T]` over device memory: a pointer and a length.
-    Slice { elem: ScalarType, mutable: bool },
+    Slice {
+        elem: ScalarType,
+        mutable: bool,
+    },
     /// A tuple of values, e.g. `grid(2)`'s `(usize, usize)` or `thread_idx()`'s
     /// `(x, y, z)` (fields named `x y z` in the source map to 0 1 2).
     Tuple(Vec<Type>),
