@@ -171,3 +171,25 @@ fn twin_runs_on_the_host_as_thread_zero() {
     __cudajit_twin_uses_chain(&mut c);
     assert_eq!(c[6], 1.0);
 }
+
+/// `cargo xtask build-device` re-renders kernels from the file with proc-macro2's own
+/// lexer; the AOT key only matches if that text equals what the macro embedded.
+#[test]
+fn source_text_equals_an_offline_rendering_of_the_file() {
+    use quote::ToTokens;
+    let file = syn::parse_file(include_str!("macros.rs")).expect("this file parses");
+    let item = file
+        .items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident == "fill2d" => Some(f.clone()),
+            _ => None,
+        })
+        .expect("fill2d");
+    let mut bare = item;
+    bare.attrs.clear();
+    bare.vis = syn::Visibility::Inherited;
+    let (text, line) = kernel_device::source::render_preserving_lines(bare.to_token_stream());
+    assert_eq!(text, fill2d.source().text);
+    assert_eq!(line, fill2d.source().line);
+}

@@ -123,21 +123,20 @@ fn artifacts(json: &str) -> Vec<Artifact> {
         let is_test = msg["profile"]["test"].as_bool().unwrap_or(false);
         let role = if kinds.contains(&"example") {
             "example"
-        } else if kinds.contains(&"bench") && !is_test {
+        } else if kinds.contains(&"bench") {
             "bench"
         } else if is_test {
             "test"
         } else {
             continue; // xtask itself and other binaries
         };
-        let package = msg["package_id"].as_str().unwrap_or("");
-        let package = package
-            .rsplit('/')
-            .next()
-            .unwrap_or(package)
-            .split(['#', '@'])
-            .next()
-            .unwrap_or("");
+        // `path+file:///w/main#cudajit@0.1.0` or `path+file:///w/kernel-host#0.1.0`.
+        let id = msg["package_id"].as_str().unwrap_or("");
+        let tail = id.rsplit('/').next().unwrap_or(id);
+        let package = match tail.split_once('#') {
+            Some((dir, rest)) => rest.split_once('@').map_or(dir, |(name, _)| name),
+            None => tail,
+        };
         let target = msg["target"]["name"].as_str().unwrap_or("unknown");
         let mut name =
             if package.is_empty() || package.replace('-', "_") == target.replace('-', "_") {
@@ -150,6 +149,8 @@ fn artifacts(json: &str) -> Vec<Artifact> {
         }
         if !out.iter().any(|a| a.role == role && a.name == name)
             && !(role == "test" && package == "xtask")
+            // trybuild needs cargo and sources: not for the GPU machine.
+            && !(role == "test" && target == "ui")
         {
             out.push(Artifact {
                 role,
