@@ -10,7 +10,7 @@
 use crate::{parse, twin};
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenStream {
@@ -47,9 +47,12 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let failed = !all.is_empty();
     let body = if failed { twin::stub_body() } else { body };
     let deps = dependencies(&item, kind);
+    // From the input tokens, not from `item`: re-printing a syn item makes new groups,
+    // whose closing delimiters lose their own position inside a proc macro.
+    let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
-        SourceKind::Kernel => kernel(&item, &options, &deps, &params, body),
-        SourceKind::Device => device(&item, &deps, body, failed),
+        SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body),
+        SourceKind::Device => device(&item, &rendered, &deps, body, failed),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
@@ -83,14 +86,12 @@ fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
 /// printed line-preserving so the runtime maps spans to the user's lines).
 fn fn_source(
     item: &syn::ItemFn,
+    rendered: &(String, u32),
     kind: SourceKind,
     options: &parse::Options,
     deps: &[TokenStream],
 ) -> TokenStream {
-    let mut bare = item.clone();
-    bare.attrs.clear();
-    bare.vis = syn::Visibility::Inherited;
-    let (text, line) = render_preserving_lines(bare.to_token_stream());
+    let (text, line) = rendered;
     let name = item.sig.ident.to_string();
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
@@ -113,13 +114,14 @@ fn fn_source(
 
 fn kernel(
     item: &syn::ItemFn,
+    rendered: &(String, u32),
     options: &parse::Options,
     deps: &[TokenStream],
     params: &[parse::Param],
     body: syn::Block,
 ) -> TokenStream {
     let twin = twin::kernel_twin(item, body);
-    let source = fn_source(item, SourceKind::Kernel, options, deps);
+    let source = fn_source(item, rendered, SourceKind::Kernel, options, deps);
     let name = &item.sig.ident;
     let vis = &item.vis;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -203,12 +205,18 @@ fn kernel(
     }
 }
 
-fn device(item: &syn::ItemFn, deps: &[TokenStream], body: syn::Block, failed: bool) -> TokenStream {
+fn device(
+    item: &syn::ItemFn,
+    rendered: &(String, u32),
+    deps: &[TokenStream],
+    body: syn::Block,
+    failed: bool,
+) -> TokenStream {
     let options = parse::Options {
         bounds_check: true,
         fast_math: false,
     };
-    let source = fn_source(item, SourceKind::Device, &options, deps);
+    let source = fn_source(item, rendered, SourceKind::Device, &options, deps);
     let mut host_fn = item.clone();
     host_fn.block = Box::new(body);
     if failed {

@@ -206,3 +206,27 @@ pub fn already_reported(d: &Diagnostic, reported: &[Diagnostic]) -> bool {
         r0 <= d1 && d0 <= r1
     })
 }
+
+/// The item's tokens without its outer attributes (doc comments included) and its
+/// visibility: what `FnSource.text` is printed from.
+pub fn without_attrs_and_vis(input: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = input.into_iter().collect();
+    let mut i = 0;
+    while let (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) =
+        (trees.get(i), trees.get(i + 1))
+    {
+        if p.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
+            break;
+        }
+        i += 2;
+    }
+    if matches!(trees.get(i), Some(TokenTree::Ident(id)) if id == "pub") {
+        i += 1;
+        if matches!(trees.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+        {
+            i += 1;
+        }
+    }
+    trees.into_iter().skip(i).collect()
+}
