@@ -11,6 +11,8 @@ struct Artifact {
     /// `test`, `example` or `bench`.
     role: &'static str,
     name: String,
+    /// cargo's target name (bench/run.sh looks for `./vecadd_launch`).
+    target: String,
     path: PathBuf,
 }
 
@@ -130,6 +132,9 @@ fn artifacts(json: &str) -> Vec<Artifact> {
         } else {
             continue; // xtask itself and other binaries
         };
+        if kinds.contains(&"proc-macro") {
+            continue; // its test binary needs the toolchain's libstd.so
+        }
         // `path+file:///w/main#cudajit@0.1.0` or `path+file:///w/kernel-host#0.1.0`.
         let id = msg["package_id"].as_str().unwrap_or("");
         let tail = id.rsplit('/').next().unwrap_or(id);
@@ -155,6 +160,7 @@ fn artifacts(json: &str) -> Vec<Artifact> {
             out.push(Artifact {
                 role,
                 name,
+                target: target.to_string(),
                 path: PathBuf::from(exe),
             });
         }
@@ -170,7 +176,7 @@ fn copy_bench_runner(root: &Path, out: &Path, artifacts: &[Artifact]) -> Result<
     }
     copy_dir(&bench, &out.join("bench"))?;
     for a in artifacts.iter().filter(|a| a.role == "bench") {
-        std::fs::copy(&a.path, out.join("bench").join(&a.name)).map_err(|e| format!("{e}"))?;
+        std::fs::copy(&a.path, out.join("bench").join(&a.target)).map_err(|e| format!("{e}"))?;
     }
     let wheels = root.join(".whl");
     if wheels.is_dir() {
