@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What #[kernel] adds to a crate's build: generates a crate with 50 kernels (and one
+# device function each), builds it once to warm the dependencies, then times a
+# rebuild of the crate alone (`touch` + `cargo build`), against the same 50
+# functions written as plain Rust functions without the attribute. Runs on the
+# development machine (no GPU, no CUDA needed: the macro does no I/O).
+#   usage: bash bench/macro_cost.sh [runs]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+runs=${1:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+make_crate() { # name, with_macro(0|1)
+  local dir=$work/$1
+  mkdir -p "$dir/src"
+  cat >"$dir/Cargo.toml" <<TOML
+[package]
+name = "$1"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+cudajit = { path = "$repo" }
+[workspace]
+TOML
+  {
+    echo "#![allow(dead_code, unused)]"
+    echo "use cudajit::prelude::*;"
+    for i in $(seq 1 50); do
+      if [ "$2" = 1 ]; then echo "#[device]"; fi
+      echo "fn scale_$i(x: f32, k: f32) -> f32 { x.mul_add(k, $i.0) }"
+      if [ "$2" = 1 ]; then echo "#[kernel]"; fi
+      cat <<RS
+fn kernel_$i(a: &[f32], b: &[f32], out: &mut [f32], n: u32) {
+    let i = $( [ "$2" = 1 ] && echo "grid(1)" || echo "0usize" );
+    if i < out.len() && (i as u32) < n {
+        let mut acc = 0.0f32;
+        for k in 0..4 {
+            acc += scale_$i(a[i], k as f32) * b[i].sqrt();
+        }
+        out[i] = if acc > 1.0 { acc.ln() } else { acc };
+    }
+}
+RS
+    done
+  } >"$dir/src/lib.rs"
+}
+
+time_rebuild() { # dir -> median seconds of $runs rebuilds
+  local dir=$1
+  (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo build -q 2>/dev/null)
+  for _ in $(seq 1 "$runs"); do
+    touch "$dir/src/lib.rs"
+    local t0 t1
+    t0=$(date +%s.%N)
+    (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo build -q)
+    t1=$(date +%s.%N)
+    echo "$t1 - $t0" | bc
+  done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+make_crate with_kernels 1
+make_crate plain_functions 0
+with=$(time_rebuild "$work/with_kernels")
+plain=$(time_rebuild "$work/plain_functions")
+printf 'crate with 50 #[kernel] + 50 #[device] fns: %.2f s (median of %s rebuilds)\n' "$with" "$runs"
+printf 'same functions without the attributes:      %.2f s\n' "$plain"
+printf 'added by the macros:                         %.2f s\n' "$(echo "$with - $plain" | bc)"
