@@ -5,6 +5,16 @@
 
 use cudajit::prelude::*;
 
+/// Says why a test did not run, on stderr written directly so that the test
+/// harness's output capture does not hide the reason.
+macro_rules! skip {
+    ($($reason:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("test").to_string();
+        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
+    }};
+}
+
 #[path = "../examples/common/mod.rs"]
 mod common;
 
@@ -14,7 +24,7 @@ macro_rules! require_gpu {
         match cudajit::Device::default() {
             Ok(device) => device,
             Err(e) => {
-                println!("skipped: no GPU ({e})");
+                skip!("no GPU ({e})");
                 return;
             }
         }

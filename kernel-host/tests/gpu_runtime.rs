@@ -6,6 +6,16 @@
 use kernel_host::__private::{launch, FnSource, KernelArg, KernelCache, SliceArgMut, SourceKind};
 use kernel_host::{Device, DeviceArray, Error, Event, LaunchConfig};
 
+/// Says why a test did not run, on stderr written directly so that the test
+/// harness's output capture does not hide the reason.
+macro_rules! skip {
+    ($($reason:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("test").to_string();
+        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
+    }};
+}
+
 /// The tests share the device's panic records (a device-wide synchronisation reports
 /// any kernel's panic), so they run one at a time.
 static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -15,7 +25,7 @@ fn device_or_skip() -> Option<(Device, std::sync::MutexGuard<'static, ()>)> {
     match Device::default() {
         Ok(device) => Some((device, guard)),
         Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
-            println!("skipped: no CUDA driver/GPU ({e})");
+            skip!("no CUDA driver/GPU ({e})");
             None
         }
         Err(e) => panic!("opening the default device failed unexpectedly: {e}"),
@@ -28,7 +38,7 @@ fn skip_if_no_nvvm(result: kernel_host::Result<()>) -> Option<()> {
     match result {
         Ok(()) => Some(()),
         Err(e @ Error::Nvvm { .. }) if e.to_string().contains("not found") => {
-            println!("skipped: libnvvm not available ({e})");
+            skip!("libnvvm not available ({e})");
             None
         }
         Err(e) => panic!("launch failed: {e}"),
@@ -281,7 +291,7 @@ fn argument_mismatch_is_rejected() {
         Err(Error::ArgumentMismatch { detail, .. }) => {
             assert!(detail.contains("argument 2 is a `f64`"), "{detail}")
         }
-        Err(e @ Error::Nvvm { .. }) => println!("skipped: libnvvm not available ({e})"),
+        Err(e @ Error::Nvvm { .. }) => skip!("libnvvm not available ({e})"),
         other => panic!("expected ArgumentMismatch, got {other:?}"),
     }
     assert_eq!(x, vec![1.0; 4]);
@@ -315,7 +325,7 @@ fn device_panic_is_reported_and_context_survives() {
             assert_eq!(block, 0);
             assert!(thread >= 8, "{thread}");
         }
-        Err(e @ Error::Nvvm { .. }) => return println!("skipped: libnvvm not available ({e})"),
+        Err(e @ Error::Nvvm { .. }) => return skip!("libnvvm not available ({e})"),
         other => panic!("expected KernelPanic, got {other:?}"),
     }
     // The in-bounds threads did their work, and the context is still usable.
@@ -475,7 +485,7 @@ fn aot_kernel_launches_without_libnvvm() {
         .iter()
         .any(|e| e.kernel == "scale")
     {
-        return println!("skipped: no AOT entry for `scale` in this build");
+        return skip!("no AOT entry for `scale` in this build");
     }
     let Some((_device, _gpu)) = device_or_skip() else {
         return;

@@ -3,6 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
+/// Says why a test did not run, on stderr written directly so that the test
+/// harness's output capture does not hide the reason.
+macro_rules! skip {
+    ($($reason:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("test").to_string();
+        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
+    }};
+}
+
 use kernel_device::nvvm::{CompileOptions, Nvvm};
 
 /// libnvvm (from `CUDAJIT_NVVM_PATH`) and ptxas (from `CUDAJIT_PTXAS`), or `None`
@@ -11,11 +21,11 @@ use kernel_device::nvvm::{CompileOptions, Nvvm};
 ///  CUDAJIT_PTXAS=/tmp/cudatc/nvidia/cu13/bin/ptxas`.
 pub fn toolchain() -> Option<(Nvvm, PathBuf)> {
     let Some(lib) = std::env::var_os("CUDAJIT_NVVM_PATH").filter(|v| !v.is_empty()) else {
-        eprintln!("skipped: CUDAJIT_NVVM_PATH is not set (cargo xtask test sets it)");
+        skip!("CUDAJIT_NVVM_PATH is not set (cargo xtask test sets it)");
         return None;
     };
     let Some(ptxas) = std::env::var_os("CUDAJIT_PTXAS").filter(|v| !v.is_empty()) else {
-        eprintln!("skipped: CUDAJIT_PTXAS is not set (cargo xtask test sets it)");
+        skip!("CUDAJIT_PTXAS is not set (cargo xtask test sets it)");
         return None;
     };
     // Both set: from here on a failure is a test failure, not a skip.

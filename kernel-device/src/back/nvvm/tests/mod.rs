@@ -4,6 +4,16 @@
 use super::*;
 use crate::ir::*;
 
+/// Says why a test did not run, on stderr written directly so that the test
+/// harness's output capture does not hide the reason.
+macro_rules! skip {
+    ($($reason:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("test").to_string();
+        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
+    }};
+}
+
 mod flow;
 mod ops;
 
@@ -111,7 +121,7 @@ pub fn check_with_toolchain(text: &str) {
         std::env::var_os("CUDAJIT_NVVM_PATH"),
         std::env::var_os("CUDAJIT_PTXAS"),
     ) else {
-        eprintln!("skipped libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
+        skip!("libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
         return;
     };
     let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
