@@ -1,6 +1,7 @@
-//! Snapshot tests, naga style: each `tests/in/<name>.rs` holds `#[kernel]`/`#[device]`
-//! functions as plain text; the whole file is lowered (frontend → validator → NVVM IR
-//! writer) and compared with `tests/out/nvvm/<name>.ll`. A difference fails the test
+//! Snapshot tests, naga style: each `tests/in/<name>.rs` (and each workspace example,
+//! as `example_<name>`) holds `#[kernel]`/`#[device]` functions; every kernel's
+//! compilation unit is lowered exactly as at run time (frontend → validator → NVVM IR
+//! writer) and the file's units are compared with `tests/out/nvvm/<name>.ll`. A difference fails the test
 //! and the actual output is written under the target's tmp dir. `CUDAJIT_BLESS=1`
 //! rewrites the expected files instead. With the toolchain configured (see
 //! `common::toolchain`) every snapshot also goes through libnvvm and ptxas.
@@ -9,131 +10,64 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use kernel_device::back::nvvm::{write_string, Options};
-use kernel_device::source::{render_preserving_lines, FnSource, SourceKind};
-use kernel_device::{front, valid};
-use quote::ToTokens;
+use kernel_device::back::nvvm::Options;
+use kernel_device::nvvm_ir_for_kernel;
+use kernel_device::source::{offline, SourceKind};
 
-/// The functions of one input file as the macros would embed them.
-fn sources_of(path: &Path) -> Vec<&'static FnSource> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let rel: &'static str = Box::leak(
-        format!("tests/in/{}", path.file_name().unwrap().to_string_lossy()).into_boxed_str(),
-    );
-    let mut items = Vec::new();
-    for item in file.items {
-        let syn::Item::Fn(mut item) = item else {
-            continue;
-        };
-        let mut kind = None;
-        let (mut bounds_check, mut fast_math) = (true, false);
-        for attr in &item.attrs {
-            let name = attr.path().segments.last().map(|s| s.ident.to_string());
-            match name.as_deref() {
-                Some("kernel") => kind = Some(SourceKind::Kernel),
-                Some("device") => kind = Some(SourceKind::Device),
-                _ => continue,
-            }
-            if let syn::Meta::List(list) = &attr.meta {
-                let args = list.tokens.to_string().replace(' ', "");
-                bounds_check = !args.contains("boundscheck=false");
-                fast_math = args.contains("fastmath=true");
-            }
+/// Snapshot inputs: every `tests/in/*.rs`, and every example of the workspace (so
+/// each example kernel's NVVM IR is reviewed and, with the toolchain, goes through
+/// libnvvm and ptxas). Returns (snapshot name, path, path as `file!()` gives it).
+fn inputs() -> Vec<(String, PathBuf, String)> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs = Vec::new();
+    for (dir, prefix, file_prefix) in [
+        (crate_dir.join("tests/in"), "", "tests/in/"),
+        (crate_dir.join("../examples"), "example_", "examples/"),
+    ] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        for path in files {
+            let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            inputs.push((
+                format!("{prefix}{stem}"),
+                path,
+                format!("{file_prefix}{file_name}"),
+            ));
         }
-        let Some(kind) = kind else { continue };
-        item.attrs.clear();
-        item.vis = syn::Visibility::Inherited;
-        let (text, line) = render_preserving_lines(item.to_token_stream());
-        let name: &'static str = Box::leak(item.sig.ident.to_string().into_boxed_str());
-        items.push((
-            name,
-            kind,
-            &*Box::leak(text.into_boxed_str()),
-            line,
-            bounds_check,
-            fast_math,
-        ));
     }
-    // Kernels first (each compilation unit starts at its root), then device functions;
-    // every function may call every device function of the file.
-    items.sort_by_key(|i| i.1 != SourceKind::Kernel);
-    let devices: Vec<usize> = (0..items.len())
-        .filter(|&i| items[i].1 == SourceKind::Device)
-        .collect();
-    let mut leaked: Vec<&'static FnSource> = Vec::new();
-    // Device functions first so their statics exist when the kernels name them.
-    let mut device_statics: Vec<&'static FnSource> = Vec::new();
-    for &i in &devices {
-        let (name, kind, text, line, bounds_check, fast_math) = items[i];
-        device_statics.push(Box::leak(Box::new(FnSource {
-            name,
-            kind,
-            text,
-            file: rel,
-            line,
-            bounds_check,
-            fast_math,
-            deps: &[],
-        })));
-    }
-    let deps: &'static [&'static FnSource] = Box::leak(device_statics.clone().into_boxed_slice());
-    for (name, kind, text, line, bounds_check, fast_math) in items {
-        if kind == SourceKind::Device {
-            continue;
-        }
-        leaked.push(Box::leak(Box::new(FnSource {
-            name,
-            kind,
-            text,
-            file: rel,
-            line,
-            bounds_check,
-            fast_math,
-            deps,
-        })));
-    }
-    leaked.extend(device_statics);
-    leaked
+    inputs
 }
 
-fn inputs() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/in");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// The snapshot text: the module, then its panic sites as comments.
-fn render(path: &Path) -> Result<String, String> {
-    let sources = sources_of(path);
-    let module = front::lower_sources(&sources).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    valid::validate(&module).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    let output = write_string(&module, &Options::default()).map_err(|e| e.to_string())?;
-    let mut text = output.text;
-    for site in &output.panic_sites {
-        text.push_str(&format!(
-            "; panic site {} in `{}` at {}:{}:{}: {}\n",
-            site.id, site.function, site.file, site.line, site.column, site.message
-        ));
+/// The snapshot text: each kernel's compilation unit as the run-time compiler builds
+/// it (`nvvm_ir_for_kernel`), followed by its panic sites as comments.
+fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let found = offline::scan(&text, file)?;
+    let mut units = Vec::new();
+    for (index, f) in found.iter().enumerate() {
+        if f.kind != SourceKind::Kernel {
+            continue;
+        }
+        let kernel = offline::kernel_source(index, &found)?;
+        let unit = nvvm_ir_for_kernel(kernel, &Options::default()).map_err(|e| e.to_string())?;
+        let mut ir = unit.nvvm_ir;
+        for site in &unit.panic_sites {
+            ir.push_str(&format!(
+                "; panic site {} in `{}` at {}:{}:{}: {}\n",
+                site.id, site.function, site.file, site.line, site.column, site.message
+            ));
+        }
+        units.push((unit.kernel_name, ir));
     }
-    Ok(text)
+    if units.is_empty() {
+        return Err("no #[kernel] in the file".into());
+    }
+    Ok(units)
 }
 
 #[test]
@@ -144,18 +78,22 @@ fn snapshots() {
     std::fs::create_dir_all(&actual_dir).unwrap();
     let toolchain = common::toolchain();
     let mut failures = Vec::new();
-    for input in inputs() {
-        let name = input.file_stem().unwrap().to_string_lossy().into_owned();
+    for (name, path, file) in inputs() {
         // The frontend must not panic either; a panic is reported like an error.
-        let rendered = std::panic::catch_unwind(|| render(&input))
+        let rendered = std::panic::catch_unwind(|| render(&path, &file))
             .unwrap_or_else(|_| Err("the pipeline panicked".to_string()));
-        let actual = match rendered {
-            Ok(text) => text,
+        let units = match rendered {
+            Ok(units) => units,
             Err(e) => {
                 failures.push(format!("{name}: lowering failed: {e}"));
                 continue;
             }
         };
+        // One snapshot per input file: its kernels' units, one after another.
+        let actual: String = units
+            .iter()
+            .map(|(kernel, ir)| format!("; ==== compilation unit of kernel `{kernel}` ====\n{ir}"))
+            .collect();
         let expected_path = out_dir.join(format!("{name}.ll"));
         if bless {
             std::fs::write(&expected_path, &actual).unwrap();
@@ -172,7 +110,9 @@ fn snapshots() {
             }
         }
         if let Some((nvvm, ptxas)) = &toolchain {
-            common::compile_and_assemble(nvvm, ptxas, &name, &actual);
+            for (kernel, ir) in &units {
+                common::compile_and_assemble(nvvm, ptxas, &format!("{name}-{kernel}"), ir);
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -8,7 +8,7 @@
 use crate::scan;
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::{CompileOptions, Nvvm};
-use kernel_device::source::{FnSource, SourceKind};
+use kernel_device::source::SourceKind;
 use std::path::PathBuf;
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -62,13 +62,7 @@ pub fn build(arches: &[String], out: &std::path::Path, srcs: &[PathBuf]) -> Resu
     for &k in &kernels {
         let name = all[k].item.sig.ident.to_string();
         let result = (|| -> Result<(), String> {
-            let order = scan::unit_order(k, &all)?;
-            // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
-            let deps: Vec<&'static FnSource> = order[1..]
-                .iter()
-                .map(|&d| scan::fn_source(&all[d], &[]))
-                .collect();
-            let kernel = scan::fn_source(&all[k], Box::leak(deps.into_boxed_slice()));
+            let kernel = scan::offline::kernel_source(k, &all)?;
             let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
                 .map_err(|e| e.to_string())?;
             let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);

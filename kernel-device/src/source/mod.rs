@@ -2,7 +2,10 @@
 //! compiler: the macro embeds one [`FnSource`] static per function, holding the
 //! function's text and the statics of the device functions it calls, so the run-time
 //! can gather a whole compilation unit (kernel + every device function it reaches)
-//! across items and modules of the user's crate.
+//! across items and modules of the user's crate. [`offline`] builds the same
+//! sources from a file's text, for ahead-of-time builds and snapshot tests.
+
+pub mod offline;
 
 /// Which attribute a function carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,0 +1,169 @@
+//! Offline discovery: finds `#[kernel]`/`#[device]` functions in a file's text and
+//! builds their `FnSource`s exactly as the macro does (attributes and visibility
+//! dropped, text from [`render_preserving_lines`], `line` of the `fn` token), so the
+//! NVVM IR, and the AOT key hashed from it, equal what the run-time compiler
+//! produces. `cargo xtask build-device` and the snapshot tests use it; it does no I/O
+//! (callers read the files).
+
+use super::{render_preserving_lines, FnSource, SourceKind};
+use quote::ToTokens;
+
+/// One attributed function found in a file.
+#[derive(Clone)]
+pub struct Found {
+    pub kind: SourceKind,
+    pub item: syn::ItemFn,
+    /// The path `file!()` would give (workspace-relative, `/`-separated).
+    pub file: String,
+    pub bounds_check: bool,
+    pub fast_math: bool,
+}
+
+fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
+    match attr.path().segments.last()?.ident.to_string().as_str() {
+        "kernel" => Some(SourceKind::Kernel),
+        "device" => Some(SourceKind::Device),
+        _ => None,
+    }
+}
+
+/// The attributed functions of one file's `text` (also inside inline modules and fn
+/// bodies). `file` is recorded as the functions' `file!()`.
+pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
+    let parsed = syn::parse_file(text).map_err(|e| {
+        let at = e.span().start();
+        format!("{file}:{}:{}: {e}", at.line, at.column + 1)
+    })?;
+    struct Visitor<'f> {
+        file: &'f str,
+        found: Vec<Found>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Visitor<'_> {
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            for attr in &item.attrs {
+                if let Some(kind) = attribute_kind(attr) {
+                    let (bounds_check, fast_math) = options(attr);
+                    self.found.push(Found {
+                        kind,
+                        item: item.clone(),
+                        file: self.file.to_string(),
+                        bounds_check,
+                        fast_math,
+                    });
+                    break;
+                }
+            }
+            syn::visit::visit_item_fn(self, item);
+        }
+    }
+    let mut visitor = Visitor {
+        file,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut visitor, &parsed);
+    Ok(visitor.found)
+}
+
+/// `boundscheck = bool` / `fastmath = bool` (the macro rejects anything else).
+fn options(attr: &syn::Attribute) -> (bool, bool) {
+    let (mut bounds_check, mut fast_math) = (true, false);
+    if matches!(attr.meta, syn::Meta::List(_)) {
+        let _ = attr.parse_nested_meta(|meta| {
+            let value: syn::LitBool = meta.value()?.parse()?;
+            if meta.path.is_ident("boundscheck") {
+                bounds_check = value.value;
+            } else if meta.path.is_ident("fastmath") {
+                fast_math = value.value;
+            }
+            Ok(())
+        });
+    }
+    (bounds_check, fast_math)
+}
+
+/// The macro's text rendering of `item`: (text, line of the first token).
+pub fn render(item: &syn::ItemFn) -> (String, u32) {
+    let mut bare = item.clone();
+    bare.attrs.clear();
+    bare.vis = syn::Visibility::Inherited;
+    render_preserving_lines(bare.to_token_stream())
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// A leaked `FnSource` for `found` with the given dependencies.
+pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static FnSource {
+    let (text, line) = render(&found.item);
+    Box::leak(Box::new(FnSource {
+        name: leak(found.item.sig.ident.to_string()),
+        kind: found.kind,
+        text: leak(text),
+        file: leak(found.file.clone()),
+        line,
+        bounds_check: found.bounds_check,
+        fast_math: found.fast_math,
+        deps,
+    }))
+}
+
+/// The kernel's unit in the macro's order (`FnSource::unit`: breadth-first over device
+/// calls in first-call order, each function once), as indices into `all`. Calls resolve
+/// by the last path segment's name, preferring a device fn of the same file.
+pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
+    let mut order = vec![kernel];
+    let mut next = 0;
+    while next < order.len() {
+        let caller = &all[order[next]];
+        for path in crate::front::device_calls(&caller.item) {
+            let name = path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let candidates: Vec<usize> = (0..all.len())
+                .filter(|&i| all[i].kind == SourceKind::Device && all[i].item.sig.ident == name)
+                .collect();
+            let same_file: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&i| all[i].file == caller.file)
+                .collect();
+            let pick = match (same_file.as_slice(), candidates.as_slice()) {
+                ([one], _) | ([], [one]) => *one,
+                ([], []) => {
+                    return Err(format!(
+                        "{}: `{}` calls `{}`, which is no #[device] fn in the scanned sources",
+                        caller.file,
+                        caller.item.sig.ident,
+                        path.to_token_stream()
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "{}: `{name}` is ambiguous among #[device] fns",
+                        caller.file
+                    ))
+                }
+            };
+            if !order.contains(&pick) {
+                order.push(pick);
+            }
+        }
+        next += 1;
+    }
+    Ok(order)
+}
+
+/// The leaked `FnSource` of kernel `all[kernel]` whose `unit()` is the whole
+/// compilation unit, in the order the macro-built statics would give.
+pub fn kernel_source(kernel: usize, all: &[Found]) -> Result<&'static FnSource, String> {
+    let order = unit_order(kernel, all)?;
+    // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
+    let deps: Vec<&'static FnSource> = order[1..]
+        .iter()
+        .map(|&d| fn_source(&all[d], &[]))
+        .collect();
+    Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
+}
