@@ -7,7 +7,7 @@
 #
 # Finds, relative to this script's folder unless given:
 #   the Rust binary   $1, $BENCH_BIN, ./vecadd_launch, ../bundle/vecadd_launch,
-#                     ../target/release/vecadd_launch (bench/build.sh puts it in bundle/)
+#                     ../target/release/vecadd_launch (`cargo xtask gpu-bundle` puts it in bundle/bench/)
 #   the numpy wheel   $WHEEL_DIR, ../.whl, ./.whl, ../bundle/.whl (numpy-*.whl; Numba
 #                     there needs numpy <= 2.3)
 #   the commit        ../bundle/COMMIT, ./COMMIT, else git
@@ -84,9 +84,10 @@ if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
   ptx_env=()
   if [ -s "$work/vecadd.ptx" ]; then ptx_env=(CUDAJIT_BENCH_PTX="$work/vecadd.ptx"); fi
-  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
+  # CUDAJIT_AOT=0: the first call includes the JIT, as Numba's does.
+  step cudajit env CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
 else
-  echo "=== cudajit: no vecadd_launch binary (run bench/build.sh on the development machine)" | tee -a "$log"
+  echo "=== cudajit: no vecadd_launch binary (run `cargo xtask gpu-bundle` on the development machine)" | tee -a "$log"
   failed+=(cudajit-missing)
 fi
 

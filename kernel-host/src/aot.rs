@@ -23,7 +23,15 @@ pub fn table() -> &'static [AotEntry] {
 }
 
 /// The embedded PTX for `kernel` with IR `key` on a device of `capability`.
+/// `CUDAJIT_AOT=0` in the environment ignores the table (forces the JIT), so one
+/// binary can check both paths.
 pub(crate) fn lookup(kernel: &str, key: &str, capability: (u32, u32)) -> Option<&'static AotEntry> {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let disabled =
+        *DISABLED.get_or_init(|| std::env::var_os("CUDAJIT_AOT").is_some_and(|v| v == "0"));
+    if disabled {
+        return None;
+    }
     lookup_in(AOT_TABLE, kernel, key, capability)
 }
 
