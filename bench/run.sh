@@ -87,7 +87,7 @@ if [ -n "$bin" ]; then
   # CUDAJIT_AOT=0: the first call includes the JIT, as Numba's does.
   step cudajit env CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
 else
-  echo "=== cudajit: no vecadd_launch binary (run `cargo xtask gpu-bundle` on the development machine)" | tee -a "$log"
+  echo "=== cudajit: no vecadd_launch binary (run cargo xtask gpu-bundle on the development machine)" | tee -a "$log"
   failed+=(cudajit-missing)
 fi
 
