@@ -45,7 +45,7 @@ wheel_dir=""
 for d in "${WHEEL_DIR:-}" "$here/../.whl" "$here/.whl" "$here/../bundle/.whl"; do
   if [ -n "$d" ] && compgen -G "$d/numpy-*.whl" >/dev/null; then wheel_dir="$d"; break; fi
 done
-commit_file="$(first_existing "$here/../bundle/COMMIT" "$here/COMMIT")" || commit_file=""
+commit_file="$(first_existing "$here/../bundle/COMMIT" "$here/../COMMIT" "$here/COMMIT")" || commit_file=""
 if [ -n "$commit_file" ]; then
   commit="$(cat "$commit_file")"
 else

@@ -85,18 +85,31 @@ pub fn compare(name: &str, got: &[f32], want: &[f64], abs: f64, rel: f64) -> Res
     }
 }
 
-/// Runs `launch` between two events recorded on `stream`; returns milliseconds.
+/// Kernel time of `launch` on `stream` in milliseconds: the median of 21 launches, each
+/// between two events, after 3 warm-up launches.
 pub fn time_on(
     stream: &Stream,
-    launch: impl FnOnce() -> cudajit::Result<()>,
+    mut launch: impl FnMut() -> cudajit::Result<()>,
 ) -> cudajit::Result<f32> {
-    let start = Event::record(stream)?;
-    launch()?;
-    let end = Event::record(stream)?;
-    end.synchronize()?;
-    // Synchronizing the stream also reports a device-side panic of the launch.
+    // A first launch runs on cold caches and TLBs: warm up, then report the median
+    // of several launches, each between its own pair of events.
+    const WARMUP: usize = 3;
+    const TIMED: usize = 21;
+    for _ in 0..WARMUP {
+        launch()?;
+    }
+    let mut times = Vec::with_capacity(TIMED);
+    for _ in 0..TIMED {
+        let start = Event::record(stream)?;
+        launch()?;
+        let end = Event::record(stream)?;
+        end.synchronize()?;
+        times.push(start.elapsed_ms(&end)?);
+    }
+    // Synchronizing the stream also reports a device-side panic of the launches.
     stream.synchronize()?;
-    start.elapsed_ms(&end)
+    times.sort_by(f32::total_cmp);
+    Ok(times[TIMED / 2])
 }
 
 pub type MainResult = Result<(), Box<dyn std::error::Error>>;
