@@ -182,6 +182,9 @@ impl<'a> FnLowerer<'a> {
                 local,
             });
         }
+        for (name, span) in sig.poisoned {
+            this.new_local(&name, Ty::Error, false, span);
+        }
         this
     }
 

@@ -13,6 +13,9 @@ use syn::spanned::Spanned;
 pub struct SigInfo {
     pub params: Vec<ParamInfo>,
     pub ret: Ty,
+    /// Names bound by rejected parameter patterns (`(x, y): (f32, f32)`): declared
+    /// with the error type so their uses in the body raise no second error.
+    pub poisoned: Vec<(String, Span)>,
 }
 
 pub struct ParamInfo {
@@ -78,6 +81,7 @@ pub fn lower_signature(
         .map(|t| t.ident.clone())
         .collect();
     let mut params = Vec::new();
+    let mut poisoned = Vec::new();
     for input in &sig.inputs {
         match input {
             syn::FnArg::Receiver(r) => diags.push(
@@ -100,6 +104,7 @@ pub fn lower_signature(
                             )
                             .with_hint("write `name: T`"),
                         );
+                        bound_names(other, &mut poisoned);
                         ("_".to_string(), false, other.span())
                     }
                 };
@@ -144,5 +149,34 @@ pub fn lower_signature(
             }
         }
     };
-    SigInfo { params, ret }
+    SigInfo {
+        params,
+        ret,
+        poisoned,
+    }
+}
+
+/// The identifiers a pattern binds, in order.
+fn bound_names(pat: &syn::Pat, out: &mut Vec<(String, Span)>) {
+    match pat {
+        syn::Pat::Ident(pi) => {
+            out.push((pi.ident.to_string(), pi.ident.span()));
+            if let Some((_, sub)) = &pi.subpat {
+                bound_names(sub, out);
+            }
+        }
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| bound_names(p, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| bound_names(&f.pat, out)),
+        syn::Pat::Reference(r) => bound_names(&r.pat, out),
+        syn::Pat::Type(t) => bound_names(&t.pat, out),
+        syn::Pat::Paren(p) => bound_names(&p.pat, out),
+        syn::Pat::Or(o) => {
+            if let Some(first) = o.cases.first() {
+                bound_names(first, out);
+            }
+        }
+        _ => {}
+    }
 }
