@@ -127,21 +127,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
 /// and every type error, each at its token. Calls of other functions are assumed to be
 /// `#[device]` functions whose signatures are checked when the unit is compiled.
 pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
-    let mut diags = Vec::new();
-    let info = lower_signature(&item.sig, kind, &mut diags);
-    let mut lowerer = FnLowerer::new(
-        item,
-        kind,
-        "",
-        0,
-        ir::FunctionOptions::default(),
-        Callees::Unknown,
-        info,
-    );
-    lowerer.lower_body(item);
-    let (_, body_diags) = lowerer.finish();
-    diags.extend(body_diags);
-    diags
+    lower_item_for_inspection(item, kind).1
 }
 
 /// Lowers one function alone (callees unknown) and returns the IR even if there are
