@@ -218,7 +218,7 @@ fn device(
     };
     let source = fn_source(item, rendered, SourceKind::Device, &options, deps);
     let mut host_fn = item.clone();
-    host_fn.block = Box::new(body);
+    *host_fn.block = body;
     if failed {
         host_fn
             .attrs

@@ -157,7 +157,8 @@ fn artifacts(json: &str) -> Vec<Artifact> {
         if kinds.iter().any(|k| k.contains("lib")) {
             name.push_str("-unit");
         }
-        if !out.iter().any(|a| a.role == role && a.name == name)
+        let seen = out.iter().any(|a| a.role == role && a.name == name);
+        if !seen
             && !(role == "test" && package == "xtask")
             // trybuild needs cargo and sources: not for the GPU machine.
             && !(role == "test" && target == "ui")
