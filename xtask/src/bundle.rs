@@ -158,11 +158,9 @@ fn artifacts(json: &str) -> Vec<Artifact> {
             name.push_str("-unit");
         }
         let seen = out.iter().any(|a| a.role == role && a.name == name);
-        if !seen
-            && !(role == "test" && package == "xtask")
-            // trybuild needs cargo and sources: not for the GPU machine.
-            && !(role == "test" && target == "ui")
-        {
+        // xtask's own tests, and trybuild (needs cargo and sources), are not for the GPU machine.
+        let host_only_test = role == "test" && (package == "xtask" || target == "ui");
+        if !seen && !host_only_test {
             out.push(Artifact {
                 role,
                 name,
