@@ -11,11 +11,8 @@ mod common;
 
 #[kernel]
 fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
-    let mut i = grid(1);
-    let stride = grid_size(1);
-    while i < y.len() {
+    for i in (grid(1)..y.len()).step_by(grid_size(1)) {
         y[i] = a * x[i] + y[i];
-        i += stride;
     }
 }
 

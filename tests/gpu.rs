@@ -208,3 +208,6 @@ mod math;
 
 #[path = "gpu/errors.rs"]
 mod errors;
+
+#[path = "gpu/loops.rs"]
+mod loops;

@@ -20,6 +20,7 @@ const CORPUS: &[&str] = &[
     "fn lp(out: &mut [u32]) { let v = loop { break 7u32; }; 'outer: for a in 0..=4 { for b in 0..4 { if a * b > 6 { break 'outer; } } } out[0] = v << 2 | 1; }",
     "fn casts(x: &[f32], y: &mut [u8]) { let i = grid(1); if i >= x.len() { return; } let v = if x[i] > 0.5 { x[i] * 255.0 } else { -x[i] }; y[i] = v as u8; }",
     "fn helper(x: f32, k: i32) -> f32 { let m = x.powi(k).max(0.0); m.min(1.0) }",
+    "fn stride(a: f32, x: &[f32], y: &mut [f32], s: usize) { for i in (grid(1)..y.len()).step_by(grid_size(1)) { y[i] = a * x[i] + y[i]; } for j in (0..=s).rev().step_by(s + 1) { y[j] = 0.0; } for k in (0u8..10).rev() { y[k as usize] += 1.0; } }",
     "fn idx(out: &mut [u32]) { let t = thread_idx().x + block_idx().x * block_dim().x; sync_threads(); if (t as usize) < out.len() { out[t as usize] = grid_dim().y ^ !0; } }",
 ];
 
@@ -77,6 +78,8 @@ const VOCABULARY: &[&str] = &[
     "helper",
     "iter",
     "map",
+    "rev",
+    "step_by",
 ];
 
 struct Rng(u64);

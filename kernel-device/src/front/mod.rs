@@ -12,6 +12,7 @@ mod infer;
 mod intrinsics;
 mod lower_expr;
 mod lower_fn;
+mod lower_for;
 mod lower_stmt;
 mod signature;
 mod types;

@@ -141,6 +141,57 @@ fn for_loop_variable_takes_range_type() {
     assert_eq!(inclusive, 1);
 }
 
+/// `(step, reverse, inclusive)` of each top-level `for` loop, with the step's type.
+fn for_loops(f: &Function) -> Vec<(Option<Type>, bool, bool)> {
+    f.body
+        .stmts
+        .iter()
+        .filter_map(|st| match st {
+            Stmt::ForRange {
+                step,
+                reverse,
+                inclusive,
+                ..
+            } => Some((step.map(|h| f.exprs[h].ty.clone()), *reverse, *inclusive)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn step_is_usize_and_the_variable_has_the_range_type() {
+    let f = kernel("fn k(n: u8, m: i64) { let st = 2; for a in (0..n).step_by(st) { } for b in (0..=m).rev() { } for c in (-5..5).rev().step_by(3) { } for d in (grid(1)..10).step_by(grid_size(1)) { } for e in 0..3 { } }");
+    assert_eq!(local(&f, "st"), s(Usize), "the step constrains its literal");
+    assert_eq!(local(&f, "a"), s(U8));
+    assert_eq!(local(&f, "b"), s(I64));
+    assert_eq!(local(&f, "c"), s(I32));
+    assert_eq!(local(&f, "d"), s(Usize));
+    assert_eq!(local(&f, "e"), s(I32));
+    assert_eq!(
+        for_loops(&f),
+        vec![
+            (Some(s(Usize)), false, false),
+            (None, true, true),
+            (Some(s(Usize)), true, false),
+            (Some(s(Usize)), false, false),
+            (None, false, false),
+        ]
+    );
+}
+
+#[test]
+fn step_of_another_integer_type_is_an_error() {
+    let e = errors("fn k(n: u32) { for i in (0..n).step_by(n) { } }");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(
+        e[0].message.contains("expected `usize`, found `u32`"),
+        "{e:#?}"
+    );
+    let e = errors("fn k(n: u32) { for i in (0..n).step_by(1).rev() { } }");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(e[0].message.contains(".rev().step_by(n)"), "{e:#?}");
+}
+
 #[test]
 fn grid_two_destructures_to_usize_pair() {
     let f = kernel("fn k() { let (x, y) = grid(2); let (a, _, c) = grid_size(3); }");

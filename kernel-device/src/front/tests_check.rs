@@ -256,9 +256,65 @@ fn unsupported_methods() {
         "function `f32::frobnicate` is not supported",
     );
     rejects_kernel(
-        "fn k(x: f32) {\n    for i in (0..4).rev() {}\n}",
-        "(0..4)",
+        "fn k(a: &[f32]) {\n    for x in a.iter().rev() {}\n}",
+        "a.iter",
         "only iterate over integer ranges",
+    );
+}
+
+#[test]
+fn range_adapters() {
+    accepts(
+        "fn k(n: u32, s: usize) { for i in (0..n).rev() {} for i in (0..=n).step_by(s) {} for i in (1..n).rev().step_by(2) {} for i in ((0..n)).step_by(3) {} }",
+        SourceKind::Kernel,
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    for i in (0..n).step_by(2).rev() {}\n}",
+        "rev",
+        "`.step_by(n).rev()` is not supported",
+    );
+    let d = check(
+        "fn k(n: u32) { for i in (0..n).step_by(2).rev() {} }",
+        SourceKind::Kernel,
+    );
+    assert!(
+        d[0].hint
+            .as_deref()
+            .unwrap_or("")
+            .contains(".rev().step_by(n)"),
+        "{:?}",
+        d[0].hint
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    for i in (0..n).skip(1) {}\n}",
+        "skip",
+        "`.skip()` is not supported on a `for` loop's range",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    for i in (0..n).rev().rev() {}\n}",
+        "rev() {}",
+        "chain of range adapters is not supported",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    for i in (0..n).step_by() {}\n}",
+        "step_by",
+        "wrong arguments to `.step_by`",
+    );
+    rejects_kernel(
+        "fn k(n: u32) {\n    for i in (0..).step_by(2) {}\n}",
+        "0..",
+        "need a bounded range",
+    );
+    // The step is a usize whatever the range's type, as in std.
+    rejects_type(
+        "fn k(n: u32) {\n    for i in (0..n).step_by(n) {}\n}",
+        "n) {}",
+        "mismatched types: expected `usize`, found `u32`",
+    );
+    rejects_type(
+        "fn k(n: u32) {\n    for i in (0..n).step_by(2.0) {}\n}",
+        "2.0",
+        "mismatched types: expected `usize`",
     );
 }
 

@@ -158,14 +158,23 @@ pub enum Stmt {
         cond: Handle<Expr>,
         body: Block,
     },
-    /// `for var in start..end` / `start..=end`; `var` is a fresh local of the range's
-    /// integer type. `end` is evaluated once, before the first iteration, as in Rust.
+    /// `for var in start..end` / `start..=end`, optionally `.rev()` and/or
+    /// `.step_by(step)` (in that order: `(a..b).rev().step_by(s)`); `var` is a fresh
+    /// local of the range's integer type. `start`, `end` and `step` are evaluated once,
+    /// in that order, before the first iteration, as in Rust; a zero `step` panics
+    /// ("assertion failed: step != 0"). The sequence is std's: forward it is
+    /// `start, start + step, ..` while within the range; reversed it is the last element
+    /// of the range, then that minus `step`, ..; nothing ever overflows.
     ForRange {
         id: LoopId,
         var: Handle<Local>,
         start: Handle<Expr>,
         end: Handle<Expr>,
         inclusive: bool,
+        /// `.step_by(step)`: an expression of type usize, whatever the range's type.
+        step: Option<Handle<Expr>>,
+        /// `.rev()`: iterate from the range's last element down to `start`.
+        reverse: bool,
         body: Block,
     },
 }

@@ -156,6 +156,27 @@ fn index_must_be_usize_and_place_mutable() {
 }
 
 #[test]
+fn range_step_must_be_usize() {
+    let text =
+        "fn k(n: u8) { for i in (0..n).rev().step_by(2) { } for j in (0..=n).step_by(3) { } }";
+    assert_eq!(errors(&kernel(text)), vec![]);
+    let mut m = kernel(text);
+    let f = first_fn(&mut m);
+    let step = f.body.stmts.iter().find_map(|st| match st {
+        Stmt::ForRange { step, .. } => *step,
+        _ => None,
+    });
+    f.exprs[step.unwrap()].ty = Type::Scalar(ScalarType::U8);
+    let e = errors(&m);
+    assert!(
+        e.iter().any(
+            |e| matches!(e, ValidationError::TypeMismatch { detail, .. } if detail.contains("step"))
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn break_targets_must_enclose() {
     let mut m = kernel("fn k() { loop { break; } }");
     let f = first_fn(&mut m);

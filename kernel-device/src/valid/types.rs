@@ -158,11 +158,16 @@ impl Checker<'_> {
                 var,
                 start,
                 end,
+                step,
                 body,
                 ..
             } => {
                 self.expr(*start);
                 self.expr(*end);
+                if let Some(step) = step {
+                    self.expr(*step);
+                    self.expect(*step, &Type::Scalar(ScalarType::Usize), "a `step_by` step");
+                }
                 if let Some(vt) = self.local_ty(*var) {
                     if !scalar(&vt).is_some_and(|s| s.is_integer()) {
                         let loc = self.f.loc_of(*start);

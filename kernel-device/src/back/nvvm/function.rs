@@ -199,7 +199,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             .ok_or_else(|| self.error(format!("expected a scalar operand, found `{ty}`")))
     }
 
-    fn ir_local(&self, local: Handle<Local>) -> Result<&'a Local, Error> {
+    pub fn ir_local(&self, local: Handle<Local>) -> Result<&'a Local, Error> {
         self.func
             .locals
             .get(local)
@@ -357,8 +357,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 start,
                 end,
                 inclusive,
+                step,
+                reverse,
                 body,
-            } => self.for_range(*id, *var, *start, *end, *inclusive, body),
+            } => self.for_range(
+                *id,
+                *var,
+                super::loops::RangeSpec {
+                    start: *start,
+                    end: *end,
+                    inclusive: *inclusive,
+                    step: *step,
+                    reverse: *reverse,
+                },
+                body,
+            ),
         }
     }
 
@@ -371,85 +384,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.terminate(format!("br i1 {c}, label %{body_l}, label %{end_l}"));
         }
         self.start_block(&body_l);
-        self.loops.push(LoopCtx {
-            id,
-            break_label: end_l.clone(),
-            continue_label: cond_l.clone(),
-            slot: None,
-        });
-        let result = self.block(body);
-        self.loops.pop();
-        result?;
-        self.branch_to(&cond_l);
-        self.start_block(&end_l);
-        Ok(())
-    }
-
-    /// `for var in start..end` / `start..=end` with Rust's iterator semantics: `end` is
-    /// evaluated once; the loop variable is a copy of a hidden counter (the body may not
-    /// change the iteration); an inclusive range ends after yielding `end` without
-    /// incrementing past it, so `0..=u32::MAX` terminates.
-    fn for_range(
-        &mut self,
-        id: LoopId,
-        var: Handle<Local>,
-        start: Handle<Expr>,
-        end: Handle<Expr>,
-        inclusive: bool,
-        body: &'a Block,
-    ) -> Result<(), Error> {
-        let local = self.ir_local(var)?;
-        let scalar = local
-            .ty
-            .scalar()
-            .filter(|s| s.is_integer())
-            .ok_or_else(|| self.error(format!("range over `{}`", local.ty)))?;
-        let ty = types::scalar(scalar);
-        let signed = scalar.is_signed_integer();
-        let Val::V(start_v) = self.expr(start)? else {
-            return Ok(());
-        };
-        let Val::V(end_v) = self.expr(end)? else {
-            return Ok(());
-        };
-        let counter = self.alloca("for.counter", ty);
-        self.store(ty, &start_v, &counter);
-        let done = if inclusive {
-            let done = self.alloca("for.done", "i1");
-            let pred = if signed { "sgt" } else { "ugt" };
-            let empty = self.def("for.empty", format!("icmp {pred} {ty} {start_v}, {end_v}"));
-            self.store("i1", &empty, &done);
-            Some(done)
-        } else {
-            None
-        };
-        let cond_l = self.label("for.cond");
-        let body_l = self.label("for.body");
-        let end_l = self.label("for.end");
-        self.start_block(&cond_l);
-        match &done {
-            Some(done) => {
-                let d = self.load("for.isdone", "i1", done);
-                self.terminate(format!("br i1 {d}, label %{end_l}, label %{body_l}"));
-            }
-            None => {
-                let cur = self.load("for.cur", ty, &counter);
-                let pred = if signed { "slt" } else { "ult" };
-                let more = self.def("for.more", format!("icmp {pred} {ty} {cur}, {end_v}"));
-                self.terminate(format!("br i1 {more}, label %{body_l}, label %{end_l}"));
-            }
-        }
-        self.start_block(&body_l);
-        let cur = self.load("for.i", ty, &counter);
-        if let Some((addr, vty)) = self.slot(var)? {
-            self.store(&vty, &cur, &addr);
-        }
-        if let Some(done) = &done {
-            let last = self.def("for.last", format!("icmp eq {ty} {cur}, {end_v}"));
-            self.store("i1", &last, done);
-        }
-        let next = self.def("for.next", format!("add {ty} {cur}, 1"));
-        self.store(ty, &next, &counter);
         self.loops.push(LoopCtx {
             id,
             break_label: end_l.clone(),

@@ -4,7 +4,8 @@
 //! Layout follows naga's backends: this file holds the public surface ([`Options`],
 //! [`Output`], [`Error`], [`write_string`]); `writer` owns module-level state
 //! (declarations, panic sites, metadata); `function` owns per-function state (names,
-//! blocks, locals, loops) and statements/control flow; `expr` lowers expressions;
+//! blocks, locals, loops) and statements/control flow; `loops` writes `for` loops over
+//! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers and math onto NVVM intrinsics and libdevice;
 //! `panic` writes the device-side panic protocol; `types` spells types and constants.
 //!
@@ -20,6 +21,7 @@
 mod expr;
 mod function;
 mod intrinsics;
+mod loops;
 mod panic;
 #[cfg(test)]
 mod tests;

@@ -25,7 +25,8 @@ entry:
   %x.addr = alloca { float*, i64 }
   %y.addr = alloca { float*, i64 }
   %i.addr = alloca i64
-  %stride.addr = alloca i64
+  %for.counter = alloca i64
+  %for.done = alloca i1
   store float %a, float* %a.addr
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
@@ -39,65 +40,75 @@ entry:
   %grid.base = mul i32 %ctaid_x, %ntid_x
   %grid.idx = add i32 %grid.base, %tid_x
   %grid = zext i32 %grid.idx to i64
-  store i64 %grid, i64* %i.addr
+  %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %len = extractvalue { float*, i64 } %y.1, 1
   %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
   %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
   %gridsize.n = mul i32 %ntid_x.1, %nctaid_x
   %gridsize = zext i32 %gridsize.n to i64
-  store i64 %gridsize, i64* %stride.addr
-  br label %while.cond
-while.cond:
-  %i = load i64, i64* %i.addr
-  %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %len = extractvalue { float*, i64 } %y.1, 1
-  %cmp = icmp ult i64 %i, %len
-  br i1 %cmp, label %while.body, label %while.end
-while.body:
-  %a.1 = load float, float* %a.addr
-  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.1, 0
-  %len.1 = extractvalue { float*, i64 } %x.1, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
+  %step.nonzero = icmp ne i64 %gridsize, 0
+  br i1 %step.nonzero, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i32 1, i64 0, i64 0)
   unreachable
 ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %for.hi = add i64 %len, -1
+  %for.empty = icmp uge i64 %grid, %len
+  store i1 %for.empty, i1* %for.done
+  store i64 %grid, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.isdone = load i1, i1* %for.done
+  br i1 %for.isdone, label %for.end, label %for.body
+for.body:
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %i.addr
+  %for.rem = sub i64 %for.hi, %for.i
+  %for.last = icmp ult i64 %for.rem, %gridsize
+  store i1 %for.last, i1* %for.done
+  %for.next = add i64 %for.i, %gridsize
+  store i64 %for.next, i64* %for.counter
+  %a.1 = load float, float* %a.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %len.1 = extractvalue { float*, i64 } %x.1, 1
+  %inbounds = icmp ult i64 %i, %len.1
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %i, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %elem = load float, float* %elem.ptr
   %mul = fmul float %a.1, %elem
   %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.2 = load i64, i64* %i.addr
+  %i.1 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { float*, i64 } %y.2, 0
   %len.2 = extractvalue { float*, i64 } %y.2, 1
-  %inbounds.1 = icmp ult i64 %i.2, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  %inbounds.1 = icmp ult i64 %i.1, %len.2
+  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %i.1, i64 %len.2)
   unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+ok.2:
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
   %elem.1 = load float, float* %elem.ptr.1
   %add = fadd float %mul, %elem.1
   %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.3 = load i64, i64* %i.addr
+  %i.2 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %y.3, 0
   %len.3 = extractvalue { float*, i64 } %y.3, 1
-  %inbounds.2 = icmp ult i64 %i.3, %len.3
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  %inbounds.2 = icmp ult i64 %i.2, %len.3
+  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %i.2, i64 %len.3)
   unreachable
-ok.2:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
+ok.3:
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
   store float %add, float* %elem.ptr.2
-  %stride = load i64, i64* %stride.addr
-  %old = load i64, i64* %i.addr
-  %add.1 = add i64 %old, %stride
-  store i64 %add.1, i64* %i.addr
-  br label %while.cond
-while.end:
+  br label %for.cond
+for.end:
   ret void
 }
 
@@ -156,6 +167,7 @@ exit:
 !1 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `saxpy` at examples/saxpy.rs:17:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `saxpy` at examples/saxpy.rs:17:27: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `saxpy` at examples/saxpy.rs:17:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `saxpy` at examples/saxpy.rs:14:41: assertion failed: step != 0
+; panic site 2 in `saxpy` at examples/saxpy.rs:15:20: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `saxpy` at examples/saxpy.rs:15:27: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `saxpy` at examples/saxpy.rs:15:9: index out of bounds: the len is {1} but the index is {0}

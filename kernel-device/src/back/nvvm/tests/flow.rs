@@ -207,6 +207,8 @@ fn control_flow() {
         start,
         end,
         inclusive: true,
+        step: None,
+        reverse: false,
         body: Block {
             stmts: vec![
                 Stmt::Expr(if_brk),

@@ -15,6 +15,7 @@ macro_rules! skip {
 }
 
 mod flow;
+mod loops;
 mod ops;
 
 /// A terse way to build functions by hand.

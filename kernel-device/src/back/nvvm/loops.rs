@@ -1,0 +1,200 @@
+//! `for` loops over integer ranges, with `.rev()` and `.step_by(n)`, with std's
+//! iterator semantics: bounds and step are evaluated once; the loop variable is a copy
+//! of a hidden cursor (the body cannot change the iteration); the last element ends
+//! the loop without the cursor moving past it, so nothing overflows
+//! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
+//! all terminate after the right elements).
+
+use super::function::{FunctionWriter, LoopCtx, Val};
+use super::{types, Error};
+use crate::ir::{Block, Expr, Handle, Local, LoopId};
+
+/// A `for` loop's iterator, as in `ir::Stmt::ForRange`.
+pub struct RangeSpec {
+    pub start: Handle<Expr>,
+    pub end: Handle<Expr>,
+    pub inclusive: bool,
+    /// usize.
+    pub step: Option<Handle<Expr>>,
+    pub reverse: bool,
+}
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    pub fn for_range(
+        &mut self,
+        id: LoopId,
+        var: Handle<Local>,
+        range: RangeSpec,
+        body: &'a Block,
+    ) -> Result<(), Error> {
+        let local = self.ir_local(var)?;
+        let scalar = local
+            .ty
+            .scalar()
+            .filter(|s| s.is_integer())
+            .ok_or_else(|| self.error(format!("range over `{}`", local.ty)))?;
+        let ty = types::scalar(scalar);
+        let signed = scalar.is_signed_integer();
+        let Val::V(start) = self.expr(range.start)? else {
+            return Ok(());
+        };
+        let Val::V(end) = self.expr(range.end)? else {
+            return Ok(());
+        };
+        let step = match range.step {
+            Some(h) => {
+                let Val::V(step) = self.expr(h)? else {
+                    return Ok(());
+                };
+                // std's `assert!(step != 0)`; a literal step needs no run-time check.
+                if step.parse::<i64>().map_or(true, |c| c == 0) {
+                    let nonzero = self.def("step.nonzero", format!("icmp ne i64 {step}, 0"));
+                    self.panic_unless(&nonzero, h, "assertion failed: step != 0", ("0", "0"))?;
+                }
+                Some(step)
+            }
+            None => None,
+        };
+        let cond_l = self.label("for.cond");
+        let body_l = self.label("for.body");
+        let end_l = self.label("for.end");
+        let cursor = self.alloca("for.counter", ty);
+        if step.is_none() && !range.reverse {
+            self.count_up(
+                ty,
+                signed,
+                &start,
+                &end,
+                range.inclusive,
+                &cursor,
+                [&cond_l, &body_l, &end_l],
+                var,
+            )?;
+        } else {
+            let bits = scalar.bits();
+            // The range's last element (meaningless, and unused, when it is empty).
+            let hi = if range.inclusive {
+                end.clone()
+            } else {
+                self.def("for.hi", format!("add {ty} {end}, -1"))
+            };
+            let pred = match (range.inclusive, signed) {
+                (true, true) => "sgt",
+                (true, false) => "ugt",
+                (false, true) => "sge",
+                (false, false) => "uge",
+            };
+            let empty = self.def("for.empty", format!("icmp {pred} {ty} {start}, {end}"));
+            let done = self.alloca("for.done", "i1");
+            self.store("i1", &empty, &done);
+            let (first, last) = if range.reverse {
+                (&hi, &start)
+            } else {
+                (&start, &hi)
+            };
+            self.store(ty, first, &cursor);
+            // The step in the element type: wrapping, and only used while it fits
+            // between the cursor and the last element.
+            let step_t = match &step {
+                Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
+                Some(s) => s.clone(),
+                None => "1".to_string(),
+            };
+            self.start_block(&cond_l);
+            let d = self.load("for.isdone", "i1", &done);
+            self.terminate(format!("br i1 {d}, label %{end_l}, label %{body_l}"));
+            self.start_block(&body_l);
+            let cur = self.load("for.i", ty, &cursor);
+            if let Some((addr, vty)) = self.slot(var)? {
+                self.store(&vty, &cur, &addr);
+            }
+            let is_last = match &step {
+                // The distance left to the last element, as an unsigned number (the
+                // cursor never passes it), widened to compare with the usize step.
+                Some(s) => {
+                    let (a, b) = if range.reverse {
+                        (&cur, last)
+                    } else {
+                        (last, &cur)
+                    };
+                    let rem = self.def("for.rem", format!("sub {ty} {a}, {b}"));
+                    let rem = if bits < 64 {
+                        self.def("for.rem", format!("zext {ty} {rem} to i64"))
+                    } else {
+                        rem
+                    };
+                    self.def("for.last", format!("icmp ult i64 {rem}, {s}"))
+                }
+                None => self.def("for.last", format!("icmp eq {ty} {cur}, {last}")),
+            };
+            self.store("i1", &is_last, &done);
+            let op = if range.reverse { "sub" } else { "add" };
+            let next = self.def("for.next", format!("{op} {ty} {cur}, {step_t}"));
+            self.store(ty, &next, &cursor);
+        }
+        self.loops.push(LoopCtx {
+            id,
+            break_label: end_l.clone(),
+            continue_label: cond_l.clone(),
+            slot: None,
+        });
+        let result = self.block(body);
+        self.loops.pop();
+        result?;
+        self.branch_to(&cond_l);
+        self.start_block(&end_l);
+        Ok(())
+    }
+
+    /// The plain `start..end` / `start..=end` loop, up to the body: an exclusive range
+    /// compares the cursor with `end`; an inclusive one keeps a done flag set when it
+    /// yields `end`.
+    #[allow(clippy::too_many_arguments)]
+    fn count_up(
+        &mut self,
+        ty: &str,
+        signed: bool,
+        start: &str,
+        end: &str,
+        inclusive: bool,
+        cursor: &str,
+        [cond_l, body_l, end_l]: [&str; 3],
+        var: Handle<Local>,
+    ) -> Result<(), Error> {
+        self.store(ty, start, cursor);
+        let done = if inclusive {
+            let done = self.alloca("for.done", "i1");
+            let pred = if signed { "sgt" } else { "ugt" };
+            let empty = self.def("for.empty", format!("icmp {pred} {ty} {start}, {end}"));
+            self.store("i1", &empty, &done);
+            Some(done)
+        } else {
+            None
+        };
+        self.start_block(cond_l);
+        match &done {
+            Some(done) => {
+                let d = self.load("for.isdone", "i1", done);
+                self.terminate(format!("br i1 {d}, label %{end_l}, label %{body_l}"));
+            }
+            None => {
+                let cur = self.load("for.cur", ty, cursor);
+                let pred = if signed { "slt" } else { "ult" };
+                let more = self.def("for.more", format!("icmp {pred} {ty} {cur}, {end}"));
+                self.terminate(format!("br i1 {more}, label %{body_l}, label %{end_l}"));
+            }
+        }
+        self.start_block(body_l);
+        let cur = self.load("for.i", ty, cursor);
+        if let Some((addr, vty)) = self.slot(var)? {
+            self.store(&vty, &cur, &addr);
+        }
+        if let Some(done) = &done {
+            let last = self.def("for.last", format!("icmp eq {ty} {cur}, {end}"));
+            self.store("i1", &last, done);
+        }
+        let next = self.def("for.next", format!("add {ty} {cur}, 1"));
+        self.store(ty, &next, cursor);
+        Ok(())
+    }
+}
