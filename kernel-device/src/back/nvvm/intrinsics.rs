@@ -109,21 +109,25 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Intrinsic::BlockDim(a) => self.sreg(&sreg("ntid", a)),
             Intrinsic::GridDim(a) => self.sreg(&sreg("nctaid", a)),
             Intrinsic::Grid(a) => {
-                // Computed in 32 bits and zero-extended, as CUDA C's `blockIdx.x *
-                // blockDim.x + threadIdx.x` is: the 32-bit multiply-add is cheapest, and
-                // a grid of more than 2^32 threads on one axis wraps here as it does there.
+                // In 64 bits, not CUDA C's 32-bit `blockIdx.x * blockDim.x + threadIdx.x`:
+                // `grid(1)` is a usize and must be the true index even for grids of more
+                // than 2^32 threads on one axis. The widening multiply is one
+                // `mul.wide.u32`, so this costs nothing measurable.
                 let tid = self.sreg(&sreg("tid", a));
                 let ctaid = self.sreg(&sreg("ctaid", a));
                 let ntid = self.sreg(&sreg("ntid", a));
-                let base = self.def("grid.base", format!("mul i32 {ctaid}, {ntid}"));
-                let idx = self.def("grid.idx", format!("add i32 {base}, {tid}"));
-                self.def("grid", format!("zext i32 {idx} to i64"))
+                let tid = self.def("grid.tid", format!("zext i32 {tid} to i64"));
+                let ctaid = self.def("grid.ctaid", format!("zext i32 {ctaid} to i64"));
+                let ntid = self.def("grid.ntid", format!("zext i32 {ntid} to i64"));
+                let base = self.def("grid.base", format!("mul nuw i64 {ctaid}, {ntid}"));
+                self.def("grid", format!("add nuw i64 {base}, {tid}"))
             }
             Intrinsic::GridSize(a) => {
                 let ntid = self.sreg(&sreg("ntid", a));
                 let nctaid = self.sreg(&sreg("nctaid", a));
-                let n = self.def("gridsize.n", format!("mul i32 {ntid}, {nctaid}"));
-                self.def("gridsize", format!("zext i32 {n} to i64"))
+                let ntid = self.def("gridsize.ntid", format!("zext i32 {ntid} to i64"));
+                let nctaid = self.def("gridsize.nctaid", format!("zext i32 {nctaid} to i64"));
+                self.def("gridsize", format!("mul nuw i64 {ntid}, {nctaid}"))
             }
             Intrinsic::SyncThreads => {
                 self.w.declare(

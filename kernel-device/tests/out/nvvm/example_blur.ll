@@ -47,16 +47,20 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   %tuple = insertvalue { i64, i64 } undef, i64 %grid, 0
   %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
   %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
   %ntid_y = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
-  %grid.base.1 = mul i32 %ctaid_y, %ntid_y
-  %grid.idx.1 = add i32 %grid.base.1, %tid_y
-  %grid.1 = zext i32 %grid.idx.1 to i64
+  %grid.tid.1 = zext i32 %tid_y to i64
+  %grid.ctaid.1 = zext i32 %ctaid_y to i64
+  %grid.ntid.1 = zext i32 %ntid_y to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
   %tuple.1 = insertvalue { i64, i64 } %tuple, i64 %grid.1, 1
   store { i64, i64 } %tuple.1, { i64, i64 }* %_tuple_.addr
   %_tuple_ = load { i64, i64 }, { i64, i64 }* %_tuple_.addr

@@ -64,9 +64,11 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %i = load i64, i64* %i.addr
   %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
@@ -342,9 +344,11 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %i = load i64, i64* %i.addr
   %x.1 = load { double*, i64 }, { double*, i64 }* %x.addr
@@ -590,9 +594,11 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %i = load i64, i64* %i.addr
   %x.1 = load { i64*, i64 }, { i64*, i64 }* %x.addr

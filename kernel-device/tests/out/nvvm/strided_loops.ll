@@ -37,15 +37,18 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
   %len = extractvalue { float*, i64 } %y.1, 1
   %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
   %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
-  %gridsize.n = mul i32 %ntid_x.1, %nctaid_x
-  %gridsize = zext i32 %gridsize.n to i64
+  %gridsize.ntid = zext i32 %ntid_x.1 to i64
+  %gridsize.nctaid = zext i32 %nctaid_x to i64
+  %gridsize = mul nuw i64 %gridsize.ntid, %gridsize.nctaid
   %step.nonzero = icmp ne i64 %gridsize, 0
   br i1 %step.nonzero, label %ok, label %panic, !prof !0
 panic:
@@ -229,9 +232,11 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.base = mul i32 %ctaid_x, %ntid_x
-  %grid.idx = add i32 %grid.base, %tid_x
-  %grid = zext i32 %grid.idx to i64
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
   %cmp = icmp ne i64 %grid, 0
   br i1 %cmp, label %if.then, label %if.end
 if.then:
