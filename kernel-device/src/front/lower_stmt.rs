@@ -24,6 +24,8 @@ impl FnLowerer<'_> {
                 }
                 syn::Stmt::Item(item) => self.diags.push(check::item_in_body(item)),
                 syn::Stmt::Macro(m) => self.diags.push(check::macro_diag(&m.mac)),
+                // A stray `;` (syn keeps it as an empty verbatim expression): valid Rust.
+                syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(_)) if tokens.is_empty() => {}
                 syn::Stmt::Expr(expr, semi) => {
                     if last && semi.is_none() {
                         if let Some(h) = self.lower_stmt_expr(expr, &mut out.stmts) {
