@@ -22,7 +22,13 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
             } else {
                 "#[device]"
             };
-            let error = syn::Error::new(e.span(), format!("`{what}` applies to a `fn` item: {e}"));
+            // syn reports a truncated item at the end of input, a place with no token:
+            // point at the last token the user wrote instead.
+            let span = match input.clone().into_iter().last() {
+                Some(last) if e.to_string().contains("end of input") => last.span(),
+                _ => e.span(),
+            };
+            let error = syn::Error::new(span, format!("`{what}` applies to a `fn` item: {e}"));
             let error = error.to_compile_error();
             return quote!(#error #input);
         }

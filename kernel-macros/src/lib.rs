@@ -35,3 +35,6 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
     )
     .into()
 }
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -78,7 +78,12 @@ impl VisitMut for GridRewriter<'_> {
         let ndim = ndim.unwrap_or_else(|| {
             self.errors.push(
                 Diagnostic::new(
-                    call.args.span(),
+                    // `grid()` has no argument tokens to point at: point at the call.
+                    if call.args.is_empty() {
+                        call.span()
+                    } else {
+                        call.args.span()
+                    },
                     format!(
                         "`{name}` takes the number of dimensions as an integer literal 1, 2 or 3"
                     ),
