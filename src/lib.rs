@@ -97,6 +97,6 @@ macro_rules! launch {
 #[doc(hidden)]
 pub mod __private {
     pub use kernel_device::device_api;
-    pub use kernel_device::source::{FnSource, SourceKind};
+    pub use kernel_device::source::{max_call_depth, FnSource, SourceKind};
     pub use kernel_host::__private::*;
 }

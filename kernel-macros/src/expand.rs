@@ -52,25 +52,26 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     // is then shown once, and the signature still type-checks its callers.
     let failed = !all.is_empty();
     let body = if failed { twin::stub_body() } else { body };
-    let deps = dependencies(&item, kind);
+    let dep_paths = dependencies(&item, kind);
+    let deps = dependency_statics(&dep_paths);
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
     let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body),
-        SourceKind::Device => device(&item, &rendered, &deps, body, failed),
+        SourceKind::Device => device(&item, &rendered, &deps, &dep_paths, body, failed),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
 }
 
-/// `p::__CUDAJIT_FN` for every device function the body calls, spanned at the call so
-/// that a call to an ordinary fn is reported there.
-fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
+/// The path of every device function the body calls, as seen from where the generated
+/// statics live, spanned at the call so that a call to an ordinary fn is reported there.
+fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<syn::Path> {
     kernel_device::front::device_calls(item)
         .into_iter()
         .map(|mut path| {
-            // A device function's static sits one module deeper (`mod f`).
+            // A device function's statics sit one module deeper (`mod f`).
             let first = path.segments.first().map(|s| s.ident.to_string());
             if kind == SourceKind::Device && path.leading_colon.is_none() {
                 match first.as_deref() {
@@ -82,6 +83,15 @@ fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
                     _ => {}
                 }
             }
+            path
+        })
+        .collect()
+}
+
+/// `&p::__CUDAJIT_FN` for each dependency: the statics the runtime gathers a unit from.
+fn dependency_statics(deps: &[syn::Path]) -> Vec<TokenStream> {
+    deps.iter()
+        .map(|path| {
             let fn_static = syn::Ident::new("__CUDAJIT_FN", path.span());
             quote!(&#path::#fn_static)
         })
@@ -215,6 +225,7 @@ fn device(
     item: &syn::ItemFn,
     rendered: &(String, u32),
     deps: &[TokenStream],
+    dep_paths: &[syn::Path],
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
@@ -233,6 +244,16 @@ fn device(
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
+    // The longest chain of device calls from this function. Device functions that call
+    // each other in a cycle make rustc report "cycle detected" on this constant at
+    // `cargo check`, at the functions' names: recursion, direct (caught by the frontend)
+    // or mutual, is not supported on the device.
+    let call_depth = quote::quote_spanned! {name.span()=>
+        pub const RECURSION_IS_NOT_SUPPORTED_ON_THE_DEVICE: usize =
+            1 + ::cudajit::__private::max_call_depth(&[
+                #(#dep_paths::RECURSION_IS_NOT_SUPPORTED_ON_THE_DEVICE),*
+            ]);
+    };
     quote! {
         #host_fn
 
@@ -242,6 +263,7 @@ fn device(
         #vis mod #name {
             use super::*;
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
+            #call_depth
         }
     }
 }

@@ -54,6 +54,21 @@ impl FnSource {
     }
 }
 
+/// The largest of `depths` (0 for none), for the call-depth constant the `#[device]`
+/// macro emits: evaluating it walks the call graph at compile time, so mutual
+/// recursion between device functions becomes a const-evaluation cycle error.
+pub const fn max_call_depth(depths: &[usize]) -> usize {
+    let mut max = 0;
+    let mut i = 0;
+    while i < depths.len() {
+        if depths[i] > max {
+            max = depths[i];
+        }
+        i += 1;
+    }
+    max
+}
+
 /// Prints tokens so that each token starts at the line and column it had in the
 /// original file, lines counted from the first token's line (which becomes line 1).
 /// Returns the text and the first token's line. With this, a run-time re-parse of
