@@ -115,3 +115,53 @@ pub fn build(arches: &[String], out: &std::path::Path, srcs: &[PathBuf]) -> Resu
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    /// Ahead-of-time build of the workspace's examples: one PTX per kernel in the
+    /// manifest, each accepted by `ptxas -arch=sm_90`, keyed as the runtime looks up.
+    #[test]
+    fn build_device_writes_ptx_and_manifest_for_the_examples() {
+        let Some(toolchain) = crate::toolchain::locate() else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
+            );
+            return;
+        };
+        let out = std::env::temp_dir().join(format!("cudajit-aot-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let root = crate::root();
+        let written = build(&["compute_90".into()], &out, &[root.join("examples")]).unwrap();
+        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+        let entries: Vec<Vec<&str>> = manifest
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(entries.len(), written);
+        let mut kernels: Vec<&str> = entries.iter().map(|e| e[0]).collect();
+        kernels.sort();
+        assert_eq!(kernels, ["blur", "saxpy", "vecadd"]);
+        for entry in &entries {
+            let [kernel, key, arch, file] = entry[..] else {
+                panic!("malformed manifest line {entry:?}");
+            };
+            assert_eq!(arch, "compute_90");
+            assert_eq!(key.len(), 32, "128-bit hex key for {kernel}");
+            let ptx = std::fs::read_to_string(out.join(file)).unwrap();
+            assert!(ptx.contains(&format!(".entry {kernel}(")), "{file}");
+            let status = std::process::Command::new(&toolchain.ptxas)
+                .args(["-arch=sm_90", "-o"])
+                .arg(out.join(format!("{kernel}.cubin")))
+                .arg(out.join(file))
+                .status()
+                .unwrap();
+            assert!(status.success(), "ptxas rejected {file}");
+        }
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
