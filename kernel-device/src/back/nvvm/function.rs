@@ -384,17 +384,31 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.terminate(format!("br i1 {c}, label %{body_l}, label %{end_l}"));
         }
         self.start_block(&body_l);
+        self.loop_body(id, body, &cond_l, &end_l, None)
+    }
+
+    /// A loop's body with `break`/`continue` bound to `end_l`/`again_l`, then the jump
+    /// back to `again_l`; code after the loop continues in `end_l`. `slot` receives
+    /// the values of `break value`.
+    pub fn loop_body(
+        &mut self,
+        id: LoopId,
+        body: &'a Block,
+        again_l: &str,
+        end_l: &str,
+        slot: Option<(String, String)>,
+    ) -> Result<(), Error> {
         self.loops.push(LoopCtx {
             id,
-            break_label: end_l.clone(),
-            continue_label: cond_l.clone(),
-            slot: None,
+            break_label: end_l.to_string(),
+            continue_label: again_l.to_string(),
+            slot,
         });
         let result = self.block(body);
         self.loops.pop();
         result?;
-        self.branch_to(&cond_l);
-        self.start_block(&end_l);
+        self.branch_to(again_l);
+        self.start_block(end_l);
         Ok(())
     }
 
@@ -436,17 +450,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let body_l = self.label("loop.body");
         let end_l = self.label("loop.end");
         self.start_block(&body_l);
-        self.loops.push(LoopCtx {
-            id,
-            break_label: end_l.clone(),
-            continue_label: body_l.clone(),
-            slot: slot.clone(),
-        });
-        let result = self.block(body);
-        self.loops.pop();
-        result?;
-        self.branch_to(&body_l);
-        self.start_block(&end_l);
+        self.loop_body(id, body, &body_l, &end_l, slot.clone())?;
         self.read_result(slot)
     }
 

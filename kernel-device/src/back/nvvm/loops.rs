@@ -5,7 +5,7 @@
 //! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
 //! all terminate after the right elements).
 
-use super::function::{FunctionWriter, LoopCtx, Val};
+use super::function::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Block, Expr, Handle, Local, LoopId};
 
@@ -132,18 +132,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let next = self.def("for.next", format!("{op} {ty} {cur}, {step_t}"));
             self.store(ty, &next, &cursor);
         }
-        self.loops.push(LoopCtx {
-            id,
-            break_label: end_l.clone(),
-            continue_label: cond_l.clone(),
-            slot: None,
-        });
-        let result = self.block(body);
-        self.loops.pop();
-        result?;
-        self.branch_to(&cond_l);
-        self.start_block(&end_l);
-        Ok(())
+        self.loop_body(id, body, &cond_l, &end_l, None)
     }
 
     /// The plain `start..end` / `start..=end` loop, up to the body: an exclusive range
