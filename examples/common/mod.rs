@@ -112,4 +112,20 @@ pub fn time_on(
     Ok(times[TIMED / 2])
 }
 
-pub type MainResult = Result<(), Box<dyn std::error::Error>>;
+pub type MainResult = Result<(), Report>;
+
+/// An error returned from `main`: Rust prints it with `Debug`, so this `Debug` shows
+/// the error's message (`Error: no CUDA driver: ...`) rather than its fields.
+pub struct Report(Box<dyn std::error::Error>);
+
+impl<E: Into<Box<dyn std::error::Error>>> From<E> for Report {
+    fn from(error: E) -> Self {
+        Report(error.into())
+    }
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
