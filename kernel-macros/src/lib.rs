@@ -1,9 +1,9 @@
 //! `#[kernel]` and `#[device]`: cudajit's attributes.
 //!
-//! Thin by design (the thiserror / serde_derive pattern): [`parse`] reads the attribute
+//! Thin by design (the thiserror / serde_derive pattern): `parse` reads the attribute
 //! arguments and the launcher-relevant shape of the signature, the subset and type
-//! checks live in `kernel_device::front::check_item`, [`twin`] builds the rustc-checked
-//! copy of the body, and [`expand`] emits the items. The macro does no I/O and never
+//! checks live in `kernel_device::front::check_item`, `twin` builds the rustc-checked
+//! copy of the body, and `expand` emits the items. The macro does no I/O and never
 //! panics; on errors it still emits every item so the rest of the crate type-checks.
 
 use proc_macro::TokenStream;
