@@ -19,6 +19,7 @@ KERNEL_ROWS = [
 LAUNCH_ROWS = [
     ("launch_cuda_runtime", "CUDA runtime <<<>>> (C++)"),
     ("launch_cudarc_driver", "cudarc result::launch_kernel (bare cuLaunchKernel)"),
+    ("launch_driver_blocking_stream", "bare cuLaunchKernel on cudajit's (blocking) stream"),
     ("launch_cudarc", "raw cudarc launch_builder"),
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
     ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
@@ -95,7 +96,7 @@ def main(argv):
     lines += table(results, KERNEL_ROWS, kernel_bases, "median us", ("gbps", "GB/s"))
     lines.append("")
     lines.append("Launch: same kernel on 1024-element device arrays, 20000 back-to-back")
-    lines.append("launches, host wall time per launch, median of 5 repetitions")
+    lines.append("launches, host wall time per launch, median of 11 interleaved repetitions")
     launch_bases = [(LAUNCH_BASE, "x cudarc"), ("launch_cuda_runtime", "x runtime")]
     lines += table(results, LAUNCH_ROWS, launch_bases, "us/launch")
     lines.append("")

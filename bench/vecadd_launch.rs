@@ -8,13 +8,16 @@
 //!   bench/cuda/vecadd.cu, its `vecadd` is timed here too through cudarc: an nvcc
 //!   control inside this very process.
 //! * launch cost: 20,000 back-to-back launches of the same 3-slice kernel on small
-//!   device arrays, host wall time per launch (synchronised at the end), median of 5
-//!   repetitions; through cudajit, through cudarc's launch builder, and through
-//!   cudarc's bare `cuLaunchKernel` wrapper, on the same PTX and parameter list.
+//!   device arrays, host wall time per launch (synchronised at the end), median of 11
+//!   repetitions interleaved across the variants; through cudajit, through cudarc's
+//!   launch builder, and through cudarc's bare `cuLaunchKernel` wrapper (on cudarc's
+//!   non-blocking stream and on cudajit's blocking one), on the same PTX and
+//!   parameter list.
 //!
 //! Prints `RESULT <name> <median_us> <key=value,...>` lines (bench/report.py makes the
 //! table) and exits 0 with `skipped: <reason>` where there is no GPU.
 
+use std::cell::RefCell;
 use std::error::Error as StdError;
 use std::ffi::c_void;
 use std::path::Path;
@@ -37,7 +40,7 @@ const WARMUP: usize = 20;
 const TIMED: usize = 300;
 const TINY_N: usize = 1024;
 const LAUNCHES: usize = 20_000;
-const REPS: usize = 5;
+const REPS: usize = 11;
 /// Bytes moved per element: two f32 reads and one f32 write.
 const BYTES_PER_ELEMENT: f64 = 12.0;
 
@@ -290,23 +293,46 @@ fn nvcc_kernel_time(
     Ok(())
 }
 
-/// Host time per launch, back to back, synchronised once at the end of each repetition.
-fn per_launch_us(
-    mut launch: impl FnMut() -> BenchResult<()>,
-    mut sync: impl FnMut() -> BenchResult<()>,
-) -> BenchResult<Vec<f64>> {
-    for _ in 0..1000 {
-        launch()?;
+type Step<'a> = Box<dyn FnMut() -> BenchResult<()> + 'a>;
+
+/// One way of launching the tiny kernel, with how to wait for it.
+struct LaunchVariant<'a> {
+    name: &'static str,
+    launch: Step<'a>,
+    sync: Step<'a>,
+}
+
+impl<'a> LaunchVariant<'a> {
+    fn new(name: &'static str, launch: Step<'a>, sync: Step<'a>) -> Self {
+        LaunchVariant { name, launch, sync }
     }
-    sync()?;
-    let mut out = Vec::with_capacity(REPS);
-    for _ in 0..REPS {
-        let t = Instant::now();
-        for _ in 0..LAUNCHES {
-            launch()?;
+}
+
+/// Host time per launch of each variant, back to back, synchronised once at the end
+/// of each repetition. Repetitions are interleaved (every variant once, then again) so
+/// that drift in the machine's state over the run weighs on all variants alike.
+fn interleaved_per_launch_us(
+    variants: &mut [LaunchVariant<'_>],
+) -> BenchResult<Vec<(&'static str, Vec<f64>)>> {
+    for v in variants.iter_mut() {
+        for _ in 0..1000 {
+            (v.launch)()?;
         }
-        sync()?;
-        out.push(t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64);
+        (v.sync)()?;
+    }
+    let mut out: Vec<(&'static str, Vec<f64>)> = variants
+        .iter()
+        .map(|v| (v.name, Vec::with_capacity(REPS)))
+        .collect();
+    for _ in 0..REPS {
+        for (v, (_, times)) in variants.iter_mut().zip(out.iter_mut()) {
+            let t = Instant::now();
+            for _ in 0..LAUNCHES {
+                (v.launch)()?;
+            }
+            (v.sync)()?;
+            times.push(t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64);
+        }
     }
     Ok(out)
 }
@@ -367,66 +393,28 @@ fn launch_costs(
     let hb = random_floats(TINY_N, 6);
     let blocks = (TINY_N as u32).div_ceil(BLOCK);
 
-    // cudajit, on an explicit stream and on its default stream (what `launch!` without
-    // a stream uses).
+    // cudajit's arrays, and the raw side's: the same kernel and parameter list.
     let a = DeviceArray::from_slice(&ha)?;
     let b = DeviceArray::from_slice(&hb)?;
-    let mut c = DeviceArray::<f32>::zeros(TINY_N)?;
-    let t = per_launch_us(
-        || {
-            Ok(vecadd.launch(
-                LaunchConfig::new(blocks, BLOCK).stream(stream),
-                &a,
-                &b,
-                &mut c,
-            )?)
-        },
-        || Ok(stream.synchronize()?),
-    )?;
-    report_launch("launch_cudajit", &t);
-    let t = per_launch_us(
-        || Ok(vecadd.launch(LaunchConfig::new(blocks, BLOCK), &a, &b, &mut c)?),
-        || Ok(cudajit::synchronize()?),
-    )?;
-    report_launch("launch_cudajit_default_stream", &t);
-
-    // Raw cudarc: the same kernel and parameter list.
+    let c = RefCell::new(DeviceArray::<f32>::zeros(TINY_N)?);
     let (f, origin) = raw_kernel(ctx, nvcc_ptx)?;
     println!("raw cudarc launches use {origin} PTX");
     let ta = raw_stream.clone_htod(&ha)?;
     let tb = raw_stream.clone_htod(&hb)?;
-    let mut tc = raw_stream.alloc_zeros::<f32>(TINY_N)?;
+    let tc = RefCell::new(raw_stream.alloc_zeros::<f32>(TINY_N)?);
+    // The bare launches write their own output (its device pointer stays borrowed).
+    let bare_out = raw_stream.alloc_zeros::<f32>(TINY_N)?;
     let len = TINY_N as i64;
     let cfg = RawConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
-    let t = per_launch_us(
-        || {
-            // SAFETY: (a, len, b, len, c, len) with buffers of len f32 each.
-            unsafe {
-                raw_stream
-                    .launch_builder(&f)
-                    .arg(&ta)
-                    .arg(&len)
-                    .arg(&tb)
-                    .arg(&len)
-                    .arg(&mut tc)
-                    .arg(&len)
-                    .launch(cfg)
-            }?;
-            Ok(())
-        },
-        || Ok(raw_stream.synchronize()?),
-    )?;
-    report_launch("launch_cudarc", &t);
-
     // The floor: cudarc's thin cuLaunchKernel wrapper with a parameter array built once.
     let (pa, _ga) = ta.device_ptr(raw_stream);
     let (pb, _gb) = tb.device_ptr(raw_stream);
-    let (pc, _gc) = tc.device_ptr(raw_stream);
-    let mut params: [*mut c_void; 6] = [
+    let (pc, _gc) = bare_out.device_ptr(raw_stream);
+    let params: [*mut c_void; 6] = [
         &pa as *const _ as *mut c_void,
         &len as *const _ as *mut c_void,
         &pb as *const _ as *mut c_void,
@@ -434,27 +422,91 @@ fn launch_costs(
         &pc as *const _ as *mut c_void,
         &len as *const _ as *mut c_void,
     ];
-    let t = per_launch_us(
-        || {
-            // SAFETY: the six parameters above outlive every launch (synchronised).
-            unsafe {
-                cu_result::launch_kernel(
-                    f.cu_function(),
-                    cfg.grid_dim,
-                    cfg.block_dim,
-                    0,
-                    raw_stream.cu_stream(),
-                    &mut params,
-                )
-            }?;
-            Ok(())
-        },
-        || Ok(raw_stream.synchronize()?),
-    )?;
-    report_launch("launch_cudarc_driver", &t);
+    let bare = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
+        let mut params = params;
+        // SAFETY: the six parameters above outlive every launch (synchronised); both
+        // streams belong to the same (primary) context.
+        unsafe {
+            cu_result::launch_kernel(
+                f.cu_function(),
+                cfg.grid_dim,
+                cfg.block_dim,
+                0,
+                on,
+                &mut params,
+            )
+        }?;
+        Ok(())
+    };
+    let mut variants: Vec<LaunchVariant> = vec![
+        // cudajit on an explicit stream and on its default stream (`launch!` without a
+        // stream).
+        LaunchVariant::new(
+            "launch_cudajit",
+            Box::new(|| {
+                let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
+                Ok(vecadd.launch(config, &a, &b, &mut *c.borrow_mut())?)
+            }),
+            Box::new(|| Ok(stream.synchronize()?)),
+        ),
+        LaunchVariant::new(
+            "launch_cudajit_default_stream",
+            Box::new(|| {
+                let config = LaunchConfig::new(blocks, BLOCK);
+                Ok(vecadd.launch(config, &a, &b, &mut *c.borrow_mut())?)
+            }),
+            Box::new(|| Ok(cudajit::synchronize()?)),
+        ),
+        LaunchVariant::new(
+            "launch_cudarc",
+            Box::new(|| {
+                let mut tc = tc.borrow_mut();
+                // SAFETY: (a, len, b, len, c, len) with buffers of len f32 each.
+                unsafe {
+                    raw_stream
+                        .launch_builder(&f)
+                        .arg(&ta)
+                        .arg(&len)
+                        .arg(&tb)
+                        .arg(&len)
+                        .arg(&mut *tc)
+                        .arg(&len)
+                        .launch(cfg)
+                }?;
+                Ok(())
+            }),
+            Box::new(|| Ok(raw_stream.synchronize()?)),
+        ),
+        LaunchVariant::new(
+            "launch_cudarc_driver",
+            Box::new(|| bare(raw_stream.cu_stream())),
+            Box::new(|| Ok(raw_stream.synchronize()?)),
+        ),
+        // The same bare launch on cudajit's stream, which is a blocking one (it orders
+        // with the legacy default stream, as cudaStreamCreate's do), where cudarc's is
+        // non-blocking: separates the cost of the stream kind from cudajit's own.
+        LaunchVariant::new(
+            "launch_driver_blocking_stream",
+            Box::new(|| bare(stream.cu_stream())),
+            Box::new(|| Ok(stream.synchronize()?)),
+        ),
+    ];
+    for (name, times) in interleaved_per_launch_us(&mut variants)? {
+        report_launch(name, &times);
+    }
+    drop(variants);
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
-    check(&c.to_host()?, &want, "tiny vecadd (cudajit)")?;
+    check(&c.borrow().to_host()?, &want, "tiny vecadd (cudajit)")?;
     drop((_ga, _gb, _gc));
-    check(&raw_stream.clone_dtoh(&tc)?, &want, "tiny vecadd (cudarc)")?;
+    check(
+        &raw_stream.clone_dtoh(&*tc.borrow())?,
+        &want,
+        "tiny vecadd (cudarc)",
+    )?;
+    check(
+        &raw_stream.clone_dtoh(&bare_out)?,
+        &want,
+        "tiny vecadd (bare launches)",
+    )?;
     Ok(())
 }

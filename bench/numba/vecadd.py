@@ -15,7 +15,7 @@ WARMUP = 20
 TIMED = 300  # >= 200 launches, each between its own events
 TINY_N = 1024  # launch-overhead arrays
 LAUNCHES = 20000  # back-to-back launches per repetition
-REPS = 5  # repetitions; the median is reported
+REPS = 11  # repetitions; the median is reported
 
 
 def main():
