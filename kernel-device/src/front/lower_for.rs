@@ -4,6 +4,7 @@
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::lower_stmt::label_name;
+use super::signature::plain_binding;
 use crate::ir;
 use syn::spanned::Spanned;
 
@@ -166,20 +167,18 @@ impl FnLowerer<'_> {
             }
         }
         self.scopes.push(Vec::new());
-        let (name, mutable, span) = match &*f.pat {
-            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (
-                pi.ident.to_string(),
-                pi.mutability.is_some(),
-                pi.ident.span(),
-            ),
-            syn::Pat::Wild(w) => ("_".to_string(), false, w.span()),
-            other => {
+        let (name, mutable, span) = match plain_binding(&f.pat) {
+            Ok(binding) => binding,
+            Err(names) => {
                 self.error_hint(
-                    other.span(),
+                    f.pat.span(),
                     "this loop pattern is not supported",
                     "use a name or `_`",
                 );
-                ("_".to_string(), false, other.span())
+                for (name, span) in names {
+                    self.new_local(&name, Ty::Error, false, span);
+                }
+                ("_".to_string(), false, f.pat.span())
             }
         };
         let var = self.new_local(&name, ty, mutable, span);

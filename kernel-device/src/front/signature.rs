@@ -89,23 +89,18 @@ pub fn lower_signature(
                     .with_hint("write a free function marked `#[kernel]` or `#[device]`"),
             ),
             syn::FnArg::Typed(pt) => {
-                let (name, mutable, span) = match &*pt.pat {
-                    syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (
-                        pi.ident.to_string(),
-                        pi.mutability.is_some(),
-                        pi.ident.span(),
-                    ),
-                    syn::Pat::Wild(w) => ("_".to_string(), false, w.span()),
-                    other => {
+                let (name, mutable, span) = match plain_binding(&pt.pat) {
+                    Ok(binding) => binding,
+                    Err(names) => {
                         diags.push(
                             Diagnostic::new(
-                                other.span(),
+                                pt.pat.span(),
                                 "only plain names are supported as parameter patterns",
                             )
                             .with_hint("write `name: T`"),
                         );
-                        bound_names(other, &mut poisoned);
-                        ("_".to_string(), false, other.span())
+                        poisoned.extend(names);
+                        ("_".to_string(), false, pt.pat.span())
                     }
                 };
                 let generic = matches!(&*pt.ty, syn::Type::Path(tp) if tp.qself.is_none()
@@ -153,6 +148,25 @@ pub fn lower_signature(
         params,
         ret,
         poisoned,
+    }
+}
+
+/// `name`, `mut name` or `_` as (name, mutable, span). Any other pattern is outside
+/// the subset: the error is the names it binds, to be declared with the error type by
+/// the caller so their uses raise no second diagnostic.
+pub fn plain_binding(pat: &syn::Pat) -> Result<(String, bool, Span), Vec<(String, Span)>> {
+    match pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Ok((
+            pi.ident.to_string(),
+            pi.mutability.is_some(),
+            pi.ident.span(),
+        )),
+        syn::Pat::Wild(w) => Ok(("_".to_string(), false, w.span())),
+        other => {
+            let mut names = Vec::new();
+            bound_names(other, &mut names);
+            Err(names)
+        }
     }
 }
 

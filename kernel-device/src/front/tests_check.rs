@@ -565,3 +565,27 @@ fn check_item_never_panics_on_odd_input() {
         let _ = check(text, SourceKind::Device);
     }
 }
+
+#[test]
+fn names_in_rejected_patterns_raise_no_second_error() {
+    // One diagnostic each: the pattern, not also every use of the names it binds.
+    rejects(
+        "fn k(out: &mut [i32]) { for (a, b) in 0..4 { out[0] = a + b; } }",
+        SourceKind::Kernel,
+        "(a, b)",
+        "this loop pattern is not supported",
+    );
+    // The tuple type is a second, real error; the uses of x and y are not.
+    let d = check(
+        "fn k((x, y): (f32, f32), out: &mut [f32]) { out[0] = x + y; }",
+        SourceKind::Kernel,
+    );
+    let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "only plain names are supported as parameter patterns",
+            "tuple parameters are not supported in kernels"
+        ]
+    );
+}
