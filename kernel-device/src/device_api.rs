@@ -9,6 +9,12 @@
 
 use std::cell::Cell;
 
+/// The text of this module's files, for the test that holds them to the table of
+/// intrinsics (`proc::intrinsics`: every intrinsic has a stand-in of its name here).
+/// A file added to this module goes in the list.
+#[doc(hidden)]
+pub const SOURCES: &[&str] = &[include_str!("device_api.rs")];
+
 /// A CUDA `dim3`: three `u32` extents or indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Dim3 {

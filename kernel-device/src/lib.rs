@@ -1,7 +1,8 @@
 //! cudajit's compiler and device API.
 //!
 //! Stages, in the layout of naga: [`front`] (syn → typed [`ir`]), [`valid`] (rules the
-//! IR must obey), [`back`] (IR → NVVM IR text), then [`nvvm`] (libnvvm, loaded at run
+//! IR must obey; the rules every stage shares, such as the one table of intrinsics, are
+//! in [`proc`]), [`back`] (IR → NVVM IR text), then [`nvvm`] (libnvvm, loaded at run
 //! time, NVVM IR + libdevice → PTX). [`source`] is how kernels travel from the macro to
 //! the run-time compiler; [`device_api`] holds the typed stand-ins for intrinsics that
 //! the rustc-checked twin of each kernel body calls.
@@ -15,6 +16,7 @@ pub mod diag;
 pub mod front;
 pub mod ir;
 pub mod nvvm;
+pub mod proc;
 pub mod source;
 pub mod valid;
 

@@ -7,6 +7,7 @@ use super::intrinsics::{self, Method};
 use super::lower_fn::{Callees, FnLowerer};
 use super::types::heap_diag;
 use crate::ir::{self, Handle, Intrinsic, Literal, ScalarType};
+use crate::proc::intrinsics::Param;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -346,24 +347,17 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         }
-        for (i, (h, e)) in arg_hs.iter().zip(args.iter()).enumerate() {
-            let expected = if method
-                == (Method::Math {
-                    f: ir::MathFn::Powi,
-                    int: false,
-                    float: true,
-                })
-                && i == 0
-            {
-                Ty::Scalar(ScalarType::I32)
-            } else {
-                rt.clone()
+        let params = method.signature().params;
+        for ((h, e), param) in arg_hs.iter().zip(args.iter()).zip(&params[1..]) {
+            let expected = match param {
+                Param::Scalar(s) => Ty::Scalar(*s),
+                Param::T | Param::MutSliceOfT => rt.clone(),
             };
             let at = self.ty_of(*h);
             self.expect_ty(&at, &expected, e.span());
         }
         match method {
-            Method::Math { f, .. } => {
+            Method::Math(f) => {
                 let mut all = vec![recv];
                 all.extend(arg_hs);
                 self.push_expr(

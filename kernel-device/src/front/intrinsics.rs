@@ -1,18 +1,16 @@
-//! Built-ins: index intrinsics (`thread_idx().x`, `grid(2)`, ...), `sync_threads()`,
-//! scalar constants (`f32::MAX`, `std::f32::consts::PI`) and the table of supported
-//! methods on scalars (math functions, integer `min`/`max`/`abs`/`wrapping_*`).
+//! Built-ins: calls of the intrinsics in `proc::intrinsics` (`thread_idx().x`,
+//! `grid(2)`, `sync_threads()`, typed calls such as atomics, by their signatures) and
+//! scalar constants (`f32::MAX`, `std::f32::consts::PI`). The methods on scalars are
+//! in `proc::methods`.
 
-use super::infer::Ty;
+use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
-use crate::ir::{self, Axis, BinaryOp, Handle, Intrinsic, Literal, MathFn, ScalarType};
+use crate::ir::{self, Axis, Handle, Literal, ScalarType};
+pub use crate::proc::intrinsics::is_intrinsic_name;
+use crate::proc::intrinsics::{self as table, Form, IntrinsicDef, Param, Ret};
+pub use crate::proc::methods::{method, Method};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
-
-const DIM_INTRINSICS: &[&str] = &["thread_idx", "block_idx", "block_dim", "grid_dim"];
-const GRID_INTRINSICS: &[&str] = &["grid", "grid_size"];
-
-pub fn is_intrinsic_name(name: &str) -> bool {
-    DIM_INTRINSICS.contains(&name) || GRID_INTRINSICS.contains(&name) || name == "sync_threads"
-}
 
 /// The intrinsic a called path names: `grid`, `cudajit::grid`, `device_api::grid`.
 pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
@@ -35,18 +33,6 @@ fn axis_of(name: &str) -> Option<Axis> {
         "z" => Some(Axis::Z),
         _ => None,
     }
-}
-
-fn dim_intrinsic(name: &str, axis: Axis) -> Option<Intrinsic> {
-    Some(match name {
-        "thread_idx" => Intrinsic::ThreadIdx(axis),
-        "block_idx" => Intrinsic::BlockIdx(axis),
-        "block_dim" => Intrinsic::BlockDim(axis),
-        "grid_dim" => Intrinsic::GridDim(axis),
-        "grid" => Intrinsic::Grid(axis),
-        "grid_size" => Intrinsic::GridSize(axis),
-        _ => return None,
-    })
 }
 
 /// A scalar constant path → its literal and type.
@@ -124,93 +110,6 @@ pub fn constant(path: &syn::Path) -> Option<(Literal, ScalarType)> {
     Some((Literal::Int(value), scalar))
 }
 
-/// What a supported scalar method lowers to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// A math intrinsic; `int` says whether integers have it too.
-    Math { f: MathFn, int: bool, float: bool },
-    /// `wrapping_add/sub/mul`: plain (wrapping) integer arithmetic.
-    Wrapping(BinaryOp),
-    /// `recip`: `1.0 / x`.
-    Recip,
-    /// `to_degrees` / `to_radians`: a multiplication by a constant.
-    Scale { degrees: bool },
-}
-
-impl Method {
-    /// Operands including the receiver.
-    pub fn arity(self) -> usize {
-        match self {
-            Method::Math { f, .. } => f.arity(),
-            Method::Wrapping(_) => 2,
-            Method::Recip | Method::Scale { .. } => 1,
-        }
-    }
-
-    pub fn allows(self, s: ScalarType) -> bool {
-        match self {
-            Method::Math { f: MathFn::Abs, .. } if s.is_integer() => s.is_signed_integer(),
-            Method::Math { int, float, .. } => (int && s.is_integer()) || (float && s.is_float()),
-            Method::Wrapping(_) => s.is_integer(),
-            Method::Recip | Method::Scale { .. } => s.is_float(),
-        }
-    }
-}
-
-pub fn method(name: &str) -> Option<Method> {
-    let float = |f| Method::Math {
-        f,
-        int: false,
-        float: true,
-    };
-    let both = |f| Method::Math {
-        f,
-        int: true,
-        float: true,
-    };
-    Some(match name {
-        "sqrt" => float(MathFn::Sqrt),
-        "cbrt" => float(MathFn::Cbrt),
-        "sin" => float(MathFn::Sin),
-        "cos" => float(MathFn::Cos),
-        "tan" => float(MathFn::Tan),
-        "asin" => float(MathFn::Asin),
-        "acos" => float(MathFn::Acos),
-        "atan" => float(MathFn::Atan),
-        "atan2" => float(MathFn::Atan2),
-        "sinh" => float(MathFn::Sinh),
-        "cosh" => float(MathFn::Cosh),
-        "tanh" => float(MathFn::Tanh),
-        "exp" => float(MathFn::Exp),
-        "exp2" => float(MathFn::Exp2),
-        "exp_m1" => float(MathFn::ExpM1),
-        "ln" => float(MathFn::Ln),
-        "log2" => float(MathFn::Log2),
-        "log10" => float(MathFn::Log10),
-        "ln_1p" => float(MathFn::Ln1p),
-        "powf" => float(MathFn::Powf),
-        "powi" => float(MathFn::Powi),
-        "hypot" => float(MathFn::Hypot),
-        "floor" => float(MathFn::Floor),
-        "ceil" => float(MathFn::Ceil),
-        "round" => float(MathFn::Round),
-        "trunc" => float(MathFn::Trunc),
-        "mul_add" => float(MathFn::MulAdd),
-        "copysign" => float(MathFn::Copysign),
-        "signum" => float(MathFn::Signum),
-        "abs" => both(MathFn::Abs),
-        "min" => both(MathFn::Min),
-        "max" => both(MathFn::Max),
-        "wrapping_add" => Method::Wrapping(BinaryOp::Add),
-        "wrapping_sub" => Method::Wrapping(BinaryOp::Sub),
-        "wrapping_mul" => Method::Wrapping(BinaryOp::Mul),
-        "recip" => Method::Recip,
-        "to_degrees" => Method::Scale { degrees: true },
-        "to_radians" => Method::Scale { degrees: false },
-        _ => return None,
-    })
-}
-
 impl FnLowerer<'_> {
     /// `thread_idx().x` and friends as one intrinsic read.
     pub fn lower_dim_field(&mut self, f: &syn::ExprField) -> Option<Handle<ir::Expr>> {
@@ -224,15 +123,15 @@ impl FnLowerer<'_> {
         let syn::Expr::Path(p) = &*call.func else {
             return None;
         };
-        let name = intrinsic_of_path(&p.path)?;
-        if !DIM_INTRINSICS.contains(&name.as_str()) || !call.args.is_empty() {
+        let def = table::by_name(&intrinsic_of_path(&p.path)?)?;
+        if def.form != Form::DimField || !call.args.is_empty() {
             return None;
         }
         let syn::Member::Named(member) = &f.member else {
             return None;
         };
         let axis = axis_of(&member.to_string())?;
-        let intrinsic = dim_intrinsic(&name, axis)?;
+        let intrinsic = table::on_axis(def.intrinsic, axis);
         Some(self.push_expr(
             ir::ExprKind::Intrinsic {
                 intrinsic,
@@ -245,69 +144,196 @@ impl FnLowerer<'_> {
 
     pub fn lower_intrinsic_call(&mut self, name: &str, call: &syn::ExprCall) -> Handle<ir::Expr> {
         let span = call.span();
-        if DIM_INTRINSICS.contains(&name) || name == "sync_threads" {
-            if let Some(arg) = call.args.first() {
-                for a in &call.args {
-                    self.lower_expr(a);
+        let Some(def) = table::by_name(name) else {
+            return self.error_expr(span);
+        };
+        match def.form {
+            Form::Call if !def.sig.params.is_empty() => self.lower_typed_call(def, call),
+            Form::Call | Form::DimField => {
+                if let Some(arg) = call.args.first() {
+                    for a in &call.args {
+                        self.lower_expr(a);
+                    }
+                    self.error_hint(
+                        arg.span(),
+                        format!("`{name}` takes no arguments"),
+                        format!("write `{name}()`"),
+                    );
+                    return self.error_expr(span);
                 }
+                if def.form == Form::DimField {
+                    return self.axis_tuple(def, 3, Ty::U32, span);
+                }
+                let ty = self.ty_of_ret(def, None);
+                self.push_expr(
+                    ir::ExprKind::Intrinsic {
+                        intrinsic: def.intrinsic,
+                        args: Vec::new(),
+                    },
+                    ty,
+                    span,
+                )
+            }
+            Form::GridLiteral => {
+                let dim = match (call.args.len(), call.args.first()) {
+                    (
+                        1,
+                        Some(syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(i),
+                            ..
+                        })),
+                    ) => i.base10_parse::<u64>().ok().filter(|n| (1..=3).contains(n)),
+                    _ => None,
+                };
+                let Some(dim) = dim else {
+                    let at = call.args.first().map(|a| a.span()).unwrap_or(span);
+                    self.error_hint(
+                        at,
+                        format!("the dimension of `{name}` must be the literal 1, 2 or 3"),
+                        format!("write `{name}(1)`, `{name}(2)` or `{name}(3)`"),
+                    );
+                    return self.error_expr(span);
+                };
+                self.axis_tuple(def, dim as usize, Ty::USIZE, span)
+            }
+        }
+    }
+
+    /// The inference type of a row's result, given its `T`.
+    fn ty_of_ret(&mut self, def: &IntrinsicDef, t: Option<Ty>) -> Ty {
+        match def.sig.ret {
+            Ret::Unit => Ty::Unit,
+            Ret::Scalar(s) => Ty::Scalar(s),
+            Ret::T => t.unwrap_or(Ty::Error),
+            Ret::Tuple(items) => Ty::Tuple(items.iter().map(|s| Ty::Scalar(*s)).collect()),
+        }
+    }
+
+    /// A call typed by its row's signature: fixed parameters are expected as such; the
+    /// type parameter `T` is taken from the first `&mut [T]` (so `atomic_add(hist, i, 1)`
+    /// types the literal from the slice), else from the first `T` operand, and must be
+    /// one of the row's types.
+    fn lower_typed_call(&mut self, def: &IntrinsicDef, call: &syn::ExprCall) -> Handle<ir::Expr> {
+        let span = call.span();
+        let name = def.name;
+        let args: Vec<Handle<ir::Expr>> = call.args.iter().map(|a| self.lower_expr(a)).collect();
+        let params = def.sig.params;
+        if args.len() != params.len() {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            self.error_hint(
+                call.paren_token.span.join(),
+                format!(
+                    "`{name}` takes {} argument{} but {} argument{} supplied",
+                    params.len(),
+                    plural(params.len()),
+                    args.len(),
+                    if args.len() == 1 { " was" } else { "s were" }
+                ),
+                format!("write `{name}({})`", param_list(def)),
+            );
+            return self.error_expr(span);
+        }
+        let mut t: Option<(Ty, Span)> = None;
+        let mut failed = false;
+        // Slices first: they fix `T` exactly.
+        for (k, param) in params.iter().enumerate() {
+            if *param != Param::MutSliceOfT {
+                continue;
+            }
+            let at = call.args[k].span();
+            let ty = self.ty_of(args[k]);
+            match self.table.shallow(&ty) {
+                Ty::Slice {
+                    elem,
+                    mutable: true,
+                } => t = t.or(Some((Ty::Scalar(elem), at))),
+                Ty::Error => failed = true,
+                Ty::Var(_) if self.table.var_kind(&ty) == Some(VarKind::Opaque) => failed = true,
+                Ty::Slice { elem, .. } => {
+                    self.error_hint(
+                        at,
+                        format!("`{name}` needs a `&mut [{elem}]`, found `&[{elem}]`"),
+                        "an atomic writes the element: take the parameter as `&mut [T]`",
+                    );
+                    failed = true;
+                }
+                _ => {
+                    let d = self.table.describe(&ty);
+                    self.error_hint(
+                        at,
+                        format!("`{name}` needs a mutable slice `&mut [T]`, found `{d}`"),
+                        format!("write `{name}({})`", param_list(def)),
+                    );
+                    failed = true;
+                }
+            }
+        }
+        for (k, param) in params.iter().enumerate() {
+            let at = call.args[k].span();
+            let ty = self.ty_of(args[k]);
+            match param {
+                Param::MutSliceOfT => {}
+                Param::Scalar(s) => self.expect_ty(&ty, &Ty::Scalar(*s), at),
+                Param::T => match &t {
+                    Some((tt, _)) => {
+                        let tt = tt.clone();
+                        self.expect_ty(&ty, &tt, at);
+                    }
+                    None => t = Some((ty, at)),
+                },
+            }
+        }
+        if failed {
+            return self.error_expr(span);
+        }
+        if let Some((tt, at)) = &t {
+            let allowed = def.sig.types;
+            let ok = match self.table.shallow(tt) {
+                Ty::Scalar(s) => allowed.contains(&s),
+                Ty::Error => return self.error_expr(span),
+                Ty::Var(_) => match self.table.var_kind(tt) {
+                    Some(VarKind::Opaque) => true,
+                    // Literals default to i32 / f64 (rustc's rule): both must be allowed.
+                    Some(VarKind::Int) => allowed.contains(&ScalarType::I32),
+                    Some(VarKind::Float) => allowed.contains(&ScalarType::F64),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                let d = self.table.describe(tt);
                 self.error_hint(
-                    arg.span(),
-                    format!("`{name}` takes no arguments"),
-                    format!("write `{name}()`"),
+                    *at,
+                    format!("`{name}` is not available for `{d}`"),
+                    format!("`{name}` exists for {}", table::type_list(allowed)),
                 );
                 return self.error_expr(span);
             }
-            if name == "sync_threads" {
-                return self.push_expr(
-                    ir::ExprKind::Intrinsic {
-                        intrinsic: Intrinsic::SyncThreads,
-                        args: Vec::new(),
-                    },
-                    Ty::Unit,
-                    span,
-                );
-            }
-            return self.axis_tuple(name, 3, Ty::U32, span);
         }
-        // grid / grid_size
-        let dim = match (call.args.len(), call.args.first()) {
-            (
-                1,
-                Some(syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                })),
-            ) => i.base10_parse::<u64>().ok().filter(|n| (1..=3).contains(n)),
-            _ => None,
-        };
-        let Some(dim) = dim else {
-            let at = call.args.first().map(|a| a.span()).unwrap_or(span);
-            self.error_hint(
-                at,
-                format!("the dimension of `{name}` must be the literal 1, 2 or 3"),
-                format!("write `{name}(1)`, `{name}(2)` or `{name}(3)`"),
-            );
-            return self.error_expr(span);
-        };
-        self.axis_tuple(name, dim as usize, Ty::USIZE, span)
+        let ty = self.ty_of_ret(def, t.map(|(tt, _)| tt));
+        self.push_expr(
+            ir::ExprKind::Intrinsic {
+                intrinsic: def.intrinsic,
+                args,
+            },
+            ty,
+            span,
+        )
     }
 
     /// One intrinsic per axis: the value itself for one axis, else a tuple.
     fn axis_tuple(
         &mut self,
-        name: &str,
+        def: &IntrinsicDef,
         count: usize,
         item: Ty,
-        span: proc_macro2::Span,
+        span: Span,
     ) -> Handle<ir::Expr> {
         let mut items = Vec::new();
         for axis in AXES.iter().take(count) {
-            let Some(intrinsic) = dim_intrinsic(name, *axis) else {
-                return self.error_expr(span);
-            };
             items.push(self.push_expr(
                 ir::ExprKind::Intrinsic {
-                    intrinsic,
+                    intrinsic: table::on_axis(def.intrinsic, *axis),
                     args: Vec::new(),
                 },
                 item.clone(),
@@ -320,4 +346,18 @@ impl FnLowerer<'_> {
         let ty = Ty::Tuple(vec![item; count]);
         self.push_expr(ir::ExprKind::Tuple(items), ty, span)
     }
+}
+
+/// `a: &mut [T], i: usize, v: T` for hints.
+fn param_list(def: &IntrinsicDef) -> String {
+    def.sig
+        .params
+        .iter()
+        .map(|p| match p {
+            Param::Scalar(s) => s.rust_name().to_string(),
+            Param::T => "T".into(),
+            Param::MutSliceOfT => "&mut [T]".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -403,18 +403,9 @@ pub enum MathFn {
 }
 
 impl MathFn {
-    /// Number of operands, including the receiver of the method form.
+    /// Number of operands, including the receiver of the method form (from the
+    /// signature in `proc::methods`).
     pub fn arity(self) -> usize {
-        match self {
-            MathFn::Atan2
-            | MathFn::Powf
-            | MathFn::Powi
-            | MathFn::Hypot
-            | MathFn::Min
-            | MathFn::Max
-            | MathFn::Copysign => 2,
-            MathFn::MulAdd => 3,
-            _ => 1,
-        }
+        crate::proc::methods::math_signature(self).params.len()
     }
 }

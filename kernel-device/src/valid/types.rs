@@ -3,8 +3,7 @@
 
 use super::ValidationError;
 use crate::ir::{
-    self, BinaryOp, Block, ExprKind, Handle, Intrinsic, Literal, MathFn, Place, ScalarType, Stmt,
-    Type,
+    self, BinaryOp, Block, ExprKind, Handle, Intrinsic, Literal, Place, ScalarType, Stmt, Type,
 };
 
 struct Checker<'a> {
@@ -588,55 +587,9 @@ fn arith_ok(op: BinaryOp, s: ScalarType) -> bool {
 }
 
 fn intrinsic_ok(i: Intrinsic, args: &[Type], ty: &Type) -> Result<(), String> {
-    let u32_ty = Type::Scalar(ScalarType::U32);
-    let usize_ty = Type::Scalar(ScalarType::Usize);
-    match i {
-        Intrinsic::ThreadIdx(_)
-        | Intrinsic::BlockIdx(_)
-        | Intrinsic::BlockDim(_)
-        | Intrinsic::GridDim(_) => {
-            if !args.is_empty() || *ty != u32_ty {
-                return Err(format!("{i:?} takes no operands and gives `u32`"));
-            }
-        }
-        Intrinsic::Grid(_) | Intrinsic::GridSize(_) => {
-            if !args.is_empty() || *ty != usize_ty {
-                return Err(format!("{i:?} takes no operands and gives `usize`"));
-            }
-        }
-        Intrinsic::SyncThreads => {
-            if !args.is_empty() || *ty != Type::Unit {
-                return Err("SyncThreads takes no operands and gives `()`".into());
-            }
-        }
-        Intrinsic::Math(f) => {
-            if args.len() != f.arity() {
-                return Err(format!(
-                    "{f:?} takes {} operands, {} given",
-                    f.arity(),
-                    args.len()
-                ));
-            }
-            let Some(s) = scalar(ty) else {
-                return Err(format!("{f:?} typed `{ty}`"));
-            };
-            let int_ok = matches!(f, MathFn::Min | MathFn::Max | MathFn::Abs);
-            if !(s.is_float() || (int_ok && s.is_integer())) {
-                return Err(format!("{f:?} is not defined on `{s}`"));
-            }
-            for (k, a) in args.iter().enumerate() {
-                let expected = if f == MathFn::Powi && k == 1 {
-                    Type::Scalar(ScalarType::I32)
-                } else {
-                    ty.clone()
-                };
-                if !fits(a, &expected) {
-                    return Err(format!(
-                        "operand {k} of {f:?} is `{a}`, expected `{expected}`"
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
+    let name = match i {
+        Intrinsic::Math(f) => format!("{f:?}"),
+        other => format!("{other:?}"),
+    };
+    crate::proc::intrinsics::signature(i).check(&name, args, ty)
 }

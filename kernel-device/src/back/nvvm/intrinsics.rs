@@ -4,6 +4,13 @@
 use super::function::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Axis, Expr, Handle, Intrinsic, MathFn, ScalarType, Type};
+use crate::proc::intrinsics as table;
+use crate::proc::methods::{libdevice, Libdevice};
+
+/// The NVVM symbol of an intrinsic's row in the table.
+fn symbol(i: Intrinsic) -> &'static str {
+    table::def_of(i).map_or("", |d| d.nvvm)
+}
 
 fn axis_name(axis: Axis) -> &'static str {
     match axis {
@@ -13,68 +20,21 @@ fn axis_name(axis: Axis) -> &'static str {
     }
 }
 
-/// libdevice's base name for a math function (`sin` → `__nv_sin`, `__nv_sinf`).
-fn libdevice_base(f: MathFn) -> Option<&'static str> {
-    Some(match f {
-        MathFn::Sqrt => "sqrt",
-        MathFn::Rsqrt => "rsqrt",
-        MathFn::Cbrt => "cbrt",
-        MathFn::Sin => "sin",
-        MathFn::Cos => "cos",
-        MathFn::Tan => "tan",
-        MathFn::Asin => "asin",
-        MathFn::Acos => "acos",
-        MathFn::Atan => "atan",
-        MathFn::Atan2 => "atan2",
-        MathFn::Sinh => "sinh",
-        MathFn::Cosh => "cosh",
-        MathFn::Tanh => "tanh",
-        MathFn::Exp => "exp",
-        MathFn::Exp2 => "exp2",
-        MathFn::ExpM1 => "expm1",
-        MathFn::Ln => "log",
-        MathFn::Log2 => "log2",
-        MathFn::Log10 => "log10",
-        MathFn::Ln1p => "log1p",
-        MathFn::Powf => "pow",
-        MathFn::Powi => "powi",
-        MathFn::Hypot => "hypot",
-        MathFn::Floor => "floor",
-        MathFn::Ceil => "ceil",
-        // Rust's `round` is half away from zero, which is C's `round`, not `rint`.
-        MathFn::Round => "round",
-        MathFn::Trunc => "trunc",
-        MathFn::Abs => "fabs",
-        // fmin/fmax return the other operand when one is NaN, as std's min/max do.
-        MathFn::Min => "fmin",
-        MathFn::Max => "fmax",
-        MathFn::MulAdd => "fma",
-        MathFn::Copysign => "copysign",
-        MathFn::Signum => return None,
-    })
-}
-
-/// f32 functions with an approximate `__nv_fast_*f` variant (used under fast math).
-fn has_fast_variant(f: MathFn) -> bool {
-    matches!(
-        f,
-        MathFn::Sin
-            | MathFn::Cos
-            | MathFn::Tan
-            | MathFn::Exp
-            | MathFn::Ln
-            | MathFn::Log2
-            | MathFn::Log10
-            | MathFn::Powf
-    )
-}
-
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Calls a special register `llvm.nvvm.read.ptx.sreg.<reg>` (an i32).
     pub fn sreg(&mut self, reg: &str) -> String {
         let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
         self.w.declare(&name, format!("declare i32 @{name}()"));
         self.def(&reg.replace('.', "_"), format!("call i32 @{name}()"))
+    }
+
+    /// Calls the void function `name` (declaring it) with typed operands.
+    pub fn call_void(&mut self, name: &str, args: &[(&str, &str)]) {
+        let params: Vec<&str> = args.iter().map(|(t, _)| *t).collect();
+        self.w
+            .declare(name, format!("declare void @{name}({})", params.join(", ")));
+        let operands: Vec<String> = args.iter().map(|(t, v)| format!("{t} {v}")).collect();
+        self.inst(&format!("call void @{name}({})", operands.join(", ")));
     }
 
     /// Calls `name` (declaring it) with typed operands.
@@ -102,20 +62,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         args: &[Handle<Expr>],
     ) -> Result<Val, Error> {
         let _ = site;
-        let sreg = |name: &str, axis: Axis| format!("{name}.{}", axis_name(axis));
+        // The register of a per-axis intrinsic, named in the table: `tid.x`.
+        let sreg = |i: Intrinsic, axis: Axis| format!("{}.{}", symbol(i), axis_name(axis));
+        use Intrinsic::{BlockDim, BlockIdx, GridDim, ThreadIdx};
         Ok(Val::V(match intrinsic {
-            Intrinsic::ThreadIdx(a) => self.sreg(&sreg("tid", a)),
-            Intrinsic::BlockIdx(a) => self.sreg(&sreg("ctaid", a)),
-            Intrinsic::BlockDim(a) => self.sreg(&sreg("ntid", a)),
-            Intrinsic::GridDim(a) => self.sreg(&sreg("nctaid", a)),
+            Intrinsic::ThreadIdx(a)
+            | Intrinsic::BlockIdx(a)
+            | Intrinsic::BlockDim(a)
+            | Intrinsic::GridDim(a) => self.sreg(&sreg(intrinsic, a)),
             Intrinsic::Grid(a) => {
                 // In 64 bits, not CUDA C's 32-bit `blockIdx.x * blockDim.x + threadIdx.x`:
                 // `grid(1)` is a usize and must be the true index even for grids of more
                 // than 2^32 threads on one axis. The widening multiply is one
                 // `mul.wide.u32`, so this costs nothing measurable.
-                let tid = self.sreg(&sreg("tid", a));
-                let ctaid = self.sreg(&sreg("ctaid", a));
-                let ntid = self.sreg(&sreg("ntid", a));
+                let tid = self.sreg(&sreg(ThreadIdx(a), a));
+                let ctaid = self.sreg(&sreg(BlockIdx(a), a));
+                let ntid = self.sreg(&sreg(BlockDim(a), a));
                 let tid = self.def("grid.tid", format!("zext i32 {tid} to i64"));
                 let ctaid = self.def("grid.ctaid", format!("zext i32 {ctaid} to i64"));
                 let ntid = self.def("grid.ntid", format!("zext i32 {ntid} to i64"));
@@ -123,18 +85,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 self.def("grid", format!("add nuw i64 {base}, {tid}"))
             }
             Intrinsic::GridSize(a) => {
-                let ntid = self.sreg(&sreg("ntid", a));
-                let nctaid = self.sreg(&sreg("nctaid", a));
+                let ntid = self.sreg(&sreg(BlockDim(a), a));
+                let nctaid = self.sreg(&sreg(GridDim(a), a));
                 let ntid = self.def("gridsize.ntid", format!("zext i32 {ntid} to i64"));
                 let nctaid = self.def("gridsize.nctaid", format!("zext i32 {nctaid} to i64"));
                 self.def("gridsize", format!("mul nuw i64 {ntid}, {nctaid}"))
             }
             Intrinsic::SyncThreads => {
-                self.w.declare(
-                    "llvm.nvvm.barrier0",
-                    "declare void @llvm.nvvm.barrier0()".into(),
-                );
-                self.inst("call void @llvm.nvvm.barrier0()");
+                self.call_void(symbol(intrinsic), &[]);
                 return Ok(Val::Unit);
             }
             Intrinsic::Math(f) => {
@@ -198,10 +156,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 format!("select i1 {nan}, {ty} {x}, {ty} {signed_one}"),
             ));
         }
-        let base = libdevice_base(f).ok_or_else(|| self.error(format!("{f:?} has no lowering")))?;
+        let Libdevice {
+            base,
+            fast: has_fast,
+        } = libdevice(f).ok_or_else(|| self.error(format!("{f:?} has no lowering")))?;
         let fast =
             (self.func.options.fast_math || self.w.options.fast_math) && s == ScalarType::F32;
-        let name = match (s, fast && has_fast_variant(f)) {
+        let name = match (s, fast && has_fast) {
             (ScalarType::F32, true) => format!("__nv_fast_{base}f"),
             (ScalarType::F32, false) => format!("__nv_{base}f"),
             _ => format!("__nv_{base}"),

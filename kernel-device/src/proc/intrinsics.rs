@@ -1,0 +1,339 @@
+//! THE table of intrinsics: every built-in free function a kernel can call, with the
+//! way the frontend recognises it, its signature, the effect a scheduler must see and
+//! the NVVM symbol it lowers to. Scalar methods (`x.sqrt()`) are in [`super::methods`];
+//! their IR form, `Intrinsic::Math`, gets its signature from there through [`signature`].
+
+use super::methods;
+use crate::ir::{Axis, Intrinsic, ScalarType, Type};
+
+/// How the frontend recognises a row in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `name(args..)`, typed by the row's signature.
+    Call,
+    /// `name().x` / `.y` / `.z`: one `u32` per axis. The row holds the X variant.
+    DimField,
+    /// `name(1)`, `name(2)`, `name(3)`: a `usize` per axis (a tuple for 2 and 3).
+    /// The row holds the X variant.
+    GridLiteral,
+}
+
+/// One parameter of a signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    Scalar(ScalarType),
+    /// The signature's type parameter `T` (one of [`Signature::types`]).
+    T,
+    /// `&mut [T]` (an atomic's target: with the following `usize` index, its place).
+    MutSliceOfT,
+}
+
+/// A signature's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ret {
+    Unit,
+    Scalar(ScalarType),
+    T,
+    /// A tuple of fixed scalars (`match_all_sync`'s `(u32, bool)`).
+    Tuple(&'static [ScalarType]),
+}
+
+/// Parameters and result; `types` lists what `T` may be (empty when nothing is `T`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub types: &'static [ScalarType],
+    pub params: &'static [Param],
+    pub ret: Ret,
+}
+
+impl Signature {
+    const fn fixed(params: &'static [Param], ret: Ret) -> Signature {
+        Signature {
+            types: &[],
+            params,
+            ret,
+        }
+    }
+
+    /// The result type for a `T` (ignored when the result does not mention it).
+    pub fn ret_type(&self, t: Option<ScalarType>) -> Type {
+        match self.ret {
+            Ret::Unit => Type::Unit,
+            Ret::Scalar(s) => Type::Scalar(s),
+            Ret::T => t.map_or(Type::Never, Type::Scalar),
+            Ret::Tuple(items) => Type::Tuple(items.iter().map(|s| Type::Scalar(*s)).collect()),
+        }
+    }
+
+    /// Checks operand types and the result type of a use (the validator's rule).
+    pub fn check(&self, name: &str, args: &[Type], ty: &Type) -> Result<(), String> {
+        if args.len() != self.params.len() {
+            return Err(format!(
+                "{name} takes {} operands, {} given",
+                self.params.len(),
+                args.len()
+            ));
+        }
+        let mut t = None;
+        for (k, (param, arg)) in self.params.iter().zip(args).enumerate() {
+            let bound = match (param, arg) {
+                // A diverging operand (`sqrt(return)`) never produces a value.
+                (_, Type::Never) => continue,
+                (Param::Scalar(s), Type::Scalar(a)) if s == a => continue,
+                (Param::T, Type::Scalar(a)) => *a,
+                (
+                    Param::MutSliceOfT,
+                    Type::Slice {
+                        elem,
+                        mutable: true,
+                    },
+                ) => *elem,
+                _ => return Err(format!("operand {k} of {name} is `{arg}` ({param:?})")),
+            };
+            if !self.types.contains(&bound) {
+                return Err(format!("{name} is not defined on `{bound}`"));
+            }
+            if t.is_some_and(|t| t != bound) {
+                return Err(format!("operand {k} of {name} is `{arg}`, not `T`"));
+            }
+            t = Some(bound);
+        }
+        let expected = self.ret_type(t);
+        if *ty != expected {
+            return Err(format!("{name} gives `{expected}`, typed `{ty}`"));
+        }
+        Ok(())
+    }
+}
+
+/// What a use does besides computing its value: what a scheduler (the simulator, a
+/// reordering pass) must not move or merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A value of the thread's state or of the operands only.
+    Pure,
+    /// Waits for the other threads of the block (or of the warp's mask).
+    Barrier,
+    /// Orders this thread's memory accesses.
+    Fence,
+    /// Reads and writes one element: operand `slice` at operand `index`.
+    Atomic { slice: usize, index: usize },
+    /// Exchanges values between the lanes of a warp (all lanes of the mask take part).
+    Warp,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct IntrinsicDef {
+    /// The user-facing name (`sync_threads`), also the twin's stand-in.
+    pub name: &'static str,
+    pub form: Form,
+    pub intrinsic: Intrinsic,
+    pub sig: Signature,
+    pub effect: Effect,
+    /// The NVVM symbol or register it lowers to, where one name says it
+    /// (`tid` for `llvm.nvvm.read.ptx.sreg.tid.x`); empty where the writer composes it.
+    pub nvvm: &'static str,
+}
+
+use ScalarType as S;
+
+const U32_RET: Signature = Signature::fixed(&[], Ret::Scalar(S::U32));
+const USIZE_RET: Signature = Signature::fixed(&[], Ret::Scalar(S::Usize));
+const UNIT: Signature = Signature::fixed(&[], Ret::Unit);
+
+const fn row(
+    name: &'static str,
+    form: Form,
+    intrinsic: Intrinsic,
+    sig: Signature,
+    effect: Effect,
+    nvvm: &'static str,
+) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form,
+        intrinsic,
+        sig,
+        effect,
+        nvvm,
+    }
+}
+
+pub static INTRINSICS: &[IntrinsicDef] = &[
+    // Thread position (PTX special registers).
+    row(
+        "thread_idx",
+        Form::DimField,
+        Intrinsic::ThreadIdx(Axis::X),
+        U32_RET,
+        Effect::Pure,
+        "tid",
+    ),
+    row(
+        "block_idx",
+        Form::DimField,
+        Intrinsic::BlockIdx(Axis::X),
+        U32_RET,
+        Effect::Pure,
+        "ctaid",
+    ),
+    row(
+        "block_dim",
+        Form::DimField,
+        Intrinsic::BlockDim(Axis::X),
+        U32_RET,
+        Effect::Pure,
+        "ntid",
+    ),
+    row(
+        "grid_dim",
+        Form::DimField,
+        Intrinsic::GridDim(Axis::X),
+        U32_RET,
+        Effect::Pure,
+        "nctaid",
+    ),
+    row(
+        "grid",
+        Form::GridLiteral,
+        Intrinsic::Grid(Axis::X),
+        USIZE_RET,
+        Effect::Pure,
+        "",
+    ),
+    row(
+        "grid_size",
+        Form::GridLiteral,
+        Intrinsic::GridSize(Axis::X),
+        USIZE_RET,
+        Effect::Pure,
+        "",
+    ),
+    // Barriers.
+    row(
+        "sync_threads",
+        Form::Call,
+        Intrinsic::SyncThreads,
+        UNIT,
+        Effect::Barrier,
+        "llvm.nvvm.barrier0",
+    ),
+];
+
+/// The row a called name refers to.
+pub fn by_name(name: &str) -> Option<&'static IntrinsicDef> {
+    INTRINSICS.iter().find(|d| d.name == name)
+}
+
+pub fn is_intrinsic_name(name: &str) -> bool {
+    by_name(name).is_some()
+}
+
+/// The intrinsic with its axis set to X: the key of the per-axis rows.
+fn axis_x(i: Intrinsic) -> Intrinsic {
+    match i {
+        Intrinsic::ThreadIdx(_) => Intrinsic::ThreadIdx(Axis::X),
+        Intrinsic::BlockIdx(_) => Intrinsic::BlockIdx(Axis::X),
+        Intrinsic::BlockDim(_) => Intrinsic::BlockDim(Axis::X),
+        Intrinsic::GridDim(_) => Intrinsic::GridDim(Axis::X),
+        Intrinsic::Grid(_) => Intrinsic::Grid(Axis::X),
+        Intrinsic::GridSize(_) => Intrinsic::GridSize(Axis::X),
+        other => other,
+    }
+}
+
+/// The row of an IR intrinsic (`None` for `Math`, whose rows are the methods').
+pub fn def_of(i: Intrinsic) -> Option<&'static IntrinsicDef> {
+    let key = axis_x(i);
+    INTRINSICS.iter().find(|d| d.intrinsic == key)
+}
+
+/// The IR intrinsic of a per-axis row on `axis`.
+pub fn on_axis(i: Intrinsic, axis: Axis) -> Intrinsic {
+    match i {
+        Intrinsic::ThreadIdx(_) => Intrinsic::ThreadIdx(axis),
+        Intrinsic::BlockIdx(_) => Intrinsic::BlockIdx(axis),
+        Intrinsic::BlockDim(_) => Intrinsic::BlockDim(axis),
+        Intrinsic::GridDim(_) => Intrinsic::GridDim(axis),
+        Intrinsic::Grid(_) => Intrinsic::Grid(axis),
+        Intrinsic::GridSize(_) => Intrinsic::GridSize(axis),
+        other => other,
+    }
+}
+
+/// The signature of any IR intrinsic, math included.
+pub fn signature(i: Intrinsic) -> Signature {
+    match i {
+        Intrinsic::Math(f) => methods::math_signature(f),
+        _ => def_of(i).map_or(UNIT, |d| d.sig),
+    }
+}
+
+/// The effect of any IR intrinsic (math is pure).
+pub fn effect(i: Intrinsic) -> Effect {
+    def_of(i).map_or(Effect::Pure, |d| d.effect)
+}
+
+/// "i32, u32, i64" for hints.
+pub fn type_list(types: &[ScalarType]) -> String {
+    types
+        .iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_rows_round_trip() {
+        for (k, d) in INTRINSICS.iter().enumerate() {
+            assert!(
+                INTRINSICS[..k].iter().all(|e| e.name != d.name),
+                "{} twice",
+                d.name
+            );
+            assert_eq!(def_of(d.intrinsic).map(|e| e.name), Some(d.name));
+            let generic = d
+                .sig
+                .params
+                .iter()
+                .any(|p| matches!(p, Param::T | Param::MutSliceOfT));
+            assert_eq!(generic, !d.sig.types.is_empty(), "{}: types", d.name);
+            if let Effect::Atomic { slice, index } = d.effect {
+                assert_eq!(d.sig.params[slice], Param::MutSliceOfT, "{}", d.name);
+                assert_eq!(d.sig.params[index], Param::Scalar(S::Usize), "{}", d.name);
+            }
+        }
+    }
+
+    /// The host twin calls `device_api`'s stand-ins by the same names: every called
+    /// row must have one (the per-axis and literal forms have their own: `thread_idx()`
+    /// returns a `Dim3`, `grid(2)` is rewritten to `grid_2()`).
+    #[test]
+    fn every_row_has_a_twin_stand_in() {
+        let sources = crate::device_api::SOURCES.concat();
+        for d in INTRINSICS {
+            let stand_in = match d.form {
+                Form::Call | Form::DimField => format!("pub fn {}(", d.name),
+                Form::GridLiteral => format!("pub fn {}_1(", d.name),
+            };
+            assert!(
+                sources.contains(&stand_in),
+                "device_api has no `{stand_in}..` for intrinsic `{}`",
+                d.name
+            );
+        }
+    }
+
+    #[test]
+    fn signatures_check_operands() {
+        let sig = signature(Intrinsic::SyncThreads);
+        assert!(sig.check("SyncThreads", &[], &Type::Unit).is_ok());
+        assert!(sig
+            .check("SyncThreads", &[Type::Scalar(S::U32)], &Type::Unit)
+            .is_err());
+    }
+}
