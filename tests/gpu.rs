@@ -211,3 +211,6 @@ mod errors;
 
 #[path = "gpu/loops.rs"]
 mod loops;
+
+#[path = "gpu/exact.rs"]
+mod exact;

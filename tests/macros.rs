@@ -201,3 +201,33 @@ fn source_text_equals_an_offline_rendering_of_the_file() {
     assert_eq!(text, fill2d.source().text);
     assert_eq!(line, fill2d.source().line);
 }
+
+/// Issue 7: valid Rust whose literal types come from a device function's signature,
+/// which the macro (seeing one item) does not know; rustc infers them, so must we.
+mod inferred_from_callee {
+    use cudajit::prelude::*;
+
+    #[device]
+    pub fn wide(v: u64) -> u64 {
+        v / 2
+    }
+
+    #[device]
+    pub fn half(v: u8) -> u8 {
+        v / 2
+    }
+
+    #[kernel]
+    pub fn literal_args(out: &mut [u64], small: &mut [u8], a: u8) {
+        out[0] = wide(5_000_000_000);
+        small[0] = (half(a) + 1).min(3);
+    }
+}
+
+#[test]
+fn literals_infer_from_device_signatures() {
+    use inferred_from_callee::*;
+    assert_eq!(wide(5_000_000_000), 2_500_000_000);
+    assert_eq!((half(200) + 1).min(3), 3);
+    assert!(literal_args.source().text.contains("wide(5_000_000_000)"));
+}

@@ -44,10 +44,13 @@ pub struct DiskKeyParts<'a> {
     pub line_info: bool,
 }
 
-/// The disk cache key: the IR key plus target and compiler settings.
+/// The disk cache key: the IR key plus target and compiler settings. The leading
+/// version changes whenever the libnvvm options derived from these settings change
+/// (2: exact kernels are compiled with `-fma=0`, so PTX cached by version 1 with
+/// contracted `a * b + c` is never reused).
 pub fn disk_key(parts: &DiskKeyParts<'_>) -> String {
     let text = format!(
-        "cudajit-disk-key 1|{}|{}|nvvm {}.{}|O{}|fast_math {}|line_info {}",
+        "cudajit-disk-key 2|{}|{}|nvvm {}.{}|O{}|fast_math {}|line_info {}",
         parts.ir_key,
         parts.arch,
         parts.nvvm_version.0,

@@ -145,9 +145,9 @@ impl Drop for PanicRecord {
 /// The error a set record stands for. Pure, so it is tested without a GPU.
 pub(crate) fn decode(bytes: &[u8; RECORD_BYTES], kernel: &str, sites: &[PanicSite]) -> Error {
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
-    let i64_at = |o: usize| i64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
     let site_id = u32_at(4);
-    let (op0, op1) = (i64_at(8), i64_at(16));
+    let (op0, op1) = (u64_at(8), u64_at(16));
     let (block, thread) = (u32_at(24), u32_at(28));
     match sites.iter().find(|s| s.id == site_id) {
         Some(site) => Error::KernelPanic {
@@ -173,8 +173,10 @@ pub(crate) fn decode(bytes: &[u8; RECORD_BYTES], kernel: &str, sites: &[PanicSit
     }
 }
 
-/// `{0}` and `{1}` in a site's message stand for the record's two operands.
-fn substitute(message: &str, op0: i64, op1: i64) -> String {
+/// `{0}` and `{1}` in a site's message stand for the record's two operands, printed
+/// as `usize` values the way Rust's own messages print indices and lengths (an index
+/// of `-11i64 as usize` is `18446744073709551605`, never `-11`).
+fn substitute(message: &str, op0: u64, op1: u64) -> String {
     message
         .replace("{0}", &op0.to_string())
         .replace("{1}", &op1.to_string())
@@ -234,6 +236,18 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn negative_index_prints_as_usize_like_rust() {
+        // `s[(-11i64) as usize]` in Rust: "the index is 18446744073709551605".
+        let e = decode(&record(1, -11, 8, 0, 0), "vecadd", &sites());
+        let expected = format!(
+            "the len is 8 but the index is {} (block 0",
+            (-11i64) as usize
+        );
+        assert!(e.to_string().contains(&expected), "{e}");
+        assert!(e.to_string().contains("18446744073709551605"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,12 @@ mod twin;
 /// Turns `fn k(a: &[f32], c: &mut [f32], n: u32) { .. }` into a kernel item `k` with
 /// `k.launch(config, a, c, n)`; see the `cudajit` crate for the subset and `launch!`.
 /// Arguments: `boundscheck = bool` (default true), `fastmath = bool` (default false).
+///
+/// Without `fastmath` a kernel computes exactly what rustc computes: no contraction of
+/// `a * b + c` into a fused multiply-add (only `mul_add` fuses), IEEE division, square
+/// root and `%`. `fastmath = true` gives that up for speed: it may contract
+/// `a * b + c` (one rounding instead of two), flushes subnormals to zero, divides and
+/// takes square roots approximately and uses libdevice's fast `f32` transcendentals.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(

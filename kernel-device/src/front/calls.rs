@@ -182,7 +182,14 @@ impl FnLowerer<'_> {
         let sigs = match self.callees {
             Callees::Unknown => {
                 // Macro-time: the callee is checked by its own `#[device]` attribute; here
-                // the result is whatever it returns.
+                // the result is whatever it returns, and each argument whatever its
+                // parameter is (an unsuffixed `5_000_000_000` passed to a `u64`
+                // parameter is not an `i32` out of range).
+                for arg in &args {
+                    let at = self.ty_of(*arg);
+                    let param = self.fresh(VarKind::Opaque);
+                    let _ = self.table.unify(&at, &param);
+                }
                 let ty = self.fresh(VarKind::Opaque);
                 return self.push_expr(
                     ir::ExprKind::Call {
@@ -388,11 +395,14 @@ impl FnLowerer<'_> {
             }
             Method::Scale { degrees } => {
                 let is_f32 = self.table.shallow(&rt) == Ty::Scalar(ScalarType::F32);
+                // std's own factor, bit for bit: `1.0.to_degrees()` is exactly the
+                // constant std multiplies by (for f32 a literal rounded once, not
+                // `180 / PI` computed in f32, which is one ulp away).
                 let factor = match (degrees, is_f32) {
-                    (true, true) => (180.0f32 / std::f32::consts::PI) as f64,
-                    (true, false) => 180.0f64 / std::f64::consts::PI,
-                    (false, true) => (std::f32::consts::PI / 180.0f32) as f64,
-                    (false, false) => std::f64::consts::PI / 180.0f64,
+                    (true, true) => 1.0f32.to_degrees() as f64,
+                    (true, false) => 1.0f64.to_degrees(),
+                    (false, true) => 1.0f32.to_radians() as f64,
+                    (false, false) => 1.0f64.to_radians(),
                 };
                 let k = self.push_expr(
                     ir::ExprKind::Literal(Literal::Float(factor)),

@@ -288,7 +288,11 @@ fn merge_kinds(a: VarKind, b: VarKind) -> Option<VarKind> {
     use VarKind::*;
     match (a, b) {
         (General, k) | (k, General) => Some(k),
-        (Opaque, k) | (k, Opaque) => Some(k),
+        // An unknown callee's result stays unknown when mixed with a literal: in
+        // `(g(a) + 1).min(3)` the literal takes `g`'s return type, which only the
+        // callee's signature (checked by rustc in the twin) knows; `{integer}` would
+        // wrongly make the method call ambiguous.
+        (Opaque, _) | (_, Opaque) => Some(Opaque),
         (Int, Int) => Some(Int),
         (Float, Float) => Some(Float),
         _ => None,

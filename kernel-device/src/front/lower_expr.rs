@@ -89,7 +89,9 @@ impl FnLowerer<'_> {
                     } else {
                         ScalarType::F64
                     });
-                    return self.push_expr(ir::ExprKind::Literal(Literal::Float(v)), ty, span);
+                    let h = self.push_expr(ir::ExprKind::Literal(Literal::Float(v)), ty, span);
+                    self.float_literals.push((h, i.base10_digits().to_string()));
+                    return h;
                 }
                 let ty = match suffix {
                     "" => self.fresh(VarKind::Int),
@@ -131,7 +133,9 @@ impl FnLowerer<'_> {
                     self.error(span, "invalid float literal");
                     return self.error_expr(span);
                 };
-                self.push_expr(ir::ExprKind::Literal(Literal::Float(v)), ty, span)
+                let h = self.push_expr(ir::ExprKind::Literal(Literal::Float(v)), ty, span);
+                self.float_literals.push((h, f.base10_digits().to_string()));
+                h
             }
             syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
                 self.error_hint(

@@ -127,6 +127,10 @@ pub struct FnLowerer<'a> {
     /// Integer literals `(expr, magnitude, negated, span)`, range-checked at the end
     /// (after a leading `-` has been folded in).
     pub int_literals: Vec<(Handle<ir::Expr>, u64, bool, Span)>,
+    /// Float literals `(expr, digits)` (without suffix or `_`): their value is parsed
+    /// again once their type is known, directly to that type as rustc does (parsing
+    /// to f64 and rounding to f32 rounds twice and can be one ulp off).
+    pub float_literals: Vec<(Handle<ir::Expr>, String)>,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -169,6 +173,7 @@ impl<'a> FnLowerer<'a> {
             callees,
             deferred: Vec::new(),
             int_literals: Vec::new(),
+            float_literals: Vec::new(),
         };
         this.f.loc = this.loc(item.sig.fn_token.span);
         for p in sig.params {
@@ -337,6 +342,9 @@ impl<'a> FnLowerer<'a> {
         for check in deferred {
             self.run_deferred(check);
         }
+        for (h, digits) in std::mem::take(&mut self.float_literals) {
+            self.round_float_literal(h, &digits);
+        }
         for i in 0..self.expr_tys.len() {
             let ty = self.table.to_ir(&self.expr_tys[i]);
             if self.f.exprs.get(Handle::new(i)).is_some() {
@@ -357,6 +365,29 @@ impl<'a> FnLowerer<'a> {
         let ret = self.ret.clone();
         self.f.ret = self.table.to_ir(&ret);
         (self.f, self.diags)
+    }
+
+    /// Gives an `f32` literal its correctly rounded value: `digits.parse::<f32>()`
+    /// (what rustc does), kept in the IR's f64 exactly. A `-` folded into the literal
+    /// (see `fold_negated_literal`) is kept.
+    fn round_float_literal(&mut self, h: Handle<ir::Expr>, digits: &str) {
+        let ty = self.ty_of(h);
+        if self.table.final_scalar(&ty) != Some(ScalarType::F32) {
+            return;
+        }
+        let Some(ir::Expr {
+            kind: ir::ExprKind::Literal(ir::Literal::Float(v)),
+            ..
+        }) = self.f.exprs.get(h)
+        else {
+            return;
+        };
+        let negated = v.is_sign_negative();
+        if let Ok(x) = digits.parse::<f32>() {
+            let x = x as f64;
+            let value = if negated { -x } else { x };
+            self.f.exprs[h].kind = ir::ExprKind::Literal(ir::Literal::Float(value));
+        }
     }
 
     fn run_deferred(&mut self, check: Deferred) {

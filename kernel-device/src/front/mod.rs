@@ -21,6 +21,8 @@ mod types;
 pub(crate) mod tests;
 #[cfg(test)]
 mod tests_check;
+#[cfg(test)]
+mod tests_fidelity;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Handle};

@@ -65,7 +65,10 @@ pub struct CompileOptions {
     pub arch: String,
     /// `-opt=`: 3 (default) or 0.
     pub opt_level: u8,
-    /// `-ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1`.
+    /// `-ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1`; otherwise `-fma=0`: libnvvm contracts
+    /// `a * b + c` into one fused multiply-add by default, which rounds once where Rust
+    /// rounds twice (results differ in the last bits, and an overflowing product gives
+    /// NaN instead of Rust's finite value), so exact kernels turn contraction off.
     pub fast_math: bool,
     /// `-generate-line-info`.
     pub line_info: bool,
@@ -91,6 +94,9 @@ impl CompileOptions {
         ];
         if self.fast_math {
             args.extend(["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"].map(String::from));
+        } else {
+            // Rust never contracts; `mul_add` is an explicit `llvm.fma`, unaffected.
+            args.push("-fma=0".into());
         }
         if self.line_info {
             args.push("-generate-line-info".into());

@@ -180,5 +180,10 @@ mod tests {
                 "-generate-line-info"
             ]
         );
+        // Exact (the default): no contraction of `a * b + c`.
+        assert_eq!(
+            crate::nvvm::CompileOptions::default().to_args(),
+            ["-arch=compute_90", "-opt=3", "-fma=0"]
+        );
     }
 }

@@ -181,12 +181,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             BinaryOp::Add => arith("add", "fadd"),
             BinaryOp::Sub => arith("sub", "fsub"),
             BinaryOp::Mul => arith("mul", "fmul"),
-            BinaryOp::Div | BinaryOp::Rem if float => {
-                let inst = if op == BinaryOp::Div { "fdiv" } else { "frem" };
-                return Ok(self.def(
-                    if op == BinaryOp::Div { "div" } else { "rem" },
-                    format!("{inst} {ty} {l}, {r}"),
-                ));
+            BinaryOp::Div if float => return Ok(self.def("div", format!("fdiv {ty} {l}, {r}"))),
+            BinaryOp::Rem if float => {
+                // Rust's float `%` is C's `fmod` (exact: the result is representable).
+                // LLVM's `frem` is lowered by NVPTX as `a - trunc(a / b) * b`, which
+                // rounds twice and is wrong for large quotients; libdevice's fmod is exact.
+                let name = if ls == ScalarType::F32 {
+                    "__nv_fmodf"
+                } else {
+                    "__nv_fmod"
+                };
+                return Ok(self.call_extern("rem", ty, name, &[(ty, l), (ty, r)]));
             }
             BinaryOp::Div | BinaryOp::Rem => {
                 if ls == ScalarType::Bool {

@@ -18,7 +18,8 @@ const HELPER: &str = "__cudajit_panic";
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Continues only if `cond` holds; otherwise panics at `site` with `message`
-    /// (which may name the operands as `{0}` and `{1}`; they are i64 values).
+    /// (which may name the operands as `{0}` and `{1}`; they are i64 values, which the
+    /// host prints as `usize`, as Rust prints indices and lengths).
     pub fn panic_unless(
         &mut self,
         cond: &str,
