@@ -214,3 +214,6 @@ mod loops;
 
 #[path = "gpu/exact.rs"]
 mod exact;
+
+#[path = "gpu/cooperative.rs"]
+mod cooperative;

@@ -143,6 +143,14 @@ pub fn grid_size_3() -> (usize, usize, usize) {
 /// thread; a simulator that runs whole blocks replaces the scheduling around it.
 pub fn sync_threads() {}
 
+/// Barrier for every thread of the grid (Numba's `cuda.cg.this_grid().sync()`): no
+/// thread continues until all threads of all blocks have called it, and writes to
+/// global memory before it are visible to every thread after it. A kernel that calls
+/// it, directly or through a device function, is launched cooperatively by `launch!`
+/// (all blocks resident at once; a grid larger than that is an `Err`, see
+/// `max_cooperative_grid_blocks`). A no-op for one simulated thread.
+pub fn grid_sync() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,9 @@ pub struct CompiledUnit {
     pub panic_sites: Vec<nvvm_back::PanicSite>,
     /// The kernel's parameter types, in order (slices become pointer + length).
     pub params: Vec<ir::Type>,
+    /// The kernel (or a device function it reaches) calls `grid_sync()`: it must be
+    /// launched with `cuLaunchCooperativeKernel`, all blocks co-resident.
+    pub cooperative: bool,
 }
 
 /// Parses, type-checks and validates a kernel and every device function it reaches.
@@ -66,5 +69,6 @@ pub fn nvvm_ir_for_kernel(
         nvvm_ir: output.text,
         panic_sites: output.panic_sites,
         params,
+        cooperative: module.needs_cooperative_launch(),
     })
 }

@@ -95,6 +95,9 @@ pub(crate) struct LoadedKernel {
     pub(crate) name: String,
     /// The kernel's parameters as the compiler typed them, for argument checks.
     pub(crate) params: Vec<Type>,
+    /// The kernel calls `grid_sync()`: launch it with `cuLaunchCooperativeKernel`.
+    pub(crate) cooperative: bool,
+    pub(crate) occupancy: crate::cooperative::OccupancyCache,
     /// Dynamic shared memory the function has been allowed so far beyond the default
     /// 48 KiB (0: never raised).
     shared_opt_in: AtomicU32,
@@ -112,6 +115,7 @@ impl LoadedKernel {
         module: Module,
         name: String,
         params: Vec<Type>,
+        cooperative: bool,
         panic: Option<std::sync::Arc<PanicRecord>>,
     ) -> Result<Self> {
         let c_name = std::ffi::CString::new(name.as_str()).map_err(|_| crate::Error::Compile {
@@ -126,6 +130,8 @@ impl LoadedKernel {
             function,
             name,
             params,
+            cooperative,
+            occupancy: Default::default(),
             shared_opt_in: AtomicU32::new(0),
             module,
             panic,

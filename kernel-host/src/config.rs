@@ -129,6 +129,8 @@ pub struct DeviceLimits {
     pub warp_size: u32,
     pub compute_capability: (u32, u32),
     pub multiprocessor_count: u32,
+    /// `CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH`: kernels that call `grid_sync()` can run.
+    pub cooperative_launch: bool,
 }
 
 impl DeviceLimits {
@@ -142,6 +144,7 @@ impl DeviceLimits {
         warp_size: 32,
         compute_capability: (9, 0),
         multiprocessor_count: 132,
+        cooperative_launch: true,
     };
 }
 

@@ -301,6 +301,7 @@ fn open(ordinal: usize) -> Result<Device> {
                 attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             ),
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
         };
         Ok(Device {
             inner: Arc::new(DeviceInner {

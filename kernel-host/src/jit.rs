@@ -46,7 +46,13 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     } else {
         None
     };
-    LoadedKernel::new(module, unit.kernel_name, unit.params, panic)
+    LoadedKernel::new(
+        module,
+        unit.kernel_name,
+        unit.params,
+        unit.cooperative,
+        panic,
+    )
 }
 
 fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {

@@ -5,7 +5,9 @@
 //! a bad launch costs nothing and leaves nothing behind. A launch whose arguments are
 //! all device arrays is asynchronous and costs about one `cuLaunchKernel`; one with
 //! host slices copies them in (and `&mut` ones back), synchronises and reports a
-//! device-side panic, like Numba's launch with host arrays.
+//! device-side panic, like Numba's launch with host arrays. A kernel that calls
+//! `grid_sync()` is launched with `cuLaunchCooperativeKernel`, after a check that its
+//! grid can be resident at once (see `cooperative`).
 
 use std::ffi::c_void;
 
@@ -35,6 +37,9 @@ pub fn launch(
     check_args(&kernel.name, &kernel.params, args, device.ordinal())?;
     if valid.needs_shared_opt_in {
         kernel.allow_shared(valid.shared_bytes)?;
+    }
+    if kernel.cooperative {
+        crate::cooperative::check_launch(kernel, device, &valid)?;
     }
     let stream = config
         .stream
@@ -70,23 +75,40 @@ fn launch_raw(
     fill_slots(args, slots);
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
+    let params = slots.as_mut_ptr();
     // SAFETY: `function` is live in the current context; `slots` points at `args`'
     // value slots, laid out per the kernel ABI and checked against the parameters, and
-    // both outlive the call (the driver copies parameters before returning).
+    // both outlive the call (the driver copies parameters before returning). A
+    // cooperative launch was checked for co-residency by the caller.
     let status = unsafe {
-        sys::cuLaunchKernel(
-            kernel.function,
-            gx,
-            gy,
-            gz,
-            bx,
-            by,
-            bz,
-            valid.shared_bytes,
-            stream,
-            slots.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
+        if kernel.cooperative {
+            sys::cuLaunchCooperativeKernel(
+                kernel.function,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                valid.shared_bytes,
+                stream,
+                params,
+            )
+        } else {
+            sys::cuLaunchKernel(
+                kernel.function,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                valid.shared_bytes,
+                stream,
+                params,
+                std::ptr::null_mut(),
+            )
+        }
     };
     status.result().map_err(|e| launch_error(kernel, valid, e))
 }
@@ -113,6 +135,9 @@ fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverErr
                 ),
             };
         }
+    }
+    if kernel.cooperative {
+        return Error::driver("cuLaunchCooperativeKernel", e);
     }
     Error::driver("cuLaunchKernel", e)
 }

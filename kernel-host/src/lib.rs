@@ -12,6 +12,7 @@ mod args;
 mod array;
 mod cache;
 mod config;
+mod cooperative;
 mod device;
 mod disk;
 mod error;
@@ -41,6 +42,7 @@ pub mod aot_support {
 pub mod __private {
     pub use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
     pub use crate::cache::KernelCache;
+    pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::launch::launch;
     pub use kernel_device::source::{FnSource, SourceKind};
 }

@@ -178,9 +178,8 @@ fn kernel(
     // With an unsupported parameter there is nothing to launch; the error is reported.
     let body = if all_supported {
         quote! {
-            static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
             let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
-            ::cudajit::__private::launch(self.source(), &CACHE, ::core::convert::Into::into(#config), &mut args)
+            ::cudajit::__private::launch(self.source(), self.cache(), ::core::convert::Into::into(#config), &mut args)
         }
     } else {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
@@ -204,6 +203,34 @@ fn kernel(
             pub fn source(&self) -> &'static ::cudajit::__private::FnSource {
                 static SOURCE: ::cudajit::__private::FnSource = #source;
                 &SOURCE
+            }
+
+            /// The kernel's loaded modules, one per device.
+            #[doc(hidden)]
+            pub fn cache(&self) -> &'static ::cudajit::__private::KernelCache {
+                static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
+                &CACHE
+            }
+
+            /// The most blocks a grid of `block`-shaped blocks may have when this kernel
+            /// is launched cooperatively (it calls `grid_sync()`) on the default device
+            /// without dynamic shared memory: all of them must be resident at once.
+            /// Numba's `kernel.max_cooperative_grid_blocks(blockdim)`. Compiles the
+            /// kernel if needed.
+            pub fn max_cooperative_grid_blocks(
+                &self,
+                block: impl ::core::convert::Into<::cudajit::Dim>,
+            ) -> ::cudajit::Result<u32> {
+                self.max_cooperative_grid_blocks_for(::cudajit::LaunchConfig::new(1u32, block))
+            }
+
+            /// As [`Self::max_cooperative_grid_blocks`], for `config`'s block shape,
+            /// dynamic shared memory and stream's device (its grid is ignored).
+            pub fn max_cooperative_grid_blocks_for(
+                &self,
+                config: ::cudajit::LaunchConfig<'_>,
+            ) -> ::cudajit::Result<u32> {
+                ::cudajit::__private::max_cooperative_grid_blocks(self.source(), self.cache(), config)
             }
 
             #[doc = #launch_doc]

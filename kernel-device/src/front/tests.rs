@@ -514,6 +514,23 @@ fn sync_threads_is_unit_statement() {
 }
 
 #[test]
+fn grid_sync_is_unit_statement_and_makes_the_unit_cooperative() {
+    let f = kernel("fn k() { grid_sync(); }");
+    assert!(
+        matches!(&f.body.stmts[0], Stmt::Expr(h) if matches!(f.exprs[*h].kind, ExprKind::Intrinsic { intrinsic: Intrinsic::GridSync, .. }))
+    );
+    // Through a device function: the flag is decided over the whole unit.
+    let device = source("fn wait() { grid_sync(); }", SourceKind::Device, 1);
+    let kernel = source("fn k() { wait(); }", SourceKind::Kernel, 1);
+    let unit = lower_sources(&[kernel, device]).unwrap();
+    assert!(unit.needs_cooperative_launch());
+    let plain = lower_sources(&[source("fn k() { sync_threads(); }", SourceKind::Kernel, 1)]);
+    assert!(!plain.unwrap().needs_cooperative_launch());
+    let e = errors("fn k() { grid_sync(1); }");
+    assert!(e[0].message.contains("`grid_sync` takes no arguments"), "{e:?}");
+}
+
+#[test]
 fn rendered_macro_text_relowers_with_file_lines() {
     let original = "fn k(a: &[f32], c: &mut [f32]) {\n    'outer: for j in 0..4 {\n        if j > 2 { break 'outer; }\n    }\n    let i = 0i32;\n    c[0] = a[i];\n}";
     let tokens: proc_macro2::TokenStream = syn::parse_str::<syn::ItemFn>(original)

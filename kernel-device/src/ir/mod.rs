@@ -33,6 +33,24 @@ impl Module {
             .filter(|(_, f)| f.kind == FunctionKind::Kernel)
     }
 
+    /// Whether some function of the unit synchronises the whole grid, so the kernel
+    /// must be launched cooperatively (all blocks co-resident). A unit holds only the
+    /// kernel and the device functions it reaches, so a `grid_sync()` anywhere in it is
+    /// reachable from the kernel.
+    pub fn needs_cooperative_launch(&self) -> bool {
+        self.functions.iter().any(|(_, f)| {
+            f.exprs.iter().any(|(_, e)| {
+                matches!(
+                    e.kind,
+                    ExprKind::Intrinsic {
+                        intrinsic: Intrinsic::GridSync,
+                        ..
+                    }
+                )
+            })
+        })
+    }
+
     pub fn function_by_name(&self, name: &str) -> Option<Handle<Function>> {
         self.functions
             .iter()
@@ -356,6 +374,10 @@ pub enum Intrinsic {
     GridSize(Axis),
     /// `sync_threads()`.
     SyncThreads,
+    /// `grid_sync()`: a barrier for every thread of the grid (Numba's
+    /// `cuda.cg.this_grid().sync()`). A kernel whose unit contains one must be launched
+    /// cooperatively ([`Module::needs_cooperative_launch`]).
+    GridSync,
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.

@@ -218,6 +218,16 @@ pub static INTRINSICS: &[IntrinsicDef] = &[
         Effect::Barrier,
         "llvm.nvvm.barrier0",
     ),
+    // Every thread of the grid; the unit then needs a cooperative launch
+    // (`ir::Module::needs_cooperative_launch`). Written by `back::nvvm::grid_sync`.
+    row(
+        "grid_sync",
+        Form::Call,
+        Intrinsic::GridSync,
+        UNIT,
+        Effect::Barrier,
+        "",
+    ),
 ];
 
 /// The row a called name refers to.

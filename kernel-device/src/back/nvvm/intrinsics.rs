@@ -61,7 +61,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         intrinsic: Intrinsic,
         args: &[Handle<Expr>],
     ) -> Result<Val, Error> {
-        let _ = site;
         // The register of a per-axis intrinsic, named in the table: `tid.x`.
         let sreg = |i: Intrinsic, axis: Axis| format!("{}.{}", symbol(i), axis_name(axis));
         use Intrinsic::{BlockDim, BlockIdx, GridDim, ThreadIdx};
@@ -93,6 +92,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             Intrinsic::SyncThreads => {
                 self.call_void(symbol(intrinsic), &[]);
+                return Ok(Val::Unit);
+            }
+            Intrinsic::GridSync => {
+                self.grid_sync(site)?;
                 return Ok(Val::Unit);
             }
             Intrinsic::Math(f) => {

@@ -7,7 +7,8 @@
 //! blocks, locals, loops) and statements/control flow; `loops` writes `for` loops over
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers and math onto NVVM intrinsics and libdevice;
-//! `panic` writes the device-side panic protocol; `types` spells types and constants.
+//! `panic` writes the device-side panic protocol; `grid_sync` the grid-wide barrier;
+//! `types` spells types and constants.
 //!
 //! Conventions the generated text relies on:
 //! - every local (parameters included) lives in an `alloca` of the entry block; NVVM's
@@ -20,6 +21,7 @@
 
 mod expr;
 mod function;
+mod grid_sync;
 mod intrinsics;
 mod loops;
 mod panic;

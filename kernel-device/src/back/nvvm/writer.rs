@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
-use super::{panic, types, Error, Options, Output, PanicSite, PANIC_SLOT_SYMBOL};
+use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, PANIC_SLOT_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
@@ -20,6 +20,8 @@ pub struct Writer<'a> {
     /// declared once and the output order is stable.
     decls: BTreeMap<String, String>,
     pub panic_sites: Vec<PanicSite>,
+    /// Some function calls `grid_sync()`: the module defines the grid barrier.
+    pub uses_grid_sync: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -29,6 +31,7 @@ impl<'a> Writer<'a> {
             options,
             decls: BTreeMap::new(),
             panic_sites: Vec::new(),
+            uses_grid_sync: false,
         }
     }
 
@@ -54,6 +57,10 @@ impl<'a> Writer<'a> {
             if function.kind == FunctionKind::Kernel {
                 kernels.push(function);
             }
+        }
+        if self.uses_grid_sync {
+            functions.push_str(&grid_sync::helper_definition(&mut self));
+            functions.push('\n');
         }
         if !self.panic_sites.is_empty() {
             functions.push_str(&panic::helper_definition(&mut self));

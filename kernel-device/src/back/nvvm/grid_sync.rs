@@ -1,0 +1,127 @@
+//! `grid_sync()`: the grid-wide barrier, written in NVVM IR (no cudadevrt).
+//!
+//! A cooperative launch (`cuLaunchCooperativeKernel`) gives each grid a driver-owned
+//! workspace `{u32 size; u32 barrier}` whose address sits in the PTX environment
+//! registers `%envreg1` (high half) and `%envreg2` (low half); cooperative groups and
+//! CCCL read it the same way. The barrier word is per launch, so back-to-back or
+//! concurrent launches never share it, and nothing ever needs resetting:
+//!
+//! - block (0,0,0) adds `0x8000_0000 - (blocks - 1)`, every other block adds 1, so the
+//!   arrivals of one barrier sum to exactly `0x8000_0000`: the top bit flips once, at
+//!   the last arrival, and the low 31 bits are back where they were (the driver starts
+//!   them at 0, so no partial sum flips the bit early);
+//! - each block's thread 0 spins until the top bit differs from the value its own
+//!   arrival saw; a fast block's arrival at the next barrier cannot flip it back
+//!   before every block has arrived there too.
+//!
+//! Around it: `barrier0` (the block waits for its leader), `membar.gl` before the
+//! arrival (release: this grid's writes are visible device-wide) and after the spin
+//! (acquire). Without a cooperative launch the workspace address is 0: the helper
+//! then returns `false` in every thread without waiting, and the caller panics with
+//! [`NOT_COOPERATIVE`] instead of hanging.
+
+use std::fmt::Write as _;
+
+use super::function::FunctionWriter;
+use super::writer::Writer;
+use super::Error;
+use crate::ir::{Expr, Handle};
+
+const HELPER: &str = "__cudajit_grid_sync";
+
+/// The panic message when the grid was not launched cooperatively.
+pub const NOT_COOPERATIVE: &str =
+    "grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())";
+
+impl FunctionWriter<'_, '_> {
+    /// Calls the module's grid barrier; panics at `site` if the launch was not
+    /// cooperative.
+    pub fn grid_sync(&mut self, site: Handle<Expr>) -> Result<(), Error> {
+        self.w.uses_grid_sync = true;
+        let ok = self.def("grid.synced", format!("call i1 @{HELPER}()"));
+        self.panic_unless(&ok, site, NOT_COOPERATIVE, ("0", "0"))
+    }
+}
+
+/// The text of `@__cudajit_grid_sync`, declaring the intrinsics it uses.
+pub fn helper_definition(w: &mut Writer<'_>) -> String {
+    let regs = ["tid", "ctaid", "nctaid"]
+        .iter()
+        .flat_map(|reg| ["x", "y", "z"].map(|axis| format!("{reg}.{axis}")));
+    for reg in regs {
+        let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
+        w.declare(&name, format!("declare i32 @{name}()"));
+    }
+    for name in ["llvm.nvvm.barrier0", "llvm.nvvm.membar.gl"] {
+        w.declare(name, format!("declare void @{name}()"));
+    }
+    let or3 = |name: &str, reg: &str| {
+        let mut s = String::new();
+        for axis in ["x", "y", "z"] {
+            let _ = writeln!(
+                s,
+                "  %{name}.{axis} = call i32 @llvm.nvvm.read.ptx.sreg.{reg}.{axis}()"
+            );
+        }
+        let _ = write!(
+            s,
+            "  %{name}.xy = or i32 %{name}.x, %{name}.y\n  %{name}.xyz = or i32 %{name}.xy, %{name}.z\n"
+        );
+        s
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "; the grid-wide barrier on the cooperative launch's workspace (false: not a cooperative launch)"
+    );
+    let _ = writeln!(out, "define internal i1 @{HELPER}() nounwind {{");
+    let _ = write!(
+        out,
+        "entry:
+  %ws.hi = call i32 asm sideeffect \"mov.u32 $0, %envreg1;\", \"=r\"()
+  %ws.lo = call i32 asm sideeffect \"mov.u32 $0, %envreg2;\", \"=r\"()
+  %ws.hi64 = zext i32 %ws.hi to i64
+  %ws.lo64 = zext i32 %ws.lo to i64
+  %ws.high = shl i64 %ws.hi64, 32
+  %ws = or i64 %ws.high, %ws.lo64
+  %cooperative = icmp ne i64 %ws, 0
+  br i1 %cooperative, label %block.sync, label %not.cooperative
+not.cooperative:
+  ret i1 false
+block.sync:
+  call void @llvm.nvvm.barrier0()
+{tid}  %leader = icmp eq i32 %tid.xyz, 0
+  br i1 %leader, label %arrive, label %leave
+arrive:
+{ctaid}  %first = icmp eq i32 %ctaid.xyz, 0
+  %nctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %nctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
+  %nctaid.z = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
+  %blocks.xy = mul i32 %nctaid.x, %nctaid.y
+  %blocks = mul i32 %blocks.xy, %nctaid.z
+  %others = sub i32 %blocks, 1
+  %first.share = sub i32 -2147483648, %others
+  %share = select i1 %first, i32 %first.share, i32 1
+  %barrier.addr = add i64 %ws, 4
+  %barrier = inttoptr i64 %barrier.addr to i32 addrspace(1)*
+  call void @llvm.nvvm.membar.gl()
+  %arrived = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
+  br label %spin
+spin:
+  %now = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  %changed = xor i32 %now, %arrived
+  %flipped = icmp slt i32 %changed, 0
+  br i1 %flipped, label %released, label %spin
+released:
+  call void @llvm.nvvm.membar.gl()
+  br label %leave
+leave:
+  call void @llvm.nvvm.barrier0()
+  ret i1 true
+}}
+",
+        tid = or3("tid", "tid"),
+        ctaid = or3("ctaid", "ctaid"),
+    );
+    out
+}

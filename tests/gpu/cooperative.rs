@@ -1,0 +1,146 @@
+//! Grid-wide synchronisation: kernels that call `grid_sync()` (directly or through a
+//! device function) are launched cooperatively by `launch!` itself; every round of a
+//! multi-round kernel must see the values other blocks wrote in that same round, also
+//! when the kernel runs back to back; a grid that cannot be co-resident is an `Err`.
+
+use super::common;
+use cudajit::prelude::*;
+
+/// Each round: every thread publishes a value, the grid waits, every thread reads the
+/// value of the thread one block size further on (in another block, which wrote it in
+/// this round), the grid waits again before the next round overwrites it.
+#[kernel]
+fn exchange_rounds(values: &mut [i64], seen: &mut [i64], rounds: u32, salt: i64) {
+    let (width, height) = grid_size(2);
+    let n = width * height;
+    let (x, y) = grid(2);
+    let g = y * width + x;
+    let block = (block_dim().x * block_dim().y) as usize;
+    for r in 0..rounds {
+        values[g] = salt + g as i64 * 1000 + r as i64;
+        grid_sync();
+        seen[r as usize * n + g] = values[(g + block) % n];
+        grid_sync();
+    }
+}
+
+#[device]
+fn publish(partials: &mut [i64], at: usize, value: i64) {
+    partials[at] = value;
+    grid_sync();
+}
+
+/// Two-phase sum: every thread adds a strided share of `x` into its partial, the grid
+/// waits (inside a device function), then thread 0 adds the partials.
+#[kernel]
+fn two_phase_sum(x: &[i64], partials: &mut [i64], total: &mut [i64]) {
+    let g = grid(1);
+    let mut sum = 0i64;
+    for i in (g..x.len()).step_by(grid_size(1)) {
+        sum += x[i];
+    }
+    publish(partials, g, sum);
+    if g == 0 {
+        let mut all = 0i64;
+        for p in 0..partials.len() {
+            all += partials[p];
+        }
+        total[0] = all;
+    }
+}
+
+#[test]
+fn every_round_sees_this_rounds_values_back_to_back() {
+    let _gpu = require_gpu!();
+    let block = (32u32, 4u32);
+    let max = exchange_rounds.max_cooperative_grid_blocks(block).unwrap();
+    assert!(max >= 1, "no co-resident block at all");
+    // The whole co-resident grid (the hardest case for the barrier), as a 2-D grid.
+    let (gx, gy) = if max >= 2 { (max / 2, 2) } else { (1, 1) };
+    let threads = (gx * gy * block.0 * block.1) as usize;
+    let rounds = 5u32;
+    let mut values = DeviceArray::<i64>::zeros(threads).unwrap();
+    let mut rng = common::Rng::fresh("exchange_rounds");
+    for launch in 0..4 {
+        let salt = rng.below(1 << 40) as i64;
+        let mut seen = cudajit::to_device(&vec![i64::MIN; threads * rounds as usize]).unwrap();
+        launch!(exchange_rounds[(gx, gy), block](&mut values, &mut seen, rounds, salt)).unwrap();
+        let seen = seen.to_host().unwrap();
+        let per_block = (block.0 * block.1) as usize;
+        for r in 0..rounds as usize {
+            for g in 0..threads {
+                let other = (g + per_block) % threads;
+                let want = salt + other as i64 * 1000 + r as i64;
+                assert_eq!(
+                    seen[r * threads + g],
+                    want,
+                    "launch {launch}, round {r}, thread {g} read a stale value of thread {other}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn two_phase_sum_through_a_device_function() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("two_phase_sum");
+    let n = 1_000_000 + rng.below(1000) as usize;
+    let x: Vec<i64> = (0..n)
+        .map(|_| rng.below(1 << 20) as i64 - (1 << 19))
+        .collect();
+    let want: i64 = x.iter().sum();
+    let block = 256u32;
+    let blocks = gpu
+        .multiprocessor_count()
+        .min(two_phase_sum.max_cooperative_grid_blocks(block).unwrap());
+    let mut partials = vec![i64::MIN; (blocks * block) as usize];
+    for _ in 0..3 {
+        let mut total = [i64::MIN];
+        launch!(two_phase_sum[blocks, block](&x, &mut partials, &mut total)).unwrap();
+        assert_eq!(total[0], want);
+    }
+}
+
+#[test]
+fn a_grid_too_large_to_be_co_resident_is_an_err() {
+    let _gpu = require_gpu!();
+    let block = 256u32;
+    let max = two_phase_sum.max_cooperative_grid_blocks(block).unwrap();
+    let x = vec![1i64; 1024];
+    let blocks = max + 1;
+    let mut partials = vec![0i64; (blocks * block) as usize];
+    let mut total = [0i64];
+    let err = launch!(two_phase_sum[blocks, block](&x, &mut partials, &mut total))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("grid of {blocks} blocks")), "{err}");
+    assert!(err.contains(&format!("at most {max} blocks")), "{err}");
+    // Nothing was launched, and a fitting grid still runs.
+    launch!(two_phase_sum[max, block](&x, &mut partials, &mut total)).unwrap();
+    assert_eq!(total[0], 1024);
+}
+
+#[test]
+fn max_cooperative_grid_blocks_follows_block_size_and_shared_memory() {
+    let gpu = require_gpu!();
+    let sms = gpu.multiprocessor_count();
+    let small = two_phase_sum.max_cooperative_grid_blocks(64u32).unwrap();
+    let large = two_phase_sum.max_cooperative_grid_blocks(1024u32).unwrap();
+    assert!(
+        large >= sms,
+        "a 1024-thread block fits once per SM: {large} < {sms}"
+    );
+    assert!(small >= large, "{small} < {large}");
+    assert_eq!(small % sms, 0, "whole blocks per SM");
+    // Most of an SM's shared memory per block leaves room for one block per SM.
+    let shared = gpu.limits().max_shared_per_block_optin as usize;
+    let one_each = two_phase_sum
+        .max_cooperative_grid_blocks_for(LaunchConfig::new(1, 64).shared_bytes(shared))
+        .unwrap();
+    assert_eq!(one_each, sms);
+}
