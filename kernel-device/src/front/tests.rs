@@ -527,7 +527,10 @@ fn grid_sync_is_unit_statement_and_makes_the_unit_cooperative() {
     let plain = lower_sources(&[source("fn k() { sync_threads(); }", SourceKind::Kernel, 1)]);
     assert!(!plain.unwrap().needs_cooperative_launch());
     let e = errors("fn k() { grid_sync(1); }");
-    assert!(e[0].message.contains("`grid_sync` takes no arguments"), "{e:?}");
+    assert!(
+        e[0].message.contains("`grid_sync` takes no arguments"),
+        "{e:?}"
+    );
 }
 
 #[test]
