@@ -44,7 +44,8 @@ pub use kernel_macros::{device, kernel};
 pub mod prelude {
     pub use crate::launch;
     pub use kernel_device::device_api::{
-        block_dim, block_idx, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
+        block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
+        DynamicShared,
     };
     pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};

@@ -151,6 +151,39 @@ pub fn sync_threads() {}
 /// `max_cooperative_grid_blocks`). A no-op for one simulated thread.
 pub fn grid_sync() {}
 
+/// A cursor over the launch's dynamic shared memory (`shared_bytes` in
+/// `launch!(k[grid, block, stream, shared_bytes](..))`), from which typed slices are
+/// carved: `let mut smem = dynamic_shared(); let a = smem.take::<f32>(n);`.
+/// Each `dynamic_shared()` starts at byte 0 of the same memory, as CUDA's
+/// `extern __shared__`: two cursors see the same bytes.
+///
+/// On the device, `take` aligns to the element type and panics past `shared_bytes`. This
+/// host stand-in only has to type-check kernels (the twin is never the code that runs on
+/// a GPU): it hands out fresh zero-filled memory, so nothing here is undefined behaviour.
+#[derive(Debug, Default)]
+pub struct DynamicShared {
+    _cursor: (),
+}
+
+/// The element types dynamic shared memory can hold: the kernel scalars.
+pub trait SharedScalar: Copy + Default + 'static {}
+macro_rules! shared_scalars {
+    ($($t:ty)*) => { $(impl SharedScalar for $t {})* };
+}
+shared_scalars!(bool i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64);
+
+impl DynamicShared {
+    /// The next `count` elements of type `T`, aligned to `align_of::<T>()`.
+    pub fn take<T: SharedScalar>(&mut self, count: usize) -> &'static mut [T] {
+        Box::leak(vec![T::default(); count].into_boxed_slice())
+    }
+}
+
+/// A cursor at the start of the launch's dynamic shared memory.
+pub fn dynamic_shared() -> DynamicShared {
+    DynamicShared::default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +207,15 @@ mod tests {
         assert_eq!(grid_2(), (515, 1 + 4 * 8));
         assert_eq!(grid_size_1(), 2560);
         assert_eq!(thread_idx().x, 3);
+    }
+
+    #[test]
+    fn dynamic_shared_stand_in_hands_out_zeroed_slices() {
+        let mut smem = dynamic_shared();
+        let a = smem.take::<f32>(3);
+        let b = smem.take::<u64>(2);
+        a[2] = 1.0;
+        b[1] = 7;
+        assert_eq!((a.len(), b.len(), a[0], b[0]), (3, 2, 0.0, 0));
     }
 }

@@ -1,5 +1,5 @@
 //! Calls and method calls: intrinsics, scalar methods (`x.sqrt()`, `f32::sqrt(x)`),
-//! `s.len()`, and calls of `#[device]` functions resolved by name in the unit.
+//! `s.len()`, `s.split_at(mid)` (in `lower_slice.rs`), and calls of `#[device]` functions resolved by name in the unit.
 //! Also [`device_calls`], the macro's list of callee paths.
 
 use super::infer::{Ty, VarKind};
@@ -241,7 +241,12 @@ impl FnLowerer<'_> {
     pub fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> Handle<ir::Expr> {
         let span = m.span();
         let name = m.method.to_string();
-        let recv = self.lower_expr(&m.receiver);
+        if name == "take" {
+            if let Some(h) = self.try_lower_take(m) {
+                return h;
+            }
+        }
+        let recv = self.lower_slice_operand(&m.receiver);
         if let Some(t) = &m.turbofish {
             self.lower_args(&m.args);
             self.error_hint(
@@ -273,6 +278,9 @@ impl FnLowerer<'_> {
             }
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
         }
+        if name == "split_at" || name == "split_at_mut" {
+            return self.lower_split_at(m, recv, name == "split_at_mut");
+        }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let Some(method) = intrinsics::method(&name) else {
             for a in &args {
@@ -282,7 +290,7 @@ impl FnLowerer<'_> {
             let hint = if ITERATOR_METHODS.contains(&name.as_str()) {
                 "iterators are not supported in kernels; loop over indices: `for i in 0..s.len() { .. s[i] .. }`".to_string()
             } else if matches!(self.table.shallow(&rt), Ty::Slice { .. }) {
-                "slices support indexing `s[i]` and `s.len()`".to_string()
+                "slices support indexing `s[i]`, sub-slices `&s[a..b]`, `s.len()` and `s.split_at(mid)`".to_string()
             } else {
                 "supported methods: float math (`sqrt`, `sin`, `powf`, `mul_add`, ...), `abs`, `min`, `max`, `wrapping_add/sub/mul`".to_string()
             };

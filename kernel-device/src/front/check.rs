@@ -153,8 +153,8 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
         ),
         syn::Expr::Reference(r) => d(
             r.and_token.span,
-            "references are not supported in kernel bodies",
-            "pass slices straight through (`f(a)`, not `f(&a)`) and read scalars by value",
+            "references are not supported in kernel bodies, except to sub-slices",
+            "pass slices straight through (`f(a)`, not `f(&a)`), borrow part of one with `&a[i..j]`, and read scalars by value",
         ),
         syn::Expr::RawAddr(r) => d(
             r.and_token.span,
@@ -164,7 +164,7 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
         syn::Expr::Range(r) => d(
             r.span(),
             "ranges are only supported as the iterator of a `for` loop in kernels",
-            "write `for i in a..b { .. }`; sub-slicing is not supported",
+            "write `for i in a..b { .. }`, or borrow a sub-slice: `&s[a..b]`",
         ),
         syn::Expr::Let(l) => d(
             l.let_token.span,

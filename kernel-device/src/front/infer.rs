@@ -22,6 +22,8 @@ pub enum Ty {
         mutable: bool,
     },
     Tuple(Vec<Ty>),
+    /// `dynamic_shared()`'s cursor.
+    DynamicShared,
 }
 
 impl Ty {
@@ -150,7 +152,7 @@ impl Table {
                 self.slots[*x as usize].value = Some(t.clone());
                 Ok(())
             }
-            (Ty::Unit, Ty::Unit) => Ok(()),
+            (Ty::Unit, Ty::Unit) | (Ty::DynamicShared, Ty::DynamicShared) => Ok(()),
             (Ty::Scalar(x), Ty::Scalar(y)) if x == y => Ok(()),
             (
                 Ty::Slice {
@@ -216,6 +218,7 @@ impl Table {
             Ty::Scalar(s) => Type::Scalar(s),
             Ty::Slice { elem, mutable } => Type::Slice { elem, mutable },
             Ty::Tuple(items) => Type::Tuple(items.iter().map(|t| self.to_ir(t)).collect()),
+            Ty::DynamicShared => Type::DynamicShared,
         }
     }
 
@@ -245,6 +248,7 @@ impl Table {
             Ty::Never => "!".into(),
             Ty::Error => "{error}".into(),
             Ty::Scalar(s) => s.rust_name().into(),
+            Ty::DynamicShared => "DynamicShared".into(),
             Ty::Slice { elem, mutable } => {
                 format!("&{}[{elem}]", if mutable { "mut " } else { "" })
             }

@@ -206,6 +206,7 @@ impl FnLowerer<'_> {
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::T => t.unwrap_or(Ty::Error),
             Ret::Tuple(items) => Ty::Tuple(items.iter().map(|s| Ty::Scalar(*s)).collect()),
+            Ret::DynamicShared => Ty::DynamicShared,
         }
     }
 

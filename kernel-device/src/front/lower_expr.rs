@@ -55,6 +55,7 @@ impl FnLowerer<'_> {
             syn::Expr::Return(r) => self.lower_return(r),
             syn::Expr::Call(c) => self.lower_call(c),
             syn::Expr::MethodCall(m) => self.lower_method_call(m),
+            syn::Expr::Reference(r) => self.lower_reference(r),
             syn::Expr::Assign(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
                 self.diags.push(check::unsupported_expr(expr));
                 self.error_expr(expr.span())
@@ -446,14 +447,16 @@ impl FnLowerer<'_> {
         ix: &syn::ExprIndex,
     ) -> Option<(Handle<ir::Expr>, Handle<ir::Expr>, Ty, Ty)> {
         if let syn::Expr::Range(r) = &*ix.index {
+            // Indexed or called on, `s[a..b]` is handled by `lower_slice_operand`; as a
+            // value it would be an unsized `[T]`.
             self.error_hint(
                 r.span(),
-                "sub-slicing (`s[a..b]`) is not supported in kernels",
-                "index single elements: `s[i]`, and pass offsets as parameters",
+                "a sub-slice must be borrowed: `s[a..b]` alone has no size",
+                "borrow it: `&s[a..b]` (or `&mut s[a..b]`)",
             );
             return None;
         }
-        let slice = self.lower_expr(&ix.expr);
+        let slice = self.lower_slice_operand(&ix.expr);
         let slice_ty = self.ty_of(slice);
         let index = self.lower_expr(&ix.index);
         let it = self.ty_of(index);

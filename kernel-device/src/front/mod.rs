@@ -13,6 +13,7 @@ mod intrinsics;
 mod lower_expr;
 mod lower_fn;
 mod lower_for;
+mod lower_slice;
 mod lower_stmt;
 mod signature;
 mod types;
@@ -23,6 +24,8 @@ pub(crate) mod tests;
 mod tests_check;
 #[cfg(test)]
 mod tests_fidelity;
+#[cfg(test)]
+mod tests_slices;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Handle};

@@ -8,6 +8,7 @@
 //! device-side panics without the IR itself carrying syntax spans.
 
 mod arena;
+pub mod checks;
 mod types;
 
 pub use arena::{Arena, Handle};
@@ -264,6 +265,34 @@ pub enum ExprKind {
     },
     /// `slice.len()` as usize.
     Len(Handle<Expr>),
+    /// `&slice[start..end]`, `&mut slice[start..]`, `&slice[..=end]`, `&slice[..]`: a view
+    /// of part of `slice`, of type `Type::Slice` with the same element type (mutable only
+    /// if `slice` is). `start`/`end` are usize expressions, evaluated in that order after
+    /// `slice`. Bounds-checked (unless the function opted out) as
+    /// [`checks::sub_slice_range`] decides.
+    SubSlice {
+        slice: Handle<Expr>,
+        start: Option<Handle<Expr>>,
+        end: Option<Handle<Expr>>,
+        /// `..=end`.
+        inclusive: bool,
+    },
+    /// `slice.split_at(mid)` / `slice.split_at_mut(mid)`: a `Type::Tuple` of two slices
+    /// (`[..mid]`, `[mid..]`) of the result's mutability, checked as
+    /// [`checks::split_at`] decides.
+    SplitAt {
+        slice: Handle<Expr>,
+        mid: Handle<Expr>,
+    },
+    /// `cursor.take::<T>(count)`: carves `count` elements of `elem` from the launch's
+    /// dynamic shared memory at the cursor (a local of type `Type::DynamicShared`,
+    /// advanced past them), aligned to the element's size. Type `&mut [elem]`; panics as
+    /// [`checks::dynamic_shared_take`] decides, whatever the function's bounds checks.
+    DynamicSharedTake {
+        cursor: Handle<Local>,
+        elem: ScalarType,
+        count: Handle<Expr>,
+    },
     /// `(a, b, ...)`.
     Tuple(Vec<Handle<Expr>>),
     /// `tuple.N`; also `thread_idx().x` style accesses on `Type::Tuple` values.
@@ -378,6 +407,9 @@ pub enum Intrinsic {
     /// `cuda.cg.this_grid().sync()`). A kernel whose unit contains one must be launched
     /// cooperatively ([`Module::needs_cooperative_launch`]).
     GridSync,
+    /// `dynamic_shared()`: a cursor (`Type::DynamicShared`) at the start of the launch's
+    /// dynamic shared memory. Every call starts at byte 0, as CUDA's `extern __shared__`.
+    DynamicShared,
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.

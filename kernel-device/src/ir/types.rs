@@ -125,6 +125,9 @@ pub enum Type {
     /// A tuple of values, e.g. `grid(2)`'s `(usize, usize)` or `thread_idx()`'s
     /// `(x, y, z)` (fields named `x y z` in the source map to 0 1 2).
     Tuple(Vec<Type>),
+    /// `dynamic_shared()`'s cursor over the launch's dynamic shared memory: the byte
+    /// offset of the next `take` (cudajit's `DynamicShared`).
+    DynamicShared,
 }
 
 impl Type {
@@ -158,6 +161,7 @@ impl fmt::Display for Type {
                 }
                 f.write_str(")")
             }
+            Type::DynamicShared => f.write_str("DynamicShared"),
         }
     }
 }

@@ -36,6 +36,8 @@ pub enum Ret {
     T,
     /// A tuple of fixed scalars (`match_all_sync`'s `(u32, bool)`).
     Tuple(&'static [ScalarType]),
+    /// `dynamic_shared()`'s cursor (`Type::DynamicShared`).
+    DynamicShared,
 }
 
 /// Parameters and result; `types` lists what `T` may be (empty when nothing is `T`).
@@ -62,6 +64,7 @@ impl Signature {
             Ret::Scalar(s) => Type::Scalar(s),
             Ret::T => t.map_or(Type::Never, Type::Scalar),
             Ret::Tuple(items) => Type::Tuple(items.iter().map(|s| Type::Scalar(*s)).collect()),
+            Ret::DynamicShared => Type::DynamicShared,
         }
     }
 
@@ -226,6 +229,16 @@ pub static INTRINSICS: &[IntrinsicDef] = &[
         Intrinsic::GridSync,
         UNIT,
         Effect::Barrier,
+        "",
+    ),
+    // Dynamic shared memory: a cursor whose `take::<T>(n)` carves slices
+    // (`ir::ExprKind::DynamicSharedTake`, written by `back::nvvm::slices`).
+    row(
+        "dynamic_shared",
+        Form::Call,
+        Intrinsic::DynamicShared,
+        Signature::fixed(&[], Ret::DynamicShared),
+        Effect::Pure,
         "",
     ),
 ];

@@ -84,6 +84,13 @@ pub enum ValidationError {
         loc: SourceLoc,
         detail: String,
     },
+    /// `take` on something other than a `let mut` cursor, or of the wrong type.
+    #[error("in `{function}` at {}:{}: {detail}", loc.line, loc.column)]
+    DynamicShared {
+        function: String,
+        loc: SourceLoc,
+        detail: String,
+    },
     /// Assignment through a shared slice.
     #[error("in `{function}` at {}:{}: cannot assign through an immutable slice", loc.line, loc.column)]
     ImmutablePlace { function: String, loc: SourceLoc },
@@ -105,6 +112,7 @@ impl ValidationError {
             | ValidationError::Intrinsic { function, .. }
             | ValidationError::TypeMismatch { function, .. }
             | ValidationError::LoopTarget { function, .. }
+            | ValidationError::DynamicShared { function, .. }
             | ValidationError::ImmutablePlace { function, .. } => function,
         }
     }
@@ -180,7 +188,7 @@ fn returnable(ty: &Type) -> bool {
         Type::Tuple(items) => items
             .iter()
             .all(|t| matches!(t, Type::Scalar(_) | Type::Tuple(_)) && returnable(t)),
-        Type::Never | Type::Slice { .. } => false,
+        Type::Never | Type::Slice { .. } | Type::DynamicShared => false,
     }
 }
 

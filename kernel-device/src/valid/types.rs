@@ -34,9 +34,10 @@ pub fn check_function(module: &ir::Module, f: &ir::Function, errors: &mut Vec<Va
     }
 }
 
-/// `actual` may stand where `expected` is required (`!` coerces to anything).
+/// `actual` may stand where `expected` is required (`!` coerces to anything, and
+/// `&mut [T]` to `&[T]`, as in Rust; both are the same value at run time).
 fn fits(actual: &Type, expected: &Type) -> bool {
-    actual == expected || *actual == Type::Never
+    actual == expected || *actual == Type::Never || is_view_of(expected, actual)
 }
 
 fn scalar(ty: &Type) -> Option<ScalarType> {
@@ -369,6 +370,69 @@ impl Checker<'_> {
                     });
                 }
             }
+            ExprKind::SubSlice {
+                slice,
+                start,
+                end,
+                inclusive,
+            } => {
+                self.expr(*slice);
+                let mut bounds_ok = !*inclusive || end.is_some();
+                for b in [start, end].into_iter().flatten() {
+                    self.expr(*b);
+                    bounds_ok &= self.ty(*b) == Type::Scalar(ScalarType::Usize);
+                }
+                let st = self.ty(*slice);
+                if !bounds_ok || !is_view_of(&ty, &st) {
+                    self.errors.push(ValidationError::Index {
+                        function,
+                        loc,
+                        detail: format!("sub-slice of `{st}` typed `{ty}` (bounds must be `usize`; `..=` needs an end; a mutable view needs a mutable slice)"),
+                    });
+                }
+            }
+            ExprKind::SplitAt { slice, mid } => {
+                self.expr(*slice);
+                self.expr(*mid);
+                let st = self.ty(*slice);
+                let ok = self.ty(*mid) == Type::Scalar(ScalarType::Usize)
+                    && matches!(&ty, Type::Tuple(halves) if halves.len() == 2
+                        && halves[0] == halves[1]
+                        && is_view_of(&halves[0], &st));
+                if !ok {
+                    self.errors.push(ValidationError::Index {
+                        function,
+                        loc,
+                        detail: format!("`split_at` of `{st}` typed `{ty}`"),
+                    });
+                }
+            }
+            ExprKind::DynamicSharedTake {
+                cursor,
+                elem,
+                count,
+            } => {
+                self.expr(*count);
+                let cursor_ok = self
+                    .f
+                    .locals
+                    .get(*cursor)
+                    .is_some_and(|l| l.ty == Type::DynamicShared && l.mutable);
+                let ok = cursor_ok
+                    && self.ty(*count) == Type::Scalar(ScalarType::Usize)
+                    && ty
+                        == (Type::Slice {
+                            elem: *elem,
+                            mutable: true,
+                        });
+                if !ok {
+                    self.errors.push(ValidationError::DynamicShared {
+                        function,
+                        loc,
+                        detail: format!("`take::<{elem}>` typed `{ty}` needs a `let mut` cursor of `dynamic_shared()` and a `usize` count"),
+                    });
+                }
+            }
             ExprKind::Tuple(items) => {
                 for i in items {
                     self.expr(*i);
@@ -573,6 +637,21 @@ impl Checker<'_> {
                 ),
             });
         }
+    }
+}
+
+/// `view` is a sub-slice type of `slice`: the same element type, mutable only if
+/// `slice` is.
+fn is_view_of(view: &Type, slice: &Type) -> bool {
+    match (view, slice) {
+        (
+            Type::Slice { elem, mutable },
+            Type::Slice {
+                elem: from,
+                mutable: from_mutable,
+            },
+        ) => elem == from && (!*mutable || *from_mutable),
+        _ => false,
     }
 }
 

@@ -64,6 +64,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let s = operand!(self, *slice);
                 Ok(Val::V(self.def("len", format!("extractvalue {ty} {s}, 1"))))
             }
+            ExprKind::SubSlice {
+                slice,
+                start,
+                end,
+                inclusive,
+            } => self.sub_slice(handle, *slice, *start, *end, *inclusive),
+            ExprKind::SplitAt { slice, mid } => self.split_at(handle, &expr.ty, *slice, *mid),
+            ExprKind::DynamicSharedTake {
+                cursor,
+                elem,
+                count,
+            } => self.dynamic_shared_take(handle, *cursor, *elem, *count),
             ExprKind::Tuple(items) => {
                 if !types::has_value(&expr.ty) {
                     return Ok(Val::Unit);

@@ -90,6 +90,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let nctaid = self.def("gridsize.nctaid", format!("zext i32 {nctaid} to i64"));
                 self.def("gridsize", format!("mul nuw i64 {ntid}, {nctaid}"))
             }
+            // The cursor is the byte offset of the next `take`.
+            Intrinsic::DynamicShared => "0".to_string(),
             Intrinsic::SyncThreads => {
                 self.call_void(symbol(intrinsic), &[]);
                 return Ok(Val::Unit);

@@ -8,7 +8,8 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers and math onto NVVM intrinsics and libdevice;
 //! `panic` writes the device-side panic protocol; `grid_sync` the grid-wide barrier;
-//! `types` spells types and constants.
+//! `slices` sub-slices, `split_at` and dynamic shared memory; `types` spells types and
+//! constants.
 //!
 //! Conventions the generated text relies on:
 //! - every local (parameters included) lives in an `alloca` of the entry block; NVVM's
@@ -25,6 +26,7 @@ mod grid_sync;
 mod intrinsics;
 mod loops;
 mod panic;
+mod slices;
 #[cfg(test)]
 mod tests;
 mod types;

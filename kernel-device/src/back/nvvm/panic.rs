@@ -33,6 +33,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             "br i1 {cond}, label %{ok_l}, label %{panic_l}, !prof {UNLIKELY_BRANCH_WEIGHTS}"
         ));
         self.start_block(&panic_l);
+        self.panic_now(site, message, operands);
+        self.start_block(&ok_l);
+        Ok(())
+    }
+
+    /// Panics at `site` with `message` here, unconditionally (the current block ends).
+    pub fn panic_now(&mut self, site: Handle<Expr>, message: &str, operands: (&str, &str)) {
         let loc = self.func.loc_of(site);
         let id = self.w.add_panic_site(PanicSite {
             id: 0,
@@ -47,8 +54,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             operands.0, operands.1
         ));
         self.terminate("unreachable");
-        self.start_block(&ok_l);
-        Ok(())
     }
 
     /// Rust's checks before an integer `/` or `%`: a zero divisor, and `MIN / -1` for

@@ -29,7 +29,8 @@ pub fn scalar_mem(s: ScalarType) -> &'static str {
 }
 
 /// The LLVM type of a value of type `ty`. Slices are `{T*, i64}` aggregates inside
-/// functions; tuples are literal structs. Unit and never have no value type.
+/// functions; tuples are literal structs; a dynamic shared memory cursor is its byte
+/// offset. Unit and never have no value type.
 pub fn value(ty: &Type) -> Result<String, Error> {
     match ty {
         Type::Scalar(s) => Ok(scalar(*s).to_string()),
@@ -38,6 +39,7 @@ pub fn value(ty: &Type) -> Result<String, Error> {
             let fields = items.iter().map(value).collect::<Result<Vec<_>, _>>()?;
             Ok(format!("{{ {} }}", fields.join(", ")))
         }
+        Type::DynamicShared => Ok("i64".to_string()),
         Type::Unit | Type::Never => Err(Error(format!(
             "a value of type `{ty}` cannot be stored or passed here"
         ))),

@@ -1,0 +1,257 @@
+//! Run-time checks whose outcome and panic text the IR fixes, so that every backend
+//! (the NVVM writer, the CPU simulator) panics in the same cases with the same words.
+//!
+//! A message names its operands as `{0}` and `{1}` (unsigned 64-bit values), which the
+//! host substitutes from the panic record. The evaluators here are the reference: a
+//! backend may compute the same decision differently (branches in NVVM IR) but must
+//! agree with them; the tests hold them to std's own panics.
+
+/// `&s[start..]` with `start > s.len()`.
+pub const RANGE_START_MESSAGE: &str = "range start index {0} out of range for slice of length {1}";
+/// `&s[..end]` with `end > s.len()` (and `..=end` with `end >= s.len()`).
+pub const RANGE_END_MESSAGE: &str = "range end index {0} out of range for slice of length {1}";
+/// `&s[start..end]` with `start > end`.
+pub const RANGE_ORDER_MESSAGE: &str = "slice index starts at {0} but ends at {1}";
+/// `s.split_at(mid)` / `s.split_at_mut(mid)` with `mid > s.len()` (std's assertion text).
+pub const SPLIT_AT_MESSAGE: &str = "mid > len";
+/// `smem.take::<T>(n)` past the launch's dynamic shared memory: `{0}` is the byte offset
+/// the carved slice would end at, `{1}` the launch's `shared_bytes`.
+pub const DYNAMIC_SHARED_MESSAGE: &str = "dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)";
+
+/// A failed check: the message and its two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckFailure {
+    pub message: &'static str,
+    pub operands: (u64, u64),
+}
+
+impl CheckFailure {
+    /// The message with its operands substituted, as the host prints it.
+    pub fn text(&self) -> String {
+        self.message
+            .replace("{0}", &self.operands.0.to_string())
+            .replace("{1}", &self.operands.1.to_string())
+    }
+}
+
+/// The bounds a sub-slice expression gives: `start` (0 when absent) and the end as
+/// written (`None` for `s[a..]`), `inclusive` for `..=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeBounds {
+    pub start: u64,
+    pub end: Option<u64>,
+    pub inclusive: bool,
+}
+
+/// The range a sub-slice takes as `(start, exclusive end)`, or std's panic.
+///
+/// std decides in two steps (`core::slice::index`): the range form picks the
+/// `(start, end)` pair it reports — for `a..=b` with `b < len` that is `(a, b + 1)`,
+/// otherwise `(a, b)`; for `a..` it is `(a, len)` — and `slice_index_fail` picks the
+/// message from that pair in a fixed order.
+pub fn sub_slice_range(bounds: RangeBounds, len: u64) -> Result<(u64, u64), CheckFailure> {
+    let start = bounds.start;
+    let (end, ok) = match (bounds.end, bounds.inclusive) {
+        (None, _) => (len, start <= len),
+        (Some(end), false) => (end, start <= end && end <= len),
+        (Some(end), true) if end < len => (end + 1, start <= end + 1),
+        (Some(end), true) => (end, false),
+    };
+    if ok {
+        Ok((start, end))
+    } else {
+        Err(slice_index_failure(start, end, len))
+    }
+}
+
+/// std's `slice_index_fail(start, end, len)`: which message a failed range reports.
+/// (`start <= end <= len` only happens for an inclusive range ending at `len`, which
+/// std reports as an end out of range.)
+pub fn slice_index_failure(start: u64, end: u64, len: u64) -> CheckFailure {
+    let (message, operands) = if start > len {
+        (RANGE_START_MESSAGE, (start, len))
+    } else if end > len {
+        (RANGE_END_MESSAGE, (end, len))
+    } else if start > end {
+        (RANGE_ORDER_MESSAGE, (start, end))
+    } else {
+        (RANGE_END_MESSAGE, (end, len))
+    };
+    CheckFailure { message, operands }
+}
+
+/// `s.split_at(mid)`: the two lengths, or std's assertion.
+pub fn split_at(mid: u64, len: u64) -> Result<(u64, u64), CheckFailure> {
+    if mid <= len {
+        Ok((mid, len - mid))
+    } else {
+        Err(CheckFailure {
+            message: SPLIT_AT_MESSAGE,
+            operands: (0, 0),
+        })
+    }
+}
+
+/// `cursor.take::<T>(count)` on a dynamic shared memory cursor at byte `offset`, for a
+/// launch with `available` bytes: the slice's byte offset (rounded up to `align`, a
+/// power of two) and the cursor's next offset, or the panic. A count of 2^32 or more
+/// never fits (shared memory is far smaller) and is reported as `u64::MAX` bytes, so
+/// nothing overflows.
+pub fn dynamic_shared_take(
+    offset: u64,
+    align: u64,
+    elem_size: u64,
+    count: u64,
+    available: u64,
+) -> Result<(u64, u64), CheckFailure> {
+    let aligned = offset.div_ceil(align).saturating_mul(align);
+    let end = if count > u64::from(u32::MAX) {
+        u64::MAX
+    } else {
+        aligned.saturating_add(count * elem_size)
+    };
+    if end <= available {
+        Ok((aligned, end))
+    } else {
+        Err(CheckFailure {
+            message: DYNAMIC_SHARED_MESSAGE,
+            operands: (end, available),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// std's own panic text for `f`, or `None` if it did not panic.
+    fn std_panic(f: impl FnOnce()) -> Option<String> {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let result = catch_unwind(AssertUnwindSafe(f));
+        std::panic::set_hook(previous);
+        result.err().map(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
+    }
+
+    fn ours(bounds: RangeBounds, len: u64) -> Option<String> {
+        sub_slice_range(bounds, len).err().map(|f| f.text())
+    }
+
+    #[test]
+    fn sub_slice_checks_match_std_for_every_range_form() {
+        let data = [0u8; 8];
+        let s: &[u8] = std::hint::black_box(&data);
+        let len = s.len();
+        let b = |start, end, inclusive| RangeBounds {
+            start,
+            end,
+            inclusive,
+        };
+        for i in 0..12usize {
+            for j in 0..12usize {
+                let (iu, ju) = (i as u64, j as u64);
+                assert_eq!(
+                    ours(b(iu, Some(ju), false), len as u64),
+                    std_panic(|| {
+                        std::hint::black_box(&s[i..j]);
+                    }),
+                    "{i}..{j}"
+                );
+                assert_eq!(
+                    ours(b(iu, Some(ju), true), len as u64),
+                    std_panic(|| {
+                        std::hint::black_box(&s[i..=j]);
+                    }),
+                    "{i}..={j}"
+                );
+            }
+            assert_eq!(
+                ours(b(i as u64, None, false), len as u64),
+                std_panic(|| {
+                    std::hint::black_box(&s[i..]);
+                }),
+                "{i}.."
+            );
+            assert_eq!(
+                ours(b(0, Some(i as u64), false), len as u64),
+                std_panic(|| {
+                    std::hint::black_box(&s[..i]);
+                }),
+                "..{i}"
+            );
+            assert_eq!(
+                ours(b(0, Some(i as u64), true), len as u64),
+                std_panic(|| {
+                    std::hint::black_box(&s[..=i]);
+                }),
+                "..={i}"
+            );
+        }
+        let max = usize::MAX;
+        assert_eq!(
+            ours(b(2, Some(u64::MAX), true), 8),
+            std_panic(|| {
+                std::hint::black_box(&s[2..=max]);
+            })
+        );
+        assert_eq!(
+            ours(b(u64::MAX, Some(u64::MAX), true), 8),
+            std_panic(|| {
+                std::hint::black_box(&s[max..=max]);
+            })
+        );
+    }
+
+    #[test]
+    fn in_range_sub_slices_give_std_bounds() {
+        let b = |start, end, inclusive| RangeBounds {
+            start,
+            end,
+            inclusive,
+        };
+        assert_eq!(sub_slice_range(b(2, Some(5), false), 8), Ok((2, 5)));
+        assert_eq!(sub_slice_range(b(2, Some(5), true), 8), Ok((2, 6)));
+        assert_eq!(sub_slice_range(b(8, None, false), 8), Ok((8, 8)));
+        assert_eq!(sub_slice_range(b(5, Some(4), true), 8), Ok((5, 5)));
+        assert_eq!(sub_slice_range(b(0, Some(7), true), 8), Ok((0, 8)));
+    }
+
+    #[test]
+    fn split_at_matches_std() {
+        let data = [0u8; 8];
+        let s: &[u8] = std::hint::black_box(&data);
+        for mid in 0..11usize {
+            let theirs = std_panic(|| {
+                std::hint::black_box(s.split_at(mid));
+            });
+            assert_eq!(split_at(mid as u64, 8).err().map(|f| f.text()), theirs);
+            let mut m = data;
+            let theirs_mut = std_panic(|| {
+                std::hint::black_box(m.split_at_mut(mid));
+            });
+            assert_eq!(split_at(mid as u64, 8).err().map(|f| f.text()), theirs_mut);
+        }
+        assert_eq!(split_at(3, 8), Ok((3, 5)));
+    }
+
+    #[test]
+    fn dynamic_shared_take_aligns_and_reports_bytes() {
+        // 3 f32 (12 bytes) then a u64 aligned to 8: starts at 16.
+        assert_eq!(dynamic_shared_take(0, 4, 4, 3, 64), Ok((0, 12)));
+        assert_eq!(dynamic_shared_take(12, 8, 8, 2, 64), Ok((16, 32)));
+        assert_eq!(dynamic_shared_take(32, 8, 8, 4, 64), Ok((32, 64)));
+        let f = dynamic_shared_take(12, 8, 8, 7, 64).unwrap_err();
+        assert_eq!(f.operands, (72, 64));
+        assert!(f.text().starts_with(
+            "dynamic shared memory exhausted: `take` needs 72 bytes but the launch has 64 bytes"
+        ));
+        let huge = dynamic_shared_take(4, 8, 8, u64::MAX, 64).unwrap_err();
+        assert_eq!(huge.operands, (u64::MAX, 64));
+    }
+}

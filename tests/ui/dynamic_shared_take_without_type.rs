@@ -1,0 +1,10 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(out: &mut [f32]) {
+    let mut smem = dynamic_shared();
+    let tile = smem.take(32);
+    out[0] = tile[0];
+}
+
+fn main() {}
