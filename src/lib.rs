@@ -40,9 +40,15 @@ pub use kernel_host::{
 };
 pub use kernel_macros::{device, kernel};
 
+pub mod random;
+
 /// What kernels and the code launching them usually need: `use cudajit::prelude::*;`.
 pub mod prelude {
     pub use crate::launch;
+    pub use crate::random::{
+        xoroshiro128p_normal_f32, xoroshiro128p_normal_f64, xoroshiro128p_uniform_f32,
+        xoroshiro128p_uniform_f64,
+    };
     pub use kernel_device::device_api::{
         block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
         DynamicShared,

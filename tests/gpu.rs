@@ -217,3 +217,6 @@ mod exact;
 
 #[path = "gpu/cooperative.rs"]
 mod cooperative;
+
+#[path = "gpu/random.rs"]
+mod random;

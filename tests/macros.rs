@@ -231,3 +231,64 @@ fn literals_infer_from_device_signatures() {
     assert_eq!((half(200) + 1).min(3), 3);
     assert!(literal_args.source().text.contains("wide(5_000_000_000)"));
 }
+
+/// Kernels reach the device RNG's `#[device]` functions, defined in the `cudajit` crate
+/// and brought in by the prelude, like their own: the unit gathers them across crates
+/// and lowers to NVVM IR (what the first launch compiles).
+#[kernel]
+fn draws_normals(states: &mut [u64], out: &mut [f64]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = xoroshiro128p_normal_f64(states, i)
+            + cudajit::random::xoroshiro128p_uniform_f64(states, i);
+    }
+}
+
+#[test]
+fn device_rng_functions_are_gathered_from_the_cudajit_crate() {
+    let unit: Vec<_> = draws_normals
+        .source()
+        .unit()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(
+        unit,
+        [
+            "draws_normals",
+            "xoroshiro128p_normal_f64",
+            "xoroshiro128p_uniform_f64",
+            "xoroshiro128p_next"
+        ]
+    );
+    let compiled = kernel_device::nvvm_ir_for_kernel(
+        draws_normals.source(),
+        &kernel_device::back::nvvm::Options::default(),
+    )
+    .unwrap();
+    assert!(compiled
+        .nvvm_ir
+        .contains("@__cudajit_dev_xoroshiro128p_next("));
+    assert!(!compiled.cooperative);
+    assert!(compiled
+        .panic_sites
+        .iter()
+        .any(|s| s.file == "src/random.rs" && s.function == "xoroshiro128p_next"));
+}
+
+#[kernel]
+fn waits_for_the_grid(out: &mut [u32]) {
+    out[grid(1)] = 1;
+    grid_sync();
+}
+
+#[test]
+fn a_grid_sync_makes_the_compiled_unit_cooperative() {
+    let compiled = kernel_device::nvvm_ir_for_kernel(
+        waits_for_the_grid.source(),
+        &kernel_device::back::nvvm::Options::default(),
+    )
+    .unwrap();
+    assert!(compiled.cooperative);
+    assert!(compiled.nvvm_ir.contains("%envreg1"));
+}

@@ -3,7 +3,8 @@
 //! compilation unit is lowered exactly as at run time (frontend → validator → NVVM IR
 //! writer) and the file's units are compared with `tests/out/nvvm/<name>.ll`. A difference fails the test
 //! and the actual output is written under the target's tmp dir. `CUDAJIT_BLESS=1`
-//! rewrites the expected files instead. With the toolchain configured (see
+//! rewrites the expected files instead. The `cudajit` crate's own device functions
+//! (`src/random.rs`) are callable from every input. With the toolchain configured (see
 //! `common::toolchain`) every snapshot also goes through libnvvm and ptxas.
 
 mod common;
@@ -43,11 +44,24 @@ fn inputs() -> Vec<(String, PathBuf, String)> {
     inputs
 }
 
+/// The `#[device]` functions the `cudajit` crate itself defines (its device RNG), as
+/// `file!()` names them: any input may call them, as any user crate may.
+fn library_devices() -> Result<Vec<offline::Found>, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for file in ["src/random.rs"] {
+        let text = std::fs::read_to_string(root.join(file)).map_err(|e| e.to_string())?;
+        found.extend(offline::scan(&text, file)?);
+    }
+    Ok(found)
+}
+
 /// The snapshot text: each kernel's compilation unit as the run-time compiler builds
 /// it (`nvvm_ir_for_kernel`), followed by its panic sites as comments.
 fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let found = offline::scan(&text, file)?;
+    let mut found = offline::scan(&text, file)?;
+    found.extend(library_devices()?);
     let mut units = Vec::new();
     for (index, f) in found.iter().enumerate() {
         if f.kind != SourceKind::Kernel {
