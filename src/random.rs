@@ -41,6 +41,7 @@ use crate::{DeviceArray, Result};
 /// Returns the next 64 random bits of generator `index` (words `2 * index` and
 /// `2 * index + 1` of `states`) and advances it (Numba's `xoroshiro128p_next`).
 #[device]
+#[allow(clippy::manual_rotate)] // the kernel subset has no rotate_left yet
 pub fn xoroshiro128p_next(states: &mut [u64], index: usize) -> u64 {
     let s0 = states[2 * index];
     let mut s1 = states[2 * index + 1];
@@ -80,7 +81,7 @@ pub fn xoroshiro128p_jump(states: &mut [u64], index: usize) {
 pub fn xoroshiro128p_uniform_f32(states: &mut [u64], index: usize) -> f32 {
     let bits = xoroshiro128p_next(states, index);
     // The top 24 bits, times 2^-24: every value exact, never 1.0.
-    (bits >> 40) as f32 * 5.9604644775390625e-8f32
+    (bits >> 40) as f32 * (1.0f32 / 16777216.0f32)
 }
 
 /// A uniformly distributed `f64` in [0, 1), advancing generator `index`.
@@ -88,7 +89,7 @@ pub fn xoroshiro128p_uniform_f32(states: &mut [u64], index: usize) -> f32 {
 pub fn xoroshiro128p_uniform_f64(states: &mut [u64], index: usize) -> f64 {
     let bits = xoroshiro128p_next(states, index);
     // The top 53 bits, times 2^-53.
-    (bits >> 11) as f64 * 1.1102230246251565e-16f64
+    (bits >> 11) as f64 * (1.0f64 / 9007199254740992.0f64)
 }
 
 /// A standard normal `f32` (mean 0, deviation 1) by the Box–Muller transform, advancing
