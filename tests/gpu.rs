@@ -220,3 +220,6 @@ mod cooperative;
 
 #[path = "gpu/random.rs"]
 mod random;
+
+#[path = "gpu/slices.rs"]
+mod slices;
