@@ -95,7 +95,9 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         "Bundle ready in {rel}. On the GPU machine run, from the repository root:\n\
          \n    bash {rel}/run.sh\n\n\
          (through the device tool: command `bash {rel}/run.sh`, carry [\"{rel}\"] and \".whl\" if \
-         Numba's comparison should run). Logs and the summary go to $OUT."
+         Numba's comparison should run). Logs and the summary go to $OUT.\n\
+         The SIMT suite alone (nvcc, cudajit, Numba, CuPy/cuBLAS; a few minutes): \
+         `bash {rel}/bench/run_simt.sh`; then here `cargo xtask chart simt.txt simt.png`."
     );
     Ok(())
 }
@@ -269,7 +271,10 @@ export CUDAJIT_CACHE_DIR="${CUDAJIT_CACHE_DIR:-$(mktemp -d)}"
         ));
     }
     s.push_str(
-        r#"if [ -f "$here/bench/run.sh" ]; then
+        r#"if [ -f "$here/bench/run_simt.sh" ]; then
+  run bench simt-suite bash "$here/bench/run_simt.sh"
+fi
+if [ -f "$here/bench/run.sh" ]; then
   run bench runner bash "$here/bench/run.sh"
 else
 "#,

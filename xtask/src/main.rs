@@ -9,9 +9,11 @@
 //! - `gpu-bundle --out-dir DIR`: release test binaries, examples and benches with a
 //!   `run.sh` that runs them all on the GPU machine.
 //! - `bench`: builds the bundle and says how to run it.
+//! - `chart TABLE.txt OUT.png`: the ratio chart of a SIMT benchmark run's table.
 
 mod build_device;
 mod bundle;
+mod chart;
 mod scan;
 mod toolchain;
 
@@ -23,7 +25,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   build-device --arch ARCH [--arch ..] --out-dir DIR [--src DIR ..]
                                         compile every #[kernel] to PTX + manifest.txt
   gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
-  bench [--out-dir DIR]                 build the bundle and print how to run it";
+  bench [--out-dir DIR]                 build the bundle and print how to run it
+  chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         Some("build-device") => build_device::run(&args[1..]),
         Some("gpu-bundle") => bundle::run(&args[1..]).map(|_| ()),
         Some("bench") => bundle::bench(&args[1..]),
+        Some("chart") => chart::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

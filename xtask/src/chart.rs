@@ -1,0 +1,271 @@
+//! `cargo xtask chart TABLE.txt OUT.png`: the bar chart of one SIMT benchmark run, drawn
+//! from the table bench/report_simt.py prints (its `kernel ...` header line names the
+//! columns; `-` is a missing value): per kernel, the time of cudajit (bounds-checked and
+//! not) and of Numba as a multiple of nvcc's, with the 1.00 and 1.05 lines.
+//!
+//! Drawn by plotters into a bitmap with an embedded font (DejaVu Sans through ab_glyph),
+//! so it needs no system font library and renders the same everywhere.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+/// One table row: the kernel and its ratios against nvcc, one per [`SERIES`] entry.
+#[derive(Debug, PartialEq)]
+pub struct Row {
+    pub kernel: String,
+    pub ratios: Vec<Option<f64>>,
+}
+
+#[derive(Debug, PartialEq)]
+pub struct Table {
+    /// The run's first header lines (title, commit, device), for the caption.
+    pub title: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+/// (column in the table, legend label, colour).
+const SERIES: [(&str, &str, RGBColor); 3] = [
+    ("cj/nvcc", "cudajit #[kernel]", RGBColor(31, 119, 180)),
+    (
+        "nochk/nvcc",
+        "cudajit boundscheck = false",
+        RGBColor(44, 160, 44),
+    ),
+    ("numba/nvcc", "Numba @cuda.jit", RGBColor(255, 127, 14)),
+];
+const FONT: &str = "sans-serif";
+/// Bars taller than this are cut and labelled with their value (Numba can be far off).
+const Y_CAP: f64 = 3.0;
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let [table, png] = args else {
+        return Err(
+            "usage: cargo xtask chart TABLE.txt OUT.png (TABLE: bench/run_simt.sh's simt.txt)"
+                .into(),
+        );
+    };
+    let text = std::fs::read_to_string(table).map_err(|e| format!("{table}: {e}"))?;
+    let parsed = parse(&text).map_err(|e| format!("{table}: {e}"))?;
+    draw(&parsed, Path::new(png))?;
+    eprintln!("xtask: wrote {png} ({} kernels)", parsed.rows.len());
+    Ok(())
+}
+
+/// Reads the kernel table: from the line starting with `kernel` to the first blank line.
+pub fn parse(text: &str) -> Result<Table, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.split_whitespace().next() == Some("kernel"))
+        .ok_or("no table header (a line starting with `kernel`)")?;
+    let header: Vec<&str> = lines[start].split_whitespace().collect();
+    let columns: Vec<usize> = SERIES
+        .iter()
+        .map(|(name, _, _)| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .ok_or(format!("the table has no `{name}` column"))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut rows = Vec::new();
+    for line in &lines[start + 1..] {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        if cells.is_empty() {
+            break;
+        }
+        let ratio = |c: usize| cells.get(c).and_then(|v| v.parse::<f64>().ok());
+        rows.push(Row {
+            kernel: cells[0].to_string(),
+            ratios: columns.iter().map(|&c| ratio(c)).collect(),
+        });
+    }
+    if rows.is_empty() {
+        return Err("the table has no rows".into());
+    }
+    let title = lines
+        .iter()
+        .take(start)
+        .take_while(|l| !l.trim().is_empty())
+        .take(3)
+        .map(|l| l.to_string())
+        .collect();
+    Ok(Table { title, rows })
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is a valid TrueType file compiled into xtask: cannot fail.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
+    register_font();
+    let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", png.display());
+    let n = table.rows.len();
+    let width = (200 + 110 * n as u32).max(900);
+    let root = BitMapBackend::new(png, (width, 640)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let tallest = table
+        .rows
+        .iter()
+        .flat_map(|r| r.ratios.iter().flatten())
+        .fold(1.2f64, |m, &r| m.max(r.min(Y_CAP)));
+    let y_max = tallest * 1.12;
+    let caption = table
+        .title
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "SIMT kernels".to_string());
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{caption}: time / nvcc time (lower is faster)"),
+            (FONT, 20),
+        )
+        .margin(15)
+        .x_label_area_size(60)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..n as f64, 0f64..y_max)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.max(1))
+        .x_label_formatter(&|_| String::new())
+        .y_desc("x nvcc -O3")
+        .label_style((FONT, 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+
+    let bar = 0.8 / SERIES.len() as f64;
+    for (s, (_, label, colour)) in SERIES.iter().enumerate() {
+        let bars: Vec<_> = table
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, row)| row.ratios[s].map(|r| (i, r)))
+            .map(|(i, r)| {
+                let x0 = i as f64 + 0.1 + s as f64 * bar;
+                Rectangle::new([(x0, 0.0), (x0 + bar * 0.9, r.min(y_max))], colour.filled())
+            })
+            .collect();
+        chart
+            .draw_series(bars)
+            .map_err(|e| err(&e))?
+            .label(*label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+    }
+    for (level, colour) in [(1.0, BLACK), (1.05, RED)] {
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, level), (n as f64, level)],
+                colour.stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?
+            .label(format!("{level:.2}x"))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 12, y)], colour));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 14))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| err(&e))?;
+
+    // Kernel names under their groups, and each bar's value above it (or "n/a").
+    let name_style = TextStyle::from((FONT, 14).into_font()).color(&BLACK);
+    let value_style = TextStyle::from((FONT, 11).into_font()).color(&BLACK);
+    for (i, row) in table.rows.iter().enumerate() {
+        let (cx, base) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        let (w, _) = root
+            .estimate_text_size(&row.kernel, &name_style)
+            .map_err(|e| err(&e))?;
+        root.draw(&Text::new(
+            row.kernel.clone(),
+            (cx - w as i32 / 2, base + 10),
+            name_style.clone(),
+        ))
+        .map_err(|e| err(&e))?;
+        for (s, ratio) in row.ratios.iter().enumerate() {
+            let x = i as f64 + 0.1 + (s as f64 + 0.45) * bar;
+            let (text, top) = match ratio {
+                Some(r) => (format!("{r:.2}"), r.min(y_max)),
+                None => ("n/a".to_string(), 0.0),
+            };
+            let (px, py) = chart.backend_coord(&(x, top));
+            let (w, h) = root
+                .estimate_text_size(&text, &value_style)
+                .map_err(|e| err(&e))?;
+            root.draw(&Text::new(
+                text,
+                (px - w as i32 / 2, py - h as i32 - 2),
+                value_style.clone(),
+            ))
+            .map_err(|e| err(&e))?;
+        }
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape bench/report_simt.py prints (abridged).
+    const SAMPLE: &str = "\
+cudajit SIMT benchmark suite, 2026-11-23 14:00:00 UTC
+commit: 0123456789abcdef
+device (name, driver, memory, pstate, SM clock, memory clock, temperature): NVIDIA H100 80GB HBM3
+
+SIMT kernels: median us of event-timed launches; ratios against nvcc -O3 -arch=sm_90
+kernel          nvcc_us    cj_us      nochk_us   numba_us   ref_us     ref     cj/nvcc  nochk/nvcc numba/nvcc cj/ref  GB/s    TFLOP/s %copy  %copy_nvcc bars
+copy_kernel     180.000    181.000    180.000    182.000    -          -       1.006    1.000      1.011      -       2966.1  -       99.4   99.9       cj<=1.05x:ok
+sum_shared      380.000    385.000    379.000    1250.000   365.000    cupy    1.013    0.997      3.289      1.055   2788.9  -       93.5   94.7       cj<=1.05x:ok,<=1.05x_cupy:FAIL
+sgemm           3000.000   -          -          9000.000   2700.000   cublas  -        -          3.000      -       -       -       -      -          cj<=1.05x:-
+
+Bars
+  PASS    sum_shared: cj<=1.05x: 1.013
+";
+
+    #[test]
+    fn parses_the_report_table() {
+        let t = parse(SAMPLE).unwrap();
+        assert_eq!(t.title[1], "commit: 0123456789abcdef");
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[1].kernel, "sum_shared");
+        assert_eq!(
+            t.rows[1].ratios,
+            vec![Some(1.013), Some(0.997), Some(3.289)]
+        );
+        assert_eq!(t.rows[2].ratios, vec![None, None, Some(3.0)]);
+    }
+
+    #[test]
+    fn rejects_text_without_a_table() {
+        assert!(parse("no table here\n").is_err());
+        let no_column = "kernel nvcc_us\ncopy 1.0\n";
+        assert!(parse(no_column).unwrap_err().contains("cj/nvcc"));
+    }
+
+    #[test]
+    fn renders_a_png_without_system_fonts() {
+        let t = parse(SAMPLE).unwrap();
+        let dir = std::env::temp_dir().join(format!("xtask-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = dir.join("simt.png");
+        draw(&t, &png).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // A drawn chart, not a blank canvas: white compresses to a few hundred bytes.
+        assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
