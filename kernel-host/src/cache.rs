@@ -101,6 +101,8 @@ pub(crate) struct LoadedKernel {
     /// Dynamic shared memory the function has been allowed so far beyond the default
     /// 48 KiB (0: never raised).
     shared_opt_in: AtomicU32,
+    /// Static shared memory of the function (its shared arrays), in bytes.
+    pub(crate) static_shared: u32,
     module: Module,
     /// The module's panic record (None for PTX without a panic slot).
     pub(crate) panic: Option<std::sync::Arc<PanicRecord>>,
@@ -126,6 +128,14 @@ impl LoadedKernel {
         // SAFETY: the module is loaded in the current context.
         let function = unsafe { result::module::get_function(module.raw, c_name) }
             .call("cuModuleGetFunction")?;
+        // SAFETY: the function was just loaded in the current context.
+        let static_shared = unsafe {
+            result::function::get_function_attribute(
+                function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .call("cuFuncGetAttribute")?;
         Ok(LoadedKernel {
             function,
             name,
@@ -133,6 +143,7 @@ impl LoadedKernel {
             cooperative,
             occupancy: Default::default(),
             shared_opt_in: AtomicU32::new(0),
+            static_shared: u32::try_from(static_shared).unwrap_or(0),
             module,
             panic,
         })

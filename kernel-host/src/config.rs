@@ -116,6 +116,38 @@ pub struct ValidLaunch {
     pub needs_shared_opt_in: bool,
 }
 
+impl ValidLaunch {
+    /// Counts the kernel's static shared memory (its shared arrays, fixed at compile
+    /// time) with the launch's dynamic bytes: together they must fit the device's
+    /// opt-in limit, and past the default 48 KiB window the kernel's dynamic-size
+    /// attribute must be raised before the launch. Pure: no driver call.
+    pub fn with_static_shared(
+        mut self,
+        kernel: &str,
+        static_bytes: u32,
+        limits: &DeviceLimits,
+    ) -> Result<ValidLaunch> {
+        let total = u64::from(self.shared_bytes) + u64::from(static_bytes);
+        let opt_in_max = limits
+            .max_shared_per_block_optin
+            .max(limits.max_shared_per_block);
+        if total > u64::from(opt_in_max) {
+            return Err(Rejection {
+                limit: "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN".into(),
+                detail: format!(
+                    "{} bytes of dynamic shared memory and the kernel's {static_bytes} bytes \
+                     of static shared memory ({total} in all) exceed the device limit of \
+                     {opt_in_max} bytes per block",
+                    self.shared_bytes
+                ),
+            }
+            .into_error(kernel));
+        }
+        self.needs_shared_opt_in = total > u64::from(limits.max_shared_per_block);
+        Ok(self)
+    }
+}
+
 /// The device limits a launch is checked against, read once per device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceLimits {
@@ -358,6 +390,39 @@ mod tests {
         );
         assert!(detail.contains("232449 bytes"), "{detail}");
         assert!(detail.contains("232448 bytes per block"), "{detail}");
+    }
+
+    #[test]
+    fn static_shared_memory_counts_toward_the_limits() {
+        let valid = |dynamic: usize| {
+            LaunchConfig::new(1, 32)
+                .shared_bytes(dynamic)
+                .validate("k", &LIMITS)
+                .unwrap()
+        };
+        // 40 KiB static + 16 KiB dynamic: past the 48 KiB window, so opt in.
+        let v = valid(16 * 1024)
+            .with_static_shared("k", 40 * 1024, &LIMITS)
+            .unwrap();
+        assert!(v.needs_shared_opt_in);
+        assert_eq!(v.shared_bytes, 16 * 1024);
+        let v = valid(8 * 1024)
+            .with_static_shared("k", 40 * 1024, &LIMITS)
+            .unwrap();
+        assert!(!v.needs_shared_opt_in);
+        // 200 KiB dynamic fits alone, not with 40 KiB static.
+        match valid(200 * 1024).with_static_shared("k", 40 * 1024, &LIMITS) {
+            Err(Error::InvalidLaunch { limit, detail, .. }) => {
+                assert_eq!(
+                    limit,
+                    "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"
+                );
+                assert!(detail.contains("204800 bytes of dynamic"), "{detail}");
+                assert!(detail.contains("40960 bytes of static"), "{detail}");
+                assert!(detail.contains("232448 bytes per block"), "{detail}");
+            }
+            other => panic!("expected InvalidLaunch, got {other:?}"),
+        }
     }
 
     #[test]

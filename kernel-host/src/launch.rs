@@ -35,6 +35,7 @@ pub fn launch(
     device.bind()?;
     let kernel = cache.get(source, device)?;
     check_args(&kernel.name, &kernel.params, args, device.ordinal())?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {
         kernel.allow_shared(valid.shared_bytes)?;
     }
