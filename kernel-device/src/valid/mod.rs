@@ -194,3 +194,5 @@ fn returnable(ty: &Type) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_slices;

@@ -17,6 +17,7 @@ macro_rules! skip {
 mod flow;
 mod loops;
 mod ops;
+mod slices;
 
 /// A terse way to build functions by hand.
 pub struct F(Function);
