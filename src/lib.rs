@@ -53,6 +53,8 @@ pub mod prelude {
         block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
         DynamicShared,
     };
+    // Barriers, fences and atomics (with their element-type traits).
+    pub use kernel_device::device_api::{atomic::*, sync::*};
     pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 

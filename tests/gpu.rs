@@ -223,3 +223,6 @@ mod random;
 
 #[path = "gpu/slices.rs"]
 mod slices;
+
+#[path = "gpu/simt.rs"]
+mod simt;

@@ -13,7 +13,16 @@ use std::cell::Cell;
 /// intrinsics (`proc::intrinsics`: every intrinsic has a stand-in of its name here).
 /// A file added to this module goes in the list.
 #[doc(hidden)]
-pub const SOURCES: &[&str] = &[include_str!("device_api.rs")];
+pub const SOURCES: &[&str] = &[
+    include_str!("device_api.rs"),
+    include_str!("device_api/sync.rs"),
+    include_str!("device_api/atomic.rs"),
+];
+
+pub mod atomic;
+pub mod sync;
+pub use atomic::*;
+pub use sync::*;
 
 /// A CUDA `dim3`: three `u32` extents or indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

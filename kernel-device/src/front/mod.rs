@@ -25,6 +25,8 @@ mod tests_check;
 #[cfg(test)]
 mod tests_fidelity;
 #[cfg(test)]
+mod tests_simt;
+#[cfg(test)]
 mod tests_slices;
 
 use crate::diag::Diagnostic;

@@ -19,6 +19,11 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
     }))
 }
 
+/// The lowered IR of one kernel (panics on errors).
+pub fn lower_kernel(text: &str) -> Function {
+    kernel(text)
+}
+
 fn kernel(text: &str) -> Function {
     lower_one(text, SourceKind::Kernel)
 }

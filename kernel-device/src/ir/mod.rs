@@ -410,10 +410,63 @@ pub enum Intrinsic {
     /// `dynamic_shared()`: a cursor (`Type::DynamicShared`) at the start of the launch's
     /// dynamic shared memory. Every call starts at byte 0, as CUDA's `extern __shared__`.
     DynamicShared,
+    /// `sync_threads_count(pred)`: the barrier, then how many threads of the block
+    /// passed `true` (u32).
+    SyncThreadsCount,
+    /// `sync_threads_and(pred)` / `sync_threads_or(pred)`: the barrier, then whether
+    /// every / any thread of the block passed `true`.
+    SyncThreadsAnd,
+    SyncThreadsOr,
+    /// `sync_warp(mask)`: a barrier for the lanes of the warp named in `mask`.
+    SyncWarp,
+    /// `threadfence_block()` / `threadfence()` / `threadfence_system()`.
+    Fence(MemoryScope),
+    /// `atomic_<op>[_block|_system](slice, index, operands..)`: reads `slice[index]`
+    /// (bounds-checked), writes the combination, returns the old value; one indivisible
+    /// step for every thread in `scope`. Operands: `[slice, index, value]`, or
+    /// `[slice, index, expected, new]` for `Cas`.
+    Atomic {
+        op: AtomicOp,
+        scope: MemoryScope,
+    },
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.
     Math(MathFn),
+}
+
+/// The threads a fence or an atomic is indivisible / ordered for (CUDA's scopes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryScope {
+    /// The thread's block (PTX `.cta`).
+    Block,
+    /// The whole device (PTX `.gpu`, CUDA's default).
+    Device,
+    /// The device, the host and other devices (PTX `.sys`).
+    System,
+}
+
+/// What an atomic writes, from the old value `old` and its operand `v`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `old + v` (wrapping for integers).
+    Add,
+    /// `old - v` (wrapping for integers).
+    Sub,
+    /// `old.min(v)` / `old.max(v)` (std's, NaN-ignoring, for floats).
+    Min,
+    Max,
+    /// `v`.
+    Exch,
+    And,
+    Or,
+    Xor,
+    /// u32: `if old >= v { 0 } else { old + 1 }` (CUDA's `atomicInc`).
+    Inc,
+    /// u32: `if old == 0 || old > v { v } else { old - 1 }` (CUDA's `atomicDec`).
+    Dec,
+    /// `if old == expected { new } else { old }`.
+    Cas,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

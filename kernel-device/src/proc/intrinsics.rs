@@ -4,7 +4,7 @@
 //! their IR form, `Intrinsic::Math`, gets its signature from there through [`signature`].
 
 use super::methods;
-use crate::ir::{Axis, Intrinsic, ScalarType, Type};
+use crate::ir::{AtomicOp, Axis, Intrinsic, MemoryScope, ScalarType, Type};
 
 /// How the frontend recognises a row in the source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,11 +138,13 @@ pub struct IntrinsicDef {
     pub nvvm: &'static str,
 }
 
+use Param::Scalar as P;
 use ScalarType as S;
 
 const U32_RET: Signature = Signature::fixed(&[], Ret::Scalar(S::U32));
 const USIZE_RET: Signature = Signature::fixed(&[], Ret::Scalar(S::Usize));
 const UNIT: Signature = Signature::fixed(&[], Ret::Unit);
+const BARRIER_WITH_PREDICATE: &[Param] = &[P(S::Bool)];
 
 const fn row(
     name: &'static str,
@@ -241,11 +243,132 @@ pub static INTRINSICS: &[IntrinsicDef] = &[
         Effect::Pure,
         "",
     ),
+    row(
+        "sync_threads_count",
+        Form::Call,
+        Intrinsic::SyncThreadsCount,
+        Signature::fixed(BARRIER_WITH_PREDICATE, Ret::Scalar(S::U32)),
+        Effect::Barrier,
+        "llvm.nvvm.barrier0.popc",
+    ),
+    row(
+        "sync_threads_and",
+        Form::Call,
+        Intrinsic::SyncThreadsAnd,
+        Signature::fixed(BARRIER_WITH_PREDICATE, Ret::Scalar(S::Bool)),
+        Effect::Barrier,
+        "llvm.nvvm.barrier0.and",
+    ),
+    row(
+        "sync_threads_or",
+        Form::Call,
+        Intrinsic::SyncThreadsOr,
+        Signature::fixed(BARRIER_WITH_PREDICATE, Ret::Scalar(S::Bool)),
+        Effect::Barrier,
+        "llvm.nvvm.barrier0.or",
+    ),
+    row(
+        "sync_warp",
+        Form::Call,
+        Intrinsic::SyncWarp,
+        Signature::fixed(&[P(S::U32)], Ret::Unit),
+        Effect::Barrier,
+        "llvm.nvvm.bar.warp.sync",
+    ),
+    // Fences.
+    row(
+        "threadfence_block",
+        Form::Call,
+        Intrinsic::Fence(MemoryScope::Block),
+        UNIT,
+        Effect::Fence,
+        "llvm.nvvm.membar.cta",
+    ),
+    row(
+        "threadfence",
+        Form::Call,
+        Intrinsic::Fence(MemoryScope::Device),
+        UNIT,
+        Effect::Fence,
+        "llvm.nvvm.membar.gl",
+    ),
+    row(
+        "threadfence_system",
+        Form::Call,
+        Intrinsic::Fence(MemoryScope::System),
+        UNIT,
+        Effect::Fence,
+        "llvm.nvvm.membar.sys",
+    ),
 ];
+
+/// Types CUDA has atomic add/sub/min/max/exchange for (min/max on floats by a
+/// compare-and-swap loop).
+pub const ATOMIC_NUMBERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64, S::F32, S::F64];
+/// Types of the bitwise atomics and compare-and-swap.
+pub const ATOMIC_INTEGERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64];
+/// `atomic_inc` / `atomic_dec` exist for u32 only, as CUDA's.
+pub const ATOMIC_WRAPPING: &[ScalarType] = &[S::U32];
+
+const ATOMIC_RMW: &[Param] = &[Param::MutSliceOfT, P(S::Usize), Param::T];
+const ATOMIC_CAS: &[Param] = &[Param::MutSliceOfT, P(S::Usize), Param::T, Param::T];
+const ATOMIC_PLACE: Effect = Effect::Atomic { slice: 0, index: 1 };
+
+/// The three rows of an atomic: `atomic_<op>` (device scope), `_block`, `_system`.
+macro_rules! atomic_rows {
+    ($($name:literal => $op:ident, $types:expr, $params:expr;)*) => {
+        [$(
+            atomic_row(concat!("atomic_", $name), AtomicOp::$op, MemoryScope::Device, $types, $params),
+            atomic_row(concat!("atomic_", $name, "_block"), AtomicOp::$op, MemoryScope::Block, $types, $params),
+            atomic_row(concat!("atomic_", $name, "_system"), AtomicOp::$op, MemoryScope::System, $types, $params),
+        )*]
+    };
+}
+
+const fn atomic_row(
+    name: &'static str,
+    op: AtomicOp,
+    scope: MemoryScope,
+    types: &'static [ScalarType],
+    params: &'static [Param],
+) -> IntrinsicDef {
+    row(
+        name,
+        Form::Call,
+        Intrinsic::Atomic { op, scope },
+        Signature {
+            types,
+            params,
+            ret: Ret::T,
+        },
+        ATOMIC_PLACE,
+        "",
+    )
+}
+
+/// Atomics on `&mut [T]`: each returns the old value of `slice[index]`.
+pub static ATOMICS: &[IntrinsicDef] = &atomic_rows![
+    "add" => Add, ATOMIC_NUMBERS, ATOMIC_RMW;
+    "sub" => Sub, ATOMIC_NUMBERS, ATOMIC_RMW;
+    "min" => Min, ATOMIC_NUMBERS, ATOMIC_RMW;
+    "max" => Max, ATOMIC_NUMBERS, ATOMIC_RMW;
+    "exch" => Exch, ATOMIC_NUMBERS, ATOMIC_RMW;
+    "and" => And, ATOMIC_INTEGERS, ATOMIC_RMW;
+    "or" => Or, ATOMIC_INTEGERS, ATOMIC_RMW;
+    "xor" => Xor, ATOMIC_INTEGERS, ATOMIC_RMW;
+    "inc" => Inc, ATOMIC_WRAPPING, ATOMIC_RMW;
+    "dec" => Dec, ATOMIC_WRAPPING, ATOMIC_RMW;
+    "cas" => Cas, ATOMIC_INTEGERS, ATOMIC_CAS;
+];
+
+/// Every row, of every table.
+pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
+    INTRINSICS.iter().chain(ATOMICS)
+}
 
 /// The row a called name refers to.
 pub fn by_name(name: &str) -> Option<&'static IntrinsicDef> {
-    INTRINSICS.iter().find(|d| d.name == name)
+    all().find(|d| d.name == name)
 }
 
 pub fn is_intrinsic_name(name: &str) -> bool {
@@ -268,7 +391,7 @@ fn axis_x(i: Intrinsic) -> Intrinsic {
 /// The row of an IR intrinsic (`None` for `Math`, whose rows are the methods').
 pub fn def_of(i: Intrinsic) -> Option<&'static IntrinsicDef> {
     let key = axis_x(i);
-    INTRINSICS.iter().find(|d| d.intrinsic == key)
+    all().find(|d| d.intrinsic == key)
 }
 
 /// The IR intrinsic of a per-axis row on `axis`.
@@ -312,9 +435,10 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_rows_round_trip() {
-        for (k, d) in INTRINSICS.iter().enumerate() {
+        let rows: Vec<_> = all().collect();
+        for (k, d) in rows.iter().enumerate() {
             assert!(
-                INTRINSICS[..k].iter().all(|e| e.name != d.name),
+                rows[..k].iter().all(|e| e.name != d.name),
                 "{} twice",
                 d.name
             );
@@ -338,13 +462,20 @@ mod tests {
     #[test]
     fn every_row_has_a_twin_stand_in() {
         let sources = crate::device_api::SOURCES.concat();
-        for d in INTRINSICS {
+        for d in all() {
             let stand_in = match d.form {
-                Form::Call | Form::DimField => format!("pub fn {}(", d.name),
-                Form::GridLiteral => format!("pub fn {}_1(", d.name),
+                Form::Call | Form::DimField => d.name.to_string(),
+                Form::GridLiteral => format!("{}_1", d.name),
             };
+            // `pub fn name(..`, `pub fn name<T>(..`, or one of the names of a
+            // `scoped!` stand-in (`fn atomic_add, atomic_add_block, atomic_add_system<T..`).
+            let declared = ["fn ", ", "].iter().any(|before| {
+                ["(", "<", ","]
+                    .iter()
+                    .any(|after| sources.contains(&format!("{before}{stand_in}{after}")))
+            });
             assert!(
-                sources.contains(&stand_in),
+                declared,
                 "device_api has no `{stand_in}..` for intrinsic `{}`",
                 d.name
             );

@@ -372,14 +372,30 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if types::scalar(idx_scalar) != "i64" || !idx_scalar.is_integer() {
             return Err(self.error(format!("index of type `{idx_scalar}`; expected usize")));
         }
-        let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
         let Val::V(s) = self.expr(slice)? else {
             return Ok((None, elem));
         };
         let Val::V(i) = self.expr(index)? else {
             return Ok((None, elem));
         };
-        let mem = types::scalar_mem(elem);
+        let ptr = self.checked_element_ptr(site, slice_ty, &s, &i)?;
+        Ok((Some(ptr), elem))
+    }
+
+    /// Pointer to element `i` of the slice value `s` of type `slice_ty`, after the bounds
+    /// check (unless the function opted out).
+    pub fn checked_element_ptr(
+        &mut self,
+        site: Handle<Expr>,
+        slice_ty: &Type,
+        s: &str,
+        i: &str,
+    ) -> Result<String, Error> {
+        let Type::Slice { elem, .. } = slice_ty else {
+            return Err(self.error(format!("indexing a `{slice_ty}`")));
+        };
+        let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
+        let mem = types::scalar_mem(*elem);
         let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
         if self.func.options.bounds_check {
             let len = self.def("len", format!("extractvalue {sty} {s}, 1"));
@@ -391,11 +407,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 (&i, &len),
             )?;
         }
-        let ptr = self.def(
+        Ok(self.def(
             "elem.ptr",
             format!("getelementptr {mem}, {mem}* {base}, i64 {i}"),
-        );
-        Ok((Some(ptr), elem))
+        ))
     }
 
     /// `place = value` / `place op= value`. As in Rust for primitive types, the value is

@@ -92,7 +92,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             // The cursor is the byte offset of the next `take`.
             Intrinsic::DynamicShared => "0".to_string(),
-            Intrinsic::SyncThreads => {
+            Intrinsic::SyncThreads | Intrinsic::Fence(_) => {
                 self.call_void(symbol(intrinsic), &[]);
                 return Ok(Val::Unit);
             }
@@ -100,6 +100,28 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 self.grid_sync(site)?;
                 return Ok(Val::Unit);
             }
+            Intrinsic::SyncWarp => {
+                let [mask] = args else {
+                    return Err(self.error("SyncWarp takes a mask"));
+                };
+                let mask = operand!(self, *mask);
+                self.call_void(symbol(intrinsic), &[("i32", &mask)]);
+                return Ok(Val::Unit);
+            }
+            Intrinsic::SyncThreadsCount | Intrinsic::SyncThreadsAnd | Intrinsic::SyncThreadsOr => {
+                let [pred] = args else {
+                    return Err(self.error(format!("{intrinsic:?} takes a predicate")));
+                };
+                let pred = operand!(self, *pred);
+                let pred = self.def("barrier.pred", format!("zext i1 {pred} to i32"));
+                let r = self.call_extern("barrier", "i32", symbol(intrinsic), &[("i32", &pred)]);
+                if intrinsic == Intrinsic::SyncThreadsCount {
+                    r
+                } else {
+                    self.def("barrier.all", format!("icmp ne i32 {r}, 0"))
+                }
+            }
+            Intrinsic::Atomic { op, scope } => return self.atomic(site, op, scope, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

@@ -6,10 +6,10 @@
 //! (declarations, panic sites, metadata); `function` owns per-function state (names,
 //! blocks, locals, loops) and statements/control flow; `loops` writes `for` loops over
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
-//! `intrinsics` maps special registers and math onto NVVM intrinsics and libdevice;
-//! `panic` writes the device-side panic protocol; `grid_sync` the grid-wide barrier;
-//! `slices` sub-slices, `split_at` and dynamic shared memory; `types` spells types and
-//! constants.
+//! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
+//! libdevice; `atomics` writes the atomics; `panic` writes the device-side panic
+//! protocol; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
+//! dynamic shared memory; `types` spells types and constants.
 //!
 //! Conventions the generated text relies on:
 //! - every local (parameters included) lives in an `alloca` of the entry block; NVVM's
@@ -20,6 +20,7 @@
 //! - output is deterministic: names come from a per-function counter, declarations
 //!   are sorted, nothing iterates a hash map.
 
+mod atomics;
 mod expr;
 mod function;
 mod grid_sync;

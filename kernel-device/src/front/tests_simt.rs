@@ -1,0 +1,164 @@
+//! The SIMT intrinsics (barriers, fences, atomics, warp operations): typed by their
+//! rows in `proc::intrinsics`, misuse rejected at the offending argument with a hint.
+
+use super::tests::lower_kernel;
+use super::*;
+use crate::ir::{AtomicOp, ExprKind, Intrinsic, MemoryScope, ScalarType, Type};
+
+fn check(text: &str) -> Vec<Diagnostic> {
+    let item: syn::ItemFn = syn::parse_str(text).expect("test source parses");
+    check_item(&item, SourceKind::Kernel)
+}
+
+/// Exactly one diagnostic, containing `message`, with a hint, starting at `needle`.
+#[track_caller]
+fn rejects(text: &str, needle: &str, message: &str) {
+    let d = check(text);
+    assert_eq!(
+        d.len(),
+        1,
+        "{text}: {:#?}",
+        d.iter().map(|d| d.text()).collect::<Vec<_>>()
+    );
+    assert!(d[0].message.contains(message), "{:?}", d[0].message);
+    assert!(d[0].hint.is_some(), "no hint: {:?}", d[0].message);
+    let offset = text.find(needle).expect("needle in text");
+    assert_eq!(
+        d[0].span.start().column,
+        offset,
+        "span of {:?}",
+        d[0].message
+    );
+}
+
+#[track_caller]
+fn accepts(text: &str) {
+    let d = check(text);
+    assert!(
+        d.is_empty(),
+        "{:#?}",
+        d.iter().map(|d| d.text()).collect::<Vec<_>>()
+    );
+}
+
+/// The type of the first intrinsic `which` in `f`.
+fn intrinsic_ty(f: &ir::Function, which: Intrinsic) -> Type {
+    f.exprs
+        .iter()
+        .find(|(_, e)| matches!(&e.kind, ExprKind::Intrinsic { intrinsic, .. } if *intrinsic == which))
+        .map(|(_, e)| e.ty.clone())
+        .unwrap_or_else(|| panic!("no {which:?}"))
+}
+
+#[test]
+fn barriers_and_fences_are_typed_by_the_table() {
+    let f = lower_kernel(
+        "fn k(out: &mut [u32]) { let n = sync_threads_count(out[0] > 1); let a = sync_threads_and(true); let o = sync_threads_or(a); sync_warp(0xffffffff); threadfence(); threadfence_block(); threadfence_system(); out[0] = n + o as u32; }",
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::SyncThreadsCount),
+        Type::Scalar(ScalarType::U32)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::SyncThreadsOr),
+        Type::Scalar(ScalarType::Bool)
+    );
+    assert_eq!(intrinsic_ty(&f, Intrinsic::SyncWarp), Type::Unit);
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Fence(MemoryScope::System)),
+        Type::Unit
+    );
+}
+
+#[test]
+fn an_atomic_takes_its_type_from_the_slice() {
+    let f = lower_kernel("fn k(h: &mut [u64], x: &mut [f32]) { let old = atomic_add(h, 3, 1); atomic_max_block(x, 0, 2.0); h[1] = old; }");
+    let add = Intrinsic::Atomic {
+        op: AtomicOp::Add,
+        scope: MemoryScope::Device,
+    };
+    assert_eq!(intrinsic_ty(&f, add), Type::Scalar(ScalarType::U64));
+    // The literal `1` became a u64 too.
+    let (_, lit) = f
+        .exprs
+        .iter()
+        .find(|(_, e)| matches!(e.kind, ExprKind::Literal(ir::Literal::Int(1))))
+        .unwrap();
+    assert_eq!(lit.ty, Type::Scalar(ScalarType::U64));
+    let max = Intrinsic::Atomic {
+        op: AtomicOp::Max,
+        scope: MemoryScope::Block,
+    };
+    assert_eq!(intrinsic_ty(&f, max), Type::Scalar(ScalarType::F32));
+}
+
+#[test]
+fn atomics_accept_every_documented_type() {
+    accepts("fn k(a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64]) { atomic_add(a, 0, 1); atomic_add(b, 0, 1); atomic_add(c, 0, 1); atomic_add(d, 0, 1); atomic_add(e, 0, 1.0); atomic_add(f, 0, 1.0); atomic_cas(d, 0, 1, 2); atomic_inc(b, 0, 9); atomic_min_system(f, 0, 0.5); }");
+}
+
+#[test]
+fn an_atomic_on_a_type_the_hardware_lacks_is_rejected_at_the_slice() {
+    rejects(
+        "fn k(a: &mut [u8]) { atomic_add(a, 0, 1); }",
+        "a, 0",
+        "`atomic_add` is not available for `u8`",
+    );
+    rejects(
+        "fn k(a: &mut [f32]) { atomic_and(a, 0, 1.0); }",
+        "a, 0",
+        "`atomic_and` is not available for `f32`",
+    );
+    rejects(
+        "fn k(a: &mut [i32]) { atomic_inc(a, 0, 1); }",
+        "a, 0",
+        "`atomic_inc` is not available for `i32`",
+    );
+}
+
+#[test]
+fn an_atomic_needs_a_mutable_slice_and_a_usize_index() {
+    rejects(
+        "fn k(a: &[u32]) { atomic_add(a, 0, 1); }",
+        "a, 0",
+        "needs a `&mut [u32]`, found `&[u32]`",
+    );
+    rejects(
+        "fn k(a: u32) { atomic_add(a, 0, 1); }",
+        "a, 0",
+        "needs a mutable slice",
+    );
+    let d = check("fn k(a: &mut [u32], i: u32) { atomic_add(a, i, 1); }");
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("expected `usize`, found `u32`"),
+        "{}",
+        d[0].message
+    );
+    let d = check("fn k(a: &mut [u32]) { atomic_add(a, 0, 1.5); }");
+    assert_eq!(
+        d.len(),
+        1,
+        "{:?}",
+        d.iter().map(|d| d.text()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn wrong_argument_counts_name_the_signature() {
+    rejects(
+        "fn k(a: &mut [u32]) { atomic_cas(a, 0, 1); }",
+        "(a, 0, 1)",
+        "`atomic_cas` takes 4 arguments but 3 arguments were supplied",
+    );
+    rejects(
+        "fn k() { sync_threads_count(); }",
+        "();",
+        "`sync_threads_count` takes 1 argument but 0 arguments were supplied",
+    );
+    rejects(
+        "fn k() { threadfence(1); }",
+        "1)",
+        "`threadfence` takes no arguments",
+    );
+}
