@@ -61,6 +61,7 @@ const PI_SEED: u64 = 1234;
 const GS_N: usize = 1 << 26;
 const GS_BLOCK: u32 = 256;
 const GS_BLOCKS_PER_SM: u32 = 2;
+const GS_SHARED: usize = GS_BLOCK as usize * 4;
 const COPY_N: usize = 1 << 26;
 const COPY_BLOCK: u32 = 256;
 const WARMUP: usize = 5;
@@ -80,7 +81,6 @@ const PENDING: &[(&str, &str)] = &[
     ("stencil", "2-D shared arrays"),
     ("scan", "shared arrays passed to device functions, shuffles"),
     ("monte_carlo_pi", "the xoroshiro128+ RNG, shuffles, atomics"),
-    ("grid_sync", "grid_sync and cooperative launch"),
 ];
 #[cfg(feature = "bench-simt-pending")]
 const PENDING: &[(&str, &str)] = &[];
@@ -514,42 +514,33 @@ macro_rules! simt_kernels {
             }
         }
 
-        /// The block's sum of one value per thread, valid in every thread.
-        #[cfg(feature = "bench-simt-pending")]
+        /// The block's sum of one value per thread, by a tree in `sm` (block_dim
+        /// floats of dynamic shared memory, block_dim a power of two).
         #[device]
-        pub fn block_sum(value: f32, warp_sums: &mut [f32]) -> f32 {
-            let lane = thread_idx().x % 32;
-            let warp = thread_idx().x / 32;
-            let mut v = value;
-            let mut off = 16u32;
-            while off > 0 {
-                v += shfl_down_sync(0xffff_ffffu32, v, off);
-                off >>= 1;
-            }
-            if lane == 0 {
-                warp_sums[warp as usize] = v;
-            }
+        pub fn block_sum_tree(value: f32, sm: &mut [f32]) -> f32 {
+            let tid = thread_idx().x as usize;
+            sm[tid] = value;
             sync_threads();
-            v = if lane < block_dim().x / 32 {
-                warp_sums[lane as usize]
-            } else {
-                0.0
-            };
-            off = 16;
-            while off > 0 {
-                v += shfl_down_sync(0xffff_ffffu32, v, off);
-                off >>= 1;
+            let mut s = block_dim().x as usize / 2;
+            while s > 0 {
+                if tid < s {
+                    sm[tid] += sm[tid + s];
+                }
+                sync_threads();
+                s >>= 1;
             }
-            sync_threads(); // warp_sums is reused by the next call
-            v
+            let total = sm[0];
+            sync_threads(); // sm is reused by the next call
+            total
         }
 
-        /// 10. Two-phase sum through a grid-wide barrier (launched cooperatively):
-        /// each block writes its partial sum, the grid syncs, block 0 sums them.
-        #[cfg(feature = "bench-simt-pending")]
+        /// 10. Two-phase sum through a grid-wide barrier (`launch!` launches it
+        /// cooperatively): each block writes its partial sum, the grid syncs, block 0
+        /// sums the partials.
         #[kernel(boundscheck = $check)]
         pub fn grid_sync_sum(x: &[f32], partial: &mut [f32], out: &mut [f32]) {
-            let warp_sums = shared_array::<[f32; 32]>();
+            let mut smem = dynamic_shared();
+            let sm = smem.take::<f32>(block_dim().x as usize);
             let stride = grid_size(1);
             let mut v = 0.0f32;
             let mut i = grid(1);
@@ -557,7 +548,7 @@ macro_rules! simt_kernels {
                 v += x[i];
                 i += stride;
             }
-            v = block_sum(v, warp_sums);
+            v = block_sum_tree(v, sm);
             if thread_idx().x == 0 {
                 partial[block_idx().x as usize] = v;
             }
@@ -569,7 +560,7 @@ macro_rules! simt_kernels {
                     w += partial[b];
                     b += block_dim().x as usize;
                 }
-                w = block_sum(w, warp_sums);
+                w = block_sum_tree(w, sm);
                 if thread_idx().x == 0 {
                     out[0] = w;
                 }
@@ -609,7 +600,7 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
             )*
         };
     }
-    add!(copy_kernel);
+    add!(copy_kernel, grid_sync_sum);
     #[cfg(feature = "bench-simt-pending")]
     add!(
         sum_shared,
@@ -1320,15 +1311,11 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn grid_sync(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn grid_sync(&self) -> BenchResult<()> {
         let grid = GS_BLOCKS_PER_SM * self.device.multiprocessor_count();
-        let most = checked::grid_sync_sum.max_cooperative_grid_blocks(GS_BLOCK)?;
+        let most = checked::grid_sync_sum.max_cooperative_grid_blocks_for(
+            LaunchConfig::new(1u32, GS_BLOCK).shared_bytes(GS_SHARED),
+        )?;
         if grid > most {
             return Err(wrong(format!(
                 "grid_sync_sum: {grid} blocks cannot be co-resident (at most {most})"
@@ -1340,7 +1327,7 @@ impl Bench<'_> {
         let partial = RefCell::new(DeviceArray::<f32>::zeros(grid as usize)?);
         let out = RefCell::new(DeviceArray::from_slice(&[f32::NAN])?);
         let mut body = |v: Variant| -> BenchResult<()> {
-            let cfg = self.cfg(grid, GS_BLOCK);
+            let cfg = self.cfg(grid, GS_BLOCK).shared_bytes(GS_SHARED);
             match v {
                 Checked => checked::grid_sync_sum.launch(
                     cfg,

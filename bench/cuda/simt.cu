@@ -56,7 +56,7 @@ static const int kScanBlock = 256, kScanItems = 16, kScanSumsBlock = 1024;
 static const int kPiBlock = 256, kPiGrid = 1024, kPiIters = 1024;
 static const unsigned long long kPiSeed = 1234;
 static const long long kGsN = 1LL << 26;
-static const int kGsBlock = 256, kGsBlocksPerSm = 2;
+static const int kGsBlock = 256, kGsBlocksPerSm = 2, kGsShared = kGsBlock * 4;
 static const long long kCopyN = 1LL << 26;  // f32 elements copied
 static const int kCopyBlock = 256;
 
@@ -341,8 +341,9 @@ __global__ void scan_downsweep(const unsigned* x, const unsigned* block_prefix, 
   }
 }
 
-// 9. Monte-Carlo π with Numba's xoroshiro128+ (numba.cuda.random, two u64 words per
-// state in global memory, read and written by every draw as Numba's are).
+// 9. Monte-Carlo π with xoroshiro128+ as cudajit::random has it (Numba's seeding and
+// streams, two u64 words per state in global memory, read and written by every draw;
+// the f32 draw is the top 24 bits, where Numba rounds a 53-bit double to float).
 __device__ __forceinline__ uint64_t rotl(uint64_t x, unsigned k) {
   return (x << k) | (x >> (64 - k));
 }
@@ -355,8 +356,7 @@ __device__ __forceinline__ uint64_t xoroshiro128p_next(uint64_t* states, long lo
   return result;
 }
 __device__ __forceinline__ float xoroshiro128p_uniform_float32(uint64_t* states, long long index) {
-  uint64_t x = xoroshiro128p_next(states, index);
-  return (float)((double)(x >> 11) * (1.0 / 9007199254740992.0));
+  return (float)(xoroshiro128p_next(states, index) >> 40) * (1.0f / 16777216.0f);
 }
 
 __global__ void monte_carlo_pi(uint64_t* states, int iters, unsigned* hits) {
@@ -380,31 +380,36 @@ __global__ void monte_carlo_pi(uint64_t* states, int iters, unsigned* hits) {
 }
 
 // 10. Two-phase sum through a grid-wide barrier (cooperative launch): each block writes
-// its partial sum, the grid syncs, block 0 sums the partials.
-__device__ float block_sum(float v, float* warp_sums) {
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (unsigned off = 16; off > 0; off >>= 1) v += __shfl_down_sync(kFull, v, off);
-  if (lane == 0) warp_sums[warp] = v;
+// its partial sum, the grid syncs, block 0 sums the partials. Block sums by a tree in
+// dynamic shared memory (blockDim.x floats, blockDim.x a power of two).
+__device__ float block_sum_tree(float v, float* sm) {
+  unsigned tid = threadIdx.x;
+  sm[tid] = v;
   __syncthreads();
-  v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-  for (unsigned off = 16; off > 0; off >>= 1) v += __shfl_down_sync(kFull, v, off);
-  __syncthreads();  // warp_sums is reused by the next call
-  return v;  // valid in every warp
+  unsigned s = blockDim.x / 2;
+  while (s > 0) {
+    if (tid < s) sm[tid] += sm[tid + s];
+    __syncthreads();
+    s >>= 1;
+  }
+  float total = sm[0];
+  __syncthreads();  // sm is reused by the next call
+  return total;
 }
 
 __global__ void grid_sync_sum(const float* x, long long n, float* partial, float* out) {
-  __shared__ float warp_sums[32];
+  extern __shared__ float sm[];
   long long stride = (long long)gridDim.x * blockDim.x;
   float v = 0.0f;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     v += x[i];
-  v = block_sum(v, warp_sums);
+  v = block_sum_tree(v, sm);
   if (threadIdx.x == 0) partial[blockIdx.x] = v;
   cg::this_grid().sync();
   if (blockIdx.x == 0) {
     float w = 0.0f;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) w += partial[b];
-    w = block_sum(w, warp_sums);
+    w = block_sum_tree(w, sm);
     if (threadIdx.x == 0) out[0] = w;
   }
 }
@@ -759,7 +764,7 @@ static void bench_grid_sync() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_sync_sum, kGsBlock, 0));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_sync_sum, kGsBlock, kGsShared));
   int grid = kGsBlocksPerSm * sms;
   if (per_sm < kGsBlocksPerSm) fail("grid_sync_sum: the grid cannot be co-resident");
   std::vector<float> h = unit_floats(kGsN, 11);
@@ -771,7 +776,8 @@ static void bench_grid_sync() {
   long long n = kGsN;
   auto body = [&] {
     void* args[] = {&x, &n, &partial, &out};
-    CHECK(cudaLaunchCooperativeKernel((void*)grid_sync_sum, grid, kGsBlock, args, 0, g_stream));
+    CHECK(cudaLaunchCooperativeKernel((void*)grid_sync_sum, grid, kGsBlock, args, kGsShared,
+                                      g_stream));
   };
   body();
   float got = to_host(out, 1)[0];

@@ -422,37 +422,34 @@ def monte_carlo_pi(states, iters, hits):
             cuda.atomic.add(hits, 0, count)
 
 
-# 10. Two-phase sum through a grid-wide barrier (Numba launches it cooperatively).
+# 10. Two-phase sum through a grid-wide barrier (Numba launches it cooperatively); block
+# sums by a tree in dynamic shared memory (blockDim.x floats).
 @cuda.jit(device=True)
-def block_sum(v, warp_sums):
-    lane = cuda.threadIdx.x % 32
-    warp = cuda.threadIdx.x // 32
-    off = 16
-    while off > 0:
-        v += cuda.shfl_down_sync(FULL, v, off)
-        off >>= 1
-    if lane == 0:
-        warp_sums[warp] = v
+def block_sum_tree(v, sm):
+    tid = cuda.threadIdx.x
+    sm[tid] = v
     cuda.syncthreads()
-    v = warp_sums[lane] if lane < cuda.blockDim.x // 32 else float32(0)
-    off = 16
-    while off > 0:
-        v += cuda.shfl_down_sync(FULL, v, off)
-        off >>= 1
+    s = cuda.blockDim.x // 2
+    while s > 0:
+        if tid < s:
+            sm[tid] += sm[tid + s]
+        cuda.syncthreads()
+        s >>= 1
+    total = sm[0]
     cuda.syncthreads()
-    return v
+    return total
 
 
 @cuda.jit
 def grid_sync_sum(x, partial, out):
-    warp_sums = cuda.shared.array(32, float32)
+    sm = cuda.shared.array(0, float32)
     stride = cuda.gridDim.x * cuda.blockDim.x
     v = float32(0)
     i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     while i < x.size:
         v += x[i]
         i += stride
-    v = block_sum(v, warp_sums)
+    v = block_sum_tree(v, sm)
     if cuda.threadIdx.x == 0:
         partial[cuda.blockIdx.x] = v
     cuda.cg.this_grid().sync()
@@ -462,7 +459,7 @@ def grid_sync_sum(x, partial, out):
         while b < cuda.gridDim.x:
             w += partial[b]
             b += cuda.blockDim.x
-        w = block_sum(w, warp_sums)
+        w = block_sum_tree(w, sm)
         if cuda.threadIdx.x == 0:
             out[0] = w
 
@@ -722,8 +719,9 @@ def bench_pi():
 
 
 def bench_grid_sync():
-    sms = 2 if SIMULATOR else cuda.get_current_device().MULTIPROCESSOR_COUNT
-    grid = GS_BLOCKS_PER_SM * sms
+    # The simulator runs blocks one after another: only a one-block grid can sync there.
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT if not SIMULATOR else 0
+    grid = GS_BLOCKS_PER_SM * sms if not SIMULATOR else 1
     h = unit_floats(GS_N, 11)
     want = float(h.sum(dtype=np.float64))
     x = cuda.to_device(h)
@@ -731,7 +729,7 @@ def bench_grid_sync():
     out = poisoned(1, np.float32)
 
     def body():
-        grid_sync_sum[grid, GS_BLOCK, stream](x, partial, out)
+        grid_sync_sum[grid, GS_BLOCK, stream, GS_BLOCK * 4](x, partial, out)
 
     ms = first_call(body)
     got = float(out.copy_to_host()[0])
