@@ -156,6 +156,7 @@ pub fn max_cooperative_grid_blocks(
     check_support(source.name, device.limits())?;
     device.bind()?;
     let kernel = cache.get(source, device)?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {
         kernel.allow_shared(valid.shared_bytes)?;
     }
