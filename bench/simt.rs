@@ -228,7 +228,8 @@ macro_rules! simt_kernels {
         /// 128×128 block tile, 8-deep k tiles in shared memory (A transposed), 256
         /// threads on a 16×16 grid each computing an 8×8 micro-tile as two 4-row ×
         /// two 4-column groups 64 apart; a warp covers 4×8 threads so each shared read
-        /// is one wavefront (bench/cuda/simt.cu says why).
+        /// is one wavefront (bench/cuda/simt.cu says why); the next k tile is loaded
+        /// into registers while the current one is multiplied.
         #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
@@ -248,12 +249,26 @@ macro_rules! simt_kernels {
             let mut acc = [[0.0f32; 8]; 8];
             let mut ra = [0.0f32; 8];
             let mut rb = [0.0f32; 8];
+            // The next k tile's elements, loaded into registers while this tile is
+            // multiplied.
+            let mut pa = [0.0f32; 4];
+            let mut pb = [0.0f32; 4];
+            for j in 0..4 {
+                pa[j] = a[(row0 + a_row) * n + a_col + j];
+                pb[j] = b[b_row * n + col0 + b_col + j];
+            }
             for k0 in (0..n).step_by(8) {
                 for j in 0..4 {
-                    a_s[a_col + j][a_row] = a[(row0 + a_row) * n + k0 + a_col + j];
-                    b_s[b_row][b_col + j] = b[(k0 + b_row) * n + col0 + b_col + j];
+                    a_s[a_col + j][a_row] = pa[j];
+                    b_s[b_row][b_col + j] = pb[j];
                 }
                 sync_threads();
+                if k0 + 8 < n {
+                    for j in 0..4 {
+                        pa[j] = a[(row0 + a_row) * n + k0 + 8 + a_col + j];
+                        pb[j] = b[(k0 + 8 + b_row) * n + col0 + b_col + j];
+                    }
+                }
                 for k in 0..8 {
                     for m in 0..8 {
                         ra[m] = a_s[k][(m / 4) * 64 + trow * 4 + m % 4];

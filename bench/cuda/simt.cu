@@ -187,8 +187,9 @@ __global__ void fast_matmul(const float* A, const float* B, float* C, int n) {
 // block tile, 8-deep k tiles in shared memory (A stored transposed), 256 threads on a
 // 16×16 grid, each computing an 8×8 micro-tile as two 4-row × two 4-column groups 64
 // apart. A warp covers 4 thread rows × 8 thread columns, so each of its shared reads
-// touches 4 (A) or 8 (B) distinct words in distinct banks: one wavefront per read.
-// Scalar loads only: what the cudajit subset can express.
+// touches 4 (A) or 8 (B) distinct words in distinct banks: one wavefront per read. The
+// next k tile is loaded into registers while the current one is multiplied. Scalar
+// loads only: what the cudajit subset can express.
 __global__ void __launch_bounds__(256) sgemm(const float* A, const float* B, float* C, int n) {
   __shared__ float As[kBK][kBM];
   __shared__ float Bs[kBK][kBN];
@@ -203,12 +204,24 @@ __global__ void __launch_bounds__(256) sgemm(const float* A, const float* B, flo
   for (int m = 0; m < kTM; m++)
     for (int j = 0; j < kTN; j++) acc[m][j] = 0.0f;
   float ra[kTM], rb[kTN];
+  // The next k tile's elements, loaded into registers while this tile is multiplied.
+  float pa[4], pb[4];
+  for (int j = 0; j < 4; j++) {
+    pa[j] = A[(row0 + a_row) * n + a_col + j];
+    pb[j] = B[b_row * n + col0 + b_col + j];
+  }
   for (int k0 = 0; k0 < n; k0 += kBK) {
     for (int j = 0; j < 4; j++) {
-      As[a_col + j][a_row] = A[(row0 + a_row) * n + k0 + a_col + j];
-      Bs[b_row][b_col + j] = B[(k0 + b_row) * n + col0 + b_col + j];
+      As[a_col + j][a_row] = pa[j];
+      Bs[b_row][b_col + j] = pb[j];
     }
     __syncthreads();
+    if (k0 + kBK < n) {
+      for (int j = 0; j < 4; j++) {
+        pa[j] = A[(row0 + a_row) * n + k0 + kBK + a_col + j];
+        pb[j] = B[(k0 + kBK + b_row) * n + col0 + b_col + j];
+      }
+    }
     for (int k = 0; k < kBK; k++) {
       for (int m = 0; m < kTM; m++) ra[m] = As[k][(m / 4) * 64 + trow * 4 + m % 4];
       for (int j = 0; j < kTN; j++) rb[j] = Bs[k][(j / 4) * 64 + tcol * 4 + j % 4];

@@ -230,11 +230,21 @@ def sgemm(A, B, C):
             acc[m, j] = 0
     ra = cuda.local.array(TM, float32)
     rb = cuda.local.array(TN, float32)
+    # The next k tile's elements, loaded into registers while this tile is multiplied.
+    pa = cuda.local.array(4, float32)
+    pb = cuda.local.array(4, float32)
+    for j in range(4):
+        pa[j] = A[row0 + a_row, a_col + j]
+        pb[j] = B[b_row, col0 + b_col + j]
     for k0 in range(0, n, BK):
         for j in range(4):
-            As[a_col + j, a_row] = A[row0 + a_row, k0 + a_col + j]
-            Bs[b_row, b_col + j] = B[k0 + b_row, col0 + b_col + j]
+            As[a_col + j, a_row] = pa[j]
+            Bs[b_row, b_col + j] = pb[j]
         cuda.syncthreads()
+        if k0 + BK < n:
+            for j in range(4):
+                pa[j] = A[row0 + a_row, k0 + BK + a_col + j]
+                pb[j] = B[k0 + BK + b_row, col0 + b_col + j]
         for k in range(BK):
             for m in range(TM):
                 ra[m] = As[k, (m // 4) * 64 + trow * 4 + m % 4]
