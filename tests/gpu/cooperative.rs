@@ -144,3 +144,14 @@ fn max_cooperative_grid_blocks_follows_block_size_and_shared_memory() {
         .unwrap();
     assert_eq!(one_each, sms);
 }
+
+/// Runs without a GPU: both kernels lower to NVVM IR and are marked cooperative (one
+/// through its device function).
+#[test]
+fn the_kernels_lower_and_are_cooperative() {
+    for source in [exchange_rounds.source(), two_phase_sum.source()] {
+        let unit = kernel_device::nvvm_ir_for_kernel(source, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", source.name));
+        assert!(unit.cooperative, "{}", source.name);
+    }
+}
