@@ -18,7 +18,7 @@ import time
 
 try:
     import numpy as np
-    from numba import cuda, float32, uint32
+    from numba import cuda, float32, int32, uint32
     from numba.cuda.random import (
         create_xoroshiro128p_states,
         xoroshiro128p_uniform_float32,
@@ -324,40 +324,42 @@ def stencil5(inp, out):
 
 
 # 8. Scans: the block-wide inclusive scan (warp shuffles up, warp totals through shared
-# memory); returns (inclusive prefix, block total).
+# memory); returns (inclusive prefix, block total). Numba widens 32-bit integer sums to
+# 64 bits (and a 64-bit shuffle is two), so the values are held as int32 explicitly.
 @cuda.jit(device=True)
-def block_scan(v, warp_sums):
+def block_scan(value, warp_sums):
     lane = cuda.threadIdx.x % 32
     warp = cuda.threadIdx.x // 32
     nwarps = cuda.blockDim.x // 32
+    v = int32(value)
     d = 1
     while d < 32:
         u = cuda.shfl_up_sync(FULL, v, d)
         if lane >= d:
-            v += u
+            v = int32(v + u)
         d <<= 1
     if lane == 31:
         warp_sums[warp] = v
     cuda.syncthreads()
     if warp == 0:
-        w = warp_sums[lane] if lane < nwarps else uint32(0)
+        w = warp_sums[lane] if lane < nwarps else int32(0)
         d = 1
         while d < 32:
             u = cuda.shfl_up_sync(FULL, w, d)
             if lane >= d:
-                w += u
+                w = int32(w + u)
             d <<= 1
         warp_sums[lane] = w
     cuda.syncthreads()
-    prefix = warp_sums[warp - 1] if warp > 0 else uint32(0)
+    prefix = warp_sums[warp - 1] if warp > 0 else int32(0)
     total = warp_sums[nwarps - 1]
     cuda.syncthreads()
-    return v + prefix, total
+    return int32(v + prefix), total
 
 
 @cuda.jit
 def scan_block(x, out):
-    warp_sums = cuda.shared.array(32, uint32)
+    warp_sums = cuda.shared.array(32, int32)
     i = cuda.grid(1)
     s, _ = block_scan(x[i], warp_sums)
     out[i] = s
@@ -365,11 +367,11 @@ def scan_block(x, out):
 
 @cuda.jit
 def scan_reduce(x, block_sums):
-    warp_sums = cuda.shared.array(32, uint32)
+    warp_sums = cuda.shared.array(32, int32)
     base = cuda.blockIdx.x * cuda.blockDim.x * SCAN_ITEMS
-    v = uint32(0)
+    v = int32(0)
     for k in range(SCAN_ITEMS):
-        v += x[base + k * cuda.blockDim.x + cuda.threadIdx.x]
+        v = int32(v + x[base + k * cuda.blockDim.x + cuda.threadIdx.x])
     _, total = block_scan(v, warp_sums)
     if cuda.threadIdx.x == 0:
         block_sums[cuda.blockIdx.x] = total
@@ -377,45 +379,44 @@ def scan_reduce(x, block_sums):
 
 @cuda.jit
 def scan_sums(block_sums):
-    warp_sums = cuda.shared.array(32, uint32)
+    warp_sums = cuda.shared.array(32, int32)
     nb = block_sums.size
-    carry = uint32(0)
+    carry = int32(0)
     for k in range(0, nb, cuda.blockDim.x):
         i = k + cuda.threadIdx.x
-        v = block_sums[i] if i < nb else uint32(0)
+        v = int32(block_sums[i]) if i < nb else int32(0)
         s, total = block_scan(v, warp_sums)
         if i < nb:
             block_sums[i] = carry + s - v
-        carry += total
+        carry = int32(carry + total)
 
 
 @cuda.jit
 def scan_downsweep(x, block_prefix, out):
-    warp_sums = cuda.shared.array(32, uint32)
+    warp_sums = cuda.shared.array(32, int32)
     base = cuda.blockIdx.x * cuda.blockDim.x * SCAN_ITEMS
-    carry = block_prefix[cuda.blockIdx.x]
+    carry = int32(block_prefix[cuda.blockIdx.x])
     for k in range(SCAN_ITEMS):
         i = base + k * cuda.blockDim.x + cuda.threadIdx.x
-        v = x[i]
-        s, total = block_scan(v, warp_sums)
+        s, total = block_scan(x[i], warp_sums)
         out[i] = carry + s
-        carry += total
+        carry = int32(carry + total)
 
 
 # 9. Monte-Carlo π with numba.cuda.random's xoroshiro128+.
 @cuda.jit
 def monte_carlo_pi(states, iters, hits):
-    warp_sums = cuda.shared.array(32, uint32)
+    warp_sums = cuda.shared.array(32, int32)
     tid = cuda.grid(1)
-    count = uint32(0)
+    count = int32(0)
     for _ in range(iters):
         x = xoroshiro128p_uniform_float32(states, tid)
         y = xoroshiro128p_uniform_float32(states, tid)
         if x * x + y * y <= float32(1.0):
-            count += uint32(1)
+            count = int32(count + 1)
     off = 16
     while off > 0:
-        count += cuda.shfl_down_sync(FULL, count, off)
+        count = int32(count + cuda.shfl_down_sync(FULL, count, off))
         off >>= 1
     lane = cuda.threadIdx.x % 32
     warp = cuda.threadIdx.x // 32
@@ -423,13 +424,13 @@ def monte_carlo_pi(states, iters, hits):
         warp_sums[warp] = count
     cuda.syncthreads()
     if warp == 0:
-        count = warp_sums[lane] if lane < cuda.blockDim.x // 32 else uint32(0)
+        count = warp_sums[lane] if lane < cuda.blockDim.x // 32 else int32(0)
         off = 16
         while off > 0:
-            count += cuda.shfl_down_sync(FULL, count, off)
+            count = int32(count + cuda.shfl_down_sync(FULL, count, off))
             off >>= 1
         if lane == 0:
-            cuda.atomic.add(hits, 0, count)
+            cuda.atomic.add(hits, 0, uint32(count))
 
 
 # 10. Two-phase sum through a grid-wide barrier (Numba launches it cooperatively); block
