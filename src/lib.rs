@@ -53,8 +53,8 @@ pub mod prelude {
         block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
         DynamicShared,
     };
-    // Barriers, fences and atomics (with their element-type traits).
-    pub use kernel_device::device_api::{atomic::*, sync::*};
+    // Barriers, fences, atomics and warp operations (with their element-type traits).
+    pub use kernel_device::device_api::{atomic::*, sync::*, warp::*};
     pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 

@@ -226,3 +226,6 @@ mod slices;
 
 #[path = "gpu/simt.rs"]
 mod simt;
+
+#[path = "gpu/warp.rs"]
+mod warp;

@@ -17,12 +17,15 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api.rs"),
     include_str!("device_api/sync.rs"),
     include_str!("device_api/atomic.rs"),
+    include_str!("device_api/warp.rs"),
 ];
 
 pub mod atomic;
 pub mod sync;
+pub mod warp;
 pub use atomic::*;
 pub use sync::*;
+pub use warp::*;
 
 /// A CUDA `dim3`: three `u32` extents or indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -162,3 +162,62 @@ fn wrong_argument_counts_name_the_signature() {
         "`threadfence` takes no arguments",
     );
 }
+
+#[test]
+fn warp_operations_are_typed_by_the_table() {
+    let f = lower_kernel(
+        "fn k(a: &mut [f64], k: &[u64]) { let s = shfl_down_sync(0xffffffff, a[0], 1); let b = ballot_sync(0xffffffff, s > 0.0); let (m, same) = match_all_sync(0xffffffff, k[0]); a[1] = warp_reduce_max(s) + (b + m + lane_id()) as f64 + same as u32 as f64; }",
+    );
+    use crate::ir::{ShuffleMode, VoteMode};
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Shuffle(ShuffleMode::Down)),
+        Type::Scalar(ScalarType::F64)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Vote(VoteMode::Ballot)),
+        Type::Scalar(ScalarType::U32)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::MatchAll),
+        Type::Tuple(vec![
+            Type::Scalar(ScalarType::U32),
+            Type::Scalar(ScalarType::Bool)
+        ])
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::LaneId),
+        Type::Scalar(ScalarType::U32)
+    );
+}
+
+#[test]
+fn a_shuffle_of_an_unsupported_type_is_rejected_at_the_value() {
+    rejects(
+        "fn k(f: &[bool]) { let x = shfl_sync(0xffffffff, f[0], 0); }",
+        "f[0], 0",
+        "`shfl_sync` is not available for `bool`",
+    );
+    rejects(
+        "fn k(f: &[u8]) { let x = shfl_xor_sync(0xffffffff, f[0], 1); }",
+        "f[0], 1",
+        "`shfl_xor_sync` is not available for `u8`",
+    );
+    rejects(
+        "fn k(f: &[i16]) { let x = warp_reduce_sum(f[0]); }",
+        "f[0])",
+        "`warp_reduce_sum` is not available for `i16`",
+    );
+    // Literals default to i32, which shuffles.
+    accepts("fn k(o: &mut [i32]) { o[0] = shfl_sync(0xffffffff, 7, 0); }");
+}
+
+#[test]
+fn a_vote_takes_a_bool_predicate() {
+    let d = check("fn k(a: &[u32]) { let x = all_sync(0xffffffff, a[0]); }");
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("expected `bool`, found `u32`"),
+        "{}",
+        d[0].message
+    );
+}

@@ -429,6 +429,25 @@ pub enum Intrinsic {
         op: AtomicOp,
         scope: MemoryScope,
     },
+    /// `lane_id()`, `warp_size()`, `lanemask_lt()` (bits of the lanes below this one):
+    /// u32 special registers.
+    LaneId,
+    WarpSize,
+    LanemaskLt,
+    /// `active_mask()`: the lanes of the warp executing this call (u32).
+    ActiveMask,
+    /// `shfl_*sync(mask, value, lane_or_delta)`: `value` as held by another lane.
+    Shuffle(ShuffleMode),
+    /// `all_sync` / `any_sync` / `eq_sync` (bool) and `ballot_sync` (u32) of
+    /// `(mask, pred)`.
+    Vote(VoteMode),
+    /// `match_any_sync(mask, value)`: the lanes of `mask` holding the same value (u32).
+    MatchAny,
+    /// `match_all_sync(mask, value)`: `(mask, true)` if every lane of `mask` holds the
+    /// same value, else `(0, false)`.
+    MatchAll,
+    /// `warp_reduce_<op>(value)`: the reduction over all 32 lanes, in every lane.
+    WarpReduce(ReduceOp),
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.
@@ -444,6 +463,38 @@ pub enum MemoryScope {
     Device,
     /// The device, the host and other devices (PTX `.sys`).
     System,
+}
+
+/// Which lane a shuffle reads (PTX `shfl.sync` modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// Lane `src_lane % 32`.
+    Idx,
+    /// Lane `lane - delta`, or the own value if that is below 0.
+    Up,
+    /// Lane `lane + delta`, or the own value if that is above 31.
+    Down,
+    /// Lane `lane ^ lane_mask`.
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    All,
+    Any,
+    /// Whether the predicate is the same in every lane of the mask.
+    Eq,
+    /// The bits of the lanes whose predicate is true.
+    Ballot,
+}
+
+/// The combination of a warp reduction (wrapping for integer sums; std's NaN-ignoring
+/// min/max for floats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Min,
+    Max,
 }
 
 /// What an atomic writes, from the old value `old` and its operand `v`.

@@ -4,7 +4,9 @@
 //! their IR form, `Intrinsic::Math`, gets its signature from there through [`signature`].
 
 use super::methods;
-use crate::ir::{AtomicOp, Axis, Intrinsic, MemoryScope, ScalarType, Type};
+use crate::ir::{
+    AtomicOp, Axis, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode, Type, VoteMode,
+};
 
 /// How the frontend recognises a row in the source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -361,9 +363,164 @@ pub static ATOMICS: &[IntrinsicDef] = &atomic_rows![
     "cas" => Cas, ATOMIC_INTEGERS, ATOMIC_CAS;
 ];
 
+/// What a shuffle, a match or a warp reduction moves: every 32- and 64-bit scalar
+/// (64-bit ones as two 32-bit halves, floats as their bits).
+pub const WARP_WORDS: &[ScalarType] = &[
+    S::I32,
+    S::U32,
+    S::I64,
+    S::U64,
+    S::Isize,
+    S::Usize,
+    S::F32,
+    S::F64,
+];
+
+const SHUFFLE: Signature = Signature {
+    types: WARP_WORDS,
+    params: &[P(S::U32), Param::T, P(S::U32)],
+    ret: Ret::T,
+};
+const VOTE: &[Param] = &[P(S::U32), P(S::Bool)];
+const MATCH: &[Param] = &[P(S::U32), Param::T];
+const REDUCE: Signature = Signature {
+    types: WARP_WORDS,
+    params: &[Param::T],
+    ret: Ret::T,
+};
+
+const fn warp(
+    name: &'static str,
+    intrinsic: Intrinsic,
+    sig: Signature,
+    nvvm: &'static str,
+) -> IntrinsicDef {
+    row(name, Form::Call, intrinsic, sig, Effect::Warp, nvvm)
+}
+
+/// Warp-level operations: every lane named in `mask` must make the same call.
+pub static WARP: &[IntrinsicDef] = &[
+    row(
+        "lane_id",
+        Form::Call,
+        Intrinsic::LaneId,
+        U32_RET,
+        Effect::Pure,
+        "laneid",
+    ),
+    row(
+        "warp_size",
+        Form::Call,
+        Intrinsic::WarpSize,
+        U32_RET,
+        Effect::Pure,
+        "warpsize",
+    ),
+    row(
+        "lanemask_lt",
+        Form::Call,
+        Intrinsic::LanemaskLt,
+        U32_RET,
+        Effect::Pure,
+        "lanemask.lt",
+    ),
+    warp(
+        "active_mask",
+        Intrinsic::ActiveMask,
+        U32_RET,
+        "activemask.b32",
+    ),
+    warp(
+        "shfl_sync",
+        Intrinsic::Shuffle(ShuffleMode::Idx),
+        SHUFFLE,
+        "llvm.nvvm.shfl.sync.idx.i32",
+    ),
+    warp(
+        "shfl_up_sync",
+        Intrinsic::Shuffle(ShuffleMode::Up),
+        SHUFFLE,
+        "llvm.nvvm.shfl.sync.up.i32",
+    ),
+    warp(
+        "shfl_down_sync",
+        Intrinsic::Shuffle(ShuffleMode::Down),
+        SHUFFLE,
+        "llvm.nvvm.shfl.sync.down.i32",
+    ),
+    warp(
+        "shfl_xor_sync",
+        Intrinsic::Shuffle(ShuffleMode::Xor),
+        SHUFFLE,
+        "llvm.nvvm.shfl.sync.bfly.i32",
+    ),
+    warp(
+        "all_sync",
+        Intrinsic::Vote(VoteMode::All),
+        Signature::fixed(VOTE, Ret::Scalar(S::Bool)),
+        "llvm.nvvm.vote.all.sync",
+    ),
+    warp(
+        "any_sync",
+        Intrinsic::Vote(VoteMode::Any),
+        Signature::fixed(VOTE, Ret::Scalar(S::Bool)),
+        "llvm.nvvm.vote.any.sync",
+    ),
+    warp(
+        "eq_sync",
+        Intrinsic::Vote(VoteMode::Eq),
+        Signature::fixed(VOTE, Ret::Scalar(S::Bool)),
+        "llvm.nvvm.vote.uni.sync",
+    ),
+    warp(
+        "ballot_sync",
+        Intrinsic::Vote(VoteMode::Ballot),
+        Signature::fixed(VOTE, Ret::Scalar(S::U32)),
+        "llvm.nvvm.vote.ballot.sync",
+    ),
+    warp(
+        "match_any_sync",
+        Intrinsic::MatchAny,
+        Signature {
+            types: WARP_WORDS,
+            params: MATCH,
+            ret: Ret::Scalar(S::U32),
+        },
+        "llvm.nvvm.match.any.sync",
+    ),
+    warp(
+        "match_all_sync",
+        Intrinsic::MatchAll,
+        Signature {
+            types: WARP_WORDS,
+            params: MATCH,
+            ret: Ret::Tuple(&[S::U32, S::Bool]),
+        },
+        "llvm.nvvm.match.all.sync",
+    ),
+    warp(
+        "warp_reduce_sum",
+        Intrinsic::WarpReduce(ReduceOp::Sum),
+        REDUCE,
+        "",
+    ),
+    warp(
+        "warp_reduce_min",
+        Intrinsic::WarpReduce(ReduceOp::Min),
+        REDUCE,
+        "",
+    ),
+    warp(
+        "warp_reduce_max",
+        Intrinsic::WarpReduce(ReduceOp::Max),
+        REDUCE,
+        "",
+    ),
+];
+
 /// Every row, of every table.
 pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
-    INTRINSICS.iter().chain(ATOMICS)
+    INTRINSICS.iter().chain(ATOMICS).chain(WARP)
 }
 
 /// The row a called name refers to.

@@ -122,6 +122,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 }
             }
             Intrinsic::Atomic { op, scope } => return self.atomic(site, op, scope, args),
+            Intrinsic::LaneId
+            | Intrinsic::WarpSize
+            | Intrinsic::LanemaskLt
+            | Intrinsic::ActiveMask
+            | Intrinsic::Shuffle(_)
+            | Intrinsic::Vote(_)
+            | Intrinsic::MatchAny
+            | Intrinsic::MatchAll
+            | Intrinsic::WarpReduce(_) => return self.warp_op(intrinsic, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()
