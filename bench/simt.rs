@@ -48,8 +48,8 @@ const TRANS_N: usize = 8192;
 const TILE: usize = 32;
 const TILE_ROWS: u32 = 8;
 const STENCIL_N: usize = 8192;
-const STX: usize = 32;
-const STY: usize = 8;
+const ST_TILE: usize = 32;
+const ST_ROWS: usize = 8;
 const SCAN_N: usize = 1 << 26;
 const SCAN_BLOCK: u32 = 256;
 const SCAN_ITEMS: usize = 16;
@@ -343,33 +343,56 @@ macro_rules! simt_kernels {
             }
         }
 
-        /// 7. 5-point stencil, zero outside the grid: a (8+2)×(32+2) shared tile with
-        /// halo. `mul_add` where nvcc contracts `0.5 * c + 0.125 * around`.
+        /// 7. 5-point stencil, zero outside the grid: 32×8 threads per 32×32 tile (4
+        /// rows each) from a 34×34 shared tile; whole warps load the halo (warp-uniform
+        /// branches, see bench/cuda/simt.cu). `mul_add` where nvcc contracts
+        /// `0.5 * c + 0.125 * around`.
         #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn stencil5(input: &[f32], out: &mut [f32], nx: usize, ny: usize) {
-            let t = shared_array::<[[f32; 34]; 10]>();
+            let t = shared_array::<[[f32; 34]; 34]>();
             let tx = thread_idx().x as usize;
             let ty = thread_idx().y as usize;
-            let x = block_idx().x as usize * 32 + tx;
-            let y = block_idx().y as usize * 8 + ty;
-            let idx = y * nx + x;
-            t[ty + 1][tx + 1] = input[idx];
-            if tx == 0 {
-                t[ty + 1][0] = if x > 0 { input[idx - 1] } else { 0.0 };
-            }
-            if tx == 31 {
-                t[ty + 1][33] = if x + 1 < nx { input[idx + 1] } else { 0.0 };
+            let x0 = block_idx().x as usize * 32;
+            let y0 = block_idx().y as usize * 32;
+            let x = x0 + tx;
+            for r in (0..32).step_by(8) {
+                t[ty + r + 1][tx + 1] = input[(y0 + ty + r) * nx + x];
             }
             if ty == 0 {
-                t[0][tx + 1] = if y > 0 { input[idx - nx] } else { 0.0 };
+                t[0][tx + 1] = if y0 > 0 {
+                    input[(y0 - 1) * nx + x]
+                } else {
+                    0.0
+                };
             }
-            if ty == 7 {
-                t[9][tx + 1] = if y + 1 < ny { input[idx + nx] } else { 0.0 };
+            if ty == 1 {
+                t[33][tx + 1] = if y0 + 32 < ny {
+                    input[(y0 + 32) * nx + x]
+                } else {
+                    0.0
+                };
+            }
+            if ty == 2 {
+                t[tx + 1][0] = if x0 > 0 {
+                    input[(y0 + tx) * nx + x0 - 1]
+                } else {
+                    0.0
+                };
+            }
+            if ty == 3 {
+                t[tx + 1][33] = if x0 + 32 < nx {
+                    input[(y0 + tx) * nx + x0 + 32]
+                } else {
+                    0.0
+                };
             }
             sync_threads();
-            let around = (t[ty][tx + 1] + t[ty + 2][tx + 1]) + (t[ty + 1][tx] + t[ty + 1][tx + 2]);
-            out[idx] = t[ty + 1][tx + 1].mul_add(0.5, 0.125 * around);
+            for r in (0..32).step_by(8) {
+                let ly = ty + r + 1;
+                let around = (t[ly - 1][tx + 1] + t[ly + 1][tx + 1]) + (t[ly][tx] + t[ly][tx + 2]);
+                out[(y0 + ty + r) * nx + x] = t[ly][tx + 1].mul_add(0.5, 0.125 * around);
+            }
         }
 
         /// 8. Block-wide inclusive scan of one value per thread: shuffle-up within each
@@ -1158,9 +1181,9 @@ impl Bench<'_> {
         let h = signed_floats(n * n, 8);
         let input = DeviceArray::from_slice(&h)?;
         let out = RefCell::new(DeviceArray::from_slice(&vec![f32::NAN; n * n])?);
-        let grid = ((n / STX) as u32, (n / STY) as u32);
+        let grid = ((n / ST_TILE) as u32, (n / ST_TILE) as u32);
         let mut body = |v: Variant| -> BenchResult<()> {
-            let cfg = self.cfg(grid, (STX as u32, STY as u32));
+            let cfg = self.cfg(grid, (ST_TILE as u32, ST_ROWS as u32));
             match v {
                 Checked => checked::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,
                 Nocheck => nocheck::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,

@@ -36,7 +36,9 @@ BM, BN, BK, TM, TN, GEMM_THREADS = 128, 128, 8, 8, 8, 256
 HIST_N = 1 << 26
 HIST_BLOCK, HIST_GRID, BINS = 256, 1024, 256
 TRANS_N, TILE, TILE_ROWS = 8192, 32, 8
-STENCIL_N, STX, STY = 8192, 32, 8
+STENCIL_N, ST_TILE, ST_ROWS = 8192, 32, 8  # 32×8 threads per 32×32 tile
+ST_TILE_PAD = ST_TILE + 2  # shared.array shapes must be plain constants
+TILE_PAD = TILE + 1
 SCAN_N = 1 << 26
 SCAN_BLOCK, SCAN_ITEMS, SCAN_SUMS_BLOCK = 256, 16, 1024
 PI_BLOCK, PI_GRID, PI_ITERS, PI_SEED = 256, 1024, 1024, 1234
@@ -286,7 +288,7 @@ def histogram(x, hist):
 # 6. Transpose through a padded 32×33 shared tile; 32×8 threads, 4 rows each.
 @cuda.jit
 def transpose(inp, out):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tile = cuda.shared.array((TILE, TILE_PAD), float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
@@ -300,27 +302,32 @@ def transpose(inp, out):
         out[y + j, x] = tile[tx, ty + j]
 
 
-# 7. 5-point stencil, zero outside the grid, through a shared tile with halo.
+# 7. 5-point stencil, zero outside the grid: 32×8 threads per 32×32 tile (4 rows each)
+# from a 34×34 shared tile; whole warps load the halo (see bench/cuda/simt.cu).
 @cuda.jit
 def stencil5(inp, out):
-    t = cuda.shared.array((STY + 2, STX + 2), float32)
+    t = cuda.shared.array((ST_TILE_PAD, ST_TILE_PAD), float32)
     ny, nx = inp.shape
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    x = cuda.blockIdx.x * STX + tx
-    y = cuda.blockIdx.y * STY + ty
-    t[ty + 1, tx + 1] = inp[y, x]
-    if tx == 0:
-        t[ty + 1, 0] = inp[y, x - 1] if x > 0 else float32(0)
-    if tx == STX - 1:
-        t[ty + 1, STX + 1] = inp[y, x + 1] if x + 1 < nx else float32(0)
+    x0 = cuda.blockIdx.x * ST_TILE
+    y0 = cuda.blockIdx.y * ST_TILE
+    x = x0 + tx
+    for r in range(0, ST_TILE, ST_ROWS):
+        t[ty + r + 1, tx + 1] = inp[y0 + ty + r, x]
     if ty == 0:
-        t[0, tx + 1] = inp[y - 1, x] if y > 0 else float32(0)
-    if ty == STY - 1:
-        t[STY + 1, tx + 1] = inp[y + 1, x] if y + 1 < ny else float32(0)
+        t[0, tx + 1] = inp[y0 - 1, x] if y0 > 0 else float32(0)
+    if ty == 1:
+        t[ST_TILE + 1, tx + 1] = inp[y0 + ST_TILE, x] if y0 + ST_TILE < ny else float32(0)
+    if ty == 2:
+        t[tx + 1, 0] = inp[y0 + tx, x0 - 1] if x0 > 0 else float32(0)
+    if ty == 3:
+        t[tx + 1, ST_TILE + 1] = inp[y0 + tx, x0 + ST_TILE] if x0 + ST_TILE < nx else float32(0)
     cuda.syncthreads()
-    around = (t[ty, tx + 1] + t[ty + 2, tx + 1]) + (t[ty + 1, tx] + t[ty + 1, tx + 2])
-    out[y, x] = float32(0.5) * t[ty + 1, tx + 1] + float32(0.125) * around
+    for r in range(0, ST_TILE, ST_ROWS):
+        ly = ty + r + 1
+        around = (t[ly - 1, tx + 1] + t[ly + 1, tx + 1]) + (t[ly, tx] + t[ly, tx + 2])
+        out[y0 + ty + r, x] = float32(0.5) * t[ly, tx + 1] + float32(0.125) * around
 
 
 # 8. Scans: the block-wide inclusive scan (warp shuffles up, warp totals through shared
@@ -665,10 +672,10 @@ def bench_stencil():
     h = signed_floats(n * n, 8).reshape(n, n)
     inp = cuda.to_device(h)
     out = poisoned((n, n), np.float32)
-    grid = (n // STX, n // STY)
+    grid = (n // ST_TILE, n // ST_TILE)
 
     def body():
-        stencil5[grid, (STX, STY), stream](inp, out)
+        stencil5[grid, (ST_TILE, ST_ROWS), stream](inp, out)
 
     ms = first_call(body)
     p = np.pad(h.astype(np.float64), 1)
