@@ -1,7 +1,8 @@
 //! Grid-wide synchronisation: kernels that call `grid_sync()` (directly or through a
 //! device function) are launched cooperatively by `launch!` itself; every round of a
 //! multi-round kernel must see the values other blocks wrote in that same round, also
-//! when the kernel runs back to back; a grid that cannot be co-resident is an `Err`.
+//! when the kernel runs back to back; a grid that cannot be co-resident is an `Err`,
+//! and so is a panic that keeps a block from the barrier (never a hang).
 
 use super::common;
 use cudajit::prelude::*;
@@ -145,11 +146,45 @@ fn max_cooperative_grid_blocks_follows_block_size_and_shared_memory() {
     assert_eq!(one_each, sms);
 }
 
+/// Thread 0 of block `victim` panics before the barrier, so its block never arrives:
+/// the other blocks must notice the panic and stop waiting.
+#[kernel]
+fn panics_before_the_barrier(x: &mut [u32], victim: u32) {
+    if block_idx().x == victim && thread_idx().x == 0 {
+        x[x.len()] = 1; // panic site: before grid_sync
+    }
+    grid_sync();
+    x[grid(1)] = 2;
+}
+
+#[test]
+fn a_panic_before_grid_sync_is_an_err_not_a_hang() {
+    let _gpu = require_gpu!();
+    let (blocks, block) = (8u32, 64u32);
+    let mut x = vec![0u32; (blocks * block) as usize];
+    let err = launch!(panics_before_the_barrier[blocks, block](&mut x, 3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("index out of bounds: the len is 512 but the index is 512"),
+        "{err}"
+    );
+    assert!(err.contains("(block 3, thread 0)"), "{err}");
+    // The context survives and the same kernel runs normally.
+    let mut x = vec![0u32; (blocks * block) as usize];
+    launch!(panics_before_the_barrier[blocks, block](&mut x, u32::MAX)).unwrap();
+    assert!(x.iter().all(|&v| v == 2));
+}
+
 /// Runs without a GPU: both kernels lower to NVVM IR and are marked cooperative (one
 /// through its device function).
 #[test]
 fn the_kernels_lower_and_are_cooperative() {
-    for source in [exchange_rounds.source(), two_phase_sum.source()] {
+    for source in [
+        exchange_rounds.source(),
+        two_phase_sum.source(),
+        panics_before_the_barrier.source(),
+    ] {
         let unit = kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));
         assert!(unit.cooperative, "{}", source.name);

@@ -19,12 +19,19 @@
 //! (acquire). Without a cooperative launch the workspace address is 0: the helper
 //! then returns `false` in every thread without waiting, and the caller panics with
 //! [`NOT_COOPERATIVE`] instead of hanging.
+//!
+//! A thread that panics ends, so its block may never arrive (when it was the block's
+//! thread 0): the grid would wait forever. Every 256 polls of the barrier the leader
+//! therefore also reads the module's panic record (host-mapped, so rarely); once some
+//! thread has panicked it stops waiting, and the block's final barrier (`barrier0.or`
+//! of "aborted") ends every thread of the block. The kernel then finishes and the
+//! launch reports the panic, never a hang.
 
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
 use super::writer::Writer;
-use super::Error;
+use super::{Error, PANIC_SLOT_SYMBOL};
 use crate::ir::{Expr, Handle};
 
 const HELPER: &str = "__cudajit_grid_sync";
@@ -55,6 +62,10 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
     for name in ["llvm.nvvm.barrier0", "llvm.nvvm.membar.gl"] {
         w.declare(name, format!("declare void @{name}()"));
     }
+    w.declare(
+        "llvm.nvvm.barrier0.or",
+        "declare i32 @llvm.nvvm.barrier0.or(i32)".into(),
+    );
     let or3 = |name: &str, reg: &str| {
         let mut s = String::new();
         for axis in ["x", "y", "z"] {
@@ -108,15 +119,40 @@ arrive:
   %arrived = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
   br label %spin
 spin:
+  %spins = phi i32 [ 0, %arrive ], [ %spins.next, %spin.again ]
   %now = load volatile i32, i32 addrspace(1)* %barrier, align 4
   %changed = xor i32 %now, %arrived
   %flipped = icmp slt i32 %changed, 0
-  br i1 %flipped, label %released, label %spin
+  br i1 %flipped, label %released, label %waiting
+waiting:
+  %spins.next = add i32 %spins, 1
+  %poll.bits = and i32 %spins.next, 255
+  %poll = icmp eq i32 %poll.bits, 0
+  br i1 %poll, label %poll.panic, label %spin.again
+poll.panic:
+  %slot = load volatile i64, i64 addrspace(1)* @{PANIC_SLOT_SYMBOL}, align 8
+  %has.record = icmp ne i64 %slot, 0
+  br i1 %has.record, label %poll.flag, label %spin.again
+poll.flag:
+  %flag.ptr = inttoptr i64 %slot to i32*
+  %flag = load volatile i32, i32* %flag.ptr, align 4
+  %panicked = icmp ne i32 %flag, 0
+  br i1 %panicked, label %leave, label %spin.again
+spin.again:
+  br label %spin
 released:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  call void @llvm.nvvm.barrier0()
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 1, %poll.flag ]
+  %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
+  %abort = icmp ne i32 %any.aborted, 0
+  br i1 %abort, label %end.thread, label %done
+end.thread:
+  ; another thread panicked: end this one too (the launch reports the panic)
+  call void asm sideeffect \"exit;\", \"\"()
+  unreachable
+done:
   ret i1 true
 }}
 ",

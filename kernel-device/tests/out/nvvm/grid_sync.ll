@@ -7,6 +7,7 @@ target triple = "nvptx64-nvidia-cuda"
 @__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.barrier0()
+declare i32 @llvm.nvvm.barrier0.or(i32)
 declare void @llvm.nvvm.membar.gl()
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -270,15 +271,40 @@ arrive:
   %arrived = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
   br label %spin
 spin:
+  %spins = phi i32 [ 0, %arrive ], [ %spins.next, %spin.again ]
   %now = load volatile i32, i32 addrspace(1)* %barrier, align 4
   %changed = xor i32 %now, %arrived
   %flipped = icmp slt i32 %changed, 0
-  br i1 %flipped, label %released, label %spin
+  br i1 %flipped, label %released, label %waiting
+waiting:
+  %spins.next = add i32 %spins, 1
+  %poll.bits = and i32 %spins.next, 255
+  %poll = icmp eq i32 %poll.bits, 0
+  br i1 %poll, label %poll.panic, label %spin.again
+poll.panic:
+  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
+  %has.record = icmp ne i64 %slot, 0
+  br i1 %has.record, label %poll.flag, label %spin.again
+poll.flag:
+  %flag.ptr = inttoptr i64 %slot to i32*
+  %flag = load volatile i32, i32* %flag.ptr, align 4
+  %panicked = icmp ne i32 %flag, 0
+  br i1 %panicked, label %leave, label %spin.again
+spin.again:
+  br label %spin
 released:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  call void @llvm.nvvm.barrier0()
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 1, %poll.flag ]
+  %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
+  %abort = icmp ne i32 %any.aborted, 0
+  br i1 %abort, label %end.thread, label %done
+end.thread:
+  ; another thread panicked: end this one too (the launch reports the panic)
+  call void asm sideeffect "exit;", ""()
+  unreachable
+done:
   ret i1 true
 }
 
