@@ -142,9 +142,18 @@ pub fn init_xoroshiro128p_states(states: &mut [u64], seed: u64) {
 /// `create_xoroshiro128p_states`). Pass it to a kernel's `&mut [u64]` parameter; each
 /// thread draws from its own generator `index`.
 pub fn create_xoroshiro128p_states(n: usize, seed: u64) -> Result<DeviceArray<u64>> {
+    create_xoroshiro128p_states_on(&crate::Device::default()?, n, seed)
+}
+
+/// As [`create_xoroshiro128p_states`], on `device`.
+pub fn create_xoroshiro128p_states_on(
+    device: &crate::Device,
+    n: usize,
+    seed: u64,
+) -> Result<DeviceArray<u64>> {
     let mut states = vec![0u64; n.saturating_mul(2)];
     init_xoroshiro128p_states(&mut states, seed);
-    crate::to_device(&states)
+    device.to_device(&states)
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 // The device RNG (cudajit::random, whose #[device] functions every input can call):
-// Monte-Carlo pi with one generator per thread, and every kind of draw.
+// Monte-Carlo pi with one generator per thread (a shared-memory block sum, one atomic
+// per block), and every kind of draw.
 
 #[kernel]
-fn monte_carlo_pi(states: &mut [u64], hits: &mut [u32], samples: u32) {
+fn monte_carlo_pi(states: &mut [u64], per_thread: &mut [u32], total: &mut [u64], samples: u32) {
+    let mut smem = dynamic_shared();
+    let counts = smem.take::<u32>(block_dim().x as usize);
+    let t = thread_idx().x as usize;
     let i = grid(1);
-    if i < hits.len() {
-        let mut inside = 0u32;
+    let mut inside = 0u32;
+    if i < per_thread.len() {
         for _ in 0..samples {
             let x = xoroshiro128p_uniform_f32(states, i);
             let y = xoroshiro128p_uniform_f32(states, i);
@@ -13,7 +17,20 @@ fn monte_carlo_pi(states: &mut [u64], hits: &mut [u32], samples: u32) {
                 inside += 1;
             }
         }
-        hits[i] = inside;
+        per_thread[i] = inside;
+    }
+    counts[t] = inside;
+    sync_threads();
+    let mut half = counts.len() / 2;
+    while half > 0 {
+        if t < half {
+            counts[t] += counts[t + half];
+        }
+        sync_threads();
+        half /= 2;
+    }
+    if t == 0 {
+        atomic_add(total, 0, counts[0] as u64);
     }
 }
 

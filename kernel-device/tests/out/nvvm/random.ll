@@ -6,6 +6,8 @@ target triple = "nvptx64-nvidia-cuda"
 ; the host stores here the device address of the 32-byte panic record
 @__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
 
+@__cudajit_dyn_smem = external addrspace(3) global [0 x i8], align 16
+declare void @llvm.nvvm.barrier0()
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
@@ -18,41 +20,78 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `monte_carlo_pi` (tests/in/random.rs:5)
-define void @monte_carlo_pi(i64* noalias %states, i64 %states.len, i32* noalias %hits, i64 %hits.len, i32 %samples) {
+; kernel `monte_carlo_pi` (tests/in/random.rs:6)
+define void @monte_carlo_pi(i64* noalias %states, i64 %states.len, i32* noalias %per_thread, i64 %per_thread.len, i64* noalias %total, i64 %total.len, i32 %samples) {
 entry:
   %states.addr = alloca { i64*, i64 }
-  %hits.addr = alloca { i32*, i64 }
+  %per_thread.addr = alloca { i32*, i64 }
+  %total.addr = alloca { i64*, i64 }
   %samples.addr = alloca i32
+  %smem.addr = alloca i64
+  %counts.addr = alloca { i32*, i64 }
+  %t.addr = alloca i64
   %i.addr = alloca i64
   %inside.addr = alloca i32
   %_.addr = alloca i32
   %x.addr = alloca float
   %y.addr = alloca float
+  %half.addr = alloca i64
   %for.counter = alloca i32
   %states.s = insertvalue { i64*, i64 } undef, i64* %states, 0
   %states.s.1 = insertvalue { i64*, i64 } %states.s, i64 %states.len, 1
   store { i64*, i64 } %states.s.1, { i64*, i64 }* %states.addr
-  %hits.s = insertvalue { i32*, i64 } undef, i32* %hits, 0
-  %hits.s.1 = insertvalue { i32*, i64 } %hits.s, i64 %hits.len, 1
-  store { i32*, i64 } %hits.s.1, { i32*, i64 }* %hits.addr
+  %per_thread.s = insertvalue { i32*, i64 } undef, i32* %per_thread, 0
+  %per_thread.s.1 = insertvalue { i32*, i64 } %per_thread.s, i64 %per_thread.len, 1
+  store { i32*, i64 } %per_thread.s.1, { i32*, i64 }* %per_thread.addr
+  %total.s = insertvalue { i64*, i64 } undef, i64* %total, 0
+  %total.s.1 = insertvalue { i64*, i64 } %total.s, i64 %total.len, 1
+  store { i64*, i64 } %total.s.1, { i64*, i64 }* %total.addr
   store i32 %samples, i32* %samples.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  store i64 0, i64* %smem.addr
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %grid.tid = zext i32 %tid_x to i64
+  %cast = zext i32 %ntid_x to i64
+  %smem.offset = load i64, i64* %smem.addr
+  %smem.bumped = add i64 %smem.offset, 3
+  %smem.aligned = and i64 %smem.bumped, -4
+  %smem.bytes = mul i64 %cast, 4
+  %smem.end = add i64 %smem.aligned, %smem.bytes
+  %smem.size = call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+  %smem.avail = zext i32 %smem.size to i64
+  %smem.fits = icmp ule i64 %smem.end, %smem.avail
+  %smem.sane = icmp ule i64 %cast, 4294967295
+  %smem.ok = and i1 %smem.fits, %smem.sane
+  %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
+  br i1 %smem.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %smem.reported, i64 %smem.avail)
+  unreachable
+ok:
+  store i64 %smem.end, i64* %smem.addr
+  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
+  %smem.typed = bitcast i8* %smem.generic to i32*
+  %sub = insertvalue { i32*, i64 } undef, i32* %smem.typed, 0
+  %sub.1 = insertvalue { i32*, i64 } %sub, i64 %cast, 1
+  store { i32*, i64 } %sub.1, { i32*, i64 }* %counts.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %cast.1 = zext i32 %tid_x to i64
+  store i64 %cast.1, i64* %t.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
-  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.ntid = zext i32 %ntid_x.1 to i64
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
+  store i32 0, i32* %inside.addr
   %i = load i64, i64* %i.addr
-  %hits.1 = load { i32*, i64 }, { i32*, i64 }* %hits.addr
-  %len = extractvalue { i32*, i64 } %hits.1, 1
+  %per_thread.1 = load { i32*, i64 }, { i32*, i64 }* %per_thread.addr
+  %len = extractvalue { i32*, i64 } %per_thread.1, 1
   %cmp = icmp ult i64 %i, %len
   br i1 %cmp, label %if.then, label %if.end
 if.then:
-  store i32 0, i32* %inside.addr
   %samples.1 = load i32, i32* %samples.addr
   store i32 0, i32* %for.counter
   br label %for.cond
@@ -91,20 +130,114 @@ if.end.1:
   br label %for.cond
 for.end:
   %inside = load i32, i32* %inside.addr
-  %hits.2 = load { i32*, i64 }, { i32*, i64 }* %hits.addr
+  %per_thread.2 = load { i32*, i64 }, { i32*, i64 }* %per_thread.addr
   %i.3 = load i64, i64* %i.addr
-  %ptr = extractvalue { i32*, i64 } %hits.2, 0
-  %len.1 = extractvalue { i32*, i64 } %hits.2, 1
+  %ptr = extractvalue { i32*, i64 } %per_thread.2, 0
+  %len.1 = extractvalue { i32*, i64 } %per_thread.2, 1
   %inbounds = icmp ult i64 %i.3, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i.3, i64 %len.1)
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %i.3, i64 %len.1)
   unreachable
-ok:
+ok.1:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.3
   store i32 %inside, i32* %elem.ptr
   br label %if.end
 if.end:
+  %inside.1 = load i32, i32* %inside.addr
+  %counts = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %t = load i64, i64* %t.addr
+  %ptr.1 = extractvalue { i32*, i64 } %counts, 0
+  %len.2 = extractvalue { i32*, i64 } %counts, 1
+  %inbounds.1 = icmp ult i64 %t, %len.2
+  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %t, i64 %len.2)
+  unreachable
+ok.2:
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %t
+  store i32 %inside.1, i32* %elem.ptr.1
+  call void @llvm.nvvm.barrier0()
+  %counts.1 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %len.3 = extractvalue { i32*, i64 } %counts.1, 1
+  %div = udiv i64 %len.3, 2
+  store i64 %div, i64* %half.addr
+  br label %while.cond
+while.cond:
+  %half = load i64, i64* %half.addr
+  %cmp.2 = icmp ugt i64 %half, 0
+  br i1 %cmp.2, label %while.body, label %while.end
+while.body:
+  %t.1 = load i64, i64* %t.addr
+  %half.1 = load i64, i64* %half.addr
+  %cmp.3 = icmp ult i64 %t.1, %half.1
+  br i1 %cmp.3, label %if.then.2, label %if.end.2
+if.then.2:
+  %counts.2 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %t.2 = load i64, i64* %t.addr
+  %half.2 = load i64, i64* %half.addr
+  %add.2 = add i64 %t.2, %half.2
+  %ptr.2 = extractvalue { i32*, i64 } %counts.2, 0
+  %len.4 = extractvalue { i32*, i64 } %counts.2, 1
+  %inbounds.2 = icmp ult i64 %add.2, %len.4
+  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %add.2, i64 %len.4)
+  unreachable
+ok.3:
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.2
+  %elem = load i32, i32* %elem.ptr.2
+  %counts.3 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %t.3 = load i64, i64* %t.addr
+  %ptr.3 = extractvalue { i32*, i64 } %counts.3, 0
+  %len.5 = extractvalue { i32*, i64 } %counts.3, 1
+  %inbounds.3 = icmp ult i64 %t.3, %len.5
+  br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %t.3, i64 %len.5)
+  unreachable
+ok.4:
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %t.3
+  %old.1 = load i32, i32* %elem.ptr.3
+  %add.3 = add i32 %old.1, %elem
+  store i32 %add.3, i32* %elem.ptr.3
+  br label %if.end.2
+if.end.2:
+  call void @llvm.nvvm.barrier0()
+  %old.2 = load i64, i64* %half.addr
+  %div.1 = udiv i64 %old.2, 2
+  store i64 %div.1, i64* %half.addr
+  br label %while.cond
+while.end:
+  %t.4 = load i64, i64* %t.addr
+  %cmp.4 = icmp eq i64 %t.4, 0
+  br i1 %cmp.4, label %if.then.3, label %if.end.3
+if.then.3:
+  %total.1 = load { i64*, i64 }, { i64*, i64 }* %total.addr
+  %counts.4 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %ptr.4 = extractvalue { i32*, i64 } %counts.4, 0
+  %len.6 = extractvalue { i32*, i64 } %counts.4, 1
+  %inbounds.4 = icmp ult i64 0, %len.6
+  br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 0, i64 %len.6)
+  unreachable
+ok.5:
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 0
+  %elem.1 = load i32, i32* %elem.ptr.4
+  %cast.2 = zext i32 %elem.1 to i64
+  %ptr.5 = extractvalue { i64*, i64 } %total.1, 0
+  %len.7 = extractvalue { i64*, i64 } %total.1, 1
+  %inbounds.5 = icmp ult i64 0, %len.7
+  br i1 %inbounds.5, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 7, i64 0, i64 %len.7)
+  unreachable
+ok.6:
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 0
+  %atomic.old = atomicrmw add i64* %elem.ptr.5, i64 %cast.2 monotonic
+  br label %if.end.3
+if.end.3:
   ret void
 }
 
@@ -148,7 +281,7 @@ entry:
   %inbounds = icmp ult i64 %mul, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 2, i64 %mul, i64 %len)
+  call void @__cudajit_panic(i32 8, i64 %mul, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
@@ -163,7 +296,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 3, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
@@ -201,7 +334,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %mul.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 4, i64 %mul.2, i64 %len.2)
+  call void @__cudajit_panic(i32 10, i64 %mul.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
@@ -224,7 +357,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %add.2, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 5, i64 %add.2, i64 %len.3)
+  call void @__cudajit_panic(i32 11, i64 %add.2, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
@@ -285,14 +418,20 @@ exit:
 
 !0 = !{!"branch_weights", i32 1, i32 1048575}
 !nvvm.annotations = !{!1}
-!1 = !{void (i64*, i64, i32*, i64, i32)* @monte_carlo_pi, !"kernel", i32 1}
+!1 = !{void (i64*, i64, i32*, i64, i64*, i64, i32)* @monte_carlo_pi, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `monte_carlo_pi` at tests/in/random.rs:16:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `xoroshiro128p_next` at src/random.rs:46:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `xoroshiro128p_next` at src/random.rs:47:18: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `xoroshiro128p_next` at src/random.rs:51:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `xoroshiro128p_next` at src/random.rs:52:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `monte_carlo_pi` at tests/in/random.rs:8:18: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
+; panic site 2 in `monte_carlo_pi` at tests/in/random.rs:20:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `monte_carlo_pi` at tests/in/random.rs:22:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `monte_carlo_pi` at tests/in/random.rs:27:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `monte_carlo_pi` at tests/in/random.rs:27:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `monte_carlo_pi` at tests/in/random.rs:33:30: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `monte_carlo_pi` at tests/in/random.rs:33:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `xoroshiro128p_next` at src/random.rs:46:14: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `xoroshiro128p_next` at src/random.rs:47:18: index out of bounds: the len is {1} but the index is {0}
+; panic site 10 in `xoroshiro128p_next` at src/random.rs:51:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 11 in `xoroshiro128p_next` at src/random.rs:52:5: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `every_draw` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -319,7 +458,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `every_draw` (tests/in/random.rs:21)
+; kernel `every_draw` (tests/in/random.rs:38)
 define void @every_draw(i64* noalias %states, i64 %states.len, float* noalias %u32s, i64 %u32s.len, double* noalias %u64s, i64 %u64s.len, float* noalias %n32, i64 %n32.len, double* noalias %n64, i64 %n64.len) {
 entry:
   %states.addr = alloca { i64*, i64 }
@@ -820,10 +959,10 @@ exit:
 !1 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64)* @every_draw, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `every_draw` at tests/in/random.rs:24:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `every_draw` at tests/in/random.rs:25:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `every_draw` at tests/in/random.rs:26:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `every_draw` at tests/in/random.rs:27:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `every_draw` at tests/in/random.rs:41:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `every_draw` at tests/in/random.rs:42:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `every_draw` at tests/in/random.rs:43:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `every_draw` at tests/in/random.rs:44:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 5 in `xoroshiro128p_jump` at src/random.rs:69:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 6 in `xoroshiro128p_jump` at src/random.rs:70:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 7 in `xoroshiro128p_jump` at src/random.rs:75:5: index out of bounds: the len is {1} but the index is {0}
