@@ -14,9 +14,13 @@
 //!   arrival saw; a fast block's arrival at the next barrier cannot flip it back
 //!   before every block has arrived there too.
 //!
-//! Around it: `barrier0` (the block waits for its leader), `membar.gl` before the
-//! arrival (release: this grid's writes are visible device-wide) and after the spin
-//! (acquire). Without a cooperative launch the workspace address is 0: the helper
+//! Around it: `barrier0` (the block waits for its leader), then the leader's arrival
+//! as a release and its polls as acquires at GPU scope, so writes made before the
+//! barrier by any thread of the grid are visible to every thread after it. From sm_70
+//! on these are `atom.release.gpu` and `ld.acquire.gpu` (what cooperative groups
+//! emits there); before, `membar.gl` around a plain atomic and volatile polls. The
+//! choice is `__nvvm_reflect("__CUDA_ARCH")`, folded by libnvvm for the target, so
+//! the NVVM IR (and its cache key) stays the same for every architecture. Without a cooperative launch the workspace address is 0: the helper
 //! then returns `false` in every thread without waiting, and the caller panics with
 //! [`NOT_COOPERATIVE`] instead of hanging.
 //!
@@ -35,6 +39,8 @@ use super::{Error, PANIC_SLOT_SYMBOL};
 use crate::ir::{Expr, Handle};
 
 const HELPER: &str = "__cudajit_grid_sync";
+/// The string `__nvvm_reflect` is asked about.
+const ARCH_QUERY: &str = "__cudajit_cuda_arch";
 
 /// The panic message when the grid was not launched cooperatively.
 pub const NOT_COOPERATIVE: &str =
@@ -66,6 +72,7 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
         "llvm.nvvm.barrier0.or",
         "declare i32 @llvm.nvvm.barrier0.or(i32)".into(),
     );
+    w.declare("__nvvm_reflect", "declare i32 @__nvvm_reflect(i8*)".into());
     let or3 = |name: &str, reg: &str| {
         let mut s = String::new();
         for axis in ["x", "y", "z"] {
@@ -84,6 +91,10 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
     let _ = writeln!(
         out,
         "; the grid-wide barrier on the cooperative launch's workspace (false: not a cooperative launch)"
+    );
+    let _ = writeln!(
+        out,
+        "@{ARCH_QUERY} = private unnamed_addr constant [12 x i8] c\"__CUDA_ARCH\\00\"\n"
     );
     let _ = writeln!(out, "define internal i1 @{HELPER}() nounwind {{");
     let _ = write!(
@@ -115,12 +126,30 @@ arrive:
   %share = select i1 %first, i32 %first.share, i32 1
   %barrier.addr = add i64 %ws, 4
   %barrier = inttoptr i64 %barrier.addr to i32 addrspace(1)*
+  %arch = call i32 @__nvvm_reflect(i8* getelementptr inbounds ([12 x i8], [12 x i8]* @{ARCH_QUERY}, i64 0, i64 0))
+  %acq.rel = icmp sge i32 %arch, 700
+  br i1 %acq.rel, label %arrive.release, label %arrive.fenced
+arrive.release:
+  %arrived.release = call i32 asm sideeffect \"atom.release.gpu.global.add.u32 $0, [$1], $2;\", \"=r,l,r,~{{memory}}\"(i64 %barrier.addr, i32 %share)
+  br label %counted
+arrive.fenced:
   call void @llvm.nvvm.membar.gl()
-  %arrived = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
+  %arrived.fenced = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
+  br label %counted
+counted:
+  %arrived = phi i32 [ %arrived.release, %arrive.release ], [ %arrived.fenced, %arrive.fenced ]
   br label %spin
 spin:
-  %spins = phi i32 [ 0, %arrive ], [ %spins.next, %spin.again ]
-  %now = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  %spins = phi i32 [ 0, %counted ], [ %spins.next, %spin.again ]
+  br i1 %acq.rel, label %poll.acquire, label %poll.volatile
+poll.acquire:
+  %now.acquire = call i32 asm sideeffect \"ld.acquire.gpu.global.u32 $0, [$1];\", \"=r,l,~{{memory}}\"(i64 %barrier.addr)
+  br label %polled
+poll.volatile:
+  %now.volatile = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  br label %polled
+polled:
+  %now = phi i32 [ %now.acquire, %poll.acquire ], [ %now.volatile, %poll.volatile ]
   %changed = xor i32 %now, %arrived
   %flipped = icmp slt i32 %changed, 0
   br i1 %flipped, label %released, label %waiting
@@ -141,10 +170,12 @@ poll.flag:
 spin.again:
   br label %spin
 released:
+  br i1 %acq.rel, label %leave, label %released.fence
+released.fence:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 1, %poll.flag ]
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %poll.flag ]
   %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
   %abort = icmp ne i32 %any.aborted, 0
   br i1 %abort, label %end.thread, label %done

@@ -6,6 +6,7 @@ target triple = "nvptx64-nvidia-cuda"
 ; the host stores here the device address of the 32-byte panic record
 @__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
 
+declare i32 @__nvvm_reflect(i8*)
 declare void @llvm.nvvm.barrier0()
 declare i32 @llvm.nvvm.barrier0.or(i32)
 declare void @llvm.nvvm.membar.gl()
@@ -229,6 +230,8 @@ ok.1:
 }
 
 ; the grid-wide barrier on the cooperative launch's workspace (false: not a cooperative launch)
+@__cudajit_cuda_arch = private unnamed_addr constant [12 x i8] c"__CUDA_ARCH\00"
+
 define internal i1 @__cudajit_grid_sync() nounwind {
 entry:
   %ws.hi = call i32 asm sideeffect "mov.u32 $0, %envreg1;", "=r"()
@@ -267,12 +270,30 @@ arrive:
   %share = select i1 %first, i32 %first.share, i32 1
   %barrier.addr = add i64 %ws, 4
   %barrier = inttoptr i64 %barrier.addr to i32 addrspace(1)*
+  %arch = call i32 @__nvvm_reflect(i8* getelementptr inbounds ([12 x i8], [12 x i8]* @__cudajit_cuda_arch, i64 0, i64 0))
+  %acq.rel = icmp sge i32 %arch, 700
+  br i1 %acq.rel, label %arrive.release, label %arrive.fenced
+arrive.release:
+  %arrived.release = call i32 asm sideeffect "atom.release.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r,~{memory}"(i64 %barrier.addr, i32 %share)
+  br label %counted
+arrive.fenced:
   call void @llvm.nvvm.membar.gl()
-  %arrived = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
+  %arrived.fenced = atomicrmw add i32 addrspace(1)* %barrier, i32 %share monotonic
+  br label %counted
+counted:
+  %arrived = phi i32 [ %arrived.release, %arrive.release ], [ %arrived.fenced, %arrive.fenced ]
   br label %spin
 spin:
-  %spins = phi i32 [ 0, %arrive ], [ %spins.next, %spin.again ]
-  %now = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  %spins = phi i32 [ 0, %counted ], [ %spins.next, %spin.again ]
+  br i1 %acq.rel, label %poll.acquire, label %poll.volatile
+poll.acquire:
+  %now.acquire = call i32 asm sideeffect "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}"(i64 %barrier.addr)
+  br label %polled
+poll.volatile:
+  %now.volatile = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  br label %polled
+polled:
+  %now = phi i32 [ %now.acquire, %poll.acquire ], [ %now.volatile, %poll.volatile ]
   %changed = xor i32 %now, %arrived
   %flipped = icmp slt i32 %changed, 0
   br i1 %flipped, label %released, label %waiting
@@ -293,10 +314,12 @@ poll.flag:
 spin.again:
   br label %spin
 released:
+  br i1 %acq.rel, label %leave, label %released.fence
+released.fence:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 1, %poll.flag ]
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %poll.flag ]
   %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
   %abort = icmp ne i32 %any.aborted, 0
   br i1 %abort, label %end.thread, label %done
