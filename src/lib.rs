@@ -50,8 +50,8 @@ pub mod prelude {
         xoroshiro128p_uniform_f64,
     };
     pub use kernel_device::device_api::{
-        block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, sync_threads, thread_idx, Dim3,
-        DynamicShared,
+        block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, shared_array, sync_threads,
+        thread_idx, Dim3, DynamicShared,
     };
     // Barriers, fences, atomics and warp operations (with their element-type traits).
     pub use kernel_device::device_api::{atomic::*, sync::*, warp::*};
@@ -106,6 +106,8 @@ macro_rules! launch {
 #[doc(hidden)]
 pub mod __private {
     pub use kernel_device::device_api;
-    pub use kernel_device::source::{max_call_depth, FnSource, SourceKind};
+    pub use kernel_device::source::{
+        max_call_depth, ConstItem, FnSource, SourceKind, ToConstValue,
+    };
     pub use kernel_host::__private::*;
 }

@@ -196,9 +196,48 @@ pub fn dynamic_shared() -> DynamicShared {
     DynamicShared::default()
 }
 
+/// Array types `shared_array` makes: `[T; N]` and `[[T; N]; M]` of a scalar `T`.
+pub trait SharedArray: 'static {
+    /// The array with every element zero (what the host stand-in hands out).
+    fn zeroed() -> Self;
+}
+
+impl<T: SharedScalar, const N: usize> SharedArray for [T; N] {
+    fn zeroed() -> Self {
+        [T::default(); N]
+    }
+}
+
+impl<T: SharedScalar, const N: usize, const M: usize> SharedArray for [[T; N]; M] {
+    fn zeroed() -> Self {
+        [[T::default(); N]; M]
+    }
+}
+
+/// A block-shared array (CUDA's `__shared__`, Numba's `cuda.shared.array`): each call
+/// site is one allocation per block, uninitialised on the GPU (reading an element no
+/// thread wrote gives an unspecified value). `A` is `[T; N]` or `[[T; N]; M]` with
+/// constant lengths: `shared_array::<[f32; 256]>()`, or
+/// `let tile: &mut [[f32; 33]; 32] = shared_array();`.
+///
+/// On the host (the rustc-checked twin) it returns a fresh zero-filled array, so a
+/// twin that runs is well defined.
+pub fn shared_array<A: SharedArray>() -> &'static mut A {
+    Box::leak(Box::new(A::zeroed()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_arrays_on_the_host_are_zeroed() {
+        let tile: &mut [[f32; 3]; 2] = shared_array();
+        tile[1][2] = 4.0;
+        assert_eq!(tile[0], [0.0; 3]);
+        let flags = shared_array::<[bool; 4]>();
+        assert!(!flags[3]);
+    }
 
     #[test]
     fn defaults_are_thread_zero_of_one() {

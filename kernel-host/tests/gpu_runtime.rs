@@ -68,6 +68,7 @@ static SCALE: FnSource = FnSource {
     bounds_check: true,
     fast_math: false,
     deps: &[],
+    consts: &[],
 };
 static SCALE_CACHE: KernelCache = KernelCache::new();
 
@@ -81,6 +82,7 @@ static OOB: FnSource = FnSource {
     bounds_check: true,
     fast_math: false,
     deps: &[],
+    consts: &[],
 };
 static OOB_CACHE: KernelCache = KernelCache::new();
 

@@ -114,6 +114,7 @@ fn fn_source(
         SourceKind::Device => quote!(Device),
     };
     let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
+    let consts = const_items(item);
     quote! {
         ::cudajit::__private::FnSource {
             name: #name,
@@ -124,8 +125,27 @@ fn fn_source(
             bounds_check: #bounds_check,
             fast_math: #fast_math,
             deps: &[#(#deps),*],
+            consts: &[#(#consts),*],
         }
     }
+}
+
+/// A `ConstItem` for each crate constant the body names: rustc evaluates the item and
+/// the run-time compiler receives its value. The name keeps the user's span, so a name
+/// that is no constant is reported at its use.
+fn const_items(item: &syn::ItemFn) -> Vec<TokenStream> {
+    kernel_device::front::const_refs(item)
+        .into_iter()
+        .map(|ident| {
+            let name = ident.to_string();
+            quote! {
+                ::cudajit::__private::ConstItem {
+                    name: #name,
+                    value: &|| ::cudajit::__private::ToConstValue::to_const_value(&#ident),
+                }
+            }
+        })
+        .collect()
 }
 
 fn kernel(

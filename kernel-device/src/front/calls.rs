@@ -93,6 +93,18 @@ impl FnLowerer<'_> {
             return self.error_expr(span);
         }
         let path = &func.path;
+        let memory = intrinsics::intrinsic_of_path(path)
+            .and_then(|name| crate::proc::intrinsics::memory_by_name(&name));
+        if memory.is_some_and(|m| m.space == crate::ir::AddressSpace::Shared) {
+            let turbofish = intrinsics::single_type_argument(path);
+            return match turbofish {
+                Ok(t) => self.lower_shared_array(call, t),
+                Err(d) => {
+                    self.diags.push(d);
+                    self.error_expr(span)
+                }
+            };
+        }
         if let Some(seg) = path.segments.iter().find(|s| !s.arguments.is_none()) {
             self.lower_args(&call.args);
             self.error_hint(
@@ -223,10 +235,18 @@ impl FnLowerer<'_> {
                 ),
             );
         } else {
+            let mut coerced = Vec::with_capacity(args.len());
             for ((arg, expr), param) in args.iter().zip(call.args.iter()).zip(sig.params.iter()) {
-                let at = self.ty_of(*arg);
-                self.expect_ty(&at, param, expr.span());
+                coerced.push(self.coerce_value(*arg, param, expr.span()));
             }
+            return self.push_expr(
+                ir::ExprKind::Call {
+                    function: sig.handle,
+                    args: coerced,
+                },
+                sig.ret.clone(),
+                span,
+            );
         }
         self.push_expr(
             ir::ExprKind::Call {
@@ -259,6 +279,12 @@ impl FnLowerer<'_> {
         let rt = self.ty_of(recv);
         if name == "len" {
             self.lower_args(&m.args);
+            if let Some(len) = self.array_len(recv, span) {
+                if !m.args.is_empty() {
+                    self.error(m.method.span(), "`len` takes no arguments");
+                }
+                return len;
+            }
             match self.table.shallow(&rt) {
                 Ty::Slice { .. } => {}
                 Ty::Error => return self.error_expr(span),
@@ -268,7 +294,7 @@ impl FnLowerer<'_> {
                     self.error_hint(
                         m.method.span(),
                         format!("no method named `len` found for type `{d}`"),
-                        "`len()` is available on slices",
+                        "`len()` is available on slices and arrays",
                     );
                     return self.error_expr(span);
                 }

@@ -141,20 +141,10 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
             "`match` is not yet supported in kernels",
             "use `if` / `else if` / `else`",
         ),
-        syn::Expr::Array(a) => d(
-            a.bracket_token.span.join(),
-            "arrays are not yet supported in kernels",
-            "use a slice parameter (`&[T]` / `&mut [T]`)",
-        ),
-        syn::Expr::Repeat(r) => d(
-            r.bracket_token.span.join(),
-            "arrays are not yet supported in kernels",
-            "use a slice parameter (`&[T]` / `&mut [T]`)",
-        ),
         syn::Expr::Reference(r) => d(
             r.and_token.span,
-            "references are not supported in kernel bodies, except to sub-slices",
-            "pass slices straight through (`f(a)`, not `f(&a)`), borrow part of one with `&a[i..j]`, and read scalars by value",
+            "references are only supported to arrays and sub-slices in kernel bodies",
+            "pass slices straight through (`f(a)`, not `f(&a)`), borrow part of one with `&a[i..j]`, borrow arrays with `&arr` / `&mut tile[r]`, and read scalars by value",
         ),
         syn::Expr::RawAddr(r) => d(
             r.and_token.span,

@@ -5,7 +5,7 @@
 //! (so method lookup sees types known so far, exactly like rustc's in-order checking),
 //! then [`Table::to_ir`] turns each into a concrete `ir::Type` at the end.
 
-use crate::ir::{ScalarType, Type};
+use crate::ir::{AddressSpace, ScalarType, Type};
 
 /// An inference-time type.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,9 +24,29 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// `dynamic_shared()`'s cursor.
     DynamicShared,
+    /// `[elem; len]`; `len` is `None` only at macro time, when it names a crate
+    /// `const` whose value rustc knows but the macro does not (unifies with any length).
+    Array {
+        elem: Box<Ty>,
+        len: Option<u64>,
+    },
+    /// `&[T; N]` / `&mut [T; N]`; `space` is `None` where the type is written
+    /// (`let t: &mut [f32; 8] = shared_array();`) and taken from the value.
+    Ref {
+        pointee: Box<Ty>,
+        mutable: bool,
+        space: Option<AddressSpace>,
+    },
 }
 
 impl Ty {
+    pub fn array(elem: Ty, len: Option<u64>) -> Ty {
+        Ty::Array {
+            elem: Box::new(elem),
+            len,
+        }
+    }
+
     pub const USIZE: Ty = Ty::Scalar(ScalarType::Usize);
     pub const BOOL: Ty = Ty::Scalar(ScalarType::Bool);
     pub const U32: Ty = Ty::Scalar(ScalarType::U32);
@@ -117,6 +137,8 @@ impl Table {
         match self.shallow(ty) {
             Ty::Var(v) => v == var,
             Ty::Tuple(items) => items.iter().any(|t| self.occurs(var, t)),
+            Ty::Array { elem, .. } => self.occurs(var, &elem),
+            Ty::Ref { pointee, .. } => self.occurs(var, &pointee),
             _ => false,
         }
     }
@@ -173,6 +195,32 @@ impl Table {
                 }
                 result
             }
+            (Ty::Array { elem: e1, len: l1 }, Ty::Array { elem: e2, len: l2 }) => {
+                let lens = match (l1, l2) {
+                    (Some(a), Some(b)) if a != b => Err(()),
+                    _ => Ok(()),
+                };
+                self.unify(e1, e2).and(lens)
+            }
+            (
+                Ty::Ref {
+                    pointee: p1,
+                    mutable: m1,
+                    space: s1,
+                },
+                Ty::Ref {
+                    pointee: p2,
+                    mutable: m2,
+                    space: s2,
+                },
+            ) => {
+                let spaces = match (s1, s2) {
+                    (Some(a), Some(b)) if a != b => Err(()),
+                    _ => Ok(()),
+                };
+                let muts = if m1 == m2 { Ok(()) } else { Err(()) };
+                self.unify(p1, p2).and(spaces).and(muts)
+            }
             _ => Err(()),
         }
     }
@@ -194,6 +242,23 @@ impl Table {
                     mutable: false,
                 },
             ) if e1 == e2 => Ok(()),
+            (
+                Ty::Ref {
+                    pointee: p1,
+                    mutable: true,
+                    space: s1,
+                },
+                Ty::Ref {
+                    pointee: p2,
+                    mutable: false,
+                    space: s2,
+                },
+            ) => {
+                if matches!((s1, s2), (Some(a), Some(b)) if a != b) {
+                    return Err(());
+                }
+                self.unify(p1, p2)
+            }
             _ => self.unify(&a, &e),
         }
     }
@@ -219,6 +284,16 @@ impl Table {
             Ty::Slice { elem, mutable } => Type::Slice { elem, mutable },
             Ty::Tuple(items) => Type::Tuple(items.iter().map(|t| self.to_ir(t)).collect()),
             Ty::DynamicShared => Type::DynamicShared,
+            Ty::Array { elem, len } => Type::array(self.to_ir(&elem), len.unwrap_or(0)),
+            Ty::Ref {
+                pointee,
+                mutable,
+                space,
+            } => Type::Ref {
+                pointee: Box::new(self.to_ir(&pointee)),
+                mutable,
+                space: space.unwrap_or(AddressSpace::Generic),
+            },
         }
     }
 
@@ -260,6 +335,19 @@ impl Table {
                     format!("({})", parts.join(", "))
                 }
             }
+            Ty::Array { elem, len } => {
+                let e = self.describe(&elem);
+                match len {
+                    Some(n) => format!("[{e}; {n}]"),
+                    None => format!("[{e}; _]"),
+                }
+            }
+            Ty::Ref {
+                pointee, mutable, ..
+            } => {
+                let p = self.describe(&pointee);
+                format!("&{}{p}", if mutable { "mut " } else { "" })
+            }
         }
     }
 
@@ -283,6 +371,8 @@ impl Table {
                 Some(VarKind::Opaque)
             ),
             Ty::Tuple(items) => items.iter().any(|t| self.is_suppressed(t)),
+            Ty::Array { elem, .. } => self.is_suppressed(&elem),
+            Ty::Ref { pointee, .. } => self.is_suppressed(&pointee),
             _ => false,
         }
     }

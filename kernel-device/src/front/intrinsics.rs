@@ -12,16 +12,55 @@ pub use crate::proc::methods::{method, Method};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-/// The intrinsic a called path names: `grid`, `cudajit::grid`, `device_api::grid`.
+/// The intrinsic a called path names: `grid`, `cudajit::grid`, `device_api::grid`
+/// (only `shared_array` takes a type argument: `shared_array::<[f32; 256]>`).
 pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
     let last = path.segments.last()?;
     let name = last.ident.to_string();
-    if !is_intrinsic_name(&name) || !last.arguments.is_none() {
+    let takes_type = table::memory_by_name(&name).is_some();
+    if !is_intrinsic_name(&name) || (!last.arguments.is_none() && !takes_type) {
         return None;
     }
     let first = path.segments.first()?.ident.to_string();
     let prefixed = matches!(first.as_str(), "cudajit" | "kernel_device" | "device_api");
     (path.segments.len() == 1 || prefixed).then_some(name)
+}
+
+/// The `T` of `name::<T>` on a path's last segment (`None` without one); anything
+/// else (lifetimes, several types, `name::<T>` on an earlier segment) is reported.
+pub fn single_type_argument(
+    path: &syn::Path,
+) -> Result<Option<&syn::Type>, crate::diag::Diagnostic> {
+    let count = path.segments.len();
+    for (i, seg) in path.segments.iter().enumerate() {
+        match &seg.arguments {
+            syn::PathArguments::None => {}
+            syn::PathArguments::AngleBracketed(a) if i + 1 == count => {
+                let mut types = a.args.iter().filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                });
+                match (types.next(), types.next(), a.args.len()) {
+                    (Some(t), None, 1) => return Ok(Some(t)),
+                    _ => {
+                        return Err(crate::diag::Diagnostic::new(
+                            a.span(),
+                            "`shared_array` takes exactly one type argument: the array type",
+                        )
+                        .with_hint("write `shared_array::<[f32; 256]>()`"))
+                    }
+                }
+            }
+            other => {
+                return Err(crate::diag::Diagnostic::new(
+                    other.span(),
+                    "generic arguments are not supported here",
+                )
+                .with_hint("write `shared_array::<[f32; 256]>()`"))
+            }
+        }
+    }
+    Ok(None)
 }
 
 const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
@@ -217,8 +256,17 @@ impl FnLowerer<'_> {
     fn lower_typed_call(&mut self, def: &IntrinsicDef, call: &syn::ExprCall) -> Handle<ir::Expr> {
         let span = call.span();
         let name = def.name;
-        let args: Vec<Handle<ir::Expr>> = call.args.iter().map(|a| self.lower_expr(a)).collect();
+        let mut args: Vec<Handle<ir::Expr>> =
+            call.args.iter().map(|a| self.lower_expr(a)).collect();
         let params = def.sig.params;
+        // Arrays (shared or local) are passed by reference: `&mut [T; N]` → `&mut [T]`.
+        for (k, param) in params.iter().enumerate() {
+            if let (Param::MutSliceOfT, Some(arg), Some(expr)) =
+                (param, args.get(k).copied(), call.args.iter().nth(k))
+            {
+                args[k] = self.array_ref_as_slice(arg, expr.span());
+            }
+        }
         if args.len() != params.len() {
             let plural = |n: usize| if n == 1 { "" } else { "s" };
             self.error_hint(

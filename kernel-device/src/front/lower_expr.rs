@@ -20,12 +20,10 @@ impl FnLowerer<'_> {
             syn::Expr::Binary(b) => self.lower_binary(b),
             syn::Expr::Unary(u) => self.lower_unary(u),
             syn::Expr::Cast(c) => self.lower_cast(c),
-            syn::Expr::Index(ix) => match self.lower_index_parts(ix) {
-                Some((slice, index, elem, _)) => {
-                    self.push_expr(ir::ExprKind::Index { slice, index }, elem, ix.span())
-                }
-                None => self.error_expr(ix.span()),
-            },
+            syn::Expr::Index(ix) => self.lower_index(ix),
+            syn::Expr::Array(a) => self.lower_array_literal(a),
+            syn::Expr::Repeat(r) => self.lower_repeat(r),
+            syn::Expr::Reference(r) => self.lower_reference(r),
             syn::Expr::Field(f) => self.lower_field(f),
             syn::Expr::Tuple(t) => {
                 let items: Vec<Handle<ir::Expr>> =
@@ -55,7 +53,6 @@ impl FnLowerer<'_> {
             syn::Expr::Return(r) => self.lower_return(r),
             syn::Expr::Call(c) => self.lower_call(c),
             syn::Expr::MethodCall(m) => self.lower_method_call(m),
-            syn::Expr::Reference(r) => self.lower_reference(r),
             syn::Expr::Assign(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
                 self.diags.push(check::unsupported_expr(expr));
                 self.error_expr(expr.span())
@@ -172,6 +169,9 @@ impl FnLowerer<'_> {
             if let Some(local) = self.lookup(&name) {
                 let ty = self.local_ty(local);
                 return self.push_expr(ir::ExprKind::Local(local), ty, span);
+            }
+            if let Some(h) = self.lower_const(&name, span) {
+                return h;
             }
             if intrinsics::is_intrinsic_name(&name) || self.is_known_function(&name) {
                 self.error_hint(
@@ -408,7 +408,7 @@ impl FnLowerer<'_> {
         let span = c.span();
         let operand = self.lower_expr(&c.expr);
         let from = self.ty_of(operand);
-        let to = match lower_type(&c.ty, TypeSite::Let, &mut || Ty::Error) {
+        let to = match lower_type(&c.ty, TypeSite::Let, &self.consts, &mut || Ty::Error) {
             Ok(Ty::Scalar(s)) => s,
             Ok(Ty::Error) if matches!(&*c.ty, syn::Type::Infer(_)) => {
                 self.error_hint(
@@ -438,57 +438,6 @@ impl FnLowerer<'_> {
             span: c.as_token.span,
         });
         self.push_expr(ir::ExprKind::Cast { operand, to }, Ty::Scalar(to), span)
-    }
-
-    /// `s[i]` parts: the slice, the index (checked to be `usize`), the element type
-    /// and the slice's type. `None` after an error.
-    pub fn lower_index_parts(
-        &mut self,
-        ix: &syn::ExprIndex,
-    ) -> Option<(Handle<ir::Expr>, Handle<ir::Expr>, Ty, Ty)> {
-        if let syn::Expr::Range(r) = &*ix.index {
-            // Indexed or called on, `s[a..b]` is handled by `lower_slice_operand`; as a
-            // value it would be an unsized `[T]`.
-            self.error_hint(
-                r.span(),
-                "a sub-slice must be borrowed: `s[a..b]` alone has no size",
-                "borrow it: `&s[a..b]` (or `&mut s[a..b]`)",
-            );
-            return None;
-        }
-        let slice = self.lower_slice_operand(&ix.expr);
-        let slice_ty = self.ty_of(slice);
-        let index = self.lower_expr(&ix.index);
-        let it = self.ty_of(index);
-        let elem = match self.table.shallow(&slice_ty) {
-            Ty::Slice { elem, .. } => Ty::Scalar(elem),
-            Ty::Error => return None,
-            Ty::Var(_) if self.table.var_kind(&slice_ty) == Some(VarKind::Opaque) => {
-                self.fresh(VarKind::Opaque)
-            }
-            _ => {
-                let d = self.table.describe(&slice_ty);
-                self.error_hint(
-                    ix.expr.span(),
-                    format!("cannot index into a value of type `{d}`"),
-                    "only slices (`&[T]` / `&mut [T]`) can be indexed",
-                );
-                return None;
-            }
-        };
-        if self.table.coerce(&it, &Ty::USIZE).is_err() && !self.table.is_suppressed(&it) {
-            let e = match self.table.shallow(&slice_ty) {
-                Ty::Slice { elem, .. } => format!("[{elem}]"),
-                _ => "_".into(),
-            };
-            let i = self.table.describe(&it);
-            self.error_hint(
-                ix.index.span(),
-                format!("the type `{e}` cannot be indexed by `{i}`"),
-                "slice indices are of type `usize`: write `s[i as usize]`",
-            );
-        }
-        Some((slice, index, elem, slice_ty))
     }
 
     fn lower_field(&mut self, f: &syn::ExprField) -> Handle<ir::Expr> {

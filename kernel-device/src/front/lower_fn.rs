@@ -4,6 +4,7 @@
 //! Expressions and statements are in `lower_expr.rs` / `lower_stmt.rs`; they are
 //! methods of the [`FnLowerer`] defined here.
 
+use super::consts::ConstEnv;
 use super::infer::{Table, Ty, VarKind};
 pub use super::signature::{lower_signature, SigInfo};
 use crate::diag::Diagnostic;
@@ -131,6 +132,19 @@ pub struct FnLowerer<'a> {
     /// again once their type is known, directly to that type as rustc does (parsing
     /// to f64 and rounding to f32 rounds twice and can be one ulp off).
     pub float_literals: Vec<(Handle<ir::Expr>, String)>,
+    /// The crate constants the body may read.
+    pub consts: ConstEnv,
+    /// The module's globals so far (handles are module-wide): this function adds its
+    /// shared arrays and constant tables.
+    pub globals: ir::Arena<ir::Global>,
+    /// `shared_array()` globals whose array type is known only once inference is done.
+    pub pending_shared: Vec<(Handle<ir::Global>, Ty, Span)>,
+}
+
+/// Where a function is lowered: its constants and the module's globals so far.
+pub struct Context {
+    pub consts: ConstEnv,
+    pub globals: ir::Arena<ir::Global>,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -142,6 +156,7 @@ impl<'a> FnLowerer<'a> {
         options: ir::FunctionOptions,
         callees: Callees<'a>,
         sig: SigInfo,
+        context: Context,
     ) -> Self {
         let mut this = FnLowerer {
             f: ir::Function {
@@ -174,6 +189,9 @@ impl<'a> FnLowerer<'a> {
             deferred: Vec::new(),
             int_literals: Vec::new(),
             float_literals: Vec::new(),
+            consts: context.consts,
+            globals: context.globals,
+            pending_shared: Vec::new(),
         };
         this.f.loc = this.loc(item.sig.fn_token.span);
         for p in sig.params {
@@ -327,8 +345,10 @@ impl<'a> FnLowerer<'a> {
         id
     }
 
-    /// Applies the deferred checks, then writes concrete types everywhere.
-    pub fn finish(mut self) -> (ir::Function, Vec<Diagnostic>) {
+    /// Applies the deferred checks, then writes concrete types everywhere. Returns the
+    /// function, its diagnostics and the module's globals (with this function's added).
+    pub fn finish(mut self) -> (ir::Function, Vec<Diagnostic>, ir::Arena<ir::Global>) {
+        self.resolve_shared();
         let mut deferred = std::mem::take(&mut self.deferred);
         for (h, magnitude, negated, span) in std::mem::take(&mut self.int_literals) {
             let ty = self.ty_of(h);
@@ -364,7 +384,7 @@ impl<'a> FnLowerer<'a> {
         }
         let ret = self.ret.clone();
         self.f.ret = self.table.to_ir(&ret);
-        (self.f, self.diags)
+        (self.f, self.diags, self.globals)
     }
 
     /// Gives an `f32` literal its correctly rounded value: `digits.parse::<f32>()`

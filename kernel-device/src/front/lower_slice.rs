@@ -3,7 +3,6 @@
 //! shared memory (`let mut smem = dynamic_shared(); smem.take::<f32>(n)`).
 //! The run-time checks these need are the IR's (`ir::checks`); here are the type rules.
 
-use super::check;
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::types::{lower_type, TypeSite};
@@ -22,6 +21,14 @@ fn peel(mut e: &syn::Expr) -> &syn::Expr {
     }
 }
 
+/// A path, an index or a tuple field: an expression that may denote a place.
+fn is_place_form(e: &syn::Expr) -> bool {
+    matches!(
+        peel(e),
+        syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_)
+    )
+}
+
 /// `s[a..b]`: the indexing and its range, if `e` is a range-indexing.
 fn range_index(e: &syn::Expr) -> Option<(&syn::ExprIndex, &syn::ExprRange)> {
     match peel(e) {
@@ -34,7 +41,7 @@ fn range_index(e: &syn::Expr) -> Option<(&syn::ExprIndex, &syn::ExprRange)> {
 }
 
 impl FnLowerer<'_> {
-    /// `&expr` / `&mut expr`: only sub-slices can be borrowed in kernels.
+    /// `&expr` / `&mut expr`: sub-slices here, arrays in `lower_place.rs`.
     pub fn lower_reference(&mut self, r: &syn::ExprReference) -> Handle<ir::Expr> {
         if let Some((ix, range)) = range_index(&r.expr) {
             let borrow = Borrow::Explicit {
@@ -46,9 +53,7 @@ impl FnLowerer<'_> {
             };
             return self.lower_sub_slice(ix, range, borrow, r.span());
         }
-        self.diags
-            .push(check::unsupported_expr(&syn::Expr::Reference(r.clone())));
-        self.error_expr(r.span())
+        self.lower_array_reference(r)
     }
 
     /// An expression used as a slice (indexed, or a method's receiver): like
@@ -61,6 +66,26 @@ impl FnLowerer<'_> {
         }
     }
 
+    /// The operand of a sub-slice (`s[a..b]`'s `s`): a slice, or an array (a local, a
+    /// row `m[i]`, a shared array through its reference) as the slice of its elements.
+    fn lower_sliced(&mut self, e: &syn::Expr) -> Handle<ir::Expr> {
+        if range_index(e).is_some() || !is_place_form(e) {
+            let h = self.lower_slice_operand(e);
+            return self.array_ref_as_slice(h, e.span());
+        }
+        let Some(info) = self.lower_place(e) else {
+            return self.error_expr(e.span());
+        };
+        if matches!(self.table.shallow(&info.ty), Ty::Array { .. }) {
+            // `acc[1..]`: borrow the array, mutably where it may be written.
+            let mutable = matches!(info.writable, super::lower_place::Writable::Yes);
+            let r = self.borrow_place(info, mutable, e.span());
+            return self.array_ref_as_slice(r, e.span());
+        }
+        let h = self.read_place(info, e.span());
+        self.array_ref_as_slice(h, e.span())
+    }
+
     fn lower_sub_slice(
         &mut self,
         ix: &syn::ExprIndex,
@@ -68,7 +93,7 @@ impl FnLowerer<'_> {
         borrow: Borrow,
         span: Span,
     ) -> Handle<ir::Expr> {
-        let slice = self.lower_slice_operand(&ix.expr);
+        let slice = self.lower_sliced(&ix.expr);
         let st = self.ty_of(slice);
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let bound = |this: &mut Self, e: &Option<Box<syn::Expr>>| {
@@ -279,7 +304,7 @@ impl FnLowerer<'_> {
             );
             return Some(None);
         };
-        match lower_type(t, TypeSite::Let, &mut || Ty::Error) {
+        match lower_type(t, TypeSite::Let, &self.consts, &mut || Ty::Error) {
             Ok(Ty::Scalar(s)) => Some(Some(s)),
             Ok(_) => {
                 self.error_hint(

@@ -101,7 +101,10 @@ impl FnLowerer<'_> {
         };
         let annot_ty = annot.map(|t| {
             let table = &mut self.table;
-            match lower_type(t, TypeSite::Let, &mut || table.new_var(VarKind::General)) {
+            let env = &self.consts;
+            match lower_type(t, TypeSite::Let, env, &mut || {
+                table.new_var(VarKind::General)
+            }) {
                 Ok(ty) => ty,
                 Err(d) => {
                     self.diags.push(d);
@@ -119,17 +122,19 @@ impl FnLowerer<'_> {
                         "use `if`/`else` with plain `let` bindings",
                     );
                 }
-                let h = self.lower_expr(&init.expr);
-                let t = self.ty_of(h);
+                let mut h = self.lower_expr(&init.expr);
                 if let Some(annot_ty) = &annot_ty {
-                    self.expect_ty(&t, annot_ty, init.expr.span());
+                    h = self.coerce_value(h, annot_ty, init.expr.span());
                 }
+                let t = self.ty_of(h);
                 diverges = self.table.is_never(&t);
                 Some(h)
             }
             None => None,
         };
         let ty = match (&annot_ty, init) {
+            // A written `&mut [T; N]` says nothing of the address space; the value does.
+            (Some(Ty::Ref { .. }), Some(h)) => self.ty_of(h),
             (Some(t), _) => t.clone(),
             (None, Some(h)) => self.ty_of(h),
             (None, None) => self.fresh(VarKind::General),
@@ -261,7 +266,7 @@ impl FnLowerer<'_> {
         stmts: &mut Vec<ir::Stmt>,
     ) {
         let value = self.lower_expr(rhs);
-        let Some((place, place_ty)) = self.lower_place(lhs) else {
+        let Some((place, place_ty)) = self.assign_place(lhs) else {
             return;
         };
         let value_ty = self.ty_of(value);
@@ -272,107 +277,6 @@ impl FnLowerer<'_> {
             }
         }
         stmts.push(ir::Stmt::Assign { place, op, value });
-    }
-
-    /// An assignable place and its type, or `None` after reporting why it is not one.
-    fn lower_place(&mut self, expr: &syn::Expr) -> Option<(ir::Place, Ty)> {
-        match expr {
-            syn::Expr::Paren(p) => self.lower_place(&p.expr),
-            syn::Expr::Group(g) => self.lower_place(&g.expr),
-            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                let ident = p.path.get_ident()?;
-                let name = ident.to_string();
-                let Some(local) = self.lookup(&name) else {
-                    self.error(
-                        ident.span(),
-                        format!("cannot find value `{name}` in this scope"),
-                    );
-                    return None;
-                };
-                let info = self
-                    .local_info
-                    .get(local.index())
-                    .copied()
-                    .unwrap_or_default();
-                let mutable = self.f.locals.get(local).is_some_and(|l| l.mutable);
-                if !mutable && !info.deferred_init {
-                    let msg = if info.is_param {
-                        format!("cannot assign to immutable argument `{name}`")
-                    } else {
-                        format!("cannot assign twice to immutable variable `{name}`")
-                    };
-                    self.error_hint(
-                        ident.span(),
-                        msg,
-                        format!("consider making this binding mutable: `mut {name}`"),
-                    );
-                }
-                Some((ir::Place::Local(local), self.local_ty(local)))
-            }
-            syn::Expr::Index(ix) => {
-                let (slice, index, elem, slice_ty) = self.lower_index_parts(ix)?;
-                if let Ty::Slice { mutable: false, .. } = self.table.shallow(&slice_ty) {
-                    let what = quote::ToTokens::to_token_stream(&*ix.expr).to_string();
-                    let elem_name = self.table.describe(&elem);
-                    self.error_hint(
-                        ix.span(),
-                        format!("cannot assign to `{what}[_]`, which is behind a `&` reference"),
-                        format!("make the parameter mutable: `{what}: &mut [{elem_name}]`"),
-                    );
-                }
-                Some((ir::Place::Index { slice, index }, elem))
-            }
-            syn::Expr::Field(fe) => {
-                let (base, base_ty) = self.lower_place(&fe.base)?;
-                let index = match &fe.member {
-                    syn::Member::Unnamed(i) => i.index,
-                    syn::Member::Named(n) => {
-                        self.error(n.span(), format!("cannot assign to field `{n}`: only tuple fields (`t.0`) are assignable"));
-                        return None;
-                    }
-                };
-                match self.table.shallow(&base_ty) {
-                    Ty::Tuple(items) => match items.get(index as usize) {
-                        Some(t) => Some((
-                            ir::Place::Field {
-                                base: Box::new(base),
-                                index,
-                            },
-                            t.clone(),
-                        )),
-                        None => {
-                            let d = self.table.describe(&base_ty);
-                            self.error(
-                                fe.member.span(),
-                                format!("no field `{index}` on type `{d}`"),
-                            );
-                            None
-                        }
-                    },
-                    Ty::Error => None,
-                    _ => {
-                        let d = self.table.describe(&base_ty);
-                        self.error(
-                            fe.member.span(),
-                            format!("no field `{index}` on type `{d}`"),
-                        );
-                        None
-                    }
-                }
-            }
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
-                self.diags.push(check::deref_diag(u.op.span()));
-                None
-            }
-            other => {
-                self.error_hint(
-                    other.span(),
-                    "invalid left-hand side of assignment",
-                    "assign to a `let mut` variable, a slice element `s[i]` or a tuple field `t.0`",
-                );
-                None
-            }
-        }
     }
 
     fn lower_while(&mut self, w: &syn::ExprWhile, stmts: &mut Vec<ir::Stmt>) {

@@ -8,11 +8,13 @@
 
 mod calls;
 mod check;
+pub mod consts;
 mod infer;
 mod intrinsics;
 mod lower_expr;
 mod lower_fn;
 mod lower_for;
+mod lower_place;
 mod lower_slice;
 mod lower_stmt;
 mod signature;
@@ -33,7 +35,9 @@ use crate::diag::Diagnostic;
 use crate::ir::{self, Handle};
 use crate::source::{FnSource, SourceKind};
 pub use calls::device_calls;
-use lower_fn::{lower_signature, Callees, FnLowerer, Signature};
+pub use consts::const_refs;
+use consts::ConstEnv;
+use lower_fn::{lower_signature, Callees, Context, FnLowerer, Signature};
 
 /// A frontend error located in the user's file (run-time form of a `Diagnostic`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +82,19 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             )),
         }
     }
+    // Each function sees the constants its own source recorded (rustc's values).
+    let envs: Vec<ConstEnv> = parsed
+        .iter()
+        .map(|(source, _)| {
+            ConstEnv::complete(
+                source
+                    .consts
+                    .iter()
+                    .map(|c| (c.name.to_string(), (c.value)()))
+                    .collect(),
+            )
+        })
+        .collect();
     let mut sigs = Vec::new();
     let mut sig_infos = Vec::new();
     for (i, (source, item)) in parsed.iter().enumerate() {
@@ -93,7 +110,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             ));
         }
         let mut diags = Vec::new();
-        let info = lower_signature(&item.sig, source.kind, &mut diags);
+        let info = lower_signature(&item.sig, source.kind, &envs[i], &mut diags);
         errors.extend(diags.iter().map(|d| source_error(source, d)));
         sigs.push(Signature {
             name,
@@ -104,7 +121,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         sig_infos.push(info);
     }
     let mut module = ir::Module::default();
-    for ((source, item), info) in parsed.iter().zip(sig_infos) {
+    for (((source, item), info), env) in parsed.iter().zip(sig_infos).zip(envs) {
         let options = ir::FunctionOptions {
             bounds_check: source.bounds_check,
             fast_math: source.fast_math,
@@ -118,11 +135,16 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             options,
             Callees::Unit(&sigs),
             info,
+            Context {
+                consts: env,
+                globals: std::mem::take(&mut module.globals),
+            },
         );
         lowerer.lower_body(item);
-        let (function, diags) = lowerer.finish();
+        let (function, diags, globals) = lowerer.finish();
         errors.extend(diags.iter().map(|d| source_error(source, d)));
         module.functions.append(function);
+        module.globals = globals;
     }
     if errors.is_empty() {
         Ok(module)
@@ -145,7 +167,10 @@ pub fn lower_item_for_inspection(
     kind: SourceKind,
 ) -> (ir::Function, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let info = lower_signature(&item.sig, kind, &mut diags);
+    // The macro cannot see the crate's constants: they are unknown here (rustc checks
+    // them in the twin) and known when the unit is compiled.
+    let env = ConstEnv::default();
+    let info = lower_signature(&item.sig, kind, &env, &mut diags);
     let mut lowerer = FnLowerer::new(
         item,
         kind,
@@ -154,9 +179,13 @@ pub fn lower_item_for_inspection(
         ir::FunctionOptions::default(),
         Callees::Unknown,
         info,
+        Context {
+            consts: env,
+            globals: ir::Arena::new(),
+        },
     );
     lowerer.lower_body(item);
-    let (f, body_diags) = lowerer.finish();
+    let (f, body_diags, _) = lowerer.finish();
     diags.extend(body_diags);
     (f, diags)
 }

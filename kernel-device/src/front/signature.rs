@@ -2,6 +2,7 @@
 //! its token. Shared by both entry points, and run for every function of a unit before
 //! any body so that calls resolve regardless of order.
 
+use super::consts::ConstEnv;
 use super::infer::Ty;
 use super::types::{lower_type, TypeSite};
 use crate::diag::Diagnostic;
@@ -29,6 +30,7 @@ pub struct ParamInfo {
 pub fn lower_signature(
     sig: &syn::Signature,
     kind: SourceKind,
+    env: &ConstEnv,
     diags: &mut Vec<Diagnostic>,
 ) -> SigInfo {
     let what = match kind {
@@ -105,7 +107,11 @@ pub fn lower_signature(
                 };
                 let generic = matches!(&*pt.ty, syn::Type::Path(tp) if tp.qself.is_none()
                     && tp.path.get_ident().is_some_and(|i| generic_names.iter().any(|g| g == i)));
-                let ty = match lower_type(&pt.ty, TypeSite::Param, &mut || Ty::Error) {
+                let site = match kind {
+                    SourceKind::Kernel => TypeSite::Param,
+                    SourceKind::Device => TypeSite::DeviceParam,
+                };
+                let ty = match lower_type(&pt.ty, site, env, &mut || Ty::Error) {
                     // Already reported as a generic parameter.
                     _ if generic => Ty::Error,
                     Ok(ty) => ty,
@@ -134,7 +140,7 @@ pub fn lower_signature(
                 );
                 Ty::Error
             } else {
-                match lower_type(ty, TypeSite::Return, &mut || Ty::Error) {
+                match lower_type(ty, TypeSite::Return, env, &mut || Ty::Error) {
                     Ok(ty) => ty,
                     Err(d) => {
                         diags.push(d);

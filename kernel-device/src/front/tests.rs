@@ -16,6 +16,7 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
         bounds_check: true,
         fast_math: false,
         deps: &[],
+        consts: &[],
     }))
 }
 
@@ -322,6 +323,7 @@ fn options_and_kind_are_set() {
         bounds_check: false,
         fast_math: true,
         deps: &[],
+        consts: &[],
         ..*source("fn k() {}", SourceKind::Kernel, 1)
     }));
     let m = lower_sources(&[src]).unwrap();
@@ -550,6 +552,7 @@ fn rendered_macro_text_relowers_with_file_lines() {
         text: Box::leak(text.into_boxed_str()),
         line: 40,
         deps: &[],
+        consts: &[],
         ..*source("fn k() {}", SourceKind::Kernel, 1)
     }));
     let e = lower_sources(&[src]).unwrap_err();

@@ -142,19 +142,14 @@ fn unsupported_expressions() {
         "`match` is not yet supported",
     );
     rejects_kernel(
-        "fn k() {\n    let a = [1, 2, 3];\n}",
-        "[1",
-        "arrays are not yet supported",
-    );
-    rejects_kernel(
-        "fn k() {\n    let a = [0u8; 4];\n}",
-        "[0u8",
-        "arrays are not yet supported",
+        "fn k(n: usize) {\n    let a = [0u8; n];\n}",
+        "n]",
+        "an array length must be a constant expression",
     );
     rejects_kernel(
         "fn k(n: u32) {\n    let r = &n;\n}",
         "&n",
-        "references are not supported in kernel bodies",
+        "references are only supported to arrays and sub-slices in kernel bodies",
     );
     rejects_kernel(
         "fn k(n: u32) {\n    let r = *n;\n}",
@@ -360,7 +355,7 @@ fn signatures() {
     rejects_kernel(
         "fn k(a: [f32; 4]) {}",
         "[f32",
-        "arrays are not yet supported",
+        "arrays cannot be passed to a kernel by value",
     );
     rejects_kernel("fn k(x: i128) {}", "i128", "`i128` is not supported");
     rejects_kernel("fn k(x: &dyn Fn()) {}", "&dyn", "only slice references");

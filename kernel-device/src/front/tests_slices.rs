@@ -189,7 +189,10 @@ fn slice_misuse_is_rejected_at_its_token() {
     );
     assert_eq!(col, 25);
     let (msg, _, _) = one_error("fn k(a: &[f32]) { let s = &a; }");
-    assert!(msg.contains("except to sub-slices"), "{msg}");
+    assert!(
+        msg.contains("only supported to arrays and sub-slices"),
+        "{msg}"
+    );
     let (msg, _, col) = one_error("fn k(x: u32) { let (a, b) = x.split_at(1); }");
     assert!(
         msg.contains("no method named `split_at` found for type `u32`"),

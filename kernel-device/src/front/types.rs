@@ -1,6 +1,7 @@
 //! Written types (`syn::Type`) → frontend types, with a spanned diagnostic naming the
 //! construct and the supported alternative for everything outside the subset.
 
+use super::consts::{eval_len, ConstEnv};
 use super::infer::Ty;
 use crate::diag::Diagnostic;
 use crate::ir::ScalarType;
@@ -9,8 +10,10 @@ use syn::spanned::Spanned;
 /// Where a type is written; decides what is allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeSite {
-    /// A kernel or device function parameter: scalars and slices of scalars.
+    /// A kernel parameter: scalars and slices of scalars.
     Param,
+    /// A device function parameter: also arrays by value.
+    DeviceParam,
     /// A device function's return type: scalars, `()` and tuples of them.
     Return,
     /// A `let` annotation or a cast target: anything a value may have; `_` allowed.
@@ -63,16 +66,56 @@ pub fn scalar_of_path(path: &syn::Path) -> Option<ScalarType> {
     ScalarType::from_rust_name(&seg.ident.to_string())
 }
 
+/// A written scalar type (`f32`), looking through parentheses.
+pub fn scalar_of_type(ty: &syn::Type) -> Option<ScalarType> {
+    match ty {
+        syn::Type::Paren(p) => scalar_of_type(&p.elem),
+        syn::Type::Group(g) => scalar_of_type(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => scalar_of_path(&p.path),
+        _ => None,
+    }
+}
+
+/// `[T; N]` (nested for `[[T; N]; M]`) with a scalar at the bottom and constant
+/// lengths (`TILE + 1`).
+fn array_type(
+    a: &syn::TypeArray,
+    env: &ConstEnv,
+    infer: &mut dyn FnMut() -> Ty,
+) -> Result<Ty, Diagnostic> {
+    let elem = match &*a.elem {
+        syn::Type::Array(inner) => array_type(inner, env, infer)?,
+        syn::Type::Infer(_) => infer(),
+        other => match scalar_of_type(other) {
+            Some(s) => Ty::Scalar(s),
+            None => {
+                // Report heap and wide types as such; anything else by its shape.
+                if let Err(d) = lower_type(other, TypeSite::Let, env, infer) {
+                    return Err(d);
+                }
+                return Err(Diagnostic::new(
+                    other.span(),
+                    "arrays in kernels hold scalars or arrays of scalars",
+                )
+                .with_hint("use `[T; N]` or `[[T; N]; M]` with a scalar `T` such as `f32`"));
+            }
+        },
+    };
+    let len = eval_len(&a.len, env)?;
+    Ok(Ty::array(elem, len))
+}
+
 /// Converts a written type, or returns the diagnostic explaining why it cannot cross
-/// into device code. `infer` makes a fresh variable for `_`.
+/// into device code. `infer` makes a fresh variable for `_`; `env` gives array lengths.
 pub fn lower_type(
     ty: &syn::Type,
     site: TypeSite,
+    env: &ConstEnv,
     infer: &mut dyn FnMut() -> Ty,
 ) -> Result<Ty, Diagnostic> {
     match ty {
-        syn::Type::Paren(p) => lower_type(&p.elem, site, infer),
-        syn::Type::Group(g) => lower_type(&g.elem, site, infer),
+        syn::Type::Paren(p) => lower_type(&p.elem, site, env, infer),
+        syn::Type::Group(g) => lower_type(&g.elem, site, env, infer),
         syn::Type::Path(p) => {
             if p.qself.is_some() {
                 return Err(Diagnostic::new(
@@ -86,14 +129,14 @@ pub fn lower_type(
         syn::Type::Tuple(t) => {
             if t.elems.is_empty() {
                 return match site {
-                    TypeSite::Param => Err(Diagnostic::new(
+                    TypeSite::Param | TypeSite::DeviceParam => Err(Diagnostic::new(
                         ty.span(),
                         "a `()` parameter is not supported in kernels",
                     )),
                     _ => Ok(Ty::Unit),
                 };
             }
-            if site == TypeSite::Param {
+            if matches!(site, TypeSite::Param | TypeSite::DeviceParam) {
                 return Err(Diagnostic::new(
                     ty.span(),
                     "tuple parameters are not supported in kernels",
@@ -102,7 +145,7 @@ pub fn lower_type(
             }
             let mut items = Vec::new();
             for elem in &t.elems {
-                match lower_type(elem, site, infer)? {
+                match lower_type(elem, site, env, infer)? {
                     Ty::Slice { .. } => {
                         return Err(Diagnostic::new(
                             elem.span(),
@@ -114,7 +157,7 @@ pub fn lower_type(
             }
             Ok(Ty::Tuple(items))
         }
-        syn::Type::Reference(r) => reference_type(r, site),
+        syn::Type::Reference(r) => reference_type(r, site, env, infer),
         syn::Type::Infer(_) if site == TypeSite::Let => Ok(infer()),
         syn::Type::Infer(_) => Err(Diagnostic::new(
             ty.span(),
@@ -126,11 +169,12 @@ pub fn lower_type(
             "raw pointers are not supported in kernels",
         )
         .with_hint("use a slice parameter (`&[T]` / `&mut [T]`)")),
-        syn::Type::Array(_) => Err(Diagnostic::new(
+        syn::Type::Array(_) if site == TypeSite::Param => Err(Diagnostic::new(
             ty.span(),
-            "arrays are not yet supported in kernels",
+            "arrays cannot be passed to a kernel by value",
         )
-        .with_hint("use a slice parameter (`&[T]` / `&mut [T]`)")),
+        .with_hint("take a slice parameter (`&[T]` / `&mut [T]`); device functions may take arrays by value")),
+        syn::Type::Array(a) => array_type(a, env, infer),
         syn::Type::Slice(_) => Err(Diagnostic::new(
             ty.span(),
             "an unsized slice `[T]` cannot be used by value",
@@ -193,13 +237,20 @@ fn path_type(path: &syn::Path, site: TypeSite) -> Result<Ty, Diagnostic> {
         format!("unknown type `{name}` in a kernel")
     };
     let hint = match site {
-        TypeSite::Param => "pass scalars (`f32`, `u32`, ...) or slices (`&[T]` / `&mut [T]`)",
+        TypeSite::Param | TypeSite::DeviceParam => {
+            "pass scalars (`f32`, `u32`, ...) or slices (`&[T]` / `&mut [T]`)"
+        }
         _ => "use a scalar type such as `f32`, `u32` or `usize`",
     };
     Err(Diagnostic::new(last.ident.span(), what).with_hint(hint))
 }
 
-fn reference_type(r: &syn::TypeReference, site: TypeSite) -> Result<Ty, Diagnostic> {
+fn reference_type(
+    r: &syn::TypeReference,
+    site: TypeSite,
+    env: &ConstEnv,
+    infer: &mut dyn FnMut() -> Ty,
+) -> Result<Ty, Diagnostic> {
     let span = r.and_token.span;
     let elem = match &*r.elem {
         syn::Type::Paren(p) => &*p.elem,
@@ -213,7 +264,7 @@ fn reference_type(r: &syn::TypeReference, site: TypeSite) -> Result<Ty, Diagnost
                         .with_hint("return scalars, or write into a `&mut [T]` parameter"),
                 );
             }
-            let inner = lower_type(&s.elem, TypeSite::Param, &mut || Ty::Error)?;
+            let inner = lower_type(&s.elem, TypeSite::Param, env, &mut || Ty::Error)?;
             match inner {
                 Ty::Scalar(elem) => Ok(Ty::Slice {
                     elem,
@@ -254,11 +305,16 @@ fn reference_type(r: &syn::TypeReference, site: TypeSite) -> Result<Ty, Diagnost
                 "take the value (`x: {name}`) or a slice (`&[{name}]` / `&mut [{name}]`)"
             )))
         }
+        syn::Type::Array(a) if site == TypeSite::Let => Ok(Ty::Ref {
+            pointee: Box::new(array_type(a, env, infer)?),
+            mutable: r.mutability.is_some(),
+            space: None,
+        }),
         syn::Type::Array(_) => Err(Diagnostic::new(
             span,
-            "references to arrays are not supported in kernels",
+            "references to arrays cannot be passed to or returned from functions in kernels",
         )
-        .with_hint("take a slice: `&[T]` or `&mut [T]`")),
+        .with_hint("take a slice (`&[T]` / `&mut [T]`): `&mut [T; N]` coerces to it; or pass the array by value")),
         _ => Err(Diagnostic::new(
             span,
             "only slice references (`&[T]` / `&mut [T]`) are supported in kernels",

@@ -12,7 +12,7 @@ pub mod checks;
 mod types;
 
 pub use arena::{Arena, Handle};
-pub use types::{ScalarType, Type};
+pub use types::{AddressSpace, ScalarType, Type};
 
 /// A location in the user's source file: 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -21,10 +21,71 @@ pub struct SourceLoc {
     pub column: u32,
 }
 
-/// One compilation unit: kernels plus every device function they reach.
+/// One compilation unit: kernels plus every device function they reach, and the
+/// module-level memory they use (shared arrays, constant tables).
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     pub functions: Arena<Function>,
+    pub globals: Arena<Global>,
+}
+
+/// A module-level variable: one per `shared_array()` call site (per block at run
+/// time), one per constant table a kernel reads. Places reach it through
+/// [`PlaceRoot::Global`]; [`ExprKind::AddressOf`] makes a reference to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    /// Unique in the module; the backend derives the symbol from it.
+    pub name: String,
+    pub space: AddressSpace,
+    /// The type of the memory: an array for everything the frontend makes.
+    pub ty: Type,
+    /// Constant memory's contents; `None` for shared memory (uninitialised).
+    pub init: Option<ConstValue>,
+    pub loc: SourceLoc,
+}
+
+/// A compile-time value: a crate `const`/`static` as rustc evaluated it, or a constant
+/// table's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstValue {
+    Scalar {
+        ty: ScalarType,
+        value: Literal,
+    },
+    /// `elem` is the element type (kept for empty arrays).
+    Array {
+        elem: Type,
+        items: Vec<ConstValue>,
+    },
+}
+
+impl ConstValue {
+    pub fn ty(&self) -> Type {
+        match self {
+            ConstValue::Scalar { ty, .. } => Type::Scalar(*ty),
+            ConstValue::Array { elem, items } => Type::array(elem.clone(), items.len() as u64),
+        }
+    }
+
+    /// The value as an unsigned integer (array lengths, loop bounds), if it is an
+    /// integer scalar that is not negative.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            ConstValue::Scalar {
+                ty,
+                value: Literal::Int(bits),
+            } if ty.is_integer() => {
+                if ty.is_signed_integer() {
+                    let shift = 64 - ty.bits();
+                    let signed = ((*bits << shift) as i64) >> shift;
+                    u64::try_from(signed).ok()
+                } else {
+                    Some(*bits)
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Module {
@@ -198,20 +259,63 @@ pub enum Stmt {
     },
 }
 
-/// Something that can be assigned to.
+/// A memory location: a root, then a chain of projections (`m[i][j]`, `t.0`,
+/// `tile[ty][tx]` through a shared reference, `s[i]` through a slice). Reads are
+/// [`ExprKind::Load`], writes [`Stmt::Assign`], references [`ExprKind::AddressOf`].
+/// Evaluation order: the root's expression, then the indices left to right; each
+/// index is bounds-checked (unless the function opted out) against the length of what
+/// it indexes, with Rust's message, blamed on `loc`.
 #[derive(Clone, Debug)]
-pub enum Place {
+pub struct Place {
+    pub root: PlaceRoot,
+    pub projections: Vec<Projection>,
+    /// Where the place expression starts (what rustc blames an out-of-bounds index on).
+    pub loc: SourceLoc,
+}
+
+impl Place {
+    pub fn local(local: Handle<Local>, loc: SourceLoc) -> Place {
+        Place {
+            root: PlaceRoot::Local(local),
+            projections: Vec::new(),
+            loc,
+        }
+    }
+
+    /// `slice[index]` for a slice-typed expression, blamed on `slice`'s location.
+    pub fn slice_element(slice: Handle<Expr>, index: Handle<Expr>, loc: SourceLoc) -> Place {
+        Place {
+            root: PlaceRoot::Pointee(slice),
+            projections: vec![Projection::Index(index)],
+            loc,
+        }
+    }
+
+    /// This place's tuple field `index`.
+    pub fn field(mut self, index: u32) -> Place {
+        self.projections.push(Projection::Field(index));
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceRoot {
+    /// A local's own storage (an array or tuple local, or a scalar).
     Local(Handle<Local>),
-    /// `slice[index]`; `slice` is an expression of type `Type::Slice { mutable: true, .. }`.
-    Index {
-        slice: Handle<Expr>,
-        index: Handle<Expr>,
-    },
-    /// `tuple_local.N` (used for `let mut t = (a, b); t.0 = ..`).
-    Field {
-        base: Box<Place>,
-        index: u32,
-    },
+    /// A module global (shared array, constant table).
+    Global(Handle<Global>),
+    /// The memory a reference or slice value points at: the expression has type
+    /// `Type::Ref` (then projections start from the pointee) or `Type::Slice` (then
+    /// the first projection is an index into the slice, checked against its length).
+    Pointee(Handle<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Projection {
+    /// `[index]` into an array or slice; `index` has type usize.
+    Index(Handle<Expr>),
+    /// `.N` of a tuple.
+    Field(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -257,13 +361,17 @@ pub enum ExprKind {
         operand: Handle<Expr>,
         to: ScalarType,
     },
-    /// `slice[index]` read; `index` has type usize. Bounds-checked unless the
-    /// function opted out.
-    Index {
-        slice: Handle<Expr>,
-        index: Handle<Expr>,
+    /// Reads the value at a place (`a[i]`, `m[i][j]`, `s[i]`, a whole array `TAPS`).
+    Load(Place),
+    /// `&place` / `&mut place` of an array place: a `Type::Ref` into the place's space.
+    AddressOf {
+        place: Place,
+        mutable: bool,
     },
-    /// `slice.len()` as usize.
+    /// A reference to an array of scalars used as a slice (`&mut [T; N]` → `&mut [T]`,
+    /// Rust's unsizing coercion): a generic pointer to the first element and `N`.
+    RefToSlice(Handle<Expr>),
+    /// `slice.len()` as usize (an array's length is a literal).
     Len(Handle<Expr>),
     /// `&slice[start..end]`, `&mut slice[start..]`, `&slice[..=end]`, `&slice[..]`: a view
     /// of part of `slice`, of type `Type::Slice` with the same element type (mutable only
@@ -292,6 +400,13 @@ pub enum ExprKind {
         cursor: Handle<Local>,
         elem: ScalarType,
         count: Handle<Expr>,
+    },
+    /// `[a, b, c]`: an array value.
+    Array(Vec<Handle<Expr>>),
+    /// `[value; len]`: `value` repeated (evaluated once, as Rust's `Copy` repeat).
+    Splat {
+        value: Handle<Expr>,
+        len: u64,
     },
     /// `(a, b, ...)`.
     Tuple(Vec<Handle<Expr>>),

@@ -110,6 +110,33 @@ impl fmt::Display for ScalarType {
     }
 }
 
+/// Where memory lives on the GPU (NVVM's address spaces). A reference carries its
+/// space so the backend can use the specialised loads and stores (`ld.shared`,
+/// `ld.const`) and convert to a generic pointer only where one is needed (a slice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddressSpace {
+    /// Any memory (what a slice points into, and a local array's stack slot).
+    Generic,
+    /// Global memory (kernel arguments).
+    Global,
+    /// Per-block shared memory (`shared_array`).
+    Shared,
+    /// Read-only constant memory (`static`/`const` tables read by a kernel).
+    Constant,
+}
+
+impl AddressSpace {
+    /// NVVM's number for the space (0 generic, 1 global, 3 shared, 4 constant).
+    pub fn nvvm_number(self) -> u32 {
+        match self {
+            AddressSpace::Generic => 0,
+            AddressSpace::Global => 1,
+            AddressSpace::Shared => 3,
+            AddressSpace::Constant => 4,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     /// `()`.
@@ -128,12 +155,54 @@ pub enum Type {
     /// `dynamic_shared()`'s cursor over the launch's dynamic shared memory: the byte
     /// offset of the next `take` (cudajit's `DynamicShared`).
     DynamicShared,
+    /// `[elem; len]` by value (`[[T; N]; M]` nests): a local array, a device function's
+    /// array parameter or result, or the type of a global's memory.
+    Array {
+        elem: Box<Type>,
+        len: u64,
+    },
+    /// `&[T; N]` / `&mut [T; N]` (nested arrays too): a pointer into `space`. What
+    /// `shared_array()` returns and what `&arr` / `&mut tile[r]` make.
+    Ref {
+        pointee: Box<Type>,
+        mutable: bool,
+        space: AddressSpace,
+    },
 }
 
 impl Type {
     pub fn scalar(&self) -> Option<ScalarType> {
         match self {
             Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    pub fn array(elem: Type, len: u64) -> Type {
+        Type::Array {
+            elem: Box::new(elem),
+            len,
+        }
+    }
+
+    /// The scalar at the bottom of a (possibly nested) array, and the total number of
+    /// scalars: `[[f32; 4]; 3]` → `(f32, 12)`.
+    pub fn array_scalar(&self) -> Option<(ScalarType, u64)> {
+        match self {
+            Type::Scalar(s) => Some((*s, 1)),
+            Type::Array { elem, len } => {
+                let (s, n) = elem.array_scalar()?;
+                Some((s, n.checked_mul(*len)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The type `place[i]` has when `self` is the indexed type (arrays and slices).
+    pub fn index_result(&self) -> Option<Type> {
+        match self {
+            Type::Array { elem, .. } => Some((**elem).clone()),
+            Type::Slice { elem, .. } => Some(Type::Scalar(*elem)),
             _ => None,
         }
     }
@@ -162,6 +231,10 @@ impl fmt::Display for Type {
                 f.write_str(")")
             }
             Type::DynamicShared => f.write_str("DynamicShared"),
+            Type::Array { elem, len } => write!(f, "[{elem}; {len}]"),
+            Type::Ref {
+                pointee, mutable, ..
+            } => write!(f, "&{}{pointee}", if *mutable { "mut " } else { "" }),
         }
     }
 }

@@ -5,7 +5,8 @@
 
 use super::methods;
 use crate::ir::{
-    AtomicOp, Axis, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode, Type, VoteMode,
+    AddressSpace, AtomicOp, Axis, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode,
+    Type, VoteMode,
 };
 
 /// How the frontend recognises a row in the source.
@@ -523,13 +524,37 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
     INTRINSICS.iter().chain(ATOMICS).chain(WARP)
 }
 
+/// A built-in that allocates memory instead of computing a value: the frontend makes a
+/// module global (`ir::Global`) for each call site and the call's value is a reference
+/// to it (`ir::ExprKind::AddressOf`), so these have no `ir::Intrinsic`.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryDef {
+    /// The user-facing name, also the twin's stand-in.
+    pub name: &'static str,
+    pub space: AddressSpace,
+}
+
+pub static MEMORY_INTRINSICS: &[MemoryDef] = &[
+    // `shared_array::<[T; N]>()` / `shared_array::<[[T; N]; M]>()`, or with the array
+    // type inferred from the use: one `addrspace(3)` array per call site, per block.
+    MemoryDef {
+        name: "shared_array",
+        space: AddressSpace::Shared,
+    },
+];
+
 /// The row a called name refers to.
 pub fn by_name(name: &str) -> Option<&'static IntrinsicDef> {
     all().find(|d| d.name == name)
 }
 
+/// The memory row a called name refers to.
+pub fn memory_by_name(name: &str) -> Option<&'static MemoryDef> {
+    MEMORY_INTRINSICS.iter().find(|d| d.name == name)
+}
+
 pub fn is_intrinsic_name(name: &str) -> bool {
-    by_name(name).is_some()
+    by_name(name).is_some() || memory_by_name(name).is_some()
 }
 
 /// The intrinsic with its axis set to X: the key of the per-axis rows.
@@ -619,6 +644,13 @@ mod tests {
     #[test]
     fn every_row_has_a_twin_stand_in() {
         let sources = crate::device_api::SOURCES.concat();
+        for d in MEMORY_INTRINSICS {
+            assert!(
+                sources.contains(&format!("pub fn {}<", d.name)),
+                "device_api has no stand-in for `{}`",
+                d.name
+            );
+        }
         for d in all() {
             let stand_in = match d.form {
                 Form::Call | Form::DimField => d.name.to_string(),

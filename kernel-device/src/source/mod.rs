@@ -5,7 +5,10 @@
 //! across items and modules of the user's crate. [`offline`] builds the same
 //! sources from a file's text, for ahead-of-time builds and snapshot tests.
 
+mod consts;
 pub mod offline;
+
+pub use consts::{ConstItem, ToConstValue};
 
 /// Which attribute a function carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,6 +37,8 @@ pub struct FnSource {
     pub fast_math: bool,
     /// The device functions this one calls directly, by their own `FnSource`.
     pub deps: &'static [&'static FnSource],
+    /// The crate `const`/`static` items the body names, with rustc's values.
+    pub consts: &'static [ConstItem],
 }
 
 impl FnSource {

@@ -5,7 +5,9 @@
 //! produces. `cargo xtask build-device` and the snapshot tests use it; it does no I/O
 //! (callers read the files).
 
-use super::{render_preserving_lines, FnSource, SourceKind};
+use super::{render_preserving_lines, ConstItem, FnSource, SourceKind};
+use crate::front::consts::{eval, item_type, ConstEnv};
+use crate::ir::ConstValue;
 use quote::ToTokens;
 
 /// One attributed function found in a file.
@@ -17,6 +19,9 @@ pub struct Found {
     pub file: String,
     pub bounds_check: bool,
     pub fast_math: bool,
+    /// Every `const`/`static` item of the file a kernel can read, evaluated here as
+    /// rustc would (the macro asks rustc instead).
+    pub consts: Vec<(String, ConstValue)>,
 }
 
 fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -37,8 +42,19 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
     struct Visitor<'f> {
         file: &'f str,
         found: Vec<Found>,
+        items: Vec<(String, syn::Type, syn::Expr)>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Visitor<'_> {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.items
+                .push((c.ident.to_string(), (*c.ty).clone(), (*c.expr).clone()));
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            if matches!(s.mutability, syn::StaticMutability::None) {
+                self.items
+                    .push((s.ident.to_string(), (*s.ty).clone(), (*s.expr).clone()));
+            }
+        }
         fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
             for attr in &item.attrs {
                 if let Some(kind) = attribute_kind(attr) {
@@ -49,6 +65,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         file: self.file.to_string(),
                         bounds_check,
                         fast_math,
+                        consts: Vec::new(),
                     });
                     break;
                 }
@@ -59,9 +76,40 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
     let mut visitor = Visitor {
         file,
         found: Vec::new(),
+        items: Vec::new(),
     };
     syn::visit::Visit::visit_file(&mut visitor, &parsed);
-    Ok(visitor.found)
+    let consts = evaluate_items(&visitor.items);
+    let mut found = visitor.found;
+    for f in &mut found {
+        f.consts = consts.clone();
+    }
+    Ok(found)
+}
+
+/// Evaluates the items in dependency order (an item may name one defined later);
+/// items that are not constant tables or scalars a kernel can read are left out.
+fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, ConstValue)> {
+    let mut env = ConstEnv::complete(Vec::new());
+    let mut left: Vec<&(String, syn::Type, syn::Expr)> = items.iter().collect();
+    loop {
+        let before = left.len();
+        left.retain(|(name, ty, expr)| {
+            let Some(ty) = item_type(ty, &env) else {
+                return true;
+            };
+            match eval(expr, Some(&ty), &env) {
+                Ok(Some(v)) if v.ty() == ty => {
+                    env.values.push((name.clone(), v));
+                    false
+                }
+                _ => true,
+            }
+        });
+        if left.len() == before {
+            return env.values;
+        }
+    }
 }
 
 /// `boundscheck = bool` / `fastmath = bool` (the macro rejects anything else).
@@ -105,7 +153,22 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         bounds_check: found.bounds_check,
         fast_math: found.fast_math,
         deps,
+        consts: leak_consts(&found.consts),
     }))
+}
+
+fn leak_consts(consts: &[(String, ConstValue)]) -> &'static [ConstItem] {
+    let items: Vec<ConstItem> = consts
+        .iter()
+        .map(|(name, value)| {
+            let value = value.clone();
+            ConstItem {
+                name: leak(name.clone()),
+                value: Box::leak(Box::new(move || value.clone())),
+            }
+        })
+        .collect();
+    Box::leak(items.into_boxed_slice())
 }
 
 /// The kernel's unit in the macro's order (`FnSource::unit`: breadth-first over device

@@ -91,6 +91,10 @@ pub enum ValidationError {
         loc: SourceLoc,
         detail: String,
     },
+    /// A module global that is not an array of scalars, or whose initialiser does not
+    /// fit its address space (shared: none; constant: a value of its type).
+    #[error("global `{name}`: {detail}")]
+    Global { name: String, detail: String },
     /// Assignment through a shared slice.
     #[error("in `{function}` at {}:{}: cannot assign through an immutable slice", loc.line, loc.column)]
     ImmutablePlace { function: String, loc: SourceLoc },
@@ -114,6 +118,7 @@ impl ValidationError {
             | ValidationError::LoopTarget { function, .. }
             | ValidationError::DynamicShared { function, .. }
             | ValidationError::ImmutablePlace { function, .. } => function,
+            ValidationError::Global { name, .. } => name,
         }
     }
 
@@ -127,6 +132,9 @@ impl ValidationError {
 pub fn validate(module: &ir::Module) -> Result<(), Vec<ValidationError>> {
     let mut errors = Vec::new();
     recursion::check(module, &mut errors);
+    for (_, global) in module.globals.iter() {
+        check_global(global, &mut errors);
+    }
     for (_, function) in module.functions.iter() {
         check_signature(function, &mut errors);
         types::check_function(module, function, &mut errors);
@@ -153,7 +161,12 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
         });
     }
     for p in &f.params {
-        let ok = matches!(p.ty, Type::Scalar(_) | Type::Slice { .. });
+        let ok = match &p.ty {
+            Type::Scalar(_) | Type::Slice { .. } => true,
+            // Arrays travel by value between device functions, not from the host.
+            array @ Type::Array { .. } => !kernel && array.array_scalar().is_some(),
+            _ => false,
+        };
         if !ok {
             errors.push(ValidationError::ParamType {
                 function: f.name.clone(),
@@ -182,13 +195,31 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
     }
 }
 
+/// Globals are arrays of scalars; constant memory is initialised with a value of its
+/// type, shared memory is not initialised.
+fn check_global(g: &ir::Global, errors: &mut Vec<ValidationError>) {
+    let array = matches!(g.ty, Type::Array { .. }) && g.ty.array_scalar().is_some();
+    let init_ok = match (&g.init, g.space) {
+        (None, ir::AddressSpace::Shared) => true,
+        (Some(v), ir::AddressSpace::Constant) => v.ty() == g.ty,
+        _ => false,
+    };
+    if !array || !init_ok {
+        errors.push(ValidationError::Global {
+            name: g.name.clone(),
+            detail: format!("a {:?} global of type `{}`", g.space, g.ty),
+        });
+    }
+}
+
 fn returnable(ty: &Type) -> bool {
     match ty {
         Type::Unit | Type::Scalar(_) => true,
         Type::Tuple(items) => items
             .iter()
             .all(|t| matches!(t, Type::Scalar(_) | Type::Tuple(_)) && returnable(t)),
-        Type::Never | Type::Slice { .. } | Type::DynamicShared => false,
+        Type::Array { .. } => ty.array_scalar().is_some(),
+        Type::Never | Type::Slice { .. } | Type::DynamicShared | Type::Ref { .. } => false,
     }
 }
 

@@ -143,8 +143,11 @@ fn index_must_be_usize_and_place_mutable() {
 
     let mut m = kernel("fn k(a: &[f32]) { let v = a[0]; }");
     let f = first_fn(&mut m);
-    let idx = f.exprs.iter().find_map(|(_, e)| match e.kind {
-        ExprKind::Index { index, .. } => Some(index),
+    let idx = f.exprs.iter().find_map(|(_, e)| match &e.kind {
+        ExprKind::Load(place) => match place.projections.as_slice() {
+            [crate::ir::Projection::Index(index)] => Some(*index),
+            _ => None,
+        },
         _ => None,
     });
     f.exprs[idx.unwrap()].ty = Type::Scalar(ScalarType::I32);
@@ -267,7 +270,7 @@ fn invalid_handles_do_not_panic() {
     let f = first_fn(&mut m);
     f.body.stmts.push(Stmt::Expr(Handle::new(999)));
     f.body.stmts.push(Stmt::Assign {
-        place: Place::Local(Handle::new(77)),
+        place: Place::local(Handle::new(77), Default::default()),
         op: None,
         value: Handle::new(0),
     });

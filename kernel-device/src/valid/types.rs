@@ -3,7 +3,8 @@
 
 use super::ValidationError;
 use crate::ir::{
-    self, BinaryOp, Block, ExprKind, Handle, Intrinsic, Literal, Place, ScalarType, Stmt, Type,
+    self, BinaryOp, Block, ExprKind, Handle, Intrinsic, Literal, Place, PlaceRoot, Projection,
+    ScalarType, Stmt, Type,
 };
 
 struct Checker<'a> {
@@ -120,7 +121,7 @@ impl Checker<'_> {
                 self.expr(*value);
                 let vt = self.ty(*value);
                 let loc = self.f.loc_of(*value);
-                if let Some(pt) = self.place(place, loc) {
+                if let Some(pt) = self.place(place, loc, true) {
                     let ok = match op {
                         None => fits(&vt, &pt),
                         Some(BinaryOp::Shl | BinaryOp::Shr) => {
@@ -205,44 +206,98 @@ impl Checker<'_> {
         }
     }
 
-    /// The type of a place, checking that slice element places are mutable.
-    fn place(&mut self, p: &Place, loc: ir::SourceLoc) -> Option<Type> {
-        match p {
-            Place::Local(l) => self.local_ty(*l),
-            Place::Index { slice, index } => {
-                self.expr(*slice);
-                self.expr(*index);
-                self.expect(*index, &Type::Scalar(ScalarType::Usize), "a slice index");
-                match self.ty(*slice) {
-                    Type::Slice { elem, mutable } => {
-                        if !mutable {
-                            let function = self.name();
-                            self.errors
-                                .push(ValidationError::ImmutablePlace { function, loc });
-                        }
-                        Some(Type::Scalar(elem))
+    /// The type of a place, checking that an assigned place is writable (`write`).
+    fn place(&mut self, p: &Place, loc: ir::SourceLoc, write: bool) -> Option<Type> {
+        let (mut ty, mut writable) = self.place_root(p.root)?;
+        let function = self.name();
+        for projection in &p.projections {
+            ty = match (projection, ty) {
+                (Projection::Index(index), container) => {
+                    self.expr(*index);
+                    let it = self.ty(*index);
+                    if !fits(&it, &Type::Scalar(ScalarType::Usize)) {
+                        self.errors.push(ValidationError::Index {
+                            function: function.clone(),
+                            loc,
+                            detail: format!("`{container}` indexed by `{it}`"),
+                        });
                     }
+                    if let Type::Slice { mutable, .. } = &container {
+                        writable &= *mutable;
+                    }
+                    match container.index_result() {
+                        Some(t) => t,
+                        None => {
+                            self.errors.push(ValidationError::Index {
+                                function,
+                                loc,
+                                detail: format!("cannot index into `{container}`"),
+                            });
+                            return None;
+                        }
+                    }
+                }
+                (Projection::Field(index), Type::Tuple(items)) => {
+                    match items.get(*index as usize) {
+                        Some(t) => t.clone(),
+                        None => {
+                            self.mismatch(loc, format!("tuple field {index} out of range"));
+                            return None;
+                        }
+                    }
+                }
+                (Projection::Field(index), other) => {
+                    self.mismatch(loc, format!("field {index} of non-tuple `{other}`"));
+                    return None;
+                }
+            };
+        }
+        if write && !writable {
+            self.errors
+                .push(ValidationError::ImmutablePlace { function, loc });
+        }
+        Some(ty)
+    }
+
+    /// The type of what a place root denotes (for `Pointee` of a slice: the slice) and
+    /// whether it may be written.
+    fn place_root(&mut self, root: PlaceRoot) -> Option<(Type, bool)> {
+        match root {
+            PlaceRoot::Local(l) => self.local_ty(l).map(|t| (t, true)),
+            PlaceRoot::Global(g) => match self.module.globals.get(g) {
+                Some(global) => Some((
+                    global.ty.clone(),
+                    global.space != ir::AddressSpace::Constant,
+                )),
+                None => {
+                    let function = self.name();
+                    self.errors.push(ValidationError::InvalidHandle {
+                        function,
+                        what: "global",
+                        index: g.index(),
+                    });
+                    None
+                }
+            },
+            PlaceRoot::Pointee(h) => {
+                self.expr(h);
+                match self.ty(h) {
+                    Type::Ref {
+                        pointee, mutable, ..
+                    } => Some((*pointee, mutable)),
+                    slice @ Type::Slice { .. } => Some((slice, true)),
                     other => {
                         let function = self.name();
+                        let loc = self.f.loc_of(h);
                         self.errors.push(ValidationError::Index {
                             function,
                             loc,
-                            detail: format!("cannot index into `{other}`"),
+                            detail: format!("`{other}` points at nothing"),
                         });
                         None
                     }
                 }
             }
-            Place::Field { base, index } => match self.place(base, loc)? {
-                Type::Tuple(items) => items.get(*index as usize).cloned().or_else(|| {
-                    self.mismatch(loc, format!("tuple field {index} out of range"));
-                    None
-                }),
-                other => {
-                    self.mismatch(loc, format!("field {index} of non-tuple `{other}`"));
-                    None
-                }
-            },
         }
     }
 
@@ -344,19 +399,67 @@ impl Checker<'_> {
                     });
                 }
             }
-            ExprKind::Index { slice, index } => {
-                self.expr(*slice);
-                self.expr(*index);
-                let st = self.ty(*slice);
-                let it = self.ty(*index);
-                let ok = matches!(&st, Type::Slice { elem, .. } if Type::Scalar(*elem) == ty)
-                    && it == Type::Scalar(ScalarType::Usize);
+            ExprKind::Load(place) => {
+                if let Some(pt) = self.place(place, loc, false) {
+                    if pt != ty {
+                        self.mismatch(loc, format!("a read of a `{pt}` place typed `{ty}`"));
+                    }
+                }
+            }
+            ExprKind::AddressOf { place, mutable } => {
+                if let Some(pt) = self.place(place, loc, *mutable) {
+                    let ok = matches!(&ty, Type::Ref { pointee, mutable: m, .. }
+                        if **pointee == pt && m == mutable && matches!(pt, Type::Array { .. }));
+                    if !ok {
+                        self.mismatch(loc, format!("a reference to a `{pt}` place typed `{ty}`"));
+                    }
+                }
+            }
+            ExprKind::RefToSlice(r) => {
+                self.expr(*r);
+                let rt = self.ty(*r);
+                let ok = match (&rt, &ty) {
+                    (
+                        Type::Ref {
+                            pointee, mutable, ..
+                        },
+                        Type::Slice {
+                            elem,
+                            mutable: want,
+                        },
+                    ) => {
+                        matches!(&**pointee, Type::Array { elem: e, .. } if **e == Type::Scalar(*elem))
+                            && (*mutable || !*want)
+                    }
+                    _ => false,
+                };
                 if !ok {
-                    self.errors.push(ValidationError::Index {
-                        function,
+                    self.mismatch(loc, format!("`{rt}` used as the slice `{ty}`"));
+                }
+            }
+            ExprKind::Array(items) => {
+                for i in items {
+                    self.expr(*i);
+                }
+                let ok = match &ty {
+                    Type::Array { elem, len } => {
+                        *len == items.len() as u64 && items.iter().all(|i| fits(&self.ty(*i), elem))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    self.mismatch(
                         loc,
-                        detail: format!("`{st}` indexed by `{it}` typed `{ty}`"),
-                    });
+                        format!("an array of {} items typed `{ty}`", items.len()),
+                    );
+                }
+            }
+            ExprKind::Splat { value, len } => {
+                self.expr(*value);
+                let vt = self.ty(*value);
+                let ok = matches!(&ty, Type::Array { elem, len: l } if fits(&vt, elem) && l == len);
+                if !ok {
+                    self.mismatch(loc, format!("`[{vt}; {len}]` typed `{ty}`"));
                 }
             }
             ExprKind::Len(s) => {

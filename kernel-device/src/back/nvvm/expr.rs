@@ -50,14 +50,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let v = operand!(self, *operand);
                 self.cast(from, *to, &v).map(Val::V)
             }
-            ExprKind::Index { slice, index } => {
-                let (ptr, elem) = self.element_ptr(handle, *slice, *index)?;
-                let Some(ptr) = ptr else {
-                    return Ok(Val::Never);
-                };
-                let mem = types::scalar_mem(elem);
-                let v = self.load("elem", mem, &ptr);
-                Ok(Val::V(self.value_from_memory(elem, &v)))
+            ExprKind::Load(place) => match self.place_ptr(place)? {
+                Some(p) => self.load_place(&p, "elem").map(Val::V),
+                None => Ok(Val::Never),
+            },
+            ExprKind::AddressOf { place, .. } => self.address_of(place, &expr.ty),
+            ExprKind::RefToSlice(reference) => self.ref_to_slice(*reference, &expr.ty),
+            ExprKind::Array(items) => self.array_value(&expr.ty, items, None),
+            ExprKind::Splat { value, len } => {
+                self.array_value(&expr.ty, std::slice::from_ref(value), Some(*len))
             }
             ExprKind::Len(slice) => {
                 let ty = types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
@@ -356,32 +357,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
     }
 
-    /// Pointer to `slice[index]` after the bounds check; `None` when evaluation diverged.
-    fn element_ptr(
-        &mut self,
-        site: Handle<Expr>,
-        slice: Handle<Expr>,
-        index: Handle<Expr>,
-    ) -> Result<(Option<String>, ScalarType), Error> {
-        let slice_ty = self.ty_of(slice)?;
-        let Type::Slice { elem, .. } = slice_ty else {
-            return Err(self.error(format!("indexing a `{slice_ty}`")));
-        };
-        let elem = *elem;
-        let idx_scalar = self.scalar_of(index)?;
-        if types::scalar(idx_scalar) != "i64" || !idx_scalar.is_integer() {
-            return Err(self.error(format!("index of type `{idx_scalar}`; expected usize")));
-        }
-        let Val::V(s) = self.expr(slice)? else {
-            return Ok((None, elem));
-        };
-        let Val::V(i) = self.expr(index)? else {
-            return Ok((None, elem));
-        };
-        let ptr = self.checked_element_ptr(site, slice_ty, &s, &i)?;
-        Ok((Some(ptr), elem))
-    }
-
     /// Pointer to element `i` of the slice value `s` of type `slice_ty`, after the bounds
     /// check (unless the function opted out).
     pub fn checked_element_ptr(
@@ -427,92 +402,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Val::Never => return Ok(()),
             Val::Unit => return Ok(()),
         };
-        let Some((ptr, ty, mem_scalar)) = self.place_ptr(place)? else {
+        let Some(p) = self.place_ptr(place)? else {
             return Ok(());
         };
         let new = match op {
             None => v,
             Some(op) => {
-                let place_scalar = ty
-                    .scalar()
-                    .ok_or_else(|| self.error(format!("compound assignment to `{ty}`")))?;
+                let place_scalar =
+                    p.ty.scalar()
+                        .ok_or_else(|| self.error(format!("compound assignment to `{}`", p.ty)))?;
                 let rs = value_scalar
                     .ok_or_else(|| self.error("compound assignment of a non-scalar"))?;
-                let (lty, is_mem) = match mem_scalar {
-                    Some(s) => (types::scalar_mem(s), true),
-                    None => (types::scalar(place_scalar), false),
-                };
-                let old = self.load("old", lty, &ptr);
-                let old = if is_mem {
-                    self.value_from_memory(place_scalar, &old)
-                } else {
-                    old
-                };
+                let old = self.load_place(&p, "old")?;
                 self.binary(value, op, place_scalar, &old, rs, &v)?
             }
         };
-        match mem_scalar {
-            Some(s) => {
-                let m = self.value_to_memory(s, &new);
-                self.store(types::scalar_mem(s), &m, &ptr);
-            }
-            None => {
-                let lty = types::value(&ty).map_err(|e| self.error(e.0))?;
-                self.store(&lty, &new, &ptr);
-            }
-        }
-        Ok(())
-    }
-
-    /// The address of a place, its IR type and, for slice elements, the element
-    /// scalar (memory layout differs for bool). `None` when evaluation diverged or the
-    /// place has no storage (a unit local).
-    #[allow(clippy::type_complexity)]
-    fn place_ptr(
-        &mut self,
-        place: &'a Place,
-    ) -> Result<Option<(String, Type, Option<ScalarType>)>, Error> {
-        match place {
-            Place::Local(local) => {
-                let ty = self
-                    .func
-                    .locals
-                    .get(*local)
-                    .ok_or_else(|| self.error("dangling local"))?
-                    .ty
-                    .clone();
-                Ok(self.slot(*local)?.map(|(addr, _)| (addr, ty, None)))
-            }
-            Place::Index { slice, index } => {
-                if let Type::Slice { mutable: false, .. } = self.ty_of(*slice)? {
-                    return Err(self.error("assignment through a shared slice"));
-                }
-                // Blame the indexing (`c[i]` starts at `c`), as rustc does.
-                let (ptr, elem) = self.element_ptr(*slice, *slice, *index)?;
-                Ok(ptr.map(|p| (p, Type::Scalar(elem), Some(elem))))
-            }
-            Place::Field { base, index } => {
-                let Some((ptr, ty, mem)) = self.place_ptr(base)? else {
-                    return Ok(None);
-                };
-                if mem.is_some() {
-                    return Err(self.error("field of a slice element"));
-                }
-                let Type::Tuple(fields) = &ty else {
-                    return Err(self.error(format!("field {index} of `{ty}`")));
-                };
-                let field_ty = fields
-                    .get(*index as usize)
-                    .cloned()
-                    .ok_or_else(|| self.error(format!("no field {index} on `{ty}`")))?;
-                let lty = types::value(&ty).map_err(|e| self.error(e.0))?;
-                let p = self.def(
-                    "field.ptr",
-                    format!("getelementptr {lty}, {lty}* {ptr}, i32 0, i32 {index}"),
-                );
-                Ok(Some((p, field_ty, None)))
-            }
-        }
+        self.store_place(&p, &new)
     }
 
     fn call(

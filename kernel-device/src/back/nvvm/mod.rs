@@ -27,6 +27,7 @@ mod grid_sync;
 mod intrinsics;
 mod loops;
 mod panic;
+mod place;
 mod slices;
 #[cfg(test)]
 mod tests;

@@ -27,13 +27,25 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         message: &str,
         operands: (&str, &str),
     ) -> Result<(), Error> {
+        let loc = self.func.loc_of(site);
+        self.panic_unless_at(cond, loc, message, operands)
+    }
+
+    /// [`Self::panic_unless`] blamed on a source location rather than an expression.
+    pub fn panic_unless_at(
+        &mut self,
+        cond: &str,
+        loc: crate::ir::SourceLoc,
+        message: &str,
+        operands: (&str, &str),
+    ) -> Result<(), Error> {
         let ok_l = self.label("ok");
         let panic_l = self.label("panic");
         self.terminate(format!(
             "br i1 {cond}, label %{ok_l}, label %{panic_l}, !prof {UNLIKELY_BRANCH_WEIGHTS}"
         ));
         self.start_block(&panic_l);
-        self.panic_now(site, message, operands);
+        self.panic_now_at(loc, message, operands);
         self.start_block(&ok_l);
         Ok(())
     }
@@ -41,6 +53,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Panics at `site` with `message` here, unconditionally (the current block ends).
     pub fn panic_now(&mut self, site: Handle<Expr>, message: &str, operands: (&str, &str)) {
         let loc = self.func.loc_of(site);
+        self.panic_now_at(loc, message, operands)
+    }
+
+    /// [`Self::panic_now`] blamed on a source location.
+    pub fn panic_now_at(
+        &mut self,
+        loc: crate::ir::SourceLoc,
+        message: &str,
+        operands: (&str, &str),
+    ) {
         let id = self.w.add_panic_site(PanicSite {
             id: 0,
             function: self.func.name.clone(),

@@ -5,7 +5,7 @@
 //! layout and the kernel ABI require.
 
 use super::Error;
-use crate::ir::{ScalarType, Type};
+use crate::ir::{AddressSpace, ConstValue, Literal, ScalarType, Type};
 
 /// The LLVM type of a scalar held as a value.
 pub fn scalar(s: ScalarType) -> &'static str {
@@ -40,9 +40,56 @@ pub fn value(ty: &Type) -> Result<String, Error> {
             Ok(format!("{{ {} }}", fields.join(", ")))
         }
         Type::DynamicShared => Ok("i64".to_string()),
+        // Arrays are always in their memory form (`bool` elements as `i8`), so a whole
+        // array loads and stores as one aggregate wherever it lives.
+        Type::Array { elem, len } => Ok(format!("[{len} x {}]", memory(elem)?)),
+        Type::Ref { pointee, space, .. } => Ok(pointer(&memory(pointee)?, *space)),
         Type::Unit | Type::Never => Err(Error(format!(
             "a value of type `{ty}` cannot be stored or passed here"
         ))),
+    }
+}
+
+/// The LLVM type of `ty` as an element of an array or slice (`bool` is a byte).
+pub fn memory(ty: &Type) -> Result<String, Error> {
+    match ty {
+        Type::Scalar(s) => Ok(scalar_mem(*s).to_string()),
+        other => value(other),
+    }
+}
+
+/// `T*` / `T addrspace(N)*`.
+pub fn pointer(pointee: &str, space: AddressSpace) -> String {
+    match space {
+        AddressSpace::Generic => format!("{pointee}*"),
+        other => format!("{pointee} addrspace({})*", other.nvvm_number()),
+    }
+}
+
+/// A constant's initialiser text in memory form: `float 0x..`, `[2 x i32] [i32 1, i32 2]`.
+pub fn const_init(value: &ConstValue) -> Result<String, Error> {
+    match value {
+        ConstValue::Scalar { ty, value } => {
+            let text = match (value, ty) {
+                (Literal::Bool(b), ScalarType::Bool) => (*b as u8).to_string(),
+                (Literal::Int(bits), s) if s.is_integer() => int_const(*s, *bits),
+                (Literal::Float(f), s) if s.is_float() => float_const(*s, *f),
+                (Literal::Int(bits), s) if s.is_float() => float_const(*s, *bits as i64 as f64),
+                _ => return Err(Error(format!("constant {value:?} of type `{ty}`"))),
+            };
+            Ok(format!("{} {text}", scalar_mem(*ty)))
+        }
+        ConstValue::Array { items, .. } => {
+            let ty = memory(&value.ty())?;
+            if items.is_empty() {
+                return Ok(format!("{ty} zeroinitializer"));
+            }
+            let parts = items
+                .iter()
+                .map(const_init)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("{ty} [{}]", parts.join(", ")))
+        }
     }
 }
 

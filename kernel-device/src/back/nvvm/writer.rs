@@ -79,6 +79,12 @@ impl<'a> Writer<'a> {
             out,
             "@{PANIC_SLOT_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
         );
+        for (_, global) in self.module.globals.iter() {
+            let _ = writeln!(out, "{}", global_definition(global)?);
+        }
+        if !self.module.globals.is_empty() {
+            out.push('\n');
+        }
         for decl in self.decls.values() {
             let _ = writeln!(out, "{decl}");
         }
@@ -122,6 +128,29 @@ impl<'a> Writer<'a> {
             text: out,
             panic_sites: self.panic_sites,
         })
+    }
+}
+
+/// A module global: shared memory (`internal addrspace(3) global [N x T] undef`, one
+/// per `shared_array()` call site, uninitialised as CUDA's `__shared__`) or a constant
+/// table (`internal addrspace(4) constant [N x T] [...]`). 16-byte alignment lets
+/// NVVM vectorise accesses.
+fn global_definition(global: &ir::Global) -> Result<String, Error> {
+    let name = types::ident(&global.name);
+    let space = global.space.nvvm_number();
+    let ty = types::memory(&global.ty)?;
+    match (global.space, &global.init) {
+        (ir::AddressSpace::Shared, None) => Ok(format!(
+            "@{name} = internal addrspace({space}) global {ty} undef, align 16"
+        )),
+        (ir::AddressSpace::Constant, Some(init)) => Ok(format!(
+            "@{name} = internal addrspace({space}) constant {}, align 16",
+            types::const_init(init)?
+        )),
+        (space, _) => Err(Error(format!(
+            "global `{}` in {space:?} memory cannot be written",
+            global.name
+        ))),
     }
 }
 

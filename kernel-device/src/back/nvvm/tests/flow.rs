@@ -28,12 +28,10 @@ fn vecadd() -> F {
     let y = f.index(b, i2);
     let sum = f.bin(BinaryOp::Add, x, y);
     let cs = f.read(c);
+    let cs_loc = f.0.loc_of(cs);
     let then_block = Block {
         stmts: vec![Stmt::Assign {
-            place: Place::Index {
-                slice: cs,
-                index: i3,
-            },
+            place: Place::slice_element(cs, i3, cs_loc),
             op: None,
             value: sum,
         }],
@@ -123,10 +121,7 @@ fn device_function_and_call() {
     let ov = k.read(out_p);
     let fv = k.read(flag);
     let assign = Stmt::Assign {
-        place: Place::Index {
-            slice: ov,
-            index: zero,
-        },
+        place: Place::slice_element(ov, zero, Default::default()),
         op: Some(BinaryOp::Add),
         value: call,
     };
@@ -213,7 +208,7 @@ fn control_flow() {
             stmts: vec![
                 Stmt::Expr(if_brk),
                 Stmt::Assign {
-                    place: Place::Local(acc),
+                    place: Place::local(acc, Default::default()),
                     op: Some(BinaryOp::Add),
                     value: iv2,
                 },
@@ -269,7 +264,7 @@ fn control_flow() {
         body: Block {
             stmts: vec![
                 Stmt::Assign {
-                    place: Place::Local(acc),
+                    place: Place::local(acc, Default::default()),
                     op: Some(BinaryOp::Sub),
                     value: one,
                 },
@@ -297,7 +292,7 @@ fn control_flow() {
     );
     let (o, z) = (f.read(out_p), f.int(ScalarType::Usize, 0));
     f.stmt(Stmt::Assign {
-        place: Place::Index { slice: o, index: z },
+        place: Place::slice_element(o, z, Default::default()),
         op: None,
         value: sel,
     });
@@ -308,7 +303,7 @@ fn control_flow() {
         f.int(ScalarType::U32, 1),
     );
     f.stmt(Stmt::Assign {
-        place: Place::Index { slice: o, index: z },
+        place: Place::slice_element(o, z, Default::default()),
         op: None,
         value: one,
     });
@@ -338,7 +333,7 @@ fn control_flow() {
     );
     let (o, z) = (f.read(out_p), f.int(ScalarType::Usize, 2));
     f.stmt(Stmt::Assign {
-        place: Place::Index { slice: o, index: z },
+        place: Place::slice_element(o, z, Default::default()),
         op: None,
         value: cast,
     });
@@ -434,10 +429,7 @@ fn tuples_and_fields() {
     });
     let one = f.int(ScalarType::Usize, 1);
     f.stmt(Stmt::Assign {
-        place: Place::Field {
-            base: Box::new(Place::Local(t)),
-            index: 1,
-        },
+        place: Place::local(t, Default::default()).field(1),
         op: Some(BinaryOp::Add),
         value: one,
     });
@@ -445,7 +437,7 @@ fn tuples_and_fields() {
     let second = f.e(ExprKind::Field { base: tv, index: 1 }, USIZE);
     let (o, z) = (f.read(out), f.int(ScalarType::Usize, 0));
     f.stmt(Stmt::Assign {
-        place: Place::Index { slice: o, index: z },
+        place: Place::slice_element(o, z, Default::default()),
         op: None,
         value: second,
     });

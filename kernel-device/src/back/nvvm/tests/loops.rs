@@ -34,7 +34,7 @@ fn strided(
         reverse,
         body: Block {
             stmts: vec![Stmt::Assign {
-                place: Place::Index { slice: o, index: z },
+                place: Place::slice_element(o, z, Default::default()),
                 op: Some(BinaryOp::Add),
                 value,
             }],

@@ -83,7 +83,11 @@ impl F {
             panic!()
         };
         let slice = self.read(slice);
-        self.e(ExprKind::Index { slice, index }, Type::Scalar(elem))
+        let loc = self.0.loc_of(slice);
+        self.e(
+            ExprKind::Load(Place::slice_element(slice, index, loc)),
+            Type::Scalar(elem),
+        )
     }
     fn stmt(&mut self, s: Stmt) {
         self.0.body.stmts.push(s);

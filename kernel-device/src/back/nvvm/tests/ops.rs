@@ -38,10 +38,7 @@ fn int_ops_kernel(s: ScalarType) -> F {
         let idx = f.int(ScalarType::Usize, k as i64);
         let o = f.read(out);
         f.stmt(Stmt::Assign {
-            place: Place::Index {
-                slice: o,
-                index: idx,
-            },
+            place: Place::slice_element(o, idx, Default::default()),
             op: None,
             value: v,
         });
@@ -52,10 +49,7 @@ fn int_ops_kernel(s: ScalarType) -> F {
         let idx = f.int(ScalarType::Usize, 10 + fun);
         let o = f.read(out);
         f.stmt(Stmt::Assign {
-            place: Place::Index {
-                slice: o,
-                index: idx,
-            },
+            place: Place::slice_element(o, idx, Default::default()),
             op: Some(BinaryOp::Add),
             value: v,
         });
@@ -131,7 +125,7 @@ fn every_cast_compiles() {
             let dst = sources.iter().find(|(s, _)| *s == to).unwrap().1;
             let read = f.read(target);
             f.stmt(Stmt::Assign {
-                place: Place::Local(dst),
+                place: Place::local(dst, Default::default()),
                 op: None,
                 value: read,
             });
@@ -218,7 +212,7 @@ fn math_functions() {
                 ty.clone(),
             );
             f.stmt(Stmt::Assign {
-                place: Place::Local(x),
+                place: Place::local(x, Default::default()),
                 op: None,
                 value: v,
             });
@@ -251,7 +245,7 @@ fn math_functions() {
                 ty.clone(),
             );
             f.stmt(Stmt::Assign {
-                place: Place::Local(x),
+                place: Place::local(x, Default::default()),
                 op: None,
                 value: e,
             });
@@ -295,7 +289,7 @@ fn fast_math_uses_approximate_libdevice() {
             ty,
         );
         f.stmt(Stmt::Assign {
-            place: Place::Local(local),
+            place: Place::local(local, Default::default()),
             op: None,
             value: e,
         });
