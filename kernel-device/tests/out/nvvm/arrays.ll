@@ -100,7 +100,6 @@ ok.2:
   br label %for.cond
 for.end:
   store float 0x0000000000000000, float* %total.addr
-  %acc = load [8 x float], [8 x float]* %acc.addr
   store i64 0, i64* %for.counter.1
   br label %for.cond.1
 for.cond.1:
@@ -463,7 +462,6 @@ entry:
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %i = load i64, i64* %i.addr
-  %elem = load [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0
   %add = add i64 %i, 5
   %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
   %len = extractvalue { float*, i64 } %x.1, 1
@@ -473,7 +471,6 @@ if.then:
   ret void
 if.end:
   store float 0x0000000000000000, float* %s.addr
-  %elem.1 = load [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0
   store i64 0, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -493,7 +490,7 @@ panic:
   unreachable
 ok:
   %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k
-  %elem.2 = load float, float addrspace(4)* %elem.ptr
+  %elem = load float, float addrspace(4)* %elem.ptr
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.1 = load i64, i64* %i.addr
   %k.1 = load i64, i64* %k.addr
@@ -507,8 +504,8 @@ panic.1:
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.1
-  %elem.3 = load float, float* %elem.ptr.1
-  %mul = fmul float %elem.2, %elem.3
+  %elem.1 = load float, float* %elem.ptr.1
+  %mul = fmul float %elem, %elem.1
   %old = load float, float* %s.addr
   %add.2 = fadd float %old, %mul
   store float %add.2, float* %s.addr
@@ -522,10 +519,10 @@ for.end:
   %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3)
   store [4 x float] %call, [4 x float]* %r.addr
   %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
-  %elem.4 = load float, float* %elem.ptr.2
+  %elem.2 = load float, float* %elem.ptr.2
   %elem.ptr.3 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
-  %elem.5 = load float, float* %elem.ptr.3
-  %add.3 = fadd float %elem.4, %elem.5
+  %elem.3 = load float, float* %elem.ptr.3
+  %add.3 = fadd float %elem.2, %elem.3
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
   %i.2 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { float*, i64 } %y.1, 0
@@ -547,7 +544,7 @@ panic.3:
   unreachable
 ok.3:
   %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem
-  %elem.6 = load i32, i32 addrspace(4)* %elem.ptr.5
+  %elem.4 = load i32, i32 addrspace(4)* %elem.ptr.5
   %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
   %i.4 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { i32*, i64 } %z.1, 0
@@ -559,7 +556,7 @@ panic.4:
   unreachable
 ok.4:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.2, i64 %i.4
-  store i32 %elem.6, i32* %elem.ptr.6
+  store i32 %elem.4, i32* %elem.ptr.6
   ret void
 }
 
@@ -758,7 +755,6 @@ ok.3:
   %array.3 = insertvalue [4 x i32] %array.2, i32 %elem.3, 3
   store [4 x i32] %array.3, [4 x i32]* %v.addr
   store [5 x [2 x i64]] [[2 x i64] [i64 0, i64 1], [2 x i64] [i64 2, i64 3], [2 x i64] [i64 0, i64 2], [2 x i64] [i64 1, i64 3], [2 x i64] [i64 1, i64 2]], [5 x [2 x i64]]* %pairs.addr
-  %pairs = load [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr
   store i64 0, i64* %for.counter
   br label %for.cond
 for.cond:

@@ -569,7 +569,6 @@ ok.2:
   %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.2
   %elem = load i32, i32 addrspace(3)* %elem.ptr.5
   %add = add i32 %call, %elem
-  %row.1 = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %row.addr
   %cast.3 = trunc i64 4 to i32
   %add.1 = add i32 %add, %cast.3
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
