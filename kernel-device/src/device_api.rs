@@ -160,7 +160,10 @@ pub fn sync_threads() {}
 /// global memory before it are visible to every thread after it. A kernel that calls
 /// it, directly or through a device function, is launched cooperatively by `launch!`
 /// (all blocks resident at once; a grid larger than that is an `Err`, see
-/// `max_cooperative_grid_blocks`). A no-op for one simulated thread.
+/// `max_cooperative_grid_blocks`). As in CUDA, every thread of every block must call
+/// it: a panic elsewhere in the grid, or a block that never arrives (its threads
+/// returned early) for 10 s, ends the launch with an `Err` rather than a hang.
+/// A no-op for one simulated thread.
 pub fn grid_sync() {}
 
 /// A cursor over the launch's dynamic shared memory (`shared_bytes` in

@@ -170,10 +170,60 @@ fn a_panic_before_grid_sync_is_an_err_not_a_hang() {
         "{err}"
     );
     assert!(err.contains("(block 3, thread 0)"), "{err}");
-    // The context survives and the same kernel runs normally.
+    // The context survives, the abandoned barrier was taken back, and the same kernel
+    // runs normally, again and again.
+    for _ in 0..3 {
+        let mut x = vec![0u32; (blocks * block) as usize];
+        launch!(panics_before_the_barrier[blocks, block](&mut x, u32::MAX)).unwrap();
+        assert!(x.iter().all(|&v| v == 2));
+    }
+}
+
+/// Block `skipper` returns before the barrier (against CUDA's rule that every thread
+/// calls it): the others time out after 10 s with an `Err` instead of hanging.
+#[kernel]
+fn a_block_skips_the_barrier(x: &mut [u32], skipper: u32) {
+    if block_idx().x == skipper {
+        return;
+    }
+    grid_sync(); // timeout site
+    x[grid(1)] = 2;
+}
+
+#[test]
+fn a_block_that_never_arrives_times_out_with_an_err() {
+    let _gpu = require_gpu!();
+    let (blocks, block) = (4u32, 32u32);
     let mut x = vec![0u32; (blocks * block) as usize];
-    launch!(panics_before_the_barrier[blocks, block](&mut x, u32::MAX)).unwrap();
-    assert!(x.iter().all(|&v| v == 2));
+    let started = std::time::Instant::now();
+    let err = launch!(a_block_skips_the_barrier[blocks, block](&mut x, 2))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("not every block reached the barrier within 10 s"),
+        "{err}"
+    );
+    let site = format!(
+        "tests/gpu/cooperative.rs:{}",
+        line_of_cooperative("// timeout site")
+    );
+    assert!(err.contains(&site), "expected {site} in: {err}");
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    // The abandoned barrier was taken back: the next launches pass it normally.
+    for _ in 0..3 {
+        let mut x = vec![0u32; (blocks * block) as usize];
+        launch!(a_block_skips_the_barrier[blocks, block](&mut x, u32::MAX)).unwrap();
+        assert!(x.iter().all(|&v| v == 2));
+    }
+}
+
+/// The 1-based line of this file holding `marker`.
+fn line_of_cooperative(marker: &str) -> usize {
+    include_str!("cooperative.rs")
+        .lines()
+        .position(|l| l.contains(marker) && !l.contains("line_of_cooperative"))
+        .expect("marker present")
+        + 1
 }
 
 /// Runs without a GPU: both kernels lower to NVVM IR and are marked cooperative (one
@@ -184,6 +234,7 @@ fn the_kernels_lower_and_are_cooperative() {
         exchange_rounds.source(),
         two_phase_sum.source(),
         panics_before_the_barrier.source(),
+        a_block_skips_the_barrier.source(),
     ] {
         let unit = kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));

@@ -20,8 +20,10 @@
 //! on these are `atom.release.gpu` and `ld.acquire.gpu` (what cooperative groups
 //! emits there); before, `membar.gl` around a plain atomic and volatile polls. The
 //! choice is `__nvvm_reflect("__CUDA_ARCH")`, folded by libnvvm for the target, so
-//! the NVVM IR (and its cache key) stays the same for every architecture. Without a cooperative launch the workspace address is 0: the helper
-//! then returns `false` in every thread without waiting, and the caller panics with
+//! the NVVM IR (and its cache key) stays the same for every architecture.
+//!
+//! Without a cooperative launch the workspace address is 0: the helper then returns a
+//! status in every thread without waiting, and the caller panics with
 //! [`NOT_COOPERATIVE`] instead of hanging.
 //!
 //! A thread that panics ends, so its block may never arrive (when it was the block's
@@ -29,7 +31,18 @@
 //! therefore also reads the module's panic record (host-mapped, so rarely); once some
 //! thread has panicked it stops waiting, and the block's final barrier (`barrier0.or`
 //! of "aborted") ends every thread of the block. The kernel then finishes and the
-//! launch reports the panic, never a hang.
+//! launch reports the panic, never a hang. An aborting leader first takes its arrival
+//! back (a compare-and-swap, unless the barrier completed meanwhile, in which case it
+//! simply passes), so an abandoned barrier leaves the word as it found it: any subset
+//! of the arrivals sums to less than `0x8000_0000`, so taking some back never flips
+//! the bit, and the low bits are 0 again once every arrived block has left. Whether
+//! the driver reuses the workspace for the next launch or not, that launch starts
+//! from a clean word.
+//!
+//! A block that never comes without panicking (all its threads returned early, or its
+//! thread 0 did: CUDA's rule is that every thread calls the barrier) would hang the
+//! grid too: a leader that has waited [`TIMEOUT_NS`] (`%globaltimer`) takes its arrival
+//! back the same way and reports [`TIMED_OUT`] at the call, and its block ends.
 
 use std::fmt::Write as _;
 
@@ -46,13 +59,36 @@ const ARCH_QUERY: &str = "__cudajit_cuda_arch";
 pub const NOT_COOPERATIVE: &str =
     "grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())";
 
+/// The panic message when some block did not reach the barrier in time.
+pub const TIMED_OUT: &str = "grid_sync(): not every block reached the barrier within 10 s \
+     (every thread of every block must call grid_sync(), as in CUDA; a block that returned \
+     early never arrives)";
+
+/// How long a block waits at the barrier before it reports [`TIMED_OUT`], in ns of
+/// `%globaltimer`: far beyond any real imbalance between blocks, short enough that a
+/// block that will never come is an `Err` rather than a hung GPU.
+const TIMEOUT_NS: u64 = 10_000_000_000;
+
+/// What the helper returns besides passing.
+const STATUS_NOT_COOPERATIVE: u32 = 1;
+const STATUS_TIMED_OUT: u32 = 2;
+
 impl FunctionWriter<'_, '_> {
     /// Calls the module's grid barrier; panics at `site` if the launch was not
-    /// cooperative.
+    /// cooperative or the barrier timed out.
     pub fn grid_sync(&mut self, site: Handle<Expr>) -> Result<(), Error> {
         self.w.uses_grid_sync = true;
-        let ok = self.def("grid.synced", format!("call i1 @{HELPER}()"));
-        self.panic_unless(&ok, site, NOT_COOPERATIVE, ("0", "0"))
+        let status = self.def("grid.status", format!("call i32 @{HELPER}()"));
+        let cooperative = self.def(
+            "grid.cooperative",
+            format!("icmp ne i32 {status}, {STATUS_NOT_COOPERATIVE}"),
+        );
+        self.panic_unless(&cooperative, site, NOT_COOPERATIVE, ("0", "0"))?;
+        let in_time = self.def(
+            "grid.in.time",
+            format!("icmp ne i32 {status}, {STATUS_TIMED_OUT}"),
+        );
+        self.panic_unless(&in_time, site, TIMED_OUT, ("0", "0"))
     }
 }
 
@@ -90,13 +126,14 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "; the grid-wide barrier on the cooperative launch's workspace (false: not a cooperative launch)"
+        "; the grid-wide barrier on the cooperative launch's workspace: 0 passed, \
+         {STATUS_NOT_COOPERATIVE} not a cooperative launch, {STATUS_TIMED_OUT} timed out"
     );
     let _ = writeln!(
         out,
         "@{ARCH_QUERY} = private unnamed_addr constant [12 x i8] c\"__CUDA_ARCH\\00\"\n"
     );
-    let _ = writeln!(out, "define internal i1 @{HELPER}() nounwind {{");
+    let _ = writeln!(out, "define internal i32 @{HELPER}() nounwind {{");
     let _ = write!(
         out,
         "entry:
@@ -109,7 +146,7 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
   %cooperative = icmp ne i64 %ws, 0
   br i1 %cooperative, label %block.sync, label %not.cooperative
 not.cooperative:
-  ret i1 false
+  ret i32 {STATUS_NOT_COOPERATIVE}
 block.sync:
   call void @llvm.nvvm.barrier0()
 {tid}  %leader = icmp eq i32 %tid.xyz, 0
@@ -138,6 +175,7 @@ arrive.fenced:
   br label %counted
 counted:
   %arrived = phi i32 [ %arrived.release, %arrive.release ], [ %arrived.fenced, %arrive.fenced ]
+  %started = call i64 asm sideeffect \"mov.u64 $0, %globaltimer;\", \"=l\"()
   br label %spin
 spin:
   %spins = phi i32 [ 0, %counted ], [ %spins.next, %spin.again ]
@@ -161,12 +199,30 @@ waiting:
 poll.panic:
   %slot = load volatile i64, i64 addrspace(1)* @{PANIC_SLOT_SYMBOL}, align 8
   %has.record = icmp ne i64 %slot, 0
-  br i1 %has.record, label %poll.flag, label %spin.again
+  br i1 %has.record, label %poll.flag, label %poll.clock
 poll.flag:
   %flag.ptr = inttoptr i64 %slot to i32*
   %flag = load volatile i32, i32* %flag.ptr, align 4
   %panicked = icmp ne i32 %flag, 0
-  br i1 %panicked, label %leave, label %spin.again
+  br i1 %panicked, label %undo, label %poll.clock
+poll.clock:
+  %clock = call i64 asm sideeffect \"mov.u64 $0, %globaltimer;\", \"=l\"()
+  %waited = sub i64 %clock, %started
+  %late = icmp ugt i64 %waited, {TIMEOUT_NS}
+  br i1 %late, label %undo, label %spin.again
+undo:
+  %timed.out = phi i32 [ 0, %poll.flag ], [ 1, %poll.clock ]
+  br label %undo.try
+undo.try:
+  %current = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  %current.changed = xor i32 %current, %arrived
+  %completed = icmp slt i32 %current.changed, 0
+  br i1 %completed, label %released.fence, label %undo.cas
+undo.cas:
+  %undone = sub i32 %current, %share
+  %swap = cmpxchg volatile i32 addrspace(1)* %barrier, i32 %current, i32 %undone monotonic monotonic
+  %swapped = extractvalue {{ i32, i1 }} %swap, 1
+  br i1 %swapped, label %leave, label %undo.try
 spin.again:
   br label %spin
 released:
@@ -175,16 +231,23 @@ released.fence:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %poll.flag ]
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %undo.cas ]
+  %reports = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ %timed.out, %undo.cas ]
   %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
   %abort = icmp ne i32 %any.aborted, 0
-  br i1 %abort, label %end.thread, label %done
+  br i1 %abort, label %stop, label %done
+stop:
+  %report = icmp ne i32 %reports, 0
+  br i1 %report, label %timed.out.exit, label %end.thread
+timed.out.exit:
+  ; the leader reports the timeout at the call (a panic there)
+  ret i32 {STATUS_TIMED_OUT}
 end.thread:
-  ; another thread panicked: end this one too (the launch reports the panic)
+  ; a thread panicked or timed out: end this one too (the launch reports it)
   call void asm sideeffect \"exit;\", \"\"()
   unreachable
 done:
-  ret i1 true
+  ret i32 0
 }}
 ",
         tid = or3("tid", "tid"),

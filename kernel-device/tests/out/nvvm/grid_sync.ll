@@ -124,12 +124,19 @@ panic.2:
 ok.2:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %grid.1
   store float %sum, float* %elem.ptr.1
-  %grid.synced = call i1 @__cudajit_grid_sync()
-  br i1 %grid.synced, label %ok.3, label %panic.3, !prof !0
+  %grid.status = call i32 @__cudajit_grid_sync()
+  %grid.cooperative = icmp ne i32 %grid.status, 1
+  br i1 %grid.cooperative, label %ok.3, label %panic.3, !prof !0
 panic.3:
   call void @__cudajit_panic(i32 4, i64 0, i64 0)
   unreachable
 ok.3:
+  %grid.in.time = icmp ne i32 %grid.status, 2
+  br i1 %grid.in.time, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  unreachable
+ok.4:
   %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -160,11 +167,11 @@ for.body.1:
   %ptr.2 = extractvalue { float*, i64 } %partials.3, 0
   %len.4 = extractvalue { float*, i64 } %partials.3, 1
   %inbounds.2 = icmp ult i64 %p, %len.4
-  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %p, i64 %len.4)
+  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %p, i64 %len.4)
   unreachable
-ok.4:
+ok.5:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %p
   %elem.1 = load float, float* %elem.ptr.2
   %old.1 = load float, float* %all.addr
@@ -177,11 +184,11 @@ for.end.1:
   %ptr.3 = extractvalue { float*, i64 } %total.1, 0
   %len.5 = extractvalue { float*, i64 } %total.1, 1
   %inbounds.3 = icmp ult i64 0, %len.5
-  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 0, i64 %len.5)
+  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 7, i64 0, i64 %len.5)
   unreachable
-ok.5:
+ok.6:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 0
   store float %all, float* %elem.ptr.3
   br label %if.end
@@ -213,26 +220,33 @@ if.then:
   %inbounds = icmp ult i64 %block.1, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 7, i64 %block.1, i64 %len)
+  call void @__cudajit_panic(i32 8, i64 %block.1, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %block.1
   store float %value.1, float* %elem.ptr
   br label %if.end
 if.end:
-  %grid.synced = call i1 @__cudajit_grid_sync()
-  br i1 %grid.synced, label %ok.1, label %panic.1, !prof !0
+  %grid.status = call i32 @__cudajit_grid_sync()
+  %grid.cooperative = icmp ne i32 %grid.status, 1
+  br i1 %grid.cooperative, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 8, i64 0, i64 0)
+  call void @__cudajit_panic(i32 9, i64 0, i64 0)
   unreachable
 ok.1:
+  %grid.in.time = icmp ne i32 %grid.status, 2
+  br i1 %grid.in.time, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 10, i64 0, i64 0)
+  unreachable
+ok.2:
   ret void
 }
 
-; the grid-wide barrier on the cooperative launch's workspace (false: not a cooperative launch)
+; the grid-wide barrier on the cooperative launch's workspace: 0 passed, 1 not a cooperative launch, 2 timed out
 @__cudajit_cuda_arch = private unnamed_addr constant [12 x i8] c"__CUDA_ARCH\00"
 
-define internal i1 @__cudajit_grid_sync() nounwind {
+define internal i32 @__cudajit_grid_sync() nounwind {
 entry:
   %ws.hi = call i32 asm sideeffect "mov.u32 $0, %envreg1;", "=r"()
   %ws.lo = call i32 asm sideeffect "mov.u32 $0, %envreg2;", "=r"()
@@ -243,7 +257,7 @@ entry:
   %cooperative = icmp ne i64 %ws, 0
   br i1 %cooperative, label %block.sync, label %not.cooperative
 not.cooperative:
-  ret i1 false
+  ret i32 1
 block.sync:
   call void @llvm.nvvm.barrier0()
   %tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -282,6 +296,7 @@ arrive.fenced:
   br label %counted
 counted:
   %arrived = phi i32 [ %arrived.release, %arrive.release ], [ %arrived.fenced, %arrive.fenced ]
+  %started = call i64 asm sideeffect "mov.u64 $0, %globaltimer;", "=l"()
   br label %spin
 spin:
   %spins = phi i32 [ 0, %counted ], [ %spins.next, %spin.again ]
@@ -305,12 +320,30 @@ waiting:
 poll.panic:
   %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
-  br i1 %has.record, label %poll.flag, label %spin.again
+  br i1 %has.record, label %poll.flag, label %poll.clock
 poll.flag:
   %flag.ptr = inttoptr i64 %slot to i32*
   %flag = load volatile i32, i32* %flag.ptr, align 4
   %panicked = icmp ne i32 %flag, 0
-  br i1 %panicked, label %leave, label %spin.again
+  br i1 %panicked, label %undo, label %poll.clock
+poll.clock:
+  %clock = call i64 asm sideeffect "mov.u64 $0, %globaltimer;", "=l"()
+  %waited = sub i64 %clock, %started
+  %late = icmp ugt i64 %waited, 10000000000
+  br i1 %late, label %undo, label %spin.again
+undo:
+  %timed.out = phi i32 [ 0, %poll.flag ], [ 1, %poll.clock ]
+  br label %undo.try
+undo.try:
+  %current = load volatile i32, i32 addrspace(1)* %barrier, align 4
+  %current.changed = xor i32 %current, %arrived
+  %completed = icmp slt i32 %current.changed, 0
+  br i1 %completed, label %released.fence, label %undo.cas
+undo.cas:
+  %undone = sub i32 %current, %share
+  %swap = cmpxchg volatile i32 addrspace(1)* %barrier, i32 %current, i32 %undone monotonic monotonic
+  %swapped = extractvalue { i32, i1 } %swap, 1
+  br i1 %swapped, label %leave, label %undo.try
 spin.again:
   br label %spin
 released:
@@ -319,16 +352,23 @@ released.fence:
   call void @llvm.nvvm.membar.gl()
   br label %leave
 leave:
-  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %poll.flag ]
+  %aborted = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ 1, %undo.cas ]
+  %reports = phi i32 [ 0, %block.sync ], [ 0, %released ], [ 0, %released.fence ], [ %timed.out, %undo.cas ]
   %any.aborted = call i32 @llvm.nvvm.barrier0.or(i32 %aborted)
   %abort = icmp ne i32 %any.aborted, 0
-  br i1 %abort, label %end.thread, label %done
+  br i1 %abort, label %stop, label %done
+stop:
+  %report = icmp ne i32 %reports, 0
+  br i1 %report, label %timed.out.exit, label %end.thread
+timed.out.exit:
+  ; the leader reports the timeout at the call (a panic there)
+  ret i32 2
 end.thread:
-  ; another thread panicked: end this one too (the launch reports the panic)
+  ; a thread panicked or timed out: end this one too (the launch reports it)
   call void asm sideeffect "exit;", ""()
   unreachable
 done:
-  ret i1 true
+  ret i32 0
 }
 
 ; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
@@ -390,7 +430,9 @@ exit:
 ; panic site 2 in `two_phase_sum` at tests/in/grid_sync.rs:18:16: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `two_phase_sum` at tests/in/grid_sync.rs:20:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())
-; panic site 5 in `two_phase_sum` at tests/in/grid_sync.rs:25:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())
+; panic site 5 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
+; panic site 6 in `two_phase_sum` at tests/in/grid_sync.rs:25:20: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())
+; panic site 10 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
