@@ -47,6 +47,9 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
         "--tests",
         "--examples",
         "--benches",
+        // The `gpu_fidelity` test (issue 7's generated programs) is behind this feature.
+        "--features",
+        "cudajit/fidelity",
         "--message-format=json",
     ])
     .stdout(Stdio::piped());

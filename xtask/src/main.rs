@@ -10,10 +10,13 @@
 //!   `run.sh` that runs them all on the GPU machine.
 //! - `bench`: builds the bundle and says how to run it.
 //! - `chart TABLE.txt OUT.png`: the ratio chart of a SIMT benchmark run's table.
+//! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
+//!   the GPU-vs-rustc comparison (issue 7).
 
 mod build_device;
 mod bundle;
 mod chart;
+mod fidelity;
 mod scan;
 mod toolchain;
 
@@ -26,7 +29,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                                         compile every #[kernel] to PTX + manifest.txt
   gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
   bench [--out-dir DIR]                 build the bundle and print how to run it
-  chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc";
+  chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc
+  gen-fidelity --seed S [--count N] --out FILE
+                                        write N random programs of the subset (default 1000)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +41,7 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => bundle::run(&args[1..]).map(|_| ()),
         Some("bench") => bundle::bench(&args[1..]),
         Some("chart") => chart::run(&args[1..]),
+        Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

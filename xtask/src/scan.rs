@@ -7,8 +7,10 @@
 pub use kernel_device::source::offline::{self, Found};
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dirs` (recursively), skipping `target` and the compile-fail
-/// cases in `tests/ui`.
+/// Every `.rs` file under `dirs` (recursively), skipping `target`, the compile-fail
+/// cases in `tests/ui` and the generated fidelity programs in `tests/gpu/fidelity`
+/// (a thousand kernels: their PTX embedded ahead of time would add tens of MB to every
+/// binary of the bundle, so the `gpu_fidelity` test compiles them at run time).
 pub fn rust_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack: Vec<PathBuf> = dirs.to_vec();
@@ -20,7 +22,10 @@ pub fn rust_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
             let path = entry.path();
             let name = entry.file_name();
             if path.is_dir() {
-                if name != "target" && !path.ends_with("tests/ui") {
+                if name != "target"
+                    && !path.ends_with("tests/ui")
+                    && !path.ends_with("tests/gpu/fidelity")
+                {
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|e| e == "rs") {
