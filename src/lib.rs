@@ -53,8 +53,9 @@ pub mod prelude {
         block_dim, block_idx, dynamic_shared, grid_dim, grid_sync, shared_array, sync_threads,
         thread_idx, Dim3, DynamicShared,
     };
-    // Barriers, fences, atomics and warp operations (with their element-type traits).
-    pub use kernel_device::device_api::{atomic::*, sync::*, warp::*};
+    // Barriers, fences, atomics, warp operations and GPU-only math (with their
+    // element-type traits).
+    pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 

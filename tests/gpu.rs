@@ -229,3 +229,6 @@ mod simt;
 
 #[path = "gpu/warp.rs"]
 mod warp;
+
+#[path = "gpu/numeric.rs"]
+mod numeric;

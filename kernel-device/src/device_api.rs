@@ -18,12 +18,15 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/sync.rs"),
     include_str!("device_api/atomic.rs"),
     include_str!("device_api/warp.rs"),
+    include_str!("device_api/math.rs"),
 ];
 
 pub mod atomic;
+pub mod math;
 pub mod sync;
 pub mod warp;
 pub use atomic::*;
+pub use math::*;
 pub use sync::*;
 pub use warp::*;
 

@@ -176,10 +176,9 @@ pub(crate) fn decode(bytes: &[u8; RECORD_BYTES], kernel: &str, sites: &[PanicSit
 /// `{0}` and `{1}` in a site's message stand for the record's two operands, printed
 /// as `usize` values the way Rust's own messages print indices and lengths (an index
 /// of `-11i64 as usize` is `18446744073709551605`, never `-11`).
+/// `{0:f32}`-style placeholders print the operand's bits as a float (`clamp`'s message).
 fn substitute(message: &str, op0: u64, op1: u64) -> String {
-    message
-        .replace("{0}", &op0.to_string())
-        .replace("{1}", &op1.to_string())
+    kernel_device::ir::checks::substitute(message, op0, op1)
 }
 
 #[cfg(test)]

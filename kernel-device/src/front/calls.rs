@@ -7,7 +7,7 @@ use super::intrinsics::{self, Method};
 use super::lower_fn::{Callees, FnLowerer};
 use super::types::heap_diag;
 use crate::ir::{self, Handle, Intrinsic, Literal, ScalarType};
-use crate::proc::intrinsics::Param;
+use crate::proc::intrinsics::{bits_of, Param, Ret};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -131,6 +131,9 @@ impl FnLowerer<'_> {
                     );
                     return self.error_expr(span);
                 };
+                if method == Method::Math(ir::MathFn::FromBits) {
+                    return self.lower_from_bits(scalar, call, path.span());
+                }
                 let mut args = call.args.iter();
                 let Some(first) = args.next() else {
                     self.error(
@@ -327,7 +330,59 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         };
+        if method == Method::Math(ir::MathFn::FromBits) {
+            for a in &args {
+                self.lower_expr(a);
+            }
+            self.error_hint(
+                m.method.span(),
+                "`from_bits` is an associated function, not a method",
+                "write `f32::from_bits(bits)` or `f64::from_bits(bits)`",
+            );
+            return self.error_expr(span);
+        }
         self.lower_method(&name, method, recv, &args, span, m.method.span())
+    }
+
+    /// `f32::from_bits(u32)` / `f64::from_bits(u64)`.
+    fn lower_from_bits(
+        &mut self,
+        scalar: ScalarType,
+        call: &syn::ExprCall,
+        path_span: Span,
+    ) -> Handle<ir::Expr> {
+        let span = call.span();
+        let args = self.lower_args(&call.args);
+        if !scalar.is_float() {
+            self.error_hint(
+                path_span,
+                format!("function `{scalar}::from_bits` is not supported in kernels"),
+                "`from_bits` exists on `f32` (from `u32`) and `f64` (from `u64`)",
+            );
+            return self.error_expr(span);
+        }
+        let bits = Ty::Scalar(bits_of(scalar));
+        if args.len() != 1 {
+            self.error_hint(
+                call.paren_token.span.join(),
+                format!(
+                    "`{scalar}::from_bits` takes 1 argument but {} were supplied",
+                    args.len()
+                ),
+                format!("write `{scalar}::from_bits(bits)`"),
+            );
+            return self.error_expr(span);
+        }
+        let at = self.ty_of(args[0]);
+        self.expect_ty(&at, &bits, call.args[0].span());
+        self.push_expr(
+            ir::ExprKind::Intrinsic {
+                intrinsic: Intrinsic::Math(ir::MathFn::FromBits),
+                args,
+            },
+            Ty::Scalar(scalar),
+            span,
+        )
     }
 
     /// A supported scalar method applied to `recv` with the remaining `args`.
@@ -392,7 +447,7 @@ impl FnLowerer<'_> {
         for ((h, e), param) in arg_hs.iter().zip(args.iter()).zip(&params[1..]) {
             let expected = match param {
                 Param::Scalar(s) => Ty::Scalar(*s),
-                Param::T | Param::MutSliceOfT => rt.clone(),
+                Param::T | Param::MutSliceOfT | Param::Bits => rt.clone(),
             };
             let at = self.ty_of(*h);
             self.expect_ty(&at, &expected, e.span());
@@ -401,12 +456,20 @@ impl FnLowerer<'_> {
             Method::Math(f) => {
                 let mut all = vec![recv];
                 all.extend(arg_hs);
+                let ty = match method.signature().ret {
+                    Ret::Scalar(s) => Ty::Scalar(s),
+                    Ret::Bits => match self.table.shallow(&rt) {
+                        Ty::Scalar(s) => Ty::Scalar(bits_of(s)),
+                        _ => self.fresh(VarKind::Opaque),
+                    },
+                    _ => rt,
+                };
                 self.push_expr(
                     ir::ExprKind::Intrinsic {
                         intrinsic: Intrinsic::Math(f),
                         args: all,
                     },
-                    rt,
+                    ty,
                     span,
                 )
             }

@@ -244,6 +244,10 @@ impl FnLowerer<'_> {
             Ret::Unit => Ty::Unit,
             Ret::Scalar(s) => Ty::Scalar(s),
             Ret::T => t.unwrap_or(Ty::Error),
+            Ret::Bits => match t.map(|t| self.table.shallow(&t)) {
+                Some(Ty::Scalar(s)) => Ty::Scalar(table::bits_of(s)),
+                _ => Ty::Error,
+            },
             Ret::Tuple(items) => Ty::Tuple(items.iter().map(|s| Ty::Scalar(*s)).collect()),
             Ret::DynamicShared => Ty::DynamicShared,
         }
@@ -323,6 +327,8 @@ impl FnLowerer<'_> {
             match param {
                 Param::MutSliceOfT => {}
                 Param::Scalar(s) => self.expect_ty(&ty, &Ty::Scalar(*s), at),
+                // Only `from_bits` has one, and it is lowered on its own (calls.rs).
+                Param::Bits => {}
                 Param::T => match &t {
                     Some((tt, _)) => {
                         let tt = tt.clone();
@@ -406,6 +412,7 @@ fn param_list(def: &IntrinsicDef) -> String {
             Param::Scalar(s) => s.rust_name().to_string(),
             Param::T => "T".into(),
             Param::MutSliceOfT => "&mut [T]".into(),
+            Param::Bits => "bits".into(),
         })
         .collect::<Vec<_>>()
         .join(", ")

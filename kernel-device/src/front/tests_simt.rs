@@ -221,3 +221,63 @@ fn a_vote_takes_a_bool_predicate() {
         d[0].message
     );
 }
+
+#[test]
+fn numeric_methods_have_std_result_types() {
+    let f = lower_kernel(
+        "fn k(a: &mut [u64], x: &mut [f32], b: &mut [u32]) { let n = a[0].count_ones(); let z = a[0].leading_zeros() + a[0].trailing_zeros(); a[1] = a[0].rotate_left(n + z).pow(3).saturating_add(1).clamp(1, 9); b[0] = x[0].to_bits(); x[1] = f32::from_bits(b[0]) + rsqrt(x[0]) + fast_sin(x[0]); let q = x[0].is_nan() || x[0].is_finite(); a[2] = mul_hi(a[0], a[1]) + q as u64; }",
+    );
+    use crate::ir::MathFn;
+    let u32_ty = Type::Scalar(ScalarType::U32);
+    assert_eq!(intrinsic_ty(&f, Intrinsic::Math(MathFn::CountOnes)), u32_ty);
+    assert_eq!(intrinsic_ty(&f, Intrinsic::Math(MathFn::ToBits)), u32_ty);
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Math(MathFn::FromBits)),
+        Type::Scalar(ScalarType::F32)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Math(MathFn::IsNan)),
+        Type::Scalar(ScalarType::Bool)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Math(MathFn::Pow)),
+        Type::Scalar(ScalarType::U64)
+    );
+    assert_eq!(
+        intrinsic_ty(&f, Intrinsic::Math(MathFn::MulHi)),
+        Type::Scalar(ScalarType::U64)
+    );
+}
+
+#[test]
+fn numeric_misuse_is_rejected_with_a_hint() {
+    rejects(
+        "fn k(x: &mut [f32]) { x[0] = fast_sin(1.0f64) as f32; }",
+        "1.0f64",
+        "`fast_sin` is not available for `f64`",
+    );
+    rejects(
+        "fn k(x: &mut [u32]) { x[0] = x[1].from_bits(); }",
+        "from_bits",
+        "`from_bits` is an associated function",
+    );
+    rejects(
+        "fn k(x: &mut [u8]) { x[0] = mul_hi(x[0], x[1]); }",
+        "x[0], x[1]",
+        "`mul_hi` is not available for `u8`",
+    );
+    let d = check("fn k(x: &mut [f32], b: &[u64]) { x[0] = f32::from_bits(b[0]); }");
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("expected `u32`, found `u64`"),
+        "{}",
+        d[0].message
+    );
+    let d = check("fn k(x: &mut [i32]) { x[0] = x[0].rotate_left(x[1]); }");
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("expected `u32`, found `i32`"),
+        "{}",
+        d[0].message
+    );
+}

@@ -18,6 +18,56 @@ pub const SPLIT_AT_MESSAGE: &str = "mid > len";
 /// the carved slice would end at, `{1}` the launch's `shared_bytes`.
 pub const DYNAMIC_SHARED_MESSAGE: &str = "dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)";
 
+/// `x.clamp(min, max)` on unsigned integers with `min > max` (std's `Ord::clamp`).
+pub const CLAMP_UNSIGNED_MESSAGE: &str = "min > max. min = {0}, max = {1}";
+/// As [`CLAMP_UNSIGNED_MESSAGE`] for signed integers: `{0:i64}` prints the operand
+/// (sign-extended to 64 bits) as signed.
+pub const CLAMP_SIGNED_MESSAGE: &str = "min > max. min = {0:i64}, max = {1:i64}";
+/// `x.clamp(min, max)` on f32 with `min > max` or either NaN; `{0:f32}` / `{1:f32}` are
+/// the operands' bits printed as std's `{:?}` prints an f32.
+pub const CLAMP_F32_MESSAGE: &str = "min > max, or either was NaN. min = {0:f32}, max = {1:f32}";
+/// As [`CLAMP_F32_MESSAGE`], for f64.
+pub const CLAMP_F64_MESSAGE: &str = "min > max, or either was NaN. min = {0:f64}, max = {1:f64}";
+
+/// The clamp check: `Err` with std's panic where `min <= max` fails (floats: also NaN).
+pub fn clamp_bounds<T: PartialOrd + Copy>(
+    min: T,
+    max: T,
+    message: &'static str,
+    bits: fn(T) -> u64,
+) -> Result<(), CheckFailure> {
+    if min <= max {
+        Ok(())
+    } else {
+        Err(CheckFailure {
+            message,
+            operands: (bits(min), bits(max)),
+        })
+    }
+}
+
+/// A message with its operands substituted: `{0}` / `{1}` as unsigned integers,
+/// `{0:i64}` as signed ones, `{0:f32}` / `{0:f64}` (and `{1:..}`) as the float with
+/// those bits, printed as std's `{:?}` prints it. The host prints device panics with
+/// this.
+pub fn substitute(message: &str, op0: u64, op1: u64) -> String {
+    let mut text = message.to_string();
+    for (k, op) in [(0, op0), (1, op1)] {
+        text = text
+            .replace(
+                &format!("{{{k}:f32}}"),
+                &format!("{:?}", f32::from_bits(op as u32)),
+            )
+            .replace(
+                &format!("{{{k}:f64}}"),
+                &format!("{:?}", f64::from_bits(op)),
+            )
+            .replace(&format!("{{{k}:i64}}"), &(op as i64).to_string())
+            .replace(&format!("{{{k}}}"), &op.to_string());
+    }
+    text
+}
+
 /// A failed check: the message and its two operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckFailure {
@@ -28,9 +78,7 @@ pub struct CheckFailure {
 impl CheckFailure {
     /// The message with its operands substituted, as the host prints it.
     pub fn text(&self) -> String {
-        self.message
-            .replace("{0}", &self.operands.0.to_string())
-            .replace("{1}", &self.operands.1.to_string())
+        substitute(self.message, self.operands.0, self.operands.1)
     }
 }
 
@@ -137,6 +185,50 @@ mod tests {
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default()
         })
+    }
+
+    #[test]
+    fn clamp_checks_match_std() {
+        let int =
+            |min: i32, max: i32| clamp_bounds(min, max, CLAMP_SIGNED_MESSAGE, |v| v as i64 as u64);
+        assert_eq!(int(1, 1), Ok(()));
+        for (min, max) in [(5, 1), (-1, -9), (i32::MAX, i32::MIN)] {
+            assert_eq!(
+                int(min, max).err().map(|f| f.text()),
+                std_panic(|| {
+                    std::hint::black_box(std::hint::black_box(3i32).clamp(min, max));
+                })
+            );
+        }
+        let ours = clamp_bounds(u64::MAX, 1u64, CLAMP_UNSIGNED_MESSAGE, |v| v)
+            .err()
+            .map(|f| f.text());
+        let std = std_panic(|| {
+            std::hint::black_box(std::hint::black_box(3u64).clamp(u64::MAX, 1));
+        });
+        assert_eq!(ours, std);
+        let f32_bits = |v: f32| v.to_bits() as u64;
+        for (min, max) in [
+            (2.0f32, 1.0),
+            (f32::NAN, 1.0),
+            (-0.5, f32::NAN),
+            (1.0, f32::NEG_INFINITY),
+        ] {
+            let ours = clamp_bounds(min, max, CLAMP_F32_MESSAGE, f32_bits)
+                .err()
+                .map(|f| f.text());
+            let std = std_panic(|| {
+                std::hint::black_box(std::hint::black_box(1.5f32).clamp(min, max));
+            });
+            assert_eq!(ours, std, "f32 clamp({min}, {max})");
+        }
+        let ours = clamp_bounds(3.0f64, -1e300, CLAMP_F64_MESSAGE, f64::to_bits)
+            .err()
+            .map(|f| f.text());
+        let std = std_panic(|| {
+            std::hint::black_box(std::hint::black_box(0.0f64).clamp(3.0, -1e300));
+        });
+        assert_eq!(ours, std);
     }
 
     fn ours(bounds: RangeBounds, len: u64) -> Option<String> {

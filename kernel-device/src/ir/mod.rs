@@ -673,6 +673,41 @@ pub enum MathFn {
     Copysign,
     /// `signum` on floats.
     Signum,
+    // Integers, with std's semantics (results u32 for the counts).
+    CountOnes,
+    LeadingZeros,
+    TrailingZeros,
+    /// `rotate_left(n: u32)` / `rotate_right(n: u32)`: by `n % BITS`.
+    RotateLeft,
+    RotateRight,
+    SwapBytes,
+    ReverseBits,
+    /// `pow(exp: u32)`, wrapping (release semantics).
+    Pow,
+    SaturatingAdd,
+    SaturatingSub,
+    /// `clamp(min, max)` on integers and floats; panics if `min > max` (or, for
+    /// floats, either is NaN) with std's message (`ir::checks`).
+    Clamp,
+    /// `mul_hi(a, b)`: the high half of the full product (i32 u32 i64 u64).
+    MulHi,
+    // Floats.
+    /// `x - x.trunc()`.
+    Fract,
+    /// `is_nan()` / `is_finite()`: bool.
+    IsNan,
+    IsFinite,
+    /// `to_bits()`: the unsigned integer of the same width, bit for bit.
+    ToBits,
+    /// `f32::from_bits(u32)` / `f64::from_bits(u64)`.
+    FromBits,
+    /// GPU-only approximate f32 functions (`__nv_fast_*`), whatever the fast-math option.
+    FastSin,
+    FastCos,
+    FastExp,
+    FastLog,
+    FastPowf,
+    FastDiv,
 }
 
 impl MathFn {

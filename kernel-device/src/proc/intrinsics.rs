@@ -5,8 +5,8 @@
 
 use super::methods;
 use crate::ir::{
-    AddressSpace, AtomicOp, Axis, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode,
-    Type, VoteMode,
+    AddressSpace, AtomicOp, Axis, Intrinsic, MathFn, MemoryScope, ReduceOp, ScalarType,
+    ShuffleMode, Type, VoteMode,
 };
 
 /// How the frontend recognises a row in the source.
@@ -29,6 +29,18 @@ pub enum Param {
     T,
     /// `&mut [T]` (an atomic's target: with the following `usize` index, its place).
     MutSliceOfT,
+    /// The unsigned integer of `T`'s width (`f32::from_bits`'s `u32`).
+    Bits,
+}
+
+/// The unsigned integer as wide as `t` (`to_bits` / `from_bits`).
+pub const fn bits_of(t: ScalarType) -> ScalarType {
+    match t {
+        S::I8 | S::U8 | S::Bool => S::U8,
+        S::I16 | S::U16 => S::U16,
+        S::I32 | S::U32 | S::F32 => S::U32,
+        _ => S::U64,
+    }
 }
 
 /// A signature's result.
@@ -37,6 +49,8 @@ pub enum Ret {
     Unit,
     Scalar(ScalarType),
     T,
+    /// The unsigned integer of `T`'s width (`to_bits`).
+    Bits,
     /// A tuple of fixed scalars (`match_all_sync`'s `(u32, bool)`).
     Tuple(&'static [ScalarType]),
     /// `dynamic_shared()`'s cursor (`Type::DynamicShared`).
@@ -66,6 +80,7 @@ impl Signature {
             Ret::Unit => Type::Unit,
             Ret::Scalar(s) => Type::Scalar(s),
             Ret::T => t.map_or(Type::Never, Type::Scalar),
+            Ret::Bits => t.map_or(Type::Never, |t| Type::Scalar(bits_of(t))),
             Ret::Tuple(items) => Type::Tuple(items.iter().map(|s| Type::Scalar(*s)).collect()),
             Ret::DynamicShared => Type::DynamicShared,
         }
@@ -80,12 +95,11 @@ impl Signature {
                 args.len()
             ));
         }
+        // `T` comes from the operands, or from the result where no operand names it
+        // (`f32::from_bits(u32)`).
         let mut t = None;
         for (k, (param, arg)) in self.params.iter().zip(args).enumerate() {
             let bound = match (param, arg) {
-                // A diverging operand (`sqrt(return)`) never produces a value.
-                (_, Type::Never) => continue,
-                (Param::Scalar(s), Type::Scalar(a)) if s == a => continue,
                 (Param::T, Type::Scalar(a)) => *a,
                 (
                     Param::MutSliceOfT,
@@ -94,7 +108,7 @@ impl Signature {
                         mutable: true,
                     },
                 ) => *elem,
-                _ => return Err(format!("operand {k} of {name} is `{arg}` ({param:?})")),
+                _ => continue,
             };
             if !self.types.contains(&bound) {
                 return Err(format!("{name} is not defined on `{bound}`"));
@@ -103,6 +117,29 @@ impl Signature {
                 return Err(format!("operand {k} of {name} is `{arg}`, not `T`"));
             }
             t = Some(bound);
+        }
+        if t.is_none() && self.ret == Ret::T {
+            t = ty.scalar().filter(|s| self.types.contains(s));
+        }
+        for (k, (param, arg)) in self.params.iter().zip(args).enumerate() {
+            let ok = match (param, arg) {
+                // A diverging operand (`sqrt(return)`) never produces a value.
+                (_, Type::Never) => true,
+                (Param::Scalar(s), Type::Scalar(a)) => s == a,
+                (Param::T, Type::Scalar(a)) => t == Some(*a),
+                (Param::Bits, Type::Scalar(a)) => t.is_some_and(|t| bits_of(t) == *a),
+                (
+                    Param::MutSliceOfT,
+                    Type::Slice {
+                        elem,
+                        mutable: true,
+                    },
+                ) => t == Some(*elem),
+                _ => false,
+            };
+            if !ok {
+                return Err(format!("operand {k} of {name} is `{arg}` ({param:?})"));
+            }
         }
         let expected = self.ret_type(t);
         if *ty != expected {
@@ -519,9 +556,33 @@ pub static WARP: &[IntrinsicDef] = &[
     ),
 ];
 
+const fn math(name: &'static str, f: MathFn) -> IntrinsicDef {
+    row(
+        name,
+        Form::Call,
+        Intrinsic::Math(f),
+        methods::math_signature(f),
+        Effect::Pure,
+        "",
+    )
+}
+
+/// GPU-only math as free functions: `rsqrt(x)`, the approximate f32 `fast_*`
+/// (libdevice's `__nv_fast_*f`, whatever the fast-math option) and `mul_hi(a, b)`.
+pub static MATH: &[IntrinsicDef] = &[
+    math("rsqrt", MathFn::Rsqrt),
+    math("fast_sin", MathFn::FastSin),
+    math("fast_cos", MathFn::FastCos),
+    math("fast_exp", MathFn::FastExp),
+    math("fast_log", MathFn::FastLog),
+    math("fast_powf", MathFn::FastPowf),
+    math("fast_div", MathFn::FastDiv),
+    math("mul_hi", MathFn::MulHi),
+];
+
 /// Every row, of every table.
 pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
-    INTRINSICS.iter().chain(ATOMICS).chain(WARP)
+    INTRINSICS.iter().chain(ATOMICS).chain(WARP).chain(MATH)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a

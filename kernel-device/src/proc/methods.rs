@@ -80,32 +80,67 @@ impl Method {
     }
 }
 
+/// The 32- and 64-bit integers (`mul_hi`).
+pub const WORD_INTEGERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64];
+pub const F32_ONLY: &[ScalarType] = &[S::F32];
+
 /// The types a math function exists on.
-pub fn math_types(f: MathFn) -> &'static [ScalarType] {
+pub const fn math_types(f: MathFn) -> &'static [ScalarType] {
     match f {
         MathFn::Abs => SIGNED,
-        MathFn::Min | MathFn::Max => NUMBERS,
+        MathFn::Min | MathFn::Max | MathFn::Clamp => NUMBERS,
+        MathFn::CountOnes
+        | MathFn::LeadingZeros
+        | MathFn::TrailingZeros
+        | MathFn::RotateLeft
+        | MathFn::RotateRight
+        | MathFn::SwapBytes
+        | MathFn::ReverseBits
+        | MathFn::Pow
+        | MathFn::SaturatingAdd
+        | MathFn::SaturatingSub => INTEGERS,
+        MathFn::MulHi => WORD_INTEGERS,
+        MathFn::FastSin
+        | MathFn::FastCos
+        | MathFn::FastExp
+        | MathFn::FastLog
+        | MathFn::FastPowf
+        | MathFn::FastDiv => F32_ONLY,
         _ => FLOATS,
     }
 }
 
+const T_U32: &[Param] = &[Param::T, Param::Scalar(S::U32)];
+
 /// Operands (the receiver first) and result of a math function on `T`.
-pub fn math_signature(f: MathFn) -> Signature {
-    let params = match f {
-        MathFn::Powi => &[Param::T, Param::Scalar(S::I32)],
+pub const fn math_signature(f: MathFn) -> Signature {
+    let (params, ret) = match f {
+        MathFn::Powi => (&[Param::T, Param::Scalar(S::I32)] as &[Param], Ret::T),
         MathFn::Atan2
         | MathFn::Powf
         | MathFn::Hypot
         | MathFn::Min
         | MathFn::Max
-        | MathFn::Copysign => T2,
-        MathFn::MulAdd => T3,
-        _ => T1,
+        | MathFn::Copysign
+        | MathFn::SaturatingAdd
+        | MathFn::SaturatingSub
+        | MathFn::MulHi
+        | MathFn::FastPowf
+        | MathFn::FastDiv => (T2, Ret::T),
+        MathFn::MulAdd | MathFn::Clamp => (T3, Ret::T),
+        MathFn::RotateLeft | MathFn::RotateRight | MathFn::Pow => (T_U32, Ret::T),
+        MathFn::CountOnes | MathFn::LeadingZeros | MathFn::TrailingZeros => {
+            (T1, Ret::Scalar(S::U32))
+        }
+        MathFn::IsNan | MathFn::IsFinite => (T1, Ret::Scalar(S::Bool)),
+        MathFn::ToBits => (T1, Ret::Bits),
+        MathFn::FromBits => (&[Param::Bits] as &[Param], Ret::T),
+        _ => (T1, Ret::T),
     };
     Signature {
         types: math_types(f),
         params,
-        ret: Ret::T,
+        ret,
     }
 }
 
@@ -117,7 +152,8 @@ pub struct Libdevice {
     pub fast: bool,
 }
 
-/// `None` where the writer lowers the function itself (`signum`).
+/// `None` where the writer lowers the function itself (`signum`, the integer
+/// functions, `fract`, `is_nan`, ...). The `fast_*` functions are f32 only.
 pub fn libdevice(f: MathFn) -> Option<Libdevice> {
     let (base, fast) = match f {
         MathFn::Sqrt => ("sqrt", false),
@@ -154,7 +190,13 @@ pub fn libdevice(f: MathFn) -> Option<Libdevice> {
         MathFn::Max => ("fmax", false),
         MathFn::MulAdd => ("fma", false),
         MathFn::Copysign => ("copysign", false),
-        MathFn::Signum => return None,
+        MathFn::FastSin => ("fast_sin", false),
+        MathFn::FastCos => ("fast_cos", false),
+        MathFn::FastExp => ("fast_exp", false),
+        MathFn::FastLog => ("fast_log", false),
+        MathFn::FastPowf => ("fast_pow", false),
+        MathFn::FastDiv => ("fast_fdivide", false),
+        _ => return None,
     };
     Some(Libdevice { base, fast })
 }
@@ -205,6 +247,25 @@ pub static METHODS: &[MethodDef] = &[
     m("abs", MathFn::Abs),
     m("min", MathFn::Min),
     m("max", MathFn::Max),
+    m("count_ones", MathFn::CountOnes),
+    m("leading_zeros", MathFn::LeadingZeros),
+    m("trailing_zeros", MathFn::TrailingZeros),
+    m("rotate_left", MathFn::RotateLeft),
+    m("rotate_right", MathFn::RotateRight),
+    m("swap_bytes", MathFn::SwapBytes),
+    m("reverse_bits", MathFn::ReverseBits),
+    // `pow` wraps on the device, as in release builds; `wrapping_pow` says so.
+    m("pow", MathFn::Pow),
+    m("wrapping_pow", MathFn::Pow),
+    m("saturating_add", MathFn::SaturatingAdd),
+    m("saturating_sub", MathFn::SaturatingSub),
+    m("clamp", MathFn::Clamp),
+    m("fract", MathFn::Fract),
+    m("is_nan", MathFn::IsNan),
+    m("is_finite", MathFn::IsFinite),
+    m("to_bits", MathFn::ToBits),
+    // `f32::from_bits(u)`: an associated function; its operand is `T`'s bits.
+    m("from_bits", MathFn::FromBits),
     MethodDef {
         name: "wrapping_add",
         method: Method::Wrapping(BinaryOp::Add),

@@ -146,6 +146,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 for arg in args {
                     ops.push((self.scalar_of(*arg)?, operand!(self, *arg)));
                 }
+                if let Some(v) = self.numeric(site, f, ty, &ops)? {
+                    return Ok(Val::V(v));
+                }
                 return self.math(f, s, &ops).map(Val::V);
             }
         }))

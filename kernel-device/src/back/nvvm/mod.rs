@@ -7,7 +7,7 @@
 //! blocks, locals, loops) and statements/control flow; `loops` writes `for` loops over
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
-//! libdevice; `atomics` writes the atomics; `warp` the warp operations; `panic` writes the device-side panic
+//! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
 //! protocol; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
 //! dynamic shared memory; `types` spells types and constants.
 //!
@@ -26,6 +26,7 @@ mod function;
 mod grid_sync;
 mod intrinsics;
 mod loops;
+mod numeric;
 mod panic;
 mod place;
 mod slices;
