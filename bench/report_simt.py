@@ -149,12 +149,13 @@ def main(argv):
             (fmt(pct, ".1f"), 6), (fmt(pct_nvcc, ".1f"), 10), (",".join(bars), 0),
         ]
         lines.append(" ".join(f"{v:<{w}}" if w else v for v, w in row))
+    lines.append("")
     tuned, cublas = us_of(results, "sgemm_tuned.nvcc"), us_of(results, "sgemm.cublas")
     if tuned:
         pct = f", {100 * cublas / tuned:.1f}% of cuBLAS" if cublas else ""
         lines.append(f"nvcc sgemm_tuned (the SGEMM source plus 16-byte aligned tiles and #pragma unroll, "
                      f"beyond the subset): {tuned:.3f} us, {rate(results, 'sgemm_tuned.nvcc', 'flops', 1e12):.2f} TFLOP/s{pct}")
-    lines.append("")
+        lines.append("")
     for name, rs in (("cj", cj_ratios), ("nochk", nc_ratios)):
         complete = len(rs) == len(KERNELS)
         g = math.exp(sum(math.log(r) for r in rs) / len(rs)) if rs else None
