@@ -368,3 +368,19 @@ fn clamp_panics_with_std_messages() {
     launch!(clamp_bounds[1, 32](&mut x, &[-1, 5], &mut f)).unwrap();
     assert_eq!((x[0], f[0]), (3, 0.5));
 }
+
+/// Runs without a GPU: every kernel of this file lowers to NVVM IR as its first launch
+/// will (the snapshot tests put the same constructs through libnvvm and ptxas).
+#[test]
+fn the_kernels_lower_to_nvvm_ir() {
+    for source in [
+        integer_methods.source(),
+        wide_and_narrow.source(),
+        float_methods.source(),
+        gpu_only_math.source(),
+        clamp_bounds.source(),
+    ] {
+        kernel_device::nvvm_ir_for_kernel(source, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", source.name));
+    }
+}

@@ -285,3 +285,55 @@ fn sync_threads_count_and_or_match_cpu() {
         }
     }
 }
+
+#[kernel]
+fn shared_histogram(data: &[u8], bins: &mut [u32]) {
+    // Per block: counts in shared memory (block-scoped atomics), then one global
+    // atomic per bin. Launched with 256 threads per block.
+    let local = shared_array::<[u32; 256]>();
+    let t = thread_idx().x as usize;
+    local[t] = 0;
+    sync_threads();
+    let mut i = grid(1);
+    while i < data.len() {
+        atomic_add_block(local, data[i] as usize, 1);
+        i += grid_size(1);
+    }
+    sync_threads();
+    atomic_add(bins, t, local[t]);
+}
+
+#[test]
+fn shared_then_global_histogram_matches_cpu_counts() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("shared_histogram");
+    let n: usize = (1 << 22) + 1234;
+    let data: Vec<u8> = (0..n)
+        .map(|_| (rng.below(256) * rng.below(256) / 255) as u8)
+        .collect();
+    let mut bins: Vec<u32> = (0..256).map(|_| rng.below(1000) as u32).collect();
+    let mut want = bins.clone();
+    for &d in &data {
+        want[d as usize] += 1;
+    }
+    launch!(shared_histogram[120, 256](&data, &mut bins)).unwrap();
+    assert_eq!(bins, want);
+}
+
+/// Runs without a GPU: every kernel of this file lowers to NVVM IR as its first launch
+/// will (the snapshot tests put the same constructs through libnvvm and ptxas).
+#[test]
+fn the_kernels_lower_to_nvvm_ir() {
+    for source in [
+        histogram.source(),
+        atomics_u32.source(),
+        atomics_signed.source(),
+        atomics_float.source(),
+        block_scoped.source(),
+        block_votes.source(),
+        shared_histogram.source(),
+    ] {
+        kernel_device::nvvm_ir_for_kernel(source, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", source.name));
+    }
+}

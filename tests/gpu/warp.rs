@@ -259,3 +259,18 @@ fn warp_reductions_give_every_lane_the_warp_result() {
         }
     }
 }
+
+/// Runs without a GPU: every kernel of this file lowers to NVVM IR as its first launch
+/// will (the snapshot tests put the same constructs through libnvvm and ptxas).
+#[test]
+fn the_kernels_lower_to_nvvm_ir() {
+    for source in [
+        lane_registers.source(),
+        shuffles.source(),
+        votes.source(),
+        reductions.source(),
+    ] {
+        kernel_device::nvvm_ir_for_kernel(source, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", source.name));
+    }
+}

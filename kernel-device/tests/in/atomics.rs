@@ -66,3 +66,29 @@ fn histogram(data: &[u8], bins: &mut [u32]) {
         atomic_add(bins, data[i] as usize, 1);
     }
 }
+
+// Shared-memory atomics: a per-block histogram in a shared array (`&mut [u32; 256]`
+// coerces to `&mut [u32]`), block-scoped, then one global atomic per bin, and an
+// atomic on a row of a 2-D shared array.
+#[kernel]
+fn shared_histogram(data: &[u8], bins: &mut [u32]) {
+    let local = shared_array::<[u32; 256]>();
+    let rows = shared_array::<[[f32; 32]; 4]>();
+    let t = thread_idx().x as usize;
+    if t < 256 {
+        local[t] = 0;
+    }
+    if t < 32 {
+        rows[0][t] = 0.0;
+    }
+    sync_threads();
+    let i = grid(1);
+    if i < data.len() {
+        atomic_add_block(local, data[i] as usize, 1);
+        atomic_max_block(&mut rows[0], t % 32, data[i] as f32);
+    }
+    sync_threads();
+    if t < 256 {
+        atomic_add(bins, t, local[t]);
+    }
+}
