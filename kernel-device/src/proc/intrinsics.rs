@@ -157,6 +157,9 @@ pub enum Effect {
     Pure,
     /// Waits for the other threads of the block (or of the warp's mask).
     Barrier,
+    /// Waits for every thread of the grid; global memory written before it is visible
+    /// to every thread after it. Needs all blocks resident (a cooperative launch).
+    GridBarrier,
     /// Orders this thread's memory accesses.
     Fence,
     /// Reads and writes one element: operand `slice` at operand `index`.
@@ -270,7 +273,7 @@ pub static INTRINSICS: &[IntrinsicDef] = &[
         Form::Call,
         Intrinsic::GridSync,
         UNIT,
-        Effect::Barrier,
+        Effect::GridBarrier,
         "",
     ),
     // Dynamic shared memory: a cursor whose `take::<T>(n)` carves slices
