@@ -3,8 +3,9 @@
 //! A cooperative launch (`cuLaunchCooperativeKernel`) gives each grid a driver-owned
 //! workspace `{u32 size; u32 barrier}` whose address sits in the PTX environment
 //! registers `%envreg1` (high half) and `%envreg2` (low half); cooperative groups and
-//! CCCL read it the same way. The barrier word is per launch, so back-to-back or
-//! concurrent launches never share it, and nothing ever needs resetting:
+//! CCCL read it the same way. The driver owns it per launch (concurrent grids do not
+//! share a word), and the protocol leaves it as it found it, so nothing ever needs
+//! resetting, also if the driver hands the same word to the next launch:
 //!
 //! - block (0,0,0) adds `0x8000_0000 - (blocks - 1)`, every other block adds 1, so the
 //!   arrivals of one barrier sum to exactly `0x8000_0000`: the top bit flips once, at
