@@ -10,17 +10,10 @@
 //! 5 warm-ups, median of 50 or 20), so clock drift cannot favour either. Inputs need no
 //! rotation: every memory-bound kernel streams 64 MiB to 1 GiB, beyond the 50 MB L2.
 //!
-//! Kernels whose language features have not reached this branch yet are compiled only
-//! with the cargo feature `bench-simt-pending` (listed by [`PENDING`]); the binary
-//! reports them as not built, and the table shows them missing.
-//!
 //! Prints `RESULT <kernel>.cudajit[_nocheck] <median_us> <key=value,...>` lines and
 //! exits 0 with `skipped: <reason>` where there is no GPU.
 //!
 //!     simt [kernel ...]     (no argument: all of them)
-
-// Until the pending kernels build, their sizes and input makers are unused.
-#![cfg_attr(not(feature = "bench-simt-pending"), allow(dead_code))]
 
 use std::cell::RefCell;
 use std::error::Error as StdError;
@@ -66,25 +59,6 @@ const COPY_N: usize = 1 << 26;
 const COPY_BLOCK: u32 = 256;
 const WARMUP: usize = 5;
 
-/// Kernels not built without `--features bench-simt-pending`, with what they wait for.
-#[cfg(not(feature = "bench-simt-pending"))]
-const PENDING: &[(&str, &str)] = &[
-    ("sum_shared", "shared arrays, atomics"),
-    ("sum_warp", "shared arrays, shuffles, atomics"),
-    ("fast_matmul", "2-D shared arrays"),
-    ("sgemm", "2-D shared and local arrays"),
-    (
-        "histogram",
-        "shared arrays, atomics on shared and global memory",
-    ),
-    ("transpose", "2-D shared arrays"),
-    ("stencil", "2-D shared arrays"),
-    ("scan", "shared arrays passed to device functions, shuffles"),
-    ("monte_carlo_pi", "the xoroshiro128+ RNG, shuffles, atomics"),
-];
-#[cfg(feature = "bench-simt-pending")]
-const PENDING: &[(&str, &str)] = &[];
-
 /// The suite's kernels, stamped out once bounds-checked and once not.
 macro_rules! simt_kernels {
     ($check:tt) => {
@@ -100,7 +74,6 @@ macro_rules! simt_kernels {
 
         /// 1. Sum: grid-stride accumulation into four sums, a shared tree, one atomic
         /// per block.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn sum_shared(x: &[f32], out: &mut [f32]) {
             let sm = shared_array::<[f32; 256]>();
@@ -140,7 +113,6 @@ macro_rules! simt_kernels {
 
         /// 2. The same accumulation; warp shuffles, one shared slot per warp, one
         /// atomic per block.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn sum_warp(x: &[f32], out: &mut [f32]) {
             let warp_sums = shared_array::<[f32; 32]>();
@@ -194,7 +166,6 @@ macro_rules! simt_kernels {
         /// 3. Numba's documented shared-memory matrix multiply (`fast_matmul`,
         /// TPB = 16) on row-major n×n slices. `mul_add` where nvcc and Numba contract
         /// `tmp += a * b` into an FMA by default.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn fast_matmul(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
             let sa = shared_array::<[[f32; 16]; 16]>();
@@ -230,7 +201,6 @@ macro_rules! simt_kernels {
         /// two 4-column groups 64 apart; a warp covers 4×8 threads so each shared read
         /// is one wavefront (bench/cuda/simt.cu says why); the next k tile is loaded
         /// into registers while the current one is multiplied.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
             let a_s = shared_array::<[[f32; 128]; 8]>();
@@ -294,7 +264,6 @@ macro_rules! simt_kernels {
 
         /// 5. Histogram: 256 bins in shared memory, then one global atomic per
         /// non-empty bin.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn histogram(x: &[u8], hist: &mut [u32]) {
             let sh = shared_array::<[u32; 256]>();
@@ -322,7 +291,6 @@ macro_rules! simt_kernels {
         }
 
         /// 6. Transpose through a padded 32×33 shared tile; 32×8 threads, 4 rows each.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn transpose(input: &[f32], out: &mut [f32], n: usize) {
             let tile = shared_array::<[[f32; 33]; 32]>();
@@ -347,7 +315,6 @@ macro_rules! simt_kernels {
         /// rows each) from a 34×34 shared tile; whole warps load the halo (warp-uniform
         /// branches, see bench/cuda/simt.cu). `mul_add` where nvcc contracts
         /// `0.5 * c + 0.125 * around`.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn stencil5(input: &[f32], out: &mut [f32], nx: usize, ny: usize) {
             let t = shared_array::<[[f32; 34]; 34]>();
@@ -398,7 +365,6 @@ macro_rules! simt_kernels {
         /// 8. Block-wide inclusive scan of one value per thread: shuffle-up within each
         /// warp, the warp totals scanned by warp 0 through shared memory. Returns the
         /// thread's inclusive prefix and the block's total.
-        #[cfg(feature = "bench-simt-pending")]
         #[device]
         pub fn block_scan(value: u32, warp_sums: &mut [u32]) -> (u32, u32) {
             let lane = thread_idx().x % 32;
@@ -445,7 +411,6 @@ macro_rules! simt_kernels {
         }
 
         /// 8a. Each block scans its block_dim consecutive elements.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn scan_block(x: &[u32], out: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
@@ -456,7 +421,6 @@ macro_rules! simt_kernels {
 
         /// 8b. Multi-block inclusive scan, reduce-then-scan over tiles of 16 ·
         /// block_dim elements: each tile's total, ...
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn scan_reduce(x: &[u32], block_sums: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
@@ -474,7 +438,6 @@ macro_rules! simt_kernels {
         }
 
         /// ... one block turning the totals into exclusive prefixes, ...
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn scan_sums(block_sums: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
@@ -493,7 +456,6 @@ macro_rules! simt_kernels {
         }
 
         /// ... and each block scanning its tile from its prefix.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn scan_downsweep(x: &[u32], block_prefix: &[u32], out: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
@@ -511,7 +473,6 @@ macro_rules! simt_kernels {
 
         /// 9. Monte-Carlo π with the device xoroshiro128+ (Numba's streams), counts
         /// reduced by warp shuffles, one atomic per block.
-        #[cfg(feature = "bench-simt-pending")]
         #[kernel(boundscheck = $check)]
         pub fn monte_carlo_pi(states: &mut [u64], iters: u32, hits: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
@@ -625,11 +586,9 @@ mod nocheck {
 // Host side
 // =====================================================================================
 
-/// Every built kernel's embedded source, both variants.
+/// Every kernel's embedded source, both variants.
 fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
-    #[allow(unused_mut)]
     let mut all = Vec::new();
-    #[allow(unused_macros)]
     macro_rules! add {
         ($($k:ident),*) => {
             $(
@@ -638,9 +597,8 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
             )*
         };
     }
-    add!(copy_kernel, grid_sync_sum);
-    #[cfg(feature = "bench-simt-pending")]
     add!(
+        copy_kernel,
         sum_shared,
         sum_warp,
         fast_matmul,
@@ -658,7 +616,7 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
     all
 }
 
-/// `simt --ptx`: compiles every built kernel as cudajit's JIT would for an sm_90 device.
+/// `simt --ptx`: compiles every kernel as cudajit's JIT would for an sm_90 device.
 fn compile_all(out_dir: Option<&str>) -> BenchResult<()> {
     use kernel_device::back::nvvm::Options;
     use kernel_device::nvvm::{CompileOptions, Nvvm};
@@ -727,7 +685,7 @@ fn compile_all(out_dir: Option<&str>) -> BenchResult<()> {
 
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
-    // `simt --ptx [DIR]`: every built kernel through libnvvm for compute_90 (and ptxas
+    // `simt --ptx [DIR]`: every kernel through libnvvm for compute_90 (and ptxas
     // -arch=sm_90 when CUDAJIT_PTXAS names it), without a GPU; PTX files go to DIR.
     if wanted.first().is_some_and(|a| a == "--ptx") {
         std::process::exit(match compile_all(wanted.get(1).map(String::as_str)) {
@@ -741,6 +699,18 @@ fn main() {
     // SAFETY: only asks the loader whether libcuda can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         println!("skipped: no CUDA driver library (libcuda) on this machine");
+        // `cargo test --all-targets` (CI) runs this binary too: there, check instead that
+        // every kernel compiles as the GPU machine's JIT will compile it.
+        if kernel_device::nvvm::Nvvm::shared().is_ok() {
+            println!("compiling every kernel for compute_90 instead (ptxas too when CUDAJIT_PTXAS is set)");
+            let dir = std::env::temp_dir().join(format!("cudajit-simt-ptx-{}", std::process::id()));
+            let result = compile_all(dir.to_str());
+            let _ = std::fs::remove_dir_all(&dir);
+            if let Err(e) = result {
+                eprintln!("simt: {e}");
+                std::process::exit(1);
+            }
+        }
         return;
     }
     let device = match Device::default() {
@@ -792,12 +762,6 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
     let mut all_right = true;
     for (name, bench) in benches {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
-            continue;
-        }
-        if let Some((_, needs)) = PENDING.iter().find(|(p, _)| p == name) {
-            println!(
-                "NOT BUILT {name}.cudajit: waits for {needs} (cargo feature bench-simt-pending)"
-            );
             continue;
         }
         match bench(&b) {
@@ -1001,12 +965,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn sum(&self, _warp: bool) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn sum(&self, warp: bool) -> BenchResult<()> {
         let name = if warp { "sum_warp" } else { "sum_shared" };
         let h = unit_floats(SUM_N, 1);
@@ -1037,12 +995,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn fast_matmul(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn fast_matmul(&self) -> BenchResult<()> {
         let n = MAT_N;
         let (ha, hb) = (signed_floats(n * n, 2), signed_floats(n * n, 3));
@@ -1068,12 +1020,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn sgemm(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn sgemm(&self) -> BenchResult<()> {
         let n = GEMM_N;
         let (ha, hb) = (signed_floats(n * n, 4), signed_floats(n * n, 5));
@@ -1099,12 +1045,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn histogram(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn histogram(&self) -> BenchResult<()> {
         let h = random_bytes(HIST_N, 6);
         let mut want = vec![0u32; BINS];
@@ -1133,12 +1073,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn transpose(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn transpose(&self) -> BenchResult<()> {
         let n = TRANS_N;
         let h = signed_floats(n * n, 7);
@@ -1170,12 +1104,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn stencil(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn stencil(&self) -> BenchResult<()> {
         let n = STENCIL_N;
         let h = signed_floats(n * n, 8);
@@ -1218,12 +1146,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn scans(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn scans(&self) -> BenchResult<()> {
         let h = small_u32(SCAN_N, 9);
         let x = DeviceArray::from_slice(&h)?;
@@ -1303,12 +1225,6 @@ impl Bench<'_> {
         Ok(())
     }
 
-    #[cfg(not(feature = "bench-simt-pending"))]
-    fn pi(&self) -> BenchResult<()> {
-        unreachable!("listed in PENDING")
-    }
-
-    #[cfg(feature = "bench-simt-pending")]
     fn pi(&self) -> BenchResult<()> {
         let threads = (PI_GRID * PI_BLOCK) as usize;
         let states = RefCell::new(cudajit::random::create_xoroshiro128p_states(
