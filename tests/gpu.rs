@@ -232,3 +232,6 @@ mod warp;
 
 #[path = "gpu/numeric.rs"]
 mod numeric;
+
+#[path = "gpu/arrays.rs"]
+mod arrays;
