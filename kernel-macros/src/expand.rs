@@ -138,10 +138,15 @@ fn const_items(item: &syn::ItemFn) -> Vec<TokenStream> {
         .into_iter()
         .map(|ident| {
             let name = ident.to_string();
+            // Spanned at the name: a constant of a type kernels cannot read is
+            // reported where the body names it.
+            let value = quote::quote_spanned! {ident.span()=>
+                ::cudajit::__private::ToConstValue::to_const_value(&#ident)
+            };
             quote! {
                 ::cudajit::__private::ConstItem {
                     name: #name,
-                    value: &|| ::cudajit::__private::ToConstValue::to_const_value(&#ident),
+                    value: &|| #value,
                 }
             }
         })

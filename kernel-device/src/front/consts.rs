@@ -70,13 +70,11 @@ pub fn eval(
                 if env.is_unknown_const(&name) {
                     return Ok(None);
                 }
-                return Err(Diagnostic::new(
-                    ident.span(),
-                    format!("cannot find constant `{name}`"),
-                )
-                .with_hint(
-                    "constants must be crate `const` or `static` items named in UPPER_CASE",
-                ));
+                return Err(
+                    Diagnostic::new(ident.span(), format!("`{name}` is not a constant")).with_hint(
+                        "constants must be crate `const` or `static` items named in UPPER_CASE",
+                    ),
+                );
             }
             match intrinsics::constant(&p.path) {
                 Some((value, ty)) => Ok(Some(ConstValue::Scalar { ty, value })),

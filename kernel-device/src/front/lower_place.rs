@@ -411,7 +411,7 @@ impl FnLowerer<'_> {
                         "cannot assign to `{}`: `{name}` is a constant",
                         text_of(expr)
                     ),
-                    "copy it into a local first: `let mut t = TABLE;`",
+                    format!("copy it into a local first: `let mut t = {name};`"),
                 );
             }
         }
@@ -645,7 +645,9 @@ impl FnLowerer<'_> {
                     }
                 }
             }
-            None => self.fresh(VarKind::General),
+            // Inferred from the use; until then its uses raise no errors of their own
+            // (`resolve_shared` reports an array type that stays unknown, once).
+            None => self.fresh(VarKind::Opaque),
         };
         let loc = self.loc(span);
         let name = format!("__cudajit_shared_{}_{}", self.f.name, self.globals.len());
@@ -680,10 +682,10 @@ impl FnLowerer<'_> {
     /// Gives each `shared_array()` global its final type, or says why it has none.
     pub fn resolve_shared(&mut self) {
         for (global, ty, span) in std::mem::take(&mut self.pending_shared) {
-            if self.table.is_suppressed(&ty) {
+            let shallow = self.table.shallow(&ty);
+            if !matches!(shallow, Ty::Var(_)) && self.table.is_suppressed(&ty) {
                 continue;
             }
-            let shallow = self.table.shallow(&ty);
             if matches!(shallow, Ty::Var(_)) {
                 self.error_hint(
                     span,

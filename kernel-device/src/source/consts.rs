@@ -25,6 +25,11 @@ impl std::fmt::Debug for ConstItem {
 
 /// Values a kernel may read from a crate `const` or `static`: scalars and arrays of
 /// them (nested too). Implemented for exactly the types the kernel subset has.
+#[diagnostic::on_unimplemented(
+    message = "a kernel cannot read a constant of type `{Self}`",
+    label = "named in a `#[kernel]` or `#[device]` body",
+    note = "kernels read crate `const`/`static` items of scalar types (`f32`, `u32`, ...) and arrays of them (`[f32; 5]`, `[[u8; 4]; 4]`)"
+)]
 pub trait ToConstValue {
     /// The type every value of `Self` has (also for empty arrays).
     fn const_type() -> Type;
