@@ -269,7 +269,12 @@ impl FnLowerer<'_> {
                 return h;
             }
         }
-        let recv = self.lower_slice_operand(&m.receiver);
+        // `split_at` also splits arrays (through the slice of their elements).
+        let recv = if name == "split_at" || name == "split_at_mut" {
+            self.lower_sliced(&m.receiver)
+        } else {
+            self.lower_slice_operand(&m.receiver)
+        };
         if let Some(t) = &m.turbofish {
             self.lower_args(&m.args);
             self.error_hint(

@@ -68,7 +68,7 @@ impl FnLowerer<'_> {
 
     /// The operand of a sub-slice (`s[a..b]`'s `s`): a slice, or an array (a local, a
     /// row `m[i]`, a shared array through its reference) as the slice of its elements.
-    fn lower_sliced(&mut self, e: &syn::Expr) -> Handle<ir::Expr> {
+    pub fn lower_sliced(&mut self, e: &syn::Expr) -> Handle<ir::Expr> {
         if range_index(e).is_some() || !is_place_form(e) {
             let h = self.lower_slice_operand(e);
             return self.array_ref_as_slice(h, e.span());

@@ -78,3 +78,34 @@ fn sort4(data: &mut [u32]) {
         data[i + k] = v[k] + flags[k % 2] as u32;
     }
 }
+
+#[device]
+fn total(v: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for k in 0..v.len() {
+        s += v[k];
+    }
+    s
+}
+
+#[device]
+fn fill(v: &mut [f32], x: f32) {
+    for k in 0..v.len() {
+        v[k] = x;
+    }
+}
+
+/// Views of arrays: sub-slices of local, 2-D and shared arrays passed on as slices, and
+/// a whole constant table copied into a local.
+#[kernel]
+fn array_views(out: &mut [f32], n: usize) {
+    let mut m = [[1.0f32; 4]; 3];
+    fill(&mut m[1][..2], 5.0);
+    fill(&mut m[2], 7.0);
+    let tile = shared_array::<[f32; 64]>();
+    fill(&mut tile[..n], 2.0);
+    let mut taps = TAPS;
+    taps[0] += 1.0;
+    let (lo, hi) = taps.split_at(2);
+    out[0] = total(&m[1]) + total(&m[2][1..]) + total(&tile[..]) + total(lo) - total(hi);
+}
