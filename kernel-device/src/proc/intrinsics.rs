@@ -736,6 +736,59 @@ mod tests {
     }
 
     #[test]
+    fn the_validator_rule_holds_atomics_warp_ops_and_bits_to_their_types() {
+        let slice = |elem, mutable| Type::Slice { elem, mutable };
+        let sc = Type::Scalar;
+        let add = by_name("atomic_add").unwrap().sig;
+        let ok = [slice(S::F32, true), sc(S::Usize), sc(S::F32)];
+        assert!(add.check("add", &ok, &sc(S::F32)).is_ok());
+        let immutable = [slice(S::F32, false), sc(S::Usize), sc(S::F32)];
+        assert!(add.check("add", &immutable, &sc(S::F32)).is_err());
+        let mixed = [slice(S::F32, true), sc(S::Usize), sc(S::F64)];
+        assert!(add.check("add", &mixed, &sc(S::F32)).is_err());
+        let bytes = [slice(S::U8, true), sc(S::Usize), sc(S::U8)];
+        assert!(add.check("add", &bytes, &sc(S::U8)).is_err());
+        let and = by_name("atomic_and_block").unwrap().sig;
+        assert!(and.check("and", &ok, &sc(S::F32)).is_err());
+        let shfl = by_name("shfl_xor_sync").unwrap().sig;
+        let args = [sc(S::U32), sc(S::F64), sc(S::U32)];
+        assert!(shfl.check("shfl", &args, &sc(S::F64)).is_ok());
+        let args = [sc(S::U32), sc(S::Bool), sc(S::U32)];
+        assert!(shfl.check("shfl", &args, &sc(S::Bool)).is_err());
+        let from_bits = signature(Intrinsic::Math(MathFn::FromBits));
+        assert!(from_bits
+            .check("from_bits", &[sc(S::U64)], &sc(S::F64))
+            .is_ok());
+        assert!(from_bits
+            .check("from_bits", &[sc(S::U32)], &sc(S::F64))
+            .is_err());
+        let to_bits = signature(Intrinsic::Math(MathFn::ToBits));
+        assert!(to_bits.check("to_bits", &[sc(S::F32)], &sc(S::U32)).is_ok());
+        assert!(to_bits
+            .check("to_bits", &[sc(S::F32)], &sc(S::U64))
+            .is_err());
+        let all = by_name("match_all_sync").unwrap().sig;
+        let pair = Type::Tuple(vec![sc(S::U32), sc(S::Bool)]);
+        assert!(all
+            .check("match_all", &[sc(S::U32), sc(S::I64)], &pair)
+            .is_ok());
+    }
+
+    #[test]
+    fn effects_name_what_a_scheduler_must_see() {
+        assert_eq!(effect(Intrinsic::SyncThreads), Effect::Barrier);
+        assert_eq!(by_name("sync_warp").unwrap().effect, Effect::Barrier);
+        assert_eq!(by_name("threadfence_system").unwrap().effect, Effect::Fence);
+        assert_eq!(
+            by_name("atomic_cas_system").unwrap().effect,
+            Effect::Atomic { slice: 0, index: 1 }
+        );
+        assert_eq!(by_name("ballot_sync").unwrap().effect, Effect::Warp);
+        assert_eq!(by_name("lane_id").unwrap().effect, Effect::Pure);
+        assert_eq!(effect(Intrinsic::Math(MathFn::Sqrt)), Effect::Pure);
+    }
+
+    #[test]
     fn signatures_check_operands() {
         let sig = signature(Intrinsic::SyncThreads);
         assert!(sig.check("SyncThreads", &[], &Type::Unit).is_ok());
