@@ -366,3 +366,47 @@ fn launch_with_100_kib_of_dynamic_shared_memory() {
         .collect();
     common::compare("reverse_through_shared", &out, &want, 0.0, 0.0).unwrap();
 }
+
+const TILE_BLOCK: usize = 128;
+
+/// Windows and prefixes of a shared tile, and a local array split in two, all through
+/// `sum`: shared and local arrays as sub-slices.
+#[kernel]
+fn shared_window_sums(x: &[f32], out: &mut [f32], w: usize) {
+    let tile = shared_array::<[f32; TILE_BLOCK]>();
+    let t = thread_idx().x as usize;
+    let i = grid(1);
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    if i < out.len() {
+        let end = (t + w).min(TILE_BLOCK);
+        let mut acc = [0.0f32; 4];
+        acc[0] = sum(&tile[t..end]);
+        let (lo, hi) = acc.split_at_mut(2);
+        lo[1] = sum(&tile[..=t]);
+        hi[0] = lo[0] + lo[1];
+        out[i] = sum(&acc[..3]);
+    }
+}
+
+#[test]
+fn shared_and_local_array_sub_slices() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("shared_window_sums");
+    let n = 30_000 + rng.below(1000) as usize;
+    let w = 1 + rng.below(40) as usize;
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    let mut out = vec![f32::NAN; n];
+    launch!(shared_window_sums[n.div_ceil(TILE_BLOCK), TILE_BLOCK](&x, &mut out, w)).unwrap();
+    let mut want = Vec::with_capacity(n);
+    for chunk in x.chunks(TILE_BLOCK) {
+        let mut tile = [0.0f32; TILE_BLOCK];
+        tile[..chunk.len()].copy_from_slice(chunk);
+        for t in 0..chunk.len() {
+            let window = sum_cpu(&tile[t..(t + w).min(TILE_BLOCK)]);
+            let prefix = sum_cpu(&tile[..=t]);
+            want.push(sum_cpu(&[window, prefix, window + prefix]) as f64);
+        }
+    }
+    common::compare("shared_window_sums", &out, &want, 0.0, 0.0).unwrap();
+}

@@ -269,12 +269,10 @@ impl FnLowerer<'_> {
                 return h;
             }
         }
-        // `split_at` also splits arrays (through the slice of their elements).
-        let recv = if name == "split_at" || name == "split_at_mut" {
-            self.lower_sliced(&m.receiver)
-        } else {
-            self.lower_slice_operand(&m.receiver)
-        };
+        if name == "split_at" || name == "split_at_mut" {
+            return self.lower_split_at(m, name == "split_at_mut");
+        }
+        let recv = self.lower_slice_operand(&m.receiver);
         if let Some(t) = &m.turbofish {
             self.lower_args(&m.args);
             self.error_hint(
@@ -311,9 +309,6 @@ impl FnLowerer<'_> {
                 self.error(m.method.span(), "`len` takes no arguments");
             }
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
-        }
-        if name == "split_at" || name == "split_at_mut" {
-            return self.lower_split_at(m, recv, name == "split_at_mut");
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let Some(method) = intrinsics::method(&name) else {

@@ -5,6 +5,7 @@
 
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
+use super::lower_place::Writable;
 use super::types::{lower_type, TypeSite};
 use crate::ir::{self, Handle, ScalarType};
 use proc_macro2::Span;
@@ -66,24 +67,27 @@ impl FnLowerer<'_> {
         }
     }
 
-    /// The operand of a sub-slice (`s[a..b]`'s `s`): a slice, or an array (a local, a
-    /// row `m[i]`, a shared array through its reference) as the slice of its elements.
-    pub fn lower_sliced(&mut self, e: &syn::Expr) -> Handle<ir::Expr> {
+    /// The operand of a sub-slice or `split_at` (`s[a..b]`'s `s`): a slice, or an array
+    /// (a local, a row `m[i]`, a shared array through its reference) as the slice of its
+    /// elements, borrowed mutably where it may be written. With an array place, also
+    /// why it may not be written (for the refusal of a `&mut` view).
+    fn lower_sliced(&mut self, e: &syn::Expr) -> (Handle<ir::Expr>, Option<Writable>) {
         if range_index(e).is_some() || !is_place_form(e) {
             let h = self.lower_slice_operand(e);
-            return self.array_ref_as_slice(h, e.span());
+            return (self.array_ref_as_slice(h, e.span()), None);
         }
         let Some(info) = self.lower_place(e) else {
-            return self.error_expr(e.span());
+            return (self.error_expr(e.span()), None);
         };
         if matches!(self.table.shallow(&info.ty), Ty::Array { .. }) {
             // `acc[1..]`: borrow the array, mutably where it may be written.
-            let mutable = matches!(info.writable, super::lower_place::Writable::Yes);
+            let writable = info.writable.clone();
+            let mutable = matches!(writable, Writable::Yes);
             let r = self.borrow_place(info, mutable, e.span());
-            return self.array_ref_as_slice(r, e.span());
+            return (self.array_ref_as_slice(r, e.span()), Some(writable));
         }
         let h = self.read_place(info, e.span());
-        self.array_ref_as_slice(h, e.span())
+        (self.array_ref_as_slice(h, e.span()), None)
     }
 
     fn lower_sub_slice(
@@ -93,7 +97,7 @@ impl FnLowerer<'_> {
         borrow: Borrow,
         span: Span,
     ) -> Handle<ir::Expr> {
-        let slice = self.lower_sliced(&ix.expr);
+        let (slice, writable) = self.lower_sliced(&ix.expr);
         let st = self.ty_of(slice);
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let bound = |this: &mut Self, e: &Option<Box<syn::Expr>>| {
@@ -142,7 +146,7 @@ impl FnLowerer<'_> {
             Borrow::Place => source_mutable,
             Borrow::Explicit { mutable, span } => {
                 if mutable && !source_mutable {
-                    self.not_mutable(&ix.expr, elem, span, "borrow a sub-slice of");
+                    self.not_mutable(&ix.expr, elem, writable, span, "borrow a sub-slice of");
                 }
                 mutable
             }
@@ -159,26 +163,46 @@ impl FnLowerer<'_> {
         )
     }
 
-    /// rustc's E0596 for a `&mut` view of a `&[T]`.
-    fn not_mutable(&mut self, source: &syn::Expr, elem: ScalarType, at: Span, what: &str) {
+    /// rustc's E0596 for a `&mut` view of something that may not be written: a `&[T]`,
+    /// an array behind a `&` reference, a local array not declared `mut`, a constant.
+    fn not_mutable(
+        &mut self,
+        source: &syn::Expr,
+        elem: ScalarType,
+        writable: Option<Writable>,
+        at: Span,
+        what: &str,
+    ) {
         let name = quote::ToTokens::to_token_stream(source)
             .to_string()
             .replace(' ', "");
-        self.error_hint(
-            at,
-            format!("cannot {what} `{name}` as mutable, as it is behind a `&` reference"),
-            format!("make the slice mutable: `{name}: &mut [{elem}]`"),
-        );
+        let (message, hint) = match writable {
+            Some(Writable::ImmutableLocal { name: local, .. }) => (
+                format!(
+                    "cannot {what} `{name}` as mutable, as `{local}` is not declared as mutable"
+                ),
+                format!("consider making this binding mutable: `mut {local}`"),
+            ),
+            Some(Writable::Constant { name: constant }) => (
+                format!("cannot {what} `{constant}` as mutable: it is a constant"),
+                "copy it into a `let mut` local first".to_string(),
+            ),
+            Some(Writable::BehindShared { base, .. }) if !base.is_empty() => (
+                format!("cannot {what} `{name}` as mutable, as it is behind a `&` reference"),
+                format!("make `{base}` a `&mut` reference"),
+            ),
+            _ => (
+                format!("cannot {what} `{name}` as mutable, as it is behind a `&` reference"),
+                format!("make the slice mutable: `{name}: &mut [{elem}]`"),
+            ),
+        };
+        self.error_hint(at, message, hint);
     }
 
     /// `recv.split_at(mid)` / `recv.split_at_mut(mid)`.
-    pub fn lower_split_at(
-        &mut self,
-        m: &syn::ExprMethodCall,
-        recv: Handle<ir::Expr>,
-        mutable: bool,
-    ) -> Handle<ir::Expr> {
+    pub fn lower_split_at(&mut self, m: &syn::ExprMethodCall, mutable: bool) -> Handle<ir::Expr> {
         let span = m.span();
+        let (recv, writable) = self.lower_sliced(&m.receiver);
         let name = m.method.to_string();
         let args: Vec<Handle<ir::Expr>> = m.args.iter().map(|a| self.lower_expr(a)).collect();
         let rt = self.ty_of(recv);
@@ -188,7 +212,7 @@ impl FnLowerer<'_> {
                 mutable: source_mutable,
             } => {
                 if mutable && !source_mutable {
-                    self.not_mutable(&m.receiver, elem, m.method.span(), "borrow");
+                    self.not_mutable(&m.receiver, elem, writable, m.method.span(), "borrow");
                 }
                 Some(elem)
             }

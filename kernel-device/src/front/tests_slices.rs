@@ -226,3 +226,58 @@ fn dynamic_shared_misuse_is_rejected_at_its_token() {
     assert!(msg.contains("`dynamic_shared` takes no arguments"), "{msg}");
     assert_eq!(col, 36);
 }
+
+#[test]
+fn arrays_local_and_shared_are_sliced_and_split() {
+    let src = "fn k(out: &mut [f32], n: usize) {
+            let tile = shared_array::<[f32; 256]>();
+            let grid2: &mut [[f32; 33]; 32] = shared_array();
+            let mut acc = [0.0f32; 8];
+            let fixed = [1u32, 2, 3];
+            let head = &tile[..n];
+            let mid = &mut tile[2..10];
+            let row = &mut grid2[3][1..];
+            let part = &mut acc[1..=3];
+            let view = &fixed[1..];
+            let (lo, hi) = tile.split_at_mut(128);
+            let (a, b) = acc.split_at(4);
+            let x = tile[1..][0];
+            let m = grid2[2][..4].len();
+        }";
+    let f = kernel(src);
+    use ScalarType::*;
+    for (name, ty) in [
+        ("head", slice(F32, false)),
+        ("mid", slice(F32, true)),
+        ("row", slice(F32, true)),
+        ("part", slice(F32, true)),
+        ("view", slice(U32, false)),
+        ("lo", slice(F32, true)),
+        ("hi", slice(F32, true)),
+        ("a", slice(F32, false)),
+        ("b", slice(F32, false)),
+        ("x", Type::Scalar(F32)),
+        ("m", Type::Scalar(Usize)),
+    ] {
+        assert_eq!(local(&f, name), ty, "{name}");
+    }
+    let module = lower(&[(src, SourceKind::Kernel)]).unwrap();
+    crate::valid::validate(&module).expect("validates");
+}
+
+#[test]
+fn mutable_views_of_unwritable_arrays_are_refused_with_rustc_s_reason() {
+    let (msg, _, col) = one_error("fn k() { let acc = [0.0f32; 8]; let s = &mut acc[1..]; }");
+    assert!(
+        msg.contains(
+            "cannot borrow a sub-slice of `acc` as mutable, as `acc` is not declared as mutable"
+        ),
+        "{msg}"
+    );
+    assert_eq!(col, 41);
+    let (msg, _, _) =
+        one_error("fn k() { let acc = [0.0f32; 8]; let (l, r) = acc.split_at_mut(2); }");
+    assert!(msg.contains("`acc` is not declared as mutable"), "{msg}");
+    let (msg, _, _) = one_error("fn k(out: &mut [f32]) { let acc = [[0.0f32; 4]; 2]; out[0] = acc[1][..2][0]; let r = &mut acc[1][1..]; }");
+    assert!(msg.contains("as `acc` is not declared as mutable"), "{msg}");
+}
