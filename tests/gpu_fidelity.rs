@@ -377,7 +377,11 @@ fn generated_programs_match_rustc() {
             Err(e) => failures.push(e),
         }
     }
-    println!(
+    // Straight to stderr (as `skip!` does), so the summary shows in the bundle's logs
+    // even when the test passes and its captured output is dropped.
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
         "fidelity: {programs} programs (generator seed {}), inputs seed {seed} (replay with \
          CUDAJIT_SEED={seed}): {inputs} inputs compared, {panicking} programs panicked on some \
          inputs on both sides, {} programs mismatched",
