@@ -210,6 +210,20 @@ pub fn module(seed: u64, count: usize) -> String {
 mod tests {
     use super::*;
 
+    /// The committed programs are the generator's output: a change to the generator
+    /// regenerates them (and CI and the GPU bundle test what it generates).
+    #[test]
+    fn committed_programs_are_the_generators_output() {
+        let path = crate::root().join("tests/gpu/fidelity/programs.rs");
+        let committed = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            committed == module(7, 1000),
+            "{} is stale: run `cargo xtask gen-fidelity --seed 7 --count 1000 --out \
+             tests/gpu/fidelity/programs.rs`",
+            path.display()
+        );
+    }
+
     #[test]
     fn programs_are_reproducible_and_independent_of_the_count() {
         assert_eq!(module(7, 5), module(7, 5));
