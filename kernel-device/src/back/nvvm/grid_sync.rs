@@ -23,9 +23,11 @@
 //! choice is `__nvvm_reflect("__CUDA_ARCH")`, folded by libnvvm for the target, so
 //! the NVVM IR (and its cache key) stays the same for every architecture.
 //!
-//! Without a cooperative launch the workspace address is 0: the helper then returns a
-//! status in every thread without waiting, and the caller panics with
-//! [`NOT_COOPERATIVE`] instead of hanging.
+//! Where the environment registers hold no workspace (0: a launch that was not
+//! cooperative, or a driver that stopped providing one), the barrier uses a word of
+//! the module's own, `@__cudajit_grid_barrier`, with the same protocol: `launch!`
+//! has checked that the blocks are co-resident, so the barrier still holds, and a
+//! foreign launch whose blocks are not co-resident ends with the timeout below.
 //!
 //! A thread that panics ends, so its block may never arrive (when it was the block's
 //! thread 0): the grid would wait forever. Every 256 polls of the barrier the leader
@@ -53,12 +55,10 @@ use super::{Error, PANIC_SLOT_SYMBOL};
 use crate::ir::{Expr, Handle};
 
 const HELPER: &str = "__cudajit_grid_sync";
+/// The module's own barrier word, used when the launch provides no workspace.
+const OWN_WORD: &str = "__cudajit_grid_barrier";
 /// The string `__nvvm_reflect` is asked about.
 const ARCH_QUERY: &str = "__cudajit_cuda_arch";
-
-/// The panic message when the grid was not launched cooperatively.
-pub const NOT_COOPERATIVE: &str =
-    "grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())";
 
 /// The panic message when some block did not reach the barrier in time.
 pub const TIMED_OUT: &str = "grid_sync(): not every block reached the barrier within 10 s \
@@ -70,21 +70,14 @@ pub const TIMED_OUT: &str = "grid_sync(): not every block reached the barrier wi
 /// block that will never come is an `Err` rather than a hung GPU.
 const TIMEOUT_NS: u64 = 10_000_000_000;
 
-/// What the helper returns besides passing.
-const STATUS_NOT_COOPERATIVE: u32 = 1;
-const STATUS_TIMED_OUT: u32 = 2;
+/// What the helper returns when the barrier timed out (0: it passed).
+const STATUS_TIMED_OUT: u32 = 1;
 
 impl FunctionWriter<'_, '_> {
-    /// Calls the module's grid barrier; panics at `site` if the launch was not
-    /// cooperative or the barrier timed out.
+    /// Calls the module's grid barrier; panics at `site` if the barrier timed out.
     pub fn grid_sync(&mut self, site: Handle<Expr>) -> Result<(), Error> {
         self.w.uses_grid_sync = true;
         let status = self.def("grid.status", format!("call i32 @{HELPER}()"));
-        let cooperative = self.def(
-            "grid.cooperative",
-            format!("icmp ne i32 {status}, {STATUS_NOT_COOPERATIVE}"),
-        );
-        self.panic_unless(&cooperative, site, NOT_COOPERATIVE, ("0", "0"))?;
         let in_time = self.def(
             "grid.in.time",
             format!("icmp ne i32 {status}, {STATUS_TIMED_OUT}"),
@@ -128,11 +121,15 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
     let _ = writeln!(
         out,
         "; the grid-wide barrier on the cooperative launch's workspace: 0 passed, \
-         {STATUS_NOT_COOPERATIVE} not a cooperative launch, {STATUS_TIMED_OUT} timed out"
+         {STATUS_TIMED_OUT} timed out"
     );
     let _ = writeln!(
         out,
-        "@{ARCH_QUERY} = private unnamed_addr constant [12 x i8] c\"__CUDA_ARCH\\00\"\n"
+        "@{ARCH_QUERY} = private unnamed_addr constant [12 x i8] c\"__CUDA_ARCH\\00\""
+    );
+    let _ = writeln!(
+        out,
+        "@{OWN_WORD} = internal addrspace(1) global i32 0, align 4\n"
     );
     let _ = writeln!(out, "define internal i32 @{HELPER}() nounwind {{");
     let _ = write!(
@@ -145,9 +142,10 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
   %ws.high = shl i64 %ws.hi64, 32
   %ws = or i64 %ws.high, %ws.lo64
   %cooperative = icmp ne i64 %ws, 0
-  br i1 %cooperative, label %block.sync, label %not.cooperative
-not.cooperative:
-  ret i32 {STATUS_NOT_COOPERATIVE}
+  %ws.barrier = add i64 %ws, 4
+  %own.barrier = ptrtoint i32 addrspace(1)* @{OWN_WORD} to i64
+  %barrier.addr = select i1 %cooperative, i64 %ws.barrier, i64 %own.barrier
+  br label %block.sync
 block.sync:
   call void @llvm.nvvm.barrier0()
 {tid}  %leader = icmp eq i32 %tid.xyz, 0
@@ -162,7 +160,6 @@ arrive:
   %others = sub i32 %blocks, 1
   %first.share = sub i32 -2147483648, %others
   %share = select i1 %first, i32 %first.share, i32 1
-  %barrier.addr = add i64 %ws, 4
   %barrier = inttoptr i64 %barrier.addr to i32 addrspace(1)*
   %arch = call i32 @__nvvm_reflect(i8* getelementptr inbounds ([12 x i8], [12 x i8]* @{ARCH_QUERY}, i64 0, i64 0))
   %acq.rel = icmp sge i32 %arch, 700

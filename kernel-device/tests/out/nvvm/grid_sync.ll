@@ -125,18 +125,12 @@ ok.2:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %grid.1
   store float %sum, float* %elem.ptr.1
   %grid.status = call i32 @__cudajit_grid_sync()
-  %grid.cooperative = icmp ne i32 %grid.status, 1
-  br i1 %grid.cooperative, label %ok.3, label %panic.3, !prof !0
+  %grid.in.time = icmp ne i32 %grid.status, 1
+  br i1 %grid.in.time, label %ok.3, label %panic.3, !prof !0
 panic.3:
   call void @__cudajit_panic(i32 4, i64 0, i64 0)
   unreachable
 ok.3:
-  %grid.in.time = icmp ne i32 %grid.status, 2
-  br i1 %grid.in.time, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 0, i64 0)
-  unreachable
-ok.4:
   %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -167,11 +161,11 @@ for.body.1:
   %ptr.2 = extractvalue { float*, i64 } %partials.3, 0
   %len.4 = extractvalue { float*, i64 } %partials.3, 1
   %inbounds.2 = icmp ult i64 %p, %len.4
-  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %p, i64 %len.4)
+  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %p, i64 %len.4)
   unreachable
-ok.5:
+ok.4:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %p
   %elem.1 = load float, float* %elem.ptr.2
   %old.1 = load float, float* %all.addr
@@ -184,11 +178,11 @@ for.end.1:
   %ptr.3 = extractvalue { float*, i64 } %total.1, 0
   %len.5 = extractvalue { float*, i64 } %total.1, 1
   %inbounds.3 = icmp ult i64 0, %len.5
-  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 0, i64 %len.5)
+  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 0, i64 %len.5)
   unreachable
-ok.6:
+ok.5:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 0
   store float %all, float* %elem.ptr.3
   br label %if.end
@@ -220,7 +214,7 @@ if.then:
   %inbounds = icmp ult i64 %block.1, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 8, i64 %block.1, i64 %len)
+  call void @__cudajit_panic(i32 7, i64 %block.1, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %block.1
@@ -228,23 +222,18 @@ ok:
   br label %if.end
 if.end:
   %grid.status = call i32 @__cudajit_grid_sync()
-  %grid.cooperative = icmp ne i32 %grid.status, 1
-  br i1 %grid.cooperative, label %ok.1, label %panic.1, !prof !0
+  %grid.in.time = icmp ne i32 %grid.status, 1
+  br i1 %grid.in.time, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 9, i64 0, i64 0)
+  call void @__cudajit_panic(i32 8, i64 0, i64 0)
   unreachable
 ok.1:
-  %grid.in.time = icmp ne i32 %grid.status, 2
-  br i1 %grid.in.time, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 10, i64 0, i64 0)
-  unreachable
-ok.2:
   ret void
 }
 
-; the grid-wide barrier on the cooperative launch's workspace: 0 passed, 1 not a cooperative launch, 2 timed out
+; the grid-wide barrier on the cooperative launch's workspace: 0 passed, 1 timed out
 @__cudajit_cuda_arch = private unnamed_addr constant [12 x i8] c"__CUDA_ARCH\00"
+@__cudajit_grid_barrier = internal addrspace(1) global i32 0, align 4
 
 define internal i32 @__cudajit_grid_sync() nounwind {
 entry:
@@ -255,9 +244,10 @@ entry:
   %ws.high = shl i64 %ws.hi64, 32
   %ws = or i64 %ws.high, %ws.lo64
   %cooperative = icmp ne i64 %ws, 0
-  br i1 %cooperative, label %block.sync, label %not.cooperative
-not.cooperative:
-  ret i32 1
+  %ws.barrier = add i64 %ws, 4
+  %own.barrier = ptrtoint i32 addrspace(1)* @__cudajit_grid_barrier to i64
+  %barrier.addr = select i1 %cooperative, i64 %ws.barrier, i64 %own.barrier
+  br label %block.sync
 block.sync:
   call void @llvm.nvvm.barrier0()
   %tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -282,7 +272,6 @@ arrive:
   %others = sub i32 %blocks, 1
   %first.share = sub i32 -2147483648, %others
   %share = select i1 %first, i32 %first.share, i32 1
-  %barrier.addr = add i64 %ws, 4
   %barrier = inttoptr i64 %barrier.addr to i32 addrspace(1)*
   %arch = call i32 @__nvvm_reflect(i8* getelementptr inbounds ([12 x i8], [12 x i8]* @__cudajit_cuda_arch, i64 0, i64 0))
   %acq.rel = icmp sge i32 %arch, 700
@@ -362,7 +351,7 @@ stop:
   br i1 %report, label %timed.out.exit, label %end.thread
 timed.out.exit:
   ; the leader reports the timeout at the call (a panic there)
-  ret i32 2
+  ret i32 1
 end.thread:
   ; a thread panicked or timed out: end this one too (the launch reports it)
   call void asm sideeffect "exit;", ""()
@@ -429,10 +418,8 @@ exit:
 ; panic site 1 in `two_phase_sum` at tests/in/grid_sync.rs:17:41: assertion failed: step != 0
 ; panic site 2 in `two_phase_sum` at tests/in/grid_sync.rs:18:16: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `two_phase_sum` at tests/in/grid_sync.rs:20:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())
-; panic site 5 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
-; panic site 6 in `two_phase_sum` at tests/in/grid_sync.rs:25:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 9 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync() needs a cooperative launch (launch the kernel with launch! or .launch())
-; panic site 10 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
+; panic site 4 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
+; panic site 5 in `two_phase_sum` at tests/in/grid_sync.rs:25:20: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
