@@ -23,6 +23,27 @@ mod other {
         let t = [0u32; TILE];
         t.len() + TILE
     }
+
+    /// Constants by path, from a device function (whose statics sit a module deeper).
+    #[device]
+    pub fn by_path() -> f32 {
+        super::TAPS[1] * self::TILE as f32 + super::config::BIAS[config_index()]
+    }
+
+    #[device]
+    fn config_index() -> usize {
+        super::config::LAST
+    }
+}
+
+mod config {
+    pub const BIAS: [f32; 2] = [0.125, 0.375];
+    pub const LAST: usize = BIAS.len() - 1;
+}
+
+#[kernel]
+fn paths(out: &mut [f32]) {
+    out[0] = other::by_path() + config::BIAS[0] * other::TILE as f32;
 }
 
 #[device]
@@ -85,6 +106,22 @@ fn the_unit_puts_each_array_in_its_memory() {
     assert!(ir.contains("addrspacecast float addrspace(3)*"), "{ir}");
     // `other::TILE` is 2 inside `tile_of_other_module`.
     assert!(ir.contains("alloca [2 x i32]"), "{ir}");
+}
+
+#[test]
+fn constants_named_by_path_reach_the_compiler() {
+    let src = paths.source();
+    let names: Vec<&str> = src.consts.iter().map(|c| c.name).collect();
+    assert_eq!(names, ["config::BIAS", "other::TILE"]);
+    let ir = unit_ir(src);
+    assert!(
+        ir.contains("internal addrspace(4) constant [2 x float] [float 0x3FC0000000000000, float 0x3FD8000000000000]"),
+        "{ir}"
+    );
+    let mut out = [0.0f32];
+    __cudajit_twin_paths(&mut out);
+    // TAPS[1] * 2 + BIAS[1] + BIAS[0] * 2
+    assert_eq!(out[0], 0.5 * 2.0 + 0.375 + 0.125 * 2.0);
 }
 
 #[test]

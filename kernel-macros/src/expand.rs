@@ -70,22 +70,25 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
 fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<syn::Path> {
     kernel_device::front::device_calls(item)
         .into_iter()
-        .map(|mut path| {
-            // A device function's statics sit one module deeper (`mod f`).
-            let first = path.segments.first().map(|s| s.ident.to_string());
-            if kind == SourceKind::Device && path.leading_colon.is_none() {
-                match first.as_deref() {
-                    Some("self") => {
-                        path.segments[0].ident =
-                            syn::Ident::new("super", path.segments[0].ident.span())
-                    }
-                    Some("super") => path.segments.insert(0, syn::parse_quote!(super)),
-                    _ => {}
-                }
-            }
-            path
-        })
+        .map(|path| from_generated_module(path, kind))
         .collect()
+}
+
+/// `path` as written in the function, seen from where its generated statics live: a
+/// device function's sit one module deeper (`mod f { use super::*; .. }`), so its
+/// `self::` becomes `super::` and its `super::` `super::super::`.
+fn from_generated_module(mut path: syn::Path, kind: SourceKind) -> syn::Path {
+    let first = path.segments.first().map(|s| s.ident.to_string());
+    if kind == SourceKind::Device && path.leading_colon.is_none() {
+        match first.as_deref() {
+            Some("self") => {
+                path.segments[0].ident = syn::Ident::new("super", path.segments[0].ident.span())
+            }
+            Some("super") => path.segments.insert(0, syn::parse_quote!(super)),
+            _ => {}
+        }
+    }
+    path
 }
 
 /// `&p::__CUDAJIT_FN` for each dependency: the statics the runtime gathers a unit from.
@@ -109,12 +112,12 @@ fn fn_source(
 ) -> TokenStream {
     let (text, line) = rendered;
     let name = item.sig.ident.to_string();
+    let consts = const_items(item, kind);
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
         SourceKind::Device => quote!(Device),
     };
     let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
-    let consts = const_items(item);
     quote! {
         ::cudajit::__private::FnSource {
             name: #name,
@@ -133,15 +136,15 @@ fn fn_source(
 /// A `ConstItem` for each crate constant the body names: rustc evaluates the item and
 /// the run-time compiler receives its value. The name keeps the user's span, so a name
 /// that is no constant is reported at its use.
-fn const_items(item: &syn::ItemFn) -> Vec<TokenStream> {
+fn const_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
     kernel_device::front::const_refs(item)
         .into_iter()
-        .map(|ident| {
-            let name = ident.to_string();
+        .map(|(name, path)| {
+            let path = from_generated_module(path, kind);
             // Spanned at the name: a constant of a type kernels cannot read is
             // reported where the body names it.
-            let value = quote::quote_spanned! {ident.span()=>
-                ::cudajit::__private::ToConstValue::to_const_value(&#ident)
+            let value = quote::quote_spanned! {path.span()=>
+                ::cudajit::__private::ToConstValue::to_const_value(&#path)
             };
             quote! {
                 ::cudajit::__private::ConstItem {

@@ -27,14 +27,51 @@ impl ConstEnv {
         }
     }
 
+    /// The value of a constant named `name` in the body (`TILE`, `config::TILE`). An
+    /// environment built offline from a file's items knows plain names only: a path
+    /// then finds the one item of its last segment's name.
     pub fn get(&self, name: &str) -> Option<&ConstValue> {
-        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        if let Some((_, v)) = self.values.iter().find(|(n, _)| n == name) {
+            return Some(v);
+        }
+        let last = name.rsplit("::").next().filter(|l| l.len() < name.len())?;
+        let mut matches = self.values.iter().filter(|(n, _)| n == last);
+        match (matches.next(), matches.next()) {
+            (Some((_, v)), None) => Some(v),
+            _ => None,
+        }
     }
 
     /// Whether `name` is taken to be a crate constant the environment does not know.
     pub fn is_unknown_const(&self, name: &str) -> bool {
-        !self.complete && is_const_name(name)
+        !self.complete && is_const_name(name.rsplit("::").next().unwrap_or(name))
     }
+}
+
+/// A path that may name a crate constant (`TILE`, `config::TILE`, `super::N`): no
+/// generic arguments, a SCREAMING_CASE last segment, and not a scalar's constant
+/// (`f32::MAX`, `std::f32::consts::PI`). Returns its key: the path as written, without
+/// spaces.
+pub fn const_path_key(path: &syn::Path) -> Option<String> {
+    if path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let last = path.segments.last()?.ident.to_string();
+    if !is_const_name(&last) || intrinsics::constant(path).is_some() {
+        return None;
+    }
+    let first = path.segments.first()?.ident.to_string();
+    if path.segments.len() > 1
+        && (matches!(first.as_str(), "std" | "core" | "alloc")
+            || ScalarType::from_rust_name(&first).is_some())
+    {
+        return None;
+    }
+    Some(
+        quote::ToTokens::to_token_stream(path)
+            .to_string()
+            .replace(' ', ""),
+    )
 }
 
 /// Rust's naming convention for constants and statics: `TILE`, `N2`, `BLOCK_SIZE`.
@@ -62,6 +99,14 @@ pub fn eval(
         syn::Expr::Group(g) => eval(&g.expr, expected, env),
         syn::Expr::Lit(l) => literal(&l.lit, expected_scalar).map(Some),
         syn::Expr::Path(p) if p.qself.is_none() => {
+            if let (None, Some(key)) = (p.path.get_ident(), const_path_key(&p.path)) {
+                if let Some(v) = env.get(&key) {
+                    return Ok(Some(v.clone()));
+                }
+                if env.is_unknown_const(&key) {
+                    return Ok(None);
+                }
+            }
             if let Some(ident) = p.path.get_ident() {
                 let name = ident.to_string();
                 if let Some(v) = env.get(&name) {
@@ -345,11 +390,12 @@ fn binary(op: &syn::BinOp, l: &ConstValue, r: &ConstValue) -> Option<ConstValue>
     Some(ConstValue::Scalar { ty, value })
 }
 
-/// The crate constants `item`'s body names: SCREAMING_CASE single-segment paths in
-/// expressions and types (array lengths, `shared_array::<[f32; TILE]>()`) that no
-/// parameter or `let`/`for` pattern of the function binds. Deduplicated, in order; each
-/// ident keeps its span so that a name rustc cannot resolve is reported there.
-pub fn const_refs(item: &syn::ItemFn) -> Vec<syn::Ident> {
+/// The crate constants `item`'s body names: paths with a SCREAMING_CASE last segment
+/// (`TILE`, `config::TILE`) in expressions and types (array lengths,
+/// `shared_array::<[f32; TILE]>()`) that no parameter or `let`/`for` pattern of the
+/// function binds, as (key, path). Deduplicated, in order; each path keeps its spans so
+/// that a name rustc cannot resolve is reported there.
+pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     struct Bound(HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for Bound {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
@@ -360,14 +406,15 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<syn::Ident> {
     struct Refs<'b> {
         bound: &'b HashSet<String>,
         seen: HashSet<String>,
-        out: Vec<syn::Ident>,
+        out: Vec<(String, syn::Path)>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
-                let name = ident.to_string();
-                if is_const_name(&name) && !self.bound.contains(&name) && self.seen.insert(name) {
-                    self.out.push(ident.clone());
+            if p.qself.is_none() {
+                if let Some(key) = const_path_key(&p.path) {
+                    if !self.bound.contains(&key) && self.seen.insert(key.clone()) {
+                        self.out.push((key, p.path.clone()));
+                    }
                 }
             }
             syn::visit::visit_expr_path(self, p);
@@ -446,7 +493,13 @@ mod tests {
              a[0] = TAPS[N] + F(X) as f32 + M as f32; for Q in 0..LIMIT {} }",
         )
         .unwrap();
-        let names: Vec<String> = const_refs(&item).iter().map(|i| i.to_string()).collect();
+        let names: Vec<String> = const_refs(&item).into_iter().map(|(k, _)| k).collect();
         assert_eq!(names, ["TILE", "TAPS", "X", "LIMIT"]);
+        let item: syn::ItemFn = syn::parse_str(
+            "fn k(a: &mut [f32]) { a[0] = config::SCALE * f32::MAX + super::TAPS[1] + std::f32::consts::PI; }",
+        )
+        .unwrap();
+        let names: Vec<String> = const_refs(&item).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(names, ["config::SCALE", "super::TAPS"]);
     }
 }

@@ -190,6 +190,11 @@ impl FnLowerer<'_> {
         if let Some((lit, scalar)) = intrinsics::constant(&p.path) {
             return self.push_expr(ir::ExprKind::Literal(lit), Ty::Scalar(scalar), span);
         }
+        if let Some(key) = super::consts::const_path_key(&p.path) {
+            if let Some(h) = self.lower_const(&key, span) {
+                return h;
+            }
+        }
         let text = quote::ToTokens::to_token_stream(&p.path)
             .to_string()
             .replace(' ', "");

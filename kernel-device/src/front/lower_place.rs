@@ -5,7 +5,7 @@
 //! constants, `shared_array()`, and the `&mut [T; N]` → `&mut [T]` coercion.
 
 use super::check;
-use super::consts::eval_len;
+use super::consts::{const_path_key, eval_len};
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::types::{lower_type, TypeSite};
@@ -77,25 +77,12 @@ impl FnLowerer<'_> {
                         prelude: Vec::new(),
                     });
                 }
-                if let Some(value) = self.consts.get(&name).cloned() {
-                    if matches!(value, ConstValue::Array { .. }) {
-                        let global = self.const_global(&name, value, ident.span());
-                        let ty = self.global_ty(global);
-                        return Some(PlaceInfo {
-                            place: Place {
-                                root: PlaceRoot::Global(global),
-                                projections: Vec::new(),
-                                loc,
-                            },
-                            ty,
-                            writable: Writable::Constant { name },
-                            space: Some(AddressSpace::Constant),
-                            prelude: Vec::new(),
-                        });
-                    }
-                }
-                self.value_place(expr)
+                self.const_table_place(&name, expr)
             }
+            syn::Expr::Path(p) if p.qself.is_none() => match const_path_key(&p.path) {
+                Some(key) => self.const_table_place(&key, expr),
+                None => self.value_place(expr),
+            },
             // `s[a..b][i]`: the sub-slice is a slice value.
             syn::Expr::Index(ix) if matches!(strip(&ix.index), syn::Expr::Range(_)) => {
                 let h = self.lower_slice_operand(expr);
@@ -141,6 +128,30 @@ impl FnLowerer<'_> {
             }
             _ => self.value_place(expr),
         }
+    }
+
+    /// A crate constant named `key` as a place: a table in constant memory, or (a
+    /// scalar, or unknown at macro time) a value.
+    fn const_table_place(&mut self, key: &str, expr: &syn::Expr) -> Option<PlaceInfo> {
+        let loc = self.loc(expr.span());
+        if let Some(value @ ConstValue::Array { .. }) = self.consts.get(key).cloned() {
+            let global = self.const_global(key, value, expr.span());
+            let ty = self.global_ty(global);
+            return Some(PlaceInfo {
+                place: Place {
+                    root: PlaceRoot::Global(global),
+                    projections: Vec::new(),
+                    loc,
+                },
+                ty,
+                writable: Writable::Constant {
+                    name: key.to_string(),
+                },
+                space: Some(AddressSpace::Constant),
+                prelude: Vec::new(),
+            });
+        }
+        self.value_place(expr)
     }
 
     /// A value that is not a place, as one: references and slices denote their
@@ -595,7 +606,11 @@ impl FnLowerer<'_> {
         {
             return h;
         }
-        let unique = format!("__cudajit_const_{name}_{}", self.globals.len());
+        let unique = format!(
+            "__cudajit_const_{}_{}",
+            name.replace("::", "_"),
+            self.globals.len()
+        );
         let loc = self.loc(span);
         self.globals.append(ir::Global {
             name: unique,
