@@ -68,6 +68,27 @@ fn source_error(source: &FnSource, d: &Diagnostic) -> SourceError {
     }
 }
 
+/// The options a unit's device functions are compiled with: those of the unit's
+/// kernel, as in Numba, where `@cuda.jit(boundscheck=False)` covers the device
+/// functions it calls (`#[device]` takes no options of its own). A unit holds one
+/// kernel (`FnSource::unit`); should it hold several, the safe choice wins: checked
+/// if any kernel is checked, fast math only if every kernel asks for it. `None` for a
+/// unit without a kernel (device functions keep their own defaults).
+fn kernel_options(sources: &[&FnSource]) -> Option<ir::FunctionOptions> {
+    let mut kernels = sources.iter().filter(|s| s.kind == SourceKind::Kernel);
+    let first = kernels.next()?;
+    Some(kernels.fold(
+        ir::FunctionOptions {
+            bounds_check: first.bounds_check,
+            fast_math: first.fast_math,
+        },
+        |acc, k| ir::FunctionOptions {
+            bounds_check: acc.bounds_check || k.bounds_check,
+            fast_math: acc.fast_math && k.fast_math,
+        },
+    ))
+}
+
 /// Builds one module from a kernel's compilation unit (`FnSource::unit`): every
 /// signature is collected first, so calls resolve whatever the order of the sources.
 pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceError>> {
@@ -120,11 +141,15 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         });
         sig_infos.push(info);
     }
+    let unit_options = kernel_options(sources);
     let mut module = ir::Module::default();
     for (((source, item), info), env) in parsed.iter().zip(sig_infos).zip(envs) {
-        let options = ir::FunctionOptions {
-            bounds_check: source.bounds_check,
-            fast_math: source.fast_math,
+        let options = match (source.kind, unit_options) {
+            (SourceKind::Device, Some(kernel)) => kernel,
+            _ => ir::FunctionOptions {
+                bounds_check: source.bounds_check,
+                fast_math: source.fast_math,
+            },
         };
         let line_offset = source.line.saturating_sub(1);
         let mut lowerer = FnLowerer::new(

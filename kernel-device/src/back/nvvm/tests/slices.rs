@@ -64,3 +64,42 @@ fn unchecked_functions_keep_only_the_dynamic_shared_check() {
     assert_eq!(sites(text, false), vec![checks::DYNAMIC_SHARED_MESSAGE]);
     assert!(sites(text, true).len() > 5);
 }
+
+/// A device function's NVVM IR (its `define` through the closing brace) when called
+/// from a kernel built with `kernel_bounds_check`: the device function inherits it.
+fn device_fn_ir(kernel_bounds_check: bool) -> (String, usize) {
+    let kernel = source(
+        "fn k(a: &mut [f32], i: usize) { store(a, i); }",
+        SourceKind::Kernel,
+        1,
+    );
+    let kernel: &'static FnSource = Box::leak(Box::new(FnSource {
+        bounds_check: kernel_bounds_check,
+        ..*kernel
+    }));
+    let device = source(
+        "fn store(a: &mut [f32], i: usize) { a[i] = 1.0; }",
+        SourceKind::Device,
+        2,
+    );
+    let module = lower_sources(&[kernel, device]).expect("front accepts");
+    let out = super::write_string(&module, &super::Options::default()).expect("writes");
+    let start = out
+        .text
+        .find("; device fn `store`")
+        .expect("device fn emitted");
+    let end = start + out.text[start..].find("\n}").expect("fn end");
+    (out.text[start..end].to_string(), out.panic_sites.len())
+}
+
+#[test]
+fn device_fn_inherits_the_kernels_bounds_check() {
+    let (unchecked, sites) = device_fn_ir(false);
+    assert!(!unchecked.contains("icmp ult i64"), "{unchecked}");
+    assert!(!unchecked.contains("__cudajit_panic("), "{unchecked}");
+    assert_eq!(sites, 0);
+    let (checked, sites) = device_fn_ir(true);
+    assert!(checked.contains("icmp ult i64"), "{checked}");
+    assert!(checked.contains("__cudajit_panic("), "{checked}");
+    assert_eq!(sites, 1);
+}
