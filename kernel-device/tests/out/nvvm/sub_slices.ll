@@ -438,18 +438,6 @@ target triple = "nvptx64-nvidia-cuda"
 ; the host stores here the device address of the 32-byte panic record
 @__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
 
-declare void @llvm.nvvm.membar.sys()
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
-declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
-
 ; kernel `sub_slices_unchecked` (tests/in/sub_slices.rs:31)
 define void @sub_slices_unchecked(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %i, i64 %j) {
 entry:
@@ -555,13 +543,6 @@ for.body:
   %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %i = load i64, i64* %i.addr
   %ptr = extractvalue { float*, i64 } %v.2, 0
-  %len.1 = extractvalue { float*, i64 } %v.2, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len.1)
-  unreachable
-ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %old = load float, float* %elem.ptr
   %mul = fmul float %old, %k.1
@@ -596,13 +577,6 @@ for.body:
   %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %i = load i64, i64* %i.addr
   %ptr = extractvalue { float*, i64 } %v.2, 0
-  %len.1 = extractvalue { float*, i64 } %v.2, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 2, i64 %i, i64 %len.1)
-  unreachable
-ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %elem = load float, float* %elem.ptr
   %old = load float, float* %s.addr
@@ -614,60 +588,8 @@ for.end:
   ret float %s
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
-entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
-  %has.record = icmp ne i64 %slot, 0
-  br i1 %has.record, label %claim, label %exit
-claim:
-  %flag = inttoptr i64 %slot to i32*
-  %cx = cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic
-  %won = extractvalue { i32, i1 } %cx, 1
-  br i1 %won, label %record, label %exit
-record:
-  %site.ptr = getelementptr i32, i32* %flag, i64 1
-  store volatile i32 %site, i32* %site.ptr
-  %words = bitcast i32* %flag to i64*
-  %op0.ptr = getelementptr i64, i64* %words, i64 1
-  store volatile i64 %op0, i64* %op0.ptr
-  %op1.ptr = getelementptr i64, i64* %words, i64 2
-  store volatile i64 %op1, i64* %op1.ptr
-  %block.ctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %block.ctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
-  %block.ctaid.z = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
-  %block.nctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
-  %block.nctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
-  %block.plane = mul i32 %block.nctaid.x, %block.nctaid.y
-  %block.zterm = mul i32 %block.ctaid.z, %block.plane
-  %block.yterm = mul i32 %block.ctaid.y, %block.nctaid.x
-  %block.xy = add i32 %block.ctaid.x, %block.yterm
-  %block.id = add i32 %block.xy, %block.zterm
-  %block.ptr = getelementptr i32, i32* %flag, i64 6
-  store volatile i32 %block.id, i32* %block.ptr
-  %thread.tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %thread.tid.y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
-  %thread.tid.z = call i32 @llvm.nvvm.read.ptx.sreg.tid.z()
-  %thread.ntid.x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %thread.ntid.y = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
-  %thread.plane = mul i32 %thread.ntid.x, %thread.ntid.y
-  %thread.zterm = mul i32 %thread.tid.z, %thread.plane
-  %thread.yterm = mul i32 %thread.tid.y, %thread.ntid.x
-  %thread.xy = add i32 %thread.tid.x, %thread.yterm
-  %thread.id = add i32 %thread.xy, %thread.zterm
-  %thread.ptr = getelementptr i32, i32* %flag, i64 7
-  store volatile i32 %thread.id, i32* %thread.ptr
-  call void @llvm.nvvm.membar.sys()
-  br label %exit
-exit:
-  call void asm sideeffect "exit;", ""()
-  unreachable
-}
-
 !0 = !{!"branch_weights", i32 1, i32 1048575}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i64, i64)* @sub_slices_unchecked, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `scale` at tests/in/sub_slices.rs:16:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `sum` at tests/in/sub_slices.rs:8:14: index out of bounds: the len is {1} but the index is {0}
