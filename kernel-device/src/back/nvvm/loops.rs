@@ -1,7 +1,8 @@
 //! `for` loops over integer ranges, with `.rev()` and `.step_by(n)`, with std's
 //! iterator semantics: bounds and step are evaluated once; the loop variable is a copy
-//! of a hidden cursor (the body cannot change the iteration); the last element ends
-//! the loop without the cursor moving past it, so nothing overflows
+//! of a hidden cursor (the body cannot change the iteration); forward ranges count
+//! their trips up front (so that libnvvm unrolls them), the others end at the last
+//! element without the cursor moving past it; either way nothing overflows
 //! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
 //! all terminate after the right elements).
 
@@ -70,6 +71,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 [&cond_l, &body_l, &end_l],
                 var,
             )?;
+        } else if !range.reverse && !(range.inclusive && scalar.bits() == 64) {
+            self.count_trips(
+                ty,
+                signed,
+                scalar.bits(),
+                [&start, &end],
+                range.inclusive,
+                step.as_deref(),
+                &cursor,
+                [&cond_l, &body_l, &end_l],
+                var,
+            )?;
         } else {
             let bits = scalar.bits();
             // The range's last element (meaningless, and unused, when it is empty).
@@ -133,6 +146,79 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.store(ty, &next, &cursor);
         }
         self.loop_body(id, body, &cond_l, &end_l, None)
+    }
+
+    /// A forward stepped range, or an inclusive one narrower than 64 bits, as a counted
+    /// loop that LLVM's unroller recognises (the done-flag lowering keeps libnvvm from
+    /// unrolling grid-stride loops): the trip count is computed once, in i64, without
+    /// overflow (`(end - start - 1) / step + 1`, or `(end - start) / step + 1` when
+    /// inclusive, the difference taken as an unsigned number), then a down-counting
+    /// trip counter ends the loop while the cursor advances by the step (wrapping only
+    /// past the last element, whose successor is never used). Inclusive 64-bit ranges
+    /// keep the done flag: `0..=u64::MAX` has 2^64 elements, which no i64 counts.
+    #[allow(clippy::too_many_arguments)]
+    fn count_trips(
+        &mut self,
+        ty: &str,
+        signed: bool,
+        bits: u32,
+        [start, end]: [&str; 2],
+        inclusive: bool,
+        step: Option<&str>,
+        cursor: &str,
+        [cond_l, body_l, end_l]: [&str; 3],
+        var: Handle<Local>,
+    ) -> Result<(), Error> {
+        let pred = match (inclusive, signed) {
+            (true, true) => "sle",
+            (true, false) => "ule",
+            (false, true) => "slt",
+            (false, false) => "ult",
+        };
+        let nonempty = self.def("for.nonempty", format!("icmp {pred} {ty} {start}, {end}"));
+        let diff = self.def("for.diff", format!("sub {ty} {end}, {start}"));
+        let diff = if bits < 64 {
+            self.def("for.diff", format!("zext {ty} {diff} to i64"))
+        } else {
+            diff
+        };
+        // The number of steps after the first element.
+        let span = if inclusive {
+            diff
+        } else {
+            self.def("for.span", format!("add i64 {diff}, -1"))
+        };
+        let steps = match step {
+            Some(s) => self.def("for.steps", format!("udiv i64 {span}, {s}")),
+            None => span,
+        };
+        let count = self.def("for.count", format!("add i64 {steps}, 1"));
+        let count = self.def(
+            "for.count",
+            format!("select i1 {nonempty}, i64 {count}, i64 0"),
+        );
+        let trips = self.alloca("for.trips", "i64");
+        self.store("i64", &count, &trips);
+        self.store(ty, start, cursor);
+        let step_t = match step {
+            Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
+            Some(s) => s.to_string(),
+            None => "1".to_string(),
+        };
+        self.start_block(cond_l);
+        let left = self.load("for.left", "i64", &trips);
+        let more = self.def("for.more", format!("icmp ne i64 {left}, 0"));
+        self.terminate(format!("br i1 {more}, label %{body_l}, label %{end_l}"));
+        self.start_block(body_l);
+        let left = self.def("for.left", format!("add i64 {left}, -1"));
+        self.store("i64", &left, &trips);
+        let cur = self.load("for.i", ty, cursor);
+        if let Some((addr, vty)) = self.slot(var)? {
+            self.store(&vty, &cur, &addr);
+        }
+        let next = self.def("for.next", format!("add {ty} {cur}, {step_t}"));
+        self.store(ty, &next, cursor);
+        Ok(())
     }
 
     /// The plain `start..end` / `start..=end` loop, up to the body: an exclusive range

@@ -26,7 +26,7 @@ entry:
   %y.addr = alloca { float*, i64 }
   %i.addr = alloca i64
   %for.counter = alloca i64
-  %for.done = alloca i1
+  %for.trips = alloca i64
   store float %a, float* %a.addr
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
@@ -55,20 +55,24 @@ panic:
   call void @__cudajit_panic(i32 1, i64 0, i64 0)
   unreachable
 ok:
-  %for.hi = add i64 %len, -1
-  %for.empty = icmp uge i64 %grid, %len
-  store i1 %for.empty, i1* %for.done
+  %for.nonempty = icmp ult i64 %grid, %len
+  %for.diff = sub i64 %len, %grid
+  %for.span = add i64 %for.diff, -1
+  %for.steps = udiv i64 %for.span, %gridsize
+  %for.count = add i64 %for.steps, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 %for.count.1, i64* %for.trips
   store i64 %grid, i64* %for.counter
   br label %for.cond
 for.cond:
-  %for.isdone = load i1, i1* %for.done
-  br i1 %for.isdone, label %for.end, label %for.body
+  %for.left = load i64, i64* %for.trips
+  %for.more = icmp ne i64 %for.left, 0
+  br i1 %for.more, label %for.body, label %for.end
 for.body:
+  %for.left.1 = add i64 %for.left, -1
+  store i64 %for.left.1, i64* %for.trips
   %for.i = load i64, i64* %for.counter
   store i64 %for.i, i64* %i.addr
-  %for.rem = sub i64 %for.hi, %for.i
-  %for.last = icmp ult i64 %for.rem, %gridsize
-  store i1 %for.last, i1* %for.done
   %for.next = add i64 %for.i, %gridsize
   store i64 %for.next, i64* %for.counter
   %a.1 = load float, float* %a.addr

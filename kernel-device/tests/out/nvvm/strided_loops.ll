@@ -26,7 +26,7 @@ entry:
   %y.addr = alloca { float*, i64 }
   %i.addr = alloca i64
   %for.counter = alloca i64
-  %for.done = alloca i1
+  %for.trips = alloca i64
   store float %a, float* %a.addr
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
@@ -55,20 +55,24 @@ panic:
   call void @__cudajit_panic(i32 1, i64 0, i64 0)
   unreachable
 ok:
-  %for.hi = add i64 %len, -1
-  %for.empty = icmp uge i64 %grid, %len
-  store i1 %for.empty, i1* %for.done
+  %for.nonempty = icmp ult i64 %grid, %len
+  %for.diff = sub i64 %len, %grid
+  %for.span = add i64 %for.diff, -1
+  %for.steps = udiv i64 %for.span, %gridsize
+  %for.count = add i64 %for.steps, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 %for.count.1, i64* %for.trips
   store i64 %grid, i64* %for.counter
   br label %for.cond
 for.cond:
-  %for.isdone = load i1, i1* %for.done
-  br i1 %for.isdone, label %for.end, label %for.body
+  %for.left = load i64, i64* %for.trips
+  %for.more = icmp ne i64 %for.left, 0
+  br i1 %for.more, label %for.body, label %for.end
 for.body:
+  %for.left.1 = add i64 %for.left, -1
+  store i64 %for.left.1, i64* %for.trips
   %for.i = load i64, i64* %for.counter
   store i64 %for.i, i64* %i.addr
-  %for.rem = sub i64 %for.hi, %for.i
-  %for.last = icmp ult i64 %for.rem, %gridsize
-  store i1 %for.last, i1* %for.done
   %for.next = add i64 %for.i, %gridsize
   store i64 %for.next, i64* %for.counter
   %a.1 = load float, float* %a.addr
@@ -210,19 +214,19 @@ entry:
   %v.addr.5 = alloca i32
   %v.addr.6 = alloca i64
   %for.counter = alloca i8
-  %for.done = alloca i1
+  %for.trips = alloca i64
   %for.counter.1 = alloca i8
-  %for.done.1 = alloca i1
+  %for.trips.1 = alloca i64
   %for.counter.2 = alloca i32
-  %for.done.2 = alloca i1
+  %for.done = alloca i1
   %for.counter.3 = alloca i32
-  %for.done.3 = alloca i1
+  %for.trips.2 = alloca i64
   %for.counter.4 = alloca i32
-  %for.done.4 = alloca i1
+  %for.done.1 = alloca i1
   %for.counter.5 = alloca i32
-  %for.done.5 = alloca i1
+  %for.done.2 = alloca i1
   %for.counter.6 = alloca i64
-  %for.done.6 = alloca i1
+  %for.done.3 = alloca i1
   %out.s = insertvalue { i64*, i64 } undef, i64* %out, 0
   %out.s.1 = insertvalue { i64*, i64 } %out.s, i64 %out.len, 1
   store { i64*, i64 } %out.s.1, { i64*, i64 }* %out.addr
@@ -243,21 +247,25 @@ if.then:
   ret void
 if.end:
   store i64 0, i64* %n.addr
-  %for.empty = icmp ugt i8 0, -1
-  store i1 %for.empty, i1* %for.done
+  %for.nonempty = icmp ule i8 0, -1
+  %for.diff = sub i8 -1, 0
+  %for.diff.1 = zext i8 %for.diff to i64
+  %for.steps = udiv i64 %for.diff.1, 100
+  %for.count = add i64 %for.steps, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 %for.count.1, i64* %for.trips
   store i8 0, i8* %for.counter
   %for.step = trunc i64 100 to i8
   br label %for.cond
 for.cond:
-  %for.isdone = load i1, i1* %for.done
-  br i1 %for.isdone, label %for.end, label %for.body
+  %for.left = load i64, i64* %for.trips
+  %for.more = icmp ne i64 %for.left, 0
+  br i1 %for.more, label %for.body, label %for.end
 for.body:
+  %for.left.1 = add i64 %for.left, -1
+  store i64 %for.left.1, i64* %for.trips
   %for.i = load i8, i8* %for.counter
   store i8 %for.i, i8* %v.addr
-  %for.rem = sub i8 -1, %for.i
-  %for.rem.1 = zext i8 %for.rem to i64
-  %for.last = icmp ult i64 %for.rem.1, 100
-  store i1 %for.last, i1* %for.done
   %for.next = add i8 %for.i, %for.step
   store i8 %for.next, i8* %for.counter
   %v = load i8, i8* %v.addr
@@ -279,21 +287,25 @@ ok:
   store i64 %add, i64* %n.addr
   br label %for.cond
 for.end:
-  %for.empty.1 = icmp ugt i8 -6, -1
-  store i1 %for.empty.1, i1* %for.done.1
+  %for.nonempty.1 = icmp ule i8 -6, -1
+  %for.diff.2 = sub i8 -1, -6
+  %for.diff.3 = zext i8 %for.diff.2 to i64
+  %for.steps.1 = udiv i64 %for.diff.3, 3
+  %for.count.2 = add i64 %for.steps.1, 1
+  %for.count.3 = select i1 %for.nonempty.1, i64 %for.count.2, i64 0
+  store i64 %for.count.3, i64* %for.trips.1
   store i8 -6, i8* %for.counter.1
   %for.step.1 = trunc i64 3 to i8
   br label %for.cond.1
 for.cond.1:
-  %for.isdone.1 = load i1, i1* %for.done.1
-  br i1 %for.isdone.1, label %for.end.1, label %for.body.1
+  %for.left.2 = load i64, i64* %for.trips.1
+  %for.more.1 = icmp ne i64 %for.left.2, 0
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
 for.body.1:
+  %for.left.3 = add i64 %for.left.2, -1
+  store i64 %for.left.3, i64* %for.trips.1
   %for.i.1 = load i8, i8* %for.counter.1
   store i8 %for.i.1, i8* %v.addr.1
-  %for.rem.2 = sub i8 -1, %for.i.1
-  %for.rem.3 = zext i8 %for.rem.2 to i64
-  %for.last.1 = icmp ult i64 %for.rem.3, 3
-  store i1 %for.last.1, i1* %for.done.1
   %for.next.1 = add i8 %for.i.1, %for.step.1
   store i8 %for.next.1, i8* %for.counter.1
   %v.1 = load i8, i8* %v.addr.1
@@ -324,21 +336,21 @@ panic.2:
   call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
 ok.2:
-  %for.empty.2 = icmp ugt i32 0, -1
-  store i1 %for.empty.2, i1* %for.done.2
+  %for.empty = icmp ugt i32 0, -1
+  store i1 %for.empty, i1* %for.done
   store i32 -1, i32* %for.counter.2
   %for.step.2 = trunc i64 %shl to i32
   br label %for.cond.2
 for.cond.2:
-  %for.isdone.2 = load i1, i1* %for.done.2
-  br i1 %for.isdone.2, label %for.end.2, label %for.body.2
+  %for.isdone = load i1, i1* %for.done
+  br i1 %for.isdone, label %for.end.2, label %for.body.2
 for.body.2:
   %for.i.2 = load i32, i32* %for.counter.2
   store i32 %for.i.2, i32* %v.addr.2
-  %for.rem.4 = sub i32 %for.i.2, 0
-  %for.rem.5 = zext i32 %for.rem.4 to i64
-  %for.last.2 = icmp ult i64 %for.rem.5, %shl
-  store i1 %for.last.2, i1* %for.done.2
+  %for.rem = sub i32 %for.i.2, 0
+  %for.rem.1 = zext i32 %for.rem to i64
+  %for.last = icmp ult i64 %for.rem.1, %shl
+  store i1 %for.last, i1* %for.done
   %for.next.2 = sub i32 %for.i.2, %for.step.2
   store i32 %for.next.2, i32* %for.counter.2
   %v.2 = load i32, i32* %v.addr.2
@@ -360,22 +372,26 @@ ok.3:
   store i64 %add.2, i64* %n.addr
   br label %for.cond.2
 for.end.2:
-  %for.hi = add i32 5, -1
-  %for.empty.3 = icmp sge i32 -5, 5
-  store i1 %for.empty.3, i1* %for.done.3
+  %for.nonempty.2 = icmp slt i32 -5, 5
+  %for.diff.4 = sub i32 5, -5
+  %for.diff.5 = zext i32 %for.diff.4 to i64
+  %for.span = add i64 %for.diff.5, -1
+  %for.steps.2 = udiv i64 %for.span, 3
+  %for.count.4 = add i64 %for.steps.2, 1
+  %for.count.5 = select i1 %for.nonempty.2, i64 %for.count.4, i64 0
+  store i64 %for.count.5, i64* %for.trips.2
   store i32 -5, i32* %for.counter.3
   %for.step.3 = trunc i64 3 to i32
   br label %for.cond.3
 for.cond.3:
-  %for.isdone.3 = load i1, i1* %for.done.3
-  br i1 %for.isdone.3, label %for.end.3, label %for.body.3
+  %for.left.4 = load i64, i64* %for.trips.2
+  %for.more.2 = icmp ne i64 %for.left.4, 0
+  br i1 %for.more.2, label %for.body.3, label %for.end.3
 for.body.3:
+  %for.left.5 = add i64 %for.left.4, -1
+  store i64 %for.left.5, i64* %for.trips.2
   %for.i.3 = load i32, i32* %for.counter.3
   store i32 %for.i.3, i32* %v.addr.3
-  %for.rem.6 = sub i32 %for.hi, %for.i.3
-  %for.rem.7 = zext i32 %for.rem.6 to i64
-  %for.last.3 = icmp ult i64 %for.rem.7, 3
-  store i1 %for.last.3, i1* %for.done.3
   %for.next.3 = add i32 %for.i.3, %for.step.3
   store i32 %for.next.3, i32* %for.counter.3
   %v.3 = load i32, i32* %v.addr.3
@@ -399,18 +415,18 @@ ok.4:
 for.end.3:
   %lo.1 = load i32, i32* %lo.addr
   %hi.1 = load i32, i32* %hi.addr
-  %for.empty.4 = icmp sgt i32 %lo.1, %hi.1
-  store i1 %for.empty.4, i1* %for.done.4
+  %for.empty.1 = icmp sgt i32 %lo.1, %hi.1
+  store i1 %for.empty.1, i1* %for.done.1
   store i32 %hi.1, i32* %for.counter.4
   br label %for.cond.4
 for.cond.4:
-  %for.isdone.4 = load i1, i1* %for.done.4
-  br i1 %for.isdone.4, label %for.end.4, label %for.body.4
+  %for.isdone.1 = load i1, i1* %for.done.1
+  br i1 %for.isdone.1, label %for.end.4, label %for.body.4
 for.body.4:
   %for.i.4 = load i32, i32* %for.counter.4
   store i32 %for.i.4, i32* %v.addr.4
-  %for.last.4 = icmp eq i32 %for.i.4, %lo.1
-  store i1 %for.last.4, i1* %for.done.4
+  %for.last.1 = icmp eq i32 %for.i.4, %lo.1
+  store i1 %for.last.1, i1* %for.done.1
   %for.next.4 = sub i32 %for.i.4, 1
   store i32 %for.next.4, i32* %for.counter.4
   %v.4 = load i32, i32* %v.addr.4
@@ -441,22 +457,22 @@ panic.6:
   call void @__cudajit_panic(i32 7, i64 0, i64 0)
   unreachable
 ok.6:
-  %for.hi.1 = add i32 %hi.2, -1
-  %for.empty.5 = icmp sge i32 %lo.2, %hi.2
-  store i1 %for.empty.5, i1* %for.done.5
-  store i32 %for.hi.1, i32* %for.counter.5
+  %for.hi = add i32 %hi.2, -1
+  %for.empty.2 = icmp sge i32 %lo.2, %hi.2
+  store i1 %for.empty.2, i1* %for.done.2
+  store i32 %for.hi, i32* %for.counter.5
   %for.step.4 = trunc i64 %step.1 to i32
   br label %for.cond.5
 for.cond.5:
-  %for.isdone.5 = load i1, i1* %for.done.5
-  br i1 %for.isdone.5, label %for.end.5, label %for.body.5
+  %for.isdone.2 = load i1, i1* %for.done.2
+  br i1 %for.isdone.2, label %for.end.5, label %for.body.5
 for.body.5:
   %for.i.5 = load i32, i32* %for.counter.5
   store i32 %for.i.5, i32* %v.addr.5
-  %for.rem.8 = sub i32 %for.i.5, %lo.2
-  %for.rem.9 = zext i32 %for.rem.8 to i64
-  %for.last.5 = icmp ult i64 %for.rem.9, %step.1
-  store i1 %for.last.5, i1* %for.done.5
+  %for.rem.2 = sub i32 %for.i.5, %lo.2
+  %for.rem.3 = zext i32 %for.rem.2 to i64
+  %for.last.2 = icmp ult i64 %for.rem.3, %step.1
+  store i1 %for.last.2, i1* %for.done.2
   %for.next.5 = sub i32 %for.i.5, %for.step.4
   store i32 %for.next.5, i32* %for.counter.5
   %v.5 = load i32, i32* %v.addr.5
@@ -491,19 +507,19 @@ panic.8:
   call void @__cudajit_panic(i32 9, i64 0, i64 0)
   unreachable
 ok.8:
-  %for.empty.6 = icmp sgt i64 -9223372036854775808, 9223372036854775807
-  store i1 %for.empty.6, i1* %for.done.6
+  %for.empty.3 = icmp sgt i64 -9223372036854775808, 9223372036854775807
+  store i1 %for.empty.3, i1* %for.done.3
   store i64 -9223372036854775808, i64* %for.counter.6
   br label %for.cond.6
 for.cond.6:
-  %for.isdone.6 = load i1, i1* %for.done.6
-  br i1 %for.isdone.6, label %for.end.6, label %for.body.6
+  %for.isdone.3 = load i1, i1* %for.done.3
+  br i1 %for.isdone.3, label %for.end.6, label %for.body.6
 for.body.6:
   %for.i.6 = load i64, i64* %for.counter.6
   store i64 %for.i.6, i64* %v.addr.6
-  %for.rem.10 = sub i64 9223372036854775807, %for.i.6
-  %for.last.6 = icmp ult i64 %for.rem.10, %step.2
-  store i1 %for.last.6, i1* %for.done.6
+  %for.rem.4 = sub i64 9223372036854775807, %for.i.6
+  %for.last.3 = icmp ult i64 %for.rem.4, %step.2
+  store i1 %for.last.3, i1* %for.done.3
   %for.next.6 = add i64 %for.i.6, %step.2
   store i64 %for.next.6, i64* %for.counter.6
   %n.6 = load i64, i64* %n.addr

@@ -1,5 +1,5 @@
 //! `for` loops with `.step_by(n)` and `.rev()`: the zero-step panic site, the
-//! overflow-free cursor, and the plain forms' text left as it was.
+//! overflow-free trip count and cursor, and the plain forms' text left as it was.
 
 use super::*;
 
@@ -81,10 +81,13 @@ fn step_by_and_rev() {
         .collect();
     assert_eq!(steps.len(), 1, "one zero-step site: {:?}", out.panic_sites);
     assert!(t.contains("icmp ne i64 %step.1, 0"), "{t}");
-    // u8: the step is compared with the widened distance left, added truncated.
-    assert!(t.contains("%for.rem = sub i8 -1, %for.i"), "{t}");
-    assert!(t.contains("zext i8 %for.rem to i64"), "{t}");
-    assert!(t.contains("icmp ult i64 %for.rem.1, %step.1"), "{t}");
+    // u8 forward: a trip count from the widened distance, counted down; the cursor
+    // advances by the truncated step.
+    assert!(t.contains("icmp ule i8 0, -1"), "{t}");
+    assert!(t.contains("%for.diff = sub i8 -1, 0"), "{t}");
+    assert!(t.contains("zext i8 %for.diff to i64"), "{t}");
+    assert!(t.contains("udiv i64 %for.diff.1, %step.1"), "{t}");
+    assert!(t.contains("icmp ne i64 %for.left, 0"), "{t}");
     assert!(t.contains("trunc i64 %step.1 to i8"), "{t}");
     // i32 rev: starts at end - 1, stops after yielding start.
     assert!(t.contains("%for.hi = add i32 5, -1"), "{t}");
@@ -93,7 +96,7 @@ fn step_by_and_rev() {
     assert!(t.contains("sub i32 %for.i.1, 1"), "{t}");
     // u64 rev().step_by(3): distance to start, then down by 3.
     assert!(t.contains("sub i64 %for.i.2, 0"), "{t}");
-    assert!(t.contains("icmp ult i64 %for.rem.2, 3"), "{t}");
+    assert!(t.contains("icmp ult i64 %for.rem, 3"), "{t}");
     assert!(t.contains("sub i64 %for.i.2, 3"), "{t}");
     assert!(!t.contains("trunc i64 3"), "{t}");
 }
