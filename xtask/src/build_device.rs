@@ -36,12 +36,50 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .into_iter()
         .map(|s| if s.is_absolute() { s } else { root.join(s) })
         .collect();
-    build(&arches, &root.join(&out), &srcs)
-        .map(|n| eprintln!("xtask: wrote {n} PTX files to {out}"))
+    let strict = args.iter().any(|a| a == "--strict");
+    let report = build(&arches, &root.join(&out), &srcs)?;
+    eprintln!("xtask: wrote {} PTX files to {out}", report.written);
+    report.warn_or_fail(strict)
 }
 
-/// Compiles everything; returns the number of PTX files written.
-pub fn build(arches: &[String], out: &std::path::Path, srcs: &[PathBuf]) -> Result<usize, String> {
+/// What an ahead-of-time build produced.
+pub struct BuildReport {
+    /// PTX files written (one per kernel and architecture).
+    pub written: usize,
+    /// Kernels that could not be compiled from the source files alone, each with why.
+    /// rustc accepted them (the macro checked them), so what fails here is what only
+    /// rustc knows, such as a `static` initialised by a `const fn`: the runtime finds
+    /// no PTX for them and JIT-compiles them at their first launch instead.
+    pub left_to_jit: Vec<String>,
+}
+
+impl BuildReport {
+    /// Prints the kernels left to the JIT; with `strict`, they are an error.
+    pub fn warn_or_fail(&self, strict: bool) -> Result<(), String> {
+        if self.left_to_jit.is_empty() {
+            return Ok(());
+        }
+        let list = self.left_to_jit.join("\n");
+        if strict {
+            return Err(format!(
+                "{} kernels could not be compiled ahead of time (--strict):\n{list}",
+                self.left_to_jit.len()
+            ));
+        }
+        eprintln!(
+            "xtask: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
+            self.left_to_jit.len()
+        );
+        Ok(())
+    }
+}
+
+/// Compiles every kernel it can from the source files alone.
+pub fn build(
+    arches: &[String],
+    out: &std::path::Path,
+    srcs: &[PathBuf],
+) -> Result<BuildReport, String> {
     let root = crate::root();
     let mut all = Vec::new();
     for file in scan::rust_files(srcs) {
@@ -104,16 +142,10 @@ pub fn build(arches: &[String], out: &std::path::Path, srcs: &[PathBuf]) -> Resu
         }
     }
     std::fs::write(out.join("manifest.txt"), manifest).map_err(|e| format!("manifest.txt: {e}"))?;
-    if errors.is_empty() {
-        Ok(written)
-    } else {
-        Err(format!(
-            "{} of {} kernels failed:\n{}",
-            errors.len(),
-            kernels.len(),
-            errors.join("\n")
-        ))
-    }
+    Ok(BuildReport {
+        written,
+        left_to_jit: errors,
+    })
 }
 
 #[cfg(test)]
@@ -135,7 +167,9 @@ mod tests {
         let out = std::env::temp_dir().join(format!("cudajit-aot-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&out);
         let root = crate::root();
-        let written = build(&["compute_90".into()], &out, &[root.join("examples")]).unwrap();
+        let report = build(&["compute_90".into()], &out, &[root.join("examples")]).unwrap();
+        assert_eq!(report.left_to_jit, Vec::<String>::new());
+        let written = report.written;
         let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
         let entries: Vec<Vec<&str>> = manifest
             .lines()

@@ -5,7 +5,8 @@
 //!   `target/cuda-toolchain`), then runs every test of the workspace with them.
 //! - `build-device --arch compute_90 [--arch ..] --out-dir DIR [--src DIR ..]`: compiles
 //!   every `#[kernel]` ahead of time to PTX plus the manifest kernel-host embeds when
-//!   built with `CUDAJIT_AOT_DIR=DIR`.
+//!   built with `CUDAJIT_AOT_DIR=DIR`; a kernel that needs what only rustc knows (a
+//!   `static` made by a `const fn`) is left to the JIT with a warning (`--strict`: an error).
 //! - `gpu-bundle --out-dir DIR`: release test binaries, examples and benches with a
 //!   `run.sh` that runs them all on the GPU machine.
 //! - `bench`: builds the bundle and says how to run it.
@@ -25,7 +26,7 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage: cargo xtask <command>
   test                                  run all tests (installs libnvvm/ptxas if needed)
-  build-device --arch ARCH [--arch ..] --out-dir DIR [--src DIR ..]
+  build-device --arch ARCH [--arch ..] --out-dir DIR [--src DIR ..] [--strict]
                                         compile every #[kernel] to PTX + manifest.txt
   gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
   bench [--out-dir DIR]                 build the bundle and print how to run it
