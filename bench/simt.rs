@@ -540,12 +540,12 @@ macro_rules! simt_kernels {
         pub fn grid_sync_sum(x: &[f32], partial: &mut [f32], out: &mut [f32]) {
             let mut smem = dynamic_shared();
             let sm = smem.take::<f32>(block_dim().x as usize);
-            let stride = grid_size(1);
             let mut v = 0.0f32;
-            let mut i = grid(1);
-            while i < x.len() {
+            // The subset's grid-stride loop (as Numba's `range(start, n, stride)`): a
+            // counted loop libnvvm can unroll, where `while i < n { i += stride }` on a
+            // wrapping usize has no trip count.
+            for i in (grid(1)..x.len()).step_by(grid_size(1)) {
                 v += x[i];
-                i += stride;
             }
             v = block_sum_tree(v, sm);
             if thread_idx().x == 0 {
