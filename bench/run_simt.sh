@@ -22,58 +22,22 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/cudajit-simt.XXXXXX")"
 log="$work/log.txt"
 failed=()
 
-first_existing() {
-  for p in "$@"; do
-    if [ -n "$p" ] && [ -f "$p" ]; then echo "$p"; return 0; fi
-  done
-  return 1
-}
-
-step() {  # step NAME CMD...: run, keep going on failure, log everything
-  local name="$1"; shift
-  echo "=== $name: $*" | tee -a "$log"
-  local start=$SECONDS
-  "$@" 2>&1 | tee -a "$log"
-  local rc=${PIPESTATUS[0]}
-  echo "=== $name took $((SECONDS - start)) s" | tee -a "$log"
-  if [ "$rc" -ne 0 ]; then
-    echo "=== $name FAILED (exit $rc)" | tee -a "$log"
-    failed+=("$name")
-  fi
-  return 0
-}
+# shellcheck source=common.sh
+source "$here/common.sh"
 
 bin_arg=""
 if [ $# -gt 0 ] && [ -f "$1" ]; then bin_arg="$1"; shift; fi
 kernels=("$@")
 bin="$(first_existing "$bin_arg" "${SIMT_BIN:-}" "$here/simt" "$here/../target/release/simt")" || bin=""
-wheel_dir=""
-for d in "${WHEEL_DIR:-}" "$here/../.whl" "$here/.whl"; do
-  if [ -n "$d" ] && compgen -G "$d/numpy-*.whl" >/dev/null; then wheel_dir="$d"; break; fi
-done
-commit_file="$(first_existing "$here/../COMMIT" "$here/COMMIT")" || commit_file=""
-if [ -n "$commit_file" ]; then
-  commit="$(cat "$commit_file")"
-else
-  commit="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
-fi
-
-export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
-export PATH="$CUDA_HOME/bin:$PATH"
-NVCC="${NVCC:-nvcc}"
+wheel_dir="$(wheel_dir_in "${WHEEL_DIR:-}" "$here/../.whl" "$here/.whl")" || wheel_dir=""
+commit="$(commit_of "$here/../COMMIT" "$here/COMMIT")"
 PYTHON="${PYTHON:-python3}"
 
 header="$work/header.txt"
 {
   echo "cudajit SIMT benchmark suite, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "commit: $commit"
-  if smi="$(nvidia-smi --query-gpu=name,driver_version,memory.total,pstate,clocks.sm,clocks.mem,temperature.gpu \
-    --format=csv,noheader 2>/dev/null)"; then
-    echo "device (name, driver, memory, pstate, SM clock, memory clock, temperature): $smi"
-  else
-    echo "device: (nvidia-smi failed)"
-  fi
-  echo "nvcc: $("$NVCC" --version 2>/dev/null | grep -o 'release [0-9.]*, V[0-9.]*' || echo missing)"
+  device_line
   echo "python: $("$PYTHON" --version 2>&1); numpy wheel for Numba: ${wheel_dir:-none}"
   echo "cudajit binary: ${bin:-missing}; kernels: ${kernels[*]:-all}"
 } >"$header"
