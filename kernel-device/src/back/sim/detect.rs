@@ -1,7 +1,70 @@
 //! The defect detector: shadow memory and happens-before tracking per block and per
 //! grid (races, unwritten shared memory).
+//!
+//! # How the interpreter drives it
+//!
+//! One [`Detector`] per launch (shared by every worker thread; a launch starts fresh).
+//! Each worker runs a block through a [`BlockDetector`] (`detector.block(idx)`, reused
+//! for the worker's next block with [`BlockDetector::reset`]), and reports to it:
+//! - every access to global or shared memory, one lane ([`BlockDetector::access_lane`])
+//!   or a warp's lanes at once ([`BlockDetector::access`]), with byte offsets relative
+//!   to the start of the [`Region`] the access falls in;
+//! - [`BlockDetector::barrier`] when a block barrier (`sync_threads*`) releases;
+//! - [`BlockDetector::warp_sync`] when `sync_warp(mask)` or a warp collective (shuffle,
+//!   vote, match, warp reduction) executes, with the lanes it synchronises;
+//! - [`BlockDetector::fence`] for `threadfence*`;
+//! - [`BlockDetector::grid_sync`] on every block when `grid_sync()` releases the grid
+//!   (after all blocks arrived, before any continues).
+//!
+//! Threads are numbered inside the block as CUDA forms warps: linear
+//! `tid = x + y*dx + z*dx*dy`, warp `tid / 32`, lane `tid % 32`.
+//!
+//! # The ordering rules (what is a race)
+//!
+//! Two accesses to one location by different threads conflict when at least one writes
+//! and they are not both atomic (atomics of different blocks conflict when either is
+//! `_block`-scoped: those are only indivisible within a block). A conflict is a race
+//! unless the first happens before the second:
+//! - same block: a block barrier between them; or, for lanes of one warp, a warp sync
+//!   naming both lanes (directly or through a chain of warp syncs). Lanes of a warp are
+//!   NOT ordered by executing in lockstep: since Volta, CUDA schedules them
+//!   independently, so without `sync_warp` (or a collective) two lanes of one warp
+//!   race just as two warps do. The simulator runs them in lockstep, the detector
+//!   reports what a Volta+ GPU may do.
+//! - different blocks: a `grid_sync()` between them; or release/acquire through an
+//!   atomic: a thread's `threadfence()` (device or system scope) followed by its atomic
+//!   on location X releases everything its block did before the fence, and any later
+//!   atomic on X (by any thread) acquires it for its block (CUDA's threadFenceReduction
+//!   "last block" pattern). Release and acquire are tracked per block, not per thread,
+//!   which can only hide a race, never invent one.
+//! - `threadfence_block()` orders nothing the barrier rules do not already order.
+//!
+//! Reads (and atomics) of shared memory that no thread of the block wrote are
+//! [`Fault::UninitialisedRead`].
+//!
+//! # Precision
+//!
+//! Shadow memory has one cell per element of a region (`Region::elem_bytes`): two
+//! threads writing different bytes of one element would be reported as a race, so the
+//! interpreter makes `elem_bytes` the narrowest access it makes to the region. A cell
+//! remembers the last write and the last two reads by distinct threads, so a race with
+//! an older read may go unreported (FastTrack's trade); a reported race is always real
+//! under the rules above.
+
+mod clock;
+mod shadow;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use crate::ir::MemoryScope;
+
+use super::{Access, Fault, LaunchShape, Site, ThreadId};
+use clock::BlockClock;
+use shadow::{Cell, Conflict, GlobalShadow, Stamp, SyncVars};
 
 /// Which memory an access touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,5 +88,344 @@ impl fmt::Display for AccessKind {
             AccessKind::Write => "write",
             AccessKind::Atomic => "atomic",
         })
+    }
+}
+
+/// Index into the region table given to [`Detector::new`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RegionId(pub u32);
+
+/// Index into the site table given to [`Detector::new`]; resolved to a [`Site`] only
+/// when a fault is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SiteId(pub u32);
+
+/// Memory the kernel names: a slice argument, a shared array (one instance per block),
+/// the dynamic shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// As the kernel names it: the parameter or shared array (`out`, `tile`), shown in
+    /// backquotes in reports.
+    pub name: String,
+    pub space: Space,
+    /// The region's size in bytes.
+    pub bytes: u64,
+    /// The element size: the unit of indices in reports and of shadow cells (see the
+    /// module docs: the narrowest access the kernel makes to the region).
+    pub elem_bytes: u32,
+    /// A shared array of arrays' lengths, outermost first (`[[f32; 16]; 8]`: `[8, 16]`),
+    /// so that reports say `tile[3][4]`; empty for a flat index.
+    pub dims: Vec<u64>,
+    /// False for memory no thread writes (read-only slices, constant tables): no race is
+    /// possible there, so the detector skips it. Shared regions are always tracked.
+    pub tracked: bool,
+}
+
+/// A warp's lanes accessing one region at one site: lane `l` (a bit of `lanes`)
+/// touches `bytes` bytes at `offsets[l]`.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpAccess<'a> {
+    pub region: RegionId,
+    pub kind: AccessKind,
+    /// For atomics: the scope they are indivisible in (ignored for reads and writes).
+    pub scope: MemoryScope,
+    pub bytes: u32,
+    pub lanes: u32,
+    pub offsets: &'a [u64; 32],
+    pub site: SiteId,
+}
+
+/// Per-launch detector state, shared by every worker thread.
+pub struct Detector {
+    grid: [u32; 3],
+    block: [u32; 3],
+    threads_per_block: u32,
+    regions: Vec<Region>,
+    sites: Vec<Site>,
+    /// Global shadow per region (`None` for shared or untracked regions).
+    global: Vec<Option<GlobalShadow>>,
+    sync_vars: SyncVars,
+    /// Whether any atomic released yet: until one has, atomics skip the acquire lookup.
+    any_release: AtomicBool,
+    /// Each block's clock at its latest grid sync (allocated at the first one).
+    grid_sync_times: std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>,
+    grid_sync_init: Mutex<()>,
+}
+
+impl fmt::Debug for Detector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Detector")
+            .field("grid", &self.grid)
+            .field("block", &self.block)
+            .field("regions", &self.regions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Detector {
+    /// A fresh detector for one launch. `regions` and `sites` are the tables that
+    /// [`RegionId`] and [`SiteId`] index.
+    pub fn new(shape: &LaunchShape, regions: Vec<Region>, sites: Vec<Site>) -> Detector {
+        let global = regions
+            .iter()
+            .map(|r| {
+                (r.space == Space::Global && r.tracked)
+                    .then(|| GlobalShadow::new(r.bytes.div_ceil(u64::from(r.elem_bytes.max(1)))))
+            })
+            .collect();
+        let [x, y, z] = shape.block;
+        Detector {
+            grid: shape.grid,
+            block: shape.block,
+            threads_per_block: x * y * z,
+            regions,
+            sites,
+            global,
+            sync_vars: SyncVars::default(),
+            any_release: AtomicBool::new(false),
+            grid_sync_times: std::sync::OnceLock::new(),
+            grid_sync_init: Mutex::new(()),
+        }
+    }
+
+    /// The state for running block `block` (blockIdx) on one worker thread.
+    pub fn block(&self, block: [u32; 3]) -> BlockDetector<'_> {
+        let shared = self
+            .regions
+            .iter()
+            .map(|r| {
+                if r.space == Space::Shared {
+                    vec![Cell::EMPTY; r.bytes.div_ceil(u64::from(r.elem_bytes.max(1))) as usize]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        BlockDetector {
+            detector: self,
+            block: self.linear_block(block),
+            clock: BlockClock::new(self.threads_per_block),
+            shared,
+        }
+    }
+
+    fn linear_block(&self, [x, y, z]: [u32; 3]) -> u32 {
+        x + y * self.grid[0] + z * self.grid[0] * self.grid[1]
+    }
+
+    fn thread_id(&self, block: u32, tid: u32) -> ThreadId {
+        let [gx, gy, _] = self.grid;
+        let [dx, dy, _] = self.block;
+        ThreadId {
+            block: [block % gx, block / gx % gy, block / (gx * gy)],
+            thread: [tid % dx, tid / dx % dy, tid / (dx * dy)],
+        }
+    }
+
+    fn site(&self, site: u32) -> Site {
+        self.sites.get(site as usize).cloned().unwrap_or(Site {
+            file: "<unknown>".into(),
+            line: 0,
+            column: 0,
+        })
+    }
+
+    fn access_of(&self, stamp: &Stamp) -> Access {
+        Access {
+            thread: self.thread_id(stamp.block, u32::from(stamp.tid)),
+            kind: stamp.kind(),
+            site: self.site(stamp.site),
+        }
+    }
+
+    /// "`out`[17] (global)", "shared `tile`[3][4]".
+    fn location(&self, region: RegionId, cell: u64) -> String {
+        let Some(r) = self.regions.get(region.0 as usize) else {
+            return format!("region {}[{cell}]", region.0);
+        };
+        let mut index = String::new();
+        let mut rest = cell;
+        let mut strides: Vec<u64> = Vec::with_capacity(r.dims.len());
+        let mut stride = 1u64;
+        for &d in r.dims.iter().rev() {
+            strides.push(stride);
+            stride = stride.saturating_mul(d.max(1));
+        }
+        if strides.len() <= 1 {
+            index = format!("[{cell}]");
+        } else {
+            for &s in strides.iter().rev() {
+                index.push_str(&format!("[{}]", rest / s));
+                rest %= s;
+            }
+        }
+        match r.space {
+            Space::Global => format!("`{}`{index} (global)", r.name),
+            Space::Shared => format!("shared `{}`{index}", r.name),
+        }
+    }
+
+    fn grid_sync_time(&self, block: u32) -> u32 {
+        self.grid_sync_times
+            .get()
+            .and_then(|t| t.get(block as usize))
+            .map_or(0, |t| t.load(Ordering::Relaxed))
+    }
+}
+
+/// One block's detector state, owned by the worker running the block.
+#[derive(Debug)]
+pub struct BlockDetector<'d> {
+    detector: &'d Detector,
+    /// Linear block index.
+    block: u32,
+    clock: BlockClock,
+    /// Shared shadow per region (empty for global ones). Cells stamped by another block
+    /// are stale: this block's shared memory starts unwritten without clearing them.
+    shared: Vec<Vec<Cell>>,
+}
+
+impl BlockDetector<'_> {
+    /// Reuses this state for another block of the same launch.
+    pub fn reset(&mut self, block: [u32; 3]) {
+        self.block = self.detector.linear_block(block);
+        self.clock.reset();
+    }
+
+    /// A block barrier released every thread of the block.
+    pub fn barrier(&mut self) {
+        self.clock.barrier();
+    }
+
+    /// `sync_warp(mask)` or a warp collective synchronised the lanes of `warp` in `lanes`.
+    pub fn warp_sync(&mut self, warp: u32, lanes: u32) {
+        let present = self.clock.lanes_of(warp);
+        self.clock.warp_sync(warp, lanes & present, present);
+    }
+
+    /// The lanes in `lanes` of `warp` executed a fence of `scope`.
+    pub fn fence(&mut self, warp: u32, lanes: u32, scope: MemoryScope) {
+        if scope != MemoryScope::Block {
+            self.clock.fence(warp, lanes);
+        }
+    }
+
+    /// `grid_sync()` released the grid: call on every block before any continues.
+    pub fn grid_sync(&mut self) {
+        let time = self.clock.barrier();
+        let d = self.detector;
+        let times = match d.grid_sync_times.get() {
+            Some(t) => t,
+            None => {
+                let _guard = d.grid_sync_init.lock().unwrap_or_else(|e| e.into_inner());
+                let [x, y, z] = d.grid;
+                let blocks = (x as usize) * (y as usize) * (z as usize);
+                d.grid_sync_times.get_or_init(|| {
+                    (0..blocks).map(|_| std::sync::atomic::AtomicU32::new(0)).collect()
+                })
+            }
+        };
+        if let Some(t) = times.get(self.block as usize) {
+            t.store(time, Ordering::Relaxed);
+        }
+    }
+
+    /// The lanes of `access.lanes` of `warp` access memory, in lane order.
+    // A fault ends the launch: the large `Err` is built once, never on the hot path.
+    #[allow(clippy::result_large_err)]
+    pub fn access(&mut self, warp: u32, access: &WarpAccess<'_>) -> Result<(), Fault> {
+        let mut lanes = access.lanes;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros();
+            lanes &= lanes - 1;
+            self.access_lane(
+                warp * 32 + lane,
+                access.region,
+                access.offsets[lane as usize],
+                access.bytes,
+                access.kind,
+                access.scope,
+                access.site,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Thread `tid` (linear in the block) accesses `bytes` bytes at `offset` in `region`.
+    #[allow(clippy::too_many_arguments, clippy::result_large_err)]
+    pub fn access_lane(
+        &mut self,
+        tid: u32,
+        region: RegionId,
+        offset: u64,
+        bytes: u32,
+        kind: AccessKind,
+        scope: MemoryScope,
+        site: SiteId,
+    ) -> Result<(), Fault> {
+        let d = self.detector;
+        let Some(r) = d.regions.get(region.0 as usize) else {
+            return Ok(());
+        };
+        let elem = u64::from(r.elem_bytes.max(1));
+        let first = offset / elem;
+        let last = (offset + u64::from(bytes.max(1)) - 1) / elem;
+        let block = self.block;
+        let stamp = Stamp::new(block, tid, self.clock.now(), site.0, kind, scope);
+        for cell in first..=last {
+            let outcome = match r.space {
+                Space::Shared => {
+                    let Some(c) = self.shared[region.0 as usize].get_mut(cell as usize) else {
+                        continue;
+                    };
+                    c.forget_other_blocks(block);
+                    if kind != AccessKind::Write && !c.written() {
+                        return Err(Fault::UninitialisedRead {
+                            location: d.location(region, cell),
+                            site: d.site(site.0),
+                            thread: d.thread_id(block, tid),
+                        });
+                    }
+                    let clock = &self.clock;
+                    c.record(stamp, |p| clock.ordered(p, block, tid, d))
+                }
+                Space::Global => {
+                    let Some(Some(shadow)) = d.global.get(region.0 as usize) else {
+                        return Ok(());
+                    };
+                    let clock = &self.clock;
+                    match shadow.with_cell(cell, |c| c.record(stamp, |p| clock.ordered(p, block, tid, d))) {
+                        Some(outcome) => outcome,
+                        None => continue,
+                    }
+                }
+            };
+            if let Err(Conflict { prior }) = outcome {
+                return Err(Fault::Race {
+                    location: d.location(region, cell),
+                    first: d.access_of(&prior),
+                    second: d.access_of(&stamp),
+                });
+            }
+        }
+        if kind == AccessKind::Atomic && r.space == Space::Global {
+            self.synchronise_through(region, first, tid);
+        }
+        Ok(())
+    }
+
+    /// An atomic on global `region` cell `cell` by `tid`: acquires what earlier releases
+    /// to the cell published, and releases if `tid` fenced before it.
+    fn synchronise_through(&mut self, region: RegionId, cell: u64, tid: u32) {
+        let d = self.detector;
+        let key = (region.0, cell);
+        if d.any_release.load(Ordering::Acquire) {
+            d.sync_vars.acquire(key, self.clock.acquired_mut());
+        }
+        if let Some(fenced_at) = self.clock.fenced_at(tid) {
+            d.sync_vars
+                .release(key, self.block, fenced_at, self.clock.acquired());
+            d.any_release.store(true, Ordering::Release);
+        }
     }
 }

@@ -19,7 +19,9 @@ use std::sync::Arc;
 
 use crate::ir::{self, ScalarType};
 
-pub use detect::{AccessKind, Space};
+pub use detect::{
+    AccessKind, BlockDetector, Detector, Region, RegionId, SiteId, Space, WarpAccess,
+};
 pub use memory::Buffer;
 
 /// One kernel argument, in parameter order (a slice is one `Slice`, not a pointer and a

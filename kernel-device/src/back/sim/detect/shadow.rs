@@ -1,0 +1,237 @@
+//! Shadow memory: per element, who wrote it last and who read it since, as [`Stamp`]s
+//! checked against the block's clock.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use crate::ir::MemoryScope;
+
+use super::AccessKind;
+
+const VALID: u16 = 1;
+const WRITE: u16 = 2;
+const ATOMIC: u16 = 4;
+const BLOCK_SCOPE: u16 = 8;
+
+/// One access: thread, time on its block's clock, site and kind, in 16 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Stamp {
+    pub(super) block: u32,
+    pub(super) time: u32,
+    pub(super) site: u32,
+    /// Linear thread index in the block (at most 1024).
+    pub(super) tid: u16,
+    flags: u16,
+}
+
+impl Stamp {
+    const NONE: Stamp = Stamp {
+        block: 0,
+        time: 0,
+        site: 0,
+        tid: 0,
+        flags: 0,
+    };
+
+    pub(super) fn new(
+        block: u32,
+        tid: u32,
+        time: u32,
+        site: u32,
+        kind: AccessKind,
+        scope: MemoryScope,
+    ) -> Stamp {
+        let flags = VALID
+            | match kind {
+                AccessKind::Read => 0,
+                AccessKind::Write => WRITE,
+                AccessKind::Atomic if scope == MemoryScope::Block => ATOMIC | BLOCK_SCOPE,
+                AccessKind::Atomic => ATOMIC,
+            };
+        Stamp {
+            block,
+            time,
+            site,
+            tid: tid as u16,
+            flags,
+        }
+    }
+
+    fn valid(&self) -> bool {
+        self.flags & VALID != 0
+    }
+
+    fn writes(&self) -> bool {
+        self.flags & (WRITE | ATOMIC) != 0
+    }
+
+    fn atomic(&self) -> bool {
+        self.flags & ATOMIC != 0
+    }
+
+    pub(super) fn kind(&self) -> AccessKind {
+        if self.atomic() {
+            AccessKind::Atomic
+        } else if self.flags & WRITE != 0 {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        }
+    }
+
+    fn same_thread(&self, other: &Stamp) -> bool {
+        self.block == other.block && self.tid == other.tid
+    }
+
+    /// Whether `self` (earlier) and `other` would race if unordered.
+    fn conflicts_with(&self, other: &Stamp) -> bool {
+        if !self.valid() || self.same_thread(other) || !(self.writes() || other.writes()) {
+            return false;
+        }
+        let atomics_agree = self.atomic()
+            && other.atomic()
+            && (self.block == other.block || (self.flags | other.flags) & BLOCK_SCOPE == 0);
+        !atomics_agree
+    }
+}
+
+/// An earlier access the new one races with.
+#[derive(Debug)]
+pub(super) struct Conflict {
+    pub(super) prior: Stamp,
+}
+
+/// The shadow of one element: the last write and the last two reads since it by
+/// distinct threads not ordered one after the other.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Cell {
+    write: Stamp,
+    reads: [Stamp; 2],
+}
+
+impl Cell {
+    pub(super) const EMPTY: Cell = Cell {
+        write: Stamp::NONE,
+        reads: [Stamp::NONE; 2],
+    };
+
+    /// Shared memory: stamps of another block are from an earlier block's instance.
+    pub(super) fn forget_other_blocks(&mut self, block: u32) {
+        if self.write.valid() && self.write.block != block {
+            self.write = Stamp::NONE;
+        }
+        for r in &mut self.reads {
+            if r.valid() && r.block != block {
+                *r = Stamp::NONE;
+            }
+        }
+    }
+
+    pub(super) fn written(&self) -> bool {
+        self.write.valid()
+    }
+
+    /// Checks `access` against the earlier ones (`ordered(p)`: whether `p` happens
+    /// before it), then records it.
+    pub(super) fn record(
+        &mut self,
+        access: Stamp,
+        ordered: impl Fn(&Stamp) -> bool,
+    ) -> Result<(), Conflict> {
+        if self.write.conflicts_with(&access) && !ordered(&self.write) {
+            return Err(Conflict { prior: self.write });
+        }
+        if access.writes() {
+            if let Some(r) = self
+                .reads
+                .iter()
+                .find(|r| r.conflicts_with(&access) && !ordered(r))
+            {
+                return Err(Conflict { prior: *r });
+            }
+            self.write = access;
+            self.reads = [Stamp::NONE; 2];
+            return Ok(());
+        }
+        for r in &mut self.reads {
+            if r.valid() && (r.same_thread(&access) || ordered(r)) {
+                *r = Stamp::NONE;
+            }
+        }
+        if !self.reads[0].valid() {
+            self.reads[0] = access;
+        } else if !self.reads[1].valid() {
+            self.reads[1] = access;
+        } else {
+            self.reads = [self.reads[1], access];
+        }
+        Ok(())
+    }
+}
+
+const CHUNK: usize = 64;
+
+type Chunk = Mutex<[Cell; CHUNK]>;
+
+/// A tracked global region's shadow, in lazily allocated chunks, each behind its own
+/// lock: blocks on different workers touch different chunks, so locks stay
+/// uncontended.
+pub(super) struct GlobalShadow {
+    chunks: Box<[OnceLock<Box<Chunk>>]>,
+    cells: u64,
+}
+
+impl GlobalShadow {
+    pub(super) fn new(cells: u64) -> GlobalShadow {
+        let chunks = (0..cells.div_ceil(CHUNK as u64)).map(|_| OnceLock::new()).collect();
+        GlobalShadow { chunks, cells }
+    }
+
+    /// Runs `f` on cell `cell` under its chunk's lock; `None` past the end.
+    pub(super) fn with_cell<R>(&self, cell: u64, f: impl FnOnce(&mut Cell) -> R) -> Option<R> {
+        if cell >= self.cells {
+            return None;
+        }
+        let chunk = self.chunks[(cell / CHUNK as u64) as usize]
+            .get_or_init(|| Box::new(Mutex::new([Cell::EMPTY; CHUNK])));
+        let mut cells = chunk.lock().unwrap_or_else(|e| e.into_inner());
+        Some(f(&mut cells[(cell % CHUNK as u64) as usize]))
+    }
+}
+
+/// Per global atomic location used to release: the vector clock (block -> time) of
+/// what releasing atomics published there.
+#[derive(Debug, Default)]
+pub(super) struct SyncVars {
+    vars: Mutex<HashMap<(u32, u64), HashMap<u32, u32>>>,
+}
+
+impl SyncVars {
+    pub(super) fn acquire(&self, key: (u32, u64), into: &mut HashMap<u32, u32>) {
+        let vars = self.vars.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(vc) = vars.get(&key) {
+            join(into, vc);
+        }
+    }
+
+    pub(super) fn release(
+        &self,
+        key: (u32, u64),
+        block: u32,
+        time: u32,
+        acquired: &HashMap<u32, u32>,
+    ) {
+        let mut vars = self.vars.lock().unwrap_or_else(|e| e.into_inner());
+        let vc = vars.entry(key).or_default();
+        join(vc, acquired);
+        let own = vc.entry(block).or_insert(0);
+        *own = (*own).max(time);
+    }
+}
+
+fn join(into: &mut HashMap<u32, u32>, from: &HashMap<u32, u32>) {
+    for (&block, &time) in from {
+        let t = into.entry(block).or_insert(0);
+        *t = (*t).max(time);
+    }
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the detector, driven by synthetic event sequences.
