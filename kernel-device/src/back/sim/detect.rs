@@ -321,7 +321,9 @@ impl BlockDetector<'_> {
                 let [x, y, z] = d.grid;
                 let blocks = (x as usize) * (y as usize) * (z as usize);
                 d.grid_sync_times.get_or_init(|| {
-                    (0..blocks).map(|_| std::sync::atomic::AtomicU32::new(0)).collect()
+                    (0..blocks)
+                        .map(|_| std::sync::atomic::AtomicU32::new(0))
+                        .collect()
                 })
             }
         };
@@ -394,7 +396,9 @@ impl BlockDetector<'_> {
                         return Ok(());
                     };
                     let clock = &self.clock;
-                    match shadow.with_cell(cell, |c| c.record(stamp, |p| clock.ordered(p, block, tid, d))) {
+                    match shadow.with_cell(cell, |c| {
+                        c.record(stamp, |p| clock.ordered(p, block, tid, d))
+                    }) {
                         Some(outcome) => outcome,
                         None => continue,
                     }

@@ -41,7 +41,9 @@ impl BlockClock {
             threads,
             time: 1,
             last_barrier: 0,
-            warps: (0..threads.div_ceil(32)).map(|_| WarpClock::default()).collect(),
+            warps: (0..threads.div_ceil(32))
+                .map(|_| WarpClock::default())
+                .collect(),
             fence_times: vec![0; threads as usize],
             fenced_any: false,
             acquired: HashMap::new(),
@@ -158,8 +160,7 @@ impl BlockClock {
             return false;
         };
         p.time <= w.full_sync
-            || w
-                .partial
+            || w.partial
                 .as_ref()
                 .is_some_and(|vc| p.time <= vc[(tid % 32) as usize][(p_tid % 32) as usize])
     }

@@ -183,7 +183,9 @@ pub(super) struct GlobalShadow {
 
 impl GlobalShadow {
     pub(super) fn new(cells: u64) -> GlobalShadow {
-        let chunks = (0..cells.div_ceil(CHUNK as u64)).map(|_| OnceLock::new()).collect();
+        let chunks = (0..cells.div_ceil(CHUNK as u64))
+            .map(|_| OnceLock::new())
+            .collect();
         GlobalShadow { chunks, cells }
     }
 
