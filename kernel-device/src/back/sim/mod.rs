@@ -11,8 +11,22 @@
 //! Layout: `memory` (buffers and address spaces), `detect` (the happens-before race
 //! detector and shadow memory), the interpreter in the other files.
 
+// `Fault` is the public error (large, as it names two accesses); launches fail rarely.
+#![allow(clippy::result_large_err)]
+
 mod detect;
+mod eval;
+mod intrinsics;
+mod launch;
+mod math;
 mod memory;
+mod place;
+mod plan;
+mod scalar;
+mod sched;
+#[cfg(test)]
+mod tests;
+mod warp;
 
 use std::fmt;
 use std::sync::Arc;
@@ -195,8 +209,7 @@ pub fn run(
     args: &[Arg],
     options: &Options,
 ) -> Result<Report, Fault> {
-    let _ = (module, shape, args, options);
-    Err(Fault::Launch(format!(
-        "the simulator cannot run `{kernel}` yet"
-    )))
+    sched::run_launch(launch::Launch::prepare(
+        module, kernel, shape, args, options,
+    )?)
 }

@@ -1,0 +1,453 @@
+//! Built-ins for a warp: index registers, barriers (which suspend the warp), fences,
+//! atomics, and the warp collectives (shuffles, votes, match, reductions), whose
+//! masks must name only lanes executing them.
+
+use super::detect::AccessKind;
+use super::launch::{offset_of, region_of, Arrival, BarrierKind, LOCAL_REGION};
+use super::math;
+use super::scalar::{self, f32_of, f64_of, of_f32, of_f64};
+use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::Fault;
+use crate::ir::checks;
+use crate::ir::{
+    AtomicOp, Axis, Expr, Handle, Intrinsic, ReduceOp, ScalarType, ShuffleMode, Type, VoteMode,
+};
+
+fn axis(a: Axis) -> usize {
+    match a {
+        Axis::X => 0,
+        Axis::Y => 1,
+        Axis::Z => 2,
+    }
+}
+
+impl Warp<'_> {
+    pub fn intrinsic(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        intrinsic: Intrinsic,
+        args: &[Handle<Expr>],
+        mask: u32,
+    ) -> R<u32> {
+        let mut m = mask;
+        for a in args {
+            m = self.eval(fr, *a, m)?;
+        }
+        if m == 0 {
+            return Ok(0);
+        }
+        let out = self.slot_of(fr, e);
+        let arg = |k: usize| self.slot_of(fr, args[k]);
+        let shape = self.launch.shape;
+        let uniform = |fr: &mut Frame, v: u64| {
+            for lane in lanes(m) {
+                fr.set(out, lane, v);
+            }
+        };
+        match intrinsic {
+            Intrinsic::ThreadIdx(a) => {
+                for lane in lanes(m) {
+                    fr.set(out, lane, u64::from(self.tid[lane][axis(a)]));
+                }
+            }
+            Intrinsic::BlockIdx(a) => uniform(fr, u64::from(self.block[axis(a)])),
+            Intrinsic::BlockDim(a) => uniform(fr, u64::from(shape.block[axis(a)])),
+            Intrinsic::GridDim(a) => uniform(fr, u64::from(shape.grid[axis(a)])),
+            Intrinsic::Grid(a) => {
+                let base = u64::from(self.block[axis(a)]) * u64::from(shape.block[axis(a)]);
+                for lane in lanes(m) {
+                    fr.set(out, lane, base + u64::from(self.tid[lane][axis(a)]));
+                }
+            }
+            Intrinsic::GridSize(a) => uniform(
+                fr,
+                u64::from(shape.block[axis(a)]) * u64::from(shape.grid[axis(a)]),
+            ),
+            Intrinsic::SyncThreads
+            | Intrinsic::SyncThreadsCount
+            | Intrinsic::SyncThreadsAnd
+            | Intrinsic::SyncThreadsOr
+            | Intrinsic::GridSync => {
+                let mut votes = 0u32;
+                if let Some(&p) = args.first() {
+                    let p = self.slot_of(fr, p);
+                    for lane in lanes(m) {
+                        votes |= (fr.get(p, lane) as u32 & 1) << lane;
+                    }
+                }
+                let kind = if intrinsic == Intrinsic::GridSync {
+                    BarrierKind::Grid
+                } else {
+                    BarrierKind::Block
+                };
+                let release = self.arrive(fr, e, kind, m, votes)?;
+                let v = match intrinsic {
+                    Intrinsic::SyncThreadsCount => u64::from(release.count),
+                    Intrinsic::SyncThreadsAnd => u64::from(release.all),
+                    Intrinsic::SyncThreadsOr => u64::from(release.any),
+                    _ => 0,
+                };
+                uniform(fr, v);
+            }
+            Intrinsic::DynamicShared => uniform(fr, 0),
+            Intrinsic::SyncWarp => {
+                let named = self.uniform_mask(fr, e, args[0], m, "sync_warp")?;
+                self.launch.warp_sync(self, named);
+            }
+            Intrinsic::Fence(scope) => {
+                for lane in lanes(m) {
+                    self.launch.fence(self, lane, scope);
+                }
+            }
+            Intrinsic::Atomic { op, .. } => self.atomic(fr, e, op, args, m)?,
+            Intrinsic::LaneId => {
+                for lane in lanes(m) {
+                    fr.set(out, lane, lane as u64);
+                }
+            }
+            Intrinsic::WarpSize => uniform(fr, LANES as u64),
+            Intrinsic::LanemaskLt => {
+                for lane in lanes(m) {
+                    fr.set(out, lane, (1u64 << lane) - 1);
+                }
+            }
+            Intrinsic::ActiveMask => uniform(fr, u64::from(m)),
+            Intrinsic::Shuffle(mode) => {
+                let named = self.uniform_mask(fr, e, args[0], m, "shuffle")?;
+                let (v, d) = (arg(1), arg(2));
+                let mut src = [0usize; LANES];
+                for lane in lanes(m) {
+                    let b = (fr.get(d, lane) & 31) as usize;
+                    src[lane] = match mode {
+                        ShuffleMode::Idx => b,
+                        ShuffleMode::Up => lane.checked_sub(b).unwrap_or(lane),
+                        ShuffleMode::Down if lane + b < LANES => lane + b,
+                        ShuffleMode::Down => lane,
+                        ShuffleMode::Xor => lane ^ b,
+                    };
+                    if named & (1 << src[lane]) == 0 {
+                        return Err(self.inactive(fr, e, "shuffle", lane, src[lane] as u32, named));
+                    }
+                }
+                self.launch.warp_sync(self, named);
+                let values: Vec<u64> = (0..LANES).map(|l| fr.get(v, l)).collect();
+                for lane in lanes(m) {
+                    fr.set(out, lane, values[src[lane]]);
+                }
+            }
+            Intrinsic::Vote(mode) => {
+                let named = self.uniform_mask(fr, e, args[0], m, "vote")?;
+                self.launch.warp_sync(self, named);
+                let p = arg(1);
+                let mut ballot = 0u32;
+                for lane in lanes(named) {
+                    ballot |= (fr.get(p, lane) as u32 & 1) << lane;
+                }
+                let v = match mode {
+                    VoteMode::All => u64::from(ballot == named),
+                    VoteMode::Any => u64::from(ballot != 0),
+                    VoteMode::Eq => u64::from(ballot == named || ballot == 0),
+                    VoteMode::Ballot => u64::from(ballot),
+                };
+                uniform(fr, v);
+            }
+            Intrinsic::MatchAny | Intrinsic::MatchAll => {
+                let named = self.uniform_mask(fr, e, args[0], m, "match")?;
+                self.launch.warp_sync(self, named);
+                let v = arg(1);
+                for lane in lanes(m) {
+                    let mine = fr.get(v, lane);
+                    let mut same = 0u32;
+                    for other in lanes(named) {
+                        if fr.get(v, other) == mine {
+                            same |= 1 << other;
+                        }
+                    }
+                    if intrinsic == Intrinsic::MatchAny {
+                        fr.set(out, lane, u64::from(same));
+                    } else {
+                        let all = same == named;
+                        fr.set(out, lane, if all { u64::from(named) } else { 0 });
+                        fr.set(out + 1, lane, u64::from(all));
+                    }
+                }
+            }
+            Intrinsic::WarpReduce(op) => {
+                if m != u32::MAX {
+                    let lane = (!m).trailing_zeros();
+                    return Err(self.inactive(
+                        fr,
+                        e,
+                        "warp reduction",
+                        m.trailing_zeros() as usize,
+                        lane,
+                        u32::MAX,
+                    ));
+                }
+                self.launch.warp_sync(self, m);
+                let s = self.func(fr.func).exprs[args[0]]
+                    .ty
+                    .scalar()
+                    .unwrap_or(ScalarType::I32);
+                let v = arg(0);
+                // The butterfly order the GPU uses (xor 16, 8, 4, 2, 1), so float sums
+                // round as they do there.
+                let mut acc: Vec<u64> = (0..LANES).map(|l| fr.get(v, l)).collect();
+                for step in [16, 8, 4, 2, 1] {
+                    let prev = acc.clone();
+                    for (lane, a) in acc.iter_mut().enumerate() {
+                        *a = combine(op, s, prev[lane], prev[lane ^ step]);
+                    }
+                }
+                for lane in lanes(m) {
+                    fr.set(out, lane, acc[lane]);
+                }
+            }
+            Intrinsic::Math(f) => {
+                let ty = &self.func(fr.func).exprs[e].ty;
+                let ret = ty.scalar().unwrap_or(ScalarType::Bool);
+                let s = self.func(fr.func).exprs[args[0]].ty.scalar().unwrap_or(ret);
+                let slots: Vec<u32> = (0..args.len()).map(arg).collect();
+                let loc = self.func(fr.func).loc_of(e);
+                for lane in lanes(m) {
+                    let mut ops = [0u64; 3];
+                    for (k, s) in slots.iter().enumerate() {
+                        ops[k] = fr.get(*s, lane);
+                    }
+                    match math::eval(f, s, ret, ops) {
+                        Ok(v) => fr.set(out, lane, v),
+                        Err(fail) => return Err(self.panic_at(fr, loc, lane, fail.text())),
+                    }
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// A warp operation's mask, which must be the same in every executing lane and
+    /// name only executing lanes.
+    fn uniform_mask(
+        &self,
+        fr: &Frame,
+        e: Handle<Expr>,
+        arg: Handle<Expr>,
+        m: u32,
+        what: &str,
+    ) -> R<u32> {
+        let s = self.slot_of(fr, arg);
+        let first = m.trailing_zeros() as usize;
+        let named = fr.get(s, first) as u32;
+        if named & !m != 0 {
+            let lane = (named & !m).trailing_zeros();
+            return Err(self.inactive(fr, e, what, first, lane, named));
+        }
+        Ok(named & m)
+    }
+
+    fn inactive(
+        &self,
+        fr: &Frame,
+        e: Handle<Expr>,
+        what: &str,
+        lane: usize,
+        missing: u32,
+        mask: u32,
+    ) -> Box<Fault> {
+        Box::new(Fault::InactiveLane {
+            operation: what.to_string(),
+            site: self.expr_site(fr, e),
+            thread: self.thread(lane),
+            lane: missing,
+            mask,
+        })
+    }
+
+    /// Arrives at a barrier with the lanes of `m` (which must be every live thread of
+    /// the warp) and waits until the scheduler releases it.
+    fn arrive(
+        &mut self,
+        fr: &Frame,
+        e: Handle<Expr>,
+        kind: BarrierKind,
+        m: u32,
+        votes: u32,
+    ) -> R<super::launch::Release> {
+        let live = self.lanes & !self.exited;
+        if m != live {
+            let waiting = m.trailing_zeros() as usize;
+            let other = (live & !m) | (self.exited & self.lanes);
+            let other = other.trailing_zeros() as usize;
+            let elsewhere = if self.exited & (1 << other) != 0 {
+                "exited".to_string()
+            } else {
+                "did not reach it (it took another path through the code)".to_string()
+            };
+            return Err(Box::new(Fault::BarrierDivergence {
+                site: self.expr_site(fr, e),
+                waiting: self.thread(waiting),
+                other: self.thread(other),
+                elsewhere,
+            }));
+        }
+        let Some(suspend) = self.suspend else {
+            return Err(Box::new(Fault::Launch(
+                "a barrier outside the barrier scheduler".into(),
+            )));
+        };
+        let release = suspend(Arrival {
+            kind,
+            func: fr.func,
+            expr: e.index(),
+            lanes: m,
+            votes,
+        });
+        match release.fault {
+            Some(f) => Err(f),
+            None => Ok(release),
+        }
+    }
+
+    fn atomic(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        op: AtomicOp,
+        args: &[Handle<Expr>],
+        m: u32,
+    ) -> R<()> {
+        let f = self.func(fr.func);
+        let Type::Slice { elem: s, .. } = f.exprs[args[0]].ty else {
+            return Err(Box::new(Fault::Launch("an atomic on a non-slice".into())));
+        };
+        let (sl, ix, v) = (
+            self.slot_of(fr, args[0]),
+            self.slot_of(fr, args[1]),
+            self.slot_of(fr, args[2]),
+        );
+        let new = args.get(3).map(|h| self.slot_of(fr, *h));
+        let out = self.slot_of(fr, e);
+        let loc = f.loc_of(e);
+        let bytes = s.size_bytes();
+        for lane in lanes(m) {
+            let (p, len, i) = (fr.get(sl, lane), fr.get(sl + 1, lane), fr.get(ix, lane));
+            if f.options.bounds_check && i >= len {
+                let text = checks::substitute(
+                    "index out of bounds: the len is {1} but the index is {0}",
+                    i,
+                    len,
+                );
+                return Err(self.panic_at(fr, loc, lane, text));
+            }
+            let p = super::launch::ptr_add(p, i.saturating_mul(u64::from(bytes)));
+            let operand = fr.get(v, lane);
+            let second = new.map_or(0, |n| fr.get(n, lane));
+            let apply = |old: u64| atomic_combine(op, s, old, operand, second);
+            let (region, offset) = (region_of(p), offset_of(p));
+            let old = if region == LOCAL_REGION as usize {
+                let old = self.mem_read(fr, loc, lane, p, s)?;
+                self.mem_write(fr, loc, lane, p, s, apply(old))?;
+                old
+            } else {
+                let buffer =
+                    self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Atomic)?;
+                self.launch.observe(
+                    self,
+                    region,
+                    offset,
+                    bytes,
+                    AccessKind::Atomic,
+                    lane,
+                    fr.func,
+                    loc,
+                )?;
+                buffer.update(offset as usize, bytes, apply)
+            };
+            fr.set(out, lane, old);
+        }
+        Ok(())
+    }
+}
+
+/// What an atomic writes, from the old value and its operands.
+fn atomic_combine(op: AtomicOp, s: ScalarType, old: u64, v: u64, new: u64) -> u64 {
+    let float = |f: fn(f64, f64) -> f64| match s {
+        ScalarType::F32 => of_f32(f(f64::from(f32_of(old)), f64::from(f32_of(v))) as f32),
+        _ => of_f64(f(f64_of(old), f64_of(v))),
+    };
+    match op {
+        AtomicOp::Add if s.is_float() => match s {
+            ScalarType::F32 => of_f32(f32_of(old) + f32_of(v)),
+            _ => of_f64(f64_of(old) + f64_of(v)),
+        },
+        AtomicOp::Sub if s.is_float() => match s {
+            ScalarType::F32 => of_f32(f32_of(old) - f32_of(v)),
+            _ => of_f64(f64_of(old) - f64_of(v)),
+        },
+        AtomicOp::Min if s.is_float() => float(f64::min),
+        AtomicOp::Max if s.is_float() => float(f64::max),
+        AtomicOp::Add => scalar::truncate(s, old.wrapping_add(v)),
+        AtomicOp::Sub => scalar::truncate(s, old.wrapping_sub(v)),
+        AtomicOp::Min | AtomicOp::Max => {
+            let (a, b) = (scalar::int_value(s, old), scalar::int_value(s, v));
+            let pick_new = if op == AtomicOp::Min { b < a } else { b > a };
+            if pick_new {
+                v
+            } else {
+                old
+            }
+        }
+        AtomicOp::Exch => v,
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                scalar::truncate(s, old + 1)
+            }
+        }
+        AtomicOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
+        AtomicOp::Cas => {
+            if old == v {
+                new
+            } else {
+                old
+            }
+        }
+    }
+}
+
+/// One step of a warp reduction.
+fn combine(op: ReduceOp, s: ScalarType, a: u64, b: u64) -> u64 {
+    match (op, s) {
+        (ReduceOp::Sum, ScalarType::F32) => of_f32(f32_of(a) + f32_of(b)),
+        (ReduceOp::Sum, ScalarType::F64) => of_f64(f64_of(a) + f64_of(b)),
+        (ReduceOp::Sum, _) => scalar::truncate(s, a.wrapping_add(b)),
+        (ReduceOp::Min, ScalarType::F32) => of_f32(f32_of(a).min(f32_of(b))),
+        (ReduceOp::Min, ScalarType::F64) => of_f64(f64_of(a).min(f64_of(b))),
+        (ReduceOp::Max, ScalarType::F32) => of_f32(f32_of(a).max(f32_of(b))),
+        (ReduceOp::Max, ScalarType::F64) => of_f64(f64_of(a).max(f64_of(b))),
+        (ReduceOp::Min, _) => {
+            if scalar::int_value(s, a) <= scalar::int_value(s, b) {
+                a
+            } else {
+                b
+            }
+        }
+        (ReduceOp::Max, _) => {
+            if scalar::int_value(s, a) >= scalar::int_value(s, b) {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! One launch, prepared once before any thread runs: the checked arguments, the
+//! region table (argument buffers, constant tables, and which regions are per-block
+//! shared memory), the function plans, and the hooks to the detector.
+
+use std::sync::Arc;
+
+use super::detect::{AccessKind, Space};
+use super::plan::{mem_layout, plan_module, FnPlan};
+use super::scalar;
+use super::warp::{Warp, R};
+use super::{Arg, Buffer, Fault, LaunchShape, Options};
+use crate::ir::{self, ConstValue, ExprKind, Intrinsic, MemoryScope, Type};
+
+const OFFSET_BITS: u32 = 48;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// The region of the executing lane's local memory.
+pub const LOCAL_REGION: u64 = 1;
+
+pub fn ptr(region: u64, offset: u64) -> u64 {
+    (region << OFFSET_BITS) | (offset & OFFSET_MASK)
+}
+
+pub fn region_of(p: u64) -> usize {
+    (p >> OFFSET_BITS) as usize
+}
+
+pub fn offset_of(p: u64) -> u64 {
+    p & OFFSET_MASK
+}
+
+/// `p + delta` bytes; an offset past 2^48 stays at the last byte of the region's
+/// address range (outside every buffer) rather than wrapping into another region.
+pub fn ptr_add(p: u64, delta: u64) -> u64 {
+    let offset = offset_of(p).saturating_add(delta).min(OFFSET_MASK);
+    (p & !OFFSET_MASK) | offset
+}
+
+/// What a region holds, for naming locations in faults.
+#[derive(Clone, Debug)]
+pub struct RegionInfo {
+    pub name: String,
+    pub space: Space,
+    /// The type of the memory (a slice argument: an array of its elements).
+    pub ty: Type,
+    /// Where the named memory starts in the region (a slice argument's offset).
+    pub base: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierKind {
+    Block,
+    Grid,
+}
+
+/// A warp arriving at a barrier.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    pub kind: BarrierKind,
+    pub func: usize,
+    pub expr: usize,
+    pub lanes: u32,
+    /// Lanes whose predicate (`sync_threads_count` and friends) was true.
+    pub votes: u32,
+}
+
+/// The scheduler's answer when it releases a barrier (or ends the launch).
+#[derive(Debug, Default)]
+pub struct Release {
+    pub count: u32,
+    pub all: bool,
+    pub any: bool,
+    pub fault: Option<Box<Fault>>,
+}
+
+pub struct Launch {
+    pub module: ir::Module,
+    pub plans: Vec<FnPlan>,
+    pub kernel: usize,
+    pub shape: LaunchShape,
+    pub options: Options,
+    /// The kernel parameters' initial slot values, in parameter order.
+    pub arg_slots: Vec<u64>,
+    /// Regions every block shares; per-block shared memory is `None` here.
+    pub base_regions: Vec<Option<Arc<Buffer>>>,
+    /// Per-block regions and their sizes.
+    pub shared_regions: Vec<(usize, usize)>,
+    pub regions: Vec<RegionInfo>,
+    pub global_region: Vec<usize>,
+    pub dynamic_region: usize,
+    /// Local memory per thread (every function's frame, enough for any call chain).
+    pub local_bytes: usize,
+    /// Some function synchronises the block or the grid: warps must be suspendable.
+    pub has_barriers: bool,
+    pub cooperative: bool,
+    /// The argument buffers, for restoring them between schedules.
+    pub arg_buffers: Vec<Arc<Buffer>>,
+}
+
+fn launch_error(message: String) -> Fault {
+    Fault::Launch(message)
+}
+
+impl Launch {
+    pub fn prepare(
+        module: &ir::Module,
+        kernel: &str,
+        shape: &LaunchShape,
+        args: &[Arg],
+        options: &Options,
+    ) -> Result<Launch, Fault> {
+        let handle = module
+            .function_by_name(kernel)
+            .filter(|h| module.functions[*h].kind == ir::FunctionKind::Kernel)
+            .ok_or_else(|| launch_error(format!("no kernel `{kernel}` in the module")))?;
+        let f = &module.functions[handle];
+        if args.len() != f.params.len() {
+            return Err(launch_error(format!(
+                "`{kernel}` takes {} arguments but was given {}",
+                f.params.len(),
+                args.len()
+            )));
+        }
+        if shape.grid.contains(&0) || shape.block.contains(&0) {
+            return Err(launch_error(format!(
+                "`{kernel}` launched with an empty grid or block ({:?} x {:?})",
+                shape.grid, shape.block
+            )));
+        }
+        let plans = plan_module(module).map_err(launch_error)?;
+        let mut regions = vec![
+            RegionInfo {
+                name: "null".into(),
+                space: Space::Global,
+                ty: Type::Unit,
+                base: 0,
+            },
+            RegionInfo {
+                name: "local memory".into(),
+                space: Space::Global,
+                ty: Type::Unit,
+                base: 0,
+            },
+        ];
+        let mut base_regions: Vec<Option<Arc<Buffer>>> = vec![None, None];
+        let mut shared_regions = Vec::new();
+        let mut global_region = Vec::new();
+        for (_, g) in module.globals.iter() {
+            let (size, _) = mem_layout(&g.ty);
+            let region = base_regions.len();
+            global_region.push(region);
+            let space = if g.space == ir::AddressSpace::Shared {
+                Space::Shared
+            } else {
+                Space::Global
+            };
+            regions.push(RegionInfo {
+                name: g.name.clone(),
+                space,
+                ty: g.ty.clone(),
+                base: 0,
+            });
+            if g.space == ir::AddressSpace::Shared {
+                shared_regions.push((region, size as usize));
+                base_regions.push(None);
+            } else {
+                let buffer = Buffer::new(size as usize);
+                if let Some(init) = &g.init {
+                    write_const(&buffer, 0, init);
+                }
+                base_regions.push(Some(Arc::new(buffer)));
+            }
+        }
+        let dynamic_region = base_regions.len();
+        base_regions.push(None);
+        shared_regions.push((dynamic_region, shape.dynamic_shared_bytes as usize));
+        regions.push(RegionInfo {
+            name: "dynamic shared memory".into(),
+            space: Space::Shared,
+            ty: Type::array(
+                Type::Scalar(ir::ScalarType::U8),
+                u64::from(shape.dynamic_shared_bytes),
+            ),
+            base: 0,
+        });
+        let mut arg_slots = Vec::new();
+        let mut arg_buffers: Vec<Arc<Buffer>> = Vec::new();
+        for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
+            match (a, &p.ty) {
+                (Arg::Scalar { ty, bits }, Type::Scalar(want)) if ty == want => {
+                    arg_slots.push(scalar::truncate(*ty, *bits));
+                }
+                (
+                    Arg::Slice {
+                        elem,
+                        buffer,
+                        offset,
+                        len,
+                        mutable,
+                    },
+                    Type::Slice {
+                        elem: want,
+                        mutable: want_mut,
+                    },
+                ) if elem == want && (*mutable || !want_mut) => {
+                    let bytes = (*len as u64).checked_mul(u64::from(elem.size_bytes()));
+                    if bytes.is_none_or(|b| !buffer.contains(*offset as u64, b)) {
+                        return Err(launch_error(format!(
+                            "argument {k} (`{}`) of `{kernel}`: {len} elements of `{elem}` at byte {offset} do not fit its buffer of {} bytes",
+                            p.name,
+                            buffer.len()
+                        )));
+                    }
+                    let region = match base_regions
+                        .iter()
+                        .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
+                    {
+                        Some(r) => r,
+                        None => {
+                            base_regions.push(Some(buffer.clone()));
+                            arg_buffers.push(buffer.clone());
+                            regions.push(RegionInfo {
+                                name: p.name.clone(),
+                                space: Space::Global,
+                                ty: Type::array(Type::Scalar(*elem), *len as u64),
+                                base: *offset as u64,
+                            });
+                            base_regions.len() - 1
+                        }
+                    };
+                    arg_slots.push(ptr(region as u64, *offset as u64));
+                    arg_slots.push(*len as u64);
+                }
+                _ => {
+                    return Err(launch_error(format!(
+                        "argument {k} (`{}`) of `{kernel}` must be a `{}`, got {}",
+                        p.name,
+                        p.ty,
+                        describe_arg(a)
+                    )))
+                }
+            }
+        }
+        let local_bytes: u64 = plans
+            .iter()
+            .map(|p| u64::from(p.frame_bytes))
+            .sum::<u64>()
+            .max(8);
+        let local_bytes = local_bytes.div_ceil(16) * 16;
+        if local_bytes > 1 << 20 {
+            return Err(launch_error(format!(
+                "`{kernel}` needs {local_bytes} bytes of local memory per thread; the simulator holds at most 1 MiB"
+            )));
+        }
+        let mut has_barriers = false;
+        let mut cooperative = false;
+        for (_, func) in module.functions.iter() {
+            for (_, e) in func.exprs.iter() {
+                if let ExprKind::Intrinsic { intrinsic, .. } = e.kind {
+                    match intrinsic {
+                        Intrinsic::SyncThreads
+                        | Intrinsic::SyncThreadsCount
+                        | Intrinsic::SyncThreadsAnd
+                        | Intrinsic::SyncThreadsOr => has_barriers = true,
+                        Intrinsic::GridSync => {
+                            has_barriers = true;
+                            cooperative = true;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(Launch {
+            module: module.clone(),
+            plans,
+            kernel: handle.index(),
+            shape: *shape,
+            options: options.clone(),
+            arg_slots,
+            base_regions,
+            shared_regions,
+            regions,
+            global_region,
+            dynamic_region,
+            local_bytes: local_bytes as usize,
+            has_barriers,
+            cooperative,
+            arg_buffers,
+        })
+    }
+
+    /// A block's region table: the shared regions plus fresh shared memory.
+    pub fn block_regions(&self) -> Vec<Option<Arc<Buffer>>> {
+        let mut table = self.base_regions.clone();
+        for &(region, size) in &self.shared_regions {
+            table[region] = Some(Arc::new(Buffer::new(size)));
+        }
+        table
+    }
+
+    /// Names the memory at `offset` of `region` in the kernel's words: "`out`[17]",
+    /// "shared `tile`[3][4]".
+    pub fn describe(&self, region: usize, offset: u64) -> String {
+        let Some(info) = self.regions.get(region) else {
+            return format!("address {:#x} (no buffer)", ptr(region as u64, offset));
+        };
+        if region == 0 {
+            return "an address outside every buffer".into();
+        }
+        let prefix = if info.space == Space::Shared {
+            "shared "
+        } else {
+            ""
+        };
+        let mut at = offset.wrapping_sub(info.base) as i128;
+        if offset < info.base {
+            at = -((info.base - offset) as i128);
+        }
+        let mut text = format!("{prefix}`{}`", info.name);
+        let mut ty = &info.ty;
+        while let Type::Array { elem, .. } = ty {
+            let stride = mem_layout(elem).0.max(1) as i128;
+            text.push_str(&format!("[{}]", at.div_euclid(stride)));
+            at = at.rem_euclid(stride);
+            ty = elem;
+        }
+        text
+    }
+
+    /// The detector's hook for one access of `lane` (no-op until the detector lands).
+    #[allow(clippy::too_many_arguments)]
+    pub fn observe(
+        &self,
+        warp: &Warp<'_>,
+        region: usize,
+        offset: u64,
+        bytes: u32,
+        kind: AccessKind,
+        lane: usize,
+        func: usize,
+        loc: ir::SourceLoc,
+    ) -> R<()> {
+        let _ = (warp, region, offset, bytes, kind, lane, func, loc);
+        Ok(())
+    }
+
+    /// The detector's hook for a warp-level synchronisation of the lanes of `mask`.
+    pub fn warp_sync(&self, warp: &Warp<'_>, mask: u32) {
+        let _ = (warp, mask);
+    }
+
+    /// The detector's hook for a memory fence of `lane`.
+    pub fn fence(&self, warp: &Warp<'_>, lane: usize, scope: MemoryScope) {
+        let _ = (warp, lane, scope);
+    }
+}
+
+fn describe_arg(a: &Arg) -> String {
+    match a {
+        Arg::Scalar { ty, .. } => format!("a `{ty}`"),
+        Arg::Slice {
+            elem,
+            mutable: true,
+            ..
+        } => format!("a `&mut [{elem}]`"),
+        Arg::Slice { elem, .. } => format!("a `&[{elem}]`"),
+    }
+}
+
+/// Writes a constant table's contents at `offset`.
+fn write_const(buffer: &Buffer, offset: u64, value: &ConstValue) {
+    match value {
+        ConstValue::Scalar { ty, value } => {
+            let v = scalar::literal(*ty, value);
+            buffer.store(offset as usize, ty.size_bytes(), v);
+        }
+        ConstValue::Array { elem, items } => {
+            let stride = mem_layout(elem).0;
+            for (k, item) in items.iter().enumerate() {
+                write_const(buffer, offset + k as u64 * stride, item);
+            }
+        }
+    }
+}
+
+impl Launch {
+    /// The detector's hook: every thread of block `block` (linear) passed a barrier.
+    pub fn block_barrier(&self, block: u64) {
+        let _ = block;
+    }
+
+    /// The detector's hook: every thread of the grid passed `grid_sync`.
+    pub fn grid_barrier(&self) {}
+}

@@ -1,0 +1,523 @@
+//! Places and memory: resolving `root[i].0[j]` per lane to a register slot or an
+//! address, loads and stores of whole values, slices and sub-slices, and every access
+//! to simulated memory (bounds of the region, the detector's hook).
+//!
+//! An address is a region (bits 48..64) and a byte offset in it: region 1 is the
+//! executing lane's own local memory, the others index the block's region table
+//! (module globals, dynamic shared memory, argument buffers); see [`super::launch`].
+
+use super::detect::AccessKind;
+use super::launch::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
+use super::plan::{field_offset, field_slot, mem_layout, slots, Home};
+use super::scalar;
+use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::Fault;
+use crate::ir::checks::{self, RangeBounds};
+use crate::ir::{
+    BinaryOp, Expr, Handle, Place, PlaceRoot, Projection, ScalarType, SourceLoc, Type,
+};
+
+/// Where one lane's place is.
+#[derive(Clone, Copy, Debug)]
+pub enum Loc {
+    Reg(u32),
+    Mem(u64),
+}
+
+/// A resolved place: its type and each lane's location.
+pub struct Resolved {
+    pub ty: Type,
+    pub locs: [Loc; LANES],
+    pub mask: u32,
+}
+
+impl Warp<'_> {
+    pub fn local_ptr(&self, fr: &Frame, offset: u32) -> u64 {
+        ptr(LOCAL_REGION, (fr.base + offset as usize) as u64)
+    }
+
+    /// Resolves `place` for the lanes of `mask`, evaluating its root expression and
+    /// index expressions and checking indices as the function's options say.
+    pub fn resolve(&mut self, fr: &mut Frame, place: &Place, mask: u32) -> R<Resolved> {
+        let f = self.func(fr.func);
+        let mut locs = [Loc::Reg(0); LANES];
+        let mut m = mask;
+        // A slice root: (pointer slot, element type); its first projection indexes it.
+        let mut slice_root: Option<(u32, ScalarType)> = None;
+        let mut ty = match place.root {
+            PlaceRoot::Local(l) => {
+                let loc = match self.home(fr, l.index()) {
+                    Home::Reg(slot) => Loc::Reg(slot),
+                    Home::Mem(offset) => Loc::Mem(self.local_ptr(fr, offset)),
+                };
+                locs = [loc; LANES];
+                f.locals[l].ty.clone()
+            }
+            PlaceRoot::Global(g) => {
+                let region = self.launch.global_region[g.index()] as u64;
+                locs = [Loc::Mem(ptr(region, 0)); LANES];
+                self.launch.module.globals[g].ty.clone()
+            }
+            PlaceRoot::Pointee(e) => {
+                m = self.eval(fr, e, m)?;
+                let s = self.slot_of(fr, e);
+                for lane in lanes(m) {
+                    locs[lane] = Loc::Mem(fr.get(s, lane));
+                }
+                match &f.exprs[e].ty {
+                    Type::Ref { pointee, .. } => (**pointee).clone(),
+                    Type::Slice { elem, .. } => {
+                        slice_root = Some((s, *elem));
+                        Type::Slice {
+                            elem: *elem,
+                            mutable: true,
+                        }
+                    }
+                    other => other.clone(),
+                }
+            }
+        };
+        let check = f.options.bounds_check;
+        for proj in &place.projections {
+            match *proj {
+                Projection::Index(ix) => {
+                    m = self.eval(fr, ix, m)?;
+                    let is = self.slot_of(fr, ix);
+                    if let Some((s, elem)) = slice_root.take() {
+                        let size = u64::from(elem.size_bytes());
+                        for lane in lanes(m) {
+                            let (i, len) = (fr.get(is, lane), fr.get(s + 1, lane));
+                            if check && i >= len {
+                                return Err(self.index_panic(fr, place.loc, lane, i, len));
+                            }
+                            if let Loc::Mem(p) = locs[lane] {
+                                locs[lane] = Loc::Mem(ptr_add(p, i.saturating_mul(size)));
+                            }
+                        }
+                        ty = Type::Scalar(elem);
+                    } else if let Type::Array { elem, len } = &ty {
+                        let (stride, width) = (mem_layout(elem).0, slots(elem));
+                        for lane in lanes(m) {
+                            let i = fr.get(is, lane);
+                            if check && i >= *len {
+                                return Err(self.index_panic(fr, place.loc, lane, i, *len));
+                            }
+                            locs[lane] = match locs[lane] {
+                                Loc::Reg(s) if i < *len => Loc::Reg(s + i as u32 * width),
+                                Loc::Reg(_) => {
+                                    return Err(Box::new(Fault::OutOfBounds {
+                                        kind: AccessKind::Read,
+                                        location: format!(
+                                            "a local array of length {len} at index {i}"
+                                        ),
+                                        site: self.site(fr.func, place.loc),
+                                        thread: self.thread(lane),
+                                    }))
+                                }
+                                Loc::Mem(p) => Loc::Mem(ptr_add(p, i.saturating_mul(stride))),
+                            };
+                        }
+                        ty = (**elem).clone();
+                    } else {
+                        return Err(Box::new(Fault::Launch(format!(
+                            "the simulator cannot index a `{ty}` in `{}`",
+                            f.name
+                        ))));
+                    }
+                }
+                Projection::Field(index) => {
+                    let Type::Tuple(items) = &ty else {
+                        return Err(Box::new(Fault::Launch(format!(
+                            "field {index} of a `{ty}`"
+                        ))));
+                    };
+                    let (slot_delta, byte_delta) =
+                        (field_slot(items, index), field_offset(items, index));
+                    for lane in lanes(m) {
+                        locs[lane] = match locs[lane] {
+                            Loc::Reg(s) => Loc::Reg(s + slot_delta),
+                            Loc::Mem(p) => Loc::Mem(ptr_add(p, byte_delta)),
+                        };
+                    }
+                    ty = items[index as usize].clone();
+                }
+            }
+        }
+        Ok(Resolved { ty, locs, mask: m })
+    }
+}
+
+impl Warp<'_> {
+    fn index_panic(&self, fr: &Frame, loc: SourceLoc, lane: usize, i: u64, len: u64) -> Box<Fault> {
+        let text = checks::substitute(
+            "index out of bounds: the len is {1} but the index is {0}",
+            i,
+            len,
+        );
+        self.panic_at(fr, loc, lane, text)
+    }
+
+    /// Reads the scalar of type `s` at `p` for `lane`.
+    pub fn mem_read(
+        &self,
+        fr: &Frame,
+        loc: SourceLoc,
+        lane: usize,
+        p: u64,
+        s: ScalarType,
+    ) -> R<u64> {
+        let bytes = s.size_bytes();
+        let (region, offset) = (region_of(p), offset_of(p));
+        let v = if region == LOCAL_REGION as usize {
+            let at = self.local_at(fr, loc, lane, offset, bytes, AccessKind::Read)?;
+            let mut b = [0u8; 8];
+            b[..bytes as usize].copy_from_slice(&self.local[at..at + bytes as usize]);
+            u64::from_le_bytes(b)
+        } else {
+            let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
+            self.launch.observe(
+                self,
+                region,
+                offset,
+                bytes,
+                AccessKind::Read,
+                lane,
+                fr.func,
+                loc,
+            )?;
+            buffer.load(offset as usize, bytes)
+        };
+        Ok(if s == ScalarType::Bool { v & 1 } else { v })
+    }
+
+    /// Writes the scalar `v` of type `s` at `p` for `lane`.
+    pub fn mem_write(
+        &mut self,
+        fr: &Frame,
+        loc: SourceLoc,
+        lane: usize,
+        p: u64,
+        s: ScalarType,
+        v: u64,
+    ) -> R<()> {
+        let bytes = s.size_bytes();
+        let (region, offset) = (region_of(p), offset_of(p));
+        if region == LOCAL_REGION as usize {
+            let at = self.local_at(fr, loc, lane, offset, bytes, AccessKind::Write)?;
+            self.local[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
+        } else {
+            let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Write)?;
+            self.launch.observe(
+                self,
+                region,
+                offset,
+                bytes,
+                AccessKind::Write,
+                lane,
+                fr.func,
+                loc,
+            )?;
+            buffer.store(offset as usize, bytes, v);
+        }
+        Ok(())
+    }
+
+    fn local_at(
+        &self,
+        fr: &Frame,
+        loc: SourceLoc,
+        lane: usize,
+        offset: u64,
+        bytes: u32,
+        kind: AccessKind,
+    ) -> R<usize> {
+        if offset + u64::from(bytes) > self.stack_top as u64 {
+            return Err(Box::new(Fault::OutOfBounds {
+                kind,
+                location: format!("local memory at byte {offset}"),
+                site: self.site(fr.func, loc),
+                thread: self.thread(lane),
+            }));
+        }
+        Ok(lane * self.lane_bytes + offset as usize)
+    }
+
+    /// The buffer of `region` if `bytes` at `offset` lie inside it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn buffer(
+        &self,
+        fr: &Frame,
+        loc: SourceLoc,
+        lane: usize,
+        region: usize,
+        offset: u64,
+        bytes: u32,
+        kind: AccessKind,
+    ) -> R<&super::Buffer> {
+        match self.regions.get(region).and_then(|r| r.as_deref()) {
+            Some(b) if b.contains(offset, u64::from(bytes)) => Ok(b),
+            _ => Err(Box::new(Fault::OutOfBounds {
+                kind,
+                location: self.launch.describe(region, offset),
+                site: self.site(fr.func, loc),
+                thread: self.thread(lane),
+            })),
+        }
+    }
+
+    /// Reads a whole value of type `ty` at `p` into slots from `out` (for `lane`).
+    pub fn load_value(
+        &mut self,
+        fr: &mut Frame,
+        lane: usize,
+        p: u64,
+        ty: &Type,
+        out: u32,
+        loc: SourceLoc,
+    ) -> R<()> {
+        match ty {
+            Type::Scalar(s) => {
+                let v = self.mem_read(fr, loc, lane, p, *s)?;
+                fr.set(out, lane, v);
+            }
+            Type::Array { elem, len } => {
+                let (stride, width) = (mem_layout(elem).0, slots(elem));
+                for k in 0..*len {
+                    self.load_value(
+                        fr,
+                        lane,
+                        ptr_add(p, k * stride),
+                        elem,
+                        out + k as u32 * width,
+                        loc,
+                    )?;
+                }
+            }
+            Type::Tuple(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
+                    self.load_value(fr, lane, ptr_add(p, o), item, out + s, loc)?;
+                }
+            }
+            other => return Err(self.unsupported_in_memory(other)),
+        }
+        Ok(())
+    }
+
+    /// Writes the value of type `ty` held in `fr`'s slots from `from` at `p`.
+    pub fn store_value(
+        &mut self,
+        fr: &Frame,
+        lane: usize,
+        p: u64,
+        ty: &Type,
+        from: u32,
+        loc: SourceLoc,
+    ) -> R<()> {
+        match ty {
+            Type::Scalar(s) => self.mem_write(fr, loc, lane, p, *s, fr.get(from, lane))?,
+            Type::Array { elem, len } => {
+                let (stride, width) = (mem_layout(elem).0, slots(elem));
+                for k in 0..*len {
+                    self.store_value(
+                        fr,
+                        lane,
+                        ptr_add(p, k * stride),
+                        elem,
+                        from + k as u32 * width,
+                        loc,
+                    )?;
+                }
+            }
+            Type::Tuple(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
+                    self.store_value(fr, lane, ptr_add(p, o), item, from + s, loc)?;
+                }
+            }
+            other => return Err(self.unsupported_in_memory(other)),
+        }
+        Ok(())
+    }
+
+    fn unsupported_in_memory(&self, ty: &Type) -> Box<Fault> {
+        Box::new(Fault::Launch(format!(
+            "the simulator keeps no `{ty}` in memory"
+        )))
+    }
+
+    pub fn load_place(
+        &mut self,
+        fr: &mut Frame,
+        place: &Place,
+        e: Handle<Expr>,
+        mask: u32,
+    ) -> R<u32> {
+        let r = self.resolve(fr, place, mask)?;
+        let out = self.slot_of(fr, e);
+        let width = slots(&r.ty);
+        let loc = self.func(fr.func).loc_of(e);
+        for lane in lanes(r.mask) {
+            match r.locs[lane] {
+                Loc::Reg(s) => {
+                    for k in 0..width {
+                        let v = fr.get(s + k, lane);
+                        fr.set(out + k, lane, v);
+                    }
+                }
+                Loc::Mem(p) => self.load_value(fr, lane, p, &r.ty, out, loc)?,
+            }
+        }
+        Ok(r.mask)
+    }
+
+    pub fn address_of(
+        &mut self,
+        fr: &mut Frame,
+        place: &Place,
+        e: Handle<Expr>,
+        mask: u32,
+    ) -> R<u32> {
+        let r = self.resolve(fr, place, mask)?;
+        let out = self.slot_of(fr, e);
+        for lane in lanes(r.mask) {
+            match r.locs[lane] {
+                Loc::Mem(p) => fr.set(out, lane, p),
+                Loc::Reg(_) => {
+                    return Err(Box::new(Fault::Launch(
+                        "the simulator cannot take a reference to a value held in registers".into(),
+                    )))
+                }
+            }
+        }
+        Ok(r.mask)
+    }
+
+    pub fn assign(
+        &mut self,
+        fr: &mut Frame,
+        place: &Place,
+        op: Option<BinaryOp>,
+        value: Handle<Expr>,
+        mask: u32,
+    ) -> R<u32> {
+        let m = self.eval(fr, value, mask)?;
+        let r = self.resolve(fr, place, m)?;
+        let from = self.slot_of(fr, value);
+        let width = slots(&r.ty);
+        let loc = place.loc;
+        let value_loc = self.func(fr.func).loc_of(value);
+        for lane in lanes(r.mask) {
+            match op {
+                None => match r.locs[lane] {
+                    Loc::Reg(s) => {
+                        for k in 0..width {
+                            let v = fr.get(from + k, lane);
+                            fr.set(s + k, lane, v);
+                        }
+                    }
+                    Loc::Mem(p) => self.store_value(fr, lane, p, &r.ty, from, loc)?,
+                },
+                Some(op) => {
+                    let s = r.ty.scalar().unwrap_or(ScalarType::Bool);
+                    let old = match r.locs[lane] {
+                        Loc::Reg(slot) => fr.get(slot, lane),
+                        Loc::Mem(p) => self.mem_read(fr, loc, lane, p, s)?,
+                    };
+                    let new = scalar::binary(op, s, old, fr.get(from, lane))
+                        .map_err(|message| self.panic_at(fr, value_loc, lane, message.into()))?;
+                    match r.locs[lane] {
+                        Loc::Reg(slot) => fr.set(slot, lane, new),
+                        Loc::Mem(p) => self.mem_write(fr, loc, lane, p, s, new)?,
+                    }
+                }
+            }
+        }
+        Ok(r.mask)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn sub_slice(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        slice: Handle<Expr>,
+        start: Option<Handle<Expr>>,
+        end: Option<Handle<Expr>>,
+        inclusive: bool,
+        mask: u32,
+    ) -> R<u32> {
+        let mut m = self.eval(fr, slice, mask)?;
+        if let Some(h) = start {
+            m = self.eval(fr, h, m)?;
+        }
+        if let Some(h) = end {
+            m = self.eval(fr, h, m)?;
+        }
+        let f = self.func(fr.func);
+        let size = match f.exprs[e].ty {
+            Type::Slice { elem, .. } => u64::from(elem.size_bytes()),
+            _ => 1,
+        };
+        let check = f.options.bounds_check;
+        let (s, out) = (self.slot_of(fr, slice), self.slot_of(fr, e));
+        let start_slot = start.map(|h| self.slot_of(fr, h));
+        let end_slot = end.map(|h| self.slot_of(fr, h));
+        for lane in lanes(m) {
+            let (p, len) = (fr.get(s, lane), fr.get(s + 1, lane));
+            let bounds = RangeBounds {
+                start: start_slot.map_or(0, |x| fr.get(x, lane)),
+                end: end_slot.map(|x| fr.get(x, lane)),
+                inclusive,
+            };
+            let (a, b) = if check {
+                checks::sub_slice_range(bounds, len)
+                    .map_err(|fail| self.panic_at(fr, f.loc_of(e), lane, fail.text()))?
+            } else {
+                let b = match bounds.end {
+                    None => len,
+                    Some(x) if inclusive => x.wrapping_add(1),
+                    Some(x) => x,
+                };
+                (bounds.start, b)
+            };
+            fr.set(out, lane, ptr_add(p, a.saturating_mul(size)));
+            fr.set(out + 1, lane, b.wrapping_sub(a));
+        }
+        Ok(m)
+    }
+
+    pub fn split_at(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        slice: Handle<Expr>,
+        mid: Handle<Expr>,
+        mask: u32,
+    ) -> R<u32> {
+        let mut m = self.eval(fr, slice, mask)?;
+        m = self.eval(fr, mid, m)?;
+        let f = self.func(fr.func);
+        let size = match f.exprs[slice].ty {
+            Type::Slice { elem, .. } => u64::from(elem.size_bytes()),
+            _ => 1,
+        };
+        let (s, ms, out) = (
+            self.slot_of(fr, slice),
+            self.slot_of(fr, mid),
+            self.slot_of(fr, e),
+        );
+        for lane in lanes(m) {
+            let (p, len, at) = (fr.get(s, lane), fr.get(s + 1, lane), fr.get(ms, lane));
+            if f.options.bounds_check {
+                checks::split_at(at, len)
+                    .map_err(|fail| self.panic_at(fr, f.loc_of(e), lane, fail.text()))?;
+            }
+            fr.set(out, lane, p);
+            fr.set(out + 1, lane, at);
+            fr.set(out + 2, lane, ptr_add(p, at.saturating_mul(size)));
+            fr.set(out + 3, lane, len.wrapping_sub(at));
+        }
+        Ok(m)
+    }
+}

@@ -1,0 +1,240 @@
+//! Scalar values and operators with Rust's release semantics: wrapping integer
+//! arithmetic, shift amounts masked to the width, `/` and `%` panicking on a zero
+//! divisor and on `MIN / -1`, float-to-int casts saturating (NaN to 0).
+//!
+//! A value is its bit pattern in the low bits of a `u64`, zero-extended (bool: 0 or
+//! 1; floats: `to_bits`), the same encoding as [`super::Arg::Scalar`].
+
+use crate::ir::{BinaryOp, Literal, ScalarType, UnaryOp};
+
+/// Keeps the low `bits` bits.
+pub fn truncate(ty: ScalarType, v: u64) -> u64 {
+    match ty.bits() {
+        64 => v,
+        b => v & ((1u64 << b) - 1),
+    }
+}
+
+/// The value as a signed or unsigned integer, exactly.
+pub fn int_value(ty: ScalarType, v: u64) -> i128 {
+    match ty {
+        ScalarType::I8 => i128::from(v as i8),
+        ScalarType::I16 => i128::from(v as i16),
+        ScalarType::I32 => i128::from(v as i32),
+        ScalarType::I64 | ScalarType::Isize => i128::from(v as i64),
+        _ => i128::from(v),
+    }
+}
+
+pub fn f32_of(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+
+pub fn f64_of(v: u64) -> f64 {
+    f64::from_bits(v)
+}
+
+pub fn of_f32(x: f32) -> u64 {
+    u64::from(x.to_bits())
+}
+
+pub fn of_f64(x: f64) -> u64 {
+    x.to_bits()
+}
+
+/// A literal of type `ty` in the value encoding.
+pub fn literal(ty: ScalarType, lit: &Literal) -> u64 {
+    match (lit, ty) {
+        (Literal::Bool(b), _) => u64::from(*b),
+        (Literal::Int(bits), t) if t.is_float() => cast(ScalarType::I64, t, *bits),
+        (Literal::Int(bits), t) => truncate(t, *bits),
+        (Literal::Float(f), ScalarType::F32) => of_f32(*f as f32),
+        (Literal::Float(f), _) => of_f64(*f),
+    }
+}
+
+/// `v as to` for a value of type `from`.
+pub fn cast(from: ScalarType, to: ScalarType, v: u64) -> u64 {
+    if from == to {
+        return v;
+    }
+    if from.is_float() {
+        let f = if from == ScalarType::F32 {
+            f64::from(f32_of(v))
+        } else {
+            f64_of(v)
+        };
+        return match to {
+            ScalarType::F32 => of_f32(f as f32),
+            ScalarType::F64 => of_f64(f),
+            ScalarType::I8 => f as i8 as u8 as u64,
+            ScalarType::I16 => f as i16 as u16 as u64,
+            ScalarType::I32 => f as i32 as u32 as u64,
+            ScalarType::I64 | ScalarType::Isize => f as i64 as u64,
+            ScalarType::U8 => u64::from(f as u8),
+            ScalarType::U16 => u64::from(f as u16),
+            ScalarType::U32 => u64::from(f as u32),
+            ScalarType::U64 | ScalarType::Usize => f as u64,
+            ScalarType::Bool => u64::from(f != 0.0),
+        };
+    }
+    let i = int_value(from, v);
+    match to {
+        ScalarType::F32 => of_f32(i as f32),
+        ScalarType::F64 => of_f64(i as f64),
+        ScalarType::Bool => u64::from(i != 0),
+        t => truncate(t, i as u64),
+    }
+}
+
+/// The message of a failed division check.
+pub type Panic = &'static str;
+
+pub const DIVIDE_BY_ZERO: Panic = "attempt to divide by zero";
+pub const REMAINDER_BY_ZERO: Panic = "attempt to calculate the remainder with a divisor of zero";
+pub const DIVIDE_OVERFLOW: Panic = "attempt to divide with overflow";
+pub const REMAINDER_OVERFLOW: Panic = "attempt to calculate the remainder with overflow";
+
+macro_rules! int_binary {
+    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
+        let (x, y) = ($a as $t, $b as $t);
+        let r: $t = match $op {
+            BinaryOp::Add => x.wrapping_add(y),
+            BinaryOp::Sub => x.wrapping_sub(y),
+            BinaryOp::Mul => x.wrapping_mul(y),
+            BinaryOp::Div => match x.checked_div(y) {
+                Some(q) => q,
+                None if y == 0 => return Err(DIVIDE_BY_ZERO),
+                None => return Err(DIVIDE_OVERFLOW),
+            },
+            BinaryOp::Rem => match x.checked_rem(y) {
+                Some(q) => q,
+                None if y == 0 => return Err(REMAINDER_BY_ZERO),
+                None => return Err(REMAINDER_OVERFLOW),
+            },
+            BinaryOp::BitAnd => x & y,
+            BinaryOp::BitOr => x | y,
+            BinaryOp::BitXor => x ^ y,
+            BinaryOp::Shl => x.wrapping_shl($b as u32),
+            BinaryOp::Shr => x.wrapping_shr($b as u32),
+            BinaryOp::Eq => return Ok(u64::from(x == y)),
+            BinaryOp::Ne => return Ok(u64::from(x != y)),
+            BinaryOp::Lt => return Ok(u64::from(x < y)),
+            BinaryOp::Le => return Ok(u64::from(x <= y)),
+            BinaryOp::Gt => return Ok(u64::from(x > y)),
+            BinaryOp::Ge => return Ok(u64::from(x >= y)),
+        };
+        r
+    }};
+}
+
+macro_rules! float_binary {
+    ($t:ty, $op:expr, $x:expr, $y:expr) => {{
+        let (x, y): ($t, $t) = ($x, $y);
+        match $op {
+            BinaryOp::Add => Ok(x + y),
+            BinaryOp::Sub => Ok(x - y),
+            BinaryOp::Mul => Ok(x * y),
+            BinaryOp::Div => Ok(x / y),
+            BinaryOp::Rem => Ok(x % y),
+            BinaryOp::Eq => Err(x == y),
+            BinaryOp::Ne => Err(x != y),
+            BinaryOp::Lt => Err(x < y),
+            BinaryOp::Le => Err(x <= y),
+            BinaryOp::Gt => Err(x > y),
+            BinaryOp::Ge => Err(x >= y),
+            // Bitwise operators and shifts do not type-check on floats.
+            _ => Ok(<$t>::NAN),
+        }
+    }};
+}
+
+/// `a op b` where `ty` is the left operand's type (the right one's too, except for
+/// shifts, whose amount is masked to the width whatever its type).
+#[inline]
+pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Panic> {
+    Ok(match ty {
+        ScalarType::I8 => int_binary!(i8, op, a, b) as u8 as u64,
+        ScalarType::I16 => int_binary!(i16, op, a, b) as u16 as u64,
+        ScalarType::I32 => int_binary!(i32, op, a, b) as u32 as u64,
+        ScalarType::I64 | ScalarType::Isize => int_binary!(i64, op, a, b) as u64,
+        ScalarType::U8 => u64::from(int_binary!(u8, op, a, b)),
+        ScalarType::U16 => u64::from(int_binary!(u16, op, a, b)),
+        ScalarType::U32 => u64::from(int_binary!(u32, op, a, b)),
+        ScalarType::U64 | ScalarType::Usize => int_binary!(u64, op, a, b),
+        ScalarType::Bool => {
+            let (x, y) = (a != 0, b != 0);
+            u64::from(match op {
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::BitOr => x | y,
+                BinaryOp::BitXor | BinaryOp::Ne => x ^ y,
+                BinaryOp::Eq => x == y,
+                BinaryOp::Lt => !x & y,
+                BinaryOp::Le => x <= y,
+                BinaryOp::Gt => x & !y,
+                BinaryOp::Ge => x >= y,
+                _ => false,
+            })
+        }
+        ScalarType::F32 => match float_binary!(f32, op, f32_of(a), f32_of(b)) {
+            Ok(r) => of_f32(r),
+            Err(c) => u64::from(c),
+        },
+        ScalarType::F64 => match float_binary!(f64, op, f64_of(a), f64_of(b)) {
+            Ok(r) => of_f64(r),
+            Err(c) => u64::from(c),
+        },
+    })
+}
+
+pub fn unary(op: UnaryOp, ty: ScalarType, v: u64) -> u64 {
+    match (op, ty) {
+        (UnaryOp::Not, ScalarType::Bool) => v ^ 1,
+        (UnaryOp::Not, t) => truncate(t, !v),
+        (UnaryOp::Neg, ScalarType::F32) => of_f32(-f32_of(v)),
+        (UnaryOp::Neg, ScalarType::F64) => of_f64(-f64_of(v)),
+        (UnaryOp::Neg, t) => truncate(t, v.wrapping_neg()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_follow_rust_release_semantics() {
+        let i8v = |x: i8| x as u8 as u64;
+        assert_eq!(
+            binary(BinaryOp::Add, ScalarType::I8, i8v(127), 1),
+            Ok(i8v(-128))
+        );
+        assert_eq!(
+            binary(BinaryOp::Div, ScalarType::I8, i8v(-128), i8v(-1)),
+            Err(DIVIDE_OVERFLOW)
+        );
+        assert_eq!(
+            binary(BinaryOp::Rem, ScalarType::U32, 7, 0),
+            Err(REMAINDER_BY_ZERO)
+        );
+        assert_eq!(binary(BinaryOp::Shl, ScalarType::U32, 1, 33), Ok(2));
+        assert_eq!(
+            binary(BinaryOp::Shr, ScalarType::I16, i8v(-8) | 0xff00, 1),
+            Ok(0xfffc)
+        );
+        assert_eq!(
+            binary(BinaryOp::Lt, ScalarType::I32, (-1i32) as u32 as u64, 0),
+            Ok(1)
+        );
+        assert_eq!(cast(ScalarType::F32, ScalarType::U8, of_f32(300.0)), 255);
+        assert_eq!(cast(ScalarType::F64, ScalarType::I32, of_f64(f64::NAN)), 0);
+        assert_eq!(cast(ScalarType::I8, ScalarType::U64, i8v(-1)), u64::MAX);
+        assert_eq!(
+            cast(ScalarType::U64, ScalarType::F32, u64::MAX),
+            of_f32(u64::MAX as f32)
+        );
+        assert_eq!(
+            unary(UnaryOp::Neg, ScalarType::I32, 0x8000_0000),
+            0x8000_0000
+        );
+    }
+}

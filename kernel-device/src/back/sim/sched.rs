@@ -1,0 +1,381 @@
+//! Running a launch: blocks spread over host worker threads; within a block (or, for
+//! a kernel that synchronises the grid, within the whole grid) warps run as coroutines
+//! that suspend at barriers, resumed in a seeded order, and released when every
+//! thread has arrived at the same barrier. A barrier that some threads reach while
+//! others exited or wait elsewhere is a [`Fault::BarrierDivergence`], never a hang.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use super::launch::{Arrival, BarrierKind, Launch, Release};
+use super::warp::{Warp, LANES};
+use super::{Buffer, Fault, Report, Site, ThreadId};
+use crate::ir::Handle;
+
+/// Stack of one warp's coroutine: the interpreter recurses over the IR tree.
+const WARP_STACK_BYTES: usize = 1 << 20;
+
+pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
+    let launch = Arc::new(launch);
+    let schedules = launch.options.schedules.max(1);
+    // Every schedule but the last runs on a copy of the arguments' initial contents.
+    let snapshot: Vec<Vec<u8>> = if schedules > 1 {
+        launch
+            .arg_buffers
+            .iter()
+            .map(|b| {
+                let mut v = vec![0; b.len()];
+                b.read(0, &mut v);
+                v
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut report = Report::default();
+    for k in 0..schedules {
+        if k > 0 {
+            for (b, bytes) in launch.arg_buffers.iter().zip(&snapshot) {
+                b.write(0, bytes);
+            }
+        }
+        report = run_once(&launch, launch.options.seed.wrapping_add(u64::from(k)))?;
+    }
+    Ok(report)
+}
+
+fn run_once(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
+    let [gx, gy, gz] = launch.shape.grid.map(u64::from);
+    let [bx, by, bz] = launch.shape.block.map(u64::from);
+    let blocks = gx * gy * gz;
+    let mut report = Report {
+        blocks,
+        threads: blocks * bx * by * bz,
+        warp_steps: 0,
+    };
+    if launch.cooperative {
+        let all: Vec<u64> = (0..blocks).collect();
+        report.warp_steps = run_group(launch, &all, seed).map_err(|f| *f)?;
+        return Ok(report);
+    }
+    let workers = match launch.options.workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(blocks as usize)
+    .max(1);
+    let next = AtomicU64::new(0);
+    let steps = AtomicU64::new(0);
+    // The fault of the lowest-numbered block wins, whatever the workers' timing.
+    let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
+    let lowest_fault = AtomicU64::new(u64::MAX);
+    let work = || loop {
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        if b >= blocks || b > lowest_fault.load(Ordering::Relaxed) {
+            break;
+        }
+        match run_group(launch, &[b], seed) {
+            Ok(s) => {
+                steps.fetch_add(s, Ordering::Relaxed);
+            }
+            Err(f) => {
+                let mut slot = fault.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.as_ref().is_none_or(|(at, _)| b < *at) {
+                    *slot = Some((b, *f));
+                    lowest_fault.store(b, Ordering::Relaxed);
+                }
+            }
+        }
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    if let Some((_, f)) = fault.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(f);
+    }
+    report.warp_steps = steps.into_inner();
+    Ok(report)
+}
+
+fn block_index(launch: &Launch, linear: u64) -> [u32; 3] {
+    let [gx, gy, _] = launch.shape.grid.map(u64::from);
+    [
+        (linear % gx) as u32,
+        ((linear / gx) % gy) as u32,
+        (linear / (gx * gy)) as u32,
+    ]
+}
+
+fn warps_per_block(launch: &Launch) -> u32 {
+    let [bx, by, bz] = launch.shape.block;
+    (bx * by * bz).div_ceil(LANES as u32)
+}
+
+/// Runs the blocks of `group` to completion; returns the warp steps taken.
+fn run_group(launch: &Arc<Launch>, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
+    let warps = warps_per_block(launch);
+    if !launch.has_barriers {
+        let mut steps = 0;
+        for &b in group {
+            let regions = launch.block_regions();
+            for w in 0..warps {
+                let mut warp = Warp::new(launch, &regions, block_index(launch, b), w, None);
+                warp.run_kernel()?;
+                steps += warp.steps;
+            }
+        }
+        return Ok(steps);
+    }
+    Scheduler::new(launch, group, seed)?.run()
+}
+
+type WarpCoroutine = Coroutine<Release, Arrival, Result<u64, Box<Fault>>, DefaultStack>;
+
+enum State {
+    Ready(Release),
+    Waiting(Arrival),
+    Done,
+}
+
+struct Slot {
+    /// Index of the block in the group.
+    block: usize,
+    warp: u32,
+    coroutine: WarpCoroutine,
+    state: State,
+}
+
+struct Scheduler<'l> {
+    launch: &'l Launch,
+    group: Vec<u64>,
+    slots: Vec<Slot>,
+    rng: u64,
+    steps: u64,
+}
+
+impl<'l> Scheduler<'l> {
+    fn new(launch: &'l Arc<Launch>, group: &[u64], seed: u64) -> Result<Scheduler<'l>, Box<Fault>> {
+        let mut slots = Vec::new();
+        for (k, &b) in group.iter().enumerate() {
+            let regions: Arc<Vec<Option<Arc<Buffer>>>> = Arc::new(launch.block_regions());
+            let block = block_index(launch, b);
+            for w in 0..warps_per_block(launch) {
+                let stack = DefaultStack::new(WARP_STACK_BYTES).map_err(|e| {
+                    Box::new(Fault::Launch(format!(
+                        "the simulator could not allocate a warp's stack: {e}"
+                    )))
+                })?;
+                let (l, r) = (launch.clone(), regions.clone());
+                let coroutine = Coroutine::with_stack(
+                    stack,
+                    move |y: &Yielder<Release, Arrival>, _: Release| {
+                        let suspend = |a: Arrival| y.suspend(a);
+                        let mut warp = Warp::new(&l, &r, block, w, Some(&suspend));
+                        warp.run_kernel()?;
+                        Ok(warp.steps)
+                    },
+                );
+                slots.push(Slot {
+                    block: k,
+                    warp: w,
+                    coroutine,
+                    state: State::Ready(Release::default()),
+                });
+            }
+        }
+        Ok(Scheduler {
+            launch,
+            group: group.to_vec(),
+            slots,
+            rng: seed
+                ^ group
+                    .first()
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            steps: 0,
+        })
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // splitmix64
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn run(mut self) -> Result<u64, Box<Fault>> {
+        loop {
+            let mut order: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| matches!(self.slots[i].state, State::Ready(_)))
+                .collect();
+            for i in (1..order.len()).rev() {
+                let j = (self.next_random() % (i as u64 + 1)) as usize;
+                order.swap(i, j);
+            }
+            for i in order {
+                let State::Ready(input) = std::mem::replace(&mut self.slots[i].state, State::Done)
+                else {
+                    continue;
+                };
+                match self.slots[i].coroutine.resume(input) {
+                    CoroutineResult::Yield(arrival) => {
+                        self.slots[i].state = State::Waiting(arrival)
+                    }
+                    CoroutineResult::Return(Ok(steps)) => self.steps += steps,
+                    CoroutineResult::Return(Err(fault)) => return Err(fault),
+                }
+            }
+            if self.slots.iter().all(|s| matches!(s.state, State::Done)) {
+                return Ok(self.steps);
+            }
+            self.release()?;
+        }
+    }
+
+    fn thread(&self, block: usize, warp: u32, lane: u32) -> ThreadId {
+        let [bx, by, _] = self.launch.shape.block;
+        let linear = warp * LANES as u32 + lane;
+        ThreadId {
+            block: block_index(self.launch, self.group[block]),
+            thread: [linear % bx, (linear / bx) % by, linear / (bx * by)],
+        }
+    }
+
+    fn site(&self, a: &Arrival) -> Site {
+        let f = &self.launch.module.functions[Handle::new(a.func)];
+        let loc = f.loc_of(Handle::new(a.expr));
+        Site {
+            file: f.file.clone(),
+            line: loc.line,
+            column: loc.column,
+        }
+    }
+
+    fn divergence(
+        &self,
+        waiting: (usize, &Arrival),
+        other: usize,
+        elsewhere: String,
+    ) -> Box<Fault> {
+        let (w, a) = waiting;
+        let o = &self.slots[other];
+        let lane = match &o.state {
+            State::Waiting(b) => b.lanes.trailing_zeros(),
+            _ => 0,
+        };
+        Box::new(Fault::BarrierDivergence {
+            site: self.site(a),
+            waiting: self.thread(
+                self.slots[w].block,
+                self.slots[w].warp,
+                a.lanes.trailing_zeros(),
+            ),
+            other: self.thread(o.block, o.warp, lane),
+            elsewhere,
+        })
+    }
+
+    /// Releases every barrier all of whose threads have arrived; a fault if none can be.
+    fn release(&mut self) -> Result<(), Box<Fault>> {
+        let mut released = false;
+        let mut all_at_grid = true;
+        for block in 0..self.group.len() {
+            let members: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| self.slots[i].block == block)
+                .collect();
+            let waiting: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| matches!(self.slots[i].state, State::Waiting(_)))
+                .collect();
+            let Some(&first) = waiting.first() else {
+                continue;
+            };
+            let State::Waiting(a) = self.slots[first].state else {
+                continue;
+            };
+            if let Some(&done) = members
+                .iter()
+                .find(|&&i| matches!(self.slots[i].state, State::Done))
+            {
+                return Err(self.divergence((first, &a), done, "exited".into()));
+            }
+            for &i in &waiting[1..] {
+                let State::Waiting(b) = self.slots[i].state else {
+                    continue;
+                };
+                if (b.func, b.expr) != (a.func, a.expr) {
+                    let text = format!("waits at {}", self.site(&b));
+                    return Err(self.divergence((first, &a), i, text));
+                }
+            }
+            if a.kind == BarrierKind::Grid {
+                continue;
+            }
+            all_at_grid = false;
+            let mut release = Release::default();
+            let (mut arrived, mut votes) = (0u32, 0u32);
+            for &i in &waiting {
+                if let State::Waiting(b) = self.slots[i].state {
+                    arrived += b.lanes.count_ones();
+                    votes += b.votes.count_ones();
+                }
+            }
+            release.count = votes;
+            release.all = votes == arrived;
+            release.any = votes > 0;
+            self.launch.block_barrier(self.group[block]);
+            for &i in &waiting {
+                self.slots[i].state = State::Ready(Release {
+                    fault: None,
+                    ..release
+                });
+            }
+            released = true;
+        }
+        if released {
+            return Ok(());
+        }
+        if all_at_grid {
+            if let Some(done) = self
+                .slots
+                .iter()
+                .position(|s| matches!(s.state, State::Done))
+            {
+                if let Some(w) = self
+                    .slots
+                    .iter()
+                    .position(|s| matches!(s.state, State::Waiting(_)))
+                {
+                    let State::Waiting(a) = self.slots[w].state else {
+                        unreachable!()
+                    };
+                    return Err(self.divergence((w, &a), done, "exited".into()));
+                }
+            }
+            // Every live warp of the grid waits at a grid barrier: release them all.
+            self.launch.grid_barrier();
+            for s in &mut self.slots {
+                if matches!(s.state, State::Waiting(_)) {
+                    s.state = State::Ready(Release::default());
+                }
+            }
+            return Ok(());
+        }
+        Err(Box::new(Fault::Deadlock(
+            "every remaining warp waits at a barrier that cannot be released".into(),
+        )))
+    }
+}

@@ -1,0 +1,226 @@
+//! SIMT behaviour on the simulator: barriers, shared memory, atomics, warp operations.
+
+use super::*;
+
+#[test]
+fn a_shared_memory_tree_reduction_matches_the_cpu() {
+    let src = r#"
+#[kernel]
+fn reduce(input: &[u32], partial: &mut [u32]) {
+    let tile = shared_array::<[u32; 256]>();
+    let t = thread_idx().x as usize;
+    let i = grid(1);
+    tile[t] = if i < input.len() { input[i] } else { 0 };
+    sync_threads();
+    let mut s = 128;
+    while s > 0 {
+        if t < s {
+            tile[t] = tile[t].wrapping_add(tile[t + s]);
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        partial[block_idx().x as usize] = tile[0];
+    }
+}
+"#;
+    let m = module(src, "reduce");
+    let mut rng = Rng::fresh();
+    let n: usize = 5000;
+    let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+    let blocks = n.div_ceil(256);
+    let (bi, bp) = (buffer_of(&input), buffer_of(&vec![u32::MAX; blocks]));
+    let args = [
+        slice(ScalarType::U32, &bi, n, false),
+        slice(ScalarType::U32, &bp, blocks, true),
+    ];
+    for seed in 0..3 {
+        let options = Options {
+            seed,
+            ..Options::default()
+        };
+        run(&m, "reduce", &shape(blocks as u32, 256), &args, &options).expect("runs");
+        let partial: Vec<u32> = read_back(&bp, blocks);
+        for (b, got) in partial.iter().enumerate() {
+            let want = input[b * 256..((b + 1) * 256).min(n)]
+                .iter()
+                .fold(0u32, |a, &x| a.wrapping_add(x));
+            assert_eq!(*got, want, "block {b}, seed {seed}, input seed {}", rng.0);
+        }
+    }
+}
+
+#[test]
+fn atomics_barrier_counts_and_warp_operations_match_the_cpu() {
+    let src = r#"
+#[kernel]
+fn k(input: &[u32], hist: &mut [u32], lanes: &mut [i32], counts: &mut [u32]) {
+    let i = grid(1);
+    let v = input[i];
+    atomic_add(hist, (v % 16) as usize, 1);
+    let x = v as i32 % 1000;
+    let mut sum = x;
+    let mut off = 16;
+    while off > 0 {
+        sum += shfl_down_sync(0xffffffff, sum, off);
+        off /= 2;
+    }
+    let total = shfl_sync(0xffffffff, sum, 0);
+    let ballot = ballot_sync(0xffffffff, v % 2 == 0);
+    let biggest = warp_reduce_max(x);
+    lanes[i] = total + biggest + ballot.count_ones() as i32;
+    let n = sync_threads_count(v % 3 == 0);
+    if thread_idx().x == 0 {
+        counts[block_idx().x as usize] = n;
+    }
+}
+"#;
+    let m = module(src, "k");
+    let mut rng = Rng::fresh();
+    let (blocks, threads) = (4usize, 128usize);
+    let n = blocks * threads;
+    let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+    let (bi, bh, bl, bc) = (
+        buffer_of(&input),
+        buffer_of(&[0u32; 16]),
+        buffer_of(&vec![i32::MIN; n]),
+        buffer_of(&vec![u32::MAX; blocks]),
+    );
+    let args = [
+        slice(ScalarType::U32, &bi, n, false),
+        slice(ScalarType::U32, &bh, 16, true),
+        slice(ScalarType::I32, &bl, n, true),
+        slice(ScalarType::U32, &bc, blocks, true),
+    ];
+    run(
+        &m,
+        "k",
+        &shape(blocks as u32, threads as u32),
+        &args,
+        &Options::default(),
+    )
+    .expect("runs");
+    let hist: Vec<u32> = read_back(&bh, 16);
+    for (bin, got) in hist.iter().enumerate() {
+        assert_eq!(
+            *got as usize,
+            input.iter().filter(|&&v| v as usize % 16 == bin).count(),
+            "bin {bin}"
+        );
+    }
+    let lanes: Vec<i32> = read_back(&bl, n);
+    for w in 0..n / 32 {
+        let xs: Vec<i32> = input[w * 32..w * 32 + 32]
+            .iter()
+            .map(|&v| v as i32 % 1000)
+            .collect();
+        let evens = input[w * 32..w * 32 + 32]
+            .iter()
+            .filter(|&&v| v % 2 == 0)
+            .count() as i32;
+        let want = xs.iter().sum::<i32>() + xs.iter().max().copied().unwrap_or(0) + evens;
+        for lane in 0..32 {
+            assert_eq!(
+                lanes[w * 32 + lane],
+                want,
+                "warp {w} lane {lane}, seed {}",
+                rng.0
+            );
+        }
+    }
+    let counts: Vec<u32> = read_back(&bc, blocks);
+    for b in 0..blocks {
+        let want = input[b * threads..(b + 1) * threads]
+            .iter()
+            .filter(|&&v| v % 3 == 0)
+            .count();
+        assert_eq!(counts[b] as usize, want, "block {b}");
+    }
+}
+
+#[test]
+fn grid_sync_orders_the_whole_grid() {
+    let src = r#"
+#[kernel]
+fn k(a: &mut [u32], b: &mut [u32], seed: u32) {
+    let i = grid(1);
+    let n = grid_size(1);
+    a[i] = (i as u32).wrapping_mul(seed);
+    grid_sync();
+    b[i] = a[(i + 1) % n];
+}
+"#;
+    let m = module(src, "k");
+    let seed = Rng::fresh().next() as u32;
+    let n = 8 * 64;
+    let (ba, bb) = (buffer_of(&vec![0u32; n]), buffer_of(&vec![u32::MAX; n]));
+    let args = [
+        slice(ScalarType::U32, &ba, n, true),
+        slice(ScalarType::U32, &bb, n, true),
+        Arg::Scalar {
+            ty: ScalarType::U32,
+            bits: u64::from(seed),
+        },
+    ];
+    run(&m, "k", &shape(8, 64), &args, &Options::default()).expect("runs");
+    let b: Vec<u32> = read_back(&bb, n);
+    for (i, got) in b.iter().enumerate() {
+        assert_eq!(
+            *got,
+            (((i + 1) % n) as u32).wrapping_mul(seed),
+            "element {i}"
+        );
+    }
+}
+
+#[test]
+fn a_barrier_in_a_branch_taken_by_half_the_block_is_divergence() {
+    let m = module(
+        "#[kernel] fn k(a: &mut [u32]) { let t = thread_idx().x as usize; if t < 16 { sync_threads(); } a[t] = 1; }",
+        "k",
+    );
+    let b = buffer_of(&[0u32; 64]);
+    let err = run(
+        &m,
+        "k",
+        &shape(1, 64),
+        &[slice(ScalarType::U32, &b, 64, true)],
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Fault::BarrierDivergence { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("thread (0, 0, 0)") && text.contains("thread (16, 0, 0)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_shuffle_naming_an_inactive_lane_is_reported() {
+    let m = module(
+        "#[kernel] fn k(a: &mut [u32]) { let t = thread_idx().x as usize; if t < 16 { a[t] = shfl_sync(0xffffffff, a[t], 20); } }",
+        "k",
+    );
+    let b = buffer_of(&[0u32; 32]);
+    let err = run(
+        &m,
+        "k",
+        &shape(1, 32),
+        &[slice(ScalarType::U32, &b, 32, true)],
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Fault::InactiveLane {
+                lane: 16,
+                mask: 0xffff_ffff,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

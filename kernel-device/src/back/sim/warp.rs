@@ -1,0 +1,255 @@
+//! A warp: 32 lanes executing one function's IR in lockstep under an active mask.
+//!
+//! Every evaluation takes the mask of lanes that execute it and returns the mask of
+//! lanes that completed it normally; the others left through `break`, `continue` or
+//! `return` (recorded in the frame's loop and return masks) or never reached it. A
+//! divergent `if` runs both sides with sub-masks and reconverges after it; a loop runs
+//! while any lane is still in it. Values live in the frame's 32-lane slots (see
+//! [`super::plan`]), written only for the lanes that computed them.
+
+use std::sync::Arc;
+
+use super::launch::{Arrival, Launch, Release};
+use super::plan::{FnPlan, Home};
+use super::{Buffer, Fault, Site, ThreadId};
+use crate::ir::{Expr, Function, Handle, SourceLoc};
+
+pub type R<T> = Result<T, Box<Fault>>;
+
+pub const LANES: usize = 32;
+
+/// Iterates the set bits of a lane mask, lowest first.
+#[inline]
+pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            None
+        } else {
+            let lane = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            Some(lane)
+        }
+    })
+}
+
+/// One activation of a function: its slots (slot-major, 32 lanes each), the masks of
+/// lanes that left each loop by `break` / `continue`, and of lanes that returned.
+pub struct Frame {
+    pub func: usize,
+    pub slots: Vec<u64>,
+    pub loops: Vec<(u32, u32)>,
+    pub returned: u32,
+    /// Where this frame's local memory starts in each lane's local stack.
+    pub base: usize,
+    /// 0 for the kernel's own frame (a `return` there ends the thread).
+    pub depth: u32,
+}
+
+impl Frame {
+    #[inline]
+    pub fn get(&self, slot: u32, lane: usize) -> u64 {
+        self.slots[slot as usize * LANES + lane]
+    }
+
+    #[inline]
+    pub fn set(&mut self, slot: u32, lane: usize, v: u64) {
+        self.slots[slot as usize * LANES + lane] = v;
+    }
+
+    /// Copies `width` slots from `from` to `to` for the lanes of `mask`.
+    pub fn copy(&mut self, to: u32, from: u32, width: u32, mask: u32) {
+        if to == from || mask == 0 {
+            return;
+        }
+        for k in 0..width {
+            let (t, f) = ((to + k) as usize * LANES, (from + k) as usize * LANES);
+            if mask == u32::MAX {
+                self.slots.copy_within(f..f + LANES, t);
+            } else {
+                for lane in lanes(mask) {
+                    self.slots[t + lane] = self.slots[f + lane];
+                }
+            }
+        }
+    }
+}
+
+/// The barrier callback of a warp that may suspend (a coroutine's yielder).
+pub type Suspend<'a> = &'a dyn Fn(Arrival) -> Release;
+
+pub struct Warp<'a> {
+    pub launch: &'a Launch,
+    /// The block's region table (shared memory is per block).
+    pub regions: &'a [Option<Arc<Buffer>>],
+    pub block: [u32; 3],
+    /// `thread_idx` of each lane.
+    pub tid: [[u32; 3]; LANES],
+    /// The warp's index in its block (its lanes are threads `32 * warp_index..`).
+    #[allow(dead_code)] // read by the detector's hooks
+    pub warp_index: u32,
+    /// Lanes that are threads of the block (a partial last warp has fewer).
+    pub lanes: u32,
+    /// Lanes whose thread returned from the kernel.
+    pub exited: u32,
+    /// Per-lane local memory: lane `l`'s stack is `local[l * lane_bytes..]`.
+    pub local: Vec<u8>,
+    pub lane_bytes: usize,
+    pub stack_top: usize,
+    pub steps: u64,
+    pub suspend: Option<Suspend<'a>>,
+    pool: Vec<Vec<u64>>,
+}
+
+impl<'a> Warp<'a> {
+    pub fn new(
+        launch: &'a Launch,
+        regions: &'a [Option<Arc<Buffer>>],
+        block: [u32; 3],
+        warp_index: u32,
+        suspend: Option<Suspend<'a>>,
+    ) -> Warp<'a> {
+        let [bx, by, bz] = launch.shape.block;
+        let threads = bx * by * bz;
+        let first_thread = warp_index * LANES as u32;
+        let count = threads.saturating_sub(first_thread).min(LANES as u32);
+        let lanes = if count == 32 {
+            u32::MAX
+        } else {
+            (1u32 << count) - 1
+        };
+        let mut tid = [[0u32; 3]; LANES];
+        for (lane, t) in tid.iter_mut().enumerate().take(count as usize) {
+            let linear = first_thread + lane as u32;
+            *t = [linear % bx, (linear / bx) % by, linear / (bx * by)];
+        }
+        let lane_bytes = launch.local_bytes;
+        Warp {
+            launch,
+            regions,
+            block,
+            tid,
+            warp_index,
+            lanes,
+            exited: 0,
+            local: vec![0; lane_bytes * LANES],
+            lane_bytes,
+            stack_top: 0,
+            steps: 0,
+            suspend,
+            pool: Vec::new(),
+        }
+    }
+
+    pub fn func(&self, index: usize) -> &'a Function {
+        &self.launch.module.functions[Handle::new(index)]
+    }
+
+    pub fn plan(&self, index: usize) -> &'a FnPlan {
+        &self.launch.plans[index]
+    }
+
+    pub fn thread(&self, lane: usize) -> ThreadId {
+        ThreadId {
+            block: self.block,
+            thread: self.tid[lane],
+        }
+    }
+
+    pub fn site(&self, func: usize, loc: SourceLoc) -> Site {
+        Site {
+            file: self.func(func).file.clone(),
+            line: loc.line,
+            column: loc.column,
+        }
+    }
+
+    pub fn expr_site(&self, fr: &Frame, e: Handle<Expr>) -> Site {
+        self.site(fr.func, self.func(fr.func).loc_of(e))
+    }
+
+    /// A device-side panic of `lane` with `message` (operands already substituted).
+    pub fn panic_at(&self, fr: &Frame, loc: SourceLoc, lane: usize, message: String) -> Box<Fault> {
+        Box::new(Fault::Panic {
+            message,
+            site: self.site(fr.func, loc),
+            thread: self.thread(lane),
+        })
+    }
+
+    /// A fresh frame for `func` whose local memory starts at the current stack top.
+    pub fn push_frame(&mut self, func: usize, depth: u32) -> R<Frame> {
+        let plan = self.plan(func);
+        let mut slots = self.pool.pop().unwrap_or_default();
+        slots.clear();
+        slots.resize(plan.slots as usize * LANES, 0);
+        let base = self.stack_top;
+        let top = base + plan.frame_bytes as usize;
+        if top > self.lane_bytes {
+            return Err(Box::new(Fault::Launch(format!(
+                "`{}` needs more than the simulator's {} bytes of local memory per thread",
+                self.func(func).name,
+                self.lane_bytes
+            ))));
+        }
+        // Local memory starts zeroed in every frame, so reads of unwritten elements are
+        // deterministic.
+        for lane in 0..LANES {
+            let at = lane * self.lane_bytes;
+            self.local[at + base..at + top].fill(0);
+        }
+        self.stack_top = top;
+        Ok(Frame {
+            func,
+            slots,
+            loops: vec![(0, 0); plan.loops.len()],
+            returned: 0,
+            base,
+            depth,
+        })
+    }
+
+    pub fn pop_frame(&mut self, fr: Frame) {
+        self.stack_top = fr.base;
+        self.pool.push(fr.slots);
+    }
+
+    /// Where local `l` of the frame's function lives.
+    pub fn home(&self, fr: &Frame, l: usize) -> Home {
+        self.plan(fr.func).local_home[l]
+    }
+
+    #[inline]
+    pub fn slot_of(&self, fr: &Frame, e: Handle<Expr>) -> u32 {
+        self.plan(fr.func).expr_slot[e.index()]
+    }
+
+    #[inline]
+    pub fn width_of(&self, fr: &Frame, e: Handle<Expr>) -> u32 {
+        self.plan(fr.func).expr_width[e.index()]
+    }
+
+    /// Runs the kernel for every lane of the warp, to completion (or the first fault).
+    pub fn run_kernel(&mut self) -> R<()> {
+        let kernel = self.launch.kernel;
+        let mut fr = self.push_frame(kernel, 0)?;
+        let f = self.func(kernel);
+        let mut at = 0;
+        for p in &f.params {
+            let width = super::plan::slots(&p.ty);
+            if let Home::Reg(slot) = self.home(&fr, p.local.index()) {
+                for k in 0..width {
+                    let v = self.launch.arg_slots[at + k as usize];
+                    for lane in 0..LANES {
+                        fr.set(slot + k, lane, v);
+                    }
+                }
+            }
+            at += width as usize;
+        }
+        let mask = self.lanes;
+        let out = self.exec_block(&mut fr, &f.body, mask)?;
+        self.exited |= out | fr.returned;
+        self.pop_frame(fr);
+        Ok(())
+    }
+}
