@@ -13,11 +13,14 @@
 //! - `chart TABLE.txt OUT.png`: the ratio chart of a SIMT benchmark run's table.
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
+//! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
+//!   rustc (issue 8).
 
 mod build_device;
 mod bundle;
 mod chart;
 mod fidelity;
+mod fuzz;
 mod scan;
 mod toolchain;
 
@@ -32,7 +35,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench [--out-dir DIR]                 build the bundle and print how to run it
   chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc
   gen-fidelity --seed S [--count N] --out FILE
-                                        write N random programs of the subset (default 1000)";
+                                        write N random programs of the subset (default 1000)
+  fuzz [--count N] [--seed S]           N fresh random programs on the simulator against rustc
+                                        (default 2000, a new seed each run)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,6 +48,7 @@ fn main() -> ExitCode {
         Some("bench") => bundle::bench(&args[1..]),
         Some("chart") => chart::run(&args[1..]),
         Some("gen-fidelity") => fidelity::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
