@@ -6,7 +6,7 @@ use super::warp::{lanes, Frame, Warp, R};
 use crate::ir::checks;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
 
-impl Warp<'_> {
+impl Warp<'_, '_> {
     /// Runs `block` for the lanes of `mask`; returns the lanes that reached its end
     /// (its tail value, if any, is in the tail expression's slots).
     pub fn exec_block(&mut self, fr: &mut Frame, block: &Block, mask: u32) -> R<u32> {

@@ -10,7 +10,8 @@ use super::warp::{lanes, Frame, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks;
 use crate::ir::{
-    AtomicOp, Axis, Expr, Handle, Intrinsic, ReduceOp, ScalarType, ShuffleMode, Type, VoteMode,
+    AtomicOp, Axis, Expr, Handle, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode, Type,
+    VoteMode,
 };
 
 fn axis(a: Axis) -> usize {
@@ -21,7 +22,7 @@ fn axis(a: Axis) -> usize {
     }
 }
 
-impl Warp<'_> {
+impl Warp<'_, '_> {
     pub fn intrinsic(
         &mut self,
         fr: &mut Frame,
@@ -93,14 +94,12 @@ impl Warp<'_> {
             Intrinsic::DynamicShared => uniform(fr, 0),
             Intrinsic::SyncWarp => {
                 let named = self.uniform_mask(fr, e, args[0], m, "sync_warp")?;
-                self.launch.warp_sync(self, named);
+                self.warp_sync(named);
             }
             Intrinsic::Fence(scope) => {
-                for lane in lanes(m) {
-                    self.launch.fence(self, lane, scope);
-                }
+                self.fence(m, scope);
             }
-            Intrinsic::Atomic { op, .. } => self.atomic(fr, e, op, args, m)?,
+            Intrinsic::Atomic { op, scope } => self.atomic(fr, e, op, scope, args, m)?,
             Intrinsic::LaneId => {
                 for lane in lanes(m) {
                     fr.set(out, lane, lane as u64);
@@ -130,7 +129,7 @@ impl Warp<'_> {
                         return Err(self.inactive(fr, e, "shuffle", lane, src[lane] as u32, named));
                     }
                 }
-                self.launch.warp_sync(self, named);
+                self.warp_sync(named);
                 let values: Vec<u64> = (0..LANES).map(|l| fr.get(v, l)).collect();
                 for lane in lanes(m) {
                     fr.set(out, lane, values[src[lane]]);
@@ -138,7 +137,7 @@ impl Warp<'_> {
             }
             Intrinsic::Vote(mode) => {
                 let named = self.uniform_mask(fr, e, args[0], m, "vote")?;
-                self.launch.warp_sync(self, named);
+                self.warp_sync(named);
                 let p = arg(1);
                 let mut ballot = 0u32;
                 for lane in lanes(named) {
@@ -154,7 +153,7 @@ impl Warp<'_> {
             }
             Intrinsic::MatchAny | Intrinsic::MatchAll => {
                 let named = self.uniform_mask(fr, e, args[0], m, "match")?;
-                self.launch.warp_sync(self, named);
+                self.warp_sync(named);
                 let v = arg(1);
                 for lane in lanes(m) {
                     let mine = fr.get(v, lane);
@@ -185,7 +184,7 @@ impl Warp<'_> {
                         u32::MAX,
                     ));
                 }
-                self.launch.warp_sync(self, m);
+                self.warp_sync(m);
                 let s = self.func(fr.func).exprs[args[0]]
                     .ty
                     .scalar()
@@ -308,11 +307,13 @@ impl Warp<'_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn atomic(
         &mut self,
         fr: &mut Frame,
         e: Handle<Expr>,
         op: AtomicOp,
+        scope: MemoryScope,
         args: &[Handle<Expr>],
         m: u32,
     ) -> R<()> {
@@ -351,12 +352,12 @@ impl Warp<'_> {
             } else {
                 let buffer =
                     self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Atomic)?;
-                self.launch.observe(
-                    self,
+                self.observe(
                     region,
                     offset,
                     bytes,
                     AccessKind::Atomic,
+                    scope,
                     lane,
                     fr.func,
                     loc,

@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
-use super::detect::{AccessKind, Space};
+use std::collections::HashMap;
+
+use super::detect::{Detector, Region, Space};
 use super::plan::{mem_layout, plan_module, FnPlan};
 use super::scalar;
-use super::warp::{Warp, R};
-use super::{Arg, Buffer, Fault, LaunchShape, Options};
-use crate::ir::{self, ConstValue, ExprKind, Intrinsic, MemoryScope, Type};
+use super::{Arg, Buffer, Fault, LaunchShape, Options, Site};
+use crate::ir::{self, Block, ConstValue, ExprKind, Intrinsic, SourceLoc, Stmt, Type};
 
 const OFFSET_BITS: u32 = 48;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
@@ -94,6 +95,10 @@ pub struct Launch {
     pub cooperative: bool,
     /// The argument buffers, for restoring them between schedules.
     pub arg_buffers: Vec<Arc<Buffer>>,
+    /// The detector, when the options ask for one.
+    pub detector: Option<Detector>,
+    /// The detector's site ids of every source location that accesses memory.
+    pub site_ids: HashMap<(usize, SourceLoc), u32>,
 }
 
 fn launch_error(message: String) -> Fault {
@@ -144,7 +149,7 @@ impl Launch {
         let mut base_regions: Vec<Option<Arc<Buffer>>> = vec![None, None];
         let mut shared_regions = Vec::new();
         let mut global_region = Vec::new();
-        for (_, g) in module.globals.iter() {
+        for (k, (_, g)) in module.globals.iter().enumerate() {
             let (size, _) = mem_layout(&g.ty);
             let region = base_regions.len();
             global_region.push(region);
@@ -154,7 +159,7 @@ impl Launch {
                 Space::Global
             };
             regions.push(RegionInfo {
-                name: g.name.clone(),
+                name: user_name(module, k).unwrap_or_else(|| g.name.clone()),
                 space,
                 ty: g.ty.clone(),
                 base: 0,
@@ -270,7 +275,18 @@ impl Launch {
                 }
             }
         }
+        let (sites, site_ids) = site_table(module);
+        let detector = options.detect.then(|| {
+            let table = regions
+                .iter()
+                .enumerate()
+                .map(|(k, info)| detector_region(module, info, &base_regions, k, f))
+                .collect();
+            Detector::new(shape, table, sites)
+        });
         Ok(Launch {
+            detector,
+            site_ids,
             module: module.clone(),
             plans,
             kernel: handle.index(),
@@ -326,33 +342,6 @@ impl Launch {
         }
         text
     }
-
-    /// The detector's hook for one access of `lane` (no-op until the detector lands).
-    #[allow(clippy::too_many_arguments)]
-    pub fn observe(
-        &self,
-        warp: &Warp<'_>,
-        region: usize,
-        offset: u64,
-        bytes: u32,
-        kind: AccessKind,
-        lane: usize,
-        func: usize,
-        loc: ir::SourceLoc,
-    ) -> R<()> {
-        let _ = (warp, region, offset, bytes, kind, lane, func, loc);
-        Ok(())
-    }
-
-    /// The detector's hook for a warp-level synchronisation of the lanes of `mask`.
-    pub fn warp_sync(&self, warp: &Warp<'_>, mask: u32) {
-        let _ = (warp, mask);
-    }
-
-    /// The detector's hook for a memory fence of `lane`.
-    pub fn fence(&self, warp: &Warp<'_>, lane: usize, scope: MemoryScope) {
-        let _ = (warp, lane, scope);
-    }
 }
 
 fn describe_arg(a: &Arg) -> String {
@@ -383,12 +372,149 @@ fn write_const(buffer: &Buffer, offset: u64, value: &ConstValue) {
     }
 }
 
-impl Launch {
-    /// The detector's hook: every thread of block `block` (linear) passed a barrier.
-    pub fn block_barrier(&self, block: u64) {
-        let _ = block;
+/// What the detector knows of region `k`: its size from the element the kernel
+/// indexes, the narrowest access (dynamic shared memory: the smallest `take`), and
+/// whether anything can write it.
+fn detector_region(
+    module: &ir::Module,
+    info: &RegionInfo,
+    base_regions: &[Option<Arc<Buffer>>],
+    k: usize,
+    kernel: &ir::Function,
+) -> Region {
+    let mut dims = Vec::new();
+    let mut ty = &info.ty;
+    while let Type::Array { elem, len } = ty {
+        dims.push(*len);
+        ty = elem;
     }
+    let mut elem_bytes = ty.scalar().map_or(1, |s| s.size_bytes());
+    let bytes = mem_layout(&info.ty).0;
+    let mut tracked = info.space == Space::Shared;
+    if info.space == Space::Shared && dims.len() == 1 && info.name == "dynamic shared memory" {
+        dims.clear();
+        elem_bytes = module
+            .functions
+            .iter()
+            .flat_map(|(_, f)| f.exprs.iter())
+            .filter_map(|(_, e)| match e.kind {
+                ExprKind::DynamicSharedTake { elem, .. } => Some(elem.size_bytes()),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(1);
+    }
+    if info.space == Space::Global && k >= 2 {
+        // An argument buffer: tracked if any parameter over it is mutable.
+        tracked = kernel
+            .params
+            .iter()
+            .any(|p| p.name == info.name && matches!(p.ty, Type::Slice { mutable: true, .. }));
+        if dims.len() == 1 {
+            dims.clear();
+        }
+    }
+    let _ = base_regions;
+    Region {
+        name: info.name.clone(),
+        space: info.space,
+        bytes,
+        elem_bytes,
+        dims,
+        tracked,
+    }
+}
 
-    /// The detector's hook: every thread of the grid passed `grid_sync`.
-    pub fn grid_barrier(&self) {}
+/// Every source location of the module that can access memory (expressions and
+/// assignment places), as the detector's site table and its index.
+fn site_table(module: &ir::Module) -> (Vec<Site>, HashMap<(usize, SourceLoc), u32>) {
+    let mut sites = Vec::new();
+    let mut ids = HashMap::new();
+    for (k, (_, f)) in module.functions.iter().enumerate() {
+        let mut add = |loc: SourceLoc| {
+            ids.entry((k, loc)).or_insert_with(|| {
+                sites.push(Site {
+                    file: f.file.clone(),
+                    line: loc.line,
+                    column: loc.column,
+                });
+                sites.len() as u32 - 1
+            });
+        };
+        for loc in &f.expr_locs {
+            add(*loc);
+        }
+        let mut blocks: Vec<&Block> = vec![&f.body];
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::Load(p) | ExprKind::AddressOf { place: p, .. } => add(p.loc),
+                ExprKind::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    blocks.push(then_block);
+                    blocks.extend(else_block.iter());
+                }
+                ExprKind::Loop { body, .. } => blocks.push(body),
+                ExprKind::Block(b) => blocks.push(b),
+                _ => {}
+            }
+        }
+        while let Some(b) = blocks.pop() {
+            for stmt in &b.stmts {
+                match stmt {
+                    Stmt::Assign { place, .. } => add(place.loc),
+                    Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
+                    _ => {}
+                }
+            }
+        }
+    }
+    (sites, ids)
+}
+
+/// The name the kernel gives global `k` (`let tile = shared_array::<..>()` makes a
+/// global with a generated symbol; the local bound to its address is what the user
+/// wrote).
+fn user_name(module: &ir::Module, k: usize) -> Option<String> {
+    for (_, f) in module.functions.iter() {
+        let mut blocks: Vec<&Block> = vec![&f.body];
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    blocks.push(then_block);
+                    blocks.extend(else_block.iter());
+                }
+                ExprKind::Loop { body, .. } => blocks.push(body),
+                ExprKind::Block(b) => blocks.push(b),
+                _ => {}
+            }
+        }
+        while let Some(b) = blocks.pop() {
+            for stmt in &b.stmts {
+                match stmt {
+                    Stmt::Let {
+                        local,
+                        init: Some(init),
+                    } => {
+                        if let ExprKind::AddressOf { place, .. } = &f.exprs[*init].kind {
+                            if place.root == ir::PlaceRoot::Global(ir::Handle::new(k))
+                                && place.projections.is_empty()
+                            {
+                                return Some(f.locals[*local].name.clone());
+                            }
+                        }
+                    }
+                    Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
 }

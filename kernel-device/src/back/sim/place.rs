@@ -13,6 +13,7 @@ use super::scalar;
 use super::warp::{lanes, Frame, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks::{self, RangeBounds};
+use crate::ir::MemoryScope;
 use crate::ir::{
     BinaryOp, Expr, Handle, Place, PlaceRoot, Projection, ScalarType, SourceLoc, Type,
 };
@@ -31,7 +32,7 @@ pub struct Resolved {
     pub mask: u32,
 }
 
-impl Warp<'_> {
+impl Warp<'_, '_> {
     pub fn local_ptr(&self, fr: &Frame, offset: u32) -> u64 {
         ptr(LOCAL_REGION, (fr.base + offset as usize) as u64)
     }
@@ -147,7 +148,7 @@ impl Warp<'_> {
     }
 }
 
-impl Warp<'_> {
+impl Warp<'_, '_> {
     fn index_panic(&self, fr: &Frame, loc: SourceLoc, lane: usize, i: u64, len: u64) -> Box<Fault> {
         let text = checks::substitute(
             "index out of bounds: the len is {1} but the index is {0}",
@@ -175,12 +176,12 @@ impl Warp<'_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
-            self.launch.observe(
-                self,
+            self.observe(
                 region,
                 offset,
                 bytes,
                 AccessKind::Read,
+                MemoryScope::Device,
                 lane,
                 fr.func,
                 loc,
@@ -207,12 +208,12 @@ impl Warp<'_> {
             self.local[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Write)?;
-            self.launch.observe(
-                self,
+            self.observe(
                 region,
                 offset,
                 bytes,
                 AccessKind::Write,
+                MemoryScope::Device,
                 lane,
                 fr.func,
                 loc,

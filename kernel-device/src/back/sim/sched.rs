@@ -4,12 +4,14 @@
 //! thread has arrived at the same barrier. A barrier that some threads reach while
 //! others exited or wait elsewhere is a [`Fault::BarrierDivergence`], never a hang.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use super::detect::BlockDetector;
 use super::launch::{Arrival, BarrierKind, Launch, Release};
 use super::warp::{Warp, LANES};
 use super::{Buffer, Fault, Report, Site, ThreadId};
@@ -120,22 +122,43 @@ fn warps_per_block(launch: &Launch) -> u32 {
     (bx * by * bz).div_ceil(LANES as u32)
 }
 
+type Regions = Vec<Option<Arc<Buffer>>>;
+
 /// Runs the blocks of `group` to completion; returns the warp steps taken.
-fn run_group(launch: &Arc<Launch>, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
+fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
     let warps = warps_per_block(launch);
+    // Declared before the scheduler, so dropped after it: the warps' coroutines
+    // borrow them (see `Scheduler::new`).
+    let regions: Vec<Regions> = group.iter().map(|_| launch.block_regions()).collect();
+    let dets: Vec<Option<RefCell<BlockDetector<'_>>>> = group
+        .iter()
+        .map(|&b| {
+            launch
+                .detector
+                .as_ref()
+                .map(|d| RefCell::new(d.block(block_index(launch, b))))
+        })
+        .collect();
     if !launch.has_barriers {
         let mut steps = 0;
-        for &b in group {
-            let regions = launch.block_regions();
+        for (k, &b) in group.iter().enumerate() {
             for w in 0..warps {
-                let mut warp = Warp::new(launch, &regions, block_index(launch, b), w, None);
+                let mut warp = Warp::new(
+                    launch,
+                    &regions[k],
+                    block_index(launch, b),
+                    w,
+                    None,
+                    dets[k].as_ref(),
+                );
                 warp.run_kernel()?;
                 steps += warp.steps;
             }
         }
         return Ok(steps);
     }
-    Scheduler::new(launch, group, seed)?.run()
+    let scheduler = Scheduler::new(launch, group, &regions, &dets, seed)?;
+    scheduler.run()
 }
 
 type WarpCoroutine = Coroutine<Release, Arrival, Result<u64, Box<Fault>>, DefaultStack>;
@@ -157,16 +180,22 @@ struct Slot {
 struct Scheduler<'l> {
     launch: &'l Launch,
     group: Vec<u64>,
+    dets: &'l [Option<RefCell<BlockDetector<'l>>>],
     slots: Vec<Slot>,
     rng: u64,
     steps: u64,
 }
 
 impl<'l> Scheduler<'l> {
-    fn new(launch: &'l Arc<Launch>, group: &[u64], seed: u64) -> Result<Scheduler<'l>, Box<Fault>> {
+    fn new(
+        launch: &'l Launch,
+        group: &[u64],
+        regions: &'l [Regions],
+        dets: &'l [Option<RefCell<BlockDetector<'l>>>],
+        seed: u64,
+    ) -> Result<Scheduler<'l>, Box<Fault>> {
         let mut slots = Vec::new();
         for (k, &b) in group.iter().enumerate() {
-            let regions: Arc<Vec<Option<Arc<Buffer>>>> = Arc::new(launch.block_regions());
             let block = block_index(launch, b);
             for w in 0..warps_per_block(launch) {
                 let stack = DefaultStack::new(WARP_STACK_BYTES).map_err(|e| {
@@ -174,16 +203,19 @@ impl<'l> Scheduler<'l> {
                         "the simulator could not allocate a warp's stack: {e}"
                     )))
                 })?;
-                let (l, r) = (launch.clone(), regions.clone());
-                let coroutine = Coroutine::with_stack(
-                    stack,
-                    move |y: &Yielder<Release, Arrival>, _: Release| {
-                        let suspend = |a: Arrival| y.suspend(a);
-                        let mut warp = Warp::new(&l, &r, block, w, Some(&suspend));
-                        warp.run_kernel()?;
-                        Ok(warp.steps)
-                    },
-                );
+                let (table, det) = (&regions[k], dets[k].as_ref());
+                let body = move |y: &Yielder<Release, Arrival>, _: Release| {
+                    let suspend = |a: Arrival| y.suspend(a);
+                    let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
+                    warp.run_kernel()?;
+                    Ok(warp.steps)
+                };
+                // SAFETY: the body borrows `launch`, `regions` and `dets` for 'l. The
+                // coroutine lives in this scheduler, which never outlives 'l: it is
+                // created and dropped inside `run_group`, where those borrows are
+                // taken from values declared before it. A coroutine dropped while
+                // suspended is unwound then, while the borrows are still valid.
+                let coroutine = unsafe { Coroutine::with_stack_unchecked(stack, body) };
                 slots.push(Slot {
                     block: k,
                     warp: w,
@@ -195,6 +227,7 @@ impl<'l> Scheduler<'l> {
         Ok(Scheduler {
             launch,
             group: group.to_vec(),
+            dets,
             slots,
             rng: seed
                 ^ group
@@ -336,7 +369,9 @@ impl<'l> Scheduler<'l> {
             release.count = votes;
             release.all = votes == arrived;
             release.any = votes > 0;
-            self.launch.block_barrier(self.group[block]);
+            if let Some(det) = &self.dets[block] {
+                det.borrow_mut().barrier();
+            }
             for &i in &waiting {
                 self.slots[i].state = State::Ready(Release {
                     fault: None,
@@ -366,7 +401,9 @@ impl<'l> Scheduler<'l> {
                 }
             }
             // Every live warp of the grid waits at a grid barrier: release them all.
-            self.launch.grid_barrier();
+            for det in self.dets.iter().flatten() {
+                det.borrow_mut().grid_sync();
+            }
             for s in &mut self.slots {
                 if matches!(s.state, State::Waiting(_)) {
                     s.state = State::Ready(Release::default());

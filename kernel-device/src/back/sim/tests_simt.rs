@@ -224,3 +224,72 @@ fn a_shuffle_naming_an_inactive_lane_is_reported() {
         "{err}"
     );
 }
+
+#[test]
+fn a_reduction_missing_a_barrier_is_a_race_naming_both_threads_and_sites() {
+    let src = "#[kernel]\nfn reduce(input: &[u32], out: &mut [u32]) {\n    let tile = shared_array::<[u32; 64]>();\n    let t = thread_idx().x as usize;\n    tile[t] = input[t];\n    sync_threads();\n    let mut s = 32;\n    while s > 0 {\n        if t < s {\n            tile[t] = tile[t].wrapping_add(tile[t + s]);\n        }\n        s /= 2;\n    }\n    if t == 0 { out[0] = tile[0]; }\n}\n";
+    let m = module(src, "reduce");
+    let (bi, bo) = (buffer_of(&[1u32; 64]), buffer_of(&[0u32; 1]));
+    let args = [
+        slice(ScalarType::U32, &bi, 64, false),
+        slice(ScalarType::U32, &bo, 1, true),
+    ];
+    let err = run(&m, "reduce", &shape(1, 64), &args, &Options::default()).unwrap_err();
+    let Fault::Race {
+        location,
+        first,
+        second,
+    } = &err
+    else {
+        panic!("expected a race, got {err}");
+    };
+    assert!(location.starts_with("shared `"), "{err}");
+    assert_ne!(first.thread, second.thread, "{err}");
+    assert_eq!((first.site.line, second.site.line), (10, 10), "{err}");
+    assert!(location.contains("`tile`"), "{err}");
+    let off = Options {
+        detect: false,
+        ..Options::default()
+    };
+    run(&m, "reduce", &shape(1, 64), &args, &off).expect("runs without detection");
+}
+
+#[test]
+fn a_global_counter_without_an_atomic_races_and_with_one_does_not() {
+    let racy = module("#[kernel] fn k(c: &mut [u32]) { c[0] = c[0] + 1; }", "k");
+    let fixed = module(
+        "#[kernel] fn k(c: &mut [u32]) { atomic_add(c, 0, 1); }",
+        "k",
+    );
+    let b = buffer_of(&[0u32; 1]);
+    let args = [slice(ScalarType::U32, &b, 1, true)];
+    let err = run(&racy, "k", &shape(2, 64), &args, &Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Fault::Race { location, .. } if location.contains("`c`[0]")),
+        "{err}"
+    );
+    b.write(0, &[0; 4]);
+    run(&fixed, "k", &shape(2, 64), &args, &Options::default()).expect("no race");
+    assert_eq!(read_back::<u32>(&b, 1)[0], 128);
+}
+
+#[test]
+fn reading_shared_memory_nobody_wrote_is_reported() {
+    let m = module(
+        "#[kernel] fn k(out: &mut [f32]) { let s = shared_array::<[f32; 32]>(); let t = thread_idx().x as usize; if t > 0 { s[t] = 1.0; } sync_threads(); out[t] = s[(t + 1) % 32]; }",
+        "k",
+    );
+    let b = buffer_of(&[0f32; 32]);
+    let err = run(
+        &m,
+        "k",
+        &shape(1, 32),
+        &[slice(ScalarType::F32, &b, 32, true)],
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Fault::UninitialisedRead { location, thread, .. } if location.contains("[0]") && thread.thread == [31, 0, 0]),
+        "{err}"
+    );
+}

@@ -7,12 +7,14 @@
 //! while any lane is still in it. Values live in the frame's 32-lane slots (see
 //! [`super::plan`]), written only for the lanes that computed them.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
+use super::detect::{AccessKind, BlockDetector, RegionId, SiteId};
 use super::launch::{Arrival, Launch, Release};
 use super::plan::{FnPlan, Home};
 use super::{Buffer, Fault, Site, ThreadId};
-use crate::ir::{Expr, Function, Handle, SourceLoc};
+use crate::ir::{Expr, Function, Handle, MemoryScope, SourceLoc};
 
 pub type R<T> = Result<T, Box<Fault>>;
 
@@ -77,7 +79,7 @@ impl Frame {
 /// The barrier callback of a warp that may suspend (a coroutine's yielder).
 pub type Suspend<'a> = &'a dyn Fn(Arrival) -> Release;
 
-pub struct Warp<'a> {
+pub struct Warp<'a, 'd> {
     pub launch: &'a Launch,
     /// The block's region table (shared memory is per block).
     pub regions: &'a [Option<Arc<Buffer>>],
@@ -85,7 +87,6 @@ pub struct Warp<'a> {
     /// `thread_idx` of each lane.
     pub tid: [[u32; 3]; LANES],
     /// The warp's index in its block (its lanes are threads `32 * warp_index..`).
-    #[allow(dead_code)] // read by the detector's hooks
     pub warp_index: u32,
     /// Lanes that are threads of the block (a partial last warp has fewer).
     pub lanes: u32,
@@ -97,17 +98,20 @@ pub struct Warp<'a> {
     pub stack_top: usize,
     pub steps: u64,
     pub suspend: Option<Suspend<'a>>,
+    /// The block's detector state (None with detection off).
+    pub det: Option<&'a RefCell<BlockDetector<'d>>>,
     pool: Vec<Vec<u64>>,
 }
 
-impl<'a> Warp<'a> {
+impl<'a, 'd> Warp<'a, 'd> {
     pub fn new(
         launch: &'a Launch,
         regions: &'a [Option<Arc<Buffer>>],
         block: [u32; 3],
         warp_index: u32,
         suspend: Option<Suspend<'a>>,
-    ) -> Warp<'a> {
+        det: Option<&'a RefCell<BlockDetector<'d>>>,
+    ) -> Warp<'a, 'd> {
         let [bx, by, bz] = launch.shape.block;
         let threads = bx * by * bz;
         let first_thread = warp_index * LANES as u32;
@@ -136,6 +140,7 @@ impl<'a> Warp<'a> {
             stack_top: 0,
             steps: 0,
             suspend,
+            det,
             pool: Vec::new(),
         }
     }
@@ -174,6 +179,55 @@ impl<'a> Warp<'a> {
             site: self.site(fr.func, loc),
             thread: self.thread(lane),
         })
+    }
+
+    /// Tells the detector that `lane` accessed `bytes` bytes at `offset` of `region`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn observe(
+        &self,
+        region: usize,
+        offset: u64,
+        bytes: u32,
+        kind: AccessKind,
+        scope: MemoryScope,
+        lane: usize,
+        func: usize,
+        loc: SourceLoc,
+    ) -> R<()> {
+        let Some(det) = self.det else {
+            return Ok(());
+        };
+        let base = self.launch.regions[region].base;
+        let Some(relative) = offset.checked_sub(base) else {
+            return Ok(());
+        };
+        let site = self.launch.site_ids.get(&(func, loc)).copied().unwrap_or(0);
+        let tid = self.warp_index * LANES as u32 + lane as u32;
+        det.borrow_mut()
+            .access_lane(
+                tid,
+                RegionId(region as u32),
+                relative,
+                bytes,
+                kind,
+                scope,
+                SiteId(site),
+            )
+            .map_err(Box::new)
+    }
+
+    /// Tells the detector that the lanes of `mask` synchronised (`sync_warp` or a
+    /// collective).
+    pub fn warp_sync(&self, mask: u32) {
+        if let Some(det) = self.det {
+            det.borrow_mut().warp_sync(self.warp_index, mask);
+        }
+    }
+
+    pub fn fence(&self, mask: u32, scope: MemoryScope) {
+        if let Some(det) = self.det {
+            det.borrow_mut().fence(self.warp_index, mask, scope);
+        }
     }
 
     /// A fresh frame for `func` whose local memory starts at the current stack top.
