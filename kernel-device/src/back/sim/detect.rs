@@ -64,7 +64,7 @@ use crate::ir::MemoryScope;
 
 use super::{Access, Fault, LaunchShape, Site, ThreadId};
 use clock::BlockClock;
-use shadow::{Cell, Conflict, GlobalShadow, Stamp, SyncVars};
+use shadow::{Cell, ChunkGuard, Conflict, GlobalShadow, Stamp, SyncVars};
 
 /// Which memory an access touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -238,6 +238,14 @@ impl Detector {
         }
     }
 
+    fn race(&self, region: RegionId, cell: u64, conflict: &Conflict, access: &Stamp) -> Fault {
+        Fault::Race {
+            location: self.location(region, cell),
+            first: self.access_of(&conflict.prior),
+            second: self.access_of(access),
+        }
+    }
+
     /// "`out`[17] (global)", "shared `tile`[3][4]".
     fn location(&self, region: RegionId, cell: u64) -> String {
         let Some(r) = self.regions.get(region.0 as usize) else {
@@ -336,21 +344,17 @@ impl BlockDetector<'_> {
     // A fault ends the launch: the large `Err` is built once, never on the hot path.
     #[allow(clippy::result_large_err)]
     pub fn access(&mut self, warp: u32, access: &WarpAccess<'_>) -> Result<(), Fault> {
-        let mut lanes = access.lanes;
-        while lanes != 0 {
-            let lane = lanes.trailing_zeros();
-            lanes &= lanes - 1;
-            self.access_lane(
-                warp * 32 + lane,
-                access.region,
-                access.offsets[lane as usize],
-                access.bytes,
-                access.kind,
-                access.scope,
-                access.site,
-            )?;
+        let d = self.detector;
+        let Some(region) = d.regions.get(access.region.0 as usize) else {
+            return Ok(());
+        };
+        match region.space {
+            Space::Shared => self.access_shared(warp, access, region),
+            Space::Global => match d.global.get(access.region.0 as usize) {
+                Some(Some(shadow)) => self.access_global(warp, access, region, shadow),
+                _ => Ok(()), // untracked: nothing writes it, nothing can race
+            },
         }
-        Ok(())
     }
 
     /// Thread `tid` (linear in the block) accesses `bytes` bytes at `offset` in `region`.
@@ -365,55 +369,109 @@ impl BlockDetector<'_> {
         scope: MemoryScope,
         site: SiteId,
     ) -> Result<(), Fault> {
-        let d = self.detector;
-        let Some(r) = d.regions.get(region.0 as usize) else {
-            return Ok(());
+        let offsets = [offset; 32];
+        let access = WarpAccess {
+            region,
+            kind,
+            scope,
+            bytes,
+            lanes: 1 << (tid % 32),
+            offsets: &offsets,
+            site,
         };
-        let elem = u64::from(r.elem_bytes.max(1));
-        let first = offset / elem;
-        let last = (offset + u64::from(bytes.max(1)) - 1) / elem;
+        self.access(tid / 32, &access)
+    }
+
+    #[allow(clippy::result_large_err)]
+    fn access_shared(
+        &mut self,
+        warp: u32,
+        access: &WarpAccess<'_>,
+        region: &Region,
+    ) -> Result<(), Fault> {
+        let d = self.detector;
         let block = self.block;
-        let stamp = Stamp::new(block, tid, self.clock.now(), site.0, kind, scope);
-        for cell in first..=last {
-            let outcome = match r.space {
-                Space::Shared => {
-                    let Some(c) = self.shared[region.0 as usize].get_mut(cell as usize) else {
-                        continue;
-                    };
-                    c.forget_other_blocks(block);
-                    if kind != AccessKind::Write && !c.written() {
-                        return Err(Fault::UninitialisedRead {
-                            location: d.location(region, cell),
-                            site: d.site(site.0),
-                            thread: d.thread_id(block, tid),
-                        });
-                    }
-                    let clock = &self.clock;
-                    c.record(stamp, |p| clock.ordered(p, block, tid, d))
+        let clock = &self.clock;
+        let cells = &mut self.shared[access.region.0 as usize];
+        let mut result = Ok(());
+        for_each_cell(
+            (block, clock.now()),
+            warp,
+            access,
+            region,
+            |tid, stamp, cell| {
+                let Some(c) = cells.get_mut(cell as usize) else {
+                    return true;
+                };
+                c.forget_other_blocks(block);
+                if access.kind != AccessKind::Write && !c.written() {
+                    result = Err(Fault::UninitialisedRead {
+                        location: d.location(access.region, cell),
+                        site: d.site(access.site.0),
+                        thread: d.thread_id(block, tid),
+                    });
+                    return false;
                 }
-                Space::Global => {
-                    let Some(Some(shadow)) = d.global.get(region.0 as usize) else {
-                        return Ok(());
-                    };
-                    let clock = &self.clock;
-                    match shadow.with_cell(cell, |c| {
-                        c.record(stamp, |p| clock.ordered(p, block, tid, d))
-                    }) {
-                        Some(outcome) => outcome,
-                        None => continue,
+                match c.record(stamp, |p| clock.ordered(p, block, tid, d)) {
+                    Ok(()) => true,
+                    Err(conflict) => {
+                        result = Err(d.race(access.region, cell, &conflict, &stamp));
+                        false
                     }
                 }
-            };
-            if let Err(Conflict { prior }) = outcome {
-                return Err(Fault::Race {
-                    location: d.location(region, cell),
-                    first: d.access_of(&prior),
-                    second: d.access_of(&stamp),
-                });
+            },
+        );
+        result
+    }
+
+    #[allow(clippy::result_large_err)]
+    fn access_global(
+        &mut self,
+        warp: u32,
+        access: &WarpAccess<'_>,
+        region: &Region,
+        shadow: &GlobalShadow,
+    ) -> Result<(), Fault> {
+        let d = self.detector;
+        let block = self.block;
+        let clock = &self.clock;
+        let mut result = Ok(());
+        // Lanes mostly touch neighbouring cells: keep the chunk locked across them.
+        let mut held: Option<(u64, ChunkGuard<'_>)> = None;
+        for_each_cell(
+            (block, clock.now()),
+            warp,
+            access,
+            region,
+            |tid, stamp, cell| {
+                let (chunk, slot) = GlobalShadow::split(cell);
+                if held.as_ref().is_none_or(|(c, _)| *c != chunk) {
+                    held = None;
+                    held = shadow.lock(chunk).map(|guard| (chunk, guard));
+                }
+                let Some((_, guard)) = held.as_mut() else {
+                    return true;
+                };
+                match guard[slot].record(stamp, |p| clock.ordered(p, block, tid, d)) {
+                    Ok(()) => true,
+                    Err(conflict) => {
+                        result = Err(d.race(access.region, cell, &conflict, &stamp));
+                        false
+                    }
+                }
+            },
+        );
+        drop(held);
+        result?;
+        if access.kind == AccessKind::Atomic {
+            let elem = u64::from(region.elem_bytes.max(1));
+            let mut lanes = access.lanes;
+            while lanes != 0 {
+                let lane = lanes.trailing_zeros();
+                lanes &= lanes - 1;
+                let cell = access.offsets[lane as usize] / elem;
+                self.synchronise_through(access.region, cell, warp * 32 + lane);
             }
-        }
-        if kind == AccessKind::Atomic && r.space == Space::Global {
-            self.synchronise_through(region, first, tid);
         }
         Ok(())
     }
@@ -430,6 +488,32 @@ impl BlockDetector<'_> {
             d.sync_vars
                 .release(key, self.block, fenced_at, self.clock.acquired());
             d.any_release.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// Calls `f(tid, stamp, cell)` for every cell every lane of `access` touches, in lane
+/// order, until it returns false.
+fn for_each_cell(
+    (block, time): (u32, u32),
+    warp: u32,
+    access: &WarpAccess<'_>,
+    region: &Region,
+    mut f: impl FnMut(u32, Stamp, u64) -> bool,
+) {
+    let elem = u64::from(region.elem_bytes.max(1));
+    let span = u64::from(access.bytes.max(1)) - 1;
+    let mut lanes = access.lanes;
+    while lanes != 0 {
+        let lane = lanes.trailing_zeros();
+        lanes &= lanes - 1;
+        let tid = warp * 32 + lane;
+        let offset = access.offsets[lane as usize];
+        let stamp = Stamp::new(block, tid, time, access.site.0, access.kind, access.scope);
+        for cell in offset / elem..=offset.saturating_add(span) / elem {
+            if !f(tid, stamp, cell) {
+                return;
+            }
         }
     }
 }

@@ -172,13 +172,13 @@ impl Cell {
 const CHUNK: usize = 64;
 
 type Chunk = Mutex<[Cell; CHUNK]>;
+pub(super) type ChunkGuard<'a> = std::sync::MutexGuard<'a, [Cell; CHUNK]>;
 
 /// A tracked global region's shadow, in lazily allocated chunks, each behind its own
 /// lock: blocks on different workers touch different chunks, so locks stay
 /// uncontended.
 pub(super) struct GlobalShadow {
     chunks: Box<[OnceLock<Box<Chunk>>]>,
-    cells: u64,
 }
 
 impl GlobalShadow {
@@ -186,18 +186,21 @@ impl GlobalShadow {
         let chunks = (0..cells.div_ceil(CHUNK as u64))
             .map(|_| OnceLock::new())
             .collect();
-        GlobalShadow { chunks, cells }
+        GlobalShadow { chunks }
     }
 
-    /// Runs `f` on cell `cell` under its chunk's lock; `None` past the end.
-    pub(super) fn with_cell<R>(&self, cell: u64, f: impl FnOnce(&mut Cell) -> R) -> Option<R> {
-        if cell >= self.cells {
-            return None;
-        }
-        let chunk = self.chunks[(cell / CHUNK as u64) as usize]
+    /// The chunk holding `cell`, and the cell's index in it.
+    pub(super) fn split(cell: u64) -> (u64, usize) {
+        (cell / CHUNK as u64, (cell % CHUNK as u64) as usize)
+    }
+
+    /// Locks chunk `chunk` (allocating it on first use); `None` past the end.
+    pub(super) fn lock(&self, chunk: u64) -> Option<ChunkGuard<'_>> {
+        let chunk = self
+            .chunks
+            .get(usize::try_from(chunk).ok()?)?
             .get_or_init(|| Box::new(Mutex::new([Cell::EMPTY; CHUNK])));
-        let mut cells = chunk.lock().unwrap_or_else(|e| e.into_inner());
-        Some(f(&mut cells[(cell % CHUNK as u64) as usize]))
+        Some(chunk.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
