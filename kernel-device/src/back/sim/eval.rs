@@ -392,11 +392,9 @@ impl Warp<'_, '_> {
                     Some(v) => {
                         let m = self.eval(fr, *v, mask)?;
                         // The value goes to the `loop` expression's slots.
-                        if let Some(loop_expr) = self.loop_expr(fr.func, *target) {
-                            let (to, from) = (self.slot_of(fr, loop_expr), self.slot_of(fr, *v));
-                            let w = self.width_of(fr, *v);
-                            fr.copy(to, from, w, m);
-                        }
+                        let to = self.plan(fr.func).loops[&target.0].value_slot;
+                        let (from, w) = (self.slot_of(fr, *v), self.width_of(fr, *v));
+                        fr.copy(to, from, w, m);
                         m
                     }
                     None => mask,
@@ -436,15 +434,6 @@ impl Warp<'_, '_> {
                 Ok(o)
             }
         }
-    }
-
-    /// The `loop` expression with id `id` in function `func`.
-    fn loop_expr(&self, func: usize, id: crate::ir::LoopId) -> Option<Handle<Expr>> {
-        self.func(func)
-            .exprs
-            .iter()
-            .find(|(_, x)| matches!(x.kind, ExprKind::Loop { id: i, .. } if i == id))
-            .map(|(h, _)| h)
     }
 
     fn call(

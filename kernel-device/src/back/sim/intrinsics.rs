@@ -272,11 +272,11 @@ impl Warp<'_, '_> {
         m: u32,
         votes: u32,
     ) -> R<super::launch::Release> {
-        let live = self.lanes & !self.exited;
-        if m != live {
+        // Every thread of the block must arrive: one that returned early (CUDA leaves
+        // that undefined) is divergence too.
+        if m != self.lanes {
             let waiting = m.trailing_zeros() as usize;
-            let other = (live & !m) | (self.exited & self.lanes);
-            let other = other.trailing_zeros() as usize;
+            let other = (self.lanes & !m).trailing_zeros() as usize;
             let elsewhere = if self.exited & (1 << other) != 0 {
                 "exited".to_string()
             } else {

@@ -28,6 +28,8 @@ pub enum Home {
 pub struct LoopPlan {
     pub index: usize,
     pub state_slot: u32,
+    /// A `loop` expression's slots, where `break value` puts the value.
+    pub value_slot: u32,
 }
 
 #[derive(Debug)]
@@ -127,13 +129,21 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
     }
     let ret_slot = take(slots(&f.ret));
     let mut loops = HashMap::new();
-    let mut add_loop = |id: LoopId, state: u32, take: &mut dyn FnMut(u32) -> u32| {
-        let index = loops.len();
-        let state_slot = take(state);
-        loops.insert(id.0, LoopPlan { index, state_slot });
-    };
+    let mut add_loop =
+        |id: LoopId, state: u32, value_slot: u32, take: &mut dyn FnMut(u32) -> u32| {
+            let index = loops.len();
+            let state_slot = take(state);
+            loops.insert(
+                id.0,
+                LoopPlan {
+                    index,
+                    state_slot,
+                    value_slot,
+                },
+            );
+        };
     let mut blocks: Vec<&Block> = vec![&f.body];
-    for (_, e) in f.exprs.iter() {
+    for (h, e) in f.exprs.iter() {
         match &e.kind {
             ExprKind::If {
                 then_block,
@@ -144,7 +154,7 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
                 blocks.extend(else_block.iter());
             }
             ExprKind::Loop { id, body } => {
-                add_loop(*id, 0, &mut take);
+                add_loop(*id, 0, expr_slot[h.index()], &mut take);
                 blocks.push(body);
             }
             ExprKind::Block(b) => blocks.push(b),
@@ -155,11 +165,11 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::While { id, body, .. } => {
-                    add_loop(*id, 0, &mut take);
+                    add_loop(*id, 0, 0, &mut take);
                     blocks.push(body);
                 }
                 Stmt::ForRange { id, body, .. } => {
-                    add_loop(*id, 3, &mut take);
+                    add_loop(*id, 3, 0, &mut take);
                     blocks.push(body);
                 }
                 _ => {}

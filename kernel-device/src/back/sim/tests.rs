@@ -7,6 +7,8 @@ use super::*;
 use crate::ir::ScalarType;
 use crate::source::offline;
 
+#[path = "tests_lang.rs"]
+mod tests_lang;
 #[path = "tests_simt.rs"]
 mod tests_simt;
 
