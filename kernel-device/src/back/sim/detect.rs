@@ -55,6 +55,8 @@ mod clock;
 mod shadow;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kernels;
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -185,6 +187,19 @@ impl Detector {
             any_release: AtomicBool::new(false),
             grid_sync_times: std::sync::OnceLock::new(),
             grid_sync_init: Mutex::new(()),
+        }
+    }
+
+    /// Forgets every access and synchronisation, as a new launch would: call before each
+    /// further schedule of the same launch (blocks' states are made afresh too).
+    pub fn reset(&self) {
+        for shadow in self.global.iter().flatten() {
+            shadow.clear();
+        }
+        self.sync_vars.clear();
+        self.any_release.store(false, Ordering::Release);
+        for t in self.grid_sync_times.get().into_iter().flatten() {
+            t.store(0, Ordering::Relaxed);
         }
     }
 

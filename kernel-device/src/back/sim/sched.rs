@@ -43,6 +43,9 @@ pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
             for (b, bytes) in launch.arg_buffers.iter().zip(&snapshot) {
                 b.write(0, bytes);
             }
+            if let Some(detector) = &launch.detector {
+                detector.reset();
+            }
         }
         report = run_once(&launch, launch.options.seed.wrapping_add(u64::from(k)))?;
     }

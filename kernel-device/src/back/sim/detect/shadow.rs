@@ -189,6 +189,13 @@ impl GlobalShadow {
         GlobalShadow { chunks }
     }
 
+    /// Forgets every access (a new schedule of the launch starts fresh).
+    pub(super) fn clear(&self) {
+        for chunk in self.chunks.iter().filter_map(OnceLock::get) {
+            *chunk.lock().unwrap_or_else(|e| e.into_inner()) = [Cell::EMPTY; CHUNK];
+        }
+    }
+
     /// The chunk holding `cell`, and the cell's index in it.
     pub(super) fn split(cell: u64) -> (u64, usize) {
         (cell / CHUNK as u64, (cell % CHUNK as u64) as usize)
@@ -212,6 +219,10 @@ pub(super) struct SyncVars {
 }
 
 impl SyncVars {
+    pub(super) fn clear(&self) {
+        self.vars.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     pub(super) fn acquire(&self, key: (u32, u64), into: &mut HashMap<u32, u32>) {
         let vars = self.vars.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(vc) = vars.get(&key) {
