@@ -1,5 +1,6 @@
-//! A 3x3 box blur over a 1920x1080 single-channel image: 2-D launch, `grid(2)`, nested
-//! `for` loops and clamped borders. Checks against an f64 CPU reference.
+//! A 3x3 box blur over a 1920x1080 single-channel image (640x360 on the CPU simulator):
+//! 2-D launch, `grid(2)`, nested `for` loops and clamped borders. Checks against an f64
+//! CPU reference.
 //!
 //! `cargo run --release --example blur`
 
@@ -44,7 +45,11 @@ fn blur_reference(src: &[f32], width: usize, height: usize) -> Vec<f64> {
 }
 
 fn main() -> common::MainResult {
-    let (width, height) = (1920usize, 1080usize);
+    let device = common::announce("blur")?;
+    let (width, height) = (
+        common::size_for(&device, 1920, 640),
+        common::size_for(&device, 1080, 360),
+    );
     let mut rng = common::Rng::fresh("blur");
     let src = rng.vec_f32(width * height, 0.0, 1.0);
     let want = blur_reference(&src, width, height);
@@ -65,6 +70,9 @@ fn main() -> common::MainResult {
         || launch!(blur[grid, block, stream, 0](&dsrc, &mut ddst, width, height)),
     )?;
     common::compare("blur (device arrays)", &ddst.to_host()?, &want, abs, rel)?;
-    println!("blur: {width}x{height}, OK; kernel {:.1} us", ms * 1e3);
+    println!(
+        "blur: {width}x{height}, OK; {}",
+        common::describe_time(&device, ms, width * height, 2 * 4 * width * height)
+    );
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! scalar parameter. Checks against an f64 CPU reference (the GPU may fuse into an FMA,
 //! so the tolerance is a few f32 ulps), then times the kernel alone.
 //!
-//! `cargo run --release --example saxpy`
+//! `cargo run --release --example saxpy` (2^24 + 17 elements on a GPU, 2^20 + 17 on the
+//! CPU simulator).
 
 use cudajit::prelude::*;
 
@@ -17,7 +18,8 @@ fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
 }
 
 fn main() -> common::MainResult {
-    let n = (1 << 24) + 17;
+    let device = common::announce("saxpy")?;
+    let n = common::size_for(&device, (1 << 24) + 17, (1 << 20) + 17);
     let mut rng = common::Rng::fresh("saxpy");
     let a = rng.f32_in(-4.0, 4.0);
     let x = rng.vec_f32(n, -1.0, 1.0);
@@ -30,7 +32,8 @@ fn main() -> common::MainResult {
     // Two roundings at most (product, sum), each within half an f32 ulp of ~|a x| + |y|.
     let (abs, rel) = (4.0 * 4.0 * f32::EPSILON as f64, 2.0 * f32::EPSILON as f64);
 
-    let (threads, blocks) = (256, 1024); // 262144 threads, each doing ~64 elements
+    // 262144 threads on a GPU (16 per thread on the simulator), each doing ~64 elements.
+    let (threads, blocks) = (256, common::size_for(&device, 1024, 64));
     let mut y = y0.clone();
     launch!(saxpy[blocks, threads](a, &x, &mut y))?;
     common::compare("saxpy (host slices)", &y, &want, abs, rel)?;
@@ -47,10 +50,9 @@ fn main() -> common::MainResult {
     launch!(saxpy[blocks, threads, stream, 0](a, &dx, &mut dy))?;
     common::compare("saxpy (device arrays)", &dy.to_host()?, &want, abs, rel)?;
 
-    let gbps = 3.0 * 4.0 * n as f64 / (ms as f64 * 1e-3) / 1e9;
     println!(
-        "saxpy: n = {n}, a = {a}, OK; kernel {:.1} us ({gbps:.0} GB/s)",
-        ms * 1e3
+        "saxpy: n = {n}, a = {a}, OK; {}",
+        common::describe_time(&device, ms, threads * blocks, 3 * 4 * n)
     );
     Ok(())
 }

@@ -1,7 +1,9 @@
-//! `c = a + b` over 2^24 + 3 floats, the addition done by a `#[device]` function from
-//! another module. Checks against the CPU, then times the kernel alone on device arrays.
+//! `c = a + b` over 2^24 + 3 floats (2^20 + 3 on the CPU simulator), the addition done
+//! by a `#[device]` function from another module. Checks against the CPU, then times the
+//! kernel alone on device arrays.
 //!
-//! `cargo run --release --example vecadd` (needs an NVIDIA GPU and driver).
+//! `cargo run --release --example vecadd` (on an NVIDIA GPU; without one, on the CPU
+//! simulator).
 
 use cudajit::prelude::*;
 
@@ -27,7 +29,9 @@ fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
 }
 
 fn main() -> common::MainResult {
-    let n = (1 << 24) + 3; // not a multiple of the block: the `if` matters
+    let device = common::announce("vecadd")?;
+    // Not a multiple of the block: the `if` matters.
+    let n = common::size_for(&device, (1 << 24) + 3, (1 << 20) + 3);
     let mut rng = common::Rng::fresh("vecadd");
     let a = rng.vec_f32(n, -1.0, 1.0);
     let b = rng.vec_f32(n, -1.0, 1.0);
@@ -54,10 +58,9 @@ fn main() -> common::MainResult {
     )?;
     common::compare("vecadd (device arrays)", &dc.to_host()?, &want, 0.0, 0.0)?;
 
-    let gbps = 3.0 * 4.0 * n as f64 / (ms as f64 * 1e-3) / 1e9;
     println!(
-        "vecadd: n = {n}, OK; kernel {:.1} us ({gbps:.0} GB/s); first launch incl. JIT and copies {:.1} ms",
-        ms * 1e3,
+        "vecadd: n = {n}, OK; {}; first launch incl. JIT and copies {:.1} ms",
+        common::describe_time(&device, ms, n, 3 * 4 * n),
         first.as_secs_f64() * 1e3
     );
     Ok(())

@@ -35,8 +35,8 @@
 extern crate self as cudajit;
 
 pub use kernel_host::{
-    elapsed_ms, synchronize, to_device, Device, DeviceArray, DeviceScalar, Dim, Error, Event,
-    LaunchConfig, Result, Stream,
+    default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
+    DeviceScalar, Dim, Error, Event, LaunchConfig, Result, SimFault, SimOptions, Stream,
 };
 pub use kernel_macros::{device, kernel};
 
@@ -56,7 +56,7 @@ pub mod prelude {
     // Barriers, fences, atomics, warp operations and GPU-only math (with their
     // element-type traits).
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
-    pub use kernel_host::{Device, DeviceArray, Event, LaunchConfig, Stream};
+    pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 
     #[cfg(doc)]

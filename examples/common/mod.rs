@@ -1,9 +1,44 @@
 //! Shared by the examples and tests/gpu.rs: a seeded RNG (fresh inputs each run, seed
 //! printed so a failure can be replayed with `CUDAJIT_SEED`), comparison against a
-//! CPU reference, and kernel timing with events.
+//! CPU reference, kernel timing with events, and saying which backend ran.
 #![allow(dead_code)]
 
-use cudajit::{Event, Stream};
+use cudajit::{Device, Event, Stream};
+
+/// The default device, announced on stdout: every example says which backend ran it
+/// (a GPU, or the CPU simulator on a machine without one).
+pub fn announce(example: &str) -> cudajit::Result<Device> {
+    let device = Device::default()?;
+    println!("{example}: running on {device}");
+    Ok(device)
+}
+
+/// A problem size: `gpu` on a GPU, `simulator` on the CPU simulator, which interprets
+/// every thread (and checks its accesses) at some millions of threads per second.
+pub fn size_for(device: &Device, gpu: usize, simulator: usize) -> usize {
+    if device.is_simulator() {
+        simulator
+    } else {
+        gpu
+    }
+}
+
+/// How a timed kernel reads: GPU time and bandwidth, or the simulator's speed.
+pub fn describe_time(device: &Device, ms: f32, threads: usize, bytes: usize) -> String {
+    let seconds = ms as f64 * 1e-3;
+    if device.is_simulator() {
+        format!(
+            "simulated in {ms:.1} ms ({:.1} M threads/s)",
+            threads as f64 / seconds / 1e6
+        )
+    } else {
+        format!(
+            "kernel {:.1} us ({:.0} GB/s)",
+            ms * 1e3,
+            bytes as f64 / seconds / 1e9
+        )
+    }
+}
 
 /// xorshift64*: tiny, good enough for test data, no dependency.
 pub struct Rng(u64);
@@ -86,20 +121,24 @@ pub fn compare(name: &str, got: &[f32], want: &[f64], abs: f64, rel: f64) -> Res
 }
 
 /// Kernel time of `launch` on `stream` in milliseconds: the median of 21 launches, each
-/// between two events, after 3 warm-up launches.
+/// between two events, after 3 warm-up launches (on the simulator: 3 after 1).
 pub fn time_on(
     stream: &Stream,
     mut launch: impl FnMut() -> cudajit::Result<()>,
 ) -> cudajit::Result<f32> {
     // A first launch runs on cold caches and TLBs: warm up, then report the median
     // of several launches, each between its own pair of events.
-    const WARMUP: usize = 3;
-    const TIMED: usize = 21;
-    for _ in 0..WARMUP {
+    // The simulator's timings vary little and each launch costs seconds: fewer.
+    let (warmup, timed) = if stream.device().is_simulator() {
+        (1, 3)
+    } else {
+        (3, 21)
+    };
+    for _ in 0..warmup {
         launch()?;
     }
-    let mut times = Vec::with_capacity(TIMED);
-    for _ in 0..TIMED {
+    let mut times = Vec::with_capacity(timed);
+    for _ in 0..timed {
         let start = Event::record(stream)?;
         launch()?;
         let end = Event::record(stream)?;
@@ -109,7 +148,7 @@ pub fn time_on(
     // Synchronizing the stream also reports a device-side panic of the launches.
     stream.synchronize()?;
     times.sort_by(f32::total_cmp);
-    Ok(times[TIMED / 2])
+    Ok(times[timed / 2])
 }
 
 pub type MainResult = Result<(), Report>;

@@ -5,9 +5,13 @@
 //! elements (`i64`); a scalar is passed by value, `bool` as one byte, `usize`/`isize`
 //! as 64 bits.
 
+use std::sync::Arc;
+
+use kernel_device::back::sim::Buffer;
 use kernel_device::ir::{ScalarType, Type};
 
 use crate::array::DeviceArray;
+use crate::device::DeviceId;
 use crate::error::{Error, Result};
 
 /// A scalar type kernels compute with.
@@ -78,11 +82,13 @@ pub(crate) enum ArgKind<'a> {
         elem: ScalarType,
         bytes: &'a mut [u8],
     },
-    /// A device array: its pointer is passed, nothing is copied.
+    /// A device array: its pointer (on a GPU) or its buffer (on the simulator) is
+    /// passed, nothing is copied.
     Device {
         elem: ScalarType,
-        ordinal: usize,
+        device: DeviceId,
         mutable: bool,
+        sim_buffer: Option<&'a Arc<Buffer>>,
     },
 }
 
@@ -142,12 +148,13 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn device<T: DeviceScalar>(array: &DeviceArray<T>, mutable: bool) -> Self {
+    fn device<T: DeviceScalar>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
         KernelArg {
             kind: ArgKind::Device {
                 elem: T::SCALAR,
-                ordinal: array.device().ordinal(),
+                device: array.device().id(),
                 mutable,
+                sim_buffer: array.sim_buffer(),
             },
             value: array.device_ptr(),
             len: array.len() as i64,
@@ -192,7 +199,7 @@ pub(crate) fn check_args(
     kernel: &str,
     params: &[Type],
     args: &[KernelArg<'_>],
-    ordinal: usize,
+    launch_device: DeviceId,
 ) -> Result<()> {
     let mismatch = |detail: String| Error::ArgumentMismatch {
         kernel: kernel.to_string(),
@@ -213,10 +220,10 @@ pub(crate) fn check_args(
                 arg.describe()
             )));
         }
-        if let ArgKind::Device { ordinal: on, .. } = arg.kind {
-            if on != ordinal {
+        if let ArgKind::Device { device: on, .. } = arg.kind {
+            if on != launch_device {
                 return Err(mismatch(format!(
-                    "argument {} is a device array on device {on} but the launch is on device {ordinal}",
+                    "argument {} is a device array on {on} but the launch is on {launch_device}",
                     i + 1
                 )));
             }
@@ -372,9 +379,9 @@ mod tests {
             SliceArgMut::<f32>::into_kernel_arg(&mut c),
             KernelArg::scalar(4u32),
         ];
-        check_args("k", &params, &args, 0).unwrap();
+        check_args("k", &params, &args, DeviceId::Cuda(0)).unwrap();
 
-        let err = check_args("k", &params, &args[..2], 0)
+        let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0))
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -388,7 +395,9 @@ mod tests {
             KernelArg::scalar(0u8),
             KernelArg::scalar(4u32),
         ];
-        let err = check_args("k", &params, &wrong, 0).unwrap_err().to_string();
+        let err = check_args("k", &params, &wrong, DeviceId::Cuda(0))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("argument 1 is a host `&[i32]` but the kernel parameter is `&[f32]`"),
             "{err}"
@@ -400,7 +409,9 @@ mod tests {
             SliceArg::<f32>::into_kernel_arg(&a),
             KernelArg::scalar(4u32),
         ];
-        let err = check_args("k", &params, &ro, 0).unwrap_err().to_string();
+        let err = check_args("k", &params, &ro, DeviceId::Cuda(0))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("argument 2"), "{err}");
     }
 }

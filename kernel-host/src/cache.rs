@@ -16,6 +16,7 @@ use kernel_device::source::FnSource;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 use crate::panic::PanicRecord;
+use crate::sim::SimKernel;
 
 /// Per-kernel cache of loaded modules. Built only by generated code, as a `static`.
 pub struct KernelCache {
@@ -26,6 +27,8 @@ pub struct KernelCache {
     others: Mutex<Vec<(usize, &'static LoadedKernel)>>,
     /// Held while compiling, so a kernel is compiled once per device.
     compiling: Mutex<()>,
+    /// The kernel's IR for the simulator (the same on every simulated device).
+    sim: OnceLock<SimKernel>,
 }
 
 impl KernelCache {
@@ -35,7 +38,22 @@ impl KernelCache {
             default: OnceLock::new(),
             others: Mutex::new(Vec::new()),
             compiling: Mutex::new(()),
+            sim: OnceLock::new(),
         }
+    }
+
+    /// The kernel lowered for the simulator, lowering it on first use (a failure is
+    /// not remembered: it is returned again by the next launch).
+    pub(crate) fn get_sim(&'static self, source: &'static FnSource) -> Result<&'static SimKernel> {
+        if let Some(kernel) = self.sim.get() {
+            return Ok(kernel);
+        }
+        let _compiling = self.compiling.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kernel) = self.sim.get() {
+            return Ok(kernel);
+        }
+        let kernel = SimKernel::lower(source)?;
+        Ok(self.sim.get_or_init(|| kernel))
     }
 
     /// The kernel loaded on `device`, compiling and loading it on first use.

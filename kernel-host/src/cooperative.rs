@@ -152,6 +152,9 @@ pub fn max_cooperative_grid_blocks(
         grid: 1u32.into(),
         ..config
     };
+    if device.is_simulator() {
+        return crate::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
+    }
     let valid = shape.validate(source.name, device.limits())?;
     check_support(source.name, device.limits())?;
     device.bind()?;

@@ -1,13 +1,15 @@
-//! A GPU and its (primary) context: opened once per ordinal per process, with the
-//! limits a launch is checked against read at creation, and the registry of panic
-//! records of the modules loaded into it.
+//! A device kernels run on: a GPU and its (primary) context, or the CPU simulator
+//! (`crate::sim`), behind one [`Device`] type. A GPU is opened once per ordinal per
+//! process, with the limits a launch is checked against read at creation, and keeps the
+//! registry of panic records of the modules loaded into it.
 //!
 //! libcuda is loaded at run time by cudarc, whose loader panics when the library is
-//! missing; [`Device::new`] checks for the library first (and catches any panic from
-//! a symbol an old driver lacks), so a machine without a GPU gets
-//! `Err(Error::NoDriver)` and never a panic.
+//! missing; opening a GPU checks for the library first (and catches any panic from a
+//! symbol an old driver lacks), so a machine without a GPU gets `Err(Error::NoDriver)`
+//! and never a panic. Which device is the default (a GPU, or the simulator when there
+//! is none) is decided in `crate::backend`.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
@@ -15,53 +17,99 @@ use cudarc::driver::CudaContext;
 
 use crate::args::DeviceScalar;
 use crate::array::DeviceArray;
+use crate::backend::Backend;
 use crate::config::DeviceLimits;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::panic::PanicRecord;
+use crate::sim::SimDevice;
 use crate::stream::Stream;
 
-/// One GPU. Cheap to clone (a reference count); every `Device` for the same ordinal
-/// shares one context, as the CUDA runtime does.
+/// A GPU or the CPU simulator. Cheap to clone (a reference count); every `Device` for
+/// the same GPU ordinal shares one context, as the CUDA runtime does.
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<DeviceInner>,
 }
 
 struct DeviceInner {
-    ctx: Arc<CudaContext>,
-    ordinal: usize,
     name: String,
     limits: DeviceLimits,
+    kind: DeviceKind,
+}
+
+/// What executes a device's work: the seam every operation matches on once.
+pub(crate) enum DeviceKind {
+    Cuda(CudaDevice),
+    Sim(SimDevice),
+}
+
+/// A GPU's driver state.
+pub(crate) struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    ordinal: usize,
     /// Every module loaded into this context that can report a device-side panic;
     /// checked after each synchronisation. Locked only there and at module load.
     panic_records: Mutex<Vec<Arc<PanicRecord>>>,
 }
 
+/// Which device an array lives on, for the launch's argument check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DeviceId {
+    Cuda(usize),
+    /// A simulated device, by the address of its shared state (each is distinct).
+    Sim(usize),
+}
+
+impl std::fmt::Display for DeviceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceId::Cuda(ordinal) => write!(f, "CUDA device {ordinal}"),
+            DeviceId::Sim(_) => f.write_str("the CPU simulator"),
+        }
+    }
+}
+
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Device")
-            .field("ordinal", &self.inner.ordinal)
+            .field("backend", &self.backend())
+            .field("ordinal", &self.ordinal())
             .field("name", &self.inner.name)
             .field("compute_capability", &self.inner.limits.compute_capability)
             .finish()
     }
 }
 
+/// `CUDA device 0 (NVIDIA H100 80GB HBM3, sm_90)` or `the CPU simulator (sm_90 limits,
+/// race detection on, seed 0)`: what an example prints to say where it ran.
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (major, minor) = self.compute_capability();
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => write!(
+                f,
+                "CUDA device {} ({}, sm_{major}{minor})",
+                cuda.ordinal, self.inner.name
+            ),
+            DeviceKind::Sim(sim) => write!(f, "{} ({})", self.inner.name, sim.describe()),
+        }
+    }
+}
+
 impl PartialEq for Device {
     fn eq(&self, other: &Device) -> bool {
-        self.inner.ordinal == other.inner.ordinal
+        self.id() == other.id()
     }
 }
 impl Eq for Device {}
 
-/// Devices opened so far, by ordinal: each is opened once per process.
+/// GPUs opened so far, by ordinal: each is opened once per process.
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
-/// The default device, or why there is none (remembered so that every caller gets the
-/// same answer without probing the driver again).
-static DEFAULT: OnceLock<Result<Device>> = OnceLock::new();
 
 impl Device {
-    /// The process-wide default device: ordinal `$CUDAJIT_DEVICE`, or 0.
+    /// The process-wide default device: a GPU (ordinal `$CUDAJIT_DEVICE`, or 0) when
+    /// there is one, else the CPU simulator (said once on stderr).
+    /// `CUDAJIT_BACKEND=cuda|sim` or [`crate::set_backend`] force either.
     #[allow(clippy::should_implement_trait)] // fallible, unlike `Default::default`
     pub fn default() -> Result<Device> {
         Device::default_ref().cloned()
@@ -69,21 +117,42 @@ impl Device {
 
     /// The default device without a reference-count increment, for the launch path.
     pub(crate) fn default_ref() -> Result<&'static Device> {
-        DEFAULT
-            .get_or_init(|| default_ordinal().and_then(Device::new))
-            .as_ref()
-            .map_err(Clone::clone)
+        crate::backend::default_device()
     }
 
-    /// Opens device `ordinal` (or returns the already opened one).
+    /// Opens GPU `ordinal` (or returns the already opened one). Always a GPU: without
+    /// one this is `Err(NoDriver)` or `Err(NoDevice)`.
     pub fn new(ordinal: usize) -> Result<Device> {
         let mut devices = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
+        if let Some(device) = devices.iter().find(|d| d.ordinal() == ordinal) {
             return Ok(device.clone());
         }
         let device = open(ordinal)?;
         devices.push(device.clone());
         Ok(device)
+    }
+
+    /// The process-wide simulated device, with the options of `CUDAJIT_SIM_SEED`,
+    /// `CUDAJIT_SIM_SCHEDULES`, `CUDAJIT_SIM_DETECT` and `CUDAJIT_SIM_WORKERS`
+    /// (`Err` naming the variable when one is not a number).
+    pub fn simulator() -> Result<Device> {
+        crate::sim::shared_simulator().cloned()
+    }
+
+    /// A new simulated device of its own with `options` (seed, schedules, detection,
+    /// worker threads); its arrays are not shared with other simulated devices.
+    pub fn simulator_with(options: crate::SimOptions) -> Device {
+        Device::from_kind(
+            crate::sim::SIMULATOR_NAME.to_string(),
+            crate::sim::SIMULATED_LIMITS,
+            DeviceKind::Sim(SimDevice::new(options)),
+        )
+    }
+
+    fn from_kind(name: String, limits: DeviceLimits, kind: DeviceKind) -> Device {
+        Device {
+            inner: Arc::new(DeviceInner { name, limits, kind }),
+        }
     }
 
     /// Number of CUDA devices; `Err(NoDriver)` without a driver.
@@ -95,15 +164,52 @@ impl Device {
         })
     }
 
+    /// What runs this device's kernels: the CUDA driver or the CPU simulator.
+    pub fn backend(&self) -> Backend {
+        match self.inner.kind {
+            DeviceKind::Cuda(_) => Backend::Cuda,
+            DeviceKind::Sim(_) => Backend::Simulator,
+        }
+    }
+
+    /// Whether kernels on this device run on the CPU simulator.
+    pub fn is_simulator(&self) -> bool {
+        self.backend() == Backend::Simulator
+    }
+
+    /// The GPU's ordinal (0 for the simulator).
     pub fn ordinal(&self) -> usize {
-        self.inner.ordinal
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => cuda.ordinal,
+            DeviceKind::Sim(_) => 0,
+        }
+    }
+
+    pub(crate) fn id(&self) -> DeviceId {
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => DeviceId::Cuda(cuda.ordinal),
+            DeviceKind::Sim(_) => DeviceId::Sim(Arc::as_ptr(&self.inner) as usize),
+        }
+    }
+
+    pub(crate) fn kind(&self) -> &DeviceKind {
+        &self.inner.kind
+    }
+
+    /// The simulated device's state, `None` on a GPU.
+    pub(crate) fn as_sim(&self) -> Option<&SimDevice> {
+        match &self.inner.kind {
+            DeviceKind::Sim(sim) => Some(sim),
+            DeviceKind::Cuda(_) => None,
+        }
     }
 
     pub fn name(&self) -> &str {
         &self.inner.name
     }
 
-    /// `(major, minor)`, e.g. `(9, 0)` for an H100.
+    /// `(major, minor)`, e.g. `(9, 0)` for an H100 (and for the simulator, which
+    /// reports an H100's limits).
     pub fn compute_capability(&self) -> (u32, u32) {
         self.inner.limits.compute_capability
     }
@@ -126,36 +232,75 @@ impl Device {
         self.inner.limits.multiprocessor_count
     }
 
-    /// Any device attribute, read from the driver now.
+    /// Any device attribute, read from the driver now (`Err` on the simulator, which
+    /// has no driver: read [`Device::limits`] instead).
     pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
-        self.inner
+        self.cuda("cuDeviceGetAttribute")?
             .ctx
             .attribute(attribute)
             .call("cuDeviceGetAttribute")
     }
 
-    /// The underlying cudarc context, for interoperating with code that uses cudarc.
-    pub fn cuda_context(&self) -> &Arc<CudaContext> {
-        &self.inner.ctx
+    /// The underlying cudarc context, for interoperating with code that uses cudarc
+    /// (`None` on the simulator).
+    pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => Some(&cuda.ctx),
+            DeviceKind::Sim(_) => None,
+        }
     }
 
-    /// The device's default stream: the legacy NULL stream, which orders itself with
-    /// every stream made by [`Device::new_stream`].
+    /// The simulator's options (`None` on a GPU).
+    pub fn sim_options(&self) -> Option<crate::SimOptions> {
+        self.as_sim().map(SimDevice::options)
+    }
+
+    /// Sets the simulator's options for the launches that follow (`Err` on a GPU).
+    pub fn set_sim_options(&self, options: crate::SimOptions) -> Result<()> {
+        match self.as_sim() {
+            Some(sim) => {
+                sim.set_options(options);
+                Ok(())
+            }
+            None => Err(Error::NotSupported {
+                operation: "set_sim_options",
+                backend: Backend::Cuda,
+            }),
+        }
+    }
+
+    /// The GPU's driver state, or `Err` naming `operation` on the simulator.
+    pub(crate) fn cuda(&self, operation: &'static str) -> Result<&CudaDevice> {
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => Ok(cuda),
+            DeviceKind::Sim(_) => Err(Error::NotSupported {
+                operation,
+                backend: Backend::Simulator,
+            }),
+        }
+    }
+
+    /// The device's default stream: on a GPU the legacy NULL stream, which orders
+    /// itself with every stream made by [`Device::new_stream`].
     pub fn default_stream(&self) -> Stream {
         Stream::null(self.clone())
     }
 
-    /// A new stream. It synchronises with the default stream (CUDA's blocking-stream
-    /// semantics, as `cudaStreamCreate`), so copies on the default stream see kernels
-    /// launched on it.
+    /// A new stream. On a GPU it synchronises with the default stream (CUDA's
+    /// blocking-stream semantics, as `cudaStreamCreate`), so copies on the default
+    /// stream see kernels launched on it; on the simulator every launch completes
+    /// before it returns.
     pub fn new_stream(&self) -> Result<Stream> {
         Stream::create(self.clone())
     }
 
-    /// Waits for all work on the device, then reports any device-side panic.
+    /// Waits for all work on the device, then reports any device-side panic (on the
+    /// simulator: any fault of an earlier launch on device arrays).
     pub fn synchronize(&self) -> Result<()> {
-        self.bind()?;
-        result::ctx::synchronize().call("cuCtxSynchronize")?;
+        if let DeviceKind::Cuda(_) = self.inner.kind {
+            self.bind()?;
+            result::ctx::synchronize().call("cuCtxSynchronize")?;
+        }
         self.check_panics()
     }
 
@@ -171,38 +316,49 @@ impl Device {
 
     /// Whether this is the process's default device (the launch fast path).
     pub(crate) fn is_default(&self) -> bool {
-        matches!(DEFAULT.get(), Some(Ok(d)) if d.inner.ordinal == self.inner.ordinal)
+        matches!(crate::backend::default_if_chosen(), Some(d) if Arc::ptr_eq(&d.inner, &self.inner))
     }
 
-    /// Makes this device's context current on the calling thread (one
-    /// `cuCtxGetCurrent` when it already is).
+    /// Makes this GPU's context current on the calling thread (one `cuCtxGetCurrent`
+    /// when it already is); nothing on the simulator.
     pub(crate) fn bind(&self) -> Result<()> {
-        self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => cuda.ctx.bind_to_thread().call("cuCtxSetCurrent"),
+            DeviceKind::Sim(_) => Ok(()),
+        }
     }
 
     pub(crate) fn register_panic_record(&self, record: Arc<PanicRecord>) {
-        self.inner
-            .panic_records
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(record);
+        if let DeviceKind::Cuda(cuda) = &self.inner.kind {
+            cuda.panic_records
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(record);
+        }
     }
 
     /// Reports (and clears) the first device-side panic recorded by any module of this
-    /// device. Call only after a synchronisation covering the kernels in question.
+    /// device (on the simulator: the first fault of a launch on device arrays). Call
+    /// only after a synchronisation covering the kernels in question.
     pub fn check_panics(&self) -> Result<()> {
-        let records = self
-            .inner
-            .panic_records
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        for record in records.iter() {
-            if let Some(error) = record.take_unclaimed() {
-                return Err(error);
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => {
+                let records = cuda.panic_records.lock().unwrap_or_else(|p| p.into_inner());
+                for record in records.iter() {
+                    if let Some(error) = record.take_unclaimed() {
+                        return Err(error);
+                    }
+                }
+                Ok(())
             }
+            DeviceKind::Sim(sim) => sim.take_deferred_fault(),
         }
-        Ok(())
     }
+}
+
+/// Opens the GPU the default device is on: ordinal `$CUDAJIT_DEVICE`, or 0.
+pub(crate) fn open_default_gpu() -> Result<Device> {
+    default_ordinal().and_then(Device::new)
 }
 
 fn default_ordinal() -> Result<usize> {
@@ -303,15 +459,15 @@ fn open(ordinal: usize) -> Result<Device> {
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
         };
-        Ok(Device {
-            inner: Arc::new(DeviceInner {
+        Ok(Device::from_kind(
+            name,
+            limits,
+            DeviceKind::Cuda(CudaDevice {
                 ctx,
                 ordinal,
-                name,
-                limits,
                 panic_records: Mutex::new(Vec::new()),
             }),
-        })
+        ))
     })
 }
 

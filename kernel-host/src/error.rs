@@ -77,6 +77,29 @@ pub enum Error {
         thread: u32,
     },
 
+    /// The CPU simulator found a defect the GPU would hide or show as a hang (a data
+    /// race, a read of unwritten shared memory, a divergent barrier, a warp operation
+    /// naming an inactive lane, an out-of-bounds access) or could not run the launch.
+    /// `fault` names the threads, the memory and the source sites. (A device-side panic
+    /// is `KernelPanic`, on both backends.)
+    #[error("kernel `{kernel}` failed on the CPU simulator: {fault}")]
+    Simulator {
+        kernel: String,
+        fault: Box<kernel_device::back::sim::Fault>,
+    },
+
+    /// The backend could not be chosen as asked (`CUDAJIT_BACKEND`, `set_backend`, or
+    /// a simulator option in the environment).
+    #[error("cannot choose the backend: {detail}")]
+    BackendChoice { detail: String },
+
+    /// An operation that only one backend has (a driver attribute on the simulator).
+    #[error("`{operation}` is not available on the {backend} backend")]
+    NotSupported {
+        operation: &'static str,
+        backend: crate::backend::Backend,
+    },
+
     /// Reading or writing the on-disk kernel cache.
     #[error("{context}: {source}")]
     Io {

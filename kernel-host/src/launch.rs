@@ -17,10 +17,11 @@ use kernel_device::source::FnSource;
 use crate::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
 use crate::cache::{KernelCache, LoadedKernel};
 use crate::config::{LaunchConfig, ValidLaunch};
-use crate::device::Device;
+use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
 
-/// Launches `source`'s kernel with `args` (one per kernel parameter, in order).
+/// Launches `source`'s kernel with `args` (one per kernel parameter, in order), on the
+/// stream's device or the default device: through the CUDA driver, or on the simulator.
 pub fn launch(
     source: &'static FnSource,
     cache: &'static KernelCache,
@@ -31,10 +32,13 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
+    if let DeviceKind::Sim(sim) = device.kind() {
+        return crate::sim::launch(source, cache, config, device, sim, args);
+    }
     let valid = config.validate(source.name, device.limits())?;
     device.bind()?;
     let kernel = cache.get(source, device)?;
-    check_args(&kernel.name, &kernel.params, args, device.ordinal())?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {
         kernel.allow_shared(valid.shared_bytes)?;
@@ -153,7 +157,9 @@ struct TempBuffer {
 
 impl TempBuffer {
     fn new(device: &Device, bytes: usize, stream: sys::CUstream) -> Result<TempBuffer> {
-        let pooled = device.cuda_context().has_async_alloc();
+        let pooled = device
+            .cuda_context()
+            .is_some_and(|context| context.has_async_alloc());
         // SAFETY: plain allocations; filled by the copy that follows.
         let ptr = if pooled {
             unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?

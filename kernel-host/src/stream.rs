@@ -5,12 +5,20 @@
 //! themselves with the legacy NULL stream that device arrays copy on, so
 //! `array.to_host()` after a launch on any stream sees the kernel's writes, as with
 //! `cudaStreamCreate` in the CUDA runtime.
+//!
+//! On the simulator a launch runs to completion before it returns, so a stream only
+//! names its device, synchronising reports a deferred fault, and an event records the
+//! host clock when it is recorded (after the launches before it completed).
+
+use std::sync::Mutex;
+use std::time::Instant;
 
 use cudarc::driver::result;
 use cudarc::driver::sys;
 
+use crate::backend::Backend;
 use crate::device::Device;
-use crate::error::{DriverResultExt, Result};
+use crate::error::{DriverResultExt, Error, Result};
 
 /// A queue of GPU work on one device.
 pub struct Stream {
@@ -28,7 +36,7 @@ unsafe impl Sync for Stream {}
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stream")
-            .field("device", &self.device.ordinal())
+            .field("device", &self.device.id())
             .field("raw", &self.raw)
             .finish()
     }
@@ -44,6 +52,9 @@ impl Stream {
     }
 
     pub(crate) fn create(device: Device) -> Result<Stream> {
+        if device.is_simulator() {
+            return Ok(Stream::null(device));
+        }
         device.bind()?;
         let raw =
             result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
@@ -63,16 +74,19 @@ impl Stream {
         &self.device
     }
 
-    /// The raw driver handle (NULL for the default stream), for interop.
+    /// The raw driver handle (NULL for the default stream, and on the simulator), for
+    /// interop.
     pub fn cu_stream(&self) -> sys::CUstream {
         self.raw
     }
 
     /// Waits for the work queued so far, then reports any device-side panic.
     pub fn synchronize(&self) -> Result<()> {
-        self.device.bind()?;
-        // SAFETY: `raw` is NULL or a live stream of this context.
-        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        if !self.device.is_simulator() {
+            self.device.bind()?;
+            // SAFETY: `raw` is NULL or a live stream of this context.
+            unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        }
         self.device.check_panics()
     }
 }
@@ -87,10 +101,17 @@ impl Drop for Stream {
     }
 }
 
-/// A marker in a stream; the time between two completed events is measured by the GPU.
+/// A marker in a stream; the time between two completed events is measured by the GPU
+/// (on the simulator: by the host clock).
 pub struct Event {
-    raw: sys::CUevent,
+    marker: Marker,
     device: Device,
+}
+
+enum Marker {
+    Cuda(sys::CUevent),
+    /// When the event was last recorded (`None`: never).
+    Sim(Mutex<Option<Instant>>),
 }
 
 // SAFETY: as for `Stream`.
@@ -99,18 +120,27 @@ unsafe impl Sync for Event {}
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Event").field("raw", &self.raw).finish()
+        match &self.marker {
+            Marker::Cuda(raw) => f.debug_struct("Event").field("raw", raw).finish(),
+            Marker::Sim(at) => f.debug_struct("Event").field("recorded", at).finish(),
+        }
     }
 }
 
 impl Event {
     /// A new timing-capable event on `device`, not yet recorded.
     pub fn new(device: &Device) -> Result<Event> {
-        device.bind()?;
-        let raw =
-            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?;
+        let marker = if device.is_simulator() {
+            Marker::Sim(Mutex::new(None))
+        } else {
+            device.bind()?;
+            Marker::Cuda(
+                result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                    .call("cuEventCreate")?,
+            )
+        };
         Ok(Event {
-            raw,
+            marker,
             device: device.clone(),
         })
     }
@@ -124,33 +154,70 @@ impl Event {
 
     /// Re-records this event at the current end of `stream`.
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
-        self.device.bind()?;
-        // SAFETY: both handles are live and belong to the current context.
-        unsafe { result::event::record(self.raw, stream.raw) }.call("cuEventRecord")
+        match &self.marker {
+            Marker::Cuda(raw) => {
+                self.device.bind()?;
+                // SAFETY: both handles are live and belong to the current context (a
+                // stream of another backend is NULL: the default stream).
+                unsafe { result::event::record(*raw, stream.raw) }.call("cuEventRecord")
+            }
+            Marker::Sim(at) => {
+                *at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+                Ok(())
+            }
+        }
     }
 
     /// Waits until the work before the event has completed (no panic check: this is a
     /// timing helper; synchronise a stream or the device to hear about panics).
     pub fn synchronize(&self) -> Result<()> {
-        self.device.bind()?;
-        // SAFETY: live event.
-        unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize")
+        match &self.marker {
+            Marker::Cuda(raw) => {
+                self.device.bind()?;
+                // SAFETY: live event.
+                unsafe { result::event::synchronize(*raw) }.call("cuEventSynchronize")
+            }
+            Marker::Sim(_) => Ok(()),
+        }
     }
 
     /// Milliseconds between `self` (start) and `end`, waiting for `end` to complete.
-    /// Resolution is about half a microsecond.
+    /// Resolution is about half a microsecond on a GPU.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         end.synchronize()?;
-        // SAFETY: both live; `end` completed, `self` was recorded before it.
-        unsafe { result::event::elapsed(self.raw, end.raw) }.call("cuEventElapsedTime")
+        match (&self.marker, &end.marker) {
+            (Marker::Cuda(start), Marker::Cuda(stop)) => {
+                // SAFETY: both live; `end` completed, `self` was recorded before it.
+                unsafe { result::event::elapsed(*start, *stop) }.call("cuEventElapsedTime")
+            }
+            (Marker::Sim(start), Marker::Sim(stop)) => {
+                let start = *start.lock().unwrap_or_else(|p| p.into_inner());
+                let stop = *stop.lock().unwrap_or_else(|p| p.into_inner());
+                match (start, stop) {
+                    (Some(start), Some(stop)) => {
+                        Ok(stop.saturating_duration_since(start).as_secs_f32() * 1e3)
+                    }
+                    _ => Err(Error::Driver {
+                        call: "cuEventElapsedTime",
+                        message: "CUDA_ERROR_INVALID_HANDLE: an event was never recorded".into(),
+                    }),
+                }
+            }
+            _ => Err(Error::NotSupported {
+                operation: "timing between a GPU event and a simulator event",
+                backend: Backend::Simulator,
+            }),
+        }
     }
 }
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
-            // SAFETY: created in `Event::new`, destroyed only here.
-            let _ = unsafe { result::event::destroy(self.raw) };
+        if let Marker::Cuda(raw) = self.marker {
+            if self.device.bind().is_ok() {
+                // SAFETY: created in `Event::new`, destroyed only here.
+                let _ = unsafe { result::event::destroy(raw) };
+            }
         }
     }
 }

@@ -1,7 +1,9 @@
-//! Runtime tests that need a GPU. Without a CUDA driver or device each test prints
-//! `skipped: no CUDA driver/GPU (<reason>)` and returns; on a GPU they exercise device
-//! arrays, launch-configuration rejections, launches of hand-written kernel sources
-//! (host slices, device arrays, streams, events), and device-side panics.
+//! Runtime tests on the default device: a GPU, or the CPU simulator on a machine without
+//! one. Without any device each test prints `skipped: no CUDA driver/GPU (<reason>)` and
+//! returns; tests of what only a GPU has (driver launch cost, AOT PTX) say why they skip
+//! on the simulator. They exercise device arrays, launch-configuration rejections,
+//! launches of hand-written kernel sources (host slices, device arrays, streams,
+//! events), and device-side panics.
 
 use kernel_host::__private::{launch, FnSource, KernelArg, KernelCache, SliceArgMut, SourceKind};
 use kernel_host::{Device, DeviceArray, Error, Event, LaunchConfig};
@@ -30,6 +32,17 @@ fn device_or_skip() -> Option<(Device, std::sync::MutexGuard<'static, ()>)> {
         }
         Err(e) => panic!("opening the default device failed unexpectedly: {e}"),
     }
+}
+
+/// The default device if it is a GPU; on the simulator the test is skipped, saying
+/// `why` it needs a GPU.
+fn gpu_or_skip(why: &str) -> Option<(Device, std::sync::MutexGuard<'static, ()>)> {
+    let (device, guard) = device_or_skip()?;
+    if device.is_simulator() {
+        skip!("on the CPU simulator: {why}");
+        return None;
+    }
+    Some((device, guard))
 }
 
 /// A launch error that means "libnvvm is not installed here" skips the test with its
@@ -110,8 +123,13 @@ fn device_reports_sane_limits() {
     assert_eq!(limits.warp_size, 32);
     assert!(limits.max_shared_per_block_optin >= limits.max_shared_per_block);
     assert!(device.arch().starts_with("compute_"));
-    assert_eq!(Device::new(device.ordinal()).unwrap(), device);
-    assert!(matches!(Device::new(10_000), Err(Error::NoDevice { .. })));
+    if !device.is_simulator() {
+        assert_eq!(Device::new(device.ordinal()).unwrap(), device);
+    }
+    assert!(matches!(
+        Device::new(10_000),
+        Err(Error::NoDevice { .. } | Error::NoDriver { .. })
+    ));
 }
 
 #[test]
@@ -351,7 +369,7 @@ fn device_panic_is_reported_and_context_survives() {
 /// the measured numbers next to raw `cuLaunchKernel` of the same PTX.
 #[test]
 fn launch_overhead_is_small() {
-    let Some((device, _gpu)) = device_or_skip() else {
+    let Some((device, _gpu)) = gpu_or_skip("it measures the CUDA driver's launch cost") else {
         return;
     };
     let mut d = DeviceArray::<f32>::zeros(256).unwrap();
@@ -405,7 +423,11 @@ fn raw_launch_us(device: &Device, d: &DeviceArray<f32>, burst: usize) -> f64 {
             },
         )
         .unwrap();
-    device.cuda_context().bind_to_thread().unwrap();
+    device
+        .cuda_context()
+        .expect("a GPU")
+        .bind_to_thread()
+        .unwrap();
     let image = CString::new(ptx).unwrap();
     // The panic slot stays 0 in this module: a panic would just end the thread.
     let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.unwrap();
@@ -489,7 +511,7 @@ fn aot_kernel_launches_without_libnvvm() {
     {
         return skip!("no AOT entry for `scale` in this build");
     }
-    let Some((_device, _gpu)) = device_or_skip() else {
+    let Some((_device, _gpu)) = gpu_or_skip("it loads ahead-of-time PTX") else {
         return;
     };
     let mut x = vec![2.0f32; 100];

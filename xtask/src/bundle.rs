@@ -257,6 +257,8 @@ run() {  # run ROLE NAME CMD...
   summary+=("$(printf '%-8s %-40s %-10s %6s %6s %7s %5ss' "$role" "$name" "$status" "$passed" "$failed" "$skipped" "$secs")")
 }
 export CUDAJIT_CACHE_DIR="${CUDAJIT_CACHE_DIR:-$(mktemp -d)}"
+# The GPU suite must run on the GPU: never fall back to the CPU simulator unnoticed.
+export CUDAJIT_BACKEND="${CUDAJIT_BACKEND:-cuda}"
 "#,
     );
     for (role, file) in rows.iter().filter(|(r, _)| *r == "test") {

@@ -18,7 +18,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `blur` (examples/blur.rs:12)
+; kernel `blur` (examples/blur.rs:13)
 define void @blur(float* noalias %src, i64 %src.len, float* noalias %dst, i64 %dst.len, i64 %width, i64 %height) {
 entry:
   %src.addr = alloca { float*, i64 }
@@ -230,5 +230,5 @@ exit:
 !1 = !{void (float*, i64, float*, i64, i64, i64)* @blur, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `blur` at examples/blur.rs:21:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `blur` at examples/blur.rs:24:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `blur` at examples/blur.rs:22:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `blur` at examples/blur.rs:25:9: index out of bounds: the len is {1} but the index is {0}

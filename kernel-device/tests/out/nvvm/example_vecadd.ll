@@ -18,7 +18,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `vecadd` (examples/vecadd.rs:22)
+; kernel `vecadd` (examples/vecadd.rs:24)
 define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len) {
 entry:
   %a.addr = alloca { float*, i64 }
@@ -91,7 +91,7 @@ if.end:
   ret void
 }
 
-; device fn `add` (examples/vecadd.rs:16)
+; device fn `add` (examples/vecadd.rs:18)
 define internal float @__cudajit_dev_add(float %x, float %y) alwaysinline {
 entry:
   %x.addr = alloca float
@@ -159,6 +159,6 @@ exit:
 !1 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `vecadd` at examples/vecadd.rs:25:29: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `vecadd` at examples/vecadd.rs:25:35: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `vecadd` at examples/vecadd.rs:25:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `vecadd` at examples/vecadd.rs:27:29: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `vecadd` at examples/vecadd.rs:27:35: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `vecadd` at examples/vecadd.rs:27:9: index out of bounds: the len is {1} but the index is {0}
