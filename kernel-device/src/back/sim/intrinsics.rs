@@ -83,11 +83,12 @@ impl Warp<'_, '_> {
                     BarrierKind::Block
                 };
                 let release = self.arrive(fr, e, kind, m, votes)?;
+                // Plain barriers are `()`: they have no slot to write.
                 let v = match intrinsic {
                     Intrinsic::SyncThreadsCount => u64::from(release.count),
                     Intrinsic::SyncThreadsAnd => u64::from(release.all),
                     Intrinsic::SyncThreadsOr => u64::from(release.any),
-                    _ => 0,
+                    _ => return Ok(m),
                 };
                 uniform(fr, v);
             }

@@ -293,3 +293,63 @@ fn reading_shared_memory_nobody_wrote_is_reported() {
         "{err}"
     );
 }
+
+#[test]
+fn a_whole_co_resident_grid_exchanges_values_every_round() {
+    let src = r#"
+#[kernel]
+fn exchange_rounds(values: &mut [i64], seen: &mut [i64], rounds: u32, salt: i64) {
+    let (width, height) = grid_size(2);
+    let n = width * height;
+    let (x, y) = grid(2);
+    let g = y * width + x;
+    let block = (block_dim().x * block_dim().y) as usize;
+    for r in 0..rounds {
+        values[g] = salt + g as i64 * 1000 + r as i64;
+        grid_sync();
+        seen[r as usize * n + g] = values[(g + block) % n];
+        grid_sync();
+    }
+}
+"#;
+    let m = module(src, "exchange_rounds");
+    let (gx, gy, bx, by, rounds) = (264u32, 2u32, 32u32, 4u32, 5usize);
+    let n = (gx * gy * bx * by) as usize;
+    let salt = (Rng::fresh().next() >> 24) as i64;
+    let (bv, bs) = (
+        buffer_of(&vec![0i64; n]),
+        buffer_of(&vec![i64::MIN; n * rounds]),
+    );
+    let args = [
+        slice(ScalarType::I64, &bv, n, true),
+        slice(ScalarType::I64, &bs, n * rounds, true),
+        Arg::Scalar {
+            ty: ScalarType::U32,
+            bits: rounds as u64,
+        },
+        Arg::Scalar {
+            ty: ScalarType::I64,
+            bits: salt as u64,
+        },
+    ];
+    let shape = LaunchShape {
+        grid: [gx, gy, 1],
+        block: [bx, by, 1],
+        dynamic_shared_bytes: 0,
+    };
+    run(&m, "exchange_rounds", &shape, &args, &Options::default()).expect("runs");
+    let seen: Vec<i64> = read_back(&bs, n * rounds);
+    let width = (gx * bx) as usize;
+    let block = (bx * by) as usize;
+    for r in 0..rounds {
+        for g in 0..n {
+            // `g` is y * width + x; the thread at global (x, y) wrote `values[g]`.
+            let from = (g + block) % n;
+            assert_eq!(
+                seen[r * n + g],
+                salt + from as i64 * 1000 + r as i64,
+                "round {r} thread {g} (width {width})"
+            );
+        }
+    }
+}
