@@ -614,3 +614,36 @@ fn every_schedule_starts_fresh() {
         );
     }
 }
+
+/// An argument that starts inside its buffer (a sub-slice on the host): races are found
+/// over its whole length and named by the kernel's index, not the buffer's.
+#[test]
+fn argument_at_an_offset_in_its_buffer() {
+    let mut rng = Rng::fresh();
+    let (start, len) = (1 + (rng.next() % 40) as usize, 32usize);
+    let last = len - 1;
+    let src = format!(
+        "#[kernel]\nfn k(out: &mut [u32]) {{\n    if thread_idx().x == 0 {{\n        out[{last}] = block_idx().x;\n    }}\n}}\n"
+    );
+    let buffer = buffer_of(&vec![0u32; start + len]);
+    let args = [Arg::Slice {
+        elem: ScalarType::U32,
+        buffer: buffer.clone(),
+        offset: start * 4,
+        len,
+        mutable: true,
+    }];
+    let err = run_kernel(&src, "k", 2, 32, &args, rng.0).unwrap_err();
+    let Fault::Race {
+        location,
+        first,
+        second,
+    } = &err
+    else {
+        panic!("expected a race, got {err}");
+    };
+    assert_eq!(*location, format!("`out`[{last}] (global)"), "{err}");
+    assert_ne!(first.thread.block, second.thread.block, "{err}");
+    run_kernel(&src, "k", 1, 32, &args, rng.0).expect("one block: no race");
+    assert_eq!(read_back::<u32>(&buffer, start + len)[start + last], 0);
+}
