@@ -62,7 +62,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::ir::MemoryScope;
+use crate::ir::{MemoryScope, SourceLoc};
 
 use super::{Access, Fault, LaunchShape, Site, ThreadId};
 use clock::BlockClock;
@@ -97,10 +97,24 @@ impl fmt::Display for AccessKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RegionId(pub u32);
 
-/// Index into the site table given to [`Detector::new`]; resolved to a [`Site`] only
-/// when a fault is reported.
+/// A source site, packed into the shadow's stamps (no table to look up per access):
+/// the function's index (into the file table given to [`Detector::new`]), line and
+/// column. Resolved to a [`Site`] only when a fault is reported. Function indices past
+/// 4095, lines past 2^20 and columns past 4095 saturate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SiteId(pub u32);
+pub struct SiteId {
+    pub func: u32,
+    pub loc: SourceLoc,
+}
+
+impl SiteId {
+    pub fn new(func: usize, loc: SourceLoc) -> SiteId {
+        SiteId {
+            func: u32::try_from(func).unwrap_or(u32::MAX),
+            loc,
+        }
+    }
+}
 
 /// Memory the kernel names: a slice argument, a shared array (one instance per block),
 /// the dynamic shared memory.
@@ -143,7 +157,8 @@ pub struct Detector {
     block: [u32; 3],
     threads_per_block: u32,
     regions: Vec<Region>,
-    sites: Vec<Site>,
+    /// Each function's source file, by function index.
+    files: Vec<String>,
     /// Global shadow per region (`None` for shared or untracked regions).
     global: Vec<Option<GlobalShadow>>,
     sync_vars: SyncVars,
@@ -165,9 +180,9 @@ impl fmt::Debug for Detector {
 }
 
 impl Detector {
-    /// A fresh detector for one launch. `regions` and `sites` are the tables that
-    /// [`RegionId`] and [`SiteId`] index.
-    pub fn new(shape: &LaunchShape, regions: Vec<Region>, sites: Vec<Site>) -> Detector {
+    /// A fresh detector for one launch. [`RegionId`]s index `regions`; `files` holds
+    /// each function's source file, by the function index of [`SiteId`].
+    pub fn new(shape: &LaunchShape, regions: Vec<Region>, files: Vec<String>) -> Detector {
         let global = regions
             .iter()
             .map(|r| {
@@ -181,7 +196,7 @@ impl Detector {
             block: shape.block,
             threads_per_block: x * y * z,
             regions,
-            sites,
+            files,
             global,
             sync_vars: SyncVars::default(),
             any_release: AtomicBool::new(false),
@@ -237,19 +252,21 @@ impl Detector {
         }
     }
 
-    fn site(&self, site: u32) -> Site {
-        self.sites.get(site as usize).cloned().unwrap_or(Site {
-            file: "<unknown>".into(),
-            line: 0,
-            column: 0,
-        })
+    fn site(&self, site: SiteId) -> Site {
+        Site {
+            file: (self.files.get(site.func as usize))
+                .cloned()
+                .unwrap_or_else(|| "<unknown>".into()),
+            line: site.loc.line,
+            column: site.loc.column,
+        }
     }
 
     fn access_of(&self, stamp: &Stamp) -> Access {
         Access {
             thread: self.thread_id(stamp.block, u32::from(stamp.tid)),
             kind: stamp.kind(),
-            site: self.site(stamp.site),
+            site: self.site(stamp.site()),
         }
     }
 
@@ -422,7 +439,7 @@ impl BlockDetector<'_> {
                 if access.kind != AccessKind::Write && !c.written() {
                     result = Err(Fault::UninitialisedRead {
                         location: d.location(access.region, cell),
-                        site: d.site(access.site.0),
+                        site: d.site(access.site),
                         thread: d.thread_id(block, tid),
                     });
                     return false;
@@ -524,7 +541,7 @@ fn for_each_cell(
         lanes &= lanes - 1;
         let tid = warp * 32 + lane;
         let offset = access.offsets[lane as usize];
-        let stamp = Stamp::new(block, tid, time, access.site.0, access.kind, access.scope);
+        let stamp = Stamp::new(block, tid, time, access.site, access.kind, access.scope);
         for cell in offset / elem..=offset.saturating_add(span) / elem {
             if !f(tid, stamp, cell) {
                 return;

@@ -4,13 +4,11 @@
 
 use std::sync::Arc;
 
-use std::collections::HashMap;
-
 use super::detect::{Detector, Region, Space};
 use super::plan::{mem_layout, plan_module, FnPlan};
 use super::scalar;
-use super::{Arg, Buffer, Fault, LaunchShape, Options, Site};
-use crate::ir::{self, Block, ConstValue, ExprKind, Intrinsic, SourceLoc, Stmt, Type};
+use super::{Arg, Buffer, Fault, LaunchShape, Options};
+use crate::ir::{self, Block, ConstValue, ExprKind, Intrinsic, Stmt, Type};
 
 const OFFSET_BITS: u32 = 48;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
@@ -97,8 +95,6 @@ pub struct Launch {
     pub arg_buffers: Vec<Arc<Buffer>>,
     /// The detector, when the options ask for one.
     pub detector: Option<Detector>,
-    /// The detector's site ids of every source location that accesses memory.
-    pub site_ids: HashMap<(usize, SourceLoc), u32>,
 }
 
 fn launch_error(message: String) -> Fault {
@@ -275,18 +271,21 @@ impl Launch {
                 }
             }
         }
-        let (sites, site_ids) = site_table(module);
         let detector = options.detect.then(|| {
+            let files = module
+                .functions
+                .iter()
+                .map(|(_, f)| f.file.clone())
+                .collect();
             let table = regions
                 .iter()
                 .enumerate()
                 .map(|(k, info)| detector_region(module, info, &base_regions, k, f))
                 .collect();
-            Detector::new(shape, table, sites)
+            Detector::new(shape, table, files)
         });
         Ok(Launch {
             detector,
-            site_ids,
             module: module.clone(),
             plans,
             kernel: handle.index(),
@@ -423,55 +422,6 @@ fn detector_region(
         dims,
         tracked,
     }
-}
-
-/// Every source location of the module that can access memory (expressions and
-/// assignment places), as the detector's site table and its index.
-fn site_table(module: &ir::Module) -> (Vec<Site>, HashMap<(usize, SourceLoc), u32>) {
-    let mut sites = Vec::new();
-    let mut ids = HashMap::new();
-    for (k, (_, f)) in module.functions.iter().enumerate() {
-        let mut add = |loc: SourceLoc| {
-            ids.entry((k, loc)).or_insert_with(|| {
-                sites.push(Site {
-                    file: f.file.clone(),
-                    line: loc.line,
-                    column: loc.column,
-                });
-                sites.len() as u32 - 1
-            });
-        };
-        for loc in &f.expr_locs {
-            add(*loc);
-        }
-        let mut blocks: Vec<&Block> = vec![&f.body];
-        for (_, e) in f.exprs.iter() {
-            match &e.kind {
-                ExprKind::Load(p) | ExprKind::AddressOf { place: p, .. } => add(p.loc),
-                ExprKind::If {
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    blocks.push(then_block);
-                    blocks.extend(else_block.iter());
-                }
-                ExprKind::Loop { body, .. } => blocks.push(body),
-                ExprKind::Block(b) => blocks.push(b),
-                _ => {}
-            }
-        }
-        while let Some(b) = blocks.pop() {
-            for stmt in &b.stmts {
-                match stmt {
-                    Stmt::Assign { place, .. } => add(place.loc),
-                    Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
-                    _ => {}
-                }
-            }
-        }
-    }
-    (sites, ids)
 }
 
 /// The name the kernel gives global `k` (`let tile = shared_array::<..>()` makes a

@@ -201,7 +201,6 @@ impl<'a, 'd> Warp<'a, 'd> {
         let Some(relative) = offset.checked_sub(base) else {
             return Ok(());
         };
-        let site = self.launch.site_ids.get(&(func, loc)).copied().unwrap_or(0);
         let tid = self.warp_index * LANES as u32 + lane as u32;
         det.borrow_mut()
             .access_lane(
@@ -211,7 +210,7 @@ impl<'a, 'd> Warp<'a, 'd> {
                 bytes,
                 kind,
                 scope,
-                SiteId(site),
+                SiteId::new(func, loc),
             )
             .map_err(Box::new)
     }

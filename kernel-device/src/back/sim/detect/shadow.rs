@@ -4,21 +4,28 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use crate::ir::MemoryScope;
+use crate::ir::{MemoryScope, SourceLoc};
 
-use super::AccessKind;
+use super::{AccessKind, SiteId};
 
 const VALID: u16 = 1;
 const WRITE: u16 = 2;
 const ATOMIC: u16 = 4;
 const BLOCK_SCOPE: u16 = 8;
+/// The site's function index lives in the flags' upper bits.
+const FUNC_SHIFT: u32 = 4;
+const FUNC_MAX: u32 = (1 << (16 - FUNC_SHIFT)) - 1;
+const COLUMN_BITS: u32 = 12;
+const COLUMN_MAX: u32 = (1 << COLUMN_BITS) - 1;
+const LINE_MAX: u32 = (1 << (32 - COLUMN_BITS)) - 1;
 
 /// One access: thread, time on its block's clock, site and kind, in 16 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Stamp {
     pub(super) block: u32,
     pub(super) time: u32,
-    pub(super) site: u32,
+    /// Line and column of the site (see `FUNC_SHIFT` for its function).
+    site: u32,
     /// Linear thread index in the block (at most 1024).
     pub(super) tid: u16,
     flags: u16,
@@ -37,7 +44,7 @@ impl Stamp {
         block: u32,
         tid: u32,
         time: u32,
-        site: u32,
+        site: SiteId,
         kind: AccessKind,
         scope: MemoryScope,
     ) -> Stamp {
@@ -48,12 +55,24 @@ impl Stamp {
                 AccessKind::Atomic if scope == MemoryScope::Block => ATOMIC | BLOCK_SCOPE,
                 AccessKind::Atomic => ATOMIC,
             };
+        let line = site.loc.line.min(LINE_MAX);
+        let column = site.loc.column.min(COLUMN_MAX);
         Stamp {
             block,
             time,
-            site,
+            site: line << COLUMN_BITS | column,
             tid: tid as u16,
-            flags,
+            flags: flags | (site.func.min(FUNC_MAX) as u16) << FUNC_SHIFT,
+        }
+    }
+
+    pub(super) fn site(&self) -> SiteId {
+        SiteId {
+            func: u32::from(self.flags >> FUNC_SHIFT),
+            loc: SourceLoc {
+                line: self.site >> COLUMN_BITS,
+                column: self.site & COLUMN_MAX,
+            },
         }
     }
 

@@ -45,8 +45,20 @@ const SHARED: RegionId = RegionId(0);
 const OUT: RegionId = RegionId(1);
 const BYTES: RegionId = RegionId(2);
 const TILE: RegionId = RegionId(3);
-const WRITE_SITE: SiteId = SiteId(0);
-const READ_SITE: SiteId = SiteId(1);
+const WRITE_SITE: SiteId = SiteId {
+    func: 0,
+    loc: SourceLoc {
+        line: 10,
+        column: 9,
+    },
+};
+const READ_SITE: SiteId = SiteId {
+    func: 0,
+    loc: SourceLoc {
+        line: 11,
+        column: 9,
+    },
+};
 
 fn shape(grid: u32, block: u32) -> LaunchShape {
     LaunchShape {
@@ -65,11 +77,6 @@ fn detector(shape: &LaunchShape) -> Detector {
         dims,
         tracked: true,
     };
-    let site = |line| Site {
-        file: "kernel.rs".into(),
-        line,
-        column: 9,
-    };
     Detector::new(
         shape,
         vec![
@@ -78,7 +85,7 @@ fn detector(shape: &LaunchShape) -> Detector {
             region("bytes", Space::Global, 4096, 1, vec![]),
             region("tile", Space::Shared, 4 * 8 * 16, 4, vec![8, 16]),
         ],
-        vec![site(10), site(11)],
+        vec!["kernel.rs".into()],
     )
 }
 
@@ -499,4 +506,71 @@ fn concurrent_blocks() {
     };
     assert!(run(false).iter().all(Result::is_ok));
     assert!(run(true).iter().any(Result::is_err));
+}
+
+/// Sites travel packed in the stamps: the report gives back function file, line and
+/// column (saturated past the packing's range, never wrapped).
+#[test]
+fn sites_round_trip_through_the_shadow() {
+    let mut rng = Rng::fresh("sites");
+    let shape = shape(1, 64);
+    let files = vec!["a.rs".to_string(), "b.rs".to_string()];
+    let d = Detector::new(
+        &shape,
+        vec![Region {
+            name: "x".into(),
+            space: Space::Shared,
+            bytes: 64,
+            elem_bytes: 4,
+            dims: vec![],
+            tracked: true,
+        }],
+        files,
+    );
+    let line = 1 + rng.below(100_000);
+    let column = 1 + rng.below(4000);
+    let first = SiteId::new(1, SourceLoc { line, column });
+    let huge = SiteId::new(
+        0,
+        SourceLoc {
+            line: 5_000_000,
+            column: 9_999,
+        },
+    );
+    let mut b = d.block([0, 0, 0]);
+    b.access_lane(
+        3,
+        SHARED,
+        0,
+        4,
+        AccessKind::Write,
+        MemoryScope::Device,
+        first,
+    )
+    .unwrap();
+    let (_, prior, current) = expect_race(b.access_lane(
+        40,
+        SHARED,
+        0,
+        4,
+        AccessKind::Read,
+        MemoryScope::Device,
+        huge,
+    ));
+    assert_eq!(
+        prior.site,
+        Site {
+            file: "b.rs".into(),
+            line,
+            column
+        }
+    );
+    assert_eq!(
+        current.site,
+        Site {
+            file: "a.rs".into(),
+            line: (1 << 20) - 1,
+            column: 4095
+        }
+    );
 }
