@@ -52,8 +52,10 @@ fn atomics_u32(vals: &[u32], acc: &mut [u32], olds: &mut [u32]) {
         atomic_inc(acc, 7, 999);
         atomic_dec(acc, 8, 999);
         olds[i] = atomic_exch(acc, 9, v);
-        // A counter incremented by a compare-and-swap loop.
-        let mut cur = acc[10];
+        // A counter incremented by a compare-and-swap loop. The first guess is read
+        // atomically: a plain read of a word other threads update atomically is a data
+        // race (the simulator's detector reports it).
+        let mut cur = atomic_add(acc, 10, 0);
         loop {
             let prev = atomic_cas(acc, 10, cur, cur + 1);
             if prev == cur {
