@@ -40,6 +40,14 @@ pub use kernel_host::{
 };
 pub use kernel_macros::{device, kernel};
 
+/// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
+/// are public so that compile errors name them by a path users can read
+/// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
+pub mod launch_traits {
+    pub use kernel_device::source::ToConstValue;
+    pub use kernel_host::__private::{SliceArg, SliceArgMut};
+}
+
 pub mod random;
 
 /// What kernels and the code launching them usually need: `use cudajit::prelude::*;`.
@@ -101,6 +109,11 @@ macro_rules! launch {
             $($arg),*
         )
     };
+    ($($other:tt)*) => {
+        ::core::compile_error!(
+            "`launch!` takes a kernel, its launch shape in brackets and its arguments: `launch!(k[grid, block](args..))` or `launch!(k[grid, block, stream, shared_bytes](args..))`"
+        )
+    };
 }
 
 /// What generated code calls; not a public API.
@@ -108,7 +121,7 @@ macro_rules! launch {
 pub mod __private {
     pub use kernel_device::device_api;
     pub use kernel_device::source::{
-        max_call_depth, ConstItem, FnSource, SourceKind, ToConstValue,
+        first_of_a_call_cycle, ConstItem, FnSource, IsDevice, SourceKind, ToConstValue,
     };
     pub use kernel_host::__private::*;
 }

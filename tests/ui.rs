@@ -1,24 +1,49 @@
-//! Compile-fail tests (trybuild): each `tests/ui/*.rs` must fail to compile with exactly
-//! the errors in its `.stderr`, at the user's tokens. A case without a `.stderr` yet is
-//! listed as pending (write or bless it with `TRYBUILD=overwrite cargo test --test ui`)
-//! rather than failing, so cases can be written before the check that catches them.
+//! Compile-fail and pass tests (trybuild). `tests/ui/<category>/*.rs` each hold ONE
+//! construct outside the kernel subset and must fail to compile with exactly the errors
+//! in the `.stderr` beside it, at the user's tokens; `tests/ui/pass/*.rs` must compile.
+//! A compile-fail case without its reviewed `.stderr` is a failure: write the case,
+//! bless it with `TRYBUILD=overwrite cargo test --test ui`, then read what it prints.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, at any depth, sorted so the run order is stable.
+fn cases_under(dir: &Path) -> Vec<PathBuf> {
+    let mut cases = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a readable tests/ui folder") {
+            let path = entry.expect("a readable entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                cases.push(path);
+            }
+        }
+    }
+    cases.sort();
+    cases
+}
 
 #[test]
 fn ui() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/ui exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    cases.sort();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let pass_dir = root.join("pass");
     let blessing = std::env::var_os("TRYBUILD").is_some_and(|v| v == "overwrite");
+    let cases = cases_under(&root);
+    let missing: Vec<_> = cases
+        .iter()
+        .filter(|c| !c.starts_with(&pass_dir) && !c.with_extension("stderr").exists())
+        .collect();
+    assert!(
+        blessing || missing.is_empty(),
+        "compile-fail cases without a reviewed .stderr (bless with TRYBUILD=overwrite, then review): {missing:#?}"
+    );
     let t = trybuild::TestCases::new();
     for case in &cases {
-        if blessing || case.with_extension("stderr").exists() {
-            t.compile_fail(case);
+        if case.starts_with(&pass_dir) {
+            t.pass(case);
         } else {
-            println!("pending (no .stderr): {}", case.display());
+            t.compile_fail(case);
         }
     }
 }

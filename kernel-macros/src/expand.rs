@@ -7,7 +7,7 @@
 //!
 //! Generated code names the runtime only through `::cudajit::__private`.
 
-use crate::{parse, twin};
+use crate::{callees, parse, twin};
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -40,7 +40,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let options = parse::options(args, kind, &mut own);
     let body = twin::body(&item.block, &mut own);
     let params = match kind {
-        SourceKind::Kernel => parse::kernel_params(&item, &mut own),
+        SourceKind::Kernel => parse::kernel_params(&item, &reported, &mut own),
         SourceKind::Device => Vec::new(),
     };
     let mut all = reported.clone();
@@ -48,18 +48,39 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
         own.into_iter()
             .filter(|d| !parse::already_reported(d, &reported)),
     );
+    // A function with `self` sits in an `impl` block, where the items generated beside
+    // it could not be: only the function itself is emitted, so the one error is about
+    // what the user wrote.
+    if item.sig.receiver().is_some() {
+        let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
+        let mut method = item.clone();
+        *method.block = twin::stub_body();
+        method
+            .attrs
+            .push(syn::parse_quote!(#[allow(unused_variables, dead_code)]));
+        return quote!(#errors #method);
+    }
     // Once something is reported, the body is not handed to rustc as well: each problem
     // is then shown once, and the signature still type-checks its callers.
     let failed = !all.is_empty();
     let body = if failed { twin::stub_body() } else { body };
-    let dep_paths = dependencies(&item, kind);
-    let deps = dependency_statics(&dep_paths);
+    // A function that did not check is never compiled: it names no callees and no
+    // constants, so nothing is reported about them twice.
+    let deps = if failed {
+        quote!(&[])
+    } else {
+        let what = match kind {
+            SourceKind::Kernel => "a kernel",
+            SourceKind::Device => "a `#[device]` function",
+        };
+        callees::dependency_block(&dependencies(&item, kind), what)
+    };
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
     let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
-        SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body),
-        SourceKind::Device => device(&item, &rendered, &deps, &dep_paths, body, failed),
+        SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
+        SourceKind::Device => device(&item, &rendered, &deps, body, failed),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
@@ -67,10 +88,23 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
 
 /// The path of every device function the body calls, as seen from where the generated
 /// statics live, spanned at the call so that a call to an ordinary fn is reported there.
-fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<syn::Path> {
+fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<(String, syn::Path)> {
     kernel_device::front::device_calls(item)
         .into_iter()
-        .map(|path| from_generated_module(path, kind))
+        // `self(..)` and the like name no function (rustc reports the call in the twin)
+        // and cannot be imported under an alias.
+        .filter(|path| {
+            path.segments.last().is_some_and(|last| {
+                !matches!(
+                    last.ident.to_string().as_str(),
+                    "self" | "super" | "crate" | "Self"
+                )
+            })
+        })
+        .map(|path| {
+            let written = callees::path_text(&path);
+            (written, callee_from_generated_module(path, kind))
+        })
         .collect()
 }
 
@@ -91,14 +125,17 @@ fn from_generated_module(mut path: syn::Path, kind: SourceKind) -> syn::Path {
     path
 }
 
-/// `&p::__CUDAJIT_FN` for each dependency: the statics the runtime gathers a unit from.
-fn dependency_statics(deps: &[syn::Path]) -> Vec<TokenStream> {
-    deps.iter()
-        .map(|path| {
-            let fn_static = syn::Ident::new("__CUDAJIT_FN", path.span());
-            quote!(&#path::#fn_static)
-        })
-        .collect()
+/// A callee path for a device function's generated module: as [`from_generated_module`],
+/// and a bare name through `super::` (the same item the module's glob import gives),
+/// which lets rustc print the fallback marker of an ordinary function by its bare name.
+fn callee_from_generated_module(path: syn::Path, kind: SourceKind) -> syn::Path {
+    let mut path = from_generated_module(path, kind);
+    if kind == SourceKind::Device && path.leading_colon.is_none() && path.segments.len() == 1 {
+        let span = path.segments[0].ident.span();
+        path.segments
+            .insert(0, syn::PathSegment::from(syn::Ident::new("super", span)));
+    }
+    path
 }
 
 /// The `FnSource { .. }` expression for `item` (attributes and visibility dropped,
@@ -108,11 +145,16 @@ fn fn_source(
     rendered: &(String, u32),
     kind: SourceKind,
     options: &parse::Options,
-    deps: &[TokenStream],
+    deps: &TokenStream,
+    failed: bool,
 ) -> TokenStream {
     let (text, line) = rendered;
     let name = item.sig.ident.to_string();
-    let consts = const_items(item, kind);
+    let consts = if failed {
+        Vec::new()
+    } else {
+        const_items(item, kind)
+    };
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
         SourceKind::Device => quote!(Device),
@@ -127,7 +169,7 @@ fn fn_source(
             line: #line,
             bounds_check: #bounds_check,
             fast_math: #fast_math,
-            deps: &[#(#deps),*],
+            deps: #deps,
             consts: &[#(#consts),*],
         }
     }
@@ -160,12 +202,13 @@ fn kernel(
     item: &syn::ItemFn,
     rendered: &(String, u32),
     options: &parse::Options,
-    deps: &[TokenStream],
+    deps: &TokenStream,
     params: &[parse::Param],
     body: syn::Block,
+    failed: bool,
 ) -> TokenStream {
     let twin = twin::kernel_twin(item, body);
-    let source = fn_source(item, rendered, SourceKind::Kernel, options, deps);
+    let source = fn_source(item, rendered, SourceKind::Kernel, options, deps, failed);
     let name = &item.sig.ident;
     let vis = &item.vis;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -226,6 +269,14 @@ fn kernel(
 
         #(#cfgs)*
         impl #name {
+            /// What a call of this kernel from device code resolves to: not a device
+            /// function (the check reports it), with no source to compile.
+            #[doc(hidden)]
+            pub const __CUDAJIT_MARK: #name = #name;
+            #[doc(hidden)]
+            pub const __CUDAJIT_FN: ::cudajit::__private::FnSource =
+                ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
+
             /// The kernel's source as embedded for the run-time compiler.
             #[doc(hidden)]
             pub fn source(&self) -> &'static ::cudajit::__private::FnSource {
@@ -279,8 +330,7 @@ fn kernel(
 fn device(
     item: &syn::ItemFn,
     rendered: &(String, u32),
-    deps: &[TokenStream],
-    dep_paths: &[syn::Path],
+    deps: &TokenStream,
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
@@ -288,7 +338,7 @@ fn device(
         bounds_check: true,
         fast_math: false,
     };
-    let source = fn_source(item, rendered, SourceKind::Device, &options, deps);
+    let source = fn_source(item, rendered, SourceKind::Device, &options, deps, failed);
     let mut host_fn = item.clone();
     *host_fn.block = body;
     if failed {
@@ -299,15 +349,10 @@ fn device(
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
-    // The longest chain of device calls from this function. Device functions that call
-    // each other in a cycle make rustc report "cycle detected" on this constant at
-    // `cargo check`, at the functions' names: recursion, direct (caught by the frontend)
-    // or mutual, is not supported on the device.
-    let call_depth = quote::quote_spanned! {name.span()=>
-        pub const RECURSION_IS_NOT_SUPPORTED_ON_THE_DEVICE: usize =
-            1 + ::cudajit::__private::max_call_depth(&[
-                #(#dep_paths::RECURSION_IS_NOT_SUPPORTED_ON_THE_DEVICE),*
-            ]);
+    let recursion_check = if failed {
+        TokenStream::new()
+    } else {
+        callees::recursion_check(name)
     };
     quote! {
         #host_fn
@@ -318,7 +363,8 @@ fn device(
         #vis mod #name {
             use super::*;
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
-            #call_depth
+            pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
+            #recursion_check
         }
     }
 }

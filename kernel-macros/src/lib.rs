@@ -8,6 +8,7 @@
 
 use proc_macro::TokenStream;
 
+mod callees;
 mod expand;
 mod parse;
 mod twin;

@@ -112,8 +112,13 @@ fn is_scalar(ty: &syn::Type) -> bool {
 
 /// The kernel's parameters as the launcher sees them. Reports receivers, patterns
 /// other than a name, generics and types that cannot cross to the device.
-pub fn kernel_params(item: &syn::ItemFn, errors: &mut Vec<Diagnostic>) -> Vec<Param> {
-    if !item.sig.generics.params.is_empty() {
+pub fn kernel_params(
+    item: &syn::ItemFn,
+    reported: &[Diagnostic],
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Param> {
+    let generic = !item.sig.generics.params.is_empty();
+    if generic {
         errors.push(
             Diagnostic::new(item.sig.generics.span(), "a `#[kernel]` cannot be generic")
                 .with_hint("write one kernel per element type"),
@@ -138,11 +143,19 @@ pub fn kernel_params(item: &syn::ItemFn, errors: &mut Vec<Diagnostic>) -> Vec<Pa
                     Diagnostic::new(other.span(), "kernel parameters must be plain names")
                         .with_hint("write `name: Type` and destructure in the body"),
                 );
-                format_ident!("__cudajit_param_{}", index)
+                // The pattern is the mistake; its type is not reported as well.
+                params.push(Param {
+                    name: format_ident!("__cudajit_param_{}", index),
+                    shape: Shape::Unsupported,
+                });
+                continue;
             }
         };
         let shape = shape_of(&typed.ty);
-        if matches!(shape, Shape::Unsupported) {
+        // A generic kernel, or a type the frontend already rejected inside (`&[char]`),
+        // is one mistake, reported once.
+        let reported_inside = generic || reported.iter().any(|d| within(d.span, &typed.ty));
+        if matches!(shape, Shape::Unsupported) && !reported_inside {
             errors.push(
                 Diagnostic::new(
                     typed.ty.span(),
@@ -229,4 +242,18 @@ pub fn without_attrs_and_vis(input: TokenStream) -> TokenStream {
         }
     }
     trees.into_iter().skip(i).collect()
+}
+
+/// Whether `span` starts among the tokens of `tokens`.
+fn within(span: Span, tokens: &impl ToTokens) -> bool {
+    let trees: Vec<_> = tokens.to_token_stream().into_iter().collect();
+    let (Some(first), Some(last)) = (trees.first(), trees.last()) else {
+        return false;
+    };
+    let at = |s: Span| (s.start().line, s.start().column);
+    let (start, end) = (
+        at(first.span()),
+        (last.span().end().line, last.span().end().column),
+    );
+    (start..=end).contains(&at(span))
 }

@@ -14,6 +14,22 @@ use syn::spanned::Spanned;
 const HEAP_CONSTRUCTORS: &[&str] = &[
     "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
 ];
+/// Methods of `std::sync::atomic` types: a hint points to cudajit's atomics.
+const ATOMIC_METHODS: &[&str] = &[
+    "fetch_add",
+    "fetch_sub",
+    "fetch_min",
+    "fetch_max",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
+    "load",
+    "store",
+    "swap",
+    "compare_exchange",
+    "compare_exchange_weak",
+    "fetch_update",
+];
 const ITERATOR_METHODS: &[&str] = &[
     "iter",
     "iter_mut",
@@ -25,6 +41,11 @@ const ITERATOR_METHODS: &[&str] = &[
     "for_each",
     "fold",
     "collect",
+    "count",
+    "filter",
+    "rev",
+    "last",
+    "position",
     "windows",
     "chunks",
 ];
@@ -105,7 +126,9 @@ impl FnLowerer<'_> {
                 }
             };
         }
-        if let Some(seg) = path.segments.iter().find(|s| !s.arguments.is_none()) {
+        let kind = classify(path);
+        let generic = path.segments.iter().find(|s| !s.arguments.is_none());
+        if let (Some(seg), false) = (generic, matches!(kind, CalleeKind::Std)) {
             self.lower_args(&call.args);
             self.error_hint(
                 seg.arguments.span(),
@@ -114,7 +137,7 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         }
-        match classify(path) {
+        match kind {
             CalleeKind::Intrinsic(name) => self.lower_intrinsic_call(&name, call),
             CalleeKind::ScalarAssoc(scalar, name) => {
                 let Some(method) = intrinsics::method(&name) else {
@@ -149,7 +172,7 @@ impl FnLowerer<'_> {
                 self.lower_method(&name, method, recv, &rest, span, path.span())
             }
             CalleeKind::Std => {
-                self.lower_args(&call.args);
+                // The arguments are not lowered: the call itself is the one mistake.
                 let text = quote::ToTokens::to_token_stream(path)
                     .to_string()
                     .replace(' ', "");
@@ -185,6 +208,16 @@ impl FnLowerer<'_> {
         path: &syn::Path,
     ) -> Handle<ir::Expr> {
         let span = call.span();
+        if let Some(local) = path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+            let ty = self.local_ty(local);
+            let d = self.table.describe(&ty);
+            self.error_hint(
+                path.span(),
+                format!("`{name}` is a local variable of type `{d}`, not a function"),
+                "kernels call `#[device]` functions by name; closures and function values are not supported",
+            );
+            return self.error_expr(span);
+        }
         let args = self.lower_args(&call.args);
         if name == self.f.name {
             self.error_hint(
@@ -273,7 +306,8 @@ impl FnLowerer<'_> {
             return self.lower_split_at(m, name == "split_at_mut");
         }
         let recv = self.lower_slice_operand(&m.receiver);
-        if let Some(t) = &m.turbofish {
+        let known = name == "len" || intrinsics::method(&name).is_some();
+        if let (Some(t), true) = (&m.turbofish, known) {
             self.lower_args(&m.args);
             self.error_hint(
                 t.span(),
@@ -312,22 +346,30 @@ impl FnLowerer<'_> {
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let Some(method) = intrinsics::method(&name) else {
-            for a in &args {
-                self.lower_expr(a);
-            }
-            let d = self.table.describe(&rt);
+            // The arguments are not lowered (a closure passed to `map` is part of this
+            // one mistake), and a receiver already reported (`a.iter().sum()`) is not
+            // reported again.
+            let receiver = match self.table.shallow(&rt) {
+                Ty::Error => return self.error_expr(span),
+                Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => None,
+                _ => Some(self.table.describe(&rt)),
+            };
             let hint = if ITERATOR_METHODS.contains(&name.as_str()) {
                 "iterators are not supported in kernels; loop over indices: `for i in 0..s.len() { .. s[i] .. }`".to_string()
             } else if matches!(self.table.shallow(&rt), Ty::Slice { .. }) {
                 "slices support indexing `s[i]`, sub-slices `&s[a..b]`, `s.len()` and `s.split_at(mid)`".to_string()
+            } else if ATOMIC_METHODS.contains(&name.as_str()) {
+                "kernels have no global mutable state: take a `&mut [T]` parameter and use `atomic_add(slice, i, v)` and the other atomic functions on it".to_string()
             } else {
                 "supported methods: float math (`sqrt`, `sin`, `powf`, `mul_add`, ...), `abs`, `min`, `max`, `wrapping_add/sub/mul`".to_string()
             };
-            self.error_hint(
-                m.method.span(),
-                format!("method `{name}` is not supported in kernels (receiver type `{d}`)"),
-                hint,
-            );
+            let message = match receiver {
+                Some(d) => {
+                    format!("method `{name}` is not supported in kernels (receiver type `{d}`)")
+                }
+                None => format!("method `{name}` is not supported in kernels"),
+            };
+            self.error_hint(m.method.span(), message, hint);
             return self.error_expr(span);
         };
         if method == Method::Math(ir::MathFn::FromBits) {

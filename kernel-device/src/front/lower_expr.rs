@@ -181,9 +181,10 @@ impl FnLowerer<'_> {
                 );
                 return self.error_expr(span);
             }
-            self.error(
+            self.error_hint(
                 ident.span(),
                 format!("cannot find value `{name}` in this scope"),
+                format!("if `{name}` is a function, call it (`{name}(..)`): functions are not values in kernels"),
             );
             return self.error_expr(span);
         }
@@ -331,11 +332,23 @@ impl FnLowerer<'_> {
         self.push_expr(ir::ExprKind::Binary { op, lhs, rhs }, ty, span)
     }
 
+    /// Whether `e` names a local whose type was already reported (a parameter `x: &f32`):
+    /// dereferencing it is part of that mistake.
+    pub fn is_reported_local(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = e else { return false };
+        let Some(local) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) else {
+            return false;
+        };
+        matches!(self.local_ty(local), Ty::Error)
+    }
+
     fn lower_unary(&mut self, u: &syn::ExprUnary) -> Handle<ir::Expr> {
         let span = u.span();
         match u.op {
             syn::UnOp::Deref(t) => {
-                self.diags.push(check::deref_diag(t.span));
+                if !self.is_reported_local(&u.expr) {
+                    self.diags.push(check::deref_diag(t.span));
+                }
                 self.error_expr(span)
             }
             syn::UnOp::Neg(t) => {
@@ -523,6 +536,8 @@ impl FnLowerer<'_> {
                     format!("`if` may be missing an `else` clause: expected `()`, found {t}"),
                     "add an `else` branch with a value of the same type",
                 );
+                // Reported: where the `if` is used as a value, nothing more is.
+                return self.error_expr(span);
             }
             return self.push_expr(
                 ir::ExprKind::If {

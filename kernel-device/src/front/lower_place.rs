@@ -353,7 +353,9 @@ impl FnLowerer<'_> {
         if !is_place_form {
             if let syn::Expr::Unary(u) = stripped {
                 if matches!(u.op, syn::UnOp::Deref(_)) {
-                    self.diags.push(check::deref_diag(u.op.span()));
+                    if !self.is_reported_local(&u.expr) {
+                        self.diags.push(check::deref_diag(u.op.span()));
+                    }
                     return None;
                 }
             }
@@ -368,10 +370,18 @@ impl FnLowerer<'_> {
             if let Some(ident) = p.path.get_ident() {
                 let name = ident.to_string();
                 if self.lookup(&name).is_none() && self.consts.get(&name).is_none() {
-                    self.error(
-                        ident.span(),
-                        format!("cannot find value `{name}` in this scope"),
-                    );
+                    if super::consts::is_const_name(&name) {
+                        self.error_hint(
+                            ident.span(),
+                            format!("cannot assign to `{name}`: kernels cannot write a crate `const` or `static` (a `static mut` is global mutable state, shared by every GPU thread)"),
+                            "write results into a `&mut [T]` parameter, or update a shared counter with an atomic on one: `atomic_add(counts, i, 1)`",
+                        );
+                    } else {
+                        self.error(
+                            ident.span(),
+                            format!("cannot find value `{name}` in this scope"),
+                        );
+                    }
                     return None;
                 }
             }
@@ -499,17 +509,50 @@ impl FnLowerer<'_> {
     /// `[a, b, c]`.
     pub fn lower_array_literal(&mut self, a: &syn::ExprArray) -> Handle<ir::Expr> {
         let span = a.span();
+        if a.elems.is_empty() {
+            self.error_hint(
+                span,
+                "empty array literals are not supported in kernels",
+                "write the element type and length with a repeat expression: `[0.0f32; N]`",
+            );
+            return self.error_expr(span);
+        }
         let items: Vec<Handle<ir::Expr>> = a.elems.iter().map(|e| self.lower_expr(e)).collect();
         let elem = match items.first() {
             Some(first) => self.ty_of(*first),
             None => self.fresh(VarKind::General),
         };
+        if !self.is_array_element(&elem, a.elems[0].span()) {
+            return self.error_expr(span);
+        }
         for (h, e) in items.iter().zip(a.elems.iter()).skip(1) {
             let t = self.ty_of(*h);
             self.expect_ty(&t, &elem, e.span());
         }
         let ty = Ty::array(elem, Some(items.len() as u64));
         self.push_expr(ir::ExprKind::Array(items), ty, span)
+    }
+
+    /// Whether a value of type `elem` may be an array element (a scalar or an array of
+    /// them); reports it at `span` if not.
+    fn is_array_element(&mut self, elem: &Ty, span: Span) -> bool {
+        let (what, hint) = match self.table.shallow(elem) {
+            Ty::Tuple(_) => (
+                "tuples",
+                "use one array per component: `[f32; N]` for x, another for y",
+            ),
+            Ty::Slice { .. } | Ty::Ref { .. } => (
+                "slices and references",
+                "index the slice itself, or copy its elements into an array of scalars",
+            ),
+            _ => return true,
+        };
+        self.error_hint(
+            span,
+            format!("arrays of {what} are not supported in kernels: arrays hold scalars or arrays of scalars"),
+            hint,
+        );
+        false
     }
 
     /// `[value; N]` with `N` a constant expression.
@@ -524,6 +567,9 @@ impl FnLowerer<'_> {
             }
         };
         let elem = self.ty_of(value);
+        if !self.is_array_element(&elem, r.expr.span()) {
+            return self.error_expr(span);
+        }
         self.push_expr(
             ir::ExprKind::Splat {
                 value,

@@ -121,6 +121,10 @@ impl FnLowerer<'_> {
                         "`let ... else` is not supported in kernels",
                         "use `if`/`else` with plain `let` bindings",
                     );
+                    // The refutable pattern is part of that one mistake.
+                    self.lower_expr(&init.expr);
+                    self.bind_names_unchecked(pat);
+                    return false;
                 }
                 let mut h = self.lower_expr(&init.expr);
                 if let Some(annot_ty) = &annot_ty {
@@ -253,7 +257,25 @@ impl FnLowerer<'_> {
                     "this pattern is not supported in kernels",
                     "use a name, `mut name`, `_` or a tuple of those",
                 );
+                self.bind_names_unchecked(other);
             }
+        }
+    }
+
+    /// Declares every name `pat` binds, of an already reported (error) type, so that
+    /// their uses report nothing more.
+    fn bind_names_unchecked(&mut self, pat: &syn::Pat) {
+        struct Names(Vec<syn::Ident>);
+        impl<'ast> syn::visit::Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.push(p.ident.clone());
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        let mut names = Names(Vec::new());
+        syn::visit::Visit::visit_pat(&mut names, pat);
+        for ident in names.0 {
+            self.new_local(&ident.to_string(), Ty::Error, true, ident.span());
         }
     }
 

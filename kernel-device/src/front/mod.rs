@@ -174,7 +174,20 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
     if errors.is_empty() {
         Ok(module)
     } else {
+        drop_follow_ups(&mut errors, |e| e.message.contains(ERROR_TYPE));
         Err(errors)
+    }
+}
+
+/// How an already reported type prints.
+const ERROR_TYPE: &str = "{error}";
+
+/// Drops the messages about a value whose type is `{error}`: each follows one already
+/// reported (the value's own mistake), and showing it would be a second error for one
+/// mistake, in the checker's placeholder words. Kept only if nothing else is reported.
+fn drop_follow_ups<T>(diags: &mut Vec<T>, is_follow_up: impl Fn(&T) -> bool) {
+    if diags.iter().any(|d| !is_follow_up(d)) {
+        diags.retain(|d| !is_follow_up(d));
     }
 }
 
@@ -212,5 +225,6 @@ pub fn lower_item_for_inspection(
     lowerer.lower_body(item);
     let (f, body_diags, _) = lowerer.finish();
     diags.extend(body_diags);
+    drop_follow_ups(&mut diags, |d| d.text().contains(ERROR_TYPE));
     (f, diags)
 }

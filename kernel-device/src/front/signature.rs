@@ -87,13 +87,18 @@ pub fn lower_signature(
     for input in &sig.inputs {
         match input {
             syn::FnArg::Receiver(r) => diags.push(
-                Diagnostic::new(r.span(), "`self` parameters are not supported in kernels")
-                    .with_hint("write a free function marked `#[kernel]` or `#[device]`"),
+                Diagnostic::new(
+                    r.span(),
+                    format!("`self` parameters are not supported: {what} are free functions, not methods"),
+                )
+                .with_hint("move the function out of the `impl` block and pass what `self` holds as parameters"),
             ),
             syn::FnArg::Typed(pt) => {
+                let mut pattern_reported = false;
                 let (name, mutable, span) = match plain_binding(&pt.pat) {
                     Ok(binding) => binding,
                     Err(names) => {
+                        pattern_reported = true;
                         diags.push(
                             Diagnostic::new(
                                 pt.pat.span(),
@@ -105,8 +110,9 @@ pub fn lower_signature(
                         ("_".to_string(), false, pt.pat.span())
                     }
                 };
-                let generic = matches!(&*pt.ty, syn::Type::Path(tp) if tp.qself.is_none()
-                    && tp.path.get_ident().is_some_and(|i| generic_names.iter().any(|g| g == i)));
+                // A rejected pattern or generic parameter is the one mistake: the type
+                // is not checked as well.
+                let generic = pattern_reported || mentions_any(&pt.ty, &generic_names);
                 let site = match kind {
                     SourceKind::Kernel => TypeSite::Param,
                     SourceKind::Device => TypeSite::DeviceParam,
@@ -138,6 +144,8 @@ pub fn lower_signature(
                     Diagnostic::new(ty.span(), "a kernel cannot return a value")
                         .with_hint("write results into a `&mut [T]` parameter; `#[device]` functions may return values"),
                 );
+                Ty::Error
+            } else if mentions_any(ty, &generic_names) {
                 Ty::Error
             } else {
                 match lower_type(ty, TypeSite::Return, env, &mut || Ty::Error) {
@@ -199,4 +207,23 @@ fn bound_names(pat: &syn::Pat, out: &mut Vec<(String, Span)>) {
         }
         _ => {}
     }
+}
+
+/// Whether `ty` names any of `names` (a generic parameter, already reported).
+pub fn mentions_any(ty: &syn::Type, names: &[syn::Ident]) -> bool {
+    struct Finder<'n> {
+        names: &'n [syn::Ident],
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast syn::Ident) {
+            self.found |= self.names.iter().any(|n| n == ident);
+        }
+    }
+    let mut finder = Finder {
+        names,
+        found: false,
+    };
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.found
 }

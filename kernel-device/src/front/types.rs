@@ -232,7 +232,7 @@ fn path_type(path: &syn::Path, site: TypeSite) -> Result<Ty, Diagnostic> {
     }
     let starts_upper = name.chars().next().is_some_and(|c| c.is_uppercase());
     let what = if starts_upper {
-        format!("`{name}`: structs and enums are not yet supported in kernels")
+        format!("`{name}` is not a scalar type: structs, enums and type aliases are not yet supported in kernels")
     } else {
         format!("unknown type `{name}` in a kernel")
     };

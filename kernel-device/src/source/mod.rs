@@ -5,9 +5,11 @@
 //! across items and modules of the user's crate. [`offline`] builds the same
 //! sources from a file's text, for ahead-of-time builds and snapshot tests.
 
+mod call_graph;
 mod consts;
 pub mod offline;
 
+pub use call_graph::{first_of_a_call_cycle, IsDevice};
 pub use consts::{ConstItem, ToConstValue};
 
 /// Which attribute a function carries.
@@ -57,21 +59,6 @@ impl FnSource {
         }
         seen
     }
-}
-
-/// The largest of `depths` (0 for none), for the call-depth constant the `#[device]`
-/// macro emits: evaluating it walks the call graph at compile time, so mutual
-/// recursion between device functions becomes a const-evaluation cycle error.
-pub const fn max_call_depth(depths: &[usize]) -> usize {
-    let mut max = 0;
-    let mut i = 0;
-    while i < depths.len() {
-        if depths[i] > max {
-            max = depths[i];
-        }
-        i += 1;
-    }
-    max
 }
 
 /// Prints tokens so that each token starts at the line and column it had in the

@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(c: &mut [f32]) {
+    let a = [0.0f32; 4];
+    c[0] = a[1.0];
+}
+
+fn main() {}

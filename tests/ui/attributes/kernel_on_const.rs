@@ -1,0 +1,6 @@
+use cudajit::prelude::*;
+
+#[kernel]
+const K: u32 = 1;
+
+fn main() {}

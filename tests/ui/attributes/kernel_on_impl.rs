@@ -1,0 +1,8 @@
+use cudajit::prelude::*;
+
+struct S;
+
+#[kernel]
+impl S {}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use cudajit::prelude::*;
+
+mod helpers {
+    pub fn scale(x: f32) -> f32 {
+        x * 2.0
+    }
+}
+
+#[kernel]
+fn k(c: &mut [f32]) {
+    c[0] = helpers::scale(c[0]);
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(c: &mut [f32]) {
+    let x = while true {
+        break 1;
+    };
+    c[0] = 0.0;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use cudajit::prelude::*;
+
+#[device]
+fn twice<T: Copy>(x: T) -> T {
+    x
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(c: &mut [f32]) {
+    let b = true + false;
+    c[0] = 0.0;
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(c: &mut [f32]) {
+    let i = 0u32;
+    c[i] = 0.0;
+}
+
+fn main() {}

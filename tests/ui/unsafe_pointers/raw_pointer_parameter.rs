@@ -1,0 +1,8 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(p: *const f32, c: &mut [f32]) {
+    c[0] = 0.0;
+}
+
+fn main() {}
