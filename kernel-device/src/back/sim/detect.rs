@@ -23,9 +23,7 @@
 //!
 //! Two accesses to one location by different threads conflict when at least one writes
 //! and they are not both atomic (atomics of different blocks conflict when either is
-//! `_block`-scoped: those are only indivisible within a block). A plain read beside an
-//! atomic is not a conflict: it reads some value the atomics left (the CAS loop of
-//! CUDA's programming guide starts from such a read); a plain write beside one is. A conflict is a race
+//! `_block`-scoped: those are only indivisible within a block). A conflict is a race
 //! unless the first happens before the second:
 //! - same block: a block barrier between them; or, for lanes of one warp, a warp sync
 //!   naming both lanes (directly or through a chain of warp syncs). Lanes of a warp are

@@ -107,15 +107,10 @@ impl Stamp {
         if !self.valid() || self.same_thread(other) || !(self.writes() || other.writes()) {
             return false;
         }
-        // A plain read beside atomics only sees some value the atomics left (an
-        // aligned word is never torn): the CAS loop of CUDA's programming guide starts
-        // from such a read and validates it. A plain write beside them loses updates.
-        let read_beside_atomic = (self.atomic() && other.kind() == AccessKind::Read)
-            || (other.atomic() && self.kind() == AccessKind::Read);
         let atomics_agree = self.atomic()
             && other.atomic()
             && (self.block == other.block || (self.flags | other.flags) & BLOCK_SCOPE == 0);
-        !(atomics_agree || read_beside_atomic)
+        !atomics_agree
     }
 }
 
