@@ -1,7 +1,9 @@
-//! End-to-end tests on a real GPU: each kernel runs on fresh random inputs with poisoned
-//! outputs and is compared with a CPU reference. Without a GPU (no driver, no device)
-//! every test prints `skipped: no GPU (...)` and returns; the GPU bundle
-//! (`cargo xtask gpu-bundle`) runs them on the GPU machine.
+//! End-to-end tests, written once for both backends: each kernel runs on fresh random
+//! inputs with poisoned outputs and is compared with a CPU reference. They run on the
+//! default device: the CPU simulator on a machine without a GPU (CI), a GPU in the GPU
+//! bundle (`cargo xtask gpu-bundle`, whose run.sh sets `CUDAJIT_BACKEND=cuda`). The few
+//! checks of what differs (a GPU's timeout against the simulator's divergence report,
+//! sizes the simulator would take minutes over) ask `device.is_simulator()`.
 
 use cudajit::prelude::*;
 
@@ -18,7 +20,8 @@ macro_rules! skip {
 #[path = "../examples/common/mod.rs"]
 mod common;
 
-/// The default device, or return from the test saying why it is skipped.
+/// The default device (a GPU, or the CPU simulator), or return from the test saying why
+/// it is skipped.
 macro_rules! require_gpu {
     () => {
         match cudajit::Device::default() {
