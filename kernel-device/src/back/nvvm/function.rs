@@ -60,6 +60,11 @@ pub struct FunctionWriter<'w, 'a> {
     /// without a run-time value (unit).
     slots: Vec<Option<(String, String)>>,
     pub loops: Vec<LoopCtx>,
+    /// Index expressions whose bounds checks the enclosing versioned run's guard has
+    /// decided (see `versioning`): indexing with them is written without a check.
+    pub proven: HashSet<Handle<Expr>>,
+    /// Inside a versioned run's copies, nested blocks are written as they are.
+    pub plain_depth: u32,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -77,6 +82,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             open: true,
             slots: Vec::new(),
             loops: Vec::new(),
+            proven: HashSet::new(),
+            plain_depth: 0,
         })
     }
 
@@ -326,17 +333,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     // ---- statements -------------------------------------------------------------------
 
-    pub fn block(&mut self, block: &'a Block) -> Result<Val, Error> {
-        for stmt in &block.stmts {
-            self.stmt(stmt)?;
-        }
-        match block.tail {
-            Some(tail) => self.expr(tail),
-            None => Ok(Val::Unit),
-        }
-    }
-
-    fn stmt(&mut self, stmt: &'a Stmt) -> Result<(), Error> {
+    pub(super) fn stmt(&mut self, stmt: &'a Stmt) -> Result<(), Error> {
         match stmt {
             Stmt::Let { local, init } => {
                 self.ir_local(*local)?;

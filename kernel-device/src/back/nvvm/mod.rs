@@ -8,7 +8,8 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
+//! protocol; `versioning` (planned by `check_plan`) writes runs of straight-line code
+//! twice, without the bounds checks a guard decides up front and with them; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
 //! dynamic shared memory; `types` spells types and constants.
 //!
 //! Conventions the generated text relies on:
@@ -21,6 +22,7 @@
 //!   are sorted, nothing iterates a hash map.
 
 mod atomics;
+mod check_plan;
 mod expr;
 mod function;
 mod grid_sync;
@@ -33,6 +35,7 @@ mod slices;
 #[cfg(test)]
 mod tests;
 mod types;
+mod versioning;
 mod warp;
 mod writer;
 

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
-use super::writer::{Writer, UNLIKELY_BRANCH_WEIGHTS};
+use super::writer::{Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
 use super::{types, Error, PanicSite, PANIC_SLOT_SYMBOL};
 use crate::ir::{BinaryOp, Expr, Handle, ScalarType};
 
@@ -42,7 +42,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let ok_l = self.label("ok");
         let panic_l = self.label("panic");
         self.terminate(format!(
-            "br i1 {cond}, label %{ok_l}, label %{panic_l}, !prof {UNLIKELY_BRANCH_WEIGHTS}"
+            "br i1 {cond}, label %{ok_l}, label %{panic_l}, !prof {LIKELY_TRUE_BRANCH_WEIGHTS}"
         ));
         self.start_block(&panic_l);
         self.panic_now_at(loc, message, operands);

@@ -87,7 +87,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     })?;
                     let mem = types::scalar_mem(elem);
                     let base = self.def("ptr", format!("extractvalue {slice_ty} {value}, 0"));
-                    if self.func.options.bounds_check {
+                    if self.func.options.bounds_check && !self.proven.contains(index) {
                         let len = self.def("len", format!("extractvalue {slice_ty} {value}, 1"));
                         self.bounds_check(&i, &len, place)?;
                     }
@@ -112,7 +112,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     // A constant index known to be in range needs no check (after
                     // unrolling, NVVM then keeps a local array in registers).
                     let known_in_range = i.parse::<u64>().is_ok_and(|c| c < *len);
-                    if self.func.options.bounds_check && !known_in_range {
+                    if self.func.options.bounds_check && !known_in_range && !self.proven.contains(index)
+                    {
                         self.bounds_check(&i, &len.to_string(), place)?;
                     }
                     let array_ty = types::memory(&p.ty)?;

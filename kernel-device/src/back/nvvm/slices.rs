@@ -155,7 +155,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let fail_l = self.label("range.fail");
         self.terminate(format!(
             "br i1 {ok}, label %{ok_l}, label %{fail_l}, !prof {}",
-            super::writer::UNLIKELY_BRANCH_WEIGHTS
+            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
         ));
         self.start_block(&fail_l);
         let start_ok = self.def("start.in", format!("icmp ule i64 {start}, {len}"));

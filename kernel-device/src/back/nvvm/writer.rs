@@ -10,8 +10,11 @@ use crate::ir::{self, FunctionKind, Type};
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
 
-/// Metadata node used as `!prof` on branches into a panic: they are cold.
-pub const UNLIKELY_BRANCH_WEIGHTS: &str = "!0";
+/// Metadata node used as `!prof` on `br i1 %ok, label %ok, label %panic` (and on a
+/// versioned run's guard): the true branch is the likely one, the panic is cold.
+/// (Before 2026-11-23 the weights were the other way round, which told LLVM that every
+/// panic was likely and laid the checked code out around it.)
+pub const LIKELY_TRUE_BRANCH_WEIGHTS: &str = "!0";
 
 pub struct Writer<'a> {
     pub module: &'a ir::Module,
@@ -20,6 +23,8 @@ pub struct Writer<'a> {
     /// declared once and the output order is stable.
     decls: BTreeMap<String, String>,
     pub panic_sites: Vec<PanicSite>,
+    /// Indices into `panic_sites` that [`Self::add_panic_site`] may reuse.
+    pub reusable_sites: std::ops::Range<usize>,
     /// Some function calls `grid_sync()`: the module defines the grid barrier.
     pub uses_grid_sync: bool,
 }
@@ -31,6 +36,7 @@ impl<'a> Writer<'a> {
             options,
             decls: BTreeMap::new(),
             panic_sites: Vec::new(),
+            reusable_sites: 0..0,
             uses_grid_sync: false,
         }
     }
@@ -41,7 +47,13 @@ impl<'a> Writer<'a> {
     }
 
     /// Records a panic site and returns its 1-based id.
+    /// The id of `site`: a new one, unless an identical site among `reusable_sites`
+    /// (those of a versioned run's fast copy, while its checked copy is written) has one.
     pub fn add_panic_site(&mut self, site: PanicSite) -> u32 {
+        let reusable = self.panic_sites.get(self.reusable_sites.clone()).unwrap_or(&[]);
+        if let Some(same) = reusable.iter().find(|s| PanicSite { id: s.id, ..site.clone() } == **s) {
+            return same.id;
+        }
         let id = self.panic_sites.len() as u32 + 1;
         self.panic_sites.push(PanicSite { id, ..site });
         id
@@ -96,7 +108,7 @@ impl<'a> Writer<'a> {
         // Metadata: !0 is the cold-branch weight, kernels follow, the version is last.
         let _ = writeln!(
             out,
-            "{UNLIKELY_BRANCH_WEIGHTS} = !{{!\"branch_weights\", i32 1, i32 1048575}}"
+            "{LIKELY_TRUE_BRANCH_WEIGHTS} = !{{!\"branch_weights\", i32 1048575, i32 1}}"
         );
         let mut next = 1;
         let mut annotation_ids = Vec::new();

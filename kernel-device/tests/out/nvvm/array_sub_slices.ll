@@ -40,18 +40,16 @@ entry:
   %b.addr = alloca i64
   %for.counter = alloca i64
   %for.counter.1 = alloca i64
+  %for.counter.2 = alloca i64
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
   store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
   %out.s = insertvalue { float*, i64 } undef, float* %out, 0
   %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
   store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
-  store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
-  store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
-  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -60,43 +58,155 @@ entry:
   %grid.ntid = zext i32 %ntid_x to i64
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
-  %ptr = extractvalue { float*, i64 } %x.1, 0
-  %len = extractvalue { float*, i64 } %x.1, 1
-  %inbounds = icmp ult i64 %grid, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %grid, i64 %len)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %grid
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.1, 1
+  %guard.ok = icmp ult i64 %grid, %guard.len
+  %t = load i64, i64* %t.addr
+  %guard.ok.1 = icmp ult i64 %t, 256
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
+  store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %cast.1 = zext i32 %tid_x.2 to i64
+  store i64 %cast.1, i64* %t.addr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %tid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.3 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %grid.1
   %elem = load float, float* %elem.ptr
   %tile = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t = load i64, i64* %t.addr
-  %inbounds.1 = icmp ult i64 %t, 256
+  %t.1 = load i64, i64* %t.addr
+  %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile, i64 0, i64 %t.1
+  store float %elem, float addrspace(3)* %elem.ptr.1
+  br label %run.join
+run.checked:
+  store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
+  store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %tid_x.4 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %cast.2 = zext i32 %tid_x.4 to i64
+  store i64 %cast.2, i64* %t.addr
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %tid_x.5 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.5 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  %ptr.1 = extractvalue { float*, i64 } %x.3, 0
+  %len = extractvalue { float*, i64 } %x.3, 1
+  %inbounds = icmp ult i64 %grid.2, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %grid.2, i64 %len)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr float, float* %ptr.1, i64 %grid.2
+  %elem.1 = load float, float* %elem.ptr.2
+  %tile.1 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t.2 = load i64, i64* %t.addr
+  %inbounds.1 = icmp ult i64 %t.2, 256
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %t, i64 256)
+  call void @__cudajit_panic(i32 2, i64 %t.2, i64 256)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile, i64 0, i64 %t
-  store float %elem, float addrspace(3)* %elem.ptr.1
-  %t.1 = load i64, i64* %t.addr
-  %cmp = icmp ult i64 %t.1, 8
+  %elem.ptr.3 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.1, i64 0, i64 %t.2
+  store float %elem.1, float addrspace(3)* %elem.ptr.3
+  br label %run.join
+run.join:
+  %t.3 = load i64, i64* %t.addr
+  %cmp = icmp ult i64 %t.3, 8
   br i1 %cmp, label %if.then, label %if.end
 if.then:
-  %t.2 = load i64, i64* %t.addr
-  %cast.1 = uitofp i64 %t.2 to float
+  %t.4 = load i64, i64* %t.addr
+  %guard.ok.2 = icmp ult i64 %t.4, 8
+  store i64 1, i64* %k.addr
+  %t.5 = load i64, i64* %t.addr
+  %mul = mul i64 %t.5, 8
+  %k = load i64, i64* %k.addr
+  %add = add i64 %mul, %k
+  %sub = sub i64 %add, 1
+  %guard.ok.3 = icmp ult i64 %sub, 256
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
+  %t.6 = load i64, i64* %t.addr
+  %guard.ok.4 = icmp ult i64 %t.6, 8
+  %guard.2 = and i1 %guard.1, %guard.ok.4
+  store i64 2, i64* %k.addr
+  %t.7 = load i64, i64* %t.addr
+  %mul.1 = mul i64 %t.7, 8
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %mul.1, %k.1
+  %sub.1 = sub i64 %add.1, 1
+  %guard.ok.5 = icmp ult i64 %sub.1, 256
+  %guard.3 = and i1 %guard.2, %guard.ok.5
+  store i64 3, i64* %k.addr
+  %t.8 = load i64, i64* %t.addr
+  %mul.2 = mul i64 %t.8, 8
+  %k.2 = load i64, i64* %k.addr
+  %add.2 = add i64 %mul.2, %k.2
+  %sub.2 = sub i64 %add.2, 1
+  %guard.ok.6 = icmp ult i64 %sub.2, 256
+  %guard.4 = and i1 %guard.3, %guard.ok.6
+  store i64 4, i64* %k.addr
+  %t.9 = load i64, i64* %t.addr
+  %mul.3 = mul i64 %t.9, 8
+  %k.3 = load i64, i64* %k.addr
+  %add.3 = add i64 %mul.3, %k.3
+  %sub.3 = sub i64 %add.3, 1
+  %guard.ok.7 = icmp ult i64 %sub.3, 256
+  %guard.5 = and i1 %guard.4, %guard.ok.7
+  store i64 5, i64* %k.addr
+  %t.10 = load i64, i64* %t.addr
+  %mul.4 = mul i64 %t.10, 8
+  %k.4 = load i64, i64* %k.addr
+  %add.4 = add i64 %mul.4, %k.4
+  %sub.4 = sub i64 %add.4, 1
+  %guard.ok.8 = icmp ult i64 %sub.4, 256
+  %guard.6 = and i1 %guard.5, %guard.ok.8
+  store i64 6, i64* %k.addr
+  %t.11 = load i64, i64* %t.addr
+  %mul.5 = mul i64 %t.11, 8
+  %k.5 = load i64, i64* %k.addr
+  %add.5 = add i64 %mul.5, %k.5
+  %sub.5 = sub i64 %add.5, 1
+  %guard.ok.9 = icmp ult i64 %sub.5, 256
+  %guard.7 = and i1 %guard.6, %guard.ok.9
+  store i64 7, i64* %k.addr
+  %t.12 = load i64, i64* %t.addr
+  %mul.6 = mul i64 %t.12, 8
+  %k.6 = load i64, i64* %k.addr
+  %add.6 = add i64 %mul.6, %k.6
+  %sub.6 = sub i64 %add.6, 1
+  %guard.ok.10 = icmp ult i64 %sub.6, 256
+  %guard.8 = and i1 %guard.7, %guard.ok.10
+  store i64 8, i64* %k.addr
+  %t.13 = load i64, i64* %t.addr
+  %mul.7 = mul i64 %t.13, 8
+  %k.7 = load i64, i64* %k.addr
+  %add.7 = add i64 %mul.7, %k.7
+  %sub.7 = sub i64 %add.7, 1
+  %guard.ok.11 = icmp ult i64 %sub.7, 256
+  %guard.9 = and i1 %guard.8, %guard.ok.11
+  br i1 %guard.9, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %t.14 = load i64, i64* %t.addr
+  %cast.3 = uitofp i64 %t.14 to float
   %rows = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.3 = load i64, i64* %t.addr
-  %inbounds.2 = icmp ult i64 %t.3, 8
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %t.3, i64 8)
-  unreachable
-ok.2:
-  %elem.ptr.2 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.3
-  %elem.ptr.3 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.2, i64 0, i64 0
-  store float %cast.1, float addrspace(3)* %elem.ptr.3
+  %t.15 = load i64, i64* %t.addr
+  %elem.ptr.4 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.15
+  %elem.ptr.5 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 0
+  store float %cast.3, float addrspace(3)* %elem.ptr.5
   store i64 1, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -108,54 +218,98 @@ for.body:
   store i64 %for.i, i64* %k.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %tile.1 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.4 = load i64, i64* %t.addr
-  %mul = mul i64 %t.4, 8
-  %k = load i64, i64* %k.addr
-  %add = add i64 %mul, %k
-  %sub = sub i64 %add, 1
-  %inbounds.3 = icmp ult i64 %sub, 256
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %sub, i64 256)
-  unreachable
-ok.3:
-  %elem.ptr.4 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.1, i64 0, i64 %sub
-  %elem.1 = load float, float addrspace(3)* %elem.ptr.4
+  %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t.16 = load i64, i64* %t.addr
+  %mul.8 = mul i64 %t.16, 8
+  %k.8 = load i64, i64* %k.addr
+  %add.8 = add i64 %mul.8, %k.8
+  %sub.8 = sub i64 %add.8, 1
+  %elem.ptr.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.8
+  %elem.2 = load float, float addrspace(3)* %elem.ptr.6
   %rows.1 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.5 = load i64, i64* %t.addr
-  %inbounds.4 = icmp ult i64 %t.5, 8
-  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.5, i64 8)
-  unreachable
-ok.4:
-  %elem.ptr.5 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.5
-  %k.1 = load i64, i64* %k.addr
-  %inbounds.5 = icmp ult i64 %k.1, 9
-  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %k.1, i64 9)
-  unreachable
-ok.5:
-  %elem.ptr.6 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.5, i64 0, i64 %k.1
-  store float %elem.1, float addrspace(3)* %elem.ptr.6
+  %t.17 = load i64, i64* %t.addr
+  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.17
+  %k.9 = load i64, i64* %k.addr
+  %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %k.9
+  store float %elem.2, float addrspace(3)* %elem.ptr.8
   br label %for.cond
 for.end:
+  br label %run.join.1
+run.checked.1:
+  %t.18 = load i64, i64* %t.addr
+  %cast.4 = uitofp i64 %t.18 to float
+  %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.19 = load i64, i64* %t.addr
+  %inbounds.2 = icmp ult i64 %t.19, 8
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %t.19, i64 8)
+  unreachable
+ok.2:
+  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.19
+  %elem.ptr.10 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 0
+  store float %cast.4, float addrspace(3)* %elem.ptr.10
+  store i64 1, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, 9
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %k.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t.20 = load i64, i64* %t.addr
+  %mul.9 = mul i64 %t.20, 8
+  %k.10 = load i64, i64* %k.addr
+  %add.9 = add i64 %mul.9, %k.10
+  %sub.9 = sub i64 %add.9, 1
+  %inbounds.3 = icmp ult i64 %sub.9, 256
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %sub.9, i64 256)
+  unreachable
+ok.3:
+  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 %sub.9
+  %elem.3 = load float, float addrspace(3)* %elem.ptr.11
+  %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.21 = load i64, i64* %t.addr
+  %inbounds.4 = icmp ult i64 %t.21, 8
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %t.21, i64 8)
+  unreachable
+ok.4:
+  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.21
+  %k.11 = load i64, i64* %k.addr
+  %inbounds.5 = icmp ult i64 %k.11, 9
+  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %k.11, i64 9)
+  unreachable
+ok.5:
+  %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.11
+  store float %elem.3, float addrspace(3)* %elem.ptr.13
+  br label %for.cond.1
+for.end.1:
+  br label %run.join.1
+run.join.1:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %t.6 = load i64, i64* %t.addr
-  %cmp.1 = icmp eq i64 %t.6, 0
+  %t.22 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.22, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
-  %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %first = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 0
+  %tile.4 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %first = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.4, i64 0, i64 0
   %generic = addrspacecast float addrspace(3)* %first to float*
   %slice = insertvalue { float*, i64 } undef, float* %generic, 0
   %slice.1 = insertvalue { float*, i64 } %slice, i64 256, 1
   %div = udiv i64 256, 2
-  %ptr.1 = extractvalue { float*, i64 } %slice.1, 0
+  %ptr.2 = extractvalue { float*, i64 } %slice.1, 0
   %len.1 = extractvalue { float*, i64 } %slice.1, 1
   %mid.ok = icmp ule i64 %div, %len.1
   br i1 %mid.ok, label %ok.6, label %panic.6, !prof !0
@@ -163,14 +317,14 @@ panic.6:
   call void @__cudajit_panic(i32 7, i64 0, i64 0)
   unreachable
 ok.6:
-  %sub.1 = insertvalue { float*, i64 } undef, float* %ptr.1, 0
-  %sub.2 = insertvalue { float*, i64 } %sub.1, i64 %div, 1
+  %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
+  %sub.11 = insertvalue { float*, i64 } %sub.10, i64 %div, 1
   %hi.len = sub i64 %len.1, %div
-  %sub.ptr = getelementptr inbounds float, float* %ptr.1, i64 %div
-  %sub.3 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
-  %sub.4 = insertvalue { float*, i64 } %sub.3, i64 %hi.len, 1
-  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.2, 0
-  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.4, 1
+  %sub.ptr = getelementptr inbounds float, float* %ptr.2, i64 %div
+  %sub.12 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
+  %sub.13 = insertvalue { float*, i64 } %sub.12, i64 %hi.len, 1
+  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.11, 0
+  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.13, 1
   store { { float*, i64 }, { float*, i64 } } %split.1, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
   %_tuple_ = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
   %field = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_, 0
@@ -179,7 +333,7 @@ ok.6:
   %field.1 = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_.1, 1
   store { float*, i64 } %field.1, { float*, i64 }* %hi.addr
   %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
-  %ptr.2 = extractvalue { float*, i64 } %lo, 0
+  %ptr.3 = extractvalue { float*, i64 } %lo, 0
   %len.2 = extractvalue { float*, i64 } %lo, 1
   %ordered = icmp ule i64 0, 4
   %end.ok = icmp ule i64 4, %len.2
@@ -189,10 +343,10 @@ panic.7:
   call void @__cudajit_panic(i32 8, i64 4, i64 %len.2)
   unreachable
 ok.7:
-  %sub.5 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
-  %sub.6 = insertvalue { float*, i64 } %sub.5, i64 4, 1
+  %sub.14 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
+  %sub.15 = insertvalue { float*, i64 } %sub.14, i64 4, 1
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
-  %ptr.3 = extractvalue { float*, i64 } %hi, 0
+  %ptr.4 = extractvalue { float*, i64 } %hi, 0
   %len.3 = extractvalue { float*, i64 } %hi, 1
   %ordered.1 = icmp ule i64 0, 4
   %end.ok.1 = icmp ule i64 4, %len.3
@@ -202,35 +356,35 @@ panic.8:
   call void @__cudajit_panic(i32 9, i64 4, i64 %len.3)
   unreachable
 ok.8:
-  %sub.7 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
-  %sub.8 = insertvalue { float*, i64 } %sub.7, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.6, { float*, i64 } %sub.8)
+  %sub.16 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
+  %sub.17 = insertvalue { float*, i64 } %sub.16, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.15, { float*, i64 } %sub.17)
   store [8 x float] zeroinitializer, [8 x float]* %acc.addr
-  store i64 0, i64* %for.counter.1
-  br label %for.cond.1
-for.cond.1:
-  %for.cur.1 = load i64, i64* %for.counter.1
-  %for.more.1 = icmp ult i64 %for.cur.1, 8
-  br i1 %for.more.1, label %for.body.1, label %for.end.1
-for.body.1:
-  %for.i.1 = load i64, i64* %for.counter.1
-  store i64 %for.i.1, i64* %k.addr.1
-  %for.next.1 = add i64 %for.i.1, 1
-  store i64 %for.next.1, i64* %for.counter.1
-  %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %k.2 = load i64, i64* %k.addr.1
-  %inbounds.6 = icmp ult i64 %k.2, 8
+  store i64 0, i64* %for.counter.2
+  br label %for.cond.2
+for.cond.2:
+  %for.cur.2 = load i64, i64* %for.counter.2
+  %for.more.2 = icmp ult i64 %for.cur.2, 8
+  br i1 %for.more.2, label %for.body.2, label %for.end.2
+for.body.2:
+  %for.i.2 = load i64, i64* %for.counter.2
+  store i64 %for.i.2, i64* %k.addr.1
+  %for.next.2 = add i64 %for.i.2, 1
+  store i64 %for.next.2, i64* %for.counter.2
+  %rows.4 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %k.12 = load i64, i64* %k.addr.1
+  %inbounds.6 = icmp ult i64 %k.12, 8
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %k.2, i64 8)
+  call void @__cudajit_panic(i32 10, i64 %k.12, i64 8)
   unreachable
 ok.9:
-  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %k.2
-  %first.1 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 0
+  %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.12
+  %first.1 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.14, i64 0, i64 0
   %generic.1 = addrspacecast float addrspace(3)* %first.1 to float*
   %slice.2 = insertvalue { float*, i64 } undef, float* %generic.1, 0
   %slice.3 = insertvalue { float*, i64 } %slice.2, i64 9, 1
-  %ptr.4 = extractvalue { float*, i64 } %slice.3, 0
+  %ptr.5 = extractvalue { float*, i64 } %slice.3, 0
   %len.4 = extractvalue { float*, i64 } %slice.3, 1
   %end.ok.2 = icmp ult i64 5, %len.4
   %end.excl = add i64 5, 1
@@ -261,34 +415,34 @@ ok.12:
   unreachable
 range.in:
   %sub.len = sub i64 %end.excl, 1
-  %sub.ptr.1 = getelementptr inbounds float, float* %ptr.4, i64 1
-  %sub.9 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
-  %sub.10 = insertvalue { float*, i64 } %sub.9, i64 %sub.len, 1
+  %sub.ptr.1 = getelementptr inbounds float, float* %ptr.5, i64 1
+  %sub.18 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
+  %sub.19 = insertvalue { float*, i64 } %sub.18, i64 %sub.len, 1
   %first.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
   %generic.2 = addrspacecast float addrspace(4)* %first.2 to float*
   %slice.4 = insertvalue { float*, i64 } undef, float* %generic.2, 0
   %slice.5 = insertvalue { float*, i64 } %slice.4, i64 5, 1
-  %ptr.5 = extractvalue { float*, i64 } %slice.5, 0
+  %ptr.6 = extractvalue { float*, i64 } %slice.5, 0
   %len.5 = extractvalue { float*, i64 } %slice.5, 1
   %start.ok = icmp ule i64 0, %len.5
-  %sub.11 = insertvalue { float*, i64 } undef, float* %ptr.5, 0
-  %sub.12 = insertvalue { float*, i64 } %sub.11, i64 %len.5, 1
-  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.10, { float*, i64 } %sub.12)
-  %k.3 = load i64, i64* %k.addr.1
-  %inbounds.7 = icmp ult i64 %k.3, 8
+  %sub.20 = insertvalue { float*, i64 } undef, float* %ptr.6, 0
+  %sub.21 = insertvalue { float*, i64 } %sub.20, i64 %len.5, 1
+  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.19, { float*, i64 } %sub.21)
+  %k.13 = load i64, i64* %k.addr.1
+  %inbounds.7 = icmp ult i64 %k.13, 8
   br i1 %inbounds.7, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 15, i64 %k.3, i64 8)
+  call void @__cudajit_panic(i32 15, i64 %k.13, i64 8)
   unreachable
 ok.13:
-  %elem.ptr.8 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.3
-  store float %call, float* %elem.ptr.8
-  br label %for.cond.1
-for.end.1:
+  %elem.ptr.15 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.13
+  store float %call, float* %elem.ptr.15
+  br label %for.cond.2
+for.end.2:
   %first.3 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
   %slice.6 = insertvalue { float*, i64 } undef, float* %first.3, 0
   %slice.7 = insertvalue { float*, i64 } %slice.6, i64 8, 1
-  %ptr.6 = extractvalue { float*, i64 } %slice.7, 0
+  %ptr.7 = extractvalue { float*, i64 } %slice.7, 0
   %len.6 = extractvalue { float*, i64 } %slice.7, 1
   %ordered.4 = icmp ule i64 2, 6
   %end.ok.3 = icmp ule i64 6, %len.6
@@ -311,16 +465,16 @@ ok.15:
   unreachable
 range.in.1:
   %sub.len.1 = sub i64 6, 2
-  %sub.ptr.2 = getelementptr inbounds float, float* %ptr.6, i64 2
-  %sub.13 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
-  %sub.14 = insertvalue { float*, i64 } %sub.13, i64 %sub.len.1, 1
-  %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 3
-  %first.4 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 0
+  %sub.ptr.2 = getelementptr inbounds float, float* %ptr.7, i64 2
+  %sub.22 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
+  %sub.23 = insertvalue { float*, i64 } %sub.22, i64 %sub.len.1, 1
+  %rows.5 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %elem.ptr.16 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.5, i64 0, i64 3
+  %first.4 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 0
   %generic.3 = addrspacecast float addrspace(3)* %first.4 to float*
   %slice.8 = insertvalue { float*, i64 } undef, float* %generic.3, 0
   %slice.9 = insertvalue { float*, i64 } %slice.8, i64 9, 1
-  %ptr.7 = extractvalue { float*, i64 } %slice.9, 0
+  %ptr.8 = extractvalue { float*, i64 } %slice.9, 0
   %len.7 = extractvalue { float*, i64 } %slice.9, 1
   %ordered.5 = icmp ule i64 0, 4
   %end.ok.4 = icmp ule i64 4, %len.7
@@ -330,26 +484,26 @@ panic.16:
   call void @__cudajit_panic(i32 19, i64 4, i64 %len.7)
   unreachable
 ok.16:
-  %sub.15 = insertvalue { float*, i64 } undef, float* %ptr.7, 0
-  %sub.16 = insertvalue { float*, i64 } %sub.15, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.14, { float*, i64 } %sub.16)
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %cast.2 = zext i32 %ctaid_x.1 to i64
-  store i64 %cast.2, i64* %b.addr
+  %sub.24 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
+  %sub.25 = insertvalue { float*, i64 } %sub.24, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.23, { float*, i64 } %sub.25)
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.5 = zext i32 %ctaid_x.3 to i64
+  store i64 %cast.5, i64* %b.addr
   %first.5 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
   %slice.10 = insertvalue { float*, i64 } undef, float* %first.5, 0
   %slice.11 = insertvalue { float*, i64 } %slice.10, i64 8, 1
-  %ptr.8 = extractvalue { float*, i64 } %slice.11, 0
+  %ptr.9 = extractvalue { float*, i64 } %slice.11, 0
   %len.8 = extractvalue { float*, i64 } %slice.11, 1
   %start.ok.1 = icmp ule i64 0, %len.8
-  %sub.17 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
-  %sub.18 = insertvalue { float*, i64 } %sub.17, i64 %len.8, 1
-  %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %first.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 0
+  %sub.26 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
+  %sub.27 = insertvalue { float*, i64 } %sub.26, i64 %len.8, 1
+  %tile.5 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %first.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.5, i64 0, i64 0
   %generic.4 = addrspacecast float addrspace(3)* %first.6 to float*
   %slice.12 = insertvalue { float*, i64 } undef, float* %generic.4, 0
   %slice.13 = insertvalue { float*, i64 } %slice.12, i64 256, 1
-  %ptr.9 = extractvalue { float*, i64 } %slice.13, 0
+  %ptr.10 = extractvalue { float*, i64 } %slice.13, 0
   %len.9 = extractvalue { float*, i64 } %slice.13, 1
   %ordered.6 = icmp ule i64 0, 8
   %end.ok.5 = icmp ule i64 8, %len.9
@@ -359,14 +513,14 @@ panic.17:
   call void @__cudajit_panic(i32 20, i64 8, i64 %len.9)
   unreachable
 ok.17:
-  %sub.19 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
-  %sub.20 = insertvalue { float*, i64 } %sub.19, i64 8, 1
-  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.18, { float*, i64 } %sub.20)
+  %sub.28 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
+  %sub.29 = insertvalue { float*, i64 } %sub.28, i64 8, 1
+  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.27, { float*, i64 } %sub.29)
   %first.7 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
   %generic.5 = addrspacecast float addrspace(4)* %first.7 to float*
   %slice.14 = insertvalue { float*, i64 } undef, float* %generic.5, 0
   %slice.15 = insertvalue { float*, i64 } %slice.14, i64 5, 1
-  %ptr.10 = extractvalue { float*, i64 } %slice.15, 0
+  %ptr.11 = extractvalue { float*, i64 } %slice.15, 0
   %len.10 = extractvalue { float*, i64 } %slice.15, 1
   %start.ok.2 = icmp ule i64 1, %len.10
   br i1 %start.ok.2, label %ok.18, label %panic.18, !prof !0
@@ -375,13 +529,13 @@ panic.18:
   unreachable
 ok.18:
   %sub.len.2 = sub i64 %len.10, 1
-  %sub.ptr.3 = getelementptr inbounds float, float* %ptr.10, i64 1
-  %sub.21 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
-  %sub.22 = insertvalue { float*, i64 } %sub.21, i64 %sub.len.2, 1
+  %sub.ptr.3 = getelementptr inbounds float, float* %ptr.11, i64 1
+  %sub.30 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
+  %sub.31 = insertvalue { float*, i64 } %sub.30, i64 %sub.len.2, 1
   %first.8 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
   %slice.16 = insertvalue { float*, i64 } undef, float* %first.8, 0
   %slice.17 = insertvalue { float*, i64 } %slice.16, i64 8, 1
-  %ptr.11 = extractvalue { float*, i64 } %slice.17, 0
+  %ptr.12 = extractvalue { float*, i64 } %slice.17, 0
   %len.11 = extractvalue { float*, i64 } %slice.17, 1
   %ordered.7 = icmp ule i64 4, 8
   %end.ok.6 = icmp ule i64 8, %len.11
@@ -404,14 +558,14 @@ ok.20:
   unreachable
 range.in.2:
   %sub.len.3 = sub i64 8, 4
-  %sub.ptr.4 = getelementptr inbounds float, float* %ptr.11, i64 4
-  %sub.23 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
-  %sub.24 = insertvalue { float*, i64 } %sub.23, i64 %sub.len.3, 1
-  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.22, { float*, i64 } %sub.24)
-  %add.1 = fadd float %call.1, %call.2
+  %sub.ptr.4 = getelementptr inbounds float, float* %ptr.12, i64 4
+  %sub.32 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
+  %sub.33 = insertvalue { float*, i64 } %sub.32, i64 %sub.len.3, 1
+  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.31, { float*, i64 } %sub.33)
+  %add.10 = fadd float %call.1, %call.2
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
   %b = load i64, i64* %b.addr
-  %ptr.12 = extractvalue { float*, i64 } %out.1, 0
+  %ptr.13 = extractvalue { float*, i64 } %out.1, 0
   %len.12 = extractvalue { float*, i64 } %out.1, 1
   %inbounds.8 = icmp ult i64 %b, %len.12
   br i1 %inbounds.8, label %ok.21, label %panic.21, !prof !0
@@ -419,8 +573,8 @@ panic.21:
   call void @__cudajit_panic(i32 25, i64 %b, i64 %len.12)
   unreachable
 ok.21:
-  %elem.ptr.10 = getelementptr float, float* %ptr.12, i64 %b
-  store float %add.1, float* %elem.ptr.10
+  %elem.ptr.17 = getelementptr float, float* %ptr.13, i64 %b
+  store float %add.10, float* %elem.ptr.17
   br label %if.end.1
 if.end.1:
   ret void
@@ -448,32 +602,59 @@ for.body:
   store i64 %for.i, i64* %i.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %src.1 = load { float*, i64 }, { float*, i64 }* %src.addr
   %i = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %src.1, 0
-  %len.1 = extractvalue { float*, i64 } %src.1, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 26, i64 %i, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i
-  %elem = load float, float* %elem.ptr
-  %dst.2 = load { float*, i64 }, { float*, i64 }* %dst.addr
+  %src.1 = load { float*, i64 }, { float*, i64 }* %src.addr
+  %guard.len = extractvalue { float*, i64 } %src.1, 1
+  %guard.ok = icmp ult i64 %i, %guard.len
   %i.1 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %dst.2, 0
-  %len.2 = extractvalue { float*, i64 } %dst.2, 1
-  %inbounds.1 = icmp ult i64 %i.1, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 27, i64 %i.1, i64 %len.2)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
+  %dst.2 = load { float*, i64 }, { float*, i64 }* %dst.addr
+  %guard.len.1 = extractvalue { float*, i64 } %dst.2, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %src.2 = load { float*, i64 }, { float*, i64 }* %src.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %src.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
+  %dst.3 = load { float*, i64 }, { float*, i64 }* %dst.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %dst.3, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
   %old = load float, float* %elem.ptr.1
   %add = fadd float %old, %elem
   store float %add, float* %elem.ptr.1
+  br label %run.join
+run.checked:
+  %src.3 = load { float*, i64 }, { float*, i64 }* %src.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %src.3, 0
+  %len.1 = extractvalue { float*, i64 } %src.3, 1
+  %inbounds = icmp ult i64 %i.4, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 26, i64 %i.4, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
+  %elem.1 = load float, float* %elem.ptr.2
+  %dst.4 = load { float*, i64 }, { float*, i64 }* %dst.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %dst.4, 0
+  %len.2 = extractvalue { float*, i64 } %dst.4, 1
+  %inbounds.1 = icmp ult i64 %i.5, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 27, i64 %i.5, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
+  %old.1 = load float, float* %elem.ptr.3
+  %add.1 = fadd float %old.1, %elem.1
+  store float %add.1, float* %elem.ptr.3
+  br label %run.join
+run.join:
   br label %for.cond
 for.end:
   ret void
@@ -503,34 +684,63 @@ for.body:
   store i64 %for.i, i64* %i.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %a.2, 0
-  %len.1 = extractvalue { float*, i64 } %a.2, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 28, i64 %i, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i
-  %elem = load float, float* %elem.ptr
-  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %guard.len = extractvalue { float*, i64 } %a.2, 1
+  %guard.ok = icmp ult i64 %i, %guard.len
   %i.1 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %b.1, 0
-  %len.2 = extractvalue { float*, i64 } %b.1, 1
-  %inbounds.1 = icmp ult i64 %i.1, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 29, i64 %i.1, i64 %len.2)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
+  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { float*, i64 } %b.1, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
+  %b.2 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %b.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
   %old = load float, float* %s.addr
   %add = fadd float %old, %mul
   store float %add, float* %s.addr
+  br label %run.join
+run.checked:
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.4, 0
+  %len.1 = extractvalue { float*, i64 } %a.4, 1
+  %inbounds = icmp ult i64 %i.4, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 28, i64 %i.4, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
+  %elem.2 = load float, float* %elem.ptr.2
+  %b.3 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %b.3, 0
+  %len.2 = extractvalue { float*, i64 } %b.3, 1
+  %inbounds.1 = icmp ult i64 %i.5, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 29, i64 %i.5, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
+  %elem.3 = load float, float* %elem.ptr.3
+  %mul.1 = fmul float %elem.2, %elem.3
+  %old.1 = load float, float* %s.addr
+  %add.1 = fadd float %old.1, %mul.1
+  store float %add.1, float* %s.addr
+  br label %run.join
+run.join:
   br label %for.cond
 for.end:
   %s = load float, float* %s.addr
@@ -587,7 +797,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64)* @tile_halves, !"kernel", i32 1}
 !nvvmir.version = !{!2}

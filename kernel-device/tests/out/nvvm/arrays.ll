@@ -30,6 +30,8 @@ entry:
   %k.addr.1 = alloca i64
   %for.counter = alloca i64
   %for.counter.1 = alloca i64
+  %for.counter.2 = alloca i64
+  %for.counter.3 = alloca i64
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
   store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
@@ -53,6 +55,29 @@ entry:
 if.then:
   ret void
 if.end:
+  store i64 0, i64* %k.addr
+  store i64 1, i64* %k.addr
+  store i64 2, i64* %k.addr
+  store i64 3, i64* %k.addr
+  store i64 4, i64* %k.addr
+  store i64 5, i64* %k.addr
+  store i64 6, i64* %k.addr
+  store i64 7, i64* %k.addr
+  store float 0x0000000000000000, float* %total.addr
+  store i64 0, i64* %k.addr.1
+  store i64 1, i64* %k.addr.1
+  store i64 2, i64* %k.addr.1
+  store i64 3, i64* %k.addr.1
+  store i64 4, i64* %k.addr.1
+  store i64 5, i64* %k.addr.1
+  store i64 6, i64* %k.addr.1
+  store i64 7, i64* %k.addr.1
+  %i.1 = load i64, i64* %i.addr
+  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %guard.len = extractvalue { float*, i64 } %out.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
   store [8 x float] zeroinitializer, [8 x float]* %acc.addr
   store i64 0, i64* %for.counter
   br label %for.cond
@@ -66,9 +91,9 @@ for.body:
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
   %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.1 = load i64, i64* %i.addr
+  %i.2 = load i64, i64* %i.addr
   %k = load i64, i64* %k.addr
-  %add = add i64 %i.1, %k
+  %add = add i64 %i.2, %k
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %len.1 = extractvalue { float*, i64 } %x.2, 1
   %nonzero = icmp ne i64 %len.1, 0
@@ -89,12 +114,6 @@ ok.1:
   %elem.ptr = getelementptr float, float* %ptr, i64 %rem
   %elem = load float, float* %elem.ptr
   %k.1 = load i64, i64* %k.addr
-  %inbounds.1 = icmp ult i64 %k.1, 8
-  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %k.1, i64 8)
-  unreachable
-ok.2:
   %elem.ptr.1 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.1
   store float %elem, float* %elem.ptr.1
   br label %for.cond
@@ -112,12 +131,6 @@ for.body.1:
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
   %k.2 = load i64, i64* %k.addr.1
-  %inbounds.2 = icmp ult i64 %k.2, 8
-  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %k.2, i64 8)
-  unreachable
-ok.3:
   %elem.ptr.2 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.2
   %elem.1 = load float, float* %elem.ptr.2
   %old = load float, float* %total.addr
@@ -126,18 +139,100 @@ ok.3:
   br label %for.cond.1
 for.end.1:
   %total = load float, float* %total.addr
-  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %out.2, 0
-  %len.3 = extractvalue { float*, i64 } %out.2, 1
-  %inbounds.3 = icmp ult i64 %i.2, %len.3
-  br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
+  %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %out.3, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %i.3
+  store float %total, float* %elem.ptr.3
+  br label %run.join
+run.checked:
+  store [8 x float] zeroinitializer, [8 x float]* %acc.addr
+  store i64 0, i64* %for.counter.2
+  br label %for.cond.2
+for.cond.2:
+  %for.cur.2 = load i64, i64* %for.counter.2
+  %for.more.2 = icmp ult i64 %for.cur.2, 8
+  br i1 %for.more.2, label %for.body.2, label %for.end.2
+for.body.2:
+  %for.i.2 = load i64, i64* %for.counter.2
+  store i64 %for.i.2, i64* %k.addr
+  %for.next.2 = add i64 %for.i.2, 1
+  store i64 %for.next.2, i64* %for.counter.2
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %k.3 = load i64, i64* %k.addr
+  %add.2 = add i64 %i.4, %k.3
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %len.3 = extractvalue { float*, i64 } %x.4, 1
+  %nonzero.1 = icmp ne i64 %len.3, 0
+  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  unreachable
+ok.2:
+  %rem.1 = urem i64 %add.2, %len.3
+  %ptr.2 = extractvalue { float*, i64 } %x.3, 0
+  %len.4 = extractvalue { float*, i64 } %x.3, 1
+  %inbounds.1 = icmp ult i64 %rem.1, %len.4
+  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 2, i64 %rem.1, i64 %len.4)
+  unreachable
+ok.3:
+  %elem.ptr.4 = getelementptr float, float* %ptr.2, i64 %rem.1
+  %elem.2 = load float, float* %elem.ptr.4
+  %k.4 = load i64, i64* %k.addr
+  %inbounds.2 = icmp ult i64 %k.4, 8
+  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.2, i64 %len.3)
+  call void @__cudajit_panic(i32 3, i64 %k.4, i64 8)
   unreachable
 ok.4:
-  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %i.2
-  store float %total, float* %elem.ptr.3
+  %elem.ptr.5 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.4
+  store float %elem.2, float* %elem.ptr.5
+  br label %for.cond.2
+for.end.2:
+  store float 0x0000000000000000, float* %total.addr
+  store i64 0, i64* %for.counter.3
+  br label %for.cond.3
+for.cond.3:
+  %for.cur.3 = load i64, i64* %for.counter.3
+  %for.more.3 = icmp ult i64 %for.cur.3, 8
+  br i1 %for.more.3, label %for.body.3, label %for.end.3
+for.body.3:
+  %for.i.3 = load i64, i64* %for.counter.3
+  store i64 %for.i.3, i64* %k.addr.1
+  %for.next.3 = add i64 %for.i.3, 1
+  store i64 %for.next.3, i64* %for.counter.3
+  %k.5 = load i64, i64* %k.addr.1
+  %inbounds.3 = icmp ult i64 %k.5, 8
+  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 4, i64 %k.5, i64 8)
+  unreachable
+ok.5:
+  %elem.ptr.6 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.5
+  %elem.3 = load float, float* %elem.ptr.6
+  %old.1 = load float, float* %total.addr
+  %add.3 = fadd float %old.1, %elem.3
+  store float %add.3, float* %total.addr
+  br label %for.cond.3
+for.end.3:
+  %total.1 = load float, float* %total.addr
+  %out.4 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %out.4, 0
+  %len.5 = extractvalue { float*, i64 } %out.4, 1
+  %inbounds.4 = icmp ult i64 %i.5, %len.5
+  br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 5, i64 %i.5, i64 %len.5)
+  unreachable
+ok.6:
+  %elem.ptr.7 = getelementptr float, float* %ptr.3, i64 %i.5
+  store float %total.1, float* %elem.ptr.7
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -191,7 +286,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64)* @local_sum, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -232,6 +327,7 @@ entry:
   %row.addr = alloca [4 x i32]
   %for.counter = alloca i64
   %for.counter.1 = alloca i64
+  %for.counter.2 = alloca i64
   %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
   %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
   store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
@@ -257,6 +353,14 @@ for.body:
   store i64 %for.i, i64* %r.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
+  store i64 0, i64* %c.addr
+  %r = load i64, i64* %r.addr
+  %guard.ok = icmp ult i64 %r, 5
+  store i64 1, i64* %c.addr
+  store i64 2, i64* %c.addr
+  store i64 3, i64* %c.addr
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
   store i64 0, i64* %for.counter.1
   br label %for.cond.1
 for.cond.1:
@@ -268,83 +372,162 @@ for.body.1:
   store i64 %for.i.1, i64* %c.addr
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
-  %r = load i64, i64* %r.addr
-  %mul = mul i64 %r, 10
+  %r.1 = load i64, i64* %r.addr
+  %mul = mul i64 %r.1, 10
   %c = load i64, i64* %c.addr
   %add.1 = add i64 %mul, %c
   %cast = trunc i64 %add.1 to i32
-  %r.1 = load i64, i64* %r.addr
-  %inbounds = icmp ult i64 %r.1, 5
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %r.1, i64 5)
-  unreachable
-ok:
-  %elem.ptr = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %r.1
+  %r.2 = load i64, i64* %r.addr
+  %elem.ptr = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %r.2
   %c.1 = load i64, i64* %c.addr
-  %inbounds.1 = icmp ult i64 %c.1, 4
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %c.1, i64 4)
-  unreachable
-ok.1:
   %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr, i64 0, i64 %c.1
   store i32 %cast, i32* %elem.ptr.1
   br label %for.cond.1
 for.end.1:
+  br label %run.join
+run.checked:
+  store i64 0, i64* %for.counter.2
+  br label %for.cond.2
+for.cond.2:
+  %for.cur.2 = load i64, i64* %for.counter.2
+  %for.more.2 = icmp ult i64 %for.cur.2, 4
+  br i1 %for.more.2, label %for.body.2, label %for.end.2
+for.body.2:
+  %for.i.2 = load i64, i64* %for.counter.2
+  store i64 %for.i.2, i64* %c.addr
+  %for.next.2 = add i64 %for.i.2, 1
+  store i64 %for.next.2, i64* %for.counter.2
+  %r.3 = load i64, i64* %r.addr
+  %mul.1 = mul i64 %r.3, 10
+  %c.2 = load i64, i64* %c.addr
+  %add.2 = add i64 %mul.1, %c.2
+  %cast.1 = trunc i64 %add.2 to i32
+  %r.4 = load i64, i64* %r.addr
+  %inbounds = icmp ult i64 %r.4, 5
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %r.4, i64 5)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %r.4
+  %c.3 = load i64, i64* %c.addr
+  %inbounds.1 = icmp ult i64 %c.3, 4
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %c.3, i64 4)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.2, i64 0, i64 %c.3
+  store i32 %cast.1, i32* %elem.ptr.3
+  br label %for.cond.2
+for.end.2:
+  br label %run.join
+run.join:
   br label %for.cond
 for.end:
   %i = load i64, i64* %i.addr
-  %add.2 = add i64 4, 1
-  %nonzero = icmp ne i64 %add.2, 0
+  %rem = urem i64 %i, 4
+  %guard.ok.1 = icmp ult i64 %rem, 4
+  %i.1 = load i64, i64* %i.addr
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %guard.len = extractvalue { i32*, i64 } %out.1, 1
+  %guard.ok.2 = icmp ult i64 %i.1, %guard.len
+  %guard = and i1 %guard.ok.1, %guard.ok.2
+  br i1 %guard, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %i.2 = load i64, i64* %i.addr
+  %add.3 = add i64 4, 1
+  %nonzero = icmp ne i64 %add.3, 0
   br i1 %nonzero, label %ok.2, label %panic.2, !prof !0
 panic.2:
   call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
 ok.2:
-  %rem = urem i64 %i, %add.2
-  %inbounds.2 = icmp ult i64 %rem, 5
+  %rem.1 = urem i64 %i.2, %add.3
+  %inbounds.2 = icmp ult i64 %rem.1, 5
   br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %rem, i64 5)
+  call void @__cudajit_panic(i32 4, i64 %rem.1, i64 5)
   unreachable
 ok.3:
-  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem
-  %elem = load [4 x i32], [4 x i32]* %elem.ptr.2
+  %elem.ptr.4 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.1
+  %elem = load [4 x i32], [4 x i32]* %elem.ptr.4
   store [4 x i32] %elem, [4 x i32]* %row.addr
-  %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
-  %elem.1 = load i32, i32* %elem.ptr.3
-  %elem.ptr.4 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
-  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.4, i64 0, i64 1
-  %old = load i32, i32* %elem.ptr.5
-  %add.3 = add i32 %old, %elem.1
-  store i32 %add.3, i32* %elem.ptr.5
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
+  %elem.1 = load i32, i32* %elem.ptr.5
   %elem.ptr.6 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
   %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.6, i64 0, i64 1
-  %elem.2 = load i32, i32* %elem.ptr.7
-  %i.1 = load i64, i64* %i.addr
-  %rem.1 = urem i64 %i.1, 4
-  %inbounds.3 = icmp ult i64 %rem.1, 4
-  br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
+  %old = load i32, i32* %elem.ptr.7
+  %add.4 = add i32 %old, %elem.1
+  store i32 %add.4, i32* %elem.ptr.7
+  %elem.ptr.8 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.9 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.8, i64 0, i64 1
+  %elem.2 = load i32, i32* %elem.ptr.9
+  %i.3 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.3, 4
+  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.2
+  %elem.3 = load i32, i32* %elem.ptr.10
+  %add.5 = add i32 %elem.2, %elem.3
+  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %out.2, 0
+  %elem.ptr.11 = getelementptr i32, i32* %ptr, i64 %i.4
+  store i32 %add.5, i32* %elem.ptr.11
+  br label %run.join.1
+run.checked.1:
+  %i.5 = load i64, i64* %i.addr
+  %add.6 = add i64 4, 1
+  %nonzero.1 = icmp ne i64 %add.6, 0
+  br i1 %nonzero.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %rem.1, i64 4)
+  call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
 ok.4:
-  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.1
-  %elem.3 = load i32, i32* %elem.ptr.8
-  %add.4 = add i32 %elem.2, %elem.3
-  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr = extractvalue { i32*, i64 } %out.1, 0
-  %len = extractvalue { i32*, i64 } %out.1, 1
-  %inbounds.4 = icmp ult i64 %i.2, %len
-  br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
+  %rem.3 = urem i64 %i.5, %add.6
+  %inbounds.3 = icmp ult i64 %rem.3, 5
+  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.2, i64 %len)
+  call void @__cudajit_panic(i32 4, i64 %rem.3, i64 5)
   unreachable
 ok.5:
-  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.2
-  store i32 %add.4, i32* %elem.ptr.9
+  %elem.ptr.12 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.3
+  %elem.4 = load [4 x i32], [4 x i32]* %elem.ptr.12
+  store [4 x i32] %elem.4, [4 x i32]* %row.addr
+  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
+  %elem.5 = load i32, i32* %elem.ptr.13
+  %elem.ptr.14 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.14, i64 0, i64 1
+  %old.1 = load i32, i32* %elem.ptr.15
+  %add.7 = add i32 %old.1, %elem.5
+  store i32 %add.7, i32* %elem.ptr.15
+  %elem.ptr.16 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.16, i64 0, i64 1
+  %elem.6 = load i32, i32* %elem.ptr.17
+  %i.6 = load i64, i64* %i.addr
+  %rem.4 = urem i64 %i.6, 4
+  %inbounds.4 = icmp ult i64 %rem.4, 4
+  br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 5, i64 %rem.4, i64 4)
+  unreachable
+ok.6:
+  %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.4
+  %elem.7 = load i32, i32* %elem.ptr.18
+  %add.8 = add i32 %elem.6, %elem.7
+  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.3, 0
+  %len = extractvalue { i32*, i64 } %out.3, 1
+  %inbounds.5 = icmp ult i64 %i.7, %len
+  br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i32 6, i64 %i.7, i64 %len)
+  unreachable
+ok.7:
+  %elem.ptr.19 = getelementptr i32, i32* %ptr.1, i64 %i.7
+  store i32 %add.8, i32* %elem.ptr.19
+  br label %run.join.1
+run.join.1:
   ret void
 }
 
@@ -398,7 +581,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64)* @matrix, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -443,6 +626,7 @@ entry:
   %k.addr = alloca i64
   %r.addr = alloca [4 x float]
   %for.counter = alloca i64
+  %for.counter.1 = alloca i64
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
   store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
@@ -471,6 +655,48 @@ if.then:
   ret void
 if.end:
   store float 0x0000000000000000, float* %s.addr
+  store i64 0, i64* %k.addr
+  %i.1 = load i64, i64* %i.addr
+  %k = load i64, i64* %k.addr
+  %add.1 = add i64 %i.1, %k
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %add.1, %guard.len
+  store i64 1, i64* %k.addr
+  %i.2 = load i64, i64* %i.addr
+  %k.1 = load i64, i64* %k.addr
+  %add.2 = add i64 %i.2, %k.1
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.1 = extractvalue { float*, i64 } %x.3, 1
+  %guard.ok.1 = icmp ult i64 %add.2, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  store i64 2, i64* %k.addr
+  %i.3 = load i64, i64* %i.addr
+  %k.2 = load i64, i64* %k.addr
+  %add.3 = add i64 %i.3, %k.2
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.2 = extractvalue { float*, i64 } %x.4, 1
+  %guard.ok.2 = icmp ult i64 %add.3, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  store i64 3, i64* %k.addr
+  %i.4 = load i64, i64* %i.addr
+  %k.3 = load i64, i64* %k.addr
+  %add.4 = add i64 %i.4, %k.3
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.3 = extractvalue { float*, i64 } %x.5, 1
+  %guard.ok.3 = icmp ult i64 %add.4, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  store i64 4, i64* %k.addr
+  %i.5 = load i64, i64* %i.addr
+  %k.4 = load i64, i64* %k.addr
+  %add.5 = add i64 %i.5, %k.4
+  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.4 = extractvalue { float*, i64 } %x.6, 1
+  %guard.ok.4 = icmp ult i64 %add.5, %guard.len.4
+  %guard.3 = and i1 %guard.2, %guard.ok.4
+  br i1 %guard.3, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  store float 0x0000000000000000, float* %s.addr
   store i64 0, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -482,35 +708,67 @@ for.body:
   store i64 %for.i, i64* %k.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %k = load i64, i64* %k.addr
-  %inbounds = icmp ult i64 %k, 5
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %k, i64 5)
-  unreachable
-ok:
-  %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k
+  %k.5 = load i64, i64* %k.addr
+  %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.5
   %elem = load float, float addrspace(4)* %elem.ptr
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.1 = load i64, i64* %i.addr
-  %k.1 = load i64, i64* %k.addr
-  %add.1 = add i64 %i.1, %k.1
-  %ptr = extractvalue { float*, i64 } %x.2, 0
-  %len.1 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds.1 = icmp ult i64 %add.1, %len.1
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %add.1, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.1
+  %x.7 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.6 = load i64, i64* %i.addr
+  %k.6 = load i64, i64* %k.addr
+  %add.6 = add i64 %i.6, %k.6
+  %ptr = extractvalue { float*, i64 } %x.7, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.6
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
   %old = load float, float* %s.addr
-  %add.2 = fadd float %old, %mul
-  store float %add.2, float* %s.addr
+  %add.7 = fadd float %old, %mul
+  store float %add.7, float* %s.addr
   br label %for.cond
 for.end:
+  br label %run.join
+run.checked:
+  store float 0x0000000000000000, float* %s.addr
+  store i64 0, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, 5
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %k.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %k.7 = load i64, i64* %k.addr
+  %inbounds = icmp ult i64 %k.7, 5
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %k.7, i64 5)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.7
+  %elem.2 = load float, float addrspace(4)* %elem.ptr.2
+  %x.8 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.7 = load i64, i64* %i.addr
+  %k.8 = load i64, i64* %k.addr
+  %add.8 = add i64 %i.7, %k.8
+  %ptr.1 = extractvalue { float*, i64 } %x.8, 0
+  %len.1 = extractvalue { float*, i64 } %x.8, 1
+  %inbounds.1 = icmp ult i64 %add.8, %len.1
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %add.8, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.8
+  %elem.3 = load float, float* %elem.ptr.3
+  %mul.1 = fmul float %elem.2, %elem.3
+  %old.1 = load float, float* %s.addr
+  %add.9 = fadd float %old.1, %mul.1
+  store float %add.9, float* %s.addr
+  br label %for.cond.1
+for.end.1:
+  br label %run.join
+run.join:
   %s = load float, float* %s.addr
   %array = insertvalue [4 x float] undef, float %s, 0
   %array.1 = insertvalue [4 x float] %array, float 0x3FF0000000000000, 1
@@ -518,45 +776,83 @@ for.end:
   %array.3 = insertvalue [4 x float] %array.2, float 0x4008000000000000, 3
   %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3)
   store [4 x float] %call, [4 x float]* %r.addr
-  %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
-  %elem.2 = load float, float* %elem.ptr.2
-  %elem.ptr.3 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
-  %elem.3 = load float, float* %elem.ptr.3
-  %add.3 = fadd float %elem.2, %elem.3
+  %i.8 = load i64, i64* %i.addr
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %y.1, 0
-  %len.2 = extractvalue { float*, i64 } %y.1, 1
-  %inbounds.2 = icmp ult i64 %i.2, %len.2
+  %guard.len.5 = extractvalue { float*, i64 } %y.1, 1
+  %guard.ok.5 = icmp ult i64 %i.8, %guard.len.5
+  %i.9 = load i64, i64* %i.addr
+  %rem = urem i64 %i.9, 4
+  %guard.ok.6 = icmp ult i64 %rem, 4
+  %guard.4 = and i1 %guard.ok.5, %guard.ok.6
+  %i.10 = load i64, i64* %i.addr
+  %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
+  %guard.len.6 = extractvalue { i32*, i64 } %z.1, 1
+  %guard.ok.7 = icmp ult i64 %i.10, %guard.len.6
+  %guard.5 = and i1 %guard.4, %guard.ok.7
+  br i1 %guard.5, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
+  %elem.4 = load float, float* %elem.ptr.4
+  %elem.ptr.5 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
+  %elem.5 = load float, float* %elem.ptr.5
+  %add.10 = fadd float %elem.4, %elem.5
+  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %y.2, 0
+  %elem.ptr.6 = getelementptr float, float* %ptr.2, i64 %i.11
+  store float %add.10, float* %elem.ptr.6
+  %i.12 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.12, 4
+  %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
+  %elem.6 = load i32, i32 addrspace(4)* %elem.ptr.7
+  %z.2 = load { i32*, i64 }, { i32*, i64 }* %z.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %z.2, 0
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.3, i64 %i.13
+  store i32 %elem.6, i32* %elem.ptr.8
+  br label %run.join.1
+run.checked.1:
+  %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
+  %elem.7 = load float, float* %elem.ptr.9
+  %elem.ptr.10 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
+  %elem.8 = load float, float* %elem.ptr.10
+  %add.11 = fadd float %elem.7, %elem.8
+  %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { float*, i64 } %y.3, 0
+  %len.2 = extractvalue { float*, i64 } %y.3, 1
+  %inbounds.2 = icmp ult i64 %i.14, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i32 3, i64 %i.14, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.4 = getelementptr float, float* %ptr.1, i64 %i.2
-  store float %add.3, float* %elem.ptr.4
-  %i.3 = load i64, i64* %i.addr
-  %rem = urem i64 %i.3, 4
-  %inbounds.3 = icmp ult i64 %rem, 4
+  %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.14
+  store float %add.11, float* %elem.ptr.11
+  %i.15 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.15, 4
+  %inbounds.3 = icmp ult i64 %rem.2, 4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %rem, i64 4)
+  call void @__cudajit_panic(i32 4, i64 %rem.2, i64 4)
   unreachable
 ok.3:
-  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem
-  %elem.4 = load i32, i32 addrspace(4)* %elem.ptr.5
-  %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i32*, i64 } %z.1, 0
-  %len.3 = extractvalue { i32*, i64 } %z.1, 1
-  %inbounds.4 = icmp ult i64 %i.4, %len.3
+  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
+  %elem.9 = load i32, i32 addrspace(4)* %elem.ptr.12
+  %z.3 = load { i32*, i64 }, { i32*, i64 }* %z.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i32*, i64 } %z.3, 0
+  %len.3 = extractvalue { i32*, i64 } %z.3, 1
+  %inbounds.4 = icmp ult i64 %i.16, %len.3
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.3)
+  call void @__cudajit_panic(i32 5, i64 %i.16, i64 %len.3)
   unreachable
 ok.4:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.2, i64 %i.4
-  store i32 %elem.4, i32* %elem.ptr.6
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.16
+  store i32 %elem.9, i32* %elem.ptr.13
+  br label %run.join.1
+run.join.1:
   ret void
 }
 
@@ -630,7 +926,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i32*, i64)* @stencil_taps, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -676,6 +972,7 @@ entry:
   %k.addr = alloca i64
   %for.counter = alloca i64
   %for.counter.1 = alloca i64
+  %for.counter.2 = alloca i64
   %data.s = insertvalue { i32*, i64 } undef, i32* %data, 0
   %data.s.1 = insertvalue { i32*, i64 } %data.s, i64 %data.len, 1
   store { i32*, i64 } %data.s.1, { i32*, i64 }* %data.addr
@@ -698,56 +995,52 @@ entry:
 if.then:
   ret void
 if.end:
-  %data.2 = load { i32*, i64 }, { i32*, i64 }* %data.addr
   %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { i32*, i64 } %data.2, 0
-  %len.1 = extractvalue { i32*, i64 } %data.2, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.1
-  %elem = load i32, i32* %elem.ptr
-  %data.3 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %data.2 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len = extractvalue { i32*, i64 } %data.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
   %i.2 = load i64, i64* %i.addr
   %add.1 = add i64 %i.2, 1
-  %ptr.1 = extractvalue { i32*, i64 } %data.3, 0
-  %len.2 = extractvalue { i32*, i64 } %data.3, 1
-  %inbounds.1 = icmp ult i64 %add.1, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %add.1, i64 %len.2)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %add.1
-  %elem.1 = load i32, i32* %elem.ptr.1
-  %data.4 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %data.3 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.1 = extractvalue { i32*, i64 } %data.3, 1
+  %guard.ok.1 = icmp ult i64 %add.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
   %i.3 = load i64, i64* %i.addr
   %add.2 = add i64 %i.3, 2
-  %ptr.2 = extractvalue { i32*, i64 } %data.4, 0
-  %len.3 = extractvalue { i32*, i64 } %data.4, 1
-  %inbounds.2 = icmp ult i64 %add.2, %len.3
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %add.2, i64 %len.3)
-  unreachable
-ok.2:
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.2
-  %elem.2 = load i32, i32* %elem.ptr.2
-  %data.5 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %data.4 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %data.4, 1
+  %guard.ok.2 = icmp ult i64 %add.2, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
   %i.4 = load i64, i64* %i.addr
   %add.3 = add i64 %i.4, 3
-  %ptr.3 = extractvalue { i32*, i64 } %data.5, 0
-  %len.4 = extractvalue { i32*, i64 } %data.5, 1
-  %inbounds.3 = icmp ult i64 %add.3, %len.4
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %add.3, i64 %len.4)
-  unreachable
-ok.3:
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.3
+  %data.5 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.3 = extractvalue { i32*, i64 } %data.5, 1
+  %guard.ok.3 = icmp ult i64 %add.3, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %data.6 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %data.6, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.5
+  %elem = load i32, i32* %elem.ptr
+  %data.7 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.6 = load i64, i64* %i.addr
+  %add.4 = add i64 %i.6, 1
+  %ptr.1 = extractvalue { i32*, i64 } %data.7, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %add.4
+  %elem.1 = load i32, i32* %elem.ptr.1
+  %data.8 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.7 = load i64, i64* %i.addr
+  %add.5 = add i64 %i.7, 2
+  %ptr.2 = extractvalue { i32*, i64 } %data.8, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.5
+  %elem.2 = load i32, i32* %elem.ptr.2
+  %data.9 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.8 = load i64, i64* %i.addr
+  %add.6 = add i64 %i.8, 3
+  %ptr.3 = extractvalue { i32*, i64 } %data.9, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.6
   %elem.3 = load i32, i32* %elem.ptr.3
   %array = insertvalue [4 x i32] undef, i32 %elem, 0
   %array.1 = insertvalue [4 x i32] %array, i32 %elem.1, 1
@@ -755,6 +1048,67 @@ ok.3:
   %array.3 = insertvalue [4 x i32] %array.2, i32 %elem.3, 3
   store [4 x i32] %array.3, [4 x i32]* %v.addr
   store [5 x [2 x i64]] [[2 x i64] [i64 0, i64 1], [2 x i64] [i64 2, i64 3], [2 x i64] [i64 0, i64 2], [2 x i64] [i64 1, i64 3], [2 x i64] [i64 1, i64 2]], [5 x [2 x i64]]* %pairs.addr
+  br label %run.join
+run.checked:
+  %data.10 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i32*, i64 } %data.10, 0
+  %len.1 = extractvalue { i32*, i64 } %data.10, 1
+  %inbounds = icmp ult i64 %i.9, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %i.9, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.9
+  %elem.4 = load i32, i32* %elem.ptr.4
+  %data.11 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.10 = load i64, i64* %i.addr
+  %add.7 = add i64 %i.10, 1
+  %ptr.5 = extractvalue { i32*, i64 } %data.11, 0
+  %len.2 = extractvalue { i32*, i64 } %data.11, 1
+  %inbounds.1 = icmp ult i64 %add.7, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %add.7, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %add.7
+  %elem.5 = load i32, i32* %elem.ptr.5
+  %data.12 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.11 = load i64, i64* %i.addr
+  %add.8 = add i64 %i.11, 2
+  %ptr.6 = extractvalue { i32*, i64 } %data.12, 0
+  %len.3 = extractvalue { i32*, i64 } %data.12, 1
+  %inbounds.2 = icmp ult i64 %add.8, %len.3
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %add.8, i64 %len.3)
+  unreachable
+ok.2:
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.8
+  %elem.6 = load i32, i32* %elem.ptr.6
+  %data.13 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.12 = load i64, i64* %i.addr
+  %add.9 = add i64 %i.12, 3
+  %ptr.7 = extractvalue { i32*, i64 } %data.13, 0
+  %len.4 = extractvalue { i32*, i64 } %data.13, 1
+  %inbounds.3 = icmp ult i64 %add.9, %len.4
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %add.9, i64 %len.4)
+  unreachable
+ok.3:
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.9
+  %elem.7 = load i32, i32* %elem.ptr.7
+  %array.4 = insertvalue [4 x i32] undef, i32 %elem.4, 0
+  %array.5 = insertvalue [4 x i32] %array.4, i32 %elem.5, 1
+  %array.6 = insertvalue [4 x i32] %array.5, i32 %elem.6, 2
+  %array.7 = insertvalue [4 x i32] %array.6, i32 %elem.7, 3
+  store [4 x i32] %array.7, [4 x i32]* %v.addr
+  store [5 x [2 x i64]] [[2 x i64] [i64 0, i64 1], [2 x i64] [i64 2, i64 3], [2 x i64] [i64 0, i64 2], [2 x i64] [i64 1, i64 3], [2 x i64] [i64 1, i64 2]], [5 x [2 x i64]]* %pairs.addr
+  br label %run.join
+run.join:
   store i64 0, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -767,27 +1121,22 @@ for.body:
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
   %p = load i64, i64* %p.addr
-  %inbounds.4 = icmp ult i64 %p, 5
-  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %p, i64 5)
-  unreachable
-ok.4:
-  %elem.ptr.4 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p
-  %elem.ptr.5 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.4, i64 0, i64 0
-  %elem.4 = load i64, i64* %elem.ptr.5
-  %tuple = insertvalue { i64, i64 } undef, i64 %elem.4, 0
+  %guard.ok.4 = icmp ult i64 %p, 5
   %p.1 = load i64, i64* %p.addr
-  %inbounds.5 = icmp ult i64 %p.1, 5
-  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %p.1, i64 5)
-  unreachable
-ok.5:
-  %elem.ptr.6 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.1
-  %elem.ptr.7 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.6, i64 0, i64 1
-  %elem.5 = load i64, i64* %elem.ptr.7
-  %tuple.1 = insertvalue { i64, i64 } %tuple, i64 %elem.5, 1
+  %guard.ok.5 = icmp ult i64 %p.1, 5
+  %guard.3 = and i1 %guard.ok.4, %guard.ok.5
+  br i1 %guard.3, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %p.2 = load i64, i64* %p.addr
+  %elem.ptr.8 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.2
+  %elem.ptr.9 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.8, i64 0, i64 0
+  %elem.8 = load i64, i64* %elem.ptr.9
+  %tuple = insertvalue { i64, i64 } undef, i64 %elem.8, 0
+  %p.3 = load i64, i64* %p.addr
+  %elem.ptr.10 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.3
+  %elem.ptr.11 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.10, i64 0, i64 1
+  %elem.9 = load i64, i64* %elem.ptr.11
+  %tuple.1 = insertvalue { i64, i64 } %tuple, i64 %elem.9, 1
   store { i64, i64 } %tuple.1, { i64, i64 }* %_tuple_.addr
   %_tuple_ = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
   %field = extractvalue { i64, i64 } %_tuple_, 0
@@ -795,6 +1144,39 @@ ok.5:
   %_tuple_.1 = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
   %field.1 = extractvalue { i64, i64 } %_tuple_.1, 1
   store i64 %field.1, i64* %b.addr
+  br label %run.join.1
+run.checked.1:
+  %p.4 = load i64, i64* %p.addr
+  %inbounds.4 = icmp ult i64 %p.4, 5
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %p.4, i64 5)
+  unreachable
+ok.4:
+  %elem.ptr.12 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.4
+  %elem.ptr.13 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.12, i64 0, i64 0
+  %elem.10 = load i64, i64* %elem.ptr.13
+  %tuple.2 = insertvalue { i64, i64 } undef, i64 %elem.10, 0
+  %p.5 = load i64, i64* %p.addr
+  %inbounds.5 = icmp ult i64 %p.5, 5
+  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %p.5, i64 5)
+  unreachable
+ok.5:
+  %elem.ptr.14 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.5
+  %elem.ptr.15 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.14, i64 0, i64 1
+  %elem.11 = load i64, i64* %elem.ptr.15
+  %tuple.3 = insertvalue { i64, i64 } %tuple.2, i64 %elem.11, 1
+  store { i64, i64 } %tuple.3, { i64, i64 }* %_tuple_.addr
+  %_tuple_.2 = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
+  %field.2 = extractvalue { i64, i64 } %_tuple_.2, 0
+  store i64 %field.2, i64* %a.addr
+  %_tuple_.3 = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
+  %field.3 = extractvalue { i64, i64 } %_tuple_.3, 1
+  store i64 %field.3, i64* %b.addr
+  br label %run.join.1
+run.join.1:
   %a = load i64, i64* %a.addr
   %inbounds.6 = icmp ult i64 %a, 4
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
@@ -802,8 +1184,8 @@ panic.6:
   call void @__cudajit_panic(i32 7, i64 %a, i64 4)
   unreachable
 ok.6:
-  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a
-  %elem.6 = load i32, i32* %elem.ptr.8
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a
+  %elem.12 = load i32, i32* %elem.ptr.16
   %b = load i64, i64* %b.addr
   %inbounds.7 = icmp ult i64 %b, 4
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
@@ -811,58 +1193,122 @@ panic.7:
   call void @__cudajit_panic(i32 8, i64 %b, i64 4)
   unreachable
 ok.7:
-  %elem.ptr.9 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b
-  %elem.7 = load i32, i32* %elem.ptr.9
-  %cmp.1 = icmp ugt i32 %elem.6, %elem.7
+  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b
+  %elem.13 = load i32, i32* %elem.ptr.17
+  %cmp.1 = icmp ugt i32 %elem.12, %elem.13
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
   %a.1 = load i64, i64* %a.addr
-  %inbounds.8 = icmp ult i64 %a.1, 4
+  %guard.ok.6 = icmp ult i64 %a.1, 4
+  %b.1 = load i64, i64* %b.addr
+  %guard.ok.7 = icmp ult i64 %b.1, 4
+  %guard.4 = and i1 %guard.ok.6, %guard.ok.7
+  %a.2 = load i64, i64* %a.addr
+  %guard.ok.8 = icmp ult i64 %a.2, 4
+  %guard.5 = and i1 %guard.4, %guard.ok.8
+  %b.2 = load i64, i64* %b.addr
+  %guard.ok.9 = icmp ult i64 %b.2, 4
+  %guard.6 = and i1 %guard.5, %guard.ok.9
+  br i1 %guard.6, label %run.fast.2, label %run.checked.2, !prof !0
+run.fast.2:
+  %a.3 = load i64, i64* %a.addr
+  %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
+  %elem.14 = load i32, i32* %elem.ptr.18
+  store i32 %elem.14, i32* %t.addr
+  %b.3 = load i64, i64* %b.addr
+  %elem.ptr.19 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
+  %elem.15 = load i32, i32* %elem.ptr.19
+  %a.4 = load i64, i64* %a.addr
+  %elem.ptr.20 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
+  store i32 %elem.15, i32* %elem.ptr.20
+  %t = load i32, i32* %t.addr
+  %b.4 = load i64, i64* %b.addr
+  %elem.ptr.21 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
+  store i32 %t, i32* %elem.ptr.21
+  br label %run.join.2
+run.checked.2:
+  %a.5 = load i64, i64* %a.addr
+  %inbounds.8 = icmp ult i64 %a.5, 4
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %a.1, i64 4)
+  call void @__cudajit_panic(i32 9, i64 %a.5, i64 4)
   unreachable
 ok.8:
-  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.1
-  %elem.8 = load i32, i32* %elem.ptr.10
-  store i32 %elem.8, i32* %t.addr
-  %b.1 = load i64, i64* %b.addr
-  %inbounds.9 = icmp ult i64 %b.1, 4
+  %elem.ptr.22 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
+  %elem.16 = load i32, i32* %elem.ptr.22
+  store i32 %elem.16, i32* %t.addr
+  %b.5 = load i64, i64* %b.addr
+  %inbounds.9 = icmp ult i64 %b.5, 4
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %b.1, i64 4)
+  call void @__cudajit_panic(i32 10, i64 %b.5, i64 4)
   unreachable
 ok.9:
-  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.1
-  %elem.9 = load i32, i32* %elem.ptr.11
-  %a.2 = load i64, i64* %a.addr
-  %inbounds.10 = icmp ult i64 %a.2, 4
+  %elem.ptr.23 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
+  %elem.17 = load i32, i32* %elem.ptr.23
+  %a.6 = load i64, i64* %a.addr
+  %inbounds.10 = icmp ult i64 %a.6, 4
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %a.2, i64 4)
+  call void @__cudajit_panic(i32 11, i64 %a.6, i64 4)
   unreachable
 ok.10:
-  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.2
-  store i32 %elem.9, i32* %elem.ptr.12
-  %t = load i32, i32* %t.addr
-  %b.2 = load i64, i64* %b.addr
-  %inbounds.11 = icmp ult i64 %b.2, 4
+  %elem.ptr.24 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.6
+  store i32 %elem.17, i32* %elem.ptr.24
+  %t.1 = load i32, i32* %t.addr
+  %b.6 = load i64, i64* %b.addr
+  %inbounds.11 = icmp ult i64 %b.6, 4
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %b.2, i64 4)
+  call void @__cudajit_panic(i32 12, i64 %b.6, i64 4)
   unreachable
 ok.11:
-  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.2
-  store i32 %t, i32* %elem.ptr.13
+  %elem.ptr.25 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.6
+  store i32 %t.1, i32* %elem.ptr.25
+  br label %run.join.2
+run.join.2:
   br label %if.end.1
 if.end.1:
   br label %for.cond
 for.end:
+  store i64 0, i64* %k.addr
+  %i.13 = load i64, i64* %i.addr
+  %k = load i64, i64* %k.addr
+  %add.10 = add i64 %i.13, %k
+  %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.4 = extractvalue { i32*, i64 } %data.14, 1
+  %guard.ok.10 = icmp ult i64 %add.10, %guard.len.4
+  store i64 1, i64* %k.addr
+  %i.14 = load i64, i64* %i.addr
+  %k.1 = load i64, i64* %k.addr
+  %add.11 = add i64 %i.14, %k.1
+  %data.15 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.5 = extractvalue { i32*, i64 } %data.15, 1
+  %guard.ok.11 = icmp ult i64 %add.11, %guard.len.5
+  %guard.7 = and i1 %guard.ok.10, %guard.ok.11
+  store i64 2, i64* %k.addr
+  %i.15 = load i64, i64* %i.addr
+  %k.2 = load i64, i64* %k.addr
+  %add.12 = add i64 %i.15, %k.2
+  %data.16 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.6 = extractvalue { i32*, i64 } %data.16, 1
+  %guard.ok.12 = icmp ult i64 %add.12, %guard.len.6
+  %guard.8 = and i1 %guard.7, %guard.ok.12
+  store i64 3, i64* %k.addr
+  %i.16 = load i64, i64* %i.addr
+  %k.3 = load i64, i64* %k.addr
+  %add.13 = add i64 %i.16, %k.3
+  %data.17 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.7 = extractvalue { i32*, i64 } %data.17, 1
+  %guard.ok.13 = icmp ult i64 %add.13, %guard.len.7
+  %guard.9 = and i1 %guard.8, %guard.ok.13
+  br i1 %guard.9, label %run.fast.3, label %run.checked.3, !prof !0
+run.fast.3:
   %frombool = zext i1 true to i8
   %frombool.1 = zext i1 false to i8
-  %array.4 = insertvalue [2 x i8] undef, i8 %frombool, 0
-  %array.5 = insertvalue [2 x i8] %array.4, i8 %frombool.1, 1
-  store [2 x i8] %array.5, [2 x i8]* %flags.addr
+  %array.8 = insertvalue [2 x i8] undef, i8 %frombool, 0
+  %array.9 = insertvalue [2 x i8] %array.8, i8 %frombool.1, 1
+  store [2 x i8] %array.9, [2 x i8]* %flags.addr
   store i64 0, i64* %for.counter.1
   br label %for.cond.1
 for.cond.1:
@@ -874,44 +1320,83 @@ for.body.1:
   store i64 %for.i.1, i64* %k.addr
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
-  %k = load i64, i64* %k.addr
-  %inbounds.12 = icmp ult i64 %k, 4
-  br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
-panic.12:
-  call void @__cudajit_panic(i32 13, i64 %k, i64 4)
-  unreachable
-ok.12:
-  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k
-  %elem.10 = load i32, i32* %elem.ptr.14
-  %k.1 = load i64, i64* %k.addr
-  %rem = urem i64 %k.1, 2
-  %inbounds.13 = icmp ult i64 %rem, 2
-  br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i32 14, i64 %rem, i64 2)
-  unreachable
-ok.13:
-  %elem.ptr.15 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem
-  %elem.11 = load i8, i8* %elem.ptr.15
-  %tobool = icmp ne i8 %elem.11, 0
+  %k.4 = load i64, i64* %k.addr
+  %elem.ptr.26 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.4
+  %elem.18 = load i32, i32* %elem.ptr.26
+  %k.5 = load i64, i64* %k.addr
+  %rem = urem i64 %k.5, 2
+  %elem.ptr.27 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem
+  %elem.19 = load i8, i8* %elem.ptr.27
+  %tobool = icmp ne i8 %elem.19, 0
   %cast = zext i1 %tobool to i32
-  %add.4 = add i32 %elem.10, %cast
-  %data.6 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.5 = load i64, i64* %i.addr
-  %k.2 = load i64, i64* %k.addr
-  %add.5 = add i64 %i.5, %k.2
-  %ptr.4 = extractvalue { i32*, i64 } %data.6, 0
-  %len.5 = extractvalue { i32*, i64 } %data.6, 1
-  %inbounds.14 = icmp ult i64 %add.5, %len.5
-  br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i32 15, i64 %add.5, i64 %len.5)
-  unreachable
-ok.14:
-  %elem.ptr.16 = getelementptr i32, i32* %ptr.4, i64 %add.5
-  store i32 %add.4, i32* %elem.ptr.16
+  %add.14 = add i32 %elem.18, %cast
+  %data.18 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.17 = load i64, i64* %i.addr
+  %k.6 = load i64, i64* %k.addr
+  %add.15 = add i64 %i.17, %k.6
+  %ptr.8 = extractvalue { i32*, i64 } %data.18, 0
+  %elem.ptr.28 = getelementptr i32, i32* %ptr.8, i64 %add.15
+  store i32 %add.14, i32* %elem.ptr.28
   br label %for.cond.1
 for.end.1:
+  br label %run.join.3
+run.checked.3:
+  %frombool.2 = zext i1 true to i8
+  %frombool.3 = zext i1 false to i8
+  %array.10 = insertvalue [2 x i8] undef, i8 %frombool.2, 0
+  %array.11 = insertvalue [2 x i8] %array.10, i8 %frombool.3, 1
+  store [2 x i8] %array.11, [2 x i8]* %flags.addr
+  store i64 0, i64* %for.counter.2
+  br label %for.cond.2
+for.cond.2:
+  %for.cur.2 = load i64, i64* %for.counter.2
+  %for.more.2 = icmp ult i64 %for.cur.2, 4
+  br i1 %for.more.2, label %for.body.2, label %for.end.2
+for.body.2:
+  %for.i.2 = load i64, i64* %for.counter.2
+  store i64 %for.i.2, i64* %k.addr
+  %for.next.2 = add i64 %for.i.2, 1
+  store i64 %for.next.2, i64* %for.counter.2
+  %k.7 = load i64, i64* %k.addr
+  %inbounds.12 = icmp ult i64 %k.7, 4
+  br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i32 13, i64 %k.7, i64 4)
+  unreachable
+ok.12:
+  %elem.ptr.29 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.7
+  %elem.20 = load i32, i32* %elem.ptr.29
+  %k.8 = load i64, i64* %k.addr
+  %rem.1 = urem i64 %k.8, 2
+  %inbounds.13 = icmp ult i64 %rem.1, 2
+  br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i32 14, i64 %rem.1, i64 2)
+  unreachable
+ok.13:
+  %elem.ptr.30 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem.1
+  %elem.21 = load i8, i8* %elem.ptr.30
+  %tobool.1 = icmp ne i8 %elem.21, 0
+  %cast.1 = zext i1 %tobool.1 to i32
+  %add.16 = add i32 %elem.20, %cast.1
+  %data.19 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.18 = load i64, i64* %i.addr
+  %k.9 = load i64, i64* %k.addr
+  %add.17 = add i64 %i.18, %k.9
+  %ptr.9 = extractvalue { i32*, i64 } %data.19, 0
+  %len.5 = extractvalue { i32*, i64 } %data.19, 1
+  %inbounds.14 = icmp ult i64 %add.17, %len.5
+  br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i32 15, i64 %add.17, i64 %len.5)
+  unreachable
+ok.14:
+  %elem.ptr.31 = getelementptr i32, i32* %ptr.9, i64 %add.17
+  store i32 %add.16, i32* %elem.ptr.31
+  br label %for.cond.2
+for.end.2:
+  br label %run.join.3
+run.join.3:
   ret void
 }
 
@@ -965,7 +1450,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64)* @sort4, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -1286,7 +1771,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, i64)* @array_views, !"kernel", i32 1}
 !nvvmir.version = !{!2}

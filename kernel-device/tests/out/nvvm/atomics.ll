@@ -519,7 +519,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i32)* @atomics_i32, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -961,7 +961,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i32)* @atomics_u32, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -1038,10 +1038,28 @@ entry:
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %a.1 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %guard.len = extractvalue { i64*, i64 } %a.1, 1
+  %guard.ok = icmp ult i64 0, %guard.len
+  %b.1 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { i64*, i64 } %b.1, 1
+  %guard.ok.1 = icmp ult i64 0, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.1 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  store i64 %grid.1, i64* %i.addr
+  %a.2 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i = load i64, i64* %i.addr
   %v.1 = load i64, i64* %v.addr
-  %ptr = extractvalue { i64*, i64 } %a.1, 0
-  %len = extractvalue { i64*, i64 } %a.1, 1
+  %ptr = extractvalue { i64*, i64 } %a.2, 0
+  %len = extractvalue { i64*, i64 } %a.2, 1
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
@@ -1050,11 +1068,11 @@ panic:
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %i
   %atomic.old = atomicrmw add i64* %elem.ptr, i64 %v.1 monotonic
-  %a.2 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.3 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.1 = load i64, i64* %i.addr
   %v.2 = load i64, i64* %v.addr
-  %ptr.1 = extractvalue { i64*, i64 } %a.2, 0
-  %len.1 = extractvalue { i64*, i64 } %a.2, 1
+  %ptr.1 = extractvalue { i64*, i64 } %a.3, 0
+  %len.1 = extractvalue { i64*, i64 } %a.3, 1
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
@@ -1064,11 +1082,11 @@ ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.1
   %atomic.old.1 = atomicrmw sub i64* %elem.ptr.1, i64 %v.2 monotonic
   %add = add i64 %atomic.old, %atomic.old.1
-  %a.3 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.4 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.2 = load i64, i64* %i.addr
   %v.3 = load i64, i64* %v.addr
-  %ptr.2 = extractvalue { i64*, i64 } %a.3, 0
-  %len.2 = extractvalue { i64*, i64 } %a.3, 1
+  %ptr.2 = extractvalue { i64*, i64 } %a.4, 0
+  %len.2 = extractvalue { i64*, i64 } %a.4, 1
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
@@ -1079,11 +1097,11 @@ ok.2:
   %atomic.old.2 = atomicrmw min i64* %elem.ptr.2, i64 %v.3 monotonic
   %add.1 = add i64 %add, %atomic.old.2
   store i64 %add.1, i64* %s.addr
-  %a.4 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.5 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.3 = load i64, i64* %i.addr
   %v.4 = load i64, i64* %v.addr
-  %ptr.3 = extractvalue { i64*, i64 } %a.4, 0
-  %len.3 = extractvalue { i64*, i64 } %a.4, 1
+  %ptr.3 = extractvalue { i64*, i64 } %a.5, 0
+  %len.3 = extractvalue { i64*, i64 } %a.5, 1
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
@@ -1092,11 +1110,11 @@ panic.3:
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %i.3
   %atomic.old.3 = atomicrmw max i64* %elem.ptr.3, i64 %v.4 monotonic
-  %a.5 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.6 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.4 = load i64, i64* %i.addr
   %v.5 = load i64, i64* %v.addr
-  %ptr.4 = extractvalue { i64*, i64 } %a.5, 0
-  %len.4 = extractvalue { i64*, i64 } %a.5, 1
+  %ptr.4 = extractvalue { i64*, i64 } %a.6, 0
+  %len.4 = extractvalue { i64*, i64 } %a.6, 1
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
@@ -1106,11 +1124,11 @@ ok.4:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.4
   %atomic.old.4 = atomicrmw xchg i64* %elem.ptr.4, i64 %v.5 monotonic
   %add.2 = add i64 %atomic.old.3, %atomic.old.4
-  %a.6 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.7 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.5 = load i64, i64* %i.addr
   %v.6 = load i64, i64* %v.addr
-  %ptr.5 = extractvalue { i64*, i64 } %a.6, 0
-  %len.5 = extractvalue { i64*, i64 } %a.6, 1
+  %ptr.5 = extractvalue { i64*, i64 } %a.7, 0
+  %len.5 = extractvalue { i64*, i64 } %a.7, 1
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
@@ -1123,11 +1141,11 @@ ok.5:
   %old = load i64, i64* %s.addr
   %add.4 = add i64 %old, %add.3
   store i64 %add.4, i64* %s.addr
-  %a.7 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.8 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.6 = load i64, i64* %i.addr
   %v.7 = load i64, i64* %v.addr
-  %ptr.6 = extractvalue { i64*, i64 } %a.7, 0
-  %len.6 = extractvalue { i64*, i64 } %a.7, 1
+  %ptr.6 = extractvalue { i64*, i64 } %a.8, 0
+  %len.6 = extractvalue { i64*, i64 } %a.8, 1
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
@@ -1136,11 +1154,11 @@ panic.6:
 ok.6:
   %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %i.6
   %atomic.old.6 = atomicrmw or i64* %elem.ptr.6, i64 %v.7 monotonic
-  %a.8 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.9 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.7 = load i64, i64* %i.addr
   %v.8 = load i64, i64* %v.addr
-  %ptr.7 = extractvalue { i64*, i64 } %a.8, 0
-  %len.7 = extractvalue { i64*, i64 } %a.8, 1
+  %ptr.7 = extractvalue { i64*, i64 } %a.9, 0
+  %len.7 = extractvalue { i64*, i64 } %a.9, 1
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
@@ -1150,12 +1168,12 @@ ok.7:
   %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.7
   %atomic.old.7 = atomicrmw xor i64* %elem.ptr.7, i64 %v.8 monotonic
   %add.5 = add i64 %atomic.old.6, %atomic.old.7
-  %a.9 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.10 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.8 = load i64, i64* %i.addr
   %v.9 = load i64, i64* %v.addr
   %s = load i64, i64* %s.addr
-  %ptr.8 = extractvalue { i64*, i64 } %a.9, 0
-  %len.8 = extractvalue { i64*, i64 } %a.9, 1
+  %ptr.8 = extractvalue { i64*, i64 } %a.10, 0
+  %len.8 = extractvalue { i64*, i64 } %a.10, 1
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
@@ -1169,11 +1187,11 @@ ok.8:
   %old.1 = load i64, i64* %s.addr
   %add.7 = add i64 %old.1, %add.6
   store i64 %add.7, i64* %s.addr
-  %a.10 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.11 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.9 = load i64, i64* %i.addr
   %v.10 = load i64, i64* %v.addr
-  %ptr.9 = extractvalue { i64*, i64 } %a.10, 0
-  %len.9 = extractvalue { i64*, i64 } %a.10, 1
+  %ptr.9 = extractvalue { i64*, i64 } %a.11, 0
+  %len.9 = extractvalue { i64*, i64 } %a.11, 1
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
@@ -1182,12 +1200,12 @@ panic.9:
 ok.9:
   %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.9
   %atomic.old.9 = call i64 @llvm.nvvm.atomic.max.gen.i.cta.i64.p0i64(i64* %elem.ptr.9, i64 %v.10)
-  %a.11 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %a.12 = load { i64*, i64 }, { i64*, i64 }* %a.addr
   %i.10 = load i64, i64* %i.addr
   %v.11 = load i64, i64* %v.addr
   %s.1 = load i64, i64* %s.addr
-  %ptr.10 = extractvalue { i64*, i64 } %a.11, 0
-  %len.10 = extractvalue { i64*, i64 } %a.11, 1
+  %ptr.10 = extractvalue { i64*, i64 } %a.12, 0
+  %len.10 = extractvalue { i64*, i64 } %a.12, 1
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
@@ -1200,11 +1218,11 @@ ok.10:
   %old.2 = load i64, i64* %s.addr
   %add.9 = add i64 %old.2, %add.8
   store i64 %add.9, i64* %s.addr
-  %b.1 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.2 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.11 = load i64, i64* %i.addr
   %w.1 = load i64, i64* %w.addr
-  %ptr.11 = extractvalue { i64*, i64 } %b.1, 0
-  %len.11 = extractvalue { i64*, i64 } %b.1, 1
+  %ptr.11 = extractvalue { i64*, i64 } %b.2, 0
+  %len.11 = extractvalue { i64*, i64 } %b.2, 1
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
@@ -1213,11 +1231,11 @@ panic.11:
 ok.11:
   %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.11
   %atomic.old.11 = atomicrmw add i64* %elem.ptr.11, i64 %w.1 monotonic
-  %b.2 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.3 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.12 = load i64, i64* %i.addr
   %w.2 = load i64, i64* %w.addr
-  %ptr.12 = extractvalue { i64*, i64 } %b.2, 0
-  %len.12 = extractvalue { i64*, i64 } %b.2, 1
+  %ptr.12 = extractvalue { i64*, i64 } %b.3, 0
+  %len.12 = extractvalue { i64*, i64 } %b.3, 1
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
@@ -1227,11 +1245,11 @@ ok.12:
   %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.12
   %atomic.old.12 = atomicrmw sub i64* %elem.ptr.12, i64 %w.2 monotonic
   %add.10 = add i64 %atomic.old.11, %atomic.old.12
-  %b.3 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.4 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.13 = load i64, i64* %i.addr
   %w.3 = load i64, i64* %w.addr
-  %ptr.13 = extractvalue { i64*, i64 } %b.3, 0
-  %len.13 = extractvalue { i64*, i64 } %b.3, 1
+  %ptr.13 = extractvalue { i64*, i64 } %b.4, 0
+  %len.13 = extractvalue { i64*, i64 } %b.4, 1
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
@@ -1242,11 +1260,11 @@ ok.13:
   %atomic.old.13 = atomicrmw umin i64* %elem.ptr.13, i64 %w.3 monotonic
   %add.11 = add i64 %add.10, %atomic.old.13
   store i64 %add.11, i64* %t.addr
-  %b.4 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.5 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.14 = load i64, i64* %i.addr
   %w.4 = load i64, i64* %w.addr
-  %ptr.14 = extractvalue { i64*, i64 } %b.4, 0
-  %len.14 = extractvalue { i64*, i64 } %b.4, 1
+  %ptr.14 = extractvalue { i64*, i64 } %b.5, 0
+  %len.14 = extractvalue { i64*, i64 } %b.5, 1
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
@@ -1255,11 +1273,11 @@ panic.14:
 ok.14:
   %elem.ptr.14 = getelementptr i64, i64* %ptr.14, i64 %i.14
   %atomic.old.14 = atomicrmw umax i64* %elem.ptr.14, i64 %w.4 monotonic
-  %b.5 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.6 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.15 = load i64, i64* %i.addr
   %w.5 = load i64, i64* %w.addr
-  %ptr.15 = extractvalue { i64*, i64 } %b.5, 0
-  %len.15 = extractvalue { i64*, i64 } %b.5, 1
+  %ptr.15 = extractvalue { i64*, i64 } %b.6, 0
+  %len.15 = extractvalue { i64*, i64 } %b.6, 1
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
@@ -1269,11 +1287,11 @@ ok.15:
   %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.15
   %atomic.old.15 = atomicrmw xchg i64* %elem.ptr.15, i64 %w.5 monotonic
   %add.12 = add i64 %atomic.old.14, %atomic.old.15
-  %b.6 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.7 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.16 = load i64, i64* %i.addr
   %w.6 = load i64, i64* %w.addr
-  %ptr.16 = extractvalue { i64*, i64 } %b.6, 0
-  %len.16 = extractvalue { i64*, i64 } %b.6, 1
+  %ptr.16 = extractvalue { i64*, i64 } %b.7, 0
+  %len.16 = extractvalue { i64*, i64 } %b.7, 1
   %inbounds.16 = icmp ult i64 %i.16, %len.16
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
@@ -1286,11 +1304,11 @@ ok.16:
   %old.3 = load i64, i64* %t.addr
   %add.14 = add i64 %old.3, %add.13
   store i64 %add.14, i64* %t.addr
-  %b.7 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.8 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.17 = load i64, i64* %i.addr
   %w.7 = load i64, i64* %w.addr
-  %ptr.17 = extractvalue { i64*, i64 } %b.7, 0
-  %len.17 = extractvalue { i64*, i64 } %b.7, 1
+  %ptr.17 = extractvalue { i64*, i64 } %b.8, 0
+  %len.17 = extractvalue { i64*, i64 } %b.8, 1
   %inbounds.17 = icmp ult i64 %i.17, %len.17
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
@@ -1299,11 +1317,11 @@ panic.17:
 ok.17:
   %elem.ptr.17 = getelementptr i64, i64* %ptr.17, i64 %i.17
   %atomic.old.17 = atomicrmw or i64* %elem.ptr.17, i64 %w.7 monotonic
-  %b.8 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.9 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.18 = load i64, i64* %i.addr
   %w.8 = load i64, i64* %w.addr
-  %ptr.18 = extractvalue { i64*, i64 } %b.8, 0
-  %len.18 = extractvalue { i64*, i64 } %b.8, 1
+  %ptr.18 = extractvalue { i64*, i64 } %b.9, 0
+  %len.18 = extractvalue { i64*, i64 } %b.9, 1
   %inbounds.18 = icmp ult i64 %i.18, %len.18
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
@@ -1313,12 +1331,12 @@ ok.18:
   %elem.ptr.18 = getelementptr i64, i64* %ptr.18, i64 %i.18
   %atomic.old.18 = atomicrmw xor i64* %elem.ptr.18, i64 %w.8 monotonic
   %add.15 = add i64 %atomic.old.17, %atomic.old.18
-  %b.9 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.10 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.19 = load i64, i64* %i.addr
   %w.9 = load i64, i64* %w.addr
   %t = load i64, i64* %t.addr
-  %ptr.19 = extractvalue { i64*, i64 } %b.9, 0
-  %len.19 = extractvalue { i64*, i64 } %b.9, 1
+  %ptr.19 = extractvalue { i64*, i64 } %b.10, 0
+  %len.19 = extractvalue { i64*, i64 } %b.10, 1
   %inbounds.19 = icmp ult i64 %i.19, %len.19
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
@@ -1332,11 +1350,11 @@ ok.19:
   %old.4 = load i64, i64* %t.addr
   %add.17 = add i64 %old.4, %add.16
   store i64 %add.17, i64* %t.addr
-  %b.10 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.11 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.20 = load i64, i64* %i.addr
   %w.10 = load i64, i64* %w.addr
-  %ptr.20 = extractvalue { i64*, i64 } %b.10, 0
-  %len.20 = extractvalue { i64*, i64 } %b.10, 1
+  %ptr.20 = extractvalue { i64*, i64 } %b.11, 0
+  %len.20 = extractvalue { i64*, i64 } %b.11, 1
   %inbounds.20 = icmp ult i64 %i.20, %len.20
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
@@ -1345,11 +1363,11 @@ panic.20:
 ok.20:
   %elem.ptr.20 = getelementptr i64, i64* %ptr.20, i64 %i.20
   %atomic.old.20 = call i64 asm sideeffect "atom.cta.min.u64 $0, [$1], $2;", "=l,l,l,~{memory}"(i64* %elem.ptr.20, i64 %w.10)
-  %b.11 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.12 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.21 = load i64, i64* %i.addr
   %w.11 = load i64, i64* %w.addr
-  %ptr.21 = extractvalue { i64*, i64 } %b.11, 0
-  %len.21 = extractvalue { i64*, i64 } %b.11, 1
+  %ptr.21 = extractvalue { i64*, i64 } %b.12, 0
+  %len.21 = extractvalue { i64*, i64 } %b.12, 1
   %inbounds.21 = icmp ult i64 %i.21, %len.21
   br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
 panic.21:
@@ -1359,11 +1377,11 @@ ok.21:
   %elem.ptr.21 = getelementptr i64, i64* %ptr.21, i64 %i.21
   %atomic.old.21 = call i64 asm sideeffect "atom.sys.max.u64 $0, [$1], $2;", "=l,l,l,~{memory}"(i64* %elem.ptr.21, i64 %w.11)
   %add.18 = add i64 %atomic.old.20, %atomic.old.21
-  %b.12 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %b.13 = load { i64*, i64 }, { i64*, i64 }* %b.addr
   %i.22 = load i64, i64* %i.addr
   %w.12 = load i64, i64* %w.addr
-  %ptr.22 = extractvalue { i64*, i64 } %b.12, 0
-  %len.22 = extractvalue { i64*, i64 } %b.12, 1
+  %ptr.22 = extractvalue { i64*, i64 } %b.13, 0
+  %len.22 = extractvalue { i64*, i64 } %b.13, 1
   %inbounds.22 = icmp ult i64 %i.22, %len.22
   br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
 panic.22:
@@ -1377,29 +1395,391 @@ ok.22:
   %add.20 = add i64 %old.5, %add.19
   store i64 %add.20, i64* %t.addr
   %s.2 = load i64, i64* %s.addr
-  %a.12 = load { i64*, i64 }, { i64*, i64 }* %a.addr
-  %ptr.23 = extractvalue { i64*, i64 } %a.12, 0
-  %len.23 = extractvalue { i64*, i64 } %a.12, 1
-  %inbounds.23 = icmp ult i64 0, %len.23
-  br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
-panic.23:
-  call void @__cudajit_panic(i32 24, i64 0, i64 %len.23)
-  unreachable
-ok.23:
+  %a.13 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %ptr.23 = extractvalue { i64*, i64 } %a.13, 0
   %elem.ptr.23 = getelementptr i64, i64* %ptr.23, i64 0
   store i64 %s.2, i64* %elem.ptr.23
   %t.1 = load i64, i64* %t.addr
-  %b.13 = load { i64*, i64 }, { i64*, i64 }* %b.addr
-  %ptr.24 = extractvalue { i64*, i64 } %b.13, 0
-  %len.24 = extractvalue { i64*, i64 } %b.13, 1
-  %inbounds.24 = icmp ult i64 0, %len.24
-  br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
-panic.24:
-  call void @__cudajit_panic(i32 25, i64 0, i64 %len.24)
-  unreachable
-ok.24:
+  %b.14 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %ptr.24 = extractvalue { i64*, i64 } %b.14, 0
   %elem.ptr.24 = getelementptr i64, i64* %ptr.24, i64 0
   store i64 %t.1, i64* %elem.ptr.24
+  br label %run.join
+run.checked:
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.2 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  store i64 %grid.2, i64* %i.addr
+  %a.14 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.23 = load i64, i64* %i.addr
+  %v.12 = load i64, i64* %v.addr
+  %ptr.25 = extractvalue { i64*, i64 } %a.14, 0
+  %len.23 = extractvalue { i64*, i64 } %a.14, 1
+  %inbounds.23 = icmp ult i64 %i.23, %len.23
+  br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
+panic.23:
+  call void @__cudajit_panic(i32 1, i64 %i.23, i64 %len.23)
+  unreachable
+ok.23:
+  %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.23
+  %atomic.old.23 = atomicrmw add i64* %elem.ptr.25, i64 %v.12 monotonic
+  %a.15 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.24 = load i64, i64* %i.addr
+  %v.13 = load i64, i64* %v.addr
+  %ptr.26 = extractvalue { i64*, i64 } %a.15, 0
+  %len.24 = extractvalue { i64*, i64 } %a.15, 1
+  %inbounds.24 = icmp ult i64 %i.24, %len.24
+  br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
+panic.24:
+  call void @__cudajit_panic(i32 2, i64 %i.24, i64 %len.24)
+  unreachable
+ok.24:
+  %elem.ptr.26 = getelementptr i64, i64* %ptr.26, i64 %i.24
+  %atomic.old.24 = atomicrmw sub i64* %elem.ptr.26, i64 %v.13 monotonic
+  %add.21 = add i64 %atomic.old.23, %atomic.old.24
+  %a.16 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.25 = load i64, i64* %i.addr
+  %v.14 = load i64, i64* %v.addr
+  %ptr.27 = extractvalue { i64*, i64 } %a.16, 0
+  %len.25 = extractvalue { i64*, i64 } %a.16, 1
+  %inbounds.25 = icmp ult i64 %i.25, %len.25
+  br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
+panic.25:
+  call void @__cudajit_panic(i32 3, i64 %i.25, i64 %len.25)
+  unreachable
+ok.25:
+  %elem.ptr.27 = getelementptr i64, i64* %ptr.27, i64 %i.25
+  %atomic.old.25 = atomicrmw min i64* %elem.ptr.27, i64 %v.14 monotonic
+  %add.22 = add i64 %add.21, %atomic.old.25
+  store i64 %add.22, i64* %s.addr
+  %a.17 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.26 = load i64, i64* %i.addr
+  %v.15 = load i64, i64* %v.addr
+  %ptr.28 = extractvalue { i64*, i64 } %a.17, 0
+  %len.26 = extractvalue { i64*, i64 } %a.17, 1
+  %inbounds.26 = icmp ult i64 %i.26, %len.26
+  br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
+panic.26:
+  call void @__cudajit_panic(i32 4, i64 %i.26, i64 %len.26)
+  unreachable
+ok.26:
+  %elem.ptr.28 = getelementptr i64, i64* %ptr.28, i64 %i.26
+  %atomic.old.26 = atomicrmw max i64* %elem.ptr.28, i64 %v.15 monotonic
+  %a.18 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.27 = load i64, i64* %i.addr
+  %v.16 = load i64, i64* %v.addr
+  %ptr.29 = extractvalue { i64*, i64 } %a.18, 0
+  %len.27 = extractvalue { i64*, i64 } %a.18, 1
+  %inbounds.27 = icmp ult i64 %i.27, %len.27
+  br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
+panic.27:
+  call void @__cudajit_panic(i32 5, i64 %i.27, i64 %len.27)
+  unreachable
+ok.27:
+  %elem.ptr.29 = getelementptr i64, i64* %ptr.29, i64 %i.27
+  %atomic.old.27 = atomicrmw xchg i64* %elem.ptr.29, i64 %v.16 monotonic
+  %add.23 = add i64 %atomic.old.26, %atomic.old.27
+  %a.19 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.28 = load i64, i64* %i.addr
+  %v.17 = load i64, i64* %v.addr
+  %ptr.30 = extractvalue { i64*, i64 } %a.19, 0
+  %len.28 = extractvalue { i64*, i64 } %a.19, 1
+  %inbounds.28 = icmp ult i64 %i.28, %len.28
+  br i1 %inbounds.28, label %ok.28, label %panic.28, !prof !0
+panic.28:
+  call void @__cudajit_panic(i32 6, i64 %i.28, i64 %len.28)
+  unreachable
+ok.28:
+  %elem.ptr.30 = getelementptr i64, i64* %ptr.30, i64 %i.28
+  %atomic.old.28 = atomicrmw and i64* %elem.ptr.30, i64 %v.17 monotonic
+  %add.24 = add i64 %add.23, %atomic.old.28
+  %old.6 = load i64, i64* %s.addr
+  %add.25 = add i64 %old.6, %add.24
+  store i64 %add.25, i64* %s.addr
+  %a.20 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.29 = load i64, i64* %i.addr
+  %v.18 = load i64, i64* %v.addr
+  %ptr.31 = extractvalue { i64*, i64 } %a.20, 0
+  %len.29 = extractvalue { i64*, i64 } %a.20, 1
+  %inbounds.29 = icmp ult i64 %i.29, %len.29
+  br i1 %inbounds.29, label %ok.29, label %panic.29, !prof !0
+panic.29:
+  call void @__cudajit_panic(i32 7, i64 %i.29, i64 %len.29)
+  unreachable
+ok.29:
+  %elem.ptr.31 = getelementptr i64, i64* %ptr.31, i64 %i.29
+  %atomic.old.29 = atomicrmw or i64* %elem.ptr.31, i64 %v.18 monotonic
+  %a.21 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.30 = load i64, i64* %i.addr
+  %v.19 = load i64, i64* %v.addr
+  %ptr.32 = extractvalue { i64*, i64 } %a.21, 0
+  %len.30 = extractvalue { i64*, i64 } %a.21, 1
+  %inbounds.30 = icmp ult i64 %i.30, %len.30
+  br i1 %inbounds.30, label %ok.30, label %panic.30, !prof !0
+panic.30:
+  call void @__cudajit_panic(i32 8, i64 %i.30, i64 %len.30)
+  unreachable
+ok.30:
+  %elem.ptr.32 = getelementptr i64, i64* %ptr.32, i64 %i.30
+  %atomic.old.30 = atomicrmw xor i64* %elem.ptr.32, i64 %v.19 monotonic
+  %add.26 = add i64 %atomic.old.29, %atomic.old.30
+  %a.22 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.31 = load i64, i64* %i.addr
+  %v.20 = load i64, i64* %v.addr
+  %s.3 = load i64, i64* %s.addr
+  %ptr.33 = extractvalue { i64*, i64 } %a.22, 0
+  %len.31 = extractvalue { i64*, i64 } %a.22, 1
+  %inbounds.31 = icmp ult i64 %i.31, %len.31
+  br i1 %inbounds.31, label %ok.31, label %panic.31, !prof !0
+panic.31:
+  call void @__cudajit_panic(i32 9, i64 %i.31, i64 %len.31)
+  unreachable
+ok.31:
+  %elem.ptr.33 = getelementptr i64, i64* %ptr.33, i64 %i.31
+  %atomic.cas.2 = cmpxchg volatile i64* %elem.ptr.33, i64 %v.20, i64 %s.3 monotonic monotonic
+  %atomic.old.31 = extractvalue { i64, i1 } %atomic.cas.2, 0
+  %add.27 = add i64 %add.26, %atomic.old.31
+  %old.7 = load i64, i64* %s.addr
+  %add.28 = add i64 %old.7, %add.27
+  store i64 %add.28, i64* %s.addr
+  %a.23 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.32 = load i64, i64* %i.addr
+  %v.21 = load i64, i64* %v.addr
+  %ptr.34 = extractvalue { i64*, i64 } %a.23, 0
+  %len.32 = extractvalue { i64*, i64 } %a.23, 1
+  %inbounds.32 = icmp ult i64 %i.32, %len.32
+  br i1 %inbounds.32, label %ok.32, label %panic.32, !prof !0
+panic.32:
+  call void @__cudajit_panic(i32 10, i64 %i.32, i64 %len.32)
+  unreachable
+ok.32:
+  %elem.ptr.34 = getelementptr i64, i64* %ptr.34, i64 %i.32
+  %atomic.old.32 = call i64 @llvm.nvvm.atomic.max.gen.i.cta.i64.p0i64(i64* %elem.ptr.34, i64 %v.21)
+  %a.24 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %i.33 = load i64, i64* %i.addr
+  %v.22 = load i64, i64* %v.addr
+  %s.4 = load i64, i64* %s.addr
+  %ptr.35 = extractvalue { i64*, i64 } %a.24, 0
+  %len.33 = extractvalue { i64*, i64 } %a.24, 1
+  %inbounds.33 = icmp ult i64 %i.33, %len.33
+  br i1 %inbounds.33, label %ok.33, label %panic.33, !prof !0
+panic.33:
+  call void @__cudajit_panic(i32 11, i64 %i.33, i64 %len.33)
+  unreachable
+ok.33:
+  %elem.ptr.35 = getelementptr i64, i64* %ptr.35, i64 %i.33
+  %atomic.old.33 = call i64 @llvm.nvvm.atomic.cas.gen.i.sys.i64.p0i64(i64* %elem.ptr.35, i64 %v.22, i64 %s.4)
+  %add.29 = add i64 %atomic.old.32, %atomic.old.33
+  %old.8 = load i64, i64* %s.addr
+  %add.30 = add i64 %old.8, %add.29
+  store i64 %add.30, i64* %s.addr
+  %b.15 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.34 = load i64, i64* %i.addr
+  %w.13 = load i64, i64* %w.addr
+  %ptr.36 = extractvalue { i64*, i64 } %b.15, 0
+  %len.34 = extractvalue { i64*, i64 } %b.15, 1
+  %inbounds.34 = icmp ult i64 %i.34, %len.34
+  br i1 %inbounds.34, label %ok.34, label %panic.34, !prof !0
+panic.34:
+  call void @__cudajit_panic(i32 12, i64 %i.34, i64 %len.34)
+  unreachable
+ok.34:
+  %elem.ptr.36 = getelementptr i64, i64* %ptr.36, i64 %i.34
+  %atomic.old.34 = atomicrmw add i64* %elem.ptr.36, i64 %w.13 monotonic
+  %b.16 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.35 = load i64, i64* %i.addr
+  %w.14 = load i64, i64* %w.addr
+  %ptr.37 = extractvalue { i64*, i64 } %b.16, 0
+  %len.35 = extractvalue { i64*, i64 } %b.16, 1
+  %inbounds.35 = icmp ult i64 %i.35, %len.35
+  br i1 %inbounds.35, label %ok.35, label %panic.35, !prof !0
+panic.35:
+  call void @__cudajit_panic(i32 13, i64 %i.35, i64 %len.35)
+  unreachable
+ok.35:
+  %elem.ptr.37 = getelementptr i64, i64* %ptr.37, i64 %i.35
+  %atomic.old.35 = atomicrmw sub i64* %elem.ptr.37, i64 %w.14 monotonic
+  %add.31 = add i64 %atomic.old.34, %atomic.old.35
+  %b.17 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.36 = load i64, i64* %i.addr
+  %w.15 = load i64, i64* %w.addr
+  %ptr.38 = extractvalue { i64*, i64 } %b.17, 0
+  %len.36 = extractvalue { i64*, i64 } %b.17, 1
+  %inbounds.36 = icmp ult i64 %i.36, %len.36
+  br i1 %inbounds.36, label %ok.36, label %panic.36, !prof !0
+panic.36:
+  call void @__cudajit_panic(i32 14, i64 %i.36, i64 %len.36)
+  unreachable
+ok.36:
+  %elem.ptr.38 = getelementptr i64, i64* %ptr.38, i64 %i.36
+  %atomic.old.36 = atomicrmw umin i64* %elem.ptr.38, i64 %w.15 monotonic
+  %add.32 = add i64 %add.31, %atomic.old.36
+  store i64 %add.32, i64* %t.addr
+  %b.18 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.37 = load i64, i64* %i.addr
+  %w.16 = load i64, i64* %w.addr
+  %ptr.39 = extractvalue { i64*, i64 } %b.18, 0
+  %len.37 = extractvalue { i64*, i64 } %b.18, 1
+  %inbounds.37 = icmp ult i64 %i.37, %len.37
+  br i1 %inbounds.37, label %ok.37, label %panic.37, !prof !0
+panic.37:
+  call void @__cudajit_panic(i32 15, i64 %i.37, i64 %len.37)
+  unreachable
+ok.37:
+  %elem.ptr.39 = getelementptr i64, i64* %ptr.39, i64 %i.37
+  %atomic.old.37 = atomicrmw umax i64* %elem.ptr.39, i64 %w.16 monotonic
+  %b.19 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.38 = load i64, i64* %i.addr
+  %w.17 = load i64, i64* %w.addr
+  %ptr.40 = extractvalue { i64*, i64 } %b.19, 0
+  %len.38 = extractvalue { i64*, i64 } %b.19, 1
+  %inbounds.38 = icmp ult i64 %i.38, %len.38
+  br i1 %inbounds.38, label %ok.38, label %panic.38, !prof !0
+panic.38:
+  call void @__cudajit_panic(i32 16, i64 %i.38, i64 %len.38)
+  unreachable
+ok.38:
+  %elem.ptr.40 = getelementptr i64, i64* %ptr.40, i64 %i.38
+  %atomic.old.38 = atomicrmw xchg i64* %elem.ptr.40, i64 %w.17 monotonic
+  %add.33 = add i64 %atomic.old.37, %atomic.old.38
+  %b.20 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.39 = load i64, i64* %i.addr
+  %w.18 = load i64, i64* %w.addr
+  %ptr.41 = extractvalue { i64*, i64 } %b.20, 0
+  %len.39 = extractvalue { i64*, i64 } %b.20, 1
+  %inbounds.39 = icmp ult i64 %i.39, %len.39
+  br i1 %inbounds.39, label %ok.39, label %panic.39, !prof !0
+panic.39:
+  call void @__cudajit_panic(i32 17, i64 %i.39, i64 %len.39)
+  unreachable
+ok.39:
+  %elem.ptr.41 = getelementptr i64, i64* %ptr.41, i64 %i.39
+  %atomic.old.39 = atomicrmw and i64* %elem.ptr.41, i64 %w.18 monotonic
+  %add.34 = add i64 %add.33, %atomic.old.39
+  %old.9 = load i64, i64* %t.addr
+  %add.35 = add i64 %old.9, %add.34
+  store i64 %add.35, i64* %t.addr
+  %b.21 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.40 = load i64, i64* %i.addr
+  %w.19 = load i64, i64* %w.addr
+  %ptr.42 = extractvalue { i64*, i64 } %b.21, 0
+  %len.40 = extractvalue { i64*, i64 } %b.21, 1
+  %inbounds.40 = icmp ult i64 %i.40, %len.40
+  br i1 %inbounds.40, label %ok.40, label %panic.40, !prof !0
+panic.40:
+  call void @__cudajit_panic(i32 18, i64 %i.40, i64 %len.40)
+  unreachable
+ok.40:
+  %elem.ptr.42 = getelementptr i64, i64* %ptr.42, i64 %i.40
+  %atomic.old.40 = atomicrmw or i64* %elem.ptr.42, i64 %w.19 monotonic
+  %b.22 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.41 = load i64, i64* %i.addr
+  %w.20 = load i64, i64* %w.addr
+  %ptr.43 = extractvalue { i64*, i64 } %b.22, 0
+  %len.41 = extractvalue { i64*, i64 } %b.22, 1
+  %inbounds.41 = icmp ult i64 %i.41, %len.41
+  br i1 %inbounds.41, label %ok.41, label %panic.41, !prof !0
+panic.41:
+  call void @__cudajit_panic(i32 19, i64 %i.41, i64 %len.41)
+  unreachable
+ok.41:
+  %elem.ptr.43 = getelementptr i64, i64* %ptr.43, i64 %i.41
+  %atomic.old.41 = atomicrmw xor i64* %elem.ptr.43, i64 %w.20 monotonic
+  %add.36 = add i64 %atomic.old.40, %atomic.old.41
+  %b.23 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.42 = load i64, i64* %i.addr
+  %w.21 = load i64, i64* %w.addr
+  %t.2 = load i64, i64* %t.addr
+  %ptr.44 = extractvalue { i64*, i64 } %b.23, 0
+  %len.42 = extractvalue { i64*, i64 } %b.23, 1
+  %inbounds.42 = icmp ult i64 %i.42, %len.42
+  br i1 %inbounds.42, label %ok.42, label %panic.42, !prof !0
+panic.42:
+  call void @__cudajit_panic(i32 20, i64 %i.42, i64 %len.42)
+  unreachable
+ok.42:
+  %elem.ptr.44 = getelementptr i64, i64* %ptr.44, i64 %i.42
+  %atomic.cas.3 = cmpxchg volatile i64* %elem.ptr.44, i64 %w.21, i64 %t.2 monotonic monotonic
+  %atomic.old.42 = extractvalue { i64, i1 } %atomic.cas.3, 0
+  %add.37 = add i64 %add.36, %atomic.old.42
+  %old.10 = load i64, i64* %t.addr
+  %add.38 = add i64 %old.10, %add.37
+  store i64 %add.38, i64* %t.addr
+  %b.24 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.43 = load i64, i64* %i.addr
+  %w.22 = load i64, i64* %w.addr
+  %ptr.45 = extractvalue { i64*, i64 } %b.24, 0
+  %len.43 = extractvalue { i64*, i64 } %b.24, 1
+  %inbounds.43 = icmp ult i64 %i.43, %len.43
+  br i1 %inbounds.43, label %ok.43, label %panic.43, !prof !0
+panic.43:
+  call void @__cudajit_panic(i32 21, i64 %i.43, i64 %len.43)
+  unreachable
+ok.43:
+  %elem.ptr.45 = getelementptr i64, i64* %ptr.45, i64 %i.43
+  %atomic.old.43 = call i64 asm sideeffect "atom.cta.min.u64 $0, [$1], $2;", "=l,l,l,~{memory}"(i64* %elem.ptr.45, i64 %w.22)
+  %b.25 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.44 = load i64, i64* %i.addr
+  %w.23 = load i64, i64* %w.addr
+  %ptr.46 = extractvalue { i64*, i64 } %b.25, 0
+  %len.44 = extractvalue { i64*, i64 } %b.25, 1
+  %inbounds.44 = icmp ult i64 %i.44, %len.44
+  br i1 %inbounds.44, label %ok.44, label %panic.44, !prof !0
+panic.44:
+  call void @__cudajit_panic(i32 22, i64 %i.44, i64 %len.44)
+  unreachable
+ok.44:
+  %elem.ptr.46 = getelementptr i64, i64* %ptr.46, i64 %i.44
+  %atomic.old.44 = call i64 asm sideeffect "atom.sys.max.u64 $0, [$1], $2;", "=l,l,l,~{memory}"(i64* %elem.ptr.46, i64 %w.23)
+  %add.39 = add i64 %atomic.old.43, %atomic.old.44
+  %b.26 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %i.45 = load i64, i64* %i.addr
+  %w.24 = load i64, i64* %w.addr
+  %ptr.47 = extractvalue { i64*, i64 } %b.26, 0
+  %len.45 = extractvalue { i64*, i64 } %b.26, 1
+  %inbounds.45 = icmp ult i64 %i.45, %len.45
+  br i1 %inbounds.45, label %ok.45, label %panic.45, !prof !0
+panic.45:
+  call void @__cudajit_panic(i32 23, i64 %i.45, i64 %len.45)
+  unreachable
+ok.45:
+  %elem.ptr.47 = getelementptr i64, i64* %ptr.47, i64 %i.45
+  %atomic.old.45 = call i64 @llvm.nvvm.atomic.xor.gen.i.cta.i64.p0i64(i64* %elem.ptr.47, i64 %w.24)
+  %add.40 = add i64 %add.39, %atomic.old.45
+  %old.11 = load i64, i64* %t.addr
+  %add.41 = add i64 %old.11, %add.40
+  store i64 %add.41, i64* %t.addr
+  %s.5 = load i64, i64* %s.addr
+  %a.25 = load { i64*, i64 }, { i64*, i64 }* %a.addr
+  %ptr.48 = extractvalue { i64*, i64 } %a.25, 0
+  %len.46 = extractvalue { i64*, i64 } %a.25, 1
+  %inbounds.46 = icmp ult i64 0, %len.46
+  br i1 %inbounds.46, label %ok.46, label %panic.46, !prof !0
+panic.46:
+  call void @__cudajit_panic(i32 24, i64 0, i64 %len.46)
+  unreachable
+ok.46:
+  %elem.ptr.48 = getelementptr i64, i64* %ptr.48, i64 0
+  store i64 %s.5, i64* %elem.ptr.48
+  %t.3 = load i64, i64* %t.addr
+  %b.27 = load { i64*, i64 }, { i64*, i64 }* %b.addr
+  %ptr.49 = extractvalue { i64*, i64 } %b.27, 0
+  %len.47 = extractvalue { i64*, i64 } %b.27, 1
+  %inbounds.47 = icmp ult i64 0, %len.47
+  br i1 %inbounds.47, label %ok.47, label %panic.47, !prof !0
+panic.47:
+  call void @__cudajit_panic(i32 25, i64 0, i64 %len.47)
+  unreachable
+ok.47:
+  %elem.ptr.49 = getelementptr i64, i64* %ptr.49, i64 0
+  store i64 %t.3, i64* %elem.ptr.49
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -1453,7 +1833,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i64*, i64, i64*, i64, i64, i64)* @atomics_i64, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -1531,6 +1911,12 @@ entry:
   %atomic.seen.3 = alloca i64
   %atomic.seen.4 = alloca i64
   %atomic.seen.5 = alloca i64
+  %atomic.seen.6 = alloca i32
+  %atomic.seen.7 = alloca i32
+  %atomic.seen.8 = alloca i32
+  %atomic.seen.9 = alloca i64
+  %atomic.seen.10 = alloca i64
+  %atomic.seen.11 = alloca i64
   %a.s = insertvalue { float*, i64 } undef, float* %a, 0
   %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
   store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
@@ -1549,10 +1935,28 @@ entry:
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
   %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %guard.len = extractvalue { float*, i64 } %a.1, 1
+  %guard.ok = icmp ult i64 0, %guard.len
+  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { double*, i64 } %b.1, 1
+  %guard.ok.1 = icmp ult i64 0, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.1 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  store i64 %grid.1, i64* %i.addr
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i = load i64, i64* %i.addr
   %v.1 = load float, float* %v.addr
-  %ptr = extractvalue { float*, i64 } %a.1, 0
-  %len = extractvalue { float*, i64 } %a.1, 1
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %len = extractvalue { float*, i64 } %a.2, 1
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
@@ -1561,11 +1965,11 @@ panic:
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %atomic.old = call float @llvm.nvvm.atomic.load.add.f32.p0f32(float* %elem.ptr, float %v.1)
-  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.1 = load i64, i64* %i.addr
   %v.2 = load float, float* %v.addr
-  %ptr.1 = extractvalue { float*, i64 } %a.2, 0
-  %len.1 = extractvalue { float*, i64 } %a.2, 1
+  %ptr.1 = extractvalue { float*, i64 } %a.3, 0
+  %len.1 = extractvalue { float*, i64 } %a.3, 1
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
@@ -1576,11 +1980,11 @@ ok.1:
   %atomic.neg = fsub float 0x8000000000000000, %v.2
   %atomic.old.1 = call float @llvm.nvvm.atomic.load.add.f32.p0f32(float* %elem.ptr.1, float %atomic.neg)
   %add = fadd float %atomic.old, %atomic.old.1
-  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.2 = load i64, i64* %i.addr
   %v.3 = load float, float* %v.addr
-  %ptr.2 = extractvalue { float*, i64 } %a.3, 0
-  %len.2 = extractvalue { float*, i64 } %a.3, 1
+  %ptr.2 = extractvalue { float*, i64 } %a.4, 0
+  %len.2 = extractvalue { float*, i64 } %a.4, 1
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
@@ -1610,11 +2014,11 @@ atomic.done:
   %atomic.old.3 = bitcast i32 %atomic.old.bits to float
   %add.1 = fadd float %add, %atomic.old.3
   store float %add.1, float* %s.addr
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.3 = load i64, i64* %i.addr
   %v.4 = load float, float* %v.addr
-  %ptr.3 = extractvalue { float*, i64 } %a.4, 0
-  %len.3 = extractvalue { float*, i64 } %a.4, 1
+  %ptr.3 = extractvalue { float*, i64 } %a.5, 0
+  %len.3 = extractvalue { float*, i64 } %a.5, 1
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
@@ -1642,11 +2046,11 @@ atomic.try.1:
 atomic.done.1:
   %atomic.old.bits.1 = load i32, i32* %atomic.seen.1
   %atomic.old.5 = bitcast i32 %atomic.old.bits.1 to float
-  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.4 = load i64, i64* %i.addr
   %v.5 = load float, float* %v.addr
-  %ptr.4 = extractvalue { float*, i64 } %a.5, 0
-  %len.4 = extractvalue { float*, i64 } %a.5, 1
+  %ptr.4 = extractvalue { float*, i64 } %a.6, 0
+  %len.4 = extractvalue { float*, i64 } %a.6, 1
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
@@ -1662,11 +2066,11 @@ ok.4:
   %old = load float, float* %s.addr
   %add.3 = fadd float %old, %add.2
   store float %add.3, float* %s.addr
-  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.5 = load i64, i64* %i.addr
   %v.6 = load float, float* %v.addr
-  %ptr.5 = extractvalue { float*, i64 } %a.6, 0
-  %len.5 = extractvalue { float*, i64 } %a.6, 1
+  %ptr.5 = extractvalue { float*, i64 } %a.7, 0
+  %len.5 = extractvalue { float*, i64 } %a.7, 1
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
@@ -1675,11 +2079,11 @@ panic.5:
 ok.5:
   %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.5
   %atomic.old.8 = call float @llvm.nvvm.atomic.add.gen.f.cta.f32.p0f32(float* %elem.ptr.5, float %v.6)
-  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.6 = load i64, i64* %i.addr
   %v.7 = load float, float* %v.addr
-  %ptr.6 = extractvalue { float*, i64 } %a.7, 0
-  %len.6 = extractvalue { float*, i64 } %a.7, 1
+  %ptr.6 = extractvalue { float*, i64 } %a.8, 0
+  %len.6 = extractvalue { float*, i64 } %a.8, 1
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
@@ -1707,11 +2111,11 @@ atomic.done.2:
   %atomic.old.bits.2 = load i32, i32* %atomic.seen.2
   %atomic.old.10 = bitcast i32 %atomic.old.bits.2 to float
   %add.4 = fadd float %atomic.old.8, %atomic.old.10
-  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.7 = load i64, i64* %i.addr
   %v.8 = load float, float* %v.addr
-  %ptr.7 = extractvalue { float*, i64 } %a.8, 0
-  %len.7 = extractvalue { float*, i64 } %a.8, 1
+  %ptr.7 = extractvalue { float*, i64 } %a.9, 0
+  %len.7 = extractvalue { float*, i64 } %a.9, 1
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
@@ -1727,11 +2131,11 @@ ok.7:
   %old.1 = load float, float* %s.addr
   %add.6 = fadd float %old.1, %add.5
   store float %add.6, float* %s.addr
-  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.8 = load i64, i64* %i.addr
   %w.1 = load double, double* %w.addr
-  %ptr.8 = extractvalue { double*, i64 } %b.1, 0
-  %len.8 = extractvalue { double*, i64 } %b.1, 1
+  %ptr.8 = extractvalue { double*, i64 } %b.2, 0
+  %len.8 = extractvalue { double*, i64 } %b.2, 1
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
@@ -1740,11 +2144,11 @@ panic.8:
 ok.8:
   %elem.ptr.8 = getelementptr double, double* %ptr.8, i64 %i.8
   %atomic.old.13 = call double @llvm.nvvm.atomic.load.add.f64.p0f64(double* %elem.ptr.8, double %w.1)
-  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.9 = load i64, i64* %i.addr
   %w.2 = load double, double* %w.addr
-  %ptr.9 = extractvalue { double*, i64 } %b.2, 0
-  %len.9 = extractvalue { double*, i64 } %b.2, 1
+  %ptr.9 = extractvalue { double*, i64 } %b.3, 0
+  %len.9 = extractvalue { double*, i64 } %b.3, 1
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
@@ -1755,11 +2159,11 @@ ok.9:
   %atomic.neg.1 = fsub double 0x8000000000000000, %w.2
   %atomic.old.14 = call double @llvm.nvvm.atomic.load.add.f64.p0f64(double* %elem.ptr.9, double %atomic.neg.1)
   %add.7 = fadd double %atomic.old.13, %atomic.old.14
-  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.10 = load i64, i64* %i.addr
   %w.3 = load double, double* %w.addr
-  %ptr.10 = extractvalue { double*, i64 } %b.3, 0
-  %len.10 = extractvalue { double*, i64 } %b.3, 1
+  %ptr.10 = extractvalue { double*, i64 } %b.4, 0
+  %len.10 = extractvalue { double*, i64 } %b.4, 1
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
@@ -1789,11 +2193,11 @@ atomic.done.3:
   %atomic.old.16 = bitcast i64 %atomic.old.bits.3 to double
   %add.8 = fadd double %add.7, %atomic.old.16
   store double %add.8, double* %t.addr
-  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.11 = load i64, i64* %i.addr
   %w.4 = load double, double* %w.addr
-  %ptr.11 = extractvalue { double*, i64 } %b.4, 0
-  %len.11 = extractvalue { double*, i64 } %b.4, 1
+  %ptr.11 = extractvalue { double*, i64 } %b.5, 0
+  %len.11 = extractvalue { double*, i64 } %b.5, 1
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
@@ -1821,11 +2225,11 @@ atomic.try.4:
 atomic.done.4:
   %atomic.old.bits.4 = load i64, i64* %atomic.seen.4
   %atomic.old.18 = bitcast i64 %atomic.old.bits.4 to double
-  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.12 = load i64, i64* %i.addr
   %w.5 = load double, double* %w.addr
-  %ptr.12 = extractvalue { double*, i64 } %b.5, 0
-  %len.12 = extractvalue { double*, i64 } %b.5, 1
+  %ptr.12 = extractvalue { double*, i64 } %b.6, 0
+  %len.12 = extractvalue { double*, i64 } %b.6, 1
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
@@ -1841,11 +2245,11 @@ ok.12:
   %old.2 = load double, double* %t.addr
   %add.10 = fadd double %old.2, %add.9
   store double %add.10, double* %t.addr
-  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.13 = load i64, i64* %i.addr
   %w.6 = load double, double* %w.addr
-  %ptr.13 = extractvalue { double*, i64 } %b.6, 0
-  %len.13 = extractvalue { double*, i64 } %b.6, 1
+  %ptr.13 = extractvalue { double*, i64 } %b.7, 0
+  %len.13 = extractvalue { double*, i64 } %b.7, 1
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
@@ -1854,11 +2258,11 @@ panic.13:
 ok.13:
   %elem.ptr.13 = getelementptr double, double* %ptr.13, i64 %i.13
   %atomic.old.21 = call double @llvm.nvvm.atomic.add.gen.f.sys.f64.p0f64(double* %elem.ptr.13, double %w.6)
-  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.14 = load i64, i64* %i.addr
   %w.7 = load double, double* %w.addr
-  %ptr.14 = extractvalue { double*, i64 } %b.7, 0
-  %len.14 = extractvalue { double*, i64 } %b.7, 1
+  %ptr.14 = extractvalue { double*, i64 } %b.8, 0
+  %len.14 = extractvalue { double*, i64 } %b.8, 1
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
@@ -1886,11 +2290,11 @@ atomic.done.5:
   %atomic.old.bits.5 = load i64, i64* %atomic.seen.5
   %atomic.old.23 = bitcast i64 %atomic.old.bits.5 to double
   %add.11 = fadd double %atomic.old.21, %atomic.old.23
-  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %b.9 = load { double*, i64 }, { double*, i64 }* %b.addr
   %i.15 = load i64, i64* %i.addr
   %w.8 = load double, double* %w.addr
-  %ptr.15 = extractvalue { double*, i64 } %b.8, 0
-  %len.15 = extractvalue { double*, i64 } %b.8, 1
+  %ptr.15 = extractvalue { double*, i64 } %b.9, 0
+  %len.15 = extractvalue { double*, i64 } %b.9, 1
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
@@ -1905,29 +2309,408 @@ ok.15:
   %add.13 = fadd double %old.3, %add.12
   store double %add.13, double* %t.addr
   %s = load float, float* %s.addr
-  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %ptr.16 = extractvalue { float*, i64 } %a.9, 0
-  %len.16 = extractvalue { float*, i64 } %a.9, 1
-  %inbounds.16 = icmp ult i64 0, %len.16
-  br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
-panic.16:
-  call void @__cudajit_panic(i32 17, i64 0, i64 %len.16)
-  unreachable
-ok.16:
+  %a.10 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %ptr.16 = extractvalue { float*, i64 } %a.10, 0
   %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 0
   store float %s, float* %elem.ptr.16
   %t = load double, double* %t.addr
-  %b.9 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %ptr.17 = extractvalue { double*, i64 } %b.9, 0
-  %len.17 = extractvalue { double*, i64 } %b.9, 1
-  %inbounds.17 = icmp ult i64 0, %len.17
-  br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
-panic.17:
-  call void @__cudajit_panic(i32 18, i64 0, i64 %len.17)
-  unreachable
-ok.17:
+  %b.10 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %ptr.17 = extractvalue { double*, i64 } %b.10, 0
   %elem.ptr.17 = getelementptr double, double* %ptr.17, i64 0
   store double %t, double* %elem.ptr.17
+  br label %run.join
+run.checked:
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.2 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  store i64 %grid.2, i64* %i.addr
+  %a.11 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.16 = load i64, i64* %i.addr
+  %v.9 = load float, float* %v.addr
+  %ptr.18 = extractvalue { float*, i64 } %a.11, 0
+  %len.16 = extractvalue { float*, i64 } %a.11, 1
+  %inbounds.16 = icmp ult i64 %i.16, %len.16
+  br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
+panic.16:
+  call void @__cudajit_panic(i32 1, i64 %i.16, i64 %len.16)
+  unreachable
+ok.16:
+  %elem.ptr.18 = getelementptr float, float* %ptr.18, i64 %i.16
+  %atomic.old.25 = call float @llvm.nvvm.atomic.load.add.f32.p0f32(float* %elem.ptr.18, float %v.9)
+  %a.12 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.17 = load i64, i64* %i.addr
+  %v.10 = load float, float* %v.addr
+  %ptr.19 = extractvalue { float*, i64 } %a.12, 0
+  %len.17 = extractvalue { float*, i64 } %a.12, 1
+  %inbounds.17 = icmp ult i64 %i.17, %len.17
+  br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
+panic.17:
+  call void @__cudajit_panic(i32 2, i64 %i.17, i64 %len.17)
+  unreachable
+ok.17:
+  %elem.ptr.19 = getelementptr float, float* %ptr.19, i64 %i.17
+  %atomic.neg.3 = fsub float 0x8000000000000000, %v.10
+  %atomic.old.26 = call float @llvm.nvvm.atomic.load.add.f32.p0f32(float* %elem.ptr.19, float %atomic.neg.3)
+  %add.14 = fadd float %atomic.old.25, %atomic.old.26
+  %a.13 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.18 = load i64, i64* %i.addr
+  %v.11 = load float, float* %v.addr
+  %ptr.20 = extractvalue { float*, i64 } %a.13, 0
+  %len.18 = extractvalue { float*, i64 } %a.13, 1
+  %inbounds.18 = icmp ult i64 %i.18, %len.18
+  br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
+panic.18:
+  call void @__cudajit_panic(i32 3, i64 %i.18, i64 %len.18)
+  unreachable
+ok.18:
+  %elem.ptr.20 = getelementptr float, float* %ptr.20, i64 %i.18
+  %atomic.bits.ptr.9 = bitcast float* %elem.ptr.20 to i32*
+  %atomic.first.6 = load volatile i32, i32* %atomic.bits.ptr.9
+  store i32 %atomic.first.6, i32* %atomic.seen.6
+  br label %atomic.loop.6
+atomic.loop.6:
+  %atomic.seen.bits.6 = load i32, i32* %atomic.seen.6
+  %atomic.seen.val.6 = bitcast i32 %atomic.seen.bits.6 to float
+  %atomic.new.6 = call float @__nv_fminf(float %atomic.seen.val.6, float %v.11)
+  %atomic.new.bits.6 = bitcast float %atomic.new.6 to i32
+  %atomic.same.6 = icmp eq i32 %atomic.new.bits.6, %atomic.seen.bits.6
+  br i1 %atomic.same.6, label %atomic.done.6, label %atomic.try.6
+atomic.try.6:
+  %atomic.cas.4 = cmpxchg volatile i32* %atomic.bits.ptr.9, i32 %atomic.seen.bits.6, i32 %atomic.new.bits.6 monotonic monotonic
+  %atomic.old.27 = extractvalue { i32, i1 } %atomic.cas.4, 0
+  store i32 %atomic.old.27, i32* %atomic.seen.6
+  %atomic.swapped.6 = icmp eq i32 %atomic.old.27, %atomic.seen.bits.6
+  br i1 %atomic.swapped.6, label %atomic.done.6, label %atomic.loop.6
+atomic.done.6:
+  %atomic.old.bits.6 = load i32, i32* %atomic.seen.6
+  %atomic.old.28 = bitcast i32 %atomic.old.bits.6 to float
+  %add.15 = fadd float %add.14, %atomic.old.28
+  store float %add.15, float* %s.addr
+  %a.14 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.19 = load i64, i64* %i.addr
+  %v.12 = load float, float* %v.addr
+  %ptr.21 = extractvalue { float*, i64 } %a.14, 0
+  %len.19 = extractvalue { float*, i64 } %a.14, 1
+  %inbounds.19 = icmp ult i64 %i.19, %len.19
+  br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
+panic.19:
+  call void @__cudajit_panic(i32 4, i64 %i.19, i64 %len.19)
+  unreachable
+ok.19:
+  %elem.ptr.21 = getelementptr float, float* %ptr.21, i64 %i.19
+  %atomic.bits.ptr.10 = bitcast float* %elem.ptr.21 to i32*
+  %atomic.first.7 = load volatile i32, i32* %atomic.bits.ptr.10
+  store i32 %atomic.first.7, i32* %atomic.seen.7
+  br label %atomic.loop.7
+atomic.loop.7:
+  %atomic.seen.bits.7 = load i32, i32* %atomic.seen.7
+  %atomic.seen.val.7 = bitcast i32 %atomic.seen.bits.7 to float
+  %atomic.new.7 = call float @__nv_fmaxf(float %atomic.seen.val.7, float %v.12)
+  %atomic.new.bits.7 = bitcast float %atomic.new.7 to i32
+  %atomic.same.7 = icmp eq i32 %atomic.new.bits.7, %atomic.seen.bits.7
+  br i1 %atomic.same.7, label %atomic.done.7, label %atomic.try.7
+atomic.try.7:
+  %atomic.cas.5 = cmpxchg volatile i32* %atomic.bits.ptr.10, i32 %atomic.seen.bits.7, i32 %atomic.new.bits.7 monotonic monotonic
+  %atomic.old.29 = extractvalue { i32, i1 } %atomic.cas.5, 0
+  store i32 %atomic.old.29, i32* %atomic.seen.7
+  %atomic.swapped.7 = icmp eq i32 %atomic.old.29, %atomic.seen.bits.7
+  br i1 %atomic.swapped.7, label %atomic.done.7, label %atomic.loop.7
+atomic.done.7:
+  %atomic.old.bits.7 = load i32, i32* %atomic.seen.7
+  %atomic.old.30 = bitcast i32 %atomic.old.bits.7 to float
+  %a.15 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.20 = load i64, i64* %i.addr
+  %v.13 = load float, float* %v.addr
+  %ptr.22 = extractvalue { float*, i64 } %a.15, 0
+  %len.20 = extractvalue { float*, i64 } %a.15, 1
+  %inbounds.20 = icmp ult i64 %i.20, %len.20
+  br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
+panic.20:
+  call void @__cudajit_panic(i32 5, i64 %i.20, i64 %len.20)
+  unreachable
+ok.20:
+  %elem.ptr.22 = getelementptr float, float* %ptr.22, i64 %i.20
+  %atomic.bits.ptr.11 = bitcast float* %elem.ptr.22 to i32*
+  %atomic.bits.3 = bitcast float %v.13 to i32
+  %atomic.old.31 = atomicrmw xchg i32* %atomic.bits.ptr.11, i32 %atomic.bits.3 monotonic
+  %atomic.old.32 = bitcast i32 %atomic.old.31 to float
+  %add.16 = fadd float %atomic.old.30, %atomic.old.32
+  %old.4 = load float, float* %s.addr
+  %add.17 = fadd float %old.4, %add.16
+  store float %add.17, float* %s.addr
+  %a.16 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.21 = load i64, i64* %i.addr
+  %v.14 = load float, float* %v.addr
+  %ptr.23 = extractvalue { float*, i64 } %a.16, 0
+  %len.21 = extractvalue { float*, i64 } %a.16, 1
+  %inbounds.21 = icmp ult i64 %i.21, %len.21
+  br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
+panic.21:
+  call void @__cudajit_panic(i32 6, i64 %i.21, i64 %len.21)
+  unreachable
+ok.21:
+  %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 %i.21
+  %atomic.old.33 = call float @llvm.nvvm.atomic.add.gen.f.cta.f32.p0f32(float* %elem.ptr.23, float %v.14)
+  %a.17 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.22 = load i64, i64* %i.addr
+  %v.15 = load float, float* %v.addr
+  %ptr.24 = extractvalue { float*, i64 } %a.17, 0
+  %len.22 = extractvalue { float*, i64 } %a.17, 1
+  %inbounds.22 = icmp ult i64 %i.22, %len.22
+  br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
+panic.22:
+  call void @__cudajit_panic(i32 7, i64 %i.22, i64 %len.22)
+  unreachable
+ok.22:
+  %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %i.22
+  %atomic.bits.ptr.12 = bitcast float* %elem.ptr.24 to i32*
+  %atomic.first.8 = load volatile i32, i32* %atomic.bits.ptr.12
+  store i32 %atomic.first.8, i32* %atomic.seen.8
+  br label %atomic.loop.8
+atomic.loop.8:
+  %atomic.seen.bits.8 = load i32, i32* %atomic.seen.8
+  %atomic.seen.val.8 = bitcast i32 %atomic.seen.bits.8 to float
+  %atomic.new.8 = call float @__nv_fmaxf(float %atomic.seen.val.8, float %v.15)
+  %atomic.new.bits.8 = bitcast float %atomic.new.8 to i32
+  %atomic.same.8 = icmp eq i32 %atomic.new.bits.8, %atomic.seen.bits.8
+  br i1 %atomic.same.8, label %atomic.done.8, label %atomic.try.8
+atomic.try.8:
+  %atomic.old.34 = call i32 @llvm.nvvm.atomic.cas.gen.i.cta.i32.p0i32(i32* %atomic.bits.ptr.12, i32 %atomic.seen.bits.8, i32 %atomic.new.bits.8)
+  store i32 %atomic.old.34, i32* %atomic.seen.8
+  %atomic.swapped.8 = icmp eq i32 %atomic.old.34, %atomic.seen.bits.8
+  br i1 %atomic.swapped.8, label %atomic.done.8, label %atomic.loop.8
+atomic.done.8:
+  %atomic.old.bits.8 = load i32, i32* %atomic.seen.8
+  %atomic.old.35 = bitcast i32 %atomic.old.bits.8 to float
+  %add.18 = fadd float %atomic.old.33, %atomic.old.35
+  %a.18 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.23 = load i64, i64* %i.addr
+  %v.16 = load float, float* %v.addr
+  %ptr.25 = extractvalue { float*, i64 } %a.18, 0
+  %len.23 = extractvalue { float*, i64 } %a.18, 1
+  %inbounds.23 = icmp ult i64 %i.23, %len.23
+  br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
+panic.23:
+  call void @__cudajit_panic(i32 8, i64 %i.23, i64 %len.23)
+  unreachable
+ok.23:
+  %elem.ptr.25 = getelementptr float, float* %ptr.25, i64 %i.23
+  %atomic.bits.ptr.13 = bitcast float* %elem.ptr.25 to i32*
+  %atomic.bits.4 = bitcast float %v.16 to i32
+  %atomic.old.36 = call i32 @llvm.nvvm.atomic.exch.gen.i.sys.i32.p0i32(i32* %atomic.bits.ptr.13, i32 %atomic.bits.4)
+  %atomic.old.37 = bitcast i32 %atomic.old.36 to float
+  %add.19 = fadd float %add.18, %atomic.old.37
+  %old.5 = load float, float* %s.addr
+  %add.20 = fadd float %old.5, %add.19
+  store float %add.20, float* %s.addr
+  %b.11 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.24 = load i64, i64* %i.addr
+  %w.9 = load double, double* %w.addr
+  %ptr.26 = extractvalue { double*, i64 } %b.11, 0
+  %len.24 = extractvalue { double*, i64 } %b.11, 1
+  %inbounds.24 = icmp ult i64 %i.24, %len.24
+  br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
+panic.24:
+  call void @__cudajit_panic(i32 9, i64 %i.24, i64 %len.24)
+  unreachable
+ok.24:
+  %elem.ptr.26 = getelementptr double, double* %ptr.26, i64 %i.24
+  %atomic.old.38 = call double @llvm.nvvm.atomic.load.add.f64.p0f64(double* %elem.ptr.26, double %w.9)
+  %b.12 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.25 = load i64, i64* %i.addr
+  %w.10 = load double, double* %w.addr
+  %ptr.27 = extractvalue { double*, i64 } %b.12, 0
+  %len.25 = extractvalue { double*, i64 } %b.12, 1
+  %inbounds.25 = icmp ult i64 %i.25, %len.25
+  br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
+panic.25:
+  call void @__cudajit_panic(i32 10, i64 %i.25, i64 %len.25)
+  unreachable
+ok.25:
+  %elem.ptr.27 = getelementptr double, double* %ptr.27, i64 %i.25
+  %atomic.neg.4 = fsub double 0x8000000000000000, %w.10
+  %atomic.old.39 = call double @llvm.nvvm.atomic.load.add.f64.p0f64(double* %elem.ptr.27, double %atomic.neg.4)
+  %add.21 = fadd double %atomic.old.38, %atomic.old.39
+  %b.13 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.26 = load i64, i64* %i.addr
+  %w.11 = load double, double* %w.addr
+  %ptr.28 = extractvalue { double*, i64 } %b.13, 0
+  %len.26 = extractvalue { double*, i64 } %b.13, 1
+  %inbounds.26 = icmp ult i64 %i.26, %len.26
+  br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
+panic.26:
+  call void @__cudajit_panic(i32 11, i64 %i.26, i64 %len.26)
+  unreachable
+ok.26:
+  %elem.ptr.28 = getelementptr double, double* %ptr.28, i64 %i.26
+  %atomic.bits.ptr.14 = bitcast double* %elem.ptr.28 to i64*
+  %atomic.first.9 = load volatile i64, i64* %atomic.bits.ptr.14
+  store i64 %atomic.first.9, i64* %atomic.seen.9
+  br label %atomic.loop.9
+atomic.loop.9:
+  %atomic.seen.bits.9 = load i64, i64* %atomic.seen.9
+  %atomic.seen.val.9 = bitcast i64 %atomic.seen.bits.9 to double
+  %atomic.new.9 = call double @__nv_fmin(double %atomic.seen.val.9, double %w.11)
+  %atomic.new.bits.9 = bitcast double %atomic.new.9 to i64
+  %atomic.same.9 = icmp eq i64 %atomic.new.bits.9, %atomic.seen.bits.9
+  br i1 %atomic.same.9, label %atomic.done.9, label %atomic.try.9
+atomic.try.9:
+  %atomic.cas.6 = cmpxchg volatile i64* %atomic.bits.ptr.14, i64 %atomic.seen.bits.9, i64 %atomic.new.bits.9 monotonic monotonic
+  %atomic.old.40 = extractvalue { i64, i1 } %atomic.cas.6, 0
+  store i64 %atomic.old.40, i64* %atomic.seen.9
+  %atomic.swapped.9 = icmp eq i64 %atomic.old.40, %atomic.seen.bits.9
+  br i1 %atomic.swapped.9, label %atomic.done.9, label %atomic.loop.9
+atomic.done.9:
+  %atomic.old.bits.9 = load i64, i64* %atomic.seen.9
+  %atomic.old.41 = bitcast i64 %atomic.old.bits.9 to double
+  %add.22 = fadd double %add.21, %atomic.old.41
+  store double %add.22, double* %t.addr
+  %b.14 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.27 = load i64, i64* %i.addr
+  %w.12 = load double, double* %w.addr
+  %ptr.29 = extractvalue { double*, i64 } %b.14, 0
+  %len.27 = extractvalue { double*, i64 } %b.14, 1
+  %inbounds.27 = icmp ult i64 %i.27, %len.27
+  br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
+panic.27:
+  call void @__cudajit_panic(i32 12, i64 %i.27, i64 %len.27)
+  unreachable
+ok.27:
+  %elem.ptr.29 = getelementptr double, double* %ptr.29, i64 %i.27
+  %atomic.bits.ptr.15 = bitcast double* %elem.ptr.29 to i64*
+  %atomic.first.10 = load volatile i64, i64* %atomic.bits.ptr.15
+  store i64 %atomic.first.10, i64* %atomic.seen.10
+  br label %atomic.loop.10
+atomic.loop.10:
+  %atomic.seen.bits.10 = load i64, i64* %atomic.seen.10
+  %atomic.seen.val.10 = bitcast i64 %atomic.seen.bits.10 to double
+  %atomic.new.10 = call double @__nv_fmax(double %atomic.seen.val.10, double %w.12)
+  %atomic.new.bits.10 = bitcast double %atomic.new.10 to i64
+  %atomic.same.10 = icmp eq i64 %atomic.new.bits.10, %atomic.seen.bits.10
+  br i1 %atomic.same.10, label %atomic.done.10, label %atomic.try.10
+atomic.try.10:
+  %atomic.cas.7 = cmpxchg volatile i64* %atomic.bits.ptr.15, i64 %atomic.seen.bits.10, i64 %atomic.new.bits.10 monotonic monotonic
+  %atomic.old.42 = extractvalue { i64, i1 } %atomic.cas.7, 0
+  store i64 %atomic.old.42, i64* %atomic.seen.10
+  %atomic.swapped.10 = icmp eq i64 %atomic.old.42, %atomic.seen.bits.10
+  br i1 %atomic.swapped.10, label %atomic.done.10, label %atomic.loop.10
+atomic.done.10:
+  %atomic.old.bits.10 = load i64, i64* %atomic.seen.10
+  %atomic.old.43 = bitcast i64 %atomic.old.bits.10 to double
+  %b.15 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.28 = load i64, i64* %i.addr
+  %w.13 = load double, double* %w.addr
+  %ptr.30 = extractvalue { double*, i64 } %b.15, 0
+  %len.28 = extractvalue { double*, i64 } %b.15, 1
+  %inbounds.28 = icmp ult i64 %i.28, %len.28
+  br i1 %inbounds.28, label %ok.28, label %panic.28, !prof !0
+panic.28:
+  call void @__cudajit_panic(i32 13, i64 %i.28, i64 %len.28)
+  unreachable
+ok.28:
+  %elem.ptr.30 = getelementptr double, double* %ptr.30, i64 %i.28
+  %atomic.bits.ptr.16 = bitcast double* %elem.ptr.30 to i64*
+  %atomic.bits.5 = bitcast double %w.13 to i64
+  %atomic.old.44 = atomicrmw xchg i64* %atomic.bits.ptr.16, i64 %atomic.bits.5 monotonic
+  %atomic.old.45 = bitcast i64 %atomic.old.44 to double
+  %add.23 = fadd double %atomic.old.43, %atomic.old.45
+  %old.6 = load double, double* %t.addr
+  %add.24 = fadd double %old.6, %add.23
+  store double %add.24, double* %t.addr
+  %b.16 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.29 = load i64, i64* %i.addr
+  %w.14 = load double, double* %w.addr
+  %ptr.31 = extractvalue { double*, i64 } %b.16, 0
+  %len.29 = extractvalue { double*, i64 } %b.16, 1
+  %inbounds.29 = icmp ult i64 %i.29, %len.29
+  br i1 %inbounds.29, label %ok.29, label %panic.29, !prof !0
+panic.29:
+  call void @__cudajit_panic(i32 14, i64 %i.29, i64 %len.29)
+  unreachable
+ok.29:
+  %elem.ptr.31 = getelementptr double, double* %ptr.31, i64 %i.29
+  %atomic.old.46 = call double @llvm.nvvm.atomic.add.gen.f.sys.f64.p0f64(double* %elem.ptr.31, double %w.14)
+  %b.17 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.30 = load i64, i64* %i.addr
+  %w.15 = load double, double* %w.addr
+  %ptr.32 = extractvalue { double*, i64 } %b.17, 0
+  %len.30 = extractvalue { double*, i64 } %b.17, 1
+  %inbounds.30 = icmp ult i64 %i.30, %len.30
+  br i1 %inbounds.30, label %ok.30, label %panic.30, !prof !0
+panic.30:
+  call void @__cudajit_panic(i32 15, i64 %i.30, i64 %len.30)
+  unreachable
+ok.30:
+  %elem.ptr.32 = getelementptr double, double* %ptr.32, i64 %i.30
+  %atomic.bits.ptr.17 = bitcast double* %elem.ptr.32 to i64*
+  %atomic.first.11 = load volatile i64, i64* %atomic.bits.ptr.17
+  store i64 %atomic.first.11, i64* %atomic.seen.11
+  br label %atomic.loop.11
+atomic.loop.11:
+  %atomic.seen.bits.11 = load i64, i64* %atomic.seen.11
+  %atomic.seen.val.11 = bitcast i64 %atomic.seen.bits.11 to double
+  %atomic.new.11 = call double @__nv_fmin(double %atomic.seen.val.11, double %w.15)
+  %atomic.new.bits.11 = bitcast double %atomic.new.11 to i64
+  %atomic.same.11 = icmp eq i64 %atomic.new.bits.11, %atomic.seen.bits.11
+  br i1 %atomic.same.11, label %atomic.done.11, label %atomic.try.11
+atomic.try.11:
+  %atomic.old.47 = call i64 @llvm.nvvm.atomic.cas.gen.i.sys.i64.p0i64(i64* %atomic.bits.ptr.17, i64 %atomic.seen.bits.11, i64 %atomic.new.bits.11)
+  store i64 %atomic.old.47, i64* %atomic.seen.11
+  %atomic.swapped.11 = icmp eq i64 %atomic.old.47, %atomic.seen.bits.11
+  br i1 %atomic.swapped.11, label %atomic.done.11, label %atomic.loop.11
+atomic.done.11:
+  %atomic.old.bits.11 = load i64, i64* %atomic.seen.11
+  %atomic.old.48 = bitcast i64 %atomic.old.bits.11 to double
+  %add.25 = fadd double %atomic.old.46, %atomic.old.48
+  %b.18 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.31 = load i64, i64* %i.addr
+  %w.16 = load double, double* %w.addr
+  %ptr.33 = extractvalue { double*, i64 } %b.18, 0
+  %len.31 = extractvalue { double*, i64 } %b.18, 1
+  %inbounds.31 = icmp ult i64 %i.31, %len.31
+  br i1 %inbounds.31, label %ok.31, label %panic.31, !prof !0
+panic.31:
+  call void @__cudajit_panic(i32 16, i64 %i.31, i64 %len.31)
+  unreachable
+ok.31:
+  %elem.ptr.33 = getelementptr double, double* %ptr.33, i64 %i.31
+  %atomic.neg.5 = fsub double 0x8000000000000000, %w.16
+  %atomic.old.49 = call double @llvm.nvvm.atomic.add.gen.f.cta.f64.p0f64(double* %elem.ptr.33, double %atomic.neg.5)
+  %add.26 = fadd double %add.25, %atomic.old.49
+  %old.7 = load double, double* %t.addr
+  %add.27 = fadd double %old.7, %add.26
+  store double %add.27, double* %t.addr
+  %s.1 = load float, float* %s.addr
+  %a.19 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %ptr.34 = extractvalue { float*, i64 } %a.19, 0
+  %len.32 = extractvalue { float*, i64 } %a.19, 1
+  %inbounds.32 = icmp ult i64 0, %len.32
+  br i1 %inbounds.32, label %ok.32, label %panic.32, !prof !0
+panic.32:
+  call void @__cudajit_panic(i32 17, i64 0, i64 %len.32)
+  unreachable
+ok.32:
+  %elem.ptr.34 = getelementptr float, float* %ptr.34, i64 0
+  store float %s.1, float* %elem.ptr.34
+  %t.1 = load double, double* %t.addr
+  %b.19 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %ptr.35 = extractvalue { double*, i64 } %b.19, 0
+  %len.33 = extractvalue { double*, i64 } %b.19, 1
+  %inbounds.33 = icmp ult i64 0, %len.33
+  br i1 %inbounds.33, label %ok.33, label %panic.33, !prof !0
+panic.33:
+  call void @__cudajit_panic(i32 18, i64 0, i64 %len.33)
+  unreachable
+ok.33:
+  %elem.ptr.35 = getelementptr double, double* %ptr.35, i64 0
+  store double %t.1, double* %elem.ptr.35
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -1981,7 +2764,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, double*, i64, float, double)* @atomics_float, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -2130,7 +2913,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8*, i64, i32*, i64)* @histogram, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -2174,6 +2957,7 @@ entry:
   %t.addr = alloca i64
   %i.addr = alloca i64
   %atomic.seen = alloca i32
+  %atomic.seen.1 = alloca i32
   %data.s = insertvalue { i8*, i64 } undef, i8* %data, 0
   %data.s.1 = insertvalue { i8*, i64 } %data.s, i64 %data.len, 1
   store { i8*, i64 } %data.s.1, { i8*, i64 }* %data.addr
@@ -2205,17 +2989,30 @@ if.end:
   %cmp.1 = icmp ult i64 %t.2, 32
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
+  %t.3 = load i64, i64* %t.addr
+  %guard.ok = icmp ult i64 %t.3, 32
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
   %rows = load [4 x [32 x float]] addrspace(3)*, [4 x [32 x float]] addrspace(3)** %rows.addr
   %elem.ptr.1 = getelementptr inbounds [4 x [32 x float]], [4 x [32 x float]] addrspace(3)* %rows, i64 0, i64 0
-  %t.3 = load i64, i64* %t.addr
-  %inbounds.1 = icmp ult i64 %t.3, 32
+  %t.4 = load i64, i64* %t.addr
+  %elem.ptr.2 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.1, i64 0, i64 %t.4
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.2
+  br label %run.join
+run.checked:
+  %rows.1 = load [4 x [32 x float]] addrspace(3)*, [4 x [32 x float]] addrspace(3)** %rows.addr
+  %elem.ptr.3 = getelementptr inbounds [4 x [32 x float]], [4 x [32 x float]] addrspace(3)* %rows.1, i64 0, i64 0
+  %t.5 = load i64, i64* %t.addr
+  %inbounds.1 = icmp ult i64 %t.5, 32
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %t.3, i64 32)
+  call void @__cudajit_panic(i32 2, i64 %t.5, i64 32)
   unreachable
 ok.1:
-  %elem.ptr.2 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.1, i64 0, i64 %t.3
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.2
+  %elem.ptr.4 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.3, i64 0, i64 %t.5
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.4
+  br label %run.join
+run.join:
   br label %if.end.1
 if.end.1:
   call void @llvm.nvvm.barrier0()
@@ -2234,65 +3031,62 @@ if.end.1:
   %cmp.2 = icmp ult i64 %i, %len
   br i1 %cmp.2, label %if.then.2, label %if.end.2
 if.then.2:
+  %i.1 = load i64, i64* %i.addr
+  %data.2 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %guard.len = extractvalue { i8*, i64 } %data.2, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len
+  %i.2 = load i64, i64* %i.addr
+  %data.3 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %guard.len.1 = extractvalue { i8*, i64 } %data.3, 1
+  %guard.ok.2 = icmp ult i64 %i.2, %guard.len.1
+  %guard = and i1 %guard.ok.1, %guard.ok.2
+  br i1 %guard, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
   %local.1 = load [256 x i32] addrspace(3)*, [256 x i32] addrspace(3)** %local.addr
   %first = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.1, i64 0, i64 0
   %generic = addrspacecast i32 addrspace(3)* %first to i32*
   %slice = insertvalue { i32*, i64 } undef, i32* %generic, 0
   %slice.1 = insertvalue { i32*, i64 } %slice, i64 256, 1
-  %data.2 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { i8*, i64 } %data.2, 0
-  %len.1 = extractvalue { i8*, i64 } %data.2, 1
-  %inbounds.2 = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.1, i64 %len.1)
-  unreachable
-ok.2:
-  %elem.ptr.3 = getelementptr i8, i8* %ptr, i64 %i.1
-  %elem = load i8, i8* %elem.ptr.3
+  %data.4 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { i8*, i64 } %data.4, 0
+  %elem.ptr.5 = getelementptr i8, i8* %ptr, i64 %i.3
+  %elem = load i8, i8* %elem.ptr.5
   %cast.1 = zext i8 %elem to i64
   %ptr.1 = extractvalue { i32*, i64 } %slice.1, 0
-  %len.2 = extractvalue { i32*, i64 } %slice.1, 1
-  %inbounds.3 = icmp ult i64 %cast.1, %len.2
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %cast.1, i64 %len.2)
+  %len.1 = extractvalue { i32*, i64 } %slice.1, 1
+  %inbounds.2 = icmp ult i64 %cast.1, %len.1
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %cast.1, i64 %len.1)
   unreachable
-ok.3:
-  %elem.ptr.4 = getelementptr i32, i32* %ptr.1, i64 %cast.1
-  %atomic.old = call i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0i32(i32* %elem.ptr.4, i32 1)
-  %rows.1 = load [4 x [32 x float]] addrspace(3)*, [4 x [32 x float]] addrspace(3)** %rows.addr
-  %elem.ptr.5 = getelementptr inbounds [4 x [32 x float]], [4 x [32 x float]] addrspace(3)* %rows.1, i64 0, i64 0
-  %first.1 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.5, i64 0, i64 0
+ok.2:
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.1, i64 %cast.1
+  %atomic.old = call i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0i32(i32* %elem.ptr.6, i32 1)
+  %rows.2 = load [4 x [32 x float]] addrspace(3)*, [4 x [32 x float]] addrspace(3)** %rows.addr
+  %elem.ptr.7 = getelementptr inbounds [4 x [32 x float]], [4 x [32 x float]] addrspace(3)* %rows.2, i64 0, i64 0
+  %first.1 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 0
   %generic.1 = addrspacecast float addrspace(3)* %first.1 to float*
   %slice.2 = insertvalue { float*, i64 } undef, float* %generic.1, 0
   %slice.3 = insertvalue { float*, i64 } %slice.2, i64 32, 1
-  %t.4 = load i64, i64* %t.addr
-  %rem = urem i64 %t.4, 32
-  %data.3 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i8*, i64 } %data.3, 0
-  %len.3 = extractvalue { i8*, i64 } %data.3, 1
-  %inbounds.4 = icmp ult i64 %i.2, %len.3
-  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.2, i64 %len.3)
-  unreachable
-ok.4:
-  %elem.ptr.6 = getelementptr i8, i8* %ptr.2, i64 %i.2
-  %elem.1 = load i8, i8* %elem.ptr.6
+  %t.6 = load i64, i64* %t.addr
+  %rem = urem i64 %t.6, 32
+  %data.5 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i8*, i64 } %data.5, 0
+  %elem.ptr.8 = getelementptr i8, i8* %ptr.2, i64 %i.4
+  %elem.1 = load i8, i8* %elem.ptr.8
   %cast.2 = uitofp i8 %elem.1 to float
   %ptr.3 = extractvalue { float*, i64 } %slice.3, 0
-  %len.4 = extractvalue { float*, i64 } %slice.3, 1
-  %inbounds.5 = icmp ult i64 %rem, %len.4
-  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %rem, i64 %len.4)
+  %len.2 = extractvalue { float*, i64 } %slice.3, 1
+  %inbounds.3 = icmp ult i64 %rem, %len.2
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %rem, i64 %len.2)
   unreachable
-ok.5:
-  %elem.ptr.7 = getelementptr float, float* %ptr.3, i64 %rem
-  %atomic.bits.ptr = bitcast float* %elem.ptr.7 to i32*
+ok.3:
+  %elem.ptr.9 = getelementptr float, float* %ptr.3, i64 %rem
+  %atomic.bits.ptr = bitcast float* %elem.ptr.9 to i32*
   %atomic.first = load volatile i32, i32* %atomic.bits.ptr
   store i32 %atomic.first, i32* %atomic.seen
   br label %atomic.loop
@@ -2311,35 +3105,116 @@ atomic.try:
 atomic.done:
   %atomic.old.bits = load i32, i32* %atomic.seen
   %atomic.old.2 = bitcast i32 %atomic.old.bits to float
+  br label %run.join.1
+run.checked.1:
+  %local.2 = load [256 x i32] addrspace(3)*, [256 x i32] addrspace(3)** %local.addr
+  %first.2 = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.2, i64 0, i64 0
+  %generic.2 = addrspacecast i32 addrspace(3)* %first.2 to i32*
+  %slice.4 = insertvalue { i32*, i64 } undef, i32* %generic.2, 0
+  %slice.5 = insertvalue { i32*, i64 } %slice.4, i64 256, 1
+  %data.6 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i8*, i64 } %data.6, 0
+  %len.3 = extractvalue { i8*, i64 } %data.6, 1
+  %inbounds.4 = icmp ult i64 %i.5, %len.3
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %i.5, i64 %len.3)
+  unreachable
+ok.4:
+  %elem.ptr.10 = getelementptr i8, i8* %ptr.4, i64 %i.5
+  %elem.2 = load i8, i8* %elem.ptr.10
+  %cast.3 = zext i8 %elem.2 to i64
+  %ptr.5 = extractvalue { i32*, i64 } %slice.5, 0
+  %len.4 = extractvalue { i32*, i64 } %slice.5, 1
+  %inbounds.5 = icmp ult i64 %cast.3, %len.4
+  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 3, i64 %cast.3, i64 %len.4)
+  unreachable
+ok.5:
+  %elem.ptr.11 = getelementptr i32, i32* %ptr.5, i64 %cast.3
+  %atomic.old.3 = call i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0i32(i32* %elem.ptr.11, i32 1)
+  %rows.3 = load [4 x [32 x float]] addrspace(3)*, [4 x [32 x float]] addrspace(3)** %rows.addr
+  %elem.ptr.12 = getelementptr inbounds [4 x [32 x float]], [4 x [32 x float]] addrspace(3)* %rows.3, i64 0, i64 0
+  %first.3 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 0
+  %generic.3 = addrspacecast float addrspace(3)* %first.3 to float*
+  %slice.6 = insertvalue { float*, i64 } undef, float* %generic.3, 0
+  %slice.7 = insertvalue { float*, i64 } %slice.6, i64 32, 1
+  %t.7 = load i64, i64* %t.addr
+  %rem.1 = urem i64 %t.7, 32
+  %data.7 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i8*, i64 } %data.7, 0
+  %len.5 = extractvalue { i8*, i64 } %data.7, 1
+  %inbounds.6 = icmp ult i64 %i.6, %len.5
+  br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 6, i64 %i.6, i64 %len.5)
+  unreachable
+ok.6:
+  %elem.ptr.13 = getelementptr i8, i8* %ptr.6, i64 %i.6
+  %elem.3 = load i8, i8* %elem.ptr.13
+  %cast.4 = uitofp i8 %elem.3 to float
+  %ptr.7 = extractvalue { float*, i64 } %slice.7, 0
+  %len.6 = extractvalue { float*, i64 } %slice.7, 1
+  %inbounds.7 = icmp ult i64 %rem.1, %len.6
+  br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i32 4, i64 %rem.1, i64 %len.6)
+  unreachable
+ok.7:
+  %elem.ptr.14 = getelementptr float, float* %ptr.7, i64 %rem.1
+  %atomic.bits.ptr.1 = bitcast float* %elem.ptr.14 to i32*
+  %atomic.first.1 = load volatile i32, i32* %atomic.bits.ptr.1
+  store i32 %atomic.first.1, i32* %atomic.seen.1
+  br label %atomic.loop.1
+atomic.loop.1:
+  %atomic.seen.bits.1 = load i32, i32* %atomic.seen.1
+  %atomic.seen.val.1 = bitcast i32 %atomic.seen.bits.1 to float
+  %atomic.new.1 = call float @__nv_fmaxf(float %atomic.seen.val.1, float %cast.4)
+  %atomic.new.bits.1 = bitcast float %atomic.new.1 to i32
+  %atomic.same.1 = icmp eq i32 %atomic.new.bits.1, %atomic.seen.bits.1
+  br i1 %atomic.same.1, label %atomic.done.1, label %atomic.try.1
+atomic.try.1:
+  %atomic.old.4 = call i32 @llvm.nvvm.atomic.cas.gen.i.cta.i32.p0i32(i32* %atomic.bits.ptr.1, i32 %atomic.seen.bits.1, i32 %atomic.new.bits.1)
+  store i32 %atomic.old.4, i32* %atomic.seen.1
+  %atomic.swapped.1 = icmp eq i32 %atomic.old.4, %atomic.seen.bits.1
+  br i1 %atomic.swapped.1, label %atomic.done.1, label %atomic.loop.1
+atomic.done.1:
+  %atomic.old.bits.1 = load i32, i32* %atomic.seen.1
+  %atomic.old.5 = bitcast i32 %atomic.old.bits.1 to float
+  br label %run.join.1
+run.join.1:
   br label %if.end.2
 if.end.2:
   call void @llvm.nvvm.barrier0()
-  %t.5 = load i64, i64* %t.addr
-  %cmp.3 = icmp ult i64 %t.5, 256
+  %t.8 = load i64, i64* %t.addr
+  %cmp.3 = icmp ult i64 %t.8, 256
   br i1 %cmp.3, label %if.then.3, label %if.end.3
 if.then.3:
   %bins.1 = load { i32*, i64 }, { i32*, i64 }* %bins.addr
-  %t.6 = load i64, i64* %t.addr
-  %local.2 = load [256 x i32] addrspace(3)*, [256 x i32] addrspace(3)** %local.addr
-  %t.7 = load i64, i64* %t.addr
-  %inbounds.6 = icmp ult i64 %t.7, 256
-  br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 %t.7, i64 256)
+  %t.9 = load i64, i64* %t.addr
+  %local.3 = load [256 x i32] addrspace(3)*, [256 x i32] addrspace(3)** %local.addr
+  %t.10 = load i64, i64* %t.addr
+  %inbounds.8 = icmp ult i64 %t.10, 256
+  br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i32 7, i64 %t.10, i64 256)
   unreachable
-ok.6:
-  %elem.ptr.8 = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.2, i64 0, i64 %t.7
-  %elem.2 = load i32, i32 addrspace(3)* %elem.ptr.8
-  %ptr.4 = extractvalue { i32*, i64 } %bins.1, 0
-  %len.5 = extractvalue { i32*, i64 } %bins.1, 1
-  %inbounds.7 = icmp ult i64 %t.6, %len.5
-  br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i32 8, i64 %t.6, i64 %len.5)
+ok.8:
+  %elem.ptr.15 = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.3, i64 0, i64 %t.10
+  %elem.4 = load i32, i32 addrspace(3)* %elem.ptr.15
+  %ptr.8 = extractvalue { i32*, i64 } %bins.1, 0
+  %len.7 = extractvalue { i32*, i64 } %bins.1, 1
+  %inbounds.9 = icmp ult i64 %t.9, %len.7
+  br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i32 8, i64 %t.9, i64 %len.7)
   unreachable
-ok.7:
-  %elem.ptr.9 = getelementptr i32, i32* %ptr.4, i64 %t.6
-  %atomic.old.3 = atomicrmw add i32* %elem.ptr.9, i32 %elem.2 monotonic
+ok.9:
+  %elem.ptr.16 = getelementptr i32, i32* %ptr.8, i64 %t.9
+  %atomic.old.6 = atomicrmw add i32* %elem.ptr.16, i32 %elem.4 monotonic
   br label %if.end.3
 if.end.3:
   ret void
@@ -2395,16 +3270,16 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8*, i64, i32*, i64)* @shared_histogram, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `shared_histogram` at tests/in/atomics.rs:79:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `shared_histogram` at tests/in/atomics.rs:82:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `shared_histogram` at tests/in/atomics.rs:87:33: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `shared_histogram` at tests/in/atomics.rs:87:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `shared_histogram` at tests/in/atomics.rs:88:48: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `shared_histogram` at tests/in/atomics.rs:88:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `shared_histogram` at tests/in/atomics.rs:87:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `shared_histogram` at tests/in/atomics.rs:88:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `shared_histogram` at tests/in/atomics.rs:87:33: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `shared_histogram` at tests/in/atomics.rs:88:48: index out of bounds: the len is {1} but the index is {0}
 ; panic site 7 in `shared_histogram` at tests/in/atomics.rs:92:29: index out of bounds: the len is {1} but the index is {0}
 ; panic site 8 in `shared_histogram` at tests/in/atomics.rs:92:9: index out of bounds: the len is {1} but the index is {0}

@@ -1050,7 +1050,7 @@ entry:
   ret void
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8, i8, i16, i32, i64, i64, i8, i16, i32, i64, i64, float, double, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, float*, i64, double*, i64)* @casts, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -334,7 +334,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i32, i8)* @control_flow, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -135,82 +135,142 @@ ok.2:
   %cmp = icmp ult i64 %i, %len
   br i1 %cmp, label %if.then, label %if.else
 if.then:
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.2, 0
-  %len.1 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.1, i64 %len.1)
-  unreachable
-ok.3:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
-  %elem = load float, float* %elem.ptr
-  %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
   %t = load i64, i64* %t.addr
-  %ptr.1 = extractvalue { float*, i64 } %vals, 0
-  %len.2 = extractvalue { float*, i64 } %vals, 1
-  %inbounds.1 = icmp ult i64 %t, %len.2
-  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t, i64 %len.2)
-  unreachable
-ok.4:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t
-  store float %elem, float* %elem.ptr.1
-  %cnts = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.1 = extractvalue { float*, i64 } %vals, 1
+  %guard.ok.1 = icmp ult i64 %t, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
   %t.1 = load i64, i64* %t.addr
-  %ptr.2 = extractvalue { i32*, i64 } %cnts, 0
-  %len.3 = extractvalue { i32*, i64 } %cnts, 1
-  %inbounds.2 = icmp ult i64 %t.1, %len.3
-  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %t.1, i64 %len.3)
-  unreachable
-ok.5:
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %t.1
-  store i32 1, i32* %elem.ptr.2
-  br label %if.end
-if.else:
+  %cnts = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %cnts, 1
+  %guard.ok.2 = icmp ult i64 %t.1, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
   %vals.1 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.2 = load i64, i64* %t.addr
-  %ptr.3 = extractvalue { float*, i64 } %vals.1, 0
-  %len.4 = extractvalue { float*, i64 } %vals.1, 1
-  %inbounds.3 = icmp ult i64 %t.2, %len.4
-  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 %t.2, i64 %len.4)
-  unreachable
-ok.6:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %t.2
-  store float 0x0000000000000000, float* %elem.ptr.3
+  %ptr.1 = extractvalue { float*, i64 } %vals.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.2
+  store float %elem, float* %elem.ptr.1
   %cnts.1 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.3 = load i64, i64* %t.addr
-  %ptr.4 = extractvalue { i32*, i64 } %cnts.1, 0
-  %len.5 = extractvalue { i32*, i64 } %cnts.1, 1
-  %inbounds.4 = icmp ult i64 %t.3, %len.5
+  %ptr.2 = extractvalue { i32*, i64 } %cnts.1, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %t.3
+  store i32 1, i32* %elem.ptr.2
+  br label %run.join
+run.checked:
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.4, 0
+  %len.1 = extractvalue { float*, i64 } %x.4, 1
+  %inbounds = icmp ult i64 %i.3, %len.1
+  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.1)
+  unreachable
+ok.3:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
+  %elem.1 = load float, float* %elem.ptr.3
+  %vals.2 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.4 = load i64, i64* %t.addr
+  %ptr.4 = extractvalue { float*, i64 } %vals.2, 0
+  %len.2 = extractvalue { float*, i64 } %vals.2, 1
+  %inbounds.1 = icmp ult i64 %t.4, %len.2
+  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %t.4, i64 %len.2)
+  unreachable
+ok.4:
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %t.4
+  store float %elem.1, float* %elem.ptr.4
+  %cnts.2 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.5 = load i64, i64* %t.addr
+  %ptr.5 = extractvalue { i32*, i64 } %cnts.2, 0
+  %len.3 = extractvalue { i32*, i64 } %cnts.2, 1
+  %inbounds.2 = icmp ult i64 %t.5, %len.3
+  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %t.5, i64 %len.3)
+  unreachable
+ok.5:
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %t.5
+  store i32 1, i32* %elem.ptr.5
+  br label %run.join
+run.join:
+  br label %if.end
+if.else:
+  %t.6 = load i64, i64* %t.addr
+  %vals.3 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.3 = extractvalue { float*, i64 } %vals.3, 1
+  %guard.ok.3 = icmp ult i64 %t.6, %guard.len.3
+  %t.7 = load i64, i64* %t.addr
+  %cnts.3 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.4 = extractvalue { i32*, i64 } %cnts.3, 1
+  %guard.ok.4 = icmp ult i64 %t.7, %guard.len.4
+  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
+  br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %vals.4 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.8 = load i64, i64* %t.addr
+  %ptr.6 = extractvalue { float*, i64 } %vals.4, 0
+  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %t.8
+  store float 0x0000000000000000, float* %elem.ptr.6
+  %cnts.4 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.9 = load i64, i64* %t.addr
+  %ptr.7 = extractvalue { i32*, i64 } %cnts.4, 0
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %t.9
+  store i32 0, i32* %elem.ptr.7
+  br label %run.join.1
+run.checked.1:
+  %vals.5 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.10 = load i64, i64* %t.addr
+  %ptr.8 = extractvalue { float*, i64 } %vals.5, 0
+  %len.4 = extractvalue { float*, i64 } %vals.5, 1
+  %inbounds.3 = icmp ult i64 %t.10, %len.4
+  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 7, i64 %t.10, i64 %len.4)
+  unreachable
+ok.6:
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %t.10
+  store float 0x0000000000000000, float* %elem.ptr.8
+  %cnts.5 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.11 = load i64, i64* %t.addr
+  %ptr.9 = extractvalue { i32*, i64 } %cnts.5, 0
+  %len.5 = extractvalue { i32*, i64 } %cnts.5, 1
+  %inbounds.4 = icmp ult i64 %t.11, %len.5
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %t.3, i64 %len.5)
+  call void @__cudajit_panic(i32 8, i64 %t.11, i64 %len.5)
   unreachable
 ok.7:
-  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %t.3
-  store i32 0, i32* %elem.ptr.4
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %t.11
+  store i32 0, i32* %elem.ptr.9
+  br label %run.join.1
+run.join.1:
   br label %if.end
 if.end:
   %flags = load { i8*, i64 }, { i8*, i64 }* %flags.addr
-  %t.4 = load i64, i64* %t.addr
-  %ptr.5 = extractvalue { i8*, i64 } %flags, 0
+  %t.12 = load i64, i64* %t.addr
+  %ptr.10 = extractvalue { i8*, i64 } %flags, 0
   %len.6 = extractvalue { i8*, i64 } %flags, 1
-  %inbounds.5 = icmp ult i64 %t.4, %len.6
+  %inbounds.5 = icmp ult i64 %t.12, %len.6
   br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %t.4, i64 %len.6)
+  call void @__cudajit_panic(i32 9, i64 %t.12, i64 %len.6)
   unreachable
 ok.8:
-  %elem.ptr.5 = getelementptr i8, i8* %ptr.5, i64 %t.4
-  store i8 1, i8* %elem.ptr.5
+  %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %t.12
+  store i8 1, i8* %elem.ptr.10
   call void @llvm.nvvm.barrier0()
   %n.3 = load i64, i64* %n.addr
   %div = udiv i64 %n.3, 2
@@ -221,128 +281,232 @@ while.cond:
   %cmp.1 = icmp ugt i64 %stride, 0
   br i1 %cmp.1, label %while.body, label %while.end
 while.body:
-  %t.5 = load i64, i64* %t.addr
+  %t.13 = load i64, i64* %t.addr
   %stride.1 = load i64, i64* %stride.addr
-  %cmp.2 = icmp ult i64 %t.5, %stride.1
+  %cmp.2 = icmp ult i64 %t.13, %stride.1
   br i1 %cmp.2, label %if.then.1, label %if.end.1
 if.then.1:
-  %vals.2 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %t.6 = load i64, i64* %t.addr
+  %t.14 = load i64, i64* %t.addr
   %stride.2 = load i64, i64* %stride.addr
-  %add = add i64 %t.6, %stride.2
-  %ptr.6 = extractvalue { float*, i64 } %vals.2, 0
-  %len.7 = extractvalue { float*, i64 } %vals.2, 1
-  %inbounds.6 = icmp ult i64 %add, %len.7
+  %add = add i64 %t.14, %stride.2
+  %vals.6 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.5 = extractvalue { float*, i64 } %vals.6, 1
+  %guard.ok.5 = icmp ult i64 %add, %guard.len.5
+  %t.15 = load i64, i64* %t.addr
+  %vals.7 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.6 = extractvalue { float*, i64 } %vals.7, 1
+  %guard.ok.6 = icmp ult i64 %t.15, %guard.len.6
+  %guard.3 = and i1 %guard.ok.5, %guard.ok.6
+  %t.16 = load i64, i64* %t.addr
+  %stride.3 = load i64, i64* %stride.addr
+  %add.1 = add i64 %t.16, %stride.3
+  %cnts.6 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.7 = extractvalue { i32*, i64 } %cnts.6, 1
+  %guard.ok.7 = icmp ult i64 %add.1, %guard.len.7
+  %guard.4 = and i1 %guard.3, %guard.ok.7
+  %t.17 = load i64, i64* %t.addr
+  %cnts.7 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.8 = extractvalue { i32*, i64 } %cnts.7, 1
+  %guard.ok.8 = icmp ult i64 %t.17, %guard.len.8
+  %guard.5 = and i1 %guard.4, %guard.ok.8
+  br i1 %guard.5, label %run.fast.2, label %run.checked.2, !prof !0
+run.fast.2:
+  %vals.8 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.18 = load i64, i64* %t.addr
+  %stride.4 = load i64, i64* %stride.addr
+  %add.2 = add i64 %t.18, %stride.4
+  %ptr.11 = extractvalue { float*, i64 } %vals.8, 0
+  %elem.ptr.11 = getelementptr float, float* %ptr.11, i64 %add.2
+  %elem.2 = load float, float* %elem.ptr.11
+  %vals.9 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.19 = load i64, i64* %t.addr
+  %ptr.12 = extractvalue { float*, i64 } %vals.9, 0
+  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %t.19
+  %old = load float, float* %elem.ptr.12
+  %add.3 = fadd float %old, %elem.2
+  store float %add.3, float* %elem.ptr.12
+  %cnts.8 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.20 = load i64, i64* %t.addr
+  %stride.5 = load i64, i64* %stride.addr
+  %add.4 = add i64 %t.20, %stride.5
+  %ptr.13 = extractvalue { i32*, i64 } %cnts.8, 0
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %add.4
+  %elem.3 = load i32, i32* %elem.ptr.13
+  %cnts.9 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.21 = load i64, i64* %t.addr
+  %ptr.14 = extractvalue { i32*, i64 } %cnts.9, 0
+  %elem.ptr.14 = getelementptr i32, i32* %ptr.14, i64 %t.21
+  %old.1 = load i32, i32* %elem.ptr.14
+  %add.5 = add i32 %old.1, %elem.3
+  store i32 %add.5, i32* %elem.ptr.14
+  br label %run.join.2
+run.checked.2:
+  %vals.10 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.22 = load i64, i64* %t.addr
+  %stride.6 = load i64, i64* %stride.addr
+  %add.6 = add i64 %t.22, %stride.6
+  %ptr.15 = extractvalue { float*, i64 } %vals.10, 0
+  %len.7 = extractvalue { float*, i64 } %vals.10, 1
+  %inbounds.6 = icmp ult i64 %add.6, %len.7
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %add, i64 %len.7)
+  call void @__cudajit_panic(i32 10, i64 %add.6, i64 %len.7)
   unreachable
 ok.9:
-  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %add
-  %elem.1 = load float, float* %elem.ptr.6
-  %vals.3 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %t.7 = load i64, i64* %t.addr
-  %ptr.7 = extractvalue { float*, i64 } %vals.3, 0
-  %len.8 = extractvalue { float*, i64 } %vals.3, 1
-  %inbounds.7 = icmp ult i64 %t.7, %len.8
+  %elem.ptr.15 = getelementptr float, float* %ptr.15, i64 %add.6
+  %elem.4 = load float, float* %elem.ptr.15
+  %vals.11 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.23 = load i64, i64* %t.addr
+  %ptr.16 = extractvalue { float*, i64 } %vals.11, 0
+  %len.8 = extractvalue { float*, i64 } %vals.11, 1
+  %inbounds.7 = icmp ult i64 %t.23, %len.8
   br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %t.7, i64 %len.8)
+  call void @__cudajit_panic(i32 11, i64 %t.23, i64 %len.8)
   unreachable
 ok.10:
-  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %t.7
-  %old = load float, float* %elem.ptr.7
-  %add.1 = fadd float %old, %elem.1
-  store float %add.1, float* %elem.ptr.7
-  %cnts.2 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %t.8 = load i64, i64* %t.addr
-  %stride.3 = load i64, i64* %stride.addr
-  %add.2 = add i64 %t.8, %stride.3
-  %ptr.8 = extractvalue { i32*, i64 } %cnts.2, 0
-  %len.9 = extractvalue { i32*, i64 } %cnts.2, 1
-  %inbounds.8 = icmp ult i64 %add.2, %len.9
+  %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %t.23
+  %old.2 = load float, float* %elem.ptr.16
+  %add.7 = fadd float %old.2, %elem.4
+  store float %add.7, float* %elem.ptr.16
+  %cnts.10 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.24 = load i64, i64* %t.addr
+  %stride.7 = load i64, i64* %stride.addr
+  %add.8 = add i64 %t.24, %stride.7
+  %ptr.17 = extractvalue { i32*, i64 } %cnts.10, 0
+  %len.9 = extractvalue { i32*, i64 } %cnts.10, 1
+  %inbounds.8 = icmp ult i64 %add.8, %len.9
   br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %add.2, i64 %len.9)
+  call void @__cudajit_panic(i32 12, i64 %add.8, i64 %len.9)
   unreachable
 ok.11:
-  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %add.2
-  %elem.2 = load i32, i32* %elem.ptr.8
-  %cnts.3 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %t.9 = load i64, i64* %t.addr
-  %ptr.9 = extractvalue { i32*, i64 } %cnts.3, 0
-  %len.10 = extractvalue { i32*, i64 } %cnts.3, 1
-  %inbounds.9 = icmp ult i64 %t.9, %len.10
+  %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %add.8
+  %elem.5 = load i32, i32* %elem.ptr.17
+  %cnts.11 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.25 = load i64, i64* %t.addr
+  %ptr.18 = extractvalue { i32*, i64 } %cnts.11, 0
+  %len.10 = extractvalue { i32*, i64 } %cnts.11, 1
+  %inbounds.9 = icmp ult i64 %t.25, %len.10
   br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %t.9, i64 %len.10)
+  call void @__cudajit_panic(i32 13, i64 %t.25, i64 %len.10)
   unreachable
 ok.12:
-  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %t.9
-  %old.1 = load i32, i32* %elem.ptr.9
-  %add.3 = add i32 %old.1, %elem.2
-  store i32 %add.3, i32* %elem.ptr.9
+  %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %t.25
+  %old.3 = load i32, i32* %elem.ptr.18
+  %add.9 = add i32 %old.3, %elem.5
+  store i32 %add.9, i32* %elem.ptr.18
+  br label %run.join.2
+run.join.2:
   br label %if.end.1
 if.end.1:
   call void @llvm.nvvm.barrier0()
-  %old.2 = load i64, i64* %stride.addr
-  %div.1 = udiv i64 %old.2, 2
+  %old.4 = load i64, i64* %stride.addr
+  %div.1 = udiv i64 %old.4, 2
   store i64 %div.1, i64* %stride.addr
   br label %while.cond
 while.end:
-  %t.10 = load i64, i64* %t.addr
-  %cmp.3 = icmp eq i64 %t.10, 0
+  %t.26 = load i64, i64* %t.addr
+  %cmp.3 = icmp eq i64 %t.26, 0
   br i1 %cmp.3, label %if.then.2, label %if.end.2
 if.then.2:
   %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %cast.2 = zext i32 %ctaid_x.1 to i64
   store i64 %cast.2, i64* %b.addr
-  %vals.4 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %ptr.10 = extractvalue { float*, i64 } %vals.4, 0
-  %len.11 = extractvalue { float*, i64 } %vals.4, 1
+  %vals.12 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.9 = extractvalue { float*, i64 } %vals.12, 1
+  %guard.ok.9 = icmp ult i64 0, %guard.len.9
+  %b = load i64, i64* %b.addr
+  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %guard.len.10 = extractvalue { float*, i64 } %sums.1, 1
+  %guard.ok.10 = icmp ult i64 %b, %guard.len.10
+  %guard.6 = and i1 %guard.ok.9, %guard.ok.10
+  %cnts.12 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.11 = extractvalue { i32*, i64 } %cnts.12, 1
+  %guard.ok.11 = icmp ult i64 0, %guard.len.11
+  %guard.7 = and i1 %guard.6, %guard.ok.11
+  %b.1 = load i64, i64* %b.addr
+  %counts.1 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %guard.len.12 = extractvalue { i32*, i64 } %counts.1, 1
+  %guard.ok.12 = icmp ult i64 %b.1, %guard.len.12
+  %guard.8 = and i1 %guard.7, %guard.ok.12
+  br i1 %guard.8, label %run.fast.3, label %run.checked.3, !prof !0
+run.fast.3:
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.3 = zext i32 %ctaid_x.2 to i64
+  store i64 %cast.3, i64* %b.addr
+  %vals.13 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %ptr.19 = extractvalue { float*, i64 } %vals.13, 0
+  %elem.ptr.19 = getelementptr float, float* %ptr.19, i64 0
+  %elem.6 = load float, float* %elem.ptr.19
+  %sums.2 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %b.2 = load i64, i64* %b.addr
+  %ptr.20 = extractvalue { float*, i64 } %sums.2, 0
+  %elem.ptr.20 = getelementptr float, float* %ptr.20, i64 %b.2
+  store float %elem.6, float* %elem.ptr.20
+  %cnts.13 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %ptr.21 = extractvalue { i32*, i64 } %cnts.13, 0
+  %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 0
+  %elem.7 = load i32, i32* %elem.ptr.21
+  %counts.2 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %b.3 = load i64, i64* %b.addr
+  %ptr.22 = extractvalue { i32*, i64 } %counts.2, 0
+  %elem.ptr.22 = getelementptr i32, i32* %ptr.22, i64 %b.3
+  store i32 %elem.7, i32* %elem.ptr.22
+  br label %run.join.3
+run.checked.3:
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.4 = zext i32 %ctaid_x.3 to i64
+  store i64 %cast.4, i64* %b.addr
+  %vals.14 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %ptr.23 = extractvalue { float*, i64 } %vals.14, 0
+  %len.11 = extractvalue { float*, i64 } %vals.14, 1
   %inbounds.10 = icmp ult i64 0, %len.11
   br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
 panic.13:
   call void @__cudajit_panic(i32 14, i64 0, i64 %len.11)
   unreachable
 ok.13:
-  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 0
-  %elem.3 = load float, float* %elem.ptr.10
-  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
-  %b = load i64, i64* %b.addr
-  %ptr.11 = extractvalue { float*, i64 } %sums.1, 0
-  %len.12 = extractvalue { float*, i64 } %sums.1, 1
-  %inbounds.11 = icmp ult i64 %b, %len.12
+  %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 0
+  %elem.8 = load float, float* %elem.ptr.23
+  %sums.3 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %b.4 = load i64, i64* %b.addr
+  %ptr.24 = extractvalue { float*, i64 } %sums.3, 0
+  %len.12 = extractvalue { float*, i64 } %sums.3, 1
+  %inbounds.11 = icmp ult i64 %b.4, %len.12
   br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %b, i64 %len.12)
+  call void @__cudajit_panic(i32 15, i64 %b.4, i64 %len.12)
   unreachable
 ok.14:
-  %elem.ptr.11 = getelementptr float, float* %ptr.11, i64 %b
-  store float %elem.3, float* %elem.ptr.11
-  %cnts.4 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %ptr.12 = extractvalue { i32*, i64 } %cnts.4, 0
-  %len.13 = extractvalue { i32*, i64 } %cnts.4, 1
+  %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %b.4
+  store float %elem.8, float* %elem.ptr.24
+  %cnts.14 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %ptr.25 = extractvalue { i32*, i64 } %cnts.14, 0
+  %len.13 = extractvalue { i32*, i64 } %cnts.14, 1
   %inbounds.12 = icmp ult i64 0, %len.13
   br i1 %inbounds.12, label %ok.15, label %panic.15, !prof !0
 panic.15:
   call void @__cudajit_panic(i32 16, i64 0, i64 %len.13)
   unreachable
 ok.15:
-  %elem.ptr.12 = getelementptr i32, i32* %ptr.12, i64 0
-  %elem.4 = load i32, i32* %elem.ptr.12
-  %counts.1 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
-  %b.1 = load i64, i64* %b.addr
-  %ptr.13 = extractvalue { i32*, i64 } %counts.1, 0
-  %len.14 = extractvalue { i32*, i64 } %counts.1, 1
-  %inbounds.13 = icmp ult i64 %b.1, %len.14
+  %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 0
+  %elem.9 = load i32, i32* %elem.ptr.25
+  %counts.3 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %b.5 = load i64, i64* %b.addr
+  %ptr.26 = extractvalue { i32*, i64 } %counts.3, 0
+  %len.14 = extractvalue { i32*, i64 } %counts.3, 1
+  %inbounds.13 = icmp ult i64 %b.5, %len.14
   br i1 %inbounds.13, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 17, i64 %b.1, i64 %len.14)
+  call void @__cudajit_panic(i32 17, i64 %b.5, i64 %len.14)
   unreachable
 ok.16:
-  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %b.1
-  store i32 %elem.4, i32* %elem.ptr.13
+  %elem.ptr.26 = getelementptr i32, i32* %ptr.26, i64 %b.5
+  store i32 %elem.9, i32* %elem.ptr.26
+  br label %run.join.3
+run.join.3:
   br label %if.end.2
 if.end.2:
   ret void
@@ -398,7 +562,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i32*, i64)* @block_sum_count, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -555,71 +719,123 @@ ok.3:
   %cmp = icmp ult i64 %t.1, %div.1
   br i1 %cmp, label %if.then, label %if.end
 if.then:
-  %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
   %t.2 = load i64, i64* %t.addr
-  %ptr.3 = extractvalue { float*, i64 } %hi, 0
-  %len.3 = extractvalue { float*, i64 } %hi, 1
-  %inbounds.2 = icmp ult i64 %t.2, %len.3
-  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.2, i64 %len.3)
-  unreachable
-ok.4:
-  %elem.ptr.2 = getelementptr float, float* %ptr.3, i64 %t.2
-  %elem.1 = load float, float* %elem.ptr.2
-  %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %guard.len = extractvalue { float*, i64 } %hi, 1
+  %guard.ok = icmp ult i64 %t.2, %guard.len
   %t.3 = load i64, i64* %t.addr
-  %ptr.4 = extractvalue { float*, i64 } %lo, 0
-  %len.4 = extractvalue { float*, i64 } %lo, 1
-  %inbounds.3 = icmp ult i64 %t.3, %len.4
-  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %t.3, i64 %len.4)
-  unreachable
-ok.5:
-  %elem.ptr.3 = getelementptr float, float* %ptr.4, i64 %t.3
+  %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %guard.len.1 = extractvalue { float*, i64 } %lo, 1
+  %guard.ok.1 = icmp ult i64 %t.3, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %hi.1 = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %t.4 = load i64, i64* %t.addr
+  %ptr.3 = extractvalue { float*, i64 } %hi.1, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.3, i64 %t.4
+  %elem.1 = load float, float* %elem.ptr.2
+  %lo.1 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %t.5 = load i64, i64* %t.addr
+  %ptr.4 = extractvalue { float*, i64 } %lo.1, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.4, i64 %t.5
   %old = load float, float* %elem.ptr.3
   %add = fadd float %old, %elem.1
   store float %add, float* %elem.ptr.3
+  br label %run.join
+run.checked:
+  %hi.2 = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %t.6 = load i64, i64* %t.addr
+  %ptr.5 = extractvalue { float*, i64 } %hi.2, 0
+  %len.3 = extractvalue { float*, i64 } %hi.2, 1
+  %inbounds.2 = icmp ult i64 %t.6, %len.3
+  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %t.6, i64 %len.3)
+  unreachable
+ok.4:
+  %elem.ptr.4 = getelementptr float, float* %ptr.5, i64 %t.6
+  %elem.2 = load float, float* %elem.ptr.4
+  %lo.2 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %t.7 = load i64, i64* %t.addr
+  %ptr.6 = extractvalue { float*, i64 } %lo.2, 0
+  %len.4 = extractvalue { float*, i64 } %lo.2, 1
+  %inbounds.3 = icmp ult i64 %t.7, %len.4
+  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %t.7, i64 %len.4)
+  unreachable
+ok.5:
+  %elem.ptr.5 = getelementptr float, float* %ptr.6, i64 %t.7
+  %old.1 = load float, float* %elem.ptr.5
+  %add.1 = fadd float %old.1, %elem.2
+  store float %add.1, float* %elem.ptr.5
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %lo.1 = load { float*, i64 }, { float*, i64 }* %lo.addr
-  %ptr.5 = extractvalue { float*, i64 } %lo.1, 0
-  %len.5 = extractvalue { float*, i64 } %lo.1, 1
+  %lo.3 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.7 = extractvalue { float*, i64 } %lo.3, 0
+  %len.5 = extractvalue { float*, i64 } %lo.3, 1
   %start.ok = icmp ule i64 0, %len.5
-  %sub.6 = insertvalue { float*, i64 } undef, float* %ptr.5, 0
+  %sub.6 = insertvalue { float*, i64 } undef, float* %ptr.7, 0
   %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %len.5, 1
-  %t.4 = load i64, i64* %t.addr
-  call void @__cudajit_dev_tree_sum({ float*, i64 } %sub.7, i64 %t.4)
-  %t.5 = load i64, i64* %t.addr
-  %cmp.1 = icmp eq i64 %t.5, 0
+  %t.8 = load i64, i64* %t.addr
+  call void @__cudajit_dev_tree_sum({ float*, i64 } %sub.7, i64 %t.8)
+  %t.9 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.9, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
-  %lo.2 = load { float*, i64 }, { float*, i64 }* %lo.addr
-  %ptr.6 = extractvalue { float*, i64 } %lo.2, 0
-  %len.6 = extractvalue { float*, i64 } %lo.2, 1
+  %lo.4 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %guard.len.2 = extractvalue { float*, i64 } %lo.4, 1
+  %guard.ok.2 = icmp ult i64 0, %guard.len.2
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.2 = zext i32 %ctaid_x.1 to i64
+  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %guard.len.3 = extractvalue { float*, i64 } %sums.1, 1
+  %guard.ok.3 = icmp ult i64 %cast.2, %guard.len.3
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
+  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %lo.5 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.8 = extractvalue { float*, i64 } %lo.5, 0
+  %elem.ptr.6 = getelementptr float, float* %ptr.8, i64 0
+  %elem.3 = load float, float* %elem.ptr.6
+  %sums.2 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.3 = zext i32 %ctaid_x.2 to i64
+  %ptr.9 = extractvalue { float*, i64 } %sums.2, 0
+  %elem.ptr.7 = getelementptr float, float* %ptr.9, i64 %cast.3
+  store float %elem.3, float* %elem.ptr.7
+  br label %run.join.1
+run.checked.1:
+  %lo.6 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.10 = extractvalue { float*, i64 } %lo.6, 0
+  %len.6 = extractvalue { float*, i64 } %lo.6, 1
   %inbounds.4 = icmp ult i64 0, %len.6
   br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
 panic.6:
   call void @__cudajit_panic(i32 7, i64 0, i64 %len.6)
   unreachable
 ok.6:
-  %elem.ptr.4 = getelementptr float, float* %ptr.6, i64 0
-  %elem.2 = load float, float* %elem.ptr.4
-  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %cast.2 = zext i32 %ctaid_x.1 to i64
-  %ptr.7 = extractvalue { float*, i64 } %sums.1, 0
-  %len.7 = extractvalue { float*, i64 } %sums.1, 1
-  %inbounds.5 = icmp ult i64 %cast.2, %len.7
+  %elem.ptr.8 = getelementptr float, float* %ptr.10, i64 0
+  %elem.4 = load float, float* %elem.ptr.8
+  %sums.3 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.4 = zext i32 %ctaid_x.3 to i64
+  %ptr.11 = extractvalue { float*, i64 } %sums.3, 0
+  %len.7 = extractvalue { float*, i64 } %sums.3, 1
+  %inbounds.5 = icmp ult i64 %cast.4, %len.7
   br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %cast.2, i64 %len.7)
+  call void @__cudajit_panic(i32 8, i64 %cast.4, i64 %len.7)
   unreachable
 ok.7:
-  %elem.ptr.5 = getelementptr float, float* %ptr.7, i64 %cast.2
-  store float %elem.2, float* %elem.ptr.5
+  %elem.ptr.9 = getelementptr float, float* %ptr.11, i64 %cast.4
+  store float %elem.4, float* %elem.ptr.9
+  br label %run.join.1
+run.join.1:
   br label %if.end.1
 if.end.1:
   ret void
@@ -648,39 +864,70 @@ while.body:
   %cmp.1 = icmp ult i64 %t.1, %stride.1
   br i1 %cmp.1, label %if.then, label %if.end
 if.then:
-  %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %t.2 = load i64, i64* %t.addr
   %stride.2 = load i64, i64* %stride.addr
   %add = add i64 %t.2, %stride.2
-  %ptr = extractvalue { float*, i64 } %v.2, 0
-  %len.1 = extractvalue { float*, i64 } %v.2, 1
-  %inbounds = icmp ult i64 %add, %len.1
+  %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %guard.len = extractvalue { float*, i64 } %v.2, 1
+  %guard.ok = icmp ult i64 %add, %guard.len
+  %t.3 = load i64, i64* %t.addr
+  %v.3 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %guard.len.1 = extractvalue { float*, i64 } %v.3, 1
+  %guard.ok.1 = icmp ult i64 %t.3, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %v.4 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %t.4 = load i64, i64* %t.addr
+  %stride.3 = load i64, i64* %stride.addr
+  %add.1 = add i64 %t.4, %stride.3
+  %ptr = extractvalue { float*, i64 } %v.4, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %add.1
+  %elem = load float, float* %elem.ptr
+  %v.5 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %t.5 = load i64, i64* %t.addr
+  %ptr.1 = extractvalue { float*, i64 } %v.5, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.5
+  %old = load float, float* %elem.ptr.1
+  %add.2 = fadd float %old, %elem
+  store float %add.2, float* %elem.ptr.1
+  br label %run.join
+run.checked:
+  %v.6 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %t.6 = load i64, i64* %t.addr
+  %stride.4 = load i64, i64* %stride.addr
+  %add.3 = add i64 %t.6, %stride.4
+  %ptr.2 = extractvalue { float*, i64 } %v.6, 0
+  %len.1 = extractvalue { float*, i64 } %v.6, 1
+  %inbounds = icmp ult i64 %add.3, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i32 9, i64 %add.3, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %add
-  %elem = load float, float* %elem.ptr
-  %v.3 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %t.3 = load i64, i64* %t.addr
-  %ptr.1 = extractvalue { float*, i64 } %v.3, 0
-  %len.2 = extractvalue { float*, i64 } %v.3, 1
-  %inbounds.1 = icmp ult i64 %t.3, %len.2
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %add.3
+  %elem.1 = load float, float* %elem.ptr.2
+  %v.7 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %t.7 = load i64, i64* %t.addr
+  %ptr.3 = extractvalue { float*, i64 } %v.7, 0
+  %len.2 = extractvalue { float*, i64 } %v.7, 1
+  %inbounds.1 = icmp ult i64 %t.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 10, i64 %t.3, i64 %len.2)
+  call void @__cudajit_panic(i32 10, i64 %t.7, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.3
-  %old = load float, float* %elem.ptr.1
-  %add.1 = fadd float %old, %elem
-  store float %add.1, float* %elem.ptr.1
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %t.7
+  %old.1 = load float, float* %elem.ptr.3
+  %add.4 = fadd float %old.1, %elem.1
+  store float %add.4, float* %elem.ptr.3
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %old.1 = load i64, i64* %stride.addr
-  %div.1 = udiv i64 %old.1, 2
+  %old.2 = load i64, i64* %stride.addr
+  %div.1 = udiv i64 %old.2, 2
   store i64 %div.1, i64* %stride.addr
   br label %while.cond
 while.end:
@@ -737,7 +984,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64)* @half_block_sum, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -414,7 +414,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, float*, i64)* @two_phase_sum, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -78,17 +78,21 @@ entry:
 if.then:
   ret void
 if.end:
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.2, 0
-  %len.1 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
+  %i.2 = load i64, i64* %i.addr
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.1 = extractvalue { float*, i64 } %x.3, 1
+  %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.4, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.3
   %elem = load float, float* %elem.ptr
   store float %elem, float* %v.addr
   %v = load float, float* %v.addr
@@ -206,18 +210,155 @@ ok:
   %add.30 = fadd float %old.3, %add.29
   store float %add.30, float* %s.addr
   %s.7 = load float, float* %s.addr
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %x.3, 0
-  %len.2 = extractvalue { float*, i64 } %x.3, 1
-  %inbounds.1 = icmp ult i64 %i.2, %len.2
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %x.5, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.4
+  store float %s.7, float* %elem.ptr.1
+  br label %run.join
+run.checked:
+  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %x.6, 0
+  %len.1 = extractvalue { float*, i64 } %x.6, 1
+  %inbounds = icmp ult i64 %i.5, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %i.5, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.5
+  %elem.1 = load float, float* %elem.ptr.2
+  store float %elem.1, float* %v.addr
+  %v.32 = load float, float* %v.addr
+  %sqrt.1 = call float @__nv_sqrtf(float %v.32)
+  %v.33 = load float, float* %v.addr
+  %cbrt.1 = call float @__nv_cbrtf(float %v.33)
+  %add.31 = fadd float %sqrt.1, %cbrt.1
+  %v.34 = load float, float* %v.addr
+  %sin.1 = call float @__nv_sinf(float %v.34)
+  %add.32 = fadd float %add.31, %sin.1
+  %v.35 = load float, float* %v.addr
+  %cos.1 = call float @__nv_cosf(float %v.35)
+  %add.33 = fadd float %add.32, %cos.1
+  %v.36 = load float, float* %v.addr
+  %tan.1 = call float @__nv_tanf(float %v.36)
+  %add.34 = fadd float %add.33, %tan.1
+  store float %add.34, float* %s.addr
+  %v.37 = load float, float* %v.addr
+  %asin.1 = call float @__nv_asinf(float %v.37)
+  %v.38 = load float, float* %v.addr
+  %acos.1 = call float @__nv_acosf(float %v.38)
+  %add.35 = fadd float %asin.1, %acos.1
+  %v.39 = load float, float* %v.addr
+  %atan.1 = call float @__nv_atanf(float %v.39)
+  %add.36 = fadd float %add.35, %atan.1
+  %v.40 = load float, float* %v.addr
+  %s.8 = load float, float* %s.addr
+  %atan2.1 = call float @__nv_atan2f(float %v.40, float %s.8)
+  %add.37 = fadd float %add.36, %atan2.1
+  %v.41 = load float, float* %v.addr
+  %sinh.1 = call float @__nv_sinhf(float %v.41)
+  %add.38 = fadd float %add.37, %sinh.1
+  %v.42 = load float, float* %v.addr
+  %cosh.1 = call float @__nv_coshf(float %v.42)
+  %add.39 = fadd float %add.38, %cosh.1
+  %v.43 = load float, float* %v.addr
+  %tanh.1 = call float @__nv_tanhf(float %v.43)
+  %add.40 = fadd float %add.39, %tanh.1
+  %old.4 = load float, float* %s.addr
+  %add.41 = fadd float %old.4, %add.40
+  store float %add.41, float* %s.addr
+  %v.44 = load float, float* %v.addr
+  %exp.1 = call float @__nv_expf(float %v.44)
+  %v.45 = load float, float* %v.addr
+  %exp2.1 = call float @__nv_exp2f(float %v.45)
+  %add.42 = fadd float %exp.1, %exp2.1
+  %v.46 = load float, float* %v.addr
+  %expm1.1 = call float @__nv_expm1f(float %v.46)
+  %add.43 = fadd float %add.42, %expm1.1
+  %v.47 = load float, float* %v.addr
+  %log.1 = call float @__nv_logf(float %v.47)
+  %add.44 = fadd float %add.43, %log.1
+  %v.48 = load float, float* %v.addr
+  %log2.1 = call float @__nv_log2f(float %v.48)
+  %add.45 = fadd float %add.44, %log2.1
+  %v.49 = load float, float* %v.addr
+  %log10.1 = call float @__nv_log10f(float %v.49)
+  %add.46 = fadd float %add.45, %log10.1
+  %v.50 = load float, float* %v.addr
+  %log1p.1 = call float @__nv_log1pf(float %v.50)
+  %add.47 = fadd float %add.46, %log1p.1
+  %old.5 = load float, float* %s.addr
+  %add.48 = fadd float %old.5, %add.47
+  store float %add.48, float* %s.addr
+  %v.51 = load float, float* %v.addr
+  %s.9 = load float, float* %s.addr
+  %pow.1 = call float @__nv_powf(float %v.51, float %s.9)
+  %v.52 = load float, float* %v.addr
+  %n.2 = load i32, i32* %n.addr
+  %powi.1 = call float @__nv_powif(float %v.52, i32 %n.2)
+  %add.49 = fadd float %pow.1, %powi.1
+  %v.53 = load float, float* %v.addr
+  %s.10 = load float, float* %s.addr
+  %hypot.1 = call float @__nv_hypotf(float %v.53, float %s.10)
+  %add.50 = fadd float %add.49, %hypot.1
+  %v.54 = load float, float* %v.addr
+  %floor.1 = call float @__nv_floorf(float %v.54)
+  %add.51 = fadd float %add.50, %floor.1
+  %v.55 = load float, float* %v.addr
+  %ceil.1 = call float @__nv_ceilf(float %v.55)
+  %add.52 = fadd float %add.51, %ceil.1
+  %v.56 = load float, float* %v.addr
+  %round.1 = call float @__nv_roundf(float %v.56)
+  %add.53 = fadd float %add.52, %round.1
+  %v.57 = load float, float* %v.addr
+  %trunc.1 = call float @__nv_truncf(float %v.57)
+  %add.54 = fadd float %add.53, %trunc.1
+  %old.6 = load float, float* %s.addr
+  %add.55 = fadd float %old.6, %add.54
+  store float %add.55, float* %s.addr
+  %v.58 = load float, float* %v.addr
+  %fabs.1 = call float @__nv_fabsf(float %v.58)
+  %v.59 = load float, float* %v.addr
+  %s.11 = load float, float* %s.addr
+  %fmin.1 = call float @__nv_fminf(float %v.59, float %s.11)
+  %add.56 = fadd float %fabs.1, %fmin.1
+  %v.60 = load float, float* %v.addr
+  %s.12 = load float, float* %s.addr
+  %fmax.1 = call float @__nv_fmaxf(float %v.60, float %s.12)
+  %add.57 = fadd float %add.56, %fmax.1
+  %v.61 = load float, float* %v.addr
+  %s.13 = load float, float* %s.addr
+  %fma.1 = call float @__nv_fmaf(float %v.61, float %s.13, float 0x3FF0000000000000)
+  %add.58 = fadd float %add.57, %fma.1
+  %v.62 = load float, float* %v.addr
+  %s.14 = load float, float* %s.addr
+  %copysign.1 = call float @__nv_copysignf(float %v.62, float %s.14)
+  %add.59 = fadd float %add.58, %copysign.1
+  %v.63 = load float, float* %v.addr
+  %signum.2 = call float @__nv_copysignf(float 0x3FF0000000000000, float %v.63)
+  %isnan.1 = fcmp uno float %v.63, %v.63
+  %signum.3 = select i1 %isnan.1, float %v.63, float %signum.2
+  %add.60 = fadd float %add.59, %signum.3
+  %old.7 = load float, float* %s.addr
+  %add.61 = fadd float %old.7, %add.60
+  store float %add.61, float* %s.addr
+  %s.15 = load float, float* %s.addr
+  %x.7 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.7, 0
+  %len.2 = extractvalue { float*, i64 } %x.7, 1
+  %inbounds.1 = icmp ult i64 %i.6, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i32 2, i64 %i.6, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
-  store float %s.7, float* %elem.ptr.1
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.6
+  store float %s.15, float* %elem.ptr.3
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -271,7 +412,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, i32)* @math32, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -358,17 +499,21 @@ entry:
 if.then:
   ret void
 if.end:
-  %x.2 = load { double*, i64 }, { double*, i64 }* %x.addr
   %i.1 = load i64, i64* %i.addr
-  %ptr = extractvalue { double*, i64 } %x.2, 0
-  %len.1 = extractvalue { double*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr = getelementptr double, double* %ptr, i64 %i.1
+  %x.2 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %guard.len = extractvalue { double*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
+  %i.2 = load i64, i64* %i.addr
+  %x.3 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %guard.len.1 = extractvalue { double*, i64 } %x.3, 1
+  %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.4 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { double*, i64 } %x.4, 0
+  %elem.ptr = getelementptr double, double* %ptr, i64 %i.3
   %elem = load double, double* %elem.ptr
   store double %elem, double* %v.addr
   %v = load double, double* %v.addr
@@ -486,18 +631,155 @@ ok:
   %add.30 = fadd double %old.3, %add.29
   store double %add.30, double* %s.addr
   %s.7 = load double, double* %s.addr
-  %x.3 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { double*, i64 } %x.3, 0
-  %len.2 = extractvalue { double*, i64 } %x.3, 1
-  %inbounds.1 = icmp ult i64 %i.2, %len.2
+  %x.5 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { double*, i64 } %x.5, 0
+  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.4
+  store double %s.7, double* %elem.ptr.1
+  br label %run.join
+run.checked:
+  %x.6 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { double*, i64 } %x.6, 0
+  %len.1 = extractvalue { double*, i64 } %x.6, 1
+  %inbounds = icmp ult i64 %i.5, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %i.5, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %i.5
+  %elem.1 = load double, double* %elem.ptr.2
+  store double %elem.1, double* %v.addr
+  %v.32 = load double, double* %v.addr
+  %sqrt.1 = call double @__nv_sqrt(double %v.32)
+  %v.33 = load double, double* %v.addr
+  %cbrt.1 = call double @__nv_cbrt(double %v.33)
+  %add.31 = fadd double %sqrt.1, %cbrt.1
+  %v.34 = load double, double* %v.addr
+  %sin.1 = call double @__nv_sin(double %v.34)
+  %add.32 = fadd double %add.31, %sin.1
+  %v.35 = load double, double* %v.addr
+  %cos.1 = call double @__nv_cos(double %v.35)
+  %add.33 = fadd double %add.32, %cos.1
+  %v.36 = load double, double* %v.addr
+  %tan.1 = call double @__nv_tan(double %v.36)
+  %add.34 = fadd double %add.33, %tan.1
+  store double %add.34, double* %s.addr
+  %v.37 = load double, double* %v.addr
+  %asin.1 = call double @__nv_asin(double %v.37)
+  %v.38 = load double, double* %v.addr
+  %acos.1 = call double @__nv_acos(double %v.38)
+  %add.35 = fadd double %asin.1, %acos.1
+  %v.39 = load double, double* %v.addr
+  %atan.1 = call double @__nv_atan(double %v.39)
+  %add.36 = fadd double %add.35, %atan.1
+  %v.40 = load double, double* %v.addr
+  %s.8 = load double, double* %s.addr
+  %atan2.1 = call double @__nv_atan2(double %v.40, double %s.8)
+  %add.37 = fadd double %add.36, %atan2.1
+  %v.41 = load double, double* %v.addr
+  %sinh.1 = call double @__nv_sinh(double %v.41)
+  %add.38 = fadd double %add.37, %sinh.1
+  %v.42 = load double, double* %v.addr
+  %cosh.1 = call double @__nv_cosh(double %v.42)
+  %add.39 = fadd double %add.38, %cosh.1
+  %v.43 = load double, double* %v.addr
+  %tanh.1 = call double @__nv_tanh(double %v.43)
+  %add.40 = fadd double %add.39, %tanh.1
+  %old.4 = load double, double* %s.addr
+  %add.41 = fadd double %old.4, %add.40
+  store double %add.41, double* %s.addr
+  %v.44 = load double, double* %v.addr
+  %exp.1 = call double @__nv_exp(double %v.44)
+  %v.45 = load double, double* %v.addr
+  %exp2.1 = call double @__nv_exp2(double %v.45)
+  %add.42 = fadd double %exp.1, %exp2.1
+  %v.46 = load double, double* %v.addr
+  %expm1.1 = call double @__nv_expm1(double %v.46)
+  %add.43 = fadd double %add.42, %expm1.1
+  %v.47 = load double, double* %v.addr
+  %log.1 = call double @__nv_log(double %v.47)
+  %add.44 = fadd double %add.43, %log.1
+  %v.48 = load double, double* %v.addr
+  %log2.1 = call double @__nv_log2(double %v.48)
+  %add.45 = fadd double %add.44, %log2.1
+  %v.49 = load double, double* %v.addr
+  %log10.1 = call double @__nv_log10(double %v.49)
+  %add.46 = fadd double %add.45, %log10.1
+  %v.50 = load double, double* %v.addr
+  %log1p.1 = call double @__nv_log1p(double %v.50)
+  %add.47 = fadd double %add.46, %log1p.1
+  %old.5 = load double, double* %s.addr
+  %add.48 = fadd double %old.5, %add.47
+  store double %add.48, double* %s.addr
+  %v.51 = load double, double* %v.addr
+  %s.9 = load double, double* %s.addr
+  %pow.1 = call double @__nv_pow(double %v.51, double %s.9)
+  %v.52 = load double, double* %v.addr
+  %n.2 = load i32, i32* %n.addr
+  %powi.1 = call double @__nv_powi(double %v.52, i32 %n.2)
+  %add.49 = fadd double %pow.1, %powi.1
+  %v.53 = load double, double* %v.addr
+  %s.10 = load double, double* %s.addr
+  %hypot.1 = call double @__nv_hypot(double %v.53, double %s.10)
+  %add.50 = fadd double %add.49, %hypot.1
+  %v.54 = load double, double* %v.addr
+  %floor.1 = call double @__nv_floor(double %v.54)
+  %add.51 = fadd double %add.50, %floor.1
+  %v.55 = load double, double* %v.addr
+  %ceil.1 = call double @__nv_ceil(double %v.55)
+  %add.52 = fadd double %add.51, %ceil.1
+  %v.56 = load double, double* %v.addr
+  %round.1 = call double @__nv_round(double %v.56)
+  %add.53 = fadd double %add.52, %round.1
+  %v.57 = load double, double* %v.addr
+  %trunc.1 = call double @__nv_trunc(double %v.57)
+  %add.54 = fadd double %add.53, %trunc.1
+  %old.6 = load double, double* %s.addr
+  %add.55 = fadd double %old.6, %add.54
+  store double %add.55, double* %s.addr
+  %v.58 = load double, double* %v.addr
+  %fabs.1 = call double @__nv_fabs(double %v.58)
+  %v.59 = load double, double* %v.addr
+  %s.11 = load double, double* %s.addr
+  %fmin.1 = call double @__nv_fmin(double %v.59, double %s.11)
+  %add.56 = fadd double %fabs.1, %fmin.1
+  %v.60 = load double, double* %v.addr
+  %s.12 = load double, double* %s.addr
+  %fmax.1 = call double @__nv_fmax(double %v.60, double %s.12)
+  %add.57 = fadd double %add.56, %fmax.1
+  %v.61 = load double, double* %v.addr
+  %s.13 = load double, double* %s.addr
+  %fma.1 = call double @__nv_fma(double %v.61, double %s.13, double 0x3FF0000000000000)
+  %add.58 = fadd double %add.57, %fma.1
+  %v.62 = load double, double* %v.addr
+  %s.14 = load double, double* %s.addr
+  %copysign.1 = call double @__nv_copysign(double %v.62, double %s.14)
+  %add.59 = fadd double %add.58, %copysign.1
+  %v.63 = load double, double* %v.addr
+  %signum.2 = call double @__nv_copysign(double 0x3FF0000000000000, double %v.63)
+  %isnan.1 = fcmp uno double %v.63, %v.63
+  %signum.3 = select i1 %isnan.1, double %v.63, double %signum.2
+  %add.60 = fadd double %add.59, %signum.3
+  %old.7 = load double, double* %s.addr
+  %add.61 = fadd double %old.7, %add.60
+  store double %add.61, double* %s.addr
+  %s.15 = load double, double* %s.addr
+  %x.7 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %x.7, 0
+  %len.2 = extractvalue { double*, i64 } %x.7, 1
+  %inbounds.1 = icmp ult i64 %i.6, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i32 2, i64 %i.6, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.2
-  store double %s.7, double* %elem.ptr.1
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.6
+  store double %s.15, double* %elem.ptr.3
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -551,7 +833,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (double*, i64, i32)* @math64, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -617,17 +899,31 @@ and.end:
   %logical.1 = load i1, i1* %logical
   br i1 %logical.1, label %if.then, label %if.end
 if.then:
-  %x.2 = load { i64*, i64 }, { i64*, i64 }* %x.addr
   %i.2 = load i64, i64* %i.addr
-  %ptr = extractvalue { i64*, i64 } %x.2, 0
-  %len.2 = extractvalue { i64*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i.2, %len.2
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i.2, i64 %len.2)
-  unreachable
-ok:
-  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.2
+  %x.2 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %guard.len = extractvalue { i64*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %i.2, %guard.len
+  %i.3 = load i64, i64* %i.addr
+  %x.3 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %guard.len.1 = extractvalue { i64*, i64 } %x.3, 1
+  %guard.ok.1 = icmp ult i64 %i.3, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %i.4 = load i64, i64* %i.addr
+  %y.2 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %y.2, 1
+  %guard.ok.2 = icmp ult i64 %i.4, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  %i.5 = load i64, i64* %i.addr
+  %y.3 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %guard.len.3 = extractvalue { i32*, i64 } %y.3, 1
+  %guard.ok.3 = icmp ult i64 %i.5, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.4 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr = extractvalue { i64*, i64 } %x.4, 0
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.6
   %elem = load i64, i64* %elem.ptr
   %abs.neg = sub i64 0, %elem
   %abs.isneg = icmp slt i64 %elem, 0
@@ -636,46 +932,88 @@ ok:
   %sel = select i1 %cmp.2, i64 %abs, i64 7
   %cmp.3 = icmp sgt i64 %sel, -7
   %sel.1 = select i1 %cmp.3, i64 %sel, i64 -7
-  %x.3 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i64*, i64 } %x.3, 0
-  %len.3 = extractvalue { i64*, i64 } %x.3, 1
-  %inbounds.1 = icmp ult i64 %i.3, %len.3
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.3, i64 %len.3)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.3
+  %x.5 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i64*, i64 } %x.5, 0
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.7
   store i64 %sel.1, i64* %elem.ptr.1
-  %y.2 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i32*, i64 } %y.2, 0
-  %len.4 = extractvalue { i32*, i64 } %y.2, 1
-  %inbounds.2 = icmp ult i64 %i.4, %len.4
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.4, i64 %len.4)
-  unreachable
-ok.2:
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.4
+  %y.4 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i32*, i64 } %y.4, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.8
   %elem.1 = load i32, i32* %elem.ptr.2
   %cmp.4 = icmp ult i32 %elem.1, 9
   %sel.2 = select i1 %cmp.4, i32 %elem.1, i32 9
   %cmp.5 = icmp ugt i32 %sel.2, 3
   %sel.3 = select i1 %cmp.5, i32 %sel.2, i32 3
-  %y.3 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i32*, i64 } %y.3, 0
-  %len.5 = extractvalue { i32*, i64 } %y.3, 1
-  %inbounds.3 = icmp ult i64 %i.5, %len.5
+  %y.5 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %y.5, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.9
+  store i32 %sel.3, i32* %elem.ptr.3
+  br label %run.join
+run.checked:
+  %x.6 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i64*, i64 } %x.6, 0
+  %len.2 = extractvalue { i64*, i64 } %x.6, 1
+  %inbounds = icmp ult i64 %i.10, %len.2
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %i.10, i64 %len.2)
+  unreachable
+ok:
+  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.10
+  %elem.2 = load i64, i64* %elem.ptr.4
+  %abs.neg.1 = sub i64 0, %elem.2
+  %abs.isneg.1 = icmp slt i64 %elem.2, 0
+  %abs.1 = select i1 %abs.isneg.1, i64 %abs.neg.1, i64 %elem.2
+  %cmp.6 = icmp slt i64 %abs.1, 7
+  %sel.4 = select i1 %cmp.6, i64 %abs.1, i64 7
+  %cmp.7 = icmp sgt i64 %sel.4, -7
+  %sel.5 = select i1 %cmp.7, i64 %sel.4, i64 -7
+  %x.7 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i64*, i64 } %x.7, 0
+  %len.3 = extractvalue { i64*, i64 } %x.7, 1
+  %inbounds.1 = icmp ult i64 %i.11, %len.3
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %i.11, i64 %len.3)
+  unreachable
+ok.1:
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.11
+  store i64 %sel.5, i64* %elem.ptr.5
+  %y.6 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %y.6, 0
+  %len.4 = extractvalue { i32*, i64 } %y.6, 1
+  %inbounds.2 = icmp ult i64 %i.12, %len.4
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %i.12, i64 %len.4)
+  unreachable
+ok.2:
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.12
+  %elem.3 = load i32, i32* %elem.ptr.6
+  %cmp.8 = icmp ult i32 %elem.3, 9
+  %sel.6 = select i1 %cmp.8, i32 %elem.3, i32 9
+  %cmp.9 = icmp ugt i32 %sel.6, 3
+  %sel.7 = select i1 %cmp.9, i32 %sel.6, i32 3
+  %y.7 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i32*, i64 } %y.7, 0
+  %len.5 = extractvalue { i32*, i64 } %y.7, 1
+  %inbounds.3 = icmp ult i64 %i.13, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i32 4, i64 %i.13, i64 %len.5)
   unreachable
 ok.3:
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.5
-  store i32 %sel.3, i32* %elem.ptr.3
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.13
+  store i32 %sel.7, i32* %elem.ptr.7
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   ret void
@@ -731,7 +1069,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i64*, i64, i32*, i64)* @int_math, !"kernel", i32 1}
 !nvvmir.version = !{!2}

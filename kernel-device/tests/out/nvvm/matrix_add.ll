@@ -88,43 +88,91 @@ if.then:
   %x.1 = load i64, i64* %x.addr
   %add = add i64 %mul, %x.1
   store i64 %add, i64* %k.addr
-  %a.1 = load { double*, i64 }, { double*, i64 }* %a.addr
   %k = load i64, i64* %k.addr
-  %ptr = extractvalue { double*, i64 } %a.1, 0
-  %len = extractvalue { double*, i64 } %a.1, 1
-  %inbounds = icmp ult i64 %k, %len
+  %a.1 = load { double*, i64 }, { double*, i64 }* %a.addr
+  %guard.len = extractvalue { double*, i64 } %a.1, 1
+  %guard.ok = icmp ult i64 %k, %guard.len
+  %k.1 = load i64, i64* %k.addr
+  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { double*, i64 } %b.1, 1
+  %guard.ok.1 = icmp ult i64 %k.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %k.2 = load i64, i64* %k.addr
+  %out.1 = load { double*, i64 }, { double*, i64 }* %out.addr
+  %guard.len.2 = extractvalue { double*, i64 } %out.1, 1
+  %guard.ok.2 = icmp ult i64 %k.2, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %y.2 = load i64, i64* %y.addr
+  %w.3 = load i64, i64* %w.addr
+  %mul.1 = mul i64 %y.2, %w.3
+  %x.2 = load i64, i64* %x.addr
+  %add.1 = add i64 %mul.1, %x.2
+  store i64 %add.1, i64* %k.addr
+  %a.2 = load { double*, i64 }, { double*, i64 }* %a.addr
+  %k.3 = load i64, i64* %k.addr
+  %ptr = extractvalue { double*, i64 } %a.2, 0
+  %elem.ptr = getelementptr double, double* %ptr, i64 %k.3
+  %elem = load double, double* %elem.ptr
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %k.4 = load i64, i64* %k.addr
+  %ptr.1 = extractvalue { double*, i64 } %b.2, 0
+  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %k.4
+  %elem.1 = load double, double* %elem.ptr.1
+  %add.2 = fadd double %elem, %elem.1
+  %out.2 = load { double*, i64 }, { double*, i64 }* %out.addr
+  %k.5 = load i64, i64* %k.addr
+  %ptr.2 = extractvalue { double*, i64 } %out.2, 0
+  %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %k.5
+  store double %add.2, double* %elem.ptr.2
+  br label %run.join
+run.checked:
+  %y.3 = load i64, i64* %y.addr
+  %w.4 = load i64, i64* %w.addr
+  %mul.2 = mul i64 %y.3, %w.4
+  %x.3 = load i64, i64* %x.addr
+  %add.3 = add i64 %mul.2, %x.3
+  store i64 %add.3, i64* %k.addr
+  %a.3 = load { double*, i64 }, { double*, i64 }* %a.addr
+  %k.6 = load i64, i64* %k.addr
+  %ptr.3 = extractvalue { double*, i64 } %a.3, 0
+  %len = extractvalue { double*, i64 } %a.3, 1
+  %inbounds = icmp ult i64 %k.6, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %k, i64 %len)
+  call void @__cudajit_panic(i32 1, i64 %k.6, i64 %len)
   unreachable
 ok:
-  %elem.ptr = getelementptr double, double* %ptr, i64 %k
-  %elem = load double, double* %elem.ptr
-  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %k.1 = load i64, i64* %k.addr
-  %ptr.1 = extractvalue { double*, i64 } %b.1, 0
-  %len.1 = extractvalue { double*, i64 } %b.1, 1
-  %inbounds.1 = icmp ult i64 %k.1, %len.1
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %k.6
+  %elem.2 = load double, double* %elem.ptr.3
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %k.7 = load i64, i64* %k.addr
+  %ptr.4 = extractvalue { double*, i64 } %b.3, 0
+  %len.1 = extractvalue { double*, i64 } %b.3, 1
+  %inbounds.1 = icmp ult i64 %k.7, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %k.1, i64 %len.1)
+  call void @__cudajit_panic(i32 2, i64 %k.7, i64 %len.1)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %k.1
-  %elem.1 = load double, double* %elem.ptr.1
-  %add.1 = fadd double %elem, %elem.1
-  %out.1 = load { double*, i64 }, { double*, i64 }* %out.addr
-  %k.2 = load i64, i64* %k.addr
-  %ptr.2 = extractvalue { double*, i64 } %out.1, 0
-  %len.2 = extractvalue { double*, i64 } %out.1, 1
-  %inbounds.2 = icmp ult i64 %k.2, %len.2
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %k.7
+  %elem.3 = load double, double* %elem.ptr.4
+  %add.4 = fadd double %elem.2, %elem.3
+  %out.3 = load { double*, i64 }, { double*, i64 }* %out.addr
+  %k.8 = load i64, i64* %k.addr
+  %ptr.5 = extractvalue { double*, i64 } %out.3, 0
+  %len.2 = extractvalue { double*, i64 } %out.3, 1
+  %inbounds.2 = icmp ult i64 %k.8, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %k.2, i64 %len.2)
+  call void @__cudajit_panic(i32 3, i64 %k.8, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %k.2
-  store double %add.1, double* %elem.ptr.2
+  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %k.8
+  store double %add.4, double* %elem.ptr.5
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   ret void
@@ -180,7 +228,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (double*, i64, double*, i64, double*, i64, i64, i64)* @matrix_add, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -58,6 +58,18 @@ entry:
   %pow.acc.3 = alloca i64
   %pow.base.3 = alloca i64
   %pow.exp.3 = alloca i32
+  %pow.acc.4 = alloca i8
+  %pow.base.4 = alloca i8
+  %pow.exp.4 = alloca i32
+  %pow.acc.5 = alloca i16
+  %pow.base.5 = alloca i16
+  %pow.exp.5 = alloca i32
+  %pow.acc.6 = alloca i32
+  %pow.base.6 = alloca i32
+  %pow.exp.6 = alloca i32
+  %pow.acc.7 = alloca i64
+  %pow.base.7 = alloca i64
+  %pow.exp.7 = alloca i32
   %a.s = insertvalue { i8*, i64 } undef, i8* %a, 0
   %a.s.1 = insertvalue { i8*, i64 } %a.s, i64 %a.len, 1
   store { i8*, i64 } %a.s.1, { i8*, i64 }* %a.addr
@@ -80,17 +92,85 @@ entry:
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
-  %a.1 = load { i8*, i64 }, { i8*, i64 }* %a.addr
   %i = load i64, i64* %i.addr
-  %ptr = extractvalue { i8*, i64 } %a.1, 0
-  %len = extractvalue { i8*, i64 } %a.1, 1
-  %inbounds = icmp ult i64 %i, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
-  unreachable
-ok:
-  %elem.ptr = getelementptr i8, i8* %ptr, i64 %i
+  %a.1 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %guard.len = extractvalue { i8*, i64 } %a.1, 1
+  %guard.ok = icmp ult i64 %i, %guard.len
+  %i.1 = load i64, i64* %i.addr
+  %a.2 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %guard.len.1 = extractvalue { i8*, i64 } %a.2, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %i.2 = load i64, i64* %i.addr
+  %a.3 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %guard.len.2 = extractvalue { i8*, i64 } %a.3, 1
+  %guard.ok.2 = icmp ult i64 %i.2, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  %i.3 = load i64, i64* %i.addr
+  %b.1 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %guard.len.3 = extractvalue { i16*, i64 } %b.1, 1
+  %guard.ok.3 = icmp ult i64 %i.3, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  %i.4 = load i64, i64* %i.addr
+  %b.2 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %guard.len.4 = extractvalue { i16*, i64 } %b.2, 1
+  %guard.ok.4 = icmp ult i64 %i.4, %guard.len.4
+  %guard.3 = and i1 %guard.2, %guard.ok.4
+  %i.5 = load i64, i64* %i.addr
+  %b.3 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %guard.len.5 = extractvalue { i16*, i64 } %b.3, 1
+  %guard.ok.5 = icmp ult i64 %i.5, %guard.len.5
+  %guard.4 = and i1 %guard.3, %guard.ok.5
+  %i.6 = load i64, i64* %i.addr
+  %c.1 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %guard.len.6 = extractvalue { i32*, i64 } %c.1, 1
+  %guard.ok.6 = icmp ult i64 %i.6, %guard.len.6
+  %guard.5 = and i1 %guard.4, %guard.ok.6
+  %i.7 = load i64, i64* %i.addr
+  %c.2 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %guard.len.7 = extractvalue { i32*, i64 } %c.2, 1
+  %guard.ok.7 = icmp ult i64 %i.7, %guard.len.7
+  %guard.6 = and i1 %guard.5, %guard.ok.7
+  %i.8 = load i64, i64* %i.addr
+  %c.3 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %guard.len.8 = extractvalue { i32*, i64 } %c.3, 1
+  %guard.ok.8 = icmp ult i64 %i.8, %guard.len.8
+  %guard.7 = and i1 %guard.6, %guard.ok.8
+  %i.9 = load i64, i64* %i.addr
+  %d.1 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %guard.len.9 = extractvalue { i64*, i64 } %d.1, 1
+  %guard.ok.9 = icmp ult i64 %i.9, %guard.len.9
+  %guard.8 = and i1 %guard.7, %guard.ok.9
+  %i.10 = load i64, i64* %i.addr
+  %d.2 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %guard.len.10 = extractvalue { i64*, i64 } %d.2, 1
+  %guard.ok.10 = icmp ult i64 %i.10, %guard.len.10
+  %guard.9 = and i1 %guard.8, %guard.ok.10
+  %i.11 = load i64, i64* %i.addr
+  %d.3 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %guard.len.11 = extractvalue { i64*, i64 } %d.3, 1
+  %guard.ok.11 = icmp ult i64 %i.11, %guard.len.11
+  %guard.10 = and i1 %guard.9, %guard.ok.11
+  %i.12 = load i64, i64* %i.addr
+  %d.4 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %guard.len.12 = extractvalue { i64*, i64 } %d.4, 1
+  %guard.ok.12 = icmp ult i64 %i.12, %guard.len.12
+  %guard.11 = and i1 %guard.10, %guard.ok.12
+  br i1 %guard.11, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.1 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  store i64 %grid.1, i64* %i.addr
+  %a.4 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr = extractvalue { i8*, i64 } %a.4, 0
+  %elem.ptr = getelementptr i8, i8* %ptr, i64 %i.13
   %elem = load i8, i8* %elem.ptr
   store i8 %elem, i8* %x.addr
   %x = load i8, i8* %x.addr
@@ -112,17 +192,10 @@ ok:
   %x.3 = load i8, i8* %x.addr
   %bitreverse = call i8 @llvm.bitreverse.i8(i8 %x.3)
   %add.2 = add i8 %add.1, %bitreverse
-  %a.2 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.1 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i8*, i64 } %a.2, 0
-  %len.1 = extractvalue { i8*, i64 } %a.2, 1
-  %inbounds.1 = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr i8, i8* %ptr.1, i64 %i.1
+  %a.5 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i8*, i64 } %a.5, 0
+  %elem.ptr.1 = getelementptr i8, i8* %ptr.1, i64 %i.14
   store i8 %add.2, i8* %elem.ptr.1
   %x.4 = load i8, i8* %x.addr
   %n.2 = load i32, i32* %n.addr
@@ -163,41 +236,27 @@ pow.done:
   %clamp.ok = icmp ule i8 3, 9
   %clamp.op = zext i8 3 to i64
   %clamp.op.1 = zext i8 9 to i64
-  br i1 %clamp.ok, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %clamp.op, i64 %clamp.op.1)
+  br i1 %clamp.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %clamp.op, i64 %clamp.op.1)
   unreachable
-ok.2:
+ok:
   %clamp.below = icmp ult i8 %x.7, 3
   %clamp = select i1 %clamp.below, i8 3, i8 %x.7
   %clamp.above = icmp ugt i8 %clamp, 9
   %clamp.1 = select i1 %clamp.above, i8 9, i8 %clamp
   %add.5 = add i8 %add.4, %clamp.1
-  %a.3 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i8*, i64 } %a.3, 0
-  %len.2 = extractvalue { i8*, i64 } %a.3, 1
-  %inbounds.2 = icmp ult i64 %i.2, %len.2
-  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.2, i64 %len.2)
-  unreachable
-ok.3:
-  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %i.2
+  %a.6 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i8*, i64 } %a.6, 0
+  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %i.15
   %old = load i8, i8* %elem.ptr.2
   %add.6 = add i8 %old, %add.5
   store i8 %add.6, i8* %elem.ptr.2
-  %b.1 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i16*, i64 } %b.1, 0
-  %len.3 = extractvalue { i16*, i64 } %b.1, 1
-  %inbounds.3 = icmp ult i64 %i.3, %len.3
-  br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.3, i64 %len.3)
-  unreachable
-ok.4:
-  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.3
+  %b.4 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i16*, i64 } %b.4, 0
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.16
   %elem.1 = load i16, i16* %elem.ptr.3
   store i16 %elem.1, i16* %y.addr
   %y = load i16, i16* %y.addr
@@ -220,17 +279,10 @@ ok.4:
   %y.3 = load i16, i16* %y.addr
   %bitreverse.1 = call i16 @llvm.bitreverse.i16(i16 %y.3)
   %add.9 = add i16 %add.8, %bitreverse.1
-  %b.2 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i16*, i64 } %b.2, 0
-  %len.4 = extractvalue { i16*, i64 } %b.2, 1
-  %inbounds.4 = icmp ult i64 %i.4, %len.4
-  br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.4, i64 %len.4)
-  unreachable
-ok.5:
-  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.4
+  %b.5 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.17 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i16*, i64 } %b.5, 0
+  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.17
   store i16 %add.9, i16* %elem.ptr.4
   %y.4 = load i16, i16* %y.addr
   %sat.4 = add i16 %y.4, -7
@@ -255,11 +307,11 @@ ok.5:
   %clamp.ok.1 = icmp sle i16 -5, 5
   %clamp.op.2 = sext i16 -5 to i64
   %clamp.op.3 = sext i16 5 to i64
-  br i1 %clamp.ok.1, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 %clamp.op.2, i64 %clamp.op.3)
+  br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %clamp.op.2, i64 %clamp.op.3)
   unreachable
-ok.6:
+ok.1:
   %clamp.below.1 = icmp slt i16 %y.6, -5
   %clamp.2 = select i1 %clamp.below.1, i16 -5, i16 %y.6
   %clamp.above.1 = icmp sgt i16 %clamp.2, 5
@@ -290,31 +342,17 @@ pow.body.1:
 pow.done.1:
   %pow.1 = load i16, i16* %pow.acc.1
   %add.12 = add i16 %add.11, %pow.1
-  %b.3 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i16*, i64 } %b.3, 0
-  %len.5 = extractvalue { i16*, i64 } %b.3, 1
-  %inbounds.5 = icmp ult i64 %i.5, %len.5
-  br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.5, i64 %len.5)
-  unreachable
-ok.7:
-  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.5
+  %b.6 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.18 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %b.6, 0
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.18
   %old.1 = load i16, i16* %elem.ptr.5
   %add.13 = add i16 %old.1, %add.12
   store i16 %add.13, i16* %elem.ptr.5
-  %c.1 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { i32*, i64 } %c.1, 0
-  %len.6 = extractvalue { i32*, i64 } %c.1, 1
-  %inbounds.6 = icmp ult i64 %i.6, %len.6
-  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.6, i64 %len.6)
-  unreachable
-ok.8:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.6
+  %c.4 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.19 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %c.4, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.19
   %elem.2 = load i32, i32* %elem.ptr.6
   store i32 %elem.2, i32* %z.addr
   %z = load i32, i32* %z.addr
@@ -334,17 +372,10 @@ ok.8:
   %z.3 = load i32, i32* %z.addr
   %bitreverse.2 = call i32 @llvm.bitreverse.i32(i32 %z.3)
   %add.16 = add i32 %add.15, %bitreverse.2
-  %c.2 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.7 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { i32*, i64 } %c.2, 0
-  %len.7 = extractvalue { i32*, i64 } %c.2, 1
-  %inbounds.7 = icmp ult i64 %i.7, %len.7
-  br i1 %inbounds.7, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.7, i64 %len.7)
-  unreachable
-ok.9:
-  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.7
+  %c.5 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.20 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i32*, i64 } %c.5, 0
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.20
   store i32 %add.16, i32* %elem.ptr.7
   %z.4 = load i32, i32* %z.addr
   %z.5 = load i32, i32* %z.addr
@@ -397,31 +428,17 @@ pow.body.2:
 pow.done.2:
   %pow.2 = load i32, i32* %pow.acc.2
   %add.19 = add i32 %add.18, %pow.2
-  %c.3 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { i32*, i64 } %c.3, 0
-  %len.8 = extractvalue { i32*, i64 } %c.3, 1
-  %inbounds.8 = icmp ult i64 %i.8, %len.8
-  br i1 %inbounds.8, label %ok.10, label %panic.10, !prof !0
-panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.8, i64 %len.8)
-  unreachable
-ok.10:
-  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.8
+  %c.6 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.21 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { i32*, i64 } %c.6, 0
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.21
   %old.2 = load i32, i32* %elem.ptr.8
   %add.20 = add i32 %old.2, %add.19
   store i32 %add.20, i32* %elem.ptr.8
-  %d.1 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { i64*, i64 } %d.1, 0
-  %len.9 = extractvalue { i64*, i64 } %d.1, 1
-  %inbounds.9 = icmp ult i64 %i.9, %len.9
-  br i1 %inbounds.9, label %ok.11, label %panic.11, !prof !0
-panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.9, i64 %len.9)
-  unreachable
-ok.11:
-  %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.9
+  %d.5 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.22 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i64*, i64 } %d.5, 0
+  %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.22
   %elem.3 = load i64, i64* %elem.ptr.9
   store i64 %elem.3, i64* %w.addr
   %w = load i64, i64* %w.addr
@@ -438,17 +455,10 @@ ok.11:
   %trunc.4 = trunc i64 %cttz.1 to i32
   %cast.4 = zext i32 %trunc.4 to i64
   %add.22 = add i64 %add.21, %cast.4
-  %d.2 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { i64*, i64 } %d.2, 0
-  %len.10 = extractvalue { i64*, i64 } %d.2, 1
-  %inbounds.10 = icmp ult i64 %i.10, %len.10
-  br i1 %inbounds.10, label %ok.12, label %panic.12, !prof !0
-panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.10, i64 %len.10)
-  unreachable
-ok.12:
-  %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.10
+  %d.6 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.23 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { i64*, i64 } %d.6, 0
+  %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.23
   store i64 %add.22, i64* %elem.ptr.10
   %w.3 = load i64, i64* %w.addr
   %n.6 = load i32, i32* %n.addr
@@ -469,17 +479,10 @@ ok.12:
   %w.7 = load i64, i64* %w.addr
   %mulhi.1 = call i64 @__nv_umul64hi(i64 %w.6, i64 %w.7)
   %add.25 = add i64 %add.24, %mulhi.1
-  %d.3 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { i64*, i64 } %d.3, 0
-  %len.11 = extractvalue { i64*, i64 } %d.3, 1
-  %inbounds.11 = icmp ult i64 %i.11, %len.11
-  br i1 %inbounds.11, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.11, i64 %len.11)
-  unreachable
-ok.13:
-  %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.11
+  %d.7 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.24 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { i64*, i64 } %d.7, 0
+  %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.24
   %old.3 = load i64, i64* %elem.ptr.11
   %add.26 = add i64 %old.3, %add.25
   store i64 %add.26, i64* %elem.ptr.11
@@ -495,11 +498,11 @@ ok.13:
   %add.27 = add i64 %sat.13, %sat.15
   %w.11 = load i64, i64* %w.addr
   %clamp.ok.2 = icmp ule i64 10, 1000
-  br i1 %clamp.ok.2, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i32 15, i64 10, i64 1000)
+  br i1 %clamp.ok.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 10, i64 1000)
   unreachable
-ok.14:
+ok.2:
   %clamp.below.2 = icmp ult i64 %w.11, 10
   %clamp.4 = select i1 %clamp.below.2, i64 10, i64 %w.11
   %clamp.above.2 = icmp ugt i64 %clamp.4, 1000
@@ -531,20 +534,491 @@ pow.body.3:
 pow.done.3:
   %pow.3 = load i64, i64* %pow.acc.3
   %add.29 = add i64 %add.28, %pow.3
-  %d.4 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.12 = extractvalue { i64*, i64 } %d.4, 0
-  %len.12 = extractvalue { i64*, i64 } %d.4, 1
-  %inbounds.12 = icmp ult i64 %i.12, %len.12
-  br i1 %inbounds.12, label %ok.15, label %panic.15, !prof !0
-panic.15:
-  call void @__cudajit_panic(i32 16, i64 %i.12, i64 %len.12)
-  unreachable
-ok.15:
-  %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.12
+  %d.8 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.25 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { i64*, i64 } %d.8, 0
+  %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.25
   %old.4 = load i64, i64* %elem.ptr.12
   %add.30 = add i64 %old.4, %add.29
   store i64 %add.30, i64* %elem.ptr.12
+  br label %run.join
+run.checked:
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.2 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  store i64 %grid.2, i64* %i.addr
+  %a.7 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.26 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { i8*, i64 } %a.7, 0
+  %len = extractvalue { i8*, i64 } %a.7, 1
+  %inbounds = icmp ult i64 %i.26, %len
+  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %i.26, i64 %len)
+  unreachable
+ok.3:
+  %elem.ptr.13 = getelementptr i8, i8* %ptr.13, i64 %i.26
+  %elem.4 = load i8, i8* %elem.ptr.13
+  store i8 %elem.4, i8* %x.addr
+  %x.8 = load i8, i8* %x.addr
+  %ctpop.2 = call i8 @llvm.ctpop.i8(i8 %x.8)
+  %zext.3 = zext i8 %ctpop.2 to i32
+  %cast.5 = trunc i32 %zext.3 to i8
+  %x.9 = load i8, i8* %x.addr
+  %n.8 = load i32, i32* %n.addr
+  %rot.n.4 = and i32 %n.8, 7
+  %trunc.5 = trunc i32 %rot.n.4 to i8
+  %rot.back.8 = sub i8 8, %trunc.5
+  %rot.back.9 = and i8 %rot.back.8, 7
+  %rot.12 = shl i8 %x.9, %trunc.5
+  %rot.13 = lshr i8 %x.9, %rot.back.9
+  %rot.14 = or i8 %rot.12, %rot.13
+  %add.31 = add i8 %cast.5, %rot.14
+  %x.10 = load i8, i8* %x.addr
+  %add.32 = add i8 %add.31, %x.10
+  %x.11 = load i8, i8* %x.addr
+  %bitreverse.4 = call i8 @llvm.bitreverse.i8(i8 %x.11)
+  %add.33 = add i8 %add.32, %bitreverse.4
+  %a.8 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.27 = load i64, i64* %i.addr
+  %ptr.14 = extractvalue { i8*, i64 } %a.8, 0
+  %len.1 = extractvalue { i8*, i64 } %a.8, 1
+  %inbounds.1 = icmp ult i64 %i.27, %len.1
+  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %i.27, i64 %len.1)
+  unreachable
+ok.4:
+  %elem.ptr.14 = getelementptr i8, i8* %ptr.14, i64 %i.27
+  store i8 %add.33, i8* %elem.ptr.14
+  %x.12 = load i8, i8* %x.addr
+  %n.9 = load i32, i32* %n.addr
+  store i8 1, i8* %pow.acc.4
+  store i8 %x.12, i8* %pow.base.4
+  store i32 %n.9, i32* %pow.exp.4
+  br label %pow.head.4
+pow.head.4:
+  %pow.e.8 = load i32, i32* %pow.exp.4
+  %pow.finished.4 = icmp eq i32 %pow.e.8, 0
+  br i1 %pow.finished.4, label %pow.done.4, label %pow.body.4
+pow.body.4:
+  %pow.a.8 = load i8, i8* %pow.acc.4
+  %pow.b.8 = load i8, i8* %pow.base.4
+  %pow.bit.4 = and i32 %pow.e.8, 1
+  %pow.odd.4 = icmp ne i32 %pow.bit.4, 0
+  %pow.times.4 = mul i8 %pow.a.8, %pow.b.8
+  %pow.a.9 = select i1 %pow.odd.4, i8 %pow.times.4, i8 %pow.a.8
+  store i8 %pow.a.9, i8* %pow.acc.4
+  %pow.b.9 = mul i8 %pow.b.8, %pow.b.8
+  store i8 %pow.b.9, i8* %pow.base.4
+  %pow.e.9 = lshr i32 %pow.e.8, 1
+  store i32 %pow.e.9, i32* %pow.exp.4
+  br label %pow.head.4
+pow.done.4:
+  %pow.4 = load i8, i8* %pow.acc.4
+  %x.13 = load i8, i8* %x.addr
+  %sat.16 = add i8 %x.13, 7
+  %sat.over.6 = icmp ult i8 %sat.16, %x.13
+  %sat.17 = select i1 %sat.over.6, i8 -1, i8 %sat.16
+  %add.34 = add i8 %pow.4, %sat.17
+  %x.14 = load i8, i8* %x.addr
+  %sat.18 = sub i8 %x.14, -56
+  %sat.under.2 = icmp ult i8 %x.14, -56
+  %sat.19 = select i1 %sat.under.2, i8 0, i8 %sat.18
+  %add.35 = add i8 %add.34, %sat.19
+  %x.15 = load i8, i8* %x.addr
+  %clamp.ok.3 = icmp ule i8 3, 9
+  %clamp.op.4 = zext i8 3 to i64
+  %clamp.op.5 = zext i8 9 to i64
+  br i1 %clamp.ok.3, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 1, i64 %clamp.op.4, i64 %clamp.op.5)
+  unreachable
+ok.5:
+  %clamp.below.3 = icmp ult i8 %x.15, 3
+  %clamp.6 = select i1 %clamp.below.3, i8 3, i8 %x.15
+  %clamp.above.3 = icmp ugt i8 %clamp.6, 9
+  %clamp.7 = select i1 %clamp.above.3, i8 9, i8 %clamp.6
+  %add.36 = add i8 %add.35, %clamp.7
+  %a.9 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.28 = load i64, i64* %i.addr
+  %ptr.15 = extractvalue { i8*, i64 } %a.9, 0
+  %len.2 = extractvalue { i8*, i64 } %a.9, 1
+  %inbounds.2 = icmp ult i64 %i.28, %len.2
+  br i1 %inbounds.2, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 6, i64 %i.28, i64 %len.2)
+  unreachable
+ok.6:
+  %elem.ptr.15 = getelementptr i8, i8* %ptr.15, i64 %i.28
+  %old.5 = load i8, i8* %elem.ptr.15
+  %add.37 = add i8 %old.5, %add.36
+  store i8 %add.37, i8* %elem.ptr.15
+  %b.7 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.29 = load i64, i64* %i.addr
+  %ptr.16 = extractvalue { i16*, i64 } %b.7, 0
+  %len.3 = extractvalue { i16*, i64 } %b.7, 1
+  %inbounds.3 = icmp ult i64 %i.29, %len.3
+  br i1 %inbounds.3, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i32 7, i64 %i.29, i64 %len.3)
+  unreachable
+ok.7:
+  %elem.ptr.16 = getelementptr i16, i16* %ptr.16, i64 %i.29
+  %elem.5 = load i16, i16* %elem.ptr.16
+  store i16 %elem.5, i16* %y.addr
+  %y.8 = load i16, i16* %y.addr
+  %ctlz.2 = call i16 @llvm.ctlz.i16(i16 %y.8, i1 false)
+  %zext.4 = zext i16 %ctlz.2 to i32
+  %cast.6 = trunc i32 %zext.4 to i16
+  %y.9 = load i16, i16* %y.addr
+  %n.10 = load i32, i32* %n.addr
+  %rot.n.5 = and i32 %n.10, 15
+  %trunc.6 = trunc i32 %rot.n.5 to i16
+  %rot.back.10 = sub i16 16, %trunc.6
+  %rot.back.11 = and i16 %rot.back.10, 15
+  %rot.15 = lshr i16 %y.9, %trunc.6
+  %rot.16 = shl i16 %y.9, %rot.back.11
+  %rot.17 = or i16 %rot.15, %rot.16
+  %add.38 = add i16 %cast.6, %rot.17
+  %y.10 = load i16, i16* %y.addr
+  %bswap.3 = call i16 @llvm.bswap.i16(i16 %y.10)
+  %add.39 = add i16 %add.38, %bswap.3
+  %y.11 = load i16, i16* %y.addr
+  %bitreverse.5 = call i16 @llvm.bitreverse.i16(i16 %y.11)
+  %add.40 = add i16 %add.39, %bitreverse.5
+  %b.8 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.30 = load i64, i64* %i.addr
+  %ptr.17 = extractvalue { i16*, i64 } %b.8, 0
+  %len.4 = extractvalue { i16*, i64 } %b.8, 1
+  %inbounds.4 = icmp ult i64 %i.30, %len.4
+  br i1 %inbounds.4, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i32 8, i64 %i.30, i64 %len.4)
+  unreachable
+ok.8:
+  %elem.ptr.17 = getelementptr i16, i16* %ptr.17, i64 %i.30
+  store i16 %add.40, i16* %elem.ptr.17
+  %y.12 = load i16, i16* %y.addr
+  %sat.20 = add i16 %y.12, -7
+  %sat.ar.4 = xor i16 %y.12, %sat.20
+  %sat.br.2 = xor i16 -7, %sat.20
+  %sat.both.4 = and i16 %sat.ar.4, %sat.br.2
+  %sat.over.7 = icmp slt i16 %sat.both.4, 0
+  %sat.neg.4 = icmp slt i16 %y.12, 0
+  %sat.limit.4 = select i1 %sat.neg.4, i16 -32768, i16 32767
+  %sat.21 = select i1 %sat.over.7, i16 %sat.limit.4, i16 %sat.20
+  %y.13 = load i16, i16* %y.addr
+  %sat.22 = sub i16 %y.13, 300
+  %sat.ar.5 = xor i16 %y.13, %sat.22
+  %sat.ab.2 = xor i16 %y.13, 300
+  %sat.both.5 = and i16 %sat.ar.5, %sat.ab.2
+  %sat.over.8 = icmp slt i16 %sat.both.5, 0
+  %sat.neg.5 = icmp slt i16 %y.13, 0
+  %sat.limit.5 = select i1 %sat.neg.5, i16 -32768, i16 32767
+  %sat.23 = select i1 %sat.over.8, i16 %sat.limit.5, i16 %sat.22
+  %add.41 = add i16 %sat.21, %sat.23
+  %y.14 = load i16, i16* %y.addr
+  %clamp.ok.4 = icmp sle i16 -5, 5
+  %clamp.op.6 = sext i16 -5 to i64
+  %clamp.op.7 = sext i16 5 to i64
+  br i1 %clamp.ok.4, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i32 2, i64 %clamp.op.6, i64 %clamp.op.7)
+  unreachable
+ok.9:
+  %clamp.below.4 = icmp slt i16 %y.14, -5
+  %clamp.8 = select i1 %clamp.below.4, i16 -5, i16 %y.14
+  %clamp.above.4 = icmp sgt i16 %clamp.8, 5
+  %clamp.9 = select i1 %clamp.above.4, i16 5, i16 %clamp.8
+  %add.42 = add i16 %add.41, %clamp.9
+  %y.15 = load i16, i16* %y.addr
+  store i16 1, i16* %pow.acc.5
+  store i16 %y.15, i16* %pow.base.5
+  store i32 3, i32* %pow.exp.5
+  br label %pow.head.5
+pow.head.5:
+  %pow.e.10 = load i32, i32* %pow.exp.5
+  %pow.finished.5 = icmp eq i32 %pow.e.10, 0
+  br i1 %pow.finished.5, label %pow.done.5, label %pow.body.5
+pow.body.5:
+  %pow.a.10 = load i16, i16* %pow.acc.5
+  %pow.b.10 = load i16, i16* %pow.base.5
+  %pow.bit.5 = and i32 %pow.e.10, 1
+  %pow.odd.5 = icmp ne i32 %pow.bit.5, 0
+  %pow.times.5 = mul i16 %pow.a.10, %pow.b.10
+  %pow.a.11 = select i1 %pow.odd.5, i16 %pow.times.5, i16 %pow.a.10
+  store i16 %pow.a.11, i16* %pow.acc.5
+  %pow.b.11 = mul i16 %pow.b.10, %pow.b.10
+  store i16 %pow.b.11, i16* %pow.base.5
+  %pow.e.11 = lshr i32 %pow.e.10, 1
+  store i32 %pow.e.11, i32* %pow.exp.5
+  br label %pow.head.5
+pow.done.5:
+  %pow.5 = load i16, i16* %pow.acc.5
+  %add.43 = add i16 %add.42, %pow.5
+  %b.9 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.31 = load i64, i64* %i.addr
+  %ptr.18 = extractvalue { i16*, i64 } %b.9, 0
+  %len.5 = extractvalue { i16*, i64 } %b.9, 1
+  %inbounds.5 = icmp ult i64 %i.31, %len.5
+  br i1 %inbounds.5, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i32 9, i64 %i.31, i64 %len.5)
+  unreachable
+ok.10:
+  %elem.ptr.18 = getelementptr i16, i16* %ptr.18, i64 %i.31
+  %old.6 = load i16, i16* %elem.ptr.18
+  %add.44 = add i16 %old.6, %add.43
+  store i16 %add.44, i16* %elem.ptr.18
+  %c.7 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.32 = load i64, i64* %i.addr
+  %ptr.19 = extractvalue { i32*, i64 } %c.7, 0
+  %len.6 = extractvalue { i32*, i64 } %c.7, 1
+  %inbounds.6 = icmp ult i64 %i.32, %len.6
+  br i1 %inbounds.6, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i32 10, i64 %i.32, i64 %len.6)
+  unreachable
+ok.11:
+  %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.32
+  %elem.6 = load i32, i32* %elem.ptr.19
+  store i32 %elem.6, i32* %z.addr
+  %z.10 = load i32, i32* %z.addr
+  %cttz.2 = call i32 @llvm.cttz.i32(i32 %z.10, i1 false)
+  %z.11 = load i32, i32* %z.addr
+  %n.11 = load i32, i32* %n.addr
+  %rot.n.6 = and i32 %n.11, 31
+  %rot.back.12 = sub i32 32, %rot.n.6
+  %rot.back.13 = and i32 %rot.back.12, 31
+  %rot.18 = shl i32 %z.11, %rot.n.6
+  %rot.19 = lshr i32 %z.11, %rot.back.13
+  %rot.20 = or i32 %rot.18, %rot.19
+  %add.45 = add i32 %cttz.2, %rot.20
+  %z.12 = load i32, i32* %z.addr
+  %bswap.4 = call i32 @llvm.bswap.i32(i32 %z.12)
+  %add.46 = add i32 %add.45, %bswap.4
+  %z.13 = load i32, i32* %z.addr
+  %bitreverse.6 = call i32 @llvm.bitreverse.i32(i32 %z.13)
+  %add.47 = add i32 %add.46, %bitreverse.6
+  %c.8 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.33 = load i64, i64* %i.addr
+  %ptr.20 = extractvalue { i32*, i64 } %c.8, 0
+  %len.7 = extractvalue { i32*, i64 } %c.8, 1
+  %inbounds.7 = icmp ult i64 %i.33, %len.7
+  br i1 %inbounds.7, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i32 11, i64 %i.33, i64 %len.7)
+  unreachable
+ok.12:
+  %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 %i.33
+  store i32 %add.47, i32* %elem.ptr.20
+  %z.14 = load i32, i32* %z.addr
+  %z.15 = load i32, i32* %z.addr
+  %sat.24 = add i32 %z.14, %z.15
+  %sat.ar.6 = xor i32 %z.14, %sat.24
+  %sat.br.3 = xor i32 %z.15, %sat.24
+  %sat.both.6 = and i32 %sat.ar.6, %sat.br.3
+  %sat.over.9 = icmp slt i32 %sat.both.6, 0
+  %sat.neg.6 = icmp slt i32 %z.14, 0
+  %sat.limit.6 = select i1 %sat.neg.6, i32 -2147483648, i32 2147483647
+  %sat.25 = select i1 %sat.over.9, i32 %sat.limit.6, i32 %sat.24
+  %z.16 = load i32, i32* %z.addr
+  %z.17 = load i32, i32* %z.addr
+  %neg.1 = sub i32 0, %z.17
+  %sat.26 = sub i32 %z.16, %neg.1
+  %sat.ar.7 = xor i32 %z.16, %sat.26
+  %sat.ab.3 = xor i32 %z.16, %neg.1
+  %sat.both.7 = and i32 %sat.ar.7, %sat.ab.3
+  %sat.over.10 = icmp slt i32 %sat.both.7, 0
+  %sat.neg.7 = icmp slt i32 %z.16, 0
+  %sat.limit.7 = select i1 %sat.neg.7, i32 -2147483648, i32 2147483647
+  %sat.27 = select i1 %sat.over.10, i32 %sat.limit.7, i32 %sat.26
+  %add.48 = add i32 %sat.25, %sat.27
+  %z.18 = load i32, i32* %z.addr
+  %mulhi.2 = call i32 @__nv_mulhi(i32 %z.18, i32 77)
+  %add.49 = add i32 %add.48, %mulhi.2
+  %z.19 = load i32, i32* %z.addr
+  %n.12 = load i32, i32* %n.addr
+  store i32 1, i32* %pow.acc.6
+  store i32 %z.19, i32* %pow.base.6
+  store i32 %n.12, i32* %pow.exp.6
+  br label %pow.head.6
+pow.head.6:
+  %pow.e.12 = load i32, i32* %pow.exp.6
+  %pow.finished.6 = icmp eq i32 %pow.e.12, 0
+  br i1 %pow.finished.6, label %pow.done.6, label %pow.body.6
+pow.body.6:
+  %pow.a.12 = load i32, i32* %pow.acc.6
+  %pow.b.12 = load i32, i32* %pow.base.6
+  %pow.bit.6 = and i32 %pow.e.12, 1
+  %pow.odd.6 = icmp ne i32 %pow.bit.6, 0
+  %pow.times.6 = mul i32 %pow.a.12, %pow.b.12
+  %pow.a.13 = select i1 %pow.odd.6, i32 %pow.times.6, i32 %pow.a.12
+  store i32 %pow.a.13, i32* %pow.acc.6
+  %pow.b.13 = mul i32 %pow.b.12, %pow.b.12
+  store i32 %pow.b.13, i32* %pow.base.6
+  %pow.e.13 = lshr i32 %pow.e.12, 1
+  store i32 %pow.e.13, i32* %pow.exp.6
+  br label %pow.head.6
+pow.done.6:
+  %pow.6 = load i32, i32* %pow.acc.6
+  %add.50 = add i32 %add.49, %pow.6
+  %c.9 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.34 = load i64, i64* %i.addr
+  %ptr.21 = extractvalue { i32*, i64 } %c.9, 0
+  %len.8 = extractvalue { i32*, i64 } %c.9, 1
+  %inbounds.8 = icmp ult i64 %i.34, %len.8
+  br i1 %inbounds.8, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i32 12, i64 %i.34, i64 %len.8)
+  unreachable
+ok.13:
+  %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 %i.34
+  %old.7 = load i32, i32* %elem.ptr.21
+  %add.51 = add i32 %old.7, %add.50
+  store i32 %add.51, i32* %elem.ptr.21
+  %d.9 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.35 = load i64, i64* %i.addr
+  %ptr.22 = extractvalue { i64*, i64 } %d.9, 0
+  %len.9 = extractvalue { i64*, i64 } %d.9, 1
+  %inbounds.9 = icmp ult i64 %i.35, %len.9
+  br i1 %inbounds.9, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i32 13, i64 %i.35, i64 %len.9)
+  unreachable
+ok.14:
+  %elem.ptr.22 = getelementptr i64, i64* %ptr.22, i64 %i.35
+  %elem.7 = load i64, i64* %elem.ptr.22
+  store i64 %elem.7, i64* %w.addr
+  %w.13 = load i64, i64* %w.addr
+  %ctpop.3 = call i64 @llvm.ctpop.i64(i64 %w.13)
+  %trunc.7 = trunc i64 %ctpop.3 to i32
+  %cast.7 = zext i32 %trunc.7 to i64
+  %w.14 = load i64, i64* %w.addr
+  %ctlz.3 = call i64 @llvm.ctlz.i64(i64 %w.14, i1 false)
+  %trunc.8 = trunc i64 %ctlz.3 to i32
+  %cast.8 = zext i32 %trunc.8 to i64
+  %add.52 = add i64 %cast.7, %cast.8
+  %w.15 = load i64, i64* %w.addr
+  %cttz.3 = call i64 @llvm.cttz.i64(i64 %w.15, i1 false)
+  %trunc.9 = trunc i64 %cttz.3 to i32
+  %cast.9 = zext i32 %trunc.9 to i64
+  %add.53 = add i64 %add.52, %cast.9
+  %d.10 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.36 = load i64, i64* %i.addr
+  %ptr.23 = extractvalue { i64*, i64 } %d.10, 0
+  %len.10 = extractvalue { i64*, i64 } %d.10, 1
+  %inbounds.10 = icmp ult i64 %i.36, %len.10
+  br i1 %inbounds.10, label %ok.15, label %panic.15, !prof !0
+panic.15:
+  call void @__cudajit_panic(i32 14, i64 %i.36, i64 %len.10)
+  unreachable
+ok.15:
+  %elem.ptr.23 = getelementptr i64, i64* %ptr.23, i64 %i.36
+  store i64 %add.53, i64* %elem.ptr.23
+  %w.16 = load i64, i64* %w.addr
+  %n.13 = load i32, i32* %n.addr
+  %rot.n.7 = and i32 %n.13, 63
+  %zext.5 = zext i32 %rot.n.7 to i64
+  %rot.back.14 = sub i64 64, %zext.5
+  %rot.back.15 = and i64 %rot.back.14, 63
+  %rot.21 = lshr i64 %w.16, %zext.5
+  %rot.22 = shl i64 %w.16, %rot.back.15
+  %rot.23 = or i64 %rot.21, %rot.22
+  %w.17 = load i64, i64* %w.addr
+  %bswap.5 = call i64 @llvm.bswap.i64(i64 %w.17)
+  %add.54 = add i64 %rot.23, %bswap.5
+  %w.18 = load i64, i64* %w.addr
+  %bitreverse.7 = call i64 @llvm.bitreverse.i64(i64 %w.18)
+  %add.55 = add i64 %add.54, %bitreverse.7
+  %w.19 = load i64, i64* %w.addr
+  %w.20 = load i64, i64* %w.addr
+  %mulhi.3 = call i64 @__nv_umul64hi(i64 %w.19, i64 %w.20)
+  %add.56 = add i64 %add.55, %mulhi.3
+  %d.11 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.37 = load i64, i64* %i.addr
+  %ptr.24 = extractvalue { i64*, i64 } %d.11, 0
+  %len.11 = extractvalue { i64*, i64 } %d.11, 1
+  %inbounds.11 = icmp ult i64 %i.37, %len.11
+  br i1 %inbounds.11, label %ok.16, label %panic.16, !prof !0
+panic.16:
+  call void @__cudajit_panic(i32 15, i64 %i.37, i64 %len.11)
+  unreachable
+ok.16:
+  %elem.ptr.24 = getelementptr i64, i64* %ptr.24, i64 %i.37
+  %old.8 = load i64, i64* %elem.ptr.24
+  %add.57 = add i64 %old.8, %add.56
+  store i64 %add.57, i64* %elem.ptr.24
+  %w.21 = load i64, i64* %w.addr
+  %w.22 = load i64, i64* %w.addr
+  %sat.28 = add i64 %w.21, %w.22
+  %sat.over.11 = icmp ult i64 %sat.28, %w.21
+  %sat.29 = select i1 %sat.over.11, i64 -1, i64 %sat.28
+  %w.23 = load i64, i64* %w.addr
+  %sat.30 = sub i64 %w.23, 9
+  %sat.under.3 = icmp ult i64 %w.23, 9
+  %sat.31 = select i1 %sat.under.3, i64 0, i64 %sat.30
+  %add.58 = add i64 %sat.29, %sat.31
+  %w.24 = load i64, i64* %w.addr
+  %clamp.ok.5 = icmp ule i64 10, 1000
+  br i1 %clamp.ok.5, label %ok.17, label %panic.17, !prof !0
+panic.17:
+  call void @__cudajit_panic(i32 3, i64 10, i64 1000)
+  unreachable
+ok.17:
+  %clamp.below.5 = icmp ult i64 %w.24, 10
+  %clamp.10 = select i1 %clamp.below.5, i64 10, i64 %w.24
+  %clamp.above.5 = icmp ugt i64 %clamp.10, 1000
+  %clamp.11 = select i1 %clamp.above.5, i64 1000, i64 %clamp.10
+  %add.59 = add i64 %add.58, %clamp.11
+  %w.25 = load i64, i64* %w.addr
+  %n.14 = load i32, i32* %n.addr
+  store i64 1, i64* %pow.acc.7
+  store i64 %w.25, i64* %pow.base.7
+  store i32 %n.14, i32* %pow.exp.7
+  br label %pow.head.7
+pow.head.7:
+  %pow.e.14 = load i32, i32* %pow.exp.7
+  %pow.finished.7 = icmp eq i32 %pow.e.14, 0
+  br i1 %pow.finished.7, label %pow.done.7, label %pow.body.7
+pow.body.7:
+  %pow.a.14 = load i64, i64* %pow.acc.7
+  %pow.b.14 = load i64, i64* %pow.base.7
+  %pow.bit.7 = and i32 %pow.e.14, 1
+  %pow.odd.7 = icmp ne i32 %pow.bit.7, 0
+  %pow.times.7 = mul i64 %pow.a.14, %pow.b.14
+  %pow.a.15 = select i1 %pow.odd.7, i64 %pow.times.7, i64 %pow.a.14
+  store i64 %pow.a.15, i64* %pow.acc.7
+  %pow.b.15 = mul i64 %pow.b.14, %pow.b.14
+  store i64 %pow.b.15, i64* %pow.base.7
+  %pow.e.15 = lshr i32 %pow.e.14, 1
+  store i32 %pow.e.15, i32* %pow.exp.7
+  br label %pow.head.7
+pow.done.7:
+  %pow.7 = load i64, i64* %pow.acc.7
+  %add.60 = add i64 %add.59, %pow.7
+  %d.12 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.38 = load i64, i64* %i.addr
+  %ptr.25 = extractvalue { i64*, i64 } %d.12, 0
+  %len.12 = extractvalue { i64*, i64 } %d.12, 1
+  %inbounds.12 = icmp ult i64 %i.38, %len.12
+  br i1 %inbounds.12, label %ok.18, label %panic.18, !prof !0
+panic.18:
+  call void @__cudajit_panic(i32 16, i64 %i.38, i64 %len.12)
+  unreachable
+ok.18:
+  %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.38
+  %old.9 = load i64, i64* %elem.ptr.25
+  %add.61 = add i64 %old.9, %add.60
+  store i64 %add.61, i64* %elem.ptr.25
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -598,26 +1072,26 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32)* @integers, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `integers` at tests/in/numeric.rs:7:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `integers` at tests/in/numeric.rs:8:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `integers` at tests/in/numeric.rs:9:70: min > max. min = {0}, max = {1}
-; panic site 4 in `integers` at tests/in/numeric.rs:9:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `integers` at tests/in/numeric.rs:10:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `integers` at tests/in/numeric.rs:11:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `integers` at tests/in/numeric.rs:12:60: min > max. min = {0:i64}, max = {1:i64}
-; panic site 8 in `integers` at tests/in/numeric.rs:12:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 9 in `integers` at tests/in/numeric.rs:13:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 10 in `integers` at tests/in/numeric.rs:14:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 11 in `integers` at tests/in/numeric.rs:15:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 12 in `integers` at tests/in/numeric.rs:16:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 13 in `integers` at tests/in/numeric.rs:17:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 14 in `integers` at tests/in/numeric.rs:18:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 15 in `integers` at tests/in/numeric.rs:19:57: min > max. min = {0}, max = {1}
+; panic site 1 in `integers` at tests/in/numeric.rs:9:70: min > max. min = {0}, max = {1}
+; panic site 2 in `integers` at tests/in/numeric.rs:12:60: min > max. min = {0:i64}, max = {1:i64}
+; panic site 3 in `integers` at tests/in/numeric.rs:19:57: min > max. min = {0}, max = {1}
+; panic site 4 in `integers` at tests/in/numeric.rs:7:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `integers` at tests/in/numeric.rs:8:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `integers` at tests/in/numeric.rs:9:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `integers` at tests/in/numeric.rs:10:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `integers` at tests/in/numeric.rs:11:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `integers` at tests/in/numeric.rs:12:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 10 in `integers` at tests/in/numeric.rs:13:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 11 in `integers` at tests/in/numeric.rs:14:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 12 in `integers` at tests/in/numeric.rs:15:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 13 in `integers` at tests/in/numeric.rs:16:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 14 in `integers` at tests/in/numeric.rs:17:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 15 in `integers` at tests/in/numeric.rs:18:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 16 in `integers` at tests/in/numeric.rs:19:5: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `floats` ====
 ; generated by cudajit from Rust source; do not edit
@@ -683,17 +1157,60 @@ entry:
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
-  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.1, 0
-  %len = extractvalue { float*, i64 } %x.1, 1
-  %inbounds = icmp ult i64 %i, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.1, 1
+  %guard.ok = icmp ult i64 %i, %guard.len
+  %i.1 = load i64, i64* %i.addr
+  %bits.1 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %guard.len.1 = extractvalue { i32*, i64 } %bits.1, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %i.2 = load i64, i64* %i.addr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.2 = extractvalue { float*, i64 } %x.2, 1
+  %guard.ok.2 = icmp ult i64 %i.2, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  %i.3 = load i64, i64* %i.addr
+  %bits.2 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %guard.len.3 = extractvalue { i32*, i64 } %bits.2, 1
+  %guard.ok.3 = icmp ult i64 %i.3, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  %i.4 = load i64, i64* %i.addr
+  %y.1 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %guard.len.4 = extractvalue { double*, i64 } %y.1, 1
+  %guard.ok.4 = icmp ult i64 %i.4, %guard.len.4
+  %guard.3 = and i1 %guard.2, %guard.ok.4
+  %i.5 = load i64, i64* %i.addr
+  %wide.1 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %guard.len.5 = extractvalue { i64*, i64 } %wide.1, 1
+  %guard.ok.5 = icmp ult i64 %i.5, %guard.len.5
+  %guard.4 = and i1 %guard.3, %guard.ok.5
+  %i.6 = load i64, i64* %i.addr
+  %y.2 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %guard.len.6 = extractvalue { double*, i64 } %y.2, 1
+  %guard.ok.6 = icmp ult i64 %i.6, %guard.len.6
+  %guard.5 = and i1 %guard.4, %guard.ok.6
+  %i.7 = load i64, i64* %i.addr
+  %wide.2 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %guard.len.7 = extractvalue { i64*, i64 } %wide.2, 1
+  %guard.ok.7 = icmp ult i64 %i.7, %guard.len.7
+  %guard.6 = and i1 %guard.5, %guard.ok.7
+  br i1 %guard.6, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.1 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  store i64 %grid.1, i64* %i.addr
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.8
   %elem = load float, float* %elem.ptr
   store float %elem, float* %a.addr
   %a = load float, float* %a.addr
@@ -705,11 +1222,11 @@ ok:
   %zext = zext i32 %clamp.bits to i64
   %clamp.bits.1 = bitcast float 0x3FF0000000000000 to i32
   %zext.1 = zext i32 %clamp.bits.1 to i64
-  br i1 %clamp.ok, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %zext, i64 %zext.1)
+  br i1 %clamp.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %zext, i64 %zext.1)
   unreachable
-ok.1:
+ok:
   %clamp.below = fcmp olt float %a.1, 0xBFF0000000000000
   %clamp = select i1 %clamp.below, float 0xBFF0000000000000, float %a.1
   %clamp.above = fcmp ogt float %clamp, 0x3FF0000000000000
@@ -739,17 +1256,10 @@ ok.1:
   %old = load float, float* %s.addr
   %add.7 = fadd float %old, %add.6
   store float %add.7, float* %s.addr
-  %bits.1 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.1 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i32*, i64 } %bits.1, 0
-  %len.1 = extractvalue { i32*, i64 } %bits.1, 1
-  %inbounds.1 = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.1, i64 %len.1)
-  unreachable
-ok.2:
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
+  %bits.3 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %bits.3, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.9
   %elem.1 = load i32, i32* %elem.ptr.1
   %frombits = bitcast i32 %elem.1 to float
   %a.9 = load float, float* %a.addr
@@ -767,43 +1277,22 @@ ok.2:
   %add.10 = fadd float %old.1, %add.9
   store float %add.10, float* %s.addr
   %s = load float, float* %s.addr
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %x.2, 0
-  %len.2 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds.2 = icmp ult i64 %i.2, %len.2
-  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.2, i64 %len.2)
-  unreachable
-ok.3:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %x.4, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.10
   store float %s, float* %elem.ptr.2
   %a.11 = load float, float* %a.addr
   %tobits = bitcast float %a.11 to i32
-  %bits.2 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i32*, i64 } %bits.2, 0
-  %len.3 = extractvalue { i32*, i64 } %bits.2, 1
-  %inbounds.3 = icmp ult i64 %i.3, %len.3
-  br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.3, i64 %len.3)
-  unreachable
-ok.4:
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.3
+  %bits.4 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %bits.4, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.11
   store i32 %tobits, i32* %elem.ptr.3
-  %y.1 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { double*, i64 } %y.1, 0
-  %len.4 = extractvalue { double*, i64 } %y.1, 1
-  %inbounds.4 = icmp ult i64 %i.4, %len.4
-  br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.4, i64 %len.4)
-  unreachable
-ok.5:
-  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.4
+  %y.3 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %y.3, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.12
   %elem.2 = load double, double* %elem.ptr.4
   store double %elem.2, double* %b.addr
   %b = load double, double* %b.addr
@@ -813,11 +1302,11 @@ ok.5:
   %clamp.ok.1 = fcmp ole double 0xC000000000000000, 0x4000000000000000
   %clamp.bits.2 = bitcast double 0xC000000000000000 to i64
   %clamp.bits.3 = bitcast double 0x4000000000000000 to i64
-  br i1 %clamp.ok.1, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 %clamp.bits.2, i64 %clamp.bits.3)
+  br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %clamp.bits.2, i64 %clamp.bits.3)
   unreachable
-ok.6:
+ok.1:
   %clamp.below.1 = fcmp olt double %b.1, 0xC000000000000000
   %clamp.2 = select i1 %clamp.below.1, double 0xC000000000000000, double %b.1
   %clamp.above.1 = fcmp ogt double %clamp.2, 0x4000000000000000
@@ -826,31 +1315,17 @@ ok.6:
   %b.2 = load double, double* %b.addr
   %rsqrt.1 = call double @__nv_rsqrt(double %b.2)
   %add.12 = fadd double %add.11, %rsqrt.1
-  %wide.1 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i64*, i64 } %wide.1, 0
-  %len.5 = extractvalue { i64*, i64 } %wide.1, 1
-  %inbounds.5 = icmp ult i64 %i.5, %len.5
-  br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.5, i64 %len.5)
-  unreachable
-ok.7:
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.5
+  %wide.3 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i64*, i64 } %wide.3, 0
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.13
   %elem.3 = load i64, i64* %elem.ptr.5
   %frombits.1 = bitcast i64 %elem.3 to double
   %add.13 = fadd double %add.12, %frombits.1
-  %y.2 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { double*, i64 } %y.2, 0
-  %len.6 = extractvalue { double*, i64 } %y.2, 1
-  %inbounds.6 = icmp ult i64 %i.6, %len.6
-  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.6, i64 %len.6)
-  unreachable
-ok.8:
-  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.6
+  %y.4 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { double*, i64 } %y.4, 0
+  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.14
   store double %add.13, double* %elem.ptr.6
   %b.3 = load double, double* %b.addr
   %tobits.1 = bitcast double %b.3 to i64
@@ -863,18 +1338,216 @@ ok.8:
   %isfinite.1 = fcmp olt double %abs.1, 0x7FF0000000000000
   %cast.5 = zext i1 %isfinite.1 to i64
   %add.15 = add i64 %add.14, %cast.5
-  %wide.2 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.7 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { i64*, i64 } %wide.2, 0
-  %len.7 = extractvalue { i64*, i64 } %wide.2, 1
-  %inbounds.7 = icmp ult i64 %i.7, %len.7
-  br i1 %inbounds.7, label %ok.9, label %panic.9, !prof !0
+  %wide.4 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i64*, i64 } %wide.4, 0
+  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.15
+  store i64 %add.15, i64* %elem.ptr.7
+  br label %run.join
+run.checked:
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.2 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  store i64 %grid.2, i64* %i.addr
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { float*, i64 } %x.5, 0
+  %len = extractvalue { float*, i64 } %x.5, 1
+  %inbounds = icmp ult i64 %i.16, %len
+  br i1 %inbounds, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 %i.16, i64 %len)
+  unreachable
+ok.2:
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
+  %elem.4 = load float, float* %elem.ptr.8
+  store float %elem.4, float* %a.addr
+  %a.12 = load float, float* %a.addr
+  %trunc.2 = call float @__nv_truncf(float %a.12)
+  %fract.2 = fsub float %a.12, %trunc.2
+  %a.13 = load float, float* %a.addr
+  %clamp.ok.2 = fcmp ole float 0xBFF0000000000000, 0x3FF0000000000000
+  %clamp.bits.4 = bitcast float 0xBFF0000000000000 to i32
+  %zext.2 = zext i32 %clamp.bits.4 to i64
+  %clamp.bits.5 = bitcast float 0x3FF0000000000000 to i32
+  %zext.3 = zext i32 %clamp.bits.5 to i64
+  br i1 %clamp.ok.2, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 1, i64 %zext.2, i64 %zext.3)
+  unreachable
+ok.3:
+  %clamp.below.2 = fcmp olt float %a.13, 0xBFF0000000000000
+  %clamp.4 = select i1 %clamp.below.2, float 0xBFF0000000000000, float %a.13
+  %clamp.above.2 = fcmp ogt float %clamp.4, 0x3FF0000000000000
+  %clamp.5 = select i1 %clamp.above.2, float 0x3FF0000000000000, float %clamp.4
+  %add.16 = fadd float %fract.2, %clamp.5
+  %a.14 = load float, float* %a.addr
+  %rsqrt.2 = call float @__nv_rsqrtf(float %a.14)
+  %add.17 = fadd float %add.16, %rsqrt.2
+  %a.15 = load float, float* %a.addr
+  %fast_sin.1 = call float @__nv_fast_sinf(float %a.15)
+  %add.18 = fadd float %add.17, %fast_sin.1
+  %a.16 = load float, float* %a.addr
+  %fast_cos.1 = call float @__nv_fast_cosf(float %a.16)
+  %add.19 = fadd float %add.18, %fast_cos.1
+  store float %add.19, float* %s.addr
+  %a.17 = load float, float* %a.addr
+  %fast_exp.1 = call float @__nv_fast_expf(float %a.17)
+  %a.18 = load float, float* %a.addr
+  %fast_log.1 = call float @__nv_fast_logf(float %a.18)
+  %add.20 = fadd float %fast_exp.1, %fast_log.1
+  %a.19 = load float, float* %a.addr
+  %fast_pow.1 = call float @__nv_fast_powf(float %a.19, float 0x4004000000000000)
+  %add.21 = fadd float %add.20, %fast_pow.1
+  %a.20 = load float, float* %a.addr
+  %fast_fdivide.1 = call float @__nv_fast_fdividef(float %a.20, float 0x4008000000000000)
+  %add.22 = fadd float %add.21, %fast_fdivide.1
+  %old.2 = load float, float* %s.addr
+  %add.23 = fadd float %old.2, %add.22
+  store float %add.23, float* %s.addr
+  %bits.5 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.17 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i32*, i64 } %bits.5, 0
+  %len.1 = extractvalue { i32*, i64 } %bits.5, 1
+  %inbounds.1 = icmp ult i64 %i.17, %len.1
+  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 4, i64 %i.17, i64 %len.1)
+  unreachable
+ok.4:
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.17
+  %elem.5 = load i32, i32* %elem.ptr.9
+  %frombits.2 = bitcast i32 %elem.5 to float
+  %a.21 = load float, float* %a.addr
+  %isnan.2 = fcmp uno float %a.21, %a.21
+  %cast.6 = zext i1 %isnan.2 to i32
+  %cast.7 = uitofp i32 %cast.6 to float
+  %add.24 = fadd float %frombits.2, %cast.7
+  %a.22 = load float, float* %a.addr
+  %abs.2 = call float @__nv_fabsf(float %a.22)
+  %isfinite.2 = fcmp olt float %abs.2, 0x7FF0000000000000
+  %cast.8 = zext i1 %isfinite.2 to i32
+  %cast.9 = uitofp i32 %cast.8 to float
+  %add.25 = fadd float %add.24, %cast.9
+  %old.3 = load float, float* %s.addr
+  %add.26 = fadd float %old.3, %add.25
+  store float %add.26, float* %s.addr
+  %s.1 = load float, float* %s.addr
+  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.18 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { float*, i64 } %x.6, 0
+  %len.2 = extractvalue { float*, i64 } %x.6, 1
+  %inbounds.2 = icmp ult i64 %i.18, %len.2
+  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 5, i64 %i.18, i64 %len.2)
+  unreachable
+ok.5:
+  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.18
+  store float %s.1, float* %elem.ptr.10
+  %a.23 = load float, float* %a.addr
+  %tobits.2 = bitcast float %a.23 to i32
+  %bits.6 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.19 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { i32*, i64 } %bits.6, 0
+  %len.3 = extractvalue { i32*, i64 } %bits.6, 1
+  %inbounds.3 = icmp ult i64 %i.19, %len.3
+  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 6, i64 %i.19, i64 %len.3)
+  unreachable
+ok.6:
+  %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.19
+  store i32 %tobits.2, i32* %elem.ptr.11
+  %y.5 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.20 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { double*, i64 } %y.5, 0
+  %len.4 = extractvalue { double*, i64 } %y.5, 1
+  %inbounds.4 = icmp ult i64 %i.20, %len.4
+  br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i32 7, i64 %i.20, i64 %len.4)
+  unreachable
+ok.7:
+  %elem.ptr.12 = getelementptr double, double* %ptr.12, i64 %i.20
+  %elem.6 = load double, double* %elem.ptr.12
+  store double %elem.6, double* %b.addr
+  %b.6 = load double, double* %b.addr
+  %trunc.3 = call double @__nv_trunc(double %b.6)
+  %fract.3 = fsub double %b.6, %trunc.3
+  %b.7 = load double, double* %b.addr
+  %clamp.ok.3 = fcmp ole double 0xC000000000000000, 0x4000000000000000
+  %clamp.bits.6 = bitcast double 0xC000000000000000 to i64
+  %clamp.bits.7 = bitcast double 0x4000000000000000 to i64
+  br i1 %clamp.ok.3, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i32 2, i64 %clamp.bits.6, i64 %clamp.bits.7)
+  unreachable
+ok.8:
+  %clamp.below.3 = fcmp olt double %b.7, 0xC000000000000000
+  %clamp.6 = select i1 %clamp.below.3, double 0xC000000000000000, double %b.7
+  %clamp.above.3 = fcmp ogt double %clamp.6, 0x4000000000000000
+  %clamp.7 = select i1 %clamp.above.3, double 0x4000000000000000, double %clamp.6
+  %add.27 = fadd double %fract.3, %clamp.7
+  %b.8 = load double, double* %b.addr
+  %rsqrt.3 = call double @__nv_rsqrt(double %b.8)
+  %add.28 = fadd double %add.27, %rsqrt.3
+  %wide.5 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.21 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { i64*, i64 } %wide.5, 0
+  %len.5 = extractvalue { i64*, i64 } %wide.5, 1
+  %inbounds.5 = icmp ult i64 %i.21, %len.5
+  br i1 %inbounds.5, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i32 8, i64 %i.21, i64 %len.5)
   unreachable
 ok.9:
-  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.7
-  store i64 %add.15, i64* %elem.ptr.7
+  %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.21
+  %elem.7 = load i64, i64* %elem.ptr.13
+  %frombits.3 = bitcast i64 %elem.7 to double
+  %add.29 = fadd double %add.28, %frombits.3
+  %y.6 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.22 = load i64, i64* %i.addr
+  %ptr.14 = extractvalue { double*, i64 } %y.6, 0
+  %len.6 = extractvalue { double*, i64 } %y.6, 1
+  %inbounds.6 = icmp ult i64 %i.22, %len.6
+  br i1 %inbounds.6, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i32 9, i64 %i.22, i64 %len.6)
+  unreachable
+ok.10:
+  %elem.ptr.14 = getelementptr double, double* %ptr.14, i64 %i.22
+  store double %add.29, double* %elem.ptr.14
+  %b.9 = load double, double* %b.addr
+  %tobits.3 = bitcast double %b.9 to i64
+  %b.10 = load double, double* %b.addr
+  %isnan.3 = fcmp uno double %b.10, %b.10
+  %cast.10 = zext i1 %isnan.3 to i64
+  %add.30 = add i64 %tobits.3, %cast.10
+  %b.11 = load double, double* %b.addr
+  %abs.3 = call double @__nv_fabs(double %b.11)
+  %isfinite.3 = fcmp olt double %abs.3, 0x7FF0000000000000
+  %cast.11 = zext i1 %isfinite.3 to i64
+  %add.31 = add i64 %add.30, %cast.11
+  %wide.6 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.23 = load i64, i64* %i.addr
+  %ptr.15 = extractvalue { i64*, i64 } %wide.6, 0
+  %len.7 = extractvalue { i64*, i64 } %wide.6, 1
+  %inbounds.7 = icmp ult i64 %i.23, %len.7
+  br i1 %inbounds.7, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i32 10, i64 %i.23, i64 %len.7)
+  unreachable
+ok.11:
+  %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.23
+  store i64 %add.31, i64* %elem.ptr.15
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -928,18 +1601,18 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64)* @floats, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `floats` at tests/in/numeric.rs:25:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `floats` at tests/in/numeric.rs:26:29: min > max, or either was NaN. min = {0:f32}, max = {1:f32}
-; panic site 3 in `floats` at tests/in/numeric.rs:28:25: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `floats` at tests/in/numeric.rs:29:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `floats` at tests/in/numeric.rs:30:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `floats` at tests/in/numeric.rs:31:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `floats` at tests/in/numeric.rs:32:24: min > max, or either was NaN. min = {0:f64}, max = {1:f64}
+; panic site 1 in `floats` at tests/in/numeric.rs:26:29: min > max, or either was NaN. min = {0:f32}, max = {1:f32}
+; panic site 2 in `floats` at tests/in/numeric.rs:32:24: min > max, or either was NaN. min = {0:f64}, max = {1:f64}
+; panic site 3 in `floats` at tests/in/numeric.rs:25:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `floats` at tests/in/numeric.rs:28:25: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `floats` at tests/in/numeric.rs:29:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `floats` at tests/in/numeric.rs:30:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `floats` at tests/in/numeric.rs:31:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 8 in `floats` at tests/in/numeric.rs:32:71: index out of bounds: the len is {1} but the index is {0}
 ; panic site 9 in `floats` at tests/in/numeric.rs:32:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 10 in `floats` at tests/in/numeric.rs:33:5: index out of bounds: the len is {1} but the index is {0}

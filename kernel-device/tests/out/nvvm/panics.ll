@@ -44,103 +44,217 @@ entry:
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
   store i64 %grid, i64* %i.addr
-  %a.1 = load { i32*, i64 }, { i32*, i64 }* %a.addr
   %i = load i64, i64* %i.addr
-  %ptr = extractvalue { i32*, i64 } %a.1, 0
-  %len = extractvalue { i32*, i64 } %a.1, 1
-  %inbounds = icmp ult i64 %i, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
-  unreachable
-ok:
-  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
+  %a.1 = load { i32*, i64 }, { i32*, i64 }* %a.addr
+  %guard.len = extractvalue { i32*, i64 } %a.1, 1
+  %guard.ok = icmp ult i64 %i, %guard.len
+  %i.1 = load i64, i64* %i.addr
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %guard.len.1 = extractvalue { i32*, i64 } %out.1, 1
+  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %i.2 = load i64, i64* %i.addr
+  %add = add i64 %i.2, 1
+  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %out.2, 1
+  %guard.ok.2 = icmp ult i64 %add, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  %i.3 = load i64, i64* %i.addr
+  %add.1 = add i64 %i.3, 2
+  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %guard.len.3 = extractvalue { i32*, i64 } %out.3, 1
+  %guard.ok.3 = icmp ult i64 %add.1, %guard.len.3
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.1 = zext i32 %tid_x.1 to i64
+  %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
+  %grid.ntid.1 = zext i32 %ntid_x.1 to i64
+  %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
+  %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
+  store i64 %grid.1, i64* %i.addr
+  %a.2 = load { i32*, i64 }, { i32*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %a.2, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.4
   %elem = load i32, i32* %elem.ptr
   store i32 %elem, i32* %x.addr
   %x = load i32, i32* %x.addr
   %d.1 = load i32, i32* %d.addr
   %nonzero = icmp ne i32 %d.1, 0
-  br i1 %nonzero, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 0, i64 0)
+  br i1 %nonzero, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 0, i64 0)
   unreachable
-ok.1:
+ok:
   %ismin = icmp eq i32 %x, -2147483648
   %isneg1 = icmp eq i32 %d.1, -1
   %overflow = and i1 %ismin, %isneg1
   %nooverflow = xor i1 %overflow, true
-  br i1 %nooverflow, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  br i1 %nooverflow, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 0, i64 0)
   unreachable
-ok.2:
+ok.1:
   %div = sdiv i32 %x, %d.1
-  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.1 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i32*, i64 } %out.1, 0
-  %len.1 = extractvalue { i32*, i64 } %out.1, 1
-  %inbounds.1 = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.1, i64 %len.1)
-  unreachable
-ok.3:
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
+  %out.4 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.4, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.5
   store i32 %div, i32* %elem.ptr.1
   %x.1 = load i32, i32* %x.addr
   %d.2 = load i32, i32* %d.addr
   %nonzero.1 = icmp ne i32 %d.2, 0
-  br i1 %nonzero.1, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
-ok.4:
+ok.2:
   %ismin.1 = icmp eq i32 %x.1, -2147483648
   %isneg1.1 = icmp eq i32 %d.2, -1
   %overflow.1 = and i1 %ismin.1, %isneg1.1
   %nooverflow.1 = xor i1 %overflow.1, true
-  br i1 %nooverflow.1, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 0, i64 0)
+  br i1 %nooverflow.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 0, i64 0)
   unreachable
-ok.5:
+ok.3:
   %rem = srem i32 %x.1, %d.2
-  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.2 = load i64, i64* %i.addr
-  %add = add i64 %i.2, 1
-  %ptr.2 = extractvalue { i32*, i64 } %out.2, 0
-  %len.2 = extractvalue { i32*, i64 } %out.2, 1
-  %inbounds.2 = icmp ult i64 %add, %len.2
-  br i1 %inbounds.2, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i32 7, i64 %add, i64 %len.2)
-  unreachable
-ok.6:
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add
+  %out.5 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.6 = load i64, i64* %i.addr
+  %add.2 = add i64 %i.6, 1
+  %ptr.2 = extractvalue { i32*, i64 } %out.5, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.2
   store i32 %rem, i32* %elem.ptr.2
   %u.1 = load i32, i32* %u.addr
   %u.2 = load i32, i32* %u.addr
   %sub = sub i32 %u.2, 1
   %nonzero.2 = icmp ne i32 %sub, 0
-  br i1 %nonzero.2, label %ok.7, label %panic.7, !prof !0
+  br i1 %nonzero.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  unreachable
+ok.4:
+  %div.1 = udiv i32 %u.1, %sub
+  %out.6 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.7 = load i64, i64* %i.addr
+  %add.3 = add i64 %i.7, 2
+  %ptr.3 = extractvalue { i32*, i64 } %out.6, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.3
+  store i32 %div.1, i32* %elem.ptr.3
+  br label %run.join
+run.checked:
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %grid.tid.2 = zext i32 %tid_x.2 to i64
+  %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
+  %grid.ntid.2 = zext i32 %ntid_x.2 to i64
+  %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
+  %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
+  store i64 %grid.2, i64* %i.addr
+  %a.3 = load { i32*, i64 }, { i32*, i64 }* %a.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i32*, i64 } %a.3, 0
+  %len = extractvalue { i32*, i64 } %a.3, 1
+  %inbounds = icmp ult i64 %i.8, %len
+  br i1 %inbounds, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i32 6, i64 %i.8, i64 %len)
+  unreachable
+ok.5:
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.8
+  %elem.1 = load i32, i32* %elem.ptr.4
+  store i32 %elem.1, i32* %x.addr
+  %x.2 = load i32, i32* %x.addr
+  %d.3 = load i32, i32* %d.addr
+  %nonzero.3 = icmp ne i32 %d.3, 0
+  br i1 %nonzero.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  unreachable
+ok.6:
+  %ismin.2 = icmp eq i32 %x.2, -2147483648
+  %isneg1.2 = icmp eq i32 %d.3, -1
+  %overflow.2 = and i1 %ismin.2, %isneg1.2
+  %nooverflow.2 = xor i1 %overflow.2, true
+  br i1 %nooverflow.2, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 0, i64 0)
+  call void @__cudajit_panic(i32 2, i64 0, i64 0)
   unreachable
 ok.7:
-  %div.1 = udiv i32 %u.1, %sub
-  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.3 = load i64, i64* %i.addr
-  %add.1 = add i64 %i.3, 2
-  %ptr.3 = extractvalue { i32*, i64 } %out.3, 0
-  %len.3 = extractvalue { i32*, i64 } %out.3, 1
-  %inbounds.3 = icmp ult i64 %add.1, %len.3
-  br i1 %inbounds.3, label %ok.8, label %panic.8, !prof !0
+  %div.2 = sdiv i32 %x.2, %d.3
+  %out.7 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i32*, i64 } %out.7, 0
+  %len.1 = extractvalue { i32*, i64 } %out.7, 1
+  %inbounds.1 = icmp ult i64 %i.9, %len.1
+  br i1 %inbounds.1, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %add.1, i64 %len.3)
+  call void @__cudajit_panic(i32 7, i64 %i.9, i64 %len.1)
   unreachable
 ok.8:
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.1
-  store i32 %div.1, i32* %elem.ptr.3
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.9
+  store i32 %div.2, i32* %elem.ptr.5
+  %x.3 = load i32, i32* %x.addr
+  %d.4 = load i32, i32* %d.addr
+  %nonzero.4 = icmp ne i32 %d.4, 0
+  br i1 %nonzero.4, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  unreachable
+ok.9:
+  %ismin.3 = icmp eq i32 %x.3, -2147483648
+  %isneg1.3 = icmp eq i32 %d.4, -1
+  %overflow.3 = and i1 %ismin.3, %isneg1.3
+  %nooverflow.3 = xor i1 %overflow.3, true
+  br i1 %nooverflow.3, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i32 4, i64 0, i64 0)
+  unreachable
+ok.10:
+  %rem.1 = srem i32 %x.3, %d.4
+  %out.8 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.10 = load i64, i64* %i.addr
+  %add.4 = add i64 %i.10, 1
+  %ptr.6 = extractvalue { i32*, i64 } %out.8, 0
+  %len.2 = extractvalue { i32*, i64 } %out.8, 1
+  %inbounds.2 = icmp ult i64 %add.4, %len.2
+  br i1 %inbounds.2, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i32 8, i64 %add.4, i64 %len.2)
+  unreachable
+ok.11:
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.4
+  store i32 %rem.1, i32* %elem.ptr.6
+  %u.3 = load i32, i32* %u.addr
+  %u.4 = load i32, i32* %u.addr
+  %sub.1 = sub i32 %u.4, 1
+  %nonzero.5 = icmp ne i32 %sub.1, 0
+  br i1 %nonzero.5, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  unreachable
+ok.12:
+  %div.3 = udiv i32 %u.3, %sub.1
+  %out.9 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.11 = load i64, i64* %i.addr
+  %add.5 = add i64 %i.11, 2
+  %ptr.7 = extractvalue { i32*, i64 } %out.9, 0
+  %len.3 = extractvalue { i32*, i64 } %out.9, 1
+  %inbounds.3 = icmp ult i64 %add.5, %len.3
+  br i1 %inbounds.3, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i32 9, i64 %add.5, i64 %len.3)
+  unreachable
+ok.13:
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.5
+  store i32 %div.3, i32* %elem.ptr.7
+  br label %run.join
+run.join:
   ret void
 }
 
@@ -194,17 +308,17 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i32*, i64, i32, i32)* @panics, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `panics` at tests/in/panics.rs:7:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero
-; panic site 3 in `panics` at tests/in/panics.rs:8:14: attempt to divide with overflow
-; panic site 4 in `panics` at tests/in/panics.rs:8:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with a divisor of zero
-; panic site 6 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with overflow
-; panic site 7 in `panics` at tests/in/panics.rs:9:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `panics` at tests/in/panics.rs:10:19: attempt to divide by zero
+; panic site 1 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero
+; panic site 2 in `panics` at tests/in/panics.rs:8:14: attempt to divide with overflow
+; panic site 3 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with a divisor of zero
+; panic site 4 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with overflow
+; panic site 5 in `panics` at tests/in/panics.rs:10:19: attempt to divide by zero
+; panic site 6 in `panics` at tests/in/panics.rs:7:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `panics` at tests/in/panics.rs:8:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `panics` at tests/in/panics.rs:9:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 9 in `panics` at tests/in/panics.rs:10:5: index out of bounds: the len is {1} but the index is {0}

@@ -76,7 +76,7 @@ while.end:
   ret void
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
 !nvvmir.version = !{!2}

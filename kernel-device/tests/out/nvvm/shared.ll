@@ -96,22 +96,42 @@ ok.1:
   %cmp.1 = icmp eq i64 %tid.2, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.1 = zext i32 %ctaid_x.1 to i64
+  %partial.1 = load { float*, i64 }, { float*, i64 }* %partial.addr
+  %guard.len = extractvalue { float*, i64 } %partial.1, 1
+  %guard.ok = icmp ult i64 %cast.1, %guard.len
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
   %cache.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
   %elem.ptr.2 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.2, i64 0, i64 0
   %elem.1 = load float, float addrspace(3)* %elem.ptr.2
-  %partial.1 = load { float*, i64 }, { float*, i64 }* %partial.addr
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %cast.1 = zext i32 %ctaid_x.1 to i64
-  %ptr.1 = extractvalue { float*, i64 } %partial.1, 0
-  %len.2 = extractvalue { float*, i64 } %partial.1, 1
-  %inbounds.2 = icmp ult i64 %cast.1, %len.2
+  %partial.2 = load { float*, i64 }, { float*, i64 }* %partial.addr
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.2 = zext i32 %ctaid_x.2 to i64
+  %ptr.1 = extractvalue { float*, i64 } %partial.2, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %cast.2
+  store float %elem.1, float* %elem.ptr.3
+  br label %run.join
+run.checked:
+  %cache.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
+  %elem.ptr.4 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.3, i64 0, i64 0
+  %elem.2 = load float, float addrspace(3)* %elem.ptr.4
+  %partial.3 = load { float*, i64 }, { float*, i64 }* %partial.addr
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %cast.3 = zext i32 %ctaid_x.3 to i64
+  %ptr.2 = extractvalue { float*, i64 } %partial.3, 0
+  %len.2 = extractvalue { float*, i64 } %partial.3, 1
+  %inbounds.2 = icmp ult i64 %cast.3, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %cast.1, i64 %len.2)
+  call void @__cudajit_panic(i32 3, i64 %cast.3, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %cast.1
-  store float %elem.1, float* %elem.ptr.3
+  %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %cast.3
+  store float %elem.2, float* %elem.ptr.5
+  br label %run.join
+run.join:
   br label %if.end.1
 if.end.1:
   ret void
@@ -140,39 +160,70 @@ while.body:
   %cmp.1 = icmp ult i64 %tid.1, %stride.1
   br i1 %cmp.1, label %if.then, label %if.end
 if.then:
-  %s.2 = load { float*, i64 }, { float*, i64 }* %s.addr
   %tid.2 = load i64, i64* %tid.addr
   %stride.2 = load i64, i64* %stride.addr
   %add = add i64 %tid.2, %stride.2
-  %ptr = extractvalue { float*, i64 } %s.2, 0
-  %len.1 = extractvalue { float*, i64 } %s.2, 1
-  %inbounds = icmp ult i64 %add, %len.1
+  %s.2 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %guard.len = extractvalue { float*, i64 } %s.2, 1
+  %guard.ok = icmp ult i64 %add, %guard.len
+  %tid.3 = load i64, i64* %tid.addr
+  %s.3 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %guard.len.1 = extractvalue { float*, i64 } %s.3, 1
+  %guard.ok.1 = icmp ult i64 %tid.3, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %s.4 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %tid.4 = load i64, i64* %tid.addr
+  %stride.3 = load i64, i64* %stride.addr
+  %add.1 = add i64 %tid.4, %stride.3
+  %ptr = extractvalue { float*, i64 } %s.4, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %add.1
+  %elem = load float, float* %elem.ptr
+  %s.5 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %tid.5 = load i64, i64* %tid.addr
+  %ptr.1 = extractvalue { float*, i64 } %s.5, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %tid.5
+  %old = load float, float* %elem.ptr.1
+  %add.2 = fadd float %old, %elem
+  store float %add.2, float* %elem.ptr.1
+  br label %run.join
+run.checked:
+  %s.6 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %tid.6 = load i64, i64* %tid.addr
+  %stride.4 = load i64, i64* %stride.addr
+  %add.3 = add i64 %tid.6, %stride.4
+  %ptr.2 = extractvalue { float*, i64 } %s.6, 0
+  %len.1 = extractvalue { float*, i64 } %s.6, 1
+  %inbounds = icmp ult i64 %add.3, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 4, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i32 4, i64 %add.3, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %add
-  %elem = load float, float* %elem.ptr
-  %s.3 = load { float*, i64 }, { float*, i64 }* %s.addr
-  %tid.3 = load i64, i64* %tid.addr
-  %ptr.1 = extractvalue { float*, i64 } %s.3, 0
-  %len.2 = extractvalue { float*, i64 } %s.3, 1
-  %inbounds.1 = icmp ult i64 %tid.3, %len.2
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %add.3
+  %elem.1 = load float, float* %elem.ptr.2
+  %s.7 = load { float*, i64 }, { float*, i64 }* %s.addr
+  %tid.7 = load i64, i64* %tid.addr
+  %ptr.3 = extractvalue { float*, i64 } %s.7, 0
+  %len.2 = extractvalue { float*, i64 } %s.7, 1
+  %inbounds.1 = icmp ult i64 %tid.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 5, i64 %tid.3, i64 %len.2)
+  call void @__cudajit_panic(i32 5, i64 %tid.7, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %tid.3
-  %old = load float, float* %elem.ptr.1
-  %add.1 = fadd float %old, %elem
-  store float %add.1, float* %elem.ptr.1
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %tid.7
+  %old.1 = load float, float* %elem.ptr.3
+  %add.4 = fadd float %old.1, %elem.1
+  store float %add.4, float* %elem.ptr.3
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %old.1 = load i64, i64* %stride.addr
-  %div.1 = udiv i64 %old.1, 2
+  %old.2 = load i64, i64* %stride.addr
+  %div.1 = udiv i64 %old.2, 2
   store i64 %div.1, i64* %stride.addr
   br label %while.cond
 while.end:
@@ -229,7 +280,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64)* @block_sum, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -320,55 +371,90 @@ and.end:
   %logical.1 = load i1, i1* %logical
   br i1 %logical.1, label %if.then, label %if.end
 if.then:
-  %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
   %y.1 = load i64, i64* %y.addr
   %cols.2 = load i64, i64* %cols.addr
   %mul.2 = mul i64 %y.1, %cols.2
   %x.1 = load i64, i64* %x.addr
   %add.2 = add i64 %mul.2, %x.1
-  %ptr = extractvalue { float*, i64 } %input.1, 0
-  %len = extractvalue { float*, i64 } %input.1, 1
-  %inbounds = icmp ult i64 %add.2, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %add.2, i64 %len)
-  unreachable
-ok:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %add.2
+  %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len = extractvalue { float*, i64 } %input.1, 1
+  %guard.ok = icmp ult i64 %add.2, %guard.len
+  %ty.1 = load i64, i64* %ty.addr
+  %guard.ok.1 = icmp ult i64 %ty.1, 32
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %tx.1 = load i64, i64* %tx.addr
+  %guard.ok.2 = icmp ult i64 %tx.1, 33
+  %guard.1 = and i1 %guard, %guard.ok.2
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %input.2 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %y.2 = load i64, i64* %y.addr
+  %cols.3 = load i64, i64* %cols.addr
+  %mul.3 = mul i64 %y.2, %cols.3
+  %x.2 = load i64, i64* %x.addr
+  %add.3 = add i64 %mul.3, %x.2
+  %ptr = extractvalue { float*, i64 } %input.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %add.3
   %elem = load float, float* %elem.ptr
   %tile = load [32 x [33 x float]] addrspace(3)*, [32 x [33 x float]] addrspace(3)** %tile.addr
-  %ty.1 = load i64, i64* %ty.addr
-  %inbounds.1 = icmp ult i64 %ty.1, 32
+  %ty.2 = load i64, i64* %ty.addr
+  %elem.ptr.1 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile, i64 0, i64 %ty.2
+  %tx.2 = load i64, i64* %tx.addr
+  %elem.ptr.2 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.1, i64 0, i64 %tx.2
+  store float %elem, float addrspace(3)* %elem.ptr.2
+  br label %run.join
+run.checked:
+  %input.3 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %y.3 = load i64, i64* %y.addr
+  %cols.4 = load i64, i64* %cols.addr
+  %mul.4 = mul i64 %y.3, %cols.4
+  %x.3 = load i64, i64* %x.addr
+  %add.4 = add i64 %mul.4, %x.3
+  %ptr.1 = extractvalue { float*, i64 } %input.3, 0
+  %len = extractvalue { float*, i64 } %input.3, 1
+  %inbounds = icmp ult i64 %add.4, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %add.4, i64 %len)
+  unreachable
+ok:
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.4
+  %elem.1 = load float, float* %elem.ptr.3
+  %tile.1 = load [32 x [33 x float]] addrspace(3)*, [32 x [33 x float]] addrspace(3)** %tile.addr
+  %ty.3 = load i64, i64* %ty.addr
+  %inbounds.1 = icmp ult i64 %ty.3, 32
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %ty.1, i64 32)
+  call void @__cudajit_panic(i32 2, i64 %ty.3, i64 32)
   unreachable
 ok.1:
-  %elem.ptr.1 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile, i64 0, i64 %ty.1
-  %tx.1 = load i64, i64* %tx.addr
-  %inbounds.2 = icmp ult i64 %tx.1, 33
+  %elem.ptr.4 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.1, i64 0, i64 %ty.3
+  %tx.3 = load i64, i64* %tx.addr
+  %inbounds.2 = icmp ult i64 %tx.3, 33
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %tx.1, i64 33)
+  call void @__cudajit_panic(i32 3, i64 %tx.3, i64 33)
   unreachable
 ok.2:
-  %elem.ptr.2 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.1, i64 0, i64 %tx.1
-  store float %elem, float addrspace(3)* %elem.ptr.2
+  %elem.ptr.5 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 %tx.3
+  store float %elem.1, float addrspace(3)* %elem.ptr.5
+  br label %run.join
+run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
   %ctaid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
   %cast.4 = zext i32 %ctaid_y.1 to i64
-  %mul.3 = mul i64 %cast.4, 32
-  %tx.2 = load i64, i64* %tx.addr
-  %add.3 = add i64 %mul.3, %tx.2
-  store i64 %add.3, i64* %ox.addr
+  %mul.5 = mul i64 %cast.4, 32
+  %tx.4 = load i64, i64* %tx.addr
+  %add.5 = add i64 %mul.5, %tx.4
+  store i64 %add.5, i64* %ox.addr
   %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %cast.5 = zext i32 %ctaid_x.1 to i64
-  %mul.4 = mul i64 %cast.5, 32
-  %ty.2 = load i64, i64* %ty.addr
-  %add.4 = add i64 %mul.4, %ty.2
-  store i64 %add.4, i64* %oy.addr
+  %mul.6 = mul i64 %cast.5, 32
+  %ty.4 = load i64, i64* %ty.addr
+  %add.6 = add i64 %mul.6, %ty.4
+  store i64 %add.6, i64* %oy.addr
   %ox = load i64, i64* %ox.addr
   %rows.2 = load i64, i64* %rows.addr
   %cmp.2 = icmp ult i64 %ox, %rows.2
@@ -376,48 +462,83 @@ if.end:
   br i1 %cmp.2, label %and.rhs.1, label %and.end.1
 and.rhs.1:
   %oy = load i64, i64* %oy.addr
-  %cols.3 = load i64, i64* %cols.addr
-  %cmp.3 = icmp ult i64 %oy, %cols.3
+  %cols.5 = load i64, i64* %cols.addr
+  %cmp.3 = icmp ult i64 %oy, %cols.5
   store i1 %cmp.3, i1* %logical.2
   br label %and.end.1
 and.end.1:
   %logical.3 = load i1, i1* %logical.2
   br i1 %logical.3, label %if.then.1, label %if.end.1
 if.then.1:
-  %tile.1 = load [32 x [33 x float]] addrspace(3)*, [32 x [33 x float]] addrspace(3)** %tile.addr
-  %tx.3 = load i64, i64* %tx.addr
-  %inbounds.3 = icmp ult i64 %tx.3, 32
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %tx.3, i64 32)
-  unreachable
-ok.3:
-  %elem.ptr.3 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.1, i64 0, i64 %tx.3
-  %ty.3 = load i64, i64* %ty.addr
-  %inbounds.4 = icmp ult i64 %ty.3, 33
-  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %ty.3, i64 33)
-  unreachable
-ok.4:
-  %elem.ptr.4 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.3, i64 0, i64 %ty.3
-  %elem.1 = load float, float addrspace(3)* %elem.ptr.4
-  %output.1 = load { float*, i64 }, { float*, i64 }* %output.addr
+  %tx.5 = load i64, i64* %tx.addr
+  %guard.ok.3 = icmp ult i64 %tx.5, 32
+  %ty.5 = load i64, i64* %ty.addr
+  %guard.ok.4 = icmp ult i64 %ty.5, 33
+  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
   %oy.1 = load i64, i64* %oy.addr
   %rows.3 = load i64, i64* %rows.addr
-  %mul.5 = mul i64 %oy.1, %rows.3
+  %mul.7 = mul i64 %oy.1, %rows.3
   %ox.1 = load i64, i64* %ox.addr
-  %add.5 = add i64 %mul.5, %ox.1
-  %ptr.1 = extractvalue { float*, i64 } %output.1, 0
-  %len.1 = extractvalue { float*, i64 } %output.1, 1
-  %inbounds.5 = icmp ult i64 %add.5, %len.1
+  %add.7 = add i64 %mul.7, %ox.1
+  %output.1 = load { float*, i64 }, { float*, i64 }* %output.addr
+  %guard.len.1 = extractvalue { float*, i64 } %output.1, 1
+  %guard.ok.5 = icmp ult i64 %add.7, %guard.len.1
+  %guard.3 = and i1 %guard.2, %guard.ok.5
+  br i1 %guard.3, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %tile.2 = load [32 x [33 x float]] addrspace(3)*, [32 x [33 x float]] addrspace(3)** %tile.addr
+  %tx.6 = load i64, i64* %tx.addr
+  %elem.ptr.6 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.2, i64 0, i64 %tx.6
+  %ty.6 = load i64, i64* %ty.addr
+  %elem.ptr.7 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.6, i64 0, i64 %ty.6
+  %elem.2 = load float, float addrspace(3)* %elem.ptr.7
+  %output.2 = load { float*, i64 }, { float*, i64 }* %output.addr
+  %oy.2 = load i64, i64* %oy.addr
+  %rows.4 = load i64, i64* %rows.addr
+  %mul.8 = mul i64 %oy.2, %rows.4
+  %ox.2 = load i64, i64* %ox.addr
+  %add.8 = add i64 %mul.8, %ox.2
+  %ptr.2 = extractvalue { float*, i64 } %output.2, 0
+  %elem.ptr.8 = getelementptr float, float* %ptr.2, i64 %add.8
+  store float %elem.2, float* %elem.ptr.8
+  br label %run.join.1
+run.checked.1:
+  %tile.3 = load [32 x [33 x float]] addrspace(3)*, [32 x [33 x float]] addrspace(3)** %tile.addr
+  %tx.7 = load i64, i64* %tx.addr
+  %inbounds.3 = icmp ult i64 %tx.7, 32
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 %tx.7, i64 32)
+  unreachable
+ok.3:
+  %elem.ptr.9 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.3, i64 0, i64 %tx.7
+  %ty.7 = load i64, i64* %ty.addr
+  %inbounds.4 = icmp ult i64 %ty.7, 33
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i32 5, i64 %ty.7, i64 33)
+  unreachable
+ok.4:
+  %elem.ptr.10 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 %ty.7
+  %elem.3 = load float, float addrspace(3)* %elem.ptr.10
+  %output.3 = load { float*, i64 }, { float*, i64 }* %output.addr
+  %oy.3 = load i64, i64* %oy.addr
+  %rows.5 = load i64, i64* %rows.addr
+  %mul.9 = mul i64 %oy.3, %rows.5
+  %ox.3 = load i64, i64* %ox.addr
+  %add.9 = add i64 %mul.9, %ox.3
+  %ptr.3 = extractvalue { float*, i64 } %output.3, 0
+  %len.1 = extractvalue { float*, i64 } %output.3, 1
+  %inbounds.5 = icmp ult i64 %add.9, %len.1
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %add.5, i64 %len.1)
+  call void @__cudajit_panic(i32 6, i64 %add.9, i64 %len.1)
   unreachable
 ok.5:
-  %elem.ptr.5 = getelementptr float, float* %ptr.1, i64 %add.5
-  store float %elem.1, float* %elem.ptr.5
+  %elem.ptr.11 = getelementptr float, float* %ptr.3, i64 %add.9
+  store float %elem.3, float* %elem.ptr.11
+  br label %run.join.1
+run.join.1:
   br label %if.end.1
 if.end.1:
   ret void
@@ -473,7 +594,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i64, i64)* @transpose, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -519,32 +640,32 @@ entry:
   %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
   %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
   store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
-  store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
   %t = load i64, i64* %t.addr
-  %cast.1 = trunc i64 %t to i32
-  %grid2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %rem = urem i64 %t, 2
+  %guard.ok = icmp ult i64 %rem, 2
   %t.1 = load i64, i64* %t.addr
-  %rem = urem i64 %t.1, 2
-  %inbounds = icmp ult i64 %rem, 2
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 1, i64 %rem, i64 2)
-  unreachable
-ok:
-  %elem.ptr = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2, i64 0, i64 %rem
+  %rem.1 = urem i64 %t.1, 4
+  %guard.ok.1 = icmp ult i64 %rem.1, 4
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %cast.1 = zext i32 %tid_x.1 to i64
+  store i64 %cast.1, i64* %t.addr
   %t.2 = load i64, i64* %t.addr
-  %rem.1 = urem i64 %t.2, 4
-  %inbounds.1 = icmp ult i64 %rem.1, 4
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %rem.1, i64 4)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr, i64 0, i64 %rem.1
-  store i32 %cast.1, i32 addrspace(3)* %elem.ptr.1
+  %cast.2 = trunc i64 %t.2 to i32
+  %grid2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %t.3 = load i64, i64* %t.addr
+  %rem.2 = urem i64 %t.3, 2
+  %elem.ptr = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2, i64 0, i64 %rem.2
+  %t.4 = load i64, i64* %t.addr
+  %rem.3 = urem i64 %t.4, 4
+  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr, i64 0, i64 %rem.3
+  store i32 %cast.2, i32 addrspace(3)* %elem.ptr.1
   %grid2.1 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %elem.ptr.2 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.1, i64 0, i64 1
   store [4 x i32] addrspace(3)* %elem.ptr.2, [4 x i32] addrspace(3)** %row.addr
@@ -554,35 +675,74 @@ ok.1:
   %grid2.2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %elem.ptr.4 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.2, i64 0, i64 0
   store [4 x i32] addrspace(3)* %elem.ptr.4, [4 x i32] addrspace(3)** %first.addr
-  %t.3 = load i64, i64* %t.addr
-  %cast.2 = trunc i64 %t.3 to i32
-  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.2)
+  br label %run.join
+run.checked:
+  store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %cast.3 = zext i32 %tid_x.2 to i64
+  store i64 %cast.3, i64* %t.addr
+  %t.5 = load i64, i64* %t.addr
+  %cast.4 = trunc i64 %t.5 to i32
+  %grid2.3 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %t.6 = load i64, i64* %t.addr
+  %rem.4 = urem i64 %t.6, 2
+  %inbounds = icmp ult i64 %rem.4, 2
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 1, i64 %rem.4, i64 2)
+  unreachable
+ok:
+  %elem.ptr.5 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.3, i64 0, i64 %rem.4
+  %t.7 = load i64, i64* %t.addr
+  %rem.5 = urem i64 %t.7, 4
+  %inbounds.1 = icmp ult i64 %rem.5, 4
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %rem.5, i64 4)
+  unreachable
+ok.1:
+  %elem.ptr.6 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr.5, i64 0, i64 %rem.5
+  store i32 %cast.4, i32 addrspace(3)* %elem.ptr.6
+  %grid2.4 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %elem.ptr.7 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.4, i64 0, i64 1
+  store [4 x i32] addrspace(3)* %elem.ptr.7, [4 x i32] addrspace(3)** %row.addr
+  %row.1 = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %row.addr
+  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %row.1, i64 0, i64 0
+  store i32 7, i32 addrspace(3)* %elem.ptr.8
+  %grid2.5 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %elem.ptr.9 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.5, i64 0, i64 0
+  store [4 x i32] addrspace(3)* %elem.ptr.9, [4 x i32] addrspace(3)** %first.addr
+  br label %run.join
+run.join:
+  %t.8 = load i64, i64* %t.addr
+  %cast.5 = trunc i64 %t.8 to i32
+  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.5)
   %first = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %first.addr
-  %t.4 = load i64, i64* %t.addr
-  %rem.2 = urem i64 %t.4, 4
-  %inbounds.2 = icmp ult i64 %rem.2, 4
+  %t.9 = load i64, i64* %t.addr
+  %rem.6 = urem i64 %t.9, 4
+  %inbounds.2 = icmp ult i64 %rem.6, 4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %rem.2, i64 4)
+  call void @__cudajit_panic(i32 3, i64 %rem.6, i64 4)
   unreachable
 ok.2:
-  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.2
-  %elem = load i32, i32 addrspace(3)* %elem.ptr.5
+  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.6
+  %elem = load i32, i32 addrspace(3)* %elem.ptr.10
   %add = add i32 %call, %elem
-  %cast.3 = trunc i64 4 to i32
-  %add.1 = add i32 %add, %cast.3
+  %cast.6 = trunc i64 4 to i32
+  %add.1 = add i32 %add, %cast.6
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %t.5 = load i64, i64* %t.addr
+  %t.10 = load i64, i64* %t.addr
   %ptr = extractvalue { i32*, i64 } %out.1, 0
   %len = extractvalue { i32*, i64 } %out.1, 1
-  %inbounds.3 = icmp ult i64 %t.5, %len
+  %inbounds.3 = icmp ult i64 %t.10, %len
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %t.5, i64 %len)
+  call void @__cudajit_panic(i32 4, i64 %t.10, i64 %len)
   unreachable
 ok.3:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr, i64 %t.5
-  store i32 %add.1, i32* %elem.ptr.6
+  %elem.ptr.11 = getelementptr i32, i32* %ptr, i64 %t.10
+  store i32 %add.1, i32* %elem.ptr.11
   ret void
 }
 
@@ -663,7 +823,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64)* @rows, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -407,7 +407,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i64, i64)* @sub_slices, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -588,7 +588,7 @@ for.end:
   ret float %s
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, i64, i64)* @sub_slices_unchecked, !"kernel", i32 1}
 !nvvmir.version = !{!2}

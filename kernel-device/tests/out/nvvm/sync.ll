@@ -177,7 +177,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8*, i64, i32*, i64)* @barriers, !"kernel", i32 1}
 !nvvmir.version = !{!2}

@@ -153,7 +153,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
 !nvvmir.version = !{!2}

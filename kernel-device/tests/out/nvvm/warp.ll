@@ -110,7 +110,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64)* @lanes, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -466,7 +466,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64, i64*, i64)* @shuffles, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -699,7 +699,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i8*, i64, i64*, i64, i32*, i64)* @votes, !"kernel", i32 1}
 !nvvmir.version = !{!2}
@@ -1207,7 +1207,7 @@ exit:
   unreachable
 }
 
-!0 = !{!"branch_weights", i32 1, i32 1048575}
+!0 = !{!"branch_weights", i32 1048575, i32 1}
 !nvvm.annotations = !{!1}
 !1 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64)* @reductions, !"kernel", i32 1}
 !nvvmir.version = !{!2}

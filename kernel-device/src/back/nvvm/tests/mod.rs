@@ -18,6 +18,7 @@ mod flow;
 mod loops;
 mod ops;
 mod slices;
+mod versioning;
 
 /// A terse way to build functions by hand.
 pub struct F(Function);

@@ -1,0 +1,680 @@
+//! Which bounds checks of a straight-line run of statements can be decided before the
+//! run starts (the analysis half of [`super::versioning`]).
+//!
+//! A run is a maximal sequence of *simple* statements: no control flow of their own
+//! (no `if`, `while`, `loop`, `break`, `return`, short-circuit `&&`/`||`), no barrier
+//! or warp-collective operation, no call, except `for` loops over literal ranges of at
+//! most [`MAX_TRIPS`] elements whose bodies are simple too. Such a run executes every
+//! one of its statements (unless it panics). The plan lists, in order, what the guard
+//! must do to compute every index that is a *pure* function of values known at the
+//! run's start: pre-executing immutable `let`s with pure initialisers, setting each
+//! literal loop's variable to each of its elements, and comparing each index with its
+//! length. Indices that read memory, or locals the run assigns before them, are not
+//! planned; their checks stay where they are.
+//!
+//! Indices that are constants once the loop variables are (`acc[m][j]`, `a_s[k][..]`'s
+//! first index) are decided here, at compile time, and cost the guard nothing.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use crate::ir::{
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module,
+    Place, PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
+};
+
+/// The most elements a `for` loop of a run may have (its body is walked once per
+/// element when the guard is planned).
+pub const MAX_TRIPS: u64 = 64;
+/// The most run-time comparisons one guard may make (beyond it the run stays checked).
+const MAX_GUARD_CHECKS: usize = 512;
+
+/// The length an index is compared with.
+#[derive(Clone, Debug)]
+pub enum Length {
+    Const(u64),
+    /// The length of the slice `expr` (a pure expression).
+    OfSlice(Handle<Expr>),
+}
+
+/// One step of a guard, in order.
+#[derive(Clone, Debug)]
+pub enum GuardOp {
+    /// Evaluate `init` and store it in `local` (its `let` runs again, identically).
+    PreLet { local: Handle<Local>, init: Handle<Expr> },
+    /// Store the element `bits` (of the variable's type) in a loop variable.
+    SetVar { local: Handle<Local>, bits: u64 },
+    /// `index < len` must hold.
+    Check { index: Handle<Expr>, len: Length },
+}
+
+/// A run's guard: its steps, and the index expressions whose checks it decides.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub ops: Vec<GuardOp>,
+    pub decided: HashSet<Handle<Expr>>,
+    /// Run-time comparisons in `ops` plus checks decided at compile time.
+    pub checks: usize,
+}
+
+/// An index and the values of the loop variables it depends on: one comparison each.
+type CheckKey = (Handle<Expr>, Vec<(Handle<Local>, u64)>);
+
+/// What the analysis knows of a local defined in the run (or a loop variable).
+#[derive(Clone, Debug, Default)]
+struct Known {
+    /// Its value, when a compile-time constant (bits of its type).
+    constant: Option<u64>,
+    /// The loop variables its value depends on.
+    deps: BTreeSet<Handle<Local>>,
+}
+
+pub struct Planner<'a> {
+    func: &'a Function,
+    module: &'a Module,
+    /// Locals assigned so far in the run (or in the body of an enclosing literal loop).
+    dirty: HashSet<Handle<Local>>,
+    /// Locals that the run's `let`s or loops define.
+    defined: HashSet<Handle<Local>>,
+    /// Defined locals whose current value the guard has computed.
+    known: BTreeMap<Handle<Local>, Known>,
+    /// (index, the loop variables' values it depends on) already compared.
+    seen: HashSet<CheckKey>,
+    /// Indices met somewhere the guard cannot compute them.
+    impure: HashSet<Handle<Expr>>,
+    /// Run-time comparisons planned.
+    compares: usize,
+    plan: Plan,
+    /// The guard would be too large, or an index is out of range at compile time.
+    abandoned: bool,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(func: &'a Function, module: &'a Module) -> Self {
+        Planner {
+            func,
+            module,
+            dirty: HashSet::new(),
+            defined: HashSet::new(),
+            known: BTreeMap::new(),
+            seen: HashSet::new(),
+            impure: HashSet::new(),
+            compares: 0,
+            plan: Plan::default(),
+            abandoned: false,
+        }
+    }
+
+    /// The plan for `stmts` (all simple), or `None` when no guard is worth it.
+    pub fn plan(mut self, stmts: &[Stmt]) -> Option<Plan> {
+        for stmt in stmts {
+            self.stmt(stmt);
+            if self.abandoned {
+                return None;
+            }
+        }
+        if self.plan.decided.iter().any(|h| self.impure.contains(h)) {
+            return None;
+        }
+        // One check decided by one comparison gains nothing over the check itself.
+        (self.plan.checks >= 2).then_some(self.plan)
+    }
+
+    /// The expression `h`; a dangling handle (malformed IR, which the writer reports)
+    /// reads as `!`, which no run contains.
+    fn expr(&self, h: Handle<Expr>) -> &'a Expr {
+        static NEVER: Expr = Expr {
+            kind: ExprKind::Literal(Literal::Bool(false)),
+            ty: Type::Never,
+        };
+        self.func.exprs.get(h).unwrap_or(&NEVER)
+    }
+
+    /// The type of local `l` (`!` when dangling).
+    fn local_ty(&self, l: Handle<Local>) -> &'a Type {
+        self.func.locals.get(l).map_or(&Type::Never, |local| &local.ty)
+    }
+
+    // ---- simple statements ------------------------------------------------------------
+
+    /// Whether `stmt` may be part of a run.
+    pub fn is_simple(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Let { local, init } => {
+                self.func.locals.get(*local).is_some() && init.is_none_or(|e| self.is_simple_expr(e))
+            }
+            Stmt::Assign { place, value, .. } => {
+                self.is_simple_place(place) && self.is_simple_expr(*value)
+            }
+            Stmt::Expr(e) => self.is_simple_expr(*e),
+            Stmt::While { .. } => false,
+            Stmt::ForRange { .. } => self.literal_loop(stmt).is_some(),
+        }
+    }
+
+    /// The elements of a `for` loop over a literal range with a simple body that does not
+    /// assign its variable, when it has at most [`MAX_TRIPS`] of them.
+    fn literal_loop(&self, stmt: &Stmt) -> Option<Vec<u64>> {
+        let Stmt::ForRange {
+            var,
+            start,
+            end,
+            inclusive,
+            step,
+            reverse,
+            body,
+            ..
+        } = stmt
+        else {
+            return None;
+        };
+        let s = self.local_ty(*var).scalar()?;
+        let start = self.literal_int(*start, s)?;
+        let end = self.literal_int(*end, s)?;
+        let step = match step {
+            Some(h) => self.literal_int(*h, ScalarType::Usize)?,
+            None => 1,
+        };
+        if step <= 0 || body.tail.is_some() || !body.stmts.iter().all(|st| self.is_simple(st)) {
+            return None;
+        }
+        let mut assigned = HashSet::new();
+        assigned_in_block(self.func, body, &mut assigned);
+        if assigned.contains(var) {
+            return None;
+        }
+        let last = if *inclusive { end } else { end - 1 };
+        if last < start || (last - start) / step >= MAX_TRIPS as i128 {
+            return (last < start).then(Vec::new);
+        }
+        let mut elems: Vec<i128> = (0..)
+            .map(|k| start + k * step)
+            .take_while(|v| *v <= last)
+            .collect();
+        if *reverse {
+            // std's `(a..b).rev().step_by(s)`: from the last element down by `s`.
+            elems = (0..)
+                .map(|k| last - k * step)
+                .take_while(|v| *v >= start)
+                .collect();
+        }
+        Some(elems.into_iter().map(|v| v as u64 & mask(s)).collect())
+    }
+
+    /// An integer literal's value as a mathematical integer of type `s`.
+    fn literal_int(&self, h: Handle<Expr>, s: ScalarType) -> Option<i128> {
+        let ExprKind::Literal(Literal::Int(bits)) = self.expr(h).kind else {
+            return None;
+        };
+        if !s.is_integer() {
+            return None;
+        }
+        let bits = bits & mask(s);
+        Some(if s.is_signed_integer() {
+            sign_extend(bits, s) as i128
+        } else {
+            bits as i128
+        })
+    }
+
+    fn is_simple_place(&self, place: &Place) -> bool {
+        let root = match place.root {
+            PlaceRoot::Pointee(h) => self.is_simple_expr(h),
+            _ => true,
+        };
+        root && place.projections.iter().all(|p| match p {
+            Projection::Index(h) => self.is_simple_expr(*h),
+            Projection::Field(_) => true,
+        })
+    }
+
+    fn is_simple_expr(&self, h: Handle<Expr>) -> bool {
+        let e = self.expr(h);
+        if e.ty == Type::Never {
+            return false;
+        }
+        let all = |hs: &[Handle<Expr>]| hs.iter().all(|h| self.is_simple_expr(*h));
+        match &e.kind {
+            ExprKind::Literal(_) | ExprKind::Local(_) => true,
+            ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => {
+                self.is_simple_expr(*operand)
+            }
+            ExprKind::Binary { lhs, rhs, .. } => all(&[*lhs, *rhs]),
+            ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => {
+                self.is_simple_place(place)
+            }
+            ExprKind::RefToSlice(x) | ExprKind::Len(x) | ExprKind::Field { base: x, .. } => {
+                self.is_simple_expr(*x)
+            }
+            ExprKind::SubSlice {
+                slice, start, end, ..
+            } => {
+                self.is_simple_expr(*slice)
+                    && start.is_none_or(|s| self.is_simple_expr(s))
+                    && end.is_none_or(|s| self.is_simple_expr(s))
+            }
+            ExprKind::SplitAt { slice, mid } => all(&[*slice, *mid]),
+            ExprKind::DynamicSharedTake { count, .. } => self.is_simple_expr(*count),
+            ExprKind::Array(items) | ExprKind::Tuple(items) => all(items),
+            ExprKind::Splat { value, .. } => self.is_simple_expr(*value),
+            ExprKind::Intrinsic { intrinsic, args } => simple_intrinsic(*intrinsic) && all(args),
+            ExprKind::Logical { .. }
+            | ExprKind::Call { .. }
+            | ExprKind::If { .. }
+            | ExprKind::Loop { .. }
+            | ExprKind::Break { .. }
+            | ExprKind::Continue { .. }
+            | ExprKind::Return(_)
+            | ExprKind::Block(_) => false,
+        }
+    }
+
+    // ---- the walk ---------------------------------------------------------------------
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        let mut assigned = HashSet::new();
+        assigned_in_stmt(self.func, stmt, &mut assigned);
+        self.dirty.extend(assigned);
+        match stmt {
+            Stmt::Let { local, init } => {
+                if let Some(init) = init {
+                    self.visit(*init);
+                }
+                self.defined.insert(*local);
+                self.known.remove(local);
+                let scalar = self.local_ty(*local).scalar().is_some();
+                if let (Some(init), true, false) = (init, scalar, self.dirty.contains(local)) {
+                    if let Some(k) = self.pure(*init) {
+                        self.plan.ops.push(GuardOp::PreLet {
+                            local: *local,
+                            init: *init,
+                        });
+                        self.known.insert(*local, k);
+                    }
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                self.visit(*value);
+                self.visit_place(place);
+            }
+            Stmt::Expr(e) => self.visit(*e),
+            Stmt::ForRange { var, body, .. } => {
+                let Some(elems) = self.literal_loop(stmt) else {
+                    self.abandoned = true;
+                    return;
+                };
+                let mut assigned = HashSet::new();
+                assigned_in_block(self.func, body, &mut assigned);
+                self.dirty.extend(assigned);
+                self.defined.insert(*var);
+                for bits in elems {
+                    self.plan.ops.push(GuardOp::SetVar { local: *var, bits });
+                    self.known.insert(
+                        *var,
+                        Known {
+                            constant: Some(bits),
+                            deps: BTreeSet::from([*var]),
+                        },
+                    );
+                    for st in &body.stmts {
+                        self.stmt(st);
+                        if self.abandoned {
+                            return;
+                        }
+                    }
+                }
+                self.known.remove(var);
+            }
+            Stmt::While { .. } => self.abandoned = true,
+        }
+    }
+
+    /// Plans the checks of every place read or written inside `h`.
+    fn visit(&mut self, h: Handle<Expr>) {
+        let e = self.expr(h);
+        match &e.kind {
+            ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => self.visit_place(place),
+            _ => visit_children(&e.kind, |c| self.visit(c)),
+        }
+    }
+
+    fn visit_place(&mut self, place: &Place) {
+        let mut ty = match place.root {
+            PlaceRoot::Local(l) => self.local_ty(l).clone(),
+            PlaceRoot::Global(g) => match self.module.globals.get(g) {
+                Some(global) => global.ty.clone(),
+                None => return,
+            },
+            PlaceRoot::Pointee(h) => {
+                self.visit(h);
+                match &self.expr(h).ty {
+                    Type::Ref { pointee, .. } => (**pointee).clone(),
+                    Type::Slice { .. } => {
+                        let Some(Projection::Index(index)) = place.projections.first() else {
+                            return;
+                        };
+                        self.visit(*index);
+                        if self.pure(h).is_some() {
+                            self.plan_check(*index, Length::OfSlice(h));
+                        } else {
+                            self.impure.insert(*index);
+                        }
+                        for p in &place.projections[1..] {
+                            if let Projection::Index(i) = p {
+                                self.visit(*i);
+                            }
+                        }
+                        return;
+                    }
+                    _ => return,
+                }
+            }
+        };
+        for p in &place.projections {
+            match p {
+                Projection::Index(index) => {
+                    self.visit(*index);
+                    let Type::Array { elem, len } = ty else {
+                        return;
+                    };
+                    self.plan_check(*index, Length::Const(len));
+                    ty = *elem;
+                }
+                Projection::Field(i) => {
+                    let Type::Tuple(fields) = ty else {
+                        return;
+                    };
+                    let Some(f) = fields.get(*i as usize) else {
+                        return;
+                    };
+                    ty = f.clone();
+                }
+            }
+        }
+    }
+
+    /// Adds `index < len` to the guard if `index` is pure; decides it here if constant.
+    fn plan_check(&mut self, index: Handle<Expr>, len: Length) {
+        let Some(k) = self.pure(index) else {
+            self.impure.insert(index);
+            return;
+        };
+        if let (Some(c), Length::Const(n)) = (k.constant, &len) {
+            if c >= *n {
+                // Out of range whatever happens: the run panics; keep it as written.
+                self.abandoned = true;
+                return;
+            }
+            self.plan.decided.insert(index);
+            self.plan.checks += 1;
+            return;
+        }
+        let key: Vec<_> = k
+            .deps
+            .iter()
+            .map(|v| (*v, self.known[v].constant.unwrap_or(0)))
+            .collect();
+        self.plan.decided.insert(index);
+        self.plan.checks += 1;
+        if self.seen.insert((index, key)) {
+            self.plan.ops.push(GuardOp::Check { index, len });
+            self.compares += 1;
+            if self.compares > MAX_GUARD_CHECKS {
+                self.abandoned = true;
+            }
+        }
+    }
+
+    /// What is known of `h` if the guard can compute it without reading memory,
+    /// panicking or reading a local the run changes before this point.
+    fn pure(&self, h: Handle<Expr>) -> Option<Known> {
+        let e = self.expr(h);
+        let s = e.ty.scalar();
+        let merge = |a: Known, b: Known| Known {
+            constant: None,
+            deps: a.deps.union(&b.deps).copied().collect(),
+        };
+        match &e.kind {
+            ExprKind::Literal(Literal::Int(bits)) => {
+                let s = s.filter(|s| s.is_integer())?;
+                Some(Known {
+                    constant: Some(bits & mask(s)),
+                    deps: BTreeSet::new(),
+                })
+            }
+            ExprKind::Literal(_) => Some(Known::default()),
+            ExprKind::Local(l) => {
+                if self.dirty.contains(l) {
+                    None
+                } else if self.defined.contains(l) {
+                    self.known.get(l).cloned()
+                } else {
+                    Some(Known::default())
+                }
+            }
+            ExprKind::Unary { op, operand } => {
+                let k = self.pure(*operand)?;
+                let s = s?;
+                let constant = match (op, k.constant, s.is_integer()) {
+                    (UnaryOp::Neg, Some(c), true) => Some(c.wrapping_neg() & mask(s)),
+                    (UnaryOp::Not, Some(c), true) => Some(!c & mask(s)),
+                    _ => None,
+                };
+                Some(Known { constant, ..k })
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.pure(*lhs)?, self.pure(*rhs)?);
+                let ls = self.expr(*lhs).ty.scalar()?;
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) {
+                    // Only a literal divisor that cannot panic (`m / 4`, `m % 4`).
+                    let d = self.literal_int(*rhs, ls)?;
+                    if d == 0 || (d == -1 && ls.is_signed_integer()) {
+                        return None;
+                    }
+                }
+                let constant = match (l.constant, r.constant) {
+                    (Some(a), Some(b)) if ls.is_integer() && !ls.is_signed_integer() => {
+                        fold(*op, ls, a, b)
+                    }
+                    _ => None,
+                };
+                Some(Known {
+                    constant,
+                    ..merge(l, r)
+                })
+            }
+            ExprKind::Cast { operand, to } => {
+                let k = self.pure(*operand)?;
+                let from = self.expr(*operand).ty.scalar()?;
+                let unsigned = |t: ScalarType| t.is_integer() && !t.is_signed_integer();
+                let constant = match k.constant {
+                    Some(c) if unsigned(from) && unsigned(*to) => Some(c & mask(*to)),
+                    _ => None,
+                };
+                Some(Known { constant, ..k })
+            }
+            ExprKind::Len(x) | ExprKind::Field { base: x, .. } => {
+                let k = self.pure(*x)?;
+                Some(Known {
+                    constant: None,
+                    ..k
+                })
+            }
+            ExprKind::Intrinsic { intrinsic, args } if args.is_empty() => {
+                use Intrinsic::*;
+                matches!(
+                    intrinsic,
+                    ThreadIdx(_)
+                        | BlockIdx(_)
+                        | BlockDim(_)
+                        | GridDim(_)
+                        | Grid(_)
+                        | GridSize(_)
+                        | LaneId
+                        | WarpSize
+                )
+                .then(Known::default)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `a op b` for unsigned integers of type `s`, where it cannot panic.
+fn fold(op: BinaryOp, s: ScalarType, a: u64, b: u64) -> Option<u64> {
+    let bits = s.bits() as u64;
+    let v = match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::Div if b != 0 => a / b,
+        BinaryOp::Rem if b != 0 => a % b,
+        BinaryOp::BitAnd => a & b,
+        BinaryOp::BitOr => a | b,
+        BinaryOp::BitXor => a ^ b,
+        BinaryOp::Shl => a << (b % bits),
+        BinaryOp::Shr => a >> (b % bits),
+        _ => return None,
+    };
+    Some(v & mask(s))
+}
+
+fn mask(s: ScalarType) -> u64 {
+    match s.bits() {
+        64 => u64::MAX,
+        b => (1u64 << b) - 1,
+    }
+}
+
+fn sign_extend(bits: u64, s: ScalarType) -> i64 {
+    let shift = 64 - s.bits();
+    ((bits << shift) as i64) >> shift
+}
+
+/// Intrinsics a run may contain: no barrier, fence or warp-collective operation (their
+/// copies in two versions of the run would be different instructions).
+fn simple_intrinsic(i: Intrinsic) -> bool {
+    use Intrinsic::*;
+    matches!(
+        i,
+        ThreadIdx(_)
+            | BlockIdx(_)
+            | BlockDim(_)
+            | GridDim(_)
+            | Grid(_)
+            | GridSize(_)
+            | LaneId
+            | WarpSize
+            | LanemaskLt
+            | Atomic { .. }
+            | Math(_)
+    )
+}
+
+/// Calls `f` on each direct sub-expression of a (simple) expression.
+fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
+    let place = |p: &Place, f: &mut dyn FnMut(Handle<Expr>)| {
+        if let PlaceRoot::Pointee(h) = p.root {
+            f(h);
+        }
+        for pr in &p.projections {
+            if let Projection::Index(i) = pr {
+                f(*i);
+            }
+        }
+    };
+    match kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) => {}
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => f(*operand),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
+            f(*lhs);
+            f(*rhs)
+        }
+        ExprKind::Load(p) | ExprKind::AddressOf { place: p, .. } => place(p, &mut f),
+        ExprKind::RefToSlice(x) | ExprKind::Len(x) | ExprKind::Field { base: x, .. } => f(*x),
+        ExprKind::SubSlice {
+            slice, start, end, ..
+        } => {
+            f(*slice);
+            start.iter().chain(end.iter()).for_each(|h| f(*h));
+        }
+        ExprKind::SplitAt { slice, mid } => {
+            f(*slice);
+            f(*mid)
+        }
+        ExprKind::DynamicSharedTake { count, .. } => f(*count),
+        ExprKind::Array(items) | ExprKind::Tuple(items) => items.iter().for_each(|h| f(*h)),
+        ExprKind::Splat { value, .. } => f(*value),
+        ExprKind::Intrinsic { args, .. } | ExprKind::Call { args, .. } => {
+            args.iter().for_each(|h| f(*h))
+        }
+        ExprKind::If { .. }
+        | ExprKind::Loop { .. }
+        | ExprKind::Break { .. }
+        | ExprKind::Continue { .. }
+        | ExprKind::Return(_)
+        | ExprKind::Block(_) => {}
+    }
+}
+
+/// Locals a statement assigns (a place rooted at them written, or a dynamic-shared
+/// cursor advanced) anywhere inside it.
+fn assigned_in_stmt(func: &Function, stmt: &Stmt, out: &mut HashSet<Handle<Local>>) {
+    let mut exprs = Vec::new();
+    match stmt {
+        Stmt::Let { init, .. } => exprs.extend(init.iter().copied()),
+        Stmt::Assign { place, value, .. } => {
+            if let PlaceRoot::Local(l) = place.root {
+                out.insert(l);
+            }
+            exprs.push(*value);
+        }
+        Stmt::Expr(e) => exprs.push(*e),
+        Stmt::While { cond, body, .. } => {
+            exprs.push(*cond);
+            assigned_in_block(func, body, out);
+        }
+        Stmt::ForRange { body, .. } => assigned_in_block(func, body, out),
+    }
+    for e in exprs {
+        assigned_in_expr(func, e, out);
+    }
+}
+
+fn assigned_in_block(func: &Function, block: &Block, out: &mut HashSet<Handle<Local>>) {
+    for st in &block.stmts {
+        assigned_in_stmt(func, st, out);
+    }
+    if let Some(t) = block.tail {
+        assigned_in_expr(func, t, out);
+    }
+}
+
+fn assigned_in_expr(func: &Function, h: Handle<Expr>, out: &mut HashSet<Handle<Local>>) {
+    let Some(e) = func.exprs.get(h) else {
+        return;
+    };
+    match &e.kind {
+        ExprKind::DynamicSharedTake { cursor, count, .. } => {
+            out.insert(*cursor);
+            assigned_in_expr(func, *count, out);
+        }
+        ExprKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
+            assigned_in_expr(func, *cond, out);
+            assigned_in_block(func, then_block, out);
+            if let Some(b) = else_block {
+                assigned_in_block(func, b, out);
+            }
+        }
+        ExprKind::Loop { body, .. } | ExprKind::Block(body) => assigned_in_block(func, body, out),
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                assigned_in_expr(func, *v, out);
+            }
+        }
+        kind => visit_children(kind, |c| assigned_in_expr(func, c, out)),
+    }
+}

@@ -1,0 +1,148 @@
+//! Bounds-check versioning (`versioning`, `check_plan`): which runs get a guard, what
+//! the fast copy still checks, and that barriers are never duplicated.
+
+use super::check_with_toolchain;
+use crate::back::nvvm::{write_string, Options, Output};
+use crate::front::lower_sources;
+use crate::front::tests::source;
+use crate::source::SourceKind;
+
+/// The kernel `text` lowered by the frontend and written as NVVM IR (and, with the
+/// toolchain configured, compiled by libnvvm and ptxas).
+fn write_kernel(text: &str) -> Output {
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    check_with_toolchain(&out.text);
+    out
+}
+
+/// The text of the first fast copy (from `run.fast:` to `run.checked:`).
+fn fast_copy(text: &str) -> &str {
+    let start = text.find("\nrun.fast:").expect("a versioned run");
+    let end = text[start..].find("\nrun.checked:").expect("its checked copy") + start;
+    &text[start..end]
+}
+
+const PANIC_CALL: &str = "call void @__cudajit_panic(";
+
+#[test]
+fn a_literal_loop_of_pure_indices_runs_unchecked_behind_one_guard() {
+    let out = write_kernel(
+        "fn k(input: &[f32], out: &mut [f32], n: usize) {
+            let tile = shared_array::<[[f32; 33]; 32]>();
+            let tx = thread_idx().x as usize;
+            let ty = thread_idx().y as usize;
+            let x = block_idx().x as usize * 32 + tx;
+            let y = block_idx().y as usize * 32 + ty;
+            for j in (0..32).step_by(8) {
+                tile[ty + j][tx] = input[(y + j) * n + x];
+            }
+            out[0] = tile[0][0];
+        }",
+    );
+    let t = &out.text;
+    let fast = fast_copy(t);
+    assert!(!fast.contains(PANIC_CALL), "the fast copy checks nothing:\n{fast}");
+    // 4 elements × (the input index, the tile row) + the tile column once + out[0].
+    let compares = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("%guard.ok"))
+        .count();
+    assert_eq!(compares, 10, "{t}");
+    // The checked copy keeps every check, with the unversioned code's sites: the tile's
+    // two indices, input's, out's (tile[0][0] has literal indices, checked by no one).
+    assert_eq!(out.panic_sites.len(), 4, "{:?}", out.panic_sites);
+}
+
+#[test]
+fn an_index_read_from_memory_keeps_its_check_in_the_fast_copy() {
+    let out = write_kernel(
+        "fn k(idx: &[u32], out: &mut [u32]) {
+            for j in 0..4 {
+                out[idx[j] as usize] = 1;
+            }
+        }",
+    );
+    let fast = fast_copy(&out.text);
+    // idx[j] is decided by the guard; out[idx[j]] is not (it reads memory).
+    assert_eq!(fast.matches(PANIC_CALL).count(), 1, "{fast}");
+    assert_eq!(out.panic_sites.len(), 2, "{:?}", out.panic_sites);
+}
+
+#[test]
+fn a_local_assigned_in_the_run_is_not_read_by_the_guard() {
+    let out = write_kernel(
+        "fn k(out: &mut [u32], start: usize) {
+            let mut i = start;
+            out[i] = 1;
+            out[i + 1] = 2;
+            i += 5;
+            out[i] = 3;
+        }",
+    );
+    let fast = fast_copy(&out.text);
+    // out[i] and out[i + 1] are decided; out[i] after `i += 5` is checked where it is.
+    assert_eq!(fast.matches(PANIC_CALL).count(), 1, "{fast}");
+    let line_of_third = out
+        .panic_sites
+        .iter()
+        .map(|s| s.line)
+        .max()
+        .expect("sites");
+    assert_eq!(line_of_third, 6);
+}
+
+#[test]
+fn barriers_and_warp_operations_are_never_duplicated() {
+    let out = write_kernel(
+        "fn k(a: &mut [f32], b: &[f32]) {
+            let i = grid(1);
+            a[i] = b[i] + b[i + 1];
+            sync_threads();
+            a[i + 1] = b[i] + shfl_down_sync(0xffffffffu32, b[i + 2], 1);
+            a[i + 2] = b[i + 3] + b[i + 4];
+        }",
+    );
+    let t = &out.text;
+    assert_eq!(t.matches("call void @llvm.nvvm.barrier0()").count(), 1, "{t}");
+    assert_eq!(t.matches("call i32 @llvm.nvvm.shfl.sync").count(), 1, "{t}");
+    // The runs around them are versioned on their own.
+    assert_eq!(t.matches("\nrun.fast").count(), 2, "{t}");
+}
+
+#[test]
+fn constant_indices_after_unrolling_need_no_guard_at_all() {
+    let out = write_kernel(
+        "fn k(out: &mut [f32]) {
+            let mut acc = [[0.0f32; 4]; 4];
+            for m in 0..4 {
+                for j in 0..4 {
+                    acc[m][j] += (m * 4 + j) as f32;
+                }
+            }
+            out[0] = acc[3][3];
+        }",
+    );
+    let t = &out.text;
+    // Every check of acc[m][j] is decided while planning: the guard compares only
+    // out's index with its length.
+    let compares = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("%guard.ok"))
+        .count();
+    assert_eq!(compares, 1, "{t}");
+    let fast = fast_copy(t);
+    assert!(!fast.contains(PANIC_CALL), "{fast}");
+}
+
+#[test]
+fn a_run_of_one_check_is_left_as_written() {
+    let out = write_kernel(
+        "fn k(out: &mut [f32]) {
+            let i = grid(1);
+            out[i] = 1.0;
+        }",
+    );
+    assert!(!out.text.contains("run.fast"), "{}", out.text);
+}

@@ -1,0 +1,159 @@
+//! Bounds-check versioning: each run of simple statements in a bounds-checked function
+//! (see [`super::check_plan`]) whose indices the guard can compute is written twice,
+//!
+//! ```text
+//!   guard: every planned index < its length        (pure: no load, no panic)
+//!   br guard, fast, checked
+//!   fast:    the run without the planned checks     (its other checks kept)
+//!   checked: the run as written
+//! ```
+//!
+//! Every local lives in a stack slot, so the two copies need no phis. The semantics are
+//! exact either way: the guard only computes values, and a run whose guard fails runs
+//! with every check, panicking where and as it would have. Why: a check is a branch to
+//! a thread exit, and libnvvm's LLVM 7 neither hoists a load above such a branch nor
+//! vectorises or batches loads across it, so a loop of checked loads issues them one
+//! by one; the fast copy has straight-line loads again.
+
+use super::check_plan::{GuardOp, Length, Planner};
+use super::function::{FunctionWriter, Val};
+use super::{types, Error};
+use crate::ir::{Block, Stmt};
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// A block's statements, runs of simple ones versioned, then its tail's value.
+    pub fn block(&mut self, block: &'a Block) -> Result<Val, Error> {
+        if !self.func.options.bounds_check || self.plain_depth > 0 {
+            return self.plain_block(block);
+        }
+        let planner = Planner::new(self.func, self.w.module);
+        let stmts = &block.stmts;
+        let mut i = 0;
+        while i < stmts.len() {
+            if !planner.is_simple(&stmts[i]) {
+                self.stmt(&stmts[i])?;
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < stmts.len() && planner.is_simple(&stmts[i]) {
+                i += 1;
+            }
+            self.run(&stmts[start..i])?;
+        }
+        match block.tail {
+            Some(tail) => self.expr(tail),
+            None => Ok(Val::Unit),
+        }
+    }
+
+    /// A block written as it is, without versioning its runs.
+    pub fn plain_block(&mut self, block: &'a Block) -> Result<Val, Error> {
+        for stmt in &block.stmts {
+            self.stmt(stmt)?;
+        }
+        match block.tail {
+            Some(tail) => self.expr(tail),
+            None => Ok(Val::Unit),
+        }
+    }
+
+    /// One run of simple statements: guarded fast copy and checked copy, or as written.
+    fn run(&mut self, stmts: &'a [Stmt]) -> Result<(), Error> {
+        let plan = Planner::new(self.func, self.w.module).plan(stmts);
+        self.plain_depth += 1;
+        let result = match plan {
+            None => stmts.iter().try_for_each(|s| self.stmt(s)),
+            Some(plan) => self.versioned_run(stmts, plan),
+        };
+        self.plain_depth -= 1;
+        result
+    }
+
+    fn versioned_run(
+        &mut self,
+        stmts: &'a [Stmt],
+        plan: super::check_plan::Plan,
+    ) -> Result<(), Error> {
+        let mut guard: Option<String> = None;
+        for op in &plan.ops {
+            match op {
+                GuardOp::PreLet { local, init } => {
+                    let Val::V(v) = self.expr(*init)? else {
+                        return Err(self.error("a pure `let` initialiser has no value"));
+                    };
+                    if let Some((addr, ty)) = self.slot(*local)? {
+                        self.store(&ty, &v, &addr);
+                    }
+                }
+                GuardOp::SetVar { local, bits } => {
+                    let s = self
+                        .ir_local(*local)?
+                        .ty
+                        .scalar()
+                        .ok_or_else(|| self.error("a loop variable that is not a scalar"))?;
+                    if let Some((addr, ty)) = self.slot(*local)? {
+                        self.store(&ty, &types::int_const(s, *bits), &addr);
+                    }
+                }
+                GuardOp::Check { index, len } => {
+                    let Val::V(i) = self.expr(*index)? else {
+                        return Err(self.error("a pure index has no value"));
+                    };
+                    let len = match len {
+                        Length::Const(n) => n.to_string(),
+                        Length::OfSlice(slice) => {
+                            let ty = types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
+                            let Val::V(s) = self.expr(*slice)? else {
+                                return Err(self.error("a pure slice has no value"));
+                            };
+                            self.def("guard.len", format!("extractvalue {ty} {s}, 1"))
+                        }
+                    };
+                    let ok = self.def("guard.ok", format!("icmp ult i64 {i}, {len}"));
+                    guard = Some(match guard {
+                        None => ok,
+                        Some(g) => self.def("guard", format!("and i1 {g}, {ok}")),
+                    });
+                }
+            }
+        }
+        let Some(guard) = guard else {
+            // Every planned check was decided at compile time: only the fast copy.
+            return self.unchecked_copy(stmts, &plan.decided);
+        };
+        let fast_l = self.label("run.fast");
+        let checked_l = self.label("run.checked");
+        let join_l = self.label("run.join");
+        self.terminate(format!(
+            "br i1 {guard}, label %{fast_l}, label %{checked_l}, !prof {}",
+            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
+        ));
+        self.start_block(&fast_l);
+        let fast_sites = self.w.panic_sites.len();
+        self.unchecked_copy(stmts, &plan.decided)?;
+        self.branch_to(&join_l);
+        self.start_block(&checked_l);
+        // The checks both copies keep report through the same panic sites.
+        let outer = std::mem::replace(&mut self.w.reusable_sites, fast_sites..self.w.panic_sites.len());
+        let written = stmts.iter().try_for_each(|s| self.stmt(s));
+        self.w.reusable_sites = outer;
+        written?;
+        self.branch_to(&join_l);
+        self.start_block(&join_l);
+        Ok(())
+    }
+
+    /// `stmts` without the checks of the indices in `decided`.
+    fn unchecked_copy(
+        &mut self,
+        stmts: &'a [Stmt],
+        decided: &std::collections::HashSet<crate::ir::Handle<crate::ir::Expr>>,
+    ) -> Result<(), Error> {
+        let before = std::mem::take(&mut self.proven);
+        self.proven = decided.clone();
+        let result = stmts.iter().try_for_each(|s| self.stmt(s));
+        self.proven = before;
+        result
+    }
+}
