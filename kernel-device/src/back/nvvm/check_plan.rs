@@ -71,6 +71,8 @@ struct Known {
 pub struct Planner<'a> {
     func: &'a Function,
     module: &'a Module,
+    /// Indices already proven in bounds where the run is written (no check to plan).
+    proven: &'a HashSet<Handle<Expr>>,
     /// Locals assigned so far in the run (or in the body of an enclosing literal loop).
     dirty: HashSet<Handle<Local>>,
     /// Locals that the run's `let`s or loops define.
@@ -89,10 +91,15 @@ pub struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    pub fn new(func: &'a Function, module: &'a Module) -> Self {
+    pub fn new(
+        func: &'a Function,
+        module: &'a Module,
+        proven: &'a HashSet<Handle<Expr>>,
+    ) -> Self {
         Planner {
             func,
             module,
+            proven,
             dirty: HashSet::new(),
             defined: HashSet::new(),
             known: BTreeMap::new(),
@@ -394,6 +401,9 @@ impl<'a> Planner<'a> {
 
     /// Adds `index < len` to the guard if `index` is pure; decides it here if constant.
     fn plan_check(&mut self, index: Handle<Expr>, len: Length) {
+        if self.proven.contains(&index) {
+            return;
+        }
         let Some(k) = self.pure(index) else {
             self.impure.insert(index);
             return;
@@ -676,5 +686,204 @@ fn assigned_in_expr(func: &Function, h: Handle<Expr>, out: &mut HashSet<Handle<L
             }
         }
         kind => visit_children(kind, |c| assigned_in_expr(func, c, out)),
+    }
+}
+
+/// The indices of `body` that a `for var in start..end` loop (any step, either
+/// direction, not `..=`) proves in bounds: `s[var]` where `end` is `s.len()` (directly
+/// or through an immutable `let n = s.len()`), the slice `s` a local the function never
+/// assigns, and `var` not assigned in the body. Every element of such a range is below `end`, and
+/// `s.len()` is the length the check would compare with, so the check never fails.
+pub fn indices_below_loop_end(
+    func: &Function,
+    var: Handle<Local>,
+    end: Handle<Expr>,
+    inclusive: bool,
+    body: &Block,
+) -> Vec<Handle<Expr>> {
+    let mut found = Vec::new();
+    if inclusive {
+        return found;
+    }
+    let Some(slice) = slice_of_len(func, end, 0) else {
+        return found;
+    };
+    let mut assigned = HashSet::new();
+    assigned_in_block(func, body, &mut assigned);
+    let mut anywhere = HashSet::new();
+    assigned_in_block(func, &func.body, &mut anywhere);
+    if anywhere.contains(&slice) || assigned.contains(&var) {
+        return found;
+    }
+    places_in_block(func, body, &mut |place: &Place| {
+        let (PlaceRoot::Pointee(root), Some(Projection::Index(index))) =
+            (place.root, place.projections.first())
+        else {
+            return;
+        };
+        let is_local = |h: Handle<Expr>, l: Handle<Local>| {
+            matches!(func.exprs.get(h).map(|e| &e.kind), Some(ExprKind::Local(x)) if *x == l)
+        };
+        let root_is_slice = matches!(func.exprs.get(root).map(|e| &e.ty), Some(Type::Slice { .. }));
+        if root_is_slice && is_local(root, slice) && is_local(*index, var) {
+            found.push(*index);
+        }
+    });
+    found
+}
+
+/// The slice local `s` when `h` is `s.len()`, or an immutable local initialised (by its
+/// only `let`) to such an expression.
+fn slice_of_len(func: &Function, h: Handle<Expr>, depth: u32) -> Option<Handle<Local>> {
+    match &func.exprs.get(h)?.kind {
+        ExprKind::Len(s) => match func.exprs.get(*s)?.kind {
+            ExprKind::Local(l) => Some(l),
+            _ => None,
+        },
+        ExprKind::Local(n) if depth < 4 && !func.locals.get(*n)?.mutable => {
+            let mut init = None;
+            let mut lets = 0;
+            lets_in_block(func, &func.body, &mut |local, i| {
+                if local == *n {
+                    lets += 1;
+                    init = i;
+                }
+            });
+            if lets == 1 {
+                slice_of_len(func, init?, depth + 1)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Calls `f` on every `let` (local, initialiser) in `block`, nested ones included.
+fn lets_in_block(
+    func: &Function,
+    block: &Block,
+    f: &mut dyn FnMut(Handle<Local>, Option<Handle<Expr>>),
+) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { local, init } => {
+                f(*local, *init);
+                if let Some(i) = init {
+                    blocks_in_expr(func, *i, &mut |b| lets_in_block(func, b, f));
+                }
+            }
+            Stmt::Assign { value, .. } => {
+                blocks_in_expr(func, *value, &mut |b| lets_in_block(func, b, f))
+            }
+            Stmt::Expr(e) => blocks_in_expr(func, *e, &mut |b| lets_in_block(func, b, f)),
+            Stmt::While { body, .. } | Stmt::ForRange { body, .. } => lets_in_block(func, body, f),
+        }
+    }
+    if let Some(t) = block.tail {
+        blocks_in_expr(func, t, &mut |b| lets_in_block(func, b, f));
+    }
+}
+
+/// Calls `f` on the blocks directly inside expression `h` (an `if`'s, a `loop`'s, a
+/// block expression's), looking through every other expression.
+fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block)) {
+    let Some(e) = func.exprs.get(h) else {
+        return;
+    };
+    match &e.kind {
+        ExprKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
+            blocks_in_expr(func, *cond, f);
+            f(then_block);
+            if let Some(b) = else_block {
+                f(b);
+            }
+        }
+        ExprKind::Loop { body, .. } | ExprKind::Block(body) => f(body),
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                blocks_in_expr(func, *v, f);
+            }
+        }
+        kind => visit_children(kind, |c| blocks_in_expr(func, c, f)),
+    }
+}
+
+/// Calls `f` on every place (read, written or borrowed) in `block`, nested ones included.
+fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { init, .. } => {
+                if let Some(i) = init {
+                    places_in_expr(func, *i, f);
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                f(place);
+                visit_place_exprs(place, &mut |h| places_in_expr(func, h, f));
+                places_in_expr(func, *value, f);
+            }
+            Stmt::Expr(e) => places_in_expr(func, *e, f),
+            Stmt::While { cond, body, .. } => {
+                places_in_expr(func, *cond, f);
+                places_in_block(func, body, f);
+            }
+            Stmt::ForRange {
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                for h in [Some(*start), Some(*end), *step].into_iter().flatten() {
+                    places_in_expr(func, h, f);
+                }
+                places_in_block(func, body, f);
+            }
+        }
+    }
+    if let Some(t) = block.tail {
+        places_in_expr(func, t, f);
+    }
+}
+
+fn places_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Place)) {
+    let Some(e) = func.exprs.get(h) else {
+        return;
+    };
+    match &e.kind {
+        ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => {
+            f(place);
+            visit_place_exprs(place, &mut |c| places_in_expr(func, c, f));
+        }
+        ExprKind::If { cond, .. } => {
+            places_in_expr(func, *cond, f);
+            blocks_in_expr(func, h, &mut |b| places_in_block(func, b, f));
+        }
+        ExprKind::Loop { .. } | ExprKind::Block(_) => {
+            blocks_in_expr(func, h, &mut |b| places_in_block(func, b, f))
+        }
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                places_in_expr(func, *v, f);
+            }
+        }
+        kind => visit_children(kind, |c| places_in_expr(func, c, f)),
+    }
+}
+
+/// Calls `f` on a place's root expression and index expressions.
+fn visit_place_exprs(place: &Place, f: &mut dyn FnMut(Handle<Expr>)) {
+    if let PlaceRoot::Pointee(h) = place.root {
+        f(h);
+    }
+    for p in &place.projections {
+        if let Projection::Index(i) = p {
+            f(*i);
+        }
     }
 }

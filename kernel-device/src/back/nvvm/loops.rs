@@ -145,7 +145,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let next = self.def("for.next", format!("{op} {ty} {cur}, {step_t}"));
             self.store(ty, &next, &cursor);
         }
-        self.loop_body(id, body, &cond_l, &end_l, None)
+        // Indexing a slice with the variable of a loop that ends at the slice's length
+        // needs no check (`for i in (grid(1)..x.len()).step_by(grid_size(1))`).
+        let proven = super::check_plan::indices_below_loop_end(
+            self.func,
+            var,
+            range.end,
+            range.inclusive,
+            body,
+        );
+        let before = self.proven.clone();
+        self.proven.extend(proven);
+        let result = self.loop_body(id, body, &cond_l, &end_l, None);
+        self.proven = before;
+        result
     }
 
     /// A forward stepped range, or an inclusive one narrower than 64 bits, as a counted

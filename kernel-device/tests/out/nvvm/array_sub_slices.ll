@@ -602,59 +602,25 @@ for.body:
   store i64 %for.i, i64* %i.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %i = load i64, i64* %i.addr
   %src.1 = load { float*, i64 }, { float*, i64 }* %src.addr
-  %guard.len = extractvalue { float*, i64 } %src.1, 1
-  %guard.ok = icmp ult i64 %i, %guard.len
-  %i.1 = load i64, i64* %i.addr
-  %dst.2 = load { float*, i64 }, { float*, i64 }* %dst.addr
-  %guard.len.1 = extractvalue { float*, i64 } %dst.2, 1
-  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %src.2 = load { float*, i64 }, { float*, i64 }* %src.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %src.2, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %src.1, 0
+  %len.1 = extractvalue { float*, i64 } %src.1, 1
+  %inbounds = icmp ult i64 %i, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 26, i64 %i, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %elem = load float, float* %elem.ptr
-  %dst.3 = load { float*, i64 }, { float*, i64 }* %dst.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %dst.3, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
+  %dst.2 = load { float*, i64 }, { float*, i64 }* %dst.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %dst.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
   %old = load float, float* %elem.ptr.1
   %add = fadd float %old, %elem
   store float %add, float* %elem.ptr.1
-  br label %run.join
-run.checked:
-  %src.3 = load { float*, i64 }, { float*, i64 }* %src.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %src.3, 0
-  %len.1 = extractvalue { float*, i64 } %src.3, 1
-  %inbounds = icmp ult i64 %i.4, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 26, i64 %i.4, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
-  %elem.1 = load float, float* %elem.ptr.2
-  %dst.4 = load { float*, i64 }, { float*, i64 }* %dst.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %dst.4, 0
-  %len.2 = extractvalue { float*, i64 } %dst.4, 1
-  %inbounds.1 = icmp ult i64 %i.5, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 27, i64 %i.5, i64 %len.2)
-  unreachable
-ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
-  %old.1 = load float, float* %elem.ptr.3
-  %add.1 = fadd float %old.1, %elem.1
-  store float %add.1, float* %elem.ptr.3
-  br label %run.join
-run.join:
   br label %for.cond
 for.end:
   ret void
@@ -684,63 +650,27 @@ for.body:
   store i64 %for.i, i64* %i.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %i = load i64, i64* %i.addr
   %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len = extractvalue { float*, i64 } %a.2, 1
-  %guard.ok = icmp ult i64 %i, %guard.len
-  %i.1 = load i64, i64* %i.addr
-  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %guard.len.1 = extractvalue { float*, i64 } %b.1, 1
-  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %a.3, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %elem = load float, float* %elem.ptr
-  %b.2 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %b.2, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
+  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %b.1, 0
+  %len.1 = extractvalue { float*, i64 } %b.1, 1
+  %inbounds = icmp ult i64 %i.1, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 27, i64 %i.1, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
   %old = load float, float* %s.addr
   %add = fadd float %old, %mul
   store float %add, float* %s.addr
-  br label %run.join
-run.checked:
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %a.4, 0
-  %len.1 = extractvalue { float*, i64 } %a.4, 1
-  %inbounds = icmp ult i64 %i.4, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 28, i64 %i.4, i64 %len.1)
-  unreachable
-ok:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
-  %elem.2 = load float, float* %elem.ptr.2
-  %b.3 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %b.3, 0
-  %len.2 = extractvalue { float*, i64 } %b.3, 1
-  %inbounds.1 = icmp ult i64 %i.5, %len.2
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 29, i64 %i.5, i64 %len.2)
-  unreachable
-ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
-  %elem.3 = load float, float* %elem.ptr.3
-  %mul.1 = fmul float %elem.2, %elem.3
-  %old.1 = load float, float* %s.addr
-  %add.1 = fadd float %old.1, %mul.1
-  store float %add.1, float* %s.addr
-  br label %run.join
-run.join:
   br label %for.cond
 for.end:
   %s = load float, float* %s.addr
@@ -828,6 +758,4 @@ exit:
 ; panic site 24 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: slice index starts at {0} but ends at {1}
 ; panic site 25 in `tile_halves` at tests/in/array_sub_slices.rs:48:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 26 in `add_into` at tests/in/array_sub_slices.rs:13:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 27 in `add_into` at tests/in/array_sub_slices.rs:13:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 28 in `dot` at tests/in/array_sub_slices.rs:21:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 29 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 27 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}

@@ -1664,13 +1664,6 @@ for.body:
   %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %k = load i64, i64* %k.addr
   %ptr = extractvalue { float*, i64 } %v.2, 0
-  %len.1 = extractvalue { float*, i64 } %v.2, 1
-  %inbounds = icmp ult i64 %k, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 6, i64 %k, i64 %len.1)
-  unreachable
-ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %k
   store float %x.1, float* %elem.ptr
   br label %for.cond
@@ -1703,13 +1696,6 @@ for.body:
   %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %k = load i64, i64* %k.addr
   %ptr = extractvalue { float*, i64 } %v.2, 0
-  %len.1 = extractvalue { float*, i64 } %v.2, 1
-  %inbounds = icmp ult i64 %k, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 7, i64 %k, i64 %len.1)
-  unreachable
-ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %k
   %elem = load float, float* %elem.ptr
   %old = load float, float* %s.addr
@@ -1781,5 +1767,3 @@ exit:
 ; panic site 3 in `array_views` at tests/in/arrays.rs:109:20: mid > len
 ; panic site 4 in `array_views` at tests/in/arrays.rs:110:35: range start index {0} out of range for slice of length {1}
 ; panic site 5 in `array_views` at tests/in/arrays.rs:110:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `fill` at tests/in/arrays.rs:94:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `total` at tests/in/arrays.rs:86:14: index out of bounds: the len is {1} but the index is {0}

@@ -864,70 +864,39 @@ while.body:
   %cmp.1 = icmp ult i64 %t.1, %stride.1
   br i1 %cmp.1, label %if.then, label %if.end
 if.then:
+  %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
   %t.2 = load i64, i64* %t.addr
   %stride.2 = load i64, i64* %stride.addr
   %add = add i64 %t.2, %stride.2
-  %v.2 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %guard.len = extractvalue { float*, i64 } %v.2, 1
-  %guard.ok = icmp ult i64 %add, %guard.len
-  %t.3 = load i64, i64* %t.addr
-  %v.3 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %guard.len.1 = extractvalue { float*, i64 } %v.3, 1
-  %guard.ok.1 = icmp ult i64 %t.3, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %v.4 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %t.4 = load i64, i64* %t.addr
-  %stride.3 = load i64, i64* %stride.addr
-  %add.1 = add i64 %t.4, %stride.3
-  %ptr = extractvalue { float*, i64 } %v.4, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %add.1
-  %elem = load float, float* %elem.ptr
-  %v.5 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %t.5 = load i64, i64* %t.addr
-  %ptr.1 = extractvalue { float*, i64 } %v.5, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.5
-  %old = load float, float* %elem.ptr.1
-  %add.2 = fadd float %old, %elem
-  store float %add.2, float* %elem.ptr.1
-  br label %run.join
-run.checked:
-  %v.6 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %t.6 = load i64, i64* %t.addr
-  %stride.4 = load i64, i64* %stride.addr
-  %add.3 = add i64 %t.6, %stride.4
-  %ptr.2 = extractvalue { float*, i64 } %v.6, 0
-  %len.1 = extractvalue { float*, i64 } %v.6, 1
-  %inbounds = icmp ult i64 %add.3, %len.1
+  %ptr = extractvalue { float*, i64 } %v.2, 0
+  %len.1 = extractvalue { float*, i64 } %v.2, 1
+  %inbounds = icmp ult i64 %add, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 9, i64 %add.3, i64 %len.1)
+  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %add.3
-  %elem.1 = load float, float* %elem.ptr.2
-  %v.7 = load { float*, i64 }, { float*, i64 }* %v.addr
-  %t.7 = load i64, i64* %t.addr
-  %ptr.3 = extractvalue { float*, i64 } %v.7, 0
-  %len.2 = extractvalue { float*, i64 } %v.7, 1
-  %inbounds.1 = icmp ult i64 %t.7, %len.2
+  %elem.ptr = getelementptr float, float* %ptr, i64 %add
+  %elem = load float, float* %elem.ptr
+  %v.3 = load { float*, i64 }, { float*, i64 }* %v.addr
+  %t.3 = load i64, i64* %t.addr
+  %ptr.1 = extractvalue { float*, i64 } %v.3, 0
+  %len.2 = extractvalue { float*, i64 } %v.3, 1
+  %inbounds.1 = icmp ult i64 %t.3, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 10, i64 %t.7, i64 %len.2)
+  call void @__cudajit_panic(i32 10, i64 %t.3, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %t.7
-  %old.1 = load float, float* %elem.ptr.3
-  %add.4 = fadd float %old.1, %elem.1
-  store float %add.4, float* %elem.ptr.3
-  br label %run.join
-run.join:
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.3
+  %old = load float, float* %elem.ptr.1
+  %add.1 = fadd float %old, %elem
+  store float %add.1, float* %elem.ptr.1
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %old.2 = load i64, i64* %stride.addr
-  %div.1 = udiv i64 %old.2, 2
+  %old.1 = load i64, i64* %stride.addr
+  %div.1 = udiv i64 %old.1, 2
   store i64 %div.1, i64* %stride.addr
   br label %while.cond
 while.end:

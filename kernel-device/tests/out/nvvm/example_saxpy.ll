@@ -18,7 +18,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `saxpy` (examples/saxpy.rs:14)
+; kernel `saxpy` (examples/saxpy.rs:13)
 define void @saxpy(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len) {
 entry:
   %a.addr = alloca float
@@ -75,83 +75,31 @@ for.body:
   store i64 %for.i, i64* %i.addr
   %for.next = add i64 %for.i, %gridsize
   store i64 %for.next, i64* %for.counter
-  %i = load i64, i64* %i.addr
-  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len = extractvalue { float*, i64 } %x.1, 1
-  %guard.ok = icmp ult i64 %i, %guard.len
-  %i.1 = load i64, i64* %i.addr
-  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %guard.len.1 = extractvalue { float*, i64 } %y.2, 1
-  %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  %i.2 = load i64, i64* %i.addr
-  %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %guard.len.2 = extractvalue { float*, i64 } %y.3, 1
-  %guard.ok.2 = icmp ult i64 %i.2, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
-run.fast:
   %a.1 = load float, float* %a.addr
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.2, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.3
-  %elem = load float, float* %elem.ptr
-  %mul = fmul float %a.1, %elem
-  %y.4 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %y.4, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.4
-  %elem.1 = load float, float* %elem.ptr.1
-  %add = fadd float %mul, %elem.1
-  %y.5 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %y.5, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.5
-  store float %add, float* %elem.ptr.2
-  br label %run.join
-run.checked:
-  %a.2 = load float, float* %a.addr
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %x.3, 0
-  %len.1 = extractvalue { float*, i64 } %x.3, 1
-  %inbounds = icmp ult i64 %i.6, %len.1
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %len.1 = extractvalue { float*, i64 } %x.1, 1
+  %inbounds = icmp ult i64 %i, %len.1
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.6, i64 %len.1)
+  call void @__cudajit_panic(i32 2, i64 %i, i64 %len.1)
   unreachable
 ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.6
-  %elem.2 = load float, float* %elem.ptr.3
-  %mul.1 = fmul float %a.2, %elem.2
-  %y.6 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.7 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { float*, i64 } %y.6, 0
-  %len.2 = extractvalue { float*, i64 } %y.6, 1
-  %inbounds.1 = icmp ult i64 %i.7, %len.2
-  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.7, i64 %len.2)
-  unreachable
-ok.2:
-  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %i.7
-  %elem.3 = load float, float* %elem.ptr.4
-  %add.1 = fadd float %mul.1, %elem.3
-  %y.7 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { float*, i64 } %y.7, 0
-  %len.3 = extractvalue { float*, i64 } %y.7, 1
-  %inbounds.2 = icmp ult i64 %i.8, %len.3
-  br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.8, i64 %len.3)
-  unreachable
-ok.3:
-  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.8
-  store float %add.1, float* %elem.ptr.5
-  br label %run.join
-run.join:
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
+  %elem = load float, float* %elem.ptr
+  %mul = fmul float %a.1, %elem
+  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
+  %elem.1 = load float, float* %elem.ptr.1
+  %add = fadd float %mul, %elem.1
+  %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
+  store float %add, float* %elem.ptr.2
   br label %for.cond
 for.end:
   ret void
@@ -212,7 +160,5 @@ exit:
 !1 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `saxpy` at examples/saxpy.rs:15:41: assertion failed: step != 0
-; panic site 2 in `saxpy` at examples/saxpy.rs:16:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `saxpy` at examples/saxpy.rs:16:27: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `saxpy` at examples/saxpy.rs:16:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `saxpy` at examples/saxpy.rs:14:41: assertion failed: step != 0
+; panic site 2 in `saxpy` at examples/saxpy.rs:15:20: index out of bounds: the len is {1} but the index is {0}

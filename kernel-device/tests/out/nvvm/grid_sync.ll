@@ -94,13 +94,6 @@ for.body:
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i = load i64, i64* %i.addr
   %ptr = extractvalue { float*, i64 } %x.2, 0
-  %len.1 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i, i64 %len.1)
-  unreachable
-ok.1:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
   %elem = load float, float* %elem.ptr
   %old = load float, float* %sum.addr
@@ -119,22 +112,22 @@ for.end:
   %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
   %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
   %ptr.1 = extractvalue { float*, i64 } %partials.1, 0
-  %len.2 = extractvalue { float*, i64 } %partials.1, 1
-  %inbounds.1 = icmp ult i64 %grid.1, %len.2
-  br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 3, i64 %grid.1, i64 %len.2)
+  %len.1 = extractvalue { float*, i64 } %partials.1, 1
+  %inbounds = icmp ult i64 %grid.1, %len.1
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 2, i64 %grid.1, i64 %len.1)
   unreachable
-ok.2:
+ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %grid.1
   store float %sum, float* %elem.ptr.1
   %grid.status = call i32 @__cudajit_grid_sync()
   %grid.in.time = icmp ne i32 %grid.status, 1
-  br i1 %grid.in.time, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i32 4, i64 0, i64 0)
+  br i1 %grid.in.time, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
-ok.3:
+ok.2:
   %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ntid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -148,12 +141,12 @@ ok.3:
 if.then:
   store float 0x0000000000000000, float* %all.addr
   %partials.2 = load { float*, i64 }, { float*, i64 }* %partials.addr
-  %len.3 = extractvalue { float*, i64 } %partials.2, 1
+  %len.2 = extractvalue { float*, i64 } %partials.2, 1
   store i64 0, i64* %for.counter.1
   br label %for.cond.1
 for.cond.1:
   %for.cur = load i64, i64* %for.counter.1
-  %for.more.1 = icmp ult i64 %for.cur, %len.3
+  %for.more.1 = icmp ult i64 %for.cur, %len.2
   br i1 %for.more.1, label %for.body.1, label %for.end.1
 for.body.1:
   %for.i.1 = load i64, i64* %for.counter.1
@@ -163,13 +156,6 @@ for.body.1:
   %partials.3 = load { float*, i64 }, { float*, i64 }* %partials.addr
   %p = load i64, i64* %p.addr
   %ptr.2 = extractvalue { float*, i64 } %partials.3, 0
-  %len.4 = extractvalue { float*, i64 } %partials.3, 1
-  %inbounds.2 = icmp ult i64 %p, %len.4
-  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i32 5, i64 %p, i64 %len.4)
-  unreachable
-ok.4:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %p
   %elem.1 = load float, float* %elem.ptr.2
   %old.1 = load float, float* %all.addr
@@ -180,13 +166,13 @@ for.end.1:
   %all = load float, float* %all.addr
   %total.1 = load { float*, i64 }, { float*, i64 }* %total.addr
   %ptr.3 = extractvalue { float*, i64 } %total.1, 0
-  %len.5 = extractvalue { float*, i64 } %total.1, 1
-  %inbounds.3 = icmp ult i64 0, %len.5
-  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i32 6, i64 0, i64 %len.5)
+  %len.3 = extractvalue { float*, i64 } %total.1, 1
+  %inbounds.1 = icmp ult i64 0, %len.3
+  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i32 4, i64 0, i64 %len.3)
   unreachable
-ok.5:
+ok.3:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 0
   store float %all, float* %elem.ptr.3
   br label %if.end
@@ -218,7 +204,7 @@ if.then:
   %inbounds = icmp ult i64 %block.1, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 7, i64 %block.1, i64 %len)
+  call void @__cudajit_panic(i32 5, i64 %block.1, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %block.1
@@ -229,7 +215,7 @@ if.end:
   %grid.in.time = icmp ne i32 %grid.status, 1
   br i1 %grid.in.time, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 8, i64 0, i64 0)
+  call void @__cudajit_panic(i32 6, i64 0, i64 0)
   unreachable
 ok.1:
   ret void
@@ -420,10 +406,8 @@ exit:
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `two_phase_sum` at tests/in/grid_sync.rs:17:41: assertion failed: step != 0
-; panic site 2 in `two_phase_sum` at tests/in/grid_sync.rs:18:16: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `two_phase_sum` at tests/in/grid_sync.rs:20:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
-; panic site 5 in `two_phase_sum` at tests/in/grid_sync.rs:25:20: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
+; panic site 2 in `two_phase_sum` at tests/in/grid_sync.rs:20:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)
+; panic site 4 in `two_phase_sum` at tests/in/grid_sync.rs:27:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `publish_then_wait` at tests/in/grid_sync.rs:8:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `publish_then_wait` at tests/in/grid_sync.rs:10:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)

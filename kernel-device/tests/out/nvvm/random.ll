@@ -304,52 +304,39 @@ entry:
   %result.addr = alloca i64
   store { i64*, i64 } %states, { i64*, i64 }* %states.addr
   store i64 %index, i64* %index.addr
+  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
   %mul = mul i64 2, %index.1
-  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len = extractvalue { i64*, i64 } %states.1, 1
-  %guard.ok = icmp ult i64 %mul, %guard.len
+  %ptr = extractvalue { i64*, i64 } %states.1, 0
+  %len = extractvalue { i64*, i64 } %states.1, 1
+  %inbounds = icmp ult i64 %mul, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 8, i64 %mul, i64 %len)
+  unreachable
+ok:
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
+  %elem = load i64, i64* %elem.ptr
+  store i64 %elem, i64* %s0.addr
+  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.2 = load i64, i64* %index.addr
   %mul.1 = mul i64 2, %index.2
   %add = add i64 %mul.1, 1
-  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.1 = extractvalue { i64*, i64 } %states.2, 1
-  %guard.ok.1 = icmp ult i64 %add, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  %index.3 = load i64, i64* %index.addr
-  %mul.2 = mul i64 2, %index.3
-  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.2 = extractvalue { i64*, i64 } %states.3, 1
-  %guard.ok.2 = icmp ult i64 %mul.2, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %index.4 = load i64, i64* %index.addr
-  %mul.3 = mul i64 2, %index.4
-  %add.1 = add i64 %mul.3, 1
-  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.3 = extractvalue { i64*, i64 } %states.4, 1
-  %guard.ok.3 = icmp ult i64 %add.1, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.5 = load i64, i64* %index.addr
-  %mul.4 = mul i64 2, %index.5
-  %ptr = extractvalue { i64*, i64 } %states.5, 0
-  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul.4
-  %elem = load i64, i64* %elem.ptr
-  store i64 %elem, i64* %s0.addr
-  %states.6 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.6 = load i64, i64* %index.addr
-  %mul.5 = mul i64 2, %index.6
-  %add.2 = add i64 %mul.5, 1
-  %ptr.1 = extractvalue { i64*, i64 } %states.6, 0
-  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add.2
+  %ptr.1 = extractvalue { i64*, i64 } %states.2, 0
+  %len.1 = extractvalue { i64*, i64 } %states.2, 1
+  %inbounds.1 = icmp ult i64 %add, %len.1
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
   %elem.1 = load i64, i64* %elem.ptr.1
   store i64 %elem.1, i64* %s1.addr
   %s0 = load i64, i64* %s0.addr
   %s1 = load i64, i64* %s1.addr
-  %add.3 = add i64 %s0, %s1
-  store i64 %add.3, i64* %result.addr
+  %add.1 = add i64 %s0, %s1
+  store i64 %add.1, i64* %result.addr
   %s0.1 = load i64, i64* %s0.addr
   %old = load i64, i64* %s1.addr
   %xor = xor i64 %old, %s0.1
@@ -370,11 +357,18 @@ run.fast:
   %shamt.5 = and i64 %shamt.4, 63
   %shl.1 = shl i64 %s1.2, %shamt.5
   %xor.2 = xor i64 %xor.1, %shl.1
-  %states.7 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.7 = load i64, i64* %index.addr
-  %mul.6 = mul i64 2, %index.7
-  %ptr.2 = extractvalue { i64*, i64 } %states.7, 0
-  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.6
+  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.3 = load i64, i64* %index.addr
+  %mul.2 = mul i64 2, %index.3
+  %ptr.2 = extractvalue { i64*, i64 } %states.3, 0
+  %len.2 = extractvalue { i64*, i64 } %states.3, 1
+  %inbounds.2 = icmp ult i64 %mul.2, %len.2
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 10, i64 %mul.2, i64 %len.2)
+  unreachable
+ok.2:
+  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
   store i64 %xor.2, i64* %elem.ptr.2
   %s1.3 = load i64, i64* %s1.addr
   %shamt.6 = zext i32 36 to i64
@@ -385,106 +379,20 @@ run.fast:
   %shamt.9 = and i64 %shamt.8, 63
   %lshr.1 = lshr i64 %s1.4, %shamt.9
   %or.1 = or i64 %shl.2, %lshr.1
-  %states.8 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.8 = load i64, i64* %index.addr
-  %mul.7 = mul i64 2, %index.8
-  %add.4 = add i64 %mul.7, 1
-  %ptr.3 = extractvalue { i64*, i64 } %states.8, 0
-  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.4
-  store i64 %or.1, i64* %elem.ptr.3
-  br label %run.join
-run.checked:
-  %states.9 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.9 = load i64, i64* %index.addr
-  %mul.8 = mul i64 2, %index.9
-  %ptr.4 = extractvalue { i64*, i64 } %states.9, 0
-  %len = extractvalue { i64*, i64 } %states.9, 1
-  %inbounds = icmp ult i64 %mul.8, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 8, i64 %mul.8, i64 %len)
-  unreachable
-ok:
-  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %mul.8
-  %elem.2 = load i64, i64* %elem.ptr.4
-  store i64 %elem.2, i64* %s0.addr
-  %states.10 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.10 = load i64, i64* %index.addr
-  %mul.9 = mul i64 2, %index.10
-  %add.5 = add i64 %mul.9, 1
-  %ptr.5 = extractvalue { i64*, i64 } %states.10, 0
-  %len.1 = extractvalue { i64*, i64 } %states.10, 1
-  %inbounds.1 = icmp ult i64 %add.5, %len.1
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 9, i64 %add.5, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %add.5
-  %elem.3 = load i64, i64* %elem.ptr.5
-  store i64 %elem.3, i64* %s1.addr
-  %s0.4 = load i64, i64* %s0.addr
-  %s1.5 = load i64, i64* %s1.addr
-  %add.6 = add i64 %s0.4, %s1.5
-  store i64 %add.6, i64* %result.addr
-  %s0.5 = load i64, i64* %s0.addr
-  %old.1 = load i64, i64* %s1.addr
-  %xor.3 = xor i64 %old.1, %s0.5
-  store i64 %xor.3, i64* %s1.addr
-  %s0.6 = load i64, i64* %s0.addr
-  %shamt.10 = zext i32 55 to i64
-  %shamt.11 = and i64 %shamt.10, 63
-  %shl.3 = shl i64 %s0.6, %shamt.11
-  %s0.7 = load i64, i64* %s0.addr
-  %shamt.12 = zext i32 9 to i64
-  %shamt.13 = and i64 %shamt.12, 63
-  %lshr.2 = lshr i64 %s0.7, %shamt.13
-  %or.2 = or i64 %shl.3, %lshr.2
-  %s1.6 = load i64, i64* %s1.addr
-  %xor.4 = xor i64 %or.2, %s1.6
-  %s1.7 = load i64, i64* %s1.addr
-  %shamt.14 = zext i32 14 to i64
-  %shamt.15 = and i64 %shamt.14, 63
-  %shl.4 = shl i64 %s1.7, %shamt.15
-  %xor.5 = xor i64 %xor.4, %shl.4
-  %states.11 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.11 = load i64, i64* %index.addr
-  %mul.10 = mul i64 2, %index.11
-  %ptr.6 = extractvalue { i64*, i64 } %states.11, 0
-  %len.2 = extractvalue { i64*, i64 } %states.11, 1
-  %inbounds.2 = icmp ult i64 %mul.10, %len.2
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 10, i64 %mul.10, i64 %len.2)
-  unreachable
-ok.2:
-  %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %mul.10
-  store i64 %xor.5, i64* %elem.ptr.6
-  %s1.8 = load i64, i64* %s1.addr
-  %shamt.16 = zext i32 36 to i64
-  %shamt.17 = and i64 %shamt.16, 63
-  %shl.5 = shl i64 %s1.8, %shamt.17
-  %s1.9 = load i64, i64* %s1.addr
-  %shamt.18 = zext i32 28 to i64
-  %shamt.19 = and i64 %shamt.18, 63
-  %lshr.3 = lshr i64 %s1.9, %shamt.19
-  %or.3 = or i64 %shl.5, %lshr.3
-  %states.12 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.12 = load i64, i64* %index.addr
-  %mul.11 = mul i64 2, %index.12
-  %add.7 = add i64 %mul.11, 1
-  %ptr.7 = extractvalue { i64*, i64 } %states.12, 0
-  %len.3 = extractvalue { i64*, i64 } %states.12, 1
-  %inbounds.3 = icmp ult i64 %add.7, %len.3
+  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.4 = load i64, i64* %index.addr
+  %mul.3 = mul i64 2, %index.4
+  %add.2 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { i64*, i64 } %states.4, 0
+  %len.3 = extractvalue { i64*, i64 } %states.4, 1
+  %inbounds.3 = icmp ult i64 %add.2, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 11, i64 %add.7, i64 %len.3)
+  call void @__cudajit_panic(i32 11, i64 %add.2, i64 %len.3)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %add.7
-  store i64 %or.3, i64* %elem.ptr.7
-  br label %run.join
-run.join:
+  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
+  store i64 %or.1, i64* %elem.ptr.3
   %result = load i64, i64* %result.addr
   ret i64 %result
 }
@@ -850,147 +758,77 @@ for.body.1:
   %cmp.1 = icmp eq i64 %and, 1
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
+  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
   %mul = mul i64 2, %index.1
-  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len = extractvalue { i64*, i64 } %states.1, 1
-  %guard.ok = icmp ult i64 %mul, %guard.len
-  %index.2 = load i64, i64* %index.addr
-  %mul.1 = mul i64 2, %index.2
-  %add = add i64 %mul.1, 1
-  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.1 = extractvalue { i64*, i64 } %states.2, 1
-  %guard.ok.1 = icmp ult i64 %add, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.3 = load i64, i64* %index.addr
-  %mul.2 = mul i64 2, %index.3
-  %ptr = extractvalue { i64*, i64 } %states.3, 0
-  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul.2
+  %ptr = extractvalue { i64*, i64 } %states.1, 0
+  %len = extractvalue { i64*, i64 } %states.1, 1
+  %inbounds = icmp ult i64 %mul, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 5, i64 %mul, i64 %len)
+  unreachable
+ok:
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
   %elem = load i64, i64* %elem.ptr
   %old = load i64, i64* %s0.addr
   %xor = xor i64 %old, %elem
   store i64 %xor, i64* %s0.addr
-  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.4 = load i64, i64* %index.addr
-  %mul.3 = mul i64 2, %index.4
-  %add.1 = add i64 %mul.3, 1
-  %ptr.1 = extractvalue { i64*, i64 } %states.4, 0
-  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add.1
+  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.2 = load i64, i64* %index.addr
+  %mul.1 = mul i64 2, %index.2
+  %add = add i64 %mul.1, 1
+  %ptr.1 = extractvalue { i64*, i64 } %states.2, 0
+  %len.1 = extractvalue { i64*, i64 } %states.2, 1
+  %inbounds.1 = icmp ult i64 %add, %len.1
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 6, i64 %add, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
   %elem.1 = load i64, i64* %elem.ptr.1
   %old.1 = load i64, i64* %s1.addr
   %xor.1 = xor i64 %old.1, %elem.1
   store i64 %xor.1, i64* %s1.addr
-  br label %run.join
-run.checked:
-  %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.5 = load i64, i64* %index.addr
-  %mul.4 = mul i64 2, %index.5
-  %ptr.2 = extractvalue { i64*, i64 } %states.5, 0
-  %len = extractvalue { i64*, i64 } %states.5, 1
-  %inbounds = icmp ult i64 %mul.4, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 5, i64 %mul.4, i64 %len)
-  unreachable
-ok:
-  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.4
-  %elem.2 = load i64, i64* %elem.ptr.2
-  %old.2 = load i64, i64* %s0.addr
-  %xor.2 = xor i64 %old.2, %elem.2
-  store i64 %xor.2, i64* %s0.addr
-  %states.6 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.6 = load i64, i64* %index.addr
-  %mul.5 = mul i64 2, %index.6
-  %add.2 = add i64 %mul.5, 1
-  %ptr.3 = extractvalue { i64*, i64 } %states.6, 0
-  %len.1 = extractvalue { i64*, i64 } %states.6, 1
-  %inbounds.1 = icmp ult i64 %add.2, %len.1
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 6, i64 %add.2, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
-  %elem.3 = load i64, i64* %elem.ptr.3
-  %old.3 = load i64, i64* %s1.addr
-  %xor.3 = xor i64 %old.3, %elem.3
-  store i64 %xor.3, i64* %s1.addr
-  br label %run.join
-run.join:
   br label %if.end.1
 if.end.1:
-  %states.7 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.7 = load i64, i64* %index.addr
-  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.7, i64 %index.7)
+  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.3 = load i64, i64* %index.addr
+  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.3, i64 %index.3)
   br label %for.cond.1
 for.end.1:
   br label %for.cond
 for.end:
-  %index.8 = load i64, i64* %index.addr
-  %mul.6 = mul i64 2, %index.8
-  %states.8 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.2 = extractvalue { i64*, i64 } %states.8, 1
-  %guard.ok.2 = icmp ult i64 %mul.6, %guard.len.2
-  %index.9 = load i64, i64* %index.addr
-  %mul.7 = mul i64 2, %index.9
-  %add.3 = add i64 %mul.7, 1
-  %states.9 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.3 = extractvalue { i64*, i64 } %states.9, 1
-  %guard.ok.3 = icmp ult i64 %add.3, %guard.len.3
-  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
-  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
-run.fast.1:
   %s0 = load i64, i64* %s0.addr
-  %states.10 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.10 = load i64, i64* %index.addr
-  %mul.8 = mul i64 2, %index.10
-  %ptr.4 = extractvalue { i64*, i64 } %states.10, 0
-  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %mul.8
-  store i64 %s0, i64* %elem.ptr.4
-  %s1 = load i64, i64* %s1.addr
-  %states.11 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.11 = load i64, i64* %index.addr
-  %mul.9 = mul i64 2, %index.11
-  %add.4 = add i64 %mul.9, 1
-  %ptr.5 = extractvalue { i64*, i64 } %states.11, 0
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %add.4
-  store i64 %s1, i64* %elem.ptr.5
-  br label %run.join.1
-run.checked.1:
-  %s0.1 = load i64, i64* %s0.addr
-  %states.12 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.12 = load i64, i64* %index.addr
-  %mul.10 = mul i64 2, %index.12
-  %ptr.6 = extractvalue { i64*, i64 } %states.12, 0
-  %len.2 = extractvalue { i64*, i64 } %states.12, 1
-  %inbounds.2 = icmp ult i64 %mul.10, %len.2
+  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.4 = load i64, i64* %index.addr
+  %mul.2 = mul i64 2, %index.4
+  %ptr.2 = extractvalue { i64*, i64 } %states.4, 0
+  %len.2 = extractvalue { i64*, i64 } %states.4, 1
+  %inbounds.2 = icmp ult i64 %mul.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 7, i64 %mul.10, i64 %len.2)
+  call void @__cudajit_panic(i32 7, i64 %mul.2, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %mul.10
-  store i64 %s0.1, i64* %elem.ptr.6
-  %s1.1 = load i64, i64* %s1.addr
-  %states.13 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.13 = load i64, i64* %index.addr
-  %mul.11 = mul i64 2, %index.13
-  %add.5 = add i64 %mul.11, 1
-  %ptr.7 = extractvalue { i64*, i64 } %states.13, 0
-  %len.3 = extractvalue { i64*, i64 } %states.13, 1
-  %inbounds.3 = icmp ult i64 %add.5, %len.3
+  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
+  store i64 %s0, i64* %elem.ptr.2
+  %s1 = load i64, i64* %s1.addr
+  %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.5 = load i64, i64* %index.addr
+  %mul.3 = mul i64 2, %index.5
+  %add.1 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { i64*, i64 } %states.5, 0
+  %len.3 = extractvalue { i64*, i64 } %states.5, 1
+  %inbounds.3 = icmp ult i64 %add.1, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 8, i64 %add.5, i64 %len.3)
+  call void @__cudajit_panic(i32 8, i64 %add.1, i64 %len.3)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %add.5
-  store i64 %s1.1, i64* %elem.ptr.7
-  br label %run.join.1
-run.join.1:
+  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.1
+  store i64 %s1, i64* %elem.ptr.3
   ret void
 }
 
@@ -1004,52 +842,39 @@ entry:
   %result.addr = alloca i64
   store { i64*, i64 } %states, { i64*, i64 }* %states.addr
   store i64 %index, i64* %index.addr
+  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
   %mul = mul i64 2, %index.1
-  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len = extractvalue { i64*, i64 } %states.1, 1
-  %guard.ok = icmp ult i64 %mul, %guard.len
+  %ptr = extractvalue { i64*, i64 } %states.1, 0
+  %len = extractvalue { i64*, i64 } %states.1, 1
+  %inbounds = icmp ult i64 %mul, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i32 9, i64 %mul, i64 %len)
+  unreachable
+ok:
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
+  %elem = load i64, i64* %elem.ptr
+  store i64 %elem, i64* %s0.addr
+  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.2 = load i64, i64* %index.addr
   %mul.1 = mul i64 2, %index.2
   %add = add i64 %mul.1, 1
-  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.1 = extractvalue { i64*, i64 } %states.2, 1
-  %guard.ok.1 = icmp ult i64 %add, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  %index.3 = load i64, i64* %index.addr
-  %mul.2 = mul i64 2, %index.3
-  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.2 = extractvalue { i64*, i64 } %states.3, 1
-  %guard.ok.2 = icmp ult i64 %mul.2, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %index.4 = load i64, i64* %index.addr
-  %mul.3 = mul i64 2, %index.4
-  %add.1 = add i64 %mul.3, 1
-  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %guard.len.3 = extractvalue { i64*, i64 } %states.4, 1
-  %guard.ok.3 = icmp ult i64 %add.1, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.5 = load i64, i64* %index.addr
-  %mul.4 = mul i64 2, %index.5
-  %ptr = extractvalue { i64*, i64 } %states.5, 0
-  %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul.4
-  %elem = load i64, i64* %elem.ptr
-  store i64 %elem, i64* %s0.addr
-  %states.6 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.6 = load i64, i64* %index.addr
-  %mul.5 = mul i64 2, %index.6
-  %add.2 = add i64 %mul.5, 1
-  %ptr.1 = extractvalue { i64*, i64 } %states.6, 0
-  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add.2
+  %ptr.1 = extractvalue { i64*, i64 } %states.2, 0
+  %len.1 = extractvalue { i64*, i64 } %states.2, 1
+  %inbounds.1 = icmp ult i64 %add, %len.1
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i32 10, i64 %add, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
   %elem.1 = load i64, i64* %elem.ptr.1
   store i64 %elem.1, i64* %s1.addr
   %s0 = load i64, i64* %s0.addr
   %s1 = load i64, i64* %s1.addr
-  %add.3 = add i64 %s0, %s1
-  store i64 %add.3, i64* %result.addr
+  %add.1 = add i64 %s0, %s1
+  store i64 %add.1, i64* %result.addr
   %s0.1 = load i64, i64* %s0.addr
   %old = load i64, i64* %s1.addr
   %xor = xor i64 %old, %s0.1
@@ -1070,11 +895,18 @@ run.fast:
   %shamt.5 = and i64 %shamt.4, 63
   %shl.1 = shl i64 %s1.2, %shamt.5
   %xor.2 = xor i64 %xor.1, %shl.1
-  %states.7 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.7 = load i64, i64* %index.addr
-  %mul.6 = mul i64 2, %index.7
-  %ptr.2 = extractvalue { i64*, i64 } %states.7, 0
-  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.6
+  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.3 = load i64, i64* %index.addr
+  %mul.2 = mul i64 2, %index.3
+  %ptr.2 = extractvalue { i64*, i64 } %states.3, 0
+  %len.2 = extractvalue { i64*, i64 } %states.3, 1
+  %inbounds.2 = icmp ult i64 %mul.2, %len.2
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i32 11, i64 %mul.2, i64 %len.2)
+  unreachable
+ok.2:
+  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
   store i64 %xor.2, i64* %elem.ptr.2
   %s1.3 = load i64, i64* %s1.addr
   %shamt.6 = zext i32 36 to i64
@@ -1085,106 +917,20 @@ run.fast:
   %shamt.9 = and i64 %shamt.8, 63
   %lshr.1 = lshr i64 %s1.4, %shamt.9
   %or.1 = or i64 %shl.2, %lshr.1
-  %states.8 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.8 = load i64, i64* %index.addr
-  %mul.7 = mul i64 2, %index.8
-  %add.4 = add i64 %mul.7, 1
-  %ptr.3 = extractvalue { i64*, i64 } %states.8, 0
-  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.4
-  store i64 %or.1, i64* %elem.ptr.3
-  br label %run.join
-run.checked:
-  %states.9 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.9 = load i64, i64* %index.addr
-  %mul.8 = mul i64 2, %index.9
-  %ptr.4 = extractvalue { i64*, i64 } %states.9, 0
-  %len = extractvalue { i64*, i64 } %states.9, 1
-  %inbounds = icmp ult i64 %mul.8, %len
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i32 9, i64 %mul.8, i64 %len)
-  unreachable
-ok:
-  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %mul.8
-  %elem.2 = load i64, i64* %elem.ptr.4
-  store i64 %elem.2, i64* %s0.addr
-  %states.10 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.10 = load i64, i64* %index.addr
-  %mul.9 = mul i64 2, %index.10
-  %add.5 = add i64 %mul.9, 1
-  %ptr.5 = extractvalue { i64*, i64 } %states.10, 0
-  %len.1 = extractvalue { i64*, i64 } %states.10, 1
-  %inbounds.1 = icmp ult i64 %add.5, %len.1
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i32 10, i64 %add.5, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %add.5
-  %elem.3 = load i64, i64* %elem.ptr.5
-  store i64 %elem.3, i64* %s1.addr
-  %s0.4 = load i64, i64* %s0.addr
-  %s1.5 = load i64, i64* %s1.addr
-  %add.6 = add i64 %s0.4, %s1.5
-  store i64 %add.6, i64* %result.addr
-  %s0.5 = load i64, i64* %s0.addr
-  %old.1 = load i64, i64* %s1.addr
-  %xor.3 = xor i64 %old.1, %s0.5
-  store i64 %xor.3, i64* %s1.addr
-  %s0.6 = load i64, i64* %s0.addr
-  %shamt.10 = zext i32 55 to i64
-  %shamt.11 = and i64 %shamt.10, 63
-  %shl.3 = shl i64 %s0.6, %shamt.11
-  %s0.7 = load i64, i64* %s0.addr
-  %shamt.12 = zext i32 9 to i64
-  %shamt.13 = and i64 %shamt.12, 63
-  %lshr.2 = lshr i64 %s0.7, %shamt.13
-  %or.2 = or i64 %shl.3, %lshr.2
-  %s1.6 = load i64, i64* %s1.addr
-  %xor.4 = xor i64 %or.2, %s1.6
-  %s1.7 = load i64, i64* %s1.addr
-  %shamt.14 = zext i32 14 to i64
-  %shamt.15 = and i64 %shamt.14, 63
-  %shl.4 = shl i64 %s1.7, %shamt.15
-  %xor.5 = xor i64 %xor.4, %shl.4
-  %states.11 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.11 = load i64, i64* %index.addr
-  %mul.10 = mul i64 2, %index.11
-  %ptr.6 = extractvalue { i64*, i64 } %states.11, 0
-  %len.2 = extractvalue { i64*, i64 } %states.11, 1
-  %inbounds.2 = icmp ult i64 %mul.10, %len.2
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i32 11, i64 %mul.10, i64 %len.2)
-  unreachable
-ok.2:
-  %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %mul.10
-  store i64 %xor.5, i64* %elem.ptr.6
-  %s1.8 = load i64, i64* %s1.addr
-  %shamt.16 = zext i32 36 to i64
-  %shamt.17 = and i64 %shamt.16, 63
-  %shl.5 = shl i64 %s1.8, %shamt.17
-  %s1.9 = load i64, i64* %s1.addr
-  %shamt.18 = zext i32 28 to i64
-  %shamt.19 = and i64 %shamt.18, 63
-  %lshr.3 = lshr i64 %s1.9, %shamt.19
-  %or.3 = or i64 %shl.5, %lshr.3
-  %states.12 = load { i64*, i64 }, { i64*, i64 }* %states.addr
-  %index.12 = load i64, i64* %index.addr
-  %mul.11 = mul i64 2, %index.12
-  %add.7 = add i64 %mul.11, 1
-  %ptr.7 = extractvalue { i64*, i64 } %states.12, 0
-  %len.3 = extractvalue { i64*, i64 } %states.12, 1
-  %inbounds.3 = icmp ult i64 %add.7, %len.3
+  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %index.4 = load i64, i64* %index.addr
+  %mul.3 = mul i64 2, %index.4
+  %add.2 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { i64*, i64 } %states.4, 0
+  %len.3 = extractvalue { i64*, i64 } %states.4, 1
+  %inbounds.3 = icmp ult i64 %add.2, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 12, i64 %add.7, i64 %len.3)
+  call void @__cudajit_panic(i32 12, i64 %add.2, i64 %len.3)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %add.7
-  store i64 %or.3, i64* %elem.ptr.7
-  br label %run.join
-run.join:
+  %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
+  store i64 %or.1, i64* %elem.ptr.3
   %result = load i64, i64* %result.addr
   ret i64 %result
 }

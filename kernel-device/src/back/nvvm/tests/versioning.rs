@@ -146,3 +146,54 @@ fn a_run_of_one_check_is_left_as_written() {
     );
     assert!(!out.text.contains("run.fast"), "{}", out.text);
 }
+
+#[test]
+fn a_loop_ending_at_a_slices_length_indexes_it_unchecked() {
+    let out = write_kernel(
+        "fn k(x: &[f32], out: &mut [f32]) {
+            let n = x.len();
+            let mut v = 0.0f32;
+            for i in (grid(1)..x.len()).step_by(grid_size(1)) {
+                v += x[i];
+            }
+            for i in 0..n {
+                v += x[i] + out[i];
+            }
+            out[0] = v;
+        }",
+    );
+    // x[i] is proven in both loops; out[i] (another slice) and out[0] keep their checks.
+    let lines: Vec<u32> = out
+        .panic_sites
+        .iter()
+        .filter(|s| s.message.starts_with("index out of bounds"))
+        .map(|s| s.line)
+        .collect();
+    assert_eq!(lines, vec![8, 10], "{:?}", out.panic_sites);
+}
+
+#[test]
+fn a_reassigned_slice_or_an_inclusive_range_proves_nothing() {
+    let out = write_kernel(
+        "fn k(x: &[f32], out: &mut [f32]) {
+            let mut s = x;
+            let n = s.len();
+            s = &x[1..];
+            let mut v = 0.0f32;
+            for i in 0..n {
+                v += s[i];
+            }
+            for i in 0..=x.len() {
+                v += x[i];
+            }
+            out[0] = v;
+        }",
+    );
+    let lines: Vec<u32> = out
+        .panic_sites
+        .iter()
+        .filter(|s| s.message.starts_with("index out of bounds"))
+        .map(|s| s.line)
+        .collect();
+    assert_eq!(lines, vec![7, 10, 12], "{:?}", out.panic_sites);
+}
