@@ -18,7 +18,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
-; kernel `saxpy` (examples/saxpy.rs:13)
+; kernel `saxpy` (examples/saxpy.rs:14)
 define void @saxpy(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len) {
 entry:
   %a.addr = alloca float
@@ -160,5 +160,5 @@ exit:
 !1 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
 !nvvmir.version = !{!2}
 !2 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `saxpy` at examples/saxpy.rs:14:41: assertion failed: step != 0
-; panic site 2 in `saxpy` at examples/saxpy.rs:15:20: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `saxpy` at examples/saxpy.rs:15:41: assertion failed: step != 0
+; panic site 2 in `saxpy` at examples/saxpy.rs:16:20: index out of bounds: the len is {1} but the index is {0}
