@@ -25,7 +25,14 @@ impl Warp<'_, '_> {
         Ok(mask)
     }
 
+    /// Runs `stmt` for the lanes of `mask`; returns the lanes that completed it (never
+    /// one that panicked in it).
     fn exec_stmt(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
+        let done = self.exec_stmt_lanes(fr, stmt, mask)?;
+        Ok(done & !self.panicked)
+    }
+
+    fn exec_stmt_lanes(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
         self.steps += 1;
         match stmt {
             Stmt::Let { local, init } => {
@@ -98,15 +105,11 @@ impl Warp<'_, '_> {
                 if let Some(step) = step {
                     m = self.eval(fr, *step, m)?;
                     let s = self.slot_of(fr, *step);
-                    if let Some(lane) = lanes(m).find(|&l| fr.get(s, l) == 0) {
-                        let loc = self.func(fr.func).loc_of(*step);
-                        return Err(self.panic_at(
-                            fr,
-                            loc,
-                            lane,
-                            "assertion failed: step != 0".into(),
-                        ));
+                    let loc = self.func(fr.func).loc_of(*step);
+                    for lane in lanes(m).filter(|&l| fr.get(s, l) == 0) {
+                        self.panic_at(fr, loc, lane, "assertion failed: step != 0".into());
                     }
+                    m &= !self.panicked;
                 }
                 let (ss, es) = (self.slot_of(fr, *start), self.slot_of(fr, *end));
                 for lane in lanes(m) {
@@ -164,8 +167,13 @@ impl Warp<'_, '_> {
     }
 
     /// Evaluates `e` for the lanes of `mask` into its slots; returns the lanes that
-    /// completed it.
+    /// completed it (never one that panicked in it, or in a call it made).
     pub fn eval(&mut self, fr: &mut Frame, e: Handle<Expr>, mask: u32) -> R<u32> {
+        let done = self.eval_lanes(fr, e, mask)?;
+        Ok(done & !self.panicked)
+    }
+
+    fn eval_lanes(&mut self, fr: &mut Frame, e: Handle<Expr>, mask: u32) -> R<u32> {
         if mask == 0 {
             return Ok(0);
         }
@@ -214,9 +222,7 @@ impl Warp<'_, '_> {
                 for lane in lanes(m) {
                     match scalar::binary(*op, s, fr.get(a, lane), fr.get(b, lane)) {
                         Ok(v) => fr.set(out, lane, v),
-                        Err(message) => {
-                            return Err(self.panic_at(fr, f.loc_of(e), lane, message.into()))
-                        }
+                        Err(message) => self.panic_at(fr, f.loc_of(e), lane, message.into()),
                     }
                 }
                 Ok(m)
@@ -303,7 +309,7 @@ impl Warp<'_, '_> {
                             fr.set(out + 1, lane, fr.get(c, lane));
                             fr.set(cur, lane, next);
                         }
-                        Err(fail) => return Err(self.panic_at(fr, f.loc_of(e), lane, fail.text())),
+                        Err(fail) => self.panic_at(fr, f.loc_of(e), lane, fail.text()),
                     }
                 }
                 Ok(m)

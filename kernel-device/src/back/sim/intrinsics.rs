@@ -217,7 +217,7 @@ impl Warp<'_, '_> {
                     }
                     match math::eval(f, s, ret, ops) {
                         Ok(v) => fr.set(out, lane, v),
-                        Err(fail) => return Err(self.panic_at(fr, loc, lane, fail.text())),
+                        Err(fail) => self.panic_at(fr, loc, lane, fail.text()),
                     }
                 }
             }
@@ -278,7 +278,9 @@ impl Warp<'_, '_> {
         if m != self.lanes {
             let waiting = m.trailing_zeros() as usize;
             let other = (self.lanes & !m).trailing_zeros() as usize;
-            let elsewhere = if self.exited & (1 << other) != 0 {
+            let elsewhere = if self.panicked & (1 << other) != 0 {
+                "panicked".to_string()
+            } else if self.exited & (1 << other) != 0 {
                 "exited".to_string()
             } else {
                 "did not reach it (it took another path through the code)".to_string()
@@ -339,7 +341,8 @@ impl Warp<'_, '_> {
                     i,
                     len,
                 );
-                return Err(self.panic_at(fr, loc, lane, text));
+                self.panic_at(fr, loc, lane, text);
+                continue;
             }
             let p = super::launch::ptr_add(p, i.saturating_mul(u64::from(bytes)));
             let operand = fr.get(v, lane);

@@ -2,7 +2,8 @@
 //! region table (argument buffers, constant tables, and which regions are per-block
 //! shared memory), the function plans, and the hooks to the detector.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use super::detect::{Detector, Region, Space};
 use super::plan::{mem_layout, plan_module, FnPlan};
@@ -71,6 +72,37 @@ pub struct Release {
     pub fault: Option<Box<Fault>>,
 }
 
+/// The device-side panics of a launch: the first one recorded (what the launch
+/// reports, as the GPU's panic record keeps its first) and the blocks in which some
+/// thread panicked (a barrier or warp operation there that a panicked thread misses
+/// ends that block as the panic, not as divergence). Shared by the worker threads.
+#[derive(Default)]
+pub struct PanicRecord {
+    inner: Mutex<(Option<Fault>, HashSet<[u32; 3]>)>,
+}
+
+impl PanicRecord {
+    pub fn record(&self, block: [u32; 3], fault: Fault) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.0.get_or_insert(fault);
+        inner.1.insert(block);
+    }
+
+    /// Whether a thread of `block` panicked.
+    pub fn in_block(&self, block: [u32; 3]) -> bool {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.1.contains(&block)
+    }
+
+    /// Takes the first recorded panic and forgets the rest (a new schedule starts
+    /// clean).
+    pub fn take(&self) -> Option<Fault> {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.1.clear();
+        inner.0.take()
+    }
+}
+
 pub struct Launch {
     pub module: ir::Module,
     pub plans: Vec<FnPlan>,
@@ -95,6 +127,7 @@ pub struct Launch {
     pub arg_buffers: Vec<Arc<Buffer>>,
     /// The detector, when the options ask for one.
     pub detector: Option<Detector>,
+    pub panics: PanicRecord,
 }
 
 fn launch_error(message: String) -> Fault {
@@ -286,6 +319,7 @@ impl Launch {
         });
         Ok(Launch {
             detector,
+            panics: PanicRecord::default(),
             module: module.clone(),
             plans,
             kernel: handle.index(),

@@ -89,7 +89,8 @@ impl Warp<'_, '_> {
                         for lane in lanes(m) {
                             let (i, len) = (fr.get(is, lane), fr.get(s + 1, lane));
                             if check && i >= len {
-                                return Err(self.index_panic(fr, place.loc, lane, i, len));
+                                self.index_panic(fr, place.loc, lane, i, len);
+                                continue;
                             }
                             if let Loc::Mem(p) = locs[lane] {
                                 locs[lane] = Loc::Mem(ptr_add(p, i.saturating_mul(size)));
@@ -101,7 +102,8 @@ impl Warp<'_, '_> {
                         for lane in lanes(m) {
                             let i = fr.get(is, lane);
                             if check && i >= *len {
-                                return Err(self.index_panic(fr, place.loc, lane, i, *len));
+                                self.index_panic(fr, place.loc, lane, i, *len);
+                                continue;
                             }
                             locs[lane] = match locs[lane] {
                                 Loc::Reg(s) if i < *len => Loc::Reg(s + i as u32 * width),
@@ -144,12 +146,17 @@ impl Warp<'_, '_> {
                 }
             }
         }
-        Ok(Resolved { ty, locs, mask: m })
+        // Lanes that panicked on an index leave here.
+        Ok(Resolved {
+            ty,
+            locs,
+            mask: m & !self.panicked,
+        })
     }
 }
 
 impl Warp<'_, '_> {
-    fn index_panic(&self, fr: &Frame, loc: SourceLoc, lane: usize, i: u64, len: u64) -> Box<Fault> {
+    fn index_panic(&mut self, fr: &Frame, loc: SourceLoc, lane: usize, i: u64, len: u64) {
         let text = checks::substitute(
             "index out of bounds: the len is {1} but the index is {0}",
             i,
@@ -425,8 +432,13 @@ impl Warp<'_, '_> {
                         Loc::Reg(slot) => fr.get(slot, lane),
                         Loc::Mem(p) => self.mem_read(fr, loc, lane, p, s)?,
                     };
-                    let new = scalar::binary(op, s, old, fr.get(from, lane))
-                        .map_err(|message| self.panic_at(fr, value_loc, lane, message.into()))?;
+                    let new = match scalar::binary(op, s, old, fr.get(from, lane)) {
+                        Ok(new) => new,
+                        Err(message) => {
+                            self.panic_at(fr, value_loc, lane, message.into());
+                            continue;
+                        }
+                    };
                     match r.locs[lane] {
                         Loc::Reg(slot) => fr.set(slot, lane, new),
                         Loc::Mem(p) => self.mem_write(fr, loc, lane, p, s, new)?,
@@ -434,7 +446,7 @@ impl Warp<'_, '_> {
                 }
             }
         }
-        Ok(r.mask)
+        Ok(r.mask & !self.panicked)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -472,8 +484,13 @@ impl Warp<'_, '_> {
                 inclusive,
             };
             let (a, b) = if check {
-                checks::sub_slice_range(bounds, len)
-                    .map_err(|fail| self.panic_at(fr, f.loc_of(e), lane, fail.text()))?
+                match checks::sub_slice_range(bounds, len) {
+                    Ok(range) => range,
+                    Err(fail) => {
+                        self.panic_at(fr, f.loc_of(e), lane, fail.text());
+                        continue;
+                    }
+                }
             } else {
                 let b = match bounds.end {
                     None => len,
@@ -511,8 +528,10 @@ impl Warp<'_, '_> {
         for lane in lanes(m) {
             let (p, len, at) = (fr.get(s, lane), fr.get(s + 1, lane), fr.get(ms, lane));
             if f.options.bounds_check {
-                checks::split_at(at, len)
-                    .map_err(|fail| self.panic_at(fr, f.loc_of(e), lane, fail.text()))?;
+                if let Err(fail) = checks::split_at(at, len) {
+                    self.panic_at(fr, f.loc_of(e), lane, fail.text());
+                    continue;
+                }
             }
             fr.set(out, lane, p);
             fr.set(out + 1, lane, at);

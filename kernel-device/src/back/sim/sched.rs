@@ -52,7 +52,19 @@ pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
     Ok(report)
 }
 
+/// One schedule of the launch. A device-side panic ends only its thread (see
+/// [`Warp::panic_at`]); once every block has run, the first recorded panic is the
+/// launch's result, unless a block failed in some other way.
 fn run_once(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
+    launch.panics.take();
+    let report = run_blocks(launch, seed)?;
+    match launch.panics.take() {
+        Some(panic) => Err(panic),
+        None => Ok(report),
+    }
+}
+
+fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     let [gx, gy, gz] = launch.shape.grid.map(u64::from);
     let [bx, by, bz] = launch.shape.block.map(u64::from);
     let blocks = gx * gy * gz;
@@ -127,8 +139,27 @@ fn warps_per_block(launch: &Launch) -> u32 {
 
 type Regions = Vec<Option<Arc<Buffer>>>;
 
-/// Runs the blocks of `group` to completion; returns the warp steps taken.
+/// Runs the blocks of `group` to completion; returns the warp steps taken. A barrier
+/// or warp operation that fails in a block where a thread panicked (the panicked
+/// thread never arrives: a GPU would hang or leave it undefined) ends that block there
+/// and leaves the launch to report the panic.
 fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
+    run_group_to_end(launch, group, seed).or_else(|fault| {
+        let missed_by_panicked = matches!(
+            *fault,
+            Fault::BarrierDivergence { .. } | Fault::InactiveLane { .. } | Fault::Deadlock(_)
+        ) && group
+            .iter()
+            .any(|&b| launch.panics.in_block(block_index(launch, b)));
+        if missed_by_panicked {
+            Ok(0)
+        } else {
+            Err(fault)
+        }
+    })
+}
+
+fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
     let warps = warps_per_block(launch);
     // Declared before the scheduler, so dropped after it: the warps' coroutines
     // borrow them (see `Scheduler::new`).

@@ -90,8 +90,11 @@ pub struct Warp<'a, 'd> {
     pub warp_index: u32,
     /// Lanes that are threads of the block (a partial last warp has fewer).
     pub lanes: u32,
-    /// Lanes whose thread returned from the kernel.
+    /// Lanes whose thread returned from the kernel (or panicked).
     pub exited: u32,
+    /// Lanes whose thread panicked: out of the warp for good, in no evaluator's output
+    /// mask (see [`Warp::panic_at`]).
+    pub panicked: u32,
     /// Per-lane local memory: lane `l`'s stack is `local[l * lane_bytes..]`.
     pub local: Vec<u8>,
     pub lane_bytes: usize,
@@ -135,6 +138,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             warp_index,
             lanes,
             exited: 0,
+            panicked: 0,
             local: vec![0; lane_bytes * LANES],
             lane_bytes,
             stack_top: 0,
@@ -173,12 +177,24 @@ impl<'a, 'd> Warp<'a, 'd> {
     }
 
     /// A device-side panic of `lane` with `message` (operands already substituted).
-    pub fn panic_at(&self, fr: &Frame, loc: SourceLoc, lane: usize, message: String) -> Box<Fault> {
-        Box::new(Fault::Panic {
+    /// As on the GPU it ends only that thread: the panic goes to the launch's record
+    /// (the first one recorded is what the launch reports) and the lane leaves the
+    /// warp like an exit, while the other lanes go on. The evaluators drop panicked
+    /// lanes from every mask they return, so the lane never runs (or touches memory)
+    /// again.
+    pub fn panic_at(&mut self, fr: &Frame, loc: SourceLoc, lane: usize, message: String) {
+        let bit = 1u32 << lane;
+        if self.panicked & bit != 0 {
+            return;
+        }
+        self.panicked |= bit;
+        self.exited |= bit;
+        let fault = Fault::Panic {
             message,
             site: self.site(fr.func, loc),
             thread: self.thread(lane),
-        })
+        };
+        self.launch.panics.record(self.block, fault);
     }
 
     /// Tells the detector that `lane` accessed `bytes` bytes at `offset` of `region`.
