@@ -14,7 +14,7 @@
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
-//!   rustc (issue 8).
+//!   rustc (issue 8); `test` runs it with 2,000 and a fresh seed.
 
 mod build_device;
 mod bundle;
@@ -114,5 +114,7 @@ fn test(args: &[String]) -> Result<(), String> {
         .args(args)
         .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
         .env("CUDAJIT_PTXAS", &tc.ptxas);
-    run_checked(&mut cmd)
+    run_checked(&mut cmd)?;
+    // Issue 8's differential test: fresh programs on the simulator against rustc.
+    fuzz::fuzz(fuzz::CI_COUNT, None)
 }
