@@ -115,6 +115,17 @@ fn test(args: &[String]) -> Result<(), String> {
         .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
         .env("CUDAJIT_PTXAS", &tc.ptxas);
     run_checked(&mut cmd)?;
+    // Every example on the CPU simulator, each checking itself against its CPU reference.
+    for example in EXAMPLES {
+        let mut run = cargo();
+        run.args(["run", "--example", example])
+            .env("CUDAJIT_BACKEND", "sim")
+            .env("CUDAJIT_NVVM_PATH", &tc.nvvm);
+        run_checked(&mut run)?;
+    }
     // Issue 8's differential test: fresh programs on the simulator against rustc.
     fuzz::fuzz(fuzz::CI_COUNT, None)
 }
+
+/// The root package's examples, which `test` runs on the simulator.
+const EXAMPLES: [&str; 3] = ["vecadd", "saxpy", "blur"];
