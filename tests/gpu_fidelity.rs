@@ -28,7 +28,9 @@ mod harness;
 mod programs;
 
 use common::Rng;
-use harness::{install_quiet_panic_hook, overflow_checks_off, run_programs, Harness, Outcome, Tolerance, Value};
+use harness::{
+    install_quiet_panic_hook, overflow_checks_off, run_programs, Harness, Outcome, Tolerance, Value,
+};
 
 /// Says why a test did not run, on stderr written directly so that the test
 /// harness's output capture does not hide the reason.

@@ -55,9 +55,10 @@ fn host_slices_and_device_arrays_give_the_cpus_results() {
 /// Writes one element per thread of a 3-D grid of 3-D blocks, by its linear index.
 #[kernel]
 fn fill_3d(out: &mut [u32]) {
-    let block = block_idx().x + block_idx().y * grid_dim().x
-        + block_idx().z * grid_dim().x * grid_dim().y;
-    let thread = thread_idx().x + thread_idx().y * block_dim().x
+    let block =
+        block_idx().x + block_idx().y * grid_dim().x + block_idx().z * grid_dim().x * grid_dim().y;
+    let thread = thread_idx().x
+        + thread_idx().y * block_dim().x
         + thread_idx().z * block_dim().x * block_dim().y;
     let per_block = block_dim().x * block_dim().y * block_dim().z;
     let at = (block * per_block + thread) as usize;
@@ -192,20 +193,26 @@ fn cooperative_grids_are_sized_as_on_an_sm90_device() {
     let sms = device.multiprocessor_count();
     // 2048 threads and 32 blocks per multiprocessor.
     assert_eq!(
-        grid_total.max_cooperative_grid_blocks_for(config(256)).unwrap(),
+        grid_total
+            .max_cooperative_grid_blocks_for(config(256))
+            .unwrap(),
         8 * sms
     );
     assert_eq!(
-        grid_total.max_cooperative_grid_blocks_for(config(32)).unwrap(),
+        grid_total
+            .max_cooperative_grid_blocks_for(config(32))
+            .unwrap(),
         32 * sms
     );
-    let max = grid_total.max_cooperative_grid_blocks_for(config(1024)).unwrap();
+    let max = grid_total
+        .max_cooperative_grid_blocks_for(config(1024))
+        .unwrap();
     assert_eq!(max, 2 * sms);
     let x = vec![1i64; 100];
     let mut partials = vec![0i64; ((max + 1) * 1024) as usize];
     let mut total = [i64::MIN];
-    let err = launch!(grid_total[max + 1, 1024, stream](&x, &mut partials, &mut total))
-        .unwrap_err();
+    let err =
+        launch!(grid_total[max + 1, 1024, stream](&x, &mut partials, &mut total)).unwrap_err();
     assert!(
         err.to_string().contains(&format!("at most {max} blocks")),
         "{err}"
@@ -213,7 +220,9 @@ fn cooperative_grids_are_sized_as_on_an_sm90_device() {
     assert_eq!(total[0], i64::MIN, "nothing ran");
 
     let mut rng = common::Rng::fresh("grid_total");
-    let x: Vec<i64> = (0..20_000).map(|_| rng.below(1 << 30) as i64 - (1 << 29)).collect();
+    let x: Vec<i64> = (0..20_000)
+        .map(|_| rng.below(1 << 30) as i64 - (1 << 29))
+        .collect();
     let (blocks, block) = (6u32, 128u32);
     let mut partials = vec![i64::MIN; (blocks * block) as usize];
     launch!(grid_total[blocks, block, stream](&x, &mut partials, &mut total)).unwrap();
@@ -225,11 +234,15 @@ fn events_time_simulated_launches() {
     let device = simulator();
     let stream = device.new_stream().unwrap();
     let n = 1 << 16;
-    let (a, b) = (device.zeros::<f32>(n).unwrap(), device.zeros::<f32>(n).unwrap());
+    let (a, b) = (
+        device.zeros::<f32>(n).unwrap(),
+        device.zeros::<f32>(n).unwrap(),
+    );
     let mut c = device.zeros::<f32>(n).unwrap();
-    let ms = common::time_on(&stream, || {
-        launch!(scaled_sum[n / 256, 256, stream](&a, &b, 1.0, &mut c))
-    })
+    let ms = common::time_on(
+        &stream,
+        || launch!(scaled_sum[n / 256, 256, stream](&a, &b, 1.0, &mut c)),
+    )
     .unwrap();
     assert!(ms > 0.0 && ms < 60_000.0, "{ms} ms");
     assert!(c.to_host().unwrap().iter().all(|&v| v == 0.0));

@@ -277,9 +277,11 @@ impl Harness {
             match (&expected, got) {
                 (Ok(want), Some(got)) if got.same(*want, tolerance) => {}
                 (Err(_), None) => panicked += 1,
-                (Ok(want), Some(got)) => {
-                    problems.push(format!("{name}{}: {} {got:?}, rustc {want:?}", show(j), self.backend))
-                }
+                (Ok(want), Some(got)) => problems.push(format!(
+                    "{name}{}: {} {got:?}, rustc {want:?}",
+                    show(j),
+                    self.backend
+                )),
                 (Ok(want), None) => problems.push(format!(
                     "{name}{}: {} panicked (or did not run), rustc returned {want:?}",
                     show(j),
@@ -328,7 +330,6 @@ impl Harness {
         }
     }
 }
-
 
 /// Whether this build wraps on integer overflow as kernels do (release semantics), so
 /// rustc's results are the reference. Debug builds and the `fuzz` profile differ here.

@@ -18,8 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module,
-    Place, PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module, Place,
+    PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
 };
 
 /// The most elements a `for` loop of a run may have (its body is walked once per
@@ -40,7 +40,10 @@ pub enum Length {
 #[derive(Clone, Debug)]
 pub enum GuardOp {
     /// Evaluate `init` and store it in `local` (its `let` runs again, identically).
-    PreLet { local: Handle<Local>, init: Handle<Expr> },
+    PreLet {
+        local: Handle<Local>,
+        init: Handle<Expr>,
+    },
     /// Store the element `bits` (of the variable's type) in a loop variable.
     SetVar { local: Handle<Local>, bits: u64 },
     /// `index < len` must hold.
@@ -91,11 +94,7 @@ pub struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    pub fn new(
-        func: &'a Function,
-        module: &'a Module,
-        proven: &'a HashSet<Handle<Expr>>,
-    ) -> Self {
+    pub fn new(func: &'a Function, module: &'a Module, proven: &'a HashSet<Handle<Expr>>) -> Self {
         Planner {
             func,
             module,
@@ -138,7 +137,10 @@ impl<'a> Planner<'a> {
 
     /// The type of local `l` (`!` when dangling).
     fn local_ty(&self, l: Handle<Local>) -> &'a Type {
-        self.func.locals.get(l).map_or(&Type::Never, |local| &local.ty)
+        self.func
+            .locals
+            .get(l)
+            .map_or(&Type::Never, |local| &local.ty)
     }
 
     // ---- simple statements ------------------------------------------------------------
@@ -147,7 +149,8 @@ impl<'a> Planner<'a> {
     pub fn is_simple(&self, stmt: &Stmt) -> bool {
         match stmt {
             Stmt::Let { local, init } => {
-                self.func.locals.get(*local).is_some() && init.is_none_or(|e| self.is_simple_expr(e))
+                self.func.locals.get(*local).is_some()
+                    && init.is_none_or(|e| self.is_simple_expr(e))
             }
             Stmt::Assign { place, value, .. } => {
                 self.is_simple_place(place) && self.is_simple_expr(*value)
@@ -721,10 +724,11 @@ pub fn indices_below_loop_end(
         else {
             return;
         };
-        let is_local = |h: Handle<Expr>, l: Handle<Local>| {
-            matches!(func.exprs.get(h).map(|e| &e.kind), Some(ExprKind::Local(x)) if *x == l)
-        };
-        let root_is_slice = matches!(func.exprs.get(root).map(|e| &e.ty), Some(Type::Slice { .. }));
+        let is_local = |h: Handle<Expr>, l: Handle<Local>| matches!(func.exprs.get(h).map(|e| &e.kind), Some(ExprKind::Local(x)) if *x == l);
+        let root_is_slice = matches!(
+            func.exprs.get(root).map(|e| &e.ty),
+            Some(Type::Slice { .. })
+        );
         if root_is_slice && is_local(root, slice) && is_local(*index, var) {
             found.push(*index);
         }

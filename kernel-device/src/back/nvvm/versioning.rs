@@ -112,7 +112,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let len = match len {
                         Length::Const(n) => n.to_string(),
                         Length::OfSlice(slice) => {
-                            let ty = types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
+                            let ty =
+                                types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
                             let Val::V(s) = self.expr(*slice)? else {
                                 return Err(self.error("a pure slice has no value"));
                             };
@@ -144,7 +145,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.branch_to(&join_l);
         self.start_block(&checked_l);
         // The checks both copies keep report through the same panic sites.
-        let outer = std::mem::replace(&mut self.w.reusable_sites, fast_sites..self.w.panic_sites.len());
+        let outer = std::mem::replace(
+            &mut self.w.reusable_sites,
+            fast_sites..self.w.panic_sites.len(),
+        );
         let written = stmts.iter().try_for_each(|s| self.stmt(s));
         self.w.reusable_sites = outer;
         written?;

@@ -50,8 +50,16 @@ impl<'a> Writer<'a> {
     /// The id of `site`: a new one, unless an identical site among `reusable_sites`
     /// (those of a versioned run's fast copy, while its checked copy is written) has one.
     pub fn add_panic_site(&mut self, site: PanicSite) -> u32 {
-        let reusable = self.panic_sites.get(self.reusable_sites.clone()).unwrap_or(&[]);
-        if let Some(same) = reusable.iter().find(|s| PanicSite { id: s.id, ..site.clone() } == **s) {
+        let reusable = self
+            .panic_sites
+            .get(self.reusable_sites.clone())
+            .unwrap_or(&[]);
+        if let Some(same) = reusable.iter().find(|s| {
+            PanicSite {
+                id: s.id,
+                ..site.clone()
+            } == **s
+        }) {
             return same.id;
         }
         let id = self.panic_sites.len() as u32 + 1;

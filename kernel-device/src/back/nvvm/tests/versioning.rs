@@ -20,7 +20,10 @@ fn write_kernel(text: &str) -> Output {
 /// The text of the first fast copy (from `run.fast:` to `run.checked:`).
 fn fast_copy(text: &str) -> &str {
     let start = text.find("\nrun.fast:").expect("a versioned run");
-    let end = text[start..].find("\nrun.checked:").expect("its checked copy") + start;
+    let end = text[start..]
+        .find("\nrun.checked:")
+        .expect("its checked copy")
+        + start;
     &text[start..end]
 }
 
@@ -43,7 +46,10 @@ fn a_literal_loop_of_pure_indices_runs_unchecked_behind_one_guard() {
     );
     let t = &out.text;
     let fast = fast_copy(t);
-    assert!(!fast.contains(PANIC_CALL), "the fast copy checks nothing:\n{fast}");
+    assert!(
+        !fast.contains(PANIC_CALL),
+        "the fast copy checks nothing:\n{fast}"
+    );
     // 4 elements × (the input index, the tile row) + the tile column once + out[0].
     let compares = t
         .lines()
@@ -84,12 +90,7 @@ fn a_local_assigned_in_the_run_is_not_read_by_the_guard() {
     let fast = fast_copy(&out.text);
     // out[i] and out[i + 1] are decided; out[i] after `i += 5` is checked where it is.
     assert_eq!(fast.matches(PANIC_CALL).count(), 1, "{fast}");
-    let line_of_third = out
-        .panic_sites
-        .iter()
-        .map(|s| s.line)
-        .max()
-        .expect("sites");
+    let line_of_third = out.panic_sites.iter().map(|s| s.line).max().expect("sites");
     assert_eq!(line_of_third, 6);
 }
 
@@ -105,7 +106,11 @@ fn barriers_and_warp_operations_are_never_duplicated() {
         }",
     );
     let t = &out.text;
-    assert_eq!(t.matches("call void @llvm.nvvm.barrier0()").count(), 1, "{t}");
+    assert_eq!(
+        t.matches("call void @llvm.nvvm.barrier0()").count(),
+        1,
+        "{t}"
+    );
     assert_eq!(t.matches("call i32 @llvm.nvvm.shfl.sync").count(), 1, "{t}");
     // The runs around them are versioned on their own.
     assert_eq!(t.matches("\nrun.fast").count(), 2, "{t}");
