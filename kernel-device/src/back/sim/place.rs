@@ -283,33 +283,16 @@ impl Warp<'_, '_> {
         out: u32,
         loc: SourceLoc,
     ) -> R<()> {
-        match ty {
-            Type::Scalar(s) => {
-                let v = self.mem_read(fr, loc, lane, p, *s)?;
-                fr.set(out, lane, v);
-            }
-            Type::Array { elem, len } => {
-                let (stride, width) = (mem_layout(elem).0, slots(elem));
-                for k in 0..*len {
-                    self.load_value(
-                        fr,
-                        lane,
-                        ptr_add(p, k * stride),
-                        elem,
-                        out + k as u32 * width,
-                        loc,
-                    )?;
-                }
-            }
-            Type::Tuple(items) => {
-                for (k, item) in items.iter().enumerate() {
-                    let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
-                    self.load_value(fr, lane, ptr_add(p, o), item, out + s, loc)?;
-                }
-            }
-            other => return Err(self.unsupported_in_memory(other)),
+        let mut read = |p: u64, s: ScalarType, slot: u32| -> R<()> {
+            let v = self.mem_read(fr, loc, lane, p, s)?;
+            fr.set(out + slot, lane, v);
+            Ok(())
+        };
+        match for_each_scalar(ty, p, 0, &mut read) {
+            Err(Walk::Fault(f)) => Err(f),
+            Err(Walk::NotInMemory(other)) => Err(self.unsupported_in_memory(&other)),
+            Ok(()) => Ok(()),
         }
-        Ok(())
     }
 
     /// Writes the value of type `ty` held in `fr`'s slots from `from` at `p`.
@@ -322,30 +305,14 @@ impl Warp<'_, '_> {
         from: u32,
         loc: SourceLoc,
     ) -> R<()> {
-        match ty {
-            Type::Scalar(s) => self.mem_write(fr, loc, lane, p, *s, fr.get(from, lane))?,
-            Type::Array { elem, len } => {
-                let (stride, width) = (mem_layout(elem).0, slots(elem));
-                for k in 0..*len {
-                    self.store_value(
-                        fr,
-                        lane,
-                        ptr_add(p, k * stride),
-                        elem,
-                        from + k as u32 * width,
-                        loc,
-                    )?;
-                }
-            }
-            Type::Tuple(items) => {
-                for (k, item) in items.iter().enumerate() {
-                    let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
-                    self.store_value(fr, lane, ptr_add(p, o), item, from + s, loc)?;
-                }
-            }
-            other => return Err(self.unsupported_in_memory(other)),
+        let mut write = |p: u64, s: ScalarType, slot: u32| {
+            self.mem_write(fr, loc, lane, p, s, fr.get(from + slot, lane))
+        };
+        match for_each_scalar(ty, p, 0, &mut write) {
+            Err(Walk::Fault(f)) => Err(f),
+            Err(Walk::NotInMemory(other)) => Err(self.unsupported_in_memory(&other)),
+            Ok(()) => Ok(()),
         }
-        Ok(())
     }
 
     fn unsupported_in_memory(&self, ty: &Type) -> Box<Fault> {
@@ -539,5 +506,37 @@ impl Warp<'_, '_> {
             fr.set(out + 3, lane, len.wrapping_sub(at));
         }
         Ok(m)
+    }
+}
+
+/// Why [`for_each_scalar`] stopped.
+enum Walk {
+    Fault(Box<Fault>),
+    /// A type with no memory layout (only scalars, arrays and tuples have one).
+    NotInMemory(Type),
+}
+
+/// Calls `visit(address, scalar, slot)` for every scalar of a value of type `ty` stored
+/// at `p`, in layout order: the one walk that loads and stores share, so memory layout
+/// (`mem_layout`, `field_offset`) and slot layout (`slots`, `field_slot`) stay paired.
+fn for_each_scalar(
+    ty: &Type,
+    p: u64,
+    slot: u32,
+    visit: &mut dyn FnMut(u64, ScalarType, u32) -> R<()>,
+) -> Result<(), Walk> {
+    match ty {
+        Type::Scalar(s) => visit(p, *s, slot).map_err(Walk::Fault),
+        Type::Array { elem, len } => {
+            let (stride, width) = (mem_layout(elem).0, slots(elem));
+            (0..*len).try_for_each(|k| {
+                for_each_scalar(elem, ptr_add(p, k * stride), slot + k as u32 * width, visit)
+            })
+        }
+        Type::Tuple(items) => items.iter().enumerate().try_for_each(|(k, item)| {
+            let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
+            for_each_scalar(item, ptr_add(p, o), slot + s, visit)
+        }),
+        other => Err(Walk::NotInMemory(other.clone())),
     }
 }
