@@ -570,14 +570,14 @@ macro_rules! simt_kernels {
 
 /// The kernels with bounds checks (`#[kernel]`).
 #[allow(dead_code, unused_imports)]
-mod checked {
+pub(crate) mod checked {
     use cudajit::prelude::*;
     simt_kernels!(true);
 }
 
 /// The kernels without (`#[kernel(boundscheck = false)]`).
 #[allow(dead_code, unused_imports)]
-mod nocheck {
+pub(crate) mod nocheck {
     use cudajit::prelude::*;
     simt_kernels!(false);
 }

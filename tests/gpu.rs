@@ -238,3 +238,12 @@ mod numeric;
 
 #[path = "gpu/arrays.rs"]
 mod arrays;
+
+/// The SIMT benchmark suite, kernels and host code, as a module: its kernels are
+/// tested at small sizes by `bench_suite` (its host code is not run here).
+#[path = "../bench/simt.rs"]
+#[allow(dead_code)]
+mod bench_simt;
+
+#[path = "gpu/bench_suite.rs"]
+mod bench_suite;

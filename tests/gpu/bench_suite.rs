@@ -1,0 +1,329 @@
+//! The SIMT benchmark suite's own kernels (`bench/simt.rs`, compiled into this test
+//! crate as a module, so the kernels tested here are the kernels timed there, in both
+//! builds: `checked` with bounds checks and `nocheck` without), at test sizes, on
+//! fresh random inputs with poisoned outputs, against CPU references. On the simulator
+//! this is the proof that every benchmarked kernel (register-tiled SGEMM, the
+//! warp-shuffle sum with one atomic per block, the block and multi-block scans, ...)
+//! computes the right thing without a GPU; on the H100 the same tests run from the
+//! bundle at larger sizes.
+//!
+//! Inputs are integer-valued where the kernels add floats, so every summation order
+//! gives the same exact result and the comparison can be `==`.
+
+use super::bench_simt::{checked, nocheck};
+use super::common;
+use cudajit::prelude::*;
+use cudajit::random::init_xoroshiro128p_states;
+use cudajit::LaunchConfig;
+
+/// Runs `$body` once with `$kernel` naming the bounds-checked build of the suite's
+/// kernel `$name` and once with the unchecked build; `$build` names which, for messages.
+macro_rules! each_build {
+    ($name:ident, |$kernel:ident, $build:ident| $body:block) => {{
+        {
+            #[allow(unused_imports)]
+            use checked::$name as $kernel;
+            let $build = "checked";
+            $body
+        }
+        {
+            #[allow(unused_imports)]
+            use nocheck::$name as $kernel;
+            let $build = "nocheck";
+            $body
+        }
+    }};
+}
+
+/// Small non-negative integers as `f32`: any sum of fewer than 2^24 / max of them is
+/// exact in f32, whatever the order of the additions.
+fn small_int_floats(rng: &mut common::Rng, n: usize, below: u64) -> Vec<f32> {
+    (0..n).map(|_| rng.below(below) as f32).collect()
+}
+
+/// Integer-valued floats in `-r..=r`.
+fn signed_int_floats(rng: &mut common::Rng, n: usize, r: i64) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.below(2 * r as u64 + 1) as i64 - r) as f32)
+        .collect()
+}
+
+#[test]
+fn copy_kernel_copies_every_element() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench copy");
+    let n = common::size_for(&gpu, 1 << 22, 1 << 14) + rng.below(200) as usize;
+    let input = rng.vec_f32(n, -1.0, 1.0);
+    each_build!(copy_kernel, |k, build| {
+        let mut out = vec![f32::NAN; n];
+        launch!(k[n.div_ceil(256), 256](&input, &mut out)).unwrap();
+        assert!(
+            out.iter().zip(&input).all(|(o, i)| o.to_bits() == i.to_bits()),
+            "{build} copy"
+        );
+    });
+}
+
+#[test]
+fn sums_through_shared_memory_and_warp_shuffles_are_exact() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench sums");
+    // Elements below 4: the total stays under 2^24 on the GPU's size, so f32 sums are
+    // exact in any order.
+    let (n, blocks) = if gpu.is_simulator() {
+        (100_000 + rng.below(1000) as usize, 7)
+    } else {
+        ((1 << 22) + rng.below(1000) as usize, 264)
+    };
+    let x = small_int_floats(&mut rng, n, 4);
+    let total: f64 = x.iter().map(|&v| v as f64).sum();
+    // `out` accumulates (one atomic per block): it starts at a random integer.
+    let start = rng.below(1000) as f32;
+    each_build!(sum_shared, |k, build| {
+        let mut out = [start];
+        launch!(k[blocks, 256](&x, &mut out)).unwrap();
+        assert_eq!(out[0] as f64, start as f64 + total, "{build} sum_shared");
+    });
+    each_build!(sum_warp, |k, build| {
+        let mut out = [start];
+        launch!(k[blocks, 256](&x, &mut out)).unwrap();
+        assert_eq!(out[0] as f64, start as f64 + total, "{build} sum_warp");
+    });
+}
+
+/// Row-major n×n product in exact integer arithmetic.
+fn matmul_reference(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for r in 0..n {
+        for col in 0..n {
+            let dot: i64 = (0..n)
+                .map(|k| a[r * n + k] as i64 * b[k * n + col] as i64)
+                .sum();
+            c[r * n + col] = dot as f32;
+        }
+    }
+    c
+}
+
+#[test]
+fn register_tiled_sgemm_and_numbas_fast_matmul_equal_the_exact_product() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench sgemm");
+    // The register-tiled SGEMM takes n as a multiple of its 128×128 block tile; with
+    // entries in -4..=4, every dot product is an integer below 2^24: exact in f32.
+    let n = if gpu.is_simulator() { 128 } else { 512 };
+    let a = signed_int_floats(&mut rng, n * n, 4);
+    let b = signed_int_floats(&mut rng, n * n, 4);
+    let want = matmul_reference(&a, &b, n);
+    let tiles = (n / 128) as u32;
+    each_build!(sgemm, |k, build| {
+        let mut c = vec![f32::NAN; n * n];
+        launch!(k[(tiles, tiles), 256](&a, &b, &mut c, n)).unwrap();
+        let wrong = (0..n * n).filter(|&i| c[i] != want[i]).count();
+        assert_eq!(wrong, 0, "{build} sgemm: {wrong} of {} elements differ", n * n);
+    });
+
+    // Numba's fast_matmul takes any n: one that is not a multiple of its 16×16 tile.
+    let m = if gpu.is_simulator() { 45 } else { 333 };
+    let a = signed_int_floats(&mut rng, m * m, 4);
+    let b = signed_int_floats(&mut rng, m * m, 4);
+    let want = matmul_reference(&a, &b, m);
+    let blocks = m.div_ceil(16) as u32;
+    each_build!(fast_matmul, |k, build| {
+        let mut c = vec![f32::NAN; m * m];
+        launch!(k[(blocks, blocks), (16u32, 16u32)](&a, &b, &mut c, m)).unwrap();
+        let wrong = (0..m * m).filter(|&i| c[i] != want[i]).count();
+        assert_eq!(wrong, 0, "{build} fast_matmul: {wrong} of {} differ", m * m);
+    });
+}
+
+#[test]
+fn shared_then_global_histogram_counts_every_byte() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench histogram");
+    let n = common::size_for(&gpu, 1 << 24, 60_000) + rng.below(100) as usize;
+    // Skewed: a few bins take most bytes, so shared atomics contend.
+    let x: Vec<u8> = (0..n)
+        .map(|_| (rng.below(256) * rng.below(256) / 255) as u8)
+        .collect();
+    let start: Vec<u32> = (0..256).map(|_| rng.below(1 << 20) as u32).collect();
+    let mut want = start.clone();
+    for &v in &x {
+        want[v as usize] += 1;
+    }
+    let blocks = if gpu.is_simulator() { 5 } else { 1024 };
+    each_build!(histogram, |k, build| {
+        let mut hist = start.clone();
+        launch!(k[blocks, 256](&x, &mut hist)).unwrap();
+        assert_eq!(hist, want, "{build} histogram");
+    });
+}
+
+#[test]
+fn transpose_through_a_padded_tile_moves_every_element() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench transpose");
+    let n = if gpu.is_simulator() { 96 } else { 2048 };
+    let input = rng.vec_f32(n * n, -1.0, 1.0);
+    let tiles = (n / 32) as u32;
+    each_build!(transpose, |k, build| {
+        let mut out = vec![f32::NAN; n * n];
+        launch!(k[(tiles, tiles), (32u32, 8u32)](&input, &mut out, n)).unwrap();
+        for r in 0..n {
+            for c in 0..n {
+                assert_eq!(
+                    out[c * n + r].to_bits(),
+                    input[r * n + c].to_bits(),
+                    "{build} transpose ({r}, {c})"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn stencil_with_a_shared_halo_matches_the_f64_reference() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench stencil");
+    // A rectangle, so swapped axes show.
+    let (nx, ny) = if gpu.is_simulator() {
+        (96, 64)
+    } else {
+        (2048, 1024)
+    };
+    let input = rng.vec_f32(nx * ny, -1.0, 1.0);
+    let at = |r: isize, c: isize| -> f64 {
+        if r < 0 || c < 0 || r >= ny as isize || c >= nx as isize {
+            0.0
+        } else {
+            input[r as usize * nx + c as usize] as f64
+        }
+    };
+    let mut want = vec![0.0f64; nx * ny];
+    for r in 0..ny as isize {
+        for c in 0..nx as isize {
+            want[r as usize * nx + c as usize] = 0.5 * at(r, c)
+                + 0.125 * (at(r - 1, c) + at(r + 1, c) + at(r, c - 1) + at(r, c + 1));
+        }
+    }
+    let grid = ((nx / 32) as u32, (ny / 32) as u32);
+    each_build!(stencil5, |k, build| {
+        let mut out = vec![f32::NAN; nx * ny];
+        launch!(k[grid, (32u32, 8u32)](&input, &mut out, nx, ny)).unwrap();
+        common::compare(build, &out, &want, 1e-6, 1e-6).unwrap();
+    });
+}
+
+#[test]
+fn block_scan_gives_each_blocks_inclusive_prefixes() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench scan_block");
+    let blocks = common::size_for(&gpu, 4096, 24);
+    let n = blocks * 256;
+    let x: Vec<u32> = (0..n).map(|_| rng.below(1000) as u32).collect();
+    let mut want = vec![0u32; n];
+    let mut run = 0u32;
+    for i in 0..n {
+        run = if i % 256 == 0 { 0 } else { run } + x[i];
+        want[i] = run;
+    }
+    each_build!(scan_block, |k, build| {
+        let mut out = vec![u32::MAX; n];
+        launch!(k[blocks, 256](&x, &mut out)).unwrap();
+        assert_eq!(out, want, "{build} scan_block");
+    });
+}
+
+#[test]
+fn multi_block_scan_gives_inclusive_prefixes_of_the_whole_array() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench scan_multi");
+    // Tiles of 16 · 256 elements. More tiles than the totals-scanning block has
+    // threads, so its carry loop runs more than once.
+    let (tiles, sums_block) = if gpu.is_simulator() {
+        (37usize, 32u32)
+    } else {
+        (1500, 1024)
+    };
+    let n = tiles * 16 * 256;
+    let x: Vec<u32> = (0..n).map(|_| rng.below(1000) as u32).collect();
+    let want: Vec<u32> = x
+        .iter()
+        .scan(0u32, |run, &v| {
+            *run += v;
+            Some(*run)
+        })
+        .collect();
+    let cfg = |grid: usize, block: u32| LaunchConfig::new(grid as u32, block);
+    // Three kernels of one build in a row (mixing builds is no test of either).
+    macro_rules! scan_with {
+        ($build:ident) => {{
+            let mut sums = vec![u32::MAX; tiles];
+            let mut out = vec![u32::MAX; n];
+            $build::scan_reduce
+                .launch(cfg(tiles, 256), &x, &mut sums)
+                .unwrap();
+            $build::scan_sums.launch(cfg(1, sums_block), &mut sums).unwrap();
+            $build::scan_downsweep
+                .launch(cfg(tiles, 256), &x, &sums, &mut out)
+                .unwrap();
+            assert_eq!(out, want, "{} scan_multi", stringify!($build));
+        }};
+    }
+    scan_with!(checked);
+    scan_with!(nocheck);
+}
+
+#[test]
+fn monte_carlo_pi_counts_what_the_host_generator_counts() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench monte_carlo_pi");
+    let (blocks, iters) = if gpu.is_simulator() {
+        (3usize, 64u32)
+    } else {
+        (264, 1024)
+    };
+    let threads = blocks * 256;
+    let seed = rng.next_u64();
+    // The host's replay of every thread's draws (the same generator, in plain Rust).
+    let mut host_states = vec![0u64; 2 * threads];
+    init_xoroshiro128p_states(&mut host_states, seed);
+    let mut want = 0u32;
+    for i in 0..threads {
+        for _ in 0..iters {
+            let x = xoroshiro128p_uniform_f32(&mut host_states, i);
+            let y = xoroshiro128p_uniform_f32(&mut host_states, i);
+            if x * x + y * y <= 1.0 {
+                want += 1;
+            }
+        }
+    }
+    each_build!(monte_carlo_pi, |k, build| {
+        let mut states = cudajit::random::create_xoroshiro128p_states(threads, seed).unwrap();
+        let start = rng.below(1000) as u32;
+        let mut hits = [start];
+        launch!(k[blocks, 256](&mut states, iters, &mut hits)).unwrap();
+        assert_eq!(hits[0], start + want, "{build} monte_carlo_pi");
+    });
+}
+
+#[test]
+fn grid_sync_sum_through_a_cooperative_launch_is_exact() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench grid_sync");
+    let blocks = if gpu.is_simulator() {
+        4
+    } else {
+        2 * gpu.multiprocessor_count()
+    };
+    let n = common::size_for(&gpu, 1 << 22, 30_000) + rng.below(100) as usize;
+    let x = small_int_floats(&mut rng, n, 4);
+    let total: f64 = x.iter().map(|&v| v as f64).sum();
+    let cfg = LaunchConfig::new(blocks, 256u32).shared_bytes(256 * 4);
+    each_build!(grid_sync_sum, |k, build| {
+        let mut partial = vec![f32::NAN; blocks as usize];
+        let mut out = [f32::NAN];
+        k.launch(cfg, &x, &mut partial, &mut out).unwrap();
+        assert_eq!(out[0] as f64, total, "{build} grid_sync_sum");
+    });
+}
