@@ -58,7 +58,9 @@ fn copy_kernel_copies_every_element() {
         let mut out = vec![f32::NAN; n];
         launch!(k[n.div_ceil(256), 256](&input, &mut out)).unwrap();
         assert!(
-            out.iter().zip(&input).all(|(o, i)| o.to_bits() == i.to_bits()),
+            out.iter()
+                .zip(&input)
+                .all(|(o, i)| o.to_bits() == i.to_bits()),
             "{build} copy"
         );
     });
@@ -120,7 +122,12 @@ fn register_tiled_sgemm_and_numbas_fast_matmul_equal_the_exact_product() {
         let mut c = vec![f32::NAN; n * n];
         launch!(k[(tiles, tiles), 256](&a, &b, &mut c, n)).unwrap();
         let wrong = (0..n * n).filter(|&i| c[i] != want[i]).count();
-        assert_eq!(wrong, 0, "{build} sgemm: {wrong} of {} elements differ", n * n);
+        assert_eq!(
+            wrong,
+            0,
+            "{build} sgemm: {wrong} of {} elements differ",
+            n * n
+        );
     });
 
     // Numba's fast_matmul takes any n: one that is not a multiple of its 16×16 tile.
@@ -263,7 +270,9 @@ fn multi_block_scan_gives_inclusive_prefixes_of_the_whole_array() {
             $build::scan_reduce
                 .launch(cfg(tiles, 256), &x, &mut sums)
                 .unwrap();
-            $build::scan_sums.launch(cfg(1, sums_block), &mut sums).unwrap();
+            $build::scan_sums
+                .launch(cfg(1, sums_block), &mut sums)
+                .unwrap();
             $build::scan_downsweep
                 .launch(cfg(tiles, 256), &x, &sums, &mut out)
                 .unwrap();
