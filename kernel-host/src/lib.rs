@@ -37,13 +37,15 @@ pub use device::{synchronize, to_device, Device};
 pub use error::{Error, Result};
 pub use stream::{elapsed_ms, Event, Stream};
 
-/// What the simulator reports in `Error::Simulator`.
-pub use kernel_device::back::sim::Fault as SimFault;
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from
 /// `CUDAJIT_SIM_DETECT`, `CUDAJIT_SIM_SEED`, `CUDAJIT_SIM_SCHEDULES` and
 /// `CUDAJIT_SIM_WORKERS`; `Device::set_sim_options` changes them.
 pub use kernel_device::back::sim::Options as SimOptions;
+/// What the simulator reports in `Error::Simulator`.
+pub use kernel_device::back::sim::{
+    Access as SimAccess, Fault as SimFault, Site as SimSite, ThreadId as SimThreadId,
+};
 
 /// Ahead-of-time compilation support, for `cargo xtask build-device`: the keys it must
 /// write into the manifest, computed exactly as the runtime computes them.

@@ -1,0 +1,445 @@
+//! The simulator's defect reports as a user meets them: deliberately broken `#[kernel]`s
+//! of this file launched with `launch!` on a simulated device each return
+//! `Error::Simulator` whose fault names the threads (block and thread index), the
+//! memory in the kernel's words and the `file:line` sites in THIS file; each fixed
+//! version runs clean and matches a plain-Rust reference. (kernel-device's own suite
+//! tests the detector on IR; this one tests what reaches the caller of `launch!`.)
+
+use cudajit::prelude::*;
+use cudajit::{Error, SimFault, SimOptions};
+
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+/// A simulated device exploring three seeded schedules per launch, so a report cannot
+/// depend on one interleaving.
+fn simulator() -> Device {
+    Device::simulator_with(SimOptions {
+        schedules: 3,
+        ..SimOptions::default()
+    })
+}
+
+/// The 1-based line of the only line of this file ending in the comment `// marker`.
+fn line_of(marker: &str) -> u32 {
+    let comment = format!("// {marker}");
+    let lines: Vec<usize> = include_str!("sim_detect.rs")
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_end().ends_with(&comment))
+        .map(|(k, _)| k + 1)
+        .collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "marker {marker:?} must be on exactly one line"
+    );
+    lines[0] as u32
+}
+
+/// The simulator's fault of a failed launch of `kernel`.
+fn fault_of(result: cudajit::Result<()>, kernel: &str) -> SimFault {
+    match result {
+        Err(Error::Simulator { kernel: k, fault }) => {
+            assert_eq!(k, kernel);
+            *fault
+        }
+        Err(other) => panic!("expected a simulator fault from `{kernel}`, got: {other}"),
+        Ok(()) => panic!("`{kernel}` ran clean, but it is broken"),
+    }
+}
+
+fn assert_site(site: &cudajit::SimSite, marker: &str) {
+    assert_eq!(site.file, "tests/sim_detect.rs", "{site}");
+    assert_eq!(
+        site.line,
+        line_of(marker),
+        "{site} is not the line of {marker}"
+    );
+}
+
+// ---- 1. a shared-memory tree reduction without the barrier between its steps -------
+
+#[kernel]
+fn tree_sum_unsynced(input: &[u32], sums: &mut [u32]) {
+    let tile = shared_array::<[u32; 128]>();
+    let t = thread_idx().x as usize;
+    tile[t] = input[grid(1)];
+    sync_threads();
+    let mut s = 64;
+    while s > 0 {
+        if t < s {
+            tile[t] = tile[t].wrapping_add(tile[t + s]); // site: unsynced step
+        }
+        s /= 2;
+    }
+    if t == 0 {
+        sums[block_idx().x as usize] = tile[0];
+    }
+}
+
+#[kernel]
+fn tree_sum(input: &[u32], sums: &mut [u32]) {
+    let tile = shared_array::<[u32; 128]>();
+    let t = thread_idx().x as usize;
+    tile[t] = input[grid(1)];
+    sync_threads();
+    let mut s = 64;
+    while s > 0 {
+        if t < s {
+            tile[t] = tile[t].wrapping_add(tile[t + s]);
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        sums[block_idx().x as usize] = tile[0];
+    }
+}
+
+#[test]
+fn a_reduction_missing_its_barrier_is_a_shared_memory_race() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("tree_sum");
+    let blocks = 3;
+    let input: Vec<u32> = (0..blocks * 128).map(|_| rng.next_u64() as u32).collect();
+    let mut sums = vec![0u32; blocks];
+    let fault = fault_of(
+        launch!(tree_sum_unsynced[blocks, 128, stream](&input, &mut sums)),
+        "tree_sum_unsynced",
+    );
+    match &fault {
+        SimFault::Race {
+            location,
+            first,
+            second,
+        } => {
+            assert!(location.contains("tile"), "{fault}");
+            assert!(location.contains("shared"), "{fault}");
+            assert_ne!(first.thread, second.thread, "{fault}");
+            assert_eq!(first.thread.block, second.thread.block, "{fault}");
+            assert_site(&first.site, "site: unsynced step");
+            assert_site(&second.site, "site: unsynced step");
+        }
+        other => panic!("expected a race, got: {other}"),
+    }
+
+    let mut sums = vec![u32::MAX; blocks];
+    launch!(tree_sum[blocks, 128, stream](&input, &mut sums)).unwrap();
+    let want: Vec<u32> = input
+        .chunks(128)
+        .map(|c| c.iter().fold(0u32, |a, &v| a.wrapping_add(v)))
+        .collect();
+    assert_eq!(sums, want);
+}
+
+// ---- 2. a global counter incremented without an atomic ------------------------------
+
+#[kernel]
+fn count_plain(flags: &[u32], count: &mut [u32]) {
+    let i = grid(1);
+    if i < flags.len() && flags[i] != 0 {
+        count[0] += 1; // site: plain counter
+    }
+}
+
+#[kernel]
+fn count_atomic(flags: &[u32], count: &mut [u32]) {
+    let i = grid(1);
+    if i < flags.len() && flags[i] != 0 {
+        atomic_add(count, 0, 1);
+    }
+}
+
+#[test]
+fn a_counter_without_an_atomic_is_a_global_race_and_the_atomic_one_counts() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("counter");
+    let n = 1000 + rng.below(100) as usize;
+    // At least two set flags in different blocks, whatever the random draw.
+    let mut flags: Vec<u32> = (0..n).map(|_| rng.below(2) as u32).collect();
+    flags[3] = 1;
+    flags[n - 2] = 1;
+    let mut count = [0u32];
+    let fault = fault_of(
+        launch!(count_plain[n.div_ceil(128), 128, stream](&flags, &mut count)),
+        "count_plain",
+    );
+    match &fault {
+        SimFault::Race {
+            location,
+            first,
+            second,
+        } => {
+            assert!(location.contains("count"), "{fault}");
+            assert!(location.contains("global"), "{fault}");
+            assert_ne!(first.thread, second.thread, "{fault}");
+            assert_site(&first.site, "site: plain counter");
+            assert_site(&second.site, "site: plain counter");
+        }
+        other => panic!("expected a race, got: {other}"),
+    }
+
+    let start = rng.below(1000) as u32;
+    let mut count = [start];
+    launch!(count_atomic[n.div_ceil(128), 128, stream](&flags, &mut count)).unwrap();
+    assert_eq!(count[0], start + flags.iter().sum::<u32>());
+}
+
+// ---- 3. a read after another warp's write, with no barrier between ------------------
+
+#[kernel]
+fn rotate_unsynced(input: &[f32], out: &mut [f32]) {
+    let buf = shared_array::<[f32; 64]>();
+    let t = thread_idx().x as usize;
+    // Initialised, so what follows is a race and not a read of unwritten memory.
+    buf[t] = 0.0;
+    sync_threads();
+    buf[t] = input[grid(1)]; // site: rotate write
+    out[grid(1)] = buf[(t + 32) % 64]; // site: rotate read
+}
+
+#[kernel]
+fn rotate(input: &[f32], out: &mut [f32]) {
+    let buf = shared_array::<[f32; 64]>();
+    let t = thread_idx().x as usize;
+    buf[t] = input[grid(1)];
+    sync_threads();
+    out[grid(1)] = buf[(t + 32) % 64];
+}
+
+#[test]
+fn a_read_of_another_warps_write_without_a_barrier_is_a_race() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("rotate");
+    let blocks = 2;
+    let input = rng.vec_f32(blocks * 64, -1.0, 1.0);
+    let mut out = vec![f32::NAN; blocks * 64];
+    let fault = fault_of(
+        launch!(rotate_unsynced[blocks, 64, stream](&input, &mut out)),
+        "rotate_unsynced",
+    );
+    match &fault {
+        SimFault::Race {
+            location,
+            first,
+            second,
+        } => {
+            assert!(location.contains("buf"), "{fault}");
+            // One access is the write, the other the read, by threads of different
+            // warps of one block.
+            let mut sites = [first.site.line, second.site.line];
+            sites.sort();
+            let mut want = [line_of("site: rotate write"), line_of("site: rotate read")];
+            want.sort();
+            assert_eq!(sites, want, "{fault}");
+            assert_eq!(first.thread.block, second.thread.block, "{fault}");
+            assert_ne!(
+                first.thread.thread[0] / 32,
+                second.thread.thread[0] / 32,
+                "{fault}"
+            );
+        }
+        other => panic!("expected a race, got: {other}"),
+    }
+
+    launch!(rotate[blocks, 64, stream](&input, &mut out)).unwrap();
+    for b in 0..blocks {
+        for t in 0..64 {
+            assert_eq!(out[b * 64 + t], input[b * 64 + (t + 32) % 64]);
+        }
+    }
+}
+
+// ---- 4. a read of shared memory no thread wrote -------------------------------------
+
+#[kernel]
+fn read_unwritten(input: &[f32], out: &mut [f32]) {
+    let buf = shared_array::<[f32; 64]>();
+    let t = thread_idx().x as usize;
+    if t < 32 {
+        buf[t] = input[grid(1)];
+    }
+    sync_threads();
+    out[grid(1)] = buf[63 - t]; // site: unwritten read
+}
+
+#[kernel]
+fn read_written(input: &[f32], out: &mut [f32]) {
+    let buf = shared_array::<[f32; 64]>();
+    let t = thread_idx().x as usize;
+    buf[t] = input[grid(1)];
+    sync_threads();
+    out[grid(1)] = buf[63 - t];
+}
+
+#[test]
+fn reading_unwritten_shared_memory_is_reported() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("unwritten");
+    let input = rng.vec_f32(64, -1.0, 1.0);
+    let mut out = vec![f32::NAN; 64];
+    let fault = fault_of(
+        launch!(read_unwritten[1, 64, stream](&input, &mut out)),
+        "read_unwritten",
+    );
+    match &fault {
+        SimFault::UninitialisedRead {
+            location,
+            site,
+            thread,
+        } => {
+            assert!(location.contains("buf"), "{fault}");
+            assert_site(site, "site: unwritten read");
+            // Threads 0..32 read the upper half, which no one wrote.
+            assert!(thread.thread[0] < 32, "{fault}");
+        }
+        other => panic!("expected an uninitialised read, got: {other}"),
+    }
+
+    launch!(read_written[1, 64, stream](&input, &mut out)).unwrap();
+    assert!((0..64).all(|t| out[t] == input[63 - t]));
+}
+
+// ---- 5. a barrier inside a branch taken by half the block ----------------------------
+
+#[kernel]
+fn half_barrier(out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t < 32 {
+        sync_threads(); // site: half barrier
+    }
+    out[grid(1)] = t * 2;
+}
+
+#[kernel]
+fn whole_barrier(out: &mut [u32]) {
+    let t = thread_idx().x;
+    sync_threads();
+    out[grid(1)] = t * 2;
+}
+
+#[test]
+fn a_barrier_reached_by_half_the_block_is_divergence_not_a_hang() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut out = vec![u32::MAX; 128];
+    let fault = fault_of(
+        launch!(half_barrier[2, 64, stream](&mut out)),
+        "half_barrier",
+    );
+    match &fault {
+        SimFault::BarrierDivergence {
+            site,
+            waiting,
+            other,
+            ..
+        } => {
+            assert_site(site, "site: half barrier");
+            assert!(waiting.thread[0] < 32, "{fault}");
+            assert!(other.thread[0] >= 32, "{fault}");
+            assert_eq!(waiting.block, other.block, "{fault}");
+        }
+        other => panic!("expected barrier divergence, got: {other}"),
+    }
+
+    launch!(whole_barrier[2, 64, stream](&mut out)).unwrap();
+    assert!((0..128).all(|i| out[i] == (i % 64) as u32 * 2));
+}
+
+// ---- 6. a shuffle whose mask names lanes that are not executing it ------------------
+
+#[kernel]
+fn shuffle_inactive(out: &mut [u32]) {
+    let lane = lane_id();
+    if lane < 16 {
+        out[grid(1)] = shfl_sync(0xffff_ffff, lane * 3, lane + 16); // site: shuffle
+    }
+}
+
+#[kernel]
+fn shuffle_active(out: &mut [u32]) {
+    let lane = lane_id();
+    let v = shfl_sync(0xffff_ffff, lane * 3, (lane + 16) % 32);
+    if lane < 16 {
+        out[grid(1)] = v;
+    }
+}
+
+#[test]
+fn a_shuffle_naming_inactive_lanes_is_reported() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut out = vec![u32::MAX; 32];
+    let fault = fault_of(
+        launch!(shuffle_inactive[1, 32, stream](&mut out)),
+        "shuffle_inactive",
+    );
+    match &fault {
+        SimFault::InactiveLane {
+            site, lane, mask, ..
+        } => {
+            assert_site(site, "site: shuffle");
+            assert!(*lane >= 16, "{fault}");
+            assert_eq!(*mask, 0xffff_ffff, "{fault}");
+        }
+        other => panic!("expected an inactive-lane report, got: {other}"),
+    }
+
+    let mut out = vec![u32::MAX; 32];
+    launch!(shuffle_active[1, 32, stream](&mut out)).unwrap();
+    for lane in 0..32u32 {
+        let want = if lane < 16 { (lane + 16) * 3 } else { u32::MAX };
+        assert_eq!(out[lane as usize], want, "lane {lane}");
+    }
+}
+
+// ---- 7. an out-of-bounds write where the bounds checks are off ----------------------
+
+#[kernel(boundscheck = false)]
+fn write_past_end(out: &mut [u32]) {
+    let i = grid(1);
+    out[i] = i as u32; // site: past the end
+}
+
+#[kernel(boundscheck = false)]
+fn write_guarded(out: &mut [u32]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = i as u32;
+    }
+}
+
+#[test]
+fn an_unchecked_write_past_the_end_is_found_at_its_source() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("past the end");
+    let n = 100 + rng.below(27) as usize;
+    let mut out = vec![u32::MAX; n];
+    let fault = fault_of(
+        launch!(write_past_end[1, 128, stream](&mut out)),
+        "write_past_end",
+    );
+    match &fault {
+        SimFault::OutOfBounds {
+            location,
+            site,
+            thread,
+            ..
+        } => {
+            assert!(location.contains("out"), "{fault}");
+            assert_site(site, "site: past the end");
+            assert!(thread.thread[0] as usize >= n, "{fault}");
+        }
+        other => panic!("expected an out-of-bounds report, got: {other}"),
+    }
+
+    let mut out = vec![u32::MAX; n];
+    launch!(write_guarded[1, 128, stream](&mut out)).unwrap();
+    assert!((0..n).all(|i| out[i] == i as u32));
+}
