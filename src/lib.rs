@@ -47,6 +47,23 @@ pub use kernel_macros::{device, kernel};
 pub mod launch_traits {
     pub use kernel_device::source::ToConstValue;
     pub use kernel_host::__private::{SliceArg, SliceArgMut};
+
+    /// Never implemented for a kernel: a kernel dereferences to a function returning
+    /// [`KernelCall`], so that `vecadd(&a, &b, &mut c)` fails on this bound, at the call,
+    /// with a message pointing to `launch!` (instead of rustc's "expected function").
+    #[diagnostic::on_unimplemented(
+        message = "`{K}` is a kernel: launch it with `launch!({K}[grid, block](..))`, it cannot be called like a function",
+        label = "a kernel is launched, not called",
+        note = "`launch!` gives the kernel its grid and block shape and copies its slices to the device and back"
+    )]
+    pub trait Callable<K> {}
+
+    /// What calling a kernel like a function would return; it cannot exist. Its bound
+    /// names a lifetime of the call's slice arguments so that rustc checks it at each
+    /// call, not where the kernel is defined.
+    pub struct KernelCall<'call, K>(core::marker::PhantomData<&'call K>)
+    where
+        &'call K: Callable<K>;
 }
 
 pub mod random;

@@ -246,6 +246,7 @@ fn kernel(
         args.push(arg);
     }
     let count = args.len();
+    let called_like_a_function = call_guard(name, params, &cfgs);
     // With an unsupported parameter there is nothing to launch; the error is reported.
     let body = if all_supported {
         quote! {
@@ -323,7 +324,48 @@ fn kernel(
             }
         }
 
+        #called_like_a_function
         #twin
+    }
+}
+
+/// `impl Deref` from the kernel to a function of its parameter types whose result type
+/// is never well-formed (`cudajit::launch_traits::KernelCall`): calling the kernel like a
+/// function, `vecadd(&a, &b, &mut c)`, then fails at the call with a message pointing to
+/// `launch!`, while `vecadd` stays a plain value with `launch` and friends. The result
+/// type's bound must name a lifetime of the arguments to be checked at the call rather
+/// than here, so a kernel without slice parameters keeps rustc's "expected function".
+fn call_guard(
+    name: &syn::Ident,
+    params: &[parse::Param],
+    cfgs: &[&syn::Attribute],
+) -> TokenStream {
+    let has_slice = params
+        .iter()
+        .any(|p| matches!(p.shape, parse::Shape::Slice(_) | parse::Shape::SliceMut(_)));
+    let mut types = Vec::new();
+    for param in params {
+        types.push(match &param.shape {
+            parse::Shape::Slice(t) => quote!(&'call [#t]),
+            parse::Shape::SliceMut(t) => quote!(&'call mut [#t]),
+            parse::Shape::Scalar(t) => quote!(#t),
+            // Nothing to launch; the parameter is reported.
+            parse::Shape::Unsupported => return TokenStream::new(),
+        });
+    }
+    if !has_slice {
+        return TokenStream::new();
+    }
+    let ignored = types.iter().map(|_| quote!(_));
+    quote! {
+        #(#cfgs)*
+        impl ::core::ops::Deref for #name {
+            type Target = dyn for<'call> ::core::ops::Fn(#(#types),*)
+                -> ::cudajit::launch_traits::KernelCall<'call, #name>;
+            fn deref(&self) -> &Self::Target {
+                &|#(#ignored),*| ::core::unreachable!("a kernel is launched with `launch!`, never called")
+            }
+        }
     }
 }
 
