@@ -3,6 +3,8 @@
 //! in the `.stderr` beside it, at the user's tokens; `tests/ui/pass/*.rs` must compile.
 //! A compile-fail case without its reviewed `.stderr` is a failure: write the case,
 //! bless it with `TRYBUILD=overwrite cargo test --test ui`, then read what it prints.
+//! `tests/ui/pass/subset_*.rs` hold one `#[kernel]` per construct of the README's
+//! "The kernel subset", named after the construct, one file per bullet.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,13 @@ fn ui() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
     let pass_dir = root.join("pass");
     let blessing = std::env::var_os("TRYBUILD").is_some_and(|v| v == "overwrite");
-    let cases = cases_under(&root);
+    // `CUDAJIT_UI_ONLY=pass/subset` runs only the cases whose path contains it, for
+    // quick iteration on a few cases; CI sets nothing and runs them all.
+    let only = std::env::var("CUDAJIT_UI_ONLY").unwrap_or_default();
+    let cases: Vec<_> = cases_under(&root)
+        .into_iter()
+        .filter(|c| c.to_string_lossy().contains(only.as_str()))
+        .collect();
     let missing: Vec<_> = cases
         .iter()
         .filter(|c| !c.starts_with(&pass_dir) && !c.with_extension("stderr").exists())

@@ -33,6 +33,9 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
             return quote!(#error #input);
         }
     };
+    if let Some(rejected) = crate::context::reject_in_impl_or_trait(kind, &item) {
+        return rejected;
+    }
     // Frontend diagnostics first; the macro's own structural ones only where the
     // frontend said nothing at that place.
     let reported = kernel_device::front::check_item(&item, kind);

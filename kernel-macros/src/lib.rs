@@ -3,12 +3,15 @@
 //! Thin by design (the thiserror / serde_derive pattern): `parse` reads the attribute
 //! arguments and the launcher-relevant shape of the signature, the subset and type
 //! checks live in `kernel_device::front::check_item`, `twin` builds the rustc-checked
-//! copy of the body, and `expand` emits the items. The macro does no I/O and never
-//! panics; on errors it still emits every item so the rest of the crate type-checks.
+//! copy of the body, and `expand` emits the items. The macro never panics; on errors
+//! it still emits every item so the rest of the crate type-checks. Its only I/O is
+//! `context`: reading the source before its attribute, to tell an `impl` or `trait`
+//! item (which the generated items cannot sit beside) from a module-level fn.
 
 use proc_macro::TokenStream;
 
 mod callees;
+mod context;
 mod expand;
 mod parse;
 mod twin;

@@ -1,0 +1,276 @@
+//! Where an attribute sits: at module level (or inside a fn body), or as an item of an
+//! `impl` / `trait` block. An attribute macro is not told; it only sees the `fn`. Inside
+//! an `impl` block the items generated beside the fn (a struct, a module, impls) cannot
+//! exist, and rustc would report them ("struct is not supported in `trait`s or
+//! `impl`s"), an item the user never wrote. So the macro reads the source text before
+//! its attribute (the file rustc is compiling, found through the attribute's span) and
+//! follows the braces there. Where the file cannot be read (rust-analyzer, generated
+//! code), it answers "module level", the common case.
+
+use kernel_device::diag::Diagnostic;
+use kernel_device::source::SourceKind;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The block an item sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// A module (or a fn body, or anything else that may hold items).
+    Module,
+    /// An `impl` block.
+    Impl,
+    /// A `trait` definition.
+    Trait,
+}
+
+/// The container of the item carrying the attribute being expanded (the attribute is
+/// `Span::call_site()` of an attribute macro).
+pub fn of_attribute() -> Container {
+    // Outside a macro expansion (the crate's unit tests) there is no call site.
+    if !proc_macro::is_available() {
+        return Container::Module;
+    }
+    let call_site = proc_macro::Span::call_site();
+    let Some(text) = call_site
+        .local_file()
+        .and_then(|path| std::fs::read_to_string(path).ok())
+    else {
+        return Container::Module;
+    };
+    // Both 1-based; the column counts chars.
+    let (line, column) = (call_site.line(), call_site.column());
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let Some(rest) = text.get(line_start..) else {
+        return Container::Module;
+    };
+    let prefix_end = rest
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(offset, _)| line_start + offset);
+    innermost_container(&text[..prefix_end])
+}
+
+/// The one error for a `#[kernel]` / `#[device]` fn written as an item of an `impl`
+/// block or a `trait`, with the fn itself (body stubbed) so that its callers still
+/// type-check; `None` at module level. The types issue relaxes this for `#[device]`
+/// methods of device structs: this is the one place that decides.
+pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<TokenStream> {
+    // A method with `self` gets the frontend's message about `self`, which says the same.
+    if item.sig.receiver().is_some() {
+        return None;
+    }
+    let block = match of_attribute() {
+        Container::Module => return None,
+        Container::Impl => "an `impl` block",
+        Container::Trait => "a `trait`",
+    };
+    let name = &item.sig.ident;
+    let diagnostic = match kind {
+        SourceKind::Kernel => Diagnostic::new(
+            name.span(),
+            format!("a `#[kernel]` cannot be an item of {block}: move `{name}` out of it, to module level"),
+        )
+        .with_hint(format!(
+            "a kernel is a free function, launched with `launch!({name}[grid, block](..))`"
+        )),
+        SourceKind::Device => Diagnostic::new(
+            name.span(),
+            format!("a `#[device]` function cannot be an item of {block}: move `{name}` out of it, to module level"),
+        )
+        .with_hint("write it as a free `#[device] fn` that takes what it needs as parameters"),
+    };
+    let error = kernel_device::diag::combine(&[diagnostic]).map(|e| e.to_compile_error());
+    let mut method = item.clone();
+    *method.block = crate::twin::stub_body();
+    method
+        .attrs
+        .push(syn::parse_quote!(#[allow(unused_variables, dead_code)]));
+    Some(quote!(#error #method))
+}
+
+/// The container of whatever follows `prefix`, a prefix of a Rust source file that
+/// ends between tokens: the innermost `{` still open at its end decides.
+pub fn innermost_container(prefix: &str) -> Container {
+    let chars: Vec<char> = prefix.chars().collect();
+    // One entry per open `{`, and for the header being read at the current level: its
+    // first item keyword at bracket depth 0 (`impl`, `trait`, `fn`, `mod`, ..).
+    let mut open: Vec<Container> = Vec::new();
+    let mut header: Option<&'static str> = None;
+    let mut nesting = 0usize; // `(` and `[` inside a header (generics, attributes)
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match c {
+            '/' if next == Some('/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if next == Some('*') => i = skip_block_comment(&chars, i),
+            '"' => i = skip_string(&chars, i),
+            'r' | 'b' | 'c' if starts_raw_string(&chars, i) => i = skip_raw_string(&chars, i),
+            '\'' => i = skip_char_or_lifetime(&chars, i),
+            '(' | '[' => nesting += 1,
+            ')' | ']' => nesting = nesting.saturating_sub(1),
+            '{' => {
+                open.push(match header {
+                    Some("impl") => Container::Impl,
+                    Some("trait") => Container::Trait,
+                    _ => Container::Module,
+                });
+                header = None;
+                nesting = 0;
+            }
+            '}' => {
+                open.pop();
+                header = None;
+                nesting = 0;
+            }
+            // Inside brackets a `;` belongs to an array type (`[u8; 2]`).
+            ';' if nesting == 0 => header = None,
+            c if c.is_alphabetic() || c == '_' => {
+                let begin = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let word: String = chars[begin..i].iter().collect();
+                if header.is_none() && nesting == 0 {
+                    header = ITEM_KEYWORDS.iter().copied().find(|k| *k == word);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    open.last().copied().unwrap_or(Container::Module)
+}
+
+/// Keywords that say what a braced block is, when they come first in its header
+/// (`pub`, `unsafe`, `default` and attributes may precede them).
+const ITEM_KEYWORDS: &[&str] = &[
+    "impl", "trait", "fn", "mod", "struct", "enum", "union", "extern", "macro_rules", "const",
+    "static", "let", "match", "if", "else", "while", "for", "loop", "return", "move", "async",
+];
+
+/// Past the `/* .. */` starting at `i` (comments nest).
+fn skip_block_comment(chars: &[char], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < chars.len() {
+        if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+            depth += 1;
+            i += 2;
+        } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Past the `".."` starting at `i`, escapes included.
+fn skip_string(chars: &[char], mut i: usize) -> usize {
+    i += 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// `r"`, `r#"`, `br"`, `cr#"` .. at `i`, not inside an identifier.
+fn starts_raw_string(chars: &[char], i: usize) -> bool {
+    if i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_') {
+        return false;
+    }
+    let mut j = i;
+    if chars[j] != 'r' {
+        j += 1;
+    }
+    if chars.get(j) != Some(&'r') {
+        return false;
+    }
+    j += 1;
+    while chars.get(j) == Some(&'#') {
+        j += 1;
+    }
+    chars.get(j) == Some(&'"')
+}
+
+/// Past the raw string starting at `i` (its closing quote followed by as many `#`).
+fn skip_raw_string(chars: &[char], mut i: usize) -> usize {
+    while chars[i] != '"' && chars[i] != '#' {
+        i += 1;
+    }
+    let mut hashes = 0;
+    while chars[i] == '#' {
+        hashes += 1;
+        i += 1;
+    }
+    i += 1;
+    while i < chars.len() {
+        if chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#')) {
+            return i + 1 + hashes;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Past the char literal (`'x'`, `'\n'`, `'\u{1F600}'`) or lifetime (`'a`) at `i`.
+fn skip_char_or_lifetime(chars: &[char], i: usize) -> usize {
+    match chars.get(i + 1) {
+        Some('\\') => {
+            let mut j = i + 2;
+            while j < chars.len() && chars[j] != '\'' {
+                j += 1;
+            }
+            j + 1
+        }
+        Some(_) if chars.get(i + 2) == Some(&'\'') => i + 3,
+        // A lifetime or label: its name is read as a word.
+        _ => i + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{innermost_container, Container};
+
+    #[test]
+    fn module_level_and_nested_modules_are_modules() {
+        assert_eq!(innermost_container("use x;\n"), Container::Module);
+        assert_eq!(innermost_container("mod m {\n  struct S;\n"), Container::Module);
+        assert_eq!(innermost_container("fn f() -> impl Fn() {\n"), Container::Module);
+        let after_impl = "impl S {\n fn a() {}\n}\n#[cfg(test)]\nmod t {\n";
+        assert_eq!(innermost_container(after_impl), Container::Module);
+    }
+
+    #[test]
+    fn impl_and_trait_blocks_are_found() {
+        assert_eq!(innermost_container("struct S;\nimpl S {\n"), Container::Impl);
+        let generic = "#[derive(Debug)]\nunsafe impl<T: Fn(u32) -> [u8; 2]> X for S<T> where T: Copy {\n fn a() { let x = 1; }\n";
+        assert_eq!(innermost_container(generic), Container::Impl);
+        assert_eq!(innermost_container("pub trait T {\n"), Container::Trait);
+    }
+
+    #[test]
+    fn braces_in_comments_strings_and_chars_do_not_count() {
+        let text = "impl S {\n // }\n /* } /* } */ } */\n const A: &str = \"}\\\"}\";\n const B: char = '}';\n const C: &str = r#\"}\"#;\n fn f<'a>(x: &'a u8) {}\n";
+        assert_eq!(innermost_container(text), Container::Impl);
+        assert_eq!(innermost_container("fn f() { let c = '{'; }\n"), Container::Module);
+    }
+}
