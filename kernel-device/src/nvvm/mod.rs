@@ -5,8 +5,8 @@
 //! set, nothing else is tried), `$CUDA_HOME`/`$CUDA_PATH` `/nvvm/lib64/libnvvm.so`,
 //! `/usr/local/cuda`, the pip wheels (`nvidia-nvvm`: `nvidia/cu13/lib/libnvvm.so.4`;
 //! older `nvidia-cuda-nvcc`: `nvidia/cuda_nvcc/nvvm/lib64`) in the usual Python
-//! package directories and `$VIRTUAL_ENV`, then `target/cuda-toolchain` (what
-//! `cargo xtask` installs) in the current directory and its ancestors.
+//! package directories and `$VIRTUAL_ENV`/`$CONDA_PREFIX`. Never the current directory
+//! or its parents: `cargo xtask` passes the copy it installs in `CUDAJIT_NVVM_PATH`.
 
 mod search;
 
@@ -18,7 +18,7 @@ pub use search::{LIBDEVICE_PATH_ENV, NVVM_PATH_ENV};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NvvmError {
-    #[error("libnvvm not found. Searched:\n{}\nInstall it with `pip install nvidia-nvvm==13.0.88` (or a CUDA toolkit), run the tests with `cargo xtask test` (which installs it under target/cuda-toolchain), or set {NVVM_PATH_ENV} to the libnvvm.so file", list(.searched))]
+    #[error("libnvvm not found. Searched:\n{}\nInstall it with `pip install nvidia-nvvm==13.0.88` (or a CUDA toolkit), run the tests with `cargo xtask test` (which installs one and passes it in {NVVM_PATH_ENV}), or set {NVVM_PATH_ENV} to the libnvvm.so file", list(.searched))]
     NotFound { searched: Vec<PathBuf> },
     #[error("{NVVM_PATH_ENV} is set, but no libnvvm is there. Looked at:\n{}\nPoint it at libnvvm.so (e.g. <site-packages>/nvidia/cu13/lib/libnvvm.so.4 from `pip install nvidia-nvvm==13.0.88`) or a directory holding it", list(.searched))]
     ExplicitNotFound { searched: Vec<PathBuf> },

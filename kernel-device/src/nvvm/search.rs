@@ -1,5 +1,6 @@
 //! Where libnvvm and libdevice are looked for, in the documented order.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming libnvvm (a file) or a directory holding it.
@@ -14,8 +15,24 @@ const LIB_NAMES: &[&str] = &["libnvvm.so", "libnvvm.so.4", "libnvvm.so.3"];
 /// candidates come from `CUDAJIT_NVVM_PATH` (then nothing else is searched: a wrong
 /// explicit setting should be reported, not papered over by another copy).
 pub fn library_candidates() -> (Vec<PathBuf>, bool) {
-    if let Some(explicit) = std::env::var_os(NVVM_PATH_ENV).filter(|v| !v.is_empty()) {
-        let path = PathBuf::from(explicit);
+    library_candidates_in(&|name| std::env::var_os(name))
+}
+
+/// [`library_candidates`] with the environment as a parameter, so the rule is tested
+/// without touching the process environment.
+///
+/// Nothing is ever searched relative to the current directory or its parents: a
+/// library planted under `target/cuda-toolchain` of any directory a user happens to
+/// run from would otherwise be loaded into their process. The copy `cargo xtask`
+/// installs is found because xtask passes it in `CUDAJIT_NVVM_PATH`. For the same
+/// reason an environment root that is a relative path (`CUDA_HOME=cuda`) is skipped,
+/// and a relative explicit path is made absolute before `dlopen` sees it (a name
+/// without a slash would make `dlopen` search the system paths instead of the file
+/// that was checked).
+pub fn library_candidates_in(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, bool) {
+    if let Some(explicit) = env(NVVM_PATH_ENV).filter(|v| !v.is_empty()) {
+        let path = std::path::absolute(PathBuf::from(&explicit))
+            .unwrap_or_else(|_| PathBuf::from(explicit));
         let mut out = Vec::new();
         if path.is_dir() {
             for sub in ["", "lib", "lib64", "nvvm/lib64", "nvidia/cu13/lib"] {
@@ -34,51 +51,40 @@ pub fn library_candidates() -> (Vec<PathBuf>, bool) {
 
     let mut out = Vec::new();
     for var in ["CUDA_HOME", "CUDA_PATH"] {
-        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            out.push(PathBuf::from(root).join("nvvm/lib64/libnvvm.so"));
+        if let Some(root) = absolute_root(env, var) {
+            out.push(root.join("nvvm/lib64/libnvvm.so"));
         }
     }
     out.push(PathBuf::from("/usr/local/cuda/nvvm/lib64/libnvvm.so"));
-    for site in python_site_dirs() {
+    for site in python_site_dirs(env) {
         out.push(site.join("nvidia/cu13/lib/libnvvm.so.4"));
         out.push(site.join("nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so"));
     }
-    let mut toolchains = Vec::new();
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        toolchains.push(PathBuf::from(target).join("cuda-toolchain"));
-    }
-    if let Ok(cwd) = std::env::current_dir() {
-        for dir in cwd.ancestors() {
-            toolchains.push(dir.join("target/cuda-toolchain"));
-        }
-    }
-    for tc in toolchains {
-        out.push(tc.join("nvidia/cu13/lib/libnvvm.so.4"));
-        out.push(tc.join("lib/libnvvm.so.4"));
-        out.push(tc.join("nvvm/lib64/libnvvm.so"));
-    }
-    // `CARGO_TARGET_DIR` may repeat an ancestor's target/: list each place once.
+    // `CUDA_HOME` and `CUDA_PATH` may name one place: list each place once.
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
     (out, false)
 }
 
-/// Python package directories where pip puts the `nvidia-*` wheels.
-fn python_site_dirs() -> Vec<PathBuf> {
+/// The directory an environment variable names, if set to an absolute path.
+fn absolute_root(env: &dyn Fn(&str) -> Option<OsString>, var: &str) -> Option<PathBuf> {
+    env(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// Python package directories where pip puts the `nvidia-*` wheels: the active
+/// environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`), the user's (`~/.local`) and the
+/// system's.
+fn python_site_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        if let Some(prefix) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            out.extend(python_versions(
-                &PathBuf::from(prefix).join("lib"),
-                "site-packages",
-            ));
+        if let Some(prefix) = absolute_root(env, var) {
+            out.extend(python_versions(&prefix.join("lib"), "site-packages"));
         }
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        out.extend(python_versions(
-            &PathBuf::from(home).join(".local/lib"),
-            "site-packages",
-        ));
+    if let Some(home) = absolute_root(env, "HOME") {
+        out.extend(python_versions(&home.join(".local/lib"), "site-packages"));
     }
     out.push(PathBuf::from("/usr/lib/python3/dist-packages"));
     out.extend(python_versions(
@@ -159,6 +165,56 @@ mod tests {
         assert!(wheel.contains(&PathBuf::from(
             "/x/nvidia/cu13/lib/../nvvm/libdevice/libdevice.10.bc"
         )));
+    }
+
+    /// Issue 10: a `target/cuda-toolchain` planted in the current directory or any of
+    /// its parents is never a candidate, nor is anything under a relative root.
+    #[test]
+    fn never_searches_the_working_directory() {
+        let cwd = std::env::current_dir().unwrap();
+        let env = |name: &str| match name {
+            "CUDA_HOME" => Some(OsString::from("relative/cuda")),
+            "VIRTUAL_ENV" => Some(OsString::from("venv")),
+            "CARGO_TARGET_DIR" => Some(OsString::from("target")),
+            "HOME" => Some(OsString::from("/home/someone")),
+            _ => None,
+        };
+        let (candidates, explicit) = library_candidates_in(&env);
+        assert!(!explicit);
+        for c in &candidates {
+            assert!(c.is_absolute(), "relative candidate {}", c.display());
+            let text = c.to_string_lossy();
+            assert!(!text.contains("cuda-toolchain"), "toolchain searched: {text}");
+            assert!(!text.contains("relative/cuda") && !text.contains("venv"), "{text}");
+            for dir in cwd.ancestors().filter(|d| *d != Path::new("/")) {
+                assert!(
+                    !c.starts_with(dir) || c.starts_with("/usr"),
+                    "{} is under the working directory's ancestor {}",
+                    c.display(),
+                    dir.display()
+                );
+            }
+        }
+        assert!(candidates.contains(&PathBuf::from("/usr/local/cuda/nvvm/lib64/libnvvm.so")));
+    }
+
+    #[test]
+    fn explicit_path_is_made_absolute_and_exclusive() {
+        let env = |name: &str| (name == NVVM_PATH_ENV).then(|| OsString::from("lib/libnvvm.so"));
+        let (candidates, explicit) = library_candidates_in(&env);
+        assert!(explicit);
+        assert_eq!(
+            candidates,
+            [std::env::current_dir().unwrap().join("lib/libnvvm.so")]
+        );
+        let env = |name: &str| match name {
+            "CUDA_HOME" => Some(OsString::from("/opt/cuda")),
+            "CUDA_PATH" => Some(OsString::from("/opt/cuda")),
+            _ => None,
+        };
+        let (candidates, _) = library_candidates_in(&env);
+        assert_eq!(candidates[0], PathBuf::from("/opt/cuda/nvvm/lib64/libnvvm.so"));
+        assert_eq!(candidates[1], PathBuf::from("/usr/local/cuda/nvvm/lib64/libnvvm.so"));
     }
 
     #[test]
