@@ -41,6 +41,10 @@ pub use kernel_host::{
 };
 pub use kernel_macros::{device, kernel};
 
+/// The on-disk kernel cache: [`cache::info`] (location, entries, size) and
+/// [`cache::clear`]; `cargo xtask cache` runs them for this workspace.
+pub use kernel_host::disk as cache;
+
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.

@@ -28,16 +28,21 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let unit = lower(source, &Options::default())?;
     let key = ir_key(&unit.nvvm_ir);
 
-    let (ptx, unit): (Cow<'static, str>, CompiledUnit) =
+    let (ptx, unit, pending) =
         match aot::lookup(&unit.kernel_name, &key, device.compute_capability()) {
-            Some(entry) => (Cow::Borrowed(entry.ptx), unit),
+            Some(entry) => (Cow::Borrowed(entry.ptx), unit, None),
             None => {
-                let (ptx, unit) = compile_or_reuse(source, device, unit, &key)?;
-                (Cow::Owned(ptx), unit)
+                let (ptx, unit, pending) = compile_or_reuse(source, device, unit, &key)?;
+                (Cow::Owned(ptx), unit, pending)
             }
         };
 
     let module = load_module(device, &ptx, kernel)?;
+    // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
+    // than the driver fails above and never becomes a cache entry.
+    if let Some(pending) = pending {
+        pending.store(kernel, &ptx);
+    }
     let record = PanicRecord::new(device, kernel, unit.panic_sites)?;
     let panic = if record.install(module.raw)? {
         let record = Arc::new(record);
@@ -62,13 +67,27 @@ fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
     })
 }
 
-/// PTX from the disk cache, or compiled by libnvvm (and then stored on disk).
+/// A freshly compiled kernel's place in the disk cache, written once it has loaded.
+struct PendingEntry {
+    disk: DiskCache,
+    key: String,
+}
+
+impl PendingEntry {
+    fn store(self, kernel: &str, ptx: &str) {
+        // The cache only saves time: a read-only or full disk must not fail a launch.
+        let _ = self.disk.put(kernel, &self.key, ptx);
+    }
+}
+
+/// PTX from the disk cache, or compiled by libnvvm (with the place to store it once
+/// the driver has accepted it).
 fn compile_or_reuse(
     source: &'static FnSource,
     device: &Device,
     unit: CompiledUnit,
     key: &str,
-) -> Result<(String, CompiledUnit)> {
+) -> Result<(String, CompiledUnit, Option<PendingEntry>)> {
     let kernel = source.name;
     let nvvm_error = |message: String| Error::Nvvm {
         kernel: kernel.to_string(),
@@ -81,17 +100,11 @@ fn compile_or_reuse(
         fast_math: source.fast_math,
         line_info: false,
     };
-    let disk = DiskCache::from_env();
-    let dkey = disk_key(&DiskKeyParts {
-        ir_key: key,
-        arch: &options.arch,
-        nvvm_version: nvvm.version(),
-        opt_level: options.opt_level,
-        fast_math: options.fast_math,
-        line_info: options.line_info,
-    });
-    if let Some(ptx) = disk.as_ref().and_then(|d| d.get(kernel, &dkey)) {
-        return Ok((ptx, unit));
+    let disk = disk_slot(&nvvm, &options, key);
+    if let Some(slot) = &disk {
+        if let Some(ptx) = slot.disk.get(kernel, &slot.key) {
+            return Ok((ptx, unit, None));
+        }
     }
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
@@ -103,11 +116,28 @@ fn compile_or_reuse(
         },
     )?;
     let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
-    if let Some(disk) = disk {
-        // The cache only saves time: a read-only or full disk must not fail a launch.
-        let _ = disk.put(kernel, &dkey, &ptx);
-    }
-    Ok((ptx, unit))
+    Ok((ptx, unit, disk))
+}
+
+/// The disk cache and this compile's key in it, or `None` when there is no usable
+/// cache (disabled, refused, or libnvvm's files cannot be read to identify it).
+fn disk_slot(
+    nvvm: &libnvvm::Compiler,
+    options: &libnvvm::Options,
+    ir_key: &str,
+) -> Option<PendingEntry> {
+    let disk = DiskCache::from_env()?;
+    let toolchain = nvvm.identity().ok()?;
+    let key = disk_key(&DiskKeyParts {
+        ir_key,
+        arch: &options.arch,
+        nvvm_version: nvvm.version(),
+        toolchain,
+        opt_level: options.opt_level,
+        fast_math: options.fast_math,
+        line_info: options.line_info,
+    });
+    Some(PendingEntry { disk, key })
 }
 
 /// Loads PTX into `device`'s context, with the driver's JIT log in the error.

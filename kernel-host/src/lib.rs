@@ -20,7 +20,7 @@ mod cache;
 mod config;
 mod cooperative;
 mod device;
-mod disk;
+pub mod disk;
 mod error;
 mod jit;
 mod launch;
@@ -52,7 +52,7 @@ pub use kernel_device::back::sim::{
 pub mod aot_support {
     pub use crate::aot::{table, AotEntry};
     pub use crate::aot_manifest::{parse_arch, parse_manifest, ManifestEntry};
-    pub use crate::disk::{disk_key, hash128, ir_key, resolve_dir, DiskCache, DiskKeyParts};
+    pub use crate::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
 }
 
 /// What generated code calls. Not a stable API.

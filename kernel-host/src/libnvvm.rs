@@ -2,7 +2,11 @@
 //! that binding's shape touches this file only. Errors become text here because the
 //! runtime reports them inside `Error::Nvvm` with the kernel's name.
 
+use std::sync::OnceLock;
+
 use kernel_device::nvvm::{CompileOptions, Nvvm};
+
+use crate::disk::toolchain_identity;
 
 /// Options of one compile, as the runtime chooses them.
 pub(crate) struct Options {
@@ -23,6 +27,25 @@ impl Compiler {
     /// libnvvm's version (part of the disk cache key).
     pub(crate) fn version(&self) -> (i32, i32) {
         self.0.version()
+    }
+
+    /// The identity of this libnvvm and its libdevice for the disk cache key: digests
+    /// of both files, computed once per process (on the first compile, never on the
+    /// launch path). `Err` (unreadable file): the caller compiles without the disk cache.
+    pub(crate) fn identity(&self) -> Result<&'static str, String> {
+        static IDENTITY: OnceLock<Result<String, String>> = OnceLock::new();
+        IDENTITY
+            .get_or_init(|| {
+                toolchain_identity(self.0.path(), self.0.libdevice_path()).map_err(|e| {
+                    format!(
+                        "cannot read {} or {}: {e}",
+                        self.0.path().display(),
+                        self.0.libdevice_path().display()
+                    )
+                })
+            })
+            .as_deref()
+            .map_err(Clone::clone)
     }
 
     /// The `!nvvmir.version` this libnvvm accepts.
