@@ -35,8 +35,13 @@ fn is_root() -> bool {
 /// Runs this test binary's `child_process` test as a child with `role` and `envs`.
 fn child(role: &str, envs: &[(&str, &Path)]) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "child_process", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ROLE, role);
+    cmd.args([
+        "--exact",
+        "child_process",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD_ROLE, role);
     for (k, v) in envs {
         cmd.env(k, v);
     }
@@ -86,7 +91,10 @@ fn forged_entry_under_another_key_is_not_loaded() {
     fs::copy(cache.path("evil", "other-key"), cache.path("victim", "key")).unwrap();
     assert_eq!(cache.lookup("victim", "key"), Lookup::Miss);
     // The entry itself stays valid for the key it names inside.
-    assert_eq!(cache.lookup("evil", "other-key"), Lookup::Hit("// evil PTX".into()));
+    assert_eq!(
+        cache.lookup("evil", "other-key"),
+        Lookup::Hit("// evil PTX".into())
+    );
 }
 
 #[test]
@@ -187,7 +195,10 @@ fn entries_and_directories_of_another_owner_are_refused() {
     std::os::unix::fs::chown(&path, Some(nobody), None).unwrap();
     assert_eq!(
         cache.lookup("k", "key"),
-        Lookup::Refused(Distrust::Owner { owner: nobody, me: 0 })
+        Lookup::Refused(Distrust::Owner {
+            owner: nobody,
+            me: 0
+        })
     );
     // Recompiling replaces it with an entry of ours.
     cache.put("k", "key", PTX).unwrap();
@@ -248,7 +259,9 @@ fn six_processes_write_one_entry() {
     for mut w in writers {
         assert!(w.wait().unwrap().success());
     }
-    let last = cache.get("k", "shared").expect("an entry after the writers");
+    let last = cache
+        .get("k", "shared")
+        .expect("an entry after the writers");
     assert!(expected.contains(&last));
     let names: Vec<_> = fs::read_dir(cache.dir())
         .unwrap()
@@ -275,7 +288,10 @@ fn child_process() {
             println!("from_env: {first:?} {second:?}");
         }
         "writer" => {
-            let i: usize = std::env::var("CUDAJIT_DISK_TEST_WRITER").unwrap().parse().unwrap();
+            let i: usize = std::env::var("CUDAJIT_DISK_TEST_WRITER")
+                .unwrap()
+                .parse()
+                .unwrap();
             let cache = DiskCache::from_env().expect("the writer's cache");
             let payload = writer_payload(i);
             for _ in 0..20 {

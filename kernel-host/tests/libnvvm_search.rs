@@ -11,7 +11,11 @@ const CHILD_ROLE: &str = "CUDAJIT_SEARCH_TEST_CHILD";
 fn planted_toolchain_under_the_working_directory_is_not_loaded() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let planted = ["nvidia/cu13/lib/libnvvm.so.4", "lib/libnvvm.so.4", "nvvm/lib64/libnvvm.so"];
+    let planted = [
+        "nvidia/cu13/lib/libnvvm.so.4",
+        "lib/libnvvm.so.4",
+        "nvvm/lib64/libnvvm.so",
+    ];
     for level in ["", "a/", "a/b/"] {
         for file in planted {
             let path = root.join(format!("{level}target/cuda-toolchain/{file}"));

@@ -68,9 +68,7 @@ pub fn library_candidates_in(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<Pat
 
 /// The directory an environment variable names, if set to an absolute path.
 fn absolute_root(env: &dyn Fn(&str) -> Option<OsString>, var: &str) -> Option<PathBuf> {
-    env(var)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
+    env(var).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// Python package directories where pip puts the `nvidia-*` wheels: the active
@@ -184,8 +182,14 @@ mod tests {
         for c in &candidates {
             assert!(c.is_absolute(), "relative candidate {}", c.display());
             let text = c.to_string_lossy();
-            assert!(!text.contains("cuda-toolchain"), "toolchain searched: {text}");
-            assert!(!text.contains("relative/cuda") && !text.contains("venv"), "{text}");
+            assert!(
+                !text.contains("cuda-toolchain"),
+                "toolchain searched: {text}"
+            );
+            assert!(
+                !text.contains("relative/cuda") && !text.contains("venv"),
+                "{text}"
+            );
             for dir in cwd.ancestors().filter(|d| *d != Path::new("/")) {
                 assert!(
                     !c.starts_with(dir) || c.starts_with("/usr"),
@@ -213,8 +217,14 @@ mod tests {
             _ => None,
         };
         let (candidates, _) = library_candidates_in(&env);
-        assert_eq!(candidates[0], PathBuf::from("/opt/cuda/nvvm/lib64/libnvvm.so"));
-        assert_eq!(candidates[1], PathBuf::from("/usr/local/cuda/nvvm/lib64/libnvvm.so"));
+        assert_eq!(
+            candidates[0],
+            PathBuf::from("/opt/cuda/nvvm/lib64/libnvvm.so")
+        );
+        assert_eq!(
+            candidates[1],
+            PathBuf::from("/usr/local/cuda/nvvm/lib64/libnvvm.so")
+        );
     }
 
     #[test]

@@ -21,8 +21,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub use key::{
-    digest_hex, disk_key, file_digest_hex, ir_key, resolve_dir, toolchain_identity,
-    DiskKeyParts,
+    digest_hex, disk_key, file_digest_hex, ir_key, resolve_dir, toolchain_identity, DiskKeyParts,
 };
 pub use maintain::Removed;
 pub use trust::{check_owner_and_mode, Distrust, MAX_ENTRY_BYTES};
@@ -93,10 +92,17 @@ impl DiskCache {
     pub fn path(&self, kernel: &str, key: &str) -> PathBuf {
         let name: String = kernel
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(64)
             .collect();
-        self.dir.join(format!("{name}-{key}{}", maintain::ENTRY_SUFFIX))
+        self.dir
+            .join(format!("{name}-{key}{}", maintain::ENTRY_SUFFIX))
     }
 
     /// The cached PTX for `kernel` under `key`, checked (see [`Lookup`]). A hit marks
@@ -190,7 +196,10 @@ pub struct CacheInfo {
 impl std::fmt::Display for CacheInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let Some(dir) = &self.dir else {
-            return write!(f, "no disk cache ({CACHE_DIR_ENV} is empty or there is no home directory)");
+            return write!(
+                f,
+                "no disk cache ({CACHE_DIR_ENV} is empty or there is no home directory)"
+            );
         };
         write!(
             f,

@@ -37,14 +37,38 @@ fn keys_are_sha256_and_cover_every_part() {
     let base = disk_key(&parts());
     assert_eq!(base, disk_key(&parts()));
     let variants = [
-        DiskKeyParts { ir_key: "01", ..parts() },
-        DiskKeyParts { arch: "compute_80", ..parts() },
-        DiskKeyParts { nvvm_version: (2, 1), ..parts() },
-        DiskKeyParts { toolchain: "libnvvm sha256:ab libdevice sha256:bb", ..parts() },
-        DiskKeyParts { toolchain: "libnvvm sha256:aa libdevice sha256:bc", ..parts() },
-        DiskKeyParts { opt_level: 0, ..parts() },
-        DiskKeyParts { fast_math: true, ..parts() },
-        DiskKeyParts { line_info: true, ..parts() },
+        DiskKeyParts {
+            ir_key: "01",
+            ..parts()
+        },
+        DiskKeyParts {
+            arch: "compute_80",
+            ..parts()
+        },
+        DiskKeyParts {
+            nvvm_version: (2, 1),
+            ..parts()
+        },
+        DiskKeyParts {
+            toolchain: "libnvvm sha256:ab libdevice sha256:bb",
+            ..parts()
+        },
+        DiskKeyParts {
+            toolchain: "libnvvm sha256:aa libdevice sha256:bc",
+            ..parts()
+        },
+        DiskKeyParts {
+            opt_level: 0,
+            ..parts()
+        },
+        DiskKeyParts {
+            fast_math: true,
+            ..parts()
+        },
+        DiskKeyParts {
+            line_info: true,
+            ..parts()
+        },
     ];
     let mut seen = std::collections::HashSet::from([base]);
     for v in &variants {
@@ -65,7 +89,11 @@ fn file_digest_matches_the_in_memory_digest() {
     let id = toolchain_identity(&path, &other).unwrap();
     assert_eq!(
         id,
-        format!("libnvvm sha256:{} libdevice sha256:{}", digest_hex(&data), digest_hex(b"libdevice"))
+        format!(
+            "libnvvm sha256:{} libdevice sha256:{}",
+            digest_hex(&data),
+            digest_hex(b"libdevice")
+        )
     );
 }
 
@@ -79,7 +107,11 @@ fn dir_resolution_order() {
                 .map(|(_, v)| OsString::from(v))
         }
     };
-    let c = env(&[(CACHE_DIR_ENV, "/c"), ("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]);
+    let c = env(&[
+        (CACHE_DIR_ENV, "/c"),
+        ("XDG_CACHE_HOME", "/x"),
+        ("HOME", "/h"),
+    ]);
     assert_eq!(resolve_dir(c), Some(PathBuf::from("/c")));
     let x = env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]);
     assert_eq!(resolve_dir(x), Some(PathBuf::from("/x/cudajit")));
@@ -87,7 +119,10 @@ fn dir_resolution_order() {
     let rel = env(&[("XDG_CACHE_HOME", "x"), ("HOME", "/h")]);
     assert_eq!(resolve_dir(rel), Some(PathBuf::from("/h/.cache/cudajit")));
     assert_eq!(resolve_dir(env(&[("HOME", "h")])), None);
-    assert_eq!(resolve_dir(env(&[(CACHE_DIR_ENV, ""), ("HOME", "/h")])), None);
+    assert_eq!(
+        resolve_dir(env(&[(CACHE_DIR_ENV, ""), ("HOME", "/h")])),
+        None
+    );
     assert_eq!(resolve_dir(env(&[])), None);
     // An explicit relative directory is anchored once, not left to follow the cwd.
     let explicit = resolve_dir(env(&[(CACHE_DIR_ENV, "rel")])).unwrap();
@@ -123,18 +158,30 @@ fn round_trip_leaves_one_private_file() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("new/cache");
     let cache = DiskCache::open(&dir).unwrap();
-    assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
     assert_eq!(cache.lookup("vecadd", "k1"), Lookup::Miss);
     cache.put("vecadd", "k1", PTX).unwrap();
     assert_eq!(cache.get("vecadd", "k1").as_deref(), Some(PTX));
-    let mode = fs::metadata(cache.path("vecadd", "k1")).unwrap().permissions().mode();
+    let mode = fs::metadata(cache.path("vecadd", "k1"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o077, 0, "entry readable by others: {mode:o}");
     cache.put("vecadd", "k1", "other").unwrap();
     assert_eq!(cache.get("vecadd", "k1").as_deref(), Some("other"));
-    let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec![OsString::from("vecadd-k1.ptx")]);
     let info = cache.info().unwrap();
-    assert_eq!((info.entries, info.bytes), (1, fs::metadata(cache.path("vecadd", "k1")).unwrap().len()));
+    assert_eq!(
+        (info.entries, info.bytes),
+        (1, fs::metadata(cache.path("vecadd", "k1")).unwrap().len())
+    );
 }
 
 #[test]
@@ -153,8 +200,12 @@ fn least_recently_used_entries_are_evicted() {
     let base = SystemTime::now() - Duration::from_secs(1000);
     for (i, key) in ["a", "b", "c"].iter().enumerate() {
         cache.put("k", key, &payload).unwrap();
-        let file = fs::File::options().write(true).open(cache.path("k", key)).unwrap();
-        file.set_modified(base + Duration::from_secs(10 * i as u64)).unwrap();
+        let file = fs::File::options()
+            .write(true)
+            .open(cache.path("k", key))
+            .unwrap();
+        file.set_modified(base + Duration::from_secs(10 * i as u64))
+            .unwrap();
     }
     // Using `a` makes `b` the least recently used.
     assert!(cache.get("k", "a").is_some());
@@ -197,7 +248,10 @@ fn clear_removes_only_cache_files() {
     assert_eq!(removed.files, 2);
     assert_eq!(cache.info().unwrap().entries, 0);
     assert!(tmp.path().join("notes.txt").exists());
-    assert_eq!(maintain::clear(&tmp.path().join("absent")).unwrap(), Removed::default());
+    assert_eq!(
+        maintain::clear(&tmp.path().join("absent")).unwrap(),
+        Removed::default()
+    );
 }
 
 #[test]
@@ -230,5 +284,9 @@ fn concurrent_writers_never_tear() {
         });
     });
     assert!(payloads.contains(&cache.get("k", "same").expect("an entry after the writers")));
-    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1, "temporary files left behind");
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        1,
+        "temporary files left behind"
+    );
 }

@@ -41,7 +41,10 @@ impl std::fmt::Display for Distrust {
             ),
             Distrust::Kind => write!(f, "it is not a regular file or directory"),
             Distrust::TooLarge { bytes } => {
-                write!(f, "it holds {bytes} bytes, over the {MAX_ENTRY_BYTES}-byte limit")
+                write!(
+                    f,
+                    "it holds {bytes} bytes, over the {MAX_ENTRY_BYTES}-byte limit"
+                )
             }
         }
     }
@@ -130,7 +133,10 @@ pub fn read_entry(path: &Path) -> io::Result<Opened> {
 pub fn warn_once(message: String) {
     static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
     let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
-    if seen.get_or_insert_with(HashSet::new).insert(message.clone()) {
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert(message.clone())
+    {
         eprintln!("cudajit: warning: {message}");
     }
 }
