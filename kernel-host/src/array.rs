@@ -154,17 +154,38 @@ impl<T: DeviceScalar> DeviceArray<T> {
     }
 
     /// Copies the array to a new `Vec`, after all previously queued work; then reports
-    /// any device-side panic.
+    /// any device-side panic. A host allocation that fails is an `Err`, not an abort.
     pub fn to_host(&self) -> Result<Vec<T>> {
-        let mut out = Vec::with_capacity(self.len);
+        let mut out = host_vec::<T>("to_host", self.len)?;
         if self.len > 0 {
-            // SAFETY: fills the `len` elements of spare capacity, then sets the length;
-            // the device bytes are values of `T` (written by `T`-typed copies or
-            // kernels, bools as 0/1).
-            unsafe {
-                let spare = std::slice::from_raw_parts_mut(out.as_mut_ptr(), self.len);
-                self.read_into(spare)?;
-                out.set_len(self.len);
+            match &self.memory {
+                Memory::Cuda(ptr) => {
+                    self.device.bind()?;
+                    // SAFETY: the driver writes `bytes()` bytes into the capacity
+                    // reserved above through a raw pointer (no reference to
+                    // uninitialised memory is made); the length is set only after the
+                    // copy succeeded, so a failed copy exposes nothing.
+                    unsafe {
+                        sys::cuMemcpyDtoH_v2(
+                            out.as_mut_ptr() as *mut std::ffi::c_void,
+                            *ptr,
+                            self.bytes(),
+                        )
+                        .result()
+                        .call("cuMemcpyDtoH")?;
+                        out.set_len(self.len);
+                    }
+                }
+                Memory::Sim(_) => {
+                    // SAFETY: zero bytes are a valid value of every `DeviceScalar`
+                    // (0, 0.0, false), so the elements are initialised before the
+                    // simulator's reader gets a slice of them.
+                    unsafe {
+                        std::ptr::write_bytes(out.as_mut_ptr(), 0, self.len);
+                        out.set_len(self.len);
+                    }
+                    self.read_into(&mut out)?;
+                }
             }
         }
         self.device.check_panics()?;
@@ -180,8 +201,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
         self.device.check_panics()
     }
 
-    /// Copies all elements into `dst` (of length `len`, possibly uninitialised memory
-    /// viewed as `T`: only written).
+    /// Copies all elements into `dst` (of length `len`).
     fn read_into(&self, dst: &mut [T]) -> Result<()> {
         match &self.memory {
             Memory::Cuda(ptr) => {
@@ -232,6 +252,18 @@ impl<T: DeviceScalar> DeviceArray<T> {
     }
 }
 
+/// An empty `Vec` with room for `len` elements, or `Err` when the host cannot
+/// allocate it (`Vec::with_capacity` would abort the process).
+fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::HostOutOfMemory {
+            operation,
+            bytes: len.saturating_mul(std::mem::size_of::<T>()),
+        })?;
+    Ok(out)
+}
+
 /// A slice of plain scalars viewed as its bytes.
 fn as_bytes<T: DeviceScalar>(data: &[T]) -> &[u8] {
     // SAFETY: DeviceScalar types are plain data without padding.
@@ -249,5 +281,48 @@ impl<T: DeviceScalar> Drop for DeviceArray<T> {
                 let _ = unsafe { result::free_sync(ptr) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_allocation_failure_is_an_error() {
+        // Over the address space, and a size no machine has (2^56 bytes): both `Err`.
+        for len in [usize::MAX / 2, 1usize << 53] {
+            match host_vec::<f64>("to_host", len) {
+                Err(Error::HostOutOfMemory { operation, bytes }) => {
+                    assert_eq!(operation, "to_host");
+                    assert_eq!(bytes, len.saturating_mul(8));
+                }
+                other => panic!("{len} elements: {:?}", other.map(|v| v.capacity())),
+            }
+        }
+        let v = host_vec::<u32>("to_host", 1000).unwrap();
+        assert!(v.capacity() >= 1000 && v.is_empty());
+    }
+
+    /// On the simulator, random contents come back exactly (the zero-fill before the
+    /// read does not leak into the result).
+    #[test]
+    fn to_host_on_the_simulator_returns_the_contents() {
+        let device = Device::simulator().unwrap();
+        let mut seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let data: Vec<u64> = (0..1000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed | 1 // never zero, so a zero in the result is a bug
+            })
+            .collect();
+        let mut array = DeviceArray::<u64>::zeros_on(&device, data.len()).unwrap();
+        array.copy_from_host(&data).unwrap();
+        assert_eq!(array.to_host().unwrap(), data);
     }
 }

@@ -116,9 +116,8 @@ pub(crate) struct LoadedKernel {
     /// The kernel calls `grid_sync()`: launch it with `cuLaunchCooperativeKernel`.
     pub(crate) cooperative: bool,
     pub(crate) occupancy: crate::cooperative::OccupancyCache,
-    /// Dynamic shared memory the function has been allowed so far beyond the default
-    /// 48 KiB (0: never raised).
-    shared_opt_in: AtomicU32,
+    /// Dynamic shared memory the function has been allowed beyond the default 48 KiB.
+    shared_opt_in: SharedOptIn,
     /// Static shared memory of the function (its shared arrays), in bytes.
     pub(crate) static_shared: u32,
     module: Module,
@@ -160,35 +159,84 @@ impl LoadedKernel {
             params,
             cooperative,
             occupancy: Default::default(),
-            shared_opt_in: AtomicU32::new(0),
+            shared_opt_in: SharedOptIn::default(),
             static_shared: u32::try_from(static_shared).unwrap_or(0),
             module,
             panic,
         })
     }
 
-    /// Raises `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to at least `bytes`
-    /// (once per new maximum; the atomic keeps repeated launches free of driver calls).
+    /// Raises `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to at least `bytes`.
     pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
-        if self.shared_opt_in.load(Ordering::Relaxed) >= bytes {
-            return Ok(());
-        }
-        // SAFETY: live function of the current context.
-        unsafe {
-            result::function::set_function_attribute(
-                self.function,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                bytes as i32,
-            )
-        }
-        .call("cuFuncSetAttribute")?;
-        self.shared_opt_in.fetch_max(bytes, Ordering::Relaxed);
-        Ok(())
+        self.shared_opt_in.raise(bytes, |bytes| {
+            // SAFETY: live function of the current context.
+            unsafe {
+                result::function::set_function_attribute(
+                    self.function,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+            }
+            .call("cuFuncSetAttribute")
+        })
+    }
+
+    /// Registers, shared and local memory and the largest block, as the driver reports
+    /// them for the loaded function (for `CUDAJIT_DUMP`).
+    pub(crate) fn describe_resources(&self) -> String {
+        use sys::CUfunction_attribute as A;
+        let attribute = |attribute| {
+            // SAFETY: live function of the current context.
+            unsafe { result::function::get_function_attribute(self.function, attribute) }
+                .map_or_else(|e| format!("unknown ({e:?})"), |v| v.to_string())
+        };
+        format!(
+            "kernel {}
+registers per thread: {}
+static shared bytes: {}
+local bytes per thread: {}
+largest block: {} threads
+",
+            self.name,
+            attribute(A::CU_FUNC_ATTRIBUTE_NUM_REGS),
+            attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+            attribute(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+            attribute(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        )
     }
 
     #[allow(dead_code)] // for diagnostics and future per-device checks
     pub(crate) fn device(&self) -> &Device {
         &self.module.device
+    }
+}
+
+/// A function's dynamic shared memory allowance. Raised under a lock and never lowered:
+/// two threads racing to raise it unlocked could set 100 KiB and then 64 KiB, leaving
+/// the 100 KiB launch to fail (issue 10). Once raised far enough, a launch checks it
+/// with one atomic load and makes no driver call.
+#[derive(Default)]
+pub(crate) struct SharedOptIn {
+    granted: AtomicU32,
+    raising: Mutex<()>,
+}
+
+impl SharedOptIn {
+    /// Ensures the allowance is at least `bytes`, calling `set` with the new allowance
+    /// when it must grow. When this returns `Ok`, the function allows `bytes`.
+    pub(crate) fn raise(&self, bytes: u32, set: impl FnOnce(u32) -> Result<()>) -> Result<()> {
+        if self.granted.load(Ordering::Acquire) >= bytes {
+            return Ok(());
+        }
+        let _raising = self.raising.lock().unwrap_or_else(|p| p.into_inner());
+        // Only a larger value is ever set: whoever raised meanwhile raised past us or
+        // below us, and the value below is then raised here.
+        if self.granted.load(Ordering::Acquire) >= bytes {
+            return Ok(());
+        }
+        set(bytes)?;
+        self.granted.store(bytes, Ordering::Release);
+        Ok(())
     }
 }
 
@@ -204,5 +252,78 @@ impl Drop for Module {
             // SAFETY: loaded by `jit::load_module`, unloaded only here.
             let _ = unsafe { result::module::unload(self.raw) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads raising one allowance to random sizes at once: the (simulated) function
+    /// attribute only grows, and covers each request when its `raise` returns.
+    #[test]
+    fn shared_opt_in_only_grows_under_a_race() {
+        let opt_in = SharedOptIn::default();
+        let attribute = Mutex::new(0u32);
+        let mut seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+            | 1;
+        let requests: Vec<Vec<u32>> = (0..8)
+            .map(|_| {
+                (0..200)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        48 * 1024 + seed % (180 * 1024)
+                    })
+                    .collect()
+            })
+            .collect();
+        std::thread::scope(|s| {
+            for thread_requests in &requests {
+                let (opt_in, attribute) = (&opt_in, &attribute);
+                s.spawn(move || {
+                    for &bytes in thread_requests {
+                        opt_in
+                            .raise(bytes, |new| {
+                                let mut a = attribute.lock().unwrap();
+                                assert!(new > *a, "lowered from {} to {new}", *a);
+                                // Widen the race window the old unlocked code lost.
+                                std::thread::yield_now();
+                                *a = new;
+                                Ok(())
+                            })
+                            .unwrap();
+                        let now = *attribute.lock().unwrap();
+                        assert!(now >= bytes, "allowed {now} after raising to {bytes}");
+                    }
+                });
+            }
+        });
+        let largest = requests.iter().flatten().max().copied().unwrap();
+        assert_eq!(*attribute.lock().unwrap(), largest);
+    }
+
+    #[test]
+    fn a_failed_raise_is_retried() {
+        let opt_in = SharedOptIn::default();
+        let failed = opt_in.raise(70_000, |_| {
+            Err(crate::Error::Driver {
+                call: "cuFuncSetAttribute",
+                message: "test".into(),
+            })
+        });
+        assert!(failed.is_err());
+        let mut called = false;
+        opt_in
+            .raise(70_000, |_| {
+                called = true;
+                Ok(())
+            })
+            .unwrap();
+        assert!(called);
     }
 }

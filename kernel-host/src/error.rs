@@ -13,8 +13,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Everything that can go wrong between a `launch!` and its results.
 ///
 /// `Clone` so that the process-wide default device can remember why it could not be
-/// created and tell every caller the same reason without retrying the driver.
-#[derive(Clone, Debug, thiserror::Error)]
+/// created and tell every caller the same reason without retrying the driver. `Debug`
+/// prints the message (see the impl below).
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// libcuda could not be loaded (no NVIDIA driver installed, or not on the
@@ -100,6 +101,13 @@ pub enum Error {
         backend: crate::backend::Backend,
     },
 
+    /// The host could not allocate memory for the result of a copy.
+    #[error("{operation}: cannot allocate {bytes} bytes of host memory")]
+    HostOutOfMemory {
+        operation: &'static str,
+        bytes: usize,
+    },
+
     /// Reading or writing the on-disk kernel cache.
     #[error("{context}: {source}")]
     Io {
@@ -107,6 +115,14 @@ pub enum Error {
         #[source]
         source: Arc<std::io::Error>,
     },
+}
+
+/// The message, not the fields: `fn main() -> cudajit::Result<()>` prints an error with
+/// `Debug`, and should end with the sentence `Display` gives.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl Error {
@@ -174,6 +190,42 @@ mod tests {
             p.to_string(),
             "kernel `vecadd` panicked at examples/vecadd.rs:14:9: index out of bounds: \
              the len is 8 but the index is 9 (block 0, thread 8)"
+        );
+    }
+
+    /// What `fn main() -> cudajit::Result<()>` prints after `Error: ` is `Debug`.
+    #[test]
+    fn debug_prints_the_message() {
+        let errors = [
+            Error::NoDriver {
+                reason: "libcuda.so.1 not found".into(),
+            },
+            Error::SizeMismatch {
+                operation: "copy_to_host",
+                expected: 4,
+                found: 3,
+            },
+            Error::HostOutOfMemory {
+                operation: "to_host",
+                bytes: usize::MAX,
+            },
+        ];
+        for e in errors {
+            let debug = format!("{e:?}");
+            assert_eq!(debug, e.to_string());
+            assert!(
+                !debug.contains('{') && !debug.contains("SizeMismatch"),
+                "{debug}"
+            );
+        }
+        // As `main` returning `Err(e)` prints it: `Error: ` then `{:?}`.
+        let returned = Error::NoDevice {
+            ordinal: 3,
+            detail: "2 devices".into(),
+        };
+        assert_eq!(
+            format!("Error: {returned:?}"),
+            "Error: no CUDA device 3: 2 devices"
         );
     }
 

@@ -38,11 +38,6 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         };
 
     let module = load_module(device, &ptx, kernel)?;
-    // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
-    // than the driver fails above and never becomes a cache entry.
-    if let Some(pending) = pending {
-        pending.store(kernel, &ptx);
-    }
     let record = PanicRecord::new(device, kernel, unit.panic_sites)?;
     let panic = if record.install(module.raw)? {
         let record = Arc::new(record);
@@ -51,20 +46,38 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     } else {
         None
     };
-    LoadedKernel::new(
+    let loaded = LoadedKernel::new(
         module,
         unit.kernel_name,
         unit.params,
         unit.cooperative,
         panic,
-    )
+    )?;
+    // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
+    // than the driver fails above and never becomes a cache entry.
+    if let Some(pending) = pending {
+        pending.store(kernel, &ptx);
+        let entry = pending.disk.path(kernel, &pending.key);
+        crate::inspect::dump_if_asked(&entry, &unit.nvvm_ir, &ptx, &loaded.describe_resources());
+    }
+    Ok(loaded)
 }
 
-fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
+pub(crate) fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
     kernel_device::nvvm_ir_for_kernel(source, options).map_err(|e| Error::Compile {
         kernel: source.name.to_string(),
         message: e.to_string(),
     })
+}
+
+/// The libnvvm options of a run-time compile for `arch` (inspection uses the same).
+pub(crate) fn runtime_options(source: &FnSource, arch: String) -> libnvvm::Options {
+    libnvvm::Options {
+        arch,
+        opt_level: OPT_LEVEL,
+        fast_math: source.fast_math,
+        line_info: false,
+    }
 }
 
 /// A freshly compiled kernel's place in the disk cache, written once it has loaded.
@@ -74,7 +87,7 @@ struct PendingEntry {
 }
 
 impl PendingEntry {
-    fn store(self, kernel: &str, ptx: &str) {
+    fn store(&self, kernel: &str, ptx: &str) {
         // The cache only saves time: a read-only or full disk must not fail a launch.
         let _ = self.disk.put(kernel, &self.key, ptx);
     }
@@ -94,12 +107,7 @@ fn compile_or_reuse(
         message,
     };
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
-    let options = libnvvm::Options {
-        arch: device.arch(),
-        opt_level: OPT_LEVEL,
-        fast_math: source.fast_math,
-        line_info: false,
-    };
+    let options = runtime_options(source, device.arch());
     let disk = disk_slot(&nvvm, &options, key);
     if let Some(slot) = &disk {
         if let Some(ptx) = slot.disk.get(kernel, &slot.key) {

@@ -121,23 +121,28 @@ fn launch_raw(
 /// Explains the driver's refusal in terms of the limit involved where possible.
 #[cold]
 fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverError) -> Error {
-    if e.0 == sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES {
-        let threads = valid.block.iter().product::<u32>();
-        // SAFETY: live function.
-        let max = unsafe {
-            result::function::get_function_attribute(
-                kernel.function,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
+    let resources = matches!(
+        e.0,
+        sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES | sys::CUresult::CUDA_ERROR_INVALID_VALUE
+    );
+    if resources {
+        let attribute = |attribute| {
+            // SAFETY: live function of the current context.
+            unsafe { result::function::get_function_attribute(kernel.function, attribute) }.ok()
         };
-        if let Ok(max) = max {
+        use sys::CUfunction_attribute as A;
+        let facts = ResourceFacts {
+            out_of_resources: e.0 == sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            threads: valid.block.iter().product::<u32>(),
+            max_threads: attribute(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            dynamic_shared: valid.shared_bytes,
+            allowed_dynamic_shared: attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+        };
+        if let Some((limit, detail)) = facts.explain() {
             return Error::InvalidLaunch {
                 kernel: kernel.name.clone(),
-                limit: "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK".into(),
-                detail: format!(
-                    "block of {threads} threads needs more registers than a block may have; \
-                     this kernel allows at most {max} threads per block"
-                ),
+                limit: limit.into(),
+                detail,
             };
         }
     }
@@ -145,6 +150,48 @@ fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverErr
         return Error::driver("cuLaunchCooperativeKernel", e);
     }
     Error::driver("cuLaunchKernel", e)
+}
+
+/// What is known when the driver refuses a launch for lack of resources.
+struct ResourceFacts {
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES` (else `CUDA_ERROR_INVALID_VALUE`).
+    out_of_resources: bool,
+    threads: u32,
+    max_threads: Option<i32>,
+    dynamic_shared: u32,
+    allowed_dynamic_shared: Option<i32>,
+}
+
+impl ResourceFacts {
+    /// The limit that was broken and why, or `None` when the facts do not show one
+    /// (then the driver's own error is reported). A block within the function's thread
+    /// limit is never blamed on registers: under a race of the shared-memory opt-in the
+    /// cause was the dynamic shared memory allowance (issue 10).
+    fn explain(&self) -> Option<(&'static str, String)> {
+        if let Some(max) = self.max_threads {
+            if self.out_of_resources && i64::from(self.threads) > i64::from(max) {
+                return Some((
+                    "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+                    format!(
+                        "block of {} threads needs more registers than a block may have; \
+                         this kernel allows at most {max} threads per block",
+                        self.threads
+                    ),
+                ));
+            }
+        }
+        let allowed = self.allowed_dynamic_shared?;
+        (i64::from(self.dynamic_shared) > i64::from(allowed)).then(|| {
+            (
+                "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+                format!(
+                    "{} bytes of dynamic shared memory exceed the {allowed} bytes this kernel \
+                     is allowed",
+                    self.dynamic_shared
+                ),
+            )
+        })
+    }
 }
 
 /// A device buffer holding a host slice for one launch.
@@ -238,5 +285,56 @@ fn launch_with_host_slices(
     match kernel.panic.as_ref().and_then(|record| record.take()) {
         Some(panic) => Err(panic),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ResourceFacts;
+
+    fn facts(threads: u32, max_threads: i32, dynamic: u32, allowed: i32) -> ResourceFacts {
+        ResourceFacts {
+            out_of_resources: true,
+            threads,
+            max_threads: Some(max_threads),
+            dynamic_shared: dynamic,
+            allowed_dynamic_shared: Some(allowed),
+        }
+    }
+
+    #[test]
+    fn out_of_resources_names_the_real_limit() {
+        // Too many threads for the kernel's registers.
+        let (limit, detail) = facts(1024, 640, 0, 49152).explain().unwrap();
+        assert_eq!(limit, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+        assert!(
+            detail.starts_with("block of 1024 threads needs more registers"),
+            "{detail}"
+        );
+        // The issue's case: 32 threads, dynamic shared memory over the allowance.
+        let (limit, detail) = facts(32, 1024, 100_000, 65_536).explain().unwrap();
+        assert_eq!(limit, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES");
+        assert!(!detail.contains("registers"), "{detail}");
+        assert!(
+            detail.contains("100000 bytes") && detail.contains("65536 bytes"),
+            "{detail}"
+        );
+        // Invalid value with shared memory over the allowance: the same explanation.
+        let invalid = ResourceFacts {
+            out_of_resources: false,
+            ..facts(32, 1024, 100_000, 65_536)
+        };
+        assert_eq!(
+            invalid.explain().unwrap().0,
+            "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"
+        );
+        // Nothing over a limit we know: the driver's error stands.
+        assert_eq!(facts(32, 1024, 1024, 49152).explain(), None);
+        let unknown = ResourceFacts {
+            max_threads: None,
+            allowed_dynamic_shared: None,
+            ..facts(2048, 0, 1 << 20, 0)
+        };
+        assert_eq!(unknown.explain(), None);
     }
 }

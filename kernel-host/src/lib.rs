@@ -22,6 +22,7 @@ mod cooperative;
 mod device;
 pub mod disk;
 mod error;
+pub mod inspect;
 mod jit;
 mod launch;
 mod libnvvm;

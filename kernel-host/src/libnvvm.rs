@@ -48,6 +48,11 @@ impl Compiler {
             .map_err(Clone::clone)
     }
 
+    /// The library file.
+    pub(crate) fn path(&self) -> &'static std::path::Path {
+        self.0.path()
+    }
+
     /// The `!nvvmir.version` this libnvvm accepts.
     pub(crate) fn ir_version(&self) -> (u32, u32, u32, u32) {
         self.0.ir_version()

@@ -271,6 +271,35 @@ fn six_processes_write_one_entry() {
     eprintln!("six_processes_write_one_entry: {hits} of 2000 reads were hits");
 }
 
+/// `cudajit::cache::info` and `clear` on the cache the environment names.
+#[test]
+fn info_and_clear_follow_the_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cache");
+    let out = child("info-clear", &[("CUDAJIT_CACHE_DIR", &dir)])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("before: {}: 3 entries", dir.display())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("removed 3 files"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("after: {}: 0 entries, 0 bytes", dir.display())),
+        "{stdout}"
+    );
+    assert!(
+        dir.join("keep.txt").exists(),
+        "clear removed a file that is not the cache's"
+    );
+}
+
 fn writer_payload(i: usize) -> String {
     format!("// writer {i}\n{}", format!("{i}").repeat(300_000))
 }
@@ -297,6 +326,23 @@ fn child_process() {
             for _ in 0..20 {
                 cache.put("k", "shared", &payload).unwrap();
             }
+        }
+        "info-clear" => {
+            let cache = DiskCache::from_env().expect("the cache");
+            for (i, key) in ["a", "b", "c"].iter().enumerate() {
+                cache.put("k", key, &"x".repeat(100 * (i + 1))).unwrap();
+            }
+            fs::write(cache.dir().join("keep.txt"), b"not cudajit's").unwrap();
+            let before = kernel_host::disk::info().unwrap();
+            let sizes: u64 = ["a", "b", "c"]
+                .iter()
+                .map(|k| fs::metadata(cache.path("k", k)).unwrap().len())
+                .sum();
+            assert_eq!(before.bytes, sizes);
+            println!("before: {before}");
+            let removed = kernel_host::disk::clear().unwrap();
+            println!("removed {} files", removed.files);
+            println!("after: {}", kernel_host::disk::info().unwrap());
         }
         other => panic!("unknown role {other}"),
     }

@@ -185,7 +185,8 @@ mod tests {
                 panic!("malformed manifest line {entry:?}");
             };
             assert_eq!(arch, "compute_90");
-            assert_eq!(key.len(), 32, "128-bit hex key for {kernel}");
+            assert_eq!(key, key.to_lowercase(), "hex key for {kernel}");
+            assert_eq!(key.len(), 64, "SHA-256 hex key for {kernel}");
             let ptx = std::fs::read_to_string(out.join(file)).unwrap();
             assert!(ptx.contains(&format!(".entry {kernel}(")), "{file}");
             let status = std::process::Command::new(&toolchain.ptxas)

@@ -15,9 +15,11 @@
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
 //!   rustc (issue 8); `test` runs it with 2,000 and a fresh seed.
+//! - `cache [info|clear]`: the kernel disk cache's location and size, or clearing it.
 
 mod build_device;
 mod bundle;
+mod cache;
 mod chart;
 mod fidelity;
 mod fuzz;
@@ -37,7 +39,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   gen-fidelity --seed S [--count N] --out FILE
                                         write N random programs of the subset (default 1000)
   fuzz [--count N] [--seed S]           N fresh random programs on the simulator against rustc
-                                        (default 2000, a new seed each run)";
+                                        (default 2000, a new seed each run)
+  cache [info|clear]                    show the kernel disk cache (location, entries, size)
+                                        or remove its entries";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Some("chart") => chart::run(&args[1..]),
         Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("cache") => cache::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

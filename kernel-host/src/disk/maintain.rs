@@ -80,7 +80,7 @@ pub struct Removed {
     pub bytes: u64,
 }
 
-/// Removes every entry and temporary file of the cache in `dir` (and nothing else: a
+/// Removes every entry, dump and temporary file of the cache in `dir` (and nothing else: a
 /// misconfigured `CUDAJIT_CACHE_DIR=$HOME` loses no other file). A missing directory is
 /// an empty cache.
 pub fn clear(dir: &Path) -> io::Result<Removed> {
@@ -95,7 +95,10 @@ pub fn clear(dir: &Path) -> io::Result<Removed> {
         let name = item.file_name();
         let name = name.to_string_lossy();
         let ours = name.starts_with(TEMP_PREFIX)
-            || (name.ends_with(ENTRY_SUFFIX) && !name.starts_with('.'));
+            || (name.ends_with(ENTRY_SUFFIX) && !name.starts_with('.'))
+            || crate::inspect::DUMP_SUFFIXES
+                .iter()
+                .any(|s| name.ends_with(s));
         let Ok(meta) = item.path().symlink_metadata() else {
             continue;
         };

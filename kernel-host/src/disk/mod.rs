@@ -240,6 +240,11 @@ pub fn info() -> io::Result<CacheInfo> {
     }
 }
 
+/// Removes every entry, dump and temporary file of the cache in `dir`.
+pub fn clear_dir(dir: &Path) -> io::Result<Removed> {
+    maintain::clear(dir)
+}
+
 /// Removes every entry of the process's kernel cache (only cudajit's files; a refused
 /// directory too, since clearing is what its owner asks for). Kernels already loaded
 /// in this process stay loaded.
