@@ -45,6 +45,11 @@ pub use kernel_macros::{device, kernel};
 /// [`cache::clear`]; `cargo xtask cache` runs them for this workspace.
 pub use kernel_host::disk as cache;
 
+/// The numeric traits that bound a generic kernel's type parameters
+/// (`fn axpy<T: Float>(..)`): what a kernel may do with a `T`. See the README's
+/// "Generic kernels".
+pub use kernel_device::device_api::generic::{Float, Int, Num};
+
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
@@ -86,6 +91,7 @@ pub mod prelude {
     // Barriers, fences, atomics, warp operations and GPU-only math (with their
     // element-type traits).
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
+    pub use kernel_device::device_api::generic::{Float, Int, Num};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 
@@ -119,6 +125,19 @@ pub mod doc_only {
 /// `k.launch(LaunchConfig::new(grid, block)..., args..)` and returns `cudajit::Result<()>`.
 #[macro_export]
 macro_rules! launch {
+    // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
+    ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+.launch::<$($generic),+>($crate::LaunchConfig::new($grid, $block), $($arg),*)
+    };
+    ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+.launch::<$($generic),+>($crate::LaunchConfig::new($grid, $block).stream(&$stream), $($arg),*)
+    };
+    ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+.launch::<$($generic),+>(
+            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+            $($arg),*
+        )
+    };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
         $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
     };

@@ -247,3 +247,6 @@ mod bench_simt;
 
 #[path = "gpu/bench_suite.rs"]
 mod bench_suite;
+
+#[path = "gpu/generics.rs"]
+mod generics;

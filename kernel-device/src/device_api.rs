@@ -22,10 +22,12 @@ pub const SOURCES: &[&str] = &[
 ];
 
 pub mod atomic;
+pub mod generic;
 pub mod math;
 pub mod sync;
 pub mod warp;
 pub use atomic::*;
+pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
 pub use sync::*;
 pub use warp::*;

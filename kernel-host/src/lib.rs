@@ -23,6 +23,7 @@ mod device;
 pub mod disk;
 mod error;
 pub mod inspect;
+mod instances;
 mod jit;
 mod launch;
 mod libnvvm;
@@ -62,6 +63,7 @@ pub mod __private {
     pub use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
     pub use crate::cache::KernelCache;
     pub use crate::cooperative::max_cooperative_grid_blocks;
+    pub use crate::instances::GenericKernels;
     pub use crate::launch::launch;
-    pub use kernel_device::source::{FnSource, SourceKind};
+    pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

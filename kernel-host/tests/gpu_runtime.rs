@@ -82,6 +82,7 @@ static SCALE: FnSource = FnSource {
     fast_math: false,
     deps: &[],
     consts: &[],
+    instance: &[],
 };
 static SCALE_CACHE: KernelCache = KernelCache::new();
 
@@ -96,6 +97,7 @@ static OOB: FnSource = FnSource {
     fast_math: false,
     deps: &[],
     consts: &[],
+    instance: &[],
 };
 static OOB_CACHE: KernelCache = KernelCache::new();
 

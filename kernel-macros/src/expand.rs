@@ -41,7 +41,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let reported = kernel_device::front::check_item(&item, kind);
     let mut own = Vec::new();
     let options = parse::options(args, kind, &mut own);
-    let body = twin::body(&item.block, &mut own);
+    let body = twin::body(&item.block, &item.sig.generics, &mut own);
     let params = match kind {
         SourceKind::Kernel => parse::kernel_params(&item, &reported, &mut own),
         SourceKind::Device => Vec::new(),
@@ -174,6 +174,7 @@ fn fn_source(
             fast_math: #fast_math,
             deps: #deps,
             consts: &[#(#consts),*],
+            instance: &[],
         }
     }
 }
@@ -250,15 +251,19 @@ fn kernel(
     }
     let count = args.len();
     let called_like_a_function = call_guard(name, params, &cfgs);
+    let generics = GenericLauncher::new(item);
+    let (params_decl, params_use) = (&generics.decl, &generics.args);
     // With an unsupported parameter there is nothing to launch; the error is reported.
-    let body = if all_supported {
+    let body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
             let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
-            ::cudajit::__private::launch(self.source(), self.cache(), ::core::convert::Into::into(#config), &mut args)
+            let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+            ::cudajit::__private::launch(source, cache, ::core::convert::Into::into(#config), &mut args)
         }
     } else {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
+    let instance_body = generics.instance_body();
     let launch_doc = format!(
         "Launches `{name}` with `config` (grid, block, stream, shared bytes). Host slices are copied \
          to the device (and back for `&mut` parameters, then synchronized); device arrays are passed \
@@ -288,11 +293,27 @@ fn kernel(
                 &SOURCE
             }
 
-            /// The kernel's loaded modules, one per device.
+            /// The kernel's loaded modules, one per device (a generic kernel's
+            /// instantiations have their own: see `instances`).
             #[doc(hidden)]
             pub fn cache(&self) -> &'static ::cudajit::__private::KernelCache {
                 static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
                 &CACHE
+            }
+
+            /// A generic kernel's instantiations launched so far.
+            #[doc(hidden)]
+            pub fn instances(&self) -> &'static ::cudajit::__private::GenericKernels {
+                static INSTANCES: ::cudajit::__private::GenericKernels = ::cudajit::__private::GenericKernels::new();
+                &INSTANCES
+            }
+
+            /// The source and cache of the instantiation a launch with these generic
+            /// arguments runs (the kernel's own for a non-generic kernel).
+            #[doc(hidden)]
+            #[allow(unused_variables)]
+            pub fn __cudajit_instance<#(#params_decl),*>(&self) -> (&'static ::cudajit::__private::FnSource, &'static ::cudajit::__private::KernelCache) {
+                #instance_body
             }
 
             /// The most blocks a grid of `block`-shaped blocks may have when this kernel
@@ -300,25 +321,26 @@ fn kernel(
             /// without dynamic shared memory: all of them must be resident at once.
             /// Numba's `kernel.max_cooperative_grid_blocks(blockdim)`. Compiles the
             /// kernel if needed.
-            pub fn max_cooperative_grid_blocks(
+            pub fn max_cooperative_grid_blocks<#(#params_decl),*>(
                 &self,
                 block: impl ::core::convert::Into<::cudajit::Dim>,
             ) -> ::cudajit::Result<u32> {
-                self.max_cooperative_grid_blocks_for(::cudajit::LaunchConfig::new(1u32, block))
+                self.max_cooperative_grid_blocks_for::<#(#params_use),*>(::cudajit::LaunchConfig::new(1u32, block))
             }
 
             /// As [`Self::max_cooperative_grid_blocks`], for `config`'s block shape,
             /// dynamic shared memory and stream's device (its grid is ignored).
-            pub fn max_cooperative_grid_blocks_for(
+            pub fn max_cooperative_grid_blocks_for<#(#params_decl),*>(
                 &self,
                 config: ::cudajit::LaunchConfig<'_>,
             ) -> ::cudajit::Result<u32> {
-                ::cudajit::__private::max_cooperative_grid_blocks(self.source(), self.cache(), config)
+                let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+                ::cudajit::__private::max_cooperative_grid_blocks(source, cache, config)
             }
 
             #[doc = #launch_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub fn launch<'a>(
+            pub fn launch<'a, #(#params_decl),*>(
                 &self,
                 #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
                 #(#launch_params),*
@@ -410,6 +432,66 @@ fn device(
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #recursion_check
+        }
+    }
+}
+
+/// A generic kernel's parameters as its launcher declares and passes them: each type
+/// parameter keeps its bound and must also cross to the device (`DeviceScalar`, which
+/// every member of cudajit's numeric traits is); lifetimes are reported by the
+/// frontend and left out here.
+struct GenericLauncher {
+    decl: Vec<TokenStream>,
+    args: Vec<TokenStream>,
+    /// Each parameter's `GenericArg` in the instantiation's argument list.
+    instance: Vec<TokenStream>,
+}
+
+impl GenericLauncher {
+    fn new(item: &syn::ItemFn) -> Self {
+        let mut out = GenericLauncher {
+            decl: Vec::new(),
+            args: Vec::new(),
+            instance: Vec::new(),
+        };
+        for param in &item.sig.generics.params {
+            match param {
+                syn::GenericParam::Type(t) => {
+                    let name = &t.ident;
+                    let bounds = t.bounds.iter();
+                    out.decl.push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
+                    out.args.push(quote!(#name));
+                    out.instance.push(quote!(::cudajit::__private::GenericArg::Type(
+                        <#name as ::cudajit::__private::DeviceScalar>::SCALAR
+                    )));
+                }
+                syn::GenericParam::Const(c) => {
+                    let (name, ty) = (&c.ident, &c.ty);
+                    out.decl.push(quote!(const #name: #ty));
+                    out.args.push(quote!(#name));
+                    out.instance
+                        .push(quote!(::cudajit::__private::GenericArg::Const(#name as i128)));
+                }
+                syn::GenericParam::Lifetime(_) => {}
+            }
+        }
+        out
+    }
+
+    fn is_generic(&self) -> bool {
+        !self.args.is_empty()
+    }
+
+    /// The body of `__cudajit_instance`: the instantiation's arguments are a constant
+    /// per monomorphised launcher, so the lookup compares them by address first.
+    fn instance_body(&self) -> TokenStream {
+        if !self.is_generic() {
+            return quote!((self.source(), self.cache()));
+        }
+        let instance = &self.instance;
+        quote! {
+            let instance: &'static [::cudajit::__private::GenericArg] = const { &[#(#instance),*] };
+            self.instances().get(self.source(), instance)
         }
     }
 }

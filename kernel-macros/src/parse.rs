@@ -99,31 +99,32 @@ pub const SCALARS: [&str; 13] = [
     "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
 ];
 
-fn is_scalar(ty: &syn::Type) -> bool {
+/// A scalar type, or one of the kernel's type parameters (each stands for one).
+fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => p
             .path
             .get_ident()
-            .is_some_and(|i| SCALARS.contains(&i.to_string().as_str())),
-        syn::Type::Paren(p) => is_scalar(&p.elem),
+            .is_some_and(|i| SCALARS.contains(&i.to_string().as_str()) || type_params.contains(i)),
+        syn::Type::Paren(p) => is_scalar(&p.elem, type_params),
         _ => false,
     }
 }
 
 /// The kernel's parameters as the launcher sees them. Reports receivers, patterns
-/// other than a name, generics and types that cannot cross to the device.
+/// other than a name and types that cannot cross to the device.
 pub fn kernel_params(
     item: &syn::ItemFn,
     reported: &[Diagnostic],
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<Param> {
-    let generic = !item.sig.generics.params.is_empty();
-    if generic {
-        errors.push(
-            Diagnostic::new(item.sig.generics.span(), "a `#[kernel]` cannot be generic")
-                .with_hint("write one kernel per element type"),
-        );
-    }
+    // A type parameter stands for a scalar (its bound is checked by the frontend).
+    let type_params: Vec<syn::Ident> = item
+        .sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.clone())
+        .collect();
     let mut params = Vec::new();
     for (index, input) in item.sig.inputs.iter().enumerate() {
         let typed = match input {
@@ -151,10 +152,10 @@ pub fn kernel_params(
                 continue;
             }
         };
-        let shape = shape_of(&typed.ty);
-        // A generic kernel, or a type the frontend already rejected inside (`&[char]`),
-        // is one mistake, reported once.
-        let reported_inside = generic || reported.iter().any(|d| within(d.span, &typed.ty));
+        let shape = shape_of(&typed.ty, &type_params);
+        // A type the frontend already rejected inside (`&[char]`) is one mistake,
+        // reported once.
+        let reported_inside = reported.iter().any(|d| within(d.span, &typed.ty));
         if matches!(shape, Shape::Unsupported) && !reported_inside {
             errors.push(
                 Diagnostic::new(
@@ -175,10 +176,10 @@ pub fn kernel_params(
     params
 }
 
-fn shape_of(ty: &syn::Type) -> Shape {
+fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
     match ty {
         syn::Type::Reference(r) => match &*r.elem {
-            syn::Type::Slice(s) if is_scalar(&s.elem) => {
+            syn::Type::Slice(s) if is_scalar(&s.elem, type_params) => {
                 let elem = (*s.elem).clone();
                 if r.mutability.is_some() {
                     Shape::SliceMut(elem)
@@ -188,8 +189,8 @@ fn shape_of(ty: &syn::Type) -> Shape {
             }
             _ => Shape::Unsupported,
         },
-        syn::Type::Paren(p) => shape_of(&p.elem),
-        ty if is_scalar(ty) => Shape::Scalar(ty.clone()),
+        syn::Type::Paren(p) => shape_of(&p.elem, type_params),
+        ty if is_scalar(ty, type_params) => Shape::Scalar(ty.clone()),
         _ => Shape::Unsupported,
     }
 }

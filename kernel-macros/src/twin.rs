@@ -11,10 +11,18 @@ use syn::visit_mut::VisitMut;
 /// The body with the device API imported and `grid(N)` rewritten. Bad `grid`
 /// arguments are reported into `errors` (and rewritten to `grid_1()` so rustc adds
 /// nothing).
-pub fn body(block: &syn::Block, errors: &mut Vec<Diagnostic>) -> syn::Block {
+pub fn body(
+    block: &syn::Block,
+    generics: &syn::Generics,
+    errors: &mut Vec<Diagnostic>,
+) -> syn::Block {
     let mut block = block.clone();
     let mut rewriter = GridRewriter { errors };
     rewriter.visit_block_mut(&mut block);
+    let consts: Vec<syn::Ident> = generics.const_params().map(|c| c.ident.clone()).collect();
+    if !consts.is_empty() {
+        ConstLenRewriter { consts: &consts }.visit_block_mut(&mut block);
+    }
     let import: syn::Stmt = syn::parse_quote! {
         #[allow(unused_imports)]
         use ::cudajit::__private::device_api::*;
@@ -95,5 +103,69 @@ impl VisitMut for GridRewriter<'_> {
         let span = call.span();
         let stand_in = format_ident!("{}_{}", name, ndim, span = func.path.span());
         *expr = syn::parse_quote_spanned!(span=> #stand_in());
+    }
+}
+
+/// Stable Rust cannot type an array whose length is an expression of a const
+/// parameter (`[[T; N + 1]; N]`) in a generic function: the twin gets
+/// `ConstLenArray<T>` there (indexable, what rustc needs to check the body), and
+/// `[x; N + 1]` becomes `ConstLenArray::repeat(x)`. Lengths that are the parameter
+/// itself (`[T; N]`) stay as written.
+struct ConstLenRewriter<'c> {
+    consts: &'c [syn::Ident],
+}
+
+impl ConstLenRewriter<'_> {
+    fn is_expression_of_a_param(&self, len: &syn::Expr) -> bool {
+        let bare = matches!(len, syn::Expr::Path(p) if p.path.get_ident().is_some())
+            || matches!(len, syn::Expr::Lit(_));
+        if bare {
+            return false;
+        }
+        struct Finder<'c> {
+            consts: &'c [syn::Ident],
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_ident(&mut self, ident: &'ast syn::Ident) {
+                self.found |= self.consts.contains(ident);
+            }
+        }
+        let mut finder = Finder {
+            consts: self.consts,
+            found: false,
+        };
+        syn::visit::Visit::visit_expr(&mut finder, len);
+        finder.found
+    }
+}
+
+impl VisitMut for ConstLenRewriter<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        syn::visit_mut::visit_type_mut(self, ty);
+        if let syn::Type::Array(array) = ty {
+            // An array of stand-ins is a stand-in too (`[[T; N + 1]; N]`): only
+            // arrays of scalars are shared arrays.
+            let of_stand_ins = matches!(&*array.elem, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "ConstLenArray"));
+            if of_stand_ins || self.is_expression_of_a_param(&array.len) {
+                let elem = &array.elem;
+                let span = array.span();
+                *ty = syn::parse_quote_spanned!(span=>
+                    ::cudajit::__private::device_api::ConstLenArray<#elem>);
+            }
+        }
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let syn::Expr::Repeat(repeat) = expr {
+            if self.is_expression_of_a_param(&repeat.len) {
+                let value = &repeat.expr;
+                let span = repeat.span();
+                *expr = syn::parse_quote_spanned!(span=>
+                    ::cudajit::__private::device_api::ConstLenArray::repeat(#value));
+            }
+        }
     }
 }

@@ -433,6 +433,10 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     let mut bound = Bound(HashSet::new());
+    // A const generic parameter (`const N: usize`) is bound by the instantiation.
+    for param in item.sig.generics.const_params() {
+        bound.0.insert(param.ident.to_string());
+    }
     for input in &item.sig.inputs {
         syn::visit::Visit::visit_fn_arg(&mut bound, input);
     }

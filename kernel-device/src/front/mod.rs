@@ -9,6 +9,7 @@
 mod calls;
 mod check;
 pub mod consts;
+pub mod generics;
 mod infer;
 mod intrinsics;
 mod lower_expr;
@@ -34,7 +35,6 @@ mod tests_slices;
 use crate::diag::Diagnostic;
 use crate::ir::{self, Handle};
 use crate::source::{FnSource, SourceKind};
-pub use calls::device_calls;
 pub use consts::const_refs;
 use consts::ConstEnv;
 use lower_fn::{lower_signature, Callees, Context, FnLowerer, Signature};
@@ -103,8 +103,9 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             )),
         }
     }
-    // Each function sees the constants its own source recorded (rustc's values).
-    let envs: Vec<ConstEnv> = parsed
+    // Each function sees the constants its own source recorded (rustc's values), and
+    // a generic kernel the constants of its instantiation.
+    let mut envs: Vec<ConstEnv> = parsed
         .iter()
         .map(|(source, _)| {
             ConstEnv::complete(
@@ -116,6 +117,11 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             )
         })
         .collect();
+    for ((source, item), env) in parsed.iter_mut().zip(&mut envs) {
+        if let Err(d) = instantiate(source, item, env) {
+            errors.push(source_error(source, &d));
+        }
+    }
     let mut sigs = Vec::new();
     let mut sig_infos = Vec::new();
     for (i, (source, item)) in parsed.iter().enumerate() {
@@ -191,11 +197,78 @@ fn drop_follow_ups<T>(diags: &mut Vec<T>, is_follow_up: impl Fn(&T) -> bool) {
     }
 }
 
+/// Replaces a generic kernel's `item` by its instantiation for `source.instance` and
+/// adds the const arguments to `env`. Non-generic functions are left alone.
+fn instantiate(source: &FnSource, item: &mut syn::ItemFn, env: &mut ConstEnv) -> Result<(), Diagnostic> {
+    let is_generic = !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
+    if source.kind != SourceKind::Kernel || (!is_generic && source.instance.is_empty()) {
+        // A generic device function is reported by the signature check.
+        return Ok(());
+    }
+    let at = item.sig.ident.span();
+    let mut diags = Vec::new();
+    let params = generics::read_params(&item.sig.generics, &mut diags);
+    if let Some(d) = diags.into_iter().next() {
+        return Err(d);
+    }
+    let bindings = generics::bind(&params, source.instance).map_err(|message| {
+        Diagnostic::new(
+            at,
+            format!(
+                "cannot instantiate `{}::<{}>`: {message}",
+                source.name,
+                crate::source::instance_text(source.instance)
+            ),
+        )
+    })?;
+    *item = generics::substitute(item, &bindings);
+    *env = generics::extend_env(env, &bindings);
+    Ok(())
+}
+
+/// The device functions `item` calls (see `calls::device_calls`), for a generic
+/// kernel as its first representative instantiation calls them (`T::max(a, b)` is
+/// the scalar's own method, not a device function).
+pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
+    let params = generics::read_params(&item.sig.generics, &mut Vec::new());
+    match generics::representative_bindings(&params).first() {
+        Some(bindings) if !params.is_empty() => {
+            calls::device_calls(&generics::substitute(item, bindings))
+        }
+        _ => calls::device_calls(item),
+    }
+}
+
 /// Macro-time check of one function in isolation: every construct outside the subset
 /// and every type error, each at its token. Calls of other functions are assumed to be
-/// `#[device]` functions whose signatures are checked when the unit is compiled.
+/// `#[device]` functions whose signatures are checked when the unit is compiled. A
+/// generic kernel is checked once per representative instantiation
+/// ([`generics::representative_bindings`]); the first that fails is reported, its
+/// messages saying which types they were found with.
 pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
-    lower_item_for_inspection(item, kind).1
+    let is_generic = !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
+    if kind != SourceKind::Kernel || !is_generic {
+        return lower_item_for_inspection(item, kind).1;
+    }
+    let mut diags = Vec::new();
+    let params = generics::read_params(&item.sig.generics, &mut diags);
+    if !diags.is_empty() {
+        return diags;
+    }
+    for bindings in generics::representative_bindings(&params) {
+        let instance = generics::substitute(item, &bindings);
+        let mut diags = lower_item_for_inspection(&instance, kind).1;
+        if !diags.is_empty() {
+            let with = bindings.describe();
+            if !with.is_empty() {
+                for d in &mut diags {
+                    d.message.push_str(&format!(" (with `{with}`)"));
+                }
+            }
+            return diags;
+        }
+    }
+    Vec::new()
 }
 
 /// Lowers one function alone (callees unknown) and returns the IR even if there are

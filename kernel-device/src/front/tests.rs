@@ -17,6 +17,7 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
         fast_math: false,
         deps: &[],
         consts: &[],
+        instance: &[],
     }))
 }
 

@@ -41,9 +41,48 @@ pub struct FnSource {
     pub deps: &'static [&'static FnSource],
     /// The crate `const`/`static` items the body names, with rustc's values.
     pub consts: &'static [ConstItem],
+    /// For a generic kernel: the instantiation this source stands for, one argument
+    /// per generic parameter in declaration order (`axpy::<f32>`: `[Type(F32)]`).
+    /// Empty for the macro's own (template) source and for non-generic functions.
+    pub instance: &'static [GenericArg],
+}
+
+/// One argument of a generic kernel's instantiation: a scalar type for a type
+/// parameter (`T = f32`), a value for a const parameter (`N = 16`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericArg {
+    Type(crate::ir::ScalarType),
+    Const(i128),
+}
+
+impl std::fmt::Display for GenericArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenericArg::Type(t) => f.write_str(t.rust_name()),
+            GenericArg::Const(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// `f32, 16`: an instantiation as written in `k::<f32, 16>`.
+pub fn instance_text(args: &[GenericArg]) -> String {
+    args.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl FnSource {
+    /// The source of one instantiation of this (generic kernel's) source: the same
+    /// text, compiled with `instance`'s arguments. Leaked: instantiations live as long
+    /// as the kernel's static that caches them.
+    pub fn instantiate(&'static self, instance: &'static [GenericArg]) -> &'static FnSource {
+        Box::leak(Box::new(FnSource {
+            instance,
+            ..*self
+        }))
+    }
+
     /// This function and every device function it reaches, each once, the root first.
     /// Cycles (recursion) are tolerated here and rejected by the validator.
     pub fn unit(&'static self) -> Vec<&'static FnSource> {
