@@ -157,6 +157,21 @@ macro_rules! launch {
     };
 }
 
+/// Names instantiations of generic kernels for `cargo xtask build-device`, which
+/// compiles each ahead of time: `cudajit::instantiate!(axpy::<f32>, axpy::<f64>,
+/// transpose::<f32, 16>);` at module level. rustc checks each against the kernel's
+/// bounds. A launch that names its instantiation (`launch!(k::<f32, 16>[..](..))`)
+/// is found without it; one that infers it from the arguments needs the list, or is
+/// compiled at its first launch (and then kept in the disk cache).
+#[macro_export]
+macro_rules! instantiate {
+    ($($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? >),+ $(,)?) => {
+        const _: () = {
+            $( let _ = $($kernel)::+::__cudajit_instance::<$($generic),+>; )+
+        };
+    };
+}
+
 /// What generated code calls; not a public API.
 #[doc(hidden)]
 pub mod __private {

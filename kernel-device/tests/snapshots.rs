@@ -5,7 +5,8 @@
 //! and the actual output is written under the target's tmp dir. `CUDAJIT_BLESS=1`
 //! rewrites the expected files instead. The `cudajit` crate's own device functions
 //! (`src/random.rs`) are callable from every input. With the toolchain configured (see
-//! `common::toolchain`) every snapshot also goes through libnvvm and ptxas.
+//! `common::toolchain`) every snapshot also goes through libnvvm and ptxas. A generic
+//! kernel is rendered once per instantiation its file names (`instantiate!`).
 
 mod common;
 
@@ -59,12 +60,25 @@ fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut found = offline::scan(&text, file)?;
     found.extend(library_devices()?);
+    let instances = offline::instantiations(&text);
     let mut units = Vec::new();
     for (index, f) in found.iter().enumerate() {
         if f.kind != SourceKind::Kernel {
             continue;
         }
         let kernel = offline::kernel_source(index, &found)?;
+        // A generic kernel: one unit per instantiation the file names.
+        let kernels: Vec<_> = if f.item.sig.generics.params.is_empty() {
+            vec![kernel]
+        } else {
+            let name = f.item.sig.ident.to_string();
+            instances
+                .iter()
+                .filter(|i| i.kernel == name)
+                .map(|i| kernel.instantiate(Box::leak(i.args.clone().into_boxed_slice())))
+                .collect()
+        };
+        for kernel in kernels {
         let unit = nvvm_ir_for_kernel(kernel, &Options::default()).map_err(|e| e.to_string())?;
         let mut ir = unit.nvvm_ir;
         for site in &unit.panic_sites {
@@ -73,7 +87,17 @@ fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
                 site.id, site.function, site.file, site.line, site.column, site.message
             ));
         }
-        units.push((unit.kernel_name, ir));
+        let name = if kernel.instance.is_empty() {
+            unit.kernel_name
+        } else {
+            format!(
+                "{}::<{}>",
+                unit.kernel_name,
+                kernel_device::source::instance_text(kernel.instance)
+            )
+        };
+        units.push((name, ir));
+        }
     }
     if units.is_empty() {
         return Err("no #[kernel] in the file".into());

@@ -454,11 +454,25 @@ impl GenericLauncher {
             args: Vec::new(),
             instance: Vec::new(),
         };
+        // `where T: Float` joins `T`'s own bounds (other predicates are reported).
+        let where_bounds = |name: &syn::Ident| {
+            let predicates = item.sig.generics.where_clause.iter().flat_map(|w| &w.predicates);
+            predicates
+                .filter_map(|p| match p {
+                    syn::WherePredicate::Type(p) => match &p.bounded_ty {
+                        syn::Type::Path(tp) if tp.path.is_ident(name) => Some(p.bounds.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .flatten()
+                .collect::<Vec<_>>()
+        };
         for param in &item.sig.generics.params {
             match param {
                 syn::GenericParam::Type(t) => {
                     let name = &t.ident;
-                    let bounds = t.bounds.iter();
+                    let bounds = t.bounds.iter().cloned().chain(where_bounds(name));
                     out.decl.push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
                     out.args.push(quote!(#name));
                     out.instance.push(quote!(::cudajit::__private::GenericArg::Type(

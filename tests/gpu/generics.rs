@@ -5,6 +5,19 @@
 use super::common;
 use cudajit::prelude::*;
 
+// What `cargo xtask build-device` compiles ahead of time (the named launches below
+// are found without the list; the inferred ones are not).
+cudajit::instantiate!(
+    black_scholes::<f32>,
+    black_scholes::<f64>,
+    axpy::<f32>,
+    axpy::<f64>,
+    axpy::<i32>,
+    transpose::<f32, 16>,
+    transpose::<f32, 32>,
+    transpose::<i64, 8>,
+);
+
 /// The CUDA SDK's Black-Scholes coefficients (Abramowitz & Stegun 26.2.17).
 const A1: f64 = 0.319_381_53;
 const A2: f64 = -0.356_563_782;

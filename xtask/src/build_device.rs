@@ -8,7 +8,7 @@
 use crate::scan;
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::{CompileOptions, Nvvm};
-use kernel_device::source::SourceKind;
+use kernel_device::source::{instance_text, GenericArg, SourceKind};
 use std::path::PathBuf;
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -82,8 +82,14 @@ pub fn build(
 ) -> Result<BuildReport, String> {
     let root = crate::root();
     let mut all = Vec::new();
+    let mut named = Vec::new();
     for file in scan::rust_files(srcs) {
         all.extend(scan::scan_file(&file, &root)?);
+        for instance in scan::scan_instantiations(&file)? {
+            if !named.contains(&instance) {
+                named.push(instance);
+            }
+        }
     }
     let tc = crate::toolchain::locate_or_install()?;
     let nvvm =
@@ -97,10 +103,29 @@ pub fn build(
         String::from("# <kernel_name> <key_hex> <arch> <file.ptx>, by cargo xtask build-device\n");
     let mut written = 0;
     let mut errors = Vec::new();
+    // A generic kernel is built once per instantiation the sources name (a launch
+    // that infers its arguments is compiled at its first launch unless listed in
+    // `cudajit::instantiate!`); a non-generic one once, with no arguments.
+    let mut builds: Vec<(usize, &'static [GenericArg])> = Vec::new();
     for &k in &kernels {
+        let name = all[k].item.sig.ident.to_string();
+        if all[k].item.sig.generics.params.is_empty() {
+            builds.push((k, &[]));
+            continue;
+        }
+        for instance in named.iter().filter(|i| i.kernel == name) {
+            builds.push((k, Box::leak(instance.args.clone().into_boxed_slice())));
+        }
+    }
+    for &(k, instance) in &builds {
         let name = all[k].item.sig.ident.to_string();
         let result = (|| -> Result<(), String> {
             let kernel = scan::offline::kernel_source(k, &all)?;
+            let kernel = if instance.is_empty() {
+                kernel
+            } else {
+                kernel.instantiate(instance)
+            };
             let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
                 .map_err(|e| e.to_string())?;
             let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);
@@ -110,9 +135,10 @@ pub fn build(
             };
             let unit =
                 kernel_device::nvvm_ir_for_kernel(kernel, &options).map_err(|e| e.to_string())?;
-            let duplicate = kernels
+            // Same-named kernels in different files, or instantiations of one.
+            let duplicate = builds
                 .iter()
-                .filter(|&&j| all[j].item.sig.ident == name)
+                .filter(|&&(j, _)| all[j].item.sig.ident == name)
                 .count()
                 > 1;
             for arch in arches {
@@ -138,6 +164,11 @@ pub fn build(
             Ok(())
         })();
         if let Err(e) = result {
+            let name = if instance.is_empty() {
+                name
+            } else {
+                format!("{name}::<{}>", instance_text(instance))
+            };
             errors.push(format!("kernel `{name}` ({}): {e}", all[k].file));
         }
     }
@@ -152,6 +183,48 @@ pub fn build(
 mod tests {
     use super::*;
     use std::io::Write as _;
+
+    /// Generic kernels are built once per instantiation the sources name: the
+    /// behaviour tests' `instantiate!` list gives each its own PTX and its own key.
+    #[test]
+    fn build_device_compiles_each_named_instantiation() {
+        let Some(_) = crate::toolchain::locate() else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
+            );
+            return;
+        };
+        let base = std::env::temp_dir().join(format!("cudajit-aot-generic-{}", std::process::id()));
+        let (src, out) = (base.join("src"), base.join("out"));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&src).unwrap();
+        let text = include_str!("../../tests/gpu/generics.rs");
+        std::fs::write(src.join("generics.rs"), text).unwrap();
+        let report = build(&["compute_90".into()], &out, &[src]).unwrap();
+        assert_eq!(report.left_to_jit, Vec::<String>::new());
+        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+        let entries: Vec<Vec<&str>> = manifest
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        let mut names: Vec<&str> = entries.iter().map(|e| e[0]).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["axpy", "axpy", "axpy", "black_scholes", "black_scholes", "transpose", "transpose", "transpose"]
+        );
+        let mut keys: Vec<&str> = entries.iter().map(|e| e[1]).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), 8, "one key per instantiation");
+        for entry in &entries {
+            let ptx = std::fs::read_to_string(out.join(entry[3])).unwrap();
+            assert!(ptx.contains(&format!(".entry {}", entry[0])), "{entry:?}");
+        }
+        let _ = std::fs::remove_dir_all(&base);
+    }
 
     /// Ahead-of-time build of the workspace's examples: one PTX per kernel in the
     /// manifest, each accepted by `ptxas -arch=sm_90`, keyed as the runtime looks up.

@@ -47,3 +47,10 @@ pub fn scan_file(path: &Path, root: &Path) -> Result<Vec<Found>, String> {
         .replace('\\', "/");
     offline::scan(&text, &rel)
 }
+
+/// The generic-kernel instantiations one file names (see
+/// `kernel_device::source::offline::instantiations`).
+pub fn scan_instantiations(path: &Path) -> Result<Vec<offline::NamedInstance>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(offline::instantiations(&text))
+}

@@ -405,12 +405,16 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     }
     struct Refs<'b> {
         bound: &'b HashSet<String>,
+        /// A generic kernel's type parameters: `T::MAX` is the scalar's constant.
+        type_params: HashSet<String>,
         seen: HashSet<String>,
         out: Vec<(String, syn::Path)>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if p.qself.is_none() {
+            let of_type_param = p.path.segments.len() > 1
+                && self.type_params.contains(&p.path.segments[0].ident.to_string());
+            if p.qself.is_none() && !of_type_param {
                 if let Some(key) = const_path_key(&p.path) {
                     if !self.bound.contains(&key) && self.seen.insert(key.clone()) {
                         self.out.push((key, p.path.clone()));
@@ -443,6 +447,12 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     syn::visit::Visit::visit_block(&mut bound, &item.block);
     let mut refs = Refs {
         bound: &bound.0,
+        type_params: item
+            .sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect(),
         seen: HashSet::new(),
         out: Vec::new(),
     };

@@ -87,14 +87,32 @@ impl GenericParam {
 /// kernels support is reported into `diags` (and left out).
 pub fn read_params(generics: &syn::Generics, diags: &mut Vec<Diagnostic>) -> Vec<GenericParam> {
     let mut params = Vec::new();
-    if let Some(w) = &generics.where_clause {
-        diags.push(
-            Diagnostic::new(
-                w.where_token.span,
-                "`where` clauses are not supported for kernels",
-            )
-            .with_hint("bound the parameter where it is declared: `<T: Float>`"),
-        );
+    // `where T: Float` bounds a type parameter as `<T: Float>` does.
+    let mut where_bounds: Vec<(syn::Ident, syn::TypeParamBound)> = Vec::new();
+    for predicate in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        let bounded = match predicate {
+            syn::WherePredicate::Type(p) if p.lifetimes.is_none() => match &p.bounded_ty {
+                syn::Type::Path(tp) if tp.qself.is_none() => tp
+                    .path
+                    .get_ident()
+                    .filter(|i| generics.type_params().any(|t| &t.ident == *i))
+                    .map(|i| (i.clone(), &p.bounds)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match bounded {
+            Some((name, bounds)) => {
+                where_bounds.extend(bounds.iter().map(|b| (name.clone(), b.clone())))
+            }
+            None => diags.push(
+                Diagnostic::new(
+                    predicate.span(),
+                    "a kernel's `where` clause may only bound its type parameters",
+                )
+                .with_hint("write `where T: Float`, or the bound in the parameter list"),
+            ),
+        }
     }
     for param in &generics.params {
         match param {
@@ -113,7 +131,8 @@ pub fn read_params(generics: &syn::Generics, diags: &mut Vec<Diagnostic>) -> Vec
                     ));
                     continue;
                 }
-                if let Some(family) = type_param_family(t, diags) {
+                let extra = where_bounds.iter().filter(|(n, _)| *n == t.ident).map(|(_, b)| b);
+                if let Some(family) = type_param_family(t, extra, diags) {
                     params.push(GenericParam::Type {
                         name: t.ident.clone(),
                         family,
@@ -166,9 +185,13 @@ const BOUND_HINT: &str = "bound it by one of cudajit's numeric traits: `T: Float
                           `T: Int` (the integer types) or `T: Num` (both)";
 
 /// The family of `T: Float` (or `cudajit::Float`); anything else is reported.
-fn type_param_family(t: &syn::TypeParam, diags: &mut Vec<Diagnostic>) -> Option<Family> {
+fn type_param_family<'b>(
+    t: &'b syn::TypeParam,
+    where_bounds: impl Iterator<Item = &'b syn::TypeParamBound>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Family> {
     let mut family = None;
-    for bound in &t.bounds {
+    for bound in t.bounds.iter().chain(where_bounds) {
         let named = match bound {
             syn::TypeParamBound::Trait(tb)
                 if tb.lifetimes.is_none()
@@ -501,13 +524,29 @@ mod tests {
             ("fn k<'a>() {}", "lifetime parameters"),
             ("fn k<const n: usize>() {}", "UPPER_CASE"),
             ("fn k<const N: f32>() {}", "integer type"),
-            ("fn k<T: Float>() where T: Copy {}", "`where` clauses"),
+            ("fn k<T>() where T: Copy {}", "only cudajit's numeric traits"),
+            ("fn k<T: Float>() where f32: Copy {}", "may only bound its type parameters"),
         ] {
             let mut diags = Vec::new();
             read_params(&item(text).sig.generics, &mut diags);
             assert_eq!(diags.len(), 1, "{text}: {diags:?}");
             assert!(diags[0].message.contains(wanted), "{text}: {diags:?}");
         }
+    }
+
+    #[test]
+    fn where_clauses_bound_like_the_parameter_list() {
+        let f = item("fn k<T, const N: usize>() where T: Num {}");
+        let mut diags = Vec::new();
+        let params = read_params(&f.sig.generics, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(matches!(
+            params[0],
+            GenericParam::Type {
+                family: Family::Num,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -332,12 +332,12 @@ fn signatures() {
     rejects_kernel(
         "fn k<T>(x: T) {}",
         "T>",
-        "generic parameters are not supported",
+        "type parameter `T` has no cudajit numeric bound",
     );
     rejects_kernel(
         "fn k(x: f32) where f32: Copy {}",
-        "where",
-        "`where` clauses are not supported",
+        "f32: Copy",
+        "`where` clause may only bound its type parameters",
     );
     rejects_kernel("const fn k() {}", "const", "`const fn` is not supported");
     rejects_kernel("async fn k() {}", "async", "`async fn` is not supported");

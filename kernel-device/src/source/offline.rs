@@ -231,3 +231,122 @@ pub fn kernel_source(kernel: usize, all: &[Found]) -> Result<&'static FnSource, 
         .collect();
     Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
 }
+
+/// One instantiation of a generic kernel named in a file: `axpy::<f32>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedInstance {
+    pub kernel: String,
+    pub args: Vec<super::GenericArg>,
+}
+
+/// The generic-kernel instantiations a file names, for `cargo xtask build-device`:
+/// each path in `instantiate!(axpy::<f32>, tile::<f64, 16>)` and each named launch
+/// `launch!(tile::<f32, 16>[grid, block](..))`. Only literal arguments count (scalar
+/// type names, integer literals): `tile::<T, N>` inside generic host code names no
+/// instantiation by itself, and a launch that infers `T` from its arguments is not
+/// seen here (list it in `instantiate!`).
+pub fn instantiations(text: &str) -> Vec<NamedInstance> {
+    let Ok(file) = syn::parse_file(text) else {
+        return Vec::new();
+    };
+    struct Visitor(Vec<NamedInstance>);
+    impl<'ast> syn::visit::Visit<'ast> for Visitor {
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let name = mac.path.segments.last().map(|s| s.ident.to_string());
+            let paths: Vec<syn::Path> = match name.as_deref() {
+                Some("instantiate") => {
+                    let parser =
+                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
+                    syn::parse::Parser::parse2(parser, mac.tokens.clone())
+                        .map(|list| list.into_iter().collect())
+                        .unwrap_or_default()
+                }
+                Some("launch") => {
+                    // The kernel path is every token before the launch shape `[..]`.
+                    let head: proc_macro2::TokenStream = mac
+                        .tokens
+                        .clone()
+                        .into_iter()
+                        .take_while(|t| {
+                            !matches!(t, proc_macro2::TokenTree::Group(g)
+                                if g.delimiter() == proc_macro2::Delimiter::Bracket)
+                        })
+                        .collect();
+                    syn::parse2::<syn::Path>(head).into_iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            self.0.extend(paths.iter().filter_map(named_instance));
+            syn::visit::visit_macro(self, mac);
+        }
+    }
+    let mut visitor = Visitor(Vec::new());
+    syn::visit::Visit::visit_file(&mut visitor, &file);
+    let mut found: Vec<NamedInstance> = Vec::new();
+    for instance in visitor.0 {
+        if !found.contains(&instance) {
+            found.push(instance);
+        }
+    }
+    found
+}
+
+/// `axpy::<f32, 16>` as an instantiation, if every argument is a literal.
+fn named_instance(path: &syn::Path) -> Option<NamedInstance> {
+    let last = path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(generics) = &last.arguments else {
+        return None;
+    };
+    let args = generics
+        .args
+        .iter()
+        .map(|arg| match arg {
+            syn::GenericArgument::Type(syn::Type::Path(p)) => p
+                .path
+                .get_ident()
+                .and_then(|i| crate::ir::ScalarType::from_rust_name(&i.to_string()))
+                .map(super::GenericArg::Type),
+            syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            })) => n.base10_parse::<i128>().ok().map(super::GenericArg::Const),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(NamedInstance {
+        kernel: last.ident.to_string(),
+        args,
+    })
+}
+
+#[cfg(test)]
+mod instantiation_tests {
+    use super::*;
+    use crate::ir::ScalarType;
+    use crate::source::GenericArg;
+
+    #[test]
+    fn finds_listed_and_named_launches_with_literal_arguments() {
+        let text = r#"
+            cudajit::instantiate!(axpy::<f32>, axpy::<f64>, tile::<i32, 16>);
+            fn main() {
+                launch!(tile::<f32, 32>[(4, 4), (32, 32)](&a, &mut b)).unwrap();
+                launch!(axpy[1, 1](a, &x, &mut y)).unwrap();
+                launch!(tile::<T, N>[1, 1](&a, &mut b)).unwrap();
+                launch!(axpy::<f32>[1, 1](a, &x, &mut y)).unwrap();
+            }
+        "#;
+        let ty = GenericArg::Type;
+        let found = instantiations(text);
+        let want = [
+            ("axpy", vec![ty(ScalarType::F32)]),
+            ("axpy", vec![ty(ScalarType::F64)]),
+            ("tile", vec![ty(ScalarType::I32), GenericArg::Const(16)]),
+            ("tile", vec![ty(ScalarType::F32), GenericArg::Const(32)]),
+        ];
+        assert_eq!(found.len(), want.len(), "{found:?}");
+        for ((kernel, args), got) in want.iter().zip(&found) {
+            assert_eq!((&got.kernel[..], &got.args), (*kernel, args));
+        }
+    }
+}

@@ -1,0 +1,8 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k<T: Float + Int>(x: &mut [T]) {
+    x[0] = x[1];
+}
+
+fn main() {}
