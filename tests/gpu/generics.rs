@@ -26,6 +26,22 @@ const A4: f64 = -1.821_255_978;
 const A5: f64 = 1.330_274_429;
 const RSQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
+/// The cumulative normal distribution by the polynomial of the CUDA SDK sample: a
+/// generic device function, instantiated by the kernel's `cnd::<T>` calls.
+#[device]
+fn cnd<T: Float>(d: T) -> T {
+    let k = T::one() / (T::one() + T::from_f64(0.231_641_9) * d.abs());
+    let poly = k
+        * (T::from_f64(A1)
+            + k * (T::from_f64(A2) + k * (T::from_f64(A3) + k * (T::from_f64(A4) + k * T::from_f64(A5)))));
+    let tail = T::from_f64(RSQRT_2PI) * (T::from_f64(-0.5) * d * d).exp() * poly;
+    if d > T::zero() {
+        T::one() - tail
+    } else {
+        tail
+    }
+}
+
 /// European call and put prices, one option per thread, for any float type: the
 /// algorithm of the CUDA SDK sample, written once.
 #[kernel]
@@ -47,22 +63,11 @@ fn black_scholes<T: Float>(
         let d1 = ((s / x).ln() + (rate + T::from_f64(0.5) * volatility * volatility) * t)
             / (volatility * sqrt_t);
         let d2 = d1 - volatility * sqrt_t;
-        // The cumulative normal distribution of d1 and d2.
-        let d = [d1, d2];
-        let mut cnd = [T::zero(); 2];
-        for k in 0..2 {
-            let dk = d[k];
-            let kk = T::one() / (T::one() + T::from_f64(0.231_641_9) * dk.abs());
-            let poly = kk
-                * (T::from_f64(A1)
-                    + kk * (T::from_f64(A2)
-                        + kk * (T::from_f64(A3) + kk * (T::from_f64(A4) + kk * T::from_f64(A5)))));
-            let tail = T::from_f64(RSQRT_2PI) * (T::from_f64(-0.5) * dk * dk).exp() * poly;
-            cnd[k] = if dk > T::zero() { T::one() - tail } else { tail };
-        }
+        let cnd1 = cnd::<T>(d1);
+        let cnd2 = cnd::<T>(d2);
         let discount = x * (-rate * t).exp();
-        call[i] = s * cnd[0] - discount * cnd[1];
-        put[i] = discount * (T::one() - cnd[1]) - s * (T::one() - cnd[0]);
+        call[i] = s * cnd1 - discount * cnd2;
+        put[i] = discount * (T::one() - cnd2) - s * (T::one() - cnd1);
     }
 }
 
@@ -275,4 +280,49 @@ fn const_generic_transpose_for_two_tile_sizes() {
     let input: Vec<i64> = (0..rows * cols).map(|_| rng.next_u64() as i64).collect();
     check_transpose::<i64, 8>(&input, i64::MIN, rows, cols);
     assert_eq!(transpose.instances().launched().len(), 3);
+}
+
+/// `N` terms of `x[start..]` weighted by `w`, for any number type and window: a
+/// generic device function with a const parameter, called from another generic one.
+#[device]
+fn weighted_window<T: Num, const N: usize>(x: &[T], start: usize, w: T) -> T {
+    let mut acc = T::zero();
+    for k in 0..N {
+        acc += scaled::<T>(x[start + k], w);
+    }
+    acc
+}
+
+#[device]
+fn scaled<T: Num>(v: T, w: T) -> T {
+    v * w
+}
+
+/// A non-generic kernel calling generic device functions with several arguments.
+#[kernel]
+fn windows(x: &[f64], n: &[i32], out: &mut [f64], out_n: &mut [i32]) {
+    let i = grid(1);
+    if i + 4 <= x.len() && i < out.len() {
+        out[i] = weighted_window::<f64, 4>(x, i, 0.5);
+        out_n[i] = weighted_window::<i32, 3>(n, i, 3) + scaled::<i32>(n[i], -1);
+    }
+}
+
+#[test]
+fn generic_device_functions_instantiated_per_call() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("generic_device_functions");
+    let len = 500 + rng.below(100) as usize;
+    let x: Vec<f64> = (0..len).map(|_| rng.f64_in(-10.0, 10.0)).collect();
+    let n: Vec<i32> = (0..len).map(|_| rng.below(20_000) as i32 - 10_000).collect();
+    let m = len - 3;
+    let mut out = vec![f64::NAN; m];
+    let mut out_n = vec![i32::MIN; m];
+    launch!(windows[m.div_ceil(64), 64](&x, &n, &mut out, &mut out_n)).unwrap();
+    for i in 0..m {
+        let want: f64 = (0..4).map(|k| x[i + k] * 0.5).sum();
+        assert_eq!(out[i], want, "f64 window at {i}");
+        let want_n: i32 = (0..3).map(|k| n[i + k] * 3).sum::<i32>() - n[i];
+        assert_eq!(out_n[i], want_n, "i32 window at {i}");
+    }
 }

@@ -128,7 +128,12 @@ impl FnLowerer<'_> {
         }
         let kind = classify(path);
         let generic = path.segments.iter().find(|s| !s.arguments.is_none());
-        if let (Some(seg), false) = (generic, matches!(kind, CalleeKind::Std)) {
+        // `f::<T>(x)`: a generic device function, instantiated by name before a unit
+        // is lowered (`generic_calls`); at macro time its result is unknown.
+        let device_turbofish = matches!(kind, CalleeKind::Device(_))
+            && path.segments.iter().rev().skip(1).all(|s| s.arguments.is_none());
+        let allowed = matches!(kind, CalleeKind::Std) || device_turbofish;
+        if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);
             self.error_hint(
                 seg.arguments.span(),
@@ -573,12 +578,17 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
     impl<'ast> syn::visit::Visit<'ast> for Collector {
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
             if let syn::Expr::Path(p) = &*call.func {
-                if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) {
-                    if let CalleeKind::Device(name) = classify(&p.path) {
-                        let key = quote::ToTokens::to_token_stream(&p.path).to_string();
+                // `f::<T>(x)` depends on `f` (a generic device function).
+                let mut path = p.path.clone();
+                if let Some(last) = path.segments.last_mut() {
+                    last.arguments = syn::PathArguments::None;
+                }
+                if p.qself.is_none() && path.segments.iter().all(|s| s.arguments.is_none()) {
+                    if let CalleeKind::Device(name) = classify(&path) {
+                        let key = quote::ToTokens::to_token_stream(&path).to_string();
                         if name != self.own && !self.seen.contains(&key) {
                             self.seen.push(key);
-                            self.out.push(p.path.clone());
+                            self.out.push(path);
                         }
                     }
                 }

@@ -9,6 +9,7 @@
 mod calls;
 mod check;
 pub mod consts;
+mod generic_calls;
 pub mod generics;
 mod infer;
 mod intrinsics;
@@ -121,6 +122,10 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         if let Err(d) = instantiate(source, item, env) {
             errors.push(source_error(source, &d));
         }
+    }
+    // Generic device functions: one function per instantiation the unit calls.
+    for (source, d) in generic_calls::instantiate_device_calls(&mut parsed, &mut envs) {
+        errors.push(source_error(source, &d));
     }
     let mut sigs = Vec::new();
     let mut sig_infos = Vec::new();
@@ -247,7 +252,7 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
 /// messages saying which types they were found with.
 pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
     let is_generic = !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
-    if kind != SourceKind::Kernel || !is_generic {
+    if !is_generic {
         return lower_item_for_inspection(item, kind).1;
     }
     let mut diags = Vec::new();

@@ -5,8 +5,13 @@ cudajit::instantiate!(axpy::<f32>, axpy::<i64>, transpose::<f64, 16>);
 fn axpy<T: Num>(a: T, x: &[T], y: &mut [T]) {
     let i = grid(1);
     if i < y.len() {
-        y[i] = a * x[i] + y[i] + T::one();
+        y[i] = a * x[i] + twice::<T>(y[i]) + T::one();
     }
+}
+
+#[device]
+fn twice<T: Num>(v: T) -> T {
+    v + v
 }
 
 #[kernel]
