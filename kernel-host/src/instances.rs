@@ -134,7 +134,11 @@ mod tests {
         static TABLE: GenericKernels = GenericKernels::new();
         let args: Vec<&'static [GenericArg]> = [ScalarType::F32, ScalarType::F64, ScalarType::I32]
             .into_iter()
-            .map(|t| &*Box::leak(Box::new([GenericArg::Type(t), GenericArg::Const(16)])))
+            .map(|t| {
+                let args: &'static [GenericArg] =
+                    Box::leak(Box::new([GenericArg::Type(t), GenericArg::Const(16)]));
+                args
+            })
             .collect();
         for a in &args {
             TABLE.get(&TEMPLATE, a);
