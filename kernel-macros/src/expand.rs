@@ -250,8 +250,14 @@ fn kernel(
         args.push(arg);
     }
     let count = args.len();
-    let called_like_a_function = call_guard(name, params, &cfgs);
     let generics = GenericLauncher::new(item);
+    // A generic kernel's parameter types name its type parameters: no guard (calling
+    // it like a function is rustc's plain "expected function").
+    let called_like_a_function = if generics.is_generic() {
+        TokenStream::new()
+    } else {
+        call_guard(name, params, &cfgs)
+    };
     let (params_decl, params_use) = (&generics.decl, &generics.args);
     // With an unsupported parameter there is nothing to launch; the error is reported.
     let body = if all_supported && !(failed && generics.is_generic()) {
