@@ -44,6 +44,8 @@ pub use kernel_macros::{device, kernel};
 /// The on-disk kernel cache: [`cache::info`] (location, entries, size) and
 /// [`cache::clear`]; `cargo xtask cache` runs them for this workspace.
 pub use kernel_host::disk as cache;
+/// A kernel's NVVM IR, PTX and resources without a GPU (README: "To look at what a kernel becomes").
+pub use kernel_host::inspect;
 
 /// The numeric traits that bound a generic kernel's type parameters
 /// (`fn axpy<T: Float>(..)`): what a kernel may do with a `T`. See the README's
@@ -90,8 +92,8 @@ pub mod prelude {
     };
     // Barriers, fences, atomics, warp operations and GPU-only math (with their
     // element-type traits).
-    pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_device::device_api::generic::{Float, Int, Num};
+    pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel};
 

@@ -292,3 +292,30 @@ fn a_grid_sync_makes_the_compiled_unit_cooperative() {
     assert!(compiled.cooperative);
     assert!(compiled.nvvm_ir.contains("%envreg1"));
 }
+
+/// The README's way to look at a kernel: `cudajit::inspect::inspect(k.source(), arch)`,
+/// through the facade, with the device functions it calls in the same module.
+#[test]
+fn inspect_through_the_facade() {
+    if std::env::var_os("CUDAJIT_NVVM_PATH").is_none() {
+        eprintln!("skipped: CUDAJIT_NVVM_PATH is not set (cargo xtask test sets it)");
+        return;
+    }
+    let inspection = cudajit::inspect::inspect(vecadd.source(), "compute_90").unwrap();
+    assert_eq!(inspection.kernel, "vecadd");
+    assert!(
+        inspection.nvvm_ir.contains("@vecadd("),
+        "{}",
+        inspection.nvvm_ir
+    );
+    assert!(
+        inspection.ptx.contains(".entry vecadd("),
+        "{}",
+        inspection.ptx
+    );
+    assert!(
+        inspection.ptx.contains(".target sm_90"),
+        "{}",
+        inspection.ptx
+    );
+}

@@ -79,24 +79,25 @@ fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
                 .collect()
         };
         for kernel in kernels {
-        let unit = nvvm_ir_for_kernel(kernel, &Options::default()).map_err(|e| e.to_string())?;
-        let mut ir = unit.nvvm_ir;
-        for site in &unit.panic_sites {
-            ir.push_str(&format!(
-                "; panic site {} in `{}` at {}:{}:{}: {}\n",
-                site.id, site.function, site.file, site.line, site.column, site.message
-            ));
-        }
-        let name = if kernel.instance.is_empty() {
-            unit.kernel_name
-        } else {
-            format!(
-                "{}::<{}>",
-                unit.kernel_name,
-                kernel_device::source::instance_text(kernel.instance)
-            )
-        };
-        units.push((name, ir));
+            let unit =
+                nvvm_ir_for_kernel(kernel, &Options::default()).map_err(|e| e.to_string())?;
+            let mut ir = unit.nvvm_ir;
+            for site in &unit.panic_sites {
+                ir.push_str(&format!(
+                    "; panic site {} in `{}` at {}:{}:{}: {}\n",
+                    site.id, site.function, site.file, site.line, site.column, site.message
+                ));
+            }
+            let name = if kernel.instance.is_empty() {
+                unit.kernel_name
+            } else {
+                format!(
+                    "{}::<{}>",
+                    unit.kernel_name,
+                    kernel_device::source::instance_text(kernel.instance)
+                )
+            };
+            units.push((name, ir));
         }
     }
     if units.is_empty() {

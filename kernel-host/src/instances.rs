@@ -150,6 +150,9 @@ mod tests {
             std::hint::black_box(source);
         }
         let per = start.elapsed().as_secs_f64() / rounds as f64;
-        println!("generic instantiation lookup: {:.1} ns per launch", per * 1e9);
+        println!(
+            "generic instantiation lookup: {:.1} ns per launch",
+            per * 1e9
+        );
     }
 }

@@ -154,8 +154,27 @@ pub fn innermost_container(prefix: &str) -> Container {
 /// Keywords that say what a braced block is, when they come first in its header
 /// (`pub`, `unsafe`, `default` and attributes may precede them).
 const ITEM_KEYWORDS: &[&str] = &[
-    "impl", "trait", "fn", "mod", "struct", "enum", "union", "extern", "macro_rules", "const",
-    "static", "let", "match", "if", "else", "while", "for", "loop", "return", "move", "async",
+    "impl",
+    "trait",
+    "fn",
+    "mod",
+    "struct",
+    "enum",
+    "union",
+    "extern",
+    "macro_rules",
+    "const",
+    "static",
+    "let",
+    "match",
+    "if",
+    "else",
+    "while",
+    "for",
+    "loop",
+    "return",
+    "move",
+    "async",
 ];
 
 /// Past the `/* .. */` starting at `i` (comments nest).
@@ -253,15 +272,24 @@ mod tests {
     #[test]
     fn module_level_and_nested_modules_are_modules() {
         assert_eq!(innermost_container("use x;\n"), Container::Module);
-        assert_eq!(innermost_container("mod m {\n  struct S;\n"), Container::Module);
-        assert_eq!(innermost_container("fn f() -> impl Fn() {\n"), Container::Module);
+        assert_eq!(
+            innermost_container("mod m {\n  struct S;\n"),
+            Container::Module
+        );
+        assert_eq!(
+            innermost_container("fn f() -> impl Fn() {\n"),
+            Container::Module
+        );
         let after_impl = "impl S {\n fn a() {}\n}\n#[cfg(test)]\nmod t {\n";
         assert_eq!(innermost_container(after_impl), Container::Module);
     }
 
     #[test]
     fn impl_and_trait_blocks_are_found() {
-        assert_eq!(innermost_container("struct S;\nimpl S {\n"), Container::Impl);
+        assert_eq!(
+            innermost_container("struct S;\nimpl S {\n"),
+            Container::Impl
+        );
         let generic = "#[derive(Debug)]\nunsafe impl<T: Fn(u32) -> [u8; 2]> X for S<T> where T: Copy {\n fn a() { let x = 1; }\n";
         assert_eq!(innermost_container(generic), Container::Impl);
         assert_eq!(innermost_container("pub trait T {\n"), Container::Trait);
@@ -271,6 +299,9 @@ mod tests {
     fn braces_in_comments_strings_and_chars_do_not_count() {
         let text = "impl S {\n // }\n /* } /* } */ } */\n const A: &str = \"}\\\"}\";\n const B: char = '}';\n const C: &str = r#\"}\"#;\n fn f<'a>(x: &'a u8) {}\n";
         assert_eq!(innermost_container(text), Container::Impl);
-        assert_eq!(innermost_container("fn f() { let c = '{'; }\n"), Container::Module);
+        assert_eq!(
+            innermost_container("fn f() { let c = '{'; }\n"),
+            Container::Module
+        );
     }
 }

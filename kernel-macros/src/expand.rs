@@ -366,11 +366,7 @@ fn kernel(
 /// `launch!`, while `vecadd` stays a plain value with `launch` and friends. The result
 /// type's bound must name a lifetime of the arguments to be checked at the call rather
 /// than here, so a kernel without slice parameters keeps rustc's "expected function".
-fn call_guard(
-    name: &syn::Ident,
-    params: &[parse::Param],
-    cfgs: &[&syn::Attribute],
-) -> TokenStream {
+fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribute]) -> TokenStream {
     let has_slice = params
         .iter()
         .any(|p| matches!(p.shape, parse::Shape::Slice(_) | parse::Shape::SliceMut(_)));
@@ -462,7 +458,12 @@ impl GenericLauncher {
         };
         // `where T: Float` joins `T`'s own bounds (other predicates are reported).
         let where_bounds = |name: &syn::Ident| {
-            let predicates = item.sig.generics.where_clause.iter().flat_map(|w| &w.predicates);
+            let predicates = item
+                .sig
+                .generics
+                .where_clause
+                .iter()
+                .flat_map(|w| &w.predicates);
             predicates
                 .filter_map(|p| match p {
                     syn::WherePredicate::Type(p) => match &p.bounded_ty {
@@ -479,11 +480,13 @@ impl GenericLauncher {
                 syn::GenericParam::Type(t) => {
                     let name = &t.ident;
                     let bounds = t.bounds.iter().cloned().chain(where_bounds(name));
-                    out.decl.push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
+                    out.decl
+                        .push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
                     out.args.push(quote!(#name));
-                    out.instance.push(quote!(::cudajit::__private::GenericArg::Type(
-                        <#name as ::cudajit::__private::DeviceScalar>::SCALAR
-                    )));
+                    out.instance
+                        .push(quote!(::cudajit::__private::GenericArg::Type(
+                            <#name as ::cudajit::__private::DeviceScalar>::SCALAR
+                        )));
                 }
                 syn::GenericParam::Const(c) => {
                     let (name, ty) = (&c.ident, &c.ty);

@@ -33,7 +33,8 @@ fn cnd<T: Float>(d: T) -> T {
     let k = T::one() / (T::one() + T::from_f64(0.231_641_9) * d.abs());
     let poly = k
         * (T::from_f64(A1)
-            + k * (T::from_f64(A2) + k * (T::from_f64(A3) + k * (T::from_f64(A4) + k * T::from_f64(A5)))));
+            + k * (T::from_f64(A2)
+                + k * (T::from_f64(A3) + k * (T::from_f64(A4) + k * T::from_f64(A5)))));
     let tail = T::from_f64(RSQRT_2PI) * (T::from_f64(-0.5) * d * d).exp() * poly;
     if d > T::zero() {
         T::one() - tail
@@ -149,7 +150,10 @@ fn black_scholes_one_generic_kernel_for_f32_and_f64() {
         &mut put
     ))
     .unwrap();
-    for (name, got, want) in [("call f64", &call, &want_call), ("put f64", &put, &want_put)] {
+    for (name, got, want) in [
+        ("call f64", &call, &want_call),
+        ("put f64", &put, &want_put),
+    ] {
         for i in 0..n {
             let err = (got[i] - want[i]).abs();
             assert!(
@@ -262,7 +266,11 @@ fn check_transpose<T: Num + cudajit::DeviceScalar + std::fmt::Debug, const TILE:
     launch!(transpose::<T, TILE>[grid, (TILE, TILE)](input, &mut output, rows, cols)).unwrap();
     for r in 0..rows {
         for c in 0..cols {
-            assert_eq!(output[c * rows + r], input[r * cols + c], "TILE {TILE}: ({r}, {c})");
+            assert_eq!(
+                output[c * rows + r],
+                input[r * cols + c],
+                "TILE {TILE}: ({r}, {c})"
+            );
         }
     }
 }
@@ -314,7 +322,9 @@ fn generic_device_functions_instantiated_per_call() {
     let mut rng = common::Rng::fresh("generic_device_functions");
     let len = 500 + rng.below(100) as usize;
     let x: Vec<f64> = (0..len).map(|_| rng.f64_in(-10.0, 10.0)).collect();
-    let n: Vec<i32> = (0..len).map(|_| rng.below(20_000) as i32 - 10_000).collect();
+    let n: Vec<i32> = (0..len)
+        .map(|_| rng.below(20_000) as i32 - 10_000)
+        .collect();
     let m = len - 3;
     let mut out = vec![f64::NAN; m];
     let mut out_n = vec![i32::MIN; m];

@@ -131,7 +131,12 @@ impl FnLowerer<'_> {
         // `f::<T>(x)`: a generic device function, instantiated by name before a unit
         // is lowered (`generic_calls`); at macro time its result is unknown.
         let device_turbofish = matches!(kind, CalleeKind::Device(_))
-            && path.segments.iter().rev().skip(1).all(|s| s.arguments.is_none());
+            && path
+                .segments
+                .iter()
+                .rev()
+                .skip(1)
+                .all(|s| s.arguments.is_none());
         let allowed = matches!(kind, CalleeKind::Std) || device_turbofish;
         if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);

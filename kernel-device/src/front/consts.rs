@@ -413,7 +413,9 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             let of_type_param = p.path.segments.len() > 1
-                && self.type_params.contains(&p.path.segments[0].ident.to_string());
+                && self
+                    .type_params
+                    .contains(&p.path.segments[0].ident.to_string());
             if p.qself.is_none() && !of_type_param {
                 if let Some(key) = const_path_key(&p.path) {
                     if !self.bound.contains(&key) && self.seen.insert(key.clone()) {

@@ -219,17 +219,28 @@ mod tests {
             20,
         );
         let module = lower_sources(&[kernel, twice, sum]).expect("lowers");
-        let mut names: Vec<String> = module.functions.iter().map(|(_, f)| f.name.clone()).collect();
+        let mut names: Vec<String> = module
+            .functions
+            .iter()
+            .map(|(_, f)| f.name.clone())
+            .collect();
         names.sort();
         assert_eq!(names, ["k", "sum__f64_3", "twice__f32", "twice__f64"]);
     }
 
     #[test]
     fn a_call_without_arguments_and_a_wrong_argument_are_errors() {
-        let twice = source("fn twice<T: Float>(v: T) -> T { v + v }", SourceKind::Device, 10);
+        let twice = source(
+            "fn twice<T: Float>(v: T) -> T { v + v }",
+            SourceKind::Device,
+            10,
+        );
         for (body, wanted) in [
             ("x[0] = twice(x[0]);", "name its arguments"),
-            ("x[0] = twice::<i32>(1) as f32;", "does not implement `Float`"),
+            (
+                "x[0] = twice::<i32>(1) as f32;",
+                "does not implement `Float`",
+            ),
         ] {
             let kernel = source(
                 &format!("fn k(x: &mut [f32]) {{ {body} }}"),

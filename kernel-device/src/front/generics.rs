@@ -131,7 +131,10 @@ pub fn read_params(generics: &syn::Generics, diags: &mut Vec<Diagnostic>) -> Vec
                     ));
                     continue;
                 }
-                let extra = where_bounds.iter().filter(|(n, _)| *n == t.ident).map(|(_, b)| b);
+                let extra = where_bounds
+                    .iter()
+                    .filter(|(n, _)| *n == t.ident)
+                    .map(|(_, b)| b);
                 if let Some(family) = type_param_family(t, extra, diags) {
                     params.push(GenericParam::Type {
                         name: t.ident.clone(),
@@ -524,8 +527,14 @@ mod tests {
             ("fn k<'a>() {}", "lifetime parameters"),
             ("fn k<const n: usize>() {}", "UPPER_CASE"),
             ("fn k<const N: f32>() {}", "integer type"),
-            ("fn k<T>() where T: Copy {}", "only cudajit's numeric traits"),
-            ("fn k<T: Float>() where f32: Copy {}", "may only bound its type parameters"),
+            (
+                "fn k<T>() where T: Copy {}",
+                "only cudajit's numeric traits",
+            ),
+            (
+                "fn k<T: Float>() where f32: Copy {}",
+                "may only bound its type parameters",
+            ),
         ] {
             let mut diags = Vec::new();
             read_params(&item(text).sig.generics, &mut diags);
@@ -553,11 +562,7 @@ mod tests {
     fn binds_and_refuses_mismatches() {
         let f = item("fn k<T: Float, const N: u8>() {}");
         let params = read_params(&f.sig.generics, &mut Vec::new());
-        let ok = bind(
-            &params,
-            &[GenericArg::Type(S::F64), GenericArg::Const(255)],
-        )
-        .unwrap();
+        let ok = bind(&params, &[GenericArg::Type(S::F64), GenericArg::Const(255)]).unwrap();
         assert_eq!(ok.describe(), "T = f64, N = 255");
         for args in [
             vec![GenericArg::Type(S::I32), GenericArg::Const(1)],

@@ -204,8 +204,13 @@ fn drop_follow_ups<T>(diags: &mut Vec<T>, is_follow_up: impl Fn(&T) -> bool) {
 
 /// Replaces a generic kernel's `item` by its instantiation for `source.instance` and
 /// adds the const arguments to `env`. Non-generic functions are left alone.
-fn instantiate(source: &FnSource, item: &mut syn::ItemFn, env: &mut ConstEnv) -> Result<(), Diagnostic> {
-    let is_generic = !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
+fn instantiate(
+    source: &FnSource,
+    item: &mut syn::ItemFn,
+    env: &mut ConstEnv,
+) -> Result<(), Diagnostic> {
+    let is_generic =
+        !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
     if source.kind != SourceKind::Kernel || (!is_generic && source.instance.is_empty()) {
         // A generic device function is reported by the signature check.
         return Ok(());
@@ -251,7 +256,8 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
 /// ([`generics::representative_bindings`]); the first that fails is reported, its
 /// messages saying which types they were found with.
 pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
-    let is_generic = !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
+    let is_generic =
+        !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some();
     if !is_generic {
         return lower_item_for_inspection(item, kind).1;
     }

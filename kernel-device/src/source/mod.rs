@@ -77,10 +77,7 @@ impl FnSource {
     /// text, compiled with `instance`'s arguments. Leaked: instantiations live as long
     /// as the kernel's static that caches them.
     pub fn instantiate(&'static self, instance: &'static [GenericArg]) -> &'static FnSource {
-        Box::leak(Box::new(FnSource {
-            instance,
-            ..*self
-        }))
+        Box::leak(Box::new(FnSource { instance, ..*self }))
     }
 
     /// This function and every device function it reaches, each once, the root first.
