@@ -25,7 +25,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn sreg(&mut self, reg: &str) -> String {
         let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
         self.w.declare(&name, format!("declare i32 @{name}()"));
-        self.def(&reg.replace('.', "_"), format!("call i32 @{name}()"))
+        let range = super::writer::sreg_range(reg)
+            .map(|node| format!(", !range {node}"))
+            .unwrap_or_default();
+        self.def(&reg.replace('.', "_"), format!("call i32 @{name}(){range}"))
     }
 
     /// Calls the void function `name` (declaring it) with typed operands.

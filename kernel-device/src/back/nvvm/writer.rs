@@ -16,6 +16,38 @@ const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:
 /// panic was likely and laid the checked code out around it.)
 pub const LIKELY_TRUE_BRANCH_WEIGHTS: &str = "!0";
 
+/// What CUDA guarantees of a special register on every architecture cudajit targets
+/// (blocks of at most 1024 threads and 64 on z, grids of at most 2^31 - 1 blocks on x
+/// and 65535 on y and z, 32-lane warps), as `[low, high)` for `!range` metadata on its
+/// read. With them LLVM proves checks such as `warp_sums[thread_idx().x / 32]` on a
+/// 32-element array in bounds and drops them, as nvcc's code never had them.
+/// `nctaid.x`'s bound, 2^31, is written as the wrapped i32 `-2147483648`.
+const SREG_RANGES: [(&str, i64, i64); 14] = [
+    ("tid.x", 0, 1024),
+    ("tid.y", 0, 1024),
+    ("tid.z", 0, 64),
+    ("ntid.x", 1, 1025),
+    ("ntid.y", 1, 1025),
+    ("ntid.z", 1, 65),
+    ("ctaid.x", 0, 2_147_483_647),
+    ("ctaid.y", 0, 65_535),
+    ("ctaid.z", 0, 65_535),
+    ("nctaid.x", 1, -2_147_483_648),
+    ("nctaid.y", 1, 65_536),
+    ("nctaid.z", 1, 65_536),
+    ("laneid", 0, 32),
+    ("warpsize", 32, 33),
+];
+
+/// The `!range` node of special register `reg` (`tid.x`), if CUDA bounds it. The nodes
+/// are `!1` to `!14`, after the branch weights; kernel annotations follow them.
+pub fn sreg_range(reg: &str) -> Option<String> {
+    SREG_RANGES
+        .iter()
+        .position(|(name, _, _)| *name == reg)
+        .map(|i| format!("!{}", i + 1))
+}
+
 pub struct Writer<'a> {
     pub module: &'a ir::Module,
     pub options: &'a Options,
@@ -113,12 +145,16 @@ impl<'a> Writer<'a> {
         }
         out.push_str(&functions);
 
-        // Metadata: !0 is the cold-branch weight, kernels follow, the version is last.
+        // Metadata: !0 is the cold-branch weight, the special registers' ranges follow,
+        // then the kernels; the version is last.
         let _ = writeln!(
             out,
             "{LIKELY_TRUE_BRANCH_WEIGHTS} = !{{!\"branch_weights\", i32 1048575, i32 1}}"
         );
-        let mut next = 1;
+        for (i, (_, low, high)) in SREG_RANGES.iter().enumerate() {
+            let _ = writeln!(out, "!{} = !{{i32 {low}, i32 {high}}}", i + 1);
+        }
+        let mut next = SREG_RANGES.len() + 1;
         let mut annotation_ids = Vec::new();
         let mut annotations = String::new();
         for kernel in &kernels {

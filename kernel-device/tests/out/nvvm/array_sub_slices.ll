@@ -47,12 +47,12 @@ entry:
   %out.s = insertvalue { float*, i64 } undef, float* %out, 0
   %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
   store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -68,13 +68,13 @@ entry:
 run.fast:
   store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
   store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x.2 to i64
   store i64 %cast.1, i64* %t.addr
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %tid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.3 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -91,13 +91,13 @@ run.fast:
 run.checked:
   store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
   store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %tid_x.4 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x.4 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.2 = zext i32 %tid_x.4 to i64
   store i64 %cast.2, i64* %t.addr
   %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %tid_x.5 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.5 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.5 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -487,7 +487,7 @@ ok.16:
   %sub.24 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
   %sub.25 = insertvalue { float*, i64 } %sub.24, i64 4, 1
   call void @__cudajit_dev_add_into({ float*, i64 } %sub.23, { float*, i64 } %sub.25)
-  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.5 = zext i32 %ctaid_x.3 to i64
   store i64 %cast.5, i64* %b.addr
   %first.5 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
@@ -728,10 +728,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64)* @tile_halves, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64)* @tile_halves, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `tile_halves` at tests/in/array_sub_slices.rs:31:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `tile_halves` at tests/in/array_sub_slices.rs:31:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `tile_halves` at tests/in/array_sub_slices.rs:33:9: index out of bounds: the len is {1} but the index is {0}

@@ -45,9 +45,9 @@ entry:
   %a.s.1 = insertvalue { i32*, i64 } %a.s, i64 %a.len, 1
   store { i32*, i64 } %a.s.1, { i32*, i64 }* %a.addr
   store i32 %v, i32* %v.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -520,10 +520,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i32*, i64, i32)* @atomics_i32, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i32*, i64, i32)* @atomics_i32, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_i32` at tests/in/atomics.rs:7:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `atomics_i32` at tests/in/atomics.rs:7:39: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `atomics_i32` at tests/in/atomics.rs:7:61: index out of bounds: the len is {1} but the index is {0}
@@ -590,9 +604,9 @@ entry:
   %a.s.1 = insertvalue { i32*, i64 } %a.s, i64 %a.len, 1
   store { i32*, i64 } %a.s.1, { i32*, i64 }* %a.addr
   store i32 %v, i32* %v.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -962,10 +976,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i32*, i64, i32)* @atomics_u32, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i32*, i64, i32)* @atomics_u32, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_u32` at tests/in/atomics.rs:22:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `atomics_u32` at tests/in/atomics.rs:22:39: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `atomics_u32` at tests/in/atomics.rs:22:61: index out of bounds: the len is {1} but the index is {0}
@@ -1028,9 +1056,9 @@ entry:
   store { i64*, i64 } %b.s.1, { i64*, i64 }* %b.addr
   store i64 %v, i64* %v.addr
   store i64 %w, i64* %w.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -1046,9 +1074,9 @@ entry:
   %guard = and i1 %guard.ok, %guard.ok.1
   br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -1406,9 +1434,9 @@ ok.22:
   store i64 %t.1, i64* %elem.ptr.24
   br label %run.join
 run.checked:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -1834,10 +1862,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i64*, i64, i64*, i64, i64, i64)* @atomics_i64, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i64*, i64, i64*, i64, i64, i64)* @atomics_i64, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_i64` at tests/in/atomics.rs:36:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `atomics_i64` at tests/in/atomics.rs:36:39: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `atomics_i64` at tests/in/atomics.rs:36:61: index out of bounds: the len is {1} but the index is {0}
@@ -1925,9 +1967,9 @@ entry:
   store { double*, i64 } %b.s.1, { double*, i64 }* %b.addr
   store float %v, float* %v.addr
   store double %w, double* %w.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -1943,9 +1985,9 @@ entry:
   %guard = and i1 %guard.ok, %guard.ok.1
   br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -2320,9 +2362,9 @@ ok.15:
   store double %t, double* %elem.ptr.17
   br label %run.join
 run.checked:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -2765,10 +2807,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, double*, i64, float, double)* @atomics_float, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, double*, i64, float, double)* @atomics_float, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_float` at tests/in/atomics.rs:51:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `atomics_float` at tests/in/atomics.rs:51:39: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `atomics_float` at tests/in/atomics.rs:51:61: index out of bounds: the len is {1} but the index is {0}
@@ -2819,9 +2875,9 @@ entry:
   %bins.s = insertvalue { i32*, i64 } undef, i32* %bins, 0
   %bins.s.1 = insertvalue { i32*, i64 } %bins.s, i64 %bins.len, 1
   store { i32*, i64 } %bins.s.1, { i32*, i64 }* %bins.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -2914,10 +2970,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i8*, i64, i32*, i64)* @histogram, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i8*, i64, i32*, i64)* @histogram, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `histogram` at tests/in/atomics.rs:66:26: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `histogram` at tests/in/atomics.rs:66:9: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `shared_histogram` ====
@@ -2966,7 +3036,7 @@ entry:
   store { i32*, i64 } %bins.s.1, { i32*, i64 }* %bins.addr
   store [256 x i32] addrspace(3)* @__cudajit_shared_shared_histogram_0, [256 x i32] addrspace(3)** %local.addr
   store [4 x [32 x float]] addrspace(3)* @__cudajit_shared_shared_histogram_1, [4 x [32 x float]] addrspace(3)** %rows.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
   %t = load i64, i64* %t.addr
@@ -3016,9 +3086,9 @@ run.join:
   br label %if.end.1
 if.end.1:
   call void @llvm.nvvm.barrier0()
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -3271,10 +3341,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i8*, i64, i32*, i64)* @shared_histogram, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i8*, i64, i32*, i64)* @shared_histogram, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `shared_histogram` at tests/in/atomics.rs:79:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `shared_histogram` at tests/in/atomics.rs:82:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `shared_histogram` at tests/in/atomics.rs:87:9: index out of bounds: the len is {1} but the index is {0}

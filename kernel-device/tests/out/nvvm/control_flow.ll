@@ -51,7 +51,7 @@ entry:
   store i32 %n, i32* %n.addr
   %flag.1 = icmp ne i8 %flag, 0
   store i1 %flag.1, i1* %flag.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   store i32 %tid_x, i32* %t.addr
   %t = load i32, i32* %t.addr
   %cmp = icmp ne i32 %t, 0
@@ -335,9 +335,23 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i32*, i64, i32, i8)* @control_flow, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i32*, i64, i32, i8)* @control_flow, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `control_flow` at tests/in/control_flow.rs:34:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `control_flow` at tests/in/control_flow.rs:55:5: index out of bounds: the len is {1} but the index is {0}

@@ -45,7 +45,7 @@ entry:
   %counts.s.1 = insertvalue { i32*, i64 } %counts.s, i64 %counts.len, 1
   store { i32*, i64 } %counts.s.1, { i32*, i64 }* %counts.addr
   store i64 0, i64* %smem.addr
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %cast = zext i32 %ntid_x to i64
   store i64 %cast, i64* %n.addr
   %n = load i64, i64* %n.addr
@@ -117,12 +117,12 @@ ok.2:
   %sub.4 = insertvalue { i8*, i64 } undef, i8* %smem.generic.2, 0
   %sub.5 = insertvalue { i8*, i64 } %sub.4, i64 %n.2, 1
   store { i8*, i64 } %sub.5, { i8*, i64 }* %flags.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x to i64
   store i64 %cast.1, i64* %t.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x.1 to i64
@@ -411,7 +411,7 @@ while.end:
   %cmp.3 = icmp eq i64 %t.26, 0
   br i1 %cmp.3, label %if.then.2, label %if.end.2
 if.then.2:
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.2 = zext i32 %ctaid_x.1 to i64
   store i64 %cast.2, i64* %b.addr
   %vals.12 = load { float*, i64 }, { float*, i64 }* %vals.addr
@@ -433,7 +433,7 @@ if.then.2:
   %guard.8 = and i1 %guard.7, %guard.ok.12
   br i1 %guard.8, label %run.fast.3, label %run.checked.3, !prof !0
 run.fast.3:
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.3 = zext i32 %ctaid_x.2 to i64
   store i64 %cast.3, i64* %b.addr
   %vals.13 = load { float*, i64 }, { float*, i64 }* %vals.addr
@@ -456,7 +456,7 @@ run.fast.3:
   store i32 %elem.7, i32* %elem.ptr.22
   br label %run.join.3
 run.checked.3:
-  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.4 = zext i32 %ctaid_x.3 to i64
   store i64 %cast.4, i64* %b.addr
   %vals.14 = load { float*, i64 }, { float*, i64 }* %vals.addr
@@ -563,10 +563,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64, i32*, i64)* @block_sum_count, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64, i32*, i64)* @block_sum_count, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum_count` at tests/in/dynamic_shared.rs:9:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `block_sum_count` at tests/in/dynamic_shared.rs:10:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 3 in `block_sum_count` at tests/in/dynamic_shared.rs:11:17: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
@@ -625,7 +639,7 @@ entry:
   %sums.s.1 = insertvalue { float*, i64 } %sums.s, i64 %sums.len, 1
   store { float*, i64 } %sums.s.1, { float*, i64 }* %sums.addr
   store i64 0, i64* %smem.addr
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %cast = zext i32 %ntid_x to i64
   store i64 %cast, i64* %n.addr
   %n = load i64, i64* %n.addr
@@ -652,13 +666,13 @@ ok:
   %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
   %sub.1 = insertvalue { float*, i64 } %sub, i64 %n, 1
   store { float*, i64 } %sub.1, { float*, i64 }* %vals.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x to i64
   store i64 %cast.1, i64* %t.addr
   %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x.1 to i64
@@ -790,7 +804,7 @@ if.then.1:
   %lo.4 = load { float*, i64 }, { float*, i64 }* %lo.addr
   %guard.len.2 = extractvalue { float*, i64 } %lo.4, 1
   %guard.ok.2 = icmp ult i64 0, %guard.len.2
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.2 = zext i32 %ctaid_x.1 to i64
   %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
   %guard.len.3 = extractvalue { float*, i64 } %sums.1, 1
@@ -803,7 +817,7 @@ run.fast.1:
   %elem.ptr.6 = getelementptr float, float* %ptr.8, i64 0
   %elem.3 = load float, float* %elem.ptr.6
   %sums.2 = load { float*, i64 }, { float*, i64 }* %sums.addr
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.3 = zext i32 %ctaid_x.2 to i64
   %ptr.9 = extractvalue { float*, i64 } %sums.2, 0
   %elem.ptr.7 = getelementptr float, float* %ptr.9, i64 %cast.3
@@ -822,7 +836,7 @@ ok.6:
   %elem.ptr.8 = getelementptr float, float* %ptr.10, i64 0
   %elem.4 = load float, float* %elem.ptr.8
   %sums.3 = load { float*, i64 }, { float*, i64 }* %sums.addr
-  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.4 = zext i32 %ctaid_x.3 to i64
   %ptr.11 = extractvalue { float*, i64 } %sums.3, 0
   %len.7 = extractvalue { float*, i64 } %sums.3, 1
@@ -954,10 +968,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64)* @half_block_sum, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64)* @half_block_sum, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `half_block_sum` at tests/in/dynamic_shared.rs:57:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `half_block_sum` at tests/in/dynamic_shared.rs:59:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `half_block_sum` at tests/in/dynamic_shared.rs:59:5: index out of bounds: the len is {1} but the index is {0}

@@ -34,9 +34,9 @@ entry:
   %y.s = insertvalue { float*, i64 } undef, float* %y, 0
   %y.s.1 = insertvalue { float*, i64 } %y.s, i64 %y.len, 1
   store { float*, i64 } %y.s.1, { float*, i64 }* %y.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -44,8 +44,8 @@ entry:
   %grid = add nuw i64 %grid.base, %grid.tid
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
   %len = extractvalue { float*, i64 } %y.1, 1
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x(), !range !10
   %gridsize.ntid = zext i32 %ntid_x.1 to i64
   %gridsize.nctaid = zext i32 %nctaid_x to i64
   %gridsize = mul nuw i64 %gridsize.ntid, %gridsize.nctaid
@@ -156,9 +156,23 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `saxpy` at examples/saxpy.rs:15:41: assertion failed: step != 0
 ; panic site 2 in `saxpy` at examples/saxpy.rs:16:20: index out of bounds: the len is {1} but the index is {0}

@@ -34,9 +34,9 @@ entry:
   %c.s = insertvalue { float*, i64 } undef, float* %c, 0
   %c.s.1 = insertvalue { float*, i64 } %c.s, i64 %c.len, 1
   store { float*, i64 } %c.s.1, { float*, i64 }* %c.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -155,10 +155,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `vecadd` at examples/vecadd.rs:27:29: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `vecadd` at examples/vecadd.rs:27:35: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `vecadd` at examples/vecadd.rs:27:9: index out of bounds: the len is {1} but the index is {0}

@@ -32,9 +32,9 @@ entry:
   %y.s = insertvalue { float*, i64 } undef, float* %y, 0
   %y.s.1 = insertvalue { float*, i64 } %y.s, i64 %y.len, 1
   store { float*, i64 } %y.s.1, { float*, i64 }* %y.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -156,10 +156,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float, float*, i64, float*, i64)* @axpy, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float, float*, i64, float*, i64)* @axpy, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy` at tests/in/generics.rs:8:38: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy` at tests/in/generics.rs:8:9: index out of bounds: the len is {1} but the index is {0}
@@ -197,9 +211,9 @@ entry:
   %y.s = insertvalue { i64*, i64 } undef, i64* %y, 0
   %y.s.1 = insertvalue { i64*, i64 } %y.s, i64 %y.len, 1
   store { i64*, i64 } %y.s.1, { i64*, i64 }* %y.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -321,10 +335,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i64, i64*, i64, i64*, i64)* @axpy, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i64, i64*, i64, i64*, i64)* @axpy, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy` at tests/in/generics.rs:8:38: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy` at tests/in/generics.rs:8:9: index out of bounds: the len is {1} but the index is {0}
@@ -376,19 +404,19 @@ entry:
   store i64 %rows, i64* %rows.addr
   store i64 %cols, i64* %cols.addr
   store [16 x [17 x double]] addrspace(3)* @__cudajit_shared_transpose_0, [16 x [17 x double]] addrspace(3)** %tile.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %tx.addr
-  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
   %cast.1 = zext i32 %tid_y to i64
   store i64 %cast.1, i64* %ty.addr
-  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y(), !range !8
   %cast.2 = zext i32 %ctaid_y to i64
   %mul = mul i64 %cast.2, 16
   %ty = load i64, i64* %ty.addr
   %add = add i64 %mul, %ty
   store i64 %add, i64* %row.addr
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.3 = zext i32 %ctaid_x to i64
   %mul.1 = mul i64 %cast.3, 16
   %tx = load i64, i64* %tx.addr
@@ -481,13 +509,13 @@ run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.4 = zext i32 %ctaid_x.1 to i64
   %mul.5 = mul i64 %cast.4, 16
   %ty.4 = load i64, i64* %ty.addr
   %add.5 = add i64 %mul.5, %ty.4
   store i64 %add.5, i64* %out_row.addr
-  %ctaid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ctaid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y(), !range !8
   %cast.5 = zext i32 %ctaid_y.1 to i64
   %mul.6 = mul i64 %cast.5, 16
   %tx.4 = load i64, i64* %tx.addr
@@ -633,10 +661,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (double*, i64, double*, i64, i64, i64)* @transpose, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (double*, i64, double*, i64, i64, i64)* @transpose, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `transpose` at tests/in/generics.rs:25:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `transpose` at tests/in/generics.rs:25:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `transpose` at tests/in/generics.rs:25:9: index out of bounds: the len is {1} but the index is {0}

@@ -46,13 +46,13 @@ entry:
   %total.s = insertvalue { float*, i64 } undef, float* %total, 0
   %total.s.1 = insertvalue { float*, i64 } %total.s, i64 %total.len, 1
   store { float*, i64 } %total.s.1, { float*, i64 }* %total.addr
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast = zext i32 %ctaid_x to i64
   store i64 %cast, i64* %block.addr
   store float 0x0000000000000000, float* %sum.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x.1 to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -60,8 +60,8 @@ entry:
   %grid = add nuw i64 %grid.base, %grid.tid
   %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
   %len = extractvalue { float*, i64 } %x.1, 1
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x(), !range !10
   %gridsize.ntid = zext i32 %ntid_x.1 to i64
   %gridsize.nctaid = zext i32 %nctaid_x to i64
   %gridsize = mul nuw i64 %gridsize.ntid, %gridsize.nctaid
@@ -103,9 +103,9 @@ for.body:
 for.end:
   %sum = load float, float* %sum.addr
   %partials.1 = load { float*, i64 }, { float*, i64 }* %partials.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.1 = zext i32 %ntid_x.2 to i64
@@ -128,9 +128,9 @@ panic.2:
   call void @__cudajit_panic(i32 3, i64 0, i64 0)
   unreachable
 ok.2:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.3 to i64
   %grid.ntid.2 = zext i32 %ntid_x.3 to i64
@@ -192,7 +192,7 @@ entry:
   store { float*, i64 } %partials, { float*, i64 }* %partials.addr
   store i64 %block, i64* %block.addr
   store float %value, float* %value.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cmp = icmp eq i32 %tid_x, 0
   br i1 %cmp, label %if.then, label %if.end
 if.then:
@@ -401,10 +401,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64, float*, i64)* @two_phase_sum, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64, float*, i64)* @two_phase_sum, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `two_phase_sum` at tests/in/grid_sync.rs:17:41: assertion failed: step != 0
 ; panic site 2 in `two_phase_sum` at tests/in/grid_sync.rs:20:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `two_phase_sum` at tests/in/grid_sync.rs:21:5: grid_sync(): not every block reached the barrier within 10 s (every thread of every block must call grid_sync(), as in CUDA; a block that returned early never arrives)

@@ -42,18 +42,18 @@ entry:
   store { double*, i64 } %out.s.1, { double*, i64 }* %out.addr
   store i64 %w, i64* %w.addr
   store i64 %h, i64* %h.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
   %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
   %grid = add nuw i64 %grid.base, %grid.tid
   %tuple = insertvalue { i64, i64 } undef, i64 %grid, 0
-  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
-  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
-  %ntid_y = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
+  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
+  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y(), !range !8
+  %ntid_y = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y(), !range !5
   %grid.tid.1 = zext i32 %tid_y to i64
   %grid.ctaid.1 = zext i32 %ctaid_y to i64
   %grid.ntid.1 = zext i32 %ntid_y to i64
@@ -229,10 +229,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (double*, i64, double*, i64, double*, i64, i64, i64)* @matrix_add, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (double*, i64, double*, i64, double*, i64, i64, i64)* @matrix_add, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `matrix_add` at tests/in/matrix_add.rs:8:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `matrix_add` at tests/in/matrix_add.rs:8:25: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `matrix_add` at tests/in/matrix_add.rs:8:9: index out of bounds: the len is {1} but the index is {0}

@@ -83,9 +83,9 @@ entry:
   %d.s.1 = insertvalue { i64*, i64 } %d.s, i64 %d.len, 1
   store { i64*, i64 } %d.s.1, { i64*, i64 }* %d.addr
   store i32 %n, i32* %n.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -158,9 +158,9 @@ entry:
   %guard.11 = and i1 %guard.10, %guard.ok.12
   br i1 %guard.11, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -543,9 +543,9 @@ pow.done.3:
   store i64 %add.30, i64* %elem.ptr.12
   br label %run.join
 run.checked:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -1073,10 +1073,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32)* @integers, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32)* @integers, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `integers` at tests/in/numeric.rs:9:70: min > max. min = {0}, max = {1}
 ; panic site 2 in `integers` at tests/in/numeric.rs:12:60: min > max. min = {0:i64}, max = {1:i64}
 ; panic site 3 in `integers` at tests/in/numeric.rs:19:57: min > max. min = {0}, max = {1}
@@ -1148,9 +1162,9 @@ entry:
   %wide.s = insertvalue { i64*, i64 } undef, i64* %wide, 0
   %wide.s.1 = insertvalue { i64*, i64 } %wide.s, i64 %wide.len, 1
   store { i64*, i64 } %wide.s.1, { i64*, i64 }* %wide.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -1198,9 +1212,9 @@ entry:
   %guard.6 = and i1 %guard.5, %guard.ok.7
   br i1 %guard.6, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -1345,9 +1359,9 @@ ok.1:
   store i64 %add.15, i64* %elem.ptr.7
   br label %run.join
 run.checked:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -1602,10 +1616,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64)* @floats, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64)* @floats, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `floats` at tests/in/numeric.rs:26:29: min > max, or either was NaN. min = {0:f32}, max = {1:f32}
 ; panic site 2 in `floats` at tests/in/numeric.rs:32:24: min > max, or either was NaN. min = {0:f64}, max = {1:f64}
 ; panic site 3 in `floats` at tests/in/numeric.rs:25:13: index out of bounds: the len is {1} but the index is {0}

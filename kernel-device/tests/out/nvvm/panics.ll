@@ -35,9 +35,9 @@ entry:
   store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
   store i32 %d, i32* %d.addr
   store i32 %u, i32* %u.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -67,9 +67,9 @@ entry:
   %guard.2 = and i1 %guard.1, %guard.ok.3
   br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.1 = zext i32 %tid_x.1 to i64
   %grid.ctaid.1 = zext i32 %ctaid_x.1 to i64
   %grid.ntid.1 = zext i32 %ntid_x.1 to i64
@@ -147,9 +147,9 @@ ok.4:
   store i32 %div.1, i32* %elem.ptr.3
   br label %run.join
 run.checked:
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid.2 = zext i32 %tid_x.2 to i64
   %grid.ctaid.2 = zext i32 %ctaid_x.2 to i64
   %grid.ntid.2 = zext i32 %ntid_x.2 to i64
@@ -309,10 +309,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i32*, i64, i32*, i64, i32, i32)* @panics, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i32*, i64, i32*, i64, i32, i32)* @panics, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero
 ; panic site 2 in `panics` at tests/in/panics.rs:8:14: attempt to divide with overflow
 ; panic site 3 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with a divisor of zero

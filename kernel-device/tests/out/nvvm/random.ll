@@ -48,7 +48,7 @@ entry:
   store { i64*, i64 } %total.s.1, { i64*, i64 }* %total.addr
   store i32 %samples, i32* %samples.addr
   store i64 0, i64* %smem.addr
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %cast = zext i32 %ntid_x to i64
   %smem.offset = load i64, i64* %smem.addr
   %smem.bumped = add i64 %smem.offset, 3
@@ -73,12 +73,12 @@ ok:
   %sub = insertvalue { i32*, i64 } undef, i32* %smem.typed, 0
   %sub.1 = insertvalue { i32*, i64 } %sub, i64 %cast, 1
   store { i32*, i64 } %sub.1, { i32*, i64 }* %counts.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x to i64
   store i64 %cast.1, i64* %t.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x.1 to i64
@@ -448,10 +448,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i64*, i64, i32*, i64, i64*, i64, i32)* @monte_carlo_pi, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i64*, i64, i32*, i64, i64*, i64, i32)* @monte_carlo_pi, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `monte_carlo_pi` at tests/in/random.rs:8:18: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `monte_carlo_pi` at tests/in/random.rs:20:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `monte_carlo_pi` at tests/in/random.rs:22:5: index out of bounds: the len is {1} but the index is {0}
@@ -513,9 +527,9 @@ entry:
   %n64.s = insertvalue { double*, i64 } undef, double* %n64, 0
   %n64.s.1 = insertvalue { double*, i64 } %n64.s, i64 %n64.len, 1
   store { double*, i64 } %n64.s.1, { double*, i64 }* %n64.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -986,10 +1000,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64)* @every_draw, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64)* @every_draw, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `every_draw` at tests/in/random.rs:41:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `every_draw` at tests/in/random.rs:42:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `every_draw` at tests/in/random.rs:43:9: index out of bounds: the len is {1} but the index is {0}

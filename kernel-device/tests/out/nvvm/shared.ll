@@ -37,12 +37,12 @@ entry:
   %partial.s.1 = insertvalue { float*, i64 } %partial.s, i64 %partial.len, 1
   store { float*, i64 } %partial.s.1, { float*, i64 }* %partial.addr
   store [256 x float] addrspace(3)* @__cudajit_shared_block_sum_0, [256 x float] addrspace(3)** %cache.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %tid.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x.1 to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -96,7 +96,7 @@ ok.1:
   %cmp.1 = icmp eq i64 %tid.2, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.1 = zext i32 %ctaid_x.1 to i64
   %partial.1 = load { float*, i64 }, { float*, i64 }* %partial.addr
   %guard.len = extractvalue { float*, i64 } %partial.1, 1
@@ -107,7 +107,7 @@ run.fast:
   %elem.ptr.2 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.2, i64 0, i64 0
   %elem.1 = load float, float addrspace(3)* %elem.ptr.2
   %partial.2 = load { float*, i64 }, { float*, i64 }* %partial.addr
-  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.2 = zext i32 %ctaid_x.2 to i64
   %ptr.1 = extractvalue { float*, i64 } %partial.2, 0
   %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %cast.2
@@ -118,7 +118,7 @@ run.checked:
   %elem.ptr.4 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.3, i64 0, i64 0
   %elem.2 = load float, float addrspace(3)* %elem.ptr.4
   %partial.3 = load { float*, i64 }, { float*, i64 }* %partial.addr
-  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.3 = zext i32 %ctaid_x.3 to i64
   %ptr.2 = extractvalue { float*, i64 } %partial.3, 0
   %len.2 = extractvalue { float*, i64 } %partial.3, 1
@@ -250,10 +250,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64)* @block_sum, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64)* @block_sum, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum` at tests/in/shared.rs:24:35: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `block_sum` at tests/in/shared.rs:24:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `block_sum` at tests/in/shared.rs:28:9: index out of bounds: the len is {1} but the index is {0}
@@ -307,19 +321,19 @@ entry:
   store i64 %rows, i64* %rows.addr
   store i64 %cols, i64* %cols.addr
   store [32 x [33 x float]] addrspace(3)* @__cudajit_shared_transpose_0, [32 x [33 x float]] addrspace(3)** %tile.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %tx.addr
-  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
   %cast.1 = zext i32 %tid_y to i64
   store i64 %cast.1, i64* %ty.addr
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.2 = zext i32 %ctaid_x to i64
   %mul = mul i64 %cast.2, 32
   %tx = load i64, i64* %tx.addr
   %add = add i64 %mul, %tx
   store i64 %add, i64* %x.addr
-  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ctaid_y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y(), !range !8
   %cast.3 = zext i32 %ctaid_y to i64
   %mul.1 = mul i64 %cast.3, 32
   %ty = load i64, i64* %ty.addr
@@ -412,13 +426,13 @@ run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %ctaid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ctaid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y(), !range !8
   %cast.4 = zext i32 %ctaid_y.1 to i64
   %mul.5 = mul i64 %cast.4, 32
   %tx.4 = load i64, i64* %tx.addr
   %add.5 = add i64 %mul.5, %tx.4
   store i64 %add.5, i64* %ox.addr
-  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.5 = zext i32 %ctaid_x.1 to i64
   %mul.6 = mul i64 %cast.5, 32
   %ty.4 = load i64, i64* %ty.addr
@@ -564,10 +578,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (float*, i64, float*, i64, i64, i64)* @transpose, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (float*, i64, float*, i64, i64, i64)* @transpose, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `transpose` at tests/in/shared.rs:40:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `transpose` at tests/in/shared.rs:40:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `transpose` at tests/in/shared.rs:40:9: index out of bounds: the len is {1} but the index is {0}
@@ -609,7 +637,7 @@ entry:
   %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
   %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
   store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
   %t = load i64, i64* %t.addr
@@ -622,7 +650,7 @@ entry:
   br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x.1 to i64
   store i64 %cast.1, i64* %t.addr
   %t.2 = load i64, i64* %t.addr
@@ -647,7 +675,7 @@ run.fast:
   br label %run.join
 run.checked:
   store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.3 = zext i32 %tid_x.2 to i64
   store i64 %cast.3, i64* %t.addr
   %t.5 = load i64, i64* %t.addr
@@ -793,10 +821,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void (i32*, i64)* @rows, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void (i32*, i64)* @rows, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `rows` at tests/in/shared.rs:62:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `rows` at tests/in/shared.rs:62:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `rows` at tests/in/shared.rs:66:38: index out of bounds: the len is {1} but the index is {0}

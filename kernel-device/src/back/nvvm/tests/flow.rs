@@ -56,14 +56,24 @@ fn vecadd_kernel() {
     assert!(t.contains(
         "@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8"
     ));
-    assert!(t.contains("call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()"));
+    // Each special register read carries CUDA's bound on it as `!range`.
+    assert!(
+        t.contains("call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7"),
+        "{t}"
+    );
+    assert!(
+        t.contains("call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1"),
+        "{t}"
+    );
+    assert!(t.contains("!1 = !{i32 0, i32 1024}\n"), "{t}");
+    assert!(t.contains("!7 = !{i32 0, i32 2147483647}\n"), "{t}");
     assert!(t.contains("fadd float"));
     assert!(t.contains("icmp ult i64"));
     assert!(
         t.contains("!{void (float*, i64, float*, i64, float*, i64)* @vecadd, !\"kernel\", i32 1}")
     );
     assert!(
-        t.contains("!nvvmir.version = !{!2}\n!2 = !{i32 2, i32 0, i32 3, i32 2}"),
+        t.contains("!nvvmir.version = !{!16}\n!16 = !{i32 2, i32 0, i32 3, i32 2}"),
         "{t}"
     );
     assert_eq!(
