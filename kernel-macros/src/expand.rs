@@ -17,19 +17,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
-            let what = if kind == SourceKind::Kernel {
-                "#[kernel]"
-            } else {
-                "#[device]"
-            };
-            // syn reports a truncated item at the end of input, a place with no token:
-            // point at the last token the user wrote instead.
-            let span = match input.clone().into_iter().last() {
-                Some(last) if e.to_string().contains("end of input") => last.span(),
-                _ => e.span(),
-            };
-            let error = syn::Error::new(span, format!("`{what}` applies to a `fn` item: {e}"));
-            let error = error.to_compile_error();
+            let error = parse::not_a_fn(kind, &input, e).to_compile_error();
             return quote!(#error #input);
         }
     };

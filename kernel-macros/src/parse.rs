@@ -33,7 +33,7 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
         );
         return options;
     }
-    let parser = Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated;
+    let parser = Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
     let list = match parser.parse2(args) {
         Ok(list) => list,
         Err(e) => {
@@ -44,35 +44,51 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
             return options;
         }
     };
-    for pair in list {
-        let name = pair
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
+    for meta in list {
+        let path = meta.path();
+        let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         let slot = match name.as_str() {
             "boundscheck" => &mut options.bounds_check,
             "fastmath" => &mut options.fast_math,
             _ => {
                 errors.push(
                     Diagnostic::new(
-                        pair.path.span(),
-                        format!("unknown `#[kernel]` argument `{}`", pretty(&pair.path)),
+                        path.span(),
+                        format!("unknown `#[kernel]` argument `{}`", pretty(path)),
                     )
                     .with_hint("the arguments are `boundscheck = bool` and `fastmath = bool`"),
                 );
                 continue;
             }
         };
-        match &pair.value {
+        let value = match &meta {
+            syn::Meta::NameValue(pair) => &pair.value,
+            // `fastmath` or `fastmath(true)`: the flag is not implied.
+            other => {
+                errors.push(
+                    Diagnostic::new(
+                        other.span(),
+                        format!("`{name}` takes a value, `true` or `false`"),
+                    )
+                    .with_hint(format!("write `#[kernel({name} = true)]`")),
+                );
+                continue;
+            }
+        };
+        match value {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Bool(b),
                 ..
             }) => *slot = b.value,
-            other => errors.push(Diagnostic::new(
-                other.span(),
-                format!("`{name}` takes `true` or `false`"),
-            )),
+            other => errors.push(
+                Diagnostic::new(
+                    other.span(),
+                    format!("`{name}` takes `true` or `false`, not `{}`", pretty(other)),
+                )
+                .with_hint(format!(
+                    "write `#[kernel({name} = false)]` or `#[kernel({name} = true)]`"
+                )),
+            ),
         }
     }
     options
@@ -257,4 +273,55 @@ fn within(span: Span, tokens: &impl ToTokens) -> bool {
         (last.span().end().line, last.span().end().column),
     );
     (start..=end).contains(&at(span))
+}
+
+/// The error for an attribute on something other than a `fn` (`#[kernel] struct K;`):
+/// names what it is on, at its keyword. Input that is no item at all (a truncated fn)
+/// gets syn's reason.
+pub fn not_a_fn(kind: SourceKind, input: &TokenStream, error: syn::Error) -> syn::Error {
+    let (what, example) = match kind {
+        SourceKind::Kernel => (
+            "#[kernel]",
+            "a kernel is a function, `#[kernel] fn name(a: &[f32], c: &mut [f32]) { .. }`, launched with `launch!(name[grid, block](..))`",
+        ),
+        SourceKind::Device => (
+            "#[device]",
+            "a device function is a function kernels call, `#[device] fn name(x: f32) -> f32 { .. }`",
+        ),
+    };
+    if let Ok(item) = syn::parse2::<syn::Item>(input.clone()) {
+        if let Some((noun, span)) = item_noun(&item) {
+            let message = format!("`{what}` goes on a `fn`, not on {noun}");
+            return Diagnostic::new(span, message)
+                .with_hint(example)
+                .to_syn_error();
+        }
+    }
+    // syn reports a truncated item at the end of input, a place with no token: point
+    // at the last token the user wrote instead.
+    let span = match input.clone().into_iter().last() {
+        Some(last) if error.to_string().contains("end of input") => last.span(),
+        _ => error.span(),
+    };
+    syn::Error::new(span, format!("`{what}` applies to a `fn` item: {error}"))
+}
+
+/// What an item other than a fn is, for a message, and its keyword's span.
+fn item_noun(item: &syn::Item) -> Option<(&'static str, Span)> {
+    Some(match item {
+        syn::Item::Struct(i) => ("a `struct`", i.struct_token.span),
+        syn::Item::Enum(i) => ("an `enum`", i.enum_token.span),
+        syn::Item::Union(i) => ("a `union`", i.union_token.span),
+        syn::Item::Const(i) => ("a `const`", i.const_token.span),
+        syn::Item::Static(i) => ("a `static`", i.static_token.span),
+        syn::Item::Mod(i) => ("a module", i.mod_token.span),
+        syn::Item::Impl(i) => ("an `impl` block", i.impl_token.span),
+        syn::Item::Trait(i) => ("a `trait`", i.trait_token.span),
+        syn::Item::Type(i) => ("a type alias", i.type_token.span),
+        syn::Item::Use(i) => ("a `use` declaration", i.use_token.span),
+        syn::Item::ExternCrate(i) => ("an `extern crate`", i.extern_token.span),
+        syn::Item::ForeignMod(i) => ("an `extern` block", i.abi.extern_token.span),
+        syn::Item::Macro(i) => ("a macro invocation", i.mac.path.span()),
+        _ => return None,
+    })
 }

@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[device]
+enum Mode {
+    Fast,
+    Exact,
+}
+
+fn main() {}

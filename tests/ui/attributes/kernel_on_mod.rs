@@ -1,0 +1,6 @@
+use cudajit::prelude::*;
+
+#[kernel]
+mod kernels {}
+
+fn main() {}
