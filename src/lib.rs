@@ -124,32 +124,32 @@ pub mod doc_only {
 /// Launches a kernel with Numba's shape: `launch!(k[grid, block](args..))` or
 /// `launch!(k[grid, block, stream, shared_bytes](args..))` (also `[grid, block, stream]`).
 /// `grid` and `block` take an integer, a pair or a triple; `k` may be a path. Expands to
-/// `k.launch(LaunchConfig::new(grid, block)..., args..)` and returns `cudajit::Result<()>`.
+/// `k.with_args(args..).launch(LaunchConfig::new(grid, block)...)` (the same as
+/// `k.launch(config, args..)`; rustc then counts only the kernel's arguments when their
+/// number is wrong) and returns `cudajit::Result<()>`.
 #[macro_export]
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.launch::<$($generic),+>($crate::LaunchConfig::new($grid, $block), $($arg),*)
+        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.launch::<$($generic),+>($crate::LaunchConfig::new($grid, $block).stream(&$stream), $($arg),*)
+        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.launch::<$($generic),+>(
+        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch(
             $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
-            $($arg),*
         )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
+        $kernel.with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch($crate::LaunchConfig::new($grid, $block).stream(&$stream), $($arg),*)
+        $kernel.with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch(
+        $kernel.with_args($($arg),*).launch(
             $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
-            $($arg),*
         )
     };
     ($($other:tt)*) => {

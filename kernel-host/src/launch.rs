@@ -20,6 +20,22 @@ use crate::config::{LaunchConfig, ValidLaunch};
 use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
 
+/// A kernel with its arguments converted, waiting for its launch configuration:
+/// `launch!(k[grid, block](a, b))` is `k.with_args(a, b).launch(config)`, so that rustc
+/// counts a wrong number of arguments against the kernel's parameters alone.
+pub struct PendingLaunch<'a, const N: usize> {
+    pub source: &'static FnSource,
+    pub cache: &'static KernelCache,
+    pub args: [KernelArg<'a>; N],
+}
+
+impl<const N: usize> PendingLaunch<'_, N> {
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    pub fn launch<'c>(mut self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
+        launch(self.source, self.cache, config.into(), &mut self.args)
+    }
+}
+
 /// Launches `source`'s kernel with `args` (one per kernel parameter, in order), on the
 /// stream's device or the default device: through the CUDA driver, or on the simulator.
 pub fn launch(

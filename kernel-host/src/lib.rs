@@ -64,6 +64,6 @@ pub mod __private {
     pub use crate::cache::KernelCache;
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;
-    pub use crate::launch::launch;
+    pub use crate::launch::{launch, PendingLaunch};
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

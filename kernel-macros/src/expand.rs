@@ -257,6 +257,14 @@ fn kernel(
     } else {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
+    let with_args_body = if all_supported && !(failed && generics.is_generic()) {
+        quote! {
+            let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+            ::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] }
+        }
+    } else {
+        quote!(::core::unreachable!("cudajit: this kernel did not compile"))
+    };
     let instance_body = generics.instance_body();
     let launch_doc = format!(
         "Launches `{name}` with `config` (grid, block, stream, shared bytes). Host slices are copied \
@@ -330,6 +338,17 @@ fn kernel(
             ) -> ::cudajit::Result<u32> {
                 let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
                 ::cudajit::__private::max_cooperative_grid_blocks(source, cache, config)
+            }
+
+            /// This kernel's arguments, converted for a launch; `.launch(config)` runs
+            /// it. What `launch!` expands to: the arguments come alone, so that rustc
+            /// counts only those when their number is wrong.
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub fn with_args<'a, #(#params_decl),*>(
+                &self,
+                #(#launch_params),*
+            ) -> ::cudajit::__private::PendingLaunch<'a, #count> {
+                #with_args_body
             }
 
             #[doc = #launch_doc]
