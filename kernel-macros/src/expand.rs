@@ -26,7 +26,9 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     }
     // Frontend diagnostics first; the macro's own structural ones only where the
     // frontend said nothing at that place.
-    let reported = kernel_device::front::check_item(&item, kind);
+    let mut reported = kernel_device::front::check_item(&item, kind);
+    let static_muts = crate::globals::static_mut_reads(&item, &reported);
+    reported.extend(static_muts);
     let mut own = Vec::new();
     let options = parse::options(args, kind, &mut own);
     let body = twin::body(&item.block, &item.sig.generics, &mut own);
