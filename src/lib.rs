@@ -63,9 +63,10 @@ pub mod launch_traits {
     /// [`KernelCall`], so that `vecadd(&a, &b, &mut c)` fails on this bound, at the call,
     /// with a message pointing to `launch!` (instead of rustc's "expected function").
     #[diagnostic::on_unimplemented(
-        message = "`{K}` is a kernel: launch it with `launch!({K}[grid, block](..))`, it cannot be called like a function",
+        message = "`{K}` is a kernel: it cannot be called like a function, the host launches it with `launch!({K}[grid, block](..))`",
         label = "a kernel is launched, not called",
-        note = "`launch!` gives the kernel its grid and block shape and copies its slices to the device and back"
+        note = "`launch!` gives the kernel its grid and block shape and copies its slices to the device and back",
+        note = "in a kernel or a `#[device]` function, call a `#[device]` fn instead: move the code both need into one"
     )]
     pub trait Callable<K> {}
 

@@ -282,10 +282,12 @@ fn kernel(
 
         #(#cfgs)*
         impl #name {
-            /// What a call of this kernel from device code resolves to: not a device
-            /// function (the check reports it), with no source to compile.
+            /// What a call of this kernel from device code resolves to: it passes the
+            /// `#[device]` check, because the call itself fails (the kernel is not a
+            /// function: see `call_guard`) and one mistake gets one error, in the
+            /// words of a kernel called like a function. It has no source to compile.
             #[doc(hidden)]
-            pub const __CUDAJIT_MARK: #name = #name;
+            pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #[doc(hidden)]
             pub const __CUDAJIT_FN: ::cudajit::__private::FnSource =
                 ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
