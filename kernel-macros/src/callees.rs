@@ -58,8 +58,8 @@ pub fn dependency_block(callees: &[(String, syn::Path)], what: &str) -> TokenStr
                 trait DeviceFunction {}
                 #[diagnostic::do_not_recommend]
                 impl DeviceFunction for ::cudajit::__private::IsDevice {}
-                const fn called_from_device_code<T: DeviceFunction>(_: &T) {}
-                called_from_device_code(&#alias::__CUDAJIT_MARK)
+                const fn callable_from_device_code<T: DeviceFunction>(_: &T) {}
+                callable_from_device_code(&#alias::__CUDAJIT_MARK)
             };
         });
         statics.push(quote_spanned! {span=> &#alias::__CUDAJIT_FN });
