@@ -36,10 +36,14 @@ extern crate self as cudajit;
 
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
-    DeviceScalar, Dim, Error, Event, LaunchConfig, Result, SimAccess, SimFault, SimOptions,
-    SimSite, SimThreadId, Stream,
+    DeviceElem, DeviceScalar, Dim, Error, Event, LaunchConfig, Result, SimAccess, SimFault,
+    SimOptions, SimSite, SimThreadId, Stream,
 };
-pub use kernel_macros::{device, kernel};
+pub use kernel_macros::{device, kernel, DeviceCopy};
+
+/// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross
+/// to the device as plain bytes. Implement it with the derive.
+pub use kernel_device::source::DeviceCopy;
 
 /// The on-disk kernel cache: [`cache::info`] (location, entries, size) and
 /// [`cache::clear`]; `cargo xtask cache` runs them for this workspace.
@@ -96,7 +100,7 @@ pub mod prelude {
     pub use kernel_device::device_api::generic::{Float, Int, Num};
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
-    pub use kernel_macros::{device, kernel};
+    pub use kernel_macros::{device, kernel, DeviceCopy};
 
     #[cfg(doc)]
     pub use crate::doc_only::{grid, grid_size};
@@ -179,8 +183,11 @@ macro_rules! instantiate {
 #[doc(hidden)]
 pub mod __private {
     pub use kernel_device::device_api;
+    pub use kernel_device::ir::layout::{field_offset, struct_layout, struct_padding, Layout};
+    pub use kernel_device::ir::{StructDef, StructField, Type};
     pub use kernel_device::source::{
-        first_of_a_call_cycle, ConstItem, FnSource, IsDevice, SourceKind, ToConstValue,
+        first_of_a_call_cycle, ConstItem, DeviceCopy, FnSource, IsDevice, SourceKind, StructItem,
+        ToConstValue,
     };
     pub use kernel_host::__private::*;
 }

@@ -68,7 +68,7 @@ fn read(b: &Buffer, n: usize) -> Vec<f32> {
 
 fn arg(b: &Arc<Buffer>, len: usize, mutable: bool) -> Arg {
     Arg::Slice {
-        elem: ScalarType::F32,
+        elem: kernel_device::ir::Type::Scalar(ScalarType::F32),
         buffer: b.clone(),
         offset: 0,
         len,

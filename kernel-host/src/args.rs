@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use kernel_device::back::sim::Buffer;
 use kernel_device::ir::{ScalarType, Type};
+use kernel_device::source::DeviceCopy;
 
 use crate::array::DeviceArray;
 use crate::device::DeviceId;
@@ -24,14 +25,30 @@ use crate::error::{Error, Result};
     label = "not a kernel scalar",
     note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64 and slices of them"
 )]
-pub unsafe trait DeviceScalar: Copy + Send + Sync + 'static {
+pub unsafe trait DeviceScalar: DeviceElem {
     const SCALAR: ScalarType;
 }
+
+/// A type a `DeviceArray` can hold and a kernel's slice can have as elements: the
+/// scalars and `#[derive(DeviceCopy)]` structs.
+///
+/// # Safety
+/// Every byte of a `Self` is initialised plain data (no padding, no pointers), laid
+/// out as `DeviceCopy::device_type` says: arrays of `Self` cross to the device as raw
+/// bytes. `#[derive(DeviceCopy)]` implements it after checking exactly that.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of a device array or a kernel slice",
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct",
+    note = "device arrays and kernel slices hold bool, integers, f32, f64 and `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs"
+)]
+pub unsafe trait DeviceElem: DeviceCopy {}
 
 macro_rules! device_scalar {
     ($($t:ty => $s:ident),* $(,)?) => {$(
         // SAFETY: the ScalarType names this exact primitive.
         unsafe impl DeviceScalar for $t { const SCALAR: ScalarType = ScalarType::$s; }
+        // SAFETY: a primitive scalar is plain initialised data.
+        unsafe impl DeviceElem for $t {}
     )*};
 }
 device_scalar!(
@@ -45,7 +62,7 @@ device_scalar!(
     label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
     note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
 )]
-pub trait SliceArg<'a, T: DeviceScalar> {
+pub trait SliceArg<'a, T: DeviceElem> {
     fn into_kernel_arg(self) -> KernelArg<'a>;
 }
 
@@ -55,7 +72,7 @@ pub trait SliceArg<'a, T: DeviceScalar> {
     label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
     note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
 )]
-pub trait SliceArgMut<'a, T: DeviceScalar> {
+pub trait SliceArgMut<'a, T: DeviceElem> {
     fn into_kernel_arg(self) -> KernelArg<'a>;
 }
 
@@ -74,18 +91,18 @@ pub(crate) enum ArgKind<'a> {
     Scalar(ScalarType),
     /// A host slice copied to a temporary device buffer for the launch.
     Host {
-        elem: ScalarType,
+        elem: Type,
         bytes: &'a [u8],
     },
     /// A host slice copied to the device and back after the kernel.
     HostMut {
-        elem: ScalarType,
+        elem: Type,
         bytes: &'a mut [u8],
     },
     /// A device array: its pointer (on a GPU) or its buffer (on the simulator) is
     /// passed, nothing is copied.
     Device {
-        elem: ScalarType,
+        elem: Type,
         device: DeviceId,
         mutable: bool,
         sim_buffer: Option<&'a Arc<Buffer>>,
@@ -113,14 +130,14 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn host<T: DeviceScalar>(data: &'a [T]) -> Self {
+    fn host<T: DeviceElem>(data: &'a [T]) -> Self {
         // SAFETY: a slice of plain scalars viewed as its bytes.
         let bytes = unsafe {
             std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
         };
         KernelArg {
             kind: ArgKind::Host {
-                elem: T::SCALAR,
+                elem: T::device_type(),
                 bytes,
             },
             value: 0,
@@ -128,7 +145,7 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn host_mut<T: DeviceScalar>(data: &'a mut [T]) -> Self {
+    fn host_mut<T: DeviceElem>(data: &'a mut [T]) -> Self {
         let len = data.len() as i64;
         // SAFETY: as in `host`; the device writes back values of `T` produced by the
         // kernel (bools as 0/1 bytes, as the backend stores them).
@@ -140,7 +157,7 @@ impl<'a> KernelArg<'a> {
         };
         KernelArg {
             kind: ArgKind::HostMut {
-                elem: T::SCALAR,
+                elem: T::device_type(),
                 bytes,
             },
             value: 0,
@@ -148,10 +165,10 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn device<T: DeviceScalar>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
+    fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
         KernelArg {
             kind: ArgKind::Device {
-                elem: T::SCALAR,
+                elem: T::device_type(),
                 device: array.device().id(),
                 mutable,
                 sim_buffer: array.sim_buffer(),
@@ -180,14 +197,20 @@ impl<'a> KernelArg<'a> {
     fn fits(&self, param: &Type) -> bool {
         match (&self.kind, param) {
             (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
-            (ArgKind::Host { elem, .. }, Type::Slice { elem: p, mutable }) => elem == p && !mutable,
-            (ArgKind::HostMut { elem, .. }, Type::Slice { elem: p, .. }) => elem == p,
+            (ArgKind::Host { elem, .. }, param) => param
+                .slice_elem()
+                .is_some_and(|(p, mutable)| *elem == p && !mutable),
+            (ArgKind::HostMut { elem, .. }, param) => {
+                param.slice_elem().is_some_and(|(p, _)| *elem == p)
+            }
             (
                 ArgKind::Device {
                     elem, mutable: m, ..
                 },
-                Type::Slice { elem: p, mutable },
-            ) => elem == p && (*m || !mutable),
+                param,
+            ) => param
+                .slice_elem()
+                .is_some_and(|(p, mutable)| *elem == p && (*m || !mutable)),
             _ => false,
         }
     }
@@ -261,63 +284,63 @@ pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi:
 
 // The conversions the launcher's `impl SliceArg<'a, T>` parameters accept.
 
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a [T] {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a [T] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self)
     }
 }
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a Vec<T> {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a Vec<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self.as_slice())
     }
 }
-impl<'a, T: DeviceScalar, const N: usize> SliceArg<'a, T> for &'a [T; N] {
+impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a [T; N] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self.as_slice())
     }
 }
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut [T] {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut [T] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self)
     }
 }
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut Vec<T> {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut Vec<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self.as_slice())
     }
 }
-impl<'a, T: DeviceScalar, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
+impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host(self.as_slice())
     }
 }
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceArray<T> {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a DeviceArray<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::device(self, false)
     }
 }
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a mut DeviceArray<T> {
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut DeviceArray<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::device(self, false)
     }
 }
 
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut [T] {
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut [T] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host_mut(self)
     }
 }
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut Vec<T> {
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut Vec<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host_mut(self.as_mut_slice())
     }
 }
-impl<'a, T: DeviceScalar, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
+impl<'a, T: DeviceElem, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::host_mut(self.as_mut_slice())
     }
 }
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
     fn into_kernel_arg(self) -> KernelArg<'a> {
         KernelArg::device(self, true)
     }

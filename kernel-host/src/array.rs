@@ -15,12 +15,12 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys};
 use kernel_device::back::sim::Buffer;
 
-use crate::args::DeviceScalar;
+use crate::args::DeviceElem;
 use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
 
 /// `len` elements of `T` in device memory, freed on drop.
-pub struct DeviceArray<T: DeviceScalar> {
+pub struct DeviceArray<T: DeviceElem> {
     memory: Memory,
     len: usize,
     device: Device,
@@ -34,19 +34,19 @@ enum Memory {
     Sim(Arc<Buffer>),
 }
 
-impl<T: DeviceScalar> std::fmt::Debug for DeviceArray<T> {
+impl<T: DeviceElem> std::fmt::Debug for DeviceArray<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "DeviceArray<{}>[{}] on {}",
-            T::SCALAR,
+            T::device_type(),
             self.len,
             self.device.id()
         )
     }
 }
 
-impl<T: DeviceScalar> DeviceArray<T> {
+impl<T: DeviceElem> DeviceArray<T> {
     /// Copies `data` to a new array on the default device.
     pub fn from_slice(data: &[T]) -> Result<Self> {
         Self::from_slice_on(Device::default_ref()?, data)
@@ -82,7 +82,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
         if let Memory::Cuda(ptr) = array.memory {
             if len > 0 {
                 // SAFETY: sets exactly the allocation; all-zero bytes are a valid value
-                // of every DeviceScalar (0, 0.0, false). Ordered on the NULL stream
+                // of every DeviceElem (0, 0.0, false, structs of them). Ordered on the NULL stream
                 // before any later kernel.
                 unsafe { sys::cuMemsetD8_v2(ptr, 0, array.bytes()) }
                     .result()
@@ -98,7 +98,10 @@ impl<T: DeviceScalar> DeviceArray<T> {
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::Driver {
                 call: "cuMemAlloc",
-                message: format!("{len} elements of {} overflow the address space", T::SCALAR),
+                message: format!(
+                    "{len} elements of {} overflow the address space",
+                    T::device_type()
+                ),
             })?;
         let memory = match device.kind() {
             DeviceKind::Cuda(_) => {
@@ -177,7 +180,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
                     }
                 }
                 Memory::Sim(_) => {
-                    // SAFETY: zero bytes are a valid value of every `DeviceScalar`
+                    // SAFETY: zero bytes are a valid value of every `DeviceElem`
                     // (0, 0.0, false), so the elements are initialised before the
                     // simulator's reader gets a slice of them.
                     unsafe {
@@ -265,12 +268,12 @@ fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
 }
 
 /// A slice of plain scalars viewed as its bytes.
-fn as_bytes<T: DeviceScalar>(data: &[T]) -> &[u8] {
-    // SAFETY: DeviceScalar types are plain data without padding.
+fn as_bytes<T: DeviceElem>(data: &[T]) -> &[u8] {
+    // SAFETY: DeviceElem types are plain initialised data without padding.
     unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
 }
 
-impl<T: DeviceScalar> Drop for DeviceArray<T> {
+impl<T: DeviceElem> Drop for DeviceArray<T> {
     fn drop(&mut self) {
         if let Memory::Cuda(ptr) = self.memory {
             if ptr != 0 && self.device.bind().is_ok() {

@@ -15,7 +15,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::CudaContext;
 
-use crate::args::DeviceScalar;
+use crate::args::DeviceElem;
 use crate::array::DeviceArray;
 use crate::backend::Backend;
 use crate::config::DeviceLimits;
@@ -305,12 +305,12 @@ impl Device {
     }
 
     /// Copies `data` into a new device array on this device.
-    pub fn to_device<T: DeviceScalar>(&self, data: &[T]) -> Result<DeviceArray<T>> {
+    pub fn to_device<T: DeviceElem>(&self, data: &[T]) -> Result<DeviceArray<T>> {
         DeviceArray::from_slice_on(self, data)
     }
 
     /// A zero-initialised device array on this device.
-    pub fn zeros<T: DeviceScalar>(&self, len: usize) -> Result<DeviceArray<T>> {
+    pub fn zeros<T: DeviceElem>(&self, len: usize) -> Result<DeviceArray<T>> {
         DeviceArray::zeros_on(self, len)
     }
 
@@ -477,7 +477,7 @@ pub fn synchronize() -> Result<()> {
 }
 
 /// Copies `data` to a new array on the default device.
-pub fn to_device<T: DeviceScalar>(data: &[T]) -> Result<DeviceArray<T>> {
+pub fn to_device<T: DeviceElem>(data: &[T]) -> Result<DeviceArray<T>> {
     DeviceArray::from_slice(data)
 }
 

@@ -102,6 +102,7 @@ mod tests {
         fast_math: false,
         deps: &[],
         consts: &[],
+        structs: &[],
         instance: &[],
     };
 

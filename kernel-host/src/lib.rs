@@ -31,7 +31,7 @@ mod panic;
 mod sim;
 mod stream;
 
-pub use args::DeviceScalar;
+pub use args::{DeviceElem, DeviceScalar};
 pub use array::DeviceArray;
 pub use backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
 pub use config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
@@ -60,7 +60,7 @@ pub mod aot_support {
 /// What generated code calls. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+    pub use crate::args::{DeviceElem, DeviceScalar, KernelArg, SliceArg, SliceArgMut};
     pub use crate::cache::KernelCache;
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;

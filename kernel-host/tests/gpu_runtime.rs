@@ -82,6 +82,7 @@ static SCALE: FnSource = FnSource {
     fast_math: false,
     deps: &[],
     consts: &[],
+    structs: &[],
     instance: &[],
 };
 static SCALE_CACHE: KernelCache = KernelCache::new();
@@ -97,6 +98,7 @@ static OOB: FnSource = FnSource {
     fast_math: false,
     deps: &[],
     consts: &[],
+    structs: &[],
     instance: &[],
 };
 static OOB_CACHE: KernelCache = KernelCache::new();

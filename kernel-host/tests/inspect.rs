@@ -33,6 +33,7 @@ fn nvvm_ir_ptx_and_resources_of_a_kernel() {
         fast_math: false,
         deps: &[],
         consts: &[],
+        structs: &[],
         instance: &[],
     }));
     let inspection = inspect(source, "compute_90").unwrap();

@@ -143,10 +143,10 @@ fn fn_source(
 ) -> TokenStream {
     let (text, line) = rendered;
     let name = item.sig.ident.to_string();
-    let consts = if failed {
-        Vec::new()
+    let (consts, structs) = if failed {
+        (Vec::new(), Vec::new())
     } else {
-        const_items(item, kind)
+        (const_items(item, kind), struct_items(item, kind))
     };
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
@@ -164,6 +164,7 @@ fn fn_source(
             fast_math: #fast_math,
             deps: #deps,
             consts: &[#(#consts),*],
+            structs: &[#(#structs),*],
             instance: &[],
         }
     }
@@ -186,6 +187,27 @@ fn const_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
                 ::cudajit::__private::ConstItem {
                     name: #name,
                     value: &|| #value,
+                }
+            }
+        })
+        .collect()
+}
+
+/// A `StructItem` for each struct type the function names: the `DeviceCopy` derive
+/// describes its fields to the run-time compiler. Spanned at the name, so a struct
+/// without the derive is reported where the function uses it.
+fn struct_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
+    kernel_device::front::struct_refs(item)
+        .into_iter()
+        .map(|(name, path)| {
+            let path = from_generated_module(path, kind);
+            let def = quote::quote_spanned! {path.span()=>
+                <#path as ::cudajit::__private::DeviceCopy>::device_type()
+            };
+            quote! {
+                ::cudajit::__private::StructItem {
+                    name: #name,
+                    def: &|| #def,
                 }
             }
         })

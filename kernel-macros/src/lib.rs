@@ -12,6 +12,7 @@ use proc_macro::TokenStream;
 
 mod callees;
 mod context;
+mod derive;
 mod expand;
 mod globals;
 mod parse;
@@ -49,3 +50,11 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod fuzz_tests;
+
+/// `#[derive(DeviceCopy)]` on a `#[repr(C)]` struct of scalars, arrays and other
+/// `DeviceCopy` structs: usable in kernels (parameters, slice elements, locals) and
+/// in `DeviceArray`s.
+#[proc_macro_derive(DeviceCopy)]
+pub fn derive_device_copy(item: TokenStream) -> TokenStream {
+    derive::derive_device_copy(item.into()).into()
+}

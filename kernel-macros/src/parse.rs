@@ -127,6 +127,18 @@ fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     }
 }
 
+/// A struct type (`Body`, `shapes::Body`): its `DeviceElem` bound, checked by rustc at
+/// the launcher, says whether it has the derive.
+fn is_struct(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            kernel_device::front::structs::struct_path_key(&p.path).is_some()
+        }
+        syn::Type::Paren(p) => is_struct(&p.elem),
+        _ => false,
+    }
+}
+
 /// The kernel's parameters as the launcher sees them. Reports receivers, patterns
 /// other than a name and types that cannot cross to the device.
 pub fn kernel_params(
@@ -183,7 +195,7 @@ pub fn kernel_params(
                 )
                 .with_hint(
                     "kernel parameters are scalars (bool, i8..i64, isize, u8..u64, usize, f32, f64), \
-                     `&[T]` or `&mut [T]` of a scalar `T`",
+                     `&[T]` or `&mut [T]` of a scalar or `#[derive(DeviceCopy)]` struct `T`",
                 ),
             );
         }
@@ -195,7 +207,7 @@ pub fn kernel_params(
 fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
     match ty {
         syn::Type::Reference(r) => match &*r.elem {
-            syn::Type::Slice(s) if is_scalar(&s.elem, type_params) => {
+            syn::Type::Slice(s) if is_scalar(&s.elem, type_params) || is_struct(&s.elem) => {
                 let elem = (*s.elem).clone();
                 if r.mutability.is_some() {
                     Shape::SliceMut(elem)

@@ -336,7 +336,7 @@ impl FnLowerer<'_> {
                 return len;
             }
             match self.table.shallow(&rt) {
-                Ty::Slice { .. } => {}
+                Ty::Slice { .. } | Ty::StructSlice { .. } => {}
                 Ty::Error => return self.error_expr(span),
                 Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => {}
                 _ => {

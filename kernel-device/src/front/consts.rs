@@ -13,6 +13,9 @@ use syn::spanned::Spanned;
 #[derive(Clone, Debug, Default)]
 pub struct ConstEnv {
     pub values: Vec<(String, ConstValue)>,
+    /// The `#[derive(DeviceCopy)]` structs the function names, by the name written
+    /// (see `structs.rs`); complete or not together with `values`.
+    pub structs: Vec<(String, std::sync::Arc<crate::ir::StructDef>)>,
     /// Whether `values` holds every constant the body names (run time, offline). At
     /// macro time it is empty and incomplete: a SCREAMING_CASE name is then a crate
     /// constant of unknown value, checked by rustc in the twin.
@@ -23,6 +26,7 @@ impl ConstEnv {
     pub fn complete(values: Vec<(String, ConstValue)>) -> ConstEnv {
         ConstEnv {
             values,
+            structs: Vec::new(),
             complete: true,
         }
     }

@@ -5,7 +5,8 @@
 //! (so method lookup sees types known so far, exactly like rustc's in-order checking),
 //! then [`Table::to_ir`] turns each into a concrete `ir::Type` at the end.
 
-use crate::ir::{AddressSpace, ScalarType, Type};
+use crate::ir::{AddressSpace, ScalarType, StructDef, Type};
+use std::sync::Arc;
 
 /// An inference-time type.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +38,30 @@ pub enum Ty {
         mutable: bool,
         space: Option<AddressSpace>,
     },
+    /// A `#[derive(DeviceCopy)]` struct.
+    Struct(StructTy),
+    /// `&[S]` / `&mut [S]` of a struct `S`.
+    StructSlice {
+        elem: StructTy,
+        mutable: bool,
+    },
+}
+
+/// A struct type during inference: its name, and its fields except at macro time,
+/// when the macro knows the name but not the fields (field types are then opaque).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructTy {
+    pub name: String,
+    pub def: Option<Arc<StructDef>>,
+}
+
+impl StructTy {
+    pub fn known(def: &Arc<StructDef>) -> StructTy {
+        StructTy {
+            name: def.name.clone(),
+            def: Some(def.clone()),
+        }
+    }
 }
 
 impl Ty {
@@ -175,6 +200,17 @@ impl Table {
                 Ok(())
             }
             (Ty::Unit, Ty::Unit) | (Ty::DynamicShared, Ty::DynamicShared) => Ok(()),
+            (Ty::Struct(s1), Ty::Struct(s2)) if s1.name == s2.name => Ok(()),
+            (
+                Ty::StructSlice {
+                    elem: e1,
+                    mutable: m1,
+                },
+                Ty::StructSlice {
+                    elem: e2,
+                    mutable: m2,
+                },
+            ) if e1.name == e2.name && m1 == m2 => Ok(()),
             (Ty::Scalar(x), Ty::Scalar(y)) if x == y => Ok(()),
             (
                 Ty::Slice {
@@ -243,6 +279,16 @@ impl Table {
                 },
             ) if e1 == e2 => Ok(()),
             (
+                Ty::StructSlice {
+                    elem: e1,
+                    mutable: true,
+                },
+                Ty::StructSlice {
+                    elem: e2,
+                    mutable: false,
+                },
+            ) if e1.name == e2.name => Ok(()),
+            (
                 Ty::Ref {
                     pointee: p1,
                     mutable: true,
@@ -294,6 +340,15 @@ impl Table {
                 mutable,
                 space: space.unwrap_or(AddressSpace::Generic),
             },
+            Ty::Struct(StructTy { def: Some(def), .. }) => Type::Struct(def),
+            Ty::StructSlice {
+                elem: StructTy {
+                    def: Some(elem), ..
+                },
+                mutable,
+            } => Type::StructSlice { elem, mutable },
+            // Macro time only: nothing is lowered to a backend then.
+            Ty::Struct(_) | Ty::StructSlice { .. } => Type::Unit,
         }
     }
 
@@ -347,6 +402,10 @@ impl Table {
             } => {
                 let p = self.describe(&pointee);
                 format!("&{}{p}", if mutable { "mut " } else { "" })
+            }
+            Ty::Struct(s) => s.name,
+            Ty::StructSlice { elem, mutable } => {
+                format!("&{}[{}]", if mutable { "mut " } else { "" }, elem.name)
             }
         }
     }

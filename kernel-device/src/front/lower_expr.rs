@@ -25,6 +25,7 @@ impl FnLowerer<'_> {
             syn::Expr::Repeat(r) => self.lower_repeat(r),
             syn::Expr::Reference(r) => self.lower_reference(r),
             syn::Expr::Field(f) => self.lower_field(f),
+            syn::Expr::Struct(s) => self.lower_struct_literal(s),
             syn::Expr::Tuple(t) => {
                 let items: Vec<Handle<ir::Expr>> =
                     t.elems.iter().map(|e| self.lower_expr(e)).collect();
@@ -463,7 +464,22 @@ impl FnLowerer<'_> {
         if let Some(h) = self.lower_dim_field(f) {
             return h;
         }
+        // `bodies[i].pos.x`: a field of a place is read in place.
+        if let syn::Member::Named(_) = &f.member {
+            if super::lower_place::is_place_expr(&f.base) {
+                let expr = syn::Expr::Field(f.clone());
+                return match self.lower_place(&expr) {
+                    Some(info) => self.read_place(info, span),
+                    None => self.error_expr(span),
+                };
+            }
+        }
         let base = self.lower_expr(&f.base);
+        if let syn::Member::Named(name) = &f.member {
+            if let Some(h) = self.struct_value_field(base, name, span) {
+                return h;
+            }
+        }
         let bt = self.ty_of(base);
         let named_index = |n: &syn::Ident| match n.to_string().as_str() {
             "x" => Some(0u32),

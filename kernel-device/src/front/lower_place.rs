@@ -6,7 +6,7 @@
 
 use super::check;
 use super::consts::{const_path_key, eval_len};
-use super::infer::{Ty, VarKind};
+use super::infer::{StructTy, Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::types::{lower_type, TypeSite};
 use crate::ir::{self, AddressSpace, ConstValue, Handle, Literal, Place, PlaceRoot, Projection};
@@ -126,6 +126,13 @@ impl FnLowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Named(name) if is_place_expr(&f.base) => {
+                    let base = self.lower_place(&f.base)?;
+                    self.named_field_place(base, name)
+                }
+                _ => self.value_place(expr),
+            },
             _ => self.value_place(expr),
         }
     }
@@ -162,7 +169,9 @@ impl FnLowerer<'_> {
         let ty = self.ty_of(h);
         match self.table.shallow(&ty) {
             Ty::Error => None,
-            Ty::Ref { .. } | Ty::Slice { .. } => Some(self.pointee_place(h, loc)),
+            Ty::Ref { .. } | Ty::Slice { .. } | Ty::StructSlice { .. } => {
+                Some(self.pointee_place(h, loc))
+            }
             _ => {
                 let temp = self.new_local("(temp)", ty.clone(), false, expr.span());
                 Some(PlaceInfo {
@@ -211,20 +220,27 @@ impl FnLowerer<'_> {
                     prelude: Vec::new(),
                 }
             }
-            Ty::Slice { elem, mutable } => PlaceInfo {
-                place,
-                ty,
-                writable: if mutable {
-                    Writable::Yes
-                } else {
-                    Writable::BehindShared {
-                        base: String::new(),
-                        elem: format!("[{elem}]"),
-                    }
-                },
-                space: Some(AddressSpace::Generic),
-                prelude: Vec::new(),
-            },
+            Ty::Slice { mutable, .. } | Ty::StructSlice { mutable, .. } => {
+                let elem = match self.table.shallow(&ty) {
+                    Ty::Slice { elem, .. } => elem.to_string(),
+                    Ty::StructSlice { elem, .. } => elem.name,
+                    _ => String::new(),
+                };
+                PlaceInfo {
+                    place,
+                    ty,
+                    writable: if mutable {
+                        Writable::Yes
+                    } else {
+                        Writable::BehindShared {
+                            base: String::new(),
+                            elem: format!("[{elem}]"),
+                        }
+                    },
+                    space: Some(AddressSpace::Generic),
+                    prelude: Vec::new(),
+                }
+            }
             _ => PlaceInfo {
                 place,
                 ty,
@@ -281,11 +297,14 @@ impl FnLowerer<'_> {
         // already is that pointee: a slice value's place is its elements).
         let is_pointee = matches!(base.place.root, PlaceRoot::Pointee(_))
             && base.place.projections.is_empty()
-            && matches!(self.table.shallow(&base.ty), Ty::Slice { .. });
+            && matches!(
+                self.table.shallow(&base.ty),
+                Ty::Slice { .. } | Ty::StructSlice { .. }
+            );
         if !is_pointee
             && matches!(
                 self.table.shallow(&base.ty),
-                Ty::Ref { .. } | Ty::Slice { .. }
+                Ty::Ref { .. } | Ty::Slice { .. } | Ty::StructSlice { .. }
             )
         {
             let loc = base.place.loc;
@@ -302,6 +321,7 @@ impl FnLowerer<'_> {
         let shallow = self.table.shallow(&base.ty);
         let elem = match &shallow {
             Ty::Slice { elem, .. } => Ty::Scalar(*elem),
+            Ty::StructSlice { elem, .. } => Ty::Struct(elem.clone()),
             Ty::Array { elem, .. } => (**elem).clone(),
             Ty::Error => return None,
             Ty::Var(_) if self.table.var_kind(&base.ty) == Some(VarKind::Opaque) => {
@@ -320,6 +340,7 @@ impl FnLowerer<'_> {
         if self.table.coerce(&it, &Ty::USIZE).is_err() && !self.table.is_suppressed(&it) {
             let e = match &shallow {
                 Ty::Slice { elem, .. } => format!("[{elem}]"),
+                Ty::StructSlice { elem, .. } => format!("[{}]", elem.name),
                 Ty::Array { .. } => self.table.describe(&base.ty),
                 _ => "_".into(),
             };
@@ -866,6 +887,23 @@ pub fn ty_of_ir(ty: &ir::Type) -> Ty {
             mutable: *mutable,
             space: Some(*space),
         },
+        ir::Type::Struct(def) => Ty::Struct(StructTy::known(def)),
+        ir::Type::StructSlice { elem, mutable } => Ty::StructSlice {
+            elem: StructTy::known(elem),
+            mutable: *mutable,
+        },
+    }
+}
+
+/// Whether `expr` denotes a place by its syntax (a name, an index or a field of one):
+/// a named field of it is then a field of that place (`bodies[i].pos.x`), read or
+/// written in memory without copying the whole struct.
+pub fn is_place_expr(expr: &syn::Expr) -> bool {
+    match strip(expr) {
+        syn::Expr::Path(p) => p.qself.is_none(),
+        syn::Expr::Index(ix) => !matches!(strip(&ix.index), syn::Expr::Range(_)),
+        syn::Expr::Field(f) => is_place_expr(&f.base),
+        _ => false,
     }
 }
 

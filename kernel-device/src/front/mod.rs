@@ -19,7 +19,9 @@ mod lower_for;
 mod lower_place;
 mod lower_slice;
 mod lower_stmt;
+mod lower_struct;
 mod signature;
+pub mod structs;
 mod types;
 
 #[cfg(test)]
@@ -39,6 +41,7 @@ use crate::source::{FnSource, SourceKind};
 pub use consts::const_refs;
 use consts::ConstEnv;
 use lower_fn::{lower_signature, Callees, Context, FnLowerer, Signature};
+pub use structs::struct_refs;
 
 /// A frontend error located in the user's file (run-time form of a `Diagnostic`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,13 +112,19 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
     let mut envs: Vec<ConstEnv> = parsed
         .iter()
         .map(|(source, _)| {
-            ConstEnv::complete(
+            let mut env = ConstEnv::complete(
                 source
                     .consts
                     .iter()
                     .map(|c| (c.name.to_string(), (c.value)()))
                     .collect(),
-            )
+            );
+            env.structs = source
+                .structs
+                .iter()
+                .filter_map(|s| Some((s.name.to_string(), s.struct_def()?)))
+                .collect();
+            env
         })
         .collect();
     for ((source, item), env) in parsed.iter_mut().zip(&mut envs) {

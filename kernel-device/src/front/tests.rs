@@ -17,6 +17,7 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
         fast_math: false,
         deps: &[],
         consts: &[],
+        structs: &[],
         instance: &[],
     }))
 }
@@ -325,6 +326,7 @@ fn options_and_kind_are_set() {
         fast_math: true,
         deps: &[],
         consts: &[],
+        structs: &[],
         ..*source("fn k() {}", SourceKind::Kernel, 1)
     }));
     let m = lower_sources(&[src]).unwrap();
@@ -554,6 +556,7 @@ fn rendered_macro_text_relowers_with_file_lines() {
         line: 40,
         deps: &[],
         consts: &[],
+        structs: &[],
         ..*source("fn k() {}", SourceKind::Kernel, 1)
     }));
     let e = lower_sources(&[src]).unwrap_err();

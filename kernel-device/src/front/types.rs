@@ -124,7 +124,7 @@ pub fn lower_type(
                 )
                 .with_hint("use a scalar type such as `f32` or `u32`"));
             }
-            path_type(&p.path, site)
+            path_type(&p.path, site, env)
         }
         syn::Type::Tuple(t) => {
             if t.elems.is_empty() {
@@ -201,7 +201,7 @@ pub fn lower_type(
     }
 }
 
-fn path_type(path: &syn::Path, site: TypeSite) -> Result<Ty, Diagnostic> {
+fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Diagnostic> {
     let span = path.span();
     let Some(last) = path.segments.last() else {
         return Err(Diagnostic::new(span, "empty type path"));
@@ -229,6 +229,9 @@ fn path_type(path: &syn::Path, site: TypeSite) -> Result<Ty, Diagnostic> {
             format!("generic type `{name}<..>` is not supported in kernels"),
         )
         .with_hint("use a scalar (`f32`, `u32`, ...) or a slice (`&[T]` / `&mut [T]`)"));
+    }
+    if let Some(s) = super::structs::struct_ty(path, env)? {
+        return super::structs::struct_at_site(s, site, last.ident.span());
     }
     let starts_upper = name.chars().next().is_some_and(|c| c.is_uppercase());
     let what = if starts_upper {
@@ -264,15 +267,19 @@ fn reference_type(
                         .with_hint("return scalars, or write into a `&mut [T]` parameter"),
                 );
             }
-            let inner = lower_type(&s.elem, TypeSite::Param, env, &mut || Ty::Error)?;
+            let inner = lower_type(&s.elem, TypeSite::Let, env, &mut || Ty::Error)?;
             match inner {
                 Ty::Scalar(elem) => Ok(Ty::Slice {
                     elem,
                     mutable: r.mutability.is_some(),
                 }),
+                Ty::Struct(elem) => Ok(Ty::StructSlice {
+                    elem,
+                    mutable: r.mutability.is_some(),
+                }),
                 _ => Err(Diagnostic::new(
                     s.elem.span(),
-                    "slices must hold scalars (`f32`, `u32`, ...)",
+                    "slices must hold scalars (`f32`, `u32`, ...) or `#[derive(DeviceCopy)]` structs",
                 )),
             }
         }
@@ -289,17 +296,21 @@ fn reference_type(
         syn::Type::Path(p) => {
             // Report heap types (`&Vec<f32>`) as such; otherwise it is a reference to
             // a scalar or a struct.
-            let inner = path_type(&p.path, site)?;
+            let inner = path_type(&p.path, TypeSite::Let, env)?;
             let name = p
                 .path
                 .segments
                 .last()
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
-            let _ = inner;
+            let what = if matches!(inner, Ty::Struct(_)) {
+                "structs"
+            } else {
+                "scalars"
+            };
             Err(Diagnostic::new(
                 span,
-                format!("references to scalars (`&{name}`) are not supported in kernels"),
+                format!("references to {what} (`&{name}`) are not supported in kernels"),
             )
             .with_hint(format!(
                 "take the value (`x: {name}`) or a slice (`&[{name}]` / `&mut [{name}]`)"

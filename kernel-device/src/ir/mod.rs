@@ -9,9 +9,11 @@
 
 mod arena;
 pub mod checks;
+pub mod layout;
 mod types;
 
 pub use arena::{Arena, Handle};
+pub use layout::{StructDef, StructField};
 pub use types::{AddressSpace, ScalarType, Type};
 
 /// A location in the user's source file: 1-based line and column.

@@ -1,6 +1,9 @@
 //! Value types of the kernel subset.
 
 use std::fmt;
+use std::sync::Arc;
+
+use super::layout::StructDef;
 
 /// Scalars a kernel can compute with. `Isize`/`Usize` are 64-bit on the device
 /// but stay distinct types, as in Rust.
@@ -81,7 +84,7 @@ impl ScalarType {
     }
 
     /// Width in bits on the device (bool is 1 as a value, 8 in memory).
-    pub fn bits(self) -> u32 {
+    pub const fn bits(self) -> u32 {
         match self {
             ScalarType::Bool => 1,
             ScalarType::I8 | ScalarType::U8 => 8,
@@ -96,7 +99,7 @@ impl ScalarType {
     }
 
     /// Size in bytes in memory (and in a kernel parameter buffer).
-    pub fn size_bytes(self) -> u32 {
+    pub const fn size_bytes(self) -> u32 {
         match self {
             ScalarType::Bool => 1,
             other => other.bits() / 8,
@@ -168,9 +171,26 @@ pub enum Type {
         mutable: bool,
         space: AddressSpace,
     },
+    /// A `#[derive(DeviceCopy)] #[repr(C)]` struct by value (see `layout.rs`). Like an
+    /// array it is always held in its memory form (`bool` fields as bytes).
+    Struct(Arc<StructDef>),
+    /// `&[S]` / `&mut [S]` of a struct `S`: a pointer and a length, as `Slice`.
+    StructSlice {
+        elem: Arc<StructDef>,
+        mutable: bool,
+    },
 }
 
 impl Type {
+    /// A slice's element type and mutability (scalar or struct elements).
+    pub fn slice_elem(&self) -> Option<(Type, bool)> {
+        match self {
+            Type::Slice { elem, mutable } => Some((Type::Scalar(*elem), *mutable)),
+            Type::StructSlice { elem, mutable } => Some((Type::Struct(elem.clone()), *mutable)),
+            _ => None,
+        }
+    }
+
     pub fn scalar(&self) -> Option<ScalarType> {
         match self {
             Type::Scalar(s) => Some(*s),
@@ -203,6 +223,7 @@ impl Type {
         match self {
             Type::Array { elem, .. } => Some((**elem).clone()),
             Type::Slice { elem, .. } => Some(Type::Scalar(*elem)),
+            Type::StructSlice { elem, .. } => Some(Type::Struct(elem.clone())),
             _ => None,
         }
     }
@@ -235,6 +256,10 @@ impl fmt::Display for Type {
             Type::Ref {
                 pointee, mutable, ..
             } => write!(f, "&{}{pointee}", if *mutable { "mut " } else { "" }),
+            Type::Struct(def) => f.write_str(&def.name),
+            Type::StructSlice { elem, mutable } => {
+                write!(f, "&{}[{}]", if *mutable { "mut " } else { "" }, elem.name)
+            }
         }
     }
 }

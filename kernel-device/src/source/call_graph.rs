@@ -22,6 +22,7 @@ impl FnSource {
         fast_math: false,
         deps: &[],
         consts: &[],
+        structs: &[],
         instance: &[],
     };
 }

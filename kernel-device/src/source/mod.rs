@@ -8,9 +8,11 @@
 mod call_graph;
 mod consts;
 pub mod offline;
+mod structs;
 
 pub use call_graph::{first_of_a_call_cycle, IsDevice};
 pub use consts::{ConstItem, ToConstValue};
+pub use structs::{DeviceCopy, StructItem};
 
 /// Which attribute a function carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +43,9 @@ pub struct FnSource {
     pub deps: &'static [&'static FnSource],
     /// The crate `const`/`static` items the body names, with rustc's values.
     pub consts: &'static [ConstItem],
+    /// The `#[derive(DeviceCopy)]` structs the function names (in its signature, its
+    /// `let` types, struct literals and `Type::function` calls), from the derive.
+    pub structs: &'static [StructItem],
     /// For a generic kernel: the instantiation this source stands for, one argument
     /// per generic parameter in declaration order (`axpy::<f32>`: `[Type(F32)]`).
     /// Empty for the macro's own (template) source and for non-generic functions.

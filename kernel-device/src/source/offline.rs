@@ -154,6 +154,7 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         fast_math: found.fast_math,
         deps,
         consts: leak_consts(&found.consts),
+        structs: &[],
         instance: &[],
     }))
 }

@@ -162,7 +162,8 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
     }
     for p in &f.params {
         let ok = match &p.ty {
-            Type::Scalar(_) | Type::Slice { .. } => true,
+            Type::Scalar(_) | Type::Slice { .. } | Type::StructSlice { .. } => true,
+            Type::Struct(_) => true,
             // Arrays travel by value between device functions, not from the host.
             array @ Type::Array { .. } => !kernel && array.array_scalar().is_some(),
             _ => false,
@@ -218,8 +219,13 @@ fn returnable(ty: &Type) -> bool {
         Type::Tuple(items) => items
             .iter()
             .all(|t| matches!(t, Type::Scalar(_) | Type::Tuple(_)) && returnable(t)),
-        Type::Array { .. } => ty.array_scalar().is_some(),
-        Type::Never | Type::Slice { .. } | Type::DynamicShared | Type::Ref { .. } => false,
+        Type::Array { elem, .. } => returnable(elem) && !matches!(**elem, Type::Unit),
+        Type::Struct(def) => def.fields.iter().all(|f| returnable(&f.ty)),
+        Type::Never
+        | Type::Slice { .. }
+        | Type::StructSlice { .. }
+        | Type::DynamicShared
+        | Type::Ref { .. } => false,
     }
 }
 

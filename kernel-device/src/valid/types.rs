@@ -222,8 +222,8 @@ impl Checker<'_> {
                             detail: format!("`{container}` indexed by `{it}`"),
                         });
                     }
-                    if let Type::Slice { mutable, .. } = &container {
-                        writable &= *mutable;
+                    if let Some((_, mutable)) = container.slice_elem() {
+                        writable &= mutable;
                     }
                     match container.index_result() {
                         Some(t) => t,
@@ -242,6 +242,18 @@ impl Checker<'_> {
                         Some(t) => t.clone(),
                         None => {
                             self.mismatch(loc, format!("tuple field {index} out of range"));
+                            return None;
+                        }
+                    }
+                }
+                (Projection::Field(index), Type::Struct(def)) => {
+                    match def.fields.get(*index as usize) {
+                        Some(field) => field.ty.clone(),
+                        None => {
+                            self.mismatch(
+                                loc,
+                                format!("field {index} of `{}` out of range", def.name),
+                            );
                             return None;
                         }
                     }
@@ -285,7 +297,7 @@ impl Checker<'_> {
                     Type::Ref {
                         pointee, mutable, ..
                     } => Some((*pointee, mutable)),
-                    slice @ Type::Slice { .. } => Some((slice, true)),
+                    slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => Some((slice, true)),
                     other => {
                         let function = self.name();
                         let loc = self.f.loc_of(h);
@@ -465,7 +477,7 @@ impl Checker<'_> {
             ExprKind::Len(s) => {
                 self.expr(*s);
                 let st = self.ty(*s);
-                if !matches!(st, Type::Slice { .. }) || ty != Type::Scalar(ScalarType::Usize) {
+                if st.slice_elem().is_none() || ty != Type::Scalar(ScalarType::Usize) {
                     self.errors.push(ValidationError::Index {
                         function,
                         loc,
@@ -547,6 +559,11 @@ impl Checker<'_> {
                         expected.len() == tys.len()
                             && tys.iter().zip(expected).all(|(a, e)| fits(a, e))
                     }
+                    // A struct literal: its fields in declaration order.
+                    Type::Struct(def) => {
+                        def.fields.len() == tys.len()
+                            && tys.iter().zip(&def.fields).all(|(a, f)| fits(a, &f.ty))
+                    }
                     _ => false,
                 };
                 if !ok {
@@ -556,8 +573,13 @@ impl Checker<'_> {
             ExprKind::Field { base, index } => {
                 self.expr(*base);
                 let bt = self.ty(*base);
-                let ok =
-                    matches!(&bt, Type::Tuple(items) if items.get(*index as usize) == Some(&ty));
+                let ok = match &bt {
+                    Type::Tuple(items) => items.get(*index as usize) == Some(&ty),
+                    Type::Struct(def) => {
+                        def.fields.get(*index as usize).map(|f| &f.ty) == Some(&ty)
+                    }
+                    _ => false,
+                };
                 if !ok {
                     self.mismatch(loc, format!("field {index} of `{bt}` typed `{ty}`"));
                 }
@@ -718,7 +740,7 @@ impl Checker<'_> {
         }
         for (a, p) in args.iter().zip(&target.params) {
             let at = self.ty(*a);
-            let coerces = matches!((&at, &p.ty), (Type::Slice { elem: e1, mutable: true }, Type::Slice { elem: e2, mutable: false }) if e1 == e2);
+            let coerces = matches!((at.slice_elem(), p.ty.slice_elem()), (Some((e1, true)), Some((e2, false))) if e1 == e2);
             if !fits(&at, &p.ty) && !coerces {
                 self.errors.push(ValidationError::Call {
                     function: function.clone(),

@@ -161,17 +161,17 @@ fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
             ty: *ty,
             bits: arg.value,
         },
-        ArgKind::Host { elem, bytes } => slice(*elem, host_copy(bytes), false),
-        ArgKind::HostMut { elem, bytes } => slice(*elem, host_copy(bytes), true),
+        ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false),
+        ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true),
         ArgKind::Device {
             elem,
             mutable,
             sim_buffer,
             ..
         } => match sim_buffer {
-            Some(buffer) => slice(*elem, Arc::clone(buffer), *mutable),
+            Some(buffer) => slice(elem.clone(), Arc::clone(buffer), *mutable),
             // check_args refused GPU arrays for a simulated launch.
-            None => slice(*elem, Arc::new(Buffer::new(0)), *mutable),
+            None => slice(elem.clone(), Arc::new(Buffer::new(0)), *mutable),
         },
     }
 }

@@ -82,10 +82,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     return Ok(Val::Unit);
                 }
                 let ty = types::value(&expr.ty).map_err(|e| self.error(e.0))?;
+                // A struct literal holds its fields in memory form (`bool` as a byte).
+                let is_struct = matches!(expr.ty, Type::Struct(_));
                 let mut acc = "undef".to_string();
                 for (i, item) in items.iter().enumerate() {
-                    let item_ty = types::value(self.ty_of(*item)?).map_err(|e| self.error(e.0))?;
+                    let item_ir_ty = self.ty_of(*item)?.clone();
+                    let item_ty = if is_struct {
+                        types::memory(&item_ir_ty)
+                    } else {
+                        types::value(&item_ir_ty)
+                    }
+                    .map_err(|e| self.error(e.0))?;
                     let v = operand!(self, *item);
+                    let v = match item_ir_ty {
+                        Type::Scalar(s) if is_struct => self.value_to_memory(s, &v),
+                        _ => v,
+                    };
                     acc = self.def(
                         "tuple",
                         format!("insertvalue {ty} {acc}, {item_ty} {v}, {i}"),
@@ -95,6 +107,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             ExprKind::Field { base, index } => {
                 let base_ty = self.ty_of(*base)?;
+                if let Type::Struct(def) = base_ty {
+                    let field = def
+                        .fields
+                        .get(*index as usize)
+                        .map(|f| f.ty.clone())
+                        .ok_or_else(|| self.error(format!("no field {index} on `{base_ty}`")))?;
+                    let ty = types::value(base_ty).map_err(|e| self.error(e.0))?;
+                    let b = operand!(self, *base);
+                    let v = self.def("field", format!("extractvalue {ty} {b}, {index}"));
+                    return Ok(Val::V(match field {
+                        Type::Scalar(s) => self.value_from_memory(s, &v),
+                        _ => v,
+                    }));
+                }
                 let Type::Tuple(fields) = base_ty else {
                     return Err(self.error(format!("field access on `{base_ty}`")));
                 };

@@ -245,8 +245,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         for param in &func.params {
             let slot = self.slot(param.local)?;
             match (&param.ty, is_kernel) {
-                (Type::Slice { elem, .. }, true) => {
-                    let elem = types::scalar_mem(*elem);
+                (slice @ (Type::Slice { .. } | Type::StructSlice { .. }), true) => {
+                    let elem = types::memory(&slice.index_result().unwrap_or(Type::Unit))
+                        .map_err(|e| self.error(e.0))?;
                     let ptr = self.fresh(&param.name);
                     let len = self.fresh(&format!("{}.len", param.name));
                     params.push(format!("{elem}* noalias {ptr}"));

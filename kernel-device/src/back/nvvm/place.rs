@@ -23,7 +23,8 @@ enum Cursor {
     /// The root is a slice value: the next projection indexes it.
     Slice {
         value: String,
-        elem: ScalarType,
+        slice_ty: Type,
+        elem: Type,
     },
 }
 
@@ -70,22 +71,30 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         space,
                         in_memory: true,
                     }),
-                    Type::Slice { elem, .. } => Cursor::Slice { value: v, elem },
+                    slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => Cursor::Slice {
+                        value: v,
+                        elem: slice.index_result().unwrap_or(Type::Unit),
+                        slice_ty: slice,
+                    },
                     other => return Err(self.error(format!("`{other}` points at nothing"))),
                 }
             }
         };
         for projection in &place.projections {
             cursor = match (projection, cursor) {
-                (Projection::Index(index), Cursor::Slice { value, elem }) => {
+                (
+                    Projection::Index(index),
+                    Cursor::Slice {
+                        value,
+                        slice_ty,
+                        elem,
+                    },
+                ) => {
                     let Some(i) = self.index_operand(*index)? else {
                         return Ok(None);
                     };
-                    let slice_ty = types::value(&Type::Slice {
-                        elem,
-                        mutable: false,
-                    })?;
-                    let mem = types::scalar_mem(elem);
+                    let slice_ty = types::value(&slice_ty)?;
+                    let mem = types::memory(&elem)?;
                     let base = self.def("ptr", format!("extractvalue {slice_ty} {value}, 0"));
                     if self.func.options.bounds_check && !self.proven.contains(index) {
                         let len = self.def("len", format!("extractvalue {slice_ty} {value}, 1"));
@@ -97,7 +106,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     );
                     Cursor::Ptr(PlacePtr {
                         ptr,
-                        ty: Type::Scalar(elem),
+                        ty: elem,
                         space: AddressSpace::Generic,
                         in_memory: true,
                     })
@@ -132,6 +141,32 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         ty: (**elem).clone(),
                         space: p.space,
                         in_memory: true,
+                    })
+                }
+                (Projection::Field(index), Cursor::Ptr(p)) if matches!(p.ty, Type::Struct(_)) => {
+                    let Type::Struct(def) = &p.ty else {
+                        return Err(self.error("a struct place"));
+                    };
+                    let field_ty = def
+                        .fields
+                        .get(*index as usize)
+                        .map(|f| f.ty.clone())
+                        .ok_or_else(|| self.error(format!("no field {index} on `{}`", p.ty)))?;
+                    let struct_ty = types::memory(&p.ty)?;
+                    let ptr_ty = types::pointer(&struct_ty, p.space);
+                    let ptr = self.def(
+                        "field.ptr",
+                        format!(
+                            "getelementptr inbounds {struct_ty}, {ptr_ty} {}, i32 0, i32 {index}",
+                            p.ptr
+                        ),
+                    );
+                    // A struct is always in its memory form: a `bool` field is a byte.
+                    Cursor::Ptr(PlacePtr {
+                        ptr,
+                        ty: field_ty,
+                        in_memory: true,
+                        ..p
                     })
                 }
                 (Projection::Field(index), Cursor::Ptr(p)) => {

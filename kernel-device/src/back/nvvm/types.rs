@@ -35,6 +35,10 @@ pub fn value(ty: &Type) -> Result<String, Error> {
     match ty {
         Type::Scalar(s) => Ok(scalar(*s).to_string()),
         Type::Slice { elem, .. } => Ok(format!("{{ {}*, i64 }}", scalar_mem(*elem))),
+        Type::StructSlice { elem, .. } => Ok(format!(
+            "{{ {}*, i64 }}",
+            memory(&Type::Struct(elem.clone()))?
+        )),
         Type::Tuple(items) => {
             let fields = items.iter().map(value).collect::<Result<Vec<_>, _>>()?;
             Ok(format!("{{ {} }}", fields.join(", ")))
@@ -44,6 +48,16 @@ pub fn value(ty: &Type) -> Result<String, Error> {
         // array loads and stores as one aggregate wherever it lives.
         Type::Array { elem, len } => Ok(format!("[{len} x {}]", memory(elem)?)),
         Type::Ref { pointee, space, .. } => Ok(pointer(&memory(pointee)?, *space)),
+        // Like arrays, structs are always in their memory form: LLVM lays a literal
+        // struct of these fields out as `#[repr(C)]` does (`ir::layout`).
+        Type::Struct(def) => {
+            let fields = def
+                .fields
+                .iter()
+                .map(|f| memory(&f.ty))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("{{ {} }}", fields.join(", ")))
+        }
         Type::Unit | Type::Never => Err(Error(format!(
             "a value of type `{ty}` cannot be stored or passed here"
         ))),

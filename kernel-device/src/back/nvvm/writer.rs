@@ -217,8 +217,9 @@ pub fn kernel_param_types(function: &ir::Function) -> Result<Vec<String>, Error>
     for param in &function.params {
         match &param.ty {
             Type::Scalar(s) => out.push(types::scalar_mem(*s).to_string()),
-            Type::Slice { elem, .. } => {
-                out.push(format!("{}*", types::scalar_mem(*elem)));
+            slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
+                let elem = slice.index_result().unwrap_or(Type::Unit);
+                out.push(format!("{}*", types::memory(&elem)?));
                 out.push("i64".to_string());
             }
             other => {

@@ -339,10 +339,15 @@ impl Warp<'_, '_> {
             }
             ExprKind::Field { base, index } => {
                 let m = self.eval(fr, *base, mask)?;
-                let Type::Tuple(items) = &f.exprs[*base].ty else {
-                    return Ok(m);
+                let delta = match &f.exprs[*base].ty {
+                    Type::Tuple(items) => super::plan::field_slot(items, *index),
+                    Type::Struct(def) => match super::plan::struct_field(def, *index) {
+                        Some((_, _, slot)) => slot,
+                        None => return Ok(m),
+                    },
+                    _ => return Ok(m),
                 };
-                let from = self.slot_of(fr, *base) + super::plan::field_slot(items, *index);
+                let from = self.slot_of(fr, *base) + delta;
                 let w = self.width_of(fr, e);
                 fr.copy(out, from, w, m);
                 Ok(m)

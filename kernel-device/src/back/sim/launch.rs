@@ -231,12 +231,12 @@ impl Launch {
                         len,
                         mutable,
                     },
-                    Type::Slice {
-                        elem: want,
-                        mutable: want_mut,
-                    },
-                ) if elem == want && (*mutable || !want_mut) => {
-                    let bytes = (*len as u64).checked_mul(u64::from(elem.size_bytes()));
+                    want @ (Type::Slice { .. } | Type::StructSlice { .. }),
+                ) if want
+                    .slice_elem()
+                    .is_some_and(|(e, want_mut)| e == *elem && (*mutable || !want_mut)) =>
+                {
+                    let bytes = (*len as u64).checked_mul(mem_layout(elem).0);
                     if bytes.is_none_or(|b| !buffer.contains(*offset as u64, b)) {
                         return Err(launch_error(format!(
                             "argument {k} (`{}`) of `{kernel}`: {len} elements of `{elem}` at byte {offset} do not fit its buffer of {} bytes",
@@ -255,7 +255,7 @@ impl Launch {
                             regions.push(RegionInfo {
                                 name: p.name.clone(),
                                 space: Space::Global,
-                                ty: Type::array(Type::Scalar(*elem), *len as u64),
+                                ty: Type::array(elem.clone(), *len as u64),
                                 base: *offset as u64,
                             });
                             base_regions.len() - 1
@@ -442,7 +442,7 @@ fn detector_region(
         tracked = kernel
             .params
             .iter()
-            .any(|p| p.name == info.name && matches!(p.ty, Type::Slice { mutable: true, .. }));
+            .any(|p| p.name == info.name && p.ty.slice_elem().is_some_and(|(_, m)| m));
         if dims.len() == 1 {
             dims.clear();
         }

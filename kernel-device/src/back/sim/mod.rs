@@ -31,7 +31,7 @@ mod warp;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ir::{self, ScalarType};
+use crate::ir::{self, ScalarType, Type};
 
 pub use detect::{
     AccessKind, BlockDetector, Detector, Region, RegionId, SiteId, Space, WarpAccess,
@@ -44,9 +44,10 @@ pub use memory::Buffer;
 pub enum Arg {
     /// A scalar by value: its bit pattern in the low bits (bool: 0 or 1).
     Scalar { ty: ScalarType, bits: u64 },
-    /// A slice of `len` elements of `elem` starting `offset` bytes into `buffer`.
+    /// A slice of `len` elements of `elem` (a scalar or a struct) starting `offset`
+    /// bytes into `buffer`.
     Slice {
-        elem: ScalarType,
+        elem: Type,
         buffer: Arc<Buffer>,
         offset: usize,
         len: usize,

@@ -8,7 +8,7 @@
 
 use super::detect::AccessKind;
 use super::launch::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
-use super::plan::{field_offset, field_slot, mem_layout, slots, Home};
+use super::plan::{field_offset, field_slot, mem_layout, slots, struct_field, Home};
 use super::scalar;
 use super::warp::{lanes, Frame, Warp, LANES, R};
 use super::Fault;
@@ -44,7 +44,7 @@ impl Warp<'_, '_> {
         let mut locs = [Loc::Reg(0); LANES];
         let mut m = mask;
         // A slice root: (pointer slot, element type); its first projection indexes it.
-        let mut slice_root: Option<(u32, ScalarType)> = None;
+        let mut slice_root: Option<(u32, Type)> = None;
         let mut ty = match place.root {
             PlaceRoot::Local(l) => {
                 let loc = match self.home(fr, l.index()) {
@@ -67,12 +67,9 @@ impl Warp<'_, '_> {
                 }
                 match &f.exprs[e].ty {
                     Type::Ref { pointee, .. } => (**pointee).clone(),
-                    Type::Slice { elem, .. } => {
-                        slice_root = Some((s, *elem));
-                        Type::Slice {
-                            elem: *elem,
-                            mutable: true,
-                        }
+                    slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
+                        slice_root = Some((s, slice.index_result().unwrap_or(Type::Unit)));
+                        slice.clone()
                     }
                     other => other.clone(),
                 }
@@ -85,7 +82,7 @@ impl Warp<'_, '_> {
                     m = self.eval(fr, ix, m)?;
                     let is = self.slot_of(fr, ix);
                     if let Some((s, elem)) = slice_root.take() {
-                        let size = u64::from(elem.size_bytes());
+                        let size = mem_layout(&elem).0;
                         for lane in lanes(m) {
                             let (i, len) = (fr.get(is, lane), fr.get(s + 1, lane));
                             if check && i >= len {
@@ -96,7 +93,7 @@ impl Warp<'_, '_> {
                                 locs[lane] = Loc::Mem(ptr_add(p, i.saturating_mul(size)));
                             }
                         }
-                        ty = Type::Scalar(elem);
+                        ty = elem;
                     } else if let Type::Array { elem, len } = &ty {
                         let (stride, width) = (mem_layout(elem).0, slots(elem));
                         for lane in lanes(m) {
@@ -127,6 +124,24 @@ impl Warp<'_, '_> {
                             f.name
                         ))));
                     }
+                }
+                Projection::Field(index) if matches!(ty, Type::Struct(_)) => {
+                    let field = match &ty {
+                        Type::Struct(def) => struct_field(def, index),
+                        _ => None,
+                    };
+                    let Some((field_ty, byte_delta, slot_delta)) = field else {
+                        return Err(Box::new(Fault::Launch(format!(
+                            "field {index} of a `{ty}`"
+                        ))));
+                    };
+                    for lane in lanes(m) {
+                        locs[lane] = match locs[lane] {
+                            Loc::Reg(s) => Loc::Reg(s + slot_delta),
+                            Loc::Mem(p) => Loc::Mem(ptr_add(p, byte_delta)),
+                        };
+                    }
+                    ty = field_ty;
                 }
                 Projection::Field(index) => {
                     let Type::Tuple(items) = &ty else {
@@ -536,6 +551,12 @@ fn for_each_scalar(
         Type::Tuple(items) => items.iter().enumerate().try_for_each(|(k, item)| {
             let (o, s) = (field_offset(items, k as u32), field_slot(items, k as u32));
             for_each_scalar(item, ptr_add(p, o), slot + s, visit)
+        }),
+        Type::Struct(def) => (0..def.fields.len() as u32).try_for_each(|k| {
+            let Some((field, o, s)) = struct_field(def, k) else {
+                return Err(Walk::NotInMemory(ty.clone()));
+            };
+            for_each_scalar(&field, ptr_add(p, o), slot + s, visit)
         }),
         other => Err(Walk::NotInMemory(other.clone())),
     }

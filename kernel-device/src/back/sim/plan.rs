@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Block, ExprKind, Function, LoopId, Module, Stmt, Type};
+use crate::ir::{Block, ExprKind, Function, LoopId, Module, Stmt, StructDef, Type};
 
 /// Where a local lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,9 +49,10 @@ pub fn slots(ty: &Type) -> u32 {
     match ty {
         Type::Unit | Type::Never => 0,
         Type::Scalar(_) | Type::Ref { .. } | Type::DynamicShared => 1,
-        Type::Slice { .. } => 2,
+        Type::Slice { .. } | Type::StructSlice { .. } => 2,
         Type::Tuple(items) => items.iter().map(slots).sum(),
         Type::Array { elem, len } => slots(elem).saturating_mul(*len as u32),
+        Type::Struct(def) => def.fields.iter().map(|f| slots(&f.ty)).sum(),
     }
 }
 
@@ -74,8 +75,10 @@ pub fn mem_layout(ty: &Type) -> (u64, u64) {
             (size.div_ceil(align) * align, align)
         }
         Type::Ref { .. } | Type::DynamicShared => (8, 8),
-        Type::Slice { .. } => (16, 8),
+        Type::Slice { .. } | Type::StructSlice { .. } => (16, 8),
         Type::Unit | Type::Never => (0, 1),
+        // The one `#[repr(C)]` layout the NVVM writer and the derive use.
+        Type::Struct(_) => crate::ir::layout::layout(ty).map_or((0, 1), |l| (l.size, l.align)),
     }
 }
 
@@ -91,6 +94,18 @@ pub fn field_offset(items: &[Type], index: u32) -> u64 {
         offset += s;
     }
     offset
+}
+
+/// Field `index` of a struct: its type, its byte offset (`ir::layout`, the
+/// `#[repr(C)]` layout the device uses) and its slot offset in registers.
+pub fn struct_field(def: &StructDef, index: u32) -> Option<(Type, u64, u32)> {
+    let field = def.fields.get(index as usize)?;
+    let offset = *def.offsets()?.get(index as usize)?;
+    let slot = def.fields[..index as usize]
+        .iter()
+        .map(|f| slots(&f.ty))
+        .sum();
+    Some((field.ty.clone(), offset, slot))
 }
 
 /// The slot offset of field `index` of a tuple held in registers.

@@ -68,7 +68,7 @@ pub fn read_back<T: Copy + Default>(b: &Buffer, n: usize) -> Vec<T> {
 
 pub fn slice(elem: ScalarType, buffer: &Arc<Buffer>, len: usize, mutable: bool) -> Arg {
     Arg::Slice {
-        elem,
+        elem: crate::ir::Type::Scalar(elem),
         buffer: buffer.clone(),
         offset: 0,
         len,

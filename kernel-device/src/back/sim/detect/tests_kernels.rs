@@ -627,7 +627,7 @@ fn argument_at_an_offset_in_its_buffer() {
     );
     let buffer = buffer_of(&vec![0u32; start + len]);
     let args = [Arg::Slice {
-        elem: ScalarType::U32,
+        elem: crate::ir::Type::Scalar(ScalarType::U32),
         buffer: buffer.clone(),
         offset: start * 4,
         len,

@@ -1,0 +1,86 @@
+//! How a crate's structs reach the run-time compiler. The macro cannot see the struct
+//! items a kernel names (`Body`, `Vec3::new`), so for each one it emits a
+//! [`StructItem`] whose `def` asks the struct's [`DeviceCopy`] implementation, which
+//! `#[derive(DeviceCopy)]` writes from the struct's own fields. A struct without the
+//! derive fails that bound at the name in the kernel, with cudajit's message.
+
+use crate::ir::layout::{scalar_layout, Layout};
+use crate::ir::{ScalarType, StructDef, Type};
+
+/// One struct type a function's source names.
+pub struct StructItem {
+    /// The name as written in the source (`Body`, `shapes::Vec3`).
+    pub name: &'static str,
+    /// The struct's fields (generated code: a closure reading the derive's output).
+    pub def: &'static (dyn Fn() -> Type + Sync),
+}
+
+impl StructItem {
+    /// The struct's definition (`None` only if generated code was written by hand).
+    pub fn struct_def(&self) -> Option<std::sync::Arc<StructDef>> {
+        match (self.def)() {
+            Type::Struct(def) => Some(def),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for StructItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StructItem")
+            .field("name", &self.name)
+            .field("def", &(self.def)())
+            .finish()
+    }
+}
+
+/// Types that cross to the device as plain bytes, field by field: the scalars, arrays
+/// of them and `#[derive(DeviceCopy)] #[repr(C)]` structs.
+///
+/// # Safety
+/// `device_type` must describe `Self` exactly: the runtime copies values of `Self` to
+/// and from the device as raw bytes laid out as `ir::layout` says. Implement it with
+/// `#[derive(DeviceCopy)]`, which checks the layout at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used in a kernel: it is not a `#[derive(DeviceCopy)]` struct or a kernel scalar",
+    label = "not usable on the device",
+    note = "kernels use bool, integers, f32, f64, arrays of them, and `#[derive(DeviceCopy)] #[repr(C)]` structs of those; add `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` to the struct"
+)]
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {
+    /// `ir::layout`'s size and alignment of `Self`, as a constant so that the derive
+    /// compares it with rustc's at compile time.
+    const LAYOUT: Layout;
+    /// Bytes of `Self` that are padding (the derive refuses structs with any).
+    const PADDING: u64;
+    /// The kernel's type for `Self` (`Type::Struct` for a derived struct).
+    fn device_type() -> Type;
+}
+
+macro_rules! scalar_device_copy {
+    ($($t:ty => $s:ident),* $(,)?) => {$(
+        // SAFETY: the scalar type names this exact primitive.
+        unsafe impl DeviceCopy for $t {
+            const LAYOUT: Layout = scalar_layout(ScalarType::$s);
+            const PADDING: u64 = 0;
+            fn device_type() -> Type {
+                Type::Scalar(ScalarType::$s)
+            }
+        }
+    )*};
+}
+scalar_device_copy!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+);
+
+// SAFETY: an array is its elements back to back, as `ir::layout` lays it out.
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {
+    const LAYOUT: Layout = Layout {
+        size: T::LAYOUT.size * N as u64,
+        align: T::LAYOUT.align,
+    };
+    const PADDING: u64 = T::PADDING * N as u64;
+    fn device_type() -> Type {
+        Type::array(T::device_type(), N as u64)
+    }
+}
