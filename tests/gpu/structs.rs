@@ -260,3 +260,116 @@ fn every_field_kind_reads_and_writes_in_place() {
         assert_eq!(*got, want, "record {k}");
     }
 }
+
+#[device]
+fn sub(a: Vec3, b: Vec3) -> Vec3 {
+    Vec3 {
+        x: a.x - b.x,
+        y: a.y - b.y,
+        z: a.z - b.z,
+    }
+}
+
+/// One all-pairs n-body step (the CUDA SDK's `bodySystemCuda` algorithm): each
+/// thread sums the softened gravitational pull of every body on its own with `rsqrt`,
+/// then integrates its velocity and position.
+#[kernel]
+fn nbody_step(bodies: &[Body], next: &mut [Body], dt: f32, softening2: f32) {
+    let i = grid(1);
+    if i < bodies.len() {
+        let me = bodies[i];
+        let mut acc = Vec3 {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+        };
+        for j in 0..bodies.len() {
+            let d = sub(bodies[j].pos, me.pos);
+            let inv = rsqrt(dot(d, d) + softening2);
+            let s = bodies[j].mass * inv * inv * inv;
+            acc.x += d.x * s;
+            acc.y += d.y * s;
+            acc.z += d.z * s;
+        }
+        let vel = Vec3 {
+            x: me.vel.x + acc.x * dt,
+            y: me.vel.y + acc.y * dt,
+            z: me.vel.z + acc.z * dt,
+        };
+        next[i] = Body {
+            pos: Vec3 {
+                x: me.pos.x + vel.x * dt,
+                y: me.pos.y + vel.y * dt,
+                z: me.pos.z + vel.z * dt,
+            },
+            vel,
+            mass: me.mass,
+        };
+    }
+}
+
+/// The same step in f64 on the host.
+fn nbody_reference(bodies: &[Body], dt: f64, softening2: f64) -> Vec<[f64; 6]> {
+    let f = |v: Vec3| [v.x as f64, v.y as f64, v.z as f64];
+    bodies
+        .iter()
+        .map(|me| {
+            let p = f(me.pos);
+            let mut acc = [0.0f64; 3];
+            for other in bodies {
+                let q = f(other.pos);
+                let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let inv = 1.0 / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + softening2).sqrt();
+                let s = other.mass as f64 * inv * inv * inv;
+                for k in 0..3 {
+                    acc[k] += d[k] * s;
+                }
+            }
+            let v = f(me.vel);
+            let vel = [v[0] + acc[0] * dt, v[1] + acc[1] * dt, v[2] + acc[2] * dt];
+            [
+                p[0] + vel[0] * dt,
+                p[1] + vel[1] * dt,
+                p[2] + vel[2] * dt,
+                vel[0],
+                vel[1],
+                vel[2],
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn nbody_all_pairs_matches_f64_reference() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("nbody");
+    let n = 384 + rng.below(256) as usize;
+    let (dt, softening2) = (0.01f32, 0.05f32);
+    let bodies: Vec<Body> = (0..n).map(|_| random_body(&mut rng)).collect();
+    let poison = Vec3 {
+        x: f32::NAN,
+        y: f32::NAN,
+        z: f32::NAN,
+    };
+    let mut next = vec![
+        Body {
+            pos: poison,
+            vel: poison,
+            mass: f32::NAN,
+        };
+        n
+    ];
+    launch!(nbody_step[n.div_ceil(128), 128](&bodies, &mut next, dt, softening2)).unwrap();
+    let want = nbody_reference(&bodies, dt as f64, softening2 as f64);
+    for (k, (got, w)) in next.iter().zip(&want).enumerate() {
+        let g = [
+            got.pos.x, got.pos.y, got.pos.z, got.vel.x, got.vel.y, got.vel.z,
+        ];
+        // f32 sums of n terms with rsqrt (2 ulp): relative to the largest term.
+        for (a, b) in g.iter().zip(w) {
+            let tol = 2e-4 * b.abs().max(1.0);
+            assert!((*a as f64 - b).abs() <= tol, "body {k}: {g:?} vs {w:?}");
+        }
+        assert_eq!(got.mass, bodies[k].mass, "body {k}");
+    }
+}

@@ -22,7 +22,7 @@ mod lower_stmt;
 mod lower_struct;
 mod signature;
 pub mod structs;
-mod types;
+pub(crate) mod types;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -8,6 +8,7 @@
 mod call_graph;
 mod consts;
 pub mod offline;
+mod offline_structs;
 mod structs;
 
 pub use call_graph::{first_of_a_call_cycle, IsDevice};

@@ -5,10 +5,12 @@
 //! produces. `cargo xtask build-device` and the snapshot tests use it; it does no I/O
 //! (callers read the files).
 
-use super::{render_preserving_lines, ConstItem, FnSource, SourceKind};
+use super::offline_structs::{derives_device_copy, struct_defs};
+use super::{render_preserving_lines, ConstItem, FnSource, SourceKind, StructItem};
 use crate::front::consts::{eval, item_type, ConstEnv};
-use crate::ir::ConstValue;
+use crate::ir::{ConstValue, StructDef, Type};
 use quote::ToTokens;
+use std::sync::Arc;
 
 /// One attributed function found in a file.
 #[derive(Clone)]
@@ -22,6 +24,8 @@ pub struct Found {
     /// Every `const`/`static` item of the file a kernel can read, evaluated here as
     /// rustc would (the macro asks rustc instead).
     pub consts: Vec<(String, ConstValue)>,
+    /// Every `#[derive(DeviceCopy)]` struct of the file (the macro asks the derive).
+    pub structs: Vec<(String, Arc<StructDef>)>,
 }
 
 fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -43,6 +47,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         file: &'f str,
         found: Vec<Found>,
         items: Vec<(String, syn::Type, syn::Expr)>,
+        structs: Vec<syn::ItemStruct>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Visitor<'_> {
         fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
@@ -53,6 +58,11 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
             if matches!(s.mutability, syn::StaticMutability::None) {
                 self.items
                     .push((s.ident.to_string(), (*s.ty).clone(), (*s.expr).clone()));
+            }
+        }
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            if derives_device_copy(s) {
+                self.structs.push(s.clone());
             }
         }
         fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
@@ -66,6 +76,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         bounds_check,
                         fast_math,
                         consts: Vec::new(),
+                        structs: Vec::new(),
                     });
                     break;
                 }
@@ -77,12 +88,15 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         file,
         found: Vec::new(),
         items: Vec::new(),
+        structs: Vec::new(),
     };
     syn::visit::Visit::visit_file(&mut visitor, &parsed);
     let consts = evaluate_items(&visitor.items);
+    let structs = struct_defs(&visitor.structs, &ConstEnv::complete(consts.clone()));
     let mut found = visitor.found;
     for f in &mut found {
         f.consts = consts.clone();
+        f.structs = structs.clone();
     }
     Ok(found)
 }
@@ -154,9 +168,23 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         fast_math: found.fast_math,
         deps,
         consts: leak_consts(&found.consts),
-        structs: &[],
+        structs: leak_structs(&found.structs),
         instance: &[],
     }))
+}
+
+fn leak_structs(structs: &[(String, Arc<StructDef>)]) -> &'static [StructItem] {
+    let items: Vec<StructItem> = structs
+        .iter()
+        .map(|(name, def)| {
+            let ty = Type::Struct(def.clone());
+            StructItem {
+                name: leak(name.clone()),
+                def: Box::leak(Box::new(move || ty.clone())),
+            }
+        })
+        .collect();
+    Box::leak(items.into_boxed_slice())
 }
 
 fn leak_consts(consts: &[(String, ConstValue)]) -> &'static [ConstItem] {
