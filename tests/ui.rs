@@ -31,12 +31,16 @@ fn ui() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
     let pass_dir = root.join("pass");
     let blessing = std::env::var_os("TRYBUILD").is_some_and(|v| v == "overwrite");
-    // `CUDAJIT_UI_ONLY=pass/subset` runs only the cases whose path contains it, for
-    // quick iteration on a few cases; CI sets nothing and runs them all.
+    // `CUDAJIT_UI_ONLY=pass/subset` runs only the cases whose path contains it (or any
+    // of several, comma-separated), for quick iteration on a few cases; CI sets
+    // nothing and runs them all.
     let only = std::env::var("CUDAJIT_UI_ONLY").unwrap_or_default();
     let cases: Vec<_> = cases_under(&root)
         .into_iter()
-        .filter(|c| c.to_string_lossy().contains(only.as_str()))
+        .filter(|c| {
+            let path = c.to_string_lossy();
+            only.split(',').any(|part| path.contains(part))
+        })
         .collect();
     let missing: Vec<_> = cases
         .iter()

@@ -241,12 +241,13 @@ fn kernel(
     for param in params {
         let p = &param.name;
         let (ty, arg) = match &param.shape {
+            // Spanned at the element type: a struct without the derive is reported there.
             parse::Shape::Slice(t) => (
-                quote!(impl ::cudajit::__private::SliceArg<'a, #t>),
+                quote::quote_spanned!(t.span()=> impl ::cudajit::__private::SliceArg<'a, #t>),
                 quote!(::cudajit::__private::SliceArg::<'a, #t>::into_kernel_arg(#p)),
             ),
             parse::Shape::SliceMut(t) => (
-                quote!(impl ::cudajit::__private::SliceArgMut<'a, #t>),
+                quote::quote_spanned!(t.span()=> impl ::cudajit::__private::SliceArgMut<'a, #t>),
                 quote!(::cudajit::__private::SliceArgMut::<'a, #t>::into_kernel_arg(#p)),
             ),
             parse::Shape::Scalar(t) => (

@@ -7,7 +7,7 @@
 use super::infer::{StructTy, Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::lower_place::PlaceInfo;
-use super::structs::{field_names, field_of, struct_ty};
+use super::structs::{field_names, field_of, literal_struct_ty};
 use crate::ir::{self, Handle, Projection};
 use syn::spanned::Spanned;
 
@@ -50,7 +50,7 @@ impl FnLowerer<'_> {
                 self.error_hint(
                     name.span(),
                     format!("no field `{member}` on type `{d}`"),
-                    "structs have their named fields; tuples `.0`, `.1`, ...",
+                    "structs have their named fields, tuples `.0`, `.1`, ...; `thread_idx()` and friends have `.x`, `.y`, `.z`",
                 );
                 return None;
             }
@@ -106,7 +106,7 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         }
-        let s = match struct_ty(&lit.path, &self.consts) {
+        let s = match literal_struct_ty(&lit.path, &self.consts) {
             Ok(Some(s)) => s,
             Ok(None) => {
                 self.error_hint(

@@ -27,11 +27,21 @@ pub fn is_struct_name(name: &str) -> bool {
 
 /// The key a struct path is known by: the path as written, without spaces.
 pub fn struct_path_key(path: &syn::Path) -> Option<String> {
+    let last = path.segments.last()?.ident.to_string();
+    if !is_struct_name(&last) {
+        return None;
+    }
+    literal_path_key(path)
+}
+
+/// As [`struct_path_key`], for the path of a struct literal (`P { x }`), which names a
+/// struct whatever its case.
+pub fn literal_path_key(path: &syn::Path) -> Option<String> {
     if path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
     let last = path.segments.last()?.ident.to_string();
-    if !is_struct_name(&last) {
+    if ScalarType::from_rust_name(&last).is_some() || BUILTIN_TYPES.contains(&last.as_str()) {
         return None;
     }
     let first = path.segments.first()?.ident.to_string();
@@ -73,13 +83,16 @@ pub fn struct_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     }
     impl Refs {
         fn add(&mut self, path: &syn::Path) {
+            self.add_key(path, struct_path_key(path));
+        }
+        fn add_key(&mut self, path: &syn::Path, key: Option<String>) {
             let Some(first) = path.segments.first() else {
                 return;
             };
             if path.segments.len() == 1 && self.generics.contains(&first.ident.to_string()) {
                 return;
             }
-            if let Some(key) = struct_path_key(path) {
+            if let Some(key) = key {
                 if self.seen.insert(key.clone()) {
                     self.out.push((key, path.clone()));
                 }
@@ -95,7 +108,7 @@ pub fn struct_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
         }
         fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
             if s.qself.is_none() {
-                self.add(&s.path);
+                self.add_key(&s.path, literal_path_key(&s.path));
             }
             syn::visit::visit_expr_struct(self, s);
         }
@@ -141,9 +154,25 @@ pub fn struct_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
 /// the complete environment does not know is an error here: it is no struct of the
 /// kernel's (the macro asked the derive for every struct the function names).
 pub fn struct_ty(path: &syn::Path, env: &ConstEnv) -> Result<Option<StructTy>, Diagnostic> {
-    let Some(key) = struct_path_key(path) else {
-        return Ok(None);
-    };
+    match struct_path_key(path) {
+        Some(key) => struct_ty_of_key(path, key, env),
+        None => Ok(None),
+    }
+}
+
+/// The struct a struct literal's path names (any case: `P { x }`).
+pub fn literal_struct_ty(path: &syn::Path, env: &ConstEnv) -> Result<Option<StructTy>, Diagnostic> {
+    match literal_path_key(path) {
+        Some(key) => struct_ty_of_key(path, key, env),
+        None => Ok(None),
+    }
+}
+
+fn struct_ty_of_key(
+    path: &syn::Path,
+    key: String,
+    env: &ConstEnv,
+) -> Result<Option<StructTy>, Diagnostic> {
     let Some(last) = path.segments.last() else {
         return Ok(None);
     };

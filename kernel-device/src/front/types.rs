@@ -136,12 +136,12 @@ pub fn lower_type(
                     _ => Ok(Ty::Unit),
                 };
             }
-            if matches!(site, TypeSite::Param | TypeSite::DeviceParam) {
+            if site == TypeSite::Param {
                 return Err(Diagnostic::new(
                     ty.span(),
-                    "tuple parameters are not supported in kernels",
+                    "a kernel cannot take a tuple parameter",
                 )
-                .with_hint("pass each value as its own parameter"));
+                .with_hint("pass each value as its own parameter; device functions take tuples"));
             }
             let mut items = Vec::new();
             for elem in &t.elems {

@@ -164,6 +164,8 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
         let ok = match &p.ty {
             Type::Scalar(_) | Type::Slice { .. } | Type::StructSlice { .. } => true,
             Type::Struct(_) => true,
+            // Tuples travel by value between device functions.
+            tuple @ Type::Tuple(_) => !kernel && returnable(tuple),
             // Arrays travel by value between device functions, not from the host.
             array @ Type::Array { .. } => !kernel && array.array_scalar().is_some(),
             _ => false,

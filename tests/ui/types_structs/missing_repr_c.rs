@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[derive(Clone, Copy, DeviceCopy)]
+struct Particle {
+    x: f32,
+    v: f32,
+}
+
+fn main() {}
