@@ -373,3 +373,51 @@ fn nbody_all_pairs_matches_f64_reference() {
         assert_eq!(got.mass, bodies[k].mass, "body {k}");
     }
 }
+
+/// A tuple result, destructured by the caller.
+#[device]
+fn sincos2(x: f32) -> (f32, f32) {
+    (x.sin(), x.cos())
+}
+
+/// Tuples as device-function parameters and result.
+#[device]
+fn rotate(p: (f32, f32), sc: (f32, f32)) -> (f32, f32) {
+    let (s, c) = sc;
+    (p.0 * c - p.1 * s, p.0 * s + p.1 * c)
+}
+
+#[kernel]
+fn rotate_points(xs: &mut [f32], ys: &mut [f32], angle: f32) {
+    let i = grid(1);
+    if i < xs.len() {
+        let (s, c) = sincos2(angle);
+        let r = rotate((xs[i], ys[i]), (s, c));
+        xs[i] = r.0;
+        ys[i] = r.1;
+    }
+}
+
+#[test]
+fn tuples_pass_to_and_return_from_device_functions() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("rotate");
+    let n = 700 + rng.below(300) as usize;
+    let angle = rng.f32_in(-3.0, 3.0);
+    let (x0, y0) = (rng.vec_f32(n, -5.0, 5.0), rng.vec_f32(n, -5.0, 5.0));
+    let (mut xs, mut ys) = (x0.clone(), y0.clone());
+    launch!(rotate_points[n.div_ceil(128), 128](&mut xs, &mut ys, angle)).unwrap();
+    let (s, c) = (angle as f64).sin_cos();
+    let wx: Vec<f64> = x0
+        .iter()
+        .zip(&y0)
+        .map(|(&x, &y)| x as f64 * c - y as f64 * s)
+        .collect();
+    let wy: Vec<f64> = x0
+        .iter()
+        .zip(&y0)
+        .map(|(&x, &y)| x as f64 * s + y as f64 * c)
+        .collect();
+    common::compare("rotate x", &xs, &wx, 1e-5, 1e-5).unwrap();
+    common::compare("rotate y", &ys, &wy, 1e-5, 1e-5).unwrap();
+}

@@ -33,9 +33,9 @@ entry:
   %bodies.s.1 = insertvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.s, i64 %bodies.len, 1
   store { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.s.1, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
   store float %dt, float* %dt.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -260,10 +260,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, float)* @integrate, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, float)* @integrate, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `integrate` at tests/in/structs.rs:55:21: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `integrate` at tests/in/structs.rs:63:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `integrate` at tests/in/structs.rs:64:9: index out of bounds: the len is {1} but the index is {0}
@@ -313,9 +327,9 @@ entry:
   store { { { float, float, float }, { float, float, float }, float }*, i64 } %next.s.1, { { { float, float, float }, { float, float, float }, float }*, i64 }* %next.addr
   store float %dt, float* %dt.addr
   store float %softening2, float* %softening2.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -612,10 +626,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float)* @nbody_step, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float)* @nbody_step, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `nbody_step` at tests/in/structs.rs:85:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `nbody_step` at tests/in/structs.rs:92:25: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `nbody_step` at tests/in/structs.rs:94:21: index out of bounds: the len is {1} but the index is {0}
@@ -649,9 +677,9 @@ entry:
   %items.s = insertvalue { { [3 x float], i8, i8, i16 }*, i64 } undef, { [3 x float], i8, i8, i16 }* %items, 0
   %items.s.1 = insertvalue { { [3 x float], i8, i8, i16 }*, i64 } %items.s, i64 %items.len, 1
   store { { [3 x float], i8, i8, i16 }*, i64 } %items.s.1, { { [3 x float], i8, i8, i16 }*, i64 }* %items.addr
-  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
   %grid.tid = zext i32 %tid_x to i64
   %grid.ctaid = zext i32 %ctaid_x to i64
   %grid.ntid = zext i32 %ntid_x to i64
@@ -777,10 +805,24 @@ exit:
 }
 
 !0 = !{!"branch_weights", i32 1048575, i32 1}
-!nvvm.annotations = !{!1}
-!1 = !{void ({ [3 x float], i8, i8, i16 }*, i64)* @flags, !"kernel", i32 1}
-!nvvmir.version = !{!2}
-!2 = !{i32 2, i32 0, i32 3, i32 2}
+!1 = !{i32 0, i32 1024}
+!2 = !{i32 0, i32 1024}
+!3 = !{i32 0, i32 64}
+!4 = !{i32 1, i32 1025}
+!5 = !{i32 1, i32 1025}
+!6 = !{i32 1, i32 65}
+!7 = !{i32 0, i32 2147483647}
+!8 = !{i32 0, i32 65535}
+!9 = !{i32 0, i32 65535}
+!10 = !{i32 1, i32 -2147483648}
+!11 = !{i32 1, i32 65536}
+!12 = !{i32 1, i32 65536}
+!13 = !{i32 0, i32 32}
+!14 = !{i32 32, i32 33}
+!nvvm.annotations = !{!15}
+!15 = !{void ({ [3 x float], i8, i8, i16 }*, i64)* @flags, !"kernel", i32 1}
+!nvvmir.version = !{!16}
+!16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `flags` at tests/in/structs.rs:120:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `flags` at tests/in/structs.rs:122:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `flags` at tests/in/structs.rs:124:9: index out of bounds: the len is {1} but the index is {0}
