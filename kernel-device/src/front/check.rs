@@ -131,11 +131,6 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
             "`unsafe` blocks are not supported in kernels",
             "kernels are written in safe Rust; slices are bounds-checked unless `#[kernel(boundscheck = false)]`",
         ),
-        syn::Expr::Struct(s) => d(
-            s.path.span(),
-            "struct expressions are not yet supported in kernels",
-            "use scalars and tuples",
-        ),
         syn::Expr::Match(m) => d(
             m.match_token.span,
             "`match` is not yet supported in kernels",

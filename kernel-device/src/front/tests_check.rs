@@ -182,9 +182,9 @@ fn unsupported_expressions() {
         "`async` blocks are not supported",
     );
     rejects_kernel(
-        "fn k() {\n    let p = Point { x: 1 };\n}",
-        "Point",
-        "struct expressions are not yet supported",
+        "fn k(p: &[Point]) {\n    let q = Point { x: 1, ..p[0] };\n}",
+        "p[0]",
+        "struct update syntax (`..base`) is not supported",
     );
     rejects_kernel(
         "fn k(n: u32) {\n    if let 1 = n {}\n}",
@@ -327,7 +327,7 @@ fn signatures() {
     rejects_kernel(
         "fn k(p: Point) {}",
         "Point",
-        "structs, enums and type aliases are not yet supported",
+        "a struct (`Point`) cannot be passed to a kernel by value yet",
     );
     rejects_kernel(
         "fn k<T>(x: T) {}",
