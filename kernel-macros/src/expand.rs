@@ -268,10 +268,26 @@ fn kernel(
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
     let instance_body = generics.instance_body();
+    // `boundscheck = false` is a promise the compiler cannot check (an index out of
+    // range writes outside the buffer, even into a host `&mut [bool]`): launching such
+    // a kernel is `unsafe`, so `launch!` of it must sit in an `unsafe {}` block.
+    let (unsafety, safety_doc) = if options.bounds_check {
+        (TokenStream::new(), String::new())
+    } else {
+        (
+            quote!(unsafe),
+            format!(
+                "\n\n# Safety\n\n`{name}` is compiled with `boundscheck = false`: every index \
+                 its body uses must be in bounds for the slices passed here. An index out of \
+                 range reads or writes outside the buffer (undefined behaviour, possibly a lost \
+                 GPU context), where a checked kernel would return `Err(KernelPanic)`."
+            ),
+        )
+    };
     let launch_doc = format!(
         "Launches `{name}` with `config` (grid, block, stream, shared bytes). Host slices are copied \
          to the device (and back for `&mut` parameters, then synchronized); device arrays are passed \
-         without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`."
+         without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`.{safety_doc}"
     );
     quote! {
         #(#cfgs)*
@@ -357,7 +373,7 @@ fn kernel(
 
             #[doc = #launch_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub fn launch<'a, #(#params_decl),*>(
+            pub #unsafety fn launch<'a, #(#params_decl),*>(
                 &self,
                 #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
                 #(#launch_params),*
