@@ -36,8 +36,8 @@ extern crate self as cudajit;
 
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
-    DeviceScalar, Dim, Error, Event, LaunchConfig, Result, SimAccess, SimFault, SimOptions,
-    SimSite, SimThreadId, Stream,
+    DeviceAttribute, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig, MemInfo,
+    Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
 pub use kernel_macros::{device, kernel};
 
