@@ -362,9 +362,12 @@ fn kernel(
 
             /// This kernel's arguments, converted for a launch; `.launch(config)` runs
             /// it. What `launch!` expands to: the arguments come alone, so that rustc
-            /// counts only those when their number is wrong.
+            /// counts only those when their number is wrong. `unsafe` exactly when
+            /// `launch` is (a `boundscheck = false` kernel), so `launch!` of such a kernel
+            /// must sit in an `unsafe {}` block too.
+            #[doc = #safety_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub fn with_args<'a, #(#params_decl),*>(
+            pub #unsafety fn with_args<'a, #(#params_decl),*>(
                 &self,
                 #(#launch_params),*
             ) -> ::cudajit::__private::PendingLaunch<'a, #count> {
