@@ -80,6 +80,26 @@ pub mod launch_traits {
 
 pub mod random;
 
+/// Whole-array operations without writing a kernel (README: "High-level operations"):
+/// reductions, scans, compaction and elementwise maps built from `#[device]`
+/// functions, on a GPU or the simulator.
+pub use kernel_host::hl::{
+    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on, map,
+    map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on, map_reduce,
+    map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on, sum, sum_on,
+    DeviceFn, Input, Numeric,
+};
+
+/// A `#[device]` function as a value for the high-level operations:
+/// `cudajit::reduce(&x, device_fn!(add), 0.0)`. Takes the function's path
+/// (`device_fn!(ops::add)`); the function must carry `#[device]`.
+#[macro_export]
+macro_rules! device_fn {
+    ($($f:ident)::+) => {
+        $crate::DeviceFn::__new(&$($f)::+::__CUDAJIT_FN, $($f)::+)
+    };
+}
+
 /// What kernels and the code launching them usually need: `use cudajit::prelude::*;`.
 pub mod prelude {
     pub use crate::launch;

@@ -250,3 +250,6 @@ mod bench_suite;
 
 #[path = "gpu/generics.rs"]
 mod generics;
+
+#[path = "gpu/hl.rs"]
+mod hl;

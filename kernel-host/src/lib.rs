@@ -23,6 +23,7 @@ mod device;
 pub mod disk;
 mod error;
 mod health;
+pub mod hl;
 pub mod inspect;
 mod instances;
 mod jit;
