@@ -39,7 +39,7 @@ pub use kernel_host::{
     DeviceAttribute, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig, MemInfo,
     Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
-pub use kernel_macros::{device, kernel};
+pub use kernel_macros::{device, kernel, vectorize};
 
 /// The on-disk kernel cache: [`cache::info`] (location, entries, size) and
 /// [`cache::clear`]; `cargo xtask cache` runs them for this workspace.
@@ -116,7 +116,7 @@ pub mod prelude {
     pub use kernel_device::device_api::generic::{Float, Int, Num};
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
-    pub use kernel_macros::{device, kernel};
+    pub use kernel_macros::{device, kernel, vectorize};
 
     #[cfg(doc)]
     pub use crate::doc_only::{grid, grid_size};
@@ -203,4 +203,10 @@ pub mod __private {
         first_of_a_call_cycle, ConstItem, FnSource, IsDevice, SourceKind, ToConstValue,
     };
     pub use kernel_host::__private::*;
+
+    /// What `#[vectorize]`'s `apply` functions call.
+    pub mod hl {
+        pub use kernel_host::hl::*;
+        pub use kernel_host::{DeviceArray, Result, Stream};
+    }
 }

@@ -14,6 +14,17 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_with(kind, args, input, TokenStream::new())
+}
+
+/// [`expand`], with `extra` items placed in a device function's module (`#[vectorize]`
+/// adds its `apply` functions there).
+pub fn expand_with(
+    kind: SourceKind,
+    args: TokenStream,
+    input: TokenStream,
+    extra: TokenStream,
+) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
@@ -73,7 +84,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
-        SourceKind::Device => device(&item, &rendered, &deps, body, failed),
+        SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
@@ -432,6 +443,7 @@ fn device(
     deps: &TokenStream,
     body: syn::Block,
     failed: bool,
+    extra: TokenStream,
 ) -> TokenStream {
     let options = parse::Options {
         bounds_check: true,
@@ -464,6 +476,7 @@ fn device(
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #recursion_check
+            #extra
         }
     }
 }

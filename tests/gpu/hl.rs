@@ -362,3 +362,55 @@ fn stream_forms_run_on_the_stream() {
 fn add_self(x: u64) -> u64 {
     x + x
 }
+
+/// A GPU ufunc: still an ordinary function on the host.
+#[cudajit::vectorize]
+fn saxpy_like(x: f32, y: f32) -> f32 {
+    3.0 * x + y
+}
+
+#[cudajit::vectorize]
+fn clamp_to_byte(x: i32) -> u8 {
+    if x < 0 {
+        0
+    } else if x > 255 {
+        255
+    } else {
+        x as u8
+    }
+}
+
+#[test]
+fn vectorized_functions_apply_to_arrays() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl vectorize");
+    for n in lengths(&device) {
+        let (x, y) = (small_f32(&mut rng, n), small_f32(&mut rng, n));
+        let want: Vec<f32> = x.iter().zip(&y).map(|(&a, &b)| saxpy_like(a, b)).collect();
+        let got = saxpy_like::apply(&x, &y).unwrap().to_host().unwrap();
+        assert_eq!(got, want, "saxpy_like::apply, n = {n}");
+        let dy = DeviceArray::from_slice(&y).unwrap();
+        let mut out = DeviceArray::from_slice(&vec![f32::NAN; n]).unwrap();
+        saxpy_like::apply_into(&x, &dy, &mut out).unwrap();
+        assert_eq!(
+            out.to_host().unwrap(),
+            want,
+            "saxpy_like::apply_into, n = {n}"
+        );
+
+        let xi: Vec<i32> = (0..n).map(|_| rng.below(600) as i32 - 150).collect();
+        let want: Vec<u8> = xi.iter().map(|&v| clamp_to_byte(v)).collect();
+        let got = clamp_to_byte::apply(&xi).unwrap().to_host().unwrap();
+        assert_eq!(got, want, "clamp_to_byte::apply, n = {n}");
+    }
+    let e = saxpy_like::apply(&[1.0f32; 3], &[1.0f32; 4])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`a` holds 3") && e.contains("`b` holds 4"),
+        "{e}"
+    );
+    let stream = device.new_stream().unwrap();
+    let got = saxpy_like::apply_on(&stream, &[1.0f32, 2.0], &[0.5f32, 0.25]).unwrap();
+    assert_eq!(got.to_host().unwrap(), vec![3.5, 6.25]);
+}
