@@ -59,20 +59,30 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let output = match &sig.output {
         syn::ReturnType::Type(_, ty) if is_scalar(ty) => ty.clone(),
         other => {
+            // No return type has no tokens: point at the parameter list's end.
+            let span = match other {
+                syn::ReturnType::Default => sig.paren_token.span.close(),
+                syn::ReturnType::Type(_, ty) => ty.span(),
+            };
             return Err(syn::Error::new(
-                other.span(),
+                span,
                 "`#[vectorize]` needs a function returning a scalar (bool, an integer or a float): each call gives one element of the result",
-            ))
+            ));
         }
     };
     let (map, map_into) = match types.len() {
         1 => ("map", "map_into"),
         2 => ("map2", "map2_into"),
         n => {
+            // At the first parameter too many (or at the empty list).
+            let span = match sig.inputs.iter().nth(2) {
+                Some(extra) => extra.span(),
+                None => sig.paren_token.span.close(),
+            };
             return Err(syn::Error::new(
-                sig.inputs.span(),
+                span,
                 format!("`#[vectorize]` takes a function of one or two scalars ({n} here): combine more arrays with a `#[kernel]`"),
-            ))
+            ));
         }
     };
     let map_on = format_ident!("{map}_on");

@@ -414,3 +414,47 @@ fn vectorized_functions_apply_to_arrays() {
     let got = saxpy_like::apply_on(&stream, &[1.0f32, 2.0], &[0.5f32, 0.25]).unwrap();
     assert_eq!(got.to_host().unwrap(), vec![3.5, 6.25]);
 }
+
+/// The README's example, as written there, with its results checked.
+mod readme {
+    use cudajit::device_fn;
+    use cudajit::prelude::*;
+
+    #[device]
+    fn add(a: f32, b: f32) -> f32 {
+        a + b
+    }
+
+    #[device]
+    fn square(x: f32) -> f32 {
+        x * x
+    }
+
+    #[device]
+    fn positive(x: f32) -> bool {
+        x > 0.0
+    }
+
+    #[vectorize] // still an ordinary fn: saxpy(2.0, 1.0) == 5.0 on the host
+    fn saxpy(x: f32, y: f32) -> f32 {
+        2.0 * x + y
+    }
+
+    #[test]
+    fn readme_example() {
+        let _device = require_gpu!();
+        let x = cudajit::to_device(&vec![1.0f32; 1000]).unwrap();
+        let total: f32 = cudajit::sum(&x).unwrap();
+        let same = cudajit::reduce(&x, device_fn!(add), 0.0).unwrap();
+        let sq = cudajit::map_reduce(&x, device_fn!(square), device_fn!(add), 0.0).unwrap();
+        let prefix = cudajit::inclusive_scan(&x, device_fn!(add), 0.0).unwrap();
+        let kept = cudajit::compact(&x, device_fn!(positive)).unwrap();
+        let y = saxpy::apply(&x, &x).unwrap();
+        assert_eq!((total, same, sq), (1000.0, 1000.0, 1000.0));
+        let want: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
+        assert_eq!(prefix.to_host().unwrap(), want);
+        assert_eq!(kept.len(), 1000);
+        assert_eq!(y.to_host().unwrap(), vec![3.0f32; 1000]);
+        assert_eq!(saxpy(2.0, 1.0), 5.0);
+    }
+}

@@ -226,24 +226,34 @@ fn apply<'a, A: DeviceScalar, B: DeviceScalar, R: DeviceScalar>(
     if n == 0 {
         return Ok(());
     }
-    let (a, b, r) = (
-        A::SCALAR.rust_name(),
-        B::SCALAR.rust_name(),
-        R::SCALAR.rust_name(),
-    );
+    let (a, b) = (A::SCALAR.rust_name(), B::SCALAR.rust_name());
+    let inputs = if args.len() == 1 { vec![a] } else { vec![a, b] };
+    let kernel = map_kernel(&inputs, R::SCALAR.rust_name(), f);
+    args.push(SliceArgMut::<R>::into_kernel_arg(out));
+    let grid = target.stride_grid(n, PER_THREAD);
+    crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)
+}
+
+fn arg<'a, T: DeviceScalar>(staged: &'a super::Staged<'_, T>) -> KernelArg<'a> {
+    SliceArg::<T>::into_kernel_arg(&**staged)
+}
+
+/// The kernel `out[i] = f(in0[i](, in1[i]))` for inputs of the element types `inputs`
+/// (one or two) and results of type `r`.
+pub(super) fn map_kernel(inputs: &[&str], r: &str, f: &'static FnSource) -> synth::Kernel {
     let fname = f.name;
-    let (name, params, call) = if args.len() == 1 {
-        (
+    let (name, params, call) = match inputs {
+        [a] => (
             format!("cj_map_{a}_{r}_{fname}"),
             format!("cj_a: &[{a}]"),
             format!("{fname}(cj_a[cj_i])"),
-        )
-    } else {
-        (
+        ),
+        [a, b, ..] => (
             format!("cj_map2_{a}_{b}_{r}_{fname}"),
             format!("cj_a: &[{a}], cj_b: &[{b}]"),
             format!("{fname}(cj_a[cj_i], cj_b[cj_i])"),
-        )
+        ),
+        [] => unreachable!("a map has one or two inputs"),
     };
     let text = format!(
         "fn {name}({params}, cj_out: &mut [{r}]) {{
@@ -256,12 +266,5 @@ fn apply<'a, A: DeviceScalar, B: DeviceScalar, R: DeviceScalar>(
     }}
 }}"
     );
-    let kernel = synth::kernel(&name, text, &[f]);
-    args.push(SliceArgMut::<R>::into_kernel_arg(out));
-    let grid = target.stride_grid(n, PER_THREAD);
-    crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)
-}
-
-fn arg<'a, T: DeviceScalar>(staged: &'a super::Staged<'_, T>) -> KernelArg<'a> {
-    SliceArg::<T>::into_kernel_arg(&**staged)
+    synth::kernel(&name, text, &[f])
 }

@@ -18,6 +18,8 @@ mod numeric;
 mod reduce;
 mod scan;
 mod synth;
+#[cfg(test)]
+mod tests;
 
 pub use map::{map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on};
 pub use numeric::Numeric;

@@ -158,7 +158,7 @@ fn first_element<U: DeviceScalar>(array: &DeviceArray<U>) -> Result<U> {
 }
 
 /// The kernel folding `map(x)` (or `x`) of its input into one value per block.
-fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
+pub(super) fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
     map: Option<&'static FnSource>,
     op: &'static FnSource,
 ) -> synth::Kernel {

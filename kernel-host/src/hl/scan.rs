@@ -161,14 +161,14 @@ fn scan_into<T: DeviceScalar>(
     crate::launch::launch(k.source, k.cache, target.config(grid), &mut args)
 }
 
-struct ScanKernels {
-    tiles: synth::Kernel,
-    carry: synth::Kernel,
-    down: synth::Kernel,
+pub(super) struct ScanKernels {
+    pub tiles: synth::Kernel,
+    pub carry: synth::Kernel,
+    pub down: synth::Kernel,
 }
 
 impl ScanKernels {
-    fn new<T: DeviceScalar>(op: &'static FnSource) -> Self {
+    pub fn new<T: DeviceScalar>(op: &'static FnSource) -> Self {
         let t = T::SCALAR.rust_name();
         let opn = op.name;
         let block = synth::BLOCK;
@@ -271,30 +271,15 @@ where
     }
     let staged = input.stage(&target.device)?;
     let t = T::SCALAR.rust_name();
-    let kn = keep.name;
     let grid = target.stride_grid(n, 4);
 
-    let flags_name = format!("cj_compact_flags_{t}_{kn}");
-    let flags_kernel = synth::kernel(
-        &flags_name,
-        format!(
-            "fn {flags_name}(cj_in: &[{t}], cj_flags: &mut [u32]) {{
-    let cj_stride = grid_size(1);
-    let mut cj_i = grid(1);
-    while cj_i < cj_in.len() {{
-        cj_flags[cj_i] = if {kn}(cj_in[cj_i]) {{ 1u32 }} else {{ 0u32 }};
-        cj_i += cj_stride;
-    }}
-}}"
-        ),
-        &[keep],
-    );
+    let kernels = CompactKernels::new(t, keep);
     let mut flags = DeviceArray::<u32>::zeros_on(&target.device, n)?;
     let mut args = [
         SliceArg::<T>::into_kernel_arg(&*staged),
         SliceArgMut::<u32>::into_kernel_arg(&mut flags),
     ];
-    let k = flags_kernel;
+    let k = kernels.flags;
     crate::launch::launch(k.source, k.cache, target.config(grid), &mut args)?;
 
     let mut positions = DeviceArray::<u32>::zeros_on(&target.device, n)?;
@@ -302,24 +287,13 @@ where
     scan_into(&target, &flags, &mut positions, add, u32::ZERO, true)?;
 
     // The count: the last position plus the last flag, read back to size the output.
-    let count_kernel = synth::kernel(
-        "cj_compact_count",
-        "fn cj_compact_count(cj_flags: &[u32], cj_positions: &[u32], cj_count: &mut [u32]) {
-    let cj_last = cj_flags.len() - 1;
-    if grid(1) == 0 {
-        cj_count[0] = cj_positions[cj_last] + cj_flags[cj_last];
-    }
-}"
-        .to_string(),
-        &[],
-    );
     let mut count = DeviceArray::<u32>::zeros_on(&target.device, 1)?;
     let mut args = [
         SliceArg::<u32>::into_kernel_arg(&flags),
         SliceArg::<u32>::into_kernel_arg(&positions),
         SliceArgMut::<u32>::into_kernel_arg(&mut count),
     ];
-    let k = count_kernel;
+    let k = kernels.count;
     crate::launch::launch(k.source, k.cache, target.config(1), &mut args)?;
     let kept = count.to_host()?[0] as usize;
 
@@ -327,30 +301,77 @@ where
     if kept == 0 {
         return Ok(out);
     }
-    let scatter_name = format!("cj_compact_scatter_{t}");
-    let scatter = synth::kernel(
-        &scatter_name,
-        format!(
-            "fn {scatter_name}(cj_in: &[{t}], cj_flags: &[u32], cj_positions: &[u32], cj_out: &mut [{t}]) {{
-    let cj_stride = grid_size(1);
-    let mut cj_i = grid(1);
-    while cj_i < cj_in.len() {{
-        if cj_flags[cj_i] != 0 {{
-            cj_out[cj_positions[cj_i] as usize] = cj_in[cj_i];
-        }}
-        cj_i += cj_stride;
-    }}
-}}"
-        ),
-        &[],
-    );
     let mut args = [
         SliceArg::<T>::into_kernel_arg(&*staged),
         SliceArg::<u32>::into_kernel_arg(&flags),
         SliceArg::<u32>::into_kernel_arg(&positions),
         SliceArgMut::<T>::into_kernel_arg(&mut out),
     ];
-    let k = scatter;
+    let k = kernels.scatter;
     crate::launch::launch(k.source, k.cache, target.config(grid), &mut args)?;
     Ok(out)
+}
+
+/// Compaction's own kernels (the scan's are [`ScanKernels`]).
+pub(super) struct CompactKernels {
+    /// `flags[i] = keep(x[i]) as u32`.
+    pub flags: synth::Kernel,
+    /// `count[0] = positions[n - 1] + flags[n - 1]`.
+    pub count: synth::Kernel,
+    /// `out[positions[i]] = x[i]` where `flags[i]`.
+    pub scatter: synth::Kernel,
+}
+
+impl CompactKernels {
+    pub fn new(t: &str, keep: &'static FnSource) -> Self {
+        let kn = keep.name;
+        let flags_name = format!("cj_compact_flags_{t}_{kn}");
+        let flags_kernel = synth::kernel(
+            &flags_name,
+            format!(
+                "fn {flags_name}(cj_in: &[{t}], cj_flags: &mut [u32]) {{
+        let cj_stride = grid_size(1);
+        let mut cj_i = grid(1);
+        while cj_i < cj_in.len() {{
+            cj_flags[cj_i] = if {kn}(cj_in[cj_i]) {{ 1u32 }} else {{ 0u32 }};
+            cj_i += cj_stride;
+        }}
+}}"
+            ),
+            &[keep],
+        );
+        let count_kernel = synth::kernel(
+            "cj_compact_count",
+            "fn cj_compact_count(cj_flags: &[u32], cj_positions: &[u32], cj_count: &mut [u32]) {
+        let cj_last = cj_flags.len() - 1;
+        if grid(1) == 0 {
+            cj_count[0] = cj_positions[cj_last] + cj_flags[cj_last];
+        }
+}"
+            .to_string(),
+            &[],
+        );
+        let scatter_name = format!("cj_compact_scatter_{t}");
+        let scatter = synth::kernel(
+            &scatter_name,
+            format!(
+                "fn {scatter_name}(cj_in: &[{t}], cj_flags: &[u32], cj_positions: &[u32], cj_out: &mut [{t}]) {{
+        let cj_stride = grid_size(1);
+        let mut cj_i = grid(1);
+        while cj_i < cj_in.len() {{
+            if cj_flags[cj_i] != 0 {{
+                cj_out[cj_positions[cj_i] as usize] = cj_in[cj_i];
+            }}
+            cj_i += cj_stride;
+        }}
+}}"
+            ),
+            &[],
+        );
+        CompactKernels {
+            flags: flags_kernel,
+            count: count_kernel,
+            scatter,
+        }
+    }
 }
