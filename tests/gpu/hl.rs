@@ -458,3 +458,24 @@ mod readme {
         assert_eq!(saxpy(2.0, 1.0), 5.0);
     }
 }
+
+/// A generic `#[device]` operator: the written kernel's call instantiates it.
+#[cudajit::device]
+fn plus<T: cudajit::Num>(a: T, b: T) -> T {
+    a + b
+}
+
+#[test]
+fn generic_device_operators_instantiate_per_element_type() {
+    let _device = require_gpu!();
+    let mut rng = Rng::fresh("hl generic op");
+    let xi: Vec<i32> = (0..1000).map(|_| rng.below(100) as i32).collect();
+    let xd: Vec<f64> = (0..1000).map(|_| rng.below(100) as f64).collect();
+    let got = cudajit::reduce(&xi, device_fn!(plus), 0).unwrap();
+    assert_eq!(got, xi.iter().sum::<i32>());
+    let got = cudajit::inclusive_scan(&xd, device_fn!(plus), 0.0)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    assert_eq!(got[999], xd.iter().sum::<f64>());
+}

@@ -242,16 +242,17 @@ fn arg<'a, T: DeviceScalar>(staged: &'a super::Staged<'_, T>) -> KernelArg<'a> {
 /// (one or two) and results of type `r`.
 pub(super) fn map_kernel(inputs: &[&str], r: &str, f: &'static FnSource) -> synth::Kernel {
     let fname = f.name;
+    let call_f = synth::callee(f, inputs.first().copied().unwrap_or(r));
     let (name, params, call) = match inputs {
         [a] => (
             format!("cj_map_{a}_{r}_{fname}"),
             format!("cj_a: &[{a}]"),
-            format!("{fname}(cj_a[cj_i])"),
+            format!("{call_f}(cj_a[cj_i])"),
         ),
         [a, b, ..] => (
             format!("cj_map2_{a}_{b}_{r}_{fname}"),
             format!("cj_a: &[{a}], cj_b: &[{b}]"),
-            format!("{fname}(cj_a[cj_i], cj_b[cj_i])"),
+            format!("{call_f}(cj_a[cj_i], cj_b[cj_i])"),
         ),
         [] => unreachable!("a map has one or two inputs"),
     };

@@ -163,14 +163,14 @@ pub(super) fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
     op: &'static FnSource,
 ) -> synth::Kernel {
     let (t, u) = (T::SCALAR.rust_name(), U::SCALAR.rust_name());
-    let opn = op.name;
+    let opn = synth::callee(op, u);
     let load = |index: &str| match map {
-        Some(m) => format!("{}(cj_in[{index}])", m.name),
+        Some(m) => format!("{}(cj_in[{index}])", synth::callee(m, t)),
         None => format!("cj_in[{index}]"),
     };
     let name = match map {
-        Some(m) => format!("cj_map_reduce_{t}_{u}_{}_{opn}", m.name),
-        None => format!("cj_reduce_{u}_{opn}"),
+        Some(m) => format!("cj_map_reduce_{t}_{u}_{}_{}", m.name, op.name),
+        None => format!("cj_reduce_{u}_{}", op.name),
     };
     let block = synth::BLOCK;
     let text = format!(

@@ -170,9 +170,9 @@ pub(super) struct ScanKernels {
 impl ScanKernels {
     pub fn new<T: DeviceScalar>(op: &'static FnSource) -> Self {
         let t = T::SCALAR.rust_name();
-        let opn = op.name;
+        let opn = synth::callee(op, t);
         let block = synth::BLOCK;
-        let scan = synth::block_scan(opn);
+        let scan = synth::block_scan(&opn);
         let prologue = format!(
             "let cj_sm = shared_array::<[{t}; {block}]>();
     let cj_tid = thread_idx().x as usize;"
@@ -189,7 +189,7 @@ impl ScanKernels {
         }}
     }}"
         );
-        let tiles_name = format!("cj_scan_tiles_{t}_{opn}");
+        let tiles_name = format!("cj_scan_tiles_{t}_{}", op.name);
         let tiles = format!(
             "fn {tiles_name}(cj_in: &[{t}], cj_totals: &mut [{t}], cj_identity: {t}) {{
     {prologue}
@@ -200,7 +200,7 @@ impl ScanKernels {
     }}
 }}"
         );
-        let carry_name = format!("cj_scan_carry_{t}_{opn}");
+        let carry_name = format!("cj_scan_carry_{t}_{}", op.name);
         let carry = format!(
             "fn {carry_name}(cj_totals: &mut [{t}], cj_identity: {t}) {{
     {prologue}
@@ -219,7 +219,7 @@ impl ScanKernels {
     }}
 }}"
         );
-        let down_name = format!("cj_scan_down_{t}_{opn}");
+        let down_name = format!("cj_scan_down_{t}_{}", op.name);
         let down = format!(
             "fn {down_name}(cj_in: &[{t}], cj_prefix: &[{t}], cj_out: &mut [{t}], cj_identity: {t}, cj_exclusive: bool) {{
     {prologue}
@@ -324,8 +324,8 @@ pub(super) struct CompactKernels {
 
 impl CompactKernels {
     pub fn new(t: &str, keep: &'static FnSource) -> Self {
-        let kn = keep.name;
-        let flags_name = format!("cj_compact_flags_{t}_{kn}");
+        let kn = synth::callee(keep, t);
+        let flags_name = format!("cj_compact_flags_{t}_{}", keep.name);
         let flags_kernel = synth::kernel(
             &flags_name,
             format!(

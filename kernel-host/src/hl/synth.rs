@@ -118,3 +118,18 @@ pub(crate) fn block_scan(op: &str) -> String {
         last = BLOCK - 1
     )
 }
+
+/// How a written kernel calls `f` on elements of type `elem`: by name, or for a generic
+/// `#[device]` function (`fn plus<T: Num>(a: T, b: T) -> T`) instantiated at `elem`,
+/// since cudajit instantiates device functions by the arguments named at the call.
+pub(crate) fn callee(f: &FnSource, elem: &str) -> String {
+    let generic = f
+        .text
+        .split_once(&format!("fn {}", f.name))
+        .is_some_and(|(_, rest)| rest.trim_start().starts_with('<'));
+    if generic {
+        format!("{}::<{elem}>", f.name)
+    } else {
+        f.name.to_string()
+    }
+}
