@@ -253,3 +253,5 @@ mod generics;
 
 #[path = "gpu/hl.rs"]
 mod hl;
+#[path = "gpu/matching.rs"]
+mod matching;
