@@ -171,6 +171,16 @@ impl FnLowerer<'_> {
             }
             other => {
                 self.unsupported_pattern(other);
+                // Its names are declared, of the error type, so their uses say nothing more.
+                bindings.extend(names_in(other).into_iter().map(|ident| Binding {
+                    name: ident.to_string(),
+                    mutable: true,
+                    span: ident.span(),
+                    part: Part {
+                        ty: Ty::Error,
+                        ..part.clone()
+                    },
+                }));
                 None
             }
         }
@@ -449,4 +459,18 @@ fn items_len_guess(elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>
         .iter()
         .filter(|p| !matches!(p, syn::Pat::Rest(_)))
         .count()
+}
+
+/// The names a pattern binds (of a pattern outside the subset, to declare them).
+fn names_in(pat: &syn::Pat) -> Vec<syn::Ident> {
+    struct Names(Vec<syn::Ident>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut names = Names(Vec::new());
+    syn::visit::Visit::visit_pat(&mut names, pat);
+    names.0
 }

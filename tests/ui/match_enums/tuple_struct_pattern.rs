@@ -2,9 +2,9 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(a: &[u32], out: &mut [u32]) {
-    out[0] = match a.first() {
-        Some(v) => *v,
-        None => 0,
+    out[0] = match a[0] {
+        Some(v) => v,
+        _ => 0,
     };
 }
 
