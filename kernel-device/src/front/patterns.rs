@@ -416,9 +416,13 @@ impl FnLowerer<'_> {
                 "struct patterns are not supported in kernels",
                 "read the fields (`p.x`) and match on their values",
             ),
+            syn::Pat::TupleStruct(ts) if ts.path.segments.last().is_some_and(|s| s.ident == "Some") => (
+                "`Option` patterns are not supported in kernels: kernels have no `Option`",
+                "use a flag or a sentinel value (`while n > 0 { n -= 1; .. }`)",
+            ),
             syn::Pat::TupleStruct(_) => (
                 "tuple-struct and enum-variant patterns with fields are not supported in kernels",
-                "kernel enums are fieldless: match a variant as `Op::Add =>`; use a flag or a sentinel value instead of `Option`",
+                "match a scalar or a tuple of scalars, with literals, ranges, `_`, names and `|`: `(kind, 0..=9) =>`",
             ),
             syn::Pat::Reference(_) => (
                 "reference patterns (`&x`) are not supported in kernels",

@@ -137,11 +137,6 @@ fn unsupported_expressions() {
         "`unsafe` blocks are not supported",
     );
     rejects_kernel(
-        "fn k(n: u32) {\n    let y = match n { _ => 1 };\n}",
-        "match",
-        "`match` is not yet supported",
-    );
-    rejects_kernel(
         "fn k(n: usize) {\n    let a = [0u8; n];\n}",
         "n]",
         "an array length must be a constant expression",

@@ -144,7 +144,8 @@ fn each_pattern_outside_the_subset_is_named() {
     let cases = [
         ("[a, b]", "slice and array patterns"),
         ("P { x }", "struct patterns"),
-        ("Some(v)", "enum-variant patterns with fields"),
+        ("Some(v)", "`Option` patterns"),
+        ("W(v)", "enum-variant patterns with fields"),
         ("&v", "reference patterns"),
         ("ref v", "`ref` bindings"),
         ("1.5", "float literal patterns"),

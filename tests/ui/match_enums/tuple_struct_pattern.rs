@@ -3,7 +3,7 @@ use cudajit::prelude::*;
 #[kernel]
 fn k(a: &[u32], out: &mut [u32]) {
     out[0] = match a[0] {
-        Some(v) => v,
+        Wrapper(v) => v,
         _ => 0,
     };
 }

@@ -65,3 +65,5 @@ fn if_let_and_while_let(a: &mut [u32]) {
 fn matches_macro(a: &mut [u32]) {
     a[1] = matches!(a[0], 1..=5 | 9) as u32 + matches!(a[0], x if x > LIMIT) as u32;
 }
+
+fn main() {}
