@@ -419,7 +419,10 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
             self.1 = true;
             self.visit_pat(&arm.pat);
             self.1 = false;
-            syn::visit::visit_arm(self, arm);
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
         }
         fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
             self.1 = true;

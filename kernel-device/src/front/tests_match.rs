@@ -187,3 +187,19 @@ fn let_chains_are_rejected_with_the_nested_form() {
     );
     assert!(m.contains("no `let` chains"), "{m}");
 }
+
+#[test]
+fn constants_in_patterns_are_collected_for_the_twin_and_bindings_are_not() {
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k(o: &mut [u32], x: u32) {
+            let N = 3u32;
+            o[0] = match x { LIMIT => 0, 0..=TOP => 1, n => n + N };
+            o[1] = matches!(x, OTHER | 5) as u32;
+            if let FLAG = x { o[2] = 1; }
+        }",
+    )
+    .expect("test source parses");
+    let mut names: Vec<String> = const_refs(&item).into_iter().map(|(k, _)| k).collect();
+    names.sort();
+    assert_eq!(names, ["FLAG", "LIMIT", "OTHER", "TOP"]);
+}
