@@ -25,7 +25,7 @@ fn saxpy(x: f32, y: f32) -> f32 {
     2.5 * x + y
 }
 
-#[kernel(boundscheck = false)]
+#[kernel]
 fn saxpy_written(x: &[f32], y: &[f32], out: &mut [f32]) {
     let stride = grid_size(1);
     let mut i = grid(1);

@@ -182,11 +182,6 @@ fn unsupported_expressions() {
         "struct expressions are not yet supported",
     );
     rejects_kernel(
-        "fn k(n: u32) {\n    if let 1 = n {}\n}",
-        "let 1",
-        "`if let`",
-    );
-    rejects_kernel(
         "fn k() {\n    let x = 1i128;\n}",
         "1i128",
         "`i128` is not supported",
