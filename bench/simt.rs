@@ -575,7 +575,9 @@ pub(crate) mod checked {
     simt_kernels!(true);
 }
 
-/// The kernels without (`#[kernel(boundscheck = false)]`).
+/// The kernels without (`#[kernel(boundscheck = false)]`). Launching them is `unsafe`;
+/// every launch below passes the same shapes and buffers as the checked twin's, which
+/// the checked launches prove in bounds (they return `Ok`) before anything is timed.
 #[allow(dead_code, unused_imports)]
 pub(crate) mod nocheck {
     use cudajit::prelude::*;
@@ -949,7 +951,9 @@ impl Bench<'_> {
             let cfg = self.cfg(blocks, COPY_BLOCK);
             match v {
                 Checked => checked::copy_kernel.launch(cfg, &input, &mut *out.borrow_mut())?,
-                Nocheck => nocheck::copy_kernel.launch(cfg, &input, &mut *out.borrow_mut())?,
+                Nocheck => {
+                    unsafe { nocheck::copy_kernel.launch(cfg, &input, &mut *out.borrow_mut()) }?
+                }
             }
             Ok(())
         };
@@ -975,9 +979,13 @@ impl Bench<'_> {
             let cfg = self.cfg(SUM_GRID, SUM_BLOCK);
             match (warp, v) {
                 (false, Checked) => checked::sum_shared.launch(cfg, &x, &mut *out.borrow_mut())?,
-                (false, Nocheck) => nocheck::sum_shared.launch(cfg, &x, &mut *out.borrow_mut())?,
+                (false, Nocheck) => {
+                    unsafe { nocheck::sum_shared.launch(cfg, &x, &mut *out.borrow_mut()) }?
+                }
                 (true, Checked) => checked::sum_warp.launch(cfg, &x, &mut *out.borrow_mut())?,
-                (true, Nocheck) => nocheck::sum_warp.launch(cfg, &x, &mut *out.borrow_mut())?,
+                (true, Nocheck) => {
+                    unsafe { nocheck::sum_warp.launch(cfg, &x, &mut *out.borrow_mut()) }?
+                }
             }
             Ok(())
         };
@@ -1005,7 +1013,9 @@ impl Bench<'_> {
             let cfg = self.cfg((blocks, blocks), (TPB, TPB));
             match v {
                 Checked => checked::fast_matmul.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
-                Nocheck => nocheck::fast_matmul.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
+                Nocheck => {
+                    unsafe { nocheck::fast_matmul.launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?
+                }
             }
             Ok(())
         };
@@ -1030,7 +1040,7 @@ impl Bench<'_> {
             let cfg = self.cfg((blocks, blocks), GEMM_THREADS);
             match v {
                 Checked => checked::sgemm.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
-                Nocheck => nocheck::sgemm.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
+                Nocheck => unsafe { nocheck::sgemm.launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?,
             }
             Ok(())
         };
@@ -1057,7 +1067,7 @@ impl Bench<'_> {
             let cfg = self.cfg(HIST_GRID, HIST_BLOCK);
             match v {
                 Checked => checked::histogram.launch(cfg, &x, &mut *hist.borrow_mut())?,
-                Nocheck => nocheck::histogram.launch(cfg, &x, &mut *hist.borrow_mut())?,
+                Nocheck => unsafe { nocheck::histogram.launch(cfg, &x, &mut *hist.borrow_mut()) }?,
             }
             Ok(())
         };
@@ -1083,7 +1093,9 @@ impl Bench<'_> {
             let cfg = self.cfg((blocks, blocks), (TILE as u32, TILE_ROWS));
             match v {
                 Checked => checked::transpose.launch(cfg, &input, &mut *out.borrow_mut(), n)?,
-                Nocheck => nocheck::transpose.launch(cfg, &input, &mut *out.borrow_mut(), n)?,
+                Nocheck => {
+                    unsafe { nocheck::transpose.launch(cfg, &input, &mut *out.borrow_mut(), n) }?
+                }
             }
             Ok(())
         };
@@ -1114,7 +1126,9 @@ impl Bench<'_> {
             let cfg = self.cfg(grid, (ST_TILE as u32, ST_ROWS as u32));
             match v {
                 Checked => checked::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,
-                Nocheck => nocheck::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,
+                Nocheck => {
+                    unsafe { nocheck::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n) }?
+                }
             }
             Ok(())
         };
@@ -1157,7 +1171,7 @@ impl Bench<'_> {
             let cfg = self.cfg(blocks, SCAN_BLOCK);
             match v {
                 Checked => checked::scan_block.launch(cfg, &x, &mut *out.borrow_mut())?,
-                Nocheck => nocheck::scan_block.launch(cfg, &x, &mut *out.borrow_mut())?,
+                Nocheck => unsafe { nocheck::scan_block.launch(cfg, &x, &mut *out.borrow_mut()) }?,
             }
             Ok(())
         };
@@ -1195,7 +1209,7 @@ impl Bench<'_> {
                         &mut *out.borrow_mut(),
                     )?;
                 }
-                Nocheck => {
+                Nocheck => unsafe {
                     nocheck::scan_reduce.launch(t, &x, &mut *sums.borrow_mut())?;
                     nocheck::scan_sums.launch(s, &mut *sums.borrow_mut())?;
                     nocheck::scan_downsweep.launch(
@@ -1204,7 +1218,7 @@ impl Bench<'_> {
                         &*sums.borrow(),
                         &mut *out.borrow_mut(),
                     )?;
-                }
+                },
             }
             Ok(())
         };
@@ -1240,12 +1254,14 @@ impl Bench<'_> {
                     PI_ITERS,
                     &mut *hits.borrow_mut(),
                 )?,
-                Nocheck => nocheck::monte_carlo_pi.launch(
-                    cfg,
-                    &mut *states.borrow_mut(),
-                    PI_ITERS,
-                    &mut *hits.borrow_mut(),
-                )?,
+                Nocheck => unsafe {
+                    nocheck::monte_carlo_pi.launch(
+                        cfg,
+                        &mut *states.borrow_mut(),
+                        PI_ITERS,
+                        &mut *hits.borrow_mut(),
+                    )
+                }?,
             }
             Ok(())
         };
@@ -1289,12 +1305,14 @@ impl Bench<'_> {
                     &mut *partial.borrow_mut(),
                     &mut *out.borrow_mut(),
                 )?,
-                Nocheck => nocheck::grid_sync_sum.launch(
-                    cfg,
-                    &x,
-                    &mut *partial.borrow_mut(),
-                    &mut *out.borrow_mut(),
-                )?,
+                Nocheck => unsafe {
+                    nocheck::grid_sync_sum.launch(
+                        cfg,
+                        &x,
+                        &mut *partial.borrow_mut(),
+                        &mut *out.borrow_mut(),
+                    )
+                }?,
             }
             Ok(())
         };

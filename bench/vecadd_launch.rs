@@ -197,7 +197,9 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
         if checked {
             vecadd.launch(cfg(), &a, &b, &mut c)?;
         } else {
-            vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+            // SAFETY: every thread indexes only below `c.len()`, and a, b, c have
+            // equal lengths (the body guards `i < c.len()`).
+            unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
         }
         stream.synchronize()?;
         let us = t.elapsed().as_secs_f64() * 1e6;
@@ -207,7 +209,8 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
 
     for _ in 0..WARMUP {
         vecadd.launch(cfg(), &a, &b, &mut c)?;
-        vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+        // SAFETY: as above, equal lengths and a guarded index.
+        unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
     }
     stream.synchronize()?;
     let mut events = Vec::with_capacity(TIMED);
@@ -216,7 +219,8 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
         vecadd.launch(cfg(), &a, &b, &mut c)?;
         let e0 = Event::record(stream)?;
         let s1 = Event::record(stream)?;
-        vecadd_nocheck.launch(cfg(), &a, &b, &mut c)?;
+        // SAFETY: as above, equal lengths and a guarded index.
+        unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
         let e1 = Event::record(stream)?;
         events.push((s0, e0, s1, e1));
     }
@@ -405,6 +409,10 @@ fn launch_costs(
     // The bare launches write their own output (its device pointer stays borrowed).
     let bare_out = raw_stream.alloc_zeros::<f32>(TINY_N)?;
     let len = TINY_N as i64;
+    // cudajit's kernels take the device address of a panic record as a hidden last
+    // parameter; 0 means none (a panic just ends the thread). nvcc's `vecadd_abi` has
+    // no such parameter, and the driver ignores the extra pointer.
+    let no_record = 0u64;
     let cfg = RawConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (BLOCK, 1, 1),
@@ -414,17 +422,18 @@ fn launch_costs(
     let (pa, _ga) = ta.device_ptr(raw_stream);
     let (pb, _gb) = tb.device_ptr(raw_stream);
     let (pc, _gc) = bare_out.device_ptr(raw_stream);
-    let params: [*mut c_void; 6] = [
+    let params: [*mut c_void; 7] = [
         &pa as *const _ as *mut c_void,
         &len as *const _ as *mut c_void,
         &pb as *const _ as *mut c_void,
         &len as *const _ as *mut c_void,
         &pc as *const _ as *mut c_void,
         &len as *const _ as *mut c_void,
+        &no_record as *const _ as *mut c_void,
     ];
     let bare = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
         let mut params = params;
-        // SAFETY: the six parameters above outlive every launch (synchronised); both
+        // SAFETY: the seven parameters above outlive every launch (synchronised); both
         // streams belong to the same (primary) context.
         unsafe {
             cu_result::launch_kernel(
@@ -471,6 +480,7 @@ fn launch_costs(
                         .arg(&len)
                         .arg(&mut *tc)
                         .arg(&len)
+                        .arg(&no_record)
                         .launch(cfg)
                 }?;
                 Ok(())

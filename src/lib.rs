@@ -36,10 +36,10 @@ extern crate self as cudajit;
 
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
-    DeviceElem, DeviceScalar, Dim, Error, Event, LaunchConfig, Result, SimAccess, SimFault,
-    SimOptions, SimSite, SimThreadId, Stream,
+    DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
+    MemInfo, Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
-pub use kernel_macros::{device, kernel, DeviceCopy};
+pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross
 /// to the device as plain bytes. Implement it with the derive.
@@ -84,6 +84,26 @@ pub mod launch_traits {
 
 pub mod random;
 
+/// Whole-array operations without writing a kernel (README: "High-level operations"):
+/// reductions, scans, compaction and elementwise maps built from `#[device]`
+/// functions, on a GPU or the simulator.
+pub use kernel_host::hl::{
+    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on, map,
+    map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on, map_reduce,
+    map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on, sum, sum_on,
+    DeviceFn, Input, Numeric,
+};
+
+/// A `#[device]` function as a value for the high-level operations:
+/// `cudajit::reduce(&x, device_fn!(add), 0.0)`. Takes the function's path
+/// (`device_fn!(ops::add)`); the function must carry `#[device]`.
+#[macro_export]
+macro_rules! device_fn {
+    ($($f:ident)::+) => {
+        $crate::DeviceFn::__new(&$($f)::+::__CUDAJIT_FN, $($f)::+)
+    };
+}
+
 /// What kernels and the code launching them usually need: `use cudajit::prelude::*;`.
 pub mod prelude {
     pub use crate::launch;
@@ -100,7 +120,7 @@ pub mod prelude {
     pub use kernel_device::device_api::generic::{Float, Int, Num};
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
-    pub use kernel_macros::{device, kernel, DeviceCopy};
+    pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
     #[cfg(doc)]
     pub use crate::doc_only::{grid, grid_size};
@@ -190,4 +210,10 @@ pub mod __private {
         ToConstValue,
     };
     pub use kernel_host::__private::*;
+
+    /// What `#[vectorize]`'s `apply` functions call.
+    pub mod hl {
+        pub use kernel_host::hl::*;
+        pub use kernel_host::{DeviceArray, Result, Stream};
+    }
 }

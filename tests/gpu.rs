@@ -253,3 +253,7 @@ mod generics;
 
 #[path = "gpu/structs.rs"]
 mod structs;
+#[path = "gpu/hl.rs"]
+mod hl;
+#[path = "gpu/matching.rs"]
+mod matching;

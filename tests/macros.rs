@@ -141,7 +141,8 @@ fn launchers_type_check() -> cudajit::Result<()> {
     launch!(vecadd[1, 4, stream, 0](&a, &a, &mut c))?;
     launch!(self::vecadd[(1, 1), (4, 1, 1)](&a, &a, &mut c,))?;
     let mut out = vec![0i32; 16];
-    launch!(fill2d[(1, 1), (4, 4)](&mut out, 4, 7, true))?;
+    // SAFETY: `fill2d` writes only `out[y * width + x]` below `out.len()` (its guard).
+    unsafe { launch!(fill2d[(1, 1), (4, 4)](&mut out, 4, 7, true)) }?;
     launch!(no_params[1, 1]())?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use kernel_device::source::DeviceCopy;
 use crate::array::DeviceArray;
 use crate::device::DeviceId;
 use crate::error::{Error, Result};
+use crate::view::{DeviceView, DeviceViewMut};
 
 /// A scalar type kernels compute with.
 ///
@@ -106,6 +107,9 @@ pub(crate) enum ArgKind<'a> {
         device: DeviceId,
         mutable: bool,
         sim_buffer: Option<&'a Arc<Buffer>>,
+        /// Where the elements start in the simulator buffer, in bytes (a view's start;
+        /// on a GPU the offset is in the pointer).
+        sim_offset: usize,
     },
 }
 
@@ -166,15 +170,29 @@ impl<'a> KernelArg<'a> {
     }
 
     fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
+        Self::device_range(array, 0, array.len(), mutable)
+    }
+
+    /// Elements `start..start + len` of `array` (in range: a view checked them).
+    fn device_range<T: DeviceElem>(
+        array: &'a DeviceArray<T>,
+        start: usize,
+        len: usize,
+        mutable: bool,
+    ) -> Self {
+        let offset = start * std::mem::size_of::<T>();
+        let ptr = array.device_ptr();
         KernelArg {
             kind: ArgKind::Device {
                 elem: T::device_type(),
-                device: array.device().id(),
+                device: array.device_id(),
                 mutable,
                 sim_buffer: array.sim_buffer(),
+                sim_offset: offset,
             },
-            value: array.device_ptr(),
-            len: array.len() as i64,
+            // An empty array has no allocation: its pointer stays 0.
+            value: if ptr == 0 { 0 } else { ptr + offset as u64 },
+            len: len as i64,
         }
     }
 
@@ -244,6 +262,14 @@ pub(crate) fn check_args(
             )));
         }
         if let ArgKind::Device { device: on, .. } = arg.kind {
+            if let (DeviceId::Cuda(a, made), DeviceId::Cuda(b, now)) = (on, launch_device) {
+                if a == b && made != now {
+                    return Err(Error::StaleAfterReset {
+                        what: "a device array passed to this launch",
+                        ordinal: a,
+                    });
+                }
+            }
             if on != launch_device {
                 return Err(mismatch(format!(
                     "argument {} is a device array on {on} but the launch is on {launch_device}",
@@ -346,6 +372,34 @@ impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
     }
 }
 
+// Views of a device array: its range, without a copy.
+
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceView<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for DeviceView<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceViewMut<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceViewMut<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, true)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for DeviceViewMut<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,9 +456,9 @@ mod tests {
             SliceArgMut::<f32>::into_kernel_arg(&mut c),
             KernelArg::scalar(4u32),
         ];
-        check_args("k", &params, &args, DeviceId::Cuda(0)).unwrap();
+        check_args("k", &params, &args, DeviceId::Cuda(0, 0)).unwrap();
 
-        let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0))
+        let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0, 0))
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -418,7 +472,7 @@ mod tests {
             KernelArg::scalar(0u8),
             KernelArg::scalar(4u32),
         ];
-        let err = check_args("k", &params, &wrong, DeviceId::Cuda(0))
+        let err = check_args("k", &params, &wrong, DeviceId::Cuda(0, 0))
             .unwrap_err()
             .to_string();
         assert!(
@@ -432,9 +486,31 @@ mod tests {
             SliceArg::<f32>::into_kernel_arg(&a),
             KernelArg::scalar(4u32),
         ];
-        let err = check_args("k", &params, &ro, DeviceId::Cuda(0))
+        let err = check_args("k", &params, &ro, DeviceId::Cuda(0, 0))
             .unwrap_err()
             .to_string();
         assert!(err.contains("argument 2"), "{err}");
+
+        // A device array from before a reset of the launch's GPU is refused as such.
+        let array = [KernelArg {
+            kind: ArgKind::Device {
+                elem: kernel_device::ir::Type::Scalar(ScalarType::F32),
+                device: DeviceId::Cuda(0, 0),
+                mutable: false,
+                sim_buffer: None,
+                sim_offset: 0,
+            },
+            value: 0x1000,
+            len: 4,
+        }];
+        let params = [slice(ScalarType::F32, false)];
+        check_args("k", &params, &array, DeviceId::Cuda(0, 0)).unwrap();
+        let err = check_args("k", &params, &array, DeviceId::Cuda(0, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("made before `Device::reset()` on CUDA device 0"),
+            "{err}"
+        );
     }
 }

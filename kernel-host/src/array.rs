@@ -4,8 +4,9 @@
 //!
 //! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls: a
 //! copy to the host therefore waits for every kernel queued before it (on the default
-//! stream and on the blocking streams `Device::new_stream` makes), and then reports any
-//! device-side panic, like Numba's `copy_to_host`. On the simulator kernels have
+//! stream and on the blocking streams `Device::new_stream` makes), and then reports a
+//! device-side panic of a launch on the default stream, like Numba's `copy_to_host`
+//! (a launch on another stream reports to that stream's synchronisation). On the simulator kernels have
 //! finished when their launch returns; a copy to the host reports the fault of an
 //! earlier launch on device arrays the same way.
 
@@ -15,8 +16,8 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys};
 use kernel_device::back::sim::Buffer;
 
-use crate::args::DeviceElem;
-use crate::device::{Device, DeviceKind};
+use crate::args::{DeviceElem, DeviceScalar};
+use crate::device::{Device, DeviceId, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
 
 /// `len` elements of `T` in device memory, freed on drop.
@@ -24,6 +25,9 @@ pub struct DeviceArray<T: DeviceElem> {
     memory: Memory,
     len: usize,
     device: Device,
+    /// The device's context generation at allocation (see `crate::health`): after a
+    /// reset the memory is gone and the array is refused.
+    generation: u64,
     _elem: PhantomData<T>,
 }
 
@@ -105,6 +109,7 @@ impl<T: DeviceElem> DeviceArray<T> {
             })?;
         let memory = match device.kind() {
             DeviceKind::Cuda(_) => {
+                device.ensure_alive()?;
                 device.bind()?;
                 Memory::Cuda(if bytes == 0 {
                     0
@@ -118,6 +123,7 @@ impl<T: DeviceElem> DeviceArray<T> {
         Ok(DeviceArray {
             memory,
             len,
+            generation: device.generation(),
             device: device.clone(),
             _elem: PhantomData,
         })
@@ -144,6 +150,29 @@ impl<T: DeviceElem> DeviceArray<T> {
         }
     }
 
+    /// The device (and context generation) the array's memory belongs to.
+    pub(crate) fn device_id(&self) -> DeviceId {
+        match self.device.id() {
+            DeviceId::Cuda(ordinal, _) => DeviceId::Cuda(ordinal, self.generation),
+            sim => sim,
+        }
+    }
+
+    /// `Err` when the device's context is lost or was reset after the allocation.
+    pub(crate) fn ensure_current(&self) -> Result<()> {
+        if self.sim_buffer().is_some() {
+            return Ok(());
+        }
+        self.device.ensure_alive()?;
+        if self.generation != self.device.generation() {
+            return Err(Error::StaleAfterReset {
+                what: "this device array",
+                ordinal: self.device.ordinal(),
+            });
+        }
+        Ok(())
+    }
+
     /// The simulator buffer holding the elements (`None` on a GPU).
     pub(crate) fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
         match &self.memory {
@@ -159,6 +188,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Copies the array to a new `Vec`, after all previously queued work; then reports
     /// any device-side panic. A host allocation that fails is an `Err`, not an abort.
     pub fn to_host(&self) -> Result<Vec<T>> {
+        self.ensure_current()?;
         let mut out = host_vec::<T>("to_host", self.len)?;
         if self.len > 0 {
             match &self.memory {
@@ -169,13 +199,15 @@ impl<T: DeviceElem> DeviceArray<T> {
                     // uninitialised memory is made); the length is set only after the
                     // copy succeeded, so a failed copy exposes nothing.
                     unsafe {
-                        sys::cuMemcpyDtoH_v2(
-                            out.as_mut_ptr() as *mut std::ffi::c_void,
-                            *ptr,
-                            self.bytes(),
-                        )
-                        .result()
-                        .call("cuMemcpyDtoH")?;
+                        self.device.watch(
+                            sys::cuMemcpyDtoH_v2(
+                                out.as_mut_ptr() as *mut std::ffi::c_void,
+                                *ptr,
+                                self.bytes(),
+                            )
+                            .result()
+                            .call("cuMemcpyDtoH"),
+                        )?;
                         out.set_len(self.len);
                     }
                 }
@@ -191,17 +223,18 @@ impl<T: DeviceElem> DeviceArray<T> {
                 }
             }
         }
-        self.device.check_panics()?;
+        self.device.check_default_stream()?;
         Ok(out)
     }
 
     /// Copies the array into `dst`, which must have the same length.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         self.check_len("copy_to_host", dst.len())?;
+        self.ensure_current()?;
         if self.len > 0 {
             self.read_into(dst)?;
         }
-        self.device.check_panics()
+        self.device.check_default_stream()
     }
 
     /// Copies all elements into `dst` (of length `len`).
@@ -210,7 +243,8 @@ impl<T: DeviceElem> DeviceArray<T> {
             Memory::Cuda(ptr) => {
                 self.device.bind()?;
                 // SAFETY: same length as the allocation.
-                unsafe { result::memcpy_dtoh_sync(dst, *ptr) }.call("cuMemcpyDtoH")
+                self.device
+                    .watch(unsafe { result::memcpy_dtoh_sync(dst, *ptr) }.call("cuMemcpyDtoH"))
             }
             Memory::Sim(buffer) => {
                 // SAFETY: a slice of plain scalars viewed as its bytes; every byte is
@@ -230,11 +264,13 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Overwrites the array with `src`, which must have the same length.
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len("copy_from_host", src.len())?;
+        self.ensure_current()?;
         match &self.memory {
             Memory::Cuda(ptr) if self.len > 0 => {
                 self.device.bind()?;
                 // SAFETY: same length, checked above.
-                unsafe { result::memcpy_htod_sync(*ptr, src) }.call("cuMemcpyHtoD")?;
+                self.device
+                    .watch(unsafe { result::memcpy_htod_sync(*ptr, src) }.call("cuMemcpyHtoD"))?;
             }
             Memory::Sim(buffer) => buffer.write(0, as_bytes(src)),
             Memory::Cuda(_) => {}
@@ -251,6 +287,124 @@ impl<T: DeviceElem> DeviceArray<T> {
                 expected: self.len,
                 found,
             })
+        }
+    }
+}
+
+impl<T: DeviceScalar> DeviceArray<T> {
+    /// Byte offset of element `index`.
+    fn offset(index: usize) -> usize {
+        index * std::mem::size_of::<T>()
+    }
+
+    /// Elements `start..start + len` (in range: the caller checked) in a new `Vec`.
+    pub(crate) fn range_to_host(&self, start: usize, len: usize) -> Result<Vec<T>> {
+        let mut out = host_vec::<T>("to_host", len)?;
+        // SAFETY: zero bytes are a valid value of every `DeviceScalar`; `range_into`
+        // then overwrites every element.
+        unsafe {
+            std::ptr::write_bytes(out.as_mut_ptr(), 0, len);
+            out.set_len(len);
+        }
+        self.range_into(start, &mut out)?;
+        Ok(out)
+    }
+
+    /// Elements `start..start + dst.len()` (in range) into `dst`, after the work queued
+    /// before; then reports a panic of a launch on the default stream.
+    pub(crate) fn range_into(&self, start: usize, dst: &mut [T]) -> Result<()> {
+        self.ensure_current()?;
+        if !dst.is_empty() {
+            match &self.memory {
+                Memory::Cuda(ptr) => {
+                    self.device.bind()?;
+                    let src = *ptr + Self::offset(start) as u64;
+                    // SAFETY: `dst.len()` elements from `start` are within the array.
+                    self.device.watch(
+                        unsafe { result::memcpy_dtoh_sync(dst, src) }.call("cuMemcpyDtoH"),
+                    )?;
+                }
+                Memory::Sim(buffer) => {
+                    // SAFETY: plain scalars viewed as their bytes, all overwritten
+                    // with bytes of values of `T`.
+                    let bytes = unsafe {
+                        std::slice::from_raw_parts_mut(
+                            dst.as_mut_ptr() as *mut u8,
+                            std::mem::size_of_val(dst),
+                        )
+                    };
+                    buffer.read(Self::offset(start), bytes);
+                }
+            }
+        }
+        self.device.check_default_stream()
+    }
+
+    /// Overwrites elements `start..start + src.len()` (in range) with `src`.
+    pub(crate) fn range_from_host(&self, start: usize, src: &[T]) -> Result<()> {
+        self.ensure_current()?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        match &self.memory {
+            Memory::Cuda(ptr) => {
+                self.device.bind()?;
+                let dst = *ptr + Self::offset(start) as u64;
+                // SAFETY: `src.len()` elements from `start` are within the array.
+                self.device
+                    .watch(unsafe { result::memcpy_htod_sync(dst, src) }.call("cuMemcpyHtoD"))
+            }
+            Memory::Sim(buffer) => {
+                buffer.write(Self::offset(start), as_bytes(src));
+                Ok(())
+            }
+        }
+    }
+
+    /// Copies `len` elements of `src` from `src_start` to this array from `start` (both
+    /// in range), on the device, ordered after the work queued before.
+    pub(crate) fn copy_within_device(
+        &self,
+        start: usize,
+        src: &DeviceArray<T>,
+        src_start: usize,
+        len: usize,
+    ) -> Result<()> {
+        self.ensure_current()?;
+        src.ensure_current()?;
+        if self.device_id() != src.device_id() {
+            return Err(Error::ArgumentMismatch {
+                kernel: "copy".into(),
+                detail: format!(
+                    "the source array is on {} but the destination is on {}",
+                    src.device_id(),
+                    self.device_id()
+                ),
+            });
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        match (&self.memory, &src.memory) {
+            (Memory::Cuda(dst), Memory::Cuda(from)) => {
+                self.device.bind()?;
+                let dst = *dst + Self::offset(start) as u64;
+                let from = *from + Self::offset(src_start) as u64;
+                // SAFETY: both ranges are within their arrays, on the same device; on
+                // the NULL stream, ordered with the kernels before and after.
+                self.device.watch(
+                    unsafe { sys::cuMemcpyDtoD_v2(dst, from, Self::offset(len)) }
+                        .result()
+                        .call("cuMemcpyDtoD"),
+                )
+            }
+            (Memory::Sim(dst), Memory::Sim(from)) => {
+                let mut bytes = vec![0u8; Self::offset(len)];
+                from.read(Self::offset(src_start), &mut bytes);
+                dst.write(Self::offset(start), &bytes);
+                Ok(())
+            }
+            _ => unreachable!("same device, same backend"),
         }
     }
 }
@@ -276,7 +430,9 @@ fn as_bytes<T: DeviceElem>(data: &[T]) -> &[u8] {
 impl<T: DeviceElem> Drop for DeviceArray<T> {
     fn drop(&mut self) {
         if let Memory::Cuda(ptr) = self.memory {
-            if ptr != 0 && self.device.bind().is_ok() {
+            // A reset freed the memory of arrays allocated before it.
+            let current = self.generation == self.device.generation();
+            if ptr != 0 && current && self.device.bind().is_ok() {
                 // cuMemFree waits for kernels still using the buffer. Errors cannot be
                 // reported from drop; a failing free means the context is already
                 // broken.

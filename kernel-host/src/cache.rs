@@ -15,7 +15,6 @@ use kernel_device::source::FnSource;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::panic::PanicRecord;
 use crate::sim::SimKernel;
 
 /// Per-kernel cache of loaded modules. Built only by generated code, as a `static`.
@@ -63,19 +62,28 @@ impl KernelCache {
         device: &Device,
     ) -> Result<&'static LoadedKernel> {
         let is_default = device.is_default();
+        let generation = device.generation();
         if is_default {
             if let Some(kernel) = self.default.get() {
-                return Ok(kernel);
+                if kernel.generation == generation {
+                    return Ok(kernel);
+                }
             }
-        } else if let Some(kernel) = self.find_other(device.ordinal()) {
+        }
+        if let Some(kernel) = self.find_other(device.ordinal(), generation) {
             return Ok(kernel);
         }
         self.load_slow(source, device, is_default)
     }
 
-    fn find_other(&self, ordinal: usize) -> Option<&'static LoadedKernel> {
+    /// The kernel loaded on GPU `ordinal` in context generation `generation`, other
+    /// than the default slot's.
+    fn find_other(&self, ordinal: usize, generation: u64) -> Option<&'static LoadedKernel> {
         let others = self.others.lock().unwrap_or_else(|p| p.into_inner());
-        others.iter().find(|(o, _)| *o == ordinal).map(|(_, k)| *k)
+        others
+            .iter()
+            .find(|(o, k)| *o == ordinal && k.generation == generation)
+            .map(|(_, k)| *k)
     }
 
     #[cold]
@@ -87,18 +95,24 @@ impl KernelCache {
     ) -> Result<&'static LoadedKernel> {
         let _compiling = self.compiling.lock().unwrap_or_else(|p| p.into_inner());
         // Another thread may have finished while we waited.
+        let generation = device.generation();
         if is_default {
             if let Some(kernel) = self.default.get() {
-                return Ok(kernel);
+                if kernel.generation == generation {
+                    return Ok(kernel);
+                }
             }
-        } else if let Some(kernel) = self.find_other(device.ordinal()) {
+        }
+        if let Some(kernel) = self.find_other(device.ordinal(), generation) {
             return Ok(kernel);
         }
         let kernel = crate::jit::load(source, device)?;
-        if is_default {
-            // Cannot be set already: we hold `compiling` and checked above.
+        if is_default && self.default.get().is_none() {
+            // Cannot be set meanwhile: we hold `compiling`.
             Ok(self.default.get_or_init(|| kernel))
         } else {
+            // Another device, or the default device after a reset (the default slot
+            // keeps the stale kernel, which is never launched again).
             let kernel: &'static LoadedKernel = Box::leak(Box::new(kernel));
             let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
             others.push((device.ordinal(), kernel));
@@ -121,8 +135,9 @@ pub(crate) struct LoadedKernel {
     /// Static shared memory of the function (its shared arrays), in bytes.
     pub(crate) static_shared: u32,
     module: Module,
-    /// The module's panic record (None for PTX without a panic slot).
-    pub(crate) panic: Option<std::sync::Arc<PanicRecord>>,
+    /// The device's context generation it was loaded in: after a reset it is stale and
+    /// the kernel is loaded again.
+    generation: u64,
 }
 
 // SAFETY: a CUfunction handle may be launched from any thread with its context current.
@@ -135,7 +150,6 @@ impl LoadedKernel {
         name: String,
         params: Vec<Type>,
         cooperative: bool,
-        panic: Option<std::sync::Arc<PanicRecord>>,
     ) -> Result<Self> {
         let c_name = std::ffi::CString::new(name.as_str()).map_err(|_| crate::Error::Compile {
             kernel: name.clone(),
@@ -161,8 +175,8 @@ impl LoadedKernel {
             occupancy: Default::default(),
             shared_opt_in: SharedOptIn::default(),
             static_shared: u32::try_from(static_shared).unwrap_or(0),
+            generation: module.device.generation(),
             module,
-            panic,
         })
     }
 

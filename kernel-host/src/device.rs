@@ -20,7 +20,8 @@ use crate::array::DeviceArray;
 use crate::backend::Backend;
 use crate::config::DeviceLimits;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::panic::PanicRecord;
+use crate::health::Health;
+use crate::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::sim::SimDevice;
 use crate::stream::Stream;
 
@@ -35,6 +36,8 @@ struct DeviceInner {
     name: String,
     limits: DeviceLimits,
     kind: DeviceKind,
+    /// Where launches report device-side faults, per stream (see `crate::panic`).
+    faults: DeviceFaults,
 }
 
 /// What executes a device's work: the seam every operation matches on once.
@@ -45,17 +48,22 @@ pub(crate) enum DeviceKind {
 
 /// A GPU's driver state.
 pub(crate) struct CudaDevice {
-    ctx: Arc<CudaContext>,
+    pub(crate) ctx: Arc<CudaContext>,
     ordinal: usize,
-    /// Every module loaded into this context that can report a device-side panic;
-    /// checked after each synchronisation. Locked only there and at module load.
-    panic_records: Mutex<Vec<Arc<PanicRecord>>>,
+    /// Every module loaded into this context that can report a device-side panic, by
+    /// the tag its panics carry.
+    modules: ModuleTable,
+    /// Panic records of launches with host slices (one per launch in flight).
+    pub(crate) records: RecordPool,
+    /// Whether the context works (see `crate::health`).
+    pub(crate) health: Health,
 }
 
 /// Which device an array lives on, for the launch's argument check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DeviceId {
-    Cuda(usize),
+    /// A GPU by ordinal, and the generation of its context (see `crate::health`).
+    Cuda(usize, u64),
     /// A simulated device, by the address of its shared state (each is distinct).
     Sim(usize),
 }
@@ -63,7 +71,7 @@ pub(crate) enum DeviceId {
 impl std::fmt::Display for DeviceId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DeviceId::Cuda(ordinal) => write!(f, "CUDA device {ordinal}"),
+            DeviceId::Cuda(ordinal, _) => write!(f, "CUDA device {ordinal}"),
             DeviceId::Sim(_) => f.write_str("the CPU simulator"),
         }
     }
@@ -146,12 +154,23 @@ impl Device {
             crate::sim::SIMULATOR_NAME.to_string(),
             crate::sim::SIMULATED_LIMITS,
             DeviceKind::Sim(SimDevice::new(options)),
+            StreamFaults::sim(),
         )
     }
 
-    fn from_kind(name: String, limits: DeviceLimits, kind: DeviceKind) -> Device {
+    fn from_kind(
+        name: String,
+        limits: DeviceLimits,
+        kind: DeviceKind,
+        default_faults: Arc<StreamFaults>,
+    ) -> Device {
         Device {
-            inner: Arc::new(DeviceInner { name, limits, kind }),
+            inner: Arc::new(DeviceInner {
+                name,
+                limits,
+                kind,
+                faults: DeviceFaults::new(default_faults),
+            }),
         }
     }
 
@@ -187,7 +206,7 @@ impl Device {
 
     pub(crate) fn id(&self) -> DeviceId {
         match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => DeviceId::Cuda(cuda.ordinal),
+            DeviceKind::Cuda(cuda) => DeviceId::Cuda(cuda.ordinal, self.generation()),
             DeviceKind::Sim(_) => DeviceId::Sim(Arc::as_ptr(&self.inner) as usize),
         }
     }
@@ -230,15 +249,6 @@ impl Device {
 
     pub fn multiprocessor_count(&self) -> u32 {
         self.inner.limits.multiprocessor_count
-    }
-
-    /// Any device attribute, read from the driver now (`Err` on the simulator, which
-    /// has no driver: read [`Device::limits`] instead).
-    pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
-        self.cuda("cuDeviceGetAttribute")?
-            .ctx
-            .attribute(attribute)
-            .call("cuDeviceGetAttribute")
     }
 
     /// The underlying cudarc context, for interoperating with code that uses cudarc
@@ -298,8 +308,9 @@ impl Device {
     /// simulator: any fault of an earlier launch on device arrays).
     pub fn synchronize(&self) -> Result<()> {
         if let DeviceKind::Cuda(_) = self.inner.kind {
+            self.ensure_alive()?;
             self.bind()?;
-            result::ctx::synchronize().call("cuCtxSynchronize")?;
+            self.watch(result::ctx::synchronize().call("cuCtxSynchronize"))?;
         }
         self.check_panics()
     }
@@ -328,31 +339,50 @@ impl Device {
         }
     }
 
-    pub(crate) fn register_panic_record(&self, record: Arc<PanicRecord>) {
-        if let DeviceKind::Cuda(cuda) = &self.inner.kind {
-            cuda.panic_records
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(record);
+    /// The panic-site table of this GPU's modules (`None` on the simulator).
+    pub(crate) fn modules(&self) -> Option<&ModuleTable> {
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => Some(&cuda.modules),
+            DeviceKind::Sim(_) => None,
         }
     }
 
-    /// Reports (and clears) the first device-side panic recorded by any module of this
-    /// device (on the simulator: the first fault of a launch on device arrays). Call
-    /// only after a synchronisation covering the kernels in question.
-    pub fn check_panics(&self) -> Result<()> {
+    /// Where asynchronous launches on the default stream report faults.
+    pub(crate) fn default_faults(&self) -> &Arc<StreamFaults> {
+        &self.inner.faults.default
+    }
+
+    /// The GPU's context and its pool of panic records for launches with host slices.
+    pub(crate) fn record_pool(&self) -> Option<(&Arc<CudaContext>, &RecordPool)> {
         match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => {
-                let records = cuda.panic_records.lock().unwrap_or_else(|p| p.into_inner());
-                for record in records.iter() {
-                    if let Some(error) = record.take_unclaimed() {
-                        return Err(error);
-                    }
-                }
-                Ok(())
-            }
-            DeviceKind::Sim(sim) => sim.take_deferred_fault(),
+            DeviceKind::Cuda(cuda) => Some((&cuda.ctx, &cuda.records)),
+            DeviceKind::Sim(_) => None,
         }
+    }
+
+    /// The faults of the default stream and of every live stream.
+    pub(crate) fn all_faults(&self) -> Vec<Arc<StreamFaults>> {
+        self.inner.faults.all()
+    }
+
+    /// Remembers a new stream's faults for device-wide checks.
+    pub(crate) fn register_stream(&self, faults: &Arc<StreamFaults>) {
+        self.inner.faults.register(faults);
+    }
+
+    /// Reports (and clears) the first device-side panic of an asynchronous launch on
+    /// any stream of this device (on the simulator: the first fault of a launch on
+    /// device arrays). Call only after a synchronisation covering the kernels in
+    /// question. A launch with host slices reports its own panic and never leaves one
+    /// here.
+    pub fn check_panics(&self) -> Result<()> {
+        self.inner.faults.take_any(self.modules())
+    }
+
+    /// Reports (and clears) the first fault of an asynchronous launch on the default
+    /// stream: what a copy on the default stream reports.
+    pub(crate) fn check_default_stream(&self) -> Result<()> {
+        self.inner.faults.default.take(self.modules())
     }
 }
 
@@ -459,14 +489,18 @@ fn open(ordinal: usize) -> Result<Device> {
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
         };
+        let default_faults = StreamFaults::cuda(&ctx)?;
         Ok(Device::from_kind(
             name,
             limits,
             DeviceKind::Cuda(CudaDevice {
                 ctx,
                 ordinal,
-                panic_records: Mutex::new(Vec::new()),
+                modules: ModuleTable::default(),
+                records: RecordPool::default(),
+                health: Health::default(),
             }),
+            default_faults,
         ))
     })
 }

@@ -63,6 +63,13 @@ pub enum Error {
         found: usize,
     },
 
+    /// A range outside a device array (a view or a range copy).
+    #[error("{operation}: {detail}")]
+    OutOfRange {
+        operation: &'static str,
+        detail: String,
+    },
+
     /// A kernel panicked on the device (index out of bounds, division by zero, ...).
     /// The thread that panicked first is reported; the context stays usable.
     #[error("kernel `{kernel}` panicked at {file}:{line}:{column}: {message} (block {block}, thread {thread})")]
@@ -77,6 +84,27 @@ pub enum Error {
         /// Linear thread index within the block.
         thread: u32,
     },
+
+    /// The GPU context is lost: a kernel made a sticky error (an illegal address under
+    /// `boundscheck = false`, a hardware exception), after which the driver refuses
+    /// every call on the context. `kernel` is the kernel most recently launched on the
+    /// context (the driver does not say which one faulted). Every later call on the
+    /// device returns this error until [`crate::Device::reset`].
+    #[error(
+        "the GPU context of CUDA device {ordinal} is lost: {cause}; the kernel most recently \
+         launched on it was `{kernel}`. Every later call on this device fails with this error \
+         until `Device::reset()`, which frees all its device arrays, streams and loaded kernels"
+    )]
+    ContextLost {
+        ordinal: usize,
+        kernel: String,
+        cause: String,
+    },
+
+    /// A device array, stream or event made before [`crate::Device::reset`], used after
+    /// it: the reset freed what it stood for.
+    #[error("{what} was made before `Device::reset()` on CUDA device {ordinal} and is no longer valid; make a new one")]
+    StaleAfterReset { what: &'static str, ordinal: usize },
 
     /// The CPU simulator found a defect the GPU would hide or show as a hang (a data
     /// race, a read of unwritten shared memory, a divergent barrier, a warp operation
@@ -135,6 +163,39 @@ impl Error {
     }
 }
 
+/// Driver errors after which the context refuses every call (CUDA's "sticky" errors).
+const STICKY: &[&str] = &[
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_ASSERT",
+    "CUDA_ERROR_LAUNCH_TIMEOUT",
+    "CUDA_ERROR_ECC_UNCORRECTABLE",
+    "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+];
+
+impl Error {
+    /// The driver's message when this is a sticky driver error (the context is lost).
+    pub(crate) fn sticky_cause(&self) -> Option<&str> {
+        match self {
+            Error::Driver { message, .. }
+                if STICKY.iter().any(|name| {
+                    message
+                        .strip_prefix(name)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+                }) =>
+            {
+                Some(message)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// `CUDA_ERROR_OUT_OF_MEMORY: out of memory` rather than cudarc's debug format.
 pub(crate) fn describe_driver_error(error: DriverError) -> String {
     // Only reached after libcuda loaded (a DriverError comes from a call into it), so
@@ -163,6 +224,42 @@ impl<T> DriverResultExt<T> for std::result::Result<T, DriverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sticky_errors_are_recognised_by_their_driver_name() {
+        let driver = |message: &str| Error::Driver {
+            call: "cuStreamSynchronize",
+            message: message.into(),
+        };
+        let lost = driver("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered");
+        assert!(lost
+            .sticky_cause()
+            .unwrap()
+            .starts_with("CUDA_ERROR_ILLEGAL_ADDRESS"));
+        assert!(driver("CUDA_ERROR_LAUNCH_FAILED").sticky_cause().is_some());
+        assert!(driver("CUDA_ERROR_OUT_OF_MEMORY: out of memory")
+            .sticky_cause()
+            .is_none());
+        // A longer name that merely starts like a sticky one is not one.
+        assert!(driver("CUDA_ERROR_ILLEGAL_ADDRESS_X: no")
+            .sticky_cause()
+            .is_none());
+        let e = Error::ContextLost {
+            ordinal: 0,
+            kernel: "scatter".into(),
+            cause: "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".into(),
+        }
+        .to_string();
+        assert!(
+            e.starts_with("the GPU context of CUDA device 0 is lost: CUDA_ERROR_ILLEGAL_ADDRESS"),
+            "{e}"
+        );
+        assert!(
+            e.contains("most recently launched on it was `scatter`"),
+            "{e}"
+        );
+        assert!(e.contains("until `Device::reset()`"), "{e}");
+    }
 
     #[test]
     fn messages_read_as_sentences() {

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::ffi::{c_void, CString};
-use std::sync::Arc;
 
 use cudarc::driver::sys;
 use kernel_device::back::nvvm::Options;
@@ -15,7 +14,6 @@ use crate::cache::{LoadedKernel, Module};
 use crate::device::Device;
 use crate::disk::{disk_key, ir_key, DiskCache, DiskKeyParts};
 use crate::error::{describe_driver_error, Error, Result};
-use crate::panic::PanicRecord;
 use crate::{aot, libnvvm};
 
 /// libnvvm optimisation level for run-time compiles (Numba's default too).
@@ -38,21 +36,10 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         };
 
     let module = load_module(device, &ptx, kernel)?;
-    let record = PanicRecord::new(device, kernel, unit.panic_sites)?;
-    let panic = if record.install(module.raw)? {
-        let record = Arc::new(record);
-        device.register_panic_record(record.clone());
-        Some(record)
-    } else {
-        None
-    };
-    let loaded = LoadedKernel::new(
-        module,
-        unit.kernel_name,
-        unit.params,
-        unit.cooperative,
-        panic,
-    )?;
+    if let Some(modules) = device.modules() {
+        modules.install(module.raw, kernel, unit.panic_sites)?;
+    }
+    let loaded = LoadedKernel::new(module, unit.kernel_name, unit.params, unit.cooperative)?;
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
     if let Some(pending) = pending {

@@ -48,10 +48,19 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
+    // Where an asynchronous launch reports a device-side panic: its stream's record.
+    let faults = match config.stream {
+        Some(stream) => stream.faults(),
+        None => device.default_faults(),
+    };
     if let DeviceKind::Sim(sim) = device.kind() {
-        return crate::sim::launch(source, cache, config, device, sim, args);
+        return crate::sim::launch(source, cache, config, device, sim, faults, args);
     }
     let valid = config.validate(source.name, device.limits())?;
+    device.ensure_alive()?;
+    if let Some(stream) = config.stream {
+        stream.ensure_current()?;
+    }
     device.bind()?;
     let kernel = cache.get(source, device)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
@@ -68,23 +77,27 @@ pub fn launch(
     let has_host_slices = args
         .iter()
         .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
-    if has_host_slices {
+    device.note_launch(kernel);
+    device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
-        launch_raw(kernel, &valid, stream, args)
-    }
+        launch_raw(kernel, &valid, stream, args, faults.record_ptr())
+    })
 }
 
-/// Queues the kernel. `args` must hold device pointers in every slice slot.
+/// Queues the kernel. `args` must hold device pointers in every slice slot; `record`
+/// is the device address of the panic record the launch reports into (the kernel's
+/// hidden last parameter).
 fn launch_raw(
     kernel: &LoadedKernel,
     valid: &ValidLaunch,
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
+    mut record: u64,
 ) -> Result<()> {
     // Parameter addresses on the stack for the usual handful of parameters.
     const INLINE: usize = 32;
-    let count = slot_count(args);
+    let count = slot_count(args) + 1;
     let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
     let mut heap = Vec::new();
     let slots: &mut [*mut c_void] = if count <= INLINE {
@@ -93,13 +106,15 @@ fn launch_raw(
         heap.resize(count, std::ptr::null_mut());
         &mut heap
     };
-    fill_slots(args, slots);
+    let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
+    fill_slots(args, slots_of_args);
+    *last = &mut record as *mut u64 as *mut c_void;
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
     // SAFETY: `function` is live in the current context; `slots` points at `args`'
-    // value slots, laid out per the kernel ABI and checked against the parameters, and
-    // both outlive the call (the driver copies parameters before returning). A
+    // value slots, laid out per the kernel ABI and checked against the parameters, then
+    // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
     // cooperative launch was checked for co-residency by the caller.
     let status = unsafe {
         if kernel.cooperative {
@@ -258,10 +273,12 @@ fn launch_with_host_slices(
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
-    // This launch reports its own kernel's panic (a device-wide check elsewhere must
-    // not take it first); panics of other, asynchronous launches are reported by the
-    // next stream/device synchronisation or copy to the host.
-    let _claim = kernel.panic.as_ref().map(|record| record.claim());
+    // A record of this launch's own, so that it reports its panic and no other
+    // launch's (and no other launch reports this one's).
+    let (ctx, pool) = device
+        .record_pool()
+        .expect("a launch through the driver is on a GPU");
+    let record = pool.acquire(ctx)?;
     let mut buffers: Vec<Option<TempBuffer>> = Vec::with_capacity(args.len());
     for arg in args.iter_mut() {
         let bytes: &[u8] = match &arg.kind {
@@ -286,22 +303,39 @@ fn launch_with_host_slices(
         arg.value = buffer.ptr;
         buffers.push(Some(buffer));
     }
-    launch_raw(kernel, valid, stream, args)?;
+    // Before the kernel is queued the record is untouched: returning it on an error
+    // above is safe. Once queued, the record goes back to the pool only after the
+    // synchronisation below, so a kernel still running never writes a record another
+    // launch uses (on a failure it is leaked, a few bytes, rather than risk that).
+    if let Err(error) = launch_raw(kernel, valid, stream, args, record.device_ptr()) {
+        pool.release(record);
+        return Err(error);
+    }
+    let mut copied = Ok(());
     for (arg, buffer) in args.iter_mut().zip(&buffers) {
         if let (ArgKind::HostMut { bytes, .. }, Some(buffer)) = (&mut arg.kind, buffer) {
             // SAFETY: same size as the buffer; into pageable memory the call returns
             // after the copy completed.
-            unsafe { result::memcpy_dtoh_async(bytes, buffer.ptr, stream) }
-                .call("cuMemcpyDtoHAsync")?;
+            copied = unsafe { result::memcpy_dtoh_async(bytes, buffer.ptr, stream) }
+                .call("cuMemcpyDtoHAsync");
+            if copied.is_err() {
+                break;
+            }
         }
     }
     // SAFETY: `stream` is NULL or a live stream of the current context.
-    unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize")?;
+    let synced = unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize");
     drop(buffers);
-    match kernel.panic.as_ref().and_then(|record| record.take()) {
-        Some(panic) => Err(panic),
-        None => Ok(()),
+    if let Err(error) = synced {
+        std::mem::forget(record);
+        return Err(error);
     }
+    let panic = record.take_raw();
+    pool.release(record);
+    if let (Some(bytes), Some(modules)) = (panic, device.modules()) {
+        return Err(modules.decode(&bytes));
+    }
+    copied
 }
 
 #[cfg(test)]

@@ -22,14 +22,18 @@ mod cooperative;
 mod device;
 pub mod disk;
 mod error;
+mod health;
+pub mod hl;
 pub mod inspect;
 mod instances;
 mod jit;
 mod launch;
 mod libnvvm;
 mod panic;
+mod properties;
 mod sim;
 mod stream;
+mod view;
 
 pub use args::{DeviceElem, DeviceScalar};
 pub use array::DeviceArray;
@@ -37,7 +41,9 @@ pub use backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
 pub use config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use device::{synchronize, to_device, Device};
 pub use error::{Error, Result};
+pub use properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use stream::{elapsed_ms, Event, Stream};
+pub use view::{DeviceView, DeviceViewMut};
 
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from

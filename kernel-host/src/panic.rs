@@ -1,51 +1,61 @@
-//! Device-side panics. Each loaded module gets a 32-byte record in host-mapped pinned
-//! memory; its device address is stored in the module's `__cudajit_panic_slot` global.
-//! The first panicking thread fills the record (layout in the contract's kernel ABI);
-//! after each synchronisation the host reads it, turns it into `Error::KernelPanic`
-//! with the message of the panic site, and zeroes it so the next launch starts clean.
+//! Device-side panics, each reported by the launch (or the stream synchronisation) that
+//! caused it and by no other.
+//!
+//! A launch passes the device address of a *panic record* as every kernel's hidden last
+//! parameter (`kernel_device::back::nvvm::PANIC_RECORD_PARAM`): a launch with host
+//! slices, which synchronises and checks right away, takes a record of its own from the
+//! device's pool; an asynchronous launch uses its stream's record, which that stream's
+//! synchronisation (or a device-wide one) checks. Two launches of one kernel on two
+//! streams, or in two threads, therefore never share a record.
+//!
+//! The protocol is race-free in Rust's sense (layout in `kernel_device::back::nvvm::panic`):
+//! the first panicking thread claims the record (flag 0→1), writes the fields and its
+//! module's tag, fences (`membar.sys`), then publishes the flag (→2) atomically. The host
+//! reads the flag with an acquire load, copies the fields only when it is 2, and clears
+//! it with a compare-and-swap 2→0, so of two host threads checking one record at once
+//! exactly one reports the panic; the device cannot write the fields while the flag is
+//! not 0. The module tag names the kernel whose panic sites the site id indexes.
 //! Panicking threads end with `exit`, never `trap`, so the context stays usable.
 
 use std::ffi::CString;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use cudarc::driver::{result, sys};
+use cudarc::driver::{result, sys, CudaContext};
 use kernel_device::back::nvvm::PanicSite;
 
-use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 
-/// Size of the record the device writes.
-pub(crate) const RECORD_BYTES: usize = 32;
-/// Name of the module global the host points at the record.
-pub(crate) const SLOT_SYMBOL: &str = "__cudajit_panic_slot";
+/// Bytes allocated per record (40 are used: see the module documentation).
+pub(crate) const RECORD_BYTES: usize = 64;
+/// Name of the module global the host stores the module's tag in.
+pub(crate) const TAG_SYMBOL: &str = kernel_device::back::nvvm::MODULE_TAG_SYMBOL;
 
-/// The panic record of one module (one kernel).
+/// Flag values: no panic / a thread is writing the fields / the fields are complete.
+const EMPTY: u32 = 0;
+const PUBLISHED: u32 = 2;
+
+/// One panic record in pinned host memory mapped into the device's address space.
 pub(crate) struct PanicRecord {
-    /// Host view of the pinned, device-mapped record.
+    /// Host view of the record.
     host: *mut u8,
     /// The same memory as the device sees it.
-    device_ptr: sys::CUdeviceptr,
-    kernel: String,
-    sites: Vec<PanicSite>,
-    device: Device,
-    /// Synchronous launches of this kernel (with host slices) between their launch and
-    /// their own check. Device-wide checks leave such a record alone, so that a panic
-    /// is reported by the launch that caused it, not by another thread's unrelated
-    /// synchronisation that happens to run in between.
-    claimed: AtomicU32,
+    device_ptr: u64,
+    /// The context the memory is mapped into (current while it is freed).
+    ctx: Arc<CudaContext>,
 }
 
-// SAFETY: the pointer is to pinned memory owned by this record; reads and writes go
-// through volatile accesses and happen only after synchronisation.
+// SAFETY: the pointer is to pinned memory owned by this record; the flag is accessed
+// atomically, the fields only while the flag says the device does not write them.
 unsafe impl Send for PanicRecord {}
 unsafe impl Sync for PanicRecord {}
 
 impl PanicRecord {
     /// Allocates a zeroed record mapped into `device`'s address space.
-    pub(crate) fn new(device: &Device, kernel: &str, sites: Vec<PanicSite>) -> Result<Self> {
-        device.bind()?;
+    pub(crate) fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
-        // SAFETY: 32 bytes of pinned memory, zeroed before anyone reads them.
+        // SAFETY: RECORD_BYTES bytes of pinned memory, zeroed before anyone reads them.
         let host =
             unsafe { result::malloc_host(RECORD_BYTES, flags) }.call("cuMemHostAlloc")? as *mut u8;
         // SAFETY: `host` holds RECORD_BYTES bytes.
@@ -54,10 +64,7 @@ impl PanicRecord {
         let mut record = PanicRecord {
             host,
             device_ptr: 0,
-            kernel: kernel.to_string(),
-            sites,
-            device: device.clone(),
-            claimed: AtomicU32::new(0),
+            ctx: ctx.clone(),
         };
         // SAFETY: `host` is a mapped pinned allocation of the current context.
         unsafe { sys::cuMemHostGetDevicePointer_v2(&mut record.device_ptr, host as *mut _, 0) }
@@ -66,10 +73,68 @@ impl PanicRecord {
         Ok(record)
     }
 
-    /// Points `module`'s panic slot at this record. `Ok(false)` when the module has no
-    /// slot (a PTX file not made by cudajit): its kernels just cannot report panics.
-    pub(crate) fn install(&self, module: sys::CUmodule) -> Result<bool> {
-        let name = CString::new(SLOT_SYMBOL).expect("no NUL in the symbol name");
+    /// What a launch passes as the kernel's hidden panic-record parameter.
+    pub(crate) fn device_ptr(&self) -> u64 {
+        self.device_ptr
+    }
+
+    fn flag(&self) -> &AtomicU32 {
+        // SAFETY: the record is 4-byte aligned (page-aligned pinned memory) and lives as
+        // long as `self`; the device accesses the flag only with atomics too.
+        unsafe { &*(self.host as *const AtomicU32) }
+    }
+
+    /// The record's bytes if a panic was published, clearing it; `None` otherwise (also
+    /// when another host thread took the same panic first).
+    pub(crate) fn take_raw(&self) -> Option<[u8; RECORD_BYTES]> {
+        if self.flag().load(Ordering::Acquire) != PUBLISHED {
+            return None;
+        }
+        let mut bytes = [0u8; RECORD_BYTES];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            // SAFETY: in bounds. The flag is PUBLISHED, so the device does not write the
+            // fields (its claim 0→1 fails) until the compare-and-swap below clears it.
+            *b = unsafe { std::ptr::read_volatile(self.host.add(i)) };
+        }
+        self.flag()
+            .compare_exchange(PUBLISHED, EMPTY, Ordering::AcqRel, Ordering::Relaxed)
+            .ok()
+            .map(|_| bytes)
+    }
+}
+
+impl Drop for PanicRecord {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: allocated in `new` with cuMemHostAlloc, freed only here.
+            let _ = unsafe { result::free_host(self.host as *mut _) };
+        }
+    }
+}
+
+/// The kernel name and panic sites of a loaded module, found by its tag.
+pub(crate) struct ModuleSites {
+    kernel: String,
+    sites: Vec<PanicSite>,
+}
+
+/// Every module of a GPU that can report panics, by tag (index + 1).
+#[derive(Default)]
+pub(crate) struct ModuleTable {
+    modules: RwLock<Vec<Arc<ModuleSites>>>,
+}
+
+impl ModuleTable {
+    /// Registers a module's sites and stores its new tag in the module's tag global.
+    /// `Ok(false)` when the module has no tag global (a PTX file not made by cudajit):
+    /// its kernels still report panics, only without the source site.
+    pub(crate) fn install(
+        &self,
+        module: sys::CUmodule,
+        kernel: &str,
+        sites: Vec<PanicSite>,
+    ) -> Result<bool> {
+        let name = CString::new(TAG_SYMBOL).expect("no NUL in the symbol name");
         // SAFETY: `module` is loaded in the current context.
         let (slot, bytes) = match unsafe { result::module::get_global(module, name) } {
             Ok(found) => found,
@@ -79,66 +144,194 @@ impl PanicRecord {
         if bytes != 8 {
             return Err(Error::Driver {
                 call: "cuModuleGetGlobal",
-                message: format!("`{SLOT_SYMBOL}` is {bytes} bytes, expected 8"),
+                message: format!("`{TAG_SYMBOL}` is {bytes} bytes, expected 8"),
             });
         }
+        let tag = {
+            let mut modules = self.modules.write().unwrap_or_else(|p| p.into_inner());
+            modules.push(Arc::new(ModuleSites {
+                kernel: kernel.to_string(),
+                sites,
+            }));
+            modules.len() as u64
+        };
         // SAFETY: `slot` is an 8-byte global of the module.
-        unsafe { result::memcpy_htod_sync(slot, &[self.device_ptr]) }.call("cuMemcpyHtoD")?;
+        unsafe { result::memcpy_htod_sync(slot, &[tag]) }.call("cuMemcpyHtoD")?;
         Ok(true)
     }
 
-    /// Marks a synchronous launch in flight until the guard drops (see `claimed`).
-    pub(crate) fn claim(&self) -> Claim<'_> {
-        self.claimed.fetch_add(1, Ordering::AcqRel);
-        Claim(self)
-    }
-
-    /// `take`, unless a synchronous launch of this kernel will check it itself.
-    pub(crate) fn take_unclaimed(&self) -> Option<Error> {
-        if self.claimed.load(Ordering::Acquire) > 0 {
-            return None;
+    /// The error a published record stands for.
+    pub(crate) fn decode(&self, bytes: &[u8; RECORD_BYTES]) -> Error {
+        let tag = u64::from_le_bytes(bytes[32..40].try_into().unwrap());
+        let module = usize::try_from(tag)
+            .ok()
+            .and_then(|tag| tag.checked_sub(1))
+            .and_then(|index| {
+                let modules = self.modules.read().unwrap_or_else(|p| p.into_inner());
+                modules.get(index).cloned()
+            });
+        match module {
+            Some(module) => decode(bytes, &module.kernel, &module.sites),
+            None => decode(bytes, "<a kernel cudajit did not compile>", &[]),
         }
-        self.take()
-    }
-
-    /// If a panic was recorded: clears the record and returns the error describing it.
-    pub(crate) fn take(&self) -> Option<Error> {
-        // SAFETY: `host` holds RECORD_BYTES bytes; volatile because the GPU writes them.
-        let flag = unsafe { std::ptr::read_volatile(self.host as *const u32) };
-        if flag == 0 {
-            return None;
-        }
-        let mut bytes = [0u8; RECORD_BYTES];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            // SAFETY: in bounds, as above.
-            *b = unsafe { std::ptr::read_volatile(self.host.add(i)) };
-        }
-        // Zero the fields first and the flag last, so a record is never half-cleared
-        // while looking set.
-        for i in (0..RECORD_BYTES).rev() {
-            // SAFETY: in bounds, as above.
-            unsafe { std::ptr::write_volatile(self.host.add(i), 0) };
-        }
-        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-        Some(decode(&bytes, &self.kernel, &self.sites))
     }
 }
 
-/// A synchronous launch's hold on its kernel's record.
-pub(crate) struct Claim<'a>(&'a PanicRecord);
+/// Where the asynchronous launches of one stream report faults until the stream (or the
+/// device) is synchronised: a GPU's panic record, or the simulator's first fault.
+pub(crate) struct StreamFaults {
+    /// The GPU's record (None on the simulator); replaced by `Device::reset`, which
+    /// frees the memory of the old one.
+    record: Mutex<Option<PanicRecord>>,
+    /// Its device address, read by every launch without taking the lock.
+    record_ptr: AtomicU64,
+    /// The simulator's first fault of a launch on device arrays alone.
+    deferred: Mutex<Option<Error>>,
+}
 
-impl Drop for Claim<'_> {
-    fn drop(&mut self) {
-        self.0.claimed.fetch_sub(1, Ordering::AcqRel);
+impl StreamFaults {
+    /// A GPU stream's faults (with a pinned record).
+    pub(crate) fn cuda(ctx: &Arc<CudaContext>) -> Result<Arc<StreamFaults>> {
+        let record = PanicRecord::new(ctx)?;
+        Ok(Arc::new(StreamFaults {
+            record_ptr: AtomicU64::new(record.device_ptr()),
+            record: Mutex::new(Some(record)),
+            deferred: Mutex::new(None),
+        }))
+    }
+
+    /// After a context reset: a new record in place of the one the reset freed.
+    pub(crate) fn renew(&self, ctx: &Arc<CudaContext>) -> Result<()> {
+        let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = record.take() {
+            // The reset freed its memory already; freeing it again could free a new
+            // allocation at the same address.
+            std::mem::forget(old);
+            let new = PanicRecord::new(ctx)?;
+            self.record_ptr.store(new.device_ptr(), Ordering::Release);
+            *record = Some(new);
+        }
+        Ok(())
+    }
+
+    /// A simulated stream's faults.
+    pub(crate) fn sim() -> Arc<StreamFaults> {
+        Arc::new(StreamFaults {
+            record: Mutex::new(None),
+            record_ptr: AtomicU64::new(0),
+            deferred: Mutex::new(None),
+        })
+    }
+
+    /// The hidden kernel parameter of a launch on this stream (0 on the simulator).
+    pub(crate) fn record_ptr(&self) -> u64 {
+        self.record_ptr.load(Ordering::Relaxed)
+    }
+
+    /// Keeps the simulator's `error` for the next synchronisation, unless an earlier
+    /// one waits (the GPU too reports the first panic).
+    pub(crate) fn defer(&self, error: Error) {
+        let mut deferred = self.deferred.lock().unwrap_or_else(|p| p.into_inner());
+        if deferred.is_none() {
+            *deferred = Some(error);
+        }
+    }
+
+    /// Reports (and clears) the first fault of this stream's launches. Call only after
+    /// a synchronisation covering them.
+    pub(crate) fn take(&self, modules: Option<&ModuleTable>) -> Result<()> {
+        if let Some(modules) = modules {
+            let record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(bytes) = record.as_ref().and_then(PanicRecord::take_raw) {
+                drop(record);
+                return Err(modules.decode(&bytes));
+            }
+        }
+        match self
+            .deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
     }
 }
 
-impl Drop for PanicRecord {
-    fn drop(&mut self) {
-        if self.device.bind().is_ok() {
-            // SAFETY: allocated in `new` with cuMemHostAlloc, freed only here.
-            let _ = unsafe { result::free_host(self.host as *mut _) };
+/// The faults of a device's streams: its default stream's, and those of the live
+/// streams it made (for a device-wide synchronisation).
+pub(crate) struct DeviceFaults {
+    pub(crate) default: Arc<StreamFaults>,
+    streams: Mutex<Vec<Weak<StreamFaults>>>,
+}
+
+impl DeviceFaults {
+    pub(crate) fn new(default: Arc<StreamFaults>) -> Self {
+        DeviceFaults {
+            default,
+            streams: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Remembers a new stream's faults (and forgets those of dropped streams).
+    pub(crate) fn register(&self, faults: &Arc<StreamFaults>) {
+        let mut streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        streams.retain(|s| s.strong_count() > 0);
+        streams.push(Arc::downgrade(faults));
+    }
+
+    /// Every stream's faults, the default stream's first.
+    pub(crate) fn all(&self) -> Vec<Arc<StreamFaults>> {
+        let streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::once(self.default.clone())
+            .chain(streams.iter().filter_map(Weak::upgrade))
+            .collect()
+    }
+
+    /// Reports (and clears) the first fault of any stream. Call only after a
+    /// device-wide synchronisation.
+    pub(crate) fn take_any(&self, modules: Option<&ModuleTable>) -> Result<()> {
+        self.default.take(modules)?;
+        let live: Vec<Arc<StreamFaults>> = {
+            let streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+            streams.iter().filter_map(Weak::upgrade).collect()
+        };
+        for faults in live {
+            faults.take(modules)?;
+        }
+        Ok(())
+    }
+}
+
+/// Records for launches with host slices, each used by one launch at a time, so such a
+/// launch reports its own panic and nothing else.
+#[derive(Default)]
+pub(crate) struct RecordPool {
+    free: Mutex<Vec<PanicRecord>>,
+}
+
+impl RecordPool {
+    pub(crate) fn acquire(&self, ctx: &Arc<CudaContext>) -> Result<PanicRecord> {
+        let reused = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match reused {
+            Some(record) => Ok(record),
+            None => PanicRecord::new(ctx),
+        }
+    }
+
+    /// After a context reset: forgets the records the reset freed.
+    pub(crate) fn forget_all(&self) {
+        let records = std::mem::take(&mut *self.free.lock().unwrap_or_else(|p| p.into_inner()));
+        records.into_iter().for_each(std::mem::forget);
+    }
+
+    /// Returns a record whose launch has completed and been checked (so it is clear).
+    pub(crate) fn release(&self, record: PanicRecord) {
+        self.free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(record);
     }
 }
 
@@ -187,7 +380,7 @@ mod tests {
 
     fn record(site: u32, op0: i64, op1: i64, block: u32, thread: u32) -> [u8; RECORD_BYTES] {
         let mut b = [0u8; RECORD_BYTES];
-        b[0..4].copy_from_slice(&1u32.to_le_bytes());
+        b[0..4].copy_from_slice(&PUBLISHED.to_le_bytes());
         b[4..8].copy_from_slice(&site.to_le_bytes());
         b[8..16].copy_from_slice(&op0.to_le_bytes());
         b[16..24].copy_from_slice(&op1.to_le_bytes());

@@ -10,7 +10,7 @@
 //! names its device, synchronising reports a deferred fault, and an event records the
 //! host clock when it is recorded (after the launches before it completed).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use cudarc::driver::result;
@@ -19,6 +19,7 @@ use cudarc::driver::sys;
 use crate::backend::Backend;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::panic::StreamFaults;
 
 /// A queue of GPU work on one device.
 pub struct Stream {
@@ -26,6 +27,11 @@ pub struct Stream {
     device: Device,
     /// The NULL stream is not ours to destroy.
     owned: bool,
+    /// Where this stream's asynchronous launches report device-side panics (the
+    /// device's default-stream faults for the default stream).
+    faults: Arc<StreamFaults>,
+    /// The device's context generation when the stream was made (see `crate::health`).
+    generation: u64,
 }
 
 // SAFETY: a CUstream handle may be used from any thread once its context is current,
@@ -46,23 +52,57 @@ impl Stream {
     pub(crate) fn null(device: Device) -> Stream {
         Stream {
             raw: std::ptr::null_mut(),
+            faults: device.default_faults().clone(),
+            generation: device.generation(),
             device,
             owned: false,
         }
     }
 
     pub(crate) fn create(device: Device) -> Result<Stream> {
-        if device.is_simulator() {
-            return Ok(Stream::null(device));
-        }
+        let Some(ctx) = device.cuda_context() else {
+            // A simulated stream has no queue, but faults of its own.
+            let faults = StreamFaults::sim();
+            device.register_stream(&faults);
+            return Ok(Stream {
+                raw: std::ptr::null_mut(),
+                device,
+                owned: false,
+                faults,
+                generation: 0,
+            });
+        };
+        device.ensure_alive()?;
+        let faults = StreamFaults::cuda(ctx)?;
         device.bind()?;
         let raw =
             result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        device.register_stream(&faults);
         Ok(Stream {
             raw,
+            generation: device.generation(),
             device,
             owned: true,
+            faults,
         })
+    }
+
+    /// `Err` when the stream was made before a reset of its device (the reset
+    /// destroyed it) or the device's context is lost.
+    pub(crate) fn ensure_current(&self) -> Result<()> {
+        self.device.ensure_alive()?;
+        if self.generation != self.device.generation() {
+            return Err(Error::StaleAfterReset {
+                what: "this stream",
+                ordinal: self.device.ordinal(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Where this stream's asynchronous launches report faults.
+    pub(crate) fn faults(&self) -> &Arc<StreamFaults> {
+        &self.faults
     }
 
     /// A new stream on the default device.
@@ -80,20 +120,26 @@ impl Stream {
         self.raw
     }
 
-    /// Waits for the work queued so far, then reports any device-side panic.
+    /// Waits for the work queued so far, then reports the first device-side panic of a
+    /// launch on this stream (and of no other stream's launch).
     pub fn synchronize(&self) -> Result<()> {
         if !self.device.is_simulator() {
+            self.ensure_current()?;
             self.device.bind()?;
             // SAFETY: `raw` is NULL or a live stream of this context.
-            unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+            self.device.watch(
+                unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize"),
+            )?;
         }
-        self.device.check_panics()
+        self.faults.take(self.device.modules())
     }
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        if self.owned && self.device.bind().is_ok() {
+        // A reset destroyed the streams made before it.
+        let current = self.generation == self.device.generation();
+        if self.owned && current && self.device.bind().is_ok() {
             // Queued work still completes; the driver frees the stream afterwards.
             // SAFETY: created by `Stream::create` and destroyed only here.
             let _ = unsafe { result::stream::destroy(self.raw) };
@@ -106,6 +152,8 @@ impl Drop for Stream {
 pub struct Event {
     marker: Marker,
     device: Device,
+    /// The device's context generation when the event was made (see `crate::health`).
+    generation: u64,
 }
 
 enum Marker {
@@ -141,6 +189,7 @@ impl Event {
         };
         Ok(Event {
             marker,
+            generation: device.generation(),
             device: device.clone(),
         })
     }
@@ -214,7 +263,9 @@ impl Event {
 impl Drop for Event {
     fn drop(&mut self) {
         if let Marker::Cuda(raw) = self.marker {
-            if self.device.bind().is_ok() {
+            // A reset destroyed the events made before it.
+            let current = self.generation == self.device.generation();
+            if current && self.device.bind().is_ok() {
                 // SAFETY: created in `Event::new`, destroyed only here.
                 let _ = unsafe { result::event::destroy(raw) };
             }

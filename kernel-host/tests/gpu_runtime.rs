@@ -439,15 +439,17 @@ fn raw_launch_us(device: &Device, d: &DeviceArray<f32>, burst: usize) -> f64 {
         .bind_to_thread()
         .unwrap();
     let image = CString::new(ptx).unwrap();
-    // The panic slot stays 0 in this module: a panic would just end the thread.
+    // The hidden panic-record parameter is 0: a panic would just end the thread.
     let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.unwrap();
     let function =
         unsafe { result::module::get_function(module, CString::new("scale").unwrap()) }.unwrap();
     let (mut ptr, mut len, mut a) = (d.device_ptr(), d.len() as i64, 1.0f32);
+    let mut no_record = 0u64;
     let mut params = [
         &mut ptr as *mut u64 as *mut c_void,
         &mut len as *mut i64 as *mut c_void,
         &mut a as *mut f32 as *mut c_void,
+        &mut no_record as *mut u64 as *mut c_void,
     ];
     let mut best = f64::MAX;
     for _ in 0..20 {

@@ -14,6 +14,17 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_with(kind, args, input, TokenStream::new())
+}
+
+/// [`expand`], with `extra` items placed in a device function's module (`#[vectorize]`
+/// adds its `apply` functions there).
+pub fn expand_with(
+    kind: SourceKind,
+    args: TokenStream,
+    input: TokenStream,
+    extra: TokenStream,
+) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
@@ -73,7 +84,7 @@ pub fn expand(kind: SourceKind, args: TokenStream, input: TokenStream) -> TokenS
     let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
-        SourceKind::Device => device(&item, &rendered, &deps, body, failed),
+        SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items)
@@ -291,10 +302,26 @@ fn kernel(
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
     let instance_body = generics.instance_body();
+    // `boundscheck = false` is a promise the compiler cannot check (an index out of
+    // range writes outside the buffer, even into a host `&mut [bool]`): launching such
+    // a kernel is `unsafe`, so `launch!` of it must sit in an `unsafe {}` block.
+    let (unsafety, safety_doc) = if options.bounds_check {
+        (TokenStream::new(), String::new())
+    } else {
+        (
+            quote!(unsafe),
+            format!(
+                "\n\n# Safety\n\n`{name}` is compiled with `boundscheck = false`: every index \
+                 its body uses must be in bounds for the slices passed here. An index out of \
+                 range reads or writes outside the buffer (undefined behaviour, possibly a lost \
+                 GPU context), where a checked kernel would return `Err(KernelPanic)`."
+            ),
+        )
+    };
     let launch_doc = format!(
         "Launches `{name}` with `config` (grid, block, stream, shared bytes). Host slices are copied \
          to the device (and back for `&mut` parameters, then synchronized); device arrays are passed \
-         without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`."
+         without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`.{safety_doc}"
     );
     quote! {
         #(#cfgs)*
@@ -369,9 +396,12 @@ fn kernel(
 
             /// This kernel's arguments, converted for a launch; `.launch(config)` runs
             /// it. What `launch!` expands to: the arguments come alone, so that rustc
-            /// counts only those when their number is wrong.
+            /// counts only those when their number is wrong. `unsafe` exactly when
+            /// `launch` is (a `boundscheck = false` kernel), so `launch!` of such a kernel
+            /// must sit in an `unsafe {}` block too.
+            #[doc = #safety_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub fn with_args<'a, #(#params_decl),*>(
+            pub #unsafety fn with_args<'a, #(#params_decl),*>(
                 &self,
                 #(#launch_params),*
             ) -> ::cudajit::__private::PendingLaunch<'a, #count> {
@@ -380,7 +410,7 @@ fn kernel(
 
             #[doc = #launch_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub fn launch<'a, #(#params_decl),*>(
+            pub #unsafety fn launch<'a, #(#params_decl),*>(
                 &self,
                 #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
                 #(#launch_params),*
@@ -436,6 +466,7 @@ fn device(
     deps: &TokenStream,
     body: syn::Block,
     failed: bool,
+    extra: TokenStream,
 ) -> TokenStream {
     let options = parse::Options {
         bounds_check: true,
@@ -468,6 +499,7 @@ fn device(
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #recursion_check
+            #extra
         }
     }
 }

@@ -17,6 +17,7 @@ mod expand;
 mod globals;
 mod parse;
 mod twin;
+mod vectorize;
 
 /// Turns `fn k(a: &[f32], c: &mut [f32], n: u32) { .. }` into a kernel item `k` with
 /// `k.launch(config, a, c, n)`; see the `cudajit` crate for the subset and `launch!`.
@@ -46,6 +47,16 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
         item.into(),
     )
     .into()
+}
+
+/// Makes a scalar function a GPU ufunc: `#[vectorize] fn f(x: f32, y: f32) -> f32`
+/// stays an ordinary (and `#[device]`) function, and `f::apply(&xs, &ys)?` applies it
+/// to each element of equal-length slices or `DeviceArray`s, returning a new
+/// `DeviceArray` (`f::apply_into` writes into one; `_on` forms take a stream). One or
+/// two scalar parameters, one scalar result.
+#[proc_macro_attribute]
+pub fn vectorize(args: TokenStream, item: TokenStream) -> TokenStream {
+    vectorize::vectorize(args.into(), item.into()).into()
 }
 
 #[cfg(test)]

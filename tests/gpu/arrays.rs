@@ -432,3 +432,64 @@ fn the_kernels_lower_with_arrays_in_their_memories() {
     assert!(tables.contains("addrspace(4) constant [256 x i8] [i8 0, i8 1, i8 1, i8 2"));
     ir(local_out_of_bounds.source());
 }
+
+/// Views of device arrays as launch arguments: the kernel sees exactly the range (its
+/// `len()` and its first element), elements outside it stay as they were; range copies
+/// between arrays and to the host move exactly their elements.
+#[test]
+fn views_are_launch_arguments_and_copy_their_range() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("views");
+    let n = 1000 + rng.below(500) as usize;
+    let (lo, hi) = (rng.below(300) as usize, n - rng.below(300) as usize);
+    let a = rng.vec_f32(n, -10.0, 10.0);
+    let b = rng.vec_f32(n, -10.0, 10.0);
+    let (da, db) = (
+        cudajit::to_device(&a).unwrap(),
+        cudajit::to_device(&b).unwrap(),
+    );
+    let poison = vec![f32::NAN; n];
+    let mut dc = cudajit::to_device(&poison).unwrap();
+    {
+        let mut out = dc.view_mut(lo..hi).unwrap();
+        let len = hi - lo;
+        launch!(super::vecadd[len.div_ceil(128), 128](
+            da.view(lo..hi).unwrap(),
+            &db.view(lo..hi).unwrap(),
+            &mut out
+        ))
+        .unwrap();
+    }
+    let c = dc.to_host().unwrap();
+    for i in 0..n {
+        if (lo..hi).contains(&i) {
+            assert_eq!(c[i], a[i] + b[i], "element {i}");
+        } else {
+            assert!(c[i].is_nan(), "element {i} outside the view was written");
+        }
+    }
+    // A view too short for the grid is a panic naming the view's length.
+    let err = launch!(super::vecadd[1, 128](
+        da.view(0..200).unwrap(),
+        db.view(0..10).unwrap(),
+        dc.view_mut(0..200).unwrap()
+    ));
+    let err = match err {
+        Err(e) => e,
+        Ok(()) => cudajit::synchronize().unwrap_err(),
+    }
+    .to_string();
+    assert!(err.contains("the len is 10 but the index is"), "{err}");
+    // Range copies.
+    assert_eq!(da.view(lo..hi).unwrap().to_host().unwrap(), &a[lo..hi]);
+    let mut dd = cudajit::to_device(&poison).unwrap();
+    let at = n - (hi - lo);
+    dd.copy_from_view(at, &da.view(lo..hi).unwrap()).unwrap();
+    let d = dd.to_host().unwrap();
+    assert_eq!(&d[at..], &a[lo..hi]);
+    assert!(d[..at].iter().all(|v| v.is_nan()));
+    assert!(dd
+        .copy_from_view(at + 1, &da.view(lo..hi).unwrap())
+        .is_err());
+    assert!(dd.view(..).unwrap().len() == n && da.view(n + 1..).is_err());
+}

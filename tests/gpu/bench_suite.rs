@@ -18,6 +18,8 @@ use cudajit::LaunchConfig;
 
 /// Runs `$body` once with `$kernel` naming the bounds-checked build of the suite's
 /// kernel `$name` and once with the unchecked build; `$build` names which, for messages.
+/// Launching the unchecked build is `unsafe` (`boundscheck = false`): its run comes
+/// second, with the shapes and buffers the checked run has just proven in bounds.
 macro_rules! each_build {
     ($name:ident, |$kernel:ident, $build:ident| $body:block) => {{
         {
@@ -30,7 +32,9 @@ macro_rules! each_build {
             #[allow(unused_imports)]
             use nocheck::$name as $kernel;
             let $build = "nocheck";
-            $body
+            // SAFETY: the same launches as the checked run above, which returned Ok.
+            #[allow(unused_unsafe, clippy::macro_metavars_in_unsafe)]
+            let () = unsafe { $body };
         }
     }};
 }
@@ -280,7 +284,8 @@ fn multi_block_scan_gives_inclusive_prefixes_of_the_whole_array() {
         }};
     }
     scan_with!(checked);
-    scan_with!(nocheck);
+    // SAFETY: the same launches as the checked build's just above, which returned Ok.
+    unsafe { scan_with!(nocheck) };
 }
 
 #[test]

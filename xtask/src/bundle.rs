@@ -270,8 +270,13 @@ export CUDAJIT_BACKEND="${CUDAJIT_BACKEND:-cuda}"
     for (role, file) in rows.iter().filter(|(r, _)| *r == "example") {
         s.push_str(&format!("run {role} {file} \"$here/bin/{file}\"\n"));
     }
-    // A deployed binary with embedded PTX needs no libnvvm.
-    if let Some((role, file)) = rows.iter().find(|(r, _)| *r == "example") {
+    // A deployed binary with embedded PTX needs no libnvvm: vecadd's kernel is all
+    // AOT (the high-level examples' kernels are written at run time, so JIT-compiled).
+    let aot_example = rows
+        .iter()
+        .find(|(r, f)| *r == "example" && f.ends_with("vecadd"))
+        .or_else(|| rows.iter().find(|(r, _)| *r == "example"));
+    if let Some((role, file)) = aot_example {
         s.push_str(&format!(
             "run {role} {file}-no-libnvvm env CUDAJIT_NVVM_PATH=/nonexistent/libnvvm.so \"$here/bin/{file}\"\n"
         ));

@@ -133,4 +133,4 @@ fn test(args: &[String]) -> Result<(), String> {
 }
 
 /// The root package's examples, which `test` runs on the simulator.
-const EXAMPLES: [&str; 3] = ["vecadd", "saxpy", "blur"];
+const EXAMPLES: [&str; 6] = ["vecadd", "saxpy", "blur", "reduce", "scan", "vectorize"];

@@ -600,6 +600,14 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             }
             syn::visit::visit_expr_call(self, call);
         }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if let Some(args) = super::lower_match::matches_args(mac) {
+                self.visit_expr(&args.scrutinee);
+                if let Some(guard) = &args.guard {
+                    self.visit_expr(guard);
+                }
+            }
+        }
         // Nested items are rejected anyway; their calls are not this function's.
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }

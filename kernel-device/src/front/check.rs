@@ -131,11 +131,6 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
             "`unsafe` blocks are not supported in kernels",
             "kernels are written in safe Rust; slices are bounds-checked unless `#[kernel(boundscheck = false)]`",
         ),
-        syn::Expr::Match(m) => d(
-            m.match_token.span,
-            "`match` is not yet supported in kernels",
-            "use `if` / `else if` / `else`",
-        ),
         syn::Expr::Reference(r) => d(
             r.and_token.span,
             "references are only supported to arrays and sub-slices in kernel bodies",
@@ -153,8 +148,8 @@ pub fn unsupported_expr(expr: &syn::Expr) -> Diagnostic {
         ),
         syn::Expr::Let(l) => d(
             l.let_token.span,
-            "`if let` / `let` expressions are not supported in kernels",
-            "use a plain `if` condition",
+            "`let` is only supported alone in an `if let` / `while let` condition in kernels (no `let` chains)",
+            "nest the conditions: `if let P = x { if cond { .. } }`, or use `match` with a guard (`P if cond =>`)",
         ),
         syn::Expr::Yield(y) => d(y.yield_token.span, "`yield` is not supported in kernels", "remove it"),
         syn::Expr::Const(c) => d(

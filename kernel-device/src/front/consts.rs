@@ -86,6 +86,15 @@ pub fn is_const_name(name: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// Whether a pattern's lone identifier names a constant (`LIMIT => ..`), as rustc reads
+/// a SCREAMING_CASE name in a pattern, rather than binding a new variable.
+pub fn names_const_pattern(p: &syn::PatIdent) -> bool {
+    p.by_ref.is_none()
+        && p.mutability.is_none()
+        && p.subpat.is_none()
+        && is_const_name(&p.ident.to_string())
+}
+
 /// Evaluates a constant expression; `expected` types unsuffixed literals (else `i32`
 /// / `f64`, as rustc). `Ok(None)`: it names a constant of unknown value (macro time).
 pub fn eval(
@@ -400,11 +409,37 @@ fn binary(op: &syn::BinOp, l: &ConstValue, r: &ConstValue) -> Option<ConstValue>
 /// function binds, as (key, path). Deduplicated, in order; each path keeps its spans so
 /// that a name rustc cannot resolve is reported there.
 pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
-    struct Bound(HashSet<String>);
+    /// Names bound by patterns; in a refutable pattern (`match` arm, `if let`,
+    /// `matches!`) a SCREAMING_CASE name is a constant, not a binding.
+    struct Bound(HashSet<String>, bool);
     impl<'ast> syn::visit::Visit<'ast> for Bound {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
+            if !(self.1 && names_const_pattern(p)) {
+                self.0.insert(p.ident.to_string());
+            }
             syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+            self.1 = true;
+            self.visit_pat(&arm.pat);
+            self.1 = false;
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.1 = true;
+            self.visit_pat(&l.pat);
+            self.1 = false;
+            self.visit_expr(&l.expr);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if let Some(args) = super::lower_match::matches_args(mac) {
+                self.1 = true;
+                self.visit_pat(&args.pat);
+                self.1 = false;
+            }
         }
     }
     struct Refs<'b> {
@@ -413,6 +448,8 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
         type_params: HashSet<String>,
         seen: HashSet<String>,
         out: Vec<(String, syn::Path)>,
+        /// Inside a refutable pattern (see `Bound`).
+        refutable: bool,
     }
     impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
@@ -440,9 +477,46 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
                 self.visit_expr(arg);
             }
         }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            let key = p.ident.to_string();
+            if self.refutable
+                && names_const_pattern(p)
+                && !self.bound.contains(&key)
+                && self.seen.insert(key.clone())
+            {
+                self.out.push((key, syn::Path::from(p.ident.clone())));
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+            self.refutable = true;
+            self.visit_pat(&arm.pat);
+            self.refutable = false;
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.refutable = true;
+            self.visit_pat(&l.pat);
+            self.refutable = false;
+            self.visit_expr(&l.expr);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if let Some(args) = super::lower_match::matches_args(mac) {
+                self.visit_expr(&args.scrutinee);
+                self.refutable = true;
+                self.visit_pat(&args.pat);
+                self.refutable = false;
+                if let Some(guard) = &args.guard {
+                    self.visit_expr(guard);
+                }
+            }
+        }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut bound = Bound(HashSet::new());
+    let mut bound = Bound(HashSet::new(), false);
     // A const generic parameter (`const N: usize`) is bound by the instantiation.
     for param in item.sig.generics.const_params() {
         bound.0.insert(param.ident.to_string());
@@ -461,6 +535,7 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
             .collect(),
         seen: HashSet::new(),
         out: Vec::new(),
+        refutable: false,
     };
     syn::visit::Visit::visit_block(&mut refs, &item.block);
     refs.out

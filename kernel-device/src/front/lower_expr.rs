@@ -37,6 +37,10 @@ impl FnLowerer<'_> {
                 self.push_expr(ir::ExprKind::Tuple(items), ty, t.span())
             }
             syn::Expr::If(i) => self.lower_if(i),
+            syn::Expr::Match(m) => self.lower_match(m),
+            syn::Expr::Macro(m) if super::lower_match::is_matches_macro(&m.mac) => {
+                self.lower_matches(m)
+            }
             syn::Expr::Block(b) => {
                 if let Some(label) = &b.label {
                     self.error_hint(
@@ -533,11 +537,26 @@ impl FnLowerer<'_> {
     }
 
     fn lower_if(&mut self, i: &syn::ExprIf) -> Handle<ir::Expr> {
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.lower_if_let(i, l);
+        }
         let span = i.span();
         let cond = self.lower_expr(&i.cond);
         let ct = self.ty_of(cond);
         self.expect_ty(&ct, &Ty::BOOL, i.cond.span());
         let (then_block, then_ty) = self.lower_block(&i.then_branch);
+        self.finish_if(cond, then_block, then_ty, i, span)
+    }
+
+    /// The `else` part of `if`/`if let` and the type of the whole (shared by both).
+    pub fn finish_if(
+        &mut self,
+        cond: Handle<ir::Expr>,
+        then_block: ir::Block,
+        then_ty: Ty,
+        i: &syn::ExprIf,
+        span: Span,
+    ) -> Handle<ir::Expr> {
         let Some((_, else_expr)) = &i.else_branch else {
             if self.table.coerce(&then_ty, &Ty::Unit).is_err()
                 && !self.table.is_suppressed(&then_ty)

@@ -66,7 +66,7 @@ impl FnLowerer<'_> {
 
     /// Lowers an expression in statement position. Statement-only forms (assignment,
     /// `while`, `for`) are pushed to `stmts` and give `None`.
-    fn lower_stmt_expr(
+    pub fn lower_stmt_expr(
         &mut self,
         expr: &syn::Expr,
         stmts: &mut Vec<ir::Stmt>,
@@ -303,12 +303,7 @@ impl FnLowerer<'_> {
 
     fn lower_while(&mut self, w: &syn::ExprWhile, stmts: &mut Vec<ir::Stmt>) {
         if let syn::Expr::Let(l) = &*w.cond {
-            self.error_hint(
-                l.let_token.span,
-                "`while let` is not supported in kernels",
-                "use `while cond { .. }` or `loop` with `break`",
-            );
-            return;
+            return self.lower_while_let(w, l, stmts);
         }
         let cond = self.lower_expr(&w.cond);
         let ct = self.ty_of(cond);

@@ -16,10 +16,12 @@ mod intrinsics;
 mod lower_expr;
 mod lower_fn;
 mod lower_for;
+pub(crate) mod lower_match;
 mod lower_place;
 mod lower_slice;
 mod lower_stmt;
 mod lower_struct;
+mod patterns;
 mod signature;
 pub mod structs;
 pub(crate) mod types;
@@ -30,6 +32,8 @@ pub(crate) mod tests;
 mod tests_check;
 #[cfg(test)]
 mod tests_fidelity;
+#[cfg(test)]
+mod tests_match;
 #[cfg(test)]
 mod tests_simt;
 #[cfg(test)]

@@ -137,11 +137,6 @@ fn unsupported_expressions() {
         "`unsafe` blocks are not supported",
     );
     rejects_kernel(
-        "fn k(n: u32) {\n    let y = match n { _ => 1 };\n}",
-        "match",
-        "`match` is not yet supported",
-    );
-    rejects_kernel(
         "fn k(n: usize) {\n    let a = [0u8; n];\n}",
         "n]",
         "an array length must be a constant expression",
@@ -185,11 +180,6 @@ fn unsupported_expressions() {
         "fn k(p: &[Point]) {\n    let q = Point { x: 1, ..p[0] };\n}",
         "p[0]",
         "struct update syntax (`..base`) is not supported",
-    );
-    rejects_kernel(
-        "fn k(n: u32) {\n    if let 1 = n {}\n}",
-        "let 1",
-        "`if let`",
     );
     rejects_kernel(
         "fn k() {\n    let x = 1i128;\n}",

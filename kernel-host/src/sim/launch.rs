@@ -16,6 +16,7 @@ use crate::config::{LaunchConfig, ValidLaunch};
 use crate::cooperative::{check_co_resident, check_support};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::panic::StreamFaults;
 
 use super::{blocks_per_multiprocessor, SimDevice};
 
@@ -83,6 +84,7 @@ pub(crate) fn launch(
     config: LaunchConfig<'_>,
     device: &Device,
     sim: &SimDevice,
+    faults: &StreamFaults,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
     let valid = config.validate(source.name, device.limits())?;
@@ -124,7 +126,7 @@ pub(crate) fn launch(
             if has_host_slices {
                 Err(error)
             } else {
-                sim.defer_fault(error);
+                faults.defer(error);
                 Ok(())
             }
         }
@@ -149,10 +151,10 @@ fn run_guarded(
 /// One launch argument as the simulator takes it: host slices are copied into a new
 /// buffer (the simulator's device memory); device arrays pass their own buffer.
 fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
-    let slice = |elem, buffer: Arc<Buffer>, mutable| Arg::Slice {
+    let slice = |elem, buffer: Arc<Buffer>, mutable, offset| Arg::Slice {
         elem,
         buffer,
-        offset: 0,
+        offset,
         len: arg.len as usize,
         mutable,
     };
@@ -161,17 +163,18 @@ fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
             ty: *ty,
             bits: arg.value,
         },
-        ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false),
-        ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true),
+        ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false, 0),
+        ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true, 0),
         ArgKind::Device {
             elem,
             mutable,
             sim_buffer,
+            sim_offset,
             ..
         } => match sim_buffer {
-            Some(buffer) => slice(elem.clone(), Arc::clone(buffer), *mutable),
+            Some(buffer) => slice(elem.clone(), Arc::clone(buffer), *mutable, *sim_offset),
             // check_args refused GPU arrays for a simulated launch.
-            None => slice(elem.clone(), Arc::new(Buffer::new(0)), *mutable),
+            None => slice(elem.clone(), Arc::new(Buffer::new(0)), *mutable, 0),
         },
     }
 }

@@ -6,8 +6,9 @@
 //!
 //! Faults follow the GPU's timing: a launch with host slices reports its own fault; a
 //! launch on device arrays alone is "asynchronous", so its fault (a panic, a race, ...)
-//! is kept and reported by the next synchronisation or copy to the host, as a GPU
-//! reports a device-side panic.
+//! is kept by its stream (`crate::panic::StreamFaults`) and reported by that stream's
+//! next synchronisation (the default stream's also by a copy to the host) or a
+//! device-wide one, as a GPU reports a device-side panic.
 
 mod launch;
 
@@ -45,16 +46,12 @@ pub const WORKERS_VARIABLE: &str = "CUDAJIT_SIM_WORKERS";
 pub(crate) struct SimDevice {
     /// Read (copied) at every launch; changed by `Device::set_sim_options`.
     options: Mutex<SimOptions>,
-    /// The first fault of a launch on device arrays alone, until a synchronisation
-    /// reports it.
-    deferred: Mutex<Option<Error>>,
 }
 
 impl SimDevice {
     pub(crate) fn new(options: SimOptions) -> SimDevice {
         SimDevice {
             options: Mutex::new(options),
-            deferred: Mutex::new(None),
         }
     }
 
@@ -67,28 +64,6 @@ impl SimDevice {
 
     pub(crate) fn set_options(&self, options: SimOptions) {
         *self.options.lock().unwrap_or_else(|p| p.into_inner()) = options;
-    }
-
-    /// Keeps `error` for the next synchronisation, unless an earlier one waits (the GPU
-    /// too reports the first panic).
-    pub(crate) fn defer_fault(&self, error: Error) {
-        let mut deferred = self.deferred.lock().unwrap_or_else(|p| p.into_inner());
-        if deferred.is_none() {
-            *deferred = Some(error);
-        }
-    }
-
-    /// Reports (and clears) the fault kept by `defer_fault`.
-    pub(crate) fn take_deferred_fault(&self) -> Result<()> {
-        match self
-            .deferred
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
     }
 
     /// `sm_90 limits, race detection on, seed 0`: the options that shape a run.

@@ -229,28 +229,22 @@ fn streams_and_events_work_on_the_simulator() {
     assert!((15.0..10_000.0).contains(&ms), "{ms} ms");
     let never = Event::new(&device).unwrap();
     assert!(start.elapsed_ms(&never).is_err());
-    assert!(device
-        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE)
-        .is_err());
+    assert!(device.attribute(crate::DeviceAttribute::WarpSize).is_err());
     assert!(device.cuda_context().is_none());
 }
 
 #[test]
 fn a_deferred_fault_is_reported_once_by_the_next_synchronisation() {
     let device = Device::simulator_with(SimOptions::default());
-    let sim = device.as_sim().unwrap();
+    let faults = device.default_faults();
     let array = device.to_device(&[1u32, 2, 3]).unwrap();
-    let error = |n: u32| crate::Error::Simulator {
-        kernel: format!("k{n}"),
-        fault: Box::new(Fault::Deadlock("all warps wait".into())),
-    };
-    sim.defer_fault(error(1));
-    sim.defer_fault(error(2));
+    faults.defer(sim_error(1));
+    faults.defer(sim_error(2));
     // The first fault wins; a copy to the host reports it, then it is gone.
     let got = array.to_host().unwrap_err().to_string();
     assert!(got.contains("kernel `k1`"), "{got}");
     device.synchronize().unwrap();
-    sim.defer_fault(error(3));
+    faults.defer(sim_error(3));
     let got = device
         .default_stream()
         .synchronize()
@@ -258,6 +252,36 @@ fn a_deferred_fault_is_reported_once_by_the_next_synchronisation() {
         .to_string();
     assert!(got.contains("kernel `k3`"), "{got}");
     assert_eq!(array.to_host().unwrap(), vec![1, 2, 3]);
+}
+
+fn sim_error(n: u32) -> crate::Error {
+    crate::Error::Simulator {
+        kernel: format!("k{n}"),
+        fault: Box::new(Fault::Deadlock("all warps wait".into())),
+    }
+}
+
+/// A fault of a launch on one stream is that stream's: another stream's
+/// synchronisation and a copy on the default stream do not see it; the device-wide
+/// synchronisation does, once.
+#[test]
+fn a_deferred_fault_belongs_to_its_stream() {
+    let device = Device::simulator_with(SimOptions::default());
+    let (a, b) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let array = device.to_device(&[5u8]).unwrap();
+    a.faults().defer(sim_error(1));
+    b.faults().defer(sim_error(2));
+    let got = b.synchronize().unwrap_err().to_string();
+    assert!(got.contains("kernel `k2`"), "{got}");
+    assert!(b.synchronize().is_ok());
+    assert_eq!(array.to_host().unwrap(), vec![5]);
+    let got = a.synchronize().unwrap_err().to_string();
+    assert!(got.contains("kernel `k1`"), "{got}");
+    a.faults().defer(sim_error(3));
+    let got = device.synchronize().unwrap_err().to_string();
+    assert!(got.contains("kernel `k3`"), "{got}");
+    device.synchronize().unwrap();
+    a.synchronize().unwrap();
 }
 
 #[test]

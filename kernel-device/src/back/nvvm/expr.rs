@@ -479,6 +479,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let v = operand!(self, *arg);
             operands.push(format!("{pty} {v}"));
         }
+        // The callee panics into the same record as its caller.
+        operands.push(format!("i64 {}", super::PANIC_RECORD_PARAM));
         let ret = types::ret(&callee.ret).map_err(|e| self.error(e.0))?;
         let symbol = types::ident(&super::device_function_symbol(&callee.name));
         let call = format!("call {ret} @{symbol}({})", operands.join(", "));

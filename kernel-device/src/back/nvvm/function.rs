@@ -292,6 +292,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
         }
 
+        // The launch's panic record (see `PANIC_RECORD_PARAM`), after the Rust parameters.
+        params.push(format!("i64 {}", super::PANIC_RECORD_PARAM));
+
         let value = self.block(&func.body)?;
         if self.open {
             if types::has_value(&func.ret) {

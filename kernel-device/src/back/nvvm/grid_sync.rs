@@ -31,7 +31,7 @@
 //!
 //! A thread that panics ends, so its block may never arrive (when it was the block's
 //! thread 0): the grid would wait forever. Every 256 polls of the barrier the leader
-//! therefore also reads the module's panic record (host-mapped, so rarely); once some
+//! therefore also reads the launch's panic record (host-mapped, so rarely); once some
 //! thread has panicked it stops waiting, and the block's final barrier (`barrier0.or`
 //! of "aborted") ends every thread of the block. The kernel then finishes and the
 //! launch reports the panic, never a hang. An aborting leader first takes its arrival
@@ -51,7 +51,7 @@ use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
 use super::writer::Writer;
-use super::{Error, PANIC_SLOT_SYMBOL};
+use super::{Error, PANIC_RECORD_PARAM};
 use crate::ir::{Expr, Handle};
 
 const HELPER: &str = "__cudajit_grid_sync";
@@ -77,7 +77,10 @@ impl FunctionWriter<'_, '_> {
     /// Calls the module's grid barrier; panics at `site` if the barrier timed out.
     pub fn grid_sync(&mut self, site: Handle<Expr>) -> Result<(), Error> {
         self.w.uses_grid_sync = true;
-        let status = self.def("grid.status", format!("call i32 @{HELPER}()"));
+        let status = self.def(
+            "grid.status",
+            format!("call i32 @{HELPER}(i64 {PANIC_RECORD_PARAM})"),
+        );
         let in_time = self.def(
             "grid.in.time",
             format!("icmp ne i32 {status}, {STATUS_TIMED_OUT}"),
@@ -131,7 +134,10 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
         out,
         "@{OWN_WORD} = internal addrspace(1) global i32 0, align 4\n"
     );
-    let _ = writeln!(out, "define internal i32 @{HELPER}() nounwind {{");
+    let _ = writeln!(
+        out,
+        "define internal i32 @{HELPER}(i64 %record) nounwind {{"
+    );
     let _ = write!(
         out,
         "entry:
@@ -195,11 +201,10 @@ waiting:
   %poll = icmp eq i32 %poll.bits, 0
   br i1 %poll, label %poll.panic, label %spin.again
 poll.panic:
-  %slot = load volatile i64, i64 addrspace(1)* @{PANIC_SLOT_SYMBOL}, align 8
-  %has.record = icmp ne i64 %slot, 0
+  %has.record = icmp ne i64 %record, 0
   br i1 %has.record, label %poll.flag, label %poll.clock
 poll.flag:
-  %flag.ptr = inttoptr i64 %slot to i32*
+  %flag.ptr = inttoptr i64 %record to i32*
   %flag = load volatile i32, i32* %flag.ptr, align 4
   %panicked = icmp ne i32 %flag, 0
   br i1 %panicked, label %undo, label %poll.clock

@@ -82,8 +82,16 @@ pub struct Output {
     pub panic_sites: Vec<PanicSite>,
 }
 
-/// The symbol every module defines for the host to point at its panic record.
-pub const PANIC_SLOT_SYMBOL: &str = "__cudajit_panic_slot";
+/// The symbol every module defines for the host to store the module's tag in: a
+/// nonzero number the host chose at load time, which a panicking thread copies into
+/// the record so that the host knows whose panic sites the record's site id indexes.
+pub const MODULE_TAG_SYMBOL: &str = "__cudajit_module_tag";
+
+/// The hidden last parameter of every kernel and device function: the device address
+/// of the panic record this launch reports into (0: none, a panic just ends the thread).
+/// Kernels take it after their Rust parameters (the host ABI); device functions
+/// receive their caller's. Per launch, so two launches of one kernel never share it.
+pub const PANIC_RECORD_PARAM: &str = "%__cudajit.panic.record";
 
 /// The LLVM symbol of a device function (kernels keep their Rust name).
 pub fn device_function_symbol(name: &str) -> String {

@@ -1,17 +1,23 @@
 //! Device-side panics (the contract's protocol).
 //!
 //! A failed check branches (marked cold) to a call of the module's
-//! `@__cudajit_panic(site, operand0, operand1)`, which: loads the record address
-//! from `@__cudajit_panic_slot` (0: no record, just exit); claims the record with a
-//! `cmpxchg` of its flag 0→1 so only the first panicking thread writes; stores site,
-//! operands, block and thread linear ids; `membar.sys` so the host sees the writes;
-//! and ends the thread with PTX `exit` (never `trap`, which would poison the context).
+//! `@__cudajit_panic(record, site, operand0, operand1)`, where `record` is the launch's
+//! hidden panic-record parameter (0: no record, just exit). The helper claims the
+//! record with a `cmpxchg` of its flag 0→1 so only the first panicking thread writes;
+//! stores site, operands, block and thread linear ids and the module's tag; fences
+//! (`membar.sys`, CUDA's `__threadfence_system`) so the host sees those writes first;
+//! then publishes the record with an atomic exchange of the flag to 2. The host reads a
+//! record only once its flag is 2, so it never sees a half-written one. The thread ends
+//! with PTX `exit` (never `trap`, which would poison the context).
+//!
+//! Record layout (bytes): flag u32 @0, site u32 @4, operand0 i64 @8, operand1 i64 @16,
+//! block u32 @24, thread u32 @28, module tag u64 @32.
 
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
 use super::writer::{Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
-use super::{types, Error, PanicSite, PANIC_SLOT_SYMBOL};
+use super::{types, Error, PanicSite, MODULE_TAG_SYMBOL, PANIC_RECORD_PARAM};
 use crate::ir::{BinaryOp, Expr, Handle, ScalarType};
 
 const HELPER: &str = "__cudajit_panic";
@@ -72,7 +78,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             message: message.to_string(),
         });
         self.inst(format!(
-            "call void @{HELPER}(i32 {id}, i64 {}, i64 {})",
+            "call void @{HELPER}(i64 {PANIC_RECORD_PARAM}, i32 {id}, i64 {}, i64 {})",
             operands.0, operands.1
         ));
         self.terminate("unreachable");
@@ -139,15 +145,14 @@ pub fn helper_definition(w: &mut Writer<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread"
+        "; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread"
     );
     let _ = writeln!(
         out,
-        "define internal void @{HELPER}(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {{"
+        "define internal void @{HELPER}(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {{"
     );
     out.push_str(&format!(
         "entry:
-  %slot = load volatile i64, i64 addrspace(1)* @{PANIC_SLOT_SYMBOL}, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -167,7 +172,11 @@ record:
   store volatile i32 %block.id, i32* %block.ptr
 {thread}  %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @{MODULE_TAG_SYMBOL}, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect \"exit;\", \"\"()

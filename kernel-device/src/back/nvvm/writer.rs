@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
-use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, PANIC_SLOT_SYMBOL};
+use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
@@ -125,11 +125,11 @@ impl<'a> Writer<'a> {
         let _ = writeln!(out, "target triple = \"nvptx64-nvidia-cuda\"\n");
         let _ = writeln!(
             out,
-            "; the host stores here the device address of the 32-byte panic record"
+            "; the host stores here the module's tag, which a panic copies into its record"
         );
         let _ = writeln!(
             out,
-            "@{PANIC_SLOT_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
+            "@{MODULE_TAG_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
         );
         for (_, global) in self.module.globals.iter() {
             let _ = writeln!(out, "{}", global_definition(global)?);
@@ -230,5 +230,7 @@ pub fn kernel_param_types(function: &ir::Function) -> Result<Vec<String>, Error>
             }
         }
     }
+    // The hidden panic-record parameter (`PANIC_RECORD_PARAM`).
+    out.push("i64".to_string());
     Ok(out)
 }

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_tile_halves_0 = internal addrspace(3) global [256 x float] undef, align 16
 @__cudajit_shared_tile_halves_1 = internal addrspace(3) global [8 x [9 x float]] undef, align 16
@@ -24,7 +24,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `tile_halves` (tests/in/array_sub_slices.rs:27)
-define void @tile_halves(float* noalias %x, i64 %x.len, float* noalias %out, i64 %out.len) {
+define void @tile_halves(float* noalias %x, i64 %x.len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %out.addr = alloca { float*, i64 }
@@ -108,7 +108,7 @@ run.checked:
   %inbounds = icmp ult i64 %grid.2, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %grid.2, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %grid.2, i64 %len)
   unreachable
 ok:
   %elem.ptr.2 = getelementptr float, float* %ptr.1, i64 %grid.2
@@ -118,7 +118,7 @@ ok:
   %inbounds.1 = icmp ult i64 %t.2, 256
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %t.2, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %t.2, i64 256)
   unreachable
 ok.1:
   %elem.ptr.3 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.1, i64 0, i64 %t.2
@@ -243,7 +243,7 @@ run.checked.1:
   %inbounds.2 = icmp ult i64 %t.19, 8
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %t.19, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.19, i64 8)
   unreachable
 ok.2:
   %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.19
@@ -269,7 +269,7 @@ for.body.1:
   %inbounds.3 = icmp ult i64 %sub.9, 256
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %sub.9, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %sub.9, i64 256)
   unreachable
 ok.3:
   %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 %sub.9
@@ -279,7 +279,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %t.21, 8
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.21, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.21, i64 8)
   unreachable
 ok.4:
   %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.21
@@ -287,7 +287,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %k.11, 9
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %k.11, i64 9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %k.11, i64 9)
   unreachable
 ok.5:
   %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.11
@@ -314,7 +314,7 @@ if.then.1:
   %mid.ok = icmp ule i64 %div, %len.1
   br i1 %mid.ok, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 0)
   unreachable
 ok.6:
   %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
@@ -340,7 +340,7 @@ ok.6:
   %range.ok = and i1 %ordered, %end.ok
   br i1 %range.ok, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 4, i64 %len.2)
   unreachable
 ok.7:
   %sub.14 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
@@ -353,12 +353,12 @@ ok.7:
   %range.ok.1 = and i1 %ordered.1, %end.ok.1
   br i1 %range.ok.1, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 4, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 4, i64 %len.3)
   unreachable
 ok.8:
   %sub.16 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
   %sub.17 = insertvalue { float*, i64 } %sub.16, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.15, { float*, i64 } %sub.17)
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.15, { float*, i64 } %sub.17, i64 %__cudajit.panic.record)
   store [8 x float] zeroinitializer, [8 x float]* %acc.addr
   store i64 0, i64* %for.counter.2
   br label %for.cond.2
@@ -376,7 +376,7 @@ for.body.2:
   %inbounds.6 = icmp ult i64 %k.12, 8
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %k.12, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %k.12, i64 8)
   unreachable
 ok.9:
   %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.12
@@ -396,22 +396,22 @@ range.fail:
   %start.in = icmp ule i64 1, %len.4
   br i1 %start.in, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 1, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 1, i64 %len.4)
   unreachable
 ok.10:
   %end.in = icmp ule i64 %end.reported, %len.4
   br i1 %end.in, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %end.reported, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %end.reported, i64 %len.4)
   unreachable
 ok.11:
   %ordered.3 = icmp ule i64 1, %end.reported
   br i1 %ordered.3, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 1, i64 %end.reported)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 1, i64 %end.reported)
   unreachable
 ok.12:
-  call void @__cudajit_panic(i32 14, i64 %end.reported, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %end.reported, i64 %len.4)
   unreachable
 range.in:
   %sub.len = sub i64 %end.excl, 1
@@ -427,12 +427,12 @@ range.in:
   %start.ok = icmp ule i64 0, %len.5
   %sub.20 = insertvalue { float*, i64 } undef, float* %ptr.6, 0
   %sub.21 = insertvalue { float*, i64 } %sub.20, i64 %len.5, 1
-  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.19, { float*, i64 } %sub.21)
+  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.19, { float*, i64 } %sub.21, i64 %__cudajit.panic.record)
   %k.13 = load i64, i64* %k.addr.1
   %inbounds.7 = icmp ult i64 %k.13, 8
   br i1 %inbounds.7, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 15, i64 %k.13, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %k.13, i64 8)
   unreachable
 ok.13:
   %elem.ptr.15 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.13
@@ -452,16 +452,16 @@ range.fail.1:
   %start.in.1 = icmp ule i64 2, %len.6
   br i1 %start.in.1, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 16, i64 2, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 2, i64 %len.6)
   unreachable
 ok.14:
   %end.in.1 = icmp ule i64 6, %len.6
   br i1 %end.in.1, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 17, i64 6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 6, i64 %len.6)
   unreachable
 ok.15:
-  call void @__cudajit_panic(i32 18, i64 2, i64 6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 2, i64 6)
   unreachable
 range.in.1:
   %sub.len.1 = sub i64 6, 2
@@ -481,12 +481,12 @@ range.in.1:
   %range.ok.4 = and i1 %ordered.5, %end.ok.4
   br i1 %range.ok.4, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 19, i64 4, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 4, i64 %len.7)
   unreachable
 ok.16:
   %sub.24 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
   %sub.25 = insertvalue { float*, i64 } %sub.24, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.23, { float*, i64 } %sub.25)
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.23, { float*, i64 } %sub.25, i64 %__cudajit.panic.record)
   %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.5 = zext i32 %ctaid_x.3 to i64
   store i64 %cast.5, i64* %b.addr
@@ -510,12 +510,12 @@ ok.16:
   %range.ok.5 = and i1 %ordered.6, %end.ok.5
   br i1 %range.ok.5, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 20, i64 8, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 8, i64 %len.9)
   unreachable
 ok.17:
   %sub.28 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
   %sub.29 = insertvalue { float*, i64 } %sub.28, i64 8, 1
-  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.27, { float*, i64 } %sub.29)
+  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.27, { float*, i64 } %sub.29, i64 %__cudajit.panic.record)
   %first.7 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
   %generic.5 = addrspacecast float addrspace(4)* %first.7 to float*
   %slice.14 = insertvalue { float*, i64 } undef, float* %generic.5, 0
@@ -525,7 +525,7 @@ ok.17:
   %start.ok.2 = icmp ule i64 1, %len.10
   br i1 %start.ok.2, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 21, i64 1, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 1, i64 %len.10)
   unreachable
 ok.18:
   %sub.len.2 = sub i64 %len.10, 1
@@ -545,23 +545,23 @@ range.fail.2:
   %start.in.2 = icmp ule i64 4, %len.11
   br i1 %start.in.2, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i32 22, i64 4, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 4, i64 %len.11)
   unreachable
 ok.19:
   %end.in.2 = icmp ule i64 8, %len.11
   br i1 %end.in.2, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i32 23, i64 8, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 8, i64 %len.11)
   unreachable
 ok.20:
-  call void @__cudajit_panic(i32 24, i64 4, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 4, i64 8)
   unreachable
 range.in.2:
   %sub.len.3 = sub i64 8, 4
   %sub.ptr.4 = getelementptr inbounds float, float* %ptr.12, i64 4
   %sub.32 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
   %sub.33 = insertvalue { float*, i64 } %sub.32, i64 %sub.len.3, 1
-  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.31, { float*, i64 } %sub.33)
+  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.31, { float*, i64 } %sub.33, i64 %__cudajit.panic.record)
   %add.10 = fadd float %call.1, %call.2
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
   %b = load i64, i64* %b.addr
@@ -570,7 +570,7 @@ range.in.2:
   %inbounds.8 = icmp ult i64 %b, %len.12
   br i1 %inbounds.8, label %ok.21, label %panic.21, !prof !0
 panic.21:
-  call void @__cudajit_panic(i32 25, i64 %b, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %b, i64 %len.12)
   unreachable
 ok.21:
   %elem.ptr.17 = getelementptr float, float* %ptr.13, i64 %b
@@ -581,7 +581,7 @@ if.end.1:
 }
 
 ; device fn `add_into` (tests/in/array_sub_slices.rs:11)
-define internal void @__cudajit_dev_add_into({ float*, i64 } %dst, { float*, i64 } %src) alwaysinline {
+define internal void @__cudajit_dev_add_into({ float*, i64 } %dst, { float*, i64 } %src, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %dst.addr = alloca { float*, i64 }
   %src.addr = alloca { float*, i64 }
@@ -609,7 +609,7 @@ for.body:
   %inbounds = icmp ult i64 %i, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 26, i64 %i, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %i, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
@@ -627,7 +627,7 @@ for.end:
 }
 
 ; device fn `dot` (tests/in/array_sub_slices.rs:18)
-define internal float @__cudajit_dev_dot({ float*, i64 } %a, { float*, i64 } %b) alwaysinline {
+define internal float @__cudajit_dev_dot({ float*, i64 } %a, { float*, i64 } %b, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { float*, i64 }
@@ -662,7 +662,7 @@ for.body:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 27, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
@@ -677,10 +677,9 @@ for.end:
   ret float %s
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -720,7 +719,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -743,7 +746,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64)* @tile_halves, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `tile_halves` at tests/in/array_sub_slices.rs:31:15: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `local_sum` (tests/in/arrays.rs:15)
-define void @local_sum(float* noalias %x, i64 %x.len, float* noalias %out, i64 %out.len) {
+define void @local_sum(float* noalias %x, i64 %x.len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %out.addr = alloca { float*, i64 }
@@ -99,7 +99,7 @@ for.body:
   %nonzero = icmp ne i64 %len.1, 0
   br i1 %nonzero, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
   %rem = urem i64 %add, %len.1
@@ -108,7 +108,7 @@ ok:
   %inbounds = icmp ult i64 %rem, %len.2
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %rem, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr = getelementptr float, float* %ptr, i64 %rem
@@ -167,7 +167,7 @@ for.body.2:
   %nonzero.1 = icmp ne i64 %len.3, 0
   br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok.2:
   %rem.1 = urem i64 %add.2, %len.3
@@ -176,7 +176,7 @@ ok.2:
   %inbounds.1 = icmp ult i64 %rem.1, %len.4
   br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 2, i64 %rem.1, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.1, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.4 = getelementptr float, float* %ptr.2, i64 %rem.1
@@ -185,7 +185,7 @@ ok.3:
   %inbounds.2 = icmp ult i64 %k.4, 8
   br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 3, i64 %k.4, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %k.4, i64 8)
   unreachable
 ok.4:
   %elem.ptr.5 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.4
@@ -208,7 +208,7 @@ for.body.3:
   %inbounds.3 = icmp ult i64 %k.5, 8
   br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 4, i64 %k.5, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %k.5, i64 8)
   unreachable
 ok.5:
   %elem.ptr.6 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.5
@@ -226,7 +226,7 @@ for.end.3:
   %inbounds.4 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 5, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.5, i64 %len.5)
   unreachable
 ok.6:
   %elem.ptr.7 = getelementptr float, float* %ptr.3, i64 %i.5
@@ -236,10 +236,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -279,7 +278,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -302,7 +305,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64)* @local_sum, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64)* @local_sum, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `local_sum` at tests/in/arrays.rs:22:20: attempt to calculate the remainder with a divisor of zero
@@ -315,8 +318,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -331,7 +334,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `matrix` (tests/in/arrays.rs:32)
-define void @matrix(i32* noalias %out, i64 %out.len) {
+define void @matrix(i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { i32*, i64 }
   %i.addr = alloca i64
@@ -420,7 +423,7 @@ for.body.2:
   %inbounds = icmp ult i64 %r.4, 5
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %r.4, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %r.4, i64 5)
   unreachable
 ok:
   %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %r.4
@@ -428,7 +431,7 @@ ok:
   %inbounds.1 = icmp ult i64 %c.3, 4
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %c.3, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %c.3, i64 4)
   unreachable
 ok.1:
   %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.2, i64 0, i64 %c.3
@@ -454,14 +457,14 @@ run.fast.1:
   %nonzero = icmp ne i64 %add.3, 0
   br i1 %nonzero, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.2:
   %rem.1 = urem i64 %i.2, %add.3
   %inbounds.2 = icmp ult i64 %rem.1, 5
   br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %rem.1, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %rem.1, i64 5)
   unreachable
 ok.3:
   %elem.ptr.4 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.1
@@ -494,14 +497,14 @@ run.checked.1:
   %nonzero.1 = icmp ne i64 %add.6, 0
   br i1 %nonzero.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.4:
   %rem.3 = urem i64 %i.5, %add.6
   %inbounds.3 = icmp ult i64 %rem.3, 5
   br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 4, i64 %rem.3, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %rem.3, i64 5)
   unreachable
 ok.5:
   %elem.ptr.12 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.3
@@ -522,7 +525,7 @@ ok.5:
   %inbounds.4 = icmp ult i64 %rem.4, 4
   br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 5, i64 %rem.4, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %rem.4, i64 4)
   unreachable
 ok.6:
   %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.4
@@ -535,7 +538,7 @@ ok.6:
   %inbounds.5 = icmp ult i64 %i.7, %len
   br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 6, i64 %i.7, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.7, i64 %len)
   unreachable
 ok.7:
   %elem.ptr.19 = getelementptr i32, i32* %ptr.1, i64 %i.7
@@ -545,10 +548,9 @@ run.join.1:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -588,7 +590,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -611,7 +617,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64)* @matrix, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64)* @matrix, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `matrix` at tests/in/arrays.rs:37:13: index out of bounds: the len is {1} but the index is {0}
@@ -625,8 +631,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_const_TAPS_0 = internal addrspace(4) constant [5 x float] [float 0x3FB0000000000000, float 0x3FD0000000000000, float 0x3FD8000000000000, float 0x3FD0000000000000, float 0x3FB0000000000000], align 16
 @__cudajit_const_LUT_1 = internal addrspace(4) constant [4 x i32] [i32 1, i32 10, i32 100, i32 1000], align 16
@@ -644,7 +650,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `stencil_taps` (tests/in/arrays.rs:46)
-define void @stencil_taps(float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i32* noalias %z, i64 %z.len) {
+define void @stencil_taps(float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i32* noalias %z, i64 %z.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %y.addr = alloca { float*, i64 }
@@ -770,7 +776,7 @@ for.body.1:
   %inbounds = icmp ult i64 %k.7, 5
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %k.7, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %k.7, i64 5)
   unreachable
 ok:
   %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.7
@@ -784,7 +790,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add.8, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %add.8, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.8, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.8
@@ -802,7 +808,7 @@ run.join:
   %array.1 = insertvalue [4 x float] %array, float 0x3FF0000000000000, 1
   %array.2 = insertvalue [4 x float] %array.1, float 0x4000000000000000, 2
   %array.3 = insertvalue [4 x float] %array.2, float 0x4008000000000000, 3
-  %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3)
+  %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3, i64 %__cudajit.panic.record)
   store [4 x float] %call, [4 x float]* %r.addr
   %i.8 = load i64, i64* %i.addr
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
@@ -852,7 +858,7 @@ run.checked.1:
   %inbounds.2 = icmp ult i64 %i.14, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.14, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.14
@@ -862,7 +868,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %rem.2, 4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %rem.2, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %rem.2, i64 4)
   unreachable
 ok.3:
   %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
@@ -874,7 +880,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.16, %len.3
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.16, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.16, i64 %len.3)
   unreachable
 ok.4:
   %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.16
@@ -885,7 +891,7 @@ run.join.1:
 }
 
 ; device fn `reversed` (tests/in/arrays.rs:10)
-define internal [4 x float] @__cudajit_dev_reversed([4 x float] %a) alwaysinline {
+define internal [4 x float] @__cudajit_dev_reversed([4 x float] %a, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %a.addr = alloca [4 x float]
   store [4 x float] %a, [4 x float]* %a.addr
@@ -904,10 +910,9 @@ entry:
   ret [4 x float] %array.3
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -947,7 +952,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -970,7 +979,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i32*, i64)* @stencil_taps, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `stencil_taps` at tests/in/arrays.rs:53:14: index out of bounds: the len is {1} but the index is {0}
@@ -983,8 +992,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -999,7 +1008,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `sort4` (tests/in/arrays.rs:61)
-define void @sort4(i32* noalias %data, i64 %data.len) {
+define void @sort4(i32* noalias %data, i64 %data.len, i64 %__cudajit.panic.record) {
 entry:
   %data.addr = alloca { i32*, i64 }
   %i.addr = alloca i64
@@ -1099,7 +1108,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.9, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.9, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.9
@@ -1112,7 +1121,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %add.7, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.7, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %add.7
@@ -1125,7 +1134,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %add.8, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %add.8, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.8, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.8
@@ -1138,7 +1147,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %add.9, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %add.9, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.9, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.9
@@ -1192,7 +1201,7 @@ run.checked.1:
   %inbounds.4 = icmp ult i64 %p.4, 5
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %p.4, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %p.4, i64 5)
   unreachable
 ok.4:
   %elem.ptr.12 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.4
@@ -1203,7 +1212,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %p.5, 5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %p.5, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %p.5, i64 5)
   unreachable
 ok.5:
   %elem.ptr.14 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.5
@@ -1223,7 +1232,7 @@ run.join.1:
   %inbounds.6 = icmp ult i64 %a, 4
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %a, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %a, i64 4)
   unreachable
 ok.6:
   %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a
@@ -1232,7 +1241,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %b, 4
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %b, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %b, i64 4)
   unreachable
 ok.7:
   %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b
@@ -1273,7 +1282,7 @@ run.checked.2:
   %inbounds.8 = icmp ult i64 %a.5, 4
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %a.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %a.5, i64 4)
   unreachable
 ok.8:
   %elem.ptr.22 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
@@ -1283,7 +1292,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %b.5, 4
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %b.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %b.5, i64 4)
   unreachable
 ok.9:
   %elem.ptr.23 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
@@ -1292,7 +1301,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %a.6, 4
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %a.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %a.6, i64 4)
   unreachable
 ok.10:
   %elem.ptr.24 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.6
@@ -1302,7 +1311,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %b.6, 4
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %b.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %b.6, i64 4)
   unreachable
 ok.11:
   %elem.ptr.25 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.6
@@ -1403,7 +1412,7 @@ for.body.2:
   %inbounds.12 = icmp ult i64 %k.7, 4
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %k.7, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %k.7, i64 4)
   unreachable
 ok.12:
   %elem.ptr.29 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.7
@@ -1413,7 +1422,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %rem.1, 2
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %rem.1, i64 2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %rem.1, i64 2)
   unreachable
 ok.13:
   %elem.ptr.30 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem.1
@@ -1430,7 +1439,7 @@ ok.13:
   %inbounds.14 = icmp ult i64 %add.17, %len.5
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %add.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %add.17, i64 %len.5)
   unreachable
 ok.14:
   %elem.ptr.31 = getelementptr i32, i32* %ptr.9, i64 %add.17
@@ -1442,10 +1451,9 @@ run.join.3:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1485,7 +1493,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1508,7 +1520,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64)* @sort4, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64)* @sort4, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `sort4` at tests/in/arrays.rs:66:18: index out of bounds: the len is {1} but the index is {0}
@@ -1531,8 +1543,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_array_views_0 = internal addrspace(3) global [64 x float] undef, align 16
 @__cudajit_const_TAPS_1 = internal addrspace(4) constant [5 x float] [float 0x3FB0000000000000, float 0x3FD0000000000000, float 0x3FD8000000000000, float 0x3FD0000000000000, float 0x3FB0000000000000], align 16
@@ -1550,7 +1562,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `array_views` (tests/in/arrays.rs:101)
-define void @array_views(float* noalias %out, i64 %out.len, i64 %n) {
+define void @array_views(float* noalias %out, i64 %out.len, i64 %n, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { float*, i64 }
   %n.addr = alloca i64
@@ -1576,17 +1588,17 @@ entry:
   %range.ok = and i1 %ordered, %end.ok
   br i1 %range.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 2, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 2, i64 %len)
   unreachable
 ok:
   %sub = insertvalue { float*, i64 } undef, float* %ptr, 0
   %sub.1 = insertvalue { float*, i64 } %sub, i64 2, 1
-  call void @__cudajit_dev_fill({ float*, i64 } %sub.1, float 0x4014000000000000)
+  call void @__cudajit_dev_fill({ float*, i64 } %sub.1, float 0x4014000000000000, i64 %__cudajit.panic.record)
   %elem.ptr.1 = getelementptr inbounds [3 x [4 x float]], [3 x [4 x float]]* %m.addr, i64 0, i64 2
   %first.1 = getelementptr inbounds [4 x float], [4 x float]* %elem.ptr.1, i64 0, i64 0
   %slice.2 = insertvalue { float*, i64 } undef, float* %first.1, 0
   %slice.3 = insertvalue { float*, i64 } %slice.2, i64 4, 1
-  call void @__cudajit_dev_fill({ float*, i64 } %slice.3, float 0x401C000000000000)
+  call void @__cudajit_dev_fill({ float*, i64 } %slice.3, float 0x401C000000000000, i64 %__cudajit.panic.record)
   store [64 x float] addrspace(3)* @__cudajit_shared_array_views_0, [64 x float] addrspace(3)** %tile.addr
   %tile = load [64 x float] addrspace(3)*, [64 x float] addrspace(3)** %tile.addr
   %first.2 = getelementptr inbounds [64 x float], [64 x float] addrspace(3)* %tile, i64 0, i64 0
@@ -1601,12 +1613,12 @@ ok:
   %range.ok.1 = and i1 %ordered.1, %end.ok.1
   br i1 %range.ok.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %n.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %n.1, i64 %len.1)
   unreachable
 ok.1:
   %sub.2 = insertvalue { float*, i64 } undef, float* %ptr.1, 0
   %sub.3 = insertvalue { float*, i64 } %sub.2, i64 %n.1, 1
-  call void @__cudajit_dev_fill({ float*, i64 } %sub.3, float 0x4000000000000000)
+  call void @__cudajit_dev_fill({ float*, i64 } %sub.3, float 0x4000000000000000, i64 %__cudajit.panic.record)
   %elem = load [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_1
   store [5 x float] %elem, [5 x float]* %taps.addr
   %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float]* %taps.addr, i64 0, i64 0
@@ -1621,7 +1633,7 @@ ok.1:
   %mid.ok = icmp ule i64 2, %len.2
   br i1 %mid.ok, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.2:
   %sub.4 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
@@ -1643,7 +1655,7 @@ ok.2:
   %first.4 = getelementptr inbounds [4 x float], [4 x float]* %elem.ptr.3, i64 0, i64 0
   %slice.8 = insertvalue { float*, i64 } undef, float* %first.4, 0
   %slice.9 = insertvalue { float*, i64 } %slice.8, i64 4, 1
-  %call = call float @__cudajit_dev_total({ float*, i64 } %slice.9)
+  %call = call float @__cudajit_dev_total({ float*, i64 } %slice.9, i64 %__cudajit.panic.record)
   %elem.ptr.4 = getelementptr inbounds [3 x [4 x float]], [3 x [4 x float]]* %m.addr, i64 0, i64 2
   %first.5 = getelementptr inbounds [4 x float], [4 x float]* %elem.ptr.4, i64 0, i64 0
   %slice.10 = insertvalue { float*, i64 } undef, float* %first.5, 0
@@ -1653,14 +1665,14 @@ ok.2:
   %start.ok = icmp ule i64 1, %len.3
   br i1 %start.ok, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 1, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 1, i64 %len.3)
   unreachable
 ok.3:
   %sub.len = sub i64 %len.3, 1
   %sub.ptr.1 = getelementptr inbounds float, float* %ptr.3, i64 1
   %sub.8 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
   %sub.9 = insertvalue { float*, i64 } %sub.8, i64 %sub.len, 1
-  %call.1 = call float @__cudajit_dev_total({ float*, i64 } %sub.9)
+  %call.1 = call float @__cudajit_dev_total({ float*, i64 } %sub.9, i64 %__cudajit.panic.record)
   %add.1 = fadd float %call, %call.1
   %tile.1 = load [64 x float] addrspace(3)*, [64 x float] addrspace(3)** %tile.addr
   %first.6 = getelementptr inbounds [64 x float], [64 x float] addrspace(3)* %tile.1, i64 0, i64 0
@@ -1672,13 +1684,13 @@ ok.3:
   %start.ok.1 = icmp ule i64 0, %len.4
   %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
   %sub.11 = insertvalue { float*, i64 } %sub.10, i64 %len.4, 1
-  %call.2 = call float @__cudajit_dev_total({ float*, i64 } %sub.11)
+  %call.2 = call float @__cudajit_dev_total({ float*, i64 } %sub.11, i64 %__cudajit.panic.record)
   %add.2 = fadd float %add.1, %call.2
   %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
-  %call.3 = call float @__cudajit_dev_total({ float*, i64 } %lo)
+  %call.3 = call float @__cudajit_dev_total({ float*, i64 } %lo, i64 %__cudajit.panic.record)
   %add.3 = fadd float %add.2, %call.3
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
-  %call.4 = call float @__cudajit_dev_total({ float*, i64 } %hi)
+  %call.4 = call float @__cudajit_dev_total({ float*, i64 } %hi, i64 %__cudajit.panic.record)
   %sub.12 = fsub float %add.3, %call.4
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
   %ptr.5 = extractvalue { float*, i64 } %out.1, 0
@@ -1686,7 +1698,7 @@ ok.3:
   %inbounds = icmp ult i64 0, %len.5
   br i1 %inbounds, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 0, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 %len.5)
   unreachable
 ok.4:
   %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 0
@@ -1695,7 +1707,7 @@ ok.4:
 }
 
 ; device fn `fill` (tests/in/arrays.rs:92)
-define internal void @__cudajit_dev_fill({ float*, i64 } %v, float %x) alwaysinline {
+define internal void @__cudajit_dev_fill({ float*, i64 } %v, float %x, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %x.addr = alloca float
@@ -1728,7 +1740,7 @@ for.end:
 }
 
 ; device fn `total` (tests/in/arrays.rs:83)
-define internal float @__cudajit_dev_total({ float*, i64 } %v) alwaysinline {
+define internal float @__cudajit_dev_total({ float*, i64 } %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %s.addr = alloca float
@@ -1763,10 +1775,9 @@ for.end:
   ret float %s
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1806,7 +1817,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1829,7 +1844,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, i64)* @array_views, !"kernel", i32 1}
+!15 = !{void (float*, i64, i64, i64)* @array_views, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `array_views` at tests/in/arrays.rs:103:10: range end index {0} out of range for slice of length {1}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0i32(i32*, i32)
 declare i32 @llvm.nvvm.atomic.add.gen.i.sys.i32.p0i32(i32*, i32)
@@ -35,7 +35,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `atomics_i32` (tests/in/atomics.rs:5)
-define void @atomics_i32(i32* noalias %a, i64 %a.len, i32 %v) {
+define void @atomics_i32(i32* noalias %a, i64 %a.len, i32 %v, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %v.addr = alloca i32
@@ -62,7 +62,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
@@ -75,7 +75,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
@@ -89,7 +89,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.2
@@ -104,7 +104,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.3
@@ -117,7 +117,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.4
@@ -131,7 +131,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.5
@@ -148,7 +148,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.6
@@ -161,7 +161,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.7
@@ -176,7 +176,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.8
@@ -194,7 +194,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.9
@@ -207,7 +207,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr i32, i32* %ptr.10, i64 %i.10
@@ -222,7 +222,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.11
@@ -239,7 +239,7 @@ ok.11:
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.12, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.12, i64 %len.12)
   unreachable
 ok.12:
   %elem.ptr.12 = getelementptr i32, i32* %ptr.12, i64 %i.12
@@ -252,7 +252,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.13, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.13, i64 %len.13)
   unreachable
 ok.13:
   %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %i.13
@@ -266,7 +266,7 @@ ok.13:
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %i.14, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.14, i64 %len.14)
   unreachable
 ok.14:
   %elem.ptr.14 = getelementptr i32, i32* %ptr.14, i64 %i.14
@@ -283,7 +283,7 @@ ok.14:
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 16, i64 %i.15, i64 %len.15)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.15, i64 %len.15)
   unreachable
 ok.15:
   %elem.ptr.15 = getelementptr i32, i32* %ptr.15, i64 %i.15
@@ -296,7 +296,7 @@ ok.15:
   %inbounds.16 = icmp ult i64 %i.16, %len.16
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 17, i64 %i.16, i64 %len.16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %i.16, i64 %len.16)
   unreachable
 ok.16:
   %elem.ptr.16 = getelementptr i32, i32* %ptr.16, i64 %i.16
@@ -311,7 +311,7 @@ ok.16:
   %inbounds.17 = icmp ult i64 %i.17, %len.17
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 18, i64 %i.17, i64 %len.17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.17, i64 %len.17)
   unreachable
 ok.17:
   %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %i.17
@@ -328,7 +328,7 @@ ok.17:
   %inbounds.18 = icmp ult i64 %i.18, %len.18
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 19, i64 %i.18, i64 %len.18)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %i.18, i64 %len.18)
   unreachable
 ok.18:
   %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %i.18
@@ -341,7 +341,7 @@ ok.18:
   %inbounds.19 = icmp ult i64 %i.19, %len.19
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i32 20, i64 %i.19, i64 %len.19)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %i.19, i64 %len.19)
   unreachable
 ok.19:
   %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.19
@@ -356,7 +356,7 @@ ok.19:
   %inbounds.20 = icmp ult i64 %i.20, %len.20
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i32 21, i64 %i.20, i64 %len.20)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %i.20, i64 %len.20)
   unreachable
 ok.20:
   %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 %i.20
@@ -373,7 +373,7 @@ ok.20:
   %inbounds.21 = icmp ult i64 %i.21, %len.21
   br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
 panic.21:
-  call void @__cudajit_panic(i32 22, i64 %i.21, i64 %len.21)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %i.21, i64 %len.21)
   unreachable
 ok.21:
   %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 %i.21
@@ -386,7 +386,7 @@ ok.21:
   %inbounds.22 = icmp ult i64 %i.22, %len.22
   br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
 panic.22:
-  call void @__cudajit_panic(i32 23, i64 %i.22, i64 %len.22)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %i.22, i64 %len.22)
   unreachable
 ok.22:
   %elem.ptr.22 = getelementptr i32, i32* %ptr.22, i64 %i.22
@@ -400,7 +400,7 @@ ok.22:
   %inbounds.23 = icmp ult i64 %i.23, %len.23
   br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
 panic.23:
-  call void @__cudajit_panic(i32 24, i64 %i.23, i64 %len.23)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %i.23, i64 %len.23)
   unreachable
 ok.23:
   %elem.ptr.23 = getelementptr i32, i32* %ptr.23, i64 %i.23
@@ -417,7 +417,7 @@ ok.23:
   %inbounds.24 = icmp ult i64 %i.24, %len.24
   br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
 panic.24:
-  call void @__cudajit_panic(i32 25, i64 %i.24, i64 %len.24)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %i.24, i64 %len.24)
   unreachable
 ok.24:
   %elem.ptr.24 = getelementptr i32, i32* %ptr.24, i64 %i.24
@@ -430,7 +430,7 @@ ok.24:
   %inbounds.25 = icmp ult i64 %i.25, %len.25
   br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
 panic.25:
-  call void @__cudajit_panic(i32 26, i64 %i.25, i64 %len.25)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %i.25, i64 %len.25)
   unreachable
 ok.25:
   %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 %i.25
@@ -445,7 +445,7 @@ ok.25:
   %inbounds.26 = icmp ult i64 %i.26, %len.26
   br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
 panic.26:
-  call void @__cudajit_panic(i32 27, i64 %i.26, i64 %len.26)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %i.26, i64 %len.26)
   unreachable
 ok.26:
   %elem.ptr.26 = getelementptr i32, i32* %ptr.26, i64 %i.26
@@ -461,7 +461,7 @@ ok.26:
   %inbounds.27 = icmp ult i64 0, %len.27
   br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
 panic.27:
-  call void @__cudajit_panic(i32 28, i64 0, i64 %len.27)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 28, i64 0, i64 %len.27)
   unreachable
 ok.27:
   %elem.ptr.27 = getelementptr i32, i32* %ptr.27, i64 0
@@ -469,10 +469,9 @@ ok.27:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -512,7 +511,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -535,7 +538,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i32)* @atomics_i32, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i32, i64)* @atomics_i32, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_i32` at tests/in/atomics.rs:7:17: index out of bounds: the len is {1} but the index is {0}
@@ -571,8 +574,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0i32(i32*, i32)
 declare i32 @llvm.nvvm.atomic.dec.gen.i.cta.i32.p0i32(i32*, i32)
@@ -594,7 +597,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `atomics_u32` (tests/in/atomics.rs:20)
-define void @atomics_u32(i32* noalias %a, i64 %a.len, i32 %v) {
+define void @atomics_u32(i32* noalias %a, i64 %a.len, i32 %v, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %v.addr = alloca i32
@@ -621,7 +624,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
@@ -634,7 +637,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
@@ -648,7 +651,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.2
@@ -663,7 +666,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.3
@@ -676,7 +679,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.4
@@ -690,7 +693,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.5
@@ -707,7 +710,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.6
@@ -720,7 +723,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.7
@@ -735,7 +738,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.8
@@ -753,7 +756,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.9
@@ -766,7 +769,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr i32, i32* %ptr.10, i64 %i.10
@@ -783,7 +786,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.11
@@ -796,7 +799,7 @@ ok.11:
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.12, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.12, i64 %len.12)
   unreachable
 ok.12:
   %elem.ptr.12 = getelementptr i32, i32* %ptr.12, i64 %i.12
@@ -810,7 +813,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.13, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.13, i64 %len.13)
   unreachable
 ok.13:
   %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %i.13
@@ -828,7 +831,7 @@ ok.13:
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %i.14, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.14, i64 %len.14)
   unreachable
 ok.14:
   %elem.ptr.14 = getelementptr i32, i32* %ptr.14, i64 %i.14
@@ -841,7 +844,7 @@ ok.14:
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 16, i64 %i.15, i64 %len.15)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.15, i64 %len.15)
   unreachable
 ok.15:
   %elem.ptr.15 = getelementptr i32, i32* %ptr.15, i64 %i.15
@@ -858,7 +861,7 @@ ok.15:
   %inbounds.16 = icmp ult i64 %i.16, %len.16
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 17, i64 %i.16, i64 %len.16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %i.16, i64 %len.16)
   unreachable
 ok.16:
   %elem.ptr.16 = getelementptr i32, i32* %ptr.16, i64 %i.16
@@ -871,7 +874,7 @@ ok.16:
   %inbounds.17 = icmp ult i64 %i.17, %len.17
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 18, i64 %i.17, i64 %len.17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.17, i64 %len.17)
   unreachable
 ok.17:
   %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %i.17
@@ -888,7 +891,7 @@ ok.17:
   %inbounds.18 = icmp ult i64 %i.18, %len.18
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 19, i64 %i.18, i64 %len.18)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %i.18, i64 %len.18)
   unreachable
 ok.18:
   %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %i.18
@@ -901,7 +904,7 @@ ok.18:
   %inbounds.19 = icmp ult i64 %i.19, %len.19
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i32 20, i64 %i.19, i64 %len.19)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %i.19, i64 %len.19)
   unreachable
 ok.19:
   %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.19
@@ -917,7 +920,7 @@ ok.19:
   %inbounds.20 = icmp ult i64 0, %len.20
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i32 21, i64 0, i64 %len.20)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 0, i64 %len.20)
   unreachable
 ok.20:
   %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 0
@@ -925,10 +928,9 @@ ok.20:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -968,7 +970,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -991,7 +997,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i32)* @atomics_u32, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i32, i64)* @atomics_u32, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_u32` at tests/in/atomics.rs:22:17: index out of bounds: the len is {1} but the index is {0}
@@ -1020,8 +1026,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i64 @llvm.nvvm.atomic.cas.gen.i.sys.i64.p0i64(i64*, i64, i64)
 declare i64 @llvm.nvvm.atomic.max.gen.i.cta.i64.p0i64(i64*, i64)
@@ -1039,7 +1045,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `atomics_i64` (tests/in/atomics.rs:34)
-define void @atomics_i64(i64* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, i64 %v, i64 %w) {
+define void @atomics_i64(i64* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, i64 %v, i64 %w, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i64*, i64 }
   %b.addr = alloca { i64*, i64 }
@@ -1091,7 +1097,7 @@ run.fast:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %i
@@ -1104,7 +1110,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.1
@@ -1118,7 +1124,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %i.2
@@ -1133,7 +1139,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %i.3
@@ -1146,7 +1152,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.4
@@ -1160,7 +1166,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.5
@@ -1177,7 +1183,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %i.6
@@ -1190,7 +1196,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.7
@@ -1205,7 +1211,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr i64, i64* %ptr.8, i64 %i.8
@@ -1223,7 +1229,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.9
@@ -1237,7 +1243,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.10
@@ -1254,7 +1260,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.11
@@ -1267,7 +1273,7 @@ ok.11:
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.12, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.12, i64 %len.12)
   unreachable
 ok.12:
   %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.12
@@ -1281,7 +1287,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.13, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.13, i64 %len.13)
   unreachable
 ok.13:
   %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.13
@@ -1296,7 +1302,7 @@ ok.13:
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %i.14, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.14, i64 %len.14)
   unreachable
 ok.14:
   %elem.ptr.14 = getelementptr i64, i64* %ptr.14, i64 %i.14
@@ -1309,7 +1315,7 @@ ok.14:
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 16, i64 %i.15, i64 %len.15)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.15, i64 %len.15)
   unreachable
 ok.15:
   %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.15
@@ -1323,7 +1329,7 @@ ok.15:
   %inbounds.16 = icmp ult i64 %i.16, %len.16
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 17, i64 %i.16, i64 %len.16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %i.16, i64 %len.16)
   unreachable
 ok.16:
   %elem.ptr.16 = getelementptr i64, i64* %ptr.16, i64 %i.16
@@ -1340,7 +1346,7 @@ ok.16:
   %inbounds.17 = icmp ult i64 %i.17, %len.17
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 18, i64 %i.17, i64 %len.17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.17, i64 %len.17)
   unreachable
 ok.17:
   %elem.ptr.17 = getelementptr i64, i64* %ptr.17, i64 %i.17
@@ -1353,7 +1359,7 @@ ok.17:
   %inbounds.18 = icmp ult i64 %i.18, %len.18
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 19, i64 %i.18, i64 %len.18)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %i.18, i64 %len.18)
   unreachable
 ok.18:
   %elem.ptr.18 = getelementptr i64, i64* %ptr.18, i64 %i.18
@@ -1368,7 +1374,7 @@ ok.18:
   %inbounds.19 = icmp ult i64 %i.19, %len.19
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i32 20, i64 %i.19, i64 %len.19)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %i.19, i64 %len.19)
   unreachable
 ok.19:
   %elem.ptr.19 = getelementptr i64, i64* %ptr.19, i64 %i.19
@@ -1386,7 +1392,7 @@ ok.19:
   %inbounds.20 = icmp ult i64 %i.20, %len.20
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i32 21, i64 %i.20, i64 %len.20)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %i.20, i64 %len.20)
   unreachable
 ok.20:
   %elem.ptr.20 = getelementptr i64, i64* %ptr.20, i64 %i.20
@@ -1399,7 +1405,7 @@ ok.20:
   %inbounds.21 = icmp ult i64 %i.21, %len.21
   br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
 panic.21:
-  call void @__cudajit_panic(i32 22, i64 %i.21, i64 %len.21)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %i.21, i64 %len.21)
   unreachable
 ok.21:
   %elem.ptr.21 = getelementptr i64, i64* %ptr.21, i64 %i.21
@@ -1413,7 +1419,7 @@ ok.21:
   %inbounds.22 = icmp ult i64 %i.22, %len.22
   br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
 panic.22:
-  call void @__cudajit_panic(i32 23, i64 %i.22, i64 %len.22)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %i.22, i64 %len.22)
   unreachable
 ok.22:
   %elem.ptr.22 = getelementptr i64, i64* %ptr.22, i64 %i.22
@@ -1451,7 +1457,7 @@ run.checked:
   %inbounds.23 = icmp ult i64 %i.23, %len.23
   br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
 panic.23:
-  call void @__cudajit_panic(i32 1, i64 %i.23, i64 %len.23)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.23, i64 %len.23)
   unreachable
 ok.23:
   %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.23
@@ -1464,7 +1470,7 @@ ok.23:
   %inbounds.24 = icmp ult i64 %i.24, %len.24
   br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
 panic.24:
-  call void @__cudajit_panic(i32 2, i64 %i.24, i64 %len.24)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.24, i64 %len.24)
   unreachable
 ok.24:
   %elem.ptr.26 = getelementptr i64, i64* %ptr.26, i64 %i.24
@@ -1478,7 +1484,7 @@ ok.24:
   %inbounds.25 = icmp ult i64 %i.25, %len.25
   br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
 panic.25:
-  call void @__cudajit_panic(i32 3, i64 %i.25, i64 %len.25)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.25, i64 %len.25)
   unreachable
 ok.25:
   %elem.ptr.27 = getelementptr i64, i64* %ptr.27, i64 %i.25
@@ -1493,7 +1499,7 @@ ok.25:
   %inbounds.26 = icmp ult i64 %i.26, %len.26
   br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
 panic.26:
-  call void @__cudajit_panic(i32 4, i64 %i.26, i64 %len.26)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.26, i64 %len.26)
   unreachable
 ok.26:
   %elem.ptr.28 = getelementptr i64, i64* %ptr.28, i64 %i.26
@@ -1506,7 +1512,7 @@ ok.26:
   %inbounds.27 = icmp ult i64 %i.27, %len.27
   br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
 panic.27:
-  call void @__cudajit_panic(i32 5, i64 %i.27, i64 %len.27)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.27, i64 %len.27)
   unreachable
 ok.27:
   %elem.ptr.29 = getelementptr i64, i64* %ptr.29, i64 %i.27
@@ -1520,7 +1526,7 @@ ok.27:
   %inbounds.28 = icmp ult i64 %i.28, %len.28
   br i1 %inbounds.28, label %ok.28, label %panic.28, !prof !0
 panic.28:
-  call void @__cudajit_panic(i32 6, i64 %i.28, i64 %len.28)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.28, i64 %len.28)
   unreachable
 ok.28:
   %elem.ptr.30 = getelementptr i64, i64* %ptr.30, i64 %i.28
@@ -1537,7 +1543,7 @@ ok.28:
   %inbounds.29 = icmp ult i64 %i.29, %len.29
   br i1 %inbounds.29, label %ok.29, label %panic.29, !prof !0
 panic.29:
-  call void @__cudajit_panic(i32 7, i64 %i.29, i64 %len.29)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.29, i64 %len.29)
   unreachable
 ok.29:
   %elem.ptr.31 = getelementptr i64, i64* %ptr.31, i64 %i.29
@@ -1550,7 +1556,7 @@ ok.29:
   %inbounds.30 = icmp ult i64 %i.30, %len.30
   br i1 %inbounds.30, label %ok.30, label %panic.30, !prof !0
 panic.30:
-  call void @__cudajit_panic(i32 8, i64 %i.30, i64 %len.30)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.30, i64 %len.30)
   unreachable
 ok.30:
   %elem.ptr.32 = getelementptr i64, i64* %ptr.32, i64 %i.30
@@ -1565,7 +1571,7 @@ ok.30:
   %inbounds.31 = icmp ult i64 %i.31, %len.31
   br i1 %inbounds.31, label %ok.31, label %panic.31, !prof !0
 panic.31:
-  call void @__cudajit_panic(i32 9, i64 %i.31, i64 %len.31)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.31, i64 %len.31)
   unreachable
 ok.31:
   %elem.ptr.33 = getelementptr i64, i64* %ptr.33, i64 %i.31
@@ -1583,7 +1589,7 @@ ok.31:
   %inbounds.32 = icmp ult i64 %i.32, %len.32
   br i1 %inbounds.32, label %ok.32, label %panic.32, !prof !0
 panic.32:
-  call void @__cudajit_panic(i32 10, i64 %i.32, i64 %len.32)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.32, i64 %len.32)
   unreachable
 ok.32:
   %elem.ptr.34 = getelementptr i64, i64* %ptr.34, i64 %i.32
@@ -1597,7 +1603,7 @@ ok.32:
   %inbounds.33 = icmp ult i64 %i.33, %len.33
   br i1 %inbounds.33, label %ok.33, label %panic.33, !prof !0
 panic.33:
-  call void @__cudajit_panic(i32 11, i64 %i.33, i64 %len.33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.33, i64 %len.33)
   unreachable
 ok.33:
   %elem.ptr.35 = getelementptr i64, i64* %ptr.35, i64 %i.33
@@ -1614,7 +1620,7 @@ ok.33:
   %inbounds.34 = icmp ult i64 %i.34, %len.34
   br i1 %inbounds.34, label %ok.34, label %panic.34, !prof !0
 panic.34:
-  call void @__cudajit_panic(i32 12, i64 %i.34, i64 %len.34)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.34, i64 %len.34)
   unreachable
 ok.34:
   %elem.ptr.36 = getelementptr i64, i64* %ptr.36, i64 %i.34
@@ -1627,7 +1633,7 @@ ok.34:
   %inbounds.35 = icmp ult i64 %i.35, %len.35
   br i1 %inbounds.35, label %ok.35, label %panic.35, !prof !0
 panic.35:
-  call void @__cudajit_panic(i32 13, i64 %i.35, i64 %len.35)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.35, i64 %len.35)
   unreachable
 ok.35:
   %elem.ptr.37 = getelementptr i64, i64* %ptr.37, i64 %i.35
@@ -1641,7 +1647,7 @@ ok.35:
   %inbounds.36 = icmp ult i64 %i.36, %len.36
   br i1 %inbounds.36, label %ok.36, label %panic.36, !prof !0
 panic.36:
-  call void @__cudajit_panic(i32 14, i64 %i.36, i64 %len.36)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.36, i64 %len.36)
   unreachable
 ok.36:
   %elem.ptr.38 = getelementptr i64, i64* %ptr.38, i64 %i.36
@@ -1656,7 +1662,7 @@ ok.36:
   %inbounds.37 = icmp ult i64 %i.37, %len.37
   br i1 %inbounds.37, label %ok.37, label %panic.37, !prof !0
 panic.37:
-  call void @__cudajit_panic(i32 15, i64 %i.37, i64 %len.37)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.37, i64 %len.37)
   unreachable
 ok.37:
   %elem.ptr.39 = getelementptr i64, i64* %ptr.39, i64 %i.37
@@ -1669,7 +1675,7 @@ ok.37:
   %inbounds.38 = icmp ult i64 %i.38, %len.38
   br i1 %inbounds.38, label %ok.38, label %panic.38, !prof !0
 panic.38:
-  call void @__cudajit_panic(i32 16, i64 %i.38, i64 %len.38)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.38, i64 %len.38)
   unreachable
 ok.38:
   %elem.ptr.40 = getelementptr i64, i64* %ptr.40, i64 %i.38
@@ -1683,7 +1689,7 @@ ok.38:
   %inbounds.39 = icmp ult i64 %i.39, %len.39
   br i1 %inbounds.39, label %ok.39, label %panic.39, !prof !0
 panic.39:
-  call void @__cudajit_panic(i32 17, i64 %i.39, i64 %len.39)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %i.39, i64 %len.39)
   unreachable
 ok.39:
   %elem.ptr.41 = getelementptr i64, i64* %ptr.41, i64 %i.39
@@ -1700,7 +1706,7 @@ ok.39:
   %inbounds.40 = icmp ult i64 %i.40, %len.40
   br i1 %inbounds.40, label %ok.40, label %panic.40, !prof !0
 panic.40:
-  call void @__cudajit_panic(i32 18, i64 %i.40, i64 %len.40)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.40, i64 %len.40)
   unreachable
 ok.40:
   %elem.ptr.42 = getelementptr i64, i64* %ptr.42, i64 %i.40
@@ -1713,7 +1719,7 @@ ok.40:
   %inbounds.41 = icmp ult i64 %i.41, %len.41
   br i1 %inbounds.41, label %ok.41, label %panic.41, !prof !0
 panic.41:
-  call void @__cudajit_panic(i32 19, i64 %i.41, i64 %len.41)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %i.41, i64 %len.41)
   unreachable
 ok.41:
   %elem.ptr.43 = getelementptr i64, i64* %ptr.43, i64 %i.41
@@ -1728,7 +1734,7 @@ ok.41:
   %inbounds.42 = icmp ult i64 %i.42, %len.42
   br i1 %inbounds.42, label %ok.42, label %panic.42, !prof !0
 panic.42:
-  call void @__cudajit_panic(i32 20, i64 %i.42, i64 %len.42)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %i.42, i64 %len.42)
   unreachable
 ok.42:
   %elem.ptr.44 = getelementptr i64, i64* %ptr.44, i64 %i.42
@@ -1746,7 +1752,7 @@ ok.42:
   %inbounds.43 = icmp ult i64 %i.43, %len.43
   br i1 %inbounds.43, label %ok.43, label %panic.43, !prof !0
 panic.43:
-  call void @__cudajit_panic(i32 21, i64 %i.43, i64 %len.43)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %i.43, i64 %len.43)
   unreachable
 ok.43:
   %elem.ptr.45 = getelementptr i64, i64* %ptr.45, i64 %i.43
@@ -1759,7 +1765,7 @@ ok.43:
   %inbounds.44 = icmp ult i64 %i.44, %len.44
   br i1 %inbounds.44, label %ok.44, label %panic.44, !prof !0
 panic.44:
-  call void @__cudajit_panic(i32 22, i64 %i.44, i64 %len.44)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %i.44, i64 %len.44)
   unreachable
 ok.44:
   %elem.ptr.46 = getelementptr i64, i64* %ptr.46, i64 %i.44
@@ -1773,7 +1779,7 @@ ok.44:
   %inbounds.45 = icmp ult i64 %i.45, %len.45
   br i1 %inbounds.45, label %ok.45, label %panic.45, !prof !0
 panic.45:
-  call void @__cudajit_panic(i32 23, i64 %i.45, i64 %len.45)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %i.45, i64 %len.45)
   unreachable
 ok.45:
   %elem.ptr.47 = getelementptr i64, i64* %ptr.47, i64 %i.45
@@ -1789,7 +1795,7 @@ ok.45:
   %inbounds.46 = icmp ult i64 0, %len.46
   br i1 %inbounds.46, label %ok.46, label %panic.46, !prof !0
 panic.46:
-  call void @__cudajit_panic(i32 24, i64 0, i64 %len.46)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 0, i64 %len.46)
   unreachable
 ok.46:
   %elem.ptr.48 = getelementptr i64, i64* %ptr.48, i64 0
@@ -1801,7 +1807,7 @@ ok.46:
   %inbounds.47 = icmp ult i64 0, %len.47
   br i1 %inbounds.47, label %ok.47, label %panic.47, !prof !0
 panic.47:
-  call void @__cudajit_panic(i32 25, i64 0, i64 %len.47)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 0, i64 %len.47)
   unreachable
 ok.47:
   %elem.ptr.49 = getelementptr i64, i64* %ptr.49, i64 0
@@ -1811,10 +1817,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1854,7 +1859,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1877,7 +1886,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, i64*, i64, i64, i64)* @atomics_i64, !"kernel", i32 1}
+!15 = !{void (i64*, i64, i64*, i64, i64, i64, i64)* @atomics_i64, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_i64` at tests/in/atomics.rs:36:17: index out of bounds: the len is {1} but the index is {0}
@@ -1910,8 +1919,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_fmax(double, double)
 declare float @__nv_fmaxf(float, float)
@@ -1938,7 +1947,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `atomics_float` (tests/in/atomics.rs:49)
-define void @atomics_float(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, float %v, double %w) {
+define void @atomics_float(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, float %v, double %w, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { double*, i64 }
@@ -2002,7 +2011,7 @@ run.fast:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
@@ -2015,7 +2024,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
@@ -2030,7 +2039,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
@@ -2064,7 +2073,7 @@ atomic.done:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
@@ -2096,7 +2105,7 @@ atomic.done.1:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %i.4
@@ -2116,7 +2125,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.5
@@ -2129,7 +2138,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.6
@@ -2161,7 +2170,7 @@ atomic.done.2:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.7
@@ -2181,7 +2190,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr double, double* %ptr.8, i64 %i.8
@@ -2194,7 +2203,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.9
@@ -2209,7 +2218,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.10
@@ -2243,7 +2252,7 @@ atomic.done.3:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.11
@@ -2275,7 +2284,7 @@ atomic.done.4:
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.12, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.12, i64 %len.12)
   unreachable
 ok.12:
   %elem.ptr.12 = getelementptr double, double* %ptr.12, i64 %i.12
@@ -2295,7 +2304,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.13, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.13, i64 %len.13)
   unreachable
 ok.13:
   %elem.ptr.13 = getelementptr double, double* %ptr.13, i64 %i.13
@@ -2308,7 +2317,7 @@ ok.13:
   %inbounds.14 = icmp ult i64 %i.14, %len.14
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %i.14, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.14, i64 %len.14)
   unreachable
 ok.14:
   %elem.ptr.14 = getelementptr double, double* %ptr.14, i64 %i.14
@@ -2340,7 +2349,7 @@ atomic.done.5:
   %inbounds.15 = icmp ult i64 %i.15, %len.15
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 16, i64 %i.15, i64 %len.15)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.15, i64 %len.15)
   unreachable
 ok.15:
   %elem.ptr.15 = getelementptr double, double* %ptr.15, i64 %i.15
@@ -2379,7 +2388,7 @@ run.checked:
   %inbounds.16 = icmp ult i64 %i.16, %len.16
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 1, i64 %i.16, i64 %len.16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.16, i64 %len.16)
   unreachable
 ok.16:
   %elem.ptr.18 = getelementptr float, float* %ptr.18, i64 %i.16
@@ -2392,7 +2401,7 @@ ok.16:
   %inbounds.17 = icmp ult i64 %i.17, %len.17
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 2, i64 %i.17, i64 %len.17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.17, i64 %len.17)
   unreachable
 ok.17:
   %elem.ptr.19 = getelementptr float, float* %ptr.19, i64 %i.17
@@ -2407,7 +2416,7 @@ ok.17:
   %inbounds.18 = icmp ult i64 %i.18, %len.18
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 3, i64 %i.18, i64 %len.18)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.18, i64 %len.18)
   unreachable
 ok.18:
   %elem.ptr.20 = getelementptr float, float* %ptr.20, i64 %i.18
@@ -2441,7 +2450,7 @@ atomic.done.6:
   %inbounds.19 = icmp ult i64 %i.19, %len.19
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i32 4, i64 %i.19, i64 %len.19)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.19, i64 %len.19)
   unreachable
 ok.19:
   %elem.ptr.21 = getelementptr float, float* %ptr.21, i64 %i.19
@@ -2473,7 +2482,7 @@ atomic.done.7:
   %inbounds.20 = icmp ult i64 %i.20, %len.20
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i32 5, i64 %i.20, i64 %len.20)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.20, i64 %len.20)
   unreachable
 ok.20:
   %elem.ptr.22 = getelementptr float, float* %ptr.22, i64 %i.20
@@ -2493,7 +2502,7 @@ ok.20:
   %inbounds.21 = icmp ult i64 %i.21, %len.21
   br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
 panic.21:
-  call void @__cudajit_panic(i32 6, i64 %i.21, i64 %len.21)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.21, i64 %len.21)
   unreachable
 ok.21:
   %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 %i.21
@@ -2506,7 +2515,7 @@ ok.21:
   %inbounds.22 = icmp ult i64 %i.22, %len.22
   br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
 panic.22:
-  call void @__cudajit_panic(i32 7, i64 %i.22, i64 %len.22)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.22, i64 %len.22)
   unreachable
 ok.22:
   %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %i.22
@@ -2538,7 +2547,7 @@ atomic.done.8:
   %inbounds.23 = icmp ult i64 %i.23, %len.23
   br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
 panic.23:
-  call void @__cudajit_panic(i32 8, i64 %i.23, i64 %len.23)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.23, i64 %len.23)
   unreachable
 ok.23:
   %elem.ptr.25 = getelementptr float, float* %ptr.25, i64 %i.23
@@ -2558,7 +2567,7 @@ ok.23:
   %inbounds.24 = icmp ult i64 %i.24, %len.24
   br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
 panic.24:
-  call void @__cudajit_panic(i32 9, i64 %i.24, i64 %len.24)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.24, i64 %len.24)
   unreachable
 ok.24:
   %elem.ptr.26 = getelementptr double, double* %ptr.26, i64 %i.24
@@ -2571,7 +2580,7 @@ ok.24:
   %inbounds.25 = icmp ult i64 %i.25, %len.25
   br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
 panic.25:
-  call void @__cudajit_panic(i32 10, i64 %i.25, i64 %len.25)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.25, i64 %len.25)
   unreachable
 ok.25:
   %elem.ptr.27 = getelementptr double, double* %ptr.27, i64 %i.25
@@ -2586,7 +2595,7 @@ ok.25:
   %inbounds.26 = icmp ult i64 %i.26, %len.26
   br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
 panic.26:
-  call void @__cudajit_panic(i32 11, i64 %i.26, i64 %len.26)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.26, i64 %len.26)
   unreachable
 ok.26:
   %elem.ptr.28 = getelementptr double, double* %ptr.28, i64 %i.26
@@ -2620,7 +2629,7 @@ atomic.done.9:
   %inbounds.27 = icmp ult i64 %i.27, %len.27
   br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
 panic.27:
-  call void @__cudajit_panic(i32 12, i64 %i.27, i64 %len.27)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.27, i64 %len.27)
   unreachable
 ok.27:
   %elem.ptr.29 = getelementptr double, double* %ptr.29, i64 %i.27
@@ -2652,7 +2661,7 @@ atomic.done.10:
   %inbounds.28 = icmp ult i64 %i.28, %len.28
   br i1 %inbounds.28, label %ok.28, label %panic.28, !prof !0
 panic.28:
-  call void @__cudajit_panic(i32 13, i64 %i.28, i64 %len.28)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.28, i64 %len.28)
   unreachable
 ok.28:
   %elem.ptr.30 = getelementptr double, double* %ptr.30, i64 %i.28
@@ -2672,7 +2681,7 @@ ok.28:
   %inbounds.29 = icmp ult i64 %i.29, %len.29
   br i1 %inbounds.29, label %ok.29, label %panic.29, !prof !0
 panic.29:
-  call void @__cudajit_panic(i32 14, i64 %i.29, i64 %len.29)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.29, i64 %len.29)
   unreachable
 ok.29:
   %elem.ptr.31 = getelementptr double, double* %ptr.31, i64 %i.29
@@ -2685,7 +2694,7 @@ ok.29:
   %inbounds.30 = icmp ult i64 %i.30, %len.30
   br i1 %inbounds.30, label %ok.30, label %panic.30, !prof !0
 panic.30:
-  call void @__cudajit_panic(i32 15, i64 %i.30, i64 %len.30)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.30, i64 %len.30)
   unreachable
 ok.30:
   %elem.ptr.32 = getelementptr double, double* %ptr.32, i64 %i.30
@@ -2717,7 +2726,7 @@ atomic.done.11:
   %inbounds.31 = icmp ult i64 %i.31, %len.31
   br i1 %inbounds.31, label %ok.31, label %panic.31, !prof !0
 panic.31:
-  call void @__cudajit_panic(i32 16, i64 %i.31, i64 %len.31)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.31, i64 %len.31)
   unreachable
 ok.31:
   %elem.ptr.33 = getelementptr double, double* %ptr.33, i64 %i.31
@@ -2734,7 +2743,7 @@ ok.31:
   %inbounds.32 = icmp ult i64 0, %len.32
   br i1 %inbounds.32, label %ok.32, label %panic.32, !prof !0
 panic.32:
-  call void @__cudajit_panic(i32 17, i64 0, i64 %len.32)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 0, i64 %len.32)
   unreachable
 ok.32:
   %elem.ptr.34 = getelementptr float, float* %ptr.34, i64 0
@@ -2746,7 +2755,7 @@ ok.32:
   %inbounds.33 = icmp ult i64 0, %len.33
   br i1 %inbounds.33, label %ok.33, label %panic.33, !prof !0
 panic.33:
-  call void @__cudajit_panic(i32 18, i64 0, i64 %len.33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 0, i64 %len.33)
   unreachable
 ok.33:
   %elem.ptr.35 = getelementptr double, double* %ptr.35, i64 0
@@ -2756,10 +2765,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -2799,7 +2807,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -2822,7 +2834,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, double*, i64, float, double)* @atomics_float, !"kernel", i32 1}
+!15 = !{void (float*, i64, double*, i64, float, double, i64)* @atomics_float, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `atomics_float` at tests/in/atomics.rs:51:17: index out of bounds: the len is {1} but the index is {0}
@@ -2848,8 +2860,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -2864,7 +2876,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `histogram` (tests/in/atomics.rs:63)
-define void @histogram(i8* noalias %data, i64 %data.len, i32* noalias %bins, i64 %bins.len) {
+define void @histogram(i8* noalias %data, i64 %data.len, i32* noalias %bins, i64 %bins.len, i64 %__cudajit.panic.record) {
 entry:
   %data.addr = alloca { i8*, i64 }
   %bins.addr = alloca { i32*, i64 }
@@ -2898,7 +2910,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr i8, i8* %ptr, i64 %i.1
@@ -2909,7 +2921,7 @@ ok:
   %inbounds.1 = icmp ult i64 %cast, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %cast, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %cast, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %cast
@@ -2919,10 +2931,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -2962,7 +2973,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -2985,7 +3000,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i8*, i64, i32*, i64)* @histogram, !"kernel", i32 1}
+!15 = !{void (i8*, i64, i32*, i64, i64)* @histogram, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `histogram` at tests/in/atomics.rs:66:26: index out of bounds: the len is {1} but the index is {0}
@@ -2995,8 +3010,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_shared_histogram_0 = internal addrspace(3) global [256 x i32] undef, align 16
 @__cudajit_shared_shared_histogram_1 = internal addrspace(3) global [4 x [32 x float]] undef, align 16
@@ -3018,7 +3033,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `shared_histogram` (tests/in/atomics.rs:74)
-define void @shared_histogram(i8* noalias %data, i64 %data.len, i32* noalias %bins, i64 %bins.len) {
+define void @shared_histogram(i8* noalias %data, i64 %data.len, i32* noalias %bins, i64 %bins.len, i64 %__cudajit.panic.record) {
 entry:
   %data.addr = alloca { i8*, i64 }
   %bins.addr = alloca { i32*, i64 }
@@ -3048,7 +3063,7 @@ if.then:
   %inbounds = icmp ult i64 %t.1, 256
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %t.1, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %t.1, i64 256)
   unreachable
 ok:
   %elem.ptr = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local, i64 0, i64 %t.1
@@ -3076,7 +3091,7 @@ run.checked:
   %inbounds.1 = icmp ult i64 %t.5, 32
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %t.5, i64 32)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %t.5, i64 32)
   unreachable
 ok.1:
   %elem.ptr.4 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %elem.ptr.3, i64 0, i64 %t.5
@@ -3128,7 +3143,7 @@ run.fast.1:
   %inbounds.2 = icmp ult i64 %cast.1, %len.1
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %cast.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %cast.1, i64 %len.1)
   unreachable
 ok.2:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.1, i64 %cast.1
@@ -3152,7 +3167,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %rem, %len.2
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %rem, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %rem, i64 %len.2)
   unreachable
 ok.3:
   %elem.ptr.9 = getelementptr float, float* %ptr.3, i64 %rem
@@ -3189,7 +3204,7 @@ run.checked.1:
   %inbounds.4 = icmp ult i64 %i.5, %len.3
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.5, i64 %len.3)
   unreachable
 ok.4:
   %elem.ptr.10 = getelementptr i8, i8* %ptr.4, i64 %i.5
@@ -3200,7 +3215,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %cast.3, %len.4
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 3, i64 %cast.3, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %cast.3, i64 %len.4)
   unreachable
 ok.5:
   %elem.ptr.11 = getelementptr i32, i32* %ptr.5, i64 %cast.3
@@ -3220,7 +3235,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.5
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 6, i64 %i.6, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.6, i64 %len.5)
   unreachable
 ok.6:
   %elem.ptr.13 = getelementptr i8, i8* %ptr.6, i64 %i.6
@@ -3231,7 +3246,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %rem.1, %len.6
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 4, i64 %rem.1, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %rem.1, i64 %len.6)
   unreachable
 ok.7:
   %elem.ptr.14 = getelementptr float, float* %ptr.7, i64 %rem.1
@@ -3270,7 +3285,7 @@ if.then.3:
   %inbounds.8 = icmp ult i64 %t.10, 256
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 7, i64 %t.10, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %t.10, i64 256)
   unreachable
 ok.8:
   %elem.ptr.15 = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.3, i64 0, i64 %t.10
@@ -3280,7 +3295,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %t.9, %len.7
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 8, i64 %t.9, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %t.9, i64 %len.7)
   unreachable
 ok.9:
   %elem.ptr.16 = getelementptr i32, i32* %ptr.8, i64 %t.9
@@ -3290,10 +3305,9 @@ if.end.3:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -3333,7 +3347,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -3356,7 +3374,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i8*, i64, i32*, i64)* @shared_histogram, !"kernel", i32 1}
+!15 = !{void (i8*, i64, i32*, i64, i64)* @shared_histogram, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `shared_histogram` at tests/in/atomics.rs:79:9: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @__nv_double2int_rz(double)
 declare i64 @__nv_double2ll_rz(double)
@@ -16,7 +16,7 @@ declare i32 @__nv_float2uint_rz(float)
 declare i64 @__nv_float2ull_rz(float)
 
 ; kernel `casts` (tests/in/casts.rs:5)
-define void @casts(i8 %v_bool, i8 %v_i8, i16 %v_i16, i32 %v_i32, i64 %v_i64, i64 %v_isize, i8 %v_u8, i16 %v_u16, i32 %v_u32, i64 %v_u64, i64 %v_usize, float %v_f32, double %v_f64, i8* noalias %o_i8, i64 %o_i8.len, i16* noalias %o_i16, i64 %o_i16.len, i32* noalias %o_i32, i64 %o_i32.len, i64* noalias %o_i64, i64 %o_i64.len, i64* noalias %o_isize, i64 %o_isize.len, i8* noalias %o_u8, i64 %o_u8.len, i16* noalias %o_u16, i64 %o_u16.len, i32* noalias %o_u32, i64 %o_u32.len, i64* noalias %o_u64, i64 %o_u64.len, i64* noalias %o_usize, i64 %o_usize.len, float* noalias %o_f32, i64 %o_f32.len, double* noalias %o_f64, i64 %o_f64.len) {
+define void @casts(i8 %v_bool, i8 %v_i8, i16 %v_i16, i32 %v_i32, i64 %v_i64, i64 %v_isize, i8 %v_u8, i16 %v_u16, i32 %v_u32, i64 %v_u64, i64 %v_usize, float %v_f32, double %v_f64, i8* noalias %o_i8, i64 %o_i8.len, i16* noalias %o_i16, i64 %o_i16.len, i32* noalias %o_i32, i64 %o_i32.len, i64* noalias %o_i64, i64 %o_i64.len, i64* noalias %o_isize, i64 %o_isize.len, i8* noalias %o_u8, i64 %o_u8.len, i16* noalias %o_u16, i64 %o_u16.len, i32* noalias %o_u32, i64 %o_u32.len, i64* noalias %o_u64, i64 %o_u64.len, i64* noalias %o_usize, i64 %o_usize.len, float* noalias %o_f32, i64 %o_f32.len, double* noalias %o_f64, i64 %o_f64.len, i64 %__cudajit.panic.record) {
 entry:
   %v_bool.addr = alloca i1
   %v_i8.addr = alloca i8
@@ -1066,6 +1066,6 @@ entry:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i8, i8, i16, i32, i64, i64, i8, i16, i32, i64, i64, float, double, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, float*, i64, double*, i64)* @casts, !"kernel", i32 1}
+!15 = !{void (i8, i8, i16, i32, i64, i64, i8, i16, i32, i64, i64, float, double, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, i8*, i64, i16*, i64, i32*, i64, i64*, i64, i64*, i64, float*, i64, double*, i64, i64)* @casts, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `control_flow` (tests/in/control_flow.rs:13)
-define void @control_flow(i32* noalias %out, i64 %out.len, i32 %n, i8 %flag) {
+define void @control_flow(i32* noalias %out, i64 %out.len, i32 %n, i8 %flag, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { i32*, i64 }
   %n.addr = alloca i32
@@ -138,7 +138,7 @@ while.body:
   %inbounds = icmp ult i64 %j.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %j.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %j.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %j.1
@@ -232,7 +232,7 @@ if.end.5:
   %add.4 = add i32 %twice, %sign
   store i32 %add.4, i32* %block_value.addr
   %block_value = load i32, i32* %block_value.addr
-  %call = call i32 @__cudajit_dev_clamp_i(i32 %block_value, i32 -5, i32 5000)
+  %call = call i32 @__cudajit_dev_clamp_i(i32 %block_value, i32 -5, i32 5000, i64 %__cudajit.panic.record)
   %count = load i32, i32* %count.addr
   %add.5 = add i32 %call, %count
   %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
@@ -241,7 +241,7 @@ if.end.5:
   %inbounds.1 = icmp ult i64 0, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 0, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 0
@@ -250,7 +250,7 @@ ok.1:
 }
 
 ; device fn `clamp_i` (tests/in/control_flow.rs:5)
-define internal i32 @__cudajit_dev_clamp_i(i32 %x, i32 %lo, i32 %hi) alwaysinline {
+define internal i32 @__cudajit_dev_clamp_i(i32 %x, i32 %lo, i32 %hi, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %x.addr = alloca i32
   %lo.addr = alloca i32
@@ -284,10 +284,9 @@ if.end.1:
   ret i32 %result
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -327,7 +326,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -350,7 +353,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i32, i8)* @control_flow, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i32, i8, i64)* @control_flow, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `control_flow` at tests/in/control_flow.rs:34:9: index out of bounds: the len is {1} but the index is {0}

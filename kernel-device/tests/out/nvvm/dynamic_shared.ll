@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_dyn_smem = external addrspace(3) global [0 x i8], align 16
 declare void @llvm.nvvm.barrier0()
@@ -21,7 +21,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `block_sum_count` (tests/in/dynamic_shared.rs:6)
-define void @block_sum_count(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len, i32* noalias %counts, i64 %counts.len) {
+define void @block_sum_count(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len, i32* noalias %counts, i64 %counts.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %sums.addr = alloca { float*, i64 }
@@ -62,7 +62,7 @@ entry:
   %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
   br i1 %smem.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %smem.reported, i64 %smem.avail)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %smem.reported, i64 %smem.avail)
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
@@ -86,7 +86,7 @@ ok:
   %smem.reported.1 = select i1 %smem.sane.1, i64 %smem.end.1, i64 -1
   br i1 %smem.ok.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %smem.reported.1, i64 %smem.avail.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %smem.reported.1, i64 %smem.avail.1)
   unreachable
 ok.1:
   store i64 %smem.end.1, i64* %smem.addr
@@ -108,7 +108,7 @@ ok.1:
   %smem.reported.2 = select i1 %smem.sane.2, i64 %smem.end.2, i64 -1
   br i1 %smem.ok.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %smem.reported.2, i64 %smem.avail.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %smem.reported.2, i64 %smem.avail.2)
   unreachable
 ok.2:
   store i64 %smem.end.2, i64* %smem.addr
@@ -175,7 +175,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.3, %len.1
   br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.1)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
@@ -187,7 +187,7 @@ ok.3:
   %inbounds.1 = icmp ult i64 %t.4, %len.2
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.4, i64 %len.2)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %t.4
@@ -199,7 +199,7 @@ ok.4:
   %inbounds.2 = icmp ult i64 %t.5, %len.3
   br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %t.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %t.5, i64 %len.3)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %t.5
@@ -238,7 +238,7 @@ run.checked.1:
   %inbounds.3 = icmp ult i64 %t.10, %len.4
   br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %t.10, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %t.10, i64 %len.4)
   unreachable
 ok.6:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %t.10
@@ -250,7 +250,7 @@ ok.6:
   %inbounds.4 = icmp ult i64 %t.11, %len.5
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %t.11, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %t.11, i64 %len.5)
   unreachable
 ok.7:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %t.11
@@ -266,7 +266,7 @@ if.end:
   %inbounds.5 = icmp ult i64 %t.12, %len.6
   br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %t.12, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %t.12, i64 %len.6)
   unreachable
 ok.8:
   %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %t.12
@@ -350,7 +350,7 @@ run.checked.2:
   %inbounds.6 = icmp ult i64 %add.6, %len.7
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %add.6, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %add.6, i64 %len.7)
   unreachable
 ok.9:
   %elem.ptr.15 = getelementptr float, float* %ptr.15, i64 %add.6
@@ -362,7 +362,7 @@ ok.9:
   %inbounds.7 = icmp ult i64 %t.23, %len.8
   br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %t.23, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %t.23, i64 %len.8)
   unreachable
 ok.10:
   %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %t.23
@@ -378,7 +378,7 @@ ok.10:
   %inbounds.8 = icmp ult i64 %add.8, %len.9
   br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %add.8, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %add.8, i64 %len.9)
   unreachable
 ok.11:
   %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %add.8
@@ -390,7 +390,7 @@ ok.11:
   %inbounds.9 = icmp ult i64 %t.25, %len.10
   br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %t.25, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %t.25, i64 %len.10)
   unreachable
 ok.12:
   %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %t.25
@@ -465,7 +465,7 @@ run.checked.3:
   %inbounds.10 = icmp ult i64 0, %len.11
   br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 0, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 0, i64 %len.11)
   unreachable
 ok.13:
   %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 0
@@ -477,7 +477,7 @@ ok.13:
   %inbounds.11 = icmp ult i64 %b.4, %len.12
   br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 15, i64 %b.4, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.4, i64 %len.12)
   unreachable
 ok.14:
   %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %b.4
@@ -488,7 +488,7 @@ ok.14:
   %inbounds.12 = icmp ult i64 0, %len.13
   br i1 %inbounds.12, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 16, i64 0, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 0, i64 %len.13)
   unreachable
 ok.15:
   %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 0
@@ -500,7 +500,7 @@ ok.15:
   %inbounds.13 = icmp ult i64 %b.5, %len.14
   br i1 %inbounds.13, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 17, i64 %b.5, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %b.5, i64 %len.14)
   unreachable
 ok.16:
   %elem.ptr.26 = getelementptr i32, i32* %ptr.26, i64 %b.5
@@ -512,10 +512,9 @@ if.end.2:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -555,7 +554,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -578,7 +581,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i32*, i64)* @block_sum_count, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @block_sum_count, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum_count` at tests/in/dynamic_shared.rs:9:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
@@ -603,8 +606,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_dyn_smem = external addrspace(3) global [0 x i8], align 16
 declare void @llvm.nvvm.barrier0()
@@ -621,7 +624,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `half_block_sum` (tests/in/dynamic_shared.rs:54)
-define void @half_block_sum(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len) {
+define void @half_block_sum(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %sums.addr = alloca { float*, i64 }
@@ -656,7 +659,7 @@ entry:
   %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
   br i1 %smem.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %smem.reported, i64 %smem.avail)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %smem.reported, i64 %smem.avail)
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
@@ -683,7 +686,7 @@ ok:
   %inbounds = icmp ult i64 %grid, %len
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %grid, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %grid, i64 %len)
   unreachable
 ok.1:
   %elem.ptr = getelementptr float, float* %ptr, i64 %grid
@@ -695,7 +698,7 @@ ok.1:
   %inbounds.1 = icmp ult i64 %t, %len.1
   br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %t, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t, i64 %len.1)
   unreachable
 ok.2:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t
@@ -709,7 +712,7 @@ ok.2:
   %mid.ok = icmp ule i64 %div, %len.2
   br i1 %mid.ok, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 0)
   unreachable
 ok.3:
   %sub.2 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
@@ -765,7 +768,7 @@ run.checked:
   %inbounds.2 = icmp ult i64 %t.6, %len.3
   br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.6, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.6, i64 %len.3)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr float, float* %ptr.5, i64 %t.6
@@ -777,7 +780,7 @@ ok.4:
   %inbounds.3 = icmp ult i64 %t.7, %len.4
   br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %t.7, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %t.7, i64 %len.4)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr float, float* %ptr.6, i64 %t.7
@@ -796,7 +799,7 @@ if.end:
   %sub.6 = insertvalue { float*, i64 } undef, float* %ptr.7, 0
   %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %len.5, 1
   %t.8 = load i64, i64* %t.addr
-  call void @__cudajit_dev_tree_sum({ float*, i64 } %sub.7, i64 %t.8)
+  call void @__cudajit_dev_tree_sum({ float*, i64 } %sub.7, i64 %t.8, i64 %__cudajit.panic.record)
   %t.9 = load i64, i64* %t.addr
   %cmp.1 = icmp eq i64 %t.9, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
@@ -830,7 +833,7 @@ run.checked.1:
   %inbounds.4 = icmp ult i64 0, %len.6
   br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 0, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.8 = getelementptr float, float* %ptr.10, i64 0
@@ -843,7 +846,7 @@ ok.6:
   %inbounds.5 = icmp ult i64 %cast.4, %len.7
   br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %cast.4, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %cast.4, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.9 = getelementptr float, float* %ptr.11, i64 %cast.4
@@ -856,7 +859,7 @@ if.end.1:
 }
 
 ; device fn `tree_sum` (tests/in/dynamic_shared.rs:42)
-define internal void @__cudajit_dev_tree_sum({ float*, i64 } %v, i64 %t) alwaysinline {
+define internal void @__cudajit_dev_tree_sum({ float*, i64 } %v, i64 %t, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %t.addr = alloca i64
@@ -887,7 +890,7 @@ if.then:
   %inbounds = icmp ult i64 %add, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %add
@@ -899,7 +902,7 @@ ok:
   %inbounds.1 = icmp ult i64 %t.3, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 10, i64 %t.3, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %t.3, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.3
@@ -917,10 +920,9 @@ while.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -960,7 +962,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -983,7 +989,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64)* @half_block_sum, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64)* @half_block_sum, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `half_block_sum` at tests/in/dynamic_shared.rs:57:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `blur` (examples/blur.rs:13)
-define void @blur(float* noalias %src, i64 %src.len, float* noalias %dst, i64 %dst.len, i64 %width, i64 %height) {
+define void @blur(float* noalias %src, i64 %src.len, float* noalias %dst, i64 %dst.len, i64 %width, i64 %height, i64 %__cudajit.panic.record) {
 entry:
   %src.addr = alloca { float*, i64 }
   %dst.addr = alloca { float*, i64 }
@@ -140,7 +140,7 @@ for.body.1:
   %inbounds = icmp ult i64 %add.2, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %add.2, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add.2, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %add.2
@@ -165,7 +165,7 @@ for.end:
   %inbounds.1 = icmp ult i64 %add.4, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %add.4, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.4, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %add.4
@@ -175,10 +175,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -218,7 +217,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -241,7 +244,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i64, i64)* @blur, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64, i64, i64)* @blur, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `blur` at examples/blur.rs:22:24: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `vecadd` (examples/vecadd.rs:24)
-define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len) {
+define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { float*, i64 }
@@ -56,7 +56,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
@@ -68,12 +68,12 @@ ok:
   %inbounds.1 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.2, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
   %elem.1 = load float, float* %elem.ptr.1
-  %call = call float @__cudajit_dev_add(float %elem, float %elem.1)
+  %call = call float @__cudajit_dev_add(float %elem, float %elem.1, i64 %__cudajit.panic.record)
   %c.2 = load { float*, i64 }, { float*, i64 }* %c.addr
   %i.3 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %c.2, 0
@@ -81,7 +81,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
@@ -92,7 +92,7 @@ if.end:
 }
 
 ; device fn `add` (examples/vecadd.rs:18)
-define internal float @__cudajit_dev_add(float %x, float %y) alwaysinline {
+define internal float @__cudajit_dev_add(float %x, float %y, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %x.addr = alloca float
   %y.addr = alloca float
@@ -104,10 +104,9 @@ entry:
   ret float %add
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -147,7 +146,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -170,7 +173,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, float*, i64)* @vecadd, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, float*, i64, i64)* @vecadd, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `vecadd` at examples/vecadd.rs:27:29: index out of bounds: the len is {1} but the index is {0}

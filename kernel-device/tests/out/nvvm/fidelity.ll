@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_fma(double, double, double)
 declare void @llvm.nvvm.membar.sys()
@@ -20,7 +20,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `contract` (tests/in/fidelity.rs:7)
-define void @contract(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, double* noalias %c, i64 %c.len) {
+define void @contract(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, double* noalias %c, i64 %c.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { float*, i64 }
@@ -148,7 +148,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.15, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.15, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.15, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
@@ -160,7 +160,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.16, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.16, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.16, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
@@ -175,7 +175,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.17, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.17, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.17, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.9 = getelementptr float, float* %ptr.9, i64 %i.17
@@ -188,7 +188,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.18, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.18, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.18, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.18
@@ -202,7 +202,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.19, %len.5
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.19, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.19, i64 %len.5)
   unreachable
 ok.4:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
@@ -220,7 +220,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.20, %len.6
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.20, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.20, i64 %len.6)
   unreachable
 ok.5:
   %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.20
@@ -236,7 +236,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.21, %len.7
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.21, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.21, i64 %len.7)
   unreachable
 ok.6:
   %elem.ptr.13 = getelementptr double, double* %ptr.13, i64 %i.21
@@ -248,10 +248,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -291,7 +290,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -314,7 +317,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, double*, i64)* @contract, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, double*, i64, i64)* @contract, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `contract` at tests/in/fidelity.rs:10:17: index out of bounds: the len is {1} but the index is {0}
@@ -329,8 +332,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_fmod(double, double)
 declare float @__nv_fmodf(float, float)
@@ -347,7 +350,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `remainders` (tests/in/fidelity.rs:17)
-define void @remainders(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len) {
+define void @remainders(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { double*, i64 }
@@ -461,7 +464,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.14, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.14, i64 %len.2)
   unreachable
 ok:
   %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.14
@@ -474,7 +477,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.15, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.15, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.15, i64 %len.3)
   unreachable
 ok.1:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
@@ -486,7 +489,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.16, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.16, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len.4)
   unreachable
 ok.2:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
@@ -500,7 +503,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.17, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.5)
   unreachable
 ok.3:
   %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.17
@@ -513,7 +516,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.18, %len.6
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.18, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.6)
   unreachable
 ok.4:
   %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.18
@@ -525,7 +528,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.19, %len.7
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.19, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.7)
   unreachable
 ok.5:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
@@ -539,10 +542,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -582,7 +584,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -605,7 +611,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, double*, i64)* @remainders, !"kernel", i32 1}
+!15 = !{void (float*, i64, double*, i64, i64)* @remainders, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `remainders` at tests/in/fidelity.rs:20:16: index out of bounds: the len is {1} but the index is {0}
@@ -619,8 +625,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -635,7 +641,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `constants` (tests/in/fidelity.rs:28)
-define void @constants(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len) {
+define void @constants(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %b.addr = alloca { double*, i64 }
@@ -751,7 +757,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.14, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.14, i64 %len.2)
   unreachable
 ok:
   %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.14
@@ -764,7 +770,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.15, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.15, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.15, i64 %len.3)
   unreachable
 ok.1:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
@@ -779,7 +785,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.16, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.16, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len.4)
   unreachable
 ok.2:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
@@ -791,7 +797,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.17, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.5)
   unreachable
 ok.3:
   %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.17
@@ -804,7 +810,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.18, %len.6
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.18, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.6)
   unreachable
 ok.4:
   %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.18
@@ -819,7 +825,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.19, %len.7
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.19, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.7)
   unreachable
 ok.5:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
@@ -831,10 +837,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -874,7 +879,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -897,7 +906,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, double*, i64)* @constants, !"kernel", i32 1}
+!15 = !{void (float*, i64, double*, i64, i64)* @constants, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `constants` at tests/in/fidelity.rs:31:16: index out of bounds: the len is {1} but the index is {0}
@@ -911,8 +920,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -927,7 +936,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `negative_index` (tests/in/fidelity.rs:37)
-define void @negative_index(i32* noalias %a, i64 %a.len, i64 %k) {
+define void @negative_index(i32* noalias %a, i64 %a.len, i64 %k, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %k.addr = alloca i64
@@ -942,7 +951,7 @@ entry:
   %inbounds = icmp ult i64 %k.1, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %k.1, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %k.1, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %k.1
@@ -950,10 +959,9 @@ ok:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -993,7 +1001,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1016,7 +1028,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i64)* @negative_index, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64, i64)* @negative_index, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `negative_index` at tests/in/fidelity.rs:38:5: index out of bounds: the len is {1} but the index is {0}

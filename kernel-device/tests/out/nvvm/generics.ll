@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `axpy` (tests/in/generics.rs:5)
-define void @axpy(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len) {
+define void @axpy(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca float
   %x.addr = alloca { float*, i64 }
@@ -55,7 +55,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
@@ -68,12 +68,12 @@ ok:
   %inbounds.1 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.2, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
   %elem.1 = load float, float* %elem.ptr.1
-  %call = call float @__cudajit_dev_twice__f32(float %elem.1)
+  %call = call float @__cudajit_dev_twice__f32(float %elem.1, i64 %__cudajit.panic.record)
   %add = fadd float %mul, %call
   %cast = sitofp i32 1 to float
   %add.1 = fadd float %add, %cast
@@ -84,7 +84,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
@@ -95,7 +95,7 @@ if.end:
 }
 
 ; device fn `twice__f32` (tests/in/generics.rs:13)
-define internal float @__cudajit_dev_twice__f32(float %v) alwaysinline {
+define internal float @__cudajit_dev_twice__f32(float %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca float
   store float %v, float* %v.addr
@@ -105,10 +105,9 @@ entry:
   ret float %add
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -148,7 +147,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -171,7 +174,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float, float*, i64, float*, i64)* @axpy, !"kernel", i32 1}
+!15 = !{void (float, float*, i64, float*, i64, i64)* @axpy, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
@@ -182,8 +185,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -198,7 +201,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `axpy` (tests/in/generics.rs:5)
-define void @axpy(i64 %a, i64* noalias %x, i64 %x.len, i64* noalias %y, i64 %y.len) {
+define void @axpy(i64 %a, i64* noalias %x, i64 %x.len, i64* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca i64
   %x.addr = alloca { i64*, i64 }
@@ -234,7 +237,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.1
@@ -247,12 +250,12 @@ ok:
   %inbounds.1 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.2, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.2
   %elem.1 = load i64, i64* %elem.ptr.1
-  %call = call i64 @__cudajit_dev_twice__i64(i64 %elem.1)
+  %call = call i64 @__cudajit_dev_twice__i64(i64 %elem.1, i64 %__cudajit.panic.record)
   %add = add i64 %mul, %call
   %cast = sext i32 1 to i64
   %add.1 = add i64 %add, %cast
@@ -263,7 +266,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %i.3
@@ -274,7 +277,7 @@ if.end:
 }
 
 ; device fn `twice__i64` (tests/in/generics.rs:13)
-define internal i64 @__cudajit_dev_twice__i64(i64 %v) alwaysinline {
+define internal i64 @__cudajit_dev_twice__i64(i64 %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca i64
   store i64 %v, i64* %v.addr
@@ -284,10 +287,9 @@ entry:
   ret i64 %add
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -327,7 +329,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -350,7 +356,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64, i64*, i64, i64*, i64)* @axpy, !"kernel", i32 1}
+!15 = !{void (i64, i64*, i64, i64*, i64, i64)* @axpy, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
@@ -361,8 +367,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_transpose_0 = internal addrspace(3) global [16 x [17 x double]] undef, align 16
 
@@ -380,7 +386,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `transpose` (tests/in/generics.rs:18)
-define void @transpose(double* noalias %input, i64 %input.len, double* noalias %output, i64 %output.len, i64 %rows, i64 %cols) {
+define void @transpose(double* noalias %input, i64 %input.len, double* noalias %output, i64 %output.len, i64 %rows, i64 %cols, i64 %__cudajit.panic.record) {
 entry:
   %input.addr = alloca { double*, i64 }
   %output.addr = alloca { double*, i64 }
@@ -481,7 +487,7 @@ run.checked:
   %inbounds = icmp ult i64 %add.4, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %add.4, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add.4, i64 %len)
   unreachable
 ok:
   %elem.ptr.3 = getelementptr double, double* %ptr.1, i64 %add.4
@@ -491,7 +497,7 @@ ok:
   %inbounds.1 = icmp ult i64 %ty.3, 16
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %ty.3, i64 16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %ty.3, i64 16)
   unreachable
 ok.1:
   %elem.ptr.4 = getelementptr inbounds [16 x [17 x double]], [16 x [17 x double]] addrspace(3)* %tile.1, i64 0, i64 %ty.3
@@ -499,7 +505,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %tx.3, 17
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %tx.3, i64 17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %tx.3, i64 17)
   unreachable
 ok.2:
   %elem.ptr.5 = getelementptr inbounds [17 x double], [17 x double] addrspace(3)* %elem.ptr.4, i64 0, i64 %tx.3
@@ -574,7 +580,7 @@ run.checked.1:
   %inbounds.3 = icmp ult i64 %tx.7, 16
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %tx.7, i64 16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %tx.7, i64 16)
   unreachable
 ok.3:
   %elem.ptr.9 = getelementptr inbounds [16 x [17 x double]], [16 x [17 x double]] addrspace(3)* %tile.3, i64 0, i64 %tx.7
@@ -582,7 +588,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %ty.7, 17
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %ty.7, i64 17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %ty.7, i64 17)
   unreachable
 ok.4:
   %elem.ptr.10 = getelementptr inbounds [17 x double], [17 x double] addrspace(3)* %elem.ptr.9, i64 0, i64 %ty.7
@@ -598,7 +604,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %add.9, %len.1
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %add.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.9, i64 %len.1)
   unreachable
 ok.5:
   %elem.ptr.11 = getelementptr double, double* %ptr.3, i64 %add.9
@@ -610,10 +616,9 @@ if.end.1:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -653,7 +658,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -676,7 +685,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (double*, i64, double*, i64, i64, i64)* @transpose, !"kernel", i32 1}
+!15 = !{void (double*, i64, double*, i64, i64, i64, i64)* @transpose, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `transpose` at tests/in/generics.rs:25:24: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @__nvvm_reflect(i8*)
 declare void @llvm.nvvm.barrier0()
@@ -24,7 +24,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `two_phase_sum` (tests/in/grid_sync.rs:14)
-define void @two_phase_sum(float* noalias %x, i64 %x.len, float* noalias %partials, i64 %partials.len, float* noalias %total, i64 %total.len) {
+define void @two_phase_sum(float* noalias %x, i64 %x.len, float* noalias %partials, i64 %partials.len, float* noalias %total, i64 %total.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %partials.addr = alloca { float*, i64 }
@@ -68,7 +68,7 @@ entry:
   %step.nonzero = icmp ne i64 %gridsize, 0
   br i1 %step.nonzero, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
   %for.nonempty = icmp ult i64 %grid, %len
@@ -116,16 +116,16 @@ for.end:
   %inbounds = icmp ult i64 %grid.1, %len.1
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %grid.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %grid.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %grid.1
   store float %sum, float* %elem.ptr.1
-  %grid.status = call i32 @__cudajit_grid_sync()
+  %grid.status = call i32 @__cudajit_grid_sync(i64 %__cudajit.panic.record)
   %grid.in.time = icmp ne i32 %grid.status, 1
   br i1 %grid.in.time, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.2:
   %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
@@ -170,7 +170,7 @@ for.end.1:
   %inbounds.1 = icmp ult i64 0, %len.3
   br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 0, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 0
@@ -179,12 +179,12 @@ ok.3:
 if.end:
   %partials.4 = load { float*, i64 }, { float*, i64 }* %partials.addr
   %block = load i64, i64* %block.addr
-  call void @__cudajit_dev_publish_then_wait({ float*, i64 } %partials.4, i64 %block, float 0x0000000000000000)
+  call void @__cudajit_dev_publish_then_wait({ float*, i64 } %partials.4, i64 %block, float 0x0000000000000000, i64 %__cudajit.panic.record)
   ret void
 }
 
 ; device fn `publish_then_wait` (tests/in/grid_sync.rs:6)
-define internal void @__cudajit_dev_publish_then_wait({ float*, i64 } %partials, i64 %block, float %value) alwaysinline {
+define internal void @__cudajit_dev_publish_then_wait({ float*, i64 } %partials, i64 %block, float %value, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %partials.addr = alloca { float*, i64 }
   %block.addr = alloca i64
@@ -204,18 +204,18 @@ if.then:
   %inbounds = icmp ult i64 %block.1, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 5, i64 %block.1, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %block.1, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %block.1
   store float %value.1, float* %elem.ptr
   br label %if.end
 if.end:
-  %grid.status = call i32 @__cudajit_grid_sync()
+  %grid.status = call i32 @__cudajit_grid_sync(i64 %__cudajit.panic.record)
   %grid.in.time = icmp ne i32 %grid.status, 1
   br i1 %grid.in.time, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 6, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 0, i64 0)
   unreachable
 ok.1:
   ret void
@@ -225,7 +225,7 @@ ok.1:
 @__cudajit_cuda_arch = private unnamed_addr constant [12 x i8] c"__CUDA_ARCH\00"
 @__cudajit_grid_barrier = internal addrspace(1) global i32 0, align 4
 
-define internal i32 @__cudajit_grid_sync() nounwind {
+define internal i32 @__cudajit_grid_sync(i64 %record) nounwind {
 entry:
   %ws.hi = call i32 asm sideeffect "mov.u32 $0, %envreg1;", "=r"()
   %ws.lo = call i32 asm sideeffect "mov.u32 $0, %envreg2;", "=r"()
@@ -297,11 +297,10 @@ waiting:
   %poll = icmp eq i32 %poll.bits, 0
   br i1 %poll, label %poll.panic, label %spin.again
 poll.panic:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
-  %has.record = icmp ne i64 %slot, 0
+  %has.record = icmp ne i64 %record, 0
   br i1 %has.record, label %poll.flag, label %poll.clock
 poll.flag:
-  %flag.ptr = inttoptr i64 %slot to i32*
+  %flag.ptr = inttoptr i64 %record to i32*
   %flag = load volatile i32, i32* %flag.ptr, align 4
   %panicked = icmp ne i32 %flag, 0
   br i1 %panicked, label %undo, label %poll.clock
@@ -350,10 +349,9 @@ done:
   ret i32 0
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -393,7 +391,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -416,7 +418,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, float*, i64)* @two_phase_sum, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, float*, i64, i64)* @two_phase_sum, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `two_phase_sum` at tests/in/grid_sync.rs:17:41: assertion failed: step != 0

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare float @__nv_acosf(float)
 declare float @__nv_asinf(float)
@@ -50,7 +50,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `math32` (tests/in/math.rs:4)
-define void @math32(float* noalias %x, i64 %x.len, i32 %n) {
+define void @math32(float* noalias %x, i64 %x.len, i32 %n, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %n.addr = alloca i32
@@ -224,7 +224,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.5, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.5, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.5, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.5
@@ -352,7 +352,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.6, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.6, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.6, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.6
@@ -362,10 +362,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -405,7 +404,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -428,7 +431,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, i32)* @math32, !"kernel", i32 1}
+!15 = !{void (float*, i64, i32, i64)* @math32, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `math32` at tests/in/math.rs:9:13: index out of bounds: the len is {1} but the index is {0}
@@ -438,8 +441,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_acos(double)
 declare double @__nv_asin(double)
@@ -485,7 +488,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `math64` (tests/in/math.rs:19)
-define void @math64(double* noalias %x, i64 %x.len, i32 %n) {
+define void @math64(double* noalias %x, i64 %x.len, i32 %n, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { double*, i64 }
   %n.addr = alloca i32
@@ -659,7 +662,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.5, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.5, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.5, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %i.5
@@ -787,7 +790,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.6, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.6, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.6, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.6
@@ -797,10 +800,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -840,7 +842,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -863,7 +869,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (double*, i64, i32)* @math64, !"kernel", i32 1}
+!15 = !{void (double*, i64, i32, i64)* @math64, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `math64` at tests/in/math.rs:24:13: index out of bounds: the len is {1} but the index is {0}
@@ -873,8 +879,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -889,7 +895,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `int_math` (tests/in/math.rs:34)
-define void @int_math(i64* noalias %x, i64 %x.len, i32* noalias %y, i64 %y.len) {
+define void @int_math(i64* noalias %x, i64 %x.len, i32* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { i64*, i64 }
   %y.addr = alloca { i32*, i64 }
@@ -988,7 +994,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.10, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.10, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.10, i64 %len.2)
   unreachable
 ok:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.10
@@ -1007,7 +1013,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.11, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.11, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.3)
   unreachable
 ok.1:
   %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.11
@@ -1019,7 +1025,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.12, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.12, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len.4)
   unreachable
 ok.2:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.12
@@ -1035,7 +1041,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.13, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.13, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.5)
   unreachable
 ok.3:
   %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.13
@@ -1047,10 +1053,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1090,7 +1095,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1113,7 +1122,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, i32*, i64)* @int_math, !"kernel", i32 1}
+!15 = !{void (i64*, i64, i32*, i64, i64)* @int_math, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `int_math` at tests/in/math.rs:37:16: index out of bounds: the len is {1} but the index is {0}

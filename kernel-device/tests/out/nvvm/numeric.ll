@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @__nv_mulhi(i32, i32)
 declare i64 @__nv_umul64hi(i64, i64)
@@ -34,7 +34,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `integers` (tests/in/numeric.rs:5)
-define void @integers(i8* noalias %a, i64 %a.len, i16* noalias %b, i64 %b.len, i32* noalias %c, i64 %c.len, i64* noalias %d, i64 %d.len, i32 %n) {
+define void @integers(i8* noalias %a, i64 %a.len, i16* noalias %b, i64 %b.len, i32* noalias %c, i64 %c.len, i64* noalias %d, i64 %d.len, i32 %n, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i8*, i64 }
   %b.addr = alloca { i16*, i64 }
@@ -238,7 +238,7 @@ pow.done:
   %clamp.op.1 = zext i8 9 to i64
   br i1 %clamp.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %clamp.op, i64 %clamp.op.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %clamp.op, i64 %clamp.op.1)
   unreachable
 ok:
   %clamp.below = icmp ult i8 %x.7, 3
@@ -309,7 +309,7 @@ ok:
   %clamp.op.3 = sext i16 5 to i64
   br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %clamp.op.2, i64 %clamp.op.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.op.2, i64 %clamp.op.3)
   unreachable
 ok.1:
   %clamp.below.1 = icmp slt i16 %y.6, -5
@@ -500,7 +500,7 @@ pow.done.2:
   %clamp.ok.2 = icmp ule i64 10, 1000
   br i1 %clamp.ok.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 10, i64 1000)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 10, i64 1000)
   unreachable
 ok.2:
   %clamp.below.2 = icmp ult i64 %w.11, 10
@@ -559,7 +559,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.26, %len
   br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.26, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.26, i64 %len)
   unreachable
 ok.3:
   %elem.ptr.13 = getelementptr i8, i8* %ptr.13, i64 %i.26
@@ -591,7 +591,7 @@ ok.3:
   %inbounds.1 = icmp ult i64 %i.27, %len.1
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.27, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.27, i64 %len.1)
   unreachable
 ok.4:
   %elem.ptr.14 = getelementptr i8, i8* %ptr.14, i64 %i.27
@@ -637,7 +637,7 @@ pow.done.4:
   %clamp.op.5 = zext i8 9 to i64
   br i1 %clamp.ok.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 1, i64 %clamp.op.4, i64 %clamp.op.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %clamp.op.4, i64 %clamp.op.5)
   unreachable
 ok.5:
   %clamp.below.3 = icmp ult i8 %x.15, 3
@@ -652,7 +652,7 @@ ok.5:
   %inbounds.2 = icmp ult i64 %i.28, %len.2
   br i1 %inbounds.2, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 6, i64 %i.28, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.28, i64 %len.2)
   unreachable
 ok.6:
   %elem.ptr.15 = getelementptr i8, i8* %ptr.15, i64 %i.28
@@ -666,7 +666,7 @@ ok.6:
   %inbounds.3 = icmp ult i64 %i.29, %len.3
   br i1 %inbounds.3, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 7, i64 %i.29, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.29, i64 %len.3)
   unreachable
 ok.7:
   %elem.ptr.16 = getelementptr i16, i16* %ptr.16, i64 %i.29
@@ -699,7 +699,7 @@ ok.7:
   %inbounds.4 = icmp ult i64 %i.30, %len.4
   br i1 %inbounds.4, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 8, i64 %i.30, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.30, i64 %len.4)
   unreachable
 ok.8:
   %elem.ptr.17 = getelementptr i16, i16* %ptr.17, i64 %i.30
@@ -729,7 +729,7 @@ ok.8:
   %clamp.op.7 = sext i16 5 to i64
   br i1 %clamp.ok.4, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 2, i64 %clamp.op.6, i64 %clamp.op.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.op.6, i64 %clamp.op.7)
   unreachable
 ok.9:
   %clamp.below.4 = icmp slt i16 %y.14, -5
@@ -769,7 +769,7 @@ pow.done.5:
   %inbounds.5 = icmp ult i64 %i.31, %len.5
   br i1 %inbounds.5, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 9, i64 %i.31, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.31, i64 %len.5)
   unreachable
 ok.10:
   %elem.ptr.18 = getelementptr i16, i16* %ptr.18, i64 %i.31
@@ -783,7 +783,7 @@ ok.10:
   %inbounds.6 = icmp ult i64 %i.32, %len.6
   br i1 %inbounds.6, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 10, i64 %i.32, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.32, i64 %len.6)
   unreachable
 ok.11:
   %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.32
@@ -813,7 +813,7 @@ ok.11:
   %inbounds.7 = icmp ult i64 %i.33, %len.7
   br i1 %inbounds.7, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 11, i64 %i.33, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.33, i64 %len.7)
   unreachable
 ok.12:
   %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 %i.33
@@ -876,7 +876,7 @@ pow.done.6:
   %inbounds.8 = icmp ult i64 %i.34, %len.8
   br i1 %inbounds.8, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 12, i64 %i.34, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.34, i64 %len.8)
   unreachable
 ok.13:
   %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 %i.34
@@ -890,7 +890,7 @@ ok.13:
   %inbounds.9 = icmp ult i64 %i.35, %len.9
   br i1 %inbounds.9, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i32 13, i64 %i.35, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.35, i64 %len.9)
   unreachable
 ok.14:
   %elem.ptr.22 = getelementptr i64, i64* %ptr.22, i64 %i.35
@@ -917,7 +917,7 @@ ok.14:
   %inbounds.10 = icmp ult i64 %i.36, %len.10
   br i1 %inbounds.10, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i32 14, i64 %i.36, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.36, i64 %len.10)
   unreachable
 ok.15:
   %elem.ptr.23 = getelementptr i64, i64* %ptr.23, i64 %i.36
@@ -948,7 +948,7 @@ ok.15:
   %inbounds.11 = icmp ult i64 %i.37, %len.11
   br i1 %inbounds.11, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i32 15, i64 %i.37, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.37, i64 %len.11)
   unreachable
 ok.16:
   %elem.ptr.24 = getelementptr i64, i64* %ptr.24, i64 %i.37
@@ -969,7 +969,7 @@ ok.16:
   %clamp.ok.5 = icmp ule i64 10, 1000
   br i1 %clamp.ok.5, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i32 3, i64 10, i64 1000)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 10, i64 1000)
   unreachable
 ok.17:
   %clamp.below.5 = icmp ult i64 %w.24, 10
@@ -1010,7 +1010,7 @@ pow.done.7:
   %inbounds.12 = icmp ult i64 %i.38, %len.12
   br i1 %inbounds.12, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i32 16, i64 %i.38, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.38, i64 %len.12)
   unreachable
 ok.18:
   %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.38
@@ -1022,10 +1022,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1065,7 +1064,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1088,7 +1091,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32)* @integers, !"kernel", i32 1}
+!15 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32, i64)* @integers, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `integers` at tests/in/numeric.rs:9:70: min > max. min = {0}, max = {1}
@@ -1112,8 +1115,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_fabs(double)
 declare float @__nv_fabsf(float)
@@ -1140,7 +1143,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `floats` (tests/in/numeric.rs:23)
-define void @floats(float* noalias %x, i64 %x.len, double* noalias %y, i64 %y.len, i32* noalias %bits, i64 %bits.len, i64* noalias %wide, i64 %wide.len) {
+define void @floats(float* noalias %x, i64 %x.len, double* noalias %y, i64 %y.len, i32* noalias %bits, i64 %bits.len, i64* noalias %wide, i64 %wide.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %y.addr = alloca { double*, i64 }
@@ -1238,7 +1241,7 @@ run.fast:
   %zext.1 = zext i32 %clamp.bits.1 to i64
   br i1 %clamp.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %zext, i64 %zext.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %zext, i64 %zext.1)
   unreachable
 ok:
   %clamp.below = fcmp olt float %a.1, 0xBFF0000000000000
@@ -1318,7 +1321,7 @@ ok:
   %clamp.bits.3 = bitcast double 0x4000000000000000 to i64
   br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %clamp.bits.2, i64 %clamp.bits.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.bits.2, i64 %clamp.bits.3)
   unreachable
 ok.1:
   %clamp.below.1 = fcmp olt double %b.1, 0xC000000000000000
@@ -1375,7 +1378,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.16, %len
   br i1 %inbounds, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.16, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len)
   unreachable
 ok.2:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
@@ -1392,7 +1395,7 @@ ok.2:
   %zext.3 = zext i32 %clamp.bits.5 to i64
   br i1 %clamp.ok.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 1, i64 %zext.2, i64 %zext.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %zext.2, i64 %zext.3)
   unreachable
 ok.3:
   %clamp.below.2 = fcmp olt float %a.13, 0xBFF0000000000000
@@ -1431,7 +1434,7 @@ ok.3:
   %inbounds.1 = icmp ult i64 %i.17, %len.1
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 4, i64 %i.17, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.1)
   unreachable
 ok.4:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.17
@@ -1459,7 +1462,7 @@ ok.4:
   %inbounds.2 = icmp ult i64 %i.18, %len.2
   br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 5, i64 %i.18, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.2)
   unreachable
 ok.5:
   %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.18
@@ -1473,7 +1476,7 @@ ok.5:
   %inbounds.3 = icmp ult i64 %i.19, %len.3
   br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 6, i64 %i.19, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.3)
   unreachable
 ok.6:
   %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.19
@@ -1485,7 +1488,7 @@ ok.6:
   %inbounds.4 = icmp ult i64 %i.20, %len.4
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 7, i64 %i.20, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.20, i64 %len.4)
   unreachable
 ok.7:
   %elem.ptr.12 = getelementptr double, double* %ptr.12, i64 %i.20
@@ -1500,7 +1503,7 @@ ok.7:
   %clamp.bits.7 = bitcast double 0x4000000000000000 to i64
   br i1 %clamp.ok.3, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 2, i64 %clamp.bits.6, i64 %clamp.bits.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.bits.6, i64 %clamp.bits.7)
   unreachable
 ok.8:
   %clamp.below.3 = fcmp olt double %b.7, 0xC000000000000000
@@ -1518,7 +1521,7 @@ ok.8:
   %inbounds.5 = icmp ult i64 %i.21, %len.5
   br i1 %inbounds.5, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 8, i64 %i.21, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.21, i64 %len.5)
   unreachable
 ok.9:
   %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.21
@@ -1532,7 +1535,7 @@ ok.9:
   %inbounds.6 = icmp ult i64 %i.22, %len.6
   br i1 %inbounds.6, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 9, i64 %i.22, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.22, i64 %len.6)
   unreachable
 ok.10:
   %elem.ptr.14 = getelementptr double, double* %ptr.14, i64 %i.22
@@ -1555,7 +1558,7 @@ ok.10:
   %inbounds.7 = icmp ult i64 %i.23, %len.7
   br i1 %inbounds.7, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 10, i64 %i.23, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.23, i64 %len.7)
   unreachable
 ok.11:
   %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.23
@@ -1565,10 +1568,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1608,7 +1610,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1631,7 +1637,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64)* @floats, !"kernel", i32 1}
+!15 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64, i64)* @floats, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `floats` at tests/in/numeric.rs:26:29: min > max, or either was NaN. min = {0:f32}, max = {1:f32}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `panics` (tests/in/panics.rs:5)
-define void @panics(i32* noalias %a, i64 %a.len, i32* noalias %out, i64 %out.len, i32 %d, i32 %u) {
+define void @panics(i32* noalias %a, i64 %a.len, i32* noalias %out, i64 %out.len, i32 %d, i32 %u, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %out.addr = alloca { i32*, i64 }
@@ -87,7 +87,7 @@ run.fast:
   %nonzero = icmp ne i32 %d.1, 0
   br i1 %nonzero, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
   %ismin = icmp eq i32 %x, -2147483648
@@ -96,7 +96,7 @@ ok:
   %nooverflow = xor i1 %overflow, true
   br i1 %nooverflow, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 0)
   unreachable
 ok.1:
   %div = sdiv i32 %x, %d.1
@@ -110,7 +110,7 @@ ok.1:
   %nonzero.1 = icmp ne i32 %d.2, 0
   br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.2:
   %ismin.1 = icmp eq i32 %x.1, -2147483648
@@ -119,7 +119,7 @@ ok.2:
   %nooverflow.1 = xor i1 %overflow.1, true
   br i1 %nooverflow.1, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 0)
   unreachable
 ok.3:
   %rem = srem i32 %x.1, %d.2
@@ -135,7 +135,7 @@ ok.3:
   %nonzero.2 = icmp ne i32 %sub, 0
   br i1 %nonzero.2, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 0)
   unreachable
 ok.4:
   %div.1 = udiv i32 %u.1, %sub
@@ -163,7 +163,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.8, %len
   br i1 %inbounds, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.8, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.8, i64 %len)
   unreachable
 ok.5:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.8
@@ -174,7 +174,7 @@ ok.5:
   %nonzero.3 = icmp ne i32 %d.3, 0
   br i1 %nonzero.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok.6:
   %ismin.2 = icmp eq i32 %x.2, -2147483648
@@ -183,7 +183,7 @@ ok.6:
   %nooverflow.2 = xor i1 %overflow.2, true
   br i1 %nooverflow.2, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 2, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 0)
   unreachable
 ok.7:
   %div.2 = sdiv i32 %x.2, %d.3
@@ -194,7 +194,7 @@ ok.7:
   %inbounds.1 = icmp ult i64 %i.9, %len.1
   br i1 %inbounds.1, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 7, i64 %i.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.9, i64 %len.1)
   unreachable
 ok.8:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.9
@@ -204,7 +204,7 @@ ok.8:
   %nonzero.4 = icmp ne i32 %d.4, 0
   br i1 %nonzero.4, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.9:
   %ismin.3 = icmp eq i32 %x.3, -2147483648
@@ -213,7 +213,7 @@ ok.9:
   %nooverflow.3 = xor i1 %overflow.3, true
   br i1 %nooverflow.3, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 4, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 0)
   unreachable
 ok.10:
   %rem.1 = srem i32 %x.3, %d.4
@@ -225,7 +225,7 @@ ok.10:
   %inbounds.2 = icmp ult i64 %add.4, %len.2
   br i1 %inbounds.2, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 8, i64 %add.4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %add.4, i64 %len.2)
   unreachable
 ok.11:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.4
@@ -236,7 +236,7 @@ ok.11:
   %nonzero.5 = icmp ne i32 %sub.1, 0
   br i1 %nonzero.5, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 5, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 0)
   unreachable
 ok.12:
   %div.3 = udiv i32 %u.3, %sub.1
@@ -248,7 +248,7 @@ ok.12:
   %inbounds.3 = icmp ult i64 %add.5, %len.3
   br i1 %inbounds.3, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 9, i64 %add.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add.5, i64 %len.3)
   unreachable
 ok.13:
   %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.5
@@ -258,10 +258,9 @@ run.join:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -301,7 +300,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -324,7 +327,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i32*, i64, i32, i32)* @panics, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i32*, i64, i32, i32, i64)* @panics, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero

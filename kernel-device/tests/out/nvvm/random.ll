@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_dyn_smem = external addrspace(3) global [0 x i8], align 16
 declare void @llvm.nvvm.barrier0()
@@ -21,7 +21,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `monte_carlo_pi` (tests/in/random.rs:6)
-define void @monte_carlo_pi(i64* noalias %states, i64 %states.len, i32* noalias %per_thread, i64 %per_thread.len, i64* noalias %total, i64 %total.len, i32 %samples) {
+define void @monte_carlo_pi(i64* noalias %states, i64 %states.len, i32* noalias %per_thread, i64 %per_thread.len, i64* noalias %total, i64 %total.len, i32 %samples, i64 %__cudajit.panic.record) {
 entry:
   %states.addr = alloca { i64*, i64 }
   %per_thread.addr = alloca { i32*, i64 }
@@ -63,7 +63,7 @@ entry:
   %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
   br i1 %smem.ok, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %smem.reported, i64 %smem.avail)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %smem.reported, i64 %smem.avail)
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
@@ -106,11 +106,11 @@ for.body:
   store i32 %for.next, i32* %for.counter
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.1 = load i64, i64* %i.addr
-  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %i.1)
+  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %i.1, i64 %__cudajit.panic.record)
   store float %call, float* %x.addr
   %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.2 = load i64, i64* %i.addr
-  %call.1 = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.2, i64 %i.2)
+  %call.1 = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.2, i64 %i.2, i64 %__cudajit.panic.record)
   store float %call.1, float* %y.addr
   %x = load float, float* %x.addr
   %x.1 = load float, float* %x.addr
@@ -137,7 +137,7 @@ for.end:
   %inbounds = icmp ult i64 %i.3, %len.1
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.3, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.3, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.3
@@ -152,7 +152,7 @@ if.end:
   %inbounds.1 = icmp ult i64 %t, %len.2
   br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %t, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %t
@@ -211,7 +211,7 @@ run.checked:
   %inbounds.2 = icmp ult i64 %add.5, %len.4
   br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %add.5, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.5, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %add.5
@@ -223,7 +223,7 @@ ok.3:
   %inbounds.3 = icmp ult i64 %t.7, %len.5
   br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %t.7, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.7, i64 %len.5)
   unreachable
 ok.4:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %t.7
@@ -251,7 +251,7 @@ if.then.3:
   %inbounds.4 = icmp ult i64 0, %len.6
   br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 0, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 0, i64 %len.6)
   unreachable
 ok.5:
   %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 0
@@ -262,7 +262,7 @@ ok.5:
   %inbounds.5 = icmp ult i64 0, %len.7
   br i1 %inbounds.5, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 0, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 %len.7)
   unreachable
 ok.6:
   %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 0
@@ -273,7 +273,7 @@ if.end.3:
 }
 
 ; device fn `xoroshiro128p_uniform_f32` (src/random.rs:81)
-define internal float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -282,7 +282,7 @@ entry:
   store i64 %index, i64* %index.addr
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
-  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1)
+  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1, i64 %__cudajit.panic.record)
   store i64 %call, i64* %bits.addr
   %bits = load i64, i64* %bits.addr
   %shamt = zext i32 40 to i64
@@ -295,7 +295,7 @@ entry:
 }
 
 ; device fn `xoroshiro128p_next` (src/random.rs:45)
-define internal i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -312,7 +312,7 @@ entry:
   %inbounds = icmp ult i64 %mul, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 8, i64 %mul, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %mul, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
@@ -327,7 +327,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 9, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
@@ -365,7 +365,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %mul.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 10, i64 %mul.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %mul.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
@@ -388,7 +388,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %add.2, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 11, i64 %add.2, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %add.2, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
@@ -397,10 +397,9 @@ ok.3:
   ret i64 %result
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -440,7 +439,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -463,7 +466,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, i32*, i64, i64*, i64, i32)* @monte_carlo_pi, !"kernel", i32 1}
+!15 = !{void (i64*, i64, i32*, i64, i64*, i64, i32, i64)* @monte_carlo_pi, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `monte_carlo_pi` at tests/in/random.rs:8:18: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
@@ -482,8 +485,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare double @__nv_cos(double)
 declare float @__nv_cosf(float)
@@ -504,7 +507,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `every_draw` (tests/in/random.rs:38)
-define void @every_draw(i64* noalias %states, i64 %states.len, float* noalias %u32s, i64 %u32s.len, double* noalias %u64s, i64 %u64s.len, float* noalias %n32, i64 %n32.len, double* noalias %n64, i64 %n64.len) {
+define void @every_draw(i64* noalias %states, i64 %states.len, float* noalias %u32s, i64 %u32s.len, double* noalias %u64s, i64 %u64s.len, float* noalias %n32, i64 %n32.len, double* noalias %n64, i64 %n64.len, i64 %__cudajit.panic.record) {
 entry:
   %states.addr = alloca { i64*, i64 }
   %u32s.addr = alloca { float*, i64 }
@@ -544,7 +547,7 @@ entry:
 if.then:
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.1 = load i64, i64* %i.addr
-  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %i.1)
+  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %i.1, i64 %__cudajit.panic.record)
   %u32s.2 = load { float*, i64 }, { float*, i64 }* %u32s.addr
   %i.2 = load i64, i64* %i.addr
   %ptr = extractvalue { float*, i64 } %u32s.2, 0
@@ -552,14 +555,14 @@ if.then:
   %inbounds = icmp ult i64 %i.2, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.2, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.2, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
   store float %call, float* %elem.ptr
   %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.3 = load i64, i64* %i.addr
-  %call.1 = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.2, i64 %i.3)
+  %call.1 = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.2, i64 %i.3, i64 %__cudajit.panic.record)
   %u64s.1 = load { double*, i64 }, { double*, i64 }* %u64s.addr
   %i.4 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { double*, i64 } %u64s.1, 0
@@ -567,14 +570,14 @@ ok:
   %inbounds.1 = icmp ult i64 %i.4, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.4, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.4
   store double %call.1, double* %elem.ptr.1
   %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.5 = load i64, i64* %i.addr
-  %call.2 = call float @__cudajit_dev_xoroshiro128p_normal_f32({ i64*, i64 } %states.3, i64 %i.5)
+  %call.2 = call float @__cudajit_dev_xoroshiro128p_normal_f32({ i64*, i64 } %states.3, i64 %i.5, i64 %__cudajit.panic.record)
   %n32.1 = load { float*, i64 }, { float*, i64 }* %n32.addr
   %i.6 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %n32.1, 0
@@ -582,14 +585,14 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.6, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.6, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.6, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
   store float %call.2, float* %elem.ptr.2
   %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.7 = load i64, i64* %i.addr
-  %call.3 = call double @__cudajit_dev_xoroshiro128p_normal_f64({ i64*, i64 } %states.4, i64 %i.7)
+  %call.3 = call double @__cudajit_dev_xoroshiro128p_normal_f64({ i64*, i64 } %states.4, i64 %i.7, i64 %__cudajit.panic.record)
   %n64.1 = load { double*, i64 }, { double*, i64 }* %n64.addr
   %i.8 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { double*, i64 } %n64.1, 0
@@ -597,21 +600,21 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.8, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.8, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.8, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.8
   store double %call.3, double* %elem.ptr.3
   %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %i.9 = load i64, i64* %i.addr
-  call void @__cudajit_dev_xoroshiro128p_jump({ i64*, i64 } %states.5, i64 %i.9)
+  call void @__cudajit_dev_xoroshiro128p_jump({ i64*, i64 } %states.5, i64 %i.9, i64 %__cudajit.panic.record)
   br label %if.end
 if.end:
   ret void
 }
 
 ; device fn `xoroshiro128p_uniform_f32` (src/random.rs:81)
-define internal float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -620,7 +623,7 @@ entry:
   store i64 %index, i64* %index.addr
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
-  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1)
+  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1, i64 %__cudajit.panic.record)
   store i64 %call, i64* %bits.addr
   %bits = load i64, i64* %bits.addr
   %shamt = zext i32 40 to i64
@@ -633,7 +636,7 @@ entry:
 }
 
 ; device fn `xoroshiro128p_uniform_f64` (src/random.rs:89)
-define internal double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -642,7 +645,7 @@ entry:
   store i64 %index, i64* %index.addr
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
-  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1)
+  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.1, i64 %index.1, i64 %__cudajit.panic.record)
   store i64 %call, i64* %bits.addr
   %bits = load i64, i64* %bits.addr
   %shamt = zext i32 11 to i64
@@ -655,7 +658,7 @@ entry:
 }
 
 ; device fn `xoroshiro128p_normal_f32` (src/random.rs:98)
-define internal float @__cudajit_dev_xoroshiro128p_normal_f32({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal float @__cudajit_dev_xoroshiro128p_normal_f32({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -665,12 +668,12 @@ entry:
   store i64 %index, i64* %index.addr
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
-  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %index.1)
+  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %index.1, i64 %__cudajit.panic.record)
   %sub = fsub float 0x3FF0000000000000, %call
   store float %sub, float* %u1.addr
   %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.2 = load i64, i64* %index.addr
-  %call.1 = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.2, i64 %index.2)
+  %call.1 = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.2, i64 %index.2, i64 %__cudajit.panic.record)
   store float %call.1, float* %u2.addr
   %u1 = load float, float* %u1.addr
   %log = call float @__nv_logf(float %u1)
@@ -684,7 +687,7 @@ entry:
 }
 
 ; device fn `xoroshiro128p_normal_f64` (src/random.rs:108)
-define internal double @__cudajit_dev_xoroshiro128p_normal_f64({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal double @__cudajit_dev_xoroshiro128p_normal_f64({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -694,12 +697,12 @@ entry:
   store i64 %index, i64* %index.addr
   %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.1 = load i64, i64* %index.addr
-  %call = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.1, i64 %index.1)
+  %call = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.1, i64 %index.1, i64 %__cudajit.panic.record)
   %sub = fsub double 0x3FF0000000000000, %call
   store double %sub, double* %u1.addr
   %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.2 = load i64, i64* %index.addr
-  %call.1 = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.2, i64 %index.2)
+  %call.1 = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.2, i64 %index.2, i64 %__cudajit.panic.record)
   store double %call.1, double* %u2.addr
   %u1 = load double, double* %u1.addr
   %log = call double @__nv_log(double %u1)
@@ -713,7 +716,7 @@ entry:
 }
 
 ; device fn `xoroshiro128p_jump` (src/random.rs:58)
-define internal void @__cudajit_dev_xoroshiro128p_jump({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal void @__cudajit_dev_xoroshiro128p_jump({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -780,7 +783,7 @@ if.then.1:
   %inbounds = icmp ult i64 %mul, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 5, i64 %mul, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %mul, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
@@ -797,7 +800,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 6, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
@@ -809,7 +812,7 @@ ok.1:
 if.end.1:
   %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
   %index.3 = load i64, i64* %index.addr
-  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.3, i64 %index.3)
+  %call = call i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states.3, i64 %index.3, i64 %__cudajit.panic.record)
   br label %for.cond.1
 for.end.1:
   br label %for.cond
@@ -823,7 +826,7 @@ for.end:
   %inbounds.2 = icmp ult i64 %mul.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 7, i64 %mul.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %mul.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
@@ -838,7 +841,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %add.1, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 8, i64 %add.1, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %add.1, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.1
@@ -847,7 +850,7 @@ ok.3:
 }
 
 ; device fn `xoroshiro128p_next` (src/random.rs:45)
-define internal i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states, i64 %index) alwaysinline {
+define internal i64 @__cudajit_dev_xoroshiro128p_next({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %states.addr = alloca { i64*, i64 }
   %index.addr = alloca i64
@@ -864,7 +867,7 @@ entry:
   %inbounds = icmp ult i64 %mul, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 9, i64 %mul, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %mul, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %mul
@@ -879,7 +882,7 @@ ok:
   %inbounds.1 = icmp ult i64 %add, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 10, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %add, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %add
@@ -917,7 +920,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %mul.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 11, i64 %mul.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %mul.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %mul.2
@@ -940,7 +943,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %add.2, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 12, i64 %add.2, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %add.2, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %add.2
@@ -949,10 +952,9 @@ ok.3:
   ret i64 %result
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -992,7 +994,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1015,7 +1021,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64)* @every_draw, !"kernel", i32 1}
+!15 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64, i64)* @every_draw, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `every_draw` at tests/in/random.rs:41:9: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
@@ -12,7 +12,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 ; kernel `saxpy` (tests/in/saxpy.rs:4)
-define void @saxpy(float %alpha, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len) {
+define void @saxpy(float %alpha, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
 entry:
   %alpha.addr = alloca float
   %x.addr = alloca { float*, i64 }
@@ -92,6 +92,6 @@ while.end:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float, float*, i64, float*, i64)* @saxpy, !"kernel", i32 1}
+!15 = !{void (float, float*, i64, float*, i64, i64)* @saxpy, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}

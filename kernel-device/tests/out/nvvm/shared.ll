@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_block_sum_0 = internal addrspace(3) global [256 x float] undef, align 16
 
@@ -22,7 +22,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `block_sum` (tests/in/shared.rs:20)
-define void @block_sum(float* noalias %x, i64 %x.len, float* noalias %partial, i64 %partial.len) {
+define void @block_sum(float* noalias %x, i64 %x.len, float* noalias %partial, i64 %partial.len, i64 %__cudajit.panic.record) {
 entry:
   %x.addr = alloca { float*, i64 }
   %partial.addr = alloca { float*, i64 }
@@ -62,7 +62,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
@@ -79,7 +79,7 @@ if.end:
   %inbounds.1 = icmp ult i64 %tid, 256
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %tid, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %tid, i64 256)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache, i64 0, i64 %tid
@@ -91,7 +91,7 @@ ok.1:
   %slice = insertvalue { float*, i64 } undef, float* %generic, 0
   %slice.1 = insertvalue { float*, i64 } %slice, i64 256, 1
   %tid.1 = load i64, i64* %tid.addr
-  call void @__cudajit_dev_tree_sum({ float*, i64 } %slice.1, i64 %tid.1)
+  call void @__cudajit_dev_tree_sum({ float*, i64 } %slice.1, i64 %tid.1, i64 %__cudajit.panic.record)
   %tid.2 = load i64, i64* %tid.addr
   %cmp.1 = icmp eq i64 %tid.2, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
@@ -125,7 +125,7 @@ run.checked:
   %inbounds.2 = icmp ult i64 %cast.3, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %cast.3, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %cast.3, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %cast.3
@@ -138,7 +138,7 @@ if.end.1:
 }
 
 ; device fn `tree_sum` (tests/in/shared.rs:8)
-define internal void @__cudajit_dev_tree_sum({ float*, i64 } %s, i64 %tid) alwaysinline {
+define internal void @__cudajit_dev_tree_sum({ float*, i64 } %s, i64 %tid, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %s.addr = alloca { float*, i64 }
   %tid.addr = alloca i64
@@ -169,7 +169,7 @@ if.then:
   %inbounds = icmp ult i64 %add, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 4, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %add
@@ -181,7 +181,7 @@ ok:
   %inbounds.1 = icmp ult i64 %tid.3, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 5, i64 %tid.3, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %tid.3, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %tid.3
@@ -199,10 +199,9 @@ while.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -242,7 +241,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -265,7 +268,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64)* @block_sum, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64)* @block_sum, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum` at tests/in/shared.rs:24:35: index out of bounds: the len is {1} but the index is {0}
@@ -278,8 +281,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_transpose_0 = internal addrspace(3) global [32 x [33 x float]] undef, align 16
 
@@ -297,7 +300,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `transpose` (tests/in/shared.rs:33)
-define void @transpose(float* noalias %input, i64 %input.len, float* noalias %output, i64 %output.len, i64 %rows, i64 %cols) {
+define void @transpose(float* noalias %input, i64 %input.len, float* noalias %output, i64 %output.len, i64 %rows, i64 %cols, i64 %__cudajit.panic.record) {
 entry:
   %input.addr = alloca { float*, i64 }
   %output.addr = alloca { float*, i64 }
@@ -398,7 +401,7 @@ run.checked:
   %inbounds = icmp ult i64 %add.4, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %add.4, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add.4, i64 %len)
   unreachable
 ok:
   %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.4
@@ -408,7 +411,7 @@ ok:
   %inbounds.1 = icmp ult i64 %ty.3, 32
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %ty.3, i64 32)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %ty.3, i64 32)
   unreachable
 ok.1:
   %elem.ptr.4 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.1, i64 0, i64 %ty.3
@@ -416,7 +419,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %tx.3, 33
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %tx.3, i64 33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %tx.3, i64 33)
   unreachable
 ok.2:
   %elem.ptr.5 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 %tx.3
@@ -491,7 +494,7 @@ run.checked.1:
   %inbounds.3 = icmp ult i64 %tx.7, 32
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %tx.7, i64 32)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %tx.7, i64 32)
   unreachable
 ok.3:
   %elem.ptr.9 = getelementptr inbounds [32 x [33 x float]], [32 x [33 x float]] addrspace(3)* %tile.3, i64 0, i64 %tx.7
@@ -499,7 +502,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %ty.7, 33
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %ty.7, i64 33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %ty.7, i64 33)
   unreachable
 ok.4:
   %elem.ptr.10 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 %ty.7
@@ -515,7 +518,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %add.9, %len.1
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %add.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.9, i64 %len.1)
   unreachable
 ok.5:
   %elem.ptr.11 = getelementptr float, float* %ptr.3, i64 %add.9
@@ -527,10 +530,9 @@ if.end.1:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -570,7 +572,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -593,7 +599,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i64, i64)* @transpose, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64, i64, i64)* @transpose, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `transpose` at tests/in/shared.rs:40:24: index out of bounds: the len is {1} but the index is {0}
@@ -607,8 +613,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 @__cudajit_shared_rows_0 = internal addrspace(3) global [2 x [4 x i32]] undef, align 16
 @__cudajit_shared_scratch_row_1 = internal addrspace(3) global [4 x i32] undef, align 16
@@ -627,7 +633,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `rows` (tests/in/shared.rs:59)
-define void @rows(i32* noalias %out, i64 %out.len) {
+define void @rows(i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { i32*, i64 }
   %grid2.addr = alloca [2 x [4 x i32]] addrspace(3)*
@@ -686,7 +692,7 @@ run.checked:
   %inbounds = icmp ult i64 %rem.4, 2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %rem.4, i64 2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %rem.4, i64 2)
   unreachable
 ok:
   %elem.ptr.5 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.3, i64 0, i64 %rem.4
@@ -695,7 +701,7 @@ ok:
   %inbounds.1 = icmp ult i64 %rem.5, 4
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %rem.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.5, i64 4)
   unreachable
 ok.1:
   %elem.ptr.6 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr.5, i64 0, i64 %rem.5
@@ -713,14 +719,14 @@ ok.1:
 run.join:
   %t.8 = load i64, i64* %t.addr
   %cast.5 = trunc i64 %t.8 to i32
-  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.5)
+  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.5, i64 %__cudajit.panic.record)
   %first = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %first.addr
   %t.9 = load i64, i64* %t.addr
   %rem.6 = urem i64 %t.9, 4
   %inbounds.2 = icmp ult i64 %rem.6, 4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %rem.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.6, i64 4)
   unreachable
 ok.2:
   %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.6
@@ -735,7 +741,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %t.10, %len
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %t.10, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %t.10, i64 %len)
   unreachable
 ok.3:
   %elem.ptr.11 = getelementptr i32, i32* %ptr, i64 %t.10
@@ -744,7 +750,7 @@ ok.3:
 }
 
 ; device fn `scratch_row` (tests/in/shared.rs:51)
-define internal i32 @__cudajit_dev_scratch_row(i32 %v) alwaysinline {
+define internal i32 @__cudajit_dev_scratch_row(i32 %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca i32
   %counts.addr = alloca [4 x i32] addrspace(3)*
@@ -758,7 +764,7 @@ entry:
   %inbounds = icmp ult i64 %cast, 4
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 5, i64 %cast, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %cast, i64 4)
   unreachable
 ok:
   %elem.ptr = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %counts, i64 0, i64 %cast
@@ -770,10 +776,9 @@ ok:
   ret i32 %elem
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -813,7 +818,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -836,7 +845,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64)* @rows, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64)* @rows, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `rows` at tests/in/shared.rs:62:5: index out of bounds: the len is {1} but the index is {0}

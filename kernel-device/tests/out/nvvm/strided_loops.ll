@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `grid_stride` (tests/in/strided_loops.rs:7)
-define void @grid_stride(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len) {
+define void @grid_stride(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca float
   %x.addr = alloca { float*, i64 }
@@ -52,7 +52,7 @@ entry:
   %step.nonzero = icmp ne i64 %gridsize, 0
   br i1 %step.nonzero, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
   %for.nonempty = icmp ult i64 %grid, %len
@@ -83,7 +83,7 @@ for.body:
   %inbounds = icmp ult i64 %i, %len.1
   br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
@@ -105,10 +105,9 @@ for.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -148,7 +147,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -171,7 +174,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float, float*, i64, float*, i64)* @grid_stride, !"kernel", i32 1}
+!15 = !{void (float, float*, i64, float*, i64, i64)* @grid_stride, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `grid_stride` at tests/in/strided_loops.rs:8:41: assertion failed: step != 0
@@ -181,8 +184,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -197,7 +200,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `strided_forms` (tests/in/strided_loops.rs:14)
-define void @strided_forms(i64* noalias %out, i64 %out.len, i64 %step, i32 %lo, i32 %hi) {
+define void @strided_forms(i64* noalias %out, i64 %out.len, i64 %step, i32 %lo, i32 %hi, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { i64*, i64 }
   %step.addr = alloca i64
@@ -275,7 +278,7 @@ for.body:
   %inbounds = icmp ult i64 %n, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %n, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %n, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i64, i64* %ptr, i64 %n
@@ -315,7 +318,7 @@ for.body.1:
   %inbounds.1 = icmp ult i64 %n.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %n.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %n.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %n.1
@@ -331,7 +334,7 @@ for.end.1:
   %step.nonzero = icmp ne i64 %shl, 0
   br i1 %step.nonzero, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
   unreachable
 ok.2:
   %for.empty = icmp ugt i32 0, -1
@@ -360,7 +363,7 @@ for.body.2:
   %inbounds.2 = icmp ult i64 %n.2, %len.2
   br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %n.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %n.2, i64 %len.2)
   unreachable
 ok.3:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %n.2
@@ -401,7 +404,7 @@ for.body.3:
   %inbounds.3 = icmp ult i64 %n.3, %len.3
   br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %n.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %n.3, i64 %len.3)
   unreachable
 ok.4:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %n.3
@@ -436,7 +439,7 @@ for.body.4:
   %inbounds.4 = icmp ult i64 %n.4, %len.4
   br i1 %inbounds.4, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %n.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %n.4, i64 %len.4)
   unreachable
 ok.5:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %n.4
@@ -452,7 +455,7 @@ for.end.4:
   %step.nonzero.1 = icmp ne i64 %step.1, 0
   br i1 %step.nonzero.1, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 0)
   unreachable
 ok.6:
   %for.hi = add i32 %hi.2, -1
@@ -488,7 +491,7 @@ if.end.1:
   %inbounds.5 = icmp ult i64 %n.5, %len.5
   br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %n.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %n.5, i64 %len.5)
   unreachable
 ok.7:
   %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %n.5
@@ -502,7 +505,7 @@ for.end.5:
   %step.nonzero.2 = icmp ne i64 %step.2, 0
   br i1 %step.nonzero.2, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 0, i64 0)
   unreachable
 ok.8:
   %for.empty.3 = icmp sgt i64 -9223372036854775808, 9223372036854775807
@@ -536,7 +539,7 @@ if.end.2:
   %inbounds.6 = icmp ult i64 %n.7, %len.7
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %n.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %n.7, i64 %len.7)
   unreachable
 ok.9:
   %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %n.7
@@ -549,10 +552,9 @@ for.end.6:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -592,7 +594,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -615,7 +621,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, i64, i32, i32)* @strided_forms, !"kernel", i32 1}
+!15 = !{void (i64*, i64, i64, i32, i32, i64)* @strided_forms, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `strided_forms` at tests/in/strided_loops.rs:20:9: index out of bounds: the len is {1} but the index is {0}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `sub_slices` (tests/in/sub_slices.rs:21)
-define void @sub_slices(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %i, i64 %j) {
+define void @sub_slices(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %i, i64 %j, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %out.addr = alloca { float*, i64 }
@@ -53,23 +53,23 @@ range.fail:
   %start.in = icmp ule i64 %i.1, %len
   br i1 %start.in, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len)
   unreachable
 ok:
   %end.in = icmp ule i64 %j.1, %len
   br i1 %end.in, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %j.1, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %j.1, i64 %len)
   unreachable
 ok.1:
-  call void @__cudajit_panic(i32 3, i64 %i.1, i64 %j.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.1, i64 %j.1)
   unreachable
 range.in:
   %sub.len = sub i64 %j.1, %i.1
   %sub.ptr = getelementptr inbounds float, float* %ptr, i64 %i.1
   %sub = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
   %sub.1 = insertvalue { float*, i64 } %sub, i64 %sub.len, 1
-  %call = call float @__cudajit_dev_sum({ float*, i64 } %sub.1)
+  %call = call float @__cudajit_dev_sum({ float*, i64 } %sub.1, i64 %__cudajit.panic.record)
   %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.2 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { float*, i64 } %a.2, 0
@@ -77,14 +77,14 @@ range.in:
   %start.ok = icmp ule i64 %i.2, %len.1
   br i1 %start.ok, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 4, i64 %i.2, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.2, i64 %len.1)
   unreachable
 ok.2:
   %sub.len.1 = sub i64 %len.1, %i.2
   %sub.ptr.1 = getelementptr inbounds float, float* %ptr.1, i64 %i.2
   %sub.2 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
   %sub.3 = insertvalue { float*, i64 } %sub.2, i64 %sub.len.1, 1
-  %call.1 = call float @__cudajit_dev_sum({ float*, i64 } %sub.3)
+  %call.1 = call float @__cudajit_dev_sum({ float*, i64 } %sub.3, i64 %__cudajit.panic.record)
   %add = fadd float %call, %call.1
   %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
   %j.2 = load i64, i64* %j.addr
@@ -95,12 +95,12 @@ ok.2:
   %range.ok.1 = and i1 %ordered.1, %end.ok.1
   br i1 %range.ok.1, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 5, i64 %j.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %j.2, i64 %len.2)
   unreachable
 ok.3:
   %sub.4 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
   %sub.5 = insertvalue { float*, i64 } %sub.4, i64 %j.2, 1
-  %call.2 = call float @__cudajit_dev_sum({ float*, i64 } %sub.5)
+  %call.2 = call float @__cudajit_dev_sum({ float*, i64 } %sub.5, i64 %__cudajit.panic.record)
   %add.1 = fadd float %add, %call.2
   %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
   %ptr.3 = extractvalue { float*, i64 } %a.4, 0
@@ -108,7 +108,7 @@ ok.3:
   %start.ok.1 = icmp ule i64 0, %len.3
   %sub.6 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
   %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %len.3, 1
-  %call.3 = call float @__cudajit_dev_sum({ float*, i64 } %sub.7)
+  %call.3 = call float @__cudajit_dev_sum({ float*, i64 } %sub.7, i64 %__cudajit.panic.record)
   %add.2 = fadd float %add.1, %call.3
   %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.3 = load i64, i64* %i.addr
@@ -125,29 +125,29 @@ range.fail.1:
   %start.in.1 = icmp ule i64 %i.3, %len.4
   br i1 %start.in.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 6, i64 %i.3, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.3, i64 %len.4)
   unreachable
 ok.4:
   %end.in.1 = icmp ule i64 %end.reported, %len.4
   br i1 %end.in.1, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 7, i64 %end.reported, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %end.reported, i64 %len.4)
   unreachable
 ok.5:
   %ordered.3 = icmp ule i64 %i.3, %end.reported
   br i1 %ordered.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 8, i64 %i.3, i64 %end.reported)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.3, i64 %end.reported)
   unreachable
 ok.6:
-  call void @__cudajit_panic(i32 9, i64 %end.reported, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %end.reported, i64 %len.4)
   unreachable
 range.in.1:
   %sub.len.2 = sub i64 %end.excl, %i.3
   %sub.ptr.2 = getelementptr inbounds float, float* %ptr.4, i64 %i.3
   %sub.8 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
   %sub.9 = insertvalue { float*, i64 } %sub.8, i64 %sub.len.2, 1
-  %call.4 = call float @__cudajit_dev_sum({ float*, i64 } %sub.9)
+  %call.4 = call float @__cudajit_dev_sum({ float*, i64 } %sub.9, i64 %__cudajit.panic.record)
   %add.3 = fadd float %add.2, %call.4
   store float %add.3, float* %total.addr
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
@@ -156,7 +156,7 @@ range.in.1:
   %mid.ok = icmp ule i64 4, %len.5
   br i1 %mid.ok, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 10, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 0, i64 0)
   unreachable
 ok.7:
   %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.5, 0
@@ -176,14 +176,14 @@ ok.7:
   store { float*, i64 } %field.1, { float*, i64 }* %hi.addr
   %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
   %total = load float, float* %total.addr
-  call void @__cudajit_dev_scale({ float*, i64 } %lo, float %total)
+  call void @__cudajit_dev_scale({ float*, i64 } %lo, float %total, i64 %__cudajit.panic.record)
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
   %ptr.6 = extractvalue { float*, i64 } %hi, 0
   %len.6 = extractvalue { float*, i64 } %hi, 1
   %start.ok.2 = icmp ule i64 1, %len.6
   br i1 %start.ok.2, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 11, i64 1, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 1, i64 %len.6)
   unreachable
 ok.8:
   %sub.len.3 = sub i64 %len.6, 1
@@ -196,7 +196,7 @@ ok.8:
   %start.ok.3 = icmp ule i64 2, %len.7
   br i1 %start.ok.3, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 12, i64 2, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 2, i64 %len.7)
   unreachable
 ok.9:
   %sub.len.4 = sub i64 %len.7, 2
@@ -208,12 +208,12 @@ ok.9:
   %inbounds = icmp ult i64 0, %len.8
   br i1 %inbounds, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 13, i64 0, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 0, i64 %len.8)
   unreachable
 ok.10:
   %elem.ptr = getelementptr float, float* %ptr.8, i64 0
   %elem = load float, float* %elem.ptr
-  call void @__cudajit_dev_scale({ float*, i64 } %sub.15, float %elem)
+  call void @__cudajit_dev_scale({ float*, i64 } %sub.15, float %elem, i64 %__cudajit.panic.record)
   %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
   %j.4 = load i64, i64* %j.addr
   %ptr.9 = extractvalue { float*, i64 } %a.7, 0
@@ -221,7 +221,7 @@ ok.10:
   %mid.ok.1 = icmp ule i64 %j.4, %len.9
   br i1 %mid.ok.1, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 14, i64 0, i64 0)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 0, i64 0)
   unreachable
 ok.11:
   %sub.18 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
@@ -240,7 +240,7 @@ ok.11:
   %field.3 = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_.3, 1
   store { float*, i64 } %field.3, { float*, i64 }* %right.addr
   %left = load { float*, i64 }, { float*, i64 }* %left.addr
-  %call.5 = call float @__cudajit_dev_sum({ float*, i64 } %left)
+  %call.5 = call float @__cudajit_dev_sum({ float*, i64 } %left, i64 %__cudajit.panic.record)
   %right = load { float*, i64 }, { float*, i64 }* %right.addr
   %ptr.10 = extractvalue { float*, i64 } %right, 0
   %len.10 = extractvalue { float*, i64 } %right, 1
@@ -251,12 +251,12 @@ ok.11:
   %end.reported.1 = select i1 %end.ok.3, i64 %end.excl.1, i64 1
   br i1 %range.ok.3, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 15, i64 %end.reported.1, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %end.reported.1, i64 %len.10)
   unreachable
 ok.12:
   %sub.22 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
   %sub.23 = insertvalue { float*, i64 } %sub.22, i64 %end.excl.1, 1
-  %call.6 = call float @__cudajit_dev_sum({ float*, i64 } %sub.23)
+  %call.6 = call float @__cudajit_dev_sum({ float*, i64 } %sub.23, i64 %__cudajit.panic.record)
   %sub.24 = fsub float %call.5, %call.6
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
   %ptr.11 = extractvalue { float*, i64 } %out.2, 0
@@ -264,7 +264,7 @@ ok.12:
   %inbounds.1 = icmp ult i64 0, %len.11
   br i1 %inbounds.1, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 16, i64 0, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 0, i64 %len.11)
   unreachable
 ok.13:
   %elem.ptr.1 = getelementptr float, float* %ptr.11, i64 0
@@ -273,7 +273,7 @@ ok.13:
 }
 
 ; device fn `sum` (tests/in/sub_slices.rs:5)
-define internal float @__cudajit_dev_sum({ float*, i64 } %v) alwaysinline {
+define internal float @__cudajit_dev_sum({ float*, i64 } %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %s.addr = alloca float
@@ -309,7 +309,7 @@ for.end:
 }
 
 ; device fn `scale` (tests/in/sub_slices.rs:14)
-define internal void @__cudajit_dev_scale({ float*, i64 } %v, float %k) alwaysinline {
+define internal void @__cudajit_dev_scale({ float*, i64 } %v, float %k, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %k.addr = alloca float
@@ -343,10 +343,9 @@ for.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -386,7 +385,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -409,7 +412,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i64, i64)* @sub_slices, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64, i64, i64)* @sub_slices, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `sub_slices` at tests/in/sub_slices.rs:22:21: range start index {0} out of range for slice of length {1}
@@ -433,11 +436,11 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 ; kernel `sub_slices_unchecked` (tests/in/sub_slices.rs:31)
-define void @sub_slices_unchecked(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %i, i64 %j) {
+define void @sub_slices_unchecked(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %i, i64 %j, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { float*, i64 }
   %out.addr = alloca { float*, i64 }
@@ -496,8 +499,8 @@ entry:
   %sub.ptr.2 = getelementptr inbounds float, float* %ptr.2, i64 %i.2
   %sub.6 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
   %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %sub.len.1, 1
-  %call = call float @__cudajit_dev_sum({ float*, i64 } %sub.7)
-  call void @__cudajit_dev_scale({ float*, i64 } %sub.5, float %call)
+  %call = call float @__cudajit_dev_sum({ float*, i64 } %sub.7, i64 %__cudajit.panic.record)
+  call void @__cudajit_dev_scale({ float*, i64 } %sub.5, float %call, i64 %__cudajit.panic.record)
   %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
   %i.3 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { float*, i64 } %a.2, 0
@@ -507,7 +510,7 @@ entry:
   %range.ok.1 = and i1 %ordered.1, %end.ok.1
   %sub.8 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
   %sub.9 = insertvalue { float*, i64 } %sub.8, i64 %i.3, 1
-  %call.1 = call float @__cudajit_dev_sum({ float*, i64 } %sub.9)
+  %call.1 = call float @__cudajit_dev_sum({ float*, i64 } %sub.9, i64 %__cudajit.panic.record)
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
   %ptr.4 = extractvalue { float*, i64 } %hi, 0
   %elem.ptr = getelementptr float, float* %ptr.4, i64 0
@@ -516,7 +519,7 @@ entry:
 }
 
 ; device fn `scale` (tests/in/sub_slices.rs:14)
-define internal void @__cudajit_dev_scale({ float*, i64 } %v, float %k) alwaysinline {
+define internal void @__cudajit_dev_scale({ float*, i64 } %v, float %k, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %k.addr = alloca float
@@ -551,7 +554,7 @@ for.end:
 }
 
 ; device fn `sum` (tests/in/sub_slices.rs:5)
-define internal float @__cudajit_dev_sum({ float*, i64 } %v) alwaysinline {
+define internal float @__cudajit_dev_sum({ float*, i64 } %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float*, i64 }
   %s.addr = alloca float
@@ -602,6 +605,6 @@ for.end:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i64, i64)* @sub_slices_unchecked, !"kernel", i32 1}
+!15 = !{void (float*, i64, float*, i64, i64, i64, i64)* @sub_slices_unchecked, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}

@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -22,7 +22,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 declare i32 @llvm.nvvm.read.ptx.sreg.warpsize()
 
 ; kernel `lanes` (tests/in/warp.rs:5)
-define void @lanes(i32* noalias %out, i64 %out.len) {
+define void @lanes(i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %out.addr = alloca { i32*, i64 }
   %i.addr = alloca i64
@@ -52,7 +52,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
@@ -60,10 +60,9 @@ ok:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -103,7 +102,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -126,7 +129,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64)* @lanes, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64)* @lanes, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `lanes` at tests/in/warp.rs:7:5: index out of bounds: the len is {1} but the index is {0}
@@ -135,8 +138,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -155,7 +158,7 @@ declare i32 @llvm.nvvm.shfl.sync.idx.i32(i32, i32, i32, i32)
 declare i32 @llvm.nvvm.shfl.sync.up.i32(i32, i32, i32, i32)
 
 ; kernel `shuffles` (tests/in/warp.rs:11)
-define void @shuffles(i32* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, double* noalias %d, i64 %d.len, i64* noalias %e, i64 %e.len) {
+define void @shuffles(i32* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, double* noalias %d, i64 %d.len, i64* noalias %e, i64 %e.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %b.addr = alloca { i64*, i64 }
@@ -197,7 +200,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
@@ -211,7 +214,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
@@ -225,7 +228,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.2
@@ -238,7 +241,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %i.3
@@ -260,7 +263,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.4
@@ -282,7 +285,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.5
@@ -295,7 +298,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.6
@@ -311,7 +314,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.7
@@ -327,7 +330,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.8
@@ -340,7 +343,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.9
@@ -364,7 +367,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.10
@@ -388,7 +391,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.11
@@ -401,7 +404,7 @@ ok.11:
   %inbounds.12 = icmp ult i64 %i.12, %len.12
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i32 13, i64 %i.12, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.12, i64 %len.12)
   unreachable
 ok.12:
   %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.12
@@ -422,7 +425,7 @@ ok.12:
   %inbounds.13 = icmp ult i64 %i.13, %len.13
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i32 14, i64 %i.13, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.13, i64 %len.13)
   unreachable
 ok.13:
   %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.13
@@ -430,10 +433,9 @@ ok.13:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -473,7 +475,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -496,7 +502,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64, i64*, i64)* @shuffles, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64, i64*, i64, i64)* @shuffles, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `shuffles` at tests/in/warp.rs:14:28: index out of bounds: the len is {1} but the index is {0}
@@ -518,8 +524,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare { i32, i1 } @llvm.nvvm.match.all.sync.i32(i32, i32)
 declare i32 @llvm.nvvm.match.any.sync.i32(i32, i32)
@@ -541,7 +547,7 @@ declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)
 declare i1 @llvm.nvvm.vote.uni.sync(i32, i1)
 
 ; kernel `votes` (tests/in/warp.rs:22)
-define void @votes(i8* noalias %flags, i64 %flags.len, i64* noalias %keys, i64 %keys.len, i32* noalias %out, i64 %out.len) {
+define void @votes(i8* noalias %flags, i64 %flags.len, i64* noalias %keys, i64 %keys.len, i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
 entry:
   %flags.addr = alloca { i8*, i64 }
   %keys.addr = alloca { i64*, i64 }
@@ -577,7 +583,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i8, i8* %ptr, i64 %i
@@ -610,7 +616,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.1
@@ -623,7 +629,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %i.2
@@ -642,7 +648,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i64, i64* %ptr.3, i64 %i.3
@@ -669,7 +675,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.4
@@ -677,10 +683,9 @@ ok.4:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -720,7 +725,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -743,7 +752,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i8*, i64, i64*, i64, i32*, i64)* @votes, !"kernel", i32 1}
+!15 = !{void (i8*, i64, i64*, i64, i32*, i64, i64)* @votes, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `votes` at tests/in/warp.rs:24:13: index out of bounds: the len is {1} but the index is {0}
@@ -756,8 +765,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare float @__nv_fmaxf(float, float)
 declare double @__nv_fmin(double, double)
@@ -775,7 +784,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 declare i32 @llvm.nvvm.shfl.sync.bfly.i32(i32, i32, i32, i32)
 
 ; kernel `reductions` (tests/in/warp.rs:34)
-define void @reductions(i32* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, double* noalias %d, i64 %d.len) {
+define void @reductions(i32* noalias %a, i64 %a.len, i64* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, double* noalias %d, i64 %d.len, i64 %__cudajit.panic.record) {
 entry:
   %a.addr = alloca { i32*, i64 }
   %b.addr = alloca { i64*, i64 }
@@ -810,7 +819,7 @@ entry:
   %inbounds = icmp ult i64 %i, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i, i64 %len)
   unreachable
 ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
@@ -832,7 +841,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.1, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.1, i64 %len.1)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
@@ -860,7 +869,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.2, i64 %len.2)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.2
@@ -888,7 +897,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.3, i64 %len.3)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.3
@@ -900,7 +909,7 @@ ok.3:
   %inbounds.4 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i32 5, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.4)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.4
@@ -962,7 +971,7 @@ ok.4:
   %inbounds.5 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i32 6, i64 %i.5, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.5
@@ -1030,7 +1039,7 @@ ok.5:
   %inbounds.6 = icmp ult i64 %i.6, %len.6
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i32 7, i64 %i.6, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.6, i64 %len.6)
   unreachable
 ok.6:
   %elem.ptr.6 = getelementptr i64, i64* %ptr.6, i64 %i.6
@@ -1042,7 +1051,7 @@ ok.6:
   %inbounds.7 = icmp ult i64 %i.7, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i32 8, i64 %i.7, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.7, i64 %len.7)
   unreachable
 ok.7:
   %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.7
@@ -1074,7 +1083,7 @@ ok.7:
   %inbounds.8 = icmp ult i64 %i.8, %len.8
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i32 9, i64 %i.8, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.8, i64 %len.8)
   unreachable
 ok.8:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.8
@@ -1107,7 +1116,7 @@ ok.8:
   %inbounds.9 = icmp ult i64 %i.9, %len.9
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i32 10, i64 %i.9, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.9, i64 %len.9)
   unreachable
 ok.9:
   %elem.ptr.9 = getelementptr float, float* %ptr.9, i64 %i.9
@@ -1119,7 +1128,7 @@ ok.9:
   %inbounds.10 = icmp ult i64 %i.10, %len.10
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i32 11, i64 %i.10, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.10, i64 %len.10)
   unreachable
 ok.10:
   %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.10
@@ -1191,7 +1200,7 @@ ok.10:
   %inbounds.11 = icmp ult i64 %i.11, %len.11
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i32 12, i64 %i.11, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.11, i64 %len.11)
   unreachable
 ok.11:
   %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.11
@@ -1199,10 +1208,9 @@ ok.11:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -1242,7 +1250,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -1265,7 +1277,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64)* @reductions, !"kernel", i32 1}
+!15 = !{void (i32*, i64, i64*, i64, float*, i64, double*, i64, i64)* @reductions, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `reductions` at tests/in/warp.rs:36:28: index out of bounds: the len is {1} but the index is {0}

@@ -52,9 +52,9 @@ fn vecadd() -> F {
 fn vecadd_kernel() {
     let out = write(&module(vec![vecadd()]));
     let t = &out.text;
-    assert!(t.contains("define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len)"), "{t}");
+    assert!(t.contains("define void @vecadd(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, i64 %__cudajit.panic.record)"), "{t}");
     assert!(t.contains(
-        "@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8"
+        "@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8"
     ));
     // Each special register read carries CUDA's bound on it as `!range`.
     assert!(
@@ -69,9 +69,9 @@ fn vecadd_kernel() {
     assert!(t.contains("!7 = !{i32 0, i32 2147483647}\n"), "{t}");
     assert!(t.contains("fadd float"));
     assert!(t.contains("icmp ult i64"));
-    assert!(
-        t.contains("!{void (float*, i64, float*, i64, float*, i64)* @vecadd, !\"kernel\", i32 1}")
-    );
+    assert!(t.contains(
+        "!{void (float*, i64, float*, i64, float*, i64, i64)* @vecadd, !\"kernel\", i32 1}"
+    ));
     assert!(
         t.contains("!nvvmir.version = !{!16}\n!16 = !{i32 2, i32 0, i32 3, i32 2}"),
         "{t}"
@@ -90,8 +90,15 @@ fn vecadd_kernel() {
     );
     assert_eq!(out.panic_sites[0].function, "vecadd");
     assert!(out.panic_sites[0].line >= 10);
-    assert!(t.contains("call void @__cudajit_panic(i32 1, i64 "));
+    assert!(t.contains("call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 "));
     assert!(t.contains("cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic"));
+    // Fields first, then the fence, then the flag is published atomically.
+    let fence = t.find("call void @llvm.nvvm.membar.sys()").unwrap();
+    let tag = t.find("store volatile i64 %tag, i64* %tag.ptr").unwrap();
+    let publish = t
+        .find("atomicrmw volatile xchg i32* %flag, i32 2 monotonic")
+        .unwrap();
+    assert!(tag < fence && fence < publish, "{t}");
     assert!(t.contains("call void asm sideeffect \"exit;\", \"\"()"));
     assert!(!t.contains("trap"));
     assert!(!t.contains("noinline"));
@@ -104,7 +111,10 @@ fn no_bounds_check_no_panic_helper() {
     let out = write(&module(vec![f]));
     assert!(out.panic_sites.is_empty());
     assert!(!out.text.contains("__cudajit_panic("));
-    assert!(out.text.contains("@__cudajit_panic_slot"));
+    assert!(out.text.contains("@__cudajit_module_tag"));
+    // The hidden record parameter is there regardless: the host ABI does not depend on
+    // the options.
+    assert!(out.text.contains("i64 %__cudajit.panic.record)"));
 }
 
 #[test]
@@ -149,19 +159,19 @@ fn device_function_and_call() {
     let out = write(&module(vec![sq, k]));
     let t = &out.text;
     assert!(
-        t.contains("define internal float @__cudajit_dev_square(float %x) alwaysinline {"),
+        t.contains("define internal float @__cudajit_dev_square(float %x, i64 %__cudajit.panic.record) alwaysinline {"),
         "{t}"
     );
     assert!(
-        t.contains("call float @__cudajit_dev_square(float 0x4008000000000000)"),
+        t.contains("call float @__cudajit_dev_square(float 0x4008000000000000, i64 %__cudajit.panic.record)"),
         "{t}"
     );
     assert!(
-        t.contains("define void @k(float* noalias %out, i64 %out.len, i8 %flag)"),
+        t.contains("define void @k(float* noalias %out, i64 %out.len, i8 %flag, i64 %__cudajit.panic.record)"),
         "{t}"
     );
     assert!(t.contains("icmp ne i8 %flag, 0"));
-    assert!(t.contains("!{void (float*, i64, i8)* @k, !\"kernel\", i32 1}"));
+    assert!(t.contains("!{void (float*, i64, i8, i64)* @k, !\"kernel\", i32 1}"));
     assert!(!t.contains("@__cudajit_dev_square, !\"kernel\""));
 }
 

@@ -1,0 +1,164 @@
+//! High-level operations (issue 12) on 2^28 elements beside hand-written kernels and
+//! the device-to-device copy: `#[vectorize]`d saxpy against a written grid-stride
+//! saxpy kernel, `cudajit::sum` of f32 against `sum_warp`-style accumulation, and
+//! `cudajit::inclusive_scan` of u32 against the copy bandwidth. Each result is checked
+//! against a CPU reference first; times are medians of 20 event-timed runs after 3
+//! warm-ups, on one stream. `sum` includes its one-element read back (it returns a
+//! value), as CuPy's `float(cupy.sum(x))` would.
+//!
+//! Prints `RESULT <name> <median_us> bytes=<n>` lines; `skipped: <reason>` without a GPU.
+//!
+//!     cargo bench --bench hl
+
+use std::error::Error as StdError;
+
+use cudajit::prelude::*;
+use cudajit::{device_fn, Device, DeviceArray, Event, Stream};
+
+type BenchResult<T> = Result<T, Box<dyn StdError>>;
+
+const N: usize = 1 << 28;
+const REPS: usize = 20;
+
+#[vectorize]
+fn saxpy(x: f32, y: f32) -> f32 {
+    2.5 * x + y
+}
+
+#[kernel]
+fn saxpy_written(x: &[f32], y: &[f32], out: &mut [f32]) {
+    let stride = grid_size(1);
+    let mut i = grid(1);
+    while i < out.len() {
+        out[i] = 2.5 * x[i] + y[i];
+        i += stride;
+    }
+}
+
+#[device]
+fn add_u32(a: u32, b: u32) -> u32 {
+    a.wrapping_add(b)
+}
+
+fn median_us(stream: &Stream, mut body: impl FnMut() -> BenchResult<()>) -> BenchResult<f64> {
+    for _ in 0..3 {
+        body()?;
+    }
+    stream.synchronize()?;
+    let mut times = Vec::with_capacity(REPS);
+    for _ in 0..REPS {
+        let start = Event::record(stream)?;
+        body()?;
+        let end = Event::record(stream)?;
+        end.synchronize()?;
+        times.push(start.elapsed_ms(&end)? as f64 * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[REPS / 2])
+}
+
+fn report(name: &str, us: f64, bytes: usize) {
+    println!(
+        "RESULT {name} {us:.3} bytes={bytes},GBps={:.0}",
+        bytes as f64 / (us * 1e-6) / 1e9
+    );
+}
+
+fn run(device: &Device) -> BenchResult<()> {
+    let stream = device.new_stream()?;
+    let hx: Vec<f32> = (0..N).map(|i| ((i * 7919) % 17) as f32 - 8.0).collect();
+    let hy: Vec<f32> = (0..N).map(|i| ((i * 104_729) % 13) as f32).collect();
+    let (x, y) = (DeviceArray::from_slice(&hx)?, DeviceArray::from_slice(&hy)?);
+    let mut out = DeviceArray::<f32>::zeros(N)?;
+
+    // Copy: the bandwidth ceiling (read + write of N f32).
+    let copy = DeviceArray::<f32>::zeros(N)?;
+    let us = median_us(&stream, || {
+        // SAFETY: both arrays hold N f32 on this device.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(
+                copy.device_ptr(),
+                x.device_ptr(),
+                4 * N,
+                stream.cu_stream(),
+            )
+        }?;
+        Ok(())
+    })?;
+    report("copy", us, 8 * N);
+    drop(copy);
+
+    // saxpy: vectorized against written.
+    saxpy::apply_into_on(&stream, &x, &y, &mut out)?;
+    let got = out.to_host()?;
+    if got
+        .iter()
+        .zip(hx.iter().zip(&hy))
+        .any(|(&g, (&a, &b))| g != saxpy(a, b))
+    {
+        return Err("vectorized saxpy: wrong result".into());
+    }
+    let us = median_us(&stream, || {
+        Ok(saxpy::apply_into_on(&stream, &x, &y, &mut out)?)
+    })?;
+    report("saxpy.vectorize", us, 12 * N);
+    let grid = device.multiprocessor_count() * 8;
+    let us = median_us(&stream, || {
+        Ok(launch!(saxpy_written[grid, 256, stream](&x, &y, &mut out))?)
+    })?;
+    report("saxpy.written", us, 12 * N);
+
+    // sum of 2^28 f32 (small integers: exact).
+    let want: f64 = hx.iter().map(|&v| v as f64).sum();
+    let got = cudajit::sum_on(&stream, &x)? as f64;
+    if got != want {
+        return Err(format!("sum: {got}, want {want}").into());
+    }
+    let us = median_us(&stream, || Ok(cudajit::sum_on(&stream, &x).map(drop)?))?;
+    report("sum.cudajit", us, 4 * N);
+
+    // inclusive scan of 2^28 u32.
+    let hu: Vec<u32> = (0..N).map(|i| (i % 5) as u32).collect();
+    let u = DeviceArray::from_slice(&hu)?;
+    let scan = cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0)?.to_host()?;
+    let mut run = 0u32;
+    for (i, (&g, &v)) in scan.iter().zip(&hu).enumerate() {
+        run = run.wrapping_add(v);
+        if g != run {
+            return Err(format!("scan: element {i} is {g}, want {run}").into());
+        }
+    }
+    let us = median_us(&stream, || {
+        Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
+    })?;
+    report("scan.cudajit", us, 8 * N);
+    Ok(())
+}
+
+fn main() {
+    // SAFETY: only asks the loader whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        println!("skipped: no CUDA driver library (libcuda) on this machine");
+        return;
+    }
+    let device = match Device::default() {
+        Ok(d) if !d.is_simulator() => d,
+        Ok(_) => {
+            println!("skipped: the default device is the simulator");
+            return;
+        }
+        Err(e) => {
+            println!("skipped: no CUDA device: {e}");
+            return;
+        }
+    };
+    println!(
+        "hl: {}, {} SMs",
+        device.name(),
+        device.multiprocessor_count()
+    );
+    if let Err(e) = run(&device) {
+        eprintln!("hl: error: {e}");
+        std::process::exit(1);
+    }
+}

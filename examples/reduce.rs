@@ -1,0 +1,71 @@
+//! Reductions without writing a kernel: `sum`, `min`, `max` of 2^26 + 1 floats (2^16 + 1
+//! on the CPU simulator), a user's `#[device]` operator through `reduce`, and a sum of
+//! squares through `map_reduce`, each checked against the CPU; then the sum is timed.
+//!
+//! `cargo run --release --example reduce` (on an NVIDIA GPU; without one, on the CPU
+//! simulator).
+
+use cudajit::device_fn;
+use cudajit::prelude::*;
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// The larger of two values: associative and commutative, with identity `-inf`.
+#[device]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[device]
+fn square(x: f32) -> f64 {
+    let x = x as f64;
+    x * x
+}
+
+#[device]
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+fn main() -> common::MainResult {
+    let device = common::announce("reduce")?;
+    let n = common::size_for(&device, (1 << 26) + 1, (1 << 16) + 1);
+    let mut rng = common::Rng::fresh("reduce");
+    // Small integers as floats: every partial sum is exact, whatever the order.
+    let x: Vec<f32> = (0..n).map(|_| rng.below(17) as f32 - 8.0).collect();
+    let x = cudajit::to_device(&x)?;
+    let host = x.to_host()?;
+
+    let sum = cudajit::sum(&x)?;
+    let want: f64 = host.iter().map(|&v| v as f64).sum();
+    assert_eq!(sum as f64, want, "sum");
+    let (lo, hi) = (cudajit::min(&x)?, cudajit::max(&x)?);
+    assert_eq!(
+        lo,
+        host.iter().copied().fold(f32::INFINITY, f32::min),
+        "min"
+    );
+    assert_eq!(
+        hi,
+        host.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        "max"
+    );
+    let largest = cudajit::reduce(&x, device_fn!(larger), f32::NEG_INFINITY)?;
+    assert_eq!(largest, hi, "reduce(larger)");
+    let squares = cudajit::map_reduce(&x, device_fn!(square), device_fn!(add), 0.0)?;
+    let want_squares: f64 = host.iter().map(|&v| (v as f64) * (v as f64)).sum();
+    assert_eq!(squares, want_squares, "map_reduce(square, add)");
+
+    let stream = Stream::new()?;
+    let ms = common::time_on(&stream, || cudajit::sum_on(&stream, &x).map(drop))?;
+    println!(
+        "reduce: n = {n}: sum {sum}, min {lo}, max {hi}, sum of squares {squares}: OK; sum {}",
+        common::describe_time(&device, ms, n, 4 * n)
+    );
+    Ok(())
+}

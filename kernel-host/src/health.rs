@@ -1,0 +1,149 @@
+//! A GPU context that a kernel broke, and its recovery.
+//!
+//! After a sticky error (an illegal address under `boundscheck = false`, a hardware
+//! exception) the driver refuses every call on the context. The first call that meets
+//! it returns [`Error::ContextLost`], naming the kernel most recently launched on the
+//! context (the driver does not say which kernel faulted); from then on every launch,
+//! synchronisation, copy and allocation on the device fails fast with the same error,
+//! without calling the driver. [`Device::reset`] resets the (primary) context: all its
+//! device arrays, streams, events and loaded kernels are gone, the device works again,
+//! and what was made before the reset is refused ([`Error::StaleAfterReset`]) rather
+//! than used: every such object remembers the context's *generation* it was made in.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use cudarc::driver::sys;
+
+use crate::cache::LoadedKernel;
+use crate::device::Device;
+use crate::error::{DriverResultExt, Error, Result};
+
+/// Whether a GPU's context works, and what broke it.
+#[derive(Default)]
+pub(crate) struct Health {
+    /// Incremented by every reset.
+    generation: AtomicU64,
+    /// Set once a sticky error was seen (the fast-path check).
+    lost: AtomicBool,
+    /// The error every call returns while `lost`.
+    cause: Mutex<Option<Error>>,
+    /// The kernel most recently launched on the context (loaded kernels are never
+    /// freed, so the pointer stays valid).
+    last_kernel: AtomicPtr<LoadedKernel>,
+}
+
+impl Device {
+    fn health(&self) -> Option<&Health> {
+        self.cuda("health").ok().map(|cuda| &cuda.health)
+    }
+
+    /// The context generation objects of this device are made in (0 on the simulator).
+    pub(crate) fn generation(&self) -> u64 {
+        self.health()
+            .map_or(0, |h| h.generation.load(Ordering::Acquire))
+    }
+
+    /// `Err(ContextLost)` once the context is lost: every entry point asks first.
+    #[inline]
+    pub(crate) fn ensure_alive(&self) -> Result<()> {
+        match self.health() {
+            Some(health) if health.lost.load(Ordering::Acquire) => Err(health
+                .cause
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+                .unwrap_or_else(|| self.lost_error("the context was lost".into()))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether a sticky error has made the context unusable (until [`Device::reset`]).
+    pub fn is_lost(&self) -> bool {
+        self.health()
+            .is_some_and(|h| h.lost.load(Ordering::Acquire))
+    }
+
+    /// Remembers `kernel` as the most recently launched one.
+    #[inline]
+    pub(crate) fn note_launch(&self, kernel: &'static LoadedKernel) {
+        if let Some(health) = self.health() {
+            health.last_kernel.store(
+                kernel as *const LoadedKernel as *mut LoadedKernel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    /// Passes `result` through, except that a sticky driver error marks the context
+    /// lost and becomes `Err(ContextLost)`.
+    pub(crate) fn watch<T>(&self, result: Result<T>) -> Result<T> {
+        match result {
+            Err(error) => Err(match error.sticky_cause() {
+                Some(cause) => self.mark_lost(cause.to_string()),
+                None => error,
+            }),
+            ok => ok,
+        }
+    }
+
+    #[cold]
+    fn mark_lost(&self, cause: String) -> Error {
+        let Some(health) = self.health() else {
+            return Error::Driver {
+                call: "cuCtxSynchronize",
+                message: cause,
+            };
+        };
+        let mut kept = health.cause.lock().unwrap_or_else(|p| p.into_inner());
+        // The first error found stays the one reported.
+        let error = kept.get_or_insert_with(|| self.lost_error(cause)).clone();
+        health.lost.store(true, Ordering::Release);
+        error
+    }
+
+    fn lost_error(&self, cause: String) -> Error {
+        let last = self.health().map_or(std::ptr::null_mut(), |h| {
+            h.last_kernel.load(Ordering::Relaxed)
+        });
+        // SAFETY: loaded kernels are never freed (see `Health::last_kernel`).
+        let kernel =
+            unsafe { last.as_ref() }.map_or_else(|| "(none)".to_string(), |k| k.name.clone());
+        Error::ContextLost {
+            ordinal: self.ordinal(),
+            kernel,
+            cause,
+        }
+    }
+
+    /// Resets the GPU's context after it was lost (or at any time): frees every device
+    /// array, stream, event and loaded kernel of this device in this process, then
+    /// makes the device usable again. Objects made before the reset are refused
+    /// afterwards ([`Error::StaleAfterReset`]); kernels are loaded again at their next
+    /// launch. No other thread may use the device while it resets. `Err` on the
+    /// simulator, which has no context to lose.
+    pub fn reset(&self) -> Result<()> {
+        let cuda = self.cuda("reset")?;
+        let ctx = &cuda.ctx;
+        // SAFETY: resets the primary context of this device, which cudarc retains (the
+        // handle stays valid; the context is re-initialised on its next use).
+        unsafe { sys::cuDevicePrimaryCtxReset_v2(ctx.cu_device()) }
+            .result()
+            .call("cuDevicePrimaryCtxReset")?;
+        let health = &cuda.health;
+        health.generation.fetch_add(1, Ordering::AcqRel);
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // The reset freed every panic record: the pool's are forgotten, the streams'
+        // replaced (a stream made before the reset is refused by launches anyway).
+        cuda.records.forget_all();
+        for faults in self.all_faults() {
+            faults.renew(ctx)?;
+        }
+        *health.cause.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        health
+            .last_kernel
+            .store(std::ptr::null_mut(), Ordering::Relaxed);
+        health.lost.store(false, Ordering::Release);
+        Ok(())
+    }
+}

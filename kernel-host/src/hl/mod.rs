@@ -1,0 +1,219 @@
+//! High-level operations over whole arrays without writing a kernel (issue 12):
+//! reductions ([`reduce`], [`map_reduce`], [`sum`], [`product`], [`min`], [`max`]),
+//! scans ([`inclusive_scan`], [`exclusive_scan`]) and stream compaction ([`compact`])
+//! from the user's `#[device]` functions, and elementwise maps ([`map`], [`map2`]:
+//! what `#[vectorize]`-style ufuncs are in other GPU languages).
+//!
+//! The runtime writes each operation's kernel as text calling the user's function by
+//! name, with the function's own embedded source as its dependency (`synth`), so it
+//! compiles through the same pipeline and runs unchanged on a GPU and on the CPU
+//! simulator. Each kernel is made once per (operation, functions, element types) and
+//! cached like a written one. Every operation has an `_on(&stream, ..)` form.
+//!
+//! Inputs are host slices (copied to the device for the call) or `DeviceArray`s (used
+//! in place). Results of scans and maps are new `DeviceArray`s.
+
+mod map;
+mod numeric;
+mod reduce;
+mod scan;
+mod synth;
+#[cfg(test)]
+mod tests;
+
+pub use map::{map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on};
+pub use numeric::Numeric;
+pub use reduce::{
+    map_reduce, map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on,
+    sum, sum_on,
+};
+pub use scan::{
+    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on,
+};
+
+use kernel_device::source::FnSource;
+
+use crate::args::DeviceScalar;
+use crate::array::DeviceArray;
+use crate::config::LaunchConfig;
+use crate::device::{Device, DeviceKind};
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+
+/// A `#[device]` function as a value the high-level operations take: its embedded
+/// source (compiled into their kernels) and its host twin (the same function, callable
+/// on the CPU). Made by `cudajit::device_fn!(f)`; `F` is `f`'s function type, so rustc
+/// checks at the call that `f` takes and returns the element types the operation needs.
+#[derive(Clone, Copy)]
+pub struct DeviceFn<F> {
+    source: &'static FnSource,
+    host: F,
+}
+
+impl<F: Copy> DeviceFn<F> {
+    /// Used by `device_fn!`; not a stable API.
+    #[doc(hidden)]
+    pub const fn __new(source: &'static FnSource, host: F) -> Self {
+        DeviceFn { source, host }
+    }
+
+    /// The function itself, callable on the host (for a CPU reference, say).
+    pub fn host(&self) -> F {
+        self.host
+    }
+
+    /// The function's name as written.
+    pub fn name(&self) -> &'static str {
+        self.source.name
+    }
+}
+
+impl<F> DeviceFn<F> {
+    pub(crate) fn source(&self) -> &'static FnSource {
+        self.source
+    }
+}
+
+impl<F> std::fmt::Debug for DeviceFn<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceFn({})", self.source.name)
+    }
+}
+
+/// An array the high-level operations read: a host slice, `Vec` or array (copied to
+/// the device for the call) or a [`DeviceArray`] (read in place).
+pub trait Input<T: DeviceScalar> {
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The device array holding the elements on `device`.
+    #[doc(hidden)]
+    fn stage(&self, device: &Device) -> Result<Staged<'_, T>>;
+    /// The device the elements already live on, if any.
+    #[doc(hidden)]
+    fn home(&self) -> Option<&Device>;
+}
+
+/// An input on the device: borrowed, or a copy made for this call.
+#[doc(hidden)]
+pub enum Staged<'a, T: DeviceScalar> {
+    Borrowed(&'a DeviceArray<T>),
+    Owned(DeviceArray<T>),
+}
+
+impl<T: DeviceScalar> std::ops::Deref for Staged<'_, T> {
+    type Target = DeviceArray<T>;
+    fn deref(&self) -> &DeviceArray<T> {
+        match self {
+            Staged::Borrowed(a) => a,
+            Staged::Owned(a) => a,
+        }
+    }
+}
+
+impl<T: DeviceScalar> Input<T> for DeviceArray<T> {
+    fn len(&self) -> usize {
+        DeviceArray::len(self)
+    }
+    fn stage(&self, _device: &Device) -> Result<Staged<'_, T>> {
+        // A different device is reported by the launch, which checks every array.
+        Ok(Staged::Borrowed(self))
+    }
+    fn home(&self) -> Option<&Device> {
+        Some(self.device())
+    }
+}
+
+impl<T: DeviceScalar> Input<T> for [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
+        DeviceArray::from_slice_on(device, self).map(Staged::Owned)
+    }
+    fn home(&self) -> Option<&Device> {
+        None
+    }
+}
+
+impl<T: DeviceScalar> Input<T> for Vec<T> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
+        self.as_slice().stage(device)
+    }
+    fn home(&self) -> Option<&Device> {
+        None
+    }
+}
+
+impl<T: DeviceScalar, const N: usize> Input<T> for [T; N] {
+    fn len(&self) -> usize {
+        N
+    }
+    fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
+        self.as_slice().stage(device)
+    }
+    fn home(&self) -> Option<&Device> {
+        None
+    }
+}
+
+/// Where an operation runs: the stream's device, else the device its input lives on,
+/// else the default device.
+pub(crate) struct Target<'s> {
+    pub device: Device,
+    pub stream: Option<&'s Stream>,
+}
+
+impl<'s> Target<'s> {
+    pub fn new(stream: Option<&'s Stream>, home: Option<&Device>) -> Result<Self> {
+        let device = match (stream, home) {
+            (Some(s), _) => s.device().clone(),
+            (None, Some(d)) => d.clone(),
+            (None, None) => Device::default()?,
+        };
+        Ok(Target { device, stream })
+    }
+
+    /// `grid` blocks of [`synth::BLOCK`] threads on this target's stream.
+    pub fn config(&self, grid: u32) -> LaunchConfig<'s> {
+        let config = LaunchConfig::new(grid.max(1), synth::BLOCK);
+        match self.stream {
+            Some(s) => config.stream(s),
+            None => config,
+        }
+    }
+
+    /// The grid of a grid-stride kernel over `n` elements, `per_thread` each at least:
+    /// enough blocks to fill the GPU (blocks per multiprocessor at full occupancy times
+    /// the multiprocessors), fewer when `n` is small. The simulator runs every thread on
+    /// the CPU: a few blocks keep it fast, and the loop covers the rest.
+    pub fn stride_grid(&self, n: usize, per_thread: usize) -> u32 {
+        let block = synth::BLOCK as usize;
+        let needed = n.div_ceil(block * per_thread.max(1)).max(1);
+        let full = match self.device.kind() {
+            DeviceKind::Sim(_) => 4,
+            DeviceKind::Cuda(_) => {
+                // 2048 resident threads per multiprocessor on every GPU since Volta
+                // (sm_70..sm_90); the texts use few registers and little shared memory.
+                let per_sm = (2048 / block).max(1);
+                self.device.multiprocessor_count() as usize * per_sm
+            }
+        };
+        needed.min(full).max(1) as u32
+    }
+}
+
+/// `Err` for inputs of different lengths, naming both.
+pub(crate) fn length_mismatch(operation: &str, what: [(&str, usize); 2]) -> Error {
+    let [(a, la), (b, lb)] = what;
+    Error::ArgumentMismatch {
+        kernel: format!("cudajit::{operation}"),
+        detail: format!("`{a}` holds {la} elements but `{b}` holds {lb}; they must be equal"),
+    }
+}

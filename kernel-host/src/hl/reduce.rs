@@ -1,0 +1,220 @@
+//! Reductions: a grid-stride pass in which each thread folds its elements into four
+//! accumulators and each block folds its threads' values by a tree in shared memory
+//! into one partial, then the same kernel on one block over the partials. Two passes
+//! and a fixed grid per device keep the order of a float reduction, hence its result,
+//! the same from run to run (no atomics).
+
+use kernel_device::source::FnSource;
+
+use super::numeric::{Builtin, Numeric};
+use super::{synth, DeviceFn, Input, Target};
+use crate::args::KernelArg;
+use crate::args::{DeviceScalar, SliceArg, SliceArgMut};
+use crate::array::DeviceArray;
+use crate::error::Result;
+use crate::stream::Stream;
+
+/// Elements each thread takes at least before the grid stops growing with `n`.
+const PER_THREAD: usize = 8;
+
+/// Folds `input` with `op`, a `#[device]` function passed as `device_fn!(op)`, from
+/// `identity`: `op(identity, x) == x` for every `x`. The order of the fold is not the
+/// input's (threads take strided elements), so `op` must be associative and
+/// commutative (`+`, `*`, `min`, `max`, an argmax with ties broken by index...), as
+/// for Numba's `cuda.reduce` and CuPy's `ReductionKernel`. An empty input gives
+/// `identity`.
+pub fn reduce<T, I, F>(input: &I, op: DeviceFn<F>, identity: T) -> Result<T>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    reduce_with(None, input, None, op.source(), identity)
+}
+
+/// [`reduce`] on `stream` (and its device).
+pub fn reduce_on<T, I, F>(stream: &Stream, input: &I, op: DeviceFn<F>, identity: T) -> Result<T>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    reduce_with(Some(stream), input, None, op.source(), identity)
+}
+
+/// Folds `map(x)` for every `x` of `input` with `op` from `identity` (PyCUDA's
+/// `ReductionKernel` with a `map_expr`): e.g. a sum of squares without the squares'
+/// array. `op` as for [`reduce`].
+pub fn map_reduce<T, U, I, M, F>(
+    input: &I,
+    map: DeviceFn<M>,
+    op: DeviceFn<F>,
+    identity: U,
+) -> Result<U>
+where
+    T: DeviceScalar,
+    U: DeviceScalar,
+    I: Input<T> + ?Sized,
+    M: Fn(T) -> U + Copy,
+    F: Fn(U, U) -> U + Copy,
+{
+    reduce_with(None, input, Some(map.source()), op.source(), identity)
+}
+
+/// [`map_reduce`] on `stream`.
+pub fn map_reduce_on<T, U, I, M, F>(
+    stream: &Stream,
+    input: &I,
+    map: DeviceFn<M>,
+    op: DeviceFn<F>,
+    identity: U,
+) -> Result<U>
+where
+    T: DeviceScalar,
+    U: DeviceScalar,
+    I: Input<T> + ?Sized,
+    M: Fn(T) -> U + Copy,
+    F: Fn(U, U) -> U + Copy,
+{
+    reduce_with(
+        Some(stream),
+        input,
+        Some(map.source()),
+        op.source(),
+        identity,
+    )
+}
+
+macro_rules! builtin_reductions {
+    ($($(#[$doc:meta])* $name:ident, $name_on:ident, $op:ident, $identity:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<T: Numeric, I: Input<T> + ?Sized>(input: &I) -> Result<T> {
+            reduce_with(None, input, None, Builtin::$op.source::<T>(), T::$identity)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] on `stream`.")]
+        pub fn $name_on<T: Numeric, I: Input<T> + ?Sized>(stream: &Stream, input: &I) -> Result<T> {
+            reduce_with(Some(stream), input, None, Builtin::$op.source::<T>(), T::$identity)
+        }
+    )*};
+}
+
+builtin_reductions! {
+    /// The sum of `input`'s elements (wrapping for integers, as kernels add); 0 when empty.
+    sum, sum_on, Add, ZERO;
+    /// The product of `input`'s elements (wrapping for integers); 1 when empty.
+    product, product_on, Mul, ONE;
+    /// The smallest element (NaNs skipped); the type's largest value (`+inf`) when empty.
+    min, min_on, Min, HIGHEST;
+    /// The largest element (NaNs skipped); the type's smallest value (`-inf`) when empty.
+    max, max_on, Max, LOWEST;
+}
+
+fn reduce_with<T, U, I>(
+    stream: Option<&Stream>,
+    input: &I,
+    map: Option<&'static FnSource>,
+    op: &'static FnSource,
+    identity: U,
+) -> Result<U>
+where
+    T: DeviceScalar,
+    U: DeviceScalar,
+    I: Input<T> + ?Sized,
+{
+    let n = input.len();
+    if n == 0 {
+        return Ok(identity);
+    }
+    let target = Target::new(stream, input.home())?;
+    let staged = input.stage(&target.device)?;
+    let grid = target.stride_grid(n, PER_THREAD);
+    let mut partials = DeviceArray::<U>::zeros_on(&target.device, grid as usize)?;
+    let first = fold_kernel::<T, U>(map, op);
+    let mut args = [
+        SliceArg::<T>::into_kernel_arg(&*staged),
+        SliceArgMut::<U>::into_kernel_arg(&mut partials),
+        KernelArg::scalar(identity),
+    ];
+    crate::launch::launch(first.source, first.cache, target.config(grid), &mut args)?;
+    if grid == 1 {
+        return first_element(&partials);
+    }
+    let mut total = DeviceArray::<U>::zeros_on(&target.device, 1)?;
+    let second = fold_kernel::<U, U>(None, op);
+    let mut args = [
+        SliceArg::<U>::into_kernel_arg(&partials),
+        SliceArgMut::<U>::into_kernel_arg(&mut total),
+        KernelArg::scalar(identity),
+    ];
+    crate::launch::launch(second.source, second.cache, target.config(1), &mut args)?;
+    first_element(&total)
+}
+
+fn first_element<U: DeviceScalar>(array: &DeviceArray<U>) -> Result<U> {
+    // The array is one element per block of the launch, at least one.
+    let host = array.to_host()?;
+    Ok(host[0])
+}
+
+/// The kernel folding `map(x)` (or `x`) of its input into one value per block.
+pub(super) fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
+    map: Option<&'static FnSource>,
+    op: &'static FnSource,
+) -> synth::Kernel {
+    let (t, u) = (T::SCALAR.rust_name(), U::SCALAR.rust_name());
+    let opn = synth::callee(op, u);
+    let load = |index: &str| match map {
+        Some(m) => format!("{}(cj_in[{index}])", synth::callee(m, t)),
+        None => format!("cj_in[{index}]"),
+    };
+    let name = match map {
+        Some(m) => format!("cj_map_reduce_{t}_{u}_{}_{}", m.name, op.name),
+        None => format!("cj_reduce_{u}_{}", op.name),
+    };
+    let block = synth::BLOCK;
+    let text = format!(
+        "fn {name}(cj_in: &[{t}], cj_out: &mut [{u}], cj_identity: {u}) {{
+    let cj_sm = shared_array::<[{u}; {block}]>();
+    let cj_tid = thread_idx().x as usize;
+    let cj_n = cj_in.len();
+    let cj_stride = grid_size(1);
+    let mut cj_i = grid(1);
+    let mut cj_a0 = cj_identity;
+    let mut cj_a1 = cj_identity;
+    let mut cj_a2 = cj_identity;
+    let mut cj_a3 = cj_identity;
+    while cj_i + 3 * cj_stride < cj_n {{
+        cj_a0 = {opn}(cj_a0, {l0});
+        cj_a1 = {opn}(cj_a1, {l1});
+        cj_a2 = {opn}(cj_a2, {l2});
+        cj_a3 = {opn}(cj_a3, {l3});
+        cj_i += 4 * cj_stride;
+    }}
+    while cj_i < cj_n {{
+        cj_a0 = {opn}(cj_a0, {l0});
+        cj_i += cj_stride;
+    }}
+    cj_sm[cj_tid] = {opn}({opn}(cj_a0, cj_a1), {opn}(cj_a2, cj_a3));
+    sync_threads();
+    let mut cj_s = {half}usize;
+    while cj_s > 0 {{
+        if cj_tid < cj_s {{
+            cj_sm[cj_tid] = {opn}(cj_sm[cj_tid], cj_sm[cj_tid + cj_s]);
+        }}
+        sync_threads();
+        cj_s >>= 1;
+    }}
+    if cj_tid == 0 {{
+        cj_out[block_idx().x as usize] = cj_sm[0];
+    }}
+}}",
+        l0 = load("cj_i"),
+        l1 = load("cj_i + cj_stride"),
+        l2 = load("cj_i + 2 * cj_stride"),
+        l3 = load("cj_i + 3 * cj_stride"),
+        half = block / 2,
+    );
+    let deps: Vec<&'static FnSource> = map.into_iter().chain([op]).collect();
+    synth::kernel(&name, text, &deps)
+}

@@ -1,0 +1,94 @@
+//! Every kernel the high-level operations write, for every numeric element type,
+//! through libnvvm and ptxas for sm_90 as the GPU runtime compiles them (the tests in
+//! tests/gpu/hl.rs run them on the simulator, or on a GPU in the bundle).
+
+use kernel_device::source::FnSource;
+
+use super::numeric::{Builtin, Numeric};
+use super::reduce::fold_kernel;
+use super::scan::{CompactKernels, ScanKernels};
+use super::{map::map_kernel, synth};
+
+/// A predicate and a widening map on `t`, as a user's `#[device]` functions would be.
+fn user_fns(t: &str) -> (&'static FnSource, &'static FnSource) {
+    let keep = synth::device_fn(
+        &format!("keep_{t}"),
+        format!("fn keep_{t}(x: {t}) -> bool {{ x > (1 as {t}) }}"),
+    );
+    let widen = synth::device_fn(
+        &format!("widen_{t}"),
+        format!("fn widen_{t}(x: {t}) -> f64 {{ x as f64 }}"),
+    );
+    (keep, widen)
+}
+
+fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
+    let t = T::SCALAR.rust_name();
+    let (keep, widen) = user_fns(t);
+    let mut all = Vec::new();
+    for op in [Builtin::Add, Builtin::Mul, Builtin::Min, Builtin::Max] {
+        all.push(fold_kernel::<T, T>(None, op.source::<T>()));
+    }
+    all.push(fold_kernel::<T, f64>(
+        Some(widen),
+        Builtin::Add.source::<f64>(),
+    ));
+    let scan = ScanKernels::new::<T>(Builtin::Add.source::<T>());
+    all.extend([scan.tiles, scan.carry, scan.down]);
+    let compact = CompactKernels::new(t, keep);
+    all.extend([compact.flags, compact.count, compact.scatter]);
+    all.push(map_kernel(&[t], "f64", widen));
+    all.push(map_kernel(&[t, t], t, Builtin::Max.source::<T>()));
+    all
+}
+
+#[test]
+fn every_kernel_compiles_for_sm_90_without_spills() {
+    if crate::libnvvm::shared().is_err() {
+        eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        return;
+    }
+    let mut kernels = Vec::new();
+    kernels.extend(kernels_of::<i8>());
+    kernels.extend(kernels_of::<i16>());
+    kernels.extend(kernels_of::<i32>());
+    kernels.extend(kernels_of::<i64>());
+    kernels.extend(kernels_of::<isize>());
+    kernels.extend(kernels_of::<u8>());
+    kernels.extend(kernels_of::<u16>());
+    kernels.extend(kernels_of::<u32>());
+    kernels.extend(kernels_of::<u64>());
+    kernels.extend(kernels_of::<usize>());
+    kernels.extend(kernels_of::<f32>());
+    kernels.extend(kernels_of::<f64>());
+    let mut failures = Vec::new();
+    for kernel in &kernels {
+        match crate::inspect::inspect(kernel.source, "compute_90") {
+            Ok(inspection) => {
+                if let Some(r) = inspection.resources {
+                    if r.spill_store_bytes > 0 || r.local_bytes > 0 {
+                        failures.push(format!(
+                            "{}: spills or local memory: {r:?}",
+                            kernel.source.name
+                        ));
+                    }
+                }
+            }
+            Err(e) => failures.push(format!(
+                "{}: {e}\n{}",
+                kernel.source.name, kernel.source.text
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn kernels_are_made_once_per_operation_and_type() {
+    let a = fold_kernel::<f32, f32>(None, Builtin::Add.source::<f32>());
+    let b = fold_kernel::<f32, f32>(None, Builtin::Add.source::<f32>());
+    let c = fold_kernel::<f64, f64>(None, Builtin::Add.source::<f64>());
+    assert!(std::ptr::eq(a.source, b.source) && std::ptr::eq(a.cache, b.cache));
+    assert!(!std::ptr::eq(a.source, c.source));
+    assert!(a.source.text.contains("cj_builtin_add_f32(") && a.source.deps.len() == 1);
+}

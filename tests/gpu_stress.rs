@@ -1,0 +1,354 @@
+//! Issue 10's runtime stress tests, each a pass/fail line of the GPU bundle: device-side
+//! panics reach the launch (or stream synchronisation) that caused them and no other,
+//! under many launches, streams and threads. They need a GPU: on the CPU simulator (a
+//! machine without one) each says `skipped: ...` and passes, except the two-stream
+//! panic test, whose semantics the simulator shares, which runs there at a small size.
+//!
+//! Run on a GPU machine: `CUDAJIT_BACKEND=cuda cargo test --release --test gpu_stress
+//! -- --test-threads=1` (the bundle's run.sh runs this binary like the other GPU tests).
+
+use std::sync::{Arc, Barrier};
+
+use cudajit::prelude::*;
+
+/// Says why a test did not run, on stderr written directly so that the test
+/// harness's output capture does not hide the reason.
+macro_rules! skip {
+    ($($reason:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("test").to_string();
+        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
+    }};
+}
+
+/// The default device if it is a GPU; otherwise the test returns, saying why.
+macro_rules! require_real_gpu {
+    () => {
+        match cudajit::Device::default() {
+            Ok(device) if !device.is_simulator() => device,
+            Ok(_) => {
+                skip!("needs a GPU (runs on the CPU simulator here)");
+                return;
+            }
+            Err(e) => {
+                skip!("no GPU ({e})");
+                return;
+            }
+        }
+    };
+}
+
+/// `a[i] = i + offset` for every thread: out of bounds (a panic) when the grid is
+/// larger than `a`.
+#[kernel]
+fn fill_index(a: &mut [u32], offset: u32) {
+    let i = grid(1);
+    a[i] = i as u32 + offset; // panic site: fill_index
+}
+
+/// Panics in a device function: the hidden panic record reaches it from the kernel.
+#[device]
+fn checked_get(a: &[u32], i: usize) -> u32 {
+    a[i] // panic site: checked_get
+}
+
+#[kernel]
+fn copy_through_device_fn(a: &[u32], out: &mut [u32]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = checked_get(a, i);
+    }
+}
+
+#[kernel]
+fn add_one(a: &mut [u32]) {
+    let i = grid(1);
+    if i < a.len() {
+        a[i] += 1;
+    }
+}
+
+/// Launched only by `eight_threads_compile_one_kernel_at_once`: never compiled before.
+#[kernel]
+fn first_launch_only(a: &mut [u64], k: u64) {
+    let i = grid(1);
+    if i < a.len() {
+        a[i] = (i as u64) * k + 7;
+    }
+}
+
+fn line_of(marker: &str) -> usize {
+    include_str!("gpu_stress.rs")
+        .lines()
+        .position(|l| l.contains(marker))
+        .expect("marker present")
+        + 1
+}
+
+/// A seed that differs per run.
+fn fresh_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        | 1
+}
+
+fn xorshift(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// 1,000 panics in a row, each followed by a correct launch: every panic is its own
+/// launch's `Err` (host slices: reported by the launch; device arrays: by the stream's
+/// synchronisation), every correct launch is `Ok` with the right values.
+#[test]
+fn thousand_panics_each_followed_by_a_correct_launch() {
+    let device = require_real_gpu!();
+    let stream = device.new_stream().unwrap();
+    let site = format!(
+        "tests/gpu_stress.rs:{}",
+        line_of(concat!("panic site", ": fill_index"))
+    );
+    let mut seed = fresh_seed();
+    for round in 0..1000u32 {
+        let len = 1 + (xorshift(&mut seed) % 255) as usize;
+        let offset = xorshift(&mut seed) as u32 % 1000;
+        // Too many threads for `len` elements: thread `len` panics first or another.
+        let err = if round % 2 == 0 {
+            let mut host = vec![0u32; len];
+            launch!(fill_index[1, 256](&mut host, offset)).unwrap_err()
+        } else {
+            let mut dev = device.zeros::<u32>(len).unwrap();
+            launch!(fill_index[1, 256, stream](&mut dev, offset)).unwrap();
+            stream.synchronize().unwrap_err()
+        };
+        let text = err.to_string();
+        assert!(text.contains(&site), "round {round}: {text}");
+        assert!(
+            text.contains(&format!("the len is {len} but the index is")),
+            "round {round}: {text}"
+        );
+        // A correct launch right after: Ok, every element written.
+        let mut host = vec![u32::MAX; 256];
+        launch!(fill_index[1, 256](&mut host, offset)).unwrap();
+        assert!(
+            host.iter()
+                .enumerate()
+                .all(|(i, &v)| v == i as u32 + offset),
+            "round {round}"
+        );
+        stream.synchronize().unwrap();
+        device.synchronize().unwrap();
+    }
+}
+
+/// A panic inside a `#[device]` function is reported with that function's site.
+#[test]
+fn a_panic_in_a_device_function_names_its_site() {
+    let _device = require_real_gpu!();
+    let a: Vec<u32> = (0..100).collect();
+    let mut out = vec![0u32; 128];
+    let err = launch!(copy_through_device_fn[1, 128](&a, &mut out))
+        .unwrap_err()
+        .to_string();
+    let site = format!(
+        "tests/gpu_stress.rs:{}",
+        line_of(concat!("panic site", ": checked_get"))
+    );
+    assert!(err.contains(&site), "{err}");
+    let mut out = vec![0u32; 100];
+    launch!(copy_through_device_fn[1, 128](&a, &mut out)).unwrap();
+    assert_eq!(out, a);
+}
+
+/// The same kernel panicking on two streams at once (two threads), each launch getting
+/// its own `Err` (told apart by the array length in the message), while a correct
+/// launch of the same kernel in a third thread gets `Ok`. Runs on the simulator too.
+#[test]
+fn same_kernel_panicking_on_two_streams_each_gets_its_own_err() {
+    let device = match cudajit::Device::default() {
+        Ok(device) => device,
+        Err(e) => {
+            skip!("no device ({e})");
+            return;
+        }
+    };
+    let rounds = if device.is_simulator() { 5 } else { 200 };
+    for round in 0..rounds {
+        let barrier = Arc::new(Barrier::new(3));
+        let panicking = |len: usize| {
+            let device = device.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let stream = device.new_stream().unwrap();
+                let mut dev = device.zeros::<u32>(len).unwrap();
+                barrier.wait();
+                launch!(fill_index[2, 256, stream](&mut dev, 0)).unwrap();
+                stream.synchronize().unwrap_err().to_string()
+            })
+        };
+        let (a, b) = (panicking(100), panicking(300));
+        let correct = {
+            let device = device.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let stream = device.new_stream().unwrap();
+                let mut host = vec![0u32; 512];
+                barrier.wait();
+                launch!(fill_index[2, 256, stream](&mut host, 5)).map(|()| host)
+            })
+        };
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        assert!(a.contains("the len is 100 but"), "round {round}: {a}");
+        assert!(b.contains("the len is 300 but"), "round {round}: {b}");
+        let host = correct.join().unwrap().unwrap();
+        assert!(host.iter().enumerate().all(|(i, &v)| v == i as u32 + 5));
+        // Nothing is left over for anyone else.
+        device.synchronize().unwrap();
+    }
+}
+
+/// 8 host threads, each launching 10^4 times on its own stream into its own array.
+#[test]
+fn eight_threads_ten_thousand_launches_on_own_streams() {
+    let device = require_real_gpu!();
+    const LAUNCHES: u32 = 10_000;
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let device = device.clone();
+            std::thread::spawn(move || {
+                let stream = device.new_stream().unwrap();
+                let n = 1000 + 37 * t;
+                let mut a = device.to_device(&vec![t as u32; n]).unwrap();
+                for _ in 0..LAUNCHES {
+                    launch!(add_one[n.div_ceil(256), 256, stream](&mut a)).unwrap();
+                }
+                stream.synchronize().unwrap();
+                let got = a.to_host().unwrap();
+                assert!(
+                    got.iter().all(|&v| v == t as u32 + LAUNCHES),
+                    "thread {t}: {:?}",
+                    &got[..4]
+                );
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// 8 threads launching the same never-compiled kernel at the same moment: one compile,
+/// every launch `Ok` and correct.
+#[test]
+fn eight_threads_compile_one_kernel_at_once() {
+    let device = require_real_gpu!();
+    let barrier = Arc::new(Barrier::new(8));
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let device = device.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let stream = device.new_stream().unwrap();
+                let mut out = vec![u64::MAX; 4096];
+                barrier.wait();
+                launch!(first_launch_only[16, 256, stream](&mut out, t + 1)).unwrap();
+                assert!(out
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| v == i as u64 * (t + 1) + 7));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// Writes one element at `at`, unchecked: with `at` far past the end, an illegal
+/// address that loses the context.
+#[kernel(boundscheck = false)]
+fn scatter_unchecked(out: &mut [u32], at: usize) {
+    if grid(1) == 0 {
+        out[at] = 1;
+    }
+}
+
+/// Set in the child process of the illegal-address test.
+const CHILD_VARIABLE: &str = "CUDAJIT_STRESS_ILLEGAL_ADDRESS_CHILD";
+
+/// An illegal address (a `boundscheck = false` kernel writing 4 TiB past its buffer),
+/// in a child process: the sticky error is an `Err` naming the kernel and saying the
+/// context is lost; later calls fail fast with the same words; `Device::reset()`
+/// recovers, after which old arrays are refused and new work is correct.
+#[test]
+fn illegal_address_in_a_child_process_is_reported_and_recovered() {
+    let _device = require_real_gpu!();
+    if std::env::var_os(CHILD_VARIABLE).is_some() {
+        child_loses_and_recovers_the_context();
+        println!("child: context lost, reported, reset and recovered");
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "illegal_address_in_a_child_process_is_reported_and_recovered",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_VARIABLE, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("child: context lost, reported"),
+        "child failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+}
+
+fn child_loses_and_recovers_the_context() {
+    let device = cudajit::Device::default().unwrap();
+    let old = device.to_device(&[3u32; 16]).unwrap();
+    let mut out = device.zeros::<u32>(16).unwrap();
+    // SAFETY: none, on purpose: the write is far outside `out`. It lands in no host
+    // memory (device arrays only), and this process exists to lose its context.
+    unsafe { launch!(scatter_unchecked[1, 32](&mut out, 1usize << 40)) }.unwrap();
+    let first = device.synchronize().unwrap_err();
+    let text = first.to_string();
+    assert!(
+        matches!(first, cudajit::Error::ContextLost { .. }),
+        "{text}"
+    );
+    assert!(text.contains("is lost"), "{text}");
+    assert!(text.contains("`scatter_unchecked`"), "{text}");
+    assert!(text.contains("Device::reset()"), "{text}");
+    assert!(device.is_lost());
+    // Later calls fail fast with the same words.
+    assert_eq!(old.to_host().unwrap_err().to_string(), text);
+    let mut host = vec![0u32; 256];
+    assert_eq!(
+        launch!(fill_index[1, 256](&mut host, 0))
+            .unwrap_err()
+            .to_string(),
+        text
+    );
+    assert_eq!(device.zeros::<u8>(4).unwrap_err().to_string(), text);
+    // Reset recovers: new work is correct, old objects are refused.
+    device.reset().unwrap();
+    assert!(!device.is_lost());
+    launch!(fill_index[1, 256](&mut host, 11)).unwrap();
+    assert!(host.iter().enumerate().all(|(i, &v)| v == i as u32 + 11));
+    let stale = old.to_host().unwrap_err().to_string();
+    assert!(stale.contains("before `Device::reset()`"), "{stale}");
+    let mut fresh = device.zeros::<u32>(300).unwrap();
+    launch!(fill_index[2, 150](&mut fresh, 1)).unwrap();
+    let got = fresh.to_host().unwrap();
+    assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 + 1));
+    drop(old);
+    drop(out);
+    device.synchronize().unwrap();
+}

@@ -1,0 +1,10 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(a: &[u32], out: &mut [u32]) {
+    out[0] = match a[0] {
+        ref n => n.count_ones(),
+    };
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(a: &[u32], out: &mut [u32]) {
+    out[0] = match a[0] {
+        Wrapper(v) => v,
+        _ => 0,
+    };
+}
+
+fn main() {}
