@@ -3,8 +3,8 @@
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,7 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `integrate` (tests/in/structs.rs:52)
-define void @integrate({ { float, float, float }, { float, float, float }, float }* noalias %bodies, i64 %bodies.len, float %dt) {
+define void @integrate({ { float, float, float }, { float, float, float }, float }* noalias %bodies, i64 %bodies.len, float %dt, i64 %__cudajit.panic.record) {
 entry:
   %bodies.addr = alloca { { { float, float, float }, { float, float, float }, float }*, i64 }
   %dt.addr = alloca float
@@ -55,7 +55,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr, i64 %i.1
@@ -64,7 +64,7 @@ ok:
   %field.ptr = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %b.addr, i32 0, i32 1
   %elem.1 = load { float, float, float }, { float, float, float }* %field.ptr
   %dt.1 = load float, float* %dt.addr
-  %call = call { float, float, float } @__cudajit_dev_scaled({ float, float, float } %elem.1, float %dt.1)
+  %call = call { float, float, float } @__cudajit_dev_scaled({ float, float, float } %elem.1, float %dt.1, i64 %__cudajit.panic.record)
   store { float, float, float } %call, { float, float, float }* %step.addr
   %field.ptr.1 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %b.addr, i32 0, i32 0
   %field.ptr.2 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.1, i32 0, i32 2
@@ -110,14 +110,14 @@ ok:
   %inbounds.1 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.2, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.1, i64 %i.2
   store { { float, float, float }, { float, float, float }, float } %b, { { float, float, float }, { float, float, float }, float }* %elem.ptr.1
   %step = load { float, float, float }, { float, float, float }* %step.addr
   %step.1 = load { float, float, float }, { float, float, float }* %step.addr
-  %call.1 = call float @__cudajit_dev_dot({ float, float, float } %step, { float, float, float } %step.1)
+  %call.1 = call float @__cudajit_dev_dot({ float, float, float } %step, { float, float, float } %step.1, i64 %__cudajit.panic.record)
   %bodies.4 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
   %i.3 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.4, 0
@@ -125,7 +125,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.2, i64 %i.3
@@ -140,7 +140,7 @@ ok.2:
   %inbounds.3 = icmp ult i64 %i.4, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.4, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.4, i64 %len.4)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.3, i64 %i.4
@@ -155,7 +155,7 @@ if.end:
 }
 
 ; device fn `scaled` (tests/in/structs.rs:40)
-define internal { float, float, float } @__cudajit_dev_scaled({ float, float, float } %v, float %s) alwaysinline {
+define internal { float, float, float } @__cudajit_dev_scaled({ float, float, float } %v, float %s, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %v.addr = alloca { float, float, float }
   %s.addr = alloca float
@@ -183,7 +183,7 @@ entry:
 }
 
 ; device fn `dot` (tests/in/structs.rs:34)
-define internal float @__cudajit_dev_dot({ float, float, float } %a, { float, float, float } %b) alwaysinline {
+define internal float @__cudajit_dev_dot({ float, float, float } %a, { float, float, float } %b, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %a.addr = alloca { float, float, float }
   %b.addr = alloca { float, float, float }
@@ -209,10 +209,9 @@ entry:
   ret float %add.1
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -252,7 +251,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -275,7 +278,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, float)* @integrate, !"kernel", i32 1}
+!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, float, i64)* @integrate, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `integrate` at tests/in/structs.rs:55:21: index out of bounds: the len is {1} but the index is {0}
@@ -287,8 +290,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare float @__nv_rsqrtf(float)
 declare void @llvm.nvvm.membar.sys()
@@ -304,7 +307,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `nbody_step` (tests/in/structs.rs:82)
-define void @nbody_step({ { float, float, float }, { float, float, float }, float }* noalias %bodies, i64 %bodies.len, { { float, float, float }, { float, float, float }, float }* noalias %next, i64 %next.len, float %dt, float %softening2) {
+define void @nbody_step({ { float, float, float }, { float, float, float }, float }* noalias %bodies, i64 %bodies.len, { { float, float, float }, { float, float, float }, float }* noalias %next, i64 %next.len, float %dt, float %softening2, i64 %__cudajit.panic.record) {
 entry:
   %bodies.addr = alloca { { { float, float, float }, { float, float, float }, float }*, i64 }
   %next.addr = alloca { { { float, float, float }, { float, float, float }, float }*, i64 }
@@ -349,7 +352,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr, i64 %i.1
@@ -379,7 +382,7 @@ for.body:
   %inbounds.1 = icmp ult i64 %j, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %j, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %j, i64 %len.3)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.1, i64 %j
@@ -387,11 +390,11 @@ ok.1:
   %elem.1 = load { float, float, float }, { float, float, float }* %field.ptr
   %field.ptr.1 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %me.addr, i32 0, i32 0
   %elem.2 = load { float, float, float }, { float, float, float }* %field.ptr.1
-  %call = call { float, float, float } @__cudajit_dev_sub({ float, float, float } %elem.1, { float, float, float } %elem.2)
+  %call = call { float, float, float } @__cudajit_dev_sub({ float, float, float } %elem.1, { float, float, float } %elem.2, i64 %__cudajit.panic.record)
   store { float, float, float } %call, { float, float, float }* %d.addr
   %d = load { float, float, float }, { float, float, float }* %d.addr
   %d.1 = load { float, float, float }, { float, float, float }* %d.addr
-  %call.1 = call float @__cudajit_dev_dot({ float, float, float } %d, { float, float, float } %d.1)
+  %call.1 = call float @__cudajit_dev_dot({ float, float, float } %d, { float, float, float } %d.1, i64 %__cudajit.panic.record)
   %softening2.1 = load float, float* %softening2.addr
   %add = fadd float %call.1, %softening2.1
   %rsqrt = call float @__nv_rsqrtf(float %add)
@@ -403,7 +406,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %j.1, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %j.1, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %j.1, i64 %len.4)
   unreachable
 ok.2:
   %elem.ptr.2 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.2, i64 %j.1
@@ -510,7 +513,7 @@ for.end:
   %inbounds.3 = icmp ult i64 %i.2, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i32 4, i64 %i.2, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.2, i64 %len.5)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.3, i64 %i.2
@@ -521,7 +524,7 @@ if.end:
 }
 
 ; device fn `sub` (tests/in/structs.rs:70)
-define internal { float, float, float } @__cudajit_dev_sub({ float, float, float } %a, { float, float, float } %b) alwaysinline {
+define internal { float, float, float } @__cudajit_dev_sub({ float, float, float } %a, { float, float, float } %b, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %a.addr = alloca { float, float, float }
   %b.addr = alloca { float, float, float }
@@ -549,7 +552,7 @@ entry:
 }
 
 ; device fn `dot` (tests/in/structs.rs:34)
-define internal float @__cudajit_dev_dot({ float, float, float } %a, { float, float, float } %b) alwaysinline {
+define internal float @__cudajit_dev_dot({ float, float, float } %a, { float, float, float } %b, i64 %__cudajit.panic.record) alwaysinline {
 entry:
   %a.addr = alloca { float, float, float }
   %b.addr = alloca { float, float, float }
@@ -575,10 +578,9 @@ entry:
   ret float %add.1
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -618,7 +620,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -641,7 +647,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float)* @nbody_step, !"kernel", i32 1}
+!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float, i64)* @nbody_step, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `nbody_step` at tests/in/structs.rs:85:18: index out of bounds: the len is {1} but the index is {0}
@@ -653,8 +659,8 @@ exit:
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-; the host stores here the device address of the 32-byte panic record
-@__cudajit_panic_slot = addrspace(1) externally_initialized global i64 0, align 8
+; the host stores here the module's tag, which a panic copies into its record
+@__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -669,7 +675,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
 
 ; kernel `flags` (tests/in/structs.rs:117)
-define void @flags({ [3 x float], i8, i8, i16 }* noalias %items, i64 %items.len) {
+define void @flags({ [3 x float], i8, i8, i16 }* noalias %items, i64 %items.len, i64 %__cudajit.panic.record) {
 entry:
   %items.addr = alloca { { [3 x float], i8, i8, i16 }*, i64 }
   %i.addr = alloca i64
@@ -699,7 +705,7 @@ if.then:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i32 1, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr { [3 x float], i8, i8, i16 }, { [3 x float], i8, i8, i16 }* %ptr, i64 %i.1
@@ -720,7 +726,7 @@ if.then.1:
   %inbounds.1 = icmp ult i64 %i.2, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i32 2, i64 %i.2, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.2, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.2 = getelementptr { [3 x float], i8, i8, i16 }, { [3 x float], i8, i8, i16 }* %ptr.1, i64 %i.2
@@ -742,7 +748,7 @@ if.end.1:
   %inbounds.2 = icmp ult i64 %i.3, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i32 3, i64 %i.3, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.3)
   unreachable
 ok.2:
   %elem.ptr.4 = getelementptr { [3 x float], i8, i8, i16 }, { [3 x float], i8, i8, i16 }* %ptr.2, i64 %i.3
@@ -754,10 +760,9 @@ if.end:
   ret void
 }
 
-; records the first device-side panic for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
 entry:
-  %slot = load volatile i64, i64 addrspace(1)* @__cudajit_panic_slot, align 8
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
 claim:
@@ -797,7 +802,11 @@ record:
   %thread.id = add i32 %thread.xy, %thread.zterm
   %thread.ptr = getelementptr i32, i32* %flag, i64 7
   store volatile i32 %thread.id, i32* %thread.ptr
+  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
+  %tag.ptr = getelementptr i64, i64* %words, i64 4
+  store volatile i64 %tag, i64* %tag.ptr
   call void @llvm.nvvm.membar.sys()
+  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
   br label %exit
 exit:
   call void asm sideeffect "exit;", ""()
@@ -820,7 +829,7 @@ exit:
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
 !nvvm.annotations = !{!15}
-!15 = !{void ({ [3 x float], i8, i8, i16 }*, i64)* @flags, !"kernel", i32 1}
+!15 = !{void ({ [3 x float], i8, i8, i16 }*, i64, i64)* @flags, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `flags` at tests/in/structs.rs:120:18: index out of bounds: the len is {1} but the index is {0}
