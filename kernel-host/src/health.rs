@@ -125,11 +125,27 @@ impl Device {
     pub fn reset(&self) -> Result<()> {
         let cuda = self.cuda("reset")?;
         let ctx = &cuda.ctx;
-        // SAFETY: resets the primary context of this device, which cudarc retains (the
-        // handle stays valid; the context is re-initialised on its next use).
+        // SAFETY: resets the primary context of this device, which cudarc retains.
         unsafe { sys::cuDevicePrimaryCtxReset_v2(ctx.cu_device()) }
             .result()
             .call("cuDevicePrimaryCtxReset")?;
+        // The reset destroys the context: its handle answers CONTEXT_IS_DESTROYED until
+        // the primary context is retained again, which (measured on the H100, driver
+        // 580) brings it back under the same handle. That retain stands in for the one
+        // cudarc took and releases when its context drops.
+        let mut retained: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `retained` is a valid out-pointer; the device ordinal is cudarc's.
+        unsafe { sys::cuDevicePrimaryCtxRetain(&mut retained, ctx.cu_device()) }
+            .result()
+            .call("cuDevicePrimaryCtxRetain")?;
+        if retained != ctx.cu_ctx() {
+            return Err(Error::Driver {
+                call: "cuDevicePrimaryCtxRetain",
+                message: "the device's primary context came back under a new handle after the \
+                          reset; restart the process to use this GPU again"
+                    .to_string(),
+            });
+        }
         let health = &cuda.health;
         health.generation.fetch_add(1, Ordering::AcqRel);
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
