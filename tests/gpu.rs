@@ -251,9 +251,9 @@ mod bench_suite;
 #[path = "gpu/generics.rs"]
 mod generics;
 
-#[path = "gpu/structs.rs"]
-mod structs;
 #[path = "gpu/hl.rs"]
 mod hl;
 #[path = "gpu/matching.rs"]
 mod matching;
+#[path = "gpu/structs.rs"]
+mod structs;
