@@ -225,10 +225,7 @@ impl FnLowerer<'_> {
         let mut stmts = Vec::new();
         let part = self.scrutinee(&l.expr, &mut stmts);
         let plan = self.plan_pattern(&l.pat, &part);
-        let cond = match plan.test {
-            Some(test) => test,
-            None => self.bool_literal(true, l.pat.span()),
-        };
+        let cond = self.test_or_true(plan.test, l.pat.span());
         self.scopes.push(Vec::new());
         let mut then_block = ir::Block {
             stmts: self.bind_plan(&plan),
@@ -270,10 +267,7 @@ impl FnLowerer<'_> {
         let mut body = Vec::new();
         let part = self.scrutinee(&l.expr, &mut body);
         let plan = self.plan_pattern(&l.pat, &part);
-        let cond = match plan.test {
-            Some(test) => test,
-            None => self.bool_literal(true, l.pat.span()),
-        };
+        let cond = self.test_or_true(plan.test, l.pat.span());
         self.scopes.push(Vec::new());
         let mut then_block = ir::Block {
             stmts: self.bind_plan(&plan),
@@ -341,10 +335,8 @@ impl FnLowerer<'_> {
         let part: Part = self.scrutinee(&args.scrutinee, &mut stmts);
         let plan = self.plan_pattern(&args.pat, &part);
         let guard = args.guard.as_ref().map(|g| self.lower_guard(&plan, g));
-        let test = match self.and_tests(plan.test, guard, span) {
-            Some(test) => test,
-            None => self.bool_literal(true, span),
-        };
+        let test = self.and_tests(plan.test, guard, span);
+        let test = self.test_or_true(test, span);
         self.push_expr(
             ir::ExprKind::Block(ir::Block {
                 stmts,

@@ -104,6 +104,14 @@ impl FnLowerer<'_> {
         stmts
     }
 
+    /// A pattern's test, or `true` where the pattern is irrefutable (it tests nothing).
+    pub fn test_or_true(&mut self, test: Option<Handle<ir::Expr>>, span: Span) -> Handle<ir::Expr> {
+        match test {
+            Some(test) => test,
+            None => self.bool_literal(true, span),
+        }
+    }
+
     /// A `bool` literal (the test of a pattern that always matches).
     pub fn bool_literal(&mut self, value: bool, span: Span) -> Handle<ir::Expr> {
         self.push_expr(
