@@ -212,6 +212,9 @@ mod math;
 #[path = "gpu/errors.rs"]
 mod errors;
 
+#[path = "gpu/guards.rs"]
+mod guards;
+
 #[path = "gpu/loops.rs"]
 mod loops;
 

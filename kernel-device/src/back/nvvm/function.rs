@@ -65,6 +65,8 @@ pub struct FunctionWriter<'w, 'a> {
     pub proven: HashSet<Handle<Expr>>,
     /// Inside a versioned run's copies, nested blocks are written as they are.
     pub plain_depth: u32,
+    /// Inside a versioned run's checked copy, which runs only when its guard fails.
+    pub cold_depth: u32,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -84,6 +86,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             loops: Vec::new(),
             proven: HashSet::new(),
             plain_depth: 0,
+            cold_depth: 0,
         })
     }
 
@@ -408,7 +411,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let result = self.block(body);
         self.loops.pop();
         result?;
-        self.branch_to(again_l);
+        if self.cold_depth > 0 && self.open && !indexes_local_array(self.func, body) {
+            // A checked copy's loops stay rolled: unrolled, their checks' operands kept
+            // the stencil's cold path at 40 registers against the fast path's 29, and
+            // a kernel's register count is its worst point's (32 with the loop rolled).
+            // Not a loop that indexes a local array: rolled, its index would be a
+            // variable, which sends the whole array (SGEMM's accumulator tile, shared
+            // with the fast copy) to local memory.
+            let rolled = self.w.rolled_loop();
+            self.terminate(format!("br label %{again_l}, !llvm.loop {rolled}"));
+        } else {
+            self.branch_to(again_l);
+        }
         self.start_block(end_l);
         Ok(())
     }
@@ -510,4 +524,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             None => Val::Unit,
         })
     }
+}
+
+/// Whether `body` indexes an array that lives in a local (a register tile).
+fn indexes_local_array(func: &ir::Function, body: &ir::Block) -> bool {
+    let mut found = false;
+    super::check_plan::places_in_block(func, body, &mut |place| {
+        found |= matches!(place.root, ir::PlaceRoot::Local(_))
+            && place
+                .projections
+                .iter()
+                .any(|p| matches!(p, ir::Projection::Index(_)));
+    });
+    found
 }

@@ -59,6 +59,8 @@ pub struct Writer<'a> {
     pub reusable_sites: std::ops::Range<usize>,
     /// Some function calls `grid_sync()`: the module defines the grid barrier.
     pub uses_grid_sync: bool,
+    /// Loops whose back edge asks LLVM not to unroll them (see [`Self::rolled_loop`]).
+    rolled_loops: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -70,10 +72,19 @@ impl<'a> Writer<'a> {
             panic_sites: Vec::new(),
             reusable_sites: 0..0,
             uses_grid_sync: false,
+            rolled_loops: 0,
         }
     }
 
     /// Declares `name` with the full `declare` line `decl` (first one wins).
+    /// The `!llvm.loop` node of a new loop that must stay rolled: its own distinct node
+    /// naming `llvm.loop.unroll.disable`, numbered after the special registers' ranges
+    /// (the disable node first), before the kernels' annotations.
+    pub fn rolled_loop(&mut self) -> String {
+        self.rolled_loops += 1;
+        format!("!{}", SREG_RANGES.len() + 1 + self.rolled_loops)
+    }
+
     pub fn declare(&mut self, name: &str, decl: String) {
         self.decls.entry(name.to_string()).or_insert(decl);
     }
@@ -155,6 +166,14 @@ impl<'a> Writer<'a> {
             let _ = writeln!(out, "!{} = !{{i32 {low}, i32 {high}}}", i + 1);
         }
         let mut next = SREG_RANGES.len() + 1;
+        if self.rolled_loops > 0 {
+            let disable = next;
+            let _ = writeln!(out, "!{disable} = !{{!\"llvm.loop.unroll.disable\"}}");
+            for id in disable + 1..=disable + self.rolled_loops {
+                let _ = writeln!(out, "!{id} = distinct !{{!{id}, !{disable}}}");
+            }
+            next = disable + self.rolled_loops + 1;
+        }
         let mut annotation_ids = Vec::new();
         let mut annotations = String::new();
         for kernel in &kernels {
