@@ -56,7 +56,7 @@ pub fn launch(
     if let DeviceKind::Sim(sim) = device.kind() {
         return crate::sim::launch(source, cache, config, device, sim, faults, args);
     }
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     device.ensure_alive()?;
     if let Some(stream) = config.stream {
         stream.ensure_current()?;

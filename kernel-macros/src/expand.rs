@@ -164,6 +164,18 @@ fn fn_source(
         SourceKind::Device => quote!(Device),
     };
     let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
+    let launch_bounds = match options.launch_bounds {
+        Some(kernel_device::ir::LaunchBounds {
+            max_threads,
+            min_blocks,
+        }) => quote!(::core::option::Option::Some(
+            ::cudajit::__private::LaunchBounds {
+                max_threads: #max_threads,
+                min_blocks: #min_blocks,
+            }
+        )),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         ::cudajit::__private::FnSource {
             name: #name,
@@ -173,6 +185,7 @@ fn fn_source(
             line: #line,
             bounds_check: #bounds_check,
             fast_math: #fast_math,
+            launch_bounds: #launch_bounds,
             deps: #deps,
             consts: &[#(#consts),*],
             structs: &[#(#structs),*],
@@ -471,6 +484,7 @@ fn device(
     let options = parse::Options {
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
     };
     let source = fn_source(item, rendered, SourceKind::Device, &options, deps, failed);
     let mut host_fn = item.clone();

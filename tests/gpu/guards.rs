@@ -27,7 +27,9 @@ fn gather_down(input: &[f32], out: &mut [f32]) {
     }
 }
 
-fn want_rows(input: &[f32], i: usize, rows: impl Fn(usize) -> Option<usize>) -> [Option<f32>; 4] {
+/// What thread's four rows hold when `rows(r)` gives row `r`'s index (`None`: the
+/// index wrapped): the rows before the first one out of bounds, then nothing.
+fn want_rows(input: &[f32], rows: impl Fn(usize) -> Option<usize>) -> [Option<f32>; 4] {
     let mut w = [None; 4];
     for (k, slot) in w.iter_mut().enumerate() {
         match rows(k * 8) {
@@ -70,7 +72,7 @@ fn strided_guard_passes_in_bounds_rows_and_panics_at_the_first_row_out() {
         "{err}"
     );
     for i in 0..threads {
-        let want = want_rows(short, i, |r| Some(i + r * stride));
+        let want = want_rows(short, |r| Some(i + r * stride));
         for (k, w) in want.iter().enumerate() {
             match w {
                 Some(v) => assert_eq!(out[i * 4 + k], *v, "thread {i} row {k}"),
@@ -105,7 +107,7 @@ fn a_falling_index_runs_checked_and_panics_at_its_first_row_out() {
         "{err}"
     );
     for i in 0..threads {
-        let want = want_rows(short, i, |r| (i + 96).checked_sub(r * 4));
+        let want = want_rows(short, |r| (i + 96).checked_sub(r * 4));
         for (k, w) in want.iter().enumerate() {
             match w {
                 Some(v) => assert_eq!(out[i * 4 + k], *v, "thread {i} row {k}"),
@@ -113,4 +115,74 @@ fn a_falling_index_runs_checked_and_panics_at_its_first_row_out() {
             }
         }
     }
+}
+
+/// The same sums with a loop unrolled completely, four at a time, and as the compiler
+/// likes: `#[unroll]` is a hint that changes no result.
+#[kernel]
+fn unrolled_sums(x: &[f32], out: &mut [f32], n: usize) {
+    let i = grid(1);
+    if i < out.len() / 3 {
+        let mut a = 0.0f32;
+        #[unroll]
+        for k in 0..8 {
+            a += x[i * 8 + k];
+        }
+        let mut b = 0.0f32;
+        #[unroll(4)]
+        for k in 0..n {
+            b += x[i * 8 + k];
+        }
+        let mut c = 0.0f32;
+        for k in 0..n {
+            c += x[i * 8 + k];
+        }
+        out[i * 3] = a;
+        out[i * 3 + 1] = b;
+        out[i * 3 + 2] = c;
+    }
+}
+
+#[test]
+fn unroll_hints_change_no_result() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("unroll");
+    let rows = 500 + rng.below(100) as usize;
+    let n = 5 + rng.below(4) as usize;
+    let x: Vec<f32> = (0..rows * 8).map(|_| rng.below(100) as f32).collect();
+    let mut out = vec![f32::NAN; rows * 3];
+    launch!(unrolled_sums[rows.div_ceil(128), 128](&x, &mut out, n)).unwrap();
+    for i in 0..rows {
+        let sum = |m: usize| x[i * 8..i * 8 + m].iter().sum::<f32>();
+        assert_eq!(out[i * 3], sum(8), "row {i}");
+        assert_eq!(out[i * 3 + 1], sum(n), "row {i}");
+        assert_eq!(out[i * 3 + 2], sum(n), "row {i}");
+    }
+}
+
+#[kernel(launch_bounds = (128, 2))]
+fn bounded_fill(out: &mut [u32]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = i as u32;
+    }
+}
+
+#[test]
+fn a_block_over_the_kernels_launch_bounds_is_an_err_naming_them() {
+    let _gpu = require_gpu!();
+    let mut out = vec![u32::MAX; 1000];
+    launch!(bounded_fill[8, 128](&mut out)).unwrap();
+    assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+    let err = launch!(bounded_fill[4, 256](&mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("block of 256 threads (256 x 1 x 1) exceeds the kernel's `launch_bounds` of 128 threads per block"),
+        "{err}"
+    );
+    let err = launch!(bounded_fill[4, (16, 16)](&mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("(launch_bounds)"), "{err}");
 }

@@ -89,10 +89,12 @@ fn kernel_options(sources: &[&FnSource]) -> Option<ir::FunctionOptions> {
         ir::FunctionOptions {
             bounds_check: first.bounds_check,
             fast_math: first.fast_math,
+            launch_bounds: first.launch_bounds,
         },
         |acc, k| ir::FunctionOptions {
             bounds_check: acc.bounds_check || k.bounds_check,
             fast_math: acc.fast_math && k.fast_math,
+            launch_bounds: acc.launch_bounds.or(k.launch_bounds),
         },
     ))
 }
@@ -173,6 +175,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             _ => ir::FunctionOptions {
                 bounds_check: source.bounds_check,
                 fast_math: source.fast_math,
+                launch_bounds: source.launch_bounds,
             },
         };
         let line_offset = source.line.saturating_sub(1);

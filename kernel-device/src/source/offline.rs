@@ -21,6 +21,7 @@ pub struct Found {
     pub file: String,
     pub bounds_check: bool,
     pub fast_math: bool,
+    pub launch_bounds: Option<crate::ir::LaunchBounds>,
     /// Every `const`/`static` item of the file a kernel can read, evaluated here as
     /// rustc would (the macro asks rustc instead).
     pub consts: Vec<(String, ConstValue)>,
@@ -68,13 +69,14 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
             for attr in &item.attrs {
                 if let Some(kind) = attribute_kind(attr) {
-                    let (bounds_check, fast_math) = options(attr);
+                    let (bounds_check, fast_math, launch_bounds) = options(attr);
                     self.found.push(Found {
                         kind,
                         item: item.clone(),
                         file: self.file.to_string(),
                         bounds_check,
                         fast_math,
+                        launch_bounds,
                         consts: Vec::new(),
                         structs: Vec::new(),
                     });
@@ -126,11 +128,17 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
     }
 }
 
-/// `boundscheck = bool` / `fastmath = bool` (the macro rejects anything else).
-fn options(attr: &syn::Attribute) -> (bool, bool) {
-    let (mut bounds_check, mut fast_math) = (true, false);
+/// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` (the macro
+/// rejects anything else).
+fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
+    let (mut bounds_check, mut fast_math, mut launch_bounds) = (true, false, None);
     if matches!(attr.meta, syn::Meta::List(_)) {
         let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("launch_bounds") {
+                let value: syn::Expr = meta.value()?.parse()?;
+                launch_bounds = crate::source::launch_bounds_of(&value).ok();
+                return Ok(());
+            }
             let value: syn::LitBool = meta.value()?.parse()?;
             if meta.path.is_ident("boundscheck") {
                 bounds_check = value.value;
@@ -140,7 +148,7 @@ fn options(attr: &syn::Attribute) -> (bool, bool) {
             Ok(())
         });
     }
-    (bounds_check, fast_math)
+    (bounds_check, fast_math, launch_bounds)
 }
 
 /// The macro's text rendering of `item`: (text, line of the first token).
@@ -166,6 +174,7 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         line,
         bounds_check: found.bounds_check,
         fast_math: found.fast_math,
+        launch_bounds: found.launch_bounds,
         deps,
         consts: leak_consts(&found.consts),
         structs: leak_structs(&found.structs),

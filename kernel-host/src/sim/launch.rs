@@ -72,7 +72,7 @@ fn prepare(
     config: &LaunchConfig<'_>,
     device: &Device,
 ) -> Result<(&'static SimKernel, ValidLaunch)> {
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     let kernel = cache.get_sim(source)?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     Ok((kernel, valid))
@@ -87,7 +87,7 @@ pub(crate) fn launch(
     faults: &StreamFaults,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     let kernel = cache.get_sim(source)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;

@@ -629,7 +629,7 @@ fn simple_intrinsic(i: Intrinsic) -> bool {
 }
 
 /// Calls `f` on each direct sub-expression of a (simple) expression.
-fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
+pub(super) fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
     let place = |p: &Place, f: &mut dyn FnMut(Handle<Expr>)| {
         if let PlaceRoot::Pointee(h) = p.root {
             f(h);
@@ -809,7 +809,7 @@ fn slice_of_len(func: &Function, h: Handle<Expr>, depth: u32) -> Option<Handle<L
 }
 
 /// Calls `f` on every `let` (local, initialiser) in `block`, nested ones included.
-fn lets_in_block(
+pub(super) fn lets_in_block(
     func: &Function,
     block: &Block,
     f: &mut dyn FnMut(Handle<Local>, Option<Handle<Expr>>),

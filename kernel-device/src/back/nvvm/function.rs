@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::writer::Writer;
+use super::writer::{LoopHint, Writer};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
 
@@ -67,6 +67,8 @@ pub struct FunctionWriter<'w, 'a> {
     pub plain_depth: u32,
     /// Inside a versioned run's checked copy, which runs only when its guard fails.
     pub cold_depth: u32,
+    /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
+    pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -87,6 +89,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             proven: HashSet::new(),
             plain_depth: 0,
             cold_depth: 0,
+            pending_for: None,
         })
     }
 
@@ -363,6 +366,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 inclusive,
                 step,
                 reverse,
+                unroll,
                 body,
             } => self.for_range(
                 *id,
@@ -373,6 +377,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     inclusive: *inclusive,
                     step: *step,
                     reverse: *reverse,
+                    unroll: *unroll,
                 },
                 body,
             ),
@@ -402,6 +407,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         end_l: &str,
         slot: Option<(String, String)>,
     ) -> Result<(), Error> {
+        let pending = self.pending_for.take();
+        let hint = match pending {
+            Some((ir::Unroll::Auto, var))
+                if self.cold_depth > 0
+                    && super::versioning::may_stay_rolled(self.func, var, body) =>
+            {
+                Some(LoopHint::Rolled)
+            }
+            Some((ir::Unroll::Full, _)) => Some(LoopHint::Full),
+            Some((ir::Unroll::Times(n), _)) => Some(LoopHint::Times(n)),
+            _ => None,
+        };
         self.loops.push(LoopCtx {
             id,
             break_label: end_l.to_string(),
@@ -411,17 +428,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let result = self.block(body);
         self.loops.pop();
         result?;
-        if self.cold_depth > 0 && self.open && !indexes_local_array(self.func, body) {
-            // A checked copy's loops stay rolled: unrolled, their checks' operands kept
-            // the stencil's cold path at 40 registers against the fast path's 29, and
-            // a kernel's register count is its worst point's (32 with the loop rolled).
-            // Not a loop that indexes a local array: rolled, its index would be a
-            // variable, which sends the whole array (SGEMM's accumulator tile, shared
-            // with the fast copy) to local memory.
-            let rolled = self.w.rolled_loop();
-            self.terminate(format!("br label %{again_l}, !llvm.loop {rolled}"));
-        } else {
-            self.branch_to(again_l);
+        match hint {
+            Some(hint) if self.open => {
+                let node = self.w.loop_hint(hint);
+                self.terminate(format!("br label %{again_l}, !llvm.loop {node}"));
+            }
+            _ => self.branch_to(again_l),
         }
         self.start_block(end_l);
         Ok(())
@@ -524,17 +536,4 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             None => Val::Unit,
         })
     }
-}
-
-/// Whether `body` indexes an array that lives in a local (a register tile).
-fn indexes_local_array(func: &ir::Function, body: &ir::Block) -> bool {
-    let mut found = false;
-    super::check_plan::places_in_block(func, body, &mut |place| {
-        found |= matches!(place.root, ir::PlaceRoot::Local(_))
-            && place
-                .projections
-                .iter()
-                .any(|p| matches!(p, ir::Projection::Index(_)));
-    });
-    found
 }

@@ -15,10 +15,12 @@
 //! vectorises or batches loads across it, so a loop of checked loads issues them one
 //! by one; the fast copy has straight-line loads again.
 
-use super::check_plan::{GuardOp, Length, Planner};
+use std::collections::HashSet;
+
+use super::check_plan::{self, GuardOp, Length, Planner};
 use super::function::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{Block, Expr, Handle, Stmt};
+use crate::ir::{self, Block, Expr, Handle, Local, Stmt};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// A block's statements, runs of simple ones versioned, then its tail's value.
@@ -221,4 +223,44 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.proven = before;
         result
     }
+}
+
+/// Whether a loop of a checked copy (which runs only when its guard fails) may be kept
+/// rolled, whatever its `#[unroll]` asks: unrolled, the checks' operands kept the
+/// stencil's cold path at 40 registers against the fast path's 29, and a kernel's
+/// register count is its worst point's (32 with the loop rolled). Not when `var` (or
+/// a `let` of the body, which may depend on it) indexes a local array: rolled, that
+/// index is a variable, which sends the whole array (SGEMM's accumulator tile, shared
+/// with the fast copy) to local memory.
+pub fn may_stay_rolled(func: &ir::Function, var: Handle<Local>, body: &Block) -> bool {
+    let mut varying = HashSet::from([var]);
+    check_plan::lets_in_block(func, body, &mut |local, _| {
+        varying.insert(local);
+    });
+    let mut rolled = true;
+    check_plan::places_in_block(func, body, &mut |place| {
+        if matches!(place.root, ir::PlaceRoot::Local(_)) {
+            rolled &= !place
+                .projections
+                .iter()
+                .any(|p| matches!(p, ir::Projection::Index(i) if mentions(func, *i, &varying)));
+        }
+    });
+    rolled
+}
+
+/// Whether expression `h` reads one of `locals`.
+fn mentions(func: &ir::Function, h: Handle<Expr>, locals: &HashSet<Handle<Local>>) -> bool {
+    let Some(e) = func.exprs.get(h) else {
+        return false;
+    };
+    let mut found = match &e.kind {
+        ir::ExprKind::Local(l) => locals.contains(l),
+        ir::ExprKind::Load(p) | ir::ExprKind::AddressOf { place: p, .. } => {
+            matches!(p.root, ir::PlaceRoot::Local(l) if locals.contains(&l))
+        }
+        _ => false,
+    };
+    check_plan::visit_children(&e.kind, |c| found |= mentions(func, c, locals));
+    found
 }

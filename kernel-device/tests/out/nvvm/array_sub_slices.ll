@@ -254,7 +254,7 @@ panic.5:
 ok.5:
   %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.5
   store float %elem.3, float addrspace(3)* %elem.ptr.13
-  br label %for.cond.1, !llvm.loop !16
+  br label %for.cond.1, !llvm.loop !15
 for.end.1:
   br label %run.join.1
 run.join.1:
@@ -707,8 +707,8 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!15 = !{!"llvm.loop.unroll.disable"}
-!16 = distinct !{!16, !15}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.disable"}
 !nvvm.annotations = !{!17}
 !17 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
 !nvvmir.version = !{!18}

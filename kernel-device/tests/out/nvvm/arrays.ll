@@ -780,7 +780,7 @@ ok.1:
   %old.1 = load float, float* %s.addr
   %add.6 = fadd float %old.1, %mul.1
   store float %add.6, float* %s.addr
-  br label %for.cond.1, !llvm.loop !16
+  br label %for.cond.1, !llvm.loop !15
 for.end.1:
   br label %run.join
 run.join:
@@ -959,8 +959,8 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!15 = !{!"llvm.loop.unroll.disable"}
-!16 = distinct !{!16, !15}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.disable"}
 !nvvm.annotations = !{!17}
 !17 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps, !"kernel", i32 1}
 !nvvmir.version = !{!18}

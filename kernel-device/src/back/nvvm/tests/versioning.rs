@@ -269,3 +269,30 @@ fn the_checked_copys_loops_stay_rolled_unless_they_index_a_local_array() {
     let fast = fast_copy(t);
     assert!(!fast.contains("!llvm.loop"), "{fast}");
 }
+
+#[test]
+fn unroll_hints_and_launch_bounds_reach_the_nvvm_ir() {
+    let text = "fn k(a: &mut [f32], n: usize) {
+        #[unroll]
+        for i in 0..8 { a[i] = 0.0; }
+        #[unroll(4)]
+        for i in 0..n { a[i] += 1.0; }
+    }";
+    let template = source(text, SourceKind::Kernel, 1);
+    let bounded: &'static crate::source::FnSource = Box::leak(Box::new(crate::source::FnSource {
+        launch_bounds: Some(crate::ir::LaunchBounds {
+            max_threads: 256,
+            min_blocks: 2,
+        }),
+        ..*template
+    }));
+    let module = lower_sources(&[bounded]).unwrap_or_else(|e| panic!("{e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    check_with_toolchain(&out.text);
+    let t = &out.text;
+    assert!(t.contains("!{!\"llvm.loop.unroll.full\"}"), "{t}");
+    assert!(t.contains("!{!\"llvm.loop.unroll.count\", i32 4}"), "{t}");
+    assert!(t.contains("@k, !\"maxntidx\", i32 256}"), "{t}");
+    assert!(t.contains("@k, !\"minctasm\", i32 2}"), "{t}");
+    assert!(t.contains("!nvvm.annotations = !{"), "{t}");
+}
