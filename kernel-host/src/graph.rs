@@ -10,8 +10,9 @@
 //! synchronisation are not stream work a graph can hold), nor arrays over memory that
 //! cudajit does not own (a graph could outlive it): both are an `Err` at capture.
 //!
-//! A device-side panic of a replayed kernel lands in the panic record of the stream the
-//! graph was captured on: `synchronize` of that stream (replaying on it, the usual
+//! The launches are captured on a private non-blocking stream (see `Stream::capture`).
+//! A device-side panic of a replayed kernel lands in the panic record of the stream
+//! `capture` was called on: `synchronize` of that stream (replaying on it, the usual
 //! case) or `Device::synchronize` reports it.
 //!
 //! On the simulator the capture records each launch (kernel, shape, arguments) and a
@@ -32,7 +33,7 @@ use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
 use crate::memory::Allocation;
 use crate::panic::StreamFaults;
-use crate::stream::{Stream, StreamRef};
+use crate::stream::{Stream, StreamHandle, StreamOwner, StreamRef};
 
 /// What a capture in progress has seen.
 #[derive(Default)]
@@ -108,37 +109,45 @@ fn capture_error(detail: String) -> Error {
 }
 
 impl Stream {
-    /// Records the launches `body` queues on this stream into a [`Graph`] instead of
-    /// running them. `Err` on the default stream (CUDA cannot capture the legacy NULL
-    /// stream: make one with `Device::new_stream`), when `body` fails (its error; the
-    /// partial graph is discarded), or when a launch in it passes host slices.
+    /// Records the launches `body` queues on the stream it is given into a [`Graph`]
+    /// instead of running them. `Err` when `body` fails (its error; the partial graph
+    /// is discarded) or when a launch in it passes host slices. Anything else `body`
+    /// does (copies, allocations) happens at once and is not part of the graph. A
+    /// device-side panic of a replay is reported by this stream's `synchronize`.
     pub fn capture(&self, body: impl FnOnce(&Stream) -> Result<()>) -> Result<Graph> {
-        let Some(handle) = self.handle().clone() else {
-            return Err(capture_error(
-                "the default stream cannot be captured; capture on a stream from \
-                 `Device::new_stream()`"
-                    .into(),
-            ));
-        };
-        if handle.capturing.load(Ordering::Relaxed) {
-            return Err(capture_error("this stream is already capturing".into()));
-        }
         let device = self.device().clone();
         let cuda = !device.is_simulator();
-        if cuda {
+        // The launches are captured on a private non-blocking stream, so that work on
+        // the legacy NULL stream meanwhile (an allocation, a copy, loading a kernel's
+        // module at its first launch) neither joins the graph nor breaks the capture
+        // (a blocking stream's capture fails on any legacy-stream call). It shares
+        // this stream's panic record: a replayed kernel's panic is reported here.
+        let raw = if cuda {
             self.ensure_current()?;
             device.bind()?;
-        }
+            result::stream::create(result::stream::StreamKind::NonBlocking)
+                .call("cuStreamCreate")?
+        } else {
+            std::ptr::null_mut()
+        };
+        let owner = if cuda {
+            StreamOwner::Ours
+        } else {
+            StreamOwner::Foreign
+        };
+        let handle = StreamHandle::new(raw, &device, owner);
+        let capture_stream =
+            Stream::from_parts(Some(handle.clone()), device.clone(), self.faults().clone());
         *handle.capture.lock().unwrap_or_else(|p| p.into_inner()) = Some(CaptureLog::default());
         handle.capturing.store(true, Ordering::Relaxed);
         let begun = if cuda {
-            // SAFETY: a live stream of the current context. Thread-local mode: only
-            // unsafe calls (a synchronous copy, say) from this thread end the capture.
+            // SAFETY: a live stream of the current context. Relaxed mode: calls of
+            // this thread on other streams meanwhile are not refused.
             device.watch(
                 unsafe {
                     result::stream::begin_capture(
                         handle.raw,
-                        sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                        sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
                     )
                 }
                 .call("cuStreamBeginCapture"),
@@ -146,7 +155,7 @@ impl Stream {
         } else {
             Ok(())
         };
-        let outcome = begun.and_then(|()| body(self));
+        let outcome = begun.and_then(|()| body(&capture_stream));
         let ended = if cuda {
             // SAFETY: the capture begun above (when it failed to begin, this call
             // fails too and nothing is kept).
