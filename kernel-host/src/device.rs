@@ -41,6 +41,7 @@ struct DeviceInner {
 }
 
 /// What executes a device's work: the seam every operation matches on once.
+#[allow(clippy::large_enum_variant)] // one per device, behind the device's `Arc`
 pub(crate) enum DeviceKind {
     Cuda(CudaDevice),
     Sim(SimDevice),

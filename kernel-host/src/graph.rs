@@ -184,7 +184,7 @@ impl Stream {
                             let _ = unsafe { result::graph::destroy(graph) };
                         }
                         outcome?;
-                        return Err(ended.err().expect("one of the two failed"));
+                        return Err(ended.expect_err("one of the two failed"));
                     }
                 };
                 // SAFETY: a graph the capture just produced.

@@ -318,7 +318,7 @@ impl Device {
     }
 
     fn pool_or_err(&self, operation: &'static str) -> Result<sys::CUmemoryPool> {
-        self.memory_pool()?.ok_or_else(|| Error::NotSupported {
+        self.memory_pool()?.ok_or(Error::NotSupported {
             operation,
             backend: crate::Backend::Cuda,
         })
