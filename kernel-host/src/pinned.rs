@@ -272,6 +272,18 @@ impl<T: DeviceElem> DeviceArray<T> {
                 ),
             });
         }
+        let capturing = stream
+            .handle()
+            .as_ref()
+            .is_some_and(|h| h.capturing.load(std::sync::atomic::Ordering::Relaxed));
+        if capturing {
+            return Err(Error::Refused {
+                operation,
+                detail: "an asynchronous copy cannot be part of a graph capture; copy \
+                         before or after it"
+                    .into(),
+            });
+        }
         self.ensure_current()?;
         let done = CopyGuard {
             event: None,

@@ -172,6 +172,13 @@ fn graph_capture_errors_are_reported() {
         .to_string();
     assert!(err.contains("host slice cannot be passed"), "{err}");
     assert_eq!(host, vec![1u32; 64], "a refused launch ran");
+    // So are asynchronous copies (they are not launches the graph could own).
+    let pinned = PinnedBuffer::<u32>::zeros_on(&device, 64).unwrap();
+    let err = stream
+        .capture(|s| a.copy_from_pinned_async(&pinned, s).map(drop))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot be part of a graph capture"), "{err}");
     // The body's own error comes back; the stream works afterwards.
     let err = stream
         .capture(|s| {
