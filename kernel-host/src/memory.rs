@@ -127,31 +127,45 @@ impl Allocation {
         }
         let here = raw_of(stream);
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        let after_writer = raw_of(&usage.writer) == here;
-        if write {
-            if after_writer && usage.readers.is_empty() {
-                return Ok(());
-            }
-            self.switch_to_writer(&mut usage, stream)
-        } else {
-            if after_writer || usage.readers.iter().any(|r| raw_of(r) == here) {
-                return Ok(());
-            }
-            order_after(here, raw_of(&usage.writer))?;
-            usage.readers.push(stream.clone());
-            Ok(())
-        }
+        usage.apply(stream, write, |before| order_after(here, before))
     }
+}
 
-    #[cold]
-    fn switch_to_writer(&self, usage: &mut Usage, stream: &StreamRef) -> Result<()> {
+impl Usage {
+    /// Records a use on `stream`, first calling `wait` with each earlier stream the use
+    /// must wait for (none while the memory stays on one stream).
+    #[inline]
+    fn apply(
+        &mut self,
+        stream: &StreamRef,
+        write: bool,
+        mut wait: impl FnMut(sys::CUstream) -> Result<()>,
+    ) -> Result<()> {
         let here = raw_of(stream);
-        order_after(here, raw_of(&usage.writer))?;
-        for reader in &usage.readers {
-            order_after(here, raw_of(reader))?;
+        let after_writer = raw_of(&self.writer) == here;
+        if write {
+            if after_writer && self.readers.is_empty() {
+                return Ok(());
+            }
+            // A write waits for the last write and every read since.
+            if !after_writer {
+                wait(raw_of(&self.writer))?;
+            }
+            for reader in &self.readers {
+                if raw_of(reader) != here {
+                    wait(raw_of(reader))?;
+                }
+            }
+            self.writer = stream.clone();
+            self.readers.clear();
+        } else {
+            if after_writer || self.readers.iter().any(|r| raw_of(r) == here) {
+                return Ok(());
+            }
+            // A read waits for the last write only.
+            wait(raw_of(&self.writer))?;
+            self.readers.push(stream.clone());
         }
-        usage.writer = stream.clone();
-        usage.readers.clear();
         Ok(())
     }
 }
@@ -336,4 +350,90 @@ fn set_release_threshold(pool: sys::CUmemoryPool, bytes: u64) -> Result<()> {
         )
     }
     .call("cuMemPoolSetAttribute")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{StreamHandle, StreamOwner};
+
+    /// A remembered stream with a made-up handle (never passed to the driver).
+    fn fake(device: &Device, raw: usize) -> StreamRef {
+        Some(StreamHandle::new(
+            raw as sys::CUstream,
+            device,
+            StreamOwner::Foreign,
+        ))
+    }
+
+    /// The streams a use waits for, as their made-up handles.
+    fn waits(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<usize> {
+        let mut seen = Vec::new();
+        usage
+            .apply(stream, write, |before| {
+                seen.push(before as usize);
+                Ok(())
+            })
+            .unwrap();
+        seen
+    }
+
+    /// cudarc's rule: a read waits for the last write on another stream, once per
+    /// reading stream; a write waits for the last write and every read since on other
+    /// streams; uses on one stream never wait.
+    #[test]
+    fn uses_wait_for_conflicting_uses_on_other_streams_only() {
+        let device = Device::simulator().unwrap();
+        let (a, b, c) = (
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        );
+        let null: StreamRef = None;
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+        };
+        // Allocated and filled on the NULL stream; used there: no waits.
+        assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &null, false), Vec::<usize>::new());
+        // A write on A waits for the NULL stream's write, once.
+        assert_eq!(waits(&mut usage, &a, true), vec![0]);
+        for _ in 0..3 {
+            assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+            assert_eq!(waits(&mut usage, &a, false), Vec::<usize>::new());
+        }
+        // Reads on B and C wait for A's write, each once.
+        assert_eq!(waits(&mut usage, &b, false), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &b, false), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &c, false), vec![0xA0]);
+        // A write on A again waits for both readers (write after read).
+        assert_eq!(waits(&mut usage, &a, true), vec![0xB0, 0xC0]);
+        assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+        // A write on B waits for A's write; then a read on the NULL stream (a copy to
+        // the host) waits for B.
+        assert_eq!(waits(&mut usage, &b, true), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &null, false), vec![0xB0]);
+        // A write on C after reads on B (writer) and NULL waits for both.
+        assert_eq!(waits(&mut usage, &c, true), vec![0xB0, 0]);
+    }
+
+    /// A failed wait leaves the record as it was (the use did not happen).
+    #[test]
+    fn a_failed_wait_records_nothing() {
+        let device = Device::simulator().unwrap();
+        let a = fake(&device, 0xA0);
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+        };
+        let failed = usage.apply(&a, true, |_| {
+            Err(Error::Driver {
+                call: "cuStreamWaitEvent",
+                message: "test".into(),
+            })
+        });
+        assert!(failed.is_err());
+        assert!(usage.writer.is_none() && usage.readers.is_empty());
+    }
 }
