@@ -23,12 +23,21 @@ fn slow_fill(a: &mut [u32], seed: u32, rounds: u32) {
     }
 }
 
+/// `slow_fill`'s value of element `i`. The step is affine, so `rounds` steps are one
+/// affine map `x -> mul * x + add`, found once per call of `lcg_steps`.
 fn slow_fill_reference(i: usize, seed: u32, rounds: u32) -> u32 {
-    let mut x = i as u32 ^ seed;
-    for _ in 0..rounds {
-        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-    }
-    x
+    let (mul, add) = lcg_steps(rounds);
+    mul.wrapping_mul(i as u32 ^ seed).wrapping_add(add)
+}
+
+/// `(mul, add)` of `rounds` steps of `x -> 1664525 x + 1013904223` (mod 2^32).
+fn lcg_steps(rounds: u32) -> (u32, u32) {
+    (0..rounds).fold((1u32, 0u32), |(mul, add), _| {
+        (
+            mul.wrapping_mul(1_664_525),
+            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
+        )
+    })
 }
 
 #[kernel]
@@ -78,8 +87,9 @@ fn a_write_and_a_read_on_two_streams_are_ordered() {
         s2.synchronize().unwrap();
         let got = out.to_host().unwrap();
         let got_a = a.to_host().unwrap();
+        let (mul, add) = lcg_steps(rounds);
         for i in 0..n {
-            let filled = slow_fill_reference(i, seed, rounds);
+            let filled = mul.wrapping_mul(i as u32 ^ seed).wrapping_add(add);
             assert_eq!(
                 got[i],
                 filled.wrapping_add(1),
