@@ -557,3 +557,25 @@ fn arrays_over_four_billion_elements() {
         .iter()
         .all(|&v| v == 0));
 }
+
+/// The kernels of the tests above go through libnvvm (and ptxas where found) for sm_90
+/// on any machine with libnvvm, so the GPU run cannot fail on their compilation.
+#[test]
+fn stress_kernels_compile_for_sm_90() {
+    for source in [
+        slow_write.source(),
+        copy_plus_one.source(),
+        mark_from.source(),
+        mark_last.source(),
+        add_one.source(),
+    ] {
+        match cudajit::inspect::inspect(source, "compute_90") {
+            Ok(found) => assert!(found.ptx.contains(".entry"), "{}", found.ptx),
+            Err(e @ cudajit::Error::Nvvm { .. }) if e.to_string().contains("not found") => {
+                skip!("libnvvm not available ({e})");
+                return;
+            }
+            Err(e) => panic!("{}: {e}", source.name),
+        }
+    }
+}

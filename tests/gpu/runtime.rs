@@ -271,3 +271,23 @@ fn arrays_dropped_while_in_use_are_freed_after_their_kernels() {
         }
     }
 }
+
+/// This file's kernels go through libnvvm (and ptxas where found) for sm_90, so the
+/// GPU run cannot fail on their compilation (needs libnvvm, not a GPU).
+#[test]
+fn runtime_kernels_compile_for_sm_90() {
+    for source in [
+        slow_fill.source(),
+        plus_one_into.source(),
+        times_three_plus.source(),
+    ] {
+        match cudajit::inspect::inspect(source, "compute_90") {
+            Ok(found) => assert!(found.ptx.contains(".entry"), "{}", found.ptx),
+            Err(e @ cudajit::Error::Nvvm { .. }) if e.to_string().contains("not found") => {
+                skip!("libnvvm not available ({e})");
+                return;
+            }
+            Err(e) => panic!("{}: {e}", source.name),
+        }
+    }
+}
