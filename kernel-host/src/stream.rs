@@ -4,7 +4,10 @@
 //! Streams made here are *blocking* streams (`CU_STREAM_DEFAULT`): they order
 //! themselves with the legacy NULL stream that device arrays copy on, so
 //! `array.to_host()` after a launch on any stream sees the kernel's writes, as with
-//! `cudaStreamCreate` in the CUDA runtime.
+//! `cudaStreamCreate` in the CUDA runtime. Beyond that implicit order, device arrays
+//! order their own uses across any streams, other libraries' non-blocking ones
+//! included (`crate::memory`): a stream is kept alive (`StreamRef`) while an array
+//! remembers it as the stream of its last use.
 //!
 //! On the simulator a launch runs to completion before it returns, so a stream only
 //! names its device, synchronising reports a deferred fault, and an event records the
@@ -24,7 +27,8 @@ use crate::panic::StreamFaults;
 /// A queue of GPU work on one device.
 pub struct Stream {
     /// The driver stream, shared with the device arrays that remember it as the stream
-    /// of their last use (`None`: the legacy NULL stream, and every simulated stream).
+    /// of their last use (`None`: the legacy NULL stream; a simulated stream has a
+    /// handle with a NULL driver stream, which holds what a graph capture records).
     handle: StreamRef,
     device: Device,
     /// Where this stream's asynchronous launches report device-side panics (the
@@ -34,7 +38,7 @@ pub struct Stream {
     generation: u64,
 }
 
-/// A stream as device arrays remember it (see `crate::order`): `None` is the legacy
+/// A stream as device arrays remember it (see `crate::memory`): `None` is the legacy
 /// NULL stream. Holding one keeps the driver stream alive, so its handle cannot be
 /// reused for another stream while an array still refers to it.
 pub(crate) type StreamRef = Option<Arc<StreamHandle>>;
