@@ -39,6 +39,9 @@ pub use kernel_host::{
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
     MemInfo, Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
+/// Pinned host buffers, CUDA graphs and interop with memory and streams of other
+/// libraries (cudarc).
+pub use kernel_host::{BorrowedArray, CopyGuard, CudarcSlice, Graph, PinnedBuffer};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross
@@ -119,7 +122,9 @@ pub mod prelude {
     // element-type traits).
     pub use kernel_device::device_api::generic::{Float, Int, Num};
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
-    pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
+    pub use kernel_host::{
+        Backend, Device, DeviceArray, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
+    };
     pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
     #[cfg(doc)]

@@ -258,5 +258,7 @@ mod generics;
 mod hl;
 #[path = "gpu/matching.rs"]
 mod matching;
+#[path = "gpu/runtime.rs"]
+mod runtime;
 #[path = "gpu/structs.rs"]
 mod structs;

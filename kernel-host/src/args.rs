@@ -14,6 +14,7 @@ use kernel_device::source::DeviceCopy;
 use crate::array::DeviceArray;
 use crate::device::DeviceId;
 use crate::error::{Error, Result};
+use crate::memory::Allocation;
 use crate::view::{DeviceView, DeviceViewMut};
 
 /// A scalar type kernels compute with.
@@ -110,6 +111,9 @@ pub(crate) enum ArgKind<'a> {
         /// Where the elements start in the simulator buffer, in bytes (a view's start;
         /// on a GPU the offset is in the pointer).
         sim_offset: usize,
+        /// The GPU memory, whose uses on different streams the launch orders (`None`
+        /// on the simulator).
+        allocation: Option<&'a Arc<Allocation>>,
     },
 }
 
@@ -169,7 +173,7 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
+    pub(crate) fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
         Self::device_range(array, 0, array.len(), mutable)
     }
 
@@ -189,6 +193,7 @@ impl<'a> KernelArg<'a> {
                 mutable,
                 sim_buffer: array.sim_buffer(),
                 sim_offset: offset,
+                allocation: array.allocation(),
             },
             // An empty array has no allocation: its pointer stays 0.
             value: if ptr == 0 { 0 } else { ptr + offset as u64 },
@@ -499,6 +504,7 @@ mod tests {
                 mutable: false,
                 sim_buffer: None,
                 sim_offset: 0,
+                allocation: None,
             },
             value: 0x1000,
             len: 4,

@@ -129,6 +129,14 @@ pub enum Error {
         backend: crate::backend::Backend,
     },
 
+    /// An operation refused in this situation (a graph capture on the default stream,
+    /// a host slice in a captured launch, ...): `detail` says why and what to do.
+    #[error("{operation}: {detail}")]
+    Refused {
+        operation: &'static str,
+        detail: String,
+    },
+
     /// The host could not allocate memory for the result of a copy.
     #[error("{operation}: cannot allocate {bytes} bytes of host memory")]
     HostOutOfMemory {

@@ -78,6 +78,28 @@ fn prepare(
     Ok((kernel, valid))
 }
 
+/// The checks of a launch without running it (a launch a graph capture records).
+pub(crate) fn check_launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: &LaunchConfig<'_>,
+    device: &Device,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let (kernel, valid) = prepare(source, cache, config, device)?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    if kernel.cooperative {
+        check_support(&kernel.name, device.limits())?;
+        let threads = valid.block.iter().product::<u32>();
+        let per_sm = blocks_per_multiprocessor(
+            threads,
+            valid.shared_bytes.saturating_add(kernel.static_shared),
+        );
+        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+    }
+    Ok(())
+}
+
 pub(crate) fn launch(
     source: &'static FnSource,
     cache: &'static KernelCache,
