@@ -264,6 +264,148 @@ fn scans_of_every_length_and_type() {
     }
 }
 
+#[cudajit::device]
+fn add_u32(a: u32, b: u32) -> u32 {
+    a.wrapping_add(b)
+}
+
+#[cudajit::device]
+fn add_u8(a: u8, b: u8) -> u8 {
+    a.wrapping_add(b)
+}
+
+/// Lengths of many scan tiles (4096 elements on a GPU, 512 on the simulator): the
+/// single-pass scan's look-back walks over windows of 32 earlier tiles, so these cross
+/// several windows, end on a tile boundary or one past it.
+fn many_tile_lengths(device: &cudajit::Device) -> Vec<usize> {
+    let tile = if device.is_simulator() { 512 } else { 4096 };
+    vec![33 * tile, 33 * tile + 1, 70 * tile + 5, 97 * tile - 1]
+}
+
+#[test]
+fn scans_look_back_over_many_tiles() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl long scans");
+    // Each length twice: the second call reuses the first one's tile states.
+    for n in many_tile_lengths(&device).into_iter().flat_map(|n| [n, n]) {
+        let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        let got = cudajit::inclusive_scan(&xu, device_fn!(add_u32), 0)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let mut run = 0u32;
+        let want: Vec<u32> = xu
+            .iter()
+            .map(|&v| {
+                run = run.wrapping_add(v);
+                run
+            })
+            .collect();
+        assert_eq!(got, want, "u32 inclusive scan, n = {n}");
+
+        let xl: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        let got = cudajit::exclusive_scan(&xl, device_fn!(add_i64), 0)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let mut run = 0i64;
+        let want: Vec<i64> = xl
+            .iter()
+            .map(|&v| {
+                let before = run;
+                run = run.wrapping_add(v);
+                before
+            })
+            .collect();
+        assert_eq!(got, want, "i64 exclusive scan, n = {n}");
+
+        // Not commutative: a tile's prefix must fold earlier tiles in their order.
+        // Sparse nonzeros (about one per 3 tiles) make most prefixes come from far back.
+        let xi: Vec<i32> = (0..n)
+            .map(|_| {
+                if rng.below(1500) == 0 {
+                    rng.next_u64() as i32 | 1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let got = cudajit::inclusive_scan(&xi, device_fn!(first_nonzero), 0)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let mut run = 0i32;
+        let want: Vec<i32> = xi
+            .iter()
+            .map(|&v| {
+                run = if run != 0 { run } else { v };
+                run
+            })
+            .collect();
+        assert_eq!(got, want, "first_nonzero inclusive scan, n = {n}");
+    }
+}
+
+#[test]
+fn scans_of_8_bit_elements() {
+    // Shuffles move 32/64-bit words: u8 scans take the three-pass path.
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl u8 scans");
+    for n in lengths(&device) {
+        let x: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        let got = cudajit::inclusive_scan(&x, device_fn!(add_u8), 0)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let mut run = 0u8;
+        let want: Vec<u8> = x
+            .iter()
+            .map(|&v| {
+                run = run.wrapping_add(v);
+                run
+            })
+            .collect();
+        assert_eq!(got, want, "u8 inclusive scan, n = {n}");
+    }
+}
+
+#[test]
+fn reductions_into_device_arrays() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl reduce into");
+    for n in lengths(&device) {
+        let x = small_f32(&mut rng, n);
+        let want: f64 = x.iter().map(|&v| v as f64).sum();
+        let dx = DeviceArray::from_slice(&x).unwrap();
+        let mut out = DeviceArray::from_slice(&[f32::NAN]).unwrap();
+        cudajit::sum_into(&dx, &mut out).unwrap();
+        assert_eq!(
+            out.to_host().unwrap()[0] as f64,
+            want,
+            "f32 sum_into, n = {n}"
+        );
+
+        let xi: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        let mut out = DeviceArray::from_slice(&[7i64]).unwrap();
+        cudajit::reduce_into(&xi, device_fn!(max_i64), i64::MIN, &mut out).unwrap();
+        let want = xi.iter().copied().max().unwrap_or(i64::MIN);
+        assert_eq!(
+            out.to_host().unwrap()[0],
+            want,
+            "i64 reduce_into(max), n = {n}"
+        );
+        cudajit::min_into(&xi, &mut out).unwrap();
+        let want = xi.iter().copied().min().unwrap_or(i64::MAX);
+        assert_eq!(out.to_host().unwrap()[0], want, "i64 min_into, n = {n}");
+    }
+    // The result is one element: any other length is an `Err` naming it.
+    let mut two = DeviceArray::<f32>::zeros(2).unwrap();
+    let e = cudajit::sum_into(&[1.0f32, 2.0], &mut two)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`out` holds 2 elements"), "{e}");
+}
+
 #[test]
 fn compaction_keeps_order() {
     let device = require_gpu!();
@@ -350,6 +492,10 @@ fn stream_forms_run_on_the_stream() {
     let n = 3000;
     let x: Vec<u64> = (0..n).map(|_| rng.below(1000)).collect();
     assert_eq!(cudajit::sum_on(&stream, &x).unwrap(), x.iter().sum::<u64>());
+    let mut total = DeviceArray::from_slice(&[u64::MAX]).unwrap();
+    cudajit::sum_into_on(&stream, &x, &mut total).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(total.to_host().unwrap()[0], x.iter().sum::<u64>());
     let scan = cudajit::inclusive_scan_on(&stream, &x, device_fn!(add_u64), 0).unwrap();
     stream.synchronize().unwrap();
     assert_eq!(scan.to_host().unwrap()[n - 1], x.iter().sum::<u64>());

@@ -13,10 +13,12 @@
 //! Inputs are host slices (copied to the device for the call) or `DeviceArray`s (used
 //! in place). Results of scans and maps are new `DeviceArray`s.
 
+mod lookback;
 mod map;
 mod numeric;
 mod reduce;
 mod scan;
+mod scratch;
 mod synth;
 #[cfg(test)]
 mod tests;
@@ -24,8 +26,9 @@ mod tests;
 pub use map::{map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on};
 pub use numeric::Numeric;
 pub use reduce::{
-    map_reduce, map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on,
-    sum, sum_on,
+    map_reduce, map_reduce_on, max, max_into, max_into_on, max_on, min, min_into, min_into_on,
+    min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
+    reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on,
 };
 pub use scan::{
     compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on,

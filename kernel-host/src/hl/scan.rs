@@ -1,4 +1,6 @@
-//! Scans (reduce-then-scan over tiles of `TILE` elements) and stream compaction.
+//! Scans and stream compaction. Element types of 32 and 64 bits scan in one pass
+//! (`lookback`); the others (8/16-bit, `bool`) by reduce-then-scan over tiles of
+//! `TILE` elements:
 //!
 //! 1. `tiles`: each block folds its tile, in order, into the tile's total;
 //! 2. `carry`: one block turns the totals into each tile's exclusive prefix;
@@ -10,7 +12,7 @@
 use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
-use super::{synth, DeviceFn, Input, Target};
+use super::{lookback, synth, DeviceFn, Input, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::{Error, Result};
@@ -117,8 +119,25 @@ where
     Ok(out)
 }
 
-/// Scans `input` into `out` (same length, not empty) with the three kernels.
+/// Scans `input` into `out` (same length, not empty): in one pass where the element
+/// type allows (`lookback`), else with the three kernels.
 fn scan_into<T: DeviceScalar>(
+    target: &Target<'_>,
+    input: &DeviceArray<T>,
+    out: &mut DeviceArray<T>,
+    op: &'static FnSource,
+    identity: T,
+    exclusive: bool,
+) -> Result<()> {
+    if lookback::handles::<T>() {
+        lookback::scan_into(target, input, out, op, identity, exclusive)
+    } else {
+        scan_three_pass(target, input, out, op, identity, exclusive)
+    }
+}
+
+/// Scans `input` into `out` (same length, not empty) with the three kernels.
+fn scan_three_pass<T: DeviceScalar>(
     target: &Target<'_>,
     input: &DeviceArray<T>,
     out: &mut DeviceArray<T>,

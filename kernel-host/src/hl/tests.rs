@@ -7,7 +7,7 @@ use kernel_device::source::FnSource;
 use super::numeric::{Builtin, Numeric};
 use super::reduce::fold_kernel;
 use super::scan::{CompactKernels, ScanKernels};
-use super::{map::map_kernel, synth};
+use super::{lookback, map::map_kernel, synth};
 
 /// A predicate and a widening map on `t`, as a user's `#[device]` functions would be.
 fn user_fns(t: &str) -> (&'static FnSource, &'static FnSource) {
@@ -35,6 +35,12 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
     ));
     let scan = ScanKernels::new::<T>(Builtin::Add.source::<T>());
     all.extend([scan.tiles, scan.carry, scan.down]);
+    if lookback::handles::<T>() {
+        for exclusive in [false, true] {
+            let add = Builtin::Add.source::<T>();
+            all.push(lookback::kernel::<T>(add, lookback::GPU_ITEMS, exclusive));
+        }
+    }
     let compact = CompactKernels::new(t, keep);
     all.extend([compact.flags, compact.count, compact.scatter]);
     all.push(map_kernel(&[t], "f64", widen));
