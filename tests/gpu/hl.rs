@@ -347,6 +347,50 @@ fn scans_look_back_over_many_tiles() {
 }
 
 #[test]
+fn scans_into_given_arrays() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl scan into");
+    let long = many_tile_lengths(&device)[2];
+    for n in lengths(&device).into_iter().chain([long]) {
+        let x: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        let dx = DeviceArray::from_slice(&x).unwrap();
+        // Poisoned first: every element must be written.
+        let mut out = DeviceArray::from_slice(&vec![0xdead_beef_u32; n]).unwrap();
+        cudajit::inclusive_scan_into(&dx, device_fn!(add_u32), 0, &mut out).unwrap();
+        let mut run = 0u32;
+        let want: Vec<u32> = x
+            .iter()
+            .map(|&v| {
+                run = run.wrapping_add(v);
+                run
+            })
+            .collect();
+        assert_eq!(out.to_host().unwrap(), want, "inclusive_scan_into, n = {n}");
+
+        let mut out = DeviceArray::from_slice(&vec![0xdead_beef_u32; n]).unwrap();
+        cudajit::exclusive_scan_into(&x, device_fn!(add_u32), 0, &mut out).unwrap();
+        let mut run = 0u32;
+        let want: Vec<u32> = x
+            .iter()
+            .map(|&v| {
+                let before = run;
+                run = run.wrapping_add(v);
+                before
+            })
+            .collect();
+        assert_eq!(out.to_host().unwrap(), want, "exclusive_scan_into, n = {n}");
+    }
+    let mut short = DeviceArray::<u32>::zeros(3).unwrap();
+    let e = cudajit::inclusive_scan_into(&[1u32, 2, 3, 4], device_fn!(add_u32), 0, &mut short)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`input` holds 4") && e.contains("`out` holds 3"),
+        "{e}"
+    );
+}
+
+#[test]
 fn scans_of_8_bit_elements() {
     // Shuffles move 32/64-bit words: u8 scans take the three-pass path.
     let device = require_gpu!();

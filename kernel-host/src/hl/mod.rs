@@ -31,7 +31,9 @@ pub use reduce::{
     reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on,
 };
 pub use scan::{
-    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on,
+    compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
+    exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
+    inclusive_scan_on,
 };
 
 use kernel_device::source::FnSource;

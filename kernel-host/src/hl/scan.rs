@@ -76,6 +76,69 @@ where
     scan(Some(stream), input, op.source(), identity, true)
 }
 
+/// [`inclusive_scan`] into `out` (of `input`'s length), allocating nothing: for
+/// repeated scans, and to compare with libraries that draw their outputs from a pool.
+pub fn inclusive_scan_into<T, I, F>(
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(None, input, op.source(), identity, false, out)
+}
+
+/// [`inclusive_scan_into`] on `stream`.
+pub fn inclusive_scan_into_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(Some(stream), input, op.source(), identity, false, out)
+}
+
+/// [`exclusive_scan`] into `out` (of `input`'s length), allocating nothing.
+pub fn exclusive_scan_into<T, I, F>(
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(None, input, op.source(), identity, true, out)
+}
+
+/// [`exclusive_scan_into`] on `stream`.
+pub fn exclusive_scan_into_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(Some(stream), input, op.source(), identity, true, out)
+}
+
 /// The elements of `input` for which `keep` (a `#[device] fn(T) -> bool`) holds, in
 /// their order, as a new array: flags, an exclusive scan of them into positions, a
 /// scatter.
@@ -110,13 +173,41 @@ where
     I: Input<T> + ?Sized,
 {
     let target = Target::new(stream, input.home())?;
-    let mut out = DeviceArray::<T>::zeros_on(&target.device, input.len())?;
+    // The scan writes every element: no clearing first.
+    let mut out = DeviceArray::<T>::unfilled_on(&target.device, input.len())?;
     if input.is_empty() {
         return Ok(out);
     }
     let staged = input.stage(&target.device)?;
     scan_into(&target, &staged, &mut out, op, identity, exclusive)?;
     Ok(out)
+}
+
+fn scan_to<T, I>(
+    stream: Option<&Stream>,
+    input: &I,
+    op: &'static FnSource,
+    identity: T,
+    exclusive: bool,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+{
+    if out.len() != input.len() {
+        let kind = if exclusive { "exclusive" } else { "inclusive" };
+        return Err(super::length_mismatch(
+            &format!("{kind}_scan_into"),
+            [("input", input.len()), ("out", out.len())],
+        ));
+    }
+    if input.is_empty() {
+        return Ok(());
+    }
+    let target = Target::new(stream, input.home().or(Some(out.device())))?;
+    let staged = input.stage(&target.device)?;
+    scan_into(&target, &staged, out, op, identity, exclusive)
 }
 
 /// Scans `input` into `out` (same length, not empty): in one pass where the element
