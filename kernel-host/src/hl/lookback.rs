@@ -13,11 +13,14 @@
 //! tile out.
 //!
 //! Tile states live in three arrays: a status word per tile (`epoch << 2 | 1` for an
-//! aggregate, `| 2` for an inclusive prefix) and the two values. A value is written,
-//! then `threadfence()`, then the status by `atomic_exch`; readers read the status
-//! with `atomic_or(.., 0)` (the subset has no atomic load), then `threadfence()`, then
-//! the value: CUDA's release/acquire pattern, which also works for 64-bit elements
-//! (no packing of value and flag into one word, so any 32/64-bit element type works).
+//! aggregate, `| 2` for an inclusive prefix) and the two values, as the bits of the
+//! element in a `u64` word. A value is written by `atomic_exch`, then `threadfence()`,
+//! then the status by `atomic_exch`; readers read the status with `atomic_or(.., 0)`
+//! (the subset has no atomic load), then `threadfence()`, then the value, again by
+//! `atomic_or(.., 0)`: CUDA's release/acquire pattern, with every access to a tile
+//! state an atomic (coherent in L2: no plain load can meet a stale L1 line, and the
+//! simulator's race detector sees the fence-then-atomic release it knows). Flag and
+//! value are separate words, so 64-bit elements work as 32-bit ones do.
 //!
 //! The states are kept between calls (`scratch`): the epoch (one per call) tells this
 //! call's statuses from older ones, and the counter is never reset (the host passes the
@@ -57,8 +60,10 @@ pub(super) fn handles<T: DeviceScalar>() -> bool {
 /// A scan's kept tile states on one (device, stream).
 struct TileStates<T: DeviceScalar> {
     status: DeviceArray<u32>,
-    aggregates: DeviceArray<T>,
-    inclusive: DeviceArray<T>,
+    /// Each tile's value as the bits of a `T` (u32 or u64 words, see `bits_of`).
+    aggregates: DeviceArray<u64>,
+    inclusive: DeviceArray<u64>,
+    _elem: std::marker::PhantomData<T>,
     counter: DeviceArray<u64>,
     /// Tickets the counter handed out in earlier calls.
     issued: u64,
@@ -73,6 +78,7 @@ impl<T: DeviceScalar> TileStates<T> {
             status: DeviceArray::zeros_on(d, tiles)?,
             aggregates: DeviceArray::zeros_on(d, tiles)?,
             inclusive: DeviceArray::zeros_on(d, tiles)?,
+            _elem: std::marker::PhantomData,
             counter: DeviceArray::zeros_on(d, 1)?,
             issued: 0,
             epoch: 0,
@@ -114,8 +120,8 @@ pub(super) fn scan_into<T: DeviceScalar>(
         SliceArg::<T>::into_kernel_arg(input),
         SliceArgMut::<T>::into_kernel_arg(out),
         SliceArgMut::<u32>::into_kernel_arg(&mut states.status),
-        SliceArgMut::<T>::into_kernel_arg(&mut states.aggregates),
-        SliceArgMut::<T>::into_kernel_arg(&mut states.inclusive),
+        SliceArgMut::<u64>::into_kernel_arg(&mut states.aggregates),
+        SliceArgMut::<u64>::into_kernel_arg(&mut states.inclusive),
         SliceArgMut::<u64>::into_kernel_arg(&mut states.counter),
         KernelArg::scalar(states.issued),
         KernelArg::scalar(states.epoch),
@@ -127,6 +133,24 @@ pub(super) fn scan_into<T: DeviceScalar>(
     states.issued += u64::from(grid);
     scratch::put(key, states);
     Ok(())
+}
+
+/// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
+/// word, and such a word `X` back into a value.
+fn bits_of(t: &str) -> (&'static str, String, String) {
+    let (to, from) = match t {
+        "u64" => ("X".into(), "X".into()),
+        "u32" => ("X as u64".into(), "X as u32".into()),
+        "f32" => (
+            "X.to_bits() as u64".into(),
+            "f32::from_bits(X as u32)".into(),
+        ),
+        "f64" => ("X.to_bits()".into(), "f64::from_bits(X)".into()),
+        "i32" => ("X as u32 as u64".into(), "X as u32 as i32".into()),
+        // i64, isize, usize: 64-bit integers.
+        _ => ("X as u64".into(), format!("X as {t}")),
+    };
+    ("u64", to, from)
 }
 
 /// The single-pass kernel for `op` on `T`, `items` elements per thread.
@@ -152,8 +176,16 @@ pub(super) fn kernel<T: DeviceScalar>(
         cj_sm[cj_s] = cj_run;"
     }
     .replace("OP", &opn);
+    // Tile values travel as their bits through atomics (`atomic_exch` to publish,
+    // `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
+    // after the fence could in principle meet a stale L1 line of a neighbouring tile's.
+    let (w, to_bits, from_bits) = bits_of(t);
+    let to_bits_total = to_bits.replace("X", "cj_total");
+    let to_bits_through = to_bits.replace("X", "cj_through");
+    let from_inclusive = from_bits.replace("X", &format!("atomic_or(cj_inclusive, cj_p, 0{w})"));
+    let from_aggregate = from_bits.replace("X", &format!("atomic_or(cj_aggregates, cj_p, 0{w})"));
     let text = format!(
-        "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{t}], cj_inclusive: &mut [{t}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
+        "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
     let cj_warp_totals = shared_array::<[{t}; {warps}]>();
     let cj_tile_sm = shared_array::<[u32; 1]>();
@@ -220,13 +252,13 @@ pub(super) fn kernel<T: DeviceScalar>(
         let mut cj_prefix = cj_identity;
         if cj_tile == 0 {{
             if cj_lane == 0 {{
-                cj_inclusive[0] = cj_total;
+                atomic_exch(cj_inclusive, 0, {to_bits_total});
                 threadfence();
                 atomic_exch(cj_status, 0, (cj_epoch << 2) | 2u32);
             }}
         }} else {{
             if cj_lane == 0 {{
-                cj_aggregates[cj_tile] = cj_total;
+                atomic_exch(cj_aggregates, cj_tile, {to_bits_total});
                 threadfence();
                 atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 1u32);
             }}
@@ -257,9 +289,9 @@ pub(super) fn kernel<T: DeviceScalar>(
                 let cj_value = if !cj_valid {{
                     cj_identity
                 }} else if cj_state == 2 {{
-                    cj_inclusive[cj_p]
+                    {from_inclusive}
                 }} else {{
-                    cj_aggregates[cj_p]
+                    {from_aggregate}
                 }};
                 let cj_found = ballot_sync(cj_full, cj_state == 2);
                 // Lanes beyond the nearest inclusive prefix add nothing.
@@ -281,7 +313,8 @@ pub(super) fn kernel<T: DeviceScalar>(
                 }}
             }}
             if cj_lane == 0 {{
-                cj_inclusive[cj_tile] = {opn}(cj_prefix, cj_total);
+                let cj_through = {opn}(cj_prefix, cj_total);
+                atomic_exch(cj_inclusive, cj_tile, {to_bits_through});
                 threadfence();
                 atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 2u32);
             }}
