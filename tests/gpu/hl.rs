@@ -588,6 +588,20 @@ fn vectorized_functions_apply_to_arrays() {
             "saxpy_like::apply_into, n = {n}"
         );
 
+        // A scalar in place of either array is broadcast to every element.
+        let a = rng.below(7) as f32 - 3.0;
+        let want: Vec<f32> = y.iter().map(|&b| saxpy_like(a, b)).collect();
+        let got = saxpy_like::apply(&a, &dy).unwrap().to_host().unwrap();
+        assert_eq!(got, want, "saxpy_like::apply(scalar, array), n = {n}");
+        let want: Vec<f32> = x.iter().map(|&v| saxpy_like(v, 0.5)).collect();
+        let mut out = DeviceArray::from_slice(&vec![f32::NAN; n]).unwrap();
+        saxpy_like::apply_into(&x, &0.5, &mut out).unwrap();
+        assert_eq!(
+            out.to_host().unwrap(),
+            want,
+            "saxpy_like::apply_into(array, scalar), n = {n}"
+        );
+
         let xi: Vec<i32> = (0..n).map(|_| rng.below(600) as i32 - 150).collect();
         let want: Vec<u8> = xi.iter().map(|&v| clamp_to_byte(v)).collect();
         let got = clamp_to_byte::apply(&xi).unwrap().to_host().unwrap();
@@ -603,6 +617,21 @@ fn vectorized_functions_apply_to_arrays() {
     let stream = device.new_stream().unwrap();
     let got = saxpy_like::apply_on(&stream, &[1.0f32, 2.0], &[0.5f32, 0.25]).unwrap();
     assert_eq!(got.to_host().unwrap(), vec![3.5, 6.25]);
+    // Two scalars: one element. A scalar and an output of another length: `Err`.
+    let got = saxpy_like::apply(&1.0, &0.5).unwrap();
+    assert_eq!(got.to_host().unwrap(), vec![saxpy_like(1.0, 0.5)]);
+    let mut out = DeviceArray::<f32>::zeros(4).unwrap();
+    let e = saxpy_like::apply_into(&2.0, &[1.0f32; 3], &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`b` holds 3") && e.contains("`out` holds 4"),
+        "{e}"
+    );
+    // A map fills its output from a broadcast scalar.
+    let mut out = DeviceArray::from_slice(&[0u8; 5]).unwrap();
+    cudajit::map_into(&300i32, device_fn!(clamp_to_byte), &mut out).unwrap();
+    assert_eq!(out.to_host().unwrap(), vec![clamp_to_byte(300); 5]);
 }
 
 /// The README's example, as written there, with its results checked.

@@ -100,7 +100,35 @@ pub trait Input<T: DeviceScalar> {
     /// The device the elements already live on, if any.
     #[doc(hidden)]
     fn home(&self) -> Option<&Device>;
+    /// A lone scalar (a 0-d input, one element): elementwise maps broadcast it against
+    /// the other input's length instead of reading an array.
+    #[doc(hidden)]
+    fn broadcast(&self) -> Option<T> {
+        None
+    }
 }
+
+/// A scalar is an input of one element; in `map2`/`map2_into` (and `#[vectorize]`'s
+/// `apply`) it is broadcast, as NumPy broadcasts a 0-d array: `saxpy::apply(&2.0, &y)`.
+macro_rules! scalar_inputs {
+    ($($t:ty),*) => {$(
+        impl Input<$t> for $t {
+            fn len(&self) -> usize {
+                1
+            }
+            fn stage(&self, device: &Device) -> Result<Staged<'_, $t>> {
+                std::slice::from_ref(self).stage(device)
+            }
+            fn home(&self) -> Option<&Device> {
+                None
+            }
+            fn broadcast(&self) -> Option<$t> {
+                Some(*self)
+            }
+        }
+    )*};
+}
+scalar_inputs!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 /// An input on the device: borrowed, or a copy made for this call.
 #[doc(hidden)]
