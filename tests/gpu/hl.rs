@@ -669,6 +669,11 @@ mod readme {
         let prefix = cudajit::inclusive_scan(&x, device_fn!(add), 0.0).unwrap();
         let kept = cudajit::compact(&x, device_fn!(positive)).unwrap();
         let y = saxpy::apply(&x, &x).unwrap();
+        let z = saxpy::apply(&0.5, &x).unwrap();
+        let mut on_device = cudajit::DeviceArray::<f32>::zeros(1).unwrap();
+        cudajit::sum_into(&x, &mut on_device).unwrap();
+        assert_eq!(z.to_host().unwrap(), vec![2.0f32; 1000]);
+        assert_eq!(on_device.to_host().unwrap(), vec![1000.0]);
         assert_eq!((total, same, sq), (1000.0, 1000.0, 1000.0));
         let want: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
         assert_eq!(prefix.to_host().unwrap(), want);
