@@ -60,15 +60,16 @@ pub(super) fn handles<T: DeviceScalar>() -> bool {
 /// A scan's kept tile states on one (device, stream).
 struct TileStates<T: DeviceScalar> {
     status: DeviceArray<u32>,
-    /// Each tile's value as the bits of a `T` (u32 or u64 words, see `bits_of`).
+    /// Each tile's aggregate and inclusive prefix as the bits of a `T` in a `u64` word
+    /// (see `bits_of`).
     aggregates: DeviceArray<u64>,
     inclusive: DeviceArray<u64>,
-    _elem: std::marker::PhantomData<T>,
     counter: DeviceArray<u64>,
     /// Tickets the counter handed out in earlier calls.
     issued: u64,
     /// The last call's epoch (0: none yet; the arrays start zeroed).
     epoch: u32,
+    _elem: std::marker::PhantomData<T>,
 }
 
 impl<T: DeviceScalar> TileStates<T> {
@@ -78,10 +79,10 @@ impl<T: DeviceScalar> TileStates<T> {
             status: DeviceArray::zeros_on(d, tiles)?,
             aggregates: DeviceArray::zeros_on(d, tiles)?,
             inclusive: DeviceArray::zeros_on(d, tiles)?,
-            _elem: std::marker::PhantomData,
             counter: DeviceArray::zeros_on(d, 1)?,
             issued: 0,
             epoch: 0,
+            _elem: std::marker::PhantomData,
         })
     }
 }
