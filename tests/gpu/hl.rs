@@ -390,6 +390,50 @@ fn scans_into_given_arrays() {
     );
 }
 
+/// The look-back waits on earlier tiles' blocks: on simulators of 1 worker (blocks one
+/// after another), 3 and 8 workers (blocks at once, in any interleaving), each with 3
+/// differently seeded schedules and race detection on, a scan over many tiles must
+/// neither hang nor race nor differ from the CPU.
+#[test]
+fn look_back_on_simulators_of_any_worker_count() {
+    let mut rng = Rng::fresh("hl look-back workers");
+    let n = 70 * 512 + 5;
+    for workers in [1, 3, 8] {
+        let sim = cudajit::Device::simulator_with(cudajit::SimOptions {
+            workers,
+            schedules: 3,
+            seed: rng.next_u64(),
+            ..cudajit::SimOptions::default()
+        });
+        let stream = sim.new_stream().unwrap();
+        let x: Vec<i32> = (0..n)
+            .map(|_| {
+                if rng.below(1500) == 0 {
+                    rng.next_u64() as i32 | 1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let dx = sim.to_device(&x).unwrap();
+        for _ in 0..2 {
+            let got = cudajit::inclusive_scan_on(&stream, &dx, device_fn!(first_nonzero), 0)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut run = 0i32;
+            let want: Vec<i32> = x
+                .iter()
+                .map(|&v| {
+                    run = if run != 0 { run } else { v };
+                    run
+                })
+                .collect();
+            assert_eq!(got, want, "first_nonzero scan on {workers} workers");
+        }
+    }
+}
+
 #[test]
 fn scans_of_8_bit_elements() {
     // Shuffles move 32/64-bit words: u8 scans take the three-pass path.
