@@ -91,6 +91,7 @@ pub fn run(args: &[String], style: &Style) -> Result<(), String> {
 }
 
 /// Reads a SIMT kernel table.
+#[cfg(test)]
 pub fn parse(text: &str) -> Result<Table, String> {
     parse_as(text, &SIMT)
 }
@@ -152,6 +153,7 @@ fn register_font() {
 }
 
 /// Draws a SIMT kernel table.
+#[cfg(test)]
 pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
     draw_as(table, png, &SIMT)
 }
