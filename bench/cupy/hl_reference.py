@@ -45,4 +45,5 @@ print(f"RESULT scan.cupy {us:.3f} bytes={8 * N},GBps={8 * N / us / 1e3:.0f}")
 us = med(lambda: cp.cumsum(u, dtype=cp.uint32))
 print(f"RESULT scan.alloc.cupy {us:.3f} bytes={8 * N},GBps={8 * N / us / 1e3:.0f}")
 assert int(scanned[-1]) == int(u.astype(cp.uint64).sum()) % (1 << 32)
-assert float(cp.sum(x)) == float(x.astype(cp.float64).sum())
+# Small integers: CUB's float sum is exact or within a few units of the f64 sum.
+assert abs(float(cp.sum(x)) - float(x.astype(cp.float64).sum())) <= 64
