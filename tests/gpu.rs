@@ -256,6 +256,9 @@ mod generics;
 
 #[path = "gpu/hl.rs"]
 mod hl;
+
+#[path = "gpu/hl_scan.rs"]
+mod hl_scan;
 #[path = "gpu/matching.rs"]
 mod matching;
 #[path = "gpu/runtime.rs"]

@@ -101,6 +101,13 @@ impl<T: DeviceElem> DeviceArray<T> {
         Ok(array)
     }
 
+    /// An array of `len` elements on `device` whose contents are left as the
+    /// allocator gave them, for a kernel that writes every element before the array is
+    /// handed out (the high-level scans): no memset. On the simulator it is zeroed.
+    pub(crate) fn unfilled_on(device: &Device, len: usize) -> Result<Self> {
+        Self::alloc(device, len)
+    }
+
     fn alloc(device: &Device, len: usize) -> Result<Self> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
