@@ -39,8 +39,8 @@ pub unsafe trait DeviceScalar: DeviceElem {
 /// bytes. `#[derive(DeviceCopy)]` implements it after checking exactly that.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of a device array or a kernel slice",
-    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct",
-    note = "device arrays and kernel slices hold bool, integers, f32, f64 and `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs"
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "device arrays and kernel slices hold bool, integers, f32, f64, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
 )]
 pub unsafe trait DeviceElem: DeviceCopy {}
 
@@ -56,6 +56,18 @@ device_scalar!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
 );
+
+/// A `#[derive(DeviceCopy)]` type a kernel takes by value (`op: Op`): fieldless enums,
+/// passed as their repr integer.
+///
+/// # Safety
+/// `DeviceCopy::device_type` of `Self` is the scalar whose bytes `Self` is.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel by value",
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` enum",
+    note = "kernels take scalars and `#[derive(DeviceCopy)]` fieldless enums by value; pass a struct as a one-element slice `&[{Self}]`, or its fields as scalar parameters"
+)]
+pub unsafe trait KernelValue: DeviceElem {}
 
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
@@ -129,6 +141,36 @@ impl<'a> KernelArg<'a> {
         }
         KernelArg {
             kind: ArgKind::Scalar(T::SCALAR),
+            value,
+            len: 0,
+        }
+    }
+
+    /// A `#[derive(DeviceCopy)]` enum by value: its repr integer.
+    pub fn value<T: KernelValue>(v: T) -> Self {
+        let Type::Scalar(scalar) = T::device_type() else {
+            // KernelValue's contract: implemented for scalar-sized types only.
+            return KernelArg {
+                kind: ArgKind::Host {
+                    elem: T::device_type(),
+                    bytes: &[],
+                },
+                value: 0,
+                len: 0,
+            };
+        };
+        let mut value = 0u64;
+        // SAFETY: `T` is the bytes of `scalar` (KernelValue), at most 8 bytes; copied
+        // into the low end of a u64 as `scalar` does.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut value as *mut u64 as *mut u8,
+                std::mem::size_of::<T>().min(8),
+            );
+        }
+        KernelArg {
+            kind: ArgKind::Scalar(scalar),
             value,
             len: 0,
         }

@@ -230,6 +230,9 @@ fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Dia
         )
         .with_hint("use a scalar (`f32`, `u32`, ...) or a slice (`&[T]` / `&mut [T]`)"));
     }
+    if let Some(repr) = super::enums::enum_repr(path, env) {
+        return Ok(Ty::Scalar(repr));
+    }
     if let Some(s) = super::structs::struct_ty(path, env)? {
         return super::structs::struct_at_site(s, site, last.ident.span());
     }
