@@ -57,15 +57,17 @@ device_scalar!(
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
 );
 
-/// A `#[derive(DeviceCopy)]` type a kernel takes by value (`op: Op`): fieldless enums,
-/// passed as their repr integer.
+/// A `#[derive(DeviceCopy)]` type a kernel takes by value: fieldless enums (`op: Op`,
+/// passed as their repr integer) and structs (`params: SimParams`, passed as their
+/// bytes).
 ///
 /// # Safety
-/// `DeviceCopy::device_type` of `Self` is the scalar whose bytes `Self` is.
+/// Every byte of `Self` is initialised and laid out as `DeviceCopy::device_type` says
+/// (a scalar's bytes, or a struct's `ir::layout` without padding).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to a kernel by value",
-    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` enum",
-    note = "kernels take scalars and `#[derive(DeviceCopy)]` fieldless enums by value; pass a struct as a one-element slice `&[{Self}]`, or its fields as scalar parameters"
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "kernels take scalars, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
 )]
 pub unsafe trait KernelValue: DeviceElem {}
 
@@ -102,6 +104,11 @@ pub struct KernelArg<'a> {
 
 pub(crate) enum ArgKind<'a> {
     Scalar(ScalarType),
+    /// A struct by value: `cuLaunchKernel` reads its bytes (one parameter slot).
+    Value {
+        ty: Type,
+        bytes: Vec<u8>,
+    },
     /// A host slice copied to a temporary device buffer for the launch.
     Host {
         elem: Type,
@@ -146,15 +153,17 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    /// A `#[derive(DeviceCopy)]` enum by value: its repr integer.
+    /// A `#[derive(DeviceCopy)]` enum (its repr integer) or struct (its bytes) by value.
     pub fn value<T: KernelValue>(v: T) -> Self {
-        let Type::Scalar(scalar) = T::device_type() else {
-            // KernelValue's contract: implemented for scalar-sized types only.
+        let ty = T::device_type();
+        let Type::Scalar(scalar) = ty else {
+            // SAFETY: KernelValue: every byte of `v` is initialised plain data.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(&v as *const T as *const u8, std::mem::size_of::<T>())
+            }
+            .to_vec();
             return KernelArg {
-                kind: ArgKind::Host {
-                    elem: T::device_type(),
-                    bytes: &[],
-                },
+                kind: ArgKind::Value { ty, bytes },
                 value: 0,
                 len: 0,
             };
@@ -242,6 +251,7 @@ impl<'a> KernelArg<'a> {
     fn describe(&self) -> String {
         match &self.kind {
             ArgKind::Scalar(s) => format!("a `{s}`"),
+            ArgKind::Value { ty, .. } => format!("a `{ty}`"),
             ArgKind::Host { elem, .. } => format!("a host `&[{elem}]`"),
             ArgKind::HostMut { elem, .. } => format!("a host `&mut [{elem}]`"),
             ArgKind::Device { elem, mutable, .. } => {
@@ -257,6 +267,7 @@ impl<'a> KernelArg<'a> {
     fn fits(&self, param: &Type) -> bool {
         match (&self.kind, param) {
             (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
+            (ArgKind::Value { ty, .. }, param) => ty == param,
             (ArgKind::Host { elem, .. }, param) => param
                 .slice_elem()
                 .is_some_and(|(p, mutable)| *elem == p && !mutable),
@@ -327,7 +338,7 @@ pub(crate) fn check_args(
 pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
     args.iter()
         .map(|a| {
-            if matches!(a.kind, ArgKind::Scalar(_)) {
+            if matches!(a.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
                 1
             } else {
                 2
@@ -341,9 +352,13 @@ pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
 pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi::c_void]) {
     let mut i = 0;
     for arg in args.iter_mut() {
-        slots[i] = &mut arg.value as *mut u64 as *mut std::ffi::c_void;
+        slots[i] = match &mut arg.kind {
+            // The struct's bytes: the Vec's heap buffer stays put while `args` does.
+            ArgKind::Value { bytes, .. } => bytes.as_mut_ptr() as *mut std::ffi::c_void,
+            _ => &mut arg.value as *mut u64 as *mut std::ffi::c_void,
+        };
         i += 1;
-        if !matches!(arg.kind, ArgKind::Scalar(_)) {
+        if !matches!(arg.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
             slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
             i += 1;
         }

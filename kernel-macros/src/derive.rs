@@ -134,6 +134,8 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
         // SAFETY: every field is a device type (the bound above) and the struct has no
         // padding, so all its bytes are initialised plain data.
         unsafe impl ::cudajit::__private::DeviceElem for #name {}
+        // SAFETY: as above; a kernel takes the struct by value as these bytes.
+        unsafe impl ::cudajit::__private::KernelValue for #name {}
     }
 }
 

@@ -421,3 +421,88 @@ fn tuples_pass_to_and_return_from_device_functions() {
     common::compare("rotate x", &xs, &wx, 1e-5, 1e-5).unwrap();
     common::compare("rotate y", &ys, &wy, 1e-5, 1e-5).unwrap();
 }
+
+/// A simulation's parameters, passed to the kernel by value (mixed widths, an array, a
+/// nested struct and a flag: the kernel parameter is the struct's `ir::layout` bytes).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct SimParams {
+    pub dt: f64,
+    pub gravity: Vec3,
+    pub damping: f32,
+    pub weights: [f32; 3],
+    pub steps: u16,
+    pub clamp: bool,
+    pub _pad: u8,
+}
+
+#[kernel]
+fn advance(bodies: &mut [Body], params: SimParams, scale: f32) {
+    let i = grid(1);
+    if i < bodies.len() {
+        let dt = params.dt as f32 * scale;
+        let mut b = bodies[i];
+        for _ in 0..params.steps {
+            b.vel.x = (b.vel.x + params.gravity.x * dt) * params.damping;
+            b.vel.y = (b.vel.y + params.gravity.y * dt) * params.damping;
+            b.vel.z = (b.vel.z + params.gravity.z * dt) * params.damping;
+            b.pos.x += b.vel.x * dt * params.weights[0];
+            b.pos.y += b.vel.y * dt * params.weights[1];
+            b.pos.z += b.vel.z * dt * params.weights[2];
+        }
+        if params.clamp {
+            b.pos.y = b.pos.y.max(0.0);
+        }
+        bodies[i] = b;
+    }
+}
+
+fn advance_reference(mut b: Body, p: &SimParams, scale: f32) -> Body {
+    let dt = p.dt as f32 * scale;
+    for _ in 0..p.steps {
+        b.vel.x = (b.vel.x + p.gravity.x * dt) * p.damping;
+        b.vel.y = (b.vel.y + p.gravity.y * dt) * p.damping;
+        b.vel.z = (b.vel.z + p.gravity.z * dt) * p.damping;
+        b.pos.x += b.vel.x * dt * p.weights[0];
+        b.pos.y += b.vel.y * dt * p.weights[1];
+        b.pos.z += b.vel.z * dt * p.weights[2];
+    }
+    if p.clamp {
+        b.pos.y = b.pos.y.max(0.0);
+    }
+    b
+}
+
+#[test]
+fn structs_pass_to_kernels_by_value() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("structs_by_value");
+    let n = 513usize;
+    let input: Vec<Body> = (0..n).map(|_| random_body(&mut rng)).collect();
+    for clamp in [false, true] {
+        let params = SimParams {
+            dt: rng.f64_in(1e-3, 1e-2),
+            gravity: random_vec3(&mut rng, -10.0, 10.0),
+            damping: rng.f32_in(0.9, 1.0),
+            weights: [
+                rng.f32_in(0.5, 1.5),
+                rng.f32_in(0.5, 1.5),
+                rng.f32_in(0.5, 1.5),
+            ],
+            steps: 1 + rng.below(6) as u16,
+            clamp,
+            _pad: 0,
+        };
+        let scale = rng.f32_in(0.5, 2.0);
+        let mut bodies = input.clone();
+        launch!(advance[n.div_ceil(128), 128](&mut bodies, params, scale)).unwrap();
+        for (i, (got, b)) in bodies.iter().zip(&input).enumerate() {
+            // The same f32 operations in the same order: bit-identical.
+            assert_eq!(
+                *got,
+                advance_reference(*b, &params, scale),
+                "body {i}, {params:?}"
+            );
+        }
+    }
+}

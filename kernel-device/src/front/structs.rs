@@ -211,8 +211,10 @@ pub fn struct_at_site(s: StructTy, site: TypeSite, span: Span) -> Result<Ty, Dia
     Ok(Ty::Struct(s))
 }
 
-/// Whether kernels take structs by value (the kernel ABI passes them as bytes).
-const KERNEL_STRUCT_PARAMS: bool = false;
+/// Whether kernels take structs by value: the kernel ABI passes a struct's
+/// `ir::layout` bytes (kernel-host's `KernelArg::value`, an aggregate parameter in
+/// NVVM IR, the struct's slots in the simulator).
+const KERNEL_STRUCT_PARAMS: bool = true;
 
 /// The type and index of field `name` of struct `s`: known, or (macro time, fields
 /// unknown) an opaque result; `None` if the struct has no such field.

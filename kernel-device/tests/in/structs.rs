@@ -124,3 +124,39 @@ fn flags(items: &mut [Flagged]) {
         items[i].flag = !it.flag;
     }
 }
+
+/// A simulation's parameters, passed to the kernel by value as an aggregate kernel
+/// parameter (mixed widths, an array, a
+/// nested struct and a flag: the kernel parameter is the struct's `ir::layout` bytes).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct SimParams {
+    pub dt: f64,
+    pub gravity: Vec3,
+    pub damping: f32,
+    pub weights: [f32; 3],
+    pub steps: u16,
+    pub clamp: bool,
+    pub _pad: u8,
+}
+
+#[kernel]
+fn advance(bodies: &mut [Body], params: SimParams, scale: f32) {
+    let i = grid(1);
+    if i < bodies.len() {
+        let dt = params.dt as f32 * scale;
+        let mut b = bodies[i];
+        for _ in 0..params.steps {
+            b.vel.x = (b.vel.x + params.gravity.x * dt) * params.damping;
+            b.vel.y = (b.vel.y + params.gravity.y * dt) * params.damping;
+            b.vel.z = (b.vel.z + params.gravity.z * dt) * params.damping;
+            b.pos.x += b.vel.x * dt * params.weights[0];
+            b.pos.y += b.vel.y * dt * params.weights[1];
+            b.pos.z += b.vel.z * dt * params.weights[2];
+        }
+        if params.clamp {
+            b.pos.y = b.pos.y.max(0.0);
+        }
+        bodies[i] = b;
+    }
+}
