@@ -506,3 +506,64 @@ fn structs_pass_to_kernels_by_value() {
         }
     }
 }
+
+/// Arrays of structs as locals: from a list (`[a, b]`) and a repeat (`[b; 4]`), written
+/// with a type (`[Body; 4]`), indexed by a loop variable, updated field by field in
+/// place and copied whole.
+#[kernel]
+fn pair_up(bodies: &[Body], next: &mut [Body], out: &mut [f32]) {
+    let i = grid(1);
+    let n = bodies.len();
+    if i < n {
+        let a = bodies[i];
+        let b = bodies[(i + 1) % n];
+        let pair = [a, b];
+        let mut ring: [Body; 4] = [a; 4];
+        for k in 0..4 {
+            ring[k].pos.x += k as f32;
+            ring[k].vel = pair[k % 2].vel;
+            ring[k].mass *= 0.5;
+        }
+        ring[3] = pair[1];
+        let mut total = 0.0f32;
+        for k in 0..4 {
+            total += ring[k].pos.x * ring[k].mass + ring[k].vel.y;
+        }
+        out[i] = total;
+        next[i] = ring[(i % 3) + 1];
+    }
+}
+
+fn pair_up_reference(bodies: &[Body], i: usize) -> (f32, Body) {
+    let n = bodies.len();
+    let (a, b) = (bodies[i], bodies[(i + 1) % n]);
+    let pair = [a, b];
+    let mut ring = [a; 4];
+    for k in 0..4 {
+        ring[k].pos.x += k as f32;
+        ring[k].vel = pair[k % 2].vel;
+        ring[k].mass *= 0.5;
+    }
+    ring[3] = pair[1];
+    let mut total = 0.0f32;
+    for k in 0..4 {
+        total += ring[k].pos.x * ring[k].mass + ring[k].vel.y;
+    }
+    (total, ring[(i % 3) + 1])
+}
+
+#[test]
+fn arrays_of_structs_as_locals() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("arrays_of_structs");
+    let n = 300usize;
+    let input: Vec<Body> = (0..n).map(|_| random_body(&mut rng)).collect();
+    let mut next = vec![random_body(&mut rng); n];
+    let mut out = vec![f32::NAN; n];
+    launch!(pair_up[n.div_ceil(64), 64](&input, &mut next, &mut out)).unwrap();
+    for i in 0..n {
+        let (total, body) = pair_up_reference(&input, i);
+        assert_eq!(out[i].to_bits(), total.to_bits(), "total of {i}");
+        assert_eq!(next[i], body, "body {i}");
+    }
+}

@@ -160,3 +160,30 @@ fn advance(bodies: &mut [Body], params: SimParams, scale: f32) {
         bodies[i] = b;
     }
 }
+
+/// Arrays of structs as locals: from a list (`[a, b]`) and a repeat (`[b; 4]`), written
+/// with a type (`[Body; 4]`), indexed by a loop variable, updated field by field in
+/// place and copied whole.
+#[kernel]
+fn pair_up(bodies: &[Body], next: &mut [Body], out: &mut [f32]) {
+    let i = grid(1);
+    let n = bodies.len();
+    if i < n {
+        let a = bodies[i];
+        let b = bodies[(i + 1) % n];
+        let pair = [a, b];
+        let mut ring: [Body; 4] = [a; 4];
+        for k in 0..4 {
+            ring[k].pos.x += k as f32;
+            ring[k].vel = pair[k % 2].vel;
+            ring[k].mass *= 0.5;
+        }
+        ring[3] = pair[1];
+        let mut total = 0.0f32;
+        for k in 0..4 {
+            total += ring[k].pos.x * ring[k].mass + ring[k].vel.y;
+        }
+        out[i] = total;
+        next[i] = ring[(i % 3) + 1];
+    }
+}
