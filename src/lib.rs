@@ -210,8 +210,12 @@ macro_rules! instantiate {
 #[doc(hidden)]
 pub mod __private {
     pub use kernel_device::device_api;
-    pub use kernel_device::ir::layout::{field_offset, struct_layout, struct_padding, Layout};
-    pub use kernel_device::ir::{LaunchBounds, StructDef, StructField, Type};
+    pub use kernel_device::ir::layout::{
+        field_offset, scalar_layout, struct_layout, struct_padding, Layout,
+    };
+    pub use kernel_device::ir::{
+        EnumDef, EnumVariant, LaunchBounds, ScalarType, StructDef, StructField, Type,
+    };
     pub use kernel_device::source::{
         first_of_a_call_cycle, ConstItem, DeviceCopy, FnSource, IsDevice, SourceKind, StructItem,
         ToConstValue,

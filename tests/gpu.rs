@@ -254,6 +254,8 @@ mod bench_suite;
 #[path = "gpu/generics.rs"]
 mod generics;
 
+#[path = "gpu/enums.rs"]
+mod enums;
 #[path = "gpu/hl.rs"]
 mod hl;
 

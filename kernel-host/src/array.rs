@@ -85,6 +85,11 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// A zero-initialised array of `len` elements on `device`.
     pub fn zeros_on(device: &Device, len: usize) -> Result<Self> {
+        if !T::ZERO_IS_VALID {
+            return Err(Error::NoZeroValue {
+                type_name: std::any::type_name::<T>(),
+            });
+        }
         let array = Self::alloc(device, len)?;
         if let Memory::Cuda(memory) = &array.memory {
             let ptr = memory.ptr;

@@ -56,6 +56,8 @@ struct SimLaunch {
 
 enum RecordedArg {
     Scalar(ScalarType, u64),
+    /// A struct or enum by value: its bytes, copied at capture.
+    Value(Type, Vec<u8>),
     Device {
         elem: Type,
         device: crate::device::DeviceId,
@@ -344,6 +346,14 @@ impl RecordedArg {
                 value: *bits,
                 len: 0,
             },
+            RecordedArg::Value(ty, bytes) => KernelArg {
+                kind: ArgKind::Value {
+                    ty: ty.clone(),
+                    bytes: bytes.clone(),
+                },
+                value: 0,
+                len: 0,
+            },
             RecordedArg::Device {
                 elem,
                 device,
@@ -426,6 +436,7 @@ pub(crate) fn record_sim_launch(
     for arg in args {
         recorded.push(match &arg.kind {
             ArgKind::Scalar(ty) => RecordedArg::Scalar(*ty, arg.value),
+            ArgKind::Value { ty, bytes } => RecordedArg::Value(ty.clone(), bytes.clone()),
             ArgKind::Host { .. } | ArgKind::HostMut { .. } => {
                 return Err(no_host_slices(source.name))
             }

@@ -73,7 +73,9 @@ pub mod aot_support {
 /// What generated code calls. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::args::{DeviceElem, DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+    pub use crate::args::{
+        DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
+    };
     pub use crate::cache::KernelCache;
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;

@@ -228,10 +228,14 @@ fn struct_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
             let def = quote::quote_spanned! {path.span()=>
                 <#path as ::cudajit::__private::DeviceCopy>::device_type()
             };
+            let enum_def = quote::quote_spanned! {path.span()=>
+                <#path as ::cudajit::__private::DeviceCopy>::device_enum()
+            };
             quote! {
                 ::cudajit::__private::StructItem {
                     name: #name,
                     def: &|| #def,
+                    enum_def: &|| #enum_def,
                 }
             }
         })
@@ -277,6 +281,12 @@ fn kernel(
             parse::Shape::Scalar(t) => (
                 quote!(#t),
                 quote!(::cudajit::__private::KernelArg::scalar::<#t>(#p)),
+            ),
+            // Spanned at the type: a struct (or an enum without the derive) is
+            // reported there by the `KernelValue` bound.
+            parse::Shape::Value(t) => (
+                quote!(#t),
+                quote::quote_spanned!(t.span()=> ::cudajit::__private::KernelArg::value::<#t>(#p)),
             ),
             parse::Shape::Unsupported => {
                 all_supported = false;
@@ -452,7 +462,7 @@ fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribut
         types.push(match &param.shape {
             parse::Shape::Slice(t) => quote!(&'call [#t]),
             parse::Shape::SliceMut(t) => quote!(&'call mut [#t]),
-            parse::Shape::Scalar(t) => quote!(#t),
+            parse::Shape::Scalar(t) | parse::Shape::Value(t) => quote!(#t),
             // Nothing to launch; the parameter is reported.
             parse::Shape::Unsupported => return TokenStream::new(),
         });

@@ -128,6 +128,9 @@ pub enum Shape {
     SliceMut(syn::Type),
     /// A scalar, by value.
     Scalar(syn::Type),
+    /// A named type by value (`op: Op`): its `KernelValue` bound, checked by rustc at
+    /// the launcher, admits `#[derive(DeviceCopy)]` enums.
+    Value(syn::Type),
     /// Already reported; the launcher takes `impl Sized` so nothing else fails.
     Unsupported,
 }
@@ -245,6 +248,7 @@ fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
         },
         syn::Type::Paren(p) => shape_of(&p.elem, type_params),
         ty if is_scalar(ty, type_params) => Shape::Scalar(ty.clone()),
+        ty if is_struct(ty) => Shape::Value(ty.clone()),
         _ => Shape::Unsupported,
     }
 }

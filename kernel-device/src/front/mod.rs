@@ -9,6 +9,7 @@
 mod calls;
 mod check;
 pub mod consts;
+mod enums;
 mod generic_calls;
 pub mod generics;
 mod infer;
@@ -44,6 +45,7 @@ use crate::ir::{self, Handle};
 use crate::source::{FnSource, SourceKind};
 pub use consts::const_refs;
 use consts::ConstEnv;
+pub use enums::enum_repr;
 use lower_fn::{lower_signature, Callees, Context, FnLowerer, Signature};
 pub use structs::struct_refs;
 
@@ -129,6 +131,11 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
                 .structs
                 .iter()
                 .filter_map(|s| Some((s.name.to_string(), s.struct_def()?)))
+                .collect();
+            env.enums = source
+                .structs
+                .iter()
+                .filter_map(|s| Some((s.name.to_string(), s.enum_def()?)))
                 .collect();
             env
         })

@@ -9,10 +9,12 @@
 
 mod arena;
 pub mod checks;
+pub mod enums;
 pub mod layout;
 mod types;
 
 pub use arena::{Arena, Handle};
+pub use enums::{EnumDef, EnumVariant};
 pub use layout::{StructDef, StructField};
 pub use types::{AddressSpace, ScalarType, Type};
 

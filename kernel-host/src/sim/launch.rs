@@ -185,6 +185,10 @@ fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
             ty: *ty,
             bits: arg.value,
         },
+        ArgKind::Value { ty, bytes } => Arg::Value {
+            ty: ty.clone(),
+            bytes: bytes.clone(),
+        },
         ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false, 0),
         ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true, 0),
         ArgKind::Device {

@@ -283,7 +283,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         continue;
                     }
                     let llvm_ty = types::value(ty).map_err(|e| self.error(e.0))?;
-                    if is_kernel && !matches!(ty, Type::Scalar(_)) {
+                    if is_kernel && !matches!(ty, Type::Scalar(_) | Type::Struct(_)) {
                         return Err(self.error(format!(
                             "kernel parameter `{}` has type `{ty}`, which cannot be passed to a kernel",
                             param.name

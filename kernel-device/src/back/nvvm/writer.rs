@@ -263,6 +263,8 @@ pub fn kernel_param_types(function: &ir::Function) -> Result<Vec<String>, Error>
     for param in &function.params {
         match &param.ty {
             Type::Scalar(s) => out.push(types::scalar_mem(*s).to_string()),
+            // A struct by value, in its memory form (`ir::layout`'s bytes).
+            st @ Type::Struct(_) => out.push(types::memory(st)?),
             slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
                 let elem = slice.index_result().unwrap_or(Type::Unit);
                 out.push(format!("{}*", types::memory(&elem)?));
