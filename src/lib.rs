@@ -56,6 +56,11 @@ pub use kernel_host::inspect;
 /// "Generic kernels".
 pub use kernel_device::device_api::generic::{Float, Int, Num};
 
+/// Half precision, as kernels use it: the `half` crate's `f16` (IEEE binary16) and
+/// `bf16` (bfloat16) are kernel scalars, parameters and slice elements (README: "Half
+/// precision"). `cudajit::f16` is `half::f16`.
+pub use half::{self, bf16, f16};
+
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
@@ -118,6 +123,11 @@ pub mod prelude {
     // Barriers, fences, atomics, warp operations and GPU-only math (with their
     // element-type traits).
     pub use kernel_device::device_api::generic::{Float, Int, Num};
+
+    /// Half precision, as kernels use it: the `half` crate's `f16` (IEEE binary16) and
+    /// `bf16` (bfloat16) are kernel scalars, parameters and slice elements (README: "Half
+    /// precision"). `cudajit::f16` is `half::f16`.
+    pub use half::{self, bf16, f16};
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
     pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};

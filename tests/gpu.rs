@@ -251,6 +251,8 @@ mod bench_suite;
 #[path = "gpu/generics.rs"]
 mod generics;
 
+#[path = "gpu/half.rs"]
+mod half_precision;
 #[path = "gpu/hl.rs"]
 mod hl;
 #[path = "gpu/matching.rs"]

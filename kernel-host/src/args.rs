@@ -24,7 +24,7 @@ use crate::view::{DeviceView, DeviceViewMut};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a scalar type a cudajit kernel can use",
     label = "not a kernel scalar",
-    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64 and slices of them"
+    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16 and slices of them"
 )]
 pub unsafe trait DeviceScalar: DeviceElem {
     const SCALAR: ScalarType;
@@ -40,7 +40,7 @@ pub unsafe trait DeviceScalar: DeviceElem {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of a device array or a kernel slice",
     label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct",
-    note = "device arrays and kernel slices hold bool, integers, f32, f64 and `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs"
+    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16 and `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs"
 )]
 pub unsafe trait DeviceElem: DeviceCopy {}
 
@@ -55,6 +55,7 @@ macro_rules! device_scalar {
 device_scalar!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+    half::f16 => F16, half::bf16 => BF16,
 );
 
 /// A value accepted for a `&[T]` kernel parameter.

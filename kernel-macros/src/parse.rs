@@ -115,9 +115,21 @@ pub const SCALARS: [&str; 13] = [
     "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
 ];
 
+/// The half types (`f16`, `half::bf16`, `cudajit::f16`): a scalar whatever the path.
+fn is_half(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let ty = match names.as_slice() {
+        [ty] => ty,
+        [krate, ty] if matches!(krate.as_str(), "half" | "cudajit") => ty,
+        _ => return false,
+    };
+    matches!(ty.as_str(), "f16" | "bf16") && path.segments.iter().all(|s| s.arguments.is_none())
+}
+
 /// A scalar type, or one of the kernel's type parameters (each stands for one).
 fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     match ty {
+        syn::Type::Path(p) if p.qself.is_none() && is_half(&p.path) => true,
         syn::Type::Path(p) if p.qself.is_none() => p
             .path
             .get_ident()

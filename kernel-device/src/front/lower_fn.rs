@@ -384,6 +384,7 @@ impl<'a> FnLowerer<'a> {
         }
         let ret = self.ret.clone();
         self.f.ret = self.table.to_ir(&ret);
+        super::half::widen_math(&mut self.f);
         (self.f, self.diags, self.globals)
     }
 

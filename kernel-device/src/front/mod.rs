@@ -11,6 +11,7 @@ mod check;
 pub mod consts;
 mod generic_calls;
 pub mod generics;
+mod half;
 mod infer;
 mod intrinsics;
 mod lower_expr;
