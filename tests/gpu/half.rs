@@ -14,6 +14,9 @@ cudajit::instantiate!(
     axpy_any::<f32>,
     axpy_any::<f64>,
     axpy_any::<i32>,
+    shifted_norm::<f16>,
+    shifted_norm::<bf16>,
+    shifted_norm::<f32>,
 );
 
 /// `y = a * x + y`, once for every numeric type.
@@ -216,4 +219,50 @@ fn bf16_rows_match_the_half_crate_bit_for_bit() {
         let want = -acc16 / bf16::from_f32(cols as f32);
         assert_eq!(narrow[r].to_bits(), want.to_bits(), "row {r}");
     }
+}
+
+/// A generic `Float` body: the traits' constructors (`T::from_f64`, `T::from_i32`,
+/// `T::one()`), `sqrt` and `max` through f32 for the half types.
+#[kernel]
+fn shifted_norm<T: Float>(x: &[T], y: &[T], out: &mut [T]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = shifted_norm_of::<T>(x[i], y[i]);
+    }
+}
+
+/// The same body on the host, through the same trait implementations.
+#[device]
+fn shifted_norm_of<T: Float>(a: T, b: T) -> T {
+    let r = (a * a + b * b + T::one()).sqrt() * T::from_f64(0.75);
+    r.max(T::from_i32(3)) - T::from_f32(0.5) + T::zero()
+}
+
+#[test]
+fn generic_float_kernel_for_f16_bf16_and_f32() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("shifted_norm");
+    let n = 1000 + rng.below(200) as usize;
+    fn check<T: Float + cudajit::DeviceScalar + std::fmt::Debug>(
+        rng: &mut common::Rng,
+        n: usize,
+        of: fn(f32) -> T,
+    ) {
+        let x: Vec<T> = (0..n).map(|_| of(rng.f32_in(-50.0, 50.0))).collect();
+        let y: Vec<T> = (0..n).map(|_| of(rng.f32_in(-50.0, 50.0))).collect();
+        let mut out = vec![T::NAN; n];
+        launch!(shifted_norm[n.div_ceil(128), 128](&x, &y, &mut out)).unwrap();
+        for i in 0..n {
+            let want = shifted_norm_of(x[i], y[i]);
+            // Bit for bit: sqrt is correctly rounded in f32 on the GPU and the host.
+            assert!(
+                out[i] == want,
+                "element {i}: got {:?}, want {want:?}",
+                out[i]
+            );
+        }
+    }
+    check(&mut rng, n, f16::from_f32);
+    check(&mut rng, n, bf16::from_f32);
+    check(&mut rng, n, |v| v);
 }

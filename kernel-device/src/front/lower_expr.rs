@@ -279,11 +279,15 @@ impl FnLowerer<'_> {
                         let l = self.table.describe(lt);
                         let r = self.table.describe(rt);
                         let message = super::lower_fn::binop_message(op, &l, &r, compound);
-                        self.error_hint(
-                            op_span,
-                            message,
-                            format!("both operands must have the same type; convert one with `as`, e.g. `(..) as {l}`"),
-                        );
+                        // The half types have no `as` and no literals of their own.
+                        let half = [&l, &r]
+                            .into_iter()
+                            .find(|t| matches!(t.as_str(), "f16" | "bf16"));
+                        let hint = match half {
+                            Some(h) => format!("both operands must have the same type; make a `{h}` with `{h}::from_f32(..)` (for a constant too: `{h}::from_f32(2.0)`)"),
+                            None => format!("both operands must have the same type; convert one with `as`, e.g. `(..) as {l}`"),
+                        };
+                        self.error_hint(op_span, message, hint);
                     }
                 } else {
                     self.deferred.push(Deferred::Operand {

@@ -481,7 +481,15 @@ impl<'a> FnLowerer<'a> {
             }
             return;
         };
-        if to == ScalarType::Bool && f != ScalarType::Bool {
+        if (f.is_half() || to.is_half()) && f != to {
+            // Rust has no `as` for the `half` crate's types; the twin would fail too.
+            let hint = if to.is_half() {
+                format!("convert with `{to}::from_f32(x)` or `{to}::from_f64(x)`")
+            } else {
+                format!("widen with `x.to_f32()` or `x.to_f64()`, then cast: `x.to_f32() as {to}`")
+            };
+            self.error_hint(span, format!("`as` cannot convert `{f}` to `{to}`"), hint);
+        } else if to == ScalarType::Bool && f != ScalarType::Bool {
             self.error_hint(
                 span,
                 format!("cannot cast `{f}` as `bool`"),
