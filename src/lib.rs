@@ -61,6 +61,11 @@ pub use kernel_device::device_api::generic::{Float, Int, Num};
 /// precision"). `cudajit::f16` is `half::f16`.
 pub use half::{self, bf16, f16};
 
+/// Complex numbers, as kernels use them: num-complex's `Complex<f32>` and
+/// `Complex<f64>` are kernel values and slice elements, with its arithmetic and
+/// methods (`conj`, `norm`, `arg`, `exp`, `ln`, `sqrt`, `powf`, ...).
+pub use num_complex::{self, Complex, Complex32, Complex64};
+
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.

@@ -251,6 +251,8 @@ mod bench_suite;
 #[path = "gpu/generics.rs"]
 mod generics;
 
+#[path = "gpu/complex.rs"]
+mod complex;
 #[path = "gpu/half.rs"]
 mod half_precision;
 #[path = "gpu/hl.rs"]

@@ -58,6 +58,11 @@ device_scalar!(
     half::f16 => F16, half::bf16 => BF16,
 );
 
+// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`.
+unsafe impl DeviceElem for num_complex::Complex<f32> {}
+// SAFETY: as above.
+unsafe impl DeviceElem for num_complex::Complex<f64> {}
+
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `&[{T}]` kernel parameter",

@@ -140,11 +140,14 @@ fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
 }
 
 /// A struct type (`Body`, `shapes::Body`): its `DeviceElem` bound, checked by rustc at
-/// the launcher, says whether it has the derive.
+/// the launcher, says whether it has the derive. num-complex's `Complex<T>` too (its
+/// element type is checked by the frontend).
 fn is_struct(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            kernel_device::front::structs::struct_path_key(&p.path).is_some()
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            matches!(last.as_deref(), Some("Complex" | "Complex32" | "Complex64"))
+                || kernel_device::front::structs::struct_path_key(&p.path).is_some()
         }
         syn::Type::Paren(p) => is_struct(&p.elem),
         _ => false,

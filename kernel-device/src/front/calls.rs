@@ -117,6 +117,9 @@ impl FnLowerer<'_> {
             self.error(func.span(), "qualified paths are not supported in kernels");
             return self.error_expr(span);
         }
+        if let Some(h) = self.try_lower_complex_new(call) {
+            return h;
+        }
         let path = &func.path;
         let memory = intrinsics::intrinsic_of_path(path)
             .and_then(|name| crate::proc::intrinsics::memory_by_name(&name));
@@ -364,6 +367,9 @@ impl FnLowerer<'_> {
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
+        if let Some(h) = self.try_complex_method(&name, recv, &args, span, m.method.span()) {
+            return h;
+        }
         if let (Ty::Scalar(half), "to_f32" | "to_f64") = (self.table.shallow(&rt), name.as_str()) {
             if half.is_half() {
                 return self.lower_half_to(half, &name, recv, &args, span, m.method.span());

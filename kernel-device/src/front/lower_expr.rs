@@ -336,6 +336,9 @@ impl FnLowerer<'_> {
         };
         let lhs = self.lower_expr(&b.left);
         let rhs = self.lower_expr(&b.right);
+        if let Some(h) = self.try_complex_binary(op, lhs, rhs, span, op_span) {
+            return h;
+        }
         let (lt, rt) = (self.ty_of(lhs), self.ty_of(rhs));
         let ty = self.check_binary_operands(op, &lt, &rt, op_span, b.right.span(), false);
         self.push_expr(ir::ExprKind::Binary { op, lhs, rhs }, ty, span)

@@ -8,6 +8,7 @@
 
 mod calls;
 mod check;
+mod complex;
 pub mod consts;
 mod generic_calls;
 pub mod generics;

@@ -237,6 +237,9 @@ fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Dia
     if let Some(scalar) = scalar_of_path(path) {
         return Ok(Ty::Scalar(scalar));
     }
+    if let Some(complex) = super::complex::complex_of_path(path)? {
+        return super::structs::struct_at_site(complex, site, last.ident.span());
+    }
     if !last.arguments.is_none() {
         return Err(Diagnostic::new(
             span,
