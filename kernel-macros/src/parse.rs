@@ -139,14 +139,33 @@ fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     }
 }
 
+/// `Complex<f32>`, `Complex<f64>`, `Complex32`, `Complex64` (any other `Complex` is
+/// the frontend's error, reported once).
+fn is_float_complex(path: &syn::Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    match last.ident.to_string().as_str() {
+        "Complex32" | "Complex64" => true,
+        "Complex" => match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => {
+                a.args.len() == 1
+                    && matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Path(t)))
+                        if t.path.is_ident("f32") || t.path.is_ident("f64"))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// A struct type (`Body`, `shapes::Body`): its `DeviceElem` bound, checked by rustc at
 /// the launcher, says whether it has the derive. num-complex's `Complex<T>` too (its
 /// element type is checked by the frontend).
 fn is_struct(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last().map(|s| s.ident.to_string());
-            matches!(last.as_deref(), Some("Complex" | "Complex32" | "Complex64"))
+            is_float_complex(&p.path)
                 || kernel_device::front::structs::struct_path_key(&p.path).is_some()
         }
         syn::Type::Paren(p) => is_struct(&p.elem),

@@ -53,7 +53,7 @@ fn elem_of_segment(seg: &syn::PathSegment) -> Result<Option<ScalarType>, Diagnos
     match elem {
         Some(s @ (ScalarType::F32 | ScalarType::F64)) => Ok(Some(s)),
         _ => Err(Diagnostic::new(
-            args.span(),
+            args.args.first().map_or(args.span(), |a| a.span()),
             format!(
                 "`Complex<{}>` is not supported in kernels",
                 quote::ToTokens::to_token_stream(&args.args)
@@ -249,7 +249,7 @@ impl FnLowerer<'_> {
                 let r = self.table.describe(&rt);
                 self.error_hint(
                     op_span,
-                    format!("`Complex<{elem}> {}` `{r}` is not supported in kernels", op_symbol(op)),
+                    format!("`Complex<{elem}> {} {r}` is not supported in kernels", op_symbol(op)),
                     format!("complex values take `+ - * /` with a `Complex<{elem}>` or an `{elem}`, `==` and `!=`"),
                 );
                 return Some(self.error_expr(span));

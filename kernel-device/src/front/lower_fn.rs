@@ -254,7 +254,18 @@ impl<'a> FnLowerer<'a> {
         let f = self.table.describe_found(found);
         let message = format!("mismatched types: expected `{e}`, found {f}");
         let numeric = |s: Option<ScalarType>| s.is_some_and(|s| s != ScalarType::Bool);
-        if numeric(self.table.final_scalar(expected)) && numeric(self.table.final_scalar(found)) {
+        let (es, fs) = (
+            self.table.final_scalar(expected),
+            self.table.final_scalar(found),
+        );
+        if es.is_some_and(ScalarType::is_half) || fs.is_some_and(ScalarType::is_half) {
+            // The half types convert with their own functions, not `as`.
+            let hint = match es.filter(|s| s.is_half()) {
+                Some(h) => format!("make a `{h}` with `{h}::from_f32(..)` or `{h}::from_f64(..)`"),
+                None => "widen the half value with `.to_f32()` or `.to_f64()`".to_string(),
+            };
+            self.error_hint(span, message, hint);
+        } else if numeric(es) && numeric(fs) {
             self.error_hint(
                 span,
                 message,
