@@ -119,7 +119,7 @@ fn f16_ops(x: &[f16], y: &[f16], scale: f16, out: &mut [f16], wide: &mut [f32], 
         out[5 * i + 2] = a.min(b) + f16::from_f64(0.1) * cudajit::f16::EPSILON;
         out[5 * i + 3] = f16::from_bits(a.to_bits() ^ 1) % f16::from_f32(3.0);
         out[5 * i + 4] = if a < b {
-            half::f16::MAX
+            cudajit::f16::MAX
         } else {
             f16::from_f32(b.to_f32() * 0.5)
         };

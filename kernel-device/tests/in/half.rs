@@ -23,7 +23,7 @@ fn f16_ops(x: &[f16], y: &[f16], scale: f16, out: &mut [f16], wide: &mut [f32], 
         acc = acc / (b.abs() + f16::ONE);
         acc += -a;
         out[3 * i] = acc;
-        out[3 * i + 1] = (a * a + b * b).sqrt() + a.exp().max(half::f16::EPSILON);
+        out[3 * i + 1] = (a * a + b * b).sqrt() + a.exp().max(cudajit::f16::EPSILON);
         out[3 * i + 2] = f16::from_bits(a.to_bits() ^ 1) % f16::from_f64(3.0);
         wide[i] = a.to_f32() * b.to_f32() + acc.to_f64() as f32;
         flags[i] = (a < b) as u32 | ((a == b) as u32) << 1;
