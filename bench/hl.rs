@@ -1,12 +1,23 @@
 //! High-level operations (issue 12) on 2^28 elements beside hand-written kernels and
 //! the device-to-device copy: `#[vectorize]`d saxpy against a written grid-stride
-//! saxpy kernel, `cudajit::sum` of f32 against `sum_warp`-style accumulation, and
-//! `cudajit::inclusive_scan` of u32 against the copy bandwidth. Each result is checked
-//! against a CPU reference first; times are medians of 20 event-timed runs after 3
-//! warm-ups, on one stream. `sum` includes its one-element read back (it returns a
-//! value), as CuPy's `float(cupy.sum(x))` would.
+//! saxpy kernel, `cudajit::sum` of f32 and `cudajit::inclusive_scan` of u32 (the
+//! references, CuPy and CUB, are bench/cupy/hl_reference.py and
+//! bench/cuda/hl_reference.cu; bench/run_hl.sh runs all three and prints the table).
+//! Each result is checked against a CPU reference first; times are medians of 20
+//! event-timed runs after 3 warm-ups, on one stream.
 //!
-//! Prints `RESULT <name> <median_us> bytes=<n>` lines; `skipped: <reason>` without a GPU.
+//! What each line times, so that both sides time the same thing:
+//! - `sum.device`: `sum_into_on` (result left in a one-element device array; two
+//!   kernels, nothing read back), as `cupy.sum(x)` (a 0-d device array) and CUB's
+//!   `DeviceReduce::Sum`;
+//! - `sum.host`: `sum_on`, the same plus the synchronous 4-byte read back, as
+//!   `float(cupy.sum(x))`;
+//! - `scan`: `inclusive_scan_into_on` into an existing array, as CUB's `InclusiveSum`
+//!   and `cupy.cumsum(u, out=y)`; `scan.alloc`: `inclusive_scan_on`, which also
+//!   allocates its result (`cuMemAlloc`; CuPy draws from a pool instead).
+//!
+//! Prints `RESULT <name> <median_us> bytes=<n>,GBps=<g>[,pct_copy=<p>]` lines;
+//! `skipped: <reason>` without a GPU.
 //!
 //!     cargo bench --bench hl
 
@@ -64,6 +75,28 @@ fn report(name: &str, us: f64, bytes: usize) {
     );
 }
 
+/// A scan reads and writes each element once, as the copy does: its share of the
+/// copy's bandwidth is the copy's time over its own.
+fn report_scan(name: &str, us: f64, copy_us: f64) {
+    let bytes = 8 * N;
+    println!(
+        "RESULT {name} {us:.3} bytes={bytes},GBps={:.0},pct_copy={:.1}",
+        bytes as f64 / (us * 1e-6) / 1e9,
+        100.0 * copy_us / us
+    );
+}
+
+fn check_scan(input: &[u32], got: &[u32]) -> BenchResult<()> {
+    let mut run = 0u32;
+    for (i, (&g, &v)) in got.iter().zip(input).enumerate() {
+        run = run.wrapping_add(v);
+        if g != run {
+            return Err(format!("scan: element {i} is {g}, want {run}").into());
+        }
+    }
+    Ok(())
+}
+
 fn run(device: &Device) -> BenchResult<()> {
     let stream = device.new_stream()?;
     let hx: Vec<f32> = (0..N).map(|i| ((i * 7919) % 17) as f32 - 8.0).collect();
@@ -86,6 +119,7 @@ fn run(device: &Device) -> BenchResult<()> {
         Ok(())
     })?;
     report("copy", us, 8 * N);
+    let copy_us = us;
     drop(copy);
 
     // saxpy: vectorized against written.
@@ -108,30 +142,50 @@ fn run(device: &Device) -> BenchResult<()> {
     })?;
     report("saxpy.written", us, 12 * N);
 
-    // sum of 2^28 f32 (small integers: exact).
+    // sum of 2^28 f32 (small integers: exact), on the device and read back.
     let want: f64 = hx.iter().map(|&v| v as f64).sum();
     let got = cudajit::sum_on(&stream, &x)? as f64;
     if got != want {
         return Err(format!("sum: {got}, want {want}").into());
     }
+    let mut total = DeviceArray::from_slice(&[f32::NAN])?;
+    cudajit::sum_into_on(&stream, &x, &mut total)?;
+    stream.synchronize()?;
+    if total.to_host()?[0] as f64 != want {
+        return Err("sum_into: wrong result".into());
+    }
+    let us = median_us(&stream, || {
+        Ok(cudajit::sum_into_on(&stream, &x, &mut total)?)
+    })?;
+    report("sum.device", us, 4 * N);
     let us = median_us(&stream, || Ok(cudajit::sum_on(&stream, &x).map(drop)?))?;
-    report("sum.cudajit", us, 4 * N);
+    report("sum.host", us, 4 * N);
 
-    // inclusive scan of 2^28 u32.
+    // inclusive scan of 2^28 u32, into an existing array and allocating.
     let hu: Vec<u32> = (0..N).map(|i| (i % 5) as u32).collect();
     let u = DeviceArray::from_slice(&hu)?;
-    let scan = cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0)?.to_host()?;
-    let mut run = 0u32;
-    for (i, (&g, &v)) in scan.iter().zip(&hu).enumerate() {
-        run = run.wrapping_add(v);
-        if g != run {
-            return Err(format!("scan: element {i} is {g}, want {run}").into());
-        }
-    }
+    let mut scanned = DeviceArray::<u32>::zeros(N)?;
+    cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
+    stream.synchronize()?;
+    check_scan(&hu, &scanned.to_host()?)?;
+    let fresh = cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0)?;
+    stream.synchronize()?;
+    check_scan(&hu, &fresh.to_host()?)?;
+    drop(fresh);
+    let us = median_us(&stream, || {
+        Ok(cudajit::inclusive_scan_into_on(
+            &stream,
+            &u,
+            device_fn!(add_u32),
+            0,
+            &mut scanned,
+        )?)
+    })?;
+    report_scan("scan", us, copy_us);
     let us = median_us(&stream, || {
         Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
     })?;
-    report("scan.cudajit", us, 8 * N);
+    report_scan("scan.alloc", us, copy_us);
     Ok(())
 }
 

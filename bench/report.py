@@ -23,6 +23,7 @@ LAUNCH_ROWS = [
     ("launch_cudarc", "raw cudarc launch_builder"),
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
     ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
+    ("launch_cudajit_alternating_streams", "cudajit, every launch on the other of two streams (cross-stream ordering)"),
     ("launch_numba", "Numba kernel[grid, block, stream](..)"),
 ]
 FIRST_ROWS = [

@@ -200,8 +200,10 @@ macro_rules! simt_kernels {
         /// threads on a 16×16 grid each computing an 8×8 micro-tile as two 4-row ×
         /// two 4-column groups 64 apart; a warp covers 4×8 threads so each shared read
         /// is one wavefront (bench/cuda/simt.cu says why); the next k tile is loaded
-        /// into registers while the current one is multiplied.
-        #[kernel(boundscheck = $check)]
+        /// into registers while the current one is multiplied. The k loop is unrolled
+        /// (`#[unroll]`: every shared read a 4-float load) and registers are held to 128
+        /// (`launch_bounds = (256, 2)`: two blocks per SM), as nvcc's build is told.
+        #[kernel(boundscheck = $check, launch_bounds = (256, 2))]
         pub fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
             let a_s = shared_array::<[[f32; 128]; 8]>();
             let b_s = shared_array::<[[f32; 128]; 8]>();
@@ -239,6 +241,7 @@ macro_rules! simt_kernels {
                         pb[j] = b[(k0 + 8 + b_row) * n + col0 + b_col + j];
                     }
                 }
+                #[unroll]
                 for k in 0..8 {
                     for m in 0..8 {
                         ra[m] = a_s[k][(m / 4) * 64 + trow * 4 + m % 4];

@@ -114,8 +114,10 @@ fn run(device: &Device) -> BenchResult<()> {
     if let Some(path) = &nvcc_ptx {
         nvcc_kernel_time(&ctx, &raw_stream, path.as_ref())?;
     }
+    let other_stream = device.new_stream()?;
     launch_costs(
         &stream,
+        &other_stream,
         &ctx,
         &raw_stream,
         nvcc_ptx.as_deref().map(|p| p.as_ref()),
@@ -389,6 +391,7 @@ fn cudajit_ptx(
 
 fn launch_costs(
     stream: &Stream,
+    other_stream: &Stream,
     ctx: &Arc<CudaContext>,
     raw_stream: &Arc<CudaStream>,
     nvcc_ptx: Option<&Path>,
@@ -465,6 +468,26 @@ fn launch_costs(
                 Ok(vecadd.launch(config, &a, &b, &mut *c.borrow_mut())?)
             }),
             Box::new(|| Ok(cudajit::synchronize()?)),
+        ),
+        // Every launch on the other stream than the one before, on the same arrays: each
+        // pays the cross-stream ordering (an event recorded on the previous stream and
+        // waited for on this one, per array), the worst case of the event tracking.
+        LaunchVariant::new(
+            "launch_cudajit_alternating_streams",
+            Box::new({
+                let (a, b, c) = (&a, &b, &c);
+                let mut flip = false;
+                move || {
+                    flip = !flip;
+                    let on = if flip { other_stream } else { stream };
+                    let config = LaunchConfig::new(blocks, BLOCK).stream(on);
+                    Ok(vecadd.launch(config, a, b, &mut *c.borrow_mut())?)
+                }
+            }),
+            Box::new(|| {
+                other_stream.synchronize()?;
+                Ok(stream.synchronize()?)
+            }),
         ),
         LaunchVariant::new(
             "launch_cudarc",

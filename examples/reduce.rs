@@ -1,6 +1,7 @@
 //! Reductions without writing a kernel: `sum`, `min`, `max` of 2^26 + 1 floats (2^16 + 1
 //! on the CPU simulator), a user's `#[device]` operator through `reduce`, and a sum of
-//! squares through `map_reduce`, each checked against the CPU; then the sum is timed.
+//! squares through `map_reduce`, each checked against the CPU; then the sum into a
+//! one-element device array (`sum_into_on`, no read back) is timed.
 //!
 //! `cargo run --release --example reduce` (on an NVIDIA GPU; without one, on the CPU
 //! simulator).
@@ -61,8 +62,14 @@ fn main() -> common::MainResult {
     let want_squares: f64 = host.iter().map(|&v| (v as f64) * (v as f64)).sum();
     assert_eq!(squares, want_squares, "map_reduce(square, add)");
 
+    // The result can stay on the device (nothing read back, nothing waits).
     let stream = Stream::new()?;
-    let ms = common::time_on(&stream, || cudajit::sum_on(&stream, &x).map(drop))?;
+    let mut total = cudajit::DeviceArray::<f32>::zeros(1)?;
+    cudajit::sum_into_on(&stream, &x, &mut total)?;
+    stream.synchronize()?;
+    assert_eq!(total.to_host()?[0] as f64, want, "sum_into_on");
+
+    let ms = common::time_on(&stream, || cudajit::sum_into_on(&stream, &x, &mut total))?;
     println!(
         "reduce: n = {n}: sum {sum}, min {lo}, max {hi}, sum of squares {squares}: OK; sum {}",
         common::describe_time(&device, ms, n, 4 * n)

@@ -1,7 +1,8 @@
 //! Scans and stream compaction without writing a kernel: the inclusive and exclusive
 //! prefix sums of 2^24 + 5 integers (2^14 + 5 on the CPU simulator), a running maximum
 //! by a user's operator, and the positive elements kept in order by `compact`, each
-//! checked against the CPU; then the inclusive scan is timed.
+//! checked against the CPU; then the inclusive scan into an existing array is timed
+//! (one pass: each element read and written once).
 //!
 //! `cargo run --release --example scan` (on an NVIDIA GPU; without one, on the CPU
 //! simulator).
@@ -56,9 +57,14 @@ fn main() -> common::MainResult {
     let want: Vec<i64> = x.iter().copied().filter(|&v| v > 0).collect();
     assert_eq!(kept, want, "compact(positive)");
 
+    // Into an existing array (no allocation): the form to time, and to repeat.
     let stream = Stream::new()?;
+    let mut out = cudajit::to_device(&vec![i64::MIN; n])?;
+    cudajit::inclusive_scan_into_on(&stream, &dx, device_fn!(add), 0, &mut out)?;
+    stream.synchronize()?;
+    assert_eq!(out.to_host()?, inclusive, "inclusive_scan_into_on");
     let ms = common::time_on(&stream, || {
-        cudajit::inclusive_scan_on(&stream, &dx, device_fn!(add), 0).map(drop)
+        cudajit::inclusive_scan_into_on(&stream, &dx, device_fn!(add), 0, &mut out)
     })?;
     println!(
         "scan: n = {n}: total {run}, {} positive: OK; inclusive scan {}",

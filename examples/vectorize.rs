@@ -32,6 +32,11 @@ fn main() -> common::MainResult {
     let got = saxpy::apply(&x, &y)?.to_host()?;
     common::compare("saxpy::apply (host slices)", &got, &want, 0.0, 0.0)?;
 
+    // A scalar in place of an array is broadcast: saxpy(0.5, y[i]) for every i.
+    let want_half: Vec<f64> = y.iter().map(|&b| saxpy(0.5, b) as f64).collect();
+    let got = saxpy::apply(&0.5, &y)?.to_host()?;
+    common::compare("saxpy::apply (scalar, slice)", &got, &want_half, 0.0, 0.0)?;
+
     let (dx, dy) = (cudajit::to_device(&x)?, cudajit::to_device(&y)?);
     let mut out = cudajit::to_device(&vec![f32::NAN; n])?;
     let stream = Stream::new()?;

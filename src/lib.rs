@@ -39,6 +39,9 @@ pub use kernel_host::{
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
     MemInfo, Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
+/// Pinned host buffers, CUDA graphs and interop with memory and streams of other
+/// libraries (cudarc).
+pub use kernel_host::{BorrowedArray, CopyGuard, CudarcSlice, Graph, PinnedBuffer};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross
@@ -98,10 +101,12 @@ pub mod random;
 /// reductions, scans, compaction and elementwise maps built from `#[device]`
 /// functions, on a GPU or the simulator.
 pub use kernel_host::hl::{
-    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on, map,
-    map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on, map_reduce,
-    map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on, sum, sum_on,
-    DeviceFn, Input, Numeric,
+    compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
+    exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
+    inclusive_scan_on, map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on,
+    map_reduce, map_reduce_on, max, max_into, max_into_on, max_on, min, min_into, min_into_on,
+    min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
+    reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on, DeviceFn, Input, Numeric,
 };
 
 /// A `#[device]` function as a value for the high-level operations:
@@ -134,7 +139,9 @@ pub mod prelude {
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
     pub use kernel_device::half::{bf16, f16};
     pub use kernel_device::num_complex::Complex;
-    pub use kernel_host::{Backend, Device, DeviceArray, Event, LaunchConfig, Stream};
+    pub use kernel_host::{
+        Backend, Device, DeviceArray, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
+    };
     pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
     #[cfg(doc)]
@@ -218,8 +225,12 @@ macro_rules! instantiate {
 #[doc(hidden)]
 pub mod __private {
     pub use kernel_device::device_api;
-    pub use kernel_device::ir::layout::{field_offset, struct_layout, struct_padding, Layout};
-    pub use kernel_device::ir::{StructDef, StructField, Type};
+    pub use kernel_device::ir::layout::{
+        field_offset, scalar_layout, struct_layout, struct_padding, Layout,
+    };
+    pub use kernel_device::ir::{
+        EnumDef, EnumVariant, LaunchBounds, ScalarType, StructDef, StructField, Type,
+    };
     pub use kernel_device::source::{
         first_of_a_call_cycle, ConstItem, DeviceCopy, FnSource, IsDevice, SourceKind, StructItem,
         ToConstValue,

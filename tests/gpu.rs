@@ -212,6 +212,9 @@ mod math;
 #[path = "gpu/errors.rs"]
 mod errors;
 
+#[path = "gpu/guards.rs"]
+mod guards;
+
 #[path = "gpu/loops.rs"]
 mod loops;
 
@@ -255,9 +258,16 @@ mod generics;
 mod complex;
 #[path = "gpu/half.rs"]
 mod half_precision;
+#[path = "gpu/enums.rs"]
+mod enums;
 #[path = "gpu/hl.rs"]
 mod hl;
+
+#[path = "gpu/hl_scan.rs"]
+mod hl_scan;
 #[path = "gpu/matching.rs"]
 mod matching;
+#[path = "gpu/runtime.rs"]
+mod runtime;
 #[path = "gpu/structs.rs"]
 mod structs;

@@ -352,3 +352,230 @@ fn child_loses_and_recovers_the_context() {
     drop(out);
     device.synchronize().unwrap();
 }
+
+/// Resident host memory of this process in bytes (`VmRSS` of `/proc/self/status`).
+fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc/self/status");
+    kib << 10
+}
+
+/// 10^6 launches (a device array on a stream; every 1,000th also a fresh array from the
+/// pool, launched on and dropped; every 10,000th a launch with a host slice): host RSS
+/// and device memory in use are flat after a warm-up, and the counts are right.
+#[test]
+fn a_million_launches_keep_host_and_device_memory_flat() {
+    let device = require_real_gpu!();
+    const LAUNCHES: u32 = 1_000_000;
+    const WARM_UP: u32 = 20_000;
+    let stream = device.new_stream().unwrap();
+    let mut counter = device.zeros::<u32>(1024).unwrap();
+    let mut host = vec![0u32; 256];
+    let (mut rss_after_warm_up, mut used_after_warm_up) = (0, 0);
+    let used = |device: &cudajit::Device| {
+        let info = device.mem_info().unwrap();
+        (info.total - info.free) as i64
+    };
+    for i in 0..LAUNCHES {
+        launch!(add_one[4, 256, &stream](&mut counter)).unwrap();
+        if i % 1_000 == 999 {
+            let mut fresh = device.zeros::<u32>(4096 + (i as usize % 7) * 1024).unwrap();
+            launch!(add_one[16, 256, &stream](&mut fresh)).unwrap();
+            drop(fresh);
+        }
+        if i % 10_000 == 9_999 {
+            launch!(add_one[1, 256, &stream](&mut host)).unwrap();
+        }
+        if i + 1 == WARM_UP {
+            stream.synchronize().unwrap();
+            rss_after_warm_up = resident_bytes() as i64;
+            used_after_warm_up = used(&device);
+        }
+    }
+    stream.synchronize().unwrap();
+    let rss_growth = resident_bytes() as i64 - rss_after_warm_up;
+    let device_growth = used(&device) - used_after_warm_up;
+    let got = counter.to_host().unwrap();
+    assert!(
+        got.iter().all(|&c| c == LAUNCHES),
+        "a counter is {:?}, expected {LAUNCHES}",
+        got.iter().find(|&&c| c != LAUNCHES)
+    );
+    assert!(
+        host.iter().all(|&h| h == LAUNCHES / 10_000),
+        "{:?}",
+        &host[..4]
+    );
+    assert!(
+        rss_growth < 16 << 20,
+        "host RSS grew by {} KiB over {} launches after the warm-up",
+        rss_growth >> 10,
+        LAUNCHES - WARM_UP
+    );
+    assert!(
+        device_growth < 64 << 20,
+        "device memory in use grew by {} KiB over {} launches after the warm-up",
+        device_growth >> 10,
+        LAUNCHES - WARM_UP
+    );
+    println!(
+        "10^6 launches: host RSS {:+} KiB, device memory {:+} KiB after the warm-up",
+        rss_growth >> 10,
+        device_growth >> 10
+    );
+}
+
+/// `a[i]` after `rounds` dependent steps from `i ^ seed`: slow enough that a reader on
+/// another stream that did not wait would see the old contents.
+#[kernel]
+fn slow_write(a: &mut [u32], seed: u32, rounds: u32) {
+    let i = grid(1);
+    if i < a.len() {
+        let mut x = i as u32 ^ seed;
+        for _ in 0..rounds {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        }
+        a[i] = x;
+    }
+}
+
+#[kernel]
+fn copy_plus_one(a: &[u32], out: &mut [u32]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = a[i].wrapping_add(1);
+    }
+}
+
+/// A write of one device array on stream 1 and a read of it on stream 2, 1,000 times
+/// with fresh seeds: the read always sees the whole write (per-array event tracking).
+#[test]
+fn cross_stream_write_then_read_is_right_a_thousand_times() {
+    let device = require_real_gpu!();
+    const N: usize = 1 << 18;
+    const ROUNDS: u32 = 256;
+    let writer = device.new_stream().unwrap();
+    let reader = device.new_stream().unwrap();
+    let mut a = device.zeros::<u32>(N).unwrap();
+    let mut out = device.zeros::<u32>(N).unwrap();
+    let mut seed = fresh_seed();
+    let mut got = vec![0u32; N];
+    // `ROUNDS` steps of the affine map are one affine map `x -> mul * x + add`.
+    let (mul, add) = (0..ROUNDS).fold((1u32, 0u32), |(mul, add), _| {
+        (
+            mul.wrapping_mul(1_664_525),
+            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
+        )
+    });
+    for round in 0..1000 {
+        let s = xorshift(&mut seed) as u32;
+        launch!(slow_write[N / 256, 256, &writer](&mut a, s, ROUNDS)).unwrap();
+        launch!(copy_plus_one[N / 256, 256, &reader](&a, &mut out)).unwrap();
+        reader.synchronize().unwrap();
+        out.copy_to_host(&mut got).unwrap();
+        for (i, &v) in got.iter().enumerate() {
+            let x = mul.wrapping_mul(i as u32 ^ s).wrapping_add(add);
+            assert_eq!(
+                v,
+                x.wrapping_add(1),
+                "round {round}, element {i}: the read on stream 2 saw {v:#x}, not the \
+                 write on stream 1 (plus one)"
+            );
+        }
+    }
+    writer.synchronize().unwrap();
+}
+
+/// Marks elements `start..` of `a` (those that exist) with `(i % 251) + 1`.
+#[kernel]
+fn mark_from(a: &mut [u8], start: usize) {
+    let i = start + grid(1);
+    if i < a.len() {
+        a[i] = (i % 251) as u8 + 1;
+    }
+}
+
+/// Writes the last element through the slice's length.
+#[kernel]
+fn mark_last(a: &mut [u8]) {
+    if grid(1) == 0 {
+        let n = a.len();
+        a[n - 1] = 0xEE;
+    }
+}
+
+/// An array of 2^32 + 16 `u8`s: a kernel indexes past 2^32 (64-bit indices and
+/// lengths end to end), and the tail comes back exactly.
+#[test]
+fn arrays_over_four_billion_elements() {
+    let device = require_real_gpu!();
+    const LEN: usize = (1usize << 32) + 16;
+    let free = device.mem_info().unwrap().free;
+    if free < LEN + (512 << 20) {
+        skip!(
+            "needs {} MiB of free device memory, has {}",
+            LEN >> 20,
+            free >> 20
+        );
+        return;
+    }
+    let mut a = device.zeros::<u8>(LEN).unwrap();
+    assert_eq!(a.len(), LEN);
+    let start = (1usize << 32) - 8;
+    launch!(mark_from[1, 32](&mut a, start)).unwrap();
+    launch!(mark_last[1, 1](&mut a)).unwrap();
+    device.synchronize().unwrap();
+    let tail_from = (1usize << 32) - 64;
+    let tail = a.view(tail_from..).unwrap().to_host().unwrap();
+    assert_eq!(tail.len(), LEN - tail_from);
+    for (k, &v) in tail.iter().enumerate() {
+        let i = tail_from + k;
+        let expected = if i == LEN - 1 {
+            0xEE
+        } else if i >= start {
+            (i % 251) as u8 + 1
+        } else {
+            0
+        };
+        assert_eq!(
+            v,
+            expected,
+            "element {i} (2^32 {:+})",
+            i as i64 - (1i64 << 32)
+        );
+    }
+    // The head is untouched.
+    assert!(a
+        .view(..4096)
+        .unwrap()
+        .to_host()
+        .unwrap()
+        .iter()
+        .all(|&v| v == 0));
+}
+
+/// The kernels of the tests above go through libnvvm (and ptxas where found) for sm_90
+/// on any machine with libnvvm, so the GPU run cannot fail on their compilation.
+#[test]
+fn stress_kernels_compile_for_sm_90() {
+    for source in [
+        slow_write.source(),
+        copy_plus_one.source(),
+        mark_from.source(),
+        mark_last.source(),
+        add_one.source(),
+    ] {
+        match cudajit::inspect::inspect(source, "compute_90") {
+            Ok(found) => assert!(found.ptx.contains(".entry"), "{}", found.ptx),
+            Err(e @ cudajit::Error::Nvvm { .. }) if e.to_string().contains("not found") => {
+                skip!("libnvvm not available ({e})");
+                return;
+            }
+            Err(e) => panic!("{}: {e}", source.name),
+        }
+    }
+}

@@ -14,6 +14,7 @@ use kernel_device::source::DeviceCopy;
 use crate::array::DeviceArray;
 use crate::device::DeviceId;
 use crate::error::{Error, Result};
+use crate::memory::Allocation;
 use crate::view::{DeviceView, DeviceViewMut};
 
 /// A scalar type kernels compute with.
@@ -39,8 +40,8 @@ pub unsafe trait DeviceScalar: DeviceElem {
 /// bytes. `#[derive(DeviceCopy)]` implements it after checking exactly that.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of a device array or a kernel slice",
-    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct",
-    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16 and `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs"
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
 )]
 pub unsafe trait DeviceElem: DeviceCopy {}
 
@@ -62,6 +63,19 @@ device_scalar!(
 unsafe impl DeviceElem for num_complex::Complex<f32> {}
 // SAFETY: as above.
 unsafe impl DeviceElem for num_complex::Complex<f64> {}
+/// A `#[derive(DeviceCopy)]` type a kernel takes by value: fieldless enums (`op: Op`,
+/// passed as their repr integer) and structs (`params: SimParams`, passed as their
+/// bytes).
+///
+/// # Safety
+/// Every byte of `Self` is initialised and laid out as `DeviceCopy::device_type` says
+/// (a scalar's bytes, or a struct's `ir::layout` without padding).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel by value",
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "kernels take scalars, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
+)]
+pub unsafe trait KernelValue: DeviceElem {}
 
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
@@ -96,6 +110,11 @@ pub struct KernelArg<'a> {
 
 pub(crate) enum ArgKind<'a> {
     Scalar(ScalarType),
+    /// A struct by value: `cuLaunchKernel` reads its bytes (one parameter slot).
+    Value {
+        ty: Type,
+        bytes: Vec<u8>,
+    },
     /// A host slice copied to a temporary device buffer for the launch.
     Host {
         elem: Type,
@@ -116,6 +135,9 @@ pub(crate) enum ArgKind<'a> {
         /// Where the elements start in the simulator buffer, in bytes (a view's start;
         /// on a GPU the offset is in the pointer).
         sim_offset: usize,
+        /// The GPU memory, whose uses on different streams the launch orders (`None`
+        /// on the simulator).
+        allocation: Option<&'a Arc<Allocation>>,
     },
 }
 
@@ -135,6 +157,38 @@ impl<'a> KernelArg<'a> {
         }
         KernelArg {
             kind: ArgKind::Scalar(T::SCALAR),
+            value,
+            len: 0,
+        }
+    }
+
+    /// A `#[derive(DeviceCopy)]` enum (its repr integer) or struct (its bytes) by value.
+    pub fn value<T: KernelValue>(v: T) -> Self {
+        let ty = T::device_type();
+        let Type::Scalar(scalar) = ty else {
+            // SAFETY: KernelValue: every byte of `v` is initialised plain data.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(&v as *const T as *const u8, std::mem::size_of::<T>())
+            }
+            .to_vec();
+            return KernelArg {
+                kind: ArgKind::Value { ty, bytes },
+                value: 0,
+                len: 0,
+            };
+        };
+        let mut value = 0u64;
+        // SAFETY: `T` is the bytes of `scalar` (KernelValue), at most 8 bytes; copied
+        // into the low end of a u64 as `scalar` does.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut value as *mut u64 as *mut u8,
+                std::mem::size_of::<T>().min(8),
+            );
+        }
+        KernelArg {
+            kind: ArgKind::Scalar(scalar),
             value,
             len: 0,
         }
@@ -175,7 +229,7 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
+    pub(crate) fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
         Self::device_range(array, 0, array.len(), mutable)
     }
 
@@ -195,6 +249,7 @@ impl<'a> KernelArg<'a> {
                 mutable,
                 sim_buffer: array.sim_buffer(),
                 sim_offset: offset,
+                allocation: array.allocation(),
             },
             // An empty array has no allocation: its pointer stays 0.
             value: if ptr == 0 { 0 } else { ptr + offset as u64 },
@@ -206,6 +261,7 @@ impl<'a> KernelArg<'a> {
     fn describe(&self) -> String {
         match &self.kind {
             ArgKind::Scalar(s) => format!("a `{s}`"),
+            ArgKind::Value { ty, .. } => format!("a `{ty}`"),
             ArgKind::Host { elem, .. } => format!("a host `&[{elem}]`"),
             ArgKind::HostMut { elem, .. } => format!("a host `&mut [{elem}]`"),
             ArgKind::Device { elem, mutable, .. } => {
@@ -221,6 +277,7 @@ impl<'a> KernelArg<'a> {
     fn fits(&self, param: &Type) -> bool {
         match (&self.kind, param) {
             (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
+            (ArgKind::Value { ty, .. }, param) => ty == param,
             (ArgKind::Host { elem, .. }, param) => param
                 .slice_elem()
                 .is_some_and(|(p, mutable)| *elem == p && !mutable),
@@ -291,7 +348,7 @@ pub(crate) fn check_args(
 pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
     args.iter()
         .map(|a| {
-            if matches!(a.kind, ArgKind::Scalar(_)) {
+            if matches!(a.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
                 1
             } else {
                 2
@@ -305,9 +362,13 @@ pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
 pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi::c_void]) {
     let mut i = 0;
     for arg in args.iter_mut() {
-        slots[i] = &mut arg.value as *mut u64 as *mut std::ffi::c_void;
+        slots[i] = match &mut arg.kind {
+            // The struct's bytes: the Vec's heap buffer stays put while `args` does.
+            ArgKind::Value { bytes, .. } => bytes.as_mut_ptr() as *mut std::ffi::c_void,
+            _ => &mut arg.value as *mut u64 as *mut std::ffi::c_void,
+        };
         i += 1;
-        if !matches!(arg.kind, ArgKind::Scalar(_)) {
+        if !matches!(arg.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
             slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
             i += 1;
         }
@@ -505,6 +566,7 @@ mod tests {
                 mutable: false,
                 sim_buffer: None,
                 sim_offset: 0,
+                allocation: None,
             },
             value: 0x1000,
             len: 4,

@@ -19,6 +19,7 @@ use kernel_device::back::sim::Buffer;
 use crate::args::{DeviceElem, DeviceScalar};
 use crate::device::{Device, DeviceId, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
+use crate::memory::Allocation;
 
 /// `len` elements of `T` in device memory, freed on drop.
 pub struct DeviceArray<T: DeviceElem> {
@@ -33,8 +34,9 @@ pub struct DeviceArray<T: DeviceElem> {
 
 /// Where the elements are.
 enum Memory {
-    /// A GPU allocation; 0 for an empty array (the driver refuses zero-byte ones).
-    Cuda(sys::CUdeviceptr),
+    /// A GPU allocation (shared with graphs that captured a launch on it; see
+    /// `crate::memory` for how its uses are ordered and how it is freed).
+    Cuda(Arc<Allocation>),
     Sim(Arc<Buffer>),
 }
 
@@ -70,9 +72,10 @@ impl<T: DeviceElem> DeviceArray<T> {
     pub fn from_slice_on(device: &Device, data: &[T]) -> Result<Self> {
         let array = Self::alloc(device, data.len())?;
         match &array.memory {
-            Memory::Cuda(ptr) if !data.is_empty() => {
-                // SAFETY: `ptr` holds exactly `size_of_val(data)` bytes.
-                unsafe { result::memcpy_htod_sync(*ptr, data) }.call("cuMemcpyHtoD")?;
+            Memory::Cuda(memory) if !data.is_empty() => {
+                // SAFETY: the allocation holds exactly `size_of_val(data)` bytes; the
+                // copy is on the NULL stream, after the allocation.
+                unsafe { result::memcpy_htod_sync(memory.ptr, data) }.call("cuMemcpyHtoD")?;
             }
             Memory::Sim(buffer) => buffer.write(0, as_bytes(data)),
             Memory::Cuda(_) => {}
@@ -82,8 +85,14 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// A zero-initialised array of `len` elements on `device`.
     pub fn zeros_on(device: &Device, len: usize) -> Result<Self> {
+        if !T::ZERO_IS_VALID {
+            return Err(Error::NoZeroValue {
+                type_name: std::any::type_name::<T>(),
+            });
+        }
         let array = Self::alloc(device, len)?;
-        if let Memory::Cuda(ptr) = array.memory {
+        if let Memory::Cuda(memory) = &array.memory {
+            let ptr = memory.ptr;
             if len > 0 {
                 // SAFETY: sets exactly the allocation; all-zero bytes are a valid value
                 // of every DeviceElem (0, 0.0, false, structs of them). Ordered on the NULL stream
@@ -95,6 +104,13 @@ impl<T: DeviceElem> DeviceArray<T> {
         }
         // A simulator buffer starts zeroed.
         Ok(array)
+    }
+
+    /// An array of `len` elements on `device` whose contents are left as the
+    /// allocator gave them, for a kernel that writes every element before the array is
+    /// handed out (the high-level scans): no memset. On the simulator it is zeroed.
+    pub(crate) fn unfilled_on(device: &Device, len: usize) -> Result<Self> {
+        Self::alloc(device, len)
     }
 
     fn alloc(device: &Device, len: usize) -> Result<Self> {
@@ -111,12 +127,7 @@ impl<T: DeviceElem> DeviceArray<T> {
             DeviceKind::Cuda(_) => {
                 device.ensure_alive()?;
                 device.bind()?;
-                Memory::Cuda(if bytes == 0 {
-                    0
-                } else {
-                    // SAFETY: plain allocation; the contents are set by the caller.
-                    unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?
-                })
+                Memory::Cuda(device.watch(Allocation::new(device, bytes))?)
             }
             DeviceKind::Sim(_) => Memory::Sim(Arc::new(Buffer::new(bytes))),
         };
@@ -127,6 +138,17 @@ impl<T: DeviceElem> DeviceArray<T> {
             device: device.clone(),
             _elem: PhantomData,
         })
+    }
+
+    /// An array over `memory` (interop: memory another owner frees).
+    pub(crate) fn from_allocation(device: &Device, memory: Arc<Allocation>, len: usize) -> Self {
+        DeviceArray {
+            memory: Memory::Cuda(memory),
+            len,
+            generation: device.generation(),
+            device: device.clone(),
+            _elem: PhantomData,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -144,8 +166,8 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// The raw device address, for interop with other CUDA code (0 when empty, and on
     /// the simulator, whose memory has no device address).
     pub fn device_ptr(&self) -> u64 {
-        match self.memory {
-            Memory::Cuda(ptr) => ptr,
+        match &self.memory {
+            Memory::Cuda(memory) => memory.ptr,
             Memory::Sim(_) => 0,
         }
     }
@@ -173,6 +195,23 @@ impl<T: DeviceElem> DeviceArray<T> {
         Ok(())
     }
 
+    /// The GPU memory (`None` on the simulator).
+    pub(crate) fn allocation(&self) -> Option<&Arc<Allocation>> {
+        match &self.memory {
+            Memory::Cuda(memory) => Some(memory),
+            Memory::Sim(_) => None,
+        }
+    }
+
+    /// Orders a copy on the NULL stream (where copies run) after uses of the array on
+    /// other streams; the context must be current.
+    fn use_on_null_stream(&self, write: bool) -> Result<()> {
+        match &self.memory {
+            Memory::Cuda(memory) => self.device.watch(memory.use_on(&None, write)),
+            Memory::Sim(_) => Ok(()),
+        }
+    }
+
     /// The simulator buffer holding the elements (`None` on a GPU).
     pub(crate) fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
         match &self.memory {
@@ -192,8 +231,10 @@ impl<T: DeviceElem> DeviceArray<T> {
         let mut out = host_vec::<T>("to_host", self.len)?;
         if self.len > 0 {
             match &self.memory {
-                Memory::Cuda(ptr) => {
+                Memory::Cuda(memory) => {
                     self.device.bind()?;
+                    self.use_on_null_stream(false)?;
+                    let ptr = &memory.ptr;
                     // SAFETY: the driver writes `bytes()` bytes into the capacity
                     // reserved above through a raw pointer (no reference to
                     // uninitialised memory is made); the length is set only after the
@@ -240,11 +281,13 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Copies all elements into `dst` (of length `len`).
     fn read_into(&self, dst: &mut [T]) -> Result<()> {
         match &self.memory {
-            Memory::Cuda(ptr) => {
+            Memory::Cuda(memory) => {
                 self.device.bind()?;
+                self.use_on_null_stream(false)?;
                 // SAFETY: same length as the allocation.
-                self.device
-                    .watch(unsafe { result::memcpy_dtoh_sync(dst, *ptr) }.call("cuMemcpyDtoH"))
+                self.device.watch(
+                    unsafe { result::memcpy_dtoh_sync(dst, memory.ptr) }.call("cuMemcpyDtoH"),
+                )
             }
             Memory::Sim(buffer) => {
                 // SAFETY: a slice of plain scalars viewed as its bytes; every byte is
@@ -266,11 +309,13 @@ impl<T: DeviceElem> DeviceArray<T> {
         self.check_len("copy_from_host", src.len())?;
         self.ensure_current()?;
         match &self.memory {
-            Memory::Cuda(ptr) if self.len > 0 => {
+            Memory::Cuda(memory) if self.len > 0 => {
                 self.device.bind()?;
+                self.use_on_null_stream(true)?;
                 // SAFETY: same length, checked above.
-                self.device
-                    .watch(unsafe { result::memcpy_htod_sync(*ptr, src) }.call("cuMemcpyHtoD"))?;
+                self.device.watch(
+                    unsafe { result::memcpy_htod_sync(memory.ptr, src) }.call("cuMemcpyHtoD"),
+                )?;
             }
             Memory::Sim(buffer) => buffer.write(0, as_bytes(src)),
             Memory::Cuda(_) => {}
@@ -316,9 +361,10 @@ impl<T: DeviceScalar> DeviceArray<T> {
         self.ensure_current()?;
         if !dst.is_empty() {
             match &self.memory {
-                Memory::Cuda(ptr) => {
+                Memory::Cuda(memory) => {
                     self.device.bind()?;
-                    let src = *ptr + Self::offset(start) as u64;
+                    self.use_on_null_stream(false)?;
+                    let src = memory.ptr + Self::offset(start) as u64;
                     // SAFETY: `dst.len()` elements from `start` are within the array.
                     self.device.watch(
                         unsafe { result::memcpy_dtoh_sync(dst, src) }.call("cuMemcpyDtoH"),
@@ -347,9 +393,10 @@ impl<T: DeviceScalar> DeviceArray<T> {
             return Ok(());
         }
         match &self.memory {
-            Memory::Cuda(ptr) => {
+            Memory::Cuda(memory) => {
                 self.device.bind()?;
-                let dst = *ptr + Self::offset(start) as u64;
+                self.use_on_null_stream(true)?;
+                let dst = memory.ptr + Self::offset(start) as u64;
                 // SAFETY: `src.len()` elements from `start` are within the array.
                 self.device
                     .watch(unsafe { result::memcpy_htod_sync(dst, src) }.call("cuMemcpyHtoD"))
@@ -388,8 +435,10 @@ impl<T: DeviceScalar> DeviceArray<T> {
         match (&self.memory, &src.memory) {
             (Memory::Cuda(dst), Memory::Cuda(from)) => {
                 self.device.bind()?;
-                let dst = *dst + Self::offset(start) as u64;
-                let from = *from + Self::offset(src_start) as u64;
+                self.use_on_null_stream(true)?;
+                src.use_on_null_stream(false)?;
+                let dst = dst.ptr + Self::offset(start) as u64;
+                let from = from.ptr + Self::offset(src_start) as u64;
                 // SAFETY: both ranges are within their arrays, on the same device; on
                 // the NULL stream, ordered with the kernels before and after.
                 self.device.watch(
@@ -425,22 +474,6 @@ fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
 fn as_bytes<T: DeviceElem>(data: &[T]) -> &[u8] {
     // SAFETY: DeviceElem types are plain initialised data without padding.
     unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
-}
-
-impl<T: DeviceElem> Drop for DeviceArray<T> {
-    fn drop(&mut self) {
-        if let Memory::Cuda(ptr) = self.memory {
-            // A reset freed the memory of arrays allocated before it.
-            let current = self.generation == self.device.generation();
-            if ptr != 0 && current && self.device.bind().is_ok() {
-                // cuMemFree waits for kernels still using the buffer. Errors cannot be
-                // reported from drop; a failing free means the context is already
-                // broken.
-                // SAFETY: allocated in `alloc`, freed only here.
-                let _ = unsafe { result::free_sync(ptr) };
-            }
-        }
-    }
 }
 
 #[cfg(test)]

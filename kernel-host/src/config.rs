@@ -103,6 +103,30 @@ impl<'a> LaunchConfig<'a> {
     pub fn validate(&self, kernel: &str, limits: &DeviceLimits) -> Result<ValidLaunch> {
         validate(self.grid, self.block, self.shared_bytes, limits).map_err(|r| r.into_error(kernel))
     }
+
+    /// [`Self::validate`], and the block within the kernel's own `launch_bounds` (the
+    /// driver would refuse it with a bare `CUDA_ERROR_INVALID_VALUE`; the simulator
+    /// refuses it the same way).
+    pub fn validate_for(
+        &self,
+        source: &kernel_device::source::FnSource,
+        limits: &DeviceLimits,
+    ) -> Result<ValidLaunch> {
+        let valid = self.validate(source.name, limits)?;
+        let threads: u32 = valid.block.iter().product();
+        match source.launch_bounds {
+            Some(bounds) if threads > bounds.max_threads => Err(Rejection {
+                limit: "launch_bounds".into(),
+                detail: format!(
+                    "block of {threads} threads ({} x {} x {}) exceeds the kernel's \
+                     `launch_bounds` of {} threads per block",
+                    valid.block[0], valid.block[1], valid.block[2], bounds.max_threads
+                ),
+            }
+            .into_error(source.name)),
+            _ => Ok(valid),
+        }
+    }
 }
 
 /// A configuration that passed [`LaunchConfig::validate`].

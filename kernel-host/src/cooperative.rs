@@ -155,7 +155,7 @@ pub fn max_cooperative_grid_blocks(
     if device.is_simulator() {
         return crate::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
     }
-    let valid = shape.validate(source.name, device.limits())?;
+    let valid = shape.validate_for(source, device.limits())?;
     check_support(source.name, device.limits())?;
     device.bind()?;
     let kernel = cache.get(source, device)?;

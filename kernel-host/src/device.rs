@@ -41,6 +41,7 @@ struct DeviceInner {
 }
 
 /// What executes a device's work: the seam every operation matches on once.
+#[allow(clippy::large_enum_variant)] // one per device, behind the device's `Arc`
 pub(crate) enum DeviceKind {
     Cuda(CudaDevice),
     Sim(SimDevice),
@@ -57,6 +58,8 @@ pub(crate) struct CudaDevice {
     pub(crate) records: RecordPool,
     /// Whether the context works (see `crate::health`).
     pub(crate) health: Health,
+    /// The stream-ordered pool device arrays are allocated from (see `crate::memory`).
+    pub(crate) pool: crate::memory::PoolState,
 }
 
 /// Which device an array lives on, for the launch's argument check.
@@ -499,6 +502,7 @@ fn open(ordinal: usize) -> Result<Device> {
                 modules: ModuleTable::default(),
                 records: RecordPool::default(),
                 health: Health::default(),
+                pool: Default::default(),
             }),
             default_faults,
         ))

@@ -129,6 +129,19 @@ pub enum Error {
         backend: crate::backend::Backend,
     },
 
+    /// An operation refused in this situation (a graph capture on the default stream,
+    /// a host slice in a captured launch, ...): `detail` says why and what to do.
+    #[error("{operation}: {detail}")]
+    Refused {
+        operation: &'static str,
+        detail: String,
+    },
+
+    /// `DeviceArray::zeros` of a type that has no all-zero value (an enum without a
+    /// variant of discriminant 0).
+    #[error("DeviceArray::zeros of `{type_name}`: all-zero bytes are no value of this type (an enum without a variant of discriminant 0); build the array from a slice instead (`DeviceArray::from_slice`)")]
+    NoZeroValue { type_name: &'static str },
+
     /// The host could not allocate memory for the result of a copy.
     #[error("{operation}: cannot allocate {bytes} bytes of host memory")]
     HostOutOfMemory {

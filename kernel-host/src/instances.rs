@@ -100,6 +100,7 @@ mod tests {
         line: 1,
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
         deps: &[],
         consts: &[],
         structs: &[],

@@ -10,6 +10,7 @@
 //! grid can be resident at once (see `cooperative`).
 
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 
 use cudarc::driver::{result, sys};
 use kernel_device::source::FnSource;
@@ -19,6 +20,7 @@ use crate::cache::{KernelCache, LoadedKernel};
 use crate::config::{LaunchConfig, ValidLaunch};
 use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
+use crate::stream::StreamRef;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
 /// `launch!(k[grid, block](a, b))` is `k.with_args(a, b).launch(config)`, so that rustc
@@ -53,10 +55,17 @@ pub fn launch(
         Some(stream) => stream.faults(),
         None => device.default_faults(),
     };
+    let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
+    let capturing = stream_ref
+        .as_ref()
+        .is_some_and(|h| h.capturing.load(Ordering::Relaxed));
     if let DeviceKind::Sim(sim) = device.kind() {
+        if capturing {
+            return crate::graph::record_sim_launch(source, cache, &config, device, args);
+        }
         return crate::sim::launch(source, cache, config, device, sim, faults, args);
     }
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     device.ensure_alive()?;
     if let Some(stream) = config.stream {
         stream.ensure_current()?;
@@ -77,12 +86,39 @@ pub fn launch(
     let has_host_slices = args
         .iter()
         .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
+    if capturing {
+        // Recorded into the graph, not run: the graph keeps the arrays alive and
+        // orders them when it is launched.
+        crate::graph::note_captured_arrays(stream_ref, &kernel.name, args)?;
+    } else {
+        order_array_uses(device, stream_ref, args)?;
+    }
     device.note_launch(kernel);
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
         launch_raw(kernel, &valid, stream, args, faults.record_ptr())
     })
+}
+
+/// The legacy NULL stream, as device arrays remember it.
+static NULL_STREAM: StreamRef = None;
+
+/// Orders the launch on `stream` after the uses of its device arrays on other streams
+/// (see `crate::memory`); no driver call when every array was last used on `stream`.
+#[inline]
+fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<()> {
+    for arg in args {
+        if let ArgKind::Device {
+            allocation: Some(memory),
+            mutable,
+            ..
+        } = &arg.kind
+        {
+            device.watch(memory.use_on(stream, *mutable))?;
+        }
+    }
+    Ok(())
 }
 
 /// Queues the kernel. `args` must hold device pointers in every slice slot; `record`

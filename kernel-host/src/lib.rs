@@ -22,14 +22,18 @@ mod cooperative;
 mod device;
 pub mod disk;
 mod error;
+mod graph;
 mod health;
 pub mod hl;
 pub mod inspect;
 mod instances;
+mod interop;
 mod jit;
 mod launch;
 mod libnvvm;
+mod memory;
 mod panic;
+mod pinned;
 mod properties;
 mod sim;
 mod stream;
@@ -41,6 +45,9 @@ pub use backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
 pub use config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use device::{synchronize, to_device, Device};
 pub use error::{Error, Result};
+pub use graph::Graph;
+pub use interop::{BorrowedArray, CudarcSlice};
+pub use pinned::{CopyGuard, PinnedBuffer};
 pub use properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use stream::{elapsed_ms, Event, Stream};
 pub use view::{DeviceView, DeviceViewMut};
@@ -66,7 +73,9 @@ pub mod aot_support {
 /// What generated code calls. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::args::{DeviceElem, DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+    pub use crate::args::{
+        DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
+    };
     pub use crate::cache::KernelCache;
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;

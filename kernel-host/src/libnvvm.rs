@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use kernel_device::nvvm::{CompileOptions, Nvvm};
 
-use crate::disk::toolchain_identity;
+use crate::disk::{toolchain_identity_cached, DiskCache};
 
 /// Options of one compile, as the runtime chooses them.
 pub(crate) struct Options {
@@ -30,19 +30,23 @@ impl Compiler {
     }
 
     /// The identity of this libnvvm and its libdevice for the disk cache key: digests
-    /// of both files, computed once per process (on the first compile, never on the
-    /// launch path). `Err` (unreadable file): the caller compiles without the disk cache.
+    /// of both files, once per process (on the first compile, never on the launch
+    /// path), remembered in the disk cache by the files' identity so that a later
+    /// process does not hash them again (`disk::digests`). `Err` (unreadable file):
+    /// the caller compiles without the disk cache.
     pub(crate) fn identity(&self) -> Result<&'static str, String> {
         static IDENTITY: OnceLock<Result<String, String>> = OnceLock::new();
         IDENTITY
             .get_or_init(|| {
-                toolchain_identity(self.0.path(), self.0.libdevice_path()).map_err(|e| {
-                    format!(
-                        "cannot read {} or {}: {e}",
-                        self.0.path().display(),
-                        self.0.libdevice_path().display()
-                    )
-                })
+                let cache = DiskCache::from_env();
+                toolchain_identity_cached(cache.as_ref(), self.0.path(), self.0.libdevice_path())
+                    .map_err(|e| {
+                        format!(
+                            "cannot read {} or {}: {e}",
+                            self.0.path().display(),
+                            self.0.libdevice_path().display()
+                        )
+                    })
             })
             .as_deref()
             .map_err(Clone::clone)

@@ -4,7 +4,10 @@
 //! Streams made here are *blocking* streams (`CU_STREAM_DEFAULT`): they order
 //! themselves with the legacy NULL stream that device arrays copy on, so
 //! `array.to_host()` after a launch on any stream sees the kernel's writes, as with
-//! `cudaStreamCreate` in the CUDA runtime.
+//! `cudaStreamCreate` in the CUDA runtime. Beyond that implicit order, device arrays
+//! order their own uses across any streams, other libraries' non-blocking ones
+//! included (`crate::memory`): a stream is kept alive (`StreamRef`) while an array
+//! remembers it as the stream of its last use.
 //!
 //! On the simulator a launch runs to completion before it returns, so a stream only
 //! names its device, synchronising reports a deferred fault, and an event records the
@@ -23,15 +26,78 @@ use crate::panic::StreamFaults;
 
 /// A queue of GPU work on one device.
 pub struct Stream {
-    raw: sys::CUstream,
+    /// The driver stream, shared with the device arrays that remember it as the stream
+    /// of their last use (`None`: the legacy NULL stream; a simulated stream has a
+    /// handle with a NULL driver stream, which holds what a graph capture records).
+    handle: StreamRef,
     device: Device,
-    /// The NULL stream is not ours to destroy.
-    owned: bool,
     /// Where this stream's asynchronous launches report device-side panics (the
     /// device's default-stream faults for the default stream).
     faults: Arc<StreamFaults>,
     /// The device's context generation when the stream was made (see `crate::health`).
     generation: u64,
+}
+
+/// A stream as device arrays remember it (see `crate::memory`): `None` is the legacy
+/// NULL stream. Holding one keeps the driver stream alive, so its handle cannot be
+/// reused for another stream while an array still refers to it.
+pub(crate) type StreamRef = Option<Arc<StreamHandle>>;
+
+/// A driver stream and who destroys it.
+pub(crate) struct StreamHandle {
+    pub(crate) raw: sys::CUstream,
+    device: Device,
+    generation: u64,
+    owner: StreamOwner,
+    /// The graph being captured on this stream (see `crate::graph`); checked with one
+    /// relaxed load per launch.
+    pub(crate) capturing: std::sync::atomic::AtomicBool,
+    pub(crate) capture: Mutex<Option<crate::graph::CaptureLog>>,
+}
+
+pub(crate) enum StreamOwner {
+    /// Made by `Stream::create`, destroyed when the last reference goes.
+    Ours,
+    /// A cudarc stream (kept alive by the reference).
+    Cudarc(#[allow(dead_code)] Arc<cudarc::driver::CudaStream>),
+    /// A handle another library owns and promised to keep alive.
+    Foreign,
+}
+
+// SAFETY: a CUstream handle may be used from any thread once its context is current,
+// which every user ensures through `Device::bind`.
+unsafe impl Send for StreamHandle {}
+unsafe impl Sync for StreamHandle {}
+
+impl StreamHandle {
+    pub(crate) fn new(raw: sys::CUstream, device: &Device, owner: StreamOwner) -> Arc<Self> {
+        Arc::new(StreamHandle {
+            raw,
+            generation: device.generation(),
+            device: device.clone(),
+            owner,
+            capturing: std::sync::atomic::AtomicBool::new(false),
+            capture: Mutex::new(None),
+        })
+    }
+}
+
+impl Drop for StreamHandle {
+    fn drop(&mut self) {
+        // A reset destroyed the streams made before it.
+        let current = self.generation == self.device.generation();
+        if matches!(self.owner, StreamOwner::Ours) && current && self.device.bind().is_ok() {
+            // Queued work still completes; the driver frees the stream afterwards.
+            // SAFETY: created by `Stream::create` and destroyed only here, once no
+            // stream or array refers to it.
+            let _ = unsafe { result::stream::destroy(self.raw) };
+        }
+    }
+}
+
+/// The raw handle of a remembered stream (NULL for the legacy stream).
+pub(crate) fn raw_of(stream: &StreamRef) -> sys::CUstream {
+    stream.as_ref().map_or(std::ptr::null_mut(), |h| h.raw)
 }
 
 // SAFETY: a CUstream handle may be used from any thread once its context is current,
@@ -43,7 +109,7 @@ impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stream")
             .field("device", &self.device.id())
-            .field("raw", &self.raw)
+            .field("raw", &self.cu_stream())
             .finish()
     }
 }
@@ -51,11 +117,10 @@ impl std::fmt::Debug for Stream {
 impl Stream {
     pub(crate) fn null(device: Device) -> Stream {
         Stream {
-            raw: std::ptr::null_mut(),
+            handle: None,
             faults: device.default_faults().clone(),
             generation: device.generation(),
             device,
-            owned: false,
         }
     }
 
@@ -64,10 +129,11 @@ impl Stream {
             // A simulated stream has no queue, but faults of its own.
             let faults = StreamFaults::sim();
             device.register_stream(&faults);
+            // No driver stream; the handle holds what a graph capture records.
+            let handle = StreamHandle::new(std::ptr::null_mut(), &device, StreamOwner::Foreign);
             return Ok(Stream {
-                raw: std::ptr::null_mut(),
+                handle: Some(handle),
                 device,
-                owned: false,
                 faults,
                 generation: 0,
             });
@@ -79,12 +145,29 @@ impl Stream {
             result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
         device.register_stream(&faults);
         Ok(Stream {
-            raw,
+            handle: Some(StreamHandle::new(raw, &device, StreamOwner::Ours)),
             generation: device.generation(),
             device,
-            owned: true,
             faults,
         })
+    }
+
+    pub(crate) fn from_parts(
+        handle: StreamRef,
+        device: Device,
+        faults: Arc<StreamFaults>,
+    ) -> Stream {
+        Stream {
+            handle,
+            generation: device.generation(),
+            device,
+            faults,
+        }
+    }
+
+    /// The stream as device arrays remember it.
+    pub(crate) fn handle(&self) -> &StreamRef {
+        &self.handle
     }
 
     /// `Err` when the stream was made before a reset of its device (the reset
@@ -117,7 +200,7 @@ impl Stream {
     /// The raw driver handle (NULL for the default stream, and on the simulator), for
     /// interop.
     pub fn cu_stream(&self) -> sys::CUstream {
-        self.raw
+        raw_of(&self.handle)
     }
 
     /// Waits for the work queued so far, then reports the first device-side panic of a
@@ -128,22 +211,11 @@ impl Stream {
             self.device.bind()?;
             // SAFETY: `raw` is NULL or a live stream of this context.
             self.device.watch(
-                unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize"),
+                unsafe { result::stream::synchronize(self.cu_stream()) }
+                    .call("cuStreamSynchronize"),
             )?;
         }
         self.faults.take(self.device.modules())
-    }
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        // A reset destroyed the streams made before it.
-        let current = self.generation == self.device.generation();
-        if self.owned && current && self.device.bind().is_ok() {
-            // Queued work still completes; the driver frees the stream afterwards.
-            // SAFETY: created by `Stream::create` and destroyed only here.
-            let _ = unsafe { result::stream::destroy(self.raw) };
-        }
     }
 }
 
@@ -208,7 +280,7 @@ impl Event {
                 self.device.bind()?;
                 // SAFETY: both handles are live and belong to the current context (a
                 // stream of another backend is NULL: the default stream).
-                unsafe { result::event::record(*raw, stream.raw) }.call("cuEventRecord")
+                unsafe { result::event::record(*raw, stream.cu_stream()) }.call("cuEventRecord")
             }
             Marker::Sim(at) => {
                 *at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());

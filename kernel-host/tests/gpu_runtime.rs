@@ -80,6 +80,7 @@ static SCALE: FnSource = FnSource {
     line: SCALE_LINE,
     bounds_check: true,
     fast_math: false,
+    launch_bounds: None,
     deps: &[],
     consts: &[],
     structs: &[],
@@ -96,6 +97,7 @@ static OOB: FnSource = FnSource {
     line: OOB_LINE,
     bounds_check: true,
     fast_math: false,
+    launch_bounds: None,
     deps: &[],
     consts: &[],
     structs: &[],
@@ -529,4 +531,132 @@ fn aot_kernel_launches_without_libnvvm() {
     let mut x = vec![2.0f32; 100];
     scale(LaunchConfig::new(1, 128), &mut x, 4.0).unwrap();
     assert_eq!(x, vec![8.0; 100]);
+}
+
+/// Data passed both ways between cudarc and cudajit without a copy: a cudarc
+/// `CudaSlice` borrowed as a device array and scaled by a cudajit kernel on a cudajit
+/// stream, then read by cudarc on its own (non-blocking) stream; a `DeviceArray` lent
+/// to cudarc to read and to write; a launch on a stream cudarc created; a raw pointer
+/// with a length. Every hand-over is ordered by the runtime (no synchronisation by
+/// the test in between).
+#[test]
+fn interop_with_cudarc_passes_data_both_ways_without_copies() {
+    use cudarc::driver::DevicePtr;
+    let Some((device, _gpu)) = gpu_or_skip("cudarc interop needs a GPU") else {
+        return;
+    };
+    let n: usize = 1 << 20;
+    let mut rng = Rng(0x1234_5678 ^ std::process::id() as u64);
+    let data: Vec<f32> = (0..n).map(|_| (rng.next() % 1000) as f32).collect();
+    let config = || LaunchConfig::new(n.div_ceil(256), 256);
+    let ctx = device.cuda_context().unwrap().clone();
+    let theirs = ctx.new_stream().unwrap();
+
+    // cudarc → cudajit → cudarc.
+    let mut slice = theirs.clone_htod(&data).unwrap();
+    let address = slice.device_ptr(&theirs).0;
+    {
+        let mut borrowed = DeviceArray::from_cudarc(&mut slice, &theirs).unwrap();
+        assert_eq!(borrowed.device_ptr(), address, "the borrow copied the data");
+        let ours = device.new_stream().unwrap();
+        let Some(()) = skip_if_no_nvvm(scale(config().stream(&ours), &mut borrowed, 3.0)) else {
+            return;
+        };
+    }
+    let back = theirs.clone_dtoh(&slice).unwrap();
+    for (i, (&got, &x)) in back.iter().zip(&data).enumerate() {
+        assert_eq!(
+            got,
+            3.0 * x,
+            "element {i} after cudajit's kernel, read by cudarc"
+        );
+    }
+
+    // cudajit → cudarc (read), cudarc → cudajit (write).
+    let mut d = DeviceArray::from_slice_on(&device, &data).unwrap();
+    scale(config(), &mut d, 2.0).unwrap();
+    {
+        let lent = d.as_cudarc(&theirs).unwrap();
+        assert_eq!(
+            lent.device_ptr(&theirs).0,
+            d.device_ptr(),
+            "the loan copied the data"
+        );
+        let seen = theirs.clone_dtoh(&*lent).unwrap();
+        for (i, (&got, &x)) in seen.iter().zip(&data).enumerate() {
+            assert_eq!(got, 2.0 * x, "element {i} as cudarc reads cudajit's write");
+        }
+    }
+    let fresh: Vec<f32> = (0..n).map(|_| (rng.next() % 1000) as f32).collect();
+    {
+        let mut lent = d.as_cudarc_mut(&theirs).unwrap();
+        theirs.memcpy_htod(&fresh, &mut lent.view_mut()).unwrap();
+    }
+    assert_eq!(
+        d.to_host().unwrap(),
+        fresh,
+        "cudarc's write as cudajit reads it"
+    );
+
+    // A launch on cudarc's stream.
+    let on_theirs = kernel_host::Stream::from_cudarc(theirs.clone()).unwrap();
+    scale(config().stream(&on_theirs), &mut d, 0.5).unwrap();
+    on_theirs.synchronize().unwrap();
+    let halved = d.to_host().unwrap();
+    assert!(halved.iter().zip(&fresh).all(|(&h, &f)| h == 0.5 * f));
+
+    // A raw pointer and a length, owned by cudarc.
+    let raw = theirs.clone_htod(&data).unwrap().leak();
+    {
+        // SAFETY: `raw` holds `n` f32s of this context, nothing else uses or frees it
+        // during the borrow, and it was last written on `theirs`.
+        let mut borrowed =
+            unsafe { DeviceArray::<f32>::from_raw_parts(&on_theirs, raw, n) }.unwrap();
+        scale(config(), &mut borrowed, 4.0).unwrap();
+    }
+    // SAFETY: the allocation leaked above, `n` elements.
+    let owned = unsafe { theirs.upgrade_device_ptr::<f32>(raw, n) };
+    let back = theirs.clone_dtoh(&owned).unwrap();
+    assert!(back.iter().zip(&data).all(|(&b, &x)| b == 4.0 * x));
+}
+
+/// Device arrays come from the device's stream-ordered pool: allocating reserves pool
+/// memory, freed memory is reused, and trimming gives it back.
+#[test]
+fn device_arrays_come_from_the_memory_pool() {
+    let Some((device, _gpu)) = gpu_or_skip("the memory pool is the driver's") else {
+        return;
+    };
+    let before = match device.pool_reserved_bytes() {
+        Ok(bytes) => bytes,
+        Err(Error::NotSupported { .. }) => {
+            skip!("this GPU has no memory pools");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let len = 16 << 20; // 64 MiB of f32
+    let a = device.zeros::<f32>(len).unwrap();
+    let reserved = device.pool_reserved_bytes().unwrap();
+    assert!(
+        reserved >= before + (len * 4) as u64 || reserved >= (len * 4) as u64,
+        "the pool holds {reserved} bytes after a {} byte array (before: {before})",
+        len * 4
+    );
+    drop(a);
+    // Freed memory stays in the pool (release threshold) and is reused.
+    device.synchronize().unwrap();
+    let kept = device.pool_reserved_bytes().unwrap();
+    let b = device.zeros::<f32>(len).unwrap();
+    assert_eq!(
+        device.pool_reserved_bytes().unwrap(),
+        kept,
+        "the pool grew instead of reusing"
+    );
+    assert!(b.to_host().unwrap().iter().all(|&x| x == 0.0));
+    drop(b);
+    device.synchronize().unwrap();
+    device.trim_memory_pool(0).unwrap();
+    let trimmed = device.pool_reserved_bytes().unwrap();
+    assert!(trimmed < kept, "trimming kept {trimmed} of {kept} bytes");
 }

@@ -31,6 +31,7 @@ fn nvvm_ir_ptx_and_resources_of_a_kernel() {
         line: line!(),
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
         deps: &[],
         consts: &[],
         structs: &[],

@@ -14,6 +14,9 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(e) => return e.to_compile_error(),
     };
+    if let syn::Data::Enum(data) = &item.data {
+        return super::derive_enum::derive_enum(&item, data);
+    }
     let mut diags = Vec::new();
     let name = &item.ident;
     if !has_repr_c(&item.attrs) {
@@ -49,18 +52,8 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
             );
             Vec::new()
         }
-        syn::Data::Enum(e) => {
-            diags.push(
-                Diagnostic::new(
-                    e.enum_token.span,
-                    "`#[derive(DeviceCopy)]` applies to structs, not enums",
-                )
-                .with_hint(
-                    "kernels take plain `#[repr(C)]` structs of scalars, arrays and such structs",
-                ),
-            );
-            Vec::new()
-        }
+        // Handled above.
+        syn::Data::Enum(_) => Vec::new(),
         syn::Data::Union(u) => {
             diags.push(
                 Diagnostic::new(
@@ -99,6 +92,7 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
         unsafe impl ::cudajit::__private::DeviceCopy for #name {
             const LAYOUT: ::cudajit::__private::Layout =
                 ::cudajit::__private::struct_layout(&[#(#field_tys::LAYOUT),*]);
+            const ZERO_IS_VALID: bool = true #(&& #field_tys::ZERO_IS_VALID)*;
             const PADDING: u64 = ::cudajit::__private::struct_padding(
                 &[#(#field_tys::LAYOUT),*],
                 &[#(#field_tys::PADDING),*],
@@ -140,6 +134,8 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
         // SAFETY: every field is a device type (the bound above) and the struct has no
         // padding, so all its bytes are initialised plain data.
         unsafe impl ::cudajit::__private::DeviceElem for #name {}
+        // SAFETY: as above; a kernel takes the struct by value as these bytes.
+        unsafe impl ::cudajit::__private::KernelValue for #name {}
     }
 }
 

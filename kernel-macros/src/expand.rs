@@ -164,6 +164,18 @@ fn fn_source(
         SourceKind::Device => quote!(Device),
     };
     let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
+    let launch_bounds = match options.launch_bounds {
+        Some(kernel_device::ir::LaunchBounds {
+            max_threads,
+            min_blocks,
+        }) => quote!(::core::option::Option::Some(
+            ::cudajit::__private::LaunchBounds {
+                max_threads: #max_threads,
+                min_blocks: #min_blocks,
+            }
+        )),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         ::cudajit::__private::FnSource {
             name: #name,
@@ -173,6 +185,7 @@ fn fn_source(
             line: #line,
             bounds_check: #bounds_check,
             fast_math: #fast_math,
+            launch_bounds: #launch_bounds,
             deps: #deps,
             consts: &[#(#consts),*],
             structs: &[#(#structs),*],
@@ -215,10 +228,14 @@ fn struct_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
             let def = quote::quote_spanned! {path.span()=>
                 <#path as ::cudajit::__private::DeviceCopy>::device_type()
             };
+            let enum_def = quote::quote_spanned! {path.span()=>
+                <#path as ::cudajit::__private::DeviceCopy>::device_enum()
+            };
             quote! {
                 ::cudajit::__private::StructItem {
                     name: #name,
                     def: &|| #def,
+                    enum_def: &|| #enum_def,
                 }
             }
         })
@@ -264,6 +281,12 @@ fn kernel(
             parse::Shape::Scalar(t) => (
                 quote!(#t),
                 quote!(::cudajit::__private::KernelArg::scalar::<#t>(#p)),
+            ),
+            // Spanned at the type: a struct (or an enum without the derive) is
+            // reported there by the `KernelValue` bound.
+            parse::Shape::Value(t) => (
+                quote!(#t),
+                quote::quote_spanned!(t.span()=> ::cudajit::__private::KernelArg::value::<#t>(#p)),
             ),
             parse::Shape::Unsupported => {
                 all_supported = false;
@@ -439,7 +462,7 @@ fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribut
         types.push(match &param.shape {
             parse::Shape::Slice(t) => quote!(&'call [#t]),
             parse::Shape::SliceMut(t) => quote!(&'call mut [#t]),
-            parse::Shape::Scalar(t) => quote!(#t),
+            parse::Shape::Scalar(t) | parse::Shape::Value(t) => quote!(#t),
             // Nothing to launch; the parameter is reported.
             parse::Shape::Unsupported => return TokenStream::new(),
         });
@@ -471,6 +494,7 @@ fn device(
     let options = parse::Options {
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
     };
     let source = fn_source(item, rendered, SourceKind::Device, &options, deps, failed);
     let mut host_fn = item.clone();

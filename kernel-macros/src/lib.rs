@@ -13,6 +13,7 @@ use proc_macro::TokenStream;
 mod callees;
 mod context;
 mod derive;
+mod derive_enum;
 mod expand;
 mod globals;
 mod parse;

@@ -12,24 +12,27 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-/// `#[kernel(boundscheck = false, fastmath = true)]`.
+/// `#[kernel(boundscheck = false, fastmath = true, launch_bounds = (256, 2))]`.
 pub struct Options {
     pub bounds_check: bool,
     pub fast_math: bool,
+    pub launch_bounds: Option<kernel_device::ir::LaunchBounds>,
 }
 
 pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>) -> Options {
     let mut options = Options {
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
     };
     if args.is_empty() {
         return options;
     }
     if kind == SourceKind::Device {
         errors.push(
-            Diagnostic::new(args.span(), "`#[device]` takes no arguments")
-                .with_hint("put `boundscheck`/`fastmath` on the `#[kernel]` that calls it"),
+            Diagnostic::new(args.span(), "`#[device]` takes no arguments").with_hint(
+                "put `boundscheck`/`fastmath`/`launch_bounds` on the `#[kernel]` that calls it",
+            ),
         );
         return options;
     }
@@ -47,6 +50,10 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
     for meta in list {
         let path = meta.path();
         let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        if name == "launch_bounds" {
+            launch_bounds(&meta, &mut options, errors);
+            continue;
+        }
         let slot = match name.as_str() {
             "boundscheck" => &mut options.bounds_check,
             "fastmath" => &mut options.fast_math,
@@ -56,7 +63,7 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
                         path.span(),
                         format!("unknown `#[kernel]` argument `{}`", pretty(path)),
                     )
-                    .with_hint("the arguments are `boundscheck = bool` and `fastmath = bool`"),
+                    .with_hint("the arguments are `boundscheck = bool`, `fastmath = bool` and `launch_bounds = threads` or `(threads, blocks per SM)`"),
                 );
                 continue;
             }
@@ -94,6 +101,25 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
     options
 }
 
+/// `launch_bounds = 256` or `launch_bounds = (256, 2)`.
+fn launch_bounds(meta: &syn::Meta, options: &mut Options, errors: &mut Vec<Diagnostic>) {
+    let syn::Meta::NameValue(pair) = meta else {
+        errors.push(
+            Diagnostic::new(meta.span(), "`launch_bounds` takes a value")
+                .with_hint("write `#[kernel(launch_bounds = 256)]` or `#[kernel(launch_bounds = (256, 2))]` (threads per block, blocks per SM)"),
+        );
+        return;
+    };
+    match kernel_device::source::launch_bounds_of(&pair.value) {
+        Ok(bounds) => options.launch_bounds = Some(bounds),
+        Err(message) => errors.push(
+            Diagnostic::new(pair.value.span(), message).with_hint(
+                "write `#[kernel(launch_bounds = 256)]` or `#[kernel(launch_bounds = (256, 2))]` (threads per block, blocks per SM)",
+            ),
+        ),
+    }
+}
+
 /// How a kernel parameter is passed to `launch`.
 pub enum Shape {
     /// `&[T]`: any `SliceArg<'a, T>`.
@@ -102,6 +128,9 @@ pub enum Shape {
     SliceMut(syn::Type),
     /// A scalar, by value.
     Scalar(syn::Type),
+    /// A named type by value (`op: Op`): its `KernelValue` bound, checked by rustc at
+    /// the launcher, admits `#[derive(DeviceCopy)]` enums.
+    Value(syn::Type),
     /// Already reported; the launcher takes `impl Sized` so nothing else fails.
     Unsupported,
 }
@@ -253,6 +282,7 @@ fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
         },
         syn::Type::Paren(p) => shape_of(&p.elem, type_params),
         ty if is_scalar(ty, type_params) => Shape::Scalar(ty.clone()),
+        ty if is_struct(ty) => Shape::Value(ty.clone()),
         _ => Shape::Unsupported,
     }
 }

@@ -64,6 +64,11 @@ struct GridRewriter<'e> {
 impl VisitMut for GridRewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
+        if let syn::Expr::ForLoop(f) = expr {
+            // `#[unroll]` is a hint to cudajit's compiler (the frontend reads it from the
+            // embedded source); rustc knows no such attribute.
+            f.attrs.retain(|a| !a.path().is_ident("unroll"));
+        }
         let syn::Expr::Call(call) = expr else { return };
         let syn::Expr::Path(func) = &*call.func else {
             return;

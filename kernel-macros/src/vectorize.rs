@@ -2,7 +2,8 @@
 //! `#[device]` function (so it stays callable on the host and from kernels), and its
 //! module gains `apply`, `apply_into`, `apply_on` and `apply_into_on`, which run it
 //! over whole arrays through the runtime's elementwise map (`cudajit::map`/`map2`):
-//! `f::apply(&x, &y)?` is a new `DeviceArray` with `f(x[i], y[i])`.
+//! `f::apply(&x, &y)?` is a new `DeviceArray` with `f(x[i], y[i])`; a scalar in place
+//! of an array is broadcast: `f::apply(&2.0, &y)?` has `f(2.0, y[i])`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -97,7 +98,7 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let bounds = quote!(#(#generics: #hl::Input<#types> + ?::core::marker::Sized),*);
     let params = quote!(#(#inputs: &#generics),*);
     let doc = format!(
-        "`{name}` applied to each element of equal-length inputs (host slices or `DeviceArray`s), on the default device or the inputs' one; `Err` naming both lengths when they differ."
+        "`{name}` applied to each element of equal-length inputs (host slices or `DeviceArray`s; a scalar, `&2.0`, is broadcast to every element), on the default device or the inputs' one; `Err` naming both lengths when they differ."
     );
     Ok(quote! {
         fn __cudajit_device_fn() -> #hl::DeviceFn<fn(#(#types),*) -> #output> {

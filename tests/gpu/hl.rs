@@ -36,13 +36,13 @@ fn widen(x: i32) -> i64 {
 }
 
 #[cudajit::device]
-fn add_i64(a: i64, b: i64) -> i64 {
+pub(super) fn add_i64(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
 /// Associative but not commutative (identity 0): a scan must keep the input's order.
 #[cudajit::device]
-fn first_nonzero(a: i32, b: i32) -> i32 {
+pub(super) fn first_nonzero(a: i32, b: i32) -> i32 {
     if a != 0 {
         a
     } else {
@@ -76,7 +76,7 @@ fn halve(x: i32) -> f64 {
 }
 
 /// The lengths every operation is checked at on this device.
-fn lengths(device: &cudajit::Device) -> Vec<usize> {
+pub(super) fn lengths(device: &cudajit::Device) -> Vec<usize> {
     let mut all = vec![
         0,
         1,
@@ -265,6 +265,43 @@ fn scans_of_every_length_and_type() {
 }
 
 #[test]
+fn reductions_into_device_arrays() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl reduce into");
+    for n in lengths(&device) {
+        let x = small_f32(&mut rng, n);
+        let want: f64 = x.iter().map(|&v| v as f64).sum();
+        let dx = DeviceArray::from_slice(&x).unwrap();
+        let mut out = DeviceArray::from_slice(&[f32::NAN]).unwrap();
+        cudajit::sum_into(&dx, &mut out).unwrap();
+        assert_eq!(
+            out.to_host().unwrap()[0] as f64,
+            want,
+            "f32 sum_into, n = {n}"
+        );
+
+        let xi: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        let mut out = DeviceArray::from_slice(&[7i64]).unwrap();
+        cudajit::reduce_into(&xi, device_fn!(max_i64), i64::MIN, &mut out).unwrap();
+        let want = xi.iter().copied().max().unwrap_or(i64::MIN);
+        assert_eq!(
+            out.to_host().unwrap()[0],
+            want,
+            "i64 reduce_into(max), n = {n}"
+        );
+        cudajit::min_into(&xi, &mut out).unwrap();
+        let want = xi.iter().copied().min().unwrap_or(i64::MAX);
+        assert_eq!(out.to_host().unwrap()[0], want, "i64 min_into, n = {n}");
+    }
+    // The result is one element: any other length is an `Err` naming it.
+    let mut two = DeviceArray::<f32>::zeros(2).unwrap();
+    let e = cudajit::sum_into(&[1.0f32, 2.0], &mut two)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`out` holds 2 elements"), "{e}");
+}
+
+#[test]
 fn compaction_keeps_order() {
     let device = require_gpu!();
     let mut rng = Rng::fresh("hl compact");
@@ -350,6 +387,10 @@ fn stream_forms_run_on_the_stream() {
     let n = 3000;
     let x: Vec<u64> = (0..n).map(|_| rng.below(1000)).collect();
     assert_eq!(cudajit::sum_on(&stream, &x).unwrap(), x.iter().sum::<u64>());
+    let mut total = DeviceArray::from_slice(&[u64::MAX]).unwrap();
+    cudajit::sum_into_on(&stream, &x, &mut total).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(total.to_host().unwrap()[0], x.iter().sum::<u64>());
     let scan = cudajit::inclusive_scan_on(&stream, &x, device_fn!(add_u64), 0).unwrap();
     stream.synchronize().unwrap();
     assert_eq!(scan.to_host().unwrap()[n - 1], x.iter().sum::<u64>());
@@ -398,6 +439,20 @@ fn vectorized_functions_apply_to_arrays() {
             "saxpy_like::apply_into, n = {n}"
         );
 
+        // A scalar in place of either array is broadcast to every element.
+        let a = rng.below(7) as f32 - 3.0;
+        let want: Vec<f32> = y.iter().map(|&b| saxpy_like(a, b)).collect();
+        let got = saxpy_like::apply(&a, &dy).unwrap().to_host().unwrap();
+        assert_eq!(got, want, "saxpy_like::apply(scalar, array), n = {n}");
+        let want: Vec<f32> = x.iter().map(|&v| saxpy_like(v, 0.5)).collect();
+        let mut out = DeviceArray::from_slice(&vec![f32::NAN; n]).unwrap();
+        saxpy_like::apply_into(&x, &0.5, &mut out).unwrap();
+        assert_eq!(
+            out.to_host().unwrap(),
+            want,
+            "saxpy_like::apply_into(array, scalar), n = {n}"
+        );
+
         let xi: Vec<i32> = (0..n).map(|_| rng.below(600) as i32 - 150).collect();
         let want: Vec<u8> = xi.iter().map(|&v| clamp_to_byte(v)).collect();
         let got = clamp_to_byte::apply(&xi).unwrap().to_host().unwrap();
@@ -413,6 +468,21 @@ fn vectorized_functions_apply_to_arrays() {
     let stream = device.new_stream().unwrap();
     let got = saxpy_like::apply_on(&stream, &[1.0f32, 2.0], &[0.5f32, 0.25]).unwrap();
     assert_eq!(got.to_host().unwrap(), vec![3.5, 6.25]);
+    // Two scalars: one element. A scalar and an output of another length: `Err`.
+    let got = saxpy_like::apply(&1.0, &0.5).unwrap();
+    assert_eq!(got.to_host().unwrap(), vec![saxpy_like(1.0, 0.5)]);
+    let mut out = DeviceArray::<f32>::zeros(4).unwrap();
+    let e = saxpy_like::apply_into(&2.0, &[1.0f32; 3], &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`b` holds 3") && e.contains("`out` holds 4"),
+        "{e}"
+    );
+    // A map fills its output from a broadcast scalar.
+    let mut out = DeviceArray::from_slice(&[0u8; 5]).unwrap();
+    cudajit::map_into(&300i32, device_fn!(clamp_to_byte), &mut out).unwrap();
+    assert_eq!(out.to_host().unwrap(), vec![clamp_to_byte(300); 5]);
 }
 
 /// The README's example, as written there, with its results checked.
@@ -450,6 +520,11 @@ mod readme {
         let prefix = cudajit::inclusive_scan(&x, device_fn!(add), 0.0).unwrap();
         let kept = cudajit::compact(&x, device_fn!(positive)).unwrap();
         let y = saxpy::apply(&x, &x).unwrap();
+        let z = saxpy::apply(&0.5, &x).unwrap();
+        let mut on_device = cudajit::DeviceArray::<f32>::zeros(1).unwrap();
+        cudajit::sum_into(&x, &mut on_device).unwrap();
+        assert_eq!(z.to_host().unwrap(), vec![2.0f32; 1000]);
+        assert_eq!(on_device.to_host().unwrap(), vec![1000.0]);
         assert_eq!((total, same, sq), (1000.0, 1000.0, 1000.0));
         let want: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
         assert_eq!(prefix.to_host().unwrap(), want);

@@ -2,6 +2,9 @@
 //! from the table bench/report_simt.py prints (its `kernel ...` header line names the
 //! columns; `-` is a missing value): per kernel, the time of cudajit (bounds-checked and
 //! not) and of Numba as a multiple of nvcc's, with the 1.00 and 1.05 lines.
+//! `cargo xtask chart-hl TABLE.txt OUT.png`: the same for bench/report_hl.py's table of
+//! the high-level operations (`op ...` header): cudajit's time over its reference's
+//! (CuPy, CUB, the written kernel), with the 1.00, 1.05 and 1.10 lines.
 //!
 //! Drawn by plotters into a bitmap with an embedded font (DejaVu Sans through ab_glyph),
 //! so it needs no system font library and renders the same everywhere.
@@ -12,7 +15,7 @@ use std::sync::Once;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-/// One table row: the kernel and its ratios against nvcc, one per [`SERIES`] entry.
+/// One table row: its name and its ratios, one per series of the table's [`Style`].
 #[derive(Debug, PartialEq)]
 pub struct Row {
     pub kernel: String,
@@ -26,43 +29,87 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// (column in the table, legend label, colour).
-const SERIES: [(&str, &str, RGBColor); 3] = [
-    ("cj/nvcc", "cudajit #[kernel]", RGBColor(31, 119, 180)),
-    (
-        "nochk/nvcc",
-        "cudajit boundscheck = false",
-        RGBColor(44, 160, 44),
-    ),
-    ("numba/nvcc", "Numba @cuda.jit", RGBColor(255, 127, 14)),
-];
+/// What one kind of table looks like and how its chart is labelled.
+pub struct Style {
+    /// The first word of the table's header line.
+    header: &'static str,
+    /// (column in the table, legend label, colour), one bar per row each.
+    series: &'static [(&'static str, &'static str, RGBColor)],
+    /// Horizontal lines (ratio, colour).
+    levels: &'static [(f64, RGBColor)],
+    y_desc: &'static str,
+    /// After the caption's first line: what the bars are.
+    what: &'static str,
+    usage: &'static str,
+}
+
+/// The SIMT suite (bench/report_simt.py).
+pub const SIMT: Style = Style {
+    header: "kernel",
+    series: &[
+        ("cj/nvcc", "cudajit #[kernel]", RGBColor(31, 119, 180)),
+        (
+            "nochk/nvcc",
+            "cudajit boundscheck = false",
+            RGBColor(44, 160, 44),
+        ),
+        ("numba/nvcc", "Numba @cuda.jit", RGBColor(255, 127, 14)),
+    ],
+    levels: &[(1.0, BLACK), (1.05, RED)],
+    y_desc: "x nvcc -O3",
+    what: "time / nvcc time (lower is faster)",
+    usage: "usage: cargo xtask chart TABLE.txt OUT.png (TABLE: bench/run_simt.sh's simt.txt)",
+};
+
+/// The high-level operations (bench/report_hl.py).
+pub const HL: Style = Style {
+    header: "op",
+    series: &[(
+        "cj/ref",
+        "cudajit / reference (ref column: CuPy, CUB or the written kernel)",
+        RGBColor(31, 119, 180),
+    )],
+    levels: &[(1.0, BLACK), (1.05, RED), (1.10, MAGENTA)],
+    y_desc: "x reference",
+    what: "time / reference time (lower is faster)",
+    usage: "usage: cargo xtask chart-hl TABLE.txt OUT.png (TABLE: bench/run_hl.sh's hl.txt)",
+};
+
 const FONT: &str = "sans-serif";
 /// Bars taller than this are cut and labelled with their value (Numba can be far off).
 const Y_CAP: f64 = 3.0;
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String], style: &Style) -> Result<(), String> {
     let [table, png] = args else {
-        return Err(
-            "usage: cargo xtask chart TABLE.txt OUT.png (TABLE: bench/run_simt.sh's simt.txt)"
-                .into(),
-        );
+        return Err(style.usage.into());
     };
     let text = std::fs::read_to_string(table).map_err(|e| format!("{table}: {e}"))?;
-    let parsed = parse(&text).map_err(|e| format!("{table}: {e}"))?;
-    draw(&parsed, Path::new(png))?;
-    eprintln!("xtask: wrote {png} ({} kernels)", parsed.rows.len());
+    let parsed = parse_as(&text, style).map_err(|e| format!("{table}: {e}"))?;
+    draw_as(&parsed, Path::new(png), style)?;
+    eprintln!("xtask: wrote {png} ({} rows)", parsed.rows.len());
     Ok(())
 }
 
-/// Reads the kernel table: from the line starting with `kernel` to the first blank line.
+/// Reads a SIMT kernel table.
+#[cfg(test)]
 pub fn parse(text: &str) -> Result<Table, String> {
+    parse_as(text, &SIMT)
+}
+
+/// Reads the table: from the line starting with `style`'s header word to the first
+/// blank line.
+pub fn parse_as(text: &str, style: &Style) -> Result<Table, String> {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines
         .iter()
-        .position(|l| l.split_whitespace().next() == Some("kernel"))
-        .ok_or("no table header (a line starting with `kernel`)")?;
+        .position(|l| l.split_whitespace().next() == Some(style.header))
+        .ok_or(format!(
+            "no table header (a line starting with `{}`)",
+            style.header
+        ))?;
     let header: Vec<&str> = lines[start].split_whitespace().collect();
-    let columns: Vec<usize> = SERIES
+    let columns: Vec<usize> = style
+        .series
         .iter()
         .map(|(name, _, _)| {
             header
@@ -105,7 +152,13 @@ fn register_font() {
     });
 }
 
+/// Draws a SIMT kernel table.
+#[cfg(test)]
 pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
+    draw_as(table, png, &SIMT)
+}
+
+pub fn draw_as(table: &Table, png: &Path, style: &Style) -> Result<(), String> {
     register_font();
     let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", png.display());
     let n = table.rows.len();
@@ -122,12 +175,9 @@ pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
         .title
         .first()
         .cloned()
-        .unwrap_or_else(|| "SIMT kernels".to_string());
+        .unwrap_or_else(|| "cudajit benchmark".to_string());
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{caption}: time / nvcc time (lower is faster)"),
-            (FONT, 20),
-        )
+        .caption(format!("{caption}: {}", style.what), (FONT, 20))
         .margin(15)
         .x_label_area_size(60)
         .y_label_area_size(60)
@@ -138,13 +188,13 @@ pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
         .disable_x_mesh()
         .x_labels(n.max(1))
         .x_label_formatter(&|_| String::new())
-        .y_desc("x nvcc -O3")
+        .y_desc(style.y_desc)
         .label_style((FONT, 14))
         .draw()
         .map_err(|e| err(&e))?;
 
-    let bar = 0.8 / SERIES.len() as f64;
-    for (s, (_, label, colour)) in SERIES.iter().enumerate() {
+    let bar = 0.8 / style.series.len() as f64;
+    for (s, (_, label, colour)) in style.series.iter().enumerate() {
         let bars: Vec<_> = table
             .rows
             .iter()
@@ -161,7 +211,7 @@ pub fn draw(table: &Table, png: &Path) -> Result<(), String> {
             .label(*label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
     }
-    for (level, colour) in [(1.0, BLACK), (1.05, RED)] {
+    for &(level, colour) in style.levels {
         chart
             .draw_series(LineSeries::new(
                 [(0.0, level), (n as f64, level)],
@@ -248,6 +298,37 @@ Bars
             vec![Some(1.013), Some(0.997), Some(3.289)]
         );
         assert_eq!(t.rows[2].ratios, vec![None, None, Some(3.0)]);
+    }
+
+    /// The shape bench/report_hl.py prints (abridged).
+    const HL_SAMPLE: &str = "\
+cudajit high-level operations benchmark, 2026-11-25 19:00:00 UTC
+commit: 0123456789abcdef
+
+High-level operations, 2^28 elements: median us of 20 event-timed calls
+op                    cj_us ref          ref_us  cj/ref    GB/s  %copy  bars
+saxpy.vectorize    1174.176 written    1177.152   0.997    2743      -  <=1.05x_written:ok
+sum.device          355.000 cupy        373.000   0.952    3024      -  <=1.05x_cupy:ok
+scan.alloc         1200.000 cupy              -       -    1789   59.9  -
+
+Bars
+";
+
+    #[test]
+    fn parses_and_draws_the_hl_table() {
+        let t = parse_as(HL_SAMPLE, &HL).unwrap();
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[1].kernel, "sum.device");
+        assert_eq!(t.rows[1].ratios, vec![Some(0.952)]);
+        assert_eq!(t.rows[2].ratios, vec![None]);
+        let dir = std::env::temp_dir().join(format!("xtask-chart-hl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = dir.join("hl.png");
+        draw_as(&t, &png, &HL).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //!   `run.sh` that runs them all on the GPU machine.
 //! - `bench`: builds the bundle and says how to run it.
 //! - `chart TABLE.txt OUT.png`: the ratio chart of a SIMT benchmark run's table.
+//! - `chart-hl TABLE.txt OUT.png`: the same for the high-level operations' table.
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
@@ -36,6 +37,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
   bench [--out-dir DIR]                 build the bundle and print how to run it
   chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc
+  chart-hl TABLE.txt OUT.png            draw the hl bench table's ratios (bench/run_hl.sh)
   gen-fidelity --seed S [--count N] --out FILE
                                         write N random programs of the subset (default 1000)
   fuzz [--count N] [--seed S]           N fresh random programs on the simulator against rustc
@@ -50,7 +52,8 @@ fn main() -> ExitCode {
         Some("build-device") => build_device::run(&args[1..]),
         Some("gpu-bundle") => bundle::run(&args[1..]).map(|_| ()),
         Some("bench") => bundle::bench(&args[1..]),
-        Some("chart") => chart::run(&args[1..]),
+        Some("chart") => chart::run(&args[1..], &chart::SIMT),
+        Some("chart-hl") => chart::run(&args[1..], &chart::HL),
         Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("cache") => cache::run(&args[1..]),

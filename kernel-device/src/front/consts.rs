@@ -16,6 +16,8 @@ pub struct ConstEnv {
     /// The `#[derive(DeviceCopy)]` structs the function names, by the name written
     /// (see `structs.rs`); complete or not together with `values`.
     pub structs: Vec<(String, std::sync::Arc<crate::ir::StructDef>)>,
+    /// The `#[derive(DeviceCopy)]` enums the function names, likewise (`enums.rs`).
+    pub enums: Vec<(String, std::sync::Arc<crate::ir::EnumDef>)>,
     /// Whether `values` holds every constant the body names (run time, offline). At
     /// macro time it is empty and incomplete: a SCREAMING_CASE name is then a crate
     /// constant of unknown value, checked by rustc in the twin.
@@ -27,6 +29,7 @@ impl ConstEnv {
         ConstEnv {
             values,
             structs: Vec::new(),
+            enums: Vec::new(),
             complete: true,
         }
     }

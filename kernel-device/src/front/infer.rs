@@ -422,6 +422,13 @@ impl Table {
 
     /// Whether the type contains an error or an unresolved opaque result (then no
     /// further diagnostic should be reported about it).
+    /// Macro time: a named type the macro knows by name only (a struct or a
+    /// `#[derive(DeviceCopy)]` enum, which is its repr integer at run time): its
+    /// operators and casts are left to rustc's check of the twin.
+    pub fn is_unknown_named(&mut self, ty: &Ty) -> bool {
+        matches!(self.shallow(ty), Ty::Struct(StructTy { def: None, .. }))
+    }
+
     pub fn is_suppressed(&mut self, ty: &Ty) -> bool {
         match self.shallow(ty) {
             Ty::Error => true,

@@ -201,6 +201,9 @@ impl FnLowerer<'_> {
                 return h;
             }
         }
+        if let Some(h) = self.lower_enum_variant(&p.path, span) {
+            return h;
+        }
         let text = quote::ToTokens::to_token_stream(&p.path)
             .to_string()
             .replace(' ', "");
@@ -275,6 +278,17 @@ impl FnLowerer<'_> {
                     OperandClass::Numeric
                 };
                 if self.table.unify(lt, rt).is_err() {
+                    if self.table.is_unknown_named(lt) || self.table.is_unknown_named(rt) {
+                        let l = self.table.describe(lt);
+                        let r = self.table.describe(rt);
+                        let message = super::lower_fn::binop_message(op, &l, &r, compound);
+                        self.error_hint(
+                            op_span,
+                            message,
+                            "structs and enums have no arithmetic in kernels: an enum converts to its integer with `as` (`op as u8`), compute with a struct's fields one by one",
+                        );
+                        return Ty::Error;
+                    }
                     if !self.table.is_suppressed(lt) && !self.table.is_suppressed(rt) {
                         let l = self.table.describe(lt);
                         let r = self.table.describe(rt);
@@ -449,11 +463,16 @@ impl FnLowerer<'_> {
                 return self.error_expr(span);
             }
             Ok(other) => {
+                let named = matches!(other, Ty::Struct(_));
                 let t = self.table.describe(&other);
                 self.error_hint(
                     c.ty.span(),
                     format!("non-primitive cast to `{t}`"),
-                    "`as` converts between scalar types only",
+                    if named {
+                        format!("`as` converts between scalar types only; an enum's values are its variants: `match code {{ 0 => {t}::.., _ => {t}::.. }}`")
+                    } else {
+                        "`as` converts between scalar types only".to_string()
+                    },
                 );
                 return self.error_expr(span);
             }

@@ -109,6 +109,7 @@ impl FnLowerer<'_> {
     }
 
     pub fn lower_for(&mut self, f: &syn::ExprForLoop, stmts: &mut Vec<ir::Stmt>) {
+        let unroll = self.unroll_attr(&f.attrs);
         let Some(RangeIter {
             range,
             step,
@@ -195,7 +196,45 @@ impl FnLowerer<'_> {
             inclusive,
             step: step_h,
             reverse,
+            unroll,
             body,
         });
     }
+
+    /// The loop's `#[unroll]` / `#[unroll(n)]` attribute, if any (other attributes are
+    /// left to rustc, which sees them in the checked twin).
+    fn unroll_attr(&mut self, attrs: &[syn::Attribute]) -> ir::Unroll {
+        let mut unroll = ir::Unroll::Auto;
+        for attr in attrs.iter().filter(|a| a.path().is_ident("unroll")) {
+            let count = match &attr.meta {
+                syn::Meta::Path(_) => Some(ir::Unroll::Full),
+                syn::Meta::List(list) => list
+                    .parse_args::<syn::LitInt>()
+                    .ok()
+                    .and_then(|n| n.base10_parse::<u32>().ok())
+                    .filter(|n| (1..=MAX_UNROLL).contains(n))
+                    .map(ir::Unroll::Times),
+                syn::Meta::NameValue(_) => None,
+            };
+            // The count as written (`0` in `#[unroll(0)]`), else the attribute's name.
+            let at = match &attr.meta {
+                syn::Meta::List(list) => list.tokens.span(),
+                syn::Meta::NameValue(pair) => pair.value.span(),
+                syn::Meta::Path(path) => path.span(),
+            };
+            match count {
+                Some(c) => unroll = c,
+                None => self.error_hint(
+                    at,
+                    format!("`#[unroll(..)]` takes an iteration count from 1 to {MAX_UNROLL}"),
+                    "write `#[unroll]` to unroll every iteration, `#[unroll(4)]` for four per trip, `#[unroll(1)]` to keep the loop rolled",
+                ),
+            }
+        }
+        unroll
+    }
 }
+
+/// The largest `#[unroll(n)]` (CUDA's `#pragma unroll` has no limit; past this, code
+/// size grows for no gain).
+const MAX_UNROLL: u32 = 1024;

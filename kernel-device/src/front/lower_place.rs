@@ -570,7 +570,7 @@ impl FnLowerer<'_> {
         };
         self.error_hint(
             span,
-            format!("arrays of {what} are not supported in kernels: arrays hold scalars or arrays of scalars"),
+            format!("arrays of {what} are not supported in kernels: arrays hold scalars, `#[derive(DeviceCopy)]` structs or arrays of them"),
             hint,
         );
         false

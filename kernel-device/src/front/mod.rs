@@ -10,6 +10,7 @@ mod calls;
 mod check;
 mod complex;
 pub mod consts;
+mod enums;
 mod generic_calls;
 pub mod generics;
 mod half;
@@ -46,6 +47,7 @@ use crate::ir::{self, Handle};
 use crate::source::{FnSource, SourceKind};
 pub use consts::const_refs;
 use consts::ConstEnv;
+pub use enums::enum_repr;
 use lower_fn::{lower_signature, Callees, Context, FnLowerer, Signature};
 pub use structs::struct_refs;
 
@@ -91,10 +93,12 @@ fn kernel_options(sources: &[&FnSource]) -> Option<ir::FunctionOptions> {
         ir::FunctionOptions {
             bounds_check: first.bounds_check,
             fast_math: first.fast_math,
+            launch_bounds: first.launch_bounds,
         },
         |acc, k| ir::FunctionOptions {
             bounds_check: acc.bounds_check || k.bounds_check,
             fast_math: acc.fast_math && k.fast_math,
+            launch_bounds: acc.launch_bounds.or(k.launch_bounds),
         },
     ))
 }
@@ -129,6 +133,11 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
                 .structs
                 .iter()
                 .filter_map(|s| Some((s.name.to_string(), s.struct_def()?)))
+                .collect();
+            env.enums = source
+                .structs
+                .iter()
+                .filter_map(|s| Some((s.name.to_string(), s.enum_def()?)))
                 .collect();
             env
         })
@@ -175,6 +184,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             _ => ir::FunctionOptions {
                 bounds_check: source.bounds_check,
                 fast_math: source.fast_math,
+                launch_bounds: source.launch_bounds,
             },
         };
         let line_offset = source.line.saturating_sub(1);

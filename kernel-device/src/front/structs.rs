@@ -199,9 +199,11 @@ fn struct_ty_of_key(
 }
 
 /// A struct type written at `site`: everywhere a value may be, except (for now) a
-/// kernel parameter by value.
+/// kernel parameter by value. At macro time a kernel parameter of a named type may
+/// be a `#[derive(DeviceCopy)]` enum, which kernels take by value: the launcher's
+/// `KernelValue` bound tells them apart there, in cudajit's words.
 pub fn struct_at_site(s: StructTy, site: TypeSite, span: Span) -> Result<Ty, Diagnostic> {
-    if site == TypeSite::Param && !KERNEL_STRUCT_PARAMS {
+    if site == TypeSite::Param && !KERNEL_STRUCT_PARAMS && s.def.is_some() {
         return Err(Diagnostic::new(
             span,
             format!(
@@ -217,8 +219,10 @@ pub fn struct_at_site(s: StructTy, site: TypeSite, span: Span) -> Result<Ty, Dia
     Ok(Ty::Struct(s))
 }
 
-/// Whether kernels take structs by value (the kernel ABI passes them as bytes).
-const KERNEL_STRUCT_PARAMS: bool = false;
+/// Whether kernels take structs by value: the kernel ABI passes a struct's
+/// `ir::layout` bytes (kernel-host's `KernelArg::value`, an aggregate parameter in
+/// NVVM IR, the struct's slots in the simulator).
+const KERNEL_STRUCT_PARAMS: bool = true;
 
 /// The type and index of field `name` of struct `s`: known, or (macro time, fields
 /// unknown) an opaque result; `None` if the struct has no such field.

@@ -15,6 +15,7 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
         line,
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
         deps: &[],
         consts: &[],
         structs: &[],
@@ -563,4 +564,49 @@ fn rendered_macro_text_relowers_with_file_lines() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert_eq!(e[0].line, 45);
     assert!(e[0].message.contains("cannot be indexed by `i32`"));
+}
+
+/// The `#[unroll]` hint of each top-level `for` loop.
+fn unroll_hints(f: &Function) -> Vec<crate::ir::Unroll> {
+    f.body
+        .stmts
+        .iter()
+        .filter_map(|st| match st {
+            Stmt::ForRange { unroll, .. } => Some(*unroll),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn unroll_attributes_become_loop_hints() {
+    use crate::ir::Unroll;
+    let f = kernel(
+        "fn k(a: &mut [f32]) { #[unroll] for i in 0..8 { a[i] = 0.0; } #[unroll(4)] for i in 0..a.len() { a[i] += 1.0; } for i in 0..2 { a[i] = 2.0; } }",
+    );
+    assert_eq!(
+        unroll_hints(&f),
+        [Unroll::Full, Unroll::Times(4), Unroll::Auto]
+    );
+}
+
+#[test]
+fn an_unroll_count_out_of_range_or_not_a_literal_is_an_error() {
+    for attr in [
+        "#[unroll(0)]",
+        "#[unroll(2000)]",
+        "#[unroll(n)]",
+        "#[unroll = 4]",
+    ] {
+        let errs = errors(&format!(
+            "fn k(a: &mut [f32], n: usize) {{ {attr} for i in 0..4 {{ a[i] = 0.0; }} }}"
+        ));
+        assert_eq!(errs.len(), 1, "{attr}: {errs:?}");
+        assert!(
+            errs[0]
+                .message
+                .contains("`#[unroll(..)]` takes an iteration count from 1 to 1024"),
+            "{attr}: {errs:?}"
+        );
+    }
 }

@@ -102,6 +102,15 @@ fn array_type(
         syn::Type::Infer(_) => infer(),
         other => match scalar_of_type(other) {
             Some(s) => Ty::Scalar(s),
+            // `[Body; 4]`: an array of `#[derive(DeviceCopy)]` structs (or enums, which
+            // are their repr integer).
+            None if matches!(
+                lower_type(other, TypeSite::Let, env, infer),
+                Ok(Ty::Struct(_) | Ty::Scalar(_))
+            ) =>
+            {
+                lower_type(other, TypeSite::Let, env, infer)?
+            }
             None => {
                 // Report heap and wide types as such; anything else by its shape.
                 if let Err(d) = lower_type(other, TypeSite::Let, env, infer) {
@@ -109,9 +118,9 @@ fn array_type(
                 }
                 return Err(Diagnostic::new(
                     other.span(),
-                    "arrays in kernels hold scalars or arrays of scalars",
+                    "arrays in kernels hold scalars, `#[derive(DeviceCopy)]` structs or arrays of them",
                 )
-                .with_hint("use `[T; N]` or `[[T; N]; M]` with a scalar `T` such as `f32`"));
+                .with_hint("use `[T; N]` or `[[T; N]; M]` with a scalar `T` such as `f32`, or a `#[derive(DeviceCopy)]` struct"));
             }
         },
     };
@@ -246,6 +255,9 @@ fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Dia
             format!("generic type `{name}<..>` is not supported in kernels"),
         )
         .with_hint("use a scalar (`f32`, `u32`, ...) or a slice (`&[T]` / `&mut [T]`)"));
+    }
+    if let Some(repr) = super::enums::enum_repr(path, env) {
+        return Ok(Ty::Scalar(repr));
     }
     if let Some(s) = super::structs::struct_ty(path, env)? {
         return super::structs::struct_at_site(s, site, last.ident.span());

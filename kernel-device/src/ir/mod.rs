@@ -9,10 +9,12 @@
 
 mod arena;
 pub mod checks;
+pub mod enums;
 pub mod layout;
 mod types;
 
 pub use arena::{Arena, Handle};
+pub use enums::{EnumDef, EnumVariant};
 pub use layout::{StructDef, StructField};
 pub use types::{AddressSpace, ScalarType, Type};
 
@@ -139,6 +141,8 @@ pub struct FunctionOptions {
     pub bounds_check: bool,
     /// Allow approximate `f32` math (libdevice `__nv_fast_*`, flush-to-zero is a module option).
     pub fast_math: bool,
+    /// `#[kernel(launch_bounds = ..)]`: CUDA's `__launch_bounds__`.
+    pub launch_bounds: Option<LaunchBounds>,
 }
 
 impl Default for FunctionOptions {
@@ -146,8 +150,20 @@ impl Default for FunctionOptions {
         FunctionOptions {
             bounds_check: true,
             fast_math: false,
+            launch_bounds: None,
         }
     }
+}
+
+/// `#[kernel(launch_bounds = 256)]` or `(256, 2)`, as CUDA's `__launch_bounds__` and
+/// numba-cuda's `launch_bounds`: the kernel is never launched with more than
+/// `max_threads` threads per block (a launch with more is an `Err`), and the compiler
+/// keeps registers low enough for `min_blocks` such blocks to share an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchBounds {
+    pub max_threads: u32,
+    /// 0 when not given.
+    pub min_blocks: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -257,8 +273,24 @@ pub enum Stmt {
         step: Option<Handle<Expr>>,
         /// `.rev()`: iterate from the range's last element down to `start`.
         reverse: bool,
+        /// What the loop's `#[unroll]` attribute asks for (a hint: no effect on what
+        /// the loop computes).
+        unroll: Unroll,
         body: Block,
     },
+}
+
+/// What a `for` loop's `#[unroll]` attribute asks of the compiler, as CUDA's
+/// `#pragma unroll` does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unroll {
+    /// No attribute: the compiler's own choice.
+    #[default]
+    Auto,
+    /// `#[unroll]`: every iteration, when the trip count is known at compile time.
+    Full,
+    /// `#[unroll(n)]`: `n` iterations per trip (`#[unroll(1)]` keeps the loop rolled).
+    Times(u32),
 }
 
 /// A memory location: a root, then a chain of projections (`m[i][j]`, `t.0`,

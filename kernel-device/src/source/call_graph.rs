@@ -20,6 +20,7 @@ impl FnSource {
         line: 0,
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
         deps: &[],
         consts: &[],
         structs: &[],

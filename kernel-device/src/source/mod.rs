@@ -40,6 +40,8 @@ pub struct FnSource {
     pub bounds_check: bool,
     /// `#[kernel(fastmath = true)]`.
     pub fast_math: bool,
+    /// `#[kernel(launch_bounds = ..)]`.
+    pub launch_bounds: Option<crate::ir::LaunchBounds>,
     /// The device functions this one calls directly, by their own `FnSource`.
     pub deps: &'static [&'static FnSource],
     /// The crate `const`/`static` items the body names, with rustc's values.
@@ -213,4 +215,44 @@ mod tests {
         let reparsed: syn::ItemFn = syn::parse_str(&text).unwrap();
         assert_eq!(reparsed.sig.ident.span().start().column, 5);
     }
+}
+
+/// The most threads a block may have on any CUDA device, and the most blocks an SM can
+/// hold (sm_90): the ranges of `launch_bounds`.
+const MAX_BLOCK_THREADS: u32 = 1024;
+const MAX_BLOCKS_PER_SM: u32 = 32;
+
+/// `launch_bounds = N` or `launch_bounds = (N, M)` as written in `#[kernel(..)]`: the
+/// bounds, or what is wrong with them (shared by the macro, which reports it at the
+/// value, and the offline scanner of `xtask build-device`).
+pub fn launch_bounds_of(value: &syn::Expr) -> Result<crate::ir::LaunchBounds, String> {
+    let int = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    let (max_threads, min_blocks) = match value {
+        syn::Expr::Tuple(t) if t.elems.len() == 2 => (int(&t.elems[0]), int(&t.elems[1])),
+        syn::Expr::Paren(p) => (int(&p.expr), Some(0)),
+        other => (int(other), Some(0)),
+    };
+    let (Some(max_threads), Some(min_blocks)) = (max_threads, min_blocks) else {
+        return Err("`launch_bounds` takes an integer literal, the most threads per block, or a pair `(threads, blocks per SM)`".into());
+    };
+    if !(1..=MAX_BLOCK_THREADS).contains(&max_threads) {
+        return Err(format!(
+            "`launch_bounds` allows 1 to {MAX_BLOCK_THREADS} threads per block, not {max_threads}"
+        ));
+    }
+    if min_blocks > MAX_BLOCKS_PER_SM {
+        return Err(format!(
+            "`launch_bounds` asks for at most {MAX_BLOCKS_PER_SM} resident blocks per SM, not {min_blocks}"
+        ));
+    }
+    Ok(crate::ir::LaunchBounds {
+        max_threads,
+        min_blocks,
+    })
 }

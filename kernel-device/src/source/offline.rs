@@ -5,10 +5,10 @@
 //! produces. `cargo xtask build-device` and the snapshot tests use it; it does no I/O
 //! (callers read the files).
 
-use super::offline_structs::{derives_device_copy, struct_defs};
+use super::offline_structs::{derives_device_copy, enum_def, struct_defs};
 use super::{render_preserving_lines, ConstItem, FnSource, SourceKind, StructItem};
 use crate::front::consts::{eval, item_type, ConstEnv};
-use crate::ir::{ConstValue, StructDef, Type};
+use crate::ir::{ConstValue, EnumDef, StructDef, Type};
 use quote::ToTokens;
 use std::sync::Arc;
 
@@ -21,11 +21,14 @@ pub struct Found {
     pub file: String,
     pub bounds_check: bool,
     pub fast_math: bool,
+    pub launch_bounds: Option<crate::ir::LaunchBounds>,
     /// Every `const`/`static` item of the file a kernel can read, evaluated here as
     /// rustc would (the macro asks rustc instead).
     pub consts: Vec<(String, ConstValue)>,
     /// Every `#[derive(DeviceCopy)]` struct of the file (the macro asks the derive).
     pub structs: Vec<(String, Arc<StructDef>)>,
+    /// Every `#[derive(DeviceCopy)]` enum of the file.
+    pub enums: Vec<(String, Arc<EnumDef>)>,
 }
 
 fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -48,6 +51,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         found: Vec<Found>,
         items: Vec<(String, syn::Type, syn::Expr)>,
         structs: Vec<syn::ItemStruct>,
+        enums: Vec<syn::ItemEnum>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Visitor<'_> {
         fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
@@ -61,22 +65,29 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
             }
         }
         fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-            if derives_device_copy(s) {
+            if derives_device_copy(&s.attrs) {
                 self.structs.push(s.clone());
+            }
+        }
+        fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+            if derives_device_copy(&e.attrs) {
+                self.enums.push(e.clone());
             }
         }
         fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
             for attr in &item.attrs {
                 if let Some(kind) = attribute_kind(attr) {
-                    let (bounds_check, fast_math) = options(attr);
+                    let (bounds_check, fast_math, launch_bounds) = options(attr);
                     self.found.push(Found {
                         kind,
                         item: item.clone(),
                         file: self.file.to_string(),
                         bounds_check,
                         fast_math,
+                        launch_bounds,
                         consts: Vec::new(),
                         structs: Vec::new(),
+                        enums: Vec::new(),
                     });
                     break;
                 }
@@ -89,14 +100,22 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         found: Vec::new(),
         items: Vec::new(),
         structs: Vec::new(),
+        enums: Vec::new(),
     };
     syn::visit::Visit::visit_file(&mut visitor, &parsed);
     let consts = evaluate_items(&visitor.items);
-    let structs = struct_defs(&visitor.structs, &ConstEnv::complete(consts.clone()));
+    let mut env = ConstEnv::complete(consts.clone());
+    env.enums = visitor
+        .enums
+        .iter()
+        .filter_map(|e| Some((e.ident.to_string(), Arc::new(enum_def(e, &env)?))))
+        .collect();
+    let structs = struct_defs(&visitor.structs, &env);
     let mut found = visitor.found;
     for f in &mut found {
         f.consts = consts.clone();
         f.structs = structs.clone();
+        f.enums = env.enums.clone();
     }
     Ok(found)
 }
@@ -126,11 +145,17 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
     }
 }
 
-/// `boundscheck = bool` / `fastmath = bool` (the macro rejects anything else).
-fn options(attr: &syn::Attribute) -> (bool, bool) {
-    let (mut bounds_check, mut fast_math) = (true, false);
+/// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` (the macro
+/// rejects anything else).
+fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
+    let (mut bounds_check, mut fast_math, mut launch_bounds) = (true, false, None);
     if matches!(attr.meta, syn::Meta::List(_)) {
         let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("launch_bounds") {
+                let value: syn::Expr = meta.value()?.parse()?;
+                launch_bounds = crate::source::launch_bounds_of(&value).ok();
+                return Ok(());
+            }
             let value: syn::LitBool = meta.value()?.parse()?;
             if meta.path.is_ident("boundscheck") {
                 bounds_check = value.value;
@@ -140,7 +165,7 @@ fn options(attr: &syn::Attribute) -> (bool, bool) {
             Ok(())
         });
     }
-    (bounds_check, fast_math)
+    (bounds_check, fast_math, launch_bounds)
 }
 
 /// The macro's text rendering of `item`: (text, line of the first token).
@@ -166,24 +191,38 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         line,
         bounds_check: found.bounds_check,
         fast_math: found.fast_math,
+        launch_bounds: found.launch_bounds,
         deps,
         consts: leak_consts(&found.consts),
-        structs: leak_structs(&found.structs),
+        structs: leak_structs(&found.structs, &found.enums),
         instance: &[],
     }))
 }
 
-fn leak_structs(structs: &[(String, Arc<StructDef>)]) -> &'static [StructItem] {
-    let items: Vec<StructItem> = structs
+fn leak_structs(
+    structs: &[(String, Arc<StructDef>)],
+    enums: &[(String, Arc<EnumDef>)],
+) -> &'static [StructItem] {
+    let mut items: Vec<StructItem> = structs
         .iter()
         .map(|(name, def)| {
             let ty = Type::Struct(def.clone());
             StructItem {
                 name: leak(name.clone()),
                 def: Box::leak(Box::new(move || ty.clone())),
+                enum_def: &|| None,
             }
         })
         .collect();
+    items.extend(enums.iter().map(|(name, def)| {
+        let def = (**def).clone();
+        let ty = Type::Scalar(def.repr);
+        StructItem {
+            name: leak(name.clone()),
+            def: Box::leak(Box::new(move || ty.clone())) as &'static (dyn Fn() -> Type + Sync),
+            enum_def: Box::leak(Box::new(move || Some(def.clone()))),
+        }
+    }));
     Box::leak(items.into_boxed_slice())
 }
 

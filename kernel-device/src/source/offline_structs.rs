@@ -5,12 +5,12 @@
 
 use crate::front::consts::{eval_len, ConstEnv};
 use crate::front::types::scalar_of_type;
-use crate::ir::{StructDef, StructField, Type};
+use crate::ir::{EnumDef, EnumVariant, ScalarType, StructDef, StructField, Type};
 use std::sync::Arc;
 
-/// Whether `item` carries `#[derive(.., DeviceCopy, ..)]`.
-pub fn derives_device_copy(item: &syn::ItemStruct) -> bool {
-    item.attrs
+/// Whether an item with `attrs` carries `#[derive(.., DeviceCopy, ..)]`.
+pub fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
+    attrs
         .iter()
         .filter(|a| a.path().is_ident("derive"))
         .any(|a| {
@@ -82,6 +82,11 @@ fn field_type(
     if let Some(s) = scalar_of_type(ty) {
         return Some(Type::Scalar(s));
     }
+    if let syn::Type::Path(p) = ty {
+        if let Some(repr) = crate::front::enum_repr(&p.path, consts) {
+            return Some(Type::Scalar(repr));
+        }
+    }
     match ty {
         syn::Type::Array(a) => {
             let len = eval_len(&a.len, consts).ok()??;
@@ -95,4 +100,65 @@ fn field_type(
         }
         _ => None,
     }
+}
+
+/// The definition of a `#[derive(DeviceCopy)]` enum with an integer `#[repr(..)]`
+/// and unit variants, discriminants as rustc assigns them (written ones evaluated as
+/// constants, the others one more than the previous); `None` where the derive would
+/// refuse the enum.
+pub fn enum_def(item: &syn::ItemEnum, consts: &ConstEnv) -> Option<EnumDef> {
+    let mut repr = None;
+    for a in item.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = a.parse_nested_meta(|meta| {
+            let word = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
+            if let Some(s) = ScalarType::from_rust_name(&word).filter(|s| s.is_integer()) {
+                repr = Some(s);
+            }
+            Ok(())
+        });
+    }
+    let repr = repr?;
+    let mut next: i128 = 0;
+    let mut variants = Vec::new();
+    for v in &item.variants {
+        if !matches!(v.fields, syn::Fields::Unit) {
+            return None;
+        }
+        if let Some((_, e)) = &v.discriminant {
+            let value = crate::front::consts::eval(e, Some(&Type::Scalar(repr)), consts).ok()??;
+            next = discriminant(&value)?;
+        }
+        variants.push(EnumVariant {
+            name: v.ident.to_string(),
+            discriminant: next,
+        });
+        next += 1;
+    }
+    Some(EnumDef {
+        name: item.ident.to_string(),
+        repr,
+        variants,
+    })
+}
+
+/// An integer constant's value, sign-extended from its type's width.
+fn discriminant(value: &crate::ir::ConstValue) -> Option<i128> {
+    let crate::ir::ConstValue::Scalar {
+        ty,
+        value: crate::ir::Literal::Int(bits),
+    } = value
+    else {
+        return None;
+    };
+    let width = ty.bits();
+    Some(if ty.is_signed_integer() && width < 128 {
+        let shift = 128 - width;
+        ((*bits as i128) << shift) >> shift
+    } else {
+        *bits as i128
+    })
 }

@@ -5,14 +5,17 @@
 //! derive fails that bound at the name in the kernel, with cudajit's message.
 
 use crate::ir::layout::{scalar_layout, Layout};
-use crate::ir::{ScalarType, StructDef, Type};
+use crate::ir::{EnumDef, ScalarType, StructDef, Type};
 
 /// One struct type a function's source names.
 pub struct StructItem {
     /// The name as written in the source (`Body`, `shapes::Vec3`).
     pub name: &'static str,
     /// The struct's fields (generated code: a closure reading the derive's output).
+    /// For an enum, its repr scalar.
     pub def: &'static (dyn Fn() -> Type + Sync),
+    /// For a `#[derive(DeviceCopy)]` enum, its variants (`DeviceCopy::device_enum`).
+    pub enum_def: &'static (dyn Fn() -> Option<EnumDef> + Sync),
 }
 
 impl StructItem {
@@ -23,6 +26,11 @@ impl StructItem {
             _ => None,
         }
     }
+
+    /// The enum's definition, if the name is a `#[derive(DeviceCopy)]` enum.
+    pub fn enum_def(&self) -> Option<std::sync::Arc<EnumDef>> {
+        (self.enum_def)().map(std::sync::Arc::new)
+    }
 }
 
 impl std::fmt::Debug for StructItem {
@@ -30,6 +38,7 @@ impl std::fmt::Debug for StructItem {
         f.debug_struct("StructItem")
             .field("name", &self.name)
             .field("def", &(self.def)())
+            .field("enum_def", &(self.enum_def)())
             .finish()
     }
 }
@@ -42,9 +51,9 @@ impl std::fmt::Debug for StructItem {
 /// and from the device as raw bytes laid out as `ir::layout` says. Implement it with
 /// `#[derive(DeviceCopy)]`, which checks the layout at compile time.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be used in a kernel: it is not a `#[derive(DeviceCopy)]` struct or a kernel scalar",
+    message = "`{Self}` cannot be used in a kernel: it is not a `#[derive(DeviceCopy)]` struct or enum, or a kernel scalar",
     label = "not usable on the device",
-    note = "kernels use bool, integers, f32, f64, arrays of them, and `#[derive(DeviceCopy)] #[repr(C)]` structs of those; add `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` to the struct"
+    note = "kernels use bool, integers, f32, f64, arrays of them, `#[derive(DeviceCopy)] #[repr(C)]` structs of those and `#[derive(DeviceCopy)] #[repr(u8)]` fieldless enums; add `#[derive(Clone, Copy, DeviceCopy)]` and the `#[repr(..)]` to the type"
 )]
 pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {
     /// `ir::layout`'s size and alignment of `Self`, as a constant so that the derive
@@ -52,8 +61,16 @@ pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {
     const LAYOUT: Layout;
     /// Bytes of `Self` that are padding (the derive refuses structs with any).
     const PADDING: u64;
-    /// The kernel's type for `Self` (`Type::Struct` for a derived struct).
+    /// Whether all-zero bytes are a value of `Self` (`DeviceArray::zeros`): false for
+    /// an enum without a variant of discriminant 0, and for what holds one.
+    const ZERO_IS_VALID: bool = true;
+    /// The kernel's type for `Self` (`Type::Struct` for a derived struct, the repr
+    /// scalar for a derived enum).
     fn device_type() -> Type;
+    /// A derived fieldless enum's variants and discriminants (`None` for the rest).
+    fn device_enum() -> Option<EnumDef> {
+        None
+    }
 }
 
 macro_rules! scalar_device_copy {
@@ -99,6 +116,7 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {
         align: T::LAYOUT.align,
     };
     const PADDING: u64 = T::PADDING * N as u64;
+    const ZERO_IS_VALID: bool = T::ZERO_IS_VALID;
     fn device_type() -> Type {
         Type::array(T::device_type(), N as u64)
     }

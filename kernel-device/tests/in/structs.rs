@@ -124,3 +124,66 @@ fn flags(items: &mut [Flagged]) {
         items[i].flag = !it.flag;
     }
 }
+
+/// A simulation's parameters, passed to the kernel by value as an aggregate kernel
+/// parameter (mixed widths, an array, a
+/// nested struct and a flag: the kernel parameter is the struct's `ir::layout` bytes).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct SimParams {
+    pub dt: f64,
+    pub gravity: Vec3,
+    pub damping: f32,
+    pub weights: [f32; 3],
+    pub steps: u16,
+    pub clamp: bool,
+    pub _pad: u8,
+}
+
+#[kernel]
+fn advance(bodies: &mut [Body], params: SimParams, scale: f32) {
+    let i = grid(1);
+    if i < bodies.len() {
+        let dt = params.dt as f32 * scale;
+        let mut b = bodies[i];
+        for _ in 0..params.steps {
+            b.vel.x = (b.vel.x + params.gravity.x * dt) * params.damping;
+            b.vel.y = (b.vel.y + params.gravity.y * dt) * params.damping;
+            b.vel.z = (b.vel.z + params.gravity.z * dt) * params.damping;
+            b.pos.x += b.vel.x * dt * params.weights[0];
+            b.pos.y += b.vel.y * dt * params.weights[1];
+            b.pos.z += b.vel.z * dt * params.weights[2];
+        }
+        if params.clamp {
+            b.pos.y = b.pos.y.max(0.0);
+        }
+        bodies[i] = b;
+    }
+}
+
+/// Arrays of structs as locals: from a list (`[a, b]`) and a repeat (`[b; 4]`), written
+/// with a type (`[Body; 4]`), indexed by a loop variable, updated field by field in
+/// place and copied whole.
+#[kernel]
+fn pair_up(bodies: &[Body], next: &mut [Body], out: &mut [f32]) {
+    let i = grid(1);
+    let n = bodies.len();
+    if i < n {
+        let a = bodies[i];
+        let b = bodies[(i + 1) % n];
+        let pair = [a, b];
+        let mut ring: [Body; 4] = [a; 4];
+        for k in 0..4 {
+            ring[k].pos.x += k as f32;
+            ring[k].vel = pair[k % 2].vel;
+            ring[k].mass *= 0.5;
+        }
+        ring[3] = pair[1];
+        let mut total = 0.0f32;
+        for k in 0..4 {
+            total += ring[k].pos.x * ring[k].mass + ring[k].vel.y;
+        }
+        out[i] = total;
+        next[i] = ring[(i % 3) + 1];
+    }
+}

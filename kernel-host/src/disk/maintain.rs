@@ -96,6 +96,7 @@ pub fn clear(dir: &Path) -> io::Result<Removed> {
         let name = name.to_string_lossy();
         let ours = name.starts_with(TEMP_PREFIX)
             || (name.ends_with(ENTRY_SUFFIX) && !name.starts_with('.'))
+            || (name.ends_with(super::DIGEST_SUFFIX) && name.starts_with("file-"))
             || crate::inspect::DUMP_SUFFIXES
                 .iter()
                 .any(|s| name.ends_with(s));

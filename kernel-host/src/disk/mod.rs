@@ -12,6 +12,7 @@
 //! from a libnvvm newer than the driver never lands here. The CPU simulator interprets
 //! the IR and never reads or writes this cache.
 
+mod digests;
 mod entry;
 mod key;
 mod maintain;
@@ -20,6 +21,7 @@ mod trust;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub use digests::{toolchain_identity_cached, DIGEST_SUFFIX};
 pub use key::{
     digest_hex, disk_key, file_digest_hex, ir_key, resolve_dir, toolchain_identity, DiskKeyParts,
 };

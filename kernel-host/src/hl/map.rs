@@ -138,8 +138,8 @@ fn map_on_opt<A: DeviceScalar, R: DeviceScalar, I: Input<A> + ?Sized, F>(
 ) -> Result<DeviceArray<R>> {
     let target = Target::new(stream, input.home())?;
     let mut out = DeviceArray::zeros_on(&target.device, input.len())?;
-    let staged = input.stage(&target.device)?;
-    apply::<A, A, R>(&target, vec![arg(&staged)], f.source(), &mut out)?;
+    let a = Operand::of(input, &target)?;
+    apply::<A, A, R>(&target, &[&a], f.source(), &mut out)?;
     Ok(out)
 }
 
@@ -149,15 +149,15 @@ fn map_into_opt<A: DeviceScalar, R: DeviceScalar, I: Input<A> + ?Sized, F>(
     f: DeviceFn<F>,
     out: &mut DeviceArray<R>,
 ) -> Result<()> {
-    if input.len() != out.len() {
+    if input.broadcast().is_none() && input.len() != out.len() {
         return Err(length_mismatch(
             "map_into",
             [("input", input.len()), ("out", out.len())],
         ));
     }
     let target = Target::new(stream, input.home().or(Some(out.device())))?;
-    let staged = input.stage(&target.device)?;
-    apply::<A, A, R>(&target, vec![arg(&staged)], f.source(), out)
+    let a = Operand::of(input, &target)?;
+    apply::<A, A, R>(&target, &[&a], f.source(), out)
 }
 
 fn map2_on_opt<A, B, R, IA, IB, F>(
@@ -173,13 +173,11 @@ where
     IA: Input<A> + ?Sized,
     IB: Input<B> + ?Sized,
 {
-    if a.len() != b.len() {
-        return Err(length_mismatch("map2", [("a", a.len()), ("b", b.len())]));
-    }
+    let n = broadcast_len("map2", a, b)?;
     let target = Target::new(stream, a.home().or(b.home()))?;
-    let mut out = DeviceArray::zeros_on(&target.device, a.len())?;
-    let (sa, sb) = (a.stage(&target.device)?, b.stage(&target.device)?);
-    apply::<A, B, R>(&target, vec![arg(&sa), arg(&sb)], f.source(), &mut out)?;
+    let mut out = DeviceArray::zeros_on(&target.device, n)?;
+    let (oa, ob) = (Operand::of(a, &target)?, Operand::of(b, &target)?);
+    apply::<A, B, R>(&target, &[&oa, &ob], f.source(), &mut out)?;
     Ok(out)
 }
 
@@ -197,63 +195,158 @@ where
     IA: Input<A> + ?Sized,
     IB: Input<B> + ?Sized,
 {
-    if a.len() != b.len() {
+    let n = broadcast_len("map2_into", a, b)?;
+    let both_scalars = a.broadcast().is_some() && b.broadcast().is_some();
+    if !both_scalars && n != out.len() {
+        let (name, len) = if a.broadcast().is_none() {
+            ("a", a.len())
+        } else {
+            ("b", b.len())
+        };
         return Err(length_mismatch(
             "map2_into",
-            [("a", a.len()), ("b", b.len())],
-        ));
-    }
-    if a.len() != out.len() {
-        return Err(length_mismatch(
-            "map2_into",
-            [("a", a.len()), ("out", out.len())],
+            [(name, len), ("out", out.len())],
         ));
     }
     let target = Target::new(stream, a.home().or(b.home()).or(Some(out.device())))?;
-    let (sa, sb) = (a.stage(&target.device)?, b.stage(&target.device)?);
-    apply::<A, B, R>(&target, vec![arg(&sa), arg(&sb)], f.source(), out)
+    let (oa, ob) = (Operand::of(a, &target)?, Operand::of(b, &target)?);
+    apply::<A, B, R>(&target, &[&oa, &ob], f.source(), out)
 }
 
-/// Launches `out[i] = f(in0[i](, in1[i]))` over `out.len()` elements (all inputs that
-/// long). `A` and `B` are the inputs' element types (`B` unused with one input).
-fn apply<'a, A: DeviceScalar, B: DeviceScalar, R: DeviceScalar>(
+/// The length of `f(a, b)` elementwise: the arrays' common length, or the array's
+/// when the other input is a scalar (broadcast); `Err` naming both when they differ.
+fn broadcast_len<A, B, IA, IB>(operation: &str, a: &IA, b: &IB) -> Result<usize>
+where
+    A: DeviceScalar,
+    B: DeviceScalar,
+    IA: Input<A> + ?Sized,
+    IB: Input<B> + ?Sized,
+{
+    match (a.broadcast(), b.broadcast()) {
+        (Some(_), None) => Ok(b.len()),
+        (None, Some(_)) => Ok(a.len()),
+        _ if a.len() != b.len() => {
+            Err(length_mismatch(operation, [("a", a.len()), ("b", b.len())]))
+        }
+        _ => Ok(a.len()),
+    }
+}
+
+/// One input of a map on the device: an array (read at each index) or a scalar
+/// (passed by value, the same for every index).
+enum Operand<'a, T: DeviceScalar> {
+    Array(super::Staged<'a, T>),
+    Scalar(T),
+}
+
+impl<'a, T: DeviceScalar> Operand<'a, T> {
+    fn of<I: Input<T> + ?Sized>(input: &'a I, target: &Target<'_>) -> Result<Self> {
+        Ok(match input.broadcast() {
+            Some(v) => Operand::Scalar(v),
+            None => Operand::Array(input.stage(&target.device)?),
+        })
+    }
+
+    fn is_scalar(&self) -> bool {
+        matches!(self, Operand::Scalar(_))
+    }
+}
+
+/// An operand as a kernel argument, whatever its element type.
+trait AsArg {
+    fn arg(&self) -> KernelArg<'_>;
+    fn scalar(&self) -> bool;
+}
+
+impl<T: DeviceScalar> AsArg for Operand<'_, T> {
+    fn arg(&self) -> KernelArg<'_> {
+        match self {
+            Operand::Array(staged) => SliceArg::<T>::into_kernel_arg(&**staged),
+            Operand::Scalar(v) => KernelArg::scalar(*v),
+        }
+    }
+    fn scalar(&self) -> bool {
+        self.is_scalar()
+    }
+}
+
+/// Launches `out[i] = f(in0[i](, in1[i]))` over `out.len()` elements (all array inputs
+/// that long; scalar inputs broadcast). `A` and `B` are the inputs' element types (`B`
+/// unused with one input).
+fn apply<A: DeviceScalar, B: DeviceScalar, R: DeviceScalar>(
     target: &Target<'_>,
-    mut args: Vec<KernelArg<'a>>,
+    operands: &[&dyn AsArg],
     f: &'static FnSource,
-    out: &'a mut DeviceArray<R>,
+    out: &mut DeviceArray<R>,
 ) -> Result<()> {
     let n = out.len();
     if n == 0 {
         return Ok(());
     }
     let (a, b) = (A::SCALAR.rust_name(), B::SCALAR.rust_name());
-    let inputs = if args.len() == 1 { vec![a] } else { vec![a, b] };
-    let kernel = map_kernel(&inputs, R::SCALAR.rust_name(), f);
+    let types = if operands.len() == 1 {
+        vec![a]
+    } else {
+        vec![a, b]
+    };
+    let inputs: Vec<(&str, bool)> = types
+        .iter()
+        .zip(operands)
+        .map(|(t, o)| (*t, o.scalar()))
+        .collect();
+    let kernel = map_kernel_of(&inputs, R::SCALAR.rust_name(), f);
+    let mut args: Vec<KernelArg<'_>> = operands.iter().map(|o| o.arg()).collect();
     args.push(SliceArgMut::<R>::into_kernel_arg(out));
     let grid = target.stride_grid(n, PER_THREAD);
     crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)
 }
 
-fn arg<'a, T: DeviceScalar>(staged: &'a super::Staged<'_, T>) -> KernelArg<'a> {
-    SliceArg::<T>::into_kernel_arg(&**staged)
+/// [`map_kernel_of`] with every input an array.
+#[cfg(test)]
+pub(super) fn map_kernel(inputs: &[&str], r: &str, f: &'static FnSource) -> synth::Kernel {
+    let arrays: Vec<(&str, bool)> = inputs.iter().map(|t| (*t, false)).collect();
+    map_kernel_of(&arrays, r, f)
 }
 
-/// The kernel `out[i] = f(in0[i](, in1[i]))` for inputs of the element types `inputs`
-/// (one or two) and results of type `r`.
-pub(super) fn map_kernel(inputs: &[&str], r: &str, f: &'static FnSource) -> synth::Kernel {
+/// The kernel `out[i] = f(in0[i](, in1[i]))` for inputs (element type, broadcast
+/// scalar?) (one or two) and results of type `r`; a scalar input is a by-value
+/// parameter read at every index.
+pub(super) fn map_kernel_of(
+    inputs: &[(&str, bool)],
+    r: &str,
+    f: &'static FnSource,
+) -> synth::Kernel {
     let fname = f.name;
-    let call_f = synth::callee(f, inputs.first().copied().unwrap_or(r));
+    let call_f = synth::callee(f, inputs.first().map_or(r, |i| i.0));
+    let operand = |(t, scalar): (&str, bool), name: &str| {
+        if scalar {
+            (format!("{name}: {t}"), name.to_string(), format!("s{t}"))
+        } else {
+            (
+                format!("{name}: &[{t}]"),
+                format!("{name}[cj_i]"),
+                t.to_string(),
+            )
+        }
+    };
     let (name, params, call) = match inputs {
-        [a] => (
-            format!("cj_map_{a}_{r}_{fname}"),
-            format!("cj_a: &[{a}]"),
-            format!("{call_f}(cj_a[cj_i])"),
-        ),
-        [a, b, ..] => (
-            format!("cj_map2_{a}_{b}_{r}_{fname}"),
-            format!("cj_a: &[{a}], cj_b: &[{b}]"),
-            format!("{call_f}(cj_a[cj_i], cj_b[cj_i])"),
-        ),
+        [a] => {
+            let (pa, ea, ka) = operand(*a, "cj_a");
+            (
+                format!("cj_map_{ka}_{r}_{fname}"),
+                pa,
+                format!("{call_f}({ea})"),
+            )
+        }
+        [a, b, ..] => {
+            let (pa, ea, ka) = operand(*a, "cj_a");
+            let (pb, eb, kb) = operand(*b, "cj_b");
+            (
+                format!("cj_map2_{ka}_{kb}_{r}_{fname}"),
+                format!("{pa}, {pb}"),
+                format!("{call_f}({ea}, {eb})"),
+            )
+        }
         [] => unreachable!("a map has one or two inputs"),
     };
     let text = format!(

@@ -13,10 +13,12 @@
 //! Inputs are host slices (copied to the device for the call) or `DeviceArray`s (used
 //! in place). Results of scans and maps are new `DeviceArray`s.
 
+mod lookback;
 mod map;
 mod numeric;
 mod reduce;
 mod scan;
+mod scratch;
 mod synth;
 #[cfg(test)]
 mod tests;
@@ -24,11 +26,14 @@ mod tests;
 pub use map::{map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on};
 pub use numeric::Numeric;
 pub use reduce::{
-    map_reduce, map_reduce_on, max, max_on, min, min_on, product, product_on, reduce, reduce_on,
-    sum, sum_on,
+    map_reduce, map_reduce_on, max, max_into, max_into_on, max_on, min, min_into, min_into_on,
+    min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
+    reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on,
 };
 pub use scan::{
-    compact, compact_on, exclusive_scan, exclusive_scan_on, inclusive_scan, inclusive_scan_on,
+    compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
+    exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
+    inclusive_scan_on,
 };
 
 use kernel_device::source::FnSource;
@@ -95,7 +100,35 @@ pub trait Input<T: DeviceScalar> {
     /// The device the elements already live on, if any.
     #[doc(hidden)]
     fn home(&self) -> Option<&Device>;
+    /// A lone scalar (a 0-d input, one element): elementwise maps broadcast it against
+    /// the other input's length instead of reading an array.
+    #[doc(hidden)]
+    fn broadcast(&self) -> Option<T> {
+        None
+    }
 }
+
+/// A scalar is an input of one element; in `map2`/`map2_into` (and `#[vectorize]`'s
+/// `apply`) it is broadcast, as NumPy broadcasts a 0-d array: `saxpy::apply(&2.0, &y)`.
+macro_rules! scalar_inputs {
+    ($($t:ty),*) => {$(
+        impl Input<$t> for $t {
+            fn len(&self) -> usize {
+                1
+            }
+            fn stage(&self, device: &Device) -> Result<Staged<'_, $t>> {
+                std::slice::from_ref(self).stage(device)
+            }
+            fn home(&self) -> Option<&Device> {
+                None
+            }
+            fn broadcast(&self) -> Option<$t> {
+                Some(*self)
+            }
+        }
+    )*};
+}
+scalar_inputs!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 /// An input on the device: borrowed, or a copy made for this call.
 #[doc(hidden)]

@@ -7,11 +7,11 @@
 use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
-use super::{synth, DeviceFn, Input, Target};
+use super::{scratch, synth, DeviceFn, Input, Target};
 use crate::args::KernelArg;
 use crate::args::{DeviceScalar, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stream::Stream;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
@@ -30,6 +30,39 @@ where
     F: Fn(T, T) -> T + Copy,
 {
     reduce_with(None, input, None, op.source(), identity)
+}
+
+/// [`reduce`] leaving the result on the device, in `out` (one element): nothing is
+/// read back and nothing waits, like CuPy's reductions, which return a 0-d device
+/// array. `Err` when `out` does not hold exactly one element.
+pub fn reduce_into<T, I, F>(
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    reduce_into_with(None, input, None, op.source(), identity, out)
+}
+
+/// [`reduce_into`] on `stream`.
+pub fn reduce_into_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    reduce_into_with(Some(stream), input, None, op.source(), identity, out)
 }
 
 /// [`reduce`] on `stream` (and its device).
@@ -86,7 +119,7 @@ where
 }
 
 macro_rules! builtin_reductions {
-    ($($(#[$doc:meta])* $name:ident, $name_on:ident, $op:ident, $identity:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident, $name_on:ident, $into:ident, $into_on:ident, $op:ident, $identity:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name<T: Numeric, I: Input<T> + ?Sized>(input: &I) -> Result<T> {
             reduce_with(None, input, None, Builtin::$op.source::<T>(), T::$identity)
@@ -96,18 +129,32 @@ macro_rules! builtin_reductions {
         pub fn $name_on<T: Numeric, I: Input<T> + ?Sized>(stream: &Stream, input: &I) -> Result<T> {
             reduce_with(Some(stream), input, None, Builtin::$op.source::<T>(), T::$identity)
         }
+
+        #[doc = concat!("[`", stringify!($name), "`] into `out` (one element) on the device, as [`reduce_into`].")]
+        pub fn $into<T: Numeric, I: Input<T> + ?Sized>(input: &I, out: &mut DeviceArray<T>) -> Result<()> {
+            reduce_into_with(None, input, None, Builtin::$op.source::<T>(), T::$identity, out)
+        }
+
+        #[doc = concat!("[`", stringify!($into), "`] on `stream`.")]
+        pub fn $into_on<T: Numeric, I: Input<T> + ?Sized>(
+            stream: &Stream,
+            input: &I,
+            out: &mut DeviceArray<T>,
+        ) -> Result<()> {
+            reduce_into_with(Some(stream), input, None, Builtin::$op.source::<T>(), T::$identity, out)
+        }
     )*};
 }
 
 builtin_reductions! {
     /// The sum of `input`'s elements (wrapping for integers, as kernels add); 0 when empty.
-    sum, sum_on, Add, ZERO;
+    sum, sum_on, sum_into, sum_into_on, Add, ZERO;
     /// The product of `input`'s elements (wrapping for integers); 1 when empty.
-    product, product_on, Mul, ONE;
+    product, product_on, product_into, product_into_on, Mul, ONE;
     /// The smallest element (NaNs skipped); the type's largest value (`+inf`) when empty.
-    min, min_on, Min, HIGHEST;
+    min, min_on, min_into, min_into_on, Min, HIGHEST;
     /// The largest element (NaNs skipped); the type's smallest value (`-inf`) when empty.
-    max, max_on, Max, LOWEST;
+    max, max_on, max_into, max_into_on, Max, LOWEST;
 }
 
 fn reduce_with<T, U, I>(
@@ -122,39 +169,115 @@ where
     U: DeviceScalar,
     I: Input<T> + ?Sized,
 {
-    let n = input.len();
-    if n == 0 {
+    if input.is_empty() {
         return Ok(identity);
     }
     let target = Target::new(stream, input.home())?;
     let staged = input.stage(&target.device)?;
-    let grid = target.stride_grid(n, PER_THREAD);
-    let mut partials = DeviceArray::<U>::zeros_on(&target.device, grid as usize)?;
+    let key = scratch::Key::new::<Partials<U>>(&target.device, stream);
+    let mut set = match scratch::take::<Partials<U>>(key) {
+        Some(set) => set,
+        None => Partials::new(&target)?,
+    };
+    let Partials { partials, total } = &mut set;
+    fold(&target, &staged, map, op, identity, partials, total)?;
+    // One element back to the host, after the two kernels (a synchronous copy).
+    let value = total.to_host()?[0];
+    scratch::put(key, set);
+    Ok(value)
+}
+
+/// The result of [`reduce_into`] and friends: into `out`, one element on the device.
+fn reduce_into_with<T, U, I>(
+    stream: Option<&Stream>,
+    input: &I,
+    map: Option<&'static FnSource>,
+    op: &'static FnSource,
+    identity: U,
+    out: &mut DeviceArray<U>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    U: DeviceScalar,
+    I: Input<T> + ?Sized,
+{
+    if out.len() != 1 {
+        return Err(Error::ArgumentMismatch {
+            kernel: "cudajit::reduce_into".into(),
+            detail: format!(
+                "`out` holds {} elements; a reduction writes exactly 1",
+                out.len()
+            ),
+        });
+    }
+    let target = Target::new(stream, input.home().or(Some(out.device())))?;
+    let key = scratch::Key::new::<Partials<U>>(&target.device, stream);
+    let mut set = match scratch::take::<Partials<U>>(key) {
+        Some(set) => set,
+        None => Partials::new(&target)?,
+    };
+    if input.is_empty() {
+        out.copy_from_host(&[identity])?;
+    } else {
+        let staged = input.stage(&target.device)?;
+        fold(&target, &staged, map, op, identity, &mut set.partials, out)?;
+    }
+    scratch::put(key, set);
+    Ok(())
+}
+
+/// A reduction's kept buffers: one partial per block of the widest grid on the
+/// device, and the one-element total [`reduce`] reads back.
+struct Partials<U: DeviceScalar> {
+    partials: DeviceArray<U>,
+    total: DeviceArray<U>,
+}
+
+impl<U: DeviceScalar> Partials<U> {
+    fn new(target: &Target<'_>) -> Result<Self> {
+        let widest = target.stride_grid(usize::MAX, PER_THREAD) as usize;
+        Ok(Partials {
+            partials: DeviceArray::zeros_on(&target.device, widest)?,
+            total: DeviceArray::zeros_on(&target.device, 1)?,
+        })
+    }
+}
+
+/// Folds `input` (not empty) into `out[0]`: one partial per block, then one block
+/// over the partials (a fixed grid and order: the same bits every run). Every block
+/// writes its partial, so nothing is cleared first.
+fn fold<T: DeviceScalar, U: DeviceScalar>(
+    target: &Target<'_>,
+    input: &DeviceArray<T>,
+    map: Option<&'static FnSource>,
+    op: &'static FnSource,
+    identity: U,
+    partials: &mut DeviceArray<U>,
+    out: &mut DeviceArray<U>,
+) -> Result<()> {
+    let grid = target.stride_grid(input.len(), PER_THREAD);
     let first = fold_kernel::<T, U>(map, op);
+    if grid == 1 {
+        let mut args = [
+            SliceArg::<T>::into_kernel_arg(input),
+            SliceArgMut::<U>::into_kernel_arg(out),
+            KernelArg::scalar(identity),
+        ];
+        return crate::launch::launch(first.source, first.cache, target.config(1), &mut args);
+    }
     let mut args = [
-        SliceArg::<T>::into_kernel_arg(&*staged),
-        SliceArgMut::<U>::into_kernel_arg(&mut partials),
+        SliceArg::<T>::into_kernel_arg(input),
+        SliceArgMut::<U>::into_kernel_arg(partials.view_mut(..grid as usize)?),
         KernelArg::scalar(identity),
     ];
     crate::launch::launch(first.source, first.cache, target.config(grid), &mut args)?;
-    if grid == 1 {
-        return first_element(&partials);
-    }
-    let mut total = DeviceArray::<U>::zeros_on(&target.device, 1)?;
     let second = fold_kernel::<U, U>(None, op);
     let mut args = [
-        SliceArg::<U>::into_kernel_arg(&partials),
-        SliceArgMut::<U>::into_kernel_arg(&mut total),
+        SliceArg::<U>::into_kernel_arg(partials.view(..grid as usize)?),
+        SliceArgMut::<U>::into_kernel_arg(out),
         KernelArg::scalar(identity),
     ];
-    crate::launch::launch(second.source, second.cache, target.config(1), &mut args)?;
-    first_element(&total)
-}
-
-fn first_element<U: DeviceScalar>(array: &DeviceArray<U>) -> Result<U> {
-    // The array is one element per block of the launch, at least one.
-    let host = array.to_host()?;
-    Ok(host[0])
+    crate::launch::launch(second.source, second.cache, target.config(1), &mut args)
 }
 
 /// The kernel folding `map(x)` (or `x`) of its input into one value per block.

@@ -1,4 +1,6 @@
-//! Scans (reduce-then-scan over tiles of `TILE` elements) and stream compaction.
+//! Scans and stream compaction. Element types of 32 and 64 bits scan in one pass
+//! (`lookback`); the others (8/16-bit, `bool`) by reduce-then-scan over tiles of
+//! `TILE` elements:
 //!
 //! 1. `tiles`: each block folds its tile, in order, into the tile's total;
 //! 2. `carry`: one block turns the totals into each tile's exclusive prefix;
@@ -10,7 +12,7 @@
 use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
-use super::{synth, DeviceFn, Input, Target};
+use super::{lookback, synth, DeviceFn, Input, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::{Error, Result};
@@ -74,6 +76,69 @@ where
     scan(Some(stream), input, op.source(), identity, true)
 }
 
+/// [`inclusive_scan`] into `out` (of `input`'s length), allocating nothing: for
+/// repeated scans, and to compare with libraries that draw their outputs from a pool.
+pub fn inclusive_scan_into<T, I, F>(
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(None, input, op.source(), identity, false, out)
+}
+
+/// [`inclusive_scan_into`] on `stream`.
+pub fn inclusive_scan_into_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(Some(stream), input, op.source(), identity, false, out)
+}
+
+/// [`exclusive_scan`] into `out` (of `input`'s length), allocating nothing.
+pub fn exclusive_scan_into<T, I, F>(
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(None, input, op.source(), identity, true, out)
+}
+
+/// [`exclusive_scan_into`] on `stream`.
+pub fn exclusive_scan_into_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: DeviceFn<F>,
+    identity: T,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+    F: Fn(T, T) -> T + Copy,
+{
+    scan_to(Some(stream), input, op.source(), identity, true, out)
+}
+
 /// The elements of `input` for which `keep` (a `#[device] fn(T) -> bool`) holds, in
 /// their order, as a new array: flags, an exclusive scan of them into positions, a
 /// scatter.
@@ -108,7 +173,8 @@ where
     I: Input<T> + ?Sized,
 {
     let target = Target::new(stream, input.home())?;
-    let mut out = DeviceArray::<T>::zeros_on(&target.device, input.len())?;
+    // The scan writes every element: no clearing first.
+    let mut out = DeviceArray::<T>::unfilled_on(&target.device, input.len())?;
     if input.is_empty() {
         return Ok(out);
     }
@@ -117,8 +183,52 @@ where
     Ok(out)
 }
 
-/// Scans `input` into `out` (same length, not empty) with the three kernels.
+fn scan_to<T, I>(
+    stream: Option<&Stream>,
+    input: &I,
+    op: &'static FnSource,
+    identity: T,
+    exclusive: bool,
+    out: &mut DeviceArray<T>,
+) -> Result<()>
+where
+    T: DeviceScalar,
+    I: Input<T> + ?Sized,
+{
+    if out.len() != input.len() {
+        let kind = if exclusive { "exclusive" } else { "inclusive" };
+        return Err(super::length_mismatch(
+            &format!("{kind}_scan_into"),
+            [("input", input.len()), ("out", out.len())],
+        ));
+    }
+    if input.is_empty() {
+        return Ok(());
+    }
+    let target = Target::new(stream, input.home().or(Some(out.device())))?;
+    let staged = input.stage(&target.device)?;
+    scan_into(&target, &staged, out, op, identity, exclusive)
+}
+
+/// Scans `input` into `out` (same length, not empty): in one pass where the element
+/// type allows (`lookback`), else with the three kernels.
 fn scan_into<T: DeviceScalar>(
+    target: &Target<'_>,
+    input: &DeviceArray<T>,
+    out: &mut DeviceArray<T>,
+    op: &'static FnSource,
+    identity: T,
+    exclusive: bool,
+) -> Result<()> {
+    if lookback::handles::<T>() {
+        lookback::scan_into(target, input, out, op, identity, exclusive)
+    } else {
+        scan_three_pass(target, input, out, op, identity, exclusive)
+    }
+}
+
+/// Scans `input` into `out` (same length, not empty) with the three kernels.
+fn scan_three_pass<T: DeviceScalar>(
     target: &Target<'_>,
     input: &DeviceArray<T>,
     out: &mut DeviceArray<T>,

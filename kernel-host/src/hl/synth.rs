@@ -53,6 +53,7 @@ pub(crate) fn kernel(name: &str, text: String, deps: &[&'static FnSource]) -> Ke
         // The texts index only inside their bounds; checks would cost bandwidth.
         bounds_check: false,
         fast_math: false,
+        launch_bounds: None,
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],
         instance: &[],
@@ -83,6 +84,7 @@ pub(crate) fn device_fn(name: &str, text: String) -> &'static FnSource {
         line: 1,
         bounds_check: true,
         fast_math: false,
+        launch_bounds: None,
         deps: &[],
         consts: &[],
         instance: &[],

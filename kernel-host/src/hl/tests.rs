@@ -4,10 +4,11 @@
 
 use kernel_device::source::FnSource;
 
+use super::map::{map_kernel, map_kernel_of};
 use super::numeric::{Builtin, Numeric};
 use super::reduce::fold_kernel;
 use super::scan::{CompactKernels, ScanKernels};
-use super::{map::map_kernel, synth};
+use super::{lookback, synth};
 
 /// A predicate and a widening map on `t`, as a user's `#[device]` functions would be.
 fn user_fns(t: &str) -> (&'static FnSource, &'static FnSource) {
@@ -35,10 +36,27 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
     ));
     let scan = ScanKernels::new::<T>(Builtin::Add.source::<T>());
     all.extend([scan.tiles, scan.carry, scan.down]);
+    if lookback::handles::<T>() {
+        for exclusive in [false, true] {
+            let add = Builtin::Add.source::<T>();
+            all.push(lookback::kernel::<T>(add, lookback::GPU_ITEMS, exclusive));
+        }
+    }
     let compact = CompactKernels::new(t, keep);
     all.extend([compact.flags, compact.count, compact.scatter]);
     all.push(map_kernel(&[t], "f64", widen));
     all.push(map_kernel(&[t, t], t, Builtin::Max.source::<T>()));
+    // A broadcast scalar on either side.
+    all.push(map_kernel_of(
+        &[(t, true), (t, false)],
+        t,
+        Builtin::Add.source::<T>(),
+    ));
+    all.push(map_kernel_of(
+        &[(t, false), (t, true)],
+        t,
+        Builtin::Add.source::<T>(),
+    ));
     all
 }
 

@@ -72,10 +72,32 @@ fn prepare(
     config: &LaunchConfig<'_>,
     device: &Device,
 ) -> Result<(&'static SimKernel, ValidLaunch)> {
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     let kernel = cache.get_sim(source)?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     Ok((kernel, valid))
+}
+
+/// The checks of a launch without running it (a launch a graph capture records).
+pub(crate) fn check_launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: &LaunchConfig<'_>,
+    device: &Device,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let (kernel, valid) = prepare(source, cache, config, device)?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    if kernel.cooperative {
+        check_support(&kernel.name, device.limits())?;
+        let threads = valid.block.iter().product::<u32>();
+        let per_sm = blocks_per_multiprocessor(
+            threads,
+            valid.shared_bytes.saturating_add(kernel.static_shared),
+        );
+        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+    }
+    Ok(())
 }
 
 pub(crate) fn launch(
@@ -87,7 +109,7 @@ pub(crate) fn launch(
     faults: &StreamFaults,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
-    let valid = config.validate(source.name, device.limits())?;
+    let valid = config.validate_for(source, device.limits())?;
     let kernel = cache.get_sim(source)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
@@ -162,6 +184,10 @@ fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
         ArgKind::Scalar(ty) => Arg::Scalar {
             ty: *ty,
             bits: arg.value,
+        },
+        ArgKind::Value { ty, bytes } => Arg::Value {
+            ty: ty.clone(),
+            bytes: bytes.clone(),
         },
         ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false, 0),
         ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true, 0),

@@ -14,7 +14,7 @@ mod launch;
 
 use std::sync::{Mutex, OnceLock};
 
-pub(crate) use launch::{launch, max_cooperative_grid_blocks, SimKernel};
+pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
 
 use crate::config::DeviceLimits;
 use crate::device::Device;

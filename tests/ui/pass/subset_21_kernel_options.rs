@@ -1,5 +1,6 @@
-//! README "The kernel subset": `#[kernel(boundscheck = false)]` and
-//! `#[kernel(fastmath = true)]`, alone and together. One kernel per construct.
+//! README "The kernel subset": `#[kernel(boundscheck = false)]`,
+//! `#[kernel(fastmath = true)]` and `#[kernel(launch_bounds = ..)]`, alone and
+//! together, and `#[unroll]` on `for` loops. One kernel per construct.
 use cudajit::prelude::*;
 
 #[kernel(boundscheck = false)]
@@ -15,6 +16,32 @@ fn fastmath_true(x: &mut [f32]) {
 #[kernel(boundscheck = false, fastmath = true)]
 fn both_options(x: &mut [f32]) {
     x[0] = x[1] / x[2];
+}
+
+#[kernel(launch_bounds = 256)]
+fn launch_bounds_threads(x: &mut [f32]) {
+    x[0] = 1.0;
+}
+
+#[kernel(boundscheck = false, launch_bounds = (128, 4))]
+fn launch_bounds_threads_and_blocks(x: &mut [f32]) {
+    x[0] = 1.0;
+}
+
+#[kernel]
+fn unroll_every_iteration(x: &mut [f32]) {
+    #[unroll]
+    for i in 0..8 {
+        x[i] = 0.0;
+    }
+}
+
+#[kernel]
+fn unroll_by_count(x: &mut [f32]) {
+    #[unroll(4)]
+    for i in 0..x.len() {
+        x[i] = 0.0;
+    }
 }
 
 fn main() {}

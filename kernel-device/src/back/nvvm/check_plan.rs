@@ -15,12 +15,14 @@
 //! Indices that are constants once the loop variables are (`acc[m][j]`, `a_s[k][..]`'s
 //! first index) are decided here, at compile time, and cost the guard nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module, Place,
     PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
 };
+
+mod affine;
 
 /// The most elements a `for` loop of a run may have (its body is walked once per
 /// element when the guard is planned).
@@ -48,6 +50,20 @@ pub enum GuardOp {
     SetVar { local: Handle<Local>, bits: u64 },
     /// `index < len` must hold.
     Check { index: Handle<Expr>, len: Length },
+    /// Evaluate `index` (at a literal loop's first element) and keep it as `slot`.
+    Record { index: Handle<Expr>, slot: usize },
+    /// At the loop's second element: `index` is affine in the loop's variable (wrapping
+    /// 64-bit arithmetic), so its `trips` values are `first + k * (this - first)` modulo
+    /// 2^64, `first` being the value kept in `slot`. They are all below `len` if
+    /// `first < len` and `this - first <= (len - 1 - first) / (trips - 1)`: then no
+    /// value wraps, the sequence rises and its last value is below `len`. Two
+    /// comparisons instead of `trips`.
+    CheckStrided {
+        index: Handle<Expr>,
+        len: Length,
+        slot: usize,
+        trips: u64,
+    },
 }
 
 /// A run's guard: its steps, and the index expressions whose checks it decides.
@@ -57,6 +73,13 @@ pub struct Plan {
     pub decided: HashSet<Handle<Expr>>,
     /// Run-time comparisons in `ops` plus checks decided at compile time.
     pub checks: usize,
+}
+
+/// A literal `for` loop being walked: its variable, its elements, the one walked now.
+struct LiteralLoop {
+    var: Handle<Local>,
+    elems: Vec<u64>,
+    current: usize,
 }
 
 /// An index and the values of the loop variables it depends on: one comparison each.
@@ -89,6 +112,12 @@ pub struct Planner<'a> {
     /// Run-time comparisons planned.
     compares: usize,
     plan: Plan,
+    /// The initialisers of the `let`s the guard pre-executes (for the affine analysis).
+    let_inits: HashMap<Handle<Local>, Handle<Expr>>,
+    /// The literal loops being walked, outermost first.
+    loops: Vec<LiteralLoop>,
+    /// Strided checks planned: (index, the other loop variables' values, phase).
+    strided: HashMap<(CheckKey, bool), usize>,
     /// The guard would be too large, or an index is out of range at compile time.
     abandoned: bool,
 }
@@ -106,6 +135,9 @@ impl<'a> Planner<'a> {
             impure: HashSet::new(),
             compares: 0,
             plan: Plan::default(),
+            let_inits: HashMap::new(),
+            loops: Vec::new(),
+            strided: HashMap::new(),
             abandoned: false,
         }
     }
@@ -299,6 +331,7 @@ impl<'a> Planner<'a> {
                             init: *init,
                         });
                         self.known.insert(*local, k);
+                        self.let_inits.insert(*local, *init);
                     }
                 }
             }
@@ -316,7 +349,15 @@ impl<'a> Planner<'a> {
                 assigned_in_block(self.func, body, &mut assigned);
                 self.dirty.extend(assigned);
                 self.defined.insert(*var);
-                for bits in elems {
+                self.loops.push(LiteralLoop {
+                    var: *var,
+                    elems: elems.clone(),
+                    current: 0,
+                });
+                for (current, bits) in elems.into_iter().enumerate() {
+                    if let Some(l) = self.loops.last_mut() {
+                        l.current = current;
+                    }
                     self.plan.ops.push(GuardOp::SetVar { local: *var, bits });
                     self.known.insert(
                         *var,
@@ -332,6 +373,7 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
+                self.loops.pop();
                 self.known.remove(var);
             }
             Stmt::While { .. } => self.abandoned = true,
@@ -428,6 +470,9 @@ impl<'a> Planner<'a> {
             .collect();
         self.plan.decided.insert(index);
         self.plan.checks += 1;
+        if self.plan_strided(index, &len, &k.deps) {
+            return;
+        }
         if self.seen.insert((index, key)) {
             self.plan.ops.push(GuardOp::Check { index, len });
             self.compares += 1;
@@ -584,7 +629,7 @@ fn simple_intrinsic(i: Intrinsic) -> bool {
 }
 
 /// Calls `f` on each direct sub-expression of a (simple) expression.
-fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
+pub(super) fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
     let place = |p: &Place, f: &mut dyn FnMut(Handle<Expr>)| {
         if let PlaceRoot::Pointee(h) = p.root {
             f(h);
@@ -764,7 +809,7 @@ fn slice_of_len(func: &Function, h: Handle<Expr>, depth: u32) -> Option<Handle<L
 }
 
 /// Calls `f` on every `let` (local, initialiser) in `block`, nested ones included.
-fn lets_in_block(
+pub(super) fn lets_in_block(
     func: &Function,
     block: &Block,
     f: &mut dyn FnMut(Handle<Local>, Option<Handle<Expr>>),
@@ -818,7 +863,7 @@ fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block)) {
 }
 
 /// Calls `f` on every place (read, written or borrowed) in `block`, nested ones included.
-fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
+pub(super) fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let { init, .. } => {

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::writer::Writer;
+use super::writer::{LoopHint, Writer};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
 
@@ -65,6 +65,10 @@ pub struct FunctionWriter<'w, 'a> {
     pub proven: HashSet<Handle<Expr>>,
     /// Inside a versioned run's copies, nested blocks are written as they are.
     pub plain_depth: u32,
+    /// Inside a versioned run's checked copy, which runs only when its guard fails.
+    pub cold_depth: u32,
+    /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
+    pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -84,6 +88,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             loops: Vec::new(),
             proven: HashSet::new(),
             plain_depth: 0,
+            cold_depth: 0,
+            pending_for: None,
         })
     }
 
@@ -277,7 +283,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         continue;
                     }
                     let llvm_ty = types::value(ty).map_err(|e| self.error(e.0))?;
-                    if is_kernel && !matches!(ty, Type::Scalar(_)) {
+                    if is_kernel && !matches!(ty, Type::Scalar(_) | Type::Struct(_)) {
                         return Err(self.error(format!(
                             "kernel parameter `{}` has type `{ty}`, which cannot be passed to a kernel",
                             param.name
@@ -360,6 +366,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 inclusive,
                 step,
                 reverse,
+                unroll,
                 body,
             } => self.for_range(
                 *id,
@@ -370,6 +377,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     inclusive: *inclusive,
                     step: *step,
                     reverse: *reverse,
+                    unroll: *unroll,
                 },
                 body,
             ),
@@ -399,6 +407,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         end_l: &str,
         slot: Option<(String, String)>,
     ) -> Result<(), Error> {
+        let pending = self.pending_for.take();
+        let hint = match pending {
+            Some((ir::Unroll::Auto, var))
+                if self.cold_depth > 0
+                    && super::versioning::may_stay_rolled(self.func, var, body) =>
+            {
+                Some(LoopHint::Rolled)
+            }
+            Some((ir::Unroll::Full, _)) => Some(LoopHint::Full),
+            Some((ir::Unroll::Times(n), _)) => Some(LoopHint::Times(n)),
+            _ => None,
+        };
         self.loops.push(LoopCtx {
             id,
             break_label: end_l.to_string(),
@@ -408,7 +428,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let result = self.block(body);
         self.loops.pop();
         result?;
-        self.branch_to(again_l);
+        match hint {
+            Some(hint) if self.open => {
+                let node = self.w.loop_hint(hint);
+                self.terminate(format!("br label %{again_l}, !llvm.loop {node}"));
+            }
+            _ => self.branch_to(again_l),
+        }
         self.start_block(end_l);
         Ok(())
     }

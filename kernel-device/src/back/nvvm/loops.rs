@@ -18,6 +18,7 @@ pub struct RangeSpec {
     /// usize.
     pub step: Option<Handle<Expr>>,
     pub reverse: bool,
+    pub unroll: crate::ir::Unroll,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -156,6 +157,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         );
         let before = self.proven.clone();
         self.proven.extend(proven);
+        self.pending_for = Some((range.unroll, var));
         let result = self.loop_body(id, body, &cond_l, &end_l, None);
         self.proven = before;
         result

@@ -15,10 +15,12 @@
 //! vectorises or batches loads across it, so a loop of checked loads issues them one
 //! by one; the fast copy has straight-line loads again.
 
-use super::check_plan::{GuardOp, Length, Planner};
+use std::collections::HashSet;
+
+use super::check_plan::{self, GuardOp, Length, Planner};
 use super::function::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{Block, Stmt};
+use crate::ir::{self, Block, Expr, Handle, Local, Stmt};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// A block's statements, runs of simple ones versioned, then its tail's value.
@@ -85,6 +87,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         plan: super::check_plan::Plan,
     ) -> Result<(), Error> {
         let mut guard: Option<String> = None;
+        let mut recorded = std::collections::HashMap::new();
         for op in &plan.ops {
             match op {
                 GuardOp::PreLet { local, init } => {
@@ -106,25 +109,28 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     }
                 }
                 GuardOp::Check { index, len } => {
-                    let Val::V(i) = self.expr(*index)? else {
-                        return Err(self.error("a pure index has no value"));
-                    };
-                    let len = match len {
-                        Length::Const(n) => n.to_string(),
-                        Length::OfSlice(slice) => {
-                            let ty =
-                                types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
-                            let Val::V(s) = self.expr(*slice)? else {
-                                return Err(self.error("a pure slice has no value"));
-                            };
-                            self.def("guard.len", format!("extractvalue {ty} {s}, 1"))
-                        }
-                    };
+                    let i = self.guard_index(*index)?;
+                    let len = self.guard_len(len)?;
                     let ok = self.def("guard.ok", format!("icmp ult i64 {i}, {len}"));
-                    guard = Some(match guard {
-                        None => ok,
-                        Some(g) => self.def("guard", format!("and i1 {g}, {ok}")),
-                    });
+                    guard = Some(self.guard_and(guard, ok));
+                }
+                GuardOp::Record { index, slot } => {
+                    let first = self.guard_index(*index)?;
+                    recorded.insert(*slot, first);
+                }
+                GuardOp::CheckStrided {
+                    index,
+                    len,
+                    slot,
+                    trips,
+                } => {
+                    let Some(first) = recorded.get(slot).cloned() else {
+                        return Err(self.error("a strided guard without its first value"));
+                    };
+                    let second = self.guard_index(*index)?;
+                    let len = self.guard_len(len)?;
+                    let ok = self.strided_ok(&first, &second, &len, *trips);
+                    guard = Some(self.guard_and(guard, ok));
                 }
             }
         }
@@ -149,12 +155,60 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             &mut self.w.reusable_sites,
             fast_sites..self.w.panic_sites.len(),
         );
+        self.cold_depth += 1;
         let written = stmts.iter().try_for_each(|s| self.stmt(s));
+        self.cold_depth -= 1;
         self.w.reusable_sites = outer;
         written?;
         self.branch_to(&join_l);
         self.start_block(&join_l);
         Ok(())
+    }
+
+    /// A planned index's value in the guard.
+    fn guard_index(&mut self, index: Handle<Expr>) -> Result<String, Error> {
+        match self.expr(index)? {
+            Val::V(i) => Ok(i),
+            _ => Err(self.error("a pure index has no value")),
+        }
+    }
+
+    /// The length a planned index is compared with.
+    fn guard_len(&mut self, len: &Length) -> Result<String, Error> {
+        Ok(match len {
+            Length::Const(n) => n.to_string(),
+            Length::OfSlice(slice) => {
+                let ty = types::value(self.ty_of(*slice)?).map_err(|e| self.error(e.0))?;
+                let Val::V(s) = self.expr(*slice)? else {
+                    return Err(self.error("a pure slice has no value"));
+                };
+                self.def("guard.len", format!("extractvalue {ty} {s}, 1"))
+            }
+        })
+    }
+
+    /// `first < len && second - first <= (len - 1 - first) / (trips - 1)`: every value
+    /// of an affine index over the loop's `trips` elements is below `len`, without
+    /// wrapping (see `GuardOp::CheckStrided`). `trips >= 3`, so the divisor is a
+    /// constant of at least 2, which LLVM turns into a multiply.
+    fn strided_ok(&mut self, first: &str, second: &str, len: &str, trips: u64) -> String {
+        let first_ok = self.def("guard.first", format!("icmp ult i64 {first}, {len}"));
+        let last = self.def("guard.last", format!("sub i64 {len}, 1"));
+        let room = self.def("guard.room", format!("sub i64 {last}, {first}"));
+        let max_step = self.def(
+            "guard.maxstep",
+            format!("udiv i64 {room}, {}", trips.saturating_sub(1).max(1)),
+        );
+        let step = self.def("guard.step", format!("sub i64 {second}, {first}"));
+        let step_ok = self.def("guard.stepok", format!("icmp ule i64 {step}, {max_step}"));
+        self.def("guard.ok", format!("and i1 {first_ok}, {step_ok}"))
+    }
+
+    fn guard_and(&mut self, guard: Option<String>, ok: String) -> String {
+        match guard {
+            None => ok,
+            Some(g) => self.def("guard", format!("and i1 {g}, {ok}")),
+        }
     }
 
     /// `stmts` without the checks of the indices in `decided`.
@@ -169,4 +223,44 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.proven = before;
         result
     }
+}
+
+/// Whether a loop of a checked copy (which runs only when its guard fails) may be kept
+/// rolled, whatever its `#[unroll]` asks: unrolled, the checks' operands kept the
+/// stencil's cold path at 40 registers against the fast path's 29, and a kernel's
+/// register count is its worst point's (32 with the loop rolled). Not when `var` (or
+/// a `let` of the body, which may depend on it) indexes a local array: rolled, that
+/// index is a variable, which sends the whole array (SGEMM's accumulator tile, shared
+/// with the fast copy) to local memory.
+pub fn may_stay_rolled(func: &ir::Function, var: Handle<Local>, body: &Block) -> bool {
+    let mut varying = HashSet::from([var]);
+    check_plan::lets_in_block(func, body, &mut |local, _| {
+        varying.insert(local);
+    });
+    let mut rolled = true;
+    check_plan::places_in_block(func, body, &mut |place| {
+        if matches!(place.root, ir::PlaceRoot::Local(_)) {
+            rolled &= !place
+                .projections
+                .iter()
+                .any(|p| matches!(p, ir::Projection::Index(i) if mentions(func, *i, &varying)));
+        }
+    });
+    rolled
+}
+
+/// Whether expression `h` reads one of `locals`.
+fn mentions(func: &ir::Function, h: Handle<Expr>, locals: &HashSet<Handle<Local>>) -> bool {
+    let Some(e) = func.exprs.get(h) else {
+        return false;
+    };
+    let mut found = match &e.kind {
+        ir::ExprKind::Local(l) => locals.contains(l),
+        ir::ExprKind::Load(p) | ir::ExprKind::AddressOf { place: p, .. } => {
+            matches!(p.root, ir::PlaceRoot::Local(l) if locals.contains(&l))
+        }
+        _ => false,
+    };
+    check_plan::visit_children(&e.kind, |c| found |= mentions(func, c, locals));
+    found
 }

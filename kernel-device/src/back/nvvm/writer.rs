@@ -59,6 +59,8 @@ pub struct Writer<'a> {
     pub reusable_sites: std::ops::Range<usize>,
     /// Some function calls `grid_sync()`: the module defines the grid barrier.
     pub uses_grid_sync: bool,
+    /// The unrolling hints of loops' back edges, in order (see [`Self::loop_hint`]).
+    loop_hints: Vec<LoopHint>,
 }
 
 impl<'a> Writer<'a> {
@@ -70,10 +72,19 @@ impl<'a> Writer<'a> {
             panic_sites: Vec::new(),
             reusable_sites: 0..0,
             uses_grid_sync: false,
+            loop_hints: Vec::new(),
         }
     }
 
     /// Declares `name` with the full `declare` line `decl` (first one wins).
+    /// The `!llvm.loop` node of a new loop's back edge carrying `hint`: its own distinct
+    /// node, then the hint's, numbered after the special registers' ranges and before
+    /// the kernels' annotations.
+    pub fn loop_hint(&mut self, hint: LoopHint) -> String {
+        self.loop_hints.push(hint);
+        format!("!{}", SREG_RANGES.len() + 2 * self.loop_hints.len() - 1)
+    }
+
     pub fn declare(&mut self, name: &str, decl: String) {
         self.decls.entry(name.to_string()).or_insert(decl);
     }
@@ -155,18 +166,42 @@ impl<'a> Writer<'a> {
             let _ = writeln!(out, "!{} = !{{i32 {low}, i32 {high}}}", i + 1);
         }
         let mut next = SREG_RANGES.len() + 1;
+        for hint in &self.loop_hints {
+            let property = match hint {
+                LoopHint::Rolled => "!\"llvm.loop.unroll.disable\"".to_string(),
+                LoopHint::Full => "!\"llvm.loop.unroll.full\"".to_string(),
+                LoopHint::Times(n) => format!("!\"llvm.loop.unroll.count\", i32 {n}"),
+            };
+            let _ = writeln!(out, "!{next} = distinct !{{!{next}, !{}}}", next + 1);
+            let _ = writeln!(out, "!{} = !{{{property}}}", next + 1);
+            next += 2;
+        }
         let mut annotation_ids = Vec::new();
         let mut annotations = String::new();
         for kernel in &kernels {
             let param_types = kernel_param_types(kernel)?;
-            let _ = writeln!(
-                annotations,
-                "!{next} = !{{void ({})* @{}, !\"kernel\", i32 1}}",
+            let symbol = format!(
+                "void ({})* @{}",
                 param_types.join(", "),
                 types::ident(&kernel.name)
             );
-            annotation_ids.push(format!("!{next}"));
-            next += 1;
+            // `launch_bounds`: `maxntidx` caps the block (ptxas sizes registers for it),
+            // `minctasm` asks for that many resident blocks per SM.
+            let mut properties = vec![("kernel", 1)];
+            if let Some(bounds) = kernel.options.launch_bounds {
+                properties.push(("maxntidx", bounds.max_threads));
+                if bounds.min_blocks > 0 {
+                    properties.push(("minctasm", bounds.min_blocks));
+                }
+            }
+            for (property, value) in properties {
+                let _ = writeln!(
+                    annotations,
+                    "!{next} = !{{{symbol}, !\"{property}\", i32 {value}}}"
+                );
+                annotation_ids.push(format!("!{next}"));
+                next += 1;
+            }
         }
         let _ = writeln!(
             out,
@@ -185,6 +220,17 @@ impl<'a> Writer<'a> {
             panic_sites: self.panic_sites,
         })
     }
+}
+
+/// How a loop's back edge asks LLVM to unroll it.
+#[derive(Clone, Copy, Debug)]
+pub enum LoopHint {
+    /// Not at all (`llvm.loop.unroll.disable`).
+    Rolled,
+    /// Completely (`llvm.loop.unroll.full`).
+    Full,
+    /// `n` iterations per trip (`llvm.loop.unroll.count`).
+    Times(u32),
 }
 
 /// A module global: shared memory (`internal addrspace(3) global [N x T] undef`, one
@@ -217,6 +263,8 @@ pub fn kernel_param_types(function: &ir::Function) -> Result<Vec<String>, Error>
     for param in &function.params {
         match &param.ty {
             Type::Scalar(s) => out.push(types::scalar_mem(*s).to_string()),
+            // A struct by value, in its memory form (`ir::layout`'s bytes).
+            st @ Type::Struct(_) => out.push(types::memory(st)?),
             slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
                 let elem = slice.index_result().unwrap_or(Type::Unit);
                 out.push(format!("{}*", types::memory(&elem)?));

@@ -508,6 +508,24 @@ impl BlockDetector<'_> {
         Ok(())
     }
 
+    /// A global atomic's memory effect happened (after [`BlockDetector::access_lane`]
+    /// recorded it): acquires again what releases to its cell published. A release by
+    /// another worker's block can land between that record and the memory effect; the
+    /// atomic then reads the released value, so it must also acquire the release (a
+    /// reader spinning on a flag saw the flag but not yet the release before).
+    pub fn acquire_after_atomic(&mut self, region: RegionId, offset: u64) {
+        let d = self.detector;
+        let Some(r) = d.regions.get(region.0 as usize) else {
+            return;
+        };
+        if r.space != Space::Global || !d.any_release.load(Ordering::Acquire) {
+            return;
+        }
+        let cell = offset / u64::from(r.elem_bytes.max(1));
+        d.sync_vars
+            .acquire((region.0, cell), self.clock.acquired_mut());
+    }
+
     /// An atomic on global `region` cell `cell` by `tid`: acquires what earlier releases
     /// to the cell published, and releases if `tid` fenced before it.
     fn synchronise_through(&mut self, region: RegionId, cell: u64, tid: u32) {

@@ -91,6 +91,7 @@ impl Warp<'_, '_> {
                 step,
                 reverse,
                 body,
+                unroll: _,
             } => {
                 let plan = self.plan(fr.func).loops[&id.0];
                 let ix = plan.index;

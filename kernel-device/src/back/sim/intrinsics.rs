@@ -366,7 +366,9 @@ impl Warp<'_, '_> {
                     fr.func,
                     loc,
                 )?;
-                buffer.update(offset as usize, bytes, apply)
+                let old = buffer.update(offset as usize, bytes, apply);
+                self.acquire_after_atomic(region, offset);
+                old
             };
             fr.set(out, lane, old);
         }

@@ -223,6 +223,16 @@ impl Launch {
                 (Arg::Scalar { ty, bits }, Type::Scalar(want)) if ty == want => {
                     arg_slots.push(scalar::truncate(*ty, *bits));
                 }
+                (Arg::Value { ty, bytes }, want) if ty == want => {
+                    let Some(value) = super::place::value_slots(ty, bytes) else {
+                        return Err(launch_error(format!(
+                            "argument {k} (`{}`) of `{kernel}`: {} bytes are no `{ty}`",
+                            p.name,
+                            bytes.len()
+                        )));
+                    };
+                    arg_slots.extend(value);
+                }
                 (
                     Arg::Slice {
                         elem,
@@ -380,6 +390,7 @@ impl Launch {
 fn describe_arg(a: &Arg) -> String {
     match a {
         Arg::Scalar { ty, .. } => format!("a `{ty}`"),
+        Arg::Value { ty, .. } => format!("a `{ty}`"),
         Arg::Slice {
             elem,
             mutable: true,

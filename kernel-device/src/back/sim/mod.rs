@@ -44,6 +44,8 @@ pub use memory::Buffer;
 pub enum Arg {
     /// A scalar by value: its bit pattern in the low bits (bool: 0 or 1).
     Scalar { ty: ScalarType, bits: u64 },
+    /// A `#[derive(DeviceCopy)]` struct by value: its bytes, laid out as `ir::layout`.
+    Value { ty: Type, bytes: Vec<u8> },
     /// A slice of `len` elements of `elem` (a scalar or a struct) starting `offset`
     /// bytes into `buffer`.
     Slice {

@@ -561,3 +561,31 @@ fn for_each_scalar(
         other => Err(Walk::NotInMemory(other.clone())),
     }
 }
+
+/// The register slots of a value of type `ty` (a struct passed to a kernel by value)
+/// read from its memory form `bytes`, through the walk loads use; `None` if `bytes`
+/// is too short or `ty` has no memory form.
+pub fn value_slots(ty: &Type, bytes: &[u8]) -> Option<Vec<u64>> {
+    if mem_layout(ty).0 > bytes.len() as u64 {
+        return None;
+    }
+    let mut out = vec![0u64; slots(ty) as usize];
+    let mut visit = |address: u64, s: ScalarType, slot: u32| -> R<()> {
+        let at = offset_of(address) as usize;
+        let mut raw = [0u8; 8];
+        let size = s.size_bytes() as usize;
+        if let (Some(src), Some(dst)) = (bytes.get(at..at + size), raw.get_mut(..size)) {
+            dst.copy_from_slice(src);
+        }
+        let bits = u64::from_le_bytes(raw);
+        if let Some(o) = out.get_mut(slot as usize) {
+            *o = match s {
+                ScalarType::Bool => u64::from(bits & 0xff != 0),
+                _ => scalar::truncate(s, bits),
+            };
+        }
+        Ok(())
+    };
+    for_each_scalar(ty, ptr(0, 0), 0, &mut visit).ok()?;
+    Some(out)
+}

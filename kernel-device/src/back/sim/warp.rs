@@ -231,6 +231,18 @@ impl<'a, 'd> Warp<'a, 'd> {
             .map_err(Box::new)
     }
 
+    /// After a global atomic's memory effect: see [`BlockDetector::acquire_after_atomic`].
+    pub fn acquire_after_atomic(&self, region: usize, offset: u64) {
+        let Some(det) = self.det else {
+            return;
+        };
+        let base = self.launch.regions[region].base;
+        if let Some(relative) = offset.checked_sub(base) {
+            det.borrow_mut()
+                .acquire_after_atomic(RegionId(region as u32), relative);
+        }
+    }
+
     /// Tells the detector that the lanes of `mask` synchronised (`sync_warp` or a
     /// collective).
     pub fn warp_sync(&self, mask: u32) {

@@ -137,74 +137,36 @@ if.then:
   %k = load i64, i64* %k.addr
   %add = add i64 %mul, %k
   %sub = sub i64 %add, 1
-  %guard.ok.3 = icmp ult i64 %sub, 256
-  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
   %t.6 = load i64, i64* %t.addr
-  %guard.ok.4 = icmp ult i64 %t.6, 8
-  %guard.2 = and i1 %guard.1, %guard.ok.4
+  %guard.ok.3 = icmp ult i64 %t.6, 8
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
   store i64 2, i64* %k.addr
   %t.7 = load i64, i64* %t.addr
   %mul.1 = mul i64 %t.7, 8
   %k.1 = load i64, i64* %k.addr
   %add.1 = add i64 %mul.1, %k.1
   %sub.1 = sub i64 %add.1, 1
-  %guard.ok.5 = icmp ult i64 %sub.1, 256
-  %guard.3 = and i1 %guard.2, %guard.ok.5
+  %guard.first = icmp ult i64 %sub, 256
+  %guard.last = sub i64 256, 1
+  %guard.room = sub i64 %guard.last, %sub
+  %guard.maxstep = udiv i64 %guard.room, 7
+  %guard.step = sub i64 %sub.1, %sub
+  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.ok.4 = and i1 %guard.first, %guard.stepok
+  %guard.2 = and i1 %guard.1, %guard.ok.4
   store i64 3, i64* %k.addr
-  %t.8 = load i64, i64* %t.addr
-  %mul.2 = mul i64 %t.8, 8
-  %k.2 = load i64, i64* %k.addr
-  %add.2 = add i64 %mul.2, %k.2
-  %sub.2 = sub i64 %add.2, 1
-  %guard.ok.6 = icmp ult i64 %sub.2, 256
-  %guard.4 = and i1 %guard.3, %guard.ok.6
   store i64 4, i64* %k.addr
-  %t.9 = load i64, i64* %t.addr
-  %mul.3 = mul i64 %t.9, 8
-  %k.3 = load i64, i64* %k.addr
-  %add.3 = add i64 %mul.3, %k.3
-  %sub.3 = sub i64 %add.3, 1
-  %guard.ok.7 = icmp ult i64 %sub.3, 256
-  %guard.5 = and i1 %guard.4, %guard.ok.7
   store i64 5, i64* %k.addr
-  %t.10 = load i64, i64* %t.addr
-  %mul.4 = mul i64 %t.10, 8
-  %k.4 = load i64, i64* %k.addr
-  %add.4 = add i64 %mul.4, %k.4
-  %sub.4 = sub i64 %add.4, 1
-  %guard.ok.8 = icmp ult i64 %sub.4, 256
-  %guard.6 = and i1 %guard.5, %guard.ok.8
   store i64 6, i64* %k.addr
-  %t.11 = load i64, i64* %t.addr
-  %mul.5 = mul i64 %t.11, 8
-  %k.5 = load i64, i64* %k.addr
-  %add.5 = add i64 %mul.5, %k.5
-  %sub.5 = sub i64 %add.5, 1
-  %guard.ok.9 = icmp ult i64 %sub.5, 256
-  %guard.7 = and i1 %guard.6, %guard.ok.9
   store i64 7, i64* %k.addr
-  %t.12 = load i64, i64* %t.addr
-  %mul.6 = mul i64 %t.12, 8
-  %k.6 = load i64, i64* %k.addr
-  %add.6 = add i64 %mul.6, %k.6
-  %sub.6 = sub i64 %add.6, 1
-  %guard.ok.10 = icmp ult i64 %sub.6, 256
-  %guard.8 = and i1 %guard.7, %guard.ok.10
   store i64 8, i64* %k.addr
-  %t.13 = load i64, i64* %t.addr
-  %mul.7 = mul i64 %t.13, 8
-  %k.7 = load i64, i64* %k.addr
-  %add.7 = add i64 %mul.7, %k.7
-  %sub.7 = sub i64 %add.7, 1
-  %guard.ok.11 = icmp ult i64 %sub.7, 256
-  %guard.9 = and i1 %guard.8, %guard.ok.11
-  br i1 %guard.9, label %run.fast.1, label %run.checked.1, !prof !0
+  br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
-  %t.14 = load i64, i64* %t.addr
-  %cast.3 = uitofp i64 %t.14 to float
+  %t.8 = load i64, i64* %t.addr
+  %cast.3 = uitofp i64 %t.8 to float
   %rows = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.15 = load i64, i64* %t.addr
-  %elem.ptr.4 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.15
+  %t.9 = load i64, i64* %t.addr
+  %elem.ptr.4 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.9
   %elem.ptr.5 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 0
   store float %cast.3, float addrspace(3)* %elem.ptr.5
   store i64 1, i64* %for.counter
@@ -219,34 +181,34 @@ for.body:
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
   %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.16 = load i64, i64* %t.addr
-  %mul.8 = mul i64 %t.16, 8
-  %k.8 = load i64, i64* %k.addr
-  %add.8 = add i64 %mul.8, %k.8
-  %sub.8 = sub i64 %add.8, 1
-  %elem.ptr.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.8
+  %t.10 = load i64, i64* %t.addr
+  %mul.2 = mul i64 %t.10, 8
+  %k.2 = load i64, i64* %k.addr
+  %add.2 = add i64 %mul.2, %k.2
+  %sub.2 = sub i64 %add.2, 1
+  %elem.ptr.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.2
   %elem.2 = load float, float addrspace(3)* %elem.ptr.6
   %rows.1 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.17 = load i64, i64* %t.addr
-  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.17
-  %k.9 = load i64, i64* %k.addr
-  %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %k.9
+  %t.11 = load i64, i64* %t.addr
+  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.11
+  %k.3 = load i64, i64* %k.addr
+  %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %k.3
   store float %elem.2, float addrspace(3)* %elem.ptr.8
   br label %for.cond
 for.end:
   br label %run.join.1
 run.checked.1:
-  %t.18 = load i64, i64* %t.addr
-  %cast.4 = uitofp i64 %t.18 to float
+  %t.12 = load i64, i64* %t.addr
+  %cast.4 = uitofp i64 %t.12 to float
   %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.19 = load i64, i64* %t.addr
-  %inbounds.2 = icmp ult i64 %t.19, 8
+  %t.13 = load i64, i64* %t.addr
+  %inbounds.2 = icmp ult i64 %t.13, 8
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.19, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.13, i64 8)
   unreachable
 ok.2:
-  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.19
+  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.13
   %elem.ptr.10 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 0
   store float %cast.4, float addrspace(3)* %elem.ptr.10
   store i64 1, i64* %for.counter.1
@@ -261,46 +223,46 @@ for.body.1:
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
   %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.20 = load i64, i64* %t.addr
-  %mul.9 = mul i64 %t.20, 8
-  %k.10 = load i64, i64* %k.addr
-  %add.9 = add i64 %mul.9, %k.10
-  %sub.9 = sub i64 %add.9, 1
-  %inbounds.3 = icmp ult i64 %sub.9, 256
+  %t.14 = load i64, i64* %t.addr
+  %mul.3 = mul i64 %t.14, 8
+  %k.4 = load i64, i64* %k.addr
+  %add.3 = add i64 %mul.3, %k.4
+  %sub.3 = sub i64 %add.3, 1
+  %inbounds.3 = icmp ult i64 %sub.3, 256
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %sub.9, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %sub.3, i64 256)
   unreachable
 ok.3:
-  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 %sub.9
+  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 %sub.3
   %elem.3 = load float, float addrspace(3)* %elem.ptr.11
   %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.21 = load i64, i64* %t.addr
-  %inbounds.4 = icmp ult i64 %t.21, 8
+  %t.15 = load i64, i64* %t.addr
+  %inbounds.4 = icmp ult i64 %t.15, 8
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.21, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.15, i64 8)
   unreachable
 ok.4:
-  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.21
-  %k.11 = load i64, i64* %k.addr
-  %inbounds.5 = icmp ult i64 %k.11, 9
+  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.15
+  %k.5 = load i64, i64* %k.addr
+  %inbounds.5 = icmp ult i64 %k.5, 9
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %k.11, i64 9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %k.5, i64 9)
   unreachable
 ok.5:
-  %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.11
+  %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.5
   store float %elem.3, float addrspace(3)* %elem.ptr.13
-  br label %for.cond.1
+  br label %for.cond.1, !llvm.loop !15
 for.end.1:
   br label %run.join.1
 run.join.1:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %t.22 = load i64, i64* %t.addr
-  %cmp.1 = icmp eq i64 %t.22, 0
+  %t.16 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.16, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
   %tile.4 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
@@ -317,14 +279,14 @@ panic.6:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 0)
   unreachable
 ok.6:
-  %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
-  %sub.11 = insertvalue { float*, i64 } %sub.10, i64 %div, 1
+  %sub.4 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
+  %sub.5 = insertvalue { float*, i64 } %sub.4, i64 %div, 1
   %hi.len = sub i64 %len.1, %div
   %sub.ptr = getelementptr inbounds float, float* %ptr.2, i64 %div
-  %sub.12 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
-  %sub.13 = insertvalue { float*, i64 } %sub.12, i64 %hi.len, 1
-  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.11, 0
-  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.13, 1
+  %sub.6 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
+  %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %hi.len, 1
+  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.5, 0
+  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.7, 1
   store { { float*, i64 }, { float*, i64 } } %split.1, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
   %_tuple_ = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
   %field = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_, 0
@@ -343,8 +305,8 @@ panic.7:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 4, i64 %len.2)
   unreachable
 ok.7:
-  %sub.14 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
-  %sub.15 = insertvalue { float*, i64 } %sub.14, i64 4, 1
+  %sub.8 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
+  %sub.9 = insertvalue { float*, i64 } %sub.8, i64 4, 1
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
   %ptr.4 = extractvalue { float*, i64 } %hi, 0
   %len.3 = extractvalue { float*, i64 } %hi, 1
@@ -356,9 +318,9 @@ panic.8:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 4, i64 %len.3)
   unreachable
 ok.8:
-  %sub.16 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
-  %sub.17 = insertvalue { float*, i64 } %sub.16, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.15, { float*, i64 } %sub.17, i64 %__cudajit.panic.record)
+  %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
+  %sub.11 = insertvalue { float*, i64 } %sub.10, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.9, { float*, i64 } %sub.11, i64 %__cudajit.panic.record)
   store [8 x float] zeroinitializer, [8 x float]* %acc.addr
   store i64 0, i64* %for.counter.2
   br label %for.cond.2
@@ -372,14 +334,14 @@ for.body.2:
   %for.next.2 = add i64 %for.i.2, 1
   store i64 %for.next.2, i64* %for.counter.2
   %rows.4 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %k.12 = load i64, i64* %k.addr.1
-  %inbounds.6 = icmp ult i64 %k.12, 8
+  %k.6 = load i64, i64* %k.addr.1
+  %inbounds.6 = icmp ult i64 %k.6, 8
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %k.12, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %k.6, i64 8)
   unreachable
 ok.9:
-  %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.12
+  %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.6
   %first.1 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.14, i64 0, i64 0
   %generic.1 = addrspacecast float addrspace(3)* %first.1 to float*
   %slice.2 = insertvalue { float*, i64 } undef, float* %generic.1, 0
@@ -416,8 +378,8 @@ ok.12:
 range.in:
   %sub.len = sub i64 %end.excl, 1
   %sub.ptr.1 = getelementptr inbounds float, float* %ptr.5, i64 1
-  %sub.18 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
-  %sub.19 = insertvalue { float*, i64 } %sub.18, i64 %sub.len, 1
+  %sub.12 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
+  %sub.13 = insertvalue { float*, i64 } %sub.12, i64 %sub.len, 1
   %first.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
   %generic.2 = addrspacecast float addrspace(4)* %first.2 to float*
   %slice.4 = insertvalue { float*, i64 } undef, float* %generic.2, 0
@@ -425,17 +387,17 @@ range.in:
   %ptr.6 = extractvalue { float*, i64 } %slice.5, 0
   %len.5 = extractvalue { float*, i64 } %slice.5, 1
   %start.ok = icmp ule i64 0, %len.5
-  %sub.20 = insertvalue { float*, i64 } undef, float* %ptr.6, 0
-  %sub.21 = insertvalue { float*, i64 } %sub.20, i64 %len.5, 1
-  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.19, { float*, i64 } %sub.21, i64 %__cudajit.panic.record)
-  %k.13 = load i64, i64* %k.addr.1
-  %inbounds.7 = icmp ult i64 %k.13, 8
+  %sub.14 = insertvalue { float*, i64 } undef, float* %ptr.6, 0
+  %sub.15 = insertvalue { float*, i64 } %sub.14, i64 %len.5, 1
+  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.13, { float*, i64 } %sub.15, i64 %__cudajit.panic.record)
+  %k.7 = load i64, i64* %k.addr.1
+  %inbounds.7 = icmp ult i64 %k.7, 8
   br i1 %inbounds.7, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %k.13, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %k.7, i64 8)
   unreachable
 ok.13:
-  %elem.ptr.15 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.13
+  %elem.ptr.15 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.7
   store float %call, float* %elem.ptr.15
   br label %for.cond.2
 for.end.2:
@@ -466,8 +428,8 @@ ok.15:
 range.in.1:
   %sub.len.1 = sub i64 6, 2
   %sub.ptr.2 = getelementptr inbounds float, float* %ptr.7, i64 2
-  %sub.22 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
-  %sub.23 = insertvalue { float*, i64 } %sub.22, i64 %sub.len.1, 1
+  %sub.16 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
+  %sub.17 = insertvalue { float*, i64 } %sub.16, i64 %sub.len.1, 1
   %rows.5 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
   %elem.ptr.16 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.5, i64 0, i64 3
   %first.4 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 0
@@ -484,9 +446,9 @@ panic.16:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 4, i64 %len.7)
   unreachable
 ok.16:
-  %sub.24 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
-  %sub.25 = insertvalue { float*, i64 } %sub.24, i64 4, 1
-  call void @__cudajit_dev_add_into({ float*, i64 } %sub.23, { float*, i64 } %sub.25, i64 %__cudajit.panic.record)
+  %sub.18 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
+  %sub.19 = insertvalue { float*, i64 } %sub.18, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.17, { float*, i64 } %sub.19, i64 %__cudajit.panic.record)
   %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.5 = zext i32 %ctaid_x.3 to i64
   store i64 %cast.5, i64* %b.addr
@@ -496,8 +458,8 @@ ok.16:
   %ptr.9 = extractvalue { float*, i64 } %slice.11, 0
   %len.8 = extractvalue { float*, i64 } %slice.11, 1
   %start.ok.1 = icmp ule i64 0, %len.8
-  %sub.26 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
-  %sub.27 = insertvalue { float*, i64 } %sub.26, i64 %len.8, 1
+  %sub.20 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
+  %sub.21 = insertvalue { float*, i64 } %sub.20, i64 %len.8, 1
   %tile.5 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
   %first.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.5, i64 0, i64 0
   %generic.4 = addrspacecast float addrspace(3)* %first.6 to float*
@@ -513,9 +475,9 @@ panic.17:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 8, i64 %len.9)
   unreachable
 ok.17:
-  %sub.28 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
-  %sub.29 = insertvalue { float*, i64 } %sub.28, i64 8, 1
-  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.27, { float*, i64 } %sub.29, i64 %__cudajit.panic.record)
+  %sub.22 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
+  %sub.23 = insertvalue { float*, i64 } %sub.22, i64 8, 1
+  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.21, { float*, i64 } %sub.23, i64 %__cudajit.panic.record)
   %first.7 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
   %generic.5 = addrspacecast float addrspace(4)* %first.7 to float*
   %slice.14 = insertvalue { float*, i64 } undef, float* %generic.5, 0
@@ -530,8 +492,8 @@ panic.18:
 ok.18:
   %sub.len.2 = sub i64 %len.10, 1
   %sub.ptr.3 = getelementptr inbounds float, float* %ptr.11, i64 1
-  %sub.30 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
-  %sub.31 = insertvalue { float*, i64 } %sub.30, i64 %sub.len.2, 1
+  %sub.24 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
+  %sub.25 = insertvalue { float*, i64 } %sub.24, i64 %sub.len.2, 1
   %first.8 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
   %slice.16 = insertvalue { float*, i64 } undef, float* %first.8, 0
   %slice.17 = insertvalue { float*, i64 } %slice.16, i64 8, 1
@@ -559,10 +521,10 @@ ok.20:
 range.in.2:
   %sub.len.3 = sub i64 8, 4
   %sub.ptr.4 = getelementptr inbounds float, float* %ptr.12, i64 4
-  %sub.32 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
-  %sub.33 = insertvalue { float*, i64 } %sub.32, i64 %sub.len.3, 1
-  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.31, { float*, i64 } %sub.33, i64 %__cudajit.panic.record)
-  %add.10 = fadd float %call.1, %call.2
+  %sub.26 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
+  %sub.27 = insertvalue { float*, i64 } %sub.26, i64 %sub.len.3, 1
+  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.25, { float*, i64 } %sub.27, i64 %__cudajit.panic.record)
+  %add.4 = fadd float %call.1, %call.2
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
   %b = load i64, i64* %b.addr
   %ptr.13 = extractvalue { float*, i64 } %out.1, 0
@@ -574,7 +536,7 @@ panic.21:
   unreachable
 ok.21:
   %elem.ptr.17 = getelementptr float, float* %ptr.13, i64 %b
-  store float %add.10, float* %elem.ptr.17
+  store float %add.4, float* %elem.ptr.17
   br label %if.end.1
 if.end.1:
   ret void
@@ -745,10 +707,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!17}
+!17 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `tile_halves` at tests/in/array_sub_slices.rs:31:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `tile_halves` at tests/in/array_sub_slices.rs:31:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `tile_halves` at tests/in/array_sub_slices.rs:33:9: index out of bounds: the len is {1} but the index is {0}

@@ -693,42 +693,23 @@ if.end:
   %i.1 = load i64, i64* %i.addr
   %k = load i64, i64* %k.addr
   %add.1 = add i64 %i.1, %k
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len = extractvalue { float*, i64 } %x.2, 1
-  %guard.ok = icmp ult i64 %add.1, %guard.len
   store i64 1, i64* %k.addr
   %i.2 = load i64, i64* %i.addr
   %k.1 = load i64, i64* %k.addr
   %add.2 = add i64 %i.2, %k.1
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.1 = extractvalue { float*, i64 } %x.3, 1
-  %guard.ok.1 = icmp ult i64 %add.2, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.2, 1
+  %guard.first = icmp ult i64 %add.1, %guard.len
+  %guard.last = sub i64 %guard.len, 1
+  %guard.room = sub i64 %guard.last, %add.1
+  %guard.maxstep = udiv i64 %guard.room, 4
+  %guard.step = sub i64 %add.2, %add.1
+  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.ok = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %k.addr
-  %i.3 = load i64, i64* %i.addr
-  %k.2 = load i64, i64* %k.addr
-  %add.3 = add i64 %i.3, %k.2
-  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.2 = extractvalue { float*, i64 } %x.4, 1
-  %guard.ok.2 = icmp ult i64 %add.3, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
   store i64 3, i64* %k.addr
-  %i.4 = load i64, i64* %i.addr
-  %k.3 = load i64, i64* %k.addr
-  %add.4 = add i64 %i.4, %k.3
-  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.3 = extractvalue { float*, i64 } %x.5, 1
-  %guard.ok.3 = icmp ult i64 %add.4, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
   store i64 4, i64* %k.addr
-  %i.5 = load i64, i64* %i.addr
-  %k.4 = load i64, i64* %k.addr
-  %add.5 = add i64 %i.5, %k.4
-  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.4 = extractvalue { float*, i64 } %x.6, 1
-  %guard.ok.4 = icmp ult i64 %add.5, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  br i1 %guard.3, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
   store float 0x0000000000000000, float* %s.addr
   store i64 0, i64* %for.counter
@@ -742,20 +723,20 @@ for.body:
   store i64 %for.i, i64* %k.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %k.5 = load i64, i64* %k.addr
-  %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.5
+  %k.2 = load i64, i64* %k.addr
+  %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.2
   %elem = load float, float addrspace(4)* %elem.ptr
-  %x.7 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.6 = load i64, i64* %i.addr
-  %k.6 = load i64, i64* %k.addr
-  %add.6 = add i64 %i.6, %k.6
-  %ptr = extractvalue { float*, i64 } %x.7, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.6
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %k.3 = load i64, i64* %k.addr
+  %add.3 = add i64 %i.3, %k.3
+  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.3
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
   %old = load float, float* %s.addr
-  %add.7 = fadd float %old, %mul
-  store float %add.7, float* %s.addr
+  %add.4 = fadd float %old, %mul
+  store float %add.4, float* %s.addr
   br label %for.cond
 for.end:
   br label %run.join
@@ -772,34 +753,34 @@ for.body.1:
   store i64 %for.i.1, i64* %k.addr
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
-  %k.7 = load i64, i64* %k.addr
-  %inbounds = icmp ult i64 %k.7, 5
+  %k.4 = load i64, i64* %k.addr
+  %inbounds = icmp ult i64 %k.4, 5
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %k.7, i64 5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %k.4, i64 5)
   unreachable
 ok:
-  %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.7
+  %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.4
   %elem.2 = load float, float addrspace(4)* %elem.ptr.2
-  %x.8 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.7 = load i64, i64* %i.addr
-  %k.8 = load i64, i64* %k.addr
-  %add.8 = add i64 %i.7, %k.8
-  %ptr.1 = extractvalue { float*, i64 } %x.8, 0
-  %len.1 = extractvalue { float*, i64 } %x.8, 1
-  %inbounds.1 = icmp ult i64 %add.8, %len.1
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %k.5 = load i64, i64* %k.addr
+  %add.5 = add i64 %i.4, %k.5
+  %ptr.1 = extractvalue { float*, i64 } %x.4, 0
+  %len.1 = extractvalue { float*, i64 } %x.4, 1
+  %inbounds.1 = icmp ult i64 %add.5, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.8, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.5, i64 %len.1)
   unreachable
 ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.8
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.5
   %elem.3 = load float, float* %elem.ptr.3
   %mul.1 = fmul float %elem.2, %elem.3
   %old.1 = load float, float* %s.addr
-  %add.9 = fadd float %old.1, %mul.1
-  store float %add.9, float* %s.addr
-  br label %for.cond.1
+  %add.6 = fadd float %old.1, %mul.1
+  store float %add.6, float* %s.addr
+  br label %for.cond.1, !llvm.loop !15
 for.end.1:
   br label %run.join
 run.join:
@@ -810,39 +791,39 @@ run.join:
   %array.3 = insertvalue [4 x float] %array.2, float 0x4008000000000000, 3
   %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3, i64 %__cudajit.panic.record)
   store [4 x float] %call, [4 x float]* %r.addr
-  %i.8 = load i64, i64* %i.addr
+  %i.5 = load i64, i64* %i.addr
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %guard.len.5 = extractvalue { float*, i64 } %y.1, 1
-  %guard.ok.5 = icmp ult i64 %i.8, %guard.len.5
-  %i.9 = load i64, i64* %i.addr
-  %rem = urem i64 %i.9, 4
-  %guard.ok.6 = icmp ult i64 %rem, 4
-  %guard.4 = and i1 %guard.ok.5, %guard.ok.6
-  %i.10 = load i64, i64* %i.addr
+  %guard.len.1 = extractvalue { float*, i64 } %y.1, 1
+  %guard.ok.1 = icmp ult i64 %i.5, %guard.len.1
+  %i.6 = load i64, i64* %i.addr
+  %rem = urem i64 %i.6, 4
+  %guard.ok.2 = icmp ult i64 %rem, 4
+  %guard = and i1 %guard.ok.1, %guard.ok.2
+  %i.7 = load i64, i64* %i.addr
   %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %guard.len.6 = extractvalue { i32*, i64 } %z.1, 1
-  %guard.ok.7 = icmp ult i64 %i.10, %guard.len.6
-  %guard.5 = and i1 %guard.4, %guard.ok.7
-  br i1 %guard.5, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.len.2 = extractvalue { i32*, i64 } %z.1, 1
+  %guard.ok.3 = icmp ult i64 %i.7, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.3
+  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
   %elem.4 = load float, float* %elem.ptr.4
   %elem.ptr.5 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
   %elem.5 = load float, float* %elem.ptr.5
-  %add.10 = fadd float %elem.4, %elem.5
+  %add.7 = fadd float %elem.4, %elem.5
   %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.11 = load i64, i64* %i.addr
+  %i.8 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %y.2, 0
-  %elem.ptr.6 = getelementptr float, float* %ptr.2, i64 %i.11
-  store float %add.10, float* %elem.ptr.6
-  %i.12 = load i64, i64* %i.addr
-  %rem.1 = urem i64 %i.12, 4
+  %elem.ptr.6 = getelementptr float, float* %ptr.2, i64 %i.8
+  store float %add.7, float* %elem.ptr.6
+  %i.9 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.9, 4
   %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
   %elem.6 = load i32, i32 addrspace(4)* %elem.ptr.7
   %z.2 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.13 = load i64, i64* %i.addr
+  %i.10 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { i32*, i64 } %z.2, 0
-  %elem.ptr.8 = getelementptr i32, i32* %ptr.3, i64 %i.13
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.3, i64 %i.10
   store i32 %elem.6, i32* %elem.ptr.8
   br label %run.join.1
 run.checked.1:
@@ -850,21 +831,21 @@ run.checked.1:
   %elem.7 = load float, float* %elem.ptr.9
   %elem.ptr.10 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
   %elem.8 = load float, float* %elem.ptr.10
-  %add.11 = fadd float %elem.7, %elem.8
+  %add.8 = fadd float %elem.7, %elem.8
   %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.14 = load i64, i64* %i.addr
+  %i.11 = load i64, i64* %i.addr
   %ptr.4 = extractvalue { float*, i64 } %y.3, 0
   %len.2 = extractvalue { float*, i64 } %y.3, 1
-  %inbounds.2 = icmp ult i64 %i.14, %len.2
+  %inbounds.2 = icmp ult i64 %i.11, %len.2
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.11, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.14
-  store float %add.11, float* %elem.ptr.11
-  %i.15 = load i64, i64* %i.addr
-  %rem.2 = urem i64 %i.15, 4
+  %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.11
+  store float %add.8, float* %elem.ptr.11
+  %i.12 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.12, 4
   %inbounds.3 = icmp ult i64 %rem.2, 4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
@@ -874,16 +855,16 @@ ok.3:
   %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
   %elem.9 = load i32, i32 addrspace(4)* %elem.ptr.12
   %z.3 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.16 = load i64, i64* %i.addr
+  %i.13 = load i64, i64* %i.addr
   %ptr.5 = extractvalue { i32*, i64 } %z.3, 0
   %len.3 = extractvalue { i32*, i64 } %z.3, 1
-  %inbounds.4 = icmp ult i64 %i.16, %len.3
+  %inbounds.4 = icmp ult i64 %i.13, %len.3
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.16, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.13, i64 %len.3)
   unreachable
 ok.4:
-  %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.16
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.13
   store i32 %elem.9, i32* %elem.ptr.13
   br label %run.join.1
 run.join.1:
@@ -978,10 +959,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!17}
+!17 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `stencil_taps` at tests/in/arrays.rs:53:14: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `stencil_taps` at tests/in/arrays.rs:53:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `stencil_taps` at tests/in/arrays.rs:56:5: index out of bounds: the len is {1} but the index is {0}
@@ -1326,34 +1309,22 @@ for.end:
   %i.13 = load i64, i64* %i.addr
   %k = load i64, i64* %k.addr
   %add.10 = add i64 %i.13, %k
-  %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.4 = extractvalue { i32*, i64 } %data.14, 1
-  %guard.ok.10 = icmp ult i64 %add.10, %guard.len.4
   store i64 1, i64* %k.addr
   %i.14 = load i64, i64* %i.addr
   %k.1 = load i64, i64* %k.addr
   %add.11 = add i64 %i.14, %k.1
-  %data.15 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.5 = extractvalue { i32*, i64 } %data.15, 1
-  %guard.ok.11 = icmp ult i64 %add.11, %guard.len.5
-  %guard.7 = and i1 %guard.ok.10, %guard.ok.11
+  %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.4 = extractvalue { i32*, i64 } %data.14, 1
+  %guard.first = icmp ult i64 %add.10, %guard.len.4
+  %guard.last = sub i64 %guard.len.4, 1
+  %guard.room = sub i64 %guard.last, %add.10
+  %guard.maxstep = udiv i64 %guard.room, 3
+  %guard.step = sub i64 %add.11, %add.10
+  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.ok.10 = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %k.addr
-  %i.15 = load i64, i64* %i.addr
-  %k.2 = load i64, i64* %k.addr
-  %add.12 = add i64 %i.15, %k.2
-  %data.16 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.6 = extractvalue { i32*, i64 } %data.16, 1
-  %guard.ok.12 = icmp ult i64 %add.12, %guard.len.6
-  %guard.8 = and i1 %guard.7, %guard.ok.12
   store i64 3, i64* %k.addr
-  %i.16 = load i64, i64* %i.addr
-  %k.3 = load i64, i64* %k.addr
-  %add.13 = add i64 %i.16, %k.3
-  %data.17 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.7 = extractvalue { i32*, i64 } %data.17, 1
-  %guard.ok.13 = icmp ult i64 %add.13, %guard.len.7
-  %guard.9 = and i1 %guard.8, %guard.ok.13
-  br i1 %guard.9, label %run.fast.3, label %run.checked.3, !prof !0
+  br i1 %guard.ok.10, label %run.fast.3, label %run.checked.3, !prof !0
 run.fast.3:
   %frombool = zext i1 true to i8
   %frombool.1 = zext i1 false to i8
@@ -1371,23 +1342,23 @@ for.body.1:
   store i64 %for.i.1, i64* %k.addr
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
-  %k.4 = load i64, i64* %k.addr
-  %elem.ptr.26 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.4
+  %k.2 = load i64, i64* %k.addr
+  %elem.ptr.26 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.2
   %elem.18 = load i32, i32* %elem.ptr.26
-  %k.5 = load i64, i64* %k.addr
-  %rem = urem i64 %k.5, 2
+  %k.3 = load i64, i64* %k.addr
+  %rem = urem i64 %k.3, 2
   %elem.ptr.27 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem
   %elem.19 = load i8, i8* %elem.ptr.27
   %tobool = icmp ne i8 %elem.19, 0
   %cast = zext i1 %tobool to i32
-  %add.14 = add i32 %elem.18, %cast
-  %data.18 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.17 = load i64, i64* %i.addr
-  %k.6 = load i64, i64* %k.addr
-  %add.15 = add i64 %i.17, %k.6
-  %ptr.8 = extractvalue { i32*, i64 } %data.18, 0
-  %elem.ptr.28 = getelementptr i32, i32* %ptr.8, i64 %add.15
-  store i32 %add.14, i32* %elem.ptr.28
+  %add.12 = add i32 %elem.18, %cast
+  %data.15 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.15 = load i64, i64* %i.addr
+  %k.4 = load i64, i64* %k.addr
+  %add.13 = add i64 %i.15, %k.4
+  %ptr.8 = extractvalue { i32*, i64 } %data.15, 0
+  %elem.ptr.28 = getelementptr i32, i32* %ptr.8, i64 %add.13
+  store i32 %add.12, i32* %elem.ptr.28
   br label %for.cond.1
 for.end.1:
   br label %run.join.3
@@ -1408,17 +1379,17 @@ for.body.2:
   store i64 %for.i.2, i64* %k.addr
   %for.next.2 = add i64 %for.i.2, 1
   store i64 %for.next.2, i64* %for.counter.2
-  %k.7 = load i64, i64* %k.addr
-  %inbounds.12 = icmp ult i64 %k.7, 4
+  %k.5 = load i64, i64* %k.addr
+  %inbounds.12 = icmp ult i64 %k.5, 4
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %k.7, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %k.5, i64 4)
   unreachable
 ok.12:
-  %elem.ptr.29 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.7
+  %elem.ptr.29 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k.5
   %elem.20 = load i32, i32* %elem.ptr.29
-  %k.8 = load i64, i64* %k.addr
-  %rem.1 = urem i64 %k.8, 2
+  %k.6 = load i64, i64* %k.addr
+  %rem.1 = urem i64 %k.6, 2
   %inbounds.13 = icmp ult i64 %rem.1, 2
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
@@ -1429,21 +1400,21 @@ ok.13:
   %elem.21 = load i8, i8* %elem.ptr.30
   %tobool.1 = icmp ne i8 %elem.21, 0
   %cast.1 = zext i1 %tobool.1 to i32
-  %add.16 = add i32 %elem.20, %cast.1
-  %data.19 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.18 = load i64, i64* %i.addr
-  %k.9 = load i64, i64* %k.addr
-  %add.17 = add i64 %i.18, %k.9
-  %ptr.9 = extractvalue { i32*, i64 } %data.19, 0
-  %len.5 = extractvalue { i32*, i64 } %data.19, 1
-  %inbounds.14 = icmp ult i64 %add.17, %len.5
+  %add.14 = add i32 %elem.20, %cast.1
+  %data.16 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.16 = load i64, i64* %i.addr
+  %k.7 = load i64, i64* %k.addr
+  %add.15 = add i64 %i.16, %k.7
+  %ptr.9 = extractvalue { i32*, i64 } %data.16, 0
+  %len.5 = extractvalue { i32*, i64 } %data.16, 1
+  %inbounds.14 = icmp ult i64 %add.15, %len.5
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %add.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %add.15, i64 %len.5)
   unreachable
 ok.14:
-  %elem.ptr.31 = getelementptr i32, i32* %ptr.9, i64 %add.17
-  store i32 %add.16, i32* %elem.ptr.31
+  %elem.ptr.31 = getelementptr i32, i32* %ptr.9, i64 %add.15
+  store i32 %add.14, i32* %elem.ptr.31
   br label %for.cond.2
 for.end.2:
   br label %run.join.3

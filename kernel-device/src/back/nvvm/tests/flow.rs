@@ -217,6 +217,7 @@ fn control_flow() {
     );
     let iv2 = f.read(i);
     f.stmt(Stmt::ForRange {
+        unroll: crate::ir::Unroll::Auto,
         id: LoopId(0),
         var: i,
         start,

@@ -25,6 +25,7 @@ fn strided(
     );
     let (o, z) = (f.read(out), f.int(ScalarType::Usize, 0));
     f.stmt(Stmt::ForRange {
+        unroll: crate::ir::Unroll::Auto,
         id: LoopId(id),
         var,
         start,

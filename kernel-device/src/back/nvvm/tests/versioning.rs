@@ -27,6 +27,13 @@ fn fast_copy(text: &str) -> &str {
     &text[start..end]
 }
 
+/// The guard's strided checks (`GuardOp::CheckStrided`) in `text`.
+fn strided_checks(text: &str) -> usize {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("%guard.stepok"))
+        .count()
+}
+
 const PANIC_CALL: &str = "call void @__cudajit_panic(";
 
 #[test]
@@ -50,12 +57,14 @@ fn a_literal_loop_of_pure_indices_runs_unchecked_behind_one_guard() {
         !fast.contains(PANIC_CALL),
         "the fast copy checks nothing:\n{fast}"
     );
-    // 4 elements × (the input index, the tile row) + the tile column once + out[0].
+    // The input index and the tile row are affine in `j`: each is checked at the loop's
+    // first two elements (one strided check); the tile column once; out[0].
     let compares = t
         .lines()
         .filter(|l| l.trim_start().starts_with("%guard.ok"))
         .count();
-    assert_eq!(compares, 10, "{t}");
+    assert_eq!(compares, 4, "{t}");
+    assert_eq!(strided_checks(t), 2, "{t}");
     // The checked copy keeps every check, with the unversioned code's sites: the tile's
     // two indices, input's, out's (tile[0][0] has literal indices, checked by no one).
     assert_eq!(out.panic_sites.len(), 4, "{:?}", out.panic_sites);
@@ -201,4 +210,89 @@ fn a_reassigned_slice_or_an_inclusive_range_proves_nothing() {
         .map(|s| s.line)
         .collect();
     assert_eq!(lines, vec![7, 10, 12], "{:?}", out.panic_sites);
+}
+
+#[test]
+fn an_index_not_affine_in_the_loop_variable_is_checked_at_every_element() {
+    let out = write_kernel(
+        "fn k(input: &[f32], out: &mut [f32]) {
+            let i = grid(1);
+            for j in 0..4 {
+                out[i * 16 + j * j] = input[i + j * 64];
+            }
+        }",
+    );
+    let t = &out.text;
+    // `j * j`: four comparisons; `i + j * 64`: one strided check.
+    assert_eq!(strided_checks(t), 1, "{t}");
+    let plain = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("%guard.ok") && l.contains("icmp ult"))
+        .count();
+    assert_eq!(plain, 4, "{t}");
+}
+
+#[test]
+fn a_narrow_index_cast_after_the_arithmetic_is_not_strided() {
+    // `(t + j) as usize` with `t: u32` wraps at 2^32 before the cast: not affine in
+    // 64-bit arithmetic, so each element keeps its own comparison.
+    let out = write_kernel(
+        "fn k(out: &mut [f32]) {
+            let t = thread_idx().x;
+            for j in 0..4u32 {
+                out[(t + j) as usize] = 1.0;
+            }
+        }",
+    );
+    assert!(!out.text.contains("%guard.stepok"), "{}", out.text);
+}
+
+#[test]
+fn the_checked_copys_loops_stay_rolled_unless_they_index_a_local_array() {
+    let out = write_kernel(
+        "fn k(input: &[f32], out: &mut [f32]) {
+            let i = grid(1);
+            let mut acc = [0.0f32; 4];
+            for j in 0..4 {
+                acc[j] = input[i * 4 + j];
+            }
+            for j in 0..4 {
+                out[i * 4 + j] = input[i + j * 8];
+            }
+            out[i] += acc[1];
+        }",
+    );
+    let t = &out.text;
+    // One rolled loop (the second run's checked copy), none in the fast copies.
+    assert_eq!(t.matches(", !llvm.loop !").count(), 1, "{t}");
+    assert!(t.contains("!{!\"llvm.loop.unroll.disable\"}"), "{t}");
+    let fast = fast_copy(t);
+    assert!(!fast.contains("!llvm.loop"), "{fast}");
+}
+
+#[test]
+fn unroll_hints_and_launch_bounds_reach_the_nvvm_ir() {
+    let text = "fn k(a: &mut [f32], n: usize) {
+        #[unroll]
+        for i in 0..8 { a[i] = 0.0; }
+        #[unroll(4)]
+        for i in 0..n { a[i] += 1.0; }
+    }";
+    let template = source(text, SourceKind::Kernel, 1);
+    let bounded: &'static crate::source::FnSource = Box::leak(Box::new(crate::source::FnSource {
+        launch_bounds: Some(crate::ir::LaunchBounds {
+            max_threads: 256,
+            min_blocks: 2,
+        }),
+        ..*template
+    }));
+    let module = lower_sources(&[bounded]).unwrap_or_else(|e| panic!("{e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    check_with_toolchain(&out.text);
+    let t = &out.text;
+    assert!(t.contains("!{!\"llvm.loop.unroll.full\"}"), "{t}");
+    assert!(t.contains("!{!\"llvm.loop.unroll.count\", i32 4}"), "{t}");
+    assert!(t.contains("@k, !\"maxntidx\", i32 256}"), "{t}");
+    assert!(t.contains("@k, !\"minctasm\", i32 2}"), "{t}");
+    assert!(t.contains("!nvvm.annotations = !{"), "{t}");
 }

@@ -1,0 +1,354 @@
+//! The single-pass scan: decoupled look-back (Merrill & Garland, "Single-pass Parallel
+//! Prefix Scan with Decoupled Look-back", 2016), written in the kernel subset. Each
+//! element is read once and written once, so the scan runs near the copy bandwidth.
+//!
+//! A block takes the next tile from a counter (so every tile before it belongs to a
+//! block that already started: on a GPU, and on the simulator, whose workers take
+//! blocks in order and run each to its end), loads the tile striped (coalesced) into
+//! shared memory, scans each thread's `items` consecutive elements and the block by
+//! warp shuffles, and publishes the tile's aggregate. Warp 0 then looks back over
+//! windows of 32 earlier tiles, waiting for each to publish its aggregate or its
+//! inclusive prefix, and folds them (in tile order: the operator need not commute)
+//! until it meets an inclusive prefix; it publishes its own, and the block writes the
+//! tile out.
+//!
+//! Tile states live in three arrays: a status word per tile (`epoch << 2 | 1` for an
+//! aggregate, `| 2` for an inclusive prefix) and the two values, as the bits of the
+//! element in a `u64` word. A value is written by `atomic_exch`, then `threadfence()`,
+//! then the status by `atomic_exch`; readers read the status with `atomic_or(.., 0)`
+//! (the subset has no atomic load), then `threadfence()`, then the value, again by
+//! `atomic_or(.., 0)`: CUDA's release/acquire pattern, with every access to a tile
+//! state an atomic (coherent in L2: no plain load can meet a stale L1 line, and the
+//! simulator's race detector sees the fence-then-atomic release it knows). Flag and
+//! value are separate words, so 64-bit elements work as 32-bit ones do.
+//!
+//! The states are kept between calls (`scratch`): the epoch (one per call) tells this
+//! call's statuses from older ones, and the counter is never reset (the host passes the
+//! tickets it has issued before), so a call clears nothing.
+//!
+//! Shuffles move 32- and 64-bit words: other element types use the three-pass scan.
+
+use kernel_device::source::FnSource;
+
+use super::{scratch, synth, Target};
+use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::array::DeviceArray;
+use crate::device::DeviceKind;
+use crate::error::{Error, Result};
+
+/// Consecutive elements per thread on a GPU (tiles of 4096 with 256 threads, as CUB's
+/// tuning for 4-byte types on sm_90).
+pub(super) const GPU_ITEMS: usize = 16;
+/// On the simulator: small tiles, so that the edge lengths cross many tiles and the
+/// look-back runs over several windows (the text is the same, with this constant).
+const SIM_ITEMS: usize = 2;
+/// Spins on one window before a block stops waiting and publishes what it has (a wrong
+/// prefix): reached only when an earlier block ended without publishing because one of
+/// its threads panicked, and then the launch reports that panic; a waiting block must
+/// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
+/// (2^20 spins take about a second) and well within the limit on the simulator.
+/// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
+const SPIN_LIMIT: u32 = 1 << 20;
+/// Statuses carry the epoch in their top 30 bits.
+const EPOCHS: u32 = 1 << 30;
+
+/// Whether the single-pass scan handles `T`: the shuffles take 32/64-bit scalars.
+pub(super) fn handles<T: DeviceScalar>() -> bool {
+    matches!(std::mem::size_of::<T>(), 4 | 8) && T::SCALAR.rust_name() != "bool"
+}
+
+/// A scan's kept tile states on one (device, stream).
+struct TileStates<T: DeviceScalar> {
+    status: DeviceArray<u32>,
+    /// Each tile's aggregate and inclusive prefix as the bits of a `T` in a `u64` word
+    /// (see `bits_of`).
+    aggregates: DeviceArray<u64>,
+    inclusive: DeviceArray<u64>,
+    counter: DeviceArray<u64>,
+    /// Tickets the counter handed out in earlier calls.
+    issued: u64,
+    /// The last call's epoch (0: none yet; the arrays start zeroed).
+    epoch: u32,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: DeviceScalar> TileStates<T> {
+    fn new(target: &Target<'_>, tiles: usize) -> Result<Self> {
+        let d = &target.device;
+        Ok(TileStates {
+            status: DeviceArray::zeros_on(d, tiles)?,
+            aggregates: DeviceArray::zeros_on(d, tiles)?,
+            inclusive: DeviceArray::zeros_on(d, tiles)?,
+            counter: DeviceArray::zeros_on(d, 1)?,
+            issued: 0,
+            epoch: 0,
+            _elem: std::marker::PhantomData,
+        })
+    }
+}
+
+/// Scans `input` into `out` (same length, not empty) in one pass.
+pub(super) fn scan_into<T: DeviceScalar>(
+    target: &Target<'_>,
+    input: &DeviceArray<T>,
+    out: &mut DeviceArray<T>,
+    op: &'static FnSource,
+    identity: T,
+    exclusive: bool,
+) -> Result<()> {
+    let items = match target.device.kind() {
+        DeviceKind::Cuda(_) => GPU_ITEMS,
+        DeviceKind::Sim(_) => SIM_ITEMS,
+    };
+    let tile = items * synth::BLOCK as usize;
+    let tiles = input.len().div_ceil(tile);
+    let grid = u32::try_from(tiles).map_err(|_| Error::ArgumentMismatch {
+        kernel: "cudajit::scan".into(),
+        detail: format!(
+            "{} elements exceed the {} a scan takes",
+            input.len(),
+            (tile as u64) << 32
+        ),
+    })?;
+    let key = scratch::Key::new::<TileStates<T>>(&target.device, target.stream);
+    let mut states = match scratch::take::<TileStates<T>>(key) {
+        Some(s) if s.status.len() >= tiles && s.epoch + 1 < EPOCHS => s,
+        _ => TileStates::new(target, tiles)?,
+    };
+    states.epoch += 1;
+    let kernel = kernel::<T>(op, items, exclusive);
+    let mut args = [
+        SliceArg::<T>::into_kernel_arg(input),
+        SliceArgMut::<T>::into_kernel_arg(out),
+        SliceArgMut::<u32>::into_kernel_arg(&mut states.status),
+        SliceArgMut::<u64>::into_kernel_arg(&mut states.aggregates),
+        SliceArgMut::<u64>::into_kernel_arg(&mut states.inclusive),
+        SliceArgMut::<u64>::into_kernel_arg(&mut states.counter),
+        KernelArg::scalar(states.issued),
+        KernelArg::scalar(states.epoch),
+        KernelArg::scalar(identity),
+    ];
+    crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)?;
+    // Kept only after a launch that was queued: a failed one may have left the
+    // counter short of its tickets.
+    states.issued += u64::from(grid);
+    scratch::put(key, states);
+    Ok(())
+}
+
+/// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
+/// word, and such a word `X` back into a value.
+fn bits_of(t: &str) -> (&'static str, String, String) {
+    let (to, from) = match t {
+        "u64" => ("X".into(), "X".into()),
+        "u32" => ("X as u64".into(), "X as u32".into()),
+        "f32" => (
+            "X.to_bits() as u64".into(),
+            "f32::from_bits(X as u32)".into(),
+        ),
+        "f64" => ("X.to_bits()".into(), "f64::from_bits(X)".into()),
+        "i32" => ("X as u32 as u64".into(), "X as u32 as i32".into()),
+        // i64, isize, usize: 64-bit integers.
+        _ => ("X as u64".into(), format!("X as {t}")),
+    };
+    ("u64", to, from)
+}
+
+/// The single-pass kernel for `op` on `T`, `items` elements per thread.
+pub(super) fn kernel<T: DeviceScalar>(
+    op: &'static FnSource,
+    items: usize,
+    exclusive: bool,
+) -> synth::Kernel {
+    let t = T::SCALAR.rust_name();
+    let opn = synth::callee(op, t);
+    let block = synth::BLOCK as usize;
+    let warps = block / 32;
+    let tile = items * block;
+    // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
+    let padded = tile + tile / 32;
+    let kind = if exclusive { "exclusive" } else { "inclusive" };
+    let name = format!("cj_scan1_{kind}_{items}_{t}_{}", op.name);
+    let step = if exclusive {
+        "cj_sm[cj_s] = cj_run;
+        cj_run = OP(cj_run, cj_x);"
+    } else {
+        "cj_run = OP(cj_run, cj_x);
+        cj_sm[cj_s] = cj_run;"
+    }
+    .replace("OP", &opn);
+    // Tile values travel as their bits through atomics (`atomic_exch` to publish,
+    // `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
+    // after the fence could in principle meet a stale L1 line of a neighbouring tile's.
+    let (w, to_bits, from_bits) = bits_of(t);
+    let to_bits_total = to_bits.replace("X", "cj_total");
+    let to_bits_through = to_bits.replace("X", "cj_through");
+    let from_inclusive = from_bits.replace("X", &format!("atomic_or(cj_inclusive, cj_p, 0{w})"));
+    let from_aggregate = from_bits.replace("X", &format!("atomic_or(cj_aggregates, cj_p, 0{w})"));
+    let text = format!(
+        "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
+    let cj_sm = shared_array::<[{t}; {padded}]>();
+    let cj_warp_totals = shared_array::<[{t}; {warps}]>();
+    let cj_tile_sm = shared_array::<[u32; 1]>();
+    let cj_prefix_sm = shared_array::<[{t}; 1]>();
+    let cj_tid = thread_idx().x as usize;
+    let cj_lane = cj_tid % 32;
+    let cj_warp = cj_tid / 32;
+    let cj_full = 0xffff_ffffu32;
+    if cj_tid == 0 {{
+        cj_tile_sm[0] = (atomic_add(cj_counter, 0, 1u64) - cj_issued) as u32;
+    }}
+    sync_threads();
+    let cj_tile = cj_tile_sm[0] as usize;
+    let cj_n = cj_in.len();
+    let cj_start = cj_tile * {tile};
+    // Striped loads: consecutive threads read consecutive elements (coalesced); a
+    // whole tile without bounds tests, so that all its loads are in flight at once.
+    let cj_whole = cj_start + {tile} <= cj_n;
+    if cj_whole {{
+        for cj_k in 0..{items}usize {{
+            let cj_j = cj_k * {block} + cj_tid;
+            cj_sm[cj_j + cj_j / 32] = cj_in[cj_start + cj_j];
+        }}
+    }} else {{
+        for cj_k in 0..{items}usize {{
+            let cj_j = cj_k * {block} + cj_tid;
+            let cj_i = cj_start + cj_j;
+            cj_sm[cj_j + cj_j / 32] = if cj_i < cj_n {{ cj_in[cj_i] }} else {{ cj_identity }};
+        }}
+    }}
+    sync_threads();
+    // The thread's consecutive elements folded in order.
+    let cj_first = cj_tid * {items};
+    let mut cj_v = cj_identity;
+    for cj_k in 0..{items}usize {{
+        let cj_j = cj_first + cj_k;
+        cj_v = {opn}(cj_v, cj_sm[cj_j + cj_j / 32]);
+    }}
+    // Inclusive scan across the warp: lane l folds lane l - d's value on its left.
+    let mut cj_d = 1u32;
+    while cj_d < 32 {{
+        let cj_up = shfl_up_sync(cj_full, cj_v, cj_d);
+        if cj_lane as u32 >= cj_d {{
+            cj_v = {opn}(cj_up, cj_v);
+        }}
+        cj_d <<= 1;
+    }}
+    let cj_prev = shfl_up_sync(cj_full, cj_v, 1u32);
+    let cj_warp_excl = if cj_lane == 0 {{ cj_identity }} else {{ cj_prev }};
+    if cj_lane == 31 {{
+        cj_warp_totals[cj_warp] = cj_v;
+    }}
+    sync_threads();
+    let mut cj_before = cj_identity;
+    let mut cj_total = cj_identity;
+    for cj_w in 0..{warps}usize {{
+        let cj_x = cj_warp_totals[cj_w];
+        if cj_w < cj_warp {{
+            cj_before = {opn}(cj_before, cj_x);
+        }}
+        cj_total = {opn}(cj_total, cj_x);
+    }}
+    if cj_warp == 0 {{
+        let mut cj_prefix = cj_identity;
+        if cj_tile == 0 {{
+            if cj_lane == 0 {{
+                atomic_exch(cj_inclusive, 0, {to_bits_total});
+                threadfence();
+                atomic_exch(cj_status, 0, (cj_epoch << 2) | 2u32);
+            }}
+        }} else {{
+            if cj_lane == 0 {{
+                atomic_exch(cj_aggregates, cj_tile, {to_bits_total});
+                threadfence();
+                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 1u32);
+            }}
+            // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
+            // a lane holds the identity and counts as an inclusive prefix.
+            let mut cj_end = cj_tile;
+            let mut cj_more = true;
+            let mut cj_gave_up = false;
+            while cj_more {{
+                let cj_valid = cj_lane < cj_end;
+                let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
+                let mut cj_state = 2u32;
+                let mut cj_spins = 0u32;
+                let mut cj_waiting = true;
+                while cj_waiting {{
+                    if cj_valid {{
+                        let cj_word = atomic_or(cj_status, cj_p, 0u32);
+                        cj_state = if cj_word >> 2 == cj_epoch {{ cj_word & 3 }} else {{ 0 }};
+                    }}
+                    cj_waiting = !all_sync(cj_full, cj_state != 0);
+                    cj_spins += 1;
+                    if cj_spins == {SPIN_LIMIT}u32 {{
+                        cj_waiting = false;
+                        cj_gave_up = true;
+                    }}
+                }}
+                threadfence();
+                let cj_value = if !cj_valid {{
+                    cj_identity
+                }} else if cj_state == 2 {{
+                    {from_inclusive}
+                }} else {{
+                    {from_aggregate}
+                }};
+                let cj_found = ballot_sync(cj_full, cj_state == 2);
+                // Lanes beyond the nearest inclusive prefix add nothing.
+                let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
+                // Fold the window in tile order: lane l + e holds earlier tiles.
+                let mut cj_e = 1u32;
+                while cj_e < 32 {{
+                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
+                    if cj_lane as u32 + cj_e < 32 {{
+                        cj_win = {opn}(cj_down, cj_win);
+                    }}
+                    cj_e <<= 1;
+                }}
+                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
+                cj_prefix = {opn}(cj_window, cj_prefix);
+                cj_more = cj_found == 0 && !cj_gave_up;
+                if cj_more {{
+                    cj_end -= 32;
+                }}
+            }}
+            if cj_lane == 0 {{
+                let cj_through = {opn}(cj_prefix, cj_total);
+                atomic_exch(cj_inclusive, cj_tile, {to_bits_through});
+                threadfence();
+                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 2u32);
+            }}
+        }}
+        if cj_lane == 0 {{
+            cj_prefix_sm[0] = cj_prefix;
+        }}
+    }}
+    sync_threads();
+    // The thread's elements again, from the prefix of everything before them.
+    let mut cj_run = {opn}(cj_prefix_sm[0], {opn}(cj_before, cj_warp_excl));
+    for cj_k in 0..{items}usize {{
+        let cj_j = cj_first + cj_k;
+        let cj_s = cj_j + cj_j / 32;
+        let cj_x = cj_sm[cj_s];
+        {step}
+    }}
+    sync_threads();
+    if cj_whole {{
+        for cj_k in 0..{items}usize {{
+            let cj_j = cj_k * {block} + cj_tid;
+            cj_out[cj_start + cj_j] = cj_sm[cj_j + cj_j / 32];
+        }}
+    }} else {{
+        for cj_k in 0..{items}usize {{
+            let cj_j = cj_k * {block} + cj_tid;
+            let cj_i = cj_start + cj_j;
+            if cj_i < cj_n {{
+                cj_out[cj_i] = cj_sm[cj_j + cj_j / 32];
+            }}
+        }}
+    }}
+}}"
+    );
+    synth::kernel(&name, text, &[op])
+}

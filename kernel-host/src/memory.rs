@@ -1,0 +1,439 @@
+//! The GPU memory behind a device array: where it comes from (the device's
+//! stream-ordered memory pool), how uses on different streams are ordered, and how it
+//! is freed (stream-ordered, after its last use).
+//!
+//! **Ordering across streams.** An allocation remembers the stream of its last write
+//! and the streams that read it since. A use on another stream first makes that stream
+//! wait for them (`cuEventRecord` on the earlier stream, `cuStreamWaitEvent` on the new
+//! one), the rule cudarc's event tracking applies to its `CudaSlice` (a read waits for
+//! the last write; a write waits for the last write and every read since). Unlike
+//! cudarc, which records two events at every launch once a second stream exists, the
+//! event is recorded only when a use *changes* stream: the earlier stream is kept alive
+//! by the allocation (a `StreamRef`), so recording on it at that moment still covers
+//! the earlier use. Launches that stay on one stream (the common case) do no event
+//! work at all: one uncontended lock and a pointer comparison per array argument.
+//!
+//! **Freeing.** Dropping an array while a kernel that uses it is in flight is safe by
+//! construction: pooled memory is freed with `cuMemFreeAsync` on the stream of its last
+//! write, after that stream was made to wait for the readers since; without memory
+//! pools the streams of its last uses are synchronised before `cuMemFree`.
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{result, sys};
+
+use crate::device::Device;
+use crate::error::{DriverResultExt, Error, Result};
+use crate::stream::{raw_of, StreamRef};
+
+/// Device memory of one array.
+pub(crate) struct Allocation {
+    /// 0 for an empty array (the driver refuses zero-byte allocations).
+    pub(crate) ptr: sys::CUdeviceptr,
+    device: Device,
+    /// The context generation the memory belongs to (see `crate::health`).
+    generation: u64,
+    source: Source,
+    usage: Mutex<Usage>,
+}
+
+/// Who frees the memory.
+pub(crate) enum Source {
+    /// From the device's memory pool: `cuMemFreeAsync` on the stream of the last use.
+    Pooled,
+    /// `cuMemAlloc` (a device without memory pools): `cuMemFree` after the streams of
+    /// the last uses were synchronised.
+    Plain,
+    /// Memory another owner frees (interop). When the borrow ends, `hand_back` (the
+    /// owner's stream) is made to wait for the uses made through cudajit.
+    Borrowed { hand_back: StreamRef },
+}
+
+/// The uses that a later use on another stream must wait for.
+struct Usage {
+    /// The stream of the last write (at allocation: the legacy NULL stream, where the
+    /// allocation and the first copy are queued).
+    writer: StreamRef,
+    /// Streams other than `writer` that read the memory since the last write, each
+    /// already ordered after that write.
+    readers: Vec<StreamRef>,
+}
+
+// SAFETY: the raw pointer is a device address, usable from any thread whose current
+// context is the device's (every user binds it first); `Usage` is behind a lock.
+unsafe impl Send for Allocation {}
+unsafe impl Sync for Allocation {}
+
+impl Allocation {
+    /// `bytes` of uninitialised device memory on `device` (whose context is current),
+    /// queued on the legacy NULL stream.
+    pub(crate) fn new(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
+        let (ptr, source) = if bytes == 0 {
+            (0, Source::Plain)
+        } else if let Some(pool) = device.memory_pool()? {
+            // SAFETY: a live pool of the current context's device; the contents are
+            // set by the caller before any kernel reads them.
+            let ptr = unsafe { result::mem_pool::alloc_async(pool, bytes, std::ptr::null_mut()) }
+                .call("cuMemAllocFromPoolAsync")?;
+            (ptr, Source::Pooled)
+        } else {
+            // SAFETY: plain allocation; the contents are set by the caller.
+            let ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
+            (ptr, Source::Plain)
+        };
+        Ok(Arc::new(Allocation {
+            ptr,
+            generation: device.generation(),
+            device: device.clone(),
+            source,
+            usage: Mutex::new(Usage {
+                writer: None,
+                readers: Vec::new(),
+            }),
+        }))
+    }
+
+    /// Memory owned elsewhere, last written on `last_use`; when the array made over it
+    /// is dropped, `hand_back` waits for the uses made through cudajit.
+    pub(crate) fn borrowed(
+        device: &Device,
+        ptr: sys::CUdeviceptr,
+        last_use: StreamRef,
+        hand_back: StreamRef,
+    ) -> Arc<Allocation> {
+        Arc::new(Allocation {
+            ptr,
+            generation: device.generation(),
+            device: device.clone(),
+            source: Source::Borrowed { hand_back },
+            usage: Mutex::new(Usage {
+                writer: last_use,
+                readers: Vec::new(),
+            }),
+        })
+    }
+
+    pub(crate) fn is_borrowed(&self) -> bool {
+        matches!(self.source, Source::Borrowed { .. })
+    }
+
+    /// Orders a use of the memory on `stream` (a write when `write`) after the uses on
+    /// other streams it conflicts with, and remembers it. The device's context must be
+    /// current. Free of driver calls while the memory stays on one stream.
+    #[inline]
+    pub(crate) fn use_on(&self, stream: &StreamRef, write: bool) -> Result<()> {
+        if self.ptr == 0 {
+            return Ok(());
+        }
+        let here = raw_of(stream);
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        usage.apply(stream, write, |before| order_after(here, before))
+    }
+}
+
+impl Usage {
+    /// Records a use on `stream`, first calling `wait` with each earlier stream the use
+    /// must wait for (none while the memory stays on one stream).
+    #[inline]
+    fn apply(
+        &mut self,
+        stream: &StreamRef,
+        write: bool,
+        mut wait: impl FnMut(sys::CUstream) -> Result<()>,
+    ) -> Result<()> {
+        let here = raw_of(stream);
+        let after_writer = raw_of(&self.writer) == here;
+        if write {
+            if after_writer && self.readers.is_empty() {
+                return Ok(());
+            }
+            // A write waits for the last write and every read since.
+            if !after_writer {
+                wait(raw_of(&self.writer))?;
+            }
+            for reader in &self.readers {
+                if raw_of(reader) != here {
+                    wait(raw_of(reader))?;
+                }
+            }
+            self.writer = stream.clone();
+            self.readers.clear();
+        } else {
+            if after_writer || self.readers.iter().any(|r| raw_of(r) == here) {
+                return Ok(());
+            }
+            // A read waits for the last write only.
+            wait(raw_of(&self.writer))?;
+            self.readers.push(stream.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Makes `waiter` wait for the work queued on `before` so far (nothing when they are
+/// the same stream). The event is destroyed at once: the driver releases it after it
+/// completes, and the wait already queued keeps its meaning.
+#[cold]
+pub(crate) fn order_after(waiter: sys::CUstream, before: sys::CUstream) -> Result<()> {
+    if waiter == before {
+        return Ok(());
+    }
+    let event =
+        result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).call("cuEventCreate")?;
+    // SAFETY: both streams are live (held by the caller's `StreamRef`s or the NULL
+    // stream) and belong to the current context; the event was just made.
+    let ordered = unsafe { result::event::record(event, before) }
+        .call("cuEventRecord")
+        .and_then(|()| {
+            unsafe {
+                result::stream::wait_event(
+                    waiter,
+                    event,
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+            }
+            .call("cuStreamWaitEvent")
+        });
+    // SAFETY: made above, destroyed once.
+    let _ = unsafe { result::event::destroy(event) };
+    ordered
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        // A reset freed the memory of arrays allocated before it; a lost context
+        // refuses every call.
+        let current = self.generation == self.device.generation();
+        if self.ptr == 0 || !current || self.device.is_lost() || self.device.bind().is_err() {
+            return;
+        }
+        let usage = self.usage.get_mut().unwrap_or_else(|p| p.into_inner());
+        let last = raw_of(&usage.writer);
+        // Errors cannot be reported from drop; a failing call means the context is
+        // already broken, and then the memory is gone with it.
+        match &self.source {
+            Source::Pooled => {
+                let ordered = usage
+                    .readers
+                    .iter()
+                    .try_for_each(|reader| order_after(last, raw_of(reader)));
+                if ordered.is_ok() {
+                    // SAFETY: allocated from the pool in `new`, freed only here, after
+                    // every use queued so far.
+                    let _ = unsafe { result::free_async(self.ptr, last) };
+                } else {
+                    let _ = synchronize_all(usage);
+                    // SAFETY: as above; every stream that used it has finished.
+                    let _ = unsafe { result::free_async(self.ptr, last) };
+                }
+            }
+            Source::Plain => {
+                if synchronize_all(usage).is_ok() {
+                    // SAFETY: allocated in `new`, freed only here, after every stream
+                    // that used it finished.
+                    let _ = unsafe { result::free_sync(self.ptr) };
+                }
+            }
+            Source::Borrowed { hand_back } => {
+                let owner = raw_of(hand_back);
+                let _ = order_after(owner, last);
+                for reader in &usage.readers {
+                    let _ = order_after(owner, raw_of(reader));
+                }
+            }
+        }
+    }
+}
+
+fn synchronize_all(usage: &Usage) -> Result<()> {
+    for stream in std::iter::once(&usage.writer).chain(&usage.readers) {
+        // SAFETY: a live stream of the current context (held by the reference).
+        unsafe { result::stream::synchronize(raw_of(stream)) }.call("cuStreamSynchronize")?;
+    }
+    Ok(())
+}
+
+/// The device's memory pool, configured once per context generation.
+#[derive(Default)]
+pub(crate) struct PoolState {
+    /// `(generation, pool)`; `None` until first used.
+    pool: Mutex<Option<(u64, sys::CUmemoryPool)>>,
+}
+
+// SAFETY: a pool handle is a device-wide driver object, usable from any thread.
+unsafe impl Send for PoolState {}
+unsafe impl Sync for PoolState {}
+
+/// What the pool keeps reserved after a synchronisation before it gives memory back
+/// to the driver: everything (as CuPy's pool), so that allocation in a loop costs no
+/// driver round trip; `Device::set_pool_release_threshold` and
+/// `Device::trim_memory_pool` give it back.
+const DEFAULT_RELEASE_THRESHOLD: u64 = u64::MAX;
+
+impl Device {
+    /// The device's default memory pool (`None` when the device has none), with the
+    /// release threshold set the first time in each context generation.
+    pub(crate) fn memory_pool(&self) -> Result<Option<sys::CUmemoryPool>> {
+        let cuda = self.cuda("memory pool")?;
+        if !cuda.ctx.has_async_alloc() {
+            return Ok(None);
+        }
+        let generation = self.generation();
+        let mut state = cuda.pool.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((made, pool)) = *state {
+            if made == generation {
+                return Ok(Some(pool));
+            }
+        }
+        // SAFETY: the context's own device.
+        let pool = unsafe { result::device::get_default_mem_pool(cuda.ctx.cu_device()) }
+            .call("cuDeviceGetDefaultMemPool")?;
+        set_release_threshold(pool, DEFAULT_RELEASE_THRESHOLD)?;
+        *state = Some((generation, pool));
+        Ok(Some(pool))
+    }
+
+    /// How many bytes the memory pool keeps reserved when the device synchronises
+    /// (default: all; `0` gives freed memory back at every synchronisation). `Err` on
+    /// the simulator and on a GPU without memory pools.
+    pub fn set_pool_release_threshold(&self, bytes: u64) -> Result<()> {
+        self.ensure_alive()?;
+        self.bind()?;
+        set_release_threshold(self.pool_or_err("set_pool_release_threshold")?, bytes)
+    }
+
+    /// Gives the pool's unused memory back to the driver, keeping at least
+    /// `keep_bytes` reserved.
+    pub fn trim_memory_pool(&self, keep_bytes: usize) -> Result<()> {
+        self.ensure_alive()?;
+        self.bind()?;
+        let pool = self.pool_or_err("trim_memory_pool")?;
+        // SAFETY: a live pool.
+        unsafe { result::mem_pool::trim_to(pool, keep_bytes) }.call("cuMemPoolTrimTo")
+    }
+
+    /// Bytes the pool holds from the driver (in use and cached), for tests and
+    /// monitoring; `Err` as `set_pool_release_threshold`.
+    pub fn pool_reserved_bytes(&self) -> Result<u64> {
+        self.ensure_alive()?;
+        self.bind()?;
+        let pool = self.pool_or_err("pool_reserved_bytes")?;
+        let mut value = 0u64;
+        // SAFETY: a live pool; the attribute is a cuuint64_t.
+        unsafe {
+            result::mem_pool::get_attribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+                &mut value as *mut u64 as *mut std::ffi::c_void,
+            )
+        }
+        .call("cuMemPoolGetAttribute")?;
+        Ok(value)
+    }
+
+    fn pool_or_err(&self, operation: &'static str) -> Result<sys::CUmemoryPool> {
+        self.memory_pool()?.ok_or(Error::NotSupported {
+            operation,
+            backend: crate::Backend::Cuda,
+        })
+    }
+}
+
+fn set_release_threshold(pool: sys::CUmemoryPool, bytes: u64) -> Result<()> {
+    let mut value = bytes;
+    // SAFETY: a live pool; the attribute is a cuuint64_t.
+    unsafe {
+        result::mem_pool::set_attribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            &mut value as *mut u64 as *mut std::ffi::c_void,
+        )
+    }
+    .call("cuMemPoolSetAttribute")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{StreamHandle, StreamOwner};
+
+    /// A remembered stream with a made-up handle (never passed to the driver).
+    fn fake(device: &Device, raw: usize) -> StreamRef {
+        Some(StreamHandle::new(
+            raw as sys::CUstream,
+            device,
+            StreamOwner::Foreign,
+        ))
+    }
+
+    /// The streams a use waits for, as their made-up handles.
+    fn waits(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<usize> {
+        let mut seen = Vec::new();
+        usage
+            .apply(stream, write, |before| {
+                seen.push(before as usize);
+                Ok(())
+            })
+            .unwrap();
+        seen
+    }
+
+    /// cudarc's rule: a read waits for the last write on another stream, once per
+    /// reading stream; a write waits for the last write and every read since on other
+    /// streams; uses on one stream never wait.
+    #[test]
+    fn uses_wait_for_conflicting_uses_on_other_streams_only() {
+        let device = Device::simulator().unwrap();
+        let (a, b, c) = (
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        );
+        let null: StreamRef = None;
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+        };
+        // Allocated and filled on the NULL stream; used there: no waits.
+        assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &null, false), Vec::<usize>::new());
+        // A write on A waits for the NULL stream's write, once.
+        assert_eq!(waits(&mut usage, &a, true), vec![0]);
+        for _ in 0..3 {
+            assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+            assert_eq!(waits(&mut usage, &a, false), Vec::<usize>::new());
+        }
+        // Reads on B and C wait for A's write, each once.
+        assert_eq!(waits(&mut usage, &b, false), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &b, false), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &c, false), vec![0xA0]);
+        // A write on A again waits for both readers (write after read).
+        assert_eq!(waits(&mut usage, &a, true), vec![0xB0, 0xC0]);
+        assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+        // A write on B waits for A's write; then a read on the NULL stream (a copy to
+        // the host) waits for B.
+        assert_eq!(waits(&mut usage, &b, true), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &null, false), vec![0xB0]);
+        // A write on C after reads on B (writer) and NULL waits for both.
+        assert_eq!(waits(&mut usage, &c, true), vec![0xB0, 0]);
+    }
+
+    /// A failed wait leaves the record as it was (the use did not happen).
+    #[test]
+    fn a_failed_wait_records_nothing() {
+        let device = Device::simulator().unwrap();
+        let a = fake(&device, 0xA0);
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+        };
+        let failed = usage.apply(&a, true, |_| {
+            Err(Error::Driver {
+                call: "cuStreamWaitEvent",
+                message: "test".into(),
+            })
+        });
+        assert!(failed.is_err());
+        assert!(usage.writer.is_none() && usage.readers.is_empty());
+    }
+}

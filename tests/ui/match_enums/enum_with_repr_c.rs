@@ -1,0 +1,10 @@
+use cudajit::prelude::*;
+
+#[derive(Clone, Copy, DeviceCopy)]
+#[repr(C)]
+enum Op {
+    Add,
+    Mul,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[derive(Clone, Copy, DeviceCopy)]
+enum Op {
+    Add,
+    Mul,
+}
+
+fn main() {}
