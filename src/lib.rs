@@ -59,6 +59,16 @@ pub use kernel_host::inspect;
 /// "Generic kernels".
 pub use kernel_device::device_api::generic::{Float, Int, Num};
 
+/// Half precision, as kernels use it: the `half` crate's `f16` (IEEE binary16) and
+/// `bf16` (bfloat16) are kernel scalars, parameters and slice elements (README: "Half
+/// precision"). `cudajit::f16` is `half::f16`.
+pub use kernel_device::half::{self, bf16, f16};
+
+/// Complex numbers, as kernels use them: num-complex's `Complex<f32>` and
+/// `Complex<f64>` are kernel values and slice elements, with its arithmetic and
+/// methods (`conj`, `norm`, `arg`, `exp`, `ln`, `sqrt`, `powf`, ...).
+pub use kernel_device::num_complex::{self, Complex, Complex32, Complex64};
+
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
@@ -123,7 +133,12 @@ pub mod prelude {
     // Barriers, fences, atomics, warp operations and GPU-only math (with their
     // element-type traits).
     pub use kernel_device::device_api::generic::{Float, Int, Num};
+
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
+    /// The half types and complex numbers kernels compute with (`cudajit::f16` is
+    /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
+    pub use kernel_device::half::{bf16, f16};
+    pub use kernel_device::num_complex::Complex;
     pub use kernel_host::{
         Backend, Device, DeviceArray, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
     };

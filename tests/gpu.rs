@@ -254,6 +254,10 @@ mod bench_suite;
 #[path = "gpu/generics.rs"]
 mod generics;
 
+#[path = "gpu/complex.rs"]
+mod complex;
+#[path = "gpu/half.rs"]
+mod half_precision;
 #[path = "gpu/enums.rs"]
 mod enums;
 #[path = "gpu/hl.rs"]

@@ -23,6 +23,7 @@ pub const SOURCES: &[&str] = &[
 
 pub mod atomic;
 pub mod generic;
+mod generic_half;
 pub mod math;
 pub mod sync;
 pub mod warp;
@@ -190,7 +191,7 @@ pub trait SharedScalar: Copy + Default + 'static {}
 macro_rules! shared_scalars {
     ($($t:ty)*) => { $(impl SharedScalar for $t {})* };
 }
-shared_scalars!(bool i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64);
+shared_scalars!(bool i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64 half::f16 half::bf16);
 
 impl DynamicShared {
     /// The next `count` elements of type `T`, aligned to `align_of::<T>()`.

@@ -21,4 +21,8 @@ pub mod source;
 pub mod valid;
 
 mod pipeline;
+/// The crates behind the half types and complex numbers kernels use (re-exported by
+/// the `cudajit` facade).
+pub use half;
+pub use num_complex;
 pub use pipeline::{lower_unit, nvvm_ir_for_kernel, CompileError, CompiledUnit};

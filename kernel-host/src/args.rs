@@ -25,7 +25,7 @@ use crate::view::{DeviceView, DeviceViewMut};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a scalar type a cudajit kernel can use",
     label = "not a kernel scalar",
-    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64 and slices of them"
+    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16 and slices of them"
 )]
 pub unsafe trait DeviceScalar: DeviceElem {
     const SCALAR: ScalarType;
@@ -41,7 +41,7 @@ pub unsafe trait DeviceScalar: DeviceElem {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of a device array or a kernel slice",
     label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
-    note = "device arrays and kernel slices hold bool, integers, f32, f64, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
+    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
 )]
 pub unsafe trait DeviceElem: DeviceCopy {}
 
@@ -56,8 +56,13 @@ macro_rules! device_scalar {
 device_scalar!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+    half::f16 => F16, half::bf16 => BF16,
 );
 
+// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`.
+unsafe impl DeviceElem for num_complex::Complex<f32> {}
+// SAFETY: as above.
+unsafe impl DeviceElem for num_complex::Complex<f64> {}
 /// A `#[derive(DeviceCopy)]` type a kernel takes by value: fieldless enums (`op: Op`,
 /// passed as their repr integer) and structs (`params: SimParams`, passed as their
 /// bytes).

@@ -144,9 +144,21 @@ pub const SCALARS: [&str; 13] = [
     "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
 ];
 
+/// The half types (`f16`, `half::bf16`, `cudajit::f16`): a scalar whatever the path.
+fn is_half(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let ty = match names.as_slice() {
+        [ty] => ty,
+        [krate, ty] if matches!(krate.as_str(), "half" | "cudajit") => ty,
+        _ => return false,
+    };
+    matches!(ty.as_str(), "f16" | "bf16") && path.segments.iter().all(|s| s.arguments.is_none())
+}
+
 /// A scalar type, or one of the kernel's type parameters (each stands for one).
 fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     match ty {
+        syn::Type::Path(p) if p.qself.is_none() && is_half(&p.path) => true,
         syn::Type::Path(p) if p.qself.is_none() => p
             .path
             .get_ident()
@@ -156,12 +168,34 @@ fn is_scalar(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     }
 }
 
+/// `Complex<f32>`, `Complex<f64>`, `Complex32`, `Complex64` (any other `Complex` is
+/// the frontend's error, reported once).
+fn is_float_complex(path: &syn::Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    match last.ident.to_string().as_str() {
+        "Complex32" | "Complex64" => true,
+        "Complex" => match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => {
+                a.args.len() == 1
+                    && matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Path(t)))
+                        if t.path.is_ident("f32") || t.path.is_ident("f64"))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// A struct type (`Body`, `shapes::Body`): its `DeviceElem` bound, checked by rustc at
-/// the launcher, says whether it has the derive.
+/// the launcher, says whether it has the derive. num-complex's `Complex<T>` too (its
+/// element type is checked by the frontend).
 fn is_struct(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            kernel_device::front::structs::struct_path_key(&p.path).is_some()
+            is_float_complex(&p.path)
+                || kernel_device::front::structs::struct_path_key(&p.path).is_some()
         }
         syn::Type::Paren(p) => is_struct(&p.elem),
         _ => false,

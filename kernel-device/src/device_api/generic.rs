@@ -22,11 +22,11 @@ use std::ops::{
     RemAssign, Shl, Shr, Sub, SubAssign,
 };
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
-/// Every scalar a kernel computes with: integers and floats.
+/// Every scalar a kernel computes with: integers and floats (`f16` and `bf16` too).
 pub trait Num:
     sealed::Sealed
     + super::SharedScalar
@@ -69,7 +69,7 @@ pub trait Num:
     fn from_usize(x: usize) -> Self;
 }
 
-/// `f32` and `f64`.
+/// `f32`, `f64` and the `half` crate's `f16` and `bf16` (`generic_half`).
 pub trait Float: Num + Neg<Output = Self> + Rsqrt {
     const EPSILON: Self;
     const INFINITY: Self;

@@ -17,6 +17,17 @@ impl Rsqrt for f64 {
         1.0 / self.sqrt()
     }
 }
+// The half types compute it in f32, rounded once, as every half math function.
+impl Rsqrt for half::f16 {
+    fn rsqrt_(self) -> half::f16 {
+        half::f16::from_f32(self.to_f32().rsqrt_())
+    }
+}
+impl Rsqrt for half::bf16 {
+    fn rsqrt_(self) -> half::bf16 {
+        half::bf16::from_f32(self.to_f32().rsqrt_())
+    }
+}
 
 /// `1 / x.sqrt()`, as CUDA's `rsqrt` (libdevice's correctly rounded `__nv_rsqrt[f]`).
 pub fn rsqrt<T: Rsqrt>(x: T) -> T {

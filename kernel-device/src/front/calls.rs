@@ -64,7 +64,11 @@ fn classify(path: &syn::Path) -> CalleeKind {
     if let Some(name) = intrinsics::intrinsic_of_path(path) {
         return CalleeKind::Intrinsic(name);
     }
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let mut segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    // `half::f16::from_f32`, `cudajit::bf16::ONE`: the half types by their crate path.
+    if segs.len() == 3 && super::types::half_crate_prefix(&segs[0], &segs[1]) {
+        segs.remove(0);
+    }
     let first = segs.first().map(String::as_str).unwrap_or("");
     if segs.len() == 2 {
         if let Some(s) = ScalarType::from_rust_name(first) {
@@ -113,6 +117,9 @@ impl FnLowerer<'_> {
             self.error(func.span(), "qualified paths are not supported in kernels");
             return self.error_expr(span);
         }
+        if let Some(h) = self.try_lower_complex_new(call) {
+            return h;
+        }
         let path = &func.path;
         let memory = intrinsics::intrinsic_of_path(path)
             .and_then(|name| crate::proc::intrinsics::memory_by_name(&name));
@@ -149,6 +156,11 @@ impl FnLowerer<'_> {
         }
         match kind {
             CalleeKind::Intrinsic(name) => self.lower_intrinsic_call(&name, call),
+            CalleeKind::ScalarAssoc(scalar, name)
+                if scalar.is_half() && name.starts_with("from_f") =>
+            {
+                self.lower_half_from(scalar, &name, call, path.span())
+            }
             CalleeKind::ScalarAssoc(scalar, name) => {
                 let Some(method) = intrinsics::method(&name) else {
                     self.lower_args(&call.args);
@@ -355,6 +367,14 @@ impl FnLowerer<'_> {
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
+        if let Some(h) = self.try_complex_method(&name, recv, &args, span, m.method.span()) {
+            return h;
+        }
+        if let (Ty::Scalar(half), "to_f32" | "to_f64") = (self.table.shallow(&rt), name.as_str()) {
+            if half.is_half() {
+                return self.lower_half_to(half, &name, recv, &args, span, m.method.span());
+            }
+        }
         let Some(method) = intrinsics::method(&name) else {
             // The arguments are not lowered (a closure passed to `map` is part of this
             // one mistake), and a receiver already reported (`a.iter().sum()`) is not

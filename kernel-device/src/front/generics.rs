@@ -373,6 +373,7 @@ pub fn substitute(item: &syn::ItemFn, bindings: &Bindings) -> syn::ItemFn {
 
 /// The associated functions of the numeric traits that become casts: `T::zero()`,
 /// `T::one()` and `T::from_<scalar>(x)`.
+#[derive(Clone, Copy)]
 enum Constructor {
     Literal(u8),
     Cast,
@@ -445,6 +446,31 @@ impl VisitMut for Substituter<'_> {
                 if let (Some(t), Some(made)) = (target, made) {
                     let span = call.span();
                     let ident = scalar_ident(t, segments[0].ident.span());
+                    let name = segments.last().map(|s| s.ident.to_string());
+                    // The half types have no `as`: their own conversions, as the
+                    // traits' implementations for them convert (through f64).
+                    if t.is_half() {
+                        let made: Option<syn::Expr> = match (made, call.args.len()) {
+                            (Constructor::Literal(v), 0) => {
+                                let lit = syn::LitFloat::new(&format!("{v}.0"), span);
+                                Some(syn::parse_quote_spanned!(span=> #ident::from_f64(#lit)))
+                            }
+                            (Constructor::Cast, 1) => {
+                                let mut arg = call.args[0].clone();
+                                self.visit_expr_mut(&mut arg);
+                                Some(if name.as_deref() == Some("from_f32") {
+                                    syn::parse_quote_spanned!(span=> #ident::from_f32(#arg))
+                                } else {
+                                    syn::parse_quote_spanned!(span=> #ident::from_f64((#arg) as f64))
+                                })
+                            }
+                            _ => None,
+                        };
+                        if let Some(made) = made {
+                            *expr = made;
+                            return;
+                        }
+                    }
                     match (made, call.args.len()) {
                         (Constructor::Literal(v), 0) => {
                             let lit = syn::LitInt::new(&v.to_string(), span);

@@ -191,7 +191,7 @@ impl Table {
                 let fits = match kind {
                     VarKind::General | VarKind::Opaque => !self.occurs(*x, t),
                     VarKind::Int => matches!(t, Ty::Scalar(s) if s.is_integer()),
-                    VarKind::Float => matches!(t, Ty::Scalar(s) if s.is_float()),
+                    VarKind::Float => matches!(t, Ty::Scalar(s) if s.is_float() && !s.is_half()),
                 };
                 if !fits {
                     return Err(());

@@ -80,12 +80,18 @@ pub fn constant(path: &syn::Path) -> Option<(Literal, ScalarType)> {
     if segs.len() > 2 && matches!(segs[0].as_str(), "std" | "core") {
         segs.remove(0);
     }
+    if segs.len() == 3 && super::types::half_crate_prefix(&segs[0], &segs[1]) {
+        segs.remove(0);
+    }
     let (ty, name) = match segs.as_slice() {
         [ty, name] => (ty.as_str(), name.as_str()),
         [ty, consts, name] if consts == "consts" => (ty.as_str(), name.as_str()),
         _ => return None,
     };
     let scalar = ScalarType::from_rust_name(ty)?;
+    if scalar.is_half() {
+        return super::half::constant(scalar, name).map(|v| (Literal::Float(v), scalar));
+    }
     if scalar.is_float() {
         let f32_value = |v32: f32, v64: f64| {
             if scalar == ScalarType::F32 {

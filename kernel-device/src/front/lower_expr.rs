@@ -293,11 +293,15 @@ impl FnLowerer<'_> {
                         let l = self.table.describe(lt);
                         let r = self.table.describe(rt);
                         let message = super::lower_fn::binop_message(op, &l, &r, compound);
-                        self.error_hint(
-                            op_span,
-                            message,
-                            format!("both operands must have the same type; convert one with `as`, e.g. `(..) as {l}`"),
-                        );
+                        // The half types have no `as` and no literals of their own.
+                        let half = [&l, &r]
+                            .into_iter()
+                            .find(|t| matches!(t.as_str(), "f16" | "bf16"));
+                        let hint = match half {
+                            Some(h) => format!("both operands must have the same type; make a `{h}` with `{h}::from_f32(..)` (for a constant too: `{h}::from_f32(2.0)`)"),
+                            None => format!("both operands must have the same type; convert one with `as`, e.g. `(..) as {l}`"),
+                        };
+                        self.error_hint(op_span, message, hint);
                     }
                 } else {
                     self.deferred.push(Deferred::Operand {
@@ -346,6 +350,9 @@ impl FnLowerer<'_> {
         };
         let lhs = self.lower_expr(&b.left);
         let rhs = self.lower_expr(&b.right);
+        if let Some(h) = self.try_complex_binary(op, lhs, rhs, span, op_span) {
+            return h;
+        }
         let (lt, rt) = (self.ty_of(lhs), self.ty_of(rhs));
         let ty = self.check_binary_operands(op, &lt, &rt, op_span, b.right.span(), false);
         self.push_expr(ir::ExprKind::Binary { op, lhs, rhs }, ty, span)

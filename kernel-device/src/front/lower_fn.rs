@@ -254,7 +254,18 @@ impl<'a> FnLowerer<'a> {
         let f = self.table.describe_found(found);
         let message = format!("mismatched types: expected `{e}`, found {f}");
         let numeric = |s: Option<ScalarType>| s.is_some_and(|s| s != ScalarType::Bool);
-        if numeric(self.table.final_scalar(expected)) && numeric(self.table.final_scalar(found)) {
+        let (es, fs) = (
+            self.table.final_scalar(expected),
+            self.table.final_scalar(found),
+        );
+        if es.is_some_and(ScalarType::is_half) || fs.is_some_and(ScalarType::is_half) {
+            // The half types convert with their own functions, not `as`.
+            let hint = match es.filter(|s| s.is_half()) {
+                Some(h) => format!("make a `{h}` with `{h}::from_f32(..)` or `{h}::from_f64(..)`"),
+                None => "widen the half value with `.to_f32()` or `.to_f64()`".to_string(),
+            };
+            self.error_hint(span, message, hint);
+        } else if numeric(es) && numeric(fs) {
             self.error_hint(
                 span,
                 message,
@@ -384,6 +395,7 @@ impl<'a> FnLowerer<'a> {
         }
         let ret = self.ret.clone();
         self.f.ret = self.table.to_ir(&ret);
+        super::half::widen_math(&mut self.f);
         (self.f, self.diags, self.globals)
     }
 
@@ -485,7 +497,15 @@ impl<'a> FnLowerer<'a> {
             }
             return;
         };
-        if to == ScalarType::Bool && f != ScalarType::Bool {
+        if (f.is_half() || to.is_half()) && f != to {
+            // Rust has no `as` for the `half` crate's types; the twin would fail too.
+            let hint = if to.is_half() {
+                format!("convert with `{to}::from_f32(x)` or `{to}::from_f64(x)`")
+            } else {
+                format!("widen with `x.to_f32()` or `x.to_f64()`, then cast: `x.to_f32() as {to}`")
+            };
+            self.error_hint(span, format!("`as` cannot convert `{f}` to `{to}`"), hint);
+        } else if to == ScalarType::Bool && f != ScalarType::Bool {
             self.error_hint(
                 span,
                 format!("cannot cast `{f}` as `bool`"),

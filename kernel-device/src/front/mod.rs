@@ -8,10 +8,12 @@
 
 mod calls;
 mod check;
+mod complex;
 pub mod consts;
 mod enums;
 mod generic_calls;
 pub mod generics;
+mod half;
 mod infer;
 mod intrinsics;
 mod lower_expr;

@@ -14,7 +14,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Type names that are cudajit's own, never a user's struct.
-const BUILTIN_TYPES: &[&str] = &["DynamicShared", "Dim3", "Self"];
+const BUILTIN_TYPES: &[&str] = &[
+    "DynamicShared",
+    "Dim3",
+    "Self",
+    // num-complex's, built in (`front::complex`).
+    "Complex",
+    "Complex32",
+    "Complex64",
+];
 
 /// Whether a path's last segment may name a user's struct: CamelCase (`Body`,
 /// `Vec3`), not a constant's SCREAMING_CASE, not a scalar or cudajit's own type.

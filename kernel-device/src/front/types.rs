@@ -54,8 +54,22 @@ pub fn wide_int_diag(name: &str, span: proc_macro2::Span) -> Diagnostic {
     .with_hint("use `i64` or `u64`")
 }
 
-/// A scalar named by a single-segment path (`f32`), if that is what `ty` is.
+/// Whether `krate::ty` names a half type through the crate that defines it or
+/// cudajit's re-export (`half::f16`, `cudajit::bf16`).
+pub fn half_crate_prefix(krate: &str, ty: &str) -> bool {
+    matches!(krate, "half" | "cudajit") && matches!(ty, "f16" | "bf16")
+}
+
+/// A scalar named by a single-segment path (`f32`), or a half type by its crate path
+/// (`half::f16`), if that is what `ty` is.
 pub fn scalar_of_path(path: &syn::Path) -> Option<ScalarType> {
+    let segs = &path.segments;
+    if segs.len() == 2
+        && segs.iter().all(|s| s.arguments.is_none())
+        && half_crate_prefix(&segs[0].ident.to_string(), &segs[1].ident.to_string())
+    {
+        return ScalarType::from_rust_name(&segs[1].ident.to_string());
+    }
     if path.leading_colon.is_some() || path.segments.len() != 1 {
         return None;
     }
@@ -231,6 +245,9 @@ fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Dia
     }
     if let Some(scalar) = scalar_of_path(path) {
         return Ok(Ty::Scalar(scalar));
+    }
+    if let Some(complex) = super::complex::complex_of_path(path)? {
+        return super::structs::struct_at_site(complex, site, last.ident.span());
     }
     if !last.arguments.is_none() {
         return Err(Diagnostic::new(

@@ -183,3 +183,25 @@ mod tests {
         assert_eq!(layout(&arr), Some(Layout { size: 24, align: 4 }));
     }
 }
+
+/// `num_complex::Complex<T>` (`#[repr(C)] { re: T, im: T }`) for `T` = f32 or f64: a
+/// struct every stage knows without a derive (the frontend expands its arithmetic
+/// and methods to scalar math, `front::complex`). Its name is how it is written.
+pub fn complex_def(elem: ScalarType) -> StructDef {
+    StructDef {
+        name: format!("Complex<{elem}>"),
+        fields: ["re", "im"]
+            .map(|name| StructField {
+                name: name.to_string(),
+                ty: Type::Scalar(elem),
+            })
+            .to_vec(),
+    }
+}
+
+/// The element type of a `Complex<T>` struct (`None` for any other struct).
+pub fn complex_elem(def: &StructDef) -> Option<ScalarType> {
+    [ScalarType::F32, ScalarType::F64]
+        .into_iter()
+        .find(|&s| *def == complex_def(s))
+}

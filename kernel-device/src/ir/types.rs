@@ -22,10 +22,17 @@ pub enum ScalarType {
     Usize,
     F32,
     F64,
+    /// IEEE binary16 (`half::f16` on the host): stored as 16 bits, computed with the
+    /// GPU's native half ops where sm_80+ has them (`+ - *`, comparisons, negation)
+    /// and through `f32` elsewhere (division, remainder, math methods), each result
+    /// rounded back to half, as the `half` crate computes on the host.
+    F16,
+    /// bfloat16 (`half::bf16`): 8 exponent bits like `f32`, 8 significant bits.
+    BF16,
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 13] = [
+    pub const ALL: [ScalarType; 15] = [
         ScalarType::Bool,
         ScalarType::I8,
         ScalarType::I16,
@@ -39,6 +46,8 @@ impl ScalarType {
         ScalarType::Usize,
         ScalarType::F32,
         ScalarType::F64,
+        ScalarType::F16,
+        ScalarType::BF16,
     ];
 
     /// The Rust spelling (`"f32"`, `"usize"`).
@@ -57,6 +66,8 @@ impl ScalarType {
             ScalarType::Usize => "usize",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
+            ScalarType::F16 => "f16",
+            ScalarType::BF16 => "bf16",
         }
     }
 
@@ -65,7 +76,7 @@ impl ScalarType {
     }
 
     pub fn is_integer(self) -> bool {
-        !matches!(self, ScalarType::Bool | ScalarType::F32 | ScalarType::F64)
+        !matches!(self, ScalarType::Bool) && !self.is_float()
     }
 
     pub fn is_signed_integer(self) -> bool {
@@ -80,7 +91,16 @@ impl ScalarType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32 | ScalarType::F64)
+        matches!(
+            self,
+            ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::BF16
+        )
+    }
+
+    /// `f16` or `bf16`: floats the kernel stores in 16 bits and computes through
+    /// `f32` where the GPU has no native operation.
+    pub fn is_half(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::BF16)
     }
 
     /// Width in bits on the device (bool is 1 as a value, 8 in memory).
@@ -88,7 +108,7 @@ impl ScalarType {
         match self {
             ScalarType::Bool => 1,
             ScalarType::I8 | ScalarType::U8 => 8,
-            ScalarType::I16 | ScalarType::U16 => 16,
+            ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 16,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
             ScalarType::I64
             | ScalarType::U64

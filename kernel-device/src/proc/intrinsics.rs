@@ -37,7 +37,7 @@ pub enum Param {
 pub const fn bits_of(t: ScalarType) -> ScalarType {
     match t {
         S::I8 | S::U8 | S::Bool => S::U8,
-        S::I16 | S::U16 => S::U16,
+        S::I16 | S::U16 | S::F16 | S::BF16 => S::U16,
         S::I32 | S::U32 | S::F32 => S::U32,
         _ => S::U64,
     }

@@ -6,7 +6,9 @@ use super::intrinsics::{Param, Ret, Signature};
 use crate::ir::{BinaryOp, MathFn, ScalarType};
 use ScalarType as S;
 
-pub const FLOATS: &[ScalarType] = &[S::F32, S::F64];
+/// The float types a math method exists on; `f16`/`bf16` compute it in `f32`
+/// (`front::half`).
+pub const FLOATS: &[ScalarType] = &[S::F32, S::F64, S::F16, S::BF16];
 pub const INTEGERS: &[ScalarType] = &[
     S::I8,
     S::I16,
@@ -33,9 +35,21 @@ pub const NUMBERS: &[ScalarType] = &[
     S::Usize,
     S::F32,
     S::F64,
+    S::F16,
+    S::BF16,
 ];
 /// Signed integers and floats (`abs`).
-pub const SIGNED: &[ScalarType] = &[S::I8, S::I16, S::I32, S::I64, S::Isize, S::F32, S::F64];
+pub const SIGNED: &[ScalarType] = &[
+    S::I8,
+    S::I16,
+    S::I32,
+    S::I64,
+    S::Isize,
+    S::F32,
+    S::F64,
+    S::F16,
+    S::BF16,
+];
 
 /// What a supported scalar method lowers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

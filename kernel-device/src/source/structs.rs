@@ -88,7 +88,26 @@ macro_rules! scalar_device_copy {
 scalar_device_copy!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+    half::f16 => F16, half::bf16 => BF16,
 );
+
+macro_rules! complex_device_copy {
+    ($($t:ty => $s:ident),*) => {$(
+        // SAFETY: num-complex's `Complex<T>` is `#[repr(C)] { re: T, im: T }`, which is
+        // `ir::layout::complex_def` (no padding: two fields of one scalar type).
+        unsafe impl DeviceCopy for num_complex::Complex<$t> {
+            const LAYOUT: Layout = Layout {
+                size: 2 * scalar_layout(ScalarType::$s).size,
+                align: scalar_layout(ScalarType::$s).align,
+            };
+            const PADDING: u64 = 0;
+            fn device_type() -> Type {
+                Type::Struct(std::sync::Arc::new(crate::ir::layout::complex_def(ScalarType::$s)))
+            }
+        }
+    )*};
+}
+complex_device_copy!(f32 => F32, f64 => F64);
 
 // SAFETY: an array is its elements back to back, as `ir::layout` lays it out.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {

@@ -185,6 +185,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn unary(&mut self, op: UnaryOp, s: ScalarType, v: &str) -> Result<String, Error> {
         let ty = types::scalar(s);
         Ok(match (op, s) {
+            (UnaryOp::Neg, s) if s.is_half() => self.half_neg(s, v),
             (UnaryOp::Neg, s) if s.is_float() => {
                 let z = types::neg_zero(s);
                 self.def("neg", format!("fsub {ty} {z}, {v}"))
@@ -211,6 +212,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let signed = ls.is_signed_integer();
         if !matches!(op, BinaryOp::Shl | BinaryOp::Shr) && ls != rs && ty != types::scalar(rs) {
             return Err(self.error(format!("`{ls} {op:?} {rs}`: operand types differ")));
+        }
+        if ls.is_half() {
+            return self.half_binary(site, op, ls, l, r);
         }
         let arith = |int: &'static str, fl: &'static str| if float { fl } else { int };
         let inst = match op {
@@ -338,6 +342,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let (ft, tt) = (types::scalar(from), types::scalar(to));
         if from == to || (from.is_integer() && to.is_integer() && ft == tt) {
             return Ok(v.to_string());
+        }
+        if from.is_half() || to.is_half() {
+            return self.half_cast(from, to, v);
         }
         Ok(match (from, to) {
             (Bool, t) if t.is_integer() => self.def("cast", format!("zext i1 {v} to {tt}")),
@@ -499,7 +506,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
 /// The `icmp`/`fcmp` predicate. Float `!=` is unordered (`NaN != NaN` is true), the
 /// others ordered, as in Rust; bool compares as unsigned (`false < true`).
-fn comparison(op: BinaryOp, s: ScalarType) -> &'static str {
+pub(super) fn comparison(op: BinaryOp, s: ScalarType) -> &'static str {
     let signed = s.is_signed_integer();
     match (op, s.is_float(), signed) {
         (BinaryOp::Eq, true, _) => "oeq",

@@ -26,6 +26,7 @@ mod check_plan;
 mod expr;
 mod function;
 mod grid_sync;
+mod half;
 mod intrinsics;
 mod loops;
 mod numeric;

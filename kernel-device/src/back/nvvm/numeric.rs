@@ -151,8 +151,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let inf = types::float_const(t, f64::INFINITY);
                 self.def("isfinite", format!("fcmp olt {ty} {abs}, {inf}"))
             }
+            MathFn::ToBits if t == ScalarType::BF16 => x,
             MathFn::ToBits => {
-                let it = if bits == 64 { "i64" } else { "i32" };
+                let it = format!("i{bits}");
                 self.def("tobits", format!("bitcast {ty} {x} to {it}"))
             }
             MathFn::FromBits => {
@@ -160,6 +161,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     return Err(self.error(format!("from_bits typed `{ret}`")));
                 };
                 let ft = types::scalar(to);
+                if ft == ty {
+                    return Ok(Some(x));
+                }
                 self.def("frombits", format!("bitcast {ty} {x} to {ft}"))
             }
             _ => return Ok(None),

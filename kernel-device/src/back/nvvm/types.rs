@@ -17,6 +17,9 @@ pub fn scalar(s: ScalarType) -> &'static str {
         ScalarType::I64 | ScalarType::U64 | ScalarType::Isize | ScalarType::Usize => "i64",
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
+        ScalarType::F16 => "half",
+        // libnvvm's LLVM has no `bfloat`: the value is its bit pattern (`back::nvvm::half`).
+        ScalarType::BF16 => "i16",
     }
 }
 
@@ -135,6 +138,11 @@ pub fn int_const(s: ScalarType, bits: u64) -> String {
 /// A float constant in LLVM's exact hexadecimal form. f32 constants are written as the
 /// double holding the same value, which is what LLVM requires.
 pub fn float_const(s: ScalarType, v: f64) -> String {
+    match s {
+        ScalarType::F16 => return format!("0xH{:04X}", half::f16::from_f64(v).to_bits()),
+        ScalarType::BF16 => return (half::bf16::from_f64(v).to_bits() as i16).to_string(),
+        _ => {}
+    }
     let v = if s == ScalarType::F32 {
         (v as f32) as f64
     } else {

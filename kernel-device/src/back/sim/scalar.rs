@@ -42,6 +42,29 @@ pub fn of_f64(x: f64) -> u64 {
     x.to_bits()
 }
 
+/// A half value (`f16`/`bf16` bits) as the `f32` holding it exactly.
+pub fn half_to_f32(ty: ScalarType, v: u64) -> f32 {
+    match ty {
+        ScalarType::F16 => half::f16::from_bits(v as u16).to_f32(),
+        _ => half::bf16::from_bits(v as u16).to_f32(),
+    }
+}
+
+/// `x` rounded to nearest-even into the half type `ty`, as the `half` crate does.
+pub fn half_of_f64(ty: ScalarType, x: f64) -> u64 {
+    u64::from(match ty {
+        ScalarType::F16 => half::f16::from_f64(x).to_bits(),
+        _ => half::bf16::from_f64(x).to_bits(),
+    })
+}
+
+fn half_of_f32(ty: ScalarType, x: f32) -> u64 {
+    u64::from(match ty {
+        ScalarType::F16 => half::f16::from_f32(x).to_bits(),
+        _ => half::bf16::from_f32(x).to_bits(),
+    })
+}
+
 /// A literal of type `ty` in the value encoding.
 pub fn literal(ty: ScalarType, lit: &Literal) -> u64 {
     match (lit, ty) {
@@ -49,6 +72,7 @@ pub fn literal(ty: ScalarType, lit: &Literal) -> u64 {
         (Literal::Int(bits), t) if t.is_float() => cast(ScalarType::I64, t, *bits),
         (Literal::Int(bits), t) => truncate(t, *bits),
         (Literal::Float(f), ScalarType::F32) => of_f32(*f as f32),
+        (Literal::Float(f), t) if t.is_half() => half_of_f64(t, *f),
         (Literal::Float(f), _) => of_f64(*f),
     }
 }
@@ -58,13 +82,25 @@ pub fn cast(from: ScalarType, to: ScalarType, v: u64) -> u64 {
     if from == to {
         return v;
     }
+    if to.is_half() {
+        // From a float: rounded once from its exact value. From an integer: through
+        // `f64`, as the NVVM backend converts (exact up to 2^53).
+        let x = match from {
+            ScalarType::F32 => f64::from(f32_of(v)),
+            ScalarType::F64 => f64_of(v),
+            f if f.is_half() => f64::from(half_to_f32(f, v)),
+            f => int_value(f, v) as f64,
+        };
+        return half_of_f64(to, x);
+    }
     if from.is_float() {
-        let f = if from == ScalarType::F32 {
-            f64::from(f32_of(v))
-        } else {
-            f64_of(v)
+        let f = match from {
+            ScalarType::F32 => f64::from(f32_of(v)),
+            f if f.is_half() => f64::from(half_to_f32(f, v)),
+            _ => f64_of(v),
         };
         return match to {
+            ScalarType::F16 | ScalarType::BF16 => half_of_f64(to, f),
             ScalarType::F32 => of_f32(f as f32),
             ScalarType::F64 => of_f64(f),
             ScalarType::I8 => f as i8 as u8 as u64,
@@ -184,6 +220,14 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Panic
             Ok(r) => of_f64(r),
             Err(c) => u64::from(c),
         },
+        // In f32, each result rounded back: what the GPU's half instructions and the
+        // `half` crate's operators give.
+        t @ (ScalarType::F16 | ScalarType::BF16) => {
+            match float_binary!(f32, op, half_to_f32(t, a), half_to_f32(t, b)) {
+                Ok(r) => half_of_f32(t, r),
+                Err(c) => u64::from(c),
+            }
+        }
     })
 }
 
@@ -193,6 +237,7 @@ pub fn unary(op: UnaryOp, ty: ScalarType, v: u64) -> u64 {
         (UnaryOp::Not, t) => truncate(t, !v),
         (UnaryOp::Neg, ScalarType::F32) => of_f32(-f32_of(v)),
         (UnaryOp::Neg, ScalarType::F64) => of_f64(-f64_of(v)),
+        (UnaryOp::Neg, ScalarType::F16 | ScalarType::BF16) => v ^ 0x8000,
         (UnaryOp::Neg, t) => truncate(t, v.wrapping_neg()),
     }
 }
