@@ -1,4 +1,6 @@
-//! cudajit's side of the SIMT benchmark suite (issue 6): the same algorithms, launch
+//! cudajit's side of the SIMT benchmark suite (issue 6, plus issue 9's n-body over
+//! `Body` structs and Black-Scholes from one generic kernel, f32 and f64, beside the
+//! same body hand-written for f32): the same algorithms, launch
 //! shapes, sizes and inputs as bench/cuda/simt.cu (nvcc) and bench/numba/simt.py
 //! (Numba); bench/run_simt.sh runs the three and bench/report_simt.py makes the table.
 //!
