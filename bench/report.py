@@ -24,12 +24,27 @@ LAUNCH_ROWS = [
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
     ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
     ("launch_cudajit_alternating_streams", "cudajit, every launch on the other of two streams (cross-stream ordering)"),
+    ("launch_cudajit_generic", "cudajit generic kernel (vecadd_generic::<f32>)"),
     ("launch_numba", "Numba kernel[grid, block, stream](..)"),
 ]
 FIRST_ROWS = [
     ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
     ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
+]
+# Issue 9: a new generic instantiation's first launch (host time, fresh child process),
+# and a later launch's extra host time over a non-generic kernel's.
+INSTANCE_ROWS = [
+    ("instance_first_cold", "generic f32: fresh process, empty disk cache"),
+    ("instance_second_cold", "then generic f64 in that process (a 2nd compile)"),
+    ("instance_first_disk", "generic f32: fresh process, found on disk"),
+    ("instance_second_disk", "then generic f64, found on disk"),
+]
+# (name, limit in us, what): absolute bars.
+INSTANCE_CRITERIA = [
+    ("instance_first_cold", 50_000.0, "first launch of a new instantiation (fresh process, empty cache) under 50 ms"),
+    ("instance_second_cold", 50_000.0, "first launch of a second instantiation in the process under 50 ms"),
+    ("generic_launch_extra", 10.0, "later launch of an instantiation: under 10 us extra host time"),
 ]
 KERNEL_BASE = "kernel_nvcc"
 LAUNCH_BASE = "launch_cudarc"
@@ -108,6 +123,20 @@ def main(argv):
         else:
             lines.append(f"  {label:<52} {'(missing)':>10}")
     lines.append("")
+    lines.append("New generic instantiation (host time of its first launch: front end, libnvvm,")
+    lines.append("module load, launch; a child process with CUDAJIT_AOT=0)")
+    for name, label in INSTANCE_ROWS:
+        if name in results:
+            lines.append(f"  {label:<52} {results[name][0] / 1e3:>10.1f} ms")
+        else:
+            lines.append(f"  {label:<52} {'(missing)':>10}")
+    if "generic_launch_extra" in results:
+        us, extra = results["generic_launch_extra"]
+        lines.append(f"  {'later launch: extra host time over vecadd (median)':<52} {us:>10.3f} us"
+                     f"   (min {extra.get('min_us', '-')} us)")
+    else:
+        lines.append(f"  {'later launch: extra host time over vecadd':<52} {'(missing)':>10}")
+    lines.append("")
     lines.append("Criteria")
     failed = False
     for name, base, limit, what in CRITERIA:
@@ -120,6 +149,16 @@ def main(argv):
         else:
             failed = True
             lines.append(f"  MISSING  {what}: need {name} and {base}")
+    for name, limit_us, what in INSTANCE_CRITERIA:
+        if name in results:
+            us = results[name][0]
+            ok = us < limit_us
+            failed |= not ok
+            shown = f"{us / 1e3:.1f} ms" if limit_us >= 1e3 else f"{us:.3f} us"
+            lines.append(f"  {'PASS' if ok else 'FAIL'}  {what}: {shown}")
+        else:
+            failed = True
+            lines.append(f"  MISSING  {what}: need {name}")
     print("\n".join(lines))
     return 1 if failed else 0
 

@@ -45,7 +45,9 @@ step nvcc-build "$NVCC" -O3 -arch=sm_90 -o "$work/vecadd_nvcc" "$cu"
 step nvcc-ptx "$NVCC" -O3 -arch=sm_90 -ptx -o "$work/vecadd.ptx" "$cu"
 if [ -x "$work/vecadd_nvcc" ]; then step nvcc "$work/vecadd_nvcc"; fi
 
-# 2. cudajit: a fresh disk cache, so its first call includes the compile.
+# 2. cudajit: a fresh disk cache, so its first call includes the compile. The binary
+#    also runs itself twice as a child (its own fresh cache folder under $TMPDIR) to time
+#    a new generic instantiation's first launch (issue 9).
 if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
   ptx_env=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SIMT benchmark suite (issue 6) on the GPU machine, in ONE run: the same kernels
+# The SIMT benchmark suite (issue 6, and issue 9's n-body and Black-Scholes) on the GPU machine, in ONE run: the same kernels
 # compiled by nvcc (bench/cuda/simt.cu, built here with nvcc -O3 -arch=sm_90), by
 # cudajit (the prebuilt Rust bench binary `simt`; no Rust toolchain is needed here) and
 # by Numba (bench/numba/simt.py), the library references (bench/cupy/reference.py:
@@ -8,7 +8,8 @@
 #   bash bench/run_simt.sh [path/to/simt] [kernel ...]
 #
 # Kernels (all when none is named): copy copy_kernel sum_shared sum_warp fast_matmul sgemm histogram
-# transpose stencil scan monte_carlo_pi grid_sync. Finds, relative to this script's
+# transpose stencil scan monte_carlo_pi grid_sync, and issue 9's nbody and black_scholes
+# (the generic kernel's f32 and f64 instantiations and the hand-written f32 kernel). Finds, relative to this script's
 # folder unless given: the Rust binary ($1 when it is a file, $SIMT_BIN, ./simt,
 # ../target/release/simt; `cargo xtask gpu-bundle` puts it in bundle/bench/), the numpy
 # wheel Numba needs ($WHEEL_DIR, ../.whl, ./.whl), the commit (../COMMIT, else git).

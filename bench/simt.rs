@@ -1,4 +1,6 @@
-//! cudajit's side of the SIMT benchmark suite (issue 6): the same algorithms, launch
+//! cudajit's side of the SIMT benchmark suite (issue 6, plus issue 9's n-body over
+//! `Body` structs and Black-Scholes from one generic kernel, f32 and f64, beside the
+//! same body hand-written for f32): the same algorithms, launch
 //! shapes, sizes and inputs as bench/cuda/simt.cu (nvcc) and bench/numba/simt.py
 //! (Numba); bench/run_simt.sh runs the three and bench/report_simt.py makes the table.
 //!
@@ -57,7 +59,44 @@ const GS_BLOCKS_PER_SM: u32 = 2;
 const GS_SHARED: usize = GS_BLOCK as usize * 4;
 const COPY_N: usize = 1 << 26;
 const COPY_BLOCK: u32 = 256;
+const NBODY_N: usize = 65536;
+const NBODY_BLOCK: u32 = 256;
+const NBODY_DT: f32 = 0.01;
+const NBODY_SOFTENING2: f32 = 0.05;
+/// The usual count for one all-pairs interaction (NVIDIA's nbody sample's).
+const FLOPS_PER_INTERACTION: f64 = 20.0;
+const BS_N: usize = 1 << 24;
+const BS_BLOCK: u32 = 128;
+const BS_RATE: f64 = 0.02;
+const BS_VOLATILITY: f64 = 0.30;
 const WARMUP: usize = 5;
+
+/// A body of the n-body kernel: a `#[derive(DeviceCopy)]` struct, 28 bytes, the layout
+/// of bench/cuda/simt.cu's `Body` and bench/numba/simt.py's record dtype.
+#[derive(Clone, Copy, Debug, PartialEq, cudajit::DeviceCopy)]
+#[repr(C)]
+pub struct Vec3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cudajit::DeviceCopy)]
+#[repr(C)]
+pub struct Body {
+    pub pos: Vec3,
+    pub vel: Vec3,
+    pub mass: f32,
+}
+
+// The CUDA SDK's Black-Scholes coefficients (Abramowitz & Stegun 26.2.17).
+pub(crate) const CND_K: f64 = 0.231_641_9;
+pub(crate) const CND_A1: f64 = 0.319_381_53;
+pub(crate) const CND_A2: f64 = -0.356_563_782;
+pub(crate) const CND_A3: f64 = 1.781_477_937;
+pub(crate) const CND_A4: f64 = -1.821_255_978;
+pub(crate) const CND_A5: f64 = 1.330_274_429;
+pub(crate) const RSQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
 /// The suite's kernels, stamped out once bounds-checked and once not.
 macro_rules! simt_kernels {
@@ -568,12 +607,178 @@ macro_rules! simt_kernels {
                 }
             }
         }
+
+        /// 11. N-body all-pairs, one step (issue 9), over `Body` structs: each thread
+        /// owns one body and sums the softened pull of every body on it with `rsqrt`,
+        /// 256 bodies at a time through a shared tile of positions and masses (the
+        /// tiling of NVIDIA's nbody sample; the block is the tile: 256 threads), then
+        /// integrates. A ragged last tile is padded with massless bodies, which pull
+        /// with exactly zero. `mul_add` where nvcc would contract. 20 flops an
+        /// interaction by the usual count.
+        #[kernel(boundscheck = $check)]
+        pub fn nbody(bodies: &[Body], next: &mut [Body], dt: f32, softening2: f32) {
+            let tile = shared_array::<[[f32; 4]; 256]>();
+            let n = bodies.len();
+            let tid = thread_idx().x as usize;
+            let i = grid(1);
+            let me = bodies[if i < n { i } else { n - 1 }];
+            let mut ax = 0.0f32;
+            let mut ay = 0.0f32;
+            let mut az = 0.0f32;
+            for base in (0..n).step_by(256) {
+                let j = base + tid;
+                if j < n {
+                    let b = bodies[j];
+                    tile[tid][0] = b.pos.x;
+                    tile[tid][1] = b.pos.y;
+                    tile[tid][2] = b.pos.z;
+                    tile[tid][3] = b.mass;
+                } else {
+                    tile[tid][0] = 0.0;
+                    tile[tid][1] = 0.0;
+                    tile[tid][2] = 0.0;
+                    tile[tid][3] = 0.0;
+                }
+                sync_threads();
+                for k in 0..256 {
+                    let dx = tile[k][0] - me.pos.x;
+                    let dy = tile[k][1] - me.pos.y;
+                    let dz = tile[k][2] - me.pos.z;
+                    let d2 = dx.mul_add(dx, dy.mul_add(dy, dz.mul_add(dz, softening2)));
+                    let inv = rsqrt(d2);
+                    let s = tile[k][3] * (inv * inv * inv);
+                    ax = dx.mul_add(s, ax);
+                    ay = dy.mul_add(s, ay);
+                    az = dz.mul_add(s, az);
+                }
+                sync_threads();
+            }
+            if i < n {
+                let vel = Vec3 {
+                    x: ax.mul_add(dt, me.vel.x),
+                    y: ay.mul_add(dt, me.vel.y),
+                    z: az.mul_add(dt, me.vel.z),
+                };
+                next[i] = Body {
+                    pos: Vec3 {
+                        x: vel.x.mul_add(dt, me.pos.x),
+                        y: vel.y.mul_add(dt, me.pos.y),
+                        z: vel.z.mul_add(dt, me.pos.z),
+                    },
+                    vel,
+                    mass: me.mass,
+                };
+            }
+        }
+
+        /// The cumulative normal distribution by the polynomial of the CUDA SDK's
+        /// Black-Scholes sample (Abramowitz & Stegun 26.2.17), for any float type.
+        #[device]
+        pub fn cnd<T: Float>(d: T) -> T {
+            let k = T::one() / T::from_f64(CND_K).mul_add(d.abs(), T::one());
+            let poly = k * k.mul_add(
+                k.mul_add(
+                    k.mul_add(
+                        k.mul_add(T::from_f64(CND_A5), T::from_f64(CND_A4)),
+                        T::from_f64(CND_A3),
+                    ),
+                    T::from_f64(CND_A2),
+                ),
+                T::from_f64(CND_A1),
+            );
+            let tail = T::from_f64(RSQRT_2PI) * (T::from_f64(-0.5) * d * d).exp() * poly;
+            if d > T::zero() {
+                T::one() - tail
+            } else {
+                tail
+            }
+        }
+
+        /// 12. Black-Scholes (issue 9): European call and put prices, one option per
+        /// thread, written ONCE for any float type and instantiated at launch for f32
+        /// and f64. `mul_add` wherever nvcc would contract.
+        #[kernel(boundscheck = $check)]
+        pub fn black_scholes<T: Float>(
+            price: &[T],
+            strike: &[T],
+            years: &[T],
+            rate: T,
+            volatility: T,
+            call: &mut [T],
+            put: &mut [T],
+        ) {
+            let i = grid(1);
+            if i < call.len() {
+                let s = price[i];
+                let x = strike[i];
+                let t = years[i];
+                let sqrt_t = t.sqrt();
+                let drift = (T::from_f64(0.5) * volatility).mul_add(volatility, rate);
+                let d1 = drift.mul_add(t, (s / x).ln()) / (volatility * sqrt_t);
+                let d2 = (-volatility).mul_add(sqrt_t, d1);
+                let cnd1 = cnd::<T>(d1);
+                let cnd2 = cnd::<T>(d2);
+                let discount = x * (-rate * t).exp();
+                call[i] = s.mul_add(cnd1, -discount * cnd2);
+                put[i] = discount.mul_add(T::one() - cnd2, -s * (T::one() - cnd1));
+            }
+        }
+
+        /// `cnd` with `f32` written out for `T`: the hand-monomorphised control.
+        #[device]
+        pub fn cnd_f32(d: f32) -> f32 {
+            let k = 1.0f32 / (CND_K as f32).mul_add(d.abs(), 1.0f32);
+            let poly = k * k.mul_add(
+                k.mul_add(
+                    k.mul_add(k.mul_add(CND_A5 as f32, CND_A4 as f32), CND_A3 as f32),
+                    CND_A2 as f32,
+                ),
+                CND_A1 as f32,
+            );
+            let tail = (RSQRT_2PI as f32) * (-0.5f32 * d * d).exp() * poly;
+            if d > 0.0f32 {
+                1.0f32 - tail
+            } else {
+                tail
+            }
+        }
+
+        /// 12b. `black_scholes::<f32>` written out by hand, the same body token for
+        /// token with `f32` for `T`: the generic kernel must be exactly as fast (and
+        /// compiles to the same PTX, see tests/gpu/bench_suite.rs).
+        #[kernel(boundscheck = $check)]
+        pub fn black_scholes_hand_f32(
+            price: &[f32],
+            strike: &[f32],
+            years: &[f32],
+            rate: f32,
+            volatility: f32,
+            call: &mut [f32],
+            put: &mut [f32],
+        ) {
+            let i = grid(1);
+            if i < call.len() {
+                let s = price[i];
+                let x = strike[i];
+                let t = years[i];
+                let sqrt_t = t.sqrt();
+                let drift = (0.5f32 * volatility).mul_add(volatility, rate);
+                let d1 = drift.mul_add(t, (s / x).ln()) / (volatility * sqrt_t);
+                let d2 = (-volatility).mul_add(sqrt_t, d1);
+                let cnd1 = cnd_f32(d1);
+                let cnd2 = cnd_f32(d2);
+                let discount = x * (-rate * t).exp();
+                call[i] = s.mul_add(cnd1, -discount * cnd2);
+                put[i] = discount.mul_add(1.0f32 - cnd2, -s * (1.0f32 - cnd1));
+            }
+        }
     };
 }
 
 /// The kernels with bounds checks (`#[kernel]`).
 #[allow(dead_code, unused_imports)]
 pub(crate) mod checked {
+    use super::{Body, Vec3, CND_A1, CND_A2, CND_A3, CND_A4, CND_A5, CND_K, RSQRT_2PI};
     use cudajit::prelude::*;
     simt_kernels!(true);
 }
@@ -583,6 +788,7 @@ pub(crate) mod checked {
 /// the checked launches prove in bounds (they return `Ok`) before anything is timed.
 #[allow(dead_code, unused_imports)]
 pub(crate) mod nocheck {
+    use super::{Body, Vec3, CND_A1, CND_A2, CND_A3, CND_A4, CND_A5, CND_K, RSQRT_2PI};
     use cudajit::prelude::*;
     simt_kernels!(false);
 }
@@ -616,8 +822,27 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
         scan_sums,
         scan_downsweep,
         monte_carlo_pi,
-        grid_sync_sum
+        grid_sync_sum,
+        nbody,
+        black_scholes_hand_f32
     );
+    // The generic kernel's two instantiations (its template alone is not a kernel).
+    all.push((
+        "black_scholes_generic_f32".to_string(),
+        checked::black_scholes.__cudajit_instance::<f32>().0,
+    ));
+    all.push((
+        "black_scholes_generic_f32_nocheck".to_string(),
+        nocheck::black_scholes.__cudajit_instance::<f32>().0,
+    ));
+    all.push((
+        "black_scholes_generic_f64".to_string(),
+        checked::black_scholes.__cudajit_instance::<f64>().0,
+    ));
+    all.push((
+        "black_scholes_generic_f64_nocheck".to_string(),
+        nocheck::black_scholes.__cudajit_instance::<f64>().0,
+    ));
     all
 }
 
@@ -763,6 +988,8 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
         ("scan", |b| b.scans()),
         ("monte_carlo_pi", |b| b.pi()),
         ("grid_sync", |b| b.grid_sync()),
+        ("nbody", |b| b.nbody()),
+        ("black_scholes", |b| b.black_scholes()),
     ];
     let mut all_right = true;
     for (name, bench) in benches {
@@ -904,6 +1131,40 @@ impl Bench<'_> {
             unchecked.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
         }
         Ok((median(checked), median(unchecked)))
+    }
+
+    /// Medians (µs) of `reps` event-timed runs of each of `variants` launch kinds,
+    /// interleaved launch by launch as in `time_pair`; `body(v)` launches kind `v`.
+    fn time_interleaved(
+        &self,
+        reps: usize,
+        variants: usize,
+        body: &mut dyn FnMut(usize) -> BenchResult<()>,
+    ) -> BenchResult<Vec<f64>> {
+        for _ in 0..WARMUP {
+            for v in 0..variants {
+                body(v)?;
+            }
+        }
+        self.stream.synchronize()?;
+        let mut events = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut row = Vec::with_capacity(variants);
+            for v in 0..variants {
+                let start = Event::record(self.stream)?;
+                body(v)?;
+                row.push((start, Event::record(self.stream)?));
+            }
+            events.push(row);
+        }
+        self.stream.synchronize()?;
+        let mut times = vec![Vec::with_capacity(reps); variants];
+        for row in &events {
+            for (v, (start, stop)) in row.iter().enumerate() {
+                times[v].push(start.elapsed_ms(stop)? as f64 * 1e3);
+            }
+        }
+        Ok(times.into_iter().map(median).collect())
     }
 
     fn report(kernel: &str, (checked, unchecked): (f64, f64), bytes: f64, flops: f64, reps: usize) {
@@ -1336,6 +1597,308 @@ impl Bench<'_> {
         }
         Ok(())
     }
+}
+
+impl Bench<'_> {
+    /// Issue 9: n-body all-pairs over `Body` structs, checked and unchecked builds.
+    fn nbody(&self) -> BenchResult<()> {
+        let n = NBODY_N;
+        let bodies = nbody_inputs(n);
+        let input = DeviceArray::from_slice(&bodies)?;
+        let poison = vec![poisoned_body(); n];
+        let next = RefCell::new(DeviceArray::from_slice(&poison)?);
+        let blocks = (n as u32).div_ceil(NBODY_BLOCK);
+        let (dt, soft) = (NBODY_DT, NBODY_SOFTENING2);
+        let mut body = |v: Variant| -> BenchResult<()> {
+            let cfg = self.cfg(blocks, NBODY_BLOCK);
+            let mut next = next.borrow_mut();
+            match v {
+                Checked => checked::nbody.launch(cfg, &input, &mut *next, dt, soft)?,
+                Nocheck => unsafe { nocheck::nbody.launch(cfg, &input, &mut *next, dt, soft) }?,
+            }
+            Ok(())
+        };
+        for v in [Checked, Nocheck] {
+            next.borrow_mut().copy_from_host(&poison)?;
+            body(v)?;
+            check_nbody(&bodies, &next.borrow().to_host()?)?;
+        }
+        let times = self.time_pair(20, &mut || Ok(()), &mut body)?;
+        let bytes = 2.0 * std::mem::size_of::<Body>() as f64 * n as f64;
+        let flops = FLOPS_PER_INTERACTION * (n * n) as f64;
+        Self::report("nbody", times, bytes, flops, 20);
+        Ok(())
+    }
+
+    /// Issue 9: Black-Scholes from ONE generic kernel, instantiated for f32 and f64,
+    /// beside the same body hand-written for f32. The four f32 launches (generic and
+    /// hand-written, checked and not) are interleaved launch by launch, so the
+    /// generic-against-hand ratio sees no clock drift.
+    fn black_scholes(&self) -> BenchResult<()> {
+        let n = BS_N;
+        let (price, strike, years) = option_inputs(n);
+        let want: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let (s, x, t) = (price[i] as f64, strike[i] as f64, years[i] as f64);
+                black_scholes_reference(s, x, t, BS_RATE, BS_VOLATILITY)
+            })
+            .collect();
+        let blocks = (n as u32).div_ceil(BS_BLOCK);
+
+        // f32: generic (checked, unchecked), hand-written (checked, unchecked).
+        let (p, x, t) = (
+            DeviceArray::from_slice(&price)?,
+            DeviceArray::from_slice(&strike)?,
+            DeviceArray::from_slice(&years)?,
+        );
+        let (rate, vol) = (BS_RATE as f32, BS_VOLATILITY as f32);
+        let poison = vec![f32::NAN; n];
+        let call = RefCell::new(DeviceArray::from_slice(&poison)?);
+        let put = RefCell::new(DeviceArray::from_slice(&poison)?);
+        let mut body = |v: usize| -> BenchResult<()> {
+            let cfg = self.cfg(blocks, BS_BLOCK);
+            let (mut c, mut q) = (call.borrow_mut(), put.borrow_mut());
+            let (c, q) = (&mut *c, &mut *q);
+            match v {
+                0 => checked::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                1 => unsafe { nocheck::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q) }?,
+                2 => checked::black_scholes_hand_f32.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                _ => unsafe {
+                    nocheck::black_scholes_hand_f32.launch(cfg, &p, &x, &t, rate, vol, c, q)
+                }?,
+            }
+            Ok(())
+        };
+        let mut outputs = Vec::new();
+        for v in 0..4 {
+            call.borrow_mut().copy_from_host(&poison)?;
+            put.borrow_mut().copy_from_host(&poison)?;
+            body(v)?;
+            let got = (call.borrow().to_host()?, put.borrow().to_host()?);
+            check_options(
+                &price,
+                &strike,
+                &got.0,
+                &got.1,
+                &want,
+                1e-5,
+                "black_scholes f32",
+            )?;
+            outputs.push(got);
+        }
+        // The generic instantiation and the hand-written kernel compute the very same
+        // bits (they compile to the same PTX; tests/gpu/bench_suite.rs checks that).
+        let same_bits = |a: &(Vec<f32>, Vec<f32>), b: &(Vec<f32>, Vec<f32>)| {
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            bits(&a.0) == bits(&b.0) && bits(&a.1) == bits(&b.1)
+        };
+        let same = [
+            same_bits(&outputs[0], &outputs[2]),
+            same_bits(&outputs[1], &outputs[3]),
+        ];
+        let us = self.time_interleaved(50, 4, &mut body)?;
+        let bytes = 5.0 * 4.0 * n as f64;
+        Self::report("black_scholes_f32", (us[0], us[1]), bytes, 0.0, 50);
+        for (variant, at, same) in [("cudajit", 2, same[0]), ("cudajit_nocheck", 3, same[1])] {
+            println!(
+                "RESULT black_scholes_f32_hand.{variant} {:.3} bytes={bytes:.0},flops=0,reps=50,same_bits_as_generic={same}",
+                us[at]
+            );
+        }
+
+        // f64: the same generic kernel, the same options widened.
+        let wide = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<f64>>();
+        let (p, x, t) = (
+            DeviceArray::from_slice(&wide(&price))?,
+            DeviceArray::from_slice(&wide(&strike))?,
+            DeviceArray::from_slice(&wide(&years))?,
+        );
+        let (rate, vol) = (BS_RATE, BS_VOLATILITY);
+        let poison = vec![f64::NAN; n];
+        let call = RefCell::new(DeviceArray::from_slice(&poison)?);
+        let put = RefCell::new(DeviceArray::from_slice(&poison)?);
+        let mut body = |v: Variant| -> BenchResult<()> {
+            let cfg = self.cfg(blocks, BS_BLOCK);
+            let (mut c, mut q) = (call.borrow_mut(), put.borrow_mut());
+            let (c, q) = (&mut *c, &mut *q);
+            match v {
+                Checked => checked::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                Nocheck => {
+                    unsafe { nocheck::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q) }?
+                }
+            }
+            Ok(())
+        };
+        for v in [Checked, Nocheck] {
+            call.borrow_mut().copy_from_host(&poison)?;
+            put.borrow_mut().copy_from_host(&poison)?;
+            body(v)?;
+            let (c, q) = (call.borrow().to_host()?, put.borrow().to_host()?);
+            check_options(&price, &strike, &c, &q, &want, 1e-10, "black_scholes f64")?;
+        }
+        let times = self.time_pair(50, &mut || Ok(()), &mut body)?;
+        Self::report("black_scholes_f64", times, 5.0 * 8.0 * n as f64, 0.0, 50);
+        Ok(())
+    }
+}
+
+/// The bodies: positions in [-10, 10)³, velocities in [-1, 1)³, masses in [0.5, 2).
+fn nbody_inputs(n: usize) -> Vec<Body> {
+    let coord = |seed: u64, scale: f32| -> Vec<f32> {
+        signed_floats(n, seed)
+            .into_iter()
+            .map(|v| scale * v)
+            .collect()
+    };
+    let (px, py, pz) = (coord(21, 10.0), coord(22, 10.0), coord(23, 10.0));
+    let (vx, vy, vz) = (coord(24, 1.0), coord(25, 1.0), coord(26, 1.0));
+    let mass = unit_floats(n, 27);
+    (0..n)
+        .map(|i| Body {
+            pos: Vec3 {
+                x: px[i],
+                y: py[i],
+                z: pz[i],
+            },
+            vel: Vec3 {
+                x: vx[i],
+                y: vy[i],
+                z: vz[i],
+            },
+            mass: 0.5 + 1.5 * mass[i],
+        })
+        .collect()
+}
+
+fn poisoned_body() -> Body {
+    let nan = Vec3 {
+        x: f32::NAN,
+        y: f32::NAN,
+        z: f32::NAN,
+    };
+    Body {
+        pos: nan,
+        vel: nan,
+        mass: f32::NAN,
+    }
+}
+
+/// Body `i` after one step, in f64: (position, velocity).
+fn nbody_reference(bodies: &[Body], i: usize, dt: f64, softening2: f64) -> [f64; 6] {
+    let me = bodies[i];
+    let mut acc = [0.0f64; 3];
+    for other in bodies {
+        let d = [
+            other.pos.x as f64 - me.pos.x as f64,
+            other.pos.y as f64 - me.pos.y as f64,
+            other.pos.z as f64 - me.pos.z as f64,
+        ];
+        let inv = 1.0 / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + softening2).sqrt();
+        let s = other.mass as f64 * inv * inv * inv;
+        for k in 0..3 {
+            acc[k] += d[k] * s;
+        }
+    }
+    let vel = [
+        me.vel.x as f64 + acc[0] * dt,
+        me.vel.y as f64 + acc[1] * dt,
+        me.vel.z as f64 + acc[2] * dt,
+    ];
+    [
+        me.pos.x as f64 + vel[0] * dt,
+        me.pos.y as f64 + vel[1] * dt,
+        me.pos.z as f64 + vel[2] * dt,
+        vel[0],
+        vel[1],
+        vel[2],
+    ]
+}
+
+/// Spot-checks one step at 1024 bodies (the first and last among them) against the
+/// f64 reference: f32 sums of 65536 terms with `rsqrt` (2 ulp), within 1e-3 of the
+/// larger of a value and 1.
+fn check_nbody(bodies: &[Body], next: &[Body]) -> BenchResult<()> {
+    let n = bodies.len();
+    for s in 0..1024u64 {
+        let i = match s {
+            0 => 0,
+            1 => n - 1,
+            _ => (mix(98, s) % n as u64) as usize,
+        };
+        let want = nbody_reference(bodies, i, NBODY_DT as f64, NBODY_SOFTENING2 as f64);
+        let g = next[i];
+        let got = [g.pos.x, g.pos.y, g.pos.z, g.vel.x, g.vel.y, g.vel.z];
+        let close = got
+            .iter()
+            .zip(&want)
+            .all(|(&a, &b)| (a as f64 - b).abs() <= 1e-3 * b.abs().max(1.0));
+        if !close || g.mass.to_bits() != bodies[i].mass.to_bits() {
+            return Err(wrong(format!("nbody: body {i}: {g:?}, want {want:?}")));
+        }
+    }
+    Ok(())
+}
+
+/// The options: prices in [5, 30), strikes in [1, 100), years in [0.25, 10) (the CUDA
+/// SDK sample's ranges).
+fn option_inputs(n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let range = |seed: u64, lo: f32, width: f32| -> Vec<f32> {
+        unit_floats(n, seed)
+            .into_iter()
+            .map(|u| lo + width * u)
+            .collect()
+    };
+    (
+        range(31, 5.0, 25.0),
+        range(32, 1.0, 99.0),
+        range(33, 0.25, 9.75),
+    )
+}
+
+/// (call, put) by the kernels' algorithm in plain f64 arithmetic.
+fn black_scholes_reference(s: f64, x: f64, t: f64, rate: f64, volatility: f64) -> (f64, f64) {
+    let cnd = |d: f64| {
+        let k = 1.0 / (1.0 + CND_K * d.abs());
+        let poly = k * (CND_A1 + k * (CND_A2 + k * (CND_A3 + k * (CND_A4 + k * CND_A5))));
+        let tail = RSQRT_2PI * (-0.5 * d * d).exp() * poly;
+        if d > 0.0 {
+            1.0 - tail
+        } else {
+            tail
+        }
+    };
+    let sqrt_t = t.sqrt();
+    let d1 = ((s / x).ln() + (rate + 0.5 * volatility * volatility) * t) / (volatility * sqrt_t);
+    let d2 = d1 - volatility * sqrt_t;
+    let discount = x * (-rate * t).exp();
+    (
+        s * cnd(d1) - discount * cnd(d2),
+        discount * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1)),
+    )
+}
+
+/// Every option's call and put within `tol` · (price + strike) of the f64 reference
+/// (the scale of the two products whose difference each price is).
+fn check_options<T: Copy + Into<f64>>(
+    price: &[f32],
+    strike: &[f32],
+    call: &[T],
+    put: &[T],
+    want: &[(f64, f64)],
+    tol: f64,
+    name: &str,
+) -> BenchResult<()> {
+    for i in 0..want.len() {
+        let scale = tol * (price[i] as f64 + strike[i] as f64);
+        let (c, p): (f64, f64) = (call[i].into(), put[i].into());
+        if !((c - want[i].0).abs() <= scale && (p - want[i].1).abs() <= scale) {
+            return Err(wrong(format!(
+                "{name}: option {i}: call {c}, put {p}, want {:?}",
+                want[i]
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Spot-checks n×n C = A·B at 512 places (two corners among them) against a

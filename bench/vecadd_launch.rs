@@ -14,6 +14,15 @@
 //!   non-blocking stream and on cudajit's blocking one), on the same PTX and
 //!   parameter list.
 //!
+//! * a new generic instantiation (issue 9): the host wall time of the first launch of
+//!   `vecadd_generic::<f32>` in a fresh child process with an empty disk cache
+//!   (`CUDAJIT_CACHE_DIR` a new folder, `CUDAJIT_AOT=0`: front end, libnvvm loaded and
+//!   run, module load, launch), then of `vecadd_generic::<f64>` in the same process (a
+//!   second instantiation: its own compile), then both again in a second child that
+//!   finds them on disk; and, in the launch-cost table, later launches of the f32
+//!   instantiation beside `vecadd`'s, whose per-repetition difference is the extra host
+//!   time a generic kernel's launch costs.
+//!
 //! Prints `RESULT <name> <median_us> <key=value,...>` lines (bench/report.py makes the
 //! table) and exits 0 with `skipped: <reason>` where there is no GPU.
 
@@ -60,7 +69,29 @@ fn vecadd_nocheck(a: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
+/// `vecadd` written once for any numeric type: the generic kernel whose first launches
+/// per instantiation, and later launches, the instantiation rows time.
+#[kernel]
+fn vecadd_generic<T: Num>(a: &[T], b: &[T], c: &mut [T]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+/// The child process's argument: `vecadd_launch --first-instantiation cold|disk`.
+const FIRST_INSTANTIATION: &str = "--first-instantiation";
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == FIRST_INSTANTIATION) {
+        let state = args.get(2).map_or("cold", String::as_str).to_string();
+        if let Err(e) = first_instantiations(&state) {
+            eprintln!("vecadd_launch {FIRST_INSTANTIATION} {state}: error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     // `vecadd_launch --print-ptx`: the PTX the bench's kernels get for compute_90, made
     // without a GPU (libnvvm only), to read beside `nvcc -ptx bench/cuda/vecadd.cu`.
     if std::env::args().any(|a| a == "--print-ptx") {
@@ -115,6 +146,7 @@ fn run(device: &Device) -> BenchResult<()> {
         nvcc_kernel_time(&ctx, &raw_stream, path.as_ref())?;
     }
     let other_stream = device.new_stream()?;
+    instantiation_costs()?;
     launch_costs(
         &stream,
         &other_stream,
@@ -236,6 +268,83 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
     check(&c.to_host()?, &want, "vecadd after timing")?;
     report_kernel("kernel_cudajit", &checked);
     report_kernel("kernel_cudajit_nocheck", &unchecked);
+    Ok(())
+}
+
+/// Runs this binary twice as a child that times first launches of new generic
+/// instantiations (`first_instantiations`): with an empty disk cache, then with the
+/// one the first child filled. Its RESULT lines go to this process's stdout.
+fn instantiation_costs() -> BenchResult<()> {
+    let exe = std::env::current_exe()?;
+    let dir = std::env::temp_dir().join(format!("cudajit-first-instance-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let mut result = Ok(());
+    for state in ["cold", "disk"] {
+        let status = std::process::Command::new(&exe)
+            .args([FIRST_INSTANTIATION, state])
+            .env("CUDAJIT_CACHE_DIR", &dir)
+            // The JIT, not ahead-of-time PTX a bundle may embed for these instantiations.
+            .env("CUDAJIT_AOT", "0")
+            .status()?;
+        if !status.success() {
+            result = Err(format!("the {state} first-instantiation child failed ({status})").into());
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// In a fresh process: host wall time of the first launch of `vecadd_generic::<f32>`,
+/// then of `vecadd_generic::<f64>` (each launch synchronised, its result checked). The
+/// device, stream and arrays exist before the clock starts: what is timed is what a
+/// new instantiation costs its first launch (with `cold`, the first compile in the
+/// process: libnvvm is loaded then).
+fn first_instantiations(state: &str) -> BenchResult<()> {
+    let device = Device::default()?;
+    if device.is_simulator() {
+        return Err("the default device is the CPU simulator: nothing to time".into());
+    }
+    let stream = device.new_stream()?;
+    let blocks = (TINY_N as u32).div_ceil(BLOCK);
+    let cfg = || LaunchConfig::new(blocks, BLOCK).stream(&stream);
+    let ha = random_floats(TINY_N, 7);
+    let hb = random_floats(TINY_N, 8);
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    let a = DeviceArray::from_slice(&ha)?;
+    let b = DeviceArray::from_slice(&hb)?;
+    let mut c = DeviceArray::from_slice(&vec![f32::NAN; TINY_N])?;
+    let wide = |v: &[f32]| v.iter().map(|&x| x as f64 * 1.5).collect::<Vec<f64>>();
+    let (ha64, hb64) = (wide(&ha), wide(&hb));
+    let want64: Vec<f64> = ha64.iter().zip(&hb64).map(|(x, y)| x + y).collect();
+    let a64 = DeviceArray::from_slice(&ha64)?;
+    let b64 = DeviceArray::from_slice(&hb64)?;
+    let mut c64 = DeviceArray::from_slice(&vec![f64::NAN; TINY_N])?;
+    stream.synchronize()?;
+
+    let t = Instant::now();
+    vecadd_generic.launch(cfg(), &a, &b, &mut c)?;
+    stream.synchronize()?;
+    let first_us = t.elapsed().as_secs_f64() * 1e6;
+    check(&c.to_host()?, &want, "vecadd_generic::<f32>")?;
+
+    let t = Instant::now();
+    vecadd_generic.launch(cfg(), &a64, &b64, &mut c64)?;
+    stream.synchronize()?;
+    let second_us = t.elapsed().as_secs_f64() * 1e6;
+    if c64.to_host()? != want64 {
+        return Err("vecadd_generic::<f64> wrong".into());
+    }
+    let what = if state == "cold" {
+        "fresh process+empty disk cache+CUDAJIT_AOT=0"
+    } else {
+        "fresh process+instantiation on disk"
+    };
+    println!("RESULT instance_first_{state} {first_us:.3} types=f32,when={what}");
+    println!(
+        "RESULT instance_second_{state} {second_us:.3} types=f64,when=after_f32_in_that_process"
+    );
     Ok(())
 }
 
@@ -461,6 +570,16 @@ fn launch_costs(
             }),
             Box::new(|| Ok(stream.synchronize()?)),
         ),
+        // The same launch of a generic kernel's instantiation (`vecadd_generic::<f32>`,
+        // compiled during the warm-up): what a generic kernel adds is its lookup.
+        LaunchVariant::new(
+            "launch_cudajit_generic",
+            Box::new(|| {
+                let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
+                Ok(vecadd_generic.launch(config, &a, &b, &mut *c.borrow_mut())?)
+            }),
+            Box::new(|| Ok(stream.synchronize()?)),
+        ),
         LaunchVariant::new(
             "launch_cudajit_default_stream",
             Box::new(|| {
@@ -524,8 +643,23 @@ fn launch_costs(
             Box::new(|| Ok(stream.synchronize()?)),
         ),
     ];
-    for (name, times) in interleaved_per_launch_us(&mut variants)? {
-        report_launch(name, &times);
+    let all = interleaved_per_launch_us(&mut variants)?;
+    for (name, times) in &all {
+        report_launch(name, times);
+    }
+    // Extra host time of a generic kernel's launch: the difference per repetition (the
+    // two ran back to back in each), median.
+    let times_of = |name: &str| all.iter().find(|(n, _)| *n == name).map(|(_, t)| t);
+    if let (Some(generic), Some(plain)) = (
+        times_of("launch_cudajit_generic"),
+        times_of("launch_cudajit"),
+    ) {
+        let extra: Vec<f64> = generic.iter().zip(plain).map(|(g, p)| g - p).collect();
+        println!(
+            "RESULT generic_launch_extra {:.3} vs=launch_cudajit,min_us={:.3},reps={REPS}",
+            median(extra.clone()),
+            min(&extra)
+        );
     }
     drop(variants);
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();

@@ -59,6 +59,15 @@ static const long long kGsN = 1LL << 26;
 static const int kGsBlock = 256, kGsBlocksPerSm = 2, kGsShared = kGsBlock * 4;
 static const long long kCopyN = 1LL << 26;  // f32 elements copied
 static const int kCopyBlock = 256;
+static const int kNbodyN = 65536, kNbodyBlock = 256;  // the block is the 256-body tile
+static const float kNbodyDt = 0.01f, kNbodySoftening2 = 0.05f;
+static const double kFlopsPerInteraction = 20.0;  // the usual count (NVIDIA's nbody sample's)
+static const int kBsN = 1 << 24, kBsBlock = 128;  // options
+static const double kBsRate = 0.02, kBsVolatility = 0.30;
+// The CUDA SDK's Black-Scholes coefficients (Abramowitz & Stegun 26.2.17).
+static const double kCndK = 0.2316419, kCndA1 = 0.31938153, kCndA2 = -0.356563782,
+                    kCndA3 = 1.781477937, kCndA4 = -1.821255978, kCndA5 = 1.330274429,
+                    kRsqrt2Pi = 0.3989422804014327;
 
 // ---- inputs: splitmix64 of (seed, index), the same numbers in all three programs
 static inline uint64_t mix(uint64_t seed, uint64_t i) {
@@ -438,6 +447,109 @@ __global__ void grid_sync_sum(const float* x, long long n, float* partial, float
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) w += partial[b];
     w = block_sum_tree(w, sm);
     if (threadIdx.x == 0) out[0] = w;
+  }
+}
+
+// 11. N-body all-pairs, one step (issue 9), over Body structs (28 bytes: bench/simt.rs's
+// `Body`): each thread owns one body and sums the softened pull of every body on it with
+// rsqrtf, 256 bodies at a time through a shared tile of positions and masses (the tiling
+// of NVIDIA's nbody sample; the block is the tile), then integrates. A ragged last tile
+// is padded with massless bodies, which pull with exactly zero. Every multiply-add is an
+// explicit fmaf, as cudajit's mul_add and Numba's cuda.fma: nothing left to contract.
+struct Vec3 {
+  float x, y, z;
+};
+struct Body {
+  Vec3 pos, vel;
+  float mass;
+};
+
+__global__ void nbody(const Body* bodies, Body* next, int n, float dt, float softening2) {
+  __shared__ __align__(16) float tile[kNbodyBlock][4];  // cudajit aligns shared arrays so
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + tid;
+  Body me = bodies[i < n ? i : n - 1];
+  float ax = 0.0f, ay = 0.0f, az = 0.0f;
+  for (int base = 0; base < n; base += kNbodyBlock) {
+    int j = base + tid;
+    if (j < n) {
+      Body b = bodies[j];
+      tile[tid][0] = b.pos.x;
+      tile[tid][1] = b.pos.y;
+      tile[tid][2] = b.pos.z;
+      tile[tid][3] = b.mass;
+    } else {
+      tile[tid][0] = 0.0f;
+      tile[tid][1] = 0.0f;
+      tile[tid][2] = 0.0f;
+      tile[tid][3] = 0.0f;
+    }
+    __syncthreads();
+    for (int k = 0; k < kNbodyBlock; k++) {
+      float dx = tile[k][0] - me.pos.x;
+      float dy = tile[k][1] - me.pos.y;
+      float dz = tile[k][2] - me.pos.z;
+      float d2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, softening2)));
+      float inv = rsqrtf(d2);
+      float s = tile[k][3] * (inv * inv * inv);
+      ax = fmaf(dx, s, ax);
+      ay = fmaf(dy, s, ay);
+      az = fmaf(dz, s, az);
+    }
+    __syncthreads();
+  }
+  if (i < n) {
+    Body out;
+    out.vel.x = fmaf(ax, dt, me.vel.x);
+    out.vel.y = fmaf(ay, dt, me.vel.y);
+    out.vel.z = fmaf(az, dt, me.vel.z);
+    out.pos.x = fmaf(out.vel.x, dt, me.pos.x);
+    out.pos.y = fmaf(out.vel.y, dt, me.pos.y);
+    out.pos.z = fmaf(out.vel.z, dt, me.pos.z);
+    out.mass = me.mass;
+    next[i] = out;
+  }
+}
+
+// 12. Black-Scholes (issue 9): European call and put, one option per thread, one
+// template for float and double (cudajit's is one generic kernel, Numba's one factory).
+// The overloads pick the float or double libdevice function; every multiply-add is an
+// explicit fma, as in the other two.
+__device__ __forceinline__ float dev_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double dev_fma(double a, double b, double c) { return fma(a, b, c); }
+__device__ __forceinline__ float dev_abs(float a) { return fabsf(a); }
+__device__ __forceinline__ double dev_abs(double a) { return fabs(a); }
+__device__ __forceinline__ float dev_exp(float a) { return expf(a); }
+__device__ __forceinline__ double dev_exp(double a) { return exp(a); }
+__device__ __forceinline__ float dev_log(float a) { return logf(a); }
+__device__ __forceinline__ double dev_log(double a) { return log(a); }
+__device__ __forceinline__ float dev_sqrt(float a) { return sqrtf(a); }
+__device__ __forceinline__ double dev_sqrt(double a) { return sqrt(a); }
+
+template <class T>
+__device__ T cnd(T d) {
+  T k = T(1) / dev_fma(T(kCndK), dev_abs(d), T(1));
+  T poly = k * dev_fma(k, dev_fma(k, dev_fma(k, dev_fma(k, T(kCndA5), T(kCndA4)), T(kCndA3)),
+                                  T(kCndA2)),
+                       T(kCndA1));
+  T tail = T(kRsqrt2Pi) * dev_exp(T(-0.5) * d * d) * poly;
+  return d > T(0) ? T(1) - tail : tail;
+}
+
+template <class T>
+__global__ void black_scholes(const T* price, const T* strike, const T* years, T rate,
+                              T volatility, T* call, T* put, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    T s = price[i], x = strike[i], t = years[i];
+    T sqrt_t = dev_sqrt(t);
+    T drift = dev_fma(T(0.5) * volatility, volatility, rate);
+    T d1 = dev_fma(drift, t, dev_log(s / x)) / (volatility * sqrt_t);
+    T d2 = dev_fma(-volatility, sqrt_t, d1);
+    T cnd1 = cnd(d1), cnd2 = cnd(d2);
+    T discount = x * dev_exp(-rate * t);
+    call[i] = dev_fma(s, cnd1, -discount * cnd2);
+    put[i] = dev_fma(discount, T(1) - cnd2, -s * (T(1) - cnd1));
   }
 }
 
@@ -826,6 +938,143 @@ static void bench_grid_sync() {
   CHECK(cudaFree(out));
 }
 
+// The bodies: positions in [-10, 10)^3, velocities in [-1, 1)^3, masses in [0.5, 2).
+static std::vector<Body> nbody_inputs(size_t n) {
+  std::vector<float> px = signed_floats(n, 21), py = signed_floats(n, 22), pz = signed_floats(n, 23);
+  std::vector<float> vx = signed_floats(n, 24), vy = signed_floats(n, 25), vz = signed_floats(n, 26);
+  std::vector<float> m = unit_floats(n, 27);
+  std::vector<Body> b(n);
+  for (size_t i = 0; i < n; i++) {
+    b[i].pos = {10.0f * px[i], 10.0f * py[i], 10.0f * pz[i]};
+    b[i].vel = {vx[i], vy[i], vz[i]};
+    b[i].mass = 0.5f + 1.5f * m[i];
+  }
+  return b;
+}
+
+// Spot-checks one step at 1024 bodies (the first and last among them) against an f64
+// reference: f32 sums of 65536 terms with rsqrtf (2 ulp), within 1e-3 of the larger of
+// a value and 1.
+static void check_nbody(const std::vector<Body>& bodies, const std::vector<Body>& next) {
+  size_t n = bodies.size();
+  for (uint64_t s = 0; s < 1024; s++) {
+    size_t i = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(mix(98, s) % n);
+    const Body& me = bodies[i];
+    double acc[3] = {0, 0, 0};
+    for (const Body& o : bodies) {
+      double d[3] = {(double)o.pos.x - me.pos.x, (double)o.pos.y - me.pos.y,
+                     (double)o.pos.z - me.pos.z};
+      double inv = 1.0 / std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + kNbodySoftening2);
+      double sc = o.mass * inv * inv * inv;
+      for (int k = 0; k < 3; k++) acc[k] += d[k] * sc;
+    }
+    double dt = kNbodyDt;
+    double vel[3] = {me.vel.x + acc[0] * dt, me.vel.y + acc[1] * dt, me.vel.z + acc[2] * dt};
+    double want[6] = {me.pos.x + vel[0] * dt, me.pos.y + vel[1] * dt, me.pos.z + vel[2] * dt,
+                      vel[0], vel[1], vel[2]};
+    const Body& g = next[i];
+    float got[6] = {g.pos.x, g.pos.y, g.pos.z, g.vel.x, g.vel.y, g.vel.z};
+    bool ok = std::memcmp(&g.mass, &me.mass, sizeof(float)) == 0;
+    for (int k = 0; k < 6; k++) ok = ok && close(got[k], want[k], 1e-3 * std::max(std::fabs(want[k]), 1.0));
+    if (!ok) {
+      std::fprintf(stderr, "nbody: body %zu: vel (%g, %g, %g), want (%g, %g, %g)\n", i, g.vel.x,
+                   g.vel.y, g.vel.z, vel[0], vel[1], vel[2]);
+      fail("nbody wrong");
+    }
+  }
+}
+
+static void bench_nbody() {
+  int n = kNbodyN;
+  std::vector<Body> h = nbody_inputs(n);
+  Body *bodies = to_device(h), *next = poisoned<Body>(n);
+  int blocks = (n + kNbodyBlock - 1) / kNbodyBlock;
+  auto body = [&] {
+    nbody<<<blocks, kNbodyBlock, 0, g_stream>>>(bodies, next, n, kNbodyDt, kNbodySoftening2);
+  };
+  body();
+  check_nbody(h, to_host(next, n));
+  double us = time_us(20, [] {}, body);
+  report("nbody", us, 2.0 * sizeof(Body) * n, kFlopsPerInteraction * n * (double)n, 20);
+  CHECK(cudaFree(bodies));
+  CHECK(cudaFree(next));
+}
+
+// (call, put) by the kernels' algorithm in plain double arithmetic.
+static void black_scholes_reference(double s, double x, double t, double* call, double* put) {
+  auto cnd = [](double d) {
+    double k = 1.0 / (1.0 + kCndK * std::fabs(d));
+    double poly = k * (kCndA1 + k * (kCndA2 + k * (kCndA3 + k * (kCndA4 + k * kCndA5))));
+    double tail = kRsqrt2Pi * std::exp(-0.5 * d * d) * poly;
+    return d > 0 ? 1.0 - tail : tail;
+  };
+  double sqrt_t = std::sqrt(t);
+  double d1 = (std::log(s / x) + (kBsRate + 0.5 * kBsVolatility * kBsVolatility) * t) /
+              (kBsVolatility * sqrt_t);
+  double d2 = d1 - kBsVolatility * sqrt_t;
+  double discount = x * std::exp(-kBsRate * t);
+  *call = s * cnd(d1) - discount * cnd(d2);
+  *put = discount * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1));
+}
+
+// The options: prices in [5, 30), strikes in [1, 100), years in [0.25, 10) (the CUDA
+// SDK sample's ranges), the same f32 values for both precisions.
+static std::vector<float> option_range(size_t n, uint64_t seed, float lo, float width) {
+  std::vector<float> v = unit_floats(n, seed);
+  for (float& u : v) u = lo + width * u;
+  return v;
+}
+
+// One precision: launch, check every option within tol·(price + strike) of the
+// reference, time.
+template <class T>
+static void bench_black_scholes_as(const char* name, double tol, const std::vector<float>& price,
+                                   const std::vector<float>& strike, const std::vector<float>& years,
+                                   const std::vector<double>& want_call,
+                                   const std::vector<double>& want_put) {
+  int n = kBsN;
+  std::vector<T> hp(price.begin(), price.end()), hx(strike.begin(), strike.end()),
+      ht(years.begin(), years.end());
+  T *p = to_device(hp), *x = to_device(hx), *t = to_device(ht);
+  T *call = poisoned<T>(n), *put = poisoned<T>(n);
+  T rate = (T)kBsRate, vol = (T)kBsVolatility;
+  int blocks = (n + kBsBlock - 1) / kBsBlock;
+  auto body = [&] {
+    black_scholes<T><<<blocks, kBsBlock, 0, g_stream>>>(p, x, t, rate, vol, call, put, n);
+  };
+  body();
+  std::vector<T> c = to_host(call, n), q = to_host(put, n);
+  for (int i = 0; i < n; i++) {
+    double scale = tol * ((double)price[i] + strike[i]);
+    if (!(close(c[i], want_call[i], scale) && close(q[i], want_put[i], scale))) {
+      std::fprintf(stderr, "%s: option %d: call %g, put %g, want %g, %g\n", name, i, (double)c[i],
+                   (double)q[i], want_call[i], want_put[i]);
+      fail("black_scholes wrong");
+    }
+  }
+  double us = time_us(50, [] {}, body);
+  report(name, us, 5.0 * sizeof(T) * n, 0, 50);
+  CHECK(cudaFree(p));
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(t));
+  CHECK(cudaFree(call));
+  CHECK(cudaFree(put));
+}
+
+static void bench_black_scholes() {
+  size_t n = kBsN;
+  std::vector<float> price = option_range(n, 31, 5.0f, 25.0f),
+                     strike = option_range(n, 32, 1.0f, 99.0f),
+                     years = option_range(n, 33, 0.25f, 9.75f);
+  std::vector<double> want_call(n), want_put(n);
+  for (size_t i = 0; i < n; i++)
+    black_scholes_reference(price[i], strike[i], years[i], &want_call[i], &want_put[i]);
+  bench_black_scholes_as<float>("black_scholes_f32", 1e-5, price, strike, years, want_call,
+                                want_put);
+  bench_black_scholes_as<double>("black_scholes_f64", 1e-10, price, strike, years, want_call,
+                                 want_put);
+}
+
 int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -861,6 +1110,8 @@ int main(int argc, char** argv) {
       {"scan", bench_scans},
       {"monte_carlo_pi", bench_pi},
       {"grid_sync", bench_grid_sync},
+      {"nbody", bench_nbody},
+      {"black_scholes", bench_black_scholes},
   };
   int status = 0;
   for (const Bench& b : benches) {

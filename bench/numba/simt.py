@@ -18,7 +18,8 @@ import time
 
 try:
     import numpy as np
-    from numba import cuda, float32, int32, uint32
+    from numba import cuda, float32, float64, int32, uint32
+    from numba.cuda import libdevice
     from numba.cuda.random import (
         create_xoroshiro128p_states,
         xoroshiro128p_uniform_float32,
@@ -45,10 +46,22 @@ PI_BLOCK, PI_GRID, PI_ITERS, PI_SEED = 256, 1024, 1024, 1234
 GS_N, GS_BLOCK, GS_BLOCKS_PER_SM = 1 << 26, 256, 2
 COPY_N = 1 << 26
 COPY_BLOCK = 256
+NBODY_N, NBODY_BLOCK = 65536, 256  # the block is the 256-body tile
+NBODY_DT, NBODY_SOFTENING2 = np.float32(0.01), np.float32(0.05)
+FLOPS_PER_INTERACTION = 20  # the usual count (NVIDIA's nbody sample's)
+BS_N, BS_BLOCK = 1 << 24, 128
+BS_RATE, BS_VOLATILITY = 0.02, 0.30
+# The CUDA SDK's Black-Scholes coefficients (Abramowitz & Stegun 26.2.17).
+CND_K, CND_A1, CND_A2, CND_A3, CND_A4, CND_A5 = (
+    0.2316419, 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429)
+RSQRT_2PI = 0.3989422804014327
 WARMUP = 5
 FULL = 0xFFFFFFFF
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+# rsqrtf as nvcc's and cudajit's (libdevice's __nv_rsqrtf); the simulator has no
+# libdevice, so there (smoke tests only) it is computed in Python.
+rsqrtf = libdevice.rsqrtf if not SIMULATOR else (lambda x: float32(1.0 / math.sqrt(x)))
 # SIMT_SMALL=1: tiny sizes, for a smoke test of this script on the CPU with Numba's
 # simulator (NUMBA_ENABLE_CUDASIM=1 SIMT_SMALL=1 python3 simt.py); never for timing.
 if os.environ.get("SIMT_SMALL"):
@@ -61,6 +74,8 @@ if os.environ.get("SIMT_SMALL"):
     PI_GRID, PI_ITERS = 2, 64
     GS_N = 5000
     COPY_N = 1000
+    NBODY_N = 300
+    BS_N = 1000
     WARMUP = 1
 
 # =====================================================================================
@@ -482,6 +497,100 @@ def grid_sync_sum(x, partial, out):
             out[0] = w
 
 
+# 11. N-body all-pairs, one step (issue 9), over a record array with the layout of
+# bench/simt.rs's `Body` (see bench/cuda/simt.cu): 256 bodies at a time through a shared
+# tile of positions and masses, a ragged last tile padded with massless bodies.
+BODY = np.dtype([("px", np.float32), ("py", np.float32), ("pz", np.float32),
+                 ("vx", np.float32), ("vy", np.float32), ("vz", np.float32),
+                 ("mass", np.float32)])
+
+
+@cuda.jit
+def nbody(bodies, nxt, dt, softening2):
+    tile = cuda.shared.array((NBODY_BLOCK, 4), float32)
+    n = bodies.size
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    me = bodies[i if i < n else n - 1]
+    ax = float32(0)
+    ay = float32(0)
+    az = float32(0)
+    for base in range(0, n, NBODY_BLOCK):
+        j = base + tid
+        if j < n:
+            b = bodies[j]
+            tile[tid, 0] = b.px
+            tile[tid, 1] = b.py
+            tile[tid, 2] = b.pz
+            tile[tid, 3] = b.mass
+        else:
+            tile[tid, 0] = float32(0)
+            tile[tid, 1] = float32(0)
+            tile[tid, 2] = float32(0)
+            tile[tid, 3] = float32(0)
+        cuda.syncthreads()
+        for k in range(NBODY_BLOCK):
+            dx = tile[k, 0] - me.px
+            dy = tile[k, 1] - me.py
+            dz = tile[k, 2] - me.pz
+            d2 = cuda.fma(dx, dx, cuda.fma(dy, dy, cuda.fma(dz, dz, softening2)))
+            inv = rsqrtf(d2)
+            s = tile[k, 3] * (inv * inv * inv)
+            ax = cuda.fma(dx, s, ax)
+            ay = cuda.fma(dy, s, ay)
+            az = cuda.fma(dz, s, az)
+        cuda.syncthreads()
+    if i < n:
+        vx = cuda.fma(ax, dt, me.vx)
+        vy = cuda.fma(ay, dt, me.vy)
+        vz = cuda.fma(az, dt, me.vz)
+        out = nxt[i]
+        out.px = cuda.fma(vx, dt, me.px)
+        out.py = cuda.fma(vy, dt, me.py)
+        out.pz = cuda.fma(vz, dt, me.pz)
+        out.vx = vx
+        out.vy = vy
+        out.vz = vz
+        out.mass = me.mass
+
+
+# 12. Black-Scholes (issue 9), one option per thread. Numba specialises one Python
+# function per argument type, but its float literals are float64: an f32 launch of a
+# single kernel would compute in f64. So one factory makes the kernel for a float type
+# `ft`, the literals cast to it (cudajit's `T::from_f64`, nvcc's `T(..)`).
+def make_black_scholes(ft):
+    @cuda.jit(device=True)
+    def cnd(d):
+        k = ft(1) / cuda.fma(ft(CND_K), abs(d), ft(1))
+        poly = k * cuda.fma(k, cuda.fma(k, cuda.fma(k, cuda.fma(k, ft(CND_A5), ft(CND_A4)),
+                                                    ft(CND_A3)), ft(CND_A2)), ft(CND_A1))
+        tail = ft(RSQRT_2PI) * math.exp(ft(-0.5) * d * d) * poly
+        return ft(1) - tail if d > ft(0) else tail
+
+    @cuda.jit
+    def black_scholes(price, strike, years, rate, volatility, call, put):
+        i = cuda.grid(1)
+        if i < call.size:
+            s = price[i]
+            x = strike[i]
+            t = years[i]
+            sqrt_t = math.sqrt(t)
+            drift = cuda.fma(ft(0.5) * volatility, volatility, rate)
+            d1 = cuda.fma(drift, t, math.log(s / x)) / (volatility * sqrt_t)
+            d2 = cuda.fma(-volatility, sqrt_t, d1)
+            cnd1 = cnd(d1)
+            cnd2 = cnd(d2)
+            discount = x * math.exp(-rate * t)
+            call[i] = cuda.fma(s, cnd1, -discount * cnd2)
+            put[i] = cuda.fma(discount, ft(1) - cnd2, -s * (ft(1) - cnd1))
+
+    return black_scholes
+
+
+black_scholes_f32 = make_black_scholes(float32)
+black_scholes_f64 = make_black_scholes(float64)
+
+
 # =====================================================================================
 # Host side
 # =====================================================================================
@@ -756,6 +865,96 @@ def bench_grid_sync():
     report("grid_sync", us, 4 * GS_N, GS_N, 50, ms, f",grid={grid}")
 
 
+def nbody_inputs(n):
+    """Positions in [-10, 10)^3, velocities in [-1, 1)^3, masses in [0.5, 2)."""
+    b = np.empty(n, BODY)
+    for field, seed in (("px", 21), ("py", 22), ("pz", 23)):
+        b[field] = np.float32(10.0) * signed_floats(n, seed)
+    for field, seed in (("vx", 24), ("vy", 25), ("vz", 26)):
+        b[field] = signed_floats(n, seed)
+    b["mass"] = np.float32(0.5) + np.float32(1.5) * unit_floats(n, 27)
+    return b
+
+
+def check_nbody(bodies, nxt):
+    """Spot-checks one step at 1024 bodies (the first and last among them) against an
+    f64 reference, within 1e-3 of the larger of a value and 1."""
+    n = bodies.size
+    idx = (mix(98, 1024) % np.uint64(n)).astype(np.int64)
+    idx[0], idx[1] = 0, n - 1
+    pos = np.stack([bodies[f].astype(np.float64) for f in ("px", "py", "pz")], axis=1)
+    vel = np.stack([bodies[f].astype(np.float64) for f in ("vx", "vy", "vz")], axis=1)
+    mass = bodies["mass"].astype(np.float64)
+    dt, soft = float(NBODY_DT), float(NBODY_SOFTENING2)
+    for chunk in np.array_split(idx, max(1, idx.size // 64)):
+        d = pos[None, :, :] - pos[chunk, None, :]
+        inv = 1.0 / np.sqrt((d * d).sum(axis=2) + soft)
+        acc = (d * (mass[None, :] * inv**3)[:, :, None]).sum(axis=1)
+        v = vel[chunk] + acc * dt
+        want = np.concatenate([pos[chunk] + v * dt, v], axis=1)
+        got = np.stack([nxt[f][chunk].astype(np.float64)
+                        for f in ("px", "py", "pz", "vx", "vy", "vz")], axis=1)
+        ok = np.abs(got - want) <= 1e-3 * np.maximum(np.abs(want), 1.0)
+        check(ok.all() and np.array_equal(nxt["mass"][chunk], bodies["mass"][chunk]),
+              f"nbody: bodies {chunk[~ok.all(axis=1)][:3]}")
+
+
+def bench_nbody():
+    n = NBODY_N
+    h = nbody_inputs(n)
+    bodies = cuda.to_device(h)
+    nxt = poisoned(n, BODY)
+    blocks = (n + NBODY_BLOCK - 1) // NBODY_BLOCK
+
+    def body():
+        nbody[blocks, NBODY_BLOCK, stream](bodies, nxt, NBODY_DT, NBODY_SOFTENING2)
+
+    ms = first_call(body)
+    check_nbody(h, nxt.copy_to_host())
+    us = time_us(20, body)
+    report("nbody", us, 2 * BODY.itemsize * n, FLOPS_PER_INTERACTION * n * n, 20, ms)
+
+
+def black_scholes_reference(s, x, t):
+    """(call, put) by the kernels' algorithm, in f64 NumPy."""
+    def cnd(d):
+        k = 1.0 / (1.0 + CND_K * np.abs(d))
+        poly = k * (CND_A1 + k * (CND_A2 + k * (CND_A3 + k * (CND_A4 + k * CND_A5))))
+        tail = RSQRT_2PI * np.exp(-0.5 * d * d) * poly
+        return np.where(d > 0, 1.0 - tail, tail)
+
+    sqrt_t = np.sqrt(t)
+    d1 = (np.log(s / x) + (BS_RATE + 0.5 * BS_VOLATILITY * BS_VOLATILITY) * t) / (BS_VOLATILITY * sqrt_t)
+    d2 = d1 - BS_VOLATILITY * sqrt_t
+    discount = x * np.exp(-BS_RATE * t)
+    return s * cnd(d1) - discount * cnd(d2), discount * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1))
+
+
+def bench_black_scholes():
+    n = BS_N
+    price, strike, years = (np.float32(lo) + np.float32(width) * unit_floats(n, seed)
+                            for seed, lo, width in ((31, 5, 25), (32, 1, 99), (33, 0.25, 9.75)))
+    want_call, want_put = black_scholes_reference(
+        price.astype(np.float64), strike.astype(np.float64), years.astype(np.float64))
+    scale = price.astype(np.float64) + strike.astype(np.float64)
+    blocks = (n + BS_BLOCK - 1) // BS_BLOCK
+    for name, kernel, dtype, tol in (("black_scholes_f32", black_scholes_f32, np.float32, 1e-5),
+                                     ("black_scholes_f64", black_scholes_f64, np.float64, 1e-10)):
+        p, x, t = (cuda.to_device(a.astype(dtype)) for a in (price, strike, years))
+        call, put = poisoned(n, dtype), poisoned(n, dtype)
+        rate, vol = dtype(BS_RATE), dtype(BS_VOLATILITY)
+
+        def body():
+            kernel[blocks, BS_BLOCK, stream](p, x, t, rate, vol, call, put)
+
+        ms = first_call(body)
+        c, q = call.copy_to_host().astype(np.float64), put.copy_to_host().astype(np.float64)
+        bad = ~((np.abs(c - want_call) <= tol * scale) & (np.abs(q - want_put) <= tol * scale))
+        check(not bad.any(), f"{name}: options {np.flatnonzero(bad)[:3]}")
+        us = time_us(50, body)
+        report(name, us, 5 * np.dtype(dtype).itemsize * n, 0, 50, ms)
+
+
 BENCHES = [
     ("copy", bench_copy),
     ("copy_kernel", bench_copy_kernel),
@@ -769,6 +968,8 @@ BENCHES = [
     ("scan", bench_scans),
     ("monte_carlo_pi", bench_pi),
     ("grid_sync", bench_grid_sync),
+    ("nbody", bench_nbody),
+    ("black_scholes", bench_black_scholes),
 ]
 
 

@@ -10,7 +10,7 @@
 //! Inputs are integer-valued where the kernels add floats, so every summation order
 //! gives the same exact result and the comparison can be `==`.
 
-use super::bench_simt::{checked, nocheck};
+use super::bench_simt::{checked, nocheck, Body, Vec3};
 use super::common;
 use cudajit::prelude::*;
 use cudajit::random::init_xoroshiro128p_states;
@@ -363,4 +363,261 @@ fn checked_stencil_keeps_full_occupancy() {
         resources.registers_per_thread <= 32 && resources.spill_store_bytes == 0,
         "{resources:?}"
     );
+}
+
+fn random_body(rng: &mut common::Rng) -> Body {
+    let mut v3 = |r: f32| Vec3 {
+        x: rng.f32_in(-r, r),
+        y: rng.f32_in(-r, r),
+        z: rng.f32_in(-r, r),
+    };
+    let (pos, vel) = (v3(10.0), v3(1.0));
+    Body {
+        pos,
+        vel,
+        mass: rng.f32_in(0.5, 2.0),
+    }
+}
+
+/// One n-body step in f64 on the host: each body's (position, velocity).
+fn nbody_reference(bodies: &[Body], dt: f64, softening2: f64) -> Vec<[f64; 6]> {
+    let f = |v: Vec3| [v.x as f64, v.y as f64, v.z as f64];
+    bodies
+        .iter()
+        .map(|me| {
+            let p = f(me.pos);
+            let mut acc = [0.0f64; 3];
+            for other in bodies {
+                let q = f(other.pos);
+                let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + softening2;
+                let s = other.mass as f64 / (r2 * r2.sqrt());
+                for k in 0..3 {
+                    acc[k] += d[k] * s;
+                }
+            }
+            let v = f(me.vel);
+            let vel = [v[0] + acc[0] * dt, v[1] + acc[1] * dt, v[2] + acc[2] * dt];
+            [
+                p[0] + vel[0] * dt,
+                p[1] + vel[1] * dt,
+                p[2] + vel[2] * dt,
+                vel[0],
+                vel[1],
+                vel[2],
+            ]
+        })
+        .collect()
+}
+
+/// The benchmark's n-body step (shared tiles of 256 bodies, a ragged last tile padded
+/// with massless bodies) against the f64 all-pairs reference, every body checked.
+#[test]
+fn tiled_nbody_over_body_structs_matches_the_f64_reference() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench nbody");
+    // Never a multiple of the 256-body tile: the padding is exercised.
+    let n = if gpu.is_simulator() { 300 } else { 8192 } + 1 + rng.below(254) as usize;
+    let bodies: Vec<Body> = (0..n).map(|_| random_body(&mut rng)).collect();
+    let dt = rng.f32_in(0.005, 0.02);
+    let softening2 = rng.f32_in(0.02, 0.1);
+    let want = nbody_reference(&bodies, dt as f64, softening2 as f64);
+    let nan = Vec3 {
+        x: f32::NAN,
+        y: f32::NAN,
+        z: f32::NAN,
+    };
+    let poison = Body {
+        pos: nan,
+        vel: nan,
+        mass: f32::NAN,
+    };
+    each_build!(nbody, |k, build| {
+        let mut next = vec![poison; n];
+        launch!(k[n.div_ceil(256), 256](&bodies, &mut next, dt, softening2)).unwrap();
+        for (i, (g, w)) in next.iter().zip(&want).enumerate() {
+            let got = [g.pos.x, g.pos.y, g.pos.z, g.vel.x, g.vel.y, g.vel.z];
+            // f32 sums of n terms with rsqrt (2 ulp): relative to the larger of 1 and
+            // the value.
+            for (a, b) in got.iter().zip(w) {
+                assert!(
+                    (*a as f64 - b).abs() <= 2e-4 * b.abs().max(1.0),
+                    "{build} nbody: body {i}: {g:?} vs {w:?}"
+                );
+            }
+            assert_eq!(
+                g.mass.to_bits(),
+                bodies[i].mass.to_bits(),
+                "{build} body {i}"
+            );
+        }
+    });
+}
+
+/// Black-Scholes (call, put) in plain f64, the CUDA SDK sample's algorithm.
+fn black_scholes_reference(s: f64, x: f64, t: f64, rate: f64, volatility: f64) -> (f64, f64) {
+    use super::bench_simt::{CND_A1, CND_A2, CND_A3, CND_A4, CND_A5, CND_K, RSQRT_2PI};
+    let cnd = |d: f64| {
+        let k = 1.0 / (1.0 + CND_K * d.abs());
+        let poly = k * (CND_A1 + k * (CND_A2 + k * (CND_A3 + k * (CND_A4 + k * CND_A5))));
+        let tail = RSQRT_2PI * (-0.5 * d * d).exp() * poly;
+        if d > 0.0 {
+            1.0 - tail
+        } else {
+            tail
+        }
+    };
+    let sqrt_t = t.sqrt();
+    let d1 = ((s / x).ln() + (rate + 0.5 * volatility * volatility) * t) / (volatility * sqrt_t);
+    let d2 = d1 - volatility * sqrt_t;
+    let discount = x * (-rate * t).exp();
+    (
+        s * cnd(d1) - discount * cnd(d2),
+        discount * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1)),
+    )
+}
+
+/// Every (call, put) within `tol` · (price + strike) of the reference: the scale of
+/// the two products whose difference each price is.
+fn check_options<T: Copy + Into<f64>>(
+    what: &str,
+    options: &[(f32, f32, f32)],
+    call: &[T],
+    put: &[T],
+    want: &[(f64, f64)],
+    tol: f64,
+) {
+    for (i, &(s, x, _)) in options.iter().enumerate() {
+        let scale = tol * (s as f64 + x as f64);
+        let (c, p): (f64, f64) = (call[i].into(), put[i].into());
+        assert!(
+            (c - want[i].0).abs() <= scale && (p - want[i].1).abs() <= scale,
+            "{what}: option {i}: call {c}, put {p}, want {:?}",
+            want[i]
+        );
+    }
+}
+
+/// The benchmark's ONE generic Black-Scholes kernel instantiated for f64 and f32, and
+/// its hand-monomorphised f32 twin: both precisions against the f64 reference, and the
+/// hand-written kernel's results bit for bit those of the generic f32 instantiation.
+#[test]
+fn generic_black_scholes_for_f32_and_f64_equals_the_hand_written_f32_kernel() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bench black_scholes");
+    let n = common::size_for(&gpu, 1 << 20, 3000) + rng.below(100) as usize;
+    let options: Vec<(f32, f32, f32)> = (0..n)
+        .map(|_| {
+            (
+                rng.f32_in(5.0, 30.0),
+                rng.f32_in(1.0, 100.0),
+                rng.f32_in(0.25, 10.0),
+            )
+        })
+        .collect();
+    let (rate, volatility) = (rng.f32_in(0.01, 0.05), rng.f32_in(0.1, 0.4));
+    let want: Vec<(f64, f64)> = options
+        .iter()
+        .map(|&(s, x, t)| {
+            black_scholes_reference(s as f64, x as f64, t as f64, rate as f64, volatility as f64)
+        })
+        .collect();
+    let price: Vec<f32> = options.iter().map(|o| o.0).collect();
+    let strike: Vec<f32> = options.iter().map(|o| o.1).collect();
+    let years: Vec<f32> = options.iter().map(|o| o.2).collect();
+    let wide = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<f64>>();
+    let (price64, strike64, years64) = (wide(&price), wide(&strike), wide(&years));
+    let blocks = n.div_ceil(128);
+    let mut generic32 = Vec::new();
+    each_build!(black_scholes, |k, build| {
+        let (mut call, mut put) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+        launch!(k[blocks, 128](
+            &price64,
+            &strike64,
+            &years64,
+            rate as f64,
+            volatility as f64,
+            &mut call,
+            &mut put
+        ))
+        .unwrap();
+        check_options(&format!("{build} f64"), &options, &call, &put, &want, 1e-10);
+        let (mut call, mut put) = (vec![f32::NAN; n], vec![f32::NAN; n]);
+        launch!(k[blocks, 128](
+            &price,
+            &strike,
+            &years,
+            rate,
+            volatility,
+            &mut call,
+            &mut put
+        ))
+        .unwrap();
+        check_options(&format!("{build} f32"), &options, &call, &put, &want, 1e-5);
+        generic32.push((call, put));
+    });
+    let mut hand32 = Vec::new();
+    each_build!(black_scholes_hand_f32, |k, build| {
+        let (mut call, mut put) = (vec![f32::NAN; n], vec![f32::NAN; n]);
+        launch!(k[blocks, 128](
+            &price,
+            &strike,
+            &years,
+            rate,
+            volatility,
+            &mut call,
+            &mut put
+        ))
+        .unwrap();
+        check_options(
+            &format!("{build} hand f32"),
+            &options,
+            &call,
+            &put,
+            &want,
+            1e-5,
+        );
+        hand32.push((call, put));
+    });
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    for (build, (g, h)) in ["checked", "nocheck"]
+        .iter()
+        .zip(generic32.iter().zip(&hand32))
+    {
+        assert!(
+            bits(&g.0) == bits(&h.0) && bits(&g.1) == bits(&h.1),
+            "{build}: the generic f32 instantiation and the hand-written kernel differ"
+        );
+    }
+}
+
+/// "The generic kernels exactly as fast as their hand-monomorphised versions": the
+/// generic Black-Scholes kernel's f32 instantiation compiles (libnvvm, compute_90) to
+/// the PTX of the same body hand-written for f32, up to the kernels' names; the bench
+/// times both.
+#[test]
+fn generic_black_scholes_f32_compiles_to_the_hand_written_kernels_ptx() {
+    let generic = checked::black_scholes.__cudajit_instance::<f32>().0;
+    let inspect = |source| cudajit::inspect::inspect(source, "compute_90");
+    let (generic, hand) = match (
+        inspect(generic),
+        inspect(checked::black_scholes_hand_f32.source()),
+    ) {
+        (Ok(g), Ok(h)) => (g, h),
+        (Err(e), _) | (_, Err(e)) => {
+            skip!("no libnvvm ({e})");
+            return;
+        }
+    };
+    let anonymous = |i: &cudajit::inspect::Inspection| i.ptx.replace(&i.kernel, "KERNEL");
+    let (g, h) = (anonymous(&generic), anonymous(&hand));
+    assert!(g.contains(".entry KERNEL"), "{g}");
+    if g != h {
+        let first = g.lines().zip(h.lines()).position(|(a, b)| a != b);
+        panic!(
+            "generic ({}) and hand-written ({}) PTX differ from line {first:?}:\n{g}\n----\n{h}",
+            generic.kernel, hand.kernel
+        );
+    }
+    assert_eq!(generic.resources, hand.resources);
 }
