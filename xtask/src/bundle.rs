@@ -36,8 +36,8 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
             .iter()
             .map(|d| root.join(d))
             .collect();
-        crate::build_device::build(&["compute_90".to_string()], &ptx, &srcs)?
-            .warn_or_fail(false)?;
+        let report = crate::build_device::build(&["compute_90".to_string()], &ptx, &srcs)?;
+        crate::build_device::warn_or_fail(&report, false)?;
     }
 
     let mut cmd = crate::cargo();

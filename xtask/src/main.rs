@@ -23,7 +23,6 @@ mod cache;
 mod chart;
 mod fidelity;
 mod fuzz;
-mod scan;
 mod toolchain;
 
 use std::path::{Path, PathBuf};
