@@ -1,7 +1,7 @@
 //! cudajit: Numba's `@cuda.jit` for Rust. Write a kernel as a Rust function under
 //! `#[kernel]`, launch it with `launch!(kernel[grid, block](args))`; it is compiled
 //! through libnvvm to PTX on first launch (or ahead of time with
-//! `cargo xtask build-device`).
+//! `cudajit_build::embed_device_code()` in a `build.rs`: see [`aot`]).
 //!
 //! ```no_run
 //! use cudajit::prelude::*;
@@ -226,8 +226,8 @@ macro_rules! launch {
     };
 }
 
-/// Names instantiations of generic kernels for `cargo xtask build-device`, which
-/// compiles each ahead of time: `cudajit::instantiate!(axpy::<f32>, axpy::<f64>,
+/// Names instantiations of generic kernels for ahead-of-time builds (`cudajit-build`,
+/// `cargo cudajit build-device`, `cargo xtask build-device`), which compile each: `cudajit::instantiate!(axpy::<f32>, axpy::<f64>,
 /// transpose::<f32, 16>);` at module level. rustc checks each against the kernel's
 /// bounds. A launch that names its instantiation (`launch!(k::<f32, 16>[..](..))`)
 /// is found without it; one that infers it from the arguments needs the list, or is
