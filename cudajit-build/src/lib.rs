@@ -8,7 +8,7 @@
 //! [build-dependencies]
 //! cudajit-build = "0.1"
 //! ```
-//! ```no_run
+//! ```ignore
 //! // build.rs
 //! fn main() {
 //!     cudajit_build::embed_device_code();
