@@ -1,7 +1,7 @@
 //! cudajit: Numba's `@cuda.jit` for Rust. Write a kernel as a Rust function under
 //! `#[kernel]`, launch it with `launch!(kernel[grid, block](args))`; it is compiled
 //! through libnvvm to PTX on first launch (or ahead of time with
-//! `cargo xtask build-device`).
+//! `cudajit_build::embed_device_code()` in a `build.rs`: see [`aot`]).
 //!
 //! ```no_run
 //! use cudajit::prelude::*;
@@ -53,6 +53,43 @@ pub use kernel_device::source::DeviceCopy;
 pub use kernel_host::disk as cache;
 /// A kernel's NVVM IR, PTX and resources without a GPU (README: "To look at what a kernel becomes").
 pub use kernel_host::inspect;
+
+/// Kernels compiled ahead of time and embedded in the binary (README: "Ahead of time").
+/// A crate's `build.rs` runs `cudajit_build::embed_device_code()`, its root says
+/// `cudajit::embed_device_code!();`, and every launch of a kernel found here loads its
+/// PTX without libnvvm.
+pub mod aot {
+    pub use kernel_host::aot_support::{entries, AotEntry};
+
+    /// The embedded PTX a launch of a kernel on a device of compute capability
+    /// `capability` would load, for the kernel's source (`my_kernel.source()`; a
+    /// generic kernel's instantiation: `axpy.__cudajit_instance::<f32>().0`): the
+    /// runtime's own lookup (the same key over the same IR). `Ok(None)`: that launch
+    /// would compile the kernel with libnvvm instead.
+    pub fn find(
+        source: &'static kernel_device::source::FnSource,
+        capability: (u32, u32),
+    ) -> crate::Result<Option<&'static AotEntry>> {
+        kernel_host::aot_support::find(source, capability)
+    }
+}
+
+/// Embeds the PTX that `cudajit_build::embed_device_code()` compiled in this crate's
+/// `build.rs` (written to `OUT_DIR`), so launches of these kernels need no libnvvm.
+/// Put it once at the crate root, beside the kernels' module declarations. When the
+/// build found no libnvvm, the table is empty and every kernel is compiled at its
+/// first launch as usual.
+#[macro_export]
+macro_rules! embed_device_code {
+    () => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::EmbeddedTable(::core::include!(::core::concat!(
+                ::core::env!("OUT_DIR"),
+                "/cudajit_device_code.rs"
+            )))
+        }
+    };
+}
 
 /// The numeric traits that bound a generic kernel's type parameters
 /// (`fn axpy<T: Float>(..)`): what a kernel may do with a `T`. See the README's
@@ -206,8 +243,8 @@ macro_rules! launch {
     };
 }
 
-/// Names instantiations of generic kernels for `cargo xtask build-device`, which
-/// compiles each ahead of time: `cudajit::instantiate!(axpy::<f32>, axpy::<f64>,
+/// Names instantiations of generic kernels for ahead-of-time builds (`cudajit-build`,
+/// `cargo cudajit build-device`, `cargo xtask build-device`), which compile each: `cudajit::instantiate!(axpy::<f32>, axpy::<f64>,
 /// transpose::<f32, 16>);` at module level. rustc checks each against the kernel's
 /// bounds. A launch that names its instantiation (`launch!(k::<f32, 16>[..](..))`)
 /// is found without it; one that infers it from the arguments needs the list, or is
@@ -236,6 +273,7 @@ pub mod __private {
         ToConstValue,
     };
     pub use kernel_host::__private::*;
+    pub use kernel_host::aot_support::EmbeddedTable;
 
     /// What `#[vectorize]`'s `apply` functions call.
     pub mod hl {

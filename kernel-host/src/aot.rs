@@ -1,8 +1,18 @@
-//! Kernels compiled ahead of time (`cargo xtask build-device`) and embedded by
-//! `build.rs`: a launch whose kernel name and IR key match an entry, for an
-//! architecture the device can run, loads the embedded PTX and never needs libnvvm.
+//! Kernels compiled ahead of time and embedded in the binary: a launch whose kernel
+//! name and IR key match an entry, for an architecture the device can run, loads the
+//! embedded PTX and never needs libnvvm.
+//!
+//! Two tables are searched: the one kernel-host's `build.rs` embeds from
+//! `CUDAJIT_AOT_DIR` (`cargo xtask build-device`), and those a user's crate embeds with
+//! `cudajit::embed_device_code!()` after its `build.rs` ran `cudajit-build`; each of
+//! those registers itself through `inventory` (no call needed in `main`).
 
 use crate::aot_manifest::parse_arch;
+use crate::disk::ir_key;
+use crate::error::Result;
+use kernel_device::back::nvvm::Options;
+use kernel_device::source::FnSource;
+use kernel_device::CompiledUnit;
 
 /// One embedded PTX module.
 #[derive(Clone, Copy, Debug)]
@@ -22,30 +32,67 @@ pub fn table() -> &'static [AotEntry] {
     AOT_TABLE
 }
 
+/// A table of PTX that a crate embedded with `cudajit::embed_device_code!()`.
+pub struct EmbeddedTable(pub &'static [AotEntry]);
+
+inventory::collect!(EmbeddedTable);
+
+/// Every embedded entry: kernel-host's own table, then each crate's.
+pub fn entries() -> impl Iterator<Item = &'static AotEntry> {
+    AOT_TABLE.iter().chain(
+        inventory::iter::<EmbeddedTable>
+            .into_iter()
+            .flat_map(|table| table.0.iter()),
+    )
+}
+
+/// The embedded PTX a launch of `source` on a device of `capability` would load, found
+/// exactly as the first launch finds it (the same key over the same IR); `Ok(None)`
+/// when the launch would compile it with libnvvm instead.
+pub fn find(
+    source: &'static FnSource,
+    capability: (u32, u32),
+) -> Result<Option<&'static AotEntry>> {
+    let unit = crate::jit::lower(source, &Options::default())?;
+    Ok(find_for_unit(&unit, capability).1)
+}
+
+/// The key of a kernel's IR lowered with default options (so it does not depend on
+/// which libnvvm is installed and an ahead-of-time build computes the same) and the
+/// embedded entry for it, if any.
+pub(crate) fn find_for_unit(
+    unit: &CompiledUnit,
+    capability: (u32, u32),
+) -> (String, Option<&'static AotEntry>) {
+    let key = ir_key(&unit.nvvm_ir);
+    let entry = lookup(&unit.kernel_name, &key, capability);
+    (key, entry)
+}
+
 /// The embedded PTX for `kernel` with IR `key` on a device of `capability`.
 /// `CUDAJIT_AOT=0` in the environment ignores the table (forces the JIT), so one
 /// binary can check both paths.
-pub(crate) fn lookup(kernel: &str, key: &str, capability: (u32, u32)) -> Option<&'static AotEntry> {
+fn lookup(kernel: &str, key: &str, capability: (u32, u32)) -> Option<&'static AotEntry> {
     static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let disabled =
         *DISABLED.get_or_init(|| std::env::var_os("CUDAJIT_AOT").is_some_and(|v| v == "0"));
     if disabled {
         return None;
     }
-    lookup_in(AOT_TABLE, kernel, key, capability)
+    lookup_in(entries(), kernel, key, capability)
 }
 
 /// Among matching entries, the newest architecture the device supports: PTX for
 /// `compute_XY` runs (JIT-compiled by the driver) on any device of capability ≥ X.Y,
 /// except arch-specific (`compute_90a`) PTX, which needs exactly X.Y.
 fn lookup_in<'t>(
-    table: &'t [AotEntry],
+    table: impl IntoIterator<Item = &'t AotEntry>,
     kernel: &str,
     key: &str,
     capability: (u32, u32),
 ) -> Option<&'t AotEntry> {
     table
-        .iter()
+        .into_iter()
         .filter(|e| e.kernel == kernel && e.key.eq_ignore_ascii_case(key))
         .filter_map(|e| {
             let (major, minor, specific) = parse_arch(e.arch)?;

@@ -12,7 +12,7 @@ use kernel_device::CompiledUnit;
 
 use crate::cache::{LoadedKernel, Module};
 use crate::device::Device;
-use crate::disk::{disk_key, ir_key, DiskCache, DiskKeyParts};
+use crate::disk::{disk_key, DiskCache, DiskKeyParts};
 use crate::error::{describe_driver_error, Error, Result};
 use crate::{aot, libnvvm};
 
@@ -24,16 +24,15 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     // The key is taken over the IR made with default options, so it does not depend on
     // which libnvvm is installed and `cargo xtask build-device` can compute it too.
     let unit = lower(source, &Options::default())?;
-    let key = ir_key(&unit.nvvm_ir);
+    let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
 
-    let (ptx, unit, pending) =
-        match aot::lookup(&unit.kernel_name, &key, device.compute_capability()) {
-            Some(entry) => (Cow::Borrowed(entry.ptx), unit, None),
-            None => {
-                let (ptx, unit, pending) = compile_or_reuse(source, device, unit, &key)?;
-                (Cow::Owned(ptx), unit, pending)
-            }
-        };
+    let (ptx, unit, pending) = match embedded {
+        Some(entry) => (Cow::Borrowed(entry.ptx), unit, None),
+        None => {
+            let (ptx, unit, pending) = compile_or_reuse(source, device, unit, &key)?;
+            (Cow::Owned(ptx), unit, pending)
+        }
+    };
 
     let module = load_module(device, &ptx, kernel)?;
     if let Some(modules) = device.modules() {

@@ -65,7 +65,7 @@ pub use kernel_device::back::sim::{
 /// Ahead-of-time compilation support, for `cargo xtask build-device`: the keys it must
 /// write into the manifest, computed exactly as the runtime computes them.
 pub mod aot_support {
-    pub use crate::aot::{table, AotEntry};
+    pub use crate::aot::{entries, find, table, AotEntry, EmbeddedTable};
     pub use crate::aot_manifest::{parse_arch, parse_manifest, ManifestEntry};
     pub use crate::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
 }
@@ -80,5 +80,6 @@ pub mod __private {
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;
     pub use crate::launch::{launch, PendingLaunch};
+    pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

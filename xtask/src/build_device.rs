@@ -1,14 +1,10 @@
 //! `cargo xtask build-device`: ahead-of-time PTX for every `#[kernel]` in the scanned
 //! sources, plus `manifest.txt` (`<kernel_name> <key_hex> <arch> <file.ptx>`) that
-//! kernel-host embeds when built with `CUDAJIT_AOT_DIR=DIR`. The key is kernel-host's
-//! own (`aot_support::ir_key` over the IR made with default options), and the PTX is
-//! compiled with the options the JIT would use, so an AOT hit is indistinguishable
-//! from a JIT compile.
+//! kernel-host embeds when built with `CUDAJIT_AOT_DIR=DIR`. The compile itself is
+//! cudajit-build's (shared with users' `build.rs` and `cargo cudajit`), which keys each
+//! kernel as the runtime does.
 
-use crate::scan;
-use kernel_device::back::nvvm::Options;
-use kernel_device::nvvm::{CompileOptions, Nvvm};
-use kernel_device::source::{instance_text, GenericArg, SourceKind};
+use kernel_device::nvvm::Nvvm;
 use std::path::PathBuf;
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -39,144 +35,58 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let strict = args.iter().any(|a| a == "--strict");
     let report = build(&arches, &root.join(&out), &srcs)?;
     eprintln!("xtask: wrote {} PTX files to {out}", report.written);
-    report.warn_or_fail(strict)
+    warn_or_fail(&report, strict)
 }
 
-/// What an ahead-of-time build produced.
-pub struct BuildReport {
-    /// PTX files written (one per kernel and architecture).
-    pub written: usize,
-    /// Kernels that could not be compiled from the source files alone, each with why.
-    /// rustc accepted them (the macro checked them), so what fails here is what only
-    /// rustc knows, such as a `static` initialised by a `const fn`: the runtime finds
-    /// no PTX for them and JIT-compiles them at their first launch instead.
-    pub left_to_jit: Vec<String>,
-}
+pub use cudajit_build::BuildReport;
 
-impl BuildReport {
-    /// Prints the kernels left to the JIT; with `strict`, they are an error.
-    pub fn warn_or_fail(&self, strict: bool) -> Result<(), String> {
-        if self.left_to_jit.is_empty() {
-            return Ok(());
-        }
-        let list = self.left_to_jit.join("\n");
-        if strict {
-            return Err(format!(
-                "{} kernels could not be compiled ahead of time (--strict):\n{list}",
-                self.left_to_jit.len()
-            ));
-        }
-        eprintln!(
-            "xtask: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
-            self.left_to_jit.len()
-        );
-        Ok(())
+/// The workspace's own sources not compiled ahead of time: the compile-fail cases in
+/// `tests/ui`, the generated fidelity programs in `tests/gpu/fidelity` (a thousand
+/// kernels: their PTX embedded would add tens of MB to every binary of the bundle, so
+/// the `gpu_fidelity` test compiles them at run time), and the user crate of
+/// cudajit-build's test (it embeds its own).
+const SKIPPED: &[&str] = &["tests/ui", "tests/gpu/fidelity", "tests/aot_crate"];
+
+/// Prints the kernels left to the JIT; with `strict`, they are an error.
+pub fn warn_or_fail(report: &BuildReport, strict: bool) -> Result<(), String> {
+    if report.left_to_jit.is_empty() {
+        return Ok(());
     }
+    let list = report.left_to_jit.join("\n");
+    if strict {
+        return Err(format!(
+            "{} kernels could not be compiled ahead of time (--strict):\n{list}",
+            report.left_to_jit.len()
+        ));
+    }
+    eprintln!(
+        "xtask: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
+        report.left_to_jit.len()
+    );
+    Ok(())
 }
 
-/// Compiles every kernel it can from the source files alone.
+/// Compiles every kernel it can from the source files alone (cudajit-build's `build`
+/// with the workspace's toolchain, root and skipped directories).
 pub fn build(
     arches: &[String],
     out: &std::path::Path,
     srcs: &[PathBuf],
 ) -> Result<BuildReport, String> {
-    let root = crate::root();
-    let mut all = Vec::new();
-    let mut named = Vec::new();
-    for file in scan::rust_files(srcs) {
-        all.extend(scan::scan_file(&file, &root)?);
-        for instance in scan::scan_instantiations(&file)? {
-            if !named.contains(&instance) {
-                named.push(instance);
-            }
-        }
-    }
     let tc = crate::toolchain::locate_or_install()?;
     let nvvm =
         Nvvm::load_from(&tc.nvvm).map_err(|e| format!("loading {}: {e}", tc.nvvm.display()))?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-
-    let kernels: Vec<usize> = (0..all.len())
-        .filter(|&i| all[i].kind == SourceKind::Kernel)
-        .collect();
-    let mut manifest =
-        String::from("# <kernel_name> <key_hex> <arch> <file.ptx>, by cargo xtask build-device\n");
-    let mut written = 0;
-    let mut errors = Vec::new();
-    // A generic kernel is built once per instantiation the sources name (a launch
-    // that infers its arguments is compiled at its first launch unless listed in
-    // `cudajit::instantiate!`); a non-generic one once, with no arguments.
-    let mut builds: Vec<(usize, &'static [GenericArg])> = Vec::new();
-    for &k in &kernels {
-        let name = all[k].item.sig.ident.to_string();
-        if all[k].item.sig.generics.params.is_empty() {
-            builds.push((k, &[]));
-            continue;
-        }
-        for instance in named.iter().filter(|i| i.kernel == name) {
-            builds.push((k, Box::leak(instance.args.clone().into_boxed_slice())));
-        }
-    }
-    for &(k, instance) in &builds {
-        let name = all[k].item.sig.ident.to_string();
-        let result = (|| -> Result<(), String> {
-            let kernel = scan::offline::kernel_source(k, &all)?;
-            let kernel = if instance.is_empty() {
-                kernel
-            } else {
-                kernel.instantiate(instance)
-            };
-            let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
-                .map_err(|e| e.to_string())?;
-            let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);
-            let options = Options {
-                ir_version: nvvm.ir_version(),
-                ..Options::default()
-            };
-            let unit =
-                kernel_device::nvvm_ir_for_kernel(kernel, &options).map_err(|e| e.to_string())?;
-            // Same-named kernels in different files, or instantiations of one.
-            let duplicate = builds
-                .iter()
-                .filter(|&&(j, _)| all[j].item.sig.ident == name)
-                .count()
-                > 1;
-            for arch in arches {
-                let compile = CompileOptions {
-                    arch: arch.clone(),
-                    opt_level: 3,
-                    fast_math: kernel.fast_math,
-                    line_info: false,
-                };
-                let ptx = nvvm
-                    .compile(&unit.nvvm_ir, &compile)
-                    .map_err(|e| e.to_string())?;
-                // Same-named kernels in different files get the key in their file name.
-                let file = if duplicate {
-                    format!("{name}-{}.{arch}.ptx", &key[..12])
-                } else {
-                    format!("{name}.{arch}.ptx")
-                };
-                std::fs::write(out.join(&file), ptx).map_err(|e| format!("{file}: {e}"))?;
-                manifest.push_str(&format!("{name} {key} {arch} {file}\n"));
-                written += 1;
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
-            let name = if instance.is_empty() {
-                name
-            } else {
-                format!("{name}::<{}>", instance_text(instance))
-            };
-            errors.push(format!("kernel `{name}` ({}): {e}", all[k].file));
-        }
-    }
-    std::fs::write(out.join("manifest.txt"), manifest).map_err(|e| format!("manifest.txt: {e}"))?;
-    Ok(BuildReport {
-        written,
-        left_to_jit: errors,
-    })
+    cudajit_build::build(
+        &cudajit_build::Request {
+            arches,
+            out,
+            srcs,
+            skip: SKIPPED,
+            root: &crate::root(),
+        },
+        &nvvm,
+        &mut |_| {},
+    )
 }
 
 #[cfg(test)]

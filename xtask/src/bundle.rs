@@ -36,8 +36,8 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
             .iter()
             .map(|d| root.join(d))
             .collect();
-        crate::build_device::build(&["compute_90".to_string()], &ptx, &srcs)?
-            .warn_or_fail(false)?;
+        let report = crate::build_device::build(&["compute_90".to_string()], &ptx, &srcs)?;
+        crate::build_device::warn_or_fail(&report, false)?;
     }
 
     let mut cmd = crate::cargo();
@@ -75,6 +75,11 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
         copy_stripped(&a.path, &bin.join(&file))?;
         rows.push((a.role, file));
     }
+    if aot {
+        let user_crate = build_user_crate(&root)?;
+        copy_stripped(&user_crate, &bin.join("user-aot-crate"))?;
+        rows.push(("user", "user-aot-crate".to_string()));
+    }
     copy_bench_runner(&root, &out, &artifacts)?;
     std::fs::write(out.join("run.sh"), run_script(&rows)).map_err(|e| format!("run.sh: {e}"))?;
     set_executable(&out.join("run.sh"));
@@ -85,6 +90,26 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
         rows.len()
     );
     Ok(out)
+}
+
+/// `tests/aot_crate`, a user's crate that compiles its kernels ahead of time in its own
+/// `build.rs` (cudajit-build), in release: on the GPU it runs with libnvvm hidden, so
+/// every launch must load the PTX it embedded.
+fn build_user_crate(root: &Path) -> Result<PathBuf, String> {
+    let tc = crate::toolchain::locate_or_install()?;
+    let crate_dir = root.join("tests/aot_crate");
+    // The workspace's versions (the lock file is not committed: it would drift).
+    std::fs::copy(root.join("Cargo.lock"), crate_dir.join("Cargo.lock"))
+        .map_err(|e| format!("tests/aot_crate/Cargo.lock: {e}"))?;
+    let mut cmd = crate::cargo();
+    cmd.args(["build", "--release", "--manifest-path"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(root.join("target"))
+        .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
+        .env_remove("CUDAJIT_AOT_DIR");
+    crate::run_checked(&mut cmd)?;
+    Ok(root.join("target/release/aot-crate"))
 }
 
 pub fn bench(args: &[String]) -> Result<(), String> {
@@ -277,6 +302,13 @@ export CUDAJIT_BACKEND="${CUDAJIT_BACKEND:-cuda}"
         .iter()
         .find(|(r, f)| *r == "example" && f.ends_with("vecadd"))
         .or_else(|| rows.iter().find(|(r, _)| *r == "example"));
+    // A user's crate whose build.rs embedded its kernels (cudajit-build): with libnvvm
+    // hidden, its launches pass only if they load that PTX.
+    for (role, file) in rows.iter().filter(|(r, _)| *r == "user") {
+        s.push_str(&format!(
+            "run {role} {file}-no-libnvvm env CUDAJIT_NVVM_PATH=/nonexistent/libnvvm.so CUDAJIT_BACKEND=cuda \"$here/bin/{file}\"\n"
+        ));
+    }
     if let Some((role, file)) = aot_example {
         s.push_str(&format!(
             "run {role} {file}-no-libnvvm env CUDAJIT_NVVM_PATH=/nonexistent/libnvvm.so \"$here/bin/{file}\"\n"

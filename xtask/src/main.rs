@@ -24,7 +24,6 @@ mod cache;
 mod chart;
 mod fidelity;
 mod fuzz;
-mod scan;
 mod toolchain;
 
 use std::path::{Path, PathBuf};

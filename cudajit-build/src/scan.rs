@@ -1,17 +1,15 @@
 //! Finds `#[kernel]` / `#[device]` functions in source files and builds their
 //! `FnSource`s exactly as the macro does (attributes and visibility dropped, text from
 //! `render_preserving_lines`, `line` of the `fn` token, `file` relative to the
-//! workspace root as `file!()` gives it), so the NVVM IR — and its key — are the ones
+//! workspace root as `file!()` gives it: cargo runs rustc there), so the NVVM IR — and its key — are the ones
 //! the run-time compiler would produce.
 
 pub use kernel_device::source::offline::{self, Found};
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dirs` (recursively), skipping `target`, the compile-fail
-/// cases in `tests/ui` and the generated fidelity programs in `tests/gpu/fidelity`
-/// (a thousand kernels: their PTX embedded ahead of time would add tens of MB to every
-/// binary of the bundle, so the `gpu_fidelity` test compiles them at run time).
-pub fn rust_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+/// Every `.rs` file under `dirs` (recursively), skipping `target` and any directory
+/// whose path ends with one of `skip` (e.g. `tests/ui`).
+pub fn rust_files(dirs: &[PathBuf], skip: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack: Vec<PathBuf> = dirs.to_vec();
     while let Some(dir) = stack.pop() {
@@ -22,10 +20,7 @@ pub fn rust_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
             let path = entry.path();
             let name = entry.file_name();
             if path.is_dir() {
-                if name != "target"
-                    && !path.ends_with("tests/ui")
-                    && !path.ends_with("tests/gpu/fidelity")
-                {
+                if name != "target" && !skip.iter().any(|s| path.ends_with(s)) {
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|e| e == "rs") {

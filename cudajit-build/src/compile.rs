@@ -1,0 +1,161 @@
+//! Compiles every `#[kernel]` found in source files to PTX, one file per kernel (and
+//! generic instantiation) and architecture, plus `manifest.txt`
+//! (`<kernel_name> <key_hex> <arch> <file.ptx>`, kernel-host's `aot_manifest` format).
+//! The key is kernel-host's own (`aot_support::ir_key` over the IR made with default
+//! options) and the PTX is compiled with the options the JIT would use, so an AOT hit
+//! is indistinguishable from a JIT compile. `cargo xtask build-device`,
+//! `cargo cudajit build-device` and a crate's `build.rs` all come here.
+
+use crate::scan;
+use kernel_device::back::nvvm::Options;
+use kernel_device::nvvm::{CompileOptions, Nvvm};
+use kernel_device::source::{instance_text, GenericArg, SourceKind};
+use std::path::{Path, PathBuf};
+
+/// What to compile, and where.
+pub struct Request<'a> {
+    /// `compute_XY` targets, each kernel compiled once per entry.
+    pub arches: &'a [String],
+    /// Where the PTX files and `manifest.txt` go (created if missing).
+    pub out: &'a Path,
+    /// Directories (or files) scanned for `.rs` files.
+    pub srcs: &'a [PathBuf],
+    /// Directory suffixes not scanned (e.g. `tests/ui`).
+    pub skip: &'a [&'a str],
+    /// The directory `file!()` is relative to: the root of the workspace the crate is
+    /// built in (cargo runs rustc there). Part of each kernel's IR, so of its key.
+    pub root: &'a Path,
+}
+
+/// Where a build is, for a progress bar.
+pub enum Progress<'a> {
+    /// The sources are scanned: this many compiles (kernels × architectures) follow.
+    Planned(usize),
+    /// One kernel (or instantiation) compiled for one architecture.
+    Compiled { kernel: &'a str, arch: &'a str },
+    /// One kernel (or instantiation) left to the JIT, for every architecture.
+    Skipped { kernel: &'a str },
+}
+
+/// What an ahead-of-time build produced.
+pub struct BuildReport {
+    /// PTX files written (one per kernel and architecture).
+    pub written: usize,
+    /// Kernels that could not be compiled from the source files alone, each with why.
+    /// rustc accepted them (the macro checked them), so what fails here is what only
+    /// rustc knows, such as a `static` initialised by a `const fn`: the runtime finds
+    /// no PTX for them and JIT-compiles them at their first launch instead.
+    pub left_to_jit: Vec<String>,
+    /// The `.rs` files scanned (a `build.rs` reruns when one changes).
+    pub scanned: Vec<PathBuf>,
+}
+
+/// Compiles every kernel it can from the source files alone with `nvvm`.
+pub fn build(
+    request: &Request,
+    nvvm: &Nvvm,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<BuildReport, String> {
+    let mut all = Vec::new();
+    let mut named = Vec::new();
+    let files = scan::rust_files(request.srcs, request.skip);
+    for file in &files {
+        all.extend(scan::scan_file(file, request.root)?);
+        for instance in scan::scan_instantiations(file)? {
+            if !named.contains(&instance) {
+                named.push(instance);
+            }
+        }
+    }
+    let out = request.out;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+
+    let kernels: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].kind == SourceKind::Kernel)
+        .collect();
+    let mut manifest =
+        String::from("# <kernel_name> <key_hex> <arch> <file.ptx>, by cudajit-build\n");
+    let mut written = 0;
+    let mut errors = Vec::new();
+    // A generic kernel is built once per instantiation the sources name (a launch
+    // that infers its arguments is compiled at its first launch unless listed in
+    // `cudajit::instantiate!`); a non-generic one once, with no arguments.
+    let mut builds: Vec<(usize, &'static [GenericArg])> = Vec::new();
+    for &k in &kernels {
+        let name = all[k].item.sig.ident.to_string();
+        if all[k].item.sig.generics.params.is_empty() {
+            builds.push((k, &[]));
+            continue;
+        }
+        for instance in named.iter().filter(|i| i.kernel == name) {
+            builds.push((k, Box::leak(instance.args.clone().into_boxed_slice())));
+        }
+    }
+    progress(Progress::Planned(builds.len() * request.arches.len()));
+    for &(k, instance) in &builds {
+        let name = all[k].item.sig.ident.to_string();
+        let shown = if instance.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}::<{}>", instance_text(instance))
+        };
+        let result = (|| -> Result<(), String> {
+            let kernel = scan::offline::kernel_source(k, &all)?;
+            let kernel = if instance.is_empty() {
+                kernel
+            } else {
+                kernel.instantiate(instance)
+            };
+            let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
+                .map_err(|e| e.to_string())?;
+            let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);
+            let options = Options {
+                ir_version: nvvm.ir_version(),
+                ..Options::default()
+            };
+            let unit =
+                kernel_device::nvvm_ir_for_kernel(kernel, &options).map_err(|e| e.to_string())?;
+            // Same-named kernels in different files, or instantiations of one.
+            let duplicate = builds
+                .iter()
+                .filter(|&&(j, _)| all[j].item.sig.ident == name)
+                .count()
+                > 1;
+            for arch in request.arches {
+                let compile = CompileOptions {
+                    arch: arch.clone(),
+                    opt_level: 3,
+                    fast_math: kernel.fast_math,
+                    line_info: false,
+                };
+                let ptx = nvvm
+                    .compile(&unit.nvvm_ir, &compile)
+                    .map_err(|e| e.to_string())?;
+                // Same-named kernels in different files get the key in their file name.
+                let file = if duplicate {
+                    format!("{name}-{}.{arch}.ptx", &key[..12])
+                } else {
+                    format!("{name}.{arch}.ptx")
+                };
+                std::fs::write(out.join(&file), ptx).map_err(|e| format!("{file}: {e}"))?;
+                manifest.push_str(&format!("{name} {key} {arch} {file}\n"));
+                written += 1;
+                progress(Progress::Compiled {
+                    kernel: &shown,
+                    arch,
+                });
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            progress(Progress::Skipped { kernel: &shown });
+            errors.push(format!("kernel `{shown}` ({}): {e}", all[k].file));
+        }
+    }
+    std::fs::write(out.join("manifest.txt"), manifest).map_err(|e| format!("manifest.txt: {e}"))?;
+    Ok(BuildReport {
+        written,
+        left_to_jit: errors,
+        scanned: files,
+    })
+}

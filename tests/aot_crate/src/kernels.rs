@@ -1,0 +1,18 @@
+//! Kernels in a module of their own file (the scan covers all of `src/`).
+
+use cudajit::prelude::*;
+
+#[device]
+fn twice<T: Float>(x: T) -> T {
+    x + x
+}
+
+/// `y = 2 a x + y`, generic: compiled ahead of time for the instantiations that
+/// `cudajit::instantiate!` lists in main.rs.
+#[kernel]
+pub fn axpy2<T: Float>(a: T, x: &[T], y: &mut [T]) {
+    let i = grid(1);
+    if i < y.len() {
+        y[i] = twice::<T>(a * x[i]) + y[i];
+    }
+}

@@ -1,0 +1,133 @@
+//! A crate that uses cudajit as a user would, with its kernels compiled ahead of time
+//! by its build.rs. Runs each kernel against a CPU reference on fresh random inputs,
+//! then reports, by the runtime's own lookup, which kernels a launch finds embedded
+//! PTX for (one line each: `embedded <kernel> <arch> <bytes>` or `jit <kernel>`), and
+//! whether this process could load libnvvm. On a GPU with libnvvm hidden, the launches
+//! themselves prove the embedded PTX loads without it.
+
+mod kernels;
+
+use cudajit::prelude::*;
+use kernels::axpy2;
+
+cudajit::embed_device_code!();
+cudajit::instantiate!(axpy2::<f32>, axpy2::<f64>);
+
+#[kernel]
+fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+/// A fresh seed each run (printed, so a failure can be replayed with `AOT_CRATE_SEED`).
+fn seed() -> u64 {
+    std::env::var("AOT_CRATE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        })
+}
+
+/// splitmix64, mapped to [-1, 1).
+fn random_vec(state: &mut u64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = *state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn check(name: &str, got: &[f64], want: &[f64], tolerance: f64) -> Result<(), String> {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if (g - w).abs() > tolerance * (1.0 + w.abs()) {
+            return Err(format!("{name}: element {i} is {g}, want {w}"));
+        }
+    }
+    println!("ok {name}");
+    Ok(())
+}
+
+fn run() -> Result<(), String> {
+    let seed = seed();
+    println!("seed {seed}");
+    let mut state = seed;
+    let n = 1000 + (seed % 61) as usize;
+    let (a, b) = (random_vec(&mut state, n), random_vec(&mut state, n));
+    let scale = random_vec(&mut state, 1)[0];
+
+    let (a32, b32): (Vec<f32>, Vec<f32>) = (
+        a.iter().map(|&v| v as f32).collect(),
+        b.iter().map(|&v| v as f32).collect(),
+    );
+    let blocks = n.div_ceil(128) as u32;
+    let mut c = vec![f32::NAN; n];
+    launch!(vecadd[blocks, 128](&a32, &b32, &mut c)).map_err(|e| e.to_string())?;
+    let want: Vec<f64> = a32.iter().zip(&b32).map(|(&x, &y)| x as f64 + y as f64).collect();
+    let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
+    check("vecadd", &got, &want, 1e-6)?;
+
+    let mut y32 = b32.clone();
+    launch!(axpy2::<f32>[blocks, 128](scale as f32, &a32, &mut y32)).map_err(|e| e.to_string())?;
+    let want: Vec<f64> = a32
+        .iter()
+        .zip(&b32)
+        .map(|(&x, &y)| 2.0 * (scale as f32 as f64 * x as f64) + y as f64)
+        .collect();
+    let got: Vec<f64> = y32.iter().map(|&v| v as f64).collect();
+    check("axpy2::<f32>", &got, &want, 1e-6)?;
+
+    let mut y64 = b.clone();
+    launch!(axpy2::<f64>[blocks, 128](scale, &a, &mut y64)).map_err(|e| e.to_string())?;
+    let want: Vec<f64> = a.iter().zip(&b).map(|(&x, &y)| 2.0 * (scale * x) + y).collect();
+    check("axpy2::<f64>", &y64, &want, 1e-14)?;
+
+    // What a launch on this device (or, on the simulator, on an H100) would load.
+    let device = Device::default().map_err(|e| e.to_string())?;
+    let capability = match device.backend() {
+        Backend::Cuda => device.compute_capability(),
+        Backend::Simulator => (9, 0),
+    };
+    println!("backend {:?} capability {}.{}", device.backend(), capability.0, capability.1);
+    let sources = [
+        ("vecadd", vecadd.source()),
+        ("axpy2::<f32>", axpy2.__cudajit_instance::<f32>().0),
+        ("axpy2::<f64>", axpy2.__cudajit_instance::<f64>().0),
+    ];
+    for (name, source) in sources {
+        match cudajit::aot::find(source, capability).map_err(|e| e.to_string())? {
+            Some(entry) => {
+                if !entry.ptx.contains(&format!(".entry {}(", entry.kernel)) {
+                    return Err(format!("{name}: embedded PTX has no entry {}", entry.kernel));
+                }
+                println!("embedded {name} {} {}", entry.arch, entry.ptx.len());
+            }
+            None => println!("jit {name}"),
+        }
+    }
+    // Whether this process can compile at all: inspection needs libnvvm.
+    match cudajit::inspect::inspect(vecadd.source(), "compute_90") {
+        Ok(_) => println!("libnvvm available"),
+        Err(e) => println!("libnvvm unavailable: {}", e.to_string().lines().next().unwrap_or("")),
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("aot-crate: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
