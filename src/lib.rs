@@ -208,8 +208,8 @@ pub mod __private {
     };
     pub use kernel_device::ir::{EnumDef, EnumVariant, ScalarType, StructDef, StructField, Type};
     pub use kernel_device::source::{
-        first_of_a_call_cycle, ConstItem, DeviceCopy, FnSource, IsDevice, SourceKind, StructItem,
-        ToConstValue,
+        first_of_a_call_cycle, ConstItem, DeviceCopy, DeviceMethodOwner, FnSource, IsDevice,
+        SourceKind, StructItem, ToConstValue,
     };
     pub use kernel_host::__private::*;
 

@@ -257,5 +257,7 @@ mod enums;
 mod hl;
 #[path = "gpu/matching.rs"]
 mod matching;
+#[path = "gpu/methods.rs"]
+mod methods;
 #[path = "gpu/structs.rs"]
 mod structs;

@@ -58,6 +58,9 @@ enum CalleeKind {
     /// `std::…`, `Vec::new`, `Some(..)`: outside the subset.
     Std,
     Device(String),
+    /// `Vec3::new(..)`, `Vec3::dot(a, b)`, `Self::new(..)`: a `#[device]` method or
+    /// associated fn of a struct, by its type's path.
+    StructAssoc(syn::Path, String),
 }
 
 fn classify(path: &syn::Path) -> CalleeKind {
@@ -72,6 +75,11 @@ fn classify(path: &syn::Path) -> CalleeKind {
         }
     }
     let last = segs.last().cloned().unwrap_or_default();
+    if !HEAP_CONSTRUCTORS.contains(&first) && !matches!(first, "Option" | "Result") {
+        if let Some((ty, name)) = super::methods::type_of_assoc(path) {
+            return CalleeKind::StructAssoc(ty, name.to_string());
+        }
+    }
     let upper = |s: &str| s.chars().next().is_some_and(|c| c.is_uppercase());
     if matches!(first, "std" | "core" | "alloc")
         || segs.iter().any(|s| upper(s))
@@ -208,7 +216,181 @@ impl FnLowerer<'_> {
                 self.error_expr(span)
             }
             CalleeKind::Device(name) => self.lower_device_call(&name, call, path),
+            CalleeKind::StructAssoc(ty, name) => self.lower_assoc_call(&ty, &name, call, path),
         }
+    }
+
+    /// `Vec3::new(..)` / `Vec3::dot(a, b)`: the method `Vec3::name` of the unit.
+    fn lower_assoc_call(
+        &mut self,
+        ty: &syn::Path,
+        name: &str,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+    ) -> Handle<ir::Expr> {
+        let span = call.span();
+        let args = self.lower_args(&call.args);
+        let written = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', "");
+        let Callees::Unit(sigs) = self.callees else {
+            if written == "Self" && name == self.f.name {
+                return self.method_recursion(path.span(), name, span);
+            }
+            return self.opaque_call(args, span);
+        };
+        let type_name = match (
+            self.consts.struct_def(&written),
+            self.consts.enum_def(&written),
+        ) {
+            (Some(def), _) => def.name.clone(),
+            (None, Some(def)) => def.name.clone(),
+            (None, None) => {
+                self.error_hint(
+                    ty.span(),
+                    format!("`{written}::{name}` cannot be called in kernels: `{written}` is not a `#[derive(DeviceCopy)]` struct"),
+                    "kernels call `#[device]` methods of `#[derive(DeviceCopy)]` structs and `#[device]` functions",
+                );
+                return self.error_expr(span);
+            }
+        };
+        let unit_name = super::methods::unit_name(&type_name, name);
+        let Some(sig) = sigs.iter().find(|s| s.name == unit_name).cloned() else {
+            self.error_hint(
+                path.span(),
+                format!("no `#[device]` method `{name}` found for `{type_name}` in this kernel's compilation unit"),
+                format!("mark `{name}` in `impl {type_name}` with `#[device]` so kernels can call it"),
+            );
+            return self.error_expr(span);
+        };
+        if sig.name == self.f.name {
+            return self.method_recursion(path.span(), &unit_name, span);
+        }
+        let spans: Vec<Span> = call.args.iter().map(|a| a.span()).collect();
+        self.call_signature(&sig, args, &spans, call.paren_token.span.join(), span)
+    }
+
+    /// `a.dot(b)` where `a` is a struct: its `#[device]` method, `self` first.
+    fn lower_struct_method(
+        &mut self,
+        s: &super::infer::StructTy,
+        m: &syn::ExprMethodCall,
+        recv: Handle<ir::Expr>,
+    ) -> Handle<ir::Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        let mut args = vec![recv];
+        args.extend(self.lower_args(&m.args));
+        if let Some(t) = &m.turbofish {
+            self.error_hint(
+                t.span(),
+                "generic methods are not supported in kernels",
+                "call the method without `::<..>`",
+            );
+            return self.error_expr(span);
+        }
+        let Callees::Unit(sigs) = self.callees else {
+            if s.name == super::methods::SELF_TYPE && name == self.f.name {
+                return self.method_recursion(m.method.span(), &name, span);
+            }
+            return self.opaque_call(args, span);
+        };
+        let unit_name = super::methods::unit_name(&s.name, &name);
+        let Some(sig) = sigs.iter().find(|sig| sig.name == unit_name).cloned() else {
+            let hint = if self.f.name == unit_name {
+                String::new()
+            } else {
+                format!(
+                    "mark `{name}` in `impl {0}` with `#[device]`; a kernel finds the methods of the structs it names: name `{0}` in it (`let v: {0} = ..`) or call `{0}::{name}(..)`",
+                    s.name
+                )
+            };
+            self.error_hint(
+                m.method.span(),
+                format!("no `#[device]` method `{name}` found for struct `{}` in this kernel's compilation unit", s.name),
+                hint,
+            );
+            return self.error_expr(span);
+        };
+        if sig.name == self.f.name {
+            return self.method_recursion(m.method.span(), &unit_name, span);
+        }
+        let mut spans = vec![m.receiver.span()];
+        spans.extend(m.args.iter().map(|a| a.span()));
+        let parens = m.paren_token.span.join();
+        self.call_signature(&sig, args, &spans, parens, span)
+    }
+
+    fn method_recursion(&mut self, at: Span, name: &str, span: Span) -> Handle<ir::Expr> {
+        self.error_hint(
+            at,
+            format!("recursion is not supported in kernels: `{name}` calls itself"),
+            "GPU threads have tiny stacks; rewrite it as a loop",
+        );
+        self.error_expr(span)
+    }
+
+    /// Macro time: a call whose callee is not known yet; its result is whatever it
+    /// returns, and each argument whatever its parameter is.
+    fn opaque_call(&mut self, args: Vec<Handle<ir::Expr>>, span: Span) -> Handle<ir::Expr> {
+        for arg in &args {
+            let at = self.ty_of(*arg);
+            let param = self.fresh(VarKind::Opaque);
+            let _ = self.table.unify(&at, &param);
+        }
+        let ty = self.fresh(VarKind::Opaque);
+        self.push_expr(
+            ir::ExprKind::Call {
+                function: Handle::new(0),
+                args,
+            },
+            ty,
+            span,
+        )
+    }
+
+    /// A call of `sig` with `args` (written at `spans`, in parentheses at `parens`).
+    fn call_signature(
+        &mut self,
+        sig: &super::lower_fn::Signature,
+        args: Vec<Handle<ir::Expr>>,
+        spans: &[Span],
+        parens: Span,
+        span: Span,
+    ) -> Handle<ir::Expr> {
+        if sig.params.len() != args.len() {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            self.error(
+                parens,
+                format!(
+                    "this function takes {} argument{} but {} argument{} supplied",
+                    sig.params.len(),
+                    plural(sig.params.len()),
+                    args.len(),
+                    if args.len() == 1 { " was" } else { "s were" }
+                ),
+            );
+            return self.push_expr(
+                ir::ExprKind::Call {
+                    function: sig.handle,
+                    args,
+                },
+                sig.ret.clone(),
+                span,
+            );
+        }
+        let mut coerced = Vec::with_capacity(args.len());
+        for ((arg, at), param) in args.iter().zip(spans).zip(sig.params.iter()) {
+            coerced.push(self.coerce_value(*arg, param, *at));
+        }
+        self.push_expr(
+            ir::ExprKind::Call {
+                function: sig.handle,
+                args: coerced,
+            },
+            sig.ret.clone(),
+            span,
+        )
     }
 
     fn lower_device_call(
@@ -316,6 +498,9 @@ impl FnLowerer<'_> {
             return self.lower_split_at(m, name == "split_at_mut");
         }
         let recv = self.lower_slice_operand(&m.receiver);
+        if let Ty::Struct(s) = self.table.shallow(&self.ty_of(recv)) {
+            return self.lower_struct_method(&s, m, recv);
+        }
         let known = name == "len" || intrinsics::method(&name).is_some();
         if let (Some(t), true) = (&m.turbofish, known) {
             self.lower_args(&m.args);
@@ -361,6 +546,17 @@ impl FnLowerer<'_> {
             // reported again.
             let receiver = match self.table.shallow(&rt) {
                 Ty::Error => return self.error_expr(span),
+                // Macro time: a value of unknown type (a call's result) may be a
+                // struct with a `#[device]` method of this name.
+                Ty::Var(_)
+                    if self.table.var_kind(&rt) == Some(VarKind::Opaque)
+                        && !ITERATOR_METHODS.contains(&name.as_str())
+                        && !ATOMIC_METHODS.contains(&name.as_str()) =>
+                {
+                    let mut all = vec![recv];
+                    all.extend(self.lower_args(&m.args));
+                    return self.opaque_call(all, span);
+                }
                 Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => None,
                 _ => Some(self.table.describe(&rt)),
             };

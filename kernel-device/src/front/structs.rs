@@ -13,8 +13,9 @@ use proc_macro2::Span;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Type names that are cudajit's own, never a user's struct.
-const BUILTIN_TYPES: &[&str] = &["DynamicShared", "Dim3", "Self"];
+/// Type names that are cudajit's own, never a user's struct. (`Self` names a struct in
+/// a `#[device]` method: see `methods.rs`.)
+const BUILTIN_TYPES: &[&str] = &["DynamicShared", "Dim3"];
 
 /// Whether a path's last segment may name a user's struct: CamelCase (`Body`,
 /// `Vec3`), not a constant's SCREAMING_CASE, not a scalar or cudajit's own type.
@@ -90,6 +91,10 @@ pub fn struct_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
                 return;
             };
             if path.segments.len() == 1 && self.generics.contains(&first.ident.to_string()) {
+                return;
+            }
+            // A method's own type is listed by its macro (`methods::SELF_TYPE`).
+            if first.ident == "Self" {
                 return;
             }
             if let Some(key) = key {
