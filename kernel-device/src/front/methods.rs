@@ -231,7 +231,7 @@ mod tests {
         .unwrap();
         let calls = method_calls(&item);
         let names: Vec<String> = calls.names.iter().map(|n| n.to_string()).collect();
-        assert_eq!(names, ["dot", "max"]);
+        assert_eq!(names, ["max", "dot"]);
         let paths: Vec<String> = calls
             .paths
             .iter()

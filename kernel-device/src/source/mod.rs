@@ -8,6 +8,7 @@
 mod call_graph;
 mod consts;
 pub mod offline;
+mod offline_methods;
 mod offline_structs;
 mod structs;
 
