@@ -14,6 +14,41 @@ use syn::spanned::Spanned;
 const HEAP_CONSTRUCTORS: &[&str] = &[
     "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
 ];
+/// Std types and traits whose functions a kernel body may name like a struct's
+/// (`Default::default()`): outside the subset, never a `#[device]` method.
+const STD_TYPES_AND_TRAITS: &[&str] = &[
+    "Option",
+    "Result",
+    "Default",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Clone",
+    "Copy",
+    "Iterator",
+    "IntoIterator",
+    "PartialEq",
+    "PartialOrd",
+    "Eq",
+    "Ord",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "Neg",
+    "ToString",
+    "AsRef",
+    "AsMut",
+    "Hash",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Drop",
+    "Ordering",
+    "Wrapping",
+];
 /// Methods of `std::sync::atomic` types: a hint points to cudajit's atomics.
 const ATOMIC_METHODS: &[&str] = &[
     "fetch_add",
@@ -75,7 +110,7 @@ fn classify(path: &syn::Path) -> CalleeKind {
         }
     }
     let last = segs.last().cloned().unwrap_or_default();
-    if !HEAP_CONSTRUCTORS.contains(&first) && !matches!(first, "Option" | "Result") {
+    if !HEAP_CONSTRUCTORS.contains(&first) && !STD_TYPES_AND_TRAITS.contains(&first) {
         if let Some((ty, name)) = super::methods::type_of_assoc(path) {
             return CalleeKind::StructAssoc(ty, name.to_string());
         }
@@ -208,8 +243,11 @@ impl FnLowerer<'_> {
                     self.diags.push(heap_diag(&first, path.span()));
                 } else if matches!(last.as_str(), "Some" | "None" | "Ok" | "Err") {
                     self.error_hint(path.span(), format!("`{last}` is not supported in kernels: `Option` and `Result` are not available on the device"), "return plain values and use flags or sentinel values");
+                } else if path.segments.len() == 1 && first.starts_with(|c: char| c.is_uppercase())
+                {
+                    self.error_hint(path.span(), format!("`{text}(..)`: tuple structs are not supported in kernels"), "use a `#[derive(DeviceCopy)]` struct with named fields, built as `P { x: .. }`");
                 } else if first.starts_with(|c: char| c.is_uppercase()) {
-                    self.error_hint(path.span(), format!("`{text}`: structs, enums and their methods are not yet supported in kernels"), "use scalars, tuples and `#[device]` functions");
+                    self.error_hint(path.span(), format!("`{text}` is not supported in kernels: only `#[device]` methods of `#[derive(DeviceCopy)]` structs can be called by a type's path"), "call `#[device]` functions, or `#[device]` methods of your `#[derive(DeviceCopy)]` structs");
                 } else {
                     self.error_hint(path.span(), format!("`{text}` is not supported in kernels: only intrinsics, scalar math and `#[device]` functions can be called"), "write the code out, or in a `#[device]` function");
                 }
@@ -229,7 +267,19 @@ impl FnLowerer<'_> {
         path: &syn::Path,
     ) -> Handle<ir::Expr> {
         let span = call.span();
-        let args = self.lower_args(&call.args);
+        // `Vec3::len(&p)`: a `&self` method's receiver is passed by value (rustc
+        // checks the borrow in the twin).
+        let args: Vec<Handle<ir::Expr>> = call
+            .args
+            .iter()
+            .enumerate()
+            .map(|(n, a)| match a {
+                syn::Expr::Reference(r) if n == 0 && r.mutability.is_none() => {
+                    self.lower_expr(&r.expr)
+                }
+                _ => self.lower_expr(a),
+            })
+            .collect();
         let written = quote::ToTokens::to_token_stream(ty)
             .to_string()
             .replace(' ', "");

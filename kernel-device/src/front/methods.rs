@@ -29,6 +29,17 @@ pub fn unit_name(type_name: &str, method: &str) -> String {
 pub fn as_free_fn(item: &syn::ItemFn, type_name: Option<&str>) -> (syn::ItemFn, Vec<Diagnostic>) {
     let mut out = item.clone();
     let mut diags = Vec::new();
+    let generics = &item.sig.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        let at = match generics.params.first() {
+            Some(_) => generics.params.span(),
+            None => generics.where_clause.span(),
+        };
+        diags.push(
+            Diagnostic::new(at, "generic `#[device]` methods are not supported")
+                .with_hint("write one method per concrete type, or a generic free `#[device] fn` (`fn f<T: Float>(..)`)"),
+        );
+    }
     // `&self` is taken by value: `*self` in the body is then `self` itself.
     if item.sig.receiver().is_some_and(|r| r.reference.is_some()) {
         SelfDeref.visit_block_mut(&mut out.block);

@@ -119,6 +119,7 @@ pub trait DeviceMethodOwner {
     fn owner_enum() -> Option<EnumDef>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: DeviceCopy> DeviceMethodOwner for T {
     fn owner_type() -> Type {
         T::device_type()
