@@ -111,7 +111,12 @@ pub fn method_probes(
     own: Option<&syn::Ident>,
     nested: impl Fn(syn::Path) -> syn::Path,
 ) -> MethodProbes {
-    let calls = kernel_device::front::methods::method_calls(item);
+    let mut calls = kernel_device::front::methods::method_calls(item);
+    // `Real::max(a, b)` of a generic parameter `Real` is the scalar's, never a method.
+    let generics: Vec<&syn::Ident> = item.sig.generics.type_params().map(|t| &t.ident).collect();
+    calls
+        .paths
+        .retain(|(ty, _)| !ty.get_ident().is_some_and(|i| generics.contains(&i)));
     let mut types = types;
     if own.is_some() {
         types.push(syn::parse_quote!(Self));

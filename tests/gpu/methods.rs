@@ -209,3 +209,64 @@ fn methods_of_nested_structs_and_by_value_updates() {
         assert_eq!((got.vel, got.mass), (want.vel, want.mass));
     }
 }
+
+/// A `#[derive(DeviceCopy)]` enum with `#[device]` methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, DeviceCopy)]
+#[repr(u8)]
+pub enum Shape {
+    Square,
+    Circle,
+    Triangle,
+}
+
+impl Shape {
+    #[device]
+    pub fn area(self, r: f32) -> f32 {
+        match self {
+            Shape::Square => r * r,
+            Shape::Circle => 3.141_592_7 * r * r,
+            Shape::Triangle => 0.433_012_7 * r * r,
+        }
+    }
+
+    #[device]
+    pub fn next(self) -> Shape {
+        match self {
+            Shape::Square => Shape::Circle,
+            Shape::Circle => Shape::Triangle,
+            Shape::Triangle => Shape::Square,
+        }
+    }
+}
+
+#[kernel]
+fn shape_areas(shapes: &[Shape], r: &[f32], out: &mut [f32], next: &mut [Shape]) {
+    let i = grid(1);
+    if i < shapes.len() {
+        let s: Shape = shapes[i];
+        out[i] = s.area(r[i]) + Shape::area(s.next(), 1.0);
+        next[i] = shapes[i].next();
+    }
+}
+
+#[test]
+fn enum_methods_match_the_host() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("shapes");
+    let n = 300 + rng.below(200) as usize;
+    let all = [Shape::Square, Shape::Circle, Shape::Triangle];
+    let shapes: Vec<Shape> = (0..n).map(|_| all[rng.below(3) as usize]).collect();
+    let r: Vec<f32> = (0..n).map(|_| rng.f32_in(0.0, 10.0)).collect();
+    let mut out = vec![f32::NAN; n];
+    let mut next = vec![Shape::Square; n];
+    // Poison: each `next` must be written.
+    next.iter_mut()
+        .enumerate()
+        .for_each(|(i, s)| *s = shapes[i]);
+    launch!(shape_areas[n.div_ceil(128), 128](&shapes, &r, &mut out, &mut next)).unwrap();
+    for i in 0..n {
+        let want = shapes[i].area(r[i]) + Shape::area(shapes[i].next(), 1.0);
+        assert!(close(out[i], want), "area {i}: {} vs {want}", out[i]);
+        assert_eq!(next[i], shapes[i].next(), "next {i}");
+    }
+}

@@ -287,7 +287,7 @@ impl FnLowerer<'_> {
             if written == "Self" && name == self.f.name {
                 return self.method_recursion(path.span(), name, span);
             }
-            return self.opaque_call(args, span);
+            return self.opaque_method_call(args, span);
         };
         let type_name = match (
             self.consts.struct_def(&written),
@@ -343,7 +343,7 @@ impl FnLowerer<'_> {
             if s.name == super::methods::SELF_TYPE && name == self.f.name {
                 return self.method_recursion(m.method.span(), &name, span);
             }
-            return self.opaque_call(args, span);
+            return self.opaque_method_call(args, span);
         };
         let unit_name = super::methods::unit_name(&s.name, &name);
         let Some(sig) = sigs.iter().find(|sig| sig.name == unit_name).cloned() else {
@@ -369,6 +369,61 @@ impl FnLowerer<'_> {
         spans.extend(m.args.iter().map(|a| a.span()));
         let parens = m.paren_token.span.join();
         self.call_signature(&sig, args, &spans, parens, span)
+    }
+
+    /// `op.apply(x)` where `op` is a `#[derive(DeviceCopy)]` enum: the frontend sees its
+    /// repr integer, so the method is the one `E::apply` of the unit's enums with that
+    /// repr (rustc resolved the call in the twin, and no integer has a method of a
+    /// name that is not a scalar method). `None` where no enum has one.
+    fn try_lower_enum_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        recv: Handle<ir::Expr>,
+    ) -> Option<Handle<ir::Expr>> {
+        let Callees::Unit(sigs) = self.callees else {
+            return None;
+        };
+        let Ty::Scalar(repr) = self.table.shallow(&self.ty_of(recv)) else {
+            return None;
+        };
+        let name = m.method.to_string();
+        let mut candidates: Vec<String> = self
+            .consts
+            .enums
+            .iter()
+            .filter(|(_, def)| def.repr == repr)
+            .map(|(_, def)| super::methods::unit_name(&def.name, &name))
+            .filter(|unit_name| sigs.iter().any(|s| s.name == *unit_name))
+            .collect();
+        candidates.dedup();
+        let span = m.span();
+        match candidates.as_slice() {
+            [] => None,
+            [one] => {
+                let sig = sigs.iter().find(|s| s.name == *one).cloned()?;
+                if sig.name == self.f.name {
+                    return Some(self.method_recursion(m.method.span(), one, span));
+                }
+                let mut args = vec![recv];
+                args.extend(self.lower_args(&m.args));
+                let mut spans = vec![m.receiver.span()];
+                spans.extend(m.args.iter().map(|a| a.span()));
+                let parens = m.paren_token.span.join();
+                Some(self.call_signature(&sig, args, &spans, parens, span))
+            }
+            several => {
+                self.lower_args(&m.args);
+                self.error_hint(
+                    m.method.span(),
+                    format!(
+                        "`{name}` is a method of several enums with repr `{repr}` here ({})",
+                        several.join(", ")
+                    ),
+                    format!("call it by its type's path: `{}(value, ..)`", several[0]),
+                );
+                Some(self.error_expr(span))
+            }
+        }
     }
 
     fn method_recursion(&mut self, at: Span, name: &str, span: Span) -> Handle<ir::Expr> {
@@ -397,6 +452,29 @@ impl FnLowerer<'_> {
             ty,
             span,
         )
+    }
+
+    /// Macro time: a struct method's call, whose result may be a struct in turn.
+    fn opaque_method_call(&mut self, args: Vec<Handle<ir::Expr>>, span: Span) -> Handle<ir::Expr> {
+        let h = self.opaque_call(args, span);
+        let ty = self.ty_of(h);
+        self.method_results.push(ty);
+        h
+    }
+
+    /// Macro time: an opaque type that may be a struct's (a field of a struct whose
+    /// fields are unknown), so method calls on it are left to the unit's compile.
+    pub fn fresh_method_result(&mut self) -> Ty {
+        let ty = self.fresh(VarKind::Opaque);
+        self.method_results.push(ty.clone());
+        ty
+    }
+
+    /// Whether `ty` is (unified with) the result of a struct method's call at macro time.
+    fn is_method_result(&mut self, ty: &Ty) -> bool {
+        let ty = self.table.shallow(ty);
+        let results = self.method_results.clone();
+        results.iter().any(|r| self.table.shallow(r) == ty)
     }
 
     /// A call of `sig` with `args` (written at `spans`, in parentheses at `parens`).
@@ -551,6 +629,12 @@ impl FnLowerer<'_> {
         if let Ty::Struct(s) = self.table.shallow(&self.ty_of(recv)) {
             return self.lower_struct_method(&s, m, recv);
         }
+        let recv_ty = self.ty_of(recv);
+        if self.is_method_result(&recv_ty) {
+            let mut all = vec![recv];
+            all.extend(self.lower_args(&m.args));
+            return self.opaque_method_call(all, span);
+        }
         let known = name == "len" || intrinsics::method(&name).is_some();
         if let (Some(t), true) = (&m.turbofish, known) {
             self.lower_args(&m.args);
@@ -590,6 +674,11 @@ impl FnLowerer<'_> {
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
+        if intrinsics::method(&name).is_none() {
+            if let Some(h) = self.try_lower_enum_method(m, recv) {
+                return h;
+            }
+        }
         let Some(method) = intrinsics::method(&name) else {
             // The arguments are not lowered (a closure passed to `map` is part of this
             // one mistake), and a receiver already reported (`a.iter().sum()`) is not
@@ -598,15 +687,6 @@ impl FnLowerer<'_> {
                 Ty::Error => return self.error_expr(span),
                 // Macro time: a value of unknown type (a call's result) may be a
                 // struct with a `#[device]` method of this name.
-                Ty::Var(_)
-                    if self.table.var_kind(&rt) == Some(VarKind::Opaque)
-                        && !ITERATOR_METHODS.contains(&name.as_str())
-                        && !ATOMIC_METHODS.contains(&name.as_str()) =>
-                {
-                    let mut all = vec![recv];
-                    all.extend(self.lower_args(&m.args));
-                    return self.opaque_call(all, span);
-                }
                 Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => None,
                 _ => Some(self.table.describe(&rt)),
             };
