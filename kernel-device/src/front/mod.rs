@@ -7,6 +7,7 @@
 //! hint (`check.rs`, `types.rs`).
 
 mod calls;
+mod calls_methods;
 mod check;
 pub mod consts;
 mod enums;
