@@ -269,5 +269,8 @@ mod hl_scan;
 mod matching;
 #[path = "gpu/runtime.rs"]
 mod runtime;
+
+#[path = "gpu/methods.rs"]
+mod methods;
 #[path = "gpu/structs.rs"]
 mod structs;

@@ -19,7 +19,11 @@ use syn::spanned::Spanned;
 /// The block expression `{ ..checks..; &[&callee_0::__CUDAJIT_FN, ..] }`, for the
 /// `deps` field of the caller's `FnSource`. `paths` are seen from where the block sits.
 /// `what` names the caller's kind in messages ("a kernel", "a `#[device]` function").
-pub fn dependency_block(callees: &[(String, syn::Path)], what: &str) -> TokenStream {
+pub fn dependency_block(
+    callees: &[(String, syn::Path)],
+    methods: &MethodProbes,
+    what: &str,
+) -> TokenStream {
     let mut imports = Vec::new();
     let mut fallbacks = Vec::new();
     let mut checks = Vec::new();
@@ -64,6 +68,10 @@ pub fn dependency_block(callees: &[(String, syn::Path)], what: &str) -> TokenStr
         });
         statics.push(quote_spanned! {span=> &#alias::__CUDAJIT_FN });
     }
+    let MethodProbes {
+        items: probe_items,
+        statics: probe_statics,
+    } = methods;
     quote! {{
         #[allow(non_camel_case_types, dead_code, unreachable_pub)]
         mod callee_fallbacks {
@@ -73,8 +81,108 @@ pub fn dependency_block(callees: &[(String, syn::Path)], what: &str) -> TokenStr
         use callee_fallbacks::*;
         #(#imports)*
         #(#checks)*
-        &[#(#statics),*]
+        #probe_items
+        &[#(#statics,)* #(#probe_statics),*]
     }}
+}
+
+/// The sources of the `#[device]` methods a body may call. A `#[device]` method `m`
+/// of a type `S` is an associated const `S::__cudajit_method_m` (see `expand::method`).
+/// The macro does not know the type of `a` in `a.m(b)`, so it looks `m` up on every
+/// struct type the body names; a trait in scope answers for a type without one
+/// (an inherent associated item takes precedence over a trait's) with an empty
+/// source, which `FnSource::unit` leaves out. The run-time compiler then picks by the
+/// receiver's inferred type. `Vec3::m(..)` names its type: `S::m` must then be a
+/// `#[device]` method, checked here with cudajit's message.
+#[derive(Default)]
+pub struct MethodProbes {
+    items: TokenStream,
+    statics: Vec<TokenStream>,
+}
+
+/// The [`MethodProbes`] of `item`; `types` are the struct paths it names, seen from
+/// where the generated block sits. In a method (`own` is its name), `Self` is looked
+/// at too, and no type for the method's own name: that would be the method's own
+/// const, which rustc cannot evaluate inside itself (a method calling itself is
+/// recursion, reported by the frontend).
+pub fn method_probes(
+    item: &syn::ItemFn,
+    types: Vec<syn::Path>,
+    own: Option<&syn::Ident>,
+    nested: impl Fn(syn::Path) -> syn::Path,
+) -> MethodProbes {
+    let mut calls = kernel_device::front::methods::method_calls(item);
+    // `Real::max(a, b)` of a generic parameter `Real` is the scalar's, never a method.
+    let generics: Vec<&syn::Ident> = item.sig.generics.type_params().map(|t| &t.ident).collect();
+    calls
+        .paths
+        .retain(|(ty, _)| !ty.get_ident().is_some_and(|i| generics.contains(&i)));
+    let mut types = types;
+    if own.is_some() {
+        types.push(syn::parse_quote!(Self));
+    }
+    let mut names: Vec<syn::Ident> = calls.names.clone();
+    for (_, name) in &calls.paths {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names.retain(|n| Some(n) != own);
+    let mut items = Vec::new();
+    for name in &names {
+        let probe = format_ident!("__cudajit_probe_{}", name);
+        let konst = format_ident!("__cudajit_method_{}", name);
+        items.push(quote! {
+            #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+            trait #probe {
+                const #konst: ::cudajit::__private::FnSource =
+                    ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
+            }
+            impl<T: ?::core::marker::Sized> #probe for T {}
+        });
+    }
+    let mut seen = Vec::new();
+    let mut statics = Vec::new();
+    let mut push = |ty: &syn::Path, name: &syn::Ident, statics: &mut Vec<TokenStream>| {
+        let key = format!("{}::{name}", path_text(ty));
+        if seen.contains(&key) {
+            return;
+        }
+        seen.push(key);
+        let konst = format_ident!("__cudajit_method_{}", name);
+        statics.push(quote!(&<#ty>::#konst));
+    };
+    for ty in &types {
+        for name in calls.names.iter().filter(|n| Some(*n) != own) {
+            push(ty, name, &mut statics);
+        }
+    }
+    for (ty, name) in &calls.paths {
+        if Some(name) == own && path_text(ty) == "Self" {
+            continue;
+        }
+        let ty = nested(ty.clone());
+        let written = format!("{}::{name}", path_text(&ty));
+        let konst = format_ident!("__cudajit_method_{}", name);
+        if path_text(&ty) != "Self" && Some(name) != own {
+            let message = format!(
+                "`{written}` is not a `#[device]` method, so device code cannot call it: add `#[device]` to `{name}` in the type's `impl` block (its body must then be in the kernel subset)"
+            );
+            let span = name.span();
+            items.push(quote_spanned! {span=>
+                const _: () = if <#ty>::#konst.text.is_empty() {
+                    ::core::panic!(#message)
+                };
+            });
+        }
+        if Some(name) != own {
+            push(&ty, name, &mut statics);
+        }
+    }
+    MethodProbes {
+        items: quote!(#(#items)*),
+        statics,
+    }
 }
 
 /// `const _: () = ..;` in a device function's `mod`: fails to compile with cudajit's

@@ -54,17 +54,26 @@ pub fn of_attribute() -> Container {
     innermost_container(&text[..prefix_end])
 }
 
-/// The one error for a `#[kernel]` / `#[device]` fn written as an item of an `impl`
-/// block or a `trait`, with the fn itself (body stubbed) so that its callers still
-/// type-check; `None` at module level. The types issue relaxes this for `#[device]`
-/// methods of device structs: this is the one place that decides.
+/// Whether a `#[device]` fn is a method (or associated fn) of an `impl` block: one
+/// with a receiver is, whatever the file says (it cannot be anything else).
+pub fn is_device_method(kind: SourceKind, item: &syn::ItemFn) -> bool {
+    kind == SourceKind::Device
+        && (item.sig.receiver().is_some() || of_attribute() == Container::Impl)
+}
+
+/// The one error for a `#[kernel]` fn written as an item of an `impl` block, or a
+/// `#[kernel]` / `#[device]` fn in a `trait`, with the fn itself (body stubbed) so that
+/// its callers still type-check; `None` at module level, and for a `#[device]` method
+/// of an `impl` block ([`is_device_method`]). This is the one place that decides.
 pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<TokenStream> {
-    // A method with `self` gets the frontend's message about `self`, which says the same.
-    if item.sig.receiver().is_some() {
+    let container = of_attribute();
+    // A kernel with `self` gets the frontend's message about `self`, which says the same.
+    if item.sig.receiver().is_some() && container != Container::Trait {
         return None;
     }
-    let block = match of_attribute() {
+    let block = match container {
         Container::Module => return None,
+        Container::Impl if kind == SourceKind::Device => return None,
         Container::Impl => "an `impl` block",
         Container::Trait => "a `trait`",
     };
@@ -81,7 +90,7 @@ pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<T
             name.span(),
             format!("a `#[device]` function cannot be an item of {block}: move `{name}` out of it, to module level"),
         )
-        .with_hint("write it as a free `#[device] fn` that takes what it needs as parameters"),
+        .with_hint("write it as a free `#[device] fn`, or as a `#[device]` method in the `impl` block of a `#[derive(DeviceCopy)]` struct"),
     };
     let error = kernel_device::diag::combine(&[diagnostic]).map(|e| e.to_compile_error());
     let mut method = item.clone();

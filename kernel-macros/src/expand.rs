@@ -35,9 +35,21 @@ pub fn expand_with(
     if let Some(rejected) = crate::context::reject_in_impl_or_trait(kind, &item) {
         return rejected;
     }
+    // A `#[device]` method is checked as the device function it compiles to (`self`
+    // a parameter); a receiver kernels cannot take is then the one error.
+    let method = crate::context::is_device_method(kind, &item);
+    let (checked, receiver_diags) = if method {
+        kernel_device::front::methods::as_free_fn(&item, None)
+    } else {
+        (item.clone(), Vec::new())
+    };
     // Frontend diagnostics first; the macro's own structural ones only where the
     // frontend said nothing at that place.
-    let mut reported = kernel_device::front::check_item(&item, kind);
+    let mut reported = if receiver_diags.is_empty() {
+        kernel_device::front::check_item(&checked, kind)
+    } else {
+        receiver_diags
+    };
     let static_muts = crate::globals::static_mut_reads(&item, &reported);
     reported.extend(static_muts);
     let mut own = Vec::new();
@@ -55,7 +67,7 @@ pub fn expand_with(
     // A function with `self` sits in an `impl` block, where the items generated beside
     // it could not be: only the function itself is emitted, so the one error is about
     // what the user wrote.
-    if item.sig.receiver().is_some() {
+    if item.sig.receiver().is_some() && !method {
         let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
         let mut method = item.clone();
         *method.block = twin::stub_body();
@@ -70,20 +82,32 @@ pub fn expand_with(
     let body = if failed { twin::stub_body() } else { body };
     // A function that did not check is never compiled: it names no callees and no
     // constants, so nothing is reported about them twice.
+    // A device function's generated items sit in a module of their own; a method's
+    // in its `impl` block, as a kernel's.
+    let nested = kind == SourceKind::Device && !method;
     let deps = if failed {
         quote!(&[])
     } else {
         let what = match kind {
             SourceKind::Kernel => "a kernel",
+            SourceKind::Device if method => "a `#[device]` method",
             SourceKind::Device => "a `#[device]` function",
         };
-        callees::dependency_block(&dependencies(&item, kind), what)
+        let types = kernel_device::front::struct_refs(&item)
+            .into_iter()
+            .map(|(_, path)| from_generated_module(path, nested))
+            .collect();
+        let own = method.then_some(&item.sig.ident);
+        let probes =
+            callees::method_probes(&item, types, own, |p| from_generated_module(p, nested));
+        callees::dependency_block(&dependencies(&item, nested), &probes, what)
     };
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
     let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
     let items = match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
+        SourceKind::Device if method => method_items(&item, &rendered, &deps, body, failed),
         SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
     };
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
@@ -92,7 +116,7 @@ pub fn expand_with(
 
 /// The path of every device function the body calls, as seen from where the generated
 /// statics live, spanned at the call so that a call to an ordinary fn is reported there.
-fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<(String, syn::Path)> {
+fn dependencies(item: &syn::ItemFn, nested: bool) -> Vec<(String, syn::Path)> {
     kernel_device::front::device_calls(item)
         .into_iter()
         // `self(..)` and the like name no function (rustc reports the call in the twin)
@@ -107,7 +131,7 @@ fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<(String, syn::Path)
         })
         .map(|path| {
             let written = callees::path_text(&path);
-            (written, callee_from_generated_module(path, kind))
+            (written, callee_from_generated_module(path, nested))
         })
         .collect()
 }
@@ -115,9 +139,9 @@ fn dependencies(item: &syn::ItemFn, kind: SourceKind) -> Vec<(String, syn::Path)
 /// `path` as written in the function, seen from where its generated statics live: a
 /// device function's sit one module deeper (`mod f { use super::*; .. }`), so its
 /// `self::` becomes `super::` and its `super::` `super::super::`.
-fn from_generated_module(mut path: syn::Path, kind: SourceKind) -> syn::Path {
+fn from_generated_module(mut path: syn::Path, nested: bool) -> syn::Path {
     let first = path.segments.first().map(|s| s.ident.to_string());
-    if kind == SourceKind::Device && path.leading_colon.is_none() {
+    if nested && path.leading_colon.is_none() {
         match first.as_deref() {
             Some("self") => {
                 path.segments[0].ident = syn::Ident::new("super", path.segments[0].ident.span())
@@ -132,9 +156,9 @@ fn from_generated_module(mut path: syn::Path, kind: SourceKind) -> syn::Path {
 /// A callee path for a device function's generated module: as [`from_generated_module`],
 /// and a bare name through `super::` (the same item the module's glob import gives),
 /// which lets rustc print the fallback marker of an ordinary function by its bare name.
-fn callee_from_generated_module(path: syn::Path, kind: SourceKind) -> syn::Path {
-    let mut path = from_generated_module(path, kind);
-    if kind == SourceKind::Device && path.leading_colon.is_none() && path.segments.len() == 1 {
+fn callee_from_generated_module(path: syn::Path, nested: bool) -> syn::Path {
+    let mut path = from_generated_module(path, nested);
+    if nested && path.leading_colon.is_none() && path.segments.len() == 1 {
         let span = path.segments[0].ident.span();
         path.segments
             .insert(0, syn::PathSegment::from(syn::Ident::new("super", span)));
@@ -151,14 +175,19 @@ fn fn_source(
     options: &parse::Options,
     deps: &TokenStream,
     failed: bool,
+    is_method: bool,
 ) -> TokenStream {
     let (text, line) = rendered;
     let name = item.sig.ident.to_string();
-    let (consts, structs) = if failed {
+    let nested = kind == SourceKind::Device && !is_method;
+    let (consts, mut structs) = if failed {
         (Vec::new(), Vec::new())
     } else {
-        (const_items(item, kind), struct_items(item, kind))
+        (const_items(item, nested), struct_items(item, nested))
     };
+    if is_method {
+        structs.push(self_struct_item(item));
+    }
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
         SourceKind::Device => quote!(Device),
@@ -197,11 +226,11 @@ fn fn_source(
 /// A `ConstItem` for each crate constant the body names: rustc evaluates the item and
 /// the run-time compiler receives its value. The name keeps the user's span, so a name
 /// that is no constant is reported at its use.
-fn const_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
+fn const_items(item: &syn::ItemFn, nested: bool) -> Vec<TokenStream> {
     kernel_device::front::const_refs(item)
         .into_iter()
         .map(|(name, path)| {
-            let path = from_generated_module(path, kind);
+            let path = from_generated_module(path, nested);
             // Spanned at the name: a constant of a type kernels cannot read is
             // reported where the body names it.
             let value = quote::quote_spanned! {path.span()=>
@@ -220,11 +249,11 @@ fn const_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
 /// A `StructItem` for each struct type the function names: the `DeviceCopy` derive
 /// describes its fields to the run-time compiler. Spanned at the name, so a struct
 /// without the derive is reported where the function uses it.
-fn struct_items(item: &syn::ItemFn, kind: SourceKind) -> Vec<TokenStream> {
+fn struct_items(item: &syn::ItemFn, nested: bool) -> Vec<TokenStream> {
     kernel_device::front::struct_refs(item)
         .into_iter()
         .map(|(name, path)| {
-            let path = from_generated_module(path, kind);
+            let path = from_generated_module(path, nested);
             let def = quote::quote_spanned! {path.span()=>
                 <#path as ::cudajit::__private::DeviceCopy>::device_type()
             };
@@ -252,7 +281,15 @@ fn kernel(
     failed: bool,
 ) -> TokenStream {
     let twin = twin::kernel_twin(item, body);
-    let source = fn_source(item, rendered, SourceKind::Kernel, options, deps, failed);
+    let source = fn_source(
+        item,
+        rendered,
+        SourceKind::Kernel,
+        options,
+        deps,
+        failed,
+        false,
+    );
     let name = &item.sig.ident;
     let vis = &item.vis;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -496,7 +533,15 @@ fn device(
         fast_math: false,
         launch_bounds: None,
     };
-    let source = fn_source(item, rendered, SourceKind::Device, &options, deps, failed);
+    let source = fn_source(
+        item,
+        rendered,
+        SourceKind::Device,
+        &options,
+        deps,
+        failed,
+        false,
+    );
     let mut host_fn = item.clone();
     *host_fn.block = body;
     if failed {
@@ -525,6 +570,70 @@ fn device(
             #recursion_check
             #extra
         }
+    }
+}
+
+/// The `StructItem` of a method's own type, listed as `Self` (`front::methods`).
+/// Spanned at the method's name: a method of a type without `#[derive(DeviceCopy)]`
+/// is reported there, once, in the words of `DeviceMethodOwner`.
+fn self_struct_item(item: &syn::ItemFn) -> TokenStream {
+    let span = item.sig.ident.span();
+    let self_type = kernel_device::front::methods::SELF_TYPE;
+    let def = quote::quote_spanned! {span=>
+        <Self as ::cudajit::__private::DeviceMethodOwner>::owner_type()
+    };
+    let enum_def = quote::quote_spanned! {span=>
+        <Self as ::cudajit::__private::DeviceMethodOwner>::owner_enum()
+    };
+    quote! {
+        ::cudajit::__private::StructItem {
+            name: #self_type,
+            def: &|| #def,
+            enum_def: &|| #enum_def,
+        }
+    }
+}
+
+/// A `#[device]` method: the method itself (callable on the host as before) and, in
+/// the same `impl` block, `const __cudajit_method_NAME: FnSource` (what callers find,
+/// see `callees::method_probes`). Nothing else can sit in an `impl` block.
+fn method_items(
+    item: &syn::ItemFn,
+    rendered: &(String, u32),
+    deps: &TokenStream,
+    body: syn::Block,
+    failed: bool,
+) -> TokenStream {
+    let options = parse::Options {
+        bounds_check: true,
+        fast_math: false,
+        launch_bounds: None,
+    };
+    let source = fn_source(
+        item,
+        rendered,
+        SourceKind::Device,
+        &options,
+        deps,
+        failed,
+        true,
+    );
+    let mut host_fn = item.clone();
+    *host_fn.block = body;
+    if failed {
+        host_fn
+            .attrs
+            .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+    }
+    let konst = format_ident!("__cudajit_method_{}", item.sig.ident);
+    let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
+    quote! {
+        #host_fn
+
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        pub const #konst: ::cudajit::__private::FnSource = #source;
     }
 }
 

@@ -14,6 +14,41 @@ use syn::spanned::Spanned;
 const HEAP_CONSTRUCTORS: &[&str] = &[
     "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
 ];
+/// Std types and traits whose functions a kernel body may name like a struct's
+/// (`Default::default()`): outside the subset, never a `#[device]` method.
+const STD_TYPES_AND_TRAITS: &[&str] = &[
+    "Option",
+    "Result",
+    "Default",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Clone",
+    "Copy",
+    "Iterator",
+    "IntoIterator",
+    "PartialEq",
+    "PartialOrd",
+    "Eq",
+    "Ord",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "Neg",
+    "ToString",
+    "AsRef",
+    "AsMut",
+    "Hash",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Drop",
+    "Ordering",
+    "Wrapping",
+];
 /// Methods of `std::sync::atomic` types: a hint points to cudajit's atomics.
 const ATOMIC_METHODS: &[&str] = &[
     "fetch_add",
@@ -58,6 +93,9 @@ enum CalleeKind {
     /// `std::…`, `Vec::new`, `Some(..)`: outside the subset.
     Std,
     Device(String),
+    /// `Vec3::new(..)`, `Vec3::dot(a, b)`, `Self::new(..)`: a `#[device]` method or
+    /// associated fn of a struct, by its type's path.
+    StructAssoc(syn::Path, String),
 }
 
 fn classify(path: &syn::Path) -> CalleeKind {
@@ -76,6 +114,11 @@ fn classify(path: &syn::Path) -> CalleeKind {
         }
     }
     let last = segs.last().cloned().unwrap_or_default();
+    if !HEAP_CONSTRUCTORS.contains(&first) && !STD_TYPES_AND_TRAITS.contains(&first) {
+        if let Some((ty, name)) = super::methods::type_of_assoc(path) {
+            return CalleeKind::StructAssoc(ty, name.to_string());
+        }
+    }
     let upper = |s: &str| s.chars().next().is_some_and(|c| c.is_uppercase());
     if matches!(first, "std" | "core" | "alloc")
         || segs.iter().any(|s| upper(s))
@@ -94,7 +137,7 @@ impl FnLowerer<'_> {
         }
     }
 
-    fn lower_args(
+    pub(super) fn lower_args(
         &mut self,
         args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>,
     ) -> Vec<Handle<ir::Expr>> {
@@ -212,14 +255,18 @@ impl FnLowerer<'_> {
                     self.diags.push(heap_diag(&first, path.span()));
                 } else if matches!(last.as_str(), "Some" | "None" | "Ok" | "Err") {
                     self.error_hint(path.span(), format!("`{last}` is not supported in kernels: `Option` and `Result` are not available on the device"), "return plain values and use flags or sentinel values");
+                } else if path.segments.len() == 1 && first.starts_with(|c: char| c.is_uppercase())
+                {
+                    self.error_hint(path.span(), format!("`{text}(..)`: tuple structs are not supported in kernels"), "use a `#[derive(DeviceCopy)]` struct with named fields, built as `P { x: .. }`");
                 } else if first.starts_with(|c: char| c.is_uppercase()) {
-                    self.error_hint(path.span(), format!("`{text}`: structs, enums and their methods are not yet supported in kernels"), "use scalars, tuples and `#[device]` functions");
+                    self.error_hint(path.span(), format!("`{text}` is not supported in kernels: only `#[device]` methods of `#[derive(DeviceCopy)]` structs can be called by a type's path"), "call `#[device]` functions, or `#[device]` methods of your `#[derive(DeviceCopy)]` structs");
                 } else {
                     self.error_hint(path.span(), format!("`{text}` is not supported in kernels: only intrinsics, scalar math and `#[device]` functions can be called"), "write the code out, or in a `#[device]` function");
                 }
                 self.error_expr(span)
             }
             CalleeKind::Device(name) => self.lower_device_call(&name, call, path),
+            CalleeKind::StructAssoc(ty, name) => self.lower_assoc_call(&ty, &name, call, path),
         }
     }
 
@@ -328,6 +375,21 @@ impl FnLowerer<'_> {
             return self.lower_split_at(m, name == "split_at_mut");
         }
         let recv = self.lower_slice_operand(&m.receiver);
+        // num-complex's methods first: `Complex` is a built-in struct, not a user's with
+        // `#[device]` methods.
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        if let Some(h) = self.try_complex_method(&name, recv, &args, span, m.method.span()) {
+            return h;
+        }
+        if let Ty::Struct(s) = self.table.shallow(&self.ty_of(recv)) {
+            return self.lower_struct_method(&s, m, recv);
+        }
+        let recv_ty = self.ty_of(recv);
+        if self.is_method_result(&recv_ty) {
+            let mut all = vec![recv];
+            all.extend(self.lower_args(&m.args));
+            return self.opaque_method_call(all, span);
+        }
         let known = name == "len" || intrinsics::method(&name).is_some();
         if let (Some(t), true) = (&m.turbofish, known) {
             self.lower_args(&m.args);
@@ -366,13 +428,14 @@ impl FnLowerer<'_> {
             }
             return self.push_expr(ir::ExprKind::Len(recv), Ty::USIZE, span);
         }
-        let args: Vec<&syn::Expr> = m.args.iter().collect();
-        if let Some(h) = self.try_complex_method(&name, recv, &args, span, m.method.span()) {
-            return h;
-        }
         if let (Ty::Scalar(half), "to_f32" | "to_f64") = (self.table.shallow(&rt), name.as_str()) {
             if half.is_half() {
                 return self.lower_half_to(half, &name, recv, &args, span, m.method.span());
+            }
+        }
+        if intrinsics::method(&name).is_none() {
+            if let Some(h) = self.try_lower_enum_method(m, recv) {
+                return h;
             }
         }
         let Some(method) = intrinsics::method(&name) else {
@@ -381,6 +444,8 @@ impl FnLowerer<'_> {
             // reported again.
             let receiver = match self.table.shallow(&rt) {
                 Ty::Error => return self.error_expr(span),
+                // Macro time: a value of unknown type (a call's result) may be a
+                // struct with a `#[device]` method of this name.
                 Ty::Var(_) if self.table.var_kind(&rt) == Some(VarKind::Opaque) => None,
                 _ => Some(self.table.describe(&rt)),
             };

@@ -132,6 +132,10 @@ pub struct FnLowerer<'a> {
     /// again once their type is known, directly to that type as rustc does (parsing
     /// to f64 and rounding to f32 rounds twice and can be one ulp off).
     pub float_literals: Vec<(Handle<ir::Expr>, String)>,
+    /// Macro time: the types of struct method calls' results (`Vec3::new(..)`,
+    /// `a.scaled(2.0)`), unknown but possibly structs, so their own method calls are
+    /// left to the unit's compile (`Vec3::new(..).len()`).
+    pub method_results: Vec<Ty>,
     /// The crate constants the body may read.
     pub consts: ConstEnv,
     /// The module's globals so far (handles are module-wide): this function adds its
@@ -189,6 +193,7 @@ impl<'a> FnLowerer<'a> {
             deferred: Vec::new(),
             int_literals: Vec::new(),
             float_literals: Vec::new(),
+            method_results: Vec::new(),
             consts: context.consts,
             globals: context.globals,
             pending_shared: Vec::new(),

@@ -29,7 +29,8 @@ impl FnLowerer<'_> {
             Ty::Error => return None,
             Ty::Struct(s) => match field_of(&s, &member) {
                 Some(Some(found)) => found,
-                Some(None) => (0, self.fresh(VarKind::Opaque)),
+                // Macro time: a field of unknown type, possibly a struct with methods.
+                Some(None) => (0, self.fresh_method_result()),
                 None => {
                     self.no_field(name, &s);
                     return None;
@@ -77,7 +78,7 @@ impl FnLowerer<'_> {
                 self.push_expr(ir::ExprKind::Field { base, index }, ty, span)
             }
             Some(None) => {
-                let ty = self.fresh(VarKind::Opaque);
+                let ty = self.fresh_method_result();
                 self.push_expr(ir::ExprKind::Field { base, index: 0 }, ty, span)
             }
             None => {

@@ -7,6 +7,7 @@
 //! hint (`check.rs`, `types.rs`).
 
 mod calls;
+mod calls_methods;
 mod check;
 mod complex;
 pub mod consts;
@@ -24,6 +25,7 @@ mod lower_place;
 mod lower_slice;
 mod lower_stmt;
 mod lower_struct;
+pub mod methods;
 mod patterns;
 mod signature;
 pub mod structs;
@@ -142,7 +144,13 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             env
         })
         .collect();
+    // A method is a device function named `Type::method` whose `self` is a parameter.
     for ((source, item), env) in parsed.iter_mut().zip(&mut envs) {
+        if let Some(type_name) = method_type(source, env) {
+            let (free, diags) = methods::as_free_fn(item, Some(&type_name));
+            errors.extend(diags.iter().map(|d| source_error(source, d)));
+            *item = free;
+        }
         if let Err(d) = instantiate(source, item, env) {
             errors.push(source_error(source, &d));
         }
@@ -153,11 +161,23 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
     }
     let mut sigs = Vec::new();
     let mut sig_infos = Vec::new();
+    let unit_names: Vec<String> = parsed
+        .iter()
+        .map(|(source, item)| {
+            let name = item.sig.ident.to_string();
+            match method_type(source, &mut ConstEnv::default()) {
+                Some(type_name) => methods::unit_name(&type_name, &name),
+                None => name,
+            }
+        })
+        .collect();
     for (i, (source, item)) in parsed.iter().enumerate() {
-        let name = item.sig.ident.to_string();
+        let name = unit_names[i].clone();
         if let Some((other, _)) = parsed[..i]
             .iter()
-            .find(|(_, it)| it.sig.ident == item.sig.ident)
+            .zip(&unit_names)
+            .find(|(_, n)| **n == name)
+            .map(|(p, _)| p)
         {
             errors.push(source_error(
                 source,
@@ -178,7 +198,9 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
     }
     let unit_options = kernel_options(sources);
     let mut module = ir::Module::default();
-    for (((source, item), info), env) in parsed.iter().zip(sig_infos).zip(envs) {
+    for ((((source, item), info), env), unit_name) in
+        parsed.iter().zip(sig_infos).zip(envs).zip(unit_names)
+    {
         let options = match (source.kind, unit_options) {
             (SourceKind::Device, Some(kernel)) => kernel,
             _ => ir::FunctionOptions {
@@ -201,6 +223,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
                 globals: std::mem::take(&mut module.globals),
             },
         );
+        lowerer.f.name = unit_name;
         lowerer.lower_body(item);
         let (function, diags, globals) = lowerer.finish();
         errors.extend(diags.iter().map(|d| source_error(source, d)));
@@ -213,6 +236,21 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         drop_follow_ups(&mut errors, |e| e.message.contains(ERROR_TYPE));
         Err(errors)
     }
+}
+
+/// For a `#[device]` method's source, its type's name (`Vec3`), after adding the
+/// type to `env` under that name (its body says `Self`, rewritten to the name).
+fn method_type(source: &FnSource, env: &mut ConstEnv) -> Option<String> {
+    let own = source.self_type()?;
+    if let Some(def) = own.struct_def() {
+        let name = def.name.clone();
+        env.structs.push((name.clone(), def));
+        return Some(name);
+    }
+    let def = own.enum_def()?;
+    let name = def.name.clone();
+    env.enums.push((name.clone(), def));
+    Some(name)
 }
 
 /// How an already reported type prints.

@@ -13,11 +13,11 @@ use proc_macro2::Span;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Type names that are cudajit's own, never a user's struct.
+/// Type names that are cudajit's own, never a user's struct. (`Self` names a struct in
+/// a `#[device]` method: see `methods.rs`.)
 const BUILTIN_TYPES: &[&str] = &[
     "DynamicShared",
     "Dim3",
-    "Self",
     // num-complex's, built in (`front::complex`).
     "Complex",
     "Complex32",
@@ -98,6 +98,10 @@ pub fn struct_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
                 return;
             };
             if path.segments.len() == 1 && self.generics.contains(&first.ident.to_string()) {
+                return;
+            }
+            // A method's own type is listed by its macro (`methods::SELF_TYPE`).
+            if first.ident == "Self" {
                 return;
             }
             if let Some(key) = key {

@@ -8,12 +8,13 @@
 mod call_graph;
 mod consts;
 pub mod offline;
+mod offline_methods;
 mod offline_structs;
 mod structs;
 
 pub use call_graph::{first_of_a_call_cycle, IsDevice};
 pub use consts::{ConstItem, ToConstValue};
-pub use structs::{DeviceCopy, StructItem};
+pub use structs::{DeviceCopy, DeviceMethodOwner, StructItem};
 
 /// Which attribute a function carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,7 +48,9 @@ pub struct FnSource {
     /// The crate `const`/`static` items the body names, with rustc's values.
     pub consts: &'static [ConstItem],
     /// The `#[derive(DeviceCopy)]` structs the function names (in its signature, its
-    /// `let` types, struct literals and `Type::function` calls), from the derive.
+    /// `let` types, struct literals and `Type::function` calls), from the derive. A
+    /// `#[device]` method lists its own type here under the name `Self`
+    /// (`front::methods::SELF_TYPE`): that entry is what makes a source a method.
     pub structs: &'static [StructItem],
     /// For a generic kernel: the instantiation this source stands for, one argument
     /// per generic parameter in declaration order (`axpy::<f32>`: `[Type(F32)]`).
@@ -88,14 +91,38 @@ impl FnSource {
         Box::leak(Box::new(FnSource { instance, ..*self }))
     }
 
+    /// For a `#[device]` method, its type (the struct its `impl` block is for).
+    pub fn self_type(&self) -> Option<&StructItem> {
+        self.structs
+            .iter()
+            .find(|s| s.name == crate::front::methods::SELF_TYPE)
+    }
+
+    /// Whether `self` and `other` are one function: the same static, or the same
+    /// definition (a method's source is an associated `const`, which rustc may copy
+    /// at each use).
+    fn same_definition(&self, other: &FnSource) -> bool {
+        std::ptr::eq(self, other)
+            || (self.name == other.name
+                && self.file == other.file
+                && self.line == other.line
+                && self.text == other.text
+                && self.instance == other.instance)
+    }
+
     /// This function and every device function it reaches, each once, the root first.
-    /// Cycles (recursion) are tolerated here and rejected by the validator.
+    /// Cycles (recursion) are tolerated here and rejected by the validator. A method a
+    /// caller looked for on a struct without one (`FnSource::NOT_A_DEVICE_FUNCTION`,
+    /// empty) is left out.
     pub fn unit(&'static self) -> Vec<&'static FnSource> {
         let mut seen: Vec<&'static FnSource> = vec![self];
         let mut next = 0;
         while next < seen.len() {
             for dep in seen[next].deps {
-                if !seen.iter().any(|s| std::ptr::eq(*s, *dep)) {
+                if dep.text.is_empty() {
+                    continue;
+                }
+                if !seen.iter().any(|s| s.same_definition(dep)) {
                     seen.push(dep);
                 }
             }

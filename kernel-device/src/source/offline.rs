@@ -29,9 +29,11 @@ pub struct Found {
     pub structs: Vec<(String, Arc<StructDef>)>,
     /// Every `#[derive(DeviceCopy)]` enum of the file.
     pub enums: Vec<(String, Arc<EnumDef>)>,
+    /// For a `#[device]` method, the name of its `impl` block's type (`Vec3`).
+    pub self_type: Option<String>,
 }
 
-fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
+pub(super) fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
     match attr.path().segments.last()?.ident.to_string().as_str() {
         "kernel" => Some(SourceKind::Kernel),
         "device" => Some(SourceKind::Device),
@@ -88,11 +90,19 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         consts: Vec::new(),
                         structs: Vec::new(),
                         enums: Vec::new(),
+                        self_type: None,
                     });
                     break;
                 }
             }
             syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_item_impl(&mut self, block: &'ast syn::ItemImpl) {
+            if block.trait_.is_none() {
+                self.found
+                    .extend(super::offline_methods::device_methods(block, self.file));
+            }
+            syn::visit::visit_item_impl(self, block);
         }
     }
     let mut visitor = Visitor {
@@ -147,7 +157,7 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
 
 /// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` (the macro
 /// rejects anything else).
-fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
+pub(super) fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
     let (mut bounds_check, mut fast_math, mut launch_bounds) = (true, false, None);
     if matches!(attr.meta, syn::Meta::List(_)) {
         let _ = attr.parse_nested_meta(|meta| {
@@ -194,7 +204,10 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         launch_bounds: found.launch_bounds,
         deps,
         consts: leak_consts(&found.consts),
-        structs: leak_structs(&found.structs, &found.enums),
+        structs: super::offline_methods::with_self_type(
+            leak_structs(&found.structs, &found.enums),
+            found.self_type.as_deref(),
+        ),
         instance: &[],
     }))
 }
@@ -255,7 +268,11 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
             let candidates: Vec<usize> = (0..all.len())
-                .filter(|&i| all[i].kind == SourceKind::Device && all[i].item.sig.ident == name)
+                .filter(|&i| {
+                    all[i].kind == SourceKind::Device
+                        && all[i].self_type.is_none()
+                        && all[i].item.sig.ident == name
+                })
                 .collect();
             let same_file: Vec<usize> = candidates
                 .iter()
@@ -279,6 +296,12 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
                     ))
                 }
             };
+            if !order.contains(&pick) {
+                order.push(pick);
+            }
+        }
+        // After the device functions, as the macro lists them (`callees::method_probes`).
+        for pick in super::offline_methods::called_methods(caller, all) {
             if !order.contains(&pick) {
                 order.push(pick);
             }

@@ -121,3 +121,29 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {
         Type::array(T::device_type(), N as u64)
     }
 }
+
+/// The types whose `impl` blocks may hold `#[device]` methods: the
+/// `#[derive(DeviceCopy)]` structs and enums. A `#[device]` method's generated source
+/// names its type through this trait, so a method of any other type is reported at
+/// the method, in these words.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot have `#[device]` methods: it is not a `#[derive(DeviceCopy)]` struct or enum",
+    label = "a `#[device]` method of `{Self}`",
+    note = "kernels call methods of `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs (and `#[repr(u8)]` fieldless enums); derive it on the type, or make the method a free `#[device] fn`"
+)]
+pub trait DeviceMethodOwner {
+    /// `DeviceCopy::device_type`.
+    fn owner_type() -> Type;
+    /// `DeviceCopy::device_enum`.
+    fn owner_enum() -> Option<EnumDef>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeviceCopy> DeviceMethodOwner for T {
+    fn owner_type() -> Type {
+        T::device_type()
+    }
+    fn owner_enum() -> Option<EnumDef> {
+        T::device_enum()
+    }
+}

@@ -96,7 +96,8 @@ pub const PANIC_RECORD_PARAM: &str = "%__cudajit.panic.record";
 
 /// The LLVM symbol of a device function (kernels keep their Rust name).
 pub fn device_function_symbol(name: &str) -> String {
-    format!("__cudajit_dev_{name}")
+    // A method is `Vec3::dot` in the IR; PTX names have no `:`.
+    format!("__cudajit_dev_{}", name.replace("::", "__"))
 }
 
 /// Writes `module` as one NVVM IR module. Never panics on malformed IR: anything the

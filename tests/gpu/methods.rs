@@ -1,0 +1,272 @@
+//! `#[device]` methods of `#[derive(DeviceCopy)]` structs (issue 9): `self`, `&self`,
+//! associated functions, `Self`, called as `a.dot(b)`, `Point3::dot(a, b)`, `Point3::new(..)`,
+//! from kernels, device functions and other methods. The same methods run on the host
+//! as ordinary Rust methods, and are the reference.
+
+use super::common;
+use cudajit::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Point3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+impl Point3 {
+    #[device]
+    pub fn new(x: f32, y: f32, z: f32) -> Point3 {
+        Point3 { x, y, z }
+    }
+
+    #[device]
+    pub fn dot(self, o: Point3) -> f32 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    #[device]
+    pub fn len(&self) -> f32 {
+        self.dot(*self).sqrt()
+    }
+
+    #[device]
+    pub fn scaled(self, k: f32) -> Self {
+        Self::new(self.x * k, self.y * k, self.z * k)
+    }
+
+    #[device]
+    pub fn plus(self, o: Point3) -> Point3 {
+        Point3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+
+    /// Calls other methods (`&self`, `*self`) and a free device function.
+    #[device]
+    pub fn normalized(&self) -> Point3 {
+        let l = self.len();
+        if l > 0.0 {
+            self.scaled(safe_recip(l))
+        } else {
+            *self
+        }
+    }
+
+    /// A host-only method beside the device ones: still an ordinary method.
+    pub fn describe(&self) -> String {
+        format!("({}, {}, {})", self.x, self.y, self.z)
+    }
+}
+
+#[device]
+fn safe_recip(x: f32) -> f32 {
+    if x == 0.0 {
+        0.0
+    } else {
+        1.0 / x
+    }
+}
+
+/// A device function calling methods.
+#[device]
+fn mirrored(p: Point3) -> Point3 {
+    Point3::new(-p.x, p.y, -p.z).plus(p.scaled(0.5))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Particle {
+    pub pos: Point3,
+    pub vel: Point3,
+    pub mass: f32,
+}
+
+impl Particle {
+    /// A method of a struct reaching its field's methods (the field's type named).
+    #[device]
+    pub fn kinetic(&self) -> f32 {
+        let v: Point3 = self.vel;
+        0.5 * self.mass * v.dot(v)
+    }
+
+    /// `self` by value, updated and returned (what `&mut self` would do). A field's
+    /// methods are found through the types the body names (`Point3::scaled`).
+    #[device]
+    pub fn moved(mut self, dt: f32) -> Particle {
+        let step = Point3::scaled(self.vel, dt);
+        self.pos = self.pos.plus(step);
+        self
+    }
+}
+
+#[kernel]
+fn method_forms(
+    a: &[Point3],
+    b: &[Point3],
+    dots: &mut [f32],
+    lens: &mut [f32],
+    out: &mut [Point3],
+) {
+    let i = grid(1);
+    if i < a.len() {
+        let p: Point3 = a[i];
+        dots[i] = p.dot(b[i]) + Point3::dot(b[i], p);
+        lens[i] = a[i].len();
+        out[i] = Point3::new(p.y, p.z, p.x)
+            .scaled(2.0)
+            .plus(b[i].normalized())
+            .plus(mirrored(p));
+    }
+}
+
+#[kernel]
+fn step_particles(ps: &mut [Particle], energy: &mut [f32], dt: f32) {
+    let i = grid(1);
+    if i < ps.len() {
+        let p: Particle = ps[i];
+        energy[i] = p.kinetic();
+        ps[i] = p.moved(dt);
+    }
+}
+
+fn random_point(rng: &mut common::Rng) -> Point3 {
+    Point3::new(
+        rng.f32_in(-4.0, 4.0),
+        rng.f32_in(-4.0, 4.0),
+        rng.f32_in(-4.0, 4.0),
+    )
+}
+
+fn close(g: f32, w: f32) -> bool {
+    (g - w).abs() <= 1e-5 * w.abs().max(1.0)
+}
+
+#[test]
+fn device_methods_match_the_same_methods_on_the_host() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("methods");
+    let n = 700 + rng.below(300) as usize;
+    let a: Vec<Point3> = (0..n).map(|_| random_point(&mut rng)).collect();
+    let mut b: Vec<Point3> = (0..n).map(|_| random_point(&mut rng)).collect();
+    // The zero vector takes `normalized`'s other branch.
+    b[0] = Point3::new(0.0, 0.0, 0.0);
+    let mut dots = vec![f32::NAN; n];
+    let mut lens = vec![f32::NAN; n];
+    let mut out = vec![Point3::new(f32::NAN, f32::NAN, f32::NAN); n];
+    launch!(method_forms[n.div_ceil(128), 128](&a, &b, &mut dots, &mut lens, &mut out)).unwrap();
+    for i in 0..n {
+        let (p, q) = (a[i], b[i]);
+        assert!(close(dots[i], p.dot(q) + Point3::dot(q, p)), "dot {i}");
+        assert!(
+            close(lens[i], p.len()),
+            "len {i}: {} vs {}",
+            lens[i],
+            p.len()
+        );
+        let want = Point3::new(p.y, p.z, p.x)
+            .scaled(2.0)
+            .plus(q.normalized())
+            .plus(mirrored(p));
+        let got = out[i];
+        assert!(
+            close(got.x, want.x) && close(got.y, want.y) && close(got.z, want.z),
+            "out {i}: {} vs {}",
+            got.describe(),
+            want.describe()
+        );
+    }
+}
+
+#[test]
+fn methods_of_nested_structs_and_by_value_updates() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("particles");
+    let n = 500 + rng.below(300) as usize;
+    let dt = rng.f32_in(0.001, 0.1);
+    let start: Vec<Particle> = (0..n)
+        .map(|_| Particle {
+            pos: random_point(&mut rng),
+            vel: random_point(&mut rng),
+            mass: rng.f32_in(0.1, 10.0),
+        })
+        .collect();
+    let mut ps = start.clone();
+    let mut energy = vec![f32::NAN; n];
+    launch!(step_particles[n.div_ceil(64), 64](&mut ps, &mut energy, dt)).unwrap();
+    for i in 0..n {
+        assert!(close(energy[i], start[i].kinetic()), "energy {i}");
+        let want = start[i].moved(dt);
+        let got = ps[i];
+        assert!(
+            close(got.pos.x, want.pos.x)
+                && close(got.pos.y, want.pos.y)
+                && close(got.pos.z, want.pos.z),
+            "particle {i}: {got:?} vs {want:?}"
+        );
+        assert_eq!((got.vel, got.mass), (want.vel, want.mass));
+    }
+}
+
+/// A `#[derive(DeviceCopy)]` enum with `#[device]` methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, DeviceCopy)]
+#[repr(u8)]
+pub enum Shape {
+    Square,
+    Circle,
+    Triangle,
+}
+
+impl Shape {
+    #[device]
+    pub fn area(self, r: f32) -> f32 {
+        match self {
+            Shape::Square => r * r,
+            Shape::Circle => 3.141_592_7 * r * r,
+            Shape::Triangle => 0.433_012_7 * r * r,
+        }
+    }
+
+    #[device]
+    pub fn next(self) -> Shape {
+        match self {
+            Shape::Square => Shape::Circle,
+            Shape::Circle => Shape::Triangle,
+            Shape::Triangle => Shape::Square,
+        }
+    }
+}
+
+#[kernel]
+fn shape_areas(shapes: &[Shape], r: &[f32], out: &mut [f32], next: &mut [Shape]) {
+    let i = grid(1);
+    if i < shapes.len() {
+        let s: Shape = shapes[i];
+        out[i] = s.area(r[i]) + Shape::area(s.next(), 1.0);
+        next[i] = shapes[i].next();
+    }
+}
+
+#[test]
+fn enum_methods_match_the_host() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("shapes");
+    let n = 300 + rng.below(200) as usize;
+    let all = [Shape::Square, Shape::Circle, Shape::Triangle];
+    let shapes: Vec<Shape> = (0..n).map(|_| all[rng.below(3) as usize]).collect();
+    let r: Vec<f32> = (0..n).map(|_| rng.f32_in(0.0, 10.0)).collect();
+    let mut out = vec![f32::NAN; n];
+    let mut next = vec![Shape::Square; n];
+    // Poison: each `next` must be written.
+    next.iter_mut()
+        .enumerate()
+        .for_each(|(i, s)| *s = shapes[i]);
+    launch!(shape_areas[n.div_ceil(128), 128](&shapes, &r, &mut out, &mut next)).unwrap();
+    for i in 0..n {
+        let want = shapes[i].area(r[i]) + Shape::area(shapes[i].next(), 1.0);
+        assert!(close(out[i], want), "area {i}: {} vs {want}", out[i]);
+        assert_eq!(next[i], shapes[i].next(), "next {i}");
+    }
+}
