@@ -256,10 +256,10 @@ mod generics;
 
 #[path = "gpu/complex.rs"]
 mod complex;
-#[path = "gpu/half.rs"]
-mod half_precision;
 #[path = "gpu/enums.rs"]
 mod enums;
+#[path = "gpu/half.rs"]
+mod half_precision;
 #[path = "gpu/hl.rs"]
 mod hl;
 
