@@ -464,6 +464,9 @@ fn open(ordinal: usize) -> Result<Device> {
             });
         }
         let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
+        // A launch, and so usually a first compile, follows: its cache key's digests of
+        // the compiler's files are computed meanwhile.
+        crate::libnvvm::identify_toolchain_in_background();
         let name = ctx.name().call("cuDeviceGetName")?;
         let attr = |a: Attr| -> Result<u32> {
             Ok(ctx.attribute(a).call("cuDeviceGetAttribute")?.max(0) as u32)

@@ -2,6 +2,7 @@
 //! that binding's shape touches this file only. Errors become text here because the
 //! runtime reports them inside `Error::Nvvm` with the kernel's name.
 
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kernel_device::nvvm::{CompileOptions, Nvvm};
@@ -23,6 +24,44 @@ pub(crate) fn shared() -> Result<Compiler, String> {
 
 pub(crate) struct Compiler(&'static Nvvm);
 
+type FilesAndIdentity = ((PathBuf, PathBuf), Result<String, String>);
+
+/// The toolchain identity, for the files it was computed from.
+static TOOLCHAIN_IDENTITY: OnceLock<FilesAndIdentity> = OnceLock::new();
+
+fn identify(library: &Path, libdevice: &Path) -> FilesAndIdentity {
+    let cache = DiskCache::from_env();
+    let identity = toolchain_identity_cached(cache.as_ref(), library, libdevice).map_err(|e| {
+        format!(
+            "cannot read {} or {}: {e}",
+            library.display(),
+            libdevice.display()
+        )
+    });
+    ((library.to_path_buf(), libdevice.to_path_buf()), identity)
+}
+
+/// Starts hashing the compiler's files on a thread of its own (once per process), so
+/// that the first compile finds the cache key's toolchain digests ready: called when a
+/// GPU is opened, since a kernel launch usually follows. The thread only reads files
+/// (no library is loaded on it), so a process may exit while it runs. Without the
+/// disk cache there is nothing to key, and no thread.
+pub(crate) fn identify_toolchain_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        if DiskCache::from_env().is_none() {
+            return;
+        }
+        let _ = std::thread::Builder::new()
+            .name("cudajit-toolchain-digests".into())
+            .spawn(|| {
+                if let Some((library, libdevice)) = Nvvm::locate() {
+                    TOOLCHAIN_IDENTITY.get_or_init(|| identify(&library, &libdevice));
+                }
+            });
+    });
+}
+
 impl Compiler {
     /// libnvvm's version (part of the disk cache key).
     pub(crate) fn version(&self) -> (i32, i32) {
@@ -30,24 +69,22 @@ impl Compiler {
     }
 
     /// The identity of this libnvvm and its libdevice for the disk cache key: digests
-    /// of both files, once per process (on the first compile, never on the launch
-    /// path), remembered in the disk cache by the files' identity so that a later
-    /// process does not hash them again (`disk::digests`). `Err` (unreadable file):
-    /// the caller compiles without the disk cache.
+    /// of both files, once per process (on the first compile, or ahead of it by
+    /// [`identify_toolchain_in_background`]; never on the launch path), remembered in
+    /// the disk cache by the files' identity so that a later process does not hash them
+    /// again (`disk::digests`). `Err` (unreadable file): the caller compiles without
+    /// the disk cache.
     pub(crate) fn identity(&self) -> Result<&'static str, String> {
-        static IDENTITY: OnceLock<Result<String, String>> = OnceLock::new();
-        IDENTITY
-            .get_or_init(|| {
-                let cache = DiskCache::from_env();
-                toolchain_identity_cached(cache.as_ref(), self.0.path(), self.0.libdevice_path())
-                    .map_err(|e| {
-                        format!(
-                            "cannot read {} or {}: {e}",
-                            self.0.path().display(),
-                            self.0.libdevice_path().display()
-                        )
-                    })
-            })
+        let (library, libdevice) = (self.0.path(), self.0.libdevice_path());
+        let (found_for, identity) = TOOLCHAIN_IDENTITY.get_or_init(|| identify(library, libdevice));
+        if found_for.0 == library && found_for.1 == libdevice {
+            return identity.as_deref().map_err(Clone::clone);
+        }
+        // Hashed ahead for files other than the ones loaded (the search found another
+        // library between the two looks): this process's own files, once.
+        static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+        LOADED
+            .get_or_init(|| identify(library, libdevice).1)
             .as_deref()
             .map_err(Clone::clone)
     }

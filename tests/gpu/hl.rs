@@ -104,6 +104,24 @@ pub(super) fn lengths(device: &cudajit::Device) -> Vec<usize> {
 }
 
 /// Small integers as f32: every partial sum is exact, so the result must be too.
+/// The sum of `values` to within about one rounding of the exact sum (Neumaier's
+/// compensated summation): the reference for f64 reductions, whose own error (a few
+/// roundings per tree level) is far below a plain left-to-right host sum's at 2^28
+/// elements (~1e-12 relative, more than the tolerance).
+fn accurate_sum(values: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut lost) = (0.0f64, 0.0f64);
+    for v in values {
+        let t = sum + v;
+        lost += if sum.abs() >= v.abs() {
+            (sum - t) + v
+        } else {
+            (v - t) + sum
+        };
+        sum = t;
+    }
+    sum + lost
+}
+
 fn small_f32(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| rng.below(3) as f32 - 1.0).collect()
 }
@@ -146,7 +164,7 @@ fn sums_of_every_length_and_type() {
         );
 
         let xd: Vec<f64> = (0..n).map(|_| rng.f64_in(-1.0, 1.0)).collect();
-        let want: f64 = xd.iter().sum();
+        let want = accurate_sum(xd.iter().copied());
         let scale: f64 = xd.iter().map(|v| v.abs()).sum::<f64>() + 1.0;
         let got = cudajit::sum(&xd).unwrap();
         assert!(
@@ -169,7 +187,7 @@ fn user_reductions_and_map_reduce() {
         assert_eq!(got, want, "reduce(max_i64), n = {n}");
 
         let xd: Vec<f64> = (0..n).map(|_| rng.f64_in(-2.0, 2.0)).collect();
-        let want: f64 = xd.iter().map(|v| v * v).sum();
+        let want = accurate_sum(xd.iter().map(|v| v * v));
         let got = cudajit::map_reduce(&xd, device_fn!(square), device_fn!(add_f64), 0.0).unwrap();
         assert!(
             (got - want).abs() <= 1e-12 * (want + 1.0),

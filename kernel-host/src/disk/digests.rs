@@ -1,6 +1,7 @@
 //! Digests of the compiler's files (libnvvm, ~60 MB, and libdevice), remembered in the
 //! cache directory so that a new process does not hash them again: hashing them cost
-//! ~200 ms at every process's first launch on the H100.
+//! ~200 ms at every process's first launch on the H100 (with SHA-256; BLAKE3 on all
+//! cores now takes a few milliseconds, still worth remembering).
 //!
 //! A remembered digest is keyed by the file's identity as `stat` gives it: path, size,
 //! inode and device, modification *and* change time in nanoseconds (the change time
@@ -19,10 +20,10 @@ use super::key::{digest_hex, file_digest_hex};
 use super::{maintain, trust, DiskCache};
 
 /// Suffix of remembered digests.
-pub const DIGEST_SUFFIX: &str = ".sha256";
+pub const DIGEST_SUFFIX: &str = ".blake3";
 
 /// The first line of an entry.
-const HEADER: &str = "cudajit-file-digest 1";
+const HEADER: &str = "cudajit-file-digest 2";
 
 /// `path`'s identity as an entry states it.
 fn identity(path: &Path) -> io::Result<String> {
@@ -58,7 +59,7 @@ fn decode(text: &str, identity: &str) -> Option<String> {
 }
 
 impl DiskCache {
-    /// SHA-256 of the file at `path`, from the entry remembered for its current
+    /// BLAKE3 of the file at `path`, from the entry remembered for its current
     /// identity when there is a valid one, else computed and remembered (a failed
     /// write only costs the next process the hashing).
     pub fn file_digest(&self, path: &Path) -> io::Result<String> {
@@ -93,7 +94,7 @@ impl DiskCache {
     }
 }
 
-/// `libnvvm sha256:… libdevice sha256:…` as [`super::toolchain_identity`] gives it,
+/// `libnvvm blake3:… libdevice blake3:…` as [`super::toolchain_identity`] gives it,
 /// with the digests remembered in `cache` (hashed every time without one).
 pub fn toolchain_identity_cached(
     cache: Option<&DiskCache>,
@@ -104,7 +105,7 @@ pub fn toolchain_identity_cached(
         return super::toolchain_identity(libnvvm, libdevice);
     };
     Ok(format!(
-        "libnvvm sha256:{} libdevice sha256:{}",
+        "libnvvm blake3:{} libdevice blake3:{}",
         cache.file_digest(libnvvm)?,
         cache.file_digest(libdevice)?
     ))

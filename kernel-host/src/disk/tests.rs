@@ -16,7 +16,7 @@ fn parts() -> DiskKeyParts<'static> {
         ir_key: "00",
         arch: "compute_90",
         nvvm_version: (2, 0),
-        toolchain: "libnvvm sha256:aa libdevice sha256:bb",
+        toolchain: "libnvvm blake3:aa libdevice blake3:bb",
         opt_level: 3,
         fast_math: false,
         line_info: false,
@@ -50,11 +50,11 @@ fn keys_are_sha256_and_cover_every_part() {
             ..parts()
         },
         DiskKeyParts {
-            toolchain: "libnvvm sha256:ab libdevice sha256:bb",
+            toolchain: "libnvvm blake3:ab libdevice blake3:bb",
             ..parts()
         },
         DiskKeyParts {
-            toolchain: "libnvvm sha256:aa libdevice sha256:bc",
+            toolchain: "libnvvm blake3:aa libdevice blake3:bc",
             ..parts()
         },
         DiskKeyParts {
@@ -80,20 +80,28 @@ fn keys_are_sha256_and_cover_every_part() {
 fn file_digest_matches_the_in_memory_digest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
-    // Over one read chunk (1 MiB), so the chunked loop is exercised.
+    // Several MiB, so the memory-mapped file is split across threads.
     let data: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     fs::write(&path, &data).unwrap();
-    assert_eq!(file_digest_hex(&path).unwrap(), digest_hex(&data));
+    let in_memory = |bytes: &[u8]| blake3::hash(bytes).to_hex().to_string();
+    assert_eq!(file_digest_hex(&path).unwrap(), in_memory(&data));
     let other = dir.path().join("g");
     fs::write(&other, b"libdevice").unwrap();
     let id = toolchain_identity(&path, &other).unwrap();
     assert_eq!(
         id,
         format!(
-            "libnvvm sha256:{} libdevice sha256:{}",
-            digest_hex(&data),
-            digest_hex(b"libdevice")
+            "libnvvm blake3:{} libdevice blake3:{}",
+            in_memory(&data),
+            in_memory(b"libdevice")
         )
+    );
+    // BLAKE3's published digest of the empty input.
+    let empty = dir.path().join("empty");
+    fs::write(&empty, b"").unwrap();
+    assert_eq!(
+        file_digest_hex(&empty).unwrap(),
+        "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
     );
 }
 
