@@ -125,7 +125,8 @@ fn test(args: &[String]) -> Result<(), String> {
     // Every example on the CPU simulator, each checking itself against its CPU reference.
     for example in EXAMPLES {
         let mut run = cargo();
-        run.args(["run", "--example", example])
+        // The test profile: `cargo test` just built every dependency in it.
+        run.args(["run", "--profile", "test", "--example", example])
             .env("CUDAJIT_BACKEND", "sim")
             .env("CUDAJIT_NVVM_PATH", &tc.nvvm);
         run_checked(&mut run)?;
