@@ -73,9 +73,15 @@ unsafe impl DeviceElem for num_complex::Complex<f64> {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to a kernel by value",
     label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
-    note = "kernels take scalars, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
+    note = "kernels take scalars, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
 )]
 pub unsafe trait KernelValue: DeviceElem {}
+
+// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`, no
+// padding: passed as their bytes like a struct.
+unsafe impl KernelValue for num_complex::Complex<f32> {}
+// SAFETY: as above.
+unsafe impl KernelValue for num_complex::Complex<f64> {}
 
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
