@@ -21,6 +21,7 @@ mod config;
 mod cooperative;
 mod device;
 pub mod disk;
+mod dlpack;
 mod error;
 mod graph;
 mod health;
@@ -44,6 +45,10 @@ pub use array::DeviceArray;
 pub use backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
 pub use config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use device::{synchronize, to_device, Device};
+pub use dlpack::DlpackTensor;
+/// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
+/// tensors built with it are the ones cudajit takes).
+pub use dlpark;
 pub use error::{Error, Result};
 pub use graph::Graph;
 pub use interop::{BorrowedArray, CudarcSlice};

@@ -45,8 +45,13 @@ pub(crate) enum Source {
     /// the last uses were synchronised.
     Plain,
     /// Memory another owner frees (interop). When the borrow ends, `hand_back` (the
-    /// owner's stream) is made to wait for the uses made through cudajit.
-    Borrowed { hand_back: StreamRef },
+    /// owner's stream) is made to wait for the uses made through cudajit; then
+    /// `keeper` (what keeps the memory alive, e.g. an imported DLPack tensor whose
+    /// deleter gives it back) is dropped.
+    Borrowed {
+        hand_back: StreamRef,
+        _keeper: Option<Box<dyn Send + Sync>>,
+    },
 }
 
 /// The uses that a later use on another stream must wait for.
@@ -101,11 +106,26 @@ impl Allocation {
         last_use: StreamRef,
         hand_back: StreamRef,
     ) -> Arc<Allocation> {
+        Self::borrowed_keeping(device, ptr, last_use, hand_back, None)
+    }
+
+    /// As [`Allocation::borrowed`], holding `keeper` until the uses through cudajit
+    /// were handed back (the memory's owner frees it when `keeper` drops).
+    pub(crate) fn borrowed_keeping(
+        device: &Device,
+        ptr: sys::CUdeviceptr,
+        last_use: StreamRef,
+        hand_back: StreamRef,
+        keeper: Option<Box<dyn Send + Sync>>,
+    ) -> Arc<Allocation> {
         Arc::new(Allocation {
             ptr,
             generation: device.generation(),
             device: device.clone(),
-            source: Source::Borrowed { hand_back },
+            source: Source::Borrowed {
+                hand_back,
+                _keeper: keeper,
+            },
             usage: Mutex::new(Usage {
                 writer: last_use,
                 readers: Vec::new(),
@@ -234,7 +254,8 @@ impl Drop for Allocation {
                     let _ = unsafe { result::free_sync(self.ptr) };
                 }
             }
-            Source::Borrowed { hand_back } => {
+            // `keeper` drops after this, with the other fields.
+            Source::Borrowed { hand_back, .. } => {
                 let owner = raw_of(hand_back);
                 let _ = order_after(owner, last);
                 for reader in &usage.readers {
