@@ -243,10 +243,14 @@ fn check_memory(address: u64, bytes: u64, ordinal: usize) -> std::result::Result
              descriptor says"
         ));
     }
-    let start = attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
-        .map_err(unknown)?;
-    let size =
-        attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE).map_err(unknown)?;
+    // A driver that cannot say the range (it is optional for some allocation kinds)
+    // leaves the bounds to the producer's word, as DLPack itself does.
+    let (Ok(start), Ok(size)) = (
+        attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR),
+        attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE),
+    ) else {
+        return Ok(());
+    };
     let end = address.checked_add(bytes);
     if end.is_none_or(|end| end > start.saturating_add(size)) {
         return Err(format!(
