@@ -550,6 +550,55 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
     writer.synchronize().unwrap();
 }
 
+/// Per-reader events: a write on stream C waits for stream A's *read* of the array,
+/// not for the slow work A queued after the read (one block, so the GPU has room for
+/// C's kernel meanwhile); the read still saw the old contents and the write landed.
+#[test]
+fn a_writer_waits_for_a_readers_read_not_its_later_work() {
+    let device = require_real_gpu!();
+    const N: usize = 1 << 16;
+    // About a second of one warp's dependent multiply-adds on an H100.
+    const SLOW_ROUNDS: u32 = 200_000_000;
+    let reader = device.new_stream().unwrap();
+    let writer = device.new_stream().unwrap();
+    let mut seed = fresh_seed();
+    let data: Vec<u32> = (0..N).map(|_| xorshift(&mut seed) as u32).collect();
+    let mut x = device.to_device(&data).unwrap();
+    let mut copy = device.zeros::<u32>(N).unwrap();
+    let mut busy = device.zeros::<u32>(32).unwrap();
+    // The writer's stream owns `x` first (then no NULL-stream wait, which would order
+    // after every blocking stream, hides what is measured).
+    launch!(copy_plus_one[N / 256, 256, &writer](&copy, &mut x)).unwrap();
+    writer.synchronize().unwrap();
+    launch!(copy_plus_one[N / 256, 256, &reader](&x, &mut copy)).unwrap();
+    launch!(slow_write[1, 32, &reader](&mut busy, 7, SLOW_ROUNDS)).unwrap();
+    let start = std::time::Instant::now();
+    launch!(slow_write[N / 256, 256, &writer](&mut x, 3, 1)).unwrap();
+    writer.synchronize().unwrap();
+    let write_done = start.elapsed();
+    reader.synchronize().unwrap();
+    let read_side_done = start.elapsed();
+    assert!(
+        read_side_done.as_secs_f64() > 0.05,
+        "the slow kernel took only {read_side_done:?}: the test cannot tell the waits apart"
+    );
+    assert!(
+        write_done < read_side_done / 4,
+        "the write on C waited for A's later work: done after {write_done:?}, A's work \
+         after {read_side_done:?}"
+    );
+    // `x` was 1 everywhere (copy_plus_one of zeros) when A read it.
+    assert!(copy.to_host().unwrap().iter().all(|&v| v == 2));
+    let got = x.to_host().unwrap();
+    for (i, &v) in got.iter().enumerate() {
+        let expected = ((i as u32) ^ 3)
+            .wrapping_mul(1_664_525)
+            .wrapping_add(1_013_904_223);
+        assert_eq!(v, expected, "element {i} of the write on C");
+    }
+    drop(data);
+}
+
 /// Marks elements `start..` of `a` (those that exist) with `(i % 251) + 1`.
 #[kernel]
 fn mark_from(a: &mut [u8], start: usize) {

@@ -32,6 +32,7 @@ mod interop;
 mod jit;
 mod launch;
 mod libnvvm;
+mod marks;
 mod memory;
 mod panic;
 mod pinned;
