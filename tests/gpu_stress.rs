@@ -553,6 +553,7 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
 /// Per-reader events: a write on stream C waits for stream A's *read* of the array,
 /// not for the slow work A queued after the read (one block, so the GPU has room for
 /// C's kernel meanwhile); the read still saw the old contents and the write landed.
+/// (Reads get events once a write of the array has had to wait for a read.)
 #[test]
 fn a_writer_waits_for_a_readers_read_not_its_later_work() {
     let device = require_real_gpu!();
@@ -570,6 +571,12 @@ fn a_writer_waits_for_a_readers_read_not_its_later_work() {
     // after every blocking stream, hides what is measured).
     launch!(copy_plus_one[N / 256, 256, &writer](&copy, &mut x)).unwrap();
     writer.synchronize().unwrap();
+    // A read on A, then a write on C that waits for it: from then on reads of `x` get
+    // events of their own (x = 1, copy = 2, x = 3).
+    launch!(copy_plus_one[N / 256, 256, &reader](&x, &mut copy)).unwrap();
+    launch!(copy_plus_one[N / 256, 256, &writer](&copy, &mut x)).unwrap();
+    writer.synchronize().unwrap();
+    reader.synchronize().unwrap();
     launch!(copy_plus_one[N / 256, 256, &reader](&x, &mut copy)).unwrap();
     launch!(slow_write[1, 32, &reader](&mut busy, 7, SLOW_ROUNDS)).unwrap();
     let start = std::time::Instant::now();
@@ -587,8 +594,8 @@ fn a_writer_waits_for_a_readers_read_not_its_later_work() {
         "the write on C waited for A's later work: done after {write_done:?}, A's work \
          after {read_side_done:?}"
     );
-    // `x` was 1 everywhere (copy_plus_one of zeros) when A read it.
-    assert!(copy.to_host().unwrap().iter().all(|&v| v == 2));
+    // `x` was 3 everywhere when A read it.
+    assert!(copy.to_host().unwrap().iter().all(|&v| v == 4));
     let got = x.to_host().unwrap();
     for (i, &v) in got.iter().enumerate() {
         let expected = ((i as u32) ^ 3)

@@ -15,7 +15,8 @@
 //!
 //! **Per-reader events.** A write waits for each reading stream *as of its last read*
 //! of the memory, not for everything queued there since: after a launch that read the
-//! memory on stream A, A remembers the array as pending (`crate::marks`); the first
+//! memory on stream A (once a write on another stream has had to wait for a read of
+//! the array: `Usage::contended`), A remembers the array as pending (`crate::marks`); the first
 //! later launch on A that does not read it records one event on A before itself, and
 //! the array keeps that event for A (bounded: `MAX_TRACKED_READERS` per array). A
 //! writer on C then waits for that event, so work queued on A after the read does not
@@ -77,6 +78,10 @@ struct Usage {
     /// Streams other than `writer` that read the memory since the last write, each
     /// already ordered after that write.
     readers: Vec<Reader>,
+    /// Whether a write ever had to wait for a read on another stream: only then are
+    /// reads given events of their own (an array uploaded once and then only read,
+    /// the common case, costs its reading streams nothing).
+    contended: bool,
 }
 
 /// A stream that read the memory since the last write.
@@ -136,6 +141,7 @@ impl Allocation {
             usage: Mutex::new(Usage {
                 writer: None,
                 readers: Vec::new(),
+                contended: false,
             }),
         }))
     }
@@ -171,6 +177,7 @@ impl Allocation {
             usage: Mutex::new(Usage {
                 writer: last_use,
                 readers: Vec::new(),
+                contended: false,
             }),
         })
     }
@@ -237,22 +244,26 @@ impl Usage {
             if !after_writer {
                 wait(Wait::Queued(raw_of(&self.writer)))?;
             }
+            let mut waited_for_a_read = false;
             for reader in &self.readers {
                 if raw_of(&reader.stream) != here {
                     wait(match &reader.after_read {
                         Some(event) => Wait::Recorded(event.raw),
                         None => Wait::Queued(raw_of(&reader.stream)),
                     })?;
+                    waited_for_a_read = true;
                 }
             }
             self.writer = stream.clone();
             self.readers.clear();
+            self.contended |= waited_for_a_read;
             return Ok(false);
         }
         if after_writer {
             return Ok(false);
         }
-        let tracked = |index: usize| stream.is_some() && index < MAX_TRACKED_READERS;
+        let contended = self.contended;
+        let tracked = |index: usize| contended && stream.is_some() && index < MAX_TRACKED_READERS;
         if let Some(index) = self.readers.iter().position(|r| raw_of(&r.stream) == here) {
             // A new read: the event after the earlier one no longer covers it.
             self.readers[index].after_read = None;
@@ -520,10 +531,14 @@ mod tests {
         let mut usage = Usage {
             writer: None,
             readers: Vec::new(),
+            contended: false,
         };
         let tracked =
             |usage: &mut Usage, s: &StreamRef, write| usage.apply(s, write, |_| Ok(())).unwrap();
         assert!(!tracked(&mut usage, &c, true), "a write is not tracked");
+        // Until a write had to wait for a read on another stream, reads are not tracked.
+        assert!(!tracked(&mut usage, &a, false));
+        assert_eq!(waits(&mut usage, &c, true), vec![0xA0]);
         assert!(tracked(&mut usage, &a, false), "a read on A gets an event");
         assert!(tracked(&mut usage, &b, false));
         assert!(!tracked(&mut usage, &c, false), "the writer's own read");
@@ -584,6 +599,7 @@ mod tests {
         let mut usage = Usage {
             writer: None,
             readers: Vec::new(),
+            contended: false,
         };
         // Allocated and filled on the NULL stream; used there: no waits.
         assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
@@ -617,6 +633,7 @@ mod tests {
         let mut usage = Usage {
             writer: None,
             readers: Vec::new(),
+            contended: false,
         };
         let failed = usage.apply(&a, true, |_| {
             Err(Error::Driver {
