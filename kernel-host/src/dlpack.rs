@@ -243,12 +243,23 @@ fn check_memory(address: u64, bytes: u64, ordinal: usize) -> std::result::Result
              descriptor says"
         ));
     }
-    // A driver that cannot say the range (it is optional for some allocation kinds)
-    // leaves the bounds to the producer's word, as DLPack itself does.
-    let (Ok(start), Ok(size)) = (
+    let range = match (
         attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR),
         attribute(sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE),
-    ) else {
+    ) {
+        (Ok(start), Ok(size)) => Some((start, size)),
+        _ => {
+            let (mut start, mut size) = (0u64, 0usize);
+            // SAFETY: valid out-pointers; the driver only looks the address up.
+            unsafe { sys::cuMemGetAddressRange_v2(&mut start, &mut size, address) }
+                .result()
+                .ok()
+                .map(|()| (start, size as u64))
+        }
+    };
+    // A driver that cannot say the range leaves the bounds to the producer's word, as
+    // DLPack itself does.
+    let Some((start, size)) = range else {
         return Ok(());
     };
     let end = address.checked_add(bytes);
