@@ -36,6 +36,7 @@ mod marks;
 mod memory;
 mod panic;
 mod pinned;
+mod pool;
 mod properties;
 mod sim;
 mod stream;
