@@ -40,8 +40,10 @@ pub use kernel_host::{
     MemInfo, Result, SimAccess, SimFault, SimOptions, SimSite, SimThreadId, Stream,
 };
 /// Pinned host buffers, CUDA graphs and interop with memory and streams of other
-/// libraries (cudarc).
-pub use kernel_host::{BorrowedArray, CopyGuard, CudarcSlice, Graph, PinnedBuffer};
+/// libraries (cudarc, and DLPack tensors: `DeviceArray::from_dlpack`/`into_dlpack`).
+pub use kernel_host::{
+    dlpark, BorrowedArray, CopyGuard, CudarcSlice, DlpackTensor, Graph, PinnedBuffer,
+};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross

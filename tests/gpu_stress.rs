@@ -276,21 +276,44 @@ fn scatter_unchecked(out: &mut [u32], at: usize) {
     }
 }
 
-/// Set in the child process of the illegal-address test.
+/// Set in the child processes of the illegal-address test: `fault` in the one that
+/// makes the illegal address, `fresh` in the one started after it.
 const CHILD_VARIABLE: &str = "CUDAJIT_STRESS_ILLEGAL_ADDRESS_CHILD";
 
 /// An illegal address (a `boundscheck = false` kernel writing 4 TiB past its buffer),
 /// in a child process: the sticky error is an `Err` naming the kernel and saying the
-/// context is lost; later calls fail fast with the same words; `Device::reset()`
-/// recovers, after which old arrays are refused and new work is correct.
+/// context is lost; later calls fail fast with the same words; `Device::reset()` says
+/// the process must be restarted (the driver refuses the process a new context after a
+/// sticky error: see `kernel-host/src/health.rs`). The GPU recovers, the process that
+/// faulted does not: afterwards this (parent) process and a fresh child launch
+/// correctly on the same GPU.
 #[test]
 fn illegal_address_in_a_child_process_is_reported_and_recovered() {
-    let _device = require_real_gpu!();
-    if std::env::var_os(CHILD_VARIABLE).is_some() {
-        child_loses_and_recovers_the_context();
-        println!("child: context lost, reported, reset and recovered");
-        return;
+    let device = require_real_gpu!();
+    match std::env::var(CHILD_VARIABLE).as_deref() {
+        Ok("fault") => {
+            child_loses_the_context();
+            println!("child: context lost, reported, reset refused");
+            return;
+        }
+        Ok("fresh") => {
+            launches_correctly(&device, 0x5eed);
+            println!("child: fresh process launches correctly");
+            return;
+        }
+        _ => {}
     }
+    // The parent uses the GPU before, during and after the child's fault.
+    launches_correctly(&device, 1);
+    run_child("fault", "child: context lost, reported, reset refused");
+    assert!(!device.is_lost(), "the child's fault reached the parent");
+    launches_correctly(&device, 2);
+    run_child("fresh", "child: fresh process launches correctly");
+    launches_correctly(&device, 3);
+}
+
+/// Runs this test in a child process in `mode`; it must pass and print `marker`.
+fn run_child(mode: &str, marker: &str) {
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -298,19 +321,33 @@ fn illegal_address_in_a_child_process_is_reported_and_recovered() {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(CHILD_VARIABLE, "1")
+        .env(CHILD_VARIABLE, mode)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        output.status.success() && stdout.contains("child: context lost, reported"),
-        "child failed ({}):\n{stdout}\n{stderr}",
+        output.status.success() && stdout.contains(marker),
+        "child ({mode}) failed ({}):\n{stdout}\n{stderr}",
         output.status
     );
 }
 
-fn child_loses_and_recovers_the_context() {
+/// A launch on a new device array and on a host slice, results checked.
+fn launches_correctly(device: &cudajit::Device, offset: u32) {
+    let mut fresh = device.zeros::<u32>(300).unwrap();
+    launch!(fill_index[2, 150](&mut fresh, offset)).unwrap();
+    let got = fresh.to_host().unwrap();
+    assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 + offset));
+    let mut host = vec![0u32; 256];
+    launch!(fill_index[1, 256](&mut host, offset + 7)).unwrap();
+    assert!(host
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v == i as u32 + offset + 7));
+}
+
+fn child_loses_the_context() {
     let device = cudajit::Device::default().unwrap();
     let old = device.to_device(&[3u32; 16]).unwrap();
     let mut out = device.zeros::<u32>(16).unwrap();
@@ -325,7 +362,7 @@ fn child_loses_and_recovers_the_context() {
     );
     assert!(text.contains("is lost"), "{text}");
     assert!(text.contains("`scatter_unchecked`"), "{text}");
-    assert!(text.contains("Device::reset()"), "{text}");
+    assert!(text.contains("restart the process"), "{text}");
     assert!(device.is_lost());
     // Later calls fail fast with the same words.
     assert_eq!(old.to_host().unwrap_err().to_string(), text);
@@ -337,19 +374,42 @@ fn child_loses_and_recovers_the_context() {
         text
     );
     assert_eq!(device.zeros::<u8>(4).unwrap_err().to_string(), text);
-    // Reset recovers: new work is correct, old objects are refused.
-    device.reset().unwrap();
-    assert!(!device.is_lost());
-    launch!(fill_index[1, 256](&mut host, 11)).unwrap();
-    assert!(host.iter().enumerate().all(|(i, &v)| v == i as u32 + 11));
-    let stale = old.to_host().unwrap_err().to_string();
-    assert!(stale.contains("before `Device::reset()`"), "{stale}");
-    let mut fresh = device.zeros::<u32>(300).unwrap();
-    launch!(fill_index[2, 150](&mut fresh, 1)).unwrap();
-    let got = fresh.to_host().unwrap();
-    assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 + 1));
+    // A reset cannot bring the context back in this process: an `Err` saying so,
+    // naming the kernel, and the device stays lost with the same words.
+    let reset = device.reset().unwrap_err();
+    let said = reset.to_string();
+    assert!(
+        matches!(reset, cudajit::Error::RestartRequired { .. }),
+        "{said}"
+    );
+    assert!(said.contains("`scatter_unchecked`"), "{said}");
+    assert!(said.contains("Restart the process"), "{said}");
+    assert!(device.is_lost());
+    assert_eq!(device.synchronize().unwrap_err().to_string(), text);
+    assert_eq!(device.zeros::<u8>(4).unwrap_err().to_string(), text);
     drop(old);
     drop(out);
+}
+
+/// Without a sticky error `Device::reset()` works in the process: arrays and streams
+/// made before it are refused (`StaleAfterReset`), new work is correct.
+#[test]
+fn reset_without_a_sticky_error_refuses_old_objects_and_works() {
+    let device = require_real_gpu!();
+    let old = device.to_device(&[5u32; 64]).unwrap();
+    let stream = device.new_stream().unwrap();
+    launches_correctly(&device, 4);
+    device.reset().unwrap();
+    assert!(!device.is_lost());
+    let stale = old.to_host().unwrap_err();
+    assert!(
+        matches!(stale, cudajit::Error::StaleAfterReset { .. }),
+        "{stale}"
+    );
+    let stale = stream.synchronize().unwrap_err().to_string();
+    assert!(stale.contains("before `Device::reset()`"), "{stale}");
+    launches_correctly(&device, 5);
+    drop(old);
     device.synchronize().unwrap();
 }
 
@@ -488,6 +548,62 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
         }
     }
     writer.synchronize().unwrap();
+}
+
+/// Per-reader events: a write on stream C waits for stream A's *read* of the array,
+/// not for the slow work A queued after the read (one block, so the GPU has room for
+/// C's kernel meanwhile); the read still saw the old contents and the write landed.
+/// (Reads get events once a write of the array has had to wait for a read.)
+#[test]
+fn a_writer_waits_for_a_readers_read_not_its_later_work() {
+    let device = require_real_gpu!();
+    const N: usize = 1 << 16;
+    // About a second of one warp's dependent multiply-adds on an H100.
+    const SLOW_ROUNDS: u32 = 200_000_000;
+    let reader = device.new_stream().unwrap();
+    let writer = device.new_stream().unwrap();
+    let mut seed = fresh_seed();
+    let data: Vec<u32> = (0..N).map(|_| xorshift(&mut seed) as u32).collect();
+    let mut x = device.to_device(&data).unwrap();
+    let mut copy = device.zeros::<u32>(N).unwrap();
+    let mut busy = device.zeros::<u32>(32).unwrap();
+    // The writer's stream owns `x` first (then no NULL-stream wait, which would order
+    // after every blocking stream, hides what is measured).
+    launch!(copy_plus_one[N / 256, 256, &writer](&copy, &mut x)).unwrap();
+    writer.synchronize().unwrap();
+    // A read on A, then a write on C that waits for it: from then on reads of `x` get
+    // events of their own (x = 1, copy = 2, x = 3).
+    launch!(copy_plus_one[N / 256, 256, &reader](&x, &mut copy)).unwrap();
+    launch!(copy_plus_one[N / 256, 256, &writer](&copy, &mut x)).unwrap();
+    writer.synchronize().unwrap();
+    reader.synchronize().unwrap();
+    launch!(copy_plus_one[N / 256, 256, &reader](&x, &mut copy)).unwrap();
+    launch!(slow_write[1, 32, &reader](&mut busy, 7, SLOW_ROUNDS)).unwrap();
+    let start = std::time::Instant::now();
+    launch!(slow_write[N / 256, 256, &writer](&mut x, 3, 1)).unwrap();
+    writer.synchronize().unwrap();
+    let write_done = start.elapsed();
+    reader.synchronize().unwrap();
+    let read_side_done = start.elapsed();
+    assert!(
+        read_side_done.as_secs_f64() > 0.05,
+        "the slow kernel took only {read_side_done:?}: the test cannot tell the waits apart"
+    );
+    assert!(
+        write_done < read_side_done / 4,
+        "the write on C waited for A's later work: done after {write_done:?}, A's work \
+         after {read_side_done:?}"
+    );
+    // `x` was 3 everywhere when A read it.
+    assert!(copy.to_host().unwrap().iter().all(|&v| v == 4));
+    let got = x.to_host().unwrap();
+    for (i, &v) in got.iter().enumerate() {
+        let expected = ((i as u32) ^ 3)
+            .wrapping_mul(1_664_525)
+            .wrapping_add(1_013_904_223);
+        assert_eq!(v, expected, "element {i} of the write on C");
+    }
+    drop(data);
 }
 
 /// Marks elements `start..` of `a` (those that exist) with `(i % 251) + 1`.

@@ -89,13 +89,35 @@ pub enum Error {
     /// `boundscheck = false`, a hardware exception), after which the driver refuses
     /// every call on the context. `kernel` is the kernel most recently launched on the
     /// context (the driver does not say which one faulted). Every later call on the
-    /// device returns this error until [`crate::Device::reset`].
+    /// device in this process returns this error; [`crate::Device::reset`] cannot
+    /// recover it ([`Error::RestartRequired`]): the driver refuses the process a new
+    /// context after a sticky error. A new process uses the GPU normally.
     #[error(
         "the GPU context of CUDA device {ordinal} is lost: {cause}; the kernel most recently \
-         launched on it was `{kernel}`. Every later call on this device fails with this error \
-         until `Device::reset()`, which frees all its device arrays, streams and loaded kernels"
+         launched on it was `{kernel}`. Every later call on this device in this process fails \
+         with this error: after such an error the CUDA driver gives this process no new \
+         context (`Device::reset()` cannot recover it), so restart the process; the GPU itself \
+         works for a new process"
     )]
     ContextLost {
+        ordinal: usize,
+        kernel: String,
+        cause: String,
+    },
+
+    /// [`crate::Device::reset`] after a sticky error: the CUDA driver poisons the whole
+    /// process, not just the context (measured on the H100, driver 580: after an
+    /// illegal address, retaining the primary context again, with or without a reset,
+    /// and creating a new context all answer `CUDA_ERROR_ILLEGAL_ADDRESS`), so the
+    /// process must be restarted. `kernel` and `cause` are those of the
+    /// [`Error::ContextLost`].
+    #[error(
+        "`Device::reset()` cannot recover CUDA device {ordinal} in this process: after the \
+         sticky error ({cause}; the kernel most recently launched was `{kernel}`) the CUDA \
+         driver refuses this process every new context on the device. Restart the process; \
+         the GPU itself works for a new process"
+    )]
+    RestartRequired {
         ordinal: usize,
         kernel: String,
         cause: String,
@@ -271,7 +293,19 @@ mod tests {
             e.contains("most recently launched on it was `scatter`"),
             "{e}"
         );
-        assert!(e.contains("until `Device::reset()`"), "{e}");
+        assert!(e.contains("restart the process"), "{e}");
+        let r = Error::RestartRequired {
+            ordinal: 0,
+            kernel: "scatter".into(),
+            cause: "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".into(),
+        }
+        .to_string();
+        assert!(
+            r.starts_with("`Device::reset()` cannot recover CUDA device 0 in this process"),
+            "{r}"
+        );
+        assert!(r.contains("most recently launched was `scatter`"), "{r}");
+        assert!(r.contains("Restart the process"), "{r}");
     }
 
     #[test]

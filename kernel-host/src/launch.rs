@@ -11,6 +11,7 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use cudarc::driver::{result, sys};
 use kernel_device::source::FnSource;
@@ -20,6 +21,7 @@ use crate::cache::{KernelCache, LoadedKernel};
 use crate::config::{LaunchConfig, ValidLaunch};
 use crate::device::{Device, DeviceKind};
 use crate::error::{DriverResultExt, Error, Result};
+use crate::memory::Allocation;
 use crate::stream::StreamRef;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
@@ -90,15 +92,49 @@ pub fn launch(
         // Recorded into the graph, not run: the graph keeps the arrays alive and
         // orders them when it is launched.
         crate::graph::note_captured_arrays(stream_ref, &kernel.name, args)?;
+    }
+    let tracked_reads = if capturing {
+        0
     } else {
-        order_array_uses(device, stream_ref, args)?;
+        order_array_uses(device, stream_ref, args)?
+    };
+    if let (Some(handle), false) = (stream_ref, capturing) {
+        handle
+            .pending_reads
+            .before_launch(device, stream, |memory| uses_allocation(args, memory))?;
     }
     device.note_launch(kernel);
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
         launch_raw(kernel, &valid, stream, args, faults.record_ptr())
+    })?;
+    if tracked_reads != 0 {
+        if let Some(handle) = stream_ref {
+            let read = device_allocations(args)
+                .enumerate()
+                .filter(|(i, _)| *i < 64 && tracked_reads & (1 << i) != 0)
+                .map(|(_, memory)| memory);
+            handle.pending_reads.after_launch(read);
+        }
+    }
+    Ok(())
+}
+
+/// The GPU memory of the launch's device-array arguments, in order.
+fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a Arc<Allocation>> {
+    args.iter().filter_map(|arg| match &arg.kind {
+        ArgKind::Device {
+            allocation: Some(memory),
+            ..
+        } => Some(*memory),
+        _ => None,
     })
+}
+
+/// Whether one of the launch's device arrays is `memory`.
+fn uses_allocation(args: &[KernelArg<'_>], memory: *const Allocation) -> bool {
+    device_allocations(args).any(|m| Arc::as_ptr(m) == memory)
 }
 
 /// The legacy NULL stream, as device arrays remember it.
@@ -106,8 +142,12 @@ static NULL_STREAM: StreamRef = None;
 
 /// Orders the launch on `stream` after the uses of its device arrays on other streams
 /// (see `crate::memory`); no driver call when every array was last used on `stream`.
+/// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
+/// read that its stream's later launches give an event of its own (`crate::marks`).
 #[inline]
-fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<()> {
+fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<u64> {
+    let mut tracked = 0u64;
+    let mut index = 0;
     for arg in args {
         if let ArgKind::Device {
             allocation: Some(memory),
@@ -115,10 +155,13 @@ fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>])
             ..
         } = &arg.kind
         {
-            device.watch(memory.use_on(stream, *mutable))?;
+            if device.watch(memory.use_on_tracked(stream, *mutable))? && index < 64 {
+                tracked |= 1 << index;
+            }
+            index += 1;
         }
     }
-    Ok(())
+    Ok(tracked)
 }
 
 /// Queues the kernel. `args` must hold device pointers in every slice slot; `record`

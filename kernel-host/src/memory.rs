@@ -13,6 +13,17 @@
 //! the earlier use. Launches that stay on one stream (the common case) do no event
 //! work at all: one uncontended lock and a pointer comparison per array argument.
 //!
+//! **Per-reader events.** A write waits for each reading stream *as of its last read*
+//! of the memory, not for everything queued there since: after a launch that read the
+//! memory on stream A (once a write on another stream has had to wait for a read of
+//! the array: `Usage::contended`), A remembers the array as pending (`crate::marks`); the first
+//! later launch on A that does not read it records one event on A before itself, and
+//! the array keeps that event for A (bounded: `MAX_TRACKED_READERS` per array). A
+//! writer on C then waits for that event, so work queued on A after the read does not
+//! hold C back. While nothing else was queued on A since the read (or for a read the
+//! launch did not track: copies, graph replays, other libraries' work) the wait is for
+//! A's queue at the switch, which then covers exactly as much or more: never less.
+//!
 //! **Freeing.** Dropping an array while a kernel that uses it is in flight is safe by
 //! construction: pooled memory is freed with `cuMemFreeAsync` on the stream of its last
 //! write, after that stream was made to wait for the readers since; without memory
@@ -23,8 +34,14 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{result, sys};
 
 use crate::device::Device;
-use crate::error::{DriverResultExt, Error, Result};
+use crate::error::{DriverResultExt, Result};
+use crate::marks::RecordedEvent;
+pub(crate) use crate::pool::PoolState;
 use crate::stream::{raw_of, StreamRef};
+
+/// How many reading streams of one array get an event of their own; reads on more
+/// streams are waited for as their streams' queues at the switch.
+pub(crate) const MAX_TRACKED_READERS: usize = 8;
 
 /// Device memory of one array.
 pub(crate) struct Allocation {
@@ -45,8 +62,13 @@ pub(crate) enum Source {
     /// the last uses were synchronised.
     Plain,
     /// Memory another owner frees (interop). When the borrow ends, `hand_back` (the
-    /// owner's stream) is made to wait for the uses made through cudajit.
-    Borrowed { hand_back: StreamRef },
+    /// owner's stream) is made to wait for the uses made through cudajit; then
+    /// `keeper` (what keeps the memory alive, e.g. an imported DLPack tensor whose
+    /// deleter gives it back) is dropped.
+    Borrowed {
+        hand_back: StreamRef,
+        _keeper: Option<Box<dyn Send + Sync>>,
+    },
 }
 
 /// The uses that a later use on another stream must wait for.
@@ -56,7 +78,38 @@ struct Usage {
     writer: StreamRef,
     /// Streams other than `writer` that read the memory since the last write, each
     /// already ordered after that write.
-    readers: Vec<StreamRef>,
+    readers: Vec<Reader>,
+    /// Whether a write ever had to wait for a read on another stream: only then are
+    /// reads given events of their own (an array uploaded once and then only read,
+    /// the common case, costs its reading streams nothing).
+    contended: bool,
+}
+
+/// A stream that read the memory since the last write.
+struct Reader {
+    stream: StreamRef,
+    /// Recorded on `stream` after its last read of the memory and before any later
+    /// work there (`None` while that read may be the stream's latest work, or was not
+    /// tracked).
+    after_read: Option<Arc<RecordedEvent>>,
+}
+
+impl Reader {
+    fn new(stream: &StreamRef) -> Reader {
+        Reader {
+            stream: stream.clone(),
+            after_read: None,
+        }
+    }
+}
+
+/// What a use on another stream waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Everything queued on the stream so far (an event recorded there now).
+    Queued(sys::CUstream),
+    /// An event already recorded after the stream's last read.
+    Recorded(sys::CUevent),
 }
 
 // SAFETY: the raw pointer is a device address, usable from any thread whose current
@@ -89,6 +142,7 @@ impl Allocation {
             usage: Mutex::new(Usage {
                 writer: None,
                 readers: Vec::new(),
+                contended: false,
             }),
         }))
     }
@@ -101,14 +155,30 @@ impl Allocation {
         last_use: StreamRef,
         hand_back: StreamRef,
     ) -> Arc<Allocation> {
+        Self::borrowed_keeping(device, ptr, last_use, hand_back, None)
+    }
+
+    /// As [`Allocation::borrowed`], holding `keeper` until the uses through cudajit
+    /// were handed back (the memory's owner frees it when `keeper` drops).
+    pub(crate) fn borrowed_keeping(
+        device: &Device,
+        ptr: sys::CUdeviceptr,
+        last_use: StreamRef,
+        hand_back: StreamRef,
+        keeper: Option<Box<dyn Send + Sync>>,
+    ) -> Arc<Allocation> {
         Arc::new(Allocation {
             ptr,
             generation: device.generation(),
             device: device.clone(),
-            source: Source::Borrowed { hand_back },
+            source: Source::Borrowed {
+                hand_back,
+                _keeper: keeper,
+            },
             usage: Mutex::new(Usage {
                 writer: last_use,
                 readers: Vec::new(),
+                contended: false,
             }),
         })
     }
@@ -122,51 +192,106 @@ impl Allocation {
     /// current. Free of driver calls while the memory stays on one stream.
     #[inline]
     pub(crate) fn use_on(&self, stream: &StreamRef, write: bool) -> Result<()> {
+        self.use_on_tracked(stream, write).map(drop)
+    }
+
+    /// As [`Allocation::use_on`], for a launch: `Ok(true)` when the use is a read on a
+    /// reading stream that gets an event of its own, which the launch then leaves
+    /// pending on its stream (`crate::marks`).
+    #[inline]
+    pub(crate) fn use_on_tracked(&self, stream: &StreamRef, write: bool) -> Result<bool> {
         if self.ptr == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let here = raw_of(stream);
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        usage.apply(stream, write, |before| order_after(here, before))
+        usage.apply(stream, write, |before| wait_for(here, before))
+    }
+
+    /// Gives the reader on `stream` (if it still reads the memory and has no event
+    /// yet) `event`, recorded there after its last read.
+    pub(crate) fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(reader) = usage
+            .readers
+            .iter_mut()
+            .find(|r| raw_of(&r.stream) == stream)
+        {
+            reader.after_read.get_or_insert_with(|| Arc::clone(event));
+        }
     }
 }
 
 impl Usage {
-    /// Records a use on `stream`, first calling `wait` with each earlier stream the use
-    /// must wait for (none while the memory stays on one stream).
+    /// Records a use on `stream`, first calling `wait` with what the use must wait for
+    /// on each earlier stream (nothing while the memory stays on one stream). `true`
+    /// when the use is a read whose stream gets an event of its own (the caller marks
+    /// it pending on the stream after the launch).
     #[inline]
     fn apply(
         &mut self,
         stream: &StreamRef,
         write: bool,
-        mut wait: impl FnMut(sys::CUstream) -> Result<()>,
-    ) -> Result<()> {
+        mut wait: impl FnMut(Wait) -> Result<()>,
+    ) -> Result<bool> {
         let here = raw_of(stream);
         let after_writer = raw_of(&self.writer) == here;
         if write {
             if after_writer && self.readers.is_empty() {
-                return Ok(());
+                return Ok(false);
             }
-            // A write waits for the last write and every read since.
+            // A write waits for the last write and every read since: each reader as of
+            // its last read where an event was recorded after it.
             if !after_writer {
-                wait(raw_of(&self.writer))?;
+                wait(Wait::Queued(raw_of(&self.writer)))?;
             }
+            let mut waited_for_a_read = false;
             for reader in &self.readers {
-                if raw_of(reader) != here {
-                    wait(raw_of(reader))?;
+                if raw_of(&reader.stream) != here {
+                    wait(match &reader.after_read {
+                        Some(event) => Wait::Recorded(event.raw),
+                        None => Wait::Queued(raw_of(&reader.stream)),
+                    })?;
+                    waited_for_a_read = true;
                 }
             }
             self.writer = stream.clone();
             self.readers.clear();
-        } else {
-            if after_writer || self.readers.iter().any(|r| raw_of(r) == here) {
-                return Ok(());
-            }
-            // A read waits for the last write only.
-            wait(raw_of(&self.writer))?;
-            self.readers.push(stream.clone());
+            self.contended |= waited_for_a_read;
+            return Ok(false);
         }
-        Ok(())
+        if after_writer {
+            return Ok(false);
+        }
+        let contended = self.contended;
+        let tracked = |index: usize| contended && stream.is_some() && index < MAX_TRACKED_READERS;
+        if let Some(index) = self.readers.iter().position(|r| raw_of(&r.stream) == here) {
+            // A new read: the event after the earlier one no longer covers it.
+            self.readers[index].after_read = None;
+            return Ok(tracked(index));
+        }
+        // A read waits for the last write only.
+        wait(Wait::Queued(raw_of(&self.writer)))?;
+        self.readers.push(Reader::new(stream));
+        Ok(tracked(self.readers.len() - 1))
+    }
+}
+
+/// Makes `waiter` wait as `wait` says.
+#[cold]
+fn wait_for(waiter: sys::CUstream, wait: Wait) -> Result<()> {
+    match wait {
+        Wait::Queued(before) => order_after(waiter, before),
+        // SAFETY: a live event of the current context (held by the reader's `Arc`),
+        // recorded on a stream of that context; `waiter` is live (held by the caller).
+        Wait::Recorded(event) => unsafe {
+            result::stream::wait_event(
+                waiter,
+                event,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .call("cuStreamWaitEvent"),
     }
 }
 
@@ -216,7 +341,7 @@ impl Drop for Allocation {
                 let ordered = usage
                     .readers
                     .iter()
-                    .try_for_each(|reader| order_after(last, raw_of(reader)));
+                    .try_for_each(|reader| order_after(last, raw_of(&reader.stream)));
                 if ordered.is_ok() {
                     // SAFETY: allocated from the pool in `new`, freed only here, after
                     // every use queued so far.
@@ -234,11 +359,12 @@ impl Drop for Allocation {
                     let _ = unsafe { result::free_sync(self.ptr) };
                 }
             }
-            Source::Borrowed { hand_back } => {
+            // `keeper` drops after this, with the other fields.
+            Source::Borrowed { hand_back, .. } => {
                 let owner = raw_of(hand_back);
                 let _ = order_after(owner, last);
                 for reader in &usage.readers {
-                    let _ = order_after(owner, raw_of(reader));
+                    let _ = order_after(owner, raw_of(&reader.stream));
                 }
             }
         }
@@ -246,115 +372,18 @@ impl Drop for Allocation {
 }
 
 fn synchronize_all(usage: &Usage) -> Result<()> {
-    for stream in std::iter::once(&usage.writer).chain(&usage.readers) {
+    let readers = usage.readers.iter().map(|r| &r.stream);
+    for stream in std::iter::once(&usage.writer).chain(readers) {
         // SAFETY: a live stream of the current context (held by the reference).
         unsafe { result::stream::synchronize(raw_of(stream)) }.call("cuStreamSynchronize")?;
     }
     Ok(())
 }
 
-/// The device's memory pool, configured once per context generation.
-#[derive(Default)]
-pub(crate) struct PoolState {
-    /// `(generation, pool)`; `None` until first used.
-    pool: Mutex<Option<(u64, sys::CUmemoryPool)>>,
-}
-
-// SAFETY: a pool handle is a device-wide driver object, usable from any thread.
-unsafe impl Send for PoolState {}
-unsafe impl Sync for PoolState {}
-
-/// What the pool keeps reserved after a synchronisation before it gives memory back
-/// to the driver: everything (as CuPy's pool), so that allocation in a loop costs no
-/// driver round trip; `Device::set_pool_release_threshold` and
-/// `Device::trim_memory_pool` give it back.
-const DEFAULT_RELEASE_THRESHOLD: u64 = u64::MAX;
-
-impl Device {
-    /// The device's default memory pool (`None` when the device has none), with the
-    /// release threshold set the first time in each context generation.
-    pub(crate) fn memory_pool(&self) -> Result<Option<sys::CUmemoryPool>> {
-        let cuda = self.cuda("memory pool")?;
-        if !cuda.ctx.has_async_alloc() {
-            return Ok(None);
-        }
-        let generation = self.generation();
-        let mut state = cuda.pool.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((made, pool)) = *state {
-            if made == generation {
-                return Ok(Some(pool));
-            }
-        }
-        // SAFETY: the context's own device.
-        let pool = unsafe { result::device::get_default_mem_pool(cuda.ctx.cu_device()) }
-            .call("cuDeviceGetDefaultMemPool")?;
-        set_release_threshold(pool, DEFAULT_RELEASE_THRESHOLD)?;
-        *state = Some((generation, pool));
-        Ok(Some(pool))
-    }
-
-    /// How many bytes the memory pool keeps reserved when the device synchronises
-    /// (default: all; `0` gives freed memory back at every synchronisation). `Err` on
-    /// the simulator and on a GPU without memory pools.
-    pub fn set_pool_release_threshold(&self, bytes: u64) -> Result<()> {
-        self.ensure_alive()?;
-        self.bind()?;
-        set_release_threshold(self.pool_or_err("set_pool_release_threshold")?, bytes)
-    }
-
-    /// Gives the pool's unused memory back to the driver, keeping at least
-    /// `keep_bytes` reserved.
-    pub fn trim_memory_pool(&self, keep_bytes: usize) -> Result<()> {
-        self.ensure_alive()?;
-        self.bind()?;
-        let pool = self.pool_or_err("trim_memory_pool")?;
-        // SAFETY: a live pool.
-        unsafe { result::mem_pool::trim_to(pool, keep_bytes) }.call("cuMemPoolTrimTo")
-    }
-
-    /// Bytes the pool holds from the driver (in use and cached), for tests and
-    /// monitoring; `Err` as `set_pool_release_threshold`.
-    pub fn pool_reserved_bytes(&self) -> Result<u64> {
-        self.ensure_alive()?;
-        self.bind()?;
-        let pool = self.pool_or_err("pool_reserved_bytes")?;
-        let mut value = 0u64;
-        // SAFETY: a live pool; the attribute is a cuuint64_t.
-        unsafe {
-            result::mem_pool::get_attribute(
-                pool,
-                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
-                &mut value as *mut u64 as *mut std::ffi::c_void,
-            )
-        }
-        .call("cuMemPoolGetAttribute")?;
-        Ok(value)
-    }
-
-    fn pool_or_err(&self, operation: &'static str) -> Result<sys::CUmemoryPool> {
-        self.memory_pool()?.ok_or(Error::NotSupported {
-            operation,
-            backend: crate::Backend::Cuda,
-        })
-    }
-}
-
-fn set_release_threshold(pool: sys::CUmemoryPool, bytes: u64) -> Result<()> {
-    let mut value = bytes;
-    // SAFETY: a live pool; the attribute is a cuuint64_t.
-    unsafe {
-        result::mem_pool::set_attribute(
-            pool,
-            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-            &mut value as *mut u64 as *mut std::ffi::c_void,
-        )
-    }
-    .call("cuMemPoolSetAttribute")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::stream::{StreamHandle, StreamOwner};
 
     /// A remembered stream with a made-up handle (never passed to the driver).
@@ -366,16 +395,96 @@ mod tests {
         ))
     }
 
-    /// The streams a use waits for, as their made-up handles.
+    /// The streams a use waits for, as their made-up handles (all queued work there).
     fn waits(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<usize> {
+        waits_for(usage, stream, write)
+            .into_iter()
+            .map(|wait| match wait {
+                Wait::Queued(before) => before as usize,
+                Wait::Recorded(event) => panic!("unexpected wait for event {event:?}"),
+            })
+            .collect()
+    }
+
+    fn waits_for(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<Wait> {
         let mut seen = Vec::new();
         usage
-            .apply(stream, write, |before| {
-                seen.push(before as usize);
+            .apply(stream, write, |wait| {
+                seen.push(wait);
                 Ok(())
             })
             .unwrap();
         seen
+    }
+
+    /// Per-reader events: a writer waits for each reader's event where one was
+    /// recorded after its last read, and for the reader's queue where not (its read is
+    /// its latest tracked work, or a later read came after the event). Reads on
+    /// created streams are tracked, up to `MAX_TRACKED_READERS` per array; reads on
+    /// the NULL stream and writes are not; uses on one stream stay free.
+    #[test]
+    fn a_writer_waits_for_each_reader_as_of_its_last_read() {
+        let device = Device::simulator().unwrap();
+        let (a, b, c) = (
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        );
+        let null: StreamRef = None;
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+            contended: false,
+        };
+        let tracked =
+            |usage: &mut Usage, s: &StreamRef, write| usage.apply(s, write, |_| Ok(())).unwrap();
+        assert!(!tracked(&mut usage, &c, true), "a write is not tracked");
+        // Until a write had to wait for a read on another stream, reads are not tracked.
+        assert!(!tracked(&mut usage, &a, false));
+        assert_eq!(waits(&mut usage, &c, true), vec![0xA0]);
+        assert!(tracked(&mut usage, &a, false), "a read on A gets an event");
+        assert!(tracked(&mut usage, &b, false));
+        assert!(!tracked(&mut usage, &c, false), "the writer's own read");
+        // A's later launches recorded an event after its read; B's read is B's latest.
+        let event_a = RecordedEvent::fake(&device, 0xEA);
+        let give = |usage: &mut Usage, s: &StreamRef, e: &Arc<RecordedEvent>| {
+            let reader = usage
+                .readers
+                .iter_mut()
+                .find(|r| raw_of(&r.stream) == raw_of(s))
+                .unwrap();
+            reader.after_read.get_or_insert_with(|| Arc::clone(e));
+        };
+        give(&mut usage, &a, &event_a);
+        assert_eq!(
+            waits_for(&mut usage, &c, true),
+            vec![
+                Wait::Recorded(0xEA as sys::CUevent),
+                Wait::Queued(0xB0 as _)
+            ]
+        );
+        // Same-stream writes stay free afterwards.
+        assert_eq!(waits_for(&mut usage, &c, true), vec![]);
+        // A read again after its event: the event no longer covers it.
+        assert!(tracked(&mut usage, &a, false));
+        give(&mut usage, &a, &event_a);
+        assert!(tracked(&mut usage, &a, false), "a second read on A");
+        assert_eq!(
+            waits_for(&mut usage, &b, true),
+            vec![Wait::Queued(0xC0 as _), Wait::Queued(0xA0 as _)]
+        );
+        // NULL-stream reads (copies to the host) are not tracked.
+        assert!(!tracked(&mut usage, &null, false));
+        // At most MAX_TRACKED_READERS readers are tracked.
+        let many: Vec<StreamRef> = (1..=MAX_TRACKED_READERS + 2)
+            .map(|i| fake(&device, 0x1000 * i))
+            .collect();
+        let tracked_count = many
+            .iter()
+            .filter(|s| tracked(&mut usage, s, false))
+            .count();
+        // The NULL stream took one of the places.
+        assert_eq!(tracked_count, MAX_TRACKED_READERS - 1);
     }
 
     /// cudarc's rule: a read waits for the last write on another stream, once per
@@ -393,6 +502,7 @@ mod tests {
         let mut usage = Usage {
             writer: None,
             readers: Vec::new(),
+            contended: false,
         };
         // Allocated and filled on the NULL stream; used there: no waits.
         assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
@@ -426,6 +536,7 @@ mod tests {
         let mut usage = Usage {
             writer: None,
             readers: Vec::new(),
+            contended: false,
         };
         let failed = usage.apply(&a, true, |_| {
             Err(Error::Driver {

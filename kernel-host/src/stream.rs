@@ -53,6 +53,9 @@ pub(crate) struct StreamHandle {
     /// relaxed load per launch.
     pub(crate) capturing: std::sync::atomic::AtomicBool,
     pub(crate) capture: Mutex<Option<crate::graph::CaptureLog>>,
+    /// Arrays this stream's latest launches read that wait for an event after the
+    /// read (see `crate::marks`).
+    pub(crate) pending_reads: crate::marks::PendingReads,
 }
 
 pub(crate) enum StreamOwner {
@@ -78,6 +81,7 @@ impl StreamHandle {
             owner,
             capturing: std::sync::atomic::AtomicBool::new(false),
             capture: Mutex::new(None),
+            pending_reads: Default::default(),
         })
     }
 }
