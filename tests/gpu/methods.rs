@@ -270,3 +270,117 @@ fn enum_methods_match_the_host() {
         assert_eq!(next[i], shapes[i].next(), "next {i}");
     }
 }
+
+/// A generator whose methods advance it in place (`&mut self`), as a Rust programmer
+/// writes one; the walker holds one as a field.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct XorShift {
+    pub state: u32,
+}
+
+impl XorShift {
+    #[device]
+    pub fn next(&mut self) -> u32 {
+        let mut x = self.state;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.state = x;
+        x
+    }
+
+    /// Advances by `n` draws; an early `return` keeps the state.
+    #[device]
+    pub fn skip(&mut self, n: u32) {
+        if n == 0 {
+            return;
+        }
+        for _ in 0..n {
+            self.next();
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Walker {
+    pub rng: XorShift,
+    pub pos: i32,
+}
+
+impl Walker {
+    /// One step left or right; returns the new position (a `&mut self` method calling
+    /// another on a field of `self`).
+    #[device]
+    pub fn step(&mut self) -> i32 {
+        if self.rng.next() & 1 == 0 {
+            self.pos -= 1;
+        } else {
+            self.pos += 1;
+        }
+        self.pos
+    }
+}
+
+#[kernel]
+fn random_walks(seeds: &[u32], skips: &[u32], ends: &mut [i32], states: &mut [u32]) {
+    let i = grid(1);
+    if i < seeds.len() {
+        let mut rng = XorShift { state: seeds[i] };
+        rng.skip(skips[i]);
+        let mut walker = Walker { rng, pos: 0 };
+        let mut last = 0;
+        for _ in 0..16 {
+            last = walker.step();
+        }
+        walker.rng.skip(1);
+        ends[i] = last + walker.pos;
+        states[i] = walker.rng.state;
+    }
+}
+
+#[test]
+fn mut_self_methods_update_their_receiver_as_on_the_host() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("walkers");
+    let n = 500 + rng.below(200) as usize;
+    let seeds: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32 | 1).collect();
+    let skips: Vec<u32> = (0..n).map(|_| rng.below(4) as u32).collect();
+    let mut ends = vec![i32::MIN; n];
+    let mut states = vec![0u32; n];
+    launch!(random_walks[n.div_ceil(128), 128](&seeds, &skips, &mut ends, &mut states)).unwrap();
+    for i in 0..n {
+        // The same methods on the host, as ordinary Rust.
+        let mut r = XorShift { state: seeds[i] };
+        r.skip(skips[i]);
+        let mut w = Walker { rng: r, pos: 0 };
+        let mut last = 0;
+        for _ in 0..16 {
+            last = w.step();
+        }
+        w.rng.skip(1);
+        assert_eq!(
+            (ends[i], states[i]),
+            (last + w.pos, w.rng.state),
+            "walker {i}"
+        );
+    }
+}
+
+/// The `&mut self` methods through libnvvm and ptxas (the GPU run executes them; CI has
+/// no GPU): a method returning `(Self, R)` is a device function like any other.
+#[test]
+fn mut_self_methods_compile_to_ptx() {
+    let inspection = match cudajit::inspect::inspect(random_walks.source(), "compute_90") {
+        Ok(i) => i,
+        Err(e) => {
+            skip!("no libnvvm ({e})");
+            return;
+        }
+    };
+    assert!(inspection.ptx.contains(".visible .entry random_walks"));
+    if let Some(resources) = inspection.resources {
+        assert_eq!(resources.local_bytes, 0, "the receiver stays in registers");
+    }
+}

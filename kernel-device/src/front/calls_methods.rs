@@ -120,7 +120,75 @@ impl FnLowerer<'_> {
         let mut spans = vec![m.receiver.span()];
         spans.extend(m.args.iter().map(|a| a.span()));
         let parens = m.paren_token.span.join();
-        self.call_signature(&sig, args, &spans, parens, span)
+        let call = self.call_signature(&sig, args, &spans, parens, span);
+        if sig.mut_receiver {
+            return self.store_receiver_back(&m.receiver, &sig, call, span);
+        }
+        call
+    }
+
+    /// `x.m(..)` for a `&mut self` method `m`, compiled as a function returning the
+    /// receiver's new value with its result (`methods::mutates_receiver`): `{ let t =
+    /// call; x = t.0; t.1 }`. The receiver must be a local or a field of one, whose
+    /// place is evaluated twice without effects (an element `a[i]` would evaluate `i`
+    /// twice: bind it to a local first).
+    fn store_receiver_back(
+        &mut self,
+        receiver: &syn::Expr,
+        sig: &Signature,
+        call: Handle<ir::Expr>,
+        span: Span,
+    ) -> Handle<ir::Expr> {
+        let Some(info) = self.lower_place(receiver) else {
+            return self.error_expr(span);
+        };
+        let plain = matches!(info.place.root, ir::PlaceRoot::Local(_))
+            && info.prelude.is_empty()
+            && info
+                .place
+                .projections
+                .iter()
+                .all(|p| matches!(p, ir::Projection::Field(_)));
+        if !plain {
+            self.error_hint(
+                receiver.span(),
+                "a `&mut self` method is called here on a value that is not a local variable or a field of one",
+                "copy the value into a local, call the method on it and store it back: `let mut v = a[i]; v.method(); a[i] = v;`",
+            );
+            return self.error_expr(span);
+        }
+        let ret = sig.ret.clone();
+        let temp = self.new_local("(receiver)", ret.clone(), false, span);
+        let read = |this: &mut Self| this.push_expr(ir::ExprKind::Local(temp), ret.clone(), span);
+        let (new_self, result) = match &ret {
+            Ty::Tuple(parts) if parts.len() == 2 => {
+                let (self_ty, result_ty) = (parts[0].clone(), parts[1].clone());
+                let base = read(self);
+                let new_self =
+                    self.push_expr(ir::ExprKind::Field { base, index: 0 }, self_ty, span);
+                let base = read(self);
+                let result =
+                    self.push_expr(ir::ExprKind::Field { base, index: 1 }, result_ty, span);
+                (new_self, Some(result))
+            }
+            _ => (read(self), None),
+        };
+        let result_ty = result.map_or(Ty::Unit, |r| self.ty_of(r));
+        let block = ir::Block {
+            stmts: vec![
+                ir::Stmt::Let {
+                    local: temp,
+                    init: Some(call),
+                },
+                ir::Stmt::Assign {
+                    place: info.place,
+                    op: None,
+                    value: new_self,
+                },
+            ],
+            tail: result,
+        };
+        self.push_expr(ir::ExprKind::Block(block), result_ty, span)
     }
 
     /// `op.apply(x)` where `op` is a `#[derive(DeviceCopy)]` enum: the frontend sees its

@@ -20,6 +20,9 @@ pub struct Signature {
     pub handle: Handle<ir::Function>,
     pub params: Vec<Ty>,
     pub ret: Ty,
+    /// A `&mut self` method: it returns its receiver (first) with its result, which
+    /// the call stores back into the receiver's place (`methods::mutates_receiver`).
+    pub mut_receiver: bool,
 }
 
 /// What calls to non-intrinsic functions resolve against.

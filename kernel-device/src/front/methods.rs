@@ -1,8 +1,9 @@
 //! `#[device]` methods of `#[derive(DeviceCopy)]` structs (`impl Vec3 { #[device] fn
 //! dot(self, o: Vec3) -> f32 }`). A method is compiled as a device function whose first
-//! parameter is `self`, taken by value (`&self` too: a `DeviceCopy` value is `Copy`,
-//! and a device function cannot mutate its caller's value through it), and whose
-//! `Self` is the struct's name. It is known in a unit as `Vec3::dot`
+//! parameter is `self`, taken by value (`&self` too: a `DeviceCopy` value is `Copy`),
+//! and whose `Self` is the struct's name. A `&mut self` method takes `mut self` and
+//! returns it with its result (`(Self, R)`, or `Self`), and its calls store the first
+//! part back into the receiver ([`mutates_receiver`]): values in registers, no pointer. It is known in a unit as `Vec3::dot`
 //! ([`unit_name`]); `a.dot(b)` resolves by `a`'s inferred type, `Vec3::dot(a, b)` and
 //! `Vec3::new(..)` by the path.
 //!
@@ -56,21 +57,10 @@ pub fn as_free_fn(item: &syn::ItemFn, type_name: Option<&str>) -> (syn::ItemFn, 
                 )
                 .with_hint("write `self` (by value) or `&self`"),
             );
-        } else if r.reference.is_some() && r.mutability.is_some() {
-            diags.push(
-                Diagnostic::new(
-                    r.span(),
-                    "`&mut self` is not supported in `#[device]` methods",
-                )
-                .with_hint("take `self` and return the new value: `fn moved(self, ..) -> Self`, called as `p = p.moved(..)`"),
-            );
         }
         let span = r.self_token.span;
-        let mutability = if r.reference.is_none() {
-            r.mutability
-        } else {
-            None
-        };
+        // `mut self` stays mutable; `&mut self` becomes `mut self` (returned at the end).
+        let mutability = r.mutability;
         let self_ident = syn::Ident::new("self", span);
         let self_ty = syn::Ident::new("Self", span);
         *input = syn::FnArg::Typed(syn::PatType {
@@ -86,10 +76,72 @@ pub fn as_free_fn(item: &syn::ItemFn, type_name: Option<&str>) -> (syn::ItemFn, 
             ty: Box::new(syn::parse_quote_spanned!(span=> #self_ty)),
         });
     }
+    if mutates_receiver(item) {
+        returns_receiver(&mut out);
+    }
     if let Some(name) = type_name {
         SelfRenamer { name }.visit_item_fn_mut(&mut out);
     }
     (out, diags)
+}
+
+/// Whether `item` takes `&mut self`: compiled as a function that takes `self` by value
+/// and returns it with the method's result, `(Self, R)` (`Self` alone when the method
+/// returns nothing); a call `x.m(..)` stores the first part back into `x`.
+pub fn mutates_receiver(item: &syn::ItemFn) -> bool {
+    item.sig
+        .receiver()
+        .is_some_and(|r| r.reference.is_some() && r.mutability.is_some())
+}
+
+/// The local holding a `&mut self` method's result while `self` is returned with it
+/// (a name a method's own locals are unlikely to take).
+const RESULT_LOCAL: &str = "cudajit_method_result";
+
+/// Makes `f` (a `&mut self` method as a free function) return `self` with its result.
+fn returns_receiver(f: &mut syn::ItemFn) {
+    let result: Option<syn::Type> = match &f.sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+    };
+    ReturnsReceiver {
+        unit: result.is_none(),
+    }
+    .visit_block_mut(&mut f.block);
+    let body = &f.block;
+    let span = f.sig.ident.span();
+    let value = syn::Ident::new(RESULT_LOCAL, span);
+    match result {
+        None => {
+            f.block = Box::new(syn::parse_quote_spanned!(span=> { #body; self }));
+            f.sig.output = syn::parse_quote_spanned!(span=> -> Self);
+        }
+        Some(ty) => {
+            f.block = Box::new(
+                syn::parse_quote_spanned!(span=> { let #value: #ty = #body; (self, #value) }),
+            );
+            f.sig.output = syn::parse_quote_spanned!(span=> -> (Self, #ty));
+        }
+    }
+}
+
+/// `return e` → `return (self, e)`; `return` → `return self`.
+struct ReturnsReceiver {
+    unit: bool,
+}
+
+impl VisitMut for ReturnsReceiver {
+    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
+        if let Some(e) = &mut r.expr {
+            self.visit_expr_mut(e);
+        }
+        let span = r.return_token.span;
+        r.expr = Some(Box::new(match (&r.expr, self.unit) {
+            (Some(e), false) => syn::parse_quote_spanned!(span=> (self, #e)),
+            _ => syn::parse_quote_spanned!(span=> self),
+        }));
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// Replaces `*self` by `self`.
@@ -227,11 +279,26 @@ mod tests {
     }
 
     #[test]
-    fn mut_self_references_are_refused() {
-        let item: syn::ItemFn = syn::parse_str("fn grow(&mut self) { }").unwrap();
-        let (_, diags) = as_free_fn(&item, None);
-        assert_eq!(diags.len(), 1);
-        assert!(diags[0].message.contains("&mut self"));
+    fn mut_self_methods_return_the_receiver_with_their_result() {
+        let item: syn::ItemFn =
+            syn::parse_str("fn grow(&mut self, k: f32) { self.x *= k; }").unwrap();
+        let (free, diags) = as_free_fn(&item, Some("Vec3"));
+        assert!(diags.is_empty());
+        let text = quote::ToTokens::to_token_stream(&free).to_string();
+        assert_eq!(
+            text,
+            "fn grow (mut self : Vec3 , k : f32) -> Vec3 { { self . x *= k ; } ; self }"
+        );
+        let item: syn::ItemFn = syn::parse_str(
+            "fn next(&mut self) -> u32 { if self.n == 0 { return 0; } self.n -= 1; self.n }",
+        )
+        .unwrap();
+        let (free, _) = as_free_fn(&item, Some("Counter"));
+        let text = quote::ToTokens::to_token_stream(&free).to_string();
+        assert_eq!(
+            text,
+            "fn next (mut self : Counter) -> (Counter , u32) { let cudajit_method_result : u32 = { if self . n == 0 { return (self , 0) ; } self . n -= 1 ; self . n } ; (self , cudajit_method_result) }"
+        );
     }
 
     #[test]

@@ -145,8 +145,14 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         })
         .collect();
     // A method is a device function named `Type::method` whose `self` is a parameter.
+    // The `&mut self` methods, by unit name (generic instantiation below reorders the
+    // functions; methods are never generic).
+    let mut mut_receivers = std::collections::HashSet::new();
     for ((source, item), env) in parsed.iter_mut().zip(&mut envs) {
         if let Some(type_name) = method_type(source, env) {
+            if methods::mutates_receiver(item) {
+                mut_receivers.insert(methods::unit_name(&type_name, &item.sig.ident.to_string()));
+            }
             let (free, diags) = methods::as_free_fn(item, Some(&type_name));
             errors.extend(diags.iter().map(|d| source_error(source, d)));
             *item = free;
@@ -188,11 +194,13 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         let mut diags = Vec::new();
         let info = lower_signature(&item.sig, source.kind, &envs[i], &mut diags);
         errors.extend(diags.iter().map(|d| source_error(source, d)));
+        let mut_receiver = mut_receivers.contains(&name);
         sigs.push(Signature {
             name,
             handle: Handle::new(i),
             params: info.params.iter().map(|p| p.ty.clone()).collect(),
             ret: info.ret.clone(),
+            mut_receiver,
         });
         sig_infos.push(info);
     }

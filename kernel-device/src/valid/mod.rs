@@ -218,9 +218,10 @@ fn check_global(g: &ir::Global, errors: &mut Vec<ValidationError>) {
 fn returnable(ty: &Type) -> bool {
     match ty {
         Type::Unit | Type::Scalar(_) => true,
-        Type::Tuple(items) => items
-            .iter()
-            .all(|t| matches!(t, Type::Scalar(_) | Type::Tuple(_)) && returnable(t)),
+        // Structs too: a `&mut self` method returns `(Self, R)`.
+        Type::Tuple(items) => items.iter().all(|t| {
+            matches!(t, Type::Scalar(_) | Type::Tuple(_) | Type::Struct(_)) && returnable(t)
+        }),
         Type::Array { elem, .. } => returnable(elem) && !matches!(**elem, Type::Unit),
         Type::Struct(def) => def.fields.iter().all(|f| returnable(&f.ty)),
         Type::Never
