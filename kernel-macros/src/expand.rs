@@ -512,6 +512,19 @@ fn kernel(
 /// `launch!`, while `vecadd` stays a plain value with `launch` and friends. The result
 /// type's bound must name a lifetime of the arguments to be checked at the call rather
 /// than here, so a kernel without slice parameters keeps rustc's "expected function".
+///
+/// Tried for scalar-only kernels on rustc 1.95, none usable: `dyn for<'c> Fn(u32) ->
+/// KernelCall<'c, k>` is E0582 (the lifetime is in no input); a `for<'a> &'a k: Callable`
+/// bound on the result type fails here, at the impl, and on the `Deref` impl instead it
+/// makes rustc skip the impl at the call (still E0618); the kernel as a fn item with that
+/// bound fails wherever `k` is named as a value (`k.source()`). What does work: `k` a
+/// unit variant of a generic enum (`enum k_kernel<A0 = (), ..> { k, .. }`, `use
+/// k_kernel::k`) with `impl<A0: Callable<..>, ..> Deref for k_kernel<A0, ..>` to `dyn
+/// Fn(A0, ..)`: the bound's self type is an inference variable when rustc derefs, and the
+/// argument types when the call is checked, so the one error is cudajit's, at the call.
+/// It changes what `k` is (an enum variant; its type has inference variables, so `k`
+/// passed to a generic function needs annotations, and `k::ITEM` paths stop resolving),
+/// which is why it is not done.
 fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribute]) -> TokenStream {
     let has_slice = params
         .iter()
