@@ -423,3 +423,42 @@ pub fn recursion_check(name: &syn::Ident) -> TokenStream {
 pub fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_callees_keep_the_first_arity_and_skip_paths_and_turbofish() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn k(c: &mut [f32]) {
+                c[0] = square(c[0]) + square(c[1]) + helpers::cube(c[2]);
+                c[1] = clamp(c[1], 0.0, 1.0) + twice::<f32>(c[3]) + twice(c[4]);
+            }
+        };
+        let callees = kernel_device::front::device_calls(&item);
+        let bare: Vec<(String, usize)> = bare_callees(&item, &callees)
+            .into_iter()
+            .map(|b| (b.name.to_string(), b.arity))
+            .collect();
+        assert_eq!(bare, [("square".to_string(), 1), ("clamp".to_string(), 3)]);
+    }
+
+    #[test]
+    fn every_call_of_a_bare_callee_is_routed_and_only_the_first_checks() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn k(c: &mut [f32]) { c[0] = square(square(c[0])); c[1] = other::square(c[1]); }
+        };
+        let bare = bare_callees(&item, &kernel_device::front::device_calls(&item));
+        let module = format_ident!("k_callee_fallbacks");
+        let routed = route_bare_calls((*item.block).clone(), &bare, &module, "a kernel");
+        let text = routed.to_token_stream().to_string();
+        assert_eq!(
+            text.matches("use self :: k_callee_fallbacks :: *").count(),
+            2
+        );
+        assert_eq!(text.matches("callable_from_device_code (&").count(), 1);
+        // A path names its module: it is not routed.
+        assert!(text.contains("other :: square (c [1])"), "{text}");
+    }
+}
