@@ -26,17 +26,33 @@ pub enum Container {
 /// The container of the item carrying the attribute being expanded (the attribute is
 /// `Span::call_site()` of an attribute macro).
 pub fn of_attribute() -> Container {
-    // Outside a macro expansion (the crate's unit tests) there is no call site.
+    match source_before_attribute() {
+        Some(prefix) => innermost_container(&prefix),
+        None => Container::Module,
+    }
+}
+
+/// Whether the attribute being expanded sits directly in modules only (no fn body or
+/// other block around it). `false` where the file cannot be read: the callers then
+/// take the way that works in any scope.
+pub fn at_module_level() -> bool {
+    source_before_attribute().is_some_and(|prefix| {
+        open_blocks(&prefix)
+            .iter()
+            .all(|(_, header)| *header == Some("mod"))
+    })
+}
+
+/// The text of the file being compiled up to the attribute being expanded; `None`
+/// outside a macro expansion (the crate's unit tests) or where the file cannot be read.
+fn source_before_attribute() -> Option<String> {
     if !proc_macro::is_available() {
-        return Container::Module;
+        return None;
     }
     let call_site = proc_macro::Span::call_site();
-    let Some(text) = call_site
+    let mut text = call_site
         .local_file()
-        .and_then(|path| std::fs::read_to_string(path).ok())
-    else {
-        return Container::Module;
-    };
+        .and_then(|path| std::fs::read_to_string(path).ok())?;
     // Both 1-based; the column counts chars.
     let (line, column) = (call_site.line(), call_site.column());
     let line_start: usize = text
@@ -44,14 +60,13 @@ pub fn of_attribute() -> Container {
         .take(line.saturating_sub(1))
         .map(str::len)
         .sum();
-    let Some(rest) = text.get(line_start..) else {
-        return Container::Module;
-    };
+    let rest = text.get(line_start..)?;
     let prefix_end = rest
         .char_indices()
         .nth(column.saturating_sub(1))
         .map_or(text.len(), |(offset, _)| line_start + offset);
-    innermost_container(&text[..prefix_end])
+    text.truncate(prefix_end);
+    Some(text)
 }
 
 /// Whether a `#[device]` fn is a method (or associated fn) of an `impl` block: one
@@ -104,10 +119,18 @@ pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<T
 /// The container of whatever follows `prefix`, a prefix of a Rust source file that
 /// ends between tokens: the innermost `{` still open at its end decides.
 pub fn innermost_container(prefix: &str) -> Container {
+    open_blocks(prefix)
+        .last()
+        .map_or(Container::Module, |(container, _)| *container)
+}
+
+/// Each `{` still open at the end of `prefix`, outermost first, with the first item
+/// keyword of its header (`mod`, `fn`, `impl`, ..; `None` for a bare block).
+fn open_blocks(prefix: &str) -> Vec<(Container, Option<&'static str>)> {
     let chars: Vec<char> = prefix.chars().collect();
     // One entry per open `{`, and for the header being read at the current level: its
     // first item keyword at bracket depth 0 (`impl`, `trait`, `fn`, `mod`, ..).
-    let mut open: Vec<Container> = Vec::new();
+    let mut open: Vec<(Container, Option<&'static str>)> = Vec::new();
     let mut header: Option<&'static str> = None;
     let mut nesting = 0usize; // `(` and `[` inside a header (generics, attributes)
     let mut i = 0;
@@ -127,11 +150,12 @@ pub fn innermost_container(prefix: &str) -> Container {
             '(' | '[' => nesting += 1,
             ')' | ']' => nesting = nesting.saturating_sub(1),
             '{' => {
-                open.push(match header {
+                let container = match header {
                     Some("impl") => Container::Impl,
                     Some("trait") => Container::Trait,
                     _ => Container::Module,
-                });
+                };
+                open.push((container, header));
                 header = None;
                 nesting = 0;
             }
@@ -157,7 +181,7 @@ pub fn innermost_container(prefix: &str) -> Container {
         }
         i += 1;
     }
-    open.last().copied().unwrap_or(Container::Module)
+    open
 }
 
 /// Keywords that say what a braced block is, when they come first in its header
@@ -276,7 +300,7 @@ fn skip_char_or_lifetime(chars: &[char], i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{innermost_container, Container};
+    use super::{innermost_container, open_blocks, Container};
 
     #[test]
     fn module_level_and_nested_modules_are_modules() {
@@ -302,6 +326,16 @@ mod tests {
         let generic = "#[derive(Debug)]\nunsafe impl<T: Fn(u32) -> [u8; 2]> X for S<T> where T: Copy {\n fn a() { let x = 1; }\n";
         assert_eq!(innermost_container(generic), Container::Impl);
         assert_eq!(innermost_container("pub trait T {\n"), Container::Trait);
+    }
+
+    #[test]
+    fn only_modules_around_an_item_are_module_level() {
+        let in_modules = |prefix: &str| open_blocks(prefix).iter().all(|(_, h)| *h == Some("mod"));
+        assert!(in_modules("use x;\nmod a {\n pub mod b {\n"));
+        assert!(in_modules("fn f() {}\nmod a {\n"));
+        assert!(!in_modules("fn main() {\n"));
+        assert!(!in_modules("mod a {\n const _: () = {\n"));
+        assert!(!in_modules("mod a {\n fn f() {\n {\n"));
     }
 
     #[test]

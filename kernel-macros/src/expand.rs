@@ -79,7 +79,25 @@ pub fn expand_with(
     // Once something is reported, the body is not handed to rustc as well: each problem
     // is then shown once, and the signature still type-checks its callers.
     let failed = !all.is_empty();
-    let body = if failed { twin::stub_body() } else { body };
+    let what = match kind {
+        SourceKind::Kernel => "a kernel",
+        SourceKind::Device if method => "a `#[device]` method",
+        SourceKind::Device => "a `#[device]` function",
+    };
+    // Callees written as bare names, resolved without an import that could fail (see
+    // `callees`); not in a method (its `impl` block holds no other items) nor inside a
+    // fn body (where `self::*` would miss the items of the enclosing blocks).
+    let bare = if failed || method || !crate::context::at_module_level() {
+        Vec::new()
+    } else {
+        callees::bare_callees(&item, &kernel_device::front::device_calls(&item))
+    };
+    let fallbacks_module = format_ident!("{}_callee_fallbacks", item.sig.ident);
+    let body = if failed {
+        twin::stub_body()
+    } else {
+        callees::route_bare_calls(body, &bare, &fallbacks_module, what)
+    };
     // A function that did not check is never compiled: it names no callees and no
     // constants, so nothing is reported about them twice.
     // A device function's generated items sit in a module of their own; a method's
@@ -88,11 +106,6 @@ pub fn expand_with(
     let deps = if failed {
         quote!(&[])
     } else {
-        let what = match kind {
-            SourceKind::Kernel => "a kernel",
-            SourceKind::Device if method => "a `#[device]` method",
-            SourceKind::Device => "a `#[device]` function",
-        };
         let types = kernel_device::front::struct_refs(&item)
             .into_iter()
             .map(|(_, path)| from_generated_module(path, nested))
@@ -100,7 +113,14 @@ pub fn expand_with(
         let own = method.then_some(&item.sig.ident);
         let probes =
             callees::method_probes(&item, types, own, |p| from_generated_module(p, nested));
-        callees::dependency_block(&dependencies(&item, nested), &probes, what)
+        callees::dependency_block(
+            &dependencies(&item, nested),
+            &probes,
+            what,
+            &bare,
+            &fallbacks_module,
+            nested,
+        )
     };
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
@@ -110,8 +130,10 @@ pub fn expand_with(
         SourceKind::Device if method => method_items(&item, &rendered, &deps, body, failed),
         SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
     };
+    let cfgs: Vec<&syn::Attribute> = item.attrs.iter().filter(|a| twin::is_cfg(a)).collect();
+    let fallbacks = callees::bare_fallback_module(&fallbacks_module, &bare, &cfgs);
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
-    quote!(#errors #items)
+    quote!(#errors #items #fallbacks)
 }
 
 /// The path of every device function the body calls, as seen from where the generated
@@ -490,6 +512,19 @@ fn kernel(
 /// `launch!`, while `vecadd` stays a plain value with `launch` and friends. The result
 /// type's bound must name a lifetime of the arguments to be checked at the call rather
 /// than here, so a kernel without slice parameters keeps rustc's "expected function".
+///
+/// Tried for scalar-only kernels on rustc 1.95, none usable: `dyn for<'c> Fn(u32) ->
+/// KernelCall<'c, k>` is E0582 (the lifetime is in no input); a `for<'a> &'a k: Callable`
+/// bound on the result type fails here, at the impl, and on the `Deref` impl instead it
+/// makes rustc skip the impl at the call (still E0618); the kernel as a fn item with that
+/// bound fails wherever `k` is named as a value (`k.source()`). What does work: `k` a
+/// unit variant of a generic enum (`enum k_kernel<A0 = (), ..> { k, .. }`, `use
+/// k_kernel::k`) with `impl<A0: Callable<..>, ..> Deref for k_kernel<A0, ..>` to `dyn
+/// Fn(A0, ..)`: the bound's self type is an inference variable when rustc derefs, and the
+/// argument types when the call is checked, so the one error is cudajit's, at the call.
+/// It changes what `k` is (an enum variant; its type has inference variables, so `k`
+/// passed to a generic function needs annotations, and `k::ITEM` paths stop resolving),
+/// which is why it is not done.
 fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribute]) -> TokenStream {
     let has_slice = params
         .iter()
