@@ -12,15 +12,16 @@
 //! until it meets an inclusive prefix; it publishes its own, and the block writes the
 //! tile out.
 //!
-//! Tile states live in three arrays: a status word per tile (`epoch << 2 | 1` for an
-//! aggregate, `| 2` for an inclusive prefix) and the two values, as the bits of the
-//! element in a `u64` word. A value is written by `atomic_exch`, then `threadfence()`,
-//! then the status by `atomic_exch`; readers read the status with `atomic_or(.., 0)`
-//! (the subset has no atomic load), then `threadfence()`, then the value, again by
-//! `atomic_or(.., 0)`: CUDA's release/acquire pattern, with every access to a tile
-//! state an atomic (coherent in L2: no plain load can meet a stale L1 line, and the
-//! simulator's race detector sees the fence-then-atomic release it knows). Flag and
-//! value are separate words, so 64-bit elements work as 32-bit ones do.
+//! Tile states: a 32-bit element and its state share one `u64` word (`(epoch << 2 |
+//! flag) << 32 | bits`, flag 1 for an aggregate, 2 for an inclusive prefix), published
+//! by one `atomic_exch` and read by one `atomic_or(.., 0)` (the subset has no atomic
+//! load): no fences, as CUB does. A 64-bit element's value cannot share a word with its
+//! status, so it lives in three arrays: a status word per tile (`epoch << 2 | flag`) and
+//! the two values as `u64` bits. A value is written by `atomic_exch`, then
+//! `threadfence()`, then the status by `atomic_exch`; readers read the status, then
+//! `threadfence()`, then the value: CUDA's release/acquire pattern. Every access to a
+//! tile state is an atomic (coherent in L2: no plain load can meet a stale L1 line, and
+//! the simulator's race detector sees the fence-then-atomic release it knows).
 //!
 //! The states are kept between calls (`scratch`): the epoch (one per call) tells this
 //! call's statuses from older ones, and the counter is never reset (the host passes the
@@ -136,22 +137,102 @@ pub(super) fn scan_into<T: DeviceScalar>(
     Ok(())
 }
 
-/// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
-/// word, and such a word `X` back into a value.
-fn bits_of(t: &str) -> (&'static str, String, String) {
-    let (to, from) = match t {
-        "u64" => ("X".into(), "X".into()),
-        "u32" => ("X as u64".into(), "X as u32".into()),
-        "f32" => (
-            "X.to_bits() as u64".into(),
-            "f32::from_bits(X as u32)".into(),
-        ),
-        "f64" => ("X.to_bits()".into(), "f64::from_bits(X)".into()),
-        "i32" => ("X as u32 as u64".into(), "X as u32 as i32".into()),
+/// The expressions turning a value `X` of the 32/64-bit element type `t` into its bits
+/// (a `u32` for 32-bit types, a `u64` for 64-bit ones), and such bits `X` back.
+fn bits_of(t: &str) -> (String, String) {
+    match t {
+        "u64" | "u32" => ("X".into(), "X".into()),
+        "f32" | "f64" => ("X.to_bits()".into(), format!("{t}::from_bits(X)")),
+        "i32" => ("X as u32".into(), "X as i32".into()),
         // i64, isize, usize: 64-bit integers.
         _ => ("X as u64".into(), format!("X as {t}")),
-    };
-    ("u64", to, from)
+    }
+}
+
+/// How the kernel publishes and reads tile states.
+///
+/// A 32-bit element travels with its state in one `u64` word of `cj_aggregates`
+/// (`(epoch << 2 | flag) << 32 | bits`, CUB's trick): publishing is one `atomic_exch`
+/// and reading one `atomic_or(.., 0)`, no fences, since nothing else need be ordered
+/// with the word. A 64-bit element cannot share a word with its flag: its value goes
+/// to `cj_aggregates` or `cj_inclusive`, then `threadfence()`, then the status word to
+/// `cj_status`; a reader reads the status, fences, then reads the value.
+struct TileStateText {
+    packed: bool,
+    to_bits: String,
+    /// The loop body that polls tile `cj_p` into `cj_state` (0 while unpublished).
+    poll: String,
+    /// Declares `cj_value`: tile `cj_p`'s value for the state polled (the identity for
+    /// lanes past tile 0).
+    read_value: String,
+}
+
+impl TileStateText {
+    fn of<T: DeviceScalar>() -> Self {
+        let t = T::SCALAR.rust_name();
+        let (to_bits, from_bits) = bits_of(t);
+        let packed = std::mem::size_of::<T>() == 4;
+        let (poll, read_value) = if packed {
+            (
+                "cj_word = atomic_or(cj_aggregates, cj_p, 0u64);
+                        let cj_high = (cj_word >> 32) as u32;
+                        cj_state = if cj_high >> 2 == cj_epoch { cj_high & 3 } else { 0 };"
+                    .to_string(),
+                format!(
+                    "let cj_value = if cj_valid {{ {} }} else {{ cj_identity }};",
+                    from_bits.replace("X", "(cj_word as u32)")
+                ),
+            )
+        } else {
+            let read =
+                |array: &str| from_bits.replace("X", &format!("atomic_or({array}, cj_p, 0u64)"));
+            (
+                "let cj_status_word = atomic_or(cj_status, cj_p, 0u32);
+                        cj_state = if cj_status_word >> 2 == cj_epoch { cj_status_word & 3 } else { 0 };"
+                    .to_string(),
+                format!(
+                    "threadfence();
+                let cj_value = if !cj_valid {{
+                    cj_identity
+                }} else if cj_state == 2 {{
+                    {}
+                }} else {{
+                    {}
+                }};",
+                    read("cj_inclusive"),
+                    read("cj_aggregates")
+                ),
+            )
+        };
+        TileStateText {
+            packed,
+            to_bits,
+            poll,
+            read_value,
+        }
+    }
+
+    /// The statements publishing `value` as tile `tile`'s aggregate (`flag` 1) or
+    /// inclusive prefix (`flag` 2).
+    fn publish(&self, tile: &str, value: &str, flag: u32) -> String {
+        let bits = self.to_bits.replace("X", value);
+        if self.packed {
+            format!(
+                "atomic_exch(cj_aggregates, {tile}, ((((cj_epoch << 2) | {flag}u32) as u64) << 32) | ({bits} as u64));"
+            )
+        } else {
+            let array = if flag == 2 {
+                "cj_inclusive"
+            } else {
+                "cj_aggregates"
+            };
+            format!(
+                "atomic_exch({array}, {tile}, {bits});
+                threadfence();
+                atomic_exch(cj_status, {tile}, (cj_epoch << 2) | {flag}u32);"
+            )
+        }
+    }
 }
 
 /// The single-pass kernel for `op` on `T`, `items` elements per thread.
@@ -180,11 +261,20 @@ pub(super) fn kernel<T: DeviceScalar>(
     // Tile values travel as their bits through atomics (`atomic_exch` to publish,
     // `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
     // after the fence could in principle meet a stale L1 line of a neighbouring tile's.
-    let (w, to_bits, from_bits) = bits_of(t);
-    let to_bits_total = to_bits.replace("X", "cj_total");
-    let to_bits_through = to_bits.replace("X", "cj_through");
-    let from_inclusive = from_bits.replace("X", &format!("atomic_or(cj_inclusive, cj_p, 0{w})"));
-    let from_aggregate = from_bits.replace("X", &format!("atomic_or(cj_aggregates, cj_p, 0{w})"));
+    let w = "u64";
+    let states = TileStateText::of::<T>();
+    let publish_total_inclusive = states.publish("0", "cj_total", 2);
+    let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
+    let publish_through = states.publish("cj_tile", "cj_through", 2);
+    let TileStateText {
+        poll, read_value, ..
+    } = &states;
+    // The packed word polled last, kept for its value.
+    let word_decl = if states.packed {
+        "let mut cj_word = 0u64;"
+    } else {
+        ""
+    };
     let text = format!(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
@@ -253,15 +343,11 @@ pub(super) fn kernel<T: DeviceScalar>(
         let mut cj_prefix = cj_identity;
         if cj_tile == 0 {{
             if cj_lane == 0 {{
-                atomic_exch(cj_inclusive, 0, {to_bits_total});
-                threadfence();
-                atomic_exch(cj_status, 0, (cj_epoch << 2) | 2u32);
+                {publish_total_inclusive}
             }}
         }} else {{
             if cj_lane == 0 {{
-                atomic_exch(cj_aggregates, cj_tile, {to_bits_total});
-                threadfence();
-                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 1u32);
+                {publish_aggregate}
             }}
             // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
             // a lane holds the identity and counts as an inclusive prefix.
@@ -272,12 +358,12 @@ pub(super) fn kernel<T: DeviceScalar>(
                 let cj_valid = cj_lane < cj_end;
                 let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
                 let mut cj_state = 2u32;
+                {word_decl}
                 let mut cj_spins = 0u32;
                 let mut cj_waiting = true;
                 while cj_waiting {{
                     if cj_valid {{
-                        let cj_word = atomic_or(cj_status, cj_p, 0u32);
-                        cj_state = if cj_word >> 2 == cj_epoch {{ cj_word & 3 }} else {{ 0 }};
+                        {poll}
                     }}
                     cj_waiting = !all_sync(cj_full, cj_state != 0);
                     cj_spins += 1;
@@ -286,14 +372,7 @@ pub(super) fn kernel<T: DeviceScalar>(
                         cj_gave_up = true;
                     }}
                 }}
-                threadfence();
-                let cj_value = if !cj_valid {{
-                    cj_identity
-                }} else if cj_state == 2 {{
-                    {from_inclusive}
-                }} else {{
-                    {from_aggregate}
-                }};
+                {read_value}
                 let cj_found = ballot_sync(cj_full, cj_state == 2);
                 // Lanes beyond the nearest inclusive prefix add nothing.
                 let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
@@ -315,9 +394,7 @@ pub(super) fn kernel<T: DeviceScalar>(
             }}
             if cj_lane == 0 {{
                 let cj_through = {opn}(cj_prefix, cj_total);
-                atomic_exch(cj_inclusive, cj_tile, {to_bits_through});
-                threadfence();
-                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 2u32);
+                {publish_through}
             }}
         }}
         if cj_lane == 0 {{

@@ -110,3 +110,28 @@ fn kernels_are_made_once_per_operation_and_type() {
     assert!(!std::ptr::eq(a.source, c.source));
     assert!(a.source.text.contains("cj_builtin_add_f32(") && a.source.deps.len() == 1);
 }
+
+/// The single-pass f32 scan's resources for sm_90 (printed, and its PTX written to
+/// `$CUDAJIT_DUMP_SCAN_PTX` when set): registers decide how many tiles an SM keeps in
+/// flight, which is what hides the look-back's waits.
+#[test]
+fn lookback_scan_keeps_several_tiles_per_sm() {
+    if crate::libnvvm::shared().is_err() {
+        eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        return;
+    }
+    let add = Builtin::Add.source::<f32>();
+    let kernel = lookback::kernel::<f32>(add, lookback::GPU_ITEMS, false);
+    let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
+    if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
+        std::fs::write(&path, &inspection.ptx).unwrap();
+        std::fs::write(format!("{path}.ll"), &inspection.nvvm_ir).unwrap();
+    }
+    let Some(r) = inspection.resources else {
+        eprintln!("skipped: no ptxas to count registers");
+        return;
+    };
+    eprintln!("{}: {r:?}", kernel.source.name);
+    // 256-thread blocks: at most 128 registers for two blocks per SM, 64 for four.
+    assert!(r.registers_per_thread <= 64 && r.local_bytes == 0, "{r:?}");
+}
