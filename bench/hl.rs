@@ -186,6 +186,37 @@ fn run(device: &Device) -> BenchResult<()> {
         Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
     })?;
     report_scan("scan.alloc", us, copy_us);
+    // The look-back scan's grid: resident blocks that take tiles until none are left
+    // (the default, 8 per multiprocessor), fewer of them, or one block per tile.
+    // And tiles of 256 threads times 8, 12 or 24 elements instead of 16.
+    use cudajit::__private::hl::{set_scan_blocks_per_sm, set_scan_items_per_thread};
+    let variants = [
+        ("scan.4_per_sm", 4, 0),
+        ("scan.block_per_tile", 0, 0),
+        ("scan.items_8", 8, 8),
+        ("scan.items_12", 8, 12),
+        ("scan.items_24", 8, 24),
+    ];
+    for (name, per_sm, items) in variants {
+        set_scan_blocks_per_sm(per_sm);
+        set_scan_items_per_thread(items);
+        scanned = DeviceArray::<u32>::zeros(N)?;
+        cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
+        stream.synchronize()?;
+        check_scan(&hu, &scanned.to_host()?)?;
+        let us = median_us(&stream, || {
+            Ok(cudajit::inclusive_scan_into_on(
+                &stream,
+                &u,
+                device_fn!(add_u32),
+                0,
+                &mut scanned,
+            )?)
+        })?;
+        report_scan(name, us, copy_us);
+    }
+    set_scan_blocks_per_sm(8);
+    set_scan_items_per_thread(0);
     Ok(())
 }
 

@@ -22,6 +22,13 @@ ROWS = [
     ("scan", "scan", "scan.cub", "cub", 1.10),
     ("scan_cupy", "scan", "scan.cupy", "cupy", None),
     ("scan.alloc", "scan.alloc", "scan.alloc.cupy", "cupy", None),
+    # The look-back scan's grid, other than the default 8 resident blocks per SM.
+    ("scan.4_per_sm", "scan.4_per_sm", "scan.cub", "cub", None),
+    ("scan.block_per_tile", "scan.block_per_tile", "scan.cub", "cub", None),
+    # Tiles of 256 threads times 8, 12, 24 elements (the default: 16).
+    ("scan.items_8", "scan.items_8", "scan.cub", "cub", None),
+    ("scan.items_12", "scan.items_12", "scan.cub", "cub", None),
+    ("scan.items_24", "scan.items_24", "scan.cub", "cub", None),
 ]
 SCAN_COPY_FRACTION = 0.80  # the scan reads and writes once: >= 80% of the copy
 

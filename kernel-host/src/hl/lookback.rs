@@ -10,7 +10,10 @@
 //! windows of 32 earlier tiles, waiting for each to publish its aggregate or its
 //! inclusive prefix, and folds them (in tile order: the operator need not commute)
 //! until it meets an inclusive prefix; it publishes its own, and the block writes the
-//! tile out.
+//! tile out. Blocks stay resident (as many as fit the GPU) and take tiles until none
+//! are left, each fetching its next ticket while it scans the current tile. No wait
+//! can deadlock: the earliest unfinished tile belongs to a block that is scanning it
+//! (a block scans its tiles in ticket order), and everything before it is published.
 //!
 //! Tile states: a 32-bit element and its state share one `u64` word (`(epoch << 2 |
 //! flag) << 32 | bits`, flag 1 for an aggregate, 2 for an inclusive prefix), published
@@ -28,6 +31,8 @@
 //! tickets it has issued before), so a call clears nothing.
 //!
 //! Shuffles move 32- and 64-bit words: other element types use the three-pass scan.
+
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use kernel_device::source::FnSource;
 
@@ -52,6 +57,48 @@ const SIM_ITEMS: usize = 2;
 const SPIN_LIMIT: u32 = 1 << 20;
 /// Statuses carry the epoch in their top 30 bits.
 const EPOCHS: u32 = 1 << 30;
+
+/// Elements per thread on a GPU other than [`GPU_ITEMS`] (0: the default). See
+/// [`set_scan_items_per_thread`].
+static ITEMS_ON_GPU: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the single-pass scan's elements per thread on a GPU (tiles of 256 times as
+/// many), or 0 for the default (16). For benchmarks; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_items_per_thread(items: usize) {
+    ITEMS_ON_GPU.store(items, Ordering::Relaxed);
+}
+
+/// Resident blocks per multiprocessor that ptxas fits the scan's registers to (32 a
+/// thread): the waits of a block's look-back are hidden by the other blocks' loads.
+const MIN_BLOCKS_PER_SM: u32 = 8;
+
+/// Blocks of the scan kept on each multiprocessor of a GPU: its 256 threads use 32
+/// registers and 17 KB of shared memory, so eight (2048 threads) fit. 0: one block per
+/// tile (a grid of as many blocks as tiles). See [`set_scan_blocks_per_sm`].
+static BLOCKS_PER_SM: AtomicU32 = AtomicU32::new(MIN_BLOCKS_PER_SM);
+
+/// Sets how many blocks of the single-pass scan run on each multiprocessor (each scans
+/// tiles until none are left), or 0 for one block per tile. For benchmarks comparing
+/// the two; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_blocks_per_sm(blocks: u32) {
+    BLOCKS_PER_SM.store(blocks, Ordering::Relaxed);
+}
+
+/// The scan's grid before it is cut to the tile count: every block stays resident and
+/// takes tiles from the counter, so a block is launched once, not once per tile, and
+/// fetches its next ticket while it scans. The simulator: 4 blocks, so that the tests
+/// see blocks scan several tiles each.
+fn resident_blocks(target: &Target<'_>) -> u32 {
+    match target.device.kind() {
+        DeviceKind::Sim(_) => 4,
+        DeviceKind::Cuda(_) => match BLOCKS_PER_SM.load(Ordering::Relaxed) {
+            0 => u32::MAX,
+            per_sm => target.device.multiprocessor_count().saturating_mul(per_sm),
+        },
+    }
+}
 
 /// Whether the single-pass scan handles `T`: the shuffles take 32/64-bit scalars.
 pub(super) fn handles<T: DeviceScalar>() -> bool {
@@ -98,19 +145,28 @@ pub(super) fn scan_into<T: DeviceScalar>(
     exclusive: bool,
 ) -> Result<()> {
     let items = match target.device.kind() {
-        DeviceKind::Cuda(_) => GPU_ITEMS,
+        DeviceKind::Cuda(_) => match ITEMS_ON_GPU.load(Ordering::Relaxed) {
+            0 => GPU_ITEMS,
+            items => items,
+        },
         DeviceKind::Sim(_) => SIM_ITEMS,
     };
     let tile = items * synth::BLOCK as usize;
     let tiles = input.len().div_ceil(tile);
-    let grid = u32::try_from(tiles).map_err(|_| Error::ArgumentMismatch {
-        kernel: "cudajit::scan".into(),
-        detail: format!(
-            "{} elements exceed the {} a scan takes",
-            input.len(),
-            (tile as u64) << 32
-        ),
-    })?;
+    // Tickets are relative to the call's first as u32: tiles plus one past the end per
+    // block must fit.
+    let tiles_u32 = u32::try_from(tiles)
+        .ok()
+        .filter(|&t| t < u32::MAX / 2)
+        .ok_or_else(|| Error::ArgumentMismatch {
+            kernel: "cudajit::scan".into(),
+            detail: format!(
+                "{} elements exceed the {} a scan takes",
+                input.len(),
+                (tile as u64) << 31
+            ),
+        })?;
+    let grid = tiles_u32.min(resident_blocks(target)).max(1);
     let key = scratch::Key::new::<TileStates<T>>(&target.device, target.stream);
     let mut states = match scratch::take::<TileStates<T>>(key) {
         Some(s) if s.status.len() >= tiles && s.epoch + 1 < EPOCHS => s,
@@ -132,7 +188,8 @@ pub(super) fn scan_into<T: DeviceScalar>(
     crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)?;
     // Kept only after a launch that was queued: a failed one may have left the
     // counter short of its tickets.
-    states.issued += u64::from(grid);
+    // Each tile's ticket, and one past the last tile per block (the one that stops it).
+    states.issued += u64::from(tiles_u32) + u64::from(grid);
     scratch::put(key, states);
     Ok(())
 }
@@ -279,18 +336,28 @@ pub(super) fn kernel<T: DeviceScalar>(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
     let cj_warp_totals = shared_array::<[{t}; {warps}]>();
-    let cj_tile_sm = shared_array::<[u32; 1]>();
+    let cj_tile_sm = shared_array::<[u32; 2]>();
     let cj_prefix_sm = shared_array::<[{t}; 1]>();
     let cj_tid = thread_idx().x as usize;
     let cj_lane = cj_tid % 32;
     let cj_warp = cj_tid / 32;
     let cj_full = 0xffff_ffffu32;
+    let cj_n = cj_in.len();
+    let cj_tiles = (cj_n + {tile} - 1) / {tile};
     if cj_tid == 0 {{
         cj_tile_sm[0] = (atomic_add(cj_counter, 0, 1u64) - cj_issued) as u32;
     }}
     sync_threads();
-    let cj_tile = cj_tile_sm[0] as usize;
-    let cj_n = cj_in.len();
+    let mut cj_slot = 0usize;
+    let mut cj_tile = cj_tile_sm[0] as usize;
+    // A block scans tiles until the counter runs past the last one.
+    while cj_tile < cj_tiles {{
+    // The next ticket, taken now so that its round trip overlaps this tile's work
+    // (only thread 0 waits for it, at the end).
+    let mut cj_next = 0u64;
+    if cj_tid == 0 {{
+        cj_next = atomic_add(cj_counter, 0, 1u64);
+    }}
     let cj_start = cj_tile * {tile};
     // Striped loads: consecutive threads read consecutive elements (coalesced); a
     // whole tile without bounds tests, so that all its loads are in flight at once.
@@ -357,12 +424,14 @@ pub(super) fn kernel<T: DeviceScalar>(
             while cj_more {{
                 let cj_valid = cj_lane < cj_end;
                 let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
-                let mut cj_state = 2u32;
+                let mut cj_state = if cj_valid {{ 0u32 }} else {{ 2u32 }};
                 {word_decl}
                 let mut cj_spins = 0u32;
                 let mut cj_waiting = true;
                 while cj_waiting {{
-                    if cj_valid {{
+                    // Only lanes still without a state poll again: a published state
+                    // stays valid for this call.
+                    if cj_state == 0 {{
                         {poll}
                     }}
                     cj_waiting = !all_sync(cj_full, cj_state != 0);
@@ -425,7 +494,16 @@ pub(super) fn kernel<T: DeviceScalar>(
             }}
         }}
     }}
+    // The tile's reads of `cj_sm` end before the next tile's loads; the next ticket
+    // goes to the other slot, so no thread can still be reading the one it replaces.
+    cj_slot = 1 - cj_slot;
+    if cj_tid == 0 {{
+        cj_tile_sm[cj_slot] = (cj_next - cj_issued) as u32;
+    }}
+    sync_threads();
+    cj_tile = cj_tile_sm[cj_slot] as usize;
+    }}
 }}"
     );
-    synth::kernel(&name, text, &[op])
+    synth::kernel_with_bounds(&name, text, &[op], Some(MIN_BLOCKS_PER_SM))
 }

@@ -14,6 +14,8 @@
 //! in place). Results of scans and maps are new `DeviceArray`s.
 
 mod lookback;
+#[doc(hidden)]
+pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread};
 mod map;
 mod numeric;
 mod reduce;

@@ -31,6 +31,17 @@ pub(crate) struct Kernel {
 
 /// The kernel `name` with text `text` calling `deps`, made on first use.
 pub(crate) fn kernel(name: &str, text: String, deps: &[&'static FnSource]) -> Kernel {
+    kernel_with_bounds(name, text, deps, None)
+}
+
+/// [`kernel`] with launch bounds: ptxas fits the registers to `min_blocks` resident
+/// blocks of [`BLOCK`] threads per multiprocessor.
+pub(crate) fn kernel_with_bounds(
+    name: &str,
+    text: String,
+    deps: &[&'static FnSource],
+    min_blocks: Option<u32>,
+) -> Kernel {
     let key: Key = (
         text,
         deps.iter()
@@ -53,7 +64,10 @@ pub(crate) fn kernel(name: &str, text: String, deps: &[&'static FnSource]) -> Ke
         // The texts index only inside their bounds; checks would cost bandwidth.
         bounds_check: false,
         fast_math: false,
-        launch_bounds: None,
+        launch_bounds: min_blocks.map(|min_blocks| kernel_device::ir::LaunchBounds {
+            max_threads: BLOCK,
+            min_blocks,
+        }),
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],
         instance: &[],
