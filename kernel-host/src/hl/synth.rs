@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use kernel_device::source::{FnSource, SourceKind};
+use kernel_device::source::{FnSource, SourceKind, StructItem};
 
 use crate::cache::KernelCache;
 
@@ -42,6 +42,18 @@ pub(crate) fn kernel_with_bounds(
     deps: &[&'static FnSource],
     min_blocks: Option<u32>,
 ) -> Kernel {
+    kernel_of(name, text, deps, min_blocks, &[])
+}
+
+/// [`kernel_with_bounds`] whose text also names the `#[derive(DeviceCopy)]` structs
+/// `structs` (items copied from the user's sources).
+pub(crate) fn kernel_of(
+    name: &str,
+    text: String,
+    deps: &[&'static FnSource],
+    min_blocks: Option<u32>,
+    structs: &'static [StructItem],
+) -> Kernel {
     let key: Key = (
         text,
         deps.iter()
@@ -71,7 +83,7 @@ pub(crate) fn kernel_with_bounds(
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],
         instance: &[],
-        structs: &[],
+        structs,
     }));
     let made = Kernel {
         source,
