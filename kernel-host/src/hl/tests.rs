@@ -141,3 +141,80 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         );
     }
 }
+
+/// The reduction kernels over a `#[derive(DeviceCopy)]` struct (an argmax's value and
+/// index, kept in shared memory field by field) and with an indexed map compile for
+/// sm_90 without spills. The struct item and the user's functions are written here as
+/// the macros would embed them.
+#[test]
+fn struct_reductions_compile_for_sm_90() {
+    use super::reduce::{fold_kernel_of, ElemText, MapForm};
+    use kernel_device::ir::layout::{StructDef, StructField};
+    use kernel_device::ir::{ScalarType, Type};
+    use kernel_device::source::StructItem;
+    use std::sync::Arc;
+
+    if crate::libnvvm::shared().is_err() {
+        eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        return;
+    }
+    fn pair() -> Type {
+        let field = |name: &str, s| StructField {
+            name: name.into(),
+            ty: Type::Scalar(s),
+        };
+        Type::Struct(Arc::new(StructDef {
+            name: "ValueIndex".into(),
+            fields: vec![
+                field("value", ScalarType::F32),
+                field("index", ScalarType::U32),
+            ],
+        }))
+    }
+    static STRUCTS: [StructItem; 1] = [StructItem {
+        name: "ValueIndex",
+        def: &pair,
+        enum_def: &|| None,
+    }];
+    let user_fn = |name: &'static str, text: &'static str| -> &'static FnSource {
+        Box::leak(Box::new(FnSource {
+            name,
+            kind: kernel_device::source::SourceKind::Device,
+            text,
+            file: "hl/tests.rs",
+            line: 1,
+            bounds_check: true,
+            fast_math: false,
+            launch_bounds: None,
+            deps: &[],
+            consts: &[],
+            instance: &[],
+            structs: &STRUCTS,
+        }))
+    };
+    let tag = user_fn(
+        "tag",
+        "fn tag(i: usize, x: f32) -> ValueIndex { ValueIndex { value: x, index: i as u32 } }",
+    );
+    let larger = user_fn(
+        "larger",
+        "fn larger(a: ValueIndex, b: ValueIndex) -> ValueIndex { \
+         if b.value > a.value || (b.value == a.value && b.index < a.index) { b } else { a } }",
+    );
+    let elem = ElemText {
+        name: "ValueIndex".into(),
+        fields: Some(vec![("value".into(), "f32"), ("index".into(), "u32")]),
+        structs: &STRUCTS,
+    };
+    let kernels = [
+        fold_kernel_of("f32", &elem, Some((tag, MapForm::Indexed)), larger),
+        fold_kernel_of("ValueIndex", &elem, None, larger),
+    ];
+    for kernel in kernels {
+        let inspection = crate::inspect::inspect(kernel.source, "compute_90")
+            .unwrap_or_else(|e| panic!("{e}\n{}", kernel.source.text));
+        if let Some(r) = inspection.resources {
+            assert!(r.spill_store_bytes == 0 && r.local_bytes == 0, "{r:?}");
+        }
+    }
+}
