@@ -292,6 +292,95 @@ impl TileStateText {
     }
 }
 
+/// Warp 0's part of a tile (`cj_tile`, its aggregate `cj_total`): publish the
+/// aggregate, look back over earlier tiles for the prefix, publish the inclusive
+/// prefix, and leave the prefix in `cj_prefix_sm[0]`.
+///
+/// Tile values travel as their bits through atomics (`atomic_exch` to publish,
+/// `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
+/// could in principle meet a stale L1 line of a neighbouring tile's.
+pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
+    let states = TileStateText::of::<T>();
+    let publish_total_inclusive = states.publish("0", "cj_total", 2);
+    let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
+    let publish_through = states.publish("cj_tile", "cj_through", 2);
+    let TileStateText {
+        poll, read_value, ..
+    } = &states;
+    // The packed word polled last, kept for its value.
+    let word_decl = if states.packed {
+        "let mut cj_word = 0u64;"
+    } else {
+        ""
+    };
+    format!(
+        "    if cj_warp == 0 {{
+        let mut cj_prefix = cj_identity;
+        if cj_tile == 0 {{
+            if cj_lane == 0 {{
+                {publish_total_inclusive}
+            }}
+        }} else {{
+            if cj_lane == 0 {{
+                {publish_aggregate}
+            }}
+            // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
+            // a lane holds the identity and counts as an inclusive prefix.
+            let mut cj_end = cj_tile;
+            let mut cj_more = true;
+            let mut cj_gave_up = false;
+            while cj_more {{
+                let cj_valid = cj_lane < cj_end;
+                let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
+                let mut cj_state = if cj_valid {{ 0u32 }} else {{ 2u32 }};
+                {word_decl}
+                let mut cj_spins = 0u32;
+                let mut cj_waiting = true;
+                while cj_waiting {{
+                    // Only lanes still without a state poll again: a published state
+                    // stays valid for this call.
+                    if cj_state == 0 {{
+                        {poll}
+                    }}
+                    cj_waiting = !all_sync(cj_full, cj_state != 0);
+                    cj_spins += 1;
+                    if cj_spins == {SPIN_LIMIT}u32 {{
+                        cj_waiting = false;
+                        cj_gave_up = true;
+                    }}
+                }}
+                {read_value}
+                let cj_found = ballot_sync(cj_full, cj_state == 2);
+                // Lanes beyond the nearest inclusive prefix add nothing.
+                let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
+                // Fold the window in tile order: lane l + e holds earlier tiles.
+                let mut cj_e = 1u32;
+                while cj_e < 32 {{
+                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
+                    if cj_lane as u32 + cj_e < 32 {{
+                        cj_win = {opn}(cj_down, cj_win);
+                    }}
+                    cj_e <<= 1;
+                }}
+                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
+                cj_prefix = {opn}(cj_window, cj_prefix);
+                cj_more = cj_found == 0 && !cj_gave_up;
+                if cj_more {{
+                    cj_end -= 32;
+                }}
+            }}
+            if cj_lane == 0 {{
+                let cj_through = {opn}(cj_prefix, cj_total);
+                {publish_through}
+            }}
+        }}
+        if cj_lane == 0 {{
+            cj_prefix_sm[0] = cj_prefix;
+        }}
+    }}"
+    )
+}
+
 /// The single-pass kernel for `op` on `T`, `items` elements per thread.
 pub(super) fn kernel<T: DeviceScalar>(
     op: &'static FnSource,
@@ -315,23 +404,8 @@ pub(super) fn kernel<T: DeviceScalar>(
         cj_sm[cj_s] = cj_run;"
     }
     .replace("OP", &opn);
-    // Tile values travel as their bits through atomics (`atomic_exch` to publish,
-    // `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
-    // after the fence could in principle meet a stale L1 line of a neighbouring tile's.
     let w = "u64";
-    let states = TileStateText::of::<T>();
-    let publish_total_inclusive = states.publish("0", "cj_total", 2);
-    let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
-    let publish_through = states.publish("cj_tile", "cj_through", 2);
-    let TileStateText {
-        poll, read_value, ..
-    } = &states;
-    // The packed word polled last, kept for its value.
-    let word_decl = if states.packed {
-        "let mut cj_word = 0u64;"
-    } else {
-        ""
-    };
+    let lookback = lookback_text::<T>(&opn);
     let text = format!(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
@@ -406,71 +480,7 @@ pub(super) fn kernel<T: DeviceScalar>(
         }}
         cj_total = {opn}(cj_total, cj_x);
     }}
-    if cj_warp == 0 {{
-        let mut cj_prefix = cj_identity;
-        if cj_tile == 0 {{
-            if cj_lane == 0 {{
-                {publish_total_inclusive}
-            }}
-        }} else {{
-            if cj_lane == 0 {{
-                {publish_aggregate}
-            }}
-            // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
-            // a lane holds the identity and counts as an inclusive prefix.
-            let mut cj_end = cj_tile;
-            let mut cj_more = true;
-            let mut cj_gave_up = false;
-            while cj_more {{
-                let cj_valid = cj_lane < cj_end;
-                let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
-                let mut cj_state = if cj_valid {{ 0u32 }} else {{ 2u32 }};
-                {word_decl}
-                let mut cj_spins = 0u32;
-                let mut cj_waiting = true;
-                while cj_waiting {{
-                    // Only lanes still without a state poll again: a published state
-                    // stays valid for this call.
-                    if cj_state == 0 {{
-                        {poll}
-                    }}
-                    cj_waiting = !all_sync(cj_full, cj_state != 0);
-                    cj_spins += 1;
-                    if cj_spins == {SPIN_LIMIT}u32 {{
-                        cj_waiting = false;
-                        cj_gave_up = true;
-                    }}
-                }}
-                {read_value}
-                let cj_found = ballot_sync(cj_full, cj_state == 2);
-                // Lanes beyond the nearest inclusive prefix add nothing.
-                let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
-                // Fold the window in tile order: lane l + e holds earlier tiles.
-                let mut cj_e = 1u32;
-                while cj_e < 32 {{
-                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
-                    if cj_lane as u32 + cj_e < 32 {{
-                        cj_win = {opn}(cj_down, cj_win);
-                    }}
-                    cj_e <<= 1;
-                }}
-                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
-                cj_prefix = {opn}(cj_window, cj_prefix);
-                cj_more = cj_found == 0 && !cj_gave_up;
-                if cj_more {{
-                    cj_end -= 32;
-                }}
-            }}
-            if cj_lane == 0 {{
-                let cj_through = {opn}(cj_prefix, cj_total);
-                {publish_through}
-            }}
-        }}
-        if cj_lane == 0 {{
-            cj_prefix_sm[0] = cj_prefix;
-        }}
-    }}
-    sync_threads();
+{lookback}    sync_threads();
     // The thread's elements again, from the prefix of everything before them.
     let mut cj_run = {opn}(cj_prefix_sm[0], {opn}(cj_before, cj_warp_excl));
     for cj_k in 0..{items}usize {{
