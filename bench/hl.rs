@@ -189,17 +189,23 @@ fn run(device: &Device) -> BenchResult<()> {
     // The look-back scan's grid: resident blocks that take tiles until none are left
     // (the default, 8 per multiprocessor), fewer of them, or one block per tile.
     // And tiles of 256 threads times 8, 12 or 24 elements instead of 16.
-    use cudajit::__private::hl::{set_scan_blocks_per_sm, set_scan_items_per_thread};
+    // And the pipelined kernel (the next tile loaded during the look-back).
+    use cudajit::__private::hl::{
+        set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_pipelined,
+    };
     let variants = [
-        ("scan.4_per_sm", 4, 0),
-        ("scan.block_per_tile", 0, 0),
-        ("scan.items_8", 8, 8),
-        ("scan.items_12", 8, 12),
-        ("scan.items_24", 8, 24),
+        ("scan.4_per_sm", 4, 0, false),
+        ("scan.block_per_tile", 0, 0, false),
+        ("scan.items_8", 8, 8, false),
+        ("scan.items_12", 8, 12, false),
+        ("scan.items_24", 8, 24, false),
+        ("scan.pipelined", 8, 0, true),
+        ("scan.pipelined_12", 8, 12, true),
     ];
-    for (name, per_sm, items) in variants {
+    for (name, per_sm, items, pipelined) in variants {
         set_scan_blocks_per_sm(per_sm);
         set_scan_items_per_thread(items);
+        set_scan_pipelined(pipelined);
         scanned = DeviceArray::<u32>::zeros(N)?;
         cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
         stream.synchronize()?;
@@ -217,6 +223,7 @@ fn run(device: &Device) -> BenchResult<()> {
     }
     set_scan_blocks_per_sm(8);
     set_scan_items_per_thread(0);
+    set_scan_pipelined(false);
     Ok(())
 }
 

@@ -29,6 +29,9 @@ ROWS = [
     ("scan.items_8", "scan.items_8", "scan.cub", "cub", None),
     ("scan.items_12", "scan.items_12", "scan.cub", "cub", None),
     ("scan.items_24", "scan.items_24", "scan.cub", "cub", None),
+    # The next tile loaded during the look-back (two tile buffers, 6 blocks per SM).
+    ("scan.pipelined", "scan.pipelined", "scan.cub", "cub", None),
+    ("scan.pipelined_12", "scan.pipelined_12", "scan.cub", "cub", None),
 ]
 SCAN_COPY_FRACTION = 0.80  # the scan reads and writes once: >= 80% of the copy
 

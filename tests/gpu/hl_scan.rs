@@ -199,3 +199,71 @@ fn scans_of_8_bit_elements() {
         assert_eq!(got, want, "u8 inclusive scan, n = {n}");
     }
 }
+
+/// Turns the pipelined look-back scan on for its life (a benchmark knob, global: other
+/// tests' scans running meanwhile take either kernel, both exact).
+struct Pipelined;
+
+impl Pipelined {
+    fn on() -> Pipelined {
+        cudajit::__private::hl::set_scan_pipelined(true);
+        Pipelined
+    }
+}
+
+impl Drop for Pipelined {
+    fn drop(&mut self) {
+        cudajit::__private::hl::set_scan_pipelined(false);
+    }
+}
+
+#[test]
+fn pipelined_scans_load_the_next_tile_during_the_look_back() {
+    let device = require_gpu!();
+    let _pipelined = Pipelined::on();
+    let mut rng = Rng::fresh("hl pipelined scans");
+    let stream = device.new_stream().unwrap();
+    let mut sizes = many_tile_lengths(&device);
+    sizes.extend([1, 31, 33, 4097]);
+    // Each length twice: the second call reuses the first one's tile states.
+    for n in sizes.into_iter().flat_map(|n| [n, n]) {
+        let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        let dx = device.to_device(&xu).unwrap();
+        let mut out = DeviceArray::from_slice_on(&device, &vec![0xdead_beefu32; n]).unwrap();
+        cudajit::exclusive_scan_into_on(&stream, &dx, device_fn!(add_u32), 0, &mut out).unwrap();
+        let mut run = 0u32;
+        let want: Vec<u32> = xu
+            .iter()
+            .map(|&v| {
+                let before = run;
+                run = run.wrapping_add(v);
+                before
+            })
+            .collect();
+        assert_eq!(out.to_host().unwrap(), want, "u32 exclusive scan, n = {n}");
+
+        // Not commutative: a tile's prefix must fold earlier tiles in their order.
+        let xi: Vec<i32> = (0..n)
+            .map(|_| {
+                if rng.below(1500) == 0 {
+                    rng.next_u64() as i32 | 1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let got = cudajit::inclusive_scan_on(&stream, &xi, device_fn!(first_nonzero), 0)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let mut run = 0i32;
+        let want: Vec<i32> = xi
+            .iter()
+            .map(|&v| {
+                run = if run != 0 { run } else { v };
+                run
+            })
+            .collect();
+        assert_eq!(got, want, "first_nonzero inclusive scan, n = {n}");
+    }
+}

@@ -32,11 +32,11 @@
 //!
 //! Shuffles move 32- and 64-bit words: other element types use the three-pass scan.
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use kernel_device::source::FnSource;
 
-use super::{scratch, synth, Target};
+use super::{lookback_pipelined, scratch, synth, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::device::DeviceKind;
@@ -86,16 +86,31 @@ pub fn set_scan_blocks_per_sm(blocks: u32) {
     BLOCKS_PER_SM.store(blocks, Ordering::Relaxed);
 }
 
+/// Whether 32-bit scans use the pipelined kernel (`lookback_pipelined`). See
+/// [`set_scan_pipelined`].
+static PIPELINED: AtomicBool = AtomicBool::new(false);
+
+/// Makes 32-bit scans (of at most 16 items per thread) load the next tile during the
+/// look-back (two tile buffers, six blocks per multiprocessor), or not. For
+/// benchmarks comparing the two; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_pipelined(on: bool) {
+    PIPELINED.store(on, Ordering::Relaxed);
+}
+
 /// The scan's grid before it is cut to the tile count: every block stays resident and
 /// takes tiles from the counter, so a block is launched once, not once per tile, and
 /// fetches its next ticket while it scans. The simulator: 4 blocks, so that the tests
 /// see blocks scan several tiles each.
-fn resident_blocks(target: &Target<'_>) -> u32 {
+fn resident_blocks(target: &Target<'_>, fit: u32) -> u32 {
     match target.device.kind() {
         DeviceKind::Sim(_) => 4,
         DeviceKind::Cuda(_) => match BLOCKS_PER_SM.load(Ordering::Relaxed) {
             0 => u32::MAX,
-            per_sm => target.device.multiprocessor_count().saturating_mul(per_sm),
+            per_sm => target
+                .device
+                .multiprocessor_count()
+                .saturating_mul(per_sm.min(fit)),
         },
     }
 }
@@ -166,14 +181,23 @@ pub(super) fn scan_into<T: DeviceScalar>(
                 (tile as u64) << 31
             ),
         })?;
-    let grid = tiles_u32.min(resident_blocks(target)).max(1);
+    let pipelined =
+        std::mem::size_of::<T>() == 4 && items <= 16 && PIPELINED.load(Ordering::Relaxed);
+    let (kernel, fit) = if pipelined {
+        (
+            lookback_pipelined::kernel::<T>(op, items, exclusive),
+            lookback_pipelined::MIN_BLOCKS_PER_SM,
+        )
+    } else {
+        (kernel::<T>(op, items, exclusive), MIN_BLOCKS_PER_SM)
+    };
+    let grid = tiles_u32.min(resident_blocks(target, fit)).max(1);
     let key = scratch::Key::new::<TileStates<T>>(&target.device, target.stream);
     let mut states = match scratch::take::<TileStates<T>>(key) {
         Some(s) if s.status.len() >= tiles && s.epoch + 1 < EPOCHS => s,
         _ => TileStates::new(target, tiles)?,
     };
     states.epoch += 1;
-    let kernel = kernel::<T>(op, items, exclusive);
     let mut args = [
         SliceArg::<T>::into_kernel_arg(input),
         SliceArgMut::<T>::into_kernel_arg(out),

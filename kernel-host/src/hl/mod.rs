@@ -15,7 +15,8 @@
 
 mod lookback;
 #[doc(hidden)]
-pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread};
+pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_pipelined};
+mod lookback_pipelined;
 mod map;
 mod numeric;
 mod reduce;

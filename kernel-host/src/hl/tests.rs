@@ -8,7 +8,7 @@ use super::map::{map_kernel, map_kernel_of};
 use super::numeric::{Builtin, Numeric};
 use super::reduce::fold_kernel;
 use super::scan::{CompactKernels, ScanKernels};
-use super::{lookback, synth};
+use super::{lookback, lookback_pipelined, synth};
 
 /// A predicate and a widening map on `t`, as a user's `#[device]` functions would be.
 fn user_fns(t: &str) -> (&'static FnSource, &'static FnSource) {
@@ -40,6 +40,13 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
         for exclusive in [false, true] {
             let add = Builtin::Add.source::<T>();
             all.push(lookback::kernel::<T>(add, lookback::GPU_ITEMS, exclusive));
+            if std::mem::size_of::<T>() == 4 {
+                all.push(lookback_pipelined::kernel::<T>(
+                    add,
+                    lookback::GPU_ITEMS,
+                    exclusive,
+                ));
+            }
         }
     }
     let compact = CompactKernels::new(t, keep);
@@ -138,6 +145,22 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         assert!(
             r.registers_per_thread <= 32 && r.local_bytes == 0 && r.spill_store_bytes == 0,
             "{items} items: {r:?}"
+        );
+    }
+    // The pipelined kernel: two tile buffers, six blocks per SM (40 registers).
+    let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false);
+    let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
+    if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
+        std::fs::write(format!("{path}.pipelined"), &inspection.ptx).unwrap();
+    }
+    if let Some(r) = inspection.resources {
+        eprintln!("{}: {r:?}", kernel.source.name);
+        assert!(
+            r.registers_per_thread <= 40
+                && r.local_bytes == 0
+                && r.spill_store_bytes == 0
+                && r.shared_bytes <= 48 * 1024,
+            "{r:?}"
         );
     }
 }
