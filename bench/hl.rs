@@ -186,44 +186,54 @@ fn run(device: &Device) -> BenchResult<()> {
         Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
     })?;
     report_scan("scan.alloc", us, copy_us);
-    // The look-back scan's grid: resident blocks that take tiles until none are left
-    // (the default, 8 per multiprocessor), fewer of them, or one block per tile.
-    // And tiles of 256 threads times 8, 12 or 24 elements instead of 16.
-    // And the pipelined kernel (the next tile loaded during the look-back).
+    // The look-back scan's other layouts (benchmark knobs; the default is the classic
+    // kernel, one block per tile, 16 items per thread): (name, layout, resident blocks
+    // per SM (0: one per tile), items per thread, look-back tiles per lane).
     use cudajit::__private::hl::{
-        set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_pipelined,
+        set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
+        set_scan_window_tiles_per_lane,
     };
     let variants = [
-        ("scan.4_per_sm", 4, 0, false),
-        ("scan.block_per_tile", 0, 0, false),
-        ("scan.items_8", 8, 8, false),
-        ("scan.items_12", 8, 12, false),
-        ("scan.items_24", 8, 24, false),
-        ("scan.pipelined", 8, 0, true),
-        ("scan.pipelined_12", 8, 12, true),
+        ("scan.classic_20", 0, 8, 20, 1),
+        ("scan.classic_24", 0, 8, 24, 1),
+        ("scan.resident", 1, 8, 16, 1),
+        ("scan.resident_24", 1, 8, 24, 1),
+        ("scan.resident_wide", 1, 8, 16, 4),
+        ("scan.resident_wide_24", 1, 8, 24, 4),
+        ("scan.tile_blocks_wide", 1, 0, 16, 4),
+        ("scan.tile_blocks_wide_24", 1, 0, 24, 4),
+        ("scan.pipelined_wide", 2, 8, 16, 4),
     ];
-    for (name, per_sm, items, pipelined) in variants {
+    for (name, layout, per_sm, items, per_lane) in variants {
+        set_scan_layout(layout);
         set_scan_blocks_per_sm(per_sm);
         set_scan_items_per_thread(items);
-        set_scan_pipelined(pipelined);
-        scanned = DeviceArray::<u32>::zeros(N)?;
-        cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
-        stream.synchronize()?;
-        check_scan(&hu, &scanned.to_host()?)?;
-        let us = median_us(&stream, || {
-            Ok(cudajit::inclusive_scan_into_on(
-                &stream,
-                &u,
-                device_fn!(add_u32),
-                0,
-                &mut scanned,
-            )?)
-        })?;
-        report_scan(name, us, copy_us);
+        set_scan_window_tiles_per_lane(per_lane);
+        // A variant that fails is reported and skipped: the others still run.
+        let mut timed = || -> BenchResult<f64> {
+            scanned = DeviceArray::<u32>::zeros(N)?;
+            cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
+            stream.synchronize()?;
+            check_scan(&hu, &scanned.to_host()?)?;
+            median_us(&stream, || {
+                Ok(cudajit::inclusive_scan_into_on(
+                    &stream,
+                    &u,
+                    device_fn!(add_u32),
+                    0,
+                    &mut scanned,
+                )?)
+            })
+        };
+        match timed() {
+            Ok(us) => report_scan(name, us, copy_us),
+            Err(e) => println!("ERROR {name}: {e}"),
+        }
     }
+    set_scan_layout(0);
     set_scan_blocks_per_sm(8);
     set_scan_items_per_thread(0);
-    set_scan_pipelined(false);
+    set_scan_window_tiles_per_lane(1);
     Ok(())
 }
 

@@ -22,16 +22,16 @@ ROWS = [
     ("scan", "scan", "scan.cub", "cub", 1.10),
     ("scan_cupy", "scan", "scan.cupy", "cupy", None),
     ("scan.alloc", "scan.alloc", "scan.alloc.cupy", "cupy", None),
-    # The look-back scan's grid, other than the default 8 resident blocks per SM.
-    ("scan.4_per_sm", "scan.4_per_sm", "scan.cub", "cub", None),
-    ("scan.block_per_tile", "scan.block_per_tile", "scan.cub", "cub", None),
-    # Tiles of 256 threads times 8, 12, 24 elements (the default: 16).
-    ("scan.items_8", "scan.items_8", "scan.cub", "cub", None),
-    ("scan.items_12", "scan.items_12", "scan.cub", "cub", None),
-    ("scan.items_24", "scan.items_24", "scan.cub", "cub", None),
-    # The next tile loaded during the look-back (two tile buffers, 6 blocks per SM).
-    ("scan.pipelined", "scan.pipelined", "scan.cub", "cub", None),
-    ("scan.pipelined_12", "scan.pipelined_12", "scan.cub", "cub", None),
+    # The look-back scan's other layouts and tile sizes (bench/hl.rs's variants).
+    ("scan.classic_20", "scan.classic_20", "scan.cub", "cub", None),
+    ("scan.classic_24", "scan.classic_24", "scan.cub", "cub", None),
+    ("scan.resident", "scan.resident", "scan.cub", "cub", None),
+    ("scan.resident_24", "scan.resident_24", "scan.cub", "cub", None),
+    ("scan.resident_wide", "scan.resident_wide", "scan.cub", "cub", None),
+    ("scan.resident_wide_24", "scan.resident_wide_24", "scan.cub", "cub", None),
+    ("scan.tile_blocks_wide", "scan.tile_blocks_wide", "scan.cub", "cub", None),
+    ("scan.tile_blocks_wide_24", "scan.tile_blocks_wide_24", "scan.cub", "cub", None),
+    ("scan.pipelined_wide", "scan.pipelined_wide", "scan.cub", "cub", None),
 ]
 SCAN_COPY_FRACTION = 0.80  # the scan reads and writes once: >= 80% of the copy
 

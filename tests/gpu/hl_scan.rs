@@ -200,70 +200,98 @@ fn scans_of_8_bit_elements() {
     }
 }
 
-/// Turns the pipelined look-back scan on for its life (a benchmark knob, global: other
-/// tests' scans running meanwhile take either kernel, both exact).
-struct Pipelined;
+/// Picks a scan layout and look-back window depth for its life (benchmark knobs,
+/// global: other tests' scans running meanwhile take either kernel, all exact).
+struct Layout;
 
-impl Pipelined {
-    fn on() -> Pipelined {
-        cudajit::__private::hl::set_scan_pipelined(true);
-        Pipelined
+impl Layout {
+    fn set(layout: u32, tiles_per_lane: usize) -> Layout {
+        cudajit::__private::hl::set_scan_layout(layout);
+        cudajit::__private::hl::set_scan_window_tiles_per_lane(tiles_per_lane);
+        Layout
     }
 }
 
-impl Drop for Pipelined {
+impl Drop for Layout {
     fn drop(&mut self) {
-        cudajit::__private::hl::set_scan_pipelined(false);
+        cudajit::__private::hl::set_scan_layout(0);
+        cudajit::__private::hl::set_scan_window_tiles_per_lane(1);
     }
 }
 
+/// The other layouts of the single-pass scan: resident blocks with packed states (1)
+/// and with the next tile loaded during the look-back (2), each with windows of 32
+/// and of 128 tiles.
 #[test]
-fn pipelined_scans_load_the_next_tile_during_the_look_back() {
+fn resident_and_pipelined_scans_with_shallow_and_deep_windows() {
     let device = require_gpu!();
-    let _pipelined = Pipelined::on();
-    let mut rng = Rng::fresh("hl pipelined scans");
+    let mut rng = Rng::fresh("hl scan layouts");
     let stream = device.new_stream().unwrap();
     let mut sizes = many_tile_lengths(&device);
     sizes.extend([1, 31, 33, 4097]);
-    // Each length twice: the second call reuses the first one's tile states.
-    for n in sizes.into_iter().flat_map(|n| [n, n]) {
-        let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
-        let dx = device.to_device(&xu).unwrap();
-        let mut out = DeviceArray::from_slice_on(&device, &vec![0xdead_beefu32; n]).unwrap();
-        cudajit::exclusive_scan_into_on(&stream, &dx, device_fn!(add_u32), 0, &mut out).unwrap();
-        let mut run = 0u32;
-        let want: Vec<u32> = xu
-            .iter()
-            .map(|&v| {
-                let before = run;
-                run = run.wrapping_add(v);
-                before
-            })
-            .collect();
-        assert_eq!(out.to_host().unwrap(), want, "u32 exclusive scan, n = {n}");
+    for (layout, per_lane) in [(1, 1), (1, 4), (2, 1), (2, 4)] {
+        let _layout = Layout::set(layout, per_lane);
+        let what = format!("layout {layout}, {per_lane} tiles per lane");
+        // Each length twice: the second call reuses the first one's tile states.
+        for n in sizes.iter().flat_map(|&n| [n, n]) {
+            let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+            let dx = device.to_device(&xu).unwrap();
+            let mut out = DeviceArray::from_slice_on(&device, &vec![0xdead_beefu32; n]).unwrap();
+            cudajit::exclusive_scan_into_on(&stream, &dx, device_fn!(add_u32), 0, &mut out)
+                .unwrap();
+            let mut run = 0u32;
+            let want: Vec<u32> = xu
+                .iter()
+                .map(|&v| {
+                    let before = run;
+                    run = run.wrapping_add(v);
+                    before
+                })
+                .collect();
+            assert!(
+                out.to_host().unwrap() == want,
+                "u32 exclusive scan, n = {n}, {what}"
+            );
 
-        // Not commutative: a tile's prefix must fold earlier tiles in their order.
-        let xi: Vec<i32> = (0..n)
-            .map(|_| {
-                if rng.below(1500) == 0 {
-                    rng.next_u64() as i32 | 1
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let got = cudajit::inclusive_scan_on(&stream, &xi, device_fn!(first_nonzero), 0)
-            .unwrap()
-            .to_host()
-            .unwrap();
-        let mut run = 0i32;
-        let want: Vec<i32> = xi
-            .iter()
-            .map(|&v| {
-                run = if run != 0 { run } else { v };
-                run
-            })
-            .collect();
-        assert_eq!(got, want, "first_nonzero inclusive scan, n = {n}");
+            // Not commutative: a tile's prefix must fold earlier tiles in their order.
+            let xi: Vec<i32> = (0..n)
+                .map(|_| {
+                    if rng.below(1500) == 0 {
+                        rng.next_u64() as i32 | 1
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let got = cudajit::inclusive_scan_on(&stream, &xi, device_fn!(first_nonzero), 0)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut run = 0i32;
+            let want: Vec<i32> = xi
+                .iter()
+                .map(|&v| {
+                    run = if run != 0 { run } else { v };
+                    run
+                })
+                .collect();
+            assert!(got == want, "first_nonzero inclusive scan, n = {n}, {what}");
+
+            // 64-bit elements take layout 1 with windows of 32 whatever is asked.
+            let xl: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+            let got = cudajit::inclusive_scan_on(&stream, &xl, device_fn!(add_i64), 0)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut run = 0i64;
+            let want: Vec<i64> = xl
+                .iter()
+                .map(|&v| {
+                    run = run.wrapping_add(v);
+                    run
+                })
+                .collect();
+            assert!(got == want, "i64 inclusive scan, n = {n}, {what}");
+        }
     }
 }

@@ -32,11 +32,11 @@
 //!
 //! Shuffles move 32- and 64-bit words: other element types use the three-pass scan.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use kernel_device::source::FnSource;
 
-use super::{lookback_pipelined, scratch, synth, Target};
+use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::device::DeviceKind;
@@ -54,7 +54,7 @@ const SIM_ITEMS: usize = 2;
 /// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
 /// (2^20 spins take about a second) and well within the limit on the simulator.
 /// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
-const SPIN_LIMIT: u32 = 1 << 20;
+pub(super) const SPIN_LIMIT: u32 = 1 << 20;
 /// Statuses carry the epoch in their top 30 bits.
 const EPOCHS: u32 = 1 << 30;
 
@@ -73,6 +73,19 @@ pub fn set_scan_items_per_thread(items: usize) {
 /// thread): the waits of a block's look-back are hidden by the other blocks' loads.
 const MIN_BLOCKS_PER_SM: u32 = 8;
 
+/// Resident blocks per multiprocessor of layout 1 with windows deeper than 32 tiles:
+/// its per-lane states need 40 registers (six blocks).
+const MIN_BLOCKS_PER_SM_WIDE: u32 = 6;
+
+/// The resident blocks per multiprocessor layout 1's kernel is fitted to.
+fn resident_fit(per_lane: usize) -> u32 {
+    if per_lane > 1 {
+        MIN_BLOCKS_PER_SM_WIDE
+    } else {
+        MIN_BLOCKS_PER_SM
+    }
+}
+
 /// Blocks of the scan kept on each multiprocessor of a GPU: its 256 threads use 32
 /// registers and 17 KB of shared memory, so eight (2048 threads) fit. 0: one block per
 /// tile (a grid of as many blocks as tiles). See [`set_scan_blocks_per_sm`].
@@ -86,16 +99,28 @@ pub fn set_scan_blocks_per_sm(blocks: u32) {
     BLOCKS_PER_SM.store(blocks, Ordering::Relaxed);
 }
 
-/// Whether 32-bit scans use the pipelined kernel (`lookback_pipelined`). See
-/// [`set_scan_pipelined`].
-static PIPELINED: AtomicBool = AtomicBool::new(false);
+/// The scan kernel's layout (a benchmark knob): 0 `lookback_classic` (the default),
+/// 1 this module's resident blocks, 2 `lookback_pipelined`. See [`set_scan_layout`].
+static LAYOUT: AtomicU32 = AtomicU32::new(0);
 
-/// Makes 32-bit scans (of at most 16 items per thread) load the next tile during the
-/// look-back (two tile buffers, six blocks per multiprocessor), or not. For
-/// benchmarks comparing the two; not a stable API.
+/// Picks the single-pass scan's kernel: 0 one block per tile with fenced tile states
+/// (the default, fastest measured), 1 resident blocks taking tiles from the counter
+/// with packed state words, 2 the same loading the next tile during the look-back
+/// (32-bit elements of at most 16 items per thread; else 1). For benchmarks comparing
+/// them; not a stable API.
 #[doc(hidden)]
-pub fn set_scan_pipelined(on: bool) {
-    PIPELINED.store(on, Ordering::Relaxed);
+pub fn set_scan_layout(layout: u32) {
+    LAYOUT.store(layout, Ordering::Relaxed);
+}
+
+/// Earlier tiles each lane of the look-back polls per window in layouts 1 and 2 (32-bit
+/// elements): 1 (windows of 32 tiles) or more (deeper windows, one round trip each).
+static WINDOW_TILES_PER_LANE: AtomicUsize = AtomicUsize::new(1);
+
+/// Sets [`WINDOW_TILES_PER_LANE`] (1 to 8). For benchmarks; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_window_tiles_per_lane(tiles: usize) {
+    WINDOW_TILES_PER_LANE.store(tiles.clamp(1, 8), Ordering::Relaxed);
 }
 
 /// The scan's grid before it is cut to the tile count: every block stays resident and
@@ -181,17 +206,42 @@ pub(super) fn scan_into<T: DeviceScalar>(
                 (tile as u64) << 31
             ),
         })?;
-    let pipelined =
-        std::mem::size_of::<T>() == 4 && items <= 16 && PIPELINED.load(Ordering::Relaxed);
-    let (kernel, fit) = if pipelined {
-        (
-            lookback_pipelined::kernel::<T>(op, items, exclusive),
-            lookback_pipelined::MIN_BLOCKS_PER_SM,
-        )
+    let packed = std::mem::size_of::<T>() == 4;
+    let per_lane = if packed {
+        WINDOW_TILES_PER_LANE.load(Ordering::Relaxed)
     } else {
-        (kernel::<T>(op, items, exclusive), MIN_BLOCKS_PER_SM)
+        1
     };
-    let grid = tiles_u32.min(resident_blocks(target, fit)).max(1);
+    let layout = LAYOUT.load(Ordering::Relaxed);
+    let classic = layout == 0;
+    let (kernel, grid) = match layout {
+        _ if classic => (
+            lookback_classic::kernel::<T>(op, items, exclusive),
+            tiles_u32.max(1),
+        ),
+        2 if packed && items <= 16 => (
+            lookback_pipelined::kernel::<T>(op, items, exclusive, per_lane),
+            tiles_u32
+                .min(resident_blocks(
+                    target,
+                    lookback_pipelined::MIN_BLOCKS_PER_SM,
+                ))
+                .max(1),
+        ),
+        _ => (
+            kernel::<T>(op, items, exclusive, per_lane),
+            tiles_u32
+                .min(resident_blocks(target, resident_fit(per_lane)))
+                .max(1),
+        ),
+    };
+    // Classic blocks take one ticket each; resident blocks one per tile and one past
+    // the last tile each.
+    let tickets = if classic {
+        u64::from(grid)
+    } else {
+        u64::from(tiles_u32) + u64::from(grid)
+    };
     let key = scratch::Key::new::<TileStates<T>>(&target.device, target.stream);
     let mut states = match scratch::take::<TileStates<T>>(key) {
         Some(s) if s.status.len() >= tiles && s.epoch + 1 < EPOCHS => s,
@@ -212,8 +262,7 @@ pub(super) fn scan_into<T: DeviceScalar>(
     crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)?;
     // Kept only after a launch that was queued: a failed one may have left the
     // counter short of its tickets.
-    // Each tile's ticket, and one past the last tile per block (the one that stops it).
-    states.issued += u64::from(tiles_u32) + u64::from(grid);
+    states.issued += tickets;
     scratch::put(key, states);
     Ok(())
 }
@@ -241,6 +290,8 @@ fn bits_of(t: &str) -> (String, String) {
 struct TileStateText {
     packed: bool,
     to_bits: String,
+    /// Bits `X` back into a value.
+    from_bits: String,
     /// The loop body that polls tile `cj_p` into `cj_state` (0 while unpublished).
     poll: String,
     /// Declares `cj_value`: tile `cj_p`'s value for the state polled (the identity for
@@ -287,6 +338,7 @@ impl TileStateText {
         };
         TileStateText {
             packed,
+            from_bits: from_bits.clone(),
             to_bits,
             poll,
             read_value,
@@ -323,8 +375,11 @@ impl TileStateText {
 /// Tile values travel as their bits through atomics (`atomic_exch` to publish,
 /// `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
 /// could in principle meet a stale L1 line of a neighbouring tile's.
-pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
+pub(super) fn lookback_text<T: DeviceScalar>(opn: &str, per_lane: usize) -> String {
     let states = TileStateText::of::<T>();
+    if per_lane > 1 && states.packed {
+        return wide_lookback_text(opn, &states, per_lane);
+    }
     let publish_total_inclusive = states.publish("0", "cj_total", 2);
     let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
     let publish_through = states.publish("cj_tile", "cj_through", 2);
@@ -405,11 +460,138 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
     )
 }
 
+/// [`lookback_text`] with windows of `32 * per_lane` earlier tiles (packed 32-bit
+/// states): lane l polls tiles `cj_end - 1 - (l * per_lane + q)` for q in
+/// 0..per_lane, all its atomics issued before any result is used, so a window costs
+/// one round trip however deep. The window folds in tile order up to the nearest
+/// inclusive prefix: each lane folds its own tiles oldest first (the lane holding the
+/// nearest inclusive prefix from it on), then the lanes by shuffles.
+fn wide_lookback_text(opn: &str, states: &TileStateText, per_lane: usize) -> String {
+    let publish_total_inclusive = states.publish("0", "cj_total", 2);
+    let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
+    let publish_through = states.publish("cj_tile", "cj_through", 2);
+    let from_bits = &states.from_bits;
+    let mut setup = String::new();
+    let mut issue = String::new();
+    let mut classify = String::new();
+    let mut ready = Vec::new();
+    let mut values = String::new();
+    let mut nearest = String::new();
+    let mut fold = String::new();
+    for q in 0..per_lane {
+        setup.push_str(&format!(
+            "
+                let cj_d{q} = cj_lane * {per_lane} + {q};
+                let cj_valid{q} = cj_d{q} < cj_end;
+                let cj_p{q} = if cj_valid{q} {{ cj_end - 1 - cj_d{q} }} else {{ 0 }};
+                let mut cj_state{q} = if cj_valid{q} {{ 0u32 }} else {{ 2u32 }};
+                let mut cj_word{q} = 0u64;"
+        ));
+        issue.push_str(&format!(
+            "
+                    if cj_state{q} == 0 {{
+                        cj_word{q} = atomic_or(cj_aggregates, cj_p{q}, 0u64);
+                    }}"
+        ));
+        classify.push_str(&format!(
+            "
+                    if cj_state{q} == 0 {{
+                        let cj_high = (cj_word{q} >> 32) as u32;
+                        cj_state{q} = if cj_high >> 2 == cj_epoch {{ cj_high & 3 }} else {{ 0 }};
+                    }}"
+        ));
+        ready.push(format!("cj_state{q} != 0"));
+        let value = from_bits.replace("X", &format!("(cj_word{q} as u32)"));
+        values.push_str(&format!(
+            "
+                let cj_v{q} = if cj_valid{q} {{ {value} }} else {{ cj_identity }};"
+        ));
+    }
+    // The lane's nearest inclusive prefix (per_lane when it has none).
+    for q in (0..per_lane).rev() {
+        nearest.push_str(&format!(
+            "
+                if cj_state{q} == 2 {{
+                    cj_first_inclusive = {q}usize;
+                }}"
+        ));
+    }
+    // Oldest first, up to the lane's nearest inclusive prefix.
+    for q in (0..per_lane).rev() {
+        fold.push_str(&format!(
+            "
+                    if {q}usize <= cj_first_inclusive {{
+                        cj_win = {opn}(cj_win, cj_v{q});
+                    }}"
+        ));
+    }
+    let ready = ready.join(" && ");
+    let depth = 32 * per_lane;
+    format!(
+        "if cj_warp == 0 {{
+        let mut cj_prefix = cj_identity;
+        if cj_tile == 0 {{
+            if cj_lane == 0 {{
+                {publish_total_inclusive}
+            }}
+        }} else {{
+            if cj_lane == 0 {{
+                {publish_aggregate}
+            }}
+            let mut cj_end = cj_tile;
+            let mut cj_more = true;
+            let mut cj_gave_up = false;
+            while cj_more {{{setup}
+                let mut cj_spins = 0u32;
+                let mut cj_waiting = true;
+                while cj_waiting {{{issue}{classify}
+                    cj_waiting = !all_sync(cj_full, {ready});
+                    cj_spins += 1;
+                    if cj_spins == {SPIN_LIMIT}u32 {{
+                        cj_waiting = false;
+                        cj_gave_up = true;
+                    }}
+                }}{values}
+                let mut cj_first_inclusive = {per_lane}usize;{nearest}
+                let cj_found = ballot_sync(cj_full, cj_first_inclusive < {per_lane});
+                let mut cj_win = cj_identity;
+                if (cj_lane as u32) <= cj_found.trailing_zeros() {{{fold}
+                }}
+                // Fold the lanes in tile order: lane l + e holds earlier tiles.
+                let mut cj_e = 1u32;
+                while cj_e < 32 {{
+                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
+                    if cj_lane as u32 + cj_e < 32 {{
+                        cj_win = {opn}(cj_down, cj_win);
+                    }}
+                    cj_e <<= 1;
+                }}
+                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
+                cj_prefix = {opn}(cj_window, cj_prefix);
+                cj_more = cj_found == 0 && !cj_gave_up;
+                if cj_more {{
+                    cj_end -= {depth};
+                }}
+            }}
+            if cj_lane == 0 {{
+                let cj_through = {opn}(cj_prefix, cj_total);
+                {publish_through}
+            }}
+        }}
+        if cj_lane == 0 {{
+            cj_prefix_sm[0] = cj_prefix;
+        }}
+    }}
+"
+    )
+}
+
 /// The single-pass kernel for `op` on `T`, `items` elements per thread.
 pub(super) fn kernel<T: DeviceScalar>(
     op: &'static FnSource,
     items: usize,
     exclusive: bool,
+    per_lane: usize,
 ) -> synth::Kernel {
     let t = T::SCALAR.rust_name();
     let opn = synth::callee(op, t);
@@ -419,7 +601,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
     let padded = tile + tile / 32;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
-    let name = format!("cj_scan1_{kind}_{items}_{t}_{}", op.name);
+    let name = format!("cj_scan3_{kind}_{items}_{per_lane}_{t}_{}", op.name);
     let step = if exclusive {
         "cj_sm[cj_s] = cj_run;
         cj_run = OP(cj_run, cj_x);"
@@ -429,7 +611,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     }
     .replace("OP", &opn);
     let w = "u64";
-    let lookback = lookback_text::<T>(&opn);
+    let lookback = lookback_text::<T>(&opn, per_lane);
     let text = format!(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
@@ -539,5 +721,5 @@ pub(super) fn kernel<T: DeviceScalar>(
     }}
 }}"
     );
-    synth::kernel_with_bounds(&name, text, &[op], Some(MIN_BLOCKS_PER_SM))
+    synth::kernel_with_bounds(&name, text, &[op], Some(resident_fit(per_lane)))
 }

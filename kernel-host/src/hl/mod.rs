@@ -15,7 +15,11 @@
 
 mod lookback;
 #[doc(hidden)]
-pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_pipelined};
+pub use lookback::{
+    set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
+    set_scan_window_tiles_per_lane,
+};
+mod lookback_classic;
 mod lookback_pipelined;
 mod map;
 mod numeric;

@@ -8,7 +8,7 @@ use super::map::{map_kernel, map_kernel_of};
 use super::numeric::{Builtin, Numeric};
 use super::reduce::fold_kernel;
 use super::scan::{CompactKernels, ScanKernels};
-use super::{lookback, lookback_pipelined, synth};
+use super::{lookback, lookback_classic, lookback_pipelined, synth};
 
 /// A predicate and a widening map on `t`, as a user's `#[device]` functions would be.
 fn user_fns(t: &str) -> (&'static FnSource, &'static FnSource) {
@@ -39,12 +39,31 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
     if lookback::handles::<T>() {
         for exclusive in [false, true] {
             let add = Builtin::Add.source::<T>();
-            all.push(lookback::kernel::<T>(add, lookback::GPU_ITEMS, exclusive));
+            all.push(lookback_classic::kernel::<T>(
+                add,
+                lookback::GPU_ITEMS,
+                exclusive,
+            ));
+            all.push(lookback::kernel::<T>(
+                add,
+                lookback::GPU_ITEMS,
+                exclusive,
+                1,
+            ));
             if std::mem::size_of::<T>() == 4 {
-                all.push(lookback_pipelined::kernel::<T>(
+                for per_lane in [1, 4] {
+                    all.push(lookback_pipelined::kernel::<T>(
+                        add,
+                        lookback::GPU_ITEMS,
+                        exclusive,
+                        per_lane,
+                    ));
+                }
+                all.push(lookback::kernel::<T>(
                     add,
                     lookback::GPU_ITEMS,
                     exclusive,
+                    4,
                 ));
             }
         }
@@ -129,26 +148,40 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         return;
     }
     let add = Builtin::Add.source::<f32>();
-    for items in [lookback::GPU_ITEMS, 8, 12, 24] {
-        let kernel = lookback::kernel::<f32>(add, items, false);
+    // Layout 1: eight blocks per SM (32 registers) with windows of 32 tiles, six (40)
+    // with deeper ones; the classic kernel (no launch bounds) at 16 and 24 items.
+    let layout1 = |items, per_lane| lookback::kernel::<f32>(add, items, false, per_lane);
+    let cases = [
+        (layout1(lookback::GPU_ITEMS, 1), 32),
+        (layout1(8, 1), 32),
+        (layout1(12, 1), 32),
+        (layout1(24, 1), 32),
+        (layout1(lookback::GPU_ITEMS, 4), 40),
+        (layout1(24, 4), 40),
+        (
+            lookback_classic::kernel::<f32>(add, lookback::GPU_ITEMS, false),
+            32,
+        ),
+        (lookback_classic::kernel::<f32>(add, 24, false), 40),
+    ];
+    for (kernel, registers) in cases {
         let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
-        if let (Ok(path), lookback::GPU_ITEMS) = (std::env::var("CUDAJIT_DUMP_SCAN_PTX"), items) {
-            std::fs::write(&path, &inspection.ptx).unwrap();
-            std::fs::write(format!("{path}.ll"), &inspection.nvvm_ir).unwrap();
+        if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
+            std::fs::write(format!("{path}.{}", kernel.source.name), &inspection.ptx).unwrap();
         }
         let Some(r) = inspection.resources else {
             eprintln!("skipped: no ptxas to count registers");
             return;
         };
         eprintln!("{}: {r:?}", kernel.source.name);
-        // Eight resident 256-thread blocks per SM (the launch bounds ask ptxas for them).
         assert!(
-            r.registers_per_thread <= 32 && r.local_bytes == 0 && r.spill_store_bytes == 0,
-            "{items} items: {r:?}"
+            r.registers_per_thread <= registers && r.local_bytes == 0 && r.spill_store_bytes == 0,
+            "{}: {r:?}",
+            kernel.source.name
         );
     }
     // The pipelined kernel: two tile buffers, six blocks per SM (40 registers).
-    let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false);
+    let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false, 4);
     let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
     if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
         std::fs::write(format!("{path}.pipelined"), &inspection.ptx).unwrap();
