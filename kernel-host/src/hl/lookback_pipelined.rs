@@ -10,7 +10,7 @@
 
 use kernel_device::source::FnSource;
 
-use super::lookback::lookback_text;
+use super::lookback_text::lookback_text;
 use super::synth;
 use crate::args::DeviceScalar;
 

@@ -21,6 +21,7 @@ pub use lookback::{
 };
 mod lookback_classic;
 mod lookback_pipelined;
+mod lookback_text;
 mod map;
 mod numeric;
 mod reduce;
