@@ -186,23 +186,20 @@ fn run(device: &Device) -> BenchResult<()> {
         Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
     })?;
     report_scan("scan.alloc", us, copy_us);
-    // The look-back scan's other layouts (benchmark knobs; the default is the classic
-    // kernel, one block per tile, 16 items per thread): (name, layout, resident blocks
+    // The look-back scan's other tile sizes and layouts (benchmark knobs; the default
+    // is the classic kernel, one block per tile, 24 items per thread for u32): (name, layout, resident blocks
     // per SM (0: one per tile), items per thread, look-back tiles per lane).
     use cudajit::__private::hl::{
         set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
         set_scan_window_tiles_per_lane,
     };
     let variants = [
+        ("scan.classic_16", 0, 8, 16, 1),
         ("scan.classic_20", 0, 8, 20, 1),
-        ("scan.classic_24", 0, 8, 24, 1),
-        ("scan.resident", 1, 8, 16, 1),
+        ("scan.classic_28", 0, 8, 28, 1),
+        ("scan.classic_32", 0, 8, 32, 1),
         ("scan.resident_24", 1, 8, 24, 1),
-        ("scan.resident_wide", 1, 8, 16, 4),
-        ("scan.resident_wide_24", 1, 8, 24, 4),
-        ("scan.tile_blocks_wide", 1, 0, 16, 4),
-        ("scan.tile_blocks_wide_24", 1, 0, 24, 4),
-        ("scan.pipelined_wide", 2, 8, 16, 4),
+        ("scan.pipelined", 2, 8, 16, 1),
     ];
     for (name, layout, per_sm, items, per_lane) in variants {
         set_scan_layout(layout);

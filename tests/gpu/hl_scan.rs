@@ -17,11 +17,12 @@ fn add_u8(a: u8, b: u8) -> u8 {
     a.wrapping_add(b)
 }
 
-/// Lengths of many scan tiles (4096 elements on a GPU, 512 on the simulator): the
-/// single-pass scan's look-back walks over windows of 32 earlier tiles, so these cross
-/// several windows, end on a tile boundary or one past it.
+/// Lengths of many scan tiles (6144 elements of 32 bits on a GPU, 4096 of 64 bits; 512
+/// on the simulator): the single-pass scan's look-back walks over windows of 32 earlier
+/// tiles, so these cross several windows, and end on a 32-bit tile boundary or one past
+/// it.
 fn many_tile_lengths(device: &cudajit::Device) -> Vec<usize> {
-    let tile = if device.is_simulator() { 512 } else { 4096 };
+    let tile = if device.is_simulator() { 512 } else { 6144 };
     vec![33 * tile, 33 * tile + 1, 70 * tile + 5, 97 * tile - 1]
 }
 

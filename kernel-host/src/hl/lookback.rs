@@ -47,9 +47,32 @@ use crate::array::DeviceArray;
 use crate::device::DeviceKind;
 use crate::error::{Error, Result};
 
-/// Consecutive elements per thread on a GPU (tiles of 4096 with 256 threads, as CUB's
-/// tuning for 4-byte types on sm_90).
+/// Consecutive elements per thread on a GPU for 64-bit elements (tiles of 4096 with
+/// 256 threads: 34 KB of shared memory).
 pub(super) const GPU_ITEMS: usize = 16;
+/// For 32-bit elements: tiles of 6144 (25 KB of shared memory). Fewer tiles mean
+/// shorter look-back chains, which bound the scan: on the H100 (2^28 u32) tiles of
+/// 4096 took 1079 us, of 5120 976 us, of 6144 902 us (1.01x CUB).
+pub(super) const GPU_ITEMS_32: usize = 24;
+/// The most items per thread whose tile fits the 48 KB of static shared memory a
+/// kernel may have, with its padding: 44 for 32-bit elements, 22 for 64-bit ones.
+fn max_items<T>() -> usize {
+    44 * 4 / std::mem::size_of::<T>()
+}
+
+/// Elements per thread on a GPU for `T`: the default, or the benchmark knob's value
+/// (within what shared memory holds).
+fn gpu_items<T>() -> usize {
+    let default = if std::mem::size_of::<T>() == 4 {
+        GPU_ITEMS_32
+    } else {
+        GPU_ITEMS
+    };
+    match ITEMS_ON_GPU.load(Ordering::Relaxed) {
+        0 => default,
+        items => items.min(max_items::<T>()),
+    }
+}
 /// On the simulator: small tiles, so that the edge lengths cross many tiles and the
 /// look-back runs over several windows (the text is the same, with this constant).
 const SIM_ITEMS: usize = 2;
@@ -68,7 +91,8 @@ const EPOCHS: u32 = 1 << 30;
 static ITEMS_ON_GPU: AtomicUsize = AtomicUsize::new(0);
 
 /// Sets the single-pass scan's elements per thread on a GPU (tiles of 256 times as
-/// many), or 0 for the default (16). For benchmarks; not a stable API.
+/// many; at most what 48 KB of shared memory holds), or 0 for the default (24 for
+/// 32-bit elements, 16 for 64-bit ones). For benchmarks; not a stable API.
 #[doc(hidden)]
 pub fn set_scan_items_per_thread(items: usize) {
     ITEMS_ON_GPU.store(items, Ordering::Relaxed);
@@ -190,10 +214,7 @@ pub(super) fn scan_into<T: DeviceScalar>(
     exclusive: bool,
 ) -> Result<()> {
     let items = match target.device.kind() {
-        DeviceKind::Cuda(_) => match ITEMS_ON_GPU.load(Ordering::Relaxed) {
-            0 => GPU_ITEMS,
-            items => items,
-        },
+        DeviceKind::Cuda(_) => gpu_items::<T>(),
         DeviceKind::Sim(_) => SIM_ITEMS,
     };
     let tile = items * synth::BLOCK as usize;

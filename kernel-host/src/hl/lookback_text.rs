@@ -199,7 +199,7 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str, per_lane: usize) -> Stri
 }
 
 /// [`lookback_text`] with windows of `32 * per_lane` earlier tiles (packed 32-bit
-/// states): lane l polls tiles `cj_end - 1 - (l * per_lane + q)` for q in
+/// states; measured 3-5x slower than windows of 32 on the H100, a benchmark knob only): lane l polls tiles `cj_end - 1 - (l * per_lane + q)` for q in
 /// 0..per_lane, all its atomics issued before any result is used, so a window costs
 /// one round trip however deep. The window folds in tile order up to the nearest
 /// inclusive prefix: each lane folds its own tiles oldest first (the lane holding the

@@ -39,11 +39,12 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
     if lookback::handles::<T>() {
         for exclusive in [false, true] {
             let add = Builtin::Add.source::<T>();
-            all.push(lookback_classic::kernel::<T>(
-                add,
-                lookback::GPU_ITEMS,
-                exclusive,
-            ));
+            let items = if std::mem::size_of::<T>() == 4 {
+                lookback::GPU_ITEMS_32
+            } else {
+                lookback::GPU_ITEMS
+            };
+            all.push(lookback_classic::kernel::<T>(add, items, exclusive));
             all.push(lookback::kernel::<T>(
                 add,
                 lookback::GPU_ITEMS,
@@ -162,7 +163,13 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
             lookback_classic::kernel::<f32>(add, lookback::GPU_ITEMS, false),
             32,
         ),
-        (lookback_classic::kernel::<f32>(add, 24, false), 40),
+        (lookback_classic::kernel::<f32>(add, 24, false), 32),
+        (lookback_classic::kernel::<f32>(add, 28, false), 40),
+        (lookback_classic::kernel::<f32>(add, 32, false), 40),
+        (
+            lookback_classic::kernel::<f64>(Builtin::Add.source::<f64>(), 20, false),
+            40,
+        ),
     ];
     for (kernel, registers) in cases {
         let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
