@@ -187,25 +187,23 @@ fn run(device: &Device) -> BenchResult<()> {
     })?;
     report_scan("scan.alloc", us, copy_us);
     // The look-back scan's other tile sizes and layouts (benchmark knobs; the default
-    // is the classic kernel, one block per tile, 24 items per thread for u32): (name, layout, resident blocks
-    // per SM (0: one per tile), items per thread, look-back tiles per lane).
+    // is the classic kernel, one block per tile, 24 items per thread for u32): (name,
+    // layout, resident blocks per SM (0: one per tile), items per thread).
     use cudajit::__private::hl::{
         set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
-        set_scan_window_tiles_per_lane,
     };
     let variants = [
-        ("scan.classic_16", 0, 8, 16, 1),
-        ("scan.classic_20", 0, 8, 20, 1),
-        ("scan.classic_28", 0, 8, 28, 1),
-        ("scan.classic_32", 0, 8, 32, 1),
-        ("scan.resident_24", 1, 8, 24, 1),
-        ("scan.pipelined", 2, 8, 16, 1),
+        ("scan.classic_16", 0, 8, 16),
+        ("scan.classic_20", 0, 8, 20),
+        ("scan.classic_28", 0, 8, 28),
+        ("scan.classic_32", 0, 8, 32),
+        ("scan.resident_24", 1, 8, 24),
+        ("scan.pipelined", 2, 8, 16),
     ];
-    for (name, layout, per_sm, items, per_lane) in variants {
+    for (name, layout, per_sm, items) in variants {
         set_scan_layout(layout);
         set_scan_blocks_per_sm(per_sm);
         set_scan_items_per_thread(items);
-        set_scan_window_tiles_per_lane(per_lane);
         // A variant that fails is reported and skipped: the others still run.
         let mut timed = || -> BenchResult<f64> {
             scanned = DeviceArray::<u32>::zeros(N)?;
@@ -230,7 +228,6 @@ fn run(device: &Device) -> BenchResult<()> {
     set_scan_layout(0);
     set_scan_blocks_per_sm(8);
     set_scan_items_per_thread(0);
-    set_scan_window_tiles_per_lane(1);
     Ok(())
 }
 

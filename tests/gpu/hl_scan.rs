@@ -201,14 +201,13 @@ fn scans_of_8_bit_elements() {
     }
 }
 
-/// Picks a scan layout and look-back window depth for its life (benchmark knobs,
-/// global: other tests' scans running meanwhile take either kernel, all exact).
+/// Picks a scan layout for its life (a benchmark knob, global: other tests' scans
+/// running meanwhile take either kernel, all exact).
 struct Layout;
 
 impl Layout {
-    fn set(layout: u32, tiles_per_lane: usize) -> Layout {
+    fn set(layout: u32) -> Layout {
         cudajit::__private::hl::set_scan_layout(layout);
-        cudajit::__private::hl::set_scan_window_tiles_per_lane(tiles_per_lane);
         Layout
     }
 }
@@ -216,23 +215,21 @@ impl Layout {
 impl Drop for Layout {
     fn drop(&mut self) {
         cudajit::__private::hl::set_scan_layout(0);
-        cudajit::__private::hl::set_scan_window_tiles_per_lane(1);
     }
 }
 
 /// The other layouts of the single-pass scan: resident blocks with packed states (1)
-/// and with the next tile loaded during the look-back (2), each with windows of 32
-/// and of 128 tiles.
+/// and with the next tile loaded during the look-back (2).
 #[test]
-fn resident_and_pipelined_scans_with_shallow_and_deep_windows() {
+fn resident_and_pipelined_scan_layouts() {
     let device = require_gpu!();
     let mut rng = Rng::fresh("hl scan layouts");
     let stream = device.new_stream().unwrap();
     let mut sizes = many_tile_lengths(&device);
     sizes.extend([1, 31, 33, 4097]);
-    for (layout, per_lane) in [(1, 1), (1, 4), (2, 1), (2, 4)] {
-        let _layout = Layout::set(layout, per_lane);
-        let what = format!("layout {layout}, {per_lane} tiles per lane");
+    for layout in [1, 2] {
+        let _layout = Layout::set(layout);
+        let what = format!("layout {layout}");
         // Each length twice: the second call reuses the first one's tile states.
         for n in sizes.iter().flat_map(|&n| [n, n]) {
             let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
@@ -278,7 +275,7 @@ fn resident_and_pipelined_scans_with_shallow_and_deep_windows() {
                 .collect();
             assert!(got == want, "first_nonzero inclusive scan, n = {n}, {what}");
 
-            // 64-bit elements take layout 1 with windows of 32 whatever is asked.
+            // 64-bit elements take layout 1 in either case.
             let xl: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
             let got = cudajit::inclusive_scan_on(&stream, &xl, device_fn!(add_i64), 0)
                 .unwrap()

@@ -102,19 +102,6 @@ pub fn set_scan_items_per_thread(items: usize) {
 /// thread): the waits of a block's look-back are hidden by the other blocks' loads.
 const MIN_BLOCKS_PER_SM: u32 = 8;
 
-/// Resident blocks per multiprocessor of layout 1 with windows deeper than 32 tiles:
-/// its per-lane states need 40 registers (six blocks).
-const MIN_BLOCKS_PER_SM_WIDE: u32 = 6;
-
-/// The resident blocks per multiprocessor layout 1's kernel is fitted to.
-fn resident_fit(per_lane: usize) -> u32 {
-    if per_lane > 1 {
-        MIN_BLOCKS_PER_SM_WIDE
-    } else {
-        MIN_BLOCKS_PER_SM
-    }
-}
-
 /// Blocks of the scan kept on each multiprocessor of a GPU: its 256 threads use 32
 /// registers and 17 KB of shared memory, so eight (2048 threads) fit. 0: one block per
 /// tile (a grid of as many blocks as tiles). See [`set_scan_blocks_per_sm`].
@@ -140,16 +127,6 @@ static LAYOUT: AtomicU32 = AtomicU32::new(0);
 #[doc(hidden)]
 pub fn set_scan_layout(layout: u32) {
     LAYOUT.store(layout, Ordering::Relaxed);
-}
-
-/// Earlier tiles each lane of the look-back polls per window in layouts 1 and 2 (32-bit
-/// elements): 1 (windows of 32 tiles) or more (deeper windows, one round trip each).
-static WINDOW_TILES_PER_LANE: AtomicUsize = AtomicUsize::new(1);
-
-/// Sets [`WINDOW_TILES_PER_LANE`] (1 to 8). For benchmarks; not a stable API.
-#[doc(hidden)]
-pub fn set_scan_window_tiles_per_lane(tiles: usize) {
-    WINDOW_TILES_PER_LANE.store(tiles.clamp(1, 8), Ordering::Relaxed);
 }
 
 /// The scan's grid before it is cut to the tile count: every block stays resident and
@@ -233,11 +210,6 @@ pub(super) fn scan_into<T: DeviceScalar>(
             ),
         })?;
     let packed = std::mem::size_of::<T>() == 4;
-    let per_lane = if packed {
-        WINDOW_TILES_PER_LANE.load(Ordering::Relaxed)
-    } else {
-        1
-    };
     let layout = LAYOUT.load(Ordering::Relaxed);
     let classic = layout == 0;
     let (kernel, grid) = match layout {
@@ -246,7 +218,7 @@ pub(super) fn scan_into<T: DeviceScalar>(
             tiles_u32.max(1),
         ),
         2 if packed && items <= 16 => (
-            lookback_pipelined::kernel::<T>(op, items, exclusive, per_lane),
+            lookback_pipelined::kernel::<T>(op, items, exclusive),
             tiles_u32
                 .min(resident_blocks(
                     target,
@@ -255,9 +227,9 @@ pub(super) fn scan_into<T: DeviceScalar>(
                 .max(1),
         ),
         _ => (
-            kernel::<T>(op, items, exclusive, per_lane),
+            kernel::<T>(op, items, exclusive),
             tiles_u32
-                .min(resident_blocks(target, resident_fit(per_lane)))
+                .min(resident_blocks(target, MIN_BLOCKS_PER_SM))
                 .max(1),
         ),
     };
@@ -298,7 +270,6 @@ pub(super) fn kernel<T: DeviceScalar>(
     op: &'static FnSource,
     items: usize,
     exclusive: bool,
-    per_lane: usize,
 ) -> synth::Kernel {
     let t = T::SCALAR.rust_name();
     let opn = synth::callee(op, t);
@@ -308,7 +279,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
     let padded = tile + tile / 32;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
-    let name = format!("cj_scan3_{kind}_{items}_{per_lane}_{t}_{}", op.name);
+    let name = format!("cj_scan3_{kind}_{items}_{t}_{}", op.name);
     let step = if exclusive {
         "cj_sm[cj_s] = cj_run;
         cj_run = OP(cj_run, cj_x);"
@@ -318,7 +289,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     }
     .replace("OP", &opn);
     let w = "u64";
-    let lookback = lookback_text::<T>(&opn, per_lane);
+    let lookback = lookback_text::<T>(&opn);
     let text = format!(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
@@ -428,5 +399,5 @@ pub(super) fn kernel<T: DeviceScalar>(
     }}
 }}"
     );
-    synth::kernel_with_bounds(&name, text, &[op], Some(resident_fit(per_lane)))
+    synth::kernel_with_bounds(&name, text, &[op], Some(MIN_BLOCKS_PER_SM))
 }

@@ -22,7 +22,6 @@ pub(super) fn kernel<T: DeviceScalar>(
     op: &'static FnSource,
     items: usize,
     exclusive: bool,
-    per_lane: usize,
 ) -> synth::Kernel {
     let t = T::SCALAR.rust_name();
     let opn = synth::callee(op, t);
@@ -32,7 +31,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
     let padded = tile + tile / 32;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
-    let name = format!("cj_scan2_{kind}_{items}_{per_lane}_{t}_{}", op.name);
+    let name = format!("cj_scan2_{kind}_{items}_{t}_{}", op.name);
     let step = if exclusive {
         "cj_sm[cj_s] = cj_run;
         cj_run = OP(cj_run, cj_x);"
@@ -41,7 +40,7 @@ pub(super) fn kernel<T: DeviceScalar>(
         cj_sm[cj_s] = cj_run;"
     }
     .replace("OP", &opn);
-    let lookback = lookback_text::<T>(&opn, per_lane);
+    let lookback = lookback_text::<T>(&opn);
     // Loads tile `cj_load_tile` into the buffer at `cj_load_base`.
     let load = format!(
         "let cj_load_start = cj_load_tile * {tile};

@@ -1,6 +1,6 @@
 //! Warp 0's look-back in the text of the resident and pipelined scan kernels: how tile
 //! states are published and polled (packed words for 32-bit elements, fenced arrays
-//! for 64-bit ones) and the window loop, of 32 tiles or deeper.
+//! for 64-bit ones) and the loop over windows of 32 earlier tiles.
 
 use super::lookback::SPIN_LIMIT;
 use crate::args::DeviceScalar;
@@ -28,8 +28,6 @@ fn bits_of(t: &str) -> (String, String) {
 struct TileStateText {
     packed: bool,
     to_bits: String,
-    /// Bits `X` back into a value.
-    from_bits: String,
     /// The loop body that polls tile `cj_p` into `cj_state` (0 while unpublished).
     poll: String,
     /// Declares `cj_value`: tile `cj_p`'s value for the state polled (the identity for
@@ -76,7 +74,6 @@ impl TileStateText {
         };
         TileStateText {
             packed,
-            from_bits: from_bits.clone(),
             to_bits,
             poll,
             read_value,
@@ -113,11 +110,8 @@ impl TileStateText {
 /// Tile values travel as their bits through atomics (`atomic_exch` to publish,
 /// `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
 /// could in principle meet a stale L1 line of a neighbouring tile's.
-pub(super) fn lookback_text<T: DeviceScalar>(opn: &str, per_lane: usize) -> String {
+pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
     let states = TileStateText::of::<T>();
-    if per_lane > 1 && states.packed {
-        return wide_lookback_text(opn, &states, per_lane);
-    }
     let publish_total_inclusive = states.publish("0", "cj_total", 2);
     let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
     let publish_through = states.publish("cj_tile", "cj_through", 2);
@@ -195,131 +189,5 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str, per_lane: usize) -> Stri
             cj_prefix_sm[0] = cj_prefix;
         }}
     }}"
-    )
-}
-
-/// [`lookback_text`] with windows of `32 * per_lane` earlier tiles (packed 32-bit
-/// states; measured 3-5x slower than windows of 32 on the H100, a benchmark knob only): lane l polls tiles `cj_end - 1 - (l * per_lane + q)` for q in
-/// 0..per_lane, all its atomics issued before any result is used, so a window costs
-/// one round trip however deep. The window folds in tile order up to the nearest
-/// inclusive prefix: each lane folds its own tiles oldest first (the lane holding the
-/// nearest inclusive prefix from it on), then the lanes by shuffles.
-fn wide_lookback_text(opn: &str, states: &TileStateText, per_lane: usize) -> String {
-    let publish_total_inclusive = states.publish("0", "cj_total", 2);
-    let publish_aggregate = states.publish("cj_tile", "cj_total", 1);
-    let publish_through = states.publish("cj_tile", "cj_through", 2);
-    let from_bits = &states.from_bits;
-    let mut setup = String::new();
-    let mut issue = String::new();
-    let mut classify = String::new();
-    let mut ready = Vec::new();
-    let mut values = String::new();
-    let mut nearest = String::new();
-    let mut fold = String::new();
-    for q in 0..per_lane {
-        setup.push_str(&format!(
-            "
-                let cj_d{q} = cj_lane * {per_lane} + {q};
-                let cj_valid{q} = cj_d{q} < cj_end;
-                let cj_p{q} = if cj_valid{q} {{ cj_end - 1 - cj_d{q} }} else {{ 0 }};
-                let mut cj_state{q} = if cj_valid{q} {{ 0u32 }} else {{ 2u32 }};
-                let mut cj_word{q} = 0u64;"
-        ));
-        issue.push_str(&format!(
-            "
-                    if cj_state{q} == 0 {{
-                        cj_word{q} = atomic_or(cj_aggregates, cj_p{q}, 0u64);
-                    }}"
-        ));
-        classify.push_str(&format!(
-            "
-                    if cj_state{q} == 0 {{
-                        let cj_high = (cj_word{q} >> 32) as u32;
-                        cj_state{q} = if cj_high >> 2 == cj_epoch {{ cj_high & 3 }} else {{ 0 }};
-                    }}"
-        ));
-        ready.push(format!("cj_state{q} != 0"));
-        let value = from_bits.replace("X", &format!("(cj_word{q} as u32)"));
-        values.push_str(&format!(
-            "
-                let cj_v{q} = if cj_valid{q} {{ {value} }} else {{ cj_identity }};"
-        ));
-    }
-    // The lane's nearest inclusive prefix (per_lane when it has none).
-    for q in (0..per_lane).rev() {
-        nearest.push_str(&format!(
-            "
-                if cj_state{q} == 2 {{
-                    cj_first_inclusive = {q}usize;
-                }}"
-        ));
-    }
-    // Oldest first, up to the lane's nearest inclusive prefix.
-    for q in (0..per_lane).rev() {
-        fold.push_str(&format!(
-            "
-                    if {q}usize <= cj_first_inclusive {{
-                        cj_win = {opn}(cj_win, cj_v{q});
-                    }}"
-        ));
-    }
-    let ready = ready.join(" && ");
-    let depth = 32 * per_lane;
-    format!(
-        "if cj_warp == 0 {{
-        let mut cj_prefix = cj_identity;
-        if cj_tile == 0 {{
-            if cj_lane == 0 {{
-                {publish_total_inclusive}
-            }}
-        }} else {{
-            if cj_lane == 0 {{
-                {publish_aggregate}
-            }}
-            let mut cj_end = cj_tile;
-            let mut cj_more = true;
-            let mut cj_gave_up = false;
-            while cj_more {{{setup}
-                let mut cj_spins = 0u32;
-                let mut cj_waiting = true;
-                while cj_waiting {{{issue}{classify}
-                    cj_waiting = !all_sync(cj_full, {ready});
-                    cj_spins += 1;
-                    if cj_spins == {SPIN_LIMIT}u32 {{
-                        cj_waiting = false;
-                        cj_gave_up = true;
-                    }}
-                }}{values}
-                let mut cj_first_inclusive = {per_lane}usize;{nearest}
-                let cj_found = ballot_sync(cj_full, cj_first_inclusive < {per_lane});
-                let mut cj_win = cj_identity;
-                if (cj_lane as u32) <= cj_found.trailing_zeros() {{{fold}
-                }}
-                // Fold the lanes in tile order: lane l + e holds earlier tiles.
-                let mut cj_e = 1u32;
-                while cj_e < 32 {{
-                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
-                    if cj_lane as u32 + cj_e < 32 {{
-                        cj_win = {opn}(cj_down, cj_win);
-                    }}
-                    cj_e <<= 1;
-                }}
-                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
-                cj_prefix = {opn}(cj_window, cj_prefix);
-                cj_more = cj_found == 0 && !cj_gave_up;
-                if cj_more {{
-                    cj_end -= {depth};
-                }}
-            }}
-            if cj_lane == 0 {{
-                let cj_through = {opn}(cj_prefix, cj_total);
-                {publish_through}
-            }}
-        }}
-        if cj_lane == 0 {{
-            cj_prefix_sm[0] = cj_prefix;
-        }}
-    }}
-"
     )
 }

@@ -15,10 +15,7 @@
 
 mod lookback;
 #[doc(hidden)]
-pub use lookback::{
-    set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
-    set_scan_window_tiles_per_lane,
-};
+pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout};
 mod lookback_classic;
 mod lookback_pipelined;
 mod lookback_text;

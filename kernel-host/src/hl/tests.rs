@@ -45,26 +45,12 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
                 lookback::GPU_ITEMS
             };
             all.push(lookback_classic::kernel::<T>(add, items, exclusive));
-            all.push(lookback::kernel::<T>(
-                add,
-                lookback::GPU_ITEMS,
-                exclusive,
-                1,
-            ));
+            all.push(lookback::kernel::<T>(add, lookback::GPU_ITEMS, exclusive));
             if std::mem::size_of::<T>() == 4 {
-                for per_lane in [1, 4] {
-                    all.push(lookback_pipelined::kernel::<T>(
-                        add,
-                        lookback::GPU_ITEMS,
-                        exclusive,
-                        per_lane,
-                    ));
-                }
-                all.push(lookback::kernel::<T>(
+                all.push(lookback_pipelined::kernel::<T>(
                     add,
                     lookback::GPU_ITEMS,
                     exclusive,
-                    4,
                 ));
             }
         }
@@ -149,16 +135,14 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         return;
     }
     let add = Builtin::Add.source::<f32>();
-    // Layout 1: eight blocks per SM (32 registers) with windows of 32 tiles, six (40)
-    // with deeper ones; the classic kernel (no launch bounds) at 16 and 24 items.
-    let layout1 = |items, per_lane| lookback::kernel::<f32>(add, items, false, per_lane);
+    // Layout 1: eight blocks per SM (32 registers); the classic kernel (no launch
+    // bounds) at the tile sizes the benchmark tries.
+    let layout1 = |items| lookback::kernel::<f32>(add, items, false);
     let cases = [
-        (layout1(lookback::GPU_ITEMS, 1), 32),
-        (layout1(8, 1), 32),
-        (layout1(12, 1), 32),
-        (layout1(24, 1), 32),
-        (layout1(lookback::GPU_ITEMS, 4), 40),
-        (layout1(24, 4), 40),
+        (layout1(lookback::GPU_ITEMS), 32),
+        (layout1(8), 32),
+        (layout1(12), 32),
+        (layout1(24), 32),
         (
             lookback_classic::kernel::<f32>(add, lookback::GPU_ITEMS, false),
             32,
@@ -188,7 +172,7 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         );
     }
     // The pipelined kernel: two tile buffers, six blocks per SM (40 registers).
-    let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false, 4);
+    let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false);
     let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
     if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
         std::fs::write(format!("{path}.pipelined"), &inspection.ptx).unwrap();
