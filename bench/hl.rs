@@ -186,6 +186,48 @@ fn run(device: &Device) -> BenchResult<()> {
         Ok(cudajit::inclusive_scan_on(&stream, &u, device_fn!(add_u32), 0).map(drop)?)
     })?;
     report_scan("scan.alloc", us, copy_us);
+    // The look-back scan's other tile sizes and layouts (benchmark knobs; the default
+    // is the classic kernel, one block per tile, 24 items per thread for u32): (name,
+    // layout, resident blocks per SM (0: one per tile), items per thread).
+    use cudajit::__private::hl::{
+        set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout,
+    };
+    let variants = [
+        ("scan.classic_16", 0, 8, 16),
+        ("scan.classic_20", 0, 8, 20),
+        ("scan.classic_28", 0, 8, 28),
+        ("scan.classic_32", 0, 8, 32),
+        ("scan.resident_24", 1, 8, 24),
+        ("scan.pipelined", 2, 8, 16),
+    ];
+    for (name, layout, per_sm, items) in variants {
+        set_scan_layout(layout);
+        set_scan_blocks_per_sm(per_sm);
+        set_scan_items_per_thread(items);
+        // A variant that fails is reported and skipped: the others still run.
+        let mut timed = || -> BenchResult<f64> {
+            scanned = DeviceArray::<u32>::zeros(N)?;
+            cudajit::inclusive_scan_into_on(&stream, &u, device_fn!(add_u32), 0, &mut scanned)?;
+            stream.synchronize()?;
+            check_scan(&hu, &scanned.to_host()?)?;
+            median_us(&stream, || {
+                Ok(cudajit::inclusive_scan_into_on(
+                    &stream,
+                    &u,
+                    device_fn!(add_u32),
+                    0,
+                    &mut scanned,
+                )?)
+            })
+        };
+        match timed() {
+            Ok(us) => report_scan(name, us, copy_us),
+            Err(e) => println!("ERROR {name}: {e}"),
+        }
+    }
+    set_scan_layout(0);
+    set_scan_blocks_per_sm(8);
+    set_scan_items_per_thread(0);
     Ok(())
 }
 

@@ -22,6 +22,13 @@ ROWS = [
     ("scan", "scan", "scan.cub", "cub", 1.10),
     ("scan_cupy", "scan", "scan.cupy", "cupy", None),
     ("scan.alloc", "scan.alloc", "scan.alloc.cupy", "cupy", None),
+    # The look-back scan's other tile sizes and layouts (bench/hl.rs's variants).
+    ("scan.classic_16", "scan.classic_16", "scan.cub", "cub", None),
+    ("scan.classic_20", "scan.classic_20", "scan.cub", "cub", None),
+    ("scan.classic_28", "scan.classic_28", "scan.cub", "cub", None),
+    ("scan.classic_32", "scan.classic_32", "scan.cub", "cub", None),
+    ("scan.resident_24", "scan.resident_24", "scan.cub", "cub", None),
+    ("scan.pipelined", "scan.pipelined", "scan.cub", "cub", None),
 ]
 SCAN_COPY_FRACTION = 0.80  # the scan reads and writes once: >= 80% of the copy
 

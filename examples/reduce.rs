@@ -1,7 +1,8 @@
 //! Reductions without writing a kernel: `sum`, `min`, `max` of 2^26 + 1 floats (2^16 + 1
-//! on the CPU simulator), a user's `#[device]` operator through `reduce`, and a sum of
-//! squares through `map_reduce`, each checked against the CPU; then the sum into a
-//! one-element device array (`sum_into_on`, no read back) is timed.
+//! on the CPU simulator), a user's `#[device]` operator through `reduce`, a sum of
+//! squares through `map_reduce`, and an argmax over (value, index) pairs through
+//! `map_reduce_indexed` (ties to the lowest index), each checked against the CPU; then
+//! the sum into a one-element device array (`sum_into_on`, no read back) is timed.
 //!
 //! `cargo run --release --example reduce` (on an NVIDIA GPU; without one, on the CPU
 //! simulator).
@@ -19,6 +20,33 @@ fn larger(a: f32, b: f32) -> f32 {
         a
     } else {
         b
+    }
+}
+
+/// A value and its index: an argmax's element (a `#[repr(C)]` struct, since tuples
+/// have no guaranteed layout).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+struct ValueIndex {
+    value: f32,
+    index: u32,
+}
+
+#[device]
+fn tag(i: usize, x: f32) -> ValueIndex {
+    ValueIndex {
+        value: x,
+        index: i as u32,
+    }
+}
+
+/// The larger value, the lower index on a tie: associative and commutative.
+#[device]
+fn larger_first(a: ValueIndex, b: ValueIndex) -> ValueIndex {
+    if b.value > a.value || (b.value == a.value && b.index < a.index) {
+        b
+    } else {
+        a
     }
 }
 
@@ -62,6 +90,16 @@ fn main() -> common::MainResult {
     let want_squares: f64 = host.iter().map(|&v| (v as f64) * (v as f64)).sum();
     assert_eq!(squares, want_squares, "map_reduce(square, add)");
 
+    // argmax: the first index of the largest value (an empty input would give the
+    // identity, index u32::MAX).
+    let none = ValueIndex {
+        value: f32::NEG_INFINITY,
+        index: u32::MAX,
+    };
+    let arg = cudajit::map_reduce_indexed(&x, device_fn!(tag), device_fn!(larger_first), none)?;
+    let first = host.iter().position(|&v| v == hi).map(|i| i as u32);
+    assert_eq!((arg.value, Some(arg.index)), (hi, first), "argmax");
+
     // The result can stay on the device (nothing read back, nothing waits).
     let stream = Stream::new()?;
     let mut total = cudajit::DeviceArray::<f32>::zeros(1)?;
@@ -71,7 +109,8 @@ fn main() -> common::MainResult {
 
     let ms = common::time_on(&stream, || cudajit::sum_into_on(&stream, &x, &mut total))?;
     println!(
-        "reduce: n = {n}: sum {sum}, min {lo}, max {hi}, sum of squares {squares}: OK; sum {}",
+        "reduce: n = {n}: sum {sum}, min {lo}, max {hi} (first at {}), sum of squares {squares}: OK; sum {}",
+        arg.index,
         common::describe_time(&device, ms, n, 4 * n)
     );
     Ok(())

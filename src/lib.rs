@@ -143,9 +143,10 @@ pub use kernel_host::hl::{
     compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
     exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
     inclusive_scan_on, map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on,
-    map_reduce, map_reduce_on, max, max_into, max_into_on, max_on, min, min_into, min_into_on,
-    min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
-    reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on, DeviceFn, Input, Numeric,
+    map_reduce, map_reduce_indexed, map_reduce_indexed_on, map_reduce_on, max, max_into,
+    max_into_on, max_on, min, min_into, min_into_on, min_on, product, product_into,
+    product_into_on, product_on, reduce, reduce_into, reduce_into_on, reduce_on, sum, sum_into,
+    sum_into_on, sum_on, DeviceFn, Input, Numeric, ReduceValue,
 };
 
 /// A `#[device]` function as a value for the high-level operations:

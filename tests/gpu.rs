@@ -262,6 +262,8 @@ mod enums;
 mod half_precision;
 #[path = "gpu/hl.rs"]
 mod hl;
+#[path = "gpu/hl_argmax.rs"]
+mod hl_argmax;
 
 #[path = "gpu/hl_scan.rs"]
 mod hl_scan;

@@ -26,7 +26,7 @@ fn square(x: f64) -> f64 {
 }
 
 #[cudajit::device]
-fn add_f64(a: f64, b: f64) -> f64 {
+pub(super) fn add_f64(a: f64, b: f64) -> f64 {
     a + b
 }
 

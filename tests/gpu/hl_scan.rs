@@ -17,11 +17,12 @@ fn add_u8(a: u8, b: u8) -> u8 {
     a.wrapping_add(b)
 }
 
-/// Lengths of many scan tiles (4096 elements on a GPU, 512 on the simulator): the
-/// single-pass scan's look-back walks over windows of 32 earlier tiles, so these cross
-/// several windows, end on a tile boundary or one past it.
+/// Lengths of many scan tiles (6144 elements of 32 bits on a GPU, 4096 of 64 bits; 512
+/// on the simulator): the single-pass scan's look-back walks over windows of 32 earlier
+/// tiles, so these cross several windows, and end on a 32-bit tile boundary or one past
+/// it.
 fn many_tile_lengths(device: &cudajit::Device) -> Vec<usize> {
-    let tile = if device.is_simulator() { 512 } else { 4096 };
+    let tile = if device.is_simulator() { 512 } else { 6144 };
     vec![33 * tile, 33 * tile + 1, 70 * tile + 5, 97 * tile - 1]
 }
 
@@ -197,5 +198,98 @@ fn scans_of_8_bit_elements() {
             })
             .collect();
         assert_eq!(got, want, "u8 inclusive scan, n = {n}");
+    }
+}
+
+/// Picks a scan layout for its life (a benchmark knob, global: other tests' scans
+/// running meanwhile take either kernel, all exact).
+struct Layout;
+
+impl Layout {
+    fn set(layout: u32) -> Layout {
+        cudajit::__private::hl::set_scan_layout(layout);
+        Layout
+    }
+}
+
+impl Drop for Layout {
+    fn drop(&mut self) {
+        cudajit::__private::hl::set_scan_layout(0);
+    }
+}
+
+/// The other layouts of the single-pass scan: resident blocks with packed states (1)
+/// and with the next tile loaded during the look-back (2).
+#[test]
+fn resident_and_pipelined_scan_layouts() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl scan layouts");
+    let stream = device.new_stream().unwrap();
+    let mut sizes = many_tile_lengths(&device);
+    sizes.extend([1, 31, 33, 4097]);
+    for layout in [1, 2] {
+        let _layout = Layout::set(layout);
+        let what = format!("layout {layout}");
+        // Each length twice: the second call reuses the first one's tile states.
+        for n in sizes.iter().flat_map(|&n| [n, n]) {
+            let xu: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+            let dx = device.to_device(&xu).unwrap();
+            let mut out = DeviceArray::from_slice_on(&device, &vec![0xdead_beefu32; n]).unwrap();
+            cudajit::exclusive_scan_into_on(&stream, &dx, device_fn!(add_u32), 0, &mut out)
+                .unwrap();
+            let mut run = 0u32;
+            let want: Vec<u32> = xu
+                .iter()
+                .map(|&v| {
+                    let before = run;
+                    run = run.wrapping_add(v);
+                    before
+                })
+                .collect();
+            assert!(
+                out.to_host().unwrap() == want,
+                "u32 exclusive scan, n = {n}, {what}"
+            );
+
+            // Not commutative: a tile's prefix must fold earlier tiles in their order.
+            let xi: Vec<i32> = (0..n)
+                .map(|_| {
+                    if rng.below(1500) == 0 {
+                        rng.next_u64() as i32 | 1
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let got = cudajit::inclusive_scan_on(&stream, &xi, device_fn!(first_nonzero), 0)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut run = 0i32;
+            let want: Vec<i32> = xi
+                .iter()
+                .map(|&v| {
+                    run = if run != 0 { run } else { v };
+                    run
+                })
+                .collect();
+            assert!(got == want, "first_nonzero inclusive scan, n = {n}, {what}");
+
+            // 64-bit elements take layout 1 in either case.
+            let xl: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+            let got = cudajit::inclusive_scan_on(&stream, &xl, device_fn!(add_i64), 0)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut run = 0i64;
+            let want: Vec<i64> = xl
+                .iter()
+                .map(|&v| {
+                    run = run.wrapping_add(v);
+                    run
+                })
+                .collect();
+            assert!(got == want, "i64 inclusive scan, n = {n}, {what}");
+        }
     }
 }

@@ -1,6 +1,10 @@
 //! The single-pass scan: decoupled look-back (Merrill & Garland, "Single-pass Parallel
 //! Prefix Scan with Decoupled Look-back", 2016), written in the kernel subset. Each
 //! element is read once and written once, so the scan runs near the copy bandwidth.
+//! This module launches it (`scan_into`) in one of three layouts: `lookback_classic`
+//! (the default: one block per tile, the fastest measured), this module's resident
+//! blocks (`kernel`, described here) and `lookback_pipelined`; the others are
+//! benchmark variants (`set_scan_layout`).
 //!
 //! A block takes the next tile from a counter (so every tile before it belongs to a
 //! block that already started: on a GPU, and on the simulator, whose workers take
@@ -10,17 +14,21 @@
 //! windows of 32 earlier tiles, waiting for each to publish its aggregate or its
 //! inclusive prefix, and folds them (in tile order: the operator need not commute)
 //! until it meets an inclusive prefix; it publishes its own, and the block writes the
-//! tile out.
+//! tile out. Blocks stay resident (as many as fit the GPU) and take tiles until none
+//! are left, each fetching its next ticket while it scans the current tile. No wait
+//! can deadlock: the earliest unfinished tile belongs to a block that is scanning it
+//! (a block scans its tiles in ticket order), and everything before it is published.
 //!
-//! Tile states live in three arrays: a status word per tile (`epoch << 2 | 1` for an
-//! aggregate, `| 2` for an inclusive prefix) and the two values, as the bits of the
-//! element in a `u64` word. A value is written by `atomic_exch`, then `threadfence()`,
-//! then the status by `atomic_exch`; readers read the status with `atomic_or(.., 0)`
-//! (the subset has no atomic load), then `threadfence()`, then the value, again by
-//! `atomic_or(.., 0)`: CUDA's release/acquire pattern, with every access to a tile
-//! state an atomic (coherent in L2: no plain load can meet a stale L1 line, and the
-//! simulator's race detector sees the fence-then-atomic release it knows). Flag and
-//! value are separate words, so 64-bit elements work as 32-bit ones do.
+//! Tile states: a 32-bit element and its state share one `u64` word (`(epoch << 2 |
+//! flag) << 32 | bits`, flag 1 for an aggregate, 2 for an inclusive prefix), published
+//! by one `atomic_exch` and read by one `atomic_or(.., 0)` (the subset has no atomic
+//! load): no fences, as CUB does. A 64-bit element's value cannot share a word with its
+//! status, so it lives in three arrays: a status word per tile (`epoch << 2 | flag`) and
+//! the two values as `u64` bits. A value is written by `atomic_exch`, then
+//! `threadfence()`, then the status by `atomic_exch`; readers read the status, then
+//! `threadfence()`, then the value: CUDA's release/acquire pattern. Every access to a
+//! tile state is an atomic (coherent in L2: no plain load can meet a stale L1 line, and
+//! the simulator's race detector sees the fence-then-atomic release it knows).
 //!
 //! The states are kept between calls (`scratch`): the epoch (one per call) tells this
 //! call's statuses from older ones, and the counter is never reset (the host passes the
@@ -28,17 +36,43 @@
 //!
 //! Shuffles move 32- and 64-bit words: other element types use the three-pass scan.
 
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
 use kernel_device::source::FnSource;
 
-use super::{scratch, synth, Target};
+use super::lookback_text::lookback_text;
+use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::device::DeviceKind;
 use crate::error::{Error, Result};
 
-/// Consecutive elements per thread on a GPU (tiles of 4096 with 256 threads, as CUB's
-/// tuning for 4-byte types on sm_90).
+/// Consecutive elements per thread on a GPU for 64-bit elements (tiles of 4096 with
+/// 256 threads: 34 KB of shared memory).
 pub(super) const GPU_ITEMS: usize = 16;
+/// For 32-bit elements: tiles of 6144 (25 KB of shared memory). Fewer tiles mean
+/// shorter look-back chains, which bound the scan: on the H100 (2^28 u32) tiles of
+/// 4096 took 1079 us, of 5120 976 us, of 6144 902 us (1.01x CUB).
+pub(super) const GPU_ITEMS_32: usize = 24;
+/// The most items per thread whose tile fits the 48 KB of static shared memory a
+/// kernel may have, with its padding: 44 for 32-bit elements, 22 for 64-bit ones.
+fn max_items<T>() -> usize {
+    44 * 4 / std::mem::size_of::<T>()
+}
+
+/// Elements per thread on a GPU for `T`: the default, or the benchmark knob's value
+/// (within what shared memory holds).
+fn gpu_items<T>() -> usize {
+    let default = if std::mem::size_of::<T>() == 4 {
+        GPU_ITEMS_32
+    } else {
+        GPU_ITEMS
+    };
+    match ITEMS_ON_GPU.load(Ordering::Relaxed) {
+        0 => default,
+        items => items.min(max_items::<T>()),
+    }
+}
 /// On the simulator: small tiles, so that the edge lengths cross many tiles and the
 /// look-back runs over several windows (the text is the same, with this constant).
 const SIM_ITEMS: usize = 2;
@@ -48,9 +82,69 @@ const SIM_ITEMS: usize = 2;
 /// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
 /// (2^20 spins take about a second) and well within the limit on the simulator.
 /// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
-const SPIN_LIMIT: u32 = 1 << 20;
+pub(super) const SPIN_LIMIT: u32 = 1 << 20;
 /// Statuses carry the epoch in their top 30 bits.
 const EPOCHS: u32 = 1 << 30;
+
+/// Elements per thread on a GPU other than [`GPU_ITEMS`] (0: the default). See
+/// [`set_scan_items_per_thread`].
+static ITEMS_ON_GPU: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the single-pass scan's elements per thread on a GPU (tiles of 256 times as
+/// many; at most what 48 KB of shared memory holds), or 0 for the default (24 for
+/// 32-bit elements, 16 for 64-bit ones). For benchmarks; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_items_per_thread(items: usize) {
+    ITEMS_ON_GPU.store(items, Ordering::Relaxed);
+}
+
+/// Resident blocks per multiprocessor that ptxas fits the scan's registers to (32 a
+/// thread): the waits of a block's look-back are hidden by the other blocks' loads.
+const MIN_BLOCKS_PER_SM: u32 = 8;
+
+/// Blocks of the scan kept on each multiprocessor of a GPU: its 256 threads use 32
+/// registers and 17 KB of shared memory, so eight (2048 threads) fit. 0: one block per
+/// tile (a grid of as many blocks as tiles). See [`set_scan_blocks_per_sm`].
+static BLOCKS_PER_SM: AtomicU32 = AtomicU32::new(MIN_BLOCKS_PER_SM);
+
+/// Sets how many blocks of the single-pass scan run on each multiprocessor (each scans
+/// tiles until none are left), or 0 for one block per tile. For benchmarks comparing
+/// the two; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_blocks_per_sm(blocks: u32) {
+    BLOCKS_PER_SM.store(blocks, Ordering::Relaxed);
+}
+
+/// The scan kernel's layout (a benchmark knob): 0 `lookback_classic` (the default),
+/// 1 this module's resident blocks, 2 `lookback_pipelined`. See [`set_scan_layout`].
+static LAYOUT: AtomicU32 = AtomicU32::new(0);
+
+/// Picks the single-pass scan's kernel: 0 one block per tile with fenced tile states
+/// (the default, fastest measured), 1 resident blocks taking tiles from the counter
+/// with packed state words, 2 the same loading the next tile during the look-back
+/// (32-bit elements of at most 16 items per thread; else 1). For benchmarks comparing
+/// them; not a stable API.
+#[doc(hidden)]
+pub fn set_scan_layout(layout: u32) {
+    LAYOUT.store(layout, Ordering::Relaxed);
+}
+
+/// The scan's grid before it is cut to the tile count: every block stays resident and
+/// takes tiles from the counter, so a block is launched once, not once per tile, and
+/// fetches its next ticket while it scans. The simulator: 4 blocks, so that the tests
+/// see blocks scan several tiles each.
+fn resident_blocks(target: &Target<'_>, fit: u32) -> u32 {
+    match target.device.kind() {
+        DeviceKind::Sim(_) => 4,
+        DeviceKind::Cuda(_) => match BLOCKS_PER_SM.load(Ordering::Relaxed) {
+            0 => u32::MAX,
+            per_sm => target
+                .device
+                .multiprocessor_count()
+                .saturating_mul(per_sm.min(fit)),
+        },
+    }
+}
 
 /// Whether the single-pass scan handles `T`: the shuffles take 32/64-bit scalars.
 pub(super) fn handles<T: DeviceScalar>() -> bool {
@@ -97,26 +191,61 @@ pub(super) fn scan_into<T: DeviceScalar>(
     exclusive: bool,
 ) -> Result<()> {
     let items = match target.device.kind() {
-        DeviceKind::Cuda(_) => GPU_ITEMS,
+        DeviceKind::Cuda(_) => gpu_items::<T>(),
         DeviceKind::Sim(_) => SIM_ITEMS,
     };
     let tile = items * synth::BLOCK as usize;
     let tiles = input.len().div_ceil(tile);
-    let grid = u32::try_from(tiles).map_err(|_| Error::ArgumentMismatch {
-        kernel: "cudajit::scan".into(),
-        detail: format!(
-            "{} elements exceed the {} a scan takes",
-            input.len(),
-            (tile as u64) << 32
+    // Tickets are relative to the call's first as u32: tiles plus one past the end per
+    // block must fit.
+    let tiles_u32 = u32::try_from(tiles)
+        .ok()
+        .filter(|&t| t < u32::MAX / 2)
+        .ok_or_else(|| Error::ArgumentMismatch {
+            kernel: "cudajit::scan".into(),
+            detail: format!(
+                "{} elements exceed the {} a scan takes",
+                input.len(),
+                (tile as u64) << 31
+            ),
+        })?;
+    let packed = std::mem::size_of::<T>() == 4;
+    let layout = LAYOUT.load(Ordering::Relaxed);
+    let classic = layout == 0;
+    let (kernel, grid) = match layout {
+        _ if classic => (
+            lookback_classic::kernel::<T>(op, items, exclusive),
+            tiles_u32.max(1),
         ),
-    })?;
+        2 if packed && items <= 16 => (
+            lookback_pipelined::kernel::<T>(op, items, exclusive),
+            tiles_u32
+                .min(resident_blocks(
+                    target,
+                    lookback_pipelined::MIN_BLOCKS_PER_SM,
+                ))
+                .max(1),
+        ),
+        _ => (
+            kernel::<T>(op, items, exclusive),
+            tiles_u32
+                .min(resident_blocks(target, MIN_BLOCKS_PER_SM))
+                .max(1),
+        ),
+    };
+    // Classic blocks take one ticket each; resident blocks one per tile and one past
+    // the last tile each.
+    let tickets = if classic {
+        u64::from(grid)
+    } else {
+        u64::from(tiles_u32) + u64::from(grid)
+    };
     let key = scratch::Key::new::<TileStates<T>>(&target.device, target.stream);
     let mut states = match scratch::take::<TileStates<T>>(key) {
         Some(s) if s.status.len() >= tiles && s.epoch + 1 < EPOCHS => s,
         _ => TileStates::new(target, tiles)?,
     };
     states.epoch += 1;
-    let kernel = kernel::<T>(op, items, exclusive);
     let mut args = [
         SliceArg::<T>::into_kernel_arg(input),
         SliceArgMut::<T>::into_kernel_arg(out),
@@ -131,27 +260,9 @@ pub(super) fn scan_into<T: DeviceScalar>(
     crate::launch::launch(kernel.source, kernel.cache, target.config(grid), &mut args)?;
     // Kept only after a launch that was queued: a failed one may have left the
     // counter short of its tickets.
-    states.issued += u64::from(grid);
+    states.issued += tickets;
     scratch::put(key, states);
     Ok(())
-}
-
-/// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
-/// word, and such a word `X` back into a value.
-fn bits_of(t: &str) -> (&'static str, String, String) {
-    let (to, from) = match t {
-        "u64" => ("X".into(), "X".into()),
-        "u32" => ("X as u64".into(), "X as u32".into()),
-        "f32" => (
-            "X.to_bits() as u64".into(),
-            "f32::from_bits(X as u32)".into(),
-        ),
-        "f64" => ("X.to_bits()".into(), "f64::from_bits(X)".into()),
-        "i32" => ("X as u32 as u64".into(), "X as u32 as i32".into()),
-        // i64, isize, usize: 64-bit integers.
-        _ => ("X as u64".into(), format!("X as {t}")),
-    };
-    ("u64", to, from)
 }
 
 /// The single-pass kernel for `op` on `T`, `items` elements per thread.
@@ -168,7 +279,7 @@ pub(super) fn kernel<T: DeviceScalar>(
     // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
     let padded = tile + tile / 32;
     let kind = if exclusive { "exclusive" } else { "inclusive" };
-    let name = format!("cj_scan1_{kind}_{items}_{t}_{}", op.name);
+    let name = format!("cj_scan3_{kind}_{items}_{t}_{}", op.name);
     let step = if exclusive {
         "cj_sm[cj_s] = cj_run;
         cj_run = OP(cj_run, cj_x);"
@@ -177,30 +288,34 @@ pub(super) fn kernel<T: DeviceScalar>(
         cj_sm[cj_s] = cj_run;"
     }
     .replace("OP", &opn);
-    // Tile values travel as their bits through atomics (`atomic_exch` to publish,
-    // `atomic_or(.., 0)` to read): always coherent at the GPU's L2, where a plain load
-    // after the fence could in principle meet a stale L1 line of a neighbouring tile's.
-    let (w, to_bits, from_bits) = bits_of(t);
-    let to_bits_total = to_bits.replace("X", "cj_total");
-    let to_bits_through = to_bits.replace("X", "cj_through");
-    let from_inclusive = from_bits.replace("X", &format!("atomic_or(cj_inclusive, cj_p, 0{w})"));
-    let from_aggregate = from_bits.replace("X", &format!("atomic_or(cj_aggregates, cj_p, 0{w})"));
+    let w = "u64";
+    let lookback = lookback_text::<T>(&opn);
     let text = format!(
         "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
     let cj_sm = shared_array::<[{t}; {padded}]>();
     let cj_warp_totals = shared_array::<[{t}; {warps}]>();
-    let cj_tile_sm = shared_array::<[u32; 1]>();
+    let cj_tile_sm = shared_array::<[u32; 2]>();
     let cj_prefix_sm = shared_array::<[{t}; 1]>();
     let cj_tid = thread_idx().x as usize;
     let cj_lane = cj_tid % 32;
     let cj_warp = cj_tid / 32;
     let cj_full = 0xffff_ffffu32;
+    let cj_n = cj_in.len();
+    let cj_tiles = (cj_n + {tile} - 1) / {tile};
     if cj_tid == 0 {{
         cj_tile_sm[0] = (atomic_add(cj_counter, 0, 1u64) - cj_issued) as u32;
     }}
     sync_threads();
-    let cj_tile = cj_tile_sm[0] as usize;
-    let cj_n = cj_in.len();
+    let mut cj_slot = 0usize;
+    let mut cj_tile = cj_tile_sm[0] as usize;
+    // A block scans tiles until the counter runs past the last one.
+    while cj_tile < cj_tiles {{
+    // The next ticket, taken now so that its round trip overlaps this tile's work
+    // (only thread 0 waits for it, at the end).
+    let mut cj_next = 0u64;
+    if cj_tid == 0 {{
+        cj_next = atomic_add(cj_counter, 0, 1u64);
+    }}
     let cj_start = cj_tile * {tile};
     // Striped loads: consecutive threads read consecutive elements (coalesced); a
     // whole tile without bounds tests, so that all its loads are in flight at once.
@@ -249,82 +364,7 @@ pub(super) fn kernel<T: DeviceScalar>(
         }}
         cj_total = {opn}(cj_total, cj_x);
     }}
-    if cj_warp == 0 {{
-        let mut cj_prefix = cj_identity;
-        if cj_tile == 0 {{
-            if cj_lane == 0 {{
-                atomic_exch(cj_inclusive, 0, {to_bits_total});
-                threadfence();
-                atomic_exch(cj_status, 0, (cj_epoch << 2) | 2u32);
-            }}
-        }} else {{
-            if cj_lane == 0 {{
-                atomic_exch(cj_aggregates, cj_tile, {to_bits_total});
-                threadfence();
-                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 1u32);
-            }}
-            // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
-            // a lane holds the identity and counts as an inclusive prefix.
-            let mut cj_end = cj_tile;
-            let mut cj_more = true;
-            let mut cj_gave_up = false;
-            while cj_more {{
-                let cj_valid = cj_lane < cj_end;
-                let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
-                let mut cj_state = 2u32;
-                let mut cj_spins = 0u32;
-                let mut cj_waiting = true;
-                while cj_waiting {{
-                    if cj_valid {{
-                        let cj_word = atomic_or(cj_status, cj_p, 0u32);
-                        cj_state = if cj_word >> 2 == cj_epoch {{ cj_word & 3 }} else {{ 0 }};
-                    }}
-                    cj_waiting = !all_sync(cj_full, cj_state != 0);
-                    cj_spins += 1;
-                    if cj_spins == {SPIN_LIMIT}u32 {{
-                        cj_waiting = false;
-                        cj_gave_up = true;
-                    }}
-                }}
-                threadfence();
-                let cj_value = if !cj_valid {{
-                    cj_identity
-                }} else if cj_state == 2 {{
-                    {from_inclusive}
-                }} else {{
-                    {from_aggregate}
-                }};
-                let cj_found = ballot_sync(cj_full, cj_state == 2);
-                // Lanes beyond the nearest inclusive prefix add nothing.
-                let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
-                // Fold the window in tile order: lane l + e holds earlier tiles.
-                let mut cj_e = 1u32;
-                while cj_e < 32 {{
-                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
-                    if cj_lane as u32 + cj_e < 32 {{
-                        cj_win = {opn}(cj_down, cj_win);
-                    }}
-                    cj_e <<= 1;
-                }}
-                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
-                cj_prefix = {opn}(cj_window, cj_prefix);
-                cj_more = cj_found == 0 && !cj_gave_up;
-                if cj_more {{
-                    cj_end -= 32;
-                }}
-            }}
-            if cj_lane == 0 {{
-                let cj_through = {opn}(cj_prefix, cj_total);
-                atomic_exch(cj_inclusive, cj_tile, {to_bits_through});
-                threadfence();
-                atomic_exch(cj_status, cj_tile, (cj_epoch << 2) | 2u32);
-            }}
-        }}
-        if cj_lane == 0 {{
-            cj_prefix_sm[0] = cj_prefix;
-        }}
-    }}
-    sync_threads();
+{lookback}    sync_threads();
     // The thread's elements again, from the prefix of everything before them.
     let mut cj_run = {opn}(cj_prefix_sm[0], {opn}(cj_before, cj_warp_excl));
     for cj_k in 0..{items}usize {{
@@ -348,7 +388,16 @@ pub(super) fn kernel<T: DeviceScalar>(
             }}
         }}
     }}
+    // The tile's reads of `cj_sm` end before the next tile's loads; the next ticket
+    // goes to the other slot, so no thread can still be reading the one it replaces.
+    cj_slot = 1 - cj_slot;
+    if cj_tid == 0 {{
+        cj_tile_sm[cj_slot] = (cj_next - cj_issued) as u32;
+    }}
+    sync_threads();
+    cj_tile = cj_tile_sm[cj_slot] as usize;
+    }}
 }}"
     );
-    synth::kernel(&name, text, &[op])
+    synth::kernel_with_bounds(&name, text, &[op], Some(MIN_BLOCKS_PER_SM))
 }

@@ -14,9 +14,15 @@
 //! in place). Results of scans and maps are new `DeviceArray`s.
 
 mod lookback;
+#[doc(hidden)]
+pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout};
+mod lookback_classic;
+mod lookback_pipelined;
+mod lookback_text;
 mod map;
 mod numeric;
 mod reduce;
+mod reduce_indexed;
 mod scan;
 mod scratch;
 mod synth;
@@ -30,6 +36,7 @@ pub use reduce::{
     min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
     reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on,
 };
+pub use reduce_indexed::{map_reduce_indexed, map_reduce_indexed_on, ReduceValue};
 pub use scan::{
     compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
     exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,

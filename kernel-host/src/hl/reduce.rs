@@ -9,13 +9,13 @@ use kernel_device::source::FnSource;
 use super::numeric::{Builtin, Numeric};
 use super::{scratch, synth, DeviceFn, Input, Target};
 use crate::args::KernelArg;
-use crate::args::{DeviceScalar, SliceArg, SliceArgMut};
+use crate::args::{DeviceElem, DeviceScalar, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
-const PER_THREAD: usize = 8;
+pub(super) const PER_THREAD: usize = 8;
 
 /// Folds `input` with `op`, a `#[device]` function passed as `device_fn!(op)`, from
 /// `identity`: `op(identity, x) == x` for every `x`. The order of the fold is not the
@@ -228,13 +228,13 @@ where
 
 /// A reduction's kept buffers: one partial per block of the widest grid on the
 /// device, and the one-element total [`reduce`] reads back.
-struct Partials<U: DeviceScalar> {
-    partials: DeviceArray<U>,
-    total: DeviceArray<U>,
+pub(super) struct Partials<U: DeviceElem> {
+    pub partials: DeviceArray<U>,
+    pub total: DeviceArray<U>,
 }
 
-impl<U: DeviceScalar> Partials<U> {
-    fn new(target: &Target<'_>) -> Result<Self> {
+impl<U: DeviceElem> Partials<U> {
+    pub fn new(target: &Target<'_>) -> Result<Self> {
         let widest = target.stride_grid(usize::MAX, PER_THREAD) as usize;
         Ok(Partials {
             partials: DeviceArray::zeros_on(&target.device, widest)?,
@@ -286,19 +286,111 @@ pub(super) fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
     op: &'static FnSource,
 ) -> synth::Kernel {
     let (t, u) = (T::SCALAR.rust_name(), U::SCALAR.rust_name());
-    let opn = synth::callee(op, u);
+    let map = map.map(|m| (m, MapForm::Value));
+    fold_kernel_of(t, &ElemText::scalar(u), map, op)
+}
+
+/// What a reduction's map takes: the element, or its index and the element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum MapForm {
+    Value,
+    Indexed,
+}
+
+/// How a reduction kernel's text names the folded type and keeps values of it in
+/// shared memory: a scalar in one array, a `#[derive(DeviceCopy)]` struct field by
+/// field in one array of each field's scalar (shared arrays hold scalars).
+pub(super) struct ElemText {
+    /// The type as the text names it (`f32`, `ValueIndex`).
+    pub name: String,
+    /// A struct's fields (name, scalar type); `None` for a scalar.
+    pub fields: Option<Vec<(String, &'static str)>>,
+    /// The struct items the text names (a struct's own, from the user's source).
+    pub structs: &'static [kernel_device::source::StructItem],
+}
+
+impl ElemText {
+    pub fn scalar(name: &str) -> Self {
+        ElemText {
+            name: name.to_string(),
+            fields: None,
+            structs: &[],
+        }
+    }
+
+    fn shared_decl(&self) -> String {
+        let block = synth::BLOCK;
+        match &self.fields {
+            None => format!("let cj_sm = shared_array::<[{}; {block}]>();", self.name),
+            Some(fields) => fields
+                .iter()
+                .enumerate()
+                .map(|(k, (_, s))| format!("let cj_sm_{k} = shared_array::<[{s}; {block}]>();"))
+                .collect::<Vec<_>>()
+                .join("\n    "),
+        }
+    }
+
+    /// Statements storing `value` at `index` of the shared arrays.
+    fn store(&self, index: &str, value: &str) -> String {
+        match &self.fields {
+            None => format!("cj_sm[{index}] = {value};"),
+            Some(fields) => {
+                let mut out = format!("let cj_st = {value};");
+                for (k, (f, _)) in fields.iter().enumerate() {
+                    out.push_str(&format!(" cj_sm_{k}[{index}] = cj_st.{f};"));
+                }
+                out
+            }
+        }
+    }
+
+    /// The expression reading the value at `index` of the shared arrays.
+    fn load(&self, index: &str) -> String {
+        match &self.fields {
+            None => format!("cj_sm[{index}]"),
+            Some(fields) => {
+                let inits: Vec<String> = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (f, _))| format!("{f}: cj_sm_{k}[{index}]"))
+                    .collect();
+                format!("{} {{ {} }}", self.name, inits.join(", "))
+            }
+        }
+    }
+}
+
+/// The kernel folding `map(x)`, `map(i, x)` or `x` of its input (of scalar type `t`,
+/// or of the folded type itself when there is no map) into one value per block.
+pub(super) fn fold_kernel_of(
+    t: &str,
+    u: &ElemText,
+    map: Option<(&'static FnSource, MapForm)>,
+    op: &'static FnSource,
+) -> synth::Kernel {
+    let opn = synth::callee(op, &u.name);
     let load = |index: &str| match map {
-        Some(m) => format!("{}(cj_in[{index}])", synth::callee(m, t)),
+        Some((m, MapForm::Value)) => format!("{}(cj_in[{index}])", synth::callee(m, t)),
+        Some((m, MapForm::Indexed)) => {
+            format!("{}({index}, cj_in[{index}])", synth::callee(m, t))
+        }
         None => format!("cj_in[{index}]"),
     };
+    // The type name without a path, for the kernel's own name.
+    let short = u.name.rsplit("::").next().unwrap_or(&u.name);
     let name = match map {
-        Some(m) => format!("cj_map_reduce_{t}_{u}_{}_{}", m.name, op.name),
-        None => format!("cj_reduce_{u}_{}", op.name),
+        Some((m, MapForm::Value)) => format!("cj_map_reduce_{t}_{short}_{}_{}", m.name, op.name),
+        Some((m, MapForm::Indexed)) => {
+            format!("cj_indexed_reduce_{t}_{short}_{}_{}", m.name, op.name)
+        }
+        None => format!("cj_reduce_{short}_{}", op.name),
     };
-    let block = synth::BLOCK;
+    let input = if map.is_some() { t } else { u.name.as_str() };
+    let un = &u.name;
     let text = format!(
-        "fn {name}(cj_in: &[{t}], cj_out: &mut [{u}], cj_identity: {u}) {{
-    let cj_sm = shared_array::<[{u}; {block}]>();
+        "fn {name}(cj_in: &[{input}], cj_out: &mut [{un}], cj_identity: {un}) {{
+    {shared}
     let cj_tid = thread_idx().x as usize;
     let cj_n = cj_in.len();
     let cj_stride = grid_size(1);
@@ -318,26 +410,34 @@ pub(super) fn fold_kernel<T: DeviceScalar, U: DeviceScalar>(
         cj_a0 = {opn}(cj_a0, {l0});
         cj_i += cj_stride;
     }}
-    cj_sm[cj_tid] = {opn}({opn}(cj_a0, cj_a1), {opn}(cj_a2, cj_a3));
+    let cj_own = {opn}({opn}(cj_a0, cj_a1), {opn}(cj_a2, cj_a3));
+    {store_own}
     sync_threads();
     let mut cj_s = {half}usize;
     while cj_s > 0 {{
         if cj_tid < cj_s {{
-            cj_sm[cj_tid] = {opn}(cj_sm[cj_tid], cj_sm[cj_tid + cj_s]);
+            let cj_m = {opn}({load_tid}, {load_other});
+            {store_m}
         }}
         sync_threads();
         cj_s >>= 1;
     }}
     if cj_tid == 0 {{
-        cj_out[block_idx().x as usize] = cj_sm[0];
+        cj_out[block_idx().x as usize] = {load_first};
     }}
 }}",
+        shared = u.shared_decl(),
         l0 = load("cj_i"),
         l1 = load("cj_i + cj_stride"),
         l2 = load("cj_i + 2 * cj_stride"),
         l3 = load("cj_i + 3 * cj_stride"),
-        half = block / 2,
+        store_own = u.store("cj_tid", "cj_own"),
+        load_tid = u.load("cj_tid"),
+        load_other = u.load("cj_tid + cj_s"),
+        store_m = u.store("cj_tid", "cj_m"),
+        load_first = u.load("0"),
+        half = synth::BLOCK / 2,
     );
-    let deps: Vec<&'static FnSource> = map.into_iter().chain([op]).collect();
-    synth::kernel(&name, text, &deps)
+    let deps: Vec<&'static FnSource> = map.into_iter().map(|(m, _)| m).chain([op]).collect();
+    synth::kernel_of(&name, text, &deps, None, u.structs)
 }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use kernel_device::source::{FnSource, SourceKind};
+use kernel_device::source::{FnSource, SourceKind, StructItem};
 
 use crate::cache::KernelCache;
 
@@ -31,6 +31,29 @@ pub(crate) struct Kernel {
 
 /// The kernel `name` with text `text` calling `deps`, made on first use.
 pub(crate) fn kernel(name: &str, text: String, deps: &[&'static FnSource]) -> Kernel {
+    kernel_with_bounds(name, text, deps, None)
+}
+
+/// [`kernel`] with launch bounds: ptxas fits the registers to `min_blocks` resident
+/// blocks of [`BLOCK`] threads per multiprocessor.
+pub(crate) fn kernel_with_bounds(
+    name: &str,
+    text: String,
+    deps: &[&'static FnSource],
+    min_blocks: Option<u32>,
+) -> Kernel {
+    kernel_of(name, text, deps, min_blocks, &[])
+}
+
+/// [`kernel_with_bounds`] whose text also names the `#[derive(DeviceCopy)]` structs
+/// `structs` (items copied from the user's sources).
+pub(crate) fn kernel_of(
+    name: &str,
+    text: String,
+    deps: &[&'static FnSource],
+    min_blocks: Option<u32>,
+    structs: &'static [StructItem],
+) -> Kernel {
     let key: Key = (
         text,
         deps.iter()
@@ -53,11 +76,14 @@ pub(crate) fn kernel(name: &str, text: String, deps: &[&'static FnSource]) -> Ke
         // The texts index only inside their bounds; checks would cost bandwidth.
         bounds_check: false,
         fast_math: false,
-        launch_bounds: None,
+        launch_bounds: min_blocks.map(|min_blocks| kernel_device::ir::LaunchBounds {
+            max_threads: BLOCK,
+            min_blocks,
+        }),
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],
         instance: &[],
-        structs: &[],
+        structs,
     }));
     let made = Kernel {
         source,
