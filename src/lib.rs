@@ -34,6 +34,12 @@
 // Generated code names `::cudajit::__private`, also inside this crate's own tests.
 extern crate self as cudajit;
 
+/// N-d arrays: `Nd<T, D>` is the type of a kernel's 2-D/3-D parameter (`a: &Nd<f32, 2>`,
+/// indexed `a[(i, j)]`), passed from `ndarray` arrays and views (re-exported as
+/// `cudajit::ndarray`) or from a [`DeviceNd`] (a device array with a shape).
+pub use kernel_device::device_api::Nd;
+pub use kernel_host::ndarray;
+pub use kernel_host::DeviceNd;
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
@@ -111,7 +117,7 @@ pub use kernel_device::num_complex::{self, Complex, Complex32, Complex64};
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
 pub mod launch_traits {
     pub use kernel_device::source::ToConstValue;
-    pub use kernel_host::__private::{SliceArg, SliceArgMut};
+    pub use kernel_host::__private::{NdArg, NdArgMut, SliceArg, SliceArgMut};
 
     /// Never implemented for a kernel: a kernel dereferences to a function returning
     /// [`KernelCall`], so that `vecadd(&a, &b, &mut c)` fails on this bound, at the call,
@@ -171,13 +177,14 @@ pub mod prelude {
     // element-type traits).
     pub use kernel_device::device_api::generic::{Float, Int, Num};
 
+    pub use kernel_device::device_api::Nd;
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     /// The half types and complex numbers kernels compute with (`cudajit::f16` is
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
     pub use kernel_device::half::{bf16, f16};
     pub use kernel_device::num_complex::Complex;
     pub use kernel_host::{
-        Backend, Device, DeviceArray, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
+        Backend, Device, DeviceArray, DeviceNd, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
     };
     pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 

@@ -272,5 +272,7 @@ mod runtime;
 
 #[path = "gpu/methods.rs"]
 mod methods;
+#[path = "gpu/nd.rs"]
+mod nd;
 #[path = "gpu/structs.rs"]
 mod structs;

@@ -32,6 +32,7 @@ mod jit;
 mod launch;
 mod libnvvm;
 mod memory;
+mod nd;
 mod panic;
 mod pinned;
 mod properties;
@@ -47,6 +48,7 @@ pub use device::{synchronize, to_device, Device};
 pub use error::{Error, Result};
 pub use graph::Graph;
 pub use interop::{BorrowedArray, CudarcSlice};
+pub use nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use pinned::{CopyGuard, PinnedBuffer};
 pub use properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use stream::{elapsed_ms, Event, Stream};
@@ -72,6 +74,9 @@ pub mod aot_support {
 
 /// What generated code calls. Not a stable API.
 #[doc(hidden)]
+/// The `ndarray` crate kernels take N-d arrays from (its version, re-exported).
+pub use ndarray;
+
 pub mod __private {
     pub use crate::args::{
         DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
@@ -80,6 +85,7 @@ pub mod __private {
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;
     pub use crate::launch::{launch, PendingLaunch};
+    pub use crate::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

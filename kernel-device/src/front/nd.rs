@@ -262,18 +262,14 @@ impl VisitMut for NdUses<'_> {
                 if let Some(param) = self.param_of(&call.receiver) {
                     if call.method == "shape" && call.args.is_empty() {
                         let span = call.span();
-                        let lens =
-                            (0..param.dims).map(|axis| shape_name(&param.name, axis, span));
+                        let lens = (0..param.dims).map(|axis| shape_name(&param.name, axis, span));
                         *expr = syn::parse_quote_spanned!(span=> [#(#lens),*]);
                     } else {
                         let hint = Self::usage_hint(param);
                         self.diags.push(
                             Diagnostic::new(
                                 call.method.span(),
-                                format!(
-                                    "N-d arrays have no method `{}` in kernels",
-                                    call.method
-                                ),
+                                format!("N-d arrays have no method `{}` in kernels", call.method),
                             )
                             .with_hint(hint),
                         );

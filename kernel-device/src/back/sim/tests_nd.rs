@@ -88,11 +88,26 @@ fn k(a: &mut Nd<i32, 3>, i: usize, j: usize, l: usize) {
         ]
     };
     for (idx, want) in [
-        ((2, 0, 0), "index out of bounds: axis 0 has length 2 but the index is 2"),
-        ((1, 3, 0), "index out of bounds: axis 1 has length 3 but the index is 3"),
-        ((0, 0, 9), "index out of bounds: axis 2 has length 4 but the index is 9"),
+        (
+            (2, 0, 0),
+            "index out of bounds: axis 0 has length 2 but the index is 2",
+        ),
+        (
+            (1, 3, 0),
+            "index out of bounds: axis 1 has length 3 but the index is 3",
+        ),
+        (
+            (0, 0, 9),
+            "index out of bounds: axis 2 has length 4 but the index is 9",
+        ),
     ] {
-        match run(&m, "k", &shape(1, 1), &nd(idx.0, idx.1, idx.2), &Options::default()) {
+        match run(
+            &m,
+            "k",
+            &shape(1, 1),
+            &nd(idx.0, idx.1, idx.2),
+            &Options::default(),
+        ) {
             Err(Fault::Panic { message, .. }) => assert_eq!(message, want),
             other => panic!("{idx:?}: expected a panic, got {other:?}"),
         }
