@@ -23,7 +23,11 @@ use syn::visit_mut::VisitMut;
 /// An N-d parameter of the function being lowered.
 struct NdParam {
     name: String,
+    /// 0 for a rejected `Nd` type (already reported): its uses raise nothing more.
     dims: usize,
+    mutable: bool,
+    /// `Nd<f32, 2>` as written, for hints.
+    written: String,
 }
 
 /// The hidden parameter names of `name` (the `__` prefix keeps them from users').
@@ -94,6 +98,17 @@ pub fn nd_elem_and_dims(ty: &syn::Type) -> Option<Result<(syn::Type, usize), Dia
     })
 }
 
+/// The first type argument of `Nd<..>`, if any.
+fn first_type_arg(ty: &syn::Type) -> Option<syn::Type> {
+    let (syn::PathArguments::AngleBracketed(a), _) = nd_args(ty)? else {
+        return None;
+    };
+    a.args.iter().find_map(|g| match g {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
 /// Rewrites `item`'s N-d parameters and their uses (see the module docs). Misuses are
 /// returned as diagnostics at their tokens; the function is then left as far rewritten
 /// as it got, and the caller reports the diagnostics.
@@ -115,10 +130,30 @@ pub fn desugar(item: &mut syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
             continue;
         };
         let span = pt.ty.span();
+        let written = quote::ToTokens::to_token_stream(inner)
+            .to_string()
+            .replace(" < ", "<")
+            .replace(" >", ">")
+            .replace(" ,", ",");
         let (elem, dims) = match parsed {
             Ok(parsed) => parsed,
             Err(d) => {
                 diags.push(d);
+                // Lowered as a slice of its element type, if it names one, so that the
+                // one mistake raises no second error.
+                match (first_type_arg(inner), &*pt.pat) {
+                    (Some(elem), syn::Pat::Ident(pi)) if by_ref => {
+                        let name = pi.ident.to_string();
+                        pt.ty = Box::new(syn::parse_quote_spanned!(span=> &[#elem]));
+                        nd.push(NdParam {
+                            name,
+                            dims: 0,
+                            mutable,
+                            written,
+                        });
+                    }
+                    _ => {}
+                }
                 inputs.push(syn::FnArg::Typed(pt));
                 continue;
             }
@@ -162,15 +197,32 @@ pub fn desugar(item: &mut syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
             let stride = stride_name(&name, axis, at);
             inputs.push(syn::parse_quote_spanned!(at=> #stride: isize));
         }
-        nd.push(NdParam { name, dims });
+        nd.push(NdParam {
+            name,
+            dims,
+            mutable,
+            written,
+        });
     }
     item.sig.inputs = inputs;
     if !nd.is_empty() {
         let mut uses = NdUses {
             nd: &nd,
             diags: &mut diags,
+            written_read_only: Vec::new(),
         };
         uses.visit_block_mut(&mut item.block);
+        // A write through a `&Nd` is reported; its slice becomes `&mut` so that the
+        // frontend does not report it a second time in a slice's words.
+        let written = uses.written_read_only;
+        for input in item.sig.inputs.iter_mut() {
+            if let syn::FnArg::Typed(pt) = input {
+                let named = matches!(&*pt.pat, syn::Pat::Ident(pi) if written.iter().any(|w| pi.ident == w.as_str()));
+                if let (true, syn::Type::Reference(r)) = (named, &mut *pt.ty) {
+                    r.mutability = Some(Default::default());
+                }
+            }
+        }
     }
     diags
 }
@@ -178,6 +230,8 @@ pub fn desugar(item: &mut syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
 struct NdUses<'a> {
     nd: &'a [NdParam],
     diags: &'a mut Vec<Diagnostic>,
+    /// Read-only N-d parameters written to (reported).
+    written_read_only: Vec<String>,
 }
 
 impl NdUses<'_> {
@@ -188,6 +242,15 @@ impl NdUses<'_> {
         };
         let ident = p.path.get_ident()?;
         self.nd.iter().find(|n| ident == n.name.as_str())
+    }
+
+    /// The read-only N-d parameter `place` indexes (`a[(i, j)]`), if any.
+    fn read_only_param_indexed(&self, place: &syn::Expr) -> Option<&NdParam> {
+        let syn::Expr::Index(index) = place else {
+            return None;
+        };
+        self.param_of(&index.expr)
+            .filter(|p| !p.mutable && p.dims > 0)
     }
 
     fn usage_hint(param: &NdParam) -> String {
@@ -224,13 +287,58 @@ impl NdUses<'_> {
     }
 }
 
+/// The place an assignment (`p = v`, `p += v`, ...) writes, and the span to report.
+fn assigned_place(expr: &syn::Expr) -> Option<(&syn::Expr, Span)> {
+    match expr {
+        syn::Expr::Assign(a) => Some((&*a.left, a.left.span())),
+        syn::Expr::Binary(b) if is_compound_assign(&b.op) => Some((&*b.left, b.left.span())),
+        _ => None,
+    }
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
 impl VisitMut for NdUses<'_> {
     fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let Some((place, span)) = assigned_place(expr) {
+            if let Some(param) = self.read_only_param_indexed(place) {
+                let (name, written) = (param.name.clone(), param.written.clone());
+                self.diags.push(
+                    Diagnostic::new(
+                        span,
+                        format!("cannot write to an element of `{name}`: it is a `&{written}`, read only"),
+                    )
+                    .with_hint(format!("make the parameter mutable: `{name}: &mut {written}`")),
+                );
+                self.written_read_only.push(name);
+            }
+        }
         match expr {
             syn::Expr::Index(index) => {
                 if let Some(param) = self.param_of(&index.expr) {
                     let (dims, name) = (param.dims, param.name.clone());
                     let hint = Self::usage_hint(param);
+                    let zero: syn::Expr = syn::parse_quote_spanned!(index.index.span()=> 0usize);
+                    if dims == 0 {
+                        // The type is reported; its uses are not.
+                        *index.index = zero;
+                        return;
+                    }
                     // The index expressions may use N-d arrays too.
                     self.visit_expr_mut(&mut index.index);
                     match &*index.index {
@@ -254,6 +362,10 @@ impl VisitMut for NdUses<'_> {
                             )
                             .with_hint(hint),
                         ),
+                    }
+                    if !matches!(&*index.index, syn::Expr::Block(_)) {
+                        // Reported: an element of the slice stands in for the rest.
+                        *index.index = zero;
                     }
                     return;
                 }
