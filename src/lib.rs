@@ -140,9 +140,6 @@ pub mod launch_traits {
 
 pub mod random;
 
-/// Whole-array operations without writing a kernel (README: "High-level operations"):
-/// reductions, scans, compaction and elementwise maps built from `#[device]`
-/// functions, on a GPU or the simulator.
 pub use kernel_host::hl::{
     compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
     exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
@@ -150,6 +147,13 @@ pub use kernel_host::hl::{
     map_reduce, map_reduce_on, max, max_into, max_into_on, max_on, min, min_into, min_into_on,
     min_on, product, product_into, product_into_on, product_on, reduce, reduce_into,
     reduce_into_on, reduce_on, sum, sum_into, sum_into_on, sum_on, DeviceFn, Input, Numeric,
+};
+/// Whole-array operations without writing a kernel (README: "High-level operations"):
+/// reductions, scans, compaction and elementwise maps built from `#[device]`
+/// functions, on a GPU or the simulator.
+pub use kernel_host::hl::{
+    max_axis, max_axis_on, min_axis, min_axis_on, product_axis, product_axis_on, reduce_axis,
+    reduce_axis_on, sum_axis, sum_axis_on, AxisInput,
 };
 
 /// A `#[device]` function as a value for the high-level operations:

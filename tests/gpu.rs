@@ -263,6 +263,8 @@ mod half_precision;
 #[path = "gpu/hl.rs"]
 mod hl;
 
+#[path = "gpu/hl_axis.rs"]
+mod hl_axis;
 #[path = "gpu/hl_scan.rs"]
 mod hl_scan;
 #[path = "gpu/matching.rs"]
