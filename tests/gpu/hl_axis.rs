@@ -111,3 +111,47 @@ fn an_axis_the_array_lacks_is_an_error_naming_the_shape() {
         "{error}"
     );
 }
+
+#[vectorize]
+fn weighted(x: f32, y: f32) -> f32 {
+    0.25 * x + y
+}
+
+#[test]
+fn vectorized_functions_apply_to_nd_arrays_of_equal_shape() {
+    let device = require_gpu!();
+    let mut rng = Rng::fresh("hl_axis vectorize");
+    let (rows, cols) = if device.is_simulator() {
+        (37, 45)
+    } else {
+        (1000, 777)
+    };
+    let a = Array2::from_shape_fn((rows, cols), |_| rng.f32_in(-1.0, 1.0));
+    let b = Array2::from_shape_fn((cols, rows), |_| rng.f32_in(-1.0, 1.0));
+    // A DeviceNd in place and a transposed view (copied in logical order).
+    let on_device = DeviceNd::to_device(&a).unwrap();
+    let got = weighted::apply(&on_device, &b.t())
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let want: Vec<f32> = a
+        .iter()
+        .zip(b.t().iter())
+        .map(|(&x, &y)| weighted(x, y))
+        .collect();
+    assert_eq!(got, want);
+    // A 3-D array with a broadcast scalar.
+    let c = Array3::from_shape_fn((3, 5, 7), |(i, j, k)| (i * 35 + j * 7 + k) as f32);
+    let got = weighted::apply(&c, &1.0).unwrap().to_host().unwrap();
+    let want: Vec<f32> = c.iter().map(|&x| weighted(x, 1.0)).collect();
+    assert_eq!(got, want);
+    // Equal lengths, different shapes: an error naming both.
+    let Err(error) = weighted::apply(&a, &b) else {
+        panic!("shapes {:?} and {:?} were accepted", a.shape(), b.shape());
+    };
+    let error = error.to_string();
+    assert!(
+        error.contains(&format!("{:?}", a.shape())) && error.contains(&format!("{:?}", b.shape())),
+        "{error}"
+    );
+}

@@ -14,29 +14,21 @@ use kernel_device::source::FnSource;
 use ndarray::{ArrayBase, Data, Ix2, Ix3};
 
 use super::numeric::{Builtin, Numeric};
-use super::{synth, DeviceFn, Staged, Target};
+use super::{synth, DeviceFn, Input, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
-use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::nd::DeviceNd;
 use crate::stream::Stream;
 
 /// An N-d input an axis reduction accepts: a [`DeviceNd`] (used in place) or an
-/// `ndarray` array or view of 2 or 3 axes (any layout; copied to the device for the
-/// call). `Reduced` has one axis fewer.
-pub trait AxisInput<T: DeviceScalar> {
+/// `ndarray` array or view of 2 or 3 axes (any layout; copied to the device in logical
+/// order for the call). `Reduced` has one axis fewer.
+pub trait AxisInput<T: DeviceScalar>: Input<T> {
     /// The result: a device array with the reduced axis removed.
     type Reduced;
-    /// The length of each axis.
-    fn axis_lengths(&self) -> Vec<usize>;
-    /// The elements, row-major, on a device (`device`'s when they must be copied).
-    #[doc(hidden)]
-    fn row_major_on(&self, device: &Device) -> Result<Staged<'_, T>>;
-    /// The device the elements already live on, if any.
-    #[doc(hidden)]
-    fn home(&self) -> Option<&Device>;
     /// Wraps the results (row-major, `shape` with the axis removed).
+    #[doc(hidden)]
     fn reduced(results: DeviceArray<T>, shape: &[usize]) -> Result<Self::Reduced>;
 }
 
@@ -44,15 +36,6 @@ macro_rules! axis_inputs {
     ($($d:literal => $ix:ty, $smaller:literal);*) => {$(
         impl<T: DeviceScalar> AxisInput<T> for DeviceNd<T, $d> {
             type Reduced = DeviceNd<T, $smaller>;
-            fn axis_lengths(&self) -> Vec<usize> {
-                self.shape().to_vec()
-            }
-            fn row_major_on(&self, _device: &Device) -> Result<Staged<'_, T>> {
-                Ok(Staged::Borrowed(self.array()))
-            }
-            fn home(&self) -> Option<&Device> {
-                Some(self.array().device())
-            }
             fn reduced(results: DeviceArray<T>, shape: &[usize]) -> Result<Self::Reduced> {
                 DeviceNd::from_array(results, std::array::from_fn(|axis| shape[axis]))
             }
@@ -60,19 +43,6 @@ macro_rules! axis_inputs {
 
         impl<T: DeviceScalar, S: Data<Elem = T>> AxisInput<T> for ArrayBase<S, $ix> {
             type Reduced = DeviceNd<T, $smaller>;
-            fn axis_lengths(&self) -> Vec<usize> {
-                self.shape().to_vec()
-            }
-            fn row_major_on(&self, device: &Device) -> Result<Staged<'_, T>> {
-                let elements: Vec<T> = match self.as_slice() {
-                    Some(row_major) => row_major.to_vec(),
-                    None => self.iter().copied().collect(),
-                };
-                Ok(Staged::Owned(DeviceArray::from_slice_on(device, &elements)?))
-            }
-            fn home(&self) -> Option<&Device> {
-                None
-            }
             fn reduced(results: DeviceArray<T>, shape: &[usize]) -> Result<Self::Reduced> {
                 DeviceNd::from_array(results, std::array::from_fn(|axis| shape[axis]))
             }
@@ -167,14 +137,14 @@ where
     T: DeviceScalar,
     A: AxisInput<T> + ?Sized,
 {
-    let lengths = input.axis_lengths();
+    let lengths = input.nd_shape().unwrap_or_else(|| vec![input.len()]);
     let [outer, len, inner] = around_axis(&lengths, axis)?;
     let mut shape = lengths.clone();
     shape.remove(axis);
     let target = Target::new(stream, input.home())?;
     let mut results = DeviceArray::<T>::zeros_on(&target.device, outer * inner)?;
     if outer * inner > 0 {
-        let staged = input.row_major_on(&target.device)?;
+        let staged = input.stage(&target.device)?;
         let last_axis = inner == 1;
         let kernel = axis_kernel::<T>(op, last_axis);
         let grid = if last_axis {

@@ -17,6 +17,7 @@
 mod axis;
 mod lookback;
 mod map;
+mod nd_inputs;
 mod numeric;
 mod reduce;
 mod scan;
@@ -110,6 +111,12 @@ pub trait Input<T: DeviceScalar> {
     /// the other input's length instead of reading an array.
     #[doc(hidden)]
     fn broadcast(&self) -> Option<T> {
+        None
+    }
+    /// An N-d input's shape (`None` for slices and flat arrays): two N-d inputs of an
+    /// elementwise operation must have the same shape, not only the same length.
+    #[doc(hidden)]
+    fn nd_shape(&self) -> Option<Vec<usize>> {
         None
     }
 }
