@@ -1,7 +1,9 @@
 //! Reductions without writing a kernel: `sum`, `min`, `max` of 2^26 + 1 floats (2^16 + 1
 //! on the CPU simulator), a user's `#[device]` operator through `reduce`, a sum of
-//! squares through `map_reduce`, and an argmax over (value, index) pairs through
-//! `map_reduce_indexed` (ties to the lowest index), each checked against the CPU; then
+//! squares through `map_reduce`, an argmax over (value, index) pairs through
+//! `map_reduce_indexed` (ties to the lowest index), column sums and row maxima of a
+//! matrix (`sum_axis`, `reduce_axis` over a transposed `ndarray` view), each checked
+//! against the CPU; then
 //! the sum into a one-element device array (`sum_into_on`, no read back) is timed.
 //!
 //! `cargo run --release --example reduce` (on an NVIDIA GPU; without one, on the CPU
@@ -99,6 +101,25 @@ fn main() -> common::MainResult {
     let arg = cudajit::map_reduce_indexed(&x, device_fn!(tag), device_fn!(larger_first), none)?;
     let first = host.iter().position(|&v| v == hi).map(|i| i as u32);
     assert_eq!((arg.value, Some(arg.index)), (hi, first), "argmax");
+
+    // Along one axis of a matrix: column sums, and row maxima read through a transposed
+    // view (its rows are the matrix's columns).
+    let (rows, cols) = (n / 1024, 1024);
+    let matrix =
+        cudajit::ndarray::Array2::from_shape_vec((rows, cols), host[..rows * cols].to_vec())
+            .expect("rows * cols elements");
+    let column_sums = cudajit::sum_axis(&matrix, 0)?.to_host()?;
+    let want_sums = matrix.fold_axis(cudajit::ndarray::Axis(0), 0.0f32, |a, b| a + b);
+    assert_eq!(column_sums, want_sums, "sum_axis");
+    let row_max = cudajit::reduce_axis(&matrix.t(), 0, device_fn!(larger), f32::NEG_INFINITY)?;
+    let want_max = matrix.fold_axis(cudajit::ndarray::Axis(1), f32::NEG_INFINITY, |a, &b| {
+        a.max(b)
+    });
+    assert_eq!(
+        row_max.to_host()?,
+        want_max,
+        "reduce_axis over a transposed view"
+    );
 
     // The result can stay on the device (nothing read back, nothing waits).
     let stream = Stream::new()?;

@@ -34,6 +34,12 @@
 // Generated code names `::cudajit::__private`, also inside this crate's own tests.
 extern crate self as cudajit;
 
+/// N-d arrays: `Nd<T, D>` is the type of a kernel's 2-D/3-D parameter (`a: &Nd<f32, 2>`,
+/// indexed `a[(i, j)]`), passed from `ndarray` arrays and views (re-exported as
+/// `cudajit::ndarray`) or from a [`DeviceNd`] (a device array with a shape).
+pub use kernel_device::device_api::Nd;
+pub use kernel_host::ndarray;
+pub use kernel_host::DeviceNd;
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
@@ -113,7 +119,7 @@ pub use kernel_device::num_complex::{self, Complex, Complex32, Complex64};
 /// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
 pub mod launch_traits {
     pub use kernel_device::source::ToConstValue;
-    pub use kernel_host::__private::{SliceArg, SliceArgMut};
+    pub use kernel_host::__private::{NdArg, NdArgMut, SliceArg, SliceArgMut};
 
     /// Never implemented for a kernel: a kernel dereferences to a function returning
     /// [`KernelCall`], so that `vecadd(&a, &b, &mut c)` fails on this bound, at the call,
@@ -136,9 +142,6 @@ pub mod launch_traits {
 
 pub mod random;
 
-/// Whole-array operations without writing a kernel (README: "High-level operations"):
-/// reductions, scans, compaction and elementwise maps built from `#[device]`
-/// functions, on a GPU or the simulator.
 pub use kernel_host::hl::{
     compact, compact_on, exclusive_scan, exclusive_scan_into, exclusive_scan_into_on,
     exclusive_scan_on, inclusive_scan, inclusive_scan_into, inclusive_scan_into_on,
@@ -147,6 +150,13 @@ pub use kernel_host::hl::{
     max_into_on, max_on, min, min_into, min_into_on, min_on, product, product_into,
     product_into_on, product_on, reduce, reduce_into, reduce_into_on, reduce_on, sum, sum_into,
     sum_into_on, sum_on, DeviceFn, Input, Numeric, ReduceValue,
+};
+/// Whole-array operations without writing a kernel (README: "High-level operations"):
+/// reductions, scans, compaction and elementwise maps built from `#[device]`
+/// functions, on a GPU or the simulator.
+pub use kernel_host::hl::{
+    max_axis, max_axis_on, min_axis, min_axis_on, product_axis, product_axis_on, reduce_axis,
+    reduce_axis_on, sum_axis, sum_axis_on, AxisInput,
 };
 
 /// A `#[device]` function as a value for the high-level operations:
@@ -174,13 +184,14 @@ pub mod prelude {
     // element-type traits).
     pub use kernel_device::device_api::generic::{Float, Int, Num};
 
+    pub use kernel_device::device_api::Nd;
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     /// The half types and complex numbers kernels compute with (`cudajit::f16` is
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
     pub use kernel_device::half::{bf16, f16};
     pub use kernel_device::num_complex::Complex;
     pub use kernel_host::{
-        Backend, Device, DeviceArray, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
+        Backend, Device, DeviceArray, DeviceNd, Event, Graph, LaunchConfig, PinnedBuffer, Stream,
     };
     pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 

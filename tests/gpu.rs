@@ -265,6 +265,8 @@ mod hl;
 #[path = "gpu/hl_argmax.rs"]
 mod hl_argmax;
 
+#[path = "gpu/hl_axis.rs"]
+mod hl_axis;
 #[path = "gpu/hl_scan.rs"]
 mod hl_scan;
 #[path = "gpu/matching.rs"]
@@ -274,5 +276,7 @@ mod runtime;
 
 #[path = "gpu/methods.rs"]
 mod methods;
+#[path = "gpu/nd.rs"]
+mod nd;
 #[path = "gpu/structs.rs"]
 mod structs;

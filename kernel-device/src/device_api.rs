@@ -25,11 +25,13 @@ pub mod atomic;
 pub mod generic;
 mod generic_half;
 pub mod math;
+pub mod nd;
 pub mod sync;
 pub mod warp;
 pub use atomic::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
+pub use nd::Nd;
 pub use sync::*;
 pub use warp::*;
 

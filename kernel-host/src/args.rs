@@ -121,15 +121,16 @@ pub(crate) enum ArgKind<'a> {
         ty: Type,
         bytes: Vec<u8>,
     },
-    /// A host slice copied to a temporary device buffer for the launch.
+    /// A host slice copied to a temporary device buffer for the launch (owned where
+    /// an N-d view's elements were gathered into the span they cover: `nd`).
     Host {
         elem: Type,
-        bytes: &'a [u8],
+        bytes: std::borrow::Cow<'a, [u8]>,
     },
     /// A host slice copied to the device and back after the kernel.
     HostMut {
         elem: Type,
-        bytes: &'a mut [u8],
+        bytes: HostBytesMut<'a>,
     },
     /// A device array: its pointer (on a GPU) or its buffer (on the simulator) is
     /// passed, nothing is copied.
@@ -145,6 +146,82 @@ pub(crate) enum ArgKind<'a> {
         /// on the simulator).
         allocation: Option<&'a Arc<Allocation>>,
     },
+}
+
+/// The host bytes of a `&mut` parameter: the caller's own (a slice, a gapless N-d
+/// view's span), or a staging copy of an N-d view's span whose drop scatters the
+/// view's elements back (a stepped view's span holds elements of other views, which
+/// the launch must neither read nor write in the caller's memory).
+pub(crate) enum HostBytesMut<'a> {
+    Borrowed(&'a mut [u8]),
+    Staged(Staged<'a>),
+}
+
+/// A staging copy of an N-d view's span and where its elements go back to: the
+/// launch calls [`Staged::write_back`] after the device's copy back (raw pointers, so
+/// that a launch's arguments keep no borrow alive past their last use).
+pub(crate) struct Staged<'a> {
+    pub(crate) bytes: Vec<u8>,
+    /// The view's element `(0, ..)`, in the caller's memory.
+    pub(crate) origin_ptr: *mut u8,
+    /// Where element `(0, ..)` sits in `bytes`, in elements.
+    pub(crate) origin: usize,
+    pub(crate) elem_size: usize,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) strides: Vec<isize>,
+    pub(crate) _borrow: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+impl Staged<'_> {
+    /// Copies the view's elements (only those) from the staging bytes into the view.
+    pub(crate) fn write_back(&self) {
+        crate::nd::for_each_offset(&self.shape, &self.strides, |offset| {
+            let at = (self.origin as isize + offset) as usize * self.elem_size;
+            // SAFETY: `origin_ptr + offset` is an element of the `&mut` view the
+            // argument borrows for `'a` (the offsets are the view's own); the staging
+            // bytes hold the span, so `at` is in range.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.bytes.as_ptr().add(at),
+                    self.origin_ptr.offset(offset * self.elem_size as isize),
+                    self.elem_size,
+                );
+            }
+        });
+    }
+}
+
+/// Writes the staged `&mut` N-d views of `args` back into the caller's arrays: after
+/// the device's copy back, whatever the kernel's outcome (as `&mut` slices come back).
+pub(crate) fn write_back_staged(args: &[KernelArg<'_>]) {
+    for arg in args {
+        if let ArgKind::HostMut {
+            bytes: HostBytesMut::Staged(staged),
+            ..
+        } = &arg.kind
+        {
+            staged.write_back();
+        }
+    }
+}
+
+impl std::ops::Deref for HostBytesMut<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            HostBytesMut::Borrowed(b) => b,
+            HostBytesMut::Staged(s) => &s.bytes,
+        }
+    }
+}
+
+impl std::ops::DerefMut for HostBytesMut<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            HostBytesMut::Borrowed(b) => b,
+            HostBytesMut::Staged(s) => &mut s.bytes,
+        }
+    }
 }
 
 impl<'a> KernelArg<'a> {
@@ -200,7 +277,7 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    fn host<T: DeviceElem>(data: &'a [T]) -> Self {
+    pub(crate) fn host<T: DeviceElem>(data: &'a [T]) -> Self {
         // SAFETY: a slice of plain scalars viewed as its bytes.
         let bytes = unsafe {
             std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
@@ -208,14 +285,39 @@ impl<'a> KernelArg<'a> {
         KernelArg {
             kind: ArgKind::Host {
                 elem: T::device_type(),
-                bytes,
+                bytes: std::borrow::Cow::Borrowed(bytes),
             },
             value: 0,
             len: data.len() as i64,
         }
     }
 
-    fn host_mut<T: DeviceElem>(data: &'a mut [T]) -> Self {
+    /// `len` elements of `T` whose bytes the argument owns (`bytes.len()` is `len`
+    /// elements' size).
+    pub(crate) fn host_owned<T: DeviceElem>(bytes: Vec<u8>, len: usize) -> Self {
+        KernelArg {
+            kind: ArgKind::Host {
+                elem: T::device_type(),
+                bytes: std::borrow::Cow::Owned(bytes),
+            },
+            value: 0,
+            len: len as i64,
+        }
+    }
+
+    /// As `host_mut` for bytes staged in `staged`, whose drop writes them back.
+    pub(crate) fn host_staged<T: DeviceElem>(staged: Staged<'a>, len: usize) -> Self {
+        KernelArg {
+            kind: ArgKind::HostMut {
+                elem: T::device_type(),
+                bytes: HostBytesMut::Staged(staged),
+            },
+            value: 0,
+            len: len as i64,
+        }
+    }
+
+    pub(crate) fn host_mut<T: DeviceElem>(data: &'a mut [T]) -> Self {
         let len = data.len() as i64;
         // SAFETY: as in `host`; the device writes back values of `T` produced by the
         // kernel (bools as 0/1 bytes, as the backend stores them).
@@ -228,7 +330,7 @@ impl<'a> KernelArg<'a> {
         KernelArg {
             kind: ArgKind::HostMut {
                 elem: T::device_type(),
-                bytes,
+                bytes: HostBytesMut::Borrowed(bytes),
             },
             value: 0,
             len,
@@ -240,7 +342,7 @@ impl<'a> KernelArg<'a> {
     }
 
     /// Elements `start..start + len` of `array` (in range: a view checked them).
-    fn device_range<T: DeviceElem>(
+    pub(crate) fn device_range<T: DeviceElem>(
         array: &'a DeviceArray<T>,
         start: usize,
         len: usize,

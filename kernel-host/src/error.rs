@@ -53,6 +53,10 @@ pub enum Error {
     #[error("launch of `{kernel}` rejected: {detail}")]
     ArgumentMismatch { kernel: String, detail: String },
 
+    /// An N-d array's shape does not fit its elements (`DeviceNd::from_array`).
+    #[error("shape mismatch: {detail}")]
+    ShapeMismatch { detail: String },
+
     /// A host/device copy between buffers of different lengths.
     #[error(
         "{operation}: the device array holds {expected} elements but the host slice holds {found}"

@@ -409,6 +409,8 @@ fn launch_with_host_slices(
         std::mem::forget(record);
         return Err(error);
     }
+    // The copies back are complete: staged N-d views go back into the caller's arrays.
+    crate::args::write_back_staged(args);
     let panic = record.take_raw();
     pool.release(record);
     if let (Some(bytes), Some(modules)) = (panic, device.modules()) {

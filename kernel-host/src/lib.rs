@@ -34,6 +34,7 @@ mod launch;
 mod libnvvm;
 mod marks;
 mod memory;
+mod nd;
 mod panic;
 mod pinned;
 mod pool;
@@ -54,6 +55,7 @@ pub use dlpark;
 pub use error::{Error, Result};
 pub use graph::Graph;
 pub use interop::{BorrowedArray, CudarcSlice};
+pub use nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use pinned::{CopyGuard, PinnedBuffer};
 pub use properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use stream::{elapsed_ms, Event, Stream};
@@ -79,6 +81,9 @@ pub mod aot_support {
 
 /// What generated code calls. Not a stable API.
 #[doc(hidden)]
+/// The `ndarray` crate kernels take N-d arrays from (its version, re-exported).
+pub use ndarray;
+
 pub mod __private {
     pub use crate::args::{
         DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
@@ -87,6 +92,7 @@ pub mod __private {
     pub use crate::cooperative::max_cooperative_grid_blocks;
     pub use crate::instances::GenericKernels;
     pub use crate::launch::{launch, PendingLaunch};
+    pub use crate::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

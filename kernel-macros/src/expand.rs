@@ -324,9 +324,43 @@ fn kernel(
     };
     let mut launch_params = Vec::new();
     let mut args = Vec::new();
+    // Statements before the arguments (an N-d argument split into its parts).
+    let mut split = Vec::new();
     let mut all_supported = true;
     for param in params {
         let p = &param.name;
+        if let parse::Shape::Nd {
+            elem: t,
+            dims,
+            mutable,
+        } = &param.shape
+        {
+            let d = proc_macro2::Literal::usize_unsuffixed(*dims);
+            let bound = if *mutable {
+                format_ident!("NdArgMut")
+            } else {
+                format_ident!("NdArg")
+            };
+            launch_params.push(
+                quote::quote_spanned!(t.span()=> #p: impl ::cudajit::__private::#bound<'a, #t, #d>),
+            );
+            split.push(quote! {
+                let #p = ::cudajit::__private::#bound::<'a, #t, #d>::into_nd_parts(#p);
+            });
+            args.push(quote!(#p.data));
+            args.push(quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.origin)));
+            for axis in 0..*dims {
+                args.push(
+                    quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.shape[#axis])),
+                );
+            }
+            for axis in 0..*dims {
+                args.push(
+                    quote!(::cudajit::__private::KernelArg::scalar::<isize>(#p.strides[#axis])),
+                );
+            }
+            continue;
+        }
         let (ty, arg) = match &param.shape {
             // Spanned at the element type: a struct without the derive is reported there.
             parse::Shape::Slice(t) => (
@@ -351,6 +385,7 @@ fn kernel(
                 all_supported = false;
                 (quote!(impl ::core::marker::Sized), quote!())
             }
+            parse::Shape::Nd { .. } => unreachable!("split above"),
         };
         launch_params.push(quote!(#p: #ty));
         args.push(arg);
@@ -368,6 +403,7 @@ fn kernel(
     // With an unsupported parameter there is nothing to launch; the error is reported.
     let body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
+            #(#split)*
             let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
             let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
             ::cudajit::__private::launch(source, cache, ::core::convert::Into::into(#config), &mut args)
@@ -377,6 +413,7 @@ fn kernel(
     };
     let with_args_body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
+            #(#split)*
             let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
             ::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] }
         }
@@ -526,14 +563,29 @@ fn kernel(
 /// passed to a generic function needs annotations, and `k::ITEM` paths stop resolving),
 /// which is why it is not done.
 fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribute]) -> TokenStream {
-    let has_slice = params
-        .iter()
-        .any(|p| matches!(p.shape, parse::Shape::Slice(_) | parse::Shape::SliceMut(_)));
+    let has_slice = params.iter().any(|p| {
+        matches!(
+            p.shape,
+            parse::Shape::Slice(_) | parse::Shape::SliceMut(_) | parse::Shape::Nd { .. }
+        )
+    });
     let mut types = Vec::new();
     for param in params {
         types.push(match &param.shape {
             parse::Shape::Slice(t) => quote!(&'call [#t]),
             parse::Shape::SliceMut(t) => quote!(&'call mut [#t]),
+            parse::Shape::Nd {
+                elem,
+                dims,
+                mutable,
+            } => {
+                let d = proc_macro2::Literal::usize_unsuffixed(*dims);
+                if *mutable {
+                    quote!(&'call mut ::cudajit::Nd<#elem, #d>)
+                } else {
+                    quote!(&'call ::cudajit::Nd<#elem, #d>)
+                }
+            }
             parse::Shape::Scalar(t) | parse::Shape::Value(t) => quote!(#t),
             // Nothing to launch; the parameter is reported.
             parse::Shape::Unsupported => return TokenStream::new(),

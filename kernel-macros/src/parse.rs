@@ -126,6 +126,13 @@ pub enum Shape {
     Slice(syn::Type),
     /// `&mut [T]`: any `SliceArgMut<'a, T>`.
     SliceMut(syn::Type),
+    /// `&Nd<T, D>` (`mutable: false`, any `NdArg<'a, T, D>`) or `&mut Nd<T, D>` (any
+    /// `NdArgMut<'a, T, D>`): `2 + 2 * D` arguments (`front::nd`'s ABI).
+    Nd {
+        elem: syn::Type,
+        dims: usize,
+        mutable: bool,
+    },
     /// A scalar, by value.
     Scalar(syn::Type),
     /// A named type by value (`op: Op`): its `KernelValue` bound, checked by rustc at
@@ -270,6 +277,17 @@ pub fn kernel_params(
 fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
     match ty {
         syn::Type::Reference(r) => match &*r.elem {
+            inner if kernel_device::front::nd::is_nd_type(inner) => {
+                match kernel_device::front::nd::nd_elem_and_dims(inner) {
+                    // A malformed `Nd` is the frontend's error, reported once.
+                    Some(Ok((elem, dims))) => Shape::Nd {
+                        elem,
+                        dims,
+                        mutable: r.mutability.is_some(),
+                    },
+                    _ => Shape::Unsupported,
+                }
+            }
             syn::Type::Slice(s) if is_scalar(&s.elem, type_params) || is_struct(&s.elem) => {
                 let elem = (*s.elem).clone();
                 if r.mutability.is_some() {

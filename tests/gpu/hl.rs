@@ -532,6 +532,15 @@ mod readme {
         x > 0.0
     }
 
+    #[device]
+    fn larger(a: f32, b: f32) -> f32 {
+        if b > a {
+            b
+        } else {
+            a
+        }
+    }
+
     #[vectorize] // still an ordinary fn: saxpy(2.0, 1.0) == 5.0 on the host
     fn saxpy(x: f32, y: f32) -> f32 {
         2.0 * x + y
@@ -550,6 +559,11 @@ mod readme {
         let z = saxpy::apply(&0.5, &x).unwrap();
         let mut on_device = cudajit::DeviceArray::<f32>::zeros(1).unwrap();
         cudajit::sum_into(&x, &mut on_device).unwrap();
+        let m = cudajit::ndarray::Array2::<f32>::ones((300, 200));
+        let col_sums = cudajit::sum_axis(&m, 0).unwrap().to_host().unwrap();
+        let row_max = cudajit::reduce_axis(&m.t(), 0, device_fn!(larger), f32::MIN).unwrap();
+        assert_eq!(col_sums.to_vec(), vec![300.0f32; 200]);
+        assert_eq!(row_max.to_host().unwrap().to_vec(), vec![1.0f32; 300]);
         assert_eq!(z.to_host().unwrap(), vec![2.0f32; 1000]);
         assert_eq!(on_device.to_host().unwrap(), vec![1000.0]);
         assert_eq!((total, same, sq), (1000.0, 1000.0, 1000.0));

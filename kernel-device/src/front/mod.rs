@@ -26,6 +26,7 @@ mod lower_slice;
 mod lower_stmt;
 mod lower_struct;
 pub mod methods;
+pub mod nd;
 mod patterns;
 mod signature;
 pub mod structs;
@@ -158,6 +159,9 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             *item = free;
         }
         if let Err(d) = instantiate(source, item, env) {
+            errors.push(source_error(source, &d));
+        }
+        for d in nd::desugar(item, source.kind) {
             errors.push(source_error(source, &d));
         }
     }
@@ -359,7 +363,10 @@ pub fn lower_item_for_inspection(
     item: &syn::ItemFn,
     kind: SourceKind,
 ) -> (ir::Function, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
+    // N-d array parameters become slices and integers first (`nd`).
+    let mut desugared = item.clone();
+    let mut diags = nd::desugar(&mut desugared, kind);
+    let item = &desugared;
     // The macro cannot see the crate's constants: they are unknown here (rustc checks
     // them in the twin) and known when the unit is compiled.
     let env = ConstEnv::default();

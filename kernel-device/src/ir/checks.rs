@@ -18,6 +18,27 @@ pub const SPLIT_AT_MESSAGE: &str = "mid > len";
 /// the carved slice would end at, `{1}` the launch's `shared_bytes`.
 pub const DYNAMIC_SHARED_MESSAGE: &str = "dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)";
 
+/// `a[(i, j)]` of an N-d array with an index past its axis's length, one message per
+/// axis (`{0}` the index, `{1}` the axis's length); the host's `Nd` panics with the
+/// same words.
+pub const ND_AXIS_MESSAGES: [&str; 3] = [
+    "index out of bounds: axis 0 has length {1} but the index is {0}",
+    "index out of bounds: axis 1 has length {1} but the index is {0}",
+    "index out of bounds: axis 2 has length {1} but the index is {0}",
+];
+
+/// The N-d per-axis check: `Err` with the axis's message where `index >= len`.
+pub fn nd_axis(axis: u8, index: u64, len: u64) -> Result<u64, CheckFailure> {
+    if index < len {
+        Ok(index)
+    } else {
+        Err(CheckFailure {
+            message: ND_AXIS_MESSAGES[usize::from(axis).min(2)],
+            operands: (index, len),
+        })
+    }
+}
+
 /// `x.clamp(min, max)` on unsigned integers with `min > max` (std's `Ord::clamp`).
 pub const CLAMP_UNSIGNED_MESSAGE: &str = "min > max. min = {0}, max = {1}";
 /// As [`CLAMP_UNSIGNED_MESSAGE`] for signed integers: `{0:i64}` prints the operand

@@ -725,6 +725,10 @@ pub enum MathFn {
     Clamp,
     /// `mul_hi(a, b)`: the high half of the full product (i32 u32 i64 u64).
     MulHi,
+    /// An N-d array's per-axis bounds check (`front::nd`): `(index, len)` on usize,
+    /// the index itself if `index < len`, else a panic naming the axis
+    /// (`ir::checks::ND_AXIS_MESSAGES`). Not a method users can call.
+    NdAxis(u8),
     // Floats.
     /// `x - x.trunc()`.
     Fract,

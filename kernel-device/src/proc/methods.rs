@@ -97,6 +97,8 @@ impl Method {
 /// The 32- and 64-bit integers (`mul_hi`).
 pub const WORD_INTEGERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64];
 pub const F32_ONLY: &[ScalarType] = &[S::F32];
+/// `usize` (the N-d per-axis check, which only `front::nd` writes).
+pub const USIZE_ONLY: &[ScalarType] = &[S::Usize];
 
 /// The types a math function exists on.
 pub const fn math_types(f: MathFn) -> &'static [ScalarType] {
@@ -114,6 +116,7 @@ pub const fn math_types(f: MathFn) -> &'static [ScalarType] {
         | MathFn::SaturatingAdd
         | MathFn::SaturatingSub => INTEGERS,
         MathFn::MulHi => WORD_INTEGERS,
+        MathFn::NdAxis(_) => USIZE_ONLY,
         MathFn::FastSin
         | MathFn::FastCos
         | MathFn::FastExp
@@ -139,6 +142,7 @@ pub const fn math_signature(f: MathFn) -> Signature {
         | MathFn::SaturatingAdd
         | MathFn::SaturatingSub
         | MathFn::MulHi
+        | MathFn::NdAxis(_)
         | MathFn::FastPowf
         | MathFn::FastDiv => (T2, Ret::T),
         MathFn::MulAdd | MathFn::Clamp => (T3, Ret::T),
@@ -274,6 +278,10 @@ pub static METHODS: &[MethodDef] = &[
     m("saturating_add", MathFn::SaturatingAdd),
     m("saturating_sub", MathFn::SaturatingSub),
     m("clamp", MathFn::Clamp),
+    // The N-d per-axis checks `front::nd` writes (the `__` names keep users out).
+    m("__cudajit_nd_axis0", MathFn::NdAxis(0)),
+    m("__cudajit_nd_axis1", MathFn::NdAxis(1)),
+    m("__cudajit_nd_axis2", MathFn::NdAxis(2)),
     m("fract", MathFn::Fract),
     m("is_nan", MathFn::IsNan),
     m("is_finite", MathFn::IsFinite),

@@ -222,6 +222,16 @@ where
     IA: Input<A> + ?Sized,
     IB: Input<B> + ?Sized,
 {
+    if let (Some(sa), Some(sb)) = (a.nd_shape(), b.nd_shape()) {
+        if sa != sb {
+            return Err(super::Error::ArgumentMismatch {
+                kernel: format!("cudajit::{operation}"),
+                detail: format!(
+                    "`a` has the shape {sa:?} but `b` has the shape {sb:?}; they must be equal"
+                ),
+            });
+        }
+    }
     match (a.broadcast(), b.broadcast()) {
         (Some(_), None) => Ok(b.len()),
         (None, Some(_)) => Ok(a.len()),

@@ -1,5 +1,6 @@
 //! High-level operations over whole arrays without writing a kernel (issue 12):
-//! reductions ([`reduce`], [`map_reduce`], [`sum`], [`product`], [`min`], [`max`]),
+//! reductions ([`reduce`], [`map_reduce`], [`sum`], [`product`], [`min`], [`max`]) and
+//! reductions along one axis of a 2-D/3-D array ([`reduce_axis`], [`sum_axis`], ...),
 //! scans ([`inclusive_scan`], [`exclusive_scan`]) and stream compaction ([`compact`])
 //! from the user's `#[device]` functions, and elementwise maps ([`map`], [`map2`]:
 //! what `#[vectorize]`-style ufuncs are in other GPU languages).
@@ -13,6 +14,7 @@
 //! Inputs are host slices (copied to the device for the call) or `DeviceArray`s (used
 //! in place). Results of scans and maps are new `DeviceArray`s.
 
+mod axis;
 mod lookback;
 #[doc(hidden)]
 pub use lookback::{set_scan_blocks_per_sm, set_scan_items_per_thread, set_scan_layout};
@@ -20,6 +22,7 @@ mod lookback_classic;
 mod lookback_pipelined;
 mod lookback_text;
 mod map;
+mod nd_inputs;
 mod numeric;
 mod reduce;
 mod reduce_indexed;
@@ -29,6 +32,10 @@ mod synth;
 #[cfg(test)]
 mod tests;
 
+pub use axis::{
+    max_axis, max_axis_on, min_axis, min_axis_on, product_axis, product_axis_on, reduce_axis,
+    reduce_axis_on, sum_axis, sum_axis_on, AxisInput,
+};
 pub use map::{map, map2, map2_into, map2_into_on, map2_on, map_into, map_into_on, map_on};
 pub use numeric::Numeric;
 pub use reduce::{
@@ -111,6 +118,12 @@ pub trait Input<T: DeviceScalar> {
     /// the other input's length instead of reading an array.
     #[doc(hidden)]
     fn broadcast(&self) -> Option<T> {
+        None
+    }
+    /// An N-d input's shape (`None` for slices and flat arrays): two N-d inputs of an
+    /// elementwise operation must have the same shape, not only the same length.
+    #[doc(hidden)]
+    fn nd_shape(&self) -> Option<Vec<usize>> {
         None
     }
 }

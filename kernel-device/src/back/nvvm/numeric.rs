@@ -8,6 +8,7 @@ use super::function::FunctionWriter;
 use super::{types, Error};
 use crate::ir::checks::{
     CLAMP_F32_MESSAGE, CLAMP_F64_MESSAGE, CLAMP_SIGNED_MESSAGE, CLAMP_UNSIGNED_MESSAGE,
+    ND_AXIS_MESSAGES,
 };
 use crate::ir::{Expr, Handle, MathFn, ScalarType, Type};
 
@@ -72,6 +73,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             MathFn::Pow => self.wrapping_pow(ty, &x, &op(1)),
             MathFn::SaturatingAdd | MathFn::SaturatingSub => {
                 self.saturating(f == MathFn::SaturatingAdd, t, &x, &op(1))
+            }
+            MathFn::NdAxis(axis) => {
+                // usize is i64: the index itself once it is below the axis's length.
+                let len = op(1);
+                let ok = self.def("nd.in", format!("icmp ult {ty} {x}, {len}"));
+                let message = ND_AXIS_MESSAGES[usize::from(axis).min(2)];
+                self.panic_unless(&ok, site, message, (&x, &len))?;
+                x
             }
             MathFn::Clamp if t.is_integer() => {
                 let (min, max) = (op(1), op(2));

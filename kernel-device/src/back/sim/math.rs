@@ -69,6 +69,9 @@ pub fn eval(f: MathFn, s: ScalarType, ret: ScalarType, ops: [u64; 3]) -> Result<
     if f == MathFn::Clamp {
         clamp_check(s, b, c)?;
     }
+    if let MathFn::NdAxis(axis) = f {
+        return checks::nd_axis(axis, a, b);
+    }
     if s.is_float() {
         return Ok(match f {
             MathFn::IsNan => u64::from(if s == ScalarType::F32 {

@@ -9,6 +9,8 @@ use crate::source::offline;
 
 #[path = "tests_lang.rs"]
 mod tests_lang;
+#[path = "tests_nd.rs"]
+mod tests_nd;
 #[path = "tests_panic.rs"]
 mod tests_panic;
 #[path = "tests_simt.rs"]

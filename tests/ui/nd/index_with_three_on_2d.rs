@@ -1,0 +1,9 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(a: &mut Nd<f32, 2>) {
+    let (i, j) = grid(2);
+    a[(i, j, 0)] = 1.0;
+}
+
+fn main() {}
