@@ -197,7 +197,8 @@ fn an_index_past_an_axis_panics_naming_the_axis_index_and_length() {
     assert_eq!(a.sum(), 1);
 }
 
-/// A generic N-d kernel, instantiated by the element type of the arrays passed.
+/// A generic N-d kernel (its launches name the instantiations, so that the GPU
+/// bundle's ahead-of-time build finds them).
 #[kernel]
 fn transpose_into<T: Num>(a: &Nd<T, 2>, out: &mut Nd<T, 2>) {
     let (i, j) = grid(2);
@@ -213,10 +214,10 @@ fn a_generic_nd_kernel_runs_for_f32_and_i64() {
     let mut rng = Rng::fresh("nd generic transpose");
     let a = random_array(&mut rng, 9, 14);
     let mut out = Array2::from_elem((14, 9), f32::NAN);
-    launch!(transpose_into[(2, 2), (8, 8)](&a, &mut out)).unwrap();
+    launch!(transpose_into::<f32>[(2, 2), (8, 8)](&a, &mut out)).unwrap();
     assert_eq!(out, a.t().mapv(|v| v + 1.0));
     let b = Array2::from_shape_fn((5, 3), |_| rng.next_u64() as i64 >> 2);
     let mut out = Array2::from_elem((3, 5), i64::MIN);
-    launch!(transpose_into[1, (8, 8)](b.view(), &mut out)).unwrap();
+    launch!(transpose_into::<i64>[1, (8, 8)](b.view(), &mut out)).unwrap();
     assert_eq!(out, b.t().mapv(|v| v + 1));
 }
