@@ -197,6 +197,23 @@ fn an_index_past_an_axis_panics_naming_the_axis_index_and_length() {
     assert_eq!(a.sum(), 1);
 }
 
+#[test]
+fn the_host_twin_indexes_nd_and_panics_in_the_same_words() {
+    // The rustc-checked twin of `write_at` runs on the host over a real `Nd`.
+    let mut a = Nd::from_shape_vec([2, 3, 4], vec![0i32; 24]).unwrap();
+    __cudajit_twin_write_at(&mut a, 1, 2, 3);
+    assert_eq!(a[(1, 2, 3)], 1);
+    let panic = std::panic::catch_unwind(move || {
+        let mut a = a;
+        __cudajit_twin_write_at(&mut a, 0, 3, 0)
+    })
+    .unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some("index out of bounds: axis 1 has length 3 but the index is 3")
+    );
+}
+
 /// A generic N-d kernel (its launches name the instantiations, so that the GPU
 /// bundle's ahead-of-time build finds them).
 #[kernel]
