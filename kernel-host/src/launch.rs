@@ -410,7 +410,7 @@ fn launch_with_host_slices(
         return Err(error);
     }
     // The copies back are complete: staged N-d views go back into the caller's arrays.
-    crate::args::write_back_staged(args);
+    crate::nd::write_back_staged(args);
     let panic = record.take_raw();
     pool.release(record);
     if let (Some(bytes), Some(modules)) = (panic, device.modules()) {

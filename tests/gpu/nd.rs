@@ -196,3 +196,45 @@ fn an_index_past_an_axis_panics_naming_the_axis_index_and_length() {
     assert_eq!(a[(1, 2, 3)], 1);
     assert_eq!(a.sum(), 1);
 }
+
+#[test]
+fn the_host_twin_indexes_nd_and_panics_in_the_same_words() {
+    // The rustc-checked twin of `write_at` runs on the host over a real `Nd`.
+    let mut a = Nd::from_shape_vec([2, 3, 4], vec![0i32; 24]).unwrap();
+    __cudajit_twin_write_at(&mut a, 1, 2, 3);
+    assert_eq!(a[(1, 2, 3)], 1);
+    let panic = std::panic::catch_unwind(move || {
+        let mut a = a;
+        __cudajit_twin_write_at(&mut a, 0, 3, 0)
+    })
+    .unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some("index out of bounds: axis 1 has length 3 but the index is 3")
+    );
+}
+
+/// A generic N-d kernel (its launches name the instantiations, so that the GPU
+/// bundle's ahead-of-time build finds them).
+#[kernel]
+fn transpose_into<T: Num>(a: &Nd<T, 2>, out: &mut Nd<T, 2>) {
+    let (i, j) = grid(2);
+    let shape = out.shape();
+    if i < shape[0] && j < shape[1] {
+        out[(i, j)] = a[(j, i)] + T::one();
+    }
+}
+
+#[test]
+fn a_generic_nd_kernel_runs_for_f32_and_i64() {
+    let _device = require_gpu!();
+    let mut rng = Rng::fresh("nd generic transpose");
+    let a = random_array(&mut rng, 9, 14);
+    let mut out = Array2::from_elem((14, 9), f32::NAN);
+    launch!(transpose_into::<f32>[(2, 2), (8, 8)](&a, &mut out)).unwrap();
+    assert_eq!(out, a.t().mapv(|v| v + 1.0));
+    let b = Array2::from_shape_fn((5, 3), |_| rng.next_u64() as i64 >> 2);
+    let mut out = Array2::from_elem((3, 5), i64::MIN);
+    launch!(transpose_into::<i64>[1, (8, 8)](b.view(), &mut out)).unwrap();
+    assert_eq!(out, b.t().mapv(|v| v + 1));
+}

@@ -141,7 +141,7 @@ pub(crate) fn launch(
             _ => {}
         }
     }
-    crate::args::write_back_staged(args);
+    crate::nd::write_back_staged(args);
     match outcome {
         Ok(_report) => Ok(()),
         Err(fault) => {
