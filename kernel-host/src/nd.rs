@@ -383,6 +383,12 @@ impl<T: DeviceElem, const D: usize> DeviceNd<T, D> {
         &self.array
     }
 
+    /// The elements, row-major, to write in place (a `DeviceNd` as the output of
+    /// `map_into` or a `#[vectorize]` function's `apply_into`); the shape stays.
+    pub fn array_mut(&mut self) -> &mut DeviceArray<T> {
+        &mut self.array
+    }
+
     /// The elements, row-major, as a flat device array.
     pub fn into_array(self) -> DeviceArray<T> {
         self.array

@@ -140,6 +140,14 @@ fn vectorized_functions_apply_to_nd_arrays_of_equal_shape() {
         .map(|(&x, &y)| weighted(x, y))
         .collect();
     assert_eq!(got, want);
+    // Into a DeviceNd of the same shape, poisoned first.
+    let mut out = DeviceNd::to_device(&Array2::from_elem((rows, cols), f32::NAN)).unwrap();
+    weighted::apply_into(&on_device, &b.t(), out.array_mut()).unwrap();
+    assert_eq!(out.shape(), [rows, cols]);
+    assert_eq!(
+        out.to_host().unwrap().iter().copied().collect::<Vec<f32>>(),
+        want
+    );
     // A 3-D array with a broadcast scalar.
     let c = Array3::from_shape_fn((3, 5, 7), |(i, j, k)| (i * 35 + j * 7 + k) as f32);
     let got = weighted::apply(&c, &1.0).unwrap().to_host().unwrap();
