@@ -292,6 +292,6 @@ pub mod __private {
     /// What `#[vectorize]`'s `apply` functions call.
     pub mod hl {
         pub use kernel_host::hl::*;
-        pub use kernel_host::{DeviceArray, Result, Stream};
+        pub use kernel_host::{DeviceArray, DeviceScalar, Result, Stream};
     }
 }

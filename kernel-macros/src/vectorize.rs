@@ -35,12 +35,35 @@ pub fn vectorize(args: TokenStream, input: TokenStream) -> TokenStream {
 /// The `apply` functions for `item`, or why it cannot be vectorized.
 fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let sig = &item.sig;
-    if !sig.generics.params.is_empty() {
+    // Generic over one element type (`fn saxpy<T: Float>(a: T, x: T) -> T`): the
+    // runtime instantiates the function at the first input's element type.
+    let type_params: Vec<&syn::Ident> = sig.generics.type_params().map(|t| &t.ident).collect();
+    let only_types = sig
+        .generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Type(_)));
+    if !only_types || type_params.len() > 1 {
+        // At the first parameter that is not the one element type.
+        let at = sig
+            .generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, syn::GenericParam::Type(_)))
+            .chain(
+                sig.generics
+                    .type_params()
+                    .skip(1)
+                    .map(|_| &sig.generics.params[1]),
+            )
+            .next()
+            .map_or(sig.generics.span(), |p| p.span());
         return Err(syn::Error::new(
-            sig.generics.span(),
-            "`#[vectorize]` takes a non-generic function: write one per element type (a generic `#[device]` function can be called from each)",
+            at,
+            "`#[vectorize]` takes a function generic over at most one element type (`fn f<T: Float>(x: T, y: T) -> T`): write one per element type otherwise",
         ));
     }
+    let is_element = |ty: &syn::Type| is_scalar(ty) || is_type_param(ty, &type_params);
     let mut types = Vec::new();
     for input in &sig.inputs {
         let syn::FnArg::Typed(param) = input else {
@@ -49,7 +72,7 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
                 "`#[vectorize]` takes a free function, not a method",
             ));
         };
-        if !is_scalar(&param.ty) {
+        if !is_element(&param.ty) {
             return Err(syn::Error::new(
                 param.ty.span(),
                 "`#[vectorize]` applies a function of scalars elementwise: this parameter must be a scalar (bool, an integer or a float); for slices write a `#[kernel]`",
@@ -58,7 +81,7 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
         types.push(param.ty.clone());
     }
     let output = match &sig.output {
-        syn::ReturnType::Type(_, ty) if is_scalar(ty) => ty.clone(),
+        syn::ReturnType::Type(_, ty) if is_element(ty) => ty.clone(),
         other => {
             // No return type has no tokens: point at the parameter list's end.
             let span = match other {
@@ -95,29 +118,53 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
         .map(|i| format_ident!("input{i}"))
         .collect();
     let generics: Vec<_> = (0..types.len()).map(|i| format_ident!("I{i}")).collect();
-    let bounds = quote!(#(#generics: #hl::Input<#types> + ?::core::marker::Sized),*);
+    // The function's own type parameter (with its bounds) first, then the inputs'.
+    let own = &sig.generics.params;
+    let own_comma = if own.is_empty() {
+        quote!()
+    } else {
+        quote!(#own,)
+    };
+    let mut predicates: Vec<TokenStream> = type_params
+        .iter()
+        .map(|t| quote!(#t: #hl::DeviceScalar))
+        .collect();
+    if let Some(w) = &sig.generics.where_clause {
+        predicates.extend(w.predicates.iter().map(|p| quote!(#p)));
+    }
+    let where_clause = quote!(where #(#predicates,)*);
+    let bounds = quote!(#own_comma #(#generics: #hl::Input<#types> + ?::core::marker::Sized),*);
     let params = quote!(#(#inputs: &#generics),*);
+    let turbofish = if type_params.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#type_params),*>)
+    };
     let doc = format!(
         "`{name}` applied to each element of equal-length inputs (host slices or `DeviceArray`s; a scalar, `&2.0`, is broadcast to every element), on the default device or the inputs' one; `Err` naming both lengths when they differ."
     );
     Ok(quote! {
-        fn __cudajit_device_fn() -> #hl::DeviceFn<fn(#(#types),*) -> #output> {
-            #hl::DeviceFn::__new(&__CUDAJIT_FN, super::#name as fn(#(#types),*) -> #output)
+        // The bounds of a generic function name traits as its own scope does.
+        #[allow(unused_imports)]
+        use super::*;
+
+        fn __cudajit_device_fn<#own>() -> #hl::DeviceFn<fn(#(#types),*) -> #output> #where_clause {
+            #hl::DeviceFn::__new(&__CUDAJIT_FN, super::#name #turbofish as fn(#(#types),*) -> #output)
         }
 
         #[doc = #doc]
-        pub fn apply<#bounds>(#params) -> #hl::Result<#hl::DeviceArray<#output>> {
-            #hl::#map(#(#inputs,)* __cudajit_device_fn())
+        pub fn apply<#bounds>(#params) -> #hl::Result<#hl::DeviceArray<#output>> #where_clause {
+            #hl::#map(#(#inputs,)* __cudajit_device_fn #turbofish())
         }
 
         /// Same as `apply`, into `out` (of the inputs' length).
-        pub fn apply_into<#bounds>(#params, out: &mut #hl::DeviceArray<#output>) -> #hl::Result<()> {
-            #hl::#map_into(#(#inputs,)* __cudajit_device_fn(), out)
+        pub fn apply_into<#bounds>(#params, out: &mut #hl::DeviceArray<#output>) -> #hl::Result<()> #where_clause {
+            #hl::#map_into(#(#inputs,)* __cudajit_device_fn #turbofish(), out)
         }
 
         /// `apply` on `stream`.
-        pub fn apply_on<#bounds>(stream: &#hl::Stream, #params) -> #hl::Result<#hl::DeviceArray<#output>> {
-            #hl::#map_on(stream, #(#inputs,)* __cudajit_device_fn())
+        pub fn apply_on<#bounds>(stream: &#hl::Stream, #params) -> #hl::Result<#hl::DeviceArray<#output>> #where_clause {
+            #hl::#map_on(stream, #(#inputs,)* __cudajit_device_fn #turbofish())
         }
 
         /// `apply_into` on `stream`.
@@ -125,10 +172,21 @@ fn apply_fns(item: &syn::ItemFn) -> syn::Result<TokenStream> {
             stream: &#hl::Stream,
             #params,
             out: &mut #hl::DeviceArray<#output>,
-        ) -> #hl::Result<()> {
-            #hl::#map_into_on(stream, #(#inputs,)* __cudajit_device_fn(), out)
+        ) -> #hl::Result<()> #where_clause {
+            #hl::#map_into_on(stream, #(#inputs,)* __cudajit_device_fn #turbofish(), out)
         }
     })
+}
+
+/// `ty` is one of `params` (a generic function's element type).
+fn is_type_param(ty: &syn::Type, params: &[&syn::Ident]) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.get_ident().is_some_and(|id| params.contains(&id))
+        }
+        syn::Type::Paren(inner) => is_type_param(&inner.elem, params),
+        _ => false,
+    }
 }
 
 fn is_scalar(ty: &syn::Type) -> bool {

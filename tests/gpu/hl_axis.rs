@@ -163,3 +163,34 @@ fn vectorized_functions_apply_to_nd_arrays_of_equal_shape() {
         "{error}"
     );
 }
+
+/// Generic over the element type: instantiated by the runtime at the inputs' type.
+#[vectorize]
+fn halfway<T: Float>(x: T, y: T) -> T {
+    (x + y) * T::from_f64(0.5)
+}
+
+#[test]
+fn a_generic_vectorized_function_applies_to_f32_and_f64() {
+    let _device = require_gpu!();
+    let mut rng = Rng::fresh("hl_axis generic vectorize");
+    let n = 1000 + rng.below(500) as usize;
+    let x32: Vec<f32> = (0..n).map(|_| rng.f32_in(-8.0, 8.0)).collect();
+    let y32: Vec<f32> = (0..n).map(|_| rng.f32_in(-8.0, 8.0)).collect();
+    let got = halfway::apply(&x32, &y32).unwrap().to_host().unwrap();
+    let want: Vec<f32> = x32.iter().zip(&y32).map(|(&a, &b)| (a + b) * 0.5).collect();
+    assert_eq!(got, want, "f32");
+    let x64: Vec<f64> = x32.iter().map(|&v| f64::from(v) / 3.0).collect();
+    let on_device = cudajit::to_device(&x64).unwrap();
+    let got = halfway::apply(&on_device, &1.0f64)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let want: Vec<f64> = x64.iter().map(|&a| (a + 1.0) * 0.5).collect();
+    assert_eq!(got, want, "f64 with a broadcast scalar");
+    assert_eq!(
+        halfway(1.0f32, 2.0),
+        1.5,
+        "still an ordinary function on the host"
+    );
+}

@@ -1,8 +1,8 @@
 use cudajit::prelude::*;
 
 #[vectorize]
-fn twice<T: Num>(x: T) -> T {
-    x + x
+fn first<T: Float, U: Float>(x: T, _y: U) -> T {
+    x
 }
 
 fn main() {}
