@@ -323,6 +323,17 @@ macro_rules! ndarray_args {
 }
 ndarray_args!(2 => Ix2, 3 => Ix3);
 
+/// The elements of an `ndarray` array or view in logical (row-major) order: borrowed
+/// when it is already laid out so, else gathered into a new vector.
+pub(crate) fn row_major<T: DeviceElem, S: Data<Elem = T>, D: Dimension>(
+    host: &ArrayBase<S, D>,
+) -> std::borrow::Cow<'_, [T]> {
+    match host.as_slice() {
+        Some(elements) => std::borrow::Cow::Borrowed(elements),
+        None => std::borrow::Cow::Owned(host.iter().copied().collect()),
+    }
+}
+
 /// A device array with a shape: `D` axes over row-major (C order) elements. Kernels
 /// take it for `&Nd<T, D>` (`&mut Nd<T, D>` from `&mut`) without a copy.
 pub struct DeviceNd<T: DeviceElem, const D: usize> {
@@ -338,12 +349,8 @@ where
     /// device, row-major.
     pub fn to_device<S: Data<Elem = T>>(host: &ArrayBase<S, Dim<[usize; D]>>) -> Result<Self> {
         let shape: [usize; D] = std::array::from_fn(|axis| host.shape()[axis]);
-        let elements: Vec<T> = match host.as_slice() {
-            Some(row_major) => row_major.to_vec(),
-            None => host.iter().copied().collect(),
-        };
         Ok(DeviceNd {
-            array: DeviceArray::from_slice(&elements)?,
+            array: DeviceArray::from_slice(&row_major(host))?,
             shape,
         })
     }

@@ -33,11 +33,10 @@ impl<T: DeviceScalar, S: Data<Elem = T>, D: Dimension> Input<T> for ArrayBase<S,
         ArrayBase::len(self)
     }
     fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
-        let copied = match self.as_slice() {
-            Some(row_major) => DeviceArray::from_slice_on(device, row_major)?,
-            None => DeviceArray::from_slice_on(device, &self.iter().copied().collect::<Vec<T>>())?,
-        };
-        Ok(Staged::Owned(copied))
+        let elements = crate::nd::row_major(self);
+        Ok(Staged::Owned(DeviceArray::from_slice_on(
+            device, &elements,
+        )?))
     }
     fn home(&self) -> Option<&Device> {
         None
