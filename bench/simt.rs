@@ -242,7 +242,7 @@ macro_rules! simt_kernels {
         /// into registers while the current one is multiplied. The k loop is unrolled
         /// (`#[unroll]`: every shared read a 4-float load) and registers are held to 128
         /// (`launch_bounds = (256, 2)`: two blocks per SM), as nvcc's build is told.
-        #[kernel(boundscheck = $check, launch_bounds = (256, 2))]
+        #[kernel(boundscheck = $check, launch_bounds = (256, 2), block_dim = 256)]
         pub fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
             let a_s = shared_array::<[[f32; 128]; 8]>();
             let b_s = shared_array::<[[f32; 128]; 8]>();
@@ -306,7 +306,7 @@ macro_rules! simt_kernels {
 
         /// 5. Histogram: 256 bins in shared memory, then one global atomic per
         /// non-empty bin.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = 256)]
         pub fn histogram(x: &[u8], hist: &mut [u32]) {
             let sh = shared_array::<[u32; 256]>();
             let mut b = thread_idx().x as usize;
@@ -333,7 +333,7 @@ macro_rules! simt_kernels {
         }
 
         /// 6. Transpose through a padded 32×33 shared tile; 32×8 threads, 4 rows each.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = (32, 8))]
         pub fn transpose(input: &[f32], out: &mut [f32], n: usize) {
             let tile = shared_array::<[[f32; 33]; 32]>();
             let tx = thread_idx().x as usize;
@@ -357,7 +357,7 @@ macro_rules! simt_kernels {
         /// rows each) from a 34×34 shared tile; whole warps load the halo (warp-uniform
         /// branches, see bench/cuda/simt.cu). `mul_add` where nvcc contracts
         /// `0.5 * c + 0.125 * around`.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = (32, 8))]
         pub fn stencil5(input: &[f32], out: &mut [f32], nx: usize, ny: usize) {
             let t = shared_array::<[[f32; 34]; 34]>();
             let tx = thread_idx().x as usize;
@@ -453,7 +453,7 @@ macro_rules! simt_kernels {
         }
 
         /// 8a. Each block scans its block_dim consecutive elements.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = 256)]
         pub fn scan_block(x: &[u32], out: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
             let i = grid(1);
@@ -463,7 +463,7 @@ macro_rules! simt_kernels {
 
         /// 8b. Multi-block inclusive scan, reduce-then-scan over tiles of 16 ·
         /// block_dim elements: each tile's total, ...
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = 256)]
         pub fn scan_reduce(x: &[u32], block_sums: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
             let bd = block_dim().x as usize;
@@ -498,7 +498,7 @@ macro_rules! simt_kernels {
         }
 
         /// ... and each block scanning its tile from its prefix.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = 256)]
         pub fn scan_downsweep(x: &[u32], block_prefix: &[u32], out: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
             let bd = block_dim().x as usize;
@@ -515,7 +515,7 @@ macro_rules! simt_kernels {
 
         /// 9. Monte-Carlo π with the device xoroshiro128+ (Numba's streams), counts
         /// reduced by warp shuffles, one atomic per block.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = 256)]
         pub fn monte_carlo_pi(states: &mut [u64], iters: u32, hits: &mut [u32]) {
             let warp_sums = shared_array::<[u32; 32]>();
             let id = grid(1);
@@ -867,6 +867,9 @@ fn compile_all(out_dir: Option<&str>) -> BenchResult<()> {
         let result = kernel_device::nvvm_ir_for_kernel(source, &options)
             .map_err(|e| e.to_string())
             .and_then(|unit| {
+                // The IR too, to read what libnvvm was given beside what it made.
+                std::fs::write(dir.join(format!("{name}.ll")), &unit.nvvm_ir)
+                    .map_err(|e| e.to_string())?;
                 nvvm.compile(&unit.nvvm_ir, &compile)
                     .map_err(|e| e.to_string())
             });
@@ -916,7 +919,7 @@ fn compile_all(out_dir: Option<&str>) -> BenchResult<()> {
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     // `simt --ptx [DIR]`: every kernel through libnvvm for compute_90 (and ptxas
-    // -arch=sm_90 when CUDAJIT_PTXAS names it), without a GPU; PTX files go to DIR.
+    // -arch=sm_90 when CUDAJIT_PTXAS names it), without a GPU; IR and PTX files go to DIR.
     if wanted.first().is_some_and(|a| a == "--ptx") {
         std::process::exit(match compile_all(wanted.get(1).map(String::as_str)) {
             Ok(()) => 0,

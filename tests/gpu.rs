@@ -250,6 +250,8 @@ mod bench_simt;
 
 #[path = "gpu/bench_suite.rs"]
 mod bench_suite;
+#[path = "gpu/block_dim.rs"]
+mod block_dim;
 
 #[path = "gpu/generics.rs"]
 mod generics;

@@ -106,7 +106,8 @@ impl<'a> LaunchConfig<'a> {
 
     /// [`Self::validate`], and the block within the kernel's own `launch_bounds` (the
     /// driver would refuse it with a bare `CUDA_ERROR_INVALID_VALUE`; the simulator
-    /// refuses it the same way).
+    /// refuses it the same way) and equal to its `block_dim` if it has one (its code
+    /// takes the block's size as a constant).
     pub fn validate_for(
         &self,
         source: &kernel_device::source::FnSource,
@@ -114,6 +115,24 @@ impl<'a> LaunchConfig<'a> {
     ) -> Result<ValidLaunch> {
         let valid = self.validate(source.name, limits)?;
         let threads: u32 = valid.block.iter().product();
+        if let Some(required) = source.launch_bounds.and_then(|b| b.block_dim) {
+            if valid.block != required {
+                return Err(Rejection {
+                    limit: "block_dim".into(),
+                    detail: format!(
+                        "block of {} x {} x {} threads, but the kernel is compiled for \
+                         `block_dim` = {} x {} x {} and runs with no other",
+                        valid.block[0],
+                        valid.block[1],
+                        valid.block[2],
+                        required[0],
+                        required[1],
+                        required[2]
+                    ),
+                }
+                .into_error(source.name));
+            }
+        }
         match source.launch_bounds {
             Some(bounds) if threads > bounds.max_threads => Err(Rejection {
                 limit: "launch_bounds".into(),

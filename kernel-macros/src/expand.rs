@@ -219,12 +219,20 @@ fn fn_source(
         Some(kernel_device::ir::LaunchBounds {
             max_threads,
             min_blocks,
-        }) => quote!(::core::option::Option::Some(
-            ::cudajit::__private::LaunchBounds {
-                max_threads: #max_threads,
-                min_blocks: #min_blocks,
-            }
-        )),
+            block_dim,
+        }) => {
+            let block_dim = match block_dim {
+                Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(
+                ::cudajit::__private::LaunchBounds {
+                    max_threads: #max_threads,
+                    min_blocks: #min_blocks,
+                    block_dim: #block_dim,
+                }
+            ))
+        }
         None => quote!(::core::option::Option::None),
     };
     quote! {

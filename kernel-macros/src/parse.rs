@@ -12,7 +12,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-/// `#[kernel(boundscheck = false, fastmath = true, launch_bounds = (256, 2))]`.
+/// `#[kernel(boundscheck = false, fastmath = true, launch_bounds = (256, 2), block_dim = (32, 8))]`.
 pub struct Options {
     pub bounds_check: bool,
     pub fast_math: bool,
@@ -31,7 +31,7 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
     if kind == SourceKind::Device {
         errors.push(
             Diagnostic::new(args.span(), "`#[device]` takes no arguments").with_hint(
-                "put `boundscheck`/`fastmath`/`launch_bounds` on the `#[kernel]` that calls it",
+                "put `boundscheck`/`fastmath`/`launch_bounds`/`block_dim` on the `#[kernel]` that calls it",
             ),
         );
         return options;
@@ -47,11 +47,16 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
             return options;
         }
     };
+    let mut block_dim = None;
     for meta in list {
         let path = meta.path();
         let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         if name == "launch_bounds" {
             launch_bounds(&meta, &mut options, errors);
+            continue;
+        }
+        if name == "block_dim" {
+            block_dim = block_dim_of(&meta, errors).map(|block| (block, meta.span()));
             continue;
         }
         let slot = match name.as_str() {
@@ -63,7 +68,7 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
                         path.span(),
                         format!("unknown `#[kernel]` argument `{}`", pretty(path)),
                     )
-                    .with_hint("the arguments are `boundscheck = bool`, `fastmath = bool` and `launch_bounds = threads` or `(threads, blocks per SM)`"),
+                    .with_hint("the arguments are `boundscheck = bool`, `fastmath = bool`, `launch_bounds = threads` or `(threads, blocks per SM)` and `block_dim = (x, y, z)`"),
                 );
                 continue;
             }
@@ -98,7 +103,32 @@ pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>
             ),
         }
     }
+    if let Some((block, span)) = block_dim {
+        match kernel_device::source::with_block_dim(options.launch_bounds, Some(block)) {
+            Ok(bounds) => options.launch_bounds = bounds,
+            Err(message) => errors.push(Diagnostic::new(span, message).with_hint(
+                "make `launch_bounds` at least the block's size, or leave it out: `block_dim` bounds the block by itself",
+            )),
+        }
+    }
     options
+}
+
+/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)`: the one block shape the kernel is
+/// launched with.
+fn block_dim_of(meta: &syn::Meta, errors: &mut Vec<Diagnostic>) -> Option<[u32; 3]> {
+    const HINT: &str = "write `#[kernel(block_dim = 256)]` or `#[kernel(block_dim = (32, 8))]` (threads along x, y, z)";
+    let syn::Meta::NameValue(pair) = meta else {
+        errors.push(Diagnostic::new(meta.span(), "`block_dim` takes a value").with_hint(HINT));
+        return None;
+    };
+    match kernel_device::source::block_dim_of(&pair.value) {
+        Ok(block) => Some(block),
+        Err(message) => {
+            errors.push(Diagnostic::new(pair.value.span(), message).with_hint(HINT));
+            None
+        }
+    }
 }
 
 /// `launch_bounds = 256` or `launch_bounds = (256, 2)`.

@@ -159,11 +159,18 @@ impl Default for FunctionOptions {
 /// numba-cuda's `launch_bounds`: the kernel is never launched with more than
 /// `max_threads` threads per block (a launch with more is an `Err`), and the compiler
 /// keeps registers low enough for `min_blocks` such blocks to share an SM.
+///
+/// `#[kernel(block_dim = (32, 8))]` is the stronger promise (PTX's `.reqntid`): every
+/// launch has exactly that block (any other is an `Err`), so the module is compiled
+/// with `block_dim()` a constant and `thread_idx()` bounded by it, as nvcc's code is
+/// when the block size is a literal or a template parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchBounds {
     pub max_threads: u32,
     /// 0 when not given.
     pub min_blocks: u32,
+    /// The one block shape the kernel is launched with (`max_threads` is its size).
+    pub block_dim: Option<[u32; 3]>,
 }
 
 #[derive(Clone, Debug)]

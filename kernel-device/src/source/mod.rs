@@ -281,5 +281,76 @@ pub fn launch_bounds_of(value: &syn::Expr) -> Result<crate::ir::LaunchBounds, St
     Ok(crate::ir::LaunchBounds {
         max_threads,
         min_blocks,
+        block_dim: None,
     })
+}
+
+/// The most threads a block may have along z (x and y allow 1024).
+const MAX_BLOCK_Z: u32 = 64;
+
+/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)` as written in `#[kernel(..)]`: the
+/// block shape, or what is wrong with it (shared by the macro and the offline scanner).
+pub fn block_dim_of(value: &syn::Expr) -> Result<[u32; 3], String> {
+    let int = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    let dims: Vec<Option<u32>> = match value {
+        syn::Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => {
+            t.elems.iter().map(int).collect()
+        }
+        syn::Expr::Paren(p) => vec![int(&p.expr)],
+        other => vec![int(other)],
+    };
+    let Some(dims) = dims.into_iter().collect::<Option<Vec<u32>>>() else {
+        return Err("`block_dim` takes integer literals: the block's threads along x, and optionally y and z, as `256` or `(32, 8)`".into());
+    };
+    let mut block = [1u32; 3];
+    block[..dims.len()].copy_from_slice(&dims);
+    let limits = [MAX_BLOCK_THREADS, MAX_BLOCK_THREADS, MAX_BLOCK_Z];
+    for ((axis, size), limit) in ["x", "y", "z"].iter().zip(block).zip(limits) {
+        if !(1..=limit).contains(&size) {
+            return Err(format!(
+                "`block_dim` allows 1 to {limit} threads along {axis}, not {size}"
+            ));
+        }
+    }
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads > u64::from(MAX_BLOCK_THREADS) {
+        return Err(format!(
+            "`block_dim` of {} x {} x {} is {threads} threads; a block has at most {MAX_BLOCK_THREADS}",
+            block[0], block[1], block[2]
+        ));
+    }
+    Ok(block)
+}
+
+/// `launch_bounds` and `block_dim` together as the kernel's [`crate::ir::LaunchBounds`]
+/// (`block_dim` alone bounds the block to its size), or why they disagree.
+pub fn with_block_dim(
+    bounds: Option<crate::ir::LaunchBounds>,
+    block_dim: Option<[u32; 3]>,
+) -> Result<Option<crate::ir::LaunchBounds>, String> {
+    let Some(block) = block_dim else {
+        return Ok(bounds);
+    };
+    let threads = block.iter().product::<u32>();
+    let min_blocks = match bounds {
+        Some(b) if b.max_threads < threads => {
+            return Err(format!(
+                "`block_dim` of {} x {} x {} is {threads} threads, more than `launch_bounds` allows ({})",
+                block[0], block[1], block[2], b.max_threads
+            ))
+        }
+        Some(b) => b.min_blocks,
+        None => 0,
+    };
+    Ok(Some(crate::ir::LaunchBounds {
+        max_threads: threads,
+        min_blocks,
+        block_dim: Some(block),
+    }))
 }

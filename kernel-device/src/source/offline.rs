@@ -155,15 +155,21 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
     }
 }
 
-/// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` (the macro
-/// rejects anything else).
+/// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` /
+/// `block_dim = N | (X, Y) | (X, Y, Z)` (the macro rejects anything else).
 pub(super) fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
     let (mut bounds_check, mut fast_math, mut launch_bounds) = (true, false, None);
+    let mut block_dim = None;
     if matches!(attr.meta, syn::Meta::List(_)) {
         let _ = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("launch_bounds") {
                 let value: syn::Expr = meta.value()?.parse()?;
                 launch_bounds = crate::source::launch_bounds_of(&value).ok();
+                return Ok(());
+            }
+            if meta.path.is_ident("block_dim") {
+                let value: syn::Expr = meta.value()?.parse()?;
+                block_dim = crate::source::block_dim_of(&value).ok();
                 return Ok(());
             }
             let value: syn::LitBool = meta.value()?.parse()?;
@@ -175,6 +181,8 @@ pub(super) fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::L
             Ok(())
         });
     }
+    let launch_bounds =
+        crate::source::with_block_dim(launch_bounds, block_dim).unwrap_or(launch_bounds);
     (bounds_check, fast_math, launch_bounds)
 }
 

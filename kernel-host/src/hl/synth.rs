@@ -79,6 +79,7 @@ pub(crate) fn kernel_of(
         launch_bounds: min_blocks.map(|min_blocks| kernel_device::ir::LaunchBounds {
             max_threads: BLOCK,
             min_blocks,
+            block_dim: None,
         }),
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],

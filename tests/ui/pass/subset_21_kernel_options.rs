@@ -1,5 +1,5 @@
 //! README "The kernel subset": `#[kernel(boundscheck = false)]`,
-//! `#[kernel(fastmath = true)]` and `#[kernel(launch_bounds = ..)]`, alone and
+//! `#[kernel(fastmath = true)]`, `#[kernel(launch_bounds = ..)]` and `#[kernel(block_dim = ..)]`, alone and
 //! together, and `#[unroll]` on `for` loops. One kernel per construct.
 use cudajit::prelude::*;
 
@@ -25,6 +25,16 @@ fn launch_bounds_threads(x: &mut [f32]) {
 
 #[kernel(boundscheck = false, launch_bounds = (128, 4))]
 fn launch_bounds_threads_and_blocks(x: &mut [f32]) {
+    x[0] = 1.0;
+}
+
+#[kernel(block_dim = (32, 8))]
+fn block_dim_2d(x: &mut [f32]) {
+    x[0] = block_dim().x as f32;
+}
+
+#[kernel(launch_bounds = (256, 2), block_dim = 256)]
+fn block_dim_with_launch_bounds(x: &mut [f32]) {
     x[0] = 1.0;
 }
 

@@ -99,6 +99,8 @@ pub struct Planner<'a> {
     module: &'a Module,
     /// Indices already proven in bounds where the run is written (no check to plan).
     proven: &'a HashSet<Handle<Expr>>,
+    /// Value ranges: an index below a constant length for every value needs no check.
+    ranges: &'a super::ranges::Ranges<'a>,
     /// Locals assigned so far in the run (or in the body of an enclosing literal loop).
     dirty: HashSet<Handle<Local>>,
     /// Locals that the run's `let`s or loops define.
@@ -123,11 +125,17 @@ pub struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    pub fn new(func: &'a Function, module: &'a Module, proven: &'a HashSet<Handle<Expr>>) -> Self {
+    pub fn new(
+        func: &'a Function,
+        module: &'a Module,
+        proven: &'a HashSet<Handle<Expr>>,
+        ranges: &'a super::ranges::Ranges<'a>,
+    ) -> Self {
         Planner {
             func,
             module,
             proven,
+            ranges,
             dirty: HashSet::new(),
             defined: HashSet::new(),
             known: BTreeMap::new(),
@@ -449,6 +457,13 @@ impl<'a> Planner<'a> {
         if self.proven.contains(&index) {
             return;
         }
+        if let Length::Const(n) = len {
+            if self.ranges.always_below(index, n) {
+                self.plan.decided.insert(index);
+                self.plan.checks += 1;
+                return;
+            }
+        }
         let Some(k) = self.pure(index) else {
             self.impure.insert(index);
             return;
@@ -610,7 +625,7 @@ fn sign_extend(bits: u64, s: ScalarType) -> i64 {
 
 /// Intrinsics a run may contain: no barrier, fence or warp-collective operation (their
 /// copies in two versions of the run would be different instructions).
-fn simple_intrinsic(i: Intrinsic) -> bool {
+pub(super) fn simple_intrinsic(i: Intrinsic) -> bool {
     use Intrinsic::*;
     matches!(
         i,

@@ -69,6 +69,9 @@ pub struct FunctionWriter<'w, 'a> {
     pub cold_depth: u32,
     /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
     pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
+    /// Value ranges of the function's unsigned expressions: indices into arrays that
+    /// are always in bounds get no check.
+    pub ranges: std::rc::Rc<super::ranges::Ranges<'a>>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -77,6 +80,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         _handle: Handle<ir::Function>,
         func: &'a ir::Function,
     ) -> Result<Self, Error> {
+        let ranges = std::rc::Rc::new(super::ranges::Ranges::new(func, w.block_dim));
         Ok(FunctionWriter {
             w,
             func,
@@ -90,6 +94,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             plain_depth: 0,
             cold_depth: 0,
             pending_for: None,
+            ranges,
         })
     }
 

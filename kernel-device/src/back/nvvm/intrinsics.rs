@@ -23,6 +23,15 @@ fn axis_name(axis: Axis) -> &'static str {
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Calls a special register `llvm.nvvm.read.ptx.sreg.<reg>` (an i32).
     pub fn sreg(&mut self, reg: &str) -> String {
+        // The block's size is a constant when the module is compiled for one block.
+        if let (Some(block), Some(axis)) = (self.w.block_dim, reg.strip_prefix("ntid.")) {
+            let size = match axis {
+                "x" => block[0],
+                "y" => block[1],
+                _ => block[2],
+            };
+            return self.def(&reg.replace('.', "_"), format!("add i32 {size}, 0"));
+        }
         let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
         self.w.declare(&name, format!("declare i32 @{name}()"));
         let range = super::writer::sreg_range(reg)

@@ -157,7 +157,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         );
         let before = self.proven.clone();
         self.proven.extend(proven);
-        self.pending_for = Some((range.unroll, var));
+        let unroll = match range.unroll {
+            crate::ir::Unroll::Auto
+                if self.func.options.bounds_check
+                    && self.cold_depth == 0
+                    && super::versioning::unrolls_like_unchecked(
+                        self.func,
+                        self.w.module,
+                        range.end,
+                        body,
+                    ) =>
+            {
+                crate::ir::Unroll::Times(super::versioning::CHECKED_CALL_UNROLL)
+            }
+            other => other,
+        };
+        self.pending_for = Some((unroll, var));
         let result = self.loop_body(id, body, &cond_l, &end_l, None);
         self.proven = before;
         result

@@ -61,6 +61,42 @@ pub struct Writer<'a> {
     pub uses_grid_sync: bool,
     /// The unrolling hints of loops' back edges, in order (see [`Self::loop_hint`]).
     loop_hints: Vec<LoopHint>,
+    /// The block every kernel of the module is launched with (`#[kernel(block_dim =
+    /// ..)]`), when they all name the same: `block_dim()` is then a constant and
+    /// `thread_idx()` below it, in every function of the module.
+    pub block_dim: Option<[u32; 3]>,
+}
+
+/// The block shape all kernels of `module` require, if there are kernels and they agree.
+fn required_block(module: &ir::Module) -> Option<[u32; 3]> {
+    let mut blocks = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.kind == FunctionKind::Kernel)
+        .map(|(_, f)| f.options.launch_bounds.and_then(|b| b.block_dim));
+    let first = blocks.next()??;
+    blocks.all(|b| b == Some(first)).then_some(first)
+}
+
+/// The `[low, high)` ranges of the special registers, with the block's own when the
+/// module has one: `tid.x` below `block_dim.x`, `ntid.x` exactly it.
+fn sreg_ranges(block: Option<[u32; 3]>) -> Vec<(i64, i64)> {
+    SREG_RANGES
+        .iter()
+        .map(|&(name, low, high)| {
+            let axis = match name.rsplit('.').next() {
+                Some("x") => 0,
+                Some("y") => 1,
+                Some("z") => 2,
+                _ => return (low, high),
+            };
+            match (block, name.split('.').next()) {
+                (Some(b), Some("tid")) => (0, i64::from(b[axis])),
+                (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
+                _ => (low, high),
+            }
+        })
+        .collect()
 }
 
 impl<'a> Writer<'a> {
@@ -73,6 +109,7 @@ impl<'a> Writer<'a> {
             reusable_sites: 0..0,
             uses_grid_sync: false,
             loop_hints: Vec::new(),
+            block_dim: required_block(module),
         }
     }
 
@@ -162,7 +199,7 @@ impl<'a> Writer<'a> {
             out,
             "{LIKELY_TRUE_BRANCH_WEIGHTS} = !{{!\"branch_weights\", i32 1048575, i32 1}}"
         );
-        for (i, (_, low, high)) in SREG_RANGES.iter().enumerate() {
+        for (i, (low, high)) in sreg_ranges(self.block_dim).iter().enumerate() {
             let _ = writeln!(out, "!{} = !{{i32 {low}, i32 {high}}}", i + 1);
         }
         let mut next = SREG_RANGES.len() + 1;
@@ -186,10 +223,16 @@ impl<'a> Writer<'a> {
                 types::ident(&kernel.name)
             );
             // `launch_bounds`: `maxntidx` caps the block (ptxas sizes registers for it),
-            // `minctasm` asks for that many resident blocks per SM.
+            // `minctasm` asks for that many resident blocks per SM; `block_dim` is
+            // `reqntid` instead (PTX allows one of the two).
             let mut properties = vec![("kernel", 1)];
             if let Some(bounds) = kernel.options.launch_bounds {
-                properties.push(("maxntidx", bounds.max_threads));
+                match bounds.block_dim {
+                    Some([x, y, z]) => {
+                        properties.extend([("reqntidx", x), ("reqntidy", y), ("reqntidz", z)])
+                    }
+                    None => properties.push(("maxntidx", bounds.max_threads)),
+                }
                 if bounds.min_blocks > 0 {
                     properties.push(("minctasm", bounds.min_blocks));
                 }

@@ -246,12 +246,6 @@ panic.4:
 ok.4:
   %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.15
   %k.5 = load i64, i64* %k.addr
-  %inbounds.5 = icmp ult i64 %k.5, 9
-  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %k.5, i64 9)
-  unreachable
-ok.5:
   %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.5
   store float %elem.3, float addrspace(3)* %elem.ptr.13
   br label %for.cond.1, !llvm.loop !15
@@ -274,11 +268,11 @@ if.then.1:
   %ptr.2 = extractvalue { float*, i64 } %slice.1, 0
   %len.1 = extractvalue { float*, i64 } %slice.1, 1
   %mid.ok = icmp ule i64 %div, %len.1
-  br i1 %mid.ok, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 0)
+  br i1 %mid.ok, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 0, i64 0)
   unreachable
-ok.6:
+ok.5:
   %sub.4 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
   %sub.5 = insertvalue { float*, i64 } %sub.4, i64 %div, 1
   %hi.len = sub i64 %len.1, %div
@@ -300,11 +294,11 @@ ok.6:
   %ordered = icmp ule i64 0, 4
   %end.ok = icmp ule i64 4, %len.2
   %range.ok = and i1 %ordered, %end.ok
-  br i1 %range.ok, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 4, i64 %len.2)
+  br i1 %range.ok, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 4, i64 %len.2)
   unreachable
-ok.7:
+ok.6:
   %sub.8 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
   %sub.9 = insertvalue { float*, i64 } %sub.8, i64 4, 1
   %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
@@ -313,11 +307,11 @@ ok.7:
   %ordered.1 = icmp ule i64 0, 4
   %end.ok.1 = icmp ule i64 4, %len.3
   %range.ok.1 = and i1 %ordered.1, %end.ok.1
-  br i1 %range.ok.1, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 4, i64 %len.3)
+  br i1 %range.ok.1, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 4, i64 %len.3)
   unreachable
-ok.8:
+ok.7:
   %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.4, 0
   %sub.11 = insertvalue { float*, i64 } %sub.10, i64 4, 1
   call void @__cudajit_dev_add_into({ float*, i64 } %sub.9, { float*, i64 } %sub.11, i64 %__cudajit.panic.record)
@@ -335,12 +329,6 @@ for.body.2:
   store i64 %for.next.2, i64* %for.counter.2
   %rows.4 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
   %k.6 = load i64, i64* %k.addr.1
-  %inbounds.6 = icmp ult i64 %k.6, 8
-  br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %k.6, i64 8)
-  unreachable
-ok.9:
   %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.6
   %first.1 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.14, i64 0, i64 0
   %generic.1 = addrspacecast float addrspace(3)* %first.1 to float*
@@ -356,24 +344,24 @@ ok.9:
   br i1 %range.ok.2, label %range.in, label %range.fail, !prof !0
 range.fail:
   %start.in = icmp ule i64 1, %len.4
-  br i1 %start.in, label %ok.10, label %panic.10, !prof !0
+  br i1 %start.in, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 1, i64 %len.4)
+  unreachable
+ok.8:
+  %end.in = icmp ule i64 %end.reported, %len.4
+  br i1 %end.in, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %end.reported, i64 %len.4)
+  unreachable
+ok.9:
+  %ordered.3 = icmp ule i64 1, %end.reported
+  br i1 %ordered.3, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 1, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 1, i64 %end.reported)
   unreachable
 ok.10:
-  %end.in = icmp ule i64 %end.reported, %len.4
-  br i1 %end.in, label %ok.11, label %panic.11, !prof !0
-panic.11:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %end.reported, i64 %len.4)
-  unreachable
-ok.11:
-  %ordered.3 = icmp ule i64 1, %end.reported
-  br i1 %ordered.3, label %ok.12, label %panic.12, !prof !0
-panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 1, i64 %end.reported)
-  unreachable
-ok.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %end.reported, i64 %len.4)
   unreachable
 range.in:
   %sub.len = sub i64 %end.excl, 1
@@ -391,12 +379,6 @@ range.in:
   %sub.15 = insertvalue { float*, i64 } %sub.14, i64 %len.5, 1
   %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.13, { float*, i64 } %sub.15, i64 %__cudajit.panic.record)
   %k.7 = load i64, i64* %k.addr.1
-  %inbounds.7 = icmp ult i64 %k.7, 8
-  br i1 %inbounds.7, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %k.7, i64 8)
-  unreachable
-ok.13:
   %elem.ptr.15 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.7
   store float %call, float* %elem.ptr.15
   br label %for.cond.2
@@ -412,18 +394,18 @@ for.end.2:
   br i1 %range.ok.3, label %range.in.1, label %range.fail.1, !prof !0
 range.fail.1:
   %start.in.1 = icmp ule i64 2, %len.6
-  br i1 %start.in.1, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 2, i64 %len.6)
+  br i1 %start.in.1, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 2, i64 %len.6)
   unreachable
-ok.14:
+ok.11:
   %end.in.1 = icmp ule i64 6, %len.6
-  br i1 %end.in.1, label %ok.15, label %panic.15, !prof !0
-panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 6, i64 %len.6)
+  br i1 %end.in.1, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 6, i64 %len.6)
   unreachable
-ok.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 2, i64 6)
+ok.12:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 2, i64 6)
   unreachable
 range.in.1:
   %sub.len.1 = sub i64 6, 2
@@ -441,11 +423,11 @@ range.in.1:
   %ordered.5 = icmp ule i64 0, 4
   %end.ok.4 = icmp ule i64 4, %len.7
   %range.ok.4 = and i1 %ordered.5, %end.ok.4
-  br i1 %range.ok.4, label %ok.16, label %panic.16, !prof !0
-panic.16:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 4, i64 %len.7)
+  br i1 %range.ok.4, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 4, i64 %len.7)
   unreachable
-ok.16:
+ok.13:
   %sub.18 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
   %sub.19 = insertvalue { float*, i64 } %sub.18, i64 4, 1
   call void @__cudajit_dev_add_into({ float*, i64 } %sub.17, { float*, i64 } %sub.19, i64 %__cudajit.panic.record)
@@ -470,11 +452,11 @@ ok.16:
   %ordered.6 = icmp ule i64 0, 8
   %end.ok.5 = icmp ule i64 8, %len.9
   %range.ok.5 = and i1 %ordered.6, %end.ok.5
-  br i1 %range.ok.5, label %ok.17, label %panic.17, !prof !0
-panic.17:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 8, i64 %len.9)
+  br i1 %range.ok.5, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 8, i64 %len.9)
   unreachable
-ok.17:
+ok.14:
   %sub.22 = insertvalue { float*, i64 } undef, float* %ptr.10, 0
   %sub.23 = insertvalue { float*, i64 } %sub.22, i64 8, 1
   %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.21, { float*, i64 } %sub.23, i64 %__cudajit.panic.record)
@@ -485,11 +467,11 @@ ok.17:
   %ptr.11 = extractvalue { float*, i64 } %slice.15, 0
   %len.10 = extractvalue { float*, i64 } %slice.15, 1
   %start.ok.2 = icmp ule i64 1, %len.10
-  br i1 %start.ok.2, label %ok.18, label %panic.18, !prof !0
-panic.18:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 1, i64 %len.10)
+  br i1 %start.ok.2, label %ok.15, label %panic.15, !prof !0
+panic.15:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 1, i64 %len.10)
   unreachable
-ok.18:
+ok.15:
   %sub.len.2 = sub i64 %len.10, 1
   %sub.ptr.3 = getelementptr inbounds float, float* %ptr.11, i64 1
   %sub.24 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
@@ -505,18 +487,18 @@ ok.18:
   br i1 %range.ok.6, label %range.in.2, label %range.fail.2, !prof !0
 range.fail.2:
   %start.in.2 = icmp ule i64 4, %len.11
-  br i1 %start.in.2, label %ok.19, label %panic.19, !prof !0
-panic.19:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 4, i64 %len.11)
+  br i1 %start.in.2, label %ok.16, label %panic.16, !prof !0
+panic.16:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 4, i64 %len.11)
   unreachable
-ok.19:
+ok.16:
   %end.in.2 = icmp ule i64 8, %len.11
-  br i1 %end.in.2, label %ok.20, label %panic.20, !prof !0
-panic.20:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 8, i64 %len.11)
+  br i1 %end.in.2, label %ok.17, label %panic.17, !prof !0
+panic.17:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 8, i64 %len.11)
   unreachable
-ok.20:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 4, i64 8)
+ok.17:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 4, i64 8)
   unreachable
 range.in.2:
   %sub.len.3 = sub i64 8, 4
@@ -529,12 +511,12 @@ range.in.2:
   %b = load i64, i64* %b.addr
   %ptr.13 = extractvalue { float*, i64 } %out.1, 0
   %len.12 = extractvalue { float*, i64 } %out.1, 1
-  %inbounds.8 = icmp ult i64 %b, %len.12
-  br i1 %inbounds.8, label %ok.21, label %panic.21, !prof !0
-panic.21:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %b, i64 %len.12)
+  %inbounds.5 = icmp ult i64 %b, %len.12
+  br i1 %inbounds.5, label %ok.18, label %panic.18, !prof !0
+panic.18:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %b, i64 %len.12)
   unreachable
-ok.21:
+ok.18:
   %elem.ptr.17 = getelementptr float, float* %ptr.13, i64 %b
   store float %add.4, float* %elem.ptr.17
   br label %if.end.1
@@ -571,7 +553,7 @@ for.body:
   %inbounds = icmp ult i64 %i, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %i, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %i, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
@@ -624,7 +606,7 @@ for.body:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
@@ -718,25 +700,22 @@ exit:
 ; panic site 3 in `tile_halves` at tests/in/array_sub_slices.rs:33:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `tile_halves` at tests/in/array_sub_slices.rs:35:26: index out of bounds: the len is {1} but the index is {0}
 ; panic site 5 in `tile_halves` at tests/in/array_sub_slices.rs:35:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `tile_halves` at tests/in/array_sub_slices.rs:35:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `tile_halves` at tests/in/array_sub_slices.rs:40:24: mid > len
-; panic site 8 in `tile_halves` at tests/in/array_sub_slices.rs:41:18: range end index {0} out of range for slice of length {1}
-; panic site 9 in `tile_halves` at tests/in/array_sub_slices.rs:41:32: range end index {0} out of range for slice of length {1}
-; panic site 10 in `tile_halves` at tests/in/array_sub_slices.rs:44:27: index out of bounds: the len is {1} but the index is {0}
-; panic site 11 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: range start index {0} out of range for slice of length {1}
+; panic site 6 in `tile_halves` at tests/in/array_sub_slices.rs:40:24: mid > len
+; panic site 7 in `tile_halves` at tests/in/array_sub_slices.rs:41:18: range end index {0} out of range for slice of length {1}
+; panic site 8 in `tile_halves` at tests/in/array_sub_slices.rs:41:32: range end index {0} out of range for slice of length {1}
+; panic site 9 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: range start index {0} out of range for slice of length {1}
+; panic site 10 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: range end index {0} out of range for slice of length {1}
+; panic site 11 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: slice index starts at {0} but ends at {1}
 ; panic site 12 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: range end index {0} out of range for slice of length {1}
-; panic site 13 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: slice index starts at {0} but ends at {1}
-; panic site 14 in `tile_halves` at tests/in/array_sub_slices.rs:44:26: range end index {0} out of range for slice of length {1}
-; panic site 15 in `tile_halves` at tests/in/array_sub_slices.rs:44:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 16 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: range start index {0} out of range for slice of length {1}
-; panic site 17 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: range end index {0} out of range for slice of length {1}
-; panic site 18 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: slice index starts at {0} but ends at {1}
-; panic site 19 in `tile_halves` at tests/in/array_sub_slices.rs:46:34: range end index {0} out of range for slice of length {1}
-; panic site 20 in `tile_halves` at tests/in/array_sub_slices.rs:48:32: range end index {0} out of range for slice of length {1}
-; panic site 21 in `tile_halves` at tests/in/array_sub_slices.rs:48:50: range start index {0} out of range for slice of length {1}
-; panic site 22 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: range start index {0} out of range for slice of length {1}
-; panic site 23 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: range end index {0} out of range for slice of length {1}
-; panic site 24 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: slice index starts at {0} but ends at {1}
-; panic site 25 in `tile_halves` at tests/in/array_sub_slices.rs:48:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 26 in `add_into` at tests/in/array_sub_slices.rs:13:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 27 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 13 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: range start index {0} out of range for slice of length {1}
+; panic site 14 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: range end index {0} out of range for slice of length {1}
+; panic site 15 in `tile_halves` at tests/in/array_sub_slices.rs:46:18: slice index starts at {0} but ends at {1}
+; panic site 16 in `tile_halves` at tests/in/array_sub_slices.rs:46:34: range end index {0} out of range for slice of length {1}
+; panic site 17 in `tile_halves` at tests/in/array_sub_slices.rs:48:32: range end index {0} out of range for slice of length {1}
+; panic site 18 in `tile_halves` at tests/in/array_sub_slices.rs:48:50: range start index {0} out of range for slice of length {1}
+; panic site 19 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: range start index {0} out of range for slice of length {1}
+; panic site 20 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: range end index {0} out of range for slice of length {1}
+; panic site 21 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: slice index starts at {0} but ends at {1}
+; panic site 22 in `tile_halves` at tests/in/array_sub_slices.rs:48:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `add_into` at tests/in/array_sub_slices.rs:13:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 24 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}

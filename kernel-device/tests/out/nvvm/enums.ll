@@ -107,7 +107,7 @@ ok.1:
   %elem.1 = load float, float* %elem.ptr.1
   %call = call float @__cudajit_dev_apply(i8 %op, float %acc, float %elem.1, i64 %__cudajit.panic.record)
   store float %call, float* %acc.addr
-  br label %for.cond
+  br label %for.cond, !llvm.loop !15
 for.end:
   %acc.1 = load float, float* %acc.addr
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
@@ -287,10 +287,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void (i8*, i64, float*, i64, i64, float*, i64, i64)* @interpret, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.count", i32 4}
+!nvvm.annotations = !{!17}
+!17 = !{void (i8*, i64, float*, i64, i64, float*, i64, i64)* @interpret, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `interpret` at tests/in/enums.rs:91:22: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `interpret` at tests/in/enums.rs:92:34: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `interpret` at tests/in/enums.rs:94:9: index out of bounds: the len is {1} but the index is {0}

@@ -127,7 +127,7 @@ if.then.1:
   store i32 %add.1, i32* %inside.addr
   br label %if.end.1
 if.end.1:
-  br label %for.cond
+  br label %for.cond, !llvm.loop !15
 for.end:
   %inside = load i32, i32* %inside.addr
   %per_thread.2 = load { i32*, i64 }, { i32*, i64 }* %per_thread.addr
@@ -465,10 +465,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void (i64*, i64, i32*, i64, i64*, i64, i32, i64)* @monte_carlo_pi, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.count", i32 4}
+!nvvm.annotations = !{!17}
+!17 = !{void (i64*, i64, i32*, i64, i64*, i64, i32, i64)* @monte_carlo_pi, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `monte_carlo_pi` at tests/in/random.rs:8:18: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `monte_carlo_pi` at tests/in/random.rs:20:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `monte_carlo_pi` at tests/in/random.rs:22:5: index out of bounds: the len is {1} but the index is {0}

@@ -646,28 +646,19 @@ entry:
   %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast = zext i32 %tid_x to i64
   store i64 %cast, i64* %t.addr
-  %t = load i64, i64* %t.addr
-  %rem = urem i64 %t, 2
-  %guard.ok = icmp ult i64 %rem, 2
-  %t.1 = load i64, i64* %t.addr
-  %rem.1 = urem i64 %t.1, 4
-  %guard.ok.1 = icmp ult i64 %rem.1, 4
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
-run.fast:
   store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x.1 to i64
   store i64 %cast.1, i64* %t.addr
-  %t.2 = load i64, i64* %t.addr
-  %cast.2 = trunc i64 %t.2 to i32
+  %t = load i64, i64* %t.addr
+  %cast.2 = trunc i64 %t to i32
   %grid2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %t.3 = load i64, i64* %t.addr
-  %rem.2 = urem i64 %t.3, 2
-  %elem.ptr = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2, i64 0, i64 %rem.2
-  %t.4 = load i64, i64* %t.addr
-  %rem.3 = urem i64 %t.4, 4
-  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr, i64 0, i64 %rem.3
+  %t.1 = load i64, i64* %t.addr
+  %rem = urem i64 %t.1, 2
+  %elem.ptr = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2, i64 0, i64 %rem
+  %t.2 = load i64, i64* %t.addr
+  %rem.1 = urem i64 %t.2, 4
+  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr, i64 0, i64 %rem.1
   store i32 %cast.2, i32 addrspace(3)* %elem.ptr.1
   %grid2.1 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %elem.ptr.2 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.1, i64 0, i64 1
@@ -678,74 +669,29 @@ run.fast:
   %grid2.2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
   %elem.ptr.4 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.2, i64 0, i64 0
   store [4 x i32] addrspace(3)* %elem.ptr.4, [4 x i32] addrspace(3)** %first.addr
-  br label %run.join
-run.checked:
-  store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
-  %cast.3 = zext i32 %tid_x.2 to i64
-  store i64 %cast.3, i64* %t.addr
-  %t.5 = load i64, i64* %t.addr
-  %cast.4 = trunc i64 %t.5 to i32
-  %grid2.3 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %t.6 = load i64, i64* %t.addr
-  %rem.4 = urem i64 %t.6, 2
-  %inbounds = icmp ult i64 %rem.4, 2
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %rem.4, i64 2)
-  unreachable
-ok:
-  %elem.ptr.5 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.3, i64 0, i64 %rem.4
-  %t.7 = load i64, i64* %t.addr
-  %rem.5 = urem i64 %t.7, 4
-  %inbounds.1 = icmp ult i64 %rem.5, 4
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.5, i64 4)
-  unreachable
-ok.1:
-  %elem.ptr.6 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr.5, i64 0, i64 %rem.5
-  store i32 %cast.4, i32 addrspace(3)* %elem.ptr.6
-  %grid2.4 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %elem.ptr.7 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.4, i64 0, i64 1
-  store [4 x i32] addrspace(3)* %elem.ptr.7, [4 x i32] addrspace(3)** %row.addr
-  %row.1 = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %row.addr
-  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %row.1, i64 0, i64 0
-  store i32 7, i32 addrspace(3)* %elem.ptr.8
-  %grid2.5 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
-  %elem.ptr.9 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.5, i64 0, i64 0
-  store [4 x i32] addrspace(3)* %elem.ptr.9, [4 x i32] addrspace(3)** %first.addr
-  br label %run.join
-run.join:
-  %t.8 = load i64, i64* %t.addr
-  %cast.5 = trunc i64 %t.8 to i32
-  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.5, i64 %__cudajit.panic.record)
+  %t.3 = load i64, i64* %t.addr
+  %cast.3 = trunc i64 %t.3 to i32
+  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.3, i64 %__cudajit.panic.record)
   %first = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %first.addr
-  %t.9 = load i64, i64* %t.addr
-  %rem.6 = urem i64 %t.9, 4
-  %inbounds.2 = icmp ult i64 %rem.6, 4
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.6, i64 4)
-  unreachable
-ok.2:
-  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.6
-  %elem = load i32, i32 addrspace(3)* %elem.ptr.10
+  %t.4 = load i64, i64* %t.addr
+  %rem.2 = urem i64 %t.4, 4
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.2
+  %elem = load i32, i32 addrspace(3)* %elem.ptr.5
   %add = add i32 %call, %elem
-  %cast.6 = trunc i64 4 to i32
-  %add.1 = add i32 %add, %cast.6
+  %cast.4 = trunc i64 4 to i32
+  %add.1 = add i32 %add, %cast.4
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %t.10 = load i64, i64* %t.addr
+  %t.5 = load i64, i64* %t.addr
   %ptr = extractvalue { i32*, i64 } %out.1, 0
   %len = extractvalue { i32*, i64 } %out.1, 1
-  %inbounds.3 = icmp ult i64 %t.10, %len
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %t.10, i64 %len)
+  %inbounds = icmp ult i64 %t.5, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %t.5, i64 %len)
   unreachable
-ok.3:
-  %elem.ptr.11 = getelementptr i32, i32* %ptr, i64 %t.10
-  store i32 %add.1, i32* %elem.ptr.11
+ok:
+  %elem.ptr.6 = getelementptr i32, i32* %ptr, i64 %t.5
+  store i32 %add.1, i32* %elem.ptr.6
   ret void
 }
 
@@ -764,7 +710,7 @@ entry:
   %inbounds = icmp ult i64 %cast, 4
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %cast, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %cast, i64 4)
   unreachable
 ok:
   %elem.ptr = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %counts, i64 0, i64 %cast
@@ -848,8 +794,5 @@ exit:
 !15 = !{void (i32*, i64, i64)* @rows, !"kernel", i32 1}
 !nvvmir.version = !{!16}
 !16 = !{i32 2, i32 0, i32 3, i32 2}
-; panic site 1 in `rows` at tests/in/shared.rs:62:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 2 in `rows` at tests/in/shared.rs:62:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `rows` at tests/in/shared.rs:66:38: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `rows` at tests/in/shared.rs:66:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `scratch_row` at tests/in/shared.rs:53:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 1 in `rows` at tests/in/shared.rs:66:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `scratch_row` at tests/in/shared.rs:53:5: index out of bounds: the len is {1} but the index is {0}

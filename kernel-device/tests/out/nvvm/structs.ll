@@ -443,7 +443,7 @@ ok.2:
   %old.2 = load float, float* %field.ptr.8
   %add.3 = fadd float %old.2, %mul.5
   store float %add.3, float* %field.ptr.8
-  br label %for.cond
+  br label %for.cond, !llvm.loop !15
 for.end:
   %field.ptr.9 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %me.addr, i32 0, i32 1
   %field.ptr.10 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.9, i32 0, i32 0
@@ -646,10 +646,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float, i64)* @nbody_step, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.count", i32 4}
+!nvvm.annotations = !{!17}
+!17 = !{void ({ { float, float, float }, { float, float, float }, float }*, i64, { { float, float, float }, { float, float, float }, float }*, i64, float, float, i64)* @nbody_step, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `nbody_step` at tests/in/structs.rs:85:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `nbody_step` at tests/in/structs.rs:92:25: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `nbody_step` at tests/in/structs.rs:94:21: index out of bounds: the len is {1} but the index is {0}
@@ -1404,12 +1406,6 @@ for.body.2:
   %k.8 = load i64, i64* %k.addr
   %cast.1 = uitofp i64 %k.8 to float
   %k.9 = load i64, i64* %k.addr
-  %inbounds.5 = icmp ult i64 %k.9, 4
-  br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %k.9, i64 4)
-  unreachable
-ok.7:
   %elem.ptr.16 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.9
   %field.ptr.10 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.16, i32 0, i32 0
   %field.ptr.11 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.10, i32 0, i32 0
@@ -1418,32 +1414,14 @@ ok.7:
   store float %add.7, float* %field.ptr.11
   %k.10 = load i64, i64* %k.addr
   %rem.5 = urem i64 %k.10, 2
-  %inbounds.6 = icmp ult i64 %rem.5, 2
-  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %rem.5, i64 2)
-  unreachable
-ok.8:
   %elem.ptr.17 = getelementptr inbounds [2 x { { float, float, float }, { float, float, float }, float }], [2 x { { float, float, float }, { float, float, float }, float }]* %pair.addr, i64 0, i64 %rem.5
   %field.ptr.12 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.17, i32 0, i32 1
   %elem.10 = load { float, float, float }, { float, float, float }* %field.ptr.12
   %k.11 = load i64, i64* %k.addr
-  %inbounds.7 = icmp ult i64 %k.11, 4
-  br i1 %inbounds.7, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %k.11, i64 4)
-  unreachable
-ok.9:
   %elem.ptr.18 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.11
   %field.ptr.13 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.18, i32 0, i32 1
   store { float, float, float } %elem.10, { float, float, float }* %field.ptr.13
   %k.12 = load i64, i64* %k.addr
-  %inbounds.8 = icmp ult i64 %k.12, 4
-  br i1 %inbounds.8, label %ok.10, label %panic.10, !prof !0
-panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %k.12, i64 4)
-  unreachable
-ok.10:
   %elem.ptr.19 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.12
   %field.ptr.14 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.19, i32 0, i32 2
   %old.4 = load float, float* %field.ptr.14
@@ -1468,34 +1446,16 @@ for.body.3:
   %for.next.3 = add i64 %for.i.3, 1
   store i64 %for.next.3, i64* %for.counter.3
   %k.13 = load i64, i64* %k.addr.1
-  %inbounds.9 = icmp ult i64 %k.13, 4
-  br i1 %inbounds.9, label %ok.11, label %panic.11, !prof !0
-panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %k.13, i64 4)
-  unreachable
-ok.11:
   %elem.ptr.22 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.13
   %field.ptr.15 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.22, i32 0, i32 0
   %field.ptr.16 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.15, i32 0, i32 0
   %elem.12 = load float, float* %field.ptr.16
   %k.14 = load i64, i64* %k.addr.1
-  %inbounds.10 = icmp ult i64 %k.14, 4
-  br i1 %inbounds.10, label %ok.12, label %panic.12, !prof !0
-panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %k.14, i64 4)
-  unreachable
-ok.12:
   %elem.ptr.23 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.14
   %field.ptr.17 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.23, i32 0, i32 2
   %elem.13 = load float, float* %field.ptr.17
   %mul.3 = fmul float %elem.12, %elem.13
   %k.15 = load i64, i64* %k.addr.1
-  %inbounds.11 = icmp ult i64 %k.15, 4
-  br i1 %inbounds.11, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %k.15, i64 4)
-  unreachable
-ok.13:
   %elem.ptr.24 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %k.15
   %field.ptr.18 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.24, i32 0, i32 1
   %field.ptr.19 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.18, i32 0, i32 1
@@ -1511,35 +1471,35 @@ for.end.3:
   %i.10 = load i64, i64* %i.addr
   %ptr.6 = extractvalue { float*, i64 } %out.3, 0
   %len.6 = extractvalue { float*, i64 } %out.3, 1
-  %inbounds.12 = icmp ult i64 %i.10, %len.6
-  br i1 %inbounds.12, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.10, i64 %len.6)
+  %inbounds.5 = icmp ult i64 %i.10, %len.6
+  br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.10, i64 %len.6)
   unreachable
-ok.14:
+ok.7:
   %elem.ptr.25 = getelementptr float, float* %ptr.6, i64 %i.10
   store float %total.1, float* %elem.ptr.25
   %i.11 = load i64, i64* %i.addr
   %rem.6 = urem i64 %i.11, 3
   %add.10 = add i64 %rem.6, 1
-  %inbounds.13 = icmp ult i64 %add.10, 4
-  br i1 %inbounds.13, label %ok.15, label %panic.15, !prof !0
-panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %add.10, i64 4)
+  %inbounds.6 = icmp ult i64 %add.10, 4
+  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.10, i64 4)
   unreachable
-ok.15:
+ok.8:
   %elem.ptr.26 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %add.10
   %elem.15 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.26
   %next.2 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %next.addr
   %i.12 = load i64, i64* %i.addr
   %ptr.7 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.2, 0
   %len.7 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.2, 1
-  %inbounds.14 = icmp ult i64 %i.12, %len.7
-  br i1 %inbounds.14, label %ok.16, label %panic.16, !prof !0
-panic.16:
+  %inbounds.7 = icmp ult i64 %i.12, %len.7
+  br i1 %inbounds.7, label %ok.9, label %panic.9, !prof !0
+panic.9:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.12, i64 %len.7)
   unreachable
-ok.16:
+ok.9:
   %elem.ptr.27 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.7, i64 %i.12
   store { { float, float, float }, { float, float, float }, float } %elem.15, { { float, float, float }, { float, float, float }, float }* %elem.ptr.27
   br label %run.join
@@ -1625,12 +1585,5 @@ exit:
 ; panic site 2 in `pair_up` at tests/in/structs.rs:173:24: attempt to calculate the remainder with a divisor of zero
 ; panic site 3 in `pair_up` at tests/in/structs.rs:173:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `pair_up` at tests/in/structs.rs:187:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `pair_up` at tests/in/structs.rs:177:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `pair_up` at tests/in/structs.rs:178:27: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `pair_up` at tests/in/structs.rs:178:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `pair_up` at tests/in/structs.rs:179:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 9 in `pair_up` at tests/in/structs.rs:184:22: index out of bounds: the len is {1} but the index is {0}
-; panic site 10 in `pair_up` at tests/in/structs.rs:184:38: index out of bounds: the len is {1} but the index is {0}
-; panic site 11 in `pair_up` at tests/in/structs.rs:184:53: index out of bounds: the len is {1} but the index is {0}
-; panic site 12 in `pair_up` at tests/in/structs.rs:186:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 13 in `pair_up` at tests/in/structs.rs:187:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `pair_up` at tests/in/structs.rs:186:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `pair_up` at tests/in/structs.rs:187:19: index out of bounds: the len is {1} but the index is {0}

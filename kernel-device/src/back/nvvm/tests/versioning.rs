@@ -283,6 +283,7 @@ fn unroll_hints_and_launch_bounds_reach_the_nvvm_ir() {
         launch_bounds: Some(crate::ir::LaunchBounds {
             max_threads: 256,
             min_blocks: 2,
+            block_dim: None,
         }),
         ..*template
     }));

@@ -1,0 +1,283 @@
+//! Value ranges of unsigned integer expressions, for bounds checks that can never fail:
+//! `t[ty + r + 1][tx + 1]` on a `[[f32; 34]; 34]` tile, with `tx < 32`, `ty < 8` (the
+//! kernel's `block_dim`) and `r` a loop variable of `(0..32).step_by(8)`, is in bounds
+//! for every thread, so the writer emits no check for it. libnvvm's LLVM 7 does not
+//! prove these itself (it keeps `tx + 1 < 34` even with `tid.x`'s `!range`).
+//!
+//! The analysis is flow-insensitive and sound for every execution: a local has a range
+//! only if its one `let` is its only definition (then every value it ever holds is a
+//! value of that initialiser), a `for` variable the range of its bounds; everything
+//! else, and any operation that could wrap, is unknown. Only unsigned integers are
+//! tracked; a signed value, a float or a memory read is unknown.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use crate::ir::{
+    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
+    ScalarType, Stmt,
+};
+
+/// `[min, max]` of an unsigned value, inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interval {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// How a local gets its values.
+#[derive(Clone, Copy)]
+enum Definition {
+    /// One `let` with this initialiser and no other assignment.
+    Let(Handle<Expr>),
+    /// The variable of `for var in start..end` (`..=end` when `inclusive`), never
+    /// assigned in the body.
+    For {
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        inclusive: bool,
+        step: Option<Handle<Expr>>,
+    },
+    /// Anything else: a parameter, `let x;`, an assigned or reassigned local.
+    Unknown,
+}
+
+pub struct Ranges<'a> {
+    func: &'a Function,
+    /// The block every launch has (`#[kernel(block_dim = ..)]`), if the unit's kernel
+    /// requires one.
+    block_dim: Option<[u32; 3]>,
+    definitions: HashMap<Handle<Local>, Definition>,
+    memo: RefCell<HashMap<Handle<Expr>, Option<Interval>>>,
+}
+
+impl<'a> Ranges<'a> {
+    /// `block_dim`: the block every kernel of the module is launched with, if they agree
+    /// (then also what every device function of the module runs under).
+    pub fn new(func: &'a Function, block_dim: Option<[u32; 3]>) -> Self {
+        let mut definitions = HashMap::new();
+        for param in &func.params {
+            definitions.insert(param.local, Definition::Unknown);
+        }
+        let mut walker = DefinitionWalker {
+            func,
+            definitions: &mut definitions,
+        };
+        walker.block(&func.body);
+        for (_, expr) in func.exprs.iter() {
+            match &expr.kind {
+                ExprKind::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    walker.block(then_block);
+                    if let Some(b) = else_block {
+                        walker.block(b);
+                    }
+                }
+                ExprKind::Loop { body, .. } | ExprKind::Block(body) => walker.block(body),
+                _ => {}
+            }
+        }
+        Ranges {
+            func,
+            block_dim,
+            definitions,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `index` is below `len` for every value it can take.
+    pub fn always_below(&self, index: Handle<Expr>, len: u64) -> bool {
+        self.interval(index).is_some_and(|i| i.max < len)
+    }
+
+    /// The range of `h`, if it is an unsigned integer the analysis can bound.
+    pub fn interval(&self, h: Handle<Expr>) -> Option<Interval> {
+        if let Some(known) = self.memo.borrow().get(&h) {
+            return *known;
+        }
+        // Unknown while being computed: a cycle through locals proves nothing.
+        self.memo.borrow_mut().insert(h, None);
+        let result = self.compute(h);
+        self.memo.borrow_mut().insert(h, result);
+        result
+    }
+
+    fn compute(&self, h: Handle<Expr>) -> Option<Interval> {
+        let expr: &Expr = self.func.expr(h);
+        let scalar = expr.ty.scalar().filter(|s| is_unsigned(*s))?;
+        let top = mask(scalar);
+        let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
+        match &expr.kind {
+            ExprKind::Literal(Literal::Int(bits)) => {
+                let v = (*bits as u64) & top;
+                exact(v, v)
+            }
+            ExprKind::Local(l) => match self.definitions.get(l).copied()? {
+                Definition::Let(init) => self.interval(init),
+                Definition::For {
+                    start,
+                    end,
+                    inclusive,
+                    step,
+                } => {
+                    let (s, e) = (self.interval(start)?, self.interval(end)?);
+                    let mut max = if inclusive {
+                        e.max
+                    } else {
+                        e.max.checked_sub(1)?
+                    };
+                    // `(0..32).step_by(8)` from a known start: the last element, 24.
+                    let step = step.and_then(|h| self.interval(h));
+                    if let Some(step) = step.filter(|st| st.min == st.max && st.min > 0) {
+                        if s.min == s.max && max >= s.min {
+                            max = s.min + (max - s.min) / step.min * step.min;
+                        }
+                    }
+                    exact(s.min, max.max(s.min))
+                }
+                Definition::Unknown => None,
+            },
+            ExprKind::Cast { operand, .. } => {
+                let from = self.func.expr(*operand).ty.scalar()?;
+                if !is_unsigned(from) {
+                    return None;
+                }
+                let i = self.interval(*operand)?;
+                exact(i.min, i.max)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.interval(*lhs)?, self.interval(*rhs)?);
+                match op {
+                    BinaryOp::Add => exact(a.min + b.min, a.max.checked_add(b.max)?),
+                    BinaryOp::Sub if a.min >= b.max => exact(a.min - b.max, a.max - b.min),
+                    BinaryOp::Mul => exact(a.min * b.min, a.max.checked_mul(b.max)?),
+                    BinaryOp::Div if b.min > 0 => exact(a.min / b.max, a.max / b.min),
+                    BinaryOp::Rem if b.min > 0 => exact(0, a.max.min(b.max - 1)),
+                    BinaryOp::BitAnd => exact(0, a.max.min(b.max)),
+                    BinaryOp::BitOr | BinaryOp::BitXor => {
+                        let bits = 64 - a.max.max(b.max).leading_zeros();
+                        exact(0, u64::MAX.checked_shr(64 - bits).unwrap_or(0))
+                    }
+                    BinaryOp::Shr if b.max < u64::from(width(scalar)) => {
+                        exact(a.min >> b.max, a.max >> b.min)
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Intrinsic { intrinsic, .. } => self.special_register(*intrinsic),
+            _ => None,
+        }
+    }
+
+    /// What CUDA guarantees of a special register (and the kernel's `block_dim`).
+    fn special_register(&self, intrinsic: Intrinsic) -> Option<Interval> {
+        let axis = |a: Axis| match a {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        };
+        let max_block = |a: Axis| if a == Axis::Z { 64 } else { 1024 };
+        match intrinsic {
+            Intrinsic::ThreadIdx(a) => Some(Interval {
+                min: 0,
+                max: self
+                    .block_dim
+                    .map_or(max_block(a), |b| u64::from(b[axis(a)]))
+                    - 1,
+            }),
+            Intrinsic::BlockDim(a) => Some(match self.block_dim {
+                Some(b) => Interval {
+                    min: u64::from(b[axis(a)]),
+                    max: u64::from(b[axis(a)]),
+                },
+                None => Interval {
+                    min: 1,
+                    max: max_block(a),
+                },
+            }),
+            Intrinsic::LaneId => Some(Interval { min: 0, max: 31 }),
+            Intrinsic::WarpSize => Some(Interval { min: 32, max: 32 }),
+            _ => None,
+        }
+    }
+}
+
+struct DefinitionWalker<'w> {
+    func: &'w Function,
+    definitions: &'w mut HashMap<Handle<Local>, Definition>,
+}
+
+impl DefinitionWalker<'_> {
+    fn define(&mut self, local: Handle<Local>, definition: Definition) {
+        let merged = match self.definitions.get(&local) {
+            None => definition,
+            Some(_) => Definition::Unknown,
+        };
+        self.definitions.insert(local, merged);
+    }
+
+    fn block(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { local, init } => {
+                    let definition = match init {
+                        Some(init) if !self.func.locals[*local].mutable => Definition::Let(*init),
+                        _ => Definition::Unknown,
+                    };
+                    self.define(*local, definition);
+                }
+                Stmt::Assign { place, .. } => {
+                    if let PlaceRoot::Local(l) = place.root {
+                        self.definitions.insert(l, Definition::Unknown);
+                    }
+                }
+                Stmt::Expr(_) => {}
+                Stmt::While { body, .. } => self.block(body),
+                Stmt::ForRange {
+                    var,
+                    start,
+                    end,
+                    inclusive,
+                    step,
+                    reverse,
+                    body,
+                    ..
+                } => {
+                    // Every element lies in the range; reversed and stepped they are
+                    // not the forward steps from `start`, so only the range counts.
+                    let definition = Definition::For {
+                        start: *start,
+                        end: *end,
+                        inclusive: *inclusive,
+                        step: if *reverse { None } else { *step },
+                    };
+                    self.define(*var, definition);
+                    self.block(body);
+                }
+            }
+        }
+    }
+}
+
+fn is_unsigned(s: ScalarType) -> bool {
+    matches!(
+        s,
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 | ScalarType::Usize
+    )
+}
+
+fn width(s: ScalarType) -> u32 {
+    match s {
+        ScalarType::U8 => 8,
+        ScalarType::U16 => 16,
+        ScalarType::U32 => 32,
+        _ => 64,
+    }
+}
+
+fn mask(s: ScalarType) -> u64 {
+    u64::MAX >> (64 - width(s))
+}
