@@ -205,7 +205,7 @@ macro_rules! simt_kernels {
         /// 3. Numba's documented shared-memory matrix multiply (`fast_matmul`,
         /// TPB = 16) on row-major n×n slices. `mul_add` where nvcc and Numba contract
         /// `tmp += a * b` into an FMA by default.
-        #[kernel(boundscheck = $check)]
+        #[kernel(boundscheck = $check, block_dim = (16, 16))]
         pub fn fast_matmul(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
             let sa = shared_array::<[[f32; 16]; 16]>();
             let sb = shared_array::<[[f32; 16]; 16]>();

@@ -191,18 +191,23 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// `first < len && second - first <= (len - 1 - first) / (trips - 1)`: every value
     /// of an affine index over the loop's `trips` elements is below `len`, without
-    /// wrapping (see `GuardOp::CheckStrided`). `trips >= 3`, so the divisor is a
-    /// constant of at least 2, which LLVM turns into a multiply.
+    /// wrapping (see `GuardOp::CheckStrided`), written without the division as
+    /// `first < len && step <= (2^63 - 1) / k && first + k * step < len` (`k = trips -
+    /// 1`). The same condition: a length is at most `isize::MAX` (Rust's bound on a
+    /// slice, and ours on a constant), so `k * step <= len - 1 - first` already implies
+    /// the middle test, which in turn keeps `k * step` and the sum from wrapping.
     fn strided_ok(&mut self, first: &str, second: &str, len: &str, trips: u64) -> String {
+        let k = trips.saturating_sub(1).max(1);
         let first_ok = self.def("guard.first", format!("icmp ult i64 {first}, {len}"));
-        let last = self.def("guard.last", format!("sub i64 {len}, 1"));
-        let room = self.def("guard.room", format!("sub i64 {last}, {first}"));
-        let max_step = self.def(
-            "guard.maxstep",
-            format!("udiv i64 {room}, {}", trips.saturating_sub(1).max(1)),
-        );
         let step = self.def("guard.step", format!("sub i64 {second}, {first}"));
-        let step_ok = self.def("guard.stepok", format!("icmp ule i64 {step}, {max_step}"));
+        let small = self.def(
+            "guard.small",
+            format!("icmp ule i64 {step}, {}", (i64::MAX as u64) / k),
+        );
+        let span = self.def("guard.span", format!("mul i64 {step}, {k}"));
+        let last = self.def("guard.last", format!("add i64 {first}, {span}"));
+        let last_ok = self.def("guard.lastok", format!("icmp ult i64 {last}, {len}"));
+        let step_ok = self.def("guard.stepok", format!("and i1 {small}, {last_ok}"));
         self.def("guard.ok", format!("and i1 {first_ok}, {step_ok}"))
     }
 

@@ -147,11 +147,12 @@ if.then:
   %add.1 = add i64 %mul.1, %k.1
   %sub.1 = sub i64 %add.1, 1
   %guard.first = icmp ult i64 %sub, 256
-  %guard.last = sub i64 256, 1
-  %guard.room = sub i64 %guard.last, %sub
-  %guard.maxstep = udiv i64 %guard.room, 7
   %guard.step = sub i64 %sub.1, %sub
-  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.small = icmp ule i64 %guard.step, 1317624576693539401
+  %guard.span = mul i64 %guard.step, 7
+  %guard.last = add i64 %sub, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, 256
+  %guard.stepok = and i1 %guard.small, %guard.lastok
   %guard.ok.4 = and i1 %guard.first, %guard.stepok
   %guard.2 = and i1 %guard.1, %guard.ok.4
   store i64 3, i64* %k.addr
@@ -622,7 +623,7 @@ for.end:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit

@@ -225,7 +225,7 @@ run.join:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
@@ -491,7 +491,7 @@ run.join:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
@@ -640,11 +640,12 @@ if.end:
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %guard.len = extractvalue { float*, i64 } %x.2, 1
   %guard.first = icmp ult i64 %add.1, %guard.len
-  %guard.last = sub i64 %guard.len, 1
-  %guard.room = sub i64 %guard.last, %add.1
-  %guard.maxstep = udiv i64 %guard.room, 4
   %guard.step = sub i64 %add.2, %add.1
-  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.small = icmp ule i64 %guard.step, 2305843009213693951
+  %guard.span = mul i64 %guard.step, 4
+  %guard.last = add i64 %add.1, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, %guard.len
+  %guard.stepok = and i1 %guard.small, %guard.lastok
   %guard.ok = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %k.addr
   store i64 3, i64* %k.addr
@@ -826,7 +827,7 @@ entry:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
@@ -1209,11 +1210,12 @@ for.end:
   %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
   %guard.len.4 = extractvalue { i32*, i64 } %data.14, 1
   %guard.first = icmp ult i64 %add.10, %guard.len.4
-  %guard.last = sub i64 %guard.len.4, 1
-  %guard.room = sub i64 %guard.last, %add.10
-  %guard.maxstep = udiv i64 %guard.room, 3
   %guard.step = sub i64 %add.11, %add.10
-  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
+  %guard.span = mul i64 %guard.step, 3
+  %guard.last = add i64 %add.10, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, %guard.len.4
+  %guard.stepok = and i1 %guard.small, %guard.lastok
   %guard.ok.8 = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %k.addr
   store i64 3, i64* %k.addr
@@ -1304,7 +1306,7 @@ run.join.2:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
@@ -1624,7 +1626,7 @@ for.end:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit

@@ -78,11 +78,12 @@ entry:
   %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
   %guard.len = extractvalue { float*, i64 } %input.1, 1
   %guard.first = icmp ult i64 %add.2, %guard.len
-  %guard.last = sub i64 %guard.len, 1
-  %guard.room = sub i64 %guard.last, %add.2
-  %guard.maxstep = udiv i64 %guard.room, 3
   %guard.step = sub i64 %add.4, %add.2
-  %guard.stepok = icmp ule i64 %guard.step, %guard.maxstep
+  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
+  %guard.span = mul i64 %guard.step, 3
+  %guard.last = add i64 %add.2, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, %guard.len
+  %guard.stepok = and i1 %guard.small, %guard.lastok
   %guard.ok = and i1 %guard.first, %guard.stepok
   store i64 16, i64* %r.addr
   store i64 24, i64* %r.addr
@@ -324,7 +325,7 @@ if.end.1:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
