@@ -14,18 +14,11 @@
 //!
 //! That import fails when the name does not exist at all (rustc's "unresolved import"),
 //! and the rustc-checked copy of the body then adds "cannot find function": three
-//! errors for one mistake. So a callee written as a bare name (`square(x)`) in a
-//! function at module level is resolved without an import that can fail
-//! ([`BareCallee`]): a block glob-imports fallbacks of that name and, in a block inside
-//! it, the module's own items (`use self::*`); an inner glob shadows an outer one, so the
-//! name is the module's item where there is one and the fallback otherwise. In the copy
-//! of the body each call of the name goes through such a block (`({ .. square })(x)`,
-//! which keeps the inference of a generic device function's parameters from the
-//! arguments), the first one checking that the name is a `#[device]` function: one
-//! error, in cudajit's words, whether the fn is ordinary or missing. The fallback
-//! function is silent (any arguments, any result); the check's error keeps rustc from
-//! asking for its result type. Inside a fn body `self::*` would miss the items of the
-//! enclosing blocks, so there the import is kept.
+//! errors for one mistake. So a callee written as a bare name (`square(x)`), a relative
+//! module path (`helpers::square(x)`) or with a turbofish (`square::<f32>(x)`) is
+//! resolved without an import that can fail (`routed_callees`), in a function at
+//! module level and in a kernel inside a fn body (there only where its fallback cannot
+//! hide an item of an enclosing block); the import is kept for the others.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};

@@ -89,10 +89,24 @@ pub fn expand_with(
     // Callees written as bare names, resolved without an import that could fail (see
     // `callees`); not in a method (its `impl` block holds no other items) nor inside a
     // fn body (where `self::*` would miss the items of the enclosing blocks).
-    let bare = if failed || method || !crate::context::at_module_level() {
+    // In a kernel inside a fn body, only callees whose fallback cannot hide an item of
+    // an enclosing block (see `context::only_called_in_file`), its fallbacks named
+    // without `self::` (they sit in the block).
+    let routable =
+        || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
+    let bare = if failed || method {
         Vec::new()
+    } else if crate::context::at_module_level() {
+        routable()
+    } else if kind == SourceKind::Kernel {
+        let mut routed = routable();
+        routed.retain(|c| crate::context::only_called_in_file(&c.name.to_string()));
+        for callee in &mut routed {
+            callee.in_block = true;
+        }
+        routed
     } else {
-        crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item))
+        Vec::new()
     };
     let fallbacks_module = format_ident!("{}_callee_fallbacks", item.sig.ident);
     let body = if failed {

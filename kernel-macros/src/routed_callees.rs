@@ -24,6 +24,9 @@ pub struct RoutedCallee {
     /// The shape of the generic arguments of a turbofish call (`square::<f32>(x)`),
     /// the same at every call; the fallback then declares as many.
     pub turbofish: Option<Vec<GenericShape>>,
+    /// The function sits in a fn body: its fallbacks module is an item of that block,
+    /// named without `self::`.
+    pub in_block: bool,
 }
 
 /// What one explicit generic argument is, for the fallback's parameter list.
@@ -136,6 +139,7 @@ pub fn routed_callees(item: &syn::ItemFn, callees: &[syn::Path]) -> Vec<RoutedCa
             written: crate::callees::path_text(path),
             arity,
             turbofish,
+            in_block: false,
         });
     }
     out
@@ -181,11 +185,17 @@ pub fn route_calls(
                 .module
                 .clone()
                 .unwrap_or_else(|| syn::parse_quote!(self));
+            let fallbacks = self.fallbacks_module;
+            let fallbacks = if callee.in_block {
+                quote!(#fallbacks)
+            } else {
+                quote!(self::#fallbacks)
+            };
             let target = call_target(
                 &last.ident,
                 &last.arguments,
                 &module,
-                self.fallbacks_module,
+                &fallbacks,
                 first.then_some((self.what, callee.written.as_str())),
             );
             let span = last.ident.span();
@@ -209,7 +219,7 @@ fn call_target(
     name: &syn::Ident,
     arguments: &syn::PathArguments,
     module: &syn::Path,
-    fallbacks_module: &syn::Ident,
+    fallbacks: &TokenStream,
     check: Option<(&str, &str)>,
 ) -> TokenStream {
     let span = name.span();
@@ -234,7 +244,7 @@ fn call_target(
     });
     quote_spanned! {span=> {
         #[allow(unused_imports)]
-        use self::#fallbacks_module::*;
+        use #fallbacks::*;
         {
             #[allow(unused_imports)]
             use #module::*;
@@ -258,9 +268,14 @@ pub fn dependency_lookup(
         Some(module) => quote!(#module),
         None => home.clone(),
     };
+    let fallbacks = if callee.in_block {
+        quote!(#fallbacks_module)
+    } else {
+        quote!(#home::#fallbacks_module)
+    };
     quote_spanned! {name.span()=> {
         #[allow(unused_imports)]
-        use #home::#fallbacks_module::*;
+        use #fallbacks::*;
         {
             #[allow(unused_imports)]
             use #module::*;
