@@ -1,9 +1,9 @@
 //! Emits the items for `#[kernel]` and `#[device]` (shapes fixed by the contract):
 //!
-//! - kernel `k`: in the value namespace `fn k` (the kernel's signature and rustc-checked
-//!   body, never callable: `twin::kernel_twin`), in the type namespace `struct k {}` with
-//!   `k::source()` (the embedded `FnSource`), `k::launch(config, args..)` and
-//!   `k::with_args(args..)` (what `launch!` expands to);
+//! - kernel `k`: in the value namespace `fn k` (the kernel's signature, never callable:
+//!   `twin::kernel_twin`), in the type namespace `struct k {}` with `k::source()` (the
+//!   embedded `FnSource`), `k::launch(config, args..)` and `k::with_args(args..)` (what
+//!   `launch!` expands to), plus the hidden rustc-checked twin `__cudajit_twin_k`;
 //! - device `f`: the fn itself (body with the device API imported) plus
 //!   `mod f { pub static __CUDAJIT_FN: FnSource }`, which kernels reach as a dependency.
 //!
@@ -86,12 +86,11 @@ pub fn expand_with(
         SourceKind::Device if method => "a `#[device]` method",
         SourceKind::Device => "a `#[device]` function",
     };
-    // Callees written as bare names, resolved without an import that could fail (see
-    // `callees`); not in a method (its `impl` block holds no other items) nor inside a
-    // fn body (where `self::*` would miss the items of the enclosing blocks).
-    // In a kernel inside a fn body, only callees whose fallback cannot hide an item of
-    // an enclosing block (see `context::only_called_in_file`), its fallbacks named
-    // without `self::` (they sit in the block).
+    // Callees resolved without an import that could fail (see `callees`); not in a
+    // method (its `impl` block holds no other items). Inside a fn body `self::*` would
+    // miss the items of the enclosing blocks: there only a kernel's callees whose
+    // fallback cannot hide such an item (`context::only_called_in_file`), its
+    // fallbacks named without `self::` (they sit in the block).
     let routable =
         || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
     let bare = if failed || method {
@@ -472,9 +471,10 @@ fn kernel(
         #(#cfgs)*
         impl #name {
             /// What a call of this kernel from device code resolves to: it passes the
-            /// `#[device]` check, because the call itself fails (the kernel's fn carries
-            /// a bound that never holds: see `twin::kernel_twin`) and one mistake gets one error, in the
-            /// words of a kernel called like a function. It has no source to compile.
+            /// `#[device]` check, because the call itself fails (the kernel's fn
+            /// carries a bound that never holds: see `twin::kernel_twin`) and one
+            /// mistake gets one error, in the words of a kernel called like a function.
+            /// It has no source to compile.
             #[doc(hidden)]
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #[doc(hidden)]
