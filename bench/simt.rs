@@ -803,8 +803,8 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
     macro_rules! add {
         ($($k:ident),*) => {
             $(
-                all.push((stringify!($k).to_string(), checked::$k.source()));
-                all.push((format!("{}_nocheck", stringify!($k)), nocheck::$k.source()));
+                all.push((stringify!($k).to_string(), checked::$k::source()));
+                all.push((format!("{}_nocheck", stringify!($k)), nocheck::$k::source()));
             )*
         };
     }
@@ -829,19 +829,19 @@ fn kernel_sources() -> Vec<(String, &'static cudajit::__private::FnSource)> {
     // The generic kernel's two instantiations (its template alone is not a kernel).
     all.push((
         "black_scholes_generic_f32".to_string(),
-        checked::black_scholes.__cudajit_instance::<f32>().0,
+        checked::black_scholes::__cudajit_instance::<f32>().0,
     ));
     all.push((
         "black_scholes_generic_f32_nocheck".to_string(),
-        nocheck::black_scholes.__cudajit_instance::<f32>().0,
+        nocheck::black_scholes::__cudajit_instance::<f32>().0,
     ));
     all.push((
         "black_scholes_generic_f64".to_string(),
-        checked::black_scholes.__cudajit_instance::<f64>().0,
+        checked::black_scholes::__cudajit_instance::<f64>().0,
     ));
     all.push((
         "black_scholes_generic_f64_nocheck".to_string(),
-        nocheck::black_scholes.__cudajit_instance::<f64>().0,
+        nocheck::black_scholes::__cudajit_instance::<f64>().0,
     ));
     all
 }
@@ -1217,9 +1217,9 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(blocks, COPY_BLOCK);
             match v {
-                Checked => checked::copy_kernel.launch(cfg, &input, &mut *out.borrow_mut())?,
+                Checked => checked::copy_kernel::launch(cfg, &input, &mut *out.borrow_mut())?,
                 Nocheck => {
-                    unsafe { nocheck::copy_kernel.launch(cfg, &input, &mut *out.borrow_mut()) }?
+                    unsafe { nocheck::copy_kernel::launch(cfg, &input, &mut *out.borrow_mut()) }?
                 }
             }
             Ok(())
@@ -1245,13 +1245,13 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(SUM_GRID, SUM_BLOCK);
             match (warp, v) {
-                (false, Checked) => checked::sum_shared.launch(cfg, &x, &mut *out.borrow_mut())?,
+                (false, Checked) => checked::sum_shared::launch(cfg, &x, &mut *out.borrow_mut())?,
                 (false, Nocheck) => {
-                    unsafe { nocheck::sum_shared.launch(cfg, &x, &mut *out.borrow_mut()) }?
+                    unsafe { nocheck::sum_shared::launch(cfg, &x, &mut *out.borrow_mut()) }?
                 }
-                (true, Checked) => checked::sum_warp.launch(cfg, &x, &mut *out.borrow_mut())?,
+                (true, Checked) => checked::sum_warp::launch(cfg, &x, &mut *out.borrow_mut())?,
                 (true, Nocheck) => {
-                    unsafe { nocheck::sum_warp.launch(cfg, &x, &mut *out.borrow_mut()) }?
+                    unsafe { nocheck::sum_warp::launch(cfg, &x, &mut *out.borrow_mut()) }?
                 }
             }
             Ok(())
@@ -1279,9 +1279,9 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg((blocks, blocks), (TPB, TPB));
             match v {
-                Checked => checked::fast_matmul.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
+                Checked => checked::fast_matmul::launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
                 Nocheck => {
-                    unsafe { nocheck::fast_matmul.launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?
+                    unsafe { nocheck::fast_matmul::launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?
                 }
             }
             Ok(())
@@ -1306,8 +1306,8 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg((blocks, blocks), GEMM_THREADS);
             match v {
-                Checked => checked::sgemm.launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
-                Nocheck => unsafe { nocheck::sgemm.launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?,
+                Checked => checked::sgemm::launch(cfg, &a, &b, &mut *c.borrow_mut(), n)?,
+                Nocheck => unsafe { nocheck::sgemm::launch(cfg, &a, &b, &mut *c.borrow_mut(), n) }?,
             }
             Ok(())
         };
@@ -1333,8 +1333,8 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(HIST_GRID, HIST_BLOCK);
             match v {
-                Checked => checked::histogram.launch(cfg, &x, &mut *hist.borrow_mut())?,
-                Nocheck => unsafe { nocheck::histogram.launch(cfg, &x, &mut *hist.borrow_mut()) }?,
+                Checked => checked::histogram::launch(cfg, &x, &mut *hist.borrow_mut())?,
+                Nocheck => unsafe { nocheck::histogram::launch(cfg, &x, &mut *hist.borrow_mut()) }?,
             }
             Ok(())
         };
@@ -1359,9 +1359,9 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg((blocks, blocks), (TILE as u32, TILE_ROWS));
             match v {
-                Checked => checked::transpose.launch(cfg, &input, &mut *out.borrow_mut(), n)?,
+                Checked => checked::transpose::launch(cfg, &input, &mut *out.borrow_mut(), n)?,
                 Nocheck => {
-                    unsafe { nocheck::transpose.launch(cfg, &input, &mut *out.borrow_mut(), n) }?
+                    unsafe { nocheck::transpose::launch(cfg, &input, &mut *out.borrow_mut(), n) }?
                 }
             }
             Ok(())
@@ -1392,9 +1392,9 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(grid, (ST_TILE as u32, ST_ROWS as u32));
             match v {
-                Checked => checked::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,
+                Checked => checked::stencil5::launch(cfg, &input, &mut *out.borrow_mut(), n, n)?,
                 Nocheck => {
-                    unsafe { nocheck::stencil5.launch(cfg, &input, &mut *out.borrow_mut(), n, n) }?
+                    unsafe { nocheck::stencil5::launch(cfg, &input, &mut *out.borrow_mut(), n, n) }?
                 }
             }
             Ok(())
@@ -1437,8 +1437,8 @@ impl Bench<'_> {
         let mut block_body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(blocks, SCAN_BLOCK);
             match v {
-                Checked => checked::scan_block.launch(cfg, &x, &mut *out.borrow_mut())?,
-                Nocheck => unsafe { nocheck::scan_block.launch(cfg, &x, &mut *out.borrow_mut()) }?,
+                Checked => checked::scan_block::launch(cfg, &x, &mut *out.borrow_mut())?,
+                Nocheck => unsafe { nocheck::scan_block::launch(cfg, &x, &mut *out.borrow_mut()) }?,
             }
             Ok(())
         };
@@ -1467,9 +1467,9 @@ impl Bench<'_> {
             let t2 = self.cfg(tiles as u32, SCAN_BLOCK);
             match v {
                 Checked => {
-                    checked::scan_reduce.launch(t, &x, &mut *sums.borrow_mut())?;
-                    checked::scan_sums.launch(s, &mut *sums.borrow_mut())?;
-                    checked::scan_downsweep.launch(
+                    checked::scan_reduce::launch(t, &x, &mut *sums.borrow_mut())?;
+                    checked::scan_sums::launch(s, &mut *sums.borrow_mut())?;
+                    checked::scan_downsweep::launch(
                         t2,
                         &x,
                         &*sums.borrow(),
@@ -1477,9 +1477,9 @@ impl Bench<'_> {
                     )?;
                 }
                 Nocheck => unsafe {
-                    nocheck::scan_reduce.launch(t, &x, &mut *sums.borrow_mut())?;
-                    nocheck::scan_sums.launch(s, &mut *sums.borrow_mut())?;
-                    nocheck::scan_downsweep.launch(
+                    nocheck::scan_reduce::launch(t, &x, &mut *sums.borrow_mut())?;
+                    nocheck::scan_sums::launch(s, &mut *sums.borrow_mut())?;
+                    nocheck::scan_downsweep::launch(
                         t2,
                         &x,
                         &*sums.borrow(),
@@ -1515,14 +1515,14 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(PI_GRID, PI_BLOCK);
             match v {
-                Checked => checked::monte_carlo_pi.launch(
+                Checked => checked::monte_carlo_pi::launch(
                     cfg,
                     &mut *states.borrow_mut(),
                     PI_ITERS,
                     &mut *hits.borrow_mut(),
                 )?,
                 Nocheck => unsafe {
-                    nocheck::monte_carlo_pi.launch(
+                    nocheck::monte_carlo_pi::launch(
                         cfg,
                         &mut *states.borrow_mut(),
                         PI_ITERS,
@@ -1550,7 +1550,7 @@ impl Bench<'_> {
 
     fn grid_sync(&self) -> BenchResult<()> {
         let grid = GS_BLOCKS_PER_SM * self.device.multiprocessor_count();
-        let most = checked::grid_sync_sum.max_cooperative_grid_blocks_for(
+        let most = checked::grid_sync_sum::max_cooperative_grid_blocks_for(
             LaunchConfig::new(1u32, GS_BLOCK).shared_bytes(GS_SHARED),
         )?;
         if grid > most {
@@ -1566,14 +1566,14 @@ impl Bench<'_> {
         let mut body = |v: Variant| -> BenchResult<()> {
             let cfg = self.cfg(grid, GS_BLOCK).shared_bytes(GS_SHARED);
             match v {
-                Checked => checked::grid_sync_sum.launch(
+                Checked => checked::grid_sync_sum::launch(
                     cfg,
                     &x,
                     &mut *partial.borrow_mut(),
                     &mut *out.borrow_mut(),
                 )?,
                 Nocheck => unsafe {
-                    nocheck::grid_sync_sum.launch(
+                    nocheck::grid_sync_sum::launch(
                         cfg,
                         &x,
                         &mut *partial.borrow_mut(),
@@ -1616,8 +1616,8 @@ impl Bench<'_> {
             let cfg = self.cfg(blocks, NBODY_BLOCK);
             let mut next = next.borrow_mut();
             match v {
-                Checked => checked::nbody.launch(cfg, &input, &mut *next, dt, soft)?,
-                Nocheck => unsafe { nocheck::nbody.launch(cfg, &input, &mut *next, dt, soft) }?,
+                Checked => checked::nbody::launch(cfg, &input, &mut *next, dt, soft)?,
+                Nocheck => unsafe { nocheck::nbody::launch(cfg, &input, &mut *next, dt, soft) }?,
             }
             Ok(())
         };
@@ -1663,11 +1663,11 @@ impl Bench<'_> {
             let (mut c, mut q) = (call.borrow_mut(), put.borrow_mut());
             let (c, q) = (&mut *c, &mut *q);
             match v {
-                0 => checked::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
-                1 => unsafe { nocheck::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q) }?,
-                2 => checked::black_scholes_hand_f32.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                0 => checked::black_scholes::launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                1 => unsafe { nocheck::black_scholes::launch(cfg, &p, &x, &t, rate, vol, c, q) }?,
+                2 => checked::black_scholes_hand_f32::launch(cfg, &p, &x, &t, rate, vol, c, q)?,
                 _ => unsafe {
-                    nocheck::black_scholes_hand_f32.launch(cfg, &p, &x, &t, rate, vol, c, q)
+                    nocheck::black_scholes_hand_f32::launch(cfg, &p, &x, &t, rate, vol, c, q)
                 }?,
             }
             Ok(())
@@ -1725,9 +1725,9 @@ impl Bench<'_> {
             let (mut c, mut q) = (call.borrow_mut(), put.borrow_mut());
             let (c, q) = (&mut *c, &mut *q);
             match v {
-                Checked => checked::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q)?,
+                Checked => checked::black_scholes::launch(cfg, &p, &x, &t, rate, vol, c, q)?,
                 Nocheck => {
-                    unsafe { nocheck::black_scholes.launch(cfg, &p, &x, &t, rate, vol, c, q) }?
+                    unsafe { nocheck::black_scholes::launch(cfg, &p, &x, &t, rate, vol, c, q) }?
                 }
             }
             Ok(())

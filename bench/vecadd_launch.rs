@@ -96,8 +96,8 @@ fn main() {
     // without a GPU (libnvvm only), to read beside `nvcc -ptx bench/cuda/vecadd.cu`.
     if std::env::args().any(|a| a == "--print-ptx") {
         for (name, source) in [
-            ("vecadd", vecadd.source()),
-            ("vecadd_nocheck", vecadd_nocheck.source()),
+            ("vecadd", vecadd::source()),
+            ("vecadd_nocheck", vecadd_nocheck::source()),
         ] {
             match cudajit_ptx(source, (9, 0)) {
                 Ok(ptx) => println!("// ---- {name}\n{ptx}"),
@@ -229,11 +229,11 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
         stream.synchronize()?;
         let t = Instant::now();
         if checked {
-            vecadd.launch(cfg(), &a, &b, &mut c)?;
+            vecadd::launch(cfg(), &a, &b, &mut c)?;
         } else {
             // SAFETY: every thread indexes only below `c.len()`, and a, b, c have
             // equal lengths (the body guards `i < c.len()`).
-            unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
+            unsafe { vecadd_nocheck::launch(cfg(), &a, &b, &mut c) }?;
         }
         stream.synchronize()?;
         let us = t.elapsed().as_secs_f64() * 1e6;
@@ -242,19 +242,19 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
     }
 
     for _ in 0..WARMUP {
-        vecadd.launch(cfg(), &a, &b, &mut c)?;
+        vecadd::launch(cfg(), &a, &b, &mut c)?;
         // SAFETY: as above, equal lengths and a guarded index.
-        unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
+        unsafe { vecadd_nocheck::launch(cfg(), &a, &b, &mut c) }?;
     }
     stream.synchronize()?;
     let mut events = Vec::with_capacity(TIMED);
     for _ in 0..TIMED {
         let s0 = Event::record(stream)?;
-        vecadd.launch(cfg(), &a, &b, &mut c)?;
+        vecadd::launch(cfg(), &a, &b, &mut c)?;
         let e0 = Event::record(stream)?;
         let s1 = Event::record(stream)?;
         // SAFETY: as above, equal lengths and a guarded index.
-        unsafe { vecadd_nocheck.launch(cfg(), &a, &b, &mut c) }?;
+        unsafe { vecadd_nocheck::launch(cfg(), &a, &b, &mut c) }?;
         let e1 = Event::record(stream)?;
         events.push((s0, e0, s1, e1));
     }
@@ -324,13 +324,13 @@ fn first_instantiations(state: &str) -> BenchResult<()> {
     stream.synchronize()?;
 
     let t = Instant::now();
-    vecadd_generic.launch(cfg(), &a, &b, &mut c)?;
+    vecadd_generic::launch(cfg(), &a, &b, &mut c)?;
     stream.synchronize()?;
     let first_us = t.elapsed().as_secs_f64() * 1e6;
     check(&c.to_host()?, &want, "vecadd_generic::<f32>")?;
 
     let t = Instant::now();
-    vecadd_generic.launch(cfg(), &a64, &b64, &mut c64)?;
+    vecadd_generic::launch(cfg(), &a64, &b64, &mut c64)?;
     stream.synchronize()?;
     let second_us = t.elapsed().as_secs_f64() * 1e6;
     if c64.to_host()? != want64 {
@@ -460,7 +460,7 @@ fn raw_kernel(
     nvcc_ptx: Option<&Path>,
 ) -> BenchResult<(CudaFunction, &'static str)> {
     let (major, minor) = ctx.compute_capability()?;
-    match cudajit_ptx(vecadd.source(), (major, minor)) {
+    match cudajit_ptx(vecadd::source(), (major, minor)) {
         Ok(ptx) => return Ok((load(ctx, Ptx::from_src(ptx), "vecadd")?, "cudajit's")),
         Err(e) => println!("cudajit's PTX not available to the raw side ({e}); using nvcc's"),
     }
@@ -566,7 +566,7 @@ fn launch_costs(
             "launch_cudajit",
             Box::new(|| {
                 let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
-                Ok(vecadd.launch(config, &a, &b, &mut *c.borrow_mut())?)
+                Ok(vecadd::launch(config, &a, &b, &mut *c.borrow_mut())?)
             }),
             Box::new(|| Ok(stream.synchronize()?)),
         ),
@@ -576,7 +576,12 @@ fn launch_costs(
             "launch_cudajit_generic",
             Box::new(|| {
                 let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
-                Ok(vecadd_generic.launch(config, &a, &b, &mut *c.borrow_mut())?)
+                Ok(vecadd_generic::launch(
+                    config,
+                    &a,
+                    &b,
+                    &mut *c.borrow_mut(),
+                )?)
             }),
             Box::new(|| Ok(stream.synchronize()?)),
         ),
@@ -584,7 +589,7 @@ fn launch_costs(
             "launch_cudajit_default_stream",
             Box::new(|| {
                 let config = LaunchConfig::new(blocks, BLOCK);
-                Ok(vecadd.launch(config, &a, &b, &mut *c.borrow_mut())?)
+                Ok(vecadd::launch(config, &a, &b, &mut *c.borrow_mut())?)
             }),
             Box::new(|| Ok(cudajit::synchronize()?)),
         ),
@@ -600,7 +605,7 @@ fn launch_costs(
                     flip = !flip;
                     let on = if flip { other_stream } else { stream };
                     let config = LaunchConfig::new(blocks, BLOCK).stream(on);
-                    Ok(vecadd.launch(config, a, b, &mut *c.borrow_mut())?)
+                    Ok(vecadd::launch(config, a, b, &mut *c.borrow_mut())?)
                 }
             }),
             Box::new(|| {

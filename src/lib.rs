@@ -70,7 +70,7 @@ pub mod aot {
     pub use kernel_host::aot_support::{entries, AotEntry};
 
     /// The embedded PTX a launch of a kernel on a device of compute capability
-    /// `capability` would load, for the kernel's source (`my_kernel.source()`; a
+    /// `capability` would load, for the kernel's source (`my_kernel::source()`; a
     /// generic kernel's instantiation: `axpy.__cudajit_instance::<f32>().0`): the
     /// runtime's own lookup (the same key over the same IR). `Ok(None)`: that launch
     /// would compile the kernel with libnvvm instead.
@@ -121,9 +121,12 @@ pub mod launch_traits {
     pub use kernel_device::source::ToConstValue;
     pub use kernel_host::__private::{NdArg, NdArgMut, SliceArg, SliceArgMut};
 
-    /// Never implemented for a kernel: a kernel dereferences to a function returning
-    /// [`KernelCall`], so that `vecadd(&a, &b, &mut c)` fails on this bound, at the call,
-    /// with a message pointing to `launch!` (instead of rustc's "expected function").
+    /// Never implemented: the value `vecadd` of a `#[kernel] fn vecadd` is a fn whose
+    /// `where for<'call> &'call vecadd: Callable<vecadd>` never holds, so calling the
+    /// kernel like a function, `vecadd(&a, &b, &mut c)` or `spin(3)`, fails on this bound,
+    /// at the call, with a message pointing to `launch!` (instead of rustc's "expected
+    /// function"). The rest of the kernel is the type `vecadd` (`vecadd::source()`,
+    /// `vecadd::launch(config, args..)`).
     #[diagnostic::on_unimplemented(
         message = "`{K}` is a kernel: it cannot be called like a function, the host launches it with `launch!({K}[grid, block](..))`",
         label = "a kernel is launched, not called",
@@ -132,12 +135,11 @@ pub mod launch_traits {
     )]
     pub trait Callable<K> {}
 
-    /// What calling a kernel like a function would return; it cannot exist. Its bound
-    /// names a lifetime of the call's slice arguments so that rustc checks it at each
-    /// call, not where the kernel is defined.
-    pub struct KernelCall<'call, K>(core::marker::PhantomData<&'call K>)
-    where
-        &'call K: Callable<K>;
+    /// The mark of a function a kernel calls that is not `#[device]` (or does not
+    /// exist): never a device function, so the call is reported in cudajit's words,
+    /// and compile errors name this type, never a generated one.
+    #[derive(Clone, Copy, Debug)]
+    pub struct NotADeviceFunction;
 }
 
 pub mod random;
@@ -222,31 +224,31 @@ pub mod doc_only {
 /// Launches a kernel with Numba's shape: `launch!(k[grid, block](args..))` or
 /// `launch!(k[grid, block, stream, shared_bytes](args..))` (also `[grid, block, stream]`).
 /// `grid` and `block` take an integer, a pair or a triple; `k` may be a path. Expands to
-/// `k.with_args(args..).launch(LaunchConfig::new(grid, block)...)` (the same as
-/// `k.launch(config, args..)`; rustc then counts only the kernel's arguments when their
+/// `<k>::with_args(args..).launch(LaunchConfig::new(grid, block)...)` (the same as
+/// `k::launch(config, args..)`; rustc then counts only the kernel's arguments when their
 /// number is wrong) and returns `cudajit::Result<()>`.
 #[macro_export]
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+.with_args::<$($generic),+>($($arg),*).launch(
+        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch(
             $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.with_args($($arg),*).launch(
+        <$kernel>::with_args($($arg),*).launch(
             $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };

@@ -2,7 +2,7 @@
 //! `const`/`static` items records rustc's values of them, and its compilation unit
 //! (as the run-time compiler builds it from the embedded sources) puts shared arrays
 //! in `addrspace(3)`, constant tables in `addrspace(4)` and local arrays in allocas.
-//! The twins run on the host too (shared arrays are zero-filled there).
+//! The kernels also run, as one thread, on a simulated device.
 
 use cudajit::prelude::*;
 
@@ -64,6 +64,8 @@ fn tiles(x: &[f32], out: &mut [f32]) {
         local[k] *= x[(t + k) % x.len()];
         tile[t % TILE][k] = local[k] * TAPS[k % 3];
     }
+    // The padding column too: `sum_row` reads the whole row.
+    tile[t % TILE][TILE] = 0.0;
     sync_threads();
     let other_tile = other::tile_of_other_module();
     out[t] = sum_row(&tile[t % TILE]) + LUT[1][t % 2] as f32 + other_tile as f32;
@@ -77,7 +79,7 @@ fn unit_ir(kernel: &'static cudajit::__private::FnSource) -> String {
 
 #[test]
 fn kernels_record_rustcs_values_of_the_constants_they_name() {
-    let src = tiles.source();
+    let src = tiles::source();
     let names: Vec<&str> = src.consts.iter().map(|c| c.name).collect();
     assert_eq!(names, ["PADDED", "TILE", "SCALE", "TAPS", "LUT"]);
     let padded = (src.consts[0].value)();
@@ -88,7 +90,7 @@ fn kernels_record_rustcs_values_of_the_constants_they_name() {
 
 #[test]
 fn the_unit_puts_each_array_in_its_memory() {
-    let ir = unit_ir(tiles.source());
+    let ir = unit_ir(tiles::source());
     assert!(
         ir.contains("@__cudajit_shared_tiles_0 = internal addrspace(3) global [4 x [5 x float]] undef, align 16"),
         "{ir}"
@@ -110,7 +112,7 @@ fn the_unit_puts_each_array_in_its_memory() {
 
 #[test]
 fn constants_named_by_path_reach_the_compiler() {
-    let src = paths.source();
+    let src = paths::source();
     let names: Vec<&str> = src.consts.iter().map(|c| c.name).collect();
     assert_eq!(names, ["config::BIAS", "other::TILE"]);
     let ir = unit_ir(src);
@@ -118,17 +120,23 @@ fn constants_named_by_path_reach_the_compiler() {
         ir.contains("internal addrspace(4) constant [2 x float] [float 0x3FC0000000000000, float 0x3FD8000000000000]"),
         "{ir}"
     );
-    let mut out = [0.0f32];
-    __cudajit_twin_paths(&mut out);
+    let mut out = [f32::NAN];
+    launch!(paths[1, 1, one_thread_device()](&mut out)).unwrap();
     // TAPS[1] * 2 + BIAS[1] + BIAS[0] * 2
     assert_eq!(out[0], 0.5 * 2.0 + 0.375 + 0.125 * 2.0);
 }
 
+/// The stream of a simulated device of this test's own (whatever the default device is).
+fn one_thread_device() -> cudajit::Stream {
+    let device = cudajit::Device::simulator_with(cudajit::SimOptions::default());
+    device.new_stream().unwrap()
+}
+
 #[test]
-fn twins_run_on_the_host_with_zeroed_shared_arrays() {
+fn a_kernel_as_one_thread_on_the_simulator_reads_its_constants_and_shared_arrays() {
     let x = [1.0f32, 2.0, 3.0, 4.0];
-    let mut out = [0.0f32; 1];
-    __cudajit_twin_tiles(&x, &mut out);
+    let mut out = [f32::NAN; 1];
+    launch!(tiles[1, 1, one_thread_device()](&x, &mut out)).unwrap();
     // Thread 0: local = [0.5, 1, 1.5, 2] * taps [.25, .5, .25, .25] summed, + LUT[1][0]
     // + the other module's 2 + 2.
     let want = 0.5 * 0.25 + 1.0 * 0.5 + 1.5 * 0.25 + 2.0 * 0.25 + 3.0 + 4.0;

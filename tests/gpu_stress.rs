@@ -679,11 +679,11 @@ fn arrays_over_four_billion_elements() {
 #[test]
 fn stress_kernels_compile_for_sm_90() {
     for source in [
-        slow_write.source(),
-        copy_plus_one.source(),
-        mark_from.source(),
-        mark_last.source(),
-        add_one.source(),
+        slow_write::source(),
+        copy_plus_one::source(),
+        mark_from::source(),
+        mark_last::source(),
+        add_one::source(),
     ] {
         match cudajit::inspect::inspect(source, "compute_90") {
             Ok(found) => assert!(found.ptx.contains(".entry"), "{}", found.ptx),

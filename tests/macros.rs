@@ -49,6 +49,14 @@ fn uses_chain(a: &mut [f32]) {
     a[i] = helpers::square_plus(a[i], 1.0);
 }
 
+/// A device function reading its thread's position: its host copy (the fn itself)
+/// runs with the simulated thread index.
+#[device]
+fn square_plus_own_slot(a: &mut [f32]) {
+    let i = grid(1);
+    a[i] = helpers::square_plus(a[i], 1.0);
+}
+
 #[kernel]
 fn no_params() {
     sync_threads();
@@ -56,7 +64,7 @@ fn no_params() {
 
 #[test]
 fn source_text_has_no_attributes_and_keeps_lines() {
-    let src = vecadd.source();
+    let src = vecadd::source();
     assert_eq!(src.name, "vecadd");
     assert_eq!(src.kind, cudajit::__private::SourceKind::Kernel);
     assert_eq!(src.file, file!());
@@ -86,7 +94,7 @@ fn source_text_has_no_attributes_and_keeps_lines() {
 
 #[test]
 fn options_and_visibility() {
-    let src = fill2d.source();
+    let src = fill2d::source();
     assert!(!src.bounds_check);
     assert!(src.fast_math);
     assert!(
@@ -99,11 +107,11 @@ fn options_and_visibility() {
 
 #[test]
 fn deps_follow_device_calls_across_modules() {
-    let src = vecadd.source();
+    let src = vecadd::source();
     assert_eq!(src.deps.len(), 1);
     assert_eq!(src.deps[0].name, "square");
     assert_eq!(src.deps[0].kind, cudajit::__private::SourceKind::Device);
-    let unit: Vec<_> = uses_chain.source().unit().iter().map(|s| s.name).collect();
+    let unit: Vec<_> = uses_chain::source().unit().iter().map(|s| s.name).collect();
     assert_eq!(unit, ["uses_chain", "square_plus", "square"]);
     assert!(std::ptr::eq(
         helpers::square_plus::__CUDAJIT_FN.deps[0],
@@ -134,8 +142,8 @@ fn launchers_type_check() -> cudajit::Result<()> {
     let mut c = vec![0.0f32; 4];
     let da: DeviceArray<f32> = cudajit::to_device(&a)?;
     let mut dc: DeviceArray<f32> = DeviceArray::zeros(4)?;
-    vecadd.launch(LaunchConfig::new(1, 4), &a, &a[..], &mut c)?;
-    vecadd.launch(LaunchConfig::new(1u32, 4usize), &da, &a, &mut dc)?;
+    vecadd::launch(LaunchConfig::new(1, 4), &a, &a[..], &mut c)?;
+    vecadd::launch(LaunchConfig::new(1u32, 4usize), &da, &a, &mut dc)?;
     launch!(vecadd[1, 4](&a, &da, &mut c[..]))?;
     let stream = Device::default()?.new_stream()?;
     launch!(vecadd[1, 4, stream, 0](&a, &a, &mut c))?;
@@ -148,12 +156,13 @@ fn launchers_type_check() -> cudajit::Result<()> {
 }
 
 #[test]
-fn kernel_items_are_values() {
-    // The kernel is a unit value: copyable, debuggable, passable.
-    let k = vecadd;
-    let copy = k;
-    assert_eq!(format!("{copy:?}"), "vecadd");
-    assert!(std::ptr::eq(k.source(), vecadd.source()));
+fn kernel_items_are_reached_through_the_kernels_type() {
+    // The kernel's name is a type holding its items (and a fn that is never called):
+    // `use .. as` renames both, and the items are the same statics.
+    use vecadd as k;
+    assert!(std::ptr::eq(k::source(), vecadd::source()));
+    assert!(std::ptr::eq(<k>::source(), self::vecadd::source()));
+    assert_eq!(k::source().name, "vecadd");
 }
 
 #[test]
@@ -169,7 +178,8 @@ fn launch_without_gpu_is_an_error_not_a_panic() {
 
 #[test]
 fn twin_runs_on_the_host_as_thread_zero() {
-    // The twin of a device function runs on the host with the simulated thread index.
+    // A device function runs on the host with the simulated thread index (a kernel's
+    // body cannot be called: its fn is the kernel's signature, for `launch!` only).
     cudajit::__private::device_api::__set_thread(
         Dim3::new(2, 0, 0),
         Dim3::new(1, 0, 0),
@@ -177,7 +187,7 @@ fn twin_runs_on_the_host_as_thread_zero() {
         Dim3::new(2, 1, 1),
     );
     let mut c = vec![0.0f32; 8];
-    __cudajit_twin_uses_chain(&mut c);
+    square_plus_own_slot(&mut c);
     assert_eq!(c[6], 1.0);
 }
 
@@ -199,8 +209,8 @@ fn source_text_equals_an_offline_rendering_of_the_file() {
     bare.attrs.clear();
     bare.vis = syn::Visibility::Inherited;
     let (text, line) = kernel_device::source::render_preserving_lines(bare.to_token_stream());
-    assert_eq!(text, fill2d.source().text);
-    assert_eq!(line, fill2d.source().line);
+    assert_eq!(text, fill2d::source().text);
+    assert_eq!(line, fill2d::source().line);
 }
 
 /// Issue 7: valid Rust whose literal types come from a device function's signature,
@@ -230,7 +240,7 @@ fn literals_infer_from_device_signatures() {
     use inferred_from_callee::*;
     assert_eq!(wide(5_000_000_000), 2_500_000_000);
     assert_eq!((half(200) + 1).min(3), 3);
-    assert!(literal_args.source().text.contains("wide(5_000_000_000)"));
+    assert!(literal_args::source().text.contains("wide(5_000_000_000)"));
 }
 
 /// Kernels reach the device RNG's `#[device]` functions, defined in the `cudajit` crate
@@ -247,8 +257,7 @@ fn draws_normals(states: &mut [u64], out: &mut [f64]) {
 
 #[test]
 fn device_rng_functions_are_gathered_from_the_cudajit_crate() {
-    let unit: Vec<_> = draws_normals
-        .source()
+    let unit: Vec<_> = draws_normals::source()
         .unit()
         .iter()
         .map(|s| s.name)
@@ -263,7 +272,7 @@ fn device_rng_functions_are_gathered_from_the_cudajit_crate() {
         ]
     );
     let compiled = kernel_device::nvvm_ir_for_kernel(
-        draws_normals.source(),
+        draws_normals::source(),
         &kernel_device::back::nvvm::Options::default(),
     )
     .unwrap();
@@ -286,7 +295,7 @@ fn waits_for_the_grid(out: &mut [u32]) {
 #[test]
 fn a_grid_sync_makes_the_compiled_unit_cooperative() {
     let compiled = kernel_device::nvvm_ir_for_kernel(
-        waits_for_the_grid.source(),
+        waits_for_the_grid::source(),
         &kernel_device::back::nvvm::Options::default(),
     )
     .unwrap();
@@ -294,7 +303,7 @@ fn a_grid_sync_makes_the_compiled_unit_cooperative() {
     assert!(compiled.nvvm_ir.contains("%envreg1"));
 }
 
-/// The README's way to look at a kernel: `cudajit::inspect::inspect(k.source(), arch)`,
+/// The README's way to look at a kernel: `cudajit::inspect::inspect(k::source(), arch)`,
 /// through the facade, with the device functions it calls in the same module.
 #[test]
 fn inspect_through_the_facade() {
@@ -302,7 +311,7 @@ fn inspect_through_the_facade() {
         eprintln!("skipped: CUDAJIT_NVVM_PATH is not set (cargo xtask test sets it)");
         return;
     }
-    let inspection = cudajit::inspect::inspect(vecadd.source(), "compute_90").unwrap();
+    let inspection = cudajit::inspect::inspect(vecadd::source(), "compute_90").unwrap();
     assert_eq!(inspection.kernel, "vecadd");
     assert!(
         inspection.nvvm_ir.contains("@vecadd("),

@@ -193,20 +193,14 @@ fn cooperative_grids_are_sized_as_on_an_sm90_device() {
     let sms = device.multiprocessor_count();
     // 2048 threads and 32 blocks per multiprocessor.
     assert_eq!(
-        grid_total
-            .max_cooperative_grid_blocks_for(config(256))
-            .unwrap(),
+        grid_total::max_cooperative_grid_blocks_for(config(256)).unwrap(),
         8 * sms
     );
     assert_eq!(
-        grid_total
-            .max_cooperative_grid_blocks_for(config(32))
-            .unwrap(),
+        grid_total::max_cooperative_grid_blocks_for(config(32)).unwrap(),
         32 * sms
     );
-    let max = grid_total
-        .max_cooperative_grid_blocks_for(config(1024))
-        .unwrap();
+    let max = grid_total::max_cooperative_grid_blocks_for(config(1024)).unwrap();
     assert_eq!(max, 2 * sms);
     let x = vec![1i64; 100];
     let mut partials = vec![0i64; ((max + 1) * 1024) as usize];

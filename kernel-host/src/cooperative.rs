@@ -121,7 +121,7 @@ pub(crate) fn check_co_resident(
         format!(
             "at most {max} blocks ({blocks_per_sm} per multiprocessor x {multiprocessors} \
              multiprocessors) fit at once; size the grid with \
-             `kernel.max_cooperative_grid_blocks(block)`"
+             `{kernel}::max_cooperative_grid_blocks(block)`"
         )
     };
     Err(Error::InvalidLaunch {
@@ -136,7 +136,7 @@ pub(crate) fn check_co_resident(
     })
 }
 
-/// `kernel.max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
+/// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
 /// cooperative launch of `config`'s block shape and dynamic shared memory may have on
 /// `config`'s device (the grid in `config` is ignored).
 pub fn max_cooperative_grid_blocks(

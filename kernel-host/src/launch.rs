@@ -1,4 +1,4 @@
-//! `launch`: what every generated `kernel.launch(config, args..)` calls.
+//! `launch`: what every generated `kernel::launch(config, args..)` calls.
 //!
 //! Order matters: the configuration is checked against the device's limits and the
 //! arguments against the kernel's parameters before anything is queued on the GPU, so
@@ -25,7 +25,7 @@ use crate::memory::Allocation;
 use crate::stream::StreamRef;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
-/// `launch!(k[grid, block](a, b))` is `k.with_args(a, b).launch(config)`, so that rustc
+/// `launch!(k[grid, block](a, b))` is `<k>::with_args(a, b).launch(config)`, so that rustc
 /// counts a wrong number of arguments against the kernel's parameters alone.
 pub struct PendingLaunch<'a, const N: usize> {
     pub source: &'static FnSource,

@@ -14,18 +14,11 @@
 //!
 //! That import fails when the name does not exist at all (rustc's "unresolved import"),
 //! and the rustc-checked copy of the body then adds "cannot find function": three
-//! errors for one mistake. So a callee written as a bare name (`square(x)`) in a
-//! function at module level is resolved without an import that can fail
-//! ([`BareCallee`]): a block glob-imports fallbacks of that name and, in a block inside
-//! it, the module's own items (`use self::*`); an inner glob shadows an outer one, so the
-//! name is the module's item where there is one and the fallback otherwise. In the copy
-//! of the body each call of the name goes through such a block (`({ .. square })(x)`,
-//! which keeps the inference of a generic device function's parameters from the
-//! arguments), the first one checking that the name is a `#[device]` function: one
-//! error, in cudajit's words, whether the fn is ordinary or missing. The fallback
-//! function is silent (any arguments, any result); the check's error keeps rustc from
-//! asking for its result type. Inside a fn body `self::*` would miss the items of the
-//! enclosing blocks, so there the import is kept.
+//! errors for one mistake. So a callee written as a bare name (`square(x)`), a relative
+//! module path (`helpers::square(x)`) or with a turbofish (`square::<f32>(x)`) is
+//! resolved without an import that can fail (`routed_callees`), in a function at
+//! module level and in a kernel inside a fn body (there only where its fallback cannot
+//! hide an item of an enclosing block); the import is kept for the others.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -34,15 +27,15 @@ use syn::spanned::Spanned;
 /// The block expression `{ ..checks..; &[&callee_0::__CUDAJIT_FN, ..] }`, for the
 /// `deps` field of the caller's `FnSource`. `paths` are seen from where the block sits.
 /// `what` names the caller's kind in messages ("a kernel", "a `#[device]` function").
-/// `bare` are the callees resolved as in [`BareCallee`] (their fallbacks in the module
+/// `bare` are the callees resolved as in `routed_callees` (their fallbacks in the module
 /// `fallbacks_module` beside the function): their calls are checked in the copy of the
-/// body ([`route_bare_calls`]), so here they are only looked up. `nested`: the block
+/// body (`routed_callees::route_calls`), so here they are only looked up. `nested`: the block
 /// sits in a device function's generated module, one below the function's.
 pub fn dependency_block(
     callees: &[(String, syn::Path)],
     methods: &MethodProbes,
     what: &str,
-    bare: &[BareCallee],
+    bare: &[crate::routed_callees::RoutedCallee],
     fallbacks_module: &syn::Ident,
     nested: bool,
 ) -> TokenStream {
@@ -53,17 +46,19 @@ pub fn dependency_block(
     let home = if nested { quote!(super) } else { quote!(self) };
     for (n, (written, path)) in callees.iter().enumerate() {
         let span = path.span();
-        if let Some(callee) = bare.iter().find(|b| b.name == written) {
-            let name = &callee.name;
-            statics.push(quote_spanned! {span=> {
-                #[allow(unused_imports)]
-                use #home::#fallbacks_module::*;
-                {
-                    #[allow(unused_imports)]
-                    use #home::*;
-                    &#name::__CUDAJIT_FN
-                }
-            }});
+        if let Some(callee) = bare.iter().find(|b| b.written == *written) {
+            let module = (path.segments.len() > 1).then(|| {
+                let mut module = path.clone();
+                module.segments.pop();
+                module.segments.pop_punct();
+                module
+            });
+            statics.push(crate::routed_callees::dependency_lookup(
+                callee,
+                module,
+                &home,
+                fallbacks_module,
+            ));
             continue;
         }
         let alias = format_ident!("callee_{}", n, span = span);
@@ -120,189 +115,6 @@ pub fn dependency_block(
         #probe_items
         &[#(#statics,)* #(#probe_statics),*]
     }}
-}
-
-/// A callee written as a bare name (`square(x)`, never with `::<..>`), with the
-/// number of arguments of its first call (the fallback function takes as many).
-pub struct BareCallee {
-    pub name: syn::Ident,
-    pub arity: usize,
-}
-
-/// The callees of `item` written as bare names; `callees` are `front::device_calls`.
-pub fn bare_callees(item: &syn::ItemFn, callees: &[syn::Path]) -> Vec<BareCallee> {
-    struct Calls {
-        name: syn::Ident,
-        arity: Option<usize>,
-        turbofish: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Calls {
-        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if let syn::Expr::Path(p) = &*call.func {
-                let segments = &p.path.segments;
-                if p.qself.is_none()
-                    && p.path.leading_colon.is_none()
-                    && segments.len() == 1
-                    && segments[0].ident == self.name
-                {
-                    self.turbofish |= !segments[0].arguments.is_none();
-                    self.arity.get_or_insert(call.args.len());
-                }
-            }
-            syn::visit::visit_expr_call(self, call);
-        }
-    }
-    let mut out = Vec::new();
-    for path in callees {
-        let Some(name) = path.get_ident() else {
-            continue;
-        };
-        if matches!(
-            name.to_string().as_str(),
-            "self" | "super" | "crate" | "Self"
-        ) {
-            continue;
-        }
-        let mut calls = Calls {
-            name: name.clone(),
-            arity: None,
-            turbofish: false,
-        };
-        syn::visit::Visit::visit_block(&mut calls, &item.block);
-        if let (Some(arity), false) = (calls.arity, calls.turbofish) {
-            out.push(BareCallee {
-                name: name.clone(),
-                arity,
-            });
-        }
-    }
-    out
-}
-
-/// `body` (the rustc-checked copy) with each call of a [`BareCallee`] made through a
-/// block that resolves the name to the module's item or to a silent fallback; the
-/// first call of each name also checks, in cudajit's words, that it is a `#[device]`
-/// function. `what` names the caller's kind ("a kernel", ..).
-pub fn route_bare_calls(
-    mut body: syn::Block,
-    bare: &[BareCallee],
-    fallbacks_module: &syn::Ident,
-    what: &str,
-) -> syn::Block {
-    struct Router<'b> {
-        bare: &'b [BareCallee],
-        fallbacks_module: &'b syn::Ident,
-        what: &'b str,
-        checked: Vec<String>,
-    }
-    impl syn::visit_mut::VisitMut for Router<'_> {
-        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
-            syn::visit_mut::visit_expr_call_mut(self, call);
-            let syn::Expr::Path(p) = &*call.func else {
-                return;
-            };
-            if p.qself.is_some() || p.path.leading_colon.is_some() {
-                return;
-            }
-            let Some(name) = p.path.get_ident() else {
-                return;
-            };
-            if !self.bare.iter().any(|b| b.name == *name) {
-                return;
-            }
-            let first = !self.checked.contains(&name.to_string());
-            if first {
-                self.checked.push(name.to_string());
-            }
-            let routed = bare_call_target(name, self.fallbacks_module, first.then_some(self.what));
-            *call.func = syn::parse_quote_spanned!(name.span()=> (#routed));
-        }
-    }
-    let mut router = Router {
-        bare,
-        fallbacks_module,
-        what,
-        checked: Vec::new(),
-    };
-    syn::visit_mut::VisitMut::visit_block_mut(&mut router, &mut body);
-    body
-}
-
-/// The block a call of the bare callee `name` goes through (see [`BareCallee`]), all
-/// spanned at `name`; with `check`, it also checks that `name` is a `#[device]`
-/// function, `check` naming the caller's kind.
-fn bare_call_target(
-    name: &syn::Ident,
-    fallbacks_module: &syn::Ident,
-    check: Option<&str>,
-) -> TokenStream {
-    let span = name.span();
-    let check = check.map(|what| {
-        let message = format!("`{name}` is not a `#[device]` function, so {what} cannot call it");
-        let note = format!(
-            "add `#[device]` to the definition of `{name}`, or define it with `#[device]` if there is none (its body must then be in the kernel subset)"
-        );
-        quote_spanned! {span=>
-            #[diagnostic::on_unimplemented(
-                message = #message,
-                label = "not a `#[device]` function",
-                note = #note
-            )]
-            trait DeviceFunction {}
-            #[diagnostic::do_not_recommend]
-            impl DeviceFunction for ::cudajit::__private::IsDevice {}
-            fn callable_from_device_code<T: DeviceFunction>(_: &T) {}
-            callable_from_device_code(&#name::__CUDAJIT_MARK);
-        }
-    });
-    quote_spanned! {span=> {
-        #[allow(unused_imports)]
-        use self::#fallbacks_module::*;
-        {
-            #[allow(unused_imports)]
-            use self::*;
-            #check
-            #name
-        }
-    }}
-}
-
-/// The module `fallbacks_module`, beside a function whose body calls the `bare`
-/// callees: for each, a type of the callee's name (its marker fails the `#[device]`
-/// check, its source is empty) and a function of that name taking the call's number of
-/// arguments of any type and returning any type, so that a call of a missing function
-/// adds nothing to the one error. A braced struct: a unit struct would also be a value.
-pub fn bare_fallback_module(
-    fallbacks_module: &syn::Ident,
-    bare: &[BareCallee],
-    cfgs: &[&syn::Attribute],
-) -> TokenStream {
-    if bare.is_empty() {
-        return TokenStream::new();
-    }
-    let items = bare.iter().map(|callee| {
-        let name = &callee.name;
-        let params: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
-        quote_spanned! {name.span()=>
-            pub struct #name {}
-            impl #name {
-                pub const __CUDAJIT_MARK: #name = #name {};
-                pub const __CUDAJIT_FN: ::cudajit::__private::FnSource =
-                    ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
-            }
-            pub fn #name<#(#params,)* R>(#(_: #params),*) -> R {
-                loop {}
-            }
-        }
-    });
-    quote! {
-        #(#cfgs)*
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub, clippy::all)]
-        mod #fallbacks_module {
-            #(#items)*
-        }
-    }
 }
 
 /// The sources of the `#[device]` methods a body may call. A `#[device]` method `m`
@@ -422,43 +234,4 @@ pub fn recursion_check(name: &syn::Ident) -> TokenStream {
 /// The path as the user wrote it, for messages (`helpers::scale`).
 pub fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bare_callees_keep_the_first_arity_and_skip_paths_and_turbofish() {
-        let item: syn::ItemFn = syn::parse_quote! {
-            fn k(c: &mut [f32]) {
-                c[0] = square(c[0]) + square(c[1]) + helpers::cube(c[2]);
-                c[1] = clamp(c[1], 0.0, 1.0) + twice::<f32>(c[3]) + twice(c[4]);
-            }
-        };
-        let callees = kernel_device::front::device_calls(&item);
-        let bare: Vec<(String, usize)> = bare_callees(&item, &callees)
-            .into_iter()
-            .map(|b| (b.name.to_string(), b.arity))
-            .collect();
-        assert_eq!(bare, [("square".to_string(), 1), ("clamp".to_string(), 3)]);
-    }
-
-    #[test]
-    fn every_call_of_a_bare_callee_is_routed_and_only_the_first_checks() {
-        let item: syn::ItemFn = syn::parse_quote! {
-            fn k(c: &mut [f32]) { c[0] = square(square(c[0])); c[1] = other::square(c[1]); }
-        };
-        let bare = bare_callees(&item, &kernel_device::front::device_calls(&item));
-        let module = format_ident!("k_callee_fallbacks");
-        let routed = route_bare_calls((*item.block).clone(), &bare, &module, "a kernel");
-        let text = routed.to_token_stream().to_string();
-        assert_eq!(
-            text.matches("use self :: k_callee_fallbacks :: *").count(),
-            2
-        );
-        assert_eq!(text.matches("callable_from_device_code (&").count(), 1);
-        // A path names its module: it is not routed.
-        assert!(text.contains("other :: square (c [1])"), "{text}");
-    }
 }

@@ -43,6 +43,48 @@ pub fn at_module_level() -> bool {
     })
 }
 
+/// For a kernel inside a fn body, whether a call of `name` can be routed through a
+/// fallback (`routed_callees`) without hiding an item of an enclosing block: every
+/// mention of `name` in the file is a call (`name(` or `name::<`, never `fn name` nor
+/// an import), and no glob import of the file sits inside a block. `false` where the
+/// file cannot be read.
+pub fn only_called_in_file(name: &str) -> bool {
+    let Some(text) = source_file() else {
+        return false;
+    };
+    let word = |at: usize, len: usize| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + len..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    };
+    let mentions_are_calls = text.match_indices(name).all(|(at, _)| {
+        if !word(at, name.len()) {
+            return true;
+        }
+        let rest = text[at + name.len()..].trim_start();
+        let called =
+            rest.starts_with('(') || rest.replace(char::is_whitespace, "").starts_with("::<");
+        let defined = text[..at].trim_end().ends_with("fn");
+        called && !defined
+    });
+    let globs_at_module_level = text.match_indices("::*").all(|(at, _)| {
+        open_blocks(&text[..at])
+            .iter()
+            .all(|(_, header)| *header == Some("mod"))
+    });
+    mentions_are_calls && globs_at_module_level
+}
+
+/// The text of the file being compiled; `None` outside a macro expansion.
+fn source_file() -> Option<String> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let path = proc_macro::Span::call_site().local_file()?;
+    std::fs::read_to_string(path).ok()
+}
+
 /// The text of the file being compiled up to the attribute being expanded; `None`
 /// outside a macro expansion (the crate's unit tests) or where the file cannot be read.
 fn source_before_attribute() -> Option<String> {

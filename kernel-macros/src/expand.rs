@@ -1,7 +1,9 @@
 //! Emits the items for `#[kernel]` and `#[device]` (shapes fixed by the contract):
 //!
-//! - kernel `k`: a unit struct `k` with `k.source()` (the embedded `FnSource`) and
-//!   `k.launch(config, args..)`, plus the twin `__cudajit_twin_k`;
+//! - kernel `k`: in the value namespace `fn k` (the kernel's signature, never callable:
+//!   `twin::kernel_twin`), in the type namespace `struct k {}` with `k::source()` (the
+//!   embedded `FnSource`), `k::launch(config, args..)` and `k::with_args(args..)` (what
+//!   `launch!` expands to), plus the hidden rustc-checked twin `__cudajit_twin_k`;
 //! - device `f`: the fn itself (body with the device API imported) plus
 //!   `mod f { pub static __CUDAJIT_FN: FnSource }`, which kernels reach as a dependency.
 //!
@@ -84,19 +86,42 @@ pub fn expand_with(
         SourceKind::Device if method => "a `#[device]` method",
         SourceKind::Device => "a `#[device]` function",
     };
-    // Callees written as bare names, resolved without an import that could fail (see
-    // `callees`); not in a method (its `impl` block holds no other items) nor inside a
-    // fn body (where `self::*` would miss the items of the enclosing blocks).
-    let bare = if failed || method || !crate::context::at_module_level() {
+    // Callees resolved without an import that could fail (see `callees`); not in a
+    // method (its `impl` block holds no other items). Inside a fn body `self::*` would
+    // miss the items of the enclosing blocks: there only a kernel's callees whose
+    // fallback cannot hide such an item (`context::only_called_in_file`), its
+    // fallbacks named without `self::` (they sit in the block).
+    let routable =
+        || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
+    let bare = if failed || method {
         Vec::new()
+    } else if crate::context::at_module_level() {
+        routable()
+    } else if kind == SourceKind::Kernel {
+        let mut routed = routable();
+        routed.retain(|c| crate::context::only_called_in_file(&c.name.to_string()));
+        for callee in &mut routed {
+            callee.in_block = true;
+        }
+        routed
     } else {
-        callees::bare_callees(&item, &kernel_device::front::device_calls(&item))
+        Vec::new()
+    };
+    // A turbofish call's fallback returns `!` (see `routed_callees::fallback_module`):
+    // where it is used, the one error is not followed by "unreachable expression".
+    let item = if bare.iter().any(|c| c.turbofish.is_some()) {
+        let mut item = item;
+        item.attrs
+            .push(syn::parse_quote!(#[allow(unreachable_code)]));
+        item
+    } else {
+        item
     };
     let fallbacks_module = format_ident!("{}_callee_fallbacks", item.sig.ident);
     let body = if failed {
         twin::stub_body()
     } else {
-        callees::route_bare_calls(body, &bare, &fallbacks_module, what)
+        crate::routed_callees::route_calls(body, &bare, &fallbacks_module, what)
     };
     // A function that did not check is never compiled: it names no callees and no
     // constants, so nothing is reported about them twice.
@@ -131,7 +156,7 @@ pub fn expand_with(
         SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
     };
     let cfgs: Vec<&syn::Attribute> = item.attrs.iter().filter(|a| twin::is_cfg(a)).collect();
-    let fallbacks = callees::bare_fallback_module(&fallbacks_module, &bare, &cfgs);
+    let fallbacks = crate::routed_callees::fallback_module(&fallbacks_module, &bare, &cfgs);
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
     quote!(#errors #items #fallbacks)
 }
@@ -400,20 +425,13 @@ fn kernel(
     }
     let count = args.len();
     let generics = GenericLauncher::new(item);
-    // A generic kernel's parameter types name its type parameters: no guard (calling
-    // it like a function is rustc's plain "expected function").
-    let called_like_a_function = if generics.is_generic() {
-        TokenStream::new()
-    } else {
-        call_guard(name, params, &cfgs)
-    };
     let (params_decl, params_use) = (&generics.decl, &generics.args);
     // With an unsupported parameter there is nothing to launch; the error is reported.
     let body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
             #(#split)*
             let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
-            let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+            let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
             ::cudajit::__private::launch(source, cache, ::core::convert::Into::into(#config), &mut args)
         }
     } else {
@@ -422,7 +440,7 @@ fn kernel(
     let with_args_body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
             #(#split)*
-            let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+            let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
             ::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] }
         }
     } else {
@@ -451,18 +469,20 @@ fn kernel(
          without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`.{safety_doc}"
     );
     quote! {
+        // The type namespace: everything of the kernel but its signature (the value
+        // `#name` is the fn of `twin::kernel_twin`). Braced, so it is no value.
         #(#cfgs)*
         #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug)]
-        #vis struct #name;
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
 
         #(#cfgs)*
         impl #name {
             /// What a call of this kernel from device code resolves to: it passes the
-            /// `#[device]` check, because the call itself fails (the kernel is not a
-            /// function: see `call_guard`) and one mistake gets one error, in the
-            /// words of a kernel called like a function. It has no source to compile.
+            /// `#[device]` check, because the call itself fails (the kernel's fn
+            /// carries a bound that never holds: see `twin::kernel_twin`) and one
+            /// mistake gets one error, in the words of a kernel called like a function.
+            /// It has no source to compile.
             #[doc(hidden)]
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #[doc(hidden)]
@@ -471,7 +491,7 @@ fn kernel(
 
             /// The kernel's source as embedded for the run-time compiler.
             #[doc(hidden)]
-            pub fn source(&self) -> &'static ::cudajit::__private::FnSource {
+            pub fn source() -> &'static ::cudajit::__private::FnSource {
                 static SOURCE: ::cudajit::__private::FnSource = #source;
                 &SOURCE
             }
@@ -479,14 +499,14 @@ fn kernel(
             /// The kernel's loaded modules, one per device (a generic kernel's
             /// instantiations have their own: see `instances`).
             #[doc(hidden)]
-            pub fn cache(&self) -> &'static ::cudajit::__private::KernelCache {
+            pub fn cache() -> &'static ::cudajit::__private::KernelCache {
                 static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
                 &CACHE
             }
 
             /// A generic kernel's instantiations launched so far.
             #[doc(hidden)]
-            pub fn instances(&self) -> &'static ::cudajit::__private::GenericKernels {
+            pub fn instances() -> &'static ::cudajit::__private::GenericKernels {
                 static INSTANCES: ::cudajit::__private::GenericKernels = ::cudajit::__private::GenericKernels::new();
                 &INSTANCES
             }
@@ -495,7 +515,7 @@ fn kernel(
             /// arguments runs (the kernel's own for a non-generic kernel).
             #[doc(hidden)]
             #[allow(unused_variables)]
-            pub fn __cudajit_instance<#(#params_decl),*>(&self) -> (&'static ::cudajit::__private::FnSource, &'static ::cudajit::__private::KernelCache) {
+            pub fn __cudajit_instance<#(#params_decl),*>() -> (&'static ::cudajit::__private::FnSource, &'static ::cudajit::__private::KernelCache) {
                 #instance_body
             }
 
@@ -505,19 +525,17 @@ fn kernel(
             /// Numba's `kernel.max_cooperative_grid_blocks(blockdim)`. Compiles the
             /// kernel if needed.
             pub fn max_cooperative_grid_blocks<#(#params_decl),*>(
-                &self,
                 block: impl ::core::convert::Into<::cudajit::Dim>,
             ) -> ::cudajit::Result<u32> {
-                self.max_cooperative_grid_blocks_for::<#(#params_use),*>(::cudajit::LaunchConfig::new(1u32, block))
+                Self::max_cooperative_grid_blocks_for::<#(#params_use),*>(::cudajit::LaunchConfig::new(1u32, block))
             }
 
             /// As [`Self::max_cooperative_grid_blocks`], for `config`'s block shape,
             /// dynamic shared memory and stream's device (its grid is ignored).
             pub fn max_cooperative_grid_blocks_for<#(#params_decl),*>(
-                &self,
                 config: ::cudajit::LaunchConfig<'_>,
             ) -> ::cudajit::Result<u32> {
-                let (source, cache) = self.__cudajit_instance::<#(#params_use),*>();
+                let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
                 ::cudajit::__private::max_cooperative_grid_blocks(source, cache, config)
             }
 
@@ -529,7 +547,6 @@ fn kernel(
             #[doc = #safety_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
             pub #unsafety fn with_args<'a, #(#params_decl),*>(
-                &self,
                 #(#launch_params),*
             ) -> ::cudajit::__private::PendingLaunch<'a, #count> {
                 #with_args_body
@@ -538,7 +555,6 @@ fn kernel(
             #[doc = #launch_doc]
             #[allow(unused_variables, clippy::too_many_arguments)]
             pub #unsafety fn launch<'a, #(#params_decl),*>(
-                &self,
                 #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
                 #(#launch_params),*
             ) -> ::cudajit::Result<()> {
@@ -546,72 +562,7 @@ fn kernel(
             }
         }
 
-        #called_like_a_function
         #twin
-    }
-}
-
-/// `impl Deref` from the kernel to a function of its parameter types whose result type
-/// is never well-formed (`cudajit::launch_traits::KernelCall`): calling the kernel like a
-/// function, `vecadd(&a, &b, &mut c)`, then fails at the call with a message pointing to
-/// `launch!`, while `vecadd` stays a plain value with `launch` and friends. The result
-/// type's bound must name a lifetime of the arguments to be checked at the call rather
-/// than here, so a kernel without slice parameters keeps rustc's "expected function".
-///
-/// Tried for scalar-only kernels on rustc 1.95, none usable: `dyn for<'c> Fn(u32) ->
-/// KernelCall<'c, k>` is E0582 (the lifetime is in no input); a `for<'a> &'a k: Callable`
-/// bound on the result type fails here, at the impl, and on the `Deref` impl instead it
-/// makes rustc skip the impl at the call (still E0618); the kernel as a fn item with that
-/// bound fails wherever `k` is named as a value (`k.source()`). What does work: `k` a
-/// unit variant of a generic enum (`enum k_kernel<A0 = (), ..> { k, .. }`, `use
-/// k_kernel::k`) with `impl<A0: Callable<..>, ..> Deref for k_kernel<A0, ..>` to `dyn
-/// Fn(A0, ..)`: the bound's self type is an inference variable when rustc derefs, and the
-/// argument types when the call is checked, so the one error is cudajit's, at the call.
-/// It changes what `k` is (an enum variant; its type has inference variables, so `k`
-/// passed to a generic function needs annotations, and `k::ITEM` paths stop resolving),
-/// which is why it is not done.
-fn call_guard(name: &syn::Ident, params: &[parse::Param], cfgs: &[&syn::Attribute]) -> TokenStream {
-    let has_slice = params.iter().any(|p| {
-        matches!(
-            p.shape,
-            parse::Shape::Slice(_) | parse::Shape::SliceMut(_) | parse::Shape::Nd { .. }
-        )
-    });
-    let mut types = Vec::new();
-    for param in params {
-        types.push(match &param.shape {
-            parse::Shape::Slice(t) => quote!(&'call [#t]),
-            parse::Shape::SliceMut(t) => quote!(&'call mut [#t]),
-            parse::Shape::Nd {
-                elem,
-                dims,
-                mutable,
-            } => {
-                let d = proc_macro2::Literal::usize_unsuffixed(*dims);
-                if *mutable {
-                    quote!(&'call mut ::cudajit::Nd<#elem, #d>)
-                } else {
-                    quote!(&'call ::cudajit::Nd<#elem, #d>)
-                }
-            }
-            parse::Shape::Scalar(t) | parse::Shape::Value(t) => quote!(#t),
-            // Nothing to launch; the parameter is reported.
-            parse::Shape::Unsupported => return TokenStream::new(),
-        });
-    }
-    if !has_slice {
-        return TokenStream::new();
-    }
-    let ignored = types.iter().map(|_| quote!(_));
-    quote! {
-        #(#cfgs)*
-        impl ::core::ops::Deref for #name {
-            type Target = dyn for<'call> ::core::ops::Fn(#(#types),*)
-                -> ::cudajit::launch_traits::KernelCall<'call, #name>;
-            fn deref(&self) -> &Self::Target {
-                &|#(#ignored),*| ::core::unreachable!("a kernel is launched with `launch!`, never called")
-            }
-        }
     }
 }
 
@@ -803,12 +754,12 @@ impl GenericLauncher {
     /// per monomorphised launcher, so the lookup compares them by address first.
     fn instance_body(&self) -> TokenStream {
         if !self.is_generic() {
-            return quote!((self.source(), self.cache()));
+            return quote!((Self::source(), Self::cache()));
         }
         let instance = &self.instance;
         quote! {
             let instance: &'static [::cudajit::__private::GenericArg] = const { &[#(#instance),*] };
-            self.instances().get(self.source(), instance)
+            Self::instances().get(Self::source(), instance)
         }
     }
 }

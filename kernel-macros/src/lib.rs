@@ -17,11 +17,14 @@ mod derive_enum;
 mod expand;
 mod globals;
 mod parse;
+mod routed_callees;
 mod twin;
 mod vectorize;
 
-/// Turns `fn k(a: &[f32], c: &mut [f32], n: u32) { .. }` into a kernel item `k` with
-/// `k.launch(config, a, c, n)`; see the `cudajit` crate for the subset and `launch!`.
+/// Turns `fn k(a: &[f32], c: &mut [f32], n: u32) { .. }` into a kernel: the type `k`
+/// with `k::launch(config, a, c, n)` and `k::source()`, and a fn `k` of the same
+/// signature that is never called (calling it is a compile error pointing to
+/// `launch!`); see the `cudajit` crate for the subset and `launch!`.
 /// Arguments: `boundscheck = bool` (default true), `fastmath = bool` (default false).
 ///
 /// Without `fastmath` a kernel computes exactly what rustc computes: no contraction of

@@ -36,20 +36,46 @@ pub fn stub_body() -> syn::Block {
     syn::parse_quote!({ loop {} })
 }
 
-/// `#[doc(hidden)] fn __cudajit_twin_<name>(same params) -> same { body }`.
+/// The rustc-checked copy of a kernel's body, `fn __cudajit_twin_k(same params) -> same
+/// { body }`, and the kernel's name in the value namespace: `fn k(same params) -> same
+/// where for<'call> &'call k: Callable<k> { loop {} }` (its `k` in the bound is the
+/// braced `struct k {}` of the type namespace, which holds everything else of the
+/// kernel). The bound is never satisfied and names a higher-ranked lifetime, so rustc
+/// accepts the definition and checks the bound at each use: calling the kernel like a
+/// function, `k(3, 1.0)` on the host or from device code, is one error in cudajit's
+/// words pointing to `launch!` (`launch_traits::Callable`), and rust-analyzer shows `k`
+/// as a fn with the kernel's signature and docs. The body is not in that fn: rustc
+/// replaces the body of a fn with an impossible bound by `unreachable`, constants
+/// inside it included (`[0.0; TILE + 1]` would fail to evaluate). A mistake in the
+/// signature is reported once: rustc drops the same error at the same token.
 pub fn kernel_twin(item: &syn::ItemFn, body: syn::Block) -> proc_macro2::TokenStream {
+    let name = &item.sig.ident;
+    let mut twin = item.sig.clone();
+    twin.ident = format_ident!("__cudajit_twin_{}", name, span = name.span());
     let mut sig = item.sig.clone();
-    sig.ident = format_ident!(
-        "__cudajit_twin_{}",
-        item.sig.ident,
-        span = item.sig.ident.span()
-    );
-    let cfgs = item.attrs.iter().filter(|a| is_cfg(a));
+    // Spanned at the name: rustc's "required by a bound" note then points at the
+    // kernel's definition.
+    sig.generics
+        .make_where_clause()
+        .predicates
+        .push(syn::parse_quote_spanned!(name.span()=>
+            for<'call> &'call #name: ::cudajit::launch_traits::Callable<#name>
+        ));
+    let vis = &item.vis;
+    let cfgs: Vec<_> = item.attrs.iter().filter(|a| is_cfg(a)).collect();
+    let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     quote! {
         #(#cfgs)*
         #[doc(hidden)]
         #[allow(dead_code, unused, non_snake_case, clippy::all)]
-        #sig #body
+        #twin #body
+
+        #(#cfgs)*
+        #(#docs)*
+        #[allow(dead_code, unused, non_snake_case, clippy::all)]
+        #vis #sig {
+            loop {}
+        }
     }
 }
 

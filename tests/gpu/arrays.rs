@@ -413,24 +413,24 @@ fn the_kernels_lower_with_arrays_in_their_memories() {
             .unwrap_or_else(|e| panic!("{}: {e}", source.name))
             .nvvm_ir
     };
-    assert!(ir(block_sum.source()).contains("addrspace(3) global [256 x float] undef"));
-    let matmul = ir(fast_matmul.source());
+    assert!(ir(block_sum::source()).contains("addrspace(3) global [256 x float] undef"));
+    let matmul = ir(fast_matmul::source());
     assert_eq!(
         matmul
             .matches("addrspace(3) global [16 x [16 x float]]")
             .count(),
         2
     );
-    assert!(ir(transpose_tiled.source()).contains("addrspace(3) global [32 x [33 x float]]"));
-    assert!(ir(stencil5.source()).contains("addrspace(3) global [18 x [18 x float]]"));
-    assert!(ir(local_arrays.source()).contains("alloca [8 x i32]"));
-    let tables = ir(const_tables.source());
+    assert!(ir(transpose_tiled::source()).contains("addrspace(3) global [32 x [33 x float]]"));
+    assert!(ir(stencil5::source()).contains("addrspace(3) global [18 x [18 x float]]"));
+    assert!(ir(local_arrays::source()).contains("alloca [8 x i32]"));
+    let tables = ir(const_tables::source());
     assert!(
         tables.contains("addrspace(4) constant [7 x float]"),
         "{tables}"
     );
     assert!(tables.contains("addrspace(4) constant [256 x i8] [i8 0, i8 1, i8 1, i8 2"));
-    ir(local_out_of_bounds.source());
+    ir(local_out_of_bounds::source());
 }
 
 /// Views of device arrays as launch arguments: the kernel sees exactly the range (its

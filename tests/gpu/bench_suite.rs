@@ -271,15 +271,9 @@ fn multi_block_scan_gives_inclusive_prefixes_of_the_whole_array() {
         ($build:ident) => {{
             let mut sums = vec![u32::MAX; tiles];
             let mut out = vec![u32::MAX; n];
-            $build::scan_reduce
-                .launch(cfg(tiles, 256), &x, &mut sums)
-                .unwrap();
-            $build::scan_sums
-                .launch(cfg(1, sums_block), &mut sums)
-                .unwrap();
-            $build::scan_downsweep
-                .launch(cfg(tiles, 256), &x, &sums, &mut out)
-                .unwrap();
+            $build::scan_reduce::launch(cfg(tiles, 256), &x, &mut sums).unwrap();
+            $build::scan_sums::launch(cfg(1, sums_block), &mut sums).unwrap();
+            $build::scan_downsweep::launch(cfg(tiles, 256), &x, &sums, &mut out).unwrap();
             assert_eq!(out, want, "{} scan_multi", stringify!($build));
         }};
     }
@@ -337,7 +331,7 @@ fn grid_sync_sum_through_a_cooperative_launch_is_exact() {
     each_build!(grid_sync_sum, |k, build| {
         let mut partial = vec![f32::NAN; blocks as usize];
         let mut out = [f32::NAN];
-        k.launch(cfg, &x, &mut partial, &mut out).unwrap();
+        k::launch(cfg, &x, &mut partial, &mut out).unwrap();
         assert_eq!(out[0] as f64, total, "{build} grid_sync_sum");
     });
 }
@@ -348,7 +342,7 @@ fn grid_sync_sum_through_a_cooperative_launch_is_exact() {
 /// rolled checked copies, it ran 1.21x slower than nvcc's build on the H100.
 #[test]
 fn checked_stencil_keeps_full_occupancy() {
-    let inspection = match cudajit::inspect::inspect(checked::stencil5.source(), "compute_90") {
+    let inspection = match cudajit::inspect::inspect(checked::stencil5::source(), "compute_90") {
         Ok(i) => i,
         Err(e) => {
             skip!("no libnvvm ({e})");
@@ -597,11 +591,11 @@ fn generic_black_scholes_for_f32_and_f64_equals_the_hand_written_f32_kernel() {
 /// times both.
 #[test]
 fn generic_black_scholes_f32_compiles_to_the_hand_written_kernels_ptx() {
-    let generic = checked::black_scholes.__cudajit_instance::<f32>().0;
+    let generic = checked::black_scholes::__cudajit_instance::<f32>().0;
     let inspect = |source| cudajit::inspect::inspect(source, "compute_90");
     let (generic, hand) = match (
         inspect(generic),
-        inspect(checked::black_scholes_hand_f32.source()),
+        inspect(checked::black_scholes_hand_f32::source()),
     ) {
         (Ok(g), Ok(h)) => (g, h),
         (Err(e), _) | (_, Err(e)) => {

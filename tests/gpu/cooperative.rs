@@ -54,7 +54,7 @@ fn two_phase_sum(x: &[i64], partials: &mut [i64], total: &mut [i64]) {
 fn every_round_sees_this_rounds_values_back_to_back() {
     let _gpu = require_gpu!();
     let block = (32u32, 4u32);
-    let max = exchange_rounds.max_cooperative_grid_blocks(block).unwrap();
+    let max = exchange_rounds::max_cooperative_grid_blocks(block).unwrap();
     assert!(max >= 1, "no co-resident block at all");
     // The whole co-resident grid (the hardest case for the barrier), as a 2-D grid.
     let (gx, gy) = if max >= 2 { (max / 2, 2) } else { (1, 1) };
@@ -94,7 +94,7 @@ fn two_phase_sum_through_a_device_function() {
     let block = 256u32;
     let blocks = gpu
         .multiprocessor_count()
-        .min(two_phase_sum.max_cooperative_grid_blocks(block).unwrap());
+        .min(two_phase_sum::max_cooperative_grid_blocks(block).unwrap());
     let mut partials = vec![i64::MIN; (blocks * block) as usize];
     for _ in 0..3 {
         let mut total = [i64::MIN];
@@ -107,7 +107,7 @@ fn two_phase_sum_through_a_device_function() {
 fn a_grid_too_large_to_be_co_resident_is_an_err() {
     let _gpu = require_gpu!();
     let block = 256u32;
-    let max = two_phase_sum.max_cooperative_grid_blocks(block).unwrap();
+    let max = two_phase_sum::max_cooperative_grid_blocks(block).unwrap();
     let x = vec![1i64; 1024];
     let blocks = max + 1;
     let mut partials = vec![0i64; (blocks * block) as usize];
@@ -130,8 +130,8 @@ fn a_grid_too_large_to_be_co_resident_is_an_err() {
 fn max_cooperative_grid_blocks_follows_block_size_and_shared_memory() {
     let gpu = require_gpu!();
     let sms = gpu.multiprocessor_count();
-    let small = two_phase_sum.max_cooperative_grid_blocks(64u32).unwrap();
-    let large = two_phase_sum.max_cooperative_grid_blocks(1024u32).unwrap();
+    let small = two_phase_sum::max_cooperative_grid_blocks(64u32).unwrap();
+    let large = two_phase_sum::max_cooperative_grid_blocks(1024u32).unwrap();
     assert!(
         large >= sms,
         "a 1024-thread block fits once per SM: {large} < {sms}"
@@ -140,9 +140,10 @@ fn max_cooperative_grid_blocks_follows_block_size_and_shared_memory() {
     assert_eq!(small % sms, 0, "whole blocks per SM");
     // Most of an SM's shared memory per block leaves room for one block per SM.
     let shared = gpu.limits().max_shared_per_block_optin as usize;
-    let one_each = two_phase_sum
-        .max_cooperative_grid_blocks_for(LaunchConfig::new(1, 64).shared_bytes(shared))
-        .unwrap();
+    let one_each = two_phase_sum::max_cooperative_grid_blocks_for(
+        LaunchConfig::new(1, 64).shared_bytes(shared),
+    )
+    .unwrap();
     assert_eq!(one_each, sms);
 }
 
@@ -235,10 +236,10 @@ fn line_of_cooperative(marker: &str) -> usize {
 #[test]
 fn the_kernels_lower_and_are_cooperative() {
     for source in [
-        exchange_rounds.source(),
-        two_phase_sum.source(),
-        panics_before_the_barrier.source(),
-        a_block_skips_the_barrier.source(),
+        exchange_rounds::source(),
+        two_phase_sum::source(),
+        panics_before_the_barrier::source(),
+        a_block_skips_the_barrier::source(),
     ] {
         let unit = kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));

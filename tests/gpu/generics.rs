@@ -182,7 +182,7 @@ fn black_scholes_one_generic_kernel_for_f32_and_f64() {
     // Prices up to ~100 computed in f32: a few ulps of the largest terms.
     common::compare("call f32", &call, &want_call, 2e-4, 2e-5).unwrap();
     common::compare("put f32", &put, &want_put, 2e-4, 2e-5).unwrap();
-    assert_eq!(black_scholes.instances().launched().len(), 2);
+    assert_eq!(black_scholes::instances().launched().len(), 2);
 }
 
 #[kernel]
@@ -231,7 +231,7 @@ fn generic_axpy_for_f32_f64_and_i32() {
     let mut y2 = y0.clone();
     launch!(axpy::<i32>[blocks, 256](a, &x, &mut y2)).unwrap();
     assert_eq!(y2, want, "i32, named");
-    assert_eq!(axpy.instances().launched().len(), 3);
+    assert_eq!(axpy::instances().launched().len(), 3);
 }
 
 /// `output = inputᵀ` through a block-shared tile padded by one column (no bank
@@ -287,7 +287,7 @@ fn const_generic_transpose_for_two_tile_sizes() {
     check_transpose::<f32, 32>(&input, f32::NAN, rows, cols);
     let input: Vec<i64> = (0..rows * cols).map(|_| rng.next_u64() as i64).collect();
     check_transpose::<i64, 8>(&input, i64::MIN, rows, cols);
-    assert_eq!(transpose.instances().launched().len(), 3);
+    assert_eq!(transpose::instances().launched().len(), 3);
 }
 
 /// `N` terms of `x[start..]` weighted by `w`, for any number type and window: a

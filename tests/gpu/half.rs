@@ -99,7 +99,7 @@ fn generic_axpy_for_f16_bf16_f32_f64_and_i32() {
         .map(|i| a.wrapping_mul(x[i]).wrapping_add(y0[i]))
         .collect();
     assert_eq!(y, want, "i32");
-    assert_eq!(axpy_any.instances().launched().len(), 5);
+    assert_eq!(axpy_any::instances().launched().len(), 5);
 }
 
 /// Every half operation a kernel has, on `f16`: conversions, the four operators and

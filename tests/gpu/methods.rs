@@ -372,7 +372,7 @@ fn mut_self_methods_update_their_receiver_as_on_the_host() {
 /// no GPU): a method returning `(Self, R)` is a device function like any other.
 #[test]
 fn mut_self_methods_compile_to_ptx() {
-    let inspection = match cudajit::inspect::inspect(random_walks.source(), "compute_90") {
+    let inspection = match cudajit::inspect::inspect(random_walks::source(), "compute_90") {
         Ok(i) => i,
         Err(e) => {
             skip!("no libnvvm ({e})");

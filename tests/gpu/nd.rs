@@ -198,14 +198,16 @@ fn an_index_past_an_axis_panics_naming_the_axis_index_and_length() {
 }
 
 #[test]
-fn the_host_twin_indexes_nd_and_panics_in_the_same_words() {
-    // The rustc-checked twin of `write_at` runs on the host over a real `Nd`.
+fn nd_indexes_on_the_host_and_panics_in_the_same_words() {
+    // `write_at`'s body, `a[(i, j, k)] = 1`, on the host over a real `Nd` (what rustc
+    // type-checks the kernel against).
     let mut a = Nd::from_shape_vec([2, 3, 4], vec![0i32; 24]).unwrap();
-    __cudajit_twin_write_at(&mut a, 1, 2, 3);
+    a[(1, 2, 3)] = 1;
     assert_eq!(a[(1, 2, 3)], 1);
     let panic = std::panic::catch_unwind(move || {
         let mut a = a;
-        __cudajit_twin_write_at(&mut a, 0, 3, 0)
+        let (i, j, k) = (0, 3, 0);
+        a[(i, j, k)] = 1;
     })
     .unwrap_err();
     assert_eq!(

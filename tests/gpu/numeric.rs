@@ -374,11 +374,11 @@ fn clamp_panics_with_std_messages() {
 #[test]
 fn the_kernels_lower_to_nvvm_ir() {
     for source in [
-        integer_methods.source(),
-        wide_and_narrow.source(),
-        float_methods.source(),
-        gpu_only_math.source(),
-        clamp_bounds.source(),
+        integer_methods::source(),
+        wide_and_narrow::source(),
+        float_methods::source(),
+        gpu_only_math::source(),
+        clamp_bounds::source(),
     ] {
         kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));

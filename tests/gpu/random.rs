@@ -196,7 +196,7 @@ fn monte_carlo_pi_is_within_the_statistical_bound_and_equals_the_host() {
 /// lower to NVVM IR as the first launch will.
 #[test]
 fn the_kernels_lower_to_nvvm_ir() {
-    for source in [every_draw.source(), monte_carlo_pi.source()] {
+    for source in [every_draw::source(), monte_carlo_pi::source()] {
         let unit = kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));
         assert!(unit.nvvm_ir.contains("@__cudajit_dev_xoroshiro128p_next("));

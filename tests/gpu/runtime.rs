@@ -277,9 +277,9 @@ fn arrays_dropped_while_in_use_are_freed_after_their_kernels() {
 #[test]
 fn runtime_kernels_compile_for_sm_90() {
     for source in [
-        slow_fill.source(),
-        plus_one_into.source(),
-        times_three_plus.source(),
+        slow_fill::source(),
+        plus_one_into::source(),
+        times_three_plus::source(),
     ] {
         match cudajit::inspect::inspect(source, "compute_90") {
             Ok(found) => assert!(found.ptx.contains(".entry"), "{}", found.ptx),

@@ -327,13 +327,13 @@ fn shared_then_global_histogram_matches_cpu_counts() {
 #[test]
 fn the_kernels_lower_to_nvvm_ir() {
     for source in [
-        histogram.source(),
-        atomics_u32.source(),
-        atomics_signed.source(),
-        atomics_float.source(),
-        block_scoped.source(),
-        block_votes.source(),
-        shared_histogram.source(),
+        histogram::source(),
+        atomics_u32::source(),
+        atomics_signed::source(),
+        atomics_float::source(),
+        block_scoped::source(),
+        block_votes::source(),
+        shared_histogram::source(),
     ] {
         kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));

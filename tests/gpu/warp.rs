@@ -265,10 +265,10 @@ fn warp_reductions_give_every_lane_the_warp_result() {
 #[test]
 fn the_kernels_lower_to_nvvm_ir() {
     for source in [
-        lane_registers.source(),
-        shuffles.source(),
-        votes.source(),
-        reductions.source(),
+        lane_registers::source(),
+        shuffles::source(),
+        votes::source(),
+        reductions::source(),
     ] {
         kernel_device::nvvm_ir_for_kernel(source, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e}", source.name));

@@ -261,7 +261,7 @@ fn internal_error(payload: Box<dyn std::any::Any + Send>) -> String {
     format!("internal error in the simulator (please report it): {text}")
 }
 
-/// `kernel.max_cooperative_grid_blocks_for(config)` on a simulated device: what an
+/// `kernel::max_cooperative_grid_blocks_for(config)` on a simulated device: what an
 /// sm_90 GPU would co-schedule, so that a grid sized here also fits the GPU.
 pub(crate) fn max_cooperative_grid_blocks(
     source: &'static FnSource,

@@ -99,9 +99,9 @@ fn run() -> Result<(), String> {
     };
     println!("backend {:?} capability {}.{}", device.backend(), capability.0, capability.1);
     let sources = [
-        ("vecadd", vecadd.source()),
-        ("axpy2::<f32>", axpy2.__cudajit_instance::<f32>().0),
-        ("axpy2::<f64>", axpy2.__cudajit_instance::<f64>().0),
+        ("vecadd", vecadd::source()),
+        ("axpy2::<f32>", axpy2::__cudajit_instance::<f32>().0),
+        ("axpy2::<f64>", axpy2::__cudajit_instance::<f64>().0),
     ];
     for (name, source) in sources {
         match cudajit::aot::find(source, capability).map_err(|e| e.to_string())? {
@@ -115,7 +115,7 @@ fn run() -> Result<(), String> {
         }
     }
     // Whether this process can compile at all: inspection needs libnvvm.
-    match cudajit::inspect::inspect(vecadd.source(), "compute_90") {
+    match cudajit::inspect::inspect(vecadd::source(), "compute_90") {
         Ok(_) => println!("libnvvm available"),
         Err(e) => println!("libnvvm unavailable: {}", e.to_string().lines().next().unwrap_or("")),
     }

@@ -36,7 +36,7 @@ fn launches() -> cudajit::Result<()> {
     let device = cudajit::to_device(&a)?;
     let mut dout = cudajit::DeviceArray::<f32>::zeros(8)?;
     launch!(calls[(1, 1), (8, 1, 1), stream, 0](&device, &mut dout, 3u32))?;
-    calls.launch(LaunchConfig::new(1, 8), &a[..], &mut out[..], 3)
+    calls::launch(LaunchConfig::new(1, 8), &a[..], &mut out[..], 3)
 }
 
 fn main() {}

@@ -21,5 +21,5 @@ fn main() {
         }
     }
 
-    let _ = squares.source();
+    let _ = squares::source();
 }

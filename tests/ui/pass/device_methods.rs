@@ -52,5 +52,5 @@ fn k(v: &[Vec2], out: &mut [f32]) {
 }
 
 fn main() {
-    let _ = (k, Vec2::new(1.0, 2.0).on_host_only());
+    let _ = (k::source(), Vec2::new(1.0, 2.0).on_host_only());
 }

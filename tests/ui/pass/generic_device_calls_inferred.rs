@@ -28,5 +28,5 @@ fn k(c: &mut [f32], n: &mut [u32]) {
 }
 
 fn main() {
-    let _ = k.source();
+    let _ = k::source();
 }

@@ -80,7 +80,7 @@ fn launches() -> cudajit::Result<()> {
     launch!(fill[1, 64](&mut n, 7))?;
     let y = x.clone();
     launch!(window::<f32, 16>[4, 16](&y, &mut x))?;
-    scale.launch::<f64>(LaunchConfig::new(1, 1), 1.0, &mut [0.0f64][..])?;
+    scale::launch::<f64>(LaunchConfig::new(1, 1), 1.0, &mut [0.0f64][..])?;
     Ok(())
 }
 

@@ -43,12 +43,12 @@ fn host() {
     fn in_fn_body(c: &mut [f32]) {
         c[0] = 2.0;
     }
-    let _ = in_fn_body;
+    let _ = in_fn_body::source();
 }
 
 fn main() {
     host();
-    let _ = inner::in_module_after_impl;
+    let _ = inner::in_module_after_impl::source();
     S::g_unused();
     S::g();
     assert_eq!((S::TEXT, S::BRACE), ("}", '}'));
