@@ -252,6 +252,8 @@ mod bench_simt;
 mod bench_suite;
 #[path = "gpu/block_dim.rs"]
 mod block_dim;
+#[path = "gpu/prefetch.rs"]
+mod prefetch;
 
 #[path = "gpu/generics.rs"]
 mod generics;

@@ -72,6 +72,12 @@ pub struct FunctionWriter<'w, 'a> {
     /// Value ranges of the function's unsigned expressions: indices into arrays that
     /// are always in bounds get no check.
     pub ranges: std::rc::Rc<super::ranges::Ranges<'a>>,
+    /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
+    /// which its loads, checks and stores take effect.
+    pub predicate: Option<String>,
+    /// The current value of the local a predicated load is about to replace: the
+    /// load's result when the condition fails.
+    pub prefetch_into: Option<String>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -95,6 +101,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             cold_depth: 0,
             pending_for: None,
             ranges,
+            predicate: None,
+            prefetch_into: None,
         })
     }
 
@@ -453,6 +461,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         then_block: &'a Block,
         else_block: Option<&'a Block>,
     ) -> Result<Val, Error> {
+        if else_block.is_none()
+            && matches!(ty, Type::Unit)
+            && self.predicated_prefetch(cond, then_block)?
+        {
+            return Ok(Val::Unit);
+        }
         let c = operand!(self, cond);
         let slot = self.result_slot("if.result", ty)?;
         let then_l = self.label("if.then");

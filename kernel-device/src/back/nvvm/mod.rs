@@ -32,6 +32,7 @@ mod loops;
 mod numeric;
 mod panic;
 mod place;
+mod predicated;
 mod ranges;
 mod slices;
 #[cfg(test)]

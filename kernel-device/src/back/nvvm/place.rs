@@ -219,7 +219,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// Rust's bounds check, blamed on the place expression.
     fn bounds_check(&mut self, i: &str, len: &str, place: &Place) -> Result<(), Error> {
-        let ok = self.def("inbounds", format!("icmp ult i64 {i}, {len}"));
+        let inside = self.def("inbounds", format!("icmp ult i64 {i}, {len}"));
+        // In a predicated prefetch the index counts only when the condition holds.
+        let ok = match self.predicate.clone() {
+            Some(c) => {
+                let skipped = self.def("pf.skipped", format!("xor i1 {c}, true"));
+                self.def("inbounds", format!("or i1 {skipped}, {inside}"))
+            }
+            None => inside,
+        };
         self.panic_unless_at(
             &ok,
             place.loc,
