@@ -38,11 +38,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let Val::V(c) = self.expr(cond)? else {
             return Ok(true);
         };
-        // Checks stay in place (not versioned): each is one compare under the condition.
+        // Checked, the block is versioned as any other (see `versioning`): one guard
+        // for all its indices, computed whatever the condition (it reads no memory), a
+        // fast copy without checks, and a checked copy (its checks under the condition)
+        // for when the guard fails, as on the last tile of a prefetching loop.
         self.predicate = Some(c);
-        self.plain_depth += 1;
-        let result = self.plain_block(then_block);
-        self.plain_depth -= 1;
+        let result = self.block(then_block);
         self.predicate = None;
         result.map(|_| true)
     }

@@ -35,6 +35,7 @@ entry:
   %for.counter.1 = alloca i64
   %for.counter.2 = alloca i64
   %for.counter.3 = alloca i64
+  %for.counter.4 = alloca i64
   %input.s = insertvalue { float*, i64 } undef, float* %input, 0
   %input.s.1 = insertvalue { float*, i64 } %input.s, i64 %input.len, 1
   store { float*, i64 } %input.s.1, { float*, i64 }* %input.addr
@@ -155,6 +156,40 @@ for.body.2:
   %add.4 = add i64 %r, 1
   %rows.2 = load i64, i64* %rows.addr
   %cmp = icmp ult i64 %add.4, %rows.2
+  store i64 0, i64* %j.addr.1
+  %r.1 = load i64, i64* %r.addr
+  %add.5 = add i64 %r.1, 1
+  %width.1 = load i64, i64* %width.addr
+  %mul.4 = mul i64 %add.5, %width.1
+  %t.4 = load i64, i64* %t.addr
+  %mul.5 = mul i64 4, %t.4
+  %add.6 = add i64 %mul.4, %mul.5
+  %j.6 = load i64, i64* %j.addr.1
+  %add.7 = add i64 %add.6, %j.6
+  store i64 1, i64* %j.addr.1
+  %r.2 = load i64, i64* %r.addr
+  %add.8 = add i64 %r.2, 1
+  %width.2 = load i64, i64* %width.addr
+  %mul.6 = mul i64 %add.8, %width.2
+  %t.5 = load i64, i64* %t.addr
+  %mul.7 = mul i64 4, %t.5
+  %add.9 = add i64 %mul.6, %mul.7
+  %j.7 = load i64, i64* %j.addr.1
+  %add.10 = add i64 %add.9, %j.7
+  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.1 = extractvalue { float*, i64 } %input.4, 1
+  %guard.first.1 = icmp ult i64 %add.7, %guard.len.1
+  %guard.step.1 = sub i64 %add.10, %add.7
+  %guard.small.1 = icmp ule i64 %guard.step.1, 3074457345618258602
+  %guard.span.1 = mul i64 %guard.step.1, 3
+  %guard.last.1 = add i64 %add.7, %guard.span.1
+  %guard.lastok.1 = icmp ult i64 %guard.last.1, %guard.len.1
+  %guard.stepok.1 = and i1 %guard.small.1, %guard.lastok.1
+  %guard.ok.1 = and i1 %guard.first.1, %guard.stepok.1
+  store i64 2, i64* %j.addr.1
+  store i64 3, i64* %j.addr.1
+  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
   store i64 0, i64* %for.counter.3
   br label %for.cond.3
 for.cond.3:
@@ -166,99 +201,134 @@ for.body.3:
   store i64 %for.i.3, i64* %j.addr.1
   %for.next.3 = add i64 %for.i.3, 1
   store i64 %for.next.3, i64* %for.counter.3
-  %j.6 = load i64, i64* %j.addr.1
-  %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.6
+  %j.8 = load i64, i64* %j.addr.1
+  %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.8
   %old = load float, float* %elem.ptr.4
-  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.1 = load i64, i64* %r.addr
-  %add.5 = add i64 %r.1, 1
-  %width.1 = load i64, i64* %width.addr
-  %mul.4 = mul i64 %add.5, %width.1
-  %t.4 = load i64, i64* %t.addr
-  %mul.5 = mul i64 4, %t.4
-  %add.6 = add i64 %mul.4, %mul.5
-  %j.7 = load i64, i64* %j.addr.1
-  %add.7 = add i64 %add.6, %j.7
-  %ptr.2 = extractvalue { float*, i64 } %input.4, 0
-  %len.1 = extractvalue { float*, i64 } %input.4, 1
-  %inbounds.1 = icmp ult i64 %add.7, %len.1
-  %pf.skipped = xor i1 %cmp, true
-  %inbounds.2 = or i1 %pf.skipped, %inbounds.1
-  br i1 %inbounds.2, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.7, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %add.7
+  %input.5 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %r.3 = load i64, i64* %r.addr
+  %add.11 = add i64 %r.3, 1
+  %width.3 = load i64, i64* %width.addr
+  %mul.8 = mul i64 %add.11, %width.3
+  %t.6 = load i64, i64* %t.addr
+  %mul.9 = mul i64 4, %t.6
+  %add.12 = add i64 %mul.8, %mul.9
+  %j.9 = load i64, i64* %j.addr.1
+  %add.13 = add i64 %add.12, %j.9
+  %ptr.2 = extractvalue { float*, i64 } %input.5, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %add.13
   %pf.pred = zext i1 %cmp to i16
   %pf.elem = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.5, i16 %pf.pred, float %old)
   store float %pf.elem, float* %elem.ptr.4
   br label %for.cond.3
 for.end.3:
-  %r.2 = load i64, i64* %r.addr
-  %width.2 = load i64, i64* %width.addr
-  %mul.6 = mul i64 %r.2, %width.2
-  %div = udiv i64 %mul.6, 4
-  %t.5 = load i64, i64* %t.addr
-  %add.8 = add i64 %div, %t.5
-  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %guard.len.1 = extractvalue { float*, i64 } %out.1, 1
-  %guard.ok.1 = icmp ult i64 %add.8, %guard.len.1
-  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
-run.fast.1:
-  %elem.ptr.6 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
-  %elem.2 = load float, float* %elem.ptr.6
-  %elem.ptr.7 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
-  %elem.3 = load float, float* %elem.ptr.7
-  %add.9 = fadd float %elem.2, %elem.3
-  %elem.ptr.8 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
-  %elem.4 = load float, float* %elem.ptr.8
-  %add.10 = fadd float %add.9, %elem.4
-  %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
-  %elem.5 = load float, float* %elem.ptr.9
-  %add.11 = fadd float %add.10, %elem.5
-  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.3 = load i64, i64* %r.addr
-  %width.3 = load i64, i64* %width.addr
-  %mul.7 = mul i64 %r.3, %width.3
-  %div.1 = udiv i64 %mul.7, 4
-  %t.6 = load i64, i64* %t.addr
-  %add.12 = add i64 %div.1, %t.6
-  %ptr.3 = extractvalue { float*, i64 } %out.2, 0
-  %elem.ptr.10 = getelementptr float, float* %ptr.3, i64 %add.12
-  store float %add.11, float* %elem.ptr.10
   br label %run.join.1
 run.checked.1:
-  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
-  %elem.6 = load float, float* %elem.ptr.11
-  %elem.ptr.12 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
-  %elem.7 = load float, float* %elem.ptr.12
-  %add.13 = fadd float %elem.6, %elem.7
-  %elem.ptr.13 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
-  %elem.8 = load float, float* %elem.ptr.13
-  %add.14 = fadd float %add.13, %elem.8
-  %elem.ptr.14 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
-  %elem.9 = load float, float* %elem.ptr.14
-  %add.15 = fadd float %add.14, %elem.9
-  %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
+  store i64 0, i64* %for.counter.4
+  br label %for.cond.4
+for.cond.4:
+  %for.cur.4 = load i64, i64* %for.counter.4
+  %for.more.4 = icmp ult i64 %for.cur.4, 4
+  br i1 %for.more.4, label %for.body.4, label %for.end.4
+for.body.4:
+  %for.i.4 = load i64, i64* %for.counter.4
+  store i64 %for.i.4, i64* %j.addr.1
+  %for.next.4 = add i64 %for.i.4, 1
+  store i64 %for.next.4, i64* %for.counter.4
+  %j.10 = load i64, i64* %j.addr.1
+  %elem.ptr.6 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.10
+  %old.1 = load float, float* %elem.ptr.6
+  %input.6 = load { float*, i64 }, { float*, i64 }* %input.addr
   %r.4 = load i64, i64* %r.addr
+  %add.14 = add i64 %r.4, 1
   %width.4 = load i64, i64* %width.addr
-  %mul.8 = mul i64 %r.4, %width.4
-  %div.2 = udiv i64 %mul.8, 4
+  %mul.10 = mul i64 %add.14, %width.4
   %t.7 = load i64, i64* %t.addr
-  %add.16 = add i64 %div.2, %t.7
-  %ptr.4 = extractvalue { float*, i64 } %out.3, 0
-  %len.2 = extractvalue { float*, i64 } %out.3, 1
-  %inbounds.3 = icmp ult i64 %add.16, %len.2
-  br i1 %inbounds.3, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.16, i64 %len.2)
+  %mul.11 = mul i64 4, %t.7
+  %add.15 = add i64 %mul.10, %mul.11
+  %j.11 = load i64, i64* %j.addr.1
+  %add.16 = add i64 %add.15, %j.11
+  %ptr.3 = extractvalue { float*, i64 } %input.6, 0
+  %len.1 = extractvalue { float*, i64 } %input.6, 1
+  %inbounds.1 = icmp ult i64 %add.16, %len.1
+  %pf.skipped = xor i1 %cmp, true
+  %inbounds.2 = or i1 %pf.skipped, %inbounds.1
+  br i1 %inbounds.2, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.16, i64 %len.1)
   unreachable
-ok.2:
-  %elem.ptr.15 = getelementptr float, float* %ptr.4, i64 %add.16
-  store float %add.15, float* %elem.ptr.15
+ok.1:
+  %elem.ptr.7 = getelementptr float, float* %ptr.3, i64 %add.16
+  %pf.pred.1 = zext i1 %cmp to i16
+  %pf.elem.1 = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.7, i16 %pf.pred.1, float %old.1)
+  store float %pf.elem.1, float* %elem.ptr.6
+  br label %for.cond.4
+for.end.4:
   br label %run.join.1
 run.join.1:
+  %r.5 = load i64, i64* %r.addr
+  %width.5 = load i64, i64* %width.addr
+  %mul.12 = mul i64 %r.5, %width.5
+  %div = udiv i64 %mul.12, 4
+  %t.8 = load i64, i64* %t.addr
+  %add.17 = add i64 %div, %t.8
+  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %guard.len.2 = extractvalue { float*, i64 } %out.1, 1
+  %guard.ok.2 = icmp ult i64 %add.17, %guard.len.2
+  br i1 %guard.ok.2, label %run.fast.2, label %run.checked.2, !prof !0
+run.fast.2:
+  %elem.ptr.8 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
+  %elem.2 = load float, float* %elem.ptr.8
+  %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
+  %elem.3 = load float, float* %elem.ptr.9
+  %add.18 = fadd float %elem.2, %elem.3
+  %elem.ptr.10 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
+  %elem.4 = load float, float* %elem.ptr.10
+  %add.19 = fadd float %add.18, %elem.4
+  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
+  %elem.5 = load float, float* %elem.ptr.11
+  %add.20 = fadd float %add.19, %elem.5
+  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %r.6 = load i64, i64* %r.addr
+  %width.6 = load i64, i64* %width.addr
+  %mul.13 = mul i64 %r.6, %width.6
+  %div.1 = udiv i64 %mul.13, 4
+  %t.9 = load i64, i64* %t.addr
+  %add.21 = add i64 %div.1, %t.9
+  %ptr.4 = extractvalue { float*, i64 } %out.2, 0
+  %elem.ptr.12 = getelementptr float, float* %ptr.4, i64 %add.21
+  store float %add.20, float* %elem.ptr.12
+  br label %run.join.2
+run.checked.2:
+  %elem.ptr.13 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
+  %elem.6 = load float, float* %elem.ptr.13
+  %elem.ptr.14 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
+  %elem.7 = load float, float* %elem.ptr.14
+  %add.22 = fadd float %elem.6, %elem.7
+  %elem.ptr.15 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
+  %elem.8 = load float, float* %elem.ptr.15
+  %add.23 = fadd float %add.22, %elem.8
+  %elem.ptr.16 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
+  %elem.9 = load float, float* %elem.ptr.16
+  %add.24 = fadd float %add.23, %elem.9
+  %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %r.7 = load i64, i64* %r.addr
+  %width.7 = load i64, i64* %width.addr
+  %mul.14 = mul i64 %r.7, %width.7
+  %div.2 = udiv i64 %mul.14, 4
+  %t.10 = load i64, i64* %t.addr
+  %add.25 = add i64 %div.2, %t.10
+  %ptr.5 = extractvalue { float*, i64 } %out.3, 0
+  %len.2 = extractvalue { float*, i64 } %out.3, 1
+  %inbounds.3 = icmp ult i64 %add.25, %len.2
+  br i1 %inbounds.3, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.25, i64 %len.2)
+  unreachable
+ok.2:
+  %elem.ptr.17 = getelementptr float, float* %ptr.5, i64 %add.25
+  store float %add.24, float* %elem.ptr.17
+  br label %run.join.2
+run.join.2:
   br label %for.cond.2
 for.end.2:
   ret void
