@@ -31,6 +31,9 @@ pub struct Found {
     pub enums: Vec<(String, Arc<EnumDef>)>,
     /// For a `#[device]` method, the name of its `impl` block's type (`Vec3`).
     pub self_type: Option<String>,
+    /// A method of a `#[device] impl` block: callable without its type named
+    /// (`registry`).
+    pub registered: bool,
 }
 
 pub(super) fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -91,6 +94,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         structs: Vec::new(),
                         enums: Vec::new(),
                         self_type: None,
+                        registered: false,
                     });
                     break;
                 }
@@ -314,13 +318,38 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
 /// The leaked `FnSource` of kernel `all[kernel]` whose `unit()` is the whole
 /// compilation unit, in the order the macro-built statics would give.
 pub fn kernel_source(kernel: usize, all: &[Found]) -> Result<&'static FnSource, String> {
-    let order = unit_order(kernel, all)?;
+    let root = flattened_source(kernel, all)?;
+    // The methods of `#[device] impl` blocks, as the run time's registry has them.
+    let mut registered = Vec::new();
+    for (i, found) in all.iter().enumerate() {
+        if found.registered {
+            registered.push(flattened_source(i, all)?);
+        }
+    }
+    let unit = super::registry::complete(vec![root], &registered);
     // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
+    let deps: Vec<&'static FnSource> = unit[1..].iter().map(|s| without_deps(s)).collect();
+    Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
+}
+
+/// `all[index]` whose deps are its whole unit, flattened in order (each without deps).
+fn flattened_source(index: usize, all: &[Found]) -> Result<&'static FnSource, String> {
+    let order = unit_order(index, all)?;
     let deps: Vec<&'static FnSource> = order[1..]
         .iter()
         .map(|&d| fn_source(&all[d], &[]))
         .collect();
-    Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
+    Ok(fn_source(&all[index], Box::leak(deps.into_boxed_slice())))
+}
+
+fn without_deps(source: &'static FnSource) -> &'static FnSource {
+    if source.deps.is_empty() {
+        return source;
+    }
+    Box::leak(Box::new(FnSource {
+        deps: &[],
+        ..*source
+    }))
 }
 
 /// One instantiation of a generic kernel named in a file: `axpy::<f32>`.
