@@ -401,13 +401,15 @@ pub mod charges {
     impl Charge {
         #[device]
         pub fn energy(self) -> f32 {
-            self.q * self.q / (self.m + 1.0)
+            square(self.q) / (self.m + 1.0)
         }
 
+        /// Two levels of calls below (`twice`, then `plus`), one below `energy`: the
+        /// ahead-of-time unit must order them as the run time's does.
         #[device]
         pub fn doubled(self) -> Charge {
             Charge {
-                q: self.q * 2.0,
+                q: twice(self.q),
                 m: self.m,
             }
         }
@@ -416,6 +418,21 @@ pub mod charges {
         pub fn describe(self) -> f32 {
             self.q - self.m
         }
+    }
+
+    #[device]
+    fn square(x: f32) -> f32 {
+        x * x
+    }
+
+    #[device]
+    fn twice(x: f32) -> f32 {
+        plus(x, x)
+    }
+
+    #[device]
+    fn plus(x: f32, y: f32) -> f32 {
+        x + y
     }
 
     /// A field of type `Charge`: a kernel naming only `Cell` reaches `Charge`'s methods.
