@@ -285,8 +285,8 @@ pub mod __private {
         EnumDef, EnumVariant, LaunchBounds, ScalarType, StructDef, StructField, Type,
     };
     pub use kernel_device::source::{
-        first_of_a_call_cycle, ConstItem, DeviceCopy, DeviceMethodOwner, FnSource, IsDevice,
-        SourceKind, StructItem, ToConstValue,
+        first_of_a_call_cycle, ConstItem, DeviceCopy, DeviceMethodEntry, DeviceMethodOwner,
+        FnSource, IsDevice, SourceKind, StructItem, ToConstValue,
     };
     pub use kernel_host::__private::*;
     pub use kernel_host::aot_support::EmbeddedTable;

@@ -109,12 +109,6 @@ pub fn build(
             let keyed = kernel_device::nvvm_ir_for_kernel(kernel, &Options::default())
                 .map_err(|e| e.to_string())?;
             let key = kernel_host::aot_support::ir_key(&keyed.nvvm_ir);
-            let options = Options {
-                ir_version: nvvm.ir_version(),
-                ..Options::default()
-            };
-            let unit =
-                kernel_device::nvvm_ir_for_kernel(kernel, &options).map_err(|e| e.to_string())?;
             // Same-named kernels in different files, or instantiations of one.
             let duplicate = builds
                 .iter()
@@ -122,6 +116,15 @@ pub fn build(
                 .count()
                 > 1;
             for arch in request.arches {
+                // Lowered per architecture: the writer uses the `bf16` instructions the
+                // architecture has. The key stays the default lowering's, as at run time.
+                let options = Options {
+                    ir_version: nvvm.ir_version(),
+                    arch: Options::arch_number(arch),
+                    ..Options::default()
+                };
+                let unit = kernel_device::nvvm_ir_for_kernel(kernel, &options)
+                    .map_err(|e| e.to_string())?;
                 let compile = CompileOptions {
                     arch: arch.clone(),
                     opt_level: 3,

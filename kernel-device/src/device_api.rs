@@ -22,6 +22,7 @@ pub const SOURCES: &[&str] = &[
 ];
 
 pub mod atomic;
+pub(crate) mod bf16_fma;
 pub mod generic;
 mod generic_half;
 pub mod math;

@@ -86,8 +86,7 @@ fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
                 .collect()
         };
         for kernel in kernels {
-            let unit =
-                nvvm_ir_for_kernel(kernel, &Options::default()).map_err(|e| e.to_string())?;
+            let unit = nvvm_ir_for_kernel(kernel, &options_for(path)).map_err(|e| e.to_string())?;
             let mut ir = unit.nvvm_ir;
             for site in &unit.panic_sites {
                 ir.push_str(&format!(
@@ -111,6 +110,20 @@ fn render(path: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
         return Err("no #[kernel] in the file".into());
     }
     Ok(units)
+}
+
+/// The writer's options for an input: the defaults, except that an input named
+/// `<name>_sm<NN>.rs` is written for that architecture (its native `bf16`
+/// instructions); ptxas assembles every snapshot for sm_90.
+fn options_for(path: &Path) -> Options {
+    let stem = path.file_stem().unwrap().to_string_lossy();
+    let arch = stem
+        .rsplit_once("_sm")
+        .and_then(|(_, digits)| digits.parse().ok());
+    Options {
+        arch,
+        ..Options::default()
+    }
 }
 
 #[test]

@@ -57,6 +57,7 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
         source,
         &Options {
             ir_version: nvvm.ir_version(),
+            arch: Options::arch_number(arch),
             ..Options::default()
         },
     )?;

@@ -102,10 +102,12 @@ fn compile_or_reuse(
     }
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
+    // The target's architecture lets the writer use its `bf16` instructions.
     let unit = lower(
         source,
         &Options {
             ir_version: nvvm.ir_version(),
+            arch: Options::arch_number(&options.arch),
             ..Options::default()
         },
     )?;

@@ -14,6 +14,7 @@ mod callees;
 mod context;
 mod derive;
 mod derive_enum;
+mod device_impl;
 mod expand;
 mod globals;
 mod parse;
@@ -43,8 +44,15 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Marks a function callable from kernels (and from host code, as an ordinary fn).
+/// On a method of a `#[derive(DeviceCopy)]` type's `impl` block, a device method; on
+/// the `impl` block itself, registers the block's `#[device]` methods so that kernels
+/// find them without naming the type.
 #[proc_macro_attribute]
 pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
+    // `#[device] impl T { .. }`: registers the block's `#[device]` methods.
+    if let Ok(block) = syn::parse::<syn::ItemImpl>(item.clone()) {
+        return device_impl::device_impl(args.into(), block).into();
+    }
     expand::expand(
         kernel_device::source::SourceKind::Device,
         args.into(),

@@ -2,7 +2,8 @@
 //! scalars, parameters and slice elements. The reference is the `half` crate on the
 //! host, which computes each operation in f32 and rounds the result to half once:
 //! the GPU's native half instructions give exactly that, and so must the simulator,
-//! so the comparisons are bit for bit.
+//! so the comparisons are bit for bit (a NaN result as "is NaN": its payload is
+//! unspecified in Rust, and the GPU's native instructions give the canonical NaN).
 
 use super::common;
 use cudajit::prelude::*;
@@ -265,4 +266,127 @@ fn generic_float_kernel_for_f16_bf16_and_f32() {
     check(&mut rng, n, f16::from_f32);
     check(&mut rng, n, bf16::from_f32);
     check(&mut rng, n, |v| v);
+}
+
+/// Every `bf16` operation with a native instruction: sm_90's `add.rn`, `sub.rn`,
+/// `mul.rn` and `setp`, sm_80's `fma.rn`, `min`, `max`, `neg`, `abs` (the GPU run uses
+/// them; the simulator computes through f32 and `mul_add` rounded once).
+#[kernel]
+fn bf16_native_ops(x: &[bf16], y: &[bf16], z: &[bf16], out: &mut [bf16], flags: &mut [u32]) {
+    let i = grid(1);
+    if i < x.len() {
+        let (a, b, c) = (x[i], y[i], z[i]);
+        out[8 * i] = a + b;
+        out[8 * i + 1] = a - b;
+        out[8 * i + 2] = a * b;
+        out[8 * i + 3] = a.mul_add(b, c);
+        out[8 * i + 4] = a.min(b);
+        out[8 * i + 5] = a.max(b);
+        out[8 * i + 6] = -a;
+        out[8 * i + 7] = a.abs();
+        flags[i] = (a < b) as u32
+            | ((a <= b) as u32) << 1
+            | ((a > b) as u32) << 2
+            | ((a >= b) as u32) << 3
+            | ((a == b) as u32) << 4
+            | ((a != b) as u32) << 5;
+    }
+}
+
+/// A `bf16` operand: any bit pattern (NaNs, infinities, subnormals), or one near
+/// `near` in magnitude so that sums cancel and round at ties.
+fn bf16_operand(rng: &mut common::Rng, near: bf16) -> bf16 {
+    let r = rng.next_u64();
+    if r % 3 == 0 {
+        return bf16::from_bits((r >> 8) as u16);
+    }
+    let field = i64::from((near.to_bits() >> 7) & 0xFF) + ((r >> 8) % 17) as i64 - 8;
+    let field = field.clamp(0, 0xFE) as u16;
+    bf16::from_bits((((r >> 16) as u16) & 0x8000) | field << 7 | ((r >> 32) as u16 & 0x7F))
+}
+
+#[test]
+fn bf16_native_operations_match_the_half_crate_and_one_rounding_fma() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("bf16_native_ops");
+    let n = 20_000 + rng.below(2000) as usize;
+    let (mut x, mut y, mut z) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        let a = bf16_operand(&mut rng, bf16::ONE);
+        let b = bf16_operand(&mut rng, a);
+        let c = bf16_operand(&mut rng, bf16::from_f32(a.to_f32() * b.to_f32()));
+        x.push(a);
+        y.push(b);
+        z.push(c);
+    }
+    let v = bf16::from_f32;
+    // Hand-picked: an fma just below a tie (f32 then bf16 would round up), signed
+    // zeros, subnormals, overflow to infinity, infinities that cancel, a NaN.
+    let cases = [
+        (
+            v(3.0),
+            v(1.0 + 2f32.powi(-7)),
+            bf16::from_f64(-(2f64.powi(-30))),
+        ),
+        (v(0.0), v(-0.0), v(-0.0)),
+        (v(-0.0), v(-0.0), v(-0.0)),
+        (
+            bf16::from_bits(1),
+            bf16::from_bits(0x8003),
+            bf16::from_bits(0x0002),
+        ),
+        (bf16::MAX, v(2.0), bf16::MAX),
+        (bf16::INFINITY, v(1.0), bf16::NEG_INFINITY),
+        (bf16::NAN, v(1.0), v(2.0)),
+        (v(1.5), v(1.5), v(-2.25)),
+    ];
+    for (k, &(a, b, c)) in cases.iter().enumerate() {
+        (x[k], y[k], z[k]) = (a, b, c);
+    }
+    let mut out = vec![bf16::from_bits(0x7FA5); 8 * n];
+    let mut flags = vec![u32::MAX; n];
+    launch!(bf16_native_ops[n.div_ceil(128), 128](&x, &y, &z, &mut out, &mut flags)).unwrap();
+    let same_bits =
+        |got: bf16, want: bf16| got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+    // `min`/`max` of +0 and -0 may return either (Rust leaves it unspecified).
+    let same_value = |got: bf16, want: bf16| got == want || (got.is_nan() && want.is_nan());
+    for i in 0..n {
+        let (a, b, c) = (x[i], y[i], z[i]);
+        let want = [
+            a + b,
+            a - b,
+            a * b,
+            Float::mul_add(a, b, c),
+            Float::min(a, b),
+            Float::max(a, b),
+            -a,
+            Float::abs(a),
+        ];
+        let got = &out[8 * i..8 * i + 8];
+        for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let ok = if k == 4 || k == 5 {
+                same_value(g, w)
+            } else {
+                same_bits(g, w)
+            };
+            assert!(
+                ok,
+                "element {i}, result {k}: a = {a:?} ({:#06x}), b = {b:?} ({:#06x}), c = {c:?} ({:#06x}): got {g:?} ({:#06x}), want {w:?} ({:#06x})",
+                a.to_bits(),
+                b.to_bits(),
+                c.to_bits(),
+                g.to_bits(),
+                w.to_bits()
+            );
+        }
+        let want_flags = (a < b) as u32
+            | ((a <= b) as u32) << 1
+            | ((a > b) as u32) << 2
+            | ((a >= b) as u32) << 3
+            | ((a == b) as u32) << 4
+            | ((a != b) as u32) << 5;
+        assert_eq!(flags[i], want_flags, "element {i}: flags of {a:?}, {b:?}");
+    }
+    // The first hand-picked case: one rounding, not f32's two.
+    assert_eq!(out[3], v(3.015625));
 }

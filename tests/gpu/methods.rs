@@ -384,3 +384,170 @@ fn mut_self_methods_compile_to_ptx() {
         assert_eq!(resources.local_bytes, 0, "the receiver stays in registers");
     }
 }
+
+/// A type whose `impl` block is `#[device]`: its methods are registered at link time,
+/// so kernels call them where they never name `Charge`.
+pub mod charges {
+    use cudajit::prelude::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+    #[repr(C)]
+    pub struct Charge {
+        pub q: f32,
+        pub m: f32,
+    }
+
+    #[device]
+    impl Charge {
+        #[device]
+        pub fn energy(self) -> f32 {
+            square(self.q) / (self.m + 1.0)
+        }
+
+        /// Two levels of calls below (`twice`, then `plus`), one below `energy`: the
+        /// ahead-of-time unit must order them as the run time's does.
+        #[device]
+        pub fn doubled(self) -> Charge {
+            Charge {
+                q: twice(self.q),
+                m: self.m,
+            }
+        }
+
+        /// Host-only: not `#[device]`, so a kernel calling it is an `Err` at launch.
+        pub fn describe(self) -> f32 {
+            self.q - self.m
+        }
+    }
+
+    #[device]
+    fn square(x: f32) -> f32 {
+        x * x
+    }
+
+    #[device]
+    fn twice(x: f32) -> f32 {
+        plus(x, x)
+    }
+
+    #[device]
+    fn plus(x: f32, y: f32) -> f32 {
+        x + y
+    }
+
+    /// A field of type `Charge`: a kernel naming only `Cell` reaches `Charge`'s methods.
+    #[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+    #[repr(C)]
+    pub struct Cell {
+        pub charge: Charge,
+        pub weight: f32,
+    }
+}
+
+/// A device fn of another module returning a `Charge`.
+pub mod factory {
+    use super::charges::Charge;
+    use cudajit::prelude::*;
+
+    #[device]
+    pub fn make_charge(q: f32, m: f32) -> Charge {
+        Charge { q, m }
+    }
+}
+
+/// `Point3` only in the parameter list (its block is not `#[device]`: the probes of
+/// the types a kernel names find its methods).
+#[kernel]
+fn lens_of_params(ps: &[Point3], out: &mut [f32]) {
+    let i = grid(1);
+    if i < ps.len() {
+        let p = ps[i];
+        out[i] = p.len() + p.scaled(2.0).dot(p);
+    }
+}
+
+/// `Charge` named nowhere: a device fn's result of another module, and a field of `Cell`.
+#[kernel]
+fn unnamed_receivers(q: &[f32], m: &[f32], cells: &[charges::Cell], out: &mut [f32]) {
+    let i = grid(1);
+    if i < q.len() {
+        let made = factory::make_charge(q[i], m[i]);
+        let c = cells[i];
+        out[2 * i] = made.doubled().energy();
+        out[2 * i + 1] = c.charge.energy() * c.weight;
+    }
+}
+
+#[kernel]
+fn calls_a_host_only_method(cells: &[charges::Cell], out: &mut [f32]) {
+    let i = grid(1);
+    if i < cells.len() {
+        let c = cells[i];
+        out[i] = c.charge.describe();
+    }
+}
+
+#[test]
+fn methods_found_without_their_type_named_in_the_kernel() {
+    use charges::{Cell, Charge};
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("unnamed_receivers");
+    let n = 700 + rng.below(300) as usize;
+
+    let ps: Vec<Point3> = (0..n).map(|_| random_point(&mut rng)).collect();
+    let mut lens = vec![f32::NAN; n];
+    launch!(lens_of_params[n.div_ceil(128), 128](&ps, &mut lens)).unwrap();
+    for i in 0..n {
+        let want = ps[i].len() + ps[i].scaled(2.0).dot(ps[i]);
+        assert!(close(lens[i], want), "point {i}: {} vs {want}", lens[i]);
+    }
+
+    let q: Vec<f32> = (0..n).map(|_| rng.f32_in(-3.0, 3.0)).collect();
+    let m: Vec<f32> = (0..n).map(|_| rng.f32_in(0.5, 4.0)).collect();
+    let cells: Vec<Cell> = (0..n)
+        .map(|_| Cell {
+            charge: Charge {
+                q: rng.f32_in(-3.0, 3.0),
+                m: rng.f32_in(0.5, 4.0),
+            },
+            weight: rng.f32_in(0.0, 2.0),
+        })
+        .collect();
+    let mut out = vec![f32::NAN; 2 * n];
+    launch!(unnamed_receivers[n.div_ceil(128), 128](&q, &m, &cells, &mut out)).unwrap();
+    for i in 0..n {
+        // The same methods on the host, as ordinary Rust.
+        let made = factory::make_charge(q[i], m[i]).doubled().energy();
+        let field = cells[i].charge.energy() * cells[i].weight;
+        assert_eq!(out[2 * i], made, "made {i}");
+        assert_eq!(out[2 * i + 1], field, "field {i}");
+    }
+
+    let mut out = vec![f32::NAN; n];
+    let err = launch!(calls_a_host_only_method[n.div_ceil(128), 128](&cells, &mut out))
+        .expect_err("`describe` is not a #[device] method");
+    let text = err.to_string();
+    assert!(
+        text.contains("no `#[device]` method `describe` found for struct `Charge`"),
+        "{text}"
+    );
+}
+
+/// The ahead-of-time build scans this file and must write the same unit (and so the
+/// same IR key) for `unnamed_receivers` as the run time, whose registry holds the
+/// `#[device] impl` block's methods: otherwise its embedded PTX would never be used.
+#[test]
+fn registered_methods_give_the_same_ir_ahead_of_time_and_at_run_time() {
+    use kernel_device::source::offline;
+    let found = offline::scan(include_str!("methods.rs"), "tests/gpu/methods.rs").unwrap();
+    let index = found
+        .iter()
+        .position(|f| f.item.sig.ident == "unnamed_receivers")
+        .unwrap();
+    let scanned = offline::kernel_source(index, &found).unwrap();
+    let options = kernel_device::back::nvvm::Options::default();
+    let ahead = kernel_device::nvvm_ir_for_kernel(scanned, &options).unwrap();
+    let run_time = kernel_device::nvvm_ir_for_kernel(unnamed_receivers.source(), &options).unwrap();
+    assert_eq!(ahead.nvvm_ir, run_time.nvvm_ir);
+    assert!(run_time.nvvm_ir.contains("energy"), "{}", run_time.nvvm_ir);
+}

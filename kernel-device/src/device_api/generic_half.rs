@@ -1,7 +1,8 @@
 //! `Num` and `Float` for the `half` crate's `f16` and `bf16`, computed as a kernel
 //! computes them: the operators are the `half` crate's (each result of `+ - * / %`
 //! rounded to half once, which is what the GPU's half instructions give), every math
-//! method goes through `f32` and rounds its result once (`front::half` lowers them so),
+//! method goes through `f32` and rounds its result once (`front::half` lowers them so;
+//! `bf16`'s `mul_add` is rounded once from the exact value, as `fma.rn.bf16` does),
 //! and the integer conversions go through `f64`, as the device converts.
 
 use super::generic::{sealed, Float, Num};
@@ -63,7 +64,7 @@ macro_rules! half_impl {
                 <$t>::from_f32(self.to_f32().powi(n))
             }
             fn mul_add(self, a: Self, b: Self) -> Self {
-                <$t>::from_f32(self.to_f32().mul_add(a.to_f32(), b.to_f32()))
+                half_mul_add(self, a, b)
             }
             fn recip(self) -> Self {
                 <$t>::ONE / self
@@ -92,6 +93,29 @@ macro_rules! half_impl {
             <$t>::from_f32(f32::$name(self.to_f32(), other.to_f32()))
         })*
     };
+}
+
+/// `mul_add` as the kernel computes it: `f16` through `f32::mul_add` (rounded to
+/// `f32`, then to `f16`), `bf16` rounded once, as sm_80's `fma.rn.bf16` does
+/// (`bf16_fma`).
+trait HalfMulAdd: Sized {
+    fn mul_add_as_kernel(self, a: Self, b: Self) -> Self;
+}
+
+impl HalfMulAdd for half::f16 {
+    fn mul_add_as_kernel(self, a: Self, b: Self) -> Self {
+        half::f16::from_f32(self.to_f32().mul_add(a.to_f32(), b.to_f32()))
+    }
+}
+
+impl HalfMulAdd for half::bf16 {
+    fn mul_add_as_kernel(self, a: Self, b: Self) -> Self {
+        super::bf16_fma::mul_add(self, a, b)
+    }
+}
+
+fn half_mul_add<H: HalfMulAdd>(x: H, a: H, b: H) -> H {
+    x.mul_add_as_kernel(a, b)
 }
 
 half_impl!(half::f16);

@@ -308,6 +308,7 @@ impl FnLowerer<'_> {
                     let _ = self.table.unify(&at, &param);
                 }
                 let ty = self.fresh(VarKind::Opaque);
+                self.call_results.push(ty.clone());
                 return self.push_expr(
                     ir::ExprKind::Call {
                         function: Handle::new(0),
@@ -385,7 +386,10 @@ impl FnLowerer<'_> {
             return self.lower_struct_method(&s, m, recv);
         }
         let recv_ty = self.ty_of(recv);
-        if self.is_method_result(&recv_ty) {
+        // A device fn's result (macro time) may be a struct: a method name that is no
+        // built-in one is left to the unit's compile, which knows the type.
+        let builtin = name == "len" || intrinsics::method(&name).is_some();
+        if self.is_method_result(&recv_ty) || (!builtin && self.is_call_result(&recv_ty)) {
             let mut all = vec![recv];
             all.extend(self.lower_args(&m.args));
             return self.opaque_method_call(all, span);

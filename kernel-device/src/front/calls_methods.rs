@@ -103,7 +103,7 @@ impl FnLowerer<'_> {
                 String::new()
             } else {
                 format!(
-                    "mark `{name}` in `impl {0}` with `#[device]`; a kernel finds the methods of the structs it names: name `{0}` in it (`let v: {0} = ..`) or call `{0}::{name}(..)`",
+                    "mark `{name}` in `impl {0}` with `#[device]`; a kernel finds the methods of the structs it names: name `{0}` in it (`let v: {0} = ..`) or call `{0}::{name}(..)`, or mark the block itself (`#[device] impl {0} {{ .. }}`) so that kernels find its `#[device]` methods anywhere",
                     s.name
                 )
             };
@@ -301,6 +301,13 @@ impl FnLowerer<'_> {
         let ty = self.fresh(VarKind::Opaque);
         self.method_results.push(ty.clone());
         ty
+    }
+
+    /// Whether `ty` is (unified with) a device fn call's result at macro time.
+    pub(super) fn is_call_result(&mut self, ty: &Ty) -> bool {
+        let ty = self.table.shallow(ty);
+        let results = self.call_results.clone();
+        results.iter().any(|r| self.table.shallow(r) == ty)
     }
 
     /// Whether `ty` is (unified with) the result of a struct method's call at macro time.

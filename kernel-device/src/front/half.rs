@@ -3,7 +3,9 @@
 //! rounded back once. That is what CUDA's `hsqrt`/`hexp` do where the GPU has no half
 //! instruction, and what cudajit's `Float` implementation for the half types does on
 //! the host, so both backends only ever see half values in `+ - * / %`, comparisons,
-//! negation, casts and memory. Runs on each finished function, types resolved.
+//! negation, casts and memory, except `bf16`'s `min`, `max`, `abs` and `mul_add`
+//! ([`bf16_native`]), which the backends compute. Runs on each finished function,
+//! types resolved.
 
 use super::infer::Ty;
 use crate::ir::{self, ExprKind, Intrinsic, MathFn, ScalarType, Type};
@@ -33,6 +35,9 @@ pub fn widen_math(f: &mut ir::Function) {
         let Some(half) = half else {
             continue;
         };
+        if half == ScalarType::BF16 && bf16_native(math) {
+            continue;
+        }
         let loc = f.loc_of(h);
         let wide_args = args
             .iter()
@@ -64,6 +69,17 @@ pub fn widen_math(f: &mut ir::Function) {
             f.exprs[h].kind = widened;
         }
     }
+}
+
+/// The `bf16` methods sm_80 has an instruction for (`min.bf16`, `max.bf16`,
+/// `abs.bf16`, `fma.rn.bf16`), which the backends compute themselves: the NVVM writer
+/// natively where the target has them, each backend otherwise exactly as that
+/// instruction does (`mul_add` rounded once, not twice through `f32`).
+pub fn bf16_native(math: MathFn) -> bool {
+    matches!(
+        math,
+        MathFn::Min | MathFn::Max | MathFn::Abs | MathFn::MulAdd
+    )
 }
 
 fn cast(operand: ir::Handle<ir::Expr>, to: ScalarType) -> ir::Expr {

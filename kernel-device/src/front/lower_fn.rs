@@ -139,6 +139,9 @@ pub struct FnLowerer<'a> {
     /// `a.scaled(2.0)`), unknown but possibly structs, so their own method calls are
     /// left to the unit's compile (`Vec3::new(..).len()`).
     pub method_results: Vec<Ty>,
+    /// Macro time: the results of device fn calls, which may be structs whose
+    /// `#[device]` methods (not the built-in ones) are called on them.
+    pub call_results: Vec<Ty>,
     /// The crate constants the body may read.
     pub consts: ConstEnv,
     /// The module's globals so far (handles are module-wide): this function adds its
@@ -197,6 +200,7 @@ impl<'a> FnLowerer<'a> {
             int_literals: Vec::new(),
             float_literals: Vec::new(),
             method_results: Vec::new(),
+            call_results: Vec::new(),
             consts: context.consts,
             globals: context.globals,
             pending_shared: Vec::new(),

@@ -10,10 +10,12 @@ mod consts;
 pub mod offline;
 mod offline_methods;
 mod offline_structs;
+pub mod registry;
 mod structs;
 
 pub use call_graph::{first_of_a_call_cycle, IsDevice};
 pub use consts::{ConstItem, ToConstValue};
+pub use registry::DeviceMethodEntry;
 pub use structs::{DeviceCopy, DeviceMethodOwner, StructItem};
 
 /// Which attribute a function carries.
@@ -101,7 +103,7 @@ impl FnSource {
     /// Whether `self` and `other` are one function: the same static, or the same
     /// definition (a method's source is an associated `const`, which rustc may copy
     /// at each use).
-    fn same_definition(&self, other: &FnSource) -> bool {
+    pub(crate) fn same_definition(&self, other: &FnSource) -> bool {
         std::ptr::eq(self, other)
             || (self.name == other.name
                 && self.file == other.file
@@ -113,22 +115,10 @@ impl FnSource {
     /// This function and every device function it reaches, each once, the root first.
     /// Cycles (recursion) are tolerated here and rejected by the validator. A method a
     /// caller looked for on a struct without one (`FnSource::NOT_A_DEVICE_FUNCTION`,
-    /// empty) is left out.
+    /// empty) is left out. The methods of `#[device] impl` blocks the unit calls come
+    /// after what the deps reach (`registry::complete`).
     pub fn unit(&'static self) -> Vec<&'static FnSource> {
-        let mut seen: Vec<&'static FnSource> = vec![self];
-        let mut next = 0;
-        while next < seen.len() {
-            for dep in seen[next].deps {
-                if dep.text.is_empty() {
-                    continue;
-                }
-                if !seen.iter().any(|s| s.same_definition(dep)) {
-                    seen.push(dep);
-                }
-            }
-            next += 1;
-        }
-        seen
+        registry::complete(vec![self], &registry::linked())
     }
 }
 

@@ -31,6 +31,9 @@ pub struct Found {
     pub enums: Vec<(String, Arc<EnumDef>)>,
     /// For a `#[device]` method, the name of its `impl` block's type (`Vec3`).
     pub self_type: Option<String>,
+    /// A method of a `#[device] impl` block: callable without its type named
+    /// (`registry`).
+    pub registered: bool,
 }
 
 pub(super) fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -91,6 +94,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         structs: Vec::new(),
                         enums: Vec::new(),
                         self_type: None,
+                        registered: false,
                     });
                     break;
                 }
@@ -268,48 +272,7 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
     let mut order = vec![kernel];
     let mut next = 0;
     while next < order.len() {
-        let caller = &all[order[next]];
-        for path in crate::front::device_calls(&caller.item) {
-            let name = path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
-            let candidates: Vec<usize> = (0..all.len())
-                .filter(|&i| {
-                    all[i].kind == SourceKind::Device
-                        && all[i].self_type.is_none()
-                        && all[i].item.sig.ident == name
-                })
-                .collect();
-            let same_file: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|&i| all[i].file == caller.file)
-                .collect();
-            let pick = match (same_file.as_slice(), candidates.as_slice()) {
-                ([one], _) | ([], [one]) => *one,
-                ([], []) => {
-                    return Err(format!(
-                        "{}: `{}` calls `{}`, which is no #[device] fn in the scanned sources",
-                        caller.file,
-                        caller.item.sig.ident,
-                        path.to_token_stream()
-                    ))
-                }
-                _ => {
-                    return Err(format!(
-                        "{}: `{name}` is ambiguous among #[device] fns",
-                        caller.file
-                    ))
-                }
-            };
-            if !order.contains(&pick) {
-                order.push(pick);
-            }
-        }
-        // After the device functions, as the macro lists them (`callees::method_probes`).
-        for pick in super::offline_methods::called_methods(caller, all) {
+        for pick in direct_callees(order[next], all)? {
             if !order.contains(&pick) {
                 order.push(pick);
             }
@@ -319,16 +282,122 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
     Ok(order)
 }
 
+/// What `all[caller]` calls, as its macro lists its deps: device functions in
+/// first-call order, then methods (`offline_methods::called_methods`).
+fn direct_callees(caller: usize, all: &[Found]) -> Result<Vec<usize>, String> {
+    let mut order = Vec::new();
+    let caller = &all[caller];
+    for path in crate::front::device_calls(&caller.item) {
+        let name = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let candidates: Vec<usize> = (0..all.len())
+            .filter(|&i| {
+                all[i].kind == SourceKind::Device
+                    && all[i].self_type.is_none()
+                    && all[i].item.sig.ident == name
+            })
+            .collect();
+        let same_file: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| all[i].file == caller.file)
+            .collect();
+        let pick = match (same_file.as_slice(), candidates.as_slice()) {
+            ([one], _) | ([], [one]) => *one,
+            ([], []) => {
+                return Err(format!(
+                    "{}: `{}` calls `{}`, which is no #[device] fn in the scanned sources",
+                    caller.file,
+                    caller.item.sig.ident,
+                    path.to_token_stream()
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "{}: `{name}` is ambiguous among #[device] fns",
+                    caller.file
+                ))
+            }
+        };
+        if !order.contains(&pick) {
+            order.push(pick);
+        }
+    }
+    // After the device functions, as the macro lists them (`callees::method_probes`).
+    for pick in super::offline_methods::called_methods(caller, all) {
+        if !order.contains(&pick) {
+            order.push(pick);
+        }
+    }
+    Ok(order)
+}
+
 /// The leaked `FnSource` of kernel `all[kernel]` whose `unit()` is the whole
 /// compilation unit, in the order the macro-built statics would give.
 pub fn kernel_source(kernel: usize, all: &[Found]) -> Result<&'static FnSource, String> {
-    let order = unit_order(kernel, all)?;
+    let root = flattened_source(kernel, all)?;
+    // The methods of `#[device] impl` blocks, as the run time's registry has them:
+    // each with its direct callees as deps, so that the unit's breadth-first order
+    // past them is the run time's.
+    let mut built = std::collections::HashMap::new();
+    let mut registered = Vec::new();
+    for (i, found) in all.iter().enumerate() {
+        if found.registered {
+            registered.push(graph_source(i, all, &mut built, &mut Vec::new())?);
+        }
+    }
+    let unit = super::registry::complete(vec![root], &registered);
     // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
+    let deps: Vec<&'static FnSource> = unit[1..].iter().map(|s| without_deps(s)).collect();
+    Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
+}
+
+/// `all[index]` whose deps are its whole unit, flattened in order (each without deps).
+fn flattened_source(index: usize, all: &[Found]) -> Result<&'static FnSource, String> {
+    let order = unit_order(index, all)?;
     let deps: Vec<&'static FnSource> = order[1..]
         .iter()
         .map(|&d| fn_source(&all[d], &[]))
         .collect();
-    Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
+    Ok(fn_source(&all[index], Box::leak(deps.into_boxed_slice())))
+}
+
+/// `all[index]` with its direct callees as deps, each built the same way (once; a
+/// call cycle, which the validator rejects, is cut).
+fn graph_source(
+    index: usize,
+    all: &[Found],
+    built: &mut std::collections::HashMap<usize, &'static FnSource>,
+    building: &mut Vec<usize>,
+) -> Result<&'static FnSource, String> {
+    if let Some(done) = built.get(&index) {
+        return Ok(done);
+    }
+    if building.contains(&index) {
+        return Ok(fn_source(&all[index], &[]));
+    }
+    building.push(index);
+    let mut deps = Vec::new();
+    for callee in direct_callees(index, all)? {
+        deps.push(graph_source(callee, all, built, building)?);
+    }
+    building.pop();
+    let source = fn_source(&all[index], Box::leak(deps.into_boxed_slice()));
+    built.insert(index, source);
+    Ok(source)
+}
+
+fn without_deps(source: &'static FnSource) -> &'static FnSource {
+    if source.deps.is_empty() {
+        return source;
+    }
+    Box::leak(Box::new(FnSource {
+        deps: &[],
+        ..*source
+    }))
 }
 
 /// One instantiation of a generic kernel named in a file: `axpy::<f32>`.

@@ -16,6 +16,11 @@ pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {
     let Some(type_name) = ty.path.segments.last().map(|s| s.ident.to_string()) else {
         return Vec::new();
     };
+    // `#[device] impl T { .. }`: its `#[device]` methods are registered.
+    let block_attr = block
+        .attrs
+        .iter()
+        .find(|a| attribute_kind(a) == Some(SourceKind::Device));
     let mut found = Vec::new();
     for item in &block.items {
         let syn::ImplItem::Fn(f) = item else {
@@ -45,6 +50,7 @@ pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {
             structs: Vec::new(),
             enums: Vec::new(),
             self_type: Some(type_name.clone()),
+            registered: block_attr.is_some(),
         });
     }
     found

@@ -40,3 +40,15 @@ fn bf16_ops(x: &[bf16], out: &mut [bf16], wide: &mut [f64]) {
         wide[i] = p.to_f64();
     }
 }
+
+// bf16 `min`/`max`/`abs`/`mul_add` without an architecture (`Options::arch` unset):
+// `min`/`max`/`abs` through f32 (exact), `mul_add` rounded once through f64 (two-sum,
+// rounded to odd), the result sm_80's `fma.rn.bf16` gives.
+#[kernel]
+fn bf16_methods(x: &[bf16], y: &[bf16], out: &mut [bf16]) {
+    let i = grid(1);
+    if i < x.len() {
+        let (a, b) = (x[i], y[i]);
+        out[i] = a.mul_add(b, -a).min(a.abs()).max(b);
+    }
+}

@@ -166,7 +166,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }))
     }
 
-    fn math(
+    pub(super) fn math(
         &mut self,
         f: MathFn,
         s: ScalarType,
@@ -190,6 +190,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     "{f:?}: operand {i} is `{os}`, expected `{expected}`"
                 )));
             }
+        }
+        if s == ScalarType::BF16 {
+            return self.bf16_math(f, ops);
         }
         if f == MathFn::Signum {
             // std: NaN stays NaN, otherwise ±1.0 with the sign of the input (also for ±0).

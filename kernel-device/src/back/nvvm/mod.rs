@@ -52,6 +52,12 @@ pub struct Options {
     /// approximate `__nv_fast_*` variants, as a function's own `fastmath = true` does.
     /// (Flush-to-zero and approximate division/sqrt are libnvvm options, not IR.)
     pub fast_math: bool,
+    /// The target's compute capability as `10 * major + minor` (90 for sm_90), when
+    /// known: `bf16` arithmetic then uses the instructions that architecture has
+    /// (`half`). `None` (the default, and the key the caches use) writes only what
+    /// every architecture has, which computes `bf16` through `f32` with the same
+    /// results.
+    pub arch: Option<u32>,
 }
 
 impl Default for Options {
@@ -59,7 +65,20 @@ impl Default for Options {
         Options {
             ir_version: (2, 0, 3, 2),
             fast_math: false,
+            arch: None,
         }
+    }
+}
+
+impl Options {
+    /// The compute capability a libnvvm architecture names: `compute_90` and `sm_90a`
+    /// give 90; anything else `None`.
+    pub fn arch_number(arch: &str) -> Option<u32> {
+        let digits = arch
+            .strip_prefix("compute_")
+            .or_else(|| arch.strip_prefix("sm_"))?;
+        let digits = digits.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        digits.parse().ok()
     }
 }
 

@@ -72,6 +72,22 @@ pub fn eval(f: MathFn, s: ScalarType, ret: ScalarType, ops: [u64; 3]) -> Result<
     if let MathFn::NdAxis(axis) = f {
         return checks::nd_axis(axis, a, b);
     }
+    if s == ScalarType::BF16 {
+        // The frontend leaves only these and `to_bits` on `bf16`
+        // (`front::half::bf16_native`).
+        let h = |v: u64| half::bf16::from_bits(v as u16);
+        let through_f32 = |r: f32| u64::from(half::bf16::from_f32(r).to_bits());
+        return Ok(match f {
+            MathFn::MulAdd => {
+                u64::from(crate::device_api::bf16_fma::mul_add(h(a), h(b), h(c)).to_bits())
+            }
+            MathFn::Min => through_f32(h(a).to_f32().min(h(b).to_f32())),
+            MathFn::Max => through_f32(h(a).to_f32().max(h(b).to_f32())),
+            MathFn::Abs => through_f32(h(a).to_f32().abs()),
+            MathFn::ToBits => a,
+            _ => u64::from(half::bf16::NAN.to_bits()),
+        });
+    }
     if s.is_float() {
         return Ok(match f {
             MathFn::IsNan => u64::from(if s == ScalarType::F32 {
