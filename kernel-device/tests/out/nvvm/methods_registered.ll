@@ -182,7 +182,7 @@ entry:
 }
 
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
-define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noreturn nounwind {
+define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
   %has.record = icmp ne i64 %slot, 0
   br i1 %has.record, label %claim, label %exit
