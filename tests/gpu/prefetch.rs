@@ -7,43 +7,31 @@ use super::common;
 use cudajit::prelude::*;
 
 /// Each thread sums its 4 elements of every row, loading the next row's 4 while it
-/// sums the current one.
-#[kernel]
-fn row_sums_prefetched(input: &[f32], out: &mut [f32], rows: usize, width: usize) {
-    let t = thread_idx().x as usize;
-    let mut next = [0.0f32; 4];
-    for j in 0..4 {
-        next[j] = input[4 * t + j];
-    }
-    for r in 0..rows {
-        let cur = next;
-        if r + 1 < rows {
+/// sums the current one; `$check` chooses the build (checked or not) of one body.
+macro_rules! row_sums {
+    ($name:ident, $check:literal) => {
+        #[kernel(boundscheck = $check)]
+        fn $name(input: &[f32], out: &mut [f32], rows: usize, width: usize) {
+            let t = thread_idx().x as usize;
+            let mut next = [0.0f32; 4];
             for j in 0..4 {
-                next[j] = input[(r + 1) * width + 4 * t + j];
+                next[j] = input[4 * t + j];
+            }
+            for r in 0..rows {
+                let cur = next;
+                if r + 1 < rows {
+                    for j in 0..4 {
+                        next[j] = input[(r + 1) * width + 4 * t + j];
+                    }
+                }
+                out[r * (width / 4) + t] = cur[0] + cur[1] + cur[2] + cur[3];
             }
         }
-        out[r * (width / 4) + t] = cur[0] + cur[1] + cur[2] + cur[3];
-    }
+    };
 }
 
-/// The same without bounds checks.
-#[kernel(boundscheck = false)]
-fn row_sums_prefetched_unchecked(input: &[f32], out: &mut [f32], rows: usize, width: usize) {
-    let t = thread_idx().x as usize;
-    let mut next = [0.0f32; 4];
-    for j in 0..4 {
-        next[j] = input[4 * t + j];
-    }
-    for r in 0..rows {
-        let cur = next;
-        if r + 1 < rows {
-            for j in 0..4 {
-                next[j] = input[(r + 1) * width + 4 * t + j];
-            }
-        }
-        out[r * (width / 4) + t] = cur[0] + cur[1] + cur[2] + cur[3];
-    }
-}
+row_sums!(row_sums_prefetched, true);
+row_sums!(row_sums_prefetched_unchecked, false);
 
 fn reference(input: &[f32], rows: usize, width: usize) -> Vec<f32> {
     let mut out = Vec::with_capacity(rows * width / 4);
