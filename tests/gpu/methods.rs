@@ -547,7 +547,8 @@ fn registered_methods_give_the_same_ir_ahead_of_time_and_at_run_time() {
     let scanned = offline::kernel_source(index, &found).unwrap();
     let options = kernel_device::back::nvvm::Options::default();
     let ahead = kernel_device::nvvm_ir_for_kernel(scanned, &options).unwrap();
-    let run_time = kernel_device::nvvm_ir_for_kernel(unnamed_receivers::source(), &options).unwrap();
+    let run_time =
+        kernel_device::nvvm_ir_for_kernel(unnamed_receivers::source(), &options).unwrap();
     assert_eq!(ahead.nvvm_ir, run_time.nvvm_ir);
     assert!(run_time.nvvm_ir.contains("energy"), "{}", run_time.nvvm_ir);
 }
