@@ -226,9 +226,12 @@ fn call_target(
     let check = check.map(|(what, written)| {
         let message =
             format!("`{written}` is not a `#[device]` function, so {what} cannot call it");
-        let note = format!(
-            "add `#[device]` to the definition of `{written}`, or define it with `#[device]` if there is none (its body must then be in the kernel subset)"
-        );
+        let note = match numba_name_hint(written) {
+            Some(hint) => hint.to_string(),
+            None => format!(
+                "add `#[device]` to the definition of `{written}`, or define it with `#[device]` if there is none (its body must then be in the kernel subset)"
+            ),
+        };
         quote_spanned! {span=>
             #[diagnostic::on_unimplemented(
                 message = #message,
@@ -405,5 +408,16 @@ mod tests {
         assert_eq!(text.matches("callable_from_device_code (&").count(), 3);
         assert!(text.contains("use helpers :: * ;"), "{text}");
         assert!(text.contains("twice :: < f32 >"), "{text}");
+    }
+}
+
+/// What a Numba user reaching for a CUDA helper by its Numba name should write instead.
+fn numba_name_hint(written: &str) -> Option<&'static str> {
+    match written {
+        "this_grid" => Some(
+            "cudajit's grid barrier is `grid_sync()` (Numba's `cuda.cg.this_grid().sync()`); the kernel is then launched cooperatively",
+        ),
+        "syncthreads" => Some("cudajit's block barrier is `sync_threads()` (Numba's `cuda.syncthreads()`)"),
+        _ => None,
     }
 }
