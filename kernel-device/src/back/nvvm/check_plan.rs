@@ -611,7 +611,7 @@ fn fold(op: BinaryOp, s: ScalarType, a: u64, b: u64) -> Option<u64> {
     Some(v & mask(s))
 }
 
-fn mask(s: ScalarType) -> u64 {
+pub(super) fn mask(s: ScalarType) -> u64 {
     match s.bits() {
         64 => u64::MAX,
         b => (1u64 << b) - 1,

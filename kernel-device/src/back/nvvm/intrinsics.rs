@@ -12,7 +12,7 @@ fn symbol(i: Intrinsic) -> &'static str {
     table::def_of(i).map_or("", |d| d.nvvm)
 }
 
-fn axis_name(axis: Axis) -> &'static str {
+pub(super) fn axis_name(axis: Axis) -> &'static str {
     match axis {
         Axis::X => "x",
         Axis::Y => "y",
@@ -24,13 +24,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Calls a special register `llvm.nvvm.read.ptx.sreg.<reg>` (an i32).
     pub fn sreg(&mut self, reg: &str) -> String {
         // The block's size is a constant when the module is compiled for one block.
-        if let (Some(block), Some(axis)) = (self.w.block_dim, reg.strip_prefix("ntid.")) {
-            let size = match axis {
-                "x" => block[0],
-                "y" => block[1],
-                _ => block[2],
-            };
-            return self.def(&reg.replace('.', "_"), format!("add i32 {size}, 0"));
+        if reg.starts_with("ntid.") {
+            if let Some((size, end)) = super::writer::sreg_bounds(reg, self.w.block_dim) {
+                if end == size + 1 {
+                    return self.def(&reg.replace('.', "_"), format!("add i32 {size}, 0"));
+                }
+            }
         }
         let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
         self.w.declare(&name, format!("declare i32 @{name}()"));

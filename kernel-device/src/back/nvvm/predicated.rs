@@ -146,7 +146,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             ty = elem;
         }
-        matches!(ty, Type::Scalar(s) if element_bytes(*s).is_some())
+        matches!(ty, Type::Scalar(s) if is_word(*s))
     }
 
     /// `slice[index]` of an immutable slice parameter of 4- or 8-byte scalars, the
@@ -166,7 +166,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let is_param = self.func.params.iter().any(|p| p.local == local);
         let read_only = matches!(
             self.func.expr(slice).ty,
-            Type::Slice { elem, mutable: false } if element_bytes(elem).is_some()
+            Type::Slice { elem, mutable: false } if is_word(elem)
         );
         is_param && read_only && self.speculatable(*index)
     }
@@ -213,10 +213,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 }
 
-fn element_bytes(s: ScalarType) -> Option<u32> {
-    match s {
-        ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => Some(4),
-        ScalarType::F64 | ScalarType::I64 | ScalarType::U64 => Some(8),
-        _ => None,
-    }
+/// A 4- or 8-byte integer or float element: what one predicated `ld` moves.
+fn is_word(s: ScalarType) -> bool {
+    matches!(
+        s,
+        ScalarType::F32
+            | ScalarType::I32
+            | ScalarType::U32
+            | ScalarType::F64
+            | ScalarType::I64
+            | ScalarType::U64
+    )
 }

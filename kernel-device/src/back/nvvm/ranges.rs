@@ -13,8 +13,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::check_plan::mask;
+use super::intrinsics::axis_name;
+use super::writer::sreg_bounds;
 use crate::ir::{
-    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
     ScalarType, Stmt,
 };
 
@@ -161,7 +164,7 @@ impl<'a> Ranges<'a> {
                         let bits = 64 - a.max.max(b.max).leading_zeros();
                         exact(0, u64::MAX.checked_shr(64 - bits).unwrap_or(0))
                     }
-                    BinaryOp::Shr if b.max < u64::from(width(scalar)) => {
+                    BinaryOp::Shr if b.max < u64::from(scalar.bits()) => {
                         exact(a.min >> b.max, a.max >> b.min)
                     }
                     _ => None,
@@ -172,36 +175,21 @@ impl<'a> Ranges<'a> {
         }
     }
 
-    /// What CUDA guarantees of a special register (and the kernel's `block_dim`).
+    /// What CUDA guarantees of a special register (and the kernel's `block_dim`), from
+    /// the writer's one table of those bounds.
     fn special_register(&self, intrinsic: Intrinsic) -> Option<Interval> {
-        let axis = |a: Axis| match a {
-            Axis::X => 0,
-            Axis::Y => 1,
-            Axis::Z => 2,
+        let reg = match intrinsic {
+            Intrinsic::ThreadIdx(a) => format!("tid.{}", axis_name(a)),
+            Intrinsic::BlockDim(a) => format!("ntid.{}", axis_name(a)),
+            Intrinsic::LaneId => "laneid".to_string(),
+            Intrinsic::WarpSize => "warpsize".to_string(),
+            _ => return None,
         };
-        let max_block = |a: Axis| if a == Axis::Z { 64 } else { 1024 };
-        match intrinsic {
-            Intrinsic::ThreadIdx(a) => Some(Interval {
-                min: 0,
-                max: self
-                    .block_dim
-                    .map_or(max_block(a), |b| u64::from(b[axis(a)]))
-                    - 1,
-            }),
-            Intrinsic::BlockDim(a) => Some(match self.block_dim {
-                Some(b) => Interval {
-                    min: u64::from(b[axis(a)]),
-                    max: u64::from(b[axis(a)]),
-                },
-                None => Interval {
-                    min: 1,
-                    max: max_block(a),
-                },
-            }),
-            Intrinsic::LaneId => Some(Interval { min: 0, max: 31 }),
-            Intrinsic::WarpSize => Some(Interval { min: 32, max: 32 }),
-            _ => None,
-        }
+        let (low, high) = sreg_bounds(&reg, self.block_dim)?;
+        (0 <= low && low < high).then(|| Interval {
+            min: low as u64,
+            max: (high - 1) as u64,
+        })
     }
 }
 
@@ -263,21 +251,5 @@ impl DefinitionWalker<'_> {
 }
 
 fn is_unsigned(s: ScalarType) -> bool {
-    matches!(
-        s,
-        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 | ScalarType::Usize
-    )
-}
-
-fn width(s: ScalarType) -> u32 {
-    match s {
-        ScalarType::U8 => 8,
-        ScalarType::U16 => 16,
-        ScalarType::U32 => 32,
-        _ => 64,
-    }
-}
-
-fn mask(s: ScalarType) -> u64 {
-    u64::MAX >> (64 - width(s))
+    s.is_integer() && !s.is_signed_integer()
 }

@@ -78,25 +78,23 @@ fn required_block(module: &ir::Module) -> Option<[u32; 3]> {
     blocks.all(|b| b == Some(first)).then_some(first)
 }
 
-/// The `[low, high)` ranges of the special registers, with the block's own when the
-/// module has one: `tid.x` below `block_dim.x`, `ntid.x` exactly it.
-fn sreg_ranges(block: Option<[u32; 3]>) -> Vec<(i64, i64)> {
-    SREG_RANGES
-        .iter()
-        .map(|&(name, low, high)| {
-            let axis = match name.rsplit('.').next() {
-                Some("x") => 0,
-                Some("y") => 1,
-                Some("z") => 2,
-                _ => return (low, high),
-            };
-            match (block, name.split('.').next()) {
-                (Some(b), Some("tid")) => (0, i64::from(b[axis])),
-                (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
-                _ => (low, high),
-            }
-        })
-        .collect()
+/// The `[low, high)` of special register `reg` (`tid.x`): CUDA's bound, or in a module
+/// compiled for one block (`block`), the block's own: `tid.x` below `block_dim.x`,
+/// `ntid.x` exactly it. `None` for a register CUDA does not bound. The NVVM writer's
+/// `!range` metadata and constants and the value-range analysis (`ranges`) read it.
+pub fn sreg_bounds(reg: &str, block: Option<[u32; 3]>) -> Option<(i64, i64)> {
+    let &(_, low, high) = SREG_RANGES.iter().find(|(name, _, _)| *name == reg)?;
+    let axis = match reg.rsplit('.').next() {
+        Some("x") => 0,
+        Some("y") => 1,
+        Some("z") => 2,
+        _ => return Some((low, high)),
+    };
+    Some(match (block, reg.split('.').next()) {
+        (Some(b), Some("tid")) => (0, i64::from(b[axis])),
+        (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
+        _ => (low, high),
+    })
 }
 
 impl<'a> Writer<'a> {
@@ -199,7 +197,8 @@ impl<'a> Writer<'a> {
             out,
             "{LIKELY_TRUE_BRANCH_WEIGHTS} = !{{!\"branch_weights\", i32 1048575, i32 1}}"
         );
-        for (i, (low, high)) in sreg_ranges(self.block_dim).iter().enumerate() {
+        for (i, (reg, ..)) in SREG_RANGES.iter().enumerate() {
+            let (low, high) = sreg_bounds(reg, self.block_dim).unwrap_or_default();
             let _ = writeln!(out, "!{} = !{{i32 {low}, i32 {high}}}", i + 1);
         }
         let mut next = SREG_RANGES.len() + 1;
