@@ -1,64 +1,16 @@
 //! `#[kernel(block_dim = ..)]`: a kernel compiled for one block shape (`block_dim()` a
 //! constant, `thread_idx()` below it, so indices into shared tiles that stay in bounds
-//! for every thread carry no check) computes what the same kernel computes without it;
+//! for every thread carry no check) computes the reference (the SIMT suite's 5-point
+//! stencil, `block_dim = (32, 8)`, whose every shared index is proven in bounds);
 //! a launch with another block is an `Err` naming `block_dim`; an index that can still
 //! leave its array keeps its check and panics as Rust would.
 
+use super::bench_simt::checked::stencil5;
 use super::common;
 use cudajit::prelude::*;
 
 const TILE: usize = 32;
 const ROWS: usize = 8;
-
-/// A 5-point average over a 34x34 shared tile (zero outside the grid), 32x8 threads
-/// per 32x32 tile, 4 rows each: every shared index is provably in bounds.
-#[kernel(block_dim = (32, 8))]
-fn blur_tiles(input: &[f32], out: &mut [f32], nx: usize, ny: usize) {
-    let t = shared_array::<[[f32; 34]; 34]>();
-    let tx = thread_idx().x as usize;
-    let ty = thread_idx().y as usize;
-    let x0 = block_idx().x as usize * 32;
-    let y0 = block_idx().y as usize * 32;
-    for r in (0..32).step_by(8) {
-        t[ty + r + 1][tx + 1] = input[(y0 + ty + r) * nx + x0 + tx];
-    }
-    if ty == 0 {
-        t[0][tx + 1] = if y0 > 0 {
-            input[(y0 - 1) * nx + x0 + tx]
-        } else {
-            0.0
-        };
-    }
-    if ty == 1 {
-        t[33][tx + 1] = if y0 + 32 < ny {
-            input[(y0 + 32) * nx + x0 + tx]
-        } else {
-            0.0
-        };
-    }
-    if ty == 2 {
-        t[tx + 1][0] = if x0 > 0 {
-            input[(y0 + tx) * nx + x0 - 1]
-        } else {
-            0.0
-        };
-    }
-    if ty == 3 {
-        t[tx + 1][33] = if x0 + 32 < nx {
-            input[(y0 + tx) * nx + x0 + 32]
-        } else {
-            0.0
-        };
-    }
-    sync_threads();
-    // `block_dim()` is the constant 32 x 8 here.
-    let rows = 32 / block_dim().y as usize;
-    for k in 0..rows {
-        let ly = ty + k * 8 + 1;
-        let around = t[ly - 1][tx + 1] + t[ly + 1][tx + 1] + t[ly][tx] + t[ly][tx + 2];
-        out[(y0 + ly - 1) * nx + x0 + tx] = 0.5 * t[ly][tx + 1] + 0.125 * around;
-    }
-}
 
 /// Each thread reads its right neighbour's slot: thread 31 of a 32-thread block reads
 /// past the 32-element array, so this index keeps its check even with the block known.
@@ -98,7 +50,7 @@ fn a_kernel_compiled_for_its_block_computes_the_reference() {
     let input = rng.vec_f32(nx * ny, -1.0, 1.0);
     let mut out = vec![f32::NAN; nx * ny];
     let grid = (tiles_x as u32, tiles_y as u32);
-    launch!(blur_tiles[grid, (TILE as u32, ROWS as u32)](&input, &mut out, nx, ny)).unwrap();
+    launch!(stencil5[grid, (TILE as u32, ROWS as u32)](&input, &mut out, nx, ny)).unwrap();
     let want = blur_reference(&input, nx, ny);
     for (i, (got, want)) in out.iter().zip(&want).enumerate() {
         assert!(
@@ -116,7 +68,7 @@ fn a_launch_with_another_block_is_an_error_naming_block_dim() {
     let input = vec![1.0f32; 64 * 64];
     let mut out = vec![f32::NAN; 64 * 64];
     for block in [(16u32, 16u32), (32, 4), (8, 32)] {
-        let err = launch!(blur_tiles[(2u32, 2u32), block](&input, &mut out, 64usize, 64usize))
+        let err = launch!(stencil5[(2u32, 2u32), block](&input, &mut out, 64usize, 64usize))
             .unwrap_err()
             .to_string();
         assert!(err.contains("block_dim"), "{err}");
