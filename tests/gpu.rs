@@ -254,6 +254,8 @@ mod bench_suite;
 mod block_dim;
 #[path = "gpu/prefetch.rs"]
 mod prefetch;
+#[path = "gpu/loop_guards.rs"]
+mod loop_guards;
 
 #[path = "gpu/generics.rs"]
 mod generics;

@@ -23,6 +23,9 @@ use crate::ir::{
 };
 
 mod affine;
+mod loop_guard;
+
+pub use loop_guard::LoopBound;
 
 /// The most elements a `for` loop of a run may have (its body is walked once per
 /// element when the guard is planned).
@@ -64,6 +67,20 @@ pub enum GuardOp {
         slot: usize,
         trips: u64,
     },
+    /// Store a run-time loop's first element (`second`: its first plus its step) in its
+    /// variable (see [`loop_guard`]).
+    SetLoopVar { local: Handle<Local>, second: bool },
+    /// At the run-time loop's second element: `index` is affine in the loop's variable,
+    /// so over the iterations that reach it (all of them, or those the loop's `bound`
+    /// lets through) it takes the values `first + k * (this - first)`, `first` kept in
+    /// `slot`; all below `len` if `first < len` and `(iterations - 1) * (this - first)`
+    /// neither wraps nor exceeds `len - 1 - first` (as `CheckStrided`).
+    CheckAcross {
+        index: Handle<Expr>,
+        len: Length,
+        slot: usize,
+        bound: Option<LoopBound>,
+    },
 }
 
 /// A run's guard: its steps, and the index expressions whose checks it decides.
@@ -73,6 +90,9 @@ pub struct Plan {
     pub decided: HashSet<Handle<Expr>>,
     /// Run-time comparisons in `ops` plus checks decided at compile time.
     pub checks: usize,
+    /// A loop's guard must give every lane of a warp the same copy (see
+    /// [`loop_guard`]).
+    pub warp_uniform: bool,
 }
 
 /// A literal `for` loop being walked: its variable, its elements, the one walked now.
@@ -122,6 +142,8 @@ pub struct Planner<'a> {
     strided: HashMap<(CheckKey, bool), usize>,
     /// The guard would be too large, or an index is out of range at compile time.
     abandoned: bool,
+    /// Planning a run-time loop's guard (see [`loop_guard`]), not a run's.
+    across: Option<loop_guard::Across>,
 }
 
 impl<'a> Planner<'a> {
@@ -147,6 +169,7 @@ impl<'a> Planner<'a> {
             loops: Vec::new(),
             strided: HashMap::new(),
             abandoned: false,
+            across: None,
         }
     }
 
@@ -204,6 +227,18 @@ impl<'a> Planner<'a> {
     /// The elements of a `for` loop over a literal range with a simple body that does not
     /// assign its variable, when it has at most [`MAX_TRIPS`] of them.
     fn literal_loop(&self, stmt: &Stmt) -> Option<Vec<u64>> {
+        let Stmt::ForRange { body, .. } = stmt else {
+            return None;
+        };
+        if body.tail.is_some() || !body.stmts.iter().all(|st| self.is_simple(st)) {
+            return None;
+        }
+        self.literal_elems(stmt)
+    }
+
+    /// The elements of a `for` loop over a literal range that does not assign its
+    /// variable, when it has at most [`MAX_TRIPS`] of them.
+    fn literal_elems(&self, stmt: &Stmt) -> Option<Vec<u64>> {
         let Stmt::ForRange {
             var,
             start,
@@ -224,7 +259,7 @@ impl<'a> Planner<'a> {
             Some(h) => self.literal_int(*h, ScalarType::Usize)?,
             None => 1,
         };
-        if step <= 0 || body.tail.is_some() || !body.stmts.iter().all(|st| self.is_simple(st)) {
+        if step <= 0 {
             return None;
         }
         let mut assigned = HashSet::new();
@@ -325,24 +360,7 @@ impl<'a> Planner<'a> {
         assigned_in_stmt(self.func, stmt, &mut assigned);
         self.dirty.extend(assigned);
         match stmt {
-            Stmt::Let { local, init } => {
-                if let Some(init) = init {
-                    self.visit(*init);
-                }
-                self.defined.insert(*local);
-                self.known.remove(local);
-                let scalar = self.local_ty(*local).scalar().is_some();
-                if let (Some(init), true, false) = (init, scalar, self.dirty.contains(local)) {
-                    if let Some(k) = self.pure(*init) {
-                        self.plan.ops.push(GuardOp::PreLet {
-                            local: *local,
-                            init: *init,
-                        });
-                        self.known.insert(*local, k);
-                        self.let_inits.insert(*local, *init);
-                    }
-                }
-            }
+            Stmt::Let { local, init } => self.define(*local, *init),
             Stmt::Assign { place, value, .. } => {
                 self.visit(*value);
                 self.visit_place(place);
@@ -356,36 +374,65 @@ impl<'a> Planner<'a> {
                 let mut assigned = HashSet::new();
                 assigned_in_block(self.func, body, &mut assigned);
                 self.dirty.extend(assigned);
-                self.defined.insert(*var);
-                self.loops.push(LiteralLoop {
-                    var: *var,
-                    elems: elems.clone(),
-                    current: 0,
-                });
-                for (current, bits) in elems.into_iter().enumerate() {
-                    if let Some(l) = self.loops.last_mut() {
-                        l.current = current;
-                    }
-                    self.plan.ops.push(GuardOp::SetVar { local: *var, bits });
-                    self.known.insert(
-                        *var,
-                        Known {
-                            constant: Some(bits),
-                            deps: BTreeSet::from([*var]),
-                        },
-                    );
-                    for st in &body.stmts {
-                        self.stmt(st);
-                        if self.abandoned {
-                            return;
-                        }
-                    }
-                }
-                self.loops.pop();
-                self.known.remove(var);
+                self.walk_literal_loop(*var, elems, body, Self::stmt);
             }
             Stmt::While { .. } => self.abandoned = true,
         }
+    }
+
+    /// A `let`: its initialiser's checks, then its value pre-executed by the guard when
+    /// the guard can compute it.
+    fn define(&mut self, local: Handle<Local>, init: Option<Handle<Expr>>) {
+        if let Some(init) = init {
+            self.visit(init);
+        }
+        self.defined.insert(local);
+        self.known.remove(&local);
+        let scalar = self.local_ty(local).scalar().is_some();
+        if let (Some(init), true, false) = (init, scalar, self.dirty.contains(&local)) {
+            if let Some(k) = self.pure(init) {
+                self.plan.ops.push(GuardOp::PreLet { local, init });
+                self.known.insert(local, k);
+                self.let_inits.insert(local, init);
+            }
+        }
+    }
+
+    /// A literal loop's body walked (by `walk`) once per element, its variable set to it.
+    fn walk_literal_loop(
+        &mut self,
+        var: Handle<Local>,
+        elems: Vec<u64>,
+        body: &Block,
+        walk: fn(&mut Self, &Stmt),
+    ) {
+        self.defined.insert(var);
+        self.loops.push(LiteralLoop {
+            var,
+            elems: elems.clone(),
+            current: 0,
+        });
+        for (current, bits) in elems.into_iter().enumerate() {
+            if let Some(l) = self.loops.last_mut() {
+                l.current = current;
+            }
+            self.plan.ops.push(GuardOp::SetVar { local: var, bits });
+            self.known.insert(
+                var,
+                Known {
+                    constant: Some(bits),
+                    deps: BTreeSet::from([var]),
+                },
+            );
+            for st in &body.stmts {
+                walk(self, st);
+                if self.abandoned {
+                    return;
+                }
+            }
+        }
+        self.loops.pop();
+        self.known.remove(&var);
     }
 
     /// Plans the checks of every place read or written inside `h`.
@@ -393,6 +440,12 @@ impl<'a> Planner<'a> {
         let e = self.expr(h);
         match &e.kind {
             ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => self.visit_place(place),
+            // Only a loop's guard meets these (a run has no control flow).
+            ExprKind::If { .. }
+            | ExprKind::Block(_)
+            | ExprKind::Loop { .. }
+            | ExprKind::Break { .. }
+            | ExprKind::Return(_) => self.visit_control(h),
             _ => visit_children(&e.kind, |c| self.visit(c)),
         }
     }
@@ -476,6 +529,10 @@ impl<'a> Planner<'a> {
             }
             self.plan.decided.insert(index);
             self.plan.checks += 1;
+            return;
+        }
+        if self.across_var().is_some_and(|v| k.deps.contains(&v)) {
+            self.plan_across(index, len, &k.deps);
             return;
         }
         let key: Vec<_> = k
@@ -874,6 +931,62 @@ fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block)) {
             }
         }
         kind => visit_children(kind, |c| blocks_in_expr(func, c, f)),
+    }
+}
+
+/// Calls `f` on every expression in `block`, nested ones included.
+pub(super) fn exprs_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Expr)) {
+    let each = |h: Handle<Expr>, f: &mut dyn FnMut(&Expr)| exprs_in_expr(func, h, f);
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { init, .. } => init.iter().for_each(|h| each(*h, f)),
+            Stmt::Assign { place, value, .. } => {
+                visit_place_exprs(place, &mut |h| each(h, f));
+                each(*value, f);
+            }
+            Stmt::Expr(e) => each(*e, f),
+            Stmt::While { cond, body, .. } => {
+                each(*cond, f);
+                exprs_in_block(func, body, f);
+            }
+            Stmt::ForRange {
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                for h in [Some(*start), Some(*end), *step].into_iter().flatten() {
+                    each(h, f);
+                }
+                exprs_in_block(func, body, f);
+            }
+        }
+    }
+    if let Some(t) = block.tail {
+        each(t, f);
+    }
+}
+
+fn exprs_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Expr)) {
+    let Some(e) = func.exprs.get(h) else {
+        return;
+    };
+    f(e);
+    match &e.kind {
+        ExprKind::If { cond, .. } => {
+            exprs_in_expr(func, *cond, f);
+            blocks_in_expr(func, h, &mut |b| exprs_in_block(func, b, f));
+        }
+        ExprKind::Loop { .. } | ExprKind::Block(_) => {
+            blocks_in_expr(func, h, &mut |b| exprs_in_block(func, b, f))
+        }
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                exprs_in_expr(func, *v, f);
+            }
+        }
+        kind => visit_children(kind, |c| exprs_in_expr(func, c, f)),
     }
 }
 

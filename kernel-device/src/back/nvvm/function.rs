@@ -67,6 +67,9 @@ pub struct FunctionWriter<'w, 'a> {
     pub plain_depth: u32,
     /// Inside a versioned run's checked copy, which runs only when its guard fails.
     pub cold_depth: u32,
+    /// Inside a copy of a versioned loop (see `loop_versioning`): loops in it are not
+    /// versioned again, so no code is written more than twice.
+    pub loop_versions: u32,
     /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
     pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
     /// Value ranges of the function's unsigned expressions: indices into arrays that
@@ -99,6 +102,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             proven: HashSet::new(),
             plain_depth: 0,
             cold_depth: 0,
+            loop_versions: 0,
             pending_for: None,
             ranges,
             predicate: None,

@@ -11,6 +11,7 @@ use super::{types, Error};
 use crate::ir::{Block, Expr, Handle, Local, LoopId};
 
 /// A `for` loop's iterator, as in `ir::Stmt::ForRange`.
+#[derive(Clone, Copy)]
 pub struct RangeSpec {
     pub start: Handle<Expr>,
     pub end: Handle<Expr>,
@@ -35,8 +36,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             .scalar()
             .filter(|s| s.is_integer())
             .ok_or_else(|| self.error(format!("range over `{}`", local.ty)))?;
-        let ty = types::scalar(scalar);
-        let signed = scalar.is_signed_integer();
         let Val::V(start) = self.expr(range.start)? else {
             return Ok(());
         };
@@ -57,6 +56,42 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             None => None,
         };
+        let step = step.as_deref();
+        // Indexing a slice with the variable of a loop that ends at the slice's length
+        // needs no check (`for i in (grid(1)..x.len()).step_by(grid_size(1))`).
+        let proven = super::check_plan::indices_below_loop_end(
+            self.func,
+            var,
+            range.end,
+            range.inclusive,
+            body,
+        );
+        let before = self.proven.clone();
+        self.proven.extend(proven);
+        let written = match self.versioned_loop(id, var, &range, scalar, [&start, &end], step, body)
+        {
+            Some(versioned) => versioned,
+            None => self.range_loop(id, var, &range, scalar, [&start, &end], step, body),
+        };
+        self.proven = before;
+        written
+    }
+
+    /// The loop itself, its bounds and step evaluated (see [`Self::for_range`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn range_loop(
+        &mut self,
+        id: LoopId,
+        var: Handle<Local>,
+        range: &RangeSpec,
+        scalar: crate::ir::ScalarType,
+        [start, end]: [&str; 2],
+        step: Option<&str>,
+        body: &'a Block,
+    ) -> Result<(), Error> {
+        let ty = types::scalar(scalar);
+        let signed = scalar.is_signed_integer();
+        let (start, end) = (start.to_string(), end.to_string());
         let cond_l = self.label("for.cond");
         let body_l = self.label("for.body");
         let end_l = self.label("for.end");
@@ -79,7 +114,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 scalar.bits(),
                 [&start, &end],
                 range.inclusive,
-                step.as_deref(),
+                step,
                 &cursor,
                 [&cond_l, &body_l, &end_l],
                 var,
@@ -109,9 +144,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.store(ty, first, &cursor);
             // The step in the element type: wrapping, and only used while it fits
             // between the cursor and the last element.
-            let step_t = match &step {
+            let step_t = match step {
                 Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
-                Some(s) => s.clone(),
+                Some(s) => s.to_string(),
                 None => "1".to_string(),
             };
             self.start_block(&cond_l);
@@ -146,17 +181,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let next = self.def("for.next", format!("{op} {ty} {cur}, {step_t}"));
             self.store(ty, &next, &cursor);
         }
-        // Indexing a slice with the variable of a loop that ends at the slice's length
-        // needs no check (`for i in (grid(1)..x.len()).step_by(grid_size(1))`).
-        let proven = super::check_plan::indices_below_loop_end(
-            self.func,
-            var,
-            range.end,
-            range.inclusive,
-            body,
-        );
-        let before = self.proven.clone();
-        self.proven.extend(proven);
         let unroll = match range.unroll {
             crate::ir::Unroll::Auto
                 if self.func.options.bounds_check
@@ -173,9 +197,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             other => other,
         };
         self.pending_for = Some((unroll, var));
-        let result = self.loop_body(id, body, &cond_l, &end_l, None);
-        self.proven = before;
-        result
+        self.loop_body(id, body, &cond_l, &end_l, None)
     }
 
     /// A forward stepped range, or an inclusive one narrower than 64 bits, as a counted
@@ -199,6 +221,43 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         [cond_l, body_l, end_l]: [&str; 3],
         var: Handle<Local>,
     ) -> Result<(), Error> {
+        let count = self.trip_count(ty, signed, bits, [start, end], inclusive, step);
+        let trips = self.alloca("for.trips", "i64");
+        self.store("i64", &count, &trips);
+        self.store(ty, start, cursor);
+        let step_t = match step {
+            Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
+            Some(s) => s.to_string(),
+            None => "1".to_string(),
+        };
+        self.start_block(cond_l);
+        let left = self.load("for.left", "i64", &trips);
+        let more = self.def("for.more", format!("icmp ne i64 {left}, 0"));
+        self.terminate(format!("br i1 {more}, label %{body_l}, label %{end_l}"));
+        self.start_block(body_l);
+        let left = self.def("for.left", format!("add i64 {left}, -1"));
+        self.store("i64", &left, &trips);
+        let cur = self.load("for.i", ty, cursor);
+        if let Some((addr, vty)) = self.slot(var)? {
+            self.store(&vty, &cur, &addr);
+        }
+        let next = self.def("for.next", format!("add {ty} {cur}, {step_t}"));
+        self.store(ty, &next, cursor);
+        Ok(())
+    }
+
+    /// The number of elements of a forward range (not an inclusive 64-bit one), as an
+    /// i64: `(end - start - 1) / step + 1` (`(end - start) / step + 1` when inclusive),
+    /// the difference taken as an unsigned number, or 0 when the range is empty.
+    pub fn trip_count(
+        &mut self,
+        ty: &str,
+        signed: bool,
+        bits: u32,
+        [start, end]: [&str; 2],
+        inclusive: bool,
+        step: Option<&str>,
+    ) -> String {
         let pred = match (inclusive, signed) {
             (true, true) => "sle",
             (true, false) => "ule",
@@ -223,32 +282,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             None => span,
         };
         let count = self.def("for.count", format!("add i64 {steps}, 1"));
-        let count = self.def(
+        self.def(
             "for.count",
             format!("select i1 {nonempty}, i64 {count}, i64 0"),
-        );
-        let trips = self.alloca("for.trips", "i64");
-        self.store("i64", &count, &trips);
-        self.store(ty, start, cursor);
-        let step_t = match step {
-            Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
-            Some(s) => s.to_string(),
-            None => "1".to_string(),
-        };
-        self.start_block(cond_l);
-        let left = self.load("for.left", "i64", &trips);
-        let more = self.def("for.more", format!("icmp ne i64 {left}, 0"));
-        self.terminate(format!("br i1 {more}, label %{body_l}, label %{end_l}"));
-        self.start_block(body_l);
-        let left = self.def("for.left", format!("add i64 {left}, -1"));
-        self.store("i64", &left, &trips);
-        let cur = self.load("for.i", ty, cursor);
-        if let Some((addr, vty)) = self.slot(var)? {
-            self.store(&vty, &cur, &addr);
-        }
-        let next = self.def("for.next", format!("add {ty} {cur}, {step_t}"));
-        self.store(ty, &next, cursor);
-        Ok(())
+        )
     }
 
     /// The plain `start..end` / `start..=end` loop, up to the body: an exclusive range

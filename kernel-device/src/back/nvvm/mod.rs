@@ -28,6 +28,7 @@ mod function;
 mod grid_sync;
 mod half;
 mod intrinsics;
+mod loop_versioning;
 mod loops;
 mod numeric;
 mod panic;

@@ -88,9 +88,61 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         stmts: &'a [Stmt],
         plan: super::check_plan::Plan,
     ) -> Result<(), Error> {
+        let write = |w: &mut Self| stmts.iter().try_for_each(|s| w.stmt(s));
+        match self.guard(&plan.ops, None)? {
+            Some(guard) => self.versions(&guard, "run", &plan.decided, write),
+            // Every planned check was decided at compile time: only the fast copy.
+            None => self.without_checks(&plan.decided, write),
+        }
+    }
+
+    /// `br guard, fast, checked`, then `write` twice: in `fast` without the checks of
+    /// `decided`, in `checked` as written (cold: it runs only when the guard fails),
+    /// both continuing at one join.
+    pub(super) fn versions(
+        &mut self,
+        guard: &str,
+        name: &str,
+        decided: &HashSet<Handle<Expr>>,
+        mut write: impl FnMut(&mut Self) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let fast_l = self.label(&format!("{name}.fast"));
+        let checked_l = self.label(&format!("{name}.checked"));
+        let join_l = self.label(&format!("{name}.join"));
+        self.terminate(format!(
+            "br i1 {guard}, label %{fast_l}, label %{checked_l}, !prof {}",
+            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
+        ));
+        self.start_block(&fast_l);
+        let fast_sites = self.w.panic_sites.len();
+        self.without_checks(decided, &mut write)?;
+        self.branch_to(&join_l);
+        self.start_block(&checked_l);
+        // The checks both copies keep report through the same panic sites.
+        let outer = std::mem::replace(
+            &mut self.w.reusable_sites,
+            fast_sites..self.w.panic_sites.len(),
+        );
+        self.cold_depth += 1;
+        let written = write(self);
+        self.cold_depth -= 1;
+        self.w.reusable_sites = outer;
+        written?;
+        self.branch_to(&join_l);
+        self.start_block(&join_l);
+        Ok(())
+    }
+
+    /// The guard's steps written out; its condition, or `None` when it compares nothing.
+    /// `across` has the values of the run-time loop a loop's guard is for.
+    pub fn guard(
+        &mut self,
+        ops: &[GuardOp],
+        across: Option<&super::loop_versioning::LoopValues>,
+    ) -> Result<Option<String>, Error> {
         let mut guard: Option<String> = None;
         let mut recorded = std::collections::HashMap::new();
-        for op in &plan.ops {
+        for op in ops {
             match op {
                 GuardOp::PreLet { local, init } => {
                     let Val::V(v) = self.expr(*init)? else {
@@ -108,6 +160,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         .ok_or_else(|| self.error("a loop variable that is not a scalar"))?;
                     if let Some((addr, ty)) = self.slot(*local)? {
                         self.store(&ty, &types::int_const(s, *bits), &addr);
+                    }
+                }
+                GuardOp::SetLoopVar { local, second } => {
+                    let Some(values) = across else {
+                        return Err(self.error("a loop's guard step in a run's guard"));
+                    };
+                    let v = if *second {
+                        values.second.clone()
+                    } else {
+                        values.start.clone()
+                    };
+                    if let Some((addr, ty)) = self.slot(*local)? {
+                        self.store(&ty, &v, &addr);
                     }
                 }
                 GuardOp::Check { index, len } => {
@@ -134,37 +199,23 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let ok = self.strided_ok(&first, &second, &len, *trips);
                     guard = Some(self.guard_and(guard, ok));
                 }
+                GuardOp::CheckAcross {
+                    index,
+                    len,
+                    slot,
+                    bound,
+                } => {
+                    let (Some(values), Some(first)) = (across, recorded.get(slot).cloned()) else {
+                        return Err(self.error("a loop's guard without its loop or first value"));
+                    };
+                    let second = self.guard_index(*index)?;
+                    let len = self.guard_len(len)?;
+                    let ok = self.across_ok(values, bound.as_ref(), [&first, &second], &len)?;
+                    guard = Some(self.guard_and(guard, ok));
+                }
             }
         }
-        let Some(guard) = guard else {
-            // Every planned check was decided at compile time: only the fast copy.
-            return self.unchecked_copy(stmts, &plan.decided);
-        };
-        let fast_l = self.label("run.fast");
-        let checked_l = self.label("run.checked");
-        let join_l = self.label("run.join");
-        self.terminate(format!(
-            "br i1 {guard}, label %{fast_l}, label %{checked_l}, !prof {}",
-            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
-        ));
-        self.start_block(&fast_l);
-        let fast_sites = self.w.panic_sites.len();
-        self.unchecked_copy(stmts, &plan.decided)?;
-        self.branch_to(&join_l);
-        self.start_block(&checked_l);
-        // The checks both copies keep report through the same panic sites.
-        let outer = std::mem::replace(
-            &mut self.w.reusable_sites,
-            fast_sites..self.w.panic_sites.len(),
-        );
-        self.cold_depth += 1;
-        let written = stmts.iter().try_for_each(|s| self.stmt(s));
-        self.cold_depth -= 1;
-        self.w.reusable_sites = outer;
-        written?;
-        self.branch_to(&join_l);
-        self.start_block(&join_l);
-        Ok(())
+        Ok(guard)
     }
 
     /// A planned index's value in the guard.
@@ -211,22 +262,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.def("guard.ok", format!("and i1 {first_ok}, {step_ok}"))
     }
 
-    fn guard_and(&mut self, guard: Option<String>, ok: String) -> String {
+    pub(super) fn guard_and(&mut self, guard: Option<String>, ok: String) -> String {
         match guard {
             None => ok,
             Some(g) => self.def("guard", format!("and i1 {g}, {ok}")),
         }
     }
 
-    /// `stmts` without the checks of the indices in `decided`.
-    fn unchecked_copy(
+    /// `write` without the checks of the indices in `decided`.
+    fn without_checks(
         &mut self,
-        stmts: &'a [Stmt],
-        decided: &std::collections::HashSet<crate::ir::Handle<crate::ir::Expr>>,
+        decided: &HashSet<Handle<Expr>>,
+        mut write: impl FnMut(&mut Self) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let before = self.proven.clone();
         self.proven.extend(decided.iter().copied());
-        let result = stmts.iter().try_for_each(|s| self.stmt(s));
+        let result = write(self);
         self.proven = before;
         result
     }

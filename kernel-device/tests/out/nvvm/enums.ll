@@ -19,6 +19,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+declare {i64, i1} @llvm.umul.with.overflow.i64(i64, i64)
 
 ; kernel `interpret` (tests/in/enums.rs:86)
 define void @interpret(i8* noalias %ops, i64 %ops.len, float* noalias %xs, i64 %xs.len, i64 %len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
@@ -32,6 +33,7 @@ entry:
   %k.addr = alloca i64
   %op.addr = alloca i8
   %for.counter = alloca i64
+  %for.counter.1 = alloca i64
   %ops.s = insertvalue { i8*, i64 } undef, i8* %ops, 0
   %ops.s.1 = insertvalue { i8*, i64 } %ops.s, i64 %ops.len, 1
   store { i8*, i64 } %ops.s.1, { i8*, i64 }* %ops.addr
@@ -59,6 +61,69 @@ entry:
 if.then:
   store float 0x3FF0000000000000, float* %acc.addr
   %len.2 = load i64, i64* %len.addr
+  %loop.second = add i64 0, 1
+  %for.nonempty = icmp ult i64 0, %len.2
+  %for.diff = sub i64 %len.2, 0
+  %for.span = add i64 %for.diff, -1
+  %for.count = add i64 %for.span, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 0, i64* %k.addr
+  %t.1 = load i64, i64* %t.addr
+  %len.3 = load i64, i64* %len.addr
+  %mul = mul i64 %t.1, %len.3
+  %k = load i64, i64* %k.addr
+  %add = add i64 %mul, %k
+  %t.2 = load i64, i64* %t.addr
+  %len.4 = load i64, i64* %len.addr
+  %mul.1 = mul i64 %t.2, %len.4
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %mul.1, %k.1
+  store i64 %loop.second, i64* %k.addr
+  %t.3 = load i64, i64* %t.addr
+  %len.5 = load i64, i64* %len.addr
+  %mul.2 = mul i64 %t.3, %len.5
+  %k.2 = load i64, i64* %k.addr
+  %add.2 = add i64 %mul.2, %k.2
+  %ops.1 = load { i8*, i64 }, { i8*, i64 }* %ops.addr
+  %guard.len = extractvalue { i8*, i64 } %ops.1, 1
+  %across.first = icmp ult i64 %add, %guard.len
+  %across.stride = sub i64 %add.2, %add
+  %across.some = icmp ne i64 %for.count.1, 0
+  %across.last = add i64 %for.count.1, -1
+  %across.k = select i1 %across.some, i64 %across.last, i64 0
+  %across.mul = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride, i64 %across.k)
+  %across.span = extractvalue {i64, i1} %across.mul, 0
+  %across.wraps = extractvalue {i64, i1} %across.mul, 1
+  %across.room = sub i64 %guard.len, %add
+  %across.room.1 = add i64 %across.room, -1
+  %across.fits = icmp ule i64 %across.span, %across.room.1
+  %across.exact = xor i1 %across.wraps, true
+  %across.fits.1 = and i1 %across.fits, %across.exact
+  %across.ok = and i1 %across.first, %across.fits.1
+  %t.4 = load i64, i64* %t.addr
+  %len.6 = load i64, i64* %len.addr
+  %mul.3 = mul i64 %t.4, %len.6
+  %k.3 = load i64, i64* %k.addr
+  %add.3 = add i64 %mul.3, %k.3
+  %xs.1 = load { float*, i64 }, { float*, i64 }* %xs.addr
+  %guard.len.1 = extractvalue { float*, i64 } %xs.1, 1
+  %across.first.1 = icmp ult i64 %add.1, %guard.len.1
+  %across.stride.1 = sub i64 %add.3, %add.1
+  %across.some.1 = icmp ne i64 %for.count.1, 0
+  %across.last.1 = add i64 %for.count.1, -1
+  %across.k.1 = select i1 %across.some.1, i64 %across.last.1, i64 0
+  %across.mul.1 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.1, i64 %across.k.1)
+  %across.span.1 = extractvalue {i64, i1} %across.mul.1, 0
+  %across.wraps.1 = extractvalue {i64, i1} %across.mul.1, 1
+  %across.room.2 = sub i64 %guard.len.1, %add.1
+  %across.room.3 = add i64 %across.room.2, -1
+  %across.fits.2 = icmp ule i64 %across.span.1, %across.room.3
+  %across.exact.1 = xor i1 %across.wraps.1, true
+  %across.fits.3 = and i1 %across.fits.2, %across.exact.1
+  %across.ok.1 = and i1 %across.first.1, %across.fits.3
+  %guard = and i1 %across.ok, %across.ok.1
+  br i1 %guard, label %loop.fast, label %loop.checked, !prof !0
+loop.fast:
   store i64 0, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -70,58 +135,98 @@ for.body:
   store i64 %for.i, i64* %k.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %ops.1 = load { i8*, i64 }, { i8*, i64 }* %ops.addr
-  %t.1 = load i64, i64* %t.addr
-  %len.3 = load i64, i64* %len.addr
-  %mul = mul i64 %t.1, %len.3
-  %k = load i64, i64* %k.addr
-  %add = add i64 %mul, %k
-  %ptr = extractvalue { i8*, i64 } %ops.1, 0
-  %len.4 = extractvalue { i8*, i64 } %ops.1, 1
-  %inbounds = icmp ult i64 %add, %len.4
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add, i64 %len.4)
-  unreachable
-ok:
-  %elem.ptr = getelementptr i8, i8* %ptr, i64 %add
+  %ops.2 = load { i8*, i64 }, { i8*, i64 }* %ops.addr
+  %t.5 = load i64, i64* %t.addr
+  %len.7 = load i64, i64* %len.addr
+  %mul.4 = mul i64 %t.5, %len.7
+  %k.4 = load i64, i64* %k.addr
+  %add.4 = add i64 %mul.4, %k.4
+  %ptr = extractvalue { i8*, i64 } %ops.2, 0
+  %elem.ptr = getelementptr i8, i8* %ptr, i64 %add.4
   %elem = load i8, i8* %elem.ptr
   store i8 %elem, i8* %op.addr
   %op = load i8, i8* %op.addr
   %acc = load float, float* %acc.addr
-  %xs.1 = load { float*, i64 }, { float*, i64 }* %xs.addr
-  %t.2 = load i64, i64* %t.addr
-  %len.5 = load i64, i64* %len.addr
-  %mul.1 = mul i64 %t.2, %len.5
-  %k.1 = load i64, i64* %k.addr
-  %add.1 = add i64 %mul.1, %k.1
-  %ptr.1 = extractvalue { float*, i64 } %xs.1, 0
-  %len.6 = extractvalue { float*, i64 } %xs.1, 1
-  %inbounds.1 = icmp ult i64 %add.1, %len.6
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.1, i64 %len.6)
-  unreachable
-ok.1:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %add.1
+  %xs.2 = load { float*, i64 }, { float*, i64 }* %xs.addr
+  %t.6 = load i64, i64* %t.addr
+  %len.8 = load i64, i64* %len.addr
+  %mul.5 = mul i64 %t.6, %len.8
+  %k.5 = load i64, i64* %k.addr
+  %add.5 = add i64 %mul.5, %k.5
+  %ptr.1 = extractvalue { float*, i64 } %xs.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %add.5
   %elem.1 = load float, float* %elem.ptr.1
   %call = call float @__cudajit_dev_apply(i8 %op, float %acc, float %elem.1, i64 %__cudajit.panic.record)
   store float %call, float* %acc.addr
   br label %for.cond, !llvm.loop !15
 for.end:
+  br label %loop.join
+loop.checked:
+  store i64 0, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, %len.2
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %k.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %ops.3 = load { i8*, i64 }, { i8*, i64 }* %ops.addr
+  %t.7 = load i64, i64* %t.addr
+  %len.9 = load i64, i64* %len.addr
+  %mul.6 = mul i64 %t.7, %len.9
+  %k.6 = load i64, i64* %k.addr
+  %add.6 = add i64 %mul.6, %k.6
+  %ptr.2 = extractvalue { i8*, i64 } %ops.3, 0
+  %len.10 = extractvalue { i8*, i64 } %ops.3, 1
+  %inbounds = icmp ult i64 %add.6, %len.10
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add.6, i64 %len.10)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %add.6
+  %elem.2 = load i8, i8* %elem.ptr.2
+  store i8 %elem.2, i8* %op.addr
+  %op.1 = load i8, i8* %op.addr
   %acc.1 = load float, float* %acc.addr
+  %xs.3 = load { float*, i64 }, { float*, i64 }* %xs.addr
+  %t.8 = load i64, i64* %t.addr
+  %len.11 = load i64, i64* %len.addr
+  %mul.7 = mul i64 %t.8, %len.11
+  %k.7 = load i64, i64* %k.addr
+  %add.7 = add i64 %mul.7, %k.7
+  %ptr.3 = extractvalue { float*, i64 } %xs.3, 0
+  %len.12 = extractvalue { float*, i64 } %xs.3, 1
+  %inbounds.1 = icmp ult i64 %add.7, %len.12
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.7, i64 %len.12)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %add.7
+  %elem.3 = load float, float* %elem.ptr.3
+  %call.1 = call float @__cudajit_dev_apply(i8 %op.1, float %acc.1, float %elem.3, i64 %__cudajit.panic.record)
+  store float %call.1, float* %acc.addr
+  br label %for.cond.1, !llvm.loop !17
+for.end.1:
+  br label %loop.join
+loop.join:
+  %acc.2 = load float, float* %acc.addr
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %t.3 = load i64, i64* %t.addr
-  %ptr.2 = extractvalue { float*, i64 } %out.2, 0
-  %len.7 = extractvalue { float*, i64 } %out.2, 1
-  %inbounds.2 = icmp ult i64 %t.3, %len.7
+  %t.9 = load i64, i64* %t.addr
+  %ptr.4 = extractvalue { float*, i64 } %out.2, 0
+  %len.13 = extractvalue { float*, i64 } %out.2, 1
+  %inbounds.2 = icmp ult i64 %t.9, %len.13
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.3, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.9, i64 %len.13)
   unreachable
 ok.2:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %t.3
-  store float %acc.1, float* %elem.ptr.2
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %t.9
+  store float %acc.2, float* %elem.ptr.4
   br label %if.end
 if.end:
   ret void
@@ -289,10 +394,12 @@ exit:
 !14 = !{i32 32, i32 33}
 !15 = distinct !{!15, !16}
 !16 = !{!"llvm.loop.unroll.count", i32 4}
-!nvvm.annotations = !{!17}
-!17 = !{void (i8*, i64, float*, i64, i64, float*, i64, i64)* @interpret, !"kernel", i32 1}
-!nvvmir.version = !{!18}
-!18 = !{i32 2, i32 0, i32 3, i32 2}
+!17 = distinct !{!17, !18}
+!18 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!19}
+!19 = !{void (i8*, i64, float*, i64, i64, float*, i64, i64)* @interpret, !"kernel", i32 1}
+!nvvmir.version = !{!20}
+!20 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `interpret` at tests/in/enums.rs:91:22: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `interpret` at tests/in/enums.rs:92:34: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `interpret` at tests/in/enums.rs:94:9: index out of bounds: the len is {1} but the index is {0}

@@ -17,6 +17,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+declare {i64, i1} @llvm.umul.with.overflow.i64(i64, i64)
 
 ; kernel `grid_stride` (tests/in/strided_loops.rs:7)
 define void @grid_stride(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
@@ -27,6 +28,8 @@ entry:
   %i.addr = alloca i64
   %for.counter = alloca i64
   %for.trips = alloca i64
+  %for.counter.1 = alloca i64
+  %for.trips.1 = alloca i64
   store float %a, float* %a.addr
   %x.s = insertvalue { float*, i64 } undef, float* %x, 0
   %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
@@ -55,13 +58,42 @@ panic:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
+  %loop.second = add i64 %grid, %gridsize
   %for.nonempty = icmp ult i64 %grid, %len
   %for.diff = sub i64 %len, %grid
   %for.span = add i64 %for.diff, -1
   %for.steps = udiv i64 %for.span, %gridsize
   %for.count = add i64 %for.steps, 1
   %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
-  store i64 %for.count.1, i64* %for.trips
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  store i64 %loop.second, i64* %i.addr
+  %i.1 = load i64, i64* %i.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.1, 1
+  %across.first = icmp ult i64 %i, %guard.len
+  %across.stride = sub i64 %i.1, %i
+  %across.some = icmp ne i64 %for.count.1, 0
+  %across.last = add i64 %for.count.1, -1
+  %across.k = select i1 %across.some, i64 %across.last, i64 0
+  %across.mul = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride, i64 %across.k)
+  %across.span = extractvalue {i64, i1} %across.mul, 0
+  %across.wraps = extractvalue {i64, i1} %across.mul, 1
+  %across.room = sub i64 %guard.len, %i
+  %across.room.1 = add i64 %across.room, -1
+  %across.fits = icmp ule i64 %across.span, %across.room.1
+  %across.exact = xor i1 %across.wraps, true
+  %across.fits.1 = and i1 %across.fits, %across.exact
+  %across.ok = and i1 %across.first, %across.fits.1
+  br i1 %across.ok, label %loop.fast, label %loop.checked, !prof !0
+loop.fast:
+  %for.nonempty.1 = icmp ult i64 %grid, %len
+  %for.diff.1 = sub i64 %len, %grid
+  %for.span.1 = add i64 %for.diff.1, -1
+  %for.steps.1 = udiv i64 %for.span.1, %gridsize
+  %for.count.2 = add i64 %for.steps.1, 1
+  %for.count.3 = select i1 %for.nonempty.1, i64 %for.count.2, i64 0
+  store i64 %for.count.3, i64* %for.trips
   store i64 %grid, i64* %for.counter
   br label %for.cond
 for.cond:
@@ -76,32 +108,76 @@ for.body:
   %for.next = add i64 %for.i, %gridsize
   store i64 %for.next, i64* %for.counter
   %a.1 = load float, float* %a.addr
-  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.1, 0
-  %len.1 = extractvalue { float*, i64 } %x.1, 1
-  %inbounds = icmp ult i64 %i, %len.1
-  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i, i64 %len.1)
-  unreachable
-ok.1:
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
   %elem = load float, float* %elem.ptr
   %mul = fmul float %a.1, %elem
   %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.1 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { float*, i64 } %y.2, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
   %elem.1 = load float, float* %elem.ptr.1
   %add = fadd float %mul, %elem.1
   %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.2 = load i64, i64* %i.addr
+  %i.4 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %y.3, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
   store float %add, float* %elem.ptr.2
   br label %for.cond
 for.end:
+  br label %loop.join
+loop.checked:
+  %for.nonempty.2 = icmp ult i64 %grid, %len
+  %for.diff.2 = sub i64 %len, %grid
+  %for.span.2 = add i64 %for.diff.2, -1
+  %for.steps.2 = udiv i64 %for.span.2, %gridsize
+  %for.count.4 = add i64 %for.steps.2, 1
+  %for.count.5 = select i1 %for.nonempty.2, i64 %for.count.4, i64 0
+  store i64 %for.count.5, i64* %for.trips.1
+  store i64 %grid, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.left.2 = load i64, i64* %for.trips.1
+  %for.more.1 = icmp ne i64 %for.left.2, 0
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.left.3 = add i64 %for.left.2, -1
+  store i64 %for.left.3, i64* %for.trips.1
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %i.addr
+  %for.next.1 = add i64 %for.i.1, %gridsize
+  store i64 %for.next.1, i64* %for.counter.1
+  %a.2 = load float, float* %a.addr
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.3, 0
+  %len.1 = extractvalue { float*, i64 } %x.3, 1
+  %inbounds = icmp ult i64 %i.5, %len.1
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.5, i64 %len.1)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
+  %elem.2 = load float, float* %elem.ptr.3
+  %mul.1 = fmul float %a.2, %elem.2
+  %y.4 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { float*, i64 } %y.4, 0
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %i.6
+  %elem.3 = load float, float* %elem.ptr.4
+  %add.1 = fadd float %mul.1, %elem.3
+  %y.5 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { float*, i64 } %y.5, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.7
+  store float %add.1, float* %elem.ptr.5
+  br label %for.cond.1, !llvm.loop !15
+for.end.1:
+  br label %loop.join
+loop.join:
   ret void
 }
 
@@ -173,10 +249,12 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
-!15 = !{void (float, float*, i64, float*, i64, i64)* @grid_stride, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!15 = distinct !{!15, !16}
+!16 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!17}
+!17 = !{void (float, float*, i64, float*, i64, i64)* @grid_stride, !"kernel", i32 1}
+!nvvmir.version = !{!18}
+!18 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `grid_stride` at tests/in/strided_loops.rs:8:41: assertion failed: step != 0
 ; panic site 2 in `grid_stride` at tests/in/strided_loops.rs:9:20: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `strided_forms` ====

@@ -32,7 +32,7 @@ impl Planner<'_> {
             let l = &self.loops[pos];
             (l.var, l.elems.len(), l.current)
         };
-        if trips < MIN_STRIDED_TRIPS || !self.affine_in(index, var, pos) {
+        if trips < MIN_STRIDED_TRIPS || !self.affine_in(index, var, Some(pos)) {
             return false;
         }
         // The other loop variables' values: the check is made again for each of them.
@@ -70,12 +70,12 @@ impl Planner<'_> {
         true
     }
 
-    /// Whether `h`, as a function of `var` (the variable of `self.loops[pos]`) with every
-    /// other value fixed, is `a + b * var` in wrapping 64-bit arithmetic: every node
+    /// Whether `h`, as a function of `var` (the variable of `self.loops[pos]`, or of the
+    /// run-time loop being guarded when `pos` is `None`) with every other value fixed, is `a + b * var` in wrapping 64-bit arithmetic: every node
     /// that depends on `var` is a 64-bit integer made by `+`, `-`, negation, or `*` by
     /// something independent of `var`, from `var` itself (or a cast of it whose values
     /// over the loop's elements are still evenly spaced) and pre-executed `let`s.
-    fn affine_in(&self, h: Handle<Expr>, var: Handle<Local>, pos: usize) -> bool {
+    pub(super) fn affine_in(&self, h: Handle<Expr>, var: Handle<Local>, pos: Option<usize>) -> bool {
         let depends = |h: Handle<Expr>| self.pure(h).is_none_or(|k| k.deps.contains(&var));
         if !depends(h) {
             return true;
@@ -121,12 +121,13 @@ impl Planner<'_> {
 
     /// Whether the loop variable `operand`'s elements, cast to 64-bit `to`, are still an
     /// arithmetic progression modulo 2^64 (a zero- or sign-extension of a progression
-    /// that does not wrap in the narrower type).
+    /// that does not wrap in the narrower type). A run-time range's elements never wrap
+    /// (`pos` `None`): they lie between its bounds.
     fn cast_keeps_spacing(
         &self,
         operand: Handle<Expr>,
         to: Option<ScalarType>,
-        pos: usize,
+        pos: Option<usize>,
     ) -> bool {
         let (Some(from), Some(_)) = (self.expr(operand).ty.scalar(), to) else {
             return false;
@@ -134,6 +135,9 @@ impl Planner<'_> {
         if !from.is_integer() {
             return false;
         }
+        let Some(pos) = pos else {
+            return true;
+        };
         let widen = |bits: u64| {
             if from.is_signed_integer() {
                 super::sign_extend(bits, from) as u64
@@ -152,7 +156,7 @@ impl Planner<'_> {
             .all(|(k, v)| v.wrapping_sub(first) == step.wrapping_mul(k as u64))
     }
 
-    fn count_compare(&mut self) {
+    pub(super) fn count_compare(&mut self) {
         self.compares += 1;
         if self.compares > super::MAX_GUARD_CHECKS {
             self.abandoned = true;

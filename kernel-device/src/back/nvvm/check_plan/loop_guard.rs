@@ -1,0 +1,320 @@
+//! The guard of a `for` loop with a run-time trip count (the analysis half of
+//! [`super::super::loop_versioning`]): the checks of its body whose indices are affine
+//! in the loop's variable, decided once before the loop from each index's values at the
+//! loop's first two elements.
+//!
+//! The body is walked twice, with the variable at the first element and then at the
+//! second; on the first walk each such index is recorded, on the second compared with
+//! its length across every iteration (`GuardOp::CheckAcross`). Unlike a run, the body
+//! may contain anything: `if`s, barriers, nested loops. A check inside them is planned
+//! as if it ran on every iteration (sound: the guard may fail where no check would),
+//! except under an `if v + c < e` (or `<=`, or inside an `&&`), whose iterations the
+//! guard counts: the prefetch of a tiled loop (`if k0 + 8 < n { .. a[.. + k0 + 8 ..] }`)
+//! would leave its matrix on the last iteration, where it does not run. Checks inside
+//! nested run-time loops are not planned (the loop writes them as usual), nor are the
+//! indices that read memory or locals the body assigns.
+
+use std::collections::{BTreeSet, HashSet};
+
+use super::{assigned_in_block, CheckKey, GuardOp, Length, Planner};
+use crate::ir::{
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Local, LogicalOp, ScalarType,
+    Stmt,
+};
+
+/// An `if v + offset < limit` (`<=` when `inclusive`) around a check inside a guarded
+/// loop over `v`: `limit` a value the guard computes, the same on every iteration.
+#[derive(Clone, Debug)]
+pub struct LoopBound {
+    pub offset: u64,
+    pub limit: Handle<Expr>,
+    pub inclusive: bool,
+}
+
+/// The run-time loop being guarded.
+pub(super) struct Across {
+    var: Handle<Local>,
+    /// 0 on the walk at the loop's first element, 1 at its second.
+    phase: u8,
+    /// The bounds of the `if`s around the place being walked, outermost first.
+    bounds: Vec<LoopBound>,
+    /// Checks planned across the loop.
+    planned: usize,
+}
+
+impl Planner<'_> {
+    /// The guard of `for var in ..` with body `body`, or `None` when it would decide no
+    /// check that depends on `var`. Loops with warp-collective operations or a grid
+    /// barrier are not versioned: their lanes must meet in the same instruction, and a
+    /// guard that fails for some lanes only would part them. A loop with a block
+    /// barrier (`bar.sync`, which all of a warp's lanes must execute together: lanes in
+    /// the two copies would wait at two barriers and hang) takes one copy per warp
+    /// (`Plan::warp_uniform`).
+    pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
+        let (mut collective, mut barrier) = (false, false);
+        let complete = intrinsics_reached(self.module, self.func, body, &mut |i| {
+            use Intrinsic::*;
+            collective |= matches!(
+                i,
+                GridSync
+                    | SyncWarp
+                    | Shuffle(_)
+                    | Vote(_)
+                    | MatchAny
+                    | MatchAll
+                    | WarpReduce(_)
+                    | ActiveMask
+            );
+            barrier |= matches!(i, SyncThreads | SyncThreadsCount | SyncThreadsAnd | SyncThreadsOr);
+        });
+        if collective || !complete {
+            return None;
+        }
+        self.plan.warp_uniform = barrier;
+        let mut assigned = HashSet::new();
+        assigned_in_block(self.func, body, &mut assigned);
+        if assigned.contains(&var) {
+            return None;
+        }
+        // Whatever the body assigns may differ on the next iteration.
+        self.dirty = assigned;
+        self.defined.insert(var);
+        self.across = Some(Across {
+            var,
+            phase: 0,
+            bounds: Vec::new(),
+            planned: 0,
+        });
+        for phase in 0..2 {
+            if let Some(a) = self.across.as_mut() {
+                a.phase = phase;
+            }
+            self.plan.ops.push(GuardOp::SetLoopVar {
+                local: var,
+                second: phase == 1,
+            });
+            self.known.insert(
+                var,
+                super::Known {
+                    constant: None,
+                    deps: BTreeSet::from([var]),
+                },
+            );
+            self.walk_block(body);
+            if self.abandoned {
+                return None;
+            }
+        }
+        let impure = std::mem::take(&mut self.impure);
+        self.plan.decided.retain(|h| !impure.contains(h));
+        let planned = self.across.as_ref().map_or(0, |a| a.planned);
+        (planned > 0).then_some(self.plan)
+    }
+
+    /// The variable of the run-time loop being guarded, if any.
+    pub(super) fn across_var(&self) -> Option<Handle<Local>> {
+        self.across.as_ref().map(|a| a.var)
+    }
+
+    fn walk_block(&mut self, block: &Block) {
+        for st in &block.stmts {
+            self.walk_stmt(st);
+            if self.abandoned {
+                return;
+            }
+        }
+        if let Some(t) = block.tail {
+            self.visit(t);
+        }
+    }
+
+    fn walk_stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Let { local, init } => self.define(*local, *init),
+            Stmt::Assign { place, value, .. } => {
+                self.visit(*value);
+                self.visit_place(place);
+            }
+            Stmt::Expr(e) => self.visit(*e),
+            Stmt::ForRange { var, body, .. } => {
+                if let Some(elems) = self.literal_elems(stmt) {
+                    self.walk_literal_loop(*var, elems, body, Self::walk_stmt);
+                }
+            }
+            Stmt::While { .. } => {}
+        }
+    }
+
+    /// Control flow inside a guarded loop's body (a run has none): the blocks of an
+    /// `if` (its `then` block under the bound its condition sets, if any) and of a
+    /// block expression; a `loop`'s body is not walked (its trips are unknown).
+    pub(super) fn visit_control(&mut self, h: Handle<Expr>) {
+        if self.across.is_none() {
+            self.abandoned = true;
+            return;
+        }
+        match &self.expr(h).kind {
+            ExprKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.visit(*cond);
+                let bound = self.loop_bound(*cond);
+                let pushed = bound.is_some();
+                if let (Some(b), Some(a)) = (bound, self.across.as_mut()) {
+                    a.bounds.push(b);
+                }
+                self.walk_block(then_block);
+                if let (true, Some(a)) = (pushed, self.across.as_mut()) {
+                    a.bounds.pop();
+                }
+                if let Some(b) = else_block {
+                    self.walk_block(b);
+                }
+            }
+            ExprKind::Block(b) => self.walk_block(b),
+            ExprKind::Break {
+                value: Some(v), ..
+            }
+            | ExprKind::Return(Some(v)) => self.visit(*v),
+            _ => {}
+        }
+    }
+
+    /// Plans `index < len` across the loop: affine in its variable, it is recorded on
+    /// the first walk and compared on the second; otherwise it stays checked.
+    pub(super) fn plan_across(
+        &mut self,
+        index: Handle<Expr>,
+        len: Length,
+        deps: &BTreeSet<Handle<Local>>,
+    ) {
+        let Some((var, phase, bound)) = self
+            .across
+            .as_ref()
+            .map(|a| (a.var, a.phase, a.bounds.first().cloned()))
+        else {
+            return;
+        };
+        if !self.affine_in(index, var, None) {
+            self.impure.insert(index);
+            return;
+        }
+        let others: Vec<_> = deps
+            .iter()
+            .filter(|v| **v != var)
+            .map(|v| (*v, self.known[v].constant.unwrap_or(0)))
+            .collect();
+        let key: CheckKey = (index, others);
+        self.plan.decided.insert(index);
+        self.plan.checks += 1;
+        if phase == 0 {
+            if !self.strided.contains_key(&(key.clone(), false)) {
+                let slot = self.strided.len();
+                self.strided.insert((key, false), slot);
+                self.plan.ops.push(GuardOp::Record { index, slot });
+                self.count_compare();
+            }
+            return;
+        }
+        let Some(&slot) = self.strided.get(&(key.clone(), false)) else {
+            self.impure.insert(index);
+            return;
+        };
+        if self.strided.insert((key, true), slot).is_none() {
+            self.plan.ops.push(GuardOp::CheckAcross {
+                index,
+                len,
+                slot,
+                bound,
+            });
+            if let Some(a) = self.across.as_mut() {
+                a.planned += 1;
+            }
+        }
+    }
+
+    /// The bound an `if` condition sets on the guarded loop's variable `v`: `v + c < e`,
+    /// `v < e`, `e > v + c`, their `<=` forms, or one of them inside an `&&`, where `c`
+    /// is a literal, `e` a value the guard computes that no iteration changes, and `v`
+    /// a `usize` or `u64` (so that `v + c` is the sum the guard counts with).
+    fn loop_bound(&self, cond: Handle<Expr>) -> Option<LoopBound> {
+        let var = self.across_var()?;
+        if !matches!(
+            self.local_ty(var).scalar(),
+            Some(ScalarType::Usize | ScalarType::U64)
+        ) {
+            return None;
+        }
+        let (small, limit, inclusive) = match self.expr(cond).kind {
+            ExprKind::Logical {
+                op: LogicalOp::And,
+                lhs,
+                rhs,
+            } => return self.loop_bound(lhs).or_else(|| self.loop_bound(rhs)),
+            ExprKind::Binary { op, lhs, rhs } => match op {
+                BinaryOp::Lt => (lhs, rhs, false),
+                BinaryOp::Le => (lhs, rhs, true),
+                BinaryOp::Gt => (rhs, lhs, false),
+                BinaryOp::Ge => (rhs, lhs, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let is_var = |h: Handle<Expr>| matches!(self.expr(h).kind, ExprKind::Local(l) if l == var);
+        let offset = match self.expr(small).kind {
+            ExprKind::Local(l) if l == var => 0,
+            ExprKind::Binary {
+                op: BinaryOp::Add,
+                lhs,
+                rhs,
+            } if is_var(lhs) => self.literal_int(rhs, ScalarType::Usize)?,
+            ExprKind::Binary {
+                op: BinaryOp::Add,
+                lhs,
+                rhs,
+            } if is_var(rhs) => self.literal_int(lhs, ScalarType::Usize)?,
+            _ => return None,
+        };
+        let invariant = self.pure(limit)?.deps.is_empty();
+        invariant.then(|| LoopBound {
+            offset: offset as u64,
+            limit,
+            inclusive,
+        })
+    }
+}
+
+/// Calls `f` on every intrinsic that `body`, or a function it calls, uses; `false`
+/// when a callee is missing (malformed IR, which the writer reports).
+fn intrinsics_reached(
+    module: &crate::ir::Module,
+    func: &Function,
+    body: &Block,
+    f: &mut dyn FnMut(Intrinsic),
+) -> bool {
+    let mut callees = Vec::new();
+    let mut seen = HashSet::new();
+    let mut next = Some(func);
+    while let Some(current) = next {
+        let block = if std::ptr::eq(current, func) {
+            body
+        } else {
+            &current.body
+        };
+        super::exprs_in_block(current, block, &mut |e: &Expr| match e.kind {
+            ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic),
+            ExprKind::Call { function, .. } if seen.insert(function) => callees.push(function),
+            _ => {}
+        });
+        next = match callees.pop() {
+            Some(c) => match module.functions.get(c) {
+                Some(callee) => Some(callee),
+                None => return false,
+            },
+            None => None,
+        };
+    }
+    true
+}

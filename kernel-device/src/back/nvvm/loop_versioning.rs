@@ -1,0 +1,205 @@
+//! Loop versioning: a bounds-checked kernel's `for` loop with a run-time trip count whose
+//! body indexes with affine functions of its variable is written twice,
+//!
+//! ```text
+//!   guard: every such index < its length on every iteration   (pure: no load, no panic)
+//!   br guard, fast, checked
+//!   fast:    the loop without those checks          (its other checks kept)
+//!   checked: the loop as written
+//! ```
+//!
+//! the guard computed once, before the loop, from each index's values at the loop's
+//! first two elements (see [`super::check_plan::Planner::plan_loop`]). Why: a check
+//! whose index changes with the loop's variable cannot leave the loop, and the run
+//! versioning inside the body (see [`super::versioning`]) pays for its guard on every
+//! iteration: the register-tiled SGEMM's prefetch of the next k tile spent ~40
+//! instructions and a branch per tile on it, 9% of the kernel's time. Either copy
+//! computes exactly what the loop computes: the guard only reads values, and when it
+//! fails every check runs where it was written.
+//!
+//! Only loops of kernels (device functions are inlined where this writer cannot see),
+//! forward ranges (not `..=` over a 64-bit type), outside other versioned code.
+
+use super::check_plan::{LoopBound, Planner};
+use super::function::{FunctionWriter, Val};
+use super::loops::RangeSpec;
+use super::{types, Error};
+use crate::ir::{Block, FunctionKind, Handle, Local, LoopId, ScalarType};
+
+/// A versioned loop's values, computed before its guard.
+pub struct LoopValues {
+    /// The first element and the one after it, in the variable's type.
+    pub start: String,
+    pub second: String,
+    /// The range's end, in the variable's type, and its step and element count (i64).
+    end: String,
+    step: String,
+    trips: String,
+}
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// The loop written as two versions, or `None` when it is not versioned (nothing was
+    /// written).
+    #[allow(clippy::too_many_arguments)]
+    pub fn versioned_loop(
+        &mut self,
+        id: LoopId,
+        var: Handle<Local>,
+        range: &RangeSpec,
+        scalar: ScalarType,
+        [start, end]: [&str; 2],
+        step: Option<&str>,
+        body: &'a Block,
+    ) -> Option<Result<(), Error>> {
+        let eligible = self.func.options.bounds_check
+            && self.func.kind == FunctionKind::Kernel
+            && self.plain_depth == 0
+            && self.cold_depth == 0
+            && self.loop_versions == 0
+            && self.predicate.is_none()
+            && !range.reverse
+            && !(range.inclusive && scalar.bits() == 64);
+        if !eligible {
+            return None;
+        }
+        let ranges = self.ranges.clone();
+        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
+            .plan_loop(var, body)?;
+        Some(self.write_versions(id, var, range, scalar, [start, end], step, body, plan))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_versions(
+        &mut self,
+        id: LoopId,
+        var: Handle<Local>,
+        range: &RangeSpec,
+        scalar: ScalarType,
+        [start, end]: [&str; 2],
+        step: Option<&str>,
+        body: &'a Block,
+        plan: super::check_plan::Plan,
+    ) -> Result<(), Error> {
+        let ty = types::scalar(scalar);
+        let bits = scalar.bits();
+        let step_t = match step {
+            Some(s) if bits < 64 => self.def("loop.step", format!("trunc i64 {s} to {ty}")),
+            Some(s) => s.to_string(),
+            None => "1".to_string(),
+        };
+        let values = LoopValues {
+            start: start.to_string(),
+            second: self.def("loop.second", format!("add {ty} {start}, {step_t}")),
+            end: end.to_string(),
+            step: step.unwrap_or("1").to_string(),
+            trips: self.trip_count(
+                ty,
+                scalar.is_signed_integer(),
+                bits,
+                [start, end],
+                range.inclusive,
+                step,
+            ),
+        };
+        let guard = match self.guard(&plan.ops, Some(&values))? {
+            Some(g) if plan.warp_uniform => Some(self.all_active_lanes(&g)),
+            other => other,
+        };
+        let write = |w: &mut Self| w.range_loop(id, var, range, scalar, [start, end], step, body);
+        self.loop_versions += 1;
+        let written = match guard {
+            Some(guard) => self.versions(&guard, "loop", &plan.decided, write),
+            None => self.range_loop(id, var, range, scalar, [start, end], step, body),
+        };
+        self.loop_versions -= 1;
+        written
+    }
+
+    /// Whether an index affine in a versioned loop's variable, `first` at its first
+    /// element and `second` at its second, is below `len` on every iteration that
+    /// reaches it: `first < len` and `(n - 1) * (second - first) <= len - 1 - first`
+    /// without wrapping, `n` the number of such iterations (the loop's, or fewer under
+    /// a `bound`). Then no value wraps, the values rise, and the last is below `len`.
+    pub fn across_ok(
+        &mut self,
+        values: &LoopValues,
+        bound: Option<&LoopBound>,
+        [first, second]: [&str; 2],
+        len: &str,
+    ) -> Result<String, Error> {
+        let mut ok = self.def("across.first", format!("icmp ult i64 {first}, {len}"));
+        let stride = self.def("across.stride", format!("sub i64 {second}, {first}"));
+        let mut count = values.trips.clone();
+        if let Some(b) = bound {
+            let (n, no_wrap) = self.bounded_iterations(values, b)?;
+            let fewer = self.def("across.fewer", format!("icmp ult i64 {n}, {count}"));
+            count = self.def(
+                "across.count",
+                format!("select i1 {fewer}, i64 {n}, i64 {count}"),
+            );
+            if let Some(no_wrap) = no_wrap {
+                ok = self.def("across.ok", format!("and i1 {ok}, {no_wrap}"));
+            }
+        }
+        let some = self.def("across.some", format!("icmp ne i64 {count}, 0"));
+        let last = self.def("across.last", format!("add i64 {count}, -1"));
+        let k = self.def(
+            "across.k",
+            format!("select i1 {some}, i64 {last}, i64 0"),
+        );
+        let umul = "llvm.umul.with.overflow.i64";
+        self.w.declare(
+            umul,
+            format!("declare {{i64, i1}} @{umul}(i64, i64)"),
+        );
+        let product = self.def(
+            "across.mul",
+            format!("call {{i64, i1}} @{umul}(i64 {stride}, i64 {k})"),
+        );
+        let span = self.def("across.span", format!("extractvalue {{i64, i1}} {product}, 0"));
+        let wraps = self.def("across.wraps", format!("extractvalue {{i64, i1}} {product}, 1"));
+        let room = self.def("across.room", format!("sub i64 {len}, {first}"));
+        let room = self.def("across.room", format!("add i64 {room}, -1"));
+        let fits = self.def("across.fits", format!("icmp ule i64 {span}, {room}"));
+        let exact = self.def("across.exact", format!("xor i1 {wraps}, true"));
+        let fits = self.def("across.fits", format!("and i1 {fits}, {exact}"));
+        Ok(self.def("across.ok", format!("and i1 {ok}, {fits}")))
+    }
+
+    /// How many of a loop's first iterations pass `v + c < e` (`<=`): as many as the
+    /// elements `start + i * step` with `start + c + i * step < e`, when `v + c` cannot
+    /// wrap. With the condition that keeps it from wrapping (`end <= u64::MAX - c`),
+    /// when `c` is not 0.
+    fn bounded_iterations(
+        &mut self,
+        values: &LoopValues,
+        bound: &LoopBound,
+    ) -> Result<(String, Option<String>), Error> {
+        let Val::V(limit) = self.expr(bound.limit)? else {
+            return Err(self.error("a loop bound without a value"));
+        };
+        let c = bound.offset;
+        let lo = self.def("bound.lo", format!("add i64 {}, {}", values.start, c as i64));
+        let (pred, slack) = if bound.inclusive {
+            ("uge", 0)
+        } else {
+            ("ugt", -1)
+        };
+        let some = self.def("bound.some", format!("icmp {pred} i64 {limit}, {lo}"));
+        let diff = self.def("bound.diff", format!("sub i64 {limit}, {lo}"));
+        let diff = self.def("bound.diff", format!("add i64 {diff}, {slack}"));
+        let steps = self.def(
+            "bound.steps",
+            format!("udiv i64 {diff}, {}", values.step),
+        );
+        let n = self.def("bound.n", format!("add i64 {steps}, 1"));
+        let n = self.def("bound.n", format!("select i1 {some}, i64 {n}, i64 0"));
+        let no_wrap = (c != 0).then(|| {
+            self.def(
+                "bound.nowrap",
+                format!("icmp ule i64 {}, {}", values.end, (u64::MAX - c) as i64),
+            )
+        });
+        Ok((n, no_wrap))
+    }
+}
