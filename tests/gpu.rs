@@ -252,10 +252,10 @@ mod bench_simt;
 mod bench_suite;
 #[path = "gpu/block_dim.rs"]
 mod block_dim;
-#[path = "gpu/prefetch.rs"]
-mod prefetch;
 #[path = "gpu/loop_guards.rs"]
 mod loop_guards;
+#[path = "gpu/prefetch.rs"]
+mod prefetch;
 
 #[path = "gpu/generics.rs"]
 mod generics;

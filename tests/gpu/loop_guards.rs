@@ -98,7 +98,9 @@ fn grid_stride_loop_past_a_short_slice_panics_after_every_element_below_it() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains(&format!("index out of bounds: the len is {short} but the index is ")),
+        err.contains(&format!(
+            "index out of bounds: the len is {short} but the index is "
+        )),
         "{err}"
     );
     // Each thread's indices rise, so it updated every element of `y` it owns before
@@ -117,7 +119,11 @@ fn strided_rows_in_bounds_match_the_host() {
     launch!(strided_rows[1, threads as u32](&input, &mut out, n, stride)).unwrap();
     for t in 0..threads {
         for i in 0..n {
-            assert_eq!(out[t * n + i], input[t + i * stride], "thread {t} element {i}");
+            assert_eq!(
+                out[t * n + i],
+                input[t + i * stride],
+                "thread {t} element {i}"
+            );
         }
     }
 }
@@ -173,8 +179,15 @@ fn narrow_and_signed_loop_variables_check_as_written() {
     let mut out = vec![f32::NAN; hi as usize];
     launch!(shifted_u32[1, 32](&input, &mut out, lo, hi)).unwrap();
     for i in 0..hi as usize {
-        let want = if i >= lo as usize { 2.0 * input[i + 8] } else { f32::NAN };
-        assert!(out[i] == want || (want.is_nan() && out[i].is_nan()), "element {i}");
+        let want = if i >= lo as usize {
+            2.0 * input[i + 8]
+        } else {
+            f32::NAN
+        };
+        assert!(
+            out[i] == want || (want.is_nan() && out[i].is_nan()),
+            "element {i}"
+        );
     }
     // One element short: the last iteration panics, after all the others.
     let short = &input[..hi as usize + 7];
@@ -184,7 +197,9 @@ fn narrow_and_signed_loop_variables_check_as_written() {
         .to_string();
     let len = hi + 7;
     assert!(
-        err.contains(&format!("index out of bounds: the len is {len} but the index is {len}")),
+        err.contains(&format!(
+            "index out of bounds: the len is {len} but the index is {len}"
+        )),
         "{err}"
     );
     for i in lo as usize..hi as usize - 1 {

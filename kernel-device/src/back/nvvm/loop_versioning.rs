@@ -63,8 +63,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return None;
         }
         let ranges = self.ranges.clone();
-        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
-            .plan_loop(var, body)?;
+        let plan =
+            Planner::new(self.func, self.w.module, &self.proven, &ranges).plan_loop(var, body)?;
         Some(self.write_versions(id, var, range, scalar, [start, end], step, body, plan))
     }
 
@@ -143,21 +143,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
         let some = self.def("across.some", format!("icmp ne i64 {count}, 0"));
         let last = self.def("across.last", format!("add i64 {count}, -1"));
-        let k = self.def(
-            "across.k",
-            format!("select i1 {some}, i64 {last}, i64 0"),
-        );
+        let k = self.def("across.k", format!("select i1 {some}, i64 {last}, i64 0"));
         let umul = "llvm.umul.with.overflow.i64";
-        self.w.declare(
-            umul,
-            format!("declare {{i64, i1}} @{umul}(i64, i64)"),
-        );
+        self.w
+            .declare(umul, format!("declare {{i64, i1}} @{umul}(i64, i64)"));
         let product = self.def(
             "across.mul",
             format!("call {{i64, i1}} @{umul}(i64 {stride}, i64 {k})"),
         );
-        let span = self.def("across.span", format!("extractvalue {{i64, i1}} {product}, 0"));
-        let wraps = self.def("across.wraps", format!("extractvalue {{i64, i1}} {product}, 1"));
+        let span = self.def(
+            "across.span",
+            format!("extractvalue {{i64, i1}} {product}, 0"),
+        );
+        let wraps = self.def(
+            "across.wraps",
+            format!("extractvalue {{i64, i1}} {product}, 1"),
+        );
         let room = self.def("across.room", format!("sub i64 {len}, {first}"));
         let room = self.def("across.room", format!("add i64 {room}, -1"));
         let fits = self.def("across.fits", format!("icmp ule i64 {span}, {room}"));
@@ -179,7 +180,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Err(self.error("a loop bound without a value"));
         };
         let c = bound.offset;
-        let lo = self.def("bound.lo", format!("add i64 {}, {}", values.start, c as i64));
+        let lo = self.def(
+            "bound.lo",
+            format!("add i64 {}, {}", values.start, c as i64),
+        );
         let (pred, slack) = if bound.inclusive {
             ("uge", 0)
         } else {
@@ -188,10 +192,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let some = self.def("bound.some", format!("icmp {pred} i64 {limit}, {lo}"));
         let diff = self.def("bound.diff", format!("sub i64 {limit}, {lo}"));
         let diff = self.def("bound.diff", format!("add i64 {diff}, {slack}"));
-        let steps = self.def(
-            "bound.steps",
-            format!("udiv i64 {diff}, {}", values.step),
-        );
+        let steps = self.def("bound.steps", format!("udiv i64 {diff}, {}", values.step));
         let n = self.def("bound.n", format!("add i64 {steps}, 1"));
         let n = self.def("bound.n", format!("select i1 {some}, i64 {n}, i64 0"));
         let no_wrap = (c != 0).then(|| {

@@ -75,7 +75,12 @@ impl Planner<'_> {
     /// that depends on `var` is a 64-bit integer made by `+`, `-`, negation, or `*` by
     /// something independent of `var`, from `var` itself (or a cast of it whose values
     /// over the loop's elements are still evenly spaced) and pre-executed `let`s.
-    pub(super) fn affine_in(&self, h: Handle<Expr>, var: Handle<Local>, pos: Option<usize>) -> bool {
+    pub(super) fn affine_in(
+        &self,
+        h: Handle<Expr>,
+        var: Handle<Local>,
+        pos: Option<usize>,
+    ) -> bool {
         let depends = |h: Handle<Expr>| self.pure(h).is_none_or(|k| k.deps.contains(&var));
         if !depends(h) {
             return true;

@@ -40,7 +40,13 @@ pub(super) struct Across {
     bounds: Vec<LoopBound>,
     /// Checks planned across the loop.
     planned: usize,
+    /// Statements walked so far (see [`MAX_WALKED`]).
+    walked: usize,
 }
+
+/// The most statements the two walks of a loop's body may visit (literal loops are
+/// walked once per element): beyond, the loop is written once, as it is.
+const MAX_WALKED: usize = 1 << 16;
 
 impl Planner<'_> {
     /// The guard of `for var in ..` with body `body`, or `None` when it would decide no
@@ -65,7 +71,10 @@ impl Planner<'_> {
                     | WarpReduce(_)
                     | ActiveMask
             );
-            barrier |= matches!(i, SyncThreads | SyncThreadsCount | SyncThreadsAnd | SyncThreadsOr);
+            barrier |= matches!(
+                i,
+                SyncThreads | SyncThreadsCount | SyncThreadsAnd | SyncThreadsOr
+            );
         });
         if collective || !complete {
             return None;
@@ -84,6 +93,7 @@ impl Planner<'_> {
             phase: 0,
             bounds: Vec::new(),
             planned: 0,
+            walked: 0,
         });
         for phase in 0..2 {
             if let Some(a) = self.across.as_mut() {
@@ -129,6 +139,13 @@ impl Planner<'_> {
     }
 
     fn walk_stmt(&mut self, stmt: &Stmt) {
+        if let Some(a) = self.across.as_mut() {
+            a.walked += 1;
+            if a.walked > MAX_WALKED {
+                self.abandoned = true;
+                return;
+            }
+        }
         match stmt {
             Stmt::Let { local, init } => self.define(*local, *init),
             Stmt::Assign { place, value, .. } => {
@@ -174,10 +191,7 @@ impl Planner<'_> {
                 }
             }
             ExprKind::Block(b) => self.walk_block(b),
-            ExprKind::Break {
-                value: Some(v), ..
-            }
-            | ExprKind::Return(Some(v)) => self.visit(*v),
+            ExprKind::Break { value: Some(v), .. } | ExprKind::Return(Some(v)) => self.visit(*v),
             _ => {}
         }
     }
@@ -278,7 +292,7 @@ impl Planner<'_> {
             _ => return None,
         };
         let invariant = self.pure(limit)?.deps.is_empty();
-        invariant.then(|| LoopBound {
+        invariant.then_some(LoopBound {
             offset: offset as u64,
             limit,
             inclusive,

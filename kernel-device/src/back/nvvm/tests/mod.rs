@@ -15,6 +15,7 @@ macro_rules! skip {
 }
 
 mod flow;
+mod loop_versioning;
 mod loops;
 mod ops;
 mod slices;

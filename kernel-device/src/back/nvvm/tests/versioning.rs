@@ -9,7 +9,7 @@ use crate::source::SourceKind;
 
 /// The kernel `text` lowered by the frontend and written as NVVM IR (and, with the
 /// toolchain configured, compiled by libnvvm and ptxas).
-fn write_kernel(text: &str) -> Output {
+pub(super) fn write_kernel(text: &str) -> Output {
     let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
         .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
     let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
@@ -34,7 +34,7 @@ fn strided_checks(text: &str) -> usize {
         .count()
 }
 
-const PANIC_CALL: &str = "call void @__cudajit_panic(";
+pub(super) const PANIC_CALL: &str = "call void @__cudajit_panic(";
 
 #[test]
 fn a_literal_loop_of_pure_indices_runs_unchecked_behind_one_guard() {
