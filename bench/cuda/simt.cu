@@ -171,12 +171,17 @@ __global__ void sum_warp(const float* x, long long n, float* out) {
   }
 }
 
+// Kernels whose cudajit version declares its block (`#[kernel(block_dim = ..)]`: the
+// block a compile-time constant, `.reqntid`) have it here as the constant they are
+// launched with, and `__launch_bounds__` of its size, as a CUDA kernel templated on its
+// block size has: the same knowledge for both compilers.
+
 // 3. Numba's documented shared-memory matrix multiply (`fast_matmul`, TPB = 16).
-__global__ void fast_matmul(const float* A, const float* B, float* C, int n) {
+__global__ void __launch_bounds__(kTpb * kTpb) fast_matmul(const float* A, const float* B, float* C, int n) {
   __shared__ float sA[kTpb][kTpb];
   __shared__ float sB[kTpb][kTpb];
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x = blockIdx.x * kTpb + threadIdx.x;
+  int y = blockIdx.y * kTpb + threadIdx.y;
   int tx = threadIdx.x, ty = threadIdx.y;
   int bpg = gridDim.x;
   float tmp = 0.0f;
@@ -255,15 +260,15 @@ __global__ void __launch_bounds__(256, 2) sgemm(const float* A, const float* B, 
 }
 
 // 5. Histogram: 256 bins in shared memory, then one global atomic per non-empty bin.
-__global__ void histogram(const uint8_t* x, long long n, unsigned* hist) {
+__global__ void __launch_bounds__(kHistBlock) histogram(const uint8_t* x, long long n, unsigned* hist) {
   __shared__ unsigned sh[kBins];
-  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) sh[b] = 0;
+  for (unsigned b = threadIdx.x; b < kBins; b += kHistBlock) sh[b] = 0;
   __syncthreads();
-  long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+  long long stride = (long long)gridDim.x * kHistBlock;
+  for (long long i = (long long)blockIdx.x * kHistBlock + threadIdx.x; i < n; i += stride)
     atomicAdd(&sh[x[i]], 1u);
   __syncthreads();
-  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) {
+  for (unsigned b = threadIdx.x; b < kBins; b += kHistBlock) {
     unsigned c = sh[b];
     if (c != 0) atomicAdd(&hist[b], c);
   }
@@ -305,9 +310,12 @@ __global__ void stencil5(const float* in, float* out, int nx, int ny) {
 
 // 8. Scans. Block-wide inclusive scan of one value per thread: shuffle-up within each
 // warp, the warp totals scanned by warp 0 through shared memory. Returns the thread's
-// inclusive prefix and sets *total to the block's sum. blockDim.x: a multiple of 32.
+// inclusive prefix and sets *total to the block's sum. The block: kThreads threads, or
+// blockDim.x when kThreads is 0; a multiple of 32.
+template <unsigned kThreads = 0>
 __device__ unsigned block_scan(unsigned v, unsigned* warp_sums, unsigned* total) {
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned nwarps = (kThreads ? kThreads : blockDim.x) / 32;
   for (unsigned d = 1; d < 32; d <<= 1) {
     unsigned u = __shfl_up_sync(kFull, v, d);
     if (lane >= d) v += u;
@@ -329,24 +337,24 @@ __device__ unsigned block_scan(unsigned v, unsigned* warp_sums, unsigned* total)
   return v + prefix;
 }
 
-// 8a. Each block scans its blockDim.x consecutive elements.
-__global__ void scan_block(const unsigned* x, unsigned* out) {
+// 8a. Each block scans its kScanBlock consecutive elements.
+__global__ void __launch_bounds__(kScanBlock) scan_block(const unsigned* x, unsigned* out) {
   __shared__ unsigned warp_sums[32];
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long i = (long long)blockIdx.x * kScanBlock + threadIdx.x;
   unsigned total;
-  out[i] = block_scan(x[i], warp_sums, &total);
+  out[i] = block_scan<kScanBlock>(x[i], warp_sums, &total);
 }
 
-// 8b. Multi-block inclusive scan, reduce-then-scan over tiles of kScanItems·blockDim.x
+// 8b. Multi-block inclusive scan, reduce-then-scan over tiles of kScanItems·kScanBlock
 // elements: (1) each block's tile total, (2) one block turns the totals into exclusive
 // prefixes, (3) each block scans its tile from its prefix.
-__global__ void scan_reduce(const unsigned* x, unsigned* block_sums) {
+__global__ void __launch_bounds__(kScanBlock) scan_reduce(const unsigned* x, unsigned* block_sums) {
   __shared__ unsigned warp_sums[32];
-  long long base = (long long)blockIdx.x * blockDim.x * kScanItems;
+  long long base = (long long)blockIdx.x * kScanBlock * kScanItems;
   unsigned v = 0;
-  for (int k = 0; k < kScanItems; k++) v += x[base + (long long)k * blockDim.x + threadIdx.x];
+  for (int k = 0; k < kScanItems; k++) v += x[base + (long long)k * kScanBlock + threadIdx.x];
   unsigned total;
-  block_scan(v, warp_sums, &total);
+  block_scan<kScanBlock>(v, warp_sums, &total);
   if (threadIdx.x == 0) block_sums[blockIdx.x] = total;
 }
 
@@ -363,15 +371,15 @@ __global__ void scan_sums(unsigned* block_sums, int nb) {
   }
 }
 
-__global__ void scan_downsweep(const unsigned* x, const unsigned* block_prefix, unsigned* out) {
+__global__ void __launch_bounds__(kScanBlock) scan_downsweep(const unsigned* x, const unsigned* block_prefix, unsigned* out) {
   __shared__ unsigned warp_sums[32];
-  long long base = (long long)blockIdx.x * blockDim.x * kScanItems;
+  long long base = (long long)blockIdx.x * kScanBlock * kScanItems;
   unsigned carry = block_prefix[blockIdx.x];
   for (int k = 0; k < kScanItems; k++) {
-    long long i = base + (long long)k * blockDim.x + threadIdx.x;
+    long long i = base + (long long)k * kScanBlock + threadIdx.x;
     unsigned v = x[i];
     unsigned total;
-    unsigned s = block_scan(v, warp_sums, &total);
+    unsigned s = block_scan<kScanBlock>(v, warp_sums, &total);
     out[i] = carry + s;
     carry += total;
   }
@@ -395,9 +403,9 @@ __device__ __forceinline__ float xoroshiro128p_uniform_float32(uint64_t* states,
   return (float)(xoroshiro128p_next(states, index) >> 40) * (1.0f / 16777216.0f);
 }
 
-__global__ void monte_carlo_pi(uint64_t* states, int iters, unsigned* hits) {
+__global__ void __launch_bounds__(kPiBlock) monte_carlo_pi(uint64_t* states, int iters, unsigned* hits) {
   __shared__ unsigned warp_sums[32];
-  long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long id = (long long)blockIdx.x * kPiBlock + threadIdx.x;
   unsigned count = 0;
   for (int k = 0; k < iters; k++) {
     float x = xoroshiro128p_uniform_float32(states, id);
@@ -409,7 +417,7 @@ __global__ void monte_carlo_pi(uint64_t* states, int iters, unsigned* hits) {
   if (lane == 0) warp_sums[warp] = count;
   __syncthreads();
   if (warp == 0) {
-    count = lane < blockDim.x / 32 ? warp_sums[lane] : 0;
+    count = lane < kPiBlock / 32 ? warp_sums[lane] : 0;
     for (unsigned off = 16; off > 0; off >>= 1) count += __shfl_down_sync(kFull, count, off);
     if (lane == 0) atomicAdd(hits, count);
   }
