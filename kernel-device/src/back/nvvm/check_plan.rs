@@ -934,9 +934,13 @@ fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block)) {
     }
 }
 
-/// Calls `f` on every expression in `block`, nested ones included.
-pub(super) fn exprs_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Expr)) {
-    let each = |h: Handle<Expr>, f: &mut dyn FnMut(&Expr)| exprs_in_expr(func, h, f);
+/// Calls `f` on every expression (handle and node) in `block`, nested ones included.
+pub(super) fn exprs_in_block(
+    func: &Function,
+    block: &Block,
+    f: &mut dyn FnMut(Handle<Expr>, &Expr),
+) {
+    let each = |h: Handle<Expr>, f: &mut dyn FnMut(Handle<Expr>, &Expr)| exprs_in_expr(func, h, f);
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let { init, .. } => init.iter().for_each(|h| each(*h, f)),
@@ -968,11 +972,11 @@ pub(super) fn exprs_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&
     }
 }
 
-fn exprs_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Expr)) {
+fn exprs_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(Handle<Expr>, &Expr)) {
     let Some(e) = func.exprs.get(h) else {
         return;
     };
-    f(e);
+    f(h, e);
     match &e.kind {
         ExprKind::If { cond, .. } => {
             exprs_in_expr(func, *cond, f);

@@ -93,10 +93,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let Some(i) = self.index_operand(*index)? else {
                         return Ok(None);
                     };
+                    let checked = self.func.options.bounds_check && !self.proven.contains(index);
+                    let i = if checked {
+                        self.with_known_range(*index, i)
+                    } else {
+                        i
+                    };
                     let slice_ty = types::value(&slice_ty)?;
                     let mem = types::memory(&elem)?;
                     let base = self.def("ptr", format!("extractvalue {slice_ty} {value}, 0"));
-                    if self.func.options.bounds_check && !self.proven.contains(index) {
+                    if checked {
                         let len = self.def("len", format!("extractvalue {slice_ty} {value}, 1"));
                         self.bounds_check(&i, &len, place)?;
                     }
@@ -215,6 +221,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Val::V(v) => Some(v),
             _ => None,
         })
+    }
+
+    /// The index `i` (the value of `index`), masked to the bits the value-range analysis
+    /// proves it fits in: the same value, but LLVM now knows its bound and drops a
+    /// check against a length it learns by inlining (`warp_sums[warp - 1]` under `if
+    /// warp > 0` in a device function given a 32-element shared array).
+    fn with_known_range(&mut self, index: Handle<Expr>, i: String) -> String {
+        match self.ranges.interval(index) {
+            Some(r) if r.min < r.max && r.max < 1 << 16 => {
+                let mask = (r.max + 1).next_power_of_two() - 1;
+                self.def("idx.known", format!("and i64 {i}, {mask}"))
+            }
+            _ => i,
+        }
     }
 
     /// Rust's bounds check, blamed on the place expression.

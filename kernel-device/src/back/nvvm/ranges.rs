@@ -8,7 +8,10 @@
 //! only if its one `let` is its only definition (then every value it ever holds is a
 //! value of that initialiser), a `for` variable the range of its bounds; everything
 //! else, and any operation that could wrap, is unknown. Only unsigned integers are
-//! tracked; a signed value, a float or a memory read is unknown.
+//! tracked; a signed value, a float or a memory read is unknown. One condition narrows
+//! a range: inside `if x > c { .. }` (`x >= c`, `x != 0`, `c < x`), `x` a local whose
+//! one definition is its `let` (or a `for` variable), every read of `x` is above `c`,
+//! so `warp_sums[warp - 1]` under `if warp > 0` cannot wrap.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -51,6 +54,9 @@ pub struct Ranges<'a> {
     /// requires one.
     block_dim: Option<[u32; 3]>,
     definitions: HashMap<Handle<Local>, Definition>,
+    /// Reads of a local (`ExprKind::Local` handles) inside an `if` whose condition
+    /// bounds it from below: the least value it has there.
+    floors: HashMap<Handle<Expr>, u64>,
     memo: RefCell<HashMap<Handle<Expr>, Option<Interval>>>,
 }
 
@@ -67,13 +73,22 @@ impl<'a> Ranges<'a> {
             definitions: &mut definitions,
         };
         walker.block(&func.body);
+        let mut floors = HashMap::new();
         for (_, expr) in func.exprs.iter() {
             match &expr.kind {
                 ExprKind::If {
+                    cond,
                     then_block,
                     else_block,
-                    ..
                 } => {
+                    if let Some((local, floor)) = lower_bound(func, *cond) {
+                        super::check_plan::exprs_in_block(func, then_block, &mut |h, e| {
+                            if matches!(e.kind, ExprKind::Local(l) if l == local) {
+                                let f = floors.entry(h).or_insert(floor);
+                                *f = (*f).max(floor);
+                            }
+                        });
+                    }
                     walker.block(then_block);
                     if let Some(b) = else_block {
                         walker.block(b);
@@ -87,6 +102,7 @@ impl<'a> Ranges<'a> {
             func,
             block_dim,
             definitions,
+            floors,
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -118,31 +134,14 @@ impl<'a> Ranges<'a> {
                 let v = (*bits as u64) & top;
                 exact(v, v)
             }
-            ExprKind::Local(l) => match self.definitions.get(l).copied()? {
-                Definition::Let(init) => self.interval(init),
-                Definition::For {
-                    start,
-                    end,
-                    inclusive,
-                    step,
-                } => {
-                    let (s, e) = (self.interval(start)?, self.interval(end)?);
-                    let mut max = if inclusive {
-                        e.max
-                    } else {
-                        e.max.checked_sub(1)?
-                    };
-                    // `(0..32).step_by(8)` from a known start: the last element, 24.
-                    let step = step.and_then(|h| self.interval(h));
-                    if let Some(step) = step.filter(|st| st.min == st.max && st.min > 0) {
-                        if s.min == s.max && max >= s.min {
-                            max = s.min + (max - s.min) / step.min * step.min;
-                        }
-                    }
-                    exact(s.min, max.max(s.min))
+            ExprKind::Local(l) => {
+                let i = self.local(*l, top)?;
+                match self.floors.get(&h) {
+                    Some(&floor) if floor > i.max => None,
+                    Some(&floor) => exact(i.min.max(floor), i.max),
+                    None => Some(i),
                 }
-                Definition::Unknown => None,
-            },
+            }
             ExprKind::Cast { operand, .. } => {
                 let from = self.func.expr(*operand).ty.scalar()?;
                 if !is_unsigned(from) {
@@ -154,9 +153,11 @@ impl<'a> Ranges<'a> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.interval(*lhs)?, self.interval(*rhs)?);
                 match op {
-                    BinaryOp::Add => exact(a.min + b.min, a.max.checked_add(b.max)?),
+                    // Computed in u64: a bound past the type's largest value is unknown
+                    // (`exact`), and one past u64's too (the `?`s), never a panic.
+                    BinaryOp::Add => exact(a.min.checked_add(b.min)?, a.max.checked_add(b.max)?),
                     BinaryOp::Sub if a.min >= b.max => exact(a.min - b.max, a.max - b.min),
-                    BinaryOp::Mul => exact(a.min * b.min, a.max.checked_mul(b.max)?),
+                    BinaryOp::Mul => exact(a.min.checked_mul(b.min)?, a.max.checked_mul(b.max)?),
                     BinaryOp::Div if b.min > 0 => exact(a.min / b.max, a.max / b.min),
                     BinaryOp::Rem if b.min > 0 => exact(0, a.max.min(b.max - 1)),
                     BinaryOp::BitAnd => exact(0, a.max.min(b.max)),
@@ -172,6 +173,36 @@ impl<'a> Ranges<'a> {
             }
             ExprKind::Intrinsic { intrinsic, .. } => self.special_register(*intrinsic),
             _ => None,
+        }
+    }
+
+    /// The range of every value local `l` (of a type whose largest value is `top`) holds.
+    fn local(&self, l: Handle<Local>, top: u64) -> Option<Interval> {
+        let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
+        match self.definitions.get(&l).copied()? {
+            Definition::Let(init) => self.interval(init),
+            Definition::For {
+                start,
+                end,
+                inclusive,
+                step,
+            } => {
+                let (s, e) = (self.interval(start)?, self.interval(end)?);
+                let mut max = if inclusive {
+                    e.max
+                } else {
+                    e.max.checked_sub(1)?
+                };
+                // `(0..32).step_by(8)` from a known start: the last element, 24.
+                let step = step.and_then(|h| self.interval(h));
+                if let Some(step) = step.filter(|st| st.min == st.max && st.min > 0) {
+                    if s.min == s.max && max >= s.min {
+                        max = s.min + (max - s.min) / step.min * step.min;
+                    }
+                }
+                exact(s.min, max.max(s.min))
+            }
+            Definition::Unknown => None,
         }
     }
 
@@ -247,6 +278,29 @@ impl DefinitionWalker<'_> {
                 }
             }
         }
+    }
+}
+
+/// `(x, c + 1)` when `cond` is `x > c`, `c < x`, `x >= c + 1` or `x != 0` (`c` a literal, `x`
+/// an unsigned local): the least value `x` has where `cond` holds.
+fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u64)> {
+    let ExprKind::Binary { op, lhs, rhs } = func.exprs.get(cond)?.kind else {
+        return None;
+    };
+    let local = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
+        ExprKind::Local(l) if func.exprs.get(h)?.ty.scalar().is_some_and(is_unsigned) => Some(l),
+        _ => None,
+    };
+    let literal = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
+        ExprKind::Literal(Literal::Int(bits)) => Some(bits as u64),
+        _ => None,
+    };
+    match op {
+        BinaryOp::Gt => Some((local(lhs)?, literal(rhs)?.checked_add(1)?)),
+        BinaryOp::Lt => Some((local(rhs)?, literal(lhs)?.checked_add(1)?)),
+        BinaryOp::Ge => Some((local(lhs)?, literal(rhs)?)),
+        BinaryOp::Ne if literal(rhs)? == 0 => Some((local(lhs)?, 1)),
+        _ => None,
     }
 }
 

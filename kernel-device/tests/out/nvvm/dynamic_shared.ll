@@ -182,27 +182,29 @@ ok.3:
   %elem.1 = load float, float* %elem.ptr.3
   %vals.2 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.4 = load i64, i64* %t.addr
+  %idx.known = and i64 %t.4, 1023
   %ptr.4 = extractvalue { float*, i64 } %vals.2, 0
   %len.2 = extractvalue { float*, i64 } %vals.2, 1
-  %inbounds.1 = icmp ult i64 %t.4, %len.2
+  %inbounds.1 = icmp ult i64 %idx.known, %len.2
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %idx.known, i64 %len.2)
   unreachable
 ok.4:
-  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %t.4
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %idx.known
   store float %elem.1, float* %elem.ptr.4
   %cnts.2 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.5 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.5, 1023
   %ptr.5 = extractvalue { i32*, i64 } %cnts.2, 0
   %len.3 = extractvalue { i32*, i64 } %cnts.2, 1
-  %inbounds.2 = icmp ult i64 %t.5, %len.3
+  %inbounds.2 = icmp ult i64 %idx.known.1, %len.3
   br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %t.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %idx.known.1, i64 %len.3)
   unreachable
 ok.5:
-  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %t.5
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %idx.known.1
   store i32 1, i32* %elem.ptr.5
   br label %run.join
 run.join:
@@ -233,27 +235,29 @@ run.fast.1:
 run.checked.1:
   %vals.5 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.10 = load i64, i64* %t.addr
+  %idx.known.2 = and i64 %t.10, 1023
   %ptr.8 = extractvalue { float*, i64 } %vals.5, 0
   %len.4 = extractvalue { float*, i64 } %vals.5, 1
-  %inbounds.3 = icmp ult i64 %t.10, %len.4
+  %inbounds.3 = icmp ult i64 %idx.known.2, %len.4
   br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %t.10, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %idx.known.2, i64 %len.4)
   unreachable
 ok.6:
-  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %t.10
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %idx.known.2
   store float 0x0000000000000000, float* %elem.ptr.8
   %cnts.5 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.11 = load i64, i64* %t.addr
+  %idx.known.3 = and i64 %t.11, 1023
   %ptr.9 = extractvalue { i32*, i64 } %cnts.5, 0
   %len.5 = extractvalue { i32*, i64 } %cnts.5, 1
-  %inbounds.4 = icmp ult i64 %t.11, %len.5
+  %inbounds.4 = icmp ult i64 %idx.known.3, %len.5
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %t.11, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %idx.known.3, i64 %len.5)
   unreachable
 ok.7:
-  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %t.11
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %idx.known.3
   store i32 0, i32* %elem.ptr.9
   br label %run.join.1
 run.join.1:
@@ -261,15 +265,16 @@ run.join.1:
 if.end:
   %flags = load { i8*, i64 }, { i8*, i64 }* %flags.addr
   %t.12 = load i64, i64* %t.addr
+  %idx.known.4 = and i64 %t.12, 1023
   %ptr.10 = extractvalue { i8*, i64 } %flags, 0
   %len.6 = extractvalue { i8*, i64 } %flags, 1
-  %inbounds.5 = icmp ult i64 %t.12, %len.6
+  %inbounds.5 = icmp ult i64 %idx.known.4, %len.6
   br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %t.12, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %idx.known.4, i64 %len.6)
   unreachable
 ok.8:
-  %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %t.12
+  %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %idx.known.4
   store i8 1, i8* %elem.ptr.10
   call void @llvm.nvvm.barrier0()
   %n.3 = load i64, i64* %n.addr
@@ -357,15 +362,16 @@ ok.9:
   %elem.4 = load float, float* %elem.ptr.15
   %vals.11 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.23 = load i64, i64* %t.addr
+  %idx.known.5 = and i64 %t.23, 1023
   %ptr.16 = extractvalue { float*, i64 } %vals.11, 0
   %len.8 = extractvalue { float*, i64 } %vals.11, 1
-  %inbounds.7 = icmp ult i64 %t.23, %len.8
+  %inbounds.7 = icmp ult i64 %idx.known.5, %len.8
   br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %t.23, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %idx.known.5, i64 %len.8)
   unreachable
 ok.10:
-  %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %t.23
+  %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %idx.known.5
   %old.2 = load float, float* %elem.ptr.16
   %add.7 = fadd float %old.2, %elem.4
   store float %add.7, float* %elem.ptr.16
@@ -385,15 +391,16 @@ ok.11:
   %elem.5 = load i32, i32* %elem.ptr.17
   %cnts.11 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.25 = load i64, i64* %t.addr
+  %idx.known.6 = and i64 %t.25, 1023
   %ptr.18 = extractvalue { i32*, i64 } %cnts.11, 0
   %len.10 = extractvalue { i32*, i64 } %cnts.11, 1
-  %inbounds.9 = icmp ult i64 %t.25, %len.10
+  %inbounds.9 = icmp ult i64 %idx.known.6, %len.10
   br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %t.25, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %idx.known.6, i64 %len.10)
   unreachable
 ok.12:
-  %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %t.25
+  %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %idx.known.6
   %old.3 = load i32, i32* %elem.ptr.18
   %add.9 = add i32 %old.3, %elem.5
   store i32 %add.9, i32* %elem.ptr.18
@@ -693,15 +700,16 @@ ok.1:
   %elem = load float, float* %elem.ptr
   %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t = load i64, i64* %t.addr
+  %idx.known = and i64 %t, 1023
   %ptr.1 = extractvalue { float*, i64 } %vals, 0
   %len.1 = extractvalue { float*, i64 } %vals, 1
-  %inbounds.1 = icmp ult i64 %t, %len.1
+  %inbounds.1 = icmp ult i64 %idx.known, %len.1
   br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %idx.known, i64 %len.1)
   unreachable
 ok.2:
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %idx.known
   store float %elem, float* %elem.ptr.1
   call void @llvm.nvvm.barrier0()
   %vals.1 = load { float*, i64 }, { float*, i64 }* %vals.addr
@@ -763,27 +771,29 @@ run.fast:
 run.checked:
   %hi.2 = load { float*, i64 }, { float*, i64 }* %hi.addr
   %t.6 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.6, 1023
   %ptr.5 = extractvalue { float*, i64 } %hi.2, 0
   %len.3 = extractvalue { float*, i64 } %hi.2, 1
-  %inbounds.2 = icmp ult i64 %t.6, %len.3
+  %inbounds.2 = icmp ult i64 %idx.known.1, %len.3
   br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.6, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %idx.known.1, i64 %len.3)
   unreachable
 ok.4:
-  %elem.ptr.4 = getelementptr float, float* %ptr.5, i64 %t.6
+  %elem.ptr.4 = getelementptr float, float* %ptr.5, i64 %idx.known.1
   %elem.2 = load float, float* %elem.ptr.4
   %lo.2 = load { float*, i64 }, { float*, i64 }* %lo.addr
   %t.7 = load i64, i64* %t.addr
+  %idx.known.2 = and i64 %t.7, 1023
   %ptr.6 = extractvalue { float*, i64 } %lo.2, 0
   %len.4 = extractvalue { float*, i64 } %lo.2, 1
-  %inbounds.3 = icmp ult i64 %t.7, %len.4
+  %inbounds.3 = icmp ult i64 %idx.known.2, %len.4
   br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %t.7, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %idx.known.2, i64 %len.4)
   unreachable
 ok.5:
-  %elem.ptr.5 = getelementptr float, float* %ptr.6, i64 %t.7
+  %elem.ptr.5 = getelementptr float, float* %ptr.6, i64 %idx.known.2
   %old.1 = load float, float* %elem.ptr.5
   %add.1 = fadd float %old.1, %elem.2
   store float %add.1, float* %elem.ptr.5

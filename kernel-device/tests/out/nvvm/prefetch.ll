@@ -124,15 +124,16 @@ for.body.1:
   %mul.3 = mul i64 4, %t.3
   %j.4 = load i64, i64* %j.addr
   %add.3 = add i64 %mul.3, %j.4
+  %idx.known = and i64 %add.3, 4095
   %ptr.1 = extractvalue { float*, i64 } %input.3, 0
   %len = extractvalue { float*, i64 } %input.3, 1
-  %inbounds = icmp ult i64 %add.3, %len
+  %inbounds = icmp ult i64 %idx.known, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %add.3, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %idx.known, i64 %len)
   unreachable
 ok:
-  %elem.ptr.2 = getelementptr float, float* %ptr.1, i64 %add.3
+  %elem.ptr.2 = getelementptr float, float* %ptr.1, i64 %idx.known
   %elem.1 = load float, float* %elem.ptr.2
   %j.5 = load i64, i64* %j.addr
   %elem.ptr.3 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.5

@@ -147,15 +147,16 @@ if.end:
   %inside.1 = load i32, i32* %inside.addr
   %counts = load { i32*, i64 }, { i32*, i64 }* %counts.addr
   %t = load i64, i64* %t.addr
+  %idx.known = and i64 %t, 1023
   %ptr.1 = extractvalue { i32*, i64 } %counts, 0
   %len.2 = extractvalue { i32*, i64 } %counts, 1
-  %inbounds.1 = icmp ult i64 %t, %len.2
+  %inbounds.1 = icmp ult i64 %idx.known, %len.2
   br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %idx.known, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %t
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %idx.known
   store i32 %inside.1, i32* %elem.ptr.1
   call void @llvm.nvvm.barrier0()
   %counts.1 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
@@ -218,15 +219,16 @@ ok.3:
   %elem.1 = load i32, i32* %elem.ptr.4
   %counts.7 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
   %t.7 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.7, 1023
   %ptr.5 = extractvalue { i32*, i64 } %counts.7, 0
   %len.5 = extractvalue { i32*, i64 } %counts.7, 1
-  %inbounds.3 = icmp ult i64 %t.7, %len.5
+  %inbounds.3 = icmp ult i64 %idx.known.1, %len.5
   br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.7, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %idx.known.1, i64 %len.5)
   unreachable
 ok.4:
-  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %t.7
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %idx.known.1
   %old.2 = load i32, i32* %elem.ptr.5
   %add.6 = add i32 %old.2, %elem.1
   store i32 %add.6, i32* %elem.ptr.5

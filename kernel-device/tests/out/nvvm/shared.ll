@@ -682,15 +682,16 @@ entry:
   %add.1 = add i32 %add, %cast.4
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
   %t.5 = load i64, i64* %t.addr
+  %idx.known = and i64 %t.5, 1023
   %ptr = extractvalue { i32*, i64 } %out.1, 0
   %len = extractvalue { i32*, i64 } %out.1, 1
-  %inbounds = icmp ult i64 %t.5, %len
+  %inbounds = icmp ult i64 %idx.known, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %t.5, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %idx.known, i64 %len)
   unreachable
 ok:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr, i64 %t.5
+  %elem.ptr.6 = getelementptr i32, i32* %ptr, i64 %idx.known
   store i32 %add.1, i32* %elem.ptr.6
   ret void
 }

@@ -317,7 +317,7 @@ fn intrinsics_reached(
         } else {
             &current.body
         };
-        super::exprs_in_block(current, block, &mut |e: &Expr| match e.kind {
+        super::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
             ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic),
             ExprKind::Call { function, .. } if seen.insert(function) => callees.push(function),
             _ => {}
