@@ -123,10 +123,22 @@ fn test(args: &[String]) -> Result<(), String> {
         .env("CUDAJIT_PTXAS", &tc.ptxas);
     run_checked(&mut cmd)?;
     // Every example on the CPU simulator, each checking itself against its CPU reference.
+    // Built for the whole workspace in the test profile, as `cargo test` resolved the
+    // features: it reuses every library just built (`cargo run --example` from the root
+    // package alone resolved other features and rebuilt them, a minute of CI).
+    let mut build = cargo();
+    build
+        .args(["build", "--workspace", "--profile", "test", "--examples"])
+        .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
+        .env("CUDAJIT_PTXAS", &tc.ptxas);
+    run_checked(&mut build)?;
+    let examples_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("debug/examples");
     for example in EXAMPLES {
-        let mut run = cargo();
-        // The test profile: `cargo test` just built every dependency in it.
-        run.args(["run", "--profile", "test", "--example", example])
+        let mut run = Command::new(examples_dir.join(example));
+        run.current_dir(root())
             .env("CUDAJIT_BACKEND", "sim")
             .env("CUDAJIT_NVVM_PATH", &tc.nvvm);
         run_checked(&mut run)?;
