@@ -103,6 +103,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             // The cursor is the byte offset of the next `take`.
             Intrinsic::DynamicShared => "0".to_string(),
+            // In a versioned loop's copies (see `loop_versioning`) the block's warps may
+            // run different copies: `bar.sync` is aligned (every thread of the block at
+            // the same instruction, or undefined behaviour, which compute-sanitizer's
+            // synccheck reports), the non-aligned `barrier.sync` is not. Convergent, as
+            // the intrinsic is, so that no pass duplicates or moves it across branches.
+            Intrinsic::SyncThreads if self.loop_versions > 0 => {
+                self.inst(
+                    "call void asm sideeffect \"barrier.sync 0;\", \"~{memory}\"() convergent",
+                );
+                return Ok(Val::Unit);
+            }
             Intrinsic::SyncThreads | Intrinsic::Fence(_) => {
                 self.call_void(symbol(intrinsic), &[]);
                 return Ok(Val::Unit);

@@ -50,14 +50,18 @@ const MAX_WALKED: usize = 1 << 16;
 
 impl Planner<'_> {
     /// The guard of `for var in ..` with body `body`, or `None` when it would decide no
-    /// check that depends on `var`. Loops with warp-collective operations or a grid
-    /// barrier are not versioned: their lanes must meet in the same instruction, and a
-    /// guard that fails for some lanes only would part them. A loop with a block
-    /// barrier (`bar.sync`, which all of a warp's lanes must execute together: lanes in
-    /// the two copies would wait at two barriers and hang) takes one copy per warp
-    /// (`Plan::warp_uniform`).
+    /// check that depends on `var`. Loops with warp-collective operations, a grid
+    /// barrier or a reducing block barrier are not versioned: their lanes must meet in
+    /// the same instruction, and a guard that fails for some lanes only would part them.
+    /// `sync_threads()` in the body itself is written as the non-aligned
+    /// `barrier.sync` in both copies (threads of a block may then wait at different
+    /// instructions; at LLVM's aligned `bar.sync` that is undefined behaviour, which
+    /// compute-sanitizer's synccheck reported for fast_matmul's edge blocks), and the
+    /// guard is one value per warp (`Plan::warp_uniform`) so that no warp diverges over
+    /// it. A barrier in a called function (written aligned, once for all its callers)
+    /// keeps the loop unversioned.
     pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
-        let (mut collective, mut barrier) = (false, false);
+        let mut collective = false;
         let complete = intrinsics_reached(self.module, self.func, body, &mut |i| {
             use Intrinsic::*;
             collective |= matches!(
@@ -70,15 +74,25 @@ impl Planner<'_> {
                     | MatchAll
                     | WarpReduce(_)
                     | ActiveMask
-            );
-            barrier |= matches!(
-                i,
-                SyncThreads | SyncThreadsCount | SyncThreadsAnd | SyncThreadsOr
+                    | SyncThreadsCount
+                    | SyncThreadsAnd
+                    | SyncThreadsOr
             );
         });
-        if collective || !complete {
+        if collective || !complete || !barrier_only_in_body(self.module, self.func, body) {
             return None;
         }
+        // A block barrier in the body itself: the writer gives it its non-aligned form.
+        let mut barrier = false;
+        super::exprs_in_block(self.func, body, &mut |_, e| {
+            barrier |= matches!(
+                e.kind,
+                ExprKind::Intrinsic {
+                    intrinsic: Intrinsic::SyncThreads,
+                    ..
+                }
+            );
+        });
         self.plan.warp_uniform = barrier;
         let mut assigned = HashSet::new();
         assigned_in_block(self.func, body, &mut assigned);
@@ -298,6 +312,26 @@ impl Planner<'_> {
             inclusive,
         })
     }
+}
+
+/// Whether no function `body` calls (directly or not) has a block barrier.
+fn barrier_only_in_body(module: &crate::ir::Module, func: &Function, body: &Block) -> bool {
+    let mut callees = Vec::new();
+    super::exprs_in_block(func, body, &mut |_, e| {
+        if let ExprKind::Call { function, .. } = e.kind {
+            callees.push(function);
+        }
+    });
+    callees.into_iter().all(|c| {
+        let Some(callee) = module.functions.get(c) else {
+            return false;
+        };
+        let mut barrier = false;
+        let complete = intrinsics_reached(module, callee, &callee.body, &mut |i| {
+            barrier |= i == Intrinsic::SyncThreads;
+        });
+        complete && !barrier
+    })
 }
 
 /// Calls `f` on every intrinsic that `body`, or a function it calls, uses; `false`
