@@ -90,9 +90,9 @@ pub struct Plan {
     pub decided: HashSet<Handle<Expr>>,
     /// Run-time comparisons in `ops` plus checks decided at compile time.
     pub checks: usize,
-    /// A loop's guard must give every lane of a warp the same copy (see
+    /// A loop's guard must give every thread of the block the same copy (see
     /// [`loop_guard`]).
-    pub warp_uniform: bool,
+    pub block_uniform: bool,
 }
 
 /// A literal `for` loop being walked: its variable, its elements, the one walked now.

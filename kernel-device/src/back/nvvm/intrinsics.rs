@@ -49,6 +49,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// Calls `name` (declaring it) with typed operands.
+    /// Whether `pred` holds on every thread of the block (`__syncthreads_and`, a
+    /// barrier every thread of the block must reach).
+    pub fn all_threads_of_block(&mut self, pred: &str) -> String {
+        let pred = self.def("barrier.pred", format!("zext i1 {pred} to i32"));
+        let r = self.call_extern(
+            "barrier",
+            "i32",
+            symbol(Intrinsic::SyncThreadsAnd),
+            &[("i32", &pred)],
+        );
+        self.def("barrier.all", format!("icmp ne i32 {r}, 0"))
+    }
+
     pub fn call_extern(
         &mut self,
         base: &str,
@@ -103,17 +116,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             // The cursor is the byte offset of the next `take`.
             Intrinsic::DynamicShared => "0".to_string(),
-            // In a versioned loop's copies (see `loop_versioning`) the block's warps may
-            // run different copies: `bar.sync` is aligned (every thread of the block at
-            // the same instruction, or undefined behaviour, which compute-sanitizer's
-            // synccheck reports), the non-aligned `barrier.sync` is not. Convergent, as
-            // the intrinsic is, so that no pass duplicates or moves it across branches.
-            Intrinsic::SyncThreads if self.loop_versions > 0 => {
-                self.inst(
-                    "call void asm sideeffect \"barrier.sync 0;\", \"~{memory}\"() convergent",
-                );
-                return Ok(Val::Unit);
-            }
             Intrinsic::SyncThreads | Intrinsic::Fence(_) => {
                 self.call_void(symbol(intrinsic), &[]);
                 return Ok(Val::Unit);

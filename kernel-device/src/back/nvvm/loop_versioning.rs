@@ -102,7 +102,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             ),
         };
         let guard = match self.guard(&plan.ops, Some(&values))? {
-            Some(g) if plan.warp_uniform => Some(self.all_active_lanes(&g)),
+            Some(g) if plan.block_uniform => Some(self.block_guard(&g, &values.trips)),
             other => other,
         };
         let write = |w: &mut Self| w.range_loop(id, var, range, scalar, [start, end], step, body);
@@ -113,6 +113,24 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         };
         self.loop_versions -= 1;
         written
+    }
+
+    /// `guard` on every thread of the block, where the loop has iterations (see
+    /// `Planner::plan_loop`: then every thread of the block has some); the thread's own
+    /// `guard` where it has none (either copy then runs nothing).
+    fn block_guard(&mut self, guard: &str, trips: &str) -> String {
+        let slot = self.alloca("loop.guard", "i1");
+        self.store("i1", guard, &slot);
+        let vote_l = self.label("loop.vote");
+        let voted_l = self.label("loop.voted");
+        let runs = self.def("loop.runs", format!("icmp ne i64 {trips}, 0"));
+        self.terminate(format!("br i1 {runs}, label %{vote_l}, label %{voted_l}"));
+        self.start_block(&vote_l);
+        let all = self.all_threads_of_block(guard);
+        self.store("i1", &all, &slot);
+        self.branch_to(&voted_l);
+        self.start_block(&voted_l);
+        self.load("loop.guard", "i1", &slot)
     }
 
     /// Whether an index affine in a versioned loop's variable, `first` at its first

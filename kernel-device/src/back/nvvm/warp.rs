@@ -16,24 +16,6 @@ fn symbol(i: Intrinsic) -> &'static str {
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// Whether `pred` holds on every lane of the warp executing this with the current
-    /// one (`vote.all` over `activemask`): one value for all of them.
-    pub fn all_active_lanes(&mut self, pred: &str) -> String {
-        let mask = self.def(
-            "activemask",
-            format!(
-                "call i32 asm sideeffect \"{} $0;\", \"=r\"()",
-                symbol(Intrinsic::ActiveMask)
-            ),
-        );
-        self.call_extern(
-            "vote",
-            "i1",
-            symbol(Intrinsic::Vote(VoteMode::All)),
-            &[("i32", &mask), ("i1", pred)],
-        )
-    }
-
     pub fn warp_op(&mut self, intrinsic: Intrinsic, args: &[Handle<Expr>]) -> Result<Val, Error> {
         let mut vals = Vec::new();
         for a in args {

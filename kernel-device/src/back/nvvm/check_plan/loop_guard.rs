@@ -53,13 +53,18 @@ impl Planner<'_> {
     /// check that depends on `var`. Loops with warp-collective operations, a grid
     /// barrier or a reducing block barrier are not versioned: their lanes must meet in
     /// the same instruction, and a guard that fails for some lanes only would part them.
-    /// `sync_threads()` in the body itself is written as the non-aligned
-    /// `barrier.sync` in both copies (threads of a block may then wait at different
-    /// instructions; at LLVM's aligned `bar.sync` that is undefined behaviour, which
-    /// compute-sanitizer's synccheck reported for fast_matmul's edge blocks), and the
-    /// guard is one value per warp (`Plan::warp_uniform`) so that no warp diverges over
-    /// it. A barrier in a called function (written aligned, once for all its callers)
-    /// keeps the loop unversioned.
+    /// Nor are loops whose barriers sit in called functions, or where an iteration may
+    /// pass without meeting one.
+    ///
+    /// A loop with `sync_threads()` in its body gets one guard for the whole block
+    /// (`Plan::block_uniform`: the writer ands the threads' guards with
+    /// `__syncthreads_and` before the loop, where the loop runs at all): LLVM's
+    /// `bar.sync` is aligned, every thread of the block must execute the same one, so
+    /// the block's warps must not be split between the two copies (compute-sanitizer's
+    /// synccheck reported fast_matmul's edge blocks when the guard was per thread). The
+    /// added barrier is met by exactly the threads that meet the loop's first barrier:
+    /// every thread with an iteration meets one at the top of the body, and a correct
+    /// kernel has every thread of the block meet it, or none.
     pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
         let mut collective = false;
         let complete = intrinsics_reached(self.module, self.func, body, &mut |i| {
@@ -82,7 +87,8 @@ impl Planner<'_> {
         if collective || !complete || !barrier_only_in_body(self.module, self.func, body) {
             return None;
         }
-        // A block barrier in the body itself: the writer gives it its non-aligned form.
+        // A block barrier in the body: every thread that runs an iteration must reach
+        // one (see `plan_loop`'s comment), then the guard can be the block's.
         let mut barrier = false;
         super::exprs_in_block(self.func, body, &mut |_, e| {
             barrier |= matches!(
@@ -93,7 +99,10 @@ impl Planner<'_> {
                 }
             );
         });
-        self.plan.warp_uniform = barrier;
+        if barrier && !every_iteration_meets_a_barrier(self.func, body) {
+            return None;
+        }
+        self.plan.block_uniform = barrier;
         let mut assigned = HashSet::new();
         assigned_in_block(self.func, body, &mut assigned);
         if assigned.contains(&var) {
@@ -312,6 +321,25 @@ impl Planner<'_> {
             inclusive,
         })
     }
+}
+
+/// Whether every iteration of `body` meets a block barrier: a `sync_threads()` statement
+/// at its top level, and no `break`, `continue` or `return` anywhere in it.
+fn every_iteration_meets_a_barrier(func: &Function, body: &Block) -> bool {
+    let top_level = body.stmts.iter().any(|st| {
+        matches!(st, Stmt::Expr(h) if matches!(
+            func.exprs.get(*h).map(|e| &e.kind),
+            Some(ExprKind::Intrinsic { intrinsic: Intrinsic::SyncThreads, .. })
+        ))
+    });
+    let mut jumps = false;
+    super::exprs_in_block(func, body, &mut |_, e| {
+        jumps |= matches!(
+            e.kind,
+            ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_)
+        );
+    });
+    top_level && !jumps
 }
 
 /// Whether no function `body` calls (directly or not) has a block barrier.

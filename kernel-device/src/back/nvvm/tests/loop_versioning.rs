@@ -1,6 +1,6 @@
 //! Loop versioning (`loop_versioning`, `check_plan::loop_guard`): which `for` loops get a
 //! guard before them, what their fast copy still checks, and when the guard is one
-//! value per warp.
+//! value for the whole block.
 
 use super::versioning::{write_kernel, PANIC_CALL};
 
@@ -15,10 +15,10 @@ fn fast_loop(text: &str) -> &str {
     &text[start..end]
 }
 
-const VOTE_ALL: &str = "@llvm.nvvm.vote.all.sync(";
+const BLOCK_VOTE: &str = "@llvm.nvvm.barrier0.and(";
 
 #[test]
-fn a_prefetching_tile_loop_checks_nothing_inside_and_votes_per_warp() {
+fn a_prefetching_tile_loop_checks_nothing_inside_and_votes_per_block() {
     let out = write_kernel(
         "fn k(a: &[f32], out: &mut [f32], n: usize) {
             let tile = shared_array::<[f32; 256]>();
@@ -52,16 +52,15 @@ fn a_prefetching_tile_loop_checks_nothing_inside_and_votes_per_warp() {
         t.contains("%bound.n"),
         "the guard counts the bounded iterations:\n{t}"
     );
-    // Both copies have the barriers, non-aligned (warps of a block may be in different
-    // copies); each warp takes one copy as a whole.
+    // Both copies have the barriers; the whole block takes one copy.
     assert!(
-        t.contains(VOTE_ALL),
-        "a barrier in the loop: one guard per warp:\n{t}"
+        t.contains(BLOCK_VOTE),
+        "a barrier in the loop: one guard per block:\n{t}"
     );
-    assert_eq!(t.matches("\"barrier.sync 0;\"").count(), 4, "{t}");
-    assert!(
-        !t.contains("@llvm.nvvm.barrier0()"),
-        "no aligned barrier left:\n{t}"
+    assert_eq!(
+        t.matches("call void @llvm.nvvm.barrier0()").count(),
+        4,
+        "{t}"
     );
 }
 
@@ -81,7 +80,7 @@ fn an_index_that_is_not_affine_keeps_its_check_in_the_fast_loop() {
         "only `a[i * i]`:\n{fast}"
     );
     assert!(
-        !out.text.contains(VOTE_ALL),
+        !out.text.contains(BLOCK_VOTE),
         "no barrier, no vote:\n{}",
         out.text
     );
@@ -108,6 +107,20 @@ fn loops_with_warp_collectives_or_nothing_to_decide_are_written_once() {
                     v += a[i];
                 }
                 out[grid(1)] = v;
+            }",
+        ),
+        (
+            "a barrier some iterations skip",
+            "fn k(a: &[f32], out: &mut [f32], n: usize) {
+                let tile = shared_array::<[f32; 256]>();
+                let t = thread_idx().x as usize;
+                for i in 0..n {
+                    tile[t] = a[i * 256 + t];
+                    if i % 2 == 0 {
+                        sync_threads();
+                    }
+                    out[i * 256 + t] = tile[255 - t];
+                }
             }",
         ),
         (
