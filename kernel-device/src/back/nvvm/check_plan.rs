@@ -940,78 +940,49 @@ pub(super) fn exprs_in_block(
     block: &Block,
     f: &mut dyn FnMut(Handle<Expr>, &Expr),
 ) {
-    let each = |h: Handle<Expr>, f: &mut dyn FnMut(Handle<Expr>, &Expr)| exprs_in_expr(func, h, f);
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { init, .. } => init.iter().for_each(|h| each(*h, f)),
-            Stmt::Assign { place, value, .. } => {
-                visit_place_exprs(place, &mut |h| each(h, f));
-                each(*value, f);
-            }
-            Stmt::Expr(e) => each(*e, f),
-            Stmt::While { cond, body, .. } => {
-                each(*cond, f);
-                exprs_in_block(func, body, f);
-            }
-            Stmt::ForRange {
-                start,
-                end,
-                step,
-                body,
-                ..
-            } => {
-                for h in [Some(*start), Some(*end), *step].into_iter().flatten() {
-                    each(h, f);
-                }
-                exprs_in_block(func, body, f);
-            }
-        }
-    }
-    if let Some(t) = block.tail {
-        each(t, f);
-    }
-}
-
-fn exprs_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(Handle<Expr>, &Expr)) {
-    let Some(e) = func.exprs.get(h) else {
-        return;
-    };
-    f(h, e);
-    match &e.kind {
-        ExprKind::If { cond, .. } => {
-            exprs_in_expr(func, *cond, f);
-            blocks_in_expr(func, h, &mut |b| exprs_in_block(func, b, f));
-        }
-        ExprKind::Loop { .. } | ExprKind::Block(_) => {
-            blocks_in_expr(func, h, &mut |b| exprs_in_block(func, b, f))
-        }
-        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-            if let Some(v) = value {
-                exprs_in_expr(func, *v, f);
-            }
-        }
-        kind => visit_children(kind, |c| exprs_in_expr(func, c, f)),
-    }
+    walk_block(func, block, f, &mut |_| {});
 }
 
 /// Calls `f` on every place (read, written or borrowed) in `block`, nested ones included.
 pub(super) fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
+    // Both callbacks report places: they share `f`, one call at a time.
+    let f = std::cell::RefCell::new(f);
+    walk_block(
+        func,
+        block,
+        &mut |_, e| {
+            if let ExprKind::Load(place) | ExprKind::AddressOf { place, .. } = &e.kind {
+                (f.borrow_mut())(place);
+            }
+        },
+        &mut |place| (f.borrow_mut())(place),
+    );
+}
+
+/// Walks `block`: `on_expr` on every expression, `on_assigned` on every place a
+/// statement assigns, nested blocks included.
+fn walk_block(
+    func: &Function,
+    block: &Block,
+    on_expr: &mut dyn FnMut(Handle<Expr>, &Expr),
+    on_assigned: &mut dyn FnMut(&Place),
+) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let { init, .. } => {
-                if let Some(i) = init {
-                    places_in_expr(func, *i, f);
+                if let Some(h) = init {
+                    walk_expr(func, *h, on_expr, on_assigned);
                 }
             }
             Stmt::Assign { place, value, .. } => {
-                f(place);
-                visit_place_exprs(place, &mut |h| places_in_expr(func, h, f));
-                places_in_expr(func, *value, f);
+                on_assigned(place);
+                visit_place_exprs(place, &mut |h| walk_expr(func, h, on_expr, on_assigned));
+                walk_expr(func, *value, on_expr, on_assigned);
             }
-            Stmt::Expr(e) => places_in_expr(func, *e, f),
+            Stmt::Expr(e) => walk_expr(func, *e, on_expr, on_assigned),
             Stmt::While { cond, body, .. } => {
-                places_in_expr(func, *cond, f);
-                places_in_block(func, body, f);
+                walk_expr(func, *cond, on_expr, on_assigned);
+                walk_block(func, body, on_expr, on_assigned);
             }
             Stmt::ForRange {
                 start,
@@ -1021,39 +992,44 @@ pub(super) fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(
                 ..
             } => {
                 for h in [Some(*start), Some(*end), *step].into_iter().flatten() {
-                    places_in_expr(func, h, f);
+                    walk_expr(func, h, on_expr, on_assigned);
                 }
-                places_in_block(func, body, f);
+                walk_block(func, body, on_expr, on_assigned);
             }
         }
     }
     if let Some(t) = block.tail {
-        places_in_expr(func, t, f);
+        walk_expr(func, t, on_expr, on_assigned);
     }
 }
 
-fn places_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Place)) {
+fn walk_expr(
+    func: &Function,
+    h: Handle<Expr>,
+    on_expr: &mut dyn FnMut(Handle<Expr>, &Expr),
+    on_assigned: &mut dyn FnMut(&Place),
+) {
     let Some(e) = func.exprs.get(h) else {
         return;
     };
+    on_expr(h, e);
     match &e.kind {
         ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => {
-            f(place);
-            visit_place_exprs(place, &mut |c| places_in_expr(func, c, f));
+            visit_place_exprs(place, &mut |c| walk_expr(func, c, on_expr, on_assigned));
         }
         ExprKind::If { cond, .. } => {
-            places_in_expr(func, *cond, f);
-            blocks_in_expr(func, h, &mut |b| places_in_block(func, b, f));
+            walk_expr(func, *cond, on_expr, on_assigned);
+            blocks_in_expr(func, h, &mut |b| walk_block(func, b, on_expr, on_assigned));
         }
         ExprKind::Loop { .. } | ExprKind::Block(_) => {
-            blocks_in_expr(func, h, &mut |b| places_in_block(func, b, f))
+            blocks_in_expr(func, h, &mut |b| walk_block(func, b, on_expr, on_assigned))
         }
         ExprKind::Break { value, .. } | ExprKind::Return(value) => {
             if let Some(v) = value {
-                places_in_expr(func, *v, f);
+                walk_expr(func, *v, on_expr, on_assigned);
             }
         }
-        kind => visit_children(kind, |c| places_in_expr(func, c, f)),
+        kind => visit_children(kind, |c| walk_expr(func, c, on_expr, on_assigned)),
     }
 }
 

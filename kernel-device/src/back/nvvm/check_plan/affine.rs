@@ -35,13 +35,7 @@ impl Planner<'_> {
         if trips < MIN_STRIDED_TRIPS || !self.affine_in(index, var, Some(pos)) {
             return false;
         }
-        // The other loop variables' values: the check is made again for each of them.
-        let others: Vec<_> = deps
-            .iter()
-            .filter(|v| **v != var)
-            .map(|v| (*v, self.known[v].constant.unwrap_or(0)))
-            .collect();
-        let key: CheckKey = (index, others);
+        let key = self.key_without(index, deps, var);
         match current {
             0 => {
                 if !self.strided.contains_key(&(key.clone(), false)) {
@@ -159,6 +153,22 @@ impl Planner<'_> {
             .iter()
             .enumerate()
             .all(|(k, v)| v.wrapping_sub(first) == step.wrapping_mul(k as u64))
+    }
+
+    /// The key of `index`'s check at the current values of the loop variables it
+    /// depends on other than `var`: the check is made again for each of them.
+    pub(super) fn key_without(
+        &self,
+        index: Handle<Expr>,
+        deps: &BTreeSet<Handle<Local>>,
+        var: Handle<Local>,
+    ) -> CheckKey {
+        let others = deps
+            .iter()
+            .filter(|v| **v != var)
+            .map(|v| (*v, self.known.get(v).and_then(|k| k.constant).unwrap_or(0)))
+            .collect();
+        (index, others)
     }
 
     pub(super) fn count_compare(&mut self) {

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{assigned_in_block, CheckKey, GuardOp, Length, Planner};
+use super::{assigned_in_block, GuardOp, Length, Planner};
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Local, LogicalOp, ScalarType,
     Stmt,
@@ -238,12 +238,7 @@ impl Planner<'_> {
             self.impure.insert(index);
             return;
         }
-        let others: Vec<_> = deps
-            .iter()
-            .filter(|v| **v != var)
-            .map(|v| (*v, self.known[v].constant.unwrap_or(0)))
-            .collect();
-        let key: CheckKey = (index, others);
+        let key = self.key_without(index, deps, var);
         self.plan.decided.insert(index);
         self.plan.checks += 1;
         if phase == 0 {
