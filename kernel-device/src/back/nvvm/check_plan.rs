@@ -355,10 +355,17 @@ impl<'a> Planner<'a> {
 
     // ---- the walk ---------------------------------------------------------------------
 
+    /// Plans a statement of a run, or of a loop's body when planning its guard (see
+    /// [`loop_guard`]): there any statement may come, literal loops of any body are
+    /// walked, and the checks inside other loops stay where they are.
     fn stmt(&mut self, stmt: &Stmt) {
+        if self.walked_too_far() {
+            return;
+        }
         let mut assigned = HashSet::new();
         assigned_in_stmt(self.func, stmt, &mut assigned);
         self.dirty.extend(assigned);
+        let in_loop_guard = self.across.is_some();
         match stmt {
             Stmt::Let { local, init } => self.define(*local, *init),
             Stmt::Assign { place, value, .. } => {
@@ -367,16 +374,18 @@ impl<'a> Planner<'a> {
             }
             Stmt::Expr(e) => self.visit(*e),
             Stmt::ForRange { var, body, .. } => {
-                let Some(elems) = self.literal_loop(stmt) else {
-                    self.abandoned = true;
+                let elems = if in_loop_guard {
+                    self.literal_elems(stmt)
+                } else {
+                    self.literal_loop(stmt)
+                };
+                let Some(elems) = elems else {
+                    self.abandoned |= !in_loop_guard;
                     return;
                 };
-                let mut assigned = HashSet::new();
-                assigned_in_block(self.func, body, &mut assigned);
-                self.dirty.extend(assigned);
-                self.walk_literal_loop(*var, elems, body, Self::stmt);
+                self.walk_literal_loop(*var, elems, body);
             }
-            Stmt::While { .. } => self.abandoned = true,
+            Stmt::While { .. } => self.abandoned |= !in_loop_guard,
         }
     }
 
@@ -398,14 +407,8 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// A literal loop's body walked (by `walk`) once per element, its variable set to it.
-    fn walk_literal_loop(
-        &mut self,
-        var: Handle<Local>,
-        elems: Vec<u64>,
-        body: &Block,
-        walk: fn(&mut Self, &Stmt),
-    ) {
+    /// A literal loop's body walked once per element, its variable set to it.
+    fn walk_literal_loop(&mut self, var: Handle<Local>, elems: Vec<u64>, body: &Block) {
         self.defined.insert(var);
         self.loops.push(LiteralLoop {
             var,
@@ -425,7 +428,7 @@ impl<'a> Planner<'a> {
                 },
             );
             for st in &body.stmts {
-                walk(self, st);
+                self.stmt(st);
                 if self.abandoned {
                     return;
                 }

@@ -22,9 +22,9 @@
 
 use super::check_plan::{LoopBound, Planner};
 use super::function::{FunctionWriter, Val};
-use super::loops::RangeSpec;
+use super::loops::EvaluatedLoop;
 use super::{types, Error};
-use crate::ir::{Block, FunctionKind, Handle, Local, LoopId, ScalarType};
+use crate::ir::FunctionKind;
 
 /// A versioned loop's values, computed before its guard.
 pub struct LoopValues {
@@ -40,53 +40,39 @@ pub struct LoopValues {
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The loop written as two versions, or `None` when it is not versioned (nothing was
     /// written).
-    #[allow(clippy::too_many_arguments)]
-    pub fn versioned_loop(
-        &mut self,
-        id: LoopId,
-        var: Handle<Local>,
-        range: &RangeSpec,
-        scalar: ScalarType,
-        [start, end]: [&str; 2],
-        step: Option<&str>,
-        body: &'a Block,
-    ) -> Option<Result<(), Error>> {
+    pub fn versioned_loop(&mut self, l: &EvaluatedLoop<'a, '_>) -> Option<Result<(), Error>> {
         let eligible = self.func.options.bounds_check
             && self.func.kind == FunctionKind::Kernel
             && self.plain_depth == 0
             && self.cold_depth == 0
             && self.loop_versions == 0
             && self.predicate.is_none()
-            && !range.reverse
-            && !(range.inclusive && scalar.bits() == 64);
+            && !l.range.reverse
+            && !(l.range.inclusive && l.scalar.bits() == 64);
         if !eligible {
             return None;
         }
         let ranges = self.ranges.clone();
-        let plan =
-            Planner::new(self.func, self.w.module, &self.proven, &ranges).plan_loop(var, body)?;
-        Some(self.write_versions(id, var, range, scalar, [start, end], step, body, plan))
+        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
+            .plan_loop(l.var, l.body)?;
+        Some(self.write_versions(l, plan))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn write_versions(
         &mut self,
-        id: LoopId,
-        var: Handle<Local>,
-        range: &RangeSpec,
-        scalar: ScalarType,
-        [start, end]: [&str; 2],
-        step: Option<&str>,
-        body: &'a Block,
+        l: &EvaluatedLoop<'a, '_>,
         plan: super::check_plan::Plan,
     ) -> Result<(), Error> {
+        let EvaluatedLoop {
+            scalar,
+            start,
+            end,
+            step,
+            ..
+        } = *l;
         let ty = types::scalar(scalar);
         let bits = scalar.bits();
-        let step_t = match step {
-            Some(s) if bits < 64 => self.def("loop.step", format!("trunc i64 {s} to {ty}")),
-            Some(s) => s.to_string(),
-            None => "1".to_string(),
-        };
+        let step_t = self.step_in(ty, bits, step);
         let values = LoopValues {
             start: start.to_string(),
             second: self.def("loop.second", format!("add {ty} {start}, {step_t}")),
@@ -97,7 +83,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 scalar.is_signed_integer(),
                 bits,
                 [start, end],
-                range.inclusive,
+                l.range.inclusive,
                 step,
             ),
         };
@@ -105,11 +91,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Some(g) if plan.block_uniform => Some(self.block_guard(&g, &values.trips)),
             other => other,
         };
-        let write = |w: &mut Self| w.range_loop(id, var, range, scalar, [start, end], step, body);
+        let write = |w: &mut Self| w.range_loop(l);
         self.loop_versions += 1;
         let written = match guard {
             Some(guard) => self.versions(&guard, "loop", &plan.decided, write),
-            None => self.range_loop(id, var, range, scalar, [start, end], step, body),
+            None => self.range_loop(l),
         };
         self.loop_versions -= 1;
         written

@@ -22,6 +22,20 @@ pub struct RangeSpec {
     pub unroll: crate::ir::Unroll,
 }
 
+/// A `for` loop whose bounds and step are evaluated (LLVM values): what writing the loop,
+/// once or as two versions, needs.
+pub struct EvaluatedLoop<'a, 's> {
+    pub id: LoopId,
+    pub var: Handle<Local>,
+    pub range: RangeSpec,
+    pub scalar: crate::ir::ScalarType,
+    pub start: &'s str,
+    pub end: &'s str,
+    /// usize; `None`: 1.
+    pub step: Option<&'s str>,
+    pub body: &'a Block,
+}
+
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn for_range(
         &mut self,
@@ -68,27 +82,36 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         );
         let before = self.proven.clone();
         self.proven.extend(proven);
-        let written = match self.versioned_loop(id, var, &range, scalar, [&start, &end], step, body)
-        {
+        let evaluated = EvaluatedLoop {
+            id,
+            var,
+            range,
+            scalar,
+            start: &start,
+            end: &end,
+            step,
+            body,
+        };
+        let written = match self.versioned_loop(&evaluated) {
             Some(versioned) => versioned,
-            None => self.range_loop(id, var, &range, scalar, [&start, &end], step, body),
+            None => self.range_loop(&evaluated),
         };
         self.proven = before;
         written
     }
 
     /// The loop itself, its bounds and step evaluated (see [`Self::for_range`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn range_loop(
-        &mut self,
-        id: LoopId,
-        var: Handle<Local>,
-        range: &RangeSpec,
-        scalar: crate::ir::ScalarType,
-        [start, end]: [&str; 2],
-        step: Option<&str>,
-        body: &'a Block,
-    ) -> Result<(), Error> {
+    pub fn range_loop(&mut self, l: &EvaluatedLoop<'a, '_>) -> Result<(), Error> {
+        let EvaluatedLoop {
+            id,
+            var,
+            ref range,
+            scalar,
+            start,
+            end,
+            step,
+            body,
+        } = *l;
         let ty = types::scalar(scalar);
         let signed = scalar.is_signed_integer();
         let (start, end) = (start.to_string(), end.to_string());
@@ -142,13 +165,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 (&start, &hi)
             };
             self.store(ty, first, &cursor);
-            // The step in the element type: wrapping, and only used while it fits
-            // between the cursor and the last element.
-            let step_t = match step {
-                Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
-                Some(s) => s.to_string(),
-                None => "1".to_string(),
-            };
+            let step_t = self.step_in(ty, bits, step);
             self.start_block(&cond_l);
             let d = self.load("for.isdone", "i1", &done);
             self.terminate(format!("br i1 {d}, label %{end_l}, label %{body_l}"));
@@ -225,11 +242,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let trips = self.alloca("for.trips", "i64");
         self.store("i64", &count, &trips);
         self.store(ty, start, cursor);
-        let step_t = match step {
-            Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
-            Some(s) => s.to_string(),
-            None => "1".to_string(),
-        };
+        let step_t = self.step_in(ty, bits, step);
         self.start_block(cond_l);
         let left = self.load("for.left", "i64", &trips);
         let more = self.def("for.more", format!("icmp ne i64 {left}, 0"));
@@ -244,6 +257,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let next = self.def("for.next", format!("add {ty} {cur}, {step_t}"));
         self.store(ty, &next, cursor);
         Ok(())
+    }
+
+    /// A range's step (an i64) in the variable's type `ty` of `bits` bits: wrapping,
+    /// and only used while it fits between the cursor and the last element.
+    pub fn step_in(&mut self, ty: &str, bits: u32, step: Option<&str>) -> String {
+        match step {
+            Some(s) if bits < 64 => self.def("for.step", format!("trunc i64 {s} to {ty}")),
+            Some(s) => s.to_string(),
+            None => "1".to_string(),
+        }
     }
 
     /// The number of elements of a forward range (not an inclusive 64-bit one), as an

@@ -66,8 +66,10 @@ impl Planner<'_> {
     /// every thread with an iteration meets one at the top of the body, and a correct
     /// kernel has every thread of the block meet it, or none.
     pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
-        let mut collective = false;
-        let complete = intrinsics_reached(self.module, self.func, body, &mut |i| {
+        // One walk of the body and its callees: collectives anywhere, block barriers in
+        // the body itself (the writer can give those one copy per block) or in a callee.
+        let (mut collective, mut barrier, mut callee_barrier) = (false, false, false);
+        let complete = intrinsics_reached(self.module, self.func, body, &mut |i, in_callee| {
             use Intrinsic::*;
             collective |= matches!(
                 i,
@@ -83,22 +85,19 @@ impl Planner<'_> {
                     | SyncThreadsAnd
                     | SyncThreadsOr
             );
+            if i == SyncThreads {
+                *(if in_callee {
+                    &mut callee_barrier
+                } else {
+                    &mut barrier
+                }) = true;
+            }
         });
-        if collective || !complete || !barrier_only_in_body(self.module, self.func, body) {
+        if collective || callee_barrier || !complete {
             return None;
         }
-        // A block barrier in the body: every thread that runs an iteration must reach
-        // one (see `plan_loop`'s comment), then the guard can be the block's.
-        let mut barrier = false;
-        super::exprs_in_block(self.func, body, &mut |_, e| {
-            barrier |= matches!(
-                e.kind,
-                ExprKind::Intrinsic {
-                    intrinsic: Intrinsic::SyncThreads,
-                    ..
-                }
-            );
-        });
+        // Every thread that runs an iteration must reach a barrier (see above), then the
+        // guard can be the block's.
         if barrier && !every_iteration_meets_a_barrier(self.func, body) {
             return None;
         }
@@ -151,7 +150,7 @@ impl Planner<'_> {
 
     fn walk_block(&mut self, block: &Block) {
         for st in &block.stmts {
-            self.walk_stmt(st);
+            self.stmt(st);
             if self.abandoned {
                 return;
             }
@@ -161,28 +160,17 @@ impl Planner<'_> {
         }
     }
 
-    fn walk_stmt(&mut self, stmt: &Stmt) {
+    /// Counts a statement walked for a loop's guard: `true` (and the plan abandoned)
+    /// past [`MAX_WALKED`]. A run's walk is bounded by its literal loops.
+    pub(super) fn walked_too_far(&mut self) -> bool {
         if let Some(a) = self.across.as_mut() {
             a.walked += 1;
             if a.walked > MAX_WALKED {
                 self.abandoned = true;
-                return;
+                return true;
             }
         }
-        match stmt {
-            Stmt::Let { local, init } => self.define(*local, *init),
-            Stmt::Assign { place, value, .. } => {
-                self.visit(*value);
-                self.visit_place(place);
-            }
-            Stmt::Expr(e) => self.visit(*e),
-            Stmt::ForRange { var, body, .. } => {
-                if let Some(elems) = self.literal_elems(stmt) {
-                    self.walk_literal_loop(*var, elems, body, Self::walk_stmt);
-                }
-            }
-            Stmt::While { .. } => {}
-        }
+        false
     }
 
     /// Control flow inside a guarded loop's body (a run has none): the blocks of an
@@ -337,51 +325,27 @@ fn every_iteration_meets_a_barrier(func: &Function, body: &Block) -> bool {
     top_level && !jumps
 }
 
-/// Whether no function `body` calls (directly or not) has a block barrier.
-fn barrier_only_in_body(module: &crate::ir::Module, func: &Function, body: &Block) -> bool {
-    let mut callees = Vec::new();
-    super::exprs_in_block(func, body, &mut |_, e| {
-        if let ExprKind::Call { function, .. } = e.kind {
-            callees.push(function);
-        }
-    });
-    callees.into_iter().all(|c| {
-        let Some(callee) = module.functions.get(c) else {
-            return false;
-        };
-        let mut barrier = false;
-        let complete = intrinsics_reached(module, callee, &callee.body, &mut |i| {
-            barrier |= i == Intrinsic::SyncThreads;
-        });
-        complete && !barrier
-    })
-}
-
-/// Calls `f` on every intrinsic that `body`, or a function it calls, uses; `false`
-/// when a callee is missing (malformed IR, which the writer reports).
+/// Calls `f` on every intrinsic that `body` (`in_callee` false) or a function it calls,
+/// directly or not (`in_callee` true), uses; `false` when a callee is missing (malformed
+/// IR, which the writer reports).
 fn intrinsics_reached(
     module: &crate::ir::Module,
     func: &Function,
     body: &Block,
-    f: &mut dyn FnMut(Intrinsic),
+    f: &mut dyn FnMut(Intrinsic, bool),
 ) -> bool {
     let mut callees = Vec::new();
     let mut seen = HashSet::new();
-    let mut next = Some(func);
-    while let Some(current) = next {
-        let block = if std::ptr::eq(current, func) {
-            body
-        } else {
-            &current.body
-        };
+    let mut next = Some((func, body, false));
+    while let Some((current, block, in_callee)) = next {
         super::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
-            ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic),
+            ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic, in_callee),
             ExprKind::Call { function, .. } if seen.insert(function) => callees.push(function),
             _ => {}
         });
         next = match callees.pop() {
             Some(c) => match module.functions.get(c) {
-                Some(callee) => Some(callee),
+                Some(callee) => Some((callee, &callee.body, true)),
                 None => return false,
             },
             None => None,

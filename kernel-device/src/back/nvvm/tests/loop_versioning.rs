@@ -2,17 +2,11 @@
 //! guard before them, what their fast copy still checks, and when the guard is one
 //! value for the whole block.
 
-use super::versioning::{write_kernel, PANIC_CALL};
+use super::versioning::{first_fast_copy, write_kernel, PANIC_CALL};
 
-/// The text of the first versioned loop's fast copy (from `loop.fast:` to
-/// `loop.checked:`).
+/// The text of the first versioned loop's fast copy.
 fn fast_loop(text: &str) -> &str {
-    let start = text.find("\nloop.fast:").expect("a versioned loop");
-    let end = text[start..]
-        .find("\nloop.checked:")
-        .expect("its checked copy")
-        + start;
-    &text[start..end]
+    first_fast_copy(text, "loop")
 }
 
 const BLOCK_VOTE: &str = "@llvm.nvvm.barrier0.and(";

@@ -17,14 +17,22 @@ pub(super) fn write_kernel(text: &str) -> Output {
     out
 }
 
-/// The text of the first fast copy (from `run.fast:` to `run.checked:`).
-fn fast_copy(text: &str) -> &str {
-    let start = text.find("\nrun.fast:").expect("a versioned run");
+/// The text of the first fast copy of a versioned `kind` (`run` or `loop`): from
+/// `{kind}.fast:` to `{kind}.checked:`.
+pub(super) fn first_fast_copy<'t>(text: &'t str, kind: &str) -> &'t str {
+    let start = text
+        .find(&format!("\n{kind}.fast:"))
+        .unwrap_or_else(|| panic!("a versioned {kind}"));
     let end = text[start..]
-        .find("\nrun.checked:")
+        .find(&format!("\n{kind}.checked:"))
         .expect("its checked copy")
         + start;
     &text[start..end]
+}
+
+/// The text of the first fast copy of a run.
+fn fast_copy(text: &str) -> &str {
+    first_fast_copy(text, "run")
 }
 
 /// The guard's strided checks (`GuardOp::CheckStrided`) in `text`.
