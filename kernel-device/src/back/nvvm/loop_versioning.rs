@@ -78,14 +78,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             second: self.def("loop.second", format!("add {ty} {start}, {step_t}")),
             end: end.to_string(),
             step: step.unwrap_or("1").to_string(),
-            trips: self.trip_count(
-                ty,
-                scalar.is_signed_integer(),
-                bits,
-                [start, end],
-                l.range.inclusive,
-                step,
-            ),
+            trips: self.trip_count(l),
         };
         let guard = match self.guard(&plan.ops, Some(&values))? {
             Some(g) if plan.block_uniform => Some(self.block_guard(&g, &values.trips)),

@@ -120,28 +120,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let end_l = self.label("for.end");
         let cursor = self.alloca("for.counter", ty);
         if step.is_none() && !range.reverse {
-            self.count_up(
-                ty,
-                signed,
-                &start,
-                &end,
-                range.inclusive,
-                &cursor,
-                [&cond_l, &body_l, &end_l],
-                var,
-            )?;
+            self.count_up(l, &cursor, [&cond_l, &body_l, &end_l])?;
         } else if !range.reverse && !(range.inclusive && scalar.bits() == 64) {
-            self.count_trips(
-                ty,
-                signed,
-                scalar.bits(),
-                [&start, &end],
-                range.inclusive,
-                step,
-                &cursor,
-                [&cond_l, &body_l, &end_l],
-                var,
-            )?;
+            self.count_trips(l, &cursor, [&cond_l, &body_l, &end_l])?;
         } else {
             let bits = scalar.bits();
             // The range's last element (meaningless, and unused, when it is empty).
@@ -225,24 +206,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// trip counter ends the loop while the cursor advances by the step (wrapping only
     /// past the last element, whose successor is never used). Inclusive 64-bit ranges
     /// keep the done flag: `0..=u64::MAX` has 2^64 elements, which no i64 counts.
-    #[allow(clippy::too_many_arguments)]
     fn count_trips(
         &mut self,
-        ty: &str,
-        signed: bool,
-        bits: u32,
-        [start, end]: [&str; 2],
-        inclusive: bool,
-        step: Option<&str>,
+        l: &EvaluatedLoop<'a, '_>,
         cursor: &str,
         [cond_l, body_l, end_l]: [&str; 3],
-        var: Handle<Local>,
     ) -> Result<(), Error> {
-        let count = self.trip_count(ty, signed, bits, [start, end], inclusive, step);
+        let (ty, bits, start, var) = (types::scalar(l.scalar), l.scalar.bits(), l.start, l.var);
+        let count = self.trip_count(l);
         let trips = self.alloca("for.trips", "i64");
         self.store("i64", &count, &trips);
         self.store(ty, start, cursor);
-        let step_t = self.step_in(ty, bits, step);
+        let step_t = self.step_in(ty, bits, l.step);
         self.start_block(cond_l);
         let left = self.load("for.left", "i64", &trips);
         let more = self.def("for.more", format!("icmp ne i64 {left}, 0"));
@@ -272,15 +247,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The number of elements of a forward range (not an inclusive 64-bit one), as an
     /// i64: `(end - start - 1) / step + 1` (`(end - start) / step + 1` when inclusive),
     /// the difference taken as an unsigned number, or 0 when the range is empty.
-    pub fn trip_count(
-        &mut self,
-        ty: &str,
-        signed: bool,
-        bits: u32,
-        [start, end]: [&str; 2],
-        inclusive: bool,
-        step: Option<&str>,
-    ) -> String {
+    pub fn trip_count(&mut self, l: &EvaluatedLoop<'a, '_>) -> String {
+        let (ty, bits) = (types::scalar(l.scalar), l.scalar.bits());
+        let (signed, inclusive) = (l.scalar.is_signed_integer(), l.range.inclusive);
+        let (start, end, step) = (l.start, l.end, l.step);
         let pred = match (inclusive, signed) {
             (true, true) => "sle",
             (true, false) => "ule",
@@ -314,18 +284,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The plain `start..end` / `start..=end` loop, up to the body: an exclusive range
     /// compares the cursor with `end`; an inclusive one keeps a done flag set when it
     /// yields `end`.
-    #[allow(clippy::too_many_arguments)]
     fn count_up(
         &mut self,
-        ty: &str,
-        signed: bool,
-        start: &str,
-        end: &str,
-        inclusive: bool,
+        l: &EvaluatedLoop<'a, '_>,
         cursor: &str,
         [cond_l, body_l, end_l]: [&str; 3],
-        var: Handle<Local>,
     ) -> Result<(), Error> {
+        let (ty, signed, inclusive) = (
+            types::scalar(l.scalar),
+            l.scalar.is_signed_integer(),
+            l.range.inclusive,
+        );
+        let (start, end, var) = (l.start, l.end, l.var);
         self.store(ty, start, cursor);
         let done = if inclusive {
             let done = self.alloca("for.done", "i1");
