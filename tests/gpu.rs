@@ -252,6 +252,8 @@ mod bench_simt;
 mod bench_suite;
 #[path = "gpu/block_dim.rs"]
 mod block_dim;
+#[path = "gpu/launch_proof.rs"]
+mod launch_proof;
 #[path = "gpu/loop_guards.rs"]
 mod loop_guards;
 #[path = "gpu/prefetch.rs"]

@@ -38,6 +38,9 @@ pub struct CompiledUnit {
     /// The kernel (or a device function it reaches) calls `grid_sync()`: it must be
     /// launched with `cuLaunchCooperativeKernel`, all blocks co-resident.
     pub cooperative: bool,
+    /// The kernel's copy without the bounds checks a launch can prove, and the
+    /// conditions under which the host launches it instead.
+    pub launch_proof: Option<nvvm_back::launch_proof::LaunchProof>,
 }
 
 /// Parses, type-checks and validates a kernel and every device function it reaches.
@@ -64,10 +67,15 @@ pub fn nvvm_ir_for_kernel(
                 .collect()
         })
         .unwrap_or_default();
+    let launch_proof = output
+        .launch_proofs
+        .into_iter()
+        .find(|p| p.kernel == kernel.name);
     Ok(CompiledUnit {
         kernel_name: kernel.name.to_string(),
         nvvm_ir: output.text,
         panic_sites: output.panic_sites,
+        launch_proof,
         params,
         cooperative: module.needs_cooperative_launch(),
     })

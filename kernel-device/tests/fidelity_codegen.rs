@@ -25,14 +25,16 @@ fn kernel_ir(name: &str) -> String {
         .nvvm_ir
 }
 
-/// How many times the kernel's body is written: twice when the NVVM writer versions
-/// its straight-line code for bounds checks (a fast copy and a checked copy).
+/// How many times the kernel's body is written: once per kernel definition (the kernel,
+/// and its copy without the checks a launch proves, if it has one), twice in one where
+/// the NVVM writer versions its straight-line code for bounds checks (a fast copy and
+/// a checked copy).
 fn copies(ir: &str) -> usize {
-    if ir.contains("run.checked:") {
-        2
-    } else {
-        1
-    }
+    ir.split("\ndefine ")
+        .skip(1)
+        .filter(|f| f.starts_with("void @"))
+        .map(|f| if f.contains("run.checked:") { 2 } else { 1 })
+        .sum()
 }
 
 /// Lines of the PTX body that are `op` instructions (`fma.rn.f32`, ...).

@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use cudarc::driver::{result, sys};
+use kernel_device::back::nvvm::launch_proof::{LaunchCondition, LaunchProof};
 use kernel_device::ir::Type;
 use kernel_device::source::FnSource;
 
+use crate::args::KernelArg;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 use crate::sim::SimKernel;
@@ -129,6 +131,9 @@ pub(crate) struct LoadedKernel {
     pub(crate) params: Vec<Type>,
     /// The kernel calls `grid_sync()`: launch it with `cuLaunchCooperativeKernel`.
     pub(crate) cooperative: bool,
+    /// The kernel's copy without the bounds checks its launches can prove, if it has
+    /// one (see `kernel_device::back::nvvm::launch_proof`).
+    proven_copy: Option<ProvenCopy>,
     pub(crate) occupancy: crate::cooperative::OccupancyCache,
     /// Dynamic shared memory the function has been allowed beyond the default 48 KiB.
     shared_opt_in: SharedOptIn,
@@ -144,21 +149,54 @@ pub(crate) struct LoadedKernel {
 unsafe impl Send for LoadedKernel {}
 unsafe impl Sync for LoadedKernel {}
 
+/// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
+/// parameter) proves every condition: each names a slice parameter, whose length the
+/// argument carries.
+pub(crate) fn proves_all(
+    conditions: &[LaunchCondition],
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[KernelArg<'_>],
+) -> bool {
+    conditions.iter().all(|c| {
+        args.get(c.param)
+            .is_some_and(|arg| c.holds(grid, block, u64::try_from(arg.len).unwrap_or(0)))
+    })
+}
+
+/// A kernel's copy without the checks a launch can prove, and what a launch must prove.
+struct ProvenCopy {
+    function: sys::CUfunction,
+    conditions: Vec<LaunchCondition>,
+}
+
+/// The function `symbol` of `module` (loaded in the current context).
+fn get_function(module: &Module, kernel: &str, symbol: &str) -> Result<sys::CUfunction> {
+    let c_name = std::ffi::CString::new(symbol).map_err(|_| crate::Error::Compile {
+        kernel: kernel.to_string(),
+        message: "kernel name contains a NUL byte".into(),
+    })?;
+    // SAFETY: the module is loaded in the current context.
+    unsafe { result::module::get_function(module.raw, c_name) }.call("cuModuleGetFunction")
+}
+
 impl LoadedKernel {
     pub(crate) fn new(
         module: Module,
         name: String,
         params: Vec<Type>,
         cooperative: bool,
+        launch_proof: Option<LaunchProof>,
     ) -> Result<Self> {
-        let c_name = std::ffi::CString::new(name.as_str()).map_err(|_| crate::Error::Compile {
-            kernel: name.clone(),
-            message: "kernel name contains a NUL byte".into(),
-        })?;
         module.device.bind()?;
-        // SAFETY: the module is loaded in the current context.
-        let function = unsafe { result::module::get_function(module.raw, c_name) }
-            .call("cuModuleGetFunction")?;
+        let function = get_function(&module, &name, &name)?;
+        let proven_copy = match launch_proof {
+            Some(proof) => Some(ProvenCopy {
+                function: get_function(&module, &name, &proof.symbol)?,
+                conditions: proof.conditions,
+            }),
+            None => None,
+        };
         // SAFETY: the function was just loaded in the current context.
         let static_shared = unsafe {
             result::function::get_function_attribute(
@@ -172,6 +210,7 @@ impl LoadedKernel {
             name,
             params,
             cooperative,
+            proven_copy,
             occupancy: Default::default(),
             shared_opt_in: SharedOptIn::default(),
             static_shared: u32::try_from(static_shared).unwrap_or(0),
@@ -180,18 +219,36 @@ impl LoadedKernel {
         })
     }
 
+    /// The function a launch of `grid` blocks of `block` threads with `args` runs: the
+    /// copy without the launch-proven checks when the launch proves every one of them.
+    pub(crate) fn function_for(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[KernelArg<'_>],
+    ) -> sys::CUfunction {
+        match &self.proven_copy {
+            Some(copy) if proves_all(&copy.conditions, grid, block, args) => copy.function,
+            _ => self.function,
+        }
+    }
+
     /// Raises `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to at least `bytes`.
     pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
+        let copy = self.proven_copy.as_ref().map(|c| c.function);
         self.shared_opt_in.raise(bytes, |bytes| {
-            // SAFETY: live function of the current context.
-            unsafe {
-                result::function::set_function_attribute(
-                    self.function,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    bytes as i32,
-                )
+            for function in std::iter::once(self.function).chain(copy) {
+                // SAFETY: live function of the current context.
+                unsafe {
+                    result::function::set_function_attribute(
+                        function,
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        bytes as i32,
+                    )
+                }
+                .call("cuFuncSetAttribute")?;
             }
-            .call("cuFuncSetAttribute")
+            Ok(())
         })
     }
 

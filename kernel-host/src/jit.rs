@@ -38,7 +38,13 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
-    let loaded = LoadedKernel::new(module, unit.kernel_name, unit.params, unit.cooperative)?;
+    let loaded = LoadedKernel::new(
+        module,
+        unit.kernel_name,
+        unit.params,
+        unit.cooperative,
+        unit.launch_proof,
+    )?;
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
     if let Some(pending) = pending {

@@ -188,6 +188,7 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
+    let function = kernel.function_for(valid.grid, valid.block, args);
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
@@ -198,7 +199,7 @@ fn launch_raw(
     let status = unsafe {
         if kernel.cooperative {
             sys::cuLaunchCooperativeKernel(
-                kernel.function,
+                function,
                 gx,
                 gy,
                 gz,
@@ -211,7 +212,7 @@ fn launch_raw(
             )
         } else {
             sys::cuLaunchKernel(
-                kernel.function,
+                function,
                 gx,
                 gy,
                 gz,

@@ -946,6 +946,15 @@ pub(super) fn exprs_in_block(
     walk_block(func, block, f, &mut |_| {});
 }
 
+/// Calls `f` on `h` and every expression nested in it.
+pub(super) fn exprs_in_expr(
+    func: &Function,
+    h: Handle<Expr>,
+    f: &mut dyn FnMut(Handle<Expr>, &Expr),
+) {
+    walk_expr(func, h, f, &mut |_| {});
+}
+
 /// Calls `f` on every place (read, written or borrowed) in `block`, nested ones included.
 pub(super) fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
     // Both callbacks report places: they share `f`, one call at a time.

@@ -81,6 +81,9 @@ pub struct FunctionWriter<'w, 'a> {
     /// The current value of the local a predicated load is about to replace: the
     /// load's result when the condition fails.
     pub prefetch_into: Option<String>,
+    /// The kernel's symbol when it is not its name: its copy without the checks its
+    /// launches prove (see `launch_proof`).
+    pub symbol: Option<String>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -107,6 +110,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             ranges,
             predicate: None,
             prefetch_into: None,
+            symbol: None,
         })
     }
 
@@ -336,7 +340,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let header = if is_kernel {
             format!(
                 "define void @{}({})",
-                types::ident(&func.name),
+                types::ident(self.symbol.as_deref().unwrap_or(&func.name)),
                 params.join(", ")
             )
         } else {

@@ -28,6 +28,7 @@ mod function;
 mod grid_sync;
 mod half;
 mod intrinsics;
+pub mod launch_proof;
 mod loop_versioning;
 mod loops;
 mod numeric;
@@ -103,6 +104,8 @@ pub struct Error(pub String);
 pub struct Output {
     pub text: String,
     pub panic_sites: Vec<PanicSite>,
+    /// The kernels written twice, with and without the checks a launch can prove.
+    pub launch_proofs: Vec<launch_proof::LaunchProof>,
 }
 
 /// The symbol every module defines for the host to store the module's tag in: a

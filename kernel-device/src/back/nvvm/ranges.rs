@@ -18,9 +18,10 @@ use std::collections::HashMap;
 
 use super::check_plan::mask;
 use super::intrinsics::axis_name;
+use super::launch_proof::Bound;
 use super::writer::sreg_bounds;
 use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
+    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
     ScalarType, Stmt,
 };
 
@@ -172,6 +173,99 @@ impl<'a> Ranges<'a> {
                 }
             }
             ExprKind::Intrinsic { intrinsic, .. } => self.special_register(*intrinsic),
+            _ => None,
+        }
+    }
+
+    /// The initialiser of local `l` when its one `let` is its only definition.
+    pub fn let_init(&self, l: Handle<Local>) -> Option<Handle<Expr>> {
+        match self.definitions.get(&l)? {
+            Definition::Let(init) => Some(*init),
+            _ => None,
+        }
+    }
+
+    /// The largest value `h` (an unsigned integer) takes in any launch, as a function of
+    /// the launch's grid and block; `None` when it depends on anything else.
+    pub fn launch_max(&self, h: Handle<Expr>) -> Option<Bound> {
+        let known = self.interval(h);
+        if let Some(k) = known.filter(|k| k.min == k.max) {
+            return Some(Bound::Const(k.max));
+        }
+        // The launch's bound where there is one (`thread_idx().x` below the launch's
+        // block), capped by what holds for every launch (below 1024).
+        match (self.symbolic_max(h), known) {
+            (Some(bound), Some(k)) => Some(Bound::Min(Box::new(bound), k.max)),
+            (Some(bound), None) => Some(bound),
+            (None, k) => k.map(|k| Bound::Const(k.max)),
+        }
+    }
+
+    fn symbolic_max(&self, h: Handle<Expr>) -> Option<Bound> {
+        let expr: &Expr = self.func.exprs.get(h)?;
+        let scalar = expr.ty.scalar().filter(|s| is_unsigned(*s))?;
+        let no_wrap = |b: Bound| Bound::NoWrap(Box::new(b), mask(scalar));
+        let constant = |h: Handle<Expr>| self.interval(h);
+        match &expr.kind {
+            ExprKind::Local(l) => match self.definitions.get(l).copied()? {
+                Definition::Let(init) => self.launch_max(init),
+                Definition::For { end, inclusive, .. } => {
+                    let end = self.launch_max(end)?;
+                    Some(if inclusive {
+                        end
+                    } else {
+                        Bound::Minus(Box::new(end), 1)
+                    })
+                }
+                Definition::Unknown => None,
+            },
+            ExprKind::Cast { operand, .. } => {
+                let from = self.func.exprs.get(*operand)?.ty.scalar()?;
+                is_unsigned(from).then_some(())?;
+                Some(no_wrap(self.launch_max(*operand)?))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let max = |h: Handle<Expr>| self.launch_max(h).map(Box::new);
+                match op {
+                    BinaryOp::Add => Some(no_wrap(Bound::Sum(max(*lhs)?, max(*rhs)?))),
+                    BinaryOp::Mul => Some(no_wrap(Bound::Product(max(*lhs)?, max(*rhs)?))),
+                    BinaryOp::Div => {
+                        let d = constant(*rhs).filter(|d| d.min > 0)?;
+                        Some(Bound::Quotient(max(*lhs)?, d.min))
+                    }
+                    BinaryOp::Rem => {
+                        let d = constant(*rhs).filter(|d| d.min > 0)?;
+                        Some(Bound::Min(max(*lhs)?, d.max - 1))
+                    }
+                    BinaryOp::BitAnd => {
+                        let (c, other) = match constant(*rhs) {
+                            Some(c) => (c, *lhs),
+                            None => (constant(*lhs)?, *rhs),
+                        };
+                        Some(Bound::Min(max(other)?, c.max))
+                    }
+                    BinaryOp::Shr => {
+                        let s = constant(*rhs).filter(|s| s.max < u64::from(scalar.bits()))?;
+                        Some(Bound::ShiftRight(max(*lhs)?, s.min as u32))
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Intrinsic { intrinsic, .. } => {
+                let minus_one = |b: Bound| Bound::Minus(Box::new(b), 1);
+                let dims = |a: Axis| {
+                    Bound::Product(Box::new(Bound::GridDim(a)), Box::new(Bound::BlockDim(a)))
+                };
+                Some(match *intrinsic {
+                    Intrinsic::ThreadIdx(a) => minus_one(Bound::BlockDim(a)),
+                    Intrinsic::BlockIdx(a) => minus_one(Bound::GridDim(a)),
+                    Intrinsic::BlockDim(a) => Bound::BlockDim(a),
+                    Intrinsic::GridDim(a) => Bound::GridDim(a),
+                    Intrinsic::Grid(a) => minus_one(dims(a)),
+                    Intrinsic::GridSize(a) => dims(a),
+                    _ => return None,
+                })
+            }
             _ => None,
         }
     }

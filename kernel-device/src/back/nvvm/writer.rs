@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::function::FunctionWriter;
-use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL};
+use super::ranges::Ranges;
+use super::{
+    grid_sync, launch_proof, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL,
+};
 use crate::ir::{self, FunctionKind, Type};
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
@@ -148,12 +151,38 @@ impl<'a> Writer<'a> {
     pub fn write(mut self) -> Result<Output, Error> {
         let mut functions = String::new();
         let mut kernels = Vec::new();
+        let mut launch_proofs = Vec::new();
+        // A grid-syncing kernel keeps one copy: its co-residency is checked per function.
+        let cooperative = self.module.needs_cooperative_launch();
         for (handle, function) in self.module.functions.iter() {
+            let first_site = self.panic_sites.len();
             let text = FunctionWriter::new(&mut self, handle, function)?.write()?;
             functions.push_str(&text);
             functions.push('\n');
-            if function.kind == FunctionKind::Kernel {
-                kernels.push(function);
+            if function.kind != FunctionKind::Kernel {
+                continue;
+            }
+            kernels.push((function, function.name.clone()));
+            let ranges = Ranges::new(function, self.block_dim);
+            let plan = launch_proof::plan(function, &ranges)
+                .filter(|_| function.options.bounds_check && !cooperative);
+            if let Some((conditions, proven)) = plan {
+                let symbol = format!("{}{}", function.name, launch_proof::LAUNCH_PROVEN_SUFFIX);
+                // The copy's remaining checks report the same sites as the first copy's.
+                self.reusable_sites = first_site..self.panic_sites.len();
+                let mut copy = FunctionWriter::new(&mut self, handle, function)?;
+                copy.proven = proven;
+                copy.symbol = Some(symbol.clone());
+                let text = copy.write()?;
+                self.reusable_sites = 0..0;
+                functions.push_str(&text);
+                functions.push('\n');
+                kernels.push((function, symbol.clone()));
+                launch_proofs.push(launch_proof::LaunchProof {
+                    kernel: function.name.clone(),
+                    symbol,
+                    conditions,
+                });
             }
         }
         if self.uses_grid_sync {
@@ -214,13 +243,9 @@ impl<'a> Writer<'a> {
         }
         let mut annotation_ids = Vec::new();
         let mut annotations = String::new();
-        for kernel in &kernels {
+        for (kernel, name) in &kernels {
             let param_types = kernel_param_types(kernel)?;
-            let symbol = format!(
-                "void ({})* @{}",
-                param_types.join(", "),
-                types::ident(&kernel.name)
-            );
+            let symbol = format!("void ({})* @{}", param_types.join(", "), types::ident(name));
             // `launch_bounds`: `maxntidx` caps the block (ptxas sizes registers for it),
             // `minctasm` asks for that many resident blocks per SM; `block_dim` is
             // `reqntid` instead (PTX allows one of the two).
@@ -260,6 +285,7 @@ impl<'a> Writer<'a> {
         Ok(Output {
             text: out,
             panic_sites: self.panic_sites,
+            launch_proofs,
         })
     }
 }

@@ -525,6 +525,450 @@ if.end.1:
   ret void
 }
 
+; kernel `tile_halves` (tests/in/array_sub_slices.rs:27)
+define void @tile_halves__launch_proven(float* noalias %x, i64 %x.len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %out.addr = alloca { float*, i64 }
+  %tile.addr = alloca [256 x float] addrspace(3)*
+  %rows.addr = alloca [8 x [9 x float]] addrspace(3)*
+  %t.addr = alloca i64
+  %k.addr = alloca i64
+  %_tuple_.addr = alloca { { float*, i64 }, { float*, i64 } }
+  %lo.addr = alloca { float*, i64 }
+  %hi.addr = alloca { float*, i64 }
+  %acc.addr = alloca [8 x float]
+  %k.addr.1 = alloca i64
+  %b.addr = alloca i64
+  %for.counter = alloca i64
+  %for.counter.1 = alloca i64
+  %for.counter.2 = alloca i64
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %out.s = insertvalue { float*, i64 } undef, float* %out, 0
+  %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
+  store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
+  store [256 x float] addrspace(3)* @__cudajit_shared_tile_halves_0, [256 x float] addrspace(3)** %tile.addr
+  store [8 x [9 x float]] addrspace(3)* @__cudajit_shared_tile_halves_1, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast = zext i32 %tid_x to i64
+  store i64 %cast, i64* %t.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x.1 to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %grid
+  %elem = load float, float* %elem.ptr
+  %tile = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t = load i64, i64* %t.addr
+  %inbounds = icmp ult i64 %t, 256
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %t, i64 256)
+  unreachable
+ok:
+  %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile, i64 0, i64 %t
+  store float %elem, float addrspace(3)* %elem.ptr.1
+  %t.1 = load i64, i64* %t.addr
+  %cmp = icmp ult i64 %t.1, 8
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %t.2 = load i64, i64* %t.addr
+  %guard.ok = icmp ult i64 %t.2, 8
+  store i64 1, i64* %k.addr
+  %t.3 = load i64, i64* %t.addr
+  %mul = mul i64 %t.3, 8
+  %k = load i64, i64* %k.addr
+  %add = add i64 %mul, %k
+  %sub = sub i64 %add, 1
+  %t.4 = load i64, i64* %t.addr
+  %guard.ok.1 = icmp ult i64 %t.4, 8
+  %guard = and i1 %guard.ok, %guard.ok.1
+  store i64 2, i64* %k.addr
+  %t.5 = load i64, i64* %t.addr
+  %mul.1 = mul i64 %t.5, 8
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %mul.1, %k.1
+  %sub.1 = sub i64 %add.1, 1
+  %guard.first = icmp ult i64 %sub, 256
+  %guard.step = sub i64 %sub.1, %sub
+  %guard.small = icmp ule i64 %guard.step, 1317624576693539401
+  %guard.span = mul i64 %guard.step, 7
+  %guard.last = add i64 %sub, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, 256
+  %guard.stepok = and i1 %guard.small, %guard.lastok
+  %guard.ok.2 = and i1 %guard.first, %guard.stepok
+  %guard.1 = and i1 %guard, %guard.ok.2
+  store i64 3, i64* %k.addr
+  store i64 4, i64* %k.addr
+  store i64 5, i64* %k.addr
+  store i64 6, i64* %k.addr
+  store i64 7, i64* %k.addr
+  store i64 8, i64* %k.addr
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %t.6 = load i64, i64* %t.addr
+  %cast.1 = uitofp i64 %t.6 to float
+  %rows = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.7 = load i64, i64* %t.addr
+  %elem.ptr.2 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.7
+  %elem.ptr.3 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.2, i64 0, i64 0
+  store float %cast.1, float addrspace(3)* %elem.ptr.3
+  store i64 1, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.cur = load i64, i64* %for.counter
+  %for.more = icmp ult i64 %for.cur, 9
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %k.addr
+  %for.next = add i64 %for.i, 1
+  store i64 %for.next, i64* %for.counter
+  %tile.1 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t.8 = load i64, i64* %t.addr
+  %mul.2 = mul i64 %t.8, 8
+  %k.2 = load i64, i64* %k.addr
+  %add.2 = add i64 %mul.2, %k.2
+  %sub.2 = sub i64 %add.2, 1
+  %elem.ptr.4 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.1, i64 0, i64 %sub.2
+  %elem.1 = load float, float addrspace(3)* %elem.ptr.4
+  %rows.1 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.9 = load i64, i64* %t.addr
+  %elem.ptr.5 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.9
+  %k.3 = load i64, i64* %k.addr
+  %elem.ptr.6 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.5, i64 0, i64 %k.3
+  store float %elem.1, float addrspace(3)* %elem.ptr.6
+  br label %for.cond
+for.end:
+  br label %run.join
+run.checked:
+  %t.10 = load i64, i64* %t.addr
+  %cast.2 = uitofp i64 %t.10 to float
+  %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.11 = load i64, i64* %t.addr
+  %inbounds.1 = icmp ult i64 %t.11, 8
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %t.11, i64 8)
+  unreachable
+ok.1:
+  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.11
+  %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 0
+  store float %cast.2, float addrspace(3)* %elem.ptr.8
+  store i64 1, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, 9
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %k.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %t.12 = load i64, i64* %t.addr
+  %mul.3 = mul i64 %t.12, 8
+  %k.4 = load i64, i64* %k.addr
+  %add.3 = add i64 %mul.3, %k.4
+  %sub.3 = sub i64 %add.3, 1
+  %inbounds.2 = icmp ult i64 %sub.3, 256
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %sub.3, i64 256)
+  unreachable
+ok.2:
+  %elem.ptr.9 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.3
+  %elem.2 = load float, float addrspace(3)* %elem.ptr.9
+  %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %t.13 = load i64, i64* %t.addr
+  %inbounds.3 = icmp ult i64 %t.13, 8
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %t.13, i64 8)
+  unreachable
+ok.3:
+  %elem.ptr.10 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.13
+  %k.5 = load i64, i64* %k.addr
+  %elem.ptr.11 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %k.5
+  store float %elem.2, float addrspace(3)* %elem.ptr.11
+  br label %for.cond.1, !llvm.loop !17
+for.end.1:
+  br label %run.join
+run.join:
+  br label %if.end
+if.end:
+  call void @llvm.nvvm.barrier0()
+  %t.14 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.14, 0
+  br i1 %cmp.1, label %if.then.1, label %if.end.1
+if.then.1:
+  %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %first = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 0
+  %generic = addrspacecast float addrspace(3)* %first to float*
+  %slice = insertvalue { float*, i64 } undef, float* %generic, 0
+  %slice.1 = insertvalue { float*, i64 } %slice, i64 256, 1
+  %div = udiv i64 256, 2
+  %ptr.1 = extractvalue { float*, i64 } %slice.1, 0
+  %len = extractvalue { float*, i64 } %slice.1, 1
+  %mid.ok = icmp ule i64 %div, %len
+  br i1 %mid.ok, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 0, i64 0)
+  unreachable
+ok.4:
+  %sub.4 = insertvalue { float*, i64 } undef, float* %ptr.1, 0
+  %sub.5 = insertvalue { float*, i64 } %sub.4, i64 %div, 1
+  %hi.len = sub i64 %len, %div
+  %sub.ptr = getelementptr inbounds float, float* %ptr.1, i64 %div
+  %sub.6 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
+  %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %hi.len, 1
+  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.5, 0
+  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.7, 1
+  store { { float*, i64 }, { float*, i64 } } %split.1, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %_tuple_ = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %field = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_, 0
+  store { float*, i64 } %field, { float*, i64 }* %lo.addr
+  %_tuple_.1 = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %field.1 = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_.1, 1
+  store { float*, i64 } %field.1, { float*, i64 }* %hi.addr
+  %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.2 = extractvalue { float*, i64 } %lo, 0
+  %len.1 = extractvalue { float*, i64 } %lo, 1
+  %ordered = icmp ule i64 0, 4
+  %end.ok = icmp ule i64 4, %len.1
+  %range.ok = and i1 %ordered, %end.ok
+  br i1 %range.ok, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 4, i64 %len.1)
+  unreachable
+ok.5:
+  %sub.8 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
+  %sub.9 = insertvalue { float*, i64 } %sub.8, i64 4, 1
+  %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %ptr.3 = extractvalue { float*, i64 } %hi, 0
+  %len.2 = extractvalue { float*, i64 } %hi, 1
+  %ordered.1 = icmp ule i64 0, 4
+  %end.ok.1 = icmp ule i64 4, %len.2
+  %range.ok.1 = and i1 %ordered.1, %end.ok.1
+  br i1 %range.ok.1, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 4, i64 %len.2)
+  unreachable
+ok.6:
+  %sub.10 = insertvalue { float*, i64 } undef, float* %ptr.3, 0
+  %sub.11 = insertvalue { float*, i64 } %sub.10, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.9, { float*, i64 } %sub.11, i64 %__cudajit.panic.record)
+  store [8 x float] zeroinitializer, [8 x float]* %acc.addr
+  store i64 0, i64* %for.counter.2
+  br label %for.cond.2
+for.cond.2:
+  %for.cur.2 = load i64, i64* %for.counter.2
+  %for.more.2 = icmp ult i64 %for.cur.2, 8
+  br i1 %for.more.2, label %for.body.2, label %for.end.2
+for.body.2:
+  %for.i.2 = load i64, i64* %for.counter.2
+  store i64 %for.i.2, i64* %k.addr.1
+  %for.next.2 = add i64 %for.i.2, 1
+  store i64 %for.next.2, i64* %for.counter.2
+  %rows.4 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %k.6 = load i64, i64* %k.addr.1
+  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.4, i64 0, i64 %k.6
+  %first.1 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 0
+  %generic.1 = addrspacecast float addrspace(3)* %first.1 to float*
+  %slice.2 = insertvalue { float*, i64 } undef, float* %generic.1, 0
+  %slice.3 = insertvalue { float*, i64 } %slice.2, i64 9, 1
+  %ptr.4 = extractvalue { float*, i64 } %slice.3, 0
+  %len.3 = extractvalue { float*, i64 } %slice.3, 1
+  %end.ok.2 = icmp ult i64 5, %len.3
+  %end.excl = add i64 5, 1
+  %ordered.2 = icmp ule i64 1, %end.excl
+  %range.ok.2 = and i1 %end.ok.2, %ordered.2
+  %end.reported = select i1 %end.ok.2, i64 %end.excl, i64 5
+  br i1 %range.ok.2, label %range.in, label %range.fail, !prof !0
+range.fail:
+  %start.in = icmp ule i64 1, %len.3
+  br i1 %start.in, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 1, i64 %len.3)
+  unreachable
+ok.7:
+  %end.in = icmp ule i64 %end.reported, %len.3
+  br i1 %end.in, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %end.reported, i64 %len.3)
+  unreachable
+ok.8:
+  %ordered.3 = icmp ule i64 1, %end.reported
+  br i1 %ordered.3, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 1, i64 %end.reported)
+  unreachable
+ok.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %end.reported, i64 %len.3)
+  unreachable
+range.in:
+  %sub.len = sub i64 %end.excl, 1
+  %sub.ptr.1 = getelementptr inbounds float, float* %ptr.4, i64 1
+  %sub.12 = insertvalue { float*, i64 } undef, float* %sub.ptr.1, 0
+  %sub.13 = insertvalue { float*, i64 } %sub.12, i64 %sub.len, 1
+  %first.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
+  %generic.2 = addrspacecast float addrspace(4)* %first.2 to float*
+  %slice.4 = insertvalue { float*, i64 } undef, float* %generic.2, 0
+  %slice.5 = insertvalue { float*, i64 } %slice.4, i64 5, 1
+  %ptr.5 = extractvalue { float*, i64 } %slice.5, 0
+  %len.4 = extractvalue { float*, i64 } %slice.5, 1
+  %start.ok = icmp ule i64 0, %len.4
+  %sub.14 = insertvalue { float*, i64 } undef, float* %ptr.5, 0
+  %sub.15 = insertvalue { float*, i64 } %sub.14, i64 %len.4, 1
+  %call = call float @__cudajit_dev_dot({ float*, i64 } %sub.13, { float*, i64 } %sub.15, i64 %__cudajit.panic.record)
+  %k.7 = load i64, i64* %k.addr.1
+  %elem.ptr.13 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 %k.7
+  store float %call, float* %elem.ptr.13
+  br label %for.cond.2
+for.end.2:
+  %first.3 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
+  %slice.6 = insertvalue { float*, i64 } undef, float* %first.3, 0
+  %slice.7 = insertvalue { float*, i64 } %slice.6, i64 8, 1
+  %ptr.6 = extractvalue { float*, i64 } %slice.7, 0
+  %len.5 = extractvalue { float*, i64 } %slice.7, 1
+  %ordered.4 = icmp ule i64 2, 6
+  %end.ok.3 = icmp ule i64 6, %len.5
+  %range.ok.3 = and i1 %ordered.4, %end.ok.3
+  br i1 %range.ok.3, label %range.in.1, label %range.fail.1, !prof !0
+range.fail.1:
+  %start.in.1 = icmp ule i64 2, %len.5
+  br i1 %start.in.1, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 2, i64 %len.5)
+  unreachable
+ok.10:
+  %end.in.1 = icmp ule i64 6, %len.5
+  br i1 %end.in.1, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 6, i64 %len.5)
+  unreachable
+ok.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 2, i64 6)
+  unreachable
+range.in.1:
+  %sub.len.1 = sub i64 6, 2
+  %sub.ptr.2 = getelementptr inbounds float, float* %ptr.6, i64 2
+  %sub.16 = insertvalue { float*, i64 } undef, float* %sub.ptr.2, 0
+  %sub.17 = insertvalue { float*, i64 } %sub.16, i64 %sub.len.1, 1
+  %rows.5 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
+  %elem.ptr.14 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.5, i64 0, i64 3
+  %first.4 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.14, i64 0, i64 0
+  %generic.3 = addrspacecast float addrspace(3)* %first.4 to float*
+  %slice.8 = insertvalue { float*, i64 } undef, float* %generic.3, 0
+  %slice.9 = insertvalue { float*, i64 } %slice.8, i64 9, 1
+  %ptr.7 = extractvalue { float*, i64 } %slice.9, 0
+  %len.6 = extractvalue { float*, i64 } %slice.9, 1
+  %ordered.5 = icmp ule i64 0, 4
+  %end.ok.4 = icmp ule i64 4, %len.6
+  %range.ok.4 = and i1 %ordered.5, %end.ok.4
+  br i1 %range.ok.4, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 4, i64 %len.6)
+  unreachable
+ok.12:
+  %sub.18 = insertvalue { float*, i64 } undef, float* %ptr.7, 0
+  %sub.19 = insertvalue { float*, i64 } %sub.18, i64 4, 1
+  call void @__cudajit_dev_add_into({ float*, i64 } %sub.17, { float*, i64 } %sub.19, i64 %__cudajit.panic.record)
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.3 = zext i32 %ctaid_x.1 to i64
+  store i64 %cast.3, i64* %b.addr
+  %first.5 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
+  %slice.10 = insertvalue { float*, i64 } undef, float* %first.5, 0
+  %slice.11 = insertvalue { float*, i64 } %slice.10, i64 8, 1
+  %ptr.8 = extractvalue { float*, i64 } %slice.11, 0
+  %len.7 = extractvalue { float*, i64 } %slice.11, 1
+  %start.ok.1 = icmp ule i64 0, %len.7
+  %sub.20 = insertvalue { float*, i64 } undef, float* %ptr.8, 0
+  %sub.21 = insertvalue { float*, i64 } %sub.20, i64 %len.7, 1
+  %tile.4 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
+  %first.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.4, i64 0, i64 0
+  %generic.4 = addrspacecast float addrspace(3)* %first.6 to float*
+  %slice.12 = insertvalue { float*, i64 } undef, float* %generic.4, 0
+  %slice.13 = insertvalue { float*, i64 } %slice.12, i64 256, 1
+  %ptr.9 = extractvalue { float*, i64 } %slice.13, 0
+  %len.8 = extractvalue { float*, i64 } %slice.13, 1
+  %ordered.6 = icmp ule i64 0, 8
+  %end.ok.5 = icmp ule i64 8, %len.8
+  %range.ok.5 = and i1 %ordered.6, %end.ok.5
+  br i1 %range.ok.5, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 8, i64 %len.8)
+  unreachable
+ok.13:
+  %sub.22 = insertvalue { float*, i64 } undef, float* %ptr.9, 0
+  %sub.23 = insertvalue { float*, i64 } %sub.22, i64 8, 1
+  %call.1 = call float @__cudajit_dev_dot({ float*, i64 } %sub.21, { float*, i64 } %sub.23, i64 %__cudajit.panic.record)
+  %first.7 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_2, i64 0, i64 0
+  %generic.5 = addrspacecast float addrspace(4)* %first.7 to float*
+  %slice.14 = insertvalue { float*, i64 } undef, float* %generic.5, 0
+  %slice.15 = insertvalue { float*, i64 } %slice.14, i64 5, 1
+  %ptr.10 = extractvalue { float*, i64 } %slice.15, 0
+  %len.9 = extractvalue { float*, i64 } %slice.15, 1
+  %start.ok.2 = icmp ule i64 1, %len.9
+  br i1 %start.ok.2, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 1, i64 %len.9)
+  unreachable
+ok.14:
+  %sub.len.2 = sub i64 %len.9, 1
+  %sub.ptr.3 = getelementptr inbounds float, float* %ptr.10, i64 1
+  %sub.24 = insertvalue { float*, i64 } undef, float* %sub.ptr.3, 0
+  %sub.25 = insertvalue { float*, i64 } %sub.24, i64 %sub.len.2, 1
+  %first.8 = getelementptr inbounds [8 x float], [8 x float]* %acc.addr, i64 0, i64 0
+  %slice.16 = insertvalue { float*, i64 } undef, float* %first.8, 0
+  %slice.17 = insertvalue { float*, i64 } %slice.16, i64 8, 1
+  %ptr.11 = extractvalue { float*, i64 } %slice.17, 0
+  %len.10 = extractvalue { float*, i64 } %slice.17, 1
+  %ordered.7 = icmp ule i64 4, 8
+  %end.ok.6 = icmp ule i64 8, %len.10
+  %range.ok.6 = and i1 %ordered.7, %end.ok.6
+  br i1 %range.ok.6, label %range.in.2, label %range.fail.2, !prof !0
+range.fail.2:
+  %start.in.2 = icmp ule i64 4, %len.10
+  br i1 %start.in.2, label %ok.15, label %panic.15, !prof !0
+panic.15:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 4, i64 %len.10)
+  unreachable
+ok.15:
+  %end.in.2 = icmp ule i64 8, %len.10
+  br i1 %end.in.2, label %ok.16, label %panic.16, !prof !0
+panic.16:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 8, i64 %len.10)
+  unreachable
+ok.16:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 4, i64 8)
+  unreachable
+range.in.2:
+  %sub.len.3 = sub i64 8, 4
+  %sub.ptr.4 = getelementptr inbounds float, float* %ptr.11, i64 4
+  %sub.26 = insertvalue { float*, i64 } undef, float* %sub.ptr.4, 0
+  %sub.27 = insertvalue { float*, i64 } %sub.26, i64 %sub.len.3, 1
+  %call.2 = call float @__cudajit_dev_dot({ float*, i64 } %sub.25, { float*, i64 } %sub.27, i64 %__cudajit.panic.record)
+  %add.4 = fadd float %call.1, %call.2
+  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %b = load i64, i64* %b.addr
+  %ptr.12 = extractvalue { float*, i64 } %out.1, 0
+  %elem.ptr.15 = getelementptr float, float* %ptr.12, i64 %b
+  store float %add.4, float* %elem.ptr.15
+  br label %if.end.1
+if.end.1:
+  ret void
+}
+
 ; device fn `add_into` (tests/in/array_sub_slices.rs:11)
 define internal void @__cudajit_dev_add_into({ float*, i64 } %dst, { float*, i64 } %src, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -554,7 +998,7 @@ for.body:
   %inbounds = icmp ult i64 %i, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %i, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %i, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i
@@ -607,7 +1051,7 @@ for.body:
   %inbounds = icmp ult i64 %i.1, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %i.1, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %i.1, i64 %len.1)
   unreachable
 ok:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
@@ -692,10 +1136,13 @@ exit:
 !14 = !{i32 32, i32 33}
 !15 = distinct !{!15, !16}
 !16 = !{!"llvm.loop.unroll.disable"}
-!nvvm.annotations = !{!17}
-!17 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
-!nvvmir.version = !{!18}
-!18 = !{i32 2, i32 0, i32 3, i32 2}
+!17 = distinct !{!17, !18}
+!18 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!19, !20}
+!19 = !{void (float*, i64, float*, i64, i64)* @tile_halves, !"kernel", i32 1}
+!20 = !{void (float*, i64, float*, i64, i64)* @tile_halves__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!21}
+!21 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `tile_halves` at tests/in/array_sub_slices.rs:31:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `tile_halves` at tests/in/array_sub_slices.rs:31:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `tile_halves` at tests/in/array_sub_slices.rs:33:9: index out of bounds: the len is {1} but the index is {0}
@@ -718,5 +1165,8 @@ exit:
 ; panic site 20 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: range end index {0} out of range for slice of length {1}
 ; panic site 21 in `tile_halves` at tests/in/array_sub_slices.rs:48:62: slice index starts at {0} but ends at {1}
 ; panic site 22 in `tile_halves` at tests/in/array_sub_slices.rs:48:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 23 in `add_into` at tests/in/array_sub_slices.rs:13:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 24 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `tile_halves` at tests/in/array_sub_slices.rs:33:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 24 in `tile_halves` at tests/in/array_sub_slices.rs:35:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 25 in `tile_halves` at tests/in/array_sub_slices.rs:35:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 26 in `add_into` at tests/in/array_sub_slices.rs:13:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 27 in `dot` at tests/in/array_sub_slices.rs:21:21: index out of bounds: the len is {1} but the index is {0}

@@ -490,6 +490,165 @@ run.join:
   ret void
 }
 
+; kernel `matrix` (tests/in/arrays.rs:32)
+define void @matrix__launch_proven(i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %out.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %m.addr = alloca [5 x [4 x i32]]
+  %r.addr = alloca i64
+  %c.addr = alloca i64
+  %row.addr = alloca [4 x i32]
+  %for.counter = alloca i64
+  %for.counter.1 = alloca i64
+  %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
+  %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
+  store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  store [5 x [4 x i32]] zeroinitializer, [5 x [4 x i32]]* %m.addr
+  %add = add i64 4, 1
+  store i64 0, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.cur = load i64, i64* %for.counter
+  %for.more = icmp ult i64 %for.cur, %add
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %r.addr
+  %for.next = add i64 %for.i, 1
+  store i64 %for.next, i64* %for.counter
+  store i64 0, i64* %c.addr
+  store i64 1, i64* %c.addr
+  store i64 2, i64* %c.addr
+  store i64 3, i64* %c.addr
+  store i64 0, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, 4
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %c.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %r = load i64, i64* %r.addr
+  %mul = mul i64 %r, 10
+  %c = load i64, i64* %c.addr
+  %add.1 = add i64 %mul, %c
+  %cast = trunc i64 %add.1 to i32
+  %r.1 = load i64, i64* %r.addr
+  %elem.ptr = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %r.1
+  %c.1 = load i64, i64* %c.addr
+  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr, i64 0, i64 %c.1
+  store i32 %cast, i32* %elem.ptr.1
+  br label %for.cond.1
+for.end.1:
+  br label %for.cond
+for.end:
+  %i = load i64, i64* %i.addr
+  %rem = urem i64 %i, 4
+  %guard.ok = icmp ult i64 %rem, 4
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %i.1 = load i64, i64* %i.addr
+  %add.2 = add i64 4, 1
+  %nonzero = icmp ne i64 %add.2, 0
+  br i1 %nonzero, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
+  unreachable
+ok:
+  %rem.1 = urem i64 %i.1, %add.2
+  %inbounds = icmp ult i64 %rem.1, 5
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.1, i64 5)
+  unreachable
+ok.1:
+  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.1
+  %elem = load [4 x i32], [4 x i32]* %elem.ptr.2
+  store [4 x i32] %elem, [4 x i32]* %row.addr
+  %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
+  %elem.1 = load i32, i32* %elem.ptr.3
+  %elem.ptr.4 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.4, i64 0, i64 1
+  %old = load i32, i32* %elem.ptr.5
+  %add.3 = add i32 %old, %elem.1
+  store i32 %add.3, i32* %elem.ptr.5
+  %elem.ptr.6 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.6, i64 0, i64 1
+  %elem.2 = load i32, i32* %elem.ptr.7
+  %i.2 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.2, 4
+  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.2
+  %elem.3 = load i32, i32* %elem.ptr.8
+  %add.4 = add i32 %elem.2, %elem.3
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %out.1, 0
+  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.3
+  store i32 %add.4, i32* %elem.ptr.9
+  br label %run.join
+run.checked:
+  %i.4 = load i64, i64* %i.addr
+  %add.5 = add i64 4, 1
+  %nonzero.1 = icmp ne i64 %add.5, 0
+  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 0)
+  unreachable
+ok.2:
+  %rem.3 = urem i64 %i.4, %add.5
+  %inbounds.1 = icmp ult i64 %rem.3, 5
+  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %rem.3, i64 5)
+  unreachable
+ok.3:
+  %elem.ptr.10 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.3
+  %elem.4 = load [4 x i32], [4 x i32]* %elem.ptr.10
+  store [4 x i32] %elem.4, [4 x i32]* %row.addr
+  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
+  %elem.5 = load i32, i32* %elem.ptr.11
+  %elem.ptr.12 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.12, i64 0, i64 1
+  %old.1 = load i32, i32* %elem.ptr.13
+  %add.6 = add i32 %old.1, %elem.5
+  store i32 %add.6, i32* %elem.ptr.13
+  %elem.ptr.14 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
+  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.14, i64 0, i64 1
+  %elem.6 = load i32, i32* %elem.ptr.15
+  %i.5 = load i64, i64* %i.addr
+  %rem.4 = urem i64 %i.5, 4
+  %inbounds.2 = icmp ult i64 %rem.4, 4
+  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %rem.4, i64 4)
+  unreachable
+ok.4:
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.4
+  %elem.7 = load i32, i32* %elem.ptr.16
+  %add.7 = add i32 %elem.6, %elem.7
+  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.2, 0
+  %elem.ptr.17 = getelementptr i32, i32* %ptr.1, i64 %i.6
+  store i32 %add.7, i32* %elem.ptr.17
+  br label %run.join
+run.join:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -558,14 +717,18 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i32*, i64, i64)* @matrix, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i32*, i64, i64)* @matrix__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `matrix` at tests/in/arrays.rs:40:17: attempt to calculate the remainder with a divisor of zero
 ; panic site 2 in `matrix` at tests/in/arrays.rs:40:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `matrix` at tests/in/arrays.rs:42:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `matrix` at tests/in/arrays.rs:42:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `matrix` at tests/in/arrays.rs:40:17: attempt to calculate the remainder with a divisor of zero
+; panic site 6 in `matrix` at tests/in/arrays.rs:40:15: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `matrix` at tests/in/arrays.rs:42:24: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `stencil_taps` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -806,6 +969,141 @@ run.join.1:
   ret void
 }
 
+; kernel `stencil_taps` (tests/in/arrays.rs:46)
+define void @stencil_taps__launch_proven(float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i32* noalias %z, i64 %z.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %y.addr = alloca { float*, i64 }
+  %z.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %s.addr = alloca float
+  %k.addr = alloca i64
+  %r.addr = alloca [4 x float]
+  %for.counter = alloca i64
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %y.s = insertvalue { float*, i64 } undef, float* %y, 0
+  %y.s.1 = insertvalue { float*, i64 } %y.s, i64 %y.len, 1
+  store { float*, i64 } %y.s.1, { float*, i64 }* %y.addr
+  %z.s = insertvalue { i32*, i64 } undef, i32* %z, 0
+  %z.s.1 = insertvalue { i32*, i64 } %z.s, i64 %z.len, 1
+  store { i32*, i64 } %z.s.1, { i32*, i64 }* %z.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %add = add i64 %i, 5
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %len = extractvalue { float*, i64 } %x.1, 1
+  %cmp = icmp ugt i64 %add, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  ret void
+if.end:
+  store float 0x0000000000000000, float* %s.addr
+  store i64 0, i64* %k.addr
+  store i64 1, i64* %k.addr
+  store i64 2, i64* %k.addr
+  store i64 3, i64* %k.addr
+  store i64 4, i64* %k.addr
+  store float 0x0000000000000000, float* %s.addr
+  store i64 0, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.cur = load i64, i64* %for.counter
+  %for.more = icmp ult i64 %for.cur, 5
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %k.addr
+  %for.next = add i64 %for.i, 1
+  store i64 %for.next, i64* %for.counter
+  %k = load i64, i64* %k.addr
+  %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k
+  %elem = load float, float addrspace(4)* %elem.ptr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %i.1, %k.1
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.1
+  %elem.1 = load float, float* %elem.ptr.1
+  %mul = fmul float %elem, %elem.1
+  %old = load float, float* %s.addr
+  %add.2 = fadd float %old, %mul
+  store float %add.2, float* %s.addr
+  br label %for.cond
+for.end:
+  %s = load float, float* %s.addr
+  %array = insertvalue [4 x float] undef, float %s, 0
+  %array.1 = insertvalue [4 x float] %array, float 0x3FF0000000000000, 1
+  %array.2 = insertvalue [4 x float] %array.1, float 0x4000000000000000, 2
+  %array.3 = insertvalue [4 x float] %array.2, float 0x4008000000000000, 3
+  %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3, i64 %__cudajit.panic.record)
+  store [4 x float] %call, [4 x float]* %r.addr
+  %i.2 = load i64, i64* %i.addr
+  %rem = urem i64 %i.2, 4
+  %guard.ok = icmp ult i64 %rem, 4
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
+  %elem.2 = load float, float* %elem.ptr.2
+  %elem.ptr.3 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
+  %elem.3 = load float, float* %elem.ptr.3
+  %add.3 = fadd float %elem.2, %elem.3
+  %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %y.1, 0
+  %elem.ptr.4 = getelementptr float, float* %ptr.1, i64 %i.3
+  store float %add.3, float* %elem.ptr.4
+  %i.4 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.4, 4
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
+  %elem.4 = load i32, i32 addrspace(4)* %elem.ptr.5
+  %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i32*, i64 } %z.1, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.2, i64 %i.5
+  store i32 %elem.4, i32* %elem.ptr.6
+  br label %run.join
+run.checked:
+  %elem.ptr.7 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
+  %elem.5 = load float, float* %elem.ptr.7
+  %elem.ptr.8 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
+  %elem.6 = load float, float* %elem.ptr.8
+  %add.4 = fadd float %elem.5, %elem.6
+  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %y.2, 0
+  %elem.ptr.9 = getelementptr float, float* %ptr.3, i64 %i.6
+  store float %add.4, float* %elem.ptr.9
+  %i.7 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.7, 4
+  %inbounds = icmp ult i64 %rem.2, 4
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %rem.2, i64 4)
+  unreachable
+ok:
+  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
+  %elem.7 = load i32, i32 addrspace(4)* %elem.ptr.10
+  %z.2 = load { i32*, i64 }, { i32*, i64 }* %z.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i32*, i64 } %z.2, 0
+  %elem.ptr.11 = getelementptr i32, i32* %ptr.4, i64 %i.8
+  store i32 %elem.7, i32* %elem.ptr.11
+  br label %run.join
+run.join:
+  ret void
+}
+
 ; device fn `reversed` (tests/in/arrays.rs:10)
 define internal [4 x float] @__cudajit_dev_reversed([4 x float] %a, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -896,14 +1194,16 @@ exit:
 !14 = !{i32 32, i32 33}
 !15 = distinct !{!15, !16}
 !16 = !{!"llvm.loop.unroll.disable"}
-!nvvm.annotations = !{!17}
+!nvvm.annotations = !{!17, !18}
 !17 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps, !"kernel", i32 1}
-!nvvmir.version = !{!18}
-!18 = !{i32 2, i32 0, i32 3, i32 2}
+!18 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @stencil_taps__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!19}
+!19 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `stencil_taps` at tests/in/arrays.rs:53:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `stencil_taps` at tests/in/arrays.rs:56:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `stencil_taps` at tests/in/arrays.rs:57:12: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `stencil_taps` at tests/in/arrays.rs:57:5: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `stencil_taps` at tests/in/arrays.rs:57:12: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `sort4` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -1305,6 +1605,237 @@ run.join.2:
   ret void
 }
 
+; kernel `sort4` (tests/in/arrays.rs:61)
+define void @sort4__launch_proven(i32* noalias %data, i64 %data.len, i64 %__cudajit.panic.record) {
+entry:
+  %data.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %v.addr = alloca [4 x i32]
+  %pairs.addr = alloca [5 x [2 x i64]]
+  %p.addr = alloca i64
+  %_tuple_.addr = alloca { i64, i64 }
+  %a.addr = alloca i64
+  %b.addr = alloca i64
+  %t.addr = alloca i32
+  %flags.addr = alloca [2 x i8]
+  %k.addr = alloca i64
+  %for.counter = alloca i64
+  %for.counter.1 = alloca i64
+  %data.s = insertvalue { i32*, i64 } undef, i32* %data, 0
+  %data.s.1 = insertvalue { i32*, i64 } %data.s, i64 %data.len, 1
+  store { i32*, i64 } %data.s.1, { i32*, i64 }* %data.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  %mul = mul i64 %grid, 4
+  store i64 %mul, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %add = add i64 %i, 4
+  %data.1 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %len = extractvalue { i32*, i64 } %data.1, 1
+  %cmp = icmp ugt i64 %add, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  ret void
+if.end:
+  %data.2 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %data.2, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.1
+  %elem = load i32, i32* %elem.ptr
+  %data.3 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.2 = load i64, i64* %i.addr
+  %add.1 = add i64 %i.2, 1
+  %ptr.1 = extractvalue { i32*, i64 } %data.3, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %add.1
+  %elem.1 = load i32, i32* %elem.ptr.1
+  %data.4 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.3 = load i64, i64* %i.addr
+  %add.2 = add i64 %i.3, 2
+  %ptr.2 = extractvalue { i32*, i64 } %data.4, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.2
+  %elem.2 = load i32, i32* %elem.ptr.2
+  %data.5 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.4 = load i64, i64* %i.addr
+  %add.3 = add i64 %i.4, 3
+  %ptr.3 = extractvalue { i32*, i64 } %data.5, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.3
+  %elem.3 = load i32, i32* %elem.ptr.3
+  %array = insertvalue [4 x i32] undef, i32 %elem, 0
+  %array.1 = insertvalue [4 x i32] %array, i32 %elem.1, 1
+  %array.2 = insertvalue [4 x i32] %array.1, i32 %elem.2, 2
+  %array.3 = insertvalue [4 x i32] %array.2, i32 %elem.3, 3
+  store [4 x i32] %array.3, [4 x i32]* %v.addr
+  store [5 x [2 x i64]] [[2 x i64] [i64 0, i64 1], [2 x i64] [i64 2, i64 3], [2 x i64] [i64 0, i64 2], [2 x i64] [i64 1, i64 3], [2 x i64] [i64 1, i64 2]], [5 x [2 x i64]]* %pairs.addr
+  store i64 0, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.cur = load i64, i64* %for.counter
+  %for.more = icmp ult i64 %for.cur, 5
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %p.addr
+  %for.next = add i64 %for.i, 1
+  store i64 %for.next, i64* %for.counter
+  %p = load i64, i64* %p.addr
+  %elem.ptr.4 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p
+  %elem.ptr.5 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.4, i64 0, i64 0
+  %elem.4 = load i64, i64* %elem.ptr.5
+  %tuple = insertvalue { i64, i64 } undef, i64 %elem.4, 0
+  %p.1 = load i64, i64* %p.addr
+  %elem.ptr.6 = getelementptr inbounds [5 x [2 x i64]], [5 x [2 x i64]]* %pairs.addr, i64 0, i64 %p.1
+  %elem.ptr.7 = getelementptr inbounds [2 x i64], [2 x i64]* %elem.ptr.6, i64 0, i64 1
+  %elem.5 = load i64, i64* %elem.ptr.7
+  %tuple.1 = insertvalue { i64, i64 } %tuple, i64 %elem.5, 1
+  store { i64, i64 } %tuple.1, { i64, i64 }* %_tuple_.addr
+  %_tuple_ = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
+  %field = extractvalue { i64, i64 } %_tuple_, 0
+  store i64 %field, i64* %a.addr
+  %_tuple_.1 = load { i64, i64 }, { i64, i64 }* %_tuple_.addr
+  %field.1 = extractvalue { i64, i64 } %_tuple_.1, 1
+  store i64 %field.1, i64* %b.addr
+  %a = load i64, i64* %a.addr
+  %inbounds = icmp ult i64 %a, 4
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %a, i64 4)
+  unreachable
+ok:
+  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a
+  %elem.6 = load i32, i32* %elem.ptr.8
+  %b = load i64, i64* %b.addr
+  %inbounds.1 = icmp ult i64 %b, 4
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %b, i64 4)
+  unreachable
+ok.1:
+  %elem.ptr.9 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b
+  %elem.7 = load i32, i32* %elem.ptr.9
+  %cmp.1 = icmp ugt i32 %elem.6, %elem.7
+  br i1 %cmp.1, label %if.then.1, label %if.end.1
+if.then.1:
+  %a.1 = load i64, i64* %a.addr
+  %guard.ok = icmp ult i64 %a.1, 4
+  %b.1 = load i64, i64* %b.addr
+  %guard.ok.1 = icmp ult i64 %b.1, 4
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %a.2 = load i64, i64* %a.addr
+  %guard.ok.2 = icmp ult i64 %a.2, 4
+  %guard.1 = and i1 %guard, %guard.ok.2
+  %b.2 = load i64, i64* %b.addr
+  %guard.ok.3 = icmp ult i64 %b.2, 4
+  %guard.2 = and i1 %guard.1, %guard.ok.3
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %a.3 = load i64, i64* %a.addr
+  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
+  %elem.8 = load i32, i32* %elem.ptr.10
+  store i32 %elem.8, i32* %t.addr
+  %b.3 = load i64, i64* %b.addr
+  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
+  %elem.9 = load i32, i32* %elem.ptr.11
+  %a.4 = load i64, i64* %a.addr
+  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
+  store i32 %elem.9, i32* %elem.ptr.12
+  %t = load i32, i32* %t.addr
+  %b.4 = load i64, i64* %b.addr
+  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
+  store i32 %t, i32* %elem.ptr.13
+  br label %run.join
+run.checked:
+  %a.5 = load i64, i64* %a.addr
+  %inbounds.2 = icmp ult i64 %a.5, 4
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %a.5, i64 4)
+  unreachable
+ok.2:
+  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
+  %elem.10 = load i32, i32* %elem.ptr.14
+  store i32 %elem.10, i32* %t.addr
+  %b.5 = load i64, i64* %b.addr
+  %inbounds.3 = icmp ult i64 %b.5, 4
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %b.5, i64 4)
+  unreachable
+ok.3:
+  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
+  %elem.11 = load i32, i32* %elem.ptr.15
+  %a.6 = load i64, i64* %a.addr
+  %inbounds.4 = icmp ult i64 %a.6, 4
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %a.6, i64 4)
+  unreachable
+ok.4:
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.6
+  store i32 %elem.11, i32* %elem.ptr.16
+  %t.1 = load i32, i32* %t.addr
+  %b.6 = load i64, i64* %b.addr
+  %inbounds.5 = icmp ult i64 %b.6, 4
+  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.6, i64 4)
+  unreachable
+ok.5:
+  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.6
+  store i32 %t.1, i32* %elem.ptr.17
+  br label %run.join
+run.join:
+  br label %if.end.1
+if.end.1:
+  br label %for.cond
+for.end:
+  store i64 0, i64* %k.addr
+  store i64 1, i64* %k.addr
+  store i64 2, i64* %k.addr
+  store i64 3, i64* %k.addr
+  %frombool = zext i1 true to i8
+  %frombool.1 = zext i1 false to i8
+  %array.4 = insertvalue [2 x i8] undef, i8 %frombool, 0
+  %array.5 = insertvalue [2 x i8] %array.4, i8 %frombool.1, 1
+  store [2 x i8] %array.5, [2 x i8]* %flags.addr
+  store i64 0, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.cur.1 = load i64, i64* %for.counter.1
+  %for.more.1 = icmp ult i64 %for.cur.1, 4
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %k.addr
+  %for.next.1 = add i64 %for.i.1, 1
+  store i64 %for.next.1, i64* %for.counter.1
+  %k = load i64, i64* %k.addr
+  %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %k
+  %elem.12 = load i32, i32* %elem.ptr.18
+  %k.1 = load i64, i64* %k.addr
+  %rem = urem i64 %k.1, 2
+  %elem.ptr.19 = getelementptr inbounds [2 x i8], [2 x i8]* %flags.addr, i64 0, i64 %rem
+  %elem.13 = load i8, i8* %elem.ptr.19
+  %tobool = icmp ne i8 %elem.13, 0
+  %cast = zext i1 %tobool to i32
+  %add.4 = add i32 %elem.12, %cast
+  %data.6 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.5 = load i64, i64* %i.addr
+  %k.2 = load i64, i64* %k.addr
+  %add.5 = add i64 %i.5, %k.2
+  %ptr.4 = extractvalue { i32*, i64 } %data.6, 0
+  %elem.ptr.20 = getelementptr i32, i32* %ptr.4, i64 %add.5
+  store i32 %add.4, i32* %elem.ptr.20
+  br label %for.cond.1
+for.end.1:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -1373,10 +1904,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i32*, i64, i64)* @sort4, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i32*, i64, i64)* @sort4__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `sort4` at tests/in/arrays.rs:66:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `sort4` at tests/in/arrays.rs:66:27: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `sort4` at tests/in/arrays.rs:66:40: index out of bounds: the len is {1} but the index is {0}
@@ -1388,6 +1920,10 @@ exit:
 ; panic site 9 in `sort4` at tests/in/arrays.rs:72:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 10 in `sort4` at tests/in/arrays.rs:73:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 11 in `sort4` at tests/in/arrays.rs:78:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 12 in `sort4` at tests/in/arrays.rs:71:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 13 in `sort4` at tests/in/arrays.rs:72:20: index out of bounds: the len is {1} but the index is {0}
+; panic site 14 in `sort4` at tests/in/arrays.rs:72:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 15 in `sort4` at tests/in/arrays.rs:73:13: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `array_views` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"

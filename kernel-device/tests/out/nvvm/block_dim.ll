@@ -324,6 +324,296 @@ if.end.1:
   ret void
 }
 
+; kernel `tile_halo` (tests/in/block_dim.rs:8)
+define void @tile_halo__launch_proven(float* noalias %input, i64 %input.len, float* noalias %out, i64 %out.len, i64 %n, i64 %__cudajit.panic.record) {
+entry:
+  %input.addr = alloca { float*, i64 }
+  %out.addr = alloca { float*, i64 }
+  %n.addr = alloca i64
+  %t.addr = alloca [34 x [34 x float]] addrspace(3)*
+  %row.addr = alloca [32 x float] addrspace(3)*
+  %tx.addr = alloca i64
+  %ty.addr = alloca i64
+  %x.addr = alloca i64
+  %r.addr = alloca i64
+  %warps.addr = alloca i32
+  %for.counter = alloca i64
+  %for.trips = alloca i64
+  %for.counter.1 = alloca i64
+  %for.trips.1 = alloca i64
+  %logical = alloca i1
+  %input.s = insertvalue { float*, i64 } undef, float* %input, 0
+  %input.s.1 = insertvalue { float*, i64 } %input.s, i64 %input.len, 1
+  store { float*, i64 } %input.s.1, { float*, i64 }* %input.addr
+  %out.s = insertvalue { float*, i64 } undef, float* %out, 0
+  %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
+  store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
+  store i64 %n, i64* %n.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast = zext i32 %tid_x to i64
+  store i64 %cast, i64* %tx.addr
+  %tid_y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
+  %cast.1 = zext i32 %tid_y to i64
+  store i64 %cast.1, i64* %ty.addr
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.2 = zext i32 %ctaid_x to i64
+  %mul = mul i64 %cast.2, 32
+  %tx = load i64, i64* %tx.addr
+  %add = add i64 %mul, %tx
+  store i64 %add, i64* %x.addr
+  store i64 0, i64* %r.addr
+  %ty = load i64, i64* %ty.addr
+  %r = load i64, i64* %r.addr
+  %add.1 = add i64 %ty, %r
+  %n.1 = load i64, i64* %n.addr
+  %mul.1 = mul i64 %add.1, %n.1
+  %x = load i64, i64* %x.addr
+  %add.2 = add i64 %mul.1, %x
+  store i64 8, i64* %r.addr
+  %ty.1 = load i64, i64* %ty.addr
+  %r.1 = load i64, i64* %r.addr
+  %add.3 = add i64 %ty.1, %r.1
+  %n.2 = load i64, i64* %n.addr
+  %mul.2 = mul i64 %add.3, %n.2
+  %x.1 = load i64, i64* %x.addr
+  %add.4 = add i64 %mul.2, %x.1
+  %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len = extractvalue { float*, i64 } %input.1, 1
+  %guard.first = icmp ult i64 %add.2, %guard.len
+  %guard.step = sub i64 %add.4, %add.2
+  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
+  %guard.span = mul i64 %guard.step, 3
+  %guard.last = add i64 %add.2, %guard.span
+  %guard.lastok = icmp ult i64 %guard.last, %guard.len
+  %guard.stepok = and i1 %guard.small, %guard.lastok
+  %guard.ok = and i1 %guard.first, %guard.stepok
+  store i64 16, i64* %r.addr
+  store i64 24, i64* %r.addr
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  store [34 x [34 x float]] addrspace(3)* @__cudajit_shared_tile_halo_0, [34 x [34 x float]] addrspace(3)** %t.addr
+  store [32 x float] addrspace(3)* @__cudajit_shared_tile_halo_1, [32 x float] addrspace(3)** %row.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast.3 = zext i32 %tid_x.1 to i64
+  store i64 %cast.3, i64* %tx.addr
+  %tid_y.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
+  %cast.4 = zext i32 %tid_y.1 to i64
+  store i64 %cast.4, i64* %ty.addr
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.5 = zext i32 %ctaid_x.1 to i64
+  %mul.3 = mul i64 %cast.5, 32
+  %tx.1 = load i64, i64* %tx.addr
+  %add.5 = add i64 %mul.3, %tx.1
+  store i64 %add.5, i64* %x.addr
+  %for.nonempty = icmp ult i64 0, 32
+  %for.diff = sub i64 32, 0
+  %for.span = add i64 %for.diff, -1
+  %for.steps = udiv i64 %for.span, 8
+  %for.count = add i64 %for.steps, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 %for.count.1, i64* %for.trips
+  store i64 0, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.left = load i64, i64* %for.trips
+  %for.more = icmp ne i64 %for.left, 0
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.left.1 = add i64 %for.left, -1
+  store i64 %for.left.1, i64* %for.trips
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %r.addr
+  %for.next = add i64 %for.i, 8
+  store i64 %for.next, i64* %for.counter
+  %input.2 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %ty.2 = load i64, i64* %ty.addr
+  %r.2 = load i64, i64* %r.addr
+  %add.6 = add i64 %ty.2, %r.2
+  %n.3 = load i64, i64* %n.addr
+  %mul.4 = mul i64 %add.6, %n.3
+  %x.2 = load i64, i64* %x.addr
+  %add.7 = add i64 %mul.4, %x.2
+  %ptr = extractvalue { float*, i64 } %input.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %add.7
+  %elem = load float, float* %elem.ptr
+  %t = load [34 x [34 x float]] addrspace(3)*, [34 x [34 x float]] addrspace(3)** %t.addr
+  %ty.3 = load i64, i64* %ty.addr
+  %r.3 = load i64, i64* %r.addr
+  %add.8 = add i64 %ty.3, %r.3
+  %add.9 = add i64 %add.8, 1
+  %elem.ptr.1 = getelementptr inbounds [34 x [34 x float]], [34 x [34 x float]] addrspace(3)* %t, i64 0, i64 %add.9
+  %tx.2 = load i64, i64* %tx.addr
+  %add.10 = add i64 %tx.2, 1
+  %elem.ptr.2 = getelementptr inbounds [34 x float], [34 x float] addrspace(3)* %elem.ptr.1, i64 0, i64 %add.10
+  store float %elem, float addrspace(3)* %elem.ptr.2
+  br label %for.cond
+for.end:
+  br label %run.join
+run.checked:
+  store [34 x [34 x float]] addrspace(3)* @__cudajit_shared_tile_halo_0, [34 x [34 x float]] addrspace(3)** %t.addr
+  store [32 x float] addrspace(3)* @__cudajit_shared_tile_halo_1, [32 x float] addrspace(3)** %row.addr
+  %tid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast.6 = zext i32 %tid_x.2 to i64
+  store i64 %cast.6, i64* %tx.addr
+  %tid_y.2 = call i32 @llvm.nvvm.read.ptx.sreg.tid.y(), !range !2
+  %cast.7 = zext i32 %tid_y.2 to i64
+  store i64 %cast.7, i64* %ty.addr
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.8 = zext i32 %ctaid_x.2 to i64
+  %mul.5 = mul i64 %cast.8, 32
+  %tx.3 = load i64, i64* %tx.addr
+  %add.11 = add i64 %mul.5, %tx.3
+  store i64 %add.11, i64* %x.addr
+  %for.nonempty.1 = icmp ult i64 0, 32
+  %for.diff.1 = sub i64 32, 0
+  %for.span.1 = add i64 %for.diff.1, -1
+  %for.steps.1 = udiv i64 %for.span.1, 8
+  %for.count.2 = add i64 %for.steps.1, 1
+  %for.count.3 = select i1 %for.nonempty.1, i64 %for.count.2, i64 0
+  store i64 %for.count.3, i64* %for.trips.1
+  store i64 0, i64* %for.counter.1
+  br label %for.cond.1
+for.cond.1:
+  %for.left.2 = load i64, i64* %for.trips.1
+  %for.more.1 = icmp ne i64 %for.left.2, 0
+  br i1 %for.more.1, label %for.body.1, label %for.end.1
+for.body.1:
+  %for.left.3 = add i64 %for.left.2, -1
+  store i64 %for.left.3, i64* %for.trips.1
+  %for.i.1 = load i64, i64* %for.counter.1
+  store i64 %for.i.1, i64* %r.addr
+  %for.next.1 = add i64 %for.i.1, 8
+  store i64 %for.next.1, i64* %for.counter.1
+  %input.3 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %ty.4 = load i64, i64* %ty.addr
+  %r.4 = load i64, i64* %r.addr
+  %add.12 = add i64 %ty.4, %r.4
+  %n.4 = load i64, i64* %n.addr
+  %mul.6 = mul i64 %add.12, %n.4
+  %x.3 = load i64, i64* %x.addr
+  %add.13 = add i64 %mul.6, %x.3
+  %ptr.1 = extractvalue { float*, i64 } %input.3, 0
+  %len = extractvalue { float*, i64 } %input.3, 1
+  %inbounds = icmp ult i64 %add.13, %len
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.13, i64 %len)
+  unreachable
+ok:
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.13
+  %elem.1 = load float, float* %elem.ptr.3
+  %t.1 = load [34 x [34 x float]] addrspace(3)*, [34 x [34 x float]] addrspace(3)** %t.addr
+  %ty.5 = load i64, i64* %ty.addr
+  %r.5 = load i64, i64* %r.addr
+  %add.14 = add i64 %ty.5, %r.5
+  %add.15 = add i64 %add.14, 1
+  %elem.ptr.4 = getelementptr inbounds [34 x [34 x float]], [34 x [34 x float]] addrspace(3)* %t.1, i64 0, i64 %add.15
+  %tx.4 = load i64, i64* %tx.addr
+  %add.16 = add i64 %tx.4, 1
+  %elem.ptr.5 = getelementptr inbounds [34 x float], [34 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 %add.16
+  store float %elem.1, float addrspace(3)* %elem.ptr.5
+  br label %for.cond.1, !llvm.loop !17
+for.end.1:
+  br label %run.join
+run.join:
+  %ty.6 = load i64, i64* %ty.addr
+  %cmp = icmp eq i64 %ty.6, 0
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %t.2 = load [34 x [34 x float]] addrspace(3)*, [34 x [34 x float]] addrspace(3)** %t.addr
+  %elem.ptr.6 = getelementptr inbounds [34 x [34 x float]], [34 x [34 x float]] addrspace(3)* %t.2, i64 0, i64 1
+  %tx.5 = load i64, i64* %tx.addr
+  %add.17 = add i64 %tx.5, 1
+  %elem.ptr.7 = getelementptr inbounds [34 x float], [34 x float] addrspace(3)* %elem.ptr.6, i64 0, i64 %add.17
+  %elem.2 = load float, float addrspace(3)* %elem.ptr.7
+  %row = load [32 x float] addrspace(3)*, [32 x float] addrspace(3)** %row.addr
+  %tx.6 = load i64, i64* %tx.addr
+  %elem.ptr.8 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %row, i64 0, i64 %tx.6
+  store float %elem.2, float addrspace(3)* %elem.ptr.8
+  br label %if.end
+if.end:
+  call void @llvm.nvvm.barrier0()
+  %ntid_x = add i32 32, 0
+  %ntid_y = add i32 8, 0
+  %mul.7 = mul i32 %ntid_x, %ntid_y
+  %div = udiv i32 %mul.7, 32
+  store i32 %div, i32* %warps.addr
+  %ty.7 = load i64, i64* %ty.addr
+  %cmp.1 = icmp eq i64 %ty.7, 1
+  store i1 %cmp.1, i1* %logical
+  br i1 %cmp.1, label %and.rhs, label %and.end
+and.rhs:
+  %tx.7 = load i64, i64* %tx.addr
+  %add.18 = add i64 %tx.7, 1
+  %cmp.2 = icmp ult i64 %add.18, 32
+  store i1 %cmp.2, i1* %logical
+  br label %and.end
+and.end:
+  %logical.1 = load i1, i1* %logical
+  br i1 %logical.1, label %if.then.1, label %if.end.1
+if.then.1:
+  %tx.8 = load i64, i64* %tx.addr
+  %add.19 = add i64 %tx.8, 1
+  %guard.ok.1 = icmp ult i64 %add.19, 32
+  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %row.1 = load [32 x float] addrspace(3)*, [32 x float] addrspace(3)** %row.addr
+  %tx.9 = load i64, i64* %tx.addr
+  %add.20 = add i64 %tx.9, 1
+  %elem.ptr.9 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %row.1, i64 0, i64 %add.20
+  %elem.3 = load float, float addrspace(3)* %elem.ptr.9
+  %t.3 = load [34 x [34 x float]] addrspace(3)*, [34 x [34 x float]] addrspace(3)** %t.addr
+  %ty.8 = load i64, i64* %ty.addr
+  %elem.ptr.10 = getelementptr inbounds [34 x [34 x float]], [34 x [34 x float]] addrspace(3)* %t.3, i64 0, i64 %ty.8
+  %tx.10 = load i64, i64* %tx.addr
+  %add.21 = add i64 %tx.10, 2
+  %elem.ptr.11 = getelementptr inbounds [34 x float], [34 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %add.21
+  %elem.4 = load float, float addrspace(3)* %elem.ptr.11
+  %add.22 = fadd float %elem.3, %elem.4
+  %warps = load i32, i32* %warps.addr
+  %cast.9 = uitofp i32 %warps to float
+  %add.23 = fadd float %add.22, %cast.9
+  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %x.4 = load i64, i64* %x.addr
+  %ptr.2 = extractvalue { float*, i64 } %out.1, 0
+  %elem.ptr.12 = getelementptr float, float* %ptr.2, i64 %x.4
+  store float %add.23, float* %elem.ptr.12
+  br label %run.join.1
+run.checked.1:
+  %row.2 = load [32 x float] addrspace(3)*, [32 x float] addrspace(3)** %row.addr
+  %tx.11 = load i64, i64* %tx.addr
+  %add.24 = add i64 %tx.11, 1
+  %inbounds.1 = icmp ult i64 %add.24, 32
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add.24, i64 32)
+  unreachable
+ok.1:
+  %elem.ptr.13 = getelementptr inbounds [32 x float], [32 x float] addrspace(3)* %row.2, i64 0, i64 %add.24
+  %elem.5 = load float, float addrspace(3)* %elem.ptr.13
+  %t.4 = load [34 x [34 x float]] addrspace(3)*, [34 x [34 x float]] addrspace(3)** %t.addr
+  %ty.9 = load i64, i64* %ty.addr
+  %elem.ptr.14 = getelementptr inbounds [34 x [34 x float]], [34 x [34 x float]] addrspace(3)* %t.4, i64 0, i64 %ty.9
+  %tx.12 = load i64, i64* %tx.addr
+  %add.25 = add i64 %tx.12, 2
+  %elem.ptr.15 = getelementptr inbounds [34 x float], [34 x float] addrspace(3)* %elem.ptr.14, i64 0, i64 %add.25
+  %elem.6 = load float, float addrspace(3)* %elem.ptr.15
+  %add.26 = fadd float %elem.5, %elem.6
+  %warps.1 = load i32, i32* %warps.addr
+  %cast.10 = uitofp i32 %warps.1 to float
+  %add.27 = fadd float %add.26, %cast.10
+  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %x.5 = load i64, i64* %x.addr
+  %ptr.3 = extractvalue { float*, i64 } %out.2, 0
+  %elem.ptr.16 = getelementptr float, float* %ptr.3, i64 %x.5
+  store float %add.27, float* %elem.ptr.16
+  br label %run.join.1
+run.join.1:
+  br label %if.end.1
+if.end.1:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -394,13 +684,21 @@ exit:
 !14 = !{i32 32, i32 33}
 !15 = distinct !{!15, !16}
 !16 = !{!"llvm.loop.unroll.disable"}
-!nvvm.annotations = !{!17, !18, !19, !20}
-!17 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"kernel", i32 1}
-!18 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidx", i32 32}
-!19 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidy", i32 8}
-!20 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidz", i32 1}
-!nvvmir.version = !{!21}
-!21 = !{i32 2, i32 0, i32 3, i32 2}
+!17 = distinct !{!17, !18}
+!18 = !{!"llvm.loop.unroll.disable"}
+!nvvm.annotations = !{!19, !20, !21, !22, !23, !24, !25, !26}
+!19 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"kernel", i32 1}
+!20 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidx", i32 32}
+!21 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidy", i32 8}
+!22 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo, !"reqntidz", i32 1}
+!23 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo__launch_proven, !"kernel", i32 1}
+!24 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo__launch_proven, !"reqntidx", i32 32}
+!25 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo__launch_proven, !"reqntidy", i32 8}
+!26 = !{void (float*, i64, float*, i64, i64, i64)* @tile_halo__launch_proven, !"reqntidz", i32 1}
+!nvvmir.version = !{!27}
+!27 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `tile_halo` at tests/in/block_dim.rs:15:33: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `tile_halo` at tests/in/block_dim.rs:23:18: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `tile_halo` at tests/in/block_dim.rs:23:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `tile_halo` at tests/in/block_dim.rs:15:33: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `tile_halo` at tests/in/block_dim.rs:23:18: index out of bounds: the len is {1} but the index is {0}

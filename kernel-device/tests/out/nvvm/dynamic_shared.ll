@@ -519,6 +519,481 @@ if.end.2:
   ret void
 }
 
+; kernel `block_sum_count` (tests/in/dynamic_shared.rs:6)
+define void @block_sum_count__launch_proven(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len, i32* noalias %counts, i64 %counts.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %sums.addr = alloca { float*, i64 }
+  %counts.addr = alloca { i32*, i64 }
+  %smem.addr = alloca i64
+  %n.addr = alloca i64
+  %vals.addr = alloca { float*, i64 }
+  %cnts.addr = alloca { i32*, i64 }
+  %flags.addr = alloca { i8*, i64 }
+  %t.addr = alloca i64
+  %i.addr = alloca i64
+  %stride.addr = alloca i64
+  %b.addr = alloca i64
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %sums.s = insertvalue { float*, i64 } undef, float* %sums, 0
+  %sums.s.1 = insertvalue { float*, i64 } %sums.s, i64 %sums.len, 1
+  store { float*, i64 } %sums.s.1, { float*, i64 }* %sums.addr
+  %counts.s = insertvalue { i32*, i64 } undef, i32* %counts, 0
+  %counts.s.1 = insertvalue { i32*, i64 } %counts.s, i64 %counts.len, 1
+  store { i32*, i64 } %counts.s.1, { i32*, i64 }* %counts.addr
+  store i64 0, i64* %smem.addr
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %cast = zext i32 %ntid_x to i64
+  store i64 %cast, i64* %n.addr
+  %n = load i64, i64* %n.addr
+  %smem.offset = load i64, i64* %smem.addr
+  %smem.bumped = add i64 %smem.offset, 3
+  %smem.aligned = and i64 %smem.bumped, -4
+  %smem.bytes = mul i64 %n, 4
+  %smem.end = add i64 %smem.aligned, %smem.bytes
+  %smem.size = call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+  %smem.avail = zext i32 %smem.size to i64
+  %smem.fits = icmp ule i64 %smem.end, %smem.avail
+  %smem.sane = icmp ule i64 %n, 4294967295
+  %smem.ok = and i1 %smem.fits, %smem.sane
+  %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
+  br i1 %smem.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %smem.reported, i64 %smem.avail)
+  unreachable
+ok:
+  store i64 %smem.end, i64* %smem.addr
+  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
+  %smem.typed = bitcast i8* %smem.generic to float*
+  %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
+  %sub.1 = insertvalue { float*, i64 } %sub, i64 %n, 1
+  store { float*, i64 } %sub.1, { float*, i64 }* %vals.addr
+  %n.1 = load i64, i64* %n.addr
+  %smem.offset.1 = load i64, i64* %smem.addr
+  %smem.bumped.1 = add i64 %smem.offset.1, 3
+  %smem.aligned.1 = and i64 %smem.bumped.1, -4
+  %smem.bytes.1 = mul i64 %n.1, 4
+  %smem.end.1 = add i64 %smem.aligned.1, %smem.bytes.1
+  %smem.size.1 = call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+  %smem.avail.1 = zext i32 %smem.size.1 to i64
+  %smem.fits.1 = icmp ule i64 %smem.end.1, %smem.avail.1
+  %smem.sane.1 = icmp ule i64 %n.1, 4294967295
+  %smem.ok.1 = and i1 %smem.fits.1, %smem.sane.1
+  %smem.reported.1 = select i1 %smem.sane.1, i64 %smem.end.1, i64 -1
+  br i1 %smem.ok.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %smem.reported.1, i64 %smem.avail.1)
+  unreachable
+ok.1:
+  store i64 %smem.end.1, i64* %smem.addr
+  %smem.ptr.1 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned.1
+  %smem.generic.1 = addrspacecast i8 addrspace(3)* %smem.ptr.1 to i8*
+  %smem.typed.1 = bitcast i8* %smem.generic.1 to i32*
+  %sub.2 = insertvalue { i32*, i64 } undef, i32* %smem.typed.1, 0
+  %sub.3 = insertvalue { i32*, i64 } %sub.2, i64 %n.1, 1
+  store { i32*, i64 } %sub.3, { i32*, i64 }* %cnts.addr
+  %n.2 = load i64, i64* %n.addr
+  %smem.offset.2 = load i64, i64* %smem.addr
+  %smem.bytes.2 = mul i64 %n.2, 1
+  %smem.end.2 = add i64 %smem.offset.2, %smem.bytes.2
+  %smem.size.2 = call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+  %smem.avail.2 = zext i32 %smem.size.2 to i64
+  %smem.fits.2 = icmp ule i64 %smem.end.2, %smem.avail.2
+  %smem.sane.2 = icmp ule i64 %n.2, 4294967295
+  %smem.ok.2 = and i1 %smem.fits.2, %smem.sane.2
+  %smem.reported.2 = select i1 %smem.sane.2, i64 %smem.end.2, i64 -1
+  br i1 %smem.ok.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %smem.reported.2, i64 %smem.avail.2)
+  unreachable
+ok.2:
+  store i64 %smem.end.2, i64* %smem.addr
+  %smem.ptr.2 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.offset.2
+  %smem.generic.2 = addrspacecast i8 addrspace(3)* %smem.ptr.2 to i8*
+  %sub.4 = insertvalue { i8*, i64 } undef, i8* %smem.generic.2, 0
+  %sub.5 = insertvalue { i8*, i64 } %sub.4, i64 %n.2, 1
+  store { i8*, i64 } %sub.5, { i8*, i64 }* %flags.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast.1 = zext i32 %tid_x to i64
+  store i64 %cast.1, i64* %t.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x.1 to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x.1 to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %len = extractvalue { float*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.else
+if.then:
+  %i.1 = load i64, i64* %i.addr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len = extractvalue { float*, i64 } %x.2, 1
+  %guard.ok = icmp ult i64 %i.1, %guard.len
+  %t = load i64, i64* %t.addr
+  %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.1 = extractvalue { float*, i64 } %vals, 1
+  %guard.ok.1 = icmp ult i64 %t, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  %t.1 = load i64, i64* %t.addr
+  %cnts = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %cnts, 1
+  %guard.ok.2 = icmp ult i64 %t.1, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
+  %vals.1 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.2 = load i64, i64* %t.addr
+  %ptr.1 = extractvalue { float*, i64 } %vals.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.2
+  store float %elem, float* %elem.ptr.1
+  %cnts.1 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.3 = load i64, i64* %t.addr
+  %ptr.2 = extractvalue { i32*, i64 } %cnts.1, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %t.3
+  store i32 1, i32* %elem.ptr.2
+  br label %run.join
+run.checked:
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.4, 0
+  %len.1 = extractvalue { float*, i64 } %x.4, 1
+  %inbounds = icmp ult i64 %i.3, %len.1
+  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.3, i64 %len.1)
+  unreachable
+ok.3:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
+  %elem.1 = load float, float* %elem.ptr.3
+  %vals.2 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.4 = load i64, i64* %t.addr
+  %idx.known = and i64 %t.4, 1023
+  %ptr.4 = extractvalue { float*, i64 } %vals.2, 0
+  %len.2 = extractvalue { float*, i64 } %vals.2, 1
+  %inbounds.1 = icmp ult i64 %idx.known, %len.2
+  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %idx.known, i64 %len.2)
+  unreachable
+ok.4:
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %idx.known
+  store float %elem.1, float* %elem.ptr.4
+  %cnts.2 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.5 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.5, 1023
+  %ptr.5 = extractvalue { i32*, i64 } %cnts.2, 0
+  %len.3 = extractvalue { i32*, i64 } %cnts.2, 1
+  %inbounds.2 = icmp ult i64 %idx.known.1, %len.3
+  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %idx.known.1, i64 %len.3)
+  unreachable
+ok.5:
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %idx.known.1
+  store i32 1, i32* %elem.ptr.5
+  br label %run.join
+run.join:
+  br label %if.end
+if.else:
+  %t.6 = load i64, i64* %t.addr
+  %vals.3 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.3 = extractvalue { float*, i64 } %vals.3, 1
+  %guard.ok.3 = icmp ult i64 %t.6, %guard.len.3
+  %t.7 = load i64, i64* %t.addr
+  %cnts.3 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.4 = extractvalue { i32*, i64 } %cnts.3, 1
+  %guard.ok.4 = icmp ult i64 %t.7, %guard.len.4
+  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
+  br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %vals.4 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.8 = load i64, i64* %t.addr
+  %ptr.6 = extractvalue { float*, i64 } %vals.4, 0
+  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %t.8
+  store float 0x0000000000000000, float* %elem.ptr.6
+  %cnts.4 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.9 = load i64, i64* %t.addr
+  %ptr.7 = extractvalue { i32*, i64 } %cnts.4, 0
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %t.9
+  store i32 0, i32* %elem.ptr.7
+  br label %run.join.1
+run.checked.1:
+  %vals.5 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.10 = load i64, i64* %t.addr
+  %idx.known.2 = and i64 %t.10, 1023
+  %ptr.8 = extractvalue { float*, i64 } %vals.5, 0
+  %len.4 = extractvalue { float*, i64 } %vals.5, 1
+  %inbounds.3 = icmp ult i64 %idx.known.2, %len.4
+  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %idx.known.2, i64 %len.4)
+  unreachable
+ok.6:
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %idx.known.2
+  store float 0x0000000000000000, float* %elem.ptr.8
+  %cnts.5 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.11 = load i64, i64* %t.addr
+  %idx.known.3 = and i64 %t.11, 1023
+  %ptr.9 = extractvalue { i32*, i64 } %cnts.5, 0
+  %len.5 = extractvalue { i32*, i64 } %cnts.5, 1
+  %inbounds.4 = icmp ult i64 %idx.known.3, %len.5
+  br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %idx.known.3, i64 %len.5)
+  unreachable
+ok.7:
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %idx.known.3
+  store i32 0, i32* %elem.ptr.9
+  br label %run.join.1
+run.join.1:
+  br label %if.end
+if.end:
+  %flags = load { i8*, i64 }, { i8*, i64 }* %flags.addr
+  %t.12 = load i64, i64* %t.addr
+  %idx.known.4 = and i64 %t.12, 1023
+  %ptr.10 = extractvalue { i8*, i64 } %flags, 0
+  %len.6 = extractvalue { i8*, i64 } %flags, 1
+  %inbounds.5 = icmp ult i64 %idx.known.4, %len.6
+  br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %idx.known.4, i64 %len.6)
+  unreachable
+ok.8:
+  %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %idx.known.4
+  store i8 1, i8* %elem.ptr.10
+  call void @llvm.nvvm.barrier0()
+  %n.3 = load i64, i64* %n.addr
+  %div = udiv i64 %n.3, 2
+  store i64 %div, i64* %stride.addr
+  br label %while.cond
+while.cond:
+  %stride = load i64, i64* %stride.addr
+  %cmp.1 = icmp ugt i64 %stride, 0
+  br i1 %cmp.1, label %while.body, label %while.end
+while.body:
+  %t.13 = load i64, i64* %t.addr
+  %stride.1 = load i64, i64* %stride.addr
+  %cmp.2 = icmp ult i64 %t.13, %stride.1
+  br i1 %cmp.2, label %if.then.1, label %if.end.1
+if.then.1:
+  %t.14 = load i64, i64* %t.addr
+  %stride.2 = load i64, i64* %stride.addr
+  %add = add i64 %t.14, %stride.2
+  %vals.6 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.5 = extractvalue { float*, i64 } %vals.6, 1
+  %guard.ok.5 = icmp ult i64 %add, %guard.len.5
+  %t.15 = load i64, i64* %t.addr
+  %vals.7 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.6 = extractvalue { float*, i64 } %vals.7, 1
+  %guard.ok.6 = icmp ult i64 %t.15, %guard.len.6
+  %guard.3 = and i1 %guard.ok.5, %guard.ok.6
+  %t.16 = load i64, i64* %t.addr
+  %stride.3 = load i64, i64* %stride.addr
+  %add.1 = add i64 %t.16, %stride.3
+  %cnts.6 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.7 = extractvalue { i32*, i64 } %cnts.6, 1
+  %guard.ok.7 = icmp ult i64 %add.1, %guard.len.7
+  %guard.4 = and i1 %guard.3, %guard.ok.7
+  %t.17 = load i64, i64* %t.addr
+  %cnts.7 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.8 = extractvalue { i32*, i64 } %cnts.7, 1
+  %guard.ok.8 = icmp ult i64 %t.17, %guard.len.8
+  %guard.5 = and i1 %guard.4, %guard.ok.8
+  br i1 %guard.5, label %run.fast.2, label %run.checked.2, !prof !0
+run.fast.2:
+  %vals.8 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.18 = load i64, i64* %t.addr
+  %stride.4 = load i64, i64* %stride.addr
+  %add.2 = add i64 %t.18, %stride.4
+  %ptr.11 = extractvalue { float*, i64 } %vals.8, 0
+  %elem.ptr.11 = getelementptr float, float* %ptr.11, i64 %add.2
+  %elem.2 = load float, float* %elem.ptr.11
+  %vals.9 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.19 = load i64, i64* %t.addr
+  %ptr.12 = extractvalue { float*, i64 } %vals.9, 0
+  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %t.19
+  %old = load float, float* %elem.ptr.12
+  %add.3 = fadd float %old, %elem.2
+  store float %add.3, float* %elem.ptr.12
+  %cnts.8 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.20 = load i64, i64* %t.addr
+  %stride.5 = load i64, i64* %stride.addr
+  %add.4 = add i64 %t.20, %stride.5
+  %ptr.13 = extractvalue { i32*, i64 } %cnts.8, 0
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %add.4
+  %elem.3 = load i32, i32* %elem.ptr.13
+  %cnts.9 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.21 = load i64, i64* %t.addr
+  %ptr.14 = extractvalue { i32*, i64 } %cnts.9, 0
+  %elem.ptr.14 = getelementptr i32, i32* %ptr.14, i64 %t.21
+  %old.1 = load i32, i32* %elem.ptr.14
+  %add.5 = add i32 %old.1, %elem.3
+  store i32 %add.5, i32* %elem.ptr.14
+  br label %run.join.2
+run.checked.2:
+  %vals.10 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.22 = load i64, i64* %t.addr
+  %stride.6 = load i64, i64* %stride.addr
+  %add.6 = add i64 %t.22, %stride.6
+  %ptr.15 = extractvalue { float*, i64 } %vals.10, 0
+  %len.7 = extractvalue { float*, i64 } %vals.10, 1
+  %inbounds.6 = icmp ult i64 %add.6, %len.7
+  br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %add.6, i64 %len.7)
+  unreachable
+ok.9:
+  %elem.ptr.15 = getelementptr float, float* %ptr.15, i64 %add.6
+  %elem.4 = load float, float* %elem.ptr.15
+  %vals.11 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t.23 = load i64, i64* %t.addr
+  %idx.known.5 = and i64 %t.23, 1023
+  %ptr.16 = extractvalue { float*, i64 } %vals.11, 0
+  %len.8 = extractvalue { float*, i64 } %vals.11, 1
+  %inbounds.7 = icmp ult i64 %idx.known.5, %len.8
+  br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %idx.known.5, i64 %len.8)
+  unreachable
+ok.10:
+  %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %idx.known.5
+  %old.2 = load float, float* %elem.ptr.16
+  %add.7 = fadd float %old.2, %elem.4
+  store float %add.7, float* %elem.ptr.16
+  %cnts.10 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.24 = load i64, i64* %t.addr
+  %stride.7 = load i64, i64* %stride.addr
+  %add.8 = add i64 %t.24, %stride.7
+  %ptr.17 = extractvalue { i32*, i64 } %cnts.10, 0
+  %len.9 = extractvalue { i32*, i64 } %cnts.10, 1
+  %inbounds.8 = icmp ult i64 %add.8, %len.9
+  br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %add.8, i64 %len.9)
+  unreachable
+ok.11:
+  %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %add.8
+  %elem.5 = load i32, i32* %elem.ptr.17
+  %cnts.11 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %t.25 = load i64, i64* %t.addr
+  %idx.known.6 = and i64 %t.25, 1023
+  %ptr.18 = extractvalue { i32*, i64 } %cnts.11, 0
+  %len.10 = extractvalue { i32*, i64 } %cnts.11, 1
+  %inbounds.9 = icmp ult i64 %idx.known.6, %len.10
+  br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
+panic.12:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %idx.known.6, i64 %len.10)
+  unreachable
+ok.12:
+  %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %idx.known.6
+  %old.3 = load i32, i32* %elem.ptr.18
+  %add.9 = add i32 %old.3, %elem.5
+  store i32 %add.9, i32* %elem.ptr.18
+  br label %run.join.2
+run.join.2:
+  br label %if.end.1
+if.end.1:
+  call void @llvm.nvvm.barrier0()
+  %old.4 = load i64, i64* %stride.addr
+  %div.1 = udiv i64 %old.4, 2
+  store i64 %div.1, i64* %stride.addr
+  br label %while.cond
+while.end:
+  %t.26 = load i64, i64* %t.addr
+  %cmp.3 = icmp eq i64 %t.26, 0
+  br i1 %cmp.3, label %if.then.2, label %if.end.2
+if.then.2:
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.2 = zext i32 %ctaid_x.1 to i64
+  store i64 %cast.2, i64* %b.addr
+  %vals.12 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %guard.len.9 = extractvalue { float*, i64 } %vals.12, 1
+  %guard.ok.9 = icmp ult i64 0, %guard.len.9
+  %cnts.12 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %guard.len.10 = extractvalue { i32*, i64 } %cnts.12, 1
+  %guard.ok.10 = icmp ult i64 0, %guard.len.10
+  %guard.6 = and i1 %guard.ok.9, %guard.ok.10
+  br i1 %guard.6, label %run.fast.3, label %run.checked.3, !prof !0
+run.fast.3:
+  %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.3 = zext i32 %ctaid_x.2 to i64
+  store i64 %cast.3, i64* %b.addr
+  %vals.13 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %ptr.19 = extractvalue { float*, i64 } %vals.13, 0
+  %elem.ptr.19 = getelementptr float, float* %ptr.19, i64 0
+  %elem.6 = load float, float* %elem.ptr.19
+  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %b = load i64, i64* %b.addr
+  %ptr.20 = extractvalue { float*, i64 } %sums.1, 0
+  %elem.ptr.20 = getelementptr float, float* %ptr.20, i64 %b
+  store float %elem.6, float* %elem.ptr.20
+  %cnts.13 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %ptr.21 = extractvalue { i32*, i64 } %cnts.13, 0
+  %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 0
+  %elem.7 = load i32, i32* %elem.ptr.21
+  %counts.1 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %b.1 = load i64, i64* %b.addr
+  %ptr.22 = extractvalue { i32*, i64 } %counts.1, 0
+  %elem.ptr.22 = getelementptr i32, i32* %ptr.22, i64 %b.1
+  store i32 %elem.7, i32* %elem.ptr.22
+  br label %run.join.3
+run.checked.3:
+  %ctaid_x.3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.4 = zext i32 %ctaid_x.3 to i64
+  store i64 %cast.4, i64* %b.addr
+  %vals.14 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %ptr.23 = extractvalue { float*, i64 } %vals.14, 0
+  %len.11 = extractvalue { float*, i64 } %vals.14, 1
+  %inbounds.10 = icmp ult i64 0, %len.11
+  br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 0, i64 %len.11)
+  unreachable
+ok.13:
+  %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 0
+  %elem.8 = load float, float* %elem.ptr.23
+  %sums.2 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %b.2 = load i64, i64* %b.addr
+  %ptr.24 = extractvalue { float*, i64 } %sums.2, 0
+  %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %b.2
+  store float %elem.8, float* %elem.ptr.24
+  %cnts.14 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
+  %ptr.25 = extractvalue { i32*, i64 } %cnts.14, 0
+  %len.12 = extractvalue { i32*, i64 } %cnts.14, 1
+  %inbounds.11 = icmp ult i64 0, %len.12
+  br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 28, i64 0, i64 %len.12)
+  unreachable
+ok.14:
+  %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 0
+  %elem.9 = load i32, i32* %elem.ptr.25
+  %counts.2 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
+  %b.3 = load i64, i64* %b.addr
+  %ptr.26 = extractvalue { i32*, i64 } %counts.2, 0
+  %elem.ptr.26 = getelementptr i32, i32* %ptr.26, i64 %b.3
+  store i32 %elem.9, i32* %elem.ptr.26
+  br label %run.join.3
+run.join.3:
+  br label %if.end.2
+if.end.2:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -587,10 +1062,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @block_sum_count, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, i32*, i64, i64)* @block_sum_count__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum_count` at tests/in/dynamic_shared.rs:9:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `block_sum_count` at tests/in/dynamic_shared.rs:10:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 3 in `block_sum_count` at tests/in/dynamic_shared.rs:11:17: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
@@ -608,6 +1084,17 @@ exit:
 ; panic site 15 in `block_sum_count` at tests/in/dynamic_shared.rs:34:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 16 in `block_sum_count` at tests/in/dynamic_shared.rs:35:21: index out of bounds: the len is {1} but the index is {0}
 ; panic site 17 in `block_sum_count` at tests/in/dynamic_shared.rs:35:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 18 in `block_sum_count` at tests/in/dynamic_shared.rs:15:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 19 in `block_sum_count` at tests/in/dynamic_shared.rs:15:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 20 in `block_sum_count` at tests/in/dynamic_shared.rs:16:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 21 in `block_sum_count` at tests/in/dynamic_shared.rs:18:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 22 in `block_sum_count` at tests/in/dynamic_shared.rs:19:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `block_sum_count` at tests/in/dynamic_shared.rs:26:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 24 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 25 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 26 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 27 in `block_sum_count` at tests/in/dynamic_shared.rs:34:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 28 in `block_sum_count` at tests/in/dynamic_shared.rs:35:21: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `half_block_sum` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -868,6 +1355,205 @@ if.end.1:
   ret void
 }
 
+; kernel `half_block_sum` (tests/in/dynamic_shared.rs:54)
+define void @half_block_sum__launch_proven(float* noalias %x, i64 %x.len, float* noalias %sums, i64 %sums.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %sums.addr = alloca { float*, i64 }
+  %smem.addr = alloca i64
+  %n.addr = alloca i64
+  %vals.addr = alloca { float*, i64 }
+  %t.addr = alloca i64
+  %_tuple_.addr = alloca { { float*, i64 }, { float*, i64 } }
+  %lo.addr = alloca { float*, i64 }
+  %hi.addr = alloca { float*, i64 }
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %sums.s = insertvalue { float*, i64 } undef, float* %sums, 0
+  %sums.s.1 = insertvalue { float*, i64 } %sums.s, i64 %sums.len, 1
+  store { float*, i64 } %sums.s.1, { float*, i64 }* %sums.addr
+  store i64 0, i64* %smem.addr
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %cast = zext i32 %ntid_x to i64
+  store i64 %cast, i64* %n.addr
+  %n = load i64, i64* %n.addr
+  %smem.offset = load i64, i64* %smem.addr
+  %smem.bumped = add i64 %smem.offset, 3
+  %smem.aligned = and i64 %smem.bumped, -4
+  %smem.bytes = mul i64 %n, 4
+  %smem.end = add i64 %smem.aligned, %smem.bytes
+  %smem.size = call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+  %smem.avail = zext i32 %smem.size to i64
+  %smem.fits = icmp ule i64 %smem.end, %smem.avail
+  %smem.sane = icmp ule i64 %n, 4294967295
+  %smem.ok = and i1 %smem.fits, %smem.sane
+  %smem.reported = select i1 %smem.sane, i64 %smem.end, i64 -1
+  br i1 %smem.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %smem.reported, i64 %smem.avail)
+  unreachable
+ok:
+  store i64 %smem.end, i64* %smem.addr
+  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
+  %smem.typed = bitcast i8* %smem.generic to float*
+  %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
+  %sub.1 = insertvalue { float*, i64 } %sub, i64 %n, 1
+  store { float*, i64 } %sub.1, { float*, i64 }* %vals.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast.1 = zext i32 %tid_x to i64
+  store i64 %cast.1, i64* %t.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x.1 to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x.1 to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %grid
+  %elem = load float, float* %elem.ptr
+  %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %t = load i64, i64* %t.addr
+  %idx.known = and i64 %t, 1023
+  %ptr.1 = extractvalue { float*, i64 } %vals, 0
+  %len = extractvalue { float*, i64 } %vals, 1
+  %inbounds = icmp ult i64 %idx.known, %len
+  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %idx.known, i64 %len)
+  unreachable
+ok.1:
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %idx.known
+  store float %elem, float* %elem.ptr.1
+  call void @llvm.nvvm.barrier0()
+  %vals.1 = load { float*, i64 }, { float*, i64 }* %vals.addr
+  %n.1 = load i64, i64* %n.addr
+  %div = udiv i64 %n.1, 2
+  %ptr.2 = extractvalue { float*, i64 } %vals.1, 0
+  %len.1 = extractvalue { float*, i64 } %vals.1, 1
+  %mid.ok = icmp ule i64 %div, %len.1
+  br i1 %mid.ok, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 0)
+  unreachable
+ok.2:
+  %sub.2 = insertvalue { float*, i64 } undef, float* %ptr.2, 0
+  %sub.3 = insertvalue { float*, i64 } %sub.2, i64 %div, 1
+  %hi.len = sub i64 %len.1, %div
+  %sub.ptr = getelementptr inbounds float, float* %ptr.2, i64 %div
+  %sub.4 = insertvalue { float*, i64 } undef, float* %sub.ptr, 0
+  %sub.5 = insertvalue { float*, i64 } %sub.4, i64 %hi.len, 1
+  %split = insertvalue { { float*, i64 }, { float*, i64 } } undef, { float*, i64 } %sub.3, 0
+  %split.1 = insertvalue { { float*, i64 }, { float*, i64 } } %split, { float*, i64 } %sub.5, 1
+  store { { float*, i64 }, { float*, i64 } } %split.1, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %_tuple_ = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %field = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_, 0
+  store { float*, i64 } %field, { float*, i64 }* %lo.addr
+  %_tuple_.1 = load { { float*, i64 }, { float*, i64 } }, { { float*, i64 }, { float*, i64 } }* %_tuple_.addr
+  %field.1 = extractvalue { { float*, i64 }, { float*, i64 } } %_tuple_.1, 1
+  store { float*, i64 } %field.1, { float*, i64 }* %hi.addr
+  %t.1 = load i64, i64* %t.addr
+  %n.2 = load i64, i64* %n.addr
+  %div.1 = udiv i64 %n.2, 2
+  %cmp = icmp ult i64 %t.1, %div.1
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %t.2 = load i64, i64* %t.addr
+  %hi = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %guard.len = extractvalue { float*, i64 } %hi, 1
+  %guard.ok = icmp ult i64 %t.2, %guard.len
+  %t.3 = load i64, i64* %t.addr
+  %lo = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %guard.len.1 = extractvalue { float*, i64 } %lo, 1
+  %guard.ok.1 = icmp ult i64 %t.3, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %hi.1 = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %t.4 = load i64, i64* %t.addr
+  %ptr.3 = extractvalue { float*, i64 } %hi.1, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.3, i64 %t.4
+  %elem.1 = load float, float* %elem.ptr.2
+  %lo.1 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %t.5 = load i64, i64* %t.addr
+  %ptr.4 = extractvalue { float*, i64 } %lo.1, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.4, i64 %t.5
+  %old = load float, float* %elem.ptr.3
+  %add = fadd float %old, %elem.1
+  store float %add, float* %elem.ptr.3
+  br label %run.join
+run.checked:
+  %hi.2 = load { float*, i64 }, { float*, i64 }* %hi.addr
+  %t.6 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.6, 1023
+  %ptr.5 = extractvalue { float*, i64 } %hi.2, 0
+  %len.2 = extractvalue { float*, i64 } %hi.2, 1
+  %inbounds.1 = icmp ult i64 %idx.known.1, %len.2
+  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %idx.known.1, i64 %len.2)
+  unreachable
+ok.3:
+  %elem.ptr.4 = getelementptr float, float* %ptr.5, i64 %idx.known.1
+  %elem.2 = load float, float* %elem.ptr.4
+  %lo.2 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %t.7 = load i64, i64* %t.addr
+  %idx.known.2 = and i64 %t.7, 1023
+  %ptr.6 = extractvalue { float*, i64 } %lo.2, 0
+  %len.3 = extractvalue { float*, i64 } %lo.2, 1
+  %inbounds.2 = icmp ult i64 %idx.known.2, %len.3
+  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %idx.known.2, i64 %len.3)
+  unreachable
+ok.4:
+  %elem.ptr.5 = getelementptr float, float* %ptr.6, i64 %idx.known.2
+  %old.1 = load float, float* %elem.ptr.5
+  %add.1 = fadd float %old.1, %elem.2
+  store float %add.1, float* %elem.ptr.5
+  br label %run.join
+run.join:
+  br label %if.end
+if.end:
+  call void @llvm.nvvm.barrier0()
+  %lo.3 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.7 = extractvalue { float*, i64 } %lo.3, 0
+  %len.4 = extractvalue { float*, i64 } %lo.3, 1
+  %start.ok = icmp ule i64 0, %len.4
+  %sub.6 = insertvalue { float*, i64 } undef, float* %ptr.7, 0
+  %sub.7 = insertvalue { float*, i64 } %sub.6, i64 %len.4, 1
+  %t.8 = load i64, i64* %t.addr
+  call void @__cudajit_dev_tree_sum({ float*, i64 } %sub.7, i64 %t.8, i64 %__cudajit.panic.record)
+  %t.9 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.9, 0
+  br i1 %cmp.1, label %if.then.1, label %if.end.1
+if.then.1:
+  %lo.4 = load { float*, i64 }, { float*, i64 }* %lo.addr
+  %ptr.8 = extractvalue { float*, i64 } %lo.4, 0
+  %len.5 = extractvalue { float*, i64 } %lo.4, 1
+  %inbounds.3 = icmp ult i64 0, %len.5
+  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 0, i64 %len.5)
+  unreachable
+ok.5:
+  %elem.ptr.6 = getelementptr float, float* %ptr.8, i64 0
+  %elem.3 = load float, float* %elem.ptr.6
+  %sums.1 = load { float*, i64 }, { float*, i64 }* %sums.addr
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.2 = zext i32 %ctaid_x.1 to i64
+  %ptr.9 = extractvalue { float*, i64 } %sums.1, 0
+  %elem.ptr.7 = getelementptr float, float* %ptr.9, i64 %cast.2
+  store float %elem.3, float* %elem.ptr.7
+  br label %if.end.1
+if.end.1:
+  ret void
+}
+
 ; device fn `tree_sum` (tests/in/dynamic_shared.rs:42)
 define internal void @__cudajit_dev_tree_sum({ float*, i64 } %v, i64 %t, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -900,7 +1586,7 @@ if.then:
   %inbounds = icmp ult i64 %add, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %add, i64 %len.1)
   unreachable
 ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %add
@@ -912,7 +1598,7 @@ ok:
   %inbounds.1 = icmp ult i64 %t.3, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %t.3, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %t.3, i64 %len.2)
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %t.3
@@ -998,10 +1684,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, i64)* @half_block_sum, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, i64)* @half_block_sum__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `half_block_sum` at tests/in/dynamic_shared.rs:57:16: dynamic shared memory exhausted: `take` needs {0} bytes but the launch has {1} bytes (the `shared_bytes` of `launch!(k[grid, block, stream, shared_bytes](..))`)
 ; panic site 2 in `half_block_sum` at tests/in/dynamic_shared.rs:59:15: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `half_block_sum` at tests/in/dynamic_shared.rs:59:5: index out of bounds: the len is {1} but the index is {0}
@@ -1010,5 +1697,7 @@ exit:
 ; panic site 6 in `half_block_sum` at tests/in/dynamic_shared.rs:63:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 7 in `half_block_sum` at tests/in/dynamic_shared.rs:68:40: index out of bounds: the len is {1} but the index is {0}
 ; panic site 8 in `half_block_sum` at tests/in/dynamic_shared.rs:68:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 9 in `tree_sum` at tests/in/dynamic_shared.rs:46:21: index out of bounds: the len is {1} but the index is {0}
-; panic site 10 in `tree_sum` at tests/in/dynamic_shared.rs:46:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `half_block_sum` at tests/in/dynamic_shared.rs:63:18: index out of bounds: the len is {1} but the index is {0}
+; panic site 10 in `half_block_sum` at tests/in/dynamic_shared.rs:63:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 11 in `tree_sum` at tests/in/dynamic_shared.rs:46:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 12 in `tree_sum` at tests/in/dynamic_shared.rs:46:13: index out of bounds: the len is {1} but the index is {0}

@@ -1022,6 +1022,430 @@ run.join:
   ret void
 }
 
+; kernel `integers` (tests/in/numeric.rs:5)
+define void @integers__launch_proven(i8* noalias %a, i64 %a.len, i16* noalias %b, i64 %b.len, i32* noalias %c, i64 %c.len, i64* noalias %d, i64 %d.len, i32 %n, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { i8*, i64 }
+  %b.addr = alloca { i16*, i64 }
+  %c.addr = alloca { i32*, i64 }
+  %d.addr = alloca { i64*, i64 }
+  %n.addr = alloca i32
+  %i.addr = alloca i64
+  %x.addr = alloca i8
+  %y.addr = alloca i16
+  %z.addr = alloca i32
+  %w.addr = alloca i64
+  %pow.acc = alloca i8
+  %pow.base = alloca i8
+  %pow.exp = alloca i32
+  %pow.acc.1 = alloca i16
+  %pow.base.1 = alloca i16
+  %pow.exp.1 = alloca i32
+  %pow.acc.2 = alloca i32
+  %pow.base.2 = alloca i32
+  %pow.exp.2 = alloca i32
+  %pow.acc.3 = alloca i64
+  %pow.base.3 = alloca i64
+  %pow.exp.3 = alloca i32
+  %a.s = insertvalue { i8*, i64 } undef, i8* %a, 0
+  %a.s.1 = insertvalue { i8*, i64 } %a.s, i64 %a.len, 1
+  store { i8*, i64 } %a.s.1, { i8*, i64 }* %a.addr
+  %b.s = insertvalue { i16*, i64 } undef, i16* %b, 0
+  %b.s.1 = insertvalue { i16*, i64 } %b.s, i64 %b.len, 1
+  store { i16*, i64 } %b.s.1, { i16*, i64 }* %b.addr
+  %c.s = insertvalue { i32*, i64 } undef, i32* %c, 0
+  %c.s.1 = insertvalue { i32*, i64 } %c.s, i64 %c.len, 1
+  store { i32*, i64 } %c.s.1, { i32*, i64 }* %c.addr
+  %d.s = insertvalue { i64*, i64 } undef, i64* %d, 0
+  %d.s.1 = insertvalue { i64*, i64 } %d.s, i64 %d.len, 1
+  store { i64*, i64 } %d.s.1, { i64*, i64 }* %d.addr
+  store i32 %n, i32* %n.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %a.1 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { i8*, i64 } %a.1, 0
+  %elem.ptr = getelementptr i8, i8* %ptr, i64 %i
+  %elem = load i8, i8* %elem.ptr
+  store i8 %elem, i8* %x.addr
+  %x = load i8, i8* %x.addr
+  %ctpop = call i8 @llvm.ctpop.i8(i8 %x)
+  %zext = zext i8 %ctpop to i32
+  %cast = trunc i32 %zext to i8
+  %x.1 = load i8, i8* %x.addr
+  %n.1 = load i32, i32* %n.addr
+  %rot.n = and i32 %n.1, 7
+  %trunc = trunc i32 %rot.n to i8
+  %rot.back = sub i8 8, %trunc
+  %rot.back.1 = and i8 %rot.back, 7
+  %rot = shl i8 %x.1, %trunc
+  %rot.1 = lshr i8 %x.1, %rot.back.1
+  %rot.2 = or i8 %rot, %rot.1
+  %add = add i8 %cast, %rot.2
+  %x.2 = load i8, i8* %x.addr
+  %add.1 = add i8 %add, %x.2
+  %x.3 = load i8, i8* %x.addr
+  %bitreverse = call i8 @llvm.bitreverse.i8(i8 %x.3)
+  %add.2 = add i8 %add.1, %bitreverse
+  %a.2 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i8*, i64 } %a.2, 0
+  %elem.ptr.1 = getelementptr i8, i8* %ptr.1, i64 %i.1
+  store i8 %add.2, i8* %elem.ptr.1
+  %x.4 = load i8, i8* %x.addr
+  %n.2 = load i32, i32* %n.addr
+  store i8 1, i8* %pow.acc
+  store i8 %x.4, i8* %pow.base
+  store i32 %n.2, i32* %pow.exp
+  br label %pow.head
+pow.head:
+  %pow.e = load i32, i32* %pow.exp
+  %pow.finished = icmp eq i32 %pow.e, 0
+  br i1 %pow.finished, label %pow.done, label %pow.body
+pow.body:
+  %pow.a = load i8, i8* %pow.acc
+  %pow.b = load i8, i8* %pow.base
+  %pow.bit = and i32 %pow.e, 1
+  %pow.odd = icmp ne i32 %pow.bit, 0
+  %pow.times = mul i8 %pow.a, %pow.b
+  %pow.a.1 = select i1 %pow.odd, i8 %pow.times, i8 %pow.a
+  store i8 %pow.a.1, i8* %pow.acc
+  %pow.b.1 = mul i8 %pow.b, %pow.b
+  store i8 %pow.b.1, i8* %pow.base
+  %pow.e.1 = lshr i32 %pow.e, 1
+  store i32 %pow.e.1, i32* %pow.exp
+  br label %pow.head
+pow.done:
+  %pow = load i8, i8* %pow.acc
+  %x.5 = load i8, i8* %x.addr
+  %sat = add i8 %x.5, 7
+  %sat.over = icmp ult i8 %sat, %x.5
+  %sat.1 = select i1 %sat.over, i8 -1, i8 %sat
+  %add.3 = add i8 %pow, %sat.1
+  %x.6 = load i8, i8* %x.addr
+  %sat.2 = sub i8 %x.6, -56
+  %sat.under = icmp ult i8 %x.6, -56
+  %sat.3 = select i1 %sat.under, i8 0, i8 %sat.2
+  %add.4 = add i8 %add.3, %sat.3
+  %x.7 = load i8, i8* %x.addr
+  %clamp.ok = icmp ule i8 3, 9
+  %clamp.op = zext i8 3 to i64
+  %clamp.op.1 = zext i8 9 to i64
+  br i1 %clamp.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %clamp.op, i64 %clamp.op.1)
+  unreachable
+ok:
+  %clamp.below = icmp ult i8 %x.7, 3
+  %clamp = select i1 %clamp.below, i8 3, i8 %x.7
+  %clamp.above = icmp ugt i8 %clamp, 9
+  %clamp.1 = select i1 %clamp.above, i8 9, i8 %clamp
+  %add.5 = add i8 %add.4, %clamp.1
+  %a.3 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i8*, i64 } %a.3, 0
+  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %i.2
+  %old = load i8, i8* %elem.ptr.2
+  %add.6 = add i8 %old, %add.5
+  store i8 %add.6, i8* %elem.ptr.2
+  %b.1 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i16*, i64 } %b.1, 0
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.3
+  %elem.1 = load i16, i16* %elem.ptr.3
+  store i16 %elem.1, i16* %y.addr
+  %y = load i16, i16* %y.addr
+  %ctlz = call i16 @llvm.ctlz.i16(i16 %y, i1 false)
+  %zext.1 = zext i16 %ctlz to i32
+  %cast.1 = trunc i32 %zext.1 to i16
+  %y.1 = load i16, i16* %y.addr
+  %n.3 = load i32, i32* %n.addr
+  %rot.n.1 = and i32 %n.3, 15
+  %trunc.1 = trunc i32 %rot.n.1 to i16
+  %rot.back.2 = sub i16 16, %trunc.1
+  %rot.back.3 = and i16 %rot.back.2, 15
+  %rot.3 = lshr i16 %y.1, %trunc.1
+  %rot.4 = shl i16 %y.1, %rot.back.3
+  %rot.5 = or i16 %rot.3, %rot.4
+  %add.7 = add i16 %cast.1, %rot.5
+  %y.2 = load i16, i16* %y.addr
+  %bswap = call i16 @llvm.bswap.i16(i16 %y.2)
+  %add.8 = add i16 %add.7, %bswap
+  %y.3 = load i16, i16* %y.addr
+  %bitreverse.1 = call i16 @llvm.bitreverse.i16(i16 %y.3)
+  %add.9 = add i16 %add.8, %bitreverse.1
+  %b.2 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i16*, i64 } %b.2, 0
+  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.4
+  store i16 %add.9, i16* %elem.ptr.4
+  %y.4 = load i16, i16* %y.addr
+  %sat.4 = add i16 %y.4, -7
+  %sat.ar = xor i16 %y.4, %sat.4
+  %sat.br = xor i16 -7, %sat.4
+  %sat.both = and i16 %sat.ar, %sat.br
+  %sat.over.1 = icmp slt i16 %sat.both, 0
+  %sat.neg = icmp slt i16 %y.4, 0
+  %sat.limit = select i1 %sat.neg, i16 -32768, i16 32767
+  %sat.5 = select i1 %sat.over.1, i16 %sat.limit, i16 %sat.4
+  %y.5 = load i16, i16* %y.addr
+  %sat.6 = sub i16 %y.5, 300
+  %sat.ar.1 = xor i16 %y.5, %sat.6
+  %sat.ab = xor i16 %y.5, 300
+  %sat.both.1 = and i16 %sat.ar.1, %sat.ab
+  %sat.over.2 = icmp slt i16 %sat.both.1, 0
+  %sat.neg.1 = icmp slt i16 %y.5, 0
+  %sat.limit.1 = select i1 %sat.neg.1, i16 -32768, i16 32767
+  %sat.7 = select i1 %sat.over.2, i16 %sat.limit.1, i16 %sat.6
+  %add.10 = add i16 %sat.5, %sat.7
+  %y.6 = load i16, i16* %y.addr
+  %clamp.ok.1 = icmp sle i16 -5, 5
+  %clamp.op.2 = sext i16 -5 to i64
+  %clamp.op.3 = sext i16 5 to i64
+  br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.op.2, i64 %clamp.op.3)
+  unreachable
+ok.1:
+  %clamp.below.1 = icmp slt i16 %y.6, -5
+  %clamp.2 = select i1 %clamp.below.1, i16 -5, i16 %y.6
+  %clamp.above.1 = icmp sgt i16 %clamp.2, 5
+  %clamp.3 = select i1 %clamp.above.1, i16 5, i16 %clamp.2
+  %add.11 = add i16 %add.10, %clamp.3
+  %y.7 = load i16, i16* %y.addr
+  store i16 1, i16* %pow.acc.1
+  store i16 %y.7, i16* %pow.base.1
+  store i32 3, i32* %pow.exp.1
+  br label %pow.head.1
+pow.head.1:
+  %pow.e.2 = load i32, i32* %pow.exp.1
+  %pow.finished.1 = icmp eq i32 %pow.e.2, 0
+  br i1 %pow.finished.1, label %pow.done.1, label %pow.body.1
+pow.body.1:
+  %pow.a.2 = load i16, i16* %pow.acc.1
+  %pow.b.2 = load i16, i16* %pow.base.1
+  %pow.bit.1 = and i32 %pow.e.2, 1
+  %pow.odd.1 = icmp ne i32 %pow.bit.1, 0
+  %pow.times.1 = mul i16 %pow.a.2, %pow.b.2
+  %pow.a.3 = select i1 %pow.odd.1, i16 %pow.times.1, i16 %pow.a.2
+  store i16 %pow.a.3, i16* %pow.acc.1
+  %pow.b.3 = mul i16 %pow.b.2, %pow.b.2
+  store i16 %pow.b.3, i16* %pow.base.1
+  %pow.e.3 = lshr i32 %pow.e.2, 1
+  store i32 %pow.e.3, i32* %pow.exp.1
+  br label %pow.head.1
+pow.done.1:
+  %pow.1 = load i16, i16* %pow.acc.1
+  %add.12 = add i16 %add.11, %pow.1
+  %b.3 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %b.3, 0
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.5
+  %old.1 = load i16, i16* %elem.ptr.5
+  %add.13 = add i16 %old.1, %add.12
+  store i16 %add.13, i16* %elem.ptr.5
+  %c.1 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %c.1, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.6
+  %elem.2 = load i32, i32* %elem.ptr.6
+  store i32 %elem.2, i32* %z.addr
+  %z = load i32, i32* %z.addr
+  %cttz = call i32 @llvm.cttz.i32(i32 %z, i1 false)
+  %z.1 = load i32, i32* %z.addr
+  %n.4 = load i32, i32* %n.addr
+  %rot.n.2 = and i32 %n.4, 31
+  %rot.back.4 = sub i32 32, %rot.n.2
+  %rot.back.5 = and i32 %rot.back.4, 31
+  %rot.6 = shl i32 %z.1, %rot.n.2
+  %rot.7 = lshr i32 %z.1, %rot.back.5
+  %rot.8 = or i32 %rot.6, %rot.7
+  %add.14 = add i32 %cttz, %rot.8
+  %z.2 = load i32, i32* %z.addr
+  %bswap.1 = call i32 @llvm.bswap.i32(i32 %z.2)
+  %add.15 = add i32 %add.14, %bswap.1
+  %z.3 = load i32, i32* %z.addr
+  %bitreverse.2 = call i32 @llvm.bitreverse.i32(i32 %z.3)
+  %add.16 = add i32 %add.15, %bitreverse.2
+  %c.2 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i32*, i64 } %c.2, 0
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.7
+  store i32 %add.16, i32* %elem.ptr.7
+  %z.4 = load i32, i32* %z.addr
+  %z.5 = load i32, i32* %z.addr
+  %sat.8 = add i32 %z.4, %z.5
+  %sat.ar.2 = xor i32 %z.4, %sat.8
+  %sat.br.1 = xor i32 %z.5, %sat.8
+  %sat.both.2 = and i32 %sat.ar.2, %sat.br.1
+  %sat.over.3 = icmp slt i32 %sat.both.2, 0
+  %sat.neg.2 = icmp slt i32 %z.4, 0
+  %sat.limit.2 = select i1 %sat.neg.2, i32 -2147483648, i32 2147483647
+  %sat.9 = select i1 %sat.over.3, i32 %sat.limit.2, i32 %sat.8
+  %z.6 = load i32, i32* %z.addr
+  %z.7 = load i32, i32* %z.addr
+  %neg = sub i32 0, %z.7
+  %sat.10 = sub i32 %z.6, %neg
+  %sat.ar.3 = xor i32 %z.6, %sat.10
+  %sat.ab.1 = xor i32 %z.6, %neg
+  %sat.both.3 = and i32 %sat.ar.3, %sat.ab.1
+  %sat.over.4 = icmp slt i32 %sat.both.3, 0
+  %sat.neg.3 = icmp slt i32 %z.6, 0
+  %sat.limit.3 = select i1 %sat.neg.3, i32 -2147483648, i32 2147483647
+  %sat.11 = select i1 %sat.over.4, i32 %sat.limit.3, i32 %sat.10
+  %add.17 = add i32 %sat.9, %sat.11
+  %z.8 = load i32, i32* %z.addr
+  %mulhi = call i32 @__nv_mulhi(i32 %z.8, i32 77)
+  %add.18 = add i32 %add.17, %mulhi
+  %z.9 = load i32, i32* %z.addr
+  %n.5 = load i32, i32* %n.addr
+  store i32 1, i32* %pow.acc.2
+  store i32 %z.9, i32* %pow.base.2
+  store i32 %n.5, i32* %pow.exp.2
+  br label %pow.head.2
+pow.head.2:
+  %pow.e.4 = load i32, i32* %pow.exp.2
+  %pow.finished.2 = icmp eq i32 %pow.e.4, 0
+  br i1 %pow.finished.2, label %pow.done.2, label %pow.body.2
+pow.body.2:
+  %pow.a.4 = load i32, i32* %pow.acc.2
+  %pow.b.4 = load i32, i32* %pow.base.2
+  %pow.bit.2 = and i32 %pow.e.4, 1
+  %pow.odd.2 = icmp ne i32 %pow.bit.2, 0
+  %pow.times.2 = mul i32 %pow.a.4, %pow.b.4
+  %pow.a.5 = select i1 %pow.odd.2, i32 %pow.times.2, i32 %pow.a.4
+  store i32 %pow.a.5, i32* %pow.acc.2
+  %pow.b.5 = mul i32 %pow.b.4, %pow.b.4
+  store i32 %pow.b.5, i32* %pow.base.2
+  %pow.e.5 = lshr i32 %pow.e.4, 1
+  store i32 %pow.e.5, i32* %pow.exp.2
+  br label %pow.head.2
+pow.done.2:
+  %pow.2 = load i32, i32* %pow.acc.2
+  %add.19 = add i32 %add.18, %pow.2
+  %c.3 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { i32*, i64 } %c.3, 0
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.8
+  %old.2 = load i32, i32* %elem.ptr.8
+  %add.20 = add i32 %old.2, %add.19
+  store i32 %add.20, i32* %elem.ptr.8
+  %d.1 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i64*, i64 } %d.1, 0
+  %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.9
+  %elem.3 = load i64, i64* %elem.ptr.9
+  store i64 %elem.3, i64* %w.addr
+  %w = load i64, i64* %w.addr
+  %ctpop.1 = call i64 @llvm.ctpop.i64(i64 %w)
+  %trunc.2 = trunc i64 %ctpop.1 to i32
+  %cast.2 = zext i32 %trunc.2 to i64
+  %w.1 = load i64, i64* %w.addr
+  %ctlz.1 = call i64 @llvm.ctlz.i64(i64 %w.1, i1 false)
+  %trunc.3 = trunc i64 %ctlz.1 to i32
+  %cast.3 = zext i32 %trunc.3 to i64
+  %add.21 = add i64 %cast.2, %cast.3
+  %w.2 = load i64, i64* %w.addr
+  %cttz.1 = call i64 @llvm.cttz.i64(i64 %w.2, i1 false)
+  %trunc.4 = trunc i64 %cttz.1 to i32
+  %cast.4 = zext i32 %trunc.4 to i64
+  %add.22 = add i64 %add.21, %cast.4
+  %d.2 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { i64*, i64 } %d.2, 0
+  %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.10
+  store i64 %add.22, i64* %elem.ptr.10
+  %w.3 = load i64, i64* %w.addr
+  %n.6 = load i32, i32* %n.addr
+  %rot.n.3 = and i32 %n.6, 63
+  %zext.2 = zext i32 %rot.n.3 to i64
+  %rot.back.6 = sub i64 64, %zext.2
+  %rot.back.7 = and i64 %rot.back.6, 63
+  %rot.9 = lshr i64 %w.3, %zext.2
+  %rot.10 = shl i64 %w.3, %rot.back.7
+  %rot.11 = or i64 %rot.9, %rot.10
+  %w.4 = load i64, i64* %w.addr
+  %bswap.2 = call i64 @llvm.bswap.i64(i64 %w.4)
+  %add.23 = add i64 %rot.11, %bswap.2
+  %w.5 = load i64, i64* %w.addr
+  %bitreverse.3 = call i64 @llvm.bitreverse.i64(i64 %w.5)
+  %add.24 = add i64 %add.23, %bitreverse.3
+  %w.6 = load i64, i64* %w.addr
+  %w.7 = load i64, i64* %w.addr
+  %mulhi.1 = call i64 @__nv_umul64hi(i64 %w.6, i64 %w.7)
+  %add.25 = add i64 %add.24, %mulhi.1
+  %d.3 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { i64*, i64 } %d.3, 0
+  %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.11
+  %old.3 = load i64, i64* %elem.ptr.11
+  %add.26 = add i64 %old.3, %add.25
+  store i64 %add.26, i64* %elem.ptr.11
+  %w.8 = load i64, i64* %w.addr
+  %w.9 = load i64, i64* %w.addr
+  %sat.12 = add i64 %w.8, %w.9
+  %sat.over.5 = icmp ult i64 %sat.12, %w.8
+  %sat.13 = select i1 %sat.over.5, i64 -1, i64 %sat.12
+  %w.10 = load i64, i64* %w.addr
+  %sat.14 = sub i64 %w.10, 9
+  %sat.under.1 = icmp ult i64 %w.10, 9
+  %sat.15 = select i1 %sat.under.1, i64 0, i64 %sat.14
+  %add.27 = add i64 %sat.13, %sat.15
+  %w.11 = load i64, i64* %w.addr
+  %clamp.ok.2 = icmp ule i64 10, 1000
+  br i1 %clamp.ok.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 10, i64 1000)
+  unreachable
+ok.2:
+  %clamp.below.2 = icmp ult i64 %w.11, 10
+  %clamp.4 = select i1 %clamp.below.2, i64 10, i64 %w.11
+  %clamp.above.2 = icmp ugt i64 %clamp.4, 1000
+  %clamp.5 = select i1 %clamp.above.2, i64 1000, i64 %clamp.4
+  %add.28 = add i64 %add.27, %clamp.5
+  %w.12 = load i64, i64* %w.addr
+  %n.7 = load i32, i32* %n.addr
+  store i64 1, i64* %pow.acc.3
+  store i64 %w.12, i64* %pow.base.3
+  store i32 %n.7, i32* %pow.exp.3
+  br label %pow.head.3
+pow.head.3:
+  %pow.e.6 = load i32, i32* %pow.exp.3
+  %pow.finished.3 = icmp eq i32 %pow.e.6, 0
+  br i1 %pow.finished.3, label %pow.done.3, label %pow.body.3
+pow.body.3:
+  %pow.a.6 = load i64, i64* %pow.acc.3
+  %pow.b.6 = load i64, i64* %pow.base.3
+  %pow.bit.3 = and i32 %pow.e.6, 1
+  %pow.odd.3 = icmp ne i32 %pow.bit.3, 0
+  %pow.times.3 = mul i64 %pow.a.6, %pow.b.6
+  %pow.a.7 = select i1 %pow.odd.3, i64 %pow.times.3, i64 %pow.a.6
+  store i64 %pow.a.7, i64* %pow.acc.3
+  %pow.b.7 = mul i64 %pow.b.6, %pow.b.6
+  store i64 %pow.b.7, i64* %pow.base.3
+  %pow.e.7 = lshr i32 %pow.e.6, 1
+  store i32 %pow.e.7, i32* %pow.exp.3
+  br label %pow.head.3
+pow.done.3:
+  %pow.3 = load i64, i64* %pow.acc.3
+  %add.29 = add i64 %add.28, %pow.3
+  %d.4 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { i64*, i64 } %d.4, 0
+  %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.12
+  %old.4 = load i64, i64* %elem.ptr.12
+  %add.30 = add i64 %old.4, %add.29
+  store i64 %add.30, i64* %elem.ptr.12
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -1090,10 +1514,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32, i64)* @integers, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i8*, i64, i16*, i64, i32*, i64, i64*, i64, i32, i64)* @integers__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `integers` at tests/in/numeric.rs:9:70: min > max. min = {0}, max = {1}
 ; panic site 2 in `integers` at tests/in/numeric.rs:12:60: min > max. min = {0:i64}, max = {1:i64}
 ; panic site 3 in `integers` at tests/in/numeric.rs:19:57: min > max. min = {0}, max = {1}
@@ -1568,6 +1993,177 @@ run.join:
   ret void
 }
 
+; kernel `floats` (tests/in/numeric.rs:23)
+define void @floats__launch_proven(float* noalias %x, i64 %x.len, double* noalias %y, i64 %y.len, i32* noalias %bits, i64 %bits.len, i64* noalias %wide, i64 %wide.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %y.addr = alloca { double*, i64 }
+  %bits.addr = alloca { i32*, i64 }
+  %wide.addr = alloca { i64*, i64 }
+  %i.addr = alloca i64
+  %a.addr = alloca float
+  %s.addr = alloca float
+  %b.addr = alloca double
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %y.s = insertvalue { double*, i64 } undef, double* %y, 0
+  %y.s.1 = insertvalue { double*, i64 } %y.s, i64 %y.len, 1
+  store { double*, i64 } %y.s.1, { double*, i64 }* %y.addr
+  %bits.s = insertvalue { i32*, i64 } undef, i32* %bits, 0
+  %bits.s.1 = insertvalue { i32*, i64 } %bits.s, i64 %bits.len, 1
+  store { i32*, i64 } %bits.s.1, { i32*, i64 }* %bits.addr
+  %wide.s = insertvalue { i64*, i64 } undef, i64* %wide, 0
+  %wide.s.1 = insertvalue { i64*, i64 } %wide.s, i64 %wide.len, 1
+  store { i64*, i64 } %wide.s.1, { i64*, i64 }* %wide.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
+  %elem = load float, float* %elem.ptr
+  store float %elem, float* %a.addr
+  %a = load float, float* %a.addr
+  %trunc = call float @__nv_truncf(float %a)
+  %fract = fsub float %a, %trunc
+  %a.1 = load float, float* %a.addr
+  %clamp.ok = fcmp ole float 0xBFF0000000000000, 0x3FF0000000000000
+  %clamp.bits = bitcast float 0xBFF0000000000000 to i32
+  %zext = zext i32 %clamp.bits to i64
+  %clamp.bits.1 = bitcast float 0x3FF0000000000000 to i32
+  %zext.1 = zext i32 %clamp.bits.1 to i64
+  br i1 %clamp.ok, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %zext, i64 %zext.1)
+  unreachable
+ok:
+  %clamp.below = fcmp olt float %a.1, 0xBFF0000000000000
+  %clamp = select i1 %clamp.below, float 0xBFF0000000000000, float %a.1
+  %clamp.above = fcmp ogt float %clamp, 0x3FF0000000000000
+  %clamp.1 = select i1 %clamp.above, float 0x3FF0000000000000, float %clamp
+  %add = fadd float %fract, %clamp.1
+  %a.2 = load float, float* %a.addr
+  %rsqrt = call float @__nv_rsqrtf(float %a.2)
+  %add.1 = fadd float %add, %rsqrt
+  %a.3 = load float, float* %a.addr
+  %fast_sin = call float @__nv_fast_sinf(float %a.3)
+  %add.2 = fadd float %add.1, %fast_sin
+  %a.4 = load float, float* %a.addr
+  %fast_cos = call float @__nv_fast_cosf(float %a.4)
+  %add.3 = fadd float %add.2, %fast_cos
+  store float %add.3, float* %s.addr
+  %a.5 = load float, float* %a.addr
+  %fast_exp = call float @__nv_fast_expf(float %a.5)
+  %a.6 = load float, float* %a.addr
+  %fast_log = call float @__nv_fast_logf(float %a.6)
+  %add.4 = fadd float %fast_exp, %fast_log
+  %a.7 = load float, float* %a.addr
+  %fast_pow = call float @__nv_fast_powf(float %a.7, float 0x4004000000000000)
+  %add.5 = fadd float %add.4, %fast_pow
+  %a.8 = load float, float* %a.addr
+  %fast_fdivide = call float @__nv_fast_fdividef(float %a.8, float 0x4008000000000000)
+  %add.6 = fadd float %add.5, %fast_fdivide
+  %old = load float, float* %s.addr
+  %add.7 = fadd float %old, %add.6
+  store float %add.7, float* %s.addr
+  %bits.1 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %bits.1, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
+  %elem.1 = load i32, i32* %elem.ptr.1
+  %frombits = bitcast i32 %elem.1 to float
+  %a.9 = load float, float* %a.addr
+  %isnan = fcmp uno float %a.9, %a.9
+  %cast = zext i1 %isnan to i32
+  %cast.1 = uitofp i32 %cast to float
+  %add.8 = fadd float %frombits, %cast.1
+  %a.10 = load float, float* %a.addr
+  %abs = call float @__nv_fabsf(float %a.10)
+  %isfinite = fcmp olt float %abs, 0x7FF0000000000000
+  %cast.2 = zext i1 %isfinite to i32
+  %cast.3 = uitofp i32 %cast.2 to float
+  %add.9 = fadd float %add.8, %cast.3
+  %old.1 = load float, float* %s.addr
+  %add.10 = fadd float %old.1, %add.9
+  store float %add.10, float* %s.addr
+  %s = load float, float* %s.addr
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
+  store float %s, float* %elem.ptr.2
+  %a.11 = load float, float* %a.addr
+  %tobits = bitcast float %a.11 to i32
+  %bits.2 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %bits.2, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.3
+  store i32 %tobits, i32* %elem.ptr.3
+  %y.1 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %y.1, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.4
+  %elem.2 = load double, double* %elem.ptr.4
+  store double %elem.2, double* %b.addr
+  %b = load double, double* %b.addr
+  %trunc.1 = call double @__nv_trunc(double %b)
+  %fract.1 = fsub double %b, %trunc.1
+  %b.1 = load double, double* %b.addr
+  %clamp.ok.1 = fcmp ole double 0xC000000000000000, 0x4000000000000000
+  %clamp.bits.2 = bitcast double 0xC000000000000000 to i64
+  %clamp.bits.3 = bitcast double 0x4000000000000000 to i64
+  br i1 %clamp.ok.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %clamp.bits.2, i64 %clamp.bits.3)
+  unreachable
+ok.1:
+  %clamp.below.1 = fcmp olt double %b.1, 0xC000000000000000
+  %clamp.2 = select i1 %clamp.below.1, double 0xC000000000000000, double %b.1
+  %clamp.above.1 = fcmp ogt double %clamp.2, 0x4000000000000000
+  %clamp.3 = select i1 %clamp.above.1, double 0x4000000000000000, double %clamp.2
+  %add.11 = fadd double %fract.1, %clamp.3
+  %b.2 = load double, double* %b.addr
+  %rsqrt.1 = call double @__nv_rsqrt(double %b.2)
+  %add.12 = fadd double %add.11, %rsqrt.1
+  %wide.1 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i64*, i64 } %wide.1, 0
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.5
+  %elem.3 = load i64, i64* %elem.ptr.5
+  %frombits.1 = bitcast i64 %elem.3 to double
+  %add.13 = fadd double %add.12, %frombits.1
+  %y.2 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { double*, i64 } %y.2, 0
+  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.6
+  store double %add.13, double* %elem.ptr.6
+  %b.3 = load double, double* %b.addr
+  %tobits.1 = bitcast double %b.3 to i64
+  %b.4 = load double, double* %b.addr
+  %isnan.1 = fcmp uno double %b.4, %b.4
+  %cast.4 = zext i1 %isnan.1 to i64
+  %add.14 = add i64 %tobits.1, %cast.4
+  %b.5 = load double, double* %b.addr
+  %abs.1 = call double @__nv_fabs(double %b.5)
+  %isfinite.1 = fcmp olt double %abs.1, 0x7FF0000000000000
+  %cast.5 = zext i1 %isfinite.1 to i64
+  %add.15 = add i64 %add.14, %cast.5
+  %wide.2 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i64*, i64 } %wide.2, 0
+  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.7
+  store i64 %add.15, i64* %elem.ptr.7
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -1636,10 +2232,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64, i64)* @floats, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, double*, i64, i32*, i64, i64*, i64, i64)* @floats__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `floats` at tests/in/numeric.rs:26:29: min > max, or either was NaN. min = {0:f32}, max = {1:f32}
 ; panic site 2 in `floats` at tests/in/numeric.rs:32:24: min > max, or either was NaN. min = {0:f64}, max = {1:f64}
 ; panic site 3 in `floats` at tests/in/numeric.rs:25:13: index out of bounds: the len is {1} but the index is {0}

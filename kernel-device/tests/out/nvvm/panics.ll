@@ -258,6 +258,104 @@ run.join:
   ret void
 }
 
+; kernel `panics` (tests/in/panics.rs:5)
+define void @panics__launch_proven(i32* noalias %a, i64 %a.len, i32* noalias %out, i64 %out.len, i32 %d, i32 %u, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { i32*, i64 }
+  %out.addr = alloca { i32*, i64 }
+  %d.addr = alloca i32
+  %u.addr = alloca i32
+  %i.addr = alloca i64
+  %x.addr = alloca i32
+  %a.s = insertvalue { i32*, i64 } undef, i32* %a, 0
+  %a.s.1 = insertvalue { i32*, i64 } %a.s, i64 %a.len, 1
+  store { i32*, i64 } %a.s.1, { i32*, i64 }* %a.addr
+  %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
+  %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
+  store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
+  store i32 %d, i32* %d.addr
+  store i32 %u, i32* %u.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %a.1 = load { i32*, i64 }, { i32*, i64 }* %a.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %a.1, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i
+  %elem = load i32, i32* %elem.ptr
+  store i32 %elem, i32* %x.addr
+  %x = load i32, i32* %x.addr
+  %d.1 = load i32, i32* %d.addr
+  %nonzero = icmp ne i32 %d.1, 0
+  br i1 %nonzero, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
+  unreachable
+ok:
+  %ismin = icmp eq i32 %x, -2147483648
+  %isneg1 = icmp eq i32 %d.1, -1
+  %overflow = and i1 %ismin, %isneg1
+  %nooverflow = xor i1 %overflow, true
+  br i1 %nooverflow, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 0)
+  unreachable
+ok.1:
+  %div = sdiv i32 %x, %d.1
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.1, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.1
+  store i32 %div, i32* %elem.ptr.1
+  %x.1 = load i32, i32* %x.addr
+  %d.2 = load i32, i32* %d.addr
+  %nonzero.1 = icmp ne i32 %d.2, 0
+  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 0, i64 0)
+  unreachable
+ok.2:
+  %ismin.1 = icmp eq i32 %x.1, -2147483648
+  %isneg1.1 = icmp eq i32 %d.2, -1
+  %overflow.1 = and i1 %ismin.1, %isneg1.1
+  %nooverflow.1 = xor i1 %overflow.1, true
+  br i1 %nooverflow.1, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 0, i64 0)
+  unreachable
+ok.3:
+  %rem = srem i32 %x.1, %d.2
+  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.2 = load i64, i64* %i.addr
+  %add = add i64 %i.2, 1
+  %ptr.2 = extractvalue { i32*, i64 } %out.2, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add
+  store i32 %rem, i32* %elem.ptr.2
+  %u.1 = load i32, i32* %u.addr
+  %u.2 = load i32, i32* %u.addr
+  %sub = sub i32 %u.2, 1
+  %nonzero.2 = icmp ne i32 %sub, 0
+  br i1 %nonzero.2, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 0)
+  unreachable
+ok.4:
+  %div.1 = udiv i32 %u.1, %sub
+  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.3 = load i64, i64* %i.addr
+  %add.1 = add i64 %i.3, 2
+  %ptr.3 = extractvalue { i32*, i64 } %out.3, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.1
+  store i32 %div.1, i32* %elem.ptr.3
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -326,10 +424,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i32*, i64, i32*, i64, i32, i32, i64)* @panics, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i32*, i64, i32*, i64, i32, i32, i64)* @panics__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `panics` at tests/in/panics.rs:8:14: attempt to divide by zero
 ; panic site 2 in `panics` at tests/in/panics.rs:8:14: attempt to divide with overflow
 ; panic site 3 in `panics` at tests/in/panics.rs:9:18: attempt to calculate the remainder with a divisor of zero

@@ -137,6 +137,95 @@ if.end.1:
   ret void
 }
 
+; kernel `block_sum` (tests/in/shared.rs:20)
+define void @block_sum__launch_proven(float* noalias %x, i64 %x.len, float* noalias %partial, i64 %partial.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { float*, i64 }
+  %partial.addr = alloca { float*, i64 }
+  %cache.addr = alloca [256 x float] addrspace(3)*
+  %tid.addr = alloca i64
+  %i.addr = alloca i64
+  %if.result = alloca float
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %partial.s = insertvalue { float*, i64 } undef, float* %partial, 0
+  %partial.s.1 = insertvalue { float*, i64 } %partial.s, i64 %partial.len, 1
+  store { float*, i64 } %partial.s.1, { float*, i64 }* %partial.addr
+  store [256 x float] addrspace(3)* @__cudajit_shared_block_sum_0, [256 x float] addrspace(3)** %cache.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast = zext i32 %tid_x to i64
+  store i64 %cast, i64* %tid.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x.1 to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %len = extractvalue { float*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.else
+if.then:
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %len.1 = extractvalue { float*, i64 } %x.2, 1
+  %inbounds = icmp ult i64 %i.1, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  store float %elem, float* %if.result
+  br label %if.end
+if.else:
+  store float 0x0000000000000000, float* %if.result
+  br label %if.end
+if.end:
+  %result = load float, float* %if.result
+  %cache = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
+  %tid = load i64, i64* %tid.addr
+  %inbounds.1 = icmp ult i64 %tid, 256
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %tid, i64 256)
+  unreachable
+ok.1:
+  %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache, i64 0, i64 %tid
+  store float %result, float addrspace(3)* %elem.ptr.1
+  call void @llvm.nvvm.barrier0()
+  %cache.1 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
+  %first = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.1, i64 0, i64 0
+  %generic = addrspacecast float addrspace(3)* %first to float*
+  %slice = insertvalue { float*, i64 } undef, float* %generic, 0
+  %slice.1 = insertvalue { float*, i64 } %slice, i64 256, 1
+  %tid.1 = load i64, i64* %tid.addr
+  call void @__cudajit_dev_tree_sum({ float*, i64 } %slice.1, i64 %tid.1, i64 %__cudajit.panic.record)
+  %tid.2 = load i64, i64* %tid.addr
+  %cmp.1 = icmp eq i64 %tid.2, 0
+  br i1 %cmp.1, label %if.then.1, label %if.end.1
+if.then.1:
+  %cache.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
+  %elem.ptr.2 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache.2, i64 0, i64 0
+  %elem.1 = load float, float addrspace(3)* %elem.ptr.2
+  %partial.1 = load { float*, i64 }, { float*, i64 }* %partial.addr
+  %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %cast.1 = zext i32 %ctaid_x.1 to i64
+  %ptr.1 = extractvalue { float*, i64 } %partial.1, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %cast.1
+  store float %elem.1, float* %elem.ptr.3
+  br label %if.end.1
+if.end.1:
+  ret void
+}
+
 ; device fn `tree_sum` (tests/in/shared.rs:8)
 define internal void @__cudajit_dev_tree_sum({ float*, i64 } %s, i64 %tid, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -267,10 +356,11 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, i64)* @block_sum, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, i64)* @block_sum__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `block_sum` at tests/in/shared.rs:24:35: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `block_sum` at tests/in/shared.rs:24:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `block_sum` at tests/in/shared.rs:28:9: index out of bounds: the len is {1} but the index is {0}
@@ -696,6 +786,62 @@ ok:
   ret void
 }
 
+; kernel `rows` (tests/in/shared.rs:59)
+define void @rows__launch_proven(i32* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %out.addr = alloca { i32*, i64 }
+  %grid2.addr = alloca [2 x [4 x i32]] addrspace(3)*
+  %t.addr = alloca i64
+  %row.addr = alloca [4 x i32] addrspace(3)*
+  %first.addr = alloca [4 x i32] addrspace(3)*
+  %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
+  %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
+  store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast = zext i32 %tid_x to i64
+  store i64 %cast, i64* %t.addr
+  store [2 x [4 x i32]] addrspace(3)* @__cudajit_shared_rows_0, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %cast.1 = zext i32 %tid_x.1 to i64
+  store i64 %cast.1, i64* %t.addr
+  %t = load i64, i64* %t.addr
+  %cast.2 = trunc i64 %t to i32
+  %grid2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %t.1 = load i64, i64* %t.addr
+  %rem = urem i64 %t.1, 2
+  %elem.ptr = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2, i64 0, i64 %rem
+  %t.2 = load i64, i64* %t.addr
+  %rem.1 = urem i64 %t.2, 4
+  %elem.ptr.1 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %elem.ptr, i64 0, i64 %rem.1
+  store i32 %cast.2, i32 addrspace(3)* %elem.ptr.1
+  %grid2.1 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %elem.ptr.2 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.1, i64 0, i64 1
+  store [4 x i32] addrspace(3)* %elem.ptr.2, [4 x i32] addrspace(3)** %row.addr
+  %row = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %row.addr
+  %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %row, i64 0, i64 0
+  store i32 7, i32 addrspace(3)* %elem.ptr.3
+  %grid2.2 = load [2 x [4 x i32]] addrspace(3)*, [2 x [4 x i32]] addrspace(3)** %grid2.addr
+  %elem.ptr.4 = getelementptr inbounds [2 x [4 x i32]], [2 x [4 x i32]] addrspace(3)* %grid2.2, i64 0, i64 0
+  store [4 x i32] addrspace(3)* %elem.ptr.4, [4 x i32] addrspace(3)** %first.addr
+  %t.3 = load i64, i64* %t.addr
+  %cast.3 = trunc i64 %t.3 to i32
+  %call = call i32 @__cudajit_dev_scratch_row(i32 %cast.3, i64 %__cudajit.panic.record)
+  %first = load [4 x i32] addrspace(3)*, [4 x i32] addrspace(3)** %first.addr
+  %t.4 = load i64, i64* %t.addr
+  %rem.2 = urem i64 %t.4, 4
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(3)* %first, i64 0, i64 %rem.2
+  %elem = load i32, i32 addrspace(3)* %elem.ptr.5
+  %add = add i32 %call, %elem
+  %cast.4 = trunc i64 4 to i32
+  %add.1 = add i32 %add, %cast.4
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %t.5 = load i64, i64* %t.addr
+  %ptr = extractvalue { i32*, i64 } %out.1, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr, i64 %t.5
+  store i32 %add.1, i32* %elem.ptr.6
+  ret void
+}
+
 ; device fn `scratch_row` (tests/in/shared.rs:51)
 define internal i32 @__cudajit_dev_scratch_row(i32 %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -791,9 +937,10 @@ exit:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i32*, i64, i64)* @rows, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i32*, i64, i64)* @rows__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `rows` at tests/in/shared.rs:66:5: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `scratch_row` at tests/in/shared.rs:53:5: index out of bounds: the len is {1} but the index is {0}

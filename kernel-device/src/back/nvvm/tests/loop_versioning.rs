@@ -2,7 +2,7 @@
 //! guard before them, what their fast copy still checks, and when the guard is one
 //! value for the whole block.
 
-use super::versioning::{first_fast_copy, write_kernel, PANIC_CALL};
+use super::versioning::{definition, first_fast_copy, write_kernel, PANIC_CALL};
 
 /// The text of the first versioned loop's fast copy.
 fn fast_loop(text: &str) -> &str {
@@ -51,10 +51,11 @@ fn a_prefetching_tile_loop_checks_nothing_inside_and_votes_per_block() {
         t.contains(BLOCK_VOTE),
         "a barrier in the loop: one guard per block:\n{t}"
     );
+    let kernel = definition(t, "k");
     assert_eq!(
-        t.matches("call void @llvm.nvvm.barrier0()").count(),
+        kernel.matches("call void @llvm.nvvm.barrier0()").count(),
         4,
-        "{t}"
+        "{kernel}"
     );
 }
 

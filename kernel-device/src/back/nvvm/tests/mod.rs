@@ -15,6 +15,7 @@ macro_rules! skip {
 }
 
 mod flow;
+mod launch_proof;
 mod loop_versioning;
 mod loops;
 mod ops;

@@ -1,0 +1,132 @@
+//! Launch-proven checks (`launch_proof`): which indices a launch bounds, the copy the
+//! writer adds without their checks, and the conditions the host evaluates.
+
+use super::versioning::{definition, write_kernel, PANIC_CALL};
+use crate::back::nvvm::launch_proof::{Bound, LaunchCondition};
+use crate::ir::Axis;
+
+const BLOCK: [u32; 3] = [256, 1, 1];
+
+#[test]
+fn a_grid_index_through_a_barrier_is_proven_by_the_launch() {
+    let out = write_kernel(
+        "fn k(x: &[u32], out: &mut [u32]) {
+            let i = grid(1);
+            let v = x[i];
+            sync_threads();
+            out[i] = v + 1;
+        }",
+    );
+    let [proof] = out.launch_proofs.as_slice() else {
+        panic!("one copy: {:?}", out.launch_proofs);
+    };
+    assert_eq!(proof.symbol, "k__launch_proven");
+    assert_eq!(
+        proof.conditions.iter().map(|c| c.param).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    for c in &proof.conditions {
+        // 4 blocks of 256: the largest index is 1023.
+        assert_eq!(c.max_index.eval([4, 1, 1], BLOCK), Some(1023));
+        assert!(c.holds([4, 1, 1], BLOCK, 1024));
+        assert!(!c.holds([4, 1, 1], BLOCK, 1023));
+        assert!(!c.holds([5, 1, 1], BLOCK, 1024));
+    }
+    assert_eq!(definition(&out.text, "k").matches(PANIC_CALL).count(), 2);
+    let copy = definition(&out.text, "k__launch_proven");
+    assert!(!copy.contains(PANIC_CALL), "{copy}");
+    assert_eq!(copy.matches("@llvm.nvvm.barrier0()").count(), 1, "{copy}");
+    assert!(
+        out.text.contains("@k__launch_proven, !\"kernel\", i32 1}"),
+        "the copy is a kernel too"
+    );
+}
+
+#[test]
+fn indices_that_read_memory_or_parameters_stay_checked_in_the_copy() {
+    let out = write_kernel(
+        "fn k(idx: &[u32], out: &mut [f32], n: usize) {
+            let i = grid(1);
+            let j = idx[i] as usize;
+            out[j] = 1.0;
+            out[i + n] = 2.0;
+        }",
+    );
+    let [proof] = out.launch_proofs.as_slice() else {
+        panic!("one copy: {:?}", out.launch_proofs);
+    };
+    assert_eq!(proof.conditions.len(), 1, "{:?}", proof.conditions);
+    assert_eq!(proof.conditions[0].param, 0);
+    let copy = definition(&out.text, "k__launch_proven");
+    assert_eq!(copy.matches(PANIC_CALL).count(), 2, "{copy}");
+}
+
+#[test]
+fn a_kernel_without_grid_bounded_indices_gets_no_copy() {
+    let out = write_kernel(
+        "fn k(x: &[f32], out: &mut [f32], n: usize) {
+            for i in 0..n {
+                out[i] = x[i];
+            }
+        }",
+    );
+    assert!(out.launch_proofs.is_empty(), "{:?}", out.launch_proofs);
+    assert!(!out.text.contains("__launch_proven"));
+}
+
+#[test]
+fn arithmetic_that_could_wrap_at_the_launch_is_not_proven() {
+    let out = write_kernel(
+        "fn k(out: &mut [f32]) {
+            let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+            for k in 0..4 {
+                out[4 * t + k] = 1.0;
+            }
+        }",
+    );
+    let [proof] = out.launch_proofs.as_slice() else {
+        panic!("one copy: {:?}", out.launch_proofs);
+    };
+    let [LaunchCondition { max_index, .. }] = proof.conditions.as_slice() else {
+        panic!("{:?}", proof.conditions);
+    };
+    assert_eq!(max_index.eval([8, 1, 1], [32, 1, 1]), Some(4 * 255 + 3));
+    // 2^22 blocks of 1024 threads fill u32's range; one more block passes it, and
+    // `block_idx * block_dim + thread_idx` wraps.
+    let top = u64::from(u32::MAX);
+    assert_eq!(
+        max_index.eval([1 << 22, 1, 1], [1024, 1, 1]),
+        Some(4 * top + 3)
+    );
+    assert_eq!(max_index.eval([(1 << 22) + 1, 1, 1], [1024, 1, 1]), None);
+}
+
+#[test]
+fn bounds_evaluate_without_overflow_or_panic() {
+    let big = Bound::Product(
+        Box::new(Bound::GridDim(Axis::X)),
+        Box::new(Bound::Const(u64::MAX)),
+    );
+    assert_eq!(big.eval([2, 1, 1], BLOCK), None);
+    let below_zero = Bound::Minus(Box::new(Bound::GridDim(Axis::Y)), 2);
+    assert_eq!(below_zero.eval([1, 1, 1], BLOCK), None);
+    let shifted = Bound::ShiftRight(Box::new(Bound::BlockDim(Axis::X)), 70);
+    assert_eq!(shifted.eval([1, 1, 1], BLOCK), None);
+    let capped = Bound::Min(Box::new(Bound::BlockDim(Axis::X)), 31);
+    assert_eq!(capped.eval([1, 1, 1], BLOCK), Some(31));
+}
+
+#[test]
+fn an_index_the_kernel_guards_itself_gets_no_copy() {
+    // `if i < n`: the grid overshoots the data, so its launches would not prove `x[i]`.
+    let out = write_kernel(
+        "fn k(a: &[f32], b: &[f32], c: &mut [f32]) {
+            let i = grid(1);
+            if i < c.len() {
+                let j = i;
+                c[j] = a[i] + b[i];
+            }
+        }",
+    );
+    assert!(out.launch_proofs.is_empty(), "{:?}", out.launch_proofs);
+}

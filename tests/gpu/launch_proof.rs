@@ -1,0 +1,116 @@
+//! Bounds checks a launch proves (the NVVM backend writes a kernel whose indices are
+//! bounded by its grid a second time without those checks, and the host launches that
+//! copy when the grid and the slices' lengths prove them): a launch that proves them
+//! computes what the checked kernel computes, and one that does not (a slice shorter
+//! than the grid, a larger grid) panics exactly as the checked kernel does. On the
+//! simulator, which checks in place, the same tests are the reference behaviour.
+
+use super::common;
+use cudajit::prelude::*;
+
+/// One value per thread, through a barrier (the block scan's shape): `x[i]` and
+/// `out[i]` are bounded by the grid alone.
+#[kernel(block_dim = 128)]
+fn doubled_through_a_barrier(x: &[f32], out: &mut [f32]) {
+    let i = grid(1);
+    let v = x[i];
+    sync_threads();
+    out[i] = 2.0 * v;
+}
+
+/// The index in `u32` arithmetic, widened; four elements per thread; no fixed block.
+#[kernel]
+fn four_per_thread(x: &[u32], out: &mut [u32]) {
+    let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    for k in 0..4 {
+        out[4 * t + k] = x[4 * t + k] + k as u32;
+    }
+}
+
+fn doubled(x: &[f32]) -> Vec<f32> {
+    x.iter().map(|v| 2.0 * v).collect()
+}
+
+#[test]
+fn a_launch_that_proves_its_checks_computes_what_the_checks_would() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof doubled");
+    let blocks = 3 + rng.below(20) as u32;
+    let n = blocks as usize * 128;
+    // Exactly the grid's threads, and longer slices than the grid (the tail untouched).
+    for len in [n, n + 1 + rng.below(300) as usize] {
+        let x = rng.vec_f32(len, -1.0, 1.0);
+        let mut out = vec![f32::NAN; len];
+        launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out)).unwrap();
+        assert_eq!(out[..n], doubled(&x[..n]), "len {len}");
+        assert!(out[n..].iter().all(|v| v.is_nan()), "len {len}");
+    }
+}
+
+#[test]
+fn a_short_output_still_panics_at_its_index_after_the_barrier() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof short out");
+    let blocks = 2 + rng.below(8) as u32;
+    let n = blocks as usize * 128;
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    // One short: only the grid's last thread is out of bounds, so the message is exact.
+    let mut out = vec![f32::NAN; n - 1];
+    let err = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out))
+        .unwrap_err()
+        .to_string();
+    let want = format!(
+        "index out of bounds: the len is {} but the index is {}",
+        n - 1,
+        n - 1
+    );
+    assert!(err.contains(&want), "{err}");
+}
+
+#[test]
+fn a_short_input_or_a_larger_grid_panics_at_the_input() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof short input");
+    let blocks = 2 + rng.below(8) as u32;
+    let n = blocks as usize * 128;
+    let short = n - 1 - rng.below(100) as usize;
+    let x = rng.vec_f32(short, -1.0, 1.0);
+    let mut out = vec![f32::NAN; n];
+    let err = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out))
+        .unwrap_err()
+        .to_string();
+    let want = format!("index out of bounds: the len is {short} but the index is ");
+    assert!(err.contains(&want), "{err}");
+    // Slices the size of the grid, one block too many: the same check fails.
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    let err = launch!(doubled_through_a_barrier[blocks + 1, 128](&x, &mut out))
+        .unwrap_err()
+        .to_string();
+    let want = format!("index out of bounds: the len is {n} but the index is ");
+    assert!(err.contains(&want), "{err}");
+}
+
+#[test]
+fn an_index_from_u32_block_arithmetic_is_proven_or_checked_by_the_launch() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof four per thread");
+    let (blocks, threads) = (1 + rng.below(16) as u32, 32 * (1 + rng.below(8) as u32));
+    let n = 4 * (blocks * threads) as usize;
+    let x: Vec<u32> = (0..n).map(|_| rng.below(1 << 20) as u32).collect();
+    let mut out = vec![u32::MAX; n];
+    launch!(four_per_thread[blocks, threads](&x, &mut out)).unwrap();
+    for (i, got) in out.iter().enumerate() {
+        assert_eq!(*got, x[i] + (i % 4) as u32, "element {i}");
+    }
+    // Three elements short: the last thread's `k = 1` store is the first out of bounds.
+    let mut out = vec![u32::MAX; n - 3];
+    let err = launch!(four_per_thread[blocks, threads](&x, &mut out))
+        .unwrap_err()
+        .to_string();
+    let want = format!(
+        "index out of bounds: the len is {} but the index is {}",
+        n - 3,
+        n - 3
+    );
+    assert!(err.contains(&want), "{err}");
+}
