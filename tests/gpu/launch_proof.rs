@@ -27,6 +27,17 @@ fn four_per_thread(x: &[u32], out: &mut [u32]) {
     }
 }
 
+/// Asserts that `launched` failed with the out-of-bounds panic for a slice of `len`
+/// elements, at `index` when given.
+fn assert_out_of_bounds(launched: cudajit::Result<()>, len: usize, index: Option<usize>) {
+    let err = launched.unwrap_err().to_string();
+    let mut want = format!("index out of bounds: the len is {len} but the index is ");
+    if let Some(index) = index {
+        want.push_str(&index.to_string());
+    }
+    assert!(err.contains(&want), "{err}");
+}
+
 fn doubled(x: &[f32]) -> Vec<f32> {
     x.iter().map(|v| 2.0 * v).collect()
 }
@@ -56,15 +67,8 @@ fn a_short_output_still_panics_at_its_index_after_the_barrier() {
     let x = rng.vec_f32(n, -1.0, 1.0);
     // One short: only the grid's last thread is out of bounds, so the message is exact.
     let mut out = vec![f32::NAN; n - 1];
-    let err = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out))
-        .unwrap_err()
-        .to_string();
-    let want = format!(
-        "index out of bounds: the len is {} but the index is {}",
-        n - 1,
-        n - 1
-    );
-    assert!(err.contains(&want), "{err}");
+    let launched = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out));
+    assert_out_of_bounds(launched, n - 1, Some(n - 1));
 }
 
 #[test]
@@ -76,18 +80,12 @@ fn a_short_input_or_a_larger_grid_panics_at_the_input() {
     let short = n - 1 - rng.below(100) as usize;
     let x = rng.vec_f32(short, -1.0, 1.0);
     let mut out = vec![f32::NAN; n];
-    let err = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out))
-        .unwrap_err()
-        .to_string();
-    let want = format!("index out of bounds: the len is {short} but the index is ");
-    assert!(err.contains(&want), "{err}");
+    let launched = launch!(doubled_through_a_barrier[blocks, 128](&x, &mut out));
+    assert_out_of_bounds(launched, short, None);
     // Slices the size of the grid, one block too many: the same check fails.
     let x = rng.vec_f32(n, -1.0, 1.0);
-    let err = launch!(doubled_through_a_barrier[blocks + 1, 128](&x, &mut out))
-        .unwrap_err()
-        .to_string();
-    let want = format!("index out of bounds: the len is {n} but the index is ");
-    assert!(err.contains(&want), "{err}");
+    let launched = launch!(doubled_through_a_barrier[blocks + 1, 128](&x, &mut out));
+    assert_out_of_bounds(launched, n, None);
 }
 
 #[test]
@@ -104,13 +102,6 @@ fn an_index_from_u32_block_arithmetic_is_proven_or_checked_by_the_launch() {
     }
     // Three elements short: the last thread's `k = 1` store is the first out of bounds.
     let mut out = vec![u32::MAX; n - 3];
-    let err = launch!(four_per_thread[blocks, threads](&x, &mut out))
-        .unwrap_err()
-        .to_string();
-    let want = format!(
-        "index out of bounds: the len is {} but the index is {}",
-        n - 3,
-        n - 3
-    );
-    assert!(err.contains(&want), "{err}");
+    let launched = launch!(four_per_thread[blocks, threads](&x, &mut out));
+    assert_out_of_bounds(launched, n - 3, Some(n - 3));
 }
