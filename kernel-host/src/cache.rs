@@ -149,25 +149,22 @@ pub(crate) struct LoadedKernel {
 unsafe impl Send for LoadedKernel {}
 unsafe impl Sync for LoadedKernel {}
 
-/// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
-/// parameter) proves every condition: each names a slice parameter, whose length the
-/// argument carries.
-pub(crate) fn proves_all(
-    conditions: &[LaunchCondition],
-    grid: [u32; 3],
-    block: [u32; 3],
-    args: &[KernelArg<'_>],
-) -> bool {
-    conditions.iter().all(|c| {
-        args.get(c.param)
-            .is_some_and(|arg| c.holds(grid, block, u64::try_from(arg.len).unwrap_or(0)))
-    })
-}
-
 /// A kernel's copy without the checks a launch can prove, and what a launch must prove.
 struct ProvenCopy {
     function: sys::CUfunction,
     conditions: Vec<LaunchCondition>,
+}
+
+impl ProvenCopy {
+    /// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
+    /// parameter) proves every condition: each names a slice parameter, whose length
+    /// the argument carries.
+    fn proven_by(&self, grid: [u32; 3], block: [u32; 3], args: &[KernelArg<'_>]) -> bool {
+        self.conditions.iter().all(|c| {
+            args.get(c.param)
+                .is_some_and(|arg| c.holds(grid, block, u64::try_from(arg.len).unwrap_or(0)))
+        })
+    }
 }
 
 /// The function `symbol` of `module` (loaded in the current context).
@@ -228,7 +225,7 @@ impl LoadedKernel {
         args: &[KernelArg<'_>],
     ) -> sys::CUfunction {
         match &self.proven_copy {
-            Some(copy) if proves_all(&copy.conditions, grid, block, args) => copy.function,
+            Some(copy) if copy.proven_by(grid, block, args) => copy.function,
             _ => self.function,
         }
     }

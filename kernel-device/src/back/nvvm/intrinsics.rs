@@ -48,7 +48,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.inst(&format!("call void @{name}({})", operands.join(", ")));
     }
 
-    /// Calls `name` (declaring it) with typed operands.
     /// Whether `pred` holds on every thread of the block (`__syncthreads_and`, a
     /// barrier every thread of the block must reach).
     pub fn all_threads_of_block(&mut self, pred: &str) -> String {
@@ -62,6 +61,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.def("barrier.all", format!("icmp ne i32 {r}, 0"))
     }
 
+    /// Calls `name` (declaring it) with typed operands.
     pub fn call_extern(
         &mut self,
         base: &str,

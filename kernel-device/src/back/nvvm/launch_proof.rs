@@ -166,24 +166,24 @@ fn slice_param(kernel: &Function, root: &PlaceRoot) -> Option<usize> {
 fn compared_locals(kernel: &Function) -> HashSet<Handle<Local>> {
     let mut compared = HashSet::new();
     exprs_in_block(kernel, &kernel.body, &mut |_, e| {
-        if let ExprKind::If { cond, .. } = &e.kind {
-            exprs_in_expr(kernel, *cond, &mut |_, c| {
-                if let ExprKind::Binary { op, lhs, rhs } = &c.kind {
-                    if matches!(
-                        op,
-                        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-                    ) {
-                        for side in [lhs, rhs] {
-                            if let Some(ExprKind::Local(l)) =
-                                kernel.exprs.get(*side).map(|e| &e.kind)
-                            {
-                                compared.insert(*l);
-                            }
-                        }
-                    }
+        let ExprKind::If { cond, .. } = &e.kind else {
+            return;
+        };
+        exprs_in_expr(kernel, *cond, &mut |_, c| {
+            let ExprKind::Binary {
+                op: BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge,
+                lhs,
+                rhs,
+            } = &c.kind
+            else {
+                return;
+            };
+            for side in [lhs, rhs] {
+                if let Some(ExprKind::Local(l)) = kernel.exprs.get(*side).map(|e| &e.kind) {
+                    compared.insert(*l);
                 }
-            });
-        }
+            }
+        });
     });
     compared
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use super::function::FunctionWriter;
 use super::ranges::Ranges;
@@ -163,14 +164,16 @@ impl<'a> Writer<'a> {
                 continue;
             }
             kernels.push((function, function.name.clone()));
-            let ranges = Ranges::new(function, self.block_dim);
-            let plan = launch_proof::plan(function, &ranges)
-                .filter(|_| function.options.bounds_check && !cooperative);
-            if let Some((conditions, proven)) = plan {
+            if !function.options.bounds_check || cooperative {
+                continue;
+            }
+            let ranges = Rc::new(Ranges::new(function, self.block_dim));
+            if let Some((conditions, proven)) = launch_proof::plan(function, &ranges) {
                 let symbol = format!("{}{}", function.name, launch_proof::LAUNCH_PROVEN_SUFFIX);
                 // The copy's remaining checks report the same sites as the first copy's.
                 self.reusable_sites = first_site..self.panic_sites.len();
                 let mut copy = FunctionWriter::new(&mut self, handle, function)?;
+                copy.ranges = ranges;
                 copy.proven = proven;
                 copy.symbol = Some(symbol.clone());
                 let text = copy.write()?;
