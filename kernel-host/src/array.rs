@@ -70,6 +70,8 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// Copies `data` to a new array on `device`.
     pub fn from_slice_on(device: &Device, data: &[T]) -> Result<Self> {
+        // No reset between the allocation and its first write.
+        let _guard = device.bind()?;
         let array = Self::alloc(device, data.len())?;
         match &array.memory {
             Memory::Cuda(memory) if !data.is_empty() => {
@@ -90,6 +92,8 @@ impl<T: DeviceElem> DeviceArray<T> {
                 type_name: std::any::type_name::<T>(),
             });
         }
+        // No reset between the allocation and its first write.
+        let _guard = device.bind()?;
         let array = Self::alloc(device, len)?;
         if let Memory::Cuda(memory) = &array.memory {
             let ptr = memory.ptr;
@@ -123,10 +127,11 @@ impl<T: DeviceElem> DeviceArray<T> {
                     T::device_type()
                 ),
             })?;
+        // Held until the array records the generation its memory belongs to.
+        let _guard = device.bind()?;
         let memory = match device.kind() {
             DeviceKind::Cuda(_) => {
                 device.ensure_alive()?;
-                device.bind()?;
                 Memory::Cuda(device.watch(Allocation::new(device, bytes))?)
             }
             DeviceKind::Sim(_) => Memory::Sim(Arc::new(Buffer::new(bytes))),
@@ -227,12 +232,13 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Copies the array to a new `Vec`, after all previously queued work; then reports
     /// any device-side panic. A host allocation that fails is an `Err`, not an abort.
     pub fn to_host(&self) -> Result<Vec<T>> {
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         let mut out = host_vec::<T>("to_host", self.len)?;
         if self.len > 0 {
             match &self.memory {
                 Memory::Cuda(memory) => {
-                    self.device.bind()?;
+                    let _guard = self.device.bind()?;
                     self.use_on_null_stream(false)?;
                     let ptr = &memory.ptr;
                     // SAFETY: the driver writes `bytes()` bytes into the capacity
@@ -271,6 +277,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Copies the array into `dst`, which must have the same length.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         self.check_len("copy_to_host", dst.len())?;
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         if self.len > 0 {
             self.read_into(dst)?;
@@ -282,7 +289,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     fn read_into(&self, dst: &mut [T]) -> Result<()> {
         match &self.memory {
             Memory::Cuda(memory) => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
                 self.use_on_null_stream(false)?;
                 // SAFETY: same length as the allocation.
                 self.device.watch(
@@ -307,10 +314,11 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// Overwrites the array with `src`, which must have the same length.
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len("copy_from_host", src.len())?;
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         match &self.memory {
             Memory::Cuda(memory) if self.len > 0 => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
                 self.use_on_null_stream(true)?;
                 // SAFETY: same length, checked above.
                 self.device.watch(
@@ -358,11 +366,12 @@ impl<T: DeviceScalar> DeviceArray<T> {
     /// Elements `start..start + dst.len()` (in range) into `dst`, after the work queued
     /// before; then reports a panic of a launch on the default stream.
     pub(crate) fn range_into(&self, start: usize, dst: &mut [T]) -> Result<()> {
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         if !dst.is_empty() {
             match &self.memory {
                 Memory::Cuda(memory) => {
-                    self.device.bind()?;
+                    let _guard = self.device.bind()?;
                     self.use_on_null_stream(false)?;
                     let src = memory.ptr + Self::offset(start) as u64;
                     // SAFETY: `dst.len()` elements from `start` are within the array.
@@ -388,13 +397,14 @@ impl<T: DeviceScalar> DeviceArray<T> {
 
     /// Overwrites elements `start..start + src.len()` (in range) with `src`.
     pub(crate) fn range_from_host(&self, start: usize, src: &[T]) -> Result<()> {
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         if src.is_empty() {
             return Ok(());
         }
         match &self.memory {
             Memory::Cuda(memory) => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
                 self.use_on_null_stream(true)?;
                 let dst = memory.ptr + Self::offset(start) as u64;
                 // SAFETY: `src.len()` elements from `start` are within the array.
@@ -417,7 +427,9 @@ impl<T: DeviceScalar> DeviceArray<T> {
         src_start: usize,
         len: usize,
     ) -> Result<()> {
+        let _context = self.device().bind()?;
         self.ensure_current()?;
+        let _context = src.device().bind()?;
         src.ensure_current()?;
         if self.device_id() != src.device_id() {
             return Err(Error::ArgumentMismatch {
@@ -434,7 +446,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
         }
         match (&self.memory, &src.memory) {
             (Memory::Cuda(dst), Memory::Cuda(from)) => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
                 self.use_on_null_stream(true)?;
                 src.use_on_null_stream(false)?;
                 let dst = dst.ptr + Self::offset(start) as u64;

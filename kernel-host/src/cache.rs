@@ -185,7 +185,8 @@ impl LoadedKernel {
         cooperative: bool,
         launch_proof: Option<LaunchProof>,
     ) -> Result<Self> {
-        module.device.bind()?;
+        let device = module.device.clone();
+        let _guard = device.bind()?;
         let function = get_function(&module, &name, &name)?;
         let proven_copy = match launch_proof {
             Some(proof) => Some(ProvenCopy {
@@ -316,7 +317,7 @@ pub(crate) struct Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if let Ok(_guard) = self.device.bind() {
             // SAFETY: loaded by `jit::load_module`, unloaded only here.
             let _ = unsafe { result::module::unload(self.raw) };
         }

@@ -157,7 +157,7 @@ pub fn max_cooperative_grid_blocks(
     }
     let valid = shape.validate_for(source, device.limits())?;
     check_support(source.name, device.limits())?;
-    device.bind()?;
+    let _guard = device.bind()?;
     let kernel = cache.get(source, device)?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {

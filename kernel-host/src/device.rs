@@ -57,7 +57,7 @@ pub(crate) struct CudaDevice {
     /// Panic records of launches with host slices (one per launch in flight).
     pub(crate) records: RecordPool,
     /// Whether the context works (see `crate::health`).
-    pub(crate) health: Health,
+    pub(crate) health: Arc<Health>,
     /// The stream-ordered pool device arrays are allocated from (see `crate::memory`).
     pub(crate) pool: crate::memory::PoolState,
 }
@@ -157,22 +157,16 @@ impl Device {
             crate::sim::SIMULATOR_NAME.to_string(),
             crate::sim::SIMULATED_LIMITS,
             DeviceKind::Sim(SimDevice::new(options)),
-            StreamFaults::sim(),
         )
     }
 
-    fn from_kind(
-        name: String,
-        limits: DeviceLimits,
-        kind: DeviceKind,
-        default_faults: Arc<StreamFaults>,
-    ) -> Device {
+    fn from_kind(name: String, limits: DeviceLimits, kind: DeviceKind) -> Device {
         Device {
             inner: Arc::new(DeviceInner {
                 name,
                 limits,
                 kind,
-                faults: DeviceFaults::new(default_faults),
+                faults: DeviceFaults::new(),
             }),
         }
     }
@@ -310,9 +304,9 @@ impl Device {
     /// Waits for all work on the device, then reports any device-side panic (on the
     /// simulator: any fault of an earlier launch on device arrays).
     pub fn synchronize(&self) -> Result<()> {
+        let _guard = self.bind()?;
         if let DeviceKind::Cuda(_) = self.inner.kind {
             self.ensure_alive()?;
-            self.bind()?;
             self.watch(result::ctx::synchronize().call("cuCtxSynchronize"))?;
         }
         self.check_panics()
@@ -333,15 +327,6 @@ impl Device {
         matches!(crate::backend::default_if_chosen(), Some(d) if Arc::ptr_eq(&d.inner, &self.inner))
     }
 
-    /// Makes this GPU's context current on the calling thread (one `cuCtxGetCurrent`
-    /// when it already is); nothing on the simulator.
-    pub(crate) fn bind(&self) -> Result<()> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => cuda.ctx.bind_to_thread().call("cuCtxSetCurrent"),
-            DeviceKind::Sim(_) => Ok(()),
-        }
-    }
-
     /// The panic-site table of this GPU's modules (`None` on the simulator).
     pub(crate) fn modules(&self) -> Option<&ModuleTable> {
         match &self.inner.kind {
@@ -350,15 +335,32 @@ impl Device {
         }
     }
 
-    /// Where asynchronous launches on the default stream report faults.
-    pub(crate) fn default_faults(&self) -> &Arc<StreamFaults> {
-        &self.inner.faults.default
+    /// Where the calling thread's asynchronous launches on the default stream report
+    /// faults (see `crate::panic`).
+    #[inline]
+    pub(crate) fn thread_faults(&self) -> Result<Arc<StreamFaults>> {
+        self.inner.faults.for_this_thread(|| self.new_faults())
     }
 
-    /// The GPU's context and its pool of panic records for launches with host slices.
-    pub(crate) fn record_pool(&self) -> Option<(&Arc<CudaContext>, &RecordPool)> {
+    /// [`Device::thread_faults`], for tests of the simulator (which cannot fail).
+    #[cfg(test)]
+    pub(crate) fn default_faults(&self) -> Arc<StreamFaults> {
+        self.thread_faults().expect("simulated faults")
+    }
+
+    /// Fresh faults for a stream of this device (a pinned record on a GPU).
+    pub(crate) fn new_faults(&self) -> Result<Arc<StreamFaults>> {
         match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some((&cuda.ctx, &cuda.records)),
+            DeviceKind::Cuda(cuda) => StreamFaults::cuda(&cuda.ctx, &cuda.health),
+            DeviceKind::Sim(_) => Ok(StreamFaults::sim()),
+        }
+    }
+
+    /// The GPU's context, health and pool of panic records for launches with host
+    /// slices.
+    pub(crate) fn record_pool(&self) -> Option<(&Arc<CudaContext>, &Arc<Health>, &RecordPool)> {
+        match &self.inner.kind {
+            DeviceKind::Cuda(cuda) => Some((&cuda.ctx, &cuda.health, &cuda.records)),
             DeviceKind::Sim(_) => None,
         }
     }
@@ -373,19 +375,22 @@ impl Device {
         self.inner.faults.register(faults);
     }
 
-    /// Reports (and clears) the first device-side panic of an asynchronous launch on
-    /// any stream of this device (on the simulator: the first fault of a launch on
-    /// device arrays). Call only after a synchronisation covering the kernels in
-    /// question. A launch with host slices reports its own panic and never leaves one
-    /// here.
+    /// Reports (and clears) the first device-side panic of an asynchronous launch
+    /// made by the calling thread, on the default stream or on a stream it launched on
+    /// last (on the simulator: the first fault of such a launch on device arrays); a
+    /// panic of another thread's launches reaches that thread (see `crate::panic`).
+    /// Call only after a synchronisation covering the kernels in question. A launch
+    /// with host slices reports its own panic and never leaves one here.
     pub fn check_panics(&self) -> Result<()> {
-        self.inner.faults.take_any(self.modules())
+        let _guard = self.bind()?;
+        self.inner.faults.take_mine(self.modules())
     }
 
-    /// Reports (and clears) the first fault of an asynchronous launch on the default
-    /// stream: what a copy on the default stream reports.
+    /// Reports (and clears) the first fault of the calling thread's asynchronous
+    /// launches on the default stream: what a copy on the default stream reports.
     pub(crate) fn check_default_stream(&self) -> Result<()> {
-        self.inner.faults.default.take(self.modules())
+        let _guard = self.bind()?;
+        self.thread_faults()?.take(self.modules())
     }
 }
 
@@ -495,7 +500,6 @@ fn open(ordinal: usize) -> Result<Device> {
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
         };
-        let default_faults = StreamFaults::cuda(&ctx)?;
         Ok(Device::from_kind(
             name,
             limits,
@@ -504,10 +508,9 @@ fn open(ordinal: usize) -> Result<Device> {
                 ordinal,
                 modules: ModuleTable::default(),
                 records: RecordPool::default(),
-                health: Health::default(),
+                health: Default::default(),
                 pool: Default::default(),
             }),
-            default_faults,
         ))
     })
 }

@@ -300,6 +300,7 @@ impl<T: DeviceElem + 'static> DeviceArray<T> {
                     .into(),
             ));
         }
+        let _context = stream.device().bind()?;
         stream.ensure_current()?;
         let flags = tensor.flags();
         let view = tensor
@@ -307,7 +308,7 @@ impl<T: DeviceElem + 'static> DeviceArray<T> {
             .map_err(|e| refused(format!("the tensor's descriptor is invalid: {e}")))?;
         let placement = check_tensor::<T>(&view, flags, device.ordinal()).map_err(refused)?;
         let bytes = placement.len as u64 * std::mem::size_of::<T>() as u64;
-        device.bind()?;
+        let _guard = device.bind()?;
         if placement.len > 0 {
             check_memory(placement.address, bytes, device.ordinal()).map_err(refused)?;
         }
@@ -352,7 +353,10 @@ impl<T: DeviceElem + 'static> DeviceArray<T> {
                 std::any::type_name::<T>()
             )));
         };
+        let owner = self.device().clone();
+        let _context = owner.bind()?;
         self.ensure_current()?;
+        let _consumer_context = consumer.device().bind()?;
         consumer.ensure_current()?;
         if consumer.device() != self.device() {
             return Err(refused(format!(
@@ -364,7 +368,7 @@ impl<T: DeviceElem + 'static> DeviceArray<T> {
         let len = i64::try_from(self.len())
             .map_err(|_| refused(format!("{} elements overflow DLPack's i64", self.len())))?;
         let device = self.device().clone();
-        device.bind()?;
+        let _guard = device.bind()?;
         // The consumer may write: its stream waits for every use so far, and becomes
         // the stream the memory is freed on.
         device.watch(memory.use_on(consumer.handle(), true))?;

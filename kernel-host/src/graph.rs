@@ -125,8 +125,9 @@ impl Stream {
         // (a blocking stream's capture fails on any legacy-stream call). It shares
         // this stream's panic record: a replayed kernel's panic is reported here.
         let raw = if cuda {
+            let _context = self.device().bind()?;
             self.ensure_current()?;
-            device.bind()?;
+            let _guard = device.bind()?;
             result::stream::create(result::stream::StreamKind::NonBlocking)
                 .call("cuStreamCreate")?
         } else {
@@ -139,7 +140,7 @@ impl Stream {
         };
         let handle = StreamHandle::new(raw, &device, owner);
         let capture_stream =
-            Stream::from_parts(Some(handle.clone()), device.clone(), self.faults().clone());
+            Stream::from_parts(Some(handle.clone()), device.clone(), self.faults()?);
         *handle.capture.lock().unwrap_or_else(|p| p.into_inner()) = Some(CaptureLog::default());
         handle.capturing.store(true, Ordering::Relaxed);
         let begun = if cuda {
@@ -214,7 +215,7 @@ impl Stream {
         Ok(Graph {
             replay,
             device,
-            _faults: self.faults().clone(),
+            _faults: self.faults()?,
             launches,
         })
     }
@@ -261,6 +262,7 @@ impl Graph {
                 generation,
                 ..
             } => {
+                let _context = stream.device().bind()?;
                 stream.ensure_current()?;
                 if *generation != self.device.generation() {
                     return Err(Error::StaleAfterReset {
@@ -268,7 +270,7 @@ impl Graph {
                         ordinal: self.device.ordinal(),
                     });
                 }
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
                 for (memory, write) in arrays {
                     self.device.watch(memory.use_on(stream.handle(), *write))?;
                 }
@@ -326,7 +328,7 @@ impl Drop for Graph {
             ..
         } = &self.replay
         {
-            if *generation == self.device.generation() && self.device.bind().is_ok() {
+            if let Some(_guard) = self.device.bind_if_current(*generation) {
                 // SAFETY: made by `capture`, destroyed only here; a replay in flight
                 // completes first (the driver defers the release).
                 unsafe {

@@ -20,9 +20,21 @@
 //! device arrays, streams, events and loaded kernels are gone, the device works again,
 //! and what was made before the reset is refused ([`Error::StaleAfterReset`]) rather
 //! than used: every such object remembers the context's *generation* it was made in.
+//!
+//! **Reset against other threads.** Every operation that calls the driver on the
+//! context, or reads memory the context owns (a panic record), holds a
+//! [`ContextGuard`] from its start (its generation checks included) to its end: a
+//! shared lock, taken once per thread (nested operations in one thread do not take it
+//! again). [`Device::reset`] takes the lock exclusively, so it waits for the operations
+//! in flight in other threads and operations started meanwhile wait for it; they then
+//! see the new generation and refuse objects made before the reset. Destructors never
+//! wait: while a reset is waiting or running they leave the resource to the reset,
+//! which frees everything of the old context. Without this, a reset freed the panic
+//! records and memory that other threads were reading (a SIGSEGV on the H200).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use cudarc::driver::sys;
 
@@ -42,11 +54,122 @@ pub(crate) struct Health {
     /// The kernel most recently launched on the context (loaded kernels are never
     /// freed, so the pointer stays valid).
     last_kernel: AtomicPtr<LoadedKernel>,
+    /// Shared by the operations in flight, exclusive for a reset (see the module
+    /// documentation).
+    users: RwLock<()>,
+}
+
+thread_local! {
+    /// The `Health`s (by address) whose shared lock this thread holds: a nested
+    /// operation does not take it again (with a reset waiting, a second shared
+    /// acquisition would wait for the reset, which waits for the first).
+    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Proof that no reset runs until it is dropped (see the module documentation); empty
+/// on the simulator and for an operation nested in one that holds it.
+#[must_use = "the guard protects the context only while it lives"]
+pub(crate) struct ContextGuard<'a> {
+    held: Option<(RwLockReadGuard<'a, ()>, usize)>,
+}
+
+impl ContextGuard<'_> {
+    /// A guard that guards nothing (the simulator).
+    pub(crate) fn none() -> ContextGuard<'static> {
+        ContextGuard { held: None }
+    }
+}
+
+impl Drop for ContextGuard<'_> {
+    fn drop(&mut self) {
+        if let Some((_, key)) = &self.held {
+            HELD.with(|held| {
+                let mut held = held.borrow_mut();
+                if let Some(i) = held.iter().rposition(|k| k == key) {
+                    held.swap_remove(i);
+                }
+            });
+        }
+    }
+}
+
+impl Health {
+    fn key(&self) -> usize {
+        self as *const Health as usize
+    }
+
+    fn held_here(&self) -> bool {
+        let key = self.key();
+        HELD.with(|held| held.borrow().contains(&key))
+    }
+
+    fn hold<'a>(&'a self, lock: RwLockReadGuard<'a, ()>) -> ContextGuard<'a> {
+        let key = self.key();
+        HELD.with(|held| held.borrow_mut().push(key));
+        ContextGuard {
+            held: Some((lock, key)),
+        }
+    }
+
+    /// Waits for a running reset, then keeps others from starting until the guard drops.
+    pub(crate) fn enter(&self) -> ContextGuard<'_> {
+        if self.held_here() {
+            return ContextGuard { held: None };
+        }
+        self.hold(self.users.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// For destructors: a guard if no reset is waiting or running and the context is
+    /// still the one of `generation` (and not lost); `None` means the reset frees (or
+    /// freed) the resource.
+    pub(crate) fn enter_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
+        let guard = if self.held_here() {
+            ContextGuard { held: None }
+        } else {
+            match self.users.try_read() {
+                Ok(lock) => self.hold(lock),
+                Err(std::sync::TryLockError::Poisoned(p)) => self.hold(p.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => return None,
+            }
+        };
+        let current = self.generation.load(Ordering::Acquire) == generation
+            && !self.lost.load(Ordering::Acquire);
+        current.then_some(guard)
+    }
+
+    /// The context generation (see the module documentation).
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
 }
 
 impl Device {
     fn health(&self) -> Option<&Health> {
-        self.cuda("health").ok().map(|cuda| &cuda.health)
+        self.cuda("health").ok().map(|cuda| &*cuda.health)
+    }
+
+    /// Makes this GPU's context current on the calling thread and keeps a reset from
+    /// running until the guard drops (see the module documentation); nothing on the
+    /// simulator. Take it before checking an object's generation.
+    pub(crate) fn bind(&self) -> Result<ContextGuard<'_>> {
+        match self.cuda("bind") {
+            Ok(cuda) => {
+                let guard = cuda.health.enter();
+                cuda.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+                Ok(guard)
+            }
+            Err(_) => Ok(ContextGuard::none()),
+        }
+    }
+
+    /// For destructors of GPU objects made in context `generation`: the context bound
+    /// and guarded if the object is still live in it, `None` if a reset frees (or
+    /// freed) it or the context is lost (or this is the simulator).
+    pub(crate) fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
+        let cuda = self.cuda("bind").ok()?;
+        let guard = cuda.health.enter_if_current(generation)?;
+        cuda.ctx.bind_to_thread().ok()?;
+        Some(guard)
     }
 
     /// The context generation objects of this device are made in (0 on the simulator).
@@ -151,9 +274,11 @@ impl Device {
     /// Resets the GPU's context: frees every device array, stream, event and loaded
     /// kernel of this device in this process, then makes the device usable again.
     /// Objects made before the reset are refused afterwards
-    /// ([`Error::StaleAfterReset`]); kernels are loaded again at their next launch. No
-    /// other thread may use the device while it resets. `Err` on the simulator, which
-    /// has no context to lose.
+    /// ([`Error::StaleAfterReset`]); kernels are loaded again at their next launch. It
+    /// is safe while other threads use the device: it waits for their operations in
+    /// flight (a launch with host slices, a synchronisation, a copy) to finish, and
+    /// theirs started meanwhile wait for it. `Err` on the simulator, which has no
+    /// context to lose.
     ///
     /// After a sticky error ([`Error::ContextLost`]: an illegal address, a hardware
     /// exception) it is `Err(`[`Error::RestartRequired`]`)` and the device stays lost:
@@ -162,6 +287,15 @@ impl Device {
     /// may fault in a child process; the GPU itself works for a new process.
     pub fn reset(&self) -> Result<()> {
         let cuda = self.cuda("reset")?;
+        if cuda.health.held_here() {
+            return Err(Error::Driver {
+                call: "cuDevicePrimaryCtxReset",
+                message: "`Device::reset` was called while this thread uses the device".into(),
+            });
+        }
+        // Waits for every operation in flight in other threads; those that start
+        // meanwhile wait for the reset and then refuse objects made before it.
+        let _exclusive = cuda.health.users.write().unwrap_or_else(|p| p.into_inner());
         if cuda.health.lost.load(Ordering::Acquire) {
             return Err(self.restart_error());
         }
@@ -194,7 +328,7 @@ impl Device {
         // replaced (a stream made before the reset is refused by launches anyway).
         cuda.records.forget_all();
         for faults in self.all_faults() {
-            faults.renew(ctx)?;
+            faults.renew(ctx, &cuda.health)?;
         }
         *health.cause.lock().unwrap_or_else(|p| p.into_inner()) = None;
         health

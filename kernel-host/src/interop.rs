@@ -20,7 +20,6 @@ use crate::array::DeviceArray;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::memory::Allocation;
-use crate::panic::StreamFaults;
 use crate::stream::{Stream, StreamHandle, StreamOwner};
 
 /// A [`DeviceArray`] over memory that another owner frees, usable for `'a`. Reads go
@@ -131,6 +130,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     ) -> Result<BorrowedArray<'a, T>> {
         let device = stream.device().clone();
         device.cuda("DeviceArray::from_raw_parts")?;
+        let _context = stream.device().bind()?;
         stream.ensure_current()?;
         let memory = Allocation::borrowed(
             &device,
@@ -168,6 +168,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     where
         T: DeviceRepr,
     {
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         let device = device_of(stream)?;
         let Some(memory) = self.allocation() else {
@@ -186,7 +187,7 @@ impl<T: DeviceElem> DeviceArray<T> {
                 ),
             });
         }
-        device.bind()?;
+        let _guard = device.bind()?;
         let handle = Some(StreamHandle::new(
             stream.cu_stream(),
             &device,
@@ -263,8 +264,7 @@ impl Stream {
         owner: StreamOwner,
     ) -> Result<Stream> {
         device.ensure_alive()?;
-        let ctx = device.cuda_context().expect("checked a GPU").clone();
-        let faults = StreamFaults::cuda(&ctx)?;
+        let faults = device.new_faults()?;
         device.register_stream(&faults);
         let handle = StreamHandle::new(raw, &device, owner);
         Ok(Stream::from_parts(Some(handle), device, faults))

@@ -148,7 +148,7 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
         kernel: kernel.to_string(),
         message: "PTX contains a NUL byte".into(),
     })?;
-    device.bind()?;
+    let _guard = device.bind()?;
     let mut log = vec![0u8; 16 * 1024];
     let mut options = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,

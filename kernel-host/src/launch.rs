@@ -52,11 +52,14 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
-    // Where an asynchronous launch reports a device-side panic: its stream's record.
+    // Where an asynchronous launch reports a device-side panic: its stream's record
+    // (the calling thread's on the default stream); the thread is the one whose
+    // device-wide synchronisation reports it.
     let faults = match config.stream {
-        Some(stream) => stream.faults(),
-        None => device.default_faults(),
+        Some(stream) => stream.faults()?,
+        None => device.thread_faults()?,
     };
+    faults.note_launcher();
     let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
     let capturing = stream_ref
         .as_ref()
@@ -65,14 +68,16 @@ pub fn launch(
         if capturing {
             return crate::graph::record_sim_launch(source, cache, &config, device, args);
         }
-        return crate::sim::launch(source, cache, config, device, sim, faults, args);
+        return crate::sim::launch(source, cache, config, device, sim, &faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
+    // From here to the end no reset runs (see `crate::health`): the generation checks
+    // below stay true while the launch uses the context.
+    let _guard = device.bind()?;
     device.ensure_alive()?;
     if let Some(stream) = config.stream {
         stream.ensure_current()?;
     }
-    device.bind()?;
     let kernel = cache.get(source, device)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
@@ -355,10 +360,10 @@ fn launch_with_host_slices(
 ) -> Result<()> {
     // A record of this launch's own, so that it reports its panic and no other
     // launch's (and no other launch reports this one's).
-    let (ctx, pool) = device
+    let (ctx, health, pool) = device
         .record_pool()
         .expect("a launch through the driver is on a GPU");
-    let record = pool.acquire(ctx)?;
+    let record = pool.acquire(ctx, health)?;
     let mut buffers: Vec<Option<TempBuffer>> = Vec::with_capacity(args.len());
     for arg in args.iter_mut() {
         let bytes: &[u8] = match &arg.kind {

@@ -62,11 +62,7 @@ impl RecordedEvent {
 impl Drop for RecordedEvent {
     fn drop(&mut self) {
         // A reset destroyed the events made before it; a simulator has none.
-        let current = self.generation == self.device.generation();
-        if self.device.is_simulator() || !current || self.device.is_lost() {
-            return;
-        }
-        if self.device.bind().is_ok() {
+        if let Some(_guard) = self.device.bind_if_current(self.generation) {
             // SAFETY: made in `record_on`, destroyed once; a wait already queued on
             // it keeps its meaning.
             let _ = unsafe { result::event::destroy(self.raw) };

@@ -328,10 +328,13 @@ impl Drop for Allocation {
     fn drop(&mut self) {
         // A reset freed the memory of arrays allocated before it; a lost context
         // refuses every call.
-        let current = self.generation == self.device.generation();
-        if self.ptr == 0 || !current || self.device.is_lost() || self.device.bind().is_err() {
+        if self.ptr == 0 {
             return;
         }
+        // While a reset waits or runs it frees the memory itself.
+        let Some(_guard) = self.device.bind_if_current(self.generation) else {
+            return;
+        };
         let usage = self.usage.get_mut().unwrap_or_else(|p| p.into_inner());
         let last = raw_of(&usage.writer);
         // Errors cannot be reported from drop; a failing call means the context is

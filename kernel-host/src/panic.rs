@@ -8,6 +8,16 @@
 //! synchronisation (or a device-wide one) checks. Two launches of one kernel on two
 //! streams, or in two threads, therefore never share a record.
 //!
+//! The legacy default stream is one queue for every host thread, but its panics are
+//! not: each host thread's asynchronous launches on it report into a record of that
+//! thread's, checked by that thread's copies and synchronisations. A device-wide
+//! synchronisation reports the panics of the streams whose latest launch the calling
+//! thread made (its own default-stream record included), never those of a stream
+//! another thread launched on last: those reach that thread, or whoever synchronises
+//! the stream itself. A thread that exits leaves its default-stream record to the next
+//! device-wide synchronisation of any thread, which reports a panic left in it and
+//! then lends the record to a new thread.
+//!
 //! The protocol is race-free in Rust's sense (layout in `kernel_device::back::nvvm::panic`):
 //! the first panicking thread claims the record (flag 0→1), writes the fields and its
 //! module's tag, fences (`membar.sys`), then publishes the flag (→2) atomically. The host
@@ -17,6 +27,7 @@
 //! not 0. The module tag names the kernel whose panic sites the site id indexes.
 //! Panicking threads end with `exit`, never `trap`, so the context stays usable.
 
+use std::cell::RefCell;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -25,6 +36,7 @@ use cudarc::driver::{result, sys, CudaContext};
 use kernel_device::back::nvvm::PanicSite;
 
 use crate::error::{DriverResultExt, Error, Result};
+use crate::health::Health;
 
 /// Bytes allocated per record (40 are used: see the module documentation).
 pub(crate) const RECORD_BYTES: usize = 64;
@@ -43,6 +55,9 @@ pub(crate) struct PanicRecord {
     device_ptr: u64,
     /// The context the memory is mapped into (current while it is freed).
     ctx: Arc<CudaContext>,
+    /// The context's health and generation: a reset frees the memory itself.
+    health: Arc<Health>,
+    generation: u64,
 }
 
 // SAFETY: the pointer is to pinned memory owned by this record; the flag is accessed
@@ -52,7 +67,7 @@ unsafe impl Sync for PanicRecord {}
 
 impl PanicRecord {
     /// Allocates a zeroed record mapped into `device`'s address space.
-    pub(crate) fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+    pub(crate) fn new(ctx: &Arc<CudaContext>, health: &Arc<Health>) -> Result<Self> {
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
         // SAFETY: RECORD_BYTES bytes of pinned memory, zeroed before anyone reads them.
@@ -65,6 +80,8 @@ impl PanicRecord {
             host,
             device_ptr: 0,
             ctx: ctx.clone(),
+            health: health.clone(),
+            generation: health.generation(),
         };
         // SAFETY: `host` is a mapped pinned allocation of the current context.
         unsafe { sys::cuMemHostGetDevicePointer_v2(&mut record.device_ptr, host as *mut _, 0) }
@@ -105,8 +122,13 @@ impl PanicRecord {
 
 impl Drop for PanicRecord {
     fn drop(&mut self) {
+        // A reset (waiting, running or done since `new`) frees the memory itself.
+        let Some(_guard) = self.health.enter_if_current(self.generation) else {
+            return;
+        };
         if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: allocated in `new` with cuMemHostAlloc, freed only here.
+            // SAFETY: allocated in `new` with cuMemHostAlloc, freed only here, in the
+            // context it was allocated in (the guard keeps a reset out).
             let _ = unsafe { result::free_host(self.host as *mut _) };
         }
     }
@@ -187,27 +209,56 @@ pub(crate) struct StreamFaults {
     record_ptr: AtomicU64,
     /// The simulator's first fault of a launch on device arrays alone.
     deferred: Mutex<Option<Error>>,
+    /// The host thread that launched on the stream last ([`thread_key`]), whose
+    /// device-wide synchronisation reports this stream's panics; `ORPHANED` for the
+    /// default-stream record of a thread that exited, `UNUSED` before any launch (and
+    /// for a default-stream record free for another thread).
+    launcher: AtomicU64,
+}
+
+/// [`StreamFaults::launcher`] of a record no thread launched on (or free to lend).
+const UNUSED: u64 = 0;
+/// [`StreamFaults::launcher`] of a default-stream record whose thread exited.
+const ORPHANED: u64 = u64::MAX;
+
+/// A number naming the calling host thread for the process's lifetime (never
+/// `UNUSED` or `ORPHANED`).
+pub(crate) fn thread_key() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static KEY: u64 = NEXT.fetch_add(1, Ordering::Relaxed));
+    KEY.with(|key| *key)
 }
 
 impl StreamFaults {
     /// A GPU stream's faults (with a pinned record).
-    pub(crate) fn cuda(ctx: &Arc<CudaContext>) -> Result<Arc<StreamFaults>> {
-        let record = PanicRecord::new(ctx)?;
+    pub(crate) fn cuda(ctx: &Arc<CudaContext>, health: &Arc<Health>) -> Result<Arc<StreamFaults>> {
+        let record = PanicRecord::new(ctx, health)?;
         Ok(Arc::new(StreamFaults {
             record_ptr: AtomicU64::new(record.device_ptr()),
             record: Mutex::new(Some(record)),
             deferred: Mutex::new(None),
+            launcher: AtomicU64::new(UNUSED),
         }))
     }
 
+    /// Notes the calling thread as the stream's latest launcher (one relaxed load when
+    /// it already is).
+    #[inline]
+    pub(crate) fn note_launcher(&self) {
+        let me = thread_key();
+        if self.launcher.load(Ordering::Relaxed) != me {
+            self.launcher.store(me, Ordering::Relaxed);
+        }
+    }
+
     /// After a context reset: a new record in place of the one the reset freed.
-    pub(crate) fn renew(&self, ctx: &Arc<CudaContext>) -> Result<()> {
+    pub(crate) fn renew(&self, ctx: &Arc<CudaContext>, health: &Arc<Health>) -> Result<()> {
         let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(old) = record.take() {
             // The reset freed its memory already; freeing it again could free a new
             // allocation at the same address.
             std::mem::forget(old);
-            let new = PanicRecord::new(ctx)?;
+            let new = PanicRecord::new(ctx, health)?;
             self.record_ptr.store(new.device_ptr(), Ordering::Release);
             *record = Some(new);
         }
@@ -220,6 +271,7 @@ impl StreamFaults {
             record: Mutex::new(None),
             record_ptr: AtomicU64::new(0),
             deferred: Mutex::new(None),
+            launcher: AtomicU64::new(UNUSED),
         })
     }
 
@@ -231,6 +283,7 @@ impl StreamFaults {
     /// Keeps the simulator's `error` for the next synchronisation, unless an earlier
     /// one waits (the GPU too reports the first panic).
     pub(crate) fn defer(&self, error: Error) {
+        self.note_launcher();
         let mut deferred = self.deferred.lock().unwrap_or_else(|p| p.into_inner());
         if deferred.is_none() {
             *deferred = Some(error);
@@ -259,19 +312,99 @@ impl StreamFaults {
     }
 }
 
-/// The faults of a device's streams: its default stream's, and those of the live
-/// streams it made (for a device-wide synchronisation).
+/// The faults of a device's streams: those of each host thread's launches on the
+/// default stream, and those of the live streams it made.
 pub(crate) struct DeviceFaults {
-    pub(crate) default: Arc<StreamFaults>,
+    /// Names the device in threads' lists of their default-stream records.
+    serial: u64,
+    /// Every thread's default-stream record, in use or free to lend (`launcher`
+    /// says which); also listed in `streams`.
+    per_thread: Mutex<Vec<Arc<StreamFaults>>>,
     streams: Mutex<Vec<Weak<StreamFaults>>>,
 }
 
+/// A thread's default-stream record of one device; orphaned when the thread exits.
+struct ThreadDefault {
+    serial: u64,
+    faults: Arc<StreamFaults>,
+}
+
+impl Drop for ThreadDefault {
+    fn drop(&mut self) {
+        // No driver call in a thread-local destructor: the device keeps the record,
+        // and its next device-wide synchronisation checks and frees it.
+        self.faults.launcher.store(ORPHANED, Ordering::Release);
+    }
+}
+
+thread_local! {
+    /// This thread's default-stream records, one per device it launched on.
+    static THREAD_DEFAULTS: RefCell<Vec<ThreadDefault>> = const { RefCell::new(Vec::new()) };
+}
+
 impl DeviceFaults {
-    pub(crate) fn new(default: Arc<StreamFaults>) -> Self {
+    pub(crate) fn new() -> Self {
+        static SERIAL: AtomicU64 = AtomicU64::new(1);
         DeviceFaults {
-            default,
+            serial: SERIAL.fetch_add(1, Ordering::Relaxed),
+            per_thread: Mutex::new(Vec::new()),
             streams: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The calling thread's default-stream record: its own, a free one lent to it, or
+    /// a new one from `make`.
+    #[inline]
+    pub(crate) fn for_this_thread(
+        &self,
+        make: impl FnOnce() -> Result<Arc<StreamFaults>>,
+    ) -> Result<Arc<StreamFaults>> {
+        let found = THREAD_DEFAULTS.with(|mine| {
+            mine.borrow()
+                .iter()
+                .find(|d| d.serial == self.serial)
+                .map(|d| d.faults.clone())
+        });
+        match found {
+            Some(faults) => Ok(faults),
+            None => self.adopt(make),
+        }
+    }
+
+    #[cold]
+    fn adopt(&self, make: impl FnOnce() -> Result<Arc<StreamFaults>>) -> Result<Arc<StreamFaults>> {
+        let me = thread_key();
+        let lent = {
+            let per_thread = self.per_thread.lock().unwrap_or_else(|p| p.into_inner());
+            per_thread
+                .iter()
+                .find(|f| {
+                    f.launcher
+                        .compare_exchange(UNUSED, me, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+                })
+                .cloned()
+        };
+        let faults = match lent {
+            Some(faults) => faults,
+            None => {
+                let faults = make()?;
+                faults.launcher.store(me, Ordering::Relaxed);
+                self.register(&faults);
+                self.per_thread
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(faults.clone());
+                faults
+            }
+        };
+        THREAD_DEFAULTS.with(|mine| {
+            mine.borrow_mut().push(ThreadDefault {
+                serial: self.serial,
+                faults: faults.clone(),
+            })
+        });
+        Ok(faults)
     }
 
     /// Remembers a new stream's faults (and forgets those of dropped streams).
@@ -281,24 +414,29 @@ impl DeviceFaults {
         streams.push(Arc::downgrade(faults));
     }
 
-    /// Every stream's faults, the default stream's first.
+    /// Every live stream's faults, every thread's default-stream ones included.
     pub(crate) fn all(&self) -> Vec<Arc<StreamFaults>> {
         let streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
-        std::iter::once(self.default.clone())
-            .chain(streams.iter().filter_map(Weak::upgrade))
-            .collect()
+        streams.iter().filter_map(Weak::upgrade).collect()
     }
 
-    /// Reports (and clears) the first fault of any stream. Call only after a
-    /// device-wide synchronisation.
-    pub(crate) fn take_any(&self, modules: Option<&ModuleTable>) -> Result<()> {
-        self.default.take(modules)?;
-        let live: Vec<Arc<StreamFaults>> = {
-            let streams = self.streams.lock().unwrap_or_else(|p| p.into_inner());
-            streams.iter().filter_map(Weak::upgrade).collect()
-        };
-        for faults in live {
-            faults.take(modules)?;
+    /// Reports (and clears) the first fault of the streams the calling thread launched
+    /// on last, and of the default-stream records of exited threads (which are then
+    /// free to lend). Call only after a device-wide synchronisation.
+    pub(crate) fn take_mine(&self, modules: Option<&ModuleTable>) -> Result<()> {
+        let me = thread_key();
+        // The first fault found is reported; the others wait for the next check.
+        for faults in self.all() {
+            let launcher = faults.launcher.load(Ordering::Acquire);
+            if launcher == me {
+                faults.take(modules)?;
+            } else if launcher == ORPHANED {
+                // Its thread is gone and the synchronisation covered its launches:
+                // nothing writes the record any more.
+                let left = faults.take(modules);
+                faults.launcher.store(UNUSED, Ordering::Release);
+                left?;
+            }
         }
         Ok(())
     }
@@ -312,11 +450,15 @@ pub(crate) struct RecordPool {
 }
 
 impl RecordPool {
-    pub(crate) fn acquire(&self, ctx: &Arc<CudaContext>) -> Result<PanicRecord> {
+    pub(crate) fn acquire(
+        &self,
+        ctx: &Arc<CudaContext>,
+        health: &Arc<Health>,
+    ) -> Result<PanicRecord> {
         let reused = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
         match reused {
             Some(record) => Ok(record),
-            None => PanicRecord::new(ctx),
+            None => PanicRecord::new(ctx, health),
         }
     }
 

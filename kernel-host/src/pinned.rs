@@ -71,7 +71,7 @@ impl CopyEvent {
             // The reset or the sticky error ended every copy of the context.
             return Ok(());
         }
-        self.device.bind()?;
+        let _guard = self.device.bind()?;
         // SAFETY: a live event.
         self.device
             .watch(unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize"))
@@ -80,7 +80,7 @@ impl CopyEvent {
 
 impl Drop for CopyEvent {
     fn drop(&mut self) {
-        if self.generation == self.device.generation() && self.device.bind().is_ok() {
+        if let Some(_guard) = self.device.bind_if_current(self.generation) {
             // SAFETY: made in `record`, destroyed once.
             let _ = unsafe { result::event::destroy(self.raw) };
         }
@@ -112,7 +112,7 @@ impl<T: DeviceElem> PinnedBuffer<T> {
             (v.as_mut_ptr(), false)
         } else {
             device.ensure_alive()?;
-            device.bind()?;
+            let _guard = device.bind()?;
             // SAFETY: a plain page-locked allocation, zeroed below before any use.
             let ptr = unsafe { result::malloc_host(bytes, 0) }.call("cuMemHostAlloc")? as *mut T;
             // SAFETY: `bytes` writable bytes; zero is valid for every `DeviceElem`.
@@ -183,8 +183,7 @@ impl<T: DeviceElem> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         let _ = self.wait();
         if self.pinned {
-            let current = self.generation == self.device.generation();
-            if current && self.device.bind().is_ok() {
+            if let Some(_guard) = self.device.bind_if_current(self.generation) {
                 // SAFETY: from `cuMemHostAlloc`, no copy in flight, freed once.
                 let _ = unsafe { result::free_host(self.ptr as *mut std::ffi::c_void) };
             }
@@ -284,6 +283,7 @@ impl<T: DeviceElem> DeviceArray<T> {
                     .into(),
             });
         }
+        let _context = self.device().bind()?;
         self.ensure_current()?;
         let done = CopyGuard {
             event: None,
@@ -305,9 +305,10 @@ impl<T: DeviceElem> DeviceArray<T> {
         if self.is_empty() {
             return Ok(done);
         }
+        let _context = stream.device().bind()?;
         stream.ensure_current()?;
         let device = self.device();
-        device.bind()?;
+        let _guard = device.bind()?;
         device.watch(memory.use_on(stream.handle(), to_device))?;
         let bytes = self.len() * std::mem::size_of::<T>();
         // SAFETY: both sides hold `bytes` bytes; the host side is page-locked, so the

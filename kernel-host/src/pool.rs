@@ -54,7 +54,7 @@ impl Device {
     /// the simulator and on a GPU without memory pools.
     pub fn set_pool_release_threshold(&self, bytes: u64) -> Result<()> {
         self.ensure_alive()?;
-        self.bind()?;
+        let _guard = self.bind()?;
         set_release_threshold(self.pool_or_err("set_pool_release_threshold")?, bytes)
     }
 
@@ -62,7 +62,7 @@ impl Device {
     /// `keep_bytes` reserved.
     pub fn trim_memory_pool(&self, keep_bytes: usize) -> Result<()> {
         self.ensure_alive()?;
-        self.bind()?;
+        let _guard = self.bind()?;
         let pool = self.pool_or_err("trim_memory_pool")?;
         // SAFETY: a live pool.
         unsafe { result::mem_pool::trim_to(pool, keep_bytes) }.call("cuMemPoolTrimTo")
@@ -72,7 +72,7 @@ impl Device {
     /// monitoring; `Err` as `set_pool_release_threshold`.
     pub fn pool_reserved_bytes(&self) -> Result<u64> {
         self.ensure_alive()?;
-        self.bind()?;
+        let _guard = self.bind()?;
         let pool = self.pool_or_err("pool_reserved_bytes")?;
         let mut value = 0u64;
         // SAFETY: a live pool; the attribute is a cuuint64_t.

@@ -143,7 +143,7 @@ impl Device {
     /// the simulator, whose memory is the host's.
     pub fn mem_info(&self) -> Result<MemInfo> {
         self.cuda("mem_info")?;
-        self.bind()?;
+        let _guard = self.bind()?;
         let (free, total) = result::mem_get_info().call("cuMemGetInfo")?;
         Ok(MemInfo { free, total })
     }

@@ -31,9 +31,10 @@ pub struct Stream {
     /// handle with a NULL driver stream, which holds what a graph capture records).
     handle: StreamRef,
     device: Device,
-    /// Where this stream's asynchronous launches report device-side panics (the
-    /// device's default-stream faults for the default stream).
-    faults: Arc<StreamFaults>,
+    /// Where this stream's asynchronous launches report device-side panics; `None`
+    /// for the default stream, whose launches report into their thread's record (see
+    /// `crate::panic`).
+    faults: Option<Arc<StreamFaults>>,
     /// The device's context generation when the stream was made (see `crate::health`).
     generation: u64,
 }
@@ -88,9 +89,12 @@ impl StreamHandle {
 
 impl Drop for StreamHandle {
     fn drop(&mut self) {
-        // A reset destroyed the streams made before it.
-        let current = self.generation == self.device.generation();
-        if matches!(self.owner, StreamOwner::Ours) && current && self.device.bind().is_ok() {
+        // A reset destroyed the streams made before it (or will: the guard is refused
+        // while one waits).
+        if !matches!(self.owner, StreamOwner::Ours) {
+            return;
+        }
+        if let Some(_guard) = self.device.bind_if_current(self.generation) {
             // Queued work still completes; the driver frees the stream afterwards.
             // SAFETY: created by `Stream::create` and destroyed only here, once no
             // stream or array refers to it.
@@ -122,7 +126,7 @@ impl Stream {
     pub(crate) fn null(device: Device) -> Stream {
         Stream {
             handle: None,
-            faults: device.default_faults().clone(),
+            faults: None,
             generation: device.generation(),
             device,
         }
@@ -131,28 +135,29 @@ impl Stream {
     pub(crate) fn create(device: Device) -> Result<Stream> {
         let Some(ctx) = device.cuda_context() else {
             // A simulated stream has no queue, but faults of its own.
-            let faults = StreamFaults::sim();
+            let faults = device.new_faults()?;
             device.register_stream(&faults);
             // No driver stream; the handle holds what a graph capture records.
             let handle = StreamHandle::new(std::ptr::null_mut(), &device, StreamOwner::Foreign);
             return Ok(Stream {
                 handle: Some(handle),
                 device,
-                faults,
+                faults: Some(faults),
                 generation: 0,
             });
         };
+        let _ = ctx;
+        let _guard = device.bind()?;
         device.ensure_alive()?;
-        let faults = StreamFaults::cuda(ctx)?;
-        device.bind()?;
+        let faults = device.new_faults()?;
         let raw =
             result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
         device.register_stream(&faults);
         Ok(Stream {
             handle: Some(StreamHandle::new(raw, &device, StreamOwner::Ours)),
             generation: device.generation(),
-            device,
-            faults,
+            faults: Some(faults),
+            device: device.clone(),
         })
     }
 
@@ -165,7 +170,7 @@ impl Stream {
             handle,
             generation: device.generation(),
             device,
-            faults,
+            faults: Some(faults),
         }
     }
 
@@ -187,9 +192,14 @@ impl Stream {
         Ok(())
     }
 
-    /// Where this stream's asynchronous launches report faults.
-    pub(crate) fn faults(&self) -> &Arc<StreamFaults> {
-        &self.faults
+    /// Where this stream's asynchronous launches (by the calling thread, for the
+    /// default stream) report faults.
+    #[inline]
+    pub(crate) fn faults(&self) -> Result<Arc<StreamFaults>> {
+        match &self.faults {
+            Some(faults) => Ok(faults.clone()),
+            None => self.device.thread_faults(),
+        }
     }
 
     /// A new stream on the default device.
@@ -210,16 +220,17 @@ impl Stream {
     /// Waits for the work queued so far, then reports the first device-side panic of a
     /// launch on this stream (and of no other stream's launch).
     pub fn synchronize(&self) -> Result<()> {
+        let _guard = self.device.bind()?;
         if !self.device.is_simulator() {
             self.ensure_current()?;
-            self.device.bind()?;
-            // SAFETY: `raw` is NULL or a live stream of this context.
+            // SAFETY: `raw` is NULL or a live stream of this context (the guard keeps a
+            // reset from destroying it).
             self.device.watch(
                 unsafe { result::stream::synchronize(self.cu_stream()) }
                     .call("cuStreamSynchronize"),
             )?;
         }
-        self.faults.take(self.device.modules())
+        self.faults()?.take(self.device.modules())
     }
 }
 
@@ -257,7 +268,8 @@ impl Event {
         let marker = if device.is_simulator() {
             Marker::Sim(Mutex::new(None))
         } else {
-            device.bind()?;
+            let _guard = device.bind()?;
+            device.ensure_alive()?;
             Marker::Cuda(
                 result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
                     .call("cuEventCreate")?,
@@ -281,7 +293,9 @@ impl Event {
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
         match &self.marker {
             Marker::Cuda(raw) => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
+                self.ensure_current()?;
+                stream.ensure_current()?;
                 // SAFETY: both handles are live and belong to the current context (a
                 // stream of another backend is NULL: the default stream).
                 unsafe { result::event::record(*raw, stream.cu_stream()) }.call("cuEventRecord")
@@ -298,7 +312,8 @@ impl Event {
     pub fn synchronize(&self) -> Result<()> {
         match &self.marker {
             Marker::Cuda(raw) => {
-                self.device.bind()?;
+                let _guard = self.device.bind()?;
+                self.ensure_current()?;
                 // SAFETY: live event.
                 unsafe { result::event::synchronize(*raw) }.call("cuEventSynchronize")
             }
@@ -312,6 +327,9 @@ impl Event {
         end.synchronize()?;
         match (&self.marker, &end.marker) {
             (Marker::Cuda(start), Marker::Cuda(stop)) => {
+                let _guard = self.device.bind()?;
+                self.ensure_current()?;
+                end.ensure_current()?;
                 // SAFETY: both live; `end` completed, `self` was recorded before it.
                 unsafe { result::event::elapsed(*start, *stop) }.call("cuEventElapsedTime")
             }
@@ -336,12 +354,26 @@ impl Event {
     }
 }
 
+impl Event {
+    /// `Err` when the event was made before a reset of its device, or the context is
+    /// lost. Call with the context guard held.
+    fn ensure_current(&self) -> Result<()> {
+        self.device.ensure_alive()?;
+        if self.generation != self.device.generation() {
+            return Err(Error::StaleAfterReset {
+                what: "this event",
+                ordinal: self.device.ordinal(),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
         if let Marker::Cuda(raw) = self.marker {
-            // A reset destroyed the events made before it.
-            let current = self.generation == self.device.generation();
-            if current && self.device.bind().is_ok() {
+            // A reset destroyed (or will destroy) the events made before it.
+            if let Some(_guard) = self.device.bind_if_current(self.generation) {
                 // SAFETY: created in `Event::new`, destroyed only here.
                 let _ = unsafe { result::event::destroy(raw) };
             }
