@@ -301,8 +301,11 @@ impl Device {
         Stream::create(self.clone())
     }
 
-    /// Waits for all work on the device, then reports any device-side panic (on the
-    /// simulator: any fault of an earlier launch on device arrays).
+    /// Waits for all work on the device, then reports the first device-side panic of
+    /// the calling thread's asynchronous launches: on the default stream, or on a
+    /// stream whose latest launch this thread made (on the simulator: the first fault
+    /// of such a launch on device arrays). Another thread's panics are never reported
+    /// here: they reach that thread's synchronisations, or the stream's own.
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.bind()?;
         if let DeviceKind::Cuda(_) = self.inner.kind {
@@ -515,7 +518,8 @@ fn open(ordinal: usize) -> Result<Device> {
     })
 }
 
-/// Waits for all work on the default device and reports any device-side panic.
+/// Waits for all work on the default device and reports the first device-side panic
+/// of the calling thread's asynchronous launches (see [`Device::synchronize`]).
 pub fn synchronize() -> Result<()> {
     Device::default_ref()?.synchronize()
 }

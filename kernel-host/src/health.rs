@@ -338,3 +338,52 @@ impl Device {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// The reset lock's protocol without a GPU: a reset waits for an operation in
+    /// flight; that operation's nested operations do not wait for the reset (no
+    /// deadlock); a destructor elsewhere does not wait either, and leaves its resource
+    /// to the reset; after the reset, objects of the old generation are not current.
+    #[test]
+    fn reset_waits_for_operations_and_nested_ones_do_not_deadlock() {
+        let health = Arc::new(Health::default());
+        let outer = health.enter();
+        let resetter = {
+            let health = health.clone();
+            std::thread::spawn(move || {
+                let _exclusive = health.users.write().unwrap();
+                health.generation.fetch_add(1, Ordering::AcqRel);
+            })
+        };
+        // Let the reset start waiting.
+        while !matches!(
+            health.users.try_read(),
+            Err(std::sync::TryLockError::WouldBlock)
+        ) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        {
+            // Nested in this thread's operation: neither waits for the reset.
+            let _nested = health.enter();
+            assert!(health.enter_if_current(0).is_some());
+        }
+        // Another thread's destructor does not wait: the reset frees the resource.
+        let elsewhere = {
+            let health = health.clone();
+            std::thread::spawn(move || health.enter_if_current(0).is_some())
+        };
+        assert!(!elsewhere.join().unwrap());
+        assert_eq!(health.generation(), 0, "the reset ran during an operation");
+        drop(outer);
+        resetter.join().unwrap();
+        assert_eq!(health.generation(), 1);
+        // Objects of generation 0 are stale now; those of 1 are current.
+        assert!(health.enter_if_current(0).is_none());
+        assert!(health.enter_if_current(1).is_some());
+    }
+}

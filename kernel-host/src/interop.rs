@@ -263,6 +263,8 @@ impl Stream {
         raw: cudarc::driver::sys::CUstream,
         owner: StreamOwner,
     ) -> Result<Stream> {
+        let guarded = device.clone();
+        let _guard = guarded.bind()?;
         device.ensure_alive()?;
         let faults = device.new_faults()?;
         device.register_stream(&faults);

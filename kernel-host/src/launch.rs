@@ -52,6 +52,10 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
+    // From here to the end no reset runs (see `crate::health`): a record made below
+    // is one the reset renews, and the generation checks stay true while the launch
+    // uses the context. Nothing on the simulator.
+    let _guard = device.bind()?;
     // Where an asynchronous launch reports a device-side panic: its stream's record
     // (the calling thread's on the default stream); the thread is the one whose
     // device-wide synchronisation reports it.
@@ -71,9 +75,6 @@ pub fn launch(
         return crate::sim::launch(source, cache, config, device, sim, &faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
-    // From here to the end no reset runs (see `crate::health`): the generation checks
-    // below stay true while the launch uses the context.
-    let _guard = device.bind()?;
     device.ensure_alive()?;
     if let Some(stream) = config.stream {
         stream.ensure_current()?;

@@ -129,6 +129,11 @@ fn a_streams_panic_is_not_stolen_by_a_device_sync_loop() {
 #[test]
 fn reset_while_eight_threads_launch_the_same_kernel() {
     let device = require_real_gpu!();
+    // Its resets would make the objects of the tests beside it stale.
+    if super::in_child_process("threads::reset_while_eight_threads_launch_the_same_kernel") {
+        return;
+    }
+    let started = std::time::Instant::now();
     const ROUNDS: usize = 100;
     const LAUNCHES: usize = 6;
     let mut seed = super::fresh_seed();
@@ -184,4 +189,8 @@ fn reset_while_eight_threads_launch_the_same_kernel() {
             t.join().unwrap();
         }
     }
+    println!(
+        "measured: {ROUNDS} resets beside 8 launching threads in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
 }

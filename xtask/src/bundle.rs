@@ -292,6 +292,13 @@ export CUDAJIT_BACKEND="${CUDAJIT_BACKEND:-cuda}"
         s.push_str(&format!(
             "run {role} {file}-jit env CUDAJIT_AOT=0 \"$here/bin/{file}\"\n"
         ));
+        // Every test binary runs as a user's `cargo test` runs it (one thread per
+        // test); the stress suite once more one test at a time.
+        if file.starts_with("gpu_stress") {
+            s.push_str(&format!(
+                "run {role} {file}-serial \"$here/bin/{file}\" --test-threads=1\n"
+            ));
+        }
     }
     for (role, file) in rows.iter().filter(|(r, _)| *r == "example") {
         s.push_str(&format!("run {role} {file} \"$here/bin/{file}\"\n"));

@@ -263,21 +263,21 @@ fn sim_error(n: u32) -> crate::Error {
 
 /// A fault of a launch on one stream is that stream's: another stream's
 /// synchronisation and a copy on the default stream do not see it; the device-wide
-/// synchronisation does, once.
+/// synchronisation of the thread that launched does, once.
 #[test]
 fn a_deferred_fault_belongs_to_its_stream() {
     let device = Device::simulator_with(SimOptions::default());
     let (a, b) = (device.new_stream().unwrap(), device.new_stream().unwrap());
     let array = device.to_device(&[5u8]).unwrap();
-    a.faults().defer(sim_error(1));
-    b.faults().defer(sim_error(2));
+    a.faults().unwrap().defer(sim_error(1));
+    b.faults().unwrap().defer(sim_error(2));
     let got = b.synchronize().unwrap_err().to_string();
     assert!(got.contains("kernel `k2`"), "{got}");
     assert!(b.synchronize().is_ok());
     assert_eq!(array.to_host().unwrap(), vec![5]);
     let got = a.synchronize().unwrap_err().to_string();
     assert!(got.contains("kernel `k1`"), "{got}");
-    a.faults().defer(sim_error(3));
+    a.faults().unwrap().defer(sim_error(3));
     let got = device.synchronize().unwrap_err().to_string();
     assert!(got.contains("kernel `k3`"), "{got}");
     device.synchronize().unwrap();
