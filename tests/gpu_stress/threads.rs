@@ -39,52 +39,89 @@ fn another_threads_device_sync_never_takes_my_panic() {
         }
     };
     let rounds = if device.is_simulator() { 4 } else { 200 };
+    // Three steps a round; a failure is recorded, never a panic before a step, so
+    // that the other thread is not left waiting: both stop after the round.
     let step = Arc::new(Barrier::new(2));
+    let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let fail = |failures: &std::sync::Mutex<Vec<String>>, what: String| {
+        failures.lock().unwrap().push(what);
+    };
     let panicking = {
-        let (device, step) = (device.clone(), step.clone());
+        let (device, step, failures) = (device.clone(), step.clone(), failures.clone());
         std::thread::spawn(move || {
             let stream = device.new_stream().unwrap();
             for round in 0..rounds {
-                let len = 100 + round;
-                let mut on_stream = device.zeros::<u32>(len).unwrap();
-                let mut on_default = device.zeros::<u32>(len + 1).unwrap();
-                launch!(fill_index[1, 256, stream](&mut on_stream, 0)).unwrap();
-                launch!(fill_index[1, 256](&mut on_default, 0)).unwrap();
-                // Both kernels have run (events wait without reporting panics).
-                Event::record(&stream).unwrap().synchronize().unwrap();
-                Event::record(&device.default_stream())
-                    .unwrap()
-                    .synchronize()
-                    .unwrap();
+                // Shorter than the grid: thread `len` and those after it panic.
+                let len = 100 + round % 150;
+                let launched = (|| -> cudajit::Result<_> {
+                    let mut on_stream = device.zeros::<u32>(len)?;
+                    let mut on_default = device.zeros::<u32>(len + 1)?;
+                    launch!(fill_index[1, 256, stream](&mut on_stream, 0))?;
+                    launch!(fill_index[1, 256](&mut on_default, 0))?;
+                    // Both kernels have run (events wait without reporting panics).
+                    Event::record(&stream)?.synchronize()?;
+                    Event::record(&device.default_stream())?.synchronize()?;
+                    Ok((on_stream, on_default))
+                })();
                 step.wait(); // B synchronises the device and copies now
                 step.wait();
-                let err = stream.synchronize().unwrap_err();
-                assert_eq!(len_in(&err), Some(len), "round {round}: {err}");
-                let err = on_default.to_host().unwrap_err();
-                assert_eq!(len_in(&err), Some(len + 1), "round {round}: {err}");
-                stream.synchronize().unwrap();
-                device.synchronize().unwrap();
+                match launched {
+                    Err(e) => fail(&failures, format!("round {round}: A's launches: {e}")),
+                    Ok((_on_stream, on_default)) => {
+                        match stream.synchronize() {
+                            Err(e) if len_in(&e) == Some(len) => {}
+                            other => fail(
+                                &failures,
+                                format!("round {round}: A's stream sync: {other:?}"),
+                            ),
+                        }
+                        match on_default.to_host() {
+                            Err(e) if len_in(&e) == Some(len + 1) => {}
+                            other => fail(
+                                &failures,
+                                format!("round {round}: A's default-stream copy: {other:?}"),
+                            ),
+                        }
+                        if let Err(e) = stream.synchronize().and(device.synchronize()) {
+                            fail(&failures, format!("round {round}: left over: {e}"));
+                        }
+                    }
+                }
+                step.wait();
+                if !failures.lock().unwrap().is_empty() {
+                    break;
+                }
             }
         })
     };
     let correct = {
-        let (device, step) = (device.clone(), step.clone());
+        let (device, step, failures) = (device.clone(), step.clone(), failures.clone());
         std::thread::spawn(move || {
             for round in 0..rounds {
                 step.wait();
-                let mut mine = device.zeros::<u32>(256).unwrap();
-                launch!(fill_index[1, 256](&mut mine, 3)).unwrap();
-                let synced = device.synchronize();
-                let got = mine.to_host();
+                let got = (|| -> cudajit::Result<Vec<u32>> {
+                    let mut mine = device.zeros::<u32>(256)?;
+                    launch!(fill_index[1, 256](&mut mine, 3))?;
+                    device.synchronize()?;
+                    mine.to_host()
+                })();
+                match got {
+                    Ok(got) if got.iter().enumerate().all(|(i, &v)| v == i as u32 + 3) => {}
+                    Ok(_) => fail(&failures, format!("round {round}: B's values are wrong")),
+                    Err(e) => fail(&failures, format!("round {round}: B got an Err: {e}")),
+                }
                 step.wait();
-                synced.unwrap_or_else(|e| panic!("round {round}: B got A's panic: {e}"));
-                let got = got.unwrap_or_else(|e| panic!("round {round}: B's copy: {e}"));
-                assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 + 3));
+                step.wait();
+                if !failures.lock().unwrap().is_empty() {
+                    break;
+                }
             }
         })
     };
     correct.join().unwrap();
     panicking.join().unwrap();
+    let failures = failures.lock().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A stream's panic reaches that stream's synchronisation even while another thread
