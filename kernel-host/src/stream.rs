@@ -133,7 +133,7 @@ impl Stream {
     }
 
     pub(crate) fn create(device: Device) -> Result<Stream> {
-        let Some(ctx) = device.cuda_context() else {
+        if device.is_simulator() {
             // A simulated stream has no queue, but faults of its own.
             let faults = device.new_faults()?;
             device.register_stream(&faults);
@@ -145,8 +145,8 @@ impl Stream {
                 faults: Some(faults),
                 generation: 0,
             });
-        };
-        let _ = ctx;
+        }
+        // No reset between the record, the stream and the generation they remember.
         let _guard = device.bind()?;
         device.ensure_alive()?;
         let faults = device.new_faults()?;
