@@ -273,23 +273,18 @@ impl Warp<'_, '_> {
         m: u32,
         votes: u32,
     ) -> R<super::launch::Release> {
-        // Every thread of the block must arrive: one that returned early (CUDA leaves
-        // that undefined) is divergence too.
-        if m != self.lanes {
+        // Threads that exited (returned or panicked) count as arrived, as on the GPU
+        // (PTX `exit`: `bar.sync` waits for the non-exited threads only); a live lane
+        // of this warp that is not here took another path past the barrier.
+        let missing = self.lanes & !m & !self.exited;
+        if missing != 0 {
             let waiting = m.trailing_zeros() as usize;
-            let other = (self.lanes & !m).trailing_zeros() as usize;
-            let elsewhere = if self.panicked & (1 << other) != 0 {
-                "panicked".to_string()
-            } else if self.exited & (1 << other) != 0 {
-                "exited".to_string()
-            } else {
-                "did not reach it (it took another path through the code)".to_string()
-            };
+            let other = missing.trailing_zeros() as usize;
             return Err(Box::new(Fault::BarrierDivergence {
                 site: self.expr_site(fr, e),
                 waiting: self.thread(waiting),
                 other: self.thread(other),
-                elsewhere,
+                elsewhere: "did not reach it (it took another path through the code)".into(),
             }));
         }
         let Some(suspend) = self.suspend else {

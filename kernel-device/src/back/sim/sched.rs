@@ -139,18 +139,18 @@ fn warps_per_block(launch: &Launch) -> u32 {
 
 type Regions = Vec<Option<Arc<Buffer>>>;
 
-/// Runs the blocks of `group` to completion; returns the warp steps taken. A barrier
-/// or warp operation that fails in a block where a thread panicked (the panicked
-/// thread never arrives: a GPU would hang or leave it undefined) ends that block there
-/// and leaves the launch to report the panic.
+/// Runs the blocks of `group` to completion; returns the warp steps taken. A fault in
+/// a block where a thread panicked ends that block there and leaves the launch to
+/// report the panic.
 fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
     run_group_to_end(launch, group, seed).or_else(|fault| {
-        let missed_by_panicked = matches!(
-            *fault,
-            Fault::BarrierDivergence { .. } | Fault::InactiveLane { .. } | Fault::Deadlock(_)
-        ) && group
-            .iter()
-            .any(|&b| launch.panics.in_block(block_index(launch, b)));
+        // A panicked thread counts as exited: the others go on without what it would
+        // have written (an unwritten shared element) or done; the launch fails with
+        // the panic, which is the cause.
+        let missed_by_panicked = !matches!(*fault, Fault::Panic { .. } | Fault::Launch(_))
+            && group
+                .iter()
+                .any(|&b| launch.panics.in_block(block_index(launch, b)));
         if missed_by_panicked {
             Ok(0)
         } else {
@@ -195,12 +195,17 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
     scheduler.run()
 }
 
-type WarpCoroutine = Coroutine<Release, Arrival, Result<u64, Box<Fault>>, DefaultStack>;
+/// A warp's coroutine returns its steps and the lanes that ran off the end of the kernel.
+type WarpCoroutine = Coroutine<Release, Arrival, Result<(u64, u32), Box<Fault>>, DefaultStack>;
 
 enum State {
     Ready(Release),
     Waiting(Arrival),
-    Done,
+    /// Finished; the lanes that ran to the end of the kernel's body (the others
+    /// returned or panicked, which counts as arriving at every later barrier).
+    Done {
+        fell_off: u32,
+    },
 }
 
 struct Slot {
@@ -242,7 +247,7 @@ impl<'l> Scheduler<'l> {
                     let suspend = |a: Arrival| y.suspend(a);
                     let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
                     warp.run_kernel()?;
-                    Ok(warp.steps)
+                    Ok((warp.steps, warp.fell_off))
                 };
                 // SAFETY: the body borrows `launch`, `regions` and `dets` for 'l. The
                 // coroutine lives in this scheduler, which never outlives 'l: it is
@@ -292,7 +297,8 @@ impl<'l> Scheduler<'l> {
                 order.swap(i, j);
             }
             for i in order {
-                let State::Ready(input) = std::mem::replace(&mut self.slots[i].state, State::Done)
+                let State::Ready(input) =
+                    std::mem::replace(&mut self.slots[i].state, State::Done { fell_off: 0 })
                 else {
                     continue;
                 };
@@ -300,11 +306,18 @@ impl<'l> Scheduler<'l> {
                     CoroutineResult::Yield(arrival) => {
                         self.slots[i].state = State::Waiting(arrival)
                     }
-                    CoroutineResult::Return(Ok(steps)) => self.steps += steps,
+                    CoroutineResult::Return(Ok((steps, fell_off))) => {
+                        self.steps += steps;
+                        self.slots[i].state = State::Done { fell_off };
+                    }
                     CoroutineResult::Return(Err(fault)) => return Err(fault),
                 }
             }
-            if self.slots.iter().all(|s| matches!(s.state, State::Done)) {
+            if self
+                .slots
+                .iter()
+                .all(|s| matches!(s.state, State::Done { .. }))
+            {
                 return Ok(self.steps);
             }
             self.release()?;
@@ -340,6 +353,7 @@ impl<'l> Scheduler<'l> {
         let o = &self.slots[other];
         let lane = match &o.state {
             State::Waiting(b) => b.lanes.trailing_zeros(),
+            State::Done { fell_off } if *fell_off != 0 => fell_off.trailing_zeros(),
             _ => 0,
         };
         Box::new(Fault::BarrierDivergence {
@@ -354,10 +368,15 @@ impl<'l> Scheduler<'l> {
         })
     }
 
-    /// Releases every barrier all of whose threads have arrived; a fault if none can be.
+    /// Releases every barrier all of whose live threads have arrived; a fault if none
+    /// can be. Threads that exited through `return` (or a panic) count as arrived, as
+    /// on the GPU; live threads at different barriers, or a thread that ran to the end
+    /// of the kernel past a barrier others wait at, are divergence. A grid barrier
+    /// needs a thread of every block (the GPU's grid barrier counts blocks: a block
+    /// whose threads all exited leaves the others waiting forever).
     fn release(&mut self) -> Result<(), Box<Fault>> {
         let mut released = false;
-        let mut all_at_grid = true;
+        let mut at_grid = false;
         for block in 0..self.group.len() {
             let members: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| self.slots[i].block == block)
@@ -373,12 +392,6 @@ impl<'l> Scheduler<'l> {
             let State::Waiting(a) = self.slots[first].state else {
                 continue;
             };
-            if let Some(&done) = members
-                .iter()
-                .find(|&&i| matches!(self.slots[i].state, State::Done))
-            {
-                return Err(self.divergence((first, &a), done, "exited".into()));
-            }
             for &i in &waiting[1..] {
                 let State::Waiting(b) = self.slots[i].state else {
                     continue;
@@ -388,10 +401,19 @@ impl<'l> Scheduler<'l> {
                     return Err(self.divergence((first, &a), i, text));
                 }
             }
+            if let Some(&done) = members.iter().find(
+                |&&i| matches!(self.slots[i].state, State::Done { fell_off } if fell_off != 0),
+            ) {
+                return Err(self.divergence(
+                    (first, &a),
+                    done,
+                    "exited without reaching it: it skipped the barrier and ran to the end of the kernel (a thread that `return`s before a barrier counts as arrived)".into(),
+                ));
+            }
             if a.kind == BarrierKind::Grid {
+                at_grid = true;
                 continue;
             }
-            all_at_grid = false;
             let mut release = Release::default();
             let (mut arrived, mut votes) = (0u32, 0u32);
             for &i in &waiting {
@@ -417,24 +439,28 @@ impl<'l> Scheduler<'l> {
         if released {
             return Ok(());
         }
-        if all_at_grid {
-            if let Some(done) = self
+        if at_grid {
+            let w = self
                 .slots
                 .iter()
-                .position(|s| matches!(s.state, State::Done))
-            {
-                if let Some(w) = self
-                    .slots
-                    .iter()
-                    .position(|s| matches!(s.state, State::Waiting(_)))
-                {
-                    let State::Waiting(a) = self.slots[w].state else {
-                        unreachable!()
-                    };
-                    return Err(self.divergence((w, &a), done, "exited".into()));
+                .position(|s| matches!(s.state, State::Waiting(_)))
+                .unwrap_or(0);
+            let State::Waiting(a) = self.slots[w].state else {
+                unreachable!("a block waits at the grid barrier")
+            };
+            for block in 0..self.group.len() {
+                let mut members = (0..self.slots.len()).filter(|&i| self.slots[i].block == block);
+                if let Some(first) = members.clone().next() {
+                    if members.all(|i| matches!(self.slots[i].state, State::Done { .. })) {
+                        return Err(self.divergence(
+                            (w, &a),
+                            first,
+                            "exited, as did every thread of its block: grid_sync waits for a thread of every block".into(),
+                        ));
+                    }
                 }
             }
-            // Every live warp of the grid waits at a grid barrier: release them all.
+            // Every block has live threads and all of them wait at a grid barrier.
             for det in self.dets.iter().flatten() {
                 det.borrow_mut().grid_sync();
             }

@@ -92,6 +92,9 @@ pub struct Warp<'a, 'd> {
     pub lanes: u32,
     /// Lanes whose thread returned from the kernel (or panicked).
     pub exited: u32,
+    /// Lanes that ran to the end of the kernel's body (rather than `return`ing or
+    /// panicking): a barrier that others wait at and these skipped is divergence.
+    pub fell_off: u32,
     /// Lanes whose thread panicked: out of the warp for good, in no evaluator's output
     /// mask (see [`Warp::panic_at`]).
     pub panicked: u32,
@@ -138,6 +141,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             warp_index,
             lanes,
             exited: 0,
+            fell_off: 0,
             panicked: 0,
             local: vec![0; lane_bytes * LANES],
             lane_bytes,
@@ -329,6 +333,7 @@ impl<'a, 'd> Warp<'a, 'd> {
         }
         let mask = self.lanes;
         let out = self.exec_block(&mut fr, &f.body, mask)?;
+        self.fell_off = out & !self.exited;
         self.exited |= out | fr.returned;
         self.pop_frame(fr);
         Ok(())
