@@ -6,7 +6,7 @@ use super::detect::AccessKind;
 use super::launch::{offset_of, region_of, Arrival, BarrierKind, LOCAL_REGION};
 use super::math;
 use super::scalar::{self, f32_of, f64_of, of_f32, of_f64};
-use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::warp::{lanes, Frame, Preempt, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks;
 use crate::ir::{
@@ -98,6 +98,8 @@ impl Warp<'_, '_> {
                 self.warp_sync(named);
             }
             Intrinsic::Fence(scope) => {
+                let loc = self.func(fr.func).loc_of(e);
+                self.preempt(fr.func, loc, m, Preempt::Always)?;
                 self.fence(m, scope);
             }
             Intrinsic::Atomic { op, scope } => self.atomic(fr, e, op, scope, args, m)?,
@@ -296,8 +298,10 @@ impl Warp<'_, '_> {
             kind,
             func: fr.func,
             expr: e.index(),
+            loc: None,
             lanes: m,
             votes,
+            steps: self.steps,
         });
         match release.fault {
             Some(f) => Err(f),
@@ -328,6 +332,8 @@ impl Warp<'_, '_> {
         let out = self.slot_of(fr, e);
         let loc = f.loc_of(e);
         let bytes = s.size_bytes();
+        // Another warp may take its turn first: whose atomic wins is the schedule's.
+        self.preempt(fr.func, loc, m, Preempt::Always)?;
         for lane in lanes(m) {
             let (p, len, i) = (fr.get(sl, lane), fr.get(sl + 1, lane), fr.get(ix, lane));
             if f.options.bounds_check && i >= len {
@@ -362,6 +368,9 @@ impl Warp<'_, '_> {
                     loc,
                 )?;
                 let old = buffer.update(offset as usize, bytes, apply);
+                if self.suspend.is_some() && apply(old) != old {
+                    self.changed_memory();
+                }
                 self.acquire_after_atomic(region, offset);
                 old
             };

@@ -50,17 +50,25 @@ pub struct RegionInfo {
 pub enum BarrierKind {
     Block,
     Grid,
+    /// Not a barrier: the warp hands control back at a point where warps can
+    /// communicate (an atomic, a fence, a memory access, a loop's next iteration), so
+    /// that the scheduler can run another first. Ready again at once.
+    Yield,
 }
 
-/// A warp arriving at a barrier.
+/// A warp arriving at a barrier (or yielding).
 #[derive(Clone, Copy, Debug)]
 pub struct Arrival {
     pub kind: BarrierKind,
     pub func: usize,
     pub expr: usize,
+    /// A yield's source location (a barrier's is its expression's).
+    pub loc: Option<crate::ir::SourceLoc>,
     pub lanes: u32,
     /// Lanes whose predicate (`sync_threads_count` and friends) was true.
     pub votes: u32,
+    /// The warp's steps so far.
+    pub steps: u64,
 }
 
 /// The scheduler's answer when it releases a barrier (or ends the launch).
@@ -122,6 +130,12 @@ pub struct Launch {
     pub local_bytes: usize,
     /// Some function synchronises the block or the grid: warps must be suspendable.
     pub has_barriers: bool,
+    /// Some function uses atomics or fences: threads can communicate through memory
+    /// (and spin on it), so warps (and blocks) are interleaved at every such point.
+    pub communicates: bool,
+    /// Counts changes to global and shared memory by scheduled warps: a scheduler
+    /// round that changes nothing (and releases nothing) made no progress.
+    pub epoch: std::sync::atomic::AtomicU64,
     pub cooperative: bool,
     /// The argument buffers, for restoring them between schedules.
     pub arg_buffers: Vec<Arc<Buffer>>,
@@ -296,6 +310,7 @@ impl Launch {
             )));
         }
         let mut has_barriers = false;
+        let mut communicates = false;
         let mut cooperative = false;
         for (_, func) in module.functions.iter() {
             for (_, e) in func.exprs.iter() {
@@ -309,6 +324,7 @@ impl Launch {
                             has_barriers = true;
                             cooperative = true;
                         }
+                        Intrinsic::Atomic { .. } | Intrinsic::Fence(_) => communicates = true,
                         _ => {}
                     }
                 }
@@ -343,6 +359,8 @@ impl Launch {
             dynamic_region,
             local_bytes: local_bytes as usize,
             has_barriers,
+            communicates,
+            epoch: std::sync::atomic::AtomicU64::new(0),
             cooperative,
             arg_buffers,
         })

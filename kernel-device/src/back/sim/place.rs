@@ -10,7 +10,7 @@ use super::detect::AccessKind;
 use super::launch::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
 use super::plan::{field_offset, field_slot, mem_layout, slots, struct_field, Home};
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::warp::{lanes, Frame, Preempt, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks::{self, RangeBounds};
 use crate::ir::MemoryScope;
@@ -198,6 +198,7 @@ impl Warp<'_, '_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access)?;
             self.observe(
                 region,
                 offset,
@@ -230,6 +231,10 @@ impl Warp<'_, '_> {
             self.local[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Write)?;
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access)?;
+            if self.suspend.is_some() {
+                self.changed_memory();
+            }
             self.observe(
                 region,
                 offset,

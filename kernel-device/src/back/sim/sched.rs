@@ -1,8 +1,13 @@
-//! Running a launch: blocks spread over host worker threads; within a block (or, for
-//! a kernel that synchronises the grid, within the whole grid) warps run as coroutines
-//! that suspend at barriers, resumed in a seeded order, and released when every
-//! thread has arrived at the same barrier. A barrier that some threads reach while
-//! others exited or wait elsewhere is a [`Fault::BarrierDivergence`], never a hang.
+//! Running a launch: blocks spread over host worker threads. A kernel with barriers,
+//! atomics or fences runs its warps as coroutines, a group of blocks at a time (the
+//! whole grid for one that synchronises the grid; several blocks for one whose blocks
+//! can communicate through atomics): each warp runs until it reaches a barrier or a
+//! point where warps communicate (an atomic, a fence, a seeded-random one of its
+//! memory accesses, a long loop), then the scheduler resumes another in a seeded
+//! order, so every seed interleaves warps (and blocks) differently. A barrier is
+//! released when every live thread has arrived; one that some threads reach while
+//! others wait elsewhere is a [`Fault::BarrierDivergence`], and warps that spin
+//! without anything changing end as a [`Fault::Deadlock`], never a hang.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +24,18 @@ use crate::ir::Handle;
 
 /// Stack of one warp's coroutine: the interpreter recurses over the IR tree.
 const WARP_STACK_BYTES: usize = 1 << 20;
+
+/// Warps interleaved together when blocks can communicate (blocks resident at once).
+const MAX_GROUP_WARPS: u64 = 128;
+
+/// Scheduler rounds in which no warp changed memory, arrived, finished or left a
+/// barrier, while every running warp kept yielding at the same place, after which
+/// the launch is a deadlock (the warps spin on something no running thread changes).
+const STALE_ROUNDS: u32 = 64;
+
+/// Warp steps without progress after which the launch is a livelock even if the
+/// spinning warps do not repeat one place.
+const STALE_STEPS: u64 = 1 << 24;
 
 pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
     let launch = Arc::new(launch);
@@ -78,11 +95,19 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
         report.warp_steps = run_group(launch, &all, seed).map_err(|f| *f)?;
         return Ok(report);
     }
+    // Blocks that can communicate through atomics interleave in groups (as resident
+    // blocks of a GPU do); the others run one at a time.
+    let per_group = if launch.communicates {
+        (MAX_GROUP_WARPS / u64::from(warps_per_block(launch))).clamp(1, blocks)
+    } else {
+        1
+    };
+    let groups = blocks.div_ceil(per_group);
     let workers = match launch.options.workers {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
-    .min(blocks as usize)
+    .min(groups as usize)
     .max(1);
     let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
@@ -90,11 +115,13 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
     let lowest_fault = AtomicU64::new(u64::MAX);
     let work = || loop {
-        let b = next.fetch_add(1, Ordering::Relaxed);
-        if b >= blocks || b > lowest_fault.load(Ordering::Relaxed) {
+        let g = next.fetch_add(1, Ordering::Relaxed);
+        let b = g * per_group;
+        if g >= groups || b > lowest_fault.load(Ordering::Relaxed) {
             break;
         }
-        match run_group(launch, &[b], seed) {
+        let group: Vec<u64> = (b..(b + per_group).min(blocks)).collect();
+        match run_group(launch, &group, seed) {
             Ok(s) => {
                 steps.fetch_add(s, Ordering::Relaxed);
             }
@@ -173,10 +200,24 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
                 .map(|d| RefCell::new(d.block(block_index(launch, b))))
         })
         .collect();
-    if !launch.has_barriers {
+    if !launch.has_barriers && !launch.communicates {
+        // Warps cannot communicate: each runs to its end, in a seeded order.
         let mut steps = 0;
+        let mut rng = seed
+            ^ group
+                .first()
+                .copied()
+                .unwrap_or(0)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         for (k, &b) in group.iter().enumerate() {
-            for w in 0..warps {
+            let mut order: Vec<u32> = (0..warps).collect();
+            if seed != 0 {
+                for i in (1..order.len()).rev() {
+                    let j = (splitmix(&mut rng) % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                }
+            }
+            for w in order {
                 let mut warp = Warp::new(
                     launch,
                     &regions[k],
@@ -198,6 +239,14 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
 /// A warp's coroutine returns its steps and the lanes that ran off the end of the kernel.
 type WarpCoroutine = Coroutine<Release, Arrival, Result<(u64, u32), Box<Fault>>, DefaultStack>;
 
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 enum State {
     Ready(Release),
     Waiting(Arrival),
@@ -214,6 +263,11 @@ struct Slot {
     warp: u32,
     coroutine: WarpCoroutine,
     state: State,
+    /// Where the warp last yielded, and how many rounds in a row it yielded there
+    /// without progress.
+    last_yield: Option<Arrival>,
+    repeats: u32,
+    steps: u64,
 }
 
 struct Scheduler<'l> {
@@ -243,9 +297,13 @@ impl<'l> Scheduler<'l> {
                     )))
                 })?;
                 let (table, det) = (&regions[k], dets[k].as_ref());
+                let warp_seed = seed
+                    ^ (group[k].wrapping_mul(1024) + u64::from(w))
+                        .wrapping_mul(0xD1B5_4A32_D192_ED03);
                 let body = move |y: &Yielder<Release, Arrival>, _: Release| {
                     let suspend = |a: Arrival| y.suspend(a);
                     let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
+                    warp.seed_preemption(warp_seed);
                     warp.run_kernel()?;
                     Ok((warp.steps, warp.fell_off))
                 };
@@ -260,6 +318,9 @@ impl<'l> Scheduler<'l> {
                     warp: w,
                     coroutine,
                     state: State::Ready(Release::default()),
+                    last_yield: None,
+                    repeats: 0,
+                    steps: 0,
                 });
             }
         }
@@ -279,15 +340,11 @@ impl<'l> Scheduler<'l> {
     }
 
     fn next_random(&mut self) -> u64 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix(&mut self.rng)
     }
 
     fn run(mut self) -> Result<u64, Box<Fault>> {
+        let (mut stale_rounds, mut stale_steps) = (0u32, 0u64);
         loop {
             let mut order: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| matches!(self.slots[i].state, State::Ready(_)))
@@ -296,6 +353,9 @@ impl<'l> Scheduler<'l> {
                 let j = (self.next_random() % (i as u64 + 1)) as usize;
                 order.swap(i, j);
             }
+            let epoch = self.launch.epoch.load(Ordering::Relaxed);
+            let mut progress = false;
+            let mut round_steps = 0u64;
             for i in order {
                 let State::Ready(input) =
                     std::mem::replace(&mut self.slots[i].state, State::Done { fell_off: 0 })
@@ -304,10 +364,25 @@ impl<'l> Scheduler<'l> {
                 };
                 match self.slots[i].coroutine.resume(input) {
                     CoroutineResult::Yield(arrival) => {
-                        self.slots[i].state = State::Waiting(arrival)
+                        let slot = &mut self.slots[i];
+                        round_steps += arrival.steps - slot.steps;
+                        slot.steps = arrival.steps;
+                        if arrival.kind == BarrierKind::Yield {
+                            let same = slot
+                                .last_yield
+                                .is_some_and(|l| (l.func, l.loc) == (arrival.func, arrival.loc));
+                            slot.repeats = if same { slot.repeats + 1 } else { 0 };
+                            slot.last_yield = Some(arrival);
+                            slot.state = State::Ready(Release::default());
+                        } else {
+                            progress = true;
+                            slot.repeats = 0;
+                            slot.state = State::Waiting(arrival);
+                        }
                     }
                     CoroutineResult::Return(Ok((steps, fell_off))) => {
                         self.steps += steps;
+                        progress = true;
                         self.slots[i].state = State::Done { fell_off };
                     }
                     CoroutineResult::Return(Err(fault)) => return Err(fault),
@@ -320,8 +395,61 @@ impl<'l> Scheduler<'l> {
             {
                 return Ok(self.steps);
             }
-            self.release()?;
+            if self.release()? || progress || self.launch.epoch.load(Ordering::Relaxed) != epoch {
+                (stale_rounds, stale_steps) = (0, 0);
+                for s in &mut self.slots {
+                    s.repeats = 0;
+                }
+                continue;
+            }
+            stale_rounds += 1;
+            stale_steps += round_steps;
+            let repeating = self.slots.iter().all(|s| match s.state {
+                State::Ready(_) => s.repeats >= STALE_ROUNDS,
+                _ => true,
+            });
+            if (stale_rounds >= STALE_ROUNDS && repeating) || stale_steps >= STALE_STEPS {
+                return Err(self.stuck());
+            }
         }
+    }
+
+    /// The deadlock of warps that spin without progress: who spins where, and who
+    /// waits at which barrier.
+    fn stuck(&self) -> Box<Fault> {
+        let mut spinning = Vec::new();
+        let mut waiting = Vec::new();
+        for s in &self.slots {
+            match &s.state {
+                State::Ready(_) => {
+                    if let Some(a) = &s.last_yield {
+                        let lane = a.lanes.trailing_zeros().min(31);
+                        spinning.push(format!(
+                            "{} at {}",
+                            self.thread(s.block, s.warp, lane),
+                            self.site(a)
+                        ));
+                    }
+                }
+                State::Waiting(a) => waiting.push(format!(
+                    "{} waits at the barrier at {}",
+                    self.thread(s.block, s.warp, a.lanes.trailing_zeros()),
+                    self.site(a)
+                )),
+                State::Done { .. } => {}
+            }
+        }
+        let mut text = format!(
+            "threads spin without progress (no memory changes, no barrier is reached): {}",
+            summarise(&spinning)
+        );
+        if !waiting.is_empty() {
+            text.push_str(&format!("; {}", summarise(&waiting)));
+        }
+        text.push_str(
+            "; the value they wait for is never written by a running thread (on a GPU this kernel hangs)",
+        );
+        Box::new(Fault::Deadlock(text))
     }
 
     fn thread(&self, block: usize, warp: u32, lane: u32) -> ThreadId {
@@ -335,7 +463,7 @@ impl<'l> Scheduler<'l> {
 
     fn site(&self, a: &Arrival) -> Site {
         let f = &self.launch.module.functions[Handle::new(a.func)];
-        let loc = f.loc_of(Handle::new(a.expr));
+        let loc = a.loc.unwrap_or_else(|| f.loc_of(Handle::new(a.expr)));
         Site {
             file: f.file.clone(),
             line: loc.line,
@@ -374,13 +502,30 @@ impl<'l> Scheduler<'l> {
     /// of the kernel past a barrier others wait at, are divergence. A grid barrier
     /// needs a thread of every block (the GPU's grid barrier counts blocks: a block
     /// whose threads all exited leaves the others waiting forever).
-    fn release(&mut self) -> Result<(), Box<Fault>> {
+    fn release(&mut self) -> Result<bool, Box<Fault>> {
         let mut released = false;
         let mut at_grid = false;
+        let any_ready = self
+            .slots
+            .iter()
+            .any(|s| matches!(s.state, State::Ready(_)));
+        if !self
+            .slots
+            .iter()
+            .any(|s| matches!(s.state, State::Waiting(_)))
+        {
+            return Ok(false);
+        }
         for block in 0..self.group.len() {
             let members: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| self.slots[i].block == block)
                 .collect();
+            if members
+                .iter()
+                .any(|&i| matches!(self.slots[i].state, State::Ready(_)))
+            {
+                continue; // some warp of the block still runs
+            }
             let waiting: Vec<usize> = members
                 .iter()
                 .copied()
@@ -437,7 +582,10 @@ impl<'l> Scheduler<'l> {
             released = true;
         }
         if released {
-            return Ok(());
+            return Ok(true);
+        }
+        if any_ready {
+            return Ok(false);
         }
         if at_grid {
             let w = self
@@ -469,10 +617,20 @@ impl<'l> Scheduler<'l> {
                     s.state = State::Ready(Release::default());
                 }
             }
-            return Ok(());
+            return Ok(true);
         }
         Err(Box::new(Fault::Deadlock(
             "every remaining warp waits at a barrier that cannot be released".into(),
         )))
     }
+}
+
+/// The first few of `items`, and how many more.
+fn summarise(items: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut text = items[..items.len().min(SHOWN)].join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more warps", items.len() - SHOWN));
+    }
+    text
 }

@@ -113,3 +113,121 @@ fn a_block_whose_threads_all_return_before_grid_sync_is_reported() {
         "{text}"
     );
 }
+
+fn run2(
+    src: &str,
+    grid: u32,
+    block: u32,
+    a: &[u32],
+    b: &[u32],
+    options: &Options,
+) -> Result<(Vec<u32>, Vec<u32>), Fault> {
+    let m = module(src, "k");
+    let (ba, bb) = (buffer_of(a), buffer_of(b));
+    run(
+        &m,
+        "k",
+        &shape(grid, block),
+        &[
+            slice(ScalarType::U32, &ba, a.len(), true),
+            slice(ScalarType::U32, &bb, b.len(), true),
+        ],
+        options,
+    )?;
+    Ok((read_back(&ba, a.len()), read_back(&bb, b.len())))
+}
+
+/// Which warp's atomic runs first depends on the seed, in a kernel without barriers.
+#[test]
+fn the_seed_changes_which_warp_runs_first() {
+    let src = "#[kernel] fn k(order: &mut [u32], first: &mut [u32]) { let t = thread_idx().x; if t % 32 == 0 { let k = atomic_add(order, 0, 1); first[(t / 32) as usize] = k; } }";
+    let mut leaders = std::collections::HashSet::new();
+    for seed in 0..16 {
+        let o = Options {
+            seed,
+            ..Options::default()
+        };
+        let (_, first) = run2(src, 1, 128, &[0], &[9; 4], &o).unwrap();
+        leaders.insert(first.iter().position(|&k| k == 0).unwrap());
+    }
+    assert!(leaders.len() >= 3, "{leaders:?}");
+}
+
+/// A value published with a plain store between two atomic flag updates: only a
+/// schedule that interleaves the warps between them reads it while it is written.
+const WINDOW: &str = r#"
+#[kernel]
+fn k(flag: &mut [u32], data: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        atomic_exch(flag, 0, 1);
+        data[0] = 42;
+        atomic_exch(flag, 0, 0);
+    } else if t % 32 == 0 {
+        if atomic_add(flag, 0, 0) == 1 {
+            data[t / 32] = data[0];
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_race_that_needs_warps_to_interleave_is_found() {
+    for schedules in [1, 8] {
+        let mut found = 0;
+        for o in seeds(schedules) {
+            if let Err(Fault::Race { .. }) = run2(WINDOW, 1, 256, &[0], &[0; 8], &o) {
+                found += 1;
+            }
+        }
+        assert!(found > 0 || schedules == 1, "schedules {schedules}");
+        if schedules == 8 {
+            assert_eq!(found, 3);
+        }
+    }
+}
+
+/// A spin that nobody ends is a deadlock `Err` naming the spinning thread and the
+/// loop's site, quickly.
+#[test]
+fn a_spin_nobody_ends_is_an_err_not_a_hang() {
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n if t == 33 {\n while atomic_add(flag, 0, 0) == 0 {}\n }\n sync_threads();\n out[t] = 1;\n}";
+    let started = std::time::Instant::now();
+    let err = run2(src, 1, 64, &[0], &[0; 64], &Options::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Fault::Deadlock(_)), "{text}");
+    assert!(text.contains("thread (33, 0, 0) at sim.rs:4:"), "{text}");
+    assert!(text.contains("waits at the barrier at sim.rs:6:"), "{text}");
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    // A plain-read spin on a flag no one sets, in a kernel that also uses atomics.
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n while flag[0] == 0 {}\n atomic_add(out, t, 1);\n}";
+    let err = run2(src, 2, 64, &[0], &[0; 64], &Options::default()).unwrap_err();
+    assert!(matches!(err, Fault::Deadlock(_)), "{err}");
+    assert!(err.to_string().contains("at sim.rs:3:"), "{err}");
+}
+
+/// A block spinning on a flag set by another block (after its data and a fence) ends.
+#[test]
+fn a_spin_on_another_blocks_flag_ends() {
+    let src = r#"
+#[kernel]
+fn k(flag: &mut [u32], data: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if block_idx().x == 1 && t == 0 {
+        data[0] = 7;
+        threadfence();
+        atomic_exch(flag, 0, 1);
+    }
+    if block_idx().x == 0 && t == 0 {
+        while atomic_add(flag, 0, 0) == 0 {}
+        data[1] = data[0] + 1;
+    }
+}
+"#;
+    for schedules in [1, 8] {
+        for o in seeds(schedules) {
+            let (_, data) = run2(src, 2, 64, &[0], &[0; 2], &o).unwrap();
+            assert_eq!(data, [7, 8]);
+        }
+    }
+}
