@@ -37,7 +37,13 @@
 //!   atomic on X (by any thread) acquires it for its block (CUDA's threadFenceReduction
 //!   "last block" pattern). Release and acquire are tracked per block, not per thread,
 //!   which can only hide a race, never invent one.
-//! - `threadfence_block()` orders nothing the barrier rules do not already order.
+//! - same block, any two threads: release/acquire through an atomic, as between
+//!   blocks but at thread granularity and with any scope (PTX `.cta` suffices
+//!   inside a block): a thread's fence of any scope (`threadfence_block()` too)
+//!   followed by its atomic on X releases its accesses before the fence (and what it
+//!   acquired), and a later atomic on X (global or shared) by a thread of the block
+//!   acquires them. Without the fence, the flag orders nothing: message passing
+//!   without a fence is a race.
 //!
 //! Reads (and atomics) of shared memory that no thread of the block wrote are
 //! [`Fault::UninitialisedRead`].
@@ -58,6 +64,7 @@ mod tests;
 #[cfg(test)]
 mod tests_kernels;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -236,6 +243,7 @@ impl Detector {
             block: self.linear_block(block),
             clock: BlockClock::new(self.threads_per_block),
             shared,
+            in_block: HashMap::new(),
         }
     }
 
@@ -323,6 +331,9 @@ pub struct BlockDetector<'d> {
     /// Shared shadow per region (empty for global ones). Cells stamped by another block
     /// are stale: this block's shared memory starts unwritten without clearing them.
     shared: Vec<Vec<Cell>>,
+    /// Message passing inside the block: per atomic location (region, cell), what
+    /// releases to it published (thread -> time of its fence).
+    in_block: HashMap<(u32, u64), HashMap<u16, u32>>,
 }
 
 impl BlockDetector<'_> {
@@ -330,6 +341,7 @@ impl BlockDetector<'_> {
     pub fn reset(&mut self, block: [u32; 3]) {
         self.block = self.detector.linear_block(block);
         self.clock.reset();
+        self.in_block.clear();
     }
 
     /// A block barrier released every thread of the block.
@@ -345,9 +357,7 @@ impl BlockDetector<'_> {
 
     /// The lanes in `lanes` of `warp` executed a fence of `scope`.
     pub fn fence(&mut self, warp: u32, lanes: u32, scope: MemoryScope) {
-        if scope != MemoryScope::Block {
-            self.clock.fence(warp, lanes);
-        }
+        self.clock.fence(warp, lanes, scope != MemoryScope::Block);
     }
 
     /// `grid_sync()` released the grid: call on every block before any continues.
@@ -381,11 +391,40 @@ impl BlockDetector<'_> {
             return Ok(());
         };
         match region.space {
-            Space::Shared => self.access_shared(warp, access, region),
+            Space::Shared => self.access_shared(warp, access, region)?,
             Space::Global => match d.global.get(access.region.0 as usize) {
-                Some(Some(shadow)) => self.access_global(warp, access, region, shadow),
-                _ => Ok(()), // untracked: nothing writes it, nothing can race
+                Some(Some(shadow)) => self.access_global(warp, access, region, shadow)?,
+                _ => return Ok(()), // untracked: nothing writes it, nothing can race
             },
+        }
+        if access.kind == AccessKind::Atomic {
+            let elem = u64::from(region.elem_bytes.max(1));
+            let mut lanes = access.lanes;
+            while lanes != 0 {
+                let lane = lanes.trailing_zeros();
+                lanes &= lanes - 1;
+                let cell = access.offsets[lane as usize] / elem;
+                self.synchronise_in_block((access.region.0, cell), warp * 32 + lane);
+            }
+        }
+        Ok(())
+    }
+
+    /// An atomic of thread `tid` on `key`, inside its block (any scope orders there,
+    /// as PTX's `.cta` does): acquires what earlier releases to `key` by threads of the
+    /// block published, and releases if `tid` fenced before it.
+    fn synchronise_in_block(&mut self, key: (u32, u64), tid: u32) {
+        if !self.in_block.is_empty() {
+            if let Some(published) = self.in_block.get(&key) {
+                self.clock.thread_acquire(tid, published);
+            }
+        }
+        if let Some(mine) = self.clock.thread_release(tid) {
+            let var = self.in_block.entry(key).or_default();
+            for (t, time) in mine {
+                let e = var.entry(t).or_insert(0);
+                *e = (*e).max(time);
+            }
         }
     }
 

@@ -235,7 +235,7 @@ impl Warp<'_, '_> {
             if self.suspend.is_some() {
                 self.changed_memory();
             }
-            self.observe(
+            if let Err(mut fault) = self.observe(
                 region,
                 offset,
                 bytes,
@@ -244,7 +244,23 @@ impl Warp<'_, '_> {
                 lane,
                 fr.func,
                 loc,
-            )?;
+            ) {
+                // Two writes of one value race all the same (the memory model says
+                // so); saying so lets the user judge.
+                if let Fault::Race {
+                    location,
+                    first,
+                    second,
+                } = &mut *fault
+                {
+                    let both_write =
+                        first.kind == AccessKind::Write && second.kind == AccessKind::Write;
+                    if both_write && buffer.load(offset as usize, bytes) == scalar::truncate(s, v) {
+                        location.push_str(&format!(", where both wrote {}", value_text(s, v)));
+                    }
+                }
+                return Err(fault);
+            }
             buffer.store(offset as usize, bytes, v);
         }
         Ok(())
@@ -593,4 +609,15 @@ pub fn value_slots(ty: &Type, bytes: &[u8]) -> Option<Vec<u64>> {
     };
     for_each_scalar(ty, ptr(0, 0), 0, &mut visit).ok()?;
     Some(out)
+}
+
+/// A scalar's value as the kernel's source would write it.
+fn value_text(s: ScalarType, v: u64) -> String {
+    match s {
+        ScalarType::Bool => (v & 1 != 0).to_string(),
+        ScalarType::F32 => scalar::f32_of(v).to_string(),
+        ScalarType::F64 => scalar::f64_of(v).to_string(),
+        _ if s.is_float() => scalar::half_to_f32(s, v).to_string(),
+        _ => scalar::int_value(s, v).to_string(),
+    }
 }

@@ -231,3 +231,97 @@ fn k(flag: &mut [u32], data: &mut [u32]) {
         }
     }
 }
+
+/// Message passing between warps of one block: data, a fence, an atomic flag; the
+/// reader spins on the flag, then reads. Clean with the fence (any scope), a race
+/// without it.
+#[test]
+fn message_passing_inside_a_block_follows_the_fence() {
+    let kernel = |fence: &str| {
+        format!(
+            r#"
+#[kernel]
+fn k(flag: &mut [u32], data: &mut [u32]) {{
+    let t = thread_idx().x as usize;
+    if t == 40 {{
+        data[0] = 7;
+        {fence}
+        atomic_exch(flag, 0, 1);
+    }}
+    if t == 0 {{
+        while atomic_add(flag, 0, 0) == 0 {{}}
+        data[1] = data[0] + 1;
+    }}
+}}
+"#
+        )
+    };
+    for fence in [
+        "threadfence_block();",
+        "threadfence();",
+        "threadfence_system();",
+    ] {
+        for schedules in [1, 8] {
+            for o in seeds(schedules) {
+                let (_, data) = run2(&kernel(fence), 1, 64, &[0], &[0; 2], &o).unwrap();
+                assert_eq!(data, [7, 8]);
+            }
+        }
+    }
+    for o in seeds(8) {
+        let err = run2(&kernel(""), 1, 64, &[0], &[0; 2], &o).unwrap_err();
+        assert!(matches!(err, Fault::Race { .. }), "{err}");
+    }
+    // The same in shared memory, the flag a shared atomic.
+    let src = r#"
+#[kernel]
+fn k(flag: &mut [u32], data: &mut [u32]) {
+    let s = shared_array::<[u32; 2]>();
+    let t = thread_idx().x as usize;
+    if t == 0 { s[1] = 0; }
+    sync_threads();
+    if t == 40 {
+        s[0] = 7;
+        threadfence_block();
+        atomic_exch_block(s, 1, 1);
+    }
+    if t == 0 {
+        while atomic_add_block(s, 1, 0) == 0 {}
+        data[0] = s[0];
+    }
+}
+"#;
+    for o in seeds(8) {
+        let (_, data) = run2(src, 1, 64, &[0], &[0; 2], &o).unwrap();
+        assert_eq!(data[0], 7);
+    }
+}
+
+/// Thread 0 zeroes an accumulator with a plain store while every thread (thread 0
+/// too) adds to it atomically: a race in every schedule, whoever stores.
+#[test]
+fn a_plain_store_beside_atomics_of_the_same_thread_is_not_hidden() {
+    let src = "#[kernel] fn k(acc: &mut [u32], out: &mut [u32]) { let t = thread_idx().x as usize; if t == 0 { acc[0] = 0; } atomic_add(acc, 0, 1); out[t] = 1; }";
+    for schedules in [1, 8] {
+        for o in seeds(schedules) {
+            let err = run2(src, 1, 64, &[5], &[0; 64], &o).unwrap_err();
+            assert!(matches!(err, Fault::Race { .. }), "{err}");
+        }
+    }
+    let fixed = "#[kernel] fn k(acc: &mut [u32], out: &mut [u32]) { let t = thread_idx().x as usize; if t == 0 { acc[0] = 0; } sync_threads(); atomic_add(acc, 0, 1); out[t] = 1; }";
+    for o in seeds(8) {
+        let (acc, _) = run2(fixed, 1, 64, &[5], &[0; 64], &o).unwrap();
+        assert_eq!(acc, [64]);
+    }
+}
+
+#[test]
+fn a_race_of_two_writes_of_one_value_says_so() {
+    let src = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { a[0] = 7; b[0] = 1; }";
+    let err = run2(src, 1, 64, &[0], &[0], &Options::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`a`[0] (global), where both wrote 7:"),
+        "{err}"
+    );
+}
