@@ -94,8 +94,8 @@ impl Warp<'_, '_> {
             }
             Intrinsic::DynamicShared => uniform(fr, 0),
             Intrinsic::SyncWarp => {
-                let named = self.uniform_mask(fr, e, args[0], m, "sync_warp")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "sync_warp")?;
+                self.sync_groups(&groups, m);
             }
             Intrinsic::Fence(scope) => {
                 let loc = self.func(fr.func).loc_of(e);
@@ -116,7 +116,7 @@ impl Warp<'_, '_> {
             }
             Intrinsic::ActiveMask => uniform(fr, u64::from(m)),
             Intrinsic::Shuffle(mode) => {
-                let named = self.uniform_mask(fr, e, args[0], m, "shuffle")?;
+                let groups = self.lane_masks(fr, e, args[0], m, "shuffle")?;
                 let (v, d) = (arg(1), arg(2));
                 let mut src = [0usize; LANES];
                 for lane in lanes(m) {
@@ -128,37 +128,48 @@ impl Warp<'_, '_> {
                         ShuffleMode::Down => lane,
                         ShuffleMode::Xor => lane ^ b,
                     };
-                    if named & (1 << src[lane]) == 0 {
-                        return Err(self.inactive(fr, e, "shuffle", lane, src[lane] as u32, named));
+                    let from = src[lane];
+                    if groups[lane] & (1 << from) == 0 {
+                        let problem = if self.exited & (1 << from) != 0 {
+                            format!("lane {lane} reads lane {from}, which has exited (the value is undefined)")
+                        } else {
+                            format!("lane {lane} reads lane {from}, which is outside the mask")
+                        };
+                        return Err(self.mask_fault(fr, e, "shuffle", lane, groups[lane], problem));
                     }
                 }
-                self.warp_sync(named);
+                self.sync_groups(&groups, m);
                 let values: Vec<u64> = (0..LANES).map(|l| fr.get(v, l)).collect();
                 for lane in lanes(m) {
                     fr.set(out, lane, values[src[lane]]);
                 }
             }
             Intrinsic::Vote(mode) => {
-                let named = self.uniform_mask(fr, e, args[0], m, "vote")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "vote")?;
+                self.sync_groups(&groups, m);
                 let p = arg(1);
-                let mut ballot = 0u32;
-                for lane in lanes(named) {
-                    ballot |= (fr.get(p, lane) as u32 & 1) << lane;
+                let mut preds = 0u32;
+                for lane in lanes(m) {
+                    preds |= (fr.get(p, lane) as u32 & 1) << lane;
                 }
-                let v = match mode {
-                    VoteMode::All => u64::from(ballot == named),
-                    VoteMode::Any => u64::from(ballot != 0),
-                    VoteMode::Eq => u64::from(ballot == named || ballot == 0),
-                    VoteMode::Ballot => u64::from(ballot),
-                };
-                uniform(fr, v);
+                for lane in lanes(m) {
+                    let named = groups[lane];
+                    let ballot = preds & named;
+                    let v = match mode {
+                        VoteMode::All => u64::from(ballot == named),
+                        VoteMode::Any => u64::from(ballot != 0),
+                        VoteMode::Eq => u64::from(ballot == named || ballot == 0),
+                        VoteMode::Ballot => u64::from(ballot),
+                    };
+                    fr.set(out, lane, v);
+                }
             }
             Intrinsic::MatchAny | Intrinsic::MatchAll => {
-                let named = self.uniform_mask(fr, e, args[0], m, "match")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "match")?;
+                self.sync_groups(&groups, m);
                 let v = arg(1);
                 for lane in lanes(m) {
+                    let named = groups[lane];
                     let mine = fr.get(v, lane);
                     let mut same = 0u32;
                     for other in lanes(named) {
@@ -227,24 +238,73 @@ impl Warp<'_, '_> {
         Ok(m)
     }
 
-    /// A warp operation's mask, which must be the same in every executing lane and
-    /// name only executing lanes.
-    fn uniform_mask(
+    /// Each executing lane's mask for a warp operation (Volta's independent threads:
+    /// lanes may pass different masks, as cooperative groups' tiles do), reduced to
+    /// the lanes that have not exited (an exited lane counts as arrived). Every lane
+    /// must name itself, and every live lane it names must execute the operation
+    /// with the same mask.
+    fn lane_masks(
         &self,
         fr: &Frame,
         e: Handle<Expr>,
         arg: Handle<Expr>,
         m: u32,
         what: &str,
-    ) -> R<u32> {
+    ) -> R<[u32; LANES]> {
         let s = self.slot_of(fr, arg);
-        let first = m.trailing_zeros() as usize;
-        let named = fr.get(s, first) as u32;
-        if named & !m != 0 {
-            let lane = (named & !m).trailing_zeros();
-            return Err(self.inactive(fr, e, what, first, lane, named));
+        let mut groups = [0u32; LANES];
+        for lane in lanes(m) {
+            let named = fr.get(s, lane) as u32;
+            if named & (1 << lane) == 0 {
+                let problem = format!("the calling lane {lane} is missing from its own mask");
+                return Err(self.mask_fault(fr, e, what, lane, named, problem));
+            }
+            let live = named & !self.exited;
+            if live & !m != 0 {
+                let missing = (live & !m).trailing_zeros();
+                return Err(self.inactive(fr, e, what, lane, missing, named));
+            }
+            groups[lane] = live;
         }
-        Ok(named & m)
+        for lane in lanes(m) {
+            let named = fr.get(s, lane) as u32;
+            if let Some(other) = lanes(groups[lane]).find(|&o| groups[o] != groups[lane]) {
+                let theirs = fr.get(s, other) as u32;
+                let problem =
+                    format!("it names lane {other}, which executes it with mask {theirs:#010x}");
+                return Err(self.mask_fault(fr, e, what, lane, named, problem));
+            }
+        }
+        Ok(groups)
+    }
+
+    /// Tells the detector that each group of lanes synchronised.
+    fn sync_groups(&self, groups: &[u32; LANES], m: u32) {
+        let mut left = m;
+        while left != 0 {
+            let lane = left.trailing_zeros() as usize;
+            let group = groups[lane];
+            self.warp_sync(group);
+            left &= !group & !(1 << lane);
+        }
+    }
+
+    fn mask_fault(
+        &self,
+        fr: &Frame,
+        e: Handle<Expr>,
+        what: &str,
+        lane: usize,
+        mask: u32,
+        problem: String,
+    ) -> Box<Fault> {
+        Box::new(Fault::WarpMask {
+            operation: what.to_string(),
+            site: self.expr_site(fr, e),
+            thread: self.thread(lane),
+            mask,
+            problem,
+        })
     }
 
     fn inactive(

@@ -186,6 +186,18 @@ pub enum Fault {
         lane: u32,
         mask: u32,
     },
+    /// A warp operation's mask that is wrong in another way than naming an inactive
+    /// lane: the calling lane missing from its own mask, a shuffle reading a lane
+    /// outside the mask (or one that exited), lanes naming each other with
+    /// different masks.
+    #[error("{operation} at {site} by {thread} with mask {mask:#010x}: {problem}")]
+    WarpMask {
+        operation: String,
+        site: Site,
+        thread: ThreadId,
+        mask: u32,
+        problem: String,
+    },
     /// An access outside every buffer (a kernel compiled with `boundscheck = false`
     /// indexing past a slice): the GPU's illegal address, found at its source.
     #[error("out-of-bounds {kind} of {location} at {site} by {thread}")]

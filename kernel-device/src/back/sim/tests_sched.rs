@@ -325,3 +325,34 @@ fn a_race_of_two_writes_of_one_value_says_so() {
         "{err}"
     );
 }
+
+/// Half-warps with their own 16-lane masks (cooperative groups' tiles) are fine; a
+/// lane missing from its own mask and a shuffle reading outside its mask each get
+/// their own message.
+#[test]
+fn each_lane_passes_its_own_warp_mask() {
+    let tiles = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { let t = thread_idx().x as usize; let mask = if t < 16 { 0xffffu32 } else { 0xffff0000u32 }; let v = shfl_xor_sync(mask, a[t], 1); sync_warp(mask); let all = all_sync(mask, v > 0); b[t] = v + all as u32; }";
+    let a: Vec<u32> = (1..=32).collect();
+    let (_, b) = run2(tiles, 1, 32, &a, &[0; 32], &Options::default()).unwrap();
+    assert!((0..32).all(|t| b[t] == a[t ^ 1] + 1), "{b:?}");
+
+    let own = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { let t = thread_idx().x as usize; b[t] = shfl_sync(0xfffffffe, a[t], 1); }";
+    let err = run2(own, 1, 32, &a, &[0; 32], &Options::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the calling lane 0 is missing from its own mask"),
+        "{err}"
+    );
+
+    let outside = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { let t = thread_idx().x as usize; if t < 16 { b[t] = shfl_down_sync(0xffff, a[t], 1); } }";
+    let err = run2(outside, 1, 32, &a, &[0; 32], &Options::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("lane 15 reads lane 16, which is outside the mask"),
+        "{err}"
+    );
+
+    // Lanes that returned count as arrived at a sync_warp naming them.
+    let exited = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { let t = thread_idx().x as usize; if t >= 20 { return; } b[t] = a[t]; sync_warp(0xffffffff); b[t] += 1; }";
+    run2(exited, 1, 32, &a, &[0; 32], &Options::default()).unwrap();
+}
