@@ -174,6 +174,9 @@ pub struct Detector {
     /// Each block's clock at its latest grid sync (allocated at the first one).
     grid_sync_times: std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>,
     grid_sync_init: Mutex<()>,
+    /// Report a read of unwritten shared memory when the block ends (or when another
+    /// thread's unordered write to it shows which barrier is missing), not at once.
+    defer_uninitialised: bool,
 }
 
 impl fmt::Debug for Detector {
@@ -209,7 +212,17 @@ impl Detector {
             any_release: AtomicBool::new(false),
             grid_sync_times: std::sync::OnceLock::new(),
             grid_sync_init: Mutex::new(()),
+            defer_uninitialised: false,
         }
+    }
+
+    /// Reads of unwritten shared memory are reported when the block ends
+    /// ([`BlockDetector::finish`]), or as [`Fault::ReadBeforeWrite`] when a thread of
+    /// the block writes the element later without a barrier between: the message then
+    /// names the write too.
+    pub fn defer_uninitialised_reads(mut self) -> Detector {
+        self.defer_uninitialised = true;
+        self
     }
 
     /// Forgets every access and synchronisation, as a new launch would: call before each
@@ -244,6 +257,7 @@ impl Detector {
             clock: BlockClock::new(self.threads_per_block),
             shared,
             in_block: HashMap::new(),
+            pending_uninitialised: None,
         }
     }
 
@@ -334,6 +348,8 @@ pub struct BlockDetector<'d> {
     /// Message passing inside the block: per atomic location (region, cell), what
     /// releases to it published (thread -> time of its fence).
     in_block: HashMap<(u32, u64), HashMap<u16, u32>>,
+    /// The first read of unwritten shared memory, while reports are deferred.
+    pending_uninitialised: Option<(RegionId, u64, Stamp)>,
 }
 
 impl BlockDetector<'_> {
@@ -342,6 +358,31 @@ impl BlockDetector<'_> {
         self.block = self.detector.linear_block(block);
         self.clock.reset();
         self.in_block.clear();
+        self.pending_uninitialised = None;
+    }
+
+    /// The block ended: a deferred read of unwritten shared memory that no later
+    /// write explained is reported now.
+    #[allow(clippy::result_large_err)]
+    pub fn finish(&mut self) -> Result<(), Fault> {
+        match self.pending_uninitialised.take() {
+            Some((region, cell, stamp)) => Err(self.uninitialised(region, cell, &stamp)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a read of unwritten shared memory waits to be reported.
+    pub fn has_pending_read(&self) -> bool {
+        self.pending_uninitialised.is_some()
+    }
+
+    fn uninitialised(&self, region: RegionId, cell: u64, stamp: &Stamp) -> Fault {
+        let d = self.detector;
+        Fault::UninitialisedRead {
+            location: d.location(region, cell),
+            site: d.site(stamp.site()),
+            thread: d.thread_id(self.block, u32::from(stamp.tid)),
+        }
     }
 
     /// A block barrier released every thread of the block.
@@ -464,6 +505,7 @@ impl BlockDetector<'_> {
         let block = self.block;
         let clock = &self.clock;
         let cells = &mut self.shared[access.region.0 as usize];
+        let pending = &mut self.pending_uninitialised;
         let mut result = Ok(());
         for_each_cell(
             (block, clock.now()),
@@ -476,17 +518,32 @@ impl BlockDetector<'_> {
                 };
                 c.forget_other_blocks(block);
                 if access.kind != AccessKind::Write && !c.written() {
-                    result = Err(Fault::UninitialisedRead {
-                        location: d.location(access.region, cell),
-                        site: d.site(access.site),
-                        thread: d.thread_id(block, tid),
-                    });
-                    return false;
+                    if !d.defer_uninitialised {
+                        result = Err(Fault::UninitialisedRead {
+                            location: d.location(access.region, cell),
+                            site: d.site(access.site),
+                            thread: d.thread_id(block, tid),
+                        });
+                        return false;
+                    }
+                    pending.get_or_insert((access.region, cell, stamp));
                 }
                 match c.record(stamp, |p| clock.ordered(p, block, tid, d)) {
                     Ok(()) => true,
                     Err(conflict) => {
-                        result = Err(d.race(access.region, cell, &conflict, &stamp));
+                        let read_first = pending.as_ref().is_some_and(|(r, at, read)| {
+                            *r == access.region && *at == cell && *read == conflict.prior
+                        });
+                        result = Err(if read_first {
+                            *pending = None;
+                            Fault::ReadBeforeWrite {
+                                location: d.location(access.region, cell),
+                                read: d.access_of(&conflict.prior),
+                                write: d.access_of(&stamp),
+                            }
+                        } else {
+                            d.race(access.region, cell, &conflict, &stamp)
+                        });
                         false
                     }
                 }

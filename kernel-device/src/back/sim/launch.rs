@@ -141,6 +141,9 @@ pub struct Launch {
     pub arg_buffers: Vec<Arc<Buffer>>,
     /// The detector, when the options ask for one.
     pub detector: Option<Detector>,
+    /// Per region: whether the detector tracks it (false: nothing writes it, so
+    /// accesses to it need not be reported).
+    pub observed: Vec<bool>,
     pub panics: PanicRecord,
 }
 
@@ -330,18 +333,20 @@ impl Launch {
                 }
             }
         }
+        let mut observed = Vec::new();
         let detector = options.detect.then(|| {
             let files = module
                 .functions
                 .iter()
                 .map(|(_, f)| f.file.clone())
                 .collect();
-            let table = regions
+            let table: Vec<Region> = regions
                 .iter()
                 .enumerate()
                 .map(|(k, info)| detector_region(module, info, &base_regions, k, f))
                 .collect();
-            Detector::new(shape, table, files)
+            observed = table.iter().map(|r| r.tracked).collect();
+            Detector::new(shape, table, files).defer_uninitialised_reads()
         });
         Ok(Launch {
             detector,
@@ -359,6 +364,7 @@ impl Launch {
             dynamic_region,
             local_bytes: local_bytes as usize,
             has_barriers,
+            observed,
             communicates,
             epoch: std::sync::atomic::AtomicU64::new(0),
             cooperative,

@@ -167,6 +167,15 @@ pub enum Fault {
         site: Site,
         thread: ThreadId,
     },
+    /// A read of shared memory that no thread had written yet, by a thread that ran
+    /// before the write of another thread of the block with no barrier between them.
+    #[error("read of uninitialised shared memory {location} at {} by {}: {} writes it later at {}, with no barrier between them (a `sync_threads()` is missing between the write and the read)",
+        .read.site, .read.thread, .write.thread, .write.site)]
+    ReadBeforeWrite {
+        location: String,
+        read: Access,
+        write: Access,
+    },
     /// A block barrier reached by some threads of a block while others exited or wait
     /// at another barrier.
     #[error("barrier divergence: {waiting} waits at {site} but {other} {elsewhere}")]

@@ -226,14 +226,43 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
                     None,
                     dets[k].as_ref(),
                 );
-                warp.run_kernel()?;
+                if let Err(fault) = warp.run_kernel() {
+                    return finish_blocks(&dets, Err(fault));
+                }
                 steps += warp.steps;
             }
         }
-        return Ok(steps);
+        return finish_blocks(&dets, Ok(steps));
     }
     let scheduler = Scheduler::new(launch, group, &regions, &dets, seed)?;
-    scheduler.run()
+    let result = scheduler.run();
+    finish_blocks(&dets, result)
+}
+
+/// The group's result, after the detector's deferred reports: a read of unwritten
+/// shared memory comes first (it happened before whatever failed later).
+fn finish_blocks(
+    dets: &[Option<RefCell<BlockDetector<'_>>>],
+    result: Result<u64, Box<Fault>>,
+) -> Result<u64, Box<Fault>> {
+    let steps = match result {
+        Ok(steps) => steps,
+        Err(fault) if matches!(*fault, Fault::ReadBeforeWrite { .. } | Fault::Launch(_)) => {
+            return Err(fault)
+        }
+        Err(fault) => {
+            for det in dets.iter().flatten() {
+                if det.borrow().has_pending_read() {
+                    det.borrow_mut().finish().map_err(Box::new)?;
+                }
+            }
+            return Err(fault);
+        }
+    };
+    for det in dets.iter().flatten() {
+        det.borrow_mut().finish().map_err(Box::new)?;
+    }
+    Ok(steps)
 }
 
 /// A warp's coroutine returns its steps and the lanes that ran off the end of the kernel.

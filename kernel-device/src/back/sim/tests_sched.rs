@@ -356,3 +356,60 @@ fn each_lane_passes_its_own_warp_mask() {
     let exited = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) { let t = thread_idx().x as usize; if t >= 20 { return; } b[t] = a[t]; sync_warp(0xffffffff); b[t] += 1; }";
     run2(exited, 1, 32, &a, &[0; 32], &Options::default()).unwrap();
 }
+
+/// A reader that ran before another thread's write, with no barrier between them:
+/// the report names the write and the missing barrier; a read nobody's write follows
+/// is still a read of uninitialised memory.
+#[test]
+fn a_read_before_a_later_write_names_the_write() {
+    let src = "#[kernel] fn k(a: &mut [u32], b: &mut [u32]) {\n let s = shared_array::<[u32; 8]>();\n let t = thread_idx().x as usize;\n if t == 0 { b[0] = s[5]; }\n if t == 37 { s[5] = a[t]; }\n}";
+    let mut seen_read_first = false;
+    for seed in 0..8 {
+        let o = Options {
+            seed,
+            ..Options::default()
+        };
+        match run2(src, 1, 64, &[1; 64], &[0; 8], &o).unwrap_err() {
+            Fault::ReadBeforeWrite { read, write, .. } => {
+                seen_read_first = true;
+                assert_eq!((read.thread.thread[0], write.thread.thread[0]), (0, 37));
+                assert_eq!((read.site.line, write.site.line), (4, 5));
+            }
+            Fault::Race { .. } => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert!(seen_read_first);
+    let text = Fault::ReadBeforeWrite {
+        location: "shared `s`[5]".into(),
+        read: Access {
+            thread: ThreadId {
+                block: [0; 3],
+                thread: [0, 0, 0],
+            },
+            kind: AccessKind::Read,
+            site: Site {
+                file: "k.rs".into(),
+                line: 4,
+                column: 1,
+            },
+        },
+        write: Access {
+            thread: ThreadId {
+                block: [0; 3],
+                thread: [37, 0, 0],
+            },
+            kind: AccessKind::Write,
+            site: Site {
+                file: "k.rs".into(),
+                line: 5,
+                column: 1,
+            },
+        },
+    }
+    .to_string();
+    assert!(
+        text.contains("writes it later at k.rs:5:1, with no barrier between them"),
+        "{text}"
+    );
+}

@@ -304,6 +304,9 @@ impl<'a, 'd> Warp<'a, 'd> {
         let Some(det) = self.det else {
             return Ok(());
         };
+        if !self.launch.observed.get(region).copied().unwrap_or(true) {
+            return Ok(());
+        }
         let base = self.launch.regions[region].base;
         let Some(relative) = offset.checked_sub(base) else {
             return Ok(());
