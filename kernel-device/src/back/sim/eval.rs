@@ -80,7 +80,7 @@ impl Warp<'_, '_> {
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*cond);
-                    self.preempt(fr.func, loc, live, Preempt::Loop)?;
+                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
                 }
                 Ok(done | fr.loops[ix].0)
             }
@@ -154,7 +154,7 @@ impl Warp<'_, '_> {
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*start);
-                    self.preempt(fr.func, loc, live, Preempt::Loop)?;
+                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
                     for lane in lanes(live) {
                         let left = fr.get(remaining, lane) - 1;
                         fr.set(remaining, lane, left);
@@ -400,7 +400,7 @@ impl Warp<'_, '_> {
                     fr.loops[ix].1 = 0;
                     let o = self.exec_block(fr, body, live)?;
                     live = o | fr.loops[ix].1;
-                    self.preempt(fr.func, f.loc_of(e), live, Preempt::Loop)?;
+                    self.preempt(fr.func, f.loc_of(e), live, Preempt::Loop, u64::MAX)?;
                 }
                 Ok(fr.loops[ix].0)
             }

@@ -99,7 +99,7 @@ impl Warp<'_, '_> {
             }
             Intrinsic::Fence(scope) => {
                 let loc = self.func(fr.func).loc_of(e);
-                self.preempt(fr.func, loc, m, Preempt::Always)?;
+                self.preempt(fr.func, loc, m, Preempt::Always, u64::MAX)?;
                 self.fence(m, scope);
             }
             Intrinsic::Atomic { op, scope } => self.atomic(fr, e, op, scope, args, m)?,
@@ -362,6 +362,7 @@ impl Warp<'_, '_> {
             lanes: m,
             votes,
             steps: self.steps,
+            addr: u64::MAX,
         });
         match release.fault {
             Some(f) => Err(f),
@@ -393,7 +394,12 @@ impl Warp<'_, '_> {
         let loc = f.loc_of(e);
         let bytes = s.size_bytes();
         // Another warp may take its turn first: whose atomic wins is the schedule's.
-        self.preempt(fr.func, loc, m, Preempt::Always)?;
+        let first = m.trailing_zeros() as usize;
+        let target = super::launch::ptr_add(
+            fr.get(sl, first),
+            fr.get(ix, first).saturating_mul(u64::from(bytes)),
+        );
+        self.preempt(fr.func, loc, m, Preempt::Always, target)?;
         for lane in lanes(m) {
             let (p, len, i) = (fr.get(sl, lane), fr.get(sl + 1, lane), fr.get(ix, lane));
             if f.options.bounds_check && i >= len {

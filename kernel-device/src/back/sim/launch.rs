@@ -69,6 +69,10 @@ pub struct Arrival {
     pub votes: u32,
     /// The warp's steps so far.
     pub steps: u64,
+    /// A yield's address (the memory it is about to touch; `u64::MAX`: none, as at a
+    /// loop's next iteration), so that a spin (the same place, the same address,
+    /// nothing changed) is told from a loop that reads on.
+    pub addr: u64,
 }
 
 /// The scheduler's answer when it releases a barrier (or ends the launch).
@@ -136,6 +140,11 @@ pub struct Launch {
     /// Counts changes to global and shared memory by scheduled warps: a scheduler
     /// round that changes nothing (and releases nothing) made no progress.
     pub epoch: std::sync::atomic::AtomicU64,
+    /// Scheduled groups running now, and how many of them make no progress: a
+    /// group is a deadlock only when every running group is stuck (another group may
+    /// be about to write what it waits for).
+    pub running_groups: std::sync::atomic::AtomicUsize,
+    pub stuck_groups: std::sync::atomic::AtomicUsize,
     pub cooperative: bool,
     /// The argument buffers, for restoring them between schedules.
     pub arg_buffers: Vec<Arc<Buffer>>,
@@ -367,6 +376,8 @@ impl Launch {
             observed,
             communicates,
             epoch: std::sync::atomic::AtomicU64::new(0),
+            running_groups: std::sync::atomic::AtomicUsize::new(0),
+            stuck_groups: std::sync::atomic::AtomicUsize::new(0),
             cooperative,
             arg_buffers,
         })

@@ -198,7 +198,7 @@ impl Warp<'_, '_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
-            self.preempt(fr.func, loc, 1 << lane, Preempt::Access)?;
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
             self.observe(
                 region,
                 offset,
@@ -231,7 +231,7 @@ impl Warp<'_, '_> {
             self.local[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Write)?;
-            self.preempt(fr.func, loc, 1 << lane, Preempt::Access)?;
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
             if self.suspend.is_some() {
                 self.changed_memory();
             }

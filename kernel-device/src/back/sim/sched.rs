@@ -31,7 +31,7 @@ const MAX_GROUP_WARPS: u64 = 128;
 /// Scheduler rounds in which no warp changed memory, arrived, finished or left a
 /// barrier, while every running warp kept yielding at the same place, after which
 /// the launch is a deadlock (the warps spin on something no running thread changes).
-const STALE_ROUNDS: u32 = 64;
+const STALE_ROUNDS: u32 = 256;
 
 /// Warp steps without progress after which the launch is a livelock even if the
 /// spinning warps do not repeat one place.
@@ -372,7 +372,19 @@ impl<'l> Scheduler<'l> {
         splitmix(&mut self.rng)
     }
 
-    fn run(mut self) -> Result<u64, Box<Fault>> {
+    fn run(self) -> Result<u64, Box<Fault>> {
+        let launch = self.launch;
+        launch.running_groups.fetch_add(1, Ordering::SeqCst);
+        let mut stuck = false;
+        let result = self.run_rounds(&mut stuck);
+        if stuck {
+            launch.stuck_groups.fetch_sub(1, Ordering::SeqCst);
+        }
+        launch.running_groups.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+
+    fn run_rounds(mut self, stuck: &mut bool) -> Result<u64, Box<Fault>> {
         let (mut stale_rounds, mut stale_steps) = (0u32, 0u64);
         loop {
             let mut order: Vec<usize> = (0..self.slots.len())
@@ -397,9 +409,11 @@ impl<'l> Scheduler<'l> {
                         round_steps += arrival.steps - slot.steps;
                         slot.steps = arrival.steps;
                         if arrival.kind == BarrierKind::Yield {
-                            let same = slot
-                                .last_yield
-                                .is_some_and(|l| (l.func, l.loc) == (arrival.func, arrival.loc));
+                            let same = arrival.addr != u64::MAX
+                                && slot.last_yield.is_some_and(|l| {
+                                    (l.func, l.loc, l.addr)
+                                        == (arrival.func, arrival.loc, arrival.addr)
+                                });
                             slot.repeats = if same { slot.repeats + 1 } else { 0 };
                             slot.last_yield = Some(arrival);
                             slot.state = State::Ready(Release::default());
@@ -429,6 +443,9 @@ impl<'l> Scheduler<'l> {
                 for s in &mut self.slots {
                     s.repeats = 0;
                 }
+                if std::mem::take(stuck) {
+                    self.launch.stuck_groups.fetch_sub(1, Ordering::SeqCst);
+                }
                 continue;
             }
             stale_rounds += 1;
@@ -438,7 +455,16 @@ impl<'l> Scheduler<'l> {
                 _ => true,
             });
             if (stale_rounds >= STALE_ROUNDS && repeating) || stale_steps >= STALE_STEPS {
-                return Err(self.stuck());
+                if !*stuck {
+                    *stuck = true;
+                    self.launch.stuck_groups.fetch_add(1, Ordering::SeqCst);
+                }
+                // Another group of blocks still running may write what these wait for.
+                let running = self.launch.running_groups.load(Ordering::SeqCst);
+                if self.launch.stuck_groups.load(Ordering::SeqCst) >= running {
+                    return Err(self.stuck());
+                }
+                std::thread::yield_now();
             }
         }
     }

@@ -196,7 +196,14 @@ impl<'a, 'd> Warp<'a, 'd> {
     /// Hands control back to the scheduler (for the lanes of `mask`, at `loc`) when
     /// `when` says so; nothing for a warp that runs unscheduled.
     #[inline]
-    pub fn preempt(&self, func: usize, loc: SourceLoc, mask: u32, when: Preempt) -> R<()> {
+    pub fn preempt(
+        &self,
+        func: usize,
+        loc: SourceLoc,
+        mask: u32,
+        when: Preempt,
+        addr: u64,
+    ) -> R<()> {
         let Some(suspend) = self.suspend else {
             return Ok(());
         };
@@ -225,6 +232,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             lanes: mask,
             votes: 0,
             steps: self.steps,
+            addr,
         });
         match release.fault {
             Some(f) => Err(f),
