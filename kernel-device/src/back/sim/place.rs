@@ -368,15 +368,24 @@ impl Warp<'_, '_> {
         let out = self.slot_of(fr, e);
         let width = slots(&r.ty);
         let loc = self.func(fr.func).loc_of(e);
+        // A scalar in memory (most loads): no walk over the value's layout.
+        let scalar = match r.ty {
+            Type::Scalar(s) => Some(s),
+            _ => None,
+        };
         for lane in lanes(r.mask) {
-            match r.locs[lane] {
-                Loc::Reg(s) => {
+            match (r.locs[lane], scalar) {
+                (Loc::Reg(s), _) => {
                     for k in 0..width {
                         let v = fr.get(s + k, lane);
                         fr.set(out + k, lane, v);
                     }
                 }
-                Loc::Mem(p) => self.load_value(fr, lane, p, &r.ty, out, loc)?,
+                (Loc::Mem(p), Some(s)) => {
+                    let v = self.mem_read(fr, loc, lane, p, s)?;
+                    fr.set(out, lane, v);
+                }
+                (Loc::Mem(p), None) => self.load_value(fr, lane, p, &r.ty, out, loc)?,
             }
         }
         Ok(r.mask)
@@ -420,14 +429,18 @@ impl Warp<'_, '_> {
         let value_loc = self.func(fr.func).loc_of(value);
         for lane in lanes(r.mask) {
             match op {
-                None => match r.locs[lane] {
-                    Loc::Reg(s) => {
+                None => match (r.locs[lane], &r.ty) {
+                    (Loc::Reg(s), _) => {
                         for k in 0..width {
                             let v = fr.get(from + k, lane);
                             fr.set(s + k, lane, v);
                         }
                     }
-                    Loc::Mem(p) => self.store_value(fr, lane, p, &r.ty, from, loc)?,
+                    (Loc::Mem(p), Type::Scalar(s)) => {
+                        let v = fr.get(from, lane);
+                        self.mem_write(fr, loc, lane, p, *s, v)?;
+                    }
+                    (Loc::Mem(p), _) => self.store_value(fr, lane, p, &r.ty, from, loc)?,
                 },
                 Some(op) => {
                     let s = r.ty.scalar().unwrap_or(ScalarType::Bool);
