@@ -224,6 +224,9 @@ mod exact;
 #[path = "gpu/cooperative.rs"]
 mod cooperative;
 
+#[path = "gpu/exits.rs"]
+mod exits;
+
 #[path = "gpu/random.rs"]
 mod random;
 

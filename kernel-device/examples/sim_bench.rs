@@ -2,7 +2,7 @@
 //! shared-memory reduction each under 2 s on the 2-core CI machine, detection on,
 //! using every core). Prints simulated threads per second; checks the results.
 //!
-//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect]`
+//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect] [--schedules N]`
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -84,13 +84,20 @@ fn main() {
         .and_then(|k| args.get(k + 1))
         .and_then(|w| w.parse().ok())
         .unwrap_or(0);
+    let schedules = args
+        .iter()
+        .position(|a| a == "--schedules")
+        .and_then(|k| args.get(k + 1))
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(1);
     let options = Options {
         detect: !args.iter().any(|a| a == "--no-detect"),
         workers,
+        schedules,
         ..Options::default()
     };
     println!(
-        "simulator bench: detection {}, workers {}",
+        "simulator bench: detection {}, {schedules} schedule(s), workers {}",
         if options.detect { "on" } else { "off" },
         if workers == 0 {
             "all cores".to_string()

@@ -37,7 +37,13 @@
 //!   atomic on X (by any thread) acquires it for its block (CUDA's threadFenceReduction
 //!   "last block" pattern). Release and acquire are tracked per block, not per thread,
 //!   which can only hide a race, never invent one.
-//! - `threadfence_block()` orders nothing the barrier rules do not already order.
+//! - same block, any two threads: release/acquire through an atomic, as between
+//!   blocks but at thread granularity and with any scope (PTX `.cta` suffices
+//!   inside a block): a thread's fence of any scope (`threadfence_block()` too)
+//!   followed by its atomic on X releases its accesses before the fence (and what it
+//!   acquired), and a later atomic on X (global or shared) by a thread of the block
+//!   acquires them. Without the fence, the flag orders nothing: message passing
+//!   without a fence is a race.
 //!
 //! Reads (and atomics) of shared memory that no thread of the block wrote are
 //! [`Fault::UninitialisedRead`].
@@ -58,6 +64,7 @@ mod tests;
 #[cfg(test)]
 mod tests_kernels;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -167,6 +174,9 @@ pub struct Detector {
     /// Each block's clock at its latest grid sync (allocated at the first one).
     grid_sync_times: std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>,
     grid_sync_init: Mutex<()>,
+    /// Report a read of unwritten shared memory when the block ends (or when another
+    /// thread's unordered write to it shows which barrier is missing), not at once.
+    defer_uninitialised: bool,
 }
 
 impl fmt::Debug for Detector {
@@ -202,7 +212,17 @@ impl Detector {
             any_release: AtomicBool::new(false),
             grid_sync_times: std::sync::OnceLock::new(),
             grid_sync_init: Mutex::new(()),
+            defer_uninitialised: false,
         }
+    }
+
+    /// Reads of unwritten shared memory are reported when the block ends
+    /// ([`BlockDetector::finish`]), or as [`Fault::ReadBeforeWrite`] when a thread of
+    /// the block writes the element later without a barrier between: the message then
+    /// names the write too.
+    pub fn defer_uninitialised_reads(mut self) -> Detector {
+        self.defer_uninitialised = true;
+        self
     }
 
     /// Forgets every access and synchronisation, as a new launch would: call before each
@@ -236,6 +256,8 @@ impl Detector {
             block: self.linear_block(block),
             clock: BlockClock::new(self.threads_per_block),
             shared,
+            in_block: HashMap::new(),
+            pending_uninitialised: None,
         }
     }
 
@@ -323,6 +345,11 @@ pub struct BlockDetector<'d> {
     /// Shared shadow per region (empty for global ones). Cells stamped by another block
     /// are stale: this block's shared memory starts unwritten without clearing them.
     shared: Vec<Vec<Cell>>,
+    /// Message passing inside the block: per atomic location (region, cell), what
+    /// releases to it published (thread -> time of its fence).
+    in_block: HashMap<(u32, u64), HashMap<u16, u32>>,
+    /// The first read of unwritten shared memory, while reports are deferred.
+    pending_uninitialised: Option<(RegionId, u64, Stamp)>,
 }
 
 impl BlockDetector<'_> {
@@ -330,6 +357,32 @@ impl BlockDetector<'_> {
     pub fn reset(&mut self, block: [u32; 3]) {
         self.block = self.detector.linear_block(block);
         self.clock.reset();
+        self.in_block.clear();
+        self.pending_uninitialised = None;
+    }
+
+    /// The block ended: a deferred read of unwritten shared memory that no later
+    /// write explained is reported now.
+    #[allow(clippy::result_large_err)]
+    pub fn finish(&mut self) -> Result<(), Fault> {
+        match self.pending_uninitialised.take() {
+            Some((region, cell, stamp)) => Err(self.uninitialised(region, cell, &stamp)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a read of unwritten shared memory waits to be reported.
+    pub fn has_pending_read(&self) -> bool {
+        self.pending_uninitialised.is_some()
+    }
+
+    fn uninitialised(&self, region: RegionId, cell: u64, stamp: &Stamp) -> Fault {
+        let d = self.detector;
+        Fault::UninitialisedRead {
+            location: d.location(region, cell),
+            site: d.site(stamp.site()),
+            thread: d.thread_id(self.block, u32::from(stamp.tid)),
+        }
     }
 
     /// A block barrier released every thread of the block.
@@ -345,9 +398,7 @@ impl BlockDetector<'_> {
 
     /// The lanes in `lanes` of `warp` executed a fence of `scope`.
     pub fn fence(&mut self, warp: u32, lanes: u32, scope: MemoryScope) {
-        if scope != MemoryScope::Block {
-            self.clock.fence(warp, lanes);
-        }
+        self.clock.fence(warp, lanes, scope != MemoryScope::Block);
     }
 
     /// `grid_sync()` released the grid: call on every block before any continues.
@@ -381,11 +432,40 @@ impl BlockDetector<'_> {
             return Ok(());
         };
         match region.space {
-            Space::Shared => self.access_shared(warp, access, region),
+            Space::Shared => self.access_shared(warp, access, region)?,
             Space::Global => match d.global.get(access.region.0 as usize) {
-                Some(Some(shadow)) => self.access_global(warp, access, region, shadow),
-                _ => Ok(()), // untracked: nothing writes it, nothing can race
+                Some(Some(shadow)) => self.access_global(warp, access, region, shadow)?,
+                _ => return Ok(()), // untracked: nothing writes it, nothing can race
             },
+        }
+        if access.kind == AccessKind::Atomic {
+            let elem = u64::from(region.elem_bytes.max(1));
+            let mut lanes = access.lanes;
+            while lanes != 0 {
+                let lane = lanes.trailing_zeros();
+                lanes &= lanes - 1;
+                let cell = access.offsets[lane as usize] / elem;
+                self.synchronise_in_block((access.region.0, cell), warp * 32 + lane);
+            }
+        }
+        Ok(())
+    }
+
+    /// An atomic of thread `tid` on `key`, inside its block (any scope orders there,
+    /// as PTX's `.cta` does): acquires what earlier releases to `key` by threads of the
+    /// block published, and releases if `tid` fenced before it.
+    fn synchronise_in_block(&mut self, key: (u32, u64), tid: u32) {
+        if !self.in_block.is_empty() {
+            if let Some(published) = self.in_block.get(&key) {
+                self.clock.thread_acquire(tid, published);
+            }
+        }
+        if let Some(mine) = self.clock.thread_release(tid) {
+            let var = self.in_block.entry(key).or_default();
+            for (t, time) in mine {
+                let e = var.entry(t).or_insert(0);
+                *e = (*e).max(time);
+            }
         }
     }
 
@@ -425,6 +505,7 @@ impl BlockDetector<'_> {
         let block = self.block;
         let clock = &self.clock;
         let cells = &mut self.shared[access.region.0 as usize];
+        let pending = &mut self.pending_uninitialised;
         let mut result = Ok(());
         for_each_cell(
             (block, clock.now()),
@@ -437,17 +518,32 @@ impl BlockDetector<'_> {
                 };
                 c.forget_other_blocks(block);
                 if access.kind != AccessKind::Write && !c.written() {
-                    result = Err(Fault::UninitialisedRead {
-                        location: d.location(access.region, cell),
-                        site: d.site(access.site),
-                        thread: d.thread_id(block, tid),
-                    });
-                    return false;
+                    if !d.defer_uninitialised {
+                        result = Err(Fault::UninitialisedRead {
+                            location: d.location(access.region, cell),
+                            site: d.site(access.site),
+                            thread: d.thread_id(block, tid),
+                        });
+                        return false;
+                    }
+                    pending.get_or_insert((access.region, cell, stamp));
                 }
                 match c.record(stamp, |p| clock.ordered(p, block, tid, d)) {
                     Ok(()) => true,
                     Err(conflict) => {
-                        result = Err(d.race(access.region, cell, &conflict, &stamp));
+                        let read_first = pending.as_ref().is_some_and(|(r, at, read)| {
+                            *r == access.region && *at == cell && *read == conflict.prior
+                        });
+                        result = Err(if read_first {
+                            *pending = None;
+                            Fault::ReadBeforeWrite {
+                                location: d.location(access.region, cell),
+                                read: d.access_of(&conflict.prior),
+                                write: d.access_of(&stamp),
+                            }
+                        } else {
+                            d.race(access.region, cell, &conflict, &stamp)
+                        });
                         false
                     }
                 }

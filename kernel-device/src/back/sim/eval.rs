@@ -2,7 +2,7 @@
 
 use super::plan::Home;
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, R};
+use super::warp::{lanes, Frame, Preempt, Warp, R};
 use crate::ir::checks;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
 
@@ -79,6 +79,8 @@ impl Warp<'_, '_> {
                     fr.loops[ix].1 = 0;
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
+                    let loc = self.func(fr.func).loc_of(*cond);
+                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
                 }
                 Ok(done | fr.loops[ix].0)
             }
@@ -151,6 +153,8 @@ impl Warp<'_, '_> {
                     fr.loops[ix].1 = 0;
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
+                    let loc = self.func(fr.func).loc_of(*start);
+                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
                     for lane in lanes(live) {
                         let left = fr.get(remaining, lane) - 1;
                         fr.set(remaining, lane, left);
@@ -396,6 +400,7 @@ impl Warp<'_, '_> {
                     fr.loops[ix].1 = 0;
                     let o = self.exec_block(fr, body, live)?;
                     live = o | fr.loops[ix].1;
+                    self.preempt(fr.func, f.loc_of(e), live, Preempt::Loop, u64::MAX)?;
                 }
                 Ok(fr.loops[ix].0)
             }

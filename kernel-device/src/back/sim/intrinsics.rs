@@ -6,7 +6,7 @@ use super::detect::AccessKind;
 use super::launch::{offset_of, region_of, Arrival, BarrierKind, LOCAL_REGION};
 use super::math;
 use super::scalar::{self, f32_of, f64_of, of_f32, of_f64};
-use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::warp::{lanes, Frame, Preempt, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks;
 use crate::ir::{
@@ -94,10 +94,12 @@ impl Warp<'_, '_> {
             }
             Intrinsic::DynamicShared => uniform(fr, 0),
             Intrinsic::SyncWarp => {
-                let named = self.uniform_mask(fr, e, args[0], m, "sync_warp")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "sync_warp")?;
+                self.sync_groups(&groups, m);
             }
             Intrinsic::Fence(scope) => {
+                let loc = self.func(fr.func).loc_of(e);
+                self.preempt(fr.func, loc, m, Preempt::Always, u64::MAX)?;
                 self.fence(m, scope);
             }
             Intrinsic::Atomic { op, scope } => self.atomic(fr, e, op, scope, args, m)?,
@@ -114,7 +116,7 @@ impl Warp<'_, '_> {
             }
             Intrinsic::ActiveMask => uniform(fr, u64::from(m)),
             Intrinsic::Shuffle(mode) => {
-                let named = self.uniform_mask(fr, e, args[0], m, "shuffle")?;
+                let groups = self.lane_masks(fr, e, args[0], m, "shuffle")?;
                 let (v, d) = (arg(1), arg(2));
                 let mut src = [0usize; LANES];
                 for lane in lanes(m) {
@@ -126,37 +128,48 @@ impl Warp<'_, '_> {
                         ShuffleMode::Down => lane,
                         ShuffleMode::Xor => lane ^ b,
                     };
-                    if named & (1 << src[lane]) == 0 {
-                        return Err(self.inactive(fr, e, "shuffle", lane, src[lane] as u32, named));
+                    let from = src[lane];
+                    if groups[lane] & (1 << from) == 0 {
+                        let problem = if self.exited & (1 << from) != 0 {
+                            format!("lane {lane} reads lane {from}, which has exited (the value is undefined)")
+                        } else {
+                            format!("lane {lane} reads lane {from}, which is outside the mask")
+                        };
+                        return Err(self.mask_fault(fr, e, "shuffle", lane, groups[lane], problem));
                     }
                 }
-                self.warp_sync(named);
+                self.sync_groups(&groups, m);
                 let values: Vec<u64> = (0..LANES).map(|l| fr.get(v, l)).collect();
                 for lane in lanes(m) {
                     fr.set(out, lane, values[src[lane]]);
                 }
             }
             Intrinsic::Vote(mode) => {
-                let named = self.uniform_mask(fr, e, args[0], m, "vote")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "vote")?;
+                self.sync_groups(&groups, m);
                 let p = arg(1);
-                let mut ballot = 0u32;
-                for lane in lanes(named) {
-                    ballot |= (fr.get(p, lane) as u32 & 1) << lane;
+                let mut preds = 0u32;
+                for lane in lanes(m) {
+                    preds |= (fr.get(p, lane) as u32 & 1) << lane;
                 }
-                let v = match mode {
-                    VoteMode::All => u64::from(ballot == named),
-                    VoteMode::Any => u64::from(ballot != 0),
-                    VoteMode::Eq => u64::from(ballot == named || ballot == 0),
-                    VoteMode::Ballot => u64::from(ballot),
-                };
-                uniform(fr, v);
+                for lane in lanes(m) {
+                    let named = groups[lane];
+                    let ballot = preds & named;
+                    let v = match mode {
+                        VoteMode::All => u64::from(ballot == named),
+                        VoteMode::Any => u64::from(ballot != 0),
+                        VoteMode::Eq => u64::from(ballot == named || ballot == 0),
+                        VoteMode::Ballot => u64::from(ballot),
+                    };
+                    fr.set(out, lane, v);
+                }
             }
             Intrinsic::MatchAny | Intrinsic::MatchAll => {
-                let named = self.uniform_mask(fr, e, args[0], m, "match")?;
-                self.warp_sync(named);
+                let groups = self.lane_masks(fr, e, args[0], m, "match")?;
+                self.sync_groups(&groups, m);
                 let v = arg(1);
                 for lane in lanes(m) {
+                    let named = groups[lane];
                     let mine = fr.get(v, lane);
                     let mut same = 0u32;
                     for other in lanes(named) {
@@ -225,24 +238,73 @@ impl Warp<'_, '_> {
         Ok(m)
     }
 
-    /// A warp operation's mask, which must be the same in every executing lane and
-    /// name only executing lanes.
-    fn uniform_mask(
+    /// Each executing lane's mask for a warp operation (Volta's independent threads:
+    /// lanes may pass different masks, as cooperative groups' tiles do), reduced to
+    /// the lanes that have not exited (an exited lane counts as arrived). Every lane
+    /// must name itself, and every live lane it names must execute the operation
+    /// with the same mask.
+    fn lane_masks(
         &self,
         fr: &Frame,
         e: Handle<Expr>,
         arg: Handle<Expr>,
         m: u32,
         what: &str,
-    ) -> R<u32> {
+    ) -> R<[u32; LANES]> {
         let s = self.slot_of(fr, arg);
-        let first = m.trailing_zeros() as usize;
-        let named = fr.get(s, first) as u32;
-        if named & !m != 0 {
-            let lane = (named & !m).trailing_zeros();
-            return Err(self.inactive(fr, e, what, first, lane, named));
+        let mut groups = [0u32; LANES];
+        for lane in lanes(m) {
+            let named = fr.get(s, lane) as u32;
+            if named & (1 << lane) == 0 {
+                let problem = format!("the calling lane {lane} is missing from its own mask");
+                return Err(self.mask_fault(fr, e, what, lane, named, problem));
+            }
+            let live = named & !self.exited;
+            if live & !m != 0 {
+                let missing = (live & !m).trailing_zeros();
+                return Err(self.inactive(fr, e, what, lane, missing, named));
+            }
+            groups[lane] = live;
         }
-        Ok(named & m)
+        for lane in lanes(m) {
+            let named = fr.get(s, lane) as u32;
+            if let Some(other) = lanes(groups[lane]).find(|&o| groups[o] != groups[lane]) {
+                let theirs = fr.get(s, other) as u32;
+                let problem =
+                    format!("it names lane {other}, which executes it with mask {theirs:#010x}");
+                return Err(self.mask_fault(fr, e, what, lane, named, problem));
+            }
+        }
+        Ok(groups)
+    }
+
+    /// Tells the detector that each group of lanes synchronised.
+    fn sync_groups(&self, groups: &[u32; LANES], m: u32) {
+        let mut left = m;
+        while left != 0 {
+            let lane = left.trailing_zeros() as usize;
+            let group = groups[lane];
+            self.warp_sync(group);
+            left &= !group & !(1 << lane);
+        }
+    }
+
+    fn mask_fault(
+        &self,
+        fr: &Frame,
+        e: Handle<Expr>,
+        what: &str,
+        lane: usize,
+        mask: u32,
+        problem: String,
+    ) -> Box<Fault> {
+        Box::new(Fault::WarpMask {
+            operation: what.to_string(),
+            site: self.expr_site(fr, e),
+            thread: self.thread(lane),
+            mask,
+            problem,
+        })
     }
 
     fn inactive(
@@ -273,23 +335,18 @@ impl Warp<'_, '_> {
         m: u32,
         votes: u32,
     ) -> R<super::launch::Release> {
-        // Every thread of the block must arrive: one that returned early (CUDA leaves
-        // that undefined) is divergence too.
-        if m != self.lanes {
+        // Threads that exited (returned or panicked) count as arrived, as on the GPU
+        // (PTX `exit`: `bar.sync` waits for the non-exited threads only); a live lane
+        // of this warp that is not here took another path past the barrier.
+        let missing = self.lanes & !m & !self.exited;
+        if missing != 0 {
             let waiting = m.trailing_zeros() as usize;
-            let other = (self.lanes & !m).trailing_zeros() as usize;
-            let elsewhere = if self.panicked & (1 << other) != 0 {
-                "panicked".to_string()
-            } else if self.exited & (1 << other) != 0 {
-                "exited".to_string()
-            } else {
-                "did not reach it (it took another path through the code)".to_string()
-            };
+            let other = missing.trailing_zeros() as usize;
             return Err(Box::new(Fault::BarrierDivergence {
                 site: self.expr_site(fr, e),
                 waiting: self.thread(waiting),
                 other: self.thread(other),
-                elsewhere,
+                elsewhere: "did not reach it (it took another path through the code)".into(),
             }));
         }
         let Some(suspend) = self.suspend else {
@@ -301,8 +358,11 @@ impl Warp<'_, '_> {
             kind,
             func: fr.func,
             expr: e.index(),
+            loc: None,
             lanes: m,
             votes,
+            steps: self.steps,
+            addr: u64::MAX,
         });
         match release.fault {
             Some(f) => Err(f),
@@ -333,6 +393,13 @@ impl Warp<'_, '_> {
         let out = self.slot_of(fr, e);
         let loc = f.loc_of(e);
         let bytes = s.size_bytes();
+        // Another warp may take its turn first: whose atomic wins is the schedule's.
+        let first = m.trailing_zeros() as usize;
+        let target = super::launch::ptr_add(
+            fr.get(sl, first),
+            fr.get(ix, first).saturating_mul(u64::from(bytes)),
+        );
+        self.preempt(fr.func, loc, m, Preempt::Always, target)?;
         for lane in lanes(m) {
             let (p, len, i) = (fr.get(sl, lane), fr.get(sl + 1, lane), fr.get(ix, lane));
             if f.options.bounds_check && i >= len {
@@ -367,6 +434,9 @@ impl Warp<'_, '_> {
                     loc,
                 )?;
                 let old = buffer.update(offset as usize, bytes, apply);
+                if self.suspend.is_some() && apply(old) != old {
+                    self.changed_memory();
+                }
                 self.acquire_after_atomic(region, offset);
                 old
             };

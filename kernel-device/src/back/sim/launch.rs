@@ -50,17 +50,29 @@ pub struct RegionInfo {
 pub enum BarrierKind {
     Block,
     Grid,
+    /// Not a barrier: the warp hands control back at a point where warps can
+    /// communicate (an atomic, a fence, a memory access, a loop's next iteration), so
+    /// that the scheduler can run another first. Ready again at once.
+    Yield,
 }
 
-/// A warp arriving at a barrier.
+/// A warp arriving at a barrier (or yielding).
 #[derive(Clone, Copy, Debug)]
 pub struct Arrival {
     pub kind: BarrierKind,
     pub func: usize,
     pub expr: usize,
+    /// A yield's source location (a barrier's is its expression's).
+    pub loc: Option<crate::ir::SourceLoc>,
     pub lanes: u32,
     /// Lanes whose predicate (`sync_threads_count` and friends) was true.
     pub votes: u32,
+    /// The warp's steps so far.
+    pub steps: u64,
+    /// A yield's address (the memory it is about to touch; `u64::MAX`: none, as at a
+    /// loop's next iteration), so that a spin (the same place, the same address,
+    /// nothing changed) is told from a loop that reads on.
+    pub addr: u64,
 }
 
 /// The scheduler's answer when it releases a barrier (or ends the launch).
@@ -122,11 +134,25 @@ pub struct Launch {
     pub local_bytes: usize,
     /// Some function synchronises the block or the grid: warps must be suspendable.
     pub has_barriers: bool,
+    /// Some function uses atomics or fences: threads can communicate through memory
+    /// (and spin on it), so warps (and blocks) are interleaved at every such point.
+    pub communicates: bool,
+    /// Counts changes to global and shared memory by scheduled warps: a scheduler
+    /// round that changes nothing (and releases nothing) made no progress.
+    pub epoch: std::sync::atomic::AtomicU64,
+    /// Scheduled groups running now, and how many of them make no progress: a
+    /// group is a deadlock only when every running group is stuck (another group may
+    /// be about to write what it waits for).
+    pub running_groups: std::sync::atomic::AtomicUsize,
+    pub stuck_groups: std::sync::atomic::AtomicUsize,
     pub cooperative: bool,
     /// The argument buffers, for restoring them between schedules.
     pub arg_buffers: Vec<Arc<Buffer>>,
     /// The detector, when the options ask for one.
     pub detector: Option<Detector>,
+    /// Per region: whether the detector tracks it (false: nothing writes it, so
+    /// accesses to it need not be reported).
+    pub observed: Vec<bool>,
     pub panics: PanicRecord,
 }
 
@@ -296,6 +322,7 @@ impl Launch {
             )));
         }
         let mut has_barriers = false;
+        let mut communicates = false;
         let mut cooperative = false;
         for (_, func) in module.functions.iter() {
             for (_, e) in func.exprs.iter() {
@@ -309,23 +336,26 @@ impl Launch {
                             has_barriers = true;
                             cooperative = true;
                         }
+                        Intrinsic::Atomic { .. } | Intrinsic::Fence(_) => communicates = true,
                         _ => {}
                     }
                 }
             }
         }
+        let mut observed = Vec::new();
         let detector = options.detect.then(|| {
             let files = module
                 .functions
                 .iter()
                 .map(|(_, f)| f.file.clone())
                 .collect();
-            let table = regions
+            let table: Vec<Region> = regions
                 .iter()
                 .enumerate()
                 .map(|(k, info)| detector_region(module, info, &base_regions, k, f))
                 .collect();
-            Detector::new(shape, table, files)
+            observed = table.iter().map(|r| r.tracked).collect();
+            Detector::new(shape, table, files).defer_uninitialised_reads()
         });
         Ok(Launch {
             detector,
@@ -343,6 +373,11 @@ impl Launch {
             dynamic_region,
             local_bytes: local_bytes as usize,
             has_barriers,
+            observed,
+            communicates,
+            epoch: std::sync::atomic::AtomicU64::new(0),
+            running_groups: std::sync::atomic::AtomicUsize::new(0),
+            stuck_groups: std::sync::atomic::AtomicUsize::new(0),
             cooperative,
             arg_buffers,
         })

@@ -167,6 +167,15 @@ pub enum Fault {
         site: Site,
         thread: ThreadId,
     },
+    /// A read of shared memory that no thread had written yet, by a thread that ran
+    /// before the write of another thread of the block with no barrier between them.
+    #[error("read of uninitialised shared memory {location} at {} by {}: {} writes it later at {}, with no barrier between them (a `sync_threads()` is missing between the write and the read)",
+        .read.site, .read.thread, .write.thread, .write.site)]
+    ReadBeforeWrite {
+        location: String,
+        read: Access,
+        write: Access,
+    },
     /// A block barrier reached by some threads of a block while others exited or wait
     /// at another barrier.
     #[error("barrier divergence: {waiting} waits at {site} but {other} {elsewhere}")]
@@ -185,6 +194,18 @@ pub enum Fault {
         thread: ThreadId,
         lane: u32,
         mask: u32,
+    },
+    /// A warp operation's mask that is wrong in another way than naming an inactive
+    /// lane: the calling lane missing from its own mask, a shuffle reading a lane
+    /// outside the mask (or one that exited), lanes naming each other with
+    /// different masks.
+    #[error("{operation} at {site} by {thread} with mask {mask:#010x}: {problem}")]
+    WarpMask {
+        operation: String,
+        site: Site,
+        thread: ThreadId,
+        mask: u32,
+        problem: String,
     },
     /// An access outside every buffer (a kernel compiled with `boundscheck = false`
     /// indexing past a slice): the GPU's illegal address, found at its source.

@@ -10,7 +10,7 @@ use super::detect::AccessKind;
 use super::launch::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
 use super::plan::{field_offset, field_slot, mem_layout, slots, struct_field, Home};
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, LANES, R};
+use super::warp::{lanes, Frame, Preempt, Warp, LANES, R};
 use super::Fault;
 use crate::ir::checks::{self, RangeBounds};
 use crate::ir::MemoryScope;
@@ -198,6 +198,7 @@ impl Warp<'_, '_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
             self.observe(
                 region,
                 offset,
@@ -230,7 +231,11 @@ impl Warp<'_, '_> {
             self.local[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Write)?;
-            self.observe(
+            self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
+            if self.suspend.is_some() {
+                self.changed_memory();
+            }
+            if let Err(mut fault) = self.observe(
                 region,
                 offset,
                 bytes,
@@ -239,7 +244,23 @@ impl Warp<'_, '_> {
                 lane,
                 fr.func,
                 loc,
-            )?;
+            ) {
+                // Two writes of one value race all the same (the memory model says
+                // so); saying so lets the user judge.
+                if let Fault::Race {
+                    location,
+                    first,
+                    second,
+                } = &mut *fault
+                {
+                    let both_write =
+                        first.kind == AccessKind::Write && second.kind == AccessKind::Write;
+                    if both_write && buffer.load(offset as usize, bytes) == scalar::truncate(s, v) {
+                        location.push_str(&format!(", where both wrote {}", value_text(s, v)));
+                    }
+                }
+                return Err(fault);
+            }
             buffer.store(offset as usize, bytes, v);
         }
         Ok(())
@@ -347,15 +368,24 @@ impl Warp<'_, '_> {
         let out = self.slot_of(fr, e);
         let width = slots(&r.ty);
         let loc = self.func(fr.func).loc_of(e);
+        // A scalar in memory (most loads): no walk over the value's layout.
+        let scalar = match r.ty {
+            Type::Scalar(s) => Some(s),
+            _ => None,
+        };
         for lane in lanes(r.mask) {
-            match r.locs[lane] {
-                Loc::Reg(s) => {
+            match (r.locs[lane], scalar) {
+                (Loc::Reg(s), _) => {
                     for k in 0..width {
                         let v = fr.get(s + k, lane);
                         fr.set(out + k, lane, v);
                     }
                 }
-                Loc::Mem(p) => self.load_value(fr, lane, p, &r.ty, out, loc)?,
+                (Loc::Mem(p), Some(s)) => {
+                    let v = self.mem_read(fr, loc, lane, p, s)?;
+                    fr.set(out, lane, v);
+                }
+                (Loc::Mem(p), None) => self.load_value(fr, lane, p, &r.ty, out, loc)?,
             }
         }
         Ok(r.mask)
@@ -399,14 +429,18 @@ impl Warp<'_, '_> {
         let value_loc = self.func(fr.func).loc_of(value);
         for lane in lanes(r.mask) {
             match op {
-                None => match r.locs[lane] {
-                    Loc::Reg(s) => {
+                None => match (r.locs[lane], &r.ty) {
+                    (Loc::Reg(s), _) => {
                         for k in 0..width {
                             let v = fr.get(from + k, lane);
                             fr.set(s + k, lane, v);
                         }
                     }
-                    Loc::Mem(p) => self.store_value(fr, lane, p, &r.ty, from, loc)?,
+                    (Loc::Mem(p), Type::Scalar(s)) => {
+                        let v = fr.get(from, lane);
+                        self.mem_write(fr, loc, lane, p, *s, v)?;
+                    }
+                    (Loc::Mem(p), _) => self.store_value(fr, lane, p, &r.ty, from, loc)?,
                 },
                 Some(op) => {
                     let s = r.ty.scalar().unwrap_or(ScalarType::Bool);
@@ -588,4 +622,15 @@ pub fn value_slots(ty: &Type, bytes: &[u8]) -> Option<Vec<u64>> {
     };
     for_each_scalar(ty, ptr(0, 0), 0, &mut visit).ok()?;
     Some(out)
+}
+
+/// A scalar's value as the kernel's source would write it.
+fn value_text(s: ScalarType, v: u64) -> String {
+    match s {
+        ScalarType::Bool => (v & 1 != 0).to_string(),
+        ScalarType::F32 => scalar::f32_of(v).to_string(),
+        ScalarType::F64 => scalar::f64_of(v).to_string(),
+        _ if s.is_float() => scalar::half_to_f32(s, v).to_string(),
+        _ => scalar::int_value(s, v).to_string(),
+    }
 }

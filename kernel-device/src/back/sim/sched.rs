@@ -1,8 +1,13 @@
-//! Running a launch: blocks spread over host worker threads; within a block (or, for
-//! a kernel that synchronises the grid, within the whole grid) warps run as coroutines
-//! that suspend at barriers, resumed in a seeded order, and released when every
-//! thread has arrived at the same barrier. A barrier that some threads reach while
-//! others exited or wait elsewhere is a [`Fault::BarrierDivergence`], never a hang.
+//! Running a launch: blocks spread over host worker threads. A kernel with barriers,
+//! atomics or fences runs its warps as coroutines, a group of blocks at a time (the
+//! whole grid for one that synchronises the grid; several blocks for one whose blocks
+//! can communicate through atomics): each warp runs until it reaches a barrier or a
+//! point where warps communicate (an atomic, a fence, a seeded-random one of its
+//! memory accesses, a long loop), then the scheduler resumes another in a seeded
+//! order, so every seed interleaves warps (and blocks) differently. A barrier is
+//! released when every live thread has arrived; one that some threads reach while
+//! others wait elsewhere is a [`Fault::BarrierDivergence`], and warps that spin
+//! without anything changing end as a [`Fault::Deadlock`], never a hang.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +24,18 @@ use crate::ir::Handle;
 
 /// Stack of one warp's coroutine: the interpreter recurses over the IR tree.
 const WARP_STACK_BYTES: usize = 1 << 20;
+
+/// Warps interleaved together when blocks can communicate (blocks resident at once).
+const MAX_GROUP_WARPS: u64 = 128;
+
+/// Scheduler rounds in which no warp changed memory, arrived, finished or left a
+/// barrier, while every running warp kept yielding at the same place, after which
+/// the launch is a deadlock (the warps spin on something no running thread changes).
+const STALE_ROUNDS: u32 = 256;
+
+/// Warp steps without progress after which the launch is a livelock even if the
+/// spinning warps do not repeat one place.
+const STALE_STEPS: u64 = 1 << 24;
 
 pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
     let launch = Arc::new(launch);
@@ -78,11 +95,19 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
         report.warp_steps = run_group(launch, &all, seed).map_err(|f| *f)?;
         return Ok(report);
     }
+    // Blocks that can communicate through atomics interleave in groups (as resident
+    // blocks of a GPU do); the others run one at a time.
+    let per_group = if launch.communicates {
+        (MAX_GROUP_WARPS / u64::from(warps_per_block(launch))).clamp(1, blocks)
+    } else {
+        1
+    };
+    let groups = blocks.div_ceil(per_group);
     let workers = match launch.options.workers {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
-    .min(blocks as usize)
+    .min(groups as usize)
     .max(1);
     let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
@@ -90,11 +115,13 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
     let lowest_fault = AtomicU64::new(u64::MAX);
     let work = || loop {
-        let b = next.fetch_add(1, Ordering::Relaxed);
-        if b >= blocks || b > lowest_fault.load(Ordering::Relaxed) {
+        let g = next.fetch_add(1, Ordering::Relaxed);
+        let b = g * per_group;
+        if g >= groups || b > lowest_fault.load(Ordering::Relaxed) {
             break;
         }
-        match run_group(launch, &[b], seed) {
+        let group: Vec<u64> = (b..(b + per_group).min(blocks)).collect();
+        match run_group(launch, &group, seed) {
             Ok(s) => {
                 steps.fetch_add(s, Ordering::Relaxed);
             }
@@ -139,18 +166,18 @@ fn warps_per_block(launch: &Launch) -> u32 {
 
 type Regions = Vec<Option<Arc<Buffer>>>;
 
-/// Runs the blocks of `group` to completion; returns the warp steps taken. A barrier
-/// or warp operation that fails in a block where a thread panicked (the panicked
-/// thread never arrives: a GPU would hang or leave it undefined) ends that block there
-/// and leaves the launch to report the panic.
+/// Runs the blocks of `group` to completion; returns the warp steps taken. A fault in
+/// a block where a thread panicked ends that block there and leaves the launch to
+/// report the panic.
 fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
     run_group_to_end(launch, group, seed).or_else(|fault| {
-        let missed_by_panicked = matches!(
-            *fault,
-            Fault::BarrierDivergence { .. } | Fault::InactiveLane { .. } | Fault::Deadlock(_)
-        ) && group
-            .iter()
-            .any(|&b| launch.panics.in_block(block_index(launch, b)));
+        // A panicked thread counts as exited: the others go on without what it would
+        // have written (an unwritten shared element) or done; the launch fails with
+        // the panic, which is the cause.
+        let missed_by_panicked = !matches!(*fault, Fault::Panic { .. } | Fault::Launch(_))
+            && group
+                .iter()
+                .any(|&b| launch.panics.in_block(block_index(launch, b)));
         if missed_by_panicked {
             Ok(0)
         } else {
@@ -173,10 +200,24 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
                 .map(|d| RefCell::new(d.block(block_index(launch, b))))
         })
         .collect();
-    if !launch.has_barriers {
+    if !launch.has_barriers && !launch.communicates {
+        // Warps cannot communicate: each runs to its end, in a seeded order.
         let mut steps = 0;
+        let mut rng = seed
+            ^ group
+                .first()
+                .copied()
+                .unwrap_or(0)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         for (k, &b) in group.iter().enumerate() {
-            for w in 0..warps {
+            let mut order: Vec<u32> = (0..warps).collect();
+            if seed != 0 {
+                for i in (1..order.len()).rev() {
+                    let j = (splitmix(&mut rng) % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                }
+            }
+            for w in order {
                 let mut warp = Warp::new(
                     launch,
                     &regions[k],
@@ -185,22 +226,64 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
                     None,
                     dets[k].as_ref(),
                 );
-                warp.run_kernel()?;
+                if let Err(fault) = warp.run_kernel() {
+                    return finish_blocks(&dets, Err(fault));
+                }
                 steps += warp.steps;
             }
         }
-        return Ok(steps);
+        return finish_blocks(&dets, Ok(steps));
     }
     let scheduler = Scheduler::new(launch, group, &regions, &dets, seed)?;
-    scheduler.run()
+    let result = scheduler.run();
+    finish_blocks(&dets, result)
 }
 
-type WarpCoroutine = Coroutine<Release, Arrival, Result<u64, Box<Fault>>, DefaultStack>;
+/// The group's result, after the detector's deferred reports: a read of unwritten
+/// shared memory comes first (it happened before whatever failed later).
+fn finish_blocks(
+    dets: &[Option<RefCell<BlockDetector<'_>>>],
+    result: Result<u64, Box<Fault>>,
+) -> Result<u64, Box<Fault>> {
+    let steps = match result {
+        Ok(steps) => steps,
+        Err(fault) if matches!(*fault, Fault::ReadBeforeWrite { .. } | Fault::Launch(_)) => {
+            return Err(fault)
+        }
+        Err(fault) => {
+            for det in dets.iter().flatten() {
+                if det.borrow().has_pending_read() {
+                    det.borrow_mut().finish().map_err(Box::new)?;
+                }
+            }
+            return Err(fault);
+        }
+    };
+    for det in dets.iter().flatten() {
+        det.borrow_mut().finish().map_err(Box::new)?;
+    }
+    Ok(steps)
+}
+
+/// A warp's coroutine returns its steps and the lanes that ran off the end of the kernel.
+type WarpCoroutine = Coroutine<Release, Arrival, Result<(u64, u32), Box<Fault>>, DefaultStack>;
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
 
 enum State {
     Ready(Release),
     Waiting(Arrival),
-    Done,
+    /// Finished; the lanes that ran to the end of the kernel's body (the others
+    /// returned or panicked, which counts as arriving at every later barrier).
+    Done {
+        fell_off: u32,
+    },
 }
 
 struct Slot {
@@ -209,6 +292,11 @@ struct Slot {
     warp: u32,
     coroutine: WarpCoroutine,
     state: State,
+    /// Where the warp last yielded, and how many rounds in a row it yielded there
+    /// without progress.
+    last_yield: Option<Arrival>,
+    repeats: u32,
+    steps: u64,
 }
 
 struct Scheduler<'l> {
@@ -238,11 +326,15 @@ impl<'l> Scheduler<'l> {
                     )))
                 })?;
                 let (table, det) = (&regions[k], dets[k].as_ref());
+                let warp_seed = seed
+                    ^ (group[k].wrapping_mul(1024) + u64::from(w))
+                        .wrapping_mul(0xD1B5_4A32_D192_ED03);
                 let body = move |y: &Yielder<Release, Arrival>, _: Release| {
                     let suspend = |a: Arrival| y.suspend(a);
                     let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
+                    warp.seed_preemption(warp_seed);
                     warp.run_kernel()?;
-                    Ok(warp.steps)
+                    Ok((warp.steps, warp.fell_off))
                 };
                 // SAFETY: the body borrows `launch`, `regions` and `dets` for 'l. The
                 // coroutine lives in this scheduler, which never outlives 'l: it is
@@ -255,6 +347,9 @@ impl<'l> Scheduler<'l> {
                     warp: w,
                     coroutine,
                     state: State::Ready(Release::default()),
+                    last_yield: None,
+                    repeats: 0,
+                    steps: 0,
                 });
             }
         }
@@ -274,15 +369,23 @@ impl<'l> Scheduler<'l> {
     }
 
     fn next_random(&mut self) -> u64 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix(&mut self.rng)
     }
 
-    fn run(mut self) -> Result<u64, Box<Fault>> {
+    fn run(self) -> Result<u64, Box<Fault>> {
+        let launch = self.launch;
+        launch.running_groups.fetch_add(1, Ordering::SeqCst);
+        let mut stuck = false;
+        let result = self.run_rounds(&mut stuck);
+        if stuck {
+            launch.stuck_groups.fetch_sub(1, Ordering::SeqCst);
+        }
+        launch.running_groups.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+
+    fn run_rounds(mut self, stuck: &mut bool) -> Result<u64, Box<Fault>> {
+        let (mut stale_rounds, mut stale_steps) = (0u32, 0u64);
         loop {
             let mut order: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| matches!(self.slots[i].state, State::Ready(_)))
@@ -291,24 +394,117 @@ impl<'l> Scheduler<'l> {
                 let j = (self.next_random() % (i as u64 + 1)) as usize;
                 order.swap(i, j);
             }
+            let epoch = self.launch.epoch.load(Ordering::Relaxed);
+            let mut progress = false;
+            let mut round_steps = 0u64;
             for i in order {
-                let State::Ready(input) = std::mem::replace(&mut self.slots[i].state, State::Done)
+                let State::Ready(input) =
+                    std::mem::replace(&mut self.slots[i].state, State::Done { fell_off: 0 })
                 else {
                     continue;
                 };
                 match self.slots[i].coroutine.resume(input) {
                     CoroutineResult::Yield(arrival) => {
-                        self.slots[i].state = State::Waiting(arrival)
+                        let slot = &mut self.slots[i];
+                        round_steps += arrival.steps - slot.steps;
+                        slot.steps = arrival.steps;
+                        if arrival.kind == BarrierKind::Yield {
+                            let same = arrival.addr != u64::MAX
+                                && slot.last_yield.is_some_and(|l| {
+                                    (l.func, l.loc, l.addr)
+                                        == (arrival.func, arrival.loc, arrival.addr)
+                                });
+                            slot.repeats = if same { slot.repeats + 1 } else { 0 };
+                            slot.last_yield = Some(arrival);
+                            slot.state = State::Ready(Release::default());
+                        } else {
+                            progress = true;
+                            slot.repeats = 0;
+                            slot.state = State::Waiting(arrival);
+                        }
                     }
-                    CoroutineResult::Return(Ok(steps)) => self.steps += steps,
+                    CoroutineResult::Return(Ok((steps, fell_off))) => {
+                        self.steps += steps;
+                        progress = true;
+                        self.slots[i].state = State::Done { fell_off };
+                    }
                     CoroutineResult::Return(Err(fault)) => return Err(fault),
                 }
             }
-            if self.slots.iter().all(|s| matches!(s.state, State::Done)) {
+            if self
+                .slots
+                .iter()
+                .all(|s| matches!(s.state, State::Done { .. }))
+            {
                 return Ok(self.steps);
             }
-            self.release()?;
+            if self.release()? || progress || self.launch.epoch.load(Ordering::Relaxed) != epoch {
+                (stale_rounds, stale_steps) = (0, 0);
+                for s in &mut self.slots {
+                    s.repeats = 0;
+                }
+                if std::mem::take(stuck) {
+                    self.launch.stuck_groups.fetch_sub(1, Ordering::SeqCst);
+                }
+                continue;
+            }
+            stale_rounds += 1;
+            stale_steps += round_steps;
+            let repeating = self.slots.iter().all(|s| match s.state {
+                State::Ready(_) => s.repeats >= STALE_ROUNDS,
+                _ => true,
+            });
+            if (stale_rounds >= STALE_ROUNDS && repeating) || stale_steps >= STALE_STEPS {
+                if !*stuck {
+                    *stuck = true;
+                    self.launch.stuck_groups.fetch_add(1, Ordering::SeqCst);
+                }
+                // Another group of blocks still running may write what these wait for.
+                let running = self.launch.running_groups.load(Ordering::SeqCst);
+                if self.launch.stuck_groups.load(Ordering::SeqCst) >= running {
+                    return Err(self.stuck());
+                }
+                std::thread::yield_now();
+            }
         }
+    }
+
+    /// The deadlock of warps that spin without progress: who spins where, and who
+    /// waits at which barrier.
+    fn stuck(&self) -> Box<Fault> {
+        let mut spinning = Vec::new();
+        let mut waiting = Vec::new();
+        for s in &self.slots {
+            match &s.state {
+                State::Ready(_) => {
+                    if let Some(a) = &s.last_yield {
+                        let lane = a.lanes.trailing_zeros().min(31);
+                        spinning.push(format!(
+                            "{} at {}",
+                            self.thread(s.block, s.warp, lane),
+                            self.site(a)
+                        ));
+                    }
+                }
+                State::Waiting(a) => waiting.push(format!(
+                    "{} waits at the barrier at {}",
+                    self.thread(s.block, s.warp, a.lanes.trailing_zeros()),
+                    self.site(a)
+                )),
+                State::Done { .. } => {}
+            }
+        }
+        let mut text = format!(
+            "threads spin without progress (no memory changes, no barrier is reached): {}",
+            summarise(&spinning)
+        );
+        if !waiting.is_empty() {
+            text.push_str(&format!("; {}", summarise(&waiting)));
+        }
+        text.push_str(
+            "; the value they wait for is never written by a running thread (on a GPU this kernel hangs)",
+        );
+        Box::new(Fault::Deadlock(text))
     }
 
     fn thread(&self, block: usize, warp: u32, lane: u32) -> ThreadId {
@@ -322,7 +518,7 @@ impl<'l> Scheduler<'l> {
 
     fn site(&self, a: &Arrival) -> Site {
         let f = &self.launch.module.functions[Handle::new(a.func)];
-        let loc = f.loc_of(Handle::new(a.expr));
+        let loc = a.loc.unwrap_or_else(|| f.loc_of(Handle::new(a.expr)));
         Site {
             file: f.file.clone(),
             line: loc.line,
@@ -340,6 +536,7 @@ impl<'l> Scheduler<'l> {
         let o = &self.slots[other];
         let lane = match &o.state {
             State::Waiting(b) => b.lanes.trailing_zeros(),
+            State::Done { fell_off } if *fell_off != 0 => fell_off.trailing_zeros(),
             _ => 0,
         };
         Box::new(Fault::BarrierDivergence {
@@ -354,14 +551,36 @@ impl<'l> Scheduler<'l> {
         })
     }
 
-    /// Releases every barrier all of whose threads have arrived; a fault if none can be.
-    fn release(&mut self) -> Result<(), Box<Fault>> {
+    /// Releases every barrier all of whose live threads have arrived; a fault if none
+    /// can be. Threads that exited through `return` (or a panic) count as arrived, as
+    /// on the GPU; live threads at different barriers, or a thread that ran to the end
+    /// of the kernel past a barrier others wait at, are divergence. A grid barrier
+    /// needs a thread of every block (the GPU's grid barrier counts blocks: a block
+    /// whose threads all exited leaves the others waiting forever).
+    fn release(&mut self) -> Result<bool, Box<Fault>> {
         let mut released = false;
-        let mut all_at_grid = true;
+        let mut at_grid = false;
+        let any_ready = self
+            .slots
+            .iter()
+            .any(|s| matches!(s.state, State::Ready(_)));
+        if !self
+            .slots
+            .iter()
+            .any(|s| matches!(s.state, State::Waiting(_)))
+        {
+            return Ok(false);
+        }
         for block in 0..self.group.len() {
             let members: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| self.slots[i].block == block)
                 .collect();
+            if members
+                .iter()
+                .any(|&i| matches!(self.slots[i].state, State::Ready(_)))
+            {
+                continue; // some warp of the block still runs
+            }
             let waiting: Vec<usize> = members
                 .iter()
                 .copied()
@@ -373,12 +592,6 @@ impl<'l> Scheduler<'l> {
             let State::Waiting(a) = self.slots[first].state else {
                 continue;
             };
-            if let Some(&done) = members
-                .iter()
-                .find(|&&i| matches!(self.slots[i].state, State::Done))
-            {
-                return Err(self.divergence((first, &a), done, "exited".into()));
-            }
             for &i in &waiting[1..] {
                 let State::Waiting(b) = self.slots[i].state else {
                     continue;
@@ -388,10 +601,19 @@ impl<'l> Scheduler<'l> {
                     return Err(self.divergence((first, &a), i, text));
                 }
             }
+            if let Some(&done) = members.iter().find(
+                |&&i| matches!(self.slots[i].state, State::Done { fell_off } if fell_off != 0),
+            ) {
+                return Err(self.divergence(
+                    (first, &a),
+                    done,
+                    "exited without reaching it: it skipped the barrier and ran to the end of the kernel (a thread that `return`s before a barrier counts as arrived)".into(),
+                ));
+            }
             if a.kind == BarrierKind::Grid {
+                at_grid = true;
                 continue;
             }
-            all_at_grid = false;
             let mut release = Release::default();
             let (mut arrived, mut votes) = (0u32, 0u32);
             for &i in &waiting {
@@ -415,26 +637,33 @@ impl<'l> Scheduler<'l> {
             released = true;
         }
         if released {
-            return Ok(());
+            return Ok(true);
         }
-        if all_at_grid {
-            if let Some(done) = self
+        if any_ready {
+            return Ok(false);
+        }
+        if at_grid {
+            let w = self
                 .slots
                 .iter()
-                .position(|s| matches!(s.state, State::Done))
-            {
-                if let Some(w) = self
-                    .slots
-                    .iter()
-                    .position(|s| matches!(s.state, State::Waiting(_)))
-                {
-                    let State::Waiting(a) = self.slots[w].state else {
-                        unreachable!()
-                    };
-                    return Err(self.divergence((w, &a), done, "exited".into()));
+                .position(|s| matches!(s.state, State::Waiting(_)))
+                .unwrap_or(0);
+            let State::Waiting(a) = self.slots[w].state else {
+                unreachable!("a block waits at the grid barrier")
+            };
+            for block in 0..self.group.len() {
+                let mut members = (0..self.slots.len()).filter(|&i| self.slots[i].block == block);
+                if let Some(first) = members.clone().next() {
+                    if members.all(|i| matches!(self.slots[i].state, State::Done { .. })) {
+                        return Err(self.divergence(
+                            (w, &a),
+                            first,
+                            "exited, as did every thread of its block: grid_sync waits for a thread of every block".into(),
+                        ));
+                    }
                 }
             }
-            // Every live warp of the grid waits at a grid barrier: release them all.
+            // Every block has live threads and all of them wait at a grid barrier.
             for det in self.dets.iter().flatten() {
                 det.borrow_mut().grid_sync();
             }
@@ -443,10 +672,20 @@ impl<'l> Scheduler<'l> {
                     s.state = State::Ready(Release::default());
                 }
             }
-            return Ok(());
+            return Ok(true);
         }
         Err(Box::new(Fault::Deadlock(
             "every remaining warp waits at a barrier that cannot be released".into(),
         )))
     }
+}
+
+/// The first few of `items`, and how many more.
+fn summarise(items: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut text = items[..items.len().min(SHOWN)].join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more warps", items.len() - SHOWN));
+    }
+    text
 }

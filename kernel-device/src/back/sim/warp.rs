@@ -7,7 +7,7 @@
 //! while any lane is still in it. Values live in the frame's 32-lane slots (see
 //! [`super::plan`]), written only for the lanes that computed them.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::detect::{AccessKind, BlockDetector, RegionId, SiteId};
@@ -79,6 +79,22 @@ impl Frame {
 /// The barrier callback of a warp that may suspend (a coroutine's yielder).
 pub type Suspend<'a> = &'a dyn Fn(Arrival) -> Release;
 
+/// When a scheduled warp hands control back at a point where warps communicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preempt {
+    /// Before every atomic and fence: which warp's goes first is the schedule's.
+    Always,
+    /// Before a plain access to global or shared memory: after a seeded random number
+    /// (1..=32) of them, so warps interleave between any two accesses in some schedule.
+    Access,
+    /// At a loop's next iteration, after [`LOOP_QUANTUM`] steps without yielding: a
+    /// loop that spins without touching memory still lets the others run.
+    Loop,
+}
+
+/// Steps a scheduled warp runs in a loop before it yields anyway.
+pub const LOOP_QUANTUM: u64 = 4096;
+
 pub struct Warp<'a, 'd> {
     pub launch: &'a Launch,
     /// The block's region table (shared memory is per block).
@@ -92,6 +108,9 @@ pub struct Warp<'a, 'd> {
     pub lanes: u32,
     /// Lanes whose thread returned from the kernel (or panicked).
     pub exited: u32,
+    /// Lanes that ran to the end of the kernel's body (rather than `return`ing or
+    /// panicking): a barrier that others wait at and these skipped is divergence.
+    pub fell_off: u32,
     /// Lanes whose thread panicked: out of the warp for good, in no evaluator's output
     /// mask (see [`Warp::panic_at`]).
     pub panicked: u32,
@@ -101,6 +120,11 @@ pub struct Warp<'a, 'd> {
     pub stack_top: usize,
     pub steps: u64,
     pub suspend: Option<Suspend<'a>>,
+    /// Scheduled warps: plain accesses left before the next yield, the seeded random
+    /// state that draws it, and the steps at the last yield.
+    countdown: Cell<u32>,
+    rng: Cell<u64>,
+    yielded_at: Cell<u64>,
     /// The block's detector state (None with detection off).
     pub det: Option<&'a RefCell<BlockDetector<'d>>>,
     pool: Vec<Vec<u64>>,
@@ -138,15 +162,90 @@ impl<'a, 'd> Warp<'a, 'd> {
             warp_index,
             lanes,
             exited: 0,
+            fell_off: 0,
             panicked: 0,
             local: vec![0; lane_bytes * LANES],
             lane_bytes,
             stack_top: 0,
             steps: 0,
             suspend,
+            countdown: Cell::new(1),
+            rng: Cell::new(0),
+            yielded_at: Cell::new(0),
             det,
             pool: Vec::new(),
         }
+    }
+
+    /// Seeds this warp's choices of when to yield (see [`Preempt::Access`]).
+    pub fn seed_preemption(&mut self, seed: u64) {
+        self.rng.set(seed);
+        self.countdown.set(1 + (self.next_random() % 32) as u32);
+    }
+
+    fn next_random(&self) -> u64 {
+        // splitmix64
+        let x = self.rng.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.rng.set(x);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Hands control back to the scheduler (for the lanes of `mask`, at `loc`) when
+    /// `when` says so; nothing for a warp that runs unscheduled.
+    #[inline]
+    pub fn preempt(
+        &self,
+        func: usize,
+        loc: SourceLoc,
+        mask: u32,
+        when: Preempt,
+        addr: u64,
+    ) -> R<()> {
+        let Some(suspend) = self.suspend else {
+            return Ok(());
+        };
+        match when {
+            Preempt::Always => {}
+            Preempt::Access => {
+                let left = self.countdown.get();
+                if left > 1 {
+                    self.countdown.set(left - 1);
+                    return Ok(());
+                }
+            }
+            Preempt::Loop => {
+                if self.steps - self.yielded_at.get() < LOOP_QUANTUM {
+                    return Ok(());
+                }
+            }
+        }
+        self.countdown.set(1 + (self.next_random() % 32) as u32);
+        self.yielded_at.set(self.steps);
+        let release = suspend(Arrival {
+            kind: super::launch::BarrierKind::Yield,
+            func,
+            expr: 0,
+            loc: Some(loc),
+            lanes: mask,
+            votes: 0,
+            steps: self.steps,
+            addr,
+        });
+        match release.fault {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    /// A scheduled warp changed global or shared memory: progress for the scheduler.
+    #[inline]
+    pub fn changed_memory(&self) {
+        self.launch
+            .epoch
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn func(&self, index: usize) -> &'a Function {
@@ -213,6 +312,9 @@ impl<'a, 'd> Warp<'a, 'd> {
         let Some(det) = self.det else {
             return Ok(());
         };
+        if !self.launch.observed.get(region).copied().unwrap_or(true) {
+            return Ok(());
+        }
         let base = self.launch.regions[region].base;
         let Some(relative) = offset.checked_sub(base) else {
             return Ok(());
@@ -329,6 +431,7 @@ impl<'a, 'd> Warp<'a, 'd> {
         }
         let mask = self.lanes;
         let out = self.exec_block(&mut fr, &f.body, mask)?;
+        self.fell_off = out & !self.exited;
         self.exited |= out | fr.returned;
         self.pop_frame(fr);
         Ok(())

@@ -30,7 +30,13 @@ pub(super) struct BlockClock {
     warps: Vec<WarpClock>,
     /// Per thread: the time of its latest device-scope fence (0: none yet).
     fence_times: Vec<u32>,
+    /// Per thread: the time of its latest fence of any scope (0: none yet).
+    block_fence_times: Vec<u32>,
     fenced_any: bool,
+    /// Per thread of the block: the latest time of each other thread of the block
+    /// whose accesses it acquired through a fence and an atomic (message passing
+    /// inside the block).
+    thread_acquired: HashMap<u16, HashMap<u16, u32>>,
     /// Per other block: the latest time of its accesses released to this block.
     acquired: HashMap<u32, u32>,
 }
@@ -45,7 +51,9 @@ impl BlockClock {
                 .map(|_| WarpClock::default())
                 .collect(),
             fence_times: vec![0; threads as usize],
+            block_fence_times: vec![0; threads as usize],
             fenced_any: false,
+            thread_acquired: HashMap::new(),
             acquired: HashMap::new(),
         }
     }
@@ -61,8 +69,10 @@ impl BlockClock {
         }
         if self.fenced_any {
             self.fence_times.fill(0);
+            self.block_fence_times.fill(0);
             self.fenced_any = false;
         }
+        self.thread_acquired.clear();
         self.acquired.clear();
     }
 
@@ -116,15 +126,53 @@ impl BlockClock {
         for_each_lane(lanes, |l| vc[l] = joined);
     }
 
-    pub(super) fn fence(&mut self, warp: u32, lanes: u32) {
+    /// The lanes of `warp` fenced; `device`: at device (or system) scope, which
+    /// orders for other blocks too.
+    pub(super) fn fence(&mut self, warp: u32, lanes: u32, device: bool) {
         let t = self.tick();
-        let times = &mut self.fence_times;
+        let (times, block_times) = (&mut self.fence_times, &mut self.block_fence_times);
         for_each_lane(lanes, |l| {
-            if let Some(f) = times.get_mut(warp as usize * 32 + l) {
+            let tid = warp as usize * 32 + l;
+            if device {
+                if let Some(f) = times.get_mut(tid) {
+                    *f = t;
+                }
+            }
+            if let Some(f) = block_times.get_mut(tid) {
                 *f = t;
             }
         });
         self.fenced_any = true;
+    }
+
+    /// The time of `tid`'s latest fence of any scope.
+    pub(super) fn block_fenced_at(&self, tid: u32) -> Option<u32> {
+        self.block_fence_times
+            .get(tid as usize)
+            .copied()
+            .filter(|&t| t != 0)
+    }
+
+    /// What `tid` publishes when it releases inside the block: its own accesses up
+    /// to its latest fence, and what it acquired from others.
+    pub(super) fn thread_release(&self, tid: u32) -> Option<HashMap<u16, u32>> {
+        let fenced = self.block_fenced_at(tid)?;
+        let mut published = self
+            .thread_acquired
+            .get(&(tid as u16))
+            .cloned()
+            .unwrap_or_default();
+        published.insert(tid as u16, fenced);
+        Some(published)
+    }
+
+    /// `tid` acquires what a release inside the block published.
+    pub(super) fn thread_acquire(&mut self, tid: u32, from: &HashMap<u16, u32>) {
+        let into = self.thread_acquired.entry(tid as u16).or_default();
+        for (&t, &time) in from {
+            let e = into.entry(t).or_insert(0);
+            *e = (*e).max(time);
+        }
     }
 
     pub(super) fn fenced_at(&self, tid: u32) -> Option<u32> {
@@ -151,6 +199,15 @@ impl BlockClock {
         }
         let p_tid = u32::from(p.tid);
         if p_tid == tid || p.time <= self.last_barrier {
+            return true;
+        }
+        if !self.thread_acquired.is_empty()
+            && self
+                .thread_acquired
+                .get(&(tid as u16))
+                .and_then(|m| m.get(&p.tid))
+                .is_some_and(|&t| p.time <= t)
+        {
             return true;
         }
         if p_tid / 32 != tid / 32 {

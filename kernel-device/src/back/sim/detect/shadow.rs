@@ -168,7 +168,15 @@ impl Cell {
             {
                 return Err(Conflict { prior: *r });
             }
-            self.write = access;
+            // A thread's own atomic after its plain store must not hide the store:
+            // other threads' atomics still race with it.
+            let plain_store_kept = access.atomic()
+                && self.write.valid()
+                && !self.write.atomic()
+                && self.write.same_thread(&access);
+            if !plain_store_kept {
+                self.write = access;
+            }
             self.reads = [Stamp::NONE; 2];
             return Ok(());
         }
