@@ -116,10 +116,12 @@ pub use kernel_device::num_complex::{self, Complex, Complex32, Complex64};
 
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
-/// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
+/// (`cudajit::launch_traits::KernelSlice`); their implementations are cudajit's.
 pub mod launch_traits {
-    pub use kernel_device::source::ToConstValue;
-    pub use kernel_host::__private::{NdArg, NdArgMut, SliceArg, SliceArgMut};
+    pub use kernel_device::source::{DeviceMethodOwner, ToConstValue};
+    pub use kernel_host::__private::{
+        BoundscheckFalseLaunch, KernelSlice, KernelSliceMut, NdArg, NdArgMut, SliceArg, SliceArgMut,
+    };
 
     /// Never implemented: the value `vecadd` of a `#[kernel] fn vecadd` is a fn whose
     /// `where for<'call> &'call vecadd: Callable<vecadd>` never holds, so calling the
@@ -224,32 +226,33 @@ pub mod doc_only {
 /// Launches a kernel with Numba's shape: `launch!(k[grid, block](args..))` or
 /// `launch!(k[grid, block, stream, shared_bytes](args..))` (also `[grid, block, stream]`).
 /// `grid` and `block` take an integer, a pair or a triple; `k` may be a path. Expands to
-/// `<k>::with_args(args..).launch(LaunchConfig::new(grid, block)...)` (the same as
+/// `<k>::args(args..).launch(<k>::launch_config(grid, block)...)` (the same as
 /// `k::launch(config, args..)`; rustc then counts only the kernel's arguments when their
-/// number is wrong) and returns `cudajit::Result<()>`.
+/// number is wrong, and a mistake in the arguments or the shape is reported at the
+/// user's kernel, never inside cudajit) and returns `cudajit::Result<()>`.
 #[macro_export]
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block).stream(&$stream))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch(
-            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch(
+            $($kernel)::+::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block).stream(&$stream))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch(
-            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+        <$kernel>::args($($arg),*).launch(
+            <$kernel>::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };
     ($($other:tt)*) => {
