@@ -137,6 +137,37 @@ pub mod launch_traits {
     )]
     pub trait Callable<K> {}
 
+    /// A generic kernel's `T: Float` as its launcher declares it (it implies `Float`):
+    /// `launch!(k::<i32>[..](..))` is one error in these words.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a float type: this generic kernel's type parameter is `T: Float`",
+        label = "not `f32`, `f64`, `f16` or `bf16`",
+        note = "`Float` kernels run with `f32`, `f64`, `f16` or `bf16`; for integers, bound the parameter by `Int` or `Num`"
+    )]
+    pub trait FloatArg: crate::Float + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Float + kernel_host::DeviceScalar> FloatArg for T {}
+
+    /// A generic kernel's `T: Int` as its launcher declares it: see [`FloatArg`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not an integer type: this generic kernel's type parameter is `T: Int`",
+        label = "not `i8`..`i64`, `isize`, `u8`..`u64` or `usize`",
+        note = "`Int` kernels run with the integer types; for floats, bound the parameter by `Float` or `Num`"
+    )]
+    pub trait IntArg: crate::Int + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Int + kernel_host::DeviceScalar> IntArg for T {}
+
+    /// A generic kernel's `T: Num` as its launcher declares it: see [`FloatArg`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a number type: this generic kernel's type parameter is `T: Num`",
+        label = "not an integer or float type",
+        note = "`Num` kernels run with the integer and float types (not `bool`: pass it as a `u8`, or write a kernel for it)"
+    )]
+    pub trait NumArg: crate::Num + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Num + kernel_host::DeviceScalar> NumArg for T {}
+
     /// The mark of a function a kernel calls that is not `#[device]` (or does not
     /// exist): never a device function, so the call is reported in cudajit's words,
     /// and compile errors name this type, never a generated one.

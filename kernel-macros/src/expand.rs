@@ -753,7 +753,15 @@ impl GenericLauncher {
             match param {
                 syn::GenericParam::Type(t) => {
                     let name = &t.ident;
-                    let bounds = t.bounds.iter().cloned().chain(where_bounds(name));
+                    // `Float` becomes `launch_traits::FloatArg` (which implies it and
+                    // `DeviceScalar`): `launch!(k::<i32>..)` is then one error in its
+                    // words, not rustc's list of `Float`'s impls in cudajit's sources.
+                    let bounds = t
+                        .bounds
+                        .iter()
+                        .cloned()
+                        .chain(where_bounds(name))
+                        .map(|b| launcher_bound(&b));
                     out.decl
                         .push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
                     out.args.push(quote!(#name));
@@ -807,4 +815,23 @@ fn is_plain_path(ty: &syn::Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// A generic kernel's bound as its launcher declares it: cudajit's numeric traits by
+/// their launch-side twins (`Float` → `launch_traits::FloatArg`), others as written.
+fn launcher_bound(bound: &syn::TypeParamBound) -> TokenStream {
+    if let syn::TypeParamBound::Trait(t) = bound {
+        if let Some(last) = t.path.segments.last() {
+            let arg = match last.ident.to_string().as_str() {
+                "Float" => Some(quote!(::cudajit::launch_traits::FloatArg)),
+                "Int" => Some(quote!(::cudajit::launch_traits::IntArg)),
+                "Num" => Some(quote!(::cudajit::launch_traits::NumArg)),
+                _ => None,
+            };
+            if let Some(arg) = arg {
+                return arg;
+            }
+        }
+    }
+    quote!(#bound)
 }

@@ -493,3 +493,41 @@ fn views_are_launch_arguments_and_copy_their_range() {
         .is_err());
     assert!(dd.view(..).unwrap().len() == n && da.view(n + 1..).is_err());
 }
+
+/// Numba's `cuda.reduce`-style kernel with its sizes as `const` items of the body (a
+/// `let` cannot size a shared array): block sums through a shared array of `N`.
+#[kernel]
+fn block_sums_body_consts(a: &[f32], sums: &mut [f32]) {
+    const N: usize = 128;
+    const HALF: usize = N / 2;
+    const WEIGHTS: [f32; 2] = [1.0, 0.5];
+    let partial = shared_array::<[f32; N]>();
+    let t = thread_idx().x as usize;
+    let i = grid(1);
+    partial[t] = if i < a.len() { a[i] * WEIGHTS[0] } else { 0.0 };
+    sync_threads();
+    let mut stride = HALF;
+    while stride > 0 {
+        if t < stride {
+            partial[t] += partial[t + stride];
+        }
+        sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        sums[block_idx().x as usize] = partial[0] * WEIGHTS[1] * 2.0;
+    }
+}
+
+#[test]
+fn const_items_in_a_kernel_body_size_shared_arrays() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("block_sums_body_consts");
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|_| rng.below(100) as f32).collect();
+    let blocks = n.div_ceil(128);
+    let mut sums = vec![f32::NAN; blocks];
+    launch!(block_sums_body_consts[blocks, 128](&a, &mut sums)).unwrap();
+    let want: Vec<f32> = a.chunks(128).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums, want);
+}

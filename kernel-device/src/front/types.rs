@@ -306,6 +306,11 @@ fn reference_type(
                     elem,
                     mutable: r.mutability.is_some(),
                 }),
+                Ty::Array { .. } => Err(Diagnostic::new(
+                    s.elem.span(),
+                    "slices of arrays (`&mut [[f32; 33]]`) are not supported in kernels",
+                )
+                .with_hint(FLAT_2D_HINT)),
                 _ => Err(Diagnostic::new(
                     s.elem.span(),
                     "slices must hold scalars (`f32`, `u32`, ...) or `#[derive(DeviceCopy)]` structs",
@@ -350,6 +355,11 @@ fn reference_type(
             mutable: r.mutability.is_some(),
             space: None,
         }),
+        syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)) => Err(Diagnostic::new(
+            span,
+            "references to 2-D arrays (`&mut [[f32; 33]; 4]`) cannot be passed to or returned from functions in kernels yet",
+        )
+        .with_hint(FLAT_2D_HINT)),
         syn::Type::Array(_) => Err(Diagnostic::new(
             span,
             "references to arrays cannot be passed to or returned from functions in kernels",
@@ -362,3 +372,7 @@ fn reference_type(
         .with_hint("take `&[T]` or `&mut [T]` with a scalar `T`, or a scalar by value")),
     }
 }
+
+/// What a function taking a 2-D array does instead, until references to arrays of
+/// arrays cross function boundaries: a flat array passed as a slice.
+const FLAT_2D_HINT: &str = "declare the array flat (`shared_array::<[f32; 4 * 33]>()`), pass it to a `&mut [f32]` parameter (its `&mut [f32; N]` coerces) and index it `sm[r * 33 + c]`";
