@@ -157,11 +157,16 @@ impl<'a, T: DeviceElem, A: SliceArgMut<'a, T>> KernelSliceMut<'a, T> for A {
 /// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
 /// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
 /// whose `// SAFETY:` comment says why every index is in bounds.
-pub struct BoundscheckFalseLaunch<'a, const N: usize>(
-    #[doc(hidden)] pub crate::launch::PendingLaunch<'a, N>,
-);
+pub struct BoundscheckFalseLaunch<'a, const N: usize>(crate::launch::PendingLaunch<'a, N>);
 
-impl<const N: usize> BoundscheckFalseLaunch<'_, N> {
+impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
+    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
+    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
+    #[doc(hidden)]
+    pub fn new(pending: crate::launch::PendingLaunch<'a, N>) -> Self {
+        BoundscheckFalseLaunch(pending)
+    }
+
     /// Launches the kernel with `config` (grid, block, stream, shared bytes).
     ///
     /// # Safety

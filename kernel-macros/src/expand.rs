@@ -453,7 +453,7 @@ fn kernel(
         )
     } else {
         (
-            quote!(::cudajit::launch_traits::BoundscheckFalseLaunch(#pending)),
+            quote!(::cudajit::launch_traits::BoundscheckFalseLaunch::new(#pending)),
             quote!(::cudajit::launch_traits::BoundscheckFalseLaunch<'a, #count>),
         )
     };

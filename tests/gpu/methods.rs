@@ -560,6 +560,8 @@ fn registered_methods_give_the_same_ir_ahead_of_time_and_at_run_time() {
 fn walk_in_place(ws: &mut [Walker], steps: &[u32], lasts: &mut [i32]) {
     let i = grid(1);
     if i < ws.len() {
+        // Names `XorShift`, so the kernel finds its methods (see the README).
+        let _start: XorShift = ws[i].rng;
         ws[i].rng.skip(steps[i] % 3);
         let mut last = 0;
         for _ in 0..steps[i] {

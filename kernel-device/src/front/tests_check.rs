@@ -597,9 +597,12 @@ fn numba_habits_get_cudajits_words() {
         "(t, t)",
         "cannot be indexed by a tuple",
     );
-    rejects(
-        "fn f(sm: &mut [[f32; 33]; 4]) -> f32 { sm[0][0] }",
+    accepts(
+        "fn f(sm: &mut [[f32; 33]; 4], t: usize) -> f32 { sm[1][t] = 2.0; sm[0][t] + sm[1][t] }",
         SourceKind::Device,
+    );
+    rejects_kernel(
+        "fn k(sm: &mut [[f32; 33]; 4]) { sm[0][0] = 1.0; }",
         "&mut [[",
         "2-D arrays",
     );

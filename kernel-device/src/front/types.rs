@@ -4,7 +4,7 @@
 use super::consts::{eval_len, ConstEnv};
 use super::infer::Ty;
 use crate::diag::Diagnostic;
-use crate::ir::ScalarType;
+use crate::ir::{AddressSpace, ScalarType};
 use syn::spanned::Spanned;
 
 /// Where a type is written; decides what is allowed.
@@ -355,9 +355,21 @@ fn reference_type(
             mutable: r.mutability.is_some(),
             space: None,
         }),
+        // Numba's `cuda.reduce` passes its 2-D shared `sm_partials` to a device
+        // function: a reference to an array of arrays, a generic pointer (the caller's
+        // shared or local array converts to it at the call).
+        syn::Type::Array(a)
+            if site == TypeSite::DeviceParam && matches!(&*a.elem, syn::Type::Array(_)) =>
+        {
+            Ok(Ty::Ref {
+                pointee: Box::new(array_type(a, env, infer)?),
+                mutable: r.mutability.is_some(),
+                space: Some(AddressSpace::Generic),
+            })
+        }
         syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)) => Err(Diagnostic::new(
             span,
-            "references to 2-D arrays (`&mut [[f32; 33]; 4]`) cannot be passed to or returned from functions in kernels yet",
+            "references to 2-D arrays (`&mut [[f32; 33]; 4]`) cannot be kernel parameters or results",
         )
         .with_hint(FLAT_2D_HINT)),
         syn::Type::Array(_) => Err(Diagnostic::new(
@@ -373,6 +385,6 @@ fn reference_type(
     }
 }
 
-/// What a function taking a 2-D array does instead, until references to arrays of
-/// arrays cross function boundaries: a flat array passed as a slice.
-const FLAT_2D_HINT: &str = "declare the array flat (`shared_array::<[f32; 4 * 33]>()`), pass it to a `&mut [f32]` parameter (its `&mut [f32; N]` coerces) and index it `sm[r * 33 + c]`";
+/// What a function taking rows of an array does instead: a `#[device]` function takes
+/// the 2-D array itself, or a flat array as a slice.
+const FLAT_2D_HINT: &str = "a `#[device]` function takes the 2-D array itself (`sm: &mut [[f32; 33]; 4]`); or declare the array flat (`shared_array::<[f32; 4 * 33]>()`), pass it as `&mut [f32]` and index it `sm[r * 33 + c]`";
