@@ -289,7 +289,12 @@ mod tests {
 /// `generic`) stays the only `math` a kernel sees: a glob written by a macro cannot
 /// shadow a user's name, rustc calls the two ambiguous instead (E0659).
 #[doc(hidden)]
-#[allow(dead_code, non_upper_case_globals, hidden_glob_reexports)]
+#[allow(
+    dead_code,
+    non_upper_case_globals,
+    hidden_glob_reexports,
+    clippy::module_inception
+)]
 pub mod in_kernel {
     pub use super::*;
     mod atomic {}
