@@ -116,10 +116,12 @@ pub use kernel_device::num_complex::{self, Complex, Complex32, Complex64};
 
 /// The traits behind `launch!`'s argument checks and a kernel's crate constants. They
 /// are public so that compile errors name them by a path users can read
-/// (`cudajit::launch_traits::SliceArg`); their implementations are cudajit's.
+/// (`cudajit::launch_traits::KernelSlice`); their implementations are cudajit's.
 pub mod launch_traits {
-    pub use kernel_device::source::ToConstValue;
-    pub use kernel_host::__private::{NdArg, NdArgMut, SliceArg, SliceArgMut};
+    pub use kernel_device::source::{DeviceMethodOwner, ToConstValue};
+    pub use kernel_host::__private::{
+        BoundscheckFalseLaunch, KernelSlice, KernelSliceMut, NdArg, NdArgMut, SliceArg, SliceArgMut,
+    };
 
     /// Never implemented: the value `vecadd` of a `#[kernel] fn vecadd` is a fn whose
     /// `where for<'call> &'call vecadd: Callable<vecadd>` never holds, so calling the
@@ -134,6 +136,37 @@ pub mod launch_traits {
         note = "in a kernel or a `#[device]` function, call a `#[device]` fn instead: move the code both need into one"
     )]
     pub trait Callable<K> {}
+
+    /// A generic kernel's `T: Float` as its launcher declares it (it implies `Float`):
+    /// `launch!(k::<i32>[..](..))` is one error in these words.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a float type: this generic kernel's type parameter is `T: Float`",
+        label = "not `f32`, `f64`, `f16` or `bf16`",
+        note = "`Float` kernels run with `f32`, `f64`, `f16` or `bf16`; for integers, bound the parameter by `Int` or `Num`"
+    )]
+    pub trait FloatArg: crate::Float + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Float + kernel_host::DeviceScalar> FloatArg for T {}
+
+    /// A generic kernel's `T: Int` as its launcher declares it: see [`FloatArg`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not an integer type: this generic kernel's type parameter is `T: Int`",
+        label = "not `i8`..`i64`, `isize`, `u8`..`u64` or `usize`",
+        note = "`Int` kernels run with the integer types; for floats, bound the parameter by `Float` or `Num`"
+    )]
+    pub trait IntArg: crate::Int + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Int + kernel_host::DeviceScalar> IntArg for T {}
+
+    /// A generic kernel's `T: Num` as its launcher declares it: see [`FloatArg`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a number type: this generic kernel's type parameter is `T: Num`",
+        label = "not an integer or float type",
+        note = "`Num` kernels run with the integer and float types (not `bool`: pass it as a `u8`, or write a kernel for it)"
+    )]
+    pub trait NumArg: crate::Num + kernel_host::DeviceScalar {}
+    #[diagnostic::do_not_recommend]
+    impl<T: crate::Num + kernel_host::DeviceScalar> NumArg for T {}
 
     /// The mark of a function a kernel calls that is not `#[device]` (or does not
     /// exist): never a device function, so the call is reported in cudajit's words,
@@ -224,32 +257,33 @@ pub mod doc_only {
 /// Launches a kernel with Numba's shape: `launch!(k[grid, block](args..))` or
 /// `launch!(k[grid, block, stream, shared_bytes](args..))` (also `[grid, block, stream]`).
 /// `grid` and `block` take an integer, a pair or a triple; `k` may be a path. Expands to
-/// `<k>::with_args(args..).launch(LaunchConfig::new(grid, block)...)` (the same as
+/// `<k>::args(args..).launch(<k>::launch_config(grid, block)...)` (the same as
 /// `k::launch(config, args..)`; rustc then counts only the kernel's arguments when their
-/// number is wrong) and returns `cudajit::Result<()>`.
+/// number is wrong, and a mistake in the arguments or the shape is reported at the
+/// user's kernel, never inside cudajit) and returns `cudajit::Result<()>`.
 #[macro_export]
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block).stream(&$stream))
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::with_args::<$($generic),+>($($arg),*).launch(
-            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+        $($kernel)::+::args::<$($generic),+>($($arg),*).launch(
+            $($kernel)::+::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block))
+        <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch($crate::LaunchConfig::new($grid, $block).stream(&$stream))
+        <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block).stream(&$stream))
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        <$kernel>::with_args($($arg),*).launch(
-            $crate::LaunchConfig::new($grid, $block).stream(&$stream).shared_bytes($shared),
+        <$kernel>::args($($arg),*).launch(
+            <$kernel>::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
         )
     };
     ($($other:tt)*) => {

@@ -282,3 +282,27 @@ mod tests {
         assert_eq!((a.len(), b.len(), a[0], b[0]), (3, 2, 0.0, 0));
     }
 }
+
+/// What a kernel's rustc-checked twin imports (`use ..::device_api::in_kernel::*`): every
+/// intrinsic, but none of this module's module names. The private items below shadow
+/// them in this glob, so a user's own `mod math` (or `warp`, `atomic`, `sync`, `nd`,
+/// `generic`) stays the only `math` a kernel sees: a glob written by a macro cannot
+/// shadow a user's name, rustc calls the two ambiguous instead (E0659).
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    non_upper_case_globals,
+    hidden_glob_reexports,
+    clippy::module_inception
+)]
+pub mod in_kernel {
+    pub use super::*;
+    mod atomic {}
+    mod generic {}
+    mod math {}
+    mod nd {}
+    mod sync {}
+    mod warp {}
+    mod in_kernel {}
+    const SOURCES: () = ();
+}

@@ -94,7 +94,7 @@ unsafe impl KernelValue for num_complex::Complex<f64> {}
     label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
     note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
 )]
-pub trait SliceArg<'a, T: DeviceElem> {
+pub trait SliceArg<'a, T> {
     fn into_kernel_arg(self) -> KernelArg<'a>;
 }
 
@@ -104,8 +104,112 @@ pub trait SliceArg<'a, T: DeviceElem> {
     label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
     note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
 )]
-pub trait SliceArgMut<'a, T: DeviceElem> {
+pub trait SliceArgMut<'a, T> {
     fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// What a `&[T]` parameter of a `#[kernel]` accepts at `launch!`: a host slice, `&Vec<T>`,
+/// `&[T; N]`, a `&DeviceArray<T>` or a view of one. The one bound the generated launcher
+/// puts on such a parameter, so that a wrong argument is one error in these words (the
+/// conversions themselves are [`SliceArg`]'s, which rustc does not show: see
+/// `do_not_recommend` below). It has no bound on `T`: a kernel whose element type is not
+/// a device type is reported once, by `DeviceCopy`, at the kernel's signature.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&[{T}]` kernel parameter",
+    label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
+    note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
+)]
+pub trait KernelSlice<'a, T> {
+    #[doc(hidden)]
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// What a `&mut [T]` parameter of a `#[kernel]` accepts at `launch!`: `&mut v` of a host
+/// slice, `Vec<T>` or array, a `&mut DeviceArray<T>` or a mutable view of one. See
+/// [`KernelSlice`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&mut [{T}]` kernel parameter",
+    label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
+    note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
+)]
+pub trait KernelSliceMut<'a, T> {
+    #[doc(hidden)]
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: DeviceElem, A: SliceArg<'a, T>> KernelSlice<'a, T> for A {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        SliceArg::into_kernel_arg(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: DeviceElem, A: SliceArgMut<'a, T>> KernelSliceMut<'a, T> for A {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        SliceArgMut::into_kernel_arg(self)
+    }
+}
+
+/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
+/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
+/// because nothing checks the kernel's indices: one out of range reads or writes outside
+/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
+/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
+/// whose `// SAFETY:` comment says why every index is in bounds.
+pub struct BoundscheckFalseLaunch<'a, const N: usize>(crate::launch::PendingLaunch<'a, N>);
+
+impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
+    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
+    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
+    #[doc(hidden)]
+    pub fn new(pending: crate::launch::PendingLaunch<'a, N>) -> Self {
+        BoundscheckFalseLaunch(pending)
+    }
+
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    ///
+    /// # Safety
+    /// The kernel was compiled with `boundscheck = false`: every index its body uses
+    /// must be in bounds for the slices passed to it.
+    pub unsafe fn launch<'c>(
+        self,
+        config: impl Into<crate::config::LaunchConfig<'c>>,
+    ) -> Result<()> {
+        self.0.launch(config)
+    }
+}
+
+/// A kernel's by-value argument of a concrete type, as the generated launcher passes it:
+/// `ByValue(p).kernel_arg()` is [`KernelArg::by_value`] when the type is `DeviceCopy`,
+/// and otherwise resolves (by autoref) to [`ByValueFallback`], which is never run: the
+/// kernel's signature already reports the type, once. Only for types without generic
+/// arguments, where method resolution is exact.
+#[doc(hidden)]
+pub struct ByValue<T>(pub T);
+
+#[doc(hidden)]
+pub trait ByValueArg<'a> {
+    fn kernel_arg(self) -> KernelArg<'a>;
+}
+
+impl<'a, T: DeviceCopy> ByValueArg<'a> for ByValue<T> {
+    fn kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::by_value(self.0)
+    }
+}
+
+#[doc(hidden)]
+pub trait ByValueFallback<'a> {
+    fn kernel_arg(self) -> KernelArg<'a>;
+}
+
+impl<'a, T> ByValueFallback<'a> for &ByValue<T> {
+    fn kernel_arg(self) -> KernelArg<'a> {
+        unreachable!(
+            "cudajit: a kernel with a by-value parameter that is not `DeviceCopy` does not compile"
+        )
+    }
 }
 
 /// One argument of a launch, type-erased. Built by the generated launcher.
@@ -174,8 +278,22 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// A `#[derive(DeviceCopy)]` value a kernel takes by value, as the generated
+    /// launcher passes it: bounded by `DeviceCopy` alone, the bound the kernel's signature
+    /// already carries, so a type without the derive is one error, not two. Arrays never
+    /// come here (the macro rejects them by value) and the derive rejects padding.
+    pub fn by_value<T: DeviceCopy>(v: T) -> Self {
+        const { assert!(T::PADDING == 0, "a kernel value cannot have padding bytes") };
+        Self::value_bytes(v)
+    }
+
     /// A `#[derive(DeviceCopy)]` enum (its repr integer) or struct (its bytes) by value.
     pub fn value<T: KernelValue>(v: T) -> Self {
+        Self::value_bytes(v)
+    }
+
+    /// `v`'s bytes: `T` is a `DeviceCopy` type without padding.
+    fn value_bytes<T: DeviceCopy>(v: T) -> Self {
         let ty = T::device_type();
         let Type::Scalar(scalar) = ty else {
             // SAFETY: KernelValue: every byte of `v` is initialised plain data.

@@ -25,8 +25,9 @@ use crate::memory::Allocation;
 use crate::stream::StreamRef;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
-/// `launch!(k[grid, block](a, b))` is `<k>::with_args(a, b).launch(config)`, so that rustc
-/// counts a wrong number of arguments against the kernel's parameters alone.
+/// `launch!(k[grid, block](a, b))` is
+/// `<k>::args(a, b).launch(<k>::launch_config(grid, block))`, so that rustc counts a
+/// wrong number of arguments against the kernel's parameters alone.
 pub struct PendingLaunch<'a, const N: usize> {
     pub source: &'static FnSource,
     pub cache: &'static KernelCache,

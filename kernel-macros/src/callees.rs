@@ -93,8 +93,8 @@ pub fn dependency_block(
                 trait DeviceFunction {}
                 #[diagnostic::do_not_recommend]
                 impl DeviceFunction for ::cudajit::__private::IsDevice {}
-                const fn callable_from_device_code<T: DeviceFunction>(_: &T) {}
-                callable_from_device_code(&#alias::__CUDAJIT_MARK)
+                const fn a_kernel_calls_device_functions_only<T: DeviceFunction>(_: &T) {}
+                a_kernel_calls_device_functions_only(&#alias::__CUDAJIT_MARK)
             };
         });
         statics.push(quote_spanned! {span=> &#alias::__CUDAJIT_FN });

@@ -67,8 +67,32 @@ pub fn derive_device_copy(input: TokenStream) -> TokenStream {
             Vec::new()
         }
     };
+    let mut never_copy = false;
+    for field in &fields {
+        if let Some(owner) = host_owned(&field.ty) {
+            never_copy = true;
+            let ty = &field.ty;
+            let ty_text = quote!(#ty)
+                .to_string()
+                .replace(" < ", "<")
+                .replace(" >", ">");
+            diags.push(
+                Diagnostic::new(
+                    field.ty.span(),
+                    format!("`{ty_text}` cannot be a field of a `#[derive(DeviceCopy)]` struct: {owner}, which a kernel cannot reach"),
+                )
+                .with_hint("hold the data inline (`[f32; N]`, a `#[derive(DeviceCopy)]` struct), or pass the collection as its own `&[T]` kernel parameter"),
+            );
+        }
+    }
     if let Some(errors) = combine(&diags) {
-        return errors.to_compile_error();
+        let mut out = errors.to_compile_error();
+        // A type holding a `Vec` is never `Copy`, so no stub can hold: its uses say
+        // that it is no device type, in `DeviceCopy`'s words.
+        if !never_copy {
+            out.extend(stub_impls(&item));
+        }
+        return out;
     }
     let field_names: Vec<String> = fields
         .iter()
@@ -155,4 +179,60 @@ fn has_repr_c(attrs: &[syn::Attribute]) -> bool {
         });
         c
     })
+}
+
+/// What a field type syntactically known to live on the host holds, if it is one: a
+/// collection or smart pointer owns heap memory, a reference points into host memory.
+/// Reported at the field by the derive, once, instead of the `DeviceCopy` bound's error
+/// and the missing `Copy` it implies.
+fn host_owned(ty: &syn::Type) -> Option<&'static str> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?.ident.to_string();
+            match last.as_str() {
+                "Vec" | "String" | "Box" | "Rc" | "Arc" | "HashMap" | "HashSet" | "BTreeMap"
+                | "BTreeSet" | "VecDeque" | "LinkedList" | "BinaryHeap" => {
+                    Some("it owns heap memory on the host")
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// After a reported mistake, the impls a correct derive would have written, with no
+/// content: the kernels that use the type then compile on (one mistake, one error, not
+/// one more per kernel parameter and launch). Their `where for<'a> T: Copy` holds
+/// exactly when the type is `Copy` and, being higher-ranked, is no error when it is not
+/// (the derive cannot see the item's other derives: rustc removes them).
+pub(crate) fn stub_impls(item: &syn::DeriveInput) -> TokenStream {
+    if !item.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let name = &item.ident;
+    quote! {
+        // SAFETY: never used: the derive reported an error, so nothing is built.
+        unsafe impl ::cudajit::__private::DeviceCopy for #name
+        where
+            for<'stub> #name: ::core::marker::Copy,
+        {
+            const LAYOUT: ::cudajit::__private::Layout =
+                ::cudajit::__private::scalar_layout(::cudajit::__private::ScalarType::U8);
+            const PADDING: u64 = 0;
+            fn device_type() -> ::cudajit::__private::Type {
+                ::core::unreachable!("cudajit: this type's `#[derive(DeviceCopy)]` failed")
+            }
+        }
+        // SAFETY: as above.
+        unsafe impl ::cudajit::__private::DeviceElem for #name where
+            for<'stub> #name: ::core::marker::Copy
+        {
+        }
+        // SAFETY: as above.
+        unsafe impl ::cudajit::__private::KernelValue for #name where
+            for<'stub> #name: ::core::marker::Copy
+        {
+        }
+    }
 }

@@ -61,7 +61,9 @@ pub fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> TokenStream
         );
     }
     if let Some(errors) = combine(&diags) {
-        return errors.to_compile_error();
+        let mut out = errors.to_compile_error();
+        out.extend(super::derive::stub_impls(item));
+        return out;
     }
     let Some(repr) = repr else {
         return TokenStream::new();

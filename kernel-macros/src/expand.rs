@@ -2,7 +2,7 @@
 //!
 //! - kernel `k`: in the value namespace `fn k` (the kernel's signature, never callable:
 //!   `twin::kernel_twin`), in the type namespace `struct k {}` with `k::source()` (the
-//!   embedded `FnSource`), `k::launch(config, args..)` and `k::with_args(args..)` (what
+//!   embedded `FnSource`), `k::launch(config, args..)` and `k::args(args..)` (what
 //!   `launch!` expands to), plus the hidden rustc-checked twin `__cudajit_twin_k`;
 //! - device `f`: the fn itself (body with the device API imported) plus
 //!   `mod f { pub static __CUDAJIT_FN: FnSource }`, which kernels reach as a dependency.
@@ -397,22 +397,30 @@ fn kernel(
         let (ty, arg) = match &param.shape {
             // Spanned at the element type: a struct without the derive is reported there.
             parse::Shape::Slice(t) => (
-                quote::quote_spanned!(t.span()=> impl ::cudajit::__private::SliceArg<'a, #t>),
-                quote!(::cudajit::__private::SliceArg::<'a, #t>::into_kernel_arg(#p)),
+                quote::quote_spanned!(t.span()=> impl ::cudajit::launch_traits::KernelSlice<'a, #t>),
+                quote!(::cudajit::launch_traits::KernelSlice::<'a, #t>::into_kernel_arg(#p)),
             ),
             parse::Shape::SliceMut(t) => (
-                quote::quote_spanned!(t.span()=> impl ::cudajit::__private::SliceArgMut<'a, #t>),
-                quote!(::cudajit::__private::SliceArgMut::<'a, #t>::into_kernel_arg(#p)),
+                quote::quote_spanned!(t.span()=> impl ::cudajit::launch_traits::KernelSliceMut<'a, #t>),
+                quote!(::cudajit::launch_traits::KernelSliceMut::<'a, #t>::into_kernel_arg(#p)),
             ),
             parse::Shape::Scalar(t) => (
                 quote!(#t),
                 quote!(::cudajit::__private::KernelArg::scalar::<#t>(#p)),
             ),
-            // Spanned at the type: a struct (or an enum without the derive) is
-            // reported there by the `KernelValue` bound.
+            // Spanned at the type, bounded by `DeviceCopy` alone: a type without the
+            // derive is reported there once, by the bound the signature carries anyway.
             parse::Shape::Value(t) => (
                 quote!(#t),
-                quote::quote_spanned!(t.span()=> ::cudajit::__private::KernelArg::value::<#t>(#p)),
+                if is_plain_path(t) {
+                    quote! {{
+                        #[allow(unused_imports)]
+                        use ::cudajit::__private::{ByValueArg as _, ByValueFallback as _};
+                        (::cudajit::__private::ByValue::<#t>(#p)).kernel_arg()
+                    }}
+                } else {
+                    quote::quote_spanned!(t.span()=> ::cudajit::__private::KernelArg::by_value::<#t>(#p))
+                },
             ),
             parse::Shape::Unsupported => {
                 all_supported = false;
@@ -437,11 +445,23 @@ fn kernel(
     } else {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
-    let with_args_body = if all_supported && !(failed && generics.is_generic()) {
+    let pending = quote!(::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] });
+    let (pending, pending_ty) = if options.bounds_check {
+        (
+            pending,
+            quote!(::cudajit::__private::PendingLaunch<'a, #count>),
+        )
+    } else {
+        (
+            quote!(::cudajit::launch_traits::BoundscheckFalseLaunch::new(#pending)),
+            quote!(::cudajit::launch_traits::BoundscheckFalseLaunch<'a, #count>),
+        )
+    };
+    let args_body = if all_supported && !(failed && generics.is_generic()) {
         quote! {
             #(#split)*
             let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
-            ::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] }
+            #pending
         }
     } else {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
@@ -541,15 +561,24 @@ fn kernel(
 
             /// This kernel's arguments, converted for a launch; `.launch(config)` runs
             /// it. What `launch!` expands to: the arguments come alone, so that rustc
-            /// counts only those when their number is wrong. `unsafe` exactly when
-            /// `launch` is (a `boundscheck = false` kernel), so `launch!` of such a kernel
-            /// must sit in an `unsafe {}` block too.
-            #[doc = #safety_doc]
+            /// counts only those when their number is wrong. For a `boundscheck = false`
+            /// kernel it is a `BoundscheckFalseLaunch`, whose `launch` is `unsafe`: so
+            /// `launch!` of such a kernel must sit in an `unsafe {}` block, and rustc's
+            /// error without one names that type.
             #[allow(unused_variables, clippy::too_many_arguments)]
-            pub #unsafety fn with_args<'a, #(#params_decl),*>(
+            pub fn args<'a, #(#params_decl),*>(
                 #(#launch_params),*
-            ) -> ::cudajit::__private::PendingLaunch<'a, #count> {
-                #with_args_body
+            ) -> #pending_ty {
+                #args_body
+            }
+
+            /// The launch shape `launch!(k[grid, block](..))` gives: `grid` and `block`
+            /// each an integer, a pair or a triple (Numba's `griddim`, `blockdim`).
+            pub fn launch_config<'c>(
+                grid: impl ::core::convert::Into<::cudajit::Dim>,
+                block: impl ::core::convert::Into<::cudajit::Dim>,
+            ) -> ::cudajit::LaunchConfig<'c> {
+                ::cudajit::LaunchConfig::new(grid, block)
             }
 
             #[doc = #launch_doc]
@@ -724,7 +753,15 @@ impl GenericLauncher {
             match param {
                 syn::GenericParam::Type(t) => {
                     let name = &t.ident;
-                    let bounds = t.bounds.iter().cloned().chain(where_bounds(name));
+                    // `Float` becomes `launch_traits::FloatArg` (which implies it and
+                    // `DeviceScalar`): `launch!(k::<i32>..)` is then one error in its
+                    // words, not rustc's list of `Float`'s impls in cudajit's sources.
+                    let bounds = t
+                        .bounds
+                        .iter()
+                        .cloned()
+                        .chain(where_bounds(name))
+                        .map(|b| launcher_bound(&b));
                     out.decl
                         .push(quote!(#name: #(#bounds +)* ::cudajit::__private::DeviceScalar));
                     out.args.push(quote!(#name));
@@ -762,4 +799,39 @@ impl GenericLauncher {
             Self::instances().get(Self::source(), instance)
         }
     }
+}
+
+/// A type path without generic arguments (`Params`, `geo::Vec3`): concrete wherever it
+/// is written, so the launcher's autoref choice between `ByValueArg` and its fallback
+/// is exact (see `kernel_host::args::ByValue`).
+fn is_plain_path(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .iter()
+                    .all(|s| matches!(s.arguments, syn::PathArguments::None))
+        }
+        _ => false,
+    }
+}
+
+/// A generic kernel's bound as its launcher declares it: cudajit's numeric traits by
+/// their launch-side twins (`Float` → `launch_traits::FloatArg`), others as written.
+fn launcher_bound(bound: &syn::TypeParamBound) -> TokenStream {
+    if let syn::TypeParamBound::Trait(t) = bound {
+        if let Some(last) = t.path.segments.last() {
+            let arg = match last.ident.to_string().as_str() {
+                "Float" => Some(quote!(::cudajit::launch_traits::FloatArg)),
+                "Int" => Some(quote!(::cudajit::launch_traits::IntArg)),
+                "Num" => Some(quote!(::cudajit::launch_traits::NumArg)),
+                _ => None,
+            };
+            if let Some(arg) = arg {
+                return arg;
+            }
+        }
+    }
+    quote!(#bound)
 }

@@ -241,8 +241,8 @@ fn call_target(
             trait DeviceFunction {}
             #[diagnostic::do_not_recommend]
             impl DeviceFunction for ::cudajit::__private::IsDevice {}
-            fn callable_from_device_code<T: DeviceFunction>(_: &T) {}
-            callable_from_device_code(&#name::__CUDAJIT_MARK);
+            fn a_kernel_calls_device_functions_only<T: DeviceFunction>(_: &T) {}
+            a_kernel_calls_device_functions_only(&#name::__CUDAJIT_MARK);
         }
     });
     quote_spanned! {span=> {
@@ -405,7 +405,11 @@ mod tests {
             text.matches("use self :: k_callee_fallbacks :: *").count(),
             4
         );
-        assert_eq!(text.matches("callable_from_device_code (&").count(), 3);
+        assert_eq!(
+            text.matches("a_kernel_calls_device_functions_only (&")
+                .count(),
+            3
+        );
         assert!(text.contains("use helpers :: * ;"), "{text}");
         assert!(text.contains("twice :: < f32 >"), "{text}");
     }

@@ -25,7 +25,7 @@ pub fn body(
     }
     let import: syn::Stmt = syn::parse_quote! {
         #[allow(unused_imports)]
-        use ::cudajit::__private::device_api::*;
+        use ::cudajit::__private::device_api::in_kernel::*;
     };
     block.stmts.insert(0, import);
     block

@@ -493,3 +493,92 @@ fn views_are_launch_arguments_and_copy_their_range() {
         .is_err());
     assert!(dd.view(..).unwrap().len() == n && da.view(n + 1..).is_err());
 }
+
+/// Numba's `cuda.reduce`-style kernel with its sizes as `const` items of the body (a
+/// `let` cannot size a shared array): block sums through a shared array of `N`.
+#[kernel]
+fn block_sums_body_consts(a: &[f32], sums: &mut [f32]) {
+    const N: usize = 128;
+    const HALF: usize = N / 2;
+    const WEIGHTS: [f32; 2] = [1.0, 0.5];
+    let partial = shared_array::<[f32; N]>();
+    let t = thread_idx().x as usize;
+    let i = grid(1);
+    partial[t] = if i < a.len() { a[i] * WEIGHTS[0] } else { 0.0 };
+    sync_threads();
+    let mut stride = HALF;
+    while stride > 0 {
+        if t < stride {
+            partial[t] += partial[t + stride];
+        }
+        sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        sums[block_idx().x as usize] = partial[0] * WEIGHTS[1] * 2.0;
+    }
+}
+
+#[test]
+fn const_items_in_a_kernel_body_size_shared_arrays() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("block_sums_body_consts");
+    let n: usize = 1000;
+    let a: Vec<f32> = (0..n).map(|_| rng.below(100) as f32).collect();
+    let blocks = n.div_ceil(128);
+    let mut sums = vec![f32::NAN; blocks];
+    launch!(block_sums_body_consts[blocks, 128](&a, &mut sums)).unwrap();
+    let want: Vec<f32> = a.chunks(128).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums, want);
+}
+
+/// Numba's `cuda.reduce` shape: a 2-D shared array passed to a `#[device]` function as
+/// `&mut [[f32; 33]; 4]` (and a local 2-D array as `&[[u32; 2]; 2]`), read and written
+/// there.
+#[device]
+fn two_d_partial_sum(sm: &mut [[f32; 33]; 4], t: usize) -> f32 {
+    sm[1][t] = sm[0][t] * 2.0;
+    sm[0][t] + sm[1][t] + sm[3][t]
+}
+
+#[device]
+fn two_d_corner(m: &[[u32; 2]; 2]) -> u32 {
+    m[1][1]
+}
+
+#[kernel]
+fn two_d_to_device_fn(a: &[f32], out: &mut [f32], ids: &mut [u32]) {
+    let sm = shared_array::<[[f32; 33]; 4]>();
+    let t = thread_idx().x as usize;
+    let i = grid(1);
+    if t < 33 {
+        sm[0][t] = a[i];
+        sm[3][t] = 1.0;
+    }
+    sync_threads();
+    if t < 33 {
+        out[i] = two_d_partial_sum(sm, t);
+    }
+    let local = [[1u32, 2], [3, i as u32]];
+    ids[i] = two_d_corner(&local);
+}
+
+#[test]
+fn two_d_arrays_pass_to_device_functions() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("two_d_to_device_fn");
+    let blocks = 3;
+    let n = blocks * 64;
+    let a: Vec<f32> = (0..n).map(|_| rng.below(1000) as f32).collect();
+    let mut out = vec![f32::NAN; n];
+    let mut ids = vec![u32::MAX; n];
+    launch!(two_d_to_device_fn[blocks, 64](&a, &mut out, &mut ids)).unwrap();
+    for i in 0..n {
+        if i % 64 < 33 {
+            assert_eq!(out[i], a[i] * 3.0 + 1.0, "out[{i}]");
+        } else {
+            assert!(out[i].is_nan(), "out[{i}] written");
+        }
+        assert_eq!(ids[i], i as u32, "ids[{i}]");
+    }
+}

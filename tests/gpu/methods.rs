@@ -552,3 +552,50 @@ fn registered_methods_give_the_same_ir_ahead_of_time_and_at_run_time() {
     assert_eq!(ahead.nvvm_ir, run_time.nvvm_ir);
     assert!(run_time.nvvm_ir.contains("energy"), "{}", run_time.nvvm_ir);
 }
+
+/// `&mut self` methods called on slice elements and on a field of one (`ws[i].step()`,
+/// `ws[i].rng.skip(n)`): Rust's way of advancing particles in place, which failed only at
+/// launch before.
+#[kernel]
+fn walk_in_place(ws: &mut [Walker], steps: &[u32], lasts: &mut [i32]) {
+    let i = grid(1);
+    if i < ws.len() {
+        // Names `XorShift`, so the kernel finds its methods (see the README).
+        let _start: XorShift = ws[i].rng;
+        ws[i].rng.skip(steps[i] % 3);
+        let mut last = 0;
+        for _ in 0..steps[i] {
+            last = ws[i].step();
+        }
+        lasts[i] = last;
+    }
+}
+
+#[test]
+fn mut_self_methods_update_slice_elements_in_place() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("walk_in_place");
+    let n = 300 + rng.below(100) as usize;
+    let start: Vec<Walker> = (0..n)
+        .map(|_| Walker {
+            rng: XorShift {
+                state: rng.next_u64() as u32 | 1,
+            },
+            pos: rng.below(10) as i32,
+        })
+        .collect();
+    let steps: Vec<u32> = (0..n).map(|_| rng.below(20) as u32).collect();
+    let mut ws = start.clone();
+    let mut lasts = vec![i32::MIN; n];
+    launch!(walk_in_place[n.div_ceil(128), 128](&mut ws, &steps, &mut lasts)).unwrap();
+    let mut want = start;
+    for i in 0..n {
+        want[i].rng.skip(steps[i] % 3);
+        let mut last = 0;
+        for _ in 0..steps[i] {
+            last = want[i].step();
+        }
+        assert_eq!(lasts[i], last, "last step of walker {i}");
+    }
+    assert_eq!(ws, want);
+}

@@ -66,6 +66,53 @@ fn atomics_u32(vals: &[u32], acc: &mut [u32], olds: &mut [u32]) {
     }
 }
 
+/// `atomic_inc` / `atomic_dec` on u64 (Numba has them; CUDA's are u32 only): limits
+/// and values above `u32::MAX`, so a 32-bit operation would be caught.
+#[kernel]
+fn wrapping_u64(acc: &mut [u64], olds: &mut [u64], limit: u64) {
+    let i = grid(1);
+    if i < olds.len() / 2 {
+        olds[2 * i] = atomic_inc(acc, 0, limit);
+        olds[2 * i + 1] = atomic_dec(acc, 1, limit);
+    }
+}
+
+#[test]
+fn u64_atomic_inc_and_dec_wrap_as_numbas() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("wrapping_u64");
+    let n: usize = 20_000;
+    let limit: u64 = (1 << 40) + 1000 + rng.below(1000);
+    // inc starts just below the limit (it soon wraps to 0); dec starts above it (CUDA's
+    // rule then sets it to the limit).
+    let start = [limit - rng.below(50), limit + 1 + rng.below(50)];
+    let mut acc = start.to_vec();
+    let mut olds = vec![u64::MAX; 2 * n];
+    launch!(wrapping_u64[n.div_ceil(128), 128](&mut acc, &mut olds, limit)).unwrap();
+    let (mut inc, mut dec) = (start[0], start[1]);
+    let (mut inc_olds, mut dec_olds) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        inc_olds.push(inc);
+        dec_olds.push(dec);
+        inc = if inc >= limit { 0 } else { inc + 1 };
+        dec = if dec == 0 || dec > limit {
+            limit
+        } else {
+            dec - 1
+        };
+    }
+    assert_eq!(acc, [inc, dec], "final values: inc, dec");
+    // Each thread got one of the sequence's old values, each exactly once.
+    let mut got_inc: Vec<u64> = olds.iter().step_by(2).copied().collect();
+    let mut got_dec: Vec<u64> = olds.iter().skip(1).step_by(2).copied().collect();
+    got_inc.sort_unstable();
+    got_dec.sort_unstable();
+    inc_olds.sort_unstable();
+    dec_olds.sort_unstable();
+    assert_eq!(got_inc, inc_olds, "the old values atomic_inc returned");
+    assert_eq!(got_dec, dec_olds, "the old values atomic_dec returned");
+}
+
 #[test]
 fn every_u32_atomic_matches_a_sequential_model() {
     let _gpu = require_gpu!();

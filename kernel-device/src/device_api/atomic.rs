@@ -126,7 +126,7 @@ scoped! {
     }
 }
 
-/// The element type of `atomic_inc` / `atomic_dec`: u32 only, as CUDA's.
+/// The element type of `atomic_inc` / `atomic_dec`: u32 (CUDA's) and u64 (Numba's).
 pub trait AtomicWrapping: Copy {
     #[doc(hidden)]
     fn inc_(self, limit: Self) -> Self;
@@ -134,22 +134,27 @@ pub trait AtomicWrapping: Copy {
     fn dec_(self, limit: Self) -> Self;
 }
 
-impl AtomicWrapping for u32 {
-    fn inc_(self, limit: u32) -> u32 {
-        if self >= limit {
-            0
-        } else {
-            self + 1
+macro_rules! atomic_wrapping {
+    ($($t:ty),*) => {$(
+        impl AtomicWrapping for $t {
+            fn inc_(self, limit: $t) -> $t {
+                if self >= limit {
+                    0
+                } else {
+                    self + 1
+                }
+            }
+            fn dec_(self, limit: $t) -> $t {
+                if self == 0 || self > limit {
+                    limit
+                } else {
+                    self - 1
+                }
+            }
         }
-    }
-    fn dec_(self, limit: u32) -> u32 {
-        if self == 0 || self > limit {
-            limit
-        } else {
-            self - 1
-        }
-    }
+    )*};
 }
+atomic_wrapping!(u32, u64);
 
 scoped! {
     /// CUDA's `atomicInc`: `a[i] = if a[i] >= limit { 0 } else { a[i] + 1 }`, returning

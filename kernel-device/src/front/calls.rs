@@ -297,6 +297,33 @@ impl FnLowerer<'_> {
             return self.error_expr(span);
         }
         let sigs = match self.callees {
+            Callees::Unknown if random_result(path).is_some() && args.len() == 2 => {
+                // cudajit's own `random` device functions: their signature is known, so
+                // a wrong argument is reported here, not by rustc at cudajit's source.
+                let states = Ty::Slice {
+                    elem: ir::ScalarType::U64,
+                    mutable: true,
+                };
+                for (arg, (expected, syn_arg)) in args
+                    .iter()
+                    .zip([states, Ty::USIZE].iter().zip(call.args.iter()))
+                {
+                    let at = self.ty_of(*arg);
+                    self.expect_ty(&at, expected, syn_arg.span());
+                }
+                let ty = match random_result(path) {
+                    Some(Some(s)) => Ty::Scalar(s),
+                    _ => Ty::Unit,
+                };
+                return self.push_expr(
+                    ir::ExprKind::Call {
+                        function: Handle::new(0),
+                        args,
+                    },
+                    ty,
+                    span,
+                );
+            }
             Callees::Unknown => {
                 // Macro-time: the callee is checked by its own `#[device]` attribute; here
                 // the result is whatever it returns, and each argument whatever its
@@ -707,4 +734,28 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
     };
     syn::visit::Visit::visit_block(&mut c, &item.block);
     c.out
+}
+
+/// The result of `cudajit::random`'s device function `path` names, each
+/// `fn(states: &mut [u64], index: usize)`: `Some(None)` for `()`; `None` for any other
+/// function.
+fn random_result(path: &syn::Path) -> Option<Option<ir::ScalarType>> {
+    let last = path.segments.last()?.ident.to_string();
+    let through = path.segments.len() == 1
+        || path
+            .segments
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|s| s.ident == "random");
+    if !through {
+        return None;
+    }
+    Some(match last.as_str() {
+        "xoroshiro128p_next" => Some(ir::ScalarType::U64),
+        "xoroshiro128p_jump" => None,
+        "xoroshiro128p_uniform_f32" | "xoroshiro128p_normal_f32" => Some(ir::ScalarType::F32),
+        "xoroshiro128p_uniform_f64" | "xoroshiro128p_normal_f64" => Some(ir::ScalarType::F64),
+        _ => return None,
+    })
 }

@@ -142,18 +142,24 @@ impl FnLowerer<'_> {
         let Some(info) = self.lower_place(receiver) else {
             return self.error_expr(span);
         };
-        let plain = matches!(info.place.root, ir::PlaceRoot::Local(_))
+        // The place is evaluated again to store the receiver back: fine when
+        // evaluating it has no effect (`ps[i]`, `tile[r][c].pos`, `v.field`), which
+        // is what the twin's rustc checked (`ps[i].advance(dt)` is valid Rust).
+        let root_ok = match info.place.root {
+            ir::PlaceRoot::Local(_) | ir::PlaceRoot::Global(_) => true,
+            ir::PlaceRoot::Pointee(h) => self.repeatable(h),
+        };
+        let plain = root_ok
             && info.prelude.is_empty()
-            && info
-                .place
-                .projections
-                .iter()
-                .all(|p| matches!(p, ir::Projection::Field(_)));
+            && info.place.projections.iter().all(|p| match p {
+                ir::Projection::Field(_) => true,
+                ir::Projection::Index(h) => self.repeatable(*h),
+            });
         if !plain {
             self.error_hint(
                 receiver.span(),
-                "a `&mut self` method is called here on a value that is not a local variable or a field of one",
-                "copy the value into a local, call the method on it and store it back: `let mut v = a[i]; v.method(); a[i] = v;`",
+                "a `&mut self` method is called here on a place whose index has an effect (a call, an atomic)",
+                "bind the index to a local first: `let j = f(); a[j].method();`",
             );
             return self.error_expr(span);
         }
@@ -189,6 +195,31 @@ impl FnLowerer<'_> {
             tail: result,
         };
         self.push_expr(ir::ExprKind::Block(block), result_ty, span)
+    }
+
+    /// Whether evaluating `h` twice gives the same value and has no effect: locals,
+    /// literals, operators, casts and loads of such places.
+    fn repeatable(&self, h: Handle<ir::Expr>) -> bool {
+        match &self.f.exprs[h].kind {
+            ir::ExprKind::Literal(_) | ir::ExprKind::Local(_) => true,
+            ir::ExprKind::Unary { operand, .. } | ir::ExprKind::Cast { operand, .. } => {
+                self.repeatable(*operand)
+            }
+            ir::ExprKind::Binary { lhs, rhs, .. } | ir::ExprKind::Logical { lhs, rhs, .. } => {
+                self.repeatable(*lhs) && self.repeatable(*rhs)
+            }
+            ir::ExprKind::Load(place) => {
+                let root = match place.root {
+                    ir::PlaceRoot::Local(_) | ir::PlaceRoot::Global(_) => true,
+                    ir::PlaceRoot::Pointee(p) => self.repeatable(p),
+                };
+                root && place.projections.iter().all(|p| match p {
+                    ir::Projection::Field(_) => true,
+                    ir::Projection::Index(i) => self.repeatable(*i),
+                })
+            }
+            _ => false,
+        }
     }
 
     /// `op.apply(x)` where `op` is a `#[derive(DeviceCopy)]` enum: the frontend sees its

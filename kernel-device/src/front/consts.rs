@@ -38,7 +38,8 @@ impl ConstEnv {
     /// environment built offline from a file's items knows plain names only: a path
     /// then finds the one item of its last segment's name.
     pub fn get(&self, name: &str) -> Option<&ConstValue> {
-        if let Some((_, v)) = self.values.iter().find(|(n, _)| n == name) {
+        // The last first: a body's `const` (pushed after the crate's) shadows them.
+        if let Some((_, v)) = self.values.iter().rev().find(|(n, _)| n == name) {
             return Some(v);
         }
         let last = name.rsplit("::").next().filter(|l| l.len() < name.len())?;
@@ -416,6 +417,11 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
     /// `matches!`) a SCREAMING_CASE name is a constant, not a binding.
     struct Bound(HashSet<String>, bool);
     impl<'ast> syn::visit::Visit<'ast> for Bound {
+        // A `const N: usize = 100;` of the body is the body's, not the crate's.
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.0.insert(c.ident.to_string());
+            syn::visit::visit_item_const(self, c);
+        }
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
             if !(self.1 && names_const_pattern(p)) {
                 self.0.insert(p.ident.to_string());

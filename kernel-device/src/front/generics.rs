@@ -352,6 +352,24 @@ pub fn representative_bindings(params: &[GenericParam]) -> Vec<Bindings> {
         .collect()
 }
 
+/// The instantiation that finds literals used as a `T: Float` (`x * 2.0`, which rustc
+/// refuses: a literal is never a type parameter): every `Float` parameter as `f16`,
+/// which no literal becomes either. `None` without a `Float` parameter.
+pub fn literal_bindings(params: &[GenericParam]) -> Option<Bindings> {
+    let mut bindings = representative_bindings(params).into_iter().next()?;
+    let mut any = false;
+    for (name, ty) in &mut bindings.types {
+        let float = params.iter().any(
+            |p| matches!(p, GenericParam::Type { name: n, family: Family::Float } if n == name),
+        );
+        if float {
+            *ty = S::F16;
+            any = true;
+        }
+    }
+    any.then_some(bindings)
+}
+
 /// Adds the instantiation's const parameters to a function's constants.
 pub fn extend_env(env: &ConstEnv, bindings: &Bindings) -> ConstEnv {
     let mut env = env.clone();

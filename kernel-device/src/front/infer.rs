@@ -297,6 +297,20 @@ impl Table {
                     mutable: false,
                 },
             ) if e1.name == e2.name => Ok(()),
+            // A shared or local array to a device function's `&mut [[T; N]; M]`
+            // parameter: a generic pointer takes any space (the call converts it).
+            (
+                Ty::Ref {
+                    pointee: p1,
+                    mutable: m1,
+                    ..
+                },
+                Ty::Ref {
+                    pointee: p2,
+                    mutable: m2,
+                    space: Some(AddressSpace::Generic),
+                },
+            ) if *m1 || !*m2 => self.unify(p1, p2),
             (
                 Ty::Ref {
                     pointee: p1,

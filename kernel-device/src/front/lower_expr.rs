@@ -450,6 +450,16 @@ impl FnLowerer<'_> {
 
     fn lower_cast(&mut self, c: &syn::ExprCast) -> Handle<ir::Expr> {
         let span = c.span();
+        // `thread_idx() as usize`: a `Dim3` is three numbers; name it and its fields.
+        if let Some(name) = dim3_call(&c.expr) {
+            let to = text_of_type(&c.ty);
+            self.error_hint(
+                c.expr.span(),
+                format!("`{name}()` is a `Dim3` (its `.x`, `.y` and `.z`), not a number: it cannot be cast as `{to}`"),
+                format!("cast one of its fields: `{name}().x as {to}`; `grid(1)` is the global index `thread_idx().x + block_idx().x * block_dim().x` as a `usize`"),
+            );
+            return self.error_expr(span);
+        }
         let operand = self.lower_expr(&c.expr);
         let from = self.ty_of(operand);
         let to = match lower_type(&c.ty, TypeSite::Let, &self.consts, &mut || Ty::Error) {
@@ -673,4 +683,27 @@ fn binary_op(op: &syn::BinOp) -> Option<BinaryOp> {
         syn::BinOp::Ge(_) => BinaryOp::Ge,
         _ => return None,
     })
+}
+
+/// The name of a `thread_idx()`/`block_idx()`/`block_dim()`/`grid_dim()` call (each a
+/// `Dim3`), if `expr` is one.
+fn dim3_call(expr: &syn::Expr) -> Option<String> {
+    let mut expr = expr;
+    while let syn::Expr::Paren(p) = expr {
+        expr = &p.expr;
+    }
+    let syn::Expr::Call(call) = expr else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    let name = p.path.get_ident()?.to_string();
+    let dim3 = ["thread_idx", "block_idx", "block_dim", "grid_dim"].contains(&name.as_str());
+    (dim3 && call.args.is_empty()).then_some(name)
+}
+
+/// A type as written, for messages (`usize`, `f32`).
+fn text_of_type(ty: &syn::Type) -> String {
+    quote::quote!(#ty).to_string()
 }

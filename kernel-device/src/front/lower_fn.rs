@@ -464,6 +464,21 @@ impl<'a> FnLowerer<'a> {
                         } => {
                             let l = self.table.describe(&lhs);
                             let r = self.table.describe(&rhs);
+                            let named = |this: &mut Self, t: &Ty| {
+                                matches!(this.table.shallow(t), Ty::Struct(_))
+                                    || this.table.is_unknown_named(t)
+                            };
+                            if named(self, &lhs) || named(self, &rhs) {
+                                // `impl Add for Vec3`: rustc accepts it in the twin,
+                                // but trait impls are host code.
+                                let text = binop_message(op, &l, &r, compound);
+                                self.error_hint(
+                                    span,
+                                    format!("{text}: operators on structs are not supported in kernels (an `impl` of `std::ops` runs on the host only)"),
+                                    format!("write the operation as a `#[device]` method in a `#[device] impl {l}` block and call it: `a.plus(b)`"),
+                                );
+                                return;
+                            }
                             binop_message(op, &l, &r, compound)
                         }
                         OperandMsg::Unary { op, ty } => {

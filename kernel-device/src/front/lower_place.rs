@@ -316,6 +316,39 @@ impl FnLowerer<'_> {
                 *name = text_of(&ix.expr);
             }
         }
+        // Numba's `sa[ty, tx]` is `tile[(ty, tx)]` in Rust, which indexes nothing: a
+        // 2-D array is an array of arrays, indexed one axis at a time.
+        if let syn::Expr::Tuple(t) = strip(&ix.index) {
+            // Reported once per function: every later `tile[(a, b)]` is the same
+            // mistake.
+            let reported = self
+                .diags
+                .iter()
+                .any(|d| d.message.contains("cannot be indexed by a tuple"));
+            if t.elems.len() >= 2 && reported {
+                return None;
+            }
+            if t.elems.len() >= 2 {
+                let name = text_of(&ix.expr);
+                let axes: Vec<String> = t
+                    .elems
+                    .iter()
+                    .map(|e| format!("[{}]", text_of(e)))
+                    .collect();
+                self.error_hint(
+                    ix.index.span(),
+                    format!(
+                        "`{name}` cannot be indexed by a tuple: index an array of arrays one axis at a time"
+                    ),
+                    format!(
+                        "write `{name}{}` (Numba's `{name}[{}]`)",
+                        axes.concat(),
+                        t.elems.iter().map(text_of).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+                return None;
+            }
+        }
         let index = self.lower_expr(&ix.index);
         let it = self.ty_of(index);
         let shallow = self.table.shallow(&base.ty);

@@ -12,6 +12,13 @@ impl FnLowerer<'_> {
     /// Lowers a block in a new scope; returns it with its type (`!` if it diverges).
     pub fn lower_block(&mut self, block: &syn::Block) -> (ir::Block, Ty) {
         self.scopes.push(Vec::new());
+        // A block's `const` items are in scope in the whole block, as in Rust.
+        let consts_before = self.consts.values.len();
+        for stmt in &block.stmts {
+            if let syn::Stmt::Item(syn::Item::Const(c)) = stmt {
+                self.body_const(c);
+            }
+        }
         let mut out = ir::Block::default();
         let mut diverges = false;
         let mut ty = Ty::Unit;
@@ -22,6 +29,7 @@ impl FnLowerer<'_> {
                 syn::Stmt::Local(local) => {
                     diverges |= self.lower_let(local, &mut out.stmts);
                 }
+                syn::Stmt::Item(syn::Item::Const(_)) => {}
                 syn::Stmt::Item(item) => self.diags.push(check::item_in_body(item)),
                 syn::Stmt::Macro(m) => self.diags.push(check::macro_diag(&m.mac)),
                 // A stray `;` (syn keeps it as an empty verbatim expression): valid Rust.
@@ -57,6 +65,7 @@ impl FnLowerer<'_> {
                 }
             }
         }
+        self.consts.values.truncate(consts_before);
         self.scopes.pop();
         if out.tail.is_none() {
             ty = if diverges { Ty::Never } else { Ty::Unit };
@@ -442,4 +451,28 @@ impl FnLowerer<'_> {
 
 pub fn label_name(label: &Option<syn::Label>) -> Option<String> {
     label.as_ref().map(|l| l.name.ident.to_string())
+}
+
+impl FnLowerer<'_> {
+    /// `const N: usize = 100;` in a body: evaluated now, so that it sizes a shared or
+    /// local array (`[f32; N]`) and reads as its value. At macro time a constant built
+    /// from crate constants of unknown value stays unknown (rustc checks it in the twin).
+    fn body_const(&mut self, c: &syn::ItemConst) {
+        let name = c.ident.to_string();
+        let Some(ty) = super::consts::item_type(&c.ty, &self.consts) else {
+            if self.consts.complete {
+                self.error_hint(
+                    c.ty.span(),
+                    format!("`const {name}` has a type kernels cannot hold as a constant"),
+                    "constants are scalars or arrays of them: `const N: usize = 100;`, `const W: [f32; 3] = [0.25, 0.5, 0.25];`",
+                );
+            }
+            return;
+        };
+        match super::consts::eval(&c.expr, Some(&ty), &self.consts) {
+            Ok(Some(value)) => self.consts.values.push((name, value)),
+            Ok(None) => {}
+            Err(d) => self.diags.push(d),
+        }
+    }
 }

@@ -354,6 +354,42 @@ pub fn check_item(item: &syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
             return diags;
         }
     }
+    // `x * 2.0` passes with `T = f32` but is rustc's E0308 in the twin: say it in
+    // cudajit's words, with the way to write a constant of type `T`.
+    if let Some(bindings) = generics::literal_bindings(&params) {
+        let instance = generics::substitute(item, &bindings);
+        let names: Vec<String> = bindings
+            .types
+            .iter()
+            .filter(|(_, t)| *t == ir::ScalarType::F16)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let t = names.first().cloned().unwrap_or_else(|| "T".into());
+        return lower_item_for_inspection(&instance, kind)
+            .1
+            .into_iter()
+            .filter_map(|d| {
+                let (what, example) = if d.message.contains("found floating-point number")
+                    || d.message.contains("{float}")
+                {
+                    ("a float literal", format!("`{t}::from_f64(2.0)`"))
+                } else if d.message.contains("found integer") || d.message.contains("{integer}") {
+                    ("an integer literal", format!("`{t}::from_i32(2)`"))
+                } else {
+                    return None;
+                };
+                Some(
+                    Diagnostic::new(
+                        d.span,
+                        format!("{what} is not a `{t}`: in a generic kernel a constant of type `{t}` is made from one"),
+                    )
+                    .with_hint(format!(
+                        "write {example} (or `{t}::zero()`, `{t}::one()`): rustc gives a literal no type parameter's type"
+                    )),
+                )
+            })
+            .collect();
+    }
     Vec::new()
 }
 

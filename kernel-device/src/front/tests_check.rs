@@ -569,3 +569,52 @@ fn names_in_rejected_patterns_raise_no_second_error() {
         ["only plain names are supported as parameter patterns"]
     );
 }
+
+/// Issue 22: `const` items of a body size arrays and read as their values (Numba's
+/// module-level `N = 100` moved into the kernel); the check once refused them.
+#[test]
+fn body_consts_size_arrays_and_shadow() {
+    accepts(
+        "fn k(out: &mut [f32]) { const N: usize = 8; const W: [f32; 2] = [0.5, 2.0]; \
+         let tile = shared_array::<[f32; N]>(); let mut l = [0.0f32; N / 2]; \
+         let t = thread_idx().x as usize; tile[t % N] = W[0]; l[t % (N / 2)] = W[1]; \
+         { const N: usize = 3; let s = [1.0f32; N]; out[0] = s[2]; } out[t] = tile[t % N] + l[0]; }",
+        SourceKind::Kernel,
+    );
+}
+
+/// Issue 22: the messages a Numba programmer meets first, in cudajit's words.
+#[test]
+fn numba_habits_get_cudajits_words() {
+    rejects_kernel(
+        "fn k(c: &mut [f32]) { let i = thread_idx() as usize; c[i] = 0.0; }",
+        "thread_idx()",
+        "`thread_idx()` is a `Dim3`",
+    );
+    rejects_kernel(
+        "fn k(c: &mut [f32]) { let tile = shared_array::<[[f32; 4]; 4]>(); \
+         let t = thread_idx().x as usize; tile[(t, t)] = 1.0; c[0] = tile[(t, 0)]; }",
+        "(t, t)",
+        "cannot be indexed by a tuple",
+    );
+    accepts(
+        "fn f(sm: &mut [[f32; 33]; 4], t: usize) -> f32 { sm[1][t] = 2.0; sm[0][t] + sm[1][t] }",
+        SourceKind::Device,
+    );
+    rejects_kernel(
+        "fn k(sm: &mut [[f32; 33]; 4]) { sm[0][0] = 1.0; }",
+        "&mut [[",
+        "2-D arrays",
+    );
+    rejects(
+        "fn f(sm: &mut [[f32; 33]]) -> f32 { sm[0][0] }",
+        SourceKind::Device,
+        "[f32; 33]]",
+        "slices of arrays",
+    );
+    rejects_kernel(
+        "fn k<T: Float>(x: &mut [T]) { x[0] = x[1] * 2.0; }",
+        "* 2.0",
+        "a float literal is not a `T`",
+    );
+}

@@ -4,7 +4,7 @@
 use super::consts::{eval_len, ConstEnv};
 use super::infer::Ty;
 use crate::diag::Diagnostic;
-use crate::ir::ScalarType;
+use crate::ir::{AddressSpace, ScalarType};
 use syn::spanned::Spanned;
 
 /// Where a type is written; decides what is allowed.
@@ -306,6 +306,11 @@ fn reference_type(
                     elem,
                     mutable: r.mutability.is_some(),
                 }),
+                Ty::Array { .. } => Err(Diagnostic::new(
+                    s.elem.span(),
+                    "slices of arrays (`&mut [[f32; 33]]`) are not supported in kernels",
+                )
+                .with_hint(FLAT_2D_HINT)),
                 _ => Err(Diagnostic::new(
                     s.elem.span(),
                     "slices must hold scalars (`f32`, `u32`, ...) or `#[derive(DeviceCopy)]` structs",
@@ -350,6 +355,23 @@ fn reference_type(
             mutable: r.mutability.is_some(),
             space: None,
         }),
+        // Numba's `cuda.reduce` passes its 2-D shared `sm_partials` to a device
+        // function: a reference to an array of arrays, a generic pointer (the caller's
+        // shared or local array converts to it at the call).
+        syn::Type::Array(a)
+            if site == TypeSite::DeviceParam && matches!(&*a.elem, syn::Type::Array(_)) =>
+        {
+            Ok(Ty::Ref {
+                pointee: Box::new(array_type(a, env, infer)?),
+                mutable: r.mutability.is_some(),
+                space: Some(AddressSpace::Generic),
+            })
+        }
+        syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)) => Err(Diagnostic::new(
+            span,
+            "references to 2-D arrays (`&mut [[f32; 33]; 4]`) cannot be kernel parameters or results",
+        )
+        .with_hint(FLAT_2D_HINT)),
         syn::Type::Array(_) => Err(Diagnostic::new(
             span,
             "references to arrays cannot be passed to or returned from functions in kernels",
@@ -362,3 +384,7 @@ fn reference_type(
         .with_hint("take `&[T]` or `&mut [T]` with a scalar `T`, or a scalar by value")),
     }
 }
+
+/// What a function taking rows of an array does instead: a `#[device]` function takes
+/// the 2-D array itself, or a flat array as a slice.
+const FLAT_2D_HINT: &str = "a `#[device]` function takes the 2-D array itself (`sm: &mut [[f32; 33]; 4]`); or declare the array flat (`shared_array::<[f32; 4 * 33]>()`), pass it as `&mut [f32]` and index it `sm[r * 33 + c]`";

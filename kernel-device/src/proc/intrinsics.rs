@@ -350,8 +350,9 @@ pub static INTRINSICS: &[IntrinsicDef] = &[
 pub const ATOMIC_NUMBERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64, S::F32, S::F64];
 /// Types of the bitwise atomics and compare-and-swap.
 pub const ATOMIC_INTEGERS: &[ScalarType] = &[S::I32, S::U32, S::I64, S::U64];
-/// `atomic_inc` / `atomic_dec` exist for u32 only, as CUDA's.
-pub const ATOMIC_WRAPPING: &[ScalarType] = &[S::U32];
+/// `atomic_inc` / `atomic_dec`: CUDA's u32 and, as Numba has them, u64 (a
+/// compare-and-swap loop on the GPU: PTX's `atom.inc`/`atom.dec` are 32-bit only).
+pub const ATOMIC_WRAPPING: &[ScalarType] = &[S::U32, S::U64];
 
 const ATOMIC_RMW: &[Param] = &[Param::MutSliceOfT, P(S::Usize), Param::T];
 const ATOMIC_CAS: &[Param] = &[Param::MutSliceOfT, P(S::Usize), Param::T, Param::T];

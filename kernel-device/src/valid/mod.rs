@@ -168,6 +168,13 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
             tuple @ Type::Tuple(_) => !kernel && returnable(tuple),
             // Arrays travel by value between device functions, not from the host.
             array @ Type::Array { .. } => !kernel && array.array_scalar().is_some(),
+            // A 2-D shared or local array by reference (`&mut [[f32; 33]; 4]`): a
+            // generic pointer, converted at each call.
+            Type::Ref {
+                pointee,
+                space: ir::AddressSpace::Generic,
+                ..
+            } => !kernel && pointee.array_scalar().is_some(),
             _ => false,
         };
         if !ok {

@@ -740,7 +740,17 @@ impl Checker<'_> {
         }
         for (a, p) in args.iter().zip(&target.params) {
             let at = self.ty(*a);
-            let coerces = matches!((at.slice_elem(), p.ty.slice_elem()), (Some((e1, true)), Some((e2, false))) if e1 == e2);
+            // A reference in any space to a generic-pointer parameter (a device fn's
+            // `&mut [[T; N]; M]`): the call converts it.
+            let to_generic = matches!(
+                (&at, &p.ty),
+                (
+                    Type::Ref { pointee: p1, mutable: m1, .. },
+                    Type::Ref { pointee: p2, mutable: m2, space: ir::AddressSpace::Generic },
+                ) if p1 == p2 && (*m1 || !*m2)
+            );
+            let coerces = to_generic
+                || matches!((at.slice_elem(), p.ty.slice_elem()), (Some((e1, true)), Some((e2, false))) if e1 == e2);
             if !fits(&at, &p.ty) && !coerces {
                 self.errors.push(ValidationError::Call {
                     function: function.clone(),

@@ -30,6 +30,16 @@ fn atomics_u32(a: &mut [u32], v: u32) {
     a[0] = s;
 }
 
+/// u64 `atomic_inc` / `atomic_dec` (Numba's): a compare-and-swap loop at each scope.
+#[kernel]
+fn atomics_wrapping_u64(a: &mut [u64], v: u64) {
+    let i = grid(1);
+    let mut s = atomic_inc(a, i, v) + atomic_dec(a, i, v);
+    s += atomic_inc_block(a, i, v) + atomic_dec_block(a, i, v);
+    s += atomic_inc_system(a, i, v) + atomic_dec_system(a, i, v);
+    a[0] = s;
+}
+
 #[kernel]
 fn atomics_i64(a: &mut [i64], b: &mut [u64], v: i64, w: u64) {
     let i = grid(1);

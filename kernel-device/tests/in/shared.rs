@@ -65,3 +65,29 @@ fn rows(out: &mut [u32]) {
     let first = &grid2[0];
     out[t] = scratch_row(t as u32) + first[t % 4] + row.len() as u32;
 }
+
+/// A 2-D shared array (and a local one) passed to device functions as
+/// `&mut [[T; N]; M]`: generic pointers, the shared one converted at the call.
+#[device]
+fn two_d_partial_sum(sm: &mut [[f32; 33]; 4], t: usize) -> f32 {
+    sm[1][t] = sm[0][t] * 2.0;
+    sm[0][t] + sm[1][t] + sm[3][t]
+}
+
+#[device]
+fn two_d_corner(m: &[[u32; 2]; 2]) -> u32 {
+    m[1][1]
+}
+
+#[kernel]
+fn two_d_to_device_fn(out: &mut [f32], ids: &mut [u32]) {
+    let sm = shared_array::<[[f32; 33]; 4]>();
+    let t = thread_idx().x as usize;
+    if t < 33 {
+        sm[0][t] = t as f32;
+        sm[3][t] = 1.0;
+        out[t] = two_d_partial_sum(sm, t);
+    }
+    let local = [[1u32, 2], [3, t as u32]];
+    ids[t] = two_d_corner(&local);
+}

@@ -108,6 +108,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     self.rmw(&format!("u{name}"), "", s, scope, &ptr, &v)
                 }
             }
+            AtomicOp::Inc | AtomicOp::Dec if s.bits() == 64 => {
+                self.wrapping_64(op == AtomicOp::Inc, scope, &ptr, &v)
+            }
             AtomicOp::Inc | AtomicOp::Dec => {
                 let name = if op == AtomicOp::Inc { "inc" } else { "dec" };
                 let func = match scope_suffix(scope) {
@@ -251,5 +254,39 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.start_block(&done);
         let bits = self.load("atomic.old.bits", it, &slot);
         self.def("atomic.old", format!("bitcast {it} {bits} to {ty}"))
+    }
+
+    /// `atomic_inc` / `atomic_dec` on a u64 (Numba has them; PTX's `atom.inc`/`atom.dec`
+    /// are 32-bit only): a compare-and-swap loop computing CUDA's rule, as Numba's
+    /// lowering does. Inc: `old >= limit ? 0 : old + 1`; dec: `old == 0 || old > limit ?
+    /// limit : old - 1`. Returns the old value.
+    fn wrapping_64(&mut self, inc: bool, scope: MemoryScope, ptr: &str, limit: &str) -> String {
+        let slot = self.alloca("atomic.seen", "i64");
+        let first = self.def("atomic.first", format!("load volatile i64, i64* {ptr}"));
+        self.store("i64", &first, &slot);
+        let head = self.label("atomic.loop");
+        let done = self.label("atomic.done");
+        self.start_block(&head);
+        let old = self.load("atomic.seen.val", "i64", &slot);
+        let new = if inc {
+            let wrap = self.def("atomic.wrap", format!("icmp uge i64 {old}, {limit}"));
+            let next = self.def("atomic.next", format!("add i64 {old}, 1"));
+            self.def("atomic.new", format!("select i1 {wrap}, i64 0, i64 {next}"))
+        } else {
+            let zero = self.def("atomic.zero", format!("icmp eq i64 {old}, 0"));
+            let above = self.def("atomic.above", format!("icmp ugt i64 {old}, {limit}"));
+            let wrap = self.def("atomic.wrap", format!("or i1 {zero}, {above}"));
+            let next = self.def("atomic.next", format!("sub i64 {old}, 1"));
+            self.def(
+                "atomic.new",
+                format!("select i1 {wrap}, i64 {limit}, i64 {next}"),
+            )
+        };
+        let prev = self.cas(ScalarType::U64, scope, ptr, &old, &new);
+        self.store("i64", &prev, &slot);
+        let swapped = self.def("atomic.swapped", format!("icmp eq i64 {prev}, {old}"));
+        self.terminate(format!("br i1 {swapped}, label %{done}, label %{head}"));
+        self.start_block(&done);
+        self.load("atomic.old", "i64", &slot)
     }
 }

@@ -488,6 +488,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             let pty = types::value(&param.ty).map_err(|e| self.error(e.0))?;
             let v = operand!(self, *arg);
+            // A shared array passed to a generic-pointer parameter (`&mut [[T; N]; M]`).
+            let at = self.ty_of(*arg)?;
+            let v = match (at, &param.ty) {
+                (
+                    Type::Ref { space, .. },
+                    Type::Ref {
+                        space: crate::ir::AddressSpace::Generic,
+                        ..
+                    },
+                ) if *space != crate::ir::AddressSpace::Generic => {
+                    let aty = types::value(at).map_err(|e| self.error(e.0))?;
+                    self.def("generic", format!("addrspacecast {aty} {v} to {pty}"))
+                }
+                _ => v,
+            };
             operands.push(format!("{pty} {v}"));
         }
         // The callee panics into the same record as its caller.
