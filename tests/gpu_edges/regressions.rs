@@ -251,3 +251,62 @@ fn sinh_edge_matches_rustc() {
     }
     report.assert_clean("sinh_edge");
 }
+
+#[kernel]
+fn zero_min_max(a: &[f32], b: &[f32], out: &mut [f32]) {
+    let i = grid(1);
+    let n = a.len();
+    if i < n {
+        out[i] = a[i].min(b[i]).recip();
+        out[n + i] = a[i].max(b[i]).recip();
+        out[2 * n + i] = f32::min(a[i], b[i]).mul_add(2.0, 0.0).recip().sinh();
+    }
+}
+
+/// `min`/`max` of +0.0 and -0.0 may return either (std's docs), and `recip` turns the
+/// sign of that zero into the sign of an infinity: a comparison with rustc must not
+/// rely on it (the fidelity generator normalises with `+ 0.0`). This prints what each
+/// side chose, so that a difference in a generated function can be traced to it, and
+/// checks only that each result is one of the two allowed.
+#[test]
+fn min_max_of_signed_zeros_are_either_zero() {
+    let device = require_device!();
+    let a = [0.0f32, -0.0, 0.0, -0.0];
+    let b = [0.0f32, 0.0, -0.0, -0.0];
+    let mut out = vec![f32::NAN; 12];
+    launch!(zero_min_max[1, 4](&a, &b, &mut out)).unwrap();
+    let host: Vec<f32> = (0..4)
+        .map(|i| {
+            std::hint::black_box(a[i])
+                .min(std::hint::black_box(b[i]))
+                .recip()
+        })
+        .chain((0..4).map(|i| {
+            std::hint::black_box(a[i])
+                .max(std::hint::black_box(b[i]))
+                .recip()
+        }))
+        .chain((0..4).map(|i| {
+            f32::min(std::hint::black_box(a[i]), std::hint::black_box(b[i]))
+                .mul_add(2.0, 0.0)
+                .recip()
+                .sinh()
+        }))
+        .collect();
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "min/max(+-0, +-0).recip() for (a, b) in {:?}: {} {:?}, rustc {:?}",
+        a.iter().zip(&b).collect::<Vec<_>>(),
+        if device.is_simulator() {
+            "simulator"
+        } else {
+            "GPU"
+        },
+        out,
+        host
+    );
+    for v in out {
+        assert!(v.is_infinite(), "{v}");
+    }
+}
