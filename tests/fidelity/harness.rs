@@ -119,6 +119,21 @@ const FLOAT_EDGES: &[f64] = &[
     9.2233720368547758e18,
     -9.2233720368547758e18,
     1.8446744073709552e19,
+    // Where exp/exp2/sinh/cosh overflow in f32 and f64 (issue 22: an f32 `sinh` of
+    // about -96 was the one float result the H200 and rustc disagreed on).
+    66.0,
+    -66.0,
+    88.72,
+    89.41,
+    89.42,
+    -89.5,
+    96.0,
+    -96.0,
+    128.5,
+    709.78,
+    710.5,
+    -710.5,
+    1e-8,
     1e-40,
     1e-310,
     1e-30,
@@ -137,8 +152,16 @@ macro_rules! float_value {
             const POISON: Self = <$t>::from_bits(0x7fc0_0000_dead_beef_u64 as $bits);
             fn edges() -> Vec<Self> {
                 let mut v: Vec<$t> = FLOAT_EDGES.iter().map(|&x| x as $t).collect();
-                v.extend([<$t>::MAX, <$t>::MIN, <$t>::MIN_POSITIVE, <$t>::EPSILON]);
+                v.extend([
+                    <$t>::MAX,
+                    <$t>::MIN,
+                    <$t>::MIN_POSITIVE,
+                    -<$t>::MIN_POSITIVE,
+                    <$t>::EPSILON,
+                ]);
                 v.push(<$t>::from_bits(1)); // the smallest subnormal
+                v.push(-<$t>::from_bits(1));
+                v.push(<$t>::from_bits(<$t>::MIN_POSITIVE.to_bits() - 1)); // the largest
                 v.push(-<$t>::NAN); // a NaN with the sign bit set
                 v
             }

@@ -8,6 +8,7 @@
 //! package directories and `$VIRTUAL_ENV`/`$CONDA_PREFIX`. Never the current directory
 //! or its parents: `cargo xtask` passes the copy it installs in `CUDAJIT_NVVM_PATH`.
 
+mod ptx_fixups;
 mod search;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -368,7 +369,11 @@ impl Nvvm {
                 "nvvmGetCompiledResult",
                 (self.api.get_compiled_result)(p, buf.as_mut_ptr().cast()),
             )?;
-            Ok(c_buffer_to_string(buf))
+            let ptx = c_buffer_to_string(buf);
+            Ok(match ptx_fixups::fix_narrow_negation(&ptx) {
+                std::borrow::Cow::Borrowed(_) => ptx,
+                std::borrow::Cow::Owned(fixed) => fixed,
+            })
         }
     }
 

@@ -50,10 +50,11 @@ pub struct DiskKeyParts<'a> {
 /// The disk cache key. The leading version changes whenever the libnvvm options derived
 /// from these settings or the key's own makeup change (3: SHA-256, toolchain digests;
 /// 4: the toolchain's files digested with BLAKE3; 5: the IR is written for the
-/// architecture, `bf16` with its native instructions).
+/// architecture, `bf16` with its native instructions; 6: libnvvm's PTX is rewritten
+/// around ptxas's 16-bit negation defect, `nvvm::ptx_fixups`).
 pub fn disk_key(parts: &DiskKeyParts<'_>) -> String {
     let text = format!(
-        "cudajit-disk-key 5|{}|{}|nvvm {}.{}|{}|O{}|fast_math {}|line_info {}",
+        "cudajit-disk-key 6|{}|{}|nvvm {}.{}|{}|O{}|fast_math {}|line_info {}",
         parts.ir_key,
         parts.arch,
         parts.nvvm_version.0,

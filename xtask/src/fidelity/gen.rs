@@ -518,8 +518,64 @@ impl<'r> FnGen<'r> {
                 };
                 Expr::new(text, true)
             }
+            13 => self.int_method(ty, d),
             _ => self.leaf(ty, ctx_known),
         }
+    }
+
+    /// The integer methods of the table besides `abs`/`min`/`max`/`wrapping_*` (issue
+    /// 22: the generator emitted only those, so narrow results of the others never met
+    /// a comparison or a widening cast, where a GPU's register width shows).
+    fn int_method(&mut self, ty: Ty, d: u32) -> Expr {
+        let n = ty.name();
+        let a = self.expr(ty, d, false);
+        let text = match self.rng.below(7) {
+            0 => {
+                let m = *self
+                    .rng
+                    .pick(&["count_ones", "leading_zeros", "trailing_zeros"]);
+                format!("({}.{m}() as {n})", a.text)
+            }
+            1 => {
+                let m = *self
+                    .rng
+                    .pick(&["rotate_left", "rotate_right", "wrapping_pow", "pow"]);
+                let s = self.expr(Ty::U32, d, true);
+                // `pow` wraps in release builds; small exponents keep it interesting.
+                let s = if m == "pow" {
+                    format!("({} % 9)", s.text)
+                } else {
+                    s.text
+                };
+                format!("{}.{m}({s})", a.text)
+            }
+            2 => {
+                let m = *self.rng.pick(&["swap_bytes", "reverse_bits"]);
+                format!("{}.{m}()", a.text)
+            }
+            3 => {
+                let m = *self.rng.pick(&["saturating_add", "saturating_sub"]);
+                let b = self.expr(ty, d, true);
+                format!("{}.{m}({})", a.text, b.text)
+            }
+            4 => {
+                // Bounds in order, so that `clamp` does not panic.
+                let (lo, hi) = (self.fresh("lo"), self.fresh("hi"));
+                let b = self.expr(ty, d, true);
+                let c = self.expr(ty, d, true);
+                format!(
+                    "{{ let {lo}: {n} = {}; let {hi}: {n} = {}; {}.clamp({lo}.min({hi}), {lo}.max({hi})) }}",
+                    b.text, c.text, a.text
+                )
+            }
+            5 if matches!(ty, Ty::I32 | Ty::U32 | Ty::I64 | Ty::U64) => {
+                let b = self.expr(ty, d, true);
+                format!("mul_hi({}, {})", a.text, b.text)
+            }
+            _ if ty.is_signed() => format!("{}.abs()", a.text),
+            _ => format!("{}.saturating_add(1)", a.text),
+        };
+        Expr::new(text, true)
     }
 
     /// A float operand whose NaN sign is defined: a parameter or a literal.
@@ -564,6 +620,7 @@ impl<'r> FnGen<'r> {
                     "recip",
                     "to_degrees",
                     "to_radians",
+                    "fract",
                 ]);
                 let a = self.expr(ty, d, false);
                 let text = if self.rng.chance(25) {
@@ -583,6 +640,17 @@ impl<'r> FnGen<'r> {
                 let a = self.expr(ty, d, false);
                 let s = self.sign_source(ty);
                 Expr::new(format!("{}.copysign({s})", a.text), true)
+            }
+            14 => {
+                // `clamp` with literal bounds (a NaN `x` stays NaN), and a bit flip through
+                // `to_bits`/`from_bits` (only NaN-ness of a NaN result is compared).
+                let a = self.expr(ty, d, false);
+                let text = if self.rng.chance(50) {
+                    format!("{}.clamp(-1.5, 2.5)", a.text)
+                } else {
+                    format!("{n}::from_bits({}.to_bits() ^ 1)", a.text)
+                };
+                Expr::new(text, true)
             }
             13 => {
                 // `min`/`max` of +0.0 and -0.0 may return either; `+ 0.0` makes both +0.0.
@@ -618,6 +686,12 @@ impl<'r> FnGen<'r> {
                 let a = self.expr(Ty::Bool, d, true);
                 let b = self.expr(Ty::Bool, d, true);
                 Expr::new(format!("({} {op} {})", a.text, b.text), true)
+            }
+            9 if self.rng.chance(50) => {
+                let t = *self.rng.pick(&[Ty::F32, Ty::F64]);
+                let m = *self.rng.pick(&["is_nan", "is_finite"]);
+                let a = self.expr(t, d, false);
+                Expr::new(format!("{}.{m}()", a.text), true)
             }
             _ => self.leaf(Ty::Bool, true),
         }
