@@ -165,7 +165,7 @@ fn main() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
     };
-    let started = Instant::now();
+    let (started, cpu) = (Instant::now(), cpu_seconds());
     let report = sim::run(
         &m,
         "reduce",
@@ -175,6 +175,7 @@ fn main() {
     )
     .expect("reduce runs");
     let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let partial = read(&bp, blocks);
     for (k, got) in partial.iter().enumerate() {
         let want: f64 = input[k * 256..(k + 1) * 256]
@@ -186,5 +187,8 @@ fn main() {
             "block {k}: {got} vs {want}"
         );
     }
-    println!("reduce 2^16 (shared memory, 8 barriers per block): {secs:.3} s, {:.2} M simulated threads/s", report.threads as f64 / secs / 1e6);
+    println!(
+        "reduce 2^16 (shared memory, 8 barriers per block): {secs:.3} s, {:.2} M simulated threads/s; {cpu:.2} CPU s",
+        report.threads as f64 / secs / 1e6
+    );
 }
