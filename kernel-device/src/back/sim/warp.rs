@@ -46,8 +46,11 @@ pub struct Frame {
     /// 0 for the kernel's own frame (a `return` there ends the thread).
     pub depth: u32,
     /// Per loop of an unscheduled warp: the spin check (see [`Warp::back_edge`]);
-    /// empty until a loop has run [`LOOP_QUANTUM`] steps.
+    /// empty until the frame has run [`LOOP_QUANTUM`] steps (no allocation for the
+    /// short calls of a device function with a loop).
     pub spin: Vec<SpinCheck>,
+    /// The warp's steps when the frame was pushed.
+    pub started: u64,
 }
 
 /// An unscheduled warp's record of one loop's state at its back-edge: the steps at
@@ -280,6 +283,9 @@ impl<'a, 'd> Warp<'a, 'd> {
             return Ok(());
         }
         if fr.spin.is_empty() {
+            if self.steps - fr.started < LOOP_QUANTUM {
+                return Ok(());
+            }
             fr.spin = vec![
                 SpinCheck {
                     at: self.steps,
@@ -488,6 +494,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             base,
             depth,
             spin: Vec::new(),
+            started: self.steps,
         })
     }
 
