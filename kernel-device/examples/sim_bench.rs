@@ -2,7 +2,10 @@
 //! shared-memory reduction each under 2 s on the 2-core CI machine, detection on,
 //! using every core). Prints simulated threads per second; checks the results.
 //!
-//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect] [--schedules N]`
+//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect] [--schedules N] [--vecadd-only]`
+//!
+//! Besides the wall-clock rate (which other processes on a shared machine slow down), each
+//! line gives the process's CPU time for the launch and the rate per CPU-second.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -76,6 +79,20 @@ fn arg(b: &Arc<Buffer>, len: usize, mutable: bool) -> Arg {
     }
 }
 
+/// The process's CPU time (user and system, every thread) in seconds, from
+/// `/proc/self/stat` (Linux; 0 elsewhere).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command's closing parenthesis; utime and stime are the 14th and
+    // 15th fields of the line, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let workers = args
@@ -116,7 +133,7 @@ fn main() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
     };
-    let started = Instant::now();
+    let (started, cpu) = (Instant::now(), cpu_seconds());
     let report = sim::run(
         &m,
         "vecadd",
@@ -126,12 +143,17 @@ fn main() {
     )
     .expect("vecadd runs");
     let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let c = read(&bc, n);
     assert!((0..n).all(|i| c[i] == a[i] + b[i]), "vecadd result");
     println!(
-        "vecadd 2^20: {secs:.3} s, {:.2} M simulated threads/s",
-        report.threads as f64 / secs / 1e6
+        "vecadd 2^20: {secs:.3} s, {:.2} M simulated threads/s; {cpu:.2} CPU s, {:.2} M threads per CPU-second",
+        report.threads as f64 / secs / 1e6,
+        report.threads as f64 / cpu.max(0.01) / 1e6
     );
+    if args.iter().any(|a| a == "--vecadd-only") {
+        return;
+    }
 
     let n = 1usize << 16;
     let input: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.25).collect();
@@ -143,7 +165,7 @@ fn main() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
     };
-    let started = Instant::now();
+    let (started, cpu) = (Instant::now(), cpu_seconds());
     let report = sim::run(
         &m,
         "reduce",
@@ -153,6 +175,7 @@ fn main() {
     )
     .expect("reduce runs");
     let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let partial = read(&bp, blocks);
     for (k, got) in partial.iter().enumerate() {
         let want: f64 = input[k * 256..(k + 1) * 256]
@@ -164,5 +187,8 @@ fn main() {
             "block {k}: {got} vs {want}"
         );
     }
-    println!("reduce 2^16 (shared memory, 8 barriers per block): {secs:.3} s, {:.2} M simulated threads/s", report.threads as f64 / secs / 1e6);
+    println!(
+        "reduce 2^16 (shared memory, 8 barriers per block): {secs:.3} s, {:.2} M simulated threads/s; {cpu:.2} CPU s",
+        report.threads as f64 / secs / 1e6
+    );
 }

@@ -2,7 +2,7 @@
 
 use super::plan::Home;
 use super::scalar;
-use super::warp::{lanes, Frame, Preempt, Warp, R};
+use super::warp::{lanes, Frame, Warp, R};
 use crate::ir::checks;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
 
@@ -80,7 +80,7 @@ impl Warp<'_, '_> {
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*cond);
-                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
+                    self.back_edge(fr, ix, loc, live)?;
                 }
                 Ok(done | fr.loops[ix].0)
             }
@@ -154,7 +154,7 @@ impl Warp<'_, '_> {
                     let out = self.exec_block(fr, body, go)?;
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*start);
-                    self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX)?;
+                    self.back_edge(fr, ix, loc, live)?;
                     for lane in lanes(live) {
                         let left = fr.get(remaining, lane) - 1;
                         fr.set(remaining, lane, left);
@@ -400,7 +400,7 @@ impl Warp<'_, '_> {
                     fr.loops[ix].1 = 0;
                     let o = self.exec_block(fr, body, live)?;
                     live = o | fr.loops[ix].1;
-                    self.preempt(fr.func, f.loc_of(e), live, Preempt::Loop, u64::MAX)?;
+                    self.back_edge(fr, ix, f.loc_of(e), live)?;
                 }
                 Ok(fr.loops[ix].0)
             }

@@ -413,3 +413,102 @@ fn a_read_before_a_later_write_names_the_write() {
         "{text}"
     );
 }
+
+/// `run2` on a thread of its own: the result, or a panic if it takes longer than
+/// `limit` (a hang fails the test rather than blocking it).
+fn run2_within(
+    limit: std::time::Duration,
+    src: &'static str,
+    grid: u32,
+    block: u32,
+    a: Vec<u32>,
+    b: Vec<u32>,
+    options: Options,
+) -> Result<(Vec<u32>, Vec<u32>), Fault> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(run2(src, grid, block, &a, &b, &options));
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("the launch did not finish within {limit:?}: a hang"))
+}
+
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A kernel without barriers, atomics or fences runs each warp to its end, one after
+/// another: a spin on a plain read of a flag that a later block sets would never end.
+/// It ends as a deadlock naming the spinning thread and the loop's site (with one
+/// worker, block 0 spins before block 1 runs; with every core, block 1 may run beside
+/// it and set the flag, and then the spinning read races with its write).
+#[test]
+fn a_plain_read_spin_without_a_scheduler_is_an_err_not_a_hang() {
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n if block_idx().x == 0 && t == 0 {\n  while flag[0] == 0 {}\n }\n if block_idx().x == 1 && t == 5 {\n  flag[0] = 1;\n }\n out[t] = 1;\n}";
+    for (detect, workers) in [(true, 1), (false, 1), (true, 0), (false, 0)] {
+        let o = Options {
+            detect,
+            workers,
+            ..Options::default()
+        };
+        let started = std::time::Instant::now();
+        match run2_within(LIMIT, src, 2, 64, vec![0], vec![0; 64], o.clone()) {
+            Err(Fault::Deadlock(text)) => {
+                assert!(
+                    text.contains("block (0, 0, 0) thread (0, 0, 0) at sim.rs:4:"),
+                    "{text}"
+                );
+                assert!(text.contains("spin"), "{text}");
+            }
+            Err(Fault::Race { first, second, .. }) if detect && workers != 1 => {
+                let lines = [first.site.line, second.site.line];
+                assert!(
+                    lines.contains(&4) && lines.contains(&7),
+                    "{first:?} {second:?}"
+                );
+            }
+            Ok(_) if !detect && workers != 1 => {} // block 1 ran beside it
+            other => panic!("{o:?}: {other:?}"),
+        }
+        eprintln!("{o:?}: {:?}", started.elapsed());
+    }
+    // The writer's block first: the spinning read races with its write.
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n if block_idx().x == 1 && t == 0 {\n  while flag[0] == 0 {}\n }\n if block_idx().x == 0 && t == 5 {\n  flag[0] = 1;\n }\n out[t] = 1;\n}";
+    let o = Options {
+        workers: 1,
+        ..Options::default()
+    };
+    match run2_within(LIMIT, src, 2, 64, vec![0], vec![0; 64], o) {
+        Err(Fault::Race { first, second, .. }) => {
+            assert_eq!([first.site.line, second.site.line], [7, 4]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An empty `loop {}` in one lane, and a spin inside a device function whose loop
+    // holds an inner loop.
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n if t == 40 {\n  loop {}\n }\n out[t] = flag[0];\n}";
+    let err = run2_within(LIMIT, src, 1, 64, vec![0], vec![0; 64], Options::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("thread (40, 0, 0) at sim.rs:4:"),
+        "{err}"
+    );
+    let src = "#[device] fn wait(flag: &[u32]) -> u32 {\n let mut n = 0u32;\n while flag[0] == 0 {\n  for k in 0..7u32 { n = k; }\n }\n n\n}\n#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n out[t] = wait(flag);\n}";
+    let err = run2_within(LIMIT, src, 1, 64, vec![0], vec![0; 64], Options::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("thread (0, 0, 0) and 31 more threads of its warp at sim.rs:3:"),
+        "{text}"
+    );
+}
+
+/// Long loops whose state changes are no spin, however long they run: a counter in
+/// registers, and one in memory the thread itself updates.
+#[test]
+fn long_loops_without_a_scheduler_run_to_their_end() {
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n let mut x = 0u32;\n let mut k = 0u32;\n while k < 200000 { x ^= k; k += 1; }\n while out[t] < 50000 { out[t] += 1; }\n flag[0] = 0;\n out[t] += x;\n}";
+    let o = Options {
+        workers: 1,
+        ..Options::default()
+    };
+    let x = (0..200000u32).fold(0, |a, k| a ^ k);
+    let (_, out) = run2_within(LIMIT, src, 1, 1, vec![0], vec![0], o).unwrap();
+    assert_eq!(out, [50000u32.wrapping_add(x)]);
+}

@@ -45,7 +45,28 @@ pub struct Frame {
     pub base: usize,
     /// 0 for the kernel's own frame (a `return` there ends the thread).
     pub depth: u32,
+    /// Per loop of an unscheduled warp: the spin check (see [`Warp::back_edge`]);
+    /// empty until the frame has run [`LOOP_QUANTUM`] steps (no allocation for the
+    /// short calls of a device function with a loop).
+    pub spin: Vec<SpinCheck>,
+    /// The warp's steps when the frame was pushed.
+    pub started: u64,
 }
+
+/// An unscheduled warp's record of one loop's state at its back-edge: the steps at
+/// the last check, the hash of the frame's state then, and how many checks in a row
+/// found it unchanged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpinCheck {
+    at: u64,
+    hash: u64,
+    stale: u32,
+}
+
+/// Checks in a row (each at least [`LOOP_QUANTUM`] steps after the last) at which an
+/// unscheduled warp's loop came back to the same state before it is reported as a
+/// spin: about 2^20 steps that repeat themselves exactly.
+pub const SPIN_CHECKS: u32 = 256;
 
 impl Frame {
     #[inline]
@@ -240,6 +261,90 @@ impl<'a, 'd> Warp<'a, 'd> {
         }
     }
 
+    /// A loop's back-edge (loop `ix` of the frame's function, at `loc`, the lanes of
+    /// `live` going round again). A scheduled warp may yield here (see
+    /// [`Preempt::Loop`]). An unscheduled warp (a kernel without barriers, atomics or
+    /// fences, whose warps run to their end one after another) cannot hand over
+    /// control, so a spin on a plain read of a flag that a thread not yet run would set
+    /// would never end: every [`LOOP_QUANTUM`] steps the loop hashes the frame's state
+    /// (its slots, loop masks, the lanes' local memory), and [`SPIN_CHECKS`] checks in
+    /// a row that find the same state are a spin: the warp computes the same thing
+    /// again and again from memory nothing changes (another block writing it would be
+    /// a data race the detector reports). Reported as a deadlock naming the threads and
+    /// the loop's site, never a hang; a loop whose state changes runs on.
+    #[inline]
+    pub fn back_edge(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+        // The back-edge is a step (an empty `loop {}` takes no other).
+        self.steps += 1;
+        if self.suspend.is_some() {
+            return self.preempt(fr.func, loc, live, Preempt::Loop, u64::MAX);
+        }
+        if live == 0 {
+            return Ok(());
+        }
+        if fr.spin.is_empty() {
+            if self.steps - fr.started < LOOP_QUANTUM {
+                return Ok(());
+            }
+            fr.spin = vec![
+                SpinCheck {
+                    at: self.steps,
+                    ..SpinCheck::default()
+                };
+                fr.loops.len()
+            ];
+        }
+        if self.steps - fr.spin[ix].at < LOOP_QUANTUM {
+            return Ok(());
+        }
+        self.spin_check(fr, ix, loc, live)
+    }
+
+    #[cold]
+    fn spin_check(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(live);
+        let mut mix = |v: u64| {
+            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01B3).rotate_left(29);
+        };
+        for &v in &fr.slots {
+            mix(v);
+        }
+        for &(b, c) in &fr.loops {
+            mix(u64::from(b) << 32 | u64::from(c));
+        }
+        mix(u64::from(fr.returned) << 32 | u64::from(self.exited));
+        for lane in 0..LANES {
+            let at = lane * self.lane_bytes;
+            for chunk in self.local[at..at + self.stack_top].chunks(8) {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                mix(u64::from_le_bytes(b));
+            }
+        }
+        let check = &mut fr.spin[ix];
+        check.at = self.steps;
+        if check.hash == h {
+            check.stale += 1;
+        } else {
+            (check.hash, check.stale) = (h, 0);
+        }
+        if check.stale < SPIN_CHECKS {
+            return Ok(());
+        }
+        let lane = live.trailing_zeros() as usize;
+        let others = live.count_ones() - 1;
+        let more = match others {
+            0 => String::new(),
+            1 => " and 1 more thread of its warp".into(),
+            n => format!(" and {n} more threads of its warp"),
+        };
+        Err(Box::new(Fault::Deadlock(format!(
+            "threads spin without progress (the loop comes back to the same state, reading memory that no thread changes): {}{more} at {}; the value they wait for is never written by a thread that runs while they spin (on a GPU this kernel hangs; a spin on a plain read of a flag another thread sets is also a data race the compiler may hoist out of the loop: read the flag with an atomic, after the writer's `threadfence()`)",
+            self.thread(lane),
+            self.site(fr.func, loc)
+        ))))
+    }
+
     /// A scheduled warp changed global or shared memory: progress for the scheduler.
     #[inline]
     pub fn changed_memory(&self) {
@@ -388,6 +493,8 @@ impl<'a, 'd> Warp<'a, 'd> {
             returned: 0,
             base,
             depth,
+            spin: Vec::new(),
+            started: self.steps,
         })
     }
 
