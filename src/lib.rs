@@ -184,7 +184,7 @@ pub use kernel_host::hl::{
     map_reduce, map_reduce_indexed, map_reduce_indexed_on, map_reduce_on, max, max_into,
     max_into_on, max_on, min, min_into, min_into_on, min_on, product, product_into,
     product_into_on, product_on, reduce, reduce_into, reduce_into_on, reduce_on, sum, sum_into,
-    sum_into_on, sum_on, DeviceFn, Input, Numeric, ReduceValue,
+    sum_into_on, sum_on, DeviceFn, Input, IntoDeviceFn, Numeric, ReduceValue,
 };
 /// Whole-array operations without writing a kernel (README: "High-level operations"):
 /// reductions, scans, compaction and elementwise maps built from `#[device]`
