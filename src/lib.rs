@@ -184,7 +184,7 @@ pub use kernel_host::hl::{
     map_reduce, map_reduce_indexed, map_reduce_indexed_on, map_reduce_on, max, max_into,
     max_into_on, max_on, min, min_into, min_into_on, min_on, product, product_into,
     product_into_on, product_on, reduce, reduce_into, reduce_into_on, reduce_on, sum, sum_into,
-    sum_into_on, sum_on, DeviceFn, Input, Numeric, ReduceValue,
+    sum_into_on, sum_on, DeviceFn, Input, IntoDeviceFn, Numeric, ReduceValue,
 };
 /// Whole-array operations without writing a kernel (README: "High-level operations"):
 /// reductions, scans, compaction and elementwise maps built from `#[device]`
@@ -264,15 +264,23 @@ pub mod doc_only {
 #[macro_export]
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
+    // `launch_generics!` passes the launch through, or reports a const generic argument
+    // taken from a run-time value (`let n = 4; k::<n>`) in cudajit's words.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block))
+        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+            $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block))
+        )
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block).stream(&$stream))
+        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+            $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block).stream(&$stream))
+        )
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+::args::<$($generic),+>($($arg),*).launch(
-            $($kernel)::+::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
+        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+            $($kernel)::+::args::<$($generic),+>($($arg),*).launch(
+                $($kernel)::+::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
+            )
         )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
@@ -324,6 +332,7 @@ pub mod __private {
     };
     pub use kernel_host::__private::*;
     pub use kernel_host::aot_support::EmbeddedTable;
+    pub use kernel_macros::launch_generics;
 
     /// What `#[vectorize]`'s `apply` functions call.
     pub mod hl {

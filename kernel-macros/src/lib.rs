@@ -17,6 +17,7 @@ mod derive_enum;
 mod device_impl;
 mod expand;
 mod globals;
+mod launch_generics;
 mod parse;
 mod routed_callees;
 mod twin;
@@ -77,6 +78,15 @@ mod fuzz_tests;
 /// `#[derive(DeviceCopy)]` on a `#[repr(C)]` struct of scalars, arrays and other
 /// `DeviceCopy` structs: usable in kernels (parameters, slice elements, locals) and
 /// in `DeviceArray`s.
+/// What `launch!` expands a generic launch to (`launch!(k::<..>[..](..))`): the
+/// launch, or cudajit's error when a const generic argument is a run-time value. Not a
+/// public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn launch_generics(input: TokenStream) -> TokenStream {
+    launch_generics::check(input.into()).into()
+}
+
 #[proc_macro_derive(DeviceCopy)]
 pub fn derive_device_copy(item: TokenStream) -> TokenStream {
     derive::derive_device_copy(item.into()).into()

@@ -14,7 +14,7 @@ use kernel_device::source::FnSource;
 use ndarray::{ArrayBase, Data, Ix2, Ix3};
 
 use super::numeric::{Builtin, Numeric};
-use super::{synth, DeviceFn, Input, Target};
+use super::{synth, Input, IntoDeviceFn, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::{Error, Result};
@@ -57,7 +57,7 @@ axis_inputs!(2 => Ix2, 1; 3 => Ix3, 2);
 pub fn reduce_axis<T, A, F>(
     input: &A,
     axis: usize,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
 ) -> Result<A::Reduced>
 where
@@ -65,7 +65,7 @@ where
     A: AxisInput<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_axis_with(None, input, axis, op.source(), identity)
+    reduce_axis_with(None, input, axis, op.into_device_fn().source(), identity)
 }
 
 /// [`reduce_axis`] on `stream` (and its device).
@@ -73,7 +73,7 @@ pub fn reduce_axis_on<T, A, F>(
     stream: &Stream,
     input: &A,
     axis: usize,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
 ) -> Result<A::Reduced>
 where
@@ -81,7 +81,13 @@ where
     A: AxisInput<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_axis_with(Some(stream), input, axis, op.source(), identity)
+    reduce_axis_with(
+        Some(stream),
+        input,
+        axis,
+        op.into_device_fn().source(),
+        identity,
+    )
 }
 
 macro_rules! builtin_axis {

@@ -3,7 +3,7 @@
 
 use kernel_device::source::FnSource;
 
-use super::{length_mismatch, synth, DeviceFn, Input, Target};
+use super::{length_mismatch, synth, DeviceFn, Input, IntoDeviceFn, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::Result;
@@ -14,43 +14,35 @@ const PER_THREAD: usize = 4;
 
 /// `f(x)` for every element `x` of `input`, as a new array (Numba's
 /// `@vectorize(target='cuda')` applied to one array).
-pub fn map<A, R, I, F>(input: &I, f: DeviceFn<F>) -> Result<DeviceArray<R>>
+pub fn map<A, R, I, F>(input: &I, f: impl IntoDeviceFn<F>) -> Result<DeviceArray<R>>
 where
     A: DeviceScalar,
     R: DeviceScalar,
     I: Input<A> + ?Sized,
     F: Fn(A) -> R + Copy,
 {
-    map_on_opt(None, input, f)
+    map_on_opt(None, input, f.into_device_fn())
 }
 
 /// [`map`] on `stream`.
-pub fn map_on<A, R, I, F>(stream: &Stream, input: &I, f: DeviceFn<F>) -> Result<DeviceArray<R>>
+pub fn map_on<A, R, I, F>(
+    stream: &Stream,
+    input: &I,
+    f: impl IntoDeviceFn<F>,
+) -> Result<DeviceArray<R>>
 where
     A: DeviceScalar,
     R: DeviceScalar,
     I: Input<A> + ?Sized,
     F: Fn(A) -> R + Copy,
 {
-    map_on_opt(Some(stream), input, f)
+    map_on_opt(Some(stream), input, f.into_device_fn())
 }
 
 /// `out[i] = f(input[i])`; `Err` naming both lengths when they differ.
-pub fn map_into<A, R, I, F>(input: &I, f: DeviceFn<F>, out: &mut DeviceArray<R>) -> Result<()>
-where
-    A: DeviceScalar,
-    R: DeviceScalar,
-    I: Input<A> + ?Sized,
-    F: Fn(A) -> R + Copy,
-{
-    map_into_opt(None, input, f, out)
-}
-
-/// [`map_into`] on `stream`.
-pub fn map_into_on<A, R, I, F>(
-    stream: &Stream,
+pub fn map_into<A, R, I, F>(
     input: &I,
-    f: DeviceFn<F>,
+    f: impl IntoDeviceFn<F>,
     out: &mut DeviceArray<R>,
 ) -> Result<()>
 where
@@ -59,12 +51,28 @@ where
     I: Input<A> + ?Sized,
     F: Fn(A) -> R + Copy,
 {
-    map_into_opt(Some(stream), input, f, out)
+    map_into_opt(None, input, f.into_device_fn(), out)
+}
+
+/// [`map_into`] on `stream`.
+pub fn map_into_on<A, R, I, F>(
+    stream: &Stream,
+    input: &I,
+    f: impl IntoDeviceFn<F>,
+    out: &mut DeviceArray<R>,
+) -> Result<()>
+where
+    A: DeviceScalar,
+    R: DeviceScalar,
+    I: Input<A> + ?Sized,
+    F: Fn(A) -> R + Copy,
+{
+    map_into_opt(Some(stream), input, f.into_device_fn(), out)
 }
 
 /// `f(a[i], b[i])` for every `i`, as a new array; `Err` naming both lengths when
 /// `a` and `b` differ.
-pub fn map2<A, B, R, IA, IB, F>(a: &IA, b: &IB, f: DeviceFn<F>) -> Result<DeviceArray<R>>
+pub fn map2<A, B, R, IA, IB, F>(a: &IA, b: &IB, f: impl IntoDeviceFn<F>) -> Result<DeviceArray<R>>
 where
     A: DeviceScalar,
     B: DeviceScalar,
@@ -73,7 +81,7 @@ where
     IB: Input<B> + ?Sized,
     F: Fn(A, B) -> R + Copy,
 {
-    map2_on_opt(None, a, b, f)
+    map2_on_opt(None, a, b, f.into_device_fn())
 }
 
 /// [`map2`] on `stream`.
@@ -81,7 +89,7 @@ pub fn map2_on<A, B, R, IA, IB, F>(
     stream: &Stream,
     a: &IA,
     b: &IB,
-    f: DeviceFn<F>,
+    f: impl IntoDeviceFn<F>,
 ) -> Result<DeviceArray<R>>
 where
     A: DeviceScalar,
@@ -91,14 +99,14 @@ where
     IB: Input<B> + ?Sized,
     F: Fn(A, B) -> R + Copy,
 {
-    map2_on_opt(Some(stream), a, b, f)
+    map2_on_opt(Some(stream), a, b, f.into_device_fn())
 }
 
 /// `out[i] = f(a[i], b[i])`; `Err` naming the lengths when any differ.
 pub fn map2_into<A, B, R, IA, IB, F>(
     a: &IA,
     b: &IB,
-    f: DeviceFn<F>,
+    f: impl IntoDeviceFn<F>,
     out: &mut DeviceArray<R>,
 ) -> Result<()>
 where
@@ -109,7 +117,7 @@ where
     IB: Input<B> + ?Sized,
     F: Fn(A, B) -> R + Copy,
 {
-    map2_into_opt(None, a, b, f, out)
+    map2_into_opt(None, a, b, f.into_device_fn(), out)
 }
 
 /// [`map2_into`] on `stream`.
@@ -117,7 +125,7 @@ pub fn map2_into_on<A, B, R, IA, IB, F>(
     stream: &Stream,
     a: &IA,
     b: &IB,
-    f: DeviceFn<F>,
+    f: impl IntoDeviceFn<F>,
     out: &mut DeviceArray<R>,
 ) -> Result<()>
 where
@@ -128,7 +136,7 @@ where
     IB: Input<B> + ?Sized,
     F: Fn(A, B) -> R + Copy,
 {
-    map2_into_opt(Some(stream), a, b, f, out)
+    map2_into_opt(Some(stream), a, b, f.into_device_fn(), out)
 }
 
 fn map_on_opt<A: DeviceScalar, R: DeviceScalar, I: Input<A> + ?Sized, F>(

@@ -93,6 +93,30 @@ impl<F> DeviceFn<F> {
     }
 }
 
+/// What the high-level operations take as a device operator: a [`DeviceFn`], made by
+/// `device_fn!(f)` from a `#[device]` function `f`. A closure or a plain function is not
+/// one (the operations compile the operator's source into their kernels, which only a
+/// `#[device]` function embeds), and passing one is reported in these words.
+#[diagnostic::on_unimplemented(
+    message = "a device operator must be a `#[device]` function wrapped with `device_fn!(..)`",
+    label = "not a `device_fn!(..)`: closures and plain functions cannot run on the GPU",
+    note = "write the operator as a `#[device]` function and pass it with `device_fn!`:\n      #[device]\n      fn add(a: f32, b: f32) -> f32 {{ a + b }}\n      ..\n      cudajit::reduce(&x, device_fn!(add), 0.0)"
+)]
+pub trait IntoDeviceFn<F> {
+    /// The operator as a `DeviceFn`.
+    #[doc(hidden)]
+    fn into_device_fn(self) -> DeviceFn<F>;
+}
+
+// `do_not_recommend`: an error names no impl (it would point into cudajit's sources);
+// the message above says what to write instead.
+#[diagnostic::do_not_recommend]
+impl<F> IntoDeviceFn<F> for DeviceFn<F> {
+    fn into_device_fn(self) -> DeviceFn<F> {
+        self
+    }
+}
+
 impl<F> std::fmt::Debug for DeviceFn<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceFn({})", self.source.name)

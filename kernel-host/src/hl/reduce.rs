@@ -7,7 +7,7 @@
 use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
-use super::{scratch, synth, DeviceFn, Input, Target};
+use super::{scratch, synth, Input, IntoDeviceFn, Target};
 use crate::args::KernelArg;
 use crate::args::{DeviceElem, DeviceScalar, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
@@ -23,13 +23,13 @@ pub(super) const PER_THREAD: usize = 8;
 /// commutative (`+`, `*`, `min`, `max`, an argmax with ties broken by index...), as
 /// for Numba's `cuda.reduce` and CuPy's `ReductionKernel`. An empty input gives
 /// `identity`.
-pub fn reduce<T, I, F>(input: &I, op: DeviceFn<F>, identity: T) -> Result<T>
+pub fn reduce<T, I, F>(input: &I, op: impl IntoDeviceFn<F>, identity: T) -> Result<T>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_with(None, input, None, op.source(), identity)
+    reduce_with(None, input, None, op.into_device_fn().source(), identity)
 }
 
 /// [`reduce`] leaving the result on the device, in `out` (one element): nothing is
@@ -37,7 +37,7 @@ where
 /// array. `Err` when `out` does not hold exactly one element.
 pub fn reduce_into<T, I, F>(
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -46,14 +46,21 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_into_with(None, input, None, op.source(), identity, out)
+    reduce_into_with(
+        None,
+        input,
+        None,
+        op.into_device_fn().source(),
+        identity,
+        out,
+    )
 }
 
 /// [`reduce_into`] on `stream`.
 pub fn reduce_into_on<T, I, F>(
     stream: &Stream,
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -62,17 +69,35 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_into_with(Some(stream), input, None, op.source(), identity, out)
+    reduce_into_with(
+        Some(stream),
+        input,
+        None,
+        op.into_device_fn().source(),
+        identity,
+        out,
+    )
 }
 
 /// [`reduce`] on `stream` (and its device).
-pub fn reduce_on<T, I, F>(stream: &Stream, input: &I, op: DeviceFn<F>, identity: T) -> Result<T>
+pub fn reduce_on<T, I, F>(
+    stream: &Stream,
+    input: &I,
+    op: impl IntoDeviceFn<F>,
+    identity: T,
+) -> Result<T>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    reduce_with(Some(stream), input, None, op.source(), identity)
+    reduce_with(
+        Some(stream),
+        input,
+        None,
+        op.into_device_fn().source(),
+        identity,
+    )
 }
 
 /// Folds `map(x)` for every `x` of `input` with `op` from `identity` (PyCUDA's
@@ -80,8 +105,8 @@ where
 /// array. `op` as for [`reduce`].
 pub fn map_reduce<T, U, I, M, F>(
     input: &I,
-    map: DeviceFn<M>,
-    op: DeviceFn<F>,
+    map: impl IntoDeviceFn<M>,
+    op: impl IntoDeviceFn<F>,
     identity: U,
 ) -> Result<U>
 where
@@ -91,15 +116,21 @@ where
     M: Fn(T) -> U + Copy,
     F: Fn(U, U) -> U + Copy,
 {
-    reduce_with(None, input, Some(map.source()), op.source(), identity)
+    reduce_with(
+        None,
+        input,
+        Some(map.into_device_fn().source()),
+        op.into_device_fn().source(),
+        identity,
+    )
 }
 
 /// [`map_reduce`] on `stream`.
 pub fn map_reduce_on<T, U, I, M, F>(
     stream: &Stream,
     input: &I,
-    map: DeviceFn<M>,
-    op: DeviceFn<F>,
+    map: impl IntoDeviceFn<M>,
+    op: impl IntoDeviceFn<F>,
     identity: U,
 ) -> Result<U>
 where
@@ -112,8 +143,8 @@ where
     reduce_with(
         Some(stream),
         input,
-        Some(map.source()),
-        op.source(),
+        Some(map.into_device_fn().source()),
+        op.into_device_fn().source(),
         identity,
     )
 }

@@ -9,7 +9,7 @@ use kernel_device::ir::Type;
 use kernel_device::source::{FnSource, StructItem};
 
 use super::reduce::{fold_kernel_of, ElemText, MapForm, Partials, PER_THREAD};
-use super::{scratch, DeviceFn, Input, Target};
+use super::{scratch, Input, IntoDeviceFn, Target};
 use crate::args::{DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -51,8 +51,8 @@ scalar_reduce_values!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, 
 /// that is not a scalar.
 pub fn map_reduce_indexed<T, U, I, M, F>(
     input: &I,
-    map: DeviceFn<M>,
-    op: DeviceFn<F>,
+    map: impl IntoDeviceFn<M>,
+    op: impl IntoDeviceFn<F>,
     identity: U,
 ) -> Result<U>
 where
@@ -62,15 +62,21 @@ where
     M: Fn(usize, T) -> U + Copy,
     F: Fn(U, U) -> U + Copy,
 {
-    indexed_with(None, input, map.source(), op.source(), identity)
+    indexed_with(
+        None,
+        input,
+        map.into_device_fn().source(),
+        op.into_device_fn().source(),
+        identity,
+    )
 }
 
 /// [`map_reduce_indexed`] on `stream` (and its device).
 pub fn map_reduce_indexed_on<T, U, I, M, F>(
     stream: &Stream,
     input: &I,
-    map: DeviceFn<M>,
-    op: DeviceFn<F>,
+    map: impl IntoDeviceFn<M>,
+    op: impl IntoDeviceFn<F>,
     identity: U,
 ) -> Result<U>
 where
@@ -80,7 +86,13 @@ where
     M: Fn(usize, T) -> U + Copy,
     F: Fn(U, U) -> U + Copy,
 {
-    indexed_with(Some(stream), input, map.source(), op.source(), identity)
+    indexed_with(
+        Some(stream),
+        input,
+        map.into_device_fn().source(),
+        op.into_device_fn().source(),
+        identity,
+    )
 }
 
 fn indexed_with<T, U, I>(

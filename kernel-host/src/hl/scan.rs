@@ -12,7 +12,7 @@
 use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
-use super::{lookback, synth, DeviceFn, Input, Target};
+use super::{lookback, synth, Input, IntoDeviceFn, Target};
 use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::array::DeviceArray;
 use crate::error::{Error, Result};
@@ -26,20 +26,24 @@ const TILE: usize = ITEMS * synth::BLOCK as usize;
 /// The inclusive scan of `input` by `op` (`out[i] = x[0] op .. op x[i]`), a `#[device]`
 /// function passed as `device_fn!(op)`: associative, with `identity` its identity
 /// (`op(identity, x) == x`). PyCUDA's `InclusiveScanKernel`, CuPy's `cumsum` for `+`.
-pub fn inclusive_scan<T, I, F>(input: &I, op: DeviceFn<F>, identity: T) -> Result<DeviceArray<T>>
+pub fn inclusive_scan<T, I, F>(
+    input: &I,
+    op: impl IntoDeviceFn<F>,
+    identity: T,
+) -> Result<DeviceArray<T>>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan(None, input, op.source(), identity, false)
+    scan(None, input, op.into_device_fn().source(), identity, false)
 }
 
 /// [`inclusive_scan`] on `stream`.
 pub fn inclusive_scan_on<T, I, F>(
     stream: &Stream,
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
 ) -> Result<DeviceArray<T>>
 where
@@ -47,25 +51,35 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan(Some(stream), input, op.source(), identity, false)
+    scan(
+        Some(stream),
+        input,
+        op.into_device_fn().source(),
+        identity,
+        false,
+    )
 }
 
 /// The exclusive scan of `input` by `op` (`out[0] = identity`, `out[i] = x[0] op .. op
 /// x[i - 1]`). `op` as for [`inclusive_scan`].
-pub fn exclusive_scan<T, I, F>(input: &I, op: DeviceFn<F>, identity: T) -> Result<DeviceArray<T>>
+pub fn exclusive_scan<T, I, F>(
+    input: &I,
+    op: impl IntoDeviceFn<F>,
+    identity: T,
+) -> Result<DeviceArray<T>>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan(None, input, op.source(), identity, true)
+    scan(None, input, op.into_device_fn().source(), identity, true)
 }
 
 /// [`exclusive_scan`] on `stream`.
 pub fn exclusive_scan_on<T, I, F>(
     stream: &Stream,
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
 ) -> Result<DeviceArray<T>>
 where
@@ -73,14 +87,20 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan(Some(stream), input, op.source(), identity, true)
+    scan(
+        Some(stream),
+        input,
+        op.into_device_fn().source(),
+        identity,
+        true,
+    )
 }
 
 /// [`inclusive_scan`] into `out` (of `input`'s length), allocating nothing: for
 /// repeated scans, and to compare with libraries that draw their outputs from a pool.
 pub fn inclusive_scan_into<T, I, F>(
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -89,14 +109,21 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan_to(None, input, op.source(), identity, false, out)
+    scan_to(
+        None,
+        input,
+        op.into_device_fn().source(),
+        identity,
+        false,
+        out,
+    )
 }
 
 /// [`inclusive_scan_into`] on `stream`.
 pub fn inclusive_scan_into_on<T, I, F>(
     stream: &Stream,
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -105,13 +132,20 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan_to(Some(stream), input, op.source(), identity, false, out)
+    scan_to(
+        Some(stream),
+        input,
+        op.into_device_fn().source(),
+        identity,
+        false,
+        out,
+    )
 }
 
 /// [`exclusive_scan`] into `out` (of `input`'s length), allocating nothing.
 pub fn exclusive_scan_into<T, I, F>(
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -120,14 +154,21 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan_to(None, input, op.source(), identity, true, out)
+    scan_to(
+        None,
+        input,
+        op.into_device_fn().source(),
+        identity,
+        true,
+        out,
+    )
 }
 
 /// [`exclusive_scan_into`] on `stream`.
 pub fn exclusive_scan_into_on<T, I, F>(
     stream: &Stream,
     input: &I,
-    op: DeviceFn<F>,
+    op: impl IntoDeviceFn<F>,
     identity: T,
     out: &mut DeviceArray<T>,
 ) -> Result<()>
@@ -136,29 +177,40 @@ where
     I: Input<T> + ?Sized,
     F: Fn(T, T) -> T + Copy,
 {
-    scan_to(Some(stream), input, op.source(), identity, true, out)
+    scan_to(
+        Some(stream),
+        input,
+        op.into_device_fn().source(),
+        identity,
+        true,
+        out,
+    )
 }
 
 /// The elements of `input` for which `keep` (a `#[device] fn(T) -> bool`) holds, in
 /// their order, as a new array: flags, an exclusive scan of them into positions, a
 /// scatter.
-pub fn compact<T, I, P>(input: &I, keep: DeviceFn<P>) -> Result<DeviceArray<T>>
+pub fn compact<T, I, P>(input: &I, keep: impl IntoDeviceFn<P>) -> Result<DeviceArray<T>>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     P: Fn(T) -> bool + Copy,
 {
-    compact_with(None, input, keep.source())
+    compact_with(None, input, keep.into_device_fn().source())
 }
 
 /// [`compact`] on `stream`.
-pub fn compact_on<T, I, P>(stream: &Stream, input: &I, keep: DeviceFn<P>) -> Result<DeviceArray<T>>
+pub fn compact_on<T, I, P>(
+    stream: &Stream,
+    input: &I,
+    keep: impl IntoDeviceFn<P>,
+) -> Result<DeviceArray<T>>
 where
     T: DeviceScalar,
     I: Input<T> + ?Sized,
     P: Fn(T) -> bool + Copy,
 {
-    compact_with(Some(stream), input, keep.source())
+    compact_with(Some(stream), input, keep.into_device_fn().source())
 }
 
 fn scan<T, I>(
