@@ -43,15 +43,58 @@ impl Buffer {
 
     /// Copies `src` into the buffer at `offset` (host to device).
     pub fn write(&self, offset: usize, src: &[u8]) {
-        for (i, &b) in src.iter().enumerate() {
+        // Byte by byte up to a word boundary, then whole words, then the tail.
+        let head = offset
+            .next_multiple_of(8)
+            .saturating_sub(offset)
+            .min(src.len());
+        let (head_bytes, rest) = src.split_at(head);
+        for (i, &b) in head_bytes.iter().enumerate() {
             self.byte(offset + i).store(b, Ordering::Relaxed);
         }
+        let mut at = offset + head;
+        let mut words = rest.chunks_exact(8);
+        for w in &mut words {
+            self.word(at).store(
+                u64::from_ne_bytes(w.try_into().expect("8 bytes")),
+                Ordering::Relaxed,
+            );
+            at += 8;
+        }
+        for (i, &b) in words.remainder().iter().enumerate() {
+            self.byte(at + i).store(b, Ordering::Relaxed);
+        }
+    }
+
+    /// The whole word at `offset` (a multiple of 8 whose 8 bytes lie inside the buffer).
+    fn word(&self, offset: usize) -> &AtomicU64 {
+        debug_assert!(offset.is_multiple_of(8));
+        assert!(
+            offset + 8 <= self.len,
+            "buffer offset {offset} past {}",
+            self.len
+        );
+        &self.words[offset / 8]
     }
 
     /// Copies from the buffer at `offset` into `dst` (device to host).
     pub fn read(&self, offset: usize, dst: &mut [u8]) {
-        for (i, b) in dst.iter_mut().enumerate() {
+        let head = offset
+            .next_multiple_of(8)
+            .saturating_sub(offset)
+            .min(dst.len());
+        let (head_bytes, rest) = dst.split_at_mut(head);
+        for (i, b) in head_bytes.iter_mut().enumerate() {
             *b = self.byte(offset + i).load(Ordering::Relaxed);
+        }
+        let mut at = offset + head;
+        let mut words = rest.chunks_exact_mut(8);
+        for w in &mut words {
+            w.copy_from_slice(&self.word(at).load(Ordering::Relaxed).to_ne_bytes());
+            at += 8;
+        }
+        for (i, b) in words.into_remainder().iter_mut().enumerate() {
+            *b = self.byte(at + i).load(Ordering::Relaxed);
         }
     }
 
