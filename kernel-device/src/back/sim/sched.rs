@@ -18,7 +18,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use super::detect::BlockDetector;
 use super::launch::{Arrival, BarrierKind, Launch, Release};
-use super::warp::{Warp, LANES};
+use super::warp::{Warp, WarpBuffers, LANES};
 use super::{Buffer, Fault, Report, Site, ThreadId};
 use crate::ir::Handle;
 
@@ -92,7 +92,8 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     };
     if launch.cooperative {
         let all: Vec<u64> = (0..blocks).collect();
-        report.warp_steps = run_group(launch, &all, seed).map_err(|f| *f)?;
+        report.warp_steps =
+            run_group(launch, &all, seed, &mut WarpBuffers::default()).map_err(|f| *f)?;
         return Ok(report);
     }
     // Blocks that can communicate through atomics interleave in groups (as resident
@@ -114,22 +115,26 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     // The fault of the lowest-numbered block wins, whatever the workers' timing.
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
     let lowest_fault = AtomicU64::new(u64::MAX);
-    let work = || loop {
-        let g = next.fetch_add(1, Ordering::Relaxed);
-        let b = g * per_group;
-        if g >= groups || b > lowest_fault.load(Ordering::Relaxed) {
-            break;
-        }
-        let group: Vec<u64> = (b..(b + per_group).min(blocks)).collect();
-        match run_group(launch, &group, seed) {
-            Ok(s) => {
-                steps.fetch_add(s, Ordering::Relaxed);
+    let work = || {
+        // Each worker's warps reuse one set of buffers.
+        let mut buffers = WarpBuffers::default();
+        loop {
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            let b = g * per_group;
+            if g >= groups || b > lowest_fault.load(Ordering::Relaxed) {
+                break;
             }
-            Err(f) => {
-                let mut slot = fault.lock().unwrap_or_else(|p| p.into_inner());
-                if slot.as_ref().is_none_or(|(at, _)| b < *at) {
-                    *slot = Some((b, *f));
-                    lowest_fault.store(b, Ordering::Relaxed);
+            let group: Vec<u64> = (b..(b + per_group).min(blocks)).collect();
+            match run_group(launch, &group, seed, &mut buffers) {
+                Ok(s) => {
+                    steps.fetch_add(s, Ordering::Relaxed);
+                }
+                Err(f) => {
+                    let mut slot = fault.lock().unwrap_or_else(|p| p.into_inner());
+                    if slot.as_ref().is_none_or(|(at, _)| b < *at) {
+                        *slot = Some((b, *f));
+                        lowest_fault.store(b, Ordering::Relaxed);
+                    }
                 }
             }
         }
@@ -169,8 +174,13 @@ type Regions = Vec<Option<Arc<Buffer>>>;
 /// Runs the blocks of `group` to completion; returns the warp steps taken. A fault in
 /// a block where a thread panicked ends that block there and leaves the launch to
 /// report the panic.
-fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
-    run_group_to_end(launch, group, seed).or_else(|fault| {
+fn run_group(
+    launch: &Launch,
+    group: &[u64],
+    seed: u64,
+    buffers: &mut WarpBuffers,
+) -> Result<u64, Box<Fault>> {
+    run_group_to_end(launch, group, seed, buffers).or_else(|fault| {
         // A panicked thread counts as exited: the others go on without what it would
         // have written (an unwritten shared element) or done; the launch fails with
         // the panic, which is the cause.
@@ -186,7 +196,12 @@ fn run_group(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault
     })
 }
 
-fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Box<Fault>> {
+fn run_group_to_end(
+    launch: &Launch,
+    group: &[u64],
+    seed: u64,
+    buffers: &mut WarpBuffers,
+) -> Result<u64, Box<Fault>> {
     let warps = warps_per_block(launch);
     // Declared before the scheduler, so dropped after it: the warps' coroutines
     // borrow them (see `Scheduler::new`).
@@ -218,18 +233,20 @@ fn run_group_to_end(launch: &Launch, group: &[u64], seed: u64) -> Result<u64, Bo
                 }
             }
             for w in order {
-                let mut warp = Warp::new(
+                let mut warp = Warp::reusing(
                     launch,
                     &regions[k],
                     block_index(launch, b),
                     w,
                     None,
                     dets[k].as_ref(),
+                    std::mem::take(buffers),
                 );
                 if let Err(fault) = warp.run_kernel() {
                     return finish_blocks(&dets, Err(fault));
                 }
                 steps += warp.steps;
+                *buffers = warp.into_buffers();
             }
         }
         return finish_blocks(&dets, Ok(steps));

@@ -151,6 +151,13 @@ pub struct Warp<'a, 'd> {
     pool: Vec<Vec<u64>>,
 }
 
+/// A finished warp's allocations, reused by the next warp a worker runs.
+#[derive(Debug, Default)]
+pub struct WarpBuffers {
+    local: Vec<u8>,
+    pool: Vec<Vec<u64>>,
+}
+
 impl<'a, 'd> Warp<'a, 'd> {
     pub fn new(
         launch: &'a Launch,
@@ -159,6 +166,28 @@ impl<'a, 'd> Warp<'a, 'd> {
         warp_index: u32,
         suspend: Option<Suspend<'a>>,
         det: Option<&'a RefCell<BlockDetector<'d>>>,
+    ) -> Warp<'a, 'd> {
+        Warp::reusing(
+            launch,
+            regions,
+            block,
+            warp_index,
+            suspend,
+            det,
+            WarpBuffers::default(),
+        )
+    }
+
+    /// As [`Warp::new`], reusing an earlier warp's buffers (see [`Warp::into_buffers`])
+    /// instead of allocating them.
+    pub fn reusing(
+        launch: &'a Launch,
+        regions: &'a [Option<Arc<Buffer>>],
+        block: [u32; 3],
+        warp_index: u32,
+        suspend: Option<Suspend<'a>>,
+        det: Option<&'a RefCell<BlockDetector<'d>>>,
+        buffers: WarpBuffers,
     ) -> Warp<'a, 'd> {
         let [bx, by, bz] = launch.shape.block;
         let threads = bx * by * bz;
@@ -175,6 +204,10 @@ impl<'a, 'd> Warp<'a, 'd> {
             *t = [linear % bx, (linear / bx) % by, linear / (bx * by)];
         }
         let lane_bytes = launch.local_bytes;
+        let WarpBuffers { mut local, pool } = buffers;
+        // Every warp's local memory starts zeroed, reused or not.
+        local.clear();
+        local.resize(lane_bytes * LANES, 0);
         Warp {
             launch,
             regions,
@@ -185,7 +218,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             exited: 0,
             fell_off: 0,
             panicked: 0,
-            local: vec![0; lane_bytes * LANES],
+            local,
             lane_bytes,
             stack_top: 0,
             steps: 0,
@@ -194,7 +227,15 @@ impl<'a, 'd> Warp<'a, 'd> {
             rng: Cell::new(0),
             yielded_at: Cell::new(0),
             det,
-            pool: Vec::new(),
+            pool,
+        }
+    }
+
+    /// The warp's local memory and frame slots, for the next warp of the worker.
+    pub fn into_buffers(self) -> WarpBuffers {
+        WarpBuffers {
+            local: self.local,
+            pool: self.pool,
         }
     }
 
