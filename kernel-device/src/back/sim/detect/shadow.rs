@@ -197,29 +197,36 @@ impl Cell {
 }
 
 const CHUNK: usize = 64;
+/// Chunks are allocated `SLAB` at a time (one allocation per 1024 cells rather than
+/// per 64), each chunk still behind its own lock.
+const SLAB: usize = 16;
 
 type Chunk = Mutex<[Cell; CHUNK]>;
 pub(super) type ChunkGuard<'a> = std::sync::MutexGuard<'a, [Cell; CHUNK]>;
 
-/// A tracked global region's shadow, in lazily allocated chunks, each behind its own
-/// lock: blocks on different workers touch different chunks, so locks stay
-/// uncontended.
+/// A tracked global region's shadow, in lazily allocated slabs of chunks, each chunk
+/// behind its own lock: blocks on different workers touch different chunks, so locks
+/// stay uncontended.
 pub(super) struct GlobalShadow {
-    chunks: Box<[OnceLock<Box<Chunk>>]>,
+    slabs: Box<[OnceLock<Box<[Chunk]>>]>,
+    chunks: u64,
 }
 
 impl GlobalShadow {
     pub(super) fn new(cells: u64) -> GlobalShadow {
-        let chunks = (0..cells.div_ceil(CHUNK as u64))
+        let chunks = cells.div_ceil(CHUNK as u64);
+        let slabs = (0..chunks.div_ceil(SLAB as u64))
             .map(|_| OnceLock::new())
             .collect();
-        GlobalShadow { chunks }
+        GlobalShadow { slabs, chunks }
     }
 
     /// Forgets every access (a new schedule of the launch starts fresh).
     pub(super) fn clear(&self) {
-        for chunk in self.chunks.iter().filter_map(OnceLock::get) {
-            *chunk.lock().unwrap_or_else(|e| e.into_inner()) = [Cell::EMPTY; CHUNK];
+        for slab in self.slabs.iter().filter_map(OnceLock::get) {
+            for chunk in slab.iter() {
+                *chunk.lock().unwrap_or_else(|e| e.into_inner()) = [Cell::EMPTY; CHUNK];
+            }
         }
     }
 
@@ -228,13 +235,18 @@ impl GlobalShadow {
         (cell / CHUNK as u64, (cell % CHUNK as u64) as usize)
     }
 
-    /// Locks chunk `chunk` (allocating it on first use); `None` past the end.
+    /// Locks chunk `chunk` (allocating its slab on first use); `None` past the end.
     pub(super) fn lock(&self, chunk: u64) -> Option<ChunkGuard<'_>> {
-        let chunk = self
-            .chunks
-            .get(usize::try_from(chunk).ok()?)?
-            .get_or_init(|| Box::new(Mutex::new([Cell::EMPTY; CHUNK])));
-        Some(chunk.lock().unwrap_or_else(|e| e.into_inner()))
+        if chunk >= self.chunks {
+            return None;
+        }
+        let chunk = usize::try_from(chunk).ok()?;
+        let slab = self.slabs.get(chunk / SLAB)?.get_or_init(|| {
+            (0..SLAB)
+                .map(|_| Mutex::new([Cell::EMPTY; CHUNK]))
+                .collect()
+        });
+        Some(slab[chunk % SLAB].lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
