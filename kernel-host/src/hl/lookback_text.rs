@@ -3,7 +3,7 @@
 //! for 64-bit ones) and the loop over windows of 32 earlier tiles.
 
 use super::lookback::SPIN_LIMIT;
-use crate::args::DeviceScalar;
+use crate::launch::args::DeviceScalar;
 
 /// The expressions turning a value `X` of the 32/64-bit element type `t` into its bits
 /// (a `u32` for 32-bit types, a `u64` for 64-bit ones), and such bits `X` back.

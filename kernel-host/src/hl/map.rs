@@ -4,10 +4,10 @@
 use kernel_device::source::FnSource;
 
 use super::{length_mismatch, synth, DeviceFn, Input, IntoDeviceFn, Target};
-use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
+use crate::device::stream::Stream;
 use crate::error::Result;
-use crate::stream::Stream;
+use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
 const PER_THREAD: usize = 4;

@@ -52,12 +52,12 @@ pub use scan::{
 
 use kernel_device::source::FnSource;
 
-use crate::args::DeviceScalar;
-use crate::array::DeviceArray;
-use crate::config::LaunchConfig;
+use crate::device::stream::Stream;
 use crate::device::{Device, DeviceKind};
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::launch::args::DeviceScalar;
+use crate::launch::config::LaunchConfig;
+use crate::memory::array::DeviceArray;
 
 /// A `#[device]` function as a value the high-level operations take: its embedded
 /// source (compiled into their kernels) and its host twin (the same function, callable

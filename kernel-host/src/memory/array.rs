@@ -1,0 +1,532 @@
+//! `DeviceArray<T>`: a buffer in device memory that kernels take without copying. On a
+//! GPU it is a driver allocation; on the simulator a simulator `Buffer` that launches
+//! share by reference count.
+//!
+//! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls: a
+//! copy to the host therefore waits for every kernel queued before it (on the default
+//! stream and on the blocking streams `Device::new_stream` makes), and then reports a
+//! device-side panic of a launch on the default stream, like Numba's `copy_to_host`
+//! (a launch on another stream reports to that stream's synchronisation). On the simulator kernels have
+//! finished when their launch returns; a copy to the host reports the fault of an
+//! earlier launch on device arrays the same way.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::{result, sys};
+use kernel_device::back::sim::Buffer;
+
+use crate::device::{Device, DeviceId, DeviceKind};
+use crate::error::{DriverResultExt, Error, Result};
+use crate::launch::args::{DeviceElem, DeviceScalar};
+use crate::memory::allocation::Allocation;
+
+/// `len` elements of `T` in device memory, freed on drop.
+pub struct DeviceArray<T: DeviceElem> {
+    memory: Memory,
+    len: usize,
+    device: Device,
+    /// The device's context generation at allocation (see `crate::device::health`): after a
+    /// reset the memory is gone and the array is refused.
+    generation: u64,
+    _elem: PhantomData<T>,
+}
+
+/// Where the elements are.
+enum Memory {
+    /// A GPU allocation (shared with graphs that captured a launch on it; see
+    /// `crate::memory::allocation` for how its uses are ordered and how it is freed).
+    Cuda(Arc<Allocation>),
+    Sim(Arc<Buffer>),
+}
+
+impl<T: DeviceElem> std::fmt::Debug for DeviceArray<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceArray<{}>[{}] on {}",
+            T::device_type(),
+            self.len,
+            self.device.id()
+        )
+    }
+}
+
+impl<T: DeviceElem> DeviceArray<T> {
+    /// Copies `data` to a new array on the default device.
+    pub fn from_slice(data: &[T]) -> Result<Self> {
+        Self::from_slice_on(Device::default_ref()?, data)
+    }
+
+    /// Same as [`DeviceArray::from_slice`] (Numba's `cuda.to_device`).
+    pub fn to_device(data: &[T]) -> Result<Self> {
+        Self::from_slice(data)
+    }
+
+    /// A zero-initialised array of `len` elements on the default device.
+    pub fn zeros(len: usize) -> Result<Self> {
+        Self::zeros_on(Device::default_ref()?, len)
+    }
+
+    /// Copies `data` to a new array on `device`.
+    pub fn from_slice_on(device: &Device, data: &[T]) -> Result<Self> {
+        // No reset between the allocation and its first write.
+        let _guard = device.bind()?;
+        let array = Self::alloc(device, data.len())?;
+        match &array.memory {
+            Memory::Cuda(memory) if !data.is_empty() => {
+                // SAFETY: the allocation holds exactly `size_of_val(data)` bytes; the
+                // copy is on the NULL stream, after the allocation.
+                unsafe { result::memcpy_htod_sync(memory.ptr, data) }.call("cuMemcpyHtoD")?;
+            }
+            Memory::Sim(buffer) => buffer.write(0, as_bytes(data)),
+            Memory::Cuda(_) => {}
+        }
+        Ok(array)
+    }
+
+    /// A zero-initialised array of `len` elements on `device`.
+    pub fn zeros_on(device: &Device, len: usize) -> Result<Self> {
+        if !T::ZERO_IS_VALID {
+            return Err(Error::NoZeroValue {
+                type_name: std::any::type_name::<T>(),
+            });
+        }
+        // No reset between the allocation and its first write.
+        let _guard = device.bind()?;
+        let array = Self::alloc(device, len)?;
+        if let Memory::Cuda(memory) = &array.memory {
+            let ptr = memory.ptr;
+            if len > 0 {
+                // SAFETY: sets exactly the allocation; all-zero bytes are a valid value
+                // of every DeviceElem (0, 0.0, false, structs of them). Ordered on the NULL stream
+                // before any later kernel.
+                unsafe { sys::cuMemsetD8_v2(ptr, 0, array.bytes()) }
+                    .result()
+                    .call("cuMemsetD8")?;
+            }
+        }
+        // A simulator buffer starts zeroed.
+        Ok(array)
+    }
+
+    /// An array of `len` elements on `device` whose contents are left as the
+    /// allocator gave them, for a kernel that writes every element before the array is
+    /// handed out (the high-level scans): no memset. On the simulator it is zeroed.
+    pub(crate) fn unfilled_on(device: &Device, len: usize) -> Result<Self> {
+        Self::alloc(device, len)
+    }
+
+    fn alloc(device: &Device, len: usize) -> Result<Self> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::Driver {
+                call: "cuMemAlloc",
+                message: format!(
+                    "{len} elements of {} overflow the address space",
+                    T::device_type()
+                ),
+            })?;
+        // Held until the array records the generation its memory belongs to.
+        let _guard = device.bind()?;
+        let memory = match device.kind() {
+            DeviceKind::Cuda(_) => {
+                device.ensure_alive()?;
+                Memory::Cuda(device.watch(Allocation::new(device, bytes))?)
+            }
+            DeviceKind::Sim(_) => Memory::Sim(Arc::new(Buffer::new(bytes))),
+        };
+        Ok(DeviceArray {
+            memory,
+            len,
+            generation: device.generation(),
+            device: device.clone(),
+            _elem: PhantomData,
+        })
+    }
+
+    /// An array over `memory` (interop: memory another owner frees).
+    pub(crate) fn from_allocation(device: &Device, memory: Arc<Allocation>, len: usize) -> Self {
+        DeviceArray {
+            memory: Memory::Cuda(memory),
+            len,
+            generation: device.generation(),
+            device: device.clone(),
+            _elem: PhantomData,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The raw device address, for interop with other CUDA code (0 when empty, and on
+    /// the simulator, whose memory has no device address).
+    pub fn device_ptr(&self) -> u64 {
+        match &self.memory {
+            Memory::Cuda(memory) => memory.ptr,
+            Memory::Sim(_) => 0,
+        }
+    }
+
+    /// The device (and context generation) the array's memory belongs to.
+    pub(crate) fn device_id(&self) -> DeviceId {
+        match self.device.id() {
+            DeviceId::Cuda(ordinal, _) => DeviceId::Cuda(ordinal, self.generation),
+            sim => sim,
+        }
+    }
+
+    /// `Err` when the device's context is lost or was reset after the allocation.
+    pub(crate) fn ensure_current(&self) -> Result<()> {
+        if self.sim_buffer().is_some() {
+            return Ok(());
+        }
+        self.device.ensure_alive()?;
+        if self.generation != self.device.generation() {
+            return Err(Error::StaleAfterReset {
+                what: "this device array",
+                ordinal: self.device.ordinal(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The GPU memory (`None` on the simulator).
+    pub(crate) fn allocation(&self) -> Option<&Arc<Allocation>> {
+        match &self.memory {
+            Memory::Cuda(memory) => Some(memory),
+            Memory::Sim(_) => None,
+        }
+    }
+
+    /// Orders a copy on the NULL stream (where copies run) after uses of the array on
+    /// other streams; the context must be current.
+    fn use_on_null_stream(&self, write: bool) -> Result<()> {
+        match &self.memory {
+            Memory::Cuda(memory) => self.device.watch(memory.use_on(&None, write)),
+            Memory::Sim(_) => Ok(()),
+        }
+    }
+
+    /// The simulator buffer holding the elements (`None` on a GPU).
+    pub(crate) fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
+        match &self.memory {
+            Memory::Sim(buffer) => Some(buffer),
+            Memory::Cuda(_) => None,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// Copies the array to a new `Vec`, after all previously queued work; then reports
+    /// any device-side panic. A host allocation that fails is an `Err`, not an abort.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        let mut out = host_vec::<T>("to_host", self.len)?;
+        if self.len > 0 {
+            match &self.memory {
+                Memory::Cuda(memory) => {
+                    let _guard = self.device.bind()?;
+                    self.use_on_null_stream(false)?;
+                    let ptr = &memory.ptr;
+                    // SAFETY: the driver writes `bytes()` bytes into the capacity
+                    // reserved above through a raw pointer (no reference to
+                    // uninitialised memory is made); the length is set only after the
+                    // copy succeeded, so a failed copy exposes nothing.
+                    unsafe {
+                        self.device.watch(
+                            sys::cuMemcpyDtoH_v2(
+                                out.as_mut_ptr() as *mut std::ffi::c_void,
+                                *ptr,
+                                self.bytes(),
+                            )
+                            .result()
+                            .call("cuMemcpyDtoH"),
+                        )?;
+                        out.set_len(self.len);
+                    }
+                }
+                Memory::Sim(_) => {
+                    // SAFETY: zero bytes are a valid value of every `DeviceElem`
+                    // (0, 0.0, false), so the elements are initialised before the
+                    // simulator's reader gets a slice of them.
+                    unsafe {
+                        std::ptr::write_bytes(out.as_mut_ptr(), 0, self.len);
+                        out.set_len(self.len);
+                    }
+                    self.read_into(&mut out)?;
+                }
+            }
+        }
+        self.device.check_default_stream()?;
+        Ok(out)
+    }
+
+    /// Copies the array into `dst`, which must have the same length.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        self.check_len("copy_to_host", dst.len())?;
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        if self.len > 0 {
+            self.read_into(dst)?;
+        }
+        self.device.check_default_stream()
+    }
+
+    /// Copies all elements into `dst` (of length `len`).
+    fn read_into(&self, dst: &mut [T]) -> Result<()> {
+        match &self.memory {
+            Memory::Cuda(memory) => {
+                let _guard = self.device.bind()?;
+                self.use_on_null_stream(false)?;
+                // SAFETY: same length as the allocation.
+                self.device.watch(
+                    unsafe { result::memcpy_dtoh_sync(dst, memory.ptr) }.call("cuMemcpyDtoH"),
+                )
+            }
+            Memory::Sim(buffer) => {
+                // SAFETY: a slice of plain scalars viewed as its bytes; every byte is
+                // overwritten with the bytes of values of `T`.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        dst.as_mut_ptr() as *mut u8,
+                        std::mem::size_of_val(dst),
+                    )
+                };
+                buffer.read(0, bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// Overwrites the array with `src`, which must have the same length.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.check_len("copy_from_host", src.len())?;
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        match &self.memory {
+            Memory::Cuda(memory) if self.len > 0 => {
+                let _guard = self.device.bind()?;
+                self.use_on_null_stream(true)?;
+                // SAFETY: same length, checked above.
+                self.device.watch(
+                    unsafe { result::memcpy_htod_sync(memory.ptr, src) }.call("cuMemcpyHtoD"),
+                )?;
+            }
+            Memory::Sim(buffer) => buffer.write(0, as_bytes(src)),
+            Memory::Cuda(_) => {}
+        }
+        Ok(())
+    }
+
+    fn check_len(&self, operation: &'static str, found: usize) -> Result<()> {
+        if found == self.len {
+            Ok(())
+        } else {
+            Err(Error::SizeMismatch {
+                operation,
+                expected: self.len,
+                found,
+            })
+        }
+    }
+}
+
+impl<T: DeviceScalar> DeviceArray<T> {
+    /// Byte offset of element `index`.
+    fn offset(index: usize) -> usize {
+        index * std::mem::size_of::<T>()
+    }
+
+    /// Elements `start..start + len` (in range: the caller checked) in a new `Vec`.
+    pub(crate) fn range_to_host(&self, start: usize, len: usize) -> Result<Vec<T>> {
+        let mut out = host_vec::<T>("to_host", len)?;
+        // SAFETY: zero bytes are a valid value of every `DeviceScalar`; `range_into`
+        // then overwrites every element.
+        unsafe {
+            std::ptr::write_bytes(out.as_mut_ptr(), 0, len);
+            out.set_len(len);
+        }
+        self.range_into(start, &mut out)?;
+        Ok(out)
+    }
+
+    /// Elements `start..start + dst.len()` (in range) into `dst`, after the work queued
+    /// before; then reports a panic of a launch on the default stream.
+    pub(crate) fn range_into(&self, start: usize, dst: &mut [T]) -> Result<()> {
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        if !dst.is_empty() {
+            match &self.memory {
+                Memory::Cuda(memory) => {
+                    let _guard = self.device.bind()?;
+                    self.use_on_null_stream(false)?;
+                    let src = memory.ptr + Self::offset(start) as u64;
+                    // SAFETY: `dst.len()` elements from `start` are within the array.
+                    self.device.watch(
+                        unsafe { result::memcpy_dtoh_sync(dst, src) }.call("cuMemcpyDtoH"),
+                    )?;
+                }
+                Memory::Sim(buffer) => {
+                    // SAFETY: plain scalars viewed as their bytes, all overwritten
+                    // with bytes of values of `T`.
+                    let bytes = unsafe {
+                        std::slice::from_raw_parts_mut(
+                            dst.as_mut_ptr() as *mut u8,
+                            std::mem::size_of_val(dst),
+                        )
+                    };
+                    buffer.read(Self::offset(start), bytes);
+                }
+            }
+        }
+        self.device.check_default_stream()
+    }
+
+    /// Overwrites elements `start..start + src.len()` (in range) with `src`.
+    pub(crate) fn range_from_host(&self, start: usize, src: &[T]) -> Result<()> {
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        match &self.memory {
+            Memory::Cuda(memory) => {
+                let _guard = self.device.bind()?;
+                self.use_on_null_stream(true)?;
+                let dst = memory.ptr + Self::offset(start) as u64;
+                // SAFETY: `src.len()` elements from `start` are within the array.
+                self.device
+                    .watch(unsafe { result::memcpy_htod_sync(dst, src) }.call("cuMemcpyHtoD"))
+            }
+            Memory::Sim(buffer) => {
+                buffer.write(Self::offset(start), as_bytes(src));
+                Ok(())
+            }
+        }
+    }
+
+    /// Copies `len` elements of `src` from `src_start` to this array from `start` (both
+    /// in range), on the device, ordered after the work queued before.
+    pub(crate) fn copy_within_device(
+        &self,
+        start: usize,
+        src: &DeviceArray<T>,
+        src_start: usize,
+        len: usize,
+    ) -> Result<()> {
+        let _context = self.device().bind()?;
+        self.ensure_current()?;
+        let _context = src.device().bind()?;
+        src.ensure_current()?;
+        if self.device_id() != src.device_id() {
+            return Err(Error::ArgumentMismatch {
+                kernel: "copy".into(),
+                detail: format!(
+                    "the source array is on {} but the destination is on {}",
+                    src.device_id(),
+                    self.device_id()
+                ),
+            });
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        match (&self.memory, &src.memory) {
+            (Memory::Cuda(dst), Memory::Cuda(from)) => {
+                let _guard = self.device.bind()?;
+                self.use_on_null_stream(true)?;
+                src.use_on_null_stream(false)?;
+                let dst = dst.ptr + Self::offset(start) as u64;
+                let from = from.ptr + Self::offset(src_start) as u64;
+                // SAFETY: both ranges are within their arrays, on the same device; on
+                // the NULL stream, ordered with the kernels before and after.
+                self.device.watch(
+                    unsafe { sys::cuMemcpyDtoD_v2(dst, from, Self::offset(len)) }
+                        .result()
+                        .call("cuMemcpyDtoD"),
+                )
+            }
+            (Memory::Sim(dst), Memory::Sim(from)) => {
+                let mut bytes = vec![0u8; Self::offset(len)];
+                from.read(Self::offset(src_start), &mut bytes);
+                dst.write(Self::offset(start), &bytes);
+                Ok(())
+            }
+            _ => unreachable!("same device, same backend"),
+        }
+    }
+}
+
+/// An empty `Vec` with room for `len` elements, or `Err` when the host cannot
+/// allocate it (`Vec::with_capacity` would abort the process).
+fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::HostOutOfMemory {
+            operation,
+            bytes: len.saturating_mul(std::mem::size_of::<T>()),
+        })?;
+    Ok(out)
+}
+
+/// A slice of plain scalars viewed as its bytes.
+fn as_bytes<T: DeviceElem>(data: &[T]) -> &[u8] {
+    // SAFETY: DeviceElem types are plain initialised data without padding.
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_allocation_failure_is_an_error() {
+        // Over the address space, and a size no machine has (2^56 bytes): both `Err`.
+        for len in [usize::MAX / 2, 1usize << 53] {
+            match host_vec::<f64>("to_host", len) {
+                Err(Error::HostOutOfMemory { operation, bytes }) => {
+                    assert_eq!(operation, "to_host");
+                    assert_eq!(bytes, len.saturating_mul(8));
+                }
+                other => panic!("{len} elements: {:?}", other.map(|v| v.capacity())),
+            }
+        }
+        let v = host_vec::<u32>("to_host", 1000).unwrap();
+        assert!(v.capacity() >= 1000 && v.is_empty());
+    }
+
+    /// On the simulator, random contents come back exactly (the zero-fill before the
+    /// read does not leak into the result).
+    #[test]
+    fn to_host_on_the_simulator_returns_the_contents() {
+        let device = Device::simulator().unwrap();
+        let mut seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let data: Vec<u64> = (0..1000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed | 1 // never zero, so a zero in the result is a bug
+            })
+            .collect();
+        let mut array = DeviceArray::<u64>::zeros_on(&device, data.len()).unwrap();
+        array.copy_from_host(&data).unwrap();
+        assert_eq!(array.to_host().unwrap(), data);
+    }
+}
