@@ -26,7 +26,9 @@ use crate::device::health::Health;
 use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::device::stream::Stream;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::cuda::CudaDevice;
 use crate::executor::sim::SimDevice;
+use crate::executor::Executor;
 use crate::launch::args::DeviceElem;
 use crate::launch::config::DeviceLimits;
 use crate::memory::array::DeviceArray;
@@ -41,31 +43,10 @@ pub struct Device {
 struct DeviceInner {
     name: String,
     limits: DeviceLimits,
-    kind: DeviceKind,
+    /// What executes its work (the seam: see `crate::executor`).
+    executor: Box<dyn Executor>,
     /// Where launches report device-side faults, per stream (see `crate::device::panic`).
     faults: DeviceFaults,
-}
-
-/// What executes a device's work: the seam every operation matches on once.
-#[allow(clippy::large_enum_variant)] // one per device, behind the device's `Arc`
-pub(crate) enum DeviceKind {
-    Cuda(CudaDevice),
-    Sim(SimDevice),
-}
-
-/// A GPU's driver state.
-pub(crate) struct CudaDevice {
-    pub(crate) ctx: Arc<CudaContext>,
-    ordinal: usize,
-    /// Every module loaded into this context that can report a device-side panic, by
-    /// the tag its panics carry.
-    modules: ModuleTable,
-    /// Panic records of launches with host slices (one per launch in flight).
-    pub(crate) records: RecordPool,
-    /// Whether the context works (see `crate::device::health`).
-    pub(crate) health: Arc<Health>,
-    /// The stream-ordered pool device arrays are allocated from (see `crate::memory::allocation`).
-    pub(crate) pool: crate::memory::allocation::PoolState,
 }
 
 /// Which device an array lives on, for the launch's argument check.
@@ -101,15 +82,12 @@ impl std::fmt::Debug for Device {
 /// race detection on, seed 0)`: what an example prints to say where it ran.
 impl std::fmt::Display for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (major, minor) = self.compute_capability();
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => write!(
-                f,
-                "CUDA device {} ({}, sm_{major}{minor})",
-                cuda.ordinal, self.inner.name
-            ),
-            DeviceKind::Sim(sim) => write!(f, "{} ({})", self.inner.name, sim.describe()),
-        }
+        f.write_str(
+            &self
+                .inner
+                .executor
+                .describe(&self.inner.name, self.compute_capability()),
+        )
     }
 }
 
@@ -159,19 +137,19 @@ impl Device {
     /// A new simulated device of its own with `options` (seed, schedules, detection,
     /// worker threads); its arrays are not shared with other simulated devices.
     pub fn simulator_with(options: crate::SimOptions) -> Device {
-        Device::from_kind(
+        Device::from_executor(
             crate::executor::sim::SIMULATOR_NAME.to_string(),
             crate::executor::sim::SIMULATED_LIMITS,
-            DeviceKind::Sim(SimDevice::new(options)),
+            Box::new(SimDevice::new(options)),
         )
     }
 
-    fn from_kind(name: String, limits: DeviceLimits, kind: DeviceKind) -> Device {
+    fn from_executor(name: String, limits: DeviceLimits, executor: Box<dyn Executor>) -> Device {
         Device {
             inner: Arc::new(DeviceInner {
                 name,
                 limits,
-                kind,
+                executor,
                 faults: DeviceFaults::new(),
             }),
         }
@@ -188,10 +166,7 @@ impl Device {
 
     /// What runs this device's kernels: the CUDA driver or the CPU simulator.
     pub fn backend(&self) -> Backend {
-        match self.inner.kind {
-            DeviceKind::Cuda(_) => Backend::Cuda,
-            DeviceKind::Sim(_) => Backend::Simulator,
-        }
+        self.inner.executor.backend()
     }
 
     /// Whether kernels on this device run on the CPU simulator.
@@ -201,29 +176,26 @@ impl Device {
 
     /// The GPU's ordinal (0 for the simulator).
     pub fn ordinal(&self) -> usize {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => cuda.ordinal,
-            DeviceKind::Sim(_) => 0,
-        }
+        self.inner.executor.ordinal()
     }
 
     pub(crate) fn id(&self) -> DeviceId {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => DeviceId::Cuda(cuda.ordinal, self.generation()),
-            DeviceKind::Sim(_) => DeviceId::Sim(Arc::as_ptr(&self.inner) as usize),
-        }
+        self.inner.executor.id(self)
     }
 
-    pub(crate) fn kind(&self) -> &DeviceKind {
-        &self.inner.kind
+    /// This device's identity among simulated devices: the address of its shared state.
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
+    /// What executes this device's work.
+    pub(crate) fn executor(&self) -> &dyn Executor {
+        &*self.inner.executor
     }
 
     /// The simulated device's state, `None` on a GPU.
     pub(crate) fn as_sim(&self) -> Option<&SimDevice> {
-        match &self.inner.kind {
-            DeviceKind::Sim(sim) => Some(sim),
-            DeviceKind::Cuda(_) => None,
-        }
+        self.inner.executor.sim()
     }
 
     pub fn name(&self) -> &str {
@@ -257,10 +229,7 @@ impl Device {
     /// The underlying cudarc context, for interoperating with code that uses cudarc
     /// (`None` on the simulator).
     pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some(&cuda.ctx),
-            DeviceKind::Sim(_) => None,
-        }
+        self.inner.executor.cuda().map(|cuda| &cuda.ctx)
     }
 
     /// The simulator's options (`None` on a GPU).
@@ -284,13 +253,13 @@ impl Device {
 
     /// The GPU's driver state, or `Err` naming `operation` on the simulator.
     pub(crate) fn cuda(&self, operation: &'static str) -> Result<&CudaDevice> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Ok(cuda),
-            DeviceKind::Sim(_) => Err(Error::NotSupported {
+        self.inner
+            .executor
+            .cuda()
+            .ok_or_else(|| Error::NotSupported {
                 operation,
-                backend: Backend::Simulator,
-            }),
-        }
+                backend: self.backend(),
+            })
     }
 
     /// The device's default stream: on a GPU the legacy NULL stream, which orders
@@ -314,10 +283,7 @@ impl Device {
     /// here: they reach that thread's synchronisations, or the stream's own.
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.bind()?;
-        if let DeviceKind::Cuda(_) = self.inner.kind {
-            self.ensure_alive()?;
-            self.watch(result::ctx::synchronize().call("cuCtxSynchronize"))?;
-        }
+        self.inner.executor.synchronize(self)?;
         self.check_panics()
     }
 
@@ -338,10 +304,7 @@ impl Device {
 
     /// The panic-site table of this GPU's modules (`None` on the simulator).
     pub(crate) fn modules(&self) -> Option<&ModuleTable> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some(&cuda.modules),
-            DeviceKind::Sim(_) => None,
-        }
+        self.inner.executor.cuda().map(|cuda| &cuda.modules)
     }
 
     /// Where the calling thread's asynchronous launches on the default stream report
@@ -359,19 +322,16 @@ impl Device {
 
     /// Fresh faults for a stream of this device (a pinned record on a GPU).
     pub(crate) fn new_faults(&self) -> Result<Arc<StreamFaults>> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => StreamFaults::cuda(&cuda.ctx, &cuda.health),
-            DeviceKind::Sim(_) => Ok(StreamFaults::sim()),
-        }
+        self.inner.executor.new_faults()
     }
 
     /// The GPU's context, health and pool of panic records for launches with host
     /// slices.
     pub(crate) fn record_pool(&self) -> Option<(&Arc<CudaContext>, &Arc<Health>, &RecordPool)> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some((&cuda.ctx, &cuda.health, &cuda.records)),
-            DeviceKind::Sim(_) => None,
-        }
+        self.inner
+            .executor
+            .cuda()
+            .map(|cuda| (&cuda.ctx, &cuda.health, &cuda.records))
     }
 
     /// The faults of the default stream and of every live stream.
@@ -509,10 +469,10 @@ fn open(ordinal: usize) -> Result<Device> {
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
         };
-        Ok(Device::from_kind(
+        Ok(Device::from_executor(
             name,
             limits,
-            DeviceKind::Cuda(CudaDevice {
+            Box::new(CudaDevice {
                 ctx,
                 ordinal,
                 modules: ModuleTable::default(),

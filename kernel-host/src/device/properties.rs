@@ -6,9 +6,8 @@
 use cudarc::driver::result;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 
-use crate::device::backend::Backend;
-use crate::device::{Device, DeviceKind};
-use crate::error::{DriverResultExt, Error, Result};
+use crate::device::Device;
+use crate::error::{DriverResultExt, Result};
 
 /// Device memory, in bytes, as the driver counts it now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,7 +59,7 @@ pub enum DeviceAttribute {
 }
 
 impl DeviceAttribute {
-    fn raw(self) -> Attr {
+    pub(crate) fn raw(self) -> Attr {
         use DeviceAttribute as D;
         match self {
             D::MaxThreadsPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
@@ -152,17 +151,7 @@ impl Device {
     /// simulator, which has no driver: read [`Device::limits`] or
     /// [`Device::properties`] instead).
     pub fn attribute(&self, attribute: DeviceAttribute) -> Result<i32> {
-        match self.kind() {
-            DeviceKind::Cuda(_) => self
-                .cuda_context()
-                .expect("a GPU has a context")
-                .attribute(attribute.raw())
-                .call("cuDeviceGetAttribute"),
-            DeviceKind::Sim(_) => Err(Error::NotSupported {
-                operation: "attribute",
-                backend: Backend::Simulator,
-            }),
-        }
+        self.executor().attribute(attribute)
     }
 
     /// The device's properties. On the simulator: the limits it checks launches

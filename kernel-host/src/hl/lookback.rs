@@ -42,7 +42,6 @@ use kernel_device::source::FnSource;
 
 use super::lookback_text::lookback_text;
 use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
-use crate::device::DeviceKind;
 use crate::error::{Error, Result};
 use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
@@ -135,15 +134,15 @@ pub fn set_scan_layout(layout: u32) {
 /// fetches its next ticket while it scans. The simulator: 4 blocks, so that the tests
 /// see blocks scan several tiles each.
 fn resident_blocks(target: &Target<'_>, fit: u32) -> u32 {
-    match target.device.kind() {
-        DeviceKind::Sim(_) => 4,
-        DeviceKind::Cuda(_) => match BLOCKS_PER_SM.load(Ordering::Relaxed) {
-            0 => u32::MAX,
-            per_sm => target
-                .device
-                .multiprocessor_count()
-                .saturating_mul(per_sm.min(fit)),
-        },
+    if target.device.is_simulator() {
+        return 4;
+    }
+    match BLOCKS_PER_SM.load(Ordering::Relaxed) {
+        0 => u32::MAX,
+        per_sm => target
+            .device
+            .multiprocessor_count()
+            .saturating_mul(per_sm.min(fit)),
     }
 }
 
@@ -191,9 +190,10 @@ pub(super) fn scan_into<T: DeviceScalar>(
     identity: T,
     exclusive: bool,
 ) -> Result<()> {
-    let items = match target.device.kind() {
-        DeviceKind::Cuda(_) => gpu_items::<T>(),
-        DeviceKind::Sim(_) => SIM_ITEMS,
+    let items = if target.device.is_simulator() {
+        SIM_ITEMS
+    } else {
+        gpu_items::<T>()
     };
     let tile = items * synth::BLOCK as usize;
     let tiles = input.len().div_ceil(tile);

@@ -53,7 +53,7 @@ pub use scan::{
 use kernel_device::source::FnSource;
 
 use crate::device::stream::Stream;
-use crate::device::{Device, DeviceKind};
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::launch::args::DeviceScalar;
 use crate::launch::config::LaunchConfig;
@@ -273,14 +273,13 @@ impl<'s> Target<'s> {
     pub fn stride_grid(&self, n: usize, per_thread: usize) -> u32 {
         let block = synth::BLOCK as usize;
         let needed = n.div_ceil(block * per_thread.max(1)).max(1);
-        let full = match self.device.kind() {
-            DeviceKind::Sim(_) => 4,
-            DeviceKind::Cuda(_) => {
-                // 2048 resident threads per multiprocessor on every GPU since Volta
-                // (sm_70..sm_90); the texts use few registers and little shared memory.
-                let per_sm = (2048 / block).max(1);
-                self.device.multiprocessor_count() as usize * per_sm
-            }
+        let full = if self.device.is_simulator() {
+            4
+        } else {
+            // 2048 resident threads per multiprocessor on every GPU since Volta
+            // (sm_70..sm_90); the texts use few registers and little shared memory.
+            let per_sm = (2048 / block).max(1);
+            self.device.multiprocessor_count() as usize * per_sm
         };
         needed.min(full).max(1) as u32
     }

@@ -29,7 +29,7 @@ use kernel_device::source::FnSource;
 use crate::compile::cache::KernelCache;
 use crate::device::panic::StreamFaults;
 use crate::device::stream::{Stream, StreamHandle, StreamOwner, StreamRef};
-use crate::device::{Device, DeviceKind};
+use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{Dim, LaunchConfig};
@@ -282,7 +282,7 @@ impl Graph {
                 )
             }
             Replay::Sim(launches) => {
-                let DeviceKind::Sim(sim) = self.device.kind() else {
+                let Some(sim) = self.device.as_sim() else {
                     unreachable!("a simulator graph belongs to a simulated device")
                 };
                 for launch in launches {

@@ -23,7 +23,7 @@ use kernel_device::source::FnSource;
 
 use crate::compile::cache::{KernelCache, LoadedKernel};
 use crate::device::stream::StreamRef;
-use crate::device::{Device, DeviceKind};
+use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::launch::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
@@ -74,7 +74,7 @@ pub fn launch(
     let capturing = stream_ref
         .as_ref()
         .is_some_and(|h| h.capturing.load(Ordering::Relaxed));
-    if let DeviceKind::Sim(sim) = device.kind() {
+    if let Some(sim) = device.as_sim() {
         if capturing {
             return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
         }

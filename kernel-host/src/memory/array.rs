@@ -2,6 +2,8 @@
 //! GPU it is a driver allocation; on the simulator a simulator `Buffer` that launches
 //! share by reference count.
 //!
+//! Which of the two the memory is, and the driver calls, are `crate::executor::memory`'s.
+//!
 //! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls: a
 //! copy to the host therefore waits for every kernel queued before it (on the default
 //! stream and on the blocking streams `Device::new_stream` makes), and then reports a
@@ -13,11 +15,11 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use cudarc::driver::{result, sys};
 use kernel_device::back::sim::Buffer;
 
-use crate::device::{Device, DeviceId, DeviceKind};
-use crate::error::{DriverResultExt, Error, Result};
+use crate::device::{Device, DeviceId};
+use crate::error::{Error, Result};
+use crate::executor::memory::Memory;
 use crate::launch::args::{DeviceElem, DeviceScalar};
 use crate::memory::allocation::Allocation;
 
@@ -30,14 +32,6 @@ pub struct DeviceArray<T: DeviceElem> {
     /// reset the memory is gone and the array is refused.
     generation: u64,
     _elem: PhantomData<T>,
-}
-
-/// Where the elements are.
-enum Memory {
-    /// A GPU allocation (shared with graphs that captured a launch on it; see
-    /// `crate::memory::allocation` for how its uses are ordered and how it is freed).
-    Cuda(Arc<Allocation>),
-    Sim(Arc<Buffer>),
 }
 
 impl<T: DeviceElem> std::fmt::Debug for DeviceArray<T> {
@@ -73,15 +67,7 @@ impl<T: DeviceElem> DeviceArray<T> {
         // No reset between the allocation and its first write.
         let _guard = device.bind()?;
         let array = Self::alloc(device, data.len())?;
-        match &array.memory {
-            Memory::Cuda(memory) if !data.is_empty() => {
-                // SAFETY: the allocation holds exactly `size_of_val(data)` bytes; the
-                // copy is on the NULL stream, after the allocation.
-                unsafe { result::memcpy_htod_sync(memory.ptr, data) }.call("cuMemcpyHtoD")?;
-            }
-            Memory::Sim(buffer) => buffer.write(0, as_bytes(data)),
-            Memory::Cuda(_) => {}
-        }
+        array.memory.initialise(data)?;
         Ok(array)
     }
 
@@ -95,18 +81,7 @@ impl<T: DeviceElem> DeviceArray<T> {
         // No reset between the allocation and its first write.
         let _guard = device.bind()?;
         let array = Self::alloc(device, len)?;
-        if let Memory::Cuda(memory) = &array.memory {
-            let ptr = memory.ptr;
-            if len > 0 {
-                // SAFETY: sets exactly the allocation; all-zero bytes are a valid value
-                // of every DeviceElem (0, 0.0, false, structs of them). Ordered on the NULL stream
-                // before any later kernel.
-                unsafe { sys::cuMemsetD8_v2(ptr, 0, array.bytes()) }
-                    .result()
-                    .call("cuMemsetD8")?;
-            }
-        }
-        // A simulator buffer starts zeroed.
+        array.memory.zero(array.bytes())?;
         Ok(array)
     }
 
@@ -129,13 +104,7 @@ impl<T: DeviceElem> DeviceArray<T> {
             })?;
         // Held until the array records the generation its memory belongs to.
         let _guard = device.bind()?;
-        let memory = match device.kind() {
-            DeviceKind::Cuda(_) => {
-                device.ensure_alive()?;
-                Memory::Cuda(device.watch(Allocation::new(device, bytes))?)
-            }
-            DeviceKind::Sim(_) => Memory::Sim(Arc::new(Buffer::new(bytes))),
-        };
+        let memory = device.executor().alloc(device, bytes)?;
         Ok(DeviceArray {
             memory,
             len,
@@ -171,10 +140,7 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// The raw device address, for interop with other CUDA code (0 when empty, and on
     /// the simulator, whose memory has no device address).
     pub fn device_ptr(&self) -> u64 {
-        match &self.memory {
-            Memory::Cuda(memory) => memory.ptr,
-            Memory::Sim(_) => 0,
-        }
+        self.memory.device_ptr()
     }
 
     /// The device (and context generation) the array's memory belongs to.
@@ -202,27 +168,12 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// The GPU memory (`None` on the simulator).
     pub(crate) fn allocation(&self) -> Option<&Arc<Allocation>> {
-        match &self.memory {
-            Memory::Cuda(memory) => Some(memory),
-            Memory::Sim(_) => None,
-        }
-    }
-
-    /// Orders a copy on the NULL stream (where copies run) after uses of the array on
-    /// other streams; the context must be current.
-    fn use_on_null_stream(&self, write: bool) -> Result<()> {
-        match &self.memory {
-            Memory::Cuda(memory) => self.device.watch(memory.use_on(&None, write)),
-            Memory::Sim(_) => Ok(()),
-        }
+        self.memory.allocation()
     }
 
     /// The simulator buffer holding the elements (`None` on a GPU).
     pub(crate) fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
-        match &self.memory {
-            Memory::Sim(buffer) => Some(buffer),
-            Memory::Cuda(_) => None,
-        }
+        self.memory.sim_buffer()
     }
 
     fn bytes(&self) -> usize {
@@ -236,39 +187,7 @@ impl<T: DeviceElem> DeviceArray<T> {
         self.ensure_current()?;
         let mut out = host_vec::<T>("to_host", self.len)?;
         if self.len > 0 {
-            match &self.memory {
-                Memory::Cuda(memory) => {
-                    let _guard = self.device.bind()?;
-                    self.use_on_null_stream(false)?;
-                    let ptr = &memory.ptr;
-                    // SAFETY: the driver writes `bytes()` bytes into the capacity
-                    // reserved above through a raw pointer (no reference to
-                    // uninitialised memory is made); the length is set only after the
-                    // copy succeeded, so a failed copy exposes nothing.
-                    unsafe {
-                        self.device.watch(
-                            sys::cuMemcpyDtoH_v2(
-                                out.as_mut_ptr() as *mut std::ffi::c_void,
-                                *ptr,
-                                self.bytes(),
-                            )
-                            .result()
-                            .call("cuMemcpyDtoH"),
-                        )?;
-                        out.set_len(self.len);
-                    }
-                }
-                Memory::Sim(_) => {
-                    // SAFETY: zero bytes are a valid value of every `DeviceElem`
-                    // (0, 0.0, false), so the elements are initialised before the
-                    // simulator's reader gets a slice of them.
-                    unsafe {
-                        std::ptr::write_bytes(out.as_mut_ptr(), 0, self.len);
-                        out.set_len(self.len);
-                    }
-                    self.read_into(&mut out)?;
-                }
-            }
+            self.memory.read_all(&self.device, &mut out, self.len)?;
         }
         self.device.check_default_stream()?;
         Ok(out)
@@ -287,28 +206,7 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// Copies all elements into `dst` (of length `len`).
     fn read_into(&self, dst: &mut [T]) -> Result<()> {
-        match &self.memory {
-            Memory::Cuda(memory) => {
-                let _guard = self.device.bind()?;
-                self.use_on_null_stream(false)?;
-                // SAFETY: same length as the allocation.
-                self.device.watch(
-                    unsafe { result::memcpy_dtoh_sync(dst, memory.ptr) }.call("cuMemcpyDtoH"),
-                )
-            }
-            Memory::Sim(buffer) => {
-                // SAFETY: a slice of plain scalars viewed as its bytes; every byte is
-                // overwritten with the bytes of values of `T`.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts_mut(
-                        dst.as_mut_ptr() as *mut u8,
-                        std::mem::size_of_val(dst),
-                    )
-                };
-                buffer.read(0, bytes);
-                Ok(())
-            }
-        }
+        self.memory.read(&self.device, 0, dst)
     }
 
     /// Overwrites the array with `src`, which must have the same length.
@@ -316,19 +214,7 @@ impl<T: DeviceElem> DeviceArray<T> {
         self.check_len("copy_from_host", src.len())?;
         let _context = self.device().bind()?;
         self.ensure_current()?;
-        match &self.memory {
-            Memory::Cuda(memory) if self.len > 0 => {
-                let _guard = self.device.bind()?;
-                self.use_on_null_stream(true)?;
-                // SAFETY: same length, checked above.
-                self.device.watch(
-                    unsafe { result::memcpy_htod_sync(memory.ptr, src) }.call("cuMemcpyHtoD"),
-                )?;
-            }
-            Memory::Sim(buffer) => buffer.write(0, as_bytes(src)),
-            Memory::Cuda(_) => {}
-        }
-        Ok(())
+        self.memory.write(&self.device, 0, src)
     }
 
     fn check_len(&self, operation: &'static str, found: usize) -> Result<()> {
@@ -369,28 +255,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
         let _context = self.device().bind()?;
         self.ensure_current()?;
         if !dst.is_empty() {
-            match &self.memory {
-                Memory::Cuda(memory) => {
-                    let _guard = self.device.bind()?;
-                    self.use_on_null_stream(false)?;
-                    let src = memory.ptr + Self::offset(start) as u64;
-                    // SAFETY: `dst.len()` elements from `start` are within the array.
-                    self.device.watch(
-                        unsafe { result::memcpy_dtoh_sync(dst, src) }.call("cuMemcpyDtoH"),
-                    )?;
-                }
-                Memory::Sim(buffer) => {
-                    // SAFETY: plain scalars viewed as their bytes, all overwritten
-                    // with bytes of values of `T`.
-                    let bytes = unsafe {
-                        std::slice::from_raw_parts_mut(
-                            dst.as_mut_ptr() as *mut u8,
-                            std::mem::size_of_val(dst),
-                        )
-                    };
-                    buffer.read(Self::offset(start), bytes);
-                }
-            }
+            self.memory.read(&self.device, Self::offset(start), dst)?;
         }
         self.device.check_default_stream()
     }
@@ -402,20 +267,7 @@ impl<T: DeviceScalar> DeviceArray<T> {
         if src.is_empty() {
             return Ok(());
         }
-        match &self.memory {
-            Memory::Cuda(memory) => {
-                let _guard = self.device.bind()?;
-                self.use_on_null_stream(true)?;
-                let dst = memory.ptr + Self::offset(start) as u64;
-                // SAFETY: `src.len()` elements from `start` are within the array.
-                self.device
-                    .watch(unsafe { result::memcpy_htod_sync(dst, src) }.call("cuMemcpyHtoD"))
-            }
-            Memory::Sim(buffer) => {
-                buffer.write(Self::offset(start), as_bytes(src));
-                Ok(())
-            }
-        }
+        self.memory.write(&self.device, Self::offset(start), src)
     }
 
     /// Copies `len` elements of `src` from `src_start` to this array from `start` (both
@@ -444,29 +296,13 @@ impl<T: DeviceScalar> DeviceArray<T> {
         if len == 0 {
             return Ok(());
         }
-        match (&self.memory, &src.memory) {
-            (Memory::Cuda(dst), Memory::Cuda(from)) => {
-                let _guard = self.device.bind()?;
-                self.use_on_null_stream(true)?;
-                src.use_on_null_stream(false)?;
-                let dst = dst.ptr + Self::offset(start) as u64;
-                let from = from.ptr + Self::offset(src_start) as u64;
-                // SAFETY: both ranges are within their arrays, on the same device; on
-                // the NULL stream, ordered with the kernels before and after.
-                self.device.watch(
-                    unsafe { sys::cuMemcpyDtoD_v2(dst, from, Self::offset(len)) }
-                        .result()
-                        .call("cuMemcpyDtoD"),
-                )
-            }
-            (Memory::Sim(dst), Memory::Sim(from)) => {
-                let mut bytes = vec![0u8; Self::offset(len)];
-                from.read(Self::offset(src_start), &mut bytes);
-                dst.write(Self::offset(start), &bytes);
-                Ok(())
-            }
-            _ => unreachable!("same device, same backend"),
-        }
+        self.memory.copy_from(
+            &self.device,
+            Self::offset(start),
+            (&src.device, &src.memory),
+            Self::offset(src_start),
+            Self::offset(len),
+        )
     }
 }
 
@@ -480,12 +316,6 @@ fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
             bytes: len.saturating_mul(std::mem::size_of::<T>()),
         })?;
     Ok(out)
-}
-
-/// A slice of plain scalars viewed as its bytes.
-fn as_bytes<T: DeviceElem>(data: &[T]) -> &[u8] {
-    // SAFETY: DeviceElem types are plain initialised data without padding.
-    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
 }
 
 #[cfg(test)]

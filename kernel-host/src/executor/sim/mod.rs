@@ -12,12 +12,19 @@
 
 mod launch;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use kernel_device::back::sim::Buffer;
 
 pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
 
-use crate::device::Device;
+use crate::device::backend::Backend;
+use crate::device::panic::StreamFaults;
+use crate::device::properties::DeviceAttribute;
+use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
+use crate::executor::memory::Memory;
+use crate::executor::Executor;
 use crate::launch::config::DeviceLimits;
 use crate::SimOptions;
 
@@ -67,7 +74,7 @@ impl SimDevice {
     }
 
     /// `sm_90 limits, race detection on, seed 0`: the options that shape a run.
-    pub(crate) fn describe(&self) -> String {
+    pub(crate) fn options_text(&self) -> String {
         let options = self.options();
         let mut text = format!(
             "sm_90 limits, race detection {}, seed {}",
@@ -78,6 +85,49 @@ impl SimDevice {
             text.push_str(&format!(", {} schedules", options.schedules));
         }
         text
+    }
+}
+
+impl Executor for SimDevice {
+    fn backend(&self) -> Backend {
+        Backend::Simulator
+    }
+
+    fn ordinal(&self) -> usize {
+        0
+    }
+
+    fn describe(&self, name: &str, _: (u32, u32)) -> String {
+        format!("{name} ({})", self.options_text())
+    }
+
+    fn id(&self, device: &Device) -> DeviceId {
+        DeviceId::Sim(device.address())
+    }
+
+    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
+        Ok(StreamFaults::sim())
+    }
+
+    /// Every launch has completed when it returns.
+    fn synchronize(&self, _: &Device) -> Result<()> {
+        Ok(())
+    }
+
+    /// A simulator buffer starts zeroed.
+    fn alloc(&self, _: &Device, bytes: usize) -> Result<Memory> {
+        Ok(Memory::Sim(Arc::new(Buffer::new(bytes))))
+    }
+
+    fn attribute(&self, _: DeviceAttribute) -> Result<i32> {
+        Err(Error::NotSupported {
+            operation: "attribute",
+            backend: Backend::Simulator,
+        })
+    }
+
+    fn sim(&self) -> Option<&SimDevice> {
+        Some(self)
     }
 }
 
