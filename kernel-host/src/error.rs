@@ -152,7 +152,7 @@ pub enum Error {
     #[error("`{operation}` is not available on the {backend} backend")]
     NotSupported {
         operation: &'static str,
-        backend: crate::device::backend::Backend,
+        backend: crate::backend::Backend,
     },
 
     /// An operation refused in this situation (a graph capture on the default stream,

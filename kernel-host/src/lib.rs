@@ -11,6 +11,7 @@
 //! is `Err(Error::NoDriver)`, a bad launch `Err(Error::InvalidLaunch)`, a device-side
 //! panic `Err(Error::KernelPanic)`, a defect the simulator finds `Err(Error::Simulator)`.
 
+mod backend;
 mod compile;
 mod device;
 mod error;
@@ -21,7 +22,8 @@ mod launch;
 mod memory;
 
 pub use compile::{disk, inspect};
-pub use device::backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
+pub use backend::{Backend, BACKEND_VARIABLE};
+pub use device::default::{default_backend, set_backend};
 pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
 pub use device::{synchronize, to_device, Device};

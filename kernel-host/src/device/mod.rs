@@ -9,7 +9,7 @@
 //! and never a panic. Which device is the default (a GPU, or the simulator when there
 //! is none) is decided in `crate::device::backend`.
 
-pub(crate) mod backend;
+pub(crate) mod default;
 pub(crate) mod health;
 pub(crate) mod panic;
 pub(crate) mod properties;
@@ -21,7 +21,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::CudaContext;
 
-use crate::device::backend::Backend;
+use crate::backend::Backend;
 use crate::device::health::Health;
 use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::device::stream::Stream;
@@ -112,7 +112,7 @@ impl Device {
 
     /// The default device without a reference-count increment, for the launch path.
     pub(crate) fn default_ref() -> Result<&'static Device> {
-        crate::device::backend::default_device()
+        crate::device::default::default_device()
     }
 
     /// Opens GPU `ordinal` (or returns the already opened one). Always a GPU: without
@@ -299,7 +299,7 @@ impl Device {
 
     /// Whether this is the process's default device (the launch fast path).
     pub(crate) fn is_default(&self) -> bool {
-        matches!(crate::device::backend::default_if_chosen(), Some(d) if Arc::ptr_eq(&d.inner, &self.inner))
+        matches!(crate::device::default::default_if_chosen(), Some(d) if Arc::ptr_eq(&d.inner, &self.inner))
     }
 
     /// The panic-site table of this GPU's modules (`None` on the simulator).

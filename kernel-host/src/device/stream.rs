@@ -19,7 +19,7 @@ use std::time::Instant;
 use cudarc::driver::result;
 use cudarc::driver::sys;
 
-use crate::device::backend::Backend;
+use crate::backend::Backend;
 use crate::device::panic::StreamFaults;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::result;
 use cudarc::driver::CudaContext;
 
-use crate::device::backend::Backend;
+use crate::backend::Backend;
 use crate::device::health::Health;
 use crate::device::panic::{ModuleTable, RecordPool, StreamFaults};
 use crate::device::properties::DeviceAttribute;

@@ -15,7 +15,7 @@ pub(crate) mod sim;
 
 use std::sync::Arc;
 
-use crate::device::backend::Backend;
+use crate::backend::Backend;
 use crate::device::panic::StreamFaults;
 use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};

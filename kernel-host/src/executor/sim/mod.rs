@@ -18,7 +18,7 @@ use kernel_device::back::sim::Buffer;
 
 pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
 
-use crate::device::backend::Backend;
+use crate::backend::Backend;
 use crate::device::panic::StreamFaults;
 use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};

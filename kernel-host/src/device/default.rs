@@ -8,28 +8,11 @@
 
 use std::sync::{Mutex, OnceLock};
 
+use crate::backend::{Backend, BACKEND_VARIABLE};
 use crate::device::{open_default_gpu, Device};
 use crate::error::{Error, Result};
 
-/// What executes kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// An NVIDIA GPU through the CUDA driver (PTX from libnvvm).
-    Cuda,
-    /// The CPU simulator: interprets the kernel's IR, 32-lane warps in lockstep, and
-    /// finds races, unwritten shared memory, divergent barriers and bad warp masks.
-    Simulator,
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Backend::Cuda => "CUDA",
-            Backend::Simulator => "CPU simulator",
-        })
-    }
-}
-
+/// Here, not beside `Backend`, because its error is an `Error`, which names a `Backend`.
 impl std::str::FromStr for Backend {
     type Err = Error;
 
@@ -46,9 +29,6 @@ impl std::str::FromStr for Backend {
         }
     }
 }
-
-/// The environment variable that forces a backend.
-pub const BACKEND_VARIABLE: &str = "CUDAJIT_BACKEND";
 
 /// Without a GPU, the default device is the simulator (the GPU test suite passes on
 /// it). `false` would give a machine without a GPU the driver's error instead.
