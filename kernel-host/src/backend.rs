@@ -22,4 +22,3 @@ impl std::fmt::Display for Backend {
 
 /// The environment variable that forces a backend.
 pub const BACKEND_VARIABLE: &str = "CUDAJIT_BACKEND";
-

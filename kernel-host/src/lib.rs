@@ -21,8 +21,8 @@ mod interop;
 mod launch;
 mod memory;
 
-pub use compile::{disk, inspect};
 pub use backend::{Backend, BACKEND_VARIABLE};
+pub use compile::{disk, inspect};
 pub use device::default::{default_backend, set_backend};
 pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};

@@ -76,13 +76,6 @@ fn gpu_items<T>() -> usize {
 /// On the simulator: small tiles, so that the edge lengths cross many tiles and the
 /// look-back runs over several windows (the text is the same, with this constant).
 const SIM_ITEMS: usize = 2;
-/// Spins on one window before a block stops waiting and publishes what it has (a wrong
-/// prefix): reached only when an earlier block ended without publishing because one of
-/// its threads panicked, and then the launch reports that panic; a waiting block must
-/// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
-/// (2^20 spins take about a second) and well within the limit on the simulator.
-/// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
-pub(super) const SPIN_LIMIT: u32 = 1 << 20;
 /// Statuses carry the epoch in their top 30 bits.
 const EPOCHS: u32 = 1 << 30;
 

@@ -8,7 +8,7 @@
 
 use kernel_device::source::FnSource;
 
-use super::lookback::SPIN_LIMIT;
+use super::lookback_text::SPIN_LIMIT;
 use super::synth;
 use crate::launch::args::DeviceScalar;
 

@@ -232,7 +232,7 @@ where
 {
     if let (Some(sa), Some(sb)) = (a.nd_shape(), b.nd_shape()) {
         if sa != sb {
-            return Err(super::Error::ArgumentMismatch {
+            return Err(crate::error::Error::ArgumentMismatch {
                 kernel: format!("cudajit::{operation}"),
                 detail: format!(
                     "`a` has the shape {sa:?} but `b` has the shape {sb:?}; they must be equal"
