@@ -3,7 +3,8 @@
 //! Every `.rs` file under a crate's `src/` is a node (its module path follows from its
 //! file path). An edge A → B means A names something of B: a `use crate::…`,
 //! `use super::…`, `use self::…` or `use child::…` item, or a `crate::…`/`super::…`
-//! path anywhere in A (types, expressions, macro arguments). A child reaching its parent
+//! path anywhere in A (types, expressions, macro arguments), outside `#[cfg(test)]` items
+//! (tests may use anything). A child reaching its parent
 //! through `super::` is an edge to the parent's file; `mod` declarations are not edges.
 //! A path through a re-export (`pub use x::Y` in a `mod.rs`) counts as an edge to the
 //! file that defines `Y` as well as to the re-exporting file's own `use`, so a facade
@@ -417,6 +418,13 @@ impl<'ast> Visit<'ast> for PathCollector<'_> {
         }
     }
 
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        // Tests may use anything: only what the crate itself is built from layers it.
+        if !is_test_only(item) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         // `mod x;` is not an edge; an inline module's paths are the file's.
         if item.content.is_some() {
@@ -450,6 +458,26 @@ impl<'ast> Visit<'ast> for PathCollector<'_> {
 /// Whether `module` is `folder` or inside it.
 fn within(module: &str, folder: &str) -> bool {
     module == folder || module.starts_with(&format!("{folder}::"))
+}
+
+/// Whether `item` is compiled only for tests (`#[cfg(test)]`).
+fn is_test_only(item: &syn::Item) -> bool {
+    let attrs = match item {
+        syn::Item::Mod(m) => &m.attrs,
+        syn::Item::Fn(f) => &f.attrs,
+        syn::Item::Use(u) => &u.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Struct(s) => &s.attrs,
+        syn::Item::Const(c) => &c.attrs,
+        syn::Item::Static(s) => &s.attrs,
+        _ => return false,
+    };
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("cfg")
+            && attr
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "test")
+    })
 }
 
 /// The subgraph of the modules `keep` accepts.
@@ -660,7 +688,10 @@ mod tests {
     fn a_dag_with_mod_declarations_tests_and_macros_is_clean() {
         let files = tree(&[
             ("lib.rs", "mod error; mod device; mod launch; pub use error::Error;"),
-            ("error.rs", "pub enum Error {} #[cfg(test)] mod tests { use super::*; }"),
+            (
+                "error.rs",
+                "pub enum Error {} #[cfg(test)] mod tests { use super::*; use crate::launch::g; }",
+            ),
             (
                 "device/mod.rs",
                 "mod stream; pub use stream::Stream; use crate::error::Error; \
