@@ -23,10 +23,11 @@ mod memory;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
+pub use device::default::synchronize;
 pub use device::default::{default_backend, set_backend};
 pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
-pub use device::{synchronize, to_device, Device};
+pub use device::Device;
 /// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
 /// tensors built with it are the ones cudajit takes).
 pub use dlpark;
@@ -36,6 +37,7 @@ pub use interop::dlpack::DlpackTensor;
 pub use launch::args::{DeviceElem, DeviceScalar};
 pub use launch::config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use launch::graph::Graph;
+pub use memory::array::to_device;
 pub use memory::array::DeviceArray;
 pub use memory::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};

@@ -6,11 +6,12 @@
 //! 3. else a GPU when the machine has one, and the simulator when it has no driver or no
 //!    GPU, said once on stderr so that nobody mistakes simulated runs for GPU runs.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::backend::{Backend, BACKEND_VARIABLE};
-use crate::device::{open_default_gpu, Device};
+use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::executor::cuda::open_default_gpu;
 
 /// Here, not beside `Backend`, because its error is an `Error`, which names a `Backend`.
 impl std::str::FromStr for Backend {
@@ -141,6 +142,32 @@ fn announce_simulator(why: &Error, device: &Device) {
         "cudajit: no GPU ({why}); kernels run on {device}. \
          Set {BACKEND_VARIABLE}=cuda to require a GPU."
     );
+}
+
+impl Device {
+    /// The process-wide default device: a GPU (ordinal `$CUDAJIT_DEVICE`, or 0) when
+    /// there is one, else the CPU simulator (said once on stderr).
+    /// `CUDAJIT_BACKEND=cuda|sim` or [`crate::set_backend`] force either.
+    #[allow(clippy::should_implement_trait)] // fallible, unlike `Default::default`
+    pub fn default() -> Result<Device> {
+        Device::default_ref().cloned()
+    }
+
+    /// The default device without a reference-count increment, for the launch path.
+    pub(crate) fn default_ref() -> Result<&'static Device> {
+        default_device()
+    }
+
+    /// Whether this is the process's default device (the launch fast path).
+    pub(crate) fn is_default(&self) -> bool {
+        matches!(default_if_chosen(), Some(d) if Arc::ptr_eq(&d.inner, &self.inner))
+    }
+}
+
+/// Waits for all work on the default device and reports the first device-side panic
+/// of the calling thread's asynchronous launches (see [`Device::synchronize`]).
+pub fn synchronize() -> Result<()> {
+    Device::default_ref()?.synchronize()
 }
 
 #[cfg(test)]

@@ -385,3 +385,19 @@ impl Drop for Event {
 pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
     start.elapsed_ms(end)
 }
+
+impl Device {
+    /// The device's default stream: on a GPU the legacy NULL stream, which orders
+    /// itself with every stream made by [`Device::new_stream`].
+    pub fn default_stream(&self) -> Stream {
+        Stream::null(self.clone())
+    }
+
+    /// A new stream. On a GPU it synchronises with the default stream (CUDA's
+    /// blocking-stream semantics, as `cudaStreamCreate`), so copies on the default
+    /// stream see kernels launched on it; on the simulator every launch completes
+    /// before it returns.
+    pub fn new_stream(&self) -> Result<Stream> {
+        Stream::create(self.clone())
+    }
+}

@@ -318,6 +318,23 @@ fn host_vec<T>(operation: &'static str, len: usize) -> Result<Vec<T>> {
     Ok(out)
 }
 
+impl Device {
+    /// Copies `data` into a new device array on this device.
+    pub fn to_device<T: DeviceElem>(&self, data: &[T]) -> Result<DeviceArray<T>> {
+        DeviceArray::from_slice_on(self, data)
+    }
+
+    /// A zero-initialised device array on this device.
+    pub fn zeros<T: DeviceElem>(&self, len: usize) -> Result<DeviceArray<T>> {
+        DeviceArray::zeros_on(self, len)
+    }
+}
+
+/// Copies `data` to a new array on the default device.
+pub fn to_device<T: DeviceElem>(data: &[T]) -> Result<DeviceArray<T>> {
+    DeviceArray::from_slice(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

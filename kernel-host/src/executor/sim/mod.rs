@@ -207,5 +207,24 @@ pub(crate) fn blocks_per_multiprocessor(threads: u32, shared_bytes: u32) -> u32 
     by_threads.min(by_shared).min(BLOCKS_PER_MULTIPROCESSOR)
 }
 
+impl Device {
+    /// The process-wide simulated device, with the options of `CUDAJIT_SIM_SEED`,
+    /// `CUDAJIT_SIM_SCHEDULES`, `CUDAJIT_SIM_DETECT` and `CUDAJIT_SIM_WORKERS`
+    /// (`Err` naming the variable when one is not a number).
+    pub fn simulator() -> Result<Device> {
+        shared_simulator().cloned()
+    }
+
+    /// A new simulated device of its own with `options` (seed, schedules, detection,
+    /// worker threads); its arrays are not shared with other simulated devices.
+    pub fn simulator_with(options: crate::SimOptions) -> Device {
+        Device::from_executor(
+            SIMULATOR_NAME.to_string(),
+            SIMULATED_LIMITS,
+            Box::new(SimDevice::new(options)),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests;
