@@ -53,7 +53,7 @@ pub fn find(
     source: &'static FnSource,
     capability: (u32, u32),
 ) -> Result<Option<&'static AotEntry>> {
-    let unit = crate::compile::jit::lower(source, &Options::default())?;
+    let unit = crate::compile::lower::lower(source, &Options::default())?;
     Ok(find_for_unit(&unit, capability).1)
 }
 

@@ -53,7 +53,7 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
         message,
     };
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
-    let unit = crate::compile::jit::lower(
+    let unit = crate::compile::lower::lower(
         source,
         &Options {
             ir_version: nvvm.ir_version(),
@@ -61,7 +61,7 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
             ..Options::default()
         },
     )?;
-    let options = crate::compile::jit::runtime_options(source, arch.to_string());
+    let options = crate::compile::lower::runtime_options(source, arch.to_string());
     let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
     let resources = ptxas_path(nvvm.path())
         .map(|ptxas| ptxas_resources(&ptxas, &ptx, kernel, arch))
@@ -220,9 +220,6 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
         .open(path)?
         .write_all(text.as_bytes())
 }
-
-/// The suffixes of dump files, which `cache::clear` removes with the entries.
-pub(crate) const DUMP_SUFFIXES: [&str; 3] = [".nvvm.ll", ".ptx.txt", ".info.txt"];
 
 #[cfg(test)]
 mod tests {

@@ -12,12 +12,10 @@ use kernel_device::CompiledUnit;
 
 use crate::compile::cache::{LoadedKernel, Module};
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
+use crate::compile::lower::{lower, runtime_options};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
-
-/// libnvvm optimisation level for run-time compiles (Numba's default too).
-const OPT_LEVEL: u8 = 3;
 
 pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
     let kernel = source.name;
@@ -58,23 +56,6 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         );
     }
     Ok(loaded)
-}
-
-pub(crate) fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
-    kernel_device::nvvm_ir_for_kernel(source, options).map_err(|e| Error::Compile {
-        kernel: source.name.to_string(),
-        message: e.to_string(),
-    })
-}
-
-/// The libnvvm options of a run-time compile for `arch` (inspection uses the same).
-pub(crate) fn runtime_options(source: &FnSource, arch: String) -> libnvvm::Options {
-    libnvvm::Options {
-        arch,
-        opt_level: OPT_LEVEL,
-        fast_math: source.fast_math,
-        line_info: false,
-    }
 }
 
 /// A freshly compiled kernel's place in the disk cache, written once it has loaded.

@@ -11,3 +11,4 @@ pub mod inspect;
 pub(crate) mod instances;
 pub(crate) mod jit;
 pub(crate) mod libnvvm;
+pub(crate) mod lower;

@@ -17,10 +17,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use super::key::{digest_hex, file_digest_hex};
-use super::{maintain, trust, DiskCache};
-
-/// Suffix of remembered digests.
-pub const DIGEST_SUFFIX: &str = ".blake3";
+use super::maintain::{self, DIGEST_SUFFIX};
+use super::store::DiskCache;
+use super::trust;
 
 /// The first line of an entry.
 const HEADER: &str = "cudajit-file-digest 2";

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+/// Names the cache directory (empty: no disk cache).
+pub const CACHE_DIR_ENV: &str = "CUDAJIT_CACHE_DIR";
+
 /// SHA-256 of `bytes`, as 64 lowercase hex digits. Stable across Rust versions and
 /// platforms, which matters because `cargo xtask build-device` computes the AOT keys in
 /// another process that must agree with the runtime.
@@ -82,7 +85,7 @@ pub fn toolchain_identity(libnvvm: &Path, libdevice: &Path) -> std::io::Result<S
 /// relative `XDG_CACHE_HOME` is ignored, as the XDG specification says; a relative
 /// `CUDAJIT_CACHE_DIR` (explicit configuration) is taken from the working directory.
 pub fn resolve_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    if let Some(dir) = env(super::CACHE_DIR_ENV) {
+    if let Some(dir) = env(CACHE_DIR_ENV) {
         return (!dir.is_empty()).then(|| std::path::absolute(&dir).unwrap_or(dir.into()));
     }
     if let Some(xdg) = env("XDG_CACHE_HOME").filter(|x| Path::new(x).is_absolute()) {

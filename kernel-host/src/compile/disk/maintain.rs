@@ -7,6 +7,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+/// Suffix of remembered digests.
+pub const DIGEST_SUFFIX: &str = ".blake3";
+/// The suffixes of dump files, which `cache::clear` removes with the entries.
+const DUMP_SUFFIXES: [&str; 3] = [".nvvm.ll", ".ptx.txt", ".info.txt"];
+
 /// Prefix of the temporary files a writer creates before renaming into place.
 pub const TEMP_PREFIX: &str = ".cudajit-tmp-";
 /// Suffix of cache entries.
@@ -96,10 +101,8 @@ pub fn clear(dir: &Path) -> io::Result<Removed> {
         let name = name.to_string_lossy();
         let ours = name.starts_with(TEMP_PREFIX)
             || (name.ends_with(ENTRY_SUFFIX) && !name.starts_with('.'))
-            || (name.ends_with(super::DIGEST_SUFFIX) && name.starts_with("file-"))
-            || crate::compile::inspect::DUMP_SUFFIXES
-                .iter()
-                .any(|s| name.ends_with(s));
+            || (name.ends_with(DIGEST_SUFFIX) && name.starts_with("file-"))
+            || DUMP_SUFFIXES.iter().any(|s| name.ends_with(s));
         let Ok(meta) = item.path().symlink_metadata() else {
             continue;
         };
