@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "src/aot_manifest.rs"]
+#[path = "src/compile/aot_manifest.rs"]
 mod aot_manifest;
 
 fn main() {

@@ -11,55 +11,37 @@
 //! is `Err(Error::NoDriver)`, a bad launch `Err(Error::InvalidLaunch)`, a device-side
 //! panic `Err(Error::KernelPanic)`, a defect the simulator finds `Err(Error::Simulator)`.
 
-mod aot;
-mod aot_manifest;
-mod args;
-mod array;
 mod backend;
-mod cache;
-mod config;
-mod cooperative;
+mod compile;
 mod device;
-pub mod disk;
-mod dlpack;
 mod error;
-mod graph;
-mod health;
+mod executor;
 pub mod hl;
-pub mod inspect;
-mod instances;
 mod interop;
-mod jit;
 mod launch;
-mod libnvvm;
-mod marks;
 mod memory;
-mod nd;
-mod panic;
-mod pinned;
-mod pool;
-mod properties;
-mod sim;
-mod stream;
-mod view;
 
-pub use args::{DeviceElem, DeviceScalar};
-pub use array::DeviceArray;
-pub use backend::{default_backend, set_backend, Backend, BACKEND_VARIABLE};
-pub use config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
-pub use device::{synchronize, to_device, Device};
-pub use dlpack::DlpackTensor;
+pub use backend::{Backend, BACKEND_VARIABLE};
+pub use compile::{disk, inspect};
+pub use device::default::synchronize;
+pub use device::default::{default_backend, set_backend};
+pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
+pub use device::stream::{elapsed_ms, Event, Stream};
+pub use device::Device;
 /// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
 /// tensors built with it are the ones cudajit takes).
 pub use dlpark;
 pub use error::{Error, Result};
-pub use graph::Graph;
-pub use interop::{BorrowedArray, CudarcSlice};
-pub use nd::{DeviceNd, NdArg, NdArgMut, NdParts};
-pub use pinned::{CopyGuard, PinnedBuffer};
-pub use properties::{DeviceAttribute, DeviceProperties, MemInfo};
-pub use stream::{elapsed_ms, Event, Stream};
-pub use view::{DeviceView, DeviceViewMut};
+pub use interop::cudarc::{BorrowedArray, CudarcSlice};
+pub use interop::dlpack::DlpackTensor;
+pub use launch::args::{DeviceElem, DeviceScalar};
+pub use launch::config::{DeviceLimits, Dim, DimExtent, LaunchConfig, ValidLaunch};
+pub use launch::graph::Graph;
+pub use memory::array::to_device;
+pub use memory::array::DeviceArray;
+pub use memory::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
+pub use memory::pinned::{CopyGuard, PinnedBuffer};
+pub use memory::view::{DeviceView, DeviceViewMut};
 
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from
@@ -74,9 +56,9 @@ pub use kernel_device::back::sim::{
 /// Ahead-of-time compilation support, for `cargo xtask build-device`: the keys it must
 /// write into the manifest, computed exactly as the runtime computes them.
 pub mod aot_support {
-    pub use crate::aot::{entries, find, table, AotEntry, EmbeddedTable};
-    pub use crate::aot_manifest::{parse_arch, parse_manifest, ManifestEntry};
-    pub use crate::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
+    pub use crate::compile::aot::{entries, find, table, AotEntry, EmbeddedTable};
+    pub use crate::compile::aot_manifest::{parse_arch, parse_manifest, ManifestEntry};
+    pub use crate::compile::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
 }
 
 /// The `ndarray` crate kernels take N-d arrays from (its version, re-exported).
@@ -86,15 +68,15 @@ pub use ndarray;
 /// compile error names it (`tests/ui.rs` scans every blessed message for it).
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::args::{
+    pub use crate::compile::cache::KernelCache;
+    pub use crate::compile::instances::GenericKernels;
+    pub use crate::launch::args::{
         BoundscheckFalseLaunch, ByValue, ByValueArg, ByValueFallback, DeviceElem, DeviceScalar,
         KernelArg, KernelSlice, KernelSliceMut, KernelValue, SliceArg, SliceArgMut,
     };
-    pub use crate::cache::KernelCache;
-    pub use crate::cooperative::max_cooperative_grid_blocks;
-    pub use crate::instances::GenericKernels;
+    pub use crate::launch::cooperative::max_cooperative_grid_blocks;
     pub use crate::launch::{launch, PendingLaunch};
-    pub use crate::nd::{NdArg, NdArgMut, NdParts};
+    pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

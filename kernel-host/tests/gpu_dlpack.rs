@@ -2,7 +2,7 @@
 //! back shares its memory (same device pointer, no copy), each tensor's deleter runs
 //! exactly once, and mismatched tensors are refused naming what is wrong. On the CPU
 //! simulator (a machine without a GPU) each test says `skipped: ...` and passes; the
-//! simulator's own `Err` is a unit test of `kernel-host/src/dlpack.rs`.
+//! simulator's own `Err` is a unit test of `kernel-host/src/interop/dlpack.rs`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -16,12 +16,15 @@
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
 //!   rustc (issue 8); `test` runs it with 2,000 and a fresh seed.
+//! - `cycles --crate NAME | --dir PATH | --top-level NAME`: import cycles among a
+//!   crate's files (or a folder's, or its top-level modules'); `test` checks kernel-host.
 //! - `cache [info|clear]`: the kernel disk cache's location and size, or clearing it.
 
 mod build_device;
 mod bundle;
 mod cache;
 mod chart;
+mod cycles;
 mod fidelity;
 mod fuzz;
 mod toolchain;
@@ -41,6 +44,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                                         write N random programs of the subset (default 1000)
   fuzz [--count N] [--seed S]           N fresh random programs on the simulator against rustc
                                         (default 2000, a new seed each run)
+  cycles --crate NAME | --dir CRATE/src/PATH | --top-level NAME
+                                        print import cycles among a crate's files (or a
+                                        folder's files, or its top-level modules); fail on one
   cache [info|clear]                    show the kernel disk cache (location, entries, size)
                                         or remove its entries";
 
@@ -56,6 +62,7 @@ fn main() -> ExitCode {
         Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("cache") => cache::run(&args[1..]),
+        Some("cycles") => cycles::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -113,6 +120,8 @@ pub fn values(args: &[String], flag: &str) -> Result<Vec<String>, String> {
 }
 
 fn test(args: &[String]) -> Result<(), String> {
+    // Import cycles first: a second, and no toolchain needed.
+    cycles::run_test_checks()?;
     let tc = toolchain::locate_or_install()?;
     eprintln!("xtask: libnvvm {}", tc.nvvm.display());
     eprintln!("xtask: ptxas   {}", tc.ptxas.display());

@@ -15,11 +15,11 @@ use ndarray::{ArrayBase, Data, Ix2, Ix3};
 
 use super::numeric::{Builtin, Numeric};
 use super::{synth, Input, IntoDeviceFn, Target};
-use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
+use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::nd::DeviceNd;
-use crate::stream::Stream;
+use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
+use crate::memory::nd::DeviceNd;
 
 /// An N-d input an axis reduction accepts: a [`DeviceNd`] (used in place) or an
 /// `ndarray` array or view of 2 or 3 axes (any layout; copied to the device in logical

@@ -42,10 +42,9 @@ use kernel_device::source::FnSource;
 
 use super::lookback_text::lookback_text;
 use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
-use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
-use crate::device::DeviceKind;
 use crate::error::{Error, Result};
+use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
 
 /// Consecutive elements per thread on a GPU for 64-bit elements (tiles of 4096 with
 /// 256 threads: 34 KB of shared memory).
@@ -77,13 +76,6 @@ fn gpu_items<T>() -> usize {
 /// On the simulator: small tiles, so that the edge lengths cross many tiles and the
 /// look-back runs over several windows (the text is the same, with this constant).
 const SIM_ITEMS: usize = 2;
-/// Spins on one window before a block stops waiting and publishes what it has (a wrong
-/// prefix): reached only when an earlier block ended without publishing because one of
-/// its threads panicked, and then the launch reports that panic; a waiting block must
-/// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
-/// (2^20 spins take about a second) and well within the limit on the simulator.
-/// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
-pub(super) const SPIN_LIMIT: u32 = 1 << 20;
 /// Statuses carry the epoch in their top 30 bits.
 const EPOCHS: u32 = 1 << 30;
 
@@ -135,15 +127,15 @@ pub fn set_scan_layout(layout: u32) {
 /// fetches its next ticket while it scans. The simulator: 4 blocks, so that the tests
 /// see blocks scan several tiles each.
 fn resident_blocks(target: &Target<'_>, fit: u32) -> u32 {
-    match target.device.kind() {
-        DeviceKind::Sim(_) => 4,
-        DeviceKind::Cuda(_) => match BLOCKS_PER_SM.load(Ordering::Relaxed) {
-            0 => u32::MAX,
-            per_sm => target
-                .device
-                .multiprocessor_count()
-                .saturating_mul(per_sm.min(fit)),
-        },
+    if target.device.is_simulator() {
+        return 4;
+    }
+    match BLOCKS_PER_SM.load(Ordering::Relaxed) {
+        0 => u32::MAX,
+        per_sm => target
+            .device
+            .multiprocessor_count()
+            .saturating_mul(per_sm.min(fit)),
     }
 }
 
@@ -191,9 +183,10 @@ pub(super) fn scan_into<T: DeviceScalar>(
     identity: T,
     exclusive: bool,
 ) -> Result<()> {
-    let items = match target.device.kind() {
-        DeviceKind::Cuda(_) => gpu_items::<T>(),
-        DeviceKind::Sim(_) => SIM_ITEMS,
+    let items = if target.device.is_simulator() {
+        SIM_ITEMS
+    } else {
+        gpu_items::<T>()
     };
     let tile = items * synth::BLOCK as usize;
     let tiles = input.len().div_ceil(tile);

@@ -8,9 +8,9 @@
 
 use kernel_device::source::FnSource;
 
-use super::lookback::SPIN_LIMIT;
+use super::lookback_text::SPIN_LIMIT;
 use super::synth;
-use crate::args::DeviceScalar;
+use crate::launch::args::DeviceScalar;
 
 /// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
 /// word, and such a word `X` back into a value.

@@ -4,10 +4,10 @@
 use kernel_device::source::FnSource;
 
 use super::{length_mismatch, synth, DeviceFn, Input, IntoDeviceFn, Target};
-use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
+use crate::device::stream::Stream;
 use crate::error::Result;
-use crate::stream::Stream;
+use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
 const PER_THREAD: usize = 4;
@@ -232,7 +232,7 @@ where
 {
     if let (Some(sa), Some(sb)) = (a.nd_shape(), b.nd_shape()) {
         if sa != sb {
-            return Err(super::Error::ArgumentMismatch {
+            return Err(crate::error::Error::ArgumentMismatch {
                 kernel: format!("cudajit::{operation}"),
                 detail: format!(
                     "`a` has the shape {sa:?} but `b` has the shape {sb:?}; they must be equal"

@@ -7,11 +7,11 @@
 use ndarray::{ArrayBase, Data, Dimension};
 
 use super::{Input, Staged};
-use crate::args::DeviceScalar;
-use crate::array::DeviceArray;
 use crate::device::Device;
 use crate::error::Result;
-use crate::nd::DeviceNd;
+use crate::launch::args::DeviceScalar;
+use crate::memory::array::DeviceArray;
+use crate::memory::nd::DeviceNd;
 
 impl<T: DeviceScalar, const D: usize> Input<T> for DeviceNd<T, D> {
     fn len(&self) -> usize {
@@ -33,7 +33,7 @@ impl<T: DeviceScalar, S: Data<Elem = T>, D: Dimension> Input<T> for ArrayBase<S,
         ArrayBase::len(self)
     }
     fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
-        let elements = crate::nd::row_major(self);
+        let elements = crate::memory::nd::row_major(self);
         Ok(Staged::Owned(DeviceArray::from_slice_on(
             device, &elements,
         )?))

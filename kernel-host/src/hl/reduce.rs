@@ -8,11 +8,11 @@ use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
 use super::{scratch, synth, Input, IntoDeviceFn, Target};
-use crate::args::KernelArg;
-use crate::args::{DeviceElem, DeviceScalar, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
+use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::launch::args::KernelArg;
+use crate::launch::args::{DeviceElem, DeviceScalar, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
 pub(super) const PER_THREAD: usize = 8;

@@ -10,9 +10,11 @@ use kernel_device::source::{FnSource, StructItem};
 
 use super::reduce::{fold_kernel_of, ElemText, MapForm, Partials, PER_THREAD};
 use super::{scratch, Input, IntoDeviceFn, Target};
-use crate::args::{DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut};
+use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::launch::args::{
+    DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
+};
 
 /// A type a reduction can fold into: the kernel scalars and `#[derive(DeviceCopy)]`
 /// structs of scalar fields.

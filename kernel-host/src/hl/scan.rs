@@ -13,10 +13,10 @@ use kernel_device::source::FnSource;
 
 use super::numeric::{Builtin, Numeric};
 use super::{lookback, synth, Input, IntoDeviceFn, Target};
-use crate::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
-use crate::array::DeviceArray;
+use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::memory::array::DeviceArray;
 
 /// Consecutive elements per thread.
 const ITEMS: usize = 8;

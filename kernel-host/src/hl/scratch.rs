@@ -12,8 +12,8 @@
 use std::any::{Any, TypeId};
 use std::sync::Mutex;
 
+use crate::device::stream::Stream;
 use crate::device::{Device, DeviceId};
-use crate::stream::Stream;
 
 /// Which pool entry: the device (its context generation included), the stream's
 /// handle (0 for the default stream) and the Rust type of the kept set.

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use kernel_device::source::{FnSource, SourceKind, StructItem};
 
-use crate::cache::KernelCache;
+use crate::compile::cache::KernelCache;
 
 /// Threads per block of every synthesized kernel; the block-wide trees and scans in
 /// their texts are written for exactly this many.

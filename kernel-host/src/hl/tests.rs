@@ -75,7 +75,7 @@ fn kernels_of<T: Numeric>() -> Vec<synth::Kernel> {
 
 #[test]
 fn every_kernel_compiles_for_sm_90_without_spills() {
-    if crate::libnvvm::shared().is_err() {
+    if crate::compile::libnvvm::shared().is_err() {
         eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
         return;
     }
@@ -94,7 +94,7 @@ fn every_kernel_compiles_for_sm_90_without_spills() {
     kernels.extend(kernels_of::<f64>());
     let mut failures = Vec::new();
     for kernel in &kernels {
-        match crate::inspect::inspect(kernel.source, "compute_90") {
+        match crate::compile::inspect::inspect(kernel.source, "compute_90") {
             Ok(inspection) => {
                 if let Some(r) = inspection.resources {
                     if r.spill_store_bytes > 0 || r.local_bytes > 0 {
@@ -130,7 +130,7 @@ fn kernels_are_made_once_per_operation_and_type() {
 /// benchmark tries fits eight blocks per SM without spills.
 #[test]
 fn lookback_scan_keeps_eight_blocks_per_sm() {
-    if crate::libnvvm::shared().is_err() {
+    if crate::compile::libnvvm::shared().is_err() {
         eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
         return;
     }
@@ -156,7 +156,7 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
         ),
     ];
     for (kernel, registers) in cases {
-        let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
+        let inspection = crate::compile::inspect::inspect(kernel.source, "compute_90").unwrap();
         if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
             std::fs::write(format!("{path}.{}", kernel.source.name), &inspection.ptx).unwrap();
         }
@@ -173,7 +173,7 @@ fn lookback_scan_keeps_eight_blocks_per_sm() {
     }
     // The pipelined kernel: two tile buffers, six blocks per SM (40 registers).
     let kernel = lookback_pipelined::kernel::<f32>(add, lookback::GPU_ITEMS, false);
-    let inspection = crate::inspect::inspect(kernel.source, "compute_90").unwrap();
+    let inspection = crate::compile::inspect::inspect(kernel.source, "compute_90").unwrap();
     if let Ok(path) = std::env::var("CUDAJIT_DUMP_SCAN_PTX") {
         std::fs::write(format!("{path}.pipelined"), &inspection.ptx).unwrap();
     }
@@ -201,7 +201,7 @@ fn struct_reductions_compile_for_sm_90() {
     use kernel_device::source::StructItem;
     use std::sync::Arc;
 
-    if crate::libnvvm::shared().is_err() {
+    if crate::compile::libnvvm::shared().is_err() {
         eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
         return;
     }
@@ -258,7 +258,7 @@ fn struct_reductions_compile_for_sm_90() {
         fold_kernel_of("ValueIndex", &elem, None, larger),
     ];
     for kernel in kernels {
-        let inspection = crate::inspect::inspect(kernel.source, "compute_90")
+        let inspection = crate::compile::inspect::inspect(kernel.source, "compute_90")
             .unwrap_or_else(|e| panic!("{e}\n{}", kernel.source.text));
         if let Some(r) = inspection.resources {
             assert!(r.spill_store_bytes == 0 && r.local_bytes == 0, "{r:?}");

@@ -1,0 +1,14 @@
+//! From a kernel's source to loaded code: the per-process kernel cache (`cache`), the
+//! JIT through libnvvm (`jit`, `libnvvm`), the on-disk cache (`disk`), ahead-of-time PTX
+//! embedded at build time (`aot`, `aot_manifest`), generic kernels' instances
+//! (`instances`) and what a compiled kernel looks like (`inspect`).
+
+pub(crate) mod aot;
+pub(crate) mod aot_manifest;
+pub(crate) mod cache;
+pub mod disk;
+pub mod inspect;
+pub(crate) mod instances;
+pub(crate) mod jit;
+pub(crate) mod libnvvm;
+pub(crate) mod lower;

@@ -1,0 +1,280 @@
+//! A launch on a simulated device: the same checks as on a GPU (shape against the
+//! device's limits, arguments against the kernel's parameters, shared memory,
+//! co-residency of a cooperative grid), then the arguments as simulator [`Arg`]s (host
+//! slices copied into fresh buffers, device arrays passed as their buffers), one run of
+//! the interpreter, `&mut` host slices copied back, and the fault as an [`Error`].
+
+use std::sync::Arc;
+
+use kernel_device::back::sim::{self, Arg, Buffer, Fault, LaunchShape, ThreadId};
+use kernel_device::ir::{self, AddressSpace, Type};
+use kernel_device::source::FnSource;
+
+use crate::compile::cache::KernelCache;
+use crate::device::panic::StreamFaults;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::launch::args::{check_args, ArgKind, KernelArg};
+use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::cooperative::{check_co_resident, check_support};
+
+use super::{blocks_per_multiprocessor, SimDevice};
+
+/// A kernel ready for the simulator: its validated IR, lowered once per process.
+pub(crate) struct SimKernel {
+    pub(crate) name: String,
+    pub(crate) module: ir::Module,
+    pub(crate) params: Vec<Type>,
+    pub(crate) cooperative: bool,
+    /// Bytes of its shared arrays, laid out as the NVVM writer does (16-byte aligned).
+    pub(crate) static_shared: u32,
+}
+
+impl SimKernel {
+    pub(crate) fn lower(source: &'static FnSource) -> Result<SimKernel> {
+        let module = kernel_device::lower_unit(source).map_err(|e| Error::Compile {
+            kernel: source.name.to_string(),
+            message: e.to_string(),
+        })?;
+        let params = module
+            .function_by_name(source.name)
+            .map(|h| {
+                module.functions[h]
+                    .params
+                    .iter()
+                    .map(|p| p.ty.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let static_shared = module
+            .globals
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::Shared)
+            .map(|(_, g)| {
+                let (scalar, count) = g.ty.array_scalar().unwrap_or((ir::ScalarType::U8, 0));
+                (u64::from(scalar.size_bytes()) * count).next_multiple_of(16)
+            })
+            .sum::<u64>();
+        Ok(SimKernel {
+            name: source.name.to_string(),
+            cooperative: module.needs_cooperative_launch(),
+            params,
+            module,
+            static_shared: u32::try_from(static_shared).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// Checks the launch as a GPU would and returns the kernel and its final shape.
+fn prepare(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: &LaunchConfig<'_>,
+    device: &Device,
+) -> Result<(&'static SimKernel, ValidLaunch)> {
+    let valid = config.validate_for(source, device.limits())?;
+    let kernel = cache.get_sim(source)?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
+    Ok((kernel, valid))
+}
+
+/// The checks of a launch without running it (a launch a graph capture records).
+pub(crate) fn check_launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: &LaunchConfig<'_>,
+    device: &Device,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let (kernel, valid) = prepare(source, cache, config, device)?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    if kernel.cooperative {
+        check_support(&kernel.name, device.limits())?;
+        let threads = valid.block.iter().product::<u32>();
+        let per_sm = blocks_per_multiprocessor(
+            threads,
+            valid.shared_bytes.saturating_add(kernel.static_shared),
+        );
+        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+    }
+    Ok(())
+}
+
+pub(crate) fn launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: LaunchConfig<'_>,
+    device: &Device,
+    sim: &SimDevice,
+    faults: &StreamFaults,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    let valid = config.validate_for(source, device.limits())?;
+    let kernel = cache.get_sim(source)?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
+    if kernel.cooperative {
+        check_support(&kernel.name, device.limits())?;
+        let threads = valid.block.iter().product::<u32>();
+        let per_sm = blocks_per_multiprocessor(
+            threads,
+            valid.shared_bytes.saturating_add(kernel.static_shared),
+        );
+        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+    }
+    let sim_args: Vec<Arg> = args.iter().map(to_sim_arg).collect();
+    let shape = LaunchShape {
+        grid: valid.grid,
+        block: valid.block,
+        dynamic_shared_bytes: valid.shared_bytes,
+    };
+    let outcome = run_guarded(kernel, &shape, &sim_args, &sim.options());
+    // `&mut` host slices come back whatever happened, as from a GPU.
+    let mut has_host_slices = false;
+    for (arg, sim_arg) in args.iter_mut().zip(&sim_args) {
+        match (&mut arg.kind, sim_arg) {
+            (ArgKind::HostMut { bytes, .. }, Arg::Slice { buffer, .. }) => {
+                buffer.read(0, bytes);
+                has_host_slices = true;
+            }
+            (ArgKind::Host { .. }, _) => has_host_slices = true,
+            _ => {}
+        }
+    }
+    crate::memory::nd::write_back_staged(args);
+    match outcome {
+        Ok(_report) => Ok(()),
+        Err(fault) => {
+            let error = fault_error(&kernel.name, &shape, fault);
+            if has_host_slices {
+                Err(error)
+            } else {
+                faults.defer(error);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Runs the interpreter. It must not panic; if a bug makes it, the launch fails as an
+/// `Err` rather than unwinding through the user's code.
+#[allow(clippy::result_large_err)] // `Fault` is the simulator's interface; it is rare
+fn run_guarded(
+    kernel: &SimKernel,
+    shape: &LaunchShape,
+    args: &[Arg],
+    options: &crate::SimOptions,
+) -> std::result::Result<sim::Report, Fault> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        sim::run(&kernel.module, &kernel.name, shape, args, options)
+    }))
+    .unwrap_or_else(|payload| Err(Fault::Launch(internal_error(payload))))
+}
+
+/// One launch argument as the simulator takes it: host slices are copied into a new
+/// buffer (the simulator's device memory); device arrays pass their own buffer.
+fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
+    let slice = |elem, buffer: Arc<Buffer>, mutable, offset| Arg::Slice {
+        elem,
+        buffer,
+        offset,
+        len: arg.len as usize,
+        mutable,
+    };
+    match &arg.kind {
+        ArgKind::Scalar(ty) => Arg::Scalar {
+            ty: *ty,
+            bits: arg.value,
+        },
+        ArgKind::Value { ty, bytes } => Arg::Value {
+            ty: ty.clone(),
+            bytes: bytes.clone(),
+        },
+        ArgKind::Host { elem, bytes } => slice(elem.clone(), host_copy(bytes), false, 0),
+        ArgKind::HostMut { elem, bytes } => slice(elem.clone(), host_copy(bytes), true, 0),
+        ArgKind::Device {
+            elem,
+            mutable,
+            sim_buffer,
+            sim_offset,
+            ..
+        } => match sim_buffer {
+            Some(buffer) => slice(elem.clone(), Arc::clone(buffer), *mutable, *sim_offset),
+            // check_args refused GPU arrays for a simulated launch.
+            None => slice(elem.clone(), Arc::new(Buffer::new(0)), *mutable, 0),
+        },
+    }
+}
+
+fn host_copy(bytes: &[u8]) -> Arc<Buffer> {
+    let buffer = Buffer::new(bytes.len());
+    buffer.write(0, bytes);
+    Arc::new(buffer)
+}
+
+/// A simulator fault as the runtime's error: a panic as the same `KernelPanic` a GPU
+/// gives (linear block and thread index, as the GPU's panic record holds them), the
+/// rest as `Error::Simulator` with the fault's sentence.
+pub(crate) fn fault_error(kernel: &str, shape: &LaunchShape, fault: Fault) -> Error {
+    match fault {
+        Fault::Panic {
+            message,
+            site,
+            thread,
+        } => {
+            let (block, thread) = linear_ids(shape, &thread);
+            Error::KernelPanic {
+                kernel: kernel.to_string(),
+                file: site.file,
+                line: site.line,
+                column: site.column,
+                message,
+                block,
+                thread,
+            }
+        }
+        fault => Error::Simulator {
+            kernel: kernel.to_string(),
+            fault: Box::new(fault),
+        },
+    }
+}
+
+/// `x + y * dx + z * dx * dy` for the block in the grid and the thread in the block.
+fn linear_ids(shape: &LaunchShape, who: &ThreadId) -> (u32, u32) {
+    let linear = |[x, y, z]: [u32; 3], [dx, dy, _]: [u32; 3]| {
+        x.wrapping_add(y.wrapping_mul(dx))
+            .wrapping_add(z.wrapping_mul(dx).wrapping_mul(dy))
+    };
+    (
+        linear(who.block, shape.grid),
+        linear(who.thread, shape.block),
+    )
+}
+
+fn internal_error(payload: Box<dyn std::any::Any + Send>) -> String {
+    let text = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("internal error in the simulator (please report it): {text}")
+}
+
+/// `kernel::max_cooperative_grid_blocks_for(config)` on a simulated device: what an
+/// sm_90 GPU would co-schedule, so that a grid sized here also fits the GPU.
+pub(crate) fn max_cooperative_grid_blocks(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: &LaunchConfig<'_>,
+    device: &Device,
+) -> Result<u32> {
+    let (kernel, valid) = prepare(source, cache, config, device)?;
+    check_support(&kernel.name, device.limits())?;
+    let threads = valid.block.iter().product::<u32>();
+    let per_sm = blocks_per_multiprocessor(
+        threads,
+        valid.shared_bytes.saturating_add(kernel.static_shared),
+    );
+    Ok(per_sm.saturating_mul(device.multiprocessor_count()))
+}

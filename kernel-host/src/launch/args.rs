@@ -1,0 +1,739 @@
+//! Kernel arguments: which Rust values may be passed for which kernel parameter (checked
+//! by rustc at the call site through [`SliceArg`]/[`SliceArgMut`]), and the type-erased
+//! [`KernelArg`] the generated launcher hands to the runtime. The parameter ABI is the
+//! one the NVVM backend emits: a slice is a device pointer (`u64`) then a length in
+//! elements (`i64`); a scalar is passed by value, `bool` as one byte, `usize`/`isize`
+//! as 64 bits. An N-d array (`&Nd<T, D>` / `&mut Nd<T, D>`, D = 2 or 3) is `2 + 2 * D`
+//! arguments: the slice of the span of memory it covers, the offset of element
+//! `(0, ..)` in that span (`usize`), its `D` lengths (`usize`) and its `D` strides in
+//! elements (`isize`), in that order (`nd`; the frontend's `front::nd` lowers the
+//! parameter to exactly these).
+
+use std::sync::Arc;
+
+use kernel_device::back::sim::Buffer;
+use kernel_device::ir::{ScalarType, Type};
+use kernel_device::source::DeviceCopy;
+
+use crate::device::DeviceId;
+use crate::error::{Error, Result};
+use crate::memory::allocation::Allocation;
+use crate::memory::array::DeviceArray;
+pub(crate) use crate::memory::nd::{HostBytesMut, Staged};
+use crate::memory::view::{DeviceView, DeviceViewMut};
+
+/// A scalar type kernels compute with.
+///
+/// # Safety
+/// `SCALAR` must describe `Self` exactly (size and representation): the runtime copies
+/// values and buffers of `Self` to and from the device as raw bytes of that type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar type a cudajit kernel can use",
+    label = "not a kernel scalar",
+    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16 and slices of them"
+)]
+pub unsafe trait DeviceScalar: DeviceElem {
+    const SCALAR: ScalarType;
+}
+
+/// A type a `DeviceArray` can hold and a kernel's slice can have as elements: the
+/// scalars and `#[derive(DeviceCopy)]` structs.
+///
+/// # Safety
+/// Every byte of a `Self` is initialised plain data (no padding, no pointers), laid
+/// out as `DeviceCopy::device_type` says: arrays of `Self` cross to the device as raw
+/// bytes. `#[derive(DeviceCopy)]` implements it after checking exactly that.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of a device array or a kernel slice",
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
+)]
+pub unsafe trait DeviceElem: DeviceCopy {}
+
+macro_rules! device_scalar {
+    ($($t:ty => $s:ident),* $(,)?) => {$(
+        // SAFETY: the ScalarType names this exact primitive.
+        unsafe impl DeviceScalar for $t { const SCALAR: ScalarType = ScalarType::$s; }
+        // SAFETY: a primitive scalar is plain initialised data.
+        unsafe impl DeviceElem for $t {}
+    )*};
+}
+device_scalar!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
+    half::f16 => F16, half::bf16 => BF16,
+);
+
+// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`.
+unsafe impl DeviceElem for num_complex::Complex<f32> {}
+// SAFETY: as above.
+unsafe impl DeviceElem for num_complex::Complex<f64> {}
+/// A `#[derive(DeviceCopy)]` type a kernel takes by value: fieldless enums (`op: Op`,
+/// passed as their repr integer) and structs (`params: SimParams`, passed as their
+/// bytes).
+///
+/// # Safety
+/// Every byte of `Self` is initialised and laid out as `DeviceCopy::device_type` says
+/// (a scalar's bytes, or a struct's `ir::layout` without padding).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel by value",
+    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
+    note = "kernels take scalars, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
+)]
+pub unsafe trait KernelValue: DeviceElem {}
+
+// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`, no
+// padding: passed as their bytes like a struct.
+unsafe impl KernelValue for num_complex::Complex<f32> {}
+// SAFETY: as above.
+unsafe impl KernelValue for num_complex::Complex<f64> {}
+
+/// A value accepted for a `&[T]` kernel parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&[{T}]` kernel parameter",
+    label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
+    note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
+)]
+pub trait SliceArg<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// A value accepted for a `&mut [T]` kernel parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&mut [{T}]` kernel parameter",
+    label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
+    note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
+)]
+pub trait SliceArgMut<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// What a `&[T]` parameter of a `#[kernel]` accepts at `launch!`: a host slice, `&Vec<T>`,
+/// `&[T; N]`, a `&DeviceArray<T>` or a view of one. The one bound the generated launcher
+/// puts on such a parameter, so that a wrong argument is one error in these words (the
+/// conversions themselves are [`SliceArg`]'s, which rustc does not show: see
+/// `do_not_recommend` below). It has no bound on `T`: a kernel whose element type is not
+/// a device type is reported once, by `DeviceCopy`, at the kernel's signature.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&[{T}]` kernel parameter",
+    label = "expected `&[{T}]`, `&Vec<{T}>` or `&DeviceArray<{T}>`",
+    note = "pass a host slice (`&v`: copied to the GPU for the launch) or a `&DeviceArray<{T}>` (already on the GPU, no copy)"
+)]
+pub trait KernelSlice<'a, T> {
+    #[doc(hidden)]
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+/// What a `&mut [T]` parameter of a `#[kernel]` accepts at `launch!`: `&mut v` of a host
+/// slice, `Vec<T>` or array, a `&mut DeviceArray<T>` or a mutable view of one. See
+/// [`KernelSlice`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `&mut [{T}]` kernel parameter",
+    label = "expected `&mut [{T}]`, `&mut Vec<{T}>` or `&mut DeviceArray<{T}>`",
+    note = "pass `&mut v` (copied to the GPU and back after the kernel) or a `&mut DeviceArray<{T}>` (stays on the GPU)"
+)]
+pub trait KernelSliceMut<'a, T> {
+    #[doc(hidden)]
+    fn into_kernel_arg(self) -> KernelArg<'a>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: DeviceElem, A: SliceArg<'a, T>> KernelSlice<'a, T> for A {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        SliceArg::into_kernel_arg(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: DeviceElem, A: SliceArgMut<'a, T>> KernelSliceMut<'a, T> for A {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        SliceArgMut::into_kernel_arg(self)
+    }
+}
+
+/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
+/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
+/// because nothing checks the kernel's indices: one out of range reads or writes outside
+/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
+/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
+/// whose `// SAFETY:` comment says why every index is in bounds.
+pub struct BoundscheckFalseLaunch<'a, const N: usize>(crate::launch::PendingLaunch<'a, N>);
+
+impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
+    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
+    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
+    #[doc(hidden)]
+    pub fn new(pending: crate::launch::PendingLaunch<'a, N>) -> Self {
+        BoundscheckFalseLaunch(pending)
+    }
+
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    ///
+    /// # Safety
+    /// The kernel was compiled with `boundscheck = false`: every index its body uses
+    /// must be in bounds for the slices passed to it.
+    pub unsafe fn launch<'c>(
+        self,
+        config: impl Into<crate::launch::config::LaunchConfig<'c>>,
+    ) -> Result<()> {
+        self.0.launch(config)
+    }
+}
+
+/// A kernel's by-value argument of a concrete type, as the generated launcher passes it:
+/// `ByValue(p).kernel_arg()` is [`KernelArg::by_value`] when the type is `DeviceCopy`,
+/// and otherwise resolves (by autoref) to [`ByValueFallback`], which is never run: the
+/// kernel's signature already reports the type, once. Only for types without generic
+/// arguments, where method resolution is exact.
+#[doc(hidden)]
+pub struct ByValue<T>(pub T);
+
+#[doc(hidden)]
+pub trait ByValueArg<'a> {
+    fn kernel_arg(self) -> KernelArg<'a>;
+}
+
+impl<'a, T: DeviceCopy> ByValueArg<'a> for ByValue<T> {
+    fn kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::by_value(self.0)
+    }
+}
+
+#[doc(hidden)]
+pub trait ByValueFallback<'a> {
+    fn kernel_arg(self) -> KernelArg<'a>;
+}
+
+impl<'a, T> ByValueFallback<'a> for &ByValue<T> {
+    fn kernel_arg(self) -> KernelArg<'a> {
+        unreachable!(
+            "cudajit: a kernel with a by-value parameter that is not `DeviceCopy` does not compile"
+        )
+    }
+}
+
+/// One argument of a launch, type-erased. Built by the generated launcher.
+pub struct KernelArg<'a> {
+    pub(crate) kind: ArgKind<'a>,
+    /// The bytes `cuLaunchKernel` reads for this argument: a scalar's value (in the low
+    /// bytes, little-endian, so its address is the value's address) or a slice's device
+    /// pointer; filled in by the launch for host slices.
+    pub(crate) value: u64,
+    /// A slice's length in elements (the second parameter of the pair).
+    pub(crate) len: i64,
+}
+
+pub(crate) enum ArgKind<'a> {
+    Scalar(ScalarType),
+    /// A struct by value: `cuLaunchKernel` reads its bytes (one parameter slot).
+    Value {
+        ty: Type,
+        bytes: Vec<u8>,
+    },
+    /// A host slice copied to a temporary device buffer for the launch (owned where
+    /// an N-d view's elements were gathered into the span they cover: `nd`).
+    Host {
+        elem: Type,
+        bytes: std::borrow::Cow<'a, [u8]>,
+    },
+    /// A host slice copied to the device and back after the kernel.
+    HostMut {
+        elem: Type,
+        bytes: HostBytesMut<'a>,
+    },
+    /// A device array: its pointer (on a GPU) or its buffer (on the simulator) is
+    /// passed, nothing is copied.
+    Device {
+        elem: Type,
+        device: DeviceId,
+        mutable: bool,
+        sim_buffer: Option<&'a Arc<Buffer>>,
+        /// Where the elements start in the simulator buffer, in bytes (a view's start;
+        /// on a GPU the offset is in the pointer).
+        sim_offset: usize,
+        /// The GPU memory, whose uses on different streams the launch orders (`None`
+        /// on the simulator).
+        allocation: Option<&'a Arc<Allocation>>,
+    },
+}
+
+impl<'a> KernelArg<'a> {
+    /// A scalar passed by value.
+    pub fn scalar<T: DeviceScalar>(v: T) -> Self {
+        let mut value = 0u64;
+        // SAFETY: every DeviceScalar is at most 8 bytes of plain data; copying its bytes
+        // into the low end of a u64 keeps the value at the u64's address (little-endian
+        // hosts: x86-64 and aarch64, the platforms CUDA supports).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut value as *mut u64 as *mut u8,
+                std::mem::size_of::<T>().min(8),
+            );
+        }
+        KernelArg {
+            kind: ArgKind::Scalar(T::SCALAR),
+            value,
+            len: 0,
+        }
+    }
+
+    /// A `#[derive(DeviceCopy)]` value a kernel takes by value, as the generated
+    /// launcher passes it: bounded by `DeviceCopy` alone, the bound the kernel's signature
+    /// already carries, so a type without the derive is one error, not two. Arrays never
+    /// come here (the macro rejects them by value) and the derive rejects padding.
+    pub fn by_value<T: DeviceCopy>(v: T) -> Self {
+        const { assert!(T::PADDING == 0, "a kernel value cannot have padding bytes") };
+        Self::value_bytes(v)
+    }
+
+    /// A `#[derive(DeviceCopy)]` enum (its repr integer) or struct (its bytes) by value.
+    pub fn value<T: KernelValue>(v: T) -> Self {
+        Self::value_bytes(v)
+    }
+
+    /// `v`'s bytes: `T` is a `DeviceCopy` type without padding.
+    fn value_bytes<T: DeviceCopy>(v: T) -> Self {
+        let ty = T::device_type();
+        let Type::Scalar(scalar) = ty else {
+            // SAFETY: KernelValue: every byte of `v` is initialised plain data.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(&v as *const T as *const u8, std::mem::size_of::<T>())
+            }
+            .to_vec();
+            return KernelArg {
+                kind: ArgKind::Value { ty, bytes },
+                value: 0,
+                len: 0,
+            };
+        };
+        let mut value = 0u64;
+        // SAFETY: `T` is the bytes of `scalar` (KernelValue), at most 8 bytes; copied
+        // into the low end of a u64 as `scalar` does.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut value as *mut u64 as *mut u8,
+                std::mem::size_of::<T>().min(8),
+            );
+        }
+        KernelArg {
+            kind: ArgKind::Scalar(scalar),
+            value,
+            len: 0,
+        }
+    }
+
+    pub(crate) fn host<T: DeviceElem>(data: &'a [T]) -> Self {
+        // SAFETY: a slice of plain scalars viewed as its bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
+        };
+        KernelArg {
+            kind: ArgKind::Host {
+                elem: T::device_type(),
+                bytes: std::borrow::Cow::Borrowed(bytes),
+            },
+            value: 0,
+            len: data.len() as i64,
+        }
+    }
+
+    /// `len` elements of `T` whose bytes the argument owns (`bytes.len()` is `len`
+    /// elements' size).
+    pub(crate) fn host_owned<T: DeviceElem>(bytes: Vec<u8>, len: usize) -> Self {
+        KernelArg {
+            kind: ArgKind::Host {
+                elem: T::device_type(),
+                bytes: std::borrow::Cow::Owned(bytes),
+            },
+            value: 0,
+            len: len as i64,
+        }
+    }
+
+    /// As `host_mut` for bytes staged in `staged`, whose drop writes them back.
+    pub(crate) fn host_staged<T: DeviceElem>(staged: Staged<'a>, len: usize) -> Self {
+        KernelArg {
+            kind: ArgKind::HostMut {
+                elem: T::device_type(),
+                bytes: HostBytesMut::Staged(staged),
+            },
+            value: 0,
+            len: len as i64,
+        }
+    }
+
+    pub(crate) fn host_mut<T: DeviceElem>(data: &'a mut [T]) -> Self {
+        let len = data.len() as i64;
+        // SAFETY: as in `host`; the device writes back values of `T` produced by the
+        // kernel (bools as 0/1 bytes, as the backend stores them).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                data.as_mut_ptr() as *mut u8,
+                std::mem::size_of_val(data),
+            )
+        };
+        KernelArg {
+            kind: ArgKind::HostMut {
+                elem: T::device_type(),
+                bytes: HostBytesMut::Borrowed(bytes),
+            },
+            value: 0,
+            len,
+        }
+    }
+
+    pub(crate) fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
+        Self::device_range(array, 0, array.len(), mutable)
+    }
+
+    /// Elements `start..start + len` of `array` (in range: a view checked them).
+    pub(crate) fn device_range<T: DeviceElem>(
+        array: &'a DeviceArray<T>,
+        start: usize,
+        len: usize,
+        mutable: bool,
+    ) -> Self {
+        let offset = start * std::mem::size_of::<T>();
+        let ptr = array.device_ptr();
+        KernelArg {
+            kind: ArgKind::Device {
+                elem: T::device_type(),
+                device: array.device_id(),
+                mutable,
+                sim_buffer: array.sim_buffer(),
+                sim_offset: offset,
+                allocation: array.allocation(),
+            },
+            // An empty array has no allocation: its pointer stays 0.
+            value: if ptr == 0 { 0 } else { ptr + offset as u64 },
+            len: len as i64,
+        }
+    }
+
+    /// How the argument reads in an error message.
+    fn describe(&self) -> String {
+        match &self.kind {
+            ArgKind::Scalar(s) => format!("a `{s}`"),
+            ArgKind::Value { ty, .. } => format!("a `{ty}`"),
+            ArgKind::Host { elem, .. } => format!("a host `&[{elem}]`"),
+            ArgKind::HostMut { elem, .. } => format!("a host `&mut [{elem}]`"),
+            ArgKind::Device { elem, mutable, .. } => {
+                format!(
+                    "a `&{}DeviceArray<{elem}>`",
+                    if *mutable { "mut " } else { "" }
+                )
+            }
+        }
+    }
+
+    /// Whether the argument can stand for a parameter of type `param`.
+    fn fits(&self, param: &Type) -> bool {
+        match (&self.kind, param) {
+            (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
+            (ArgKind::Value { ty, .. }, param) => ty == param,
+            (ArgKind::Host { elem, .. }, param) => param
+                .slice_elem()
+                .is_some_and(|(p, mutable)| *elem == p && !mutable),
+            (ArgKind::HostMut { elem, .. }, param) => {
+                param.slice_elem().is_some_and(|(p, _)| *elem == p)
+            }
+            (
+                ArgKind::Device {
+                    elem, mutable: m, ..
+                },
+                param,
+            ) => param
+                .slice_elem()
+                .is_some_and(|(p, mutable)| *elem == p && (*m || !mutable)),
+            _ => false,
+        }
+    }
+}
+
+/// Checks count and types of `args` against the kernel's parameters, and that device
+/// arrays live on the launch's device. Runs before any driver call of the launch.
+pub(crate) fn check_args(
+    kernel: &str,
+    params: &[Type],
+    args: &[KernelArg<'_>],
+    launch_device: DeviceId,
+) -> Result<()> {
+    let mismatch = |detail: String| Error::ArgumentMismatch {
+        kernel: kernel.to_string(),
+        detail,
+    };
+    if params.len() != args.len() {
+        return Err(mismatch(format!(
+            "the kernel takes {} argument(s) but {} were given",
+            params.len(),
+            args.len()
+        )));
+    }
+    for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+        if !arg.fits(param) {
+            return Err(mismatch(format!(
+                "argument {} is {} but the kernel parameter is `{param}`",
+                i + 1,
+                arg.describe()
+            )));
+        }
+        if let ArgKind::Device { device: on, .. } = arg.kind {
+            if let (DeviceId::Cuda(a, made), DeviceId::Cuda(b, now)) = (on, launch_device) {
+                if a == b && made != now {
+                    return Err(Error::StaleAfterReset {
+                        what: "a device array passed to this launch",
+                        ordinal: a,
+                    });
+                }
+            }
+            if on != launch_device {
+                return Err(mismatch(format!(
+                    "argument {} is a device array on {on} but the launch is on {launch_device}",
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Number of `cuLaunchKernel` parameter slots the arguments occupy (slices take two).
+pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
+    args.iter()
+        .map(|a| {
+            if matches!(a.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
+                1
+            } else {
+                2
+            }
+        })
+        .sum()
+}
+
+/// Fills `slots` with the addresses `cuLaunchKernel` reads the arguments from.
+/// The addresses point into `args`, which must stay in place until the launch call.
+pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi::c_void]) {
+    let mut i = 0;
+    for arg in args.iter_mut() {
+        slots[i] = match &mut arg.kind {
+            // The struct's bytes: the Vec's heap buffer stays put while `args` does.
+            ArgKind::Value { bytes, .. } => bytes.as_mut_ptr() as *mut std::ffi::c_void,
+            _ => &mut arg.value as *mut u64 as *mut std::ffi::c_void,
+        };
+        i += 1;
+        if !matches!(arg.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
+            slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
+            i += 1;
+        }
+    }
+}
+
+// The conversions the launcher's `impl SliceArg<'a, T>` parameters accept.
+
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self)
+    }
+}
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self)
+    }
+}
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host(self.as_slice())
+    }
+}
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, false)
+    }
+}
+impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, false)
+    }
+}
+
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut [T] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self)
+    }
+}
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut Vec<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self.as_mut_slice())
+    }
+}
+impl<'a, T: DeviceElem, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::host_mut(self.as_mut_slice())
+    }
+}
+impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device(self, true)
+    }
+}
+
+// Views of a device array: its range, without a copy.
+
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceView<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for DeviceView<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceViewMut<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, false)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceViewMut<'_, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, true)
+    }
+}
+impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for DeviceViewMut<'a, T> {
+    fn into_kernel_arg(self) -> KernelArg<'a> {
+        KernelArg::device_range(self.array, self.start, self.len, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(elem: ScalarType, mutable: bool) -> Type {
+        Type::Slice { elem, mutable }
+    }
+
+    #[test]
+    fn scalars_sit_at_the_slot_address() {
+        let a = KernelArg::scalar(-2i32);
+        assert_eq!(a.value as u32, (-2i32) as u32);
+        assert_eq!(a.value >> 32, 0);
+        assert_eq!(KernelArg::scalar(true).value, 1);
+        assert_eq!(KernelArg::scalar(1.5f64).value, 1.5f64.to_bits());
+        assert_eq!(KernelArg::scalar(1.5f32).value, u64::from(1.5f32.to_bits()));
+        assert_eq!(KernelArg::scalar(usize::MAX).value, u64::MAX);
+        assert_eq!(KernelArg::scalar(0xABu8).value, 0xAB);
+    }
+
+    #[test]
+    fn slices_marshal_as_pointer_and_length() {
+        let a = [1.0f32, 2.0, 3.0];
+        let mut c = vec![0.0f32; 3];
+        let mut args = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArgMut::<f32>::into_kernel_arg(&mut c),
+            KernelArg::scalar(7u32),
+        ];
+        assert_eq!(slot_count(&args), 5);
+        let mut slots = [std::ptr::null_mut(); 5];
+        fill_slots(&mut args, &mut slots);
+        assert_eq!(slots[0], &mut args[0].value as *mut u64 as *mut _);
+        assert_eq!(slots[1], &mut args[0].len as *mut i64 as *mut _);
+        assert_eq!(slots[4], &mut args[2].value as *mut u64 as *mut _);
+        assert_eq!(args[0].len, 3);
+        match &args[0].kind {
+            ArgKind::Host { bytes, .. } => assert_eq!(bytes.len(), 12),
+            _ => panic!("expected a host slice"),
+        }
+    }
+
+    #[test]
+    fn checks_count_and_types() {
+        let params = [
+            slice(ScalarType::F32, false),
+            slice(ScalarType::F32, true),
+            Type::Scalar(ScalarType::U32),
+        ];
+        let a = vec![0.0f32; 4];
+        let mut c = vec![0.0f32; 4];
+        let args = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArgMut::<f32>::into_kernel_arg(&mut c),
+            KernelArg::scalar(4u32),
+        ];
+        check_args("k", &params, &args, DeviceId::Cuda(0, 0)).unwrap();
+
+        let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0, 0))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "launch of `k` rejected: the kernel takes 3 argument(s) but 2 were given"
+        );
+
+        let b = [0i32; 4];
+        let wrong = [
+            SliceArg::<i32>::into_kernel_arg(&b),
+            KernelArg::scalar(0u8),
+            KernelArg::scalar(4u32),
+        ];
+        let err = check_args("k", &params, &wrong, DeviceId::Cuda(0, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("argument 1 is a host `&[i32]` but the kernel parameter is `&[f32]`"),
+            "{err}"
+        );
+
+        // A read-only host slice cannot stand for a `&mut` parameter.
+        let ro = [
+            SliceArg::<f32>::into_kernel_arg(&a),
+            SliceArg::<f32>::into_kernel_arg(&a),
+            KernelArg::scalar(4u32),
+        ];
+        let err = check_args("k", &params, &ro, DeviceId::Cuda(0, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("argument 2"), "{err}");
+
+        // A device array from before a reset of the launch's GPU is refused as such.
+        let array = [KernelArg {
+            kind: ArgKind::Device {
+                elem: kernel_device::ir::Type::Scalar(ScalarType::F32),
+                device: DeviceId::Cuda(0, 0),
+                mutable: false,
+                sim_buffer: None,
+                sim_offset: 0,
+                allocation: None,
+            },
+            value: 0x1000,
+            len: 4,
+        }];
+        let params = [slice(ScalarType::F32, false)];
+        check_args("k", &params, &array, DeviceId::Cuda(0, 0)).unwrap();
+        let err = check_args("k", &params, &array, DeviceId::Cuda(0, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("made before `Device::reset()` on CUDA device 0"),
+            "{err}"
+        );
+    }
+}

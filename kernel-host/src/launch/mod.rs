@@ -1,0 +1,484 @@
+//! `launch`: what every generated `kernel::launch(config, args..)` calls.
+//!
+//! Order matters: the configuration is checked against the device's limits and the
+//! arguments against the kernel's parameters before anything is queued on the GPU, so
+//! a bad launch costs nothing and leaves nothing behind. A launch whose arguments are
+//! all device arrays is asynchronous and costs about one `cuLaunchKernel`; one with
+//! host slices copies them in (and `&mut` ones back), synchronises and reports a
+//! device-side panic, like Numba's launch with host arrays. A kernel that calls
+//! `grid_sync()` is launched with `cuLaunchCooperativeKernel`, after a check that its
+//! grid can be resident at once (see `cooperative`).
+
+pub(crate) mod args;
+pub(crate) mod config;
+pub(crate) mod cooperative;
+pub(crate) mod graph;
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use cudarc::driver::{result, sys};
+use kernel_device::source::FnSource;
+
+use crate::compile::cache::{KernelCache, LoadedKernel};
+use crate::device::stream::StreamRef;
+use crate::device::Device;
+use crate::error::{DriverResultExt, Error, Result};
+use crate::launch::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
+use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::memory::allocation::Allocation;
+
+/// A kernel with its arguments converted, waiting for its launch configuration:
+/// `launch!(k[grid, block](a, b))` is
+/// `<k>::args(a, b).launch(<k>::launch_config(grid, block))`, so that rustc counts a
+/// wrong number of arguments against the kernel's parameters alone.
+pub struct PendingLaunch<'a, const N: usize> {
+    pub source: &'static FnSource,
+    pub cache: &'static KernelCache,
+    pub args: [KernelArg<'a>; N],
+}
+
+impl<const N: usize> PendingLaunch<'_, N> {
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    pub fn launch<'c>(mut self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
+        launch(self.source, self.cache, config.into(), &mut self.args)
+    }
+}
+
+/// Launches `source`'s kernel with `args` (one per kernel parameter, in order), on the
+/// stream's device or the default device: through the CUDA driver, or on the simulator.
+pub fn launch(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: LaunchConfig<'_>,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    let device: &Device = match config.stream {
+        Some(stream) => stream.device(),
+        None => Device::default_ref()?,
+    };
+    // From here to the end no reset runs (see `crate::device::health`): a record made below
+    // is one the reset renews, and the generation checks stay true while the launch
+    // uses the context. Nothing on the simulator.
+    let _guard = device.bind()?;
+    // Where an asynchronous launch reports a device-side panic: its stream's record
+    // (the calling thread's on the default stream); the thread is the one whose
+    // device-wide synchronisation reports it.
+    let faults = match config.stream {
+        Some(stream) => stream.faults()?,
+        None => device.thread_faults()?,
+    };
+    faults.note_launcher();
+    let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
+    let capturing = stream_ref
+        .as_ref()
+        .is_some_and(|h| h.capturing.load(Ordering::Relaxed));
+    if let Some(sim) = device.as_sim() {
+        if capturing {
+            return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
+        }
+        return crate::executor::sim::launch(source, cache, config, device, sim, &faults, args);
+    }
+    let valid = config.validate_for(source, device.limits())?;
+    device.ensure_alive()?;
+    if let Some(stream) = config.stream {
+        stream.ensure_current()?;
+    }
+    let kernel = cache.get(source, device)?;
+    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
+    if valid.needs_shared_opt_in {
+        kernel.allow_shared(valid.shared_bytes)?;
+    }
+    if kernel.cooperative {
+        crate::launch::cooperative::check_launch(kernel, device, &valid)?;
+    }
+    let stream = config
+        .stream
+        .map_or(std::ptr::null_mut(), |s| s.cu_stream());
+    let has_host_slices = args
+        .iter()
+        .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
+    if capturing {
+        // Recorded into the graph, not run: the graph keeps the arrays alive and
+        // orders them when it is launched.
+        crate::launch::graph::note_captured_arrays(stream_ref, &kernel.name, args)?;
+    }
+    let tracked_reads = if capturing {
+        0
+    } else {
+        order_array_uses(device, stream_ref, args)?
+    };
+    if let (Some(handle), false) = (stream_ref, capturing) {
+        handle
+            .pending_reads
+            .before_launch(device, stream, |memory| uses_allocation(args, memory))?;
+    }
+    device.note_launch(kernel);
+    device.watch(if has_host_slices {
+        launch_with_host_slices(device, kernel, &valid, stream, args)
+    } else {
+        launch_raw(kernel, &valid, stream, args, faults.record_ptr())
+    })?;
+    if tracked_reads != 0 {
+        if let Some(handle) = stream_ref {
+            let read = device_allocations(args)
+                .enumerate()
+                .filter(|(i, _)| *i < 64 && tracked_reads & (1 << i) != 0)
+                .map(|(_, memory)| memory);
+            handle.pending_reads.after_launch(read);
+        }
+    }
+    Ok(())
+}
+
+/// The GPU memory of the launch's device-array arguments, in order.
+fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a Arc<Allocation>> {
+    args.iter().filter_map(|arg| match &arg.kind {
+        ArgKind::Device {
+            allocation: Some(memory),
+            ..
+        } => Some(*memory),
+        _ => None,
+    })
+}
+
+/// Whether one of the launch's device arrays is `memory`.
+fn uses_allocation(args: &[KernelArg<'_>], memory: *const Allocation) -> bool {
+    device_allocations(args).any(|m| Arc::as_ptr(m) == memory)
+}
+
+/// The legacy NULL stream, as device arrays remember it.
+static NULL_STREAM: StreamRef = None;
+
+/// Orders the launch on `stream` after the uses of its device arrays on other streams
+/// (see `crate::memory::allocation`); no driver call when every array was last used on `stream`.
+/// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
+/// read that its stream's later launches give an event of its own (`crate::memory::marks`).
+#[inline]
+fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<u64> {
+    let mut tracked = 0u64;
+    let mut index = 0;
+    for arg in args {
+        if let ArgKind::Device {
+            allocation: Some(memory),
+            mutable,
+            ..
+        } = &arg.kind
+        {
+            if device.watch(memory.use_on_tracked(stream, *mutable))? && index < 64 {
+                tracked |= 1 << index;
+            }
+            index += 1;
+        }
+    }
+    Ok(tracked)
+}
+
+/// Queues the kernel. `args` must hold device pointers in every slice slot; `record`
+/// is the device address of the panic record the launch reports into (the kernel's
+/// hidden last parameter).
+fn launch_raw(
+    kernel: &LoadedKernel,
+    valid: &ValidLaunch,
+    stream: sys::CUstream,
+    args: &mut [KernelArg<'_>],
+    mut record: u64,
+) -> Result<()> {
+    // Parameter addresses on the stack for the usual handful of parameters.
+    const INLINE: usize = 32;
+    let count = slot_count(args) + 1;
+    let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
+    let mut heap = Vec::new();
+    let slots: &mut [*mut c_void] = if count <= INLINE {
+        &mut inline[..count]
+    } else {
+        heap.resize(count, std::ptr::null_mut());
+        &mut heap
+    };
+    let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
+    fill_slots(args, slots_of_args);
+    *last = &mut record as *mut u64 as *mut c_void;
+    let function = kernel.function_for(valid.grid, valid.block, args);
+    let [gx, gy, gz] = valid.grid;
+    let [bx, by, bz] = valid.block;
+    let params = slots.as_mut_ptr();
+    // SAFETY: `function` is live in the current context; `slots` points at `args`'
+    // value slots, laid out per the kernel ABI and checked against the parameters, then
+    // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
+    // cooperative launch was checked for co-residency by the caller.
+    let status = unsafe {
+        if kernel.cooperative {
+            sys::cuLaunchCooperativeKernel(
+                function,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                valid.shared_bytes,
+                stream,
+                params,
+            )
+        } else {
+            sys::cuLaunchKernel(
+                function,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                valid.shared_bytes,
+                stream,
+                params,
+                std::ptr::null_mut(),
+            )
+        }
+    };
+    status.result().map_err(|e| launch_error(kernel, valid, e))
+}
+
+/// Explains the driver's refusal in terms of the limit involved where possible.
+#[cold]
+fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverError) -> Error {
+    let resources = matches!(
+        e.0,
+        sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES | sys::CUresult::CUDA_ERROR_INVALID_VALUE
+    );
+    if resources {
+        let attribute = |attribute| {
+            // SAFETY: live function of the current context.
+            unsafe { result::function::get_function_attribute(kernel.function, attribute) }.ok()
+        };
+        use sys::CUfunction_attribute as A;
+        let facts = ResourceFacts {
+            out_of_resources: e.0 == sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            threads: valid.block.iter().product::<u32>(),
+            max_threads: attribute(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            dynamic_shared: valid.shared_bytes,
+            allowed_dynamic_shared: attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+        };
+        if let Some((limit, detail)) = facts.explain() {
+            return Error::InvalidLaunch {
+                kernel: kernel.name.clone(),
+                limit: limit.into(),
+                detail,
+            };
+        }
+    }
+    if kernel.cooperative {
+        return Error::driver("cuLaunchCooperativeKernel", e);
+    }
+    Error::driver("cuLaunchKernel", e)
+}
+
+/// What is known when the driver refuses a launch for lack of resources.
+struct ResourceFacts {
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES` (else `CUDA_ERROR_INVALID_VALUE`).
+    out_of_resources: bool,
+    threads: u32,
+    max_threads: Option<i32>,
+    dynamic_shared: u32,
+    allowed_dynamic_shared: Option<i32>,
+}
+
+impl ResourceFacts {
+    /// The limit that was broken and why, or `None` when the facts do not show one
+    /// (then the driver's own error is reported). A block within the function's thread
+    /// limit is never blamed on registers: under a race of the shared-memory opt-in the
+    /// cause was the dynamic shared memory allowance (issue 10).
+    fn explain(&self) -> Option<(&'static str, String)> {
+        if let Some(max) = self.max_threads {
+            if self.out_of_resources && i64::from(self.threads) > i64::from(max) {
+                return Some((
+                    "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+                    format!(
+                        "block of {} threads needs more registers than a block may have; \
+                         this kernel allows at most {max} threads per block",
+                        self.threads
+                    ),
+                ));
+            }
+        }
+        let allowed = self.allowed_dynamic_shared?;
+        (i64::from(self.dynamic_shared) > i64::from(allowed)).then(|| {
+            (
+                "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+                format!(
+                    "{} bytes of dynamic shared memory exceed the {allowed} bytes this kernel \
+                     is allowed",
+                    self.dynamic_shared
+                ),
+            )
+        })
+    }
+}
+
+/// A device buffer holding a host slice for one launch.
+struct TempBuffer {
+    ptr: sys::CUdeviceptr,
+    stream: sys::CUstream,
+    /// Allocated from the stream-ordered pool (freed without a device-wide sync).
+    pooled: bool,
+}
+
+impl TempBuffer {
+    fn new(device: &Device, bytes: usize, stream: sys::CUstream) -> Result<TempBuffer> {
+        let pooled = device
+            .cuda_context()
+            .is_some_and(|context| context.has_async_alloc());
+        // SAFETY: plain allocations; filled by the copy that follows.
+        let ptr = if pooled {
+            unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
+        } else {
+            unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?
+        };
+        Ok(TempBuffer {
+            ptr,
+            stream,
+            pooled,
+        })
+    }
+}
+
+impl Drop for TempBuffer {
+    fn drop(&mut self) {
+        // Stream-ordered: freed after the kernel that uses it, even on an early error.
+        // SAFETY: allocated in `new`, freed only here.
+        let _ = unsafe {
+            if self.pooled {
+                result::free_async(self.ptr, self.stream)
+            } else {
+                result::free_sync(self.ptr)
+            }
+        };
+    }
+}
+
+fn launch_with_host_slices(
+    device: &Device,
+    kernel: &LoadedKernel,
+    valid: &ValidLaunch,
+    stream: sys::CUstream,
+    args: &mut [KernelArg<'_>],
+) -> Result<()> {
+    // A record of this launch's own, so that it reports its panic and no other
+    // launch's (and no other launch reports this one's).
+    let (ctx, health, pool) = device
+        .record_pool()
+        .expect("a launch through the driver is on a GPU");
+    let record = pool.acquire(ctx, health)?;
+    let mut buffers: Vec<Option<TempBuffer>> = Vec::with_capacity(args.len());
+    for arg in args.iter_mut() {
+        let bytes: &[u8] = match &arg.kind {
+            ArgKind::Host { bytes, .. } => bytes,
+            ArgKind::HostMut { bytes, .. } => bytes,
+            _ => {
+                buffers.push(None);
+                continue;
+            }
+        };
+        if bytes.is_empty() {
+            // The driver refuses empty allocations; the kernel sees (null, 0).
+            arg.value = 0;
+            buffers.push(None);
+            continue;
+        }
+        let buffer = TempBuffer::new(device, bytes.len(), stream)?;
+        // SAFETY: the buffer holds `bytes.len()` bytes. From pageable memory the call
+        // returns once the data is staged, so `bytes` may change afterwards.
+        unsafe { result::memcpy_htod_async(buffer.ptr, bytes, stream) }
+            .call("cuMemcpyHtoDAsync")?;
+        arg.value = buffer.ptr;
+        buffers.push(Some(buffer));
+    }
+    // Before the kernel is queued the record is untouched: returning it on an error
+    // above is safe. Once queued, the record goes back to the pool only after the
+    // synchronisation below, so a kernel still running never writes a record another
+    // launch uses (on a failure it is leaked, a few bytes, rather than risk that).
+    if let Err(error) = launch_raw(kernel, valid, stream, args, record.device_ptr()) {
+        pool.release(record);
+        return Err(error);
+    }
+    let mut copied = Ok(());
+    for (arg, buffer) in args.iter_mut().zip(&buffers) {
+        if let (ArgKind::HostMut { bytes, .. }, Some(buffer)) = (&mut arg.kind, buffer) {
+            // SAFETY: same size as the buffer; into pageable memory the call returns
+            // after the copy completed.
+            copied = unsafe { result::memcpy_dtoh_async(bytes, buffer.ptr, stream) }
+                .call("cuMemcpyDtoHAsync");
+            if copied.is_err() {
+                break;
+            }
+        }
+    }
+    // SAFETY: `stream` is NULL or a live stream of the current context.
+    let synced = unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize");
+    drop(buffers);
+    if let Err(error) = synced {
+        std::mem::forget(record);
+        return Err(error);
+    }
+    // The copies back are complete: staged N-d views go back into the caller's arrays.
+    crate::memory::nd::write_back_staged(args);
+    let panic = record.take_raw();
+    pool.release(record);
+    if let (Some(bytes), Some(modules)) = (panic, device.modules()) {
+        return Err(modules.decode(&bytes));
+    }
+    copied
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ResourceFacts;
+
+    fn facts(threads: u32, max_threads: i32, dynamic: u32, allowed: i32) -> ResourceFacts {
+        ResourceFacts {
+            out_of_resources: true,
+            threads,
+            max_threads: Some(max_threads),
+            dynamic_shared: dynamic,
+            allowed_dynamic_shared: Some(allowed),
+        }
+    }
+
+    #[test]
+    fn out_of_resources_names_the_real_limit() {
+        // Too many threads for the kernel's registers.
+        let (limit, detail) = facts(1024, 640, 0, 49152).explain().unwrap();
+        assert_eq!(limit, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+        assert!(
+            detail.starts_with("block of 1024 threads needs more registers"),
+            "{detail}"
+        );
+        // The issue's case: 32 threads, dynamic shared memory over the allowance.
+        let (limit, detail) = facts(32, 1024, 100_000, 65_536).explain().unwrap();
+        assert_eq!(limit, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES");
+        assert!(!detail.contains("registers"), "{detail}");
+        assert!(
+            detail.contains("100000 bytes") && detail.contains("65536 bytes"),
+            "{detail}"
+        );
+        // Invalid value with shared memory over the allowance: the same explanation.
+        let invalid = ResourceFacts {
+            out_of_resources: false,
+            ..facts(32, 1024, 100_000, 65_536)
+        };
+        assert_eq!(
+            invalid.explain().unwrap().0,
+            "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"
+        );
+        // Nothing over a limit we know: the driver's error stands.
+        assert_eq!(facts(32, 1024, 1024, 49152).explain(), None);
+        let unknown = ResourceFacts {
+            max_threads: None,
+            allowed_dynamic_shared: None,
+            ..facts(2048, 0, 1 << 20, 0)
+        };
+        assert_eq!(unknown.explain(), None);
+    }
+}

@@ -1,0 +1,553 @@
+//! The GPU memory behind a device array: where it comes from (the device's
+//! stream-ordered memory pool), how uses on different streams are ordered, and how it
+//! is freed (stream-ordered, after its last use).
+//!
+//! **Ordering across streams.** An allocation remembers the stream of its last write
+//! and the streams that read it since. A use on another stream first makes that stream
+//! wait for them (`cuEventRecord` on the earlier stream, `cuStreamWaitEvent` on the new
+//! one), the rule cudarc's event tracking applies to its `CudaSlice` (a read waits for
+//! the last write; a write waits for the last write and every read since). Unlike
+//! cudarc, which records two events at every launch once a second stream exists, the
+//! event is recorded only when a use *changes* stream: the earlier stream is kept alive
+//! by the allocation (a `StreamRef`), so recording on it at that moment still covers
+//! the earlier use. Launches that stay on one stream (the common case) do no event
+//! work at all: one uncontended lock and a pointer comparison per array argument.
+//!
+//! **Per-reader events.** A write waits for each reading stream *as of its last read*
+//! of the memory, not for everything queued there since: after a launch that read the
+//! memory on stream A (once a write on another stream has had to wait for a read of
+//! the array: `Usage::contended`), A remembers the array as pending (`crate::memory::marks`); the first
+//! later launch on A that does not read it records one event on A before itself, and
+//! the array keeps that event for A (bounded: `MAX_TRACKED_READERS` per array). A
+//! writer on C then waits for that event, so work queued on A after the read does not
+//! hold C back. While nothing else was queued on A since the read (or for a read the
+//! launch did not track: copies, graph replays, other libraries' work) the wait is for
+//! A's queue at the switch, which then covers exactly as much or more: never less.
+//!
+//! **Freeing.** Dropping an array while a kernel that uses it is in flight is safe by
+//! construction: pooled memory is freed with `cuMemFreeAsync` on the stream of its last
+//! write, after that stream was made to wait for the readers since; without memory
+//! pools the streams of its last uses are synchronised before `cuMemFree`.
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{result, sys};
+
+use crate::device::stream::{raw_of, StreamRef};
+use crate::device::Device;
+use crate::error::{DriverResultExt, Result};
+use crate::memory::marks::RecordedEvent;
+pub(crate) use crate::memory::pool::PoolState;
+
+/// How many reading streams of one array get an event of their own; reads on more
+/// streams are waited for as their streams' queues at the switch.
+pub(crate) const MAX_TRACKED_READERS: usize = 8;
+
+/// Device memory of one array.
+pub(crate) struct Allocation {
+    /// 0 for an empty array (the driver refuses zero-byte allocations).
+    pub(crate) ptr: sys::CUdeviceptr,
+    device: Device,
+    /// The context generation the memory belongs to (see `crate::device::health`).
+    generation: u64,
+    source: Source,
+    usage: Mutex<Usage>,
+}
+
+/// Who frees the memory.
+pub(crate) enum Source {
+    /// From the device's memory pool: `cuMemFreeAsync` on the stream of the last use.
+    Pooled,
+    /// `cuMemAlloc` (a device without memory pools): `cuMemFree` after the streams of
+    /// the last uses were synchronised.
+    Plain,
+    /// Memory another owner frees (interop). When the borrow ends, `hand_back` (the
+    /// owner's stream) is made to wait for the uses made through cudajit; then
+    /// `keeper` (what keeps the memory alive, e.g. an imported DLPack tensor whose
+    /// deleter gives it back) is dropped.
+    Borrowed {
+        hand_back: StreamRef,
+        _keeper: Option<Box<dyn Send + Sync>>,
+    },
+}
+
+/// The uses that a later use on another stream must wait for.
+struct Usage {
+    /// The stream of the last write (at allocation: the legacy NULL stream, where the
+    /// allocation and the first copy are queued).
+    writer: StreamRef,
+    /// Streams other than `writer` that read the memory since the last write, each
+    /// already ordered after that write.
+    readers: Vec<Reader>,
+    /// Whether a write ever had to wait for a read on another stream: only then are
+    /// reads given events of their own (an array uploaded once and then only read,
+    /// the common case, costs its reading streams nothing).
+    contended: bool,
+}
+
+/// A stream that read the memory since the last write.
+struct Reader {
+    stream: StreamRef,
+    /// Recorded on `stream` after its last read of the memory and before any later
+    /// work there (`None` while that read may be the stream's latest work, or was not
+    /// tracked).
+    after_read: Option<Arc<RecordedEvent>>,
+}
+
+impl Reader {
+    fn new(stream: &StreamRef) -> Reader {
+        Reader {
+            stream: stream.clone(),
+            after_read: None,
+        }
+    }
+}
+
+/// What a use on another stream waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Everything queued on the stream so far (an event recorded there now).
+    Queued(sys::CUstream),
+    /// An event already recorded after the stream's last read.
+    Recorded(sys::CUevent),
+}
+
+// SAFETY: the raw pointer is a device address, usable from any thread whose current
+// context is the device's (every user binds it first); `Usage` is behind a lock.
+unsafe impl Send for Allocation {}
+unsafe impl Sync for Allocation {}
+
+impl Allocation {
+    /// `bytes` of uninitialised device memory on `device` (whose context is current),
+    /// queued on the legacy NULL stream.
+    pub(crate) fn new(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
+        let (ptr, source) = if bytes == 0 {
+            (0, Source::Plain)
+        } else if let Some(pool) = device.memory_pool()? {
+            // SAFETY: a live pool of the current context's device; the contents are
+            // set by the caller before any kernel reads them.
+            let ptr = unsafe { result::mem_pool::alloc_async(pool, bytes, std::ptr::null_mut()) }
+                .call("cuMemAllocFromPoolAsync")?;
+            (ptr, Source::Pooled)
+        } else {
+            // SAFETY: plain allocation; the contents are set by the caller.
+            let ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
+            (ptr, Source::Plain)
+        };
+        Ok(Arc::new(Allocation {
+            ptr,
+            generation: device.generation(),
+            device: device.clone(),
+            source,
+            usage: Mutex::new(Usage {
+                writer: None,
+                readers: Vec::new(),
+                contended: false,
+            }),
+        }))
+    }
+
+    /// Memory owned elsewhere, last written on `last_use`; when the array made over it
+    /// is dropped, `hand_back` waits for the uses made through cudajit.
+    pub(crate) fn borrowed(
+        device: &Device,
+        ptr: sys::CUdeviceptr,
+        last_use: StreamRef,
+        hand_back: StreamRef,
+    ) -> Arc<Allocation> {
+        Self::borrowed_keeping(device, ptr, last_use, hand_back, None)
+    }
+
+    /// As [`Allocation::borrowed`], holding `keeper` until the uses through cudajit
+    /// were handed back (the memory's owner frees it when `keeper` drops).
+    pub(crate) fn borrowed_keeping(
+        device: &Device,
+        ptr: sys::CUdeviceptr,
+        last_use: StreamRef,
+        hand_back: StreamRef,
+        keeper: Option<Box<dyn Send + Sync>>,
+    ) -> Arc<Allocation> {
+        Arc::new(Allocation {
+            ptr,
+            generation: device.generation(),
+            device: device.clone(),
+            source: Source::Borrowed {
+                hand_back,
+                _keeper: keeper,
+            },
+            usage: Mutex::new(Usage {
+                writer: last_use,
+                readers: Vec::new(),
+                contended: false,
+            }),
+        })
+    }
+
+    pub(crate) fn is_borrowed(&self) -> bool {
+        matches!(self.source, Source::Borrowed { .. })
+    }
+
+    /// Orders a use of the memory on `stream` (a write when `write`) after the uses on
+    /// other streams it conflicts with, and remembers it. The device's context must be
+    /// current. Free of driver calls while the memory stays on one stream.
+    #[inline]
+    pub(crate) fn use_on(&self, stream: &StreamRef, write: bool) -> Result<()> {
+        self.use_on_tracked(stream, write).map(drop)
+    }
+
+    /// As [`Allocation::use_on`], for a launch: `Ok(true)` when the use is a read on a
+    /// reading stream that gets an event of its own, which the launch then leaves
+    /// pending on its stream (`crate::memory::marks`).
+    #[inline]
+    pub(crate) fn use_on_tracked(&self, stream: &StreamRef, write: bool) -> Result<bool> {
+        if self.ptr == 0 {
+            return Ok(false);
+        }
+        let here = raw_of(stream);
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        usage.apply(stream, write, |before| wait_for(here, before))
+    }
+
+    /// Gives the reader on `stream` (if it still reads the memory and has no event
+    /// yet) `event`, recorded there after its last read.
+    pub(crate) fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(reader) = usage
+            .readers
+            .iter_mut()
+            .find(|r| raw_of(&r.stream) == stream)
+        {
+            reader.after_read.get_or_insert_with(|| Arc::clone(event));
+        }
+    }
+}
+
+impl Usage {
+    /// Records a use on `stream`, first calling `wait` with what the use must wait for
+    /// on each earlier stream (nothing while the memory stays on one stream). `true`
+    /// when the use is a read whose stream gets an event of its own (the caller marks
+    /// it pending on the stream after the launch).
+    #[inline]
+    fn apply(
+        &mut self,
+        stream: &StreamRef,
+        write: bool,
+        mut wait: impl FnMut(Wait) -> Result<()>,
+    ) -> Result<bool> {
+        let here = raw_of(stream);
+        let after_writer = raw_of(&self.writer) == here;
+        if write {
+            if after_writer && self.readers.is_empty() {
+                return Ok(false);
+            }
+            // A write waits for the last write and every read since: each reader as of
+            // its last read where an event was recorded after it.
+            if !after_writer {
+                wait(Wait::Queued(raw_of(&self.writer)))?;
+            }
+            let mut waited_for_a_read = false;
+            for reader in &self.readers {
+                if raw_of(&reader.stream) != here {
+                    wait(match &reader.after_read {
+                        Some(event) => Wait::Recorded(event.raw),
+                        None => Wait::Queued(raw_of(&reader.stream)),
+                    })?;
+                    waited_for_a_read = true;
+                }
+            }
+            self.writer = stream.clone();
+            self.readers.clear();
+            self.contended |= waited_for_a_read;
+            return Ok(false);
+        }
+        if after_writer {
+            return Ok(false);
+        }
+        let contended = self.contended;
+        let tracked = |index: usize| contended && stream.is_some() && index < MAX_TRACKED_READERS;
+        if let Some(index) = self.readers.iter().position(|r| raw_of(&r.stream) == here) {
+            // A new read: the event after the earlier one no longer covers it.
+            self.readers[index].after_read = None;
+            return Ok(tracked(index));
+        }
+        // A read waits for the last write only.
+        wait(Wait::Queued(raw_of(&self.writer)))?;
+        self.readers.push(Reader::new(stream));
+        Ok(tracked(self.readers.len() - 1))
+    }
+}
+
+/// Makes `waiter` wait as `wait` says.
+#[cold]
+fn wait_for(waiter: sys::CUstream, wait: Wait) -> Result<()> {
+    match wait {
+        Wait::Queued(before) => order_after(waiter, before),
+        // SAFETY: a live event of the current context (held by the reader's `Arc`),
+        // recorded on a stream of that context; `waiter` is live (held by the caller).
+        Wait::Recorded(event) => unsafe {
+            result::stream::wait_event(
+                waiter,
+                event,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .call("cuStreamWaitEvent"),
+    }
+}
+
+/// Makes `waiter` wait for the work queued on `before` so far (nothing when they are
+/// the same stream). The event is destroyed at once: the driver releases it after it
+/// completes, and the wait already queued keeps its meaning.
+#[cold]
+pub(crate) fn order_after(waiter: sys::CUstream, before: sys::CUstream) -> Result<()> {
+    if waiter == before {
+        return Ok(());
+    }
+    let event =
+        result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).call("cuEventCreate")?;
+    // SAFETY: both streams are live (held by the caller's `StreamRef`s or the NULL
+    // stream) and belong to the current context; the event was just made.
+    let ordered = unsafe { result::event::record(event, before) }
+        .call("cuEventRecord")
+        .and_then(|()| {
+            unsafe {
+                result::stream::wait_event(
+                    waiter,
+                    event,
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+            }
+            .call("cuStreamWaitEvent")
+        });
+    // SAFETY: made above, destroyed once.
+    let _ = unsafe { result::event::destroy(event) };
+    ordered
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        // A reset freed the memory of arrays allocated before it; a lost context
+        // refuses every call.
+        if self.ptr == 0 {
+            return;
+        }
+        // While a reset waits or runs it frees the memory itself.
+        let Some(_guard) = self.device.bind_if_current(self.generation) else {
+            return;
+        };
+        let usage = self.usage.get_mut().unwrap_or_else(|p| p.into_inner());
+        let last = raw_of(&usage.writer);
+        // Errors cannot be reported from drop; a failing call means the context is
+        // already broken, and then the memory is gone with it.
+        match &self.source {
+            Source::Pooled => {
+                let ordered = usage
+                    .readers
+                    .iter()
+                    .try_for_each(|reader| order_after(last, raw_of(&reader.stream)));
+                if ordered.is_ok() {
+                    // SAFETY: allocated from the pool in `new`, freed only here, after
+                    // every use queued so far.
+                    let _ = unsafe { result::free_async(self.ptr, last) };
+                } else {
+                    let _ = synchronize_all(usage);
+                    // SAFETY: as above; every stream that used it has finished.
+                    let _ = unsafe { result::free_async(self.ptr, last) };
+                }
+            }
+            Source::Plain => {
+                if synchronize_all(usage).is_ok() {
+                    // SAFETY: allocated in `new`, freed only here, after every stream
+                    // that used it finished.
+                    let _ = unsafe { result::free_sync(self.ptr) };
+                }
+            }
+            // `keeper` drops after this, with the other fields.
+            Source::Borrowed { hand_back, .. } => {
+                let owner = raw_of(hand_back);
+                let _ = order_after(owner, last);
+                for reader in &usage.readers {
+                    let _ = order_after(owner, raw_of(&reader.stream));
+                }
+            }
+        }
+    }
+}
+
+fn synchronize_all(usage: &Usage) -> Result<()> {
+    let readers = usage.readers.iter().map(|r| &r.stream);
+    for stream in std::iter::once(&usage.writer).chain(readers) {
+        // SAFETY: a live stream of the current context (held by the reference).
+        unsafe { result::stream::synchronize(raw_of(stream)) }.call("cuStreamSynchronize")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::stream::{StreamHandle, StreamOwner};
+    use crate::error::Error;
+
+    /// A remembered stream with a made-up handle (never passed to the driver).
+    fn fake(device: &Device, raw: usize) -> StreamRef {
+        Some(StreamHandle::new(
+            raw as sys::CUstream,
+            device,
+            StreamOwner::Foreign,
+        ))
+    }
+
+    /// The streams a use waits for, as their made-up handles (all queued work there).
+    fn waits(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<usize> {
+        waits_for(usage, stream, write)
+            .into_iter()
+            .map(|wait| match wait {
+                Wait::Queued(before) => before as usize,
+                Wait::Recorded(event) => panic!("unexpected wait for event {event:?}"),
+            })
+            .collect()
+    }
+
+    fn waits_for(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<Wait> {
+        let mut seen = Vec::new();
+        usage
+            .apply(stream, write, |wait| {
+                seen.push(wait);
+                Ok(())
+            })
+            .unwrap();
+        seen
+    }
+
+    /// Per-reader events: a writer waits for each reader's event where one was
+    /// recorded after its last read, and for the reader's queue where not (its read is
+    /// its latest tracked work, or a later read came after the event). Reads on
+    /// created streams are tracked, up to `MAX_TRACKED_READERS` per array; reads on
+    /// the NULL stream and writes are not; uses on one stream stay free.
+    #[test]
+    fn a_writer_waits_for_each_reader_as_of_its_last_read() {
+        let device = Device::simulator().unwrap();
+        let (a, b, c) = (
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        );
+        let null: StreamRef = None;
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+            contended: false,
+        };
+        let tracked =
+            |usage: &mut Usage, s: &StreamRef, write| usage.apply(s, write, |_| Ok(())).unwrap();
+        assert!(!tracked(&mut usage, &c, true), "a write is not tracked");
+        // Until a write had to wait for a read on another stream, reads are not tracked.
+        assert!(!tracked(&mut usage, &a, false));
+        assert_eq!(waits(&mut usage, &c, true), vec![0xA0]);
+        assert!(tracked(&mut usage, &a, false), "a read on A gets an event");
+        assert!(tracked(&mut usage, &b, false));
+        assert!(!tracked(&mut usage, &c, false), "the writer's own read");
+        // A's later launches recorded an event after its read; B's read is B's latest.
+        let event_a = RecordedEvent::fake(&device, 0xEA);
+        let give = |usage: &mut Usage, s: &StreamRef, e: &Arc<RecordedEvent>| {
+            let reader = usage
+                .readers
+                .iter_mut()
+                .find(|r| raw_of(&r.stream) == raw_of(s))
+                .unwrap();
+            reader.after_read.get_or_insert_with(|| Arc::clone(e));
+        };
+        give(&mut usage, &a, &event_a);
+        assert_eq!(
+            waits_for(&mut usage, &c, true),
+            vec![
+                Wait::Recorded(0xEA as sys::CUevent),
+                Wait::Queued(0xB0 as _)
+            ]
+        );
+        // Same-stream writes stay free afterwards.
+        assert_eq!(waits_for(&mut usage, &c, true), vec![]);
+        // A read again after its event: the event no longer covers it.
+        assert!(tracked(&mut usage, &a, false));
+        give(&mut usage, &a, &event_a);
+        assert!(tracked(&mut usage, &a, false), "a second read on A");
+        assert_eq!(
+            waits_for(&mut usage, &b, true),
+            vec![Wait::Queued(0xC0 as _), Wait::Queued(0xA0 as _)]
+        );
+        // NULL-stream reads (copies to the host) are not tracked.
+        assert!(!tracked(&mut usage, &null, false));
+        // At most MAX_TRACKED_READERS readers are tracked.
+        let many: Vec<StreamRef> = (1..=MAX_TRACKED_READERS + 2)
+            .map(|i| fake(&device, 0x1000 * i))
+            .collect();
+        let tracked_count = many
+            .iter()
+            .filter(|s| tracked(&mut usage, s, false))
+            .count();
+        // The NULL stream took one of the places.
+        assert_eq!(tracked_count, MAX_TRACKED_READERS - 1);
+    }
+
+    /// cudarc's rule: a read waits for the last write on another stream, once per
+    /// reading stream; a write waits for the last write and every read since on other
+    /// streams; uses on one stream never wait.
+    #[test]
+    fn uses_wait_for_conflicting_uses_on_other_streams_only() {
+        let device = Device::simulator().unwrap();
+        let (a, b, c) = (
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        );
+        let null: StreamRef = None;
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+            contended: false,
+        };
+        // Allocated and filled on the NULL stream; used there: no waits.
+        assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &null, false), Vec::<usize>::new());
+        // A write on A waits for the NULL stream's write, once.
+        assert_eq!(waits(&mut usage, &a, true), vec![0]);
+        for _ in 0..3 {
+            assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+            assert_eq!(waits(&mut usage, &a, false), Vec::<usize>::new());
+        }
+        // Reads on B and C wait for A's write, each once.
+        assert_eq!(waits(&mut usage, &b, false), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &b, false), Vec::<usize>::new());
+        assert_eq!(waits(&mut usage, &c, false), vec![0xA0]);
+        // A write on A again waits for both readers (write after read).
+        assert_eq!(waits(&mut usage, &a, true), vec![0xB0, 0xC0]);
+        assert_eq!(waits(&mut usage, &a, true), Vec::<usize>::new());
+        // A write on B waits for A's write; then a read on the NULL stream (a copy to
+        // the host) waits for B.
+        assert_eq!(waits(&mut usage, &b, true), vec![0xA0]);
+        assert_eq!(waits(&mut usage, &null, false), vec![0xB0]);
+        // A write on C after reads on B (writer) and NULL waits for both.
+        assert_eq!(waits(&mut usage, &c, true), vec![0xB0, 0]);
+    }
+
+    /// A failed wait leaves the record as it was (the use did not happen).
+    #[test]
+    fn a_failed_wait_records_nothing() {
+        let device = Device::simulator().unwrap();
+        let a = fake(&device, 0xA0);
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+            contended: false,
+        };
+        let failed = usage.apply(&a, true, |_| {
+            Err(Error::Driver {
+                call: "cuStreamWaitEvent",
+                message: "test".into(),
+            })
+        });
+        assert!(failed.is_err());
+        assert!(usage.writer.is_none() && usage.readers.is_empty());
+    }
+}
