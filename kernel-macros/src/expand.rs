@@ -10,6 +10,7 @@
 //! Generated code names the runtime only through `::cudajit::__private`.
 
 use crate::{callees, parse, twin};
+use kernel_device::ir::FunctionOptions;
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -219,7 +220,7 @@ fn fn_source(
     item: &syn::ItemFn,
     rendered: &(String, u32),
     kind: SourceKind,
-    options: &parse::Options,
+    options: &FunctionOptions,
     deps: &TokenStream,
     failed: bool,
     is_method: bool,
@@ -267,9 +268,11 @@ fn fn_source(
             text: #text,
             file: ::core::file!(),
             line: #line,
-            bounds_check: #bounds_check,
-            fast_math: #fast_math,
-            launch_bounds: #launch_bounds,
+            options: ::cudajit::__private::FunctionOptions {
+                bounds_check: #bounds_check,
+                fast_math: #fast_math,
+                launch_bounds: #launch_bounds,
+            },
             deps: #deps,
             consts: &[#(#consts),*],
             structs: &[#(#structs),*],
@@ -329,7 +332,7 @@ fn struct_items(item: &syn::ItemFn, nested: bool) -> Vec<TokenStream> {
 fn kernel(
     item: &syn::ItemFn,
     rendered: &(String, u32),
-    options: &parse::Options,
+    options: &FunctionOptions,
     deps: &TokenStream,
     params: &[parse::Param],
     body: syn::Block,
@@ -603,11 +606,7 @@ fn device(
     failed: bool,
     extra: TokenStream,
 ) -> TokenStream {
-    let options = parse::Options {
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
-    };
+    let options = FunctionOptions::DEFAULT;
     let source = fn_source(
         item,
         rendered,
@@ -679,11 +678,7 @@ fn method_items(
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
-    let options = parse::Options {
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
-    };
+    let options = FunctionOptions::DEFAULT;
     let source = fn_source(
         item,
         rendered,
