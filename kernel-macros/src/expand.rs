@@ -11,6 +11,7 @@
 
 use crate::{callees, parse, twin};
 use kernel_device::ir::FunctionOptions;
+use kernel_device::proc::abi::NdPart;
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -383,17 +384,21 @@ fn kernel(
             split.push(quote! {
                 let #p = ::cudajit::__private::#bound::<'a, #t, #d>::into_nd_parts(#p);
             });
-            args.push(quote!(#p.data));
-            args.push(quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.origin)));
-            for axis in 0..*dims {
-                args.push(
-                    quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.shape[#axis])),
-                );
-            }
-            for axis in 0..*dims {
-                args.push(
-                    quote!(::cudajit::__private::KernelArg::scalar::<isize>(#p.strides[#axis])),
-                );
+            // The arguments of `proc::abi::nd_parts`, in its order (`front::nd` declares
+            // the kernel's parameters from the same list).
+            for part in kernel_device::proc::abi::nd_parts(*dims) {
+                args.push(match part {
+                    NdPart::Data => quote!(#p.data),
+                    NdPart::Origin => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.origin))
+                    }
+                    NdPart::Shape(axis) => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.shape[#axis]))
+                    }
+                    NdPart::Stride(axis) => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<isize>(#p.strides[#axis]))
+                    }
+                });
             }
             continue;
         }

@@ -36,7 +36,7 @@ pub enum Shape {
     /// `&mut [T]`: any `SliceArgMut<'a, T>`.
     SliceMut(syn::Type),
     /// `&Nd<T, D>` (`mutable: false`, any `NdArg<'a, T, D>`) or `&mut Nd<T, D>` (any
-    /// `NdArgMut<'a, T, D>`): `2 + 2 * D` arguments (`front::nd`'s ABI).
+    /// `NdArgMut<'a, T, D>`): `2 + 2 * D` arguments (`proc::abi::nd_parts`).
     Nd {
         elem: syn::Type,
         dims: usize,
