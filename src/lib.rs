@@ -324,7 +324,8 @@ pub mod __private {
         field_offset, scalar_layout, struct_layout, struct_padding, Layout,
     };
     pub use kernel_device::ir::{
-        EnumDef, EnumVariant, LaunchBounds, ScalarType, StructDef, StructField, Type,
+        EnumDef, EnumVariant, FunctionOptions, LaunchBounds, ScalarType, StructDef, StructField,
+        Type,
     };
     pub use kernel_device::source::{
         first_of_a_call_cycle, ConstItem, DeviceCopy, DeviceMethodEntry, DeviceMethodOwner,

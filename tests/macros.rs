@@ -89,14 +89,14 @@ fn source_text_has_no_attributes_and_keeps_lines() {
     // The text re-parses as the same function.
     let reparsed: syn::ItemFn = syn::parse_str(src.text).expect("text parses");
     assert_eq!(reparsed.sig.ident, "vecadd");
-    assert!(src.bounds_check && !src.fast_math);
+    assert!(src.options.bounds_check && !src.options.fast_math);
 }
 
 #[test]
 fn options_and_visibility() {
     let src = fill2d::source();
-    assert!(!src.bounds_check);
-    assert!(src.fast_math);
+    assert!(!src.options.bounds_check);
+    assert!(src.options.fast_math);
     assert!(
         src.text.trim_start().starts_with("fn fill2d"),
         "visibility stripped: {}",

@@ -10,6 +10,7 @@
 
 use cudajit_build::{Nvvm, Progress, Request};
 use indicatif::{ProgressBar, ProgressStyle};
+use lexopt::ValueExt as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -46,22 +47,49 @@ fn main() -> ExitCode {
     }
 }
 
+/// The flags of `build-device`, as written.
+#[derive(Debug, Default, PartialEq)]
+struct BuildDeviceFlags {
+    arches: Vec<String>,
+    srcs: Vec<String>,
+    out_dir: Option<String>,
+    strict: bool,
+}
+
+impl BuildDeviceFlags {
+    fn parse(args: &[String]) -> Result<Self, lexopt::Error> {
+        let mut flags = BuildDeviceFlags::default();
+        let mut parser = lexopt::Parser::from_args(args);
+        while let Some(arg) = parser.next()? {
+            match arg {
+                lexopt::Arg::Long("arch") => flags.arches.push(parser.value()?.string()?),
+                lexopt::Arg::Long("src") => flags.srcs.push(parser.value()?.string()?),
+                lexopt::Arg::Long("out-dir") => flags.out_dir = Some(parser.value()?.string()?),
+                lexopt::Arg::Long("strict") => flags.strict = true,
+                other => return Err(other.unexpected()),
+            }
+        }
+        Ok(flags)
+    }
+}
+
 fn build_device(args: &[String]) -> Result<(), String> {
-    let mut arches = values(args, "--arch")?;
+    let flags = BuildDeviceFlags::parse(args).map_err(|e| format!("{e}\n{USAGE}"))?;
+    let mut arches = flags.arches;
     if arches.is_empty() {
         arches.push(cudajit_build::DEFAULT_ARCH.to_string());
     }
     let package = package_dir()?;
     let root = cudajit_build::workspace_root(&package);
     let mut srcs = vec![package.join("src")];
-    srcs.extend(values(args, "--src")?.into_iter().map(|s| package.join(s)));
-    let out = values(args, "--out-dir")?
-        .pop()
+    srcs.extend(flags.srcs.into_iter().map(|s| package.join(s)));
+    let out = flags
+        .out_dir
         .map(|d| std::env::current_dir().map(|c| c.join(d)))
         .transpose()
         .map_err(|e| e.to_string())?
         .unwrap_or_else(|| root.join("target/cudajit-aot"));
-    let strict = args.iter().any(|a| a == "--strict");
+    let strict = flags.strict;
 
     let nvvm = Nvvm::load().map_err(|e| e.to_string())?;
     let bar = ProgressBar::hidden();
@@ -139,16 +167,29 @@ fn package_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} has no directory", toml.display()))
 }
 
-/// Values of a repeated `--flag VALUE` / `--flag=VALUE` option.
-fn values(args: &[String], flag: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        if a == flag {
-            out.push(iter.next().ok_or(format!("{flag} needs a value"))?.clone());
-        } else if let Some(v) = a.strip_prefix(&format!("{flag}=")) {
-            out.push(v.to_string());
-        }
+#[cfg(test)]
+mod tests {
+    use super::BuildDeviceFlags;
+
+    fn parse(text: &str) -> Result<BuildDeviceFlags, String> {
+        let args: Vec<String> = text.split_whitespace().map(String::from).collect();
+        BuildDeviceFlags::parse(&args).map_err(|e| e.to_string())
     }
-    Ok(out)
+
+    #[test]
+    fn flags_are_read_in_both_spellings_and_strangers_refused() {
+        assert_eq!(
+            parse("--arch compute_90 --src=kernels --arch=compute_80 --out-dir out --strict"),
+            Ok(BuildDeviceFlags {
+                arches: vec!["compute_90".into(), "compute_80".into()],
+                srcs: vec!["kernels".into()],
+                out_dir: Some("out".into()),
+                strict: true,
+            })
+        );
+        assert_eq!(parse(""), Ok(BuildDeviceFlags::default()));
+        assert!(parse("--arch").is_err());
+        assert!(parse("--archs compute_90").is_err());
+        assert!(parse("stray").is_err());
+    }
 }

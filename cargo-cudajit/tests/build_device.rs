@@ -11,8 +11,8 @@ fn build_device_compiles_a_crates_kernels_into_a_manifest() {
         return;
     }
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/aot_crate");
-    let out = std::env::temp_dir().join(format!("cargo-cudajit-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let base = tempfile::tempdir().unwrap();
+    let out = base.path().join("out");
     let output = Command::new(env!("CARGO_BIN_EXE_cargo-cudajit"))
         .args([
             "cudajit",
@@ -67,5 +67,4 @@ fn build_device_compiles_a_crates_kernels_into_a_manifest() {
         .map(|e| e.key.as_str())
         .collect();
     assert_ne!(axpy_keys[0], axpy_keys[1]);
-    let _ = std::fs::remove_dir_all(&out);
 }

@@ -128,7 +128,7 @@ pub fn build(
                 let compile = CompileOptions {
                     arch: arch.clone(),
                     opt_level: 3,
-                    fast_math: kernel.fast_math,
+                    fast_math: kernel.options.fast_math,
                     line_info: false,
                 };
                 let ptx = nvvm

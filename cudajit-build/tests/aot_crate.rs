@@ -66,10 +66,10 @@ fn build(nvvm: Option<&str>) -> Output {
 
 /// Runs the built binary with libnvvm hidden; its stdout.
 fn run(backend: Option<&str>) -> String {
-    let cache = tempfile_dir();
+    let cache = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(target_dir().join("debug/aot-crate"));
     cmd.env("CUDAJIT_NVVM_PATH", NOWHERE)
-        .env("CUDAJIT_CACHE_DIR", &cache)
+        .env("CUDAJIT_CACHE_DIR", cache.path())
         .env_remove("CUDA_HOME")
         .env_remove("CUDA_PATH")
         .env_remove("VIRTUAL_ENV")
@@ -79,7 +79,6 @@ fn run(backend: Option<&str>) -> String {
         cmd.env("CUDAJIT_BACKEND", backend);
     }
     let output = cmd.output().unwrap();
-    let _ = std::fs::remove_dir_all(&cache);
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
     assert!(
         output.status.success(),
@@ -97,12 +96,6 @@ fn run(backend: Option<&str>) -> String {
         "libnvvm was not hidden from the binary:\n{stdout}"
     );
     stdout
-}
-
-fn tempfile_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cudajit-aot-crate-cache-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

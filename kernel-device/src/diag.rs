@@ -48,3 +48,16 @@ pub fn combine(diagnostics: &[Diagnostic]) -> Option<syn::Error> {
     }
     Some(error)
 }
+
+/// Token text with the spaces `to_string` puts inside types removed (`Vec<f32>`), for
+/// quoting the user's code in a message.
+pub fn pretty(tokens: &impl quote::ToTokens) -> String {
+    let text = tokens.to_token_stream().to_string();
+    text.replace(" < ", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace("& ", "&")
+        .replace(" ,", ",")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+}

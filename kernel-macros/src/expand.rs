@@ -10,6 +10,8 @@
 //! Generated code names the runtime only through `::cudajit::__private`.
 
 use crate::{callees, parse, twin};
+use kernel_device::ir::FunctionOptions;
+use kernel_device::proc::abi::NdPart;
 use kernel_device::source::{render_preserving_lines, SourceKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -219,7 +221,7 @@ fn fn_source(
     item: &syn::ItemFn,
     rendered: &(String, u32),
     kind: SourceKind,
-    options: &parse::Options,
+    options: &FunctionOptions,
     deps: &TokenStream,
     failed: bool,
     is_method: bool,
@@ -267,9 +269,11 @@ fn fn_source(
             text: #text,
             file: ::core::file!(),
             line: #line,
-            bounds_check: #bounds_check,
-            fast_math: #fast_math,
-            launch_bounds: #launch_bounds,
+            options: ::cudajit::__private::FunctionOptions {
+                bounds_check: #bounds_check,
+                fast_math: #fast_math,
+                launch_bounds: #launch_bounds,
+            },
             deps: #deps,
             consts: &[#(#consts),*],
             structs: &[#(#structs),*],
@@ -329,7 +333,7 @@ fn struct_items(item: &syn::ItemFn, nested: bool) -> Vec<TokenStream> {
 fn kernel(
     item: &syn::ItemFn,
     rendered: &(String, u32),
-    options: &parse::Options,
+    options: &FunctionOptions,
     deps: &TokenStream,
     params: &[parse::Param],
     body: syn::Block,
@@ -380,17 +384,21 @@ fn kernel(
             split.push(quote! {
                 let #p = ::cudajit::__private::#bound::<'a, #t, #d>::into_nd_parts(#p);
             });
-            args.push(quote!(#p.data));
-            args.push(quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.origin)));
-            for axis in 0..*dims {
-                args.push(
-                    quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.shape[#axis])),
-                );
-            }
-            for axis in 0..*dims {
-                args.push(
-                    quote!(::cudajit::__private::KernelArg::scalar::<isize>(#p.strides[#axis])),
-                );
+            // The arguments of `proc::abi::nd_parts`, in its order (`front::nd` declares
+            // the kernel's parameters from the same list).
+            for part in kernel_device::proc::abi::nd_parts(*dims) {
+                args.push(match part {
+                    NdPart::Data => quote!(#p.data),
+                    NdPart::Origin => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.origin))
+                    }
+                    NdPart::Shape(axis) => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<usize>(#p.shape[#axis]))
+                    }
+                    NdPart::Stride(axis) => {
+                        quote!(::cudajit::__private::KernelArg::scalar::<isize>(#p.strides[#axis]))
+                    }
+                });
             }
             continue;
         }
@@ -603,11 +611,7 @@ fn device(
     failed: bool,
     extra: TokenStream,
 ) -> TokenStream {
-    let options = parse::Options {
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
-    };
+    let options = FunctionOptions::DEFAULT;
     let source = fn_source(
         item,
         rendered,
@@ -679,11 +683,7 @@ fn method_items(
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
-    let options = parse::Options {
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
-    };
+    let options = FunctionOptions::DEFAULT;
     let source = fn_source(
         item,
         rendered,

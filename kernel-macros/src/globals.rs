@@ -294,7 +294,8 @@ mod tests {
 
     #[test]
     fn the_module_tree_is_followed_through_mod_items_and_path_attributes() {
-        let root = std::env::temp_dir().join(format!("cudajit-globals-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
         let write = |rel: &str, text: &str| {
             let path = root.join(rel);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -321,7 +322,6 @@ mod tests {
             })
             .collect();
         files.sort();
-        std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(
             files,
             [

@@ -5,149 +5,28 @@
 //! frontend has looked.
 
 use kernel_device::diag::Diagnostic;
+use kernel_device::ir::FunctionOptions;
 use kernel_device::source::SourceKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, ToTokens};
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-/// `#[kernel(boundscheck = false, fastmath = true, launch_bounds = (256, 2), block_dim = (32, 8))]`.
-pub struct Options {
-    pub bounds_check: bool,
-    pub fast_math: bool,
-    pub launch_bounds: Option<kernel_device::ir::LaunchBounds>,
-}
-
-pub fn options(args: TokenStream, kind: SourceKind, errors: &mut Vec<Diagnostic>) -> Options {
-    let mut options = Options {
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
-    };
-    if args.is_empty() {
-        return options;
-    }
-    if kind == SourceKind::Device {
+/// The options of `#[kernel(..)]` (`proc::options` parses them, as the offline scanner
+/// does); `#[device]` takes none.
+pub fn options(
+    args: TokenStream,
+    kind: SourceKind,
+    errors: &mut Vec<Diagnostic>,
+) -> FunctionOptions {
+    if kind == SourceKind::Device && !args.is_empty() {
         errors.push(
             Diagnostic::new(args.span(), "`#[device]` takes no arguments").with_hint(
                 "put `boundscheck`/`fastmath`/`launch_bounds`/`block_dim` on the `#[kernel]` that calls it",
             ),
         );
-        return options;
+        return FunctionOptions::DEFAULT;
     }
-    let parser = Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
-    let list = match parser.parse2(args) {
-        Ok(list) => list,
-        Err(e) => {
-            errors.push(
-                Diagnostic::new(e.span(), format!("invalid `#[kernel]` arguments: {e}"))
-                    .with_hint("write `#[kernel(boundscheck = false, fastmath = true)]`"),
-            );
-            return options;
-        }
-    };
-    let mut block_dim = None;
-    for meta in list {
-        let path = meta.path();
-        let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        if name == "launch_bounds" {
-            launch_bounds(&meta, &mut options, errors);
-            continue;
-        }
-        if name == "block_dim" {
-            block_dim = block_dim_of(&meta, errors).map(|block| (block, meta.span()));
-            continue;
-        }
-        let slot = match name.as_str() {
-            "boundscheck" => &mut options.bounds_check,
-            "fastmath" => &mut options.fast_math,
-            _ => {
-                errors.push(
-                    Diagnostic::new(
-                        path.span(),
-                        format!("unknown `#[kernel]` argument `{}`", pretty(path)),
-                    )
-                    .with_hint("the arguments are `boundscheck = bool`, `fastmath = bool`, `launch_bounds = threads` or `(threads, blocks per SM)` and `block_dim = (x, y, z)`"),
-                );
-                continue;
-            }
-        };
-        let value = match &meta {
-            syn::Meta::NameValue(pair) => &pair.value,
-            // `fastmath` or `fastmath(true)`: the flag is not implied.
-            other => {
-                errors.push(
-                    Diagnostic::new(
-                        other.span(),
-                        format!("`{name}` takes a value, `true` or `false`"),
-                    )
-                    .with_hint(format!("write `#[kernel({name} = true)]`")),
-                );
-                continue;
-            }
-        };
-        match value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Bool(b),
-                ..
-            }) => *slot = b.value,
-            other => errors.push(
-                Diagnostic::new(
-                    other.span(),
-                    format!("`{name}` takes `true` or `false`, not `{}`", pretty(other)),
-                )
-                .with_hint(format!(
-                    "write `#[kernel({name} = false)]` or `#[kernel({name} = true)]`"
-                )),
-            ),
-        }
-    }
-    if let Some((block, span)) = block_dim {
-        match kernel_device::source::with_block_dim(options.launch_bounds, Some(block)) {
-            Ok(bounds) => options.launch_bounds = bounds,
-            Err(message) => errors.push(Diagnostic::new(span, message).with_hint(
-                "make `launch_bounds` at least the block's size, or leave it out: `block_dim` bounds the block by itself",
-            )),
-        }
-    }
-    options
-}
-
-/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)`: the one block shape the kernel is
-/// launched with.
-fn block_dim_of(meta: &syn::Meta, errors: &mut Vec<Diagnostic>) -> Option<[u32; 3]> {
-    const HINT: &str = "write `#[kernel(block_dim = 256)]` or `#[kernel(block_dim = (32, 8))]` (threads along x, y, z)";
-    let syn::Meta::NameValue(pair) = meta else {
-        errors.push(Diagnostic::new(meta.span(), "`block_dim` takes a value").with_hint(HINT));
-        return None;
-    };
-    match kernel_device::source::block_dim_of(&pair.value) {
-        Ok(block) => Some(block),
-        Err(message) => {
-            errors.push(Diagnostic::new(pair.value.span(), message).with_hint(HINT));
-            None
-        }
-    }
-}
-
-/// `launch_bounds = 256` or `launch_bounds = (256, 2)`.
-fn launch_bounds(meta: &syn::Meta, options: &mut Options, errors: &mut Vec<Diagnostic>) {
-    let syn::Meta::NameValue(pair) = meta else {
-        errors.push(
-            Diagnostic::new(meta.span(), "`launch_bounds` takes a value")
-                .with_hint("write `#[kernel(launch_bounds = 256)]` or `#[kernel(launch_bounds = (256, 2))]` (threads per block, blocks per SM)"),
-        );
-        return;
-    };
-    match kernel_device::source::launch_bounds_of(&pair.value) {
-        Ok(bounds) => options.launch_bounds = Some(bounds),
-        Err(message) => errors.push(
-            Diagnostic::new(pair.value.span(), message).with_hint(
-                "write `#[kernel(launch_bounds = 256)]` or `#[kernel(launch_bounds = (256, 2))]` (threads per block, blocks per SM)",
-            ),
-        ),
-    }
+    kernel_device::proc::options::parse_kernel_options(args, errors)
 }
 
 /// How a kernel parameter is passed to `launch`.
@@ -157,7 +36,7 @@ pub enum Shape {
     /// `&mut [T]`: any `SliceArgMut<'a, T>`.
     SliceMut(syn::Type),
     /// `&Nd<T, D>` (`mutable: false`, any `NdArg<'a, T, D>`) or `&mut Nd<T, D>` (any
-    /// `NdArgMut<'a, T, D>`): `2 + 2 * D` arguments (`front::nd`'s ABI).
+    /// `NdArgMut<'a, T, D>`): `2 + 2 * D` arguments (`proc::abi::nd_parts`).
     Nd {
         elem: syn::Type,
         dims: usize,
@@ -335,17 +214,7 @@ fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
     }
 }
 
-/// Token text with the spaces `to_string` puts inside types removed (`Vec<f32>`).
-pub fn pretty(tokens: &impl ToTokens) -> String {
-    let text = tokens.to_token_stream().to_string();
-    text.replace(" < ", "<")
-        .replace("< ", "<")
-        .replace(" >", ">")
-        .replace("& ", "&")
-        .replace(" ,", ",")
-        .replace("[ ", "[")
-        .replace(" ]", "]")
-}
+pub use kernel_device::diag::pretty;
 
 /// Whether `d` is already reported by one of `reported` (their spans overlap), so the
 /// user sees each problem once.

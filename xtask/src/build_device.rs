@@ -32,7 +32,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .into_iter()
         .map(|s| if s.is_absolute() { s } else { root.join(s) })
         .collect();
-    let strict = args.iter().any(|a| a == "--strict");
+    let strict = crate::has(args, "--strict");
     let report = build(&arches, &root.join(&out), &srcs)?;
     eprintln!("xtask: wrote {} PTX files to {out}", report.written);
     warn_or_fail(&report, strict)
@@ -105,9 +105,8 @@ mod tests {
             );
             return;
         };
-        let base = std::env::temp_dir().join(format!("cudajit-aot-generic-{}", std::process::id()));
-        let (src, out) = (base.join("src"), base.join("out"));
-        let _ = std::fs::remove_dir_all(&base);
+        let base = tempfile::tempdir().unwrap();
+        let (src, out) = (base.path().join("src"), base.path().join("out"));
         std::fs::create_dir_all(&src).unwrap();
         let text = include_str!("../../tests/gpu/generics.rs");
         std::fs::write(src.join("generics.rs"), text).unwrap();
@@ -144,7 +143,6 @@ mod tests {
             let ptx = std::fs::read_to_string(out.join(entry[3])).unwrap();
             assert!(ptx.contains(&format!(".entry {}", entry[0])), "{entry:?}");
         }
-        let _ = std::fs::remove_dir_all(&base);
     }
 
     /// Ahead-of-time build of the workspace's examples: one PTX per kernel in the
@@ -158,8 +156,8 @@ mod tests {
             );
             return;
         };
-        let out = std::env::temp_dir().join(format!("cudajit-aot-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
+        let base = tempfile::tempdir().unwrap();
+        let out = base.path().join("out");
         let root = crate::root();
         let report = build(&["compute_90".into()], &out, &[root.join("examples")]).unwrap();
         assert_eq!(report.left_to_jit, Vec::<String>::new());
@@ -191,6 +189,5 @@ mod tests {
                 .unwrap();
             assert!(status.success(), "ptxas rejected {file}");
         }
-        let _ = std::fs::remove_dir_all(&out);
     }
 }

@@ -26,7 +26,7 @@ pub fn run(args: &[String]) -> Result<PathBuf, String> {
     } else {
         root.join(out)
     };
-    let aot = !args.iter().any(|a| a == "--no-aot");
+    let aot = !crate::has(args, "--no-aot");
     let bin = out.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
 

@@ -321,14 +321,12 @@ Bars
         assert_eq!(t.rows[1].kernel, "sum.device");
         assert_eq!(t.rows[1].ratios, vec![Some(0.952)]);
         assert_eq!(t.rows[2].ratios, vec![None]);
-        let dir = std::env::temp_dir().join(format!("xtask-chart-hl-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let png = dir.join("hl.png");
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("hl.png");
         draw_as(&t, &png, &HL).unwrap();
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -341,14 +339,12 @@ Bars
     #[test]
     fn renders_a_png_without_system_fonts() {
         let t = parse(SAMPLE).unwrap();
-        let dir = std::env::temp_dir().join(format!("xtask-chart-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let png = dir.join("simt.png");
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("simt.png");
         draw(&t, &png).unwrap();
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         // A drawn chart, not a blank canvas: white compresses to a few hundred bytes.
         assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -29,6 +29,7 @@ mod fidelity;
 mod fuzz;
 mod toolchain;
 
+use lexopt::ValueExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -105,18 +106,64 @@ pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// Values of a repeated `--flag VALUE` option.
+/// Values of a repeated `--flag VALUE` / `--flag=VALUE` option, as lexopt splits the
+/// arguments; the command's other options are read by other calls, so they are passed
+/// over here.
 pub fn values(args: &[String], flag: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        if a == flag {
-            out.push(iter.next().ok_or(format!("{flag} needs a value"))?.clone());
-        } else if let Some(v) = a.strip_prefix(&format!("{flag}=")) {
-            out.push(v.to_string());
+    let name = flag.trim_start_matches('-');
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut found = Vec::new();
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            lexopt::Arg::Long(long) if long == name => {
+                let value = parser.value().map_err(|e| format!("{flag}: {e}"))?;
+                found.push(value.string().map_err(|e| e.to_string())?);
+            }
+            lexopt::Arg::Long(_) | lexopt::Arg::Short(_) => {
+                // `--other=VALUE`: its value is not an argument of its own.
+                let _ = parser.optional_value();
+            }
+            lexopt::Arg::Value(_) => {}
         }
     }
-    Ok(out)
+    Ok(found)
+}
+
+/// Whether the switch `--flag` is given.
+pub fn has(args: &[String], flag: &str) -> bool {
+    let name = flag.trim_start_matches('-');
+    let mut parser = lexopt::Parser::from_args(args);
+    while let Ok(Some(arg)) = parser.next() {
+        match arg {
+            lexopt::Arg::Long(long) if long == name => return true,
+            lexopt::Arg::Long(_) | lexopt::Arg::Short(_) => {
+                let _ = parser.optional_value();
+            }
+            lexopt::Arg::Value(_) => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn values_and_switches_are_read_in_both_spellings() {
+        let a = args("--arch compute_90 --strict --arch=compute_80 --out-dir out x");
+        assert_eq!(
+            super::values(&a, "--arch").unwrap(),
+            ["compute_90", "compute_80"]
+        );
+        assert_eq!(super::values(&a, "--out-dir").unwrap(), ["out"]);
+        assert!(super::values(&a, "--src").unwrap().is_empty());
+        assert!(super::has(&a, "--strict"));
+        assert!(!super::has(&a, "--no-aot"));
+        assert!(super::values(&args("--seed"), "--seed").is_err());
+    }
 }
 
 fn test(args: &[String]) -> Result<(), String> {

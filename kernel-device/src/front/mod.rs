@@ -92,18 +92,11 @@ fn source_error(source: &FnSource, d: &Diagnostic) -> SourceError {
 fn kernel_options(sources: &[&FnSource]) -> Option<ir::FunctionOptions> {
     let mut kernels = sources.iter().filter(|s| s.kind == SourceKind::Kernel);
     let first = kernels.next()?;
-    Some(kernels.fold(
-        ir::FunctionOptions {
-            bounds_check: first.bounds_check,
-            fast_math: first.fast_math,
-            launch_bounds: first.launch_bounds,
-        },
-        |acc, k| ir::FunctionOptions {
-            bounds_check: acc.bounds_check || k.bounds_check,
-            fast_math: acc.fast_math && k.fast_math,
-            launch_bounds: acc.launch_bounds.or(k.launch_bounds),
-        },
-    ))
+    Some(kernels.fold(first.options, |acc, k| ir::FunctionOptions {
+        bounds_check: acc.bounds_check || k.options.bounds_check,
+        fast_math: acc.fast_math && k.options.fast_math,
+        launch_bounds: acc.launch_bounds.or(k.options.launch_bounds),
+    }))
 }
 
 /// Builds one module from a kernel's compilation unit (`FnSource::unit`): every
@@ -215,11 +208,7 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
     {
         let options = match (source.kind, unit_options) {
             (SourceKind::Device, Some(kernel)) => kernel,
-            _ => ir::FunctionOptions {
-                bounds_check: source.bounds_check,
-                fast_math: source.fast_math,
-                launch_bounds: source.launch_bounds,
-            },
+            _ => source.options,
         };
         let line_offset = source.line.saturating_sub(1);
         let mut lowerer = FnLowerer::new(

@@ -14,6 +14,7 @@
 //! The NVVM writer, the simulator and its race detector see slices and integers only.
 
 use crate::diag::Diagnostic;
+use crate::proc::abi::NdPart;
 use crate::source::SourceKind;
 use proc_macro2::Span;
 use quote::{format_ident, quote_spanned};
@@ -186,16 +187,23 @@ pub fn desugar(item: &mut syn::ItemFn, kind: SourceKind) -> Vec<Diagnostic> {
         } else {
             syn::parse_quote_spanned!(span=> &[#elem])
         });
-        inputs.push(syn::FnArg::Typed(pt));
-        let origin = origin_name(&name, at);
-        inputs.push(syn::parse_quote_spanned!(at=> #origin: usize));
-        for axis in 0..dims {
-            let shape = shape_name(&name, axis, at);
-            inputs.push(syn::parse_quote_spanned!(at=> #shape: usize));
-        }
-        for axis in 0..dims {
-            let stride = stride_name(&name, axis, at);
-            inputs.push(syn::parse_quote_spanned!(at=> #stride: isize));
+        // The parameters of `proc::abi::nd_parts`, in its order.
+        for part in crate::proc::abi::nd_parts(dims) {
+            inputs.push(match part {
+                NdPart::Data => syn::FnArg::Typed(pt.clone()),
+                NdPart::Origin => {
+                    let origin = origin_name(&name, at);
+                    syn::parse_quote_spanned!(at=> #origin: usize)
+                }
+                NdPart::Shape(axis) => {
+                    let shape = shape_name(&name, axis, at);
+                    syn::parse_quote_spanned!(at=> #shape: usize)
+                }
+                NdPart::Stride(axis) => {
+                    let stride = stride_name(&name, axis, at);
+                    syn::parse_quote_spanned!(at=> #stride: isize)
+                }
+            });
         }
         nd.push(NdParam {
             name,

@@ -13,9 +13,7 @@ pub fn source(text: &str, kind: SourceKind, line: u32) -> &'static FnSource {
         text: Box::leak(text.to_string().into_boxed_str()),
         file: "file.rs",
         line,
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
+        options: crate::ir::FunctionOptions::DEFAULT,
         deps: &[],
         consts: &[],
         structs: &[],
@@ -323,8 +321,11 @@ fn lines_are_mapped_to_the_file() {
 #[test]
 fn options_and_kind_are_set() {
     let src: &'static FnSource = Box::leak(Box::new(FnSource {
-        bounds_check: false,
-        fast_math: true,
+        options: crate::ir::FunctionOptions {
+            bounds_check: false,
+            fast_math: true,
+            launch_bounds: None,
+        },
         deps: &[],
         consts: &[],
         structs: &[],

@@ -6,6 +6,39 @@
 //! backend may compute the same decision differently (branches in NVVM IR) but must
 //! agree with them; the tests hold them to std's own panics.
 
+/// `s[i]` with `i >= s.len()`: `{0}` is the index, `{1}` the length (std's text).
+pub const INDEX_MESSAGE: &str = "index out of bounds: the len is {1} but the index is {0}";
+/// `a / 0` on integers.
+pub const DIVIDE_BY_ZERO_MESSAGE: &str = "attempt to divide by zero";
+/// `a % 0` on integers.
+pub const REMAINDER_BY_ZERO_MESSAGE: &str =
+    "attempt to calculate the remainder with a divisor of zero";
+/// `MIN / -1` on signed integers.
+pub const DIVIDE_OVERFLOW_MESSAGE: &str = "attempt to divide with overflow";
+/// `MIN % -1` on signed integers.
+pub const REMAINDER_OVERFLOW_MESSAGE: &str = "attempt to calculate the remainder with overflow";
+
+/// The two panics of an integer `/` (`is_divide`) or `%`: (divisor zero, `MIN / -1`).
+pub fn division_messages(is_divide: bool) -> (&'static str, &'static str) {
+    if is_divide {
+        (DIVIDE_BY_ZERO_MESSAGE, DIVIDE_OVERFLOW_MESSAGE)
+    } else {
+        (REMAINDER_BY_ZERO_MESSAGE, REMAINDER_OVERFLOW_MESSAGE)
+    }
+}
+
+/// The index check: `Err` with std's panic where `index >= len`.
+pub fn index(index: u64, len: u64) -> Result<u64, CheckFailure> {
+    if index < len {
+        Ok(index)
+    } else {
+        Err(CheckFailure {
+            message: INDEX_MESSAGE,
+            operands: (index, len),
+        })
+    }
+}
+
 /// `&s[start..]` with `start > s.len()`.
 pub const RANGE_START_MESSAGE: &str = "range start index {0} out of range for slice of length {1}";
 /// `&s[..end]` with `end > s.len()` (and `..=end` with `end >= s.len()`).
@@ -333,6 +366,51 @@ mod tests {
         assert_eq!(sub_slice_range(b(8, None, false), 8), Ok((8, 8)));
         assert_eq!(sub_slice_range(b(5, Some(4), true), 8), Ok((5, 5)));
         assert_eq!(sub_slice_range(b(0, Some(7), true), 8), Ok((0, 8)));
+    }
+
+    #[test]
+    fn index_and_division_checks_match_std() {
+        let data = [0u8; 4];
+        let s: &[u8] = std::hint::black_box(&data);
+        for i in 0..6usize {
+            let theirs = std_panic(|| {
+                std::hint::black_box(s[i]);
+            });
+            assert_eq!(index(i as u64, 4).err().map(|f| f.text()), theirs, "s[{i}]");
+        }
+        let zero = std::hint::black_box(0i32);
+        let minus_one = std::hint::black_box(-1i32);
+        let min = std::hint::black_box(i32::MIN);
+        let (div_zero, div_overflow) = division_messages(true);
+        let (rem_zero, rem_overflow) = division_messages(false);
+        for (ours, theirs) in [
+            (
+                div_zero,
+                std_panic(|| {
+                    std::hint::black_box(1i32 / zero);
+                }),
+            ),
+            (
+                rem_zero,
+                std_panic(|| {
+                    std::hint::black_box(1i32 % zero);
+                }),
+            ),
+            (
+                div_overflow,
+                std_panic(|| {
+                    std::hint::black_box(min / minus_one);
+                }),
+            ),
+            (
+                rem_overflow,
+                std_panic(|| {
+                    std::hint::black_box(min % minus_one);
+                }),
+            ),
+        ] {
+            assert_eq!(Some(ours.to_string()), theirs);
+        }
     }
 
     #[test]

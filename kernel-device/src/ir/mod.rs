@@ -145,13 +145,19 @@ pub struct FunctionOptions {
     pub launch_bounds: Option<LaunchBounds>,
 }
 
+impl FunctionOptions {
+    /// A kernel without arguments to its attribute: checked, exact math, no bounds. A
+    /// constant so that the macro's generated statics can name it.
+    pub const DEFAULT: FunctionOptions = FunctionOptions {
+        bounds_check: true,
+        fast_math: false,
+        launch_bounds: None,
+    };
+}
+
 impl Default for FunctionOptions {
     fn default() -> Self {
-        FunctionOptions {
-            bounds_check: true,
-            fast_math: false,
-            launch_bounds: None,
-        }
+        Self::DEFAULT
     }
 }
 

@@ -1,6 +1,8 @@
 //! Rules every stage shares, in the place of naga's `proc/`: the one table of
-//! intrinsics ([`intrinsics`]: names, signatures, effects, NVVM symbols) and the table of
-//! scalar methods with their math lowering ([`methods`]). The frontend resolves names and
+//! intrinsics ([`intrinsics`]: names, signatures, effects, NVVM symbols), the table of
+//! scalar methods with their math lowering ([`methods`]) and the `#[kernel(..)]` options'
+//! parser ([`options`]), and the kernel ABI: parameters as launch argument slots
+//! ([`abi`]). The frontend resolves names and
 //! types calls against these tables, the validator checks IR against the same signatures,
 //! the NVVM writer reads the symbols, and a unit test holds the host twin's stand-ins
 //! (`device_api`) to the same list of names.
@@ -10,8 +12,10 @@
 //! `back/nvvm/intrinsics.rs` (or a file beside it) and a stand-in in `device_api`. The
 //! frontend and the validator need nothing more.
 
+pub mod abi;
 pub mod intrinsics;
 pub mod methods;
+pub mod options;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 pub use methods::{Method, MethodDef};

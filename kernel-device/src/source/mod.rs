@@ -39,12 +39,9 @@ pub struct FnSource {
     pub file: &'static str,
     /// Line in `file` of the first line of `text`.
     pub line: u32,
-    /// `#[kernel(boundscheck = false)]`.
-    pub bounds_check: bool,
-    /// `#[kernel(fastmath = true)]`.
-    pub fast_math: bool,
-    /// `#[kernel(launch_bounds = ..)]`.
-    pub launch_bounds: Option<crate::ir::LaunchBounds>,
+    /// `#[kernel(boundscheck = false, fastmath = true, launch_bounds = ..)]`, as
+    /// `proc::options` parsed them (the defaults for a `#[device]` function).
+    pub options: crate::ir::FunctionOptions,
     /// The device functions this one calls directly, by their own `FnSource`.
     pub deps: &'static [&'static FnSource],
     /// The crate `const`/`static` items the body names, with rustc's values.

@@ -19,9 +19,8 @@ pub struct Found {
     pub item: syn::ItemFn,
     /// The path `file!()` would give (workspace-relative, `/`-separated).
     pub file: String,
-    pub bounds_check: bool,
-    pub fast_math: bool,
-    pub launch_bounds: Option<crate::ir::LaunchBounds>,
+    /// The attribute's options, read by the macro's own parser.
+    pub options: crate::ir::FunctionOptions,
     /// Every `const`/`static` item of the file a kernel can read, evaluated here as
     /// rustc would (the macro asks rustc instead).
     pub consts: Vec<(String, ConstValue)>,
@@ -82,14 +81,11 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
             for attr in &item.attrs {
                 if let Some(kind) = attribute_kind(attr) {
-                    let (bounds_check, fast_math, launch_bounds) = options(attr);
                     self.found.push(Found {
                         kind,
                         item: item.clone(),
                         file: self.file.to_string(),
-                        bounds_check,
-                        fast_math,
-                        launch_bounds,
+                        options: options(attr),
                         consts: Vec::new(),
                         structs: Vec::new(),
                         enums: Vec::new(),
@@ -159,35 +155,15 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
     }
 }
 
-/// `boundscheck = bool` / `fastmath = bool` / `launch_bounds = N | (N, M)` /
-/// `block_dim = N | (X, Y) | (X, Y, Z)` (the macro rejects anything else).
-pub(super) fn options(attr: &syn::Attribute) -> (bool, bool, Option<crate::ir::LaunchBounds>) {
-    let (mut bounds_check, mut fast_math, mut launch_bounds) = (true, false, None);
-    let mut block_dim = None;
-    if matches!(attr.meta, syn::Meta::List(_)) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("launch_bounds") {
-                let value: syn::Expr = meta.value()?.parse()?;
-                launch_bounds = crate::source::launch_bounds_of(&value).ok();
-                return Ok(());
-            }
-            if meta.path.is_ident("block_dim") {
-                let value: syn::Expr = meta.value()?.parse()?;
-                block_dim = crate::source::block_dim_of(&value).ok();
-                return Ok(());
-            }
-            let value: syn::LitBool = meta.value()?.parse()?;
-            if meta.path.is_ident("boundscheck") {
-                bounds_check = value.value;
-            } else if meta.path.is_ident("fastmath") {
-                fast_math = value.value;
-            }
-            Ok(())
-        });
+/// The options of `#[kernel(..)]`, parsed as the macro parses them
+/// (`proc::options`); a mistake the macro would reject keeps that option's default.
+pub(super) fn options(attr: &syn::Attribute) -> crate::ir::FunctionOptions {
+    match &attr.meta {
+        syn::Meta::List(list) => {
+            crate::proc::options::parse_kernel_options(list.tokens.clone(), &mut Vec::new())
+        }
+        _ => crate::ir::FunctionOptions::DEFAULT,
     }
-    let launch_bounds =
-        crate::source::with_block_dim(launch_bounds, block_dim).unwrap_or(launch_bounds);
-    (bounds_check, fast_math, launch_bounds)
 }
 
 /// The macro's text rendering of `item`: (text, line of the first token).
@@ -211,9 +187,7 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         text: leak(text),
         file: leak(found.file.clone()),
         line,
-        bounds_check: found.bounds_check,
-        fast_math: found.fast_math,
-        launch_bounds: found.launch_bounds,
+        options: found.options,
         deps,
         consts: leak_consts(&found.consts),
         structs: super::offline_methods::with_self_type(

@@ -33,7 +33,6 @@ pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {
         else {
             continue;
         };
-        let (bounds_check, fast_math, launch_bounds) = options(attr);
         found.push(Found {
             kind: SourceKind::Device,
             item: syn::ItemFn {
@@ -43,9 +42,7 @@ pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {
                 block: Box::new(f.block.clone()),
             },
             file: file.to_string(),
-            bounds_check,
-            fast_math,
-            launch_bounds,
+            options: options(attr),
             consts: Vec::new(),
             structs: Vec::new(),
             enums: Vec::new(),

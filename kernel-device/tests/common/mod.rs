@@ -44,8 +44,8 @@ pub fn compile_and_assemble(nvvm: &Nvvm, ptxas: &Path, name: &str, ir: &str) -> 
 
 /// Runs `ptxas -arch=sm_90` on `ptx` in a temporary directory.
 pub fn assemble(ptxas: &Path, name: &str, ptx: &str) {
-    let dir = std::env::temp_dir().join(format!("cudajit-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let ptx_path = dir.join(format!("{name}.ptx"));
     std::fs::write(&ptx_path, ptx).unwrap();
     let output = std::process::Command::new(ptxas)
@@ -55,7 +55,6 @@ pub fn assemble(ptxas: &Path, name: &str, ptx: &str) {
         .arg(&ptx_path)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", ptxas.display()));
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         output.status.success(),
         "{name}: ptxas failed:\n{}\n--- PTX ---\n{ptx}",

@@ -24,7 +24,7 @@ pub(crate) fn runtime_options(source: &FnSource, arch: String) -> libnvvm::Optio
     libnvvm::Options {
         arch,
         opt_level: OPT_LEVEL,
-        fast_math: source.fast_math,
+        fast_math: source.options.fast_math,
         line_info: false,
     }
 }

@@ -74,13 +74,15 @@ pub(crate) fn kernel_of(
         file: "<cudajit high-level kernel>",
         line: 1,
         // The texts index only inside their bounds; checks would cost bandwidth.
-        bounds_check: false,
-        fast_math: false,
-        launch_bounds: min_blocks.map(|min_blocks| kernel_device::ir::LaunchBounds {
-            max_threads: BLOCK,
-            min_blocks,
-            block_dim: None,
-        }),
+        options: kernel_device::ir::FunctionOptions {
+            bounds_check: false,
+            launch_bounds: min_blocks.map(|min_blocks| kernel_device::ir::LaunchBounds {
+                max_threads: BLOCK,
+                min_blocks,
+                block_dim: None,
+            }),
+            ..kernel_device::ir::FunctionOptions::DEFAULT
+        },
         deps: Box::leak(deps.to_vec().into_boxed_slice()),
         consts: &[],
         instance: &[],
@@ -109,9 +111,7 @@ pub(crate) fn device_fn(name: &str, text: String) -> &'static FnSource {
         text: Box::leak(text.clone().into_boxed_str()),
         file: "<cudajit built-in operator>",
         line: 1,
-        bounds_check: true,
-        fast_math: false,
-        launch_bounds: None,
+        options: kernel_device::ir::FunctionOptions::DEFAULT,
         deps: &[],
         consts: &[],
         instance: &[],

@@ -499,14 +499,15 @@ pub(crate) fn check_args(
     Ok(())
 }
 
-/// Number of `cuLaunchKernel` parameter slots the arguments occupy (slices take two).
+/// Number of `cuLaunchKernel` parameter slots the arguments occupy (`proc::abi`: a
+/// slice takes two).
 pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
     args.iter()
         .map(|a| {
             if matches!(a.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
                 1
             } else {
-                2
+                kernel_device::proc::abi::SLICE_SLOTS.len()
             }
         })
         .sum()

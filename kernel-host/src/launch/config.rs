@@ -115,7 +115,7 @@ impl<'a> LaunchConfig<'a> {
     ) -> Result<ValidLaunch> {
         let valid = self.validate(source.name, limits)?;
         let threads: u32 = valid.block.iter().product();
-        if let Some(required) = source.launch_bounds.and_then(|b| b.block_dim) {
+        if let Some(required) = source.options.launch_bounds.and_then(|b| b.block_dim) {
             if valid.block != required {
                 return Err(Rejection {
                     limit: "block_dim".into(),
@@ -133,7 +133,7 @@ impl<'a> LaunchConfig<'a> {
                 .into_error(source.name));
             }
         }
-        match source.launch_bounds {
+        match source.options.launch_bounds {
             Some(bounds) if threads > bounds.max_threads => Err(Rejection {
                 limit: "launch_bounds".into(),
                 detail: format!(

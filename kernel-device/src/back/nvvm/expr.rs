@@ -409,12 +409,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if self.func.options.bounds_check {
             let len = self.def("len", format!("extractvalue {sty} {s}, 1"));
             let ok = self.def("inbounds", format!("icmp ult i64 {i}, {len}"));
-            self.panic_unless(
-                &ok,
-                site,
-                "index out of bounds: the len is {1} but the index is {0}",
-                (&i, &len),
-            )?;
+            self.panic_unless(&ok, site, crate::ir::checks::INDEX_MESSAGE, (&i, &len))?;
         }
         Ok(self.def(
             "elem.ptr",

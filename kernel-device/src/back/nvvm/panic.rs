@@ -110,24 +110,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
         }
         let nonzero = self.def("nonzero", format!("icmp ne {ty} {r}, 0"));
-        let message = if is_div {
-            "attempt to divide by zero"
-        } else {
-            "attempt to calculate the remainder with a divisor of zero"
-        };
-        self.panic_unless(&nonzero, site, message, ("0", "0"))?;
+        let (zero_message, overflow_message) = crate::ir::checks::division_messages(is_div);
+        self.panic_unless(&nonzero, site, zero_message, ("0", "0"))?;
         if s.is_signed_integer() {
             let min = types::int_const(s, 1u64 << (s.bits() - 1));
             let is_min = self.def("ismin", format!("icmp eq {ty} {l}, {min}"));
             let is_neg1 = self.def("isneg1", format!("icmp eq {ty} {r}, -1"));
             let both = self.def("overflow", format!("and i1 {is_min}, {is_neg1}"));
             let fine = self.def("nooverflow", format!("xor i1 {both}, true"));
-            let message = if is_div {
-                "attempt to divide with overflow"
-            } else {
-                "attempt to calculate the remainder with overflow"
-            };
-            self.panic_unless(&fine, site, message, ("0", "0"))?;
+            self.panic_unless(&fine, site, overflow_message, ("0", "0"))?;
         }
         Ok(())
     }

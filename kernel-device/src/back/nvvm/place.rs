@@ -248,12 +248,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             None => inside,
         };
-        self.panic_unless_at(
-            &ok,
-            place.loc,
-            "index out of bounds: the len is {1} but the index is {0}",
-            (i, len),
-        )
+        self.panic_unless_at(&ok, place.loc, crate::ir::checks::INDEX_MESSAGE, (i, len))
     }
 
     /// The LLVM type stored at `p` (`i8` for a `bool` array element).

@@ -403,11 +403,7 @@ impl Warp<'_, '_> {
         for lane in lanes(m) {
             let (p, len, i) = (fr.get(sl, lane), fr.get(sl + 1, lane), fr.get(ix, lane));
             if f.options.bounds_check && i >= len {
-                let text = checks::substitute(
-                    "index out of bounds: the len is {1} but the index is {0}",
-                    i,
-                    len,
-                );
+                let text = checks::substitute(checks::INDEX_MESSAGE, i, len);
                 self.panic_at(fr, loc, lane, text);
                 continue;
             }

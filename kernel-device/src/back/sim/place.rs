@@ -172,11 +172,7 @@ impl Warp<'_, '_> {
 
 impl Warp<'_, '_> {
     fn index_panic(&mut self, fr: &Frame, loc: SourceLoc, lane: usize, i: u64, len: u64) {
-        let text = checks::substitute(
-            "index out of bounds: the len is {1} but the index is {0}",
-            i,
-            len,
-        );
+        let text = checks::substitute(checks::INDEX_MESSAGE, i, len);
         self.panic_at(fr, loc, lane, text)
     }
 

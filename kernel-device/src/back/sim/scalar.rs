@@ -126,10 +126,10 @@ pub fn cast(from: ScalarType, to: ScalarType, v: u64) -> u64 {
 /// The message of a failed division check.
 pub type Panic = &'static str;
 
-pub const DIVIDE_BY_ZERO: Panic = "attempt to divide by zero";
-pub const REMAINDER_BY_ZERO: Panic = "attempt to calculate the remainder with a divisor of zero";
-pub const DIVIDE_OVERFLOW: Panic = "attempt to divide with overflow";
-pub const REMAINDER_OVERFLOW: Panic = "attempt to calculate the remainder with overflow";
+pub const DIVIDE_BY_ZERO: Panic = crate::ir::checks::DIVIDE_BY_ZERO_MESSAGE;
+pub const REMAINDER_BY_ZERO: Panic = crate::ir::checks::REMAINDER_BY_ZERO_MESSAGE;
+pub const DIVIDE_OVERFLOW: Panic = crate::ir::checks::DIVIDE_OVERFLOW_MESSAGE;
+pub const REMAINDER_OVERFLOW: Panic = crate::ir::checks::REMAINDER_OVERFLOW_MESSAGE;
 
 macro_rules! int_binary {
     ($t:ty, $op:expr, $a:expr, $b:expr) => {{

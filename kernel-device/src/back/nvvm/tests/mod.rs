@@ -137,12 +137,8 @@ pub fn check_with_toolchain(text: &str) {
     let ptx = nvvm
         .compile(text, &crate::nvvm::CompileOptions::default())
         .unwrap_or_else(|e| panic!("{e}\n--- module ---\n{text}"));
-    let dir = std::env::temp_dir().join(format!(
-        "cudajit-back-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let ptx_path = dir.join("m.ptx");
     std::fs::write(&ptx_path, &ptx).unwrap();
     let status = std::process::Command::new(ptxas)

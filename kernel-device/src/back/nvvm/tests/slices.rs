@@ -9,7 +9,10 @@ use crate::source::{FnSource, SourceKind};
 fn sites(text: &str, bounds_check: bool) -> Vec<String> {
     let src: &'static FnSource = source(text, SourceKind::Kernel, 1);
     let src: &'static FnSource = Box::leak(Box::new(FnSource {
-        bounds_check,
+        options: crate::ir::FunctionOptions {
+            bounds_check,
+            ..src.options
+        },
         ..*src
     }));
     let module = lower_sources(&[src]).expect("front accepts");
@@ -74,7 +77,10 @@ fn device_fn_ir(kernel_bounds_check: bool) -> (String, usize) {
         1,
     );
     let kernel: &'static FnSource = Box::leak(Box::new(FnSource {
-        bounds_check: kernel_bounds_check,
+        options: crate::ir::FunctionOptions {
+            bounds_check: kernel_bounds_check,
+            ..kernel.options
+        },
         ..*kernel
     }));
     let device = source(

@@ -298,11 +298,14 @@ fn unroll_hints_and_launch_bounds_reach_the_nvvm_ir() {
     }";
     let template = source(text, SourceKind::Kernel, 1);
     let bounded: &'static crate::source::FnSource = Box::leak(Box::new(crate::source::FnSource {
-        launch_bounds: Some(crate::ir::LaunchBounds {
-            max_threads: 256,
-            min_blocks: 2,
-            block_dim: None,
-        }),
+        options: crate::ir::FunctionOptions {
+            launch_bounds: Some(crate::ir::LaunchBounds {
+                max_threads: 256,
+                min_blocks: 2,
+                block_dim: None,
+            }),
+            ..template.options
+        },
         ..*template
     }));
     let module = lower_sources(&[bounded]).unwrap_or_else(|e| panic!("{e:#?}"));
