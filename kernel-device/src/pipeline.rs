@@ -2,7 +2,7 @@
 
 use crate::back::nvvm as nvvm_back;
 use crate::source::FnSource;
-use crate::{front, ir, valid};
+use crate::{front, ir, opt, valid};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
@@ -56,7 +56,8 @@ pub fn nvvm_ir_for_kernel(
     options: &nvvm_back::Options,
 ) -> Result<CompiledUnit, CompileError> {
     let module = lower_unit(kernel)?;
-    let output = nvvm_back::write_string(&module, options)?;
+    let optimised = opt::optimise(&module);
+    let output = nvvm_back::write_optimised(&optimised, options)?;
     let params = module
         .function_by_name(kernel.name)
         .map(|h| {

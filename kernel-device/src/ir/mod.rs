@@ -12,6 +12,7 @@ pub mod checks;
 pub mod enums;
 pub mod layout;
 mod types;
+pub mod visit;
 
 pub use arena::{Arena, Handle};
 pub use enums::{EnumDef, EnumVariant};

@@ -52,8 +52,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if !eligible {
             return None;
         }
-        let ranges = self.ranges.clone();
-        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
+        let ranges = self.ranges;
+        let plan = Planner::new(self.func, self.w.module, &self.proven, ranges)
             .plan_loop(l.var, l.body)?;
         Some(self.write_versions(l, plan))
     }

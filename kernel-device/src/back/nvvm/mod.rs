@@ -28,14 +28,12 @@ mod function;
 mod grid_sync;
 mod half;
 mod intrinsics;
-pub mod launch_proof;
 mod loop_versioning;
 mod loops;
 mod numeric;
 mod panic;
 mod place;
 mod predicated;
-mod ranges;
 mod slices;
 #[cfg(test)]
 mod tests;
@@ -45,6 +43,9 @@ mod warp;
 mod writer;
 
 use crate::ir;
+/// The launch proofs now live in the optimiser; kept here for the host's paths.
+pub use crate::opt::launch_proof;
+use crate::opt::Optimised;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
@@ -127,6 +128,12 @@ pub fn device_function_symbol(name: &str) -> String {
 
 /// Writes `module` as one NVVM IR module. Never panics on malformed IR: anything the
 /// writer cannot express comes back as an [`Error`].
+/// Runs the optimiser first: for callers that hold only a validated module.
 pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Error> {
+    write_optimised(&crate::opt::optimise(module), options)
+}
+
+/// Writes an optimised module as one NVVM IR module (see [`write_string`]).
+pub fn write_optimised(module: &Optimised<'_>, options: &Options) -> Result<Output, Error> {
     writer::Writer::new(module, options).write()
 }

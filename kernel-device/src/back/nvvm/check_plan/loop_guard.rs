@@ -16,7 +16,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{assigned_in_block, GuardOp, Length, Planner};
+use super::{GuardOp, Length, Planner};
+use crate::ir::visit::assigned_in_block;
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Local, LogicalOp, ScalarType,
     Stmt,
@@ -316,7 +317,7 @@ fn every_iteration_meets_a_barrier(func: &Function, body: &Block) -> bool {
         ))
     });
     let mut jumps = false;
-    super::exprs_in_block(func, body, &mut |_, e| {
+    crate::ir::visit::exprs_in_block(func, body, &mut |_, e| {
         jumps |= matches!(
             e.kind,
             ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_)
@@ -338,7 +339,7 @@ fn intrinsics_reached(
     let mut seen = HashSet::new();
     let mut next = Some((func, body, false));
     while let Some((current, block, in_callee)) = next {
-        super::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
+        crate::ir::visit::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
             ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic, in_callee),
             ExprKind::Call { function, .. } if seen.insert(function) => callees.push(function),
             _ => {}

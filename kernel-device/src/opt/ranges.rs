@@ -16,13 +16,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::check_plan::mask;
-use super::intrinsics::axis_name;
 use super::launch_proof::Bound;
-use super::writer::sreg_bounds;
+use crate::ir::visit::exprs_in_block;
 use crate::ir::{
-    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
-    ScalarType, Stmt,
+    Axis, BinaryOp, Block, Expr, ExprKind, Function, FunctionKind, Handle, Intrinsic, Literal,
+    Local, Module, PlaceRoot, ScalarType, Stmt,
 };
 
 /// `[min, max]` of an unsigned value, inclusive.
@@ -83,7 +81,7 @@ impl<'a> Ranges<'a> {
                     else_block,
                 } => {
                     if let Some((local, floor)) = lower_bound(func, *cond) {
-                        super::check_plan::exprs_in_block(func, then_block, &mut |h, e| {
+                        exprs_in_block(func, then_block, &mut |h, e| {
                             if matches!(e.kind, ExprKind::Local(l) if l == local) {
                                 let f = floors.entry(h).or_insert(floor);
                                 *f = (*f).max(floor);
@@ -301,7 +299,7 @@ impl<'a> Ranges<'a> {
     }
 
     /// What CUDA guarantees of a special register (and the kernel's `block_dim`), from
-    /// the writer's one table of those bounds.
+    /// the one table of those bounds ([`sreg_bounds`]).
     fn special_register(&self, intrinsic: Intrinsic) -> Option<Interval> {
         let reg = match intrinsic {
             Intrinsic::ThreadIdx(a) => format!("tid.{}", axis_name(a)),
@@ -400,4 +398,73 @@ fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u6
 
 fn is_unsigned(s: ScalarType) -> bool {
     s.is_integer() && !s.is_signed_integer()
+}
+
+/// What CUDA guarantees of a special register on every architecture cudajit targets
+/// (blocks of at most 1024 threads and 64 on z, grids of at most 2^31 - 1 blocks on x
+/// and 65535 on y and z, 32-lane warps), as `[low, high)` for `!range` metadata on its
+/// read. With them LLVM proves checks such as `warp_sums[thread_idx().x / 32]` on a
+/// 32-element array in bounds and drops them, as nvcc's code never had them.
+/// `nctaid.x`'s bound, 2^31, is written as the wrapped i32 `-2147483648`.
+pub const SREG_RANGES: [(&str, i64, i64); 14] = [
+    ("tid.x", 0, 1024),
+    ("tid.y", 0, 1024),
+    ("tid.z", 0, 64),
+    ("ntid.x", 1, 1025),
+    ("ntid.y", 1, 1025),
+    ("ntid.z", 1, 65),
+    ("ctaid.x", 0, 2_147_483_647),
+    ("ctaid.y", 0, 65_535),
+    ("ctaid.z", 0, 65_535),
+    ("nctaid.x", 1, -2_147_483_648),
+    ("nctaid.y", 1, 65_536),
+    ("nctaid.z", 1, 65_536),
+    ("laneid", 0, 32),
+    ("warpsize", 32, 33),
+];
+
+/// The block shape all kernels of `module` require, if there are kernels and they agree.
+pub fn required_block(module: &Module) -> Option<[u32; 3]> {
+    let mut blocks = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.kind == FunctionKind::Kernel)
+        .map(|(_, f)| f.options.launch_bounds.and_then(|b| b.block_dim));
+    let first = blocks.next()??;
+    blocks.all(|b| b == Some(first)).then_some(first)
+}
+
+/// The `[low, high)` of special register `reg` (`tid.x`): CUDA's bound, or in a module
+/// compiled for one block (`block`), the block's own: `tid.x` below `block_dim.x`,
+/// `ntid.x` exactly it. `None` for a register CUDA does not bound. The NVVM writer's
+/// `!range` metadata and constants and the value-range analysis ([`Ranges`]) read it.
+pub fn sreg_bounds(reg: &str, block: Option<[u32; 3]>) -> Option<(i64, i64)> {
+    let &(_, low, high) = SREG_RANGES.iter().find(|(name, _, _)| *name == reg)?;
+    let axis = match reg.rsplit('.').next() {
+        Some("x") => 0,
+        Some("y") => 1,
+        Some("z") => 2,
+        _ => return Some((low, high)),
+    };
+    Some(match (block, reg.split('.').next()) {
+        (Some(b), Some("tid")) => (0, i64::from(b[axis])),
+        (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
+        _ => (low, high),
+    })
+}
+
+/// All ones in the bits of `s`: the largest value of an unsigned integer of that type.
+pub fn mask(s: ScalarType) -> u64 {
+    match s.bits() {
+        64 => u64::MAX,
+        b => (1u64 << b) - 1,
+    }
+}
+
+fn axis_name(axis: Axis) -> &'static str {
+    match axis {
+        Axis::X => "x",
+        Axis::Y => "y",
+        Axis::Z => "z",
+    }
 }

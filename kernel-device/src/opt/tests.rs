@@ -1,0 +1,221 @@
+//! The optimiser's decisions as values: ranges of named expressions, launch proofs of
+//! small kernels lowered by the frontend (no NVVM text is read here).
+
+use super::launch_proof::Bound;
+use super::ranges::Interval;
+use super::{optimise, Optimised};
+use crate::front::{lower_sources, tests::source};
+use crate::ir::{Axis, ExprKind, Function, Handle, Module, Place, Projection, Stmt};
+use crate::source::SourceKind;
+
+fn lower(text: &str) -> Module {
+    lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"))
+}
+
+fn kernel(module: &Module) -> (Handle<Function>, &Function) {
+    module.kernels().next().expect("one kernel")
+}
+
+/// The first index of every place the kernel's top-level statements assign, in order.
+fn assigned_indices(function: &Function) -> Vec<Handle<crate::ir::Expr>> {
+    let first_index = |place: &Place| match place.projections.first() {
+        Some(Projection::Index(i)) => Some(*i),
+        _ => None,
+    };
+    function
+        .body
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Assign { place, .. } => first_index(place),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ranges_of<'m>(opt: &'m Optimised<'m>) -> &'m super::ranges::Ranges<'m> {
+    opt.ranges(kernel(opt.module).0)
+}
+
+#[test]
+fn thread_index_plus_one_is_bounded_by_the_required_block() {
+    let mut module = lower(
+        "fn k(out: &mut [u32]) {
+            let mut tile = [0u32; 34];
+            let tx = thread_idx().x as usize;
+            tile[tx + 1] = 1;
+            tile[tx + 2] = 2;
+            out[0] = tile[0];
+        }",
+    );
+    // Without a required block, `tid.x` is only below 1024.
+    let opt = optimise(&module);
+    let [a, b, _] = assigned_indices(kernel(&module).1)[..] else {
+        panic!("three indexed stores");
+    };
+    assert_eq!(
+        ranges_of(&opt).interval(a),
+        Some(Interval { min: 1, max: 1024 })
+    );
+    assert!(!ranges_of(&opt).always_below(a, 34));
+    drop(opt);
+
+    let (h, _) = kernel(&module);
+    module.functions[h].options.launch_bounds = Some(crate::ir::LaunchBounds {
+        max_threads: 32,
+        min_blocks: 0,
+        block_dim: Some([32, 1, 1]),
+    });
+    let opt = optimise(&module);
+    assert_eq!(opt.block_dim, Some([32, 1, 1]));
+    assert_eq!(
+        ranges_of(&opt).interval(a),
+        Some(Interval { min: 1, max: 32 })
+    );
+    assert!(ranges_of(&opt).always_below(a, 34));
+    assert_eq!(
+        ranges_of(&opt).interval(b),
+        Some(Interval { min: 2, max: 33 })
+    );
+    assert!(ranges_of(&opt).always_below(b, 34));
+}
+
+#[test]
+fn a_stepped_loop_variable_ends_at_its_last_element() {
+    let module = lower(
+        "fn k(out: &mut [u32]) {
+            for r in (0..32).step_by(8) {
+                out[r] = 1;
+            }
+        }",
+    );
+    let opt = optimise(&module);
+    let function = kernel(&module).1;
+    let Some(Stmt::ForRange { body, .. }) = function.body.stmts.first() else {
+        panic!("a for loop first");
+    };
+    let [index] = assigned_indices_of_block(body)[..] else {
+        panic!("one store in the loop");
+    };
+    assert_eq!(
+        ranges_of(&opt).interval(index),
+        Some(Interval { min: 0, max: 24 })
+    );
+}
+
+fn assigned_indices_of_block(block: &crate::ir::Block) -> Vec<Handle<crate::ir::Expr>> {
+    block
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Assign { place, .. } => match place.projections.first() {
+                Some(Projection::Index(i)) => Some(*i),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_read_under_a_positive_test_is_above_zero() {
+    let module = lower(
+        "fn k(out: &mut [u32]) {
+            let warp = (thread_idx().x / 32) as usize;
+            if warp > 0 {
+                out[warp - 1] = 1;
+            }
+        }",
+    );
+    let opt = optimise(&module);
+    let function = kernel(&module).1;
+    // `warp - 1` is the one subtraction of the kernel.
+    let (sub, _) = function
+        .exprs
+        .iter()
+        .find(|(_, e)| {
+            matches!(
+                e.kind,
+                ExprKind::Binary {
+                    op: crate::ir::BinaryOp::Sub,
+                    ..
+                }
+            )
+        })
+        .expect("warp - 1");
+    assert_eq!(
+        ranges_of(&opt).interval(sub),
+        Some(Interval { min: 0, max: 30 })
+    );
+}
+
+#[test]
+fn a_grid_index_gets_a_launch_proof_as_module_data() {
+    let module = lower(
+        "fn k(x: &[u32], out: &mut [u32]) {
+            let i = grid(1);
+            out[i] = x[i] + 1;
+        }",
+    );
+    let opt = optimise(&module);
+    let (h, function) = kernel(&module);
+    let [copy] = opt.launch_proofs.as_slice() else {
+        panic!("one proven copy: {:?}", opt.launch_proofs);
+    };
+    assert_eq!(copy.kernel, h);
+    assert_eq!(copy.proof.symbol, "k__launch_proven");
+    let grid_max = Bound::Minus(
+        Box::new(Bound::Product(
+            Box::new(Bound::GridDim(Axis::X)),
+            Box::new(Bound::BlockDim(Axis::X)),
+        )),
+        1,
+    );
+    // One condition per slice parameter (`x` is 0, `out` 1), both on the grid's size.
+    let mut params: Vec<usize> = copy.proof.conditions.iter().map(|c| c.param).collect();
+    params.sort();
+    assert_eq!(params, [0, 1]);
+    for c in &copy.proof.conditions {
+        assert_eq!(c.max_index, grid_max);
+    }
+    // The proven set is exactly the store's index and the load's index: `i` read twice.
+    let [store_index] = assigned_indices(function)[..] else {
+        panic!("one store");
+    };
+    assert!(copy.proven.contains(&store_index));
+    assert_eq!(copy.proven.len(), 2, "{:?}", copy.proven);
+}
+
+#[test]
+fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
+    let guarded = lower(
+        "fn k(out: &mut [u32]) {
+            let i = grid(1);
+            if i < out.len() {
+                out[i] = 1;
+            }
+        }",
+    );
+    assert!(optimise(&guarded).launch_proofs.is_empty());
+    let cooperative = lower(
+        "fn k(out: &mut [u32]) {
+            let i = grid(1);
+            out[i] = 1;
+            grid_sync();
+        }",
+    );
+    assert!(optimise(&cooperative).launch_proofs.is_empty());
+    let unchecked = {
+        let mut m = lower(
+            "fn k(out: &mut [u32]) {
+                let i = grid(1);
+                out[i] = 1;
+            }",
+        );
+        let (h, _) = kernel(&m);
+        m.functions[h].options.bounds_check = false;
+        m
+    };
+    assert!(optimise(&unchecked).launch_proofs.is_empty());
+}
