@@ -11,6 +11,7 @@
 //!
 //! The writers consume an [`Optimised`] module; none of them builds an analysis.
 
+pub mod effects;
 pub mod launch_proof;
 pub mod ranges;
 

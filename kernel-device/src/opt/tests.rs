@@ -219,3 +219,56 @@ fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
     };
     assert!(optimise(&unchecked).launch_proofs.is_empty());
 }
+
+#[test]
+fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
+    use super::effects::{is_collective, is_thread_constant, may_be_duplicated};
+    use crate::ir::Intrinsic::{self, *};
+    use crate::proc::intrinsics;
+    // The lists the planner, the loop guard and the predicated prefetch spelled out
+    // before they read the table (plus `lanemask_lt`, a per-thread constant too, and
+    // `dynamic_shared`, which involves no other thread).
+    let thread_constant = |i: Intrinsic| {
+        matches!(
+            i,
+            ThreadIdx(_)
+                | BlockIdx(_)
+                | BlockDim(_)
+                | GridDim(_)
+                | Grid(_)
+                | GridSize(_)
+                | LaneId
+                | WarpSize
+                | LanemaskLt
+        )
+    };
+    let collective = |i: Intrinsic| {
+        matches!(
+            i,
+            GridSync
+                | SyncWarp
+                | Shuffle(_)
+                | Vote(_)
+                | MatchAny
+                | MatchAll
+                | WarpReduce(_)
+                | ActiveMask
+                | SyncThreadsCount
+                | SyncThreadsAnd
+                | SyncThreadsOr
+        )
+    };
+    let duplicable =
+        |i: Intrinsic| thread_constant(i) || matches!(i, Atomic { .. } | Math(_) | DynamicShared);
+    let mut rows = 0;
+    for def in intrinsics::all() {
+        let i = def.intrinsic;
+        rows += 1;
+        assert_eq!(is_thread_constant(i), thread_constant(i), "{}", def.name);
+        assert_eq!(is_collective(i), collective(i), "{}", def.name);
+        assert_eq!(may_be_duplicated(i), duplicable(i), "{}", def.name);
+    }
+    assert!(rows > 30, "the table has its rows: {rows}");
+    let sqrt = Math(crate::ir::MathFn::Sqrt);
+    assert!(may_be_duplicated(sqrt) && !is_collective(sqrt) && !is_thread_constant(sqrt));
+}

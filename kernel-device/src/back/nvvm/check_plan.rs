@@ -21,9 +21,10 @@ use crate::ir::visit::{
     assigned_in_block, assigned_in_stmt, lets_in_block, places_in_block, visit_children,
 };
 use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module, Place,
-    PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Literal, Local, Module, Place, PlaceRoot,
+    Projection, ScalarType, Stmt, Type, UnaryOp,
 };
+use crate::opt::effects::{is_thread_constant, may_be_duplicated};
 use crate::opt::ranges::mask;
 
 mod affine;
@@ -345,7 +346,7 @@ impl<'a> Planner<'a> {
             ExprKind::DynamicSharedTake { count, .. } => self.is_simple_expr(*count),
             ExprKind::Array(items) | ExprKind::Tuple(items) => all(items),
             ExprKind::Splat { value, .. } => self.is_simple_expr(*value),
-            ExprKind::Intrinsic { intrinsic, args } => simple_intrinsic(*intrinsic) && all(args),
+            ExprKind::Intrinsic { intrinsic, args } => may_be_duplicated(*intrinsic) && all(args),
             ExprKind::Logical { .. }
             | ExprKind::Call { .. }
             | ExprKind::If { .. }
@@ -637,19 +638,7 @@ impl<'a> Planner<'a> {
                 })
             }
             ExprKind::Intrinsic { intrinsic, args } if args.is_empty() => {
-                use Intrinsic::*;
-                matches!(
-                    intrinsic,
-                    ThreadIdx(_)
-                        | BlockIdx(_)
-                        | BlockDim(_)
-                        | GridDim(_)
-                        | Grid(_)
-                        | GridSize(_)
-                        | LaneId
-                        | WarpSize
-                )
-                .then(Known::default)
+                is_thread_constant(*intrinsic).then(Known::default)
             }
             _ => None,
         }
@@ -678,26 +667,6 @@ fn fold(op: BinaryOp, s: ScalarType, a: u64, b: u64) -> Option<u64> {
 fn sign_extend(bits: u64, s: ScalarType) -> i64 {
     let shift = 64 - s.bits();
     ((bits << shift) as i64) >> shift
-}
-
-/// Intrinsics a run may contain: no barrier, fence or warp-collective operation (their
-/// copies in two versions of the run would be different instructions).
-pub(super) fn simple_intrinsic(i: Intrinsic) -> bool {
-    use Intrinsic::*;
-    matches!(
-        i,
-        ThreadIdx(_)
-            | BlockIdx(_)
-            | BlockDim(_)
-            | GridDim(_)
-            | Grid(_)
-            | GridSize(_)
-            | LaneId
-            | WarpSize
-            | LanemaskLt
-            | Atomic { .. }
-            | Math(_)
-    )
 }
 
 /// The indices of `body` that a `for var in start..end` loop (any step, either

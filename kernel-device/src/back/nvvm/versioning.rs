@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 
-use super::check_plan::{self, GuardOp, Length, Planner};
+use super::check_plan::{GuardOp, Length, Planner};
 use super::function::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{self, visit, Block, Expr, Handle, Local, Stmt};
@@ -411,7 +411,9 @@ fn simple_expr(
     };
     match &e.kind {
         ir::ExprKind::Loop { .. } => return false,
-        ir::ExprKind::Intrinsic { intrinsic, .. } if !check_plan::simple_intrinsic(*intrinsic) => {
+        ir::ExprKind::Intrinsic { intrinsic, .. }
+            if !crate::opt::effects::may_be_duplicated(*intrinsic) =>
+        {
             return false
         }
         ir::ExprKind::Call { function, .. } => calls.push(*function),

@@ -71,22 +71,8 @@ impl Planner<'_> {
         // the body itself (the writer can give those one copy per block) or in a callee.
         let (mut collective, mut barrier, mut callee_barrier) = (false, false, false);
         let complete = intrinsics_reached(self.module, self.func, body, &mut |i, in_callee| {
-            use Intrinsic::*;
-            collective |= matches!(
-                i,
-                GridSync
-                    | SyncWarp
-                    | Shuffle(_)
-                    | Vote(_)
-                    | MatchAny
-                    | MatchAll
-                    | WarpReduce(_)
-                    | ActiveMask
-                    | SyncThreadsCount
-                    | SyncThreadsAnd
-                    | SyncThreadsOr
-            );
-            if i == SyncThreads {
+            collective |= crate::opt::effects::is_collective(i);
+            if i == Intrinsic::SyncThreads {
                 *(if in_callee {
                     &mut callee_barrier
                 } else {
