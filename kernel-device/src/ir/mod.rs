@@ -192,6 +192,9 @@ pub struct Function {
     /// Source location of each expression, indexed like `exprs`.
     pub expr_locs: Vec<SourceLoc>,
     pub body: Block,
+    /// Index expressions the optimiser (`opt::elide`) proved in bounds: no backend
+    /// checks them. Empty until the module is optimised.
+    pub unchecked_indices: std::collections::HashSet<Handle<Expr>>,
 }
 
 impl Function {

@@ -47,8 +47,9 @@ enum Definition {
     Unknown,
 }
 
-pub struct Ranges<'a> {
-    func: &'a Function,
+/// What the analysis knows of one function, computed once ([`RangeFacts::new`]) and
+/// kept beside the module; read through a [`Ranges`] view.
+pub struct RangeFacts {
     /// The block every launch has (`#[kernel(block_dim = ..)]`), if the unit's kernel
     /// requires one.
     block_dim: Option<[u32; 3]>,
@@ -59,10 +60,18 @@ pub struct Ranges<'a> {
     memo: RefCell<HashMap<Handle<Expr>, Option<Interval>>>,
 }
 
-impl<'a> Ranges<'a> {
+/// The value ranges of one function's expressions: its [`RangeFacts`] with the function
+/// they describe (a copyable view).
+#[derive(Clone, Copy)]
+pub struct Ranges<'a> {
+    func: &'a Function,
+    facts: &'a RangeFacts,
+}
+
+impl RangeFacts {
     /// `block_dim`: the block every kernel of the module is launched with, if they agree
     /// (then also what every device function of the module runs under).
-    pub fn new(func: &'a Function, block_dim: Option<[u32; 3]>) -> Self {
+    pub fn new(func: &Function, block_dim: Option<[u32; 3]>) -> Self {
         let mut definitions = HashMap::new();
         for param in &func.params {
             definitions.insert(param.local, Definition::Unknown);
@@ -97,8 +106,7 @@ impl<'a> Ranges<'a> {
                 _ => {}
             }
         }
-        Ranges {
-            func,
+        RangeFacts {
             block_dim,
             definitions,
             floors,
@@ -106,6 +114,13 @@ impl<'a> Ranges<'a> {
         }
     }
 
+    /// These facts read with `func`, the function they were computed from.
+    pub fn of<'a>(&'a self, func: &'a Function) -> Ranges<'a> {
+        Ranges { func, facts: self }
+    }
+}
+
+impl<'a> Ranges<'a> {
     /// Whether `index` is below `len` for every value it can take.
     pub fn always_below(&self, index: Handle<Expr>, len: u64) -> bool {
         self.interval(index).is_some_and(|i| i.max < len)
@@ -113,13 +128,13 @@ impl<'a> Ranges<'a> {
 
     /// The range of `h`, if it is an unsigned integer the analysis can bound.
     pub fn interval(&self, h: Handle<Expr>) -> Option<Interval> {
-        if let Some(known) = self.memo.borrow().get(&h) {
+        if let Some(known) = self.facts.memo.borrow().get(&h) {
             return *known;
         }
         // Unknown while being computed: a cycle through locals proves nothing.
-        self.memo.borrow_mut().insert(h, None);
+        self.facts.memo.borrow_mut().insert(h, None);
         let result = self.compute(h);
-        self.memo.borrow_mut().insert(h, result);
+        self.facts.memo.borrow_mut().insert(h, result);
         result
     }
 
@@ -135,7 +150,7 @@ impl<'a> Ranges<'a> {
             }
             ExprKind::Local(l) => {
                 let i = self.local(*l, top)?;
-                match self.floors.get(&h) {
+                match self.facts.floors.get(&h) {
                     Some(&floor) if floor > i.max => None,
                     Some(&floor) => exact(i.min.max(floor), i.max),
                     None => Some(i),
@@ -177,7 +192,7 @@ impl<'a> Ranges<'a> {
 
     /// The initialiser of local `l` when its one `let` is its only definition.
     pub fn let_init(&self, l: Handle<Local>) -> Option<Handle<Expr>> {
-        match self.definitions.get(&l)? {
+        match self.facts.definitions.get(&l)? {
             Definition::Let(init) => Some(*init),
             _ => None,
         }
@@ -205,7 +220,7 @@ impl<'a> Ranges<'a> {
         let no_wrap = |b: Bound| Bound::NoWrap(Box::new(b), mask(scalar));
         let constant = |h: Handle<Expr>| self.interval(h);
         match &expr.kind {
-            ExprKind::Local(l) => match self.definitions.get(l).copied()? {
+            ExprKind::Local(l) => match self.facts.definitions.get(l).copied()? {
                 Definition::Let(init) => self.launch_max(init),
                 Definition::For { end, inclusive, .. } => {
                     let end = self.launch_max(end)?;
@@ -271,7 +286,7 @@ impl<'a> Ranges<'a> {
     /// The range of every value local `l` (of a type whose largest value is `top`) holds.
     fn local(&self, l: Handle<Local>, top: u64) -> Option<Interval> {
         let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
-        match self.definitions.get(&l).copied()? {
+        match self.facts.definitions.get(&l).copied()? {
             Definition::Let(init) => self.interval(init),
             Definition::For {
                 start,
@@ -308,7 +323,7 @@ impl<'a> Ranges<'a> {
             Intrinsic::WarpSize => "warpsize".to_string(),
             _ => return None,
         };
-        let (low, high) = sreg_bounds(&reg, self.block_dim)?;
+        let (low, high) = sreg_bounds(&reg, self.facts.block_dim)?;
         (0 <= low && low < high).then(|| Interval {
             min: low as u64,
             max: (high - 1) as u64,

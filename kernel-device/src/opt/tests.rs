@@ -34,8 +34,8 @@ fn assigned_indices(function: &Function) -> Vec<Handle<crate::ir::Expr>> {
         .collect()
 }
 
-fn ranges_of<'m>(opt: &'m Optimised<'m>) -> &'m super::ranges::Ranges<'m> {
-    opt.ranges(kernel(opt.module).0)
+fn ranges_of(opt: &Optimised) -> super::ranges::Ranges<'_> {
+    opt.ranges(kernel(&opt.module).0)
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn thread_index_plus_one_is_bounded_by_the_required_block() {
         }",
     );
     // Without a required block, `tid.x` is only below 1024.
-    let opt = optimise(&module);
+    let opt = optimise(module.clone());
     let [a, b, _] = assigned_indices(kernel(&module).1)[..] else {
         panic!("three indexed stores");
     };
@@ -59,6 +59,9 @@ fn thread_index_plus_one_is_bounded_by_the_required_block() {
         Some(Interval { min: 1, max: 1024 })
     );
     assert!(!ranges_of(&opt).always_below(a, 34));
+    // Only `tile[0]`'s index is recorded as proven.
+    assert_eq!(kernel(&opt.module).1.unchecked_indices.len(), 1);
+    assert!(!kernel(&opt.module).1.unchecked_indices.contains(&a));
     drop(opt);
 
     let (h, _) = kernel(&module);
@@ -67,7 +70,7 @@ fn thread_index_plus_one_is_bounded_by_the_required_block() {
         min_blocks: 0,
         block_dim: Some([32, 1, 1]),
     });
-    let opt = optimise(&module);
+    let opt = optimise(module.clone());
     assert_eq!(opt.block_dim, Some([32, 1, 1]));
     assert_eq!(
         ranges_of(&opt).interval(a),
@@ -79,6 +82,11 @@ fn thread_index_plus_one_is_bounded_by_the_required_block() {
         Some(Interval { min: 2, max: 33 })
     );
     assert!(ranges_of(&opt).always_below(b, 34));
+    // Both are recorded in the optimised IR, for every backend, beside `tile[0]`'s;
+    // `out[0]` indexes a slice, whose length no range knows.
+    let unchecked = &kernel(&opt.module).1.unchecked_indices;
+    assert_eq!(unchecked.len(), 3, "{unchecked:?}");
+    assert!(unchecked.contains(&a) && unchecked.contains(&b));
 }
 
 #[test]
@@ -90,7 +98,7 @@ fn a_stepped_loop_variable_ends_at_its_last_element() {
             }
         }",
     );
-    let opt = optimise(&module);
+    let opt = optimise(module.clone());
     let function = kernel(&module).1;
     let Some(Stmt::ForRange { body, .. }) = function.body.stmts.first() else {
         panic!("a for loop first");
@@ -128,7 +136,7 @@ fn a_read_under_a_positive_test_is_above_zero() {
             }
         }",
     );
-    let opt = optimise(&module);
+    let opt = optimise(module.clone());
     let function = kernel(&module).1;
     // `warp - 1` is the one subtraction of the kernel.
     let (sub, _) = function
@@ -158,7 +166,7 @@ fn a_grid_index_gets_a_launch_proof_as_module_data() {
             out[i] = x[i] + 1;
         }",
     );
-    let opt = optimise(&module);
+    let opt = optimise(module.clone());
     let (h, function) = kernel(&module);
     let [copy] = opt.launch_proofs.as_slice() else {
         panic!("one proven copy: {:?}", opt.launch_proofs);
@@ -197,7 +205,7 @@ fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
             }
         }",
     );
-    assert!(optimise(&guarded).launch_proofs.is_empty());
+    assert!(optimise(guarded).launch_proofs.is_empty());
     let cooperative = lower(
         "fn k(out: &mut [u32]) {
             let i = grid(1);
@@ -205,7 +213,7 @@ fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
             grid_sync();
         }",
     );
-    assert!(optimise(&cooperative).launch_proofs.is_empty());
+    assert!(optimise(cooperative).launch_proofs.is_empty());
     let unchecked = {
         let mut m = lower(
             "fn k(out: &mut [u32]) {
@@ -217,7 +225,7 @@ fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
         m.functions[h].options.bounds_check = false;
         m
     };
-    assert!(optimise(&unchecked).launch_proofs.is_empty());
+    assert!(optimise(unchecked).launch_proofs.is_empty());
 }
 
 #[test]
@@ -271,4 +279,88 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
     assert!(rows > 30, "the table has its rows: {rows}");
     let sqrt = Math(crate::ir::MathFn::Sqrt);
     assert!(may_be_duplicated(sqrt) && !is_collective(sqrt) && !is_thread_constant(sqrt));
+}
+
+/// Runs kernel `k(out: &mut [u32])` of `module` on the simulator with 8 threads.
+fn simulate(module: &Module) -> Result<Vec<u32>, crate::back::sim::Fault> {
+    use crate::back::sim::{run, Arg, Buffer, LaunchShape, Options};
+    let buffer = std::sync::Arc::new(Buffer::new(8 * 4));
+    let args = [Arg::Slice {
+        elem: crate::ir::Type::Scalar(crate::ir::ScalarType::U32),
+        buffer: buffer.clone(),
+        offset: 0,
+        len: 8,
+        mutable: true,
+    }];
+    let shape = LaunchShape {
+        grid: [1, 1, 1],
+        block: [8, 1, 1],
+        dynamic_shared_bytes: 0,
+    };
+    run(module, "k", &shape, &args, &Options::default())?;
+    let mut bytes = [0u8; 32];
+    buffer.read(0, &mut bytes);
+    Ok(bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+/// `table[(thread_idx().x % modulus)]` on a 4-element local array, stored to `out[t]`.
+fn table_kernel(modulus: u32) -> Module {
+    lower(&format!(
+        "fn k(out: &mut [u32]) {{
+            let table = [10u32, 11, 12, 13];
+            let t = thread_idx().x;
+            out[t as usize] = table[(t % {modulus}) as usize];
+        }}"
+    ))
+}
+
+/// The index into `table` (the one index whose place is rooted at a local).
+fn table_index(function: &Function) -> Handle<crate::ir::Expr> {
+    let mut found = None;
+    crate::ir::visit::places_in_block(function, &function.body, &mut |place| {
+        if let (crate::ir::PlaceRoot::Local(_), Some(Projection::Index(i))) =
+            (place.root, place.projections.first())
+        {
+            found = Some(*i);
+        }
+    });
+    found.expect("an index into the local table")
+}
+
+#[test]
+fn the_simulator_runs_the_optimised_module_without_the_elided_check() {
+    // `t % 4` is below 4: the check is gone from the IR, and the run is right.
+    let opt = optimise(table_kernel(4));
+    let function = kernel(&opt.module).1;
+    assert!(function.unchecked_indices.contains(&table_index(function)));
+    let expected: Vec<u32> = (0..8).map(|t| 10 + t % 4).collect();
+    assert_eq!(simulate(&opt.module).expect("runs"), expected);
+
+    // `t % 8` is not: the check stays, and thread 4 panics with Rust's message.
+    let opt = optimise(table_kernel(8));
+    let function = kernel(&opt.module).1;
+    let index = table_index(function);
+    assert!(!function.unchecked_indices.contains(&index));
+    match simulate(&opt.module) {
+        Err(crate::back::sim::Fault::Panic { message, .. }) => assert_eq!(
+            message,
+            "index out of bounds: the len is 4 but the index is 4"
+        ),
+        other => panic!("expected the index panic, got {other:?}"),
+    }
+
+    // Had the optimiser wrongly elided it, the simulator would not check it either:
+    // the access is reported as a fault, so a fuzz run catches the optimiser's mistake.
+    let mut wrong = opt.module.clone();
+    let (h, _) = kernel(&wrong);
+    wrong.functions[h].unchecked_indices.insert(index);
+    match simulate(&wrong) {
+        Err(crate::back::sim::Fault::Panic { .. }) | Ok(_) => {
+            panic!("an unchecked out-of-bounds index must fault")
+        }
+        Err(_) => {}
+    }
 }

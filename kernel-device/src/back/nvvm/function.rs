@@ -76,7 +76,7 @@ pub struct FunctionWriter<'w, 'a> {
     pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
     /// Value ranges of the function's unsigned expressions: indices into arrays that
     /// are always in bounds get no check.
-    pub ranges: &'a Ranges<'a>,
+    pub ranges: Ranges<'a>,
     /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
     /// which its loads, checks and stores take effect.
     pub predicate: Option<String>,
@@ -94,7 +94,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         handle: Handle<ir::Function>,
         func: &'a ir::Function,
     ) -> Result<Self, Error> {
-        let opt: &'a Optimised<'a> = w.opt;
+        let opt: &'a Optimised = w.opt;
         let ranges = opt.ranges(handle);
         Ok(FunctionWriter {
             w,

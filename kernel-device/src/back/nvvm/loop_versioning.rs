@@ -53,7 +53,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return None;
         }
         let ranges = self.ranges;
-        let plan = Planner::new(self.func, self.w.module, &self.proven, ranges)
+        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
             .plan_loop(l.var, l.body)?;
         Some(self.write_versions(l, plan))
     }

@@ -130,10 +130,10 @@ pub fn device_function_symbol(name: &str) -> String {
 /// writer cannot express comes back as an [`Error`].
 /// Runs the optimiser first: for callers that hold only a validated module.
 pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Error> {
-    write_optimised(&crate::opt::optimise(module), options)
+    write_optimised(&crate::opt::optimise(module.clone()), options)
 }
 
 /// Writes an optimised module as one NVVM IR module (see [`write_string`]).
-pub fn write_optimised(module: &Optimised<'_>, options: &Options) -> Result<Output, Error> {
+pub fn write_optimised(module: &Optimised, options: &Options) -> Result<Output, Error> {
     writer::Writer::new(module, options).write()
 }

@@ -138,10 +138,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         };
         let mut ty = &self.func.locals[local].ty;
         for projection in &place.projections {
-            let (Projection::Index(i), Type::Array { elem, len }) = (projection, ty) else {
+            let (Projection::Index(i), Type::Array { elem, .. }) = (projection, ty) else {
                 return false;
             };
-            if !self.ranges.always_below(*i, *len) {
+            if !self.func.unchecked_indices.contains(i) {
                 return false;
             }
             ty = elem;

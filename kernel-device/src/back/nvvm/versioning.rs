@@ -38,7 +38,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
         let no_proofs = std::collections::HashSet::new();
         let ranges = self.ranges;
-        let planner = Planner::new(self.func, self.w.module, &no_proofs, ranges);
+        let planner = Planner::new(self.func, self.w.module, &no_proofs, &ranges);
         let stmts = &block.stmts;
         let mut i = 0;
         while i < stmts.len() {
@@ -73,7 +73,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// One run of simple statements: guarded fast copy and checked copy, or as written.
     fn run(&mut self, stmts: &'a [Stmt]) -> Result<(), Error> {
         let ranges = self.ranges;
-        let plan = Planner::new(self.func, self.w.module, &self.proven, ranges).plan(stmts);
+        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges).plan(stmts);
         self.plain_depth += 1;
         let result = match plan {
             None => stmts.iter().try_for_each(|s| self.stmt(s)),

@@ -30,7 +30,7 @@ pub fn sreg_range(reg: &str) -> Option<String> {
 pub struct Writer<'a> {
     pub module: &'a ir::Module,
     /// What the optimiser decided: value ranges, launch-proven copies.
-    pub opt: &'a Optimised<'a>,
+    pub opt: &'a Optimised,
     pub options: &'a Options,
     /// Declared external symbols (intrinsics, libdevice), keyed by name so each is
     /// declared once and the output order is stable.
@@ -49,9 +49,9 @@ pub struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    pub fn new(opt: &'a Optimised<'a>, options: &'a Options) -> Self {
+    pub fn new(opt: &'a Optimised, options: &'a Options) -> Self {
         Writer {
-            module: opt.module,
+            module: &opt.module,
             opt,
             options,
             decls: BTreeMap::new(),
