@@ -9,9 +9,13 @@
 //! - [`launch_proof`]: the checks of a kernel that its launch's grid and block prove,
 //!   kept as module data ([`Optimised::launch_proofs`]) that the writer prints as a
 //!   second copy of the kernel and the host evaluates before each launch;
+//! - [`check_plan`]: which checks of a straight-line run or a loop a guard can decide
+//!   up front (the NVVM writer still asks it while writing, run by run: the next step
+//!   is to record its plans in the IR as versioned statements);
 //! - [`effects`]: what the optimiser may do with an intrinsic call, from the intrinsic
 //!   table's `Effect` column.
 
+pub mod check_plan;
 pub mod effects;
 pub mod elide;
 pub mod launch_proof;

@@ -8,7 +8,7 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `versioning` (planned by `check_plan`) writes runs of straight-line code
+//! protocol; `versioning` (planned by `opt::check_plan`) writes runs of straight-line code
 //! twice, without the bounds checks a guard decides up front and with them; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
 //! dynamic shared memory; `types` spells types and constants.
 //!
@@ -22,7 +22,6 @@
 //!   are sorted, nothing iterates a hash map.
 
 mod atomics;
-mod check_plan;
 mod expr;
 mod function;
 mod grid_sync;

@@ -17,10 +17,10 @@
 
 use std::collections::HashSet;
 
-use super::check_plan::{GuardOp, Length, Planner};
 use super::function::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{self, visit, Block, Expr, Handle, Local, Stmt};
+use crate::opt::check_plan::{GuardOp, Length, Planner};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// A block's statements, runs of simple ones versioned, then its tail's value.
@@ -86,7 +86,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn versioned_run(
         &mut self,
         stmts: &'a [Stmt],
-        plan: super::check_plan::Plan,
+        plan: crate::opt::check_plan::Plan,
     ) -> Result<(), Error> {
         let write = |w: &mut Self| stmts.iter().try_for_each(|s| w.stmt(s));
         match self.guard(&plan.ops, None)? {

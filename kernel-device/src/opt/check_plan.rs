@@ -1,5 +1,5 @@
 //! Which bounds checks of a straight-line run of statements can be decided before the
-//! run starts (the analysis half of [`super::versioning`]).
+//! run starts (the analysis half of the NVVM writer's `versioning`).
 //!
 //! A run is a maximal sequence of *simple* statements: no control flow of their own
 //! (no `if`, `while`, `loop`, `break`, `return`, short-circuit `&&`/`||`), no barrier

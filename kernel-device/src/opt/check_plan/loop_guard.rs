@@ -1,5 +1,5 @@
 //! The guard of a `for` loop with a run-time trip count (the analysis half of
-//! [`super::super::loop_versioning`]): the checks of its body whose indices are affine
+//! the NVVM writer's `loop_versioning`): the checks of its body whose indices are affine
 //! in the loop's variable, decided once before the loop from each index's values at the
 //! loop's first two elements.
 //!
