@@ -145,7 +145,7 @@ impl<'a> Ranges<'a> {
         let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
         match &expr.kind {
             ExprKind::Literal(Literal::Int(bits)) => {
-                let v = (*bits as u64) & top;
+                let v = *bits & top;
                 exact(v, v)
             }
             ExprKind::Local(l) => {
@@ -399,7 +399,7 @@ fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u6
         _ => None,
     };
     let literal = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
-        ExprKind::Literal(Literal::Int(bits)) => Some(bits as u64),
+        ExprKind::Literal(Literal::Int(bits)) => Some(bits),
         _ => None,
     };
     match op {

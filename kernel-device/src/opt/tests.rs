@@ -282,7 +282,7 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
 }
 
 /// Runs kernel `k(out: &mut [u32])` of `module` on the simulator with 8 threads.
-fn simulate(module: &Module) -> Result<Vec<u32>, crate::back::sim::Fault> {
+fn simulate(module: &Module) -> Result<Vec<u32>, Box<crate::back::sim::Fault>> {
     use crate::back::sim::{run, Arg, Buffer, LaunchShape, Options};
     let buffer = std::sync::Arc::new(Buffer::new(8 * 4));
     let args = [Arg::Slice {
@@ -297,7 +297,7 @@ fn simulate(module: &Module) -> Result<Vec<u32>, crate::back::sim::Fault> {
         block: [8, 1, 1],
         dynamic_shared_bytes: 0,
     };
-    run(module, "k", &shape, &args, &Options::default())?;
+    run(module, "k", &shape, &args, &Options::default()).map_err(Box::new)?;
     let mut bytes = [0u8; 32];
     buffer.read(0, &mut bytes);
     Ok(bytes
@@ -344,7 +344,7 @@ fn the_simulator_runs_the_optimised_module_without_the_elided_check() {
     let function = kernel(&opt.module).1;
     let index = table_index(function);
     assert!(!function.unchecked_indices.contains(&index));
-    match simulate(&opt.module) {
+    match simulate(&opt.module).map_err(|f| *f) {
         Err(crate::back::sim::Fault::Panic { message, .. }) => assert_eq!(
             message,
             "index out of bounds: the len is 4 but the index is 4"
@@ -357,7 +357,7 @@ fn the_simulator_runs_the_optimised_module_without_the_elided_check() {
     let mut wrong = opt.module.clone();
     let (h, _) = kernel(&wrong);
     wrong.functions[h].unchecked_indices.insert(index);
-    match simulate(&wrong) {
+    match simulate(&wrong).map_err(|f| *f) {
         Err(crate::back::sim::Fault::Panic { .. }) | Ok(_) => {
             panic!("an unchecked out-of-bounds index must fault")
         }
