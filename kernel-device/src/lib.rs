@@ -16,6 +16,7 @@ pub mod diag;
 pub mod front;
 pub mod ir;
 pub mod nvvm;
+pub mod opt;
 pub mod proc;
 pub mod source;
 pub mod valid;

@@ -2,7 +2,7 @@
 
 use crate::back::nvvm as nvvm_back;
 use crate::source::FnSource;
-use crate::{front, ir, valid};
+use crate::{front, ir, opt, valid};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
@@ -43,11 +43,16 @@ pub struct CompiledUnit {
     pub launch_proof: Option<nvvm_back::launch_proof::LaunchProof>,
 }
 
-/// Parses, type-checks and validates a kernel and every device function it reaches.
+/// Parses, type-checks, validates and optimises a kernel and every device function it
+/// reaches: the module every backend consumes (the simulator runs this one).
 pub fn lower_unit(kernel: &'static FnSource) -> Result<ir::Module, CompileError> {
+    Ok(optimised_unit(kernel)?.module)
+}
+
+fn optimised_unit(kernel: &'static FnSource) -> Result<opt::Optimised, CompileError> {
     let module = front::lower_sources(&kernel.unit()).map_err(CompileError::Front)?;
     valid::validate(&module).map_err(CompileError::Valid)?;
-    Ok(module)
+    Ok(opt::optimise(module))
 }
 
 /// Lowers a kernel's compilation unit all the way to NVVM IR text.
@@ -55,8 +60,9 @@ pub fn nvvm_ir_for_kernel(
     kernel: &'static FnSource,
     options: &nvvm_back::Options,
 ) -> Result<CompiledUnit, CompileError> {
-    let module = lower_unit(kernel)?;
-    let output = nvvm_back::write_string(&module, options)?;
+    let optimised = optimised_unit(kernel)?;
+    let output = nvvm_back::write_optimised(&optimised, options)?;
+    let module = &optimised.module;
     let params = module
         .function_by_name(kernel.name)
         .map(|h| {

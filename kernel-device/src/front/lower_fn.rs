@@ -184,6 +184,7 @@ impl<'a> FnLowerer<'a> {
                 exprs: ir::Arena::new(),
                 expr_locs: Vec::new(),
                 body: ir::Block::default(),
+                unchecked_indices: Default::default(),
             },
             table: Table::default(),
             expr_tys: Vec::new(),

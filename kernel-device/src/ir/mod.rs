@@ -12,6 +12,7 @@ pub mod checks;
 pub mod enums;
 pub mod layout;
 mod types;
+pub mod visit;
 
 pub use arena::{Arena, Handle};
 pub use enums::{EnumDef, EnumVariant};
@@ -197,6 +198,9 @@ pub struct Function {
     /// Source location of each expression, indexed like `exprs`.
     pub expr_locs: Vec<SourceLoc>,
     pub body: Block,
+    /// Index expressions the optimiser (`opt::elide`) proved in bounds: no backend
+    /// checks them. Empty until the module is optimised.
+    pub unchecked_indices: std::collections::HashSet<Handle<Expr>>,
 }
 
 impl Function {

@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 use super::writer::{LoopHint, Writer};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
+use crate::opt::ranges::Ranges;
+use crate::opt::Optimised;
 
 /// The result of lowering an expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,7 +76,7 @@ pub struct FunctionWriter<'w, 'a> {
     pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
     /// Value ranges of the function's unsigned expressions: indices into arrays that
     /// are always in bounds get no check.
-    pub ranges: std::rc::Rc<super::ranges::Ranges<'a>>,
+    pub ranges: Ranges<'a>,
     /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
     /// which its loads, checks and stores take effect.
     pub predicate: Option<String>,
@@ -89,10 +91,11 @@ pub struct FunctionWriter<'w, 'a> {
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn new(
         w: &'w mut Writer<'a>,
-        _handle: Handle<ir::Function>,
+        handle: Handle<ir::Function>,
         func: &'a ir::Function,
     ) -> Result<Self, Error> {
-        let ranges = std::rc::Rc::new(super::ranges::Ranges::new(func, w.block_dim));
+        let opt: &'a Optimised = w.opt;
+        let ranges = opt.ranges(handle);
         Ok(FunctionWriter {
             w,
             func,

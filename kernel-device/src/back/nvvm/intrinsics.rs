@@ -25,7 +25,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn sreg(&mut self, reg: &str) -> String {
         // The block's size is a constant when the module is compiled for one block.
         if reg.starts_with("ntid.") {
-            if let Some((size, end)) = super::writer::sreg_bounds(reg, self.w.block_dim) {
+            if let Some((size, end)) = crate::opt::ranges::sreg_bounds(reg, self.w.block_dim) {
                 if end == size + 1 {
                     return self.def(&reg.replace('.', "_"), format!("add i32 {size}, 0"));
                 }

@@ -20,11 +20,11 @@
 //! Only loops of kernels (device functions are inlined where this writer cannot see),
 //! forward ranges (not `..=` over a 64-bit type), outside other versioned code.
 
-use super::check_plan::{LoopBound, Planner};
 use super::function::{FunctionWriter, Val};
 use super::loops::EvaluatedLoop;
 use super::{types, Error};
 use crate::ir::FunctionKind;
+use crate::opt::check_plan::{LoopBound, Planner};
 
 /// A versioned loop's values, computed before its guard.
 pub struct LoopValues {
@@ -52,7 +52,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if !eligible {
             return None;
         }
-        let ranges = self.ranges.clone();
+        let ranges = self.ranges;
         let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
             .plan_loop(l.var, l.body)?;
         Some(self.write_versions(l, plan))
@@ -61,7 +61,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn write_versions(
         &mut self,
         l: &EvaluatedLoop<'a, '_>,
-        plan: super::check_plan::Plan,
+        plan: crate::opt::check_plan::Plan,
     ) -> Result<(), Error> {
         let EvaluatedLoop {
             scalar,

@@ -73,7 +73,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let step = step.as_deref();
         // Indexing a slice with the variable of a loop that ends at the slice's length
         // needs no check (`for i in (grid(1)..x.len()).step_by(grid_size(1))`).
-        let proven = super::check_plan::indices_below_loop_end(
+        let proven = crate::opt::check_plan::indices_below_loop_end(
             self.func,
             var,
             range.end,

@@ -8,7 +8,7 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `versioning` (planned by `check_plan`) writes runs of straight-line code
+//! protocol; `versioning` (planned by `opt::check_plan`) writes runs of straight-line code
 //! twice, without the bounds checks a guard decides up front and with them; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
 //! dynamic shared memory; `types` spells types and constants.
 //!
@@ -22,20 +22,17 @@
 //!   are sorted, nothing iterates a hash map.
 
 mod atomics;
-mod check_plan;
 mod expr;
 mod function;
 mod grid_sync;
 mod half;
 mod intrinsics;
-pub mod launch_proof;
 mod loop_versioning;
 mod loops;
 mod numeric;
 mod panic;
 mod place;
 mod predicated;
-mod ranges;
 mod slices;
 #[cfg(test)]
 mod tests;
@@ -45,6 +42,9 @@ mod warp;
 mod writer;
 
 use crate::ir;
+/// The launch proofs now live in the optimiser; kept here for the host's paths.
+pub use crate::opt::launch_proof;
+use crate::opt::Optimised;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
@@ -127,6 +127,12 @@ pub fn device_function_symbol(name: &str) -> String {
 
 /// Writes `module` as one NVVM IR module. Never panics on malformed IR: anything the
 /// writer cannot express comes back as an [`Error`].
+/// Runs the optimiser first: for callers that hold only a validated module.
 pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Error> {
+    write_optimised(&crate::opt::optimise(module.clone()), options)
+}
+
+/// Writes an optimised module as one NVVM IR module (see [`write_string`]).
+pub fn write_optimised(module: &Optimised, options: &Options) -> Result<Output, Error> {
     writer::Writer::new(module, options).write()
 }

@@ -127,7 +127,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     // A constant index known to be in range needs no check (after
                     // unrolling, NVVM then keeps a local array in registers).
                     let known_in_range = i.parse::<u64>().is_ok_and(|c| c < *len)
-                        || self.ranges.always_below(*index, *len);
+                        || self.func.unchecked_indices.contains(index);
                     if self.func.options.bounds_check
                         && !known_in_range
                         && !self.proven.contains(index)

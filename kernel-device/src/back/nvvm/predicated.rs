@@ -14,8 +14,8 @@ use super::function::{FunctionWriter, Val};
 use super::place::PlacePtr;
 use super::{types, Error};
 use crate::ir::{
-    BinaryOp, Block, ExprKind, FunctionKind, Handle, Intrinsic, Literal, Place, PlaceRoot,
-    Projection, ScalarType, Stmt, Type,
+    BinaryOp, Block, ExprKind, FunctionKind, Handle, Literal, Place, PlaceRoot, Projection,
+    ScalarType, Stmt, Type,
 };
 
 /// The most elements of a literal `for` loop inside a predicated prefetch.
@@ -138,10 +138,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         };
         let mut ty = &self.func.locals[local].ty;
         for projection in &place.projections {
-            let (Projection::Index(i), Type::Array { elem, len }) = (projection, ty) else {
+            let (Projection::Index(i), Type::Array { elem, .. }) = (projection, ty) else {
                 return false;
             };
-            if !self.ranges.always_below(*i, *len) {
+            if !self.func.unchecked_indices.contains(i) {
                 return false;
             }
             ty = elem;
@@ -195,18 +195,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 (!divides || safe_divisor) && self.speculatable(*lhs) && self.speculatable(*rhs)
             }
             ExprKind::Intrinsic { intrinsic, args } => {
-                args.is_empty()
-                    && matches!(
-                        intrinsic,
-                        Intrinsic::ThreadIdx(_)
-                            | Intrinsic::BlockIdx(_)
-                            | Intrinsic::BlockDim(_)
-                            | Intrinsic::GridDim(_)
-                            | Intrinsic::Grid(_)
-                            | Intrinsic::GridSize(_)
-                            | Intrinsic::LaneId
-                            | Intrinsic::WarpSize
-                    )
+                args.is_empty() && crate::opt::effects::is_thread_constant(*intrinsic)
             }
             _ => false,
         }

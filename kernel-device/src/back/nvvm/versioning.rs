@@ -17,10 +17,10 @@
 
 use std::collections::HashSet;
 
-use super::check_plan::{self, GuardOp, Length, Planner};
 use super::function::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{self, Block, Expr, Handle, Local, Stmt};
+use crate::ir::{self, visit, Block, Expr, Handle, Local, Stmt};
+use crate::opt::check_plan::{GuardOp, Length, Planner};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// A block's statements, runs of simple ones versioned, then its tail's value.
@@ -37,7 +37,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return self.plain_block(block);
         }
         let no_proofs = std::collections::HashSet::new();
-        let ranges = self.ranges.clone();
+        let ranges = self.ranges;
         let planner = Planner::new(self.func, self.w.module, &no_proofs, &ranges);
         let stmts = &block.stmts;
         let mut i = 0;
@@ -72,7 +72,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// One run of simple statements: guarded fast copy and checked copy, or as written.
     fn run(&mut self, stmts: &'a [Stmt]) -> Result<(), Error> {
-        let ranges = self.ranges.clone();
+        let ranges = self.ranges;
         let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges).plan(stmts);
         self.plain_depth += 1;
         let result = match plan {
@@ -86,7 +86,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn versioned_run(
         &mut self,
         stmts: &'a [Stmt],
-        plan: super::check_plan::Plan,
+        plan: crate::opt::check_plan::Plan,
     ) -> Result<(), Error> {
         let write = |w: &mut Self| stmts.iter().try_for_each(|s| w.stmt(s));
         match self.guard(&plan.ops, None)? {
@@ -292,11 +292,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 /// with the fast copy) to local memory.
 pub fn may_stay_rolled(func: &ir::Function, var: Handle<Local>, body: &Block) -> bool {
     let mut varying = HashSet::from([var]);
-    check_plan::lets_in_block(func, body, &mut |local, _| {
+    visit::lets_in_block(func, body, &mut |local, _| {
         varying.insert(local);
     });
     let mut rolled = true;
-    check_plan::places_in_block(func, body, &mut |place| {
+    visit::places_in_block(func, body, &mut |place| {
         if matches!(place.root, ir::PlaceRoot::Local(_)) {
             rolled &= !place
                 .projections
@@ -319,7 +319,7 @@ fn mentions(func: &ir::Function, h: Handle<Expr>, locals: &HashSet<Handle<Local>
         }
         _ => false,
     };
-    check_plan::visit_children(&e.kind, |c| found |= mentions(func, c, locals));
+    visit::visit_children(&e.kind, |c| found |= mentions(func, c, locals));
     found
 }
 
@@ -411,7 +411,9 @@ fn simple_expr(
     };
     match &e.kind {
         ir::ExprKind::Loop { .. } => return false,
-        ir::ExprKind::Intrinsic { intrinsic, .. } if !check_plan::simple_intrinsic(*intrinsic) => {
+        ir::ExprKind::Intrinsic { intrinsic, .. }
+            if !crate::opt::effects::may_be_duplicated(*intrinsic) =>
+        {
             return false
         }
         ir::ExprKind::Call { function, .. } => calls.push(*function),
@@ -437,6 +439,6 @@ fn simple_expr(
         _ => {}
     }
     let mut simple = true;
-    check_plan::visit_children(&e.kind, |c| simple &= simple_expr(func, c, calls, size));
+    visit::visit_children(&e.kind, |c| simple &= simple_expr(func, c, calls, size));
     simple
 }

@@ -3,14 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::rc::Rc;
 
 use super::function::FunctionWriter;
-use super::ranges::Ranges;
-use super::{
-    grid_sync, launch_proof, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL,
-};
+use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
+use crate::opt::ranges::{sreg_bounds, SREG_RANGES};
+use crate::opt::Optimised;
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
 
@@ -19,29 +17,6 @@ const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:
 /// (Before 2026-11-23 the weights were the other way round, which told LLVM that every
 /// panic was likely and laid the checked code out around it.)
 pub const LIKELY_TRUE_BRANCH_WEIGHTS: &str = "!0";
-
-/// What CUDA guarantees of a special register on every architecture cudajit targets
-/// (blocks of at most 1024 threads and 64 on z, grids of at most 2^31 - 1 blocks on x
-/// and 65535 on y and z, 32-lane warps), as `[low, high)` for `!range` metadata on its
-/// read. With them LLVM proves checks such as `warp_sums[thread_idx().x / 32]` on a
-/// 32-element array in bounds and drops them, as nvcc's code never had them.
-/// `nctaid.x`'s bound, 2^31, is written as the wrapped i32 `-2147483648`.
-const SREG_RANGES: [(&str, i64, i64); 14] = [
-    ("tid.x", 0, 1024),
-    ("tid.y", 0, 1024),
-    ("tid.z", 0, 64),
-    ("ntid.x", 1, 1025),
-    ("ntid.y", 1, 1025),
-    ("ntid.z", 1, 65),
-    ("ctaid.x", 0, 2_147_483_647),
-    ("ctaid.y", 0, 65_535),
-    ("ctaid.z", 0, 65_535),
-    ("nctaid.x", 1, -2_147_483_648),
-    ("nctaid.y", 1, 65_536),
-    ("nctaid.z", 1, 65_536),
-    ("laneid", 0, 32),
-    ("warpsize", 32, 33),
-];
 
 /// The `!range` node of special register `reg` (`tid.x`), if CUDA bounds it. The nodes
 /// are `!1` to `!14`, after the branch weights; kernel annotations follow them.
@@ -54,6 +29,8 @@ pub fn sreg_range(reg: &str) -> Option<String> {
 
 pub struct Writer<'a> {
     pub module: &'a ir::Module,
+    /// What the optimiser decided: value ranges, launch-proven copies.
+    pub opt: &'a Optimised,
     pub options: &'a Options,
     /// Declared external symbols (intrinsics, libdevice), keyed by name so each is
     /// declared once and the output order is stable.
@@ -71,47 +48,18 @@ pub struct Writer<'a> {
     pub block_dim: Option<[u32; 3]>,
 }
 
-/// The block shape all kernels of `module` require, if there are kernels and they agree.
-fn required_block(module: &ir::Module) -> Option<[u32; 3]> {
-    let mut blocks = module
-        .functions
-        .iter()
-        .filter(|(_, f)| f.kind == FunctionKind::Kernel)
-        .map(|(_, f)| f.options.launch_bounds.and_then(|b| b.block_dim));
-    let first = blocks.next()??;
-    blocks.all(|b| b == Some(first)).then_some(first)
-}
-
-/// The `[low, high)` of special register `reg` (`tid.x`): CUDA's bound, or in a module
-/// compiled for one block (`block`), the block's own: `tid.x` below `block_dim.x`,
-/// `ntid.x` exactly it. `None` for a register CUDA does not bound. The NVVM writer's
-/// `!range` metadata and constants and the value-range analysis (`ranges`) read it.
-pub fn sreg_bounds(reg: &str, block: Option<[u32; 3]>) -> Option<(i64, i64)> {
-    let &(_, low, high) = SREG_RANGES.iter().find(|(name, _, _)| *name == reg)?;
-    let axis = match reg.rsplit('.').next() {
-        Some("x") => 0,
-        Some("y") => 1,
-        Some("z") => 2,
-        _ => return Some((low, high)),
-    };
-    Some(match (block, reg.split('.').next()) {
-        (Some(b), Some("tid")) => (0, i64::from(b[axis])),
-        (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
-        _ => (low, high),
-    })
-}
-
 impl<'a> Writer<'a> {
-    pub fn new(module: &'a ir::Module, options: &'a Options) -> Self {
+    pub fn new(opt: &'a Optimised, options: &'a Options) -> Self {
         Writer {
-            module,
+            module: &opt.module,
+            opt,
             options,
             decls: BTreeMap::new(),
             panic_sites: Vec::new(),
             reusable_sites: 0..0,
             uses_grid_sync: false,
             loop_hints: Vec::new(),
-            block_dim: required_block(module),
+            block_dim: opt.block_dim,
         }
     }
 
@@ -153,8 +101,6 @@ impl<'a> Writer<'a> {
         let mut functions = String::new();
         let mut kernels = Vec::new();
         let mut launch_proofs = Vec::new();
-        // A grid-syncing kernel keeps one copy: its co-residency is checked per function.
-        let cooperative = self.module.needs_cooperative_launch();
         for (handle, function) in self.module.functions.iter() {
             let first_site = self.panic_sites.len();
             let text = FunctionWriter::new(&mut self, handle, function)?.write()?;
@@ -164,28 +110,20 @@ impl<'a> Writer<'a> {
                 continue;
             }
             kernels.push((function, function.name.clone()));
-            if !function.options.bounds_check || cooperative {
-                continue;
-            }
-            let ranges = Rc::new(Ranges::new(function, self.block_dim));
-            if let Some((conditions, proven)) = launch_proof::plan(function, &ranges) {
-                let symbol = format!("{}{}", function.name, launch_proof::LAUNCH_PROVEN_SUFFIX);
+            let opt = self.opt;
+            if let Some(copy_plan) = opt.proven_copy(handle) {
+                let symbol = copy_plan.proof.symbol.clone();
                 // The copy's remaining checks report the same sites as the first copy's.
                 self.reusable_sites = first_site..self.panic_sites.len();
                 let mut copy = FunctionWriter::new(&mut self, handle, function)?;
-                copy.ranges = ranges;
-                copy.proven = proven;
+                copy.proven = copy_plan.proven.clone();
                 copy.symbol = Some(symbol.clone());
                 let text = copy.write()?;
                 self.reusable_sites = 0..0;
                 functions.push_str(&text);
                 functions.push('\n');
-                kernels.push((function, symbol.clone()));
-                launch_proofs.push(launch_proof::LaunchProof {
-                    kernel: function.name.clone(),
-                    symbol,
-                    conditions,
-                });
+                kernels.push((function, symbol));
+                launch_proofs.push(copy_plan.proof.clone());
             }
         }
         if self.uses_grid_sync {

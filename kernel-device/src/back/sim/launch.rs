@@ -9,7 +9,8 @@ use super::detect::{Detector, Region, Space};
 use super::plan::{mem_layout, plan_module, FnPlan};
 use super::scalar;
 use super::{Arg, Buffer, Fault, LaunchShape, Options};
-use crate::ir::{self, Block, ConstValue, ExprKind, Intrinsic, Stmt, Type};
+use crate::ir::{self, Block, ConstValue, ExprKind, Stmt, Type};
+use crate::proc::intrinsics::Effect;
 
 const OFFSET_BITS: u32 = 48;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
@@ -327,17 +328,15 @@ impl Launch {
         for (_, func) in module.functions.iter() {
             for (_, e) in func.exprs.iter() {
                 if let ExprKind::Intrinsic { intrinsic, .. } = e.kind {
-                    match intrinsic {
-                        Intrinsic::SyncThreads
-                        | Intrinsic::SyncThreadsCount
-                        | Intrinsic::SyncThreadsAnd
-                        | Intrinsic::SyncThreadsOr => has_barriers = true,
-                        Intrinsic::GridSync => {
+                    // From the intrinsic table's effect column: a new row needs nothing here.
+                    match crate::proc::intrinsics::effect(intrinsic) {
+                        Effect::Barrier => has_barriers = true,
+                        Effect::GridBarrier => {
                             has_barriers = true;
                             cooperative = true;
                         }
-                        Intrinsic::Atomic { .. } | Intrinsic::Fence(_) => communicates = true,
-                        _ => {}
+                        Effect::Atomic { .. } | Effect::Fence => communicates = true,
+                        Effect::Pure | Effect::Warp => {}
                     }
                 }
             }

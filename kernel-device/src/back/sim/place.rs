@@ -79,6 +79,8 @@ impl Warp<'_, '_> {
         for proj in &place.projections {
             match *proj {
                 Projection::Index(ix) => {
+                    // An index the optimiser proved in bounds is not checked here either.
+                    let check = check && !f.unchecked_indices.contains(&ix);
                     m = self.eval(fr, ix, m)?;
                     let is = self.slot_of(fr, ix);
                     if let Some((s, elem)) = slice_root.take() {

@@ -39,6 +39,7 @@ impl F {
             exprs: Arena::new(),
             expr_locs: Vec::new(),
             body: Block::default(),
+            unchecked_indices: Default::default(),
         })
     }
     fn param(&mut self, name: &str, ty: Type) -> Handle<Local> {

@@ -1,5 +1,5 @@
 //! Which bounds checks of a straight-line run of statements can be decided before the
-//! run starts (the analysis half of [`super::versioning`]).
+//! run starts (the analysis half of the NVVM writer's `versioning`).
 //!
 //! A run is a maximal sequence of *simple* statements: no control flow of their own
 //! (no `if`, `while`, `loop`, `break`, `return`, short-circuit `&&`/`||`), no barrier
@@ -17,10 +17,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module, Place,
-    PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
+use crate::ir::visit::{
+    assigned_in_block, assigned_in_stmt, lets_in_block, places_in_block, visit_children,
 };
+use crate::ir::{
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Literal, Local, Module, Place, PlaceRoot,
+    Projection, ScalarType, Stmt, Type, UnaryOp,
+};
+use crate::opt::effects::{is_thread_constant, may_be_duplicated};
+use crate::opt::ranges::mask;
 
 mod affine;
 mod loop_guard;
@@ -120,7 +125,7 @@ pub struct Planner<'a> {
     /// Indices already proven in bounds where the run is written (no check to plan).
     proven: &'a HashSet<Handle<Expr>>,
     /// Value ranges: an index below a constant length for every value needs no check.
-    ranges: &'a super::ranges::Ranges<'a>,
+    ranges: &'a crate::opt::ranges::Ranges<'a>,
     /// Locals assigned so far in the run (or in the body of an enclosing literal loop).
     dirty: HashSet<Handle<Local>>,
     /// Locals that the run's `let`s or loops define.
@@ -151,7 +156,7 @@ impl<'a> Planner<'a> {
         func: &'a Function,
         module: &'a Module,
         proven: &'a HashSet<Handle<Expr>>,
-        ranges: &'a super::ranges::Ranges<'a>,
+        ranges: &'a crate::opt::ranges::Ranges<'a>,
     ) -> Self {
         Planner {
             func,
@@ -341,7 +346,7 @@ impl<'a> Planner<'a> {
             ExprKind::DynamicSharedTake { count, .. } => self.is_simple_expr(*count),
             ExprKind::Array(items) | ExprKind::Tuple(items) => all(items),
             ExprKind::Splat { value, .. } => self.is_simple_expr(*value),
-            ExprKind::Intrinsic { intrinsic, args } => simple_intrinsic(*intrinsic) && all(args),
+            ExprKind::Intrinsic { intrinsic, args } => may_be_duplicated(*intrinsic) && all(args),
             ExprKind::Logical { .. }
             | ExprKind::Call { .. }
             | ExprKind::If { .. }
@@ -633,19 +638,7 @@ impl<'a> Planner<'a> {
                 })
             }
             ExprKind::Intrinsic { intrinsic, args } if args.is_empty() => {
-                use Intrinsic::*;
-                matches!(
-                    intrinsic,
-                    ThreadIdx(_)
-                        | BlockIdx(_)
-                        | BlockDim(_)
-                        | GridDim(_)
-                        | Grid(_)
-                        | GridSize(_)
-                        | LaneId
-                        | WarpSize
-                )
-                .then(Known::default)
+                is_thread_constant(*intrinsic).then(Known::default)
             }
             _ => None,
         }
@@ -671,145 +664,9 @@ fn fold(op: BinaryOp, s: ScalarType, a: u64, b: u64) -> Option<u64> {
     Some(v & mask(s))
 }
 
-pub(super) fn mask(s: ScalarType) -> u64 {
-    match s.bits() {
-        64 => u64::MAX,
-        b => (1u64 << b) - 1,
-    }
-}
-
 fn sign_extend(bits: u64, s: ScalarType) -> i64 {
     let shift = 64 - s.bits();
     ((bits << shift) as i64) >> shift
-}
-
-/// Intrinsics a run may contain: no barrier, fence or warp-collective operation (their
-/// copies in two versions of the run would be different instructions).
-pub(super) fn simple_intrinsic(i: Intrinsic) -> bool {
-    use Intrinsic::*;
-    matches!(
-        i,
-        ThreadIdx(_)
-            | BlockIdx(_)
-            | BlockDim(_)
-            | GridDim(_)
-            | Grid(_)
-            | GridSize(_)
-            | LaneId
-            | WarpSize
-            | LanemaskLt
-            | Atomic { .. }
-            | Math(_)
-    )
-}
-
-/// Calls `f` on each direct sub-expression of a (simple) expression.
-pub(super) fn visit_children(kind: &ExprKind, mut f: impl FnMut(Handle<Expr>)) {
-    let place = |p: &Place, f: &mut dyn FnMut(Handle<Expr>)| {
-        if let PlaceRoot::Pointee(h) = p.root {
-            f(h);
-        }
-        for pr in &p.projections {
-            if let Projection::Index(i) = pr {
-                f(*i);
-            }
-        }
-    };
-    match kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) => {}
-        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => f(*operand),
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
-            f(*lhs);
-            f(*rhs)
-        }
-        ExprKind::Load(p) | ExprKind::AddressOf { place: p, .. } => place(p, &mut f),
-        ExprKind::RefToSlice(x) | ExprKind::Len(x) | ExprKind::Field { base: x, .. } => f(*x),
-        ExprKind::SubSlice {
-            slice, start, end, ..
-        } => {
-            f(*slice);
-            start.iter().chain(end.iter()).for_each(|h| f(*h));
-        }
-        ExprKind::SplitAt { slice, mid } => {
-            f(*slice);
-            f(*mid)
-        }
-        ExprKind::DynamicSharedTake { count, .. } => f(*count),
-        ExprKind::Array(items) | ExprKind::Tuple(items) => items.iter().for_each(|h| f(*h)),
-        ExprKind::Splat { value, .. } => f(*value),
-        ExprKind::Intrinsic { args, .. } | ExprKind::Call { args, .. } => {
-            args.iter().for_each(|h| f(*h))
-        }
-        ExprKind::If { .. }
-        | ExprKind::Loop { .. }
-        | ExprKind::Break { .. }
-        | ExprKind::Continue { .. }
-        | ExprKind::Return(_)
-        | ExprKind::Block(_) => {}
-    }
-}
-
-/// Locals a statement assigns (a place rooted at them written, or a dynamic-shared
-/// cursor advanced) anywhere inside it.
-fn assigned_in_stmt(func: &Function, stmt: &Stmt, out: &mut HashSet<Handle<Local>>) {
-    let mut exprs = Vec::new();
-    match stmt {
-        Stmt::Let { init, .. } => exprs.extend(init.iter().copied()),
-        Stmt::Assign { place, value, .. } => {
-            if let PlaceRoot::Local(l) = place.root {
-                out.insert(l);
-            }
-            exprs.push(*value);
-        }
-        Stmt::Expr(e) => exprs.push(*e),
-        Stmt::While { cond, body, .. } => {
-            exprs.push(*cond);
-            assigned_in_block(func, body, out);
-        }
-        Stmt::ForRange { body, .. } => assigned_in_block(func, body, out),
-    }
-    for e in exprs {
-        assigned_in_expr(func, e, out);
-    }
-}
-
-fn assigned_in_block(func: &Function, block: &Block, out: &mut HashSet<Handle<Local>>) {
-    for st in &block.stmts {
-        assigned_in_stmt(func, st, out);
-    }
-    if let Some(t) = block.tail {
-        assigned_in_expr(func, t, out);
-    }
-}
-
-fn assigned_in_expr(func: &Function, h: Handle<Expr>, out: &mut HashSet<Handle<Local>>) {
-    let Some(e) = func.exprs.get(h) else {
-        return;
-    };
-    match &e.kind {
-        ExprKind::DynamicSharedTake { cursor, count, .. } => {
-            out.insert(*cursor);
-            assigned_in_expr(func, *count, out);
-        }
-        ExprKind::If {
-            cond,
-            then_block,
-            else_block,
-        } => {
-            assigned_in_expr(func, *cond, out);
-            assigned_in_block(func, then_block, out);
-            if let Some(b) = else_block {
-                assigned_in_block(func, b, out);
-            }
-        }
-        ExprKind::Loop { body, .. } | ExprKind::Block(body) => assigned_in_block(func, body, out),
-        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-            if let Some(v) = value {
-                assigned_in_expr(func, *v, out);
-            }
-        }
-        kind => visit_children(kind, |c| assigned_in_expr(func, c, out)),
-    }
 }
 
 /// The indices of `body` that a `for var in start..end` loop (any step, either
@@ -880,179 +737,5 @@ fn slice_of_len(func: &Function, h: Handle<Expr>, depth: u32) -> Option<Handle<L
             }
         }
         _ => None,
-    }
-}
-
-/// Calls `f` on every `let` (local, initialiser) in `block`, nested ones included.
-pub(super) fn lets_in_block(
-    func: &Function,
-    block: &Block,
-    f: &mut dyn FnMut(Handle<Local>, Option<Handle<Expr>>),
-) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { local, init } => {
-                f(*local, *init);
-                if let Some(i) = init {
-                    blocks_in_expr(func, *i, &mut |b| lets_in_block(func, b, f));
-                }
-            }
-            Stmt::Assign { value, .. } => {
-                blocks_in_expr(func, *value, &mut |b| lets_in_block(func, b, f))
-            }
-            Stmt::Expr(e) => blocks_in_expr(func, *e, &mut |b| lets_in_block(func, b, f)),
-            Stmt::While { body, .. } | Stmt::ForRange { body, .. } => lets_in_block(func, body, f),
-        }
-    }
-    if let Some(t) = block.tail {
-        blocks_in_expr(func, t, &mut |b| lets_in_block(func, b, f));
-    }
-}
-
-/// Calls `f` on the blocks directly inside expression `h` (an `if`'s, a `loop`'s, a
-/// block expression's), looking through every other expression.
-fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block)) {
-    let Some(e) = func.exprs.get(h) else {
-        return;
-    };
-    match &e.kind {
-        ExprKind::If {
-            cond,
-            then_block,
-            else_block,
-        } => {
-            blocks_in_expr(func, *cond, f);
-            f(then_block);
-            if let Some(b) = else_block {
-                f(b);
-            }
-        }
-        ExprKind::Loop { body, .. } | ExprKind::Block(body) => f(body),
-        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-            if let Some(v) = value {
-                blocks_in_expr(func, *v, f);
-            }
-        }
-        kind => visit_children(kind, |c| blocks_in_expr(func, c, f)),
-    }
-}
-
-/// Calls `f` on every expression (handle and node) in `block`, nested ones included.
-pub(super) fn exprs_in_block(
-    func: &Function,
-    block: &Block,
-    f: &mut dyn FnMut(Handle<Expr>, &Expr),
-) {
-    walk_block(func, block, f, &mut |_| {});
-}
-
-/// Calls `f` on `h` and every expression nested in it.
-pub(super) fn exprs_in_expr(
-    func: &Function,
-    h: Handle<Expr>,
-    f: &mut dyn FnMut(Handle<Expr>, &Expr),
-) {
-    walk_expr(func, h, f, &mut |_| {});
-}
-
-/// Calls `f` on every place (read, written or borrowed) in `block`, nested ones included.
-pub(super) fn places_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(&Place)) {
-    // Both callbacks report places: they share `f`, one call at a time.
-    let f = std::cell::RefCell::new(f);
-    walk_block(
-        func,
-        block,
-        &mut |_, e| {
-            if let ExprKind::Load(place) | ExprKind::AddressOf { place, .. } = &e.kind {
-                (f.borrow_mut())(place);
-            }
-        },
-        &mut |place| (f.borrow_mut())(place),
-    );
-}
-
-/// Walks `block`: `on_expr` on every expression, `on_assigned` on every place a
-/// statement assigns, nested blocks included.
-fn walk_block(
-    func: &Function,
-    block: &Block,
-    on_expr: &mut dyn FnMut(Handle<Expr>, &Expr),
-    on_assigned: &mut dyn FnMut(&Place),
-) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { init, .. } => {
-                if let Some(h) = init {
-                    walk_expr(func, *h, on_expr, on_assigned);
-                }
-            }
-            Stmt::Assign { place, value, .. } => {
-                on_assigned(place);
-                visit_place_exprs(place, &mut |h| walk_expr(func, h, on_expr, on_assigned));
-                walk_expr(func, *value, on_expr, on_assigned);
-            }
-            Stmt::Expr(e) => walk_expr(func, *e, on_expr, on_assigned),
-            Stmt::While { cond, body, .. } => {
-                walk_expr(func, *cond, on_expr, on_assigned);
-                walk_block(func, body, on_expr, on_assigned);
-            }
-            Stmt::ForRange {
-                start,
-                end,
-                step,
-                body,
-                ..
-            } => {
-                for h in [Some(*start), Some(*end), *step].into_iter().flatten() {
-                    walk_expr(func, h, on_expr, on_assigned);
-                }
-                walk_block(func, body, on_expr, on_assigned);
-            }
-        }
-    }
-    if let Some(t) = block.tail {
-        walk_expr(func, t, on_expr, on_assigned);
-    }
-}
-
-fn walk_expr(
-    func: &Function,
-    h: Handle<Expr>,
-    on_expr: &mut dyn FnMut(Handle<Expr>, &Expr),
-    on_assigned: &mut dyn FnMut(&Place),
-) {
-    let Some(e) = func.exprs.get(h) else {
-        return;
-    };
-    on_expr(h, e);
-    match &e.kind {
-        ExprKind::Load(place) | ExprKind::AddressOf { place, .. } => {
-            visit_place_exprs(place, &mut |c| walk_expr(func, c, on_expr, on_assigned));
-        }
-        ExprKind::If { cond, .. } => {
-            walk_expr(func, *cond, on_expr, on_assigned);
-            blocks_in_expr(func, h, &mut |b| walk_block(func, b, on_expr, on_assigned));
-        }
-        ExprKind::Loop { .. } | ExprKind::Block(_) => {
-            blocks_in_expr(func, h, &mut |b| walk_block(func, b, on_expr, on_assigned))
-        }
-        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-            if let Some(v) = value {
-                walk_expr(func, *v, on_expr, on_assigned);
-            }
-        }
-        kind => visit_children(kind, |c| walk_expr(func, c, on_expr, on_assigned)),
-    }
-}
-
-/// Calls `f` on a place's root expression and index expressions.
-fn visit_place_exprs(place: &Place, f: &mut dyn FnMut(Handle<Expr>)) {
-    if let PlaceRoot::Pointee(h) = place.root {
-        f(h);
-    }
-    for p in &place.projections {
-        if let Projection::Index(i) = p {
-            f(*i);
-        }
     }
 }

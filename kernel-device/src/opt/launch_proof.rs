@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 use std::collections::HashSet;
 
-use super::check_plan::{exprs_in_block, exprs_in_expr, places_in_block};
 use super::ranges::Ranges;
+use crate::ir::visit::{exprs_in_block, exprs_in_expr, places_in_block};
 use crate::ir::{
     Axis, BinaryOp, Expr, ExprKind, Function, Handle, Local, PlaceRoot, Projection, Type,
 };

@@ -16,13 +16,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::check_plan::mask;
-use super::intrinsics::axis_name;
 use super::launch_proof::Bound;
-use super::writer::sreg_bounds;
+use crate::ir::visit::exprs_in_block;
 use crate::ir::{
-    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, PlaceRoot,
-    ScalarType, Stmt,
+    Axis, BinaryOp, Block, Expr, ExprKind, Function, FunctionKind, Handle, Intrinsic, Literal,
+    Local, Module, PlaceRoot, ScalarType, Stmt,
 };
 
 /// `[min, max]` of an unsigned value, inclusive.
@@ -49,8 +47,9 @@ enum Definition {
     Unknown,
 }
 
-pub struct Ranges<'a> {
-    func: &'a Function,
+/// What the analysis knows of one function, computed once ([`RangeFacts::new`]) and
+/// kept beside the module; read through a [`Ranges`] view.
+pub struct RangeFacts {
     /// The block every launch has (`#[kernel(block_dim = ..)]`), if the unit's kernel
     /// requires one.
     block_dim: Option<[u32; 3]>,
@@ -61,10 +60,18 @@ pub struct Ranges<'a> {
     memo: RefCell<HashMap<Handle<Expr>, Option<Interval>>>,
 }
 
-impl<'a> Ranges<'a> {
+/// The value ranges of one function's expressions: its [`RangeFacts`] with the function
+/// they describe (a copyable view).
+#[derive(Clone, Copy)]
+pub struct Ranges<'a> {
+    func: &'a Function,
+    facts: &'a RangeFacts,
+}
+
+impl RangeFacts {
     /// `block_dim`: the block every kernel of the module is launched with, if they agree
     /// (then also what every device function of the module runs under).
-    pub fn new(func: &'a Function, block_dim: Option<[u32; 3]>) -> Self {
+    pub fn new(func: &Function, block_dim: Option<[u32; 3]>) -> Self {
         let mut definitions = HashMap::new();
         for param in &func.params {
             definitions.insert(param.local, Definition::Unknown);
@@ -83,7 +90,7 @@ impl<'a> Ranges<'a> {
                     else_block,
                 } => {
                     if let Some((local, floor)) = lower_bound(func, *cond) {
-                        super::check_plan::exprs_in_block(func, then_block, &mut |h, e| {
+                        exprs_in_block(func, then_block, &mut |h, e| {
                             if matches!(e.kind, ExprKind::Local(l) if l == local) {
                                 let f = floors.entry(h).or_insert(floor);
                                 *f = (*f).max(floor);
@@ -99,8 +106,7 @@ impl<'a> Ranges<'a> {
                 _ => {}
             }
         }
-        Ranges {
-            func,
+        RangeFacts {
             block_dim,
             definitions,
             floors,
@@ -108,6 +114,13 @@ impl<'a> Ranges<'a> {
         }
     }
 
+    /// These facts read with `func`, the function they were computed from.
+    pub fn of<'a>(&'a self, func: &'a Function) -> Ranges<'a> {
+        Ranges { func, facts: self }
+    }
+}
+
+impl<'a> Ranges<'a> {
     /// Whether `index` is below `len` for every value it can take.
     pub fn always_below(&self, index: Handle<Expr>, len: u64) -> bool {
         self.interval(index).is_some_and(|i| i.max < len)
@@ -115,13 +128,13 @@ impl<'a> Ranges<'a> {
 
     /// The range of `h`, if it is an unsigned integer the analysis can bound.
     pub fn interval(&self, h: Handle<Expr>) -> Option<Interval> {
-        if let Some(known) = self.memo.borrow().get(&h) {
+        if let Some(known) = self.facts.memo.borrow().get(&h) {
             return *known;
         }
         // Unknown while being computed: a cycle through locals proves nothing.
-        self.memo.borrow_mut().insert(h, None);
+        self.facts.memo.borrow_mut().insert(h, None);
         let result = self.compute(h);
-        self.memo.borrow_mut().insert(h, result);
+        self.facts.memo.borrow_mut().insert(h, result);
         result
     }
 
@@ -132,12 +145,12 @@ impl<'a> Ranges<'a> {
         let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
         match &expr.kind {
             ExprKind::Literal(Literal::Int(bits)) => {
-                let v = (*bits as u64) & top;
+                let v = *bits & top;
                 exact(v, v)
             }
             ExprKind::Local(l) => {
                 let i = self.local(*l, top)?;
-                match self.floors.get(&h) {
+                match self.facts.floors.get(&h) {
                     Some(&floor) if floor > i.max => None,
                     Some(&floor) => exact(i.min.max(floor), i.max),
                     None => Some(i),
@@ -179,7 +192,7 @@ impl<'a> Ranges<'a> {
 
     /// The initialiser of local `l` when its one `let` is its only definition.
     pub fn let_init(&self, l: Handle<Local>) -> Option<Handle<Expr>> {
-        match self.definitions.get(&l)? {
+        match self.facts.definitions.get(&l)? {
             Definition::Let(init) => Some(*init),
             _ => None,
         }
@@ -207,7 +220,7 @@ impl<'a> Ranges<'a> {
         let no_wrap = |b: Bound| Bound::NoWrap(Box::new(b), mask(scalar));
         let constant = |h: Handle<Expr>| self.interval(h);
         match &expr.kind {
-            ExprKind::Local(l) => match self.definitions.get(l).copied()? {
+            ExprKind::Local(l) => match self.facts.definitions.get(l).copied()? {
                 Definition::Let(init) => self.launch_max(init),
                 Definition::For { end, inclusive, .. } => {
                     let end = self.launch_max(end)?;
@@ -273,7 +286,7 @@ impl<'a> Ranges<'a> {
     /// The range of every value local `l` (of a type whose largest value is `top`) holds.
     fn local(&self, l: Handle<Local>, top: u64) -> Option<Interval> {
         let exact = |min: u64, max: u64| (max <= top).then_some(Interval { min, max });
-        match self.definitions.get(&l).copied()? {
+        match self.facts.definitions.get(&l).copied()? {
             Definition::Let(init) => self.interval(init),
             Definition::For {
                 start,
@@ -301,7 +314,7 @@ impl<'a> Ranges<'a> {
     }
 
     /// What CUDA guarantees of a special register (and the kernel's `block_dim`), from
-    /// the writer's one table of those bounds.
+    /// the one table of those bounds ([`sreg_bounds`]).
     fn special_register(&self, intrinsic: Intrinsic) -> Option<Interval> {
         let reg = match intrinsic {
             Intrinsic::ThreadIdx(a) => format!("tid.{}", axis_name(a)),
@@ -310,7 +323,7 @@ impl<'a> Ranges<'a> {
             Intrinsic::WarpSize => "warpsize".to_string(),
             _ => return None,
         };
-        let (low, high) = sreg_bounds(&reg, self.block_dim)?;
+        let (low, high) = sreg_bounds(&reg, self.facts.block_dim)?;
         (0 <= low && low < high).then(|| Interval {
             min: low as u64,
             max: (high - 1) as u64,
@@ -386,7 +399,7 @@ fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u6
         _ => None,
     };
     let literal = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
-        ExprKind::Literal(Literal::Int(bits)) => Some(bits as u64),
+        ExprKind::Literal(Literal::Int(bits)) => Some(bits),
         _ => None,
     };
     match op {
@@ -400,4 +413,73 @@ fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u6
 
 fn is_unsigned(s: ScalarType) -> bool {
     s.is_integer() && !s.is_signed_integer()
+}
+
+/// What CUDA guarantees of a special register on every architecture cudajit targets
+/// (blocks of at most 1024 threads and 64 on z, grids of at most 2^31 - 1 blocks on x
+/// and 65535 on y and z, 32-lane warps), as `[low, high)` for `!range` metadata on its
+/// read. With them LLVM proves checks such as `warp_sums[thread_idx().x / 32]` on a
+/// 32-element array in bounds and drops them, as nvcc's code never had them.
+/// `nctaid.x`'s bound, 2^31, is written as the wrapped i32 `-2147483648`.
+pub const SREG_RANGES: [(&str, i64, i64); 14] = [
+    ("tid.x", 0, 1024),
+    ("tid.y", 0, 1024),
+    ("tid.z", 0, 64),
+    ("ntid.x", 1, 1025),
+    ("ntid.y", 1, 1025),
+    ("ntid.z", 1, 65),
+    ("ctaid.x", 0, 2_147_483_647),
+    ("ctaid.y", 0, 65_535),
+    ("ctaid.z", 0, 65_535),
+    ("nctaid.x", 1, -2_147_483_648),
+    ("nctaid.y", 1, 65_536),
+    ("nctaid.z", 1, 65_536),
+    ("laneid", 0, 32),
+    ("warpsize", 32, 33),
+];
+
+/// The block shape all kernels of `module` require, if there are kernels and they agree.
+pub fn required_block(module: &Module) -> Option<[u32; 3]> {
+    let mut blocks = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.kind == FunctionKind::Kernel)
+        .map(|(_, f)| f.options.launch_bounds.and_then(|b| b.block_dim));
+    let first = blocks.next()??;
+    blocks.all(|b| b == Some(first)).then_some(first)
+}
+
+/// The `[low, high)` of special register `reg` (`tid.x`): CUDA's bound, or in a module
+/// compiled for one block (`block`), the block's own: `tid.x` below `block_dim.x`,
+/// `ntid.x` exactly it. `None` for a register CUDA does not bound. The NVVM writer's
+/// `!range` metadata and constants and the value-range analysis ([`Ranges`]) read it.
+pub fn sreg_bounds(reg: &str, block: Option<[u32; 3]>) -> Option<(i64, i64)> {
+    let &(_, low, high) = SREG_RANGES.iter().find(|(name, _, _)| *name == reg)?;
+    let axis = match reg.rsplit('.').next() {
+        Some("x") => 0,
+        Some("y") => 1,
+        Some("z") => 2,
+        _ => return Some((low, high)),
+    };
+    Some(match (block, reg.split('.').next()) {
+        (Some(b), Some("tid")) => (0, i64::from(b[axis])),
+        (Some(b), Some("ntid")) => (i64::from(b[axis]), i64::from(b[axis]) + 1),
+        _ => (low, high),
+    })
+}
+
+/// All ones in the bits of `s`: the largest value of an unsigned integer of that type.
+pub fn mask(s: ScalarType) -> u64 {
+    match s.bits() {
+        64 => u64::MAX,
+        b => (1u64 << b) - 1,
+    }
+}
+
+fn axis_name(axis: Axis) -> &'static str {
+    match axis {
+        Axis::X => "x",
+        Axis::Y => "y",
+        Axis::Z => "z",
+    }
 }

@@ -1,5 +1,5 @@
 //! The guard of a `for` loop with a run-time trip count (the analysis half of
-//! [`super::super::loop_versioning`]): the checks of its body whose indices are affine
+//! the NVVM writer's `loop_versioning`): the checks of its body whose indices are affine
 //! in the loop's variable, decided once before the loop from each index's values at the
 //! loop's first two elements.
 //!
@@ -16,7 +16,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{assigned_in_block, GuardOp, Length, Planner};
+use super::{GuardOp, Length, Planner};
+use crate::ir::visit::assigned_in_block;
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Local, LogicalOp, ScalarType,
     Stmt,
@@ -70,22 +71,8 @@ impl Planner<'_> {
         // the body itself (the writer can give those one copy per block) or in a callee.
         let (mut collective, mut barrier, mut callee_barrier) = (false, false, false);
         let complete = intrinsics_reached(self.module, self.func, body, &mut |i, in_callee| {
-            use Intrinsic::*;
-            collective |= matches!(
-                i,
-                GridSync
-                    | SyncWarp
-                    | Shuffle(_)
-                    | Vote(_)
-                    | MatchAny
-                    | MatchAll
-                    | WarpReduce(_)
-                    | ActiveMask
-                    | SyncThreadsCount
-                    | SyncThreadsAnd
-                    | SyncThreadsOr
-            );
-            if i == SyncThreads {
+            collective |= crate::opt::effects::is_collective(i);
+            if i == Intrinsic::SyncThreads {
                 *(if in_callee {
                     &mut callee_barrier
                 } else {
@@ -316,7 +303,7 @@ fn every_iteration_meets_a_barrier(func: &Function, body: &Block) -> bool {
         ))
     });
     let mut jumps = false;
-    super::exprs_in_block(func, body, &mut |_, e| {
+    crate::ir::visit::exprs_in_block(func, body, &mut |_, e| {
         jumps |= matches!(
             e.kind,
             ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_)
@@ -338,7 +325,7 @@ fn intrinsics_reached(
     let mut seen = HashSet::new();
     let mut next = Some((func, body, false));
     while let Some((current, block, in_callee)) = next {
-        super::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
+        crate::ir::visit::exprs_in_block(current, block, &mut |_, e: &Expr| match e.kind {
             ExprKind::Intrinsic { intrinsic, .. } => f(intrinsic, in_callee),
             ExprKind::Call { function, .. } if seen.insert(function) => callees.push(function),
             _ => {}
