@@ -2,8 +2,9 @@
 //! random programs of the subset (generator seed S, or a new one each run, printed so
 //! the run can be replayed) to `tests/fuzz/generated.rs`, then runs the `sim_fuzz` test:
 //! each program as a kernel on the CPU simulator against rustc's build of the same
-//! function. Built in the `fuzz` profile (overflow wraps, as in the kernels) with the
-//! `fuzz` feature. `cargo xtask test` runs it with 2,000 programs.
+//! function: the `tests/sim_fuzz` package, built without overflow checks (overflow
+//! wraps, as in the kernels) with its `fuzz` feature. `cargo xtask test` runs it with
+//! 2,000 programs.
 //!
 //! `--mode` chooses the programs: `plain` (the subset's expressions and statements,
 //! `fidelity::program`), `opt` (index patterns the optimiser reasons about, [`opt`]) or
@@ -109,12 +110,14 @@ pub fn fuzz_mode(count: usize, seed: Option<u64>, mode: Mode) -> Result<(), Stri
         std::fs::write(&out, module_of(mode, seed, range, &header))
             .map_err(|e| format!("{}: {e}", out.display()))?;
         let mut cmd = crate::cargo();
+        // `--workspace` resolves features as `cargo xtask test`'s build did, so only the
+        // generated programs compile; naming the package alone would resolve its
+        // dependencies' features differently and rebuild them all.
         cmd.args([
             "test",
-            "--profile",
-            "fuzz",
+            "--workspace",
             "--features",
-            "fuzz",
+            "cudajit-sim-fuzz/fuzz",
             "--test",
             "sim_fuzz",
             "--",

@@ -5,17 +5,18 @@
 //! (see `fidelity/harness.rs` for what "the same" means). `cargo xtask test` runs it
 //! with 2,000 programs; `cargo xtask fuzz --count N [--seed S]` on demand.
 //!
-//! Built in the `fuzz` profile (no overflow checks, like the kernels' release
-//! semantics) with the `fuzz` feature, which only xtask enables.
+//! Its package (`tests/sim_fuzz/Cargo.toml`) is built without overflow checks (like the
+//! kernels' release semantics) by `.cargo/config.toml`, with the `fuzz` feature, which only
+//! xtask enables.
 
-#[path = "../examples/common/mod.rs"]
+#[path = "../../examples/common/mod.rs"]
 mod common;
 
-#[path = "fidelity/harness.rs"]
+#[path = "../fidelity/harness.rs"]
 mod harness;
 
 #[rustfmt::skip]
-#[path = "fuzz/generated.rs"]
+#[path = "../fuzz/generated.rs"]
 mod programs;
 
 use harness::{install_quiet_panic_hook, overflow_checks_off, run_programs};
@@ -27,8 +28,8 @@ fn generated_programs_match_rustc_on_the_simulator() {
     install_quiet_panic_hook();
     assert!(
         overflow_checks_off(),
-        "build with `--profile fuzz` (cargo xtask fuzz does): rustc's reference must wrap on \
-         overflow as kernels do"
+        "build the cudajit-sim-fuzz package with the repository's .cargo/config.toml (cargo xtask \
+         fuzz does): rustc's reference must wrap on overflow as kernels do"
     );
     // xtask sets CUDAJIT_BACKEND=sim: the default device is the simulator.
     let seed = std::env::var("CUDAJIT_SEED")
