@@ -224,11 +224,13 @@ impl Warp<'_, '_> {
                 m = self.eval(fr, *rhs, m)?;
                 let s = f.exprs[*lhs].ty.scalar().unwrap_or(ScalarType::Bool);
                 let (a, b) = (self.slot_of(fr, *lhs), self.slot_of(fr, *rhs));
-                for lane in lanes(m) {
-                    match scalar::binary(*op, s, fr.get(a, lane), fr.get(b, lane)) {
-                        Ok(v) => fr.set(out, lane, v),
-                        Err(message) => self.panic_at(fr, f.loc_of(e), lane, message.into()),
-                    }
+                let (x, y) = (*fr.reg(a), *fr.reg(b));
+                let mut failed = Vec::new();
+                scalar::binary_lanes(*op, s, &x, &y, fr.reg_mut(out), m, |lane, message| {
+                    failed.push((lane, message))
+                });
+                for (lane, message) in failed {
+                    self.panic_at(fr, f.loc_of(e), lane, message.into());
                 }
                 Ok(m)
             }
@@ -367,10 +369,10 @@ impl Warp<'_, '_> {
                 else_block,
             } => {
                 let m = self.eval(fr, *cond, mask)?;
-                let c = self.slot_of(fr, *cond);
+                let c = fr.reg(self.slot_of(fr, *cond));
                 let mut taken = 0u32;
                 for lane in lanes(m) {
-                    taken |= (fr.get(c, lane) as u32 & 1) << lane;
+                    taken |= (c[lane] as u32 & 1) << lane;
                 }
                 let w = self.width_of(fr, e);
                 let then_out = self.exec_block(fr, then_block, taken)?;

@@ -79,6 +79,21 @@ impl Frame {
         self.slots[slot as usize * LANES + lane] = v;
     }
 
+    /// Slot `slot`'s 32 lanes.
+    #[inline]
+    pub fn reg(&self, slot: u32) -> &[u64; LANES] {
+        let at = slot as usize * LANES;
+        self.slots[at..at + LANES].try_into().expect("32 lanes")
+    }
+
+    #[inline]
+    pub fn reg_mut(&mut self, slot: u32) -> &mut [u64; LANES] {
+        let at = slot as usize * LANES;
+        (&mut self.slots[at..at + LANES])
+            .try_into()
+            .expect("32 lanes")
+    }
+
     /// Copies `width` slots from `from` to `to` for the lanes of `mask`.
     pub fn copy(&mut self, to: u32, from: u32, width: u32, mask: u32) {
         if to == from || mask == 0 {
@@ -199,14 +214,28 @@ impl<'a, 'd> Warp<'a, 'd> {
             (1u32 << count) - 1
         };
         let mut tid = [[0u32; 3]; LANES];
-        for (lane, t) in tid.iter_mut().enumerate().take(count as usize) {
-            let linear = first_thread + lane as u32;
-            *t = [linear % bx, (linear / bx) % by, linear / (bx * by)];
+        // The first lane's index by division, the others by counting on from it.
+        let mut at = [
+            first_thread % bx,
+            (first_thread / bx) % by,
+            first_thread / (bx * by),
+        ];
+        for t in tid.iter_mut().take(count as usize) {
+            *t = at;
+            at[0] += 1;
+            if at[0] == bx {
+                at[0] = 0;
+                at[1] += 1;
+                if at[1] == by {
+                    at[1] = 0;
+                    at[2] += 1;
+                }
+            }
         }
         let lane_bytes = launch.local_bytes;
         let WarpBuffers { mut local, pool } = buffers;
-        // Every warp's local memory starts zeroed, reused or not.
-        local.clear();
+        // Only the size matters: `push_frame` zeroes each frame's local memory, and
+        // nothing reads past the stack's top.
         local.resize(lane_bytes * LANES, 0);
         Warp {
             launch,
@@ -509,8 +538,12 @@ impl<'a, 'd> Warp<'a, 'd> {
     pub fn push_frame(&mut self, func: usize, depth: u32) -> R<Frame> {
         let plan = self.plan(func);
         let mut slots = self.pool.pop().unwrap_or_default();
-        slots.clear();
-        slots.resize(plan.slots as usize * LANES, 0);
+        // A reused frame of the right size keeps its old values: a lane only ever
+        // reads a slot it wrote (zeroing ~4 KiB per warp was a tenth of a vecadd).
+        if slots.len() != plan.slots as usize * LANES {
+            slots.clear();
+            slots.resize(plan.slots as usize * LANES, 0);
+        }
         let base = self.stack_top;
         let top = base + plan.frame_bytes as usize;
         if top > self.lane_bytes {
