@@ -1,5 +1,6 @@
 //! Statements and expressions of one warp, under masks (see [`super::warp`]).
 
+use super::diverge::SplitCheck;
 use super::plan::Home;
 use super::scalar;
 use super::warp::{lanes, Frame, Warp, R};
@@ -10,24 +11,12 @@ impl Warp<'_, '_> {
     /// Runs `block` for the lanes of `mask`; returns the lanes that reached its end
     /// (its tail value, if any, is in the tail expression's slots).
     pub fn exec_block(&mut self, fr: &mut Frame, block: &Block, mask: u32) -> R<u32> {
-        let mut mask = mask;
-        for stmt in &block.stmts {
-            if mask == 0 {
-                return Ok(0);
-            }
-            mask = self.exec_stmt(fr, stmt, mask)?;
-        }
-        if let Some(tail) = block.tail {
-            if mask != 0 {
-                mask = self.eval(fr, tail, mask)?;
-            }
-        }
-        Ok(mask)
+        self.exec_from(fr, block, 0, mask)
     }
 
     /// Runs `stmt` for the lanes of `mask`; returns the lanes that completed it (never
     /// one that panicked in it).
-    fn exec_stmt(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
+    pub(super) fn exec_stmt(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
         let done = self.exec_stmt_lanes(fr, stmt, mask)?;
         Ok(done & !self.panicked)
     }
@@ -66,6 +55,8 @@ impl Warp<'_, '_> {
                 fr.loops[ix] = (0, 0);
                 let cond_slot = self.slot_of(fr, *cond);
                 let (mut live, mut done) = (mask, 0u32);
+                let may_park = std::mem::take(&mut self.park_ok);
+                let mut split = SplitCheck::default();
                 while live != 0 {
                     let m = self.eval(fr, *cond, live)?;
                     let mut go = 0;
@@ -81,6 +72,10 @@ impl Warp<'_, '_> {
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*cond);
                     self.back_edge(fr, ix, loc, live)?;
+                    if may_park && self.should_park(fr, &mut split, live, done | fr.loops[ix].0) {
+                        self.parked = live;
+                        break;
+                    }
                 }
                 Ok(done | fr.loops[ix].0)
             }
@@ -398,11 +393,17 @@ impl Warp<'_, '_> {
                 let ix = self.plan(fr.func).loops[&id.0].index;
                 fr.loops[ix] = (0, 0);
                 let mut live = mask;
+                let may_park = std::mem::take(&mut self.park_ok);
+                let mut split = SplitCheck::default();
                 while live != 0 {
                     fr.loops[ix].1 = 0;
                     let o = self.exec_block(fr, body, live)?;
                     live = o | fr.loops[ix].1;
                     self.back_edge(fr, ix, f.loc_of(e), live)?;
+                    if may_park && self.should_park(fr, &mut split, live, fr.loops[ix].0) {
+                        self.parked = live;
+                        break;
+                    }
                 }
                 Ok(fr.loops[ix].0)
             }

@@ -15,6 +15,7 @@
 #![allow(clippy::result_large_err)]
 
 mod detect;
+mod diverge;
 mod eval;
 mod intrinsics;
 mod launch;
@@ -24,6 +25,7 @@ mod place;
 mod plan;
 mod scalar;
 mod sched;
+mod spin;
 #[cfg(test)]
 mod tests;
 mod warp;

@@ -247,6 +247,7 @@ impl Warp<'_, '_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
+            self.last_read.set((p, fr.func, loc, self.steps));
             self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
             self.observe(
                 region,
@@ -407,6 +408,10 @@ impl Warp<'_, '_> {
     ) -> R<()> {
         let bytes = s.size_bytes();
         let (ok, bad) = self.in_bounds(r, region, bytes);
+        if ok != 0 {
+            let first = r.locs[ok.trailing_zeros() as usize];
+            self.last_read.set((first, fr.func, loc, self.steps));
+        }
         self.observe_warp(r, region, ok, bytes, AccessKind::Read, fr.func, loc)?;
         if let Some(buffer) = self.regions.get(region).and_then(|b| b.as_deref()) {
             for lane in lanes(ok) {

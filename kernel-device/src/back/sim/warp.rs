@@ -144,9 +144,6 @@ pub struct Warp<'a, 'd> {
     pub lanes: u32,
     /// Lanes whose thread returned from the kernel (or panicked).
     pub exited: u32,
-    /// Lanes that ran to the end of the kernel's body (rather than `return`ing or
-    /// panicking): a barrier that others wait at and these skipped is divergence.
-    pub fell_off: u32,
     /// Lanes whose thread panicked: out of the warp for good, in no evaluator's output
     /// mask (see [`Warp::panic_at`]).
     pub panicked: u32,
@@ -161,6 +158,15 @@ pub struct Warp<'a, 'd> {
     countdown: Cell<u32>,
     rng: Cell<u64>,
     yielded_at: Cell<u64>,
+    /// The latest plain read of global or shared memory: address, function, site and
+    /// the warp's steps then (what a spin report says the loop waits for).
+    pub last_read: Cell<(u64, usize, SourceLoc, u64)>,
+    /// Set by a block right before it runs a loop statement whose lanes may split
+    /// (see [`super::diverge`]); taken by the loop.
+    pub park_ok: bool,
+    /// Lanes a loop parked: they spin while warp-mates that left the loop wait, so the
+    /// block runs the rest for those first and the loop again for these.
+    pub parked: u32,
     /// The block's detector state (None with detection off).
     pub det: Option<&'a RefCell<BlockDetector<'d>>>,
     pool: Vec<Vec<u64>>,
@@ -245,7 +251,6 @@ impl<'a, 'd> Warp<'a, 'd> {
             warp_index,
             lanes,
             exited: 0,
-            fell_off: 0,
             panicked: 0,
             local,
             lane_bytes,
@@ -255,6 +260,9 @@ impl<'a, 'd> Warp<'a, 'd> {
             countdown: Cell::new(1),
             rng: Cell::new(0),
             yielded_at: Cell::new(0),
+            last_read: Cell::new((u64::MAX, 0, SourceLoc::default(), 0)),
+            park_ok: false,
+            parked: 0,
             det,
             pool,
         }
@@ -370,8 +378,11 @@ impl<'a, 'd> Warp<'a, 'd> {
         self.spin_check(fr, ix, loc, live)
     }
 
+    /// A hash of the frame's state (its slots, loop masks, the lanes' local memory)
+    /// with the lanes in `live`: equal hashes at two points of a loop mean the loop
+    /// came back to the same state.
     #[cold]
-    fn spin_check(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+    pub fn frame_hash(&self, fr: &Frame, live: u32) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(live);
         let mut mix = |v: u64| {
             h = (h ^ v).wrapping_mul(0x0000_0100_0000_01B3).rotate_left(29);
@@ -391,7 +402,14 @@ impl<'a, 'd> Warp<'a, 'd> {
                 mix(u64::from_le_bytes(b));
             }
         }
+        h
+    }
+
+    #[cold]
+    fn spin_check(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+        let h = self.frame_hash(fr, live);
         let check = &mut fr.spin[ix];
+        let since = check.at;
         check.at = self.steps;
         if check.hash == h {
             check.stale += 1;
@@ -408,8 +426,14 @@ impl<'a, 'd> Warp<'a, 'd> {
             1 => " and 1 more thread of its warp".into(),
             n => format!(" and {n} more threads of its warp"),
         };
+        let (addr, func, read_at, read_step) = self.last_read.get();
+        let waits_for = if addr != u64::MAX && read_step >= since {
+            super::spin::waited_for(self.launch, addr, func, read_at)
+        } else {
+            String::new()
+        };
         Err(Box::new(Fault::Deadlock(format!(
-            "threads spin without progress (the loop comes back to the same state, reading memory that no thread changes): {}{more} at {}; the value they wait for is never written by a thread that runs while they spin (on a GPU this kernel hangs; a spin on a plain read of a flag another thread sets is also a data race the compiler may hoist out of the loop: read the flag with an atomic, after the writer's `threadfence()`)",
+            "threads spin without progress (the loop comes back to the same state, reading memory that no thread changes): {}{more} at {}{waits_for}; the value they wait for is never written by a thread that runs while they spin (on a GPU this kernel hangs; a spin on a plain read of a flag another thread sets is also a data race the compiler may hoist out of the loop: read the flag with an atomic, after the writer's `threadfence()`)",
             self.thread(lane),
             self.site(fr.func, loc)
         ))))
@@ -612,7 +636,6 @@ impl<'a, 'd> Warp<'a, 'd> {
         }
         let mask = self.lanes;
         let out = self.exec_block(&mut fr, &f.body, mask)?;
-        self.fell_off = out & !self.exited;
         self.exited |= out | fr.returned;
         self.pop_frame(fr);
         Ok(())
