@@ -103,4 +103,4 @@ fn t16(a: &mut [u32], b: &mut [u32]) {
     threadfence();
     atomic_exch(b, 0, 0);
 }
-trap!(per_lane_spin_lock_in_a_warp: t16 [2, 64]);
+trap!(per_lane_spin_lock_in_a_warp: t16 [2, 32]);

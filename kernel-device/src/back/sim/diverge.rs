@@ -17,7 +17,7 @@ use super::warp::{Frame, Warp, R};
 use crate::ir::{Block, ExprKind, Stmt};
 
 /// Loop iterations between two looks at whether the spinning lanes' state changed.
-pub const SPLIT_CHECK: u32 = 32;
+pub const SPLIT_CHECK: u32 = 8;
 
 /// One loop's record for [`Warp::should_park`].
 #[derive(Default)]
