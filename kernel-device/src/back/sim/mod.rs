@@ -14,6 +14,7 @@
 // `Fault` is the public error (large, as it names two accesses); launches fail rarely.
 #![allow(clippy::result_large_err)]
 
+mod batch;
 mod detect;
 mod diverge;
 mod eval;
