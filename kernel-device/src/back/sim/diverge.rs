@@ -72,7 +72,7 @@ impl Warp<'_, '_> {
             return false;
         }
         check.iterations += 1;
-        if check.iterations % SPLIT_CHECK != 0 {
+        if !check.iterations.is_multiple_of(SPLIT_CHECK) {
             return false;
         }
         let now = (

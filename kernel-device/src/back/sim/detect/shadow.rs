@@ -263,11 +263,14 @@ impl Chunk {
 
 pub(super) type ChunkGuard<'a> = std::sync::MutexGuard<'a, Chunk>;
 
+/// `SLAB` chunks, allocated together on first use.
+type Slab = OnceLock<Box<[Mutex<Chunk>]>>;
+
 /// A tracked global region's shadow, in lazily allocated slabs of chunks, each chunk
 /// behind its own lock: blocks on different workers touch different chunks, so locks
 /// stay uncontended.
 pub(super) struct GlobalShadow {
-    slabs: Box<[OnceLock<Box<[Mutex<Chunk>]>>]>,
+    slabs: Box<[Slab]>,
     chunks: u64,
 }
 
