@@ -2,7 +2,10 @@
 //! shared-memory reduction each under 2 s on the 2-core CI machine, detection on,
 //! using every core). Prints simulated threads per second; checks the results.
 //!
-//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect] [--schedules N] [--vecadd-only]`
+//! `cargo run --release -p kernel-device --example sim_bench [-- --workers N] [--no-detect] [--schedules N] [--vecadd-only] [--repeat N]`
+//!
+//! `--repeat N` runs the vecadd N times and reports each run and the best (a shared
+//! machine's other load only ever slows a run down).
 //!
 //! Besides the wall-clock rate (which other processes on a shared machine slow down), each
 //! line gives the process's CPU time for the launch and the rate per CPU-second.
@@ -107,6 +110,12 @@ fn main() {
         .and_then(|k| args.get(k + 1))
         .and_then(|w| w.parse().ok())
         .unwrap_or(1);
+    let repeat: usize = args
+        .iter()
+        .position(|a| a == "--repeat")
+        .and_then(|k| args.get(k + 1))
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(1);
     let options = Options {
         detect: !args.iter().any(|a| a == "--no-detect"),
         workers,
@@ -133,24 +142,36 @@ fn main() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
     };
-    let (started, cpu) = (Instant::now(), cpu_seconds());
-    let report = sim::run(
-        &m,
-        "vecadd",
-        &shape,
-        &[arg(&ba, n, false), arg(&bb, n, false), arg(&bc, n, true)],
-        &options,
-    )
-    .expect("vecadd runs");
-    let secs = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu;
-    let c = read(&bc, n);
-    assert!((0..n).all(|i| c[i] == a[i] + b[i]), "vecadd result");
-    println!(
-        "vecadd 2^20: {secs:.3} s, {:.2} M simulated threads/s; {cpu:.2} CPU s, {:.2} M threads per CPU-second",
-        report.threads as f64 / secs / 1e6,
-        report.threads as f64 / cpu.max(0.01) / 1e6
-    );
+    let (mut best_wall, mut best_cpu) = (0f64, 0f64);
+    for _ in 0..repeat.max(1) {
+        let (started, cpu) = (Instant::now(), cpu_seconds());
+        let report = sim::run(
+            &m,
+            "vecadd",
+            &shape,
+            &[arg(&ba, n, false), arg(&bb, n, false), arg(&bc, n, true)],
+            &options,
+        )
+        .expect("vecadd runs");
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu;
+        let c = read(&bc, n);
+        assert!((0..n).all(|i| c[i] == a[i] + b[i]), "vecadd result");
+        let (wall_rate, cpu_rate) = (
+            report.threads as f64 / secs / 1e6,
+            report.threads as f64 / cpu.max(0.01) / 1e6,
+        );
+        (best_wall, best_cpu) = (best_wall.max(wall_rate), best_cpu.max(cpu_rate));
+        println!(
+            "vecadd 2^20: {secs:.3} s, {wall_rate:.2} M simulated threads/s; {cpu:.2} CPU s, {cpu_rate:.2} M threads per CPU-second"
+        );
+        bc.write(0, &vec![0xffu8; n * 4]);
+    }
+    if repeat > 1 {
+        println!(
+            "vecadd 2^20, best of {repeat}: {best_wall:.2} M simulated threads/s; {best_cpu:.2} M threads per CPU-second"
+        );
+    }
     if args.iter().any(|a| a == "--vecadd-only") {
         return;
     }

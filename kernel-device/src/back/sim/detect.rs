@@ -439,13 +439,8 @@ impl BlockDetector<'_> {
             },
         }
         if access.kind == AccessKind::Atomic {
-            let elem = u64::from(region.elem_bytes.max(1));
-            let mut lanes = access.lanes;
-            while lanes != 0 {
-                let lane = lanes.trailing_zeros();
-                lanes &= lanes - 1;
-                let cell = access.offsets[lane as usize] / elem;
-                self.synchronise_in_block((access.region.0, cell), warp * 32 + lane);
+            for (cell, tid) in atomic_cells(warp, access, region) {
+                self.synchronise_in_block((access.region.0, cell), tid);
             }
         }
         Ok(())
@@ -580,7 +575,7 @@ impl BlockDetector<'_> {
                 let Some((_, guard)) = held.as_mut() else {
                     return true;
                 };
-                match guard[slot].record(stamp, |p| clock.ordered(p, block, tid, d)) {
+                match guard.record(slot, stamp, |p| clock.ordered(p, block, tid, d)) {
                     Ok(()) => true,
                     Err(conflict) => {
                         result = Err(d.race(access.region, cell, &conflict, &stamp));
@@ -592,13 +587,8 @@ impl BlockDetector<'_> {
         drop(held);
         result?;
         if access.kind == AccessKind::Atomic {
-            let elem = u64::from(region.elem_bytes.max(1));
-            let mut lanes = access.lanes;
-            while lanes != 0 {
-                let lane = lanes.trailing_zeros();
-                lanes &= lanes - 1;
-                let cell = access.offsets[lane as usize] / elem;
-                self.synchronise_through(access.region, cell, warp * 32 + lane);
+            for (cell, tid) in atomic_cells(warp, access, region) {
+                self.synchronise_through(access.region, cell, tid);
             }
         }
         Ok(())
@@ -638,6 +628,19 @@ impl BlockDetector<'_> {
     }
 }
 
+/// The element each lane of an atomic `access` updates, with the lane's thread (linear
+/// in the block), in lane order: what the release/acquire bookkeeping of atomics
+/// (inside the block and through global memory) walks.
+fn atomic_cells<'x>(
+    warp: u32,
+    access: &WarpAccess<'x>,
+    region: &Region,
+) -> impl Iterator<Item = (u64, u32)> + 'x {
+    let (elem, offsets) = (u64::from(region.elem_bytes.max(1)), access.offsets);
+    super::warp::lanes(access.lanes)
+        .map(move |lane| (offsets[lane] / elem, warp * 32 + lane as u32))
+}
+
 /// Calls `f(tid, stamp, cell)` for every cell every lane of `access` touches, in lane
 /// order, until it returns false.
 fn for_each_cell(
@@ -649,13 +652,14 @@ fn for_each_cell(
 ) {
     let elem = u64::from(region.elem_bytes.max(1));
     let span = u64::from(access.bytes.max(1)) - 1;
+    let template = Stamp::new(block, 0, time, access.site, access.kind, access.scope);
     let mut lanes = access.lanes;
     while lanes != 0 {
         let lane = lanes.trailing_zeros();
         lanes &= lanes - 1;
         let tid = warp * 32 + lane;
         let offset = access.offsets[lane as usize];
-        let stamp = Stamp::new(block, tid, time, access.site, access.kind, access.scope);
+        let stamp = template.with_tid(tid);
         for cell in offset / elem..=offset.saturating_add(span) / elem {
             if !f(tid, stamp, cell) {
                 return;

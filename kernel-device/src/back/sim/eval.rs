@@ -1,5 +1,6 @@
 //! Statements and expressions of one warp, under masks (see [`super::warp`]).
 
+use super::diverge::SplitCheck;
 use super::plan::Home;
 use super::scalar;
 use super::warp::{lanes, Frame, Warp, R};
@@ -10,24 +11,12 @@ impl Warp<'_, '_> {
     /// Runs `block` for the lanes of `mask`; returns the lanes that reached its end
     /// (its tail value, if any, is in the tail expression's slots).
     pub fn exec_block(&mut self, fr: &mut Frame, block: &Block, mask: u32) -> R<u32> {
-        let mut mask = mask;
-        for stmt in &block.stmts {
-            if mask == 0 {
-                return Ok(0);
-            }
-            mask = self.exec_stmt(fr, stmt, mask)?;
-        }
-        if let Some(tail) = block.tail {
-            if mask != 0 {
-                mask = self.eval(fr, tail, mask)?;
-            }
-        }
-        Ok(mask)
+        self.exec_from(fr, block, 0, mask)
     }
 
     /// Runs `stmt` for the lanes of `mask`; returns the lanes that completed it (never
     /// one that panicked in it).
-    fn exec_stmt(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
+    pub(super) fn exec_stmt(&mut self, fr: &mut Frame, stmt: &Stmt, mask: u32) -> R<u32> {
         let done = self.exec_stmt_lanes(fr, stmt, mask)?;
         Ok(done & !self.panicked)
     }
@@ -66,6 +55,8 @@ impl Warp<'_, '_> {
                 fr.loops[ix] = (0, 0);
                 let cond_slot = self.slot_of(fr, *cond);
                 let (mut live, mut done) = (mask, 0u32);
+                let may_park = std::mem::take(&mut self.park_ok);
+                let mut split = SplitCheck::default();
                 while live != 0 {
                     let m = self.eval(fr, *cond, live)?;
                     let mut go = 0;
@@ -81,6 +72,10 @@ impl Warp<'_, '_> {
                     live = out | fr.loops[ix].1;
                     let loc = self.func(fr.func).loc_of(*cond);
                     self.back_edge(fr, ix, loc, live)?;
+                    if may_park && self.should_park(fr, &mut split, live, done | fr.loops[ix].0) {
+                        self.parked = live;
+                        break;
+                    }
                 }
                 Ok(done | fr.loops[ix].0)
             }
@@ -224,11 +219,13 @@ impl Warp<'_, '_> {
                 m = self.eval(fr, *rhs, m)?;
                 let s = f.exprs[*lhs].ty.scalar().unwrap_or(ScalarType::Bool);
                 let (a, b) = (self.slot_of(fr, *lhs), self.slot_of(fr, *rhs));
-                for lane in lanes(m) {
-                    match scalar::binary(*op, s, fr.get(a, lane), fr.get(b, lane)) {
-                        Ok(v) => fr.set(out, lane, v),
-                        Err(message) => self.panic_at(fr, f.loc_of(e), lane, message.into()),
-                    }
+                let (x, y) = (*fr.reg(a), *fr.reg(b));
+                let mut failed = Vec::new();
+                scalar::binary_lanes(*op, s, &x, &y, fr.reg_mut(out), m, |lane, message| {
+                    failed.push((lane, message))
+                });
+                for (lane, message) in failed {
+                    self.panic_at(fr, f.loc_of(e), lane, message.into());
                 }
                 Ok(m)
             }
@@ -367,10 +364,10 @@ impl Warp<'_, '_> {
                 else_block,
             } => {
                 let m = self.eval(fr, *cond, mask)?;
-                let c = self.slot_of(fr, *cond);
+                let c = fr.reg(self.slot_of(fr, *cond));
                 let mut taken = 0u32;
                 for lane in lanes(m) {
-                    taken |= (fr.get(c, lane) as u32 & 1) << lane;
+                    taken |= (c[lane] as u32 & 1) << lane;
                 }
                 let w = self.width_of(fr, e);
                 let then_out = self.exec_block(fr, then_block, taken)?;
@@ -396,11 +393,17 @@ impl Warp<'_, '_> {
                 let ix = self.plan(fr.func).loops[&id.0].index;
                 fr.loops[ix] = (0, 0);
                 let mut live = mask;
+                let may_park = std::mem::take(&mut self.park_ok);
+                let mut split = SplitCheck::default();
                 while live != 0 {
                     fr.loops[ix].1 = 0;
                     let o = self.exec_block(fr, body, live)?;
                     live = o | fr.loops[ix].1;
                     self.back_edge(fr, ix, f.loc_of(e), live)?;
+                    if may_park && self.should_park(fr, &mut split, live, fr.loops[ix].0) {
+                        self.parked = live;
+                        break;
+                    }
                 }
                 Ok(fr.loops[ix].0)
             }

@@ -14,7 +14,9 @@
 // `Fault` is the public error (large, as it names two accesses); launches fail rarely.
 #![allow(clippy::result_large_err)]
 
+mod batch;
 mod detect;
+mod diverge;
 mod eval;
 mod intrinsics;
 mod launch;
@@ -24,6 +26,7 @@ mod place;
 mod plan;
 mod scalar;
 mod sched;
+mod spin;
 #[cfg(test)]
 mod tests;
 mod warp;

@@ -6,7 +6,9 @@
 //! executing lane's own local memory, the others index the block's region table
 //! (module globals, dynamic shared memory, argument buffers); see [`super::launch`].
 
-use super::detect::{AccessKind, RegionId, SiteId, Space, WarpAccess};
+use std::borrow::Cow;
+
+use super::detect::AccessKind;
 use super::launch::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
 use super::plan::{field_offset, field_slot, mem_layout, slots, struct_field, Home};
 use super::scalar;
@@ -25,53 +27,100 @@ pub enum Loc {
     Mem(u64),
 }
 
-/// A resolved place: its type and each lane's location.
-pub struct Resolved {
-    pub ty: Type,
-    pub locs: [Loc; LANES],
+/// A resolved place: its type and each lane's location. Every lane's place is of one
+/// kind (a place rooted in a register local stays in registers, any other is in
+/// memory), so the lanes' locations are plain numbers: slots or addresses. The type is
+/// borrowed from the module where it can be (no allocation per access).
+pub struct Resolved<'t> {
+    pub ty: Cow<'t, Type>,
+    /// Whether `locs` are register slots (else addresses).
+    pub in_regs: bool,
+    pub locs: [u64; LANES],
     pub mask: u32,
 }
 
-impl Warp<'_, '_> {
+impl Resolved<'_> {
+    #[inline]
+    pub fn loc(&self, lane: usize) -> Loc {
+        if self.in_regs {
+            Loc::Reg(self.locs[lane] as u32)
+        } else {
+            Loc::Mem(self.locs[lane])
+        }
+    }
+}
+
+/// The part `pick` chooses of `ty` (an array's element, a tuple's item), borrowed
+/// when `ty` is.
+fn part<'t>(
+    ty: &Cow<'t, Type>,
+    pick: fn(&Type, u32) -> Option<&Type>,
+    k: u32,
+) -> Option<Cow<'t, Type>> {
+    match ty {
+        Cow::Borrowed(t) => pick(t, k).map(Cow::Borrowed),
+        Cow::Owned(t) => pick(t, k).cloned().map(Cow::Owned),
+    }
+}
+
+fn array_elem(ty: &Type, _: u32) -> Option<&Type> {
+    match ty {
+        Type::Array { elem, .. } => Some(elem),
+        _ => None,
+    }
+}
+
+fn tuple_item(ty: &Type, k: u32) -> Option<&Type> {
+    match ty {
+        Type::Tuple(items) => items.get(k as usize),
+        _ => None,
+    }
+}
+
+impl<'a> Warp<'a, '_> {
     pub fn local_ptr(&self, fr: &Frame, offset: u32) -> u64 {
         ptr(LOCAL_REGION, (fr.base + offset as usize) as u64)
     }
 
     /// Resolves `place` for the lanes of `mask`, evaluating its root expression and
     /// index expressions and checking indices as the function's options say.
-    pub fn resolve(&mut self, fr: &mut Frame, place: &Place, mask: u32) -> R<Resolved> {
-        let f = self.func(fr.func);
-        let mut locs = [Loc::Reg(0); LANES];
+    pub fn resolve(&mut self, fr: &mut Frame, place: &Place, mask: u32) -> R<Resolved<'a>> {
+        let f: &'a crate::ir::Function = self.func(fr.func);
+        let mut locs = [0u64; LANES];
+        let mut in_regs = false;
         let mut m = mask;
         // A slice root: (pointer slot, element type); its first projection indexes it.
         let mut slice_root: Option<(u32, Type)> = None;
-        let mut ty = match place.root {
+        let mut ty: Cow<'a, Type> = match place.root {
             PlaceRoot::Local(l) => {
-                let loc = match self.home(fr, l.index()) {
-                    Home::Reg(slot) => Loc::Reg(slot),
-                    Home::Mem(offset) => Loc::Mem(self.local_ptr(fr, offset)),
+                let at = match self.home(fr, l.index()) {
+                    Home::Reg(slot) => {
+                        in_regs = true;
+                        u64::from(slot)
+                    }
+                    Home::Mem(offset) => self.local_ptr(fr, offset),
                 };
-                locs = [loc; LANES];
-                f.locals[l].ty.clone()
+                locs = [at; LANES];
+                Cow::Borrowed(&f.locals[l].ty)
             }
             PlaceRoot::Global(g) => {
                 let region = self.launch.global_region[g.index()] as u64;
-                locs = [Loc::Mem(ptr(region, 0)); LANES];
-                self.launch.module.globals[g].ty.clone()
+                locs = [ptr(region, 0); LANES];
+                Cow::Borrowed(&self.launch.module.globals[g].ty)
             }
             PlaceRoot::Pointee(e) => {
                 m = self.eval(fr, e, m)?;
                 let s = self.slot_of(fr, e);
                 for lane in lanes(m) {
-                    locs[lane] = Loc::Mem(fr.get(s, lane));
+                    locs[lane] = fr.get(s, lane);
                 }
                 match &f.exprs[e].ty {
-                    Type::Ref { pointee, .. } => (**pointee).clone(),
+                    Type::Ref { pointee, .. } => Cow::Borrowed(&**pointee),
                     slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
                         slice_root = Some((s, slice.index_result().unwrap_or(Type::Unit)));
-                        slice.clone()
+                        Cow::Borrowed(slice)
                     }
-                    other => other.clone(),
+                    other => Cow::Borrowed(other),
                 }
             }
         };
@@ -85,41 +134,38 @@ impl Warp<'_, '_> {
                     let is = self.slot_of(fr, ix);
                     if let Some((s, elem)) = slice_root.take() {
                         let size = mem_layout(&elem).0;
+                        let (index, length) = (*fr.reg(is), *fr.reg(s + 1));
                         for lane in lanes(m) {
-                            let (i, len) = (fr.get(is, lane), fr.get(s + 1, lane));
+                            let (i, len) = (index[lane], length[lane]);
                             if check && i >= len {
                                 self.index_panic(fr, place.loc, lane, i, len);
                                 continue;
                             }
-                            if let Loc::Mem(p) = locs[lane] {
-                                locs[lane] = Loc::Mem(ptr_add(p, i.saturating_mul(size)));
-                            }
+                            locs[lane] = ptr_add(locs[lane], i.saturating_mul(size));
                         }
-                        ty = elem;
-                    } else if let Type::Array { elem, len } = &ty {
-                        let (stride, width) = (mem_layout(elem).0, slots(elem));
+                        ty = Cow::Owned(elem);
+                    } else if let Type::Array { elem, len } = &*ty {
+                        let (stride, width, len) = (mem_layout(elem).0, slots(elem), *len);
                         for lane in lanes(m) {
                             let i = fr.get(is, lane);
-                            if check && i >= *len {
-                                self.index_panic(fr, place.loc, lane, i, *len);
+                            if check && i >= len {
+                                self.index_panic(fr, place.loc, lane, i, len);
                                 continue;
                             }
-                            locs[lane] = match locs[lane] {
-                                Loc::Reg(s) if i < *len => Loc::Reg(s + i as u32 * width),
-                                Loc::Reg(_) => {
-                                    return Err(Box::new(Fault::OutOfBounds {
-                                        kind: AccessKind::Read,
-                                        location: format!(
-                                            "a local array of length {len} at index {i}"
-                                        ),
-                                        site: self.site(fr.func, place.loc),
-                                        thread: self.thread(lane),
-                                    }))
-                                }
-                                Loc::Mem(p) => Loc::Mem(ptr_add(p, i.saturating_mul(stride))),
-                            };
+                            if !in_regs {
+                                locs[lane] = ptr_add(locs[lane], i.saturating_mul(stride));
+                            } else if i < len {
+                                locs[lane] += i * u64::from(width);
+                            } else {
+                                return Err(Box::new(Fault::OutOfBounds {
+                                    kind: AccessKind::Read,
+                                    location: format!("a local array of length {len} at index {i}"),
+                                    site: self.site(fr.func, place.loc),
+                                    thread: self.thread(lane),
+                                }));
+                            }
                         }
-                        ty = (**elem).clone();
+                        ty = part(&ty, array_elem, 0).unwrap_or(Cow::Owned(Type::Unit));
                     } else {
                         return Err(Box::new(Fault::Launch(format!(
                             "the simulator cannot index a `{ty}` in `{}`",
@@ -127,8 +173,8 @@ impl Warp<'_, '_> {
                         ))));
                     }
                 }
-                Projection::Field(index) if matches!(ty, Type::Struct(_)) => {
-                    let field = match &ty {
+                Projection::Field(index) if matches!(*ty, Type::Struct(_)) => {
+                    let field = match &*ty {
                         Type::Struct(def) => struct_field(def, index),
                         _ => None,
                     };
@@ -137,38 +183,41 @@ impl Warp<'_, '_> {
                             "field {index} of a `{ty}`"
                         ))));
                     };
-                    for lane in lanes(m) {
-                        locs[lane] = match locs[lane] {
-                            Loc::Reg(s) => Loc::Reg(s + slot_delta),
-                            Loc::Mem(p) => Loc::Mem(ptr_add(p, byte_delta)),
-                        };
-                    }
-                    ty = field_ty;
+                    self.shift(&mut locs, in_regs, m, slot_delta, byte_delta);
+                    ty = Cow::Owned(field_ty);
                 }
                 Projection::Field(index) => {
-                    let Type::Tuple(items) = &ty else {
+                    let Type::Tuple(items) = &*ty else {
                         return Err(Box::new(Fault::Launch(format!(
                             "field {index} of a `{ty}`"
                         ))));
                     };
                     let (slot_delta, byte_delta) =
                         (field_slot(items, index), field_offset(items, index));
-                    for lane in lanes(m) {
-                        locs[lane] = match locs[lane] {
-                            Loc::Reg(s) => Loc::Reg(s + slot_delta),
-                            Loc::Mem(p) => Loc::Mem(ptr_add(p, byte_delta)),
-                        };
-                    }
-                    ty = items[index as usize].clone();
+                    self.shift(&mut locs, in_regs, m, slot_delta, byte_delta);
+                    ty = part(&ty, tuple_item, index).unwrap_or(Cow::Owned(Type::Unit));
                 }
             }
         }
         // Lanes that panicked on an index leave here.
         Ok(Resolved {
             ty,
+            in_regs,
             locs,
             mask: m & !self.panicked,
         })
+    }
+
+    /// Moves the lanes' places to a field: `slots` further in registers, `bytes` in
+    /// memory.
+    fn shift(&self, locs: &mut [u64; LANES], in_regs: bool, m: u32, slots: u32, bytes: u64) {
+        for lane in lanes(m) {
+            locs[lane] = if in_regs {
+                locs[lane] + u64::from(slots)
+            } else {
+                ptr_add(locs[lane], bytes)
+            };
+        }
     }
 }
 
@@ -196,6 +245,7 @@ impl Warp<'_, '_> {
             u64::from_le_bytes(b)
         } else {
             let buffer = self.buffer(fr, loc, lane, region, offset, bytes, AccessKind::Read)?;
+            self.last_read.set((p, fr.func, loc, self.steps));
             self.preempt(fr.func, loc, 1 << lane, Preempt::Access, p)?;
             self.observe(
                 region,
@@ -245,190 +295,10 @@ impl Warp<'_, '_> {
             ) {
                 // Two writes of one value race all the same (the memory model says
                 // so); saying so lets the user judge.
-                note_both_wrote(&mut fault, buffer, offset, s, v);
+                super::batch::note_both_wrote(&mut fault, buffer, offset, s, v);
                 return Err(fault);
             }
             buffer.store(offset as usize, bytes, v);
-        }
-        Ok(())
-    }
-
-    /// The global region every lane of `r` addresses, when a warp's scalar access to
-    /// it can go through memory and the detector once for the whole warp (an
-    /// unscheduled warp, which yields nowhere between its lanes' accesses): the same
-    /// effects, faults and reports as lane by lane, in lane order.
-    fn batch_region(&self, r: &Resolved) -> Option<usize> {
-        if self.suspend.is_some() || r.mask == 0 {
-            return None;
-        }
-        let first = r.mask.trailing_zeros() as usize;
-        let Loc::Mem(p) = r.locs[first] else {
-            return None;
-        };
-        let region = region_of(p);
-        if region == LOCAL_REGION as usize
-            || self.launch.regions.get(region)?.space != Space::Global
-        {
-            return None;
-        }
-        for lane in lanes(r.mask) {
-            match r.locs[lane] {
-                Loc::Mem(q) if region_of(q) == region => {}
-                _ => return None,
-            }
-        }
-        Some(region)
-    }
-
-    /// The lanes of `r` (in order) whose `bytes` lie in `region`'s buffer, up to the
-    /// first that does not, and that lane.
-    fn in_bounds(&self, r: &Resolved, region: usize, bytes: u32) -> (u32, Option<usize>) {
-        let buffer = self.regions.get(region).and_then(|b| b.as_deref());
-        let mut ok = 0u32;
-        for lane in lanes(r.mask) {
-            let Loc::Mem(p) = r.locs[lane] else {
-                return (ok, Some(lane));
-            };
-            if !buffer.is_some_and(|b| b.contains(offset_of(p), u64::from(bytes))) {
-                return (ok, Some(lane));
-            }
-            ok |= 1 << lane;
-        }
-        (ok, None)
-    }
-
-    /// Tells the detector that the lanes of `mask` accessed `bytes` bytes each at
-    /// their places in `r` (one call for the warp; see [`Warp::observe`]).
-    #[allow(clippy::too_many_arguments)]
-    fn observe_warp(
-        &self,
-        r: &Resolved,
-        region: usize,
-        mask: u32,
-        bytes: u32,
-        kind: AccessKind,
-        func: usize,
-        loc: SourceLoc,
-    ) -> R<()> {
-        let Some(det) = self.det else {
-            return Ok(());
-        };
-        if mask == 0 || !self.launch.observed.get(region).copied().unwrap_or(true) {
-            return Ok(());
-        }
-        let base = self.launch.regions[region].base;
-        let mut offsets = [0u64; LANES];
-        let mut seen = 0u32;
-        for lane in lanes(mask) {
-            if let Loc::Mem(p) = r.locs[lane] {
-                if let Some(relative) = offset_of(p).checked_sub(base) {
-                    offsets[lane] = relative;
-                    seen |= 1 << lane;
-                }
-            }
-        }
-        det.borrow_mut()
-            .access(
-                self.warp_index,
-                &WarpAccess {
-                    region: RegionId(region as u32),
-                    kind,
-                    scope: MemoryScope::Device,
-                    bytes,
-                    lanes: seen,
-                    offsets: &offsets,
-                    site: SiteId::new(func, loc),
-                },
-            )
-            .map_err(Box::new)
-    }
-
-    /// [`Self::load_place`] of a scalar for a whole warp in one region (see
-    /// [`Self::batch_region`]).
-    fn load_batch(
-        &mut self,
-        fr: &mut Frame,
-        loc: SourceLoc,
-        r: &Resolved,
-        region: usize,
-        s: ScalarType,
-        out: u32,
-    ) -> R<()> {
-        let bytes = s.size_bytes();
-        let (ok, bad) = self.in_bounds(r, region, bytes);
-        self.observe_warp(r, region, ok, bytes, AccessKind::Read, fr.func, loc)?;
-        if let Some(buffer) = self.regions.get(region).and_then(|b| b.as_deref()) {
-            for lane in lanes(ok) {
-                if let Loc::Mem(p) = r.locs[lane] {
-                    let v = buffer.load(offset_of(p) as usize, bytes);
-                    fr.set(out, lane, if s == ScalarType::Bool { v & 1 } else { v });
-                }
-            }
-        }
-        if let Some(lane) = bad {
-            let p = match r.locs[lane] {
-                Loc::Mem(p) => p,
-                Loc::Reg(_) => 0,
-            };
-            self.buffer(fr, loc, lane, region, offset_of(p), bytes, AccessKind::Read)?;
-        }
-        Ok(())
-    }
-
-    /// A plain store of a scalar for a whole warp in one region (see
-    /// [`Self::batch_region`]): the value in slot `from` of each lane.
-    fn store_batch(
-        &mut self,
-        fr: &Frame,
-        loc: SourceLoc,
-        r: &Resolved,
-        region: usize,
-        s: ScalarType,
-        from: u32,
-    ) -> R<()> {
-        let bytes = s.size_bytes();
-        let (ok, bad) = self.in_bounds(r, region, bytes);
-        let buffer = self.regions.get(region).and_then(|b| b.as_deref());
-        let store = |mask: u32| {
-            if let Some(buffer) = buffer {
-                for lane in lanes(mask) {
-                    if let Loc::Mem(p) = r.locs[lane] {
-                        buffer.store(offset_of(p) as usize, bytes, fr.get(from, lane));
-                    }
-                }
-            }
-        };
-        if let Err(mut fault) =
-            self.observe_warp(r, region, ok, bytes, AccessKind::Write, fr.func, loc)
-        {
-            // As lane by lane: the lanes before the one that raced have stored.
-            let second = match &*fault {
-                Fault::Race { second, .. } => Some(second.thread),
-                _ => None,
-            };
-            if let Some(lane) = lanes(ok).find(|&l| Some(self.thread(l)) == second) {
-                store(ok & ((1u32 << lane) - 1));
-                if let (Some(buffer), Loc::Mem(p)) = (buffer, r.locs[lane]) {
-                    note_both_wrote(&mut fault, buffer, offset_of(p), s, fr.get(from, lane));
-                }
-            }
-            return Err(fault);
-        }
-        store(ok);
-        if let Some(lane) = bad {
-            let p = match r.locs[lane] {
-                Loc::Mem(p) => p,
-                Loc::Reg(_) => 0,
-            };
-            self.buffer(
-                fr,
-                loc,
-                lane,
-                region,
-                offset_of(p),
-                bytes,
-                AccessKind::Write,
-            )?;
         }
         Ok(())
     }
@@ -536,7 +406,7 @@ impl Warp<'_, '_> {
         let width = slots(&r.ty);
         let loc = self.func(fr.func).loc_of(e);
         // A scalar in memory (most loads): no walk over the value's layout.
-        let scalar = match r.ty {
+        let scalar = match *r.ty {
             Type::Scalar(s) => Some(s),
             _ => None,
         };
@@ -545,7 +415,7 @@ impl Warp<'_, '_> {
             return Ok(r.mask);
         }
         for lane in lanes(r.mask) {
-            match (r.locs[lane], scalar) {
+            match (r.loc(lane), scalar) {
                 (Loc::Reg(s), _) => {
                     for k in 0..width {
                         let v = fr.get(s + k, lane);
@@ -572,7 +442,7 @@ impl Warp<'_, '_> {
         let r = self.resolve(fr, place, mask)?;
         let out = self.slot_of(fr, e);
         for lane in lanes(r.mask) {
-            match r.locs[lane] {
+            match r.loc(lane) {
                 Loc::Mem(p) => fr.set(out, lane, p),
                 Loc::Reg(_) => {
                     return Err(Box::new(Fault::Launch(
@@ -598,7 +468,7 @@ impl Warp<'_, '_> {
         let width = slots(&r.ty);
         let loc = place.loc;
         let value_loc = self.func(fr.func).loc_of(value);
-        if let (None, Type::Scalar(s)) = (op, &r.ty) {
+        if let (None, Type::Scalar(s)) = (op, &*r.ty) {
             if let Some(region) = self.batch_region(&r) {
                 self.store_batch(fr, loc, &r, region, *s, from)?;
                 return Ok(r.mask & !self.panicked);
@@ -606,7 +476,7 @@ impl Warp<'_, '_> {
         }
         for lane in lanes(r.mask) {
             match op {
-                None => match (r.locs[lane], &r.ty) {
+                None => match (r.loc(lane), &*r.ty) {
                     (Loc::Reg(s), _) => {
                         for k in 0..width {
                             let v = fr.get(from + k, lane);
@@ -621,7 +491,7 @@ impl Warp<'_, '_> {
                 },
                 Some(op) => {
                     let s = r.ty.scalar().unwrap_or(ScalarType::Bool);
-                    let old = match r.locs[lane] {
+                    let old = match r.loc(lane) {
                         Loc::Reg(slot) => fr.get(slot, lane),
                         Loc::Mem(p) => self.mem_read(fr, loc, lane, p, s)?,
                     };
@@ -632,7 +502,7 @@ impl Warp<'_, '_> {
                             continue;
                         }
                     };
-                    match r.locs[lane] {
+                    match r.loc(lane) {
                         Loc::Reg(slot) => fr.set(slot, lane, new),
                         Loc::Mem(p) => self.mem_write(fr, loc, lane, p, s, new)?,
                     }
@@ -799,31 +669,4 @@ pub fn value_slots(ty: &Type, bytes: &[u8]) -> Option<Vec<u64>> {
     };
     for_each_scalar(ty, ptr(0, 0), 0, &mut visit).ok()?;
     Some(out)
-}
-
-/// A scalar's value as the kernel's source would write it.
-/// Two writes of one value race all the same (the memory model says so); saying so
-/// lets the user judge. `v` is the second write's value, `offset` its place.
-fn note_both_wrote(fault: &mut Fault, buffer: &super::Buffer, offset: u64, s: ScalarType, v: u64) {
-    if let Fault::Race {
-        location,
-        first,
-        second,
-    } = fault
-    {
-        let both_write = first.kind == AccessKind::Write && second.kind == AccessKind::Write;
-        if both_write && buffer.load(offset as usize, s.size_bytes()) == scalar::truncate(s, v) {
-            location.push_str(&format!(", where both wrote {}", value_text(s, v)));
-        }
-    }
-}
-
-fn value_text(s: ScalarType, v: u64) -> String {
-    match s {
-        ScalarType::Bool => (v & 1 != 0).to_string(),
-        ScalarType::F32 => scalar::f32_of(v).to_string(),
-        ScalarType::F64 => scalar::f64_of(v).to_string(),
-        _ if s.is_float() => scalar::half_to_f32(s, v).to_string(),
-        _ => scalar::int_value(s, v).to_string(),
-    }
 }

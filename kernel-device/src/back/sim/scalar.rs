@@ -185,6 +185,67 @@ macro_rules! float_binary {
     }};
 }
 
+/// [`binary`] for the lanes of `mask` of a warp: `out[l] = a[l] op b[l]`, except for
+/// lanes whose operation panics, which `failed(lane, message)` gets instead. The
+/// commonest operations run as one loop over the lanes (no dispatch per lane); the
+/// others lane by lane through [`binary`], whose results they match bit for bit.
+pub fn binary_lanes(
+    op: BinaryOp,
+    ty: ScalarType,
+    a: &[u64; 32],
+    b: &[u64; 32],
+    out: &mut [u64; 32],
+    mask: u32,
+    mut failed: impl FnMut(usize, Panic),
+) {
+    use BinaryOp::{Add, BitAnd, Eq, Ge, Gt, Le, Lt, Mul, Ne, Sub};
+    use ScalarType::{Usize, F32, F64, I32, U32, U64};
+    macro_rules! each {
+        (|$x:ident, $y:ident| $e:expr) => {{
+            for lane in super::warp::lanes(mask) {
+                let ($x, $y) = (a[lane], b[lane]);
+                out[lane] = $e;
+            }
+        }};
+    }
+    match (ty, op) {
+        (F32, Add) => each!(|x, y| of_f32(f32_of(x) + f32_of(y))),
+        (F32, Sub) => each!(|x, y| of_f32(f32_of(x) - f32_of(y))),
+        (F32, Mul) => each!(|x, y| of_f32(f32_of(x) * f32_of(y))),
+        (F32, Lt) => each!(|x, y| u64::from(f32_of(x) < f32_of(y))),
+        (F32, Gt) => each!(|x, y| u64::from(f32_of(x) > f32_of(y))),
+        (F64, Add) => each!(|x, y| of_f64(f64_of(x) + f64_of(y))),
+        (F64, Sub) => each!(|x, y| of_f64(f64_of(x) - f64_of(y))),
+        (F64, Mul) => each!(|x, y| of_f64(f64_of(x) * f64_of(y))),
+        (U64 | Usize, Add) => each!(|x, y| x.wrapping_add(y)),
+        (U64 | Usize, Sub) => each!(|x, y| x.wrapping_sub(y)),
+        (U64 | Usize, Mul) => each!(|x, y| x.wrapping_mul(y)),
+        (U64 | Usize, BitAnd) => each!(|x, y| x & y),
+        (U64 | Usize, Lt) => each!(|x, y| u64::from(x < y)),
+        (U64 | Usize, Le) => each!(|x, y| u64::from(x <= y)),
+        (U64 | Usize, Gt) => each!(|x, y| u64::from(x > y)),
+        (U64 | Usize, Ge) => each!(|x, y| u64::from(x >= y)),
+        (U64 | Usize, Eq) => each!(|x, y| u64::from(x == y)),
+        (U64 | Usize, Ne) => each!(|x, y| u64::from(x != y)),
+        (U32, Add) => each!(|x, y| u64::from((x as u32).wrapping_add(y as u32))),
+        (U32, Sub) => each!(|x, y| u64::from((x as u32).wrapping_sub(y as u32))),
+        (U32, Mul) => each!(|x, y| u64::from((x as u32).wrapping_mul(y as u32))),
+        (U32, Lt) => each!(|x, y| u64::from((x as u32) < (y as u32))),
+        (I32, Add) => each!(|x, y| u64::from((x as i32).wrapping_add(y as i32) as u32)),
+        (I32, Sub) => each!(|x, y| u64::from((x as i32).wrapping_sub(y as i32) as u32)),
+        (I32, Mul) => each!(|x, y| u64::from((x as i32).wrapping_mul(y as i32) as u32)),
+        (I32, Lt) => each!(|x, y| u64::from((x as i32) < (y as i32))),
+        _ => {
+            for lane in super::warp::lanes(mask) {
+                match binary(op, ty, a[lane], b[lane]) {
+                    Ok(v) => out[lane] = v,
+                    Err(message) => failed(lane, message),
+                }
+            }
+        }
+    }
+}
+
 /// `a op b` where `ty` is the left operand's type (the right one's too, except for
 /// shifts, whose amount is masked to the width whatever its type).
 #[inline]

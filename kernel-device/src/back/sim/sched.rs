@@ -282,8 +282,8 @@ fn finish_blocks(
     Ok(steps)
 }
 
-/// A warp's coroutine returns its steps and the lanes that ran off the end of the kernel.
-type WarpCoroutine = Coroutine<Release, Arrival, Result<(u64, u32), Box<Fault>>, DefaultStack>;
+/// A warp's coroutine returns its steps.
+type WarpCoroutine = Coroutine<Release, Arrival, Result<u64, Box<Fault>>, DefaultStack>;
 
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -296,11 +296,9 @@ fn splitmix(state: &mut u64) -> u64 {
 enum State {
     Ready(Release),
     Waiting(Arrival),
-    /// Finished; the lanes that ran to the end of the kernel's body (the others
-    /// returned or panicked, which counts as arriving at every later barrier).
-    Done {
-        fell_off: u32,
-    },
+    /// Finished: every thread of the warp exited (returned, ran to the end of the
+    /// kernel or panicked), which counts as arriving at every later barrier.
+    Done,
 }
 
 struct Slot {
@@ -351,7 +349,7 @@ impl<'l> Scheduler<'l> {
                     let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
                     warp.seed_preemption(warp_seed);
                     warp.run_kernel()?;
-                    Ok((warp.steps, warp.fell_off))
+                    Ok(warp.steps)
                 };
                 // SAFETY: the body borrows `launch`, `regions` and `dets` for 'l. The
                 // coroutine lives in this scheduler, which never outlives 'l: it is
@@ -415,8 +413,7 @@ impl<'l> Scheduler<'l> {
             let mut progress = false;
             let mut round_steps = 0u64;
             for i in order {
-                let State::Ready(input) =
-                    std::mem::replace(&mut self.slots[i].state, State::Done { fell_off: 0 })
+                let State::Ready(input) = std::mem::replace(&mut self.slots[i].state, State::Done)
                 else {
                     continue;
                 };
@@ -440,19 +437,15 @@ impl<'l> Scheduler<'l> {
                             slot.state = State::Waiting(arrival);
                         }
                     }
-                    CoroutineResult::Return(Ok((steps, fell_off))) => {
+                    CoroutineResult::Return(Ok(steps)) => {
                         self.steps += steps;
                         progress = true;
-                        self.slots[i].state = State::Done { fell_off };
+                        self.slots[i].state = State::Done;
                     }
                     CoroutineResult::Return(Err(fault)) => return Err(fault),
                 }
             }
-            if self
-                .slots
-                .iter()
-                .all(|s| matches!(s.state, State::Done { .. }))
-            {
+            if self.slots.iter().all(|s| matches!(s.state, State::Done)) {
                 return Ok(self.steps);
             }
             if self.release()? || progress || self.launch.epoch.load(Ordering::Relaxed) != epoch {
@@ -508,13 +501,26 @@ impl<'l> Scheduler<'l> {
                     self.thread(s.block, s.warp, a.lanes.trailing_zeros()),
                     self.site(a)
                 )),
-                State::Done { .. } => {}
+                State::Done => {}
             }
         }
         let mut text = format!(
             "threads spin without progress (no memory changes, no barrier is reached): {}",
             summarise(&spinning)
         );
+        // What the first spinner that yielded at a memory access waits for.
+        let read = self
+            .slots
+            .iter()
+            .find_map(|s| match (&s.state, &s.last_yield) {
+                (State::Ready(_), Some(a)) if a.addr != u64::MAX => Some(*a),
+                _ => None,
+            });
+        if let Some(a) = read {
+            let f = &self.launch.module.functions[Handle::new(a.func)];
+            let loc = a.loc.unwrap_or_else(|| f.loc_of(Handle::new(a.expr)));
+            text.push_str(&super::spin::waited_for(self.launch, a.addr, a.func, loc));
+        }
         if !waiting.is_empty() {
             text.push_str(&format!("; {}", summarise(&waiting)));
         }
@@ -553,7 +559,6 @@ impl<'l> Scheduler<'l> {
         let o = &self.slots[other];
         let lane = match &o.state {
             State::Waiting(b) => b.lanes.trailing_zeros(),
-            State::Done { fell_off } if *fell_off != 0 => fell_off.trailing_zeros(),
             _ => 0,
         };
         Box::new(Fault::BarrierDivergence {
@@ -569,9 +574,10 @@ impl<'l> Scheduler<'l> {
     }
 
     /// Releases every barrier all of whose live threads have arrived; a fault if none
-    /// can be. Threads that exited through `return` (or a panic) count as arrived, as
-    /// on the GPU; live threads at different barriers, or a thread that ran to the end
-    /// of the kernel past a barrier others wait at, are divergence. A grid barrier
+    /// can be. Threads that exited count as arrived, as on the GPU (PTX `exit`: a
+    /// barrier held up only by exiting threads is released, and running to the end of
+    /// the kernel is an exit like `return`); live threads at different barriers are
+    /// divergence. A grid barrier
     /// needs a thread of every block (the GPU's grid barrier counts blocks: a block
     /// whose threads all exited leaves the others waiting forever).
     fn release(&mut self) -> Result<bool, Box<Fault>> {
@@ -618,15 +624,6 @@ impl<'l> Scheduler<'l> {
                     return Err(self.divergence((first, &a), i, text));
                 }
             }
-            if let Some(&done) = members.iter().find(
-                |&&i| matches!(self.slots[i].state, State::Done { fell_off } if fell_off != 0),
-            ) {
-                return Err(self.divergence(
-                    (first, &a),
-                    done,
-                    "exited without reaching it: it skipped the barrier and ran to the end of the kernel (a thread that `return`s before a barrier counts as arrived)".into(),
-                ));
-            }
             if a.kind == BarrierKind::Grid {
                 at_grid = true;
                 continue;
@@ -671,7 +668,7 @@ impl<'l> Scheduler<'l> {
             for block in 0..self.group.len() {
                 let mut members = (0..self.slots.len()).filter(|&i| self.slots[i].block == block);
                 if let Some(first) = members.clone().next() {
-                    if members.all(|i| matches!(self.slots[i].state, State::Done { .. })) {
+                    if members.all(|i| matches!(self.slots[i].state, State::Done)) {
                         return Err(self.divergence(
                             (w, &a),
                             first,

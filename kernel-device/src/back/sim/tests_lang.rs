@@ -117,7 +117,8 @@ fn device_functions_slices_dynamic_shared_and_constants_match_the_cpu() {
 }
 
 /// A thread that returns before a barrier counts as arrived (PTX `exit`), as on the
-/// GPU; one that skips the barrier and runs to the end of the kernel is divergence.
+/// GPU; a live lane that skips the barrier its warp-mates wait at (`bar.sync` is
+/// aligned: a warp's threads must execute the same one) is divergence.
 #[test]
 fn returning_before_a_barrier_counts_as_arrived_but_skipping_it_is_divergence() {
     let m = module(

@@ -85,14 +85,13 @@ fn whole_warps_returning_before_sync_threads_count_as_arrived() {
 }
 
 #[test]
-fn a_live_warp_skipping_a_barrier_is_still_divergence() {
+fn a_warp_skipping_a_barrier_to_the_end_exits_but_two_barriers_are_divergence() {
+    // Warp 1 skips the barrier and exits at the kernel's end, which counts as
+    // arrived (PTX `exit`), whether it ends before or after warp 0 arrives.
     let src = "#[kernel] fn k(a: &mut [u32]) { let t = thread_idx().x as usize; if t < 32 { sync_threads(); } a[t] = 1; }";
     for o in seeds(4) {
-        let err = run_u32(src, 1, 64, &[0; 64], &o).unwrap_err();
-        let Fault::BarrierDivergence { waiting, other, .. } = &err else {
-            panic!("{err}");
-        };
-        assert!(waiting.thread[0] < 32 && other.thread[0] >= 32, "{err}");
+        let got = run_u32(src, 1, 64, &[0; 64], &o).unwrap();
+        assert!(got.iter().all(|&v| v == 1), "{got:?}");
     }
     // Live threads at two different barriers.
     let src = "#[kernel] fn k(a: &mut [u32]) { let t = thread_idx().x as usize; if t < 32 { sync_threads(); } else { sync_threads(); } a[t] = 1; }";
@@ -457,6 +456,11 @@ fn a_plain_read_spin_without_a_scheduler_is_an_err_not_a_hang() {
                     "{text}"
                 );
                 assert!(text.contains("spin"), "{text}");
+                // The store the spinner waits on, which ran too late.
+                assert!(
+                    text.contains("which the kernel writes at sim.rs:7:"),
+                    "{text}"
+                );
             }
             Err(Fault::Race { first, second, .. }) if detect && workers != 1 => {
                 let lines = [first.site.line, second.site.line];
@@ -497,6 +501,29 @@ fn a_plain_read_spin_without_a_scheduler_is_an_err_not_a_hang() {
         text.contains("thread (0, 0, 0) and 31 more threads of its warp at sim.rs:3:"),
         "{text}"
     );
+    assert!(
+        text.contains("which no code of the kernel writes: nothing can end the wait"),
+        "{text}"
+    );
+}
+
+/// A scheduled warp (the kernel has a barrier) spinning on a plain read: the deadlock
+/// names the store that would end it, which no thread reaches.
+#[test]
+fn a_plain_read_spin_among_scheduled_warps_names_the_store_it_waits_on() {
+    let src = "#[kernel] fn k(flag: &mut [u32], out: &mut [u32]) {\n let t = thread_idx().x as usize;\n sync_threads();\n if t == 0 {\n  while flag[0] == 0 {}\n }\n if t == 1000 {\n  flag[0] = 1;\n }\n out[t] = 1;\n}";
+    for o in seeds(1) {
+        match run2_within(LIMIT, src, 1, 64, vec![0], vec![0; 64], o.clone()) {
+            Err(Fault::Deadlock(text)) => {
+                assert!(text.contains("thread (0, 0, 0) at sim.rs:5:"), "{text}");
+                assert!(
+                    text.contains("which the kernel writes at sim.rs:8:"),
+                    "{text}"
+                );
+            }
+            other => panic!("{o:?}: {other:?}"),
+        }
+    }
 }
 
 /// Long loops whose state changes are no spin, however long they run: a counter in

@@ -79,6 +79,21 @@ impl Frame {
         self.slots[slot as usize * LANES + lane] = v;
     }
 
+    /// Slot `slot`'s 32 lanes.
+    #[inline]
+    pub fn reg(&self, slot: u32) -> &[u64; LANES] {
+        let at = slot as usize * LANES;
+        self.slots[at..at + LANES].try_into().expect("32 lanes")
+    }
+
+    #[inline]
+    pub fn reg_mut(&mut self, slot: u32) -> &mut [u64; LANES] {
+        let at = slot as usize * LANES;
+        (&mut self.slots[at..at + LANES])
+            .try_into()
+            .expect("32 lanes")
+    }
+
     /// Copies `width` slots from `from` to `to` for the lanes of `mask`.
     pub fn copy(&mut self, to: u32, from: u32, width: u32, mask: u32) {
         if to == from || mask == 0 {
@@ -129,9 +144,6 @@ pub struct Warp<'a, 'd> {
     pub lanes: u32,
     /// Lanes whose thread returned from the kernel (or panicked).
     pub exited: u32,
-    /// Lanes that ran to the end of the kernel's body (rather than `return`ing or
-    /// panicking): a barrier that others wait at and these skipped is divergence.
-    pub fell_off: u32,
     /// Lanes whose thread panicked: out of the warp for good, in no evaluator's output
     /// mask (see [`Warp::panic_at`]).
     pub panicked: u32,
@@ -146,6 +158,15 @@ pub struct Warp<'a, 'd> {
     countdown: Cell<u32>,
     rng: Cell<u64>,
     yielded_at: Cell<u64>,
+    /// The latest plain read of global or shared memory: address, function, site and
+    /// the warp's steps then (what a spin report says the loop waits for).
+    pub last_read: Cell<(u64, usize, SourceLoc, u64)>,
+    /// Set by a block right before it runs a loop statement whose lanes may split
+    /// (see [`super::diverge`]); taken by the loop.
+    pub park_ok: bool,
+    /// Lanes a loop parked: they spin while warp-mates that left the loop wait, so the
+    /// block runs the rest for those first and the loop again for these.
+    pub parked: u32,
     /// The block's detector state (None with detection off).
     pub det: Option<&'a RefCell<BlockDetector<'d>>>,
     pool: Vec<Vec<u64>>,
@@ -199,14 +220,28 @@ impl<'a, 'd> Warp<'a, 'd> {
             (1u32 << count) - 1
         };
         let mut tid = [[0u32; 3]; LANES];
-        for (lane, t) in tid.iter_mut().enumerate().take(count as usize) {
-            let linear = first_thread + lane as u32;
-            *t = [linear % bx, (linear / bx) % by, linear / (bx * by)];
+        // The first lane's index by division, the others by counting on from it.
+        let mut at = [
+            first_thread % bx,
+            (first_thread / bx) % by,
+            first_thread / (bx * by),
+        ];
+        for t in tid.iter_mut().take(count as usize) {
+            *t = at;
+            at[0] += 1;
+            if at[0] == bx {
+                at[0] = 0;
+                at[1] += 1;
+                if at[1] == by {
+                    at[1] = 0;
+                    at[2] += 1;
+                }
+            }
         }
         let lane_bytes = launch.local_bytes;
         let WarpBuffers { mut local, pool } = buffers;
-        // Every warp's local memory starts zeroed, reused or not.
-        local.clear();
+        // Only the size matters: `push_frame` zeroes each frame's local memory, and
+        // nothing reads past the stack's top.
         local.resize(lane_bytes * LANES, 0);
         Warp {
             launch,
@@ -216,7 +251,6 @@ impl<'a, 'd> Warp<'a, 'd> {
             warp_index,
             lanes,
             exited: 0,
-            fell_off: 0,
             panicked: 0,
             local,
             lane_bytes,
@@ -226,6 +260,9 @@ impl<'a, 'd> Warp<'a, 'd> {
             countdown: Cell::new(1),
             rng: Cell::new(0),
             yielded_at: Cell::new(0),
+            last_read: Cell::new((u64::MAX, 0, SourceLoc::default(), 0)),
+            park_ok: false,
+            parked: 0,
             det,
             pool,
         }
@@ -341,8 +378,11 @@ impl<'a, 'd> Warp<'a, 'd> {
         self.spin_check(fr, ix, loc, live)
     }
 
+    /// A hash of the frame's state (its slots, loop masks, the lanes' local memory)
+    /// with the lanes in `live`: equal hashes at two points of a loop mean the loop
+    /// came back to the same state.
     #[cold]
-    fn spin_check(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+    pub fn frame_hash(&self, fr: &Frame, live: u32) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(live);
         let mut mix = |v: u64| {
             h = (h ^ v).wrapping_mul(0x0000_0100_0000_01B3).rotate_left(29);
@@ -362,7 +402,14 @@ impl<'a, 'd> Warp<'a, 'd> {
                 mix(u64::from_le_bytes(b));
             }
         }
+        h
+    }
+
+    #[cold]
+    fn spin_check(&mut self, fr: &mut Frame, ix: usize, loc: SourceLoc, live: u32) -> R<()> {
+        let h = self.frame_hash(fr, live);
         let check = &mut fr.spin[ix];
+        let since = check.at;
         check.at = self.steps;
         if check.hash == h {
             check.stale += 1;
@@ -379,8 +426,14 @@ impl<'a, 'd> Warp<'a, 'd> {
             1 => " and 1 more thread of its warp".into(),
             n => format!(" and {n} more threads of its warp"),
         };
+        let (addr, func, read_at, read_step) = self.last_read.get();
+        let waits_for = if addr != u64::MAX && read_step >= since {
+            super::spin::waited_for(self.launch, addr, func, read_at)
+        } else {
+            String::new()
+        };
         Err(Box::new(Fault::Deadlock(format!(
-            "threads spin without progress (the loop comes back to the same state, reading memory that no thread changes): {}{more} at {}; the value they wait for is never written by a thread that runs while they spin (on a GPU this kernel hangs; a spin on a plain read of a flag another thread sets is also a data race the compiler may hoist out of the loop: read the flag with an atomic, after the writer's `threadfence()`)",
+            "threads spin without progress (the loop comes back to the same state, reading memory that no thread changes): {}{more} at {}{waits_for}; the value they wait for is never written by a thread that runs while they spin (on a GPU this kernel hangs; a spin on a plain read of a flag another thread sets is also a data race the compiler may hoist out of the loop: read the flag with an atomic, after the writer's `threadfence()`)",
             self.thread(lane),
             self.site(fr.func, loc)
         ))))
@@ -509,8 +562,12 @@ impl<'a, 'd> Warp<'a, 'd> {
     pub fn push_frame(&mut self, func: usize, depth: u32) -> R<Frame> {
         let plan = self.plan(func);
         let mut slots = self.pool.pop().unwrap_or_default();
-        slots.clear();
-        slots.resize(plan.slots as usize * LANES, 0);
+        // A reused frame of the right size keeps its old values: a lane only ever
+        // reads a slot it wrote (zeroing ~4 KiB per warp was a tenth of a vecadd).
+        if slots.len() != plan.slots as usize * LANES {
+            slots.clear();
+            slots.resize(plan.slots as usize * LANES, 0);
+        }
         let base = self.stack_top;
         let top = base + plan.frame_bytes as usize;
         if top > self.lane_bytes {
@@ -579,7 +636,6 @@ impl<'a, 'd> Warp<'a, 'd> {
         }
         let mask = self.lanes;
         let out = self.exec_block(&mut fr, &f.body, mask)?;
-        self.fell_off = out & !self.exited;
         self.exited |= out | fr.returned;
         self.pop_frame(fr);
         Ok(())

@@ -66,6 +66,14 @@ impl Stamp {
         }
     }
 
+    /// The same access by thread `tid` of the block (a warp's lanes share the rest).
+    pub(super) fn with_tid(self, tid: u32) -> Stamp {
+        Stamp {
+            tid: tid as u16,
+            ..self
+        }
+    }
+
     pub(super) fn site(&self) -> SiteId {
         SiteId {
             func: u32::from(self.flags >> FUNC_SHIFT),
@@ -157,43 +165,50 @@ impl Cell {
         access: Stamp,
         ordered: impl Fn(&Stamp) -> bool,
     ) -> Result<(), Conflict> {
-        if self.write.conflicts_with(&access) && !ordered(&self.write) {
-            return Err(Conflict { prior: self.write });
-        }
-        if access.writes() {
-            if let Some(r) = self
-                .reads
-                .iter()
-                .find(|r| r.conflicts_with(&access) && !ordered(r))
-            {
-                return Err(Conflict { prior: *r });
-            }
-            // A thread's own atomic after its plain store must not hide the store:
-            // other threads' atomics still race with it.
-            let plain_store_kept = access.atomic()
-                && self.write.valid()
-                && !self.write.atomic()
-                && self.write.same_thread(&access);
-            if !plain_store_kept {
-                self.write = access;
-            }
-            self.reads = [Stamp::NONE; 2];
-            return Ok(());
-        }
-        for r in &mut self.reads {
-            if r.valid() && (r.same_thread(&access) || ordered(r)) {
-                *r = Stamp::NONE;
-            }
-        }
-        if !self.reads[0].valid() {
-            self.reads[0] = access;
-        } else if !self.reads[1].valid() {
-            self.reads[1] = access;
-        } else {
-            self.reads = [self.reads[1], access];
-        }
-        Ok(())
+        record(&mut self.write, &mut self.reads, access, ordered)
     }
+}
+
+/// The rule of [`Cell::record`], on a cell's parts wherever they are stored.
+fn record(
+    write: &mut Stamp,
+    reads: &mut [Stamp; 2],
+    access: Stamp,
+    ordered: impl Fn(&Stamp) -> bool,
+) -> Result<(), Conflict> {
+    if write.conflicts_with(&access) && !ordered(write) {
+        return Err(Conflict { prior: *write });
+    }
+    if access.writes() {
+        if let Some(r) = reads
+            .iter()
+            .find(|r| r.conflicts_with(&access) && !ordered(r))
+        {
+            return Err(Conflict { prior: *r });
+        }
+        // A thread's own atomic after its plain store must not hide the store:
+        // other threads' atomics still race with it.
+        let plain_store_kept =
+            access.atomic() && write.valid() && !write.atomic() && write.same_thread(&access);
+        if !plain_store_kept {
+            *write = access;
+        }
+        *reads = [Stamp::NONE; 2];
+        return Ok(());
+    }
+    for r in reads.iter_mut() {
+        if r.valid() && (r.same_thread(&access) || ordered(r)) {
+            *r = Stamp::NONE;
+        }
+    }
+    if !reads[0].valid() {
+        reads[0] = access;
+    } else if !reads[1].valid() {
+        reads[1] = access;
+    } else {
+        *reads = [reads[1], access];
+    }
+    Ok(())
 }
 
 const CHUNK: usize = 64;
@@ -201,14 +216,61 @@ const CHUNK: usize = 64;
 /// per 64), each chunk still behind its own lock.
 const SLAB: usize = 16;
 
-type Chunk = Mutex<[Cell; CHUNK]>;
-pub(super) type ChunkGuard<'a> = std::sync::MutexGuard<'a, [Cell; CHUNK]>;
+/// The shadow of [`CHUNK`] consecutive elements of a global region, as [`Cell`]s
+/// stored apart: the writes always, the reads only once one of the chunk's elements is
+/// read, so a region that threads only write (a kernel's output) costs 16 bytes per
+/// element rather than 48.
+pub(super) struct Chunk {
+    writes: [Stamp; CHUNK],
+    reads: Option<Box<[[Stamp; 2]; CHUNK]>>,
+}
+
+impl Chunk {
+    const EMPTY: Chunk = Chunk {
+        writes: [Stamp::NONE; CHUNK],
+        reads: None,
+    };
+
+    fn clear(&mut self) {
+        self.writes = [Stamp::NONE; CHUNK];
+        if let Some(reads) = &mut self.reads {
+            **reads = [[Stamp::NONE; 2]; CHUNK];
+        }
+    }
+
+    /// [`Cell::record`] for element `slot` of the chunk.
+    pub(super) fn record(
+        &mut self,
+        slot: usize,
+        access: Stamp,
+        ordered: impl Fn(&Stamp) -> bool,
+    ) -> Result<(), Conflict> {
+        if access.writes() && self.reads.is_none() {
+            // No element read yet: nothing for the write to clear.
+            return record(
+                &mut self.writes[slot],
+                &mut [Stamp::NONE; 2],
+                access,
+                ordered,
+            );
+        }
+        let reads = self
+            .reads
+            .get_or_insert_with(|| Box::new([[Stamp::NONE; 2]; CHUNK]));
+        record(&mut self.writes[slot], &mut reads[slot], access, ordered)
+    }
+}
+
+pub(super) type ChunkGuard<'a> = std::sync::MutexGuard<'a, Chunk>;
+
+/// `SLAB` chunks, allocated together on first use.
+type Slab = OnceLock<Box<[Mutex<Chunk>]>>;
 
 /// A tracked global region's shadow, in lazily allocated slabs of chunks, each chunk
 /// behind its own lock: blocks on different workers touch different chunks, so locks
 /// stay uncontended.
 pub(super) struct GlobalShadow {
-    slabs: Box<[OnceLock<Box<[Chunk]>>]>,
+    slabs: Box<[Slab]>,
     chunks: u64,
 }
 
@@ -225,7 +287,7 @@ impl GlobalShadow {
     pub(super) fn clear(&self) {
         for slab in self.slabs.iter().filter_map(OnceLock::get) {
             for chunk in slab.iter() {
-                *chunk.lock().unwrap_or_else(|e| e.into_inner()) = [Cell::EMPTY; CHUNK];
+                chunk.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
         }
     }
@@ -241,11 +303,10 @@ impl GlobalShadow {
             return None;
         }
         let chunk = usize::try_from(chunk).ok()?;
-        let slab = self.slabs.get(chunk / SLAB)?.get_or_init(|| {
-            (0..SLAB)
-                .map(|_| Mutex::new([Cell::EMPTY; CHUNK]))
-                .collect()
-        });
+        let slab = self
+            .slabs
+            .get(chunk / SLAB)?
+            .get_or_init(|| (0..SLAB).map(|_| Mutex::new(Chunk::EMPTY)).collect());
         Some(slab[chunk % SLAB].lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
