@@ -21,6 +21,8 @@
 //!
 //!     cargo bench --bench hl
 
+mod stats;
+
 use std::error::Error as StdError;
 
 use cudajit::prelude::*;
@@ -64,8 +66,7 @@ fn median_us(stream: &Stream, mut body: impl FnMut() -> BenchResult<()>) -> Benc
         end.synchronize()?;
         times.push(start.elapsed_ms(&end)? as f64 * 1e3);
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[REPS / 2])
+    Ok(stats::median(times))
 }
 
 fn report(name: &str, us: f64, bytes: usize) {

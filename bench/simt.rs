@@ -18,6 +18,9 @@
 //!     simt [kernel ...]     (no argument: all of them)
 
 use std::cell::RefCell;
+mod stats;
+
+use stats::median;
 use std::error::Error as StdError;
 
 use cudajit::{Device, DeviceArray, Event, LaunchConfig, Stream};
@@ -1056,16 +1059,6 @@ fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
 /// 0..15: a scan of 2^26 of them stays below 2^32.
 fn small_u32(n: usize, seed: u64) -> Vec<u32> {
     (0..n as u64).map(|i| (mix(seed, i) >> 60) as u32).collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
 }
 
 /// What one bench needs: the stream every launch goes to.

@@ -27,6 +27,9 @@
 //! table) and exits 0 with `skipped: <reason>` where there is no GPU.
 
 use std::cell::RefCell;
+mod stats;
+
+use stats::median;
 use std::error::Error as StdError;
 use std::ffi::c_void;
 use std::path::Path;
@@ -169,16 +172,6 @@ fn random_floats(n: usize, seed: u64) -> Vec<f32> {
             ((r >> 40) as f64 / (1u64 << 24) as f64 * 2.0 - 1.0) as f32
         })
         .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
 }
 
 fn min(v: &[f64]) -> f64 {

@@ -89,19 +89,15 @@ fn line_of(marker: &str) -> usize {
         + 1
 }
 
-/// A seed that differs per run.
-fn fresh_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
-        | 1
-}
-
-fn xorshift(s: &mut u64) -> u64 {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    *s
+/// A generator from a seed that differs per run, printed so a failure replays with
+/// `CUDAJIT_TEST_SEED`.
+fn fresh_rng() -> fastrand::Rng {
+    let seed = std::env::var("CUDAJIT_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    eprintln!("CUDAJIT_TEST_SEED={seed}");
+    fastrand::Rng::with_seed(seed)
 }
 
 /// 1,000 panics in a row, each followed by a correct launch: every panic is its own
@@ -115,10 +111,10 @@ fn thousand_panics_each_followed_by_a_correct_launch() {
         "tests/gpu_stress.rs:{}",
         line_of(concat!("panic site", ": fill_index"))
     );
-    let mut seed = fresh_seed();
+    let mut rng = fresh_rng();
     for round in 0..1000u32 {
-        let len = 1 + (xorshift(&mut seed) % 255) as usize;
-        let offset = xorshift(&mut seed) as u32 % 1000;
+        let len = 1 + (rng.u64(..) % 255) as usize;
+        let offset = rng.u64(..) as u32 % 1000;
         // Too many threads for `len` elements: thread `len` panics first or another.
         let err = if round % 2 == 0 {
             let mut host = vec![0u32; len];
@@ -564,7 +560,7 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
     let reader = device.new_stream().unwrap();
     let mut a = device.zeros::<u32>(N).unwrap();
     let mut out = device.zeros::<u32>(N).unwrap();
-    let mut seed = fresh_seed();
+    let mut rng = fresh_rng();
     let mut got = vec![0u32; N];
     // `ROUNDS` steps of the affine map are one affine map `x -> mul * x + add`.
     let (mul, add) = (0..ROUNDS).fold((1u32, 0u32), |(mul, add), _| {
@@ -574,7 +570,7 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
         )
     });
     for round in 0..1000 {
-        let s = xorshift(&mut seed) as u32;
+        let s = rng.u64(..) as u32;
         launch!(slow_write[N / 256, 256, &writer](&mut a, s, ROUNDS)).unwrap();
         launch!(copy_plus_one[N / 256, 256, &reader](&a, &mut out)).unwrap();
         reader.synchronize().unwrap();
@@ -612,8 +608,8 @@ fn a_writer_waits_for_a_readers_read_not_its_later_work() {
     const SLOW_ROUNDS: u32 = 200_000_000;
     let reader = device.new_stream().unwrap();
     let writer = device.new_stream().unwrap();
-    let mut seed = fresh_seed();
-    let data: Vec<u32> = (0..N).map(|_| xorshift(&mut seed) as u32).collect();
+    let mut rng = fresh_rng();
+    let data: Vec<u32> = (0..N).map(|_| rng.u64(..) as u32).collect();
     let mut x = device.to_device(&data).unwrap();
     let mut copy = device.zeros::<u32>(N).unwrap();
     let mut busy = device.zeros::<u32>(32).unwrap();

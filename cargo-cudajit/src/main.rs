@@ -111,21 +111,7 @@ fn build_device(args: &[String]) -> Result<(), String> {
         out.display(),
         out.display()
     );
-    if report.left_to_jit.is_empty() {
-        return Ok(());
-    }
-    let list = report.left_to_jit.join("\n");
-    if strict {
-        return Err(format!(
-            "{} kernels could not be compiled ahead of time (--strict):\n{list}",
-            report.left_to_jit.len()
-        ));
-    }
-    eprintln!(
-        "cudajit: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
-        report.left_to_jit.len()
-    );
-    Ok(())
+    report.warn_or_fail("cudajit", strict)
 }
 
 /// A bar once the number of compiles is known and large; a line per compile otherwise.

@@ -50,6 +50,28 @@ pub struct BuildReport {
     pub scanned: Vec<PathBuf>,
 }
 
+impl BuildReport {
+    /// Prints the kernels left to the JIT as a warning from `tool`; with `strict`
+    /// (`--strict`), they are an error instead.
+    pub fn warn_or_fail(&self, tool: &str, strict: bool) -> Result<(), String> {
+        if self.left_to_jit.is_empty() {
+            return Ok(());
+        }
+        let list = self.left_to_jit.join("\n");
+        if strict {
+            return Err(format!(
+                "{} kernels could not be compiled ahead of time (--strict):\n{list}",
+                self.left_to_jit.len()
+            ));
+        }
+        eprintln!(
+            "{tool}: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
+            self.left_to_jit.len()
+        );
+        Ok(())
+    }
+}
+
 /// Compiles every kernel it can from the source files alone with `nvvm`.
 pub fn build(
     request: &Request,

@@ -40,36 +40,26 @@ pub fn describe_time(device: &Device, ms: f32, threads: usize, bytes: usize) -> 
     }
 }
 
-/// xorshift64*: tiny, good enough for test data, no dependency.
-pub struct Rng(u64);
+/// The examples' test data: fastrand's generator, seeded and the seed printed.
+pub struct Rng(fastrand::Rng);
 
 impl Rng {
-    /// Seeded from `CUDAJIT_SEED` if set, else from the clock; prints the seed.
+    /// Seeded from `CUDAJIT_SEED` if set, else fresh; prints the seed.
     pub fn fresh(what: &str) -> Rng {
         let seed = std::env::var("CUDAJIT_SEED")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                now.as_nanos() as u64 ^ (std::process::id() as u64) << 32
-            });
+            .unwrap_or_else(|| fastrand::u64(..));
         println!("{what}: seed {seed} (replay with CUDAJIT_SEED={seed})");
         Rng::new(seed)
     }
 
     pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        Rng(fastrand::Rng::with_seed(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.u64(..)
     }
 
     /// Uniform in `[lo, hi)`.
@@ -88,7 +78,7 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
+        self.0.u64(..n.max(1))
     }
 }
 

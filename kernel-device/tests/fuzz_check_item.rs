@@ -45,7 +45,7 @@ fn check_one(source: &str, tokens: TokenStream) -> bool {
 fn check_item_never_panics_on_100k_mutated_functions() {
     let (seed, iterations) = fuzz::settings();
     println!("fuzz seed {seed:#x}, {iterations} functions");
-    let mut rng = fuzz::Rng(seed);
+    let mut rng = fuzz::Rng::with_seed(seed);
     let mut checked = 0usize;
     let mut round = 0usize;
     // Count only functions that reach the checker; give up (and fail) if the

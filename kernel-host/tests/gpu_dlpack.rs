@@ -94,17 +94,10 @@ fn tensor_over<K: Send + 'static>(
     unsafe { initialized.finish() }
 }
 
-/// xorshift64*.
+/// `n` whole numbers below 1000 from fastrand's generator seeded with `seed`.
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) % 1000) as f32
-        })
-        .collect()
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..n).map(|_| rng.u32(..1000) as f32).collect()
 }
 
 /// Export then import: the same device pointer both ways (no copy), through the C ABI

@@ -20,7 +20,7 @@
 //! module level and in a kernel inside a fn body (there only where its fallback cannot
 //! hide an item of an enclosing block); the import is kept for the others.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -83,16 +83,10 @@ pub fn dependency_block(
         let note = format!(
             "add `#[device]` to the definition of `{written}` (its body must then be in the kernel subset)"
         );
+        let bound = device_function_bound(span, &message, &note);
         checks.push(quote_spanned! {span=>
             const _: () = {
-                #[diagnostic::on_unimplemented(
-                    message = #message,
-                    label = "not a `#[device]` function",
-                    note = #note
-                )]
-                trait DeviceFunction {}
-                #[diagnostic::do_not_recommend]
-                impl DeviceFunction for ::cudajit::__private::IsDevice {}
+                #bound
                 const fn a_kernel_calls_device_functions_only<T: DeviceFunction>(_: &T) {}
                 a_kernel_calls_device_functions_only(&#alias::__CUDAJIT_MARK)
             };
@@ -234,4 +228,20 @@ pub fn recursion_check(name: &syn::Ident) -> TokenStream {
 /// The path as the user wrote it, for messages (`helpers::scale`).
 pub fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// The trait only `#[device]` functions' marks implement, with the error rustc shows
+/// (`message`, `note`) for a callee that is not one; the caller adds the check that a
+/// callee's `__CUDAJIT_MARK` implements it.
+pub(crate) fn device_function_bound(span: Span, message: &str, note: &str) -> TokenStream {
+    quote_spanned! {span=>
+        #[diagnostic::on_unimplemented(
+            message = #message,
+            label = "not a `#[device]` function",
+            note = #note
+        )]
+        trait DeviceFunction {}
+        #[diagnostic::do_not_recommend]
+        impl DeviceFunction for ::cudajit::__private::IsDevice {}
+    }
 }

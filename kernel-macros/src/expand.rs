@@ -603,23 +603,24 @@ fn kernel(
     }
 }
 
-fn device(
+/// A `#[device]` function's (or method's) `FnSource` and the function itself for the
+/// host, its body the checked twin's (silenced when the checks failed).
+fn device_source_and_host_fn(
     item: &syn::ItemFn,
     rendered: &(String, u32),
     deps: &TokenStream,
     body: syn::Block,
     failed: bool,
-    extra: TokenStream,
-) -> TokenStream {
-    let options = FunctionOptions::DEFAULT;
+    is_method: bool,
+) -> (TokenStream, syn::ItemFn) {
     let source = fn_source(
         item,
         rendered,
         SourceKind::Device,
-        &options,
+        &FunctionOptions::DEFAULT,
         deps,
         failed,
-        false,
+        is_method,
     );
     let mut host_fn = item.clone();
     *host_fn.block = body;
@@ -628,6 +629,18 @@ fn device(
             .attrs
             .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
     }
+    (source, host_fn)
+}
+
+fn device(
+    item: &syn::ItemFn,
+    rendered: &(String, u32),
+    deps: &TokenStream,
+    body: syn::Block,
+    failed: bool,
+    extra: TokenStream,
+) -> TokenStream {
+    let (source, host_fn) = device_source_and_host_fn(item, rendered, deps, body, failed, false);
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
@@ -683,23 +696,7 @@ fn method_items(
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
-    let options = FunctionOptions::DEFAULT;
-    let source = fn_source(
-        item,
-        rendered,
-        SourceKind::Device,
-        &options,
-        deps,
-        failed,
-        true,
-    );
-    let mut host_fn = item.clone();
-    *host_fn.block = body;
-    if failed {
-        host_fn
-            .attrs
-            .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
-    }
+    let (source, host_fn) = device_source_and_host_fn(item, rendered, deps, body, failed, true);
     let konst = format_ident!("__cudajit_method_{}", item.sig.ident);
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
     quote! {

@@ -290,10 +290,13 @@ pub fn not_a_fn(kind: SourceKind, input: &TokenStream, error: syn::Error) -> syn
                 .to_syn_error();
         }
     }
-    // syn reports a truncated item at the end of input, a place with no token: point
-    // at the last token the user wrote instead.
+    // syn reports a truncated item at the end of input, a place with no token (and an
+    // item cut inside `<..>` at no source text at all): point at the last token the
+    // user wrote instead.
+    let nowhere =
+        error.to_string().contains("end of input") || error.span().source_text().is_none();
     let span = match input.clone().into_iter().last() {
-        Some(last) if error.to_string().contains("end of input") => last.span(),
+        Some(last) if nowhere => last.span(),
         _ => error.span(),
     };
     syn::Error::new(span, format!("`{what}` applies to a `fn` item: {error}"))

@@ -232,15 +232,9 @@ fn call_target(
                 "add `#[device]` to the definition of `{written}`, or define it with `#[device]` if there is none (its body must then be in the kernel subset)"
             ),
         };
+        let bound = crate::callees::device_function_bound(span, &message, &note);
         quote_spanned! {span=>
-            #[diagnostic::on_unimplemented(
-                message = #message,
-                label = "not a `#[device]` function",
-                note = #note
-            )]
-            trait DeviceFunction {}
-            #[diagnostic::do_not_recommend]
-            impl DeviceFunction for ::cudajit::__private::IsDevice {}
+            #bound
             fn a_kernel_calls_device_functions_only<T: DeviceFunction>(_: &T) {}
             a_kernel_calls_device_functions_only(&#name::__CUDAJIT_MARK);
         }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Barrier};
 
 use cudajit::prelude::*;
 
-use super::{fill_index, xorshift};
+use super::fill_index;
 
 /// The length in a `fill_index` panic's message ("the len is N but ...").
 fn len_in(error: &cudajit::Error) -> Option<usize> {
@@ -173,19 +173,19 @@ fn reset_while_eight_threads_launch_the_same_kernel() {
     let started = std::time::Instant::now();
     const ROUNDS: usize = 100;
     const LAUNCHES: usize = 6;
-    let mut seed = super::fresh_seed();
+    let mut rng = super::fresh_rng();
     for round in 0..ROUNDS {
         let start = Arc::new(Barrier::new(9));
         let launchers: Vec<_> = (0..8u32)
             .map(|t| {
                 let start = start.clone();
-                let mut seed = xorshift(&mut seed);
+                let mut rng = fastrand::Rng::with_seed(rng.u64(..));
                 std::thread::spawn(move || {
                     start.wait();
                     for k in 0..LAUNCHES {
                         let panics = (t as usize + k) % 2 == 0;
                         let len = if panics {
-                            1 + (xorshift(&mut seed) % 255) as usize
+                            1 + (rng.u64(..) % 255) as usize
                         } else {
                             256
                         };
@@ -214,7 +214,7 @@ fn reset_while_eight_threads_launch_the_same_kernel() {
             .collect();
         let resetter = {
             let (device, start) = (device.clone(), start.clone());
-            let pause = xorshift(&mut seed) % 300;
+            let pause = rng.u64(..) % 300;
             std::thread::spawn(move || {
                 start.wait();
                 std::thread::sleep(std::time::Duration::from_micros(pause));

@@ -49,21 +49,7 @@ const SKIPPED: &[&str] = &["tests/ui", "tests/gpu/fidelity", "tests/aot_crate"];
 
 /// Prints the kernels left to the JIT; with `strict`, they are an error.
 pub fn warn_or_fail(report: &BuildReport, strict: bool) -> Result<(), String> {
-    if report.left_to_jit.is_empty() {
-        return Ok(());
-    }
-    let list = report.left_to_jit.join("\n");
-    if strict {
-        return Err(format!(
-            "{} kernels could not be compiled ahead of time (--strict):\n{list}",
-            report.left_to_jit.len()
-        ));
-    }
-    eprintln!(
-        "xtask: warning: {} kernels left to the JIT (compiled at their first launch):\n{list}",
-        report.left_to_jit.len()
-    );
-    Ok(())
+    report.warn_or_fail("xtask", strict)
 }
 
 /// Compiles every kernel it can from the source files alone (cudajit-build's `build`

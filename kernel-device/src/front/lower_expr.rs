@@ -272,11 +272,7 @@ impl FnLowerer<'_> {
                 Ty::BOOL
             }
             _ => {
-                let class = if matches!(op, BitAnd | BitOr | BitXor) {
-                    OperandClass::IntOrBool
-                } else {
-                    OperandClass::Numeric
-                };
+                let class = crate::proc::operators::binary_operand_class(op);
                 if self.table.unify(lt, rt).is_err() {
                     if self.table.is_unknown_named(lt) || self.table.is_unknown_named(rt) {
                         let l = self.table.describe(lt);

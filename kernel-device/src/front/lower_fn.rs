@@ -52,31 +52,7 @@ pub struct LocalInfo {
 }
 
 /// Which scalars an operand may end up as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OperandClass {
-    /// Integer or float (arithmetic).
-    Numeric,
-    /// Integer (shifts).
-    Integer,
-    /// Integer or bool (`& | ^ !`).
-    IntOrBool,
-    /// Any scalar (comparisons).
-    Scalar,
-    /// Signed integer or float (unary `-`).
-    Negatable,
-}
-
-impl OperandClass {
-    fn allows(self, s: ScalarType) -> bool {
-        match self {
-            OperandClass::Numeric => s != ScalarType::Bool,
-            OperandClass::Integer => s.is_integer(),
-            OperandClass::IntOrBool => s.is_integer() || s == ScalarType::Bool,
-            OperandClass::Scalar => true,
-            OperandClass::Negatable => s.is_signed_integer() || s.is_float(),
-        }
-    }
-}
+pub use crate::proc::operators::OperandClass;
 
 /// How to word a failed operand check, computed when the types are final.
 pub enum OperandMsg {

@@ -79,7 +79,8 @@ pub fn nd_parts(dims: usize) -> impl Iterator<Item = NdPart> {
         .chain((0..dims).map(NdPart::Stride))
 }
 
-/// The slots a `D`-dimensional array argument takes: `2 + 2 * D`.
+/// The slots a `D`-dimensional array argument takes: `3 + 2 * D` (its `2 + 2 * D`
+/// parts, the slice taking two).
 pub fn nd_slot_count(dims: usize) -> usize {
     nd_parts(dims)
         .map(|part| match part {
@@ -126,7 +127,8 @@ mod tests {
             ]
         );
         for dims in 1..=3 {
-            assert_eq!(nd_slot_count(dims), 2 + 2 * dims);
+            assert_eq!(nd_parts(dims).count(), 2 + 2 * dims);
+            assert_eq!(nd_slot_count(dims), 3 + 2 * dims);
         }
     }
 }

@@ -2,6 +2,23 @@
 //! way the frontend recognises it, its signature, the effect a scheduler must see and
 //! the NVVM symbol it lowers to. Scalar methods (`x.sqrt()`) are in [`super::methods`];
 //! their IR form, `Intrinsic::Math`, gets its signature from there through [`signature`].
+//!
+//! # Adding an intrinsic
+//!
+//! 1. `ir::Intrinsic`: the new variant (`kernel-device/src/ir/mod.rs`).
+//! 2. Here: one row in [`INTRINSICS`] — its name (the user writes it, the twin's
+//!    stand-in has it), [`Form`], [`Signature`] and [`Effect`] (what a scheduler must
+//!    see: a barrier, a fence, an atomic's place, a warp exchange).
+//! 3. Then build: the compiler lists the rest. Each of these `match`es over
+//!    `ir::Intrinsic` has no catch-all arm, so each fails until the variant is handled:
+//!    the NVVM lowering (`back/nvvm/intrinsics.rs`, `FunctionWriter::intrinsic`) and
+//!    the simulator (`back/sim/intrinsics.rs`, its `match intrinsic`).
+//! 4. `device_api`: the stand-in the host twin type-checks against (a unit test holds
+//!    the stand-ins to the table's names, so a missing one fails `cargo test`).
+//!
+//! The frontend and the validator read the row and need nothing more. Nothing else
+//! should: a list of intrinsics written out anywhere but the table (a `matches!` of
+//! "which ones are barriers") is a second definition; read [`Effect`] instead.
 
 use super::methods;
 use crate::ir::{

@@ -1,20 +1,18 @@
 //! Rules every stage shares, in the place of naga's `proc/`: the one table of
 //! intrinsics ([`intrinsics`]: names, signatures, effects, NVVM symbols), the table of
-//! scalar methods with their math lowering ([`methods`]) and the `#[kernel(..)]` options'
-//! parser ([`options`]), and the kernel ABI: parameters as launch argument slots
-//! ([`abi`]). The frontend resolves names and
-//! types calls against these tables, the validator checks IR against the same signatures,
-//! the NVVM writer reads the symbols, and a unit test holds the host twin's stand-ins
-//! (`device_api`) to the same list of names.
+//! scalar methods with their math lowering ([`methods`]), operator typing
+//! ([`operators`]), the `#[kernel(..)]` options' parser ([`options`]) and the kernel
+//! ABI, parameters as launch argument slots ([`abi`]). The frontend resolves names and
+//! types calls against these tables, the validator checks IR against the same
+//! signatures, the NVVM writer reads the symbols, and a unit test holds the host twin's
+//! stand-ins (`device_api`) to the same list of names.
 //!
-//! Adding an intrinsic: add its `ir::Intrinsic` variant, one row in
-//! [`intrinsics::INTRINSICS`] (its signature and effect), its lowering in
-//! `back/nvvm/intrinsics.rs` (or a file beside it) and a stand-in in `device_api`. The
-//! frontend and the validator need nothing more.
+//! Adding an intrinsic: the recipe is [`intrinsics`]'s module documentation.
 
 pub mod abi;
 pub mod intrinsics;
 pub mod methods;
+pub mod operators;
 pub mod options;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};

@@ -5,7 +5,7 @@
 //! [`FunctionOptions`]; its defaults live in its one `Default` (and `DEFAULT`).
 
 use crate::diag::{pretty, Diagnostic};
-use crate::ir::{FunctionOptions, LaunchBounds};
+use crate::ir::FunctionOptions;
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -39,12 +39,26 @@ pub fn parse_kernel_options(args: TokenStream, errors: &mut Vec<Diagnostic>) -> 
         let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         match name.as_str() {
             "launch_bounds" => {
-                if let Some(bounds) = launch_bounds(&meta, errors) {
-                    options.launch_bounds = Some(bounds);
+                let bounds = value_of(
+                    &meta,
+                    &name,
+                    LAUNCH_BOUNDS_HINT,
+                    crate::source::launch_bounds_of,
+                    errors,
+                );
+                if bounds.is_some() {
+                    options.launch_bounds = bounds;
                 }
             }
             "block_dim" => {
-                block_dim = block_dim_of(&meta, errors).map(|block| (block, meta.span()));
+                block_dim = value_of(
+                    &meta,
+                    &name,
+                    BLOCK_DIM_HINT,
+                    crate::source::block_dim_of,
+                    errors,
+                )
+                .map(|block| (block, meta.span()));
             }
             "boundscheck" => {
                 if let Some(value) = flag(&meta, &name, errors) {
@@ -109,37 +123,24 @@ fn flag(meta: &syn::Meta, name: &str, errors: &mut Vec<Diagnostic>) -> Option<bo
     }
 }
 
-/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)`: the one block shape the kernel is
-/// launched with.
-fn block_dim_of(meta: &syn::Meta, errors: &mut Vec<Diagnostic>) -> Option<[u32; 3]> {
+/// `name = value`, read by `parse` (`launch_bounds = (256, 2)` with
+/// `source::launch_bounds_of`, `block_dim = (32, 8)` with `source::block_dim_of`).
+fn value_of<T>(
+    meta: &syn::Meta,
+    name: &str,
+    hint: &str,
+    parse: fn(&syn::Expr) -> Result<T, String>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<T> {
     let syn::Meta::NameValue(pair) = meta else {
-        errors.push(
-            Diagnostic::new(meta.span(), "`block_dim` takes a value").with_hint(BLOCK_DIM_HINT),
-        );
+        errors
+            .push(Diagnostic::new(meta.span(), format!("`{name}` takes a value")).with_hint(hint));
         return None;
     };
-    match crate::source::block_dim_of(&pair.value) {
-        Ok(block) => Some(block),
+    match parse(&pair.value) {
+        Ok(value) => Some(value),
         Err(message) => {
-            errors.push(Diagnostic::new(pair.value.span(), message).with_hint(BLOCK_DIM_HINT));
-            None
-        }
-    }
-}
-
-/// `launch_bounds = 256` or `launch_bounds = (256, 2)`.
-fn launch_bounds(meta: &syn::Meta, errors: &mut Vec<Diagnostic>) -> Option<LaunchBounds> {
-    let syn::Meta::NameValue(pair) = meta else {
-        errors.push(
-            Diagnostic::new(meta.span(), "`launch_bounds` takes a value")
-                .with_hint(LAUNCH_BOUNDS_HINT),
-        );
-        return None;
-    };
-    match crate::source::launch_bounds_of(&pair.value) {
-        Ok(bounds) => Some(bounds),
-        Err(message) => {
-            errors.push(Diagnostic::new(pair.value.span(), message).with_hint(LAUNCH_BOUNDS_HINT));
+            errors.push(Diagnostic::new(pair.value.span(), message).with_hint(hint));
             None
         }
     }
@@ -191,7 +192,13 @@ mod tests {
 
     #[test]
     fn mistakes_are_reported_and_keep_the_default() {
-        let (options, errors) = parse(quote!(boundscheck, fastmath = 1, speed = true));
+        let (options, errors) = parse(quote!(
+            boundscheck,
+            fastmath = 1,
+            speed = true,
+            launch_bounds,
+            block_dim(32)
+        ));
         assert_eq!(options, FunctionOptions::DEFAULT);
         assert_eq!(
             errors,
@@ -199,6 +206,8 @@ mod tests {
                 "`boundscheck` takes a value, `true` or `false`",
                 "`fastmath` takes `true` or `false`, not `1`",
                 "unknown `#[kernel]` argument `speed`",
+                "`launch_bounds` takes a value",
+                "`block_dim` takes a value",
             ]
         );
     }

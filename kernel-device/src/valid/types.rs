@@ -791,13 +791,7 @@ fn is_view_of(view: &Type, slice: &Type) -> bool {
 }
 
 fn arith_ok(op: BinaryOp, s: ScalarType) -> bool {
-    match op {
-        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => {
-            s.is_integer() || s == ScalarType::Bool
-        }
-        BinaryOp::Shl | BinaryOp::Shr => s.is_integer(),
-        _ => s != ScalarType::Bool,
-    }
+    crate::proc::operators::binary_operand_class(op).allows(s)
 }
 
 fn intrinsic_ok(i: Intrinsic, args: &[Type], ty: &Type) -> Result<(), String> {

@@ -2,8 +2,8 @@
 //! (`kernel-device/tests/fuzz_check_item.rs`) and of the whole macro expansion
 //! (`kernel-macros`, which includes this file by path): a corpus of valid kernels,
 //! mutated at the token level (hostile statements spliced in, like-for-like token
-//! swaps, structural edits), and random expressions over the subset. A seeded
-//! xorshift keeps failures reproducible.
+//! swaps, structural edits), and random expressions over the subset. fastrand, seeded,
+//! keeps failures reproducible.
 #![allow(dead_code)]
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
@@ -79,17 +79,18 @@ pub const VOCABULARY: &[&str] = &[
     "step_by",
 ];
 
-pub struct Rng(pub u64);
+/// The fuzzers' generator: fastrand's, seeded, so the printed seed replays a failure.
+pub struct Rng(fastrand::Rng);
 
 impl Rng {
+    pub fn with_seed(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.u64(..)
     }
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.usize(..n.max(1))
     }
 }
 

@@ -29,22 +29,38 @@ pub fn module(text: &str, kernel: &str) -> ir::Module {
     crate::lower_unit(source).unwrap_or_else(|e| panic!("lowering failed: {e}"))
 }
 
-/// A small deterministic generator (tests print nothing random; the seed is fresh
-/// per run from the clock and is in the assertion messages).
-pub struct Rng(pub u64);
+/// The simulator tests' generator: fastrand's, from a fresh seed per run (or
+/// `CUDAJIT_TEST_SEED`), printed and named in the assertion messages so a failure
+/// replays.
+pub struct Rng {
+    pub seed: u64,
+    numbers: fastrand::Rng,
+}
 
 impl Rng {
     pub fn fresh() -> Rng {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64);
-        Rng(t | 1)
+        let seed = std::env::var("CUDAJIT_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| fastrand::u64(..));
+        eprintln!("CUDAJIT_TEST_SEED={seed}");
+        Rng {
+            seed,
+            numbers: fastrand::Rng::with_seed(seed),
+        }
     }
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.numbers.u64(..)
+    }
+    /// A value below `n`.
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.numbers.u32(..n)
+    }
+    /// Two different values below `n`.
+    pub fn pair(&mut self, n: u32) -> (u32, u32) {
+        let a = self.below(n);
+        let b = (a + 1 + self.below(n - 1)) % n;
+        (a, b)
     }
     pub fn f32(&mut self) -> f32 {
         (self.next() % 2_000_001) as f32 / 1000.0 - 1000.0
@@ -112,7 +128,7 @@ fn vecadd_matches_the_cpu() {
             c[i].to_bits(),
             (a[i] + b[i]).to_bits(),
             "element {i}, seed {}",
-            rng.0
+            rng.seed
         );
     }
 }
@@ -186,7 +202,7 @@ fn k(input: &[i32], out: &mut [i64], steps: &mut [u32]) {
         let local: Vec<i64> = (0..4).map(|q| (v as i64).wrapping_mul(q + 1)).collect();
         let want =
             m + shifted as i64 + (v as u8 as i8) as i64 + local[i % 4] - (v as f32 * 0.5) as i64;
-        assert_eq!(out[i], want, "element {i} (input {v}), seed {}", rng.0);
+        assert_eq!(out[i], want, "element {i} (input {v}), seed {}", rng.seed);
         let mut x = (v as u32 % 1000) as u64 + 1;
         let mut c = 0;
         while x != 1 {

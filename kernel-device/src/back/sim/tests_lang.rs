@@ -103,7 +103,7 @@ fn device_functions_slices_dynamic_shared_and_constants_match_the_cpu() {
                         want.to_bits(),
                         "element {i}: {} vs {want}, seed {}",
                         out[i],
-                        rng.0
+                        rng.seed
                     );
                     let v = input[i % n];
                     let want_ix = (v as i32).clamp(-5, 5) as u32

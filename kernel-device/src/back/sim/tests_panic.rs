@@ -65,7 +65,7 @@ fn assert_evens_written(out: &[i32], want: impl Fn(usize) -> i32, seed: u64) {
 fn odd_threads_dividing_by_zero_leave_the_even_threads_outputs_written() {
     let src = "#[kernel] fn k(a: &[i32], d: &[i32], out: &mut [i32]) {\n    let i = grid(1);\n    let q = a[i] / d[i];\n    out[i] = q + 1;\n}";
     let mut rng = Rng::fresh();
-    let seed = rng.0;
+    let seed = rng.seed;
     let n = 4 * 96;
     let (a, d) = odd_zero_divisors(&mut rng, n);
     let (result, out) = run_divide(src, shape(4, 96), &a, &d);
@@ -77,7 +77,7 @@ fn odd_threads_dividing_by_zero_leave_the_even_threads_outputs_written() {
 fn a_panic_inside_a_device_function_ends_only_its_thread() {
     let src = "#[device] fn quotient(x: i32, y: i32) -> i32 {\n    x / y\n}\n#[kernel] fn k(a: &[i32], d: &[i32], out: &mut [i32]) {\n    let i = grid(1);\n    let q = quotient(a[i], d[i]);\n    if q > 0 {\n        out[i] = q;\n    } else {\n        out[i] = q - 3;\n    }\n}";
     let mut rng = Rng::fresh();
-    let seed = rng.0;
+    let seed = rng.seed;
     let n = 2 * 64;
     let (a, d) = odd_zero_divisors(&mut rng, n);
     let (result, out) = run_divide(src, shape(2, 64), &a, &d);
@@ -99,7 +99,7 @@ fn a_panic_inside_a_loop_ends_its_thread_and_the_others_finish_the_loop() {
     // the later iterations nor write `out`.
     let src = "#[kernel] fn k(a: &[i32], d: &[i32], out: &mut [i32]) {\n    let i = grid(1);\n    let mut acc = 0i32;\n    for j in 0..5 {\n        acc = acc.wrapping_add(a[i] / (d[i] - j));\n    }\n    out[i] = acc;\n}";
     let mut rng = Rng::fresh();
-    let seed = rng.0;
+    let seed = rng.seed;
     let n = 3 * 40;
     let a: Vec<i32> = (0..n).map(|_| rng.next() as i32 >> 4).collect();
     let d: Vec<i32> = (0..n)
@@ -123,7 +123,7 @@ fn a_panic_inside_a_loop_ends_its_thread_and_the_others_finish_the_loop() {
 fn panic_before_a_barrier(panicking: impl Fn(usize) -> bool) {
     let src = "#[kernel] fn k(a: &[i32], d: &[i32], out: &mut [i32]) {\n    let tile = shared_array::<[i32; 64]>();\n    let t = thread_idx().x as usize;\n    let i = grid(1);\n    tile[t] = a[i] / d[i];\n    sync_threads();\n    out[i] = tile[(t + 1) % 64];\n}";
     let mut rng = Rng::fresh();
-    let seed = rng.0;
+    let seed = rng.seed;
     let n = 4 * 64;
     let a: Vec<i32> = (0..n).map(|_| rng.next() as i32 >> 4).collect();
     let d: Vec<i32> = (0..n)

@@ -46,7 +46,11 @@ fn reduce(input: &[u32], partial: &mut [u32]) {
             let want = input[b * 256..((b + 1) * 256).min(n)]
                 .iter()
                 .fold(0u32, |a, &x| a.wrapping_add(x));
-            assert_eq!(*got, want, "block {b}, seed {seed}, input seed {}", rng.0);
+            assert_eq!(
+                *got, want,
+                "block {b}, seed {seed}, input seed {}",
+                rng.seed
+            );
         }
     }
 }
@@ -125,7 +129,7 @@ fn k(input: &[u32], hist: &mut [u32], lanes: &mut [i32], counts: &mut [u32]) {
                 lanes[w * 32 + lane],
                 want,
                 "warp {w} lane {lane}, seed {}",
-                rng.0
+                rng.seed
             );
         }
     }

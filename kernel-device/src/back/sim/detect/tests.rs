@@ -8,38 +8,7 @@
 
 use super::*;
 
-/// xorshift64*, seeded from the clock (or `CUDAJIT_TEST_SEED`), printed.
-struct Rng(u64);
-
-impl Rng {
-    fn fresh(test: &str) -> Rng {
-        let seed = std::env::var("CUDAJIT_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(1, |d| d.as_nanos() as u64)
-            })
-            | 1;
-        eprintln!("{test}: CUDAJIT_TEST_SEED={seed}");
-        Rng(seed)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32 % n
-    }
-
-    /// Two different values below `n`.
-    fn pair(&mut self, n: u32) -> (u32, u32) {
-        let a = self.below(n);
-        let b = (a + 1 + self.below(n - 1)) % n;
-        (a, b)
-    }
-}
+use crate::back::sim::tests::Rng;
 
 const SHARED: RegionId = RegionId(0);
 const OUT: RegionId = RegionId(1);
@@ -152,7 +121,7 @@ fn thread(block: u32, tid: u32) -> ThreadId {
 /// wrote. Without the barrier between them that is a race; with it, nothing.
 #[test]
 fn reduction_step_races_without_barrier_only() {
-    let mut rng = Rng::fresh("reduction_step");
+    let mut rng = Rng::fresh();
     let shape = shape(1, 256);
     for with_barrier in [false, true] {
         let d = detector(&shape);
@@ -185,7 +154,7 @@ fn reduction_step_races_without_barrier_only() {
 /// different blocks do (they are indivisible within a block only).
 #[test]
 fn global_counter_needs_device_atomics() {
-    let mut rng = Rng::fresh("global_counter");
+    let mut rng = Rng::fresh();
     let shape = shape(8, 64);
     let (first_block, second_block) = rng.pair(8);
     let (t1, t2) = (rng.below(64), rng.below(64));
@@ -220,7 +189,7 @@ fn global_counter_needs_device_atomics() {
 /// Warp 0 writes, another warp reads, in one barrier interval.
 #[test]
 fn read_after_write_across_warps() {
-    let mut rng = Rng::fresh("raw_across_warps");
+    let mut rng = Rng::fresh();
     let shape = shape(1, 128);
     let writer = rng.below(32);
     let reader = 32 + rng.below(96);
@@ -248,7 +217,7 @@ fn read_after_write_across_warps() {
 
 #[test]
 fn unwritten_shared_memory_is_reported_per_block() {
-    let mut rng = Rng::fresh("uninitialised");
+    let mut rng = Rng::fresh();
     let shape = shape(4, 64);
     let d = detector(&shape);
     let mut b = d.block([1, 0, 0]);
@@ -298,7 +267,7 @@ fn unwritten_shared_memory_is_reported_per_block() {
 /// scheduling); a full sync orders them, and partial syncs order transitively.
 #[test]
 fn lanes_of_a_warp_need_a_warp_sync() {
-    let mut rng = Rng::fresh("intra_warp");
+    let mut rng = Rng::fresh();
     let shape = shape(1, 64);
     let warp = rng.below(2);
     let (a, c) = rng.pair(32);
@@ -356,7 +325,7 @@ fn partial_last_warp_syncs_fully() {
 /// partial sum. Without the fence the reads race with the writes.
 #[test]
 fn fence_then_atomic_releases_to_the_last_block() {
-    let mut rng = Rng::fresh("last_block");
+    let mut rng = Rng::fresh();
     let blocks = 2 + rng.below(7);
     let shape = shape(blocks, 64);
     for fenced in [true, false] {
@@ -387,7 +356,7 @@ fn fence_then_atomic_releases_to_the_last_block() {
 /// Accesses of different blocks on either side of a grid sync are ordered.
 #[test]
 fn grid_sync_orders_blocks() {
-    let mut rng = Rng::fresh("grid_sync");
+    let mut rng = Rng::fresh();
     let shape = shape(4, 32);
     let (x, y) = rng.pair(4);
     let index = u64::from(rng.below(4096));
@@ -512,7 +481,7 @@ fn concurrent_blocks() {
 /// column (saturated past the packing's range, never wrapped).
 #[test]
 fn sites_round_trip_through_the_shadow() {
-    let mut rng = Rng::fresh("sites");
+    let mut rng = Rng::fresh();
     let shape = shape(1, 64);
     let files = vec!["a.rs".to_string(), "b.rs".to_string()];
     let d = Detector::new(

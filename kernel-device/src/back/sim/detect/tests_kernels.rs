@@ -88,7 +88,7 @@ fn reduction_missing_sync_threads() {
         slice(ScalarType::U32, &bs, blocks, true),
     ];
     let broken = REDUCTION.replace("SYNC", "");
-    let err = run_kernel(&broken, "reduce", blocks as u32, 256, &args, rng.0).unwrap_err();
+    let err = run_kernel(&broken, "reduce", blocks as u32, 256, &args, rng.seed).unwrap_err();
     let Fault::Race {
         location,
         first,
@@ -132,13 +132,13 @@ fn reduction_missing_sync_threads() {
     }
 
     let fixed = REDUCTION.replace("SYNC", "sync_threads();");
-    run_kernel(&fixed, "reduce", blocks as u32, 256, &args, rng.0).expect("no fault");
+    run_kernel(&fixed, "reduce", blocks as u32, 256, &args, rng.seed).expect("no fault");
     let sums: Vec<u32> = read_back(&bs, blocks);
     for (b, got) in sums.iter().enumerate() {
         let want = input[b * 256..(b + 1) * 256]
             .iter()
             .fold(0u32, |a, &x| a.wrapping_add(x));
-        assert_eq!(*got, want, "block {b}, seed {}", rng.0);
+        assert_eq!(*got, want, "block {b}, seed {}", rng.seed);
     }
 }
 
@@ -176,7 +176,7 @@ fn global_counter_without_atomic() {
         blocks as u32,
         threads as u32,
         &args,
-        rng.0,
+        rng.seed,
     )
     .unwrap_err();
     let Fault::Race {
@@ -203,10 +203,18 @@ fn global_counter_without_atomic() {
 
     bt.write(0, &[0; 4]);
     let fixed = COUNTER.replace("UPDATE", "atomic_add(total, 0, 1);");
-    run_kernel(&fixed, "count", blocks as u32, threads as u32, &args, rng.0).expect("no fault");
+    run_kernel(
+        &fixed,
+        "count",
+        blocks as u32,
+        threads as u32,
+        &args,
+        rng.seed,
+    )
+    .expect("no fault");
     // Three schedules ran, each from the initial contents (the last one is kept).
     let want = flags.iter().filter(|&&f| f % 3 == 0).count() as u32;
-    assert_eq!(read_back::<u32>(&bt, 1)[0], want, "seed {}", rng.0);
+    assert_eq!(read_back::<u32>(&bt, 1)[0], want, "seed {}", rng.seed);
 }
 
 const NEIGHBOUR: &str = r#"
@@ -236,7 +244,7 @@ fn read_after_write_across_warps() {
         slice(ScalarType::U32, &bo, n, true),
     ];
     let broken = NEIGHBOUR.replace("SYNC", "");
-    let err = run_kernel(&broken, "rotate", blocks as u32, 64, &args, rng.0).unwrap_err();
+    let err = run_kernel(&broken, "rotate", blocks as u32, 64, &args, rng.seed).unwrap_err();
     let Fault::Race {
         location,
         first,
@@ -269,11 +277,11 @@ fn read_after_write_across_warps() {
     assert_eq!(*location, format!("shared `tile`[{w}]"), "{err}");
 
     let fixed = NEIGHBOUR.replace("SYNC", "sync_threads();");
-    run_kernel(&fixed, "rotate", blocks as u32, 64, &args, rng.0).expect("no fault");
+    run_kernel(&fixed, "rotate", blocks as u32, 64, &args, rng.seed).expect("no fault");
     let out: Vec<u32> = read_back(&bo, n);
     for (i, got) in out.iter().enumerate() {
         let want = input[i / 64 * 64 + (i % 64 + 32) % 64];
-        assert_eq!(*got, want, "element {i}, seed {}", rng.0);
+        assert_eq!(*got, want, "element {i}, seed {}", rng.seed);
     }
 }
 
@@ -304,7 +312,7 @@ fn uninitialised_shared_read() {
         slice(ScalarType::F32, &bo, n, true),
     ];
     let broken = HALF_WRITTEN.replace("GUARD", "t < 32");
-    let err = run_kernel(&broken, "stage", blocks as u32, 64, &args, rng.0).unwrap_err();
+    let err = run_kernel(&broken, "stage", blocks as u32, 64, &args, rng.seed).unwrap_err();
     let Fault::UninitialisedRead {
         location,
         site,
@@ -323,7 +331,7 @@ fn uninitialised_shared_read() {
     );
 
     let fixed = HALF_WRITTEN.replace("GUARD", "t < 64");
-    run_kernel(&fixed, "stage", blocks as u32, 64, &args, rng.0).expect("no fault");
+    run_kernel(&fixed, "stage", blocks as u32, 64, &args, rng.seed).expect("no fault");
     let out: Vec<f32> = read_back(&bo, n);
     for (i, got) in out.iter().enumerate() {
         assert_eq!(got.to_bits(), (input[i] * 2.0).to_bits(), "element {i}");
@@ -360,7 +368,7 @@ fn sync_threads_in_half_taken_branch() {
         },
     ];
     let split_warp = BRANCH_BARRIER.replace("HALF", "t < 48");
-    let err = run_kernel(&split_warp, "scale", 1, 128, &args, rng.0).unwrap_err();
+    let err = run_kernel(&split_warp, "scale", 1, 128, &args, rng.seed).unwrap_err();
     let Fault::BarrierDivergence {
         site,
         waiting,
@@ -387,7 +395,7 @@ fn sync_threads_in_half_taken_branch() {
                 .collect::<Vec<u8>>(),
         );
         let kernel = BRANCH_BARRIER.replace("HALF", half);
-        run_kernel(&kernel, "scale", 1, 128, &args, rng.0).expect("no fault");
+        run_kernel(&kernel, "scale", 1, 128, &args, rng.seed).expect("no fault");
         let out: Vec<u32> = read_back(&bd, 128);
         for (i, got) in out.iter().enumerate() {
             assert_eq!(*got, data[i].wrapping_mul(k), "{half}: element {i}");
@@ -418,7 +426,7 @@ fn shuffle_naming_inactive_lane() {
         slice(ScalarType::U32, &bo, n, true),
     ];
     let broken = SHUFFLE.replace("MASK", "0xffffffff");
-    let err = run_kernel(&broken, "pairs", 1, 64, &args, rng.0).unwrap_err();
+    let err = run_kernel(&broken, "pairs", 1, 64, &args, rng.seed).unwrap_err();
     let Fault::InactiveLane {
         operation,
         site,
@@ -439,7 +447,7 @@ fn shuffle_naming_inactive_lane() {
     assert_eq!(site.line, line_of(&broken, "shfl_sync"), "{err}");
 
     let fixed = SHUFFLE.replace("MASK", "0x0000ffff");
-    run_kernel(&fixed, "pairs", 1, 64, &args, rng.0).expect("no fault");
+    run_kernel(&fixed, "pairs", 1, 64, &args, rng.seed).expect("no fault");
     let out: Vec<u32> = read_back(&bo, n);
     for (i, got) in out.iter().enumerate() {
         let want = if i % 32 < 16 {
@@ -474,7 +482,7 @@ fn out_of_bounds_write() {
         slice(ScalarType::F32, &bo, n, true),
     ];
     let broken = SHIFT.replace("GUARD", "i < input.len()");
-    let err = run_kernel(&broken, "shift", 3, 32, &args, rng.0).unwrap_err();
+    let err = run_kernel(&broken, "shift", 3, 32, &args, rng.seed).unwrap_err();
     let Fault::OutOfBounds {
         kind,
         location,
@@ -494,7 +502,7 @@ fn out_of_bounds_write() {
     );
 
     let fixed = SHIFT.replace("GUARD", "i + 1 < out.len()");
-    run_kernel(&fixed, "shift", 3, 32, &args, rng.0).expect("no fault");
+    run_kernel(&fixed, "shift", 3, 32, &args, rng.seed).expect("no fault");
     let out: Vec<f32> = read_back(&bo, n);
     assert!(out[0].is_nan());
     for i in 1..n {
@@ -556,13 +564,13 @@ fn last_block_reduction_is_ordered_by_fence_and_atomic() {
         slice(ScalarType::U32, &bs, 1, true),
     ];
     let fenced = LAST_BLOCK.replace("FENCE", "threadfence();");
-    run_kernel(&fenced, "sum", blocks as u32, 64, &args, rng.0).expect("no fault");
+    run_kernel(&fenced, "sum", blocks as u32, 64, &args, rng.seed).expect("no fault");
     let want = input.iter().fold(0u32, |a, &x| a.wrapping_add(x));
-    assert_eq!(read_back::<u32>(&bs, 1)[0], want, "seed {}", rng.0);
+    assert_eq!(read_back::<u32>(&bs, 1)[0], want, "seed {}", rng.seed);
 
     bt.write(0, &[0; 4]);
     let unfenced = LAST_BLOCK.replace("FENCE", "");
-    let err = run_kernel(&unfenced, "sum", blocks as u32, 64, &args, rng.0).unwrap_err();
+    let err = run_kernel(&unfenced, "sum", blocks as u32, 64, &args, rng.seed).unwrap_err();
     let Fault::Race {
         location,
         first,
@@ -612,7 +620,7 @@ fn every_schedule_starts_fresh() {
             bits: u64::from(seed),
         },
     ];
-    run_kernel(NEIGHBOURS_ACROSS_GRID_SYNC, "k", 4, 32, &args, rng.0).expect("no fault");
+    run_kernel(NEIGHBOURS_ACROSS_GRID_SYNC, "k", 4, 32, &args, rng.seed).expect("no fault");
     let b: Vec<u32> = read_back(&bb, n);
     for (i, got) in b.iter().enumerate() {
         assert_eq!(
@@ -641,7 +649,7 @@ fn argument_at_an_offset_in_its_buffer() {
         len,
         mutable: true,
     }];
-    let err = run_kernel(&src, "k", 2, 32, &args, rng.0).unwrap_err();
+    let err = run_kernel(&src, "k", 2, 32, &args, rng.seed).unwrap_err();
     let Fault::Race {
         location,
         first,
@@ -652,6 +660,6 @@ fn argument_at_an_offset_in_its_buffer() {
     };
     assert_eq!(*location, format!("`out`[{last}] (global)"), "{err}");
     assert_ne!(first.thread.block, second.thread.block, "{err}");
-    run_kernel(&src, "k", 1, 32, &args, rng.0).expect("one block: no race");
+    run_kernel(&src, "k", 1, 32, &args, rng.seed).expect("one block: no race");
     assert_eq!(read_back::<u32>(&buffer, start + len)[start + last], 0);
 }
