@@ -7,6 +7,7 @@
 
 pub(crate) mod default;
 pub(crate) mod health;
+pub(crate) mod limits;
 pub(crate) mod panic;
 pub(crate) mod properties;
 pub(crate) mod stream;
@@ -17,12 +18,12 @@ use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
 use crate::device::health::Health;
+use crate::device::limits::DeviceLimits;
 use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::error::{Error, Result};
 use crate::executor::cuda::CudaDevice;
 use crate::executor::sim::SimDevice;
 use crate::executor::Executor;
-use crate::launch::config::DeviceLimits;
 
 /// A GPU or the CPU simulator. Cheap to clone (a reference count); every `Device` for
 /// the same GPU ordinal shares one context, as the CUDA runtime does.

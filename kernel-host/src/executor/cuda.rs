@@ -15,11 +15,11 @@ use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
 use crate::device::health::Health;
+use crate::device::limits::DeviceLimits;
 use crate::device::panic::{ModuleTable, RecordPool, StreamFaults};
 use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};
 use crate::error::{DriverResultExt, Error, Result};
-use crate::launch::config::DeviceLimits;
 use crate::memory::allocation::Allocation;
 
 use super::memory::Memory;

@@ -12,9 +12,10 @@ use std::sync::Mutex;
 use cudarc::driver::result;
 
 use crate::compile::cache::LoadedKernel;
+use crate::device::limits::DeviceLimits;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::launch::config::{DeviceLimits, LaunchConfig, ValidLaunch};
+use crate::launch::config::{LaunchConfig, ValidLaunch};
 
 /// The limit named when a cooperative grid is too large.
 const CO_RESIDENCY_LIMIT: &str =
