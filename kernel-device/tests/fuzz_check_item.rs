@@ -41,16 +41,41 @@ fn check_one(source: &str, tokens: TokenStream) -> bool {
     true
 }
 
+/// The functions are split into this many streams, each from its own seed, run on
+/// threads (CI has two cores; a fixed count keeps a seed's functions the same anywhere).
+const SHARDS: u64 = 4;
+
 #[test]
 fn check_item_never_panics_on_100k_mutated_functions() {
     let (seed, iterations) = fuzz::settings();
-    println!("fuzz seed {seed:#x}, {iterations} functions");
-    let mut rng = fuzz::Rng::with_seed(seed);
+    println!("fuzz seed {seed:#x}, {iterations} functions in {SHARDS} shards");
+    let (checked, rounds) = std::thread::scope(|scope| {
+        let shards: Vec<_> = (0..SHARDS)
+            .map(|shard| {
+                let share = iterations / SHARDS as usize
+                    + usize::from((shard as usize) < iterations % SHARDS as usize);
+                scope.spawn(move || check_mutants(seed, shard, share))
+            })
+            .collect();
+        shards.into_iter().fold((0, 0), |(c, r), s| {
+            let (sc, sr) = s.join().expect("a shard panicked: its message is above");
+            (c + sc, r + sr)
+        })
+    });
+    println!("{checked} functions checked out of {rounds} generated");
+    assert!(
+        checked >= iterations,
+        "only {checked} of {rounds} inputs parsed as functions"
+    );
+}
+
+/// Checks `count` functions of shard `shard`'s stream that reach the checker; returns
+/// (checked, generated). Gives up if the generator stops producing functions.
+fn check_mutants(seed: u64, shard: u64, count: usize) -> (usize, usize) {
+    let mut rng = fuzz::Rng::with_seed(seed ^ (shard << 48));
     let mut checked = 0usize;
     let mut round = 0usize;
-    // Count only functions that reach the checker; give up (and fail) if the
-    // generator stops producing them.
-    while checked < iterations && round < iterations * 20 {
+    while checked < count && round < count * 20 {
         round += 1;
         let tokens = fuzz::next_function(&mut rng, round);
         let rendered = tokens.to_string();
@@ -58,11 +83,7 @@ fn check_item_never_panics_on_100k_mutated_functions() {
             checked += 1;
         }
     }
-    println!("{checked} functions checked out of {round} generated");
-    assert!(
-        checked >= iterations,
-        "only {checked} of {round} inputs parsed as functions"
-    );
+    (checked, round)
 }
 
 #[test]

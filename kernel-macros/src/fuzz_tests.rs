@@ -66,20 +66,44 @@ fn assert_no_internal_name(message: &str, source: &str) {
     }
 }
 
+/// The mutants are split into this many streams, each from its own seed, run on threads
+/// (CI has two cores; a fixed count keeps a seed's mutants the same on any machine).
+const SHARDS: u64 = 4;
+
 #[test]
 fn expansion_never_panics_on_100k_mutants() {
     let (seed, iterations) = generator::settings();
-    println!("fuzz seed {seed:#x}, {iterations} expansions");
-    let mut rng = generator::Rng::with_seed(seed ^ 0x0005_DEEC_E66D);
+    println!("fuzz seed {seed:#x}, {iterations} expansions in {SHARDS} shards");
+    let with_errors: usize = std::thread::scope(|scope| {
+        let shards: Vec<_> = (0..SHARDS)
+            .map(|shard| {
+                let share = iterations / SHARDS as usize
+                    + usize::from((shard as usize) < iterations % SHARDS as usize);
+                scope.spawn(move || expand_mutants(seed, shard, share))
+            })
+            .collect();
+        shards
+            .into_iter()
+            .map(|s| s.join().expect("a shard panicked: its message is above"))
+            .sum()
+    });
+    println!("{with_errors} of {iterations} expansions reported errors");
+    // Both outcomes must be exercised: the mutants are not all rejected, nor all accepted.
+    assert!(with_errors > iterations / 10 && with_errors < iterations);
+}
+
+/// Expands `count` mutants of shard `shard`'s stream; returns how many reported errors.
+fn expand_mutants(seed: u64, shard: u64, count: usize) -> usize {
+    let mut rng = generator::Rng::with_seed(seed ^ 0x0005_DEEC_E66D ^ (shard << 48));
     let mut with_errors = 0usize;
-    for round in 1..=iterations {
+    for round in 1..=count {
         let tokens = generator::next_function(&mut rng, round);
         let kind = kind_of(&tokens, &mut rng);
         let args: TokenStream = syn::parse_str(ARGS[rng.below(ARGS.len())]).unwrap_or_default();
         let source = tokens.to_string();
         let is_fn = syn::parse2::<syn::ItemFn>(tokens.clone()).is_ok();
         let output = catch_unwind(AssertUnwindSafe(|| expand(kind, args, tokens)))
-            .unwrap_or_else(|_| panic!("the macro panicked on:\n{source}"));
+            .unwrap_or_else(|_| panic!("the macro panicked on (shard {shard}):\n{source}"));
         if is_fn {
             if let Err(e) = syn::parse2::<syn::File>(output.clone()) {
                 panic!("expansion is not well-formed Rust ({e}) for:\n{source}\n---\n{output}");
@@ -99,9 +123,7 @@ fn expansion_never_panics_on_100k_mutants() {
             );
         }
     }
-    println!("{with_errors} of {iterations} expansions reported errors");
-    // Both outcomes must be exercised: the mutants are not all rejected, nor all accepted.
-    assert!(with_errors > iterations / 10 && with_errors < iterations);
+    with_errors
 }
 
 #[test]

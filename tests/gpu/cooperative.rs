@@ -52,10 +52,15 @@ fn two_phase_sum(x: &[i64], partials: &mut [i64], total: &mut [i64]) {
 
 #[test]
 fn every_round_sees_this_rounds_values_back_to_back() {
-    let _gpu = require_gpu!();
+    let gpu = require_gpu!();
     let block = (32u32, 4u32);
-    let max = exchange_rounds::max_cooperative_grid_blocks(block).unwrap();
+    let mut max = exchange_rounds::max_cooperative_grid_blocks(block).unwrap();
     assert!(max >= 1, "no co-resident block at all");
+    // The simulator runs blocks one after another between grid barriers, so a grid of
+    // sm_90's size only costs CI time there (over a minute) without more interleavings.
+    if gpu.is_simulator() {
+        max = max.min(16);
+    }
     // The whole co-resident grid (the hardest case for the barrier), as a 2-D grid.
     let (gx, gy) = if max >= 2 { (max / 2, 2) } else { (1, 1) };
     let threads = (gx * gy * block.0 * block.1) as usize;
