@@ -99,7 +99,7 @@ const INTERNAL_NAMES: &[&str] = &[
 /// The blessed messages are what users read, so they are held to what the issue tracker
 /// found wrong with them: no internal name (the front end's own property test checks
 /// its messages; this one checks rustc's, which that test cannot see), and no note
-/// pointing into cudajit's sources (`--> kernel-host/src/args.rs`): every error points
+/// pointing into cudajit's sources (`--> kernel-host/src/launch/args.rs`): every error points
 /// at the user's code. One exception, which rustc adds to every unmet bound of a
 /// library function and no stable attribute removes: the "required by a bound in
 /// `cudajit::reduce`" note after an error at the user's argument, pointing at the

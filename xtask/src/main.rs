@@ -14,7 +14,7 @@
 //! - `chart-hl TABLE.txt OUT.png`: the same for the high-level operations' table.
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
-//! - `fuzz [--count N] [--seed S]`: N fresh random programs on the CPU simulator against
+//! - `fuzz [--count N] [--seed S] [--mode plain|opt|mixed]`: N fresh random programs on the CPU simulator against
 //!   rustc (issue 8); `test` runs it with 2,000 and a fresh seed.
 //! - `cycles --crate NAME | --dir PATH | --top-level NAME`: import cycles among a
 //!   crate's files (or a folder's, or its top-level modules'); `test` checks kernel-host.
@@ -43,7 +43,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   chart-hl TABLE.txt OUT.png            draw the hl bench table's ratios (bench/run_hl.sh)
   gen-fidelity --seed S [--count N] --out FILE
                                         write N random programs of the subset (default 1000)
-  fuzz [--count N] [--seed S]           N fresh random programs on the simulator against rustc
+  fuzz [--count N] [--seed S] [--mode plain|opt|mixed]
+                                        N fresh random programs on the simulator against rustc
                                         (default 2000, a new seed each run)
   cycles --crate NAME | --dir CRATE/src/PATH | --top-level NAME
                                         print import cycles among a crate's files (or a
