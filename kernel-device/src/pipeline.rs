@@ -63,16 +63,7 @@ pub fn nvvm_ir_for_kernel(
     let optimised = optimised_unit(kernel)?;
     let output = nvvm_back::write_optimised(&optimised, options)?;
     let module = &optimised.module;
-    let params = module
-        .function_by_name(kernel.name)
-        .map(|h| {
-            module.functions[h]
-                .params
-                .iter()
-                .map(|p| p.ty.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+    let params = module.param_types(kernel.name);
     let launch_proof = output
         .launch_proofs
         .into_iter()

@@ -124,6 +124,20 @@ impl Module {
             .find(|(_, f)| f.name == name)
             .map(|(h, _)| h)
     }
+
+    /// The parameter types of the function named `name` (empty when there is none): the
+    /// kernel signature the NVVM compile and the simulated launch both report.
+    pub fn param_types(&self, name: &str) -> Vec<Type> {
+        self.function_by_name(name)
+            .map(|h| {
+                self.functions[h]
+                    .params
+                    .iter()
+                    .map(|p| p.ty.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -36,16 +36,7 @@ impl SimKernel {
             kernel: source.name.to_string(),
             message: e.to_string(),
         })?;
-        let params = module
-            .function_by_name(source.name)
-            .map(|h| {
-                module.functions[h]
-                    .params
-                    .iter()
-                    .map(|p| p.ty.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let params = module.param_types(source.name);
         let static_shared = module
             .globals
             .iter()
