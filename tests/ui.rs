@@ -1,10 +1,11 @@
-//! Compile-fail and pass tests (trybuild). `tests/ui/<category>/*.rs` each hold ONE
-//! construct outside the kernel subset and must fail to compile with exactly the errors
-//! in the `.stderr` beside it, at the user's tokens; `tests/ui/pass/*.rs` must compile.
-//! A compile-fail case without its reviewed `.stderr` is a failure: write the case,
-//! bless it with `TRYBUILD=overwrite cargo test --test ui`, then read what it prints.
-//! `tests/ui/pass/subset_*.rs` hold one `#[kernel]` per construct of the README's
-//! "The kernel subset", named after the construct, one file per bullet.
+//! Compile-fail tests (trybuild). `tests/ui/<category>/*.rs` each hold ONE construct
+//! outside the kernel subset and must fail to compile with exactly the errors in the
+//! `.stderr` beside it, at the user's tokens. A case without its reviewed `.stderr` is a
+//! failure: write the case, bless it with `TRYBUILD=overwrite cargo test --test ui`, then
+//! read what it prints. The pass cases (one `#[kernel]` per construct of the README's
+//! "The kernel subset", and programs the macro must accept) are the binaries of the
+//! `tests/ui_pass` package: trybuild checks compile-fail cases in one `cargo check`, but
+//! only when no pass case is in its list.
 
 use std::path::{Path, PathBuf};
 
@@ -33,9 +34,8 @@ fn cases_under(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn ui() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
-    let pass_dir = root.join("pass");
     let blessing = std::env::var_os("TRYBUILD").is_some_and(|v| v == "overwrite");
-    // `CUDAJIT_UI_ONLY=pass/subset` runs only the cases whose path contains it (or any
+    // `CUDAJIT_UI_ONLY=arrays/` runs only the cases whose path contains it (or any
     // of several, comma-separated), for quick iteration on a few cases; CI sets
     // nothing and runs them all.
     let only = std::env::var("CUDAJIT_UI_ONLY").unwrap_or_default();
@@ -48,7 +48,7 @@ fn ui() {
         .collect();
     let missing: Vec<_> = cases
         .iter()
-        .filter(|c| !c.starts_with(&pass_dir) && !c.with_extension("stderr").exists())
+        .filter(|c| !c.with_extension("stderr").exists())
         .collect();
     assert!(
         blessing || missing.is_empty(),
@@ -56,11 +56,7 @@ fn ui() {
     );
     let t = trybuild::TestCases::new();
     for case in &cases {
-        if case.starts_with(&pass_dir) {
-            t.pass(case);
-        } else {
-            t.compile_fail(case);
-        }
+        t.compile_fail(case);
     }
 }
 

@@ -40,12 +40,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 pub use cudajit_build::BuildReport;
 
-/// The workspace's own sources not compiled ahead of time: the compile-fail cases in
-/// `tests/ui`, the generated fidelity programs in `tests/gpu/fidelity` (a thousand
+/// The workspace's own sources not compiled ahead of time: the compile-fail and pass cases in
+/// `tests/ui` and `tests/ui_pass`, the generated fidelity programs in `tests/gpu/fidelity` (a thousand
 /// kernels: their PTX embedded would add tens of MB to every binary of the bundle, so
 /// the `gpu_fidelity` test compiles them at run time), and the user crate of
 /// cudajit-build's test (it embeds its own).
-const SKIPPED: &[&str] = &["tests/ui", "tests/gpu/fidelity", "tests/aot_crate"];
+const SKIPPED: &[&str] = &[
+    "tests/ui",
+    "tests/ui_pass",
+    "tests/gpu/fidelity",
+    "tests/aot_crate",
+];
 
 /// Prints the kernels left to the JIT; with `strict`, they are an error.
 pub fn warn_or_fail(report: &BuildReport, strict: bool) -> Result<(), String> {

@@ -43,13 +43,21 @@ fn run(ops: &[Op], prog: &mut [Instr], default: Op, out: &mut [f32]) {
     if i < out.len() {
         let op: Op = flip(ops[i]);
         out[i] = apply(op, out[i], prog[i].x) + (op as u8) as f32;
-        prog[i].op = if prog[i].op != default { default } else { Op::Max };
+        prog[i].op = if prog[i].op != default {
+            default
+        } else {
+            Op::Max
+        };
     }
 }
 
 fn main() {
     let ops = [Op::Add, Op::Mul, Op::Max];
-    let mut prog = [Instr { x: 1.0, op: Op::Add, _pad: [0; 3] }; 3];
+    let mut prog = [Instr {
+        x: 1.0,
+        op: Op::Add,
+        _pad: [0; 3],
+    }; 3];
     let mut out = [0.0f32; 3];
     let _ = launch!(run[1, 3](&ops, &mut prog, Op::Mul, &mut out));
 }

@@ -10,8 +10,14 @@ fn lane_and_mask_queries(out: &mut [u32]) {
 
 #[kernel]
 fn shfl_sync_every_word(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64],
-    e: &mut [isize], f: &mut [usize], g: &mut [f32], h: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [isize],
+    f: &mut [usize],
+    g: &mut [f32],
+    h: &mut [f64],
 ) {
     a[0] = shfl_sync(u32::MAX, a[0], 0);
     b[0] = shfl_sync(u32::MAX, b[0], 0);
@@ -25,9 +31,11 @@ fn shfl_sync_every_word(
 
 #[kernel]
 fn shfl_up_down_xor_sync(a: &mut [f32], b: &mut [i64]) {
-    a[0] = shfl_up_sync(u32::MAX, a[0], 1) + shfl_down_sync(u32::MAX, a[1], 1)
+    a[0] = shfl_up_sync(u32::MAX, a[0], 1)
+        + shfl_down_sync(u32::MAX, a[1], 1)
         + shfl_xor_sync(u32::MAX, a[2], 1);
-    b[0] = shfl_up_sync(u32::MAX, b[0], 2) + shfl_down_sync(u32::MAX, b[1], 2)
+    b[0] = shfl_up_sync(u32::MAX, b[0], 2)
+        + shfl_down_sync(u32::MAX, b[1], 2)
         + shfl_xor_sync(u32::MAX, b[2], 2);
 }
 

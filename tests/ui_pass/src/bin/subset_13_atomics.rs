@@ -6,7 +6,12 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn atomic_add_every_type(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [f32],
+    f: &mut [f64],
 ) {
     let _ = atomic_add(a, 0, 1) + atomic_add_block(a, 1, 1) + atomic_add_system(a, 2, 1);
     let _ = atomic_add(b, 0, 1u32);
@@ -18,7 +23,12 @@ fn atomic_add_every_type(
 
 #[kernel]
 fn atomic_sub_every_type(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [f32],
+    f: &mut [f64],
 ) {
     let _ = atomic_sub(a, 0, 1) + atomic_sub_block(a, 1, 1) + atomic_sub_system(a, 2, 1);
     let _ = atomic_sub(b, 0, 1u32);
@@ -30,7 +40,12 @@ fn atomic_sub_every_type(
 
 #[kernel]
 fn atomic_min_every_type(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [f32],
+    f: &mut [f64],
 ) {
     let _ = atomic_min(a, 0, 1) + atomic_min_block(a, 1, 1) + atomic_min_system(a, 2, 1);
     let _ = atomic_min(b, 0, 1u32);
@@ -42,7 +57,12 @@ fn atomic_min_every_type(
 
 #[kernel]
 fn atomic_max_every_type(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [f32],
+    f: &mut [f64],
 ) {
     let _ = atomic_max(a, 0, 1) + atomic_max_block(a, 1, 1) + atomic_max_system(a, 2, 1);
     let _ = atomic_max(b, 0, 1u32);
@@ -54,7 +74,12 @@ fn atomic_max_every_type(
 
 #[kernel]
 fn atomic_exch_every_type(
-    a: &mut [i32], b: &mut [u32], c: &mut [i64], d: &mut [u64], e: &mut [f32], f: &mut [f64],
+    a: &mut [i32],
+    b: &mut [u32],
+    c: &mut [i64],
+    d: &mut [u64],
+    e: &mut [f32],
+    f: &mut [f64],
 ) {
     let _ = atomic_exch(a, 0, 1) + atomic_exch_block(a, 1, 1) + atomic_exch_system(a, 2, 1);
     let _ = atomic_exch(b, 0, 1u32);

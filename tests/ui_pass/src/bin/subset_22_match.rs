@@ -53,7 +53,13 @@ fn match_as_a_statement(a: &mut [u32], flag: bool) {
 
 #[kernel]
 fn if_let_and_while_let(a: &mut [u32]) {
-    a[1] = if let n @ 1..=9 = a[0] { n } else if let 10 | 20 = a[0] { 2 } else { 0 };
+    a[1] = if let n @ 1..=9 = a[0] {
+        n
+    } else if let 10 | 20 = a[0] {
+        2
+    } else {
+        0
+    };
     let mut v = a[0];
     while let 1.. = v {
         v /= 2;

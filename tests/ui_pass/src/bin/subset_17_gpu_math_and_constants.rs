@@ -12,7 +12,11 @@ fn rsqrt_f32_f64(x: &mut [f32], y: &mut [f64]) {
 #[kernel]
 fn fast_approximate_f32(x: &mut [f32]) {
     let a = x[0];
-    x[1] = fast_sin(a) + fast_cos(a) + fast_exp(a) + fast_log(a) + fast_powf(a, 2.0)
+    x[1] = fast_sin(a)
+        + fast_cos(a)
+        + fast_exp(a)
+        + fast_log(a)
+        + fast_powf(a, 2.0)
         + fast_div(a, 3.0);
 }
 

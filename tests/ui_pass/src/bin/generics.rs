@@ -10,7 +10,11 @@ fn scale<T: Num>(a: T, x: &mut [T]) {
         let mut v = x[i] * a + T::one() - T::zero();
         v += T::from_i32(2);
         v -= T::from_usize(i);
-        x[i] = if v > T::MAX / T::from_f64(2.0) { T::MIN } else { v };
+        x[i] = if v > T::MAX / T::from_f64(2.0) {
+            T::MIN
+        } else {
+            v
+        };
     }
 }
 
@@ -19,7 +23,11 @@ fn float_math<T: Float>(x: &mut [T]) {
     let i = grid(1);
     if i < x.len() {
         let v = x[i];
-        x[i] = -v.sqrt().mul_add(v.exp(), v.ln().abs()).max(T::EPSILON).min(T::PI)
+        x[i] = -v
+            .sqrt()
+            .mul_add(v.exp(), v.ln().abs())
+            .max(T::EPSILON)
+            .min(T::PI)
             + rsqrt(v)
             + T::max(v.powi(2), v.powf(T::from_f32(0.5)));
     }
@@ -30,7 +38,8 @@ fn bits<T: Int>(x: &mut [T], shift: u32) {
     let i = grid(1);
     if i < x.len() {
         let v = x[i];
-        x[i] = ((v << shift) ^ !v | (v >> 1u32) & v).wrapping_add(T::from_u32(v.count_ones()))
+        x[i] = ((v << shift) ^ !v | (v >> 1u32) & v)
+            .wrapping_add(T::from_u32(v.count_ones()))
             .min(T::MAX)
             .clamp(T::zero(), T::MAX);
     }

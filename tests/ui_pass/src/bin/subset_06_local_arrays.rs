@@ -57,9 +57,19 @@ fn array_of_every_scalar(out: &mut [f64]) {
     let k = [1.0f32; 2];
     let l = [1.0f64; 2];
     let m = [true; 2];
-    out[0] = a[0] as f64 + b[0] as f64 + c[0] as f64 + d[0] as f64 + e[0] as f64
-        + f[0] as f64 + g[0] as f64 + h[0] as f64 + i[0] as f64 + j[0] as f64
-        + k[0] as f64 + l[0] + m[1] as u8 as f64;
+    out[0] = a[0] as f64
+        + b[0] as f64
+        + c[0] as f64
+        + d[0] as f64
+        + e[0] as f64
+        + f[0] as f64
+        + g[0] as f64
+        + h[0] as f64
+        + i[0] as f64
+        + j[0] as f64
+        + k[0] as f64
+        + l[0]
+        + m[1] as u8 as f64;
 }
 
 #[kernel]

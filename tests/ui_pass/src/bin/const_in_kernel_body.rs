@@ -19,7 +19,8 @@ fn smooth(a: &[f32], out: &mut [f32]) {
     }
     sync_threads();
     if i < out.len() && t > 0 && t + 1 < N {
-        local[t % HALF] = WEIGHTS[0] * tile[t - 1] + WEIGHTS[1] * tile[t] + WEIGHTS[2] * tile[t + 1];
+        local[t % HALF] =
+            WEIGHTS[0] * tile[t - 1] + WEIGHTS[1] * tile[t] + WEIGHTS[2] * tile[t + 1];
         out[i] = local[t % HALF] * SCALE * scaled(1.0);
     }
 }

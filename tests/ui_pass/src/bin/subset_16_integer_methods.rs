@@ -10,9 +10,16 @@ fn integer_min_max_abs_clamp(i: &mut [i32], u: &mut [u64]) {
 
 #[kernel]
 fn integer_wrapping_and_saturating(i: &mut [i64], u: &mut [u8]) {
-    i[0] = i[1].wrapping_add(i[2]) + i[3].wrapping_sub(i[4]) + i[5].wrapping_mul(i[6])
-        + i[7].wrapping_pow(3) + i[8].saturating_add(1) + i[9].saturating_sub(1);
-    u[0] = u[1].wrapping_add(200).saturating_add(u[2]).saturating_sub(u[3]);
+    i[0] = i[1].wrapping_add(i[2])
+        + i[3].wrapping_sub(i[4])
+        + i[5].wrapping_mul(i[6])
+        + i[7].wrapping_pow(3)
+        + i[8].saturating_add(1)
+        + i[9].saturating_sub(1);
+    u[0] = u[1]
+        .wrapping_add(200)
+        .saturating_add(u[2])
+        .saturating_sub(u[3]);
 }
 
 #[kernel]

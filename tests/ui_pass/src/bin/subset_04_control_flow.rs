@@ -17,7 +17,13 @@ fn if_else_if_else(a: &mut [i32]) {
 
 #[kernel]
 fn if_as_expression(a: &mut [i32]) {
-    a[1] = if a[0] > 0 { 1 } else if a[0] < 0 { -1 } else { 0 };
+    a[1] = if a[0] > 0 {
+        1
+    } else if a[0] < 0 {
+        -1
+    } else {
+        0
+    };
 }
 
 #[kernel]

@@ -50,8 +50,8 @@ mod generic {
 fn lengths(xs: &[f32], ys: &[f32], out: &mut [f32], hits: &mut [u32]) {
     let i = grid(1);
     if i < out.len() {
-        out[i] = math::norm2(xs[i], ys[i]) + warp::twice(sync::half(nd::first(xs)))
-            + generic::zero();
+        out[i] =
+            math::norm2(xs[i], ys[i]) + warp::twice(sync::half(nd::first(xs))) + generic::zero();
         atomic_add(hits, 0, atomic::one());
     }
 }

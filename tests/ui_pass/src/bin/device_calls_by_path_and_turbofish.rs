@@ -39,7 +39,9 @@ fn via_paths(x: f32) -> f32 {
 fn k(c: &mut [f32]) {
     let i = grid(1);
     if i < c.len() {
-        c[i] = helpers::twice(c[i]) + helpers::scaled::<f32>(c[i], 3.0) + cube::<f32>(c[i])
+        c[i] = helpers::twice(c[i])
+            + helpers::scaled::<f32>(c[i], 3.0)
+            + cube::<f32>(c[i])
             + self::helpers::deeper::plus_one(via_paths(c[i]))
             + crate::helpers::scaled(c[i], 0.5);
     }
