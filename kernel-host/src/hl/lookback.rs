@@ -41,6 +41,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use kernel_device::source::FnSource;
 
 use super::lookback_text::lookback_text;
+use super::scan_text::ScanShape;
 use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
 use crate::error::{Error, Result};
 use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
@@ -265,43 +266,25 @@ pub(super) fn kernel<T: DeviceScalar>(
     items: usize,
     exclusive: bool,
 ) -> synth::Kernel {
-    let t = T::SCALAR.rust_name();
-    let opn = synth::callee(op, t);
-    let block = synth::BLOCK as usize;
-    let warps = block / 32;
-    let tile = items * block;
-    // One padding slot per 32 elements: thread-consecutive reads hit distinct banks.
-    let padded = tile + tile / 32;
-    let kind = if exclusive { "exclusive" } else { "inclusive" };
-    let name = format!("cj_scan3_{kind}_{items}_{t}_{}", op.name);
-    let step = if exclusive {
-        "cj_sm[cj_s] = cj_run;
-        cj_run = OP(cj_run, cj_x);"
-    } else {
-        "cj_run = OP(cj_run, cj_x);
-        cj_sm[cj_s] = cj_run;"
-    }
-    .replace("OP", &opn);
+    let shape = ScanShape::of::<T>("cj_scan3", op, items, exclusive);
+    let ScanShape {
+        tile,
+        padded,
+        name,
+        opn,
+        ..
+    } = &shape;
     let w = "u64";
-    let lookback = lookback_text::<T>(&opn);
+    let load = shape.load("cj_start", "cj_whole", "");
+    let warp_scan = shape.warp_scan("");
+    let block_totals = shape.block_totals();
+    let rescan_and_store = shape.rescan_and_store("cj_whole", "");
+    let lookback = lookback_text::<T>(opn);
+    let prologue = shape.prologue(w, *padded, 2);
+    let first_ticket = shape.first_ticket();
     let text = format!(
-        "fn {name}(cj_in: &[{t}], cj_out: &mut [{t}], cj_status: &mut [u32], cj_aggregates: &mut [{w}], cj_inclusive: &mut [{w}], cj_counter: &mut [u64], cj_issued: u64, cj_epoch: u32, cj_identity: {t}) {{
-    let cj_sm = shared_array::<[{t}; {padded}]>();
-    let cj_warp_totals = shared_array::<[{t}; {warps}]>();
-    let cj_tile_sm = shared_array::<[u32; 2]>();
-    let cj_prefix_sm = shared_array::<[{t}; 1]>();
-    let cj_tid = thread_idx().x as usize;
-    let cj_lane = cj_tid % 32;
-    let cj_warp = cj_tid / 32;
-    let cj_full = 0xffff_ffffu32;
-    let cj_n = cj_in.len();
-    let cj_tiles = (cj_n + {tile} - 1) / {tile};
-    if cj_tid == 0 {{
-        cj_tile_sm[0] = (atomic_add(cj_counter, 0, 1u64) - cj_issued) as u32;
-    }}
-    sync_threads();
-    let mut cj_slot = 0usize;
-    let mut cj_tile = cj_tile_sm[0] as usize;
+        "{prologue}
+    {first_ticket}
     // A block scans tiles until the counter runs past the last one.
     while cj_tile < cj_tiles {{
     // The next ticket, taken now so that its round trip overlaps this tile's work
@@ -311,77 +294,14 @@ pub(super) fn kernel<T: DeviceScalar>(
         cj_next = atomic_add(cj_counter, 0, 1u64);
     }}
     let cj_start = cj_tile * {tile};
-    // Striped loads: consecutive threads read consecutive elements (coalesced); a
-    // whole tile without bounds tests, so that all its loads are in flight at once.
     let cj_whole = cj_start + {tile} <= cj_n;
-    if cj_whole {{
-        for cj_k in 0..{items}usize {{
-            let cj_j = cj_k * {block} + cj_tid;
-            cj_sm[cj_j + cj_j / 32] = cj_in[cj_start + cj_j];
-        }}
-    }} else {{
-        for cj_k in 0..{items}usize {{
-            let cj_j = cj_k * {block} + cj_tid;
-            let cj_i = cj_start + cj_j;
-            cj_sm[cj_j + cj_j / 32] = if cj_i < cj_n {{ cj_in[cj_i] }} else {{ cj_identity }};
-        }}
-    }}
+    {load}
     sync_threads();
-    // The thread's consecutive elements folded in order.
-    let cj_first = cj_tid * {items};
-    let mut cj_v = cj_identity;
-    for cj_k in 0..{items}usize {{
-        let cj_j = cj_first + cj_k;
-        cj_v = {opn}(cj_v, cj_sm[cj_j + cj_j / 32]);
-    }}
-    // Inclusive scan across the warp: lane l folds lane l - d's value on its left.
-    let mut cj_d = 1u32;
-    while cj_d < 32 {{
-        let cj_up = shfl_up_sync(cj_full, cj_v, cj_d);
-        if cj_lane as u32 >= cj_d {{
-            cj_v = {opn}(cj_up, cj_v);
-        }}
-        cj_d <<= 1;
-    }}
-    let cj_prev = shfl_up_sync(cj_full, cj_v, 1u32);
-    let cj_warp_excl = if cj_lane == 0 {{ cj_identity }} else {{ cj_prev }};
-    if cj_lane == 31 {{
-        cj_warp_totals[cj_warp] = cj_v;
-    }}
+    {warp_scan}
     sync_threads();
-    let mut cj_before = cj_identity;
-    let mut cj_total = cj_identity;
-    for cj_w in 0..{warps}usize {{
-        let cj_x = cj_warp_totals[cj_w];
-        if cj_w < cj_warp {{
-            cj_before = {opn}(cj_before, cj_x);
-        }}
-        cj_total = {opn}(cj_total, cj_x);
-    }}
+    {block_totals}
 {lookback}    sync_threads();
-    // The thread's elements again, from the prefix of everything before them.
-    let mut cj_run = {opn}(cj_prefix_sm[0], {opn}(cj_before, cj_warp_excl));
-    for cj_k in 0..{items}usize {{
-        let cj_j = cj_first + cj_k;
-        let cj_s = cj_j + cj_j / 32;
-        let cj_x = cj_sm[cj_s];
-        {step}
-    }}
-    sync_threads();
-    if cj_whole {{
-        for cj_k in 0..{items}usize {{
-            let cj_j = cj_k * {block} + cj_tid;
-            cj_out[cj_start + cj_j] = cj_sm[cj_j + cj_j / 32];
-        }}
-    }} else {{
-        for cj_k in 0..{items}usize {{
-            let cj_j = cj_k * {block} + cj_tid;
-            let cj_i = cj_start + cj_j;
-            if cj_i < cj_n {{
-                cj_out[cj_i] = cj_sm[cj_j + cj_j / 32];
-            }}
-        }}
-    }}
+    {rescan_and_store}
     // The tile's reads of `cj_sm` end before the next tile's loads; the next ticket
     // goes to the other slot, so no thread can still be reading the one it replaces.
     cj_slot = 1 - cj_slot;

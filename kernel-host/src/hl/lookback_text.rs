@@ -2,6 +2,7 @@
 //! states are published and polled (packed words for 32-bit elements, fenced arrays
 //! for 64-bit ones) and the loop over windows of 32 earlier tiles.
 
+use super::scan_text::{spin_limit, window_fold, window_loop};
 use crate::launch::args::DeviceScalar;
 
 /// Spins on one window before a block stops waiting and publishes what it has (a wrong
@@ -125,6 +126,9 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
     let TileStateText {
         poll, read_value, ..
     } = &states;
+    let window_fold = window_fold(opn);
+    let window_loop = window_loop("if cj_valid { 0u32 } else { 2u32 }");
+    let spin_limit = spin_limit();
     // The packed word polled last, kept for its value.
     let word_decl = if states.packed {
         "let mut cj_word = 0u64;"
@@ -142,15 +146,7 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
             if cj_lane == 0 {{
                 {publish_aggregate}
             }}
-            // Windows of 32 earlier tiles, lane l on tile `cj_end - 1 - l`; past tile 0
-            // a lane holds the identity and counts as an inclusive prefix.
-            let mut cj_end = cj_tile;
-            let mut cj_more = true;
-            let mut cj_gave_up = false;
-            while cj_more {{
-                let cj_valid = cj_lane < cj_end;
-                let cj_p = if cj_valid {{ cj_end - 1 - cj_lane }} else {{ 0 }};
-                let mut cj_state = if cj_valid {{ 0u32 }} else {{ 2u32 }};
+            {window_loop}
                 {word_decl}
                 let mut cj_spins = 0u32;
                 let mut cj_waiting = true;
@@ -160,32 +156,10 @@ pub(super) fn lookback_text<T: DeviceScalar>(opn: &str) -> String {
                     if cj_state == 0 {{
                         {poll}
                     }}
-                    cj_waiting = !all_sync(cj_full, cj_state != 0);
-                    cj_spins += 1;
-                    if cj_spins == {SPIN_LIMIT}u32 {{
-                        cj_waiting = false;
-                        cj_gave_up = true;
-                    }}
+                    {spin_limit}
                 }}
                 {read_value}
-                let cj_found = ballot_sync(cj_full, cj_state == 2);
-                // Lanes beyond the nearest inclusive prefix add nothing.
-                let mut cj_win = if (cj_lane as u32) <= cj_found.trailing_zeros() {{ cj_value }} else {{ cj_identity }};
-                // Fold the window in tile order: lane l + e holds earlier tiles.
-                let mut cj_e = 1u32;
-                while cj_e < 32 {{
-                    let cj_down = shfl_down_sync(cj_full, cj_win, cj_e);
-                    if cj_lane as u32 + cj_e < 32 {{
-                        cj_win = {opn}(cj_down, cj_win);
-                    }}
-                    cj_e <<= 1;
-                }}
-                let cj_window = shfl_sync(cj_full, cj_win, 0u32);
-                cj_prefix = {opn}(cj_window, cj_prefix);
-                cj_more = cj_found == 0 && !cj_gave_up;
-                if cj_more {{
-                    cj_end -= 32;
-                }}
+                {window_fold}
             }}
             if cj_lane == 0 {{
                 let cj_through = {opn}(cj_prefix, cj_total);

@@ -28,6 +28,7 @@ mod operand;
 mod reduce;
 mod reduce_indexed;
 mod scan;
+mod scan_text;
 mod scratch;
 mod synth;
 #[cfg(test)]
