@@ -46,6 +46,21 @@ INSTANCE_CRITERIA = [
     ("instance_second_cold", 50_000.0, "first launch of a second instantiation in the process under 50 ms"),
     ("generic_launch_extra", 10.0, "later launch of an instantiation: under 10 us extra host time"),
 ]
+# Issue 27: a CUDA graph of 100 tiny launches replayed, host time per kernel node.
+GRAPH_ROWS = [
+    ("graph_node_cudarc", "cudarc stream capture, cuGraphLaunch"),
+    ("graph_node_cudajit", "cudajit stream.capture(..), graph.launch(&s)"),
+]
+# Issue 27's bars: (name, baseline or None, limit (ratio, or us when absolute), what).
+LATENCY_CRITERIA = [
+    ("launch_cudajit", "launch_cudarc_driver", 1.01, "launch on a created stream within 1% of bare cuLaunchKernel"),
+    ("launch_cudajit_default_stream", "launch_cudarc_driver", 1.01, "launch on the default stream within 1% of bare cuLaunchKernel"),
+    ("launch_cudajit_alternating_streams", "launch_cudarc_driver", 1.15, "alternating streams within 15% of bare cuLaunchKernel"),
+    ("first_call_cudajit", None, 15_000.0, "first call of a bounds-checked kernel under 15 ms"),
+    ("first_call_cudajit_nocheck", None, 10_000.0, "first call of an unchecked kernel under 10 ms"),
+    ("instance_first_disk", None, 2_000.0, "first launch found in the disk cache (fresh process) under 2 ms"),
+    ("graph_node_cudajit", None, 1.0, "graph replay under 1 us per kernel node"),
+]
 KERNEL_BASE = "kernel_nvcc"
 LAUNCH_BASE = "launch_cudarc"
 # The issue's criteria: (name, baseline, limit ratio, what).
@@ -137,6 +152,10 @@ def main(argv):
     else:
         lines.append(f"  {'later launch: extra host time over vecadd':<52} {'(missing)':>10}")
     lines.append("")
+    lines.append("Graph: 100 launches of the same kernel captured once, replayed 200 times back")
+    lines.append("to back, host wall time per kernel node, median of 11 interleaved repetitions")
+    lines += table(results, GRAPH_ROWS, [("graph_node_cudarc", "x cudarc")], "us/node")
+    lines.append("")
     lines.append("Criteria")
     failed = False
     for name, base, limit, what in CRITERIA:
@@ -159,6 +178,22 @@ def main(argv):
         else:
             failed = True
             lines.append(f"  MISSING  {what}: need {name}")
+    for name, base, limit, what in LATENCY_CRITERIA:
+        if name not in results or (base and base not in results):
+            failed = True
+            lines.append(f"  MISSING  {what}: need {name}" + (f" and {base}" if base else ""))
+            continue
+        us = results[name][0]
+        value = us / results[base][0] if base else us
+        ok = value <= limit
+        failed |= not ok
+        if base:
+            shown = f"{value:.3f}x ({us:.3f} us; limit {limit:.2f}x)"
+        elif limit >= 1e3:
+            shown = f"{us / 1e3:.1f} ms (limit {limit / 1e3:.0f} ms)"
+        else:
+            shown = f"{us:.3f} us (limit {limit:.1f} us)"
+        lines.append(f"  {'PASS' if ok else 'FAIL'}  {what}: {shown}")
     print("\n".join(lines))
     return 1 if failed else 0
 

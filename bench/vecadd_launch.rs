@@ -156,7 +156,8 @@ fn run(device: &Device) -> BenchResult<()> {
         &ctx,
         &raw_stream,
         nvcc_ptx.as_deref().map(|p| p.as_ref()),
-    )
+    )?;
+    graph_replay_costs(&stream, &ctx, nvcc_ptx.as_deref().map(|p| p.as_ref()))
 }
 
 /// xorshift64*, the same as bench/cuda/vecadd.cu: values k/2^23 - 1 in [-1, 1), exact in
@@ -673,5 +674,117 @@ fn launch_costs(
         &want,
         "tiny vecadd (bare launches)",
     )?;
+    Ok(())
+}
+
+/// Kernel nodes in the replayed graphs.
+const GRAPH_NODES: usize = 100;
+/// Replays per repetition.
+const GRAPH_REPLAYS: usize = 200;
+
+/// Issue 27's graph row: a CUDA graph of `GRAPH_NODES` launches of the tiny `vecadd`,
+/// captured once, then replayed `GRAPH_REPLAYS` times back to back and synchronised:
+/// host wall time per kernel node (what a replay of many small kernels costs end to
+/// end, the GPU's node throughput included), median of `REPS` repetitions, cudajit's
+/// `Stream::capture` / `Graph::launch` beside the same 100 launches captured with
+/// cudarc on a raw stream (`cuStreamBeginCapture`, `cuGraphLaunch`), interleaved.
+fn graph_replay_costs(
+    stream: &Stream,
+    ctx: &Arc<CudaContext>,
+    nvcc_ptx: Option<&Path>,
+) -> BenchResult<()> {
+    let ha = random_floats(TINY_N, 7);
+    let hb = random_floats(TINY_N, 8);
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    let blocks = (TINY_N as u32).div_ceil(BLOCK);
+    let a = DeviceArray::from_slice(&ha)?;
+    let b = DeviceArray::from_slice(&hb)?;
+    let mut c = DeviceArray::from_slice(&vec![f32::NAN; TINY_N])?;
+    let graph = stream.capture(|s| {
+        for _ in 0..GRAPH_NODES {
+            vecadd::launch(LaunchConfig::new(blocks, BLOCK).stream(s), &a, &b, &mut c)?;
+        }
+        Ok(())
+    })?;
+    if graph.len() != GRAPH_NODES {
+        return Err(format!("captured {} launches, not {GRAPH_NODES}", graph.len()).into());
+    }
+
+    // The raw side: the same kernel and parameters, captured on a cudarc stream.
+    let raw = ctx.new_stream()?;
+    let (f, _) = raw_kernel(ctx, nvcc_ptx)?;
+    let ta = raw.clone_htod(&ha)?;
+    let tb = raw.clone_htod(&hb)?;
+    let mut tc = raw.clone_htod(&vec![f32::NAN; TINY_N])?;
+    let len = TINY_N as i64;
+    let no_record = 0u64;
+    let cfg = RawConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    raw.synchronize()?;
+    raw.begin_capture(
+        cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+    )?;
+    for _ in 0..GRAPH_NODES {
+        // SAFETY: (a, len, b, len, c, len, record) with buffers of len f32 each.
+        unsafe {
+            raw.launch_builder(&f)
+                .arg(&ta)
+                .arg(&len)
+                .arg(&tb)
+                .arg(&len)
+                .arg(&mut tc)
+                .arg(&len)
+                .arg(&no_record)
+                .launch(cfg)
+        }?;
+    }
+    let raw_graph = raw
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))?
+        .ok_or("the raw capture recorded no graph")?;
+
+    let mut variants = [
+        LaunchVariant::new(
+            "graph_node_cudajit",
+            Box::new(|| Ok(graph.launch(stream)?)),
+            Box::new(|| Ok(stream.synchronize()?)),
+        ),
+        LaunchVariant::new(
+            "graph_node_cudarc",
+            Box::new(|| Ok(raw_graph.launch()?)),
+            Box::new(|| Ok(raw.synchronize()?)),
+        ),
+    ];
+    // Warm-up and first replays (which also write the outputs checked below).
+    for v in variants.iter_mut() {
+        for _ in 0..10 {
+            (v.launch)()?;
+        }
+        (v.sync)()?;
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(REPS); variants.len()];
+    for _ in 0..REPS {
+        for (v, t) in variants.iter_mut().zip(times.iter_mut()) {
+            let start = Instant::now();
+            for _ in 0..GRAPH_REPLAYS {
+                (v.launch)()?;
+            }
+            (v.sync)()?;
+            t.push(start.elapsed().as_secs_f64() * 1e6 / (GRAPH_REPLAYS * GRAPH_NODES) as f64);
+        }
+    }
+    for (v, t) in variants.iter().zip(&times) {
+        println!(
+            "RESULT {} {:.3} min_us={:.3},nodes={GRAPH_NODES},replays={GRAPH_REPLAYS},reps={REPS},n={TINY_N}",
+            v.name,
+            median(t.clone()),
+            min(t)
+        );
+    }
+    drop(variants);
+    check(&c.to_host()?, &want, "graph replay (cudajit)")?;
+    check(&raw.clone_dtoh(&tc)?, &want, "graph replay (cudarc)")?;
     Ok(())
 }
