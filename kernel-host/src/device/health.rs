@@ -34,13 +34,9 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock, RwLockReadGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use cudarc::driver::sys;
-
-use crate::compile::cache::LoadedKernel;
-use crate::device::Device;
-use crate::error::{DriverResultExt, Error, Result};
+use crate::error::Error;
 
 /// Whether a GPU's context works, and what broke it.
 #[derive(Default)]
@@ -51,9 +47,10 @@ pub(crate) struct Health {
     lost: AtomicBool,
     /// The error every call returns while `lost`.
     cause: Mutex<Option<Error>>,
-    /// The kernel most recently launched on the context (loaded kernels are never
-    /// freed, so the pointer stays valid).
-    last_kernel: AtomicPtr<LoadedKernel>,
+    /// The name of the kernel most recently launched on the context: a loaded kernel's
+    /// own `name` (loaded kernels are never freed, so the pointer stays valid). One
+    /// relaxed store per launch, as before; null when none was launched.
+    last_kernel: AtomicPtr<String>,
     /// Shared by the operations in flight, exclusive for a reset (see the module
     /// documentation).
     users: RwLock<()>,
@@ -141,201 +138,63 @@ impl Health {
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
-}
 
-impl Device {
-    fn health(&self) -> Option<&Health> {
-        self.cuda("health").ok().map(|cuda| &*cuda.health)
+    /// Whether this thread holds the shared lock (an operation of its own is in flight).
+    pub(crate) fn held_by_this_thread(&self) -> bool {
+        self.held_here()
     }
 
-    /// Makes this GPU's context current on the calling thread and keeps a reset from
-    /// running until the guard drops (see the module documentation); nothing on the
-    /// simulator. Take it before checking an object's generation.
-    pub(crate) fn bind(&self) -> Result<ContextGuard<'_>> {
-        match self.cuda("bind") {
-            Ok(cuda) => {
-                let guard = cuda.health.enter();
-                cuda.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-                Ok(guard)
-            }
-            Err(_) => Ok(ContextGuard::none()),
-        }
+    /// The exclusive lock a reset holds: waits for the operations in flight.
+    pub(crate) fn exclusive(&self) -> RwLockWriteGuard<'_, ()> {
+        self.users.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// For destructors of GPU objects made in context `generation`: the context bound
-    /// and guarded if the object is still live in it, `None` if a reset frees (or
-    /// freed) it or the context is lost (or this is the simulator).
-    pub(crate) fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
-        let cuda = self.cuda("bind").ok()?;
-        let guard = cuda.health.enter_if_current(generation)?;
-        cuda.ctx.bind_to_thread().ok()?;
-        Some(guard)
-    }
-
-    /// The context generation objects of this device are made in (0 on the simulator).
-    pub(crate) fn generation(&self) -> u64 {
-        self.health()
-            .map_or(0, |h| h.generation.load(Ordering::Acquire))
-    }
-
-    /// `Err(ContextLost)` once the context is lost: every entry point asks first.
+    /// Whether a sticky error was seen (the fast-path check).
     #[inline]
-    pub(crate) fn ensure_alive(&self) -> Result<()> {
-        match self.health() {
-            Some(health) if health.lost.load(Ordering::Acquire) => Err(health
-                .cause
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-                .unwrap_or_else(|| self.lost_error("the context was lost".into()))),
-            _ => Ok(()),
-        }
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
     }
 
-    /// Whether a sticky error has made the context unusable (until [`Device::reset`]).
-    pub fn is_lost(&self) -> bool {
-        self.health()
-            .is_some_and(|h| h.lost.load(Ordering::Acquire))
+    /// The error every call returns while lost, if one was kept.
+    pub(crate) fn cause(&self) -> Option<Error> {
+        self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Remembers `kernel` as the most recently launched one.
-    #[inline]
-    pub(crate) fn note_launch(&self, kernel: &'static LoadedKernel) {
-        if let Some(health) = self.health() {
-            health.last_kernel.store(
-                kernel as *const LoadedKernel as *mut LoadedKernel,
-                Ordering::Relaxed,
-            );
-        }
-    }
-
-    /// Passes `result` through, except that a sticky driver error marks the context
-    /// lost and becomes `Err(ContextLost)`.
-    pub(crate) fn watch<T>(&self, result: Result<T>) -> Result<T> {
-        match result {
-            Err(error) => Err(match error.sticky_cause() {
-                Some(cause) => self.mark_lost(cause.to_string()),
-                None => error,
-            }),
-            ok => ok,
-        }
-    }
-
-    #[cold]
-    fn mark_lost(&self, cause: String) -> Error {
-        let Some(health) = self.health() else {
-            return Error::Driver {
-                call: "cuCtxSynchronize",
-                message: cause,
-            };
-        };
-        let mut kept = health.cause.lock().unwrap_or_else(|p| p.into_inner());
-        // The first error found stays the one reported.
-        let error = kept.get_or_insert_with(|| self.lost_error(cause)).clone();
-        health.lost.store(true, Ordering::Release);
+    /// Marks the context lost; the first error found stays the one reported, and is
+    /// returned (`lost_error` makes it when there is none yet).
+    pub(crate) fn mark_lost(&self, lost_error: impl FnOnce() -> Error) -> Error {
+        let mut kept = self.cause.lock().unwrap_or_else(|p| p.into_inner());
+        let error = kept.get_or_insert_with(lost_error).clone();
+        self.lost.store(true, Ordering::Release);
         error
     }
 
-    /// What `reset` says after a sticky error: the `ContextLost`'s kernel and cause.
-    #[cold]
-    fn restart_error(&self) -> Error {
-        match self.ensure_alive() {
-            Err(Error::ContextLost {
-                ordinal,
-                kernel,
-                cause,
-            }) => Error::RestartRequired {
-                ordinal,
-                kernel,
-                cause,
-            },
-            _ => Error::RestartRequired {
-                ordinal: self.ordinal(),
-                kernel: "(none)".into(),
-                cause: "the context was lost".into(),
-            },
-        }
+    /// Remembers the kernel named `name` (a loaded kernel's own name) as the most
+    /// recently launched one.
+    #[inline]
+    pub(crate) fn note_launch(&self, name: &'static String) {
+        self.last_kernel
+            .store(name as *const String as *mut String, Ordering::Relaxed);
     }
 
-    fn lost_error(&self, cause: String) -> Error {
-        let last = self.health().map_or(std::ptr::null_mut(), |h| {
-            h.last_kernel.load(Ordering::Relaxed)
-        });
+    /// The name of the kernel most recently launched, `(none)` before the first.
+    pub(crate) fn last_kernel(&self) -> String {
+        let last = self.last_kernel.load(Ordering::Relaxed);
         // SAFETY: loaded kernels are never freed (see `Health::last_kernel`).
-        let kernel =
-            unsafe { last.as_ref() }.map_or_else(|| "(none)".to_string(), |k| k.name.clone());
-        Error::ContextLost {
-            ordinal: self.ordinal(),
-            kernel,
-            cause,
-        }
+        unsafe { last.as_ref() }.map_or_else(|| "(none)".to_string(), Clone::clone)
     }
 
-    /// Resets the GPU's context: frees every device array, stream, event and loaded
-    /// kernel of this device in this process, then makes the device usable again.
-    /// Objects made before the reset are refused afterwards
-    /// ([`Error::StaleAfterReset`]); kernels are loaded again at their next launch. It
-    /// is safe while other threads use the device: it waits for their operations in
-    /// flight (a launch with host slices, a synchronisation, a copy) to finish, and
-    /// theirs started meanwhile wait for it. `Err` on the simulator, which has no
-    /// context to lose.
-    ///
-    /// After a sticky error ([`Error::ContextLost`]: an illegal address, a hardware
-    /// exception) it is `Err(`[`Error::RestartRequired`]`)` and the device stays lost:
-    /// the CUDA driver refuses the process every new context on the device (measured
-    /// on driver 580; see `crate::device::health`). Restart the process, e.g. run work that
-    /// may fault in a child process; the GPU itself works for a new process.
-    pub fn reset(&self) -> Result<()> {
-        let cuda = self.cuda("reset")?;
-        if cuda.health.held_here() {
-            return Err(Error::Driver {
-                call: "cuDevicePrimaryCtxReset",
-                message: "`Device::reset` was called while this thread uses the device".into(),
-            });
-        }
-        // Waits for every operation in flight in other threads; those that start
-        // meanwhile wait for the reset and then refuse objects made before it.
-        let _exclusive = cuda.health.users.write().unwrap_or_else(|p| p.into_inner());
-        if cuda.health.lost.load(Ordering::Acquire) {
-            return Err(self.restart_error());
-        }
-        let ctx = &cuda.ctx;
-        // SAFETY: resets the primary context of this device, which cudarc retains.
-        unsafe { sys::cuDevicePrimaryCtxReset_v2(ctx.cu_device()) }
-            .result()
-            .call("cuDevicePrimaryCtxReset")?;
-        // The reset destroys the context: its handle answers CONTEXT_IS_DESTROYED until
-        // the primary context is retained again, which (measured on the H100, driver
-        // 580) brings it back under the same handle. That retain stands in for the one
-        // cudarc took and releases when its context drops.
-        let mut retained: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: `retained` is a valid out-pointer; the device ordinal is cudarc's.
-        unsafe { sys::cuDevicePrimaryCtxRetain(&mut retained, ctx.cu_device()) }
-            .result()
-            .call("cuDevicePrimaryCtxRetain")?;
-        if retained != ctx.cu_ctx() {
-            return Err(Error::Driver {
-                call: "cuDevicePrimaryCtxRetain",
-                message: "the device's primary context came back under a new handle after the \
-                          reset; restart the process to use this GPU again"
-                    .to_string(),
-            });
-        }
-        let health = &cuda.health;
-        health.generation.fetch_add(1, Ordering::AcqRel);
-        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // The reset freed every panic record: the pool's are forgotten, the streams'
-        // replaced (a stream made before the reset is refused by launches anyway).
-        cuda.records.forget_all();
-        for faults in self.all_faults() {
-            faults.renew(ctx, &cuda.health)?;
-        }
-        *health.cause.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        health
-            .last_kernel
+    /// After a reset: a new generation (objects made before are stale).
+    pub(crate) fn next_generation(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// After a reset: the context works again, with nothing launched on it.
+    pub(crate) fn recovered(&self) {
+        *self.cause.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.last_kernel
             .store(std::ptr::null_mut(), Ordering::Relaxed);
-        health.lost.store(false, Ordering::Release);
-        Ok(())
+        self.lost.store(false, Ordering::Release);
     }
 }
 

@@ -115,7 +115,7 @@ pub fn launch(
             .pending_reads
             .before_launch(device, stream, |memory| uses_allocation(args, memory))?;
     }
-    device.note_launch(kernel);
+    device.note_launch(&kernel.name);
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {

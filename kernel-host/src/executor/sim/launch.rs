@@ -80,13 +80,7 @@ pub(crate) fn check_launch(
     let (kernel, valid) = prepare(source, cache, config, device)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     if kernel.cooperative {
-        check_support(&kernel.name, device.limits())?;
-        let threads = valid.block.iter().product::<u32>();
-        let per_sm = blocks_per_multiprocessor(
-            threads,
-            valid.shared_bytes.saturating_add(kernel.static_shared),
-        );
-        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+        check_cooperative(kernel, &valid, device)?;
     }
     Ok(())
 }
@@ -105,13 +99,7 @@ pub(crate) fn launch(
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if kernel.cooperative {
-        check_support(&kernel.name, device.limits())?;
-        let threads = valid.block.iter().product::<u32>();
-        let per_sm = blocks_per_multiprocessor(
-            threads,
-            valid.shared_bytes.saturating_add(kernel.static_shared),
-        );
-        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+        check_cooperative(kernel, &valid, device)?;
     }
     let sim_args: Vec<Arg> = args.iter().map(to_sim_arg).collect();
     let shape = LaunchShape {
@@ -262,10 +250,23 @@ pub(crate) fn max_cooperative_grid_blocks(
 ) -> Result<u32> {
     let (kernel, valid) = prepare(source, cache, config, device)?;
     check_support(&kernel.name, device.limits())?;
+    Ok(blocks_per_multiprocessor_for(kernel, &valid).saturating_mul(device.multiprocessor_count()))
+}
+
+/// A cooperative launch's checks on a simulated device, as on a GPU: the device
+/// supports cooperative launches, and the whole grid is resident at once on sm_90.
+fn check_cooperative(kernel: &SimKernel, valid: &ValidLaunch, device: &Device) -> Result<()> {
+    check_support(&kernel.name, device.limits())?;
+    let per_sm = blocks_per_multiprocessor_for(kernel, valid);
+    check_co_resident(&kernel.name, valid, per_sm, device.multiprocessor_count())
+}
+
+/// How many blocks of this launch an sm_90 multiprocessor holds at once (the kernel's
+/// static shared memory counted with the launch's dynamic shared memory).
+fn blocks_per_multiprocessor_for(kernel: &SimKernel, valid: &ValidLaunch) -> u32 {
     let threads = valid.block.iter().product::<u32>();
-    let per_sm = blocks_per_multiprocessor(
+    blocks_per_multiprocessor(
         threads,
         valid.shared_bytes.saturating_add(kernel.static_shared),
-    );
-    Ok(per_sm.saturating_mul(device.multiprocessor_count()))
+    )
 }
