@@ -23,10 +23,11 @@ mod memory;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
+pub use device::attribute::DeviceAttribute;
 pub use device::default::synchronize;
 pub use device::default::{default_backend, set_backend};
 pub use device::limits::DeviceLimits;
-pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
+pub use device::properties::{DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
 pub use device::Device;
 /// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
@@ -35,11 +36,11 @@ pub use dlpark;
 pub use error::{Error, Result};
 pub use interop::cudarc::{BorrowedArray, CudarcSlice};
 pub use interop::dlpack::DlpackTensor;
-pub use launch::args::{DeviceElem, DeviceScalar};
 pub use launch::config::{Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use launch::graph::Graph;
 pub use memory::array::to_device;
 pub use memory::array::DeviceArray;
+pub use memory::elem::{DeviceElem, DeviceScalar};
 pub use memory::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};
 pub use memory::view::{DeviceView, DeviceViewMut};
@@ -72,11 +73,12 @@ pub mod __private {
     pub use crate::compile::cache::KernelCache;
     pub use crate::compile::instances::GenericKernels;
     pub use crate::launch::args::{
-        BoundscheckFalseLaunch, ByValue, ByValueArg, ByValueFallback, DeviceElem, DeviceScalar,
-        KernelArg, KernelSlice, KernelSliceMut, KernelValue, SliceArg, SliceArgMut,
+        BoundscheckFalseLaunch, ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice,
+        KernelSliceMut, SliceArg, SliceArgMut,
     };
     pub use crate::launch::cooperative::max_cooperative_grid_blocks;
     pub use crate::launch::{launch, PendingLaunch};
+    pub use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
     pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};

@@ -5,6 +5,7 @@
 //! simulator when there is none) is decided in `default`; its streams and events are
 //! `stream`'s, its context's health `health`'s, its properties `properties`'.
 
+pub(crate) mod attribute;
 pub(crate) mod context;
 pub(crate) mod default;
 pub(crate) mod health;

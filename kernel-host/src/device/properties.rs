@@ -4,8 +4,8 @@
 //! `cuda.current_context().get_memory_info()` and `device.<ATTRIBUTE>` give.
 
 use cudarc::driver::result;
-use cudarc::driver::sys::CUdevice_attribute as Attr;
 
+use crate::device::attribute::DeviceAttribute;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 
@@ -16,95 +16,6 @@ pub struct MemInfo {
     pub free: usize,
     /// The device's memory.
     pub total: usize,
-}
-
-/// A device attribute cudajit can read from the driver ([`Device::attribute`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DeviceAttribute {
-    MaxThreadsPerBlock,
-    MaxBlockDimX,
-    MaxBlockDimY,
-    MaxBlockDimZ,
-    MaxGridDimX,
-    MaxGridDimY,
-    MaxGridDimZ,
-    MaxSharedMemoryPerBlock,
-    MaxSharedMemoryPerBlockOptin,
-    MaxSharedMemoryPerMultiprocessor,
-    MaxRegistersPerBlock,
-    MaxRegistersPerMultiprocessor,
-    MaxThreadsPerMultiprocessor,
-    MaxBlocksPerMultiprocessor,
-    WarpSize,
-    MultiprocessorCount,
-    ComputeCapabilityMajor,
-    ComputeCapabilityMinor,
-    /// Core clock in kHz.
-    ClockRate,
-    /// Memory clock in kHz.
-    MemoryClockRate,
-    /// Memory bus width in bits.
-    GlobalMemoryBusWidth,
-    L2CacheSize,
-    TotalConstantMemory,
-    ConcurrentKernels,
-    EccEnabled,
-    CooperativeLaunch,
-    UnifiedAddressing,
-    MemoryPoolsSupported,
-    PciBusId,
-    PciDeviceId,
-    PciDomainId,
-}
-
-impl DeviceAttribute {
-    pub(crate) fn raw(self) -> Attr {
-        use DeviceAttribute as D;
-        match self {
-            D::MaxThreadsPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            D::MaxBlockDimX => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-            D::MaxBlockDimY => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-            D::MaxBlockDimZ => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-            D::MaxGridDimX => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-            D::MaxGridDimY => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-            D::MaxGridDimZ => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-            D::MaxSharedMemoryPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-            D::MaxSharedMemoryPerBlockOptin => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-            }
-            D::MaxSharedMemoryPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-            }
-            D::MaxRegistersPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
-            D::MaxRegistersPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR
-            }
-            D::MaxThreadsPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
-            }
-            D::MaxBlocksPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR
-            }
-            D::WarpSize => Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE,
-            D::MultiprocessorCount => Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            D::ComputeCapabilityMajor => Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            D::ComputeCapabilityMinor => Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            D::ClockRate => Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-            D::MemoryClockRate => Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-            D::GlobalMemoryBusWidth => Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-            D::L2CacheSize => Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
-            D::TotalConstantMemory => Attr::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY,
-            D::ConcurrentKernels => Attr::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS,
-            D::EccEnabled => Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED,
-            D::CooperativeLaunch => Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-            D::UnifiedAddressing => Attr::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
-            D::MemoryPoolsSupported => Attr::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-            D::PciBusId => Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
-            D::PciDeviceId => Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
-            D::PciDomainId => Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
-        }
-    }
 }
 
 /// The properties Numba's and CuPy's users ask about most, read once per call.

@@ -14,10 +14,10 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
+use crate::device::attribute::DeviceAttribute;
 use crate::device::health::Health;
 use crate::device::limits::DeviceLimits;
 use crate::device::panic::{ModuleTable, RecordPool, StreamFaults};
-use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};
 use crate::error::{DriverResultExt, Error, Result};
 use crate::memory::allocation::Allocation;

@@ -14,8 +14,8 @@ use kernel_device::back::sim::Buffer;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::launch::args::DeviceElem;
 use crate::memory::allocation::Allocation;
+use crate::memory::elem::DeviceElem;
 
 /// Where an array's elements are.
 pub(crate) enum Memory {

@@ -16,8 +16,8 @@ pub(crate) mod sim;
 use std::sync::Arc;
 
 use crate::backend::Backend;
+use crate::device::attribute::DeviceAttribute;
 use crate::device::panic::StreamFaults;
-use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};
 use crate::error::Result;
 

@@ -17,8 +17,9 @@ use super::numeric::{Builtin, Numeric};
 use super::{synth, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 use crate::memory::nd::DeviceNd;
 
 /// An N-d input an axis reduction accepts: a [`DeviceNd`] (used in place) or an

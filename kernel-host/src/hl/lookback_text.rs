@@ -2,7 +2,7 @@
 //! states are published and polled (packed words for 32-bit elements, fenced arrays
 //! for 64-bit ones) and the loop over windows of 32 earlier tiles.
 
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// Spins on one window before a block stops waiting and publishes what it has (a wrong
 /// prefix): reached only when an earlier block ended without publishing because one of

@@ -9,8 +9,8 @@ use ndarray::{ArrayBase, Data, Dimension};
 use super::{Input, Staged};
 use crate::device::Device;
 use crate::error::Result;
-use crate::launch::args::DeviceScalar;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 use crate::memory::nd::DeviceNd;
 
 impl<T: DeviceScalar, const D: usize> Input<T> for DeviceNd<T, D> {

@@ -20,8 +20,8 @@ use kernel_device::back::sim::Buffer;
 use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
 use crate::executor::memory::Memory;
-use crate::launch::args::{DeviceElem, DeviceScalar};
 use crate::memory::allocation::Allocation;
+use crate::memory::elem::{DeviceElem, DeviceScalar};
 
 /// `len` elements of `T` in device memory, freed on drop.
 pub struct DeviceArray<T: DeviceElem> {

@@ -4,6 +4,7 @@
 
 pub(crate) mod allocation;
 pub(crate) mod array;
+pub(crate) mod elem;
 pub(crate) mod marks;
 pub(crate) mod nd;
 pub(crate) mod pinned;

@@ -16,8 +16,9 @@
 use ndarray::{ArrayBase, Data, DataMut, Dim, Dimension, Ix2, Ix3, IxDyn};
 
 use crate::error::{Error, Result};
-use crate::launch::args::{ArgKind, DeviceElem, KernelArg};
+use crate::launch::args::{ArgKind, KernelArg};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceElem;
 
 /// Calls `f` with the element offset (from element `(0, ..)`) of every index of an
 /// array of `shape` and `strides`, in row-major order of the indices.

@@ -19,8 +19,8 @@ use cudarc::driver::{result, sys};
 use crate::device::stream::Stream;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::launch::args::DeviceElem;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceElem;
 
 /// `len` elements of `T` in page-locked host memory (zero-initialised), the source or
 /// destination of asynchronous copies.

@@ -19,9 +19,9 @@ use kernel_device::back::sim::Buffer;
 pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
 
 use crate::backend::Backend;
+use crate::device::attribute::DeviceAttribute;
 use crate::device::limits::DeviceLimits;
 use crate::device::panic::StreamFaults;
-use crate::device::properties::DeviceAttribute;
 use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
 use crate::executor::memory::Memory;
