@@ -16,7 +16,7 @@ use kernel_device::source::FnSource;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::executor::sim::SimKernel;
+use crate::executor::sim::launch::SimKernel;
 use crate::launch::args::KernelArg;
 
 /// Per-kernel cache of loaded modules. Built only by generated code, as a `static`.

@@ -9,6 +9,7 @@ pub(crate) mod attribute;
 pub(crate) mod context;
 pub(crate) mod default;
 pub(crate) mod health;
+pub(crate) mod id;
 pub(crate) mod limits;
 pub(crate) mod panic;
 pub(crate) mod properties;
@@ -20,6 +21,7 @@ use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
 use crate::device::health::Health;
+pub(crate) use crate::device::id::DeviceId;
 use crate::device::limits::DeviceLimits;
 use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::error::{Error, Result};
@@ -41,24 +43,6 @@ struct DeviceInner {
     executor: Box<dyn Executor>,
     /// Where launches report device-side faults, per stream (see `crate::device::panic`).
     faults: DeviceFaults,
-}
-
-/// Which device an array lives on, for the launch's argument check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DeviceId {
-    /// A GPU by ordinal, and the generation of its context (see `crate::device::health`).
-    Cuda(usize, u64),
-    /// A simulated device, by the address of its shared state (each is distinct).
-    Sim(usize),
-}
-
-impl std::fmt::Display for DeviceId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DeviceId::Cuda(ordinal, _) => write!(f, "CUDA device {ordinal}"),
-            DeviceId::Sim(_) => f.write_str("the CPU simulator"),
-        }
-    }
 }
 
 impl std::fmt::Debug for Device {
@@ -124,12 +108,7 @@ impl Device {
     }
 
     pub(crate) fn id(&self) -> DeviceId {
-        self.inner.executor.id(self)
-    }
-
-    /// This device's identity among simulated devices: the address of its shared state.
-    pub(crate) fn address(&self) -> usize {
-        Arc::as_ptr(&self.inner) as usize
+        self.inner.executor.id()
     }
 
     /// What executes this device's work.
@@ -213,7 +192,8 @@ impl Device {
     /// here: they reach that thread's synchronisations, or the stream's own.
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.bind()?;
-        self.inner.executor.synchronize(self)?;
+        self.ensure_alive()?;
+        self.watch(self.inner.executor.synchronize())?;
         self.check_panics()
     }
 

@@ -26,6 +26,18 @@ pub(crate) enum Memory {
 }
 
 impl Memory {
+    /// `bytes` of fresh memory on `device` (whose context is bound and guarded): from
+    /// the GPU's pool, or a simulator buffer (which starts zeroed).
+    pub(crate) fn alloc(device: &Device, bytes: usize) -> Result<Memory> {
+        match device.executor().cuda() {
+            Some(_) => {
+                device.ensure_alive()?;
+                Ok(Memory::Cuda(device.watch(Allocation::new(device, bytes))?))
+            }
+            None => Ok(Memory::Sim(Arc::new(Buffer::new(bytes)))),
+        }
+    }
+
     /// The first write into fresh memory (no earlier use to order after).
     pub(crate) fn initialise<T: DeviceElem>(&self, data: &[T]) -> Result<()> {
         match self {

@@ -154,7 +154,9 @@ pub fn max_cooperative_grid_blocks(
         ..config
     };
     if device.is_simulator() {
-        return crate::executor::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
+        return crate::executor::sim::launch::max_cooperative_grid_blocks(
+            source, cache, &shape, device,
+        );
     }
     let valid = shape.validate_for(source, device.limits())?;
     check_support(source.name, device.limits())?;

@@ -294,7 +294,7 @@ impl Graph {
                         stream: Some(stream),
                         shared_bytes: launch.shared_bytes,
                     };
-                    crate::executor::sim::launch(
+                    crate::executor::sim::launch::launch(
                         launch.source,
                         launch.cache,
                         config,
@@ -433,7 +433,7 @@ pub(crate) fn record_sim_launch(
     device: &Device,
     args: &[KernelArg<'_>],
 ) -> Result<()> {
-    crate::executor::sim::check_launch(source, cache, config, device, args)?;
+    crate::executor::sim::launch::check_launch(source, cache, config, device, args)?;
     let mut recorded = Vec::with_capacity(args.len());
     for arg in args {
         recorded.push(match &arg.kind {

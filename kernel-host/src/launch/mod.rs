@@ -78,7 +78,9 @@ pub fn launch(
         if capturing {
             return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
         }
-        return crate::executor::sim::launch(source, cache, config, device, sim, &faults, args);
+        return crate::executor::sim::launch::launch(
+            source, cache, config, device, sim, &faults, args,
+        );
     }
     let valid = config.validate_for(source, device.limits())?;
     device.ensure_alive()?;

@@ -37,7 +37,6 @@ use crate::device::stream::{raw_of, StreamRef};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 use crate::memory::marks::RecordedEvent;
-pub(crate) use crate::memory::pool::PoolState;
 
 /// How many reading streams of one array get an event of their own; reads on more
 /// streams are waited for as their streams' queues at the switch.

@@ -104,7 +104,7 @@ impl<T: DeviceElem> DeviceArray<T> {
             })?;
         // Held until the array records the generation its memory belongs to.
         let _guard = device.bind()?;
-        let memory = device.executor().alloc(device, bytes)?;
+        let memory = Memory::alloc(device, bytes)?;
         Ok(DeviceArray {
             memory,
             len,

@@ -10,25 +10,16 @@
 //! next synchronisation (the default stream's also by a copy to the host) or a
 //! device-wide one, as a GPU reports a device-side panic.
 
-mod launch;
+pub(crate) mod launch;
+pub(crate) mod open;
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 
-use kernel_device::back::sim::Buffer;
-
-pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
-
-use crate::backend::Backend;
-use crate::device::attribute::DeviceAttribute;
 use crate::device::limits::DeviceLimits;
-use crate::device::panic::StreamFaults;
-use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
-use crate::executor::memory::Memory;
-use crate::executor::Executor;
 use crate::SimOptions;
 
-/// What [`Device::name`] says for a simulated device.
+/// What `Device::name` says for a simulated device.
 pub(crate) const SIMULATOR_NAME: &str = "the CPU simulator";
 
 /// The simulator reports an H100's limits (sm_90), so that `LaunchConfig::validate`
@@ -86,61 +77,6 @@ impl SimDevice {
         }
         text
     }
-}
-
-impl Executor for SimDevice {
-    fn backend(&self) -> Backend {
-        Backend::Simulator
-    }
-
-    fn ordinal(&self) -> usize {
-        0
-    }
-
-    fn describe(&self, name: &str, _: (u32, u32)) -> String {
-        format!("{name} ({})", self.options_text())
-    }
-
-    fn id(&self, device: &Device) -> DeviceId {
-        DeviceId::Sim(device.address())
-    }
-
-    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
-        Ok(StreamFaults::sim())
-    }
-
-    /// Every launch has completed when it returns.
-    fn synchronize(&self, _: &Device) -> Result<()> {
-        Ok(())
-    }
-
-    /// A simulator buffer starts zeroed.
-    fn alloc(&self, _: &Device, bytes: usize) -> Result<Memory> {
-        Ok(Memory::Sim(Arc::new(Buffer::new(bytes))))
-    }
-
-    fn attribute(&self, _: DeviceAttribute) -> Result<i32> {
-        Err(Error::NotSupported {
-            operation: "attribute",
-            backend: Backend::Simulator,
-        })
-    }
-
-    fn sim(&self) -> Option<&SimDevice> {
-        Some(self)
-    }
-}
-
-/// The process-wide simulated device (`Device::simulator()`), with the environment's
-/// options.
-pub(crate) fn shared_simulator() -> Result<&'static Device> {
-    static SIMULATOR: OnceLock<Result<Device>> = OnceLock::new();
-    SIMULATOR
-        .get_or_init(|| {
-            options_from_env(|name| std::env::var(name).ok()).map(Device::simulator_with)
-        })
-        .as_ref()
-        .map_err(Clone::clone)
 }
 
 /// The default options with those `variable` sets (`Err` naming a variable that does
@@ -205,25 +141,6 @@ pub(crate) fn blocks_per_multiprocessor(threads: u32, shared_bytes: u32) -> u32 
         SHARED_PER_MULTIPROCESSOR / shared_bytes.saturating_add(SHARED_RESERVED_PER_BLOCK)
     };
     by_threads.min(by_shared).min(BLOCKS_PER_MULTIPROCESSOR)
-}
-
-impl Device {
-    /// The process-wide simulated device, with the options of `CUDAJIT_SIM_SEED`,
-    /// `CUDAJIT_SIM_SCHEDULES`, `CUDAJIT_SIM_DETECT` and `CUDAJIT_SIM_WORKERS`
-    /// (`Err` naming the variable when one is not a number).
-    pub fn simulator() -> Result<Device> {
-        shared_simulator().cloned()
-    }
-
-    /// A new simulated device of its own with `options` (seed, schedules, detection,
-    /// worker threads); its arrays are not shared with other simulated devices.
-    pub fn simulator_with(options: crate::SimOptions) -> Device {
-        Device::from_executor(
-            SIMULATOR_NAME.to_string(),
-            SIMULATED_LIMITS,
-            Box::new(SimDevice::new(options)),
-        )
-    }
 }
 
 #[cfg(test)]

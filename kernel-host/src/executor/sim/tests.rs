@@ -3,6 +3,7 @@
 
 use super::launch::fault_error;
 use super::*;
+use crate::device::Device;
 use crate::{Backend, DeviceArray, Event};
 use kernel_device::back::sim::{AccessKind, Fault, LaunchShape, Site, ThreadId};
 
