@@ -73,11 +73,11 @@ pub mod __private {
     pub use crate::compile::cache::KernelCache;
     pub use crate::compile::instances::GenericKernels;
     pub use crate::launch::args::{
-        BoundscheckFalseLaunch, ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice,
-        KernelSliceMut, SliceArg, SliceArgMut,
+        ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice, KernelSliceMut, SliceArg,
+        SliceArgMut,
     };
     pub use crate::launch::cooperative::max_cooperative_grid_blocks;
-    pub use crate::launch::{launch, PendingLaunch};
+    pub use crate::launch::{launch, BoundscheckFalseLaunch, PendingLaunch};
     pub use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
     pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;

@@ -1,5 +1,5 @@
 //! From a kernel's source to loaded code: the per-process kernel cache (`cache`), the
-//! JIT through libnvvm (`jit`, `libnvvm`), the on-disk cache (`disk`), ahead-of-time PTX
+//! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the on-disk cache (`disk`), ahead-of-time PTX
 //! embedded at build time (`aot`, `aot_manifest`), generic kernels' instances
 //! (`instances`) and what a compiled kernel looks like (`inspect`).
 
@@ -11,4 +11,5 @@ pub mod inspect;
 pub(crate) mod instances;
 pub(crate) mod jit;
 pub(crate) mod libnvvm;
+pub(crate) mod loaded;
 pub(crate) mod lower;

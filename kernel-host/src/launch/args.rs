@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
 use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
-pub(crate) use crate::memory::nd::{HostBytesMut, Staged};
+use crate::memory::staged::{HostBytesMut, Staged};
 use crate::memory::view::{DeviceView, DeviceViewMut};
 
 /// A value accepted for a `&[T]` kernel parameter.
@@ -86,35 +86,6 @@ impl<'a, T: DeviceElem, A: SliceArgMut<'a, T>> KernelSliceMut<'a, T> for A {
     }
 }
 
-/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
-/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
-/// because nothing checks the kernel's indices: one out of range reads or writes outside
-/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
-/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
-/// whose `// SAFETY:` comment says why every index is in bounds.
-pub struct BoundscheckFalseLaunch<'a, const N: usize>(crate::launch::PendingLaunch<'a, N>);
-
-impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
-    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
-    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
-    #[doc(hidden)]
-    pub fn new(pending: crate::launch::PendingLaunch<'a, N>) -> Self {
-        BoundscheckFalseLaunch(pending)
-    }
-
-    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
-    ///
-    /// # Safety
-    /// The kernel was compiled with `boundscheck = false`: every index its body uses
-    /// must be in bounds for the slices passed to it.
-    pub unsafe fn launch<'c>(
-        self,
-        config: impl Into<crate::launch::config::LaunchConfig<'c>>,
-    ) -> Result<()> {
-        self.0.launch(config)
-    }
-}
-
 /// A kernel's by-value argument of a concrete type, as the generated launcher passes it:
 /// `ByValue(p).kernel_arg()` is [`KernelArg::by_value`] when the type is `DeviceCopy`,
 /// and otherwise resolves (by autoref) to [`ByValueFallback`], which is never run: the
@@ -144,6 +115,20 @@ impl<'a, T> ByValueFallback<'a> for &ByValue<T> {
         unreachable!(
             "cudajit: a kernel with a by-value parameter that is not `DeviceCopy` does not compile"
         )
+    }
+}
+
+/// Writes the staged `&mut` N-d views of `args` back into the caller's arrays: after
+/// the device's copy back, whatever the kernel's outcome (as `&mut` slices come back).
+pub(crate) fn write_back_staged(args: &[KernelArg<'_>]) {
+    for arg in args {
+        if let ArgKind::HostMut {
+            bytes: HostBytesMut::Staged(staged),
+            ..
+        } = &arg.kind
+        {
+            staged.write_back();
+        }
     }
 }
 

@@ -21,7 +21,8 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys};
 use kernel_device::source::FnSource;
 
-use crate::compile::cache::{KernelCache, LoadedKernel};
+use crate::compile::cache::KernelCache;
+use crate::compile::loaded::LoadedKernel;
 use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
@@ -43,6 +44,32 @@ impl<const N: usize> PendingLaunch<'_, N> {
     /// Launches the kernel with `config` (grid, block, stream, shared bytes).
     pub fn launch<'c>(mut self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
         launch(self.source, self.cache, config.into(), &mut self.args)
+    }
+}
+
+/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
+/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
+/// because nothing checks the kernel's indices: one out of range reads or writes outside
+/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
+/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
+/// whose `// SAFETY:` comment says why every index is in bounds.
+pub struct BoundscheckFalseLaunch<'a, const N: usize>(PendingLaunch<'a, N>);
+
+impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
+    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
+    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
+    #[doc(hidden)]
+    pub fn new(pending: PendingLaunch<'a, N>) -> Self {
+        BoundscheckFalseLaunch(pending)
+    }
+
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    ///
+    /// # Safety
+    /// The kernel was compiled with `boundscheck = false`: every index its body uses
+    /// must be in bounds for the slices passed to it.
+    pub unsafe fn launch<'c>(self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
+        self.0.launch(config)
     }
 }
 
@@ -425,7 +452,7 @@ fn launch_with_host_slices(
         return Err(error);
     }
     // The copies back are complete: staged N-d views go back into the caller's arrays.
-    crate::memory::nd::write_back_staged(args);
+    crate::launch::args::write_back_staged(args);
     let panic = record.take_raw();
     pool.release(record);
     if let (Some(bytes), Some(modules)) = (panic, device.modules()) {

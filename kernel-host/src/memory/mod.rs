@@ -9,4 +9,5 @@ pub(crate) mod marks;
 pub(crate) mod nd;
 pub(crate) mod pinned;
 pub(crate) mod pool;
+pub(crate) mod staged;
 pub(crate) mod view;

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use kernel_device::back::sim::{self, Arg, Buffer, Fault, LaunchShape, ThreadId};
-use kernel_device::ir::{self, AddressSpace, Type};
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
@@ -18,43 +17,8 @@ use crate::launch::args::{check_args, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::cooperative::{check_co_resident, check_support};
 
+use super::kernel::SimKernel;
 use super::{blocks_per_multiprocessor, SimDevice};
-
-/// A kernel ready for the simulator: its validated IR, lowered once per process.
-pub(crate) struct SimKernel {
-    pub(crate) name: String,
-    pub(crate) module: ir::Module,
-    pub(crate) params: Vec<Type>,
-    pub(crate) cooperative: bool,
-    /// Bytes of its shared arrays, laid out as the NVVM writer does (16-byte aligned).
-    pub(crate) static_shared: u32,
-}
-
-impl SimKernel {
-    pub(crate) fn lower(source: &'static FnSource) -> Result<SimKernel> {
-        let module = kernel_device::lower_unit(source).map_err(|e| Error::Compile {
-            kernel: source.name.to_string(),
-            message: e.to_string(),
-        })?;
-        let params = module.param_types(source.name);
-        let static_shared = module
-            .globals
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::Shared)
-            .map(|(_, g)| {
-                let (scalar, count) = g.ty.array_scalar().unwrap_or((ir::ScalarType::U8, 0));
-                (u64::from(scalar.size_bytes()) * count).next_multiple_of(16)
-            })
-            .sum::<u64>();
-        Ok(SimKernel {
-            name: source.name.to_string(),
-            cooperative: module.needs_cooperative_launch(),
-            params,
-            module,
-            static_shared: u32::try_from(static_shared).unwrap_or(u32::MAX),
-        })
-    }
-}
 
 /// Checks the launch as a GPU would and returns the kernel and its final shape.
 fn prepare(
@@ -120,7 +84,7 @@ pub(crate) fn launch(
             _ => {}
         }
     }
-    crate::memory::nd::write_back_staged(args);
+    crate::launch::args::write_back_staged(args);
     match outcome {
         Ok(_report) => Ok(()),
         Err(fault) => {

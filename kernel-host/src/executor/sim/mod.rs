@@ -10,6 +10,7 @@
 //! next synchronisation (the default stream's also by a copy to the host) or a
 //! device-wide one, as a GPU reports a device-side panic.
 
+pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod open;
 
