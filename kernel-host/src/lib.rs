@@ -76,8 +76,9 @@ pub mod __private {
         ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice, KernelSliceMut, SliceArg,
         SliceArgMut,
     };
-    pub use crate::launch::cooperative::max_cooperative_grid_blocks;
-    pub use crate::launch::{launch, BoundscheckFalseLaunch, PendingLaunch};
+    pub use crate::launch::{
+        launch, max_cooperative_grid_blocks, BoundscheckFalseLaunch, PendingLaunch,
+    };
     pub use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
     pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;

@@ -13,6 +13,7 @@
 //! names its device, synchronising reports a deferred fault, and an event records the
 //! host clock when it is recorded (after the launches before it completed).
 
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -23,6 +24,7 @@ use crate::backend::Backend;
 use crate::device::panic::StreamFaults;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::memory::marks::PendingReads;
 
 /// A queue of GPU work on one device.
 pub struct Stream {
@@ -53,10 +55,12 @@ pub(crate) struct StreamHandle {
     /// The graph being captured on this stream (see `crate::launch::graph`); checked with one
     /// relaxed load per launch.
     pub(crate) capturing: std::sync::atomic::AtomicBool,
-    pub(crate) capture: Mutex<Option<crate::launch::graph::CaptureLog>>,
+    /// What the capture has seen: a `crate::launch::graph::CaptureLog`, boxed as `Any`
+    /// because the launches it records name streams (touched only while capturing).
+    pub(crate) capture: Mutex<Option<Box<dyn Any>>>,
     /// Arrays this stream's latest launches read that wait for an event after the
     /// read (see `crate::memory::marks`).
-    pub(crate) pending_reads: crate::memory::marks::PendingReads,
+    pub(crate) pending_reads: PendingReads,
 }
 
 pub(crate) enum StreamOwner {

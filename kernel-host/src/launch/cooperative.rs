@@ -97,27 +97,14 @@ pub(crate) fn check_co_resident(
     })
 }
 
-/// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
-/// cooperative launch of `config`'s block shape and dynamic shared memory may have on
-/// `config`'s device (the grid in `config` is ignored).
-pub fn max_cooperative_grid_blocks(
+/// [`max_cooperative_grid_blocks`](crate::launch::max_cooperative_grid_blocks) on a
+/// GPU: the occupancy calculator's answer for `shape`'s block and shared memory.
+pub(crate) fn max_grid_blocks_on_gpu(
     source: &'static kernel_device::source::FnSource,
     cache: &'static crate::compile::cache::KernelCache,
-    config: LaunchConfig<'_>,
+    shape: &LaunchConfig<'_>,
+    device: &Device,
 ) -> Result<u32> {
-    let device: &Device = match config.stream {
-        Some(stream) => stream.device(),
-        None => Device::default_ref()?,
-    };
-    let shape = LaunchConfig {
-        grid: 1u32.into(),
-        ..config
-    };
-    if device.is_simulator() {
-        return crate::executor::sim::launch::max_cooperative_grid_blocks(
-            source, cache, &shape, device,
-        );
-    }
     let valid = shape.validate_for(source, device.limits())?;
     check_support(source.name, device.limits())?;
     let _guard = device.bind()?;

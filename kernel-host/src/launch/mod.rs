@@ -162,6 +162,30 @@ pub fn launch(
     Ok(())
 }
 
+/// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
+/// cooperative launch of `config`'s block shape and dynamic shared memory may have on
+/// `config`'s device (the grid in `config` is ignored).
+pub fn max_cooperative_grid_blocks(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: LaunchConfig<'_>,
+) -> Result<u32> {
+    let device: &Device = match config.stream {
+        Some(stream) => stream.device(),
+        None => Device::default_ref()?,
+    };
+    let shape = LaunchConfig {
+        grid: 1u32.into(),
+        ..config
+    };
+    if device.is_simulator() {
+        return crate::executor::sim::launch::max_cooperative_grid_blocks(
+            source, cache, &shape, device,
+        );
+    }
+    crate::launch::cooperative::max_grid_blocks_on_gpu(source, cache, &shape, device)
+}
+
 /// The GPU memory of the launch's device-array arguments, in order.
 fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a Arc<Allocation>> {
     args.iter().filter_map(|arg| match &arg.kind {
@@ -174,8 +198,8 @@ fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a
 }
 
 /// Whether one of the launch's device arrays is `memory`.
-fn uses_allocation(args: &[KernelArg<'_>], memory: *const Allocation) -> bool {
-    device_allocations(args).any(|m| Arc::as_ptr(m) == memory)
+fn uses_allocation(args: &[KernelArg<'_>], memory: *const ()) -> bool {
+    device_allocations(args).any(|m| Arc::as_ptr(m) as *const () == memory)
 }
 
 /// The legacy NULL stream, as device arrays remember it.

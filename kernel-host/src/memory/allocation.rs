@@ -36,7 +36,7 @@ use cudarc::driver::{result, sys};
 use crate::device::stream::{raw_of, StreamRef};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::memory::marks::RecordedEvent;
+use crate::memory::marks::{ReadTracked, RecordedEvent};
 
 /// How many reading streams of one array get an event of their own; reads on more
 /// streams are waited for as their streams' queues at the switch.
@@ -206,10 +206,10 @@ impl Allocation {
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
         usage.apply(stream, write, |before| wait_for(here, before))
     }
+}
 
-    /// Gives the reader on `stream` (if it still reads the memory and has no event
-    /// yet) `event`, recorded there after its last read.
-    pub(crate) fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
+impl ReadTracked for Allocation {
+    fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(reader) = usage
             .readers
