@@ -11,31 +11,21 @@ use crate::error::{DriverResultExt, Error, Result};
 
 impl Device {
     fn health(&self) -> Option<&Health> {
-        self.cuda("health").ok().map(|cuda| &*cuda.health)
+        self.executor().health()
     }
 
     /// Makes this GPU's context current on the calling thread and keeps a reset from
     /// running until the guard drops (see the module documentation); nothing on the
     /// simulator. Take it before checking an object's generation.
     pub(crate) fn bind(&self) -> Result<ContextGuard<'_>> {
-        match self.cuda("bind") {
-            Ok(cuda) => {
-                let guard = cuda.health.enter();
-                cuda.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-                Ok(guard)
-            }
-            Err(_) => Ok(ContextGuard::none()),
-        }
+        self.executor().bind()
     }
 
     /// For destructors of GPU objects made in context `generation`: the context bound
     /// and guarded if the object is still live in it, `None` if a reset frees (or
     /// freed) it or the context is lost (or this is the simulator).
     pub(crate) fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
-        let cuda = self.cuda("bind").ok()?;
-        let guard = cuda.health.enter_if_current(generation)?;
-        cuda.ctx.bind_to_thread().ok()?;
-        Some(guard)
+        self.executor().bind_if_current(generation)
     }
 
     /// The context generation objects of this device are made in (0 on the simulator).

@@ -157,21 +157,12 @@ impl Device {
 
     /// The simulator's options (`None` on a GPU).
     pub fn sim_options(&self) -> Option<crate::SimOptions> {
-        self.as_sim().map(SimDevice::options)
+        self.inner.executor.sim_options()
     }
 
     /// Sets the simulator's options for the launches that follow (`Err` on a GPU).
     pub fn set_sim_options(&self, options: crate::SimOptions) -> Result<()> {
-        match self.as_sim() {
-            Some(sim) => {
-                sim.set_options(options);
-                Ok(())
-            }
-            None => Err(Error::NotSupported {
-                operation: "set_sim_options",
-                backend: Backend::Cuda,
-            }),
-        }
+        self.inner.executor.set_sim_options(options)
     }
 
     /// The GPU's driver state, or `Err` naming `operation` on the simulator.

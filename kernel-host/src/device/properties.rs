@@ -3,11 +3,10 @@
 //! [`Device::attribute`] with a [`DeviceAttribute`], as Numba's
 //! `cuda.current_context().get_memory_info()` and `device.<ATTRIBUTE>` give.
 
-use cudarc::driver::result;
 
 use crate::device::attribute::DeviceAttribute;
 use crate::device::Device;
-use crate::error::{DriverResultExt, Result};
+use crate::error::Result;
 
 /// Device memory, in bytes, as the driver counts it now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,9 +51,8 @@ impl Device {
     /// Free and total device memory in bytes (`cuMemGetInfo`); `Err(NotSupported)` on
     /// the simulator, whose memory is the host's.
     pub fn mem_info(&self) -> Result<MemInfo> {
-        self.cuda("mem_info")?;
         let _guard = self.bind()?;
-        let (free, total) = result::mem_get_info().call("cuMemGetInfo")?;
+        let (free, total) = self.executor().mem_info()?;
         Ok(MemInfo { free, total })
     }
 

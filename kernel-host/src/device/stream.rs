@@ -225,15 +225,9 @@ impl Stream {
     /// launch on this stream (and of no other stream's launch).
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.device.bind()?;
-        if !self.device.is_simulator() {
-            self.ensure_current()?;
-            // SAFETY: `raw` is NULL or a live stream of this context (the guard keeps a
-            // reset from destroying it).
-            self.device.watch(
-                unsafe { result::stream::synchronize(self.cu_stream()) }
-                    .call("cuStreamSynchronize"),
-            )?;
-        }
+        self.ensure_current()?;
+        self.device
+            .watch(self.device.executor().synchronize_stream(self.cu_stream()))?;
         self.faults()?.take(self.device.modules())
     }
 }

@@ -21,13 +21,15 @@ pub(crate) mod sim;
 
 use std::sync::Arc;
 
-use cudarc::driver::result;
+use cudarc::driver::{result, sys};
 
 use crate::backend::Backend;
 use crate::device::attribute::DeviceAttribute;
+use crate::device::health::{ContextGuard, Health};
 use crate::device::id::DeviceId;
 use crate::device::panic::StreamFaults;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::SimOptions;
 
 use self::cuda::CudaDevice;
 use self::sim::SimDevice;
@@ -55,6 +57,45 @@ pub(crate) trait Executor: Send + Sync {
 
     /// A device attribute, read from the driver now.
     fn attribute(&self, attribute: DeviceAttribute) -> Result<i32>;
+
+    /// Free and total device memory in bytes (the context is bound and guarded).
+    fn mem_info(&self) -> Result<(usize, usize)>;
+
+    /// Waits for the work queued on stream `raw` (NULL: the legacy stream) of this
+    /// device (the context is bound and guarded; the stream is current).
+    fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()>;
+
+    /// The context's health (see `crate::device::health`); `None` on the simulator,
+    /// which has no context to lose.
+    fn health(&self) -> Option<&Health> {
+        None
+    }
+
+    /// Makes the context current on the calling thread and keeps a reset from running
+    /// until the guard drops; a guard of nothing on the simulator.
+    fn bind(&self) -> Result<ContextGuard<'_>> {
+        Ok(ContextGuard::none())
+    }
+
+    /// For destructors of objects made in context `generation`: the context bound and
+    /// guarded if the object is still live in it; `None` if a reset frees (or freed)
+    /// it, the context is lost, or there is no context (the simulator).
+    fn bind_if_current(&self, _generation: u64) -> Option<ContextGuard<'_>> {
+        None
+    }
+
+    /// The simulator's options (`None` on a GPU).
+    fn sim_options(&self) -> Option<SimOptions> {
+        None
+    }
+
+    /// Sets the simulator's options for the launches that follow (`Err` on a GPU).
+    fn set_sim_options(&self, _options: SimOptions) -> Result<()> {
+        Err(Error::NotSupported {
+            operation: "set_sim_options",
+            backend: self.backend(),
+        })
+    }
 
     /// The GPU's driver state (`None` on the simulator).
     fn cuda(&self) -> Option<&CudaDevice> {
@@ -98,6 +139,32 @@ impl Executor for CudaDevice {
             .call("cuDeviceGetAttribute")
     }
 
+    fn mem_info(&self) -> Result<(usize, usize)> {
+        result::mem_get_info().call("cuMemGetInfo")
+    }
+
+    fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()> {
+        // SAFETY: `raw` is NULL or a live stream of this context (the caller's guard
+        // keeps a reset from destroying it).
+        unsafe { result::stream::synchronize(raw) }.call("cuStreamSynchronize")
+    }
+
+    fn health(&self) -> Option<&Health> {
+        Some(&self.health)
+    }
+
+    fn bind(&self) -> Result<ContextGuard<'_>> {
+        let guard = self.health.enter();
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        Ok(guard)
+    }
+
+    fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
+        let guard = self.health.enter_if_current(generation)?;
+        self.ctx.bind_to_thread().ok()?;
+        Some(guard)
+    }
+
     fn cuda(&self) -> Option<&CudaDevice> {
         Some(self)
     }
@@ -134,6 +201,27 @@ impl Executor for SimDevice {
             operation: "attribute",
             backend: Backend::Simulator,
         })
+    }
+
+    fn mem_info(&self) -> Result<(usize, usize)> {
+        Err(Error::NotSupported {
+            operation: "mem_info",
+            backend: Backend::Simulator,
+        })
+    }
+
+    /// Every launch has completed when it returns.
+    fn synchronize_stream(&self, _: sys::CUstream) -> Result<()> {
+        Ok(())
+    }
+
+    fn sim_options(&self) -> Option<SimOptions> {
+        Some(self.options())
+    }
+
+    fn set_sim_options(&self, options: SimOptions) -> Result<()> {
+        self.set_options(options);
+        Ok(())
     }
 
     fn sim(&self) -> Option<&SimDevice> {
