@@ -23,10 +23,8 @@ mod memory;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
-pub use device::attribute::DeviceAttribute;
 pub use device::default::synchronize;
 pub use device::default::{default_backend, set_backend};
-pub use device::limits::DeviceLimits;
 pub use device::properties::{DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
 pub use device::Device;
@@ -34,14 +32,16 @@ pub use device::Device;
 /// tensors built with it are the ones cudajit takes).
 pub use dlpark;
 pub use error::{Error, Result};
+pub use executor::attribute::DeviceAttribute;
+pub use executor::limits::DeviceLimits;
 pub use interop::cudarc::{BorrowedArray, CudarcSlice};
 pub use interop::dlpack::DlpackTensor;
 pub use launch::config::{Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use launch::graph::Graph;
+pub use launch::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use memory::array::to_device;
 pub use memory::array::DeviceArray;
 pub use memory::elem::{DeviceElem, DeviceScalar};
-pub use memory::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};
 pub use memory::view::{DeviceView, DeviceViewMut};
 
@@ -76,11 +76,11 @@ pub mod __private {
         ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice, KernelSliceMut, SliceArg,
         SliceArgMut,
     };
+    pub use crate::launch::nd::{NdArg, NdArgMut, NdParts};
     pub use crate::launch::{
         launch, max_cooperative_grid_blocks, BoundscheckFalseLaunch, PendingLaunch,
     };
     pub use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
-    pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

@@ -11,9 +11,9 @@ use std::sync::{Mutex, OnceLock};
 use kernel_device::source::FnSource;
 
 use crate::compile::loaded::LoadedKernel;
+use crate::compile::sim_kernel::SimKernel;
 use crate::device::Device;
 use crate::error::Result;
-use crate::executor::sim::kernel::SimKernel;
 
 /// Per-kernel cache of loaded modules. Built only by generated code, as a `static`.
 pub struct KernelCache {

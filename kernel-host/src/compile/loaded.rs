@@ -13,7 +13,6 @@ use kernel_device::ir::Type;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::launch::args::KernelArg;
 
 /// A kernel loaded into one device's context.
 pub(crate) struct LoadedKernel {
@@ -51,10 +50,15 @@ impl ProvenCopy {
     /// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
     /// parameter) proves every condition: each names a slice parameter, whose length
     /// the argument carries.
-    fn proven_by(&self, grid: [u32; 3], block: [u32; 3], args: &[KernelArg<'_>]) -> bool {
+    fn proven_by(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        arg_len: &impl Fn(usize) -> Option<i64>,
+    ) -> bool {
         self.conditions.iter().all(|c| {
-            args.get(c.param)
-                .is_some_and(|arg| c.holds(grid, block, u64::try_from(arg.len).unwrap_or(0)))
+            arg_len(c.param)
+                .is_some_and(|len| c.holds(grid, block, u64::try_from(len).unwrap_or(0)))
         })
     }
 }
@@ -109,16 +113,18 @@ impl LoadedKernel {
         })
     }
 
-    /// The function a launch of `grid` blocks of `block` threads with `args` runs: the
-    /// copy without the launch-proven checks when the launch proves every one of them.
+    /// The function a launch of `grid` blocks of `block` threads runs, whose argument
+    /// `i` (a slice) has `arg_len(i)` elements: the copy without the launch-proven
+    /// checks when the launch proves every one of them.
+    #[inline]
     pub(crate) fn function_for(
         &self,
         grid: [u32; 3],
         block: [u32; 3],
-        args: &[KernelArg<'_>],
+        arg_len: impl Fn(usize) -> Option<i64>,
     ) -> sys::CUfunction {
         match &self.proven_copy {
-            Some(copy) if copy.proven_by(grid, block, args) => copy.function,
+            Some(copy) if copy.proven_by(grid, block, &arg_len) => copy.function,
             _ => self.function,
         }
     }

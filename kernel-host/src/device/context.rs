@@ -1,13 +1,13 @@
-//! The `Device` side of a GPU context's health (see `crate::device::health`, which owns
+//! The `Device` side of a GPU context's health (see `crate::executor::health`, which owns
 //! the state and the reset protocol): binding the context with its guard, the
 //! fast-path liveness check every entry point asks, marking the context lost after a
 //! sticky error, and the reset itself.
 
 use cudarc::driver::sys;
 
-use crate::device::health::{ContextGuard, Health};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::health::{ContextGuard, Health};
 
 impl Device {
     fn health(&self) -> Option<&Health> {
@@ -126,7 +126,7 @@ impl Device {
     /// After a sticky error ([`Error::ContextLost`]: an illegal address, a hardware
     /// exception) it is `Err(`[`Error::RestartRequired`]`)` and the device stays lost:
     /// the CUDA driver refuses the process every new context on the device (measured
-    /// on driver 580; see `crate::device::health`). Restart the process, e.g. run work that
+    /// on driver 580; see `crate::executor::health`). Restart the process, e.g. run work that
     /// may fault in a child process; the GPU itself works for a new process.
     pub fn reset(&self) -> Result<()> {
         let cuda = self.cuda("reset")?;

@@ -1,17 +1,17 @@
 //! A device kernels run on: a GPU and its (primary) context, or the CPU simulator,
-//! behind one [`Device`] type, which holds its executor (`crate::executor`: how a GPU
-//! is opened is `executor::cuda`'s, the simulator `executor::sim`'s), its limits and
-//! where its launches report faults. Which device is the default (a GPU, or the
-//! simulator when there is none) is decided in `default`; its streams and events are
-//! `stream`'s, its context's health `health`'s, its properties `properties`'.
+//! behind one [`Device`] type, which holds its executor (`crate::executor`, the layer
+//! below: the trait, each backend's state, context health and panic records), its
+//! limits and where its launches report faults. How a GPU is opened is `open_gpu`'s,
+//! the simulator `open_sim`'s; which device is the default (a GPU, or the simulator
+//! when there is none) is decided in `default`; binding the context and its reset are
+//! `context`'s; streams and events are `stream`'s (with the per-reader events of
+//! `marks`); properties are `properties`'.
 
-pub(crate) mod attribute;
 pub(crate) mod context;
 pub(crate) mod default;
-pub(crate) mod health;
-pub(crate) mod id;
-pub(crate) mod limits;
-pub(crate) mod panic;
+pub(crate) mod marks;
+pub(crate) mod open_gpu;
+pub(crate) mod open_sim;
 pub(crate) mod properties;
 pub(crate) mod stream;
 
@@ -20,12 +20,12 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
-use crate::device::health::Health;
-pub(crate) use crate::device::id::DeviceId;
-use crate::device::limits::DeviceLimits;
-use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::error::{Error, Result};
 use crate::executor::cuda::CudaDevice;
+use crate::executor::health::Health;
+pub(crate) use crate::executor::id::DeviceId;
+use crate::executor::limits::DeviceLimits;
+use crate::executor::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::executor::sim::SimDevice;
 use crate::executor::Executor;
 
@@ -41,7 +41,7 @@ struct DeviceInner {
     limits: DeviceLimits,
     /// What executes its work (the seam: see `crate::executor`).
     executor: Box<dyn Executor>,
-    /// Where launches report device-side faults, per stream (see `crate::device::panic`).
+    /// Where launches report device-side faults, per stream (see `crate::executor::panic`).
     faults: DeviceFaults,
 }
 
@@ -194,7 +194,7 @@ impl Device {
     }
 
     /// Where the calling thread's asynchronous launches on the default stream report
-    /// faults (see `crate::device::panic`).
+    /// faults (see `crate::executor::panic`).
     #[inline]
     pub(crate) fn thread_faults(&self) -> Result<Arc<StreamFaults>> {
         self.inner.faults.for_this_thread(|| self.new_faults())
@@ -233,7 +233,7 @@ impl Device {
     /// Reports (and clears) the first device-side panic of an asynchronous launch
     /// made by the calling thread, on the default stream or on a stream it launched on
     /// last (on the simulator: the first fault of such a launch on device arrays); a
-    /// panic of another thread's launches reaches that thread (see `crate::device::panic`).
+    /// panic of another thread's launches reaches that thread (see `crate::executor::panic`).
     /// Call only after a synchronisation covering the kernels in question. A launch
     /// with host slices reports its own panic and never leaves one here.
     pub fn check_panics(&self) -> Result<()> {

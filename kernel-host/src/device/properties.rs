@@ -3,10 +3,9 @@
 //! [`Device::attribute`] with a [`DeviceAttribute`], as Numba's
 //! `cuda.current_context().get_memory_info()` and `device.<ATTRIBUTE>` give.
 
-
-use crate::device::attribute::DeviceAttribute;
 use crate::device::Device;
 use crate::error::Result;
+use crate::executor::attribute::DeviceAttribute;
 
 /// Device memory, in bytes, as the driver counts it now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

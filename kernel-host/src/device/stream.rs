@@ -21,10 +21,10 @@ use cudarc::driver::result;
 use cudarc::driver::sys;
 
 use crate::backend::Backend;
-use crate::device::panic::StreamFaults;
+use crate::device::marks::PendingReads;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::memory::marks::PendingReads;
+use crate::executor::panic::StreamFaults;
 
 /// A queue of GPU work on one device.
 pub struct Stream {
@@ -35,9 +35,9 @@ pub struct Stream {
     device: Device,
     /// Where this stream's asynchronous launches report device-side panics; `None`
     /// for the default stream, whose launches report into their thread's record (see
-    /// `crate::device::panic`).
+    /// `crate::executor::panic`).
     faults: Option<Arc<StreamFaults>>,
-    /// The device's context generation when the stream was made (see `crate::device::health`).
+    /// The device's context generation when the stream was made (see `crate::executor::health`).
     generation: u64,
 }
 
@@ -59,7 +59,7 @@ pub(crate) struct StreamHandle {
     /// because the launches it records name streams (touched only while capturing).
     pub(crate) capture: Mutex<Option<Box<dyn Any>>>,
     /// Arrays this stream's latest launches read that wait for an event after the
-    /// read (see `crate::memory::marks`).
+    /// read (see `crate::device::marks`).
     pub(crate) pending_reads: PendingReads,
 }
 
@@ -237,7 +237,7 @@ impl Stream {
 pub struct Event {
     marker: Marker,
     device: Device,
-    /// The device's context generation when the event was made (see `crate::device::health`).
+    /// The device's context generation when the event was made (see `crate::executor::health`).
     generation: u64,
 }
 

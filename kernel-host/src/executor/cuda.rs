@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{sys, CudaContext};
 
-use crate::device::health::Health;
-use crate::device::panic::{ModuleTable, RecordPool};
+use crate::executor::health::Health;
+use crate::executor::panic::{ModuleTable, RecordPool};
 
 /// A GPU's driver state.
 pub(crate) struct CudaDevice {
@@ -18,7 +18,7 @@ pub(crate) struct CudaDevice {
     pub(crate) modules: ModuleTable,
     /// Panic records of launches with host slices (one per launch in flight).
     pub(crate) records: RecordPool,
-    /// Whether the context works (see `crate::device::health`).
+    /// Whether the context works (see `crate::executor::health`).
     pub(crate) health: Arc<Health>,
     /// The stream-ordered pool device arrays are allocated from (see `crate::memory::allocation`).
     pub(crate) pool: PoolState,

@@ -1,22 +1,26 @@
-//! The executor seam: what executes a device's work. A [`Device`](crate::Device) holds one
-//! `Box<dyn Executor>`: the CUDA driver ([`cuda::CudaDevice`]) or the CPU simulator
+//! The executor seam: what executes a device's work. A [`Device`](crate::Device) holds
+//! one `Box<dyn Executor>`: the CUDA driver ([`cuda::CudaDevice`]) or the CPU simulator
 //! ([`sim::SimDevice`]), so that nothing above this trait matches on the backend
 //! (CubeCL's `ComputeServer` is the anchor: one trait per runtime, operations on
-//! handles). Device memory is the same seam for arrays: [`memory::Memory`] is the one
-//! place that tells a driver allocation from a simulator buffer, and makes them.
+//! handles). The trait, and how each backend answers it, are here; each backend's
+//! state is in its own file, beside what the state is made of (the context's `health`,
+//! the `panic` records, the `limits`, `attribute`s and `id`).
 //!
-//! The trait, and how each backend answers it, are here; each backend's state is in
-//! its own file. The trait and the executors' state sit below [`Device`](crate::Device), which holds
-//! one: they never name it. How a GPU or the simulator is opened as a `Device` is
-//! `open_gpu`'s and `sim::open`'s.
+//! This is the lowest layer above the errors: nothing here names [`Device`](crate::Device)
+//! or anything above it. Device memory (`crate::memory::backing`), the simulated
+//! launch (`crate::launch::sim`) and opening a device (`crate::device::open_gpu`,
+//! `open_sim`) sit in the layers that use them.
 //!
-//! Operations only a GPU has (streams with events, graphs capture, interop with
+//! Operations only a GPU has (a context reset, memory pools, graphs, interop with
 //! cudarc) reach its driver state through [`Executor::cuda`], which is `None` on the
 //! simulator, and answer `Err(NotSupported)` there.
 
+pub(crate) mod attribute;
 pub(crate) mod cuda;
-pub(crate) mod memory;
-pub(crate) mod open_gpu;
+pub(crate) mod health;
+pub(crate) mod id;
+pub(crate) mod limits;
+pub(crate) mod panic;
 pub(crate) mod sim;
 
 use std::sync::Arc;
@@ -24,11 +28,11 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys};
 
 use crate::backend::Backend;
-use crate::device::attribute::DeviceAttribute;
-use crate::device::health::{ContextGuard, Health};
-use crate::device::id::DeviceId;
-use crate::device::panic::StreamFaults;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::attribute::DeviceAttribute;
+use crate::executor::health::{ContextGuard, Health};
+use crate::executor::id::DeviceId;
+use crate::executor::panic::StreamFaults;
 use crate::SimOptions;
 
 use self::cuda::CudaDevice;
@@ -65,7 +69,7 @@ pub(crate) trait Executor: Send + Sync {
     /// device (the context is bound and guarded; the stream is current).
     fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()>;
 
-    /// The context's health (see `crate::device::health`); `None` on the simulator,
+    /// The context's health (see `crate::executor::health`); `None` on the simulator,
     /// which has no context to lose.
     fn health(&self) -> Option<&Health> {
         None

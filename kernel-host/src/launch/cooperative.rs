@@ -8,9 +8,9 @@
 //! dynamic shared memory, times the multiprocessors.
 
 use crate::compile::loaded::LoadedKernel;
-use crate::device::limits::DeviceLimits;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::executor::limits::DeviceLimits;
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 
 /// The limit named when a cooperative grid is too large.

@@ -28,10 +28,10 @@ use kernel_device::ir::{ScalarType, Type};
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-use crate::device::panic::StreamFaults;
 use crate::device::stream::{Stream, StreamHandle, StreamOwner, StreamRef};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::panic::StreamFaults;
 use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{Dim, LaunchConfig};
 use crate::memory::allocation::Allocation;
@@ -304,7 +304,7 @@ impl Graph {
                         stream: Some(stream),
                         shared_bytes: launch.shared_bytes,
                     };
-                    crate::executor::sim::launch::launch(
+                    crate::launch::sim::launch(
                         launch.source,
                         launch.cache,
                         config,
@@ -441,7 +441,7 @@ pub(crate) fn record_sim_launch(
     device: &Device,
     args: &[KernelArg<'_>],
 ) -> Result<()> {
-    crate::executor::sim::launch::check_launch(source, cache, config, device, args)?;
+    crate::launch::sim::check_launch(source, cache, config, device, args)?;
     let mut recorded = Vec::with_capacity(args.len());
     for arg in args {
         recorded.push(match &arg.kind {

@@ -8,11 +8,17 @@
 //! device-side panic, like Numba's launch with host arrays. A kernel that calls
 //! `grid_sync()` is launched with `cuLaunchCooperativeKernel`, after a check that its
 //! grid can be resident at once (see `cooperative`).
+//!
+//! The GPU's path is this file's; a simulated device's is `sim`'s (both entry points,
+//! `launch` and `max_cooperative_grid_blocks`, route here). Arguments are `args`
+//! (N-d ones `nd`), the shape `config`, graphs `graph`.
 
 pub(crate) mod args;
 pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
+pub(crate) mod nd;
+pub(crate) mod sim;
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -85,7 +91,7 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
-    // From here to the end no reset runs (see `crate::device::health`): a record made below
+    // From here to the end no reset runs (see `crate::executor::health`): a record made below
     // is one the reset renews, and the generation checks stay true while the launch
     // uses the context. Nothing on the simulator.
     let _guard = device.bind()?;
@@ -105,9 +111,7 @@ pub fn launch(
         if capturing {
             return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
         }
-        return crate::executor::sim::launch::launch(
-            source, cache, config, device, sim, &faults, args,
-        );
+        return crate::launch::sim::launch(source, cache, config, device, sim, &faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
     device.ensure_alive()?;
@@ -179,9 +183,7 @@ pub fn max_cooperative_grid_blocks(
         ..config
     };
     if device.is_simulator() {
-        return crate::executor::sim::launch::max_cooperative_grid_blocks(
-            source, cache, &shape, device,
-        );
+        return crate::launch::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
     }
     crate::launch::cooperative::max_grid_blocks_on_gpu(source, cache, &shape, device)
 }
@@ -208,7 +210,7 @@ static NULL_STREAM: StreamRef = None;
 /// Orders the launch on `stream` after the uses of its device arrays on other streams
 /// (see `crate::memory::allocation`); no driver call when every array was last used on `stream`.
 /// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
-/// read that its stream's later launches give an event of its own (`crate::memory::marks`).
+/// read that its stream's later launches give an event of its own (`crate::device::marks`).
 #[inline]
 fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<u64> {
     let mut tracked = 0u64;
@@ -253,7 +255,7 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let function = kernel.function_for(valid.grid, valid.block, args);
+    let function = kernel.function_for(valid.grid, valid.block, |i| args.get(i).map(|arg| arg.len));
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();

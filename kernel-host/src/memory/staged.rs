@@ -1,6 +1,6 @@
 //! The host bytes a `&mut` slice or N-d view lends a launch, and the staging copy of a
 //! stepped N-d view's span whose elements go back into the view after the launch (see
-//! `crate::memory::nd`): below the launch's arguments, which carry them.
+//! `crate::launch::nd`): below the launch's arguments, which carry them.
 
 /// Calls `f` with the element offset (from element `(0, ..)`) of every index of an
 /// array of `shape` and `strides`, in row-major order of the indices.

@@ -1,23 +1,19 @@
-//! The simulated device: kernel-host's side of the CPU simulator
+//! The simulated device's state: kernel-host's side of the CPU simulator
 //! (`kernel_device::back::sim`, which interprets the kernel's IR). A simulated device
 //! reports an H100's limits, so a launch is checked exactly as on a GPU; its arrays are
 //! simulator [`Buffer`](kernel_device::back::sim::Buffer)s; every launch runs to
-//! completion before it returns (`launch`).
+//! completion before it returns (`crate::launch::sim`).
 //!
 //! Faults follow the GPU's timing: a launch with host slices reports its own fault; a
 //! launch on device arrays alone is "asynchronous", so its fault (a panic, a race, ...)
-//! is kept by its stream (`crate::device::panic::StreamFaults`) and reported by that stream's
-//! next synchronisation (the default stream's also by a copy to the host) or a
+//! is kept by its stream (`crate::executor::panic::StreamFaults`) and reported by that
+//! stream's next synchronisation (the default stream's also by a copy to the host) or a
 //! device-wide one, as a GPU reports a device-side panic.
-
-pub(crate) mod kernel;
-pub(crate) mod launch;
-pub(crate) mod open;
 
 use std::sync::Mutex;
 
-use crate::device::limits::DeviceLimits;
 use crate::error::{Error, Result};
+use crate::executor::limits::DeviceLimits;
 use crate::SimOptions;
 
 /// What `Device::name` says for a simulated device.
@@ -143,6 +139,3 @@ pub(crate) fn blocks_per_multiprocessor(threads: u32, shared_bytes: u32) -> u32 
     };
     by_threads.min(by_shared).min(BLOCKS_PER_MULTIPROCESSOR)
 }
-
-#[cfg(test)]
-mod tests;

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use crate::device::Device;
 use crate::error::Result;
 
-use super::{options_from_env, SimDevice, SIMULATED_LIMITS, SIMULATOR_NAME};
+use crate::executor::sim::{options_from_env, SimDevice, SIMULATED_LIMITS, SIMULATOR_NAME};
 
 /// The process-wide simulated device (`Device::simulator()`), with the environment's
 /// options.

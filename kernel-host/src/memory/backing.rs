@@ -1,6 +1,6 @@
-//! Device memory behind the executor seam: a driver allocation or a simulator buffer.
-//! Every distinction between the two for arrays is made here, so `DeviceArray` (in
-//! `crate::memory::array`) only states what an operation does and in which order.
+//! What an array's memory is on each backend: a driver allocation or a simulator
+//! buffer. Every distinction between the two for arrays is made here, so `DeviceArray`
+//! (in `crate::memory::array`) only states what an operation does and in which order.
 //!
 //! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls,
 //! ordered after the array's uses on other streams (`use_on_null_stream`); sticky

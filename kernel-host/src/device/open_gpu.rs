@@ -12,12 +12,12 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::CudaContext;
 
-use crate::device::limits::DeviceLimits;
-use crate::device::panic::{ModuleTable, RecordPool};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::limits::DeviceLimits;
+use crate::executor::panic::{ModuleTable, RecordPool};
 
-use super::cuda::CudaDevice;
+use crate::executor::cuda::CudaDevice;
 
 impl Device {
     /// Opens GPU `ordinal` (or returns the already opened one). Always a GPU: without
@@ -41,6 +41,13 @@ impl Device {
         })
     }
 }
+
+/// Work the layers above start when a GPU opens (`inventory::submit!`), so that
+/// opening a GPU names none of them: the JIT's toolchain digests
+/// (`crate::compile::libnvvm`). Each must return at once (start a thread, at most).
+pub(crate) struct WhenAGpuOpens(pub(crate) fn());
+
+inventory::collect!(WhenAGpuOpens);
 
 /// GPUs opened so far, by ordinal: each is opened once per process.
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
@@ -120,9 +127,11 @@ fn open(ordinal: usize) -> Result<Device> {
             });
         }
         let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
-        // A launch, and so usually a first compile, follows: its cache key's digests of
-        // the compiler's files are computed meanwhile.
-        crate::compile::libnvvm::identify_toolchain_in_background();
+        // A launch, and so usually a first compile, follows: what it will need (the
+        // cache key's digests of the compiler's files) is prepared meanwhile.
+        for work in inventory::iter::<WhenAGpuOpens> {
+            (work.0)();
+        }
         let name = ctx.name().call("cuDeviceGetName")?;
         let attr = |a: Attr| -> Result<u32> {
             Ok(ctx.attribute(a).call("cuDeviceGetAttribute")?.max(0) as u32)

@@ -4,7 +4,7 @@
 /// Which device an array lives on, for the launch's argument check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DeviceId {
-    /// A GPU by ordinal, and the generation of its context (see `crate::device::health`).
+    /// A GPU by ordinal, and the generation of its context (see `crate::executor::health`).
     Cuda(usize, u64),
     /// A simulated device, by the address of its executor's state (each is distinct).
     Sim(usize),

@@ -10,15 +10,15 @@ use kernel_device::back::sim::{self, Arg, Buffer, Fault, LaunchShape, ThreadId};
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-use crate::device::panic::StreamFaults;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::cooperative::{check_co_resident, check_support};
 
-use super::kernel::SimKernel;
-use super::{blocks_per_multiprocessor, SimDevice};
+use crate::compile::sim_kernel::SimKernel;
+use crate::executor::sim::{blocks_per_multiprocessor, SimDevice};
 
 /// Checks the launch as a GPU would and returns the kernel and its final shape.
 fn prepare(
@@ -234,3 +234,6 @@ fn blocks_per_multiprocessor_for(kernel: &SimKernel, valid: &ValidLaunch) -> u32
         valid.shared_bytes.saturating_add(kernel.static_shared),
     )
 }
+
+#[cfg(test)]
+mod tests;
