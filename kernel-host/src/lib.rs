@@ -25,7 +25,6 @@ pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
 pub use device::default::synchronize;
 pub use device::default::{default_backend, set_backend};
-pub use device::properties::{DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
 pub use device::Device;
 /// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
@@ -33,6 +32,7 @@ pub use device::Device;
 pub use dlpark;
 pub use error::{Error, Result};
 pub use executor::attribute::DeviceAttribute;
+pub use executor::attribute::{DeviceProperties, MemInfo};
 pub use executor::limits::DeviceLimits;
 pub use interop::cudarc::{BorrowedArray, CudarcSlice};
 pub use interop::dlpack::DlpackTensor;

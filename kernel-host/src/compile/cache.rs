@@ -61,17 +61,30 @@ impl KernelCache {
     ) -> Result<&'static LoadedKernel> {
         let is_default = device.is_default();
         let generation = device.generation();
-        if is_default {
-            if let Some(kernel) = self.default.get() {
-                if kernel.generation == generation {
-                    return Ok(kernel);
-                }
-            }
-        }
-        if let Some(kernel) = self.find_other(device.ordinal(), generation) {
+        if let Some(kernel) = self.loaded(device, is_default, generation) {
             return Ok(kernel);
         }
         self.load_slow(source, device, is_default)
+    }
+
+    /// The kernel already loaded on `device` in context generation `generation`: the
+    /// default slot's (one atomic load) when `device` is the default device, else (or
+    /// when that one is stale) one of the others.
+    #[inline]
+    fn loaded(
+        &'static self,
+        device: &Device,
+        is_default: bool,
+        generation: u64,
+    ) -> Option<&'static LoadedKernel> {
+        if is_default {
+            if let Some(kernel) = self.default.get() {
+                if kernel.generation == generation {
+                    return Some(kernel);
+                }
+            }
+        }
+        self.find_other(device.ordinal(), generation)
     }
 
     /// The kernel loaded on GPU `ordinal` in context generation `generation`, other
@@ -94,14 +107,7 @@ impl KernelCache {
         let _compiling = self.compiling.lock().unwrap_or_else(|p| p.into_inner());
         // Another thread may have finished while we waited.
         let generation = device.generation();
-        if is_default {
-            if let Some(kernel) = self.default.get() {
-                if kernel.generation == generation {
-                    return Ok(kernel);
-                }
-            }
-        }
-        if let Some(kernel) = self.find_other(device.ordinal(), generation) {
+        if let Some(kernel) = self.loaded(device, is_default, generation) {
             return Ok(kernel);
         }
         let kernel = crate::compile::jit::load(source, device)?;

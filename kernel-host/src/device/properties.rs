@@ -5,46 +5,7 @@
 
 use crate::device::Device;
 use crate::error::Result;
-use crate::executor::attribute::DeviceAttribute;
-
-/// Device memory, in bytes, as the driver counts it now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemInfo {
-    /// Not allocated by anyone (this process or another).
-    pub free: usize,
-    /// The device's memory.
-    pub total: usize,
-}
-
-/// The properties Numba's and CuPy's users ask about most, read once per call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceProperties {
-    pub name: String,
-    pub compute_capability: (u32, u32),
-    /// Device memory in bytes.
-    pub total_memory: usize,
-    pub multiprocessor_count: u32,
-    pub warp_size: u32,
-    pub max_threads_per_block: u32,
-    pub max_block_dim: [u32; 3],
-    pub max_grid_dim: [u32; 3],
-    pub max_threads_per_multiprocessor: u32,
-    pub shared_memory_per_block: u32,
-    pub shared_memory_per_block_optin: u32,
-    pub shared_memory_per_multiprocessor: u32,
-    pub registers_per_block: u32,
-    pub registers_per_multiprocessor: u32,
-    pub l2_cache_bytes: u32,
-    /// Core and memory clocks in kHz.
-    pub clock_rate_khz: u32,
-    pub memory_clock_rate_khz: u32,
-    pub memory_bus_width_bits: u32,
-    pub concurrent_kernels: bool,
-    pub cooperative_launch: bool,
-    pub ecc_enabled: bool,
-    /// `domain:bus:device`, as `nvidia-smi` prints it (`0000:18:00`).
-    pub pci_bus_id: String,
-}
+use crate::executor::attribute::{DeviceAttribute, DeviceProperties, MemInfo};
 
 impl Device {
     /// Free and total device memory in bytes (`cuMemGetInfo`); `Err(NotSupported)` on
@@ -90,28 +51,7 @@ impl Device {
             ecc_enabled: false,
             pci_bus_id: String::new(),
         };
-        if self.is_simulator() {
-            return Ok(properties);
-        }
-        use DeviceAttribute as D;
-        let read = |a: D| -> Result<u32> { Ok(self.attribute(a)?.max(0) as u32) };
-        properties.total_memory = self.mem_info()?.total;
-        properties.max_threads_per_multiprocessor = read(D::MaxThreadsPerMultiprocessor)?;
-        properties.shared_memory_per_multiprocessor = read(D::MaxSharedMemoryPerMultiprocessor)?;
-        properties.registers_per_block = read(D::MaxRegistersPerBlock)?;
-        properties.registers_per_multiprocessor = read(D::MaxRegistersPerMultiprocessor)?;
-        properties.l2_cache_bytes = read(D::L2CacheSize)?;
-        properties.clock_rate_khz = read(D::ClockRate)?;
-        properties.memory_clock_rate_khz = read(D::MemoryClockRate)?;
-        properties.memory_bus_width_bits = read(D::GlobalMemoryBusWidth)?;
-        properties.concurrent_kernels = read(D::ConcurrentKernels)? != 0;
-        properties.ecc_enabled = read(D::EccEnabled)? != 0;
-        properties.pci_bus_id = format!(
-            "{:04x}:{:02x}:{:02x}",
-            read(D::PciDomainId)?,
-            read(D::PciBusId)?,
-            read(D::PciDeviceId)?
-        );
+        self.executor().driver_properties(&mut properties)?;
         Ok(properties)
     }
 }

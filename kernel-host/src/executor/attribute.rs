@@ -92,3 +92,42 @@ impl DeviceAttribute {
         }
     }
 }
+
+/// Device memory, in bytes, as the driver counts it now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemInfo {
+    /// Not allocated by anyone (this process or another).
+    pub free: usize,
+    /// The device's memory.
+    pub total: usize,
+}
+
+/// The properties Numba's and CuPy's users ask about most, read once per call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceProperties {
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    /// Device memory in bytes.
+    pub total_memory: usize,
+    pub multiprocessor_count: u32,
+    pub warp_size: u32,
+    pub max_threads_per_block: u32,
+    pub max_block_dim: [u32; 3],
+    pub max_grid_dim: [u32; 3],
+    pub max_threads_per_multiprocessor: u32,
+    pub shared_memory_per_block: u32,
+    pub shared_memory_per_block_optin: u32,
+    pub shared_memory_per_multiprocessor: u32,
+    pub registers_per_block: u32,
+    pub registers_per_multiprocessor: u32,
+    pub l2_cache_bytes: u32,
+    /// Core and memory clocks in kHz.
+    pub clock_rate_khz: u32,
+    pub memory_clock_rate_khz: u32,
+    pub memory_bus_width_bits: u32,
+    pub concurrent_kernels: bool,
+    pub cooperative_launch: bool,
+    pub ecc_enabled: bool,
+    /// `domain:bus:device`, as `nvidia-smi` prints it (`0000:18:00`).
+    pub pci_bus_id: String,
+}

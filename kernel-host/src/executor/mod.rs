@@ -29,7 +29,7 @@ use cudarc::driver::{result, sys};
 
 use crate::backend::Backend;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::executor::attribute::DeviceAttribute;
+use crate::executor::attribute::{DeviceAttribute, DeviceProperties};
 use crate::executor::health::{ContextGuard, Health};
 use crate::executor::id::DeviceId;
 use crate::executor::panic::StreamFaults;
@@ -64,6 +64,17 @@ pub(crate) trait Executor: Send + Sync {
 
     /// Free and total device memory in bytes (the context is bound and guarded).
     fn mem_info(&self) -> Result<(usize, usize)>;
+
+    /// Fills in the figures of `properties` only a driver knows (memory, clocks, PCI,
+    /// per-multiprocessor resources); the simulator has none and keeps its limits'.
+    fn driver_properties(&self, _properties: &mut DeviceProperties) -> Result<()> {
+        Ok(())
+    }
+
+    /// Whether the device allocates from stream-ordered memory pools.
+    fn has_async_alloc(&self) -> bool {
+        false
+    }
 
     /// Waits for the work queued on stream `raw` (NULL: the legacy stream) of this
     /// device (the context is bound and guarded; the stream is current).
@@ -145,6 +156,36 @@ impl Executor for CudaDevice {
 
     fn mem_info(&self) -> Result<(usize, usize)> {
         result::mem_get_info().call("cuMemGetInfo")
+    }
+
+    fn driver_properties(&self, properties: &mut DeviceProperties) -> Result<()> {
+        use DeviceAttribute as D;
+        let read = |a: D| -> Result<u32> { Ok(self.attribute(a)?.max(0) as u32) };
+        properties.total_memory = {
+            let _guard = self.bind()?;
+            self.mem_info()?.1
+        };
+        properties.max_threads_per_multiprocessor = read(D::MaxThreadsPerMultiprocessor)?;
+        properties.shared_memory_per_multiprocessor = read(D::MaxSharedMemoryPerMultiprocessor)?;
+        properties.registers_per_block = read(D::MaxRegistersPerBlock)?;
+        properties.registers_per_multiprocessor = read(D::MaxRegistersPerMultiprocessor)?;
+        properties.l2_cache_bytes = read(D::L2CacheSize)?;
+        properties.clock_rate_khz = read(D::ClockRate)?;
+        properties.memory_clock_rate_khz = read(D::MemoryClockRate)?;
+        properties.memory_bus_width_bits = read(D::GlobalMemoryBusWidth)?;
+        properties.concurrent_kernels = read(D::ConcurrentKernels)? != 0;
+        properties.ecc_enabled = read(D::EccEnabled)? != 0;
+        properties.pci_bus_id = format!(
+            "{:04x}:{:02x}:{:02x}",
+            read(D::PciDomainId)?,
+            read(D::PciBusId)?,
+            read(D::PciDeviceId)?
+        );
+        Ok(())
+    }
+
+    fn has_async_alloc(&self) -> bool {
+        self.ctx.has_async_alloc()
     }
 
     fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()> {

@@ -382,9 +382,7 @@ struct TempBuffer {
 
 impl TempBuffer {
     fn new(device: &Device, bytes: usize, stream: sys::CUstream) -> Result<TempBuffer> {
-        let pooled = device
-            .cuda_context()
-            .is_some_and(|context| context.has_async_alloc());
+        let pooled = device.executor().has_async_alloc();
         // SAFETY: plain allocations; filled by the copy that follows.
         let ptr = if pooled {
             unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
