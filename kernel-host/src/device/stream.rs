@@ -137,28 +137,20 @@ impl Stream {
     }
 
     pub(crate) fn create(device: Device) -> Result<Stream> {
-        if device.is_simulator() {
-            // A simulated stream has no queue, but faults of its own.
-            let faults = device.new_faults()?;
-            device.register_stream(&faults);
-            // No driver stream; the handle holds what a graph capture records.
-            let handle = StreamHandle::new(std::ptr::null_mut(), &device, StreamOwner::Foreign);
-            return Ok(Stream {
-                handle: Some(handle),
-                device,
-                faults: Some(faults),
-                generation: 0,
-            });
-        }
-        // No reset between the record, the stream and the generation they remember.
+        // No reset between the record, the stream and the generation they remember
+        // (nothing to guard on the simulator).
         let _guard = device.bind()?;
         device.ensure_alive()?;
         let faults = device.new_faults()?;
-        let raw =
-            result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        let raw = device.executor().create_stream()?;
         device.register_stream(&faults);
+        // A simulated stream has no queue (no driver stream), but faults of its own, and
+        // a handle that holds what a graph capture records.
+        let (raw, owner) = raw.map_or((std::ptr::null_mut(), StreamOwner::Foreign), |raw| {
+            (raw, StreamOwner::Ours)
+        });
         Ok(Stream {
-            handle: Some(StreamHandle::new(raw, &device, StreamOwner::Ours)),
+            handle: Some(StreamHandle::new(raw, &device, owner)),
             generation: device.generation(),
             faults: Some(faults),
             device: device.clone(),
@@ -263,15 +255,14 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// A new timing-capable event on `device`, not yet recorded.
     pub fn new(device: &Device) -> Result<Event> {
-        let marker = if device.is_simulator() {
-            Marker::Sim(Mutex::new(None))
-        } else {
+        let marker = {
             let _guard = device.bind()?;
             device.ensure_alive()?;
-            Marker::Cuda(
-                result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
-                    .call("cuEventCreate")?,
-            )
+            match device.executor().create_event()? {
+                Some(raw) => Marker::Cuda(raw),
+                // The simulator times events with the host clock.
+                None => Marker::Sim(Mutex::new(None)),
+            }
         };
         Ok(Event {
             marker,

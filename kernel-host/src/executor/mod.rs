@@ -76,6 +76,24 @@ pub(crate) trait Executor: Send + Sync {
         false
     }
 
+    /// A new driver stream (the context is bound and guarded); `None` on the
+    /// simulator, whose launches complete before they return.
+    fn create_stream(&self) -> Result<Option<sys::CUstream>> {
+        Ok(None)
+    }
+
+    /// A new timing event (the context is bound and guarded); `None` on the simulator,
+    /// which times with the host clock.
+    fn create_event(&self) -> Result<Option<sys::CUevent>> {
+        Ok(None)
+    }
+
+    /// `bytes` (more than 0) of uninitialised page-locked host memory (the context is
+    /// bound and guarded); `None` on the simulator, whose copies need none.
+    fn alloc_page_locked(&self, _bytes: usize) -> Result<Option<*mut u8>> {
+        Ok(None)
+    }
+
     /// Waits for the work queued on stream `raw` (NULL: the legacy stream) of this
     /// device (the context is bound and guarded; the stream is current).
     fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()>;
@@ -186,6 +204,24 @@ impl Executor for CudaDevice {
 
     fn has_async_alloc(&self) -> bool {
         self.ctx.has_async_alloc()
+    }
+
+    fn create_stream(&self) -> Result<Option<sys::CUstream>> {
+        let raw =
+            result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        Ok(Some(raw))
+    }
+
+    fn create_event(&self) -> Result<Option<sys::CUevent>> {
+        let raw =
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?;
+        Ok(Some(raw))
+    }
+
+    fn alloc_page_locked(&self, bytes: usize) -> Result<Option<*mut u8>> {
+        // SAFETY: a plain page-locked allocation, zeroed by the caller before any use.
+        let ptr = unsafe { result::malloc_host(bytes, 0) }.call("cuMemHostAlloc")?;
+        Ok(Some(ptr as *mut u8))
     }
 
     fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()> {
