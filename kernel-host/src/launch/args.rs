@@ -21,7 +21,6 @@ use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
 use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
 use crate::memory::staged::{HostBytesMut, Staged};
-use crate::memory::view::{DeviceView, DeviceViewMut};
 
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
@@ -448,98 +447,6 @@ pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi:
             slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
             i += 1;
         }
-    }
-}
-
-// The conversions the launcher's `impl SliceArg<'a, T>` parameters accept.
-
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, false)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, false)
-    }
-}
-
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self.as_mut_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self.as_mut_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, true)
-    }
-}
-
-// Views of a device array: its range, without a copy.
-
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceView<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for DeviceView<'a, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceViewMut<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceViewMut<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, true)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for DeviceViewMut<'a, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, true)
     }
 }
 

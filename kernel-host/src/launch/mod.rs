@@ -19,6 +19,7 @@ pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod nd;
 pub(crate) mod sim;
+pub(crate) mod slice_args;
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
