@@ -25,22 +25,23 @@ pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
 pub use device::default::synchronize;
 pub use device::default::{default_backend, set_backend};
-pub use device::limits::DeviceLimits;
-pub use device::properties::{DeviceAttribute, DeviceProperties, MemInfo};
 pub use device::stream::{elapsed_ms, Event, Stream};
 pub use device::Device;
 /// The DLPack crate cudajit's `from_dlpack`/`into_dlpack` speak (its version, so that
 /// tensors built with it are the ones cudajit takes).
 pub use dlpark;
 pub use error::{Error, Result};
+pub use executor::attribute::DeviceAttribute;
+pub use executor::attribute::{DeviceProperties, MemInfo};
+pub use executor::limits::DeviceLimits;
 pub use interop::cudarc::{BorrowedArray, CudarcSlice};
 pub use interop::dlpack::DlpackTensor;
-pub use launch::args::{DeviceElem, DeviceScalar};
 pub use launch::config::{Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use launch::graph::Graph;
+pub use launch::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
 pub use memory::array::to_device;
 pub use memory::array::DeviceArray;
-pub use memory::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
+pub use memory::elem::{DeviceElem, DeviceScalar};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};
 pub use memory::view::{DeviceView, DeviceViewMut};
 
@@ -72,12 +73,14 @@ pub mod __private {
     pub use crate::compile::cache::KernelCache;
     pub use crate::compile::instances::GenericKernels;
     pub use crate::launch::args::{
-        BoundscheckFalseLaunch, ByValue, ByValueArg, ByValueFallback, DeviceElem, DeviceScalar,
-        KernelArg, KernelSlice, KernelSliceMut, KernelValue, SliceArg, SliceArgMut,
+        ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice, KernelSliceMut, SliceArg,
+        SliceArgMut,
     };
-    pub use crate::launch::cooperative::max_cooperative_grid_blocks;
-    pub use crate::launch::{launch, PendingLaunch};
-    pub use crate::memory::nd::{NdArg, NdArgMut, NdParts};
+    pub use crate::launch::nd::{NdArg, NdArgMut, NdParts};
+    pub use crate::launch::{
+        launch, max_cooperative_grid_blocks, BoundscheckFalseLaunch, PendingLaunch,
+    };
+    pub use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
     pub use inventory;
     pub use kernel_device::source::{FnSource, GenericArg, SourceKind};
 }

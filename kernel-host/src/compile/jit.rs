@@ -10,8 +10,8 @@ use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
 
-use crate::compile::cache::{LoadedKernel, Module};
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
+use crate::compile::loaded::{LoadedKernel, Module};
 use crate::compile::lower::{lower, runtime_options};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;

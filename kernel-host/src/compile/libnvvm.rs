@@ -41,6 +41,10 @@ fn identify(library: &Path, libdevice: &Path) -> FilesAndIdentity {
     ((library.to_path_buf(), libdevice.to_path_buf()), identity)
 }
 
+inventory::submit! {
+    crate::device::open_gpu::WhenAGpuOpens(identify_toolchain_in_background)
+}
+
 /// Starts hashing the compiler's files on a thread of its own (once per process), so
 /// that the first compile finds the cache key's toolchain digests ready: called when a
 /// GPU is opened, since a kernel launch usually follows. The thread only reads files

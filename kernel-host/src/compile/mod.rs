@@ -1,7 +1,8 @@
 //! From a kernel's source to loaded code: the per-process kernel cache (`cache`), the
-//! JIT through libnvvm (`jit`, `libnvvm`), the on-disk cache (`disk`), ahead-of-time PTX
-//! embedded at build time (`aot`, `aot_manifest`), generic kernels' instances
-//! (`instances`) and what a compiled kernel looks like (`inspect`).
+//! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the
+//! simulator's lowered form of a kernel (`sim_kernel`), the on-disk cache (`disk`),
+//! ahead-of-time PTX embedded at build time (`aot`, `aot_manifest`), generic kernels'
+//! instances (`instances`) and what a compiled kernel looks like (`inspect`).
 
 pub(crate) mod aot;
 pub(crate) mod aot_manifest;
@@ -11,4 +12,6 @@ pub mod inspect;
 pub(crate) mod instances;
 pub(crate) mod jit;
 pub(crate) mod libnvvm;
+pub(crate) mod loaded;
 pub(crate) mod lower;
+pub(crate) mod sim_kernel;

@@ -9,9 +9,9 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::backend::{Backend, BACKEND_VARIABLE};
+use crate::device::open_gpu::open_default_gpu;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::executor::cuda::open_default_gpu;
 
 /// Here, not beside `Backend`, because its error is an `Error`, which names a `Backend`.
 impl std::str::FromStr for Backend {

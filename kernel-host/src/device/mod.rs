@@ -1,14 +1,17 @@
 //! A device kernels run on: a GPU and its (primary) context, or the CPU simulator,
-//! behind one [`Device`] type, which holds its executor (`crate::executor`: how a GPU
-//! is opened is `executor::cuda`'s, the simulator `executor::sim`'s), its limits and
-//! where its launches report faults. Which device is the default (a GPU, or the
-//! simulator when there is none) is decided in `default`; its streams and events are
-//! `stream`'s, its context's health `health`'s, its properties `properties`'.
+//! behind one [`Device`] type, which holds its executor (`crate::executor`, the layer
+//! below: the trait, each backend's state, context health and panic records), its
+//! limits and where its launches report faults. How a GPU is opened is `open_gpu`'s,
+//! the simulator `open_sim`'s; which device is the default (a GPU, or the simulator
+//! when there is none) is decided in `default`; binding the context and its reset are
+//! `context`'s; streams and events are `stream`'s (with the per-reader events of
+//! `marks`); properties are `properties`'.
 
+pub(crate) mod context;
 pub(crate) mod default;
-pub(crate) mod health;
-pub(crate) mod limits;
-pub(crate) mod panic;
+pub(crate) mod marks;
+pub(crate) mod open_gpu;
+pub(crate) mod open_sim;
 pub(crate) mod properties;
 pub(crate) mod stream;
 
@@ -17,11 +20,12 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 
 use crate::backend::Backend;
-use crate::device::health::Health;
-use crate::device::limits::DeviceLimits;
-use crate::device::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::error::{Error, Result};
 use crate::executor::cuda::CudaDevice;
+use crate::executor::health::Health;
+pub(crate) use crate::executor::id::DeviceId;
+use crate::executor::limits::DeviceLimits;
+use crate::executor::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults};
 use crate::executor::sim::SimDevice;
 use crate::executor::Executor;
 
@@ -37,26 +41,8 @@ struct DeviceInner {
     limits: DeviceLimits,
     /// What executes its work (the seam: see `crate::executor`).
     executor: Box<dyn Executor>,
-    /// Where launches report device-side faults, per stream (see `crate::device::panic`).
+    /// Where launches report device-side faults, per stream (see `crate::executor::panic`).
     faults: DeviceFaults,
-}
-
-/// Which device an array lives on, for the launch's argument check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DeviceId {
-    /// A GPU by ordinal, and the generation of its context (see `crate::device::health`).
-    Cuda(usize, u64),
-    /// A simulated device, by the address of its shared state (each is distinct).
-    Sim(usize),
-}
-
-impl std::fmt::Display for DeviceId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DeviceId::Cuda(ordinal, _) => write!(f, "CUDA device {ordinal}"),
-            DeviceId::Sim(_) => f.write_str("the CPU simulator"),
-        }
-    }
 }
 
 impl std::fmt::Debug for Device {
@@ -122,12 +108,7 @@ impl Device {
     }
 
     pub(crate) fn id(&self) -> DeviceId {
-        self.inner.executor.id(self)
-    }
-
-    /// This device's identity among simulated devices: the address of its shared state.
-    pub(crate) fn address(&self) -> usize {
-        Arc::as_ptr(&self.inner) as usize
+        self.inner.executor.id()
     }
 
     /// What executes this device's work.
@@ -176,21 +157,12 @@ impl Device {
 
     /// The simulator's options (`None` on a GPU).
     pub fn sim_options(&self) -> Option<crate::SimOptions> {
-        self.as_sim().map(SimDevice::options)
+        self.inner.executor.sim_options()
     }
 
     /// Sets the simulator's options for the launches that follow (`Err` on a GPU).
     pub fn set_sim_options(&self, options: crate::SimOptions) -> Result<()> {
-        match self.as_sim() {
-            Some(sim) => {
-                sim.set_options(options);
-                Ok(())
-            }
-            None => Err(Error::NotSupported {
-                operation: "set_sim_options",
-                backend: Backend::Cuda,
-            }),
-        }
+        self.inner.executor.set_sim_options(options)
     }
 
     /// The GPU's driver state, or `Err` naming `operation` on the simulator.
@@ -211,7 +183,8 @@ impl Device {
     /// here: they reach that thread's synchronisations, or the stream's own.
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.bind()?;
-        self.inner.executor.synchronize(self)?;
+        self.ensure_alive()?;
+        self.watch(self.inner.executor.synchronize())?;
         self.check_panics()
     }
 
@@ -221,7 +194,7 @@ impl Device {
     }
 
     /// Where the calling thread's asynchronous launches on the default stream report
-    /// faults (see `crate::device::panic`).
+    /// faults (see `crate::executor::panic`).
     #[inline]
     pub(crate) fn thread_faults(&self) -> Result<Arc<StreamFaults>> {
         self.inner.faults.for_this_thread(|| self.new_faults())
@@ -260,7 +233,7 @@ impl Device {
     /// Reports (and clears) the first device-side panic of an asynchronous launch
     /// made by the calling thread, on the default stream or on a stream it launched on
     /// last (on the simulator: the first fault of such a launch on device arrays); a
-    /// panic of another thread's launches reaches that thread (see `crate::device::panic`).
+    /// panic of another thread's launches reaches that thread (see `crate::executor::panic`).
     /// Call only after a synchronisation covering the kernels in question. A launch
     /// with host slices reports its own panic and never leaves one here.
     pub fn check_panics(&self) -> Result<()> {

@@ -3,147 +3,16 @@
 //! [`Device::attribute`] with a [`DeviceAttribute`], as Numba's
 //! `cuda.current_context().get_memory_info()` and `device.<ATTRIBUTE>` give.
 
-use cudarc::driver::result;
-use cudarc::driver::sys::CUdevice_attribute as Attr;
-
 use crate::device::Device;
-use crate::error::{DriverResultExt, Result};
-
-/// Device memory, in bytes, as the driver counts it now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemInfo {
-    /// Not allocated by anyone (this process or another).
-    pub free: usize,
-    /// The device's memory.
-    pub total: usize,
-}
-
-/// A device attribute cudajit can read from the driver ([`Device::attribute`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DeviceAttribute {
-    MaxThreadsPerBlock,
-    MaxBlockDimX,
-    MaxBlockDimY,
-    MaxBlockDimZ,
-    MaxGridDimX,
-    MaxGridDimY,
-    MaxGridDimZ,
-    MaxSharedMemoryPerBlock,
-    MaxSharedMemoryPerBlockOptin,
-    MaxSharedMemoryPerMultiprocessor,
-    MaxRegistersPerBlock,
-    MaxRegistersPerMultiprocessor,
-    MaxThreadsPerMultiprocessor,
-    MaxBlocksPerMultiprocessor,
-    WarpSize,
-    MultiprocessorCount,
-    ComputeCapabilityMajor,
-    ComputeCapabilityMinor,
-    /// Core clock in kHz.
-    ClockRate,
-    /// Memory clock in kHz.
-    MemoryClockRate,
-    /// Memory bus width in bits.
-    GlobalMemoryBusWidth,
-    L2CacheSize,
-    TotalConstantMemory,
-    ConcurrentKernels,
-    EccEnabled,
-    CooperativeLaunch,
-    UnifiedAddressing,
-    MemoryPoolsSupported,
-    PciBusId,
-    PciDeviceId,
-    PciDomainId,
-}
-
-impl DeviceAttribute {
-    pub(crate) fn raw(self) -> Attr {
-        use DeviceAttribute as D;
-        match self {
-            D::MaxThreadsPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            D::MaxBlockDimX => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-            D::MaxBlockDimY => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-            D::MaxBlockDimZ => Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-            D::MaxGridDimX => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-            D::MaxGridDimY => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-            D::MaxGridDimZ => Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-            D::MaxSharedMemoryPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-            D::MaxSharedMemoryPerBlockOptin => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-            }
-            D::MaxSharedMemoryPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-            }
-            D::MaxRegistersPerBlock => Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
-            D::MaxRegistersPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR
-            }
-            D::MaxThreadsPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
-            }
-            D::MaxBlocksPerMultiprocessor => {
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR
-            }
-            D::WarpSize => Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE,
-            D::MultiprocessorCount => Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            D::ComputeCapabilityMajor => Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            D::ComputeCapabilityMinor => Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            D::ClockRate => Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-            D::MemoryClockRate => Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-            D::GlobalMemoryBusWidth => Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-            D::L2CacheSize => Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
-            D::TotalConstantMemory => Attr::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY,
-            D::ConcurrentKernels => Attr::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS,
-            D::EccEnabled => Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED,
-            D::CooperativeLaunch => Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-            D::UnifiedAddressing => Attr::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
-            D::MemoryPoolsSupported => Attr::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-            D::PciBusId => Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
-            D::PciDeviceId => Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
-            D::PciDomainId => Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
-        }
-    }
-}
-
-/// The properties Numba's and CuPy's users ask about most, read once per call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceProperties {
-    pub name: String,
-    pub compute_capability: (u32, u32),
-    /// Device memory in bytes.
-    pub total_memory: usize,
-    pub multiprocessor_count: u32,
-    pub warp_size: u32,
-    pub max_threads_per_block: u32,
-    pub max_block_dim: [u32; 3],
-    pub max_grid_dim: [u32; 3],
-    pub max_threads_per_multiprocessor: u32,
-    pub shared_memory_per_block: u32,
-    pub shared_memory_per_block_optin: u32,
-    pub shared_memory_per_multiprocessor: u32,
-    pub registers_per_block: u32,
-    pub registers_per_multiprocessor: u32,
-    pub l2_cache_bytes: u32,
-    /// Core and memory clocks in kHz.
-    pub clock_rate_khz: u32,
-    pub memory_clock_rate_khz: u32,
-    pub memory_bus_width_bits: u32,
-    pub concurrent_kernels: bool,
-    pub cooperative_launch: bool,
-    pub ecc_enabled: bool,
-    /// `domain:bus:device`, as `nvidia-smi` prints it (`0000:18:00`).
-    pub pci_bus_id: String,
-}
+use crate::error::Result;
+use crate::executor::attribute::{DeviceAttribute, DeviceProperties, MemInfo};
 
 impl Device {
     /// Free and total device memory in bytes (`cuMemGetInfo`); `Err(NotSupported)` on
     /// the simulator, whose memory is the host's.
     pub fn mem_info(&self) -> Result<MemInfo> {
-        self.cuda("mem_info")?;
         let _guard = self.bind()?;
-        let (free, total) = result::mem_get_info().call("cuMemGetInfo")?;
+        let (free, total) = self.executor().mem_info()?;
         Ok(MemInfo { free, total })
     }
 
@@ -182,28 +51,7 @@ impl Device {
             ecc_enabled: false,
             pci_bus_id: String::new(),
         };
-        if self.is_simulator() {
-            return Ok(properties);
-        }
-        use DeviceAttribute as D;
-        let read = |a: D| -> Result<u32> { Ok(self.attribute(a)?.max(0) as u32) };
-        properties.total_memory = self.mem_info()?.total;
-        properties.max_threads_per_multiprocessor = read(D::MaxThreadsPerMultiprocessor)?;
-        properties.shared_memory_per_multiprocessor = read(D::MaxSharedMemoryPerMultiprocessor)?;
-        properties.registers_per_block = read(D::MaxRegistersPerBlock)?;
-        properties.registers_per_multiprocessor = read(D::MaxRegistersPerMultiprocessor)?;
-        properties.l2_cache_bytes = read(D::L2CacheSize)?;
-        properties.clock_rate_khz = read(D::ClockRate)?;
-        properties.memory_clock_rate_khz = read(D::MemoryClockRate)?;
-        properties.memory_bus_width_bits = read(D::GlobalMemoryBusWidth)?;
-        properties.concurrent_kernels = read(D::ConcurrentKernels)? != 0;
-        properties.ecc_enabled = read(D::EccEnabled)? != 0;
-        properties.pci_bus_id = format!(
-            "{:04x}:{:02x}:{:02x}",
-            read(D::PciDomainId)?,
-            read(D::PciBusId)?,
-            read(D::PciDeviceId)?
-        );
+        self.executor().driver_properties(&mut properties)?;
         Ok(properties)
     }
 }

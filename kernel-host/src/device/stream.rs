@@ -13,6 +13,7 @@
 //! names its device, synchronising reports a deferred fault, and an event records the
 //! host clock when it is recorded (after the launches before it completed).
 
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -20,9 +21,10 @@ use cudarc::driver::result;
 use cudarc::driver::sys;
 
 use crate::backend::Backend;
-use crate::device::panic::StreamFaults;
+use crate::device::marks::PendingReads;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::panic::StreamFaults;
 
 /// A queue of GPU work on one device.
 pub struct Stream {
@@ -33,9 +35,9 @@ pub struct Stream {
     device: Device,
     /// Where this stream's asynchronous launches report device-side panics; `None`
     /// for the default stream, whose launches report into their thread's record (see
-    /// `crate::device::panic`).
+    /// `crate::executor::panic`).
     faults: Option<Arc<StreamFaults>>,
-    /// The device's context generation when the stream was made (see `crate::device::health`).
+    /// The device's context generation when the stream was made (see `crate::executor::health`).
     generation: u64,
 }
 
@@ -53,10 +55,12 @@ pub(crate) struct StreamHandle {
     /// The graph being captured on this stream (see `crate::launch::graph`); checked with one
     /// relaxed load per launch.
     pub(crate) capturing: std::sync::atomic::AtomicBool,
-    pub(crate) capture: Mutex<Option<crate::launch::graph::CaptureLog>>,
+    /// What the capture has seen: a `crate::launch::graph::CaptureLog`, boxed as `Any`
+    /// because the launches it records name streams (touched only while capturing).
+    pub(crate) capture: Mutex<Option<Box<dyn Any>>>,
     /// Arrays this stream's latest launches read that wait for an event after the
-    /// read (see `crate::memory::marks`).
-    pub(crate) pending_reads: crate::memory::marks::PendingReads,
+    /// read (see `crate::device::marks`).
+    pub(crate) pending_reads: PendingReads,
 }
 
 pub(crate) enum StreamOwner {
@@ -133,28 +137,20 @@ impl Stream {
     }
 
     pub(crate) fn create(device: Device) -> Result<Stream> {
-        if device.is_simulator() {
-            // A simulated stream has no queue, but faults of its own.
-            let faults = device.new_faults()?;
-            device.register_stream(&faults);
-            // No driver stream; the handle holds what a graph capture records.
-            let handle = StreamHandle::new(std::ptr::null_mut(), &device, StreamOwner::Foreign);
-            return Ok(Stream {
-                handle: Some(handle),
-                device,
-                faults: Some(faults),
-                generation: 0,
-            });
-        }
-        // No reset between the record, the stream and the generation they remember.
+        // No reset between the record, the stream and the generation they remember
+        // (nothing to guard on the simulator).
         let _guard = device.bind()?;
         device.ensure_alive()?;
         let faults = device.new_faults()?;
-        let raw =
-            result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        let raw = device.executor().create_stream()?;
         device.register_stream(&faults);
+        // A simulated stream has no queue (no driver stream), but faults of its own, and
+        // a handle that holds what a graph capture records.
+        let (raw, owner) = raw.map_or((std::ptr::null_mut(), StreamOwner::Foreign), |raw| {
+            (raw, StreamOwner::Ours)
+        });
         Ok(Stream {
-            handle: Some(StreamHandle::new(raw, &device, StreamOwner::Ours)),
+            handle: Some(StreamHandle::new(raw, &device, owner)),
             generation: device.generation(),
             faults: Some(faults),
             device: device.clone(),
@@ -221,15 +217,9 @@ impl Stream {
     /// launch on this stream (and of no other stream's launch).
     pub fn synchronize(&self) -> Result<()> {
         let _guard = self.device.bind()?;
-        if !self.device.is_simulator() {
-            self.ensure_current()?;
-            // SAFETY: `raw` is NULL or a live stream of this context (the guard keeps a
-            // reset from destroying it).
-            self.device.watch(
-                unsafe { result::stream::synchronize(self.cu_stream()) }
-                    .call("cuStreamSynchronize"),
-            )?;
-        }
+        self.ensure_current()?;
+        self.device
+            .watch(self.device.executor().synchronize_stream(self.cu_stream()))?;
         self.faults()?.take(self.device.modules())
     }
 }
@@ -239,7 +229,7 @@ impl Stream {
 pub struct Event {
     marker: Marker,
     device: Device,
-    /// The device's context generation when the event was made (see `crate::device::health`).
+    /// The device's context generation when the event was made (see `crate::executor::health`).
     generation: u64,
 }
 
@@ -265,15 +255,14 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// A new timing-capable event on `device`, not yet recorded.
     pub fn new(device: &Device) -> Result<Event> {
-        let marker = if device.is_simulator() {
-            Marker::Sim(Mutex::new(None))
-        } else {
+        let marker = {
             let _guard = device.bind()?;
             device.ensure_alive()?;
-            Marker::Cuda(
-                result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
-                    .call("cuEventCreate")?,
-            )
+            match device.executor().create_event()? {
+                Some(raw) => Marker::Cuda(raw),
+                // The simulator times events with the host clock.
+                None => Marker::Sim(Mutex::new(None)),
+            }
         };
         Ok(Event {
             marker,

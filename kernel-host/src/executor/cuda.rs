@@ -1,29 +1,13 @@
-//! The CUDA driver as an executor: a GPU's primary context, its health, its pool of
-//! panic records and its stream-ordered memory pool; and how a GPU is opened.
-//!
-//! libcuda is loaded at run time by cudarc, whose loader panics when the library is
-//! missing; opening a GPU checks for the library first (and catches any panic from a
-//! symbol an old driver lacks), so a machine without a GPU gets `Err(Error::NoDriver)`
-//! and never a panic. A GPU is opened once per ordinal per process, with the limits a
-//! launch is checked against read at creation.
+//! The CUDA driver's state for one GPU: its primary context, its health, its pool of
+//! panic records and its stream-ordered memory pool (how it answers the executor
+//! trait is in `crate::executor`; how a GPU is opened, `open_gpu`'s).
 
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::result;
-use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::CudaContext;
+use cudarc::driver::{sys, CudaContext};
 
-use crate::backend::Backend;
-use crate::device::health::Health;
-use crate::device::limits::DeviceLimits;
-use crate::device::panic::{ModuleTable, RecordPool, StreamFaults};
-use crate::device::properties::DeviceAttribute;
-use crate::device::{Device, DeviceId};
-use crate::error::{DriverResultExt, Error, Result};
-use crate::memory::allocation::Allocation;
-
-use super::memory::Memory;
-use super::Executor;
+use crate::executor::health::Health;
+use crate::executor::panic::{ModuleTable, RecordPool};
 
 /// A GPU's driver state.
 pub(crate) struct CudaDevice {
@@ -34,197 +18,20 @@ pub(crate) struct CudaDevice {
     pub(crate) modules: ModuleTable,
     /// Panic records of launches with host slices (one per launch in flight).
     pub(crate) records: RecordPool,
-    /// Whether the context works (see `crate::device::health`).
+    /// Whether the context works (see `crate::executor::health`).
     pub(crate) health: Arc<Health>,
     /// The stream-ordered pool device arrays are allocated from (see `crate::memory::allocation`).
-    pub(crate) pool: crate::memory::allocation::PoolState,
+    pub(crate) pool: PoolState,
 }
 
-impl Executor for CudaDevice {
-    fn backend(&self) -> Backend {
-        Backend::Cuda
-    }
-
-    fn ordinal(&self) -> usize {
-        self.ordinal
-    }
-
-    fn describe(&self, name: &str, (major, minor): (u32, u32)) -> String {
-        format!("CUDA device {} ({name}, sm_{major}{minor})", self.ordinal)
-    }
-
-    fn id(&self, device: &Device) -> DeviceId {
-        DeviceId::Cuda(self.ordinal, device.generation())
-    }
-
-    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
-        StreamFaults::cuda(&self.ctx, &self.health)
-    }
-
-    fn synchronize(&self, device: &Device) -> Result<()> {
-        device.ensure_alive()?;
-        device.watch(result::ctx::synchronize().call("cuCtxSynchronize"))
-    }
-
-    fn alloc(&self, device: &Device, bytes: usize) -> Result<Memory> {
-        device.ensure_alive()?;
-        Ok(Memory::Cuda(device.watch(Allocation::new(device, bytes))?))
-    }
-
-    fn attribute(&self, attribute: DeviceAttribute) -> Result<i32> {
-        self.ctx
-            .attribute(attribute.raw())
-            .call("cuDeviceGetAttribute")
-    }
-
-    fn cuda(&self) -> Option<&CudaDevice> {
-        Some(self)
-    }
+/// The device's memory pool, configured once per context generation (see
+/// `crate::memory::pool`).
+#[derive(Default)]
+pub(crate) struct PoolState {
+    /// `(generation, pool)`; `None` until first used.
+    pub(crate) pool: Mutex<Option<(u64, sys::CUmemoryPool)>>,
 }
 
-impl Device {
-    /// Opens GPU `ordinal` (or returns the already opened one). Always a GPU: without
-    /// one this is `Err(NoDriver)` or `Err(NoDevice)`.
-    pub fn new(ordinal: usize) -> Result<Device> {
-        let mut devices = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(device) = devices.iter().find(|d| d.ordinal() == ordinal) {
-            return Ok(device.clone());
-        }
-        let device = open(ordinal)?;
-        devices.push(device.clone());
-        Ok(device)
-    }
-
-    /// Number of CUDA devices; `Err(NoDriver)` without a driver.
-    pub fn count() -> Result<usize> {
-        driver_present()?;
-        guard_panics(|| {
-            result::init().map_err(|e| init_error(0, e))?;
-            Ok(result::device::get_count().call("cuDeviceGetCount")? as usize)
-        })
-    }
-}
-
-/// GPUs opened so far, by ordinal: each is opened once per process.
-static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
-
-/// Opens the GPU the default device is on: ordinal `$CUDAJIT_DEVICE`, or 0.
-pub(crate) fn open_default_gpu() -> Result<Device> {
-    default_ordinal().and_then(Device::new)
-}
-
-fn default_ordinal() -> Result<usize> {
-    match std::env::var("CUDAJIT_DEVICE") {
-        Err(_) => Ok(0),
-        Ok(text) => text.trim().parse().map_err(|_| Error::NoDevice {
-            ordinal: 0,
-            detail: format!("CUDAJIT_DEVICE={text:?} is not a device ordinal (0, 1, ...)"),
-        }),
-    }
-}
-
-/// cudarc's loader panics when libcuda is missing; ask first.
-fn driver_present() -> Result<()> {
-    // SAFETY: only tries to dlopen the candidate names; loads nothing it keeps.
-    if unsafe { sys::is_culib_present() } {
-        return Ok(());
-    }
-    // cudarc tries many Windows-style spellings too; name the ones a Linux user knows.
-    let mut tried: Vec<String> = cudarc::get_lib_name_candidates("cuda")
-        .into_iter()
-        .filter(|name| name.starts_with("libcuda.so"))
-        .collect();
-    tried.dedup();
-    Err(Error::NoDriver {
-        reason: format!(
-            "the NVIDIA driver library could not be loaded (tried {}); install an NVIDIA \
-             driver or add its directory to LD_LIBRARY_PATH",
-            tried.join(", ")
-        ),
-    })
-}
-
-/// Runs driver calls, turning a panic inside cudarc's lazy symbol loader (a driver
-/// too old for a symbol) into `Err(NoDriver)`.
-fn guard_panics<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        let text = payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic in the CUDA driver loader".into());
-        Err(Error::NoDriver { reason: text })
-    })
-}
-
-fn init_error(ordinal: usize, e: result::DriverError) -> Error {
-    match e.0 {
-        sys::CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice {
-            ordinal,
-            detail: "the driver reports no CUDA-capable device".into(),
-        },
-        sys::CUresult::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
-        | sys::CUresult::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE => Error::NoDriver {
-            reason: crate::error::describe_driver_error(e),
-        },
-        _ => Error::driver("cuInit", e),
-    }
-}
-
-fn open(ordinal: usize) -> Result<Device> {
-    driver_present()?;
-    guard_panics(|| {
-        result::init().map_err(|e| init_error(ordinal, e))?;
-        let count = result::device::get_count().call("cuDeviceGetCount")?;
-        if ordinal >= count.max(0) as usize {
-            return Err(Error::NoDevice {
-                ordinal,
-                detail: format!("this machine has {count} CUDA device(s)"),
-            });
-        }
-        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
-        // A launch, and so usually a first compile, follows: its cache key's digests of
-        // the compiler's files are computed meanwhile.
-        crate::compile::libnvvm::identify_toolchain_in_background();
-        let name = ctx.name().call("cuDeviceGetName")?;
-        let attr = |a: Attr| -> Result<u32> {
-            Ok(ctx.attribute(a).call("cuDeviceGetAttribute")?.max(0) as u32)
-        };
-        let limits = DeviceLimits {
-            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_block_dim: [
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-            ],
-            max_grid_dim: [
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-            ],
-            max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-            max_shared_per_block_optin: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-            warp_size: attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            compute_capability: (
-                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
-                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
-            ),
-            multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            cooperative_launch: attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
-        };
-        Ok(Device::from_executor(
-            name,
-            limits,
-            Box::new(CudaDevice {
-                ctx,
-                ordinal,
-                modules: ModuleTable::default(),
-                records: RecordPool::default(),
-                health: Default::default(),
-                pool: Default::default(),
-            }),
-        ))
-    })
-}
+// SAFETY: a pool handle is a device-wide driver object, usable from any thread.
+unsafe impl Send for PoolState {}
+unsafe impl Sync for PoolState {}

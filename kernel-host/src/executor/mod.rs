@@ -1,28 +1,41 @@
-//! The executor seam: what executes a device's work. A [`Device`] holds one
-//! `Box<dyn Executor>`: the CUDA driver ([`cuda::CudaDevice`]) or the CPU simulator
+//! The executor seam: what executes a device's work. A [`Device`](crate::Device) holds
+//! one `Box<dyn Executor>`: the CUDA driver ([`cuda::CudaDevice`]) or the CPU simulator
 //! ([`sim::SimDevice`]), so that nothing above this trait matches on the backend
 //! (CubeCL's `ComputeServer` is the anchor: one trait per runtime, operations on
-//! handles). Device memory is the same seam for arrays: [`memory::Memory`] is the one
-//! place that tells a driver allocation from a simulator buffer.
+//! handles). The trait, and how each backend answers it, are here; each backend's
+//! state is in its own file, beside what the state is made of (the context's `health`,
+//! the `panic` records, the `limits`, `attribute`s and `id`).
 //!
-//! Operations only a GPU has (streams with events, graphs capture, interop with
+//! This is the lowest layer above the errors: nothing here names [`Device`](crate::Device)
+//! or anything above it. Device memory (`crate::memory::backing`), the simulated
+//! launch (`crate::launch::sim`) and opening a device (`crate::device::open_gpu`,
+//! `open_sim`) sit in the layers that use them.
+//!
+//! Operations only a GPU has (a context reset, memory pools, graphs, interop with
 //! cudarc) reach its driver state through [`Executor::cuda`], which is `None` on the
 //! simulator, and answer `Err(NotSupported)` there.
 
+pub(crate) mod attribute;
 pub(crate) mod cuda;
-pub(crate) mod memory;
+pub(crate) mod health;
+pub(crate) mod id;
+pub(crate) mod limits;
+pub(crate) mod panic;
 pub(crate) mod sim;
 
 use std::sync::Arc;
 
+use cudarc::driver::{result, sys};
+
 use crate::backend::Backend;
-use crate::device::panic::StreamFaults;
-use crate::device::properties::DeviceAttribute;
-use crate::device::{Device, DeviceId};
-use crate::error::Result;
+use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::attribute::{DeviceAttribute, DeviceProperties};
+use crate::executor::health::{ContextGuard, Health};
+use crate::executor::id::DeviceId;
+use crate::executor::panic::StreamFaults;
+use crate::SimOptions;
 
 use self::cuda::CudaDevice;
-use self::memory::Memory;
 use self::sim::SimDevice;
 
 /// A backend that executes a device's work.
@@ -36,20 +49,86 @@ pub(crate) trait Executor: Send + Sync {
     /// What `Device`'s `Display` says after the device's name.
     fn describe(&self, name: &str, compute_capability: (u32, u32)) -> String;
 
-    /// Which device `device` (whose executor this is) is, for argument checks.
-    fn id(&self, device: &Device) -> DeviceId;
+    /// Which device this executor's is, for argument checks.
+    fn id(&self) -> DeviceId;
 
     /// Fresh fault records for a stream of this device.
     fn new_faults(&self) -> Result<Arc<StreamFaults>>;
 
-    /// Waits for all work queued on `device` (the context is bound).
-    fn synchronize(&self, device: &Device) -> Result<()>;
-
-    /// `bytes` of device memory (the context is bound and guarded).
-    fn alloc(&self, device: &Device, bytes: usize) -> Result<Memory>;
+    /// Waits for all work queued on the device (the context is bound and guarded, and
+    /// was alive).
+    fn synchronize(&self) -> Result<()>;
 
     /// A device attribute, read from the driver now.
     fn attribute(&self, attribute: DeviceAttribute) -> Result<i32>;
+
+    /// Free and total device memory in bytes (the context is bound and guarded).
+    fn mem_info(&self) -> Result<(usize, usize)>;
+
+    /// Fills in the figures of `properties` only a driver knows (memory, clocks, PCI,
+    /// per-multiprocessor resources); the simulator has none and keeps its limits'.
+    fn driver_properties(&self, _properties: &mut DeviceProperties) -> Result<()> {
+        Ok(())
+    }
+
+    /// Whether the device allocates from stream-ordered memory pools.
+    fn has_async_alloc(&self) -> bool {
+        false
+    }
+
+    /// A new driver stream (the context is bound and guarded); `None` on the
+    /// simulator, whose launches complete before they return.
+    fn create_stream(&self) -> Result<Option<sys::CUstream>> {
+        Ok(None)
+    }
+
+    /// A new timing event (the context is bound and guarded); `None` on the simulator,
+    /// which times with the host clock.
+    fn create_event(&self) -> Result<Option<sys::CUevent>> {
+        Ok(None)
+    }
+
+    /// `bytes` (more than 0) of uninitialised page-locked host memory (the context is
+    /// bound and guarded); `None` on the simulator, whose copies need none.
+    fn alloc_page_locked(&self, _bytes: usize) -> Result<Option<*mut u8>> {
+        Ok(None)
+    }
+
+    /// Waits for the work queued on stream `raw` (NULL: the legacy stream) of this
+    /// device (the context is bound and guarded; the stream is current).
+    fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()>;
+
+    /// The context's health (see `crate::executor::health`); `None` on the simulator,
+    /// which has no context to lose.
+    fn health(&self) -> Option<&Health> {
+        None
+    }
+
+    /// Makes the context current on the calling thread and keeps a reset from running
+    /// until the guard drops; a guard of nothing on the simulator.
+    fn bind(&self) -> Result<ContextGuard<'_>> {
+        Ok(ContextGuard::none())
+    }
+
+    /// For destructors of objects made in context `generation`: the context bound and
+    /// guarded if the object is still live in it; `None` if a reset frees (or freed)
+    /// it, the context is lost, or there is no context (the simulator).
+    fn bind_if_current(&self, _generation: u64) -> Option<ContextGuard<'_>> {
+        None
+    }
+
+    /// The simulator's options (`None` on a GPU).
+    fn sim_options(&self) -> Option<SimOptions> {
+        None
+    }
+
+    /// Sets the simulator's options for the launches that follow (`Err` on a GPU).
+    fn set_sim_options(&self, _options: SimOptions) -> Result<()> {
+        Err(Error::NotSupported {
+            operation: "set_sim_options",
+            backend: self.backend(),
+        })
+    }
 
     /// The GPU's driver state (`None` on the simulator).
     fn cuda(&self) -> Option<&CudaDevice> {
@@ -59,5 +138,174 @@ pub(crate) trait Executor: Send + Sync {
     /// The simulated device's state (`None` on a GPU).
     fn sim(&self) -> Option<&SimDevice> {
         None
+    }
+}
+
+impl Executor for CudaDevice {
+    fn backend(&self) -> Backend {
+        Backend::Cuda
+    }
+
+    fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    fn describe(&self, name: &str, (major, minor): (u32, u32)) -> String {
+        format!("CUDA device {} ({name}, sm_{major}{minor})", self.ordinal)
+    }
+
+    fn id(&self) -> DeviceId {
+        DeviceId::Cuda(self.ordinal, self.health.generation())
+    }
+
+    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
+        StreamFaults::cuda(&self.ctx, &self.health)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        result::ctx::synchronize().call("cuCtxSynchronize")
+    }
+
+    fn attribute(&self, attribute: DeviceAttribute) -> Result<i32> {
+        self.ctx
+            .attribute(attribute.raw())
+            .call("cuDeviceGetAttribute")
+    }
+
+    fn mem_info(&self) -> Result<(usize, usize)> {
+        result::mem_get_info().call("cuMemGetInfo")
+    }
+
+    fn driver_properties(&self, properties: &mut DeviceProperties) -> Result<()> {
+        use DeviceAttribute as D;
+        let read = |a: D| -> Result<u32> { Ok(self.attribute(a)?.max(0) as u32) };
+        properties.total_memory = {
+            let _guard = self.bind()?;
+            self.mem_info()?.1
+        };
+        properties.max_threads_per_multiprocessor = read(D::MaxThreadsPerMultiprocessor)?;
+        properties.shared_memory_per_multiprocessor = read(D::MaxSharedMemoryPerMultiprocessor)?;
+        properties.registers_per_block = read(D::MaxRegistersPerBlock)?;
+        properties.registers_per_multiprocessor = read(D::MaxRegistersPerMultiprocessor)?;
+        properties.l2_cache_bytes = read(D::L2CacheSize)?;
+        properties.clock_rate_khz = read(D::ClockRate)?;
+        properties.memory_clock_rate_khz = read(D::MemoryClockRate)?;
+        properties.memory_bus_width_bits = read(D::GlobalMemoryBusWidth)?;
+        properties.concurrent_kernels = read(D::ConcurrentKernels)? != 0;
+        properties.ecc_enabled = read(D::EccEnabled)? != 0;
+        properties.pci_bus_id = format!(
+            "{:04x}:{:02x}:{:02x}",
+            read(D::PciDomainId)?,
+            read(D::PciBusId)?,
+            read(D::PciDeviceId)?
+        );
+        Ok(())
+    }
+
+    fn has_async_alloc(&self) -> bool {
+        self.ctx.has_async_alloc()
+    }
+
+    fn create_stream(&self) -> Result<Option<sys::CUstream>> {
+        let raw =
+            result::stream::create(result::stream::StreamKind::Default).call("cuStreamCreate")?;
+        Ok(Some(raw))
+    }
+
+    fn create_event(&self) -> Result<Option<sys::CUevent>> {
+        let raw =
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?;
+        Ok(Some(raw))
+    }
+
+    fn alloc_page_locked(&self, bytes: usize) -> Result<Option<*mut u8>> {
+        // SAFETY: a plain page-locked allocation, zeroed by the caller before any use.
+        let ptr = unsafe { result::malloc_host(bytes, 0) }.call("cuMemHostAlloc")?;
+        Ok(Some(ptr as *mut u8))
+    }
+
+    fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()> {
+        // SAFETY: `raw` is NULL or a live stream of this context (the caller's guard
+        // keeps a reset from destroying it).
+        unsafe { result::stream::synchronize(raw) }.call("cuStreamSynchronize")
+    }
+
+    fn health(&self) -> Option<&Health> {
+        Some(&self.health)
+    }
+
+    fn bind(&self) -> Result<ContextGuard<'_>> {
+        let guard = self.health.enter();
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        Ok(guard)
+    }
+
+    fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
+        let guard = self.health.enter_if_current(generation)?;
+        self.ctx.bind_to_thread().ok()?;
+        Some(guard)
+    }
+
+    fn cuda(&self) -> Option<&CudaDevice> {
+        Some(self)
+    }
+}
+
+impl Executor for SimDevice {
+    fn backend(&self) -> Backend {
+        Backend::Simulator
+    }
+
+    fn ordinal(&self) -> usize {
+        0
+    }
+
+    fn describe(&self, name: &str, _: (u32, u32)) -> String {
+        format!("{name} ({})", self.options_text())
+    }
+
+    fn id(&self) -> DeviceId {
+        DeviceId::Sim(self as *const SimDevice as usize)
+    }
+
+    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
+        Ok(StreamFaults::sim())
+    }
+
+    /// Every launch has completed when it returns.
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn attribute(&self, _: DeviceAttribute) -> Result<i32> {
+        Err(Error::NotSupported {
+            operation: "attribute",
+            backend: Backend::Simulator,
+        })
+    }
+
+    fn mem_info(&self) -> Result<(usize, usize)> {
+        Err(Error::NotSupported {
+            operation: "mem_info",
+            backend: Backend::Simulator,
+        })
+    }
+
+    /// Every launch has completed when it returns.
+    fn synchronize_stream(&self, _: sys::CUstream) -> Result<()> {
+        Ok(())
+    }
+
+    fn sim_options(&self) -> Option<SimOptions> {
+        Some(self.options())
+    }
+
+    fn set_sim_options(&self, options: SimOptions) -> Result<()> {
+        self.set_options(options);
+        Ok(())
+    }
+
+    fn sim(&self) -> Option<&SimDevice> {
+        Some(self)
     }
 }

@@ -17,9 +17,10 @@ use super::numeric::{Builtin, Numeric};
 use super::{synth, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
+use crate::launch::nd::DeviceNd;
 use crate::memory::array::DeviceArray;
-use crate::memory::nd::DeviceNd;
+use crate::memory::elem::DeviceScalar;
 
 /// An N-d input an axis reduction accepts: a [`DeviceNd`] (used in place) or an
 /// `ndarray` array or view of 2 or 3 axes (any layout; copied to the device in logical

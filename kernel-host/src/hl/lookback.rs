@@ -44,8 +44,9 @@ use super::lookback_text::lookback_text;
 use super::scan_text::ScanShape;
 use super::{lookback_classic, lookback_pipelined, scratch, synth, Target};
 use crate::error::{Error, Result};
-use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 
 /// Consecutive elements per thread on a GPU for 64-bit elements (tiles of 4096 with
 /// 256 threads: 34 KB of shared memory).

@@ -10,7 +10,7 @@ use kernel_device::source::FnSource;
 
 use super::scan_text::{spin_limit, window_fold, window_loop, ScanShape};
 use super::synth;
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// The expressions turning a value `X` of the 32/64-bit element type `t` into a `u64`
 /// word, and such a word `X` back into a value.

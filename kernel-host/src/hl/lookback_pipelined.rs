@@ -13,7 +13,7 @@ use kernel_device::source::FnSource;
 use super::lookback_text::lookback_text;
 use super::scan_text::ScanShape;
 use super::synth;
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// Resident blocks per multiprocessor the kernel is fitted to (shared memory: six).
 pub(super) const MIN_BLOCKS_PER_SM: u32 = 6;

@@ -3,7 +3,7 @@
 //! for 64-bit ones) and the loop over windows of 32 earlier tiles.
 
 use super::scan_text::{spin_limit, window_fold, window_loop};
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// Spins on one window before a block stops waiting and publishes what it has (a wrong
 /// prefix): reached only when an earlier block ended without publishing because one of

@@ -6,8 +6,9 @@ use kernel_device::source::FnSource;
 use super::{length_mismatch, synth, DeviceFn, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::Result;
-use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
 const PER_THREAD: usize = 4;

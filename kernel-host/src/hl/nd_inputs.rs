@@ -9,9 +9,9 @@ use ndarray::{ArrayBase, Data, Dimension};
 use super::{Input, Staged};
 use crate::device::Device;
 use crate::error::Result;
-use crate::launch::args::DeviceScalar;
+use crate::launch::nd::DeviceNd;
 use crate::memory::array::DeviceArray;
-use crate::memory::nd::DeviceNd;
+use crate::memory::elem::DeviceScalar;
 
 impl<T: DeviceScalar, const D: usize> Input<T> for DeviceNd<T, D> {
     fn len(&self) -> usize {
@@ -33,7 +33,7 @@ impl<T: DeviceScalar, S: Data<Elem = T>, D: Dimension> Input<T> for ArrayBase<S,
         ArrayBase::len(self)
     }
     fn stage(&self, device: &Device) -> Result<Staged<'_, T>> {
-        let elements = crate::memory::nd::row_major(self);
+        let elements = crate::launch::nd::row_major(self);
         Ok(Staged::Owned(DeviceArray::from_slice_on(
             device, &elements,
         )?))

@@ -4,7 +4,7 @@
 use kernel_device::source::FnSource;
 
 use super::synth;
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// A numeric scalar: every integer type and `f32`/`f64` (not `bool`).
 pub trait Numeric: DeviceScalar + PartialOrd {

@@ -8,9 +8,9 @@ use kernel_device::source::FnSource;
 use crate::device::stream::Stream;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::launch::args::DeviceScalar;
 use crate::launch::config::LaunchConfig;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 
 use super::synth;
 

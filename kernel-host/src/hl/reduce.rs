@@ -11,8 +11,9 @@ use super::{scratch, synth, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
 use crate::launch::args::KernelArg;
-use crate::launch::args::{DeviceElem, DeviceScalar, SliceArg, SliceArgMut};
+use crate::launch::args::{SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::{DeviceElem, DeviceScalar};
 
 /// Elements each thread takes at least before the grid stops growing with `n`.
 pub(super) const PER_THREAD: usize = 8;

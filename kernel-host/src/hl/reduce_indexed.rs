@@ -12,9 +12,8 @@ use super::reduce::{fold_kernel_of, ElemText, MapForm, Partials, PER_THREAD};
 use super::{scratch, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::launch::args::{
-    DeviceElem, DeviceScalar, KernelArg, KernelValue, SliceArg, SliceArgMut,
-};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
+use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
 
 /// A type a reduction can fold into: the kernel scalars and `#[derive(DeviceCopy)]`
 /// structs of scalar fields.

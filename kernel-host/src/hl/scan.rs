@@ -15,8 +15,9 @@ use super::numeric::{Builtin, Numeric};
 use super::{lookback, synth, Input, IntoDeviceFn, Target};
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
-use crate::launch::args::{DeviceScalar, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 
 /// Consecutive elements per thread.
 const ITEMS: usize = 8;

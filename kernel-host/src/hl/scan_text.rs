@@ -14,7 +14,7 @@ use kernel_device::source::FnSource;
 
 use super::lookback_text::SPIN_LIMIT;
 use super::synth;
-use crate::launch::args::DeviceScalar;
+use crate::memory::elem::DeviceScalar;
 
 /// What every layout's kernel text is written from.
 pub(super) struct ScanShape {

@@ -18,9 +18,10 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut, DeviceRep
 use crate::device::stream::{Stream, StreamHandle, StreamOwner};
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::launch::args::{DeviceElem, KernelArg, SliceArg, SliceArgMut};
+use crate::launch::args::{KernelArg, SliceArg, SliceArgMut};
 use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceElem;
 
 /// A [`DeviceArray`] over memory that another owner frees, usable for `'a`. Reads go
 /// through `Deref` (`to_host`, `view`, passing `&borrowed` to a launch); a kernel

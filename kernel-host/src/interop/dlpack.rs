@@ -29,9 +29,9 @@ use dlpark::{DlpackFlags, Managed, ManagedTensorBase, TensorRef};
 
 use crate::device::stream::Stream;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::launch::args::DeviceElem;
 use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceElem;
 
 /// A DLPack tensor in the current (versioned) ABI, as [`DeviceArray::into_dlpack`]
 /// makes and [`DeviceArray::from_dlpack`] takes (which also takes the legacy ABI).

@@ -19,74 +19,8 @@ use crate::device::DeviceId;
 use crate::error::{Error, Result};
 use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
-pub(crate) use crate::memory::nd::{HostBytesMut, Staged};
-use crate::memory::view::{DeviceView, DeviceViewMut};
-
-/// A scalar type kernels compute with.
-///
-/// # Safety
-/// `SCALAR` must describe `Self` exactly (size and representation): the runtime copies
-/// values and buffers of `Self` to and from the device as raw bytes of that type.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a scalar type a cudajit kernel can use",
-    label = "not a kernel scalar",
-    note = "kernels take bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, f16, bf16 and slices of them"
-)]
-pub unsafe trait DeviceScalar: DeviceElem {
-    const SCALAR: ScalarType;
-}
-
-/// A type a `DeviceArray` can hold and a kernel's slice can have as elements: the
-/// scalars and `#[derive(DeviceCopy)]` structs.
-///
-/// # Safety
-/// Every byte of a `Self` is initialised plain data (no padding, no pointers), laid
-/// out as `DeviceCopy::device_type` says: arrays of `Self` cross to the device as raw
-/// bytes. `#[derive(DeviceCopy)]` implements it after checking exactly that.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be an element of a device array or a kernel slice",
-    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
-    note = "device arrays and kernel slices hold bool, integers, f32, f64, f16, bf16, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums"
-)]
-pub unsafe trait DeviceElem: DeviceCopy {}
-
-macro_rules! device_scalar {
-    ($($t:ty => $s:ident),* $(,)?) => {$(
-        // SAFETY: the ScalarType names this exact primitive.
-        unsafe impl DeviceScalar for $t { const SCALAR: ScalarType = ScalarType::$s; }
-        // SAFETY: a primitive scalar is plain initialised data.
-        unsafe impl DeviceElem for $t {}
-    )*};
-}
-device_scalar!(
-    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
-    u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
-    half::f16 => F16, half::bf16 => BF16,
-);
-
-// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`.
-unsafe impl DeviceElem for num_complex::Complex<f32> {}
-// SAFETY: as above.
-unsafe impl DeviceElem for num_complex::Complex<f64> {}
-/// A `#[derive(DeviceCopy)]` type a kernel takes by value: fieldless enums (`op: Op`,
-/// passed as their repr integer) and structs (`params: SimParams`, passed as their
-/// bytes).
-///
-/// # Safety
-/// Every byte of `Self` is initialised and laid out as `DeviceCopy::device_type` says
-/// (a scalar's bytes, or a struct's `ir::layout` without padding).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed to a kernel by value",
-    label = "not a kernel scalar or a `#[derive(DeviceCopy)]` struct or enum",
-    note = "kernels take scalars, `Complex<f32>`, `Complex<f64>`, `#[derive(Clone, Copy, DeviceCopy)] #[repr(C)]` structs and `#[derive(Clone, Copy, DeviceCopy)] #[repr(u8)]` fieldless enums by value"
-)]
-pub unsafe trait KernelValue: DeviceElem {}
-
-// SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`, no
-// padding: passed as their bytes like a struct.
-unsafe impl KernelValue for num_complex::Complex<f32> {}
-// SAFETY: as above.
-unsafe impl KernelValue for num_complex::Complex<f64> {}
+use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
+use crate::memory::staged::{HostBytesMut, Staged};
 
 /// A value accepted for a `&[T]` kernel parameter.
 #[diagnostic::on_unimplemented(
@@ -151,35 +85,6 @@ impl<'a, T: DeviceElem, A: SliceArgMut<'a, T>> KernelSliceMut<'a, T> for A {
     }
 }
 
-/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
-/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
-/// because nothing checks the kernel's indices: one out of range reads or writes outside
-/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
-/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
-/// whose `// SAFETY:` comment says why every index is in bounds.
-pub struct BoundscheckFalseLaunch<'a, const N: usize>(crate::launch::PendingLaunch<'a, N>);
-
-impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
-    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
-    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
-    #[doc(hidden)]
-    pub fn new(pending: crate::launch::PendingLaunch<'a, N>) -> Self {
-        BoundscheckFalseLaunch(pending)
-    }
-
-    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
-    ///
-    /// # Safety
-    /// The kernel was compiled with `boundscheck = false`: every index its body uses
-    /// must be in bounds for the slices passed to it.
-    pub unsafe fn launch<'c>(
-        self,
-        config: impl Into<crate::launch::config::LaunchConfig<'c>>,
-    ) -> Result<()> {
-        self.0.launch(config)
-    }
-}
-
 /// A kernel's by-value argument of a concrete type, as the generated launcher passes it:
 /// `ByValue(p).kernel_arg()` is [`KernelArg::by_value`] when the type is `DeviceCopy`,
 /// and otherwise resolves (by autoref) to [`ByValueFallback`], which is never run: the
@@ -209,6 +114,20 @@ impl<'a, T> ByValueFallback<'a> for &ByValue<T> {
         unreachable!(
             "cudajit: a kernel with a by-value parameter that is not `DeviceCopy` does not compile"
         )
+    }
+}
+
+/// Writes the staged `&mut` N-d views of `args` back into the caller's arrays: after
+/// the device's copy back, whatever the kernel's outcome (as `&mut` slices come back).
+pub(crate) fn write_back_staged(args: &[KernelArg<'_>]) {
+    for arg in args {
+        if let ArgKind::HostMut {
+            bytes: HostBytesMut::Staged(staged),
+            ..
+        } = &arg.kind
+        {
+            staged.write_back();
+        }
     }
 }
 
@@ -528,98 +447,6 @@ pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi:
             slots[i] = &mut arg.len as *mut i64 as *mut std::ffi::c_void;
             i += 1;
         }
-    }
-}
-
-// The conversions the launcher's `impl SliceArg<'a, T>` parameters accept.
-
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArg<'a, T> for &'a mut [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host(self.as_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, false)
-    }
-}
-impl<'a, T: DeviceElem> SliceArg<'a, T> for &'a mut DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, false)
-    }
-}
-
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut [T] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self)
-    }
-}
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut Vec<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self.as_mut_slice())
-    }
-}
-impl<'a, T: DeviceElem, const N: usize> SliceArgMut<'a, T> for &'a mut [T; N] {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::host_mut(self.as_mut_slice())
-    }
-}
-impl<'a, T: DeviceElem> SliceArgMut<'a, T> for &'a mut DeviceArray<T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device(self, true)
-    }
-}
-
-// Views of a device array: its range, without a copy.
-
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceView<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for DeviceView<'a, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArg<'a, T> for &'a DeviceViewMut<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, false)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for &'a mut DeviceViewMut<'_, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, true)
-    }
-}
-impl<'a, T: DeviceScalar> SliceArgMut<'a, T> for DeviceViewMut<'a, T> {
-    fn into_kernel_arg(self) -> KernelArg<'a> {
-        KernelArg::device_range(self.array, self.start, self.len, true)
     }
 }
 

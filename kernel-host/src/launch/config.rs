@@ -3,9 +3,9 @@
 //! any driver call so that a bad shape is an `Err` naming the broken limit, never a
 //! driver error code or a silent non-launch, and it is unit-tested without a GPU.
 
-use crate::device::limits::DeviceLimits;
 use crate::device::stream::Stream;
 use crate::error::{Error, Result};
+use crate::executor::limits::DeviceLimits;
 
 /// A grid or block shape: one, two or three extents.
 ///

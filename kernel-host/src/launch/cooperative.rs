@@ -7,55 +7,15 @@
 //! fits: the occupancy calculator's blocks per multiprocessor for this block size and
 //! dynamic shared memory, times the multiprocessors.
 
-use std::sync::Mutex;
-
-use cudarc::driver::result;
-
-use crate::compile::cache::LoadedKernel;
-use crate::device::limits::DeviceLimits;
+use crate::compile::loaded::LoadedKernel;
 use crate::device::Device;
-use crate::error::{DriverResultExt, Error, Result};
+use crate::error::{Error, Result};
+use crate::executor::limits::DeviceLimits;
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 
 /// The limit named when a cooperative grid is too large.
 const CO_RESIDENCY_LIMIT: &str =
     "cuOccupancyMaxActiveBlocksPerMultiprocessor x CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT";
-
-/// Remembered occupancy answers of one kernel, keyed by (threads per block, dynamic
-/// shared bytes), so repeated cooperative launches make no extra driver call.
-#[derive(Default)]
-pub(crate) struct OccupancyCache {
-    answers: Mutex<Vec<(u32, u32, u32)>>,
-}
-
-/// Each kernel is launched with few distinct shapes; beyond this many, ask again.
-const REMEMBERED_SHAPES: usize = 16;
-
-impl OccupancyCache {
-    fn blocks_per_sm(&self, kernel: &LoadedKernel, threads: u32, shared_bytes: u32) -> Result<u32> {
-        let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&(_, _, blocks)) = answers
-            .iter()
-            .find(|(t, s, _)| *t == threads && *s == shared_bytes)
-        {
-            return Ok(blocks);
-        }
-        // SAFETY: `function` is live in the current context (bound by the caller).
-        let blocks = unsafe {
-            result::occupancy::max_active_block_per_multiprocessor(
-                kernel.function,
-                threads as i32,
-                shared_bytes as usize,
-            )
-        }
-        .call("cuOccupancyMaxActiveBlocksPerMultiprocessor")?
-        .max(0) as u32;
-        if answers.len() < REMEMBERED_SHAPES {
-            answers.push((threads, shared_bytes, blocks));
-        }
-        Ok(blocks)
-    }
-}
 
 /// `Err` unless `device` can launch cooperatively at all.
 pub(crate) fn check_support(kernel: &str, limits: &DeviceLimits) -> Result<()> {
@@ -137,25 +97,14 @@ pub(crate) fn check_co_resident(
     })
 }
 
-/// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
-/// cooperative launch of `config`'s block shape and dynamic shared memory may have on
-/// `config`'s device (the grid in `config` is ignored).
-pub fn max_cooperative_grid_blocks(
+/// [`max_cooperative_grid_blocks`](crate::launch::max_cooperative_grid_blocks) on a
+/// GPU: the occupancy calculator's answer for `shape`'s block and shared memory.
+pub(crate) fn max_grid_blocks_on_gpu(
     source: &'static kernel_device::source::FnSource,
     cache: &'static crate::compile::cache::KernelCache,
-    config: LaunchConfig<'_>,
+    shape: &LaunchConfig<'_>,
+    device: &Device,
 ) -> Result<u32> {
-    let device: &Device = match config.stream {
-        Some(stream) => stream.device(),
-        None => Device::default_ref()?,
-    };
-    let shape = LaunchConfig {
-        grid: 1u32.into(),
-        ..config
-    };
-    if device.is_simulator() {
-        return crate::executor::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
-    }
     let valid = shape.validate_for(source, device.limits())?;
     check_support(source.name, device.limits())?;
     let _guard = device.bind()?;

@@ -18,6 +18,7 @@
 //! On the simulator the capture records each launch (kernel, shape, arguments) and a
 //! replay runs them in order, with the same rules.
 
+use std::any::Any;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -27,10 +28,10 @@ use kernel_device::ir::{ScalarType, Type};
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-use crate::device::panic::StreamFaults;
 use crate::device::stream::{Stream, StreamHandle, StreamOwner, StreamRef};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::panic::StreamFaults;
 use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{Dim, LaunchConfig};
 use crate::memory::allocation::Allocation;
@@ -42,6 +43,13 @@ pub(crate) struct CaptureLog {
     arrays: Vec<(Arc<Allocation>, bool)>,
     /// The launches recorded on the simulator.
     sim_launches: Vec<SimLaunch>,
+}
+
+/// The capture log in a capturing stream's slot (see `StreamHandle::capture`).
+fn log_of(slot: &mut Option<Box<dyn Any>>) -> &mut CaptureLog {
+    slot.get_or_insert_with(|| Box::new(CaptureLog::default()))
+        .downcast_mut()
+        .expect("a stream's capture slot holds a CaptureLog")
 }
 
 /// One launch recorded on the simulator.
@@ -141,7 +149,8 @@ impl Stream {
         let handle = StreamHandle::new(raw, &device, owner);
         let capture_stream =
             Stream::from_parts(Some(handle.clone()), device.clone(), self.faults()?);
-        *handle.capture.lock().unwrap_or_else(|p| p.into_inner()) = Some(CaptureLog::default());
+        *handle.capture.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Box::new(CaptureLog::default()));
         handle.capturing.store(true, Ordering::Relaxed);
         let begun = if cuda {
             // SAFETY: a live stream of the current context. Relaxed mode: calls of
@@ -172,7 +181,8 @@ impl Stream {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
-            .unwrap_or_default();
+            .and_then(|log| log.downcast::<CaptureLog>().ok())
+            .map_or_else(CaptureLog::default, |log| *log);
         let replay = match ended {
             None => {
                 outcome?;
@@ -294,7 +304,7 @@ impl Graph {
                         stream: Some(stream),
                         shared_bytes: launch.shared_bytes,
                     };
-                    crate::executor::sim::launch(
+                    crate::launch::sim::launch(
                         launch.source,
                         launch.cache,
                         config,
@@ -418,9 +428,7 @@ pub(crate) fn note_captured_arrays(
         }
     }
     let mut log = handle.capture.lock().unwrap_or_else(|p| p.into_inner());
-    log.get_or_insert_with(CaptureLog::default)
-        .arrays
-        .extend(arrays);
+    log_of(&mut log).arrays.extend(arrays);
     Ok(())
 }
 
@@ -433,7 +441,7 @@ pub(crate) fn record_sim_launch(
     device: &Device,
     args: &[KernelArg<'_>],
 ) -> Result<()> {
-    crate::executor::sim::check_launch(source, cache, config, device, args)?;
+    crate::launch::sim::check_launch(source, cache, config, device, args)?;
     let mut recorded = Vec::with_capacity(args.len());
     for arg in args {
         recorded.push(match &arg.kind {
@@ -465,15 +473,13 @@ pub(crate) fn record_sim_launch(
         .as_ref()
         .expect("a created stream has a handle");
     let mut log = handle.capture.lock().unwrap_or_else(|p| p.into_inner());
-    log.get_or_insert_with(CaptureLog::default)
-        .sim_launches
-        .push(SimLaunch {
-            source,
-            cache,
-            grid: config.grid,
-            block: config.block,
-            shared_bytes: config.shared_bytes,
-            args: recorded,
-        });
+    log_of(&mut log).sim_launches.push(SimLaunch {
+        source,
+        cache,
+        grid: config.grid,
+        block: config.block,
+        shared_bytes: config.shared_bytes,
+        args: recorded,
+    });
     Ok(())
 }

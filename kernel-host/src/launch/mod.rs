@@ -8,11 +8,18 @@
 //! device-side panic, like Numba's launch with host arrays. A kernel that calls
 //! `grid_sync()` is launched with `cuLaunchCooperativeKernel`, after a check that its
 //! grid can be resident at once (see `cooperative`).
+//!
+//! The GPU's path is this file's; a simulated device's is `sim`'s (both entry points,
+//! `launch` and `max_cooperative_grid_blocks`, route here). Arguments are `args`
+//! (N-d ones `nd`), the shape `config`, graphs `graph`.
 
 pub(crate) mod args;
 pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
+pub(crate) mod nd;
+pub(crate) mod sim;
+pub(crate) mod slice_args;
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -21,7 +28,8 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys};
 use kernel_device::source::FnSource;
 
-use crate::compile::cache::{KernelCache, LoadedKernel};
+use crate::compile::cache::KernelCache;
+use crate::compile::loaded::LoadedKernel;
 use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
@@ -46,6 +54,32 @@ impl<const N: usize> PendingLaunch<'_, N> {
     }
 }
 
+/// The launch of a `#[kernel(boundscheck = false)]` kernel, waiting for its launch shape:
+/// what `launch!` of such a kernel builds. Its [`launch`](Self::launch) is `unsafe`
+/// because nothing checks the kernel's indices: one out of range reads or writes outside
+/// its buffer (undefined behaviour) where a checked kernel returns `Err(KernelPanic)`.
+/// So `launch!` of a `boundscheck = false` kernel must sit in an `unsafe { .. }` block,
+/// whose `// SAFETY:` comment says why every index is in bounds.
+pub struct BoundscheckFalseLaunch<'a, const N: usize>(PendingLaunch<'a, N>);
+
+impl<'a, const N: usize> BoundscheckFalseLaunch<'a, N> {
+    /// What the generated `args` of a `boundscheck = false` kernel returns. The pending
+    /// launch stays inside: only the `unsafe` [`launch`](Self::launch) runs it.
+    #[doc(hidden)]
+    pub fn new(pending: PendingLaunch<'a, N>) -> Self {
+        BoundscheckFalseLaunch(pending)
+    }
+
+    /// Launches the kernel with `config` (grid, block, stream, shared bytes).
+    ///
+    /// # Safety
+    /// The kernel was compiled with `boundscheck = false`: every index its body uses
+    /// must be in bounds for the slices passed to it.
+    pub unsafe fn launch<'c>(self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
+        self.0.launch(config)
+    }
+}
+
 /// Launches `source`'s kernel with `args` (one per kernel parameter, in order), on the
 /// stream's device or the default device: through the CUDA driver, or on the simulator.
 pub fn launch(
@@ -58,7 +92,7 @@ pub fn launch(
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
-    // From here to the end no reset runs (see `crate::device::health`): a record made below
+    // From here to the end no reset runs (see `crate::executor::health`): a record made below
     // is one the reset renews, and the generation checks stay true while the launch
     // uses the context. Nothing on the simulator.
     let _guard = device.bind()?;
@@ -78,7 +112,7 @@ pub fn launch(
         if capturing {
             return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
         }
-        return crate::executor::sim::launch(source, cache, config, device, sim, &faults, args);
+        return crate::launch::sim::launch(source, cache, config, device, sim, &faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
     device.ensure_alive()?;
@@ -115,7 +149,7 @@ pub fn launch(
             .pending_reads
             .before_launch(device, stream, |memory| uses_allocation(args, memory))?;
     }
-    device.note_launch(kernel);
+    device.note_launch(&kernel.name);
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
@@ -133,6 +167,28 @@ pub fn launch(
     Ok(())
 }
 
+/// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
+/// cooperative launch of `config`'s block shape and dynamic shared memory may have on
+/// `config`'s device (the grid in `config` is ignored).
+pub fn max_cooperative_grid_blocks(
+    source: &'static FnSource,
+    cache: &'static KernelCache,
+    config: LaunchConfig<'_>,
+) -> Result<u32> {
+    let device: &Device = match config.stream {
+        Some(stream) => stream.device(),
+        None => Device::default_ref()?,
+    };
+    let shape = LaunchConfig {
+        grid: 1u32.into(),
+        ..config
+    };
+    if device.is_simulator() {
+        return crate::launch::sim::max_cooperative_grid_blocks(source, cache, &shape, device);
+    }
+    crate::launch::cooperative::max_grid_blocks_on_gpu(source, cache, &shape, device)
+}
+
 /// The GPU memory of the launch's device-array arguments, in order.
 fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a Arc<Allocation>> {
     args.iter().filter_map(|arg| match &arg.kind {
@@ -145,8 +201,8 @@ fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a
 }
 
 /// Whether one of the launch's device arrays is `memory`.
-fn uses_allocation(args: &[KernelArg<'_>], memory: *const Allocation) -> bool {
-    device_allocations(args).any(|m| Arc::as_ptr(m) == memory)
+fn uses_allocation(args: &[KernelArg<'_>], memory: *const ()) -> bool {
+    device_allocations(args).any(|m| Arc::as_ptr(m) as *const () == memory)
 }
 
 /// The legacy NULL stream, as device arrays remember it.
@@ -155,7 +211,7 @@ static NULL_STREAM: StreamRef = None;
 /// Orders the launch on `stream` after the uses of its device arrays on other streams
 /// (see `crate::memory::allocation`); no driver call when every array was last used on `stream`.
 /// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
-/// read that its stream's later launches give an event of its own (`crate::memory::marks`).
+/// read that its stream's later launches give an event of its own (`crate::device::marks`).
 #[inline]
 fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<u64> {
     let mut tracked = 0u64;
@@ -200,7 +256,7 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let function = kernel.function_for(valid.grid, valid.block, args);
+    let function = kernel.function_for(valid.grid, valid.block, |i| args.get(i).map(|arg| arg.len));
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
@@ -327,9 +383,7 @@ struct TempBuffer {
 
 impl TempBuffer {
     fn new(device: &Device, bytes: usize, stream: sys::CUstream) -> Result<TempBuffer> {
-        let pooled = device
-            .cuda_context()
-            .is_some_and(|context| context.has_async_alloc());
+        let pooled = device.executor().has_async_alloc();
         // SAFETY: plain allocations; filled by the copy that follows.
         let ptr = if pooled {
             unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
@@ -423,7 +477,7 @@ fn launch_with_host_slices(
         return Err(error);
     }
     // The copies back are complete: staged N-d views go back into the caller's arrays.
-    crate::memory::nd::write_back_staged(args);
+    crate::launch::args::write_back_staged(args);
     let panic = record.take_raw();
     pool.release(record);
     if let (Some(bytes), Some(modules)) = (panic, device.modules()) {

@@ -16,7 +16,7 @@
 //! **Per-reader events.** A write waits for each reading stream *as of its last read*
 //! of the memory, not for everything queued there since: after a launch that read the
 //! memory on stream A (once a write on another stream has had to wait for a read of
-//! the array: `Usage::contended`), A remembers the array as pending (`crate::memory::marks`); the first
+//! the array: `Usage::contended`), A remembers the array as pending (`crate::device::marks`); the first
 //! later launch on A that does not read it records one event on A before itself, and
 //! the array keeps that event for A (bounded: `MAX_TRACKED_READERS` per array). A
 //! writer on C then waits for that event, so work queued on A after the read does not
@@ -33,11 +33,10 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
 
+use crate::device::marks::{ReadTracked, RecordedEvent};
 use crate::device::stream::{raw_of, StreamRef};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::memory::marks::RecordedEvent;
-pub(crate) use crate::memory::pool::PoolState;
 
 /// How many reading streams of one array get an event of their own; reads on more
 /// streams are waited for as their streams' queues at the switch.
@@ -48,7 +47,7 @@ pub(crate) struct Allocation {
     /// 0 for an empty array (the driver refuses zero-byte allocations).
     pub(crate) ptr: sys::CUdeviceptr,
     device: Device,
-    /// The context generation the memory belongs to (see `crate::device::health`).
+    /// The context generation the memory belongs to (see `crate::executor::health`).
     generation: u64,
     source: Source,
     usage: Mutex<Usage>,
@@ -197,7 +196,7 @@ impl Allocation {
 
     /// As [`Allocation::use_on`], for a launch: `Ok(true)` when the use is a read on a
     /// reading stream that gets an event of its own, which the launch then leaves
-    /// pending on its stream (`crate::memory::marks`).
+    /// pending on its stream (`crate::device::marks`).
     #[inline]
     pub(crate) fn use_on_tracked(&self, stream: &StreamRef, write: bool) -> Result<bool> {
         if self.ptr == 0 {
@@ -207,10 +206,10 @@ impl Allocation {
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
         usage.apply(stream, write, |before| wait_for(here, before))
     }
+}
 
-    /// Gives the reader on `stream` (if it still reads the memory and has no event
-    /// yet) `event`, recorded there after its last read.
-    pub(crate) fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
+impl ReadTracked for Allocation {
+    fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>) {
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(reader) = usage
             .readers

@@ -2,7 +2,7 @@
 //! GPU it is a driver allocation; on the simulator a simulator `Buffer` that launches
 //! share by reference count.
 //!
-//! Which of the two the memory is, and the driver calls, are `crate::executor::memory`'s.
+//! Which of the two the memory is, and the driver calls, are `crate::memory::backing`'s.
 //!
 //! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls: a
 //! copy to the host therefore waits for every kernel queued before it (on the default
@@ -19,16 +19,16 @@ use kernel_device::back::sim::Buffer;
 
 use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
-use crate::executor::memory::Memory;
-use crate::launch::args::{DeviceElem, DeviceScalar};
 use crate::memory::allocation::Allocation;
+use crate::memory::backing::Memory;
+use crate::memory::elem::{DeviceElem, DeviceScalar};
 
 /// `len` elements of `T` in device memory, freed on drop.
 pub struct DeviceArray<T: DeviceElem> {
     memory: Memory,
     len: usize,
     device: Device,
-    /// The device's context generation at allocation (see `crate::device::health`): after a
+    /// The device's context generation at allocation (see `crate::executor::health`): after a
     /// reset the memory is gone and the array is refused.
     generation: u64,
     _elem: PhantomData<T>,
@@ -104,7 +104,7 @@ impl<T: DeviceElem> DeviceArray<T> {
             })?;
         // Held until the array records the generation its memory belongs to.
         let _guard = device.bind()?;
-        let memory = device.executor().alloc(device, bytes)?;
+        let memory = Memory::alloc(device, bytes)?;
         Ok(DeviceArray {
             memory,
             len,

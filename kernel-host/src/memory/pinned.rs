@@ -19,8 +19,8 @@ use cudarc::driver::{result, sys};
 use crate::device::stream::Stream;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
-use crate::launch::args::DeviceElem;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceElem;
 
 /// `len` elements of `T` in page-locked host memory (zero-initialised), the source or
 /// destination of asynchronous copies.
@@ -96,7 +96,20 @@ impl<T: DeviceElem> PinnedBuffer<T> {
                 operation: "PinnedBuffer",
                 bytes: usize::MAX,
             })?;
-        let (ptr, pinned) = if device.is_simulator() || bytes == 0 {
+        let page_locked = if bytes == 0 {
+            None
+        } else {
+            device.ensure_alive()?;
+            let _guard = device.bind()?;
+            device.executor().alloc_page_locked(bytes)?
+        };
+        let (ptr, pinned) = if let Some(ptr) = page_locked {
+            let ptr = ptr as *mut T;
+            // SAFETY: `bytes` writable bytes; zero is valid for every `DeviceElem`.
+            unsafe { std::ptr::write_bytes(ptr, 0, len) };
+            (ptr, true)
+        } else {
+            // The simulator (or nothing to allocate): ordinary host memory.
             let mut v: Vec<T> = Vec::new();
             v.try_reserve_exact(len)
                 .map_err(|_| Error::HostOutOfMemory {
@@ -110,14 +123,6 @@ impl<T: DeviceElem> PinnedBuffer<T> {
             }
             let mut v = std::mem::ManuallyDrop::new(v.into_boxed_slice());
             (v.as_mut_ptr(), false)
-        } else {
-            device.ensure_alive()?;
-            let _guard = device.bind()?;
-            // SAFETY: a plain page-locked allocation, zeroed below before any use.
-            let ptr = unsafe { result::malloc_host(bytes, 0) }.call("cuMemHostAlloc")? as *mut T;
-            // SAFETY: `bytes` writable bytes; zero is valid for every `DeviceElem`.
-            unsafe { std::ptr::write_bytes(ptr, 0, len) };
-            (ptr, true)
         };
         Ok(PinnedBuffer {
             ptr,

@@ -2,23 +2,10 @@
 //! (`cuMemAllocFromPoolAsync`, see `crate::memory::allocation`): configured once per context
 //! generation, with the release threshold, trimming and the reserved bytes public.
 
-use std::sync::Mutex;
-
 use cudarc::driver::{result, sys};
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
-
-/// The device's memory pool, configured once per context generation.
-#[derive(Default)]
-pub(crate) struct PoolState {
-    /// `(generation, pool)`; `None` until first used.
-    pool: Mutex<Option<(u64, sys::CUmemoryPool)>>,
-}
-
-// SAFETY: a pool handle is a device-wide driver object, usable from any thread.
-unsafe impl Send for PoolState {}
-unsafe impl Sync for PoolState {}
 
 /// What the pool keeps reserved after a synchronisation before it gives memory back
 /// to the driver: everything (as CuPy's pool), so that allocation in a loop costs no

@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
 use crate::error::{Error, Result};
-use crate::launch::args::DeviceScalar;
 use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
 
 /// Elements `start..start + len` of a device array, read-only.
 pub struct DeviceView<'a, T: DeviceScalar> {

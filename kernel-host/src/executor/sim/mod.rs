@@ -1,34 +1,22 @@
-//! The simulated device: kernel-host's side of the CPU simulator
+//! The simulated device's state: kernel-host's side of the CPU simulator
 //! (`kernel_device::back::sim`, which interprets the kernel's IR). A simulated device
 //! reports an H100's limits, so a launch is checked exactly as on a GPU; its arrays are
 //! simulator [`Buffer`](kernel_device::back::sim::Buffer)s; every launch runs to
-//! completion before it returns (`launch`).
+//! completion before it returns (`crate::launch::sim`).
 //!
 //! Faults follow the GPU's timing: a launch with host slices reports its own fault; a
 //! launch on device arrays alone is "asynchronous", so its fault (a panic, a race, ...)
-//! is kept by its stream (`crate::device::panic::StreamFaults`) and reported by that stream's
-//! next synchronisation (the default stream's also by a copy to the host) or a
+//! is kept by its stream (`crate::executor::panic::StreamFaults`) and reported by that
+//! stream's next synchronisation (the default stream's also by a copy to the host) or a
 //! device-wide one, as a GPU reports a device-side panic.
 
-mod launch;
+use std::sync::Mutex;
 
-use std::sync::{Arc, Mutex, OnceLock};
-
-use kernel_device::back::sim::Buffer;
-
-pub(crate) use launch::{check_launch, launch, max_cooperative_grid_blocks, SimKernel};
-
-use crate::backend::Backend;
-use crate::device::limits::DeviceLimits;
-use crate::device::panic::StreamFaults;
-use crate::device::properties::DeviceAttribute;
-use crate::device::{Device, DeviceId};
 use crate::error::{Error, Result};
-use crate::executor::memory::Memory;
-use crate::executor::Executor;
+use crate::executor::limits::DeviceLimits;
 use crate::SimOptions;
 
-/// What [`Device::name`] says for a simulated device.
+/// What `Device::name` says for a simulated device.
 pub(crate) const SIMULATOR_NAME: &str = "the CPU simulator";
 
 /// The simulator reports an H100's limits (sm_90), so that `LaunchConfig::validate`
@@ -86,61 +74,6 @@ impl SimDevice {
         }
         text
     }
-}
-
-impl Executor for SimDevice {
-    fn backend(&self) -> Backend {
-        Backend::Simulator
-    }
-
-    fn ordinal(&self) -> usize {
-        0
-    }
-
-    fn describe(&self, name: &str, _: (u32, u32)) -> String {
-        format!("{name} ({})", self.options_text())
-    }
-
-    fn id(&self, device: &Device) -> DeviceId {
-        DeviceId::Sim(device.address())
-    }
-
-    fn new_faults(&self) -> Result<Arc<StreamFaults>> {
-        Ok(StreamFaults::sim())
-    }
-
-    /// Every launch has completed when it returns.
-    fn synchronize(&self, _: &Device) -> Result<()> {
-        Ok(())
-    }
-
-    /// A simulator buffer starts zeroed.
-    fn alloc(&self, _: &Device, bytes: usize) -> Result<Memory> {
-        Ok(Memory::Sim(Arc::new(Buffer::new(bytes))))
-    }
-
-    fn attribute(&self, _: DeviceAttribute) -> Result<i32> {
-        Err(Error::NotSupported {
-            operation: "attribute",
-            backend: Backend::Simulator,
-        })
-    }
-
-    fn sim(&self) -> Option<&SimDevice> {
-        Some(self)
-    }
-}
-
-/// The process-wide simulated device (`Device::simulator()`), with the environment's
-/// options.
-pub(crate) fn shared_simulator() -> Result<&'static Device> {
-    static SIMULATOR: OnceLock<Result<Device>> = OnceLock::new();
-    SIMULATOR
-        .get_or_init(|| {
-            options_from_env(|name| std::env::var(name).ok()).map(Device::simulator_with)
-        })
-        .as_ref()
-        .map_err(Clone::clone)
 }
 
 /// The default options with those `variable` sets (`Err` naming a variable that does
@@ -206,25 +139,3 @@ pub(crate) fn blocks_per_multiprocessor(threads: u32, shared_bytes: u32) -> u32 
     };
     by_threads.min(by_shared).min(BLOCKS_PER_MULTIPROCESSOR)
 }
-
-impl Device {
-    /// The process-wide simulated device, with the options of `CUDAJIT_SIM_SEED`,
-    /// `CUDAJIT_SIM_SCHEDULES`, `CUDAJIT_SIM_DETECT` and `CUDAJIT_SIM_WORKERS`
-    /// (`Err` naming the variable when one is not a number).
-    pub fn simulator() -> Result<Device> {
-        shared_simulator().cloned()
-    }
-
-    /// A new simulated device of its own with `options` (seed, schedules, detection,
-    /// worker threads); its arrays are not shared with other simulated devices.
-    pub fn simulator_with(options: crate::SimOptions) -> Device {
-        Device::from_executor(
-            SIMULATOR_NAME.to_string(),
-            SIMULATED_LIMITS,
-            Box::new(SimDevice::new(options)),
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests;

@@ -1,6 +1,6 @@
-//! Device memory behind the executor seam: a driver allocation or a simulator buffer.
-//! Every distinction between the two for arrays is made here, so `DeviceArray` (in
-//! `crate::memory::array`) only states what an operation does and in which order.
+//! What an array's memory is on each backend: a driver allocation or a simulator
+//! buffer. Every distinction between the two for arrays is made here, so `DeviceArray`
+//! (in `crate::memory::array`) only states what an operation does and in which order.
 //!
 //! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls,
 //! ordered after the array's uses on other streams (`use_on_null_stream`); sticky
@@ -14,8 +14,8 @@ use kernel_device::back::sim::Buffer;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::launch::args::DeviceElem;
 use crate::memory::allocation::Allocation;
+use crate::memory::elem::DeviceElem;
 
 /// Where an array's elements are.
 pub(crate) enum Memory {
@@ -26,6 +26,18 @@ pub(crate) enum Memory {
 }
 
 impl Memory {
+    /// `bytes` of fresh memory on `device` (whose context is bound and guarded): from
+    /// the GPU's pool, or a simulator buffer (which starts zeroed).
+    pub(crate) fn alloc(device: &Device, bytes: usize) -> Result<Memory> {
+        match device.executor().cuda() {
+            Some(_) => {
+                device.ensure_alive()?;
+                Ok(Memory::Cuda(device.watch(Allocation::new(device, bytes))?))
+            }
+            None => Ok(Memory::Sim(Arc::new(Buffer::new(bytes)))),
+        }
+    }
+
     /// The first write into fresh memory (no earlier use to order after).
     pub(crate) fn initialise<T: DeviceElem>(&self, data: &[T]) -> Result<()> {
         match self {

@@ -35,8 +35,8 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use cudarc::driver::{result, sys, CudaContext};
 use kernel_device::back::nvvm::PanicSite;
 
-use crate::device::health::Health;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::health::Health;
 
 /// Bytes allocated per record (40 are used: see the module documentation).
 pub(crate) const RECORD_BYTES: usize = 64;

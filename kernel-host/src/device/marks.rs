@@ -15,7 +15,6 @@ use cudarc::driver::{result, sys};
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
-use crate::memory::allocation::Allocation;
 
 /// At most this many arrays wait on one stream for their event; further ones are
 /// waited for as the stream's queue (never less than needed).
@@ -70,24 +69,38 @@ impl Drop for RecordedEvent {
     }
 }
 
+/// Memory whose readers take the event recorded after their read: a device
+/// allocation (`crate::memory::allocation`), named through this trait so that the
+/// streams holding pending reads sit below the allocations that remember streams.
+pub(crate) trait ReadTracked: Send + Sync {
+    /// Gives the reader on `stream` (if it still reads the memory and has no event
+    /// yet) `event`, recorded there after its last read.
+    fn note_read_event(&self, stream: sys::CUstream, event: &Arc<RecordedEvent>);
+}
+
 /// The arrays a stream read in its latest launches whose reads have no event yet.
 #[derive(Default)]
 pub(crate) struct PendingReads {
     /// Whether `arrays` is non-empty (the launch fast path checks only this).
     any: AtomicBool,
-    arrays: Mutex<Vec<Weak<Allocation>>>,
+    arrays: Mutex<Vec<Weak<dyn ReadTracked>>>,
+}
+
+/// The address of an array, as `uses` compares it.
+fn address<T: ?Sized>(array: *const T) -> *const () {
+    array as *const ()
 }
 
 impl PendingReads {
-    /// Before a launch on `stream` that uses `used`: the pending arrays it does not
-    /// use get one event recorded now, after their last read. The device's context is
-    /// current.
+    /// Before a launch on `stream` that uses `used` (by the address of each array's
+    /// memory): the pending arrays it does not use get one event recorded now, after
+    /// their last read. The device's context is current.
     #[inline]
     pub(crate) fn before_launch(
         &self,
         device: &Device,
         stream: sys::CUstream,
-        uses: impl Fn(*const Allocation) -> bool,
+        uses: impl Fn(*const ()) -> bool,
     ) -> Result<()> {
         if !self.any.load(Ordering::Relaxed) {
             return Ok(());
@@ -100,14 +113,14 @@ impl PendingReads {
         &self,
         device: &Device,
         stream: sys::CUstream,
-        uses: &dyn Fn(*const Allocation) -> bool,
+        uses: &dyn Fn(*const ()) -> bool,
     ) -> Result<()> {
         let mut arrays = self.arrays.lock().unwrap_or_else(|p| p.into_inner());
-        let is_used = |a: &Weak<Allocation>| uses(Weak::as_ptr(a));
+        let is_used = |a: &Weak<dyn ReadTracked>| uses(address(Weak::as_ptr(a)));
         if arrays.iter().all(is_used) {
             return Ok(());
         }
-        let settled: Vec<Arc<Allocation>> = arrays
+        let settled: Vec<Arc<dyn ReadTracked>> = arrays
             .iter()
             .filter(|a| !is_used(a))
             .filter_map(Weak::upgrade)
@@ -126,12 +139,18 @@ impl PendingReads {
     }
 
     /// After a launch: `read` are the arrays it read as a tracked reader.
-    pub(crate) fn after_launch<'a>(&self, read: impl Iterator<Item = &'a Arc<Allocation>>) {
+    pub(crate) fn after_launch<'a, A: ReadTracked + 'static>(
+        &self,
+        read: impl Iterator<Item = &'a Arc<A>>,
+    ) {
         let mut arrays = self.arrays.lock().unwrap_or_else(|p| p.into_inner());
         for array in read {
-            let known = arrays.iter().any(|a| Weak::as_ptr(a) == Arc::as_ptr(array));
+            let known = arrays
+                .iter()
+                .any(|a| address(Weak::as_ptr(a)) == address(Arc::as_ptr(array)));
             if !known && arrays.len() < MAX_PENDING {
-                arrays.push(Arc::downgrade(array));
+                let pending: Weak<A> = Arc::downgrade(array);
+                arrays.push(pending);
             }
         }
         self.any.store(!arrays.is_empty(), Ordering::Relaxed);

@@ -1,9 +1,10 @@
 //! The simulated device without the interpreter: options from the environment, the
 //! occupancy rule, faults as errors, arrays, streams and events.
 
-use super::launch::fault_error;
-use super::*;
-use crate::{Backend, DeviceArray, Event};
+use super::fault_error;
+use crate::device::Device;
+use crate::executor::sim::*;
+use crate::{Backend, DeviceArray, Event, SimOptions};
 use kernel_device::back::sim::{AccessKind, Fault, LaunchShape, Site, ThreadId};
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

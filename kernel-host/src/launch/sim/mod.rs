@@ -7,54 +7,18 @@
 use std::sync::Arc;
 
 use kernel_device::back::sim::{self, Arg, Buffer, Fault, LaunchShape, ThreadId};
-use kernel_device::ir::{self, AddressSpace, Type};
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-use crate::device::panic::StreamFaults;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::cooperative::{check_co_resident, check_support};
 
-use super::{blocks_per_multiprocessor, SimDevice};
-
-/// A kernel ready for the simulator: its validated IR, lowered once per process.
-pub(crate) struct SimKernel {
-    pub(crate) name: String,
-    pub(crate) module: ir::Module,
-    pub(crate) params: Vec<Type>,
-    pub(crate) cooperative: bool,
-    /// Bytes of its shared arrays, laid out as the NVVM writer does (16-byte aligned).
-    pub(crate) static_shared: u32,
-}
-
-impl SimKernel {
-    pub(crate) fn lower(source: &'static FnSource) -> Result<SimKernel> {
-        let module = kernel_device::lower_unit(source).map_err(|e| Error::Compile {
-            kernel: source.name.to_string(),
-            message: e.to_string(),
-        })?;
-        let params = module.param_types(source.name);
-        let static_shared = module
-            .globals
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::Shared)
-            .map(|(_, g)| {
-                let (scalar, count) = g.ty.array_scalar().unwrap_or((ir::ScalarType::U8, 0));
-                (u64::from(scalar.size_bytes()) * count).next_multiple_of(16)
-            })
-            .sum::<u64>();
-        Ok(SimKernel {
-            name: source.name.to_string(),
-            cooperative: module.needs_cooperative_launch(),
-            params,
-            module,
-            static_shared: u32::try_from(static_shared).unwrap_or(u32::MAX),
-        })
-    }
-}
+use crate::compile::sim_kernel::SimKernel;
+use crate::executor::sim::{blocks_per_multiprocessor, SimDevice};
 
 /// Checks the launch as a GPU would and returns the kernel and its final shape.
 fn prepare(
@@ -80,13 +44,7 @@ pub(crate) fn check_launch(
     let (kernel, valid) = prepare(source, cache, config, device)?;
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     if kernel.cooperative {
-        check_support(&kernel.name, device.limits())?;
-        let threads = valid.block.iter().product::<u32>();
-        let per_sm = blocks_per_multiprocessor(
-            threads,
-            valid.shared_bytes.saturating_add(kernel.static_shared),
-        );
-        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+        check_cooperative(kernel, &valid, device)?;
     }
     Ok(())
 }
@@ -105,13 +63,7 @@ pub(crate) fn launch(
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if kernel.cooperative {
-        check_support(&kernel.name, device.limits())?;
-        let threads = valid.block.iter().product::<u32>();
-        let per_sm = blocks_per_multiprocessor(
-            threads,
-            valid.shared_bytes.saturating_add(kernel.static_shared),
-        );
-        check_co_resident(&kernel.name, &valid, per_sm, device.multiprocessor_count())?;
+        check_cooperative(kernel, &valid, device)?;
     }
     let sim_args: Vec<Arg> = args.iter().map(to_sim_arg).collect();
     let shape = LaunchShape {
@@ -132,7 +84,7 @@ pub(crate) fn launch(
             _ => {}
         }
     }
-    crate::memory::nd::write_back_staged(args);
+    crate::launch::args::write_back_staged(args);
     match outcome {
         Ok(_report) => Ok(()),
         Err(fault) => {
@@ -262,10 +214,26 @@ pub(crate) fn max_cooperative_grid_blocks(
 ) -> Result<u32> {
     let (kernel, valid) = prepare(source, cache, config, device)?;
     check_support(&kernel.name, device.limits())?;
+    Ok(blocks_per_multiprocessor_for(kernel, &valid).saturating_mul(device.multiprocessor_count()))
+}
+
+/// A cooperative launch's checks on a simulated device, as on a GPU: the device
+/// supports cooperative launches, and the whole grid is resident at once on sm_90.
+fn check_cooperative(kernel: &SimKernel, valid: &ValidLaunch, device: &Device) -> Result<()> {
+    check_support(&kernel.name, device.limits())?;
+    let per_sm = blocks_per_multiprocessor_for(kernel, valid);
+    check_co_resident(&kernel.name, valid, per_sm, device.multiprocessor_count())
+}
+
+/// How many blocks of this launch an sm_90 multiprocessor holds at once (the kernel's
+/// static shared memory counted with the launch's dynamic shared memory).
+fn blocks_per_multiprocessor_for(kernel: &SimKernel, valid: &ValidLaunch) -> u32 {
     let threads = valid.block.iter().product::<u32>();
-    let per_sm = blocks_per_multiprocessor(
+    blocks_per_multiprocessor(
         threads,
         valid.shared_bytes.saturating_add(kernel.static_shared),
-    );
-    Ok(per_sm.saturating_mul(device.multiprocessor_count()))
+    )
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,337 @@
+//! A kernel loaded into one device's context ([`LoadedKernel`]): its functions (and the
+//! copy without launch-proven checks), what launches ask of it (parameters, static
+//! shared memory, the dynamic shared memory allowance, occupancy answers) and its
+//! `CUmodule`. The cache (`crate::compile::cache`) keeps them; the JIT
+//! (`crate::compile::jit`) makes them.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use cudarc::driver::{result, sys};
+use kernel_device::back::nvvm::launch_proof::{LaunchCondition, LaunchProof};
+use kernel_device::ir::Type;
+
+use crate::device::Device;
+use crate::error::{DriverResultExt, Result};
+
+/// A kernel loaded into one device's context.
+pub(crate) struct LoadedKernel {
+    pub(crate) function: sys::CUfunction,
+    pub(crate) name: String,
+    /// The kernel's parameters as the compiler typed them, for argument checks.
+    pub(crate) params: Vec<Type>,
+    /// The kernel calls `grid_sync()`: launch it with `cuLaunchCooperativeKernel`.
+    pub(crate) cooperative: bool,
+    /// The kernel's copy without the bounds checks its launches can prove, if it has
+    /// one (see `kernel_device::back::nvvm::launch_proof`).
+    proven_copy: Option<ProvenCopy>,
+    pub(crate) occupancy: OccupancyCache,
+    /// Dynamic shared memory the function has been allowed beyond the default 48 KiB.
+    shared_opt_in: SharedOptIn,
+    /// Static shared memory of the function (its shared arrays), in bytes.
+    pub(crate) static_shared: u32,
+    module: Module,
+    /// The device's context generation it was loaded in: after a reset it is stale and
+    /// the kernel is loaded again.
+    pub(crate) generation: u64,
+}
+
+// SAFETY: a CUfunction handle may be launched from any thread with its context current.
+unsafe impl Send for LoadedKernel {}
+unsafe impl Sync for LoadedKernel {}
+
+/// A kernel's copy without the checks a launch can prove, and what a launch must prove.
+struct ProvenCopy {
+    function: sys::CUfunction,
+    conditions: Vec<LaunchCondition>,
+}
+
+impl ProvenCopy {
+    /// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
+    /// parameter) proves every condition: each names a slice parameter, whose length
+    /// the argument carries.
+    fn proven_by(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        arg_len: &impl Fn(usize) -> Option<i64>,
+    ) -> bool {
+        self.conditions.iter().all(|c| {
+            arg_len(c.param)
+                .is_some_and(|len| c.holds(grid, block, u64::try_from(len).unwrap_or(0)))
+        })
+    }
+}
+
+/// The function `symbol` of `module` (loaded in the current context).
+fn get_function(module: &Module, kernel: &str, symbol: &str) -> Result<sys::CUfunction> {
+    let c_name = std::ffi::CString::new(symbol).map_err(|_| crate::Error::Compile {
+        kernel: kernel.to_string(),
+        message: "kernel name contains a NUL byte".into(),
+    })?;
+    // SAFETY: the module is loaded in the current context.
+    unsafe { result::module::get_function(module.raw, c_name) }.call("cuModuleGetFunction")
+}
+
+impl LoadedKernel {
+    pub(crate) fn new(
+        module: Module,
+        name: String,
+        params: Vec<Type>,
+        cooperative: bool,
+        launch_proof: Option<LaunchProof>,
+    ) -> Result<Self> {
+        let device = module.device.clone();
+        let _guard = device.bind()?;
+        let function = get_function(&module, &name, &name)?;
+        let proven_copy = match launch_proof {
+            Some(proof) => Some(ProvenCopy {
+                function: get_function(&module, &name, &proof.symbol)?,
+                conditions: proof.conditions,
+            }),
+            None => None,
+        };
+        // SAFETY: the function was just loaded in the current context.
+        let static_shared = unsafe {
+            result::function::get_function_attribute(
+                function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .call("cuFuncGetAttribute")?;
+        Ok(LoadedKernel {
+            function,
+            name,
+            params,
+            cooperative,
+            proven_copy,
+            occupancy: Default::default(),
+            shared_opt_in: SharedOptIn::default(),
+            static_shared: u32::try_from(static_shared).unwrap_or(0),
+            generation: module.device.generation(),
+            module,
+        })
+    }
+
+    /// The function a launch of `grid` blocks of `block` threads runs, whose argument
+    /// `i` (a slice) has `arg_len(i)` elements: the copy without the launch-proven
+    /// checks when the launch proves every one of them.
+    #[inline]
+    pub(crate) fn function_for(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        arg_len: impl Fn(usize) -> Option<i64>,
+    ) -> sys::CUfunction {
+        match &self.proven_copy {
+            Some(copy) if copy.proven_by(grid, block, &arg_len) => copy.function,
+            _ => self.function,
+        }
+    }
+
+    /// Raises `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to at least `bytes`.
+    pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
+        let copy = self.proven_copy.as_ref().map(|c| c.function);
+        self.shared_opt_in.raise(bytes, |bytes| {
+            for function in std::iter::once(self.function).chain(copy) {
+                // SAFETY: live function of the current context.
+                unsafe {
+                    result::function::set_function_attribute(
+                        function,
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        bytes as i32,
+                    )
+                }
+                .call("cuFuncSetAttribute")?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Registers, shared and local memory and the largest block, as the driver reports
+    /// them for the loaded function (for `CUDAJIT_DUMP`).
+    pub(crate) fn describe_resources(&self) -> String {
+        use sys::CUfunction_attribute as A;
+        let attribute = |attribute| {
+            // SAFETY: live function of the current context.
+            unsafe { result::function::get_function_attribute(self.function, attribute) }
+                .map_or_else(|e| format!("unknown ({e:?})"), |v| v.to_string())
+        };
+        format!(
+            "kernel {}
+registers per thread: {}
+static shared bytes: {}
+local bytes per thread: {}
+largest block: {} threads
+",
+            self.name,
+            attribute(A::CU_FUNC_ATTRIBUTE_NUM_REGS),
+            attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+            attribute(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+            attribute(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        )
+    }
+
+    #[allow(dead_code)] // for diagnostics and future per-device checks
+    pub(crate) fn device(&self) -> &Device {
+        &self.module.device
+    }
+}
+
+/// A function's dynamic shared memory allowance. Raised under a lock and never lowered:
+/// two threads racing to raise it unlocked could set 100 KiB and then 64 KiB, leaving
+/// the 100 KiB launch to fail (issue 10). Once raised far enough, a launch checks it
+/// with one atomic load and makes no driver call.
+#[derive(Default)]
+pub(crate) struct SharedOptIn {
+    granted: AtomicU32,
+    raising: Mutex<()>,
+}
+
+impl SharedOptIn {
+    /// Ensures the allowance is at least `bytes`, calling `set` with the new allowance
+    /// when it must grow. When this returns `Ok`, the function allows `bytes`.
+    pub(crate) fn raise(&self, bytes: u32, set: impl FnOnce(u32) -> Result<()>) -> Result<()> {
+        if self.granted.load(Ordering::Acquire) >= bytes {
+            return Ok(());
+        }
+        let _raising = self.raising.lock().unwrap_or_else(|p| p.into_inner());
+        // Only a larger value is ever set: whoever raised meanwhile raised past us or
+        // below us, and the value below is then raised here.
+        if self.granted.load(Ordering::Acquire) >= bytes {
+            return Ok(());
+        }
+        set(bytes)?;
+        self.granted.store(bytes, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// A loaded `CUmodule`, unloaded on drop.
+pub(crate) struct Module {
+    pub(crate) raw: sys::CUmodule,
+    pub(crate) device: Device,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if let Ok(_guard) = self.device.bind() {
+            // SAFETY: loaded by `jit::load_module`, unloaded only here.
+            let _ = unsafe { result::module::unload(self.raw) };
+        }
+    }
+}
+
+/// Remembered occupancy answers of one kernel, keyed by (threads per block, dynamic
+/// shared bytes), so repeated cooperative launches make no extra driver call.
+#[derive(Default)]
+pub(crate) struct OccupancyCache {
+    answers: Mutex<Vec<(u32, u32, u32)>>,
+}
+
+/// Each kernel is launched with few distinct shapes; beyond this many, ask again.
+const REMEMBERED_SHAPES: usize = 16;
+
+impl OccupancyCache {
+    pub(crate) fn blocks_per_sm(
+        &self,
+        kernel: &LoadedKernel,
+        threads: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&(_, _, blocks)) = answers
+            .iter()
+            .find(|(t, s, _)| *t == threads && *s == shared_bytes)
+        {
+            return Ok(blocks);
+        }
+        // SAFETY: `function` is live in the current context (bound by the caller).
+        let blocks = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(
+                kernel.function,
+                threads as i32,
+                shared_bytes as usize,
+            )
+        }
+        .call("cuOccupancyMaxActiveBlocksPerMultiprocessor")?
+        .max(0) as u32;
+        if answers.len() < REMEMBERED_SHAPES {
+            answers.push((threads, shared_bytes, blocks));
+        }
+        Ok(blocks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads raising one allowance to random sizes at once: the (simulated) function
+    /// attribute only grows, and covers each request when its `raise` returns.
+    #[test]
+    fn shared_opt_in_only_grows_under_a_race() {
+        let opt_in = SharedOptIn::default();
+        let attribute = Mutex::new(0u32);
+        let mut seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+            | 1;
+        let requests: Vec<Vec<u32>> = (0..8)
+            .map(|_| {
+                (0..200)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        48 * 1024 + seed % (180 * 1024)
+                    })
+                    .collect()
+            })
+            .collect();
+        std::thread::scope(|s| {
+            for thread_requests in &requests {
+                let (opt_in, attribute) = (&opt_in, &attribute);
+                s.spawn(move || {
+                    for &bytes in thread_requests {
+                        opt_in
+                            .raise(bytes, |new| {
+                                let mut a = attribute.lock().unwrap();
+                                assert!(new > *a, "lowered from {} to {new}", *a);
+                                // Widen the race window the old unlocked code lost.
+                                std::thread::yield_now();
+                                *a = new;
+                                Ok(())
+                            })
+                            .unwrap();
+                        let now = *attribute.lock().unwrap();
+                        assert!(now >= bytes, "allowed {now} after raising to {bytes}");
+                    }
+                });
+            }
+        });
+        let largest = requests.iter().flatten().max().copied().unwrap();
+        assert_eq!(*attribute.lock().unwrap(), largest);
+    }
+
+    #[test]
+    fn a_failed_raise_is_retried() {
+        let opt_in = SharedOptIn::default();
+        let failed = opt_in.raise(70_000, |_| {
+            Err(crate::Error::Driver {
+                call: "cuFuncSetAttribute",
+                message: "test".into(),
+            })
+        });
+        assert!(failed.is_err());
+        let mut called = false;
+        opt_in
+            .raise(70_000, |_| {
+                called = true;
+                Ok(())
+            })
+            .unwrap();
+        assert!(called);
+    }
+}
