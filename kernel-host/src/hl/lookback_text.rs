@@ -5,14 +5,6 @@
 use super::scan_text::{spin_limit, window_fold, window_loop};
 use crate::memory::elem::DeviceScalar;
 
-/// Spins on one window before a block stops waiting and publishes what it has (a wrong
-/// prefix): reached only when an earlier block ended without publishing because one of
-/// its threads panicked, and then the launch reports that panic; a waiting block must
-/// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
-/// (2^20 spins take about a second) and well within the limit on the simulator.
-/// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
-pub(super) const SPIN_LIMIT: u32 = 1 << 20;
-
 /// The expressions turning a value `X` of the 32/64-bit element type `t` into its bits
 /// (a `u32` for 32-bit types, a `u64` for 64-bit ones), and such bits `X` back.
 fn bits_of(t: &str) -> (String, String) {

@@ -12,9 +12,16 @@
 
 use kernel_device::source::FnSource;
 
-use super::lookback_text::SPIN_LIMIT;
 use super::synth;
 use crate::memory::elem::DeviceScalar;
+
+/// Spins on one window before a block stops waiting and publishes what it has (a wrong
+/// prefix): reached only when an earlier block ended without publishing because one of
+/// its threads panicked, and then the launch reports that panic; a waiting block must
+/// not hang the GPU instead. A live earlier tile publishes within microseconds on a GPU
+/// (2^20 spins take about a second) and well within the limit on the simulator.
+/// (The subset has no `panic!` to report the wait itself, and the texts index unchecked.)
+pub(super) const SPIN_LIMIT: u32 = 1 << 20;
 
 /// What every layout's kernel text is written from.
 pub(super) struct ScanShape {
