@@ -37,6 +37,7 @@
 //!   keep their order.
 
 pub mod parse;
+pub mod program;
 pub mod record;
 pub mod render;
 
