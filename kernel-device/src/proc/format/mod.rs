@@ -36,6 +36,7 @@
 //!   is [`PrintOrder::Thread`]: a stable sort by (block, thread), so a thread's lines
 //!   keep their order.
 
+pub mod panic;
 pub mod parse;
 pub mod program;
 pub mod record;

@@ -30,13 +30,15 @@ pub fn parse(
         implicit_counter: 0,
     };
     let raw = parser.pieces().map_err(|e| vec![e])?;
-    resolve(raw, explicit)
+    resolve(raw, parser.implicit_counter, explicit)
 }
 
 /// An argument reference as written, before resolution.
 #[derive(Clone, Debug)]
 enum RawArgument {
     Index(usize),
+    /// `{}` or `.*`: the next index, counted by the parser.
+    Implicit(usize),
     Name(String),
 }
 
@@ -142,7 +144,7 @@ impl Parser<'_> {
         let argument = explicit.unwrap_or_else(|| {
             let index = self.implicit_counter;
             self.implicit_counter += 1;
-            RawArgument::Index(index)
+            RawArgument::Implicit(index)
         });
         Ok(RawPiece::Placeholder {
             argument,
@@ -267,7 +269,7 @@ impl Parser<'_> {
             if self.eat('*') {
                 let index = self.implicit_counter;
                 self.implicit_counter += 1;
-                precision = Some(RawCount::Argument(RawArgument::Index(index)));
+                precision = Some(RawCount::Argument(RawArgument::Implicit(index)));
             } else {
                 // rustc reads `.` followed by no count as no precision.
                 precision = self.count()?;
@@ -354,6 +356,7 @@ fn is_ident_continue(c: char) -> bool {
 /// unknown names, and reports bad indices and unused explicit arguments.
 fn resolve(
     raw: Vec<RawPiece>,
+    implicit_references: usize,
     explicit: &ExplicitArguments,
 ) -> Result<FormatProgram, Vec<FormatError>> {
     let explicit_count = explicit.positional + explicit.named.len();
@@ -363,8 +366,17 @@ fn resolve(
         .collect();
     let mut used = vec![false; explicit_count];
     let mut errors = Vec::new();
+    let mut invalid_implicit = Vec::new();
     let mut resolve_one = |argument: &RawArgument, range: &Range<usize>| -> usize {
         match argument {
+            RawArgument::Implicit(index) => {
+                if *index < explicit_count {
+                    used[*index] = true;
+                } else {
+                    invalid_implicit.push((*index, range.clone()));
+                }
+                *index
+            }
             RawArgument::Index(index) => {
                 if *index < explicit_count {
                     used[*index] = true;
@@ -422,6 +434,30 @@ fn resolve(
                     range,
                 }));
             }
+        }
+    }
+    // rustc counts the string's implicit references when only those are out of range
+    // (`"{} {}"` with one argument), and names each index otherwise.
+    let only_implicit = errors.is_empty();
+    if let (true, Some((_, range))) = (only_implicit, invalid_implicit.first()) {
+        errors.push(FormatError {
+            kind: FormatErrorKind::TooFewArguments {
+                references: implicit_references,
+                count: explicit_count,
+            },
+            range: Some(range.clone()),
+            argument: None,
+        });
+    } else {
+        for (index, range) in invalid_implicit {
+            errors.push(FormatError {
+                kind: FormatErrorKind::InvalidPositional {
+                    index,
+                    count: explicit_count,
+                },
+                range: Some(range),
+                argument: None,
+            });
         }
     }
     for (index, used) in used.iter().enumerate() {

@@ -42,6 +42,10 @@ pub enum ArgumentSource {
     /// A variable the string names and the call does not pass (`{x}`, `{:w$}`): the
     /// front end resolves it in the enclosing scope.
     Captured(String),
+    /// `assert_eq!`/`assert_ne!`'s left operand, printed with `{:?}` after a failure.
+    AssertLeft,
+    /// Its right operand.
+    AssertRight,
 }
 
 /// The explicit arguments of a call: `println!("..", a, b, name = c)` has two
@@ -212,6 +216,12 @@ pub enum FormatErrorKind {
     FieldAccess,
     #[error("invalid reference to positional argument {index} ({})", there_are(*.count))]
     InvalidPositional { index: usize, count: usize },
+    #[error(
+        "{references} positional argument{} in format string, but {}",
+        if *.references == 1 { "" } else { "s" },
+        there_are(*.count)
+    )]
+    TooFewArguments { references: usize, count: usize },
     #[error("argument never used")]
     UnusedArgument,
     #[error("named argument never used")]

@@ -91,7 +91,7 @@ impl<T: ToValue, const N: usize> ToValue for [T; N] {
 /// A `#[derive(DeviceCopy, Debug)]` struct as a kernel would have it.
 macro_rules! test_struct {
     ($name:ident { $($field:ident: $t:ty),* $(,)? }) => {
-        #[derive(Clone, Copy, Debug)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
         #[allow(dead_code)]
         struct $name { $($field: $t),* }
         impl ToValue for $name {
@@ -168,5 +168,6 @@ fn seeded_rng(test: &str) -> fastrand::Rng {
 }
 
 mod buffer;
+mod panics;
 mod parse;
 mod values;
