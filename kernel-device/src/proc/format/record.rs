@@ -367,6 +367,7 @@ pub fn decode<'t>(
         .min(capacity);
     let data = &buffer[BUFFER_HEADER_BYTES..BUFFER_HEADER_BYTES + end as usize];
     let mut records = Vec::new();
+    let mut layouts: Vec<Option<RecordLayout>> = Vec::new();
     let mut offset = 0usize;
     while offset < data.len() {
         let at = offset as u64;
@@ -383,7 +384,15 @@ pub fn decode<'t>(
             offset: at,
             format_id,
         })?;
-        let record_layout = RecordLayout::new(types).ok_or_else(|| unprintable(types))?;
+        // A launch prints with few formats and many records: lay each out once.
+        let slot = format_id as usize;
+        if layouts.len() <= slot {
+            layouts.resize(slot + 1, None);
+        }
+        if layouts[slot].is_none() {
+            layouts[slot] = Some(RecordLayout::new(types).ok_or_else(|| unprintable(types))?);
+        }
+        let record_layout = layouts[slot].as_ref().expect("laid out above");
         if found != record_layout.payload_len {
             return Err(DecodeError::PayloadLength {
                 offset: at,

@@ -392,3 +392,47 @@ fn corrupt_buffers_are_errors_not_panics() {
     );
     assert_eq!(decode(&buffer[..8], types), Err(DecodeError::TooSmall(8)));
 }
+
+/// The host's share of the issue's bar (2^20 threads each printing a line): decode and
+/// render time for 2^20 records. Run in release with
+/// `cargo test --release -p kernel-device --lib format_throughput -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check: run it in release"]
+fn format_throughput() {
+    let mut table = FormatTable::default();
+    let id = table.push(format_of(
+        "block {} thread {}: x = {:.3}, n = {:#x}\n",
+        vec![u64::ty(), u32::ty(), f32::ty(), i32::ty()],
+        Destination::Stdout,
+    ));
+    let layout = RecordLayout::new(table.argument_types(id).unwrap()).unwrap();
+    let count = 1usize << 20;
+    let mut buffer = vec![0u8; BUFFER_HEADER_BYTES + count * layout.record_bytes() as usize];
+    reset_buffer(&mut buffer).unwrap();
+    for i in 0..count {
+        let origin = RecordOrigin {
+            block: (i / 256) as u64,
+            thread: (i % 256) as u32,
+        };
+        let values = [
+            origin.block.to_value(),
+            origin.thread.to_value(),
+            (i as f32 * 0.1).to_value(),
+            (i as i32).to_value(),
+        ];
+        assert!(append_record(&mut buffer, id, origin, &layout, &values));
+    }
+    let start = std::time::Instant::now();
+    let decoded = decode(&buffer, |id| table.argument_types(id)).unwrap();
+    let decoded_at = start.elapsed();
+    let output = render_output(&table, decoded, PrintOrder::Thread).unwrap();
+    let total = start.elapsed();
+    assert_eq!(output.stdout.lines().count(), count);
+    eprintln!(
+        "{count} records, {} MiB of records, {} MiB of text: decode {decoded_at:?}, \
+         decode + sort + render {total:?} ({:.0} ns per line)",
+        buffer.len() >> 20,
+        output.stdout.len() >> 20,
+        total.as_nanos() as f64 / count as f64
+    );
+}
