@@ -139,7 +139,10 @@ pub fn render_output(
         ..PrintOutput::default()
     };
     for record in &decoded.records {
-        let format = &table.formats[record.format_id as usize];
+        let format = table
+            .formats
+            .get(record.format_id as usize)
+            .ok_or(RenderError::UnknownFormat(record.format_id))?;
         let out = match format.destination {
             Destination::Stdout => &mut output.stdout,
             Destination::Stderr => &mut output.stderr,

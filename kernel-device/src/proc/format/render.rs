@@ -28,6 +28,8 @@ pub enum RenderError {
     ArgumentCount { expected: usize, found: usize },
     #[error("{0}")]
     Trait(#[from] TraitError),
+    #[error("a record names format {0}, which the format table does not have")]
+    UnknownFormat(u32),
     #[error("a width or precision argument must be a `usize`, found `{0}`")]
     CountNotUsize(Type),
 }
