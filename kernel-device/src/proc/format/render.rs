@@ -284,6 +284,9 @@ fn scalar_body(value: ScalarValue, options: &Options) -> (String, Padding) {
             | FormatTrait::DebugUpperHex
     ) && options.spec.alternate;
     let number = Padding::Number { radix_prefix };
+    let float = Padding::Number {
+        radix_prefix: false,
+    };
     let body = match value {
         ScalarValue::Bool(v) => {
             let body = with_trait!(v, options, [
@@ -299,8 +302,9 @@ fn scalar_body(value: ScalarValue, options: &Options) -> (String, Padding) {
         ScalarValue::U16(v) => integer_body!(v, options),
         ScalarValue::U32(v) => integer_body!(v, options),
         ScalarValue::U64(v) | ScalarValue::Usize(v) => integer_body!(v, options),
-        ScalarValue::F32(v) => float_body!(v, options),
-        ScalarValue::F64(v) => float_body!(v, options),
+        // `{:#x?}` gives integers a `0x`; floats have no prefix to keep before zeros.
+        ScalarValue::F32(v) => return (float_body!(v, options), float),
+        ScalarValue::F64(v) => return (float_body!(v, options), float),
         ScalarValue::F16(v) => return half_body(v, options),
         ScalarValue::BF16(v) => return half_body(v, options),
     };
