@@ -168,6 +168,7 @@ fn seeded_rng(test: &str) -> fastrand::Rng {
 }
 
 mod buffer;
+mod combinations;
 mod panics;
 mod parse;
 mod values;
