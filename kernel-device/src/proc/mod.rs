@@ -10,6 +10,7 @@
 //! Adding an intrinsic: the recipe is [`intrinsics`]'s module documentation.
 
 pub mod abi;
+pub mod format;
 pub mod intrinsics;
 pub mod methods;
 pub mod operators;
