@@ -13,7 +13,6 @@ use super::writer::{LoopHint, Writer};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
 use crate::opt::ranges::Ranges;
-use crate::opt::Optimised;
 
 /// The result of lowering an expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,18 +61,6 @@ pub struct FunctionWriter<'w, 'a> {
     /// without a run-time value (unit).
     slots: Vec<Option<(String, String)>>,
     pub loops: Vec<LoopCtx>,
-    /// Index expressions whose bounds checks the enclosing versioned run's guard has
-    /// decided (see `versioning`): indexing with them is written without a check.
-    pub proven: HashSet<Handle<Expr>>,
-    /// Inside a versioned run's copies, nested blocks are written as they are.
-    pub plain_depth: u32,
-    /// Inside a versioned run's checked copy, which runs only when its guard fails.
-    pub cold_depth: u32,
-    /// Inside a copy of a versioned loop (see `loop_versioning`): loops in it are not
-    /// versioned again, so no code is written more than twice.
-    pub loop_versions: u32,
-    /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
-    pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
     /// Value ranges of the function's unsigned expressions: indices into arrays that
     /// are always in bounds get no check.
     pub ranges: Ranges<'a>,
@@ -89,14 +76,9 @@ pub struct FunctionWriter<'w, 'a> {
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    pub fn new(
-        w: &'w mut Writer<'a>,
-        handle: Handle<ir::Function>,
-        func: &'a ir::Function,
-    ) -> Result<Self, Error> {
-        let opt: &'a Optimised = w.opt;
-        let ranges = opt.ranges(handle);
-        Ok(FunctionWriter {
+    /// The writer of `func`, whose value ranges are `ranges`.
+    pub fn new(w: &'w mut Writer<'a>, func: &'a ir::Function, ranges: Ranges<'a>) -> Self {
+        FunctionWriter {
             w,
             func,
             names: HashSet::new(),
@@ -105,16 +87,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             open: true,
             slots: Vec::new(),
             loops: Vec::new(),
-            proven: HashSet::new(),
-            plain_depth: 0,
-            cold_depth: 0,
-            loop_versions: 0,
-            pending_for: None,
             ranges,
             predicate: None,
             prefetch_into: None,
             symbol: None,
-        })
+        }
     }
 
     pub fn error(&self, message: impl std::fmt::Display) -> Error {
@@ -405,6 +382,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 },
                 body,
             ),
+            Stmt::Versioned(v) => self.versioned(v),
         }
     }
 
@@ -417,32 +395,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.terminate(format!("br i1 {c}, label %{body_l}, label %{end_l}"));
         }
         self.start_block(&body_l);
-        self.loop_body(id, body, &cond_l, &end_l, None)
+        self.loop_body(id, body, [&cond_l, &end_l], None, None)
     }
 
     /// A loop's body with `break`/`continue` bound to `end_l`/`again_l`, then the jump
-    /// back to `again_l`; code after the loop continues in `end_l`. `slot` receives
-    /// the values of `break value`.
+    /// back to `again_l` (carrying `hint`); code after the loop continues in `end_l`.
+    /// `slot` receives the values of `break value`.
     pub fn loop_body(
         &mut self,
         id: LoopId,
         body: &'a Block,
-        again_l: &str,
-        end_l: &str,
+        [again_l, end_l]: [&str; 2],
         slot: Option<(String, String)>,
+        hint: Option<LoopHint>,
     ) -> Result<(), Error> {
-        let pending = self.pending_for.take();
-        let hint = match pending {
-            Some((ir::Unroll::Auto, var))
-                if self.cold_depth > 0
-                    && super::versioning::may_stay_rolled(self.func, var, body) =>
-            {
-                Some(LoopHint::Rolled)
-            }
-            Some((ir::Unroll::Full, _)) => Some(LoopHint::Full),
-            Some((ir::Unroll::Times(n), _)) => Some(LoopHint::Times(n)),
-            _ => None,
-        };
         self.loops.push(LoopCtx {
             id,
             break_label: end_l.to_string(),
@@ -507,7 +473,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let body_l = self.label("loop.body");
         let end_l = self.label("loop.end");
         self.start_block(&body_l);
-        self.loop_body(id, body, &body_l, &end_l, slot.clone())?;
+        self.loop_body(id, body, [&body_l, &end_l], slot.clone(), None)?;
         self.read_result(slot)
     }
 

@@ -103,20 +103,20 @@ impl<'a> Writer<'a> {
         let mut launch_proofs = Vec::new();
         for (handle, function) in self.module.functions.iter() {
             let first_site = self.panic_sites.len();
-            let text = FunctionWriter::new(&mut self, handle, function)?.write()?;
+            let opt = self.opt;
+            let text = FunctionWriter::new(&mut self, function, opt.ranges(handle)).write()?;
             functions.push_str(&text);
             functions.push('\n');
             if function.kind != FunctionKind::Kernel {
                 continue;
             }
             kernels.push((function, function.name.clone()));
-            let opt = self.opt;
             if let Some(copy_plan) = opt.proven_copy(handle) {
                 let symbol = copy_plan.proof.symbol.clone();
                 // The copy's remaining checks report the same sites as the first copy's.
                 self.reusable_sites = first_site..self.panic_sites.len();
-                let mut copy = FunctionWriter::new(&mut self, handle, function)?;
-                copy.proven = copy_plan.proven.clone();
+                let mut copy =
+                    FunctionWriter::new(&mut self, &copy_plan.function, copy_plan.ranges());
                 copy.symbol = Some(symbol.clone());
                 let text = copy.write()?;
                 self.reusable_sites = 0..0;
