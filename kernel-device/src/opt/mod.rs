@@ -29,6 +29,8 @@ pub mod version;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_version;
 
 use std::collections::HashSet;
 
