@@ -86,6 +86,7 @@ impl<'f> Copier<'f> {
                 checked: self.block(&v.checked),
                 kind: v.kind,
             })),
+            Stmt::PredicatedPrefetch(body) => Stmt::PredicatedPrefetch(self.block(body)),
         }
     }
 

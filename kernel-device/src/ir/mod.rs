@@ -316,6 +316,10 @@ pub enum Stmt {
     /// Bounds-check versioning, built by the optimiser (see [`guard`]): the guard's
     /// steps, then `fast` where it holds and `checked` where it does not.
     Versioned(Box<Versioned>),
+    /// The whole body of an `if` without `else` whose statements only copy elements of
+    /// immutable slice parameters into locals (see `opt::prefetch`): the NVVM writer
+    /// predicates its loads instead of branching. It runs as the block does.
+    PredicatedPrefetch(Block),
 }
 
 /// What a `for` loop's `#[unroll]` attribute asks of the compiler, as CUDA's

@@ -75,6 +75,7 @@ pub fn assigned_in_stmt(func: &Function, stmt: &Stmt, out: &mut HashSet<Handle<L
             assigned_in_block(func, &v.fast, out);
             assigned_in_block(func, &v.checked, out);
         }
+        Stmt::PredicatedPrefetch(body) => assigned_in_block(func, body, out),
     }
     for e in exprs {
         assigned_in_expr(func, e, out);
@@ -143,6 +144,7 @@ pub fn lets_in_block(
                 lets_in_block(func, &v.fast, f);
                 lets_in_block(func, &v.checked, f);
             }
+            Stmt::PredicatedPrefetch(body) => lets_in_block(func, body, f),
         }
     }
     if let Some(t) = block.tail {
@@ -245,6 +247,7 @@ fn walk_block(
                 walk_block(func, &v.fast, on_expr, on_assigned);
                 walk_block(func, &v.checked, on_expr, on_assigned);
             }
+            Stmt::PredicatedPrefetch(body) => walk_block(func, body, on_expr, on_assigned),
         }
     }
     if let Some(t) = block.tail {

@@ -176,7 +176,7 @@ impl<'a> Planner<'a> {
                 self.is_simple_place(place) && self.is_simple_expr(*value)
             }
             Stmt::Expr(e) => self.is_simple_expr(*e),
-            Stmt::While { .. } | Stmt::Versioned(_) => false,
+            Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => false,
             Stmt::ForRange { .. } => self.literal_loop(stmt).is_some(),
         }
     }
@@ -342,7 +342,9 @@ impl<'a> Planner<'a> {
                 };
                 self.walk_literal_loop(*var, elems, body);
             }
-            Stmt::While { .. } | Stmt::Versioned(_) => self.abandoned |= !in_loop_guard,
+            Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => {
+                self.abandoned |= !in_loop_guard
+            }
         }
     }
 

@@ -185,7 +185,11 @@ fn indices_below_loop_ends(func: &Function) -> HashSet<Handle<Expr>> {
                     blocks.push(body);
                 }
                 Stmt::While { body, .. } => blocks.push(body),
-                Stmt::Let { .. } | Stmt::Assign { .. } | Stmt::Expr(_) | Stmt::Versioned(_) => {}
+                Stmt::Let { .. }
+                | Stmt::Assign { .. }
+                | Stmt::Expr(_)
+                | Stmt::Versioned(_)
+                | Stmt::PredicatedPrefetch(_) => {}
             }
         }
     }

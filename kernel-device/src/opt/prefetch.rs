@@ -1,11 +1,12 @@
 //! Guarded prefetches that the NVVM writer writes as predicated loads (see
 //! `back/nvvm/predicated.rs` for why): `if cond { .. }` in a kernel where every
 //! statement copies an element of an immutable slice parameter into a local, possibly
-//! inside literal `for` loops (a run of them may have been versioned already).
+//! inside literal `for` loops. `opt::version` marks their bodies
+//! (`Stmt::PredicatedPrefetch`).
 
 use crate::ir::{
     BinaryOp, Block, ExprKind, Function, FunctionKind, Handle, Literal, Place, PlaceRoot,
-    Projection, ScalarType, Stmt, Type, VersionKind,
+    Projection, ScalarType, Stmt, Type,
 };
 
 /// The most elements of a literal `for` loop inside a predicated prefetch.
@@ -54,7 +55,6 @@ impl Prefetch<'_> {
                     (Some(s), Some(e)) if e >= s && e - s <= MAX_PREFETCH_TRIPS)
                     && self.prefetch_block(body)
             }
-            Stmt::Versioned(v) if v.kind == VersionKind::Run => self.prefetch_block(&v.checked),
             _ => false,
         }
     }

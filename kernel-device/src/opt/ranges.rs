@@ -381,6 +381,7 @@ impl DefinitionWalker<'_> {
                 Stmt::While { body, .. } => self.block(body),
                 // Its copies define the same locals alike: one of them tells.
                 Stmt::Versioned(v) => self.block(&v.checked),
+                Stmt::PredicatedPrefetch(body) => self.block(body),
                 Stmt::ForRange {
                     var,
                     start,

@@ -307,3 +307,45 @@ fn loops_of_checked_copies_stay_rolled_unless_they_index_a_local_array() {
     );
     assert_eq!(checked, [Unroll::Rolled, Unroll::Auto, Unroll::Auto]);
 }
+
+/// Whether the kernel's first top-level `if` has its body marked as a predicated
+/// prefetch.
+fn first_if_is_prefetch(text: &str) -> bool {
+    let opt = optimise(lower(text));
+    let function = kernel(&opt.module);
+    let mut found = None;
+    crate::ir::visit::exprs_in_block(function, &function.body, &mut |_, e| {
+        if let (crate::ir::ExprKind::If { then_block, .. }, None) = (&e.kind, &found) {
+            found = Some(matches!(
+                then_block.stmts.as_slice(),
+                [Stmt::PredicatedPrefetch(_)]
+            ));
+        }
+    });
+    found.expect("an `if`")
+}
+
+#[test]
+fn an_if_that_only_loads_slice_elements_into_locals_becomes_a_predicated_prefetch() {
+    assert!(first_if_is_prefetch(
+        "fn k(a: &[f32], out: &mut [f32], n: usize) {
+            let t = thread_idx().x as usize;
+            let mut next = [0.0f32; 4];
+            if t + 4 < n {
+                for j in 0..4 {
+                    next[j] = a[t + j];
+                }
+            }
+            out[t] = next[0] + next[3];
+        }"
+    ));
+    // A store to memory is an effect: the branch stays.
+    assert!(!first_if_is_prefetch(
+        "fn k(a: &[f32], out: &mut [f32], n: usize) {
+            let t = thread_idx().x as usize;
+            if t + 4 < n {
+                out[t] = a[t + 4];
+            }
+        }"
+    ));
+}

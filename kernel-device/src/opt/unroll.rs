@@ -114,7 +114,10 @@ fn simple_loop_body(
                 visit(*value);
             }
             Stmt::Expr(h) => visit(*h),
-            Stmt::While { .. } | Stmt::ForRange { .. } | Stmt::Versioned(_) => return false,
+            Stmt::While { .. }
+            | Stmt::ForRange { .. }
+            | Stmt::Versioned(_)
+            | Stmt::PredicatedPrefetch(_) => return false,
         }
     }
     if let Some(tail) = block.tail {

@@ -206,7 +206,7 @@ impl Versioner<'_, '_> {
             }
             Stmt::ForRange { .. } => self.for_range(stmt, scope),
             // Only this stage builds these, once.
-            Stmt::Versioned(_) => stmt,
+            Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => stmt,
         }
     }
 
@@ -338,7 +338,13 @@ impl Versioner<'_, '_> {
                     return;
                 };
                 let (then_block, else_block) = (std::mem::take(then_block), else_block.take());
-                let then_block = self.block(then_block, then_scope);
+                let mut then_block = self.block(then_block, then_scope);
+                if prefetch {
+                    then_block = Block {
+                        stmts: vec![Stmt::PredicatedPrefetch(then_block)],
+                        tail: None,
+                    };
+                }
                 let else_block = else_block.map(|b| self.block(b, scope));
                 if let ExprKind::If {
                     then_block: t,

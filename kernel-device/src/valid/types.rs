@@ -189,6 +189,7 @@ impl Checker<'_> {
                 let checked = self.block(&v.checked) == Type::Never;
                 fast && checked
             }
+            Stmt::PredicatedPrefetch(body) => self.block(body) == Type::Never,
         }
     }
 

@@ -383,6 +383,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 body,
             ),
             Stmt::Versioned(v) => self.versioned(v),
+            // Written by `if_expr`, whose whole block it is.
+            Stmt::PredicatedPrefetch(body) => self.block(body).map(|_| ()),
         }
     }
 
@@ -438,10 +440,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         then_block: &'a Block,
         else_block: Option<&'a Block>,
     ) -> Result<Val, Error> {
-        if else_block.is_none()
-            && matches!(ty, Type::Unit)
-            && self.predicated_prefetch(cond, then_block)?
+        if let (None, None, [Stmt::PredicatedPrefetch(body)]) =
+            (else_block, then_block.tail, then_block.stmts.as_slice())
         {
+            self.predicated_prefetch(cond, body)?;
             return Ok(Val::Unit);
         }
         let c = operand!(self, cond);

@@ -16,29 +16,24 @@ use super::{types, Error};
 use crate::ir::{Block, Handle, Place, ScalarType, Type};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// Writes `if cond { then_block }` as a predicated prefetch when it is one (see the
-    /// module); `false` when it is not, and nothing was written.
+    /// Writes `if cond { body }` (`body` a `Stmt::PredicatedPrefetch`'s) without the
+    /// branch (see the module).
     pub fn predicated_prefetch(
         &mut self,
         cond: Handle<crate::ir::Expr>,
-        then_block: &'a Block,
-    ) -> Result<bool, Error> {
-        if self.predicate.is_some()
-            || !crate::opt::prefetch::is_predicated_prefetch(self.func, then_block)
-        {
-            return Ok(false);
-        }
+        body: &'a Block,
+    ) -> Result<(), Error> {
         let Val::V(c) = self.expr(cond)? else {
-            return Ok(true);
+            return Ok(());
         };
-        // Checked, the block is versioned as any other (see `versioning`): one guard
+        // Checked, the block was versioned as any other (see `opt::version`): one guard
         // for all its indices, computed whatever the condition (it reads no memory), a
         // fast copy without checks, and a checked copy (its checks under the condition)
         // for when the guard fails, as on the last tile of a prefetching loop.
         self.predicate = Some(c);
-        let result = self.block(then_block);
+        let result = self.block(body);
         self.predicate = None;
-        result.map(|_| true)
+        result.map(|_| ())
     }
 
     /// `place = value` in a predicated prefetch: the local's current value goes into

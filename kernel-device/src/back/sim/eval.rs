@@ -82,6 +82,8 @@ impl Warp<'_, '_> {
             }
             Stmt::ForRange { .. } => self.exec_for(fr, stmt, mask, false),
             Stmt::Versioned(v) => self.exec_versioned(fr, v, mask),
+            // Predicated loads are the NVVM writer's way of running the block.
+            Stmt::PredicatedPrefetch(body) => self.exec_block(fr, body, mask),
         }
     }
 

@@ -195,6 +195,7 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
                     blocks.push(&v.fast);
                     blocks.push(&v.checked);
                 }
+                Stmt::PredicatedPrefetch(body) => blocks.push(body),
                 _ => {}
             }
         }

@@ -123,6 +123,7 @@ fn walk_block(block: &Block, visit: &mut impl FnMut(&Stmt)) {
                 walk_block(&v.fast, visit);
                 walk_block(&v.checked, visit);
             }
+            Stmt::PredicatedPrefetch(body) => walk_block(body, visit),
             _ => {}
         }
     }
