@@ -1,7 +1,7 @@
 //! Expressions and assignments with Rust's release semantics: wrapping `+ - *`,
 //! masked shifts, panicking `/ %`, saturating float→int casts, bounds-checked indexing.
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{
     BinaryOp, Expr, ExprKind, Handle, Literal, LogicalOp, Place, ScalarType, Type, UnaryOp,

@@ -1,99 +1,18 @@
-//! Per-function state and statements: value/label naming, the entry block's allocas,
-//! basic-block bookkeeping, locals, loops and the control-flow constructs.
+//! A function: value/label naming, the entry block's allocas, basic-block
+//! bookkeeping, locals, loops and the control-flow constructs (its state: `state`).
 //!
 //! Block discipline: `open` says whether the current basic block still accepts
 //! instructions. After a terminator (`br`, `ret`, `unreachable`) it is closed; code
 //! that follows a diverging expression is written into a fresh block without
 //! predecessors (`dead.N`), which keeps the text valid without tracking reachability.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::writer::{LoopHint, Writer};
+use super::state::{operand, FunctionWriter, LoopCtx, LoopHint, Val};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
-use crate::opt::ranges::Ranges;
-
-/// The result of lowering an expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Val {
-    /// `()`: no run-time value.
-    Unit,
-    /// The expression diverged; the current block is closed (or dead).
-    Never,
-    /// An LLVM operand (`%x`, `42`, `true`, `0x3FF0000000000000`).
-    V(String),
-}
-
-/// Unwraps an operand or propagates divergence out of the calling function.
-macro_rules! operand {
-    ($self:ident, $handle:expr) => {
-        match $self.expr($handle)? {
-            Val::V(v) => v,
-            Val::Never => return Ok(Val::Never),
-            Val::Unit => {
-                return Err($self.error(format!(
-                    "expression {:?} has no value but one is needed",
-                    $handle
-                )))
-            }
-        }
-    };
-}
-pub(super) use operand;
-
-pub struct LoopCtx {
-    pub id: LoopId,
-    pub break_label: String,
-    pub continue_label: String,
-    /// Where `break value` stores the loop's value.
-    pub slot: Option<(String, String)>,
-}
-
-pub struct FunctionWriter<'w, 'a> {
-    pub w: &'w mut Writer<'a>,
-    pub func: &'a ir::Function,
-    names: HashSet<String>,
-    allocas: String,
-    body: String,
-    open: bool,
-    /// Stack slot (pointer operand, LLVM value type) of each local; `None` for locals
-    /// without a run-time value (unit).
-    slots: Vec<Option<(String, String)>>,
-    pub loops: Vec<LoopCtx>,
-    /// Value ranges of the function's unsigned expressions: indices into arrays that
-    /// are always in bounds get no check.
-    pub ranges: Ranges<'a>,
-    /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
-    /// which its loads, checks and stores take effect.
-    pub predicate: Option<String>,
-    /// The current value of the local a predicated load is about to replace: the
-    /// load's result when the condition fails.
-    pub prefetch_into: Option<String>,
-    /// The kernel's symbol when it is not its name: its copy without the checks its
-    /// launches prove (see `launch_proof`).
-    pub symbol: Option<String>,
-}
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// The writer of `func`, whose value ranges are `ranges`.
-    pub fn new(w: &'w mut Writer<'a>, func: &'a ir::Function, ranges: Ranges<'a>) -> Self {
-        FunctionWriter {
-            w,
-            func,
-            names: HashSet::new(),
-            allocas: String::new(),
-            body: String::new(),
-            open: true,
-            slots: Vec::new(),
-            loops: Vec::new(),
-            ranges,
-            predicate: None,
-            prefetch_into: None,
-            symbol: None,
-        }
-    }
-
     pub fn error(&self, message: impl std::fmt::Display) -> Error {
         Error(format!("in `{}`: {message}", self.func.name))
     }
@@ -372,7 +291,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             } => self.for_range(
                 *id,
                 *var,
-                super::loops::RangeSpec {
+                super::state::RangeSpec {
                     start: *start,
                     end: *end,
                     inclusive: *inclusive,

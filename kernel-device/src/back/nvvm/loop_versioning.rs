@@ -20,8 +20,8 @@
 //! Only loops of kernels (device functions are inlined where this writer cannot see),
 //! forward ranges (not `..=` over a 64-bit type), outside other versioned code.
 
-use super::function::{FunctionWriter, Val};
-use super::loops::RangeSpec;
+use super::state::RangeSpec;
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{LoopBound, Stmt, Versioned};
 

@@ -6,22 +6,10 @@
 //! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
 //! all terminate after the right elements).
 
-use super::function::{FunctionWriter, Val};
-use super::writer::LoopHint;
+use super::state::{FunctionWriter, Val};
+use super::state::{LoopHint, RangeSpec};
 use super::{types, Error};
-use crate::ir::{Block, Expr, Handle, Local, LoopId};
-
-/// A `for` loop's iterator, as in `ir::Stmt::ForRange`.
-#[derive(Clone, Copy)]
-pub struct RangeSpec {
-    pub start: Handle<Expr>,
-    pub end: Handle<Expr>,
-    pub inclusive: bool,
-    /// usize.
-    pub step: Option<Handle<Expr>>,
-    pub reverse: bool,
-    pub unroll: crate::ir::Unroll,
-}
+use crate::ir::{Block, Handle, Local, LoopId};
 
 /// A `for` loop's bounds and step, evaluated (LLVM values).
 pub struct RangeBounds {

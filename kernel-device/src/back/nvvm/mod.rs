@@ -34,6 +34,7 @@ mod panic;
 mod place;
 mod predicated;
 mod slices;
+mod state;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -134,5 +135,5 @@ pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Er
 
 /// Writes an optimised module as one NVVM IR module (see [`write_string`]).
 pub fn write_optimised(module: &Optimised, options: &Options) -> Result<Output, Error> {
-    writer::Writer::new(module, options).write()
+    state::Writer::new(module, options).write()
 }

@@ -2,7 +2,7 @@
 //! projection in turn (`getelementptr` into arrays and tuples, bounds-checked indexing
 //! of arrays and slices), in the root's address space; loads, stores and `&place`.
 
-use super::function::{FunctionWriter, Val};
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{AddressSpace, Expr, Handle, Place, PlaceRoot, Projection, ScalarType, Type};
 

@@ -10,8 +10,8 @@
 //! tile. Bounds checks stay exact: an index is checked only when the condition holds,
 //! in program order, before the loads (loads into locals show no effect of their own).
 
-use super::function::{FunctionWriter, Val};
 use super::place::PlacePtr;
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Block, Handle, Place, ScalarType, Type};
 

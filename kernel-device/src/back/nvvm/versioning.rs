@@ -15,7 +15,7 @@
 //! vectorises or batches loads across it, so a loop of checked loads issues them one
 //! by one; the fast copy has straight-line loads again.
 
-use super::function::{FunctionWriter, Val};
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Block, Expr, GuardOp, Handle, Length, VersionKind, Versioned};
 
@@ -59,7 +59,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let join_l = self.label(&format!("{name}.join"));
         self.terminate(format!(
             "br i1 {guard}, label %{fast_l}, label %{checked_l}, !prof {}",
-            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
+            super::state::LIKELY_TRUE_BRANCH_WEIGHTS
         ));
         self.start_block(&fast_l);
         let fast_sites = self.w.panic_sites.len();
