@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use crate::ir::range::RangeElements;
 use crate::ir::visit::{
     assigned_in_block, assigned_in_stmt, lets_in_block, places_in_block, visit_children,
 };
@@ -224,21 +225,8 @@ impl<'a> Planner<'a> {
         if assigned.contains(var) {
             return None;
         }
-        let last = if *inclusive { end } else { end - 1 };
-        if last < start || (last - start) / step >= MAX_TRIPS as i128 {
-            return (last < start).then(Vec::new);
-        }
-        let mut elems: Vec<i128> = (0..)
-            .map(|k| start + k * step)
-            .take_while(|v| *v <= last)
-            .collect();
-        if *reverse {
-            // std's `(a..b).rev().step_by(s)`: from the last element down by `s`.
-            elems = (0..)
-                .map(|k| last - k * step)
-                .take_while(|v| *v >= start)
-                .collect();
-        }
+        let elements = RangeElements::new(start, end, *inclusive, step as u64, *reverse);
+        let elems = elements.list(MAX_TRIPS)?;
         Some(elems.into_iter().map(|v| v as u64 & mask(s)).collect())
     }
 

@@ -320,8 +320,15 @@ impl<'a> Ranges<'a> {
                 // `(0..32).step_by(8)` from a known start: the last element, 24.
                 let step = step.and_then(|h| self.interval(h));
                 if let Some(step) = step.filter(|st| st.min == st.max && st.min > 0) {
-                    if s.min == s.max && max >= s.min {
-                        max = s.min + (max - s.min) / step.min * step.min;
+                    let elements = crate::ir::range::RangeElements::new(
+                        s.min.into(),
+                        e.max.into(),
+                        inclusive,
+                        step.min,
+                        false,
+                    );
+                    if let (true, Some(last)) = (s.min == s.max, elements.last()) {
+                        max = last as u64;
                     }
                 }
                 exact(s.min, max.max(s.min))

@@ -4,7 +4,9 @@
 //! their trips up front (so that libnvvm unrolls them), the others end at the last
 //! element without the cursor moving past it; either way nothing overflows
 //! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
-//! all terminate after the right elements).
+//! all terminate after the right elements). The elements are `ir::range`'s (first
+//! element, the range's last, the count `(hi - start) / step + 1`), which the optimiser
+//! and the simulator compute with; this file emits the same rule as instructions.
 
 use super::state::{FunctionWriter, Val};
 use super::state::{LoopHint, RangeSpec};
