@@ -13,7 +13,7 @@
 use super::place::PlacePtr;
 use super::state::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{Block, Handle, Place, ScalarType, Type};
+use crate::ir::{Block, ExprKind, Handle, Place, ScalarType, Type};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Writes `if cond { body }` (`body` a `Stmt::PredicatedPrefetch`'s) without the
@@ -48,12 +48,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Ok(());
         };
         let old = self.load_place(&p, "old")?;
-        self.prefetch_into = Some(old);
-        let v = self.expr(value);
-        self.prefetch_into = None;
-        match v? {
-            Val::V(v) => self.store_place(&p, &v),
-            Val::Never | Val::Unit => Ok(()),
+        // The value is a slice element (`opt::prefetch`): its load is the predicated one.
+        let ExprKind::Load(source) = &self.ir_expr(value)?.kind else {
+            return Err(self.error("a predicated prefetch of something not loaded"));
+        };
+        match self.place_ptr(source)? {
+            Some(element) => {
+                let v = self.predicated_load(&element, &old)?;
+                self.store_place(&p, &v)
+            }
+            None => {
+                if self.is_open() {
+                    self.terminate("unreachable");
+                }
+                Ok(())
+            }
         }
     }
 

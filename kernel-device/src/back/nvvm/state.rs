@@ -69,9 +69,6 @@ pub struct FunctionWriter<'w, 'a> {
     /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
     /// which its loads, checks and stores take effect.
     pub predicate: Option<String>,
-    /// The current value of the local a predicated load is about to replace: the
-    /// load's result when the condition fails.
-    pub prefetch_into: Option<String>,
     /// The kernel's symbol when it is not its name: its copy without the checks its
     /// launches prove (see `launch_proof`).
     pub symbol: Option<String>,
@@ -91,7 +88,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             loops: Vec::new(),
             ranges,
             predicate: None,
-            prefetch_into: None,
             symbol: None,
         }
     }
