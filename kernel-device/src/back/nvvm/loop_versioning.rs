@@ -1,5 +1,6 @@
-//! Loop versioning: a bounds-checked kernel's `for` loop with a run-time trip count whose
-//! body indexes with affine functions of its variable is written twice,
+//! Printing loop versioning (`Stmt::Versioned` of `VersionKind::Loop`, built by
+//! `opt::version`): a `for` loop with a run-time trip count whose body indexes with
+//! affine functions of its variable is written twice,
 //!
 //! ```text
 //!   guard: every such index < its length on every iteration   (pure: no load, no panic)
@@ -9,7 +10,7 @@
 //! ```
 //!
 //! the guard computed once, before the loop, from each index's values at the loop's
-//! first two elements (see [`super::check_plan::Planner::plan_loop`]). Why: a check
+//! first two elements (see `opt::check_plan::Planner::plan_loop`). Why: a check
 //! whose index changes with the loop's variable cannot leave the loop, and the run
 //! versioning inside the body (see [`super::versioning`]) pays for its guard on every
 //! iteration: the register-tiled SGEMM's prefetch of the next k tile spent ~40

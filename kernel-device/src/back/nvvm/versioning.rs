@@ -1,5 +1,5 @@
-//! Bounds-check versioning: each run of simple statements in a bounds-checked function
-//! (see [`super::check_plan`]) whose indices the guard can compute is written twice,
+//! Printing bounds-check versioning (`Stmt::Versioned`, built by `opt::version`, which
+//! says what is versioned and why): a run of statements is written twice,
 //!
 //! ```text
 //!   guard: every planned index < its length        (pure: no load, no panic)
