@@ -199,8 +199,12 @@ pub fn file_graph(files: &BTreeMap<ModulePath, String>) -> Graph {
         modules: &modules,
         reexports: &reexports,
     };
+    let test_only = test_only_modules(&parsed);
     let mut graph = Graph::new();
     for module in files.keys() {
+        if test_only.contains(module.as_str()) {
+            continue;
+        }
         let mut targets = BTreeSet::new();
         if let Some(file) = parsed.get(module.as_str()) {
             let mut collector = PathCollector {
@@ -215,9 +219,40 @@ pub fn file_graph(files: &BTreeMap<ModulePath, String>) -> Graph {
             }
         }
         targets.remove(module);
+        targets.retain(|t| !test_only.contains(t.as_str()));
         graph.insert(module.clone(), targets);
     }
     graph
+}
+
+/// The modules compiled only for tests: declared `#[cfg(test)] mod x;` in their
+/// parent's file, and every module below one. Tests may use anything, as the
+/// `#[cfg(test)]` items of a file may.
+fn test_only_modules(parsed: &BTreeMap<&str, syn::File>) -> BTreeSet<String> {
+    let mut roots = BTreeSet::new();
+    for (module, file) in parsed {
+        for item in &file.items {
+            if let syn::Item::Mod(m) = item {
+                if m.content.is_none() && is_test_only(item) {
+                    let child = m.ident.to_string();
+                    roots.insert(if module.is_empty() {
+                        child
+                    } else {
+                        format!("{module}::{child}")
+                    });
+                }
+            }
+        }
+    }
+    parsed
+        .keys()
+        .filter(|m| {
+            roots
+                .iter()
+                .any(|root| *m == root || m.starts_with(&format!("{root}::")))
+        })
+        .map(|m| m.to_string())
+        .collect()
 }
 
 fn split(module: &str) -> Vec<String> {

@@ -9,13 +9,17 @@
 
 mod arena;
 pub mod checks;
+pub mod copy;
 pub mod enums;
+pub mod guard;
 pub mod layout;
+pub mod range;
 mod types;
 pub mod visit;
 
 pub use arena::{Arena, Handle};
 pub use enums::{EnumDef, EnumVariant};
+pub use guard::{Guard, GuardOp, Length, LoopBound, VersionKind, Versioned};
 pub use layout::{StructDef, StructField};
 pub use types::{AddressSpace, ScalarType, Type};
 
@@ -309,6 +313,13 @@ pub enum Stmt {
         unroll: Unroll,
         body: Block,
     },
+    /// Bounds-check versioning, built by the optimiser (see [`guard`]): the guard's
+    /// steps, then `fast` where it holds and `checked` where it does not.
+    Versioned(Box<Versioned>),
+    /// The whole body of an `if` without `else` whose statements only copy elements of
+    /// immutable slice parameters into locals (see `opt::prefetch`): the NVVM writer
+    /// predicates its loads instead of branching. It runs as the block does.
+    PredicatedPrefetch(Block),
 }
 
 /// What a `for` loop's `#[unroll]` attribute asks of the compiler, as CUDA's
@@ -322,6 +333,9 @@ pub enum Unroll {
     Full,
     /// `#[unroll(n)]`: `n` iterations per trip (`#[unroll(1)]` keeps the loop rolled).
     Times(u32),
+    /// Not unrolled at all: the optimiser's choice for a loop of a versioned statement's
+    /// checked copy (see `opt::unroll`).
+    Rolled,
 }
 
 /// A memory location: a root, then a chain of projections (`m[i][j]`, `t.0`,

@@ -71,6 +71,11 @@ pub fn assigned_in_stmt(func: &Function, stmt: &Stmt, out: &mut HashSet<Handle<L
             assigned_in_block(func, body, out);
         }
         Stmt::ForRange { body, .. } => assigned_in_block(func, body, out),
+        Stmt::Versioned(v) => {
+            assigned_in_block(func, &v.fast, out);
+            assigned_in_block(func, &v.checked, out);
+        }
+        Stmt::PredicatedPrefetch(body) => assigned_in_block(func, body, out),
     }
     for e in exprs {
         assigned_in_expr(func, e, out);
@@ -135,6 +140,11 @@ pub fn lets_in_block(
             }
             Stmt::Expr(e) => blocks_in_expr(func, *e, &mut |b| lets_in_block(func, b, f)),
             Stmt::While { body, .. } | Stmt::ForRange { body, .. } => lets_in_block(func, body, f),
+            Stmt::Versioned(v) => {
+                lets_in_block(func, &v.fast, f);
+                lets_in_block(func, &v.checked, f);
+            }
+            Stmt::PredicatedPrefetch(body) => lets_in_block(func, body, f),
         }
     }
     if let Some(t) = block.tail {
@@ -233,6 +243,11 @@ fn walk_block(
                 }
                 walk_block(func, body, on_expr, on_assigned);
             }
+            Stmt::Versioned(v) => {
+                walk_block(func, &v.fast, on_expr, on_assigned);
+                walk_block(func, &v.checked, on_expr, on_assigned);
+            }
+            Stmt::PredicatedPrefetch(body) => walk_block(func, body, on_expr, on_assigned),
         }
     }
     if let Some(t) = block.tail {

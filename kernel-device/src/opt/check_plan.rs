@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use crate::ir::range::RangeElements;
 use crate::ir::visit::{
     assigned_in_block, assigned_in_stmt, lets_in_block, places_in_block, visit_children,
 };
@@ -30,7 +31,7 @@ use crate::opt::ranges::mask;
 mod affine;
 mod loop_guard;
 
-pub use loop_guard::LoopBound;
+pub use crate::ir::guard::LoopBound;
 
 /// The most elements a `for` loop of a run may have (its body is walked once per
 /// element when the guard is planned).
@@ -38,55 +39,7 @@ pub const MAX_TRIPS: u64 = 64;
 /// The most run-time comparisons one guard may make (beyond it the run stays checked).
 const MAX_GUARD_CHECKS: usize = 512;
 
-/// The length an index is compared with.
-#[derive(Clone, Debug)]
-pub enum Length {
-    Const(u64),
-    /// The length of the slice `expr` (a pure expression).
-    OfSlice(Handle<Expr>),
-}
-
-/// One step of a guard, in order.
-#[derive(Clone, Debug)]
-pub enum GuardOp {
-    /// Evaluate `init` and store it in `local` (its `let` runs again, identically).
-    PreLet {
-        local: Handle<Local>,
-        init: Handle<Expr>,
-    },
-    /// Store the element `bits` (of the variable's type) in a loop variable.
-    SetVar { local: Handle<Local>, bits: u64 },
-    /// `index < len` must hold.
-    Check { index: Handle<Expr>, len: Length },
-    /// Evaluate `index` (at a literal loop's first element) and keep it as `slot`.
-    Record { index: Handle<Expr>, slot: usize },
-    /// At the loop's second element: `index` is affine in the loop's variable (wrapping
-    /// 64-bit arithmetic), so its `trips` values are `first + k * (this - first)` modulo
-    /// 2^64, `first` being the value kept in `slot`. They are all below `len` if
-    /// `first < len` and `this - first <= (len - 1 - first) / (trips - 1)`: then no
-    /// value wraps, the sequence rises and its last value is below `len`. Two
-    /// comparisons instead of `trips`.
-    CheckStrided {
-        index: Handle<Expr>,
-        len: Length,
-        slot: usize,
-        trips: u64,
-    },
-    /// Store a run-time loop's first element (`second`: its first plus its step) in its
-    /// variable (see [`loop_guard`]).
-    SetLoopVar { local: Handle<Local>, second: bool },
-    /// At the run-time loop's second element: `index` is affine in the loop's variable,
-    /// so over the iterations that reach it (all of them, or those the loop's `bound`
-    /// lets through) it takes the values `first + k * (this - first)`, `first` kept in
-    /// `slot`; all below `len` if `first < len` and `(iterations - 1) * (this - first)`
-    /// neither wraps nor exceeds `len - 1 - first` (as `CheckStrided`).
-    CheckAcross {
-        index: Handle<Expr>,
-        len: Length,
-        slot: usize,
-        bound: Option<LoopBound>,
-    },
-}
+pub use crate::ir::guard::{GuardOp, Length};
 
 /// A run's guard: its steps, and the index expressions whose checks it decides.
 #[derive(Debug, Default)]
@@ -224,7 +177,7 @@ impl<'a> Planner<'a> {
                 self.is_simple_place(place) && self.is_simple_expr(*value)
             }
             Stmt::Expr(e) => self.is_simple_expr(*e),
-            Stmt::While { .. } => false,
+            Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => false,
             Stmt::ForRange { .. } => self.literal_loop(stmt).is_some(),
         }
     }
@@ -272,21 +225,8 @@ impl<'a> Planner<'a> {
         if assigned.contains(var) {
             return None;
         }
-        let last = if *inclusive { end } else { end - 1 };
-        if last < start || (last - start) / step >= MAX_TRIPS as i128 {
-            return (last < start).then(Vec::new);
-        }
-        let mut elems: Vec<i128> = (0..)
-            .map(|k| start + k * step)
-            .take_while(|v| *v <= last)
-            .collect();
-        if *reverse {
-            // std's `(a..b).rev().step_by(s)`: from the last element down by `s`.
-            elems = (0..)
-                .map(|k| last - k * step)
-                .take_while(|v| *v >= start)
-                .collect();
-        }
+        let elements = RangeElements::new(start, end, *inclusive, step as u64, *reverse);
+        let elems = elements.list(MAX_TRIPS)?;
         Some(elems.into_iter().map(|v| v as u64 & mask(s)).collect())
     }
 
@@ -390,7 +330,9 @@ impl<'a> Planner<'a> {
                 };
                 self.walk_literal_loop(*var, elems, body);
             }
-            Stmt::While { .. } => self.abandoned |= !in_loop_guard,
+            Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => {
+                self.abandoned |= !in_loop_guard
+            }
         }
     }
 

@@ -10,8 +10,11 @@
 //!   kept as module data ([`Optimised::launch_proofs`]) that the writer prints as a
 //!   second copy of the kernel and the host evaluates before each launch;
 //! - [`check_plan`]: which checks of a straight-line run or a loop a guard can decide
-//!   up front (the NVVM writer still asks it while writing, run by run: the next step
-//!   is to record its plans in the IR as versioned statements);
+//!   up front, and which indices a loop's end proves ([`check_plan::indices_below_loop_end`],
+//!   recorded in `unchecked_indices`);
+//! - [`version`]: those plans built into the IR as versioned statements (a guard, a fast
+//!   copy, the code as written), with the loops' unroll hints ([`unroll`]);
+//! - [`prefetch`]: which `if`s the NVVM writer writes as predicated loads;
 //! - [`effects`]: what the optimiser may do with an intrinsic call, from the intrinsic
 //!   table's `Effect` column.
 
@@ -19,14 +22,19 @@ pub mod check_plan;
 pub mod effects;
 pub mod elide;
 pub mod launch_proof;
+pub mod prefetch;
 pub mod ranges;
+pub mod unroll;
+pub mod version;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_version;
 
 use std::collections::HashSet;
 
-use crate::ir::{Expr, Function, FunctionKind, Handle, Module};
+use crate::ir::{Block, Expr, ExprKind, Function, FunctionKind, Handle, Module, Stmt};
 use launch_proof::{LaunchProof, LAUNCH_PROVEN_SUFFIX};
 use ranges::{RangeFacts, Ranges};
 
@@ -45,13 +53,32 @@ pub struct Optimised {
 }
 
 /// A kernel's copy without the bounds checks its launches prove.
-#[derive(Clone, Debug)]
 pub struct ProvenCopy {
     pub kernel: Handle<Function>,
     /// What the host evaluates before a launch to choose the copy.
     pub proof: LaunchProof,
-    /// The index expressions whose checks the copy leaves out.
+    /// The index expressions (of the kernel) whose checks the copy leaves out.
     pub proven: HashSet<Handle<Expr>>,
+    /// The copy, optimised: the kernel with the proven indices unchecked.
+    pub function: Function,
+    /// The copy's value ranges.
+    ranges: RangeFacts,
+}
+
+impl std::fmt::Debug for ProvenCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProvenCopy")
+            .field("kernel", &self.kernel)
+            .field("proof", &self.proof)
+            .field("proven", &self.proven)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProvenCopy {
+    pub fn ranges(&self) -> Ranges<'_> {
+        self.ranges.of(&self.function)
+    }
 }
 
 impl Optimised {
@@ -84,10 +111,40 @@ pub fn optimise(mut module: Module) -> Optimised {
         })
         .collect();
     let handles: Vec<Handle<Function>> = module.functions.iter().map(|(h, _)| h).collect();
-    for (handle, indices) in handles.into_iter().zip(elided) {
-        module.functions[handle].unchecked_indices.extend(indices);
+    for (handle, indices) in handles.iter().zip(elided) {
+        module.functions[*handle].unchecked_indices.extend(indices);
     }
-    let launch_proofs = plan_launch_proofs(&module, &facts);
+    let planned = plan_launch_proofs(&module, &facts);
+    // Indices a loop's end proves: unchecked, and planned by no guard.
+    let loop_ends: Vec<HashSet<Handle<Expr>>> = handles
+        .iter()
+        .map(|h| indices_below_loop_ends(&module.functions[*h]))
+        .collect();
+    for (handle, indices) in handles.iter().zip(&loop_ends) {
+        module.functions[*handle]
+            .unchecked_indices
+            .extend(indices.iter().copied());
+    }
+    let unversioned = module.clone();
+    let mut launch_proofs = Vec::new();
+    for (kernel, proof, proven) in planned {
+        let mut function = unversioned.functions[kernel].clone();
+        function.unchecked_indices.extend(proven.iter().copied());
+        let ranges = facts[kernel.index()].clone();
+        let decided = proven.union(&loop_ends[kernel.index()]).copied().collect();
+        version::version_function(&unversioned, &ranges, &mut function, decided);
+        launch_proofs.push(ProvenCopy {
+            kernel,
+            proof,
+            proven,
+            function,
+            ranges,
+        });
+    }
+    for (handle, decided) in handles.into_iter().zip(loop_ends) {
+        let function = &mut module.functions[handle];
+        version::version_function(&unversioned, &facts[handle.index()], function, decided);
+    }
     Optimised {
         module,
         block_dim,
@@ -96,7 +153,52 @@ pub fn optimise(mut module: Module) -> Optimised {
     }
 }
 
-fn plan_launch_proofs(module: &Module, facts: &[RangeFacts]) -> Vec<ProvenCopy> {
+/// The indices that the end of a `for` loop of `func` proves in bounds (see
+/// [`check_plan::indices_below_loop_end`]).
+fn indices_below_loop_ends(func: &Function) -> HashSet<Handle<Expr>> {
+    let mut blocks: Vec<&Block> = vec![&func.body];
+    for (_, e) in func.exprs.iter() {
+        match &e.kind {
+            ExprKind::If {
+                then_block,
+                else_block,
+                ..
+            } => blocks.extend(std::iter::once(then_block).chain(else_block)),
+            ExprKind::Loop { body, .. } | ExprKind::Block(body) => blocks.push(body),
+            _ => {}
+        }
+    }
+    let mut proven = HashSet::new();
+    while let Some(block) = blocks.pop() {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::ForRange {
+                    var,
+                    end,
+                    inclusive,
+                    body,
+                    ..
+                } => {
+                    proven.extend(check_plan::indices_below_loop_end(
+                        func, *var, *end, *inclusive, body,
+                    ));
+                    blocks.push(body);
+                }
+                Stmt::While { body, .. } => blocks.push(body),
+                Stmt::Let { .. }
+                | Stmt::Assign { .. }
+                | Stmt::Expr(_)
+                | Stmt::Versioned(_)
+                | Stmt::PredicatedPrefetch(_) => {}
+            }
+        }
+    }
+    proven
+}
+
+type PlannedProof = (Handle<Function>, LaunchProof, HashSet<Handle<Expr>>);
+
+fn plan_launch_proofs(module: &Module, facts: &[RangeFacts]) -> Vec<PlannedProof> {
     // A grid-syncing kernel keeps one copy: its co-residency is checked per function.
     if module.needs_cooperative_launch() {
         return Vec::new();
@@ -110,15 +212,12 @@ fn plan_launch_proofs(module: &Module, facts: &[RangeFacts]) -> Vec<ProvenCopy> 
         let Some((conditions, proven)) = launch_proof::plan(function, &ranges) else {
             continue;
         };
-        launch_proofs.push(ProvenCopy {
-            kernel: handle,
-            proof: LaunchProof {
-                kernel: function.name.clone(),
-                symbol: format!("{}{LAUNCH_PROVEN_SUFFIX}", function.name),
-                conditions,
-            },
-            proven,
-        });
+        let proof = LaunchProof {
+            kernel: function.name.clone(),
+            symbol: format!("{}{LAUNCH_PROVEN_SUFFIX}", function.name),
+            conditions,
+        };
+        launch_proofs.push((handle, proof, proven));
     }
     launch_proofs
 }

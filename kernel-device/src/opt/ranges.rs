@@ -49,6 +49,7 @@ enum Definition {
 
 /// What the analysis knows of one function, computed once ([`RangeFacts::new`]) and
 /// kept beside the module; read through a [`Ranges`] view.
+#[derive(Clone)]
 pub struct RangeFacts {
     /// The block every launch has (`#[kernel(block_dim = ..)]`), if the unit's kernel
     /// requires one.
@@ -58,6 +59,9 @@ pub struct RangeFacts {
     /// bounds it from below: the least value it has there.
     floors: HashMap<Handle<Expr>, u64>,
     memo: RefCell<HashMap<Handle<Expr>, Option<Interval>>>,
+    /// The expressions the optimiser copied (see `crate::ir::copy`), with their
+    /// originals: a copy has its original's range.
+    copies: RefCell<HashMap<Handle<Expr>, Handle<Expr>>>,
 }
 
 /// The value ranges of one function's expressions: its [`RangeFacts`] with the function
@@ -111,7 +115,19 @@ impl RangeFacts {
             definitions,
             floors,
             memo: RefCell::new(HashMap::new()),
+            copies: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Records that `copy` is a copy of `original` (itself possibly a copy).
+    pub fn record_copy(&self, copy: Handle<Expr>, original: Handle<Expr>) {
+        let root = self.original(original);
+        self.copies.borrow_mut().insert(copy, root);
+    }
+
+    /// The expression `h` is a copy of, or `h`.
+    fn original(&self, h: Handle<Expr>) -> Handle<Expr> {
+        self.copies.borrow().get(&h).copied().unwrap_or(h)
     }
 
     /// These facts read with `func`, the function they were computed from.
@@ -128,6 +144,7 @@ impl<'a> Ranges<'a> {
 
     /// The range of `h`, if it is an unsigned integer the analysis can bound.
     pub fn interval(&self, h: Handle<Expr>) -> Option<Interval> {
+        let h = self.facts.original(h);
         if let Some(known) = self.facts.memo.borrow().get(&h) {
             return *known;
         }
@@ -303,8 +320,15 @@ impl<'a> Ranges<'a> {
                 // `(0..32).step_by(8)` from a known start: the last element, 24.
                 let step = step.and_then(|h| self.interval(h));
                 if let Some(step) = step.filter(|st| st.min == st.max && st.min > 0) {
-                    if s.min == s.max && max >= s.min {
-                        max = s.min + (max - s.min) / step.min * step.min;
+                    let elements = crate::ir::range::RangeElements::new(
+                        s.min.into(),
+                        e.max.into(),
+                        inclusive,
+                        step.min,
+                        false,
+                    );
+                    if let (true, Some(last)) = (s.min == s.max, elements.last()) {
+                        max = last as u64;
                     }
                 }
                 exact(s.min, max.max(s.min))
@@ -362,6 +386,9 @@ impl DefinitionWalker<'_> {
                 }
                 Stmt::Expr(_) => {}
                 Stmt::While { body, .. } => self.block(body),
+                // Its copies define the same locals alike: one of them tells.
+                Stmt::Versioned(v) => self.block(&v.checked),
+                Stmt::PredicatedPrefetch(body) => self.block(body),
                 Stmt::ForRange {
                     var,
                     start,

@@ -183,6 +183,13 @@ impl Checker<'_> {
                 self.loop_body(*id, false, Type::Unit, body);
                 false
             }
+            // Built by the optimiser, after validation; its copies are checked alike.
+            Stmt::Versioned(v) => {
+                let fast = self.block(&v.fast) == Type::Never;
+                let checked = self.block(&v.checked) == Type::Never;
+                fast && checked
+            }
+            Stmt::PredicatedPrefetch(body) => self.block(body) == Type::Never,
         }
     }
 

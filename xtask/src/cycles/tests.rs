@@ -146,3 +146,24 @@ fn dir_scope_restricts_to_the_folder() {
     );
     assert!(cycles(&graph).is_empty());
 }
+
+#[test]
+fn a_test_only_module_file_is_no_node_and_closes_no_cycle() {
+    let files = tree(&[
+        ("lib.rs", "mod a; mod b;"),
+        (
+            "a/mod.rs",
+            "use crate::b::Beta; pub struct Alpha(Beta); #[cfg(test)] mod tests;",
+        ),
+        ("a/tests.rs", "use crate::b::check; mod more;"),
+        ("a/tests/more.rs", "fn f() { crate::b::check(); }"),
+        (
+            "b.rs",
+            "pub struct Beta; #[cfg(test)] pub fn check() { let _ = crate::a::Alpha; }",
+        ),
+    ]);
+    let graph = file_graph(&files);
+    assert!(!graph.contains_key("a::tests") && !graph.contains_key("a::tests::more"));
+    assert_eq!(edges(&graph, "a"), ["b"]);
+    assert!(cycles(&collapse_to_top_level(graph)).is_empty());
+}

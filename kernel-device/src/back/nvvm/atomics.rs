@@ -7,7 +7,7 @@
 //! at device scope), so scopes go through the intrinsics; for unsigned min/max the
 //! scoped intrinsic means the signed instruction, so those are inline PTX.
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{AtomicOp, Expr, Handle, MemoryScope, ScalarType, Type};
 

@@ -1,7 +1,7 @@
 //! Expressions and assignments with Rust's release semantics: wrapping `+ - *`,
 //! masked shifts, panicking `/ %`, saturating float→int casts, bounds-checked indexing.
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{
     BinaryOp, Expr, ExprKind, Handle, Literal, LogicalOp, Place, ScalarType, Type, UnaryOp,
@@ -50,10 +50,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 let v = operand!(self, *operand);
                 self.cast(from, *to, &v).map(Val::V)
             }
-            ExprKind::Load(place) => match (self.place_ptr(place)?, self.prefetch_into.take()) {
-                (Some(p), Some(old)) => self.predicated_load(&p, &old).map(Val::V),
-                (Some(p), None) => self.load_place(&p, "elem").map(Val::V),
-                (None, _) => Ok(Val::Never),
+            ExprKind::Load(place) => match self.place_ptr(place)? {
+                Some(p) => self.load_place(&p, "elem").map(Val::V),
+                None => Ok(Val::Never),
             },
             ExprKind::AddressOf { place, .. } => self.address_of(place, &expr.ty),
             ExprKind::RefToSlice(reference) => self.ref_to_slice(*reference, &expr.ty),

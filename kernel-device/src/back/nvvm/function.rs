@@ -1,122 +1,18 @@
-//! Per-function state and statements: value/label naming, the entry block's allocas,
-//! basic-block bookkeeping, locals, loops and the control-flow constructs.
+//! A function: value/label naming, the entry block's allocas, basic-block
+//! bookkeeping, locals, loops and the control-flow constructs (its state: `state`).
 //!
 //! Block discipline: `open` says whether the current basic block still accepts
 //! instructions. After a terminator (`br`, `ret`, `unreachable`) it is closed; code
 //! that follows a diverging expression is written into a fresh block without
 //! predecessors (`dead.N`), which keeps the text valid without tracking reachability.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::writer::{LoopHint, Writer};
+use super::state::{operand, FunctionWriter, LoopCtx, LoopHint, Val};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
-use crate::opt::ranges::Ranges;
-use crate::opt::Optimised;
-
-/// The result of lowering an expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Val {
-    /// `()`: no run-time value.
-    Unit,
-    /// The expression diverged; the current block is closed (or dead).
-    Never,
-    /// An LLVM operand (`%x`, `42`, `true`, `0x3FF0000000000000`).
-    V(String),
-}
-
-/// Unwraps an operand or propagates divergence out of the calling function.
-macro_rules! operand {
-    ($self:ident, $handle:expr) => {
-        match $self.expr($handle)? {
-            Val::V(v) => v,
-            Val::Never => return Ok(Val::Never),
-            Val::Unit => {
-                return Err($self.error(format!(
-                    "expression {:?} has no value but one is needed",
-                    $handle
-                )))
-            }
-        }
-    };
-}
-pub(super) use operand;
-
-pub struct LoopCtx {
-    pub id: LoopId,
-    pub break_label: String,
-    pub continue_label: String,
-    /// Where `break value` stores the loop's value.
-    pub slot: Option<(String, String)>,
-}
-
-pub struct FunctionWriter<'w, 'a> {
-    pub w: &'w mut Writer<'a>,
-    pub func: &'a ir::Function,
-    names: HashSet<String>,
-    allocas: String,
-    body: String,
-    open: bool,
-    /// Stack slot (pointer operand, LLVM value type) of each local; `None` for locals
-    /// without a run-time value (unit).
-    slots: Vec<Option<(String, String)>>,
-    pub loops: Vec<LoopCtx>,
-    /// Index expressions whose bounds checks the enclosing versioned run's guard has
-    /// decided (see `versioning`): indexing with them is written without a check.
-    pub proven: HashSet<Handle<Expr>>,
-    /// Inside a versioned run's copies, nested blocks are written as they are.
-    pub plain_depth: u32,
-    /// Inside a versioned run's checked copy, which runs only when its guard fails.
-    pub cold_depth: u32,
-    /// Inside a copy of a versioned loop (see `loop_versioning`): loops in it are not
-    /// versioned again, so no code is written more than twice.
-    pub loop_versions: u32,
-    /// The `#[unroll]` hint and variable of the `for` loop whose body is written next.
-    pub pending_for: Option<(ir::Unroll, Handle<Local>)>,
-    /// Value ranges of the function's unsigned expressions: indices into arrays that
-    /// are always in bounds get no check.
-    pub ranges: Ranges<'a>,
-    /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
-    /// which its loads, checks and stores take effect.
-    pub predicate: Option<String>,
-    /// The current value of the local a predicated load is about to replace: the
-    /// load's result when the condition fails.
-    pub prefetch_into: Option<String>,
-    /// The kernel's symbol when it is not its name: its copy without the checks its
-    /// launches prove (see `launch_proof`).
-    pub symbol: Option<String>,
-}
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    pub fn new(
-        w: &'w mut Writer<'a>,
-        handle: Handle<ir::Function>,
-        func: &'a ir::Function,
-    ) -> Result<Self, Error> {
-        let opt: &'a Optimised = w.opt;
-        let ranges = opt.ranges(handle);
-        Ok(FunctionWriter {
-            w,
-            func,
-            names: HashSet::new(),
-            allocas: String::new(),
-            body: String::new(),
-            open: true,
-            slots: Vec::new(),
-            loops: Vec::new(),
-            proven: HashSet::new(),
-            plain_depth: 0,
-            cold_depth: 0,
-            loop_versions: 0,
-            pending_for: None,
-            ranges,
-            predicate: None,
-            prefetch_into: None,
-            symbol: None,
-        })
-    }
-
     pub fn error(&self, message: impl std::fmt::Display) -> Error {
         Error(format!("in `{}`: {message}", self.func.name))
     }
@@ -395,7 +291,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             } => self.for_range(
                 *id,
                 *var,
-                super::loops::RangeSpec {
+                super::state::RangeSpec {
                     start: *start,
                     end: *end,
                     inclusive: *inclusive,
@@ -405,6 +301,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 },
                 body,
             ),
+            Stmt::Versioned(v) => self.versioned(v),
+            // Written by `if_expr`, whose whole block it is.
+            Stmt::PredicatedPrefetch(body) => self.block(body).map(|_| ()),
         }
     }
 
@@ -417,32 +316,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             self.terminate(format!("br i1 {c}, label %{body_l}, label %{end_l}"));
         }
         self.start_block(&body_l);
-        self.loop_body(id, body, &cond_l, &end_l, None)
+        self.loop_body(id, body, [&cond_l, &end_l], None, None)
     }
 
     /// A loop's body with `break`/`continue` bound to `end_l`/`again_l`, then the jump
-    /// back to `again_l`; code after the loop continues in `end_l`. `slot` receives
-    /// the values of `break value`.
+    /// back to `again_l` (carrying `hint`); code after the loop continues in `end_l`.
+    /// `slot` receives the values of `break value`.
     pub fn loop_body(
         &mut self,
         id: LoopId,
         body: &'a Block,
-        again_l: &str,
-        end_l: &str,
+        [again_l, end_l]: [&str; 2],
         slot: Option<(String, String)>,
+        hint: Option<LoopHint>,
     ) -> Result<(), Error> {
-        let pending = self.pending_for.take();
-        let hint = match pending {
-            Some((ir::Unroll::Auto, var))
-                if self.cold_depth > 0
-                    && super::versioning::may_stay_rolled(self.func, var, body) =>
-            {
-                Some(LoopHint::Rolled)
-            }
-            Some((ir::Unroll::Full, _)) => Some(LoopHint::Full),
-            Some((ir::Unroll::Times(n), _)) => Some(LoopHint::Times(n)),
-            _ => None,
-        };
         self.loops.push(LoopCtx {
             id,
             break_label: end_l.to_string(),
@@ -472,10 +359,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         then_block: &'a Block,
         else_block: Option<&'a Block>,
     ) -> Result<Val, Error> {
-        if else_block.is_none()
-            && matches!(ty, Type::Unit)
-            && self.predicated_prefetch(cond, then_block)?
+        if let (None, None, [Stmt::PredicatedPrefetch(body)]) =
+            (else_block, then_block.tail, then_block.stmts.as_slice())
         {
+            self.predicated_prefetch(cond, body)?;
             return Ok(Val::Unit);
         }
         let c = operand!(self, cond);
@@ -507,7 +394,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let body_l = self.label("loop.body");
         let end_l = self.label("loop.end");
         self.start_block(&body_l);
-        self.loop_body(id, body, &body_l, &end_l, slot.clone())?;
+        self.loop_body(id, body, [&body_l, &end_l], slot.clone(), None)?;
         self.read_result(slot)
     }
 

@@ -49,8 +49,8 @@
 
 use std::fmt::Write as _;
 
-use super::function::FunctionWriter;
-use super::writer::Writer;
+use super::state::FunctionWriter;
+use super::state::Writer;
 use super::{Error, PANIC_RECORD_PARAM};
 use crate::ir::{Expr, Handle};
 

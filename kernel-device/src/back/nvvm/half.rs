@@ -19,7 +19,7 @@
 //! The frontend widens the math methods to `f32` itself (`front::half`), except
 //! `bf16`'s `min`, `max`, `abs` and `mul_add`.
 
-use super::function::FunctionWriter;
+use super::state::FunctionWriter;
 use super::{types, Error};
 use crate::ir::{BinaryOp, Expr, Handle, MathFn, ScalarType};
 

@@ -1,7 +1,7 @@
 //! Built-ins: PTX special registers, the barrier, math (libdevice `__nv_*`, `f` suffix
 //! for f32) and the saturating float→int conversions.
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Axis, Expr, Handle, Intrinsic, MathFn, ScalarType, Type};
 use crate::proc::intrinsics as table;

@@ -1,5 +1,6 @@
-//! Loop versioning: a bounds-checked kernel's `for` loop with a run-time trip count whose
-//! body indexes with affine functions of its variable is written twice,
+//! Printing loop versioning (`Stmt::Versioned` of `VersionKind::Loop`, built by
+//! `opt::version`): a `for` loop with a run-time trip count whose body indexes with
+//! affine functions of its variable is written twice,
 //!
 //! ```text
 //!   guard: every such index < its length on every iteration   (pure: no load, no panic)
@@ -9,7 +10,7 @@
 //! ```
 //!
 //! the guard computed once, before the loop, from each index's values at the loop's
-//! first two elements (see [`super::check_plan::Planner::plan_loop`]). Why: a check
+//! first two elements (see `opt::check_plan::Planner::plan_loop`). Why: a check
 //! whose index changes with the loop's variable cannot leave the loop, and the run
 //! versioning inside the body (see [`super::versioning`]) pays for its guard on every
 //! iteration: the register-tiled SGEMM's prefetch of the next k tile spent ~40
@@ -20,11 +21,10 @@
 //! Only loops of kernels (device functions are inlined where this writer cannot see),
 //! forward ranges (not `..=` over a 64-bit type), outside other versioned code.
 
-use super::function::{FunctionWriter, Val};
-use super::loops::EvaluatedLoop;
+use super::state::RangeSpec;
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::FunctionKind;
-use crate::opt::check_plan::{LoopBound, Planner};
+use crate::ir::{LoopBound, Stmt, Versioned};
 
 /// A versioned loop's values, computed before its guard.
 pub struct LoopValues {
@@ -38,60 +38,41 @@ pub struct LoopValues {
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// The loop written as two versions, or `None` when it is not versioned (nothing was
-    /// written).
-    pub fn versioned_loop(&mut self, l: &EvaluatedLoop<'a, '_>) -> Option<Result<(), Error>> {
-        let eligible = self.func.options.bounds_check
-            && self.func.kind == FunctionKind::Kernel
-            && self.plain_depth == 0
-            && self.cold_depth == 0
-            && self.loop_versions == 0
-            && self.predicate.is_none()
-            && !l.range.reverse
-            && !(l.range.inclusive && l.scalar.bits() == 64);
-        if !eligible {
-            return None;
-        }
-        let ranges = self.ranges;
-        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges)
-            .plan_loop(l.var, l.body)?;
-        Some(self.write_versions(l, plan))
-    }
-
-    fn write_versions(
-        &mut self,
-        l: &EvaluatedLoop<'a, '_>,
-        plan: crate::opt::check_plan::Plan,
-    ) -> Result<(), Error> {
-        let EvaluatedLoop {
-            scalar,
-            start,
-            end,
-            step,
-            ..
-        } = *l;
-        let ty = types::scalar(scalar);
-        let bits = scalar.bits();
-        let step_t = self.step_in(ty, bits, step);
+    /// A versioned loop (`VersionKind::Loop`): its bounds evaluated once, the guard,
+    /// then the fast and the checked loop over the same bounds.
+    pub(super) fn versioned_loop(&mut self, v: &'a Versioned) -> Result<(), Error> {
+        let (Some(fast), Some(checked)) = (for_loop(&v.fast), for_loop(&v.checked)) else {
+            return Err(self.error("a versioned loop without its loops"));
+        };
+        let Some(bounds) = self.range_bounds(checked.var, &checked.range)? else {
+            return Ok(());
+        };
+        let fast = bounds.of(fast.id, fast.var, fast.range, fast.body);
+        let checked = bounds.of(checked.id, checked.var, checked.range, checked.body);
+        let l = &checked;
+        let ty = types::scalar(l.scalar);
+        let bits = l.scalar.bits();
+        let step_t = self.step_in(ty, bits, l.step);
         let values = LoopValues {
-            start: start.to_string(),
-            second: self.def("loop.second", format!("add {ty} {start}, {step_t}")),
-            end: end.to_string(),
-            step: step.unwrap_or("1").to_string(),
+            start: l.start.to_string(),
+            second: self.def("loop.second", format!("add {ty} {}, {step_t}", l.start)),
+            end: l.end.to_string(),
+            step: l.step.unwrap_or("1").to_string(),
             trips: self.trip_count(l),
         };
-        let guard = match self.guard(&plan.ops, Some(&values))? {
-            Some(g) if plan.block_uniform => Some(self.block_guard(&g, &values.trips)),
+        let guard = match self.guard(&v.guard.ops, Some(&values))? {
+            Some(g) if v.guard.block_uniform => Some(self.block_guard(&g, &values.trips)),
             other => other,
         };
-        let write = |w: &mut Self| w.range_loop(l);
-        self.loop_versions += 1;
-        let written = match guard {
-            Some(guard) => self.versions(&guard, "loop", &plan.decided, write),
-            None => self.range_loop(l),
-        };
-        self.loop_versions -= 1;
-        written
+        match guard {
+            Some(guard) => self.versions(
+                &guard,
+                "loop",
+                |w| w.range_loop(&fast),
+                |w| w.range_loop(&checked),
+            ),
+            None => self.range_loop(&fast),
+        }
     }
 
     /// `guard` on every thread of the block, where the loop has iterations (see
@@ -200,4 +181,42 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         });
         Ok((n, no_wrap))
     }
+}
+
+/// The parts of one copy of a versioned loop.
+struct CopyOfLoop<'a> {
+    id: crate::ir::LoopId,
+    var: crate::ir::Handle<crate::ir::Local>,
+    range: RangeSpec,
+    body: &'a crate::ir::Block,
+}
+
+fn for_loop(block: &crate::ir::Block) -> Option<CopyOfLoop<'_>> {
+    let [Stmt::ForRange {
+        id,
+        var,
+        start,
+        end,
+        inclusive,
+        step,
+        reverse,
+        unroll,
+        body,
+    }] = block.stmts.as_slice()
+    else {
+        return None;
+    };
+    Some(CopyOfLoop {
+        id: *id,
+        var: *var,
+        range: RangeSpec {
+            start: *start,
+            end: *end,
+            inclusive: *inclusive,
+            step: *step,
+            reverse: *reverse,
+            unroll: *unroll,
+        },
+        body,
+    })
 }

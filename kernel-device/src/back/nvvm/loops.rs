@@ -4,22 +4,44 @@
 //! their trips up front (so that libnvvm unrolls them), the others end at the last
 //! element without the cursor moving past it; either way nothing overflows
 //! (`0..=u32::MAX`, `(250u8..=255).step_by(3)`, `(0..=u32::MAX).rev().step_by(1 << 31)`
-//! all terminate after the right elements).
+//! all terminate after the right elements). The elements are `ir::range`'s (first
+//! element, the range's last, the count `(hi - start) / step + 1`), which the optimiser
+//! and the simulator compute with; this file emits the same rule as instructions.
 
-use super::function::{FunctionWriter, Val};
+use super::state::{FunctionWriter, Val};
+use super::state::{LoopHint, RangeSpec};
 use super::{types, Error};
-use crate::ir::{Block, Expr, Handle, Local, LoopId};
+use crate::ir::{Block, Handle, Local, LoopId};
 
-/// A `for` loop's iterator, as in `ir::Stmt::ForRange`.
-#[derive(Clone, Copy)]
-pub struct RangeSpec {
-    pub start: Handle<Expr>,
-    pub end: Handle<Expr>,
-    pub inclusive: bool,
-    /// usize.
-    pub step: Option<Handle<Expr>>,
-    pub reverse: bool,
-    pub unroll: crate::ir::Unroll,
+/// A `for` loop's bounds and step, evaluated (LLVM values).
+pub struct RangeBounds {
+    pub scalar: crate::ir::ScalarType,
+    pub start: String,
+    pub end: String,
+    /// usize; `None`: 1.
+    pub step: Option<String>,
+}
+
+impl RangeBounds {
+    /// The loop `id` over these bounds.
+    pub fn of<'a, 's>(
+        &'s self,
+        id: LoopId,
+        var: Handle<Local>,
+        range: RangeSpec,
+        body: &'a Block,
+    ) -> EvaluatedLoop<'a, 's> {
+        EvaluatedLoop {
+            id,
+            var,
+            range,
+            scalar: self.scalar,
+            start: &self.start,
+            end: &self.end,
+            step: self.step.as_deref(),
+            body,
+        }
+    }
 }
 
 /// A `for` loop whose bounds and step are evaluated (LLVM values): what writing the loop,
@@ -44,6 +66,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         range: RangeSpec,
         body: &'a Block,
     ) -> Result<(), Error> {
+        let Some(bounds) = self.range_bounds(var, &range)? else {
+            return Ok(());
+        };
+        self.range_loop(&bounds.of(id, var, range, body))
+    }
+
+    /// A `for` loop's variable type, start, end and step (in that order), evaluated;
+    /// `None` when one of them diverges.
+    pub fn range_bounds(
+        &mut self,
+        var: Handle<Local>,
+        range: &RangeSpec,
+    ) -> Result<Option<RangeBounds>, Error> {
         let local = self.ir_local(var)?;
         let scalar = local
             .ty
@@ -51,15 +86,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             .filter(|s| s.is_integer())
             .ok_or_else(|| self.error(format!("range over `{}`", local.ty)))?;
         let Val::V(start) = self.expr(range.start)? else {
-            return Ok(());
+            return Ok(None);
         };
         let Val::V(end) = self.expr(range.end)? else {
-            return Ok(());
+            return Ok(None);
         };
         let step = match range.step {
             Some(h) => {
                 let Val::V(step) = self.expr(h)? else {
-                    return Ok(());
+                    return Ok(None);
                 };
                 // std's `assert!(step != 0)`; a literal step needs no run-time check.
                 if step.parse::<i64>().map_or(true, |c| c == 0) {
@@ -70,34 +105,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             None => None,
         };
-        let step = step.as_deref();
-        // Indexing a slice with the variable of a loop that ends at the slice's length
-        // needs no check (`for i in (grid(1)..x.len()).step_by(grid_size(1))`).
-        let proven = crate::opt::check_plan::indices_below_loop_end(
-            self.func,
-            var,
-            range.end,
-            range.inclusive,
-            body,
-        );
-        let before = self.proven.clone();
-        self.proven.extend(proven);
-        let evaluated = EvaluatedLoop {
-            id,
-            var,
-            range,
+        Ok(Some(RangeBounds {
             scalar,
-            start: &start,
-            end: &end,
+            start,
+            end,
             step,
-            body,
-        };
-        let written = match self.versioned_loop(&evaluated) {
-            Some(versioned) => versioned,
-            None => self.range_loop(&evaluated),
-        };
-        self.proven = before;
-        written
+        }))
     }
 
     /// The loop itself, its bounds and step evaluated (see [`Self::for_range`]).
@@ -179,23 +192,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let next = self.def("for.next", format!("{op} {ty} {cur}, {step_t}"));
             self.store(ty, &next, &cursor);
         }
-        let unroll = match range.unroll {
-            crate::ir::Unroll::Auto
-                if self.func.options.bounds_check
-                    && self.cold_depth == 0
-                    && super::versioning::unrolls_like_unchecked(
-                        self.func,
-                        self.w.module,
-                        range.end,
-                        body,
-                    ) =>
-            {
-                crate::ir::Unroll::Times(super::versioning::CHECKED_CALL_UNROLL)
-            }
-            other => other,
+        let hint = match range.unroll {
+            crate::ir::Unroll::Auto => None,
+            crate::ir::Unroll::Rolled => Some(LoopHint::Rolled),
+            crate::ir::Unroll::Full => Some(LoopHint::Full),
+            crate::ir::Unroll::Times(n) => Some(LoopHint::Times(n)),
         };
-        self.pending_for = Some((unroll, var));
-        self.loop_body(id, body, &cond_l, &end_l, None)
+        self.loop_body(id, body, [&cond_l, &end_l], None, hint)
     }
 
     /// A forward stepped range, or an inclusive one narrower than 64 bits, as a counted

@@ -8,9 +8,12 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `versioning` (planned by `opt::check_plan`) writes runs of straight-line code
-//! twice, without the bounds checks a guard decides up front and with them; `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
-//! dynamic shared memory; `types` spells types and constants.
+//! protocol; `versioning` and `loop_versioning` print the versioned statements that
+//! `opt::version` builds (a guard, a fast copy, the code as written), `predicated` the
+//! prefetches it marks; `state` holds the writers' shared types (a leaf: no import
+//! cycle); `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
+//! dynamic shared memory; `types` spells types and constants. The writer prints: what
+//! to version, elide or predicate is decided in `opt`.
 //!
 //! Conventions the generated text relies on:
 //! - every local (parameters included) lives in an `alloca` of the entry block; NVVM's
@@ -34,6 +37,7 @@ mod panic;
 mod place;
 mod predicated;
 mod slices;
+mod state;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -134,5 +138,5 @@ pub fn write_string(module: &ir::Module, options: &Options) -> Result<Output, Er
 
 /// Writes an optimised module as one NVVM IR module (see [`write_string`]).
 pub fn write_optimised(module: &Optimised, options: &Options) -> Result<Output, Error> {
-    writer::Writer::new(module, options).write()
+    state::Writer::new(module, options).write()
 }

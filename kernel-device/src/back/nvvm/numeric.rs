@@ -4,7 +4,7 @@
 //! `ir::checks`), `mul_hi`, and the float `fract`, `is_nan`, `is_finite`, `to_bits`,
 //! `from_bits`.
 
-use super::function::FunctionWriter;
+use super::state::FunctionWriter;
 use super::{types, Error};
 use crate::ir::checks::{
     CLAMP_F32_MESSAGE, CLAMP_F64_MESSAGE, CLAMP_SIGNED_MESSAGE, CLAMP_UNSIGNED_MESSAGE,

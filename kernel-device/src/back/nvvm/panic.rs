@@ -20,8 +20,8 @@
 
 use std::fmt::Write as _;
 
-use super::function::FunctionWriter;
-use super::writer::{Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
+use super::state::FunctionWriter;
+use super::state::{Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
 use super::{types, Error, PanicSite, MODULE_TAG_SYMBOL, PANIC_RECORD_PARAM};
 use crate::ir::{BinaryOp, Expr, Handle, ScalarType};
 

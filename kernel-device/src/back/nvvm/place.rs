@@ -2,7 +2,7 @@
 //! projection in turn (`getelementptr` into arrays and tuples, bounds-checked indexing
 //! of arrays and slices), in the root's address space; loads, stores and `&place`.
 
-use super::function::{FunctionWriter, Val};
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{AddressSpace, Expr, Handle, Place, PlaceRoot, Projection, ScalarType, Type};
 
@@ -93,7 +93,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let Some(i) = self.index_operand(*index)? else {
                         return Ok(None);
                     };
-                    let checked = self.func.options.bounds_check && !self.proven.contains(index);
+                    let checked = self.func.options.bounds_check
+                        && !self.func.unchecked_indices.contains(index);
                     let i = if checked {
                         self.with_known_range(*index, i)
                     } else {
@@ -128,10 +129,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     // unrolling, NVVM then keeps a local array in registers).
                     let known_in_range = i.parse::<u64>().is_ok_and(|c| c < *len)
                         || self.func.unchecked_indices.contains(index);
-                    if self.func.options.bounds_check
-                        && !known_in_range
-                        && !self.proven.contains(index)
-                    {
+                    if self.func.options.bounds_check && !known_in_range {
                         self.bounds_check(&i, &len.to_string(), place)?;
                     }
                     let array_ty = types::memory(&p.ty)?;

@@ -3,7 +3,7 @@
 //! which words, is `ir::checks`'s decision; this file writes the same decision as
 //! branches (a cold path per failure) so the hot path is two compares at most.
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::checks::{
     DYNAMIC_SHARED_MESSAGE, RANGE_END_MESSAGE, RANGE_ORDER_MESSAGE, RANGE_START_MESSAGE,
@@ -155,7 +155,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let fail_l = self.label("range.fail");
         self.terminate(format!(
             "br i1 {ok}, label %{ok_l}, label %{fail_l}, !prof {}",
-            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
+            super::state::LIKELY_TRUE_BRANCH_WEIGHTS
         ));
         self.start_block(&fail_l);
         let start_ok = self.def("start.in", format!("icmp ule i64 {start}, {len}"));

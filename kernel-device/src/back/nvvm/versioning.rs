@@ -1,5 +1,5 @@
-//! Bounds-check versioning: each run of simple statements in a bounds-checked function
-//! (see [`super::check_plan`]) whose indices the guard can compute is written twice,
+//! Printing bounds-check versioning (`Stmt::Versioned`, built by `opt::version`, which
+//! says what is versioned and why): a run of statements is written twice,
 //!
 //! ```text
 //!   guard: every planned index < its length        (pure: no load, no panic)
@@ -15,52 +15,13 @@
 //! vectorises or batches loads across it, so a loop of checked loads issues them one
 //! by one; the fast copy has straight-line loads again.
 
-use std::collections::HashSet;
-
-use super::function::{FunctionWriter, Val};
+use super::state::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{self, visit, Block, Expr, Handle, Local, Stmt};
-use crate::opt::check_plan::{GuardOp, Length, Planner};
+use crate::ir::{Block, Expr, GuardOp, Handle, Length, VersionKind, Versioned};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// A block's statements, runs of simple ones versioned, then its tail's value.
-    ///
-    /// Device functions are written as they are: they are inlined into call sites this
-    /// writer does not see, typically loops where the guard would be invariant, and
-    /// there LLVM's unswitching of the checks themselves does better (a versioned
-    /// xoroshiro128+ step kept its state in memory: Monte-Carlo π ran 6x slower).
+    /// A block's statements, then its tail's value.
     pub fn block(&mut self, block: &'a Block) -> Result<Val, Error> {
-        if !self.func.options.bounds_check
-            || self.plain_depth > 0
-            || self.func.kind != crate::ir::FunctionKind::Kernel
-        {
-            return self.plain_block(block);
-        }
-        let no_proofs = std::collections::HashSet::new();
-        let ranges = self.ranges;
-        let planner = Planner::new(self.func, self.w.module, &no_proofs, &ranges);
-        let stmts = &block.stmts;
-        let mut i = 0;
-        while i < stmts.len() {
-            if !planner.is_simple(&stmts[i]) {
-                self.stmt(&stmts[i])?;
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < stmts.len() && planner.is_simple(&stmts[i]) {
-                i += 1;
-            }
-            self.run(&stmts[start..i])?;
-        }
-        match block.tail {
-            Some(tail) => self.expr(tail),
-            None => Ok(Val::Unit),
-        }
-    }
-
-    /// A block written as it is, without versioning its runs.
-    pub fn plain_block(&mut self, block: &'a Block) -> Result<Val, Error> {
         for stmt in &block.stmts {
             self.stmt(stmt)?;
         }
@@ -70,52 +31,39 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
     }
 
-    /// One run of simple statements: guarded fast copy and checked copy, or as written.
-    fn run(&mut self, stmts: &'a [Stmt]) -> Result<(), Error> {
-        let ranges = self.ranges;
-        let plan = Planner::new(self.func, self.w.module, &self.proven, &ranges).plan(stmts);
-        self.plain_depth += 1;
-        let result = match plan {
-            None => stmts.iter().try_for_each(|s| self.stmt(s)),
-            Some(plan) => self.versioned_run(stmts, plan),
-        };
-        self.plain_depth -= 1;
-        result
-    }
-
-    fn versioned_run(
-        &mut self,
-        stmts: &'a [Stmt],
-        plan: crate::opt::check_plan::Plan,
-    ) -> Result<(), Error> {
-        let write = |w: &mut Self| stmts.iter().try_for_each(|s| w.stmt(s));
-        match self.guard(&plan.ops, None)? {
-            Some(guard) => self.versions(&guard, "run", &plan.decided, write),
+    /// A versioned statement (built by `opt::version`).
+    pub(super) fn versioned(&mut self, v: &'a Versioned) -> Result<(), Error> {
+        if v.kind == VersionKind::Loop {
+            return self.versioned_loop(v);
+        }
+        let write_fast = |w: &mut Self| w.block(&v.fast).map(|_| ());
+        let write_checked = |w: &mut Self| w.block(&v.checked).map(|_| ());
+        match self.guard(&v.guard.ops, None)? {
+            Some(guard) => self.versions(&guard, "run", write_fast, write_checked),
             // Every planned check was decided at compile time: only the fast copy.
-            None => self.without_checks(&plan.decided, write),
+            None => write_fast(self),
         }
     }
 
-    /// `br guard, fast, checked`, then `write` twice: in `fast` without the checks of
-    /// `decided`, in `checked` as written (cold: it runs only when the guard fails),
-    /// both continuing at one join.
+    /// `br guard, fast, checked`, then the two copies, `checked` cold (it runs only
+    /// when the guard fails), both continuing at one join.
     pub(super) fn versions(
         &mut self,
         guard: &str,
         name: &str,
-        decided: &HashSet<Handle<Expr>>,
-        mut write: impl FnMut(&mut Self) -> Result<(), Error>,
+        write_fast: impl FnOnce(&mut Self) -> Result<(), Error>,
+        write_checked: impl FnOnce(&mut Self) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let fast_l = self.label(&format!("{name}.fast"));
         let checked_l = self.label(&format!("{name}.checked"));
         let join_l = self.label(&format!("{name}.join"));
         self.terminate(format!(
             "br i1 {guard}, label %{fast_l}, label %{checked_l}, !prof {}",
-            super::writer::LIKELY_TRUE_BRANCH_WEIGHTS
+            super::state::LIKELY_TRUE_BRANCH_WEIGHTS
         ));
         self.start_block(&fast_l);
         let fast_sites = self.w.panic_sites.len();
-        self.without_checks(decided, &mut write)?;
+        write_fast(self)?;
         self.branch_to(&join_l);
         self.start_block(&checked_l);
         // The checks both copies keep report through the same panic sites.
@@ -123,9 +71,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             &mut self.w.reusable_sites,
             fast_sites..self.w.panic_sites.len(),
         );
-        self.cold_depth += 1;
-        let written = write(self);
-        self.cold_depth -= 1;
+        let written = write_checked(self);
         self.w.reusable_sites = outer;
         written?;
         self.branch_to(&join_l);
@@ -268,177 +214,4 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Some(g) => self.def("guard", format!("and i1 {g}, {ok}")),
         }
     }
-
-    /// `write` without the checks of the indices in `decided`.
-    fn without_checks(
-        &mut self,
-        decided: &HashSet<Handle<Expr>>,
-        mut write: impl FnMut(&mut Self) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let before = self.proven.clone();
-        self.proven.extend(decided.iter().copied());
-        let result = write(self);
-        self.proven = before;
-        result
-    }
-}
-
-/// Whether a loop of a checked copy (which runs only when its guard fails) may be kept
-/// rolled, whatever its `#[unroll]` asks: unrolled, the checks' operands kept the
-/// stencil's cold path at 40 registers against the fast path's 29, and a kernel's
-/// register count is its worst point's (32 with the loop rolled). Not when `var` (or
-/// a `let` of the body, which may depend on it) indexes a local array: rolled, that
-/// index is a variable, which sends the whole array (SGEMM's accumulator tile, shared
-/// with the fast copy) to local memory.
-pub fn may_stay_rolled(func: &ir::Function, var: Handle<Local>, body: &Block) -> bool {
-    let mut varying = HashSet::from([var]);
-    visit::lets_in_block(func, body, &mut |local, _| {
-        varying.insert(local);
-    });
-    let mut rolled = true;
-    visit::places_in_block(func, body, &mut |place| {
-        if matches!(place.root, ir::PlaceRoot::Local(_)) {
-            rolled &= !place
-                .projections
-                .iter()
-                .any(|p| matches!(p, ir::Projection::Index(i) if mentions(func, *i, &varying)));
-        }
-    });
-    rolled
-}
-
-/// Whether expression `h` reads one of `locals`.
-fn mentions(func: &ir::Function, h: Handle<Expr>, locals: &HashSet<Handle<Local>>) -> bool {
-    let Some(e) = func.exprs.get(h) else {
-        return false;
-    };
-    let mut found = match &e.kind {
-        ir::ExprKind::Local(l) => locals.contains(l),
-        ir::ExprKind::Load(p) | ir::ExprKind::AddressOf { place: p, .. } => {
-            matches!(p.root, ir::PlaceRoot::Local(l) if locals.contains(&l))
-        }
-        _ => false,
-    };
-    visit::visit_children(&e.kind, |c| found |= mentions(func, c, locals));
-    found
-}
-
-/// How many iterations a trip of a loop chosen by [`unrolls_like_unchecked`] runs:
-/// what libnvvm picks for the same loop without bounds checks.
-pub const CHECKED_CALL_UNROLL: u32 = 4;
-
-/// The most IR expressions (the body's and its callees', which are inlined) of a loop
-/// [`unrolls_like_unchecked`] unrolls: small bodies, as LLVM's runtime unrolling.
-const UNROLL_BODY_LIMIT: usize = 400;
-
-/// Whether a `for` loop with a run-time trip count should be unrolled by
-/// [`CHECKED_CALL_UNROLL`] because its body calls device functions: their bounds checks,
-/// once inlined, are exits of the loop, and libnvvm's LLVM 7 does not unroll a loop
-/// with more than one exit at run time, while it unrolls the same loop without checks
-/// four times (Monte-Carlo π's xoroshiro128+ draws ran 14% slower rolled). The
-/// checks, loop-invariant there, are then hoisted out of the unrolled loop as before.
-/// Only small bodies without loops or barriers of their own, as LLVM would choose.
-pub fn unrolls_like_unchecked(
-    func: &ir::Function,
-    module: &ir::Module,
-    end: Handle<Expr>,
-    body: &Block,
-) -> bool {
-    if matches!(func.expr(end).kind, ir::ExprKind::Literal(_)) {
-        return false;
-    }
-    let mut calls = Vec::new();
-    let mut size = 0;
-    if !simple_loop_body(func, body, &mut calls, &mut size) || calls.is_empty() {
-        return false;
-    }
-    let mut seen = HashSet::new();
-    while let Some(callee) = calls.pop() {
-        if !seen.insert(callee) {
-            continue;
-        }
-        let callee_fn = &module.functions[callee];
-        if !simple_loop_body(callee_fn, &callee_fn.body, &mut calls, &mut size) {
-            return false;
-        }
-    }
-    size <= UNROLL_BODY_LIMIT
-}
-
-/// Counts `block`'s expressions into `size` and collects its callees; false if it has
-/// a loop or a barrier.
-fn simple_loop_body(
-    func: &ir::Function,
-    block: &Block,
-    calls: &mut Vec<Handle<ir::Function>>,
-    size: &mut usize,
-) -> bool {
-    let mut simple = true;
-    let mut visit = |h: Handle<Expr>| simple &= simple_expr(func, h, calls, size);
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { init, .. } => init.iter().for_each(|h| visit(*h)),
-            Stmt::Assign { place, value, .. } => {
-                if let ir::PlaceRoot::Pointee(h) = place.root {
-                    visit(h);
-                }
-                for p in &place.projections {
-                    if let ir::Projection::Index(i) = p {
-                        visit(*i);
-                    }
-                }
-                visit(*value);
-            }
-            Stmt::Expr(h) => visit(*h),
-            Stmt::While { .. } | Stmt::ForRange { .. } => return false,
-        }
-    }
-    if let Some(tail) = block.tail {
-        visit(tail);
-    }
-    simple
-}
-
-fn simple_expr(
-    func: &ir::Function,
-    h: Handle<Expr>,
-    calls: &mut Vec<Handle<ir::Function>>,
-    size: &mut usize,
-) -> bool {
-    *size += 1;
-    let Some(e) = func.exprs.get(h) else {
-        return false;
-    };
-    match &e.kind {
-        ir::ExprKind::Loop { .. } => return false,
-        ir::ExprKind::Intrinsic { intrinsic, .. }
-            if !crate::opt::effects::may_be_duplicated(*intrinsic) =>
-        {
-            return false
-        }
-        ir::ExprKind::Call { function, .. } => calls.push(*function),
-        ir::ExprKind::If {
-            cond,
-            then_block,
-            else_block,
-        } => {
-            if !simple_expr(func, *cond, calls, size)
-                || !simple_loop_body(func, then_block, calls, size)
-                || !else_block
-                    .as_ref()
-                    .is_none_or(|b| simple_loop_body(func, b, calls, size))
-            {
-                return false;
-            }
-        }
-        ir::ExprKind::Block(b) => {
-            if !simple_loop_body(func, b, calls, size) {
-                return false;
-            }
-        }
-        _ => {}
-    }
-    let mut simple = true;
-    visit::visit_children(&e.kind, |c| simple &= simple_expr(func, c, calls, size));
-    simple
 }

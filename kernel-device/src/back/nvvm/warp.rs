@@ -3,7 +3,7 @@
 //! butterfly of five xor-shuffles (every lane ends with the same value: each step
 //! combines the same two operands in both lanes, and the combinations commute).
 
-use super::function::{operand, FunctionWriter, Val};
+use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Expr, Handle, Intrinsic, ReduceOp, ScalarType, ShuffleMode, VoteMode};
 use crate::proc::intrinsics as table;

@@ -1,22 +1,14 @@
-//! Module-level state: the header, declarations (each once, sorted), panic sites,
+//! The module: the header, declarations (each once, sorted), panic sites,
 //! the functions in arena order, and the metadata that marks kernels.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::function::FunctionWriter;
-use super::{grid_sync, panic, types, Error, Options, Output, PanicSite, MODULE_TAG_SYMBOL};
+use super::state::{FunctionWriter, LoopHint, Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
+use super::{grid_sync, panic, types, Error, Output, MODULE_TAG_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
 use crate::opt::ranges::{sreg_bounds, SREG_RANGES};
-use crate::opt::Optimised;
 
 const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
-
-/// Metadata node used as `!prof` on `br i1 %ok, label %ok, label %panic` (and on a
-/// versioned run's guard): the true branch is the likely one, the panic is cold.
-/// (Before 2026-11-23 the weights were the other way round, which told LLVM that every
-/// panic was likely and laid the checked code out around it.)
-pub const LIKELY_TRUE_BRANCH_WEIGHTS: &str = "!0";
 
 /// The `!range` node of special register `reg` (`tid.x`), if CUDA bounds it. The nodes
 /// are `!1` to `!14`, after the branch weights; kernel annotations follow them.
@@ -27,96 +19,27 @@ pub fn sreg_range(reg: &str) -> Option<String> {
         .map(|i| format!("!{}", i + 1))
 }
 
-pub struct Writer<'a> {
-    pub module: &'a ir::Module,
-    /// What the optimiser decided: value ranges, launch-proven copies.
-    pub opt: &'a Optimised,
-    pub options: &'a Options,
-    /// Declared external symbols (intrinsics, libdevice), keyed by name so each is
-    /// declared once and the output order is stable.
-    decls: BTreeMap<String, String>,
-    pub panic_sites: Vec<PanicSite>,
-    /// Indices into `panic_sites` that [`Self::add_panic_site`] may reuse.
-    pub reusable_sites: std::ops::Range<usize>,
-    /// Some function calls `grid_sync()`: the module defines the grid barrier.
-    pub uses_grid_sync: bool,
-    /// The unrolling hints of loops' back edges, in order (see [`Self::loop_hint`]).
-    loop_hints: Vec<LoopHint>,
-    /// The block every kernel of the module is launched with (`#[kernel(block_dim =
-    /// ..)]`), when they all name the same: `block_dim()` is then a constant and
-    /// `thread_idx()` below it, in every function of the module.
-    pub block_dim: Option<[u32; 3]>,
-}
-
 impl<'a> Writer<'a> {
-    pub fn new(opt: &'a Optimised, options: &'a Options) -> Self {
-        Writer {
-            module: &opt.module,
-            opt,
-            options,
-            decls: BTreeMap::new(),
-            panic_sites: Vec::new(),
-            reusable_sites: 0..0,
-            uses_grid_sync: false,
-            loop_hints: Vec::new(),
-            block_dim: opt.block_dim,
-        }
-    }
-
-    /// Declares `name` with the full `declare` line `decl` (first one wins).
-    /// The `!llvm.loop` node of a new loop's back edge carrying `hint`: its own distinct
-    /// node, then the hint's, numbered after the special registers' ranges and before
-    /// the kernels' annotations.
-    pub fn loop_hint(&mut self, hint: LoopHint) -> String {
-        self.loop_hints.push(hint);
-        format!("!{}", SREG_RANGES.len() + 2 * self.loop_hints.len() - 1)
-    }
-
-    pub fn declare(&mut self, name: &str, decl: String) {
-        self.decls.entry(name.to_string()).or_insert(decl);
-    }
-
-    /// Records a panic site and returns its 1-based id.
-    /// The id of `site`: a new one, unless an identical site among `reusable_sites`
-    /// (those of a versioned run's fast copy, while its checked copy is written) has one.
-    pub fn add_panic_site(&mut self, site: PanicSite) -> u32 {
-        let reusable = self
-            .panic_sites
-            .get(self.reusable_sites.clone())
-            .unwrap_or(&[]);
-        if let Some(same) = reusable.iter().find(|s| {
-            PanicSite {
-                id: s.id,
-                ..site.clone()
-            } == **s
-        }) {
-            return same.id;
-        }
-        let id = self.panic_sites.len() as u32 + 1;
-        self.panic_sites.push(PanicSite { id, ..site });
-        id
-    }
-
     pub fn write(mut self) -> Result<Output, Error> {
         let mut functions = String::new();
         let mut kernels = Vec::new();
         let mut launch_proofs = Vec::new();
         for (handle, function) in self.module.functions.iter() {
             let first_site = self.panic_sites.len();
-            let text = FunctionWriter::new(&mut self, handle, function)?.write()?;
+            let opt = self.opt;
+            let text = FunctionWriter::new(&mut self, function, opt.ranges(handle)).write()?;
             functions.push_str(&text);
             functions.push('\n');
             if function.kind != FunctionKind::Kernel {
                 continue;
             }
             kernels.push((function, function.name.clone()));
-            let opt = self.opt;
             if let Some(copy_plan) = opt.proven_copy(handle) {
                 let symbol = copy_plan.proof.symbol.clone();
                 // The copy's remaining checks report the same sites as the first copy's.
                 self.reusable_sites = first_site..self.panic_sites.len();
-                let mut copy = FunctionWriter::new(&mut self, handle, function)?;
-                copy.proven = copy_plan.proven.clone();
+                let mut copy =
+                    FunctionWriter::new(&mut self, &copy_plan.function, copy_plan.ranges());
                 copy.symbol = Some(symbol.clone());
                 let text = copy.write()?;
                 self.reusable_sites = 0..0;
@@ -229,17 +152,6 @@ impl<'a> Writer<'a> {
             launch_proofs,
         })
     }
-}
-
-/// How a loop's back edge asks LLVM to unroll it.
-#[derive(Clone, Copy, Debug)]
-pub enum LoopHint {
-    /// Not at all (`llvm.loop.unroll.disable`).
-    Rolled,
-    /// Completely (`llvm.loop.unroll.full`).
-    Full,
-    /// `n` iterations per trip (`llvm.loop.unroll.count`).
-    Times(u32),
 }
 
 /// A module global: shared memory (`internal addrspace(3) global [N x T] undef`, one

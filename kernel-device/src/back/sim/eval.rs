@@ -5,6 +5,7 @@ use super::plan::Home;
 use super::scalar;
 use super::warp::{lanes, Frame, Warp, R};
 use crate::ir::checks;
+use crate::ir::range::RangeElements;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
 
 impl Warp<'_, '_> {
@@ -79,91 +80,119 @@ impl Warp<'_, '_> {
                 }
                 Ok(done | fr.loops[ix].0)
             }
-            Stmt::ForRange {
-                id,
-                var,
-                start,
-                end,
-                inclusive,
-                step,
-                reverse,
-                body,
-                unroll: _,
-            } => {
-                let plan = self.plan(fr.func).loops[&id.0];
-                let ix = plan.index;
-                let (remaining, current, stride) =
-                    (plan.state_slot, plan.state_slot + 1, plan.state_slot + 2);
-                let ty = self.func(fr.func).locals[*var]
-                    .ty
-                    .scalar()
-                    .unwrap_or(ScalarType::I64);
-                let mut m = self.eval(fr, *start, mask)?;
-                m = self.eval(fr, *end, m)?;
-                if let Some(step) = step {
-                    m = self.eval(fr, *step, m)?;
-                    let s = self.slot_of(fr, *step);
-                    let loc = self.func(fr.func).loc_of(*step);
-                    for lane in lanes(m).filter(|&l| fr.get(s, l) == 0) {
-                        self.panic_at(fr, loc, lane, "assertion failed: step != 0".into());
-                    }
-                    m &= !self.panicked;
+            Stmt::ForRange { .. } => self.exec_for(fr, stmt, mask, false),
+            Stmt::Versioned(v) => self.exec_versioned(fr, v, mask),
+            // Predicated loads are the NVVM writer's way of running the block.
+            Stmt::PredicatedPrefetch(body) => self.exec_block(fr, body, mask),
+        }
+    }
+
+    /// Evaluates a `for` loop's start, end and step, in that order, into their slots;
+    /// a zero step panics. Returns the lanes that go on to the loop.
+    pub(super) fn for_bounds(
+        &mut self,
+        fr: &mut Frame,
+        [start, end]: [Handle<Expr>; 2],
+        step: Option<Handle<Expr>>,
+        mask: u32,
+    ) -> R<u32> {
+        let mut m = self.eval(fr, start, mask)?;
+        m = self.eval(fr, end, m)?;
+        if let Some(step) = step {
+            m = self.eval(fr, step, m)?;
+            let s = self.slot_of(fr, step);
+            let loc = self.func(fr.func).loc_of(step);
+            for lane in lanes(m).filter(|&l| fr.get(s, l) == 0) {
+                self.panic_at(fr, loc, lane, "assertion failed: step != 0".into());
+            }
+            m &= !self.panicked;
+        }
+        Ok(m)
+    }
+
+    /// A `for` loop (`stmt`, a `Stmt::ForRange`); with `evaluated`, its start, end and
+    /// step are already in their slots (a versioned loop's, see `guard`).
+    pub(super) fn exec_for(
+        &mut self,
+        fr: &mut Frame,
+        stmt: &Stmt,
+        mask: u32,
+        evaluated: bool,
+    ) -> R<u32> {
+        let Stmt::ForRange {
+            id,
+            var,
+            start,
+            end,
+            inclusive,
+            step,
+            reverse,
+            body,
+            unroll: _,
+        } = stmt
+        else {
+            return Ok(mask);
+        };
+        let plan = self.plan(fr.func).loops[&id.0];
+        let ix = plan.index;
+        let (remaining, current, stride) =
+            (plan.state_slot, plan.state_slot + 1, plan.state_slot + 2);
+        let ty = self.func(fr.func).locals[*var]
+            .ty
+            .scalar()
+            .unwrap_or(ScalarType::I64);
+        let m = if evaluated {
+            mask
+        } else {
+            self.for_bounds(fr, [*start, *end], *step, mask)?
+        };
+        let (ss, es) = (self.slot_of(fr, *start), self.slot_of(fr, *end));
+        for lane in lanes(m) {
+            let s = scalar::int_value(ty, fr.get(ss, lane));
+            let e = scalar::int_value(ty, fr.get(es, lane));
+            let by = match step {
+                Some(h) => fr.get(self.slot_of(fr, *h), lane),
+                None => 1,
+            };
+            let elements = RangeElements::new(s, e, *inclusive, by, *reverse);
+            fr.set(remaining, lane, elements.count);
+            fr.set(current, lane, scalar::truncate(ty, elements.first as u64));
+            fr.set(stride, lane, by);
+        }
+        let Home::Reg(var_slot) = self.home(fr, var.index()) else {
+            return Ok(m);
+        };
+        fr.loops[ix] = (0, 0);
+        let (mut live, mut done) = (m, 0u32);
+        while live != 0 {
+            let mut go = 0;
+            for lane in lanes(live) {
+                if fr.get(remaining, lane) > 0 {
+                    go |= 1 << lane;
+                    fr.set(var_slot, lane, fr.get(current, lane));
                 }
-                let (ss, es) = (self.slot_of(fr, *start), self.slot_of(fr, *end));
-                for lane in lanes(m) {
-                    let s = scalar::int_value(ty, fr.get(ss, lane));
-                    let e = scalar::int_value(ty, fr.get(es, lane));
-                    let by = match step {
-                        Some(h) => fr.get(self.slot_of(fr, *h), lane),
-                        None => 1,
-                    };
-                    let hi = if *inclusive { e } else { e - 1 };
-                    let count = if hi < s {
-                        0
-                    } else {
-                        ((hi - s) / i128::from(by) + 1).min(i128::from(u64::MAX)) as u64
-                    };
-                    let first = if *reverse { hi } else { s };
-                    fr.set(remaining, lane, count);
-                    fr.set(current, lane, scalar::truncate(ty, first as u64));
-                    fr.set(stride, lane, by);
+            }
+            done |= live & !go;
+            if go == 0 {
+                break;
+            }
+            fr.loops[ix].1 = 0;
+            let out = self.exec_block(fr, body, go)?;
+            live = out | fr.loops[ix].1;
+            let loc = self.func(fr.func).loc_of(*start);
+            self.back_edge(fr, ix, loc, live)?;
+            for lane in lanes(live) {
+                let left = fr.get(remaining, lane) - 1;
+                fr.set(remaining, lane, left);
+                if left > 0 {
+                    let cur = scalar::int_value(ty, fr.get(current, lane));
+                    let by = i128::from(fr.get(stride, lane));
+                    let next = if *reverse { cur - by } else { cur + by };
+                    fr.set(current, lane, scalar::truncate(ty, next as u64));
                 }
-                let Home::Reg(var_slot) = self.home(fr, var.index()) else {
-                    return Ok(m);
-                };
-                fr.loops[ix] = (0, 0);
-                let (mut live, mut done) = (m, 0u32);
-                while live != 0 {
-                    let mut go = 0;
-                    for lane in lanes(live) {
-                        if fr.get(remaining, lane) > 0 {
-                            go |= 1 << lane;
-                            fr.set(var_slot, lane, fr.get(current, lane));
-                        }
-                    }
-                    done |= live & !go;
-                    if go == 0 {
-                        break;
-                    }
-                    fr.loops[ix].1 = 0;
-                    let out = self.exec_block(fr, body, go)?;
-                    live = out | fr.loops[ix].1;
-                    let loc = self.func(fr.func).loc_of(*start);
-                    self.back_edge(fr, ix, loc, live)?;
-                    for lane in lanes(live) {
-                        let left = fr.get(remaining, lane) - 1;
-                        fr.set(remaining, lane, left);
-                        if left > 0 {
-                            let cur = scalar::int_value(ty, fr.get(current, lane));
-                            let by = i128::from(fr.get(stride, lane));
-                            let next = if *reverse { cur - by } else { cur + by };
-                            fr.set(current, lane, scalar::truncate(ty, next as u64));
-                        }
-                    }
-                }
-                Ok(done | fr.loops[ix].0)
             }
         }
+        Ok(done | fr.loops[ix].0)
     }
 
     /// Evaluates `e` for the lanes of `mask` into its slots; returns the lanes that

@@ -327,7 +327,7 @@ impl Warp<'_, '_> {
 
     /// Arrives at a barrier with the lanes of `m` (which must be every live thread of
     /// the warp) and waits until the scheduler releases it.
-    fn arrive(
+    pub(super) fn arrive(
         &mut self,
         fr: &Frame,
         e: Handle<Expr>,

@@ -540,6 +540,8 @@ fn user_name(module: &ir::Module, k: usize) -> Option<String> {
                         }
                     }
                     Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
+                    Stmt::Versioned(v) => blocks.extend([&v.fast, &v.checked]),
+                    Stmt::PredicatedPrefetch(body) => blocks.push(body),
                     _ => {}
                 }
             }

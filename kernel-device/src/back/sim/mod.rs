@@ -18,6 +18,7 @@ mod batch;
 mod detect;
 mod diverge;
 mod eval;
+mod guard;
 mod intrinsics;
 mod launch;
 mod math;

@@ -146,6 +146,10 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
     let mut loops = HashMap::new();
     let mut add_loop =
         |id: LoopId, state: u32, value_slot: u32, take: &mut dyn FnMut(u32) -> u32| {
+            // The copies of a versioned loop share its id (and never run together).
+            if loops.contains_key(&id.0) {
+                return;
+            }
             let index = loops.len();
             let state_slot = take(state);
             loops.insert(
@@ -187,6 +191,11 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
                     add_loop(*id, 3, 0, &mut take);
                     blocks.push(body);
                 }
+                Stmt::Versioned(v) => {
+                    blocks.push(&v.fast);
+                    blocks.push(&v.checked);
+                }
+                Stmt::PredicatedPrefetch(body) => blocks.push(body),
                 _ => {}
             }
         }

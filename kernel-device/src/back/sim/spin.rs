@@ -117,8 +117,14 @@ fn site(f: &Function, loc: SourceLoc) -> Site {
 fn walk_block(block: &Block, visit: &mut impl FnMut(&Stmt)) {
     for stmt in &block.stmts {
         visit(stmt);
-        if let Stmt::While { body, .. } | Stmt::ForRange { body, .. } = stmt {
-            walk_block(body, visit);
+        match stmt {
+            Stmt::While { body, .. } | Stmt::ForRange { body, .. } => walk_block(body, visit),
+            Stmt::Versioned(v) => {
+                walk_block(&v.fast, visit);
+                walk_block(&v.checked, visit);
+            }
+            Stmt::PredicatedPrefetch(body) => walk_block(body, visit),
+            _ => {}
         }
     }
 }

@@ -16,21 +16,12 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{GuardOp, Length, Planner};
+use super::{GuardOp, Length, LoopBound, Planner};
 use crate::ir::visit::assigned_in_block;
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Local, LogicalOp, ScalarType,
     Stmt,
 };
-
-/// An `if v + offset < limit` (`<=` when `inclusive`) around a check inside a guarded
-/// loop over `v`: `limit` a value the guard computes, the same on every iteration.
-#[derive(Clone, Debug)]
-pub struct LoopBound {
-    pub offset: u64,
-    pub limit: Handle<Expr>,
-    pub inclusive: bool,
-}
 
 /// The run-time loop being guarded.
 pub(super) struct Across {
