@@ -16,8 +16,9 @@ use crate::diag::Diagnostic;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
-/// The name under which a method's `FnSource` lists its own type among its structs.
-pub const SELF_TYPE: &str = "Self";
+/// The name under which a method's `FnSource` lists its own type (defined with
+/// `FnSource`, which reads it).
+pub use crate::source::SELF_TYPE;
 
 /// A method's name in a compilation unit: `Vec3::dot`.
 pub fn unit_name(type_name: &str, method: &str) -> String {

@@ -129,6 +129,15 @@ pub const fn math_types(f: MathFn) -> &'static [ScalarType] {
 
 const T_U32: &[Param] = &[Param::T, Param::Scalar(S::U32)];
 
+impl MathFn {
+    /// Number of operands, including the receiver of the method form. An inherent
+    /// method of the IR's type defined here, beside [`math_signature`], so that `ir`
+    /// needs no import of the rules.
+    pub fn arity(self) -> usize {
+        math_signature(self).params.len()
+    }
+}
+
 /// Operands (the receiver first) and result of a math function on `T`.
 pub const fn math_signature(f: MathFn) -> Signature {
     let (params, ret) = match f {
