@@ -1,9 +1,11 @@
 //! Statements and expressions of one warp, under masks (see [`super::warp`]).
 
 use super::diverge::SplitCheck;
+use super::fault::R;
+use super::lanes::lanes;
 use super::plan::Home;
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, R};
+use super::warp::{Frame, Warp};
 use crate::ir::checks;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
 
@@ -307,7 +309,7 @@ impl Warp<'_, '_> {
                         available,
                     ) {
                         Ok((at, next)) => {
-                            fr.set(out, lane, super::launch::ptr(region, at));
+                            fr.set(out, lane, super::pointer::ptr(region, at));
                             fr.set(out + 1, lane, fr.get(c, lane));
                             fr.set(cur, lane, next);
                         }

@@ -5,36 +5,15 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use super::config::{Arg, LaunchShape, Options};
 use super::detect::{Detector, Region, Space};
+use super::fault::Fault;
+use super::memory::Buffer;
 use super::plan::{mem_layout, plan_module, FnPlan};
+use super::pointer::ptr;
 use super::scalar;
-use super::{Arg, Buffer, Fault, LaunchShape, Options};
 use crate::ir::{self, Block, ConstValue, ExprKind, Stmt, Type};
 use crate::proc::intrinsics::Effect;
-
-const OFFSET_BITS: u32 = 48;
-const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
-/// The region of the executing lane's local memory.
-pub const LOCAL_REGION: u64 = 1;
-
-pub fn ptr(region: u64, offset: u64) -> u64 {
-    (region << OFFSET_BITS) | (offset & OFFSET_MASK)
-}
-
-pub fn region_of(p: u64) -> usize {
-    (p >> OFFSET_BITS) as usize
-}
-
-pub fn offset_of(p: u64) -> u64 {
-    p & OFFSET_MASK
-}
-
-/// `p + delta` bytes; an offset past 2^48 stays at the last byte of the region's
-/// address range (outside every buffer) rather than wrapping into another region.
-pub fn ptr_add(p: u64, delta: u64) -> u64 {
-    let offset = offset_of(p).saturating_add(delta).min(OFFSET_MASK);
-    (p & !OFFSET_MASK) | offset
-}
 
 /// What a region holds, for naming locations in faults.
 #[derive(Clone, Debug)]
@@ -251,7 +230,7 @@ impl Launch {
                     arg_slots.push(scalar::truncate(*ty, *bits));
                 }
                 (Arg::Value { ty, bytes }, want) if ty == want => {
-                    let Some(value) = super::place::value_slots(ty, bytes) else {
+                    let Some(value) = super::values::value_slots(ty, bytes) else {
                         return Err(launch_error(format!(
                             "argument {k} (`{}`) of `{kernel}`: {} bytes are no `{ty}`",
                             p.name,

@@ -202,7 +202,7 @@ pub fn binary_lanes(
     use ScalarType::{Usize, F32, F64, I32, U32, U64};
     macro_rules! each {
         (|$x:ident, $y:ident| $e:expr) => {{
-            for lane in super::warp::lanes(mask) {
+            for lane in super::lanes::lanes(mask) {
                 let ($x, $y) = (a[lane], b[lane]);
                 out[lane] = $e;
             }
@@ -236,7 +236,7 @@ pub fn binary_lanes(
         (I32, Mul) => each!(|x, y| u64::from((x as i32).wrapping_mul(y as i32) as u32)),
         (I32, Lt) => each!(|x, y| u64::from((x as i32) < (y as i32))),
         _ => {
-            for lane in super::warp::lanes(mask) {
+            for lane in super::lanes::lanes(mask) {
                 match binary(op, ty, a[lane], b[lane]) {
                     Ok(v) => out[lane] = v,
                     Err(message) => failed(lane, message),
