@@ -227,10 +227,7 @@ pub fn method_calls(item: &syn::ItemFn) -> MethodCalls {
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
             if let Some(args) = super::lower_match::matches_args(mac) {
-                self.visit_expr(&args.scrutinee);
-                if let Some(guard) = &args.guard {
-                    self.visit_expr(guard);
-                }
+                args.operands().for_each(|operand| self.visit_expr(operand));
             }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}

@@ -458,6 +458,15 @@ impl Warp<'_, '_> {
         }
     }
 
+    /// Evaluates a call's arguments in order; the lanes still running after them.
+    pub fn eval_args(&mut self, fr: &mut Frame, args: &[Handle<Expr>], mask: u32) -> R<u32> {
+        let mut m = mask;
+        for a in args {
+            m = self.eval(fr, *a, m)?;
+        }
+        Ok(m)
+    }
+
     fn call(
         &mut self,
         fr: &mut Frame,
@@ -466,10 +475,7 @@ impl Warp<'_, '_> {
         args: &[Handle<Expr>],
         mask: u32,
     ) -> R<u32> {
-        let mut m = mask;
-        for a in args {
-            m = self.eval(fr, *a, m)?;
-        }
+        let m = self.eval_args(fr, args, mask)?;
         if m == 0 {
             return Ok(0);
         }

@@ -32,10 +32,7 @@ impl Warp<'_, '_> {
         args: &[Handle<Expr>],
         mask: u32,
     ) -> R<u32> {
-        let mut m = mask;
-        for a in args {
-            m = self.eval(fr, *a, m)?;
-        }
+        let m = self.eval_args(fr, args, mask)?;
         if m == 0 {
             return Ok(0);
         }
