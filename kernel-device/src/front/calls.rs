@@ -146,7 +146,7 @@ impl FnLowerer<'_> {
 
     /// A call at macro time, when no callee is in hand (`Callees::Unknown`): its IR
     /// names function 0, as macro-time IR is checked and never compiled.
-    fn unresolved_call(
+    pub(super) fn unresolved_call(
         &mut self,
         args: Vec<Handle<ir::Expr>>,
         ty: Ty,
@@ -340,14 +340,9 @@ impl FnLowerer<'_> {
                 // the result is whatever it returns, and each argument whatever its
                 // parameter is (an unsuffixed `5_000_000_000` passed to a `u64`
                 // parameter is not an `i32` out of range).
-                for arg in &args {
-                    let at = self.ty_of(*arg);
-                    let param = self.fresh(VarKind::Opaque);
-                    let _ = self.table.unify(&at, &param);
-                }
-                let ty = self.fresh(VarKind::Opaque);
-                self.call_results.push(ty.clone());
-                return self.unresolved_call(args, ty, span);
+                let call = self.opaque_call(args, span);
+                self.call_results.push(self.ty_of(call));
+                return call;
             }
             Callees::Unit(sigs) => sigs,
         };
