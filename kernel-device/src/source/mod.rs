@@ -25,7 +25,9 @@ pub enum SourceKind {
 /// The name under which a method's `FnSource` lists its own type among its structs.
 pub const SELF_TYPE: &str = "Self";
 
-/// A function's source as embedded by the macro. Built only by generated code.
+/// A function's source as embedded by the macro. Built only by generated code. Its
+/// compilation unit, `FnSource::unit`, is gathered by the front end (`front::unit`),
+/// which reads the method calls in each source's text.
 #[derive(Debug)]
 pub struct FnSource {
     /// The function's name as written.
