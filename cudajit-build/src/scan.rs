@@ -4,7 +4,7 @@
 //! workspace root as `file!()` gives it: cargo runs rustc there), so the NVVM IR — and its key — are the ones
 //! the run-time compiler would produce.
 
-pub use kernel_device::source::offline::{self, Found};
+pub use kernel_device::offline::{self, Found};
 use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `dirs` (recursively), skipping `target` and any directory
@@ -32,7 +32,7 @@ pub fn rust_files(dirs: &[PathBuf], skip: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// The attributed functions of one file (see `kernel_device::source::offline`).
+/// The attributed functions of one file (see `kernel_device::offline`).
 pub fn scan_file(path: &Path, root: &Path) -> Result<Vec<Found>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let rel = path
@@ -44,7 +44,7 @@ pub fn scan_file(path: &Path, root: &Path) -> Result<Vec<Found>, String> {
 }
 
 /// The generic-kernel instantiations one file names (see
-/// `kernel_device::source::offline::instantiations`).
+/// `kernel_device::offline::instantiations`).
 pub fn scan_instantiations(path: &Path) -> Result<Vec<offline::NamedInstance>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(offline::instantiations(&text))

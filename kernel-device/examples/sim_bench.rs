@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use kernel_device::back::sim::{self, Arg, Buffer, LaunchShape, Options};
 use kernel_device::ir::ScalarType;
-use kernel_device::source::offline;
+use kernel_device::offline;
 
 const KERNELS: &str = r#"
 #[kernel]

@@ -4,7 +4,7 @@
 //! IR must obey; the rules every stage shares, such as the one table of intrinsics, are
 //! in [`proc`]), [`back`] (IR → NVVM IR text), then [`nvvm`] (libnvvm, loaded at run
 //! time, NVVM IR + libdevice → PTX). [`source`] is how kernels travel from the macro to
-//! the run-time compiler; [`device_api`] holds the typed stand-ins for intrinsics that
+//! the run-time compiler, and [`offline`] builds the same sources from a file's text; [`device_api`] holds the typed stand-ins for intrinsics that
 //! the rustc-checked twin of each kernel body calls.
 //!
 //! This crate does no I/O and loads no library except in [`nvvm`], so the proc macro
@@ -16,6 +16,7 @@ pub mod diag;
 pub mod front;
 pub mod ir;
 pub mod nvvm;
+pub mod offline;
 pub mod opt;
 pub mod proc;
 pub mod source;

@@ -6,7 +6,7 @@ mod common;
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::CompileOptions;
 use kernel_device::nvvm_ir_for_kernel;
-use kernel_device::source::offline;
+use kernel_device::offline;
 
 const FILE: &str = "tests/in/fidelity.rs";
 

@@ -9,7 +9,8 @@ mod common;
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::CompileOptions;
 use kernel_device::nvvm_ir_for_kernel;
-use kernel_device::source::{offline, SourceKind};
+use kernel_device::offline;
+use kernel_device::source::SourceKind;
 
 const FILE: &str = "tests/gpu/fidelity/programs.rs";
 

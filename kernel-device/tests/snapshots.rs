@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm_ir_for_kernel;
-use kernel_device::source::{offline, SourceKind};
+use kernel_device::offline;
+use kernel_device::source::SourceKind;
 
 /// Snapshot inputs: every `tests/in/*.rs`, and every example of the workspace (so
 /// each example kernel's NVVM IR is reviewed and, with the toolchain, goes through

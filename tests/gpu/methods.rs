@@ -538,7 +538,7 @@ fn methods_found_without_their_type_named_in_the_kernel() {
 /// `#[device] impl` block's methods: otherwise its embedded PTX would never be used.
 #[test]
 fn registered_methods_give_the_same_ir_ahead_of_time_and_at_run_time() {
-    use kernel_device::source::offline;
+    use kernel_device::offline;
     let found = offline::scan(include_str!("methods.rs"), "tests/gpu/methods.rs").unwrap();
     let index = found
         .iter()

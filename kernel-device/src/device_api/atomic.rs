@@ -3,7 +3,8 @@
 //! combination and returns the old value. The `_block` and `_system` variants differ
 //! on the device only in which threads the step is indivisible for.
 
-/// Element types of `atomic_add/sub/min/max/exch` (i32 u32 i64 u64 f32 f64).
+/// Element types of `atomic_add/sub/min/max/exch` (i32 u32 i64 u64 f32 f64): the
+/// table's `proc::intrinsics::ATOMIC_NUMBERS`, which a test there holds equal.
 pub trait AtomicNumber: Copy + PartialEq {
     #[doc(hidden)]
     fn wrapping_add_(self, v: Self) -> Self;
@@ -15,7 +16,8 @@ pub trait AtomicNumber: Copy + PartialEq {
     fn max_(self, v: Self) -> Self;
 }
 
-/// Element types of `atomic_and/or/xor/cas` (i32 u32 i64 u64).
+/// Element types of `atomic_and/or/xor/cas` (i32 u32 i64 u64): the table's
+/// `ATOMIC_INTEGERS`.
 pub trait AtomicInteger:
     AtomicNumber
     + std::ops::BitAnd<Output = Self>
@@ -126,7 +128,8 @@ scoped! {
     }
 }
 
-/// The element type of `atomic_inc` / `atomic_dec`: u32 (CUDA's) and u64 (Numba's).
+/// The element type of `atomic_inc` / `atomic_dec`: u32 (CUDA's) and u64 (Numba's),
+/// the table's `ATOMIC_WRAPPING`.
 pub trait AtomicWrapping: Copy {
     #[doc(hidden)]
     fn inc_(self, limit: Self) -> Self;

@@ -144,6 +144,24 @@ impl FnLowerer<'_> {
         args.iter().map(|a| self.lower_expr(a)).collect()
     }
 
+    /// A call at macro time, when no callee is in hand (`Callees::Unknown`): its IR
+    /// names function 0, as macro-time IR is checked and never compiled.
+    pub(super) fn unresolved_call(
+        &mut self,
+        args: Vec<Handle<ir::Expr>>,
+        ty: Ty,
+        span: proc_macro2::Span,
+    ) -> Handle<ir::Expr> {
+        self.push_expr(
+            ir::ExprKind::Call {
+                function: Handle::new(0),
+                args,
+            },
+            ty,
+            span,
+        )
+    }
+
     pub fn lower_call(&mut self, call: &syn::ExprCall) -> Handle<ir::Expr> {
         let span = call.span();
         let syn::Expr::Path(func) = &*call.func else {
@@ -315,35 +333,16 @@ impl FnLowerer<'_> {
                     Some(Some(s)) => Ty::Scalar(s),
                     _ => Ty::Unit,
                 };
-                return self.push_expr(
-                    ir::ExprKind::Call {
-                        function: Handle::new(0),
-                        args,
-                    },
-                    ty,
-                    span,
-                );
+                return self.unresolved_call(args, ty, span);
             }
             Callees::Unknown => {
                 // Macro-time: the callee is checked by its own `#[device]` attribute; here
                 // the result is whatever it returns, and each argument whatever its
                 // parameter is (an unsuffixed `5_000_000_000` passed to a `u64`
                 // parameter is not an `i32` out of range).
-                for arg in &args {
-                    let at = self.ty_of(*arg);
-                    let param = self.fresh(VarKind::Opaque);
-                    let _ = self.table.unify(&at, &param);
-                }
-                let ty = self.fresh(VarKind::Opaque);
-                self.call_results.push(ty.clone());
-                return self.push_expr(
-                    ir::ExprKind::Call {
-                        function: Handle::new(0),
-                        args,
-                    },
-                    ty,
-                    span,
-                );
+                let call = self.opaque_call(args, span);
+                self.call_results.push(self.ty_of(call));
+                return call;
             }
             Callees::Unit(sigs) => sigs,
         };
@@ -718,10 +717,7 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
             if let Some(args) = super::lower_match::matches_args(mac) {
-                self.visit_expr(&args.scrutinee);
-                if let Some(guard) = &args.guard {
-                    self.visit_expr(guard);
-                }
+                args.operands().for_each(|operand| self.visit_expr(operand));
             }
         }
         // Nested items are rejected anyway; their calls are not this function's.

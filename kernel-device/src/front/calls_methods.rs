@@ -304,14 +304,7 @@ impl FnLowerer<'_> {
             let _ = self.table.unify(&at, &param);
         }
         let ty = self.fresh(VarKind::Opaque);
-        self.push_expr(
-            ir::ExprKind::Call {
-                function: Handle::new(0),
-                args,
-            },
-            ty,
-            span,
-        )
+        self.unresolved_call(args, ty, span)
     }
 
     /// Macro time: a struct method's call, whose result may be a struct in turn.

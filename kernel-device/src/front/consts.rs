@@ -6,6 +6,7 @@
 use super::intrinsics;
 use crate::diag::Diagnostic;
 use crate::ir::{ConstValue, Literal, ScalarType, Type};
+use crate::proc::consteval::wrap_literal;
 use std::collections::HashSet;
 use syn::spanned::Spanned;
 
@@ -165,7 +166,7 @@ pub fn eval(
                 }
                 (syn::UnOp::Neg(_), Literal::Float(f)) => Literal::Float(-f),
                 (syn::UnOp::Not(_), Literal::Bool(b)) => Literal::Bool(!b),
-                (syn::UnOp::Not(_), Literal::Int(b)) => Literal::Int(truncate(ty, !b)),
+                (syn::UnOp::Not(_), Literal::Int(b)) => Literal::Int(wrap_literal(ty, !b)),
                 _ => return Err(not_const(expr)),
             };
             Ok(Some(ConstValue::Scalar { ty, value }))
@@ -320,22 +321,12 @@ fn literal(lit: &syn::Lit, expected: Option<ScalarType>) -> Result<ConstValue, D
     }
 }
 
-/// The low `bits(ty)` of `b`, sign-extended for signed types (the `Literal::Int` form).
-fn truncate(ty: ScalarType, b: u64) -> u64 {
-    let shift = 64 - ty.bits().max(1);
-    if ty.is_signed_integer() {
-        (((b << shift) as i64) >> shift) as u64
-    } else {
-        (b << shift) >> shift
-    }
-}
-
 fn cast(v: &ConstValue, to: ScalarType) -> Option<ConstValue> {
     let ConstValue::Scalar { ty, value } = v else {
         return None;
     };
     let value = match (value, to.is_float()) {
-        (Literal::Int(b), false) if to.is_integer() => Literal::Int(truncate(to, *b)),
+        (Literal::Int(b), false) if to.is_integer() => Literal::Int(wrap_literal(to, *b)),
         (Literal::Int(b), true) if ty.is_signed_integer() => Literal::Float(*b as i64 as f64),
         (Literal::Int(b), true) => Literal::Float(*b as f64),
         (Literal::Float(f), true) => Literal::Float(*f),
@@ -390,7 +381,7 @@ fn binary(op: &syn::BinOp, l: &ConstValue, r: &ConstValue) -> Option<ConstValue>
                 v
             };
             // Out of the type's range is an overflow, as in rustc's const evaluation.
-            if truncate(ty, v) != v {
+            if wrap_literal(ty, v) != v {
                 return None;
             }
             Literal::Int(v)

@@ -3,6 +3,7 @@
 
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
+use super::lower_place::strip;
 use super::lower_stmt::label_name;
 use super::signature::plain_binding;
 use crate::ir;
@@ -14,17 +15,6 @@ struct RangeIter<'e> {
     /// The argument of `.step_by(..)`.
     step: Option<&'e syn::Expr>,
     reverse: bool,
-}
-
-/// Looks through parentheses and invisible groups.
-fn strip(mut expr: &syn::Expr) -> &syn::Expr {
-    loop {
-        match expr {
-            syn::Expr::Paren(p) => expr = &p.expr,
-            syn::Expr::Group(g) => expr = &g.expr,
-            other => return other,
-        }
-    }
 }
 
 impl FnLowerer<'_> {

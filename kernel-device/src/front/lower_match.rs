@@ -31,6 +31,13 @@ pub struct MatchesArgs {
     pub guard: Option<syn::Expr>,
 }
 
+impl MatchesArgs {
+    /// The expressions a `matches!` evaluates: the scrutinee, then the guard if any.
+    pub fn operands(&self) -> impl Iterator<Item = &syn::Expr> {
+        std::iter::once(&self.scrutinee).chain(self.guard.as_ref())
+    }
+}
+
 /// The parts of a `matches!` call, for the visitors that look for calls and constants
 /// in a body (a macro's tokens are not syntax to them).
 pub fn matches_args(mac: &syn::Macro) -> Option<MatchesArgs> {
@@ -219,18 +226,30 @@ impl FnLowerer<'_> {
         block
     }
 
+    /// The test and bindings of `if let` / `while let`: the scrutinee is evaluated into
+    /// `stmts`, the pattern's test is the condition, and the returned block (in a new
+    /// scope, which the caller pops) starts by binding the pattern's names.
+    fn begin_let_arm(
+        &mut self,
+        l: &syn::ExprLet,
+        stmts: &mut Vec<ir::Stmt>,
+    ) -> (Handle<ir::Expr>, ir::Block) {
+        let part = self.scrutinee(&l.expr, stmts);
+        let plan = self.plan_pattern(&l.pat, &part);
+        let cond = self.test_or_true(plan.test, l.pat.span());
+        self.scopes.push(Vec::new());
+        let then_block = ir::Block {
+            stmts: self.bind_plan(&plan),
+            tail: None,
+        };
+        (cond, then_block)
+    }
+
     /// `if let pat = scrutinee { .. } else { .. }`.
     pub fn lower_if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Handle<ir::Expr> {
         let span = i.span();
         let mut stmts = Vec::new();
-        let part = self.scrutinee(&l.expr, &mut stmts);
-        let plan = self.plan_pattern(&l.pat, &part);
-        let cond = self.test_or_true(plan.test, l.pat.span());
-        self.scopes.push(Vec::new());
-        let mut then_block = ir::Block {
-            stmts: self.bind_plan(&plan),
-            tail: None,
-        };
+        let (cond, mut then_block) = self.begin_let_arm(l, &mut stmts);
         let (inner, then_ty) = self.lower_block(&i.then_branch);
         self.scopes.pop();
         let inner = self.push_expr(
@@ -265,14 +284,7 @@ impl FnLowerer<'_> {
         });
         self.scopes.push(Vec::new());
         let mut body = Vec::new();
-        let part = self.scrutinee(&l.expr, &mut body);
-        let plan = self.plan_pattern(&l.pat, &part);
-        let cond = self.test_or_true(plan.test, l.pat.span());
-        self.scopes.push(Vec::new());
-        let mut then_block = ir::Block {
-            stmts: self.bind_plan(&plan),
-            tail: None,
-        };
+        let (cond, mut then_block) = self.begin_let_arm(l, &mut body);
         let (inner, ty) = self.lower_block(&w.body);
         if let Some(syn::Stmt::Expr(e, None)) = w.body.stmts.last() {
             self.expect_ty(&ty, &Ty::Unit, e.span());

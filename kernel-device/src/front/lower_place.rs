@@ -941,7 +941,7 @@ pub fn is_place_expr(expr: &syn::Expr) -> bool {
 }
 
 /// Looks through parentheses and invisible groups.
-fn strip(mut expr: &syn::Expr) -> &syn::Expr {
+pub(super) fn strip(mut expr: &syn::Expr) -> &syn::Expr {
     loop {
         match expr {
             syn::Expr::Paren(p) => expr = &p.expr,

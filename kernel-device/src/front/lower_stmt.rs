@@ -274,16 +274,7 @@ impl FnLowerer<'_> {
     /// Declares every name `pat` binds, of an already reported (error) type, so that
     /// their uses report nothing more.
     fn bind_names_unchecked(&mut self, pat: &syn::Pat) {
-        struct Names(Vec<syn::Ident>);
-        impl<'ast> syn::visit::Visit<'ast> for Names {
-            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                self.0.push(p.ident.clone());
-                syn::visit::visit_pat_ident(self, p);
-            }
-        }
-        let mut names = Names(Vec::new());
-        syn::visit::Visit::visit_pat(&mut names, pat);
-        for ident in names.0 {
+        for ident in super::patterns::names_in(pat) {
             self.new_local(&ident.to_string(), Ty::Error, true, ident.span());
         }
     }

@@ -16,8 +16,9 @@ use crate::diag::Diagnostic;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
-/// The name under which a method's `FnSource` lists its own type among its structs.
-pub const SELF_TYPE: &str = "Self";
+/// The name under which a method's `FnSource` lists its own type (defined with
+/// `FnSource`, which reads it).
+pub use crate::source::SELF_TYPE;
 
 /// A method's name in a compilation unit: `Vec3::dot`.
 pub fn unit_name(type_name: &str, method: &str) -> String {
@@ -226,10 +227,7 @@ pub fn method_calls(item: &syn::ItemFn) -> MethodCalls {
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
             if let Some(args) = super::lower_match::matches_args(mac) {
-                self.visit_expr(&args.scrutinee);
-                if let Some(guard) = &args.guard {
-                    self.visit_expr(guard);
-                }
+                args.operands().for_each(|operand| self.visit_expr(operand));
             }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}

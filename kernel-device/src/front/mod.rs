@@ -31,6 +31,7 @@ mod patterns;
 mod signature;
 pub mod structs;
 pub(crate) mod types;
+pub mod unit;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -474,7 +474,7 @@ fn items_len_guess(elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>
 }
 
 /// The names a pattern binds (of a pattern outside the subset, to declare them).
-fn names_in(pat: &syn::Pat) -> Vec<syn::Ident> {
+pub(super) fn names_in(pat: &syn::Pat) -> Vec<syn::Ident> {
     struct Names(Vec<syn::Ident>);
     impl<'ast> syn::visit::Visit<'ast> for Names {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {

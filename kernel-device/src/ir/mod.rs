@@ -793,10 +793,5 @@ pub enum MathFn {
     FastDiv,
 }
 
-impl MathFn {
-    /// Number of operands, including the receiver of the method form (from the
-    /// signature in `proc::methods`).
-    pub fn arity(self) -> usize {
-        crate::proc::methods::math_signature(self).params.len()
-    }
-}
+// `MathFn::arity` is defined beside the signatures it reads, in `proc::methods`: the
+// IR sits below the rules and imports none of them.

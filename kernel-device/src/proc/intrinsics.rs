@@ -753,6 +753,36 @@ mod tests {
         }
     }
 
+    /// The twin's atomic traits (`device_api::atomic`, which rustc checks kernels
+    /// against) are implemented for exactly the element types of the table's rows.
+    #[test]
+    fn the_twin_s_atomic_element_types_are_the_table_s() {
+        let source = crate::device_api::SOURCES.concat();
+        let listed = |mac: &str| -> Vec<ScalarType> {
+            let start = source
+                .find(&format!("\n{mac}!("))
+                .unwrap_or_else(|| panic!("device_api invokes no `{mac}!`"));
+            let args = &source[start + mac.len() + 3..];
+            let args = &args[..args.find(')').expect("closed")];
+            args.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .map(|t| ScalarType::from_rust_name(t).expect("a scalar type"))
+                .collect()
+        };
+        assert_eq!(listed("atomic_integer"), ATOMIC_INTEGERS);
+        let numbers: Vec<ScalarType> = [listed("atomic_integer"), listed("atomic_float")].concat();
+        assert_eq!(numbers, ATOMIC_NUMBERS);
+        assert_eq!(listed("atomic_wrapping"), ATOMIC_WRAPPING);
+        for (name, types) in [
+            ("atomic_add", ATOMIC_NUMBERS),
+            ("atomic_and_block", ATOMIC_INTEGERS),
+            ("atomic_cas_system", ATOMIC_INTEGERS),
+            ("atomic_inc", ATOMIC_WRAPPING),
+        ] {
+            assert_eq!(by_name(name).unwrap().sig.types, types, "{name}");
+        }
+    }
+
     #[test]
     fn the_validator_rule_holds_atomics_warp_ops_and_bits_to_their_types() {
         let slice = |elem, mutable| Type::Slice { elem, mutable };

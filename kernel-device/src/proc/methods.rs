@@ -8,8 +8,24 @@ use ScalarType as S;
 
 /// The float types a math method exists on; `f16`/`bf16` compute it in `f32`
 /// (`front::half`).
-pub const FLOATS: &[ScalarType] = &[S::F32, S::F64, S::F16, S::BF16];
-pub const INTEGERS: &[ScalarType] = &[
+pub const FLOATS: &[ScalarType] = &FLOAT_TYPES;
+pub const INTEGERS: &[ScalarType] = &INTEGER_TYPES;
+/// Integers and floats: [`INTEGERS`], then [`FLOATS`].
+pub const NUMBERS: &[ScalarType] = &{
+    let mut all = [S::Bool; INTEGER_TYPES.len() + FLOAT_TYPES.len()];
+    let mut k = 0;
+    while k < all.len() {
+        all[k] = if k < INTEGER_TYPES.len() {
+            INTEGER_TYPES[k]
+        } else {
+            FLOAT_TYPES[k - INTEGER_TYPES.len()]
+        };
+        k += 1;
+    }
+    all
+};
+const FLOAT_TYPES: [ScalarType; 4] = [S::F32, S::F64, S::F16, S::BF16];
+const INTEGER_TYPES: [ScalarType; 10] = [
     S::I8,
     S::I16,
     S::I32,
@@ -20,23 +36,6 @@ pub const INTEGERS: &[ScalarType] = &[
     S::U32,
     S::U64,
     S::Usize,
-];
-/// Integers and floats.
-pub const NUMBERS: &[ScalarType] = &[
-    S::I8,
-    S::I16,
-    S::I32,
-    S::I64,
-    S::Isize,
-    S::U8,
-    S::U16,
-    S::U32,
-    S::U64,
-    S::Usize,
-    S::F32,
-    S::F64,
-    S::F16,
-    S::BF16,
 ];
 /// Signed integers and floats (`abs`).
 pub const SIGNED: &[ScalarType] = &[
@@ -128,6 +127,15 @@ pub const fn math_types(f: MathFn) -> &'static [ScalarType] {
 }
 
 const T_U32: &[Param] = &[Param::T, Param::Scalar(S::U32)];
+
+impl MathFn {
+    /// Number of operands, including the receiver of the method form. An inherent
+    /// method of the IR's type defined here, beside [`math_signature`], so that `ir`
+    /// needs no import of the rules.
+    pub fn arity(self) -> usize {
+        math_signature(self).params.len()
+    }
+}
 
 /// Operands (the receiver first) and result of a math function on `T`.
 pub const fn math_signature(f: MathFn) -> Signature {

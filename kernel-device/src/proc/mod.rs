@@ -1,7 +1,7 @@
 //! Rules every stage shares, in the place of naga's `proc/`: the one table of
 //! intrinsics ([`intrinsics`]: names, signatures, effects, NVVM symbols), the table of
 //! scalar methods with their math lowering ([`methods`]), operator typing
-//! ([`operators`]), the `#[kernel(..)]` options' parser ([`options`]) and the kernel
+//! ([`operators`]), integer values of a scalar type ([`consteval`]), the `#[kernel(..)]` options' parser ([`options`]) and the kernel
 //! ABI, parameters as launch argument slots ([`abi`]). The frontend resolves names and
 //! types calls against these tables, the validator checks IR against the same
 //! signatures, the NVVM writer reads the symbols, and a unit test holds the host twin's
@@ -10,6 +10,7 @@
 //! Adding an intrinsic: the recipe is [`intrinsics`]'s module documentation.
 
 pub mod abi;
+pub mod consteval;
 pub mod format;
 pub mod intrinsics;
 pub mod methods;

@@ -1,11 +1,11 @@
 //! The kernel options, `#[kernel(boundscheck = false, fastmath = true, launch_bounds =
 //! (256, 2), block_dim = (32, 8))]`: one parser that the macro and the offline scanner
-//! (`source::offline`, behind `cargo xtask build-device` and cargo-cudajit) both call, so
+//! (`offline`, behind `cargo xtask build-device` and cargo-cudajit) both call, so
 //! an AOT build reads a kernel's options exactly as the macro does. The options type is
 //! [`FunctionOptions`]; its defaults live in its one `Default` (and `DEFAULT`).
 
 use crate::diag::{pretty, Diagnostic};
-use crate::ir::FunctionOptions;
+use crate::ir::{FunctionOptions, LaunchBounds};
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -39,26 +39,14 @@ pub fn parse_kernel_options(args: TokenStream, errors: &mut Vec<Diagnostic>) -> 
         let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         match name.as_str() {
             "launch_bounds" => {
-                let bounds = value_of(
-                    &meta,
-                    &name,
-                    LAUNCH_BOUNDS_HINT,
-                    crate::source::launch_bounds_of,
-                    errors,
-                );
+                let bounds = value_of(&meta, &name, LAUNCH_BOUNDS_HINT, launch_bounds_of, errors);
                 if bounds.is_some() {
                     options.launch_bounds = bounds;
                 }
             }
             "block_dim" => {
-                block_dim = value_of(
-                    &meta,
-                    &name,
-                    BLOCK_DIM_HINT,
-                    crate::source::block_dim_of,
-                    errors,
-                )
-                .map(|block| (block, meta.span()));
+                block_dim = value_of(&meta, &name, BLOCK_DIM_HINT, block_dim_of, errors)
+                    .map(|block| (block, meta.span()));
             }
             "boundscheck" => {
                 if let Some(value) = flag(&meta, &name, errors) {
@@ -80,7 +68,7 @@ pub fn parse_kernel_options(args: TokenStream, errors: &mut Vec<Diagnostic>) -> 
         }
     }
     if let Some((block, span)) = block_dim {
-        match crate::source::with_block_dim(options.launch_bounds, Some(block)) {
+        match with_block_dim(options.launch_bounds, Some(block)) {
             Ok(bounds) => options.launch_bounds = bounds,
             Err(message) => errors.push(Diagnostic::new(span, message).with_hint(
                 "make `launch_bounds` at least the block's size, or leave it out: `block_dim` bounds the block by itself",
@@ -124,7 +112,7 @@ fn flag(meta: &syn::Meta, name: &str, errors: &mut Vec<Diagnostic>) -> Option<bo
 }
 
 /// `name = value`, read by `parse` (`launch_bounds = (256, 2)` with
-/// `source::launch_bounds_of`, `block_dim = (32, 8)` with `source::block_dim_of`).
+/// [`launch_bounds_of`], `block_dim = (32, 8)` with [`block_dim_of`]).
 fn value_of<T>(
     meta: &syn::Meta,
     name: &str,
@@ -143,6 +131,116 @@ fn value_of<T>(
             errors.push(Diagnostic::new(pair.value.span(), message).with_hint(hint));
             None
         }
+    }
+}
+
+/// The most threads a block may have on any CUDA device, and the most blocks an SM can
+/// hold (sm_90): the ranges of `launch_bounds`.
+const MAX_BLOCK_THREADS: u32 = 1024;
+const MAX_BLOCKS_PER_SM: u32 = 32;
+
+/// `launch_bounds = N` or `launch_bounds = (N, M)` as written in `#[kernel(..)]`: the
+/// bounds, or what is wrong with them (shared by the macro, which reports it at the
+/// value, and the offline scanner of `xtask build-device`).
+pub fn launch_bounds_of(value: &syn::Expr) -> Result<LaunchBounds, String> {
+    let (max_threads, min_blocks) = match value {
+        syn::Expr::Tuple(t) if t.elems.len() == 2 => {
+            (u32_literal(&t.elems[0]), u32_literal(&t.elems[1]))
+        }
+        syn::Expr::Paren(p) => (u32_literal(&p.expr), Some(0)),
+        other => (u32_literal(other), Some(0)),
+    };
+    let (Some(max_threads), Some(min_blocks)) = (max_threads, min_blocks) else {
+        return Err("`launch_bounds` takes an integer literal, the most threads per block, or a pair `(threads, blocks per SM)`".into());
+    };
+    if !(1..=MAX_BLOCK_THREADS).contains(&max_threads) {
+        return Err(format!(
+            "`launch_bounds` allows 1 to {MAX_BLOCK_THREADS} threads per block, not {max_threads}"
+        ));
+    }
+    if min_blocks > MAX_BLOCKS_PER_SM {
+        return Err(format!(
+            "`launch_bounds` asks for at most {MAX_BLOCKS_PER_SM} resident blocks per SM, not {min_blocks}"
+        ));
+    }
+    Ok(LaunchBounds {
+        max_threads,
+        min_blocks,
+        block_dim: None,
+    })
+}
+
+/// The most threads a block may have along z (x and y allow 1024).
+const MAX_BLOCK_Z: u32 = 64;
+
+/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)` as written in `#[kernel(..)]`: the
+/// block shape, or what is wrong with it (shared by the macro and the offline scanner).
+pub fn block_dim_of(value: &syn::Expr) -> Result<[u32; 3], String> {
+    let dims: Vec<Option<u32>> = match value {
+        syn::Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => {
+            t.elems.iter().map(u32_literal).collect()
+        }
+        syn::Expr::Paren(p) => vec![u32_literal(&p.expr)],
+        other => vec![u32_literal(other)],
+    };
+    let Some(dims) = dims.into_iter().collect::<Option<Vec<u32>>>() else {
+        return Err("`block_dim` takes integer literals: the block's threads along x, and optionally y and z, as `256` or `(32, 8)`".into());
+    };
+    let mut block = [1u32; 3];
+    block[..dims.len()].copy_from_slice(&dims);
+    let limits = [MAX_BLOCK_THREADS, MAX_BLOCK_THREADS, MAX_BLOCK_Z];
+    for ((axis, size), limit) in ["x", "y", "z"].iter().zip(block).zip(limits) {
+        if !(1..=limit).contains(&size) {
+            return Err(format!(
+                "`block_dim` allows 1 to {limit} threads along {axis}, not {size}"
+            ));
+        }
+    }
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads > u64::from(MAX_BLOCK_THREADS) {
+        return Err(format!(
+            "`block_dim` of {} x {} x {} is {threads} threads; a block has at most {MAX_BLOCK_THREADS}",
+            block[0], block[1], block[2]
+        ));
+    }
+    Ok(block)
+}
+
+/// `launch_bounds` and `block_dim` together as the kernel's [`LaunchBounds`]
+/// (`block_dim` alone bounds the block to its size), or why they disagree.
+pub fn with_block_dim(
+    bounds: Option<LaunchBounds>,
+    block_dim: Option<[u32; 3]>,
+) -> Result<Option<LaunchBounds>, String> {
+    let Some(block) = block_dim else {
+        return Ok(bounds);
+    };
+    let threads = block.iter().product::<u32>();
+    let min_blocks = match bounds {
+        Some(b) if b.max_threads < threads => {
+            return Err(format!(
+                "`block_dim` of {} x {} x {} is {threads} threads, more than `launch_bounds` allows ({})",
+                block[0], block[1], block[2], b.max_threads
+            ))
+        }
+        Some(b) => b.min_blocks,
+        None => 0,
+    };
+    Ok(Some(LaunchBounds {
+        max_threads: threads,
+        min_blocks,
+        block_dim: Some(block),
+    }))
+}
+
+/// An integer literal that fits `u32` (the numbers `launch_bounds` and `block_dim` take).
+fn u32_literal(e: &syn::Expr) -> Option<u32> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
     }
 }
 

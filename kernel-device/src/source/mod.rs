@@ -2,14 +2,11 @@
 //! compiler: the macro embeds one [`FnSource`] static per function, holding the
 //! function's text and the statics of the device functions it calls, so the run-time
 //! can gather a whole compilation unit (kernel + every device function it reaches)
-//! across items and modules of the user's crate. [`offline`] builds the same
+//! across items and modules of the user's crate. `crate::offline` builds the same
 //! sources from a file's text, for ahead-of-time builds and snapshot tests.
 
 mod call_graph;
 mod consts;
-pub mod offline;
-mod offline_methods;
-mod offline_structs;
 pub mod registry;
 mod structs;
 
@@ -25,7 +22,12 @@ pub enum SourceKind {
     Device,
 }
 
-/// A function's source as embedded by the macro. Built only by generated code.
+/// The name under which a method's `FnSource` lists its own type among its structs.
+pub const SELF_TYPE: &str = "Self";
+
+/// A function's source as embedded by the macro. Built only by generated code. Its
+/// compilation unit, `FnSource::unit`, is gathered by the front end (`front::unit`),
+/// which reads the method calls in each source's text.
 #[derive(Debug)]
 pub struct FnSource {
     /// The function's name as written.
@@ -49,7 +51,7 @@ pub struct FnSource {
     /// The `#[derive(DeviceCopy)]` structs the function names (in its signature, its
     /// `let` types, struct literals and `Type::function` calls), from the derive. A
     /// `#[device]` method lists its own type here under the name `Self`
-    /// (`front::methods::SELF_TYPE`): that entry is what makes a source a method.
+    /// ([`SELF_TYPE`]): that entry is what makes a source a method.
     pub structs: &'static [StructItem],
     /// For a generic kernel: the instantiation this source stands for, one argument
     /// per generic parameter in declaration order (`axpy::<f32>`: `[Type(F32)]`).
@@ -92,9 +94,7 @@ impl FnSource {
 
     /// For a `#[device]` method, its type (the struct its `impl` block is for).
     pub fn self_type(&self) -> Option<&StructItem> {
-        self.structs
-            .iter()
-            .find(|s| s.name == crate::front::methods::SELF_TYPE)
+        self.structs.iter().find(|s| s.name == SELF_TYPE)
     }
 
     /// Whether `self` and `other` are one function: the same static, or the same
@@ -107,15 +107,6 @@ impl FnSource {
                 && self.line == other.line
                 && self.text == other.text
                 && self.instance == other.instance)
-    }
-
-    /// This function and every device function it reaches, each once, the root first.
-    /// Cycles (recursion) are tolerated here and rejected by the validator. A method a
-    /// caller looked for on a struct without one (`FnSource::NOT_A_DEVICE_FUNCTION`,
-    /// empty) is left out. The methods of `#[device] impl` blocks the unit calls come
-    /// after what the deps reach (`registry::complete`).
-    pub fn unit(&'static self) -> Vec<&'static FnSource> {
-        registry::complete(vec![self], &registry::linked())
     }
 }
 
@@ -229,115 +220,4 @@ mod tests {
         let reparsed: syn::ItemFn = syn::parse_str(&text).unwrap();
         assert_eq!(reparsed.sig.ident.span().start().column, 5);
     }
-}
-
-/// The most threads a block may have on any CUDA device, and the most blocks an SM can
-/// hold (sm_90): the ranges of `launch_bounds`.
-const MAX_BLOCK_THREADS: u32 = 1024;
-const MAX_BLOCKS_PER_SM: u32 = 32;
-
-/// `launch_bounds = N` or `launch_bounds = (N, M)` as written in `#[kernel(..)]`: the
-/// bounds, or what is wrong with them (shared by the macro, which reports it at the
-/// value, and the offline scanner of `xtask build-device`).
-pub fn launch_bounds_of(value: &syn::Expr) -> Result<crate::ir::LaunchBounds, String> {
-    let int = |e: &syn::Expr| match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<u32>().ok(),
-        _ => None,
-    };
-    let (max_threads, min_blocks) = match value {
-        syn::Expr::Tuple(t) if t.elems.len() == 2 => (int(&t.elems[0]), int(&t.elems[1])),
-        syn::Expr::Paren(p) => (int(&p.expr), Some(0)),
-        other => (int(other), Some(0)),
-    };
-    let (Some(max_threads), Some(min_blocks)) = (max_threads, min_blocks) else {
-        return Err("`launch_bounds` takes an integer literal, the most threads per block, or a pair `(threads, blocks per SM)`".into());
-    };
-    if !(1..=MAX_BLOCK_THREADS).contains(&max_threads) {
-        return Err(format!(
-            "`launch_bounds` allows 1 to {MAX_BLOCK_THREADS} threads per block, not {max_threads}"
-        ));
-    }
-    if min_blocks > MAX_BLOCKS_PER_SM {
-        return Err(format!(
-            "`launch_bounds` asks for at most {MAX_BLOCKS_PER_SM} resident blocks per SM, not {min_blocks}"
-        ));
-    }
-    Ok(crate::ir::LaunchBounds {
-        max_threads,
-        min_blocks,
-        block_dim: None,
-    })
-}
-
-/// The most threads a block may have along z (x and y allow 1024).
-const MAX_BLOCK_Z: u32 = 64;
-
-/// `block_dim = 256`, `(32, 8)` or `(32, 8, 2)` as written in `#[kernel(..)]`: the
-/// block shape, or what is wrong with it (shared by the macro and the offline scanner).
-pub fn block_dim_of(value: &syn::Expr) -> Result<[u32; 3], String> {
-    let int = |e: &syn::Expr| match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<u32>().ok(),
-        _ => None,
-    };
-    let dims: Vec<Option<u32>> = match value {
-        syn::Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => {
-            t.elems.iter().map(int).collect()
-        }
-        syn::Expr::Paren(p) => vec![int(&p.expr)],
-        other => vec![int(other)],
-    };
-    let Some(dims) = dims.into_iter().collect::<Option<Vec<u32>>>() else {
-        return Err("`block_dim` takes integer literals: the block's threads along x, and optionally y and z, as `256` or `(32, 8)`".into());
-    };
-    let mut block = [1u32; 3];
-    block[..dims.len()].copy_from_slice(&dims);
-    let limits = [MAX_BLOCK_THREADS, MAX_BLOCK_THREADS, MAX_BLOCK_Z];
-    for ((axis, size), limit) in ["x", "y", "z"].iter().zip(block).zip(limits) {
-        if !(1..=limit).contains(&size) {
-            return Err(format!(
-                "`block_dim` allows 1 to {limit} threads along {axis}, not {size}"
-            ));
-        }
-    }
-    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
-    if threads > u64::from(MAX_BLOCK_THREADS) {
-        return Err(format!(
-            "`block_dim` of {} x {} x {} is {threads} threads; a block has at most {MAX_BLOCK_THREADS}",
-            block[0], block[1], block[2]
-        ));
-    }
-    Ok(block)
-}
-
-/// `launch_bounds` and `block_dim` together as the kernel's [`crate::ir::LaunchBounds`]
-/// (`block_dim` alone bounds the block to its size), or why they disagree.
-pub fn with_block_dim(
-    bounds: Option<crate::ir::LaunchBounds>,
-    block_dim: Option<[u32; 3]>,
-) -> Result<Option<crate::ir::LaunchBounds>, String> {
-    let Some(block) = block_dim else {
-        return Ok(bounds);
-    };
-    let threads = block.iter().product::<u32>();
-    let min_blocks = match bounds {
-        Some(b) if b.max_threads < threads => {
-            return Err(format!(
-                "`block_dim` of {} x {} x {} is {threads} threads, more than `launch_bounds` allows ({})",
-                block[0], block[1], block[2], b.max_threads
-            ))
-        }
-        Some(b) => b.min_blocks,
-        None => 0,
-    };
-    Ok(Some(crate::ir::LaunchBounds {
-        max_threads: threads,
-        min_blocks,
-        block_dim: Some(block),
-    }))
 }

@@ -171,21 +171,29 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         for param in &func.params {
             let slot = self.slot(param.local)?;
             match (&param.ty, is_kernel) {
-                (slice @ (Type::Slice { .. } | Type::StructSlice { .. }), true) => {
-                    let elem = types::memory(&slice.index_result().unwrap_or(Type::Unit))
-                        .map_err(|e| self.error(e.0))?;
+                // A slice: its address and length slots (`proc::abi`).
+                (slice, true)
+                    if crate::proc::abi::param_slots(slice)
+                        .is_some_and(|s| s == crate::proc::abi::SLICE_SLOTS) =>
+                {
+                    let [ptr_ty, len_ty] = crate::proc::abi::SLICE_SLOTS
+                        .map(|s| super::writer::abi_slot_type(s, slice));
+                    let (ptr_ty, len_ty) = (
+                        ptr_ty.map_err(|e| self.error(e.0))?,
+                        len_ty.map_err(|e| self.error(e.0))?,
+                    );
                     let ptr = self.fresh(&param.name);
                     let len = self.fresh(&format!("{}.len", param.name));
-                    params.push(format!("{elem}* noalias {ptr}"));
-                    params.push(format!("i64 {len}"));
+                    params.push(format!("{ptr_ty} noalias {ptr}"));
+                    params.push(format!("{len_ty} {len}"));
                     if let Some((addr, ty)) = slot {
                         let s0 = self.def(
                             &format!("{}.s", param.name),
-                            format!("insertvalue {ty} undef, {elem}* {ptr}, 0"),
+                            format!("insertvalue {ty} undef, {ptr_ty} {ptr}, 0"),
                         );
                         let s1 = self.def(
                             &format!("{}.s", param.name),
-                            format!("insertvalue {ty} {s0}, i64 {len}, 1"),
+                            format!("insertvalue {ty} {s0}, {len_ty} {len}, 1"),
                         );
                         self.store(&ty, &s1, &addr);
                     }
@@ -219,7 +227,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
 
         // The launch's panic record (see `PANIC_RECORD_PARAM`), after the Rust parameters.
-        params.push(format!("i64 {}", super::PANIC_RECORD_PARAM));
+        let record_ty =
+            super::writer::abi_slot_type(crate::proc::abi::ArgSlot::PanicRecord, &Type::Unit)
+                .map_err(|e| self.error(e.0))?;
+        params.push(format!("{record_ty} {}", super::PANIC_RECORD_PARAM));
 
         let value = self.block(&func.body)?;
         if self.open {

@@ -177,29 +177,40 @@ fn global_definition(global: &ir::Global) -> Result<String, Error> {
     }
 }
 
-/// The LLVM types of a kernel's parameters under the host ABI: a slice is a
-/// pointer and an `i64` length, `bool` travels as `i8`.
+/// The LLVM types of a kernel's parameters: each parameter's argument slots as the
+/// kernel ABI (`proc::abi`) lays them out, the hidden panic record last.
 pub fn kernel_param_types(function: &ir::Function) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     for param in &function.params {
-        match &param.ty {
-            Type::Scalar(s) => out.push(types::scalar_mem(*s).to_string()),
-            // A struct by value, in its memory form (`ir::layout`'s bytes).
-            st @ Type::Struct(_) => out.push(types::memory(st)?),
-            slice @ (Type::Slice { .. } | Type::StructSlice { .. }) => {
-                let elem = slice.index_result().unwrap_or(Type::Unit);
-                out.push(format!("{}*", types::memory(&elem)?));
-                out.push("i64".to_string());
-            }
-            other => {
-                return Err(Error(format!(
-                    "kernel `{}`: parameter `{}` has type `{other}`, which cannot be passed to a kernel",
-                    function.name, param.name
-                )))
-            }
+        let slots = crate::proc::abi::param_slots(&param.ty).ok_or_else(|| {
+            Error(format!(
+                "kernel `{}`: parameter `{}` has type `{}`, which cannot be passed to a kernel",
+                function.name, param.name, param.ty
+            ))
+        })?;
+        for slot in slots {
+            out.push(abi_slot_type(slot, &param.ty)?);
         }
     }
-    // The hidden panic-record parameter (`PANIC_RECORD_PARAM`).
-    out.push("i64".to_string());
+    out.push(abi_slot_type(
+        crate::proc::abi::ArgSlot::PanicRecord,
+        &Type::Unit,
+    )?);
     Ok(out)
+}
+
+/// The LLVM type of one argument slot of a kernel parameter of type `param`: a slice's
+/// address points to its elements, `bool` travels as `i8`, a struct in its memory form
+/// (`ir::layout`'s bytes), a length and the panic record's address as `i64`.
+pub fn abi_slot_type(slot: crate::proc::abi::ArgSlot, param: &Type) -> Result<String, Error> {
+    use crate::proc::abi::ArgSlot;
+    Ok(match slot {
+        ArgSlot::Pointer => {
+            let elem = param.index_result().unwrap_or(Type::Unit);
+            format!("{}*", types::memory(&elem)?)
+        }
+        ArgSlot::Length | ArgSlot::PanicRecord => "i64".to_string(),
+        ArgSlot::Scalar(s) => types::scalar_mem(s).to_string(),
+        ArgSlot::Struct => types::memory(param)?,
+    })
 }

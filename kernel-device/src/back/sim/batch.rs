@@ -3,12 +3,12 @@
 //! goes through memory and the detector once for the warp, with the same effects,
 //! faults and reports as lane by lane, in lane order.
 
-use super::detect::{AccessKind, RegionId, SiteId, Space, WarpAccess};
-use super::launch::{offset_of, region_of, LOCAL_REGION};
+use super::detect::{RegionId, SiteId, Space, WarpAccess};
+use super::fault::{note_both_wrote, AccessKind, Fault, R};
+use super::lanes::{lanes, LANES};
 use super::place::{Loc, Resolved};
-use super::scalar;
-use super::warp::{lanes, Frame, Warp, LANES, R};
-use super::Fault;
+use super::pointer::{offset_of, region_of, LOCAL_REGION};
+use super::warp::{Frame, Warp};
 use crate::ir::{MemoryScope, ScalarType, SourceLoc};
 
 impl Warp<'_, '_> {
@@ -199,38 +199,5 @@ impl Warp<'_, '_> {
             )?;
         }
         Ok(())
-    }
-}
-
-/// Two writes of one value race all the same (the memory model says so); saying so
-/// lets the user judge. `v` is the second write's value, `offset` its place.
-pub(super) fn note_both_wrote(
-    fault: &mut Fault,
-    buffer: &super::Buffer,
-    offset: u64,
-    s: ScalarType,
-    v: u64,
-) {
-    if let Fault::Race {
-        location,
-        first,
-        second,
-    } = fault
-    {
-        let both_write = first.kind == AccessKind::Write && second.kind == AccessKind::Write;
-        if both_write && buffer.load(offset as usize, s.size_bytes()) == scalar::truncate(s, v) {
-            location.push_str(&format!(", where both wrote {}", value_text(s, v)));
-        }
-    }
-}
-
-/// A scalar's value as the kernel's source would write it.
-fn value_text(s: ScalarType, v: u64) -> String {
-    match s {
-        ScalarType::Bool => (v & 1 != 0).to_string(),
-        ScalarType::F32 => scalar::f32_of(v).to_string(),
-        ScalarType::F64 => scalar::f64_of(v).to_string(),
-        _ if s.is_float() => scalar::half_to_f32(s, v).to_string(),
-        _ => scalar::int_value(s, v).to_string(),
     }
 }

@@ -59,6 +59,7 @@
 
 mod clock;
 mod shadow;
+mod site;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -69,11 +70,14 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::ir::{MemoryScope, SourceLoc};
+use crate::ir::MemoryScope;
 
-use super::{Access, Fault, LaunchShape, Site, ThreadId};
+use super::config::LaunchShape;
+use super::fault::{Access, AccessKind, Fault, Site, ThreadId};
+use super::lanes::lanes;
 use clock::BlockClock;
 use shadow::{Cell, ChunkGuard, Conflict, GlobalShadow, Stamp, SyncVars};
+pub use site::SiteId;
 
 /// Which memory an access touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,46 +86,9 @@ pub enum Space {
     Shared,
 }
 
-/// How a thread touched memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AccessKind {
-    Read,
-    Write,
-    Atomic,
-}
-
-impl fmt::Display for AccessKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AccessKind::Read => "read",
-            AccessKind::Write => "write",
-            AccessKind::Atomic => "atomic",
-        })
-    }
-}
-
 /// Index into the region table given to [`Detector::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RegionId(pub u32);
-
-/// A source site, packed into the shadow's stamps (no table to look up per access):
-/// the function's index (into the file table given to [`Detector::new`]), line and
-/// column. Resolved to a [`Site`] only when a fault is reported. Function indices past
-/// 4095, lines past 2^20 and columns past 4095 saturate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SiteId {
-    pub func: u32,
-    pub loc: SourceLoc,
-}
-
-impl SiteId {
-    pub fn new(func: usize, loc: SourceLoc) -> SiteId {
-        SiteId {
-            func: u32::try_from(func).unwrap_or(u32::MAX),
-            loc,
-        }
-    }
-}
 
 /// Memory the kernel names: a slice argument, a shared array (one instance per block),
 /// the dynamic shared memory.
@@ -523,7 +490,9 @@ impl BlockDetector<'_> {
                     }
                     pending.get_or_insert((access.region, cell, stamp));
                 }
-                match c.record(stamp, |p| clock.ordered(p, block, tid, d)) {
+                match c.record(stamp, |p| {
+                    clock.ordered(p, block, tid, |b| d.grid_sync_time(b))
+                }) {
                     Ok(()) => true,
                     Err(conflict) => {
                         let read_first = pending.as_ref().is_some_and(|(r, at, read)| {
@@ -575,7 +544,9 @@ impl BlockDetector<'_> {
                 let Some((_, guard)) = held.as_mut() else {
                     return true;
                 };
-                match guard.record(slot, stamp, |p| clock.ordered(p, block, tid, d)) {
+                match guard.record(slot, stamp, |p| {
+                    clock.ordered(p, block, tid, |b| d.grid_sync_time(b))
+                }) {
                     Ok(()) => true,
                     Err(conflict) => {
                         result = Err(d.race(access.region, cell, &conflict, &stamp));
@@ -637,8 +608,7 @@ fn atomic_cells<'x>(
     region: &Region,
 ) -> impl Iterator<Item = (u64, u32)> + 'x {
     let (elem, offsets) = (u64::from(region.elem_bytes.max(1)), access.offsets);
-    super::warp::lanes(access.lanes)
-        .map(move |lane| (offsets[lane] / elem, warp * 32 + lane as u32))
+    lanes(access.lanes).map(move |lane| (offsets[lane] / elem, warp * 32 + lane as u32))
 }
 
 /// Calls `f(tid, stamp, cell)` for every cell every lane of `access` touches, in lane

@@ -13,7 +13,8 @@
 //! there finds the warp's lanes apart (reported as divergence, where the GPU's
 //! compiler would have reconverged them first).
 
-use super::warp::{Frame, Warp, R};
+use super::fault::R;
+use super::warp::{Frame, Warp};
 use crate::ir::{Block, ExprKind, Stmt};
 
 /// Loop iterations between two looks at whether the spinning lanes' state changed.

@@ -1,9 +1,11 @@
 //! Statements and expressions of one warp, under masks (see [`super::warp`]).
 
 use super::diverge::SplitCheck;
+use super::fault::R;
+use super::lanes::lanes;
 use super::plan::Home;
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, R};
+use super::warp::{Frame, Warp};
 use crate::ir::checks;
 use crate::ir::range::RangeElements;
 use crate::ir::{Block, Expr, ExprKind, Handle, LogicalOp, ScalarType, Stmt, Type};
@@ -336,7 +338,7 @@ impl Warp<'_, '_> {
                         available,
                     ) {
                         Ok((at, next)) => {
-                            fr.set(out, lane, super::launch::ptr(region, at));
+                            fr.set(out, lane, super::pointer::ptr(region, at));
                             fr.set(out + 1, lane, fr.get(c, lane));
                             fr.set(cur, lane, next);
                         }
@@ -485,6 +487,15 @@ impl Warp<'_, '_> {
         }
     }
 
+    /// Evaluates a call's arguments in order; the lanes still running after them.
+    pub fn eval_args(&mut self, fr: &mut Frame, args: &[Handle<Expr>], mask: u32) -> R<u32> {
+        let mut m = mask;
+        for a in args {
+            m = self.eval(fr, *a, m)?;
+        }
+        Ok(m)
+    }
+
     fn call(
         &mut self,
         fr: &mut Frame,
@@ -493,10 +504,7 @@ impl Warp<'_, '_> {
         args: &[Handle<Expr>],
         mask: u32,
     ) -> R<u32> {
-        let mut m = mask;
-        for a in args {
-            m = self.eval(fr, *a, m)?;
-        }
+        let m = self.eval_args(fr, args, mask)?;
         if m == 0 {
             return Ok(0);
         }

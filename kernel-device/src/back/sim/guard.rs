@@ -5,9 +5,11 @@
 
 use std::collections::HashMap;
 
+use super::fault::R;
+use super::lanes::lanes;
 use super::plan::Home;
 use super::scalar;
-use super::warp::{lanes, Frame, Warp, R};
+use super::warp::{Frame, Warp};
 use crate::ir::guard::{across_ok, bounded_iterations, strided_ok};
 use crate::ir::range::RangeElements;
 use crate::ir::{Expr, Guard, GuardOp, Handle, Length, ScalarType, Stmt, VersionKind, Versioned};

@@ -2,12 +2,13 @@
 //! atomics, and the warp collectives (shuffles, votes, match, reductions), whose
 //! masks must name only lanes executing them.
 
-use super::detect::AccessKind;
-use super::launch::{offset_of, region_of, Arrival, BarrierKind, LOCAL_REGION};
+use super::fault::{AccessKind, Fault, R};
+use super::lanes::{lanes, LANES};
+use super::launch::{Arrival, BarrierKind};
 use super::math;
+use super::pointer::{offset_of, region_of, LOCAL_REGION};
 use super::scalar::{self, f32_of, f64_of, of_f32, of_f64};
-use super::warp::{lanes, Frame, Preempt, Warp, LANES, R};
-use super::Fault;
+use super::warp::{Frame, Preempt, Warp};
 use crate::ir::checks;
 use crate::ir::{
     AtomicOp, Axis, Expr, Handle, Intrinsic, MemoryScope, ReduceOp, ScalarType, ShuffleMode, Type,
@@ -31,10 +32,7 @@ impl Warp<'_, '_> {
         args: &[Handle<Expr>],
         mask: u32,
     ) -> R<u32> {
-        let mut m = mask;
-        for a in args {
-            m = self.eval(fr, *a, m)?;
-        }
+        let m = self.eval_args(fr, args, mask)?;
         if m == 0 {
             return Ok(0);
         }
@@ -395,7 +393,7 @@ impl Warp<'_, '_> {
         let bytes = s.size_bytes();
         // Another warp may take its turn first: whose atomic wins is the schedule's.
         let first = m.trailing_zeros() as usize;
-        let target = super::launch::ptr_add(
+        let target = super::pointer::ptr_add(
             fr.get(sl, first),
             fr.get(ix, first).saturating_mul(u64::from(bytes)),
         );
@@ -407,7 +405,7 @@ impl Warp<'_, '_> {
                 self.panic_at(fr, loc, lane, text);
                 continue;
             }
-            let p = super::launch::ptr_add(p, i.saturating_mul(u64::from(bytes)));
+            let p = super::pointer::ptr_add(p, i.saturating_mul(u64::from(bytes)));
             let operand = fr.get(v, lane);
             let second = new.map_or(0, |n| fr.get(n, lane));
             let apply = |old: u64| atomic_combine(op, s, old, operand, second);

@@ -5,36 +5,16 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use super::config::{Arg, LaunchShape, Options};
 use super::detect::{Detector, Region, Space};
+use super::fault::Fault;
+use super::memory::Buffer;
 use super::plan::{mem_layout, plan_module, FnPlan};
+use super::pointer::ptr;
 use super::scalar;
-use super::{Arg, Buffer, Fault, LaunchShape, Options};
 use crate::ir::{self, Block, ConstValue, ExprKind, Stmt, Type};
+use crate::proc::abi::{self, ArgSlot};
 use crate::proc::intrinsics::Effect;
-
-const OFFSET_BITS: u32 = 48;
-const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
-/// The region of the executing lane's local memory.
-pub const LOCAL_REGION: u64 = 1;
-
-pub fn ptr(region: u64, offset: u64) -> u64 {
-    (region << OFFSET_BITS) | (offset & OFFSET_MASK)
-}
-
-pub fn region_of(p: u64) -> usize {
-    (p >> OFFSET_BITS) as usize
-}
-
-pub fn offset_of(p: u64) -> u64 {
-    p & OFFSET_MASK
-}
-
-/// `p + delta` bytes; an offset past 2^48 stays at the last byte of the region's
-/// address range (outside every buffer) rather than wrapping into another region.
-pub fn ptr_add(p: u64, delta: u64) -> u64 {
-    let offset = offset_of(p).saturating_add(delta).min(OFFSET_MASK);
-    (p & !OFFSET_MASK) | offset
-}
 
 /// What a region holds, for naming locations in faults.
 #[derive(Clone, Debug)]
@@ -246,68 +226,75 @@ impl Launch {
         let mut arg_slots = Vec::new();
         let mut arg_buffers: Vec<Arc<Buffer>> = Vec::new();
         for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
-            match (a, &p.ty) {
-                (Arg::Scalar { ty, bits }, Type::Scalar(want)) if ty == want => {
-                    arg_slots.push(scalar::truncate(*ty, *bits));
-                }
-                (Arg::Value { ty, bytes }, want) if ty == want => {
-                    let Some(value) = super::place::value_slots(ty, bytes) else {
-                        return Err(launch_error(format!(
-                            "argument {k} (`{}`) of `{kernel}`: {} bytes are no `{ty}`",
-                            p.name,
-                            bytes.len()
-                        )));
-                    };
-                    arg_slots.extend(value);
-                }
-                (
-                    Arg::Slice {
-                        elem,
-                        buffer,
-                        offset,
-                        len,
-                        mutable,
-                    },
-                    want @ (Type::Slice { .. } | Type::StructSlice { .. }),
-                ) if want
-                    .slice_elem()
-                    .is_some_and(|(e, want_mut)| e == *elem && (*mutable || !want_mut)) =>
-                {
-                    let bytes = (*len as u64).checked_mul(mem_layout(elem).0);
-                    if bytes.is_none_or(|b| !buffer.contains(*offset as u64, b)) {
-                        return Err(launch_error(format!(
-                            "argument {k} (`{}`) of `{kernel}`: {len} elements of `{elem}` at byte {offset} do not fit its buffer of {} bytes",
-                            p.name,
-                            buffer.len()
-                        )));
+            let mismatch = || {
+                launch_error(format!(
+                    "argument {k} (`{}`) of `{kernel}` must be a `{}`, got {}",
+                    p.name,
+                    p.ty,
+                    describe_arg(a)
+                ))
+            };
+            // The parameter's slots in the kernel ABI (`proc::abi`), each read from
+            // the one `Arg` that stands for the whole parameter.
+            for slot in abi::param_slots(&p.ty).ok_or_else(mismatch)? {
+                match (slot, a) {
+                    (ArgSlot::Scalar(want), Arg::Scalar { ty, bits }) if *ty == want => {
+                        arg_slots.push(scalar::truncate(*ty, *bits));
                     }
-                    let region = match base_regions
-                        .iter()
-                        .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
+                    (ArgSlot::Struct, Arg::Value { ty, bytes }) if *ty == p.ty => {
+                        let Some(value) = super::values::value_slots(ty, bytes) else {
+                            return Err(launch_error(format!(
+                                "argument {k} (`{}`) of `{kernel}`: {} bytes are no `{ty}`",
+                                p.name,
+                                bytes.len()
+                            )));
+                        };
+                        arg_slots.extend(value);
+                    }
+                    (
+                        ArgSlot::Pointer,
+                        Arg::Slice {
+                            elem,
+                            buffer,
+                            offset,
+                            len,
+                            mutable,
+                        },
+                    ) if p
+                        .ty
+                        .slice_elem()
+                        .is_some_and(|(e, want_mut)| e == *elem && (*mutable || !want_mut)) =>
                     {
-                        Some(r) => r,
-                        None => {
-                            base_regions.push(Some(buffer.clone()));
-                            arg_buffers.push(buffer.clone());
-                            regions.push(RegionInfo {
-                                name: p.name.clone(),
-                                space: Space::Global,
-                                ty: Type::array(elem.clone(), *len as u64),
-                                base: *offset as u64,
-                            });
-                            base_regions.len() - 1
+                        let bytes = (*len as u64).checked_mul(mem_layout(elem).0);
+                        if bytes.is_none_or(|b| !buffer.contains(*offset as u64, b)) {
+                            return Err(launch_error(format!(
+                                "argument {k} (`{}`) of `{kernel}`: {len} elements of `{elem}` at byte {offset} do not fit its buffer of {} bytes",
+                                p.name,
+                                buffer.len()
+                            )));
                         }
-                    };
-                    arg_slots.push(ptr(region as u64, *offset as u64));
-                    arg_slots.push(*len as u64);
-                }
-                _ => {
-                    return Err(launch_error(format!(
-                        "argument {k} (`{}`) of `{kernel}` must be a `{}`, got {}",
-                        p.name,
-                        p.ty,
-                        describe_arg(a)
-                    )))
+                        let region = match base_regions
+                            .iter()
+                            .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
+                        {
+                            Some(r) => r,
+                            None => {
+                                base_regions.push(Some(buffer.clone()));
+                                arg_buffers.push(buffer.clone());
+                                regions.push(RegionInfo {
+                                    name: p.name.clone(),
+                                    space: Space::Global,
+                                    ty: Type::array(elem.clone(), *len as u64),
+                                    base: *offset as u64,
+                                });
+                                base_regions.len() - 1
+                            }
+                        };
+                        arg_slots.push(ptr(region as u64, *offset as u64));
+                    }
+                    // Checked with the pointer, which comes first.
+                    (ArgSlot::Length, Arg::Slice { len, .. }) => arg_slots.push(*len as u64),
+                    _ => return Err(mismatch()),
                 }
             }
         }

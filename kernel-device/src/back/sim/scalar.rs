@@ -7,24 +7,8 @@
 
 use crate::ir::{BinaryOp, Literal, ScalarType, UnaryOp};
 
-/// Keeps the low `bits` bits.
-pub fn truncate(ty: ScalarType, v: u64) -> u64 {
-    match ty.bits() {
-        64 => v,
-        b => v & ((1u64 << b) - 1),
-    }
-}
-
-/// The value as a signed or unsigned integer, exactly.
-pub fn int_value(ty: ScalarType, v: u64) -> i128 {
-    match ty {
-        ScalarType::I8 => i128::from(v as i8),
-        ScalarType::I16 => i128::from(v as i16),
-        ScalarType::I32 => i128::from(v as i32),
-        ScalarType::I64 | ScalarType::Isize => i128::from(v as i64),
-        _ => i128::from(v),
-    }
-}
+/// Width and sign of integer values: the rules constants are evaluated with too.
+pub use crate::proc::consteval::{int_value, truncate};
 
 pub fn f32_of(v: u64) -> f32 {
     f32::from_bits(v as u32)
@@ -202,7 +186,7 @@ pub fn binary_lanes(
     use ScalarType::{Usize, F32, F64, I32, U32, U64};
     macro_rules! each {
         (|$x:ident, $y:ident| $e:expr) => {{
-            for lane in super::warp::lanes(mask) {
+            for lane in super::lanes::lanes(mask) {
                 let ($x, $y) = (a[lane], b[lane]);
                 out[lane] = $e;
             }
@@ -236,7 +220,7 @@ pub fn binary_lanes(
         (I32, Mul) => each!(|x, y| u64::from((x as i32).wrapping_mul(y as i32) as u32)),
         (I32, Lt) => each!(|x, y| u64::from((x as i32) < (y as i32))),
         _ => {
-            for lane in super::warp::lanes(mask) {
+            for lane in super::lanes::lanes(mask) {
                 match binary(op, ty, a[lane], b[lane]) {
                     Ok(v) => out[lane] = v,
                     Err(message) => failed(lane, message),

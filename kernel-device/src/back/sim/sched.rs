@@ -16,10 +16,13 @@ use std::sync::{Arc, Mutex};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use super::config::Report;
 use super::detect::BlockDetector;
+use super::fault::{Fault, Site, ThreadId};
+use super::lanes::LANES;
 use super::launch::{Arrival, BarrierKind, Launch, Release};
-use super::warp::{Warp, WarpBuffers, LANES};
-use super::{Buffer, Fault, Report, Site, ThreadId};
+use super::memory::Buffer;
+use super::warp::{Warp, WarpBuffers};
 use crate::ir::Handle;
 
 /// Stack of one warp's coroutine: the interpreter recurses over the IR tree.

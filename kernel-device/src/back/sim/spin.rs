@@ -9,8 +9,9 @@
 
 use std::collections::BTreeSet;
 
-use super::launch::{offset_of, region_of, Launch};
-use super::Site;
+use super::fault::Site;
+use super::launch::Launch;
+use super::pointer::{offset_of, region_of};
 use crate::ir::{Block, ExprKind, Function, Handle, Intrinsic, Local, PlaceRoot, SourceLoc, Stmt};
 
 /// A clause for a deadlock message about threads spinning on a read of `addr` at

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::ir::ScalarType;
-use crate::source::offline;
+use crate::offline;
 
 #[path = "tests_lang.rs"]
 mod tests_lang;

@@ -10,29 +10,13 @@
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use super::detect::{AccessKind, BlockDetector, RegionId, SiteId};
+use super::detect::{BlockDetector, RegionId, SiteId};
+use super::fault::{AccessKind, Fault, Site, ThreadId, R};
+use super::lanes::{lanes, LANES};
 use super::launch::{Arrival, Launch, Release};
+use super::memory::Buffer;
 use super::plan::{FnPlan, Home};
-use super::{Buffer, Fault, Site, ThreadId};
 use crate::ir::{Expr, Function, Handle, MemoryScope, SourceLoc};
-
-pub type R<T> = Result<T, Box<Fault>>;
-
-pub const LANES: usize = 32;
-
-/// Iterates the set bits of a lane mask, lowest first.
-#[inline]
-pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let lane = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            Some(lane)
-        }
-    })
-}
 
 /// One activation of a function: its slots (slot-major, 32 lanes each), the masks of
 /// lanes that left each loop by `break` / `continue`, and of lanes that returned.

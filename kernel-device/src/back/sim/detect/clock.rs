@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 
 use super::shadow::Stamp;
-use super::Detector;
 
 #[derive(Debug, Default)]
 struct WarpClock {
@@ -192,9 +191,15 @@ impl BlockClock {
 
     /// Whether the earlier access `p` happens before the next access of thread `tid` of
     /// block `block`.
-    pub(super) fn ordered(&self, p: &Stamp, block: u32, tid: u32, d: &Detector) -> bool {
+    pub(super) fn ordered(
+        &self,
+        p: &Stamp,
+        block: u32,
+        tid: u32,
+        grid_sync_time: impl Fn(u32) -> u32,
+    ) -> bool {
         if p.block != block {
-            return p.time <= d.grid_sync_time(p.block)
+            return p.time <= grid_sync_time(p.block)
                 || self.acquired.get(&p.block).is_some_and(|&t| p.time <= t);
         }
         let p_tid = u32::from(p.tid);

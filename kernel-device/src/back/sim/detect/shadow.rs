@@ -6,7 +6,8 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::ir::{MemoryScope, SourceLoc};
 
-use super::{AccessKind, SiteId};
+use super::super::fault::AccessKind;
+use super::site::SiteId;
 
 const VALID: u16 = 1;
 const WRITE: u16 = 2;

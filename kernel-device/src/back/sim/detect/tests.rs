@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::*;
+use crate::ir::SourceLoc;
 
 use crate::back::sim::tests::Rng;
 

@@ -4,9 +4,9 @@
 //! methods picked as the macro's lookups find them (`callees::method_probes` in
 //! kernel-macros): by the struct types the caller names and the method names it calls.
 
-use super::offline::{attribute_kind, options, Found};
-use super::{SourceKind, StructItem};
+use super::{attribute_kind, options, Found};
 use crate::front::methods::{method_calls, SELF_TYPE};
+use crate::source::{SourceKind, StructItem};
 
 /// The `#[device]` fns of an inherent `impl` block, each as a `Found` with its type.
 pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {

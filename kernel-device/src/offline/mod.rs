@@ -5,12 +5,17 @@
 //! produces. `cargo xtask build-device` and the snapshot tests use it; it does no I/O
 //! (callers read the files).
 
-use super::offline_structs::{derives_device_copy, enum_def, struct_defs};
-use super::{render_preserving_lines, ConstItem, FnSource, SourceKind, StructItem};
 use crate::front::consts::{eval, item_type, ConstEnv};
 use crate::ir::{ConstValue, EnumDef, StructDef, Type};
+mod methods;
+mod structs;
+
+use crate::source::{
+    render_preserving_lines, ConstItem, FnSource, GenericArg, SourceKind, StructItem,
+};
 use quote::ToTokens;
 use std::sync::Arc;
+use structs::{derives_device_copy, enum_def, struct_defs};
 
 /// One attributed function found in a file.
 #[derive(Clone)]
@@ -35,7 +40,7 @@ pub struct Found {
     pub registered: bool,
 }
 
-pub(super) fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
+fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
     match attr.path().segments.last()?.ident.to_string().as_str() {
         "kernel" => Some(SourceKind::Kernel),
         "device" => Some(SourceKind::Device),
@@ -99,8 +104,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
         }
         fn visit_item_impl(&mut self, block: &'ast syn::ItemImpl) {
             if block.trait_.is_none() {
-                self.found
-                    .extend(super::offline_methods::device_methods(block, self.file));
+                self.found.extend(methods::device_methods(block, self.file));
             }
             syn::visit::visit_item_impl(self, block);
         }
@@ -157,7 +161,7 @@ fn evaluate_items(items: &[(String, syn::Type, syn::Expr)]) -> Vec<(String, Cons
 
 /// The options of `#[kernel(..)]`, parsed as the macro parses them
 /// (`proc::options`); a mistake the macro would reject keeps that option's default.
-pub(super) fn options(attr: &syn::Attribute) -> crate::ir::FunctionOptions {
+fn options(attr: &syn::Attribute) -> crate::ir::FunctionOptions {
     match &attr.meta {
         syn::Meta::List(list) => {
             crate::proc::options::parse_kernel_options(list.tokens.clone(), &mut Vec::new())
@@ -190,7 +194,7 @@ pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static 
         options: found.options,
         deps,
         consts: leak_consts(&found.consts),
-        structs: super::offline_methods::with_self_type(
+        structs: methods::with_self_type(
             leak_structs(&found.structs, &found.enums),
             found.self_type.as_deref(),
         ),
@@ -257,7 +261,7 @@ pub fn unit_order(kernel: usize, all: &[Found]) -> Result<Vec<usize>, String> {
 }
 
 /// What `all[caller]` calls, as its macro lists its deps: device functions in
-/// first-call order, then methods (`offline_methods::called_methods`).
+/// first-call order, then methods (`methods::called_methods`).
 fn direct_callees(caller: usize, all: &[Found]) -> Result<Vec<usize>, String> {
     let mut order = Vec::new();
     let caller = &all[caller];
@@ -301,7 +305,7 @@ fn direct_callees(caller: usize, all: &[Found]) -> Result<Vec<usize>, String> {
         }
     }
     // After the device functions, as the macro lists them (`callees::method_probes`).
-    for pick in super::offline_methods::called_methods(caller, all) {
+    for pick in methods::called_methods(caller, all) {
         if !order.contains(&pick) {
             order.push(pick);
         }
@@ -323,7 +327,7 @@ pub fn kernel_source(kernel: usize, all: &[Found]) -> Result<&'static FnSource, 
             registered.push(graph_source(i, all, &mut built, &mut Vec::new())?);
         }
     }
-    let unit = super::registry::complete(vec![root], &registered);
+    let unit = crate::front::unit::complete(vec![root], &registered);
     // The kernel's deps list the whole unit in order, so `unit()` reproduces it.
     let deps: Vec<&'static FnSource> = unit[1..].iter().map(|s| without_deps(s)).collect();
     Ok(fn_source(&all[kernel], Box::leak(deps.into_boxed_slice())))
@@ -378,7 +382,7 @@ fn without_deps(source: &'static FnSource) -> &'static FnSource {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedInstance {
     pub kernel: String,
-    pub args: Vec<super::GenericArg>,
+    pub args: Vec<GenericArg>,
 }
 
 /// The generic-kernel instantiations a file names, for `cargo xtask build-device`:
@@ -447,11 +451,11 @@ fn named_instance(path: &syn::Path) -> Option<NamedInstance> {
                 .path
                 .get_ident()
                 .and_then(|i| crate::ir::ScalarType::from_rust_name(&i.to_string()))
-                .map(super::GenericArg::Type),
+                .map(GenericArg::Type),
             syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(n),
                 ..
-            })) => n.base10_parse::<i128>().ok().map(super::GenericArg::Const),
+            })) => n.base10_parse::<i128>().ok().map(GenericArg::Const),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
