@@ -19,27 +19,6 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-/// What `cargo xtask test` checks, each a flag so that checks of code still being
-/// untangled can be switched on later.
-pub struct Checks {
-    pub kernel_host: bool,
-    pub host_top_level: bool,
-    pub nvvm_back: bool,
-    pub sim_back: bool,
-    pub device_top_level: bool,
-}
-
-/// The checks `cargo xtask test` runs today: each is switched on once its code has no
-/// cycle left (kernel-host's files and top-level modules have none; kernel-device's
-/// are being removed).
-pub const TEST_CHECKS: Checks = Checks {
-    kernel_host: true,
-    host_top_level: true,
-    nvvm_back: false,
-    sim_back: false,
-    device_top_level: false,
-};
-
 const USAGE: &str =
     "usage: cargo xtask cycles [--crate NAME | --dir CRATE/src/PATH | --top-level NAME]
   --crate kernel-host           every file of the crate's src/
@@ -61,25 +40,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
     check(&scope)
 }
 
-/// Runs the checks `TEST_CHECKS` enables.
+/// What `cargo xtask test` checks: issue 26's bars, no import cycle among kernel-host's
+/// files or its top-level modules, among the files of `back/nvvm` or `back/sim`, or
+/// among kernel-device's top-level modules.
 pub fn run_test_checks() -> Result<(), String> {
     let root = crate::root();
-    let mut scopes = Vec::new();
-    if TEST_CHECKS.kernel_host {
-        scopes.push(Scope::Crate(root.join("kernel-host/src")));
-    }
-    if TEST_CHECKS.host_top_level {
-        scopes.push(Scope::TopLevel(root.join("kernel-host/src")));
-    }
-    if TEST_CHECKS.nvvm_back {
-        scopes.push(dir_scope(&root.join("kernel-device/src/back/nvvm"))?);
-    }
-    if TEST_CHECKS.sim_back {
-        scopes.push(dir_scope(&root.join("kernel-device/src/back/sim"))?);
-    }
-    if TEST_CHECKS.device_top_level {
-        scopes.push(Scope::TopLevel(root.join("kernel-device/src")));
-    }
+    let scopes = [
+        Scope::Crate(root.join("kernel-host/src")),
+        Scope::TopLevel(root.join("kernel-host/src")),
+        dir_scope(&root.join("kernel-device/src/back/nvvm"))?,
+        dir_scope(&root.join("kernel-device/src/back/sim"))?,
+        Scope::TopLevel(root.join("kernel-device/src")),
+    ];
     scopes.iter().try_for_each(check)
 }
 
