@@ -161,6 +161,7 @@ impl<'a> FnLowerer<'a> {
                 expr_locs: Vec::new(),
                 body: ir::Block::default(),
                 unchecked_indices: Default::default(),
+                predicated_loads: Default::default(),
             },
             table: Table::default(),
             expr_tys: Vec::new(),

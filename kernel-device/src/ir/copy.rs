@@ -1,5 +1,6 @@
 //! Deep copies of code inside one function: every expression reached gets a fresh
-//! handle (with its source location, and its place in `unchecked_indices` when the
+//! handle (with its source location, and its place in `unchecked_indices` and
+//! `predicated_loads` when the
 //! original has one), so that a copy can differ from its original in which checks it
 //! makes. Locals and loop ids are shared: the copies built by the optimiser never run
 //! at the same time as their original.
@@ -190,6 +191,10 @@ impl<'f> Copier<'f> {
         );
         if self.func.unchecked_indices.contains(&h) || self.unchecked.contains(&h) {
             self.func.unchecked_indices.insert(copy);
+        }
+        // A copied predicated load stays predicated, on the same `if`'s condition.
+        if let Some(&cond) = self.func.predicated_loads.get(&h) {
+            self.func.predicated_loads.insert(copy, cond);
         }
         self.copies.insert(h, copy);
         copy

@@ -219,6 +219,13 @@ pub struct Function {
     /// Index expressions the optimiser (`opt::elide`) proved in bounds: no backend
     /// checks them. Empty until the module is optimised.
     pub unchecked_indices: std::collections::HashSet<Handle<Expr>>,
+    /// Loads that a predicated prefetch (`Stmt::PredicatedPrefetch`, built by
+    /// `opt::version`) makes only where its `if`'s condition holds: each assigned
+    /// `slice[index]` load, with that condition (evaluated once, by the `if`). Every
+    /// backend may run such an assignment as written, since it is reached only inside
+    /// the `if`; the NVVM writer issues the load under the condition (`@p ld`) instead
+    /// of branching, and checks its index only where the condition holds.
+    pub predicated_loads: std::collections::HashMap<Handle<Expr>, Handle<Expr>>,
 }
 
 impl Function {

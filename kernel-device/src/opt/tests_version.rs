@@ -349,3 +349,40 @@ fn an_if_that_only_loads_slice_elements_into_locals_becomes_a_predicated_prefetc
         }"
     ));
 }
+
+/// Every load a predicated prefetch assigns, in each copy of its versioned body, is
+/// listed with the `if`'s own condition; nothing else is.
+#[test]
+fn a_predicated_prefetch_lists_each_of_its_loads_with_the_if_condition() {
+    let opt = optimise(lower(
+        "fn k(a: &[f32], out: &mut [f32], n: usize) {
+            let t = thread_idx().x as usize;
+            let mut next = [0.0f32; 4];
+            if t + 4 < n {
+                for j in 0..4 {
+                    next[j] = a[t + j];
+                }
+            }
+            out[t] = a[t] + next[0] + next[3];
+        }",
+    ));
+    let function = kernel(&opt.module);
+    let mut condition = None;
+    crate::ir::visit::exprs_in_block(function, &function.body, &mut |_, e| {
+        if let (crate::ir::ExprKind::If { cond, .. }, None) = (&e.kind, &condition) {
+            condition = Some(*cond);
+        }
+    });
+    let condition = condition.expect("an `if`");
+    // The body was versioned (a fast and a checked copy), so its one load is listed
+    // twice, each time under the same condition.
+    let loads: Vec<_> = function.predicated_loads.iter().collect();
+    assert_eq!(loads.len(), 2, "{loads:?}");
+    for (&load, &cond) in loads {
+        assert_eq!(cond, condition);
+        assert!(matches!(
+            function.expr(load).kind,
+            crate::ir::ExprKind::Load(_)
+        ));
+    }
+}

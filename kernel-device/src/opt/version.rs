@@ -340,6 +340,7 @@ impl Versioner<'_, '_> {
                 let (then_block, else_block) = (std::mem::take(then_block), else_block.take());
                 let mut then_block = self.block(then_block, then_scope);
                 if prefetch {
+                    record_predicated_loads(self.func, &then_block, cond);
                     then_block = Block {
                         stmts: vec![Stmt::PredicatedPrefetch(then_block)],
                         tail: None,
@@ -382,6 +383,28 @@ impl Versioner<'_, '_> {
                     self.expr(c, scope);
                 }
             }
+        }
+    }
+}
+
+/// Lists each load a predicated prefetch's `body` assigns (in its loops and versioned
+/// copies too) under the `if`'s condition `cond`, in `Function::predicated_loads`: the
+/// NVVM writer then loads it under the condition instead of branching.
+fn record_predicated_loads(func: &mut Function, body: &Block, cond: Handle<Expr>) {
+    for stmt in &body.stmts {
+        match stmt {
+            Stmt::Assign {
+                op: None, value, ..
+            } => {
+                func.predicated_loads.insert(*value, cond);
+            }
+            Stmt::ForRange { body, .. } => record_predicated_loads(func, body, cond),
+            Stmt::Versioned(v) => {
+                record_predicated_loads(func, &v.fast, cond);
+                record_predicated_loads(func, &v.checked, cond);
+            }
+            // `opt::prefetch` admits nothing else in a prefetch.
+            _ => {}
         }
     }
 }

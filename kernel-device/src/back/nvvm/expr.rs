@@ -424,8 +424,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         op: Option<BinaryOp>,
         value: Handle<Expr>,
     ) -> Result<(), Error> {
-        if let (None, Some(_)) = (op, &self.predicate) {
-            return self.predicated_assign(place, value);
+        if let (None, Some(&condition)) = (op, self.func.predicated_loads.get(&value)) {
+            return self.predicated_assign(place, value, condition);
         }
         let value_scalar = self.ty_of(value)?.scalar();
         let v = match self.expr(value)? {

@@ -32,6 +32,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The address of `place`, its projections evaluated and bounds-checked. `None` when
     /// evaluation diverged or the place has no storage (a unit local).
     pub fn place_ptr(&mut self, place: &'a Place) -> Result<Option<PlacePtr>, Error> {
+        self.place_ptr_when(place, None)
+    }
+
+    /// [`Self::place_ptr`] whose bounds checks count only where `condition` (an `i1`)
+    /// holds: the element of a load made under a predicated prefetch's condition.
+    pub fn place_ptr_when(
+        &mut self,
+        place: &'a Place,
+        condition: Option<&str>,
+    ) -> Result<Option<PlacePtr>, Error> {
         let mut cursor = match place.root {
             PlaceRoot::Local(local) => {
                 let ty = self.ir_local(local)?.ty.clone();
@@ -105,7 +115,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let base = self.def("ptr", format!("extractvalue {slice_ty} {value}, 0"));
                     if checked {
                         let len = self.def("len", format!("extractvalue {slice_ty} {value}, 1"));
-                        self.bounds_check(&i, &len, place)?;
+                        self.bounds_check(&i, &len, place, condition)?;
                     }
                     let ptr = self.def(
                         "elem.ptr",
@@ -130,7 +140,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let known_in_range = i.parse::<u64>().is_ok_and(|c| c < *len)
                         || self.func.unchecked_indices.contains(index);
                     if self.func.options.bounds_check && !known_in_range {
-                        self.bounds_check(&i, &len.to_string(), place)?;
+                        self.bounds_check(&i, &len.to_string(), place, condition)?;
                     }
                     let array_ty = types::memory(&p.ty)?;
                     let ptr_ty = types::pointer(&array_ty, p.space);
@@ -235,11 +245,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
     }
 
-    /// Rust's bounds check, blamed on the place expression.
-    fn bounds_check(&mut self, i: &str, len: &str, place: &Place) -> Result<(), Error> {
+    /// Rust's bounds check, blamed on the place expression; with a `condition`, the
+    /// index counts only where it holds (a predicated prefetch's load).
+    fn bounds_check(
+        &mut self,
+        i: &str,
+        len: &str,
+        place: &Place,
+        condition: Option<&str>,
+    ) -> Result<(), Error> {
         let inside = self.def("inbounds", format!("icmp ult i64 {i}, {len}"));
-        // In a predicated prefetch the index counts only when the condition holds.
-        let ok = match self.predicate.clone() {
+        let ok = match condition {
             Some(c) => {
                 let skipped = self.def("pf.skipped", format!("xor i1 {c}, true"));
                 self.def("inbounds", format!("or i1 {skipped}, {inside}"))

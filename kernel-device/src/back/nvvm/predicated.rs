@@ -30,20 +30,23 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         // for all its indices, computed whatever the condition (it reads no memory), a
         // fast copy without checks, and a checked copy (its checks under the condition)
         // for when the guard fails, as on the last tile of a prefetching loop.
-        self.predicate = Some(c);
-        let result = self.block(body);
-        self.predicate = None;
-        result.map(|_| ())
+        self.prefetch_conditions.insert(cond, c);
+        self.block(body).map(|_| ())
     }
 
-    /// `place = value` in a predicated prefetch: the local's current value goes into
-    /// the load as what it gives when the condition fails (the local is always in
-    /// bounds, so reading it first changes nothing).
+    /// `place = value` where `value` is a load of `func.predicated_loads`, made under
+    /// `condition` (its `if`'s, an `i1` already written): the local's current value
+    /// goes into the load as what it gives when the condition fails (the local is
+    /// always in bounds, so reading it first changes nothing).
     pub fn predicated_assign(
         &mut self,
         place: &'a Place,
         value: Handle<crate::ir::Expr>,
+        condition: Handle<crate::ir::Expr>,
     ) -> Result<(), Error> {
+        let Some(c) = self.prefetch_conditions.get(&condition).cloned() else {
+            return Err(self.error("a predicated load before its condition"));
+        };
         let Some(p) = self.place_ptr(place)? else {
             return Ok(());
         };
@@ -52,9 +55,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let ExprKind::Load(source) = &self.ir_expr(value)?.kind else {
             return Err(self.error("a predicated prefetch of something not loaded"));
         };
-        match self.place_ptr(source)? {
+        match self.place_ptr_when(source, Some(&c))? {
             Some(element) => {
-                let v = self.predicated_load(&element, &old)?;
+                let v = self.predicated_load(&element, &old, &c)?;
                 self.store_place(&p, &v)
             }
             None => {
@@ -68,8 +71,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
 
     /// `p`'s element loaded only when the prefetch's condition holds, `old` otherwise,
     /// as PTX `@p ld.global.nc` of a kernel's read-only global memory.
-    pub fn predicated_load(&mut self, p: &PlacePtr, old: &str) -> Result<String, Error> {
-        let (Type::Scalar(s), Some(c)) = (&p.ty, self.predicate.clone()) else {
+    pub fn predicated_load(&mut self, p: &PlacePtr, old: &str, c: &str) -> Result<String, Error> {
+        let Type::Scalar(s) = &p.ty else {
             return Err(self.error(format!("predicated load of a `{}`", p.ty)));
         };
         let (ptx, constraint) = match s {

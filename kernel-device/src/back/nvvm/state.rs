@@ -3,7 +3,7 @@
 //! write, which import this one and nothing that imports them), the value of an
 //! expression ([`Val`]), loop contexts and hints.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Options, PanicSite};
 use crate::ir::{self, Expr, Handle, LoopId};
@@ -66,9 +66,10 @@ pub struct FunctionWriter<'w, 'a> {
     /// Value ranges of the function's unsigned expressions: indices into arrays that
     /// are always in bounds get no check.
     pub ranges: Ranges<'a>,
-    /// Inside a predicated prefetch (see `predicated`): the condition (an `i1`) under
-    /// which its loads, checks and stores take effect.
-    pub predicate: Option<String>,
+    /// The `i1` value of each predicated prefetch's condition written so far, by the
+    /// condition's expression: what the loads `ir::Function::predicated_loads` names
+    /// are issued under (see `predicated`).
+    pub prefetch_conditions: HashMap<Handle<Expr>, String>,
     /// The kernel's symbol when it is not its name: its copy without the checks its
     /// launches prove (see `launch_proof`).
     pub symbol: Option<String>,
@@ -87,7 +88,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             slots: Vec::new(),
             loops: Vec::new(),
             ranges,
-            predicate: None,
+            prefetch_conditions: HashMap::new(),
             symbol: None,
         }
     }

@@ -40,6 +40,7 @@ impl F {
             expr_locs: Vec::new(),
             body: Block::default(),
             unchecked_indices: Default::default(),
+            predicated_loads: Default::default(),
         })
     }
     fn param(&mut self, name: &str, ty: Type) -> Handle<Local> {
