@@ -284,7 +284,7 @@ const CHILD_VARIABLE: &str = "CUDAJIT_STRESS_ILLEGAL_ADDRESS_CHILD";
 /// in a child process: the sticky error is an `Err` naming the kernel and saying the
 /// context is lost; later calls fail fast with the same words; `Device::reset()` says
 /// the process must be restarted (the driver refuses the process a new context after a
-/// sticky error: see `kernel-host/src/device/health.rs`). The GPU recovers, the process that
+/// sticky error: see `kernel-host/src/executor/health.rs`). The GPU recovers, the process that
 /// faulted does not: afterwards this (parent) process and a fresh child launch
 /// correctly on the same GPU.
 #[test]

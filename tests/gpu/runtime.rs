@@ -3,7 +3,7 @@
 //! CUDA graph capture and replay, pinned host buffers with asynchronous copies, and an
 //! array dropped while a kernel using it is still queued. On the simulator launches
 //! complete before they return, so ordering holds by construction there; on a GPU these
-//! exercise the per-array event tracking of `kernel-host/src/memory/` and `executor/memory.rs`.
+//! exercise the per-array event tracking of `kernel-host/src/memory/` (`allocation.rs`, `backing.rs`).
 
 use cudajit::prelude::*;
 
