@@ -354,40 +354,8 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         };
-        if sig.params.len() != args.len() {
-            let plural = |n: usize| if n == 1 { "" } else { "s" };
-            self.error(
-                call.paren_token.span.join(),
-                format!(
-                    "this function takes {} argument{} but {} argument{} supplied",
-                    sig.params.len(),
-                    plural(sig.params.len()),
-                    args.len(),
-                    if args.len() == 1 { " was" } else { "s were" }
-                ),
-            );
-        } else {
-            let mut coerced = Vec::with_capacity(args.len());
-            for ((arg, expr), param) in args.iter().zip(call.args.iter()).zip(sig.params.iter()) {
-                coerced.push(self.coerce_value(*arg, param, expr.span()));
-            }
-            return self.push_expr(
-                ir::ExprKind::Call {
-                    function: sig.handle,
-                    args: coerced,
-                },
-                sig.ret.clone(),
-                span,
-            );
-        }
-        self.push_expr(
-            ir::ExprKind::Call {
-                function: sig.handle,
-                args,
-            },
-            sig.ret.clone(),
-            span,
-        )
+        let spans: Vec<Span> = call.args.iter().map(|a| a.span()).collect();
+        self.call_signature(&sig, args, &spans, call.paren_token.span.join(), span)
     }
 
     pub fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> Handle<ir::Expr> {
