@@ -27,6 +27,7 @@ use crate::ir::{
 };
 use crate::opt::effects::{is_thread_constant, may_be_duplicated};
 use crate::opt::ranges::mask;
+use crate::proc::consteval;
 
 mod affine;
 mod loop_guard;
@@ -238,12 +239,7 @@ impl<'a> Planner<'a> {
         if !s.is_integer() {
             return None;
         }
-        let bits = bits & mask(s);
-        Some(if s.is_signed_integer() {
-            sign_extend(bits, s) as i128
-        } else {
-            bits as i128
-        })
+        Some(consteval::int_value(s, consteval::truncate(s, bits)))
     }
 
     fn is_simple_place(&self, place: &Place) -> bool {
@@ -604,11 +600,6 @@ fn fold(op: BinaryOp, s: ScalarType, a: u64, b: u64) -> Option<u64> {
         _ => return None,
     };
     Some(v & mask(s))
-}
-
-fn sign_extend(bits: u64, s: ScalarType) -> i64 {
-    let shift = 64 - s.bits();
-    ((bits << shift) as i64) >> shift
 }
 
 /// The indices of `body` that a `for var in start..end` loop (any step, either
