@@ -8,6 +8,7 @@
 
 mod calls;
 mod calls_methods;
+mod calls_scalar;
 mod check;
 mod complex;
 pub mod consts;

@@ -180,6 +180,39 @@ pub fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block
     }
 }
 
+/// Calls `f` on every statement of `func`, wherever it sits: in the body, in a block that
+/// an expression holds (`if`, `loop`, block expressions) or in one that a statement holds
+/// (loops, versioned copies, predicated prefetches). Blocks are visited last-found first;
+/// callers that number what they find (the simulator's loop slots) rely on that order.
+pub fn stmts_in_function<'f>(func: &'f Function, f: &mut dyn FnMut(&'f Stmt)) {
+    let mut blocks: Vec<&Block> = vec![&func.body];
+    for (_, e) in func.exprs.iter() {
+        match &e.kind {
+            ExprKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                blocks.push(then_block);
+                blocks.extend(else_block.iter());
+            }
+            ExprKind::Loop { body, .. } | ExprKind::Block(body) => blocks.push(body),
+            _ => {}
+        }
+    }
+    while let Some(block) = blocks.pop() {
+        for stmt in &block.stmts {
+            f(stmt);
+            match stmt {
+                Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
+                Stmt::Versioned(v) => blocks.extend([&v.fast, &v.checked]),
+                Stmt::PredicatedPrefetch(body) => blocks.push(body),
+                Stmt::Let { .. } | Stmt::Assign { .. } | Stmt::Expr(_) => {}
+            }
+        }
+    }
+}
+
 /// Calls `f` on every expression (handle and node) in `block`, nested ones included.
 pub fn exprs_in_block(func: &Function, block: &Block, f: &mut dyn FnMut(Handle<Expr>, &Expr)) {
     walk_block(func, block, f, &mut |_| {});

@@ -34,7 +34,7 @@ mod tests_version;
 
 use std::collections::HashSet;
 
-use crate::ir::{Block, Expr, ExprKind, Function, FunctionKind, Handle, Module, Stmt};
+use crate::ir::{Expr, Function, FunctionKind, Handle, Module, Stmt};
 use launch_proof::{LaunchProof, LAUNCH_PROVEN_SUFFIX};
 use ranges::{RangeFacts, Ranges};
 
@@ -156,43 +156,21 @@ pub fn optimise(mut module: Module) -> Optimised {
 /// The indices that the end of a `for` loop of `func` proves in bounds (see
 /// [`check_plan::indices_below_loop_end`]).
 fn indices_below_loop_ends(func: &Function) -> HashSet<Handle<Expr>> {
-    let mut blocks: Vec<&Block> = vec![&func.body];
-    for (_, e) in func.exprs.iter() {
-        match &e.kind {
-            ExprKind::If {
-                then_block,
-                else_block,
-                ..
-            } => blocks.extend(std::iter::once(then_block).chain(else_block)),
-            ExprKind::Loop { body, .. } | ExprKind::Block(body) => blocks.push(body),
-            _ => {}
-        }
-    }
     let mut proven = HashSet::new();
-    while let Some(block) = blocks.pop() {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::ForRange {
-                    var,
-                    end,
-                    inclusive,
-                    body,
-                    ..
-                } => {
-                    proven.extend(check_plan::indices_below_loop_end(
-                        func, *var, *end, *inclusive, body,
-                    ));
-                    blocks.push(body);
-                }
-                Stmt::While { body, .. } => blocks.push(body),
-                Stmt::Let { .. }
-                | Stmt::Assign { .. }
-                | Stmt::Expr(_)
-                | Stmt::Versioned(_)
-                | Stmt::PredicatedPrefetch(_) => {}
-            }
+    crate::ir::visit::stmts_in_function(func, &mut |stmt| {
+        if let Stmt::ForRange {
+            var,
+            end,
+            inclusive,
+            body,
+            ..
+        } = stmt
+        {
+            proven.extend(check_plan::indices_below_loop_end(
+                func, *var, *end, *inclusive, body,
+            ));
         }
-    }
+    });
     proven
 }
 

@@ -497,10 +497,7 @@ pub fn sreg_bounds(reg: &str, block: Option<[u32; 3]>) -> Option<(i64, i64)> {
 
 /// All ones in the bits of `s`: the largest value of an unsigned integer of that type.
 pub fn mask(s: ScalarType) -> u64 {
-    match s.bits() {
-        64 => u64::MAX,
-        b => (1u64 << b) - 1,
-    }
+    crate::proc::consteval::truncate(s, u64::MAX)
 }
 
 fn axis_name(axis: Axis) -> &'static str {

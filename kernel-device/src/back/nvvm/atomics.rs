@@ -117,11 +117,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     Some(sc) => format!("llvm.nvvm.atomic.{name}.gen.i.{sc}.i32.p0i32"),
                     None => format!("llvm.nvvm.atomic.load.{name}.32.p0i32"),
                 };
-                self.call_extern("atomic.old", "i32", &func, &[("i32*", &ptr), ("i32", &v)])
+                self.atomic_call(&func, "i32", &ptr, &[&v])
             }
             AtomicOp::Cas => self.cas(s, scope, &ptr, &v, &vals[3]),
         };
         Ok(Val::V(old))
+    }
+
+    /// A call of NVVM's atomic intrinsic `func` on the `ty` at `ptr` with `operands` of
+    /// that type: the old value. Every atomic written as an intrinsic call goes here.
+    fn atomic_call(&mut self, func: &str, ty: &str, ptr: &str, operands: &[&str]) -> String {
+        let ptr_ty = format!("{ty}*");
+        let mut args = vec![(ptr_ty.as_str(), ptr)];
+        args.extend(operands.iter().map(|o| (ty, *o)));
+        self.call_extern("atomic.old", ty, func, &args)
     }
 
     /// `atomicrmw <op>` at device scope, else NVVM's scoped `<scoped>` intrinsic.
@@ -138,12 +147,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         match scope_suffix(scope) {
             Some(sc) => {
                 let func = format!("llvm.nvvm.atomic.{scoped}.gen.i.{sc}.{ty}.p0{ty}");
-                self.call_extern(
-                    "atomic.old",
-                    ty,
-                    &func,
-                    &[(&format!("{ty}*"), ptr), (ty, v)],
-                )
+                self.atomic_call(&func, ty, ptr, &[v])
             }
             None => self.def(
                 "atomic.old",
@@ -159,12 +163,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Some(sc) => format!("llvm.nvvm.atomic.add.gen.f.{sc}.{f}.p0{f}"),
             None => format!("llvm.nvvm.atomic.load.add.{f}.p0{f}"),
         };
-        self.call_extern(
-            "atomic.old",
-            ty,
-            &func,
-            &[(&format!("{ty}*"), ptr), (ty, v)],
-        )
+        self.atomic_call(&func, ty, ptr, &[v])
     }
 
     /// Compare-and-swap of integer bits: the old value.
@@ -180,12 +179,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         match scope_suffix(scope) {
             Some(sc) => {
                 let func = format!("llvm.nvvm.atomic.cas.gen.i.{sc}.{ty}.p0{ty}");
-                self.call_extern(
-                    "atomic.old",
-                    ty,
-                    &func,
-                    &[(&format!("{ty}*"), ptr), (ty, cmp), (ty, new)],
-                )
+                self.atomic_call(&func, ty, ptr, &[cmp, new])
             }
             None => {
                 let pair = self.def(

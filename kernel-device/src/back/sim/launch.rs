@@ -12,7 +12,7 @@ use super::memory::Buffer;
 use super::plan::{mem_layout, plan_module, FnPlan};
 use super::pointer::ptr;
 use super::scalar;
-use crate::ir::{self, Block, ConstValue, ExprKind, Stmt, Type};
+use crate::ir::{self, ConstValue, ExprKind, Stmt, Type};
 use crate::proc::abi::{self, ArgSlot};
 use crate::proc::intrinsics::Effect;
 
@@ -495,43 +495,25 @@ fn detector_region(
 /// wrote).
 fn user_name(module: &ir::Module, k: usize) -> Option<String> {
     for (_, f) in module.functions.iter() {
-        let mut blocks: Vec<&Block> = vec![&f.body];
-        for (_, e) in f.exprs.iter() {
-            match &e.kind {
-                ExprKind::If {
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    blocks.push(then_block);
-                    blocks.extend(else_block.iter());
-                }
-                ExprKind::Loop { body, .. } => blocks.push(body),
-                ExprKind::Block(b) => blocks.push(b),
-                _ => {}
-            }
-        }
-        while let Some(b) = blocks.pop() {
-            for stmt in &b.stmts {
-                match stmt {
-                    Stmt::Let {
-                        local,
-                        init: Some(init),
-                    } => {
-                        if let ExprKind::AddressOf { place, .. } = &f.exprs[*init].kind {
-                            if place.root == ir::PlaceRoot::Global(ir::Handle::new(k))
-                                && place.projections.is_empty()
-                            {
-                                return Some(f.locals[*local].name.clone());
-                            }
-                        }
-                    }
-                    Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
-                    Stmt::Versioned(v) => blocks.extend([&v.fast, &v.checked]),
-                    Stmt::PredicatedPrefetch(body) => blocks.push(body),
-                    _ => {}
+        let mut name = None;
+        ir::visit::stmts_in_function(f, &mut |stmt| {
+            let Stmt::Let {
+                local,
+                init: Some(init),
+            } = stmt
+            else {
+                return;
+            };
+            if let ExprKind::AddressOf { place, .. } = &f.exprs[*init].kind {
+                if place.root == ir::PlaceRoot::Global(ir::Handle::new(k))
+                    && place.projections.is_empty()
+                {
+                    name.get_or_insert_with(|| f.locals[*local].name.clone());
                 }
             }
+        });
+        if name.is_some() {
+            return name;
         }
     }
     None

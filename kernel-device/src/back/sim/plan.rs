@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Block, ExprKind, Function, LoopId, Module, Stmt, StructDef, Type};
+use crate::ir::{visit, ExprKind, Function, LoopId, Module, Stmt, StructDef, Type};
 
 /// Where a local lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,45 +161,16 @@ pub fn plan_function(f: &Function) -> Result<FnPlan, String> {
                 },
             );
         };
-    let mut blocks: Vec<&Block> = vec![&f.body];
     for (h, e) in f.exprs.iter() {
-        match &e.kind {
-            ExprKind::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                blocks.push(then_block);
-                blocks.extend(else_block.iter());
-            }
-            ExprKind::Loop { id, body } => {
-                add_loop(*id, 0, expr_slot[h.index()], &mut take);
-                blocks.push(body);
-            }
-            ExprKind::Block(b) => blocks.push(b),
-            _ => {}
+        if let ExprKind::Loop { id, .. } = &e.kind {
+            add_loop(*id, 0, expr_slot[h.index()], &mut take);
         }
     }
-    while let Some(block) = blocks.pop() {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::While { id, body, .. } => {
-                    add_loop(*id, 0, 0, &mut take);
-                    blocks.push(body);
-                }
-                Stmt::ForRange { id, body, .. } => {
-                    add_loop(*id, 3, 0, &mut take);
-                    blocks.push(body);
-                }
-                Stmt::Versioned(v) => {
-                    blocks.push(&v.fast);
-                    blocks.push(&v.checked);
-                }
-                Stmt::PredicatedPrefetch(body) => blocks.push(body),
-                _ => {}
-            }
-        }
-    }
+    visit::stmts_in_function(f, &mut |stmt| match stmt {
+        Stmt::While { id, .. } => add_loop(*id, 0, 0, &mut take),
+        Stmt::ForRange { id, .. } => add_loop(*id, 3, 0, &mut take),
+        _ => {}
+    });
     if next > u64::from(MAX_SLOTS) || frame_bytes > u64::from(u32::MAX / 64) {
         return Err(format!(
             "`{}` needs {next} value slots and {frame_bytes} bytes of local memory per thread, more than the simulator holds ({MAX_SLOTS} slots)",

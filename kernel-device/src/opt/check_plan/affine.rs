@@ -139,7 +139,7 @@ impl Planner<'_> {
         };
         let widen = |bits: u64| {
             if from.is_signed_integer() {
-                super::sign_extend(bits, from) as u64
+                crate::proc::consteval::int_value(from, bits) as u64
             } else {
                 bits
             }
