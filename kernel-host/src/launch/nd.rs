@@ -80,7 +80,6 @@ unsafe fn host_parts<'a, T: DeviceElem, const D: usize>(
 ) -> NdParts<'a, D> {
     let (low, len) = span(&shape, &strides);
     let elements: usize = shape.iter().product();
-    let size = std::mem::size_of::<T>();
     let data = if len == elements {
         // Gapless (contiguous in any axis order, transposed, reversed): the span is
         // the view's elements exactly, passed as they lie.
@@ -88,19 +87,8 @@ unsafe fn host_parts<'a, T: DeviceElem, const D: usize>(
         let span = unsafe { std::slice::from_raw_parts(ptr.offset(low), len) };
         KernelArg::host(span)
     } else {
-        let mut bytes = vec![0u8; len * size];
-        for_each_offset(&shape, &strides, |offset| {
-            let at = (offset - low) as usize * size;
-            // SAFETY: `ptr + offset` is one of the view's elements; `at` is inside the
-            // span's `len` elements.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    ptr.offset(offset).cast::<u8>(),
-                    bytes.as_mut_ptr().add(at),
-                    size,
-                )
-            }
-        });
+        // SAFETY: the caller's guarantee.
+        let bytes = unsafe { gather(ptr, &shape, &strides, low, len) };
         KernelArg::host_owned::<T>(bytes, len)
     };
     NdParts {
@@ -109,6 +97,36 @@ unsafe fn host_parts<'a, T: DeviceElem, const D: usize>(
         shape,
         strides,
     }
+}
+
+/// The view's elements copied, each to its place in a buffer of the `len` elements of
+/// its span starting at offset `low` (the gaps left zero): what a view with gaps passes.
+///
+/// # Safety
+/// Every element the view at `ptr` with `shape` and `strides` indexes is a live,
+/// initialised `T`; `(low, len)` is its [`span`].
+unsafe fn gather<T>(
+    ptr: *const T,
+    shape: &[usize],
+    strides: &[isize],
+    low: isize,
+    len: usize,
+) -> Vec<u8> {
+    let size = std::mem::size_of::<T>();
+    let mut bytes = vec![0u8; len * size];
+    for_each_offset(shape, strides, |offset| {
+        let at = (offset - low) as usize * size;
+        // SAFETY: `ptr + offset` is one of the view's elements; `at` is inside the
+        // span's `len` elements.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                ptr.offset(offset).cast::<u8>(),
+                bytes.as_mut_ptr().add(at),
+                size,
+            )
+        }
+    });
+    bytes
 }
 
 /// As [`host_parts`], for a `&mut` parameter.
@@ -129,18 +147,8 @@ unsafe fn host_parts_mut<'a, T: DeviceElem, const D: usize>(
         let span = unsafe { std::slice::from_raw_parts_mut(ptr.offset(low), len) };
         KernelArg::host_mut(span)
     } else {
-        let mut bytes = vec![0u8; len * size];
-        for_each_offset(&shape, &strides, |offset| {
-            let at = (offset - low) as usize * size;
-            // SAFETY: as in `host_parts`.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    ptr.offset(offset).cast::<u8>(),
-                    bytes.as_mut_ptr().add(at),
-                    size,
-                )
-            }
-        });
+        // SAFETY: the caller's guarantee.
+        let bytes = unsafe { gather(ptr, &shape, &strides, low, len) };
         let staged = Staged {
             bytes,
             origin_ptr: ptr.cast::<u8>(),
