@@ -417,11 +417,13 @@ impl<'a> LaunchVariant<'a> {
     }
 }
 
-/// Host time per launch of each variant, back to back, synchronised once at the end
-/// of each repetition. Repetitions are interleaved (every variant once, then again) so
-/// that drift in the machine's state over the run weighs on all variants alike.
+/// Host time per launch of each variant, `launches` back to back per repetition,
+/// synchronised once at the end of each. Repetitions are interleaved (every variant
+/// once, then again) so that drift in the machine's state over the run weighs on all
+/// variants alike.
 fn interleaved_per_launch_us(
     variants: &mut [LaunchVariant<'_>],
+    launches: usize,
 ) -> BenchResult<Vec<(&'static str, Vec<f64>)>> {
     for v in variants.iter_mut() {
         for _ in 0..1000 {
@@ -436,11 +438,11 @@ fn interleaved_per_launch_us(
     for _ in 0..REPS {
         for (v, (_, times)) in variants.iter_mut().zip(out.iter_mut()) {
             let t = Instant::now();
-            for _ in 0..LAUNCHES {
+            for _ in 0..launches {
                 (v.launch)()?;
             }
             (v.sync)()?;
-            times.push(t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64);
+            times.push(t.elapsed().as_secs_f64() * 1e6 / launches as f64);
         }
     }
     Ok(out)
@@ -642,7 +644,7 @@ fn launch_costs(
             Box::new(|| Ok(stream.synchronize()?)),
         ),
     ];
-    let all = interleaved_per_launch_us(&mut variants)?;
+    let all = interleaved_per_launch_us(&mut variants, LAUNCHES)?;
     for (name, times) in &all {
         report_launch(name, times);
     }
@@ -757,30 +759,17 @@ fn graph_replay_costs(
             Box::new(|| Ok(raw.synchronize()?)),
         ),
     ];
-    // Warm-up and first replays (which also write the outputs checked below).
-    for v in variants.iter_mut() {
-        for _ in 0..10 {
-            (v.launch)()?;
-        }
-        (v.sync)()?;
-    }
-    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(REPS); variants.len()];
-    for _ in 0..REPS {
-        for (v, t) in variants.iter_mut().zip(times.iter_mut()) {
-            let start = Instant::now();
-            for _ in 0..GRAPH_REPLAYS {
-                (v.launch)()?;
-            }
-            (v.sync)()?;
-            t.push(start.elapsed().as_secs_f64() * 1e6 / (GRAPH_REPLAYS * GRAPH_NODES) as f64);
-        }
-    }
-    for (v, t) in variants.iter().zip(&times) {
+    // Per replay, then per kernel node. The warm-up's replays also write the outputs
+    // checked below.
+    for (name, per_replay) in interleaved_per_launch_us(&mut variants, GRAPH_REPLAYS)? {
+        let per_node: Vec<f64> = per_replay
+            .iter()
+            .map(|us| us / GRAPH_NODES as f64)
+            .collect();
         println!(
-            "RESULT {} {:.3} min_us={:.3},nodes={GRAPH_NODES},replays={GRAPH_REPLAYS},reps={REPS},n={TINY_N}",
-            v.name,
-            median(t.clone()),
-            min(t)
+            "RESULT {name} {:.3} min_us={:.3},nodes={GRAPH_NODES},replays={GRAPH_REPLAYS},reps={REPS},n={TINY_N}",
+            median(per_node.clone()),
+            min(&per_node)
         );
     }
     drop(variants);
