@@ -50,6 +50,12 @@ pub use kernel_host::{
 pub use kernel_host::{
     dlpark, BorrowedArray, CopyGuard, CudarcSlice, DlpackTensor, Graph, PinnedBuffer,
 };
+/// Several devices: peer copies and collectives (NCCL on GPUs, the simulator's own on
+/// simulated devices).
+pub use kernel_host::{
+    nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
+    NCCL_PATH_VARIABLE,
+};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross

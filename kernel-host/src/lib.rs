@@ -20,6 +20,7 @@ pub mod hl;
 mod interop;
 mod launch;
 mod memory;
+mod multi;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
@@ -44,6 +45,10 @@ pub use memory::array::DeviceArray;
 pub use memory::elem::{DeviceElem, DeviceScalar};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};
 pub use memory::view::{DeviceView, DeviceViewMut};
+pub use multi::{
+    nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
+    NCCL_PATH_VARIABLE,
+};
 
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from

@@ -34,7 +34,17 @@ impl Device {
         Device::from_executor(
             SIMULATOR_NAME.to_string(),
             SIMULATED_LIMITS,
-            Box::new(SimDevice::new(options)),
+            Box::new(SimDevice::new(options, None)),
+        )
+    }
+
+    /// Simulated device `ordinal` of a set (`Device::simulators`): named by its
+    /// ordinal in messages, so that an error can say which of them an array is on.
+    pub(crate) fn simulator_numbered(options: crate::SimOptions, ordinal: usize) -> Device {
+        Device::from_executor(
+            format!("{SIMULATOR_NAME} {ordinal}"),
+            SIMULATED_LIMITS,
+            Box::new(SimDevice::new(options, Some(ordinal))),
         )
     }
 }

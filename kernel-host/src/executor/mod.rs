@@ -257,7 +257,7 @@ impl Executor for SimDevice {
     }
 
     fn ordinal(&self) -> usize {
-        0
+        self.ordinal().unwrap_or(0)
     }
 
     fn describe(&self, name: &str, _: (u32, u32)) -> String {
@@ -265,7 +265,7 @@ impl Executor for SimDevice {
     }
 
     fn id(&self) -> DeviceId {
-        DeviceId::Sim(self as *const SimDevice as usize)
+        DeviceId::Sim(self as *const SimDevice as usize, self.ordinal())
     }
 
     fn new_faults(&self) -> Result<Arc<StreamFaults>> {

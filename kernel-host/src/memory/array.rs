@@ -231,11 +231,6 @@ impl<T: DeviceElem> DeviceArray<T> {
 }
 
 impl<T: DeviceScalar> DeviceArray<T> {
-    /// Byte offset of element `index`.
-    fn offset(index: usize) -> usize {
-        index * std::mem::size_of::<T>()
-    }
-
     /// Elements `start..start + len` (in range: the caller checked) in a new `Vec`.
     pub(crate) fn range_to_host(&self, start: usize, len: usize) -> Result<Vec<T>> {
         let mut out = host_vec::<T>("to_host", len)?;
@@ -268,6 +263,13 @@ impl<T: DeviceScalar> DeviceArray<T> {
             return Ok(());
         }
         self.memory.write(&self.device, Self::offset(start), src)
+    }
+}
+
+impl<T: DeviceElem> DeviceArray<T> {
+    /// Byte offset of element `index`.
+    fn offset(index: usize) -> usize {
+        index * std::mem::size_of::<T>()
     }
 
     /// Copies `len` elements of `src` from `src_start` to this array from `start` (both

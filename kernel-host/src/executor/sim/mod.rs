@@ -41,13 +41,20 @@ pub const WORKERS_VARIABLE: &str = "CUDAJIT_SIM_WORKERS";
 pub(crate) struct SimDevice {
     /// Read (copied) at every launch; changed by `Device::set_sim_options`.
     options: Mutex<SimOptions>,
+    /// Its ordinal among `Device::simulators(n)`; `None` for a device made alone.
+    ordinal: Option<usize>,
 }
 
 impl SimDevice {
-    pub(crate) fn new(options: SimOptions) -> SimDevice {
+    pub(crate) fn new(options: SimOptions, ordinal: Option<usize>) -> SimDevice {
         SimDevice {
             options: Mutex::new(options),
+            ordinal,
         }
+    }
+
+    pub(crate) fn ordinal(&self) -> Option<usize> {
+        self.ordinal
     }
 
     pub(crate) fn options(&self) -> SimOptions {
