@@ -205,4 +205,12 @@ fn test(args: &[String]) -> Result<(), String> {
 }
 
 /// The root package's examples, which `test` runs on the simulator.
-const EXAMPLES: [&str; 6] = ["vecadd", "saxpy", "blur", "reduce", "scan", "vectorize"];
+const EXAMPLES: [&str; 7] = [
+    "vecadd",
+    "saxpy",
+    "blur",
+    "reduce",
+    "scan",
+    "vectorize",
+    "nbody_multi",
+];
