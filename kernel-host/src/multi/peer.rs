@@ -27,9 +27,11 @@ pub enum PeerPath {
     Staged,
 }
 
-/// Pairs `(accessor, owner, accessor's generation, owner's generation)` whose peer
-/// access was enabled (or found impossible): enabling is once per pair of contexts.
-static ENABLED: Mutex<Option<HashSet<(usize, usize, u64, u64)>>> = Mutex::new(None);
+/// `(accessor, owner, accessor's generation, owner's generation)`: one pair of contexts.
+type ContextPair = (usize, usize, u64, u64);
+
+/// Pairs of contexts whose peer access was enabled: enabling is once per pair.
+static ENABLED: Mutex<Option<HashSet<ContextPair>>> = Mutex::new(None);
 
 impl Device {
     /// How copies between this device and `other` travel; enables peer access in both
