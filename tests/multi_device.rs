@@ -391,3 +391,36 @@ fn peer_copies_move_every_element_between_devices() {
         assert!(wrong.copy_from_array(&src).is_err());
     }
 }
+
+/// On a host with one GPU or more: NCCL found and working through a communicator of
+/// one rank (both APIs), or, without NCCL, an `Err` that says how to get it. With
+/// `CUDAJIT_EXPECT_NCCL=1` (the GPU machine's run) NCCL must be found.
+#[test]
+fn nccl_is_found_or_refused_with_a_hint_on_a_gpu() {
+    let Some(gpu) = Device::all().ok().and_then(|g| g.into_iter().next()) else {
+        eprintln!("multi_device: no GPU here; NCCL is not loaded (skipped)");
+        return;
+    };
+    let expect = std::env::var("CUDAJIT_EXPECT_NCCL").is_ok_and(|v| v == "1");
+    match cudajit::nccl_version() {
+        Err(error) => {
+            assert!(!expect, "NCCL expected: {error}");
+            let text = error.to_string();
+            assert!(text.contains(cudajit::NCCL_PATH_VARIABLE), "{text}");
+            assert!(Communicators::new(std::slice::from_ref(&gpu)).is_err());
+        }
+        Ok((major, minor, _)) => {
+            assert!(major == 2 && minor >= 18, "NCCL {major}.{minor}");
+            let comms = Communicators::new(std::slice::from_ref(&gpu)).unwrap();
+            let mut rng = common::Rng::fresh("nccl one rank");
+            let data = rng.vec_f32(4096, -1.0, 1.0);
+            let mut bufs = vec![gpu.to_device(&data).unwrap()];
+            comms.all_reduce(&mut bufs, ReduceOp::Sum).unwrap();
+            assert_eq!(bufs[0].to_host().unwrap(), data);
+            let comm = Communicator::join(&gpu, &UniqueId::new().unwrap(), 0, 1).unwrap();
+            let mut recv = gpu.to_device(&vec![f32::NAN; 4096]).unwrap();
+            comm.all_gather(&bufs[0], &mut recv).unwrap();
+            assert_eq!(recv.to_host().unwrap(), data);
+        }
+    }
+}
