@@ -16,23 +16,46 @@ use crate::compile::lower::{lower, runtime_options};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
+use crate::launch::profile::{FirstLaunchTimer, FirstStage};
 
 pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
     let kernel = source.name;
+    let mut timer = FirstLaunchTimer::start(kernel);
     // The key is taken over the IR made with default options, so it does not depend on
     // which libnvvm is installed and `cargo xtask build-device` can compute it too.
     let unit = lower(source, &Options::default())?;
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
+    timer.mark(FirstStage::FrontEnd);
+    let options = runtime_options(source, device.arch());
 
-    let (ptx, unit, pending) = match embedded {
-        Some(entry) => (Cow::Borrowed(entry.ptx), unit, None),
+    let (ptx, unit, pending, from_disk) = match embedded {
+        Some(entry) => (Cow::Borrowed(entry.ptx), unit, None, false),
         None => {
-            let (ptx, unit, pending) = compile_or_reuse(source, device, unit, &key)?;
-            (Cow::Owned(ptx), unit, pending)
+            // A disk hit needs neither libnvvm loaded nor the IR written for it.
+            let found = disk_lookup(kernel, &options, &key);
+            timer.mark(FirstStage::DiskLookup);
+            match found {
+                Some(ptx) => (Cow::Owned(ptx), unit, None, true),
+                None => {
+                    let (ptx, unit, pending) = compile(source, &options, &key, &mut timer)?;
+                    (Cow::Owned(ptx), unit, pending, false)
+                }
+            }
         }
     };
 
-    let module = load_module(device, &ptx, kernel)?;
+    let (module, ptx, unit, pending) = match load_module(device, &ptx, kernel) {
+        Ok(module) => (module, ptx, unit, pending),
+        // PTX from disk that this driver refuses (written by another libnvvm that the
+        // search found first in that process): compiled here instead, and replaced.
+        Err(_) if from_disk => {
+            let (ptx, unit, pending) = compile(source, &options, &key, &mut timer)?;
+            let module = load_module(device, &ptx, kernel)?;
+            (module, Cow::Owned(ptx), unit, pending)
+        }
+        Err(error) => return Err(error),
+    };
+    timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
@@ -43,6 +66,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         unit.cooperative,
         unit.launch_proof,
     )?;
+    timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
     if let Some(pending) = pending {
@@ -54,7 +78,9 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             &ptx,
             &loaded.describe_resources(),
         );
+        timer.mark(FirstStage::DiskStore);
     }
+    timer.finish();
     Ok(loaded)
 }
 
@@ -71,13 +97,23 @@ impl PendingEntry {
     }
 }
 
-/// PTX from the disk cache, or compiled by libnvvm (with the place to store it once
-/// the driver has accepted it).
-fn compile_or_reuse(
+/// The kernel's PTX from the disk cache, if an intact entry for the toolchain a
+/// compile would load is there. Loads no library: the toolchain is identified by its
+/// files (`libnvvm::located_identity`).
+fn disk_lookup(kernel: &str, options: &libnvvm::Options, ir_key: &str) -> Option<String> {
+    let disk = DiskCache::from_env()?;
+    let toolchain = libnvvm::located_identity()?;
+    let key = disk_key(&key_parts(ir_key, options, toolchain));
+    disk.get(kernel, &key)
+}
+
+/// PTX compiled by libnvvm (loaded now if this is the process's first compile), with
+/// the place to store it once the driver has accepted it.
+fn compile(
     source: &'static FnSource,
-    device: &Device,
-    unit: CompiledUnit,
+    options: &libnvvm::Options,
     key: &str,
+    timer: &mut FirstLaunchTimer,
 ) -> Result<(String, CompiledUnit, Option<PendingEntry>)> {
     let kernel = source.name;
     let nvvm_error = |message: String| Error::Nvvm {
@@ -85,13 +121,8 @@ fn compile_or_reuse(
         message,
     };
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
-    let options = runtime_options(source, device.arch());
-    let disk = disk_slot(&nvvm, &options, key);
-    if let Some(slot) = &disk {
-        if let Some(ptx) = slot.disk.get(kernel, &slot.key) {
-            return Ok((ptx, unit, None));
-        }
-    }
+    timer.mark(FirstStage::LibnvvmLoad);
+    let disk = disk_slot(&nvvm, options, key);
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
     // The target's architecture lets the writer use its `bf16` instructions.
@@ -103,12 +134,29 @@ fn compile_or_reuse(
             ..Options::default()
         },
     )?;
-    let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
+    let ptx = nvvm.compile(&unit.nvvm_ir, options).map_err(nvvm_error)?;
+    timer.mark(FirstStage::Compile);
     Ok((ptx, unit, disk))
 }
 
-/// The disk cache and this compile's key in it, or `None` when there is no usable
-/// cache (disabled, refused, or libnvvm's files cannot be read to identify it).
+fn key_parts<'a>(
+    ir_key: &'a str,
+    options: &'a libnvvm::Options,
+    toolchain: &'a str,
+) -> DiskKeyParts<'a> {
+    DiskKeyParts {
+        ir_key,
+        arch: &options.arch,
+        toolchain,
+        opt_level: options.opt_level,
+        fast_math: options.fast_math,
+        line_info: options.line_info,
+    }
+}
+
+/// The disk cache and this compile's key in it (by the files of the libnvvm loaded),
+/// or `None` when there is no usable cache (disabled, refused, or libnvvm's files
+/// cannot be read to identify it).
 fn disk_slot(
     nvvm: &libnvvm::Compiler,
     options: &libnvvm::Options,
@@ -116,15 +164,7 @@ fn disk_slot(
 ) -> Option<PendingEntry> {
     let disk = DiskCache::from_env()?;
     let toolchain = nvvm.identity().ok()?;
-    let key = disk_key(&DiskKeyParts {
-        ir_key,
-        arch: &options.arch,
-        nvvm_version: nvvm.version(),
-        toolchain,
-        opt_level: options.opt_level,
-        fast_math: options.fast_math,
-        line_info: options.line_info,
-    });
+    let key = disk_key(&key_parts(ir_key, options, toolchain));
     Some(PendingEntry { disk, key })
 }
 

@@ -66,12 +66,23 @@ pub(crate) fn identify_toolchain_in_background() {
     });
 }
 
-impl Compiler {
-    /// libnvvm's version (part of the disk cache key).
-    pub(crate) fn version(&self) -> (i32, i32) {
-        self.0.version()
+/// The identity of the libnvvm (and libdevice) a compile in this process would load,
+/// found without loading it (the search, then the files' digests, remembered on disk):
+/// what a disk cache lookup needs, so that a process whose kernels are all on disk
+/// never pays libnvvm's load (~5 ms for its 60 MB). `None` when no libnvvm is found or
+/// its files cannot be read.
+pub(crate) fn located_identity() -> Option<&'static str> {
+    let (library, libdevice) = Nvvm::locate()?;
+    let (found_for, identity) = TOOLCHAIN_IDENTITY.get_or_init(|| identify(&library, &libdevice));
+    if found_for.0 != library || found_for.1 != libdevice {
+        // Identified ahead for other files (the search changed its answer): the cache
+        // is skipped for the lookup, and the compile keys its entry by its own files.
+        return None;
     }
+    identity.as_deref().ok()
+}
 
+impl Compiler {
     /// The identity of this libnvvm and its libdevice for the disk cache key: digests
     /// of both files, once per process (on the first compile, or ahead of it by
     /// [`identify_toolchain_in_background`]; never on the launch path), remembered in
