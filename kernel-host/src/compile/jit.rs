@@ -10,8 +10,9 @@ use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
 
+use crate::compile::deferred::without_copy;
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
-use crate::compile::loaded::{LoadedKernel, Module};
+use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
 use crate::compile::lower::{lower, runtime_options};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
@@ -29,31 +30,39 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let options = runtime_options(source, device.arch());
 
     let (ptx, unit, pending, from_disk) = match embedded {
-        Some(entry) => (Cow::Borrowed(entry.ptx), unit, None, false),
+        Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
         None => {
             // A disk hit needs neither libnvvm loaded nor the IR written for it.
             let found = disk_lookup(kernel, &options, &key);
             timer.mark(FirstStage::DiskLookup);
             match found {
-                Some(ptx) => (Cow::Owned(ptx), unit, None, true),
+                Some(ptx) => (Cow::Owned(ptx), unit, Compiled::Whole(None), true),
                 None => {
-                    let (ptx, unit, pending) = compile(source, &options, &key, &mut timer)?;
+                    let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
                     (Cow::Owned(ptx), unit, pending, false)
                 }
             }
         }
     };
 
-    let (module, ptx, unit, pending) = match load_module(device, &ptx, kernel) {
+    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel) {
         Ok(module) => (module, ptx, unit, pending),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
         Err(_) if from_disk => {
-            let (ptx, unit, pending) = compile(source, &options, &key, &mut timer)?;
+            let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
             let module = load_module(device, &ptx, kernel)?;
             (module, Cow::Owned(ptx), unit, pending)
         }
         Err(error) => return Err(error),
+    };
+    // Compiled without its launch-proven copy: the copy comes later (`deferred`).
+    let deferred = match (&pending, unit.launch_proof.take()) {
+        (Compiled::WithoutCopy, Some(proof)) => Some(Deferred::new(source, proof)),
+        (_, proof) => {
+            unit.launch_proof = proof;
+            None
+        }
     };
     timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {
@@ -65,11 +74,12 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         unit.params,
         unit.cooperative,
         unit.launch_proof,
+        deferred,
     )?;
     timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
-    if let Some(pending) = pending {
+    if let Compiled::Whole(Some(pending)) = pending {
         pending.store(kernel, &ptx);
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
@@ -107,14 +117,23 @@ fn disk_lookup(kernel: &str, options: &libnvvm::Options, ir_key: &str) -> Option
     disk.get(kernel, &key)
 }
 
-/// PTX compiled by libnvvm (loaded now if this is the process's first compile), with
-/// the place to store it once the driver has accepted it.
+/// What a compile made: the whole module (with the place to store it once the driver
+/// has accepted it), or the module without its launch-proven copy, which is not stored
+/// (the key names the whole module).
+enum Compiled {
+    Whole(Option<PendingEntry>),
+    WithoutCopy,
+}
+
+/// PTX compiled by libnvvm (loaded now if this is the process's first compile). With
+/// `defer_copy`, a kernel's launch-proven copy is left out (`crate::compile::deferred`).
 fn compile(
     source: &'static FnSource,
     options: &libnvvm::Options,
     key: &str,
     timer: &mut FirstLaunchTimer,
-) -> Result<(String, CompiledUnit, Option<PendingEntry>)> {
+    defer_copy: bool,
+) -> Result<(String, CompiledUnit, Compiled)> {
     let kernel = source.name;
     let nvvm_error = |message: String| Error::Nvvm {
         kernel: kernel.to_string(),
@@ -134,9 +153,50 @@ fn compile(
             ..Options::default()
         },
     )?;
-    let ptx = nvvm.compile(&unit.nvvm_ir, options).map_err(nvvm_error)?;
+    let without_copy = match &unit.launch_proof {
+        Some(proof) if defer_copy && !crate::compile::inspect::dumps_asked() => {
+            without_copy(&unit.nvvm_ir, &proof.symbol)
+        }
+        _ => None,
+    };
+    let (ir, compiled) = match &without_copy {
+        Some(ir) => (ir, Compiled::WithoutCopy),
+        None => (&unit.nvvm_ir, Compiled::Whole(disk)),
+    };
+    let ptx = nvvm.compile(ir, options).map_err(nvvm_error)?;
     timer.mark(FirstStage::Compile);
-    Ok((ptx, unit, disk))
+    Ok((ptx, unit, compiled))
+}
+
+/// A deferred launch-proven copy (`crate::compile::deferred`): the whole module
+/// compiled (and stored in the disk cache, where it belongs under the kernel's key),
+/// loaded beside the kernel's first one, and the copy's function in it. The context is
+/// current and guarded.
+pub(crate) fn load_deferred_copy(
+    source: &'static FnSource,
+    device: &Device,
+    symbol: &str,
+) -> Result<(Module, sys::CUfunction)> {
+    let kernel = source.name;
+    let mut timer = FirstLaunchTimer::start(&format!("{kernel} (launch-proven copy)"));
+    let unit = lower(source, &Options::default())?;
+    let key = crate::compile::disk::ir_key(&unit.nvvm_ir);
+    let options = runtime_options(source, device.arch());
+    timer.mark(FirstStage::FrontEnd);
+    let (ptx, unit, compiled) = compile(source, &options, &key, &mut timer, false)?;
+    let module = load_module(device, &ptx, kernel)?;
+    timer.mark(FirstStage::ModuleLoad);
+    if let Some(modules) = device.modules() {
+        modules.install(module.raw, kernel, unit.panic_sites)?;
+    }
+    let function = get_function(&module, kernel, symbol)?;
+    timer.mark(FirstStage::Install);
+    if let Compiled::Whole(Some(pending)) = compiled {
+        pending.store(kernel, &ptx);
+        timer.mark(FirstStage::DiskStore);
+    }
+    timer.finish();
+    Ok((module, function))
 }
 
 fn key_parts<'a>(

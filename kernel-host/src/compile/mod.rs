@@ -7,6 +7,7 @@
 pub(crate) mod aot;
 pub(crate) mod aot_manifest;
 pub(crate) mod cache;
+pub(crate) mod deferred;
 pub mod disk;
 pub mod inspect;
 pub(crate) mod instances;

@@ -164,12 +164,17 @@ pub fn launch(
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
+        // A capture records the launch: no deferred compile (a module load and its
+        // synchronous copy) in the middle of it.
+        let may_compile = !capturing;
+        let record = faults.record_ptr();
         launch_raw(
             kernel,
             &valid,
             stream,
             args,
-            faults.record_ptr(),
+            record,
+            may_compile,
             &mut timer,
         )
     })?;
@@ -261,6 +266,7 @@ fn launch_raw(
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
     mut record: u64,
+    may_compile: bool,
     timer: &mut LaunchTimer,
 ) -> Result<()> {
     // Parameter addresses on the stack for the usual handful of parameters.
@@ -277,7 +283,8 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let function = kernel.function_for(valid.grid, valid.block, |i| args.get(i).map(|arg| arg.len));
+    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
+    let function = kernel.function_for(valid.grid, valid.block, arg_len, may_compile);
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
@@ -477,14 +484,9 @@ fn launch_with_host_slices(
     // synchronisation below, so a kernel still running never writes a record another
     // launch uses (on a failure it is leaked, a few bytes, rather than risk that).
     let mut untimed = LaunchTimer::off();
-    if let Err(error) = launch_raw(
-        kernel,
-        valid,
-        stream,
-        args,
-        record.device_ptr(),
-        &mut untimed,
-    ) {
+    // Never under a capture, which refuses host slices.
+    let ptr = record.device_ptr();
+    if let Err(error) = launch_raw(kernel, valid, stream, args, ptr, true, &mut untimed) {
         pool.release(record);
         return Err(error);
     }
