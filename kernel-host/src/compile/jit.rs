@@ -32,11 +32,20 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let (ptx, unit, pending, from_disk) = match embedded {
         Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
         None => {
-            // A disk hit needs neither libnvvm loaded nor the IR written for it.
-            let found = disk_lookup(kernel, &options, &key);
+            // A disk hit needs neither libnvvm loaded nor the IR written for it: the
+            // whole module, else the one without its launch-proven copy that a process
+            // which launched the kernel once left.
+            let whole = disk_lookup(kernel, &options, &key);
+            let found = match whole {
+                Some(ptx) => Some((ptx, Compiled::Whole(None))),
+                None => may_defer(&unit)
+                    .then(|| disk_lookup(kernel, &options, &without_copy_key(&key)))
+                    .flatten()
+                    .map(|ptx| (ptx, Compiled::WithoutCopy(None))),
+            };
             timer.mark(FirstStage::DiskLookup);
             match found {
-                Some(ptx) => (Cow::Owned(ptx), unit, Compiled::Whole(None), true),
+                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
                     let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
                     (Cow::Owned(ptx), unit, pending, false)
@@ -58,7 +67,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     };
     // Compiled without its launch-proven copy: the copy comes later (`deferred`).
     let deferred = match (&pending, unit.launch_proof.take()) {
-        (Compiled::WithoutCopy, Some(proof)) => Some(Deferred::new(source, proof)),
+        (Compiled::WithoutCopy(_), Some(proof)) => Some(Deferred::new(source, proof)),
         (_, proof) => {
             unit.launch_proof = proof;
             None
@@ -79,7 +88,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
-    if let Compiled::Whole(Some(pending)) = pending {
+    if let Compiled::Whole(Some(pending)) | Compiled::WithoutCopy(Some(pending)) = pending {
         pending.store(kernel, &ptx);
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
@@ -117,12 +126,25 @@ fn disk_lookup(kernel: &str, options: &libnvvm::Options, ir_key: &str) -> Option
     disk.get(kernel, &key)
 }
 
-/// What a compile made: the whole module (with the place to store it once the driver
-/// has accepted it), or the module without its launch-proven copy, which is not stored
-/// (the key names the whole module).
+/// What a compile made (or the disk held): the whole module, or the module without
+/// its launch-proven copy (`crate::compile::deferred`), each with the place to store
+/// it once the driver has accepted it: the latter under a key of its own
+/// ([`without_copy_key`]), so that a later process finds it, and the whole module, once
+/// compiled, under the kernel's.
 enum Compiled {
     Whole(Option<PendingEntry>),
-    WithoutCopy,
+    WithoutCopy(Option<PendingEntry>),
+}
+
+/// Whether a compile of `unit` leaves its launch-proven copy for later: it has one,
+/// and `CUDAJIT_DUMP` does not ask for the whole module's dumps.
+fn may_defer(unit: &CompiledUnit) -> bool {
+    unit.launch_proof.is_some() && !crate::compile::inspect::dumps_asked()
+}
+
+/// The IR key of a kernel's module without its launch-proven copy.
+fn without_copy_key(ir_key: &str) -> String {
+    format!("{ir_key} without its launch-proven copy")
 }
 
 /// PTX compiled by libnvvm (loaded now if this is the process's first compile). With
@@ -141,7 +163,6 @@ fn compile(
     };
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
     timer.mark(FirstStage::LibnvvmLoad);
-    let disk = disk_slot(&nvvm, options, key);
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
     // The target's architecture lets the writer use its `bf16` instructions.
@@ -154,14 +175,18 @@ fn compile(
         },
     )?;
     let without_copy = match &unit.launch_proof {
-        Some(proof) if defer_copy && !crate::compile::inspect::dumps_asked() => {
-            without_copy(&unit.nvvm_ir, &proof.symbol)
-        }
+        Some(proof) if defer_copy && may_defer(&unit) => without_copy(&unit.nvvm_ir, &proof.symbol),
         _ => None,
     };
     let (ir, compiled) = match &without_copy {
-        Some(ir) => (ir, Compiled::WithoutCopy),
-        None => (&unit.nvvm_ir, Compiled::Whole(disk)),
+        Some(ir) => (
+            ir,
+            Compiled::WithoutCopy(disk_slot(&nvvm, options, &without_copy_key(key))),
+        ),
+        None => (
+            &unit.nvvm_ir,
+            Compiled::Whole(disk_slot(&nvvm, options, key)),
+        ),
     };
     let ptx = nvvm.compile(ir, options).map_err(nvvm_error)?;
     timer.mark(FirstStage::Compile);
