@@ -20,6 +20,7 @@ LAUNCH_ROWS = [
     ("launch_cuda_runtime", "CUDA runtime <<<>>> (C++)"),
     ("launch_cudarc_driver", "cudarc result::launch_kernel (bare cuLaunchKernel)"),
     ("launch_driver_blocking_stream", "bare cuLaunchKernel on cudajit's (blocking) stream"),
+    ("launch_driver_null_stream", "bare cuLaunchKernel on the legacy NULL stream"),
     ("launch_cudarc", "raw cudarc launch_builder"),
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
     ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
@@ -140,6 +141,24 @@ def table(results, rows, bases, unit_header, extra_col=None):
     return out
 
 
+def same_stream_ratios(results):
+    """cudajit's launches against the bare launch on the same kind of stream: what
+    cudajit itself adds, apart from the stream kind the bars' baseline differs in."""
+    pairs = [
+        ("launch_cudajit", "launch_driver_blocking_stream", "created (blocking) stream"),
+        ("launch_cudajit_default_stream", "launch_driver_null_stream", "legacy NULL stream"),
+    ]
+    out = []
+    for name, base, what in pairs:
+        if name in results and base in results:
+            us, base_us = results[name][0], results[base][0]
+            out.append(f"  cudajit over bare cuLaunchKernel on the same {what}: "
+                       f"{us / base_us:.3f}x (+{(us - base_us) * 1e3:.0f} ns)")
+    if out:
+        out = ["Same stream kind (information; the bars' baseline is cudarc's non-blocking stream)"] + out + [""]
+    return out
+
+
 def profile_tables(results):
     """The per-launch stage profile (ns per launch, one clock read subtracted) and the
     first launches' stages (ms); nothing when the run has no profile lines."""
@@ -150,7 +169,7 @@ def profile_tables(results):
         out.append("the unprofiled time by the clock reads the launch cannot hide)")
         head = f"  {'':<52}" + "".join(f" {h:>12}" for _, h in PROFILE_VARIANTS)
         out.append(head)
-        for stage, label in PROFILE_STAGES + [("total", "total")]:
+        for stage, label in PROFILE_STAGES + [("total", "sum of the stages")]:
             line = f"  {stage + ': ' + label:<52}"
             for variant, _ in PROFILE_VARIANTS:
                 found = results.get(f"profile_{variant}_{stage}")
@@ -242,6 +261,7 @@ def main(argv):
     lines.append("to back, host wall time per kernel node, median of 11 interleaved repetitions")
     lines += table(results, GRAPH_ROWS, [("graph_node_cudarc", "x cudarc")], "us/node")
     lines.append("")
+    lines += same_stream_ratios(results)
     lines += profile_tables(results)
     lines.append("Criteria")
     failed = False
