@@ -88,8 +88,9 @@ FIRST_SITUATIONS = [
     ("instance_disk", "generic, on disk"),
 ]
 # The macro's build cost is measured on the development machine (bench/macro_cost.sh,
-# no GPU): its latest figure is committed here and shown beside this run's rows.
-MACRO_COST_FILE = "results/latest-macro-cost.txt"
+# no GPU): its latest figure is committed beside this script (the GPU bundle copies
+# bench/ without results/) and shown with this run's rows.
+MACRO_COST_FILE = "macro_cost_latest.txt"
 MACRO_COST_LIMIT_S = 0.5
 KERNEL_BASE = "kernel_nvcc"
 LAUNCH_BASE = "launch_cudarc"
