@@ -66,10 +66,18 @@ pub fn print_first_launches(when: &str) {
             1 => format!("{when}_then"),
             _ => format!("{when}_then{i}"),
         };
+        // A stage a launch passed twice (libnvvm's load is marked where it happens)
+        // is reported once, summed, in the order it first appeared.
+        let mut summed: Vec<(&str, f64)> = Vec::new();
         for (stage, us) in &first.stages {
+            match summed.iter_mut().find(|(name, _)| *name == stage.name()) {
+                Some((_, total)) => *total += us,
+                None => summed.push((stage.name(), *us)),
+            }
+        }
+        for (stage, us) in summed {
             println!(
-                "RESULT first_stage_{when}_{} {us:.1} kernel={}",
-                stage.name(),
+                "RESULT first_stage_{when}_{stage} {us:.1} kernel={}",
                 first.kernel
             );
         }

@@ -33,15 +33,20 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
         None => {
             // A disk hit needs neither libnvvm loaded nor the IR written for it: the
-            // whole module, else the one without its launch-proven copy that a process
-            // which launched the kernel once left.
-            let whole = disk_lookup(kernel, &options, &key);
-            let found = match whole {
-                Some(ptx) => Some((ptx, Compiled::Whole(None))),
-                None => may_defer(&unit)
-                    .then(|| disk_lookup(kernel, &options, &without_copy_key(&key)))
-                    .flatten()
-                    .map(|ptx| (ptx, Compiled::WithoutCopy(None))),
+            // toolchain is identified by its files. While they are still being hashed
+            // (a toolchain new to this cache), libnvvm loads meanwhile, as a miss needs.
+            let found = match libnvvm::identity_if_ready() {
+                Some(toolchain) => find_on_disk(kernel, &options, &key, &unit, toolchain),
+                None => {
+                    let nvvm = libnvvm::shared().map_err(|message| Error::Nvvm {
+                        kernel: kernel.to_string(),
+                        message,
+                    })?;
+                    timer.mark(FirstStage::LibnvvmLoad);
+                    // No digests without a disk cache to key.
+                    let toolchain = DiskCache::from_env().and_then(|_| nvvm.identity().ok());
+                    toolchain.and_then(|t| find_on_disk(kernel, &options, &key, &unit, t))
+                }
             };
             timer.mark(FirstStage::DiskLookup);
             match found {
@@ -116,14 +121,24 @@ impl PendingEntry {
     }
 }
 
-/// The kernel's PTX from the disk cache, if an intact entry for the toolchain a
-/// compile would load is there. Loads no library: the toolchain is identified by its
-/// files (`libnvvm::located_identity`).
-fn disk_lookup(kernel: &str, options: &libnvvm::Options, ir_key: &str) -> Option<String> {
+/// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the one
+/// without its launch-proven copy that a process which launched the kernel once left.
+fn find_on_disk(
+    kernel: &str,
+    options: &libnvvm::Options,
+    ir_key: &str,
+    unit: &CompiledUnit,
+    toolchain: &str,
+) -> Option<(String, Compiled)> {
     let disk = DiskCache::from_env()?;
-    let toolchain = libnvvm::located_identity()?;
-    let key = disk_key(&key_parts(ir_key, options, toolchain));
-    disk.get(kernel, &key)
+    let get = |ir_key: &str| disk.get(kernel, &disk_key(&key_parts(ir_key, options, toolchain)));
+    if let Some(ptx) = get(ir_key) {
+        return Some((ptx, Compiled::Whole(None)));
+    }
+    if !may_defer(unit) {
+        return None;
+    }
+    get(&without_copy_key(ir_key)).map(|ptx| (ptx, Compiled::WithoutCopy(None)))
 }
 
 /// What a compile made (or the disk held): the whole module, or the module without

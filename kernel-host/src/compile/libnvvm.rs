@@ -67,16 +67,18 @@ pub(crate) fn identify_toolchain_in_background() {
 }
 
 /// The identity of the libnvvm (and libdevice) a compile in this process would load,
-/// found without loading it (the search, then the files' digests, remembered on disk):
-/// what a disk cache lookup needs, so that a process whose kernels are all on disk
-/// never pays libnvvm's load (~5 ms for its 60 MB). `None` when no libnvvm is found or
-/// its files cannot be read.
-pub(crate) fn located_identity() -> Option<&'static str> {
+/// if it is known already (the background identification finished, or an earlier
+/// compile), found without loading the library: what a disk cache lookup needs, so
+/// that a process whose kernels are all on disk never pays libnvvm's load (~5 ms for
+/// its 60 MB). `None` while the files are still being hashed (the caller loads libnvvm
+/// meanwhile, which a miss needs anyway), when no libnvvm is found, or when the files
+/// cannot be read.
+pub(crate) fn identity_if_ready() -> Option<&'static str> {
+    let (found_for, identity) = TOOLCHAIN_IDENTITY.get()?;
     let (library, libdevice) = Nvvm::locate()?;
-    let (found_for, identity) = TOOLCHAIN_IDENTITY.get_or_init(|| identify(&library, &libdevice));
+    // Identified for other files (the search changed its answer): the compile keys its
+    // entry by the files it loads.
     if found_for.0 != library || found_for.1 != libdevice {
-        // Identified ahead for other files (the search changed its answer): the cache
-        // is skipped for the lookup, and the compile keys its entry by its own files.
         return None;
     }
     identity.as_deref().ok()
