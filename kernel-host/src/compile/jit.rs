@@ -35,16 +35,19 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             // A disk hit needs neither libnvvm loaded nor the IR written for it: the
             // toolchain is identified by its files. While they are still being hashed
             // (a toolchain new to this cache), libnvvm loads meanwhile, as a miss needs.
-            let found = match libnvvm::identity_if_ready() {
-                Some(toolchain) => find_on_disk(kernel, &options, &key, &unit, toolchain),
-                None => {
+            let disk = DiskCache::from_env();
+            let ready = disk.as_ref().and_then(libnvvm::identity_if_ready);
+            let found = match (&disk, ready) {
+                (_, Some(toolchain)) => find_on_disk(kernel, &options, &key, &unit, &toolchain),
+                // No disk cache: nothing to look up, libnvvm loads for the compile.
+                (None, None) => None,
+                (Some(_), None) => {
                     let nvvm = libnvvm::shared().map_err(|message| Error::Nvvm {
                         kernel: kernel.to_string(),
                         message,
                     })?;
                     timer.mark(FirstStage::LibnvvmLoad);
-                    // No digests without a disk cache to key.
-                    let toolchain = DiskCache::from_env().and_then(|_| nvvm.identity().ok());
+                    let toolchain = nvvm.identity().ok();
                     toolchain.and_then(|t| find_on_disk(kernel, &options, &key, &unit, t))
                 }
             };

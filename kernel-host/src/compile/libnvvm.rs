@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use kernel_device::nvvm::{CompileOptions, Nvvm};
 
-use crate::compile::disk::{toolchain_identity_cached, DiskCache};
+use crate::compile::disk::{toolchain_identity_cached, toolchain_identity_remembered, DiskCache};
 
 /// Options of one compile, as the runtime chooses them.
 pub(crate) struct Options {
@@ -67,21 +67,21 @@ pub(crate) fn identify_toolchain_in_background() {
 }
 
 /// The identity of the libnvvm (and libdevice) a compile in this process would load,
-/// if it is known already (the background identification finished, or an earlier
-/// compile), found without loading the library: what a disk cache lookup needs, so
-/// that a process whose kernels are all on disk never pays libnvvm's load (~5 ms for
-/// its 60 MB). `None` while the files are still being hashed (the caller loads libnvvm
-/// meanwhile, which a miss needs anyway), when no libnvvm is found, or when the files
-/// cannot be read.
-pub(crate) fn identity_if_ready() -> Option<&'static str> {
-    let (found_for, identity) = TOOLCHAIN_IDENTITY.get()?;
+/// if it is known without hashing (identified earlier in this process, or digests
+/// remembered in `cache` for the files as they are now), found without loading the
+/// library: what a disk cache lookup needs, so that a process whose kernels are all on
+/// disk never pays libnvvm's load (~5 ms for its 60 MB). `None` when the files must
+/// still be hashed (the caller loads libnvvm meanwhile, which a miss needs anyway),
+/// when no libnvvm is found, or when the files cannot be read.
+pub(crate) fn identity_if_ready(cache: &DiskCache) -> Option<String> {
     let (library, libdevice) = Nvvm::locate()?;
-    // Identified for other files (the search changed its answer): the compile keys its
-    // entry by the files it loads.
-    if found_for.0 != library || found_for.1 != libdevice {
-        return None;
+    match TOOLCHAIN_IDENTITY.get() {
+        Some((found_for, identity)) if found_for.0 == library && found_for.1 == libdevice => {
+            identity.clone().ok()
+        }
+        // Identified for other files (the search changed its answer), or not yet.
+        _ => toolchain_identity_remembered(cache, &library, &libdevice),
     }
-    identity.as_deref().ok()
 }
 
 impl Compiler {
