@@ -14,10 +14,10 @@ use crate::compile::deferred::without_copy;
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
 use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
 use crate::compile::lower::{lower, runtime_options};
+use crate::compile::profile::{FirstLaunchTimer, FirstStage};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
-use crate::launch::profile::{FirstLaunchTimer, FirstStage};
 
 pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
     let kernel = source.name;
@@ -75,7 +75,9 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     };
     // Compiled without its launch-proven copy: the copy comes later (`deferred`).
     let deferred = match (&pending, unit.launch_proof.take()) {
-        (Compiled::WithoutCopy(_), Some(proof)) => Some(Deferred::new(source, proof)),
+        (Compiled::WithoutCopy(_), Some(proof)) => {
+            Some(Deferred::new(source, proof, load_deferred_copy))
+        }
         (_, proof) => {
             unit.launch_proof = proof;
             None
@@ -215,7 +217,7 @@ fn compile(
 /// compiled (and stored in the disk cache, where it belongs under the kernel's key),
 /// loaded beside the kernel's first one, and the copy's function in it. The context is
 /// current and guarded.
-pub(crate) fn load_deferred_copy(
+fn load_deferred_copy(
     source: &'static FnSource,
     device: &Device,
     symbol: &str,

@@ -71,6 +71,9 @@ fn proves(
 /// compile, and one launched again gets the copy from its second proving launch on.
 pub(crate) struct Deferred {
     source: &'static FnSource,
+    /// Compiles and loads the whole module, and finds the copy's function in it (the
+    /// JIT's, passed in so that this module does not import the JIT, which imports it).
+    compile: CompileCopy,
     symbol: String,
     conditions: Vec<LaunchCondition>,
     /// Launches so far that the copy would have served.
@@ -79,10 +82,20 @@ pub(crate) struct Deferred {
     compiling: Mutex<()>,
 }
 
+/// How a deferred copy is compiled: `(source, device, symbol)` to the loaded module
+/// and the copy's function (`crate::compile::jit::load_deferred_copy`).
+pub(crate) type CompileCopy =
+    fn(&'static FnSource, &Device, &str) -> Result<(Module, sys::CUfunction)>;
+
 impl Deferred {
-    pub(crate) fn new(source: &'static FnSource, proof: LaunchProof) -> Deferred {
+    pub(crate) fn new(
+        source: &'static FnSource,
+        proof: LaunchProof,
+        compile: CompileCopy,
+    ) -> Deferred {
         Deferred {
             source,
+            compile,
             symbol: proof.symbol,
             conditions: proof.conditions,
             proving_launches: AtomicU32::new(0),
@@ -199,9 +212,7 @@ impl LoadedKernel {
         };
         if self.proven_copy.get().is_none() {
             let device = &self.module.device;
-            let compiled =
-                crate::compile::jit::load_deferred_copy(deferred.source, device, &deferred.symbol)
-                    .ok();
+            let compiled = (deferred.compile)(deferred.source, device, &deferred.symbol).ok();
             // Published under the allowance's lock with the allowance applied, so
             // that a raise before or after covers the copy too (see `allow_shared`).
             self.shared_opt_in.with_granted(|granted| {

@@ -15,4 +15,5 @@ pub(crate) mod jit;
 pub(crate) mod libnvvm;
 pub(crate) mod loaded;
 pub(crate) mod lower;
+pub(crate) mod profile;
 pub(crate) mod sim_kernel;

@@ -8,19 +8,14 @@
 //! totals of the calling thread (one thread's launches, no shared counter to disturb
 //! them). Each stage's figure includes one clock read ([`clock_cost_ns`] says how
 //! long one takes on this machine, to subtract). First launches are recorded
-//! process-wide, since they happen once per kernel and device.
+//! process-wide, since they happen once per kernel and device (`crate::compile::profile`,
+//! in the layer that makes them; its items are re-exported here).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
-
-/// Turns the profile on or off for the launches that follow (all threads).
-pub fn enable(on: bool) {
-    ENABLED.store(on, Ordering::Relaxed);
-}
+use crate::compile::profile::enabled;
+pub use crate::compile::profile::{enable, take_first_launches, FirstLaunch, FirstStage};
 
 /// A stage of a launch through the driver, in the order a launch passes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +84,7 @@ impl LaunchTimer {
     #[inline(always)]
     pub(crate) fn start() -> LaunchTimer {
         LaunchTimer {
-            last: if ENABLED.load(Ordering::Relaxed) {
+            last: if enabled() {
                 Some(Instant::now())
             } else {
                 None
@@ -169,93 +164,6 @@ pub fn clock_cost_ns() -> f64 {
             t.elapsed().as_nanos() as f64 / f64::from(READS)
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-/// A stage of a kernel's first launch on a device (`crate::compile::jit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FirstStage {
-    /// The kernel's source to NVVM IR (the disk and AOT keys' input), AOT lookup.
-    FrontEnd,
-    /// The disk cache read (toolchain identified by its files, no library loaded).
-    DiskLookup,
-    /// libnvvm loaded (the process's first compile) and the key for storing found.
-    LibnvvmLoad,
-    /// The IR for this libnvvm written and compiled to PTX.
-    Compile,
-    /// The PTX loaded by the driver (its JIT to machine code included).
-    ModuleLoad,
-    /// Panic sites installed, functions and attributes found.
-    Install,
-    /// The PTX written to the disk cache.
-    DiskStore,
-}
-
-impl FirstStage {
-    pub fn name(self) -> &'static str {
-        match self {
-            FirstStage::FrontEnd => "front_end",
-            FirstStage::DiskLookup => "disk_lookup",
-            FirstStage::LibnvvmLoad => "libnvvm_load",
-            FirstStage::Compile => "compile",
-            FirstStage::ModuleLoad => "module_load",
-            FirstStage::Install => "install",
-            FirstStage::DiskStore => "disk_store",
-        }
-    }
-}
-
-/// One kernel's first launch on a device: microseconds per stage, in order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FirstLaunch {
-    pub kernel: String,
-    pub stages: Vec<(FirstStage, f64)>,
-}
-
-static FIRST_LAUNCHES: Mutex<Vec<FirstLaunch>> = Mutex::new(Vec::new());
-
-/// Takes (and clears) the first launches profiled so far, in the order they ended.
-pub fn take_first_launches() -> Vec<FirstLaunch> {
-    std::mem::take(&mut *FIRST_LAUNCHES.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-/// Times the stages of one first launch (nothing when the profile is off).
-pub(crate) struct FirstLaunchTimer {
-    running: Option<(Instant, FirstLaunch)>,
-}
-
-impl FirstLaunchTimer {
-    pub(crate) fn start(kernel: &str) -> FirstLaunchTimer {
-        FirstLaunchTimer {
-            running: ENABLED.load(Ordering::Relaxed).then(|| {
-                (
-                    Instant::now(),
-                    FirstLaunch {
-                        kernel: kernel.to_string(),
-                        stages: Vec::new(),
-                    },
-                )
-            }),
-        }
-    }
-
-    pub(crate) fn mark(&mut self, stage: FirstStage) {
-        if let Some((last, record)) = &mut self.running {
-            let now = Instant::now();
-            record
-                .stages
-                .push((stage, now.duration_since(*last).as_secs_f64() * 1e6));
-            *last = now;
-        }
-    }
-
-    pub(crate) fn finish(self) {
-        if let Some((_, record)) = self.running {
-            FIRST_LAUNCHES
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(record);
-        }
-    }
 }
 
 #[cfg(test)]
