@@ -5,6 +5,9 @@
 # functions written as plain Rust functions without the attribute. Runs on the
 # development machine (no GPU, no CUDA needed: the macro does no I/O).
 #   usage: bash bench/macro_cost.sh [runs]
+# Prints the table, then `RESULT macro_cost_extra_s <s> ...` (the attributes' cost in
+# the default dev profile; the build-override's figure beside it): copy that line into bench/macro_cost_latest.txt,
+# which bench/report.py shows beside the GPU run's rows (issue 27's bar: <= 0.5 s).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
@@ -72,3 +75,6 @@ plain=$(time_rebuild "$work/plain_functions")
 printf 'same functions without the attributes:             %.2f s (median of %s rebuilds)\n' "$plain" "$runs"
 printf '50 #[kernel] + 50 #[device], default dev profile:  %.2f s (+%.2f s)\n' "$with" "$(echo "$with - $plain" | bc)"
 printf '  with build-override opt-level = 3:               %.2f s (+%.2f s)\n' "$with_opt" "$(echo "$with_opt - $plain" | bc)"
+printf 'RESULT macro_cost_extra_s %.2f with_s=%.2f,plain_s=%.2f,with_opt_extra_s=%.2f,runs=%s,commit=%s,machine=%s\n' \
+  "$(echo "$with - $plain" | bc)" "$with" "$plain" "$(echo "$with_opt - $plain" | bc)" "$runs" \
+  "$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(hostname)"
