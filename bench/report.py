@@ -31,6 +31,7 @@ LAUNCH_ROWS = [
 FIRST_ROWS = [
     ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
+    ("second_call_cudajit", "cudajit vecadd's 2nd call (its launch-proven copy)"),
     ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
 ]
 # Issue 9: a new generic instantiation's first launch (host time, fresh child process),
@@ -84,6 +85,7 @@ FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_l
 FIRST_SITUATIONS = [
     ("first_call_cudajit", "checked, cold"),
     ("first_call_cudajit_nocheck", "unchecked"),
+    ("second_call_cudajit", "checked, copy"),
     ("instance_cold", "generic, empty cache"),
     ("instance_disk", "generic, on disk"),
 ]
