@@ -1,5 +1,6 @@
 //! A kernel loaded into one device's context ([`LoadedKernel`]): its functions (and the
-//! copy without launch-proven checks), what launches ask of it (parameters, static
+//! copy without launch-proven checks, loaded with it or compiled at its second proving
+//! launch: `Deferred`), what launches ask of it (parameters, static
 //! shared memory, the dynamic shared memory allowance, occupancy answers) and its
 //! `CUmodule`. The cache (`crate::compile::cache`) keeps them; the JIT
 //! (`crate::compile::jit`) makes them.
@@ -166,6 +167,7 @@ impl LoadedKernel {
     /// The function a launch of `grid` blocks of `block` threads runs, whose argument
     /// `i` (a slice) has `arg_len(i)` elements: the copy without the launch-proven
     /// checks when the launch proves every one of them.
+    ///
     /// A deferred copy is compiled here, at the second launch it would serve, when
     /// `may_compile` (not while a graph is captured); a failed compile leaves the
     /// checked kernel, which computes the same results.
