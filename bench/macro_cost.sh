@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # What #[kernel] adds to a crate's build: generates a crate with 50 kernels (and one
 # device function each), builds it once to warm the dependencies, then times a
-# rebuild of the crate alone (`touch` + `cargo build`), against the same 50
-# functions written as plain Rust functions without the attribute. Runs on the
-# development machine (no GPU, no CUDA needed: the macro does no I/O).
-#   usage: bash bench/macro_cost.sh [runs]
+# rebuild of the crate alone (`touch` + `cargo check`, issue 27's measure; `build` as
+# the second argument times `cargo build`, codegen of the expansion included),
+# against the same 50 functions written as plain Rust functions without the
+# attribute. Runs on the development machine (no GPU, no CUDA needed: the macro does
+# no I/O).
+#   usage: bash bench/macro_cost.sh [runs] [check|build]
+# Prints the table, then `RESULT macro_cost_extra_s <s> ...` (the attributes' cost in
+# the default dev profile; the build-override's figure beside it): copy that line into bench/macro_cost_latest.txt,
+# which bench/report.py shows beside the GPU run's rows (issue 27's bar: <= 0.5 s).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
+mode=${2:-check}
+case "$mode" in check | build) ;; *) echo "mode: check or build, not $mode" >&2; exit 2 ;; esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -49,12 +56,12 @@ RS
 
 time_rebuild() { # dir -> median seconds of $runs rebuilds
   local dir=$1
-  (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo build -q 2>/dev/null)
+  (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo "$mode" -q 2>/dev/null)
   for _ in $(seq 1 "$runs"); do
     touch "$dir/src/lib.rs"
     local t0 t1
     t0=$(date +%s.%N)
-    (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo build -q)
+    (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo "$mode" -q)
     t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc
   done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
@@ -69,6 +76,9 @@ make_crate plain_functions 0 ""
 with=$(time_rebuild "$work/with_kernels")
 with_opt=$(time_rebuild "$work/with_kernels_opt")
 plain=$(time_rebuild "$work/plain_functions")
-printf 'same functions without the attributes:             %.2f s (median of %s rebuilds)\n' "$plain" "$runs"
+printf 'same functions without the attributes:             %.2f s (median of %s cargo %s runs)\n' "$plain" "$runs" "$mode"
 printf '50 #[kernel] + 50 #[device], default dev profile:  %.2f s (+%.2f s)\n' "$with" "$(echo "$with - $plain" | bc)"
 printf '  with build-override opt-level = 3:               %.2f s (+%.2f s)\n' "$with_opt" "$(echo "$with_opt - $plain" | bc)"
+printf 'RESULT macro_cost_extra_s %.2f mode=cargo_%s,with_s=%.2f,plain_s=%.2f,with_opt_extra_s=%.2f,runs=%s,commit=%s,machine=%s\n' \
+  "$(echo "$with - $plain" | bc)" "$mode" "$with" "$plain" "$(echo "$with_opt - $plain" | bc)" "$runs" \
+  "$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(hostname)"

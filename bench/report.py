@@ -20,6 +20,7 @@ LAUNCH_ROWS = [
     ("launch_cuda_runtime", "CUDA runtime <<<>>> (C++)"),
     ("launch_cudarc_driver", "cudarc result::launch_kernel (bare cuLaunchKernel)"),
     ("launch_driver_blocking_stream", "bare cuLaunchKernel on cudajit's (blocking) stream"),
+    ("launch_driver_null_stream", "bare cuLaunchKernel on the legacy NULL stream"),
     ("launch_cudarc", "raw cudarc launch_builder"),
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
     ("launch_cudajit_default_stream", "cudajit launch on its default stream"),
@@ -30,6 +31,7 @@ LAUNCH_ROWS = [
 FIRST_ROWS = [
     ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
+    ("second_call_cudajit", "cudajit vecadd's 2nd call (its launch-proven copy)"),
     ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
 ]
 # Issue 9: a new generic instantiation's first launch (host time, fresh child process),
@@ -61,6 +63,37 @@ LATENCY_CRITERIA = [
     ("instance_first_disk", None, 2_000.0, "first launch found in the disk cache (fresh process) under 2 ms"),
     ("graph_node_cudajit", None, 1.0, "graph replay under 1 us per kernel node"),
 ]
+# Issue 27's per-launch profile: the stages in launch order (kernel_host::profile::Stage).
+PROFILE_STAGES = [
+    ("bind", "context bound + reset guard"),
+    ("panic_record", "stream's panic record, launcher noted"),
+    ("validate", "shape checked, health"),
+    ("kernel_lookup", "loaded kernel found"),
+    ("argument_check", "argument types/devices, static shared"),
+    ("stream_ordering", "cross-stream order, pending reads"),
+    ("marshal", "parameter slots, proven copy chosen"),
+    ("driver", "cuLaunchKernel"),
+    ("after_launch", "reads left pending"),
+]
+PROFILE_VARIANTS = [
+    ("launch_cudajit", "stream"),
+    ("launch_cudajit_default_stream", "default"),
+    ("launch_cudajit_alternating_streams", "alternating"),
+]
+# First-launch stages (kernel_host::profile::FirstStage), in order.
+FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_load", "install", "disk_store"]
+FIRST_SITUATIONS = [
+    ("first_call_cudajit", "checked, cold"),
+    ("first_call_cudajit_nocheck", "unchecked"),
+    ("second_call_cudajit", "checked, copy"),
+    ("instance_cold", "generic, empty cache"),
+    ("instance_disk", "generic, on disk"),
+]
+# The macro's build cost is measured on the development machine (bench/macro_cost.sh,
+# no GPU): its latest figure is committed beside this script (the GPU bundle copies
+# bench/ without results/) and shown with this run's rows.
+MACRO_COST_FILE = "macro_cost_latest.txt"
+MACRO_COST_LIMIT_S = 0.5
 KERNEL_BASE = "kernel_nvcc"
 LAUNCH_BASE = "launch_cudarc"
 # The issue's criteria: (name, baseline, limit ratio, what).
@@ -111,6 +144,81 @@ def table(results, rows, bases, unit_header, extra_col=None):
     return out
 
 
+def same_stream_ratios(results):
+    """cudajit's launches against the bare launch on the same kind of stream: what
+    cudajit itself adds, apart from the stream kind the bars' baseline differs in."""
+    pairs = [
+        ("launch_cudajit", "launch_driver_blocking_stream", "created (blocking) stream"),
+        ("launch_cudajit_default_stream", "launch_driver_null_stream", "legacy NULL stream"),
+    ]
+    out = []
+    for name, base, what in pairs:
+        if name in results and base in results:
+            us, base_us = results[name][0], results[base][0]
+            out.append(f"  cudajit over bare cuLaunchKernel on the same {what}: "
+                       f"{us / base_us:.3f}x (+{(us - base_us) * 1e3:.0f} ns)")
+    if out:
+        out = ["Same stream kind (information; the bars' baseline is cudarc's non-blocking stream)"] + out + [""]
+    return out
+
+
+def profile_tables(results):
+    """The per-launch stage profile (ns per launch, one clock read subtracted) and the
+    first launches' stages (ms); nothing when the run has no profile lines."""
+    out = []
+    if any(f"profile_{v}_total" in results for v, _ in PROFILE_VARIANTS):
+        out.append("Where a launch's host time goes: the same launches with the stage profile on,")
+        out.append("ns per launch (one clock read subtracted per stage; the profile's total exceeds")
+        out.append("the unprofiled time by the clock reads the launch cannot hide)")
+        head = f"  {'':<52}" + "".join(f" {h:>12}" for _, h in PROFILE_VARIANTS)
+        out.append(head)
+        for stage, label in PROFILE_STAGES + [("total", "sum of the stages")]:
+            line = f"  {stage + ': ' + label:<52}"
+            for variant, _ in PROFILE_VARIANTS:
+                found = results.get(f"profile_{variant}_{stage}")
+                if found is None:
+                    line += f" {'-':>12}"
+                    continue
+                ns, extra = found
+                shown = float(extra.get("corrected_ns", ns))
+                line += f" {shown:>12.1f}"
+            out.append(line)
+        clock = next((results[f"profile_{v}_total"][1].get("clock_ns") for v, _ in PROFILE_VARIANTS
+                      if f"profile_{v}_total" in results), None)
+        if clock:
+            out.append(f"  (one clock read: {float(clock):.1f} ns)")
+        out.append("")
+    situations = [(w, l) for w, l in FIRST_SITUATIONS
+                  if any(f"first_stage_{w}_{s}" in results for s in FIRST_STAGES)]
+    if situations:
+        out.append("First launches by stage, ms (generic rows: the f32 instantiation's, the first")
+        out.append("in its process; a stage the launch did not pass is -)")
+        out.append(f"  {'':<20}" + "".join(f" {l:>22}" for _, l in situations))
+        for stage in FIRST_STAGES:
+            line = f"  {stage:<20}"
+            for when, _ in situations:
+                found = results.get(f"first_stage_{when}_{stage}")
+                line += f" {found[0] / 1e3:>22.2f}" if found else f" {'-':>22}"
+            out.append(line)
+        out.append("")
+    return out
+
+
+def macro_cost():
+    """(extra seconds, where it was measured) from the committed macro_cost result."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), MACRO_COST_FILE)
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[0] == "RESULT" and parts[1] == "macro_cost_extra_s":
+                    return float(parts[2]), " ".join(parts[3:]) or "development machine"
+    except OSError:
+        return None
+    return None
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -156,6 +264,8 @@ def main(argv):
     lines.append("to back, host wall time per kernel node, median of 11 interleaved repetitions")
     lines += table(results, GRAPH_ROWS, [("graph_node_cudarc", "x cudarc")], "us/node")
     lines.append("")
+    lines += same_stream_ratios(results)
+    lines += profile_tables(results)
     lines.append("Criteria")
     failed = False
     for name, base, limit, what in CRITERIA:
@@ -194,6 +304,16 @@ def main(argv):
         else:
             shown = f"{us:.3f} us (limit {limit:.1f} us)"
         lines.append(f"  {'PASS' if ok else 'FAIL'}  {what}: {shown}")
+    macro = macro_cost()
+    if macro is None:
+        lines.append(f"  MISSING  #[kernel] build cost within {MACRO_COST_LIMIT_S} s: run bench/macro_cost.sh")
+    else:
+        extra_s, where = macro
+        ok = extra_s <= MACRO_COST_LIMIT_S
+        failed |= not ok
+        lines.append(f"  {'PASS' if ok else 'FAIL'}  50 #[kernel] + 50 #[device] rebuild cost within "
+                     f"{MACRO_COST_LIMIT_S} s (development machine, bench/macro_cost.sh): "
+                     f"+{extra_s:.2f} s ({where})")
     print("\n".join(lines))
     return 1 if failed else 0
 

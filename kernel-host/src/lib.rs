@@ -40,6 +40,9 @@ pub use interop::dlpack::DlpackTensor;
 pub use launch::config::{Dim, DimExtent, LaunchConfig, ValidLaunch};
 pub use launch::graph::Graph;
 pub use launch::nd::{DeviceNd, NdArg, NdArgMut, NdParts};
+/// Where a launch's host time goes (issue 27's profile; the launch bench prints it).
+#[doc(hidden)]
+pub use launch::profile;
 pub use memory::array::to_device;
 pub use memory::array::DeviceArray;
 pub use memory::elem::{DeviceElem, DeviceScalar};

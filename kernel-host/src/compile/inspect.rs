@@ -188,10 +188,15 @@ impl std::fmt::Display for Resources {
 /// entry `entry` when `CUDAJIT_DUMP` asks for it. Best effort: a dump never fails a
 /// launch.
 pub(crate) fn dump_if_asked(entry: &Path, nvvm_ir: &str, ptx: &str, info: &str) {
-    let asked = std::env::var_os(DUMP_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    if asked {
+    if dumps_asked() {
         write_dumps(entry, nvvm_ir, ptx, info);
     }
+}
+
+/// Whether `CUDAJIT_DUMP` asks for dumps (then the JIT compiles whole modules, which
+/// are what is dumped: `crate::compile::deferred`).
+pub(crate) fn dumps_asked() -> bool {
+    std::env::var_os(DUMP_ENV).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The dump files beside `entry`.

@@ -10,29 +10,80 @@ use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
 
+use crate::compile::deferred::without_copy;
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
-use crate::compile::loaded::{LoadedKernel, Module};
+use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
 use crate::compile::lower::{lower, runtime_options};
+use crate::compile::profile::{FirstLaunchTimer, FirstStage};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
 
 pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
     let kernel = source.name;
+    let mut timer = FirstLaunchTimer::start(kernel);
     // The key is taken over the IR made with default options, so it does not depend on
     // which libnvvm is installed and `cargo xtask build-device` can compute it too.
     let unit = lower(source, &Options::default())?;
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
+    timer.mark(FirstStage::FrontEnd);
+    let options = runtime_options(source, device.arch());
 
-    let (ptx, unit, pending) = match embedded {
-        Some(entry) => (Cow::Borrowed(entry.ptx), unit, None),
+    let (ptx, unit, pending, from_disk) = match embedded {
+        Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
         None => {
-            let (ptx, unit, pending) = compile_or_reuse(source, device, unit, &key)?;
-            (Cow::Owned(ptx), unit, pending)
+            // A disk hit needs neither libnvvm loaded nor the IR written for it: the
+            // toolchain is identified by its files. While they are still being hashed
+            // (a toolchain new to this cache), libnvvm loads meanwhile, as a miss needs.
+            let disk = DiskCache::from_env();
+            let ready = disk.as_ref().and_then(libnvvm::identity_if_ready);
+            let found = match (&disk, ready) {
+                (_, Some(toolchain)) => find_on_disk(kernel, &options, &key, &unit, &toolchain),
+                // No disk cache: nothing to look up, libnvvm loads for the compile.
+                (None, None) => None,
+                (Some(_), None) => {
+                    let nvvm = libnvvm::shared().map_err(|message| Error::Nvvm {
+                        kernel: kernel.to_string(),
+                        message,
+                    })?;
+                    timer.mark(FirstStage::LibnvvmLoad);
+                    let toolchain = nvvm.identity().ok();
+                    toolchain.and_then(|t| find_on_disk(kernel, &options, &key, &unit, t))
+                }
+            };
+            timer.mark(FirstStage::DiskLookup);
+            match found {
+                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
+                None => {
+                    let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
+                    (Cow::Owned(ptx), unit, pending, false)
+                }
+            }
         }
     };
 
-    let module = load_module(device, &ptx, kernel)?;
+    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel) {
+        Ok(module) => (module, ptx, unit, pending),
+        // PTX from disk that this driver refuses (written by another libnvvm that the
+        // search found first in that process): compiled here instead, and replaced.
+        Err(_) if from_disk => {
+            let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
+            let module = load_module(device, &ptx, kernel)?;
+            (module, Cow::Owned(ptx), unit, pending)
+        }
+        Err(error) => return Err(error),
+    };
+    // Compiled without its launch-proven copy: the copy comes later (`deferred`).
+    let deferred = match (&pending, unit.launch_proof.take()) {
+        (Compiled::WithoutCopy(_), Some(proof)) => {
+            Some(Deferred::new(source, proof, load_deferred_copy))
+        }
+        (_, proof) => {
+            unit.launch_proof = proof;
+            None
+        }
+    };
+    timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
@@ -42,10 +93,12 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         unit.params,
         unit.cooperative,
         unit.launch_proof,
+        deferred,
     )?;
+    timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
-    if let Some(pending) = pending {
+    if let Compiled::Whole(Some(pending)) | Compiled::WithoutCopy(Some(pending)) = pending {
         pending.store(kernel, &ptx);
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
@@ -54,7 +107,9 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             &ptx,
             &loaded.describe_resources(),
         );
+        timer.mark(FirstStage::DiskStore);
     }
+    timer.finish();
     Ok(loaded)
 }
 
@@ -71,27 +126,63 @@ impl PendingEntry {
     }
 }
 
-/// PTX from the disk cache, or compiled by libnvvm (with the place to store it once
-/// the driver has accepted it).
-fn compile_or_reuse(
+/// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the one
+/// without its launch-proven copy that a process which launched the kernel once left.
+fn find_on_disk(
+    kernel: &str,
+    options: &libnvvm::Options,
+    ir_key: &str,
+    unit: &CompiledUnit,
+    toolchain: &str,
+) -> Option<(String, Compiled)> {
+    let disk = DiskCache::from_env()?;
+    let get = |ir_key: &str| disk.get(kernel, &disk_key(&key_parts(ir_key, options, toolchain)));
+    if let Some(ptx) = get(ir_key) {
+        return Some((ptx, Compiled::Whole(None)));
+    }
+    if !may_defer(unit) {
+        return None;
+    }
+    get(&without_copy_key(ir_key)).map(|ptx| (ptx, Compiled::WithoutCopy(None)))
+}
+
+/// What a compile made (or the disk held): the whole module, or the module without
+/// its launch-proven copy (`crate::compile::deferred`), each with the place to store
+/// it once the driver has accepted it: the latter under a key of its own
+/// ([`without_copy_key`]), so that a later process finds it, and the whole module, once
+/// compiled, under the kernel's.
+enum Compiled {
+    Whole(Option<PendingEntry>),
+    WithoutCopy(Option<PendingEntry>),
+}
+
+/// Whether a compile of `unit` leaves its launch-proven copy for later: it has one,
+/// and `CUDAJIT_DUMP` does not ask for the whole module's dumps.
+fn may_defer(unit: &CompiledUnit) -> bool {
+    unit.launch_proof.is_some() && !crate::compile::inspect::dumps_asked()
+}
+
+/// The IR key of a kernel's module without its launch-proven copy.
+fn without_copy_key(ir_key: &str) -> String {
+    format!("{ir_key} without its launch-proven copy")
+}
+
+/// PTX compiled by libnvvm (loaded now if this is the process's first compile). With
+/// `defer_copy`, a kernel's launch-proven copy is left out (`crate::compile::deferred`).
+fn compile(
     source: &'static FnSource,
-    device: &Device,
-    unit: CompiledUnit,
+    options: &libnvvm::Options,
     key: &str,
-) -> Result<(String, CompiledUnit, Option<PendingEntry>)> {
+    timer: &mut FirstLaunchTimer,
+    defer_copy: bool,
+) -> Result<(String, CompiledUnit, Compiled)> {
     let kernel = source.name;
     let nvvm_error = |message: String| Error::Nvvm {
         kernel: kernel.to_string(),
         message,
     };
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
-    let options = runtime_options(source, device.arch());
-    let disk = disk_slot(&nvvm, &options, key);
-    if let Some(slot) = &disk {
-        if let Some(ptx) = slot.disk.get(kernel, &slot.key) {
-            return Ok((ptx, unit, None));
-        }
-    }
+    timer.mark(FirstStage::LibnvvmLoad);
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
     // The target's architecture lets the writer use its `bf16` instructions.
@@ -103,12 +194,74 @@ fn compile_or_reuse(
             ..Options::default()
         },
     )?;
-    let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
-    Ok((ptx, unit, disk))
+    let without_copy = match &unit.launch_proof {
+        Some(proof) if defer_copy && may_defer(&unit) => without_copy(&unit.nvvm_ir, &proof.symbol),
+        _ => None,
+    };
+    let (ir, compiled) = match &without_copy {
+        Some(ir) => (
+            ir,
+            Compiled::WithoutCopy(disk_slot(&nvvm, options, &without_copy_key(key))),
+        ),
+        None => (
+            &unit.nvvm_ir,
+            Compiled::Whole(disk_slot(&nvvm, options, key)),
+        ),
+    };
+    let ptx = nvvm.compile(ir, options).map_err(nvvm_error)?;
+    timer.mark(FirstStage::Compile);
+    Ok((ptx, unit, compiled))
 }
 
-/// The disk cache and this compile's key in it, or `None` when there is no usable
-/// cache (disabled, refused, or libnvvm's files cannot be read to identify it).
+/// A deferred launch-proven copy (`crate::compile::deferred`): the whole module
+/// compiled (and stored in the disk cache, where it belongs under the kernel's key),
+/// loaded beside the kernel's first one, and the copy's function in it. The context is
+/// current and guarded.
+fn load_deferred_copy(
+    source: &'static FnSource,
+    device: &Device,
+    symbol: &str,
+) -> Result<(Module, sys::CUfunction)> {
+    let kernel = source.name;
+    let mut timer = FirstLaunchTimer::start(&format!("{kernel} (launch-proven copy)"));
+    let unit = lower(source, &Options::default())?;
+    let key = crate::compile::disk::ir_key(&unit.nvvm_ir);
+    let options = runtime_options(source, device.arch());
+    timer.mark(FirstStage::FrontEnd);
+    let (ptx, unit, compiled) = compile(source, &options, &key, &mut timer, false)?;
+    let module = load_module(device, &ptx, kernel)?;
+    timer.mark(FirstStage::ModuleLoad);
+    if let Some(modules) = device.modules() {
+        modules.install(module.raw, kernel, unit.panic_sites)?;
+    }
+    let function = get_function(&module, kernel, symbol)?;
+    timer.mark(FirstStage::Install);
+    if let Compiled::Whole(Some(pending)) = compiled {
+        pending.store(kernel, &ptx);
+        timer.mark(FirstStage::DiskStore);
+    }
+    timer.finish();
+    Ok((module, function))
+}
+
+fn key_parts<'a>(
+    ir_key: &'a str,
+    options: &'a libnvvm::Options,
+    toolchain: &'a str,
+) -> DiskKeyParts<'a> {
+    DiskKeyParts {
+        ir_key,
+        arch: &options.arch,
+        toolchain,
+        opt_level: options.opt_level,
+        fast_math: options.fast_math,
+        line_info: options.line_info,
+    }
+}
+
+/// The disk cache and this compile's key in it (by the files of the libnvvm loaded),
+/// or `None` when there is no usable cache (disabled, refused, or libnvvm's files
+/// cannot be read to identify it).
 fn disk_slot(
     nvvm: &libnvvm::Compiler,
     options: &libnvvm::Options,
@@ -116,15 +269,7 @@ fn disk_slot(
 ) -> Option<PendingEntry> {
     let disk = DiskCache::from_env()?;
     let toolchain = nvvm.identity().ok()?;
-    let key = disk_key(&DiskKeyParts {
-        ir_key,
-        arch: &options.arch,
-        nvvm_version: nvvm.version(),
-        toolchain,
-        opt_level: options.opt_level,
-        fast_math: options.fast_math,
-        line_info: options.line_info,
-    });
+    let key = disk_key(&key_parts(ir_key, options, toolchain));
     Some(PendingEntry { disk, key })
 }
 

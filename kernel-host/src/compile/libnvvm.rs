@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use kernel_device::nvvm::{CompileOptions, Nvvm};
 
-use crate::compile::disk::{toolchain_identity_cached, DiskCache};
+use crate::compile::disk::{toolchain_identity_cached, toolchain_identity_remembered, DiskCache};
 
 /// Options of one compile, as the runtime chooses them.
 pub(crate) struct Options {
@@ -66,12 +66,25 @@ pub(crate) fn identify_toolchain_in_background() {
     });
 }
 
-impl Compiler {
-    /// libnvvm's version (part of the disk cache key).
-    pub(crate) fn version(&self) -> (i32, i32) {
-        self.0.version()
+/// The identity of the libnvvm (and libdevice) a compile in this process would load,
+/// if it is known without hashing (identified earlier in this process, or digests
+/// remembered in `cache` for the files as they are now), found without loading the
+/// library: what a disk cache lookup needs, so that a process whose kernels are all on
+/// disk never pays libnvvm's load (~5 ms for its 60 MB). `None` when the files must
+/// still be hashed (the caller loads libnvvm meanwhile, which a miss needs anyway),
+/// when no libnvvm is found, or when the files cannot be read.
+pub(crate) fn identity_if_ready(cache: &DiskCache) -> Option<String> {
+    let (library, libdevice) = Nvvm::locate()?;
+    match TOOLCHAIN_IDENTITY.get() {
+        Some((found_for, identity)) if found_for.0 == library && found_for.1 == libdevice => {
+            identity.clone().ok()
+        }
+        // Identified for other files (the search changed its answer), or not yet.
+        _ => toolchain_identity_remembered(cache, &library, &libdevice),
     }
+}
 
+impl Compiler {
     /// The identity of this libnvvm and its libdevice for the disk cache key: digests
     /// of both files, once per process (on the first compile, or ahead of it by
     /// [`identify_toolchain_in_background`]; never on the launch path), remembered in

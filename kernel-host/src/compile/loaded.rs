@@ -1,15 +1,17 @@
 //! A kernel loaded into one device's context ([`LoadedKernel`]): its functions (and the
-//! copy without launch-proven checks), what launches ask of it (parameters, static
+//! copy without launch-proven checks, loaded with it or compiled at its second proving
+//! launch: `Deferred`), what launches ask of it (parameters, static
 //! shared memory, the dynamic shared memory allowance, occupancy answers) and its
 //! `CUmodule`. The cache (`crate::compile::cache`) keeps them; the JIT
 //! (`crate::compile::jit`) makes them.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use cudarc::driver::{result, sys};
 use kernel_device::back::nvvm::launch_proof::{LaunchCondition, LaunchProof};
 use kernel_device::ir::Type;
+use kernel_device::source::FnSource;
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
@@ -23,8 +25,11 @@ pub(crate) struct LoadedKernel {
     /// The kernel calls `grid_sync()`: launch it with `cuLaunchCooperativeKernel`.
     pub(crate) cooperative: bool,
     /// The kernel's copy without the bounds checks its launches can prove, if it has
-    /// one (see `kernel_device::back::nvvm::launch_proof`).
-    proven_copy: Option<ProvenCopy>,
+    /// one (see `kernel_device::back::nvvm::launch_proof`): set at load when the
+    /// module holds it, else once `deferred` compiled it (`None` inside: no copy).
+    proven_copy: OnceLock<Option<ProvenCopy>>,
+    /// The copy left out of the first compile (`crate::compile::deferred`).
+    deferred: Option<Deferred>,
     pub(crate) occupancy: OccupancyCache,
     /// Dynamic shared memory the function has been allowed beyond the default 48 KiB.
     shared_opt_in: SharedOptIn,
@@ -44,27 +49,64 @@ unsafe impl Sync for LoadedKernel {}
 struct ProvenCopy {
     function: sys::CUfunction,
     conditions: Vec<LaunchCondition>,
+    /// The module compiled for a deferred copy (the kernel's own module otherwise).
+    _module: Option<Module>,
 }
 
-impl ProvenCopy {
-    /// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
-    /// parameter) proves every condition: each names a slice parameter, whose length
-    /// the argument carries.
-    fn proven_by(
-        &self,
-        grid: [u32; 3],
-        block: [u32; 3],
-        arg_len: &impl Fn(usize) -> Option<i64>,
-    ) -> bool {
-        self.conditions.iter().all(|c| {
-            arg_len(c.param)
-                .is_some_and(|len| c.holds(grid, block, u64::try_from(len).unwrap_or(0)))
-        })
+/// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
+/// parameter) proves every condition: each names a slice parameter, whose length
+/// the argument carries.
+fn proves(
+    conditions: &[LaunchCondition],
+    grid: [u32; 3],
+    block: [u32; 3],
+    arg_len: &impl Fn(usize) -> Option<i64>,
+) -> bool {
+    conditions.iter().all(|c| {
+        arg_len(c.param).is_some_and(|len| c.holds(grid, block, u64::try_from(len).unwrap_or(0)))
+    })
+}
+
+/// A launch-proven copy not compiled yet: compiled (with the whole module) at the
+/// second launch that proves its conditions, so that a kernel launched once pays one
+/// compile, and one launched again gets the copy from its second proving launch on.
+pub(crate) struct Deferred {
+    source: &'static FnSource,
+    /// Compiles and loads the whole module, and finds the copy's function in it (the
+    /// JIT's, passed in so that this module does not import the JIT, which imports it).
+    compile: CompileCopy,
+    symbol: String,
+    conditions: Vec<LaunchCondition>,
+    /// Launches so far that the copy would have served.
+    proving_launches: AtomicU32,
+    /// Held while compiling, so that the copy is compiled once.
+    compiling: Mutex<()>,
+}
+
+/// How a deferred copy is compiled: `(source, device, symbol)` to the loaded module
+/// and the copy's function (`crate::compile::jit::load_deferred_copy`).
+pub(crate) type CompileCopy =
+    fn(&'static FnSource, &Device, &str) -> Result<(Module, sys::CUfunction)>;
+
+impl Deferred {
+    pub(crate) fn new(
+        source: &'static FnSource,
+        proof: LaunchProof,
+        compile: CompileCopy,
+    ) -> Deferred {
+        Deferred {
+            source,
+            compile,
+            symbol: proof.symbol,
+            conditions: proof.conditions,
+            proving_launches: AtomicU32::new(0),
+            compiling: Mutex::new(()),
+        }
     }
 }
 
 /// The function `symbol` of `module` (loaded in the current context).
-fn get_function(module: &Module, kernel: &str, symbol: &str) -> Result<sys::CUfunction> {
+pub(crate) fn get_function(module: &Module, kernel: &str, symbol: &str) -> Result<sys::CUfunction> {
     let c_name = std::ffi::CString::new(symbol).map_err(|_| crate::Error::Compile {
         kernel: kernel.to_string(),
         message: "kernel name contains a NUL byte".into(),
@@ -80,17 +122,25 @@ impl LoadedKernel {
         params: Vec<Type>,
         cooperative: bool,
         launch_proof: Option<LaunchProof>,
+        deferred: Option<Deferred>,
     ) -> Result<Self> {
         let device = module.device.clone();
         let _guard = device.bind()?;
         let function = get_function(&module, &name, &name)?;
-        let proven_copy = match launch_proof {
-            Some(proof) => Some(ProvenCopy {
-                function: get_function(&module, &name, &proof.symbol)?,
-                conditions: proof.conditions,
-            }),
-            None => None,
-        };
+        let proven_copy = OnceLock::new();
+        match launch_proof {
+            Some(proof) => {
+                let _ = proven_copy.set(Some(ProvenCopy {
+                    function: get_function(&module, &name, &proof.symbol)?,
+                    conditions: proof.conditions,
+                    _module: None,
+                }));
+            }
+            None if deferred.is_none() => {
+                let _ = proven_copy.set(None);
+            }
+            None => {}
+        }
         // SAFETY: the function was just loaded in the current context.
         let static_shared = unsafe {
             result::function::get_function_attribute(
@@ -105,6 +155,7 @@ impl LoadedKernel {
             params,
             cooperative,
             proven_copy,
+            deferred,
             occupancy: Default::default(),
             shared_opt_in: SharedOptIn::default(),
             static_shared: u32::try_from(static_shared).unwrap_or(0),
@@ -116,33 +167,88 @@ impl LoadedKernel {
     /// The function a launch of `grid` blocks of `block` threads runs, whose argument
     /// `i` (a slice) has `arg_len(i)` elements: the copy without the launch-proven
     /// checks when the launch proves every one of them.
+    ///
+    /// A deferred copy is compiled here, at the second launch it would serve, when
+    /// `may_compile` (not while a graph is captured); a failed compile leaves the
+    /// checked kernel, which computes the same results.
     #[inline]
     pub(crate) fn function_for(
         &self,
         grid: [u32; 3],
         block: [u32; 3],
         arg_len: impl Fn(usize) -> Option<i64>,
+        may_compile: bool,
     ) -> sys::CUfunction {
-        match &self.proven_copy {
-            Some(copy) if copy.proven_by(grid, block, &arg_len) => copy.function,
+        match self.proven_copy.get() {
+            Some(Some(copy)) if proves(&copy.conditions, grid, block, &arg_len) => copy.function,
+            Some(_) => self.function,
+            None => self.function_deferred(grid, block, &arg_len, may_compile),
+        }
+    }
+
+    #[cold]
+    fn function_deferred(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        arg_len: &impl Fn(usize) -> Option<i64>,
+        may_compile: bool,
+    ) -> sys::CUfunction {
+        let Some(deferred) = &self.deferred else {
+            return self.function;
+        };
+        if !may_compile || !proves(&deferred.conditions, grid, block, arg_len) {
+            return self.function;
+        }
+        // The first proving launch runs the checked kernel: a kernel launched once
+        // never pays for its copy.
+        if deferred.proving_launches.fetch_add(1, Ordering::Relaxed) == 0 {
+            return self.function;
+        }
+        // One thread compiles; launches in others meanwhile run the checked kernel
+        // rather than wait for it.
+        let _compiling = match deferred.compiling.try_lock() {
+            Ok(held) => held,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return self.function,
+        };
+        if self.proven_copy.get().is_none() {
+            let device = &self.module.device;
+            let compiled = (deferred.compile)(deferred.source, device, &deferred.symbol).ok();
+            // Published under the allowance's lock with the allowance applied, so
+            // that a raise before or after covers the copy too (see `allow_shared`).
+            self.shared_opt_in.with_granted(|granted| {
+                let copy = compiled.and_then(|(module, function)| {
+                    if granted > 0 && set_shared_allowance(function, granted).is_err() {
+                        return None;
+                    }
+                    Some(ProvenCopy {
+                        function,
+                        conditions: deferred.conditions.clone(),
+                        _module: Some(module),
+                    })
+                });
+                let _ = self.proven_copy.set(copy);
+            });
+        }
+        match self.proven_copy.get() {
+            Some(Some(copy)) => copy.function,
             _ => self.function,
         }
     }
 
     /// Raises `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to at least `bytes`.
     pub(crate) fn allow_shared(&self, bytes: u32) -> Result<()> {
-        let copy = self.proven_copy.as_ref().map(|c| c.function);
         self.shared_opt_in.raise(bytes, |bytes| {
+            // Read under the allowance's lock: a deferred copy published meanwhile got
+            // the allowance before this raise.
+            let copy = self
+                .proven_copy
+                .get()
+                .and_then(|c| c.as_ref())
+                .map(|c| c.function);
             for function in std::iter::once(self.function).chain(copy) {
-                // SAFETY: live function of the current context.
-                unsafe {
-                    result::function::set_function_attribute(
-                        function,
-                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        bytes as i32,
-                    )
-                }
-                .call("cuFuncSetAttribute")?;
+                set_shared_allowance(function, bytes)?;
             }
             Ok(())
         })
@@ -178,6 +284,19 @@ largest block: {} threads
     }
 }
 
+/// Sets `function`'s dynamic shared memory allowance to `bytes`.
+fn set_shared_allowance(function: sys::CUfunction, bytes: u32) -> Result<()> {
+    // SAFETY: live function of the current context.
+    unsafe {
+        result::function::set_function_attribute(
+            function,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    }
+    .call("cuFuncSetAttribute")
+}
+
 /// A function's dynamic shared memory allowance. Raised under a lock and never lowered:
 /// two threads racing to raise it unlocked could set 100 KiB and then 64 KiB, leaving
 /// the 100 KiB launch to fail (issue 10). Once raised far enough, a launch checks it
@@ -189,6 +308,12 @@ pub(crate) struct SharedOptIn {
 }
 
 impl SharedOptIn {
+    /// Runs `f` with the allowance granted so far, no raise running meanwhile.
+    pub(crate) fn with_granted(&self, f: impl FnOnce(u32)) {
+        let _raising = self.raising.lock().unwrap_or_else(|p| p.into_inner());
+        f(self.granted.load(Ordering::Acquire));
+    }
+
     /// Ensures the allowance is at least `bytes`, calling `set` with the new allowance
     /// when it must grow. When this returns `Ok`, the function allows `bytes`.
     pub(crate) fn raise(&self, bytes: u32, set: impl FnOnce(u32) -> Result<()>) -> Result<()> {

@@ -7,6 +7,7 @@
 pub(crate) mod aot;
 pub(crate) mod aot_manifest;
 pub(crate) mod cache;
+pub(crate) mod deferred;
 pub mod disk;
 pub mod inspect;
 pub(crate) mod instances;
@@ -14,4 +15,5 @@ pub(crate) mod jit;
 pub(crate) mod libnvvm;
 pub(crate) mod loaded;
 pub(crate) mod lower;
+pub(crate) mod profile;
 pub(crate) mod sim_kernel;

@@ -170,6 +170,7 @@ fn open(ordinal: usize) -> Result<Device> {
                 records: RecordPool::default(),
                 health: Default::default(),
                 pool: Default::default(),
+                spare_events: Default::default(),
             }),
         ))
     })

@@ -236,19 +236,41 @@ impl Executor for CudaDevice {
 
     fn bind(&self) -> Result<ContextGuard<'_>> {
         let guard = self.health.enter();
-        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        make_current(&self.ctx)?;
         Ok(guard)
     }
 
     fn bind_if_current(&self, generation: u64) -> Option<ContextGuard<'_>> {
         let guard = self.health.enter_if_current(generation)?;
-        self.ctx.bind_to_thread().ok()?;
+        make_current(&self.ctx).ok()?;
         Some(guard)
     }
 
     fn cuda(&self) -> Option<&CudaDevice> {
         Some(self)
     }
+}
+
+/// Makes `ctx` current on the calling thread unless it already is: one
+/// `cuCtxGetCurrent` on every launch, `cuCtxSetCurrent` only when the thread's current
+/// context differs. Not cudarc's `bind_to_thread`, which does the same but first swaps
+/// the context's shared error flag: a locked write to one cache line that every
+/// launching thread would contend for (issue 27). cudarc's own calls still report what
+/// that flag holds.
+#[inline]
+fn make_current(ctx: &cudarc::driver::CudaContext) -> Result<()> {
+    let mut current: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    unsafe { sys::cuCtxGetCurrent(&mut current) }
+        .result()
+        .call("cuCtxGetCurrent")?;
+    if current != ctx.cu_ctx() {
+        // SAFETY: the context is retained by `ctx` (cudarc's primary-context retain).
+        unsafe { sys::cuCtxSetCurrent(ctx.cu_ctx()) }
+            .result()
+            .call("cuCtxSetCurrent")?;
+    }
+    Ok(())
 }
 
 impl Executor for SimDevice {

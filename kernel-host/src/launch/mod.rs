@@ -18,6 +18,7 @@ pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod nd;
+pub mod profile;
 pub(crate) mod sim;
 pub(crate) mod slice_args;
 
@@ -35,6 +36,7 @@ use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::launch::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::profile::{LaunchTimer, Stage};
 use crate::memory::allocation::Allocation;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
@@ -88,6 +90,7 @@ pub fn launch(
     config: LaunchConfig<'_>,
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
+    let mut timer = LaunchTimer::start();
     let device: &Device = match config.stream {
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
@@ -96,14 +99,17 @@ pub fn launch(
     // is one the reset renews, and the generation checks stay true while the launch
     // uses the context. Nothing on the simulator.
     let _guard = device.bind()?;
+    timer.mark(Stage::Bind);
     // Where an asynchronous launch reports a device-side panic: its stream's record
     // (the calling thread's on the default stream); the thread is the one whose
-    // device-wide synchronisation reports it.
+    // device-wide synchronisation reports it. Nothing reads the record here: it is
+    // checked at the stream's (or the device's) synchronisation.
     let faults = match config.stream {
         Some(stream) => stream.faults()?,
         None => device.thread_faults()?,
     };
     faults.note_launcher();
+    timer.mark(Stage::PanicRecord);
     let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
     let capturing = stream_ref
         .as_ref()
@@ -115,11 +121,14 @@ pub fn launch(
         return crate::launch::sim::launch(source, cache, config, device, sim, &faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
-    device.ensure_alive()?;
-    if let Some(stream) = config.stream {
-        stream.ensure_current()?;
+    match config.stream {
+        // Also the device's liveness.
+        Some(stream) => stream.ensure_current()?,
+        None => device.ensure_alive()?,
     }
+    timer.mark(Stage::Validate);
     let kernel = cache.get(source, device)?;
+    timer.mark(Stage::KernelLookup);
     check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {
@@ -134,6 +143,7 @@ pub fn launch(
     let has_host_slices = args
         .iter()
         .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
+    timer.mark(Stage::ArgumentCheck);
     if capturing {
         // Recorded into the graph, not run: the graph keeps the arrays alive and
         // orders them when it is launched.
@@ -150,10 +160,23 @@ pub fn launch(
             .before_launch(device, stream, |memory| uses_allocation(args, memory))?;
     }
     device.note_launch(&kernel.name);
+    timer.mark(Stage::StreamOrdering);
     device.watch(if has_host_slices {
         launch_with_host_slices(device, kernel, &valid, stream, args)
     } else {
-        launch_raw(kernel, &valid, stream, args, faults.record_ptr())
+        // A capture records the launch: no deferred compile (a module load and its
+        // synchronous copy) in the middle of it.
+        let may_compile = !capturing;
+        let record = faults.record_ptr();
+        launch_raw(
+            kernel,
+            &valid,
+            stream,
+            args,
+            record,
+            may_compile,
+            &mut timer,
+        )
     })?;
     if tracked_reads != 0 {
         if let Some(handle) = stream_ref {
@@ -164,6 +187,8 @@ pub fn launch(
             handle.pending_reads.after_launch(read);
         }
     }
+    timer.mark(Stage::AfterLaunch);
+    timer.finish();
     Ok(())
 }
 
@@ -241,6 +266,8 @@ fn launch_raw(
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
     mut record: u64,
+    may_compile: bool,
+    timer: &mut LaunchTimer,
 ) -> Result<()> {
     // Parameter addresses on the stack for the usual handful of parameters.
     const INLINE: usize = 32;
@@ -256,10 +283,12 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let function = kernel.function_for(valid.grid, valid.block, |i| args.get(i).map(|arg| arg.len));
+    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
+    let function = kernel.function_for(valid.grid, valid.block, arg_len, may_compile);
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
+    timer.mark(Stage::Marshal);
     // SAFETY: `function` is live in the current context; `slots` points at `args`'
     // value slots, laid out per the kernel ABI and checked against the parameters, then
     // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
@@ -294,6 +323,7 @@ fn launch_raw(
             )
         }
     };
+    timer.mark(Stage::Driver);
     status.result().map_err(|e| launch_error(kernel, valid, e))
 }
 
@@ -453,7 +483,10 @@ fn launch_with_host_slices(
     // above is safe. Once queued, the record goes back to the pool only after the
     // synchronisation below, so a kernel still running never writes a record another
     // launch uses (on a failure it is leaked, a few bytes, rather than risk that).
-    if let Err(error) = launch_raw(kernel, valid, stream, args, record.device_ptr()) {
+    let mut untimed = LaunchTimer::off();
+    // Never under a capture, which refuses host slices.
+    let ptr = record.device_ptr();
+    if let Err(error) = launch_raw(kernel, valid, stream, args, ptr, true, &mut untimed) {
         pool.release(record);
         return Err(error);
     }

@@ -29,6 +29,7 @@
 //! write, after that stream was made to wait for the readers since; without memory
 //! pools the streams of its last uses are synchronised before `cuMemFree`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
@@ -51,6 +52,21 @@ pub(crate) struct Allocation {
     generation: u64,
     source: Source,
     usage: Mutex<Usage>,
+    /// The launch fast path's copy of what `usage` decides without a change: a read
+    /// on the stream tagged here needs nothing (it is the last writer's), and a write
+    /// on the stream tagged in `quiet_for_writes` neither (last writer, no reader
+    /// since). Tags are [`stream_tag`]s, 0 for none; both are stored under the lock
+    /// after every change of `usage`, so a launch that stays on one stream takes no
+    /// lock (issue 27).
+    quiet_for_reads: AtomicUsize,
+    quiet_for_writes: AtomicUsize,
+}
+
+/// A stream's tag for the fast path (never 0, except for a handle of `usize::MAX`,
+/// which then only misses the fast path).
+#[inline]
+fn stream_tag(raw: sys::CUstream) -> usize {
+    (raw as usize).wrapping_add(1)
 }
 
 /// Who frees the memory.
@@ -143,6 +159,8 @@ impl Allocation {
                 readers: Vec::new(),
                 contended: false,
             }),
+            quiet_for_reads: AtomicUsize::new(stream_tag(std::ptr::null_mut())),
+            quiet_for_writes: AtomicUsize::new(stream_tag(std::ptr::null_mut())),
         }))
     }
 
@@ -166,6 +184,7 @@ impl Allocation {
         hand_back: StreamRef,
         keeper: Option<Box<dyn Send + Sync>>,
     ) -> Arc<Allocation> {
+        let tag = stream_tag(raw_of(&last_use));
         Arc::new(Allocation {
             ptr,
             generation: device.generation(),
@@ -179,6 +198,8 @@ impl Allocation {
                 readers: Vec::new(),
                 contended: false,
             }),
+            quiet_for_reads: AtomicUsize::new(tag),
+            quiet_for_writes: AtomicUsize::new(tag),
         })
     }
 
@@ -203,8 +224,24 @@ impl Allocation {
             return Ok(false);
         }
         let here = raw_of(stream);
+        // What `apply` decides without a change, without its lock. Exact: the tags
+        // change only under the lock, with `usage`; a `&mut` use (a write) excludes
+        // every other use of the array, and a read that races a change of writer is
+        // as ordered as it was when the lock was taken and released before its launch.
+        let quiet = if write {
+            &self.quiet_for_writes
+        } else {
+            &self.quiet_for_reads
+        };
+        if quiet.load(Ordering::Acquire) == stream_tag(here) {
+            return Ok(false);
+        }
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        usage.apply(stream, write, |before| wait_for(here, before))
+        let tracked = usage.apply(stream, write, |before| self.wait_for(here, before));
+        let (reads, writes) = usage.quiet_tags();
+        self.quiet_for_reads.store(reads, Ordering::Release);
+        self.quiet_for_writes.store(writes, Ordering::Release);
+        tracked
     }
 }
 
@@ -222,6 +259,13 @@ impl ReadTracked for Allocation {
 }
 
 impl Usage {
+    /// The fast path's tags for this state: reads on the writer's stream need nothing;
+    /// writes there neither while no other stream read since (0: none).
+    fn quiet_tags(&self) -> (usize, usize) {
+        let writer = stream_tag(raw_of(&self.writer));
+        (writer, if self.readers.is_empty() { writer } else { 0 })
+    }
+
     /// Records a use on `stream`, first calling `wait` with what the use must wait for
     /// on each earlier stream (nothing while the memory stays on one stream). `true`
     /// when the use is a read whose stream gets an event of its own (the caller marks
@@ -273,6 +317,21 @@ impl Usage {
         wait(Wait::Queued(raw_of(&self.writer)))?;
         self.readers.push(Reader::new(stream));
         Ok(tracked(self.readers.len() - 1))
+    }
+}
+
+impl Allocation {
+    /// Makes `waiter` wait as `wait` says (the device's context is current), with an
+    /// event the device reuses (`crate::executor::cuda::SpareEvents`).
+    #[cold]
+    fn wait_for(&self, waiter: sys::CUstream, wait: Wait) -> Result<()> {
+        match (wait, self.device.executor().cuda()) {
+            (Wait::Queued(before), Some(cuda)) => {
+                cuda.spare_events
+                    .order_after(self.device.generation(), waiter, before)
+            }
+            (wait, _) => wait_for(waiter, wait),
+        }
     }
 }
 
@@ -417,6 +476,70 @@ mod tests {
             })
             .unwrap();
         seen
+    }
+
+    /// The launch fast path (issue 27): wherever a use's stream carries the quiet tag
+    /// of its kind, the locked decision is "nothing to wait for, not tracked, nothing
+    /// changed"; and a launch that stays on one stream after its first use is always
+    /// quiet. Random uses over four streams (the NULL stream included) and both kinds.
+    #[test]
+    fn quiet_tags_agree_with_the_locked_decision() {
+        let device = Device::simulator().unwrap();
+        let streams = [
+            None,
+            fake(&device, 0xA0),
+            fake(&device, 0xB0),
+            fake(&device, 0xC0),
+        ];
+        let snapshot = |u: &Usage| {
+            let readers: Vec<_> = u
+                .readers
+                .iter()
+                .map(|r| raw_of(&r.stream) as usize)
+                .collect();
+            (raw_of(&u.writer) as usize, readers, u.contended)
+        };
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut quiet_seen = 0;
+        for _ in 0..200 {
+            let mut usage = Usage {
+                writer: None,
+                readers: Vec::new(),
+                contended: false,
+            };
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let stream = &streams[(seed % 4) as usize];
+                let write = (seed >> 8) % 3 == 0;
+                let (reads, writes) = usage.quiet_tags();
+                let tag = if write { writes } else { reads };
+                let before = snapshot(&usage);
+                let mut waited = false;
+                let tracked = usage
+                    .apply(stream, write, |_| {
+                        waited = true;
+                        Ok(())
+                    })
+                    .unwrap();
+                if tag == stream_tag(raw_of(stream)) {
+                    quiet_seen += 1;
+                    assert!(!waited && !tracked, "quiet use waited or was tracked");
+                    assert_eq!(snapshot(&usage), before, "quiet use changed the state");
+                }
+                // The same use again on the same stream: a write leaves it quiet for
+                // both kinds, a read for reads when it was the writer's stream.
+                let (reads, writes) = usage.quiet_tags();
+                if write {
+                    assert_eq!((reads, writes), (stream_tag(raw_of(stream)), reads));
+                }
+            }
+        }
+        assert!(
+            quiet_seen > 1000,
+            "the fast path was seldom exercised: {quiet_seen}"
+        );
     }
 
     /// Per-reader events: a writer waits for each reader's event where one was

@@ -63,17 +63,9 @@ impl DiskCache {
     /// write only costs the next process the hashing).
     pub fn file_digest(&self, path: &Path) -> io::Result<String> {
         let before = identity(path)?;
-        let entry = self.dir().join(format!(
-            "file-{}{DIGEST_SUFFIX}",
-            digest_hex(before.as_bytes())
-        ));
-        if let Ok(trust::Opened::Read(bytes, _)) = trust::read_entry(&entry) {
-            if let Some(digest) = std::str::from_utf8(&bytes)
-                .ok()
-                .and_then(|text| decode(text, &before))
-            {
-                return Ok(digest);
-            }
+        let entry = self.digest_entry(&before);
+        if let Some(digest) = remembered(&entry, &before) {
+            return Ok(digest);
         }
         let digest = file_digest_hex(path)?;
         // Remember it only if the file did not change while it was read.
@@ -81,6 +73,20 @@ impl DiskCache {
             let _ = self.remember(&entry, &encode(&before, &digest));
         }
         Ok(digest)
+    }
+
+    /// The digest remembered for the file at `path` as it is now, without hashing it:
+    /// `None` when none is remembered (or the file cannot be read).
+    pub fn remembered_digest(&self, path: &Path) -> Option<String> {
+        let now = identity(path).ok()?;
+        remembered(&self.digest_entry(&now), &now)
+    }
+
+    fn digest_entry(&self, identity: &str) -> std::path::PathBuf {
+        self.dir().join(format!(
+            "file-{}{DIGEST_SUFFIX}",
+            digest_hex(identity.as_bytes())
+        ))
     }
 
     fn remember(&self, entry: &Path, text: &str) -> io::Result<()> {
@@ -91,6 +97,30 @@ impl DiskCache {
         temp.persist(entry).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// The digest in the trusted, valid `entry` for a file of `identity`.
+fn remembered(entry: &Path, identity: &str) -> Option<String> {
+    match trust::read_entry(entry) {
+        Ok(trust::Opened::Read(bytes, _)) => std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|text| decode(text, identity)),
+        _ => None,
+    }
+}
+
+/// The toolchain identity from remembered digests alone (no hashing): `None` unless
+/// both files' digests are remembered for the files as they are now.
+pub fn toolchain_identity_remembered(
+    cache: &DiskCache,
+    libnvvm: &Path,
+    libdevice: &Path,
+) -> Option<String> {
+    Some(format!(
+        "libnvvm blake3:{} libdevice blake3:{}",
+        cache.remembered_digest(libnvvm)?,
+        cache.remembered_digest(libdevice)?
+    ))
 }
 
 /// `libnvvm blake3:… libdevice blake3:…` as [`super::toolchain_identity`] gives it,
@@ -157,6 +187,38 @@ mod tests {
         let forged = "0".repeat(64);
         std::fs::write(&remembered[0], text.replace(&fresh, &forged)).unwrap();
         assert_eq!(cache.file_digest(&file).unwrap(), forged);
+    }
+
+    /// The lookup that must not hash (a disk hit's): nothing before the digests are
+    /// remembered, both once they are, nothing for a file changed since.
+    #[test]
+    fn remembered_digests_are_read_without_hashing() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DiskCache::open(dir.path().join("cache")).unwrap();
+        let (library, libdevice) = (dir.path().join("libnvvm.so"), dir.path().join("l.bc"));
+        std::fs::write(&library, random_bytes(4000)).unwrap();
+        std::fs::write(&libdevice, random_bytes(3000)).unwrap();
+        assert_eq!(cache.remembered_digest(&library), None);
+        assert_eq!(
+            toolchain_identity_remembered(&cache, &library, &libdevice),
+            None
+        );
+        let hashed = toolchain_identity_cached(Some(&cache), &library, &libdevice).unwrap();
+        assert_eq!(
+            toolchain_identity_remembered(&cache, &library, &libdevice),
+            Some(hashed.clone())
+        );
+        assert_eq!(
+            hashed,
+            crate::compile::disk::toolchain_identity(&library, &libdevice).unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&libdevice, random_bytes(3000)).unwrap();
+        assert_eq!(
+            toolchain_identity_remembered(&cache, &library, &libdevice),
+            None
+        );
+        assert!(cache.remembered_digest(&library).is_some());
     }
 
     #[test]

@@ -40,10 +40,12 @@ pub fn ir_key(nvvm_ir: &str) -> String {
 pub struct DiskKeyParts<'a> {
     pub ir_key: &'a str,
     pub arch: &'a str,
-    pub nvvm_version: (i32, i32),
     /// The full identity of the compiler: digests of the libnvvm file and of the
     /// libdevice it links ([`toolchain_identity`]). Two builds that report the same
-    /// version but differ (a patched or a planted library) never share entries.
+    /// version but differ (a patched or a planted library) never share entries. The
+    /// digest determines libnvvm's version and IR version too, so neither is a part of
+    /// its own: the key is computed without loading libnvvm, and a process whose
+    /// kernels are all on disk never loads it.
     pub toolchain: &'a str,
     pub opt_level: u8,
     pub fast_math: bool,
@@ -54,14 +56,13 @@ pub struct DiskKeyParts<'a> {
 /// from these settings or the key's own makeup change (3: SHA-256, toolchain digests;
 /// 4: the toolchain's files digested with BLAKE3; 5: the IR is written for the
 /// architecture, `bf16` with its native instructions; 6: libnvvm's PTX is rewritten
-/// around ptxas's 16-bit negation defect, `nvvm::ptx_fixups`).
+/// around ptxas's 16-bit negation defect, `nvvm::ptx_fixups`; 7: no libnvvm version,
+/// which only a loaded libnvvm can tell and the toolchain digests already imply).
 pub fn disk_key(parts: &DiskKeyParts<'_>) -> String {
     let text = format!(
-        "cudajit-disk-key 6|{}|{}|nvvm {}.{}|{}|O{}|fast_math {}|line_info {}",
+        "cudajit-disk-key 7|{}|{}|{}|O{}|fast_math {}|line_info {}",
         parts.ir_key,
         parts.arch,
-        parts.nvvm_version.0,
-        parts.nvvm_version.1,
         parts.toolchain,
         parts.opt_level,
         parts.fast_math,

@@ -22,7 +22,7 @@ mod trust;
 use std::io;
 use std::path::Path;
 
-pub use digests::toolchain_identity_cached;
+pub use digests::{toolchain_identity_cached, toolchain_identity_remembered};
 pub use key::{
     digest_hex, disk_key, file_digest_hex, ir_key, resolve_dir, toolchain_identity, DiskKeyParts,
     CACHE_DIR_ENV,

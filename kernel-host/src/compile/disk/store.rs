@@ -126,9 +126,10 @@ impl DiskCache {
             .prefix(maintain::TEMP_PREFIX)
             .tempfile_in(&self.dir)?;
         temp.write_all(&entry::encode(key, ptx))?;
-        // On disk before the rename makes it visible: a crash leaves the old file or
-        // the new one, not an empty one under the final name.
-        temp.as_file().sync_all()?;
+        // No `fsync` before the rename: it cost the first launch of every new kernel a
+        // disk flush (issue 27), and a crash that leaves the new name empty or torn
+        // leaves an entry whose length and SHA-256 do not match: a miss, recompiled
+        // and written again.
         temp.persist(&target).map_err(|e| e.error)?;
         maintain::evict(&self.dir, self.max_bytes, &target)
     }

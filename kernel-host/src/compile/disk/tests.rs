@@ -15,7 +15,6 @@ fn parts() -> DiskKeyParts<'static> {
     DiskKeyParts {
         ir_key: "00",
         arch: "compute_90",
-        nvvm_version: (2, 0),
         toolchain: "libnvvm blake3:aa libdevice blake3:bb",
         opt_level: 3,
         fast_math: false,
@@ -43,10 +42,6 @@ fn keys_are_sha256_and_cover_every_part() {
         },
         DiskKeyParts {
             arch: "compute_80",
-            ..parts()
-        },
-        DiskKeyParts {
-            nvvm_version: (2, 1),
             ..parts()
         },
         DiskKeyParts {

@@ -1,0 +1,108 @@
+//! The first-launch half of the opt-in profile (`crate::launch::profile` has the
+//! launch path's, and re-exports these items): the stages of a kernel's first launch
+//! on a device, timed by `crate::compile::jit` and recorded process-wide, since they
+//! happen once per kernel and device. Also the switch both halves read.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turns the profile on or off for the launches that follow (all threads).
+pub fn enable(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Whether the profile is on (one relaxed load).
+#[inline(always)]
+pub(crate) fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// A stage of a kernel's first launch on a device (`crate::compile::jit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstStage {
+    /// The kernel's source to NVVM IR (the disk and AOT keys' input), AOT lookup.
+    FrontEnd,
+    /// The disk cache read (toolchain identified by its files, no library loaded).
+    DiskLookup,
+    /// libnvvm loaded (the process's first compile) and the key for storing found.
+    LibnvvmLoad,
+    /// The IR for this libnvvm written and compiled to PTX.
+    Compile,
+    /// The PTX loaded by the driver (its JIT to machine code included).
+    ModuleLoad,
+    /// Panic sites installed, functions and attributes found.
+    Install,
+    /// The PTX written to the disk cache.
+    DiskStore,
+}
+
+impl FirstStage {
+    pub fn name(self) -> &'static str {
+        match self {
+            FirstStage::FrontEnd => "front_end",
+            FirstStage::DiskLookup => "disk_lookup",
+            FirstStage::LibnvvmLoad => "libnvvm_load",
+            FirstStage::Compile => "compile",
+            FirstStage::ModuleLoad => "module_load",
+            FirstStage::Install => "install",
+            FirstStage::DiskStore => "disk_store",
+        }
+    }
+}
+
+/// One kernel's first launch on a device: microseconds per stage, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirstLaunch {
+    pub kernel: String,
+    pub stages: Vec<(FirstStage, f64)>,
+}
+
+static FIRST_LAUNCHES: Mutex<Vec<FirstLaunch>> = Mutex::new(Vec::new());
+
+/// Takes (and clears) the first launches profiled so far, in the order they ended.
+pub fn take_first_launches() -> Vec<FirstLaunch> {
+    std::mem::take(&mut *FIRST_LAUNCHES.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// Times the stages of one first launch (nothing when the profile is off).
+pub(crate) struct FirstLaunchTimer {
+    running: Option<(Instant, FirstLaunch)>,
+}
+
+impl FirstLaunchTimer {
+    pub(crate) fn start(kernel: &str) -> FirstLaunchTimer {
+        FirstLaunchTimer {
+            running: enabled().then(|| {
+                (
+                    Instant::now(),
+                    FirstLaunch {
+                        kernel: kernel.to_string(),
+                        stages: Vec::new(),
+                    },
+                )
+            }),
+        }
+    }
+
+    pub(crate) fn mark(&mut self, stage: FirstStage) {
+        if let Some((last, record)) = &mut self.running {
+            let now = Instant::now();
+            record
+                .stages
+                .push((stage, now.duration_since(*last).as_secs_f64() * 1e6));
+            *last = now;
+        }
+    }
+
+    pub(crate) fn finish(self) {
+        if let Some((_, record)) = self.running {
+            FIRST_LAUNCHES
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(record);
+        }
+    }
+}
