@@ -315,6 +315,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Stmt::Versioned(v) => self.versioned(v),
             // Written by `if_expr`, whose whole block it is.
             Stmt::PredicatedPrefetch(body) => self.block(body).map(|_| ()),
+            // print
+            Stmt::Print(p) => self.print_stmt(p),
         }
     }
 

@@ -36,6 +36,8 @@ mod numeric;
 mod panic;
 mod place;
 mod predicated;
+// print
+pub mod print;
 mod slices;
 mod state;
 #[cfg(test)]

@@ -70,6 +70,10 @@ impl<'a> Writer<'a> {
             out,
             "@{MODULE_TAG_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
         );
+        // print: only a module that prints has the buffer's global
+        if !self.module.prints.formats.is_empty() {
+            let _ = writeln!(out, "{}", super::print::global_definition());
+        }
         for (_, global) in self.module.globals.iter() {
             let _ = writeln!(out, "{}", global_definition(global)?);
         }
