@@ -169,6 +169,13 @@ pub struct FunctionOptions {
     pub fast_math: bool,
     /// `#[kernel(launch_bounds = ..)]`: CUDA's `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+    // print
+    /// `debug_assert!` and friends are checked: `cfg!(debug_assertions)` of the crate
+    /// that defines the function, as the macro's generated code evaluates it.
+    pub debug_assertions: bool,
+    /// `#[kernel(debug = true)]`: full device debug information (libnvvm's `-g`), for
+    /// cuda-gdb. Line information alone is always on.
+    pub debug_info: bool,
 }
 
 impl FunctionOptions {
@@ -178,6 +185,8 @@ impl FunctionOptions {
         bounds_check: true,
         fast_math: false,
         launch_bounds: None,
+        debug_assertions: false,
+        debug_info: false,
     };
 }
 
