@@ -19,8 +19,7 @@ use crate::proc::format::panic::{
 };
 use crate::proc::format::program::Piece;
 use crate::proc::format::{
-    check_trait, parse, ArgumentSource, Destination, ExplicitArguments, FormatProgram,
-    PrintFormat,
+    check_trait, parse, ArgumentSource, Destination, ExplicitArguments, FormatProgram, PrintFormat,
 };
 
 /// Which of the debugging macros a call is.
@@ -32,8 +31,13 @@ pub enum DebugMacro {
     },
     Panic(PanicMacro),
     /// `assert!` (`debug`: `debug_assert!`).
-    Assert { debug: bool },
-    AssertCompare { op: AssertOp, debug: bool },
+    Assert {
+        debug: bool,
+    },
+    AssertCompare {
+        op: AssertOp,
+        debug: bool,
+    },
 }
 
 impl DebugMacro {
@@ -137,8 +141,12 @@ fn parse_args(mac: &syn::Macro, kind: DebugMacro) -> Result<DebugMacroArgs, Diag
             ..
         })) => Some(s),
         Some(other) => {
-            return Err(Diagnostic::new(other.span(), "format argument must be a string literal")
-                .with_hint(format!("write `{name}!(\"{{}}\", ..)` with the value as an argument")))
+            return Err(
+                Diagnostic::new(other.span(), "format argument must be a string literal")
+                    .with_hint(format!(
+                        "write `{name}!(\"{{}}\", ..)` with the value as an argument"
+                    )),
+            )
         }
     };
     if format.is_none() && matches!(kind, DebugMacro::Print { newline: false, .. }) {
@@ -218,12 +226,20 @@ impl FnLowerer<'_> {
                 if newline {
                     program.pieces.push(Piece::Literal("\n".into()));
                 }
-                let stmt = self.print_stmt(program, destination, &args, &[], loc, ir::PrintKind::Print);
+                let stmt =
+                    self.print_stmt(program, destination, &args, &[], loc, ir::PrintKind::Print);
                 self.unit_block(vec![stmt], span)
             }
             DebugMacro::Panic(which) => {
                 let program = panic_message(which, message);
-                let stmt = self.print_stmt(program, Destination::Stderr, &args, &[], loc, ir::PrintKind::Panic);
+                let stmt = self.print_stmt(
+                    program,
+                    Destination::Stderr,
+                    &args,
+                    &[],
+                    loc,
+                    ir::PrintKind::Panic,
+                );
                 let block = ir::Block {
                     stmts: vec![stmt],
                     tail: None,
@@ -242,7 +258,14 @@ impl FnLowerer<'_> {
                     Some(program) => program,
                     None => assert_message(&condition_text(cond_expr)),
                 };
-                let stmt = self.print_stmt(program, Destination::Stderr, &args, &[], loc, ir::PrintKind::Panic);
+                let stmt = self.print_stmt(
+                    program,
+                    Destination::Stderr,
+                    &args,
+                    &[],
+                    loc,
+                    ir::PrintKind::Panic,
+                );
                 let failed = self.push_expr(
                     ir::ExprKind::Unary {
                         op: ir::UnaryOp::Not,
@@ -264,7 +287,8 @@ impl FnLowerer<'_> {
                 for (side, e) in ["left", "right"].iter().zip(&args.leading) {
                     let value = self.lower_expr(e);
                     let ty = self.ty_of(value);
-                    let local = self.new_local(&format!("__cudajit.{side}"), ty.clone(), false, e.span());
+                    let local =
+                        self.new_local(&format!("__cudajit.{side}"), ty.clone(), false, e.span());
                     stmts.push(ir::Stmt::Let {
                         local,
                         init: Some(value),
@@ -291,11 +315,15 @@ impl FnLowerer<'_> {
                     span,
                 );
                 let program = assert_compare_message(op, message);
-                let operands = [
-                    (read(self, 0), reads[0].2),
-                    (read(self, 1), reads[1].2),
-                ];
-                let stmt = self.print_stmt(program, Destination::Stderr, &args, &operands, loc, ir::PrintKind::Panic);
+                let operands = [(read(self, 0), reads[0].2), (read(self, 1), reads[1].2)];
+                let stmt = self.print_stmt(
+                    program,
+                    Destination::Stderr,
+                    &args,
+                    &operands,
+                    loc,
+                    ir::PrintKind::Panic,
+                );
                 let check = self.if_then(failed, stmt, span);
                 stmts.push(ir::Stmt::Expr(check));
                 self.unit_block(stmts, span)
@@ -305,7 +333,11 @@ impl FnLowerer<'_> {
 
     /// The format string parsed against the call's explicit arguments; `None` after
     /// reporting its errors.
-    fn message_program(&mut self, lit: &syn::LitStr, args: &DebugMacroArgs) -> Option<FormatProgram> {
+    fn message_program(
+        &mut self,
+        lit: &syn::LitStr,
+        args: &DebugMacroArgs,
+    ) -> Option<FormatProgram> {
         let explicit = ExplicitArguments {
             positional: args.positional.len(),
             named: args.named.iter().map(|(n, _)| n.to_string()).collect(),
@@ -317,10 +349,11 @@ impl FnLowerer<'_> {
                     let at = e
                         .argument
                         .and_then(|k| {
-                            args.positional
-                                .get(k)
-                                .map(|p| p.span())
-                                .or_else(|| args.named.get(k - args.positional.len()).map(|(n, _)| n.span()))
+                            args.positional.get(k).map(|p| p.span()).or_else(|| {
+                                args.named
+                                    .get(k - args.positional.len())
+                                    .map(|(n, _)| n.span())
+                            })
                         })
                         .unwrap_or(lit.span());
                     let mut d = Diagnostic::new(at, e.to_string());
@@ -354,7 +387,12 @@ impl FnLowerer<'_> {
                     (self.lower_expr(e), e.span())
                 }
                 ArgumentSource::Named(name) => {
-                    let e = &args.named.iter().find(|(n, _)| n == name).expect("parsed").1;
+                    let e = &args
+                        .named
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .expect("parsed")
+                        .1;
                     (self.lower_expr(e), e.span())
                 }
                 ArgumentSource::Captured(name) => {

@@ -56,7 +56,10 @@ fn k(a: &[i32], x: &[f32]) {
     assert_eq!(lines.len(), n, "seed {}", rng.seed);
     for i in 0..n {
         let (v, f) = (a[i], x[i]);
-        let expected = format!("thread {i}: a={} x={:.3} hex={:#x} [{:>9}] {v:+05} {:?} {:e}", v, f, v, f, f, f);
+        let expected = format!(
+            "thread {i}: a={} x={:.3} hex={:#x} [{:>9}] {v:+05} {:?} {:e}",
+            v, f, v, f, f, f
+        );
         assert_eq!(lines[i], expected, "thread {i}, seed {}", rng.seed);
     }
     let expected_err: String = (0..n).map(|i| (i % 3).to_string()).collect();
@@ -85,7 +88,13 @@ fn k(a: &[i8], b: &[i16], c: &[i32], d: &[i64], e: &[u8], f: &[u16], g: &[u32], 
     let g = [u32::MIN, u32::MAX, 1, 2, 3];
     let h = [u64::MIN, u64::MAX, 1, 2, 3];
     let x = [f32::NAN, f32::INFINITY, -0.0, f32::from_bits(1), 0.1];
-    let y = [f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE / 3.0, -0.0, 0.1];
+    let y = [
+        f64::NEG_INFINITY,
+        f64::MAX,
+        f64::MIN_POSITIVE / 3.0,
+        -0.0,
+        0.1,
+    ];
     let n = a.len();
     let buffers = [
         (ScalarType::I8, buffer_of(&a)),
@@ -99,16 +108,40 @@ fn k(a: &[i8], b: &[i16], c: &[i32], d: &[i64], e: &[u8], f: &[u16], g: &[u32], 
         (ScalarType::F32, buffer_of(&x)),
         (ScalarType::F64, buffer_of(&y)),
     ];
-    let args: Vec<Arg> = buffers.iter().map(|(t, b)| slice(*t, b, n, false)).collect();
+    let args: Vec<Arg> = buffers
+        .iter()
+        .map(|(t, b)| slice(*t, b, n, false))
+        .collect();
     let (result, out) = run_printing(&m, "k", &shape(1, 32), &args, 1 << 16);
     result.expect("runs");
     let mut expected = String::new();
     for i in 0..n {
         expected += &format!(
             "{} {} {} {} {} {} {} {} {} {} {:?} {:?} {}\n",
-            a[i], b[i], c[i], d[i], e[i], f[i], g[i], h[i], x[i], y[i], x[i], y[i], i as isize - 2
+            a[i],
+            b[i],
+            c[i],
+            d[i],
+            e[i],
+            f[i],
+            g[i],
+            h[i],
+            x[i],
+            y[i],
+            x[i],
+            y[i],
+            i as isize - 2
         );
-        expected += &format!("{:x} {:o} {:b} {:X} {:e} {:E} {}\n", d[i], c[i], a[i], h[i], y[i], x[i], a[i] < 0);
+        expected += &format!(
+            "{:x} {:o} {:b} {:X} {:e} {:E} {}\n",
+            d[i],
+            c[i],
+            a[i],
+            h[i],
+            y[i],
+            x[i],
+            a[i] < 0
+        );
     }
     assert_eq!(out.stdout, expected);
 }
@@ -135,7 +168,10 @@ fn k(a: &[u32]) {
     result.expect("runs");
     assert_eq!(out.stdout.lines().count(), 100);
     assert_eq!(out.dropped_records, 900);
-    assert!(out.dropped_notice().unwrap().contains("900 print records were dropped"));
+    assert!(out
+        .dropped_notice()
+        .unwrap()
+        .contains("900 print records were dropped"));
 }
 
 #[test]
@@ -146,7 +182,12 @@ fn failed_assertions_and_panics_carry_rust_s_message_and_location() {
     let ba = buffer_of(&a);
     let shp = shape(1, 8);
     for (only, message, line, column) in [
-        (3, "assertion `left == right` failed: at 3\n  left: 4\n right: 7", 5, 9),
+        (
+            3,
+            "assertion `left == right` failed: at 3\n  left: 4\n right: 7",
+            5,
+            9,
+        ),
         (5, "assertion failed: a[i] < 0", 8, 9),
         (6, "bad value 6 at 6", 11, 9),
     ] {
@@ -178,7 +219,9 @@ fn failed_assertions_and_panics_carry_rust_s_message_and_location() {
             bits: 100,
         },
     ];
-    run_printing(&m, "k", &shp, &args, 1 << 12).0.expect("no assertion fails");
+    run_printing(&m, "k", &shp, &args, 1 << 12)
+        .0
+        .expect("no assertion fails");
     // Rust's own text of the same assertion, for the reference.
     let std_text = std::panic::catch_unwind(|| {
         let i = 3;
@@ -187,5 +230,8 @@ fn failed_assertions_and_panics_carry_rust_s_message_and_location() {
     .err()
     .and_then(|p| p.downcast_ref::<String>().cloned())
     .unwrap_or_default();
-    assert_eq!(std_text, "assertion `left == right` failed: at 3\n  left: 4\n right: 7");
+    assert_eq!(
+        std_text,
+        "assertion `left == right` failed: at 3\n  left: 4\n right: 7"
+    );
 }
