@@ -20,6 +20,7 @@ pub mod hl;
 mod interop;
 mod launch;
 mod memory;
+pub mod print;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};

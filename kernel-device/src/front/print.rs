@@ -234,7 +234,7 @@ impl FnLowerer<'_> {
                 let program = panic_message(which, message);
                 let stmt = self.print_stmt(
                     program,
-                    Destination::Stderr,
+                    Destination::Panic,
                     &args,
                     &[],
                     loc,
@@ -260,7 +260,7 @@ impl FnLowerer<'_> {
                 };
                 let stmt = self.print_stmt(
                     program,
-                    Destination::Stderr,
+                    Destination::Panic,
                     &args,
                     &[],
                     loc,
@@ -318,7 +318,7 @@ impl FnLowerer<'_> {
                 let operands = [(read(self, 0), reads[0].2), (read(self, 1), reads[1].2)];
                 let stmt = self.print_stmt(
                     program,
-                    Destination::Stderr,
+                    Destination::Panic,
                     &args,
                     &operands,
                     loc,

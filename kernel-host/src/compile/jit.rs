@@ -36,6 +36,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
+    crate::print::install(device, module.raw, kernel, &unit.prints)?; // print
     let loaded = LoadedKernel::new(
         module,
         unit.kernel_name,
