@@ -144,6 +144,7 @@ impl<'a> Writer<'a> {
             annotation_ids.join(", ")
         );
         out.push_str(&annotations);
+        out.push_str(&self.debug.text()); // debug info
         let (major, minor, dbg_major, dbg_minor) = self.options.ir_version;
         let _ = writeln!(out, "!nvvmir.version = !{{!{next}}}");
         let _ = writeln!(
