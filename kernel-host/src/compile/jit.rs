@@ -101,6 +101,7 @@ fn compile_or_reuse(
         &Options {
             ir_version: nvvm.ir_version(),
             arch: Options::arch_number(&options.arch),
+            debug: crate::compile::lower::debug_level(source),
             ..Options::default()
         },
     )?;
@@ -115,6 +116,10 @@ fn disk_slot(
     options: &libnvvm::Options,
     ir_key: &str,
 ) -> Option<PendingEntry> {
+    // A `-g` compile has IR the key (made over the default IR) does not tell apart.
+    if options.debug {
+        return None;
+    }
     let disk = DiskCache::from_env()?;
     let toolchain = nvvm.identity().ok()?;
     let key = disk_key(&DiskKeyParts {
