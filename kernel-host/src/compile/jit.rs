@@ -134,6 +134,19 @@ fn disk_slot(
     Some(PendingEntry { disk, key })
 }
 
+/// Whether `ptx` has `.loc` line directives, and whether it is full debug PTX
+/// (`.target sm_XX, debug`).
+fn debug_directives(ptx: &str) -> (bool, bool) {
+    let mut lines = false;
+    for line in ptx.lines().map(str::trim_start) {
+        if line.starts_with(".target") && line.contains("debug") {
+            return (true, true);
+        }
+        lines |= line.starts_with(".loc");
+    }
+    (lines, false)
+}
+
 /// Loads PTX into `device`'s context, with the driver's JIT log in the error.
 pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Module> {
     let image = CString::new(ptx).map_err(|_| Error::Compile {
@@ -142,13 +155,24 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
     })?;
     let _guard = device.bind()?;
     let mut log = vec![0u8; 16 * 1024];
-    let mut options = [
+    let mut options = vec![
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
     // The driver reads option values as pointer-sized words (the size is passed by
     // value cast to a pointer, as the CUDA documentation prescribes).
-    let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    // debug info: the driver's ptxas keeps the PTX's Rust lines (or full debug
+    // information) in the machine code only when asked.
+    let (lines, full) = debug_directives(ptx);
+    if lines {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
+        values.push(1usize as *mut c_void);
+    }
+    if full {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
+        values.push(1usize as *mut c_void);
+    }
     let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
     let status = unsafe {

@@ -26,7 +26,11 @@ pub(crate) fn runtime_options(source: &FnSource, arch: String) -> libnvvm::Optio
     libnvvm::Options {
         arch,
         // `-g` code is unoptimised whatever `-opt` says; say so.
-        opt_level: if level == DebugLevel::Full { 0 } else { OPT_LEVEL },
+        opt_level: if level == DebugLevel::Full {
+            0
+        } else {
+            OPT_LEVEL
+        },
         fast_math: source.options.fast_math,
         line_info: level != DebugLevel::None,
         debug: level == DebugLevel::Full,
