@@ -39,6 +39,8 @@ extern crate self as cudajit;
 /// `cudajit::ndarray`) or from a [`DeviceNd`] (a device array with a shape).
 pub use kernel_device::device_api::Nd;
 pub use kernel_host::ndarray;
+/// What kernels print (`println!` in device code): buffer size, line order, capture.
+pub use kernel_host::print;
 pub use kernel_host::DeviceNd;
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,

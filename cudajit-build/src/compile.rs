@@ -152,6 +152,7 @@ pub fn build(
                     opt_level: 3,
                     fast_math: kernel.options.fast_math,
                     line_info: false,
+                    debug: false,
                 };
                 let ptx = nvvm
                     .compile(&unit.nvvm_ir, &compile)

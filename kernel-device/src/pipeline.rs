@@ -41,6 +41,9 @@ pub struct CompiledUnit {
     /// The kernel's copy without the bounds checks a launch can prove, and the
     /// conditions under which the host launches it instead.
     pub launch_proof: Option<nvvm_back::launch_proof::LaunchProof>,
+    // print
+    /// The unit's print formats: the host decodes the print buffer with them.
+    pub prints: crate::proc::format::FormatTable,
 }
 
 /// Parses, type-checks, validates and optimises a kernel and every device function it
@@ -75,5 +78,6 @@ pub fn nvvm_ir_for_kernel(
         launch_proof,
         params,
         cooperative: module.needs_cooperative_launch(),
+        prints: module.prints.clone(),
     })
 }

@@ -21,6 +21,7 @@ mod interop;
 mod launch;
 mod memory;
 mod multi;
+pub mod print;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};

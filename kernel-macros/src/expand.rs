@@ -242,6 +242,7 @@ fn fn_source(
         SourceKind::Device => quote!(Device),
     };
     let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
+    let debug_info = options.debug_info;
     let launch_bounds = match options.launch_bounds {
         Some(kernel_device::ir::LaunchBounds {
             max_threads,
@@ -273,6 +274,8 @@ fn fn_source(
                 bounds_check: #bounds_check,
                 fast_math: #fast_math,
                 launch_bounds: #launch_bounds,
+                debug_assertions: ::core::cfg!(debug_assertions),
+                debug_info: #debug_info,
             },
             deps: #deps,
             consts: &[#(#consts),*],

@@ -511,6 +511,10 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             if let Some(args) = super::lower_match::matches_args(mac) {
                 args.operands().for_each(|operand| self.visit_expr(operand));
             }
+            // print
+            if let Some(Ok(args)) = super::print::debug_macro_args(mac) {
+                args.operands().for_each(|operand| self.visit_expr(operand));
+            }
         }
         // Nested items are rejected anyway; their calls are not this function's.
         fn visit_item(&mut self, _: &'ast syn::Item) {}

@@ -513,6 +513,10 @@ pub fn const_refs(item: &syn::ItemFn) -> Vec<(String, syn::Path)> {
                     self.visit_expr(guard);
                 }
             }
+            // print
+            if let Some(Ok(args)) = super::print::debug_macro_args(mac) {
+                args.operands().for_each(|operand| self.visit_expr(operand));
+            }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }

@@ -41,6 +41,10 @@ impl FnLowerer<'_> {
             syn::Expr::Macro(m) if super::lower_match::is_matches_macro(&m.mac) => {
                 self.lower_matches(m)
             }
+            // print
+            syn::Expr::Macro(m) if super::print::DebugMacro::of(&m.mac).is_some() => {
+                self.lower_debug_macro(&m.mac)
+            }
             syn::Expr::Block(b) => {
                 if let Some(label) = &b.label {
                     self.error_hint(

@@ -125,12 +125,19 @@ pub struct FnLowerer<'a> {
     pub globals: ir::Arena<ir::Global>,
     /// `shared_array()` globals whose array type is known only once inference is done.
     pub pending_shared: Vec<(Handle<ir::Global>, Ty, Span)>,
+    // print
+    /// The module's print formats so far (ids are module-wide): this function adds its
+    /// own, typed by [`Self::finish_prints`].
+    pub prints: crate::proc::format::FormatTable,
+    pub pending_prints: Vec<super::print::PendingPrint>,
 }
 
 /// Where a function is lowered: its constants and the module's globals so far.
 pub struct Context {
     pub consts: ConstEnv,
     pub globals: ir::Arena<ir::Global>,
+    // print
+    pub prints: crate::proc::format::FormatTable,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -182,6 +189,8 @@ impl<'a> FnLowerer<'a> {
             consts: context.consts,
             globals: context.globals,
             pending_shared: Vec::new(),
+            prints: context.prints,
+            pending_prints: Vec::new(),
         };
         this.f.loc = this.loc(item.sig.fn_token.span);
         for p in sig.params {
@@ -348,7 +357,15 @@ impl<'a> FnLowerer<'a> {
 
     /// Applies the deferred checks, then writes concrete types everywhere. Returns the
     /// function, its diagnostics and the module's globals (with this function's added).
-    pub fn finish(mut self) -> (ir::Function, Vec<Diagnostic>, ir::Arena<ir::Global>) {
+    #[allow(clippy::type_complexity)]
+    pub fn finish(
+        mut self,
+    ) -> (
+        ir::Function,
+        Vec<Diagnostic>,
+        ir::Arena<ir::Global>,
+        crate::proc::format::FormatTable,
+    ) {
         self.resolve_shared();
         let mut deferred = std::mem::take(&mut self.deferred);
         for (h, magnitude, negated, span) in std::mem::take(&mut self.int_literals) {
@@ -366,6 +383,7 @@ impl<'a> FnLowerer<'a> {
         for (h, digits) in std::mem::take(&mut self.float_literals) {
             self.round_float_literal(h, &digits);
         }
+        self.finish_prints();
         for i in 0..self.expr_tys.len() {
             let ty = self.table.to_ir(&self.expr_tys[i]);
             if self.f.exprs.get(Handle::new(i)).is_some() {
@@ -386,7 +404,7 @@ impl<'a> FnLowerer<'a> {
         let ret = self.ret.clone();
         self.f.ret = self.table.to_ir(&ret);
         super::half::widen_math(&mut self.f);
-        (self.f, self.diags, self.globals)
+        (self.f, self.diags, self.globals, self.prints)
     }
 
     /// Gives an `f32` literal its correctly rounded value: `digits.parse::<f32>()`

@@ -31,6 +31,13 @@ impl FnLowerer<'_> {
                 }
                 syn::Stmt::Item(syn::Item::Const(_)) => {}
                 syn::Stmt::Item(item) => self.diags.push(check::item_in_body(item)),
+                // print
+                syn::Stmt::Macro(m) if super::print::DebugMacro::of(&m.mac).is_some() => {
+                    let h = self.lower_debug_macro(&m.mac);
+                    let t = self.ty_of(h);
+                    diverges |= self.table.is_never(&t);
+                    out.stmts.push(ir::Stmt::Expr(h));
+                }
                 syn::Stmt::Macro(m) => self.diags.push(check::macro_diag(&m.mac)),
                 // A stray `;` (syn keeps it as an empty verbatim expression): valid Rust.
                 syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(_)) if tokens.is_empty() => {}

@@ -29,6 +29,8 @@ mod lower_struct;
 pub mod methods;
 pub mod nd;
 mod patterns;
+// print
+pub mod print;
 mod signature;
 pub mod structs;
 pub(crate) mod types;
@@ -98,6 +100,8 @@ fn kernel_options(sources: &[&FnSource]) -> Option<ir::FunctionOptions> {
         bounds_check: acc.bounds_check || k.options.bounds_check,
         fast_math: acc.fast_math && k.options.fast_math,
         launch_bounds: acc.launch_bounds.or(k.options.launch_bounds),
+        debug_assertions: acc.debug_assertions,
+        debug_info: acc.debug_info || k.options.debug_info,
     }))
 }
 
@@ -209,7 +213,11 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
         parsed.iter().zip(sig_infos).zip(envs).zip(unit_names)
     {
         let options = match (source.kind, unit_options) {
-            (SourceKind::Device, Some(kernel)) => kernel,
+            // print: `debug_assert!` follows the crate that wrote the function, as in Rust
+            (SourceKind::Device, Some(kernel)) => ir::FunctionOptions {
+                debug_assertions: source.options.debug_assertions,
+                ..kernel
+            },
             _ => source.options,
         };
         let line_offset = source.line.saturating_sub(1);
@@ -224,14 +232,16 @@ pub fn lower_sources(sources: &[&FnSource]) -> Result<ir::Module, Vec<SourceErro
             Context {
                 consts: env,
                 globals: std::mem::take(&mut module.globals),
+                prints: std::mem::take(&mut module.prints),
             },
         );
         lowerer.f.name = unit_name;
         lowerer.lower_body(item);
-        let (function, diags, globals) = lowerer.finish();
+        let (function, diags, globals, prints) = lowerer.finish();
         errors.extend(diags.iter().map(|d| source_error(source, d)));
         module.functions.append(function);
         module.globals = globals;
+        module.prints = prints;
     }
     if errors.is_empty() {
         Ok(module)
@@ -409,10 +419,11 @@ pub fn lower_item_for_inspection(
         Context {
             consts: env,
             globals: ir::Arena::new(),
+            prints: Default::default(),
         },
     );
     lowerer.lower_body(item);
-    let (f, body_diags, _) = lowerer.finish();
+    let (f, body_diags, _, _) = lowerer.finish();
     diags.extend(body_diags);
     drop_follow_ups(&mut diags, |d| d.text().contains(ERROR_TYPE));
     (f, diags)

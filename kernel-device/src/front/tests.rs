@@ -325,6 +325,7 @@ fn options_and_kind_are_set() {
             bounds_check: false,
             fast_math: true,
             launch_bounds: None,
+            ..crate::ir::FunctionOptions::DEFAULT
         },
         deps: &[],
         consts: &[],

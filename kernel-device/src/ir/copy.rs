@@ -55,6 +55,11 @@ impl<'f> Copier<'f> {
                 value: self.expr(*value),
             },
             Stmt::Expr(e) => Stmt::Expr(self.expr(*e)),
+            // print
+            Stmt::Print(p) => Stmt::Print(Box::new(super::PrintStmt {
+                args: p.args.iter().map(|h| self.expr(*h)).collect(),
+                ..(**p).clone()
+            })),
             Stmt::While { id, cond, body } => Stmt::While {
                 id: *id,
                 cond: self.expr(*cond),

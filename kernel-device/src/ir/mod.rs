@@ -13,6 +13,7 @@ pub mod copy;
 pub mod enums;
 pub mod guard;
 pub mod layout;
+pub mod print;
 pub mod range;
 mod types;
 pub mod visit;
@@ -21,6 +22,8 @@ pub use arena::{Arena, Handle};
 pub use enums::{EnumDef, EnumVariant};
 pub use guard::{Guard, GuardOp, Length, LoopBound, VersionKind, Versioned};
 pub use layout::{StructDef, StructField};
+// print
+pub use print::{PrintKind, PrintStmt};
 pub use types::{AddressSpace, ScalarType, Type};
 
 /// A location in the user's source file: 1-based line and column.
@@ -36,6 +39,10 @@ pub struct SourceLoc {
 pub struct Module {
     pub functions: Arena<Function>,
     pub globals: Arena<Global>,
+    /// The formats of the unit's print statements and panic messages
+    /// ([`Stmt::Print`]): a record's format id indexes it. Every backend and the host
+    /// read this one table.
+    pub prints: crate::proc::format::FormatTable,
 }
 
 /// A module-level variable: one per `shared_array()` call site (per block at run
@@ -162,6 +169,13 @@ pub struct FunctionOptions {
     pub fast_math: bool,
     /// `#[kernel(launch_bounds = ..)]`: CUDA's `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+    // print
+    /// `debug_assert!` and friends are checked: `cfg!(debug_assertions)` of the crate
+    /// that defines the function, as the macro's generated code evaluates it.
+    pub debug_assertions: bool,
+    /// `#[kernel(debug = true)]`: full device debug information (libnvvm's `-g`), for
+    /// cuda-gdb. Line information alone is always on.
+    pub debug_info: bool,
 }
 
 impl FunctionOptions {
@@ -171,6 +185,8 @@ impl FunctionOptions {
         bounds_check: true,
         fast_math: false,
         launch_bounds: None,
+        debug_assertions: false,
+        debug_info: false,
     };
 }
 
@@ -327,6 +343,10 @@ pub enum Stmt {
     /// immutable slice parameters into locals (see `opt::prefetch`): the NVVM writer
     /// predicates its loads instead of branching. It runs as the block does.
     PredicatedPrefetch(Block),
+    // print
+    /// `println!(..)` and friends, or a failed `assert!`/`panic!`'s message (see
+    /// [`PrintStmt`]): an effect every backend must keep, in program order.
+    Print(Box<PrintStmt>),
 }
 
 /// What a `for` loop's `#[unroll]` attribute asks of the compiler, as CUDA's

@@ -66,6 +66,8 @@ pub fn assigned_in_stmt(func: &Function, stmt: &Stmt, out: &mut HashSet<Handle<L
             exprs.push(*value);
         }
         Stmt::Expr(e) => exprs.push(*e),
+        // print
+        Stmt::Print(p) => exprs.extend(p.args.iter().copied()),
         Stmt::While { cond, body, .. } => {
             exprs.push(*cond);
             assigned_in_block(func, body, out);
@@ -139,6 +141,12 @@ pub fn lets_in_block(
                 blocks_in_expr(func, *value, &mut |b| lets_in_block(func, b, f))
             }
             Stmt::Expr(e) => blocks_in_expr(func, *e, &mut |b| lets_in_block(func, b, f)),
+            // print
+            Stmt::Print(p) => {
+                for e in &p.args {
+                    blocks_in_expr(func, *e, &mut |b| lets_in_block(func, b, f));
+                }
+            }
             Stmt::While { body, .. } | Stmt::ForRange { body, .. } => lets_in_block(func, body, f),
             Stmt::Versioned(v) => {
                 lets_in_block(func, &v.fast, f);
@@ -207,7 +215,7 @@ pub fn stmts_in_function<'f>(func: &'f Function, f: &mut dyn FnMut(&'f Stmt)) {
                 Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
                 Stmt::Versioned(v) => blocks.extend([&v.fast, &v.checked]),
                 Stmt::PredicatedPrefetch(body) => blocks.push(body),
-                Stmt::Let { .. } | Stmt::Assign { .. } | Stmt::Expr(_) => {}
+                Stmt::Let { .. } | Stmt::Assign { .. } | Stmt::Expr(_) | Stmt::Print(_) => {}
             }
         }
     }
@@ -260,6 +268,12 @@ fn walk_block(
                 walk_expr(func, *value, on_expr, on_assigned);
             }
             Stmt::Expr(e) => walk_expr(func, *e, on_expr, on_assigned),
+            // print
+            Stmt::Print(p) => {
+                for e in &p.args {
+                    walk_expr(func, *e, on_expr, on_assigned);
+                }
+            }
             Stmt::While { cond, body, .. } => {
                 walk_expr(func, *cond, on_expr, on_assigned);
                 walk_block(func, body, on_expr, on_assigned);

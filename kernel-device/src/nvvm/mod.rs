@@ -73,6 +73,8 @@ pub struct CompileOptions {
     pub fast_math: bool,
     /// `-generate-line-info`.
     pub line_info: bool,
+    /// `-g`: full debug information (for cuda-gdb); libnvvm then ignores `-opt`.
+    pub debug: bool,
 }
 
 impl Default for CompileOptions {
@@ -82,6 +84,7 @@ impl Default for CompileOptions {
             opt_level: 3,
             fast_math: false,
             line_info: false,
+            debug: false,
         }
     }
 }
@@ -99,7 +102,9 @@ impl CompileOptions {
             // Rust never contracts; `mul_add` is an explicit `llvm.fma`, unaffected.
             args.push("-fma=0".into());
         }
-        if self.line_info {
+        if self.debug {
+            args.push("-g".into());
+        } else if self.line_info {
             args.push("-generate-line-info".into());
         }
         args

@@ -180,6 +180,8 @@ impl<'a> Planner<'a> {
             }
             Stmt::Expr(e) => self.is_simple_expr(*e),
             Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => false,
+            // print: an effect the guard must not run ahead of the code
+            Stmt::Print(_) => false,
             Stmt::ForRange { .. } => self.literal_loop(stmt).is_some(),
         }
     }
@@ -327,9 +329,11 @@ impl<'a> Planner<'a> {
                 };
                 self.walk_literal_loop(*var, elems, body);
             }
-            Stmt::While { .. } | Stmt::Versioned(_) | Stmt::PredicatedPrefetch(_) => {
-                self.abandoned |= !in_loop_guard
-            }
+            Stmt::While { .. }
+            | Stmt::Versioned(_)
+            | Stmt::PredicatedPrefetch(_)
+            // print
+            | Stmt::Print(_) => self.abandoned |= !in_loop_guard,
         }
     }
 

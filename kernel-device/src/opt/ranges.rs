@@ -384,7 +384,7 @@ impl DefinitionWalker<'_> {
                         self.definitions.insert(l, Definition::Unknown);
                     }
                 }
-                Stmt::Expr(_) => {}
+                Stmt::Expr(_) | Stmt::Print(_) => {}
                 Stmt::While { body, .. } => self.block(body),
                 // Its copies define the same locals alike: one of them tells.
                 Stmt::Versioned(v) => self.block(&v.checked),

@@ -117,7 +117,9 @@ fn simple_loop_body(
             Stmt::While { .. }
             | Stmt::ForRange { .. }
             | Stmt::Versioned(_)
-            | Stmt::PredicatedPrefetch(_) => return false,
+            | Stmt::PredicatedPrefetch(_)
+            // print
+            | Stmt::Print(_) => return false,
         }
     }
     if let Some(tail) = block.tail {

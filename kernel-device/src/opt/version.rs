@@ -199,6 +199,11 @@ impl Versioner<'_, '_> {
                 self.expr(h, scope);
                 stmt
             }
+            // print
+            Stmt::Print(ref p) => {
+                p.args.iter().for_each(|h| self.expr(*h, scope));
+                stmt
+            }
             Stmt::While { id, cond, body } => {
                 self.expr(cond, scope);
                 let body = self.block(body, scope);

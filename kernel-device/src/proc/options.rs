@@ -11,7 +11,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-const ARGUMENTS_HINT: &str = "the arguments are `boundscheck = bool`, `fastmath = bool`, `launch_bounds = threads` or `(threads, blocks per SM)` and `block_dim = (x, y, z)`";
+const ARGUMENTS_HINT: &str = "the arguments are `boundscheck = bool`, `fastmath = bool`, `launch_bounds = threads` or `(threads, blocks per SM)`, `block_dim = (x, y, z)` and `debug = bool`";
 const LAUNCH_BOUNDS_HINT: &str = "write `#[kernel(launch_bounds = 256)]` or `#[kernel(launch_bounds = (256, 2))]` (threads per block, blocks per SM)";
 const BLOCK_DIM_HINT: &str = "write `#[kernel(block_dim = 256)]` or `#[kernel(block_dim = (32, 8))]` (threads along x, y, z)";
 
@@ -56,6 +56,12 @@ pub fn parse_kernel_options(args: TokenStream, errors: &mut Vec<Diagnostic>) -> 
             "fastmath" => {
                 if let Some(value) = flag(&meta, &name, errors) {
                     options.fast_math = value;
+                }
+            }
+            // print
+            "debug" => {
+                if let Some(value) = flag(&meta, &name, errors) {
+                    options.debug_info = value;
                 }
             }
             _ => errors.push(
@@ -263,7 +269,9 @@ mod tests {
                 FunctionOptions {
                     bounds_check: true,
                     fast_math: false,
-                    launch_bounds: None
+                    launch_bounds: None,
+                    debug_assertions: false,
+                    debug_info: false,
                 },
                 vec![]
             )

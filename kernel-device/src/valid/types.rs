@@ -144,6 +144,11 @@ impl Checker<'_> {
                 self.expr(*h);
                 self.ty(*h) == Type::Never
             }
+            // print
+            Stmt::Print(p) => {
+                p.args.iter().for_each(|h| self.expr(*h));
+                p.kind == crate::ir::PrintKind::Panic
+            }
             Stmt::While { id, cond, body } => {
                 self.expr(*cond);
                 self.expect(

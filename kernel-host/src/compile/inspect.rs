@@ -58,6 +58,7 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
         &Options {
             ir_version: nvvm.ir_version(),
             arch: Options::arch_number(arch),
+            debug: crate::compile::lower::debug_level(source),
             ..Options::default()
         },
     )?;

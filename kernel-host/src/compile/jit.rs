@@ -87,6 +87,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
+    crate::print::install(device, module.raw, kernel, &unit.prints)?; // print
     let loaded = LoadedKernel::new(
         module,
         unit.kernel_name,
@@ -191,6 +192,7 @@ fn compile(
         &Options {
             ir_version: nvvm.ir_version(),
             arch: Options::arch_number(&options.arch),
+            debug: crate::compile::lower::debug_level(source),
             ..Options::default()
         },
     )?;
@@ -267,10 +269,27 @@ fn disk_slot(
     options: &libnvvm::Options,
     ir_key: &str,
 ) -> Option<PendingEntry> {
+    // A `-g` compile has IR the key (made over the default IR) does not tell apart.
+    if options.debug {
+        return None;
+    }
     let disk = DiskCache::from_env()?;
     let toolchain = nvvm.identity().ok()?;
     let key = disk_key(&key_parts(ir_key, options, toolchain));
     Some(PendingEntry { disk, key })
+}
+
+/// Whether `ptx` has `.loc` line directives, and whether it is full debug PTX
+/// (`.target sm_XX, debug`).
+fn debug_directives(ptx: &str) -> (bool, bool) {
+    let mut lines = false;
+    for line in ptx.lines().map(str::trim_start) {
+        if line.starts_with(".target") && line.contains("debug") {
+            return (true, true);
+        }
+        lines |= line.starts_with(".loc");
+    }
+    (lines, false)
 }
 
 /// Loads PTX into `device`'s context, with the driver's JIT log in the error.
@@ -281,13 +300,24 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
     })?;
     let _guard = device.bind()?;
     let mut log = vec![0u8; 16 * 1024];
-    let mut options = [
+    let mut options = vec![
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
     // The driver reads option values as pointer-sized words (the size is passed by
     // value cast to a pointer, as the CUDA documentation prescribes).
-    let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    // debug info: the driver's ptxas keeps the PTX's Rust lines (or full debug
+    // information) in the machine code only when asked.
+    let (lines, full) = debug_directives(ptx);
+    if lines {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
+        values.push(1usize as *mut c_void);
+    }
+    if full {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
+        values.push(1usize as *mut c_void);
+    }
     let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
     let status = unsafe {

@@ -15,6 +15,8 @@ pub(crate) struct Options {
     pub(crate) opt_level: u8,
     pub(crate) fast_math: bool,
     pub(crate) line_info: bool,
+    /// `-g` (full debug information, for cuda-gdb).
+    pub(crate) debug: bool,
 }
 
 /// The process-wide libnvvm, loaded on first use.
@@ -122,6 +124,7 @@ impl Compiler {
             opt_level: options.opt_level,
             fast_math: options.fast_math,
             line_info: options.line_info,
+            debug: options.debug,
         };
         self.0.compile(nvvm_ir, &options).map_err(|e| e.to_string())
     }

@@ -2,6 +2,7 @@
 //! run-time compile: the front of the JIT, shared by the JIT, the AOT lookup (whose key
 //! is the IR's) and inspection.
 
+use kernel_device::back::nvvm::debug_info::DebugLevel;
 use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
@@ -21,10 +22,36 @@ pub(crate) fn lower(source: &'static FnSource, options: &Options) -> Result<Comp
 
 /// The libnvvm options of a run-time compile for `arch` (inspection uses the same).
 pub(crate) fn runtime_options(source: &FnSource, arch: String) -> libnvvm::Options {
+    let level = debug_level(source);
     libnvvm::Options {
         arch,
-        opt_level: OPT_LEVEL,
+        // `-g` code is unoptimised whatever `-opt` says; say so.
+        opt_level: if level == DebugLevel::Full {
+            0
+        } else {
+            OPT_LEVEL
+        },
         fast_math: source.options.fast_math,
-        line_info: false,
+        line_info: level != DebugLevel::None,
+        debug: level == DebugLevel::Full,
+    }
+}
+
+/// The variable that turns full device debug information on for every kernel.
+pub const DEBUG_VARIABLE: &str = "CUDAJIT_DEBUG";
+/// The variable that turns line tables off (`0`); they are on by default.
+pub const LINE_INFO_VARIABLE: &str = "CUDAJIT_LINE_INFO";
+
+/// How much debug information a run-time compile of `source` carries: full with
+/// `#[kernel(debug = true)]` or `CUDAJIT_DEBUG=1`, else Rust line tables (which leave
+/// the machine code unchanged) unless `CUDAJIT_LINE_INFO=0`.
+pub(crate) fn debug_level(source: &FnSource) -> DebugLevel {
+    let set = |name: &str, value: &str| std::env::var(name).is_ok_and(|v| v.trim() == value);
+    if source.options.debug_info || set(DEBUG_VARIABLE, "1") {
+        DebugLevel::Full
+    } else if set(LINE_INFO_VARIABLE, "0") {
+        DebugLevel::None
+    } else {
+        DebugLevel::LineTables
     }
 }

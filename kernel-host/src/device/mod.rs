@@ -185,6 +185,7 @@ impl Device {
         let _guard = self.bind()?;
         self.ensure_alive()?;
         self.watch(self.inner.executor.synchronize())?;
+        crate::print::drain(self); // print
         self.check_panics()
     }
 

@@ -220,6 +220,7 @@ impl Stream {
         self.ensure_current()?;
         self.device
             .watch(self.device.executor().synchronize_stream(self.cu_stream()))?;
+        crate::print::drain(&self.device); // print
         self.faults()?.take(self.device.modules())
     }
 }

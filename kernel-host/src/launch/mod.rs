@@ -509,7 +509,8 @@ fn launch_with_host_slices(
         std::mem::forget(record);
         return Err(error);
     }
-    // The copies back are complete: staged N-d views go back into the caller's arrays.
+    crate::print::drain(device); // print: the launch synchronised its stream
+                                 // The copies back are complete: staged N-d views go back into the caller's arrays.
     crate::launch::args::write_back_staged(args);
     let panic = record.take_raw();
     pool.release(record);

@@ -12,7 +12,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// block closed, so callers can rely on `Val::Never` meaning "nothing follows".
     pub fn expr(&mut self, handle: Handle<Expr>) -> Result<Val, Error> {
         let expr = self.ir_expr(handle)?;
-        let value = self.expr_inner(handle, expr)?;
+        let previous = self.set_loc(self.func.loc_of(handle)); // debug info
+        let value = self.expr_inner(handle, expr);
+        self.restore_loc(previous);
+        let value = value?;
         if expr.ty == Type::Never || value == Val::Never {
             if self.is_open() {
                 self.terminate("unreachable");

@@ -62,7 +62,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let _ = writeln!(self.body, "{label}:");
             self.open = true;
         }
-        let _ = writeln!(self.body, "  {}", text.as_ref());
+        let dbg = self.dbg_suffix();
+        let _ = writeln!(self.body, "  {}{dbg}", text.as_ref());
     }
 
     /// Emits `%name = rhs` and returns `%name`.
@@ -262,11 +263,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             )
         };
         Ok(format!(
-            "; {} `{}` ({}:{})\n{header} {{\nentry:\n{}{}}}\n",
+            "; {} `{}` ({}:{})\n{header}{} {{\nentry:\n{}{}}}\n",
             if is_kernel { "kernel" } else { "device fn" },
             func.name,
             func.file,
             func.loc.line,
+            self.subprogram_suffix(),
             self.allocas,
             self.body
         ))
@@ -315,6 +317,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Stmt::Versioned(v) => self.versioned(v),
             // Written by `if_expr`, whose whole block it is.
             Stmt::PredicatedPrefetch(body) => self.block(body).map(|_| ()),
+            // print
+            Stmt::Print(p) => self.print_stmt(p),
         }
     }
 

@@ -36,6 +36,10 @@ mod numeric;
 mod panic;
 mod place;
 mod predicated;
+// debug info
+pub mod debug_info;
+// print
+pub mod print;
 mod slices;
 mod state;
 #[cfg(test)]
@@ -64,6 +68,8 @@ pub struct Options {
     /// every architecture has, which computes `bf16` through `f32` with the same
     /// results.
     pub arch: Option<u32>,
+    /// Rust lines (or full debug information) in the IR, for NVIDIA's tools.
+    pub debug: debug_info::DebugLevel,
 }
 
 impl Default for Options {
@@ -72,6 +78,7 @@ impl Default for Options {
             ir_version: (2, 0, 3, 2),
             fast_math: false,
             arch: None,
+            debug: debug_info::DebugLevel::None,
         }
     }
 }

@@ -73,11 +73,26 @@ pub struct FunctionWriter<'w, 'a> {
     /// The kernel's symbol when it is not its name: its copy without the checks its
     /// launches prove (see `launch_proof`).
     pub symbol: Option<String>,
+    /// The function's debug scope and current source location (debug info on).
+    pub dbg: Option<super::debug_info::FunctionDebug>,
 }
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The writer of `func`, whose value ranges are `ranges`.
     pub fn new(w: &'w mut Writer<'a>, func: &'a ir::Function, ranges: Ranges<'a>) -> Self {
+        let level = match (w.options.debug, func.options.debug_info) {
+            (super::debug_info::DebugLevel::None, _) => super::debug_info::DebugLevel::None,
+            (_, true) => super::debug_info::DebugLevel::Full,
+            (level, false) => level,
+        };
+        let dbg = (level != super::debug_info::DebugLevel::None).then(|| {
+            super::debug_info::FunctionDebug {
+                subprogram: w
+                    .debug
+                    .subprogram(level, &func.name, &func.file, func.loc.line),
+                loc: func.loc,
+            }
+        });
         FunctionWriter {
             w,
             func,
@@ -90,6 +105,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             ranges,
             prefetch_conditions: HashMap::new(),
             symbol: None,
+            dbg,
         }
     }
 }
@@ -113,6 +129,8 @@ pub struct Writer<'a> {
     /// ..)]`), when they all name the same: `block_dim()` is then a constant and
     /// `thread_idx()` below it, in every function of the module.
     pub block_dim: Option<[u32; 3]>,
+    /// The module's debug nodes (see `debug_info`).
+    pub debug: super::debug_info::DebugMetadata,
 }
 
 impl<'a> Writer<'a> {
@@ -127,6 +145,7 @@ impl<'a> Writer<'a> {
             uses_grid_sync: false,
             loop_hints: Vec::new(),
             block_dim: opt.block_dim,
+            debug: Default::default(),
         }
     }
 

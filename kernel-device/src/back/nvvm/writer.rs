@@ -70,6 +70,10 @@ impl<'a> Writer<'a> {
             out,
             "@{MODULE_TAG_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
         );
+        // print: only a module that prints has the buffer's global
+        if !self.module.prints.formats.is_empty() {
+            let _ = writeln!(out, "{}", super::print::global_definition());
+        }
         for (_, global) in self.module.globals.iter() {
             let _ = writeln!(out, "{}", global_definition(global)?);
         }
@@ -140,6 +144,7 @@ impl<'a> Writer<'a> {
             annotation_ids.join(", ")
         );
         out.push_str(&annotations);
+        out.push_str(&self.debug.text()); // debug info
         let (major, minor, dbg_major, dbg_minor) = self.options.ir_version;
         let _ = writeln!(out, "!nvvmir.version = !{{!{next}}}");
         let _ = writeln!(

@@ -47,6 +47,10 @@ pub struct Options {
     pub schedules: u32,
     /// Host threads to spread blocks over (0: every available core).
     pub workers: usize,
+    // print
+    /// Where print statements append their records (`None`: prints are dropped, as
+    /// for a module without any).
+    pub prints: Option<super::print::PrintSink>,
 }
 
 impl Default for Options {
@@ -56,6 +60,7 @@ impl Default for Options {
             seed: 0,
             schedules: 1,
             workers: 0,
+            prints: None,
         }
     }
 }

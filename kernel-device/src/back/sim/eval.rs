@@ -86,6 +86,8 @@ impl Warp<'_, '_> {
             Stmt::Versioned(v) => self.exec_versioned(fr, v, mask),
             // Predicated loads are the NVVM writer's way of running the block.
             Stmt::PredicatedPrefetch(body) => self.exec_block(fr, body, mask),
+            // print
+            Stmt::Print(p) => self.exec_print(fr, p, mask),
         }
     }
 

@@ -34,6 +34,8 @@ mod memory;
 mod place;
 mod plan;
 mod pointer;
+// print
+mod print;
 mod scalar;
 mod sched;
 mod spin;
@@ -48,6 +50,8 @@ pub use config::{Arg, LaunchShape, Options, Report};
 pub use detect::{BlockDetector, Detector, Region, RegionId, SiteId, Space, WarpAccess};
 pub use fault::{Access, AccessKind, Fault, Site, ThreadId};
 pub use memory::Buffer;
+// print
+pub use print::PrintSink;
 
 /// Runs `kernel` of `module` over the whole grid, to completion.
 pub fn run(

@@ -66,6 +66,10 @@ pub fn run_launch(launch: Launch) -> Result<Report, Fault> {
             if let Some(detector) = &launch.detector {
                 detector.reset();
             }
+            // print: only the last schedule's output is the launch's
+            if let Some(prints) = &launch.options.prints {
+                prints.reset();
+            }
         }
         report = run_once(&launch, launch.options.seed.wrapping_add(u64::from(k)))?;
     }

@@ -13,6 +13,8 @@ mod tests_lang;
 mod tests_nd;
 #[path = "tests_panic.rs"]
 mod tests_panic;
+#[path = "tests_print.rs"]
+mod tests_print;
 #[path = "tests_sched.rs"]
 mod tests_sched;
 #[path = "tests_simt.rs"]

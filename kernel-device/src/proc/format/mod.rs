@@ -56,6 +56,9 @@ use crate::ir::Type;
 pub enum Destination {
     Stdout,
     Stderr,
+    /// A failed `assert!`/`panic!`'s message: it becomes the launch's
+    /// `Err(KernelPanic)`, never printed.
+    Panic,
 }
 
 /// One `print!`-family call site of a kernel: the parsed string and the types of its
@@ -104,6 +107,8 @@ pub struct PrintOutput {
     pub stdout: String,
     pub stderr: String,
     pub dropped_records: u64,
+    /// Rendered panic messages: who panicked, with which format, and the text.
+    pub panics: Vec<(record::RecordOrigin, u32, String)>,
 }
 
 impl PrintOutput {
@@ -146,6 +151,11 @@ pub fn render_output(
         let out = match format.destination {
             Destination::Stdout => &mut output.stdout,
             Destination::Stderr => &mut output.stderr,
+            Destination::Panic => {
+                let text = render::render(&format.program, &record.values)?;
+                output.panics.push((record.origin, record.format_id, text));
+                continue;
+            }
         };
         render::render_into(out, &format.program, &record.values)?;
     }

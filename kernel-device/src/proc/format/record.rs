@@ -323,6 +323,22 @@ pub fn append_record(
     record_layout: &RecordLayout,
     values: &[Value],
 ) -> bool {
+    append_payload(buffer, format_id, origin, record_layout, |payload| {
+        for (value, offset) in values.iter().zip(&record_layout.offsets) {
+            value.write(&mut payload[*offset as usize..]);
+        }
+    })
+}
+
+/// [`append_record`] with the payload written by `write_payload` (handed the record's
+/// zeroed payload): the simulator's form, which copies its registers' bytes.
+pub fn append_payload(
+    buffer: &mut [u8],
+    format_id: u32,
+    origin: RecordOrigin,
+    record_layout: &RecordLayout,
+    write_payload: impl FnOnce(&mut [u8]),
+) -> bool {
     let size = record_layout.record_bytes();
     let offset = get_u64(buffer, CURSOR_OFFSET);
     put_u64(buffer, CURSOR_OFFSET, offset + size);
@@ -342,10 +358,25 @@ pub fn append_record(
     record[20..24].fill(0);
     let payload = &mut record[RECORD_HEADER_BYTES..];
     payload.fill(0);
-    for (value, offset) in values.iter().zip(&record_layout.offsets) {
-        value.write(&mut payload[*offset as usize..]);
-    }
+    write_payload(payload);
     true
+}
+
+/// The values of a payload laid out as `record_layout` for arguments of `types` (a
+/// panic's message, which the simulator renders at once).
+pub fn decode_payload(
+    types: &[Type],
+    record_layout: &RecordLayout,
+    payload: &[u8],
+) -> Result<Vec<Value>, DecodeError> {
+    if payload.len() < record_layout.payload_len as usize {
+        return Err(DecodeError::Truncated { offset: 0 });
+    }
+    types
+        .iter()
+        .zip(&record_layout.offsets)
+        .map(|(ty, o)| Value::read(ty, &payload[*o as usize..]))
+        .collect()
 }
 
 /// Reads every whole record of `buffer`. `argument_types(format_id)` gives the types

@@ -71,8 +71,10 @@ pub(crate) fn launch(
         block: valid.block,
         dynamic_shared_bytes: valid.shared_bytes,
     };
-    let outcome = run_guarded(kernel, &shape, &sim_args, &sim.options());
-    // `&mut` host slices come back whatever happened, as from a GPU.
+    let options = crate::print::sim_options(&kernel.module, sim.options()); // print
+    let outcome = run_guarded(kernel, &shape, &sim_args, &options);
+    crate::print::flush_sim(&kernel.name, &kernel.module, &options); // print
+                                                                     // `&mut` host slices come back whatever happened, as from a GPU.
     let mut has_host_slices = false;
     for (arg, sim_arg) in args.iter_mut().zip(&sim_args) {
         match (&mut arg.kind, sim_arg) {

@@ -1,0 +1,184 @@
+//! Rust source lines in the NVVM IR, for NVIDIA's tools: every instruction carries a
+//! `!dbg` location (the Rust line and column of the expression it computes) under a
+//! `DISubprogram` per function and one `DICompileUnit`, so that libnvvm writes PTX
+//! `.file`/`.loc` directives (with `-generate-line-info`) and, at [`DebugLevel::Full`]
+//! (libnvvm's `-g`), the variables cuda-gdb prints. Line tables only describe the code:
+//! the machine code is the same with and without them.
+//!
+//! Debug nodes are numbered from [`FIRST_NODE`] up, far above the writer's other
+//! metadata (branch weights, ranges, loop hints, annotations), so that functions can
+//! name their locations while they are written and the text is emitted at the end.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::state::FunctionWriter;
+use crate::ir::SourceLoc;
+
+/// How much debug information a module carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DebugLevel {
+    /// None (the writer's default: the snapshot tests' and the cache keys' IR).
+    #[default]
+    None,
+    /// Line tables: `.loc` lines in the PTX, what compute-sanitizer, Nsight Compute
+    /// and profilers show. cudajit's run-time compiles use this by default.
+    LineTables,
+    /// Full debug information for cuda-gdb (`#[kernel(debug = true)]`,
+    /// `CUDAJIT_DEBUG=1`); libnvvm compiles it with `-g`, unoptimised.
+    Full,
+}
+
+/// The first metadata number of the debug nodes.
+pub const FIRST_NODE: u32 = 100_000;
+
+/// The module's debug nodes so far.
+#[derive(Debug, Default)]
+pub struct DebugMetadata {
+    lines: Vec<String>,
+    next: u32,
+    compile_unit: Option<u32>,
+    files: HashMap<String, u32>,
+    subroutine_type: Option<u32>,
+    locations: HashMap<(u32, u32, u32), u32>,
+}
+
+impl DebugMetadata {
+    fn node(&mut self, text: String) -> u32 {
+        let id = FIRST_NODE + self.next;
+        self.next += 1;
+        self.lines.push(format!("!{id} = {text}"));
+        id
+    }
+
+    fn file(&mut self, path: &str) -> u32 {
+        if let Some(id) = self.files.get(path) {
+            return *id;
+        }
+        let (directory, name) = match path.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => (".", path),
+        };
+        let id = self.node(format!(
+            "!DIFile(filename: \"{}\", directory: \"{}\")",
+            escape(name),
+            escape(directory)
+        ));
+        self.files.insert(path.to_string(), id);
+        id
+    }
+
+    /// A `DISubprogram` for function `name` of `file` at `line`.
+    pub fn subprogram(&mut self, level: DebugLevel, name: &str, file: &str, line: u32) -> u32 {
+        let file = self.file(file);
+        let unit = match self.compile_unit {
+            Some(unit) => unit,
+            None => {
+                let kind = match level {
+                    DebugLevel::Full => "FullDebug",
+                    _ => "DebugDirectivesOnly",
+                };
+                let unit = self.node(format!(
+                    "distinct !DICompileUnit(language: DW_LANG_C_plus_plus, file: !{file}, \
+                     producer: \"cudajit\", isOptimized: {}, runtimeVersion: 0, emissionKind: {kind})",
+                    level != DebugLevel::Full
+                ));
+                self.compile_unit = Some(unit);
+                unit
+            }
+        };
+        let ty = match self.subroutine_type {
+            Some(ty) => ty,
+            None => {
+                let empty = self.node("!{}".into());
+                let ty = self.node(format!("!DISubroutineType(types: !{empty})"));
+                self.subroutine_type = Some(ty);
+                ty
+            }
+        };
+        self.node(format!(
+            "distinct !DISubprogram(name: \"{}\", scope: !{file}, file: !{file}, line: {line}, \
+             type: !{ty}, isLocal: false, isDefinition: true, scopeLine: {line}, \
+             isOptimized: {}, unit: !{unit})",
+            escape(name),
+            level != DebugLevel::Full
+        ))
+    }
+
+    /// The `DILocation` of `loc` in `scope`.
+    pub fn location(&mut self, scope: u32, loc: SourceLoc) -> u32 {
+        let key = (scope, loc.line, loc.column);
+        if let Some(id) = self.locations.get(&key) {
+            return *id;
+        }
+        let id = self.node(format!(
+            "!DILocation(line: {}, column: {}, scope: !{scope})",
+            loc.line, loc.column
+        ));
+        self.locations.insert(key, id);
+        id
+    }
+
+    /// The nodes and the named metadata that make them the module's debug information
+    /// (nothing when no function has any).
+    pub fn text(&mut self) -> String {
+        let Some(unit) = self.compile_unit else {
+            return String::new();
+        };
+        let flag = self.node("!{i32 2, !\"Debug Info Version\", i32 3}".into());
+        let mut out = String::new();
+        let _ = writeln!(out, "!llvm.dbg.cu = !{{!{unit}}}");
+        let _ = writeln!(out, "!llvm.module.flags = !{{!{flag}}}");
+        for line in &self.lines {
+            let _ = writeln!(out, "{line}");
+        }
+        out
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\5C").replace('"', "\\22")
+}
+
+/// A function's debug scope and the source location its instructions carry now.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionDebug {
+    pub subprogram: u32,
+    pub loc: SourceLoc,
+}
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// ` !dbg !N` for an instruction written now, or nothing.
+    pub(super) fn dbg_suffix(&mut self) -> String {
+        match self.dbg {
+            Some(d) if d.loc.line != 0 => {
+                format!(", !dbg !{}", self.w.debug.location(d.subprogram, d.loc))
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The function header's ` !dbg !N` (its `DISubprogram`), or nothing.
+    pub(super) fn subprogram_suffix(&self) -> String {
+        self.dbg
+            .map(|d| format!(" !dbg !{}", d.subprogram))
+            .unwrap_or_default()
+    }
+
+    /// Makes `loc` the location of the instructions written from now on; returns the
+    /// previous one (to restore).
+    pub(super) fn set_loc(&mut self, loc: SourceLoc) -> Option<SourceLoc> {
+        let d = self.dbg.as_mut()?;
+        let previous = d.loc;
+        if loc.line != 0 {
+            d.loc = loc;
+        }
+        Some(previous)
+    }
+
+    pub(super) fn restore_loc(&mut self, previous: Option<SourceLoc>) {
+        if let (Some(d), Some(loc)) = (self.dbg.as_mut(), previous) {
+            d.loc = loc;
+        }
+    }
+}

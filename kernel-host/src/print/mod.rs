@@ -1,0 +1,394 @@
+//! Output of kernels that print (`println!` and friends in device code): the host's
+//! side of `kernel_device::proc::format`. Kernels append binary records to a device
+//! buffer; the host formats them with Rust's own formatting when it synchronises.
+//!
+//! - **GPU.** A module that prints gets one buffer when it is loaded ([`install`]):
+//!   [`buffer_bytes`] bytes of device memory whose address goes into the module's
+//!   `__cudajit_print_buffer` global. Modules that do not print get nothing, and a
+//!   launch never looks at printing: [`drain`] runs at synchronisation (a stream's, the
+//!   device's, and a launch with host slices, which synchronises itself). It copies
+//!   each buffer's 32-byte header back and, when something was written, the records,
+//!   renders them, writes stdout/stderr, and resets the header.
+//! - **Simulator.** A launch of a module that prints runs with a [`PrintSink`] of the
+//!   same size and layout, rendered as soon as the launch ends (a simulated launch is
+//!   complete when it returns).
+//!
+//! The order of a launch's lines is arrival order, or by (block, thread) with
+//! `CUDAJIT_PRINT_ORDER=thread` or [`set_print_order`]. A full buffer drops whole
+//! records and the output ends with a line saying how many. A failed `assert!`/`panic!`
+//! with a formatted message leaves its rendered text here for the panic report
+//! ([`formatted_panic`]).
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{result, sys, CudaContext};
+use kernel_device::back::nvvm::print::{FORMATTED_PANIC_PREFIX, PRINT_BUFFER_SYMBOL};
+use kernel_device::back::sim::PrintSink;
+use kernel_device::ir;
+use kernel_device::proc::format::record::{self, BUFFER_HEADER_BYTES, CURSOR_OFFSET};
+use kernel_device::proc::format::{render_output, FormatTable};
+pub use kernel_device::proc::format::{PrintOrder, PrintOutput};
+
+use crate::device::Device;
+use crate::error::{DriverResultExt, Error, Result};
+
+/// The variable that sets the print buffer's size in bytes (`k`, `m`, `g` suffixes).
+pub const PRINT_BUFFER_VARIABLE: &str = "CUDAJIT_PRINT_BUFFER";
+/// The variable that orders a launch's lines: `thread` or `arrival`.
+pub const PRINT_ORDER_VARIABLE: &str = "CUDAJIT_PRINT_ORDER";
+/// The buffer's size when neither the variable nor [`set_print_buffer_bytes`] says.
+pub const DEFAULT_PRINT_BUFFER_BYTES: usize = 64 << 20;
+
+/// 0: not set by the API (the variable or the default decides).
+static BUFFER_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// 0: not set by the API; 1 arrival; 2 thread.
+static ORDER: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the size of the print buffers made from now on (modules loaded later, every
+/// later simulated launch). Records that do not fit are dropped and counted.
+pub fn set_print_buffer_bytes(bytes: usize) {
+    BUFFER_BYTES.store(bytes.max(BUFFER_HEADER_BYTES), Ordering::Relaxed);
+}
+
+/// Orders each drained buffer's lines (see [`PrintOrder`]).
+pub fn set_print_order(order: PrintOrder) {
+    let code = match order {
+        PrintOrder::Arrival => 1,
+        PrintOrder::Thread => 2,
+    };
+    ORDER.store(code, Ordering::Relaxed);
+}
+
+/// The print buffer's size: [`set_print_buffer_bytes`], else `CUDAJIT_PRINT_BUFFER`,
+/// else [`DEFAULT_PRINT_BUFFER_BYTES`].
+pub fn buffer_bytes() -> usize {
+    match BUFFER_BYTES.load(Ordering::Relaxed) {
+        0 => *ENV_BUFFER_BYTES.get_or_init(|| {
+            std::env::var(PRINT_BUFFER_VARIABLE)
+                .ok()
+                .and_then(|v| parse_bytes(&v))
+                .unwrap_or(DEFAULT_PRINT_BUFFER_BYTES)
+                .max(BUFFER_HEADER_BYTES)
+        }),
+        n => n,
+    }
+}
+
+static ENV_BUFFER_BYTES: OnceLock<usize> = OnceLock::new();
+static ENV_ORDER: OnceLock<PrintOrder> = OnceLock::new();
+
+/// The order lines are written in: [`set_print_order`], else `CUDAJIT_PRINT_ORDER`.
+pub fn print_order() -> PrintOrder {
+    match ORDER.load(Ordering::Relaxed) {
+        1 => PrintOrder::Arrival,
+        2 => PrintOrder::Thread,
+        _ => *ENV_ORDER.get_or_init(|| {
+            match std::env::var(PRINT_ORDER_VARIABLE)
+                .ok()
+                .as_deref()
+                .map(str::trim)
+            {
+                Some("thread") => PrintOrder::Thread,
+                _ => PrintOrder::Arrival,
+            }
+        }),
+    }
+}
+
+/// `4096`, `64k`, `16M`, `1g` (binary multiples).
+fn parse_bytes(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, shift) = match text.char_indices().last()? {
+        (i, 'k' | 'K') => (&text[..i], 10),
+        (i, 'm' | 'M') => (&text[..i], 20),
+        (i, 'g' | 'G') => (&text[..i], 30),
+        _ => (text, 0),
+    };
+    digits.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+// ---- where the text goes -------------------------------------------------------------
+
+/// While [`capture`] runs: everything kernels print, instead of stdout/stderr.
+static CAPTURED: Mutex<Option<PrintOutput>> = Mutex::new(None);
+
+/// Runs `f` and returns what kernels printed meanwhile (in every thread of the
+/// process) instead of writing it to stdout/stderr: for tests and for programs that
+/// want the text as a value.
+pub fn capture<R>(f: impl FnOnce() -> R) -> (R, PrintOutput) {
+    *CAPTURED.lock().unwrap_or_else(|p| p.into_inner()) = Some(PrintOutput::default());
+    let value = f();
+    let output = CAPTURED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .unwrap_or_default();
+    (value, output)
+}
+
+/// Writes one drained buffer's text (or adds it to a capture), then the dropped-records
+/// notice, and keeps formatted panic messages for the panic report.
+fn emit(kernel: &str, output: PrintOutput) {
+    remember_panics(kernel, &output);
+    let mut captured = CAPTURED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = captured.as_mut() {
+        c.stdout.push_str(&output.stdout);
+        c.stderr.push_str(&output.stderr);
+        c.dropped_records += output.dropped_records;
+        c.panics.extend(output.panics);
+        return;
+    }
+    drop(captured);
+    if !output.stdout.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(output.stdout.as_bytes());
+        let _ = out.flush();
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(output.stderr.as_bytes());
+    if let Some(notice) = output.dropped_notice() {
+        let _ = writeln!(err, "{notice}");
+    }
+}
+
+/// Decodes and renders a buffer (header included) against `table`.
+fn render_buffer(table: &FormatTable, buffer: &[u8]) -> std::result::Result<PrintOutput, String> {
+    let decoded =
+        record::decode(buffer, |id| table.argument_types(id)).map_err(|e| e.to_string())?;
+    render_output(table, decoded, print_order()).map_err(|e| e.to_string())
+}
+
+// ---- formatted panic messages ----------------------------------------------------------
+
+type PanicKey = (String, u64, u32, u32);
+
+/// Rendered messages of failed `assert!`/`panic!`s with arguments, by (kernel, block,
+/// thread, format): what the GPU's panic report shows instead of its site's marker.
+static PANIC_MESSAGES: Mutex<Option<HashMap<PanicKey, String>>> = Mutex::new(None);
+
+fn remember_panics(kernel: &str, output: &PrintOutput) {
+    if output.panics.is_empty() {
+        return;
+    }
+    let mut messages = PANIC_MESSAGES.lock().unwrap_or_else(|p| p.into_inner());
+    let messages = messages.get_or_insert_with(HashMap::new);
+    for (origin, format, text) in &output.panics {
+        let key = (kernel.to_string(), origin.block, origin.thread, *format);
+        messages.insert(key, text.clone());
+    }
+}
+
+/// The message of a GPU panic whose site's message is a formatted panic's marker:
+/// the text rendered from the thread's record (drained by the synchronisation that
+/// found the panic). `None` for an ordinary site message.
+pub(crate) fn formatted_panic(
+    kernel: &str,
+    message: &str,
+    block: u32,
+    thread: u32,
+) -> Option<String> {
+    let format: u32 = message.strip_prefix(FORMATTED_PANIC_PREFIX)?.parse().ok()?;
+    let key = (kernel.to_string(), u64::from(block), thread, format);
+    let mut messages = PANIC_MESSAGES.lock().unwrap_or_else(|p| p.into_inner());
+    Some(
+        messages
+            .as_mut()
+            .and_then(|m| m.remove(&key))
+            .unwrap_or_else(|| {
+                "panicked with a formatted message that did not fit in the print buffer \
+                 (give it more room with CUDAJIT_PRINT_BUFFER)"
+                    .to_string()
+            }),
+    )
+}
+
+// ---- the simulator ---------------------------------------------------------------------
+
+/// `options` with a print buffer when `module` prints (unchanged otherwise).
+pub(crate) fn sim_options(
+    module: &ir::Module,
+    mut options: crate::SimOptions,
+) -> crate::SimOptions {
+    if !module.prints.formats.is_empty() {
+        options.prints = Some(PrintSink::with_capacity(buffer_bytes()));
+    }
+    options
+}
+
+/// Writes what a simulated launch printed.
+pub(crate) fn flush_sim(kernel: &str, module: &ir::Module, options: &crate::SimOptions) {
+    let Some(sink) = &options.prints else {
+        return;
+    };
+    let buffer = sink.0.lock().unwrap_or_else(|p| p.into_inner());
+    match render_buffer(&module.prints, &buffer) {
+        Ok(output) => emit(kernel, output),
+        Err(e) => eprintln!("cudajit: the print output of kernel `{kernel}` is unreadable: {e}"),
+    }
+}
+
+// ---- the GPU ---------------------------------------------------------------------------
+
+/// One loaded module's print buffer.
+struct GpuBuffer {
+    ctx: Arc<CudaContext>,
+    kernel: String,
+    device_ptr: sys::CUdeviceptr,
+    bytes: usize,
+    table: FormatTable,
+}
+
+// SAFETY: the device pointer is an address, used only with the context bound.
+unsafe impl Send for GpuBuffer {}
+unsafe impl Sync for GpuBuffer {}
+
+/// Set once any module that prints is loaded: until then [`drain`] costs one load.
+static ANY_BUFFER: AtomicBool = AtomicBool::new(false);
+static BUFFERS: Mutex<Vec<Arc<GpuBuffer>>> = Mutex::new(Vec::new());
+
+/// Gives a freshly loaded module that prints its buffer (a module that does not
+/// print is left alone). Call with the module's context current.
+pub(crate) fn install(
+    device: &Device,
+    module: sys::CUmodule,
+    kernel: &str,
+    table: &FormatTable,
+) -> Result<()> {
+    if table.formats.is_empty() {
+        return Ok(());
+    }
+    let Some((ctx, ..)) = device.record_pool() else {
+        return Ok(());
+    };
+    let name = CString::new(PRINT_BUFFER_SYMBOL).expect("no NUL in the symbol name");
+    // SAFETY: `module` is loaded in the current context.
+    let (slot, size) =
+        unsafe { result::module::get_global(module, name) }.call("cuModuleGetGlobal")?;
+    if size != 8 {
+        return Err(Error::Driver {
+            call: "cuModuleGetGlobal",
+            message: format!("`{PRINT_BUFFER_SYMBOL}` is {size} bytes, expected 8"),
+        });
+    }
+    let bytes = buffer_bytes();
+    // SAFETY: a plain allocation in the current context, freed never (it lives as
+    // long as the module, which the kernel cache keeps for the context's life).
+    let device_ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
+    let mut header = [0u8; BUFFER_HEADER_BYTES];
+    reset_header(&mut header, bytes);
+    // SAFETY: both are live device allocations of at least these sizes.
+    unsafe { result::memcpy_htod_sync(device_ptr, &header) }.call("cuMemcpyHtoD")?;
+    unsafe { result::memcpy_htod_sync(slot, &[device_ptr]) }.call("cuMemcpyHtoD")?;
+    BUFFERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(Arc::new(GpuBuffer {
+            ctx: ctx.clone(),
+            kernel: kernel.to_string(),
+            device_ptr,
+            bytes,
+            table: table.clone(),
+        }));
+    ANY_BUFFER.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// The header of an empty buffer of `bytes` bytes.
+fn reset_header(header: &mut [u8], bytes: usize) {
+    // Capacity is the data area: the whole buffer minus its header.
+    let capacity = (bytes - BUFFER_HEADER_BYTES) as u64;
+    header[0..8].fill(0);
+    header[8..16].copy_from_slice(&capacity.to_le_bytes());
+    header[16..24].fill(0);
+    header[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+}
+
+/// After a synchronisation of `device` (its context current): writes what its
+/// kernels printed since the last drain. Errors are reported on stderr: printing must
+/// never fail the synchronisation that found the kernels' real results.
+pub(crate) fn drain(device: &Device) {
+    if !ANY_BUFFER.load(Ordering::Acquire) {
+        return;
+    }
+    let Some((ctx, ..)) = device.record_pool() else {
+        return;
+    };
+    let buffers: Vec<Arc<GpuBuffer>> = BUFFERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter(|b| Arc::ptr_eq(&b.ctx, ctx))
+        .cloned()
+        .collect();
+    for buffer in buffers {
+        if let Err(e) = drain_one(&buffer) {
+            eprintln!(
+                "cudajit: cannot read the print output of kernel `{}`: {e}",
+                buffer.kernel
+            );
+        }
+    }
+}
+
+fn drain_one(buffer: &GpuBuffer) -> Result<()> {
+    let mut header = [0u8; BUFFER_HEADER_BYTES];
+    // SAFETY: the buffer holds at least its header.
+    unsafe { result::memcpy_dtoh_sync(&mut header, buffer.device_ptr) }.call("cuMemcpyDtoH")?;
+    let cursor = u64::from_le_bytes(header[CURSOR_OFFSET..CURSOR_OFFSET + 8].try_into().unwrap());
+    if cursor == 0 {
+        return Ok(());
+    }
+    let data = (cursor as usize).min(buffer.bytes - BUFFER_HEADER_BYTES);
+    let mut bytes = vec![0u8; buffer.bytes];
+    // SAFETY: `BUFFER_HEADER_BYTES + data` is within the allocation.
+    unsafe {
+        result::memcpy_dtoh_sync(&mut bytes[..BUFFER_HEADER_BYTES + data], buffer.device_ptr)
+    }
+    .call("cuMemcpyDtoH")?;
+    let mut empty = [0u8; BUFFER_HEADER_BYTES];
+    reset_header(&mut empty, buffer.bytes);
+    // SAFETY: as above.
+    unsafe { result::memcpy_htod_sync(buffer.device_ptr, &empty) }.call("cuMemcpyHtoD")?;
+    match render_buffer(&buffer.table, &bytes) {
+        Ok(output) => emit(&buffer.kernel, output),
+        Err(e) => eprintln!(
+            "cudajit: the print output of kernel `{}` is unreadable: {e}",
+            buffer.kernel
+        ),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("64k"), Some(64 << 10));
+        assert_eq!(parse_bytes(" 16M "), Some(16 << 20));
+        assert_eq!(parse_bytes("1g"), Some(1 << 30));
+        assert_eq!(parse_bytes("lots"), None);
+    }
+
+    #[test]
+    fn a_reset_header_reads_as_an_empty_buffer() {
+        let mut buffer = vec![0u8; 256];
+        let bytes = buffer.len();
+        reset_header(&mut buffer, bytes);
+        let decoded = record::decode(&buffer, |_| None).expect("decodes");
+        assert!(decoded.records.is_empty());
+        assert_eq!(decoded.dropped_records, 0);
+        let mut reference = vec![0u8; 256];
+        record::reset_buffer(&mut reference).unwrap();
+        assert_eq!(
+            buffer[..BUFFER_HEADER_BYTES],
+            reference[..BUFFER_HEADER_BYTES]
+        );
+    }
+}
