@@ -204,7 +204,10 @@ impl FnLowerer<'_> {
                 .rev()
                 .skip(1)
                 .all(|s| s.arguments.is_none());
-        let allowed = matches!(kind, CalleeKind::Std) || device_turbofish;
+        // async copies: `cp_async::<16>`, `cp_async_wait::<1>` (their own checks).
+        let const_intrinsic = matches!(&kind, CalleeKind::Intrinsic(name)
+            if super::async_copy::takes_const_argument(name));
+        let allowed = matches!(kind, CalleeKind::Std) || device_turbofish || const_intrinsic;
         if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);
             self.error_hint(
@@ -367,6 +370,10 @@ impl FnLowerer<'_> {
         }
         if name == "split_at" || name == "split_at_mut" {
             return self.lower_split_at(m, name == "split_at_mut");
+        }
+        // async copies
+        if name == "load_vec" || name == "store_vec" {
+            return self.lower_vector_access(m);
         }
         let recv = self.lower_slice_operand(&m.receiver);
         // num-complex's methods first: `Complex` is a built-in struct, not a user's with
