@@ -280,8 +280,21 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
                 | SyncThreadsOr
         )
     };
-    let duplicable =
-        |i: Intrinsic| thread_constant(i) || matches!(i, Atomic { .. } | Math(_) | DynamicShared);
+    // async copies: each thread's own copies, waits and vector accesses.
+    let async_copy = |i: Intrinsic| {
+        matches!(
+            i,
+            CpAsync { .. }
+                | CpAsyncCommit
+                | CpAsyncWait { .. }
+                | CpAsyncWaitAll
+                | LoadVec { .. }
+                | StoreVec { .. }
+        )
+    };
+    let duplicable = |i: Intrinsic| {
+        thread_constant(i) || async_copy(i) || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
+    };
     let mut rows = 0;
     for def in intrinsics::all() {
         let i = def.intrinsic;

@@ -6,7 +6,7 @@
 use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
 use crate::ir::{Expr, ExprKind, Handle, Intrinsic, ScalarType, Type};
-use crate::proc::async_copy::{COPY_MESSAGE, VECTOR_MESSAGE};
+use crate::proc::async_copy::{needs_sm80, COPY_MESSAGE, VECTOR_MESSAGE};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// `cp_async*`, `cp_async_commit`, `cp_async_wait*`, `load_vec`, `store_vec`.
@@ -17,6 +17,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         intrinsic: Intrinsic,
         args: &[Handle<Expr>],
     ) -> Result<Val, Error> {
+        // A target known to predate `cp.async` is an error naming the feature (the JIT
+        // knows the device), as the tensor cores' gating does, not a ptxas failure.
+        if let Some(arch) = self
+            .w
+            .options
+            .arch
+            .filter(|&a| needs_sm80(intrinsic) && a < 80)
+        {
+            return Err(self.error(format!(
+                "`cp.async` (asynchronous copies) needs compute capability 8.0 or later; the target is compute_{arch}"
+            )));
+        }
         let text = match intrinsic {
             Intrinsic::CpAsync {
                 bytes,

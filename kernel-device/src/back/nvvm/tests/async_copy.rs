@@ -187,3 +187,38 @@ fn copies_into_a_take_slice_check_its_space_and_cg_copies_need_16_bytes() {
         );
     }
 }
+
+#[test]
+fn copies_on_a_target_before_sm_80_are_an_error_naming_the_feature_and_vectors_are_not() {
+    let text = "fn k(a: &[f32], out: &mut [f32]) {
+        let tile = shared_array::<[f32; 128]>();
+        let t = thread_idx().x as usize;
+        cp_async::<16>(tile, t * 4, a, t * 4);
+        cp_async_wait_all();
+        out.store_vec::<4>(t * 4, tile.load_vec::<4>(t * 4));
+    }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let turing = Options {
+        arch: Some(75),
+        ..Options::default()
+    };
+    let err = write_string(&module, &turing).map(|_| ()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`cp.async` (asynchronous copies) needs compute capability 8.0"),
+        "{err}"
+    );
+    let ampere = Options {
+        arch: Some(80),
+        ..Options::default()
+    };
+    assert!(write_string(&module, &ampere).is_ok());
+    let vectors_only = "fn v(a: &[f32], out: &mut [f32]) {
+        let t = thread_idx().x as usize;
+        out.store_vec::<4>(t * 4, a.load_vec::<4>(t * 4));
+    }";
+    let module = lower_sources(&[source(vectors_only, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    assert!(write_string(&module, &turing).is_ok());
+}
