@@ -23,7 +23,7 @@ __device__ __forceinline__ void cp_async16(void* dst_shared, const void* src_glo
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -65,20 +65,21 @@ struct Mma16x8 {
 #pragma unroll
     for (int ks = 0; ks < BKB / kStepBytes; ks++) {
       uint32_t a[MT][4], b[NT][2];
+      // Tiles of one warp are 16 rows apart, so the swizzle (a function of the row mod
+      // 8) is computed once per k-step and each tile adds a constant.
+      // A matrices: rows 0-7 / 8-15 × chunk 0 / 1 of this k-step, in a0..a3 order.
+      const int a_row = wrow + (lane & 15);
+      const char* a_ptr = As + a_row * BKB + swizzle<kChunks>(a_row, ks * 2 + (lane >> 4)) * 16;
+      // B matrices: n-tile 2np chunk 0, chunk 1, n-tile 2np+1 chunk 0, chunk 1.
+      const int b_row = wcol + ((lane >> 4) << 3) + (lane & 7);
+      const char* b_ptr =
+          Bs + b_row * BKB + swizzle<kChunks>(b_row, ks * 2 + ((lane >> 3) & 1)) * 16;
 #pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-        // Matrices: rows 0-7 / 8-15 × chunk 0 / 1 of this k-step, in a0..a3 order.
-        int row = wrow + mt * 16 + (lane & 15);
-        int chunk = ks * 2 + (lane >> 4);
-        ldmatrix_x4(a[mt], As + row * BKB + swizzle<kChunks>(row, chunk) * 16);
-      }
+      for (int mt = 0; mt < MT; mt++) ldmatrix_x4(a[mt], a_ptr + mt * 16 * BKB);
 #pragma unroll
       for (int np = 0; np < NT / 2; np++) {
-        // Matrices: n-tile 2np chunk 0, chunk 1, n-tile 2np+1 chunk 0, chunk 1.
-        int row = wcol + np * 16 + ((lane >> 4) << 3) + (lane & 7);
-        int chunk = ks * 2 + ((lane >> 3) & 1);
         uint32_t r[4];
-        ldmatrix_x4(r, Bs + row * BKB + swizzle<kChunks>(row, chunk) * 16);
+        ldmatrix_x4(r, b_ptr + np * 16 * BKB);
         b[2 * np][0] = r[0];
         b[2 * np][1] = r[1];
         b[2 * np + 1][0] = r[2];
@@ -97,7 +98,7 @@ struct Mma16x8 {
 template <>
 __device__ __forceinline__ void Mma16x8<__nv_bfloat16, float, __nv_bfloat16>::mma(
     float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -108,7 +109,7 @@ __device__ __forceinline__ void Mma16x8<float, float, float>::mma(float (&d)[4],
                                                                  const uint32_t (&a)[4],
                                                                  uint32_t b0, uint32_t b1) {
   // f32 bits as tf32 operands: the tensor core reads the top 19 bits (truncation).
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -117,7 +118,7 @@ __device__ __forceinline__ void Mma16x8<float, float, float>::mma(float (&d)[4],
 template <>
 __device__ __forceinline__ void Mma16x8<int8_t, int, int>::mma(int (&d)[4], const uint32_t (&a)[4],
                                                                uint32_t b0, uint32_t b1) {
-  asm volatile(
+  asm(
       "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
@@ -178,7 +179,7 @@ struct MmaF64 {
       for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int nt = 0; nt < NT; nt++)
-          asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, "
+          asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, "
                        "{%0,%1};\n"
                        : "+d"(acc[mt][nt][0]), "+d"(acc[mt][nt][1])
                        : "d"(a[mt]), "d"(b[nt]));
