@@ -9,6 +9,8 @@
 // layout of S is reused as P's A fragments (FA2's register trick), and O += P·V reads V
 // (kv × d: a K×N operand) with ldmatrix.trans.
 #pragma once
+#include <type_traits>
+
 #include "tc_gemm.cuh"
 
 __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
@@ -44,18 +46,24 @@ __global__ void __launch_bounds__(WARPS * 32)
   const char* Kg = reinterpret_cast<const char*>(K + head);
   const char* Vg = reinterpret_cast<const char*>(V + head);
 
-  auto load_rows = [&](char* dst, const char* src, int rows) {
-    for (int i = tid; i < rows * kChunks; i += kThreads) {
-      int r = i / kChunks, c = i % kChunks;
-      cp_async16(dst + r * kRowBytes + swizzle<kChunks>(r, c) * 16, src + r * kRowBytes + c * 16);
-    }
+  // Fixed trip counts (the loops unroll); rows kThreads/kChunks apart share the swizzle.
+  constexpr int kRowsPerPass = kThreads / kChunks;
+  static_assert(kRowsPerPass % 8 == 0 && BKV % kRowsPerPass == 0 && BQ % kRowsPerPass == 0, "loader");
+  const int load_row = tid / kChunks, load_chunk = tid % kChunks;
+  const int load_dst = load_row * kRowBytes + swizzle<kChunks>(load_row, load_chunk) * 16;
+  const int load_src = load_row * kRowBytes + load_chunk * 16;
+  auto load_rows = [&](char* dst, const char* src, auto rows) {
+#pragma unroll
+    for (int pass = 0; pass < decltype(rows)::value / kRowsPerPass; pass++)
+      cp_async16(dst + load_dst + pass * kRowsPerPass * kRowBytes,
+                 src + load_src + pass * kRowsPerPass * kRowBytes);
   };
   auto load_kv = [&](int stage, int j) {
-    load_rows(Ks + stage * kTileBytes, Kg + (long long)j * kTileBytes, BKV);
-    load_rows(Vs + stage * kTileBytes, Vg + (long long)j * kTileBytes, BKV);
+    load_rows(Ks + stage * kTileBytes, Kg + (long long)j * kTileBytes, std::integral_constant<int, BKV>());
+    load_rows(Vs + stage * kTileBytes, Vg + (long long)j * kTileBytes, std::integral_constant<int, BKV>());
   };
 
-  load_rows(Qs, Qg, BQ);
+  load_rows(Qs, Qg, std::integral_constant<int, BQ>());
   load_kv(0, 0);
   cp_async_commit();
   cp_async_wait<0>();

@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32)
   constexpr int kWarpM = BM / WARPS_M, kWarpN = BN / WARPS_N;
   constexpr int MT = kWarpM / Op::kTileM, NT = kWarpN / Op::kTileN;
   constexpr int kStageBytes = (BM + BN) * BKB;
-  static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader");
+  static_assert(BM % (kThreads / kChunks) == 0 && BN % (kThreads / kChunks) == 0, "loader");
   extern __shared__ __align__(128) char smem[];
 
   // Grouped raster: 8 block rows share each B panel while it is in L2.
@@ -220,19 +220,24 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32)
   const int wrow = (warp / WARPS_N) * kWarpM, wcol = (warp % WARPS_N) * kWarpN;
   const int k_tiles = (int)(row_bytes / BKB);
 
+  // Each thread copies fixed chunks: a fixed trip count (so the loop unrolls), and rows
+  // kThreads/kChunks apart share the swizzle, so one offset per operand and thread.
+  static_assert((kThreads / kChunks) % 8 == 0, "rows a thread copies must share the swizzle");
+  const int load_row = tid / kChunks, load_chunk = tid % kChunks;
+  const int load_dst = load_row * BKB + swizzle<kChunks>(load_row, load_chunk) * 16;
+  const long long load_src = load_row * row_bytes + load_chunk * 16;
+  constexpr int kRowsPerPass = kThreads / kChunks;
   auto load_stage = [&](int stage, int kt) {
-    char* As = smem + stage * kStageBytes;
-    char* Bs = As + BM * BKB;
+    char* As = smem + stage * kStageBytes + load_dst;
+    char* Bs = smem + stage * kStageBytes + BM * BKB + load_dst;
+    const char* a_src = Ag + load_src + kt * BKB;
+    const char* b_src = Bg + load_src + kt * BKB;
 #pragma unroll
-    for (int i = tid; i < BM * kChunks; i += kThreads) {
-      int r = i / kChunks, c = i % kChunks;
-      cp_async16(As + r * BKB + swizzle<kChunks>(r, c) * 16, Ag + r * row_bytes + kt * BKB + c * 16);
-    }
+    for (int pass = 0; pass < BM / kRowsPerPass; pass++)
+      cp_async16(As + pass * kRowsPerPass * BKB, a_src + pass * kRowsPerPass * row_bytes);
 #pragma unroll
-    for (int i = tid; i < BN * kChunks; i += kThreads) {
-      int r = i / kChunks, c = i % kChunks;
-      cp_async16(Bs + r * BKB + swizzle<kChunks>(r, c) * 16, Bg + r * row_bytes + kt * BKB + c * 16);
-    }
+    for (int pass = 0; pass < BN / kRowsPerPass; pass++)
+      cp_async16(Bs + pass * kRowsPerPass * BKB, b_src + pass * kRowsPerPass * row_bytes);
   };
 
   typename Op::Acc acc[MT][NT][Op::kAcc];
