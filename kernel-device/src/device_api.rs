@@ -19,8 +19,12 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/atomic.rs"),
     include_str!("device_api/warp.rs"),
     include_str!("device_api/math.rs"),
+    // async copies
+    include_str!("device_api/async_copy.rs"),
 ];
 
+// async copies
+pub mod async_copy;
 pub mod atomic;
 pub(crate) mod bf16_fma;
 pub mod generic;
@@ -29,6 +33,8 @@ pub mod math;
 pub mod nd;
 pub mod sync;
 pub mod warp;
+// async copies
+pub use async_copy::*;
 pub use atomic::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
@@ -297,6 +303,8 @@ mod tests {
 )]
 pub mod in_kernel {
     pub use super::*;
+    // async copies
+    mod async_copy {}
     mod atomic {}
     mod generic {}
     mod math {}

@@ -368,6 +368,10 @@ impl FnLowerer<'_> {
         if name == "split_at" || name == "split_at_mut" {
             return self.lower_split_at(m, name == "split_at_mut");
         }
+        // async copies
+        if name == "load_vec" || name == "store_vec" {
+            return self.lower_vector_access(m);
+        }
         let recv = self.lower_slice_operand(&m.receiver);
         // num-complex's methods first: `Complex` is a built-in struct, not a user's with
         // `#[device]` methods.

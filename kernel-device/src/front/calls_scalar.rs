@@ -115,6 +115,8 @@ impl FnLowerer<'_> {
             let expected = match param {
                 Param::Scalar(s) => Ty::Scalar(*s),
                 Param::T | Param::MutSliceOfT | Param::Bits => rt.clone(),
+                // async copies: no scalar method takes these.
+                Param::SliceOfT | Param::ArrayOfT => rt.clone(),
             };
             let at = self.ty_of(*h);
             self.expect_ty(&at, &expected, e.span());

@@ -17,7 +17,9 @@ use syn::spanned::Spanned;
 pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
     let last = path.segments.last()?;
     let name = last.ident.to_string();
-    let takes_type = table::memory_by_name(&name).is_some();
+    // async copies: `cp_async::<16>`, `cp_async_wait::<1>` take a constant.
+    let takes_type =
+        table::memory_by_name(&name).is_some() || super::async_copy::takes_const_argument(&name);
     if !is_intrinsic_name(&name) || (!last.arguments.is_none() && !takes_type) {
         return None;
     }
@@ -192,7 +194,23 @@ impl FnLowerer<'_> {
         let Some(def) = table::by_name(name) else {
             return self.error_expr(span);
         };
+        // async copies
+        if super::async_copy::is_async_call(name) {
+            return self.lower_async_call(name, call);
+        }
         match def.form {
+            // async copies
+            Form::Method => {
+                for a in &call.args {
+                    self.lower_expr(a);
+                }
+                self.error_hint(
+                    span,
+                    format!("`{name}` is a method of slices and arrays"),
+                    format!("write `slice.{name}::<4>(..)`"),
+                );
+                self.error_expr(span)
+            }
             Form::Call if !def.sig.params.is_empty() => self.lower_typed_call(def, call),
             Form::Call | Form::DimField => {
                 if let Some(arg) = call.args.first() {
@@ -256,6 +274,8 @@ impl FnLowerer<'_> {
             },
             Ret::Tuple(items) => Ty::Tuple(items.iter().map(|s| Ty::Scalar(*s)).collect()),
             Ret::DynamicShared => Ty::DynamicShared,
+            // async copies: typed by `lower_vector_access`.
+            Ret::ArrayOfT => Ty::Error,
         }
     }
 
@@ -331,7 +351,8 @@ impl FnLowerer<'_> {
             let at = call.args[k].span();
             let ty = self.ty_of(args[k]);
             match param {
-                Param::MutSliceOfT => {}
+                // async copies: rows lowered by `front::async_copy`.
+                Param::MutSliceOfT | Param::SliceOfT | Param::ArrayOfT => {}
                 Param::Scalar(s) => self.expect_ty(&ty, &Ty::Scalar(*s), at),
                 // Only `from_bits` has one, and it is lowered on its own (calls.rs).
                 Param::Bits => {}
@@ -419,6 +440,9 @@ fn param_list(def: &IntrinsicDef) -> String {
             Param::T => "T".into(),
             Param::MutSliceOfT => "&mut [T]".into(),
             Param::Bits => "bits".into(),
+            // async copies
+            Param::SliceOfT => "&[T]".into(),
+            Param::ArrayOfT => "[T; N]".into(),
         })
         .collect::<Vec<_>>()
         .join(", ")

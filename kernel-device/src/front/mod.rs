@@ -6,6 +6,8 @@
 //! see `infer.rs`; every construct outside the subset gets a spanned diagnostic with a
 //! hint (`check.rs`, `types.rs`).
 
+// async copies
+mod async_copy;
 mod calls;
 mod calls_methods;
 mod calls_scalar;

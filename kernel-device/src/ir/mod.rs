@@ -649,6 +649,35 @@ pub enum Intrinsic {
     MatchAll,
     /// `warp_reduce_<op>(value)`: the reduction over all 32 lanes, in every lane.
     WarpReduce(ReduceOp),
+    // async copies
+    /// `cp_async[_cg][_zfill]::<bytes>(dst, dst_index, src, src_index[, valid])`: starts
+    /// copying `bytes` (4, 8, 16) from the global slice `src` at `src_index` to the
+    /// shared slice `dst` at `dst_index`; with `zero_fill`, only `min(valid, lanes)`
+    /// elements are read and the rest are zeros. Checked as
+    /// [`crate::proc::async_copy::copy_check`] decides. The bytes land at the
+    /// `CpAsyncWait*` that retires the copy's group. `l2_only` is PTX's `.cg`.
+    CpAsync {
+        bytes: u8,
+        l2_only: bool,
+        zero_fill: bool,
+    },
+    /// `cp_async_commit()`: the thread's uncommitted copies become one group.
+    CpAsyncCommit,
+    /// `cp_async_wait::<pending>()`: all but the `pending` newest groups have landed.
+    CpAsyncWait {
+        pending: u32,
+    },
+    /// `cp_async_wait_all()`: every copy of the thread has landed.
+    CpAsyncWaitAll,
+    /// `slice.load_vec::<lanes>(index)`: `[T; lanes]` read in one access (a
+    /// `Type::Array` result); checked as [`crate::proc::async_copy::vector_check`] decides.
+    LoadVec {
+        lanes: u8,
+    },
+    /// `slice.store_vec::<lanes>(index, values)`: operands `[slice, index, array]`.
+    StoreVec {
+        lanes: u8,
+    },
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.

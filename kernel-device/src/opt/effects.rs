@@ -21,7 +21,11 @@ pub fn is_thread_constant(i: Intrinsic) -> bool {
 /// threads (barriers, fences, warp operations), whose two copies would be different
 /// instructions that threads of one block or warp could split between.
 pub fn may_be_duplicated(i: Intrinsic) -> bool {
-    matches!(effect(i), Effect::Pure | Effect::Atomic { .. })
+    // async copies: `Memory` calls are each thread's own (one copy of the two runs).
+    matches!(
+        effect(i),
+        Effect::Pure | Effect::Atomic { .. } | Effect::Memory
+    )
 }
 
 /// Whether a call involves other threads in a way a loop's per-block guard cannot
@@ -32,6 +36,6 @@ pub fn is_collective(i: Intrinsic) -> bool {
     match effect(i) {
         Effect::Warp | Effect::GridBarrier => true,
         Effect::Barrier => i != Intrinsic::SyncThreads,
-        Effect::Pure | Effect::Fence | Effect::Atomic { .. } => false,
+        Effect::Pure | Effect::Fence | Effect::Atomic { .. } | Effect::Memory => false,
     }
 }

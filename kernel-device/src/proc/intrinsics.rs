@@ -36,6 +36,9 @@ pub enum Form {
     /// `name(1)`, `name(2)`, `name(3)`: a `usize` per axis (a tuple for 2 and 3).
     /// The row holds the X variant.
     GridLiteral,
+    // async copies
+    /// `receiver.name::<N>(args..)` on a slice or array: the receiver is operand 0.
+    Method,
 }
 
 /// One parameter of a signature.
@@ -48,6 +51,11 @@ pub enum Param {
     MutSliceOfT,
     /// The unsigned integer of `T`'s width (`f32::from_bits`'s `u32`).
     Bits,
+    // async copies
+    /// `&[T]` or `&mut [T]` (a copy's source, a vector load's slice).
+    SliceOfT,
+    /// `[T; N]` for any `N` (a vector store's values; the intrinsic fixes `N`).
+    ArrayOfT,
 }
 
 /// The unsigned integer as wide as `t` (`to_bits` / `from_bits`).
@@ -72,6 +80,9 @@ pub enum Ret {
     Tuple(&'static [ScalarType]),
     /// `dynamic_shared()`'s cursor (`Type::DynamicShared`).
     DynamicShared,
+    // async copies
+    /// `[T; N]` for any `N` (a vector load; the intrinsic fixes `N`).
+    ArrayOfT,
 }
 
 /// Parameters and result; `types` lists what `T` may be (empty when nothing is `T`).
@@ -100,6 +111,8 @@ impl Signature {
             Ret::Bits => t.map_or(Type::Never, |t| Type::Scalar(bits_of(t))),
             Ret::Tuple(items) => Type::Tuple(items.iter().map(|s| Type::Scalar(*s)).collect()),
             Ret::DynamicShared => Type::DynamicShared,
+            // async copies: the length is the intrinsic's (`LoadVec { lanes }`).
+            Ret::ArrayOfT => Type::Never,
         }
     }
 
@@ -125,6 +138,8 @@ impl Signature {
                         mutable: true,
                     },
                 ) => *elem,
+                // async copies
+                (Param::SliceOfT, Type::Slice { elem, .. }) => *elem,
                 _ => continue,
             };
             if !self.types.contains(&bound) {
@@ -152,11 +167,23 @@ impl Signature {
                         mutable: true,
                     },
                 ) => t == Some(*elem),
+                // async copies
+                (Param::SliceOfT, Type::Slice { elem, .. }) => t == Some(*elem),
+                (Param::ArrayOfT, Type::Array { elem, .. }) => {
+                    t.map(Type::Scalar) == Some((**elem).clone())
+                }
                 _ => false,
             };
             if !ok {
                 return Err(format!("operand {k} of {name} is `{arg}` ({param:?})"));
             }
+        }
+        // async copies: an array of `T`, its length checked with the intrinsic.
+        if self.ret == Ret::ArrayOfT {
+            return match ty {
+                Type::Array { elem, .. } if t.map(Type::Scalar) == Some((**elem).clone()) => Ok(()),
+                _ => Err(format!("{name} gives `[T; N]`, typed `{ty}`")),
+            };
         }
         let expected = self.ret_type(t);
         if *ty != expected {
@@ -183,6 +210,11 @@ pub enum Effect {
     Atomic { slice: usize, index: usize },
     /// Exchanges values between the lanes of a warp (all lanes of the mask take part).
     Warp,
+    // async copies
+    /// Reads or writes the memory its operands name, or orders this thread's
+    /// asynchronous copies (`cp_async*`, `load_vec`, `store_vec`): kept in place and in
+    /// order with the thread's other accesses, never removed.
+    Memory,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -603,7 +635,13 @@ pub static MATH: &[IntrinsicDef] = &[
 
 /// Every row, of every table.
 pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
-    INTRINSICS.iter().chain(ATOMICS).chain(WARP).chain(MATH)
+    INTRINSICS
+        .iter()
+        .chain(ATOMICS)
+        .chain(WARP)
+        .chain(MATH)
+        // async copies
+        .chain(super::async_copy::ASYNC_COPIES)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a
@@ -648,7 +686,8 @@ fn axis_x(i: Intrinsic) -> Intrinsic {
         Intrinsic::GridDim(_) => Intrinsic::GridDim(Axis::X),
         Intrinsic::Grid(_) => Intrinsic::Grid(Axis::X),
         Intrinsic::GridSize(_) => Intrinsic::GridSize(Axis::X),
-        other => other,
+        // async copies: one row per name, whatever its constant.
+        other => super::async_copy::row_key(other),
     }
 }
 
@@ -711,7 +750,7 @@ mod tests {
                 .sig
                 .params
                 .iter()
-                .any(|p| matches!(p, Param::T | Param::MutSliceOfT));
+                .any(|p| matches!(p, Param::T | Param::MutSliceOfT | Param::SliceOfT));
             assert_eq!(generic, !d.sig.types.is_empty(), "{}: types", d.name);
             if let Effect::Atomic { slice, index } = d.effect {
                 assert_eq!(d.sig.params[slice], Param::MutSliceOfT, "{}", d.name);
@@ -735,7 +774,7 @@ mod tests {
         }
         for d in all() {
             let stand_in = match d.form {
-                Form::Call | Form::DimField => d.name.to_string(),
+                Form::Call | Form::DimField | Form::Method => d.name.to_string(),
                 Form::GridLiteral => format!("{}_1", d.name),
             };
             // `pub fn name(..`, `pub fn name<T>(..`, or one of the names of a

@@ -10,6 +10,8 @@
 //! Adding an intrinsic: the recipe is [`intrinsics`]'s module documentation.
 
 pub mod abi;
+// async copies
+pub mod async_copy;
 pub mod consteval;
 pub mod format;
 pub mod intrinsics;

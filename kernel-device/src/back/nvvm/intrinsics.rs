@@ -146,6 +146,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 }
             }
             Intrinsic::Atomic { op, scope } => return self.atomic(site, op, scope, args),
+            // async copies
+            Intrinsic::CpAsync { .. }
+            | Intrinsic::CpAsyncCommit
+            | Intrinsic::CpAsyncWait { .. }
+            | Intrinsic::CpAsyncWaitAll
+            | Intrinsic::LoadVec { .. }
+            | Intrinsic::StoreVec { .. } => {
+                return self.async_copy_intrinsic(site, ty, intrinsic, args)
+            }
             Intrinsic::LaneId
             | Intrinsic::WarpSize
             | Intrinsic::LanemaskLt

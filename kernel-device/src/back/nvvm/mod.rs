@@ -24,6 +24,8 @@
 //! - output is deterministic: names come from a per-function counter, declarations
 //!   are sorted, nothing iterates a hash map.
 
+// async copies
+mod async_copy;
 mod atomics;
 mod expr;
 mod function;

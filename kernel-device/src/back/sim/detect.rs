@@ -57,6 +57,8 @@
 //! an older read may go unreported (FastTrack's trade); a reported race is always real
 //! under the rules above.
 
+// async copies
+pub mod async_copies;
 mod clock;
 mod shadow;
 mod site;
@@ -75,6 +77,7 @@ use crate::ir::MemoryScope;
 use super::config::LaunchShape;
 use super::fault::{Access, AccessKind, Fault, Site, ThreadId};
 use super::lanes::lanes;
+use async_copies::InFlightCopies;
 use clock::BlockClock;
 use shadow::{Cell, ChunkGuard, Conflict, GlobalShadow, Stamp, SyncVars};
 pub use site::SiteId;
@@ -225,6 +228,7 @@ impl Detector {
             shared,
             in_block: HashMap::new(),
             pending_uninitialised: None,
+            in_flight: InFlightCopies::default(),
         }
     }
 
@@ -317,6 +321,9 @@ pub struct BlockDetector<'d> {
     in_block: HashMap<(u32, u64), HashMap<u16, u32>>,
     /// The first read of unwritten shared memory, while reports are deferred.
     pending_uninitialised: Option<(RegionId, u64, Stamp)>,
+    // async copies
+    /// The `cp_async` copies issued and not yet retired by a wait.
+    in_flight: InFlightCopies,
 }
 
 impl BlockDetector<'_> {
@@ -326,12 +333,15 @@ impl BlockDetector<'_> {
         self.clock.reset();
         self.in_block.clear();
         self.pending_uninitialised = None;
+        self.in_flight.clear();
     }
 
     /// The block ended: a deferred read of unwritten shared memory that no later
     /// write explained is reported now.
     #[allow(clippy::result_large_err)]
     pub fn finish(&mut self) -> Result<(), Fault> {
+        // async copies
+        self.check_all_landed()?;
         match self.pending_uninitialised.take() {
             Some((region, cell, stamp)) => Err(self.uninitialised(region, cell, &stamp)),
             None => Ok(()),
@@ -398,6 +408,8 @@ impl BlockDetector<'_> {
         let Some(region) = d.regions.get(access.region.0 as usize) else {
             return Ok(());
         };
+        // async copies
+        self.check_in_flight(warp, access)?;
         match region.space {
             Space::Shared => self.access_shared(warp, access, region)?,
             Space::Global => match d.global.get(access.region.0 as usize) {

@@ -89,6 +89,14 @@ pub enum Fault {
         first: Access,
         second: Access,
     },
+    // async copies
+    /// A thread ended (or its block did) with a `cp_async` no wait retired.
+    #[error("cp_async never waited for: the copy to {location} at {site} by {thread} was still in flight when the block ended (a cp_async_wait is missing: its bytes land at no point the kernel can rely on)")]
+    UnwaitedAsyncCopy {
+        location: String,
+        site: Site,
+        thread: ThreadId,
+    },
     /// A read of shared memory that no thread of the block has written.
     #[error("read of uninitialised shared memory {location} at {site} by {thread}")]
     UninitialisedRead {

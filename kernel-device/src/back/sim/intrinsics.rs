@@ -101,6 +101,13 @@ impl Warp<'_, '_> {
                 self.fence(m, scope);
             }
             Intrinsic::Atomic { op, scope } => self.atomic(fr, e, op, scope, args, m)?,
+            // async copies
+            Intrinsic::CpAsync { .. }
+            | Intrinsic::CpAsyncCommit
+            | Intrinsic::CpAsyncWait { .. }
+            | Intrinsic::CpAsyncWaitAll
+            | Intrinsic::LoadVec { .. }
+            | Intrinsic::StoreVec { .. } => self.async_copy_intrinsic(fr, e, intrinsic, args, m)?,
             Intrinsic::LaneId => {
                 for lane in lanes(m) {
                     fr.set(out, lane, lane as u64);

@@ -322,7 +322,10 @@ impl Launch {
                             has_barriers = true;
                             cooperative = true;
                         }
-                        Effect::Atomic { .. } | Effect::Fence => communicates = true,
+                        // async copies: a copy lands at its wait, seen by other threads.
+                        Effect::Atomic { .. } | Effect::Fence | Effect::Memory => {
+                            communicates = true
+                        }
                         Effect::Pure | Effect::Warp => {}
                     }
                 }

@@ -19,6 +19,8 @@
 // `Fault` is the public error (large, as it names two accesses); launches fail rarely.
 #![allow(clippy::result_large_err)]
 
+// async copies
+mod async_copy;
 mod batch;
 mod config;
 mod detect;

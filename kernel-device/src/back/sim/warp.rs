@@ -154,6 +154,9 @@ pub struct Warp<'a, 'd> {
     /// The block's detector state (None with detection off).
     pub det: Option<&'a RefCell<BlockDetector<'d>>>,
     pool: Vec<Vec<u64>>,
+    // async copies
+    /// The lanes' `cp_async` copies in flight (`back::sim::async_copy`).
+    pub async_copies: super::async_copy::AsyncCopies,
 }
 
 /// A finished warp's allocations, reused by the next warp a worker runs.
@@ -249,6 +252,7 @@ impl<'a, 'd> Warp<'a, 'd> {
             parked: 0,
             det,
             pool,
+            async_copies: Default::default(),
         }
     }
 

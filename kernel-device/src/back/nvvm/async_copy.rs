@@ -1,0 +1,256 @@
+//! Asynchronous copies (`cp.async`, inline PTX: libnvvm's LLVM has no intrinsic for
+//! them) and vector loads and stores (`load <4 x float>, align 16`, which NVPTX makes
+//! one `ld.v4.f32`). Each copy or access has one check, `proc::async_copy`'s
+//! condition, and one branch to its panic.
+
+use super::state::{operand, FunctionWriter, Val};
+use super::{types, Error};
+use crate::ir::{Expr, ExprKind, Handle, Intrinsic, ScalarType, Type};
+use crate::proc::async_copy::{COPY_MESSAGE, VECTOR_MESSAGE};
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// `cp_async*`, `cp_async_commit`, `cp_async_wait*`, `load_vec`, `store_vec`.
+    pub fn async_copy_intrinsic(
+        &mut self,
+        site: Handle<Expr>,
+        ty: &Type,
+        intrinsic: Intrinsic,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
+        let text = match intrinsic {
+            Intrinsic::CpAsync {
+                bytes,
+                l2_only,
+                zero_fill,
+            } => return self.cp_async(site, bytes, l2_only, zero_fill, args),
+            Intrinsic::LoadVec { lanes } => return self.load_vec(site, ty, lanes, args),
+            Intrinsic::StoreVec { lanes } => return self.store_vec(site, lanes, args),
+            Intrinsic::CpAsyncCommit => "cp.async.commit_group;".to_string(),
+            Intrinsic::CpAsyncWait { pending } => format!("cp.async.wait_group {pending};"),
+            Intrinsic::CpAsyncWaitAll => "cp.async.wait_all;".to_string(),
+            other => return Err(self.error(format!("{other:?} is not an async copy"))),
+        };
+        // The memory clobber keeps the loads of the copies' destinations after the wait.
+        self.inst(format!(
+            "call void asm sideeffect \"{text}\", \"~{{memory}}\"()"
+        ));
+        Ok(Val::Unit)
+    }
+
+    /// Whether `h` reads a parameter of this kernel (a slice in global memory).
+    fn is_kernel_parameter(&self, h: Handle<Expr>) -> bool {
+        self.func.kind == crate::ir::FunctionKind::Kernel
+            && matches!(self.ir_expr(h).map(|e| &e.kind),
+                Ok(ExprKind::Local(l)) if self.func.params.iter().any(|p| p.local == *l))
+    }
+
+    /// Whether `h` is a reference to a shared array used as a slice.
+    fn is_shared_array(&self, h: Handle<Expr>) -> bool {
+        let Ok(ExprKind::RefToSlice(r)) = self.ir_expr(h).map(|e| &e.kind) else {
+            return false;
+        };
+        matches!(
+            self.ty_of(*r),
+            Ok(Type::Ref {
+                space: crate::ir::AddressSpace::Shared,
+                ..
+            })
+        )
+    }
+
+    /// `isspacep.<space>` of a generic pointer, as an `i1`.
+    fn is_in_space(&mut self, space: &str, ptr_i64: &str) -> String {
+        let r = self.def(
+            "isspacep",
+            format!(
+                "call i32 asm \"{{ .reg .pred p; isspacep.{space} p, $1; selp.u32 $0, 1, 0, p; }}\", \"=r,l\"(i64 {ptr_i64})"
+            ),
+        );
+        self.def("in.space", format!("icmp ne i32 {r}, 0"))
+    }
+
+    /// A slice's base pointer and length.
+    fn async_slice_parts(&mut self, slice_ty: &Type, s: &str) -> Result<(String, String), Error> {
+        let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
+        let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
+        let len = self.def("len", format!("extractvalue {sty} {s}, 1"));
+        Ok((base, len))
+    }
+
+    /// `index <= len && len - index >= count`, as an `i1`.
+    fn fits(&mut self, index: &str, len: &str, count: &str) -> String {
+        let le = self.def("fits.start", format!("icmp ule i64 {index}, {len}"));
+        let room = self.def("fits.room", format!("sub i64 {len}, {index}"));
+        let enough = self.def("fits.enough", format!("icmp uge i64 {room}, {count}"));
+        self.def("fits", format!("and i1 {le}, {enough}"))
+    }
+
+    fn elem_of(&self, slice_ty: &Type) -> Result<ScalarType, Error> {
+        match slice_ty {
+            Type::Slice { elem, .. } => Ok(*elem),
+            other => Err(self.error(format!("an async copy or vector access on `{other}`"))),
+        }
+    }
+
+    fn cp_async(
+        &mut self,
+        site: Handle<Expr>,
+        bytes: u8,
+        l2_only: bool,
+        zero_fill: bool,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(operand!(self, *a));
+        }
+        let dst_ty = self.ty_of(args[0])?;
+        let src_ty = self.ty_of(args[2])?;
+        let elem = self.elem_of(dst_ty)?;
+        let size = u64::from(elem.size_bytes());
+        let lanes = u64::from(bytes) / size;
+        let mem = types::scalar_mem(elem);
+        let (dst_base, dst_len) = self.async_slice_parts(dst_ty, &vals[0])?;
+        let (src_base, src_len) = self.async_slice_parts(src_ty, &vals[2])?;
+        let (di, si) = (vals[1].clone(), vals[3].clone());
+        let dst = self.def(
+            "cp.dst",
+            format!("getelementptr {mem}, {mem}* {dst_base}, i64 {di}"),
+        );
+        let src = self.def(
+            "cp.src",
+            format!("getelementptr {mem}, {mem}* {src_base}, i64 {si}"),
+        );
+        let dst_addr = self.def("cp.dst.addr", format!("ptrtoint {mem}* {dst} to i64"));
+        let src_addr = self.def("cp.src.addr", format!("ptrtoint {mem}* {src} to i64"));
+        let read = if zero_fill {
+            let valid = &vals[4];
+            let small = self.def("cp.small", format!("icmp ult i64 {valid}, {lanes}"));
+            self.def(
+                "cp.read",
+                format!("select i1 {small}, i64 {valid}, i64 {lanes}"),
+            )
+        } else {
+            lanes.to_string()
+        };
+        // One condition: alignment and spaces always (a misaligned or wrongly placed
+        // `cp.async` is an error the context does not survive), bounds unless opted out.
+        let both = self.def("cp.addrs", format!("or i64 {dst_addr}, {src_addr}"));
+        let low = self.def("cp.low", format!("and i64 {both}, {}", bytes - 1));
+        let mut ok = self.def("cp.aligned", format!("icmp eq i64 {low}, 0"));
+        if !self.is_shared_array(args[0]) {
+            let shared = self.is_in_space("shared", &dst_addr);
+            ok = self.def("cp.ok", format!("and i1 {ok}, {shared}"));
+        }
+        if !self.is_kernel_parameter(args[2]) {
+            let global = self.is_in_space("global", &src_addr);
+            ok = self.def("cp.ok", format!("and i1 {ok}, {global}"));
+        }
+        if self.func.options.bounds_check {
+            let dst_in = self.fits(&di, &dst_len, &lanes.to_string());
+            let src_fits = self.fits(&si, &src_len, &read);
+            let src_in = if zero_fill {
+                let none = self.def("cp.none", format!("icmp eq i64 {read}, 0"));
+                self.def("cp.src.in", format!("or i1 {none}, {src_fits}"))
+            } else {
+                src_fits
+            };
+            let both_in = self.def("cp.in", format!("and i1 {dst_in}, {src_in}"));
+            ok = self.def("cp.ok", format!("and i1 {ok}, {both_in}"));
+        }
+        self.panic_unless(&ok, site, COPY_MESSAGE, (&di, &si))?;
+        let cache = if l2_only { "cg" } else { "ca" };
+        let (size_operand, constraint, extra) = if zero_fill {
+            let src_bytes = self.def("cp.src.bytes", format!("mul i64 {read}, {size}"));
+            let src_bytes = self.def("cp.src.size", format!("trunc i64 {src_bytes} to i32"));
+            (", $2", ",r", format!(", i32 {src_bytes}"))
+        } else {
+            ("", "", String::new())
+        };
+        self.inst(format!(
+            "call void asm sideeffect \"{{ .reg .u64 s, g; cvta.to.shared.u64 s, $0; cvta.to.global.u64 g, $1; cp.async.{cache}.shared.global [s], [g], {bytes}{size_operand}; }}\", \"l,l{constraint},~{{memory}}\"(i64 {dst_addr}, i64 {src_addr}{extra})"
+        ));
+        Ok(Val::Unit)
+    }
+
+    /// The checked pointer to `lanes` elements at `index` of a slice, as `<lanes x T>*`.
+    fn vector_ptr(
+        &mut self,
+        site: Handle<Expr>,
+        slice: Handle<Expr>,
+        s: &str,
+        i: &str,
+        lanes: u8,
+    ) -> Result<(String, String, ScalarType), Error> {
+        let slice_ty = self.ty_of(slice)?;
+        let elem = self.elem_of(slice_ty)?;
+        let mem = types::scalar_mem(elem);
+        let bytes = u64::from(lanes) * u64::from(elem.size_bytes());
+        let (base, len) = self.async_slice_parts(slice_ty, s)?;
+        let ptr = self.def(
+            "vec.elem",
+            format!("getelementptr {mem}, {mem}* {base}, i64 {i}"),
+        );
+        let addr = self.def("vec.addr", format!("ptrtoint {mem}* {ptr} to i64"));
+        let low = self.def("vec.low", format!("and i64 {addr}, {}", bytes - 1));
+        let mut ok = self.def("vec.aligned", format!("icmp eq i64 {low}, 0"));
+        if self.func.options.bounds_check {
+            let fits = self.fits(i, &len, &lanes.to_string());
+            ok = self.def("vec.ok", format!("and i1 {ok}, {fits}"));
+        }
+        self.panic_unless(&ok, site, VECTOR_MESSAGE, (i, &len))?;
+        let vty = format!("<{lanes} x {mem}>");
+        let vptr = self.def("vec.ptr", format!("bitcast {mem}* {ptr} to {vty}*"));
+        Ok((vptr, vty, elem))
+    }
+
+    fn load_vec(
+        &mut self,
+        site: Handle<Expr>,
+        ty: &Type,
+        lanes: u8,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
+        let s = operand!(self, args[0]);
+        let i = operand!(self, args[1]);
+        let (vptr, vty, elem) = self.vector_ptr(site, args[0], &s, &i, lanes)?;
+        let align = u32::from(lanes) * elem.size_bytes();
+        let v = self.def("vec", format!("load {vty}, {vty}* {vptr}, align {align}"));
+        let aty = types::value(ty).map_err(|e| self.error(e.0))?;
+        let mem = types::scalar_mem(elem);
+        let mut out = "undef".to_string();
+        for k in 0..lanes {
+            let e = self.def("vec.lane", format!("extractelement {vty} {v}, i32 {k}"));
+            out = self.def(
+                "vec.array",
+                format!("insertvalue {aty} {out}, {mem} {e}, {k}"),
+            );
+        }
+        Ok(Val::V(out))
+    }
+
+    fn store_vec(
+        &mut self,
+        site: Handle<Expr>,
+        lanes: u8,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
+        let s = operand!(self, args[0]);
+        let i = operand!(self, args[1]);
+        let values = operand!(self, args[2]);
+        let aty = types::value(self.ty_of(args[2])?).map_err(|e| self.error(e.0))?;
+        let (vptr, vty, elem) = self.vector_ptr(site, args[0], &s, &i, lanes)?;
+        let mem = types::scalar_mem(elem);
+        let mut v = "undef".to_string();
+        for k in 0..lanes {
+            let e = self.def("vec.lane", format!("extractvalue {aty} {values}, {k}"));
+            v = self.def(
+                "vec",
+                format!("insertelement {vty} {v}, {mem} {e}, i32 {k}"),
+            );
+        }
+        let align = u32::from(lanes) * elem.size_bytes();
+        self.inst(format!("store {vty} {v}, {vty}* {vptr}, align {align}"));
+        Ok(Val::Unit)
+    }
+}

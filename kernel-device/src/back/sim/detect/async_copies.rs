@@ -1,0 +1,153 @@
+//! The block's asynchronous copies in flight (`cp_async` issued, not yet retired by a
+//! `cp_async_wait*`), and the protocol checks on them. A copy's bytes land only when
+//! its thread's wait retires it (the interpreter writes them then, as a write of the
+//! issuing thread at the `cp_async` site, so that the happens-before rules order it
+//! like any write: another thread must wait for a barrier after the wait). Until then:
+//! - any access to its destination (by any thread of the block, the issuer included)
+//!   is a race with the copy: the GPU may or may not have written those bytes yet;
+//! - a write to its source is a race with the copy's read of it;
+//! - a thread that ends with a copy in flight never synchronised with its bytes.
+//!
+//! Reports are [`Fault::Race`]s naming both sites, the copy first, with the location
+//! saying which rule broke; the last is [`Fault::UnwaitedAsyncCopy`].
+
+use super::{BlockDetector, RegionId, SiteId, WarpAccess};
+use crate::back::sim::fault::{Access, AccessKind, Fault};
+use crate::back::sim::lanes::lanes;
+
+/// One end of a copy: `bytes` bytes at `offset` of `region` (relative to its start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyEnd {
+    pub region: RegionId,
+    pub offset: u64,
+    pub bytes: u32,
+}
+
+impl CopyEnd {
+    fn overlaps(&self, region: RegionId, offset: u64, bytes: u32) -> bool {
+        self.region == region
+            && offset < self.offset + u64::from(self.bytes)
+            && self.offset < offset + u64::from(bytes)
+    }
+}
+
+/// A copy issued and not yet landed.
+#[derive(Clone, Copy, Debug)]
+pub struct InFlightCopy {
+    /// Unique in the block while in flight (chosen by the interpreter).
+    pub id: u64,
+    /// The issuing thread, linear in the block.
+    pub tid: u32,
+    pub dst: CopyEnd,
+    /// `None` when nothing is read (a zero-filling copy with `valid` 0) or the source
+    /// is memory no thread writes.
+    pub src: Option<CopyEnd>,
+    pub site: SiteId,
+}
+
+/// The copies in flight in one block.
+#[derive(Debug, Default)]
+pub struct InFlightCopies {
+    copies: Vec<InFlightCopy>,
+}
+
+impl InFlightCopies {
+    pub fn clear(&mut self) {
+        self.copies.clear();
+    }
+}
+
+impl BlockDetector<'_> {
+    /// A thread issued a copy.
+    pub fn copy_started(&mut self, copy: InFlightCopy) {
+        self.in_flight.copies.push(copy);
+    }
+
+    /// A wait retired copy `id`: call before writing its bytes.
+    pub fn copy_landed(&mut self, id: u64) {
+        self.in_flight.copies.retain(|c| c.id != id);
+    }
+
+    fn copy_access(&self, copy: &InFlightCopy, kind: AccessKind) -> Access {
+        let d = self.detector;
+        Access {
+            thread: d.thread_id(self.block, copy.tid),
+            kind,
+            site: d.site(copy.site),
+        }
+    }
+
+    /// An access (before the ordinary race checks): a race with a copy in flight?
+    #[allow(clippy::result_large_err)]
+    pub(super) fn check_in_flight(&self, warp: u32, access: &WarpAccess<'_>) -> Result<(), Fault> {
+        if self.in_flight.copies.is_empty() {
+            return Ok(());
+        }
+        let d = self.detector;
+        let elem = d
+            .regions
+            .get(access.region.0 as usize)
+            .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
+        for lane in lanes(access.lanes) {
+            let offset = access.offsets[lane];
+            for copy in &self.in_flight.copies {
+                let (end, copy_kind, rule) = if copy.dst.overlaps(
+                    access.region,
+                    offset,
+                    access.bytes,
+                ) {
+                    let rule = if access.kind == AccessKind::Read {
+                        "the destination of a cp_async still in flight, read before a cp_async_wait retired the copy (and, for another thread's copy, a sync_threads() after it)"
+                    } else {
+                        "the destination of a cp_async still in flight, written by an ordinary store before a cp_async_wait retired the copy"
+                    };
+                    (copy.dst, AccessKind::Write, rule)
+                } else if access.kind != AccessKind::Read
+                    && copy
+                        .src
+                        .is_some_and(|s| s.overlaps(access.region, offset, access.bytes))
+                {
+                    let src = copy.src.expect("checked");
+                    (
+                        src,
+                        AccessKind::Read,
+                        "the source of a cp_async still in flight, overwritten before a cp_async_wait retired the copy",
+                    )
+                } else {
+                    continue;
+                };
+                let _ = end;
+                let tid = warp * 32 + lane as u32;
+                return Err(Fault::Race {
+                    location: format!("{} ({rule})", d.location(access.region, offset / elem)),
+                    first: self.copy_access(copy, copy_kind),
+                    second: Access {
+                        thread: d.thread_id(self.block, tid),
+                        kind: access.kind,
+                        site: d.site(access.site),
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The block ended: a copy still in flight was never waited for.
+    #[allow(clippy::result_large_err)]
+    pub(super) fn check_all_landed(&mut self) -> Result<(), Fault> {
+        let Some(copy) = self.in_flight.copies.first().copied() else {
+            return Ok(());
+        };
+        self.in_flight.clear();
+        let d = self.detector;
+        let elem = d
+            .regions
+            .get(copy.dst.region.0 as usize)
+            .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
+        Err(Fault::UnwaitedAsyncCopy {
+            location: d.location(copy.dst.region, copy.dst.offset / elem),
+            site: d.site(copy.site),
+            thread: d.thread_id(self.block, copy.tid),
+        })
+    }
+}
