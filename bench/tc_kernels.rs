@@ -391,12 +391,13 @@ macro_rules! tc_attention {
                         let mut sum = 0.0f32;
                         #[unroll]
                         for i in 0..$bkv / 8 {
-                            s[mi][i][2 * h] = (s[mi][i][2 * h] * scale_log2 - new_max).exp2();
+                            // mul_add where nvcc contracts (cudajit compiles with -fma=0).
+                            s[mi][i][2 * h] = s[mi][i][2 * h].mul_add(scale_log2, -new_max).exp2();
                             s[mi][i][2 * h + 1] =
-                                (s[mi][i][2 * h + 1] * scale_log2 - new_max).exp2();
+                                s[mi][i][2 * h + 1].mul_add(scale_log2, -new_max).exp2();
                             sum += s[mi][i][2 * h] + s[mi][i][2 * h + 1];
                         }
-                        row_sum[mi][h] = row_sum[mi][h] * correction + sum;
+                        row_sum[mi][h] = row_sum[mi][h].mul_add(correction, sum);
                         #[unroll]
                         for i in 0..$d / 8 {
                             out[mi][i][2 * h] *= correction;

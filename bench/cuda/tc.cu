@@ -259,17 +259,16 @@ static void run_attention(const std::string& name, int reps) {
 // Candidate tilings, each checked and timed (bench notes: which won and by how much).
 static void tune() {
   using B = bf16;
-  run_gemm<GemmConfig<MmaBf16, B, B, 128, 256, 128, 2, 4, 3>, B, B>("tune_bf16_128x256x64_s3", 8192, 1e-2, kPeakBf16, 10);
-  run_gemm<GemmConfig<MmaBf16, B, B, 256, 128, 128, 4, 2, 3>, B, B>("tune_bf16_256x128x64_s3", 8192, 1e-2, kPeakBf16, 10);
-  run_gemm<GemmConfig<MmaBf16, B, B, 128, 128, 64, 2, 2, 4>, B, B>("tune_bf16_128x128x32_s4_w4", 8192, 1e-2, kPeakBf16, 10);
   run_gemm<GemmConfig<MmaBf16, B, B, 128, 128, 128, 2, 2, 2>, B, B>("tune_bf16_128x128x64_s2_w4", 8192, 1e-2, kPeakBf16, 10);
-  run_gemm<GemmConfig<MmaBf16, B, B, 128, 256, 64, 2, 4, 4>, B, B>("tune_bf16_128x256x32_s4", 8192, 1e-2, kPeakBf16, 10);
-  run_attention<AttentionConfig<128, 4, 1, 64>, 128>("tune_attn_d128_w4_m1_kv64", 10);
-  run_attention<AttentionConfig<128, 8, 1, 64>, 128>("tune_attn_d128_w8_m1_kv64", 10);
-  run_attention<AttentionConfig<128, 4, 2, 64>, 128>("tune_attn_d128_w4_m2_kv64", 10);
-  run_attention<AttentionConfig<64, 4, 2, 128>, 64>("tune_attn_d64_w4_m2_kv128", 10);
-  run_attention<AttentionConfig<64, 8, 1, 64>, 64>("tune_attn_d64_w8_m1_kv64", 10);
-  run_attention<AttentionConfig<64, 4, 2, 32>, 64>("tune_attn_d64_w4_m2_kv32", 10);
+  run_gemm<GemmConfig<MmaBf16, B, B, 128, 128, 64, 2, 2, 3>, B, B>("tune_bf16_128x128x32_s3_w4", 8192, 1e-2, kPeakBf16, 10);
+  run_gemm<GemmConfig<MmaBf16, B, B, 128, 256, 64, 2, 4, 3>, B, B>("tune_bf16_128x256x32_s3", 8192, 1e-2, kPeakBf16, 10);
+  run_gemm<GemmConfig<MmaTf32, float, float, 128, 128, 64, 2, 2, 4>, float, float>("tune_tf32_128x128x16_s4", 8192, 5e-3, kPeakTf32, 10);
+  run_gemm<GemmConfig<MmaInt8, int8_t, int, 128, 128, 64, 2, 2, 4>, int8_t, int>("tune_int8_128x128x64_s4", 8192, 0.0, kPeakInt8, 10);
+  run_attention<AttentionConfig<128, 8, 2, 64>, 128>("tune_attn_d128_w8_m2_kv64", 10);
+  run_attention<AttentionConfig<128, 4, 2, 32>, 128>("tune_attn_d128_w4_m2_kv32", 10);
+  run_attention<AttentionConfig<128, 8, 2, 32>, 128>("tune_attn_d128_w8_m2_kv32", 10);
+  run_attention<AttentionConfig<64, 8, 2, 64>, 64>("tune_attn_d64_w8_m2_kv64", 10);
+  run_attention<AttentionConfig<64, 4, 2, 64>, 64>("tune_attn_d64_w4_m2_kv64", 10);
 }
 
 int main(int argc, char** argv) {

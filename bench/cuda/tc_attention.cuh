@@ -144,11 +144,12 @@ __global__ void __launch_bounds__(WARPS * 32)
       float sum = 0.f;
 #pragma unroll
       for (int i = 0; i < BKV / 8; i++) {
-        sm[i][2 * h] = exp2f(sm[i][2 * h] * scale_log2 - new_max);
-        sm[i][2 * h + 1] = exp2f(sm[i][2 * h + 1] * scale_log2 - new_max);
+        // fmaf spelled out: bench/tc_kernels.rs writes mul_add (cudajit does not contract).
+        sm[i][2 * h] = exp2f(fmaf(sm[i][2 * h], scale_log2, -new_max));
+        sm[i][2 * h + 1] = exp2f(fmaf(sm[i][2 * h + 1], scale_log2, -new_max));
         sum += sm[i][2 * h] + sm[i][2 * h + 1];
       }
-      row_sum[m][h] = row_sum[m][h] * correction + sum;
+      row_sum[m][h] = fmaf(row_sum[m][h], correction, sum);
 #pragma unroll
       for (int i = 0; i < D / 8; i++) {
         o[m][i][2 * h] *= correction;
