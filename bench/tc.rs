@@ -325,8 +325,9 @@ impl Bench<'_> {
     }
 }
 
-/// (threads, dynamic shared bytes) of the 16x8 GEMMs: 4 warps; stages × 256 rows × row bytes.
-const GEMM_BF16: (u32, usize) = (128, 4 * 256 * 64);
+/// (threads, dynamic shared bytes): 4 warps (DGEMM 8); stages × 256 rows × row bytes
+/// (bf16 and int8: 4 × 64 bytes; tf32: 3 × 128; f64: 3 × 128).
+const GEMM_64B: (u32, usize) = (128, 4 * 256 * 64);
 const GEMM_128B: (u32, usize) = (128, 3 * 256 * 128);
 const DGEMM: (u32, usize) = (256, 3 * 256 * 128);
 
@@ -345,7 +346,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.gemm::<bf16, bf16>(
                 "gemm_bf16_4096",
                 4096,
-                GEMM_BF16,
+                GEMM_64B,
                 1e-2,
                 30,
                 bf16::NAN,
@@ -362,7 +363,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.gemm::<bf16, bf16>(
                 "gemm_bf16_8192",
                 8192,
-                GEMM_BF16,
+                GEMM_64B,
                 1e-2,
                 20,
                 bf16::NAN,
@@ -397,7 +398,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.gemm::<i8, i32>(
                 "gemm_int8_8192",
                 8192,
-                GEMM_128B,
+                GEMM_64B,
                 0.0,
                 20,
                 0x8080_8080u32 as i32,

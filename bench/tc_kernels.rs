@@ -511,13 +511,13 @@ macro_rules! tc_kernels {
             M16N8K32,
             i32,
             i32,
-            row = 128,
+            row = 64,
             w = 16,
-            chunks = 8,
-            stages = 3,
-            wait = 1,
-            shift = 0,
-            mask = 7,
+            chunks = 4,
+            stages = 4,
+            wait = 2,
+            shift = 1,
+            mask = 3,
             to_out = |x| x
         );
         tc_dgemm!($check);

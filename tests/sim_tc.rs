@@ -88,7 +88,7 @@ fn tf32_gemm_matches_f64_of_truncated_inputs() {
 #[test]
 fn int8_gemm_is_exact() {
     let (_device, stream) = simulator();
-    let k = 384; // three 128-byte slices
+    let k = 192; // three 64-byte slices through four stages
     let a: Vec<i8> = (0..M * k)
         .map(|i| (mix(5, i as u64) >> 56) as u8 as i8)
         .collect();
@@ -96,7 +96,7 @@ fn int8_gemm_is_exact() {
         .map(|i| (mix(6, i as u64) >> 56) as u8 as i8)
         .collect();
     let mut c = vec![i32::MIN; M * N];
-    launch!(checked::gemm_int8[1, 128, stream, 3 * 256 * 128](&a, &b, &mut c, M, N, k)).unwrap();
+    launch!(checked::gemm_int8[1, 128, stream, 4 * 256 * 64](&a, &b, &mut c, M, N, k)).unwrap();
     for i in 0..M {
         for j in 0..N {
             let want: i32 = (0..k)
