@@ -19,6 +19,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/atomic.rs"),
     include_str!("device_api/warp.rs"),
     include_str!("device_api/math.rs"),
+    // tensor cores
+    include_str!("device_api/mma.rs"),
 ];
 
 pub mod atomic;
@@ -26,12 +28,16 @@ pub(crate) mod bf16_fma;
 pub mod generic;
 mod generic_half;
 pub mod math;
+// tensor cores
+pub mod mma;
 pub mod nd;
 pub mod sync;
 pub mod warp;
 pub use atomic::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
+// tensor cores
+pub use mma::*;
 pub use nd::Nd;
 pub use sync::*;
 pub use warp::*;
@@ -300,6 +306,7 @@ pub mod in_kernel {
     mod atomic {}
     mod generic {}
     mod math {}
+    mod mma {}
     mod nd {}
     mod sync {}
     mod warp {}
