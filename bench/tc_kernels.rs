@@ -17,12 +17,12 @@
 /// `$row` elements of K (`$chunks` 16-byte chunks of `$w` elements), one mma k-step per
 /// 32 bytes of K; the swizzle is `chunk ^ ((row >> $shift) & $mask)`.
 macro_rules! tc_gemm {
-    ($check:tt, $name:ident, $s:ty, $t:ty, $shape:ty, $acc:ty, $out:ty, row = $row:literal,
+    ($check:tt, $name:ident, $s:ident, $t:ident, $shape:ident, $acc:ident, $out:ident, row = $row:literal,
      w = $w:literal, chunks = $chunks:literal, stages = $stages:literal, wait = $wait:literal,
      shift = $shift:literal,
-     mask = $mask:literal, to_out = |$v:ident| $conv:expr) => {
+     mask = $mask:literal, epilogue = |$c:ident, $lo:ident, $hi:ident, $f:ident| { $($store:tt)* }) => {
         #[kernel(boundscheck = $check, block_dim = 128)]
-        pub fn $name(a: &[$s], b: &[$s], c: &mut [$out], m: usize, n: usize, k: usize) {
+        pub fn $name(a: &[$s], b: &[$s], $c: &mut [$out], m: usize, n: usize, k: usize) {
             let mut smem = dynamic_shared();
             // Each stage: the A tile (128 rows) then the B tile (128 rows) of `$row`.
             let tiles = smem.take::<$s>($stages * 256 * $row);
@@ -135,33 +135,11 @@ macro_rules! tc_gemm {
                 for nt in 0..8 {
                     let row = tile_m * 128 + wrow + mt * 16 + g;
                     let col = tile_n * 128 + wcol + nt * 8 + 2 * t;
-                    let f = acc[mt][nt];
-                    c.store_vec::<2>(
-                        row * n + col,
-                        [
-                            {
-                                let $v = f[0];
-                                $conv
-                            },
-                            {
-                                let $v = f[1];
-                                $conv
-                            },
-                        ],
-                    );
-                    c.store_vec::<2>(
-                        (row + 8) * n + col,
-                        [
-                            {
-                                let $v = f[2];
-                                $conv
-                            },
-                            {
-                                let $v = f[3];
-                                $conv
-                            },
-                        ],
-                    );
+                    // The caller's stores of this accumulator's rows g and g + 8.
+                    let $lo = row * n + col;
+                    let $hi = (row + 8) * n + col;
+                    let $f = acc[mt][nt];
+                    $($store)*
                 }
             }
         }
@@ -452,14 +430,11 @@ macro_rules! tc_attention {
                 for i in 0..$d / 8 {
                     let col = i * 8 + 2 * t;
                     let f = out[mi][i];
-                    o.store_vec::<2>(
-                        row + col,
-                        [bf16::from_f32(f[0] * inv[0]), bf16::from_f32(f[1] * inv[0])],
-                    );
-                    o.store_vec::<2>(
-                        row + 8 * $d + col,
-                        [bf16::from_f32(f[2] * inv[1]), bf16::from_f32(f[3] * inv[1])],
-                    );
+                    // bf16 pairs one element at a time: a vector access moves 8 or 16 bytes.
+                    o[row + col] = bf16::from_f32(f[0] * inv[0]);
+                    o[row + col + 1] = bf16::from_f32(f[1] * inv[0]);
+                    o[row + 8 * $d + col] = bf16::from_f32(f[2] * inv[1]);
+                    o[row + 8 * $d + col + 1] = bf16::from_f32(f[3] * inv[1]);
                 }
             }
         }
@@ -484,7 +459,13 @@ macro_rules! tc_kernels {
             wait = 2,
             shift = 1,
             mask = 3,
-            to_out = |x| bf16::from_f32(x)
+            epilogue = |c, lo, hi, f| {
+                // bf16 pairs one element at a time: a vector access moves 8 or 16 bytes.
+                c[lo] = bf16::from_f32(f[0]);
+                c[lo + 1] = bf16::from_f32(f[1]);
+                c[hi] = bf16::from_f32(f[2]);
+                c[hi + 1] = bf16::from_f32(f[3]);
+            }
         );
         tc_gemm!(
             $check,
@@ -501,7 +482,10 @@ macro_rules! tc_kernels {
             wait = 1,
             shift = 0,
             mask = 7,
-            to_out = |x| x
+            epilogue = |c, lo, hi, f| {
+                c.store_vec::<2>(lo, [f[0], f[1]]);
+                c.store_vec::<2>(hi, [f[2], f[3]]);
+            }
         );
         tc_gemm!(
             $check,
@@ -518,7 +502,10 @@ macro_rules! tc_kernels {
             wait = 2,
             shift = 1,
             mask = 3,
-            to_out = |x| x
+            epilogue = |c, lo, hi, f| {
+                c.store_vec::<2>(lo, [f[0], f[1]]);
+                c.store_vec::<2>(hi, [f[2], f[3]]);
+            }
         );
         tc_dgemm!($check);
         tc_attention!($check, attention_d64, d = 64, bkv = 128);
