@@ -204,7 +204,10 @@ impl FnLowerer<'_> {
                 .rev()
                 .skip(1)
                 .all(|s| s.arguments.is_none());
-        let allowed = matches!(kind, CalleeKind::Std) || device_turbofish;
+        // async copies: `cp_async::<16>`, `cp_async_wait::<1>` (their own checks).
+        let const_intrinsic = matches!(&kind, CalleeKind::Intrinsic(name)
+            if super::async_copy::takes_const_argument(name));
+        let allowed = matches!(kind, CalleeKind::Std) || device_turbofish || const_intrinsic;
         if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);
             self.error_hint(

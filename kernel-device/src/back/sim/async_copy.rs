@@ -10,11 +10,11 @@
 
 use super::detect::async_copies::{CopyEnd, InFlightCopy};
 use super::detect::{RegionId, SiteId, Space};
-use super::fault::{Fault, R};
+use super::fault::{AccessKind, Fault, R};
 use super::lanes::{lanes, LANES};
 use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
 use super::warp::{Frame, Warp};
-use crate::ir::{checks, Expr, Handle, Intrinsic, ScalarType, SourceLoc, Type};
+use crate::ir::{checks, Expr, Handle, Intrinsic, MemoryScope, ScalarType, SourceLoc, Type};
 use crate::proc::async_copy::{copy_ok, elements_read, vector_ok, COPY_MESSAGE, VECTOR_MESSAGE};
 
 /// A copy issued by one lane and not yet landed.
@@ -160,6 +160,22 @@ impl Warp<'_, '_> {
                 } else {
                     0
                 });
+            }
+            // The copy may write its destination at any time from now on: the other
+            // threads' accesses must be ordered before this point too (a stage
+            // refilled while a slower thread still reads it is a race).
+            let dst_region = region_of(dst_at);
+            for k in 0..count {
+                self.observe(
+                    dst_region,
+                    offset_of(dst_at) + k * size,
+                    size as u32,
+                    AccessKind::Write,
+                    MemoryScope::Device,
+                    lane,
+                    fr.func,
+                    loc,
+                )?;
             }
             self.async_copies.issued += 1;
             let id = (u64::from(self.warp_index) << 32) | self.async_copies.issued;

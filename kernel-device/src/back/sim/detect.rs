@@ -64,6 +64,9 @@ mod shadow;
 mod site;
 #[cfg(test)]
 mod tests;
+// async copies
+#[cfg(test)]
+mod tests_async;
 #[cfg(test)]
 mod tests_kernels;
 
