@@ -286,7 +286,7 @@ impl Bench<'_> {
         let shared = (128 + 4 * bkv) * d * 2;
         let scale_log2 = std::f32::consts::LOG2_E / (d as f32).sqrt();
         let grid = ((SEQ / 128) as u32, HEADS as u32);
-        let mut launch = |checked: bool, o: &mut DeviceArray<bf16>| -> cudajit::Result<()> {
+        let launch = |checked: bool, o: &mut DeviceArray<bf16>| -> cudajit::Result<()> {
             let cfg = self.cfg(grid, 128, shared);
             match (d, checked) {
                 (64, true) => checked::attention_d64::launch(cfg, &q, &k, &v, o, SEQ, scale_log2),
