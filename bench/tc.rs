@@ -432,7 +432,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.attention("attention_d64", 64, 128, 20)
         }),
         ("attention_d128", |b| {
-            b.attention("attention_d128", 128, 64, 20)
+            b.attention("attention_d128", 128, 32, 20)
         }),
     ];
     let mut all_right = true;

@@ -257,7 +257,9 @@ macro_rules! tc_dgemm {
 /// is `chunk ^ (row & 7)`.
 macro_rules! tc_attention {
     ($check:tt, $name:ident, d = $d:literal, bkv = $bkv:literal) => {
-        #[kernel(boundscheck = $check, block_dim = 128)]
+        // fastmath: exp2 as ex2.approx.ftz (tc_attention.cuh's exp2_of<true>, FA2's
+        // --use_fast_math); the softmax's multiply-adds are mul_add either way.
+        #[kernel(boundscheck = $check, block_dim = 128, fastmath = true)]
         pub fn $name(
             q: &[bf16],
             kmat: &[bf16],
@@ -509,7 +511,7 @@ macro_rules! tc_kernels {
         );
         tc_dgemm!($check);
         tc_attention!($check, attention_d64, d = 64, bkv = 128);
-        tc_attention!($check, attention_d128, d = 128, bkv = 64);
+        tc_attention!($check, attention_d128, d = 128, bkv = 32);
     };
 }
 

@@ -169,6 +169,6 @@ fn attention_d64_matches_f64_over_two_kv_tiles() {
 }
 
 #[test]
-fn attention_d128_matches_f64_over_two_kv_tiles() {
-    attention_case(128, 64, 128);
+fn attention_d128_matches_f64_over_four_kv_tiles() {
+    attention_case(128, 32, 128);
 }

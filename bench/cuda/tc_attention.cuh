@@ -21,12 +21,24 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], 
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+// ex2.approx.ftz: what exp2f becomes under --use_fast_math (FA2's build) and what
+// cudajit's exp2 lowers to in a fast_math kernel; plain exp2f adds a subnormal fix-up.
+template <bool kFast>
+__device__ __forceinline__ float exp2_of(float x) {
+  if constexpr (kFast) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+  } else {
+    return exp2f(x);
+  }
+}
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
-template <int D, int WARPS, int MW, int BKV>
+template <int D, int WARPS, int MW, int BKV, bool kFastExp>
 __global__ void __launch_bounds__(WARPS * 32)
     attention_fwd(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
                   const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, int seq,
@@ -139,14 +151,14 @@ __global__ void __launch_bounds__(WARPS * 32)
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
       float new_max = fmaxf(row_max[m][h], tile_max * scale_log2);
-      float correction = exp2f(row_max[m][h] - new_max);
+      float correction = exp2_of<kFastExp>(row_max[m][h] - new_max);
       row_max[m][h] = new_max;
       float sum = 0.f;
 #pragma unroll
       for (int i = 0; i < BKV / 8; i++) {
         // fmaf spelled out: bench/tc_kernels.rs writes mul_add (cudajit does not contract).
-        sm[i][2 * h] = exp2f(fmaf(sm[i][2 * h], scale_log2, -new_max));
-        sm[i][2 * h + 1] = exp2f(fmaf(sm[i][2 * h + 1], scale_log2, -new_max));
+        sm[i][2 * h] = exp2_of<kFastExp>(fmaf(sm[i][2 * h], scale_log2, -new_max));
+        sm[i][2 * h + 1] = exp2_of<kFastExp>(fmaf(sm[i][2 * h + 1], scale_log2, -new_max));
         sum += sm[i][2 * h] + sm[i][2 * h + 1];
       }
       row_sum[m][h] = fmaf(row_sum[m][h], correction, sum);
@@ -205,13 +217,13 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 }
 
-template <int D, int WARPS, int MW, int BKV>
+template <int D, int WARPS, int MW, int BKV, bool kFastExp = false>
 struct AttentionConfig {
   static constexpr int kThreads = WARPS * 32, kBQ = 16 * MW * WARPS, kBKV = BKV;
   static constexpr int kSmem = (kBQ + 4 * BKV) * D * 2;
   static void launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                      __nv_bfloat16* O, int heads, int seq, cudaStream_t s) {
-    auto kernel = attention_fwd<D, WARPS, MW, BKV>;
+    auto kernel = attention_fwd<D, WARPS, MW, BKV, kFastExp>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
     kernel<<<dim3(seq / kBQ, heads), kThreads, kSmem, s>>>(Q, K, V, O, seq, scale_log2);
