@@ -326,7 +326,8 @@ impl Bench<'_> {
 }
 
 /// (threads, dynamic shared bytes): 4 warps (DGEMM 8); stages × 256 rows × row bytes
-/// (bf16 and int8: 4 × 64 bytes; tf32: 3 × 128; f64: 3 × 128).
+/// (bf16: 3 × 64 bytes; int8: 4 × 64; tf32: 3 × 128; f64: 3 × 128).
+const GEMM_BF16: (u32, usize) = (128, 3 * 256 * 64);
 const GEMM_64B: (u32, usize) = (128, 4 * 256 * 64);
 const GEMM_128B: (u32, usize) = (128, 3 * 256 * 128);
 const DGEMM: (u32, usize) = (256, 3 * 256 * 128);
@@ -346,7 +347,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.gemm::<bf16, bf16>(
                 "gemm_bf16_4096",
                 4096,
-                GEMM_64B,
+                GEMM_BF16,
                 1e-2,
                 30,
                 bf16::NAN,
@@ -363,7 +364,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             b.gemm::<bf16, bf16>(
                 "gemm_bf16_8192",
                 8192,
-                GEMM_64B,
+                GEMM_BF16,
                 1e-2,
                 20,
                 bf16::NAN,

@@ -457,8 +457,8 @@ macro_rules! tc_kernels {
             row = 32,
             w = 8,
             chunks = 4,
-            stages = 4,
-            wait = 2,
+            stages = 3,
+            wait = 1,
             shift = 1,
             mask = 3,
             epilogue = |c, lo, hi, f| {

@@ -36,7 +36,7 @@
 using bf16 = __nv_bfloat16;
 
 // ---- the chosen tilings (bench/tc.rs uses the same); `tune` times the alternatives
-using GemmBf16 = GemmConfig<MmaBf16, bf16, bf16, 128, 128, 64, 2, 2, 4>;
+using GemmBf16 = GemmConfig<MmaBf16, bf16, bf16, 128, 128, 64, 2, 2, 3>;
 using GemmTf32 = GemmConfig<MmaTf32, float, float, 128, 128, 128, 2, 2, 3>;
 using GemmInt8 = GemmConfig<MmaInt8, int8_t, int, 128, 128, 64, 2, 2, 4>;
 using GemmF64 = GemmConfig<MmaF64, double, double, 128, 128, 128, 2, 4, 3>;
