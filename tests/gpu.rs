@@ -291,3 +291,7 @@ mod methods;
 mod nd;
 #[path = "gpu/structs.rs"]
 mod structs;
+
+// async copies
+#[path = "gpu/async_copy.rs"]
+mod async_copy;

@@ -449,3 +449,132 @@ fn an_unchecked_write_past_the_end_is_found_at_its_source() {
     unsafe { launch!(write_guarded[1, 128, stream](&mut out)) }.unwrap();
     assert!((0..n).all(|i| out[i] == i as u32));
 }
+
+// ---- async copies: a two-stage cp_async pipeline, its early read and missing wait ----
+
+/// Each block streams `input` through two shared stages of 128 f32 (32 threads, one
+/// 16-byte copy each per stage) and writes every element doubled, reading the chunk
+/// that the NEXT thread copied.
+#[kernel]
+fn staged_double_early(input: &[f32], out: &mut [f32]) {
+    let stages = shared_array::<[f32; 256]>();
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * 512;
+    cp_async::<16>(stages, t * 4, input, base + t * 4); // site: early copy
+    cp_async_commit();
+    for k in 0..4 {
+        if k + 1 < 4 {
+            let at = base + (k + 1) * 128 + t * 4;
+            cp_async::<16>(stages, ((k + 1) % 2) * 128 + t * 4, input, at);
+        }
+        cp_async_commit();
+        sync_threads();
+        let from = (k % 2) * 128 + ((t + 1) % 32) * 4;
+        let v = stages.load_vec::<4>(from); // site: early read
+        let to = base + k * 128 + ((t + 1) % 32) * 4;
+        out.store_vec::<4>(to, [2.0 * v[0], 2.0 * v[1], 2.0 * v[2], 2.0 * v[3]]);
+        sync_threads();
+    }
+    cp_async_wait_all();
+}
+
+/// With the wait, but `cp_async_wait::<2>()` where the pipeline needs `<1>`: both newest
+/// groups stay in flight, and the newer-but-one is the tile about to be read (a missing
+/// `wait_group` in effect: the kernel would read stale bytes on a GPU).
+#[kernel]
+fn staged_double_unwaited(input: &[f32], out: &mut [f32]) {
+    let stages = shared_array::<[f32; 256]>();
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * 512;
+    cp_async::<16>(stages, t * 4, input, base + t * 4);
+    cp_async_commit();
+    for k in 0..4 {
+        if k + 1 < 4 {
+            let at = base + (k + 1) * 128 + t * 4;
+            cp_async::<16>(stages, ((k + 1) % 2) * 128 + t * 4, input, at);
+        }
+        cp_async_commit();
+        cp_async_wait::<2>();
+        sync_threads();
+        let from = (k % 2) * 128 + ((t + 1) % 32) * 4;
+        let v = stages.load_vec::<4>(from); // site: stale read
+        let to = base + k * 128 + ((t + 1) % 32) * 4;
+        out.store_vec::<4>(to, [2.0 * v[0], 2.0 * v[1], 2.0 * v[2], 2.0 * v[3]]);
+        sync_threads();
+    }
+    cp_async_wait_all();
+}
+
+#[kernel]
+fn staged_double(input: &[f32], out: &mut [f32]) {
+    let stages = shared_array::<[f32; 256]>();
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * 512;
+    cp_async::<16>(stages, t * 4, input, base + t * 4);
+    cp_async_commit();
+    for k in 0..4 {
+        if k + 1 < 4 {
+            let at = base + (k + 1) * 128 + t * 4;
+            cp_async::<16>(stages, ((k + 1) % 2) * 128 + t * 4, input, at);
+        }
+        cp_async_commit();
+        cp_async_wait::<1>();
+        sync_threads();
+        let from = (k % 2) * 128 + ((t + 1) % 32) * 4;
+        let v = stages.load_vec::<4>(from);
+        let to = base + k * 128 + ((t + 1) % 32) * 4;
+        out.store_vec::<4>(to, [2.0 * v[0], 2.0 * v[1], 2.0 * v[2], 2.0 * v[3]]);
+        sync_threads();
+    }
+}
+
+/// The race with a copy in flight: the `cp_async` first, the read second.
+fn assert_copy_race(fault: &SimFault, copy: &str, read: &str) {
+    match fault {
+        SimFault::Race {
+            location,
+            first,
+            second,
+        } => {
+            assert!(location.starts_with("shared `stages`["), "{fault}");
+            assert!(location.contains("still in flight"), "{fault}");
+            assert_eq!(first.kind.to_string(), "write", "{fault}");
+            assert_eq!(second.kind.to_string(), "read", "{fault}");
+            assert_eq!(first.thread.block, second.thread.block, "{fault}");
+            assert_site(&first.site, copy);
+            assert_site(&second.site, read);
+        }
+        other => panic!("expected a race with a cp_async, got: {other}"),
+    }
+}
+
+#[test]
+fn reading_a_cp_async_destination_before_its_wait_is_reported() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let mut rng = common::Rng::fresh("staged_double");
+    let blocks = 3;
+    let input: Vec<f32> = (0..blocks * 512).map(|_| rng.f32_in(-4.0, 4.0)).collect();
+    let mut out = vec![f32::NAN; input.len()];
+    let fault = fault_of(
+        launch!(staged_double_early[blocks, 32, stream](&input, &mut out)),
+        "staged_double_early",
+    );
+    assert_copy_race(&fault, "site: early copy", "site: early read");
+
+    let fault = fault_of(
+        launch!(staged_double_unwaited[blocks, 32, stream](&input, &mut out)),
+        "staged_double_unwaited",
+    );
+    // Iteration 0 reads stage 0 (the prologue's copy) or a later one: the copy named
+    // is one of the kernel's two `cp_async`s, the read is the stale one.
+    match &fault {
+        SimFault::Race { second, .. } => assert_site(&second.site, "site: stale read"),
+        other => panic!("expected a race with a cp_async, got: {other}"),
+    }
+
+    let mut out = vec![f32::NAN; input.len()];
+    launch!(staged_double[blocks, 32, stream](&input, &mut out)).unwrap();
+    let want: Vec<f32> = input.iter().map(|x| 2.0 * x).collect();
+    assert_eq!(out, want);
+}

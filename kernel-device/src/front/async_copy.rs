@@ -155,19 +155,15 @@ impl FnLowerer<'_> {
                 ) else {
                     return self.error_expr(span);
                 };
-                let pending = pending.unwrap_or(0);
-                if pending > 7 {
-                    // PTX's `wait_group` takes 0..=7 in practice; ptxas refuses more.
+                let Ok(pending) = u32::try_from(pending.unwrap_or(0)) else {
                     self.error_hint(
                         turbofish.as_ref().map_or(span, |t| t.span()),
-                        format!("`cp_async_wait::<{pending}>` leaves too many groups in flight"),
-                        "at most 7 groups may stay in flight (PTX `cp.async.wait_group 0..7`)",
+                        "the wait count of `cp_async_wait` is a `u32`",
+                        "write a small constant: the number of stages in flight",
                     );
                     return self.error_expr(span);
-                }
-                Intrinsic::CpAsyncWait {
-                    pending: pending as u32,
-                }
+                };
+                Intrinsic::CpAsyncWait { pending }
             }
             _ => return self.lower_copy(name, call, turbofish.as_ref(), args),
         };

@@ -19,7 +19,7 @@ pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
     let name = last.ident.to_string();
     // async copies: `cp_async::<16>`, `cp_async_wait::<1>` take a constant.
     let takes_type =
-        table::memory_by_name(&name).is_some() || super::async_copy::takes_const_argument(&name);
+        table::memory_by_name(&name).is_some() || super::async_copy::is_async_call(&name);
     if !is_intrinsic_name(&name) || (!last.arguments.is_none() && !takes_type) {
         return None;
     }

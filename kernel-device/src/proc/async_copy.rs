@@ -231,6 +231,72 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_validator_rule_ties_the_element_types_and_the_vector_array() {
+        use crate::ir::Type;
+        use crate::proc::intrinsics::{by_name, signature};
+        let slice = |elem, mutable| Type::Slice { elem, mutable };
+        let usize_ty = Type::Scalar(S::Usize);
+        let copy = by_name("cp_async").unwrap().sig;
+        let args = [
+            slice(S::F32, true),
+            usize_ty.clone(),
+            slice(S::F32, false),
+            usize_ty.clone(),
+        ];
+        assert!(copy.check("cp_async", &args, &Type::Unit).is_ok());
+        let mixed = [
+            slice(S::F32, true),
+            usize_ty.clone(),
+            slice(S::U32, false),
+            usize_ty.clone(),
+        ];
+        assert!(copy.check("cp_async", &mixed, &Type::Unit).is_err());
+        let read_only_dst = [
+            slice(S::F32, false),
+            usize_ty.clone(),
+            slice(S::F32, false),
+            usize_ty.clone(),
+        ];
+        assert!(copy.check("cp_async", &read_only_dst, &Type::Unit).is_err());
+        let load = signature(Intrinsic::LoadVec { lanes: 4 });
+        let four = Type::array(Type::Scalar(S::F32), 4);
+        assert!(load
+            .check("load_vec", &[slice(S::F32, false), usize_ty.clone()], &four)
+            .is_ok());
+        let wrong = Type::array(Type::Scalar(S::F64), 4);
+        assert!(load
+            .check(
+                "load_vec",
+                &[slice(S::F32, false), usize_ty.clone()],
+                &wrong
+            )
+            .is_err());
+        let store = signature(Intrinsic::StoreVec { lanes: 2 });
+        let two = Type::array(Type::Scalar(S::U32), 2);
+        let ok = [slice(S::U32, true), usize_ty.clone(), two.clone()];
+        assert!(store.check("store_vec", &ok, &Type::Unit).is_ok());
+        let bools = [
+            slice(S::Bool, true),
+            usize_ty,
+            Type::array(Type::Scalar(S::Bool), 2),
+        ];
+        assert!(store.check("store_vec", &bools, &Type::Unit).is_err());
+        // Every constant of an intrinsic finds its row.
+        for i in [
+            Intrinsic::CpAsync {
+                bytes: 8,
+                l2_only: false,
+                zero_fill: true,
+            },
+            Intrinsic::CpAsyncWait { pending: 3 },
+            Intrinsic::StoreVec { lanes: 8 },
+        ] {
+            assert!(crate::proc::intrinsics::def_of(i).is_some(), "{i:?}");
+            assert_eq!(crate::proc::intrinsics::effect(i), Effect::Memory);
+        }
+    }
+
+    #[test]
     fn sizes_follow_ptx() {
         assert!(copy_size_error(16, true, S::F32).is_none());
         assert!(copy_size_error(4, false, S::U8).is_none());

@@ -14,6 +14,8 @@ macro_rules! skip {
     }};
 }
 
+// async copies
+mod async_copy;
 mod flow;
 mod launch_proof;
 mod loop_versioning;

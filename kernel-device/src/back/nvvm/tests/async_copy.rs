@@ -1,0 +1,189 @@
+//! Asynchronous copies and vector accesses as NVVM IR and, with the toolchain
+//! configured (`CUDAJIT_NVVM_PATH`, `CUDAJIT_PTXAS`), as PTX for sm_80 and sm_90:
+//! `cp.async` with its size and `src-size`, the group instructions, and one
+//! `ld`/`st` `.v4` per vector access.
+
+use crate::back::nvvm::{write_string, Options};
+use crate::front::lower_sources;
+use crate::front::tests::source;
+use crate::source::SourceKind;
+
+/// The pipelined GEMM tile loop of `docs/async_copies.md`.
+const GEMM: &str =
+    "fn gemm_cp_async(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
+    let a_tiles = shared_array::<[f32; 3072]>();
+    let b_tiles = shared_array::<[f32; 3072]>();
+    let t = thread_idx().x as usize;
+    let row0 = block_idx().y as usize * 32;
+    let col0 = block_idx().x as usize * 32;
+    let r = t / 8;
+    let c4 = (t % 8) * 4;
+    let k_tiles = (k + 31) / 32;
+    for tile in 0..2 {
+        if tile < k_tiles {
+            let stage = tile * 1024 + r * 32 + c4;
+            let (a_row, a_col) = (row0 + r, tile * 32 + c4);
+            let a_valid = if a_row < m { k.saturating_sub(a_col) } else { 0 };
+            cp_async_zfill::<16>(a_tiles, stage, a, a_row * k + a_col, a_valid);
+            let (b_row, b_col) = (tile * 32 + r, col0 + c4);
+            let b_valid = if b_row < k { n.saturating_sub(b_col) } else { 0 };
+            cp_async_zfill::<16>(b_tiles, stage, b, b_row * n + b_col, b_valid);
+        }
+        cp_async_commit();
+    }
+    let mut acc = [0.0f32; 4];
+    for kt in 0..k_tiles {
+        let next = kt + 2;
+        if next < k_tiles {
+            let stage = (next % 3) * 1024 + r * 32 + c4;
+            let (a_row, a_col) = (row0 + r, next * 32 + c4);
+            let a_valid = if a_row < m { k.saturating_sub(a_col) } else { 0 };
+            cp_async_zfill::<16>(a_tiles, stage, a, a_row * k + a_col, a_valid);
+            let (b_row, b_col) = (next * 32 + r, col0 + c4);
+            let b_valid = if b_row < k { n.saturating_sub(b_col) } else { 0 };
+            cp_async_zfill::<16>(b_tiles, stage, b, b_row * n + b_col, b_valid);
+        }
+        cp_async_commit();
+        cp_async_wait::<2>();
+        sync_threads();
+        let base = (kt % 3) * 1024;
+        for kk in 0..32 {
+            let a_value = a_tiles[base + r * 32 + kk];
+            let b_values = b_tiles.load_vec::<4>(base + kk * 32 + c4);
+            for j in 0..4 {
+                acc[j] += a_value * b_values[j];
+            }
+        }
+        sync_threads();
+    }
+    let (row, col) = (row0 + r, col0 + c4);
+    if row < m {
+        if col + 4 <= n {
+            c.store_vec::<4>(row * n + col, acc);
+        } else {
+            for j in 0..4 {
+                if col + j < n {
+                    c[row * n + col + j] = acc[j];
+                }
+            }
+        }
+    }
+}";
+
+fn ptx_for(text: &str, arch: &str) -> Option<String> {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
+        skip!("libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
+        return None;
+    };
+    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
+    let options = crate::nvvm::CompileOptions {
+        arch: format!("compute_{arch}"),
+        ..Default::default()
+    };
+    let ptx = nvvm
+        .compile(text, &options)
+        .unwrap_or_else(|e| panic!("{e}\n--- module ---\n{text}"));
+    let dir = tempfile::tempdir().unwrap();
+    let ptx_path = dir.path().join("m.ptx");
+    std::fs::write(&ptx_path, &ptx).unwrap();
+    let status = std::process::Command::new(ptxas)
+        .arg(format!("-arch=sm_{arch}"))
+        .arg("-o")
+        .arg(dir.path().join("m.cubin"))
+        .arg(&ptx_path)
+        .output()
+        .expect("run ptxas");
+    assert!(
+        status.status.success(),
+        "ptxas: {}\n{ptx}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    Some(ptx)
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn the_pipelined_gemm_copies_asynchronously_and_loads_vectors() {
+    let module = lower_sources(&[source(GEMM, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    // Four copies (two in the prologue, two in the loop), each with its src-size.
+    assert_eq!(
+        count(ir, "cp.async.ca.shared.global [s], [g], 16, $2;"),
+        4,
+        "{ir}"
+    );
+    assert_eq!(count(ir, "cp.async.commit_group;"), 2, "{ir}");
+    assert_eq!(count(ir, "cp.async.wait_group 2;"), 1, "{ir}");
+    // One vector load per copy of the inner loop (its fast and checked versions).
+    assert!(count(ir, "load <4 x float>, <4 x float>*") >= 1, "{ir}");
+    assert_eq!(count(ir, "store <4 x float>"), 1, "{ir}");
+    // The shared arrays are known to be shared: no `isspacep.shared` for them; the
+    // sources are kernel parameters: no `isspacep.global`.
+    assert_eq!(count(ir, "isspacep"), 0, "{ir}");
+    for arch in ["80", "90"] {
+        let Some(ptx) = ptx_for(ir, arch) else {
+            return;
+        };
+        // libnvvm may unroll the prologue: at least the four copies of the source.
+        assert!(
+            count(&ptx, "cp.async.ca.shared.global [s], [g], 16, %r") >= 4,
+            "{ptx}"
+        );
+        assert_eq!(count(&ptx, "cp.async.wait_group 2;"), 1, "{ptx}");
+        assert!(count(&ptx, "cp.async.commit_group;") >= 2, "{ptx}");
+        let vector_stores = ptx
+            .lines()
+            .filter(|l| l.contains("st.global.v4.f32"))
+            .count();
+        assert!(vector_stores >= 1, "{ptx}");
+        // The B tile's `load_vec`s are `ld.shared.v4` (the A tile's scalar reads stay
+        // scalar: vectors are what the kernel asks for, not what NVVM guesses).
+        assert!(count(&ptx, "ld.shared.v4.f32") >= 1, "{ptx}");
+    }
+}
+
+#[test]
+fn copies_into_a_take_slice_check_its_space_and_cg_copies_need_16_bytes() {
+    let text = "fn k(a: &[u32], n: usize) {
+        let mut smem = dynamic_shared();
+        let tile = smem.take::<u32>(256);
+        let t = thread_idx().x as usize;
+        cp_async_cg::<16>(tile, t * 4, a, t * 4);
+        cp_async::<4>(tile, t, a, t);
+        cp_async_wait_all();
+        sync_threads();
+        let v = tile.load_vec::<2>(t * 2);
+        if v[0] == n as u32 { tile[t] = v[1]; }
+    }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    assert_eq!(count(ir, "isspacep.shared"), 2, "{ir}");
+    assert_eq!(
+        count(ir, "cp.async.cg.shared.global [s], [g], 16;"),
+        1,
+        "{ir}"
+    );
+    assert_eq!(
+        count(ir, "cp.async.ca.shared.global [s], [g], 4;"),
+        1,
+        "{ir}"
+    );
+    assert_eq!(count(ir, "cp.async.wait_all;"), 1, "{ir}");
+    if let Some(ptx) = ptx_for(ir, "80") {
+        assert_eq!(count(&ptx, "cp.async.cg.shared.global"), 1, "{ptx}");
+        assert!(
+            ptx.contains("ld.shared.v2.u32") || ptx.contains("ld.v2.u32"),
+            "{ptx}"
+        );
+    }
+}

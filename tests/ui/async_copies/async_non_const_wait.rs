@@ -1,0 +1,11 @@
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(a: &[f32], stages: u32) {
+    let tile = shared_array::<[f32; 256]>();
+    cp_async::<16>(tile, 0, a, 0);
+    cp_async_commit();
+    cp_async_wait::<stages>();
+}
+
+fn main() {}
