@@ -603,7 +603,14 @@ pub static MATH: &[IntrinsicDef] = &[
 
 /// Every row, of every table.
 pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
-    INTRINSICS.iter().chain(ATOMICS).chain(WARP).chain(MATH)
+    INTRINSICS
+        .iter()
+        .chain(ATOMICS)
+        .chain(WARP)
+        .chain(MATH)
+        // tensor cores
+        .chain(super::mma::MMA_INTRINSICS)
+        .chain(super::mma::MATRIX_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a
