@@ -447,6 +447,225 @@ where
     warp_collective("`mma_sync`")
 }
 
+// tensor cores, register level: the intrinsics the fragment API lowers to, one per
+// `mma.sync` combination. Each operand is one register of a fragment in `proc::mma`'s
+// order (A's, B's, then C's; 16-bit elements packed two to a `u32`, 8-bit four, low
+// first; tf32 as its `f32` bits); the result is D's registers.
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` on registers (warp-collective).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k16_bf16_f32(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: f32,
+    c1: f32,
+    c2: f32,
+    c3: f32,
+) -> (f32, f32, f32, f32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+    warp_collective("`mma_m16n8k16_bf16_f32`")
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` on registers (warp-collective).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k16_f16_f32(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: f32,
+    c1: f32,
+    c2: f32,
+    c3: f32,
+) -> (f32, f32, f32, f32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+    warp_collective("`mma_m16n8k16_f16_f32`")
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16` on registers (C and D: two
+/// `u32`s of packed f16 pairs).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k16_f16_f16(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: u32,
+    c1: u32,
+) -> (u32, u32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1);
+    warp_collective("`mma_m16n8k16_f16_f16`")
+}
+
+/// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` on registers (A and B: the
+/// bits of tf32 values held as `f32`).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k8_tf32_f32(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: f32,
+    c1: f32,
+    c2: f32,
+    c3: f32,
+) -> (f32, f32, f32, f32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+    warp_collective("`mma_m16n8k8_tf32_f32`")
+}
+
+/// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64` (DMMA) on registers.
+pub fn mma_m8n8k4_f64_f64(a0: f64, b0: f64, c0: f64, c1: f64) -> (f64, f64) {
+    let _ = (a0, b0, c0, c1);
+    warp_collective("`mma_m8n8k4_f64_f64`")
+}
+
+/// `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` on registers (four i8 per `u32`).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k32_i8_i32(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: i32,
+    c1: i32,
+    c2: i32,
+    c3: i32,
+) -> (i32, i32, i32, i32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+    warp_collective("`mma_m16n8k32_i8_i32`")
+}
+
+/// `mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32` on registers (four u8 per `u32`).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_m16n8k32_u8_i32(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: i32,
+    c1: i32,
+    c2: i32,
+    c3: i32,
+) -> (i32, i32, i32, i32) {
+    let _ = (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+    warp_collective("`mma_m16n8k32_u8_i32`")
+}
+
+/// Elements of the tiles the register-level `ldmatrix_*`/`stmatrix_*` move: any 8-,
+/// 16- or 32-bit scalar (the instructions move 16-byte rows of 16-bit units).
+pub trait MatrixTileElement: Copy + 'static {}
+macro_rules! matrix_tile_elements {
+    ($($t:ty)*) => { $(impl MatrixTileElement for $t {})* };
+}
+matrix_tile_elements!(bf16 f16 u16 i16 f32 u32 i32 u8 i8);
+
+/// `ldmatrix.sync.aligned.m8n8.x1.shared.b16` (warp-collective): lane `r < 8` names,
+/// as an element offset into the shared `tile`, row `r` of the 8x8 matrix; every
+/// lane's 16-byte row is bounds-checked and must be 16-byte aligned.
+pub fn ldmatrix_x1<T: MatrixTileElement>(tile: &mut [T], offset: usize) -> u32 {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x1`")
+}
+
+/// `ldmatrix...x2` (lane `8q + r`, q < 2, names row `r` of matrix `q`).
+pub fn ldmatrix_x2<T: MatrixTileElement>(tile: &mut [T], offset: usize) -> (u32, u32) {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x2`")
+}
+
+/// `ldmatrix...x4` (lane `8q + r` names row `r` of matrix `q`).
+pub fn ldmatrix_x4<T: MatrixTileElement>(tile: &mut [T], offset: usize) -> (u32, u32, u32, u32) {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x4`")
+}
+
+/// `ldmatrix...x1.trans`.
+pub fn ldmatrix_x1_trans<T: MatrixTileElement>(tile: &mut [T], offset: usize) -> u32 {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x1_trans`")
+}
+
+/// `ldmatrix...x2.trans`.
+pub fn ldmatrix_x2_trans<T: MatrixTileElement>(tile: &mut [T], offset: usize) -> (u32, u32) {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x2_trans`")
+}
+
+/// `ldmatrix...x4.trans`.
+pub fn ldmatrix_x4_trans<T: MatrixTileElement>(
+    tile: &mut [T],
+    offset: usize,
+) -> (u32, u32, u32, u32) {
+    let _ = (tile, offset);
+    warp_collective("`ldmatrix_x4_trans`")
+}
+
+/// `stmatrix.sync.aligned.m8n8.x1.shared.b16` (compute_90+, warp-collective): the
+/// inverse of `ldmatrix_x1`.
+pub fn stmatrix_x1<T: MatrixTileElement>(tile: &mut [T], offset: usize, r0: u32) {
+    let _ = (tile, offset, r0);
+    warp_collective("`stmatrix_x1`")
+}
+
+/// `stmatrix...x2` (compute_90+).
+pub fn stmatrix_x2<T: MatrixTileElement>(tile: &mut [T], offset: usize, r0: u32, r1: u32) {
+    let _ = (tile, offset, r0, r1);
+    warp_collective("`stmatrix_x2`")
+}
+
+/// `stmatrix...x4` (compute_90+).
+pub fn stmatrix_x4<T: MatrixTileElement>(
+    tile: &mut [T],
+    offset: usize,
+    r0: u32,
+    r1: u32,
+    r2: u32,
+    r3: u32,
+) {
+    let _ = (tile, offset, r0, r1, r2, r3);
+    warp_collective("`stmatrix_x4`")
+}
+
+/// `stmatrix...x1.trans` (compute_90+).
+pub fn stmatrix_x1_trans<T: MatrixTileElement>(tile: &mut [T], offset: usize, r0: u32) {
+    let _ = (tile, offset, r0);
+    warp_collective("`stmatrix_x1_trans`")
+}
+
+/// `stmatrix...x2.trans` (compute_90+).
+pub fn stmatrix_x2_trans<T: MatrixTileElement>(tile: &mut [T], offset: usize, r0: u32, r1: u32) {
+    let _ = (tile, offset, r0, r1);
+    warp_collective("`stmatrix_x2_trans`")
+}
+
+/// `stmatrix...x4.trans` (compute_90+).
+pub fn stmatrix_x4_trans<T: MatrixTileElement>(
+    tile: &mut [T],
+    offset: usize,
+    r0: u32,
+    r1: u32,
+    r2: u32,
+    r3: u32,
+) {
+    let _ = (tile, offset, r0, r1, r2, r3);
+    warp_collective("`stmatrix_x4_trans`")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,7 +166,7 @@ impl MmaElem {
 }
 
 /// One supported `mma.sync`: `D = A * B + C` with A and B of `input`, C and D of `acc`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MmaCombo {
     pub shape: MmaShape,
     pub input: MmaElem,
@@ -189,7 +189,9 @@ const fn combo(shape: MmaShape, input: MmaElem, acc: MmaElem) -> MmaCombo {
 }
 
 /// Every combination cudajit accepts (all need compute_80 or later).
-pub static MMA_COMBOS: &[MmaCombo] = &[
+pub static MMA_COMBOS: &[MmaCombo] = &MMA_COMBOS_ARRAY;
+
+const MMA_COMBOS_ARRAY: [MmaCombo; 7] = [
     combo(MmaShape::M16N8K16, MmaElem::BF16, MmaElem::F32),
     combo(MmaShape::M16N8K16, MmaElem::F16, MmaElem::F32),
     combo(MmaShape::M16N8K16, MmaElem::F16, MmaElem::F16),
@@ -281,6 +283,194 @@ pub const fn element_position(
         (MmaShape::M8N8K4, MmaRole::Acc) => (group, thread * 2 + i),
     }
 }
+
+/// The 32-bit (f64: 64-bit) registers a fragment occupies: one per element for 32-
+/// and 64-bit types (tf32 included), elements packed 2 (16-bit) or 4 (8-bit) per
+/// register, low bits first.
+pub const fn registers_of(shape: MmaShape, role: MmaRole, elem: MmaElem) -> usize {
+    let len = fragment_len(shape, role);
+    match elem {
+        MmaElem::F16 | MmaElem::BF16 => len / 2,
+        MmaElem::I8 | MmaElem::U8 => len / 4,
+        _ => len,
+    }
+}
+
+/// The scalar type of one register of a fragment in the register-level intrinsics
+/// (`u32` for packed and tf32 registers, else the element's own type).
+pub const fn register_scalar(role: MmaRole, elem: MmaElem) -> ScalarType {
+    match (role, elem) {
+        (_, MmaElem::F64) => ScalarType::F64,
+        (MmaRole::Acc, MmaElem::F32) => ScalarType::F32,
+        (MmaRole::Acc, MmaElem::I32) => ScalarType::I32,
+        _ => ScalarType::U32,
+    }
+}
+
+// tensor cores: the register-level intrinsics `mma_<shape>_<input>_<acc>(a.., b.., c..)
+// -> (d..)`, one row per combination, each operand one register (as `registers_of`
+// and `register_scalar` say). The fragment API (`FragA`, `mma_sync`) lowers to them.
+use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
+use crate::ir::Intrinsic;
+
+const U: Param = Param::Scalar(ScalarType::U32);
+const F: Param = Param::Scalar(ScalarType::F32);
+const D: Param = Param::Scalar(ScalarType::F64);
+const I: Param = Param::Scalar(ScalarType::I32);
+
+const fn mma_row(
+    name: &'static str,
+    combo: MmaCombo,
+    params: &'static [Param],
+    ret: &'static [ScalarType],
+) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form: Form::Call,
+        intrinsic: Intrinsic::Mma(combo),
+        sig: Signature {
+            types: &[],
+            params,
+            ret: Ret::Tuple(ret),
+        },
+        effect: Effect::Warp,
+        nvvm: "",
+    }
+}
+
+const F32X4: &[ScalarType] = &[ScalarType::F32; 4];
+const U32X2: &[ScalarType] = &[ScalarType::U32; 2];
+const F64X2: &[ScalarType] = &[ScalarType::F64; 2];
+const I32X4: &[ScalarType] = &[ScalarType::I32; 4];
+
+/// The rows of the register-level MMA intrinsics (chained into `intrinsics::all`).
+pub static MMA_INTRINSICS: &[IntrinsicDef] = &[
+    mma_row(
+        "mma_m16n8k16_bf16_f32",
+        MMA_COMBOS_ARRAY[0],
+        &[U, U, U, U, U, U, F, F, F, F],
+        F32X4,
+    ),
+    mma_row(
+        "mma_m16n8k16_f16_f32",
+        MMA_COMBOS_ARRAY[1],
+        &[U, U, U, U, U, U, F, F, F, F],
+        F32X4,
+    ),
+    mma_row(
+        "mma_m16n8k16_f16_f16",
+        MMA_COMBOS_ARRAY[2],
+        &[U, U, U, U, U, U, U, U],
+        U32X2,
+    ),
+    mma_row(
+        "mma_m16n8k8_tf32_f32",
+        MMA_COMBOS_ARRAY[3],
+        &[U, U, U, U, U, U, F, F, F, F],
+        F32X4,
+    ),
+    mma_row(
+        "mma_m8n8k4_f64_f64",
+        MMA_COMBOS_ARRAY[4],
+        &[D, D, D, D],
+        F64X2,
+    ),
+    mma_row(
+        "mma_m16n8k32_i8_i32",
+        MMA_COMBOS_ARRAY[5],
+        &[U, U, U, U, U, U, I, I, I, I],
+        I32X4,
+    ),
+    mma_row(
+        "mma_m16n8k32_u8_i32",
+        MMA_COMBOS_ARRAY[6],
+        &[U, U, U, U, U, U, I, I, I, I],
+        I32X4,
+    ),
+];
+
+/// Element types of the tiles the register-level `ldmatrix_*`/`stmatrix_*` move (8x8
+/// matrices of 16-byte rows, whatever the elements).
+pub const MATRIX_TILE_TYPES: &[ScalarType] = &[
+    ScalarType::BF16,
+    ScalarType::F16,
+    ScalarType::U16,
+    ScalarType::I16,
+    ScalarType::F32,
+    ScalarType::U32,
+    ScalarType::I32,
+    ScalarType::U8,
+    ScalarType::I8,
+];
+
+const TILE_AT: &[Param] = &[Param::MutSliceOfT, Param::Scalar(ScalarType::Usize)];
+const U32X4: &[ScalarType] = &[ScalarType::U32; 4];
+
+const fn ldmatrix_row(name: &'static str, count: u8, trans: bool, ret: Ret) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form: Form::Call,
+        intrinsic: Intrinsic::Ldmatrix { count, trans },
+        sig: Signature {
+            types: MATRIX_TILE_TYPES,
+            params: TILE_AT,
+            ret,
+        },
+        effect: Effect::Warp,
+        nvvm: "",
+    }
+}
+
+const fn stmatrix_row(
+    name: &'static str,
+    count: u8,
+    trans: bool,
+    params: &'static [Param],
+) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form: Form::Call,
+        intrinsic: Intrinsic::Stmatrix { count, trans },
+        sig: Signature {
+            types: MATRIX_TILE_TYPES,
+            params,
+            ret: Ret::Unit,
+        },
+        effect: Effect::Warp,
+        nvvm: "",
+    }
+}
+
+const TILE_AT_1: &[Param] = &[Param::MutSliceOfT, Param::Scalar(ScalarType::Usize), U];
+const TILE_AT_2: &[Param] = &[Param::MutSliceOfT, Param::Scalar(ScalarType::Usize), U, U];
+const TILE_AT_4: &[Param] = &[
+    Param::MutSliceOfT,
+    Param::Scalar(ScalarType::Usize),
+    U,
+    U,
+    U,
+    U,
+];
+
+/// The register-level `ldmatrix_x{1,2,4}[_trans](tile, offset) -> registers` and
+/// `stmatrix_x{1,2,4}[_trans](tile, offset, registers..)`: each lane names, as an
+/// element offset into the shared `tile`, the 16-byte row it supplies (lane `8q + r`:
+/// row `r` of matrix `q`); every lane's row is bounds-checked (so lanes whose row the
+/// instruction ignores must still name a row inside the tile).
+pub static MATRIX_INTRINSICS: &[IntrinsicDef] = &[
+    ldmatrix_row("ldmatrix_x1", 1, false, Ret::Scalar(ScalarType::U32)),
+    ldmatrix_row("ldmatrix_x2", 2, false, Ret::Tuple(U32X2)),
+    ldmatrix_row("ldmatrix_x4", 4, false, Ret::Tuple(U32X4)),
+    ldmatrix_row("ldmatrix_x1_trans", 1, true, Ret::Scalar(ScalarType::U32)),
+    ldmatrix_row("ldmatrix_x2_trans", 2, true, Ret::Tuple(U32X2)),
+    ldmatrix_row("ldmatrix_x4_trans", 4, true, Ret::Tuple(U32X4)),
+    stmatrix_row("stmatrix_x1", 1, false, TILE_AT_1),
+    stmatrix_row("stmatrix_x2", 2, false, TILE_AT_2),
+    stmatrix_row("stmatrix_x4", 4, false, TILE_AT_4),
+    stmatrix_row("stmatrix_x1_trans", 1, true, TILE_AT_1),
+    stmatrix_row("stmatrix_x2_trans", 2, true, TILE_AT_2),
+    stmatrix_row("stmatrix_x4_trans", 4, true, TILE_AT_4),
+];
 
 /// How an `ldmatrix`/`stmatrix` tile holds its operand: the fragment's matrix row-major
 /// (`A[r][c]` at `r * ld + c`) or column-major (`A[r][c]` at `c * ld + r`).
@@ -505,6 +695,48 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Each register-level row is named after its combination and takes exactly the
+    /// registers `registers_of` / `register_scalar` give its fragments.
+    #[test]
+    fn register_level_rows_match_their_combinations() {
+        assert_eq!(MMA_INTRINSICS.len(), MMA_COMBOS.len());
+        for row in MMA_INTRINSICS {
+            let Intrinsic::Mma(c) = row.intrinsic else {
+                panic!("{}", row.name)
+            };
+            assert_eq!(
+                row.name,
+                format!(
+                    "mma_{}_{}_{}",
+                    c.shape.ptx(),
+                    c.input.rust_name(),
+                    c.acc.rust_name()
+                )
+            );
+            let mut want = Vec::new();
+            for (role, elem) in [
+                (MmaRole::A, c.input),
+                (MmaRole::B, c.input),
+                (MmaRole::Acc, c.acc),
+            ] {
+                for _ in 0..registers_of(c.shape, role, elem) {
+                    want.push(Param::Scalar(register_scalar(role, elem)));
+                }
+            }
+            assert_eq!(row.sig.params, want.as_slice(), "{}", row.name);
+            let acc = vec![
+                register_scalar(MmaRole::Acc, c.acc);
+                registers_of(c.shape, MmaRole::Acc, c.acc)
+            ];
+            assert_eq!(
+                row.sig.ret,
+                Ret::Tuple(Box::leak(acc.into_boxed_slice())),
+                "{}",
+                row.name
+            );
         }
     }
 
