@@ -1,7 +1,8 @@
 //! The tensor-core benchmark's cudajit kernels (issue 23): the GEMMs and the
 //! FlashAttention-2 forward of bench/cuda/tc_gemm.cuh and tc_attention.cuh, tile for
-//! tile, written with `FragA`/`FragB`/`Acc` + `mma_sync` + `ldmatrix_*_at` (branch `tc`,
-//! docs/tensor_cores.md) and `cp_async_cg` + commit/wait groups (branch `async`,
+//! tile, written with the register-level `ldmatrix_x4[_trans]` and
+//! `mma_<shape>_<in>_<acc>` intrinsics (branch `tc`; the typed `FragA`/`FragB`/`Acc` of
+//! docs/tensor_cores.md are not in the frontend yet) and `cp_async_cg` + commit/wait groups (branch `async`,
 //! docs/async_copies.md). bench/tc.rs times them; tests/sim_tc.rs runs them small on
 //! the simulator. Keep each kernel and its nvcc twin alike: same block tile, stages,
 //! warp tile, swizzle, loop order and epilogue.
@@ -17,7 +18,7 @@
 /// `$row` elements of K (`$chunks` 16-byte chunks of `$w` elements), one mma k-step per
 /// 32 bytes of K; the swizzle is `chunk ^ ((row >> $shift) & $mask)`.
 macro_rules! tc_gemm {
-    ($check:tt, $name:ident, $s:ident, $t:ident, $shape:ident, $acc:ident, $out:ident, row = $row:literal,
+    ($check:tt, $name:ident, $s:ident, $mma:ident, $zero:literal, $out:ident, row = $row:literal,
      w = $w:literal, chunks = $chunks:literal, stages = $stages:literal, wait = $wait:literal,
      shift = $shift:literal,
      mask = $mask:literal, epilogue = |$c:ident, $lo:ident, $hi:ident, $f:ident| { $($store:tt)* }) => {
@@ -71,7 +72,7 @@ macro_rules! tc_gemm {
                 cp_async_commit();
             }
 
-            let mut acc = [[Acc::<$shape, $acc>::zero(); 8]; 4];
+            let mut acc = [[[$zero; 4]; 8]; 4];
             // The lanes' ldmatrix rows: tiles of one warp are 16 rows apart, so the
             // swizzle (a function of the row mod 8) is one per lane.
             let a_row = wrow + (lane & 15);
@@ -103,24 +104,30 @@ macro_rules! tc_gemm {
                     let a_off = stage + a_row * $row + ((ks * 2 + (lane >> 4)) ^ a_swz) * $w;
                     let b_off =
                         stage + (128 + b_row) * $row + ((ks * 2 + ((lane >> 3) & 1)) ^ b_swz) * $w;
-                    let mut fa = [FragA::<$shape, $t>::zero(); 4];
+                    let mut fa = [[0u32; 4]; 4];
                     #[unroll]
                     for mt in 0..4 {
-                        fa[mt] = FragA::<$shape, $t>::ldmatrix_at(tiles, a_off + mt * 16 * $row);
+                        let (r0, r1, r2, r3) = ldmatrix_x4(tiles, a_off + mt * 16 * $row);
+                        fa[mt] = [r0, r1, r2, r3];
                     }
-                    let mut fb = [FragB::<$shape, $t>::zero(); 8];
+                    // n-tile 2np in registers 0-1, 2np + 1 in 2-3.
+                    let mut fb = [[0u32; 2]; 8];
                     #[unroll]
                     for np in 0..4 {
-                        let (lo, hi) =
-                            FragB::<$shape, $t>::ldmatrix_pair_at(tiles, b_off + np * 16 * $row);
-                        fb[2 * np] = lo;
-                        fb[2 * np + 1] = hi;
+                        let (r0, r1, r2, r3) = ldmatrix_x4(tiles, b_off + np * 16 * $row);
+                        fb[2 * np] = [r0, r1];
+                        fb[2 * np + 1] = [r2, r3];
                     }
                     #[unroll]
                     for mt in 0..4 {
                         #[unroll]
                         for nt in 0..8 {
-                            mma_sync(&fa[mt], &fb[nt], &mut acc[mt][nt]);
+                            let c = acc[mt][nt];
+                            let (d0, d1, d2, d3) = $mma(
+                                fa[mt][0], fa[mt][1], fa[mt][2], fa[mt][3], fb[nt][0], fb[nt][1],
+                                c[0], c[1], c[2], c[3],
+                            );
+                            acc[mt][nt] = [d0, d1, d2, d3];
                         }
                     }
                 }
@@ -191,7 +198,7 @@ macro_rules! tc_dgemm {
                 cp_async_commit();
             }
 
-            let mut acc = [[Acc::<M8N8K4, f64>::zero(); 4]; 8];
+            let mut acc = [[[0.0f64; 2]; 4]; 8];
             let g = lane / 4;
             let t = lane % 4;
             for kt in 0..k_tiles {
@@ -213,24 +220,25 @@ macro_rules! tc_dgemm {
                 for ks in 0..4 {
                     let chunk = ks * 2 + t / 2;
                     let within = t % 2;
-                    let mut fa = [FragA::<M8N8K4, f64>::zero(); 8];
+                    let mut fa = [0.0f64; 8];
                     #[unroll]
                     for mt in 0..8 {
                         let row = wrow + mt * 8 + g;
-                        fa[mt][0] = tiles[stage + row * 16 + (chunk ^ (row & 7)) * 2 + within];
+                        fa[mt] = tiles[stage + row * 16 + (chunk ^ (row & 7)) * 2 + within];
                     }
-                    let mut fb = [FragB::<M8N8K4, f64>::zero(); 4];
+                    let mut fb = [0.0f64; 4];
                     #[unroll]
                     for nt in 0..4 {
                         let row = wcol + nt * 8 + g;
-                        fb[nt][0] =
-                            tiles[stage + 2048 + row * 16 + (chunk ^ (row & 7)) * 2 + within];
+                        fb[nt] = tiles[stage + 2048 + row * 16 + (chunk ^ (row & 7)) * 2 + within];
                     }
                     #[unroll]
                     for mt in 0..8 {
                         #[unroll]
                         for nt in 0..4 {
-                            mma_sync(&fa[mt], &fb[nt], &mut acc[mt][nt]);
+                            let c = acc[mt][nt];
+                            let (d0, d1) = mma_m8n8k4_f64_f64(fa[mt], fb[nt], c[0], c[1]);
+                            acc[mt][nt] = [d0, d1];
                         }
                     }
                 }
@@ -307,7 +315,7 @@ macro_rules! tc_attention {
             let v_swz = v_row & 7;
             let v_hi = lane >> 4;
 
-            let mut out = [[Acc::<M16N8K16, f32>::zero(); $d / 8]; 2];
+            let mut out = [[[0.0f32; 4]; $d / 8]; 2];
             let mut row_max = [[f32::NEG_INFINITY; 2]; 2];
             let mut row_sum = [[0.0f32; 2]; 2];
             let kv_tiles = seq / $bkv;
@@ -328,27 +336,36 @@ macro_rules! tc_attention {
                 sync_threads();
                 let kv = (j % 2) * $bkv * $d;
 
-                let mut s = [[Acc::<M16N8K16, f32>::zero(); $bkv / 8]; 2];
+                let mut s = [[[0.0f32; 4]; $bkv / 8]; 2];
                 #[unroll]
                 for kd in 0..$d / 16 {
-                    let mut qa = [FragA::<M16N8K16, bf16>::zero(); 2];
+                    let mut qa = [[0u32; 4]; 2];
                     #[unroll]
                     for mi in 0..2 {
-                        qa[mi] = FragA::<M16N8K16, bf16>::ldmatrix_at(
-                            qs,
-                            (q_row + mi * 16) * $d + ((kd * 2 + q_hi) ^ q_swz) * 8,
-                        );
+                        let (r0, r1, r2, r3) =
+                            ldmatrix_x4(qs, (q_row + mi * 16) * $d + ((kd * 2 + q_hi) ^ q_swz) * 8);
+                        qa[mi] = [r0, r1, r2, r3];
                     }
                     #[unroll]
                     for np in 0..$bkv / 16 {
-                        let (b0, b1) = FragB::<M16N8K16, bf16>::ldmatrix_pair_at(
+                        // n-tile 2np in registers 0-1, 2np + 1 in 2-3.
+                        let (b0, b1, b2, b3) = ldmatrix_x4(
                             ks,
                             kv + (np * 16 + k_row) * $d + ((kd * 2 + k_hi) ^ k_swz) * 8,
                         );
                         #[unroll]
                         for mi in 0..2 {
-                            mma_sync(&qa[mi], &b0, &mut s[mi][2 * np]);
-                            mma_sync(&qa[mi], &b1, &mut s[mi][2 * np + 1]);
+                            let a = qa[mi];
+                            let c = s[mi][2 * np];
+                            let (d0, d1, d2, d3) = mma_m16n8k16_bf16_f32(
+                                a[0], a[1], a[2], a[3], b0, b1, c[0], c[1], c[2], c[3],
+                            );
+                            s[mi][2 * np] = [d0, d1, d2, d3];
+                            let c = s[mi][2 * np + 1];
+                            let (d0, d1, d2, d3) = mma_m16n8k16_bf16_f32(
+                                a[0], a[1], a[2], a[3], b2, b3, c[0], c[1], c[2], c[3],
+                            );
+                            s[mi][2 * np + 1] = [d0, d1, d2, d3];
                         }
                     }
                 }
@@ -390,25 +407,38 @@ macro_rules! tc_attention {
                 // accumulators 2kk (elements 0-3) and 2kk + 1 (elements 4-7).
                 #[unroll]
                 for kk in 0..$bkv / 16 {
-                    let mut p = [FragA::<M16N8K16, bf16>::zero(); 2];
+                    // Register r of the A fragment: elements (2r, 2r + 1) as bf16, low
+                    // half first (tc_attention.cuh's pack_bf16).
+                    let mut p = [[0u32; 4]; 2];
                     #[unroll]
                     for mi in 0..2 {
                         #[unroll]
-                        for i in 0..4 {
-                            p[mi][i] = bf16::from_f32(s[mi][2 * kk][i]);
-                            p[mi][4 + i] = bf16::from_f32(s[mi][2 * kk + 1][i]);
+                        for r in 0..4 {
+                            let tile = s[mi][2 * kk + r / 2];
+                            let lo = bf16::from_f32(tile[2 * (r % 2)]).to_bits() as u32;
+                            let hi = bf16::from_f32(tile[2 * (r % 2) + 1]).to_bits() as u32;
+                            p[mi][r] = (hi << 16) | lo;
                         }
                     }
                     #[unroll]
                     for dp in 0..$d / 16 {
-                        let (b0, b1) = FragB::<M16N8K16, bf16>::ldmatrix_pair_trans_at(
+                        let (b0, b1, b2, b3) = ldmatrix_x4_trans(
                             vs,
                             kv + (kk * 16 + v_row) * $d + ((dp * 2 + v_hi) ^ v_swz) * 8,
                         );
                         #[unroll]
                         for mi in 0..2 {
-                            mma_sync(&p[mi], &b0, &mut out[mi][2 * dp]);
-                            mma_sync(&p[mi], &b1, &mut out[mi][2 * dp + 1]);
+                            let a = p[mi];
+                            let c = out[mi][2 * dp];
+                            let (d0, d1, d2, d3) = mma_m16n8k16_bf16_f32(
+                                a[0], a[1], a[2], a[3], b0, b1, c[0], c[1], c[2], c[3],
+                            );
+                            out[mi][2 * dp] = [d0, d1, d2, d3];
+                            let c = out[mi][2 * dp + 1];
+                            let (d0, d1, d2, d3) = mma_m16n8k16_bf16_f32(
+                                a[0], a[1], a[2], a[3], b2, b3, c[0], c[1], c[2], c[3],
+                            );
+                            out[mi][2 * dp + 1] = [d0, d1, d2, d3];
                         }
                     }
                 }
@@ -450,9 +480,8 @@ macro_rules! tc_kernels {
             $check,
             gemm_bf16,
             bf16,
-            bf16,
-            M16N8K16,
-            f32,
+            mma_m16n8k16_bf16_f32,
+            0.0f32,
             bf16,
             row = 32,
             w = 8,
@@ -473,9 +502,8 @@ macro_rules! tc_kernels {
             $check,
             gemm_tf32,
             f32,
-            tf32,
-            M16N8K8,
-            f32,
+            mma_m16n8k8_tf32_f32,
+            0.0f32,
             f32,
             row = 32,
             w = 4,
@@ -493,9 +521,8 @@ macro_rules! tc_kernels {
             $check,
             gemm_int8,
             i8,
-            i8,
-            M16N8K32,
-            i32,
+            mma_m16n8k32_i8_i32,
+            0i32,
             i32,
             row = 64,
             w = 16,
