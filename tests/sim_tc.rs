@@ -172,3 +172,101 @@ fn attention_d64_matches_f64_over_two_kv_tiles() {
 fn attention_d128_matches_f64_over_four_kv_tiles() {
     attention_case(128, 32, 128);
 }
+
+/// Every kernel through libnvvm for compute_90 (and ptxas -arch=sm_90 when
+/// CUDAJIT_PTXAS names it), as the GPU machine's JIT compiles them: the tensor-core
+/// instructions are there (mma.sync, ldmatrix, cp.async) and nothing spills. Skipped
+/// where no libnvvm is found.
+#[test]
+fn every_kernel_compiles_to_sm90_with_its_tensor_core_instructions() {
+    use kernel_device::back::nvvm::Options;
+    use kernel_device::nvvm::{CompileOptions, Nvvm};
+    let Ok(nvvm) = Nvvm::shared() else {
+        eprintln!("skipped: no libnvvm");
+        return;
+    };
+    let options = Options {
+        ir_version: nvvm.ir_version(),
+        ..Options::default()
+    };
+    let kernels = [
+        (
+            "gemm_bf16",
+            checked::gemm_bf16::source(),
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+        ),
+        (
+            "gemm_tf32",
+            checked::gemm_tf32::source(),
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+        ),
+        (
+            "gemm_int8",
+            checked::gemm_int8::source(),
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+        ),
+        (
+            "dgemm_f64",
+            checked::dgemm_f64::source(),
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+        ),
+        (
+            "attention_d64",
+            checked::attention_d64::source(),
+            "ldmatrix.sync.aligned.m8n8.x4.trans",
+        ),
+        (
+            "attention_d128",
+            checked::attention_d128::source(),
+            "ldmatrix.sync.aligned.m8n8.x4.trans",
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("cudajit-sim-tc-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, source, instruction) in kernels {
+        let unit = kernel_device::nvvm_ir_for_kernel(source, &options).unwrap();
+        let compile = CompileOptions {
+            arch: "compute_90".to_string(),
+            fast_math: source.options.fast_math,
+            ..CompileOptions::default()
+        };
+        let ptx = nvvm.compile(&unit.nvvm_ir, &compile).unwrap();
+        for wanted in [
+            instruction,
+            "cp.async.cg.shared.global",
+            "cp.async.wait_group",
+        ] {
+            assert!(ptx.contains(wanted), "{name}: no `{wanted}` in its PTX");
+        }
+        if name.starts_with("attention") {
+            assert!(
+                ptx.contains("ex2.approx.ftz.f32"),
+                "{name}: exp2 is not ex2.approx.ftz"
+            );
+        }
+        let Some(ptxas) = std::env::var_os("CUDAJIT_PTXAS") else {
+            continue;
+        };
+        let path = dir.join(format!("{name}.ptx"));
+        if std::env::var_os("SIM_TC_KEEP_PTX").is_some() {
+            std::fs::write(std::env::temp_dir().join(format!("{name}.ptx")), &ptx).unwrap();
+        }
+        std::fs::write(&path, &ptx).unwrap();
+        let out = std::process::Command::new(ptxas)
+            .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: ptxas: {report}");
+        eprintln!(
+            "{name}: {}",
+            report
+                .lines()
+                .filter(|l| l.contains("Used") || l.contains("spill"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
