@@ -229,6 +229,8 @@ pub mod prelude {
 
     pub use kernel_device::device_api::Nd;
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
+    // tensor cores: fragments, `mma_sync`, `ldmatrix`/`stmatrix` (docs/tensor_cores.md)
+    pub use kernel_device::device_api::mma::*;
     /// The half types and complex numbers kernels compute with (`cudajit::f16` is
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
     pub use kernel_device::half::{bf16, f16};

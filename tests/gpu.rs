@@ -238,6 +238,9 @@ mod simt;
 
 #[path = "gpu/warp.rs"]
 mod warp;
+// tensor cores
+#[path = "gpu/mma.rs"]
+mod mma;
 
 #[path = "gpu/numeric.rs"]
 mod numeric;

@@ -21,6 +21,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/math.rs"),
     // async copies
     include_str!("device_api/async_copy.rs"),
+    // tensor cores
+    include_str!("device_api/mma.rs"),
 ];
 
 // async copies
@@ -30,6 +32,8 @@ pub(crate) mod bf16_fma;
 pub mod generic;
 mod generic_half;
 pub mod math;
+// tensor cores
+pub mod mma;
 pub mod nd;
 pub mod sync;
 pub mod warp;
@@ -38,6 +42,8 @@ pub use async_copy::*;
 pub use atomic::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
+// tensor cores
+pub use mma::*;
 pub use nd::Nd;
 pub use sync::*;
 pub use warp::*;
@@ -308,6 +314,7 @@ pub mod in_kernel {
     mod atomic {}
     mod generic {}
     mod math {}
+    mod mma {}
     mod nd {}
     mod sync {}
     mod warp {}

@@ -126,8 +126,9 @@ pub fn bench(args: &[String]) -> Result<(), String> {
          (through the device tool: command `bash {rel}/run.sh`, carry [\"{rel}\"] and \".whl\" if \
          Numba's comparison should run). Logs and the summary go to $OUT.\n\
          The SIMT suite alone (nvcc, cudajit, Numba, CuPy/cuBLAS; a few minutes): \
-         `bash {rel}/bench/run_simt.sh` (and `bash {rel}/bench/run_hl.sh`); then here \
-         `cargo xtask chart simt.txt simt.png` (`cargo xtask chart-hl hl.txt hl.png`)."
+         `bash {rel}/bench/run_simt.sh` (and `bash {rel}/bench/run_hl.sh`, `bash {rel}/bench/run_tc.sh`); \
+         then here `cargo xtask chart simt.txt simt.png` (`cargo xtask chart-hl hl.txt hl.png`, \
+         `cargo xtask chart-tc tc.txt tc.png`)."
     );
     Ok(())
 }
@@ -327,6 +328,9 @@ export CUDAJIT_BACKEND="${CUDAJIT_BACKEND:-cuda}"
 fi
 if [ -f "$here/bench/run_hl.sh" ]; then
   run bench hl-suite bash "$here/bench/run_hl.sh"
+fi
+if [ -f "$here/bench/run_tc.sh" ]; then
+  run bench tc-suite bash "$here/bench/run_tc.sh"
 fi
 if [ -f "$here/bench/run.sh" ]; then
   run bench runner bash "$here/bench/run.sh"

@@ -5,6 +5,8 @@
 //! `cargo xtask chart-hl TABLE.txt OUT.png`: the same for bench/report_hl.py's table of
 //! the high-level operations (`op ...` header): cudajit's time over its reference's
 //! (CuPy, CUB, the written kernel), with the 1.00, 1.05 and 1.10 lines.
+//! `cargo xtask chart-tc TABLE.txt OUT.png`: bench/report_tc.py's tensor-core table
+//! (`tc_kernel ...` header): cudajit's and the library's time over nvcc's.
 //!
 //! Drawn by plotters into a bitmap with an embedded font (DejaVu Sans through ab_glyph),
 //! so it needs no system font library and renders the same everywhere.
@@ -73,6 +75,29 @@ pub const HL: Style = Style {
     y_desc: "x reference",
     what: "time / reference time (lower is faster)",
     usage: "usage: cargo xtask chart-hl TABLE.txt OUT.png (TABLE: bench/run_hl.sh's hl.txt)",
+};
+
+/// The tensor-core kernels (bench/report_tc.py): cudajit's time and the library's over
+/// nvcc's (a library bar under 1 is the library being faster than the nvcc kernel).
+pub const TC: Style = Style {
+    header: "tc_kernel",
+    series: &[
+        ("cj/nvcc", "cudajit #[kernel]", RGBColor(31, 119, 180)),
+        (
+            "nochk/nvcc",
+            "cudajit boundscheck = false",
+            RGBColor(44, 160, 44),
+        ),
+        (
+            "lib/nvcc",
+            "library (cuBLAS, SDPA FLASH_ATTENTION)",
+            RGBColor(148, 103, 189),
+        ),
+    ],
+    levels: &[(1.0, BLACK), (1.05, RED)],
+    y_desc: "x nvcc -O3",
+    what: "time / nvcc time (lower is faster)",
+    usage: "usage: cargo xtask chart-tc TABLE.txt OUT.png (TABLE: bench/run_tc.sh's tc.txt)",
 };
 
 const FONT: &str = "sans-serif";
@@ -324,6 +349,37 @@ Bars
         let dir = tempfile::tempdir().unwrap();
         let png = dir.path().join("hl.png");
         draw_as(&t, &png, &HL).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
+    }
+
+    /// The shape bench/report_tc.py prints (abridged).
+    const TC_SAMPLE: &str = "\
+cudajit tensor-core benchmark, 2026-11-29 00:30:00 UTC
+commit: 0123456789abcdef
+
+Tensor-core kernels: median us of event-timed launches
+tc_kernel        nvcc_us    cj_us      nochk_us   lib     lib_us     nvcc_TF  cj_TF    lib_TF   cj/nvcc  nochk/nvcc lib/nvcc %lib   %lib_nvcc bars
+gemm_bf16_8192   2646.0     2700.0     2650.0     cublas  1337.9     415.5    407.2    821.8    1.020    1.002      0.506    49.6   50.6      cj<=1.05x:ok
+attention_d128   3502.1     -          -          flash   3078.4     314.0    -        357.2    -        -          0.879    -      87.9      cj<=1.05x:-
+
+Bars
+";
+
+    #[test]
+    fn parses_and_draws_the_tc_table() {
+        let t = parse_as(TC_SAMPLE, &TC).unwrap();
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[0].kernel, "gemm_bf16_8192");
+        assert_eq!(
+            t.rows[0].ratios,
+            vec![Some(1.020), Some(1.002), Some(0.506)]
+        );
+        assert_eq!(t.rows[1].ratios, vec![None, None, Some(0.879)]);
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("tc.png");
+        draw_as(&t, &png, &TC).unwrap();
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());

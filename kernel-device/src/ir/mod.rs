@@ -698,6 +698,21 @@ pub enum Intrinsic {
     StoreVec {
         lanes: u8,
     },
+    // tensor cores
+    /// `mma_<shape>_<input>_<acc>(a.., b.., c..)`: warp-collective `mma.sync` on the
+    /// fragments' registers (`proc::mma`); a tuple of D's registers. All 32 lanes.
+    Mma(crate::proc::mma::MmaCombo),
+    /// `ldmatrix_x{count}[_trans](tile, offset)`: warp-collective `ldmatrix` of
+    /// `count` 8x8 b16 matrices from shared memory; each lane names its row.
+    Ldmatrix {
+        count: u8,
+        trans: bool,
+    },
+    /// `stmatrix_x{count}[_trans](tile, offset, registers..)` (compute_90+).
+    Stmatrix {
+        count: u8,
+        trans: bool,
+    },
     /// A math function on `f32`/`f64` (or integers where noted), lowered to
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.

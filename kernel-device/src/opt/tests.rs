@@ -278,6 +278,10 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
                 | SyncThreadsCount
                 | SyncThreadsAnd
                 | SyncThreadsOr
+                // tensor cores
+                | Mma(_)
+                | Ldmatrix { .. }
+                | Stmatrix { .. }
         )
     };
     // async copies: each thread's own copies, waits and vector accesses.

@@ -642,6 +642,9 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         .chain(MATH)
         // async copies
         .chain(super::async_copy::ASYNC_COPIES)
+        // tensor cores
+        .chain(super::mma::MMA_INTRINSICS)
+        .chain(super::mma::MATRIX_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a

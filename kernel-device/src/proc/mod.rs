@@ -16,6 +16,8 @@ pub mod consteval;
 pub mod format;
 pub mod intrinsics;
 pub mod methods;
+// tensor cores
+pub mod mma;
 pub mod operators;
 pub mod options;
 

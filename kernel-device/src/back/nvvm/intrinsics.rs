@@ -164,6 +164,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             | Intrinsic::MatchAny
             | Intrinsic::MatchAll
             | Intrinsic::WarpReduce(_) => return self.warp_op(intrinsic, args),
+            // tensor cores
+            Intrinsic::Mma(combo) => return self.mma(combo, args),
+            Intrinsic::Ldmatrix { count, trans } => return self.ldmatrix(site, count, trans, args),
+            Intrinsic::Stmatrix { count, trans } => return self.stmatrix(site, count, trans, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

@@ -222,6 +222,14 @@ impl Warp<'_, '_> {
                     fr.set(out, lane, acc[lane]);
                 }
             }
+            // tensor cores
+            Intrinsic::Mma(combo) => self.mma(fr, e, combo, args, m)?,
+            Intrinsic::Ldmatrix { count, trans } => {
+                self.matrix_rows(fr, e, count, trans, false, args, m)?
+            }
+            Intrinsic::Stmatrix { count, trans } => {
+                self.matrix_rows(fr, e, count, trans, true, args, m)?
+            }
             Intrinsic::Math(f) => {
                 let ty = &self.func(fr.func).exprs[e].ty;
                 let ret = ty.scalar().unwrap_or(ScalarType::Bool);
@@ -312,7 +320,7 @@ impl Warp<'_, '_> {
         })
     }
 
-    fn inactive(
+    pub(super) fn inactive(
         &self,
         fr: &Frame,
         e: Handle<Expr>,

@@ -33,6 +33,8 @@ mod lanes;
 mod launch;
 mod math;
 mod memory;
+// tensor cores: warp-collective `mma.sync`, `ldmatrix`, `stmatrix`
+pub mod mma;
 mod place;
 mod plan;
 mod pointer;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The tensor-core benchmark (issue 23) on the GPU machine, in ONE run: the same kernels
+# compiled by nvcc (bench/cuda/tc.cu, built here with nvcc -O3 -arch=sm_90), by cudajit
+# (the prebuilt Rust bench binary `tc`; no Rust toolchain is needed here) and the library
+# references (bench/cuda/tc_reference.py: cuBLAS through torch, SDPA's FLASH_ATTENTION
+# and CUDNN_ATTENTION backends), then one comparison table (bench/report_tc.py).
+#
+#   bash bench/run_tc.sh [path/to/tc] [kernel ...]
+#
+# Kernels (all when none is named): gemm_bf16_4096 gemm_bf16_8192 gemm_tf32_8192
+# gemm_int8_8192 dgemm_f64_4096 attention_d64 attention_d128. Finds, relative to this
+# script's folder unless given: the Rust binary ($1 when it is a file, $TC_BIN, ./tc,
+# ../target/release/tc; `cargo xtask gpu-bundle` puts it in bundle/bench/), the commit
+# (../COMMIT, else git). Writes the table to $OUT/tc.txt and the full log to
+# $OUT/tc-log.txt when $OUT is set. Draw the chart afterwards, on a machine with cargo:
+# `cargo xtask chart-tc tc.txt tc.png`.
+# Exit status: 0 when every program ran and checked its results; the bars are in the table.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/cudajit-tc.XXXXXX")"
+log="$work/log.txt"
+failed=()
+
+# shellcheck source=common.sh
+source "$here/common.sh"
+
+bin_arg=""
+if [ $# -gt 0 ] && [ -f "$1" ]; then bin_arg="$1"; shift; fi
+kernels=("$@")
+bin="$(first_existing "$bin_arg" "${TC_BIN:-}" "$here/tc" "$here/../target/release/tc")" || bin=""
+commit="$(commit_of "$here/../COMMIT" "$here/COMMIT")"
+PYTHON="${PYTHON:-python3}"
+
+header="$work/header.txt"
+{
+  echo "cudajit tensor-core benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "commit: $commit"
+  device_line
+  echo "python: $("$PYTHON" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1)"
+  echo "cudajit binary: ${bin:-missing}; kernels: ${kernels[*]:-all}"
+} >"$header"
+cat "$header" | tee -a "$log"
+suite_start=$SECONDS
+
+# 1. nvcc
+step nvcc-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$work/tc_nvcc" "$here/cuda/tc.cu"
+if [ -x "$work/tc_nvcc" ]; then step nvcc "$work/tc_nvcc" "${kernels[@]}"; fi
+
+# 2. cudajit (ahead-of-time PTX when the bundle embedded it, else libnvvm here; a fresh
+#    disk cache)
+if [ -n "$bin" ]; then
+  chmod +x "$bin" 2>/dev/null || true
+  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" "$bin" "${kernels[@]}"
+else
+  echo "=== cudajit: no tc binary (run cargo xtask gpu-bundle on the development machine)" | tee -a "$log"
+  failed+=(cudajit-missing)
+fi
+
+# 3. The libraries, in the same run
+step references env PYTHONUNBUFFERED=1 "$PYTHON" "$here/cuda/tc_reference.py" "${kernels[@]}"
+
+# 4. The table
+echo "=== suite took $((SECONDS - suite_start)) s" | tee -a "$log"
+grep '^RESULT ' "$log" >"$work/results.txt" || true
+echo
+"$PYTHON" "$here/report_tc.py" "$work/results.txt" "$header" | tee "$work/tc.txt"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed steps: ${failed[*]}" | tee -a "$work/tc.txt"
+fi
+if [ -n "${OUT:-}" ]; then
+  cp "$work/tc.txt" "$OUT/tc.txt"
+  cp "$log" "$OUT/tc-log.txt"
+fi
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,479 @@
+//! cudajit's side of the tensor-core benchmark (issue 23): the kernels of
+//! bench/tc_kernels.rs (the same tilings as bench/cuda/tc.cu), at the same sizes, on the
+//! same inputs (splitmix64 of (seed, index), the numbers tc.cu draws), each checked on a
+//! sample against an f64 reference and every output checked written (poisoned first),
+//! then the bounds-checked and unchecked variants timed interleaved, launch by launch
+//! (CUDA events, 3 warm-ups, median). bench/run_tc.sh runs it beside tc.cu and the
+//! library references; bench/report_tc.py makes the table.
+//!
+//! Prints `RESULT <kernel>.cudajit[_nocheck] <median_us> flops=<n>,reps=<n>,error=<e>`
+//! and exits 0 with `skipped: <reason>` where there is no GPU.
+//!
+//!     tc [kernel ...]     (no argument: all of them)
+
+use std::error::Error as StdError;
+
+use cudajit::{bf16, Device, DeviceArray, DeviceScalar, Event, LaunchConfig, Stream};
+
+mod stats;
+#[allow(dead_code)]
+mod tc_kernels;
+
+use stats::median;
+use tc_kernels::{checked, nocheck};
+
+type BenchResult<T> = Result<T, Box<dyn StdError>>;
+
+const HEADS: usize = 128; // batch × heads
+const SEQ: usize = 4096;
+const WARMUP: usize = 3;
+
+// ---- inputs: splitmix64, as tc.cu's `mix` and `input_value`
+fn mix(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// An input element type: tc.cu's `input_value<T>` and `as_double`.
+trait Input: DeviceScalar + Copy {
+    fn value(seed: u64, i: u64) -> Self;
+    fn to_f64(self) -> f64;
+}
+impl Input for f32 {
+    fn value(seed: u64, i: u64) -> Self {
+        (mix(seed, i) >> 40) as f32 * (1.0 / 8_388_608.0) - 1.0
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl Input for bf16 {
+    fn value(seed: u64, i: u64) -> Self {
+        bf16::from_f32(f32::value(seed, i))
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+}
+impl Input for f64 {
+    fn value(seed: u64, i: u64) -> Self {
+        (mix(seed, i) >> 11) as f64 * (1.0 / 4_503_599_627_370_496.0) - 1.0
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+impl Input for i8 {
+    fn value(seed: u64, i: u64) -> Self {
+        (mix(seed, i) >> 56) as u8 as i8
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl Input for i32 {
+    fn value(seed: u64, i: u64) -> Self {
+        mix(seed, i) as i32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+fn inputs<T: Input>(n: usize, seed: u64) -> Vec<T> {
+    (0..n as u64).map(|i| T::value(seed, i)).collect()
+}
+
+#[derive(Debug)]
+struct WrongResult(String);
+impl std::fmt::Display for WrongResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl StdError for WrongResult {}
+fn wrong(what: impl Into<String>) -> Box<dyn StdError> {
+    Box::new(WrongResult(what.into()))
+}
+
+/// ‖got − ref‖ / ‖ref‖ over a 32×32 sample of C = A·Bᵀ (n×n, both K-contiguous), in f64.
+fn gemm_error<I: Input, O: Input>(a: &[I], b: &[I], c: &[O], n: usize) -> f64 {
+    let (mut diff2, mut ref2) = (0.0, 0.0);
+    for si in 0..32 {
+        let i = (mix(5, si) % n as u64) as usize;
+        for sj in 0..32 {
+            let j = (mix(6, sj) % n as u64) as usize;
+            let want: f64 = (0..n)
+                .map(|k| a[i * n + k].to_f64() * b[j * n + k].to_f64())
+                .sum();
+            let d = c[i * n + j].to_f64() - want;
+            diff2 += d * d;
+            ref2 += want * want;
+        }
+    }
+    (diff2 / ref2).sqrt()
+}
+
+/// The same for attention: 4 rows of each of 4 heads.
+fn attention_error(q: &[bf16], k: &[bf16], v: &[bf16], o: &[bf16], d: usize) -> f64 {
+    let (mut diff2, mut ref2) = (0.0, 0.0);
+    for sh in 0..4 {
+        let head = (mix(7, sh) % HEADS as u64) as usize * SEQ * d;
+        for sr in 0..4 {
+            let row = (mix(8, sh * 4 + sr) % SEQ as u64) as usize;
+            let mut scores: Vec<f64> = (0..SEQ)
+                .map(|j| {
+                    (0..d)
+                        .map(|x| q[head + row * d + x].to_f64() * k[head + j * d + x].to_f64())
+                        .sum::<f64>()
+                        / (d as f64).sqrt()
+                })
+                .collect();
+            let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            scores.iter_mut().for_each(|s| *s = (*s - top).exp());
+            let total: f64 = scores.iter().sum();
+            for x in 0..d {
+                let want = (0..SEQ)
+                    .map(|j| scores[j] * v[head + j * d + x].to_f64())
+                    .sum::<f64>()
+                    / total;
+                let diff = o[head + row * d + x].to_f64() - want;
+                diff2 += diff * diff;
+                ref2 += want * want;
+            }
+        }
+    }
+    (diff2 / ref2).sqrt()
+}
+
+struct Bench<'a> {
+    stream: &'a Stream,
+}
+
+impl Bench<'_> {
+    fn cfg(&self, grid: impl Into<cudajit::Dim>, block: u32, shared: usize) -> LaunchConfig<'_> {
+        LaunchConfig::new(grid, block)
+            .stream(self.stream)
+            .shared_bytes(shared)
+    }
+
+    /// Medians (µs) of `reps` event-timed launches of the checked (`true`) and unchecked
+    /// variants, interleaved launch by launch so that clock drift favours neither.
+    fn time_pair(
+        &self,
+        reps: usize,
+        body: &mut dyn FnMut(bool) -> BenchResult<()>,
+    ) -> BenchResult<(f64, f64)> {
+        for _ in 0..WARMUP {
+            body(true)?;
+            body(false)?;
+        }
+        self.stream.synchronize()?;
+        let mut events = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut pair = Vec::with_capacity(2);
+            for checked in [true, false] {
+                let start = Event::record(self.stream)?;
+                body(checked)?;
+                pair.push((start, Event::record(self.stream)?));
+            }
+            events.push(pair);
+        }
+        self.stream.synchronize()?;
+        let (mut c, mut u) = (Vec::new(), Vec::new());
+        for pair in &events {
+            c.push(pair[0].0.elapsed_ms(&pair[0].1)? as f64 * 1e3);
+            u.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
+        }
+        Ok((median(c), median(u)))
+    }
+
+    fn report(
+        name: &str,
+        (checked, unchecked): (f64, f64),
+        flops: f64,
+        reps: usize,
+        errors: [f64; 2],
+    ) {
+        for ((variant, us), error) in [("cudajit", checked), ("cudajit_nocheck", unchecked)]
+            .into_iter()
+            .zip(errors)
+        {
+            println!(
+                "RESULT {name}.{variant} {us:.3} flops={flops:.0},reps={reps},error={error:.3e}"
+            );
+            println!(
+                "  {name:<22} {variant:<16} {us:10.1} us {:8.1} TFLOP/s",
+                flops / us * 1e-6
+            );
+        }
+    }
+
+    /// Checks both variants (each into a freshly poisoned C), then times them.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm<I: Input, O: Input>(
+        &self,
+        name: &str,
+        n: usize,
+        (threads, shared): (u32, usize),
+        tolerance: f64,
+        reps: usize,
+        poison: O,
+        launch: &dyn Fn(
+            bool,
+            LaunchConfig<'_>,
+            &DeviceArray<I>,
+            &DeviceArray<I>,
+            &mut DeviceArray<O>,
+            usize,
+        ) -> cudajit::Result<()>,
+    ) -> BenchResult<()> {
+        assert!(
+            n % 128 == 0,
+            "{name}: n must be a multiple of the 128x128 tile"
+        );
+        let (ha, hb) = (inputs::<I>(n * n, 11), inputs::<I>(n * n, 22));
+        let (a, b) = (DeviceArray::from_slice(&ha)?, DeviceArray::from_slice(&hb)?);
+        let mut c = DeviceArray::from_slice(&vec![poison; n * n])?;
+        let grid = ((n / 128) * (n / 128)) as u32;
+        let mut errors = [0.0; 2];
+        for (slot, checked) in [true, false].into_iter().enumerate() {
+            c.copy_from_host(&vec![poison; n * n])?;
+            launch(checked, self.cfg(grid, threads, shared), &a, &b, &mut c, n)?;
+            let got = c.to_host()?;
+            let unwritten = got
+                .iter()
+                .filter(|&&x| x.to_f64().is_nan() || x.to_f64() == poison.to_f64())
+                .count();
+            let error = gemm_error(&ha, &hb, &got, n);
+            if unwritten > 0 || !(error <= tolerance) {
+                return Err(wrong(format!(
+                    "{name} (checked: {checked}): {unwritten} unwritten, error {error:.3e}"
+                )));
+            }
+            errors[slot] = error;
+        }
+        let times = self.time_pair(reps, &mut |checked| {
+            Ok(launch(
+                checked,
+                self.cfg(grid, threads, shared),
+                &a,
+                &b,
+                &mut c,
+                n,
+            )?)
+        })?;
+        Self::report(name, times, 2.0 * (n as f64).powi(3), reps, errors);
+        Ok(())
+    }
+
+    fn attention(&self, name: &str, d: usize, bkv: usize, reps: usize) -> BenchResult<()> {
+        let elems = HEADS * SEQ * d;
+        let (hq, hk, hv) = (
+            inputs::<bf16>(elems, 33),
+            inputs::<bf16>(elems, 44),
+            inputs::<bf16>(elems, 55),
+        );
+        let (q, k, v) = (
+            DeviceArray::from_slice(&hq)?,
+            DeviceArray::from_slice(&hk)?,
+            DeviceArray::from_slice(&hv)?,
+        );
+        let poison = vec![bf16::NAN; elems];
+        let mut o = DeviceArray::from_slice(&poison)?;
+        let shared = (128 + 4 * bkv) * d * 2;
+        let scale_log2 = std::f32::consts::LOG2_E / (d as f32).sqrt();
+        let grid = ((SEQ / 128) as u32, HEADS as u32);
+        let launch = |checked: bool, o: &mut DeviceArray<bf16>| -> cudajit::Result<()> {
+            let cfg = self.cfg(grid, 128, shared);
+            match (d, checked) {
+                (64, true) => checked::attention_d64::launch(cfg, &q, &k, &v, o, SEQ, scale_log2),
+                (64, false) => unsafe {
+                    nocheck::attention_d64::launch(cfg, &q, &k, &v, o, SEQ, scale_log2)
+                },
+                (128, true) => checked::attention_d128::launch(cfg, &q, &k, &v, o, SEQ, scale_log2),
+                _ => unsafe {
+                    nocheck::attention_d128::launch(cfg, &q, &k, &v, o, SEQ, scale_log2)
+                },
+            }
+        };
+        let mut errors = [0.0; 2];
+        for (slot, checked) in [true, false].into_iter().enumerate() {
+            o.copy_from_host(&poison)?;
+            launch(checked, &mut o)?;
+            let got = o.to_host()?;
+            let unwritten = got.iter().filter(|x| x.is_nan()).count();
+            let error = attention_error(&hq, &hk, &hv, &got, d);
+            if unwritten > 0 || !(error <= 2e-2) {
+                return Err(wrong(format!(
+                    "{name} (checked: {checked}): {unwritten} unwritten, error {error:.3e}"
+                )));
+            }
+            errors[slot] = error;
+        }
+        let times = self.time_pair(reps, &mut |checked| Ok(launch(checked, &mut o)?))?;
+        Self::report(
+            name,
+            times,
+            4.0 * HEADS as f64 * (SEQ as f64).powi(2) * d as f64,
+            reps,
+            errors,
+        );
+        Ok(())
+    }
+}
+
+/// (threads, dynamic shared bytes): 4 warps (DGEMM 8); stages × 256 rows × row bytes
+/// (bf16: 3 × 64 bytes; int8: 4 × 64; tf32: 3 × 128; f64: 3 × 128).
+const GEMM_BF16: (u32, usize) = (128, 3 * 256 * 64);
+const GEMM_64B: (u32, usize) = (128, 4 * 256 * 64);
+const GEMM_128B: (u32, usize) = (128, 3 * 256 * 128);
+const DGEMM: (u32, usize) = (256, 3 * 256 * 128);
+
+fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
+    let (major, minor) = device.compute_capability();
+    println!(
+        "tc cudajit: {} (sm_{major}{minor}), {} SMs",
+        device.name(),
+        device.multiprocessor_count()
+    );
+    let stream = device.new_stream()?;
+    let b = Bench { stream: &stream };
+    type Run = fn(&Bench) -> BenchResult<()>;
+    let benches: &[(&str, Run)] = &[
+        ("gemm_bf16_4096", |b| {
+            b.gemm::<bf16, bf16>(
+                "gemm_bf16_4096",
+                4096,
+                GEMM_BF16,
+                1e-2,
+                30,
+                bf16::NAN,
+                &|c, cfg, a, x, y, n| {
+                    if c {
+                        checked::gemm_bf16::launch(cfg, a, x, y, n, n, n)
+                    } else {
+                        unsafe { nocheck::gemm_bf16::launch(cfg, a, x, y, n, n, n) }
+                    }
+                },
+            )
+        }),
+        ("gemm_bf16_8192", |b| {
+            b.gemm::<bf16, bf16>(
+                "gemm_bf16_8192",
+                8192,
+                GEMM_BF16,
+                1e-2,
+                20,
+                bf16::NAN,
+                &|c, cfg, a, x, y, n| {
+                    if c {
+                        checked::gemm_bf16::launch(cfg, a, x, y, n, n, n)
+                    } else {
+                        unsafe { nocheck::gemm_bf16::launch(cfg, a, x, y, n, n, n) }
+                    }
+                },
+            )
+        }),
+        ("gemm_tf32_8192", |b| {
+            b.gemm::<f32, f32>(
+                "gemm_tf32_8192",
+                8192,
+                GEMM_128B,
+                5e-3,
+                10,
+                f32::NAN,
+                &|c, cfg, a, x, y, n| {
+                    if c {
+                        checked::gemm_tf32::launch(cfg, a, x, y, n, n, n)
+                    } else {
+                        unsafe { nocheck::gemm_tf32::launch(cfg, a, x, y, n, n, n) }
+                    }
+                },
+            )
+        }),
+        // i32 poison 0x80808080: |C| <= 8192 · 128² cannot reach it.
+        ("gemm_int8_8192", |b| {
+            b.gemm::<i8, i32>(
+                "gemm_int8_8192",
+                8192,
+                GEMM_64B,
+                0.0,
+                20,
+                0x8080_8080u32 as i32,
+                &|c, cfg, a, x, y, n| {
+                    if c {
+                        checked::gemm_int8::launch(cfg, a, x, y, n, n, n)
+                    } else {
+                        unsafe { nocheck::gemm_int8::launch(cfg, a, x, y, n, n, n) }
+                    }
+                },
+            )
+        }),
+        ("dgemm_f64_4096", |b| {
+            b.gemm::<f64, f64>(
+                "dgemm_f64_4096",
+                4096,
+                DGEMM,
+                1e-12,
+                10,
+                f64::NAN,
+                &|c, cfg, a, x, y, n| {
+                    if c {
+                        checked::dgemm_f64::launch(cfg, a, x, y, n, n, n)
+                    } else {
+                        unsafe { nocheck::dgemm_f64::launch(cfg, a, x, y, n, n, n) }
+                    }
+                },
+            )
+        }),
+        ("attention_d64", |b| {
+            b.attention("attention_d64", 64, 128, 20)
+        }),
+        ("attention_d128", |b| {
+            b.attention("attention_d128", 128, 32, 20)
+        }),
+    ];
+    let mut all_right = true;
+    for (name, bench) in benches {
+        if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
+            continue;
+        }
+        match bench(&b) {
+            Ok(()) => {}
+            Err(e) if e.is::<WrongResult>() => {
+                println!("WRONG {name}: {e}");
+                device.synchronize()?;
+                all_right = false;
+            }
+            Err(e) => return Err(format!("{name}: {e}").into()),
+        }
+    }
+    Ok(all_right)
+}
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    // SAFETY: only asks the loader whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        println!("skipped: no CUDA driver library (libcuda) on this machine");
+        return;
+    }
+    let device = match Device::default() {
+        Ok(d) => d,
+        Err(e) => {
+            println!("skipped: no CUDA device: {e}");
+            return;
+        }
+    };
+    match run(&device, &wanted) {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("tc: error: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Every form this module prints, in hand-written NVVM IR kernels, through real
+//! libnvvm and ptxas for each architecture cudajit builds for (skipped, saying so,
+//! without `CUDAJIT_NVVM_PATH` and `CUDAJIT_PTXAS`).
+
+use super::*;
+use crate::proc::mma::MMA_COMBOS;
+
+const HEADER: &str = "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"
+target triple = \"nvptx64-nvidia-cuda\"
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+@tile = internal addrspace(3) global [1024 x i16] undef, align 16
+";
+
+/// A kernel per combination: D = mma(A, B, C) on registers loaded from `i*` params.
+fn mma_kernel(index: usize, combo: MmaCombo, kernels: &mut Vec<(String, String)>) -> String {
+    let regs = |role, elem| registers(combo.shape, role, elem);
+    let (ra, rb, rc) = (
+        regs(MmaRole::A, combo.input),
+        regs(MmaRole::B, combo.input),
+        regs(MmaRole::Acc, combo.acc),
+    );
+    let name = format!("mma_{index}");
+    let mut body = String::new();
+    let mut load = |param: &str, r: Registers, prefix: &str| -> Vec<String> {
+        (0..r.count)
+            .map(|i| {
+                let v = format!("%{prefix}{i}");
+                body += &format!(
+                    "  {v}.p = getelementptr {t}, {t}* %{param}, i64 {i}\n  {v} = load {t}, {t}* {v}.p\n",
+                    t = r.llvm
+                );
+                v
+            })
+            .collect()
+    };
+    let a = load("pa", ra, "a");
+    let b = load("pb", rb, "b");
+    let c = load("pc", rc, "c");
+    body += &format!("  %d = {}\n", mma_call(combo, &a, &b, &c));
+    for i in 0..rc.count {
+        body += &format!(
+            "  %d{i} = extractvalue {} %d, {i}\n  %d{i}.p = getelementptr {t}, {t}* %pd, i64 {i}\n  store {t} %d{i}, {t}* %d{i}.p\n",
+            struct_type(rc.llvm, rc.count),
+            t = rc.llvm
+        );
+    }
+    let params = format!(
+        "{}* %pa, {}* %pb, {}* %pc, {}* %pd",
+        ra.llvm, rb.llvm, rc.llvm, rc.llvm
+    );
+    let signature = format!(
+        "void ({}*, {}*, {}*, {}*)*",
+        ra.llvm, rb.llvm, rc.llvm, rc.llvm
+    );
+    kernels.push((name.clone(), signature));
+    format!("define void @{name}({params}) {{\nentry:\n{body}  ret void\n}}\n")
+}
+
+/// `ldmatrix` of every count and transposition, and (`with_stmatrix`) `stmatrix` back,
+/// each lane naming the 16-byte row at `8 * tid` halves of the shared tile.
+fn shared_kernel(with_stmatrix: bool, kernels: &mut Vec<(String, String)>) -> String {
+    let mut body = String::from(
+        "  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %row = mul i32 %tid, 16
+  %base64 = ptrtoint [1024 x i16] addrspace(3)* @tile to i64
+  %base = trunc i64 %base64 to i32
+  %addr = add i32 %base, %row
+",
+    );
+    let mut slot = 0;
+    for count in [1usize, 2, 4] {
+        for trans in [false, true] {
+            let v = format!("%ld{count}{}", if trans { "t" } else { "" });
+            body += &format!("  {v} = {}\n", ldmatrix_call(count, trans, "%addr"));
+            let mut values = Vec::new();
+            for i in 0..count {
+                let value = if count == 1 {
+                    v.clone()
+                } else {
+                    body += &format!(
+                        "  {v}.{i} = extractvalue {} {v}, {i}\n",
+                        struct_type("i32", count)
+                    );
+                    format!("{v}.{i}")
+                };
+                body += &format!(
+                    "  {value}.p = getelementptr i32, i32* %out, i64 {slot}\n  store i32 {value}, i32* {value}.p\n"
+                );
+                values.push(value);
+                slot += 1;
+            }
+            if with_stmatrix {
+                body += &format!("  {}\n", stmatrix_call(trans, "%addr", &values));
+            }
+        }
+    }
+    body += "  %x.p = getelementptr float, float* %f, i64 0\n  %x = load float, float* %x.p\n";
+    body += &format!(
+        "  %t = {}\n  %tf = bitcast i32 %t to float\n  store float %tf, float* %x.p\n",
+        to_tf32_call("%x")
+    );
+    let name = if with_stmatrix {
+        "shared_90"
+    } else {
+        "shared_80"
+    };
+    kernels.push((name.into(), "void (i32*, float*)*".into()));
+    format!("define void @{name}(i32* %out, float* %f) {{\nentry:\n{body}  ret void\n}}\n")
+}
+
+fn module(with_stmatrix: bool) -> String {
+    let mut kernels = Vec::new();
+    let mut text = String::from(HEADER);
+    for (i, combo) in MMA_COMBOS.iter().enumerate() {
+        text += &mma_kernel(i, *combo, &mut kernels);
+    }
+    text += &shared_kernel(with_stmatrix, &mut kernels);
+    let mut annotations = Vec::new();
+    for (i, (name, signature)) in kernels.iter().enumerate() {
+        annotations.push(format!("!{i}"));
+        text += &format!("!{i} = !{{{signature} @{name}, !\"kernel\", i32 1}}\n");
+    }
+    let version = kernels.len();
+    text += &format!(
+        "!nvvm.annotations = !{{{}}}\n!nvvmir.version = !{{!{version}}}\n!{version} = !{{i32 2, i32 0, i32 3, i32 1}}\n",
+        annotations.join(", ")
+    );
+    text
+}
+
+#[test]
+fn mma_call_ties_the_accumulator_and_names_the_instruction() {
+    let combo = MMA_COMBOS[0];
+    let names = |p: &str, n: usize| (0..n).map(|i| format!("%{p}{i}")).collect::<Vec<_>>();
+    let call = mma_call(combo, &names("a", 4), &names("b", 2), &names("c", 4));
+    assert_eq!(
+        call,
+        "call { float, float, float, float } asm \"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \
+         {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};\", \
+         \"=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3\"(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, \
+         float %c0, float %c1, float %c2, float %c3)"
+    );
+    assert!(!call.contains("sideeffect"), "mma must stay schedulable");
+    assert!(ldmatrix_call(4, true, "%a").contains("sideeffect"));
+}
+
+/// Every combination, `ldmatrix` x1/x2/x4 (.trans) and `cvt.rna.tf32` on compute_80,
+/// 90, 100 and 120; `stmatrix` from compute_90 on. Each PTX goes through ptxas for its
+/// sm and holds the instructions.
+#[test]
+fn every_form_compiles_through_libnvvm_and_ptxas_for_each_target() {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
+        );
+        return;
+    };
+    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
+    let tmp = tempfile::tempdir().unwrap();
+    for sm in [80u32, 90, 100, 120] {
+        let text = module(sm >= STMATRIX_MIN_ARCH);
+        let options = crate::nvvm::CompileOptions {
+            arch: format!("compute_{sm}"),
+            ..Default::default()
+        };
+        let ptx = nvvm
+            .compile(&text, &options)
+            .unwrap_or_else(|e| panic!("compute_{sm}: {e}\n--- module ---\n{text}"));
+        for combo in MMA_COMBOS {
+            assert!(ptx.contains(&combo.instruction()), "sm_{sm}: {combo:?}");
+        }
+        for form in [
+            "m8n8.x1.shared.b16",
+            "m8n8.x4.trans.shared.b16",
+            "cvt.rna.tf32.f32",
+        ] {
+            assert!(ptx.contains(form), "sm_{sm}: {form}");
+        }
+        assert_eq!(ptx.contains("stmatrix"), sm >= STMATRIX_MIN_ARCH);
+        let ptx_path = tmp.path().join(format!("m{sm}.ptx"));
+        std::fs::write(&ptx_path, &ptx).unwrap();
+        let out = std::process::Command::new(&ptxas)
+            .arg(format!("-arch=sm_{sm}"))
+            .arg("-o")
+            .arg(tmp.path().join(format!("m{sm}.cubin")))
+            .arg(&ptx_path)
+            .output()
+            .expect("run ptxas");
+        assert!(
+            out.status.success(),
+            "ptxas sm_{sm}: {}\n{ptx}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
