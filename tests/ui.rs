@@ -113,7 +113,11 @@ fn no_message_shows_cudajit_internals() {
             let arrow = line
                 .trim_start()
                 .strip_prefix("--> ")
-                .filter(|path| !(public_bound && path.starts_with("kernel-host/src/hl/")));
+                .filter(|path| !(public_bound && path.starts_with("kernel-host/src/hl/")))
+                // tensor cores: the fragment API's misuse is rejected by trait bounds
+                // on its public items (`FragA`, `mma_sync`, ..), and rustc shows their
+                // definitions; no stable attribute hides them (docs/tensor_cores.md).
+                .filter(|path| !path.starts_with("kernel-device/src/device_api/mma.rs"));
             let own_source = arrow.is_some_and(|path| {
                 [
                     "kernel-host/",

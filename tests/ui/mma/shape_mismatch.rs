@@ -1,0 +1,9 @@
+// A of one shape, B of another.
+use cudajit::prelude::*;
+
+fn main() {
+    let a = FragA::<M16N8K16, bf16>::zero();
+    let b = FragB::<M16N8K8, tf32>::zero();
+    let mut c = Acc::<M16N8K16, f32>::zero();
+    mma_sync(&a, &b, &mut c);
+}
