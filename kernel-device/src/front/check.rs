@@ -32,17 +32,12 @@ pub fn macro_diag(mac: &syn::Macro) -> Diagnostic {
     let span = mac.path.span();
     match name.as_str() {
         "vec" | "format" => super::types::heap_diag(&format!("{name}!"), span),
-        "println" | "print" | "eprintln" | "eprint" | "dbg" | "write" | "writeln" => Diagnostic::new(
+        // print: `println!` and friends are lowered (`front::print`); these are not.
+        "dbg" | "write" | "writeln" => Diagnostic::new(
             span,
-            format!("`{name}!` is not supported in kernels: device printf is not yet supported"),
+            format!("`{name}!` is not supported in kernels: kernels have no writers or `Debug` values to return"),
         )
-        .with_hint("write values into a `&mut [T]` parameter and print them on the host"),
-        "panic" | "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq"
-        | "debug_assert_ne" | "unreachable" | "todo" | "unimplemented" => Diagnostic::new(
-            span,
-            format!("`{name}!` is not supported in kernels"),
-        )
-        .with_hint("check the condition with `if` and return early; out-of-bounds indexing already panics with a location"),
+        .with_hint("print with `println!(\"{:?}\", value)` (or `eprintln!`)"),
         _ => Diagnostic::new(span, format!("macro `{name}!` is not supported in kernels"))
             .with_hint("macros cannot be expanded in device code; write the code out or use a `#[device]` function"),
     }

@@ -119,8 +119,11 @@ fn parse_args(mac: &syn::Macro, kind: DebugMacro) -> Result<DebugMacroArgs, Diag
     let name = mac.path.segments.last().map(|s| s.ident.to_string());
     let name = name.unwrap_or_default();
     let parser = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-    let exprs = syn::parse::Parser::parse2(parser, mac.tokens.clone())
-        .map_err(|e| Diagnostic::new(e.span(), format!("invalid `{name}!` arguments: {e}")))?;
+    let exprs = syn::parse::Parser::parse2(parser, mac.tokens.clone()).map_err(|e| {
+        Diagnostic::new(e.span(), format!("invalid `{name}!` arguments: {e}")).with_hint(format!(
+            "write `{name}!(\"..\", value, ..)` with comma-separated expressions"
+        ))
+    })?;
     let mut exprs = exprs.into_iter();
     let leading: Vec<syn::Expr> = exprs.by_ref().take(kind.leading()).collect();
     if leading.len() < kind.leading() {
@@ -129,10 +132,15 @@ fn parse_args(mac: &syn::Macro, kind: DebugMacro) -> Result<DebugMacroArgs, Diag
         } else {
             "two arguments to compare"
         };
-        return Err(Diagnostic::new(
-            mac.path.span(),
-            format!("`{name}!` requires {what}"),
-        ));
+        let usage = if kind.leading() == 1 {
+            format!("`{name}!(condition)` or `{name}!(condition, \"message {{}}\", value)`")
+        } else {
+            format!("`{name}!(left, right)` or `{name}!(left, right, \"message {{}}\", value)`")
+        };
+        return Err(
+            Diagnostic::new(mac.path.span(), format!("`{name}!` requires {what}"))
+                .with_hint(format!("write {usage}")),
+        );
     }
     let format = match exprs.next() {
         None => None,
@@ -153,7 +161,8 @@ fn parse_args(mac: &syn::Macro, kind: DebugMacro) -> Result<DebugMacroArgs, Diag
         return Err(Diagnostic::new(
             mac.path.span(),
             format!("`{name}!` requires at least a format string argument"),
-        ));
+        )
+        .with_hint(format!("write `{name}!(\"text {{}}\", value)`")));
     }
     let mut positional = Vec::new();
     let mut named: Vec<(syn::Ident, syn::Expr)> = Vec::new();
@@ -170,7 +179,8 @@ fn parse_args(mac: &syn::Macro, kind: DebugMacro) -> Result<DebugMacroArgs, Diag
             return Err(Diagnostic::new(
                 e.span(),
                 "positional arguments cannot follow named arguments",
-            ));
+            )
+            .with_hint("put the positional arguments first, then `name = value`"));
         }
         positional.push(e);
     }
@@ -356,11 +366,12 @@ impl FnLowerer<'_> {
                             })
                         })
                         .unwrap_or(lit.span());
-                    let mut d = Diagnostic::new(at, e.to_string());
-                    if let Some(note) = e.note() {
-                        d = d.with_hint(note);
-                    }
-                    self.diags.push(d);
+                    let hint = e.note().unwrap_or_else(|| match e.argument {
+                        Some(_) => "remove the argument, or print it with a `{}`".into(),
+                        None => "write the format as `std::fmt` describes: `{}`, `{:?}`, `{name}`, `{0:>8.3}`".into(),
+                    });
+                    self.diags
+                        .push(Diagnostic::new(at, e.to_string()).with_hint(hint));
                 }
                 None
             }
@@ -408,6 +419,12 @@ impl FnLowerer<'_> {
                 ArgumentSource::AssertRight => operands[1],
             };
             lowered.push(arg);
+        }
+        // A width or precision argument is a `usize`, as rustc infers it (`w = 4`).
+        for k in program.count_arguments() {
+            let (h, span) = lowered[k];
+            let ty = self.ty_of(h);
+            self.expect_ty(&ty, &Ty::Scalar(ScalarType::Usize), span);
         }
         let format = self.prints.push(PrintFormat {
             program,
@@ -467,7 +484,9 @@ impl FnLowerer<'_> {
             let mut report = |this: &mut Self, k: usize, message: String| {
                 if known[k] && types[k] != ir::Type::Unit && !reported[k] {
                     reported[k] = true;
-                    this.diags.push(Diagnostic::new(pending.args[k].1, message));
+                    this.diags.push(Diagnostic::new(pending.args[k].1, message).with_hint(
+                        "kernels print scalars, `f16`/`bf16`, `Complex`, `#[derive(Debug)]` structs and arrays of them; a width or precision is a `usize`",
+                    ));
                 }
             };
             for p in program.placeholders() {

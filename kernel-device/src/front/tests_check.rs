@@ -74,6 +74,7 @@ fn accepts(text: &str, kind: SourceKind) {
 fn accepts_the_subset() {
     accepts("fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {\n let i = grid(1);\n if i < c.len() { c[i] = square(a[i]) + b[i]; }\n}", SourceKind::Kernel);
     accepts("fn square(x: f32) -> f32 { x * x }", SourceKind::Device);
+    accepts("fn k(x: f32, a: &[u32]) { println!(\"{x} {:?}\", a[0]); eprint!(\"{:>w$}\", x, w = 4); assert!(x > 0.0, \"x = {}\", x); assert_eq!(a[0], 1); debug_assert_ne!(a[0], 2); if x > 5.0 { panic!(\"big {}\", x) } }", SourceKind::Kernel);
     accepts("fn k(mut n: u32, out: &mut [u32]) { let mut s = 0; while n > 0 { s += n % 10; n /= 10; } out[0] = s; let t = helper(out, 3).max(2.0); }", SourceKind::Kernel);
     accepts(
         "fn d(x: f64) -> (f64, bool) { let y = f64::sqrt(x).mul_add(2.0, 1.0); (y, y > 1.0) }",
@@ -108,9 +109,19 @@ fn heap_types_and_macros() {
         "`format!` is not supported",
     );
     rejects_kernel(
-        "fn k(x: f32) {\n    println!(\"{}\", x);\n}",
-        "println",
-        "device printf is not yet supported",
+        "fn k(x: f32) {\n    println!(\"{}\", x, 2.0);\n}",
+        "2.0",
+        "argument never used",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    println!(\"{} }\", x);\n}",
+        "\"{} }\"",
+        "invalid format string: unmatched `}` found",
+    );
+    rejects_kernel(
+        "fn k(x: f32) {\n    dbg!(x);\n}",
+        "dbg",
+        "`dbg!` is not supported",
     );
     rejects_kernel(
         "fn k(x: f32) {\n    let s: String = 1;\n}",
@@ -118,9 +129,9 @@ fn heap_types_and_macros() {
         "`String` is not supported",
     );
     rejects_kernel(
-        "fn k(x: u32) {\n    assert!(x > 1);\n}",
-        "assert",
-        "`assert!` is not supported",
+        "fn k(x: u32) {\n    assert_eq!(x);\n}",
+        "assert_eq",
+        "`assert_eq!` requires two arguments to compare",
     );
 }
 

@@ -2,7 +2,7 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(c: &mut [f32]) {
-    assert!(c.len() > 0);
+    assert!(c.len(), "empty");
 }
 
 fn main() {}

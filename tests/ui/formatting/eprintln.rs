@@ -2,7 +2,7 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(c: &mut [f32]) {
-    eprintln!("{}", c[0]);
+    eprintln!("{}", c[0], c[1]);
 }
 
 fn main() {}

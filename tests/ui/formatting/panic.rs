@@ -2,9 +2,7 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(c: &mut [f32]) {
-    if c.len() == 0 {
-        panic!("empty");
-    }
+    panic!(c[0]);
 }
 
 fn main() {}

@@ -2,7 +2,7 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(c: &mut [f32]) {
-    println!("{}", c[0]);
+    println!("{:?}", c);
 }
 
 fn main() {}

@@ -2,7 +2,7 @@ use cudajit::prelude::*;
 
 #[kernel]
 fn k(c: &mut [f32]) {
-    todo!();
+    todo!("{:x}", c[0]);
 }
 
 fn main() {}

@@ -3,7 +3,7 @@ use cudajit::prelude::*;
 #[kernel]
 fn k(c: &mut [f32]) {
     if c.len() == 0 {
-        unreachable!();
+        unreachable!("{0} {2}", c.len(), 1);
     }
 }
 

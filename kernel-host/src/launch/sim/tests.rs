@@ -37,7 +37,7 @@ fn options_come_from_the_environment() {
             seed: u64::MAX,
             schedules: 8,
             workers: 2,
-            prints: None,
+            prints: None, // print
         }
     );
     assert!(
@@ -294,7 +294,7 @@ fn simulated_devices_are_distinct_and_say_what_they_are() {
         schedules: 4,
         detect: false,
         workers: 1,
-        prints: None,
+        prints: None, // print
     });
     assert_ne!(a, b);
     assert_eq!(a, a.clone());
