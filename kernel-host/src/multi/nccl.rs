@@ -156,10 +156,14 @@ fn candidates() -> Vec<PathBuf> {
     }
     out.push("libnccl.so.2".into());
     out.push("libnccl.so".into());
+    // nvidia-nccl-cu12 puts the library in nvidia/nccl/lib, the CUDA 13 wheels in
+    // nvidia/cu13/lib.
     for site in python_site_dirs() {
-        let wheel = site.join("nvidia/nccl/lib/libnccl.so.2");
-        if wheel.exists() {
-            out.push(wheel);
+        for folder in ["nvidia/nccl/lib", "nvidia/cu13/lib", "nvidia/cu12/lib"] {
+            let wheel = site.join(folder).join("libnccl.so.2");
+            if wheel.exists() {
+                out.push(wheel);
+            }
         }
     }
     out
