@@ -179,7 +179,7 @@ fn python_site_dirs() -> Vec<PathBuf> {
     if let Some(home) = std::env::var_os("HOME") {
         prefixes.push(Path::new(&home).join(".local"));
     }
-    let mut out = Vec::new();
+    let mut out = python_reported_site_dirs();
     for lib in prefixes
         .iter()
         .flat_map(|p| [p.join("lib"), p.join("lib64")])
@@ -195,6 +195,27 @@ fn python_site_dirs() -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The site folders `python3` on the PATH reports (an environment in a place the
+/// fixed list misses); empty when there is no Python. Asked only while looking for
+/// NCCL, once per process.
+fn python_reported_site_dirs() -> Vec<PathBuf> {
+    let script =
+        "import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))";
+    std::process::Command::new("python3")
+        .args(["-c", script])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn bind(library: libloading::Library, path: &Path) -> std::result::Result<Nccl, String> {
