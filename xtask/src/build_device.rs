@@ -162,7 +162,20 @@ mod tests {
         assert_eq!(entries.len(), written);
         let mut kernels: Vec<&str> = entries.iter().map(|e| e[0]).collect();
         kernels.sort();
-        assert_eq!(kernels, ["blur", "saxpy", "vecadd"]);
+        assert_eq!(
+            kernels,
+            [
+                "blur",
+                "nbody_step",
+                "saxpy",
+                "say_hello",
+                "scale_for_gdb",
+                "shared_race",
+                "stencil",
+                "vecadd",
+                "write_past"
+            ]
+        );
         for entry in &entries {
             let [kernel, key, arch, file] = entry[..] else {
                 panic!("malformed manifest line {entry:?}");
