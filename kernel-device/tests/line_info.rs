@@ -66,6 +66,19 @@ fn nvvm_ir(kernel: &str, debug: DebugLevel) -> String {
 }
 
 /// The PTX without its debug directives and sections.
+/// The source line of the last `.loc` before the first `st.global`.
+fn line_before_store(ptx: &str) -> Option<usize> {
+    let mut line = None;
+    for l in ptx.lines().map(str::trim_start) {
+        if l.starts_with(".loc") {
+            line = l.split_whitespace().nth(2).and_then(|n| n.parse().ok());
+        } else if l.starts_with("st.global") {
+            return line;
+        }
+    }
+    None
+}
+
 fn code_only(ptx: &str) -> String {
     let mut out = Vec::new();
     let mut in_section = false;
@@ -184,6 +197,18 @@ fn line_tables_name_the_rust_lines_and_leave_the_code_alone() {
             .filter(|l| l.trim_start().starts_with(".loc"))
             .count();
         assert!(locs >= 5, "{kernel}: {locs} .loc lines\n{with_lines}");
+        // The global store is the assignment's line, not the function's (what
+        // compute-sanitizer names for a bad store).
+        let statement = match kernel {
+            "stencil" => "out[i] = smooth(a, i);",
+            _ => "out[block_idx().x as usize] = tile[0];",
+        };
+        let want = SOURCE.lines().position(|l| l.contains(statement)).unwrap() + 1;
+        assert_eq!(
+            line_before_store(&with_lines),
+            Some(want),
+            "{kernel}: the .loc before st.global\n{with_lines}"
+        );
         // Lines of the device function and of the kernel both appear (the call is
         // inlined: its lines are the device function's).
         assert_eq!(

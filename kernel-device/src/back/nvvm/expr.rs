@@ -436,6 +436,23 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Val::Never => return Ok(()),
             Val::Unit => return Ok(()),
         };
+        // The place's address, its bounds check and the store are the statement's
+        // line (what compute-sanitizer names for a bad store), not the function's.
+        let previous = self.set_loc(place.loc); // debug info
+        let stored = self.store_assigned(place, op, value, value_scalar, v);
+        self.restore_loc(previous);
+        stored
+    }
+
+    /// The place part of [`Self::assign`]: address, bounds check, `op`, store.
+    fn store_assigned(
+        &mut self,
+        place: &'a Place,
+        op: Option<BinaryOp>,
+        value: Handle<Expr>,
+        value_scalar: Option<crate::ir::ScalarType>,
+        v: String,
+    ) -> Result<(), Error> {
         let Some(p) = self.place_ptr(place)? else {
             return Ok(());
         };
