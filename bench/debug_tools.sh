@@ -36,7 +36,7 @@ tool() {  # tool NAME: the tool's path (PATH, then the CUDA toolkit)
     "/usr/local/cuda/compute-sanitizer/$1" || echo ""
 }
 run_tool() {  # run_tool CMD...: run it (a tool reporting errors exits non-zero: fine)
-  echo "=== $*" >&2
+  echo "=== $*" >>"$log"  # to the log only: a check must not match the command line
   "$@" || true
 }
 check() {  # check NAME FILE PATTERN: PASS when FILE has a line matching PATTERN
@@ -60,11 +60,11 @@ export CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cache"
 
 sanitizer="$(tool compute-sanitizer)"
 if [ -n "$sanitizer" ]; then
-  oob_line="$(line_of OOB-WRITE)"
+  oob_line="$(line_of "// OOB-WRITE")"
   run_tool "$sanitizer" --tool memcheck --show-backtrace device "$bin" oob >"$work/memcheck.txt" 2>&1
   tee -a "$log" <"$work/memcheck.txt"
   check "memcheck names the out-of-bounds write" "$work/memcheck.txt" "debug_targets.rs:$oob_line"
-  race_line="$(line_of SHARED-RACE)"
+  race_line="$(line_of "// SHARED-RACE")"
   run_tool "$sanitizer" --tool racecheck --racecheck-report all "$bin" race >"$work/racecheck.txt" 2>&1
   tee -a "$log" <"$work/racecheck.txt"
   check "racecheck names the shared-memory race" "$work/racecheck.txt" "debug_targets.rs:$race_line"
@@ -79,7 +79,7 @@ ncu="$(tool ncu)"
 if [ -n "$ncu" ]; then
   stencil_line="$(line_of "// STENCIL")"
   run_tool "$ncu" --kernel-name stencil --launch-count 1 --section SourceCounters \
-    --import-source yes --print-source sass,source --page source --csv "$bin" stencil \
+    --import-source yes --page source --print-source cuda,sass --csv "$bin" stencil \
     >"$work/ncu.txt" 2>&1
   tee -a "$log" <"$work/ncu.txt"
   check "ncu attributes instructions to the stencil's Rust line" "$work/ncu.txt" \
@@ -90,12 +90,12 @@ fi
 
 gdb="$(tool cuda-gdb)"
 if [ -n "$gdb" ]; then
-  stop_line="$(line_of GDB-STOP)"
+  stop_line="$(line_of "// GDB-STOP")"
   run_tool "$gdb" -batch -ex "set breakpoint pending on" -ex "set cuda break_on_launch none" \
-    -ex "break $source_file:$stop_line" -ex "run" -ex "info locals" -ex "print scaled" \
+    -ex "break debug_targets.rs:$stop_line" -ex "run" -ex "info locals" -ex "print scaled" \
     -ex "cuda thread" -ex "continue" --args "$bin" gdb >"$work/gdb.txt" 2>&1
   tee -a "$log" <"$work/gdb.txt"
-  check "cuda-gdb stops at the Rust line" "$work/gdb.txt" "debug_targets.rs:$stop_line"
+  check "cuda-gdb stops at the Rust line" "$work/gdb.txt" "hit Breakpoint.*debug_targets.rs:$stop_line|^$stop_line[[:space:]]"
   check "cuda-gdb prints the local" "$work/gdb.txt" '^\$1 = [0-9]'
 else
   echo "FAIL cuda-gdb: not found" | tee -a "$log"; failed+=(cuda-gdb)
