@@ -43,7 +43,7 @@ pub struct CompiledUnit {
     pub launch_proof: Option<nvvm_back::launch_proof::LaunchProof>,
     // print
     /// The unit's print formats: the host decodes the print buffer with them.
-    pub prints: crate::proc::format::FormatTable,
+    pub prints: crate::ir::format::FormatTable,
 }
 
 /// Parses, type-checks, validates and optimises a kernel and every device function it

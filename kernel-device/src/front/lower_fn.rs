@@ -128,7 +128,7 @@ pub struct FnLowerer<'a> {
     // print
     /// The module's print formats so far (ids are module-wide): this function adds its
     /// own, typed by [`Self::finish_prints`].
-    pub prints: crate::proc::format::FormatTable,
+    pub prints: crate::ir::format::FormatTable,
     pub pending_prints: Vec<super::print::PendingPrint>,
 }
 
@@ -137,7 +137,7 @@ pub struct Context {
     pub consts: ConstEnv,
     pub globals: ir::Arena<ir::Global>,
     // print
-    pub prints: crate::proc::format::FormatTable,
+    pub prints: crate::ir::format::FormatTable,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -364,7 +364,7 @@ impl<'a> FnLowerer<'a> {
         ir::Function,
         Vec<Diagnostic>,
         ir::Arena<ir::Global>,
-        crate::proc::format::FormatTable,
+        crate::ir::format::FormatTable,
     ) {
         self.resolve_shared();
         let mut deferred = std::mem::take(&mut self.deferred);

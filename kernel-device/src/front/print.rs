@@ -1,7 +1,7 @@
 //! `print!`, `println!`, `eprint!`, `eprintln!`, `assert!`, `assert_eq!`, `assert_ne!`
 //! (and their `debug_` forms), `panic!`, `unreachable!`, `todo!` and `unimplemented!`
 //! in kernels and device functions: the macro's tokens parsed as Rust parses them, the
-//! format string by [`crate::proc::format::parse`] (errors at the literal, in rustc's
+//! format string by [`crate::ir::format::parse`] (errors at the literal, in rustc's
 //! words), and one [`ir::Stmt::Print`] per call whose format goes to the module's
 //! table. Argument types are known only after inference: [`FnLowerer::finish_prints`]
 //! fills the table's types and checks each placeholder's trait then.
@@ -13,14 +13,14 @@ use syn::spanned::Spanned;
 use super::infer::Ty;
 use super::lower_fn::FnLowerer;
 use crate::diag::Diagnostic;
-use crate::ir::{self, Handle, ScalarType};
-use crate::proc::format::panic::{
+use crate::ir::format::panic::{
     assert_compare_message, assert_message, panic_message, AssertOp, PanicMacro,
 };
-use crate::proc::format::program::Piece;
-use crate::proc::format::{
+use crate::ir::format::program::Piece;
+use crate::ir::format::{
     check_trait, parse, ArgumentSource, Destination, ExplicitArguments, FormatProgram, PrintFormat,
 };
+use crate::ir::{self, Handle, ScalarType};
 
 /// Which of the debugging macros a call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,8 +11,10 @@ mod arena;
 pub mod checks;
 pub mod copy;
 pub mod enums;
+pub mod format;
 pub mod guard;
 pub mod layout;
+pub mod mma;
 pub mod print;
 pub mod range;
 mod types;
@@ -42,7 +44,7 @@ pub struct Module {
     /// The formats of the unit's print statements and panic messages
     /// ([`Stmt::Print`]): a record's format id indexes it. Every backend and the host
     /// read this one table.
-    pub prints: crate::proc::format::FormatTable,
+    pub prints: crate::ir::format::FormatTable,
 }
 
 /// A module-level variable: one per `shared_array()` call site (per block at run
@@ -701,7 +703,7 @@ pub enum Intrinsic {
     // tensor cores
     /// `mma_<shape>_<input>_<acc>(a.., b.., c..)`: warp-collective `mma.sync` on the
     /// fragments' registers (`proc::mma`); a tuple of D's registers. All 32 lanes.
-    Mma(crate::proc::mma::MmaCombo),
+    Mma(mma::MmaCombo),
     /// `ldmatrix_x{count}[_trans](tile, offset)`: warp-collective `ldmatrix` of
     /// `count` 8x8 b16 matrices from shared memory; each lane names its row.
     Ldmatrix {

@@ -1,6 +1,6 @@
 //! The IR's print statement: one `print!`-family call, or the message of a failed
 //! `assert!`/`panic!`, as a format id into the module's table
-//! ([`crate::proc::format::FormatTable`]) and the argument values. Built once by the
+//! ([`crate::ir::format::FormatTable`]) and the argument values. Built once by the
 //! front end; the NVVM writer appends a record, the simulator appends the same record,
 //! the host formats it.
 
@@ -10,7 +10,7 @@ use super::{Expr, Handle, SourceLoc};
 pub struct PrintStmt {
     /// Index into [`super::Module::prints`].
     pub format: u32,
-    /// The values in [`crate::proc::format::FormatProgram::arguments`] order, evaluated
+    /// The values in [`crate::ir::format::FormatProgram::arguments`] order, evaluated
     /// left to right.
     pub args: Vec<Handle<Expr>>,
     /// The macro call (what a panic's `file:line:column` names, as rustc does).

@@ -10,16 +10,8 @@
 //! `M x N`. Element `i` of a fragment sits in register `i / per_register`, low half (or
 //! low byte) first, as `mma.sync` and `ldmatrix` see it.
 
+pub use crate::ir::mma::{MmaCombo, MmaElem, MmaShape};
 use crate::ir::ScalarType;
-
-/// An `mma.sync` shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MmaShape {
-    M16N8K16,
-    M16N8K8,
-    M8N8K4,
-    M16N8K32,
-}
 
 impl MmaShape {
     pub const ALL: [MmaShape; 4] = [
@@ -96,20 +88,6 @@ impl MmaRole {
     }
 }
 
-/// The element type of a fragment as `mma.sync` reads it. `Tf32` is held as an `f32`
-/// (its storage), of which the tensor core reads the top 19 bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MmaElem {
-    F16,
-    BF16,
-    Tf32,
-    F32,
-    F64,
-    I8,
-    U8,
-    I32,
-}
-
 impl MmaElem {
     /// The scalar a lane holds for one element (`frag[i]`'s type).
     pub const fn storage(self) -> ScalarType {
@@ -163,14 +141,6 @@ impl MmaElem {
     pub const fn bytes(self) -> usize {
         self.storage().size_bytes() as usize
     }
-}
-
-/// One supported `mma.sync`: `D = A * B + C` with A and B of `input`, C and D of `acc`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MmaCombo {
-    pub shape: MmaShape,
-    pub input: MmaElem,
-    pub acc: MmaElem,
 }
 
 impl MmaCombo {

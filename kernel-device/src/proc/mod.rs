@@ -13,7 +13,6 @@ pub mod abi;
 // async copies
 pub mod async_copy;
 pub mod consteval;
-pub mod format;
 pub mod intrinsics;
 pub mod methods;
 // tensor cores

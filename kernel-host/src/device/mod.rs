@@ -29,6 +29,20 @@ use crate::executor::panic::{DeviceFaults, ModuleTable, RecordPool, StreamFaults
 use crate::executor::sim::SimDevice;
 use crate::executor::Executor;
 
+/// Work the layers above do at every synchronisation of a device or stream
+/// (`inventory::submit!`): the print buffers' drain (`crate::print`), so that `device`
+/// names no layer above it. Each must return at once when it has nothing to do.
+pub(crate) struct AtSynchronize(pub(crate) fn(&Device));
+
+inventory::collect!(AtSynchronize);
+
+/// Runs every [`AtSynchronize`] hook for `device`.
+pub(crate) fn run_at_synchronize(device: &Device) {
+    for hook in inventory::iter::<AtSynchronize> {
+        (hook.0)(device);
+    }
+}
+
 /// A GPU or the CPU simulator. Cheap to clone (a reference count); every `Device` for
 /// the same GPU ordinal shares one context, as the CUDA runtime does.
 #[derive(Clone)]
@@ -185,7 +199,7 @@ impl Device {
         let _guard = self.bind()?;
         self.ensure_alive()?;
         self.watch(self.inner.executor.synchronize())?;
-        crate::print::drain(self); // print
+        run_at_synchronize(self);
         self.check_panics()
     }
 

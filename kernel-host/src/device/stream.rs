@@ -220,7 +220,7 @@ impl Stream {
         self.ensure_current()?;
         self.device
             .watch(self.device.executor().synchronize_stream(self.cu_stream()))?;
-        crate::print::drain(&self.device); // print
+        crate::device::run_at_synchronize(&self.device);
         self.faults()?.take(self.device.modules())
     }
 }

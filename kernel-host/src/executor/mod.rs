@@ -17,6 +17,7 @@
 
 pub(crate) mod attribute;
 pub(crate) mod cuda;
+pub(crate) mod formatted_panics;
 pub(crate) mod health;
 pub(crate) mod id;
 pub(crate) mod limits;

@@ -490,7 +490,7 @@ pub(crate) fn decode(bytes: &[u8; RECORD_BYTES], kernel: &str, sites: &[PanicSit
             file: site.file.clone(),
             line: site.line,
             column: site.column,
-            message: crate::print::formatted_panic(kernel, &site.message, block, thread)
+            message: super::formatted_panics::formatted_panic(kernel, &site.message, block, thread)
                 .unwrap_or_else(|| substitute(&site.message, op0, op1)), // print
             block,
             thread,

@@ -13,22 +13,13 @@ use std::sync::{Arc, Mutex};
 use kernel_device::ir::ScalarType;
 
 use super::nccl::{self, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclUniqueId};
+use super::op::Op;
+pub use super::op::ReduceOp;
 use super::sim_group::{SimGroup, SimPart};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::memory::array::DeviceArray;
 use crate::memory::elem::DeviceScalar;
-
-/// How a reduction combines the ranks' elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Sum,
-    Prod,
-    Min,
-    Max,
-    /// The sum divided by the number of ranks (integer division for integers).
-    Avg,
-}
 
 /// An element type collectives move: the scalars NCCL has a type for.
 pub trait CollectiveElem: DeviceScalar + sealed::Sealed {}
@@ -58,32 +49,6 @@ collective_elem!(
     half::bf16
 );
 
-/// What one rank does in a collective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Op {
-    AllReduce(ReduceOp),
-    Reduce(ReduceOp, usize),
-    Broadcast(usize),
-    AllGather,
-    ReduceScatter(ReduceOp),
-    Send(usize),
-    Recv(usize),
-}
-
-impl Op {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Op::AllReduce(_) => "all_reduce",
-            Op::Reduce(..) => "reduce",
-            Op::Broadcast(_) => "broadcast",
-            Op::AllGather => "all_gather",
-            Op::ReduceScatter(_) => "reduce_scatter",
-            Op::Send(_) => "send",
-            Op::Recv(_) => "recv",
-        }
-    }
-}
-
 /// The identity that lets ranks in other processes (or threads) join one communicator:
 /// 128 opaque bytes, made by one rank and sent to the others.
 #[derive(Clone, Copy)]
@@ -111,7 +76,7 @@ impl UniqueId {
 
     /// A new id for ranks on simulated devices in this process (threads as ranks).
     pub fn simulated() -> UniqueId {
-        SimGroup::new_id()
+        UniqueId::from_bytes(SimGroup::new_id())
     }
 
     /// The bytes to send to the other ranks.
@@ -194,7 +159,7 @@ impl Communicator {
             });
         }
         let link = if device.is_simulator() {
-            Link::Sim(SimGroup::join(id, rank, size)?)
+            Link::Sim(SimGroup::join(&id.to_bytes(), rank, size)?)
         } else {
             let nccl = nccl::nccl()?;
             let _bound = device.bind()?;
@@ -525,7 +490,7 @@ impl Communicators {
                         device: device.clone(),
                         rank,
                         size,
-                        link: Link::Sim(SimGroup::join(&id, rank, size)?),
+                        link: Link::Sim(SimGroup::join(&id.to_bytes(), rank, size)?),
                     })
                 })
                 .collect::<Result<_>>()?;

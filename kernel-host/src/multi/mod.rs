@@ -13,6 +13,7 @@
 
 mod collective;
 mod nccl;
+mod op;
 mod peer;
 mod sim_group;
 

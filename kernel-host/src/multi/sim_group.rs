@@ -14,7 +14,7 @@ use half::{bf16, f16};
 use kernel_device::back::sim::Buffer;
 use kernel_device::ir::ScalarType;
 
-use super::collective::{Op, ReduceOp, UniqueId};
+use super::op::{Op, ReduceOp};
 use crate::error::{Error, Result};
 
 /// How long a rank waits for the others before its call fails.
@@ -69,17 +69,18 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 const ID_MARK: &[u8; 16] = b"cudajit-sim-comm";
 
 impl SimGroup {
-    pub(crate) fn new_id() -> UniqueId {
+    /// A fresh id's bytes (`UniqueId::simulated`).
+    pub(crate) fn new_id() -> [u8; 128] {
         let mut bytes = [0u8; 128];
         bytes[..16].copy_from_slice(ID_MARK);
         bytes[16..24].copy_from_slice(&NEXT_ID.fetch_add(1, Ordering::Relaxed).to_le_bytes());
         bytes[24..28].copy_from_slice(&std::process::id().to_le_bytes());
-        UniqueId::from_bytes(bytes)
+        bytes
     }
 
     /// Rank `rank` of `size` joins the group `id` names (made by its first member).
-    pub(crate) fn join(id: &UniqueId, rank: usize, size: usize) -> Result<Arc<SimGroup>> {
-        let key = id.to_bytes();
+    pub(crate) fn join(id: &[u8; 128], rank: usize, size: usize) -> Result<Arc<SimGroup>> {
+        let key = *id;
         let refuse = |detail: String| Error::Refused {
             operation: "Communicator::join",
             detail,

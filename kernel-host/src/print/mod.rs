@@ -1,5 +1,5 @@
 //! Output of kernels that print (`println!` and friends in device code): the host's
-//! side of `kernel_device::proc::format`. Kernels append binary records to a device
+//! side of `kernel_device::ir::format`. Kernels append binary records to a device
 //! buffer; the host formats them with Rust's own formatting when it synchronises.
 //!
 //! - **GPU.** A module that prints gets one buffer when it is loaded ([`install`]):
@@ -19,19 +19,18 @@
 //! with a formatted message leaves its rendered text here for the panic report
 //! ([`formatted_panic`]).
 
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{result, sys, CudaContext};
-use kernel_device::back::nvvm::print::{FORMATTED_PANIC_PREFIX, PRINT_BUFFER_SYMBOL};
+use kernel_device::back::nvvm::print::PRINT_BUFFER_SYMBOL;
 use kernel_device::back::sim::PrintSink;
 use kernel_device::ir;
-use kernel_device::proc::format::record::{self, BUFFER_HEADER_BYTES, CURSOR_OFFSET};
-use kernel_device::proc::format::{render_output, FormatTable};
-pub use kernel_device::proc::format::{PrintOrder, PrintOutput};
+use kernel_device::ir::format::record::{self, BUFFER_HEADER_BYTES, CURSOR_OFFSET};
+use kernel_device::ir::format::{render_output, FormatTable};
+pub use kernel_device::ir::format::{PrintOrder, PrintOutput};
 
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
@@ -164,47 +163,19 @@ fn render_buffer(table: &FormatTable, buffer: &[u8]) -> std::result::Result<Prin
 
 // ---- formatted panic messages ----------------------------------------------------------
 
-type PanicKey = (String, u64, u32, u32);
-
-/// Rendered messages of failed `assert!`/`panic!`s with arguments, by (kernel, block,
-/// thread, format): what the GPU's panic report shows instead of its site's marker.
-static PANIC_MESSAGES: Mutex<Option<HashMap<PanicKey, String>>> = Mutex::new(None);
-
 fn remember_panics(kernel: &str, output: &PrintOutput) {
-    if output.panics.is_empty() {
-        return;
-    }
-    let mut messages = PANIC_MESSAGES.lock().unwrap_or_else(|p| p.into_inner());
-    let messages = messages.get_or_insert_with(HashMap::new);
-    for (origin, format, text) in &output.panics {
-        let key = (kernel.to_string(), origin.block, origin.thread, *format);
-        messages.insert(key, text.clone());
-    }
+    crate::executor::formatted_panics::remember(
+        kernel,
+        output
+            .panics
+            .iter()
+            .map(|(origin, format, text)| (origin.block, origin.thread, *format, text.clone())),
+    );
 }
 
-/// The message of a GPU panic whose site's message is a formatted panic's marker:
-/// the text rendered from the thread's record (drained by the synchronisation that
-/// found the panic). `None` for an ordinary site message.
-pub(crate) fn formatted_panic(
-    kernel: &str,
-    message: &str,
-    block: u32,
-    thread: u32,
-) -> Option<String> {
-    let format: u32 = message.strip_prefix(FORMATTED_PANIC_PREFIX)?.parse().ok()?;
-    let key = (kernel.to_string(), u64::from(block), thread, format);
-    let mut messages = PANIC_MESSAGES.lock().unwrap_or_else(|p| p.into_inner());
-    Some(
-        messages
-            .as_mut()
-            .and_then(|m| m.remove(&key))
-            .unwrap_or_else(|| {
-                "panicked with a formatted message that did not fit in the print buffer \
-                 (give it more room with CUDAJIT_PRINT_BUFFER)"
-                    .to_string()
-            }),
-    )
-}
+// The synchronisations of `crate::device` drain the buffers through this hook (so that
+// `device` names no layer above it).
+inventory::submit! { crate::device::AtSynchronize(drain) }
 
 // ---- the simulator ---------------------------------------------------------------------
 

@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::state::FunctionWriter;
 use crate::ir::SourceLoc;
 
 /// How much debug information a module carries.
@@ -145,40 +144,4 @@ fn escape(text: &str) -> String {
 pub struct FunctionDebug {
     pub subprogram: u32,
     pub loc: SourceLoc,
-}
-
-impl<'w, 'a> FunctionWriter<'w, 'a> {
-    /// ` !dbg !N` for an instruction written now, or nothing.
-    pub(super) fn dbg_suffix(&mut self) -> String {
-        match self.dbg {
-            Some(d) if d.loc.line != 0 => {
-                format!(", !dbg !{}", self.w.debug.location(d.subprogram, d.loc))
-            }
-            _ => String::new(),
-        }
-    }
-
-    /// The function header's ` !dbg !N` (its `DISubprogram`), or nothing.
-    pub(super) fn subprogram_suffix(&self) -> String {
-        self.dbg
-            .map(|d| format!(" !dbg !{}", d.subprogram))
-            .unwrap_or_default()
-    }
-
-    /// Makes `loc` the location of the instructions written from now on; returns the
-    /// previous one (to restore).
-    pub(super) fn set_loc(&mut self, loc: SourceLoc) -> Option<SourceLoc> {
-        let d = self.dbg.as_mut()?;
-        let previous = d.loc;
-        if loc.line != 0 {
-            d.loc = loc;
-        }
-        Some(previous)
-    }
-
-    pub(super) fn restore_loc(&mut self, previous: Option<SourceLoc>) {
-        if let (Some(d), Some(loc)) = (self.dbg.as_mut(), previous) {
-            d.loc = loc;
-        }
-    }
 }

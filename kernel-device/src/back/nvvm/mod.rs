@@ -42,6 +42,7 @@ mod place;
 mod predicated;
 // debug info
 pub mod debug_info;
+mod debug_loc;
 // print
 pub mod print;
 mod slices;

@@ -1,5 +1,5 @@
 //! Print statements in NVVM IR: a thread appends one record to the launch's print
-//! buffer in the layout [`crate::proc::format::record`] defines, and the host formats
+//! buffer in the layout [`crate::ir::format::record`] defines, and the host formats
 //! it. The buffer's device address is in the module global [`PRINT_BUFFER_SYMBOL`],
 //! which exists only in modules that print and which the host sets once at load: a
 //! kernel that does not print has no extra parameter and no extra instruction.
@@ -14,11 +14,11 @@
 
 use super::state::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{PrintKind, PrintStmt, ScalarType, Type};
-use crate::proc::format::record::{
+use crate::ir::format::record::{
     RecordLayout, BUFFER_HEADER_BYTES, CAPACITY_OFFSET, DROPPED_OFFSET, FIRST_DROPPED_OFFSET,
     RECORD_HEADER_BYTES,
 };
+use crate::ir::{PrintKind, PrintStmt, ScalarType, Type};
 
 /// The module global holding the print buffer's device address (0: none, prints are
 /// skipped).
@@ -36,7 +36,7 @@ pub const FORMATTED_PANIC_PREFIX: &str = "\u{0}cudajit print format ";
 /// The definition of [`PRINT_BUFFER_SYMBOL`], for a module that prints.
 pub fn global_definition() -> String {
     format!(
-        "; the host stores here the device address of the print buffer (see cudajit's proc::format::record)\n\
+        "; the host stores here the device address of the print buffer (see cudajit's ir::format::record)\n\
          @{PRINT_BUFFER_SYMBOL} = addrspace(1) externally_initialized global i64 0, align 8\n"
     )
 }
@@ -59,7 +59,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             .get(print.format as usize)
             .ok_or_else(|| self.error(format!("print format {} is missing", print.format)))?;
         if print.kind == PrintKind::Panic && values.is_empty() {
-            let message = crate::proc::format::render(&format.program, &[])
+            let message = crate::ir::format::render(&format.program, &[])
                 .map_err(|e| self.error(e.to_string()))?;
             self.panic_now_at(print.loc, &message, ("0", "0"));
             return Ok(());

@@ -8,37 +8,15 @@
 //! any access that could see the difference. Vector accesses are their elements'
 //! accesses after the one check of `proc::async_copy`.
 
-use super::detect::async_copies::{CopyEnd, InFlightCopy};
+use super::async_state::PendingCopy;
+use super::detect::in_flight::{CopyEnd, InFlightCopy};
 use super::detect::{RegionId, SiteId, Space};
 use super::fault::{AccessKind, Fault, R};
 use super::lanes::{lanes, LANES};
 use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
 use super::warp::{Frame, Warp};
-use crate::ir::{checks, Expr, Handle, Intrinsic, MemoryScope, ScalarType, SourceLoc, Type};
+use crate::ir::{checks, Expr, Handle, Intrinsic, MemoryScope, Type};
 use crate::proc::async_copy::{copy_ok, elements_read, vector_ok, COPY_MESSAGE, VECTOR_MESSAGE};
-
-/// A copy issued by one lane and not yet landed.
-#[derive(Clone, Debug)]
-struct PendingCopy {
-    id: u64,
-    lane: usize,
-    /// `None` until the thread commits it.
-    group: Option<u64>,
-    dst: u64,
-    elem: ScalarType,
-    /// The elements to write, zero-filled, as read from the source at the issue.
-    values: Vec<u64>,
-    func: usize,
-    loc: SourceLoc,
-}
-
-/// A warp's copies in flight and each lane's count of committed groups.
-#[derive(Debug, Default)]
-pub struct AsyncCopies {
-    pending: Vec<PendingCopy>,
-    groups: [u64; LANES],
-    issued: u64,
-}
 
 impl Warp<'_, '_> {
     /// `cp_async*`, `cp_async_commit`, `cp_async_wait*`, `load_vec`, `store_vec` for

@@ -50,7 +50,7 @@ pub struct Options {
     // print
     /// Where print statements append their records (`None`: prints are dropped, as
     /// for a module without any).
-    pub prints: Option<super::print::PrintSink>,
+    pub prints: Option<super::print_sink::PrintSink>,
 }
 
 impl Default for Options {

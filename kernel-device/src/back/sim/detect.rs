@@ -60,6 +60,8 @@
 // async copies
 pub mod async_copies;
 mod clock;
+pub mod in_flight;
+mod region;
 mod shadow;
 mod site;
 #[cfg(test)]
@@ -80,8 +82,9 @@ use crate::ir::MemoryScope;
 use super::config::LaunchShape;
 use super::fault::{Access, AccessKind, Fault, Site, ThreadId};
 use super::lanes::lanes;
-use async_copies::InFlightCopies;
 use clock::BlockClock;
+use in_flight::InFlightCopies;
+pub use region::RegionId;
 use shadow::{Cell, ChunkGuard, Conflict, GlobalShadow, Stamp, SyncVars};
 pub use site::SiteId;
 
@@ -91,10 +94,6 @@ pub enum Space {
     Global,
     Shared,
 }
-
-/// Index into the region table given to [`Detector::new`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RegionId(pub u32);
 
 /// Memory the kernel names: a slice argument, a shared array (one instance per block),
 /// the dynamic shared memory.

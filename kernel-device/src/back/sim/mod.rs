@@ -21,6 +21,7 @@
 
 // async copies
 mod async_copy;
+mod async_state;
 mod batch;
 mod config;
 mod detect;
@@ -40,6 +41,7 @@ mod plan;
 mod pointer;
 // print
 mod print;
+mod print_sink;
 mod scalar;
 mod sched;
 mod spin;
@@ -55,7 +57,7 @@ pub use detect::{BlockDetector, Detector, Region, RegionId, SiteId, Space, WarpA
 pub use fault::{Access, AccessKind, Fault, Site, ThreadId};
 pub use memory::Buffer;
 // print
-pub use print::PrintSink;
+pub use print_sink::PrintSink;
 
 /// Runs `kernel` of `module` over the whole grid, to completion.
 pub fn run(

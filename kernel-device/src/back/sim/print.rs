@@ -1,38 +1,19 @@
 //! The simulator's print statement: each lane appends the record a GPU thread would
-//! append ([`crate::proc::format::record`]) to the launch's print buffer, and a failed
+//! append ([`crate::ir::format::record`]) to the launch's print buffer, and a failed
 //! `assert!`/`panic!` renders its message at once and panics the lane. The buffer is
 //! the caller's ([`PrintSink`]), so the host reads it whatever the launch's outcome.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::fault::R;
 use super::lanes::lanes;
 use super::pointer::offset_of;
+pub use super::print_sink::PrintSink;
 use super::scalar;
 use super::values::for_each_scalar;
 use super::warp::{Frame, Warp};
+use crate::ir::format::record::{self, RecordLayout, RecordOrigin};
 use crate::ir::{PrintKind, PrintStmt, ScalarType};
-use crate::proc::format::record::{self, RecordLayout, RecordOrigin};
-
-/// A launch's print buffer in the device's layout (header included), shared with the
-/// host that made it. Equal only to itself.
-#[derive(Clone, Debug)]
-pub struct PrintSink(pub Arc<Mutex<Vec<u8>>>);
-
-impl PrintSink {
-    /// A buffer of `bytes` bytes (at least the header), reset for a launch.
-    pub fn with_capacity(bytes: usize) -> PrintSink {
-        let mut buffer = vec![0u8; bytes.max(record::BUFFER_HEADER_BYTES)];
-        record::reset_buffer(&mut buffer).expect("at least the header");
-        PrintSink(Arc::new(Mutex::new(buffer)))
-    }
-
-    /// Forgets what a previous schedule printed.
-    pub fn reset(&self) {
-        let mut buffer = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = record::reset_buffer(&mut buffer);
-    }
-}
 
 impl PartialEq for PrintSink {
     fn eq(&self, other: &Self) -> bool {
@@ -97,7 +78,7 @@ impl Warp<'_, '_> {
                     let message = record::decode_payload(types, &layout, &payload)
                         .map_err(|e| e.to_string())
                         .and_then(|values| {
-                            crate::proc::format::render(&format.program, &values)
+                            crate::ir::format::render(&format.program, &values)
                                 .map_err(|e| e.to_string())
                         })
                         .unwrap_or_else(|e| format!("(panic message not rendered: {e})"));

@@ -3,7 +3,7 @@
 //! `format!` of the same values, line by line in thread order.
 
 use super::*;
-use crate::proc::format::{self, record, PrintOrder, PrintOutput};
+use crate::ir::format::{self, record, PrintOrder, PrintOutput};
 
 /// Runs `kernel` with a print buffer of `bytes` and renders what it printed in
 /// thread order.

@@ -156,7 +156,7 @@ pub struct Warp<'a, 'd> {
     pool: Vec<Vec<u64>>,
     // async copies
     /// The lanes' `cp_async` copies in flight (`back::sim::async_copy`).
-    pub async_copies: super::async_copy::AsyncCopies,
+    pub async_copies: super::async_state::AsyncCopies,
 }
 
 /// A finished warp's allocations, reused by the next warp a worker runs.

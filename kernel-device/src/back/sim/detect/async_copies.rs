@@ -11,51 +11,10 @@
 //! Reports are [`Fault::Race`]s naming both sites, the copy first, with the location
 //! saying which rule broke; the last is [`Fault::UnwaitedAsyncCopy`].
 
-use super::{BlockDetector, RegionId, SiteId, WarpAccess};
+use super::in_flight::InFlightCopy;
+use super::{BlockDetector, WarpAccess};
 use crate::back::sim::fault::{Access, AccessKind, Fault};
 use crate::back::sim::lanes::lanes;
-
-/// One end of a copy: `bytes` bytes at `offset` of `region` (relative to its start).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CopyEnd {
-    pub region: RegionId,
-    pub offset: u64,
-    pub bytes: u32,
-}
-
-impl CopyEnd {
-    fn overlaps(&self, region: RegionId, offset: u64, bytes: u32) -> bool {
-        self.region == region
-            && offset < self.offset + u64::from(self.bytes)
-            && self.offset < offset + u64::from(bytes)
-    }
-}
-
-/// A copy issued and not yet landed.
-#[derive(Clone, Copy, Debug)]
-pub struct InFlightCopy {
-    /// Unique in the block while in flight (chosen by the interpreter).
-    pub id: u64,
-    /// The issuing thread, linear in the block.
-    pub tid: u32,
-    pub dst: CopyEnd,
-    /// `None` when nothing is read (a zero-filling copy with `valid` 0) or the source
-    /// is memory no thread writes.
-    pub src: Option<CopyEnd>,
-    pub site: SiteId,
-}
-
-/// The copies in flight in one block.
-#[derive(Debug, Default)]
-pub struct InFlightCopies {
-    copies: Vec<InFlightCopy>,
-}
-
-impl InFlightCopies {
-    pub fn clear(&mut self) {
-        self.copies.clear();
-    }
-}
 
 impl BlockDetector<'_> {
     /// A thread issued a copy.
