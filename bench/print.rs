@@ -5,7 +5,7 @@
 //!
 //! * `silent`: the kernel without its `println!`;
 //! * `print`: the kernel with it (records appended on the GPU, copied back, decoded,
-//!   rendered by `kernel_device::proc::format`, captured into a `String` rather than
+//!   rendered by `kernel_device::ir::format`, captured into a `String` rather than
 //!   written to the terminal);
 //! * `host_format`: decoding and rendering 2^20 records of the same format on the host
 //!   alone (no GPU), what the bar adds to `silent`.
@@ -21,11 +21,11 @@ use std::time::Instant;
 
 use cudajit::prelude::*;
 use cudajit::print::{self, PrintOrder};
-use kernel_device::ir::{ScalarType, Type};
-use kernel_device::proc::format::record::{self, RecordLayout, RecordOrigin, ScalarValue};
-use kernel_device::proc::format::{
+use kernel_device::ir::format::record::{self, RecordLayout, RecordOrigin, ScalarValue};
+use kernel_device::ir::format::{
     parse, render_output, Destination, ExplicitArguments, FormatTable, PrintFormat, Value,
 };
+use kernel_device::ir::{ScalarType, Type};
 use stats::median;
 
 type BenchResult<T> = Result<T, Box<dyn StdError>>;
