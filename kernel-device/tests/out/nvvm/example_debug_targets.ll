@@ -681,7 +681,7 @@ target triple = "nvptx64-nvidia-cuda"
 ; the host stores here the module's tag, which a panic copies into its record
 @__cudajit_module_tag = addrspace(1) externally_initialized global i64 0, align 8
 
-; the host stores here the device address of the print buffer (see cudajit's proc::format::record)
+; the host stores here the device address of the print buffer (see cudajit's ir::format::record)
 @__cudajit_print_buffer = addrspace(1) externally_initialized global i64 0, align 8
 
 declare void @llvm.nvvm.membar.sys()
