@@ -12,12 +12,10 @@ use std::time::Instant;
 use cudajit::prelude::*;
 use cudajit::{Communicators, ReduceOp};
 
-const REPS: usize = 20;
+mod stats;
+use stats::median;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+const REPS: usize = 20;
 
 fn main() -> cudajit::Result<()> {
     // `cargo test --all-targets` runs benches too: without a driver this is a skip.

@@ -1101,32 +1101,9 @@ impl Bench<'_> {
         before: &mut dyn FnMut() -> BenchResult<()>,
         body: &mut dyn FnMut(Variant) -> BenchResult<()>,
     ) -> BenchResult<(f64, f64)> {
-        for _ in 0..WARMUP {
-            for v in [Checked, Nocheck] {
-                before()?;
-                body(v)?;
-            }
-        }
-        self.stream.synchronize()?;
-        let mut events = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let mut pair = Vec::with_capacity(2);
-            for v in [Checked, Nocheck] {
-                before()?;
-                let start = Event::record(self.stream)?;
-                body(v)?;
-                pair.push((start, Event::record(self.stream)?));
-            }
-            events.push(pair);
-        }
-        // Also surfaces a device-side panic of a checked kernel as an Err.
-        self.stream.synchronize()?;
-        let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
-        for pair in &events {
-            checked.push(pair[0].0.elapsed_ms(&pair[0].1)? as f64 * 1e3);
-            unchecked.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
-        }
-        Ok((median(checked), median(unchecked)))
+        stats::time_checked_pair(self.stream, WARMUP, reps, before, &mut |checked| {
+            body(if checked { Checked } else { Nocheck })
+        })
     }
 
     /// Medians (µs) of `reps` event-timed runs of each of `variants` launch kinds,

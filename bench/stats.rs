@@ -10,3 +10,42 @@ pub fn median(mut samples: Vec<f64>) -> f64 {
         0.5 * (samples[m - 1] + samples[m])
     }
 }
+
+/// Medians (µs) of `reps` event-timed launches on `stream` of the checked (`true`) and
+/// unchecked variants, interleaved launch by launch so that clock drift favours
+/// neither, after `warmup` untimed rounds; `before` (untimed) runs before each launch.
+#[allow(dead_code)] // not every bench times a checked/unchecked pair
+pub fn time_checked_pair(
+    stream: &cudajit::Stream,
+    warmup: usize,
+    reps: usize,
+    before: &mut dyn FnMut() -> Result<(), Box<dyn std::error::Error>>,
+    body: &mut dyn FnMut(bool) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    for _ in 0..warmup {
+        for checked in [true, false] {
+            before()?;
+            body(checked)?;
+        }
+    }
+    stream.synchronize()?;
+    let mut events = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let mut pair = Vec::with_capacity(2);
+        for checked in [true, false] {
+            before()?;
+            let start = cudajit::Event::record(stream)?;
+            body(checked)?;
+            pair.push((start, cudajit::Event::record(stream)?));
+        }
+        events.push(pair);
+    }
+    // Also surfaces a device-side panic of a checked kernel as an Err.
+    stream.synchronize()?;
+    let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
+    for pair in &events {
+        checked.push(pair[0].0.elapsed_ms(&pair[0].1)? as f64 * 1e3);
+        unchecked.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
+    }
+    Ok((median(checked), median(unchecked)))
+}

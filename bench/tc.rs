@@ -13,13 +13,12 @@
 
 use std::error::Error as StdError;
 
-use cudajit::{bf16, Device, DeviceArray, DeviceScalar, Event, LaunchConfig, Stream};
+use cudajit::{bf16, Device, DeviceArray, DeviceScalar, LaunchConfig, Stream};
 
 mod stats;
 #[allow(dead_code)]
 mod tc_kernels;
 
-use stats::median;
 use tc_kernels::{checked, nocheck};
 
 type BenchResult<T> = Result<T, Box<dyn StdError>>;
@@ -166,28 +165,7 @@ impl Bench<'_> {
         reps: usize,
         body: &mut dyn FnMut(bool) -> BenchResult<()>,
     ) -> BenchResult<(f64, f64)> {
-        for _ in 0..WARMUP {
-            body(true)?;
-            body(false)?;
-        }
-        self.stream.synchronize()?;
-        let mut events = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let mut pair = Vec::with_capacity(2);
-            for checked in [true, false] {
-                let start = Event::record(self.stream)?;
-                body(checked)?;
-                pair.push((start, Event::record(self.stream)?));
-            }
-            events.push(pair);
-        }
-        self.stream.synchronize()?;
-        let (mut c, mut u) = (Vec::new(), Vec::new());
-        for pair in &events {
-            c.push(pair[0].0.elapsed_ms(&pair[0].1)? as f64 * 1e3);
-            u.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
-        }
-        Ok((median(c), median(u)))
+        stats::time_checked_pair(self.stream, WARMUP, reps, &mut || Ok(()), body)
     }
 
     fn report(
@@ -332,6 +310,24 @@ const GEMM_64B: (u32, usize) = (128, 4 * 256 * 64);
 const GEMM_128B: (u32, usize) = (128, 3 * 256 * 128);
 const DGEMM: (u32, usize) = (256, 3 * 256 * 128);
 
+/// The bf16 GEMM, checked (`true`) or not: both problem sizes launch it.
+fn launch_gemm_bf16(
+    checked: bool,
+    cfg: LaunchConfig<'_>,
+    a: &DeviceArray<bf16>,
+    b: &DeviceArray<bf16>,
+    c: &mut DeviceArray<bf16>,
+    n: usize,
+) -> cudajit::Result<()> {
+    if checked {
+        checked::gemm_bf16::launch(cfg, a, b, c, n, n, n)
+    } else {
+        // SAFETY: the bench's inputs are n x n with n a multiple of the tile (checked in
+        // `gemm`), as the checked variant verifies on the same launch.
+        unsafe { nocheck::gemm_bf16::launch(cfg, a, b, c, n, n, n) }
+    }
+}
+
 fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
     let (major, minor) = device.compute_capability();
     println!(
@@ -351,13 +347,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
                 1e-2,
                 30,
                 bf16::NAN,
-                &|c, cfg, a, x, y, n| {
-                    if c {
-                        checked::gemm_bf16::launch(cfg, a, x, y, n, n, n)
-                    } else {
-                        unsafe { nocheck::gemm_bf16::launch(cfg, a, x, y, n, n, n) }
-                    }
-                },
+                &launch_gemm_bf16,
             )
         }),
         ("gemm_bf16_8192", |b| {
@@ -368,13 +358,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
                 1e-2,
                 20,
                 bf16::NAN,
-                &|c, cfg, a, x, y, n| {
-                    if c {
-                        checked::gemm_bf16::launch(cfg, a, x, y, n, n, n)
-                    } else {
-                        unsafe { nocheck::gemm_bf16::launch(cfg, a, x, y, n, n, n) }
-                    }
-                },
+                &launch_gemm_bf16,
             )
         }),
         ("gemm_tf32_8192", |b| {
