@@ -178,7 +178,16 @@ fn main() -> common::MainResult {
             .collect::<Vec<_>>()
             .join("; ")
     );
-    let n = if on_gpu { 1 << 17 } else { 512 };
+    // The body count: the first argument, else 2^19 on GPUs (262,144 threads per GPU
+    // when two share it: on the H200 this kernel needs about that many to reach its
+    // full rate; at 2^17 one GPU alone is only half busy) and 512 simulated.
+    let n = match std::env::args().nth(1) {
+        Some(arg) => arg
+            .parse::<usize>()
+            .map_err(|e| format!("body count {arg:?}: {e}"))?,
+        None if on_gpu => 1 << 19,
+        None => 512,
+    };
     let steps = if on_gpu { 10 } else { 2 };
     let n = n - n % (devices.len() * TILE);
     let mut rng = common::Rng::fresh("nbody_multi");
@@ -193,8 +202,18 @@ fn main() -> common::MainResult {
         .map(|m| m / n as f32)
         .collect::<Vec<_>>();
 
-    let (one, t1) = simulate(&devices[..1], &pos, &mass, steps)?;
-    let (all, tn) = simulate(&devices, &pos, &mass, steps)?;
+    // On GPUs the pair runs twice, alternating, and each side keeps its faster run: the
+    // first run of a process meets the GPUs at idle clocks, which would flatter
+    // whichever configuration runs second.
+    let rounds = if on_gpu { 2 } else { 1 };
+    let (mut one, mut t1) = simulate(&devices[..1], &pos, &mass, steps)?;
+    let (mut all, mut tn) = simulate(&devices, &pos, &mass, steps)?;
+    for _ in 1..rounds {
+        let (again_one, again_t1) = simulate(&devices[..1], &pos, &mass, steps)?;
+        let (again_all, again_tn) = simulate(&devices, &pos, &mass, steps)?;
+        (one, t1) = (again_one, t1.min(again_t1));
+        (all, tn) = (again_all, tn.min(again_tn));
+    }
     let mismatched = (0..3)
         .map(|a| {
             one[a]

@@ -7,6 +7,9 @@
 //! (CuPy, CUB, the written kernel), with the 1.00, 1.05 and 1.10 lines.
 //! `cargo xtask chart-tc TABLE.txt OUT.png`: bench/report_tc.py's tensor-core table
 //! (`tc_kernel ...` header): cudajit's and the library's time over nvcc's.
+//! `cargo xtask chart-multi TABLE.txt OUT.png`: bench/run_multi.sh's table (`multi_row
+//! ...` header): cudajit's bandwidth over PyTorch's and the example's speedup over
+//! linear, with the 0.95 line every bar of the multi-GPU issue sits on.
 //!
 //! Drawn by plotters into a bitmap with an embedded font (DejaVu Sans through ab_glyph),
 //! so it needs no system font library and renders the same everywhere.
@@ -98,6 +101,21 @@ pub const TC: Style = Style {
     y_desc: "x nvcc -O3",
     what: "time / nvcc time (lower is faster)",
     usage: "usage: cargo xtask chart-tc TABLE.txt OUT.png (TABLE: bench/run_tc.sh's tc.txt)",
+};
+
+/// Several GPUs (bench/run_multi.sh): ratios where higher is better.
+pub const MULTI: Style = Style {
+    header: "multi_row",
+    series: &[(
+        "cj/ref",
+        "cudajit / PyTorch (bandwidth); speedup / linear (example)",
+        RGBColor(31, 119, 180),
+    )],
+    levels: &[(0.95, RED), (1.0, BLACK)],
+    y_desc: "x reference",
+    what: "bandwidth or speedup / reference (higher is better)",
+    usage:
+        "usage: cargo xtask chart-multi TABLE.txt OUT.png (TABLE: bench/run_multi.sh's multi.txt)",
 };
 
 const FONT: &str = "sans-serif";
@@ -383,6 +401,29 @@ Bars
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 5_000, "PNG of {} bytes", bytes.len());
+    }
+
+    /// The plain block bench/run_multi.sh prints after its markdown table.
+    const MULTI_SAMPLE: &str = "\
+| row | cudajit | reference | ratio | bar |
+| peer_copy_1GiB | 394.9 GB/s | PyTorch 387.5 GB/s | 1.019 | >= 0.95 met |
+
+multi_row                       cudajit  reference   cj/ref
+peer_copy_1GiB                  394.900    387.500    1.019
+nbody_scaling                     1.921      2.000    0.961
+
+";
+
+    #[test]
+    fn parses_and_draws_the_multi_gpu_table() {
+        let t = parse_as(MULTI_SAMPLE, &MULTI).unwrap();
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1].kernel, "nbody_scaling");
+        assert_eq!(t.rows[0].ratios, vec![Some(1.019)]);
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("multi.png");
+        draw_as(&t, &png, &MULTI).unwrap();
+        assert!(std::fs::read(&png).unwrap().len() > 5_000);
     }
 
     #[test]

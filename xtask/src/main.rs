@@ -13,6 +13,7 @@
 //! - `chart TABLE.txt OUT.png`: the ratio chart of a SIMT benchmark run's table.
 //! - `chart-hl TABLE.txt OUT.png`: the same for the high-level operations' table.
 //! - `chart-tc TABLE.txt OUT.png`: the same for the tensor-core table (bench/run_tc.sh).
+//! - `chart-multi TABLE.txt OUT.png`: the multi-GPU table's ratios (bench/run_multi.sh).
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S] [--mode plain|opt|mixed]`: N fresh random programs on the CPU simulator against
@@ -43,6 +44,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc
   chart-hl TABLE.txt OUT.png            draw the hl bench table's ratios (bench/run_hl.sh)
   chart-tc TABLE.txt OUT.png            draw the tensor-core table's ratios (bench/run_tc.sh)
+  chart-multi TABLE.txt OUT.png         draw the multi-GPU table's ratios (bench/run_multi.sh)
   gen-fidelity --seed S [--count N] --out FILE
                                         write N random programs of the subset (default 1000)
   fuzz [--count N] [--seed S] [--mode plain|opt|mixed]
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Some("chart") => chart::run(&args[1..], &chart::SIMT),
         Some("chart-hl") => chart::run(&args[1..], &chart::HL),
         Some("chart-tc") => chart::run(&args[1..], &chart::TC),
+        Some("chart-multi") => chart::run(&args[1..], &chart::MULTI),
         Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("cache") => cache::run(&args[1..]),

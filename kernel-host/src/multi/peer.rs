@@ -102,8 +102,31 @@ fn enable_peer_access(accessor: &Device, owner: &Device) -> Result<bool> {
         sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
         other => other.result().call("cuCtxEnablePeerAccess")?,
     }
+    grant_pool_access(accessor, owner)?;
     set.insert(key);
     Ok(true)
+}
+
+/// Lets `accessor` read and write the memory of `owner`'s memory pool, where device
+/// arrays come from: peer access between contexts does not reach pool memory, and
+/// without this grant the driver stages every peer copy through the host (38 GB/s
+/// instead of NVLink's ~390 on the H200 pair).
+fn grant_pool_access(accessor: &Device, owner: &Device) -> Result<()> {
+    let (Some(from), Some(pool)) = (accessor.executor().cuda(), owner.memory_pool()?) else {
+        return Ok(());
+    };
+    let access = sys::CUmemAccessDesc {
+        location: sys::CUmemLocation {
+            type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: from.ordinal as i32,
+        },
+        flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+    };
+    // SAFETY: a live pool of `owner`'s device and one access descriptor for a valid
+    // device ordinal; the grant covers the pool's present and future allocations.
+    unsafe { sys::cuMemPoolSetAccess(pool, &access, 1) }
+        .result()
+        .call("cuMemPoolSetAccess")
 }
 
 impl<T: DeviceElem> DeviceArray<T> {
