@@ -90,6 +90,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 subprogram: w
                     .debug
                     .subprogram(level, &func.name, &func.file, func.loc.line),
+                level,
                 loc: func.loc,
             }
         });
