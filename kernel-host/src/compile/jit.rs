@@ -104,6 +104,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
             &entry,
+            source,
             &unit.nvvm_ir,
             &ptx,
             &loaded.describe_resources(),
