@@ -59,12 +59,17 @@ fn ptx_names_each_rust_line_before_its_instructions() {
     // The IR names the same lines.
     let ir = inspection.nvvm_ir_with_rust_lines();
     assert!(
-        ir.contains(&format!("; tests/inspect_lines.rs:{store}: y[i] = scaled + y[i];")),
+        ir.contains(&format!(
+            "; tests/inspect_lines.rs:{store}: y[i] = scaled + y[i];"
+        )),
         "{ir}"
     );
     // SASS only where nvdisasm is installed (it is not part of the pip wheels).
     match inspection.sass_with_rust_lines() {
-        Some(sass) => assert!(sass.contains(&format!("inspect_lines.rs:{store}:")), "{sass}"),
+        Some(sass) => assert!(
+            sass.contains(&format!("inspect_lines.rs:{store}:")),
+            "{sass}"
+        ),
         None => eprintln!("no nvdisasm found: SASS not checked"),
     }
 }

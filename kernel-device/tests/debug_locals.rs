@@ -30,6 +30,15 @@ fn scale_for_gdb(a: &[f32], out: &mut [f32], pairs: &[Pair], bias: i32) {
     }
 }
 
+#[kernel(debug = true)]
+fn stop_after_let(a: &[f32], out: &mut [f32]) {
+    let i = grid(1);
+    if i < a.len() {
+        let tripled = a[i] * 3.0;
+        out[i] = tripled + 1.0;
+    }
+}
+
 #[kernel]
 fn plain(a: &mut [f32]) {
     let i = grid(1);
@@ -209,5 +218,44 @@ fn the_ptx_names_the_variables_and_ptxas_g_accepts_it() {
         output.status.success(),
         "ptxas -g: {}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A breakpoint on a line (its first address) stops after the lines above it have
+/// run: the versioned run's guard, which checks `out[i]`'s bounds before the `let`,
+/// carries the `if`'s line, not the store's.
+#[test]
+fn a_line_starts_after_the_let_above_it_is_stored() {
+    let ir = nvvm_ir("stop_after_let", DebugLevel::Full);
+    let Some((nvvm, _)) = common::toolchain() else {
+        return;
+    };
+    let ptx = nvvm
+        .compile(
+            &ir,
+            &CompileOptions {
+                debug: true,
+                opt_level: 0,
+                ..CompileOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{ir}"));
+    let line_of = |text: &str| SOURCE.lines().position(|l| l.contains(text)).unwrap() + 1;
+    let stored = ptx.find("st.volatile.f32").expect("tripled's store");
+    let store_line = line_of("out[i] = tripled");
+    let first = ptx
+        .find(&format!(".loc\t1 {store_line} "))
+        .expect("the store line's .loc");
+    assert!(
+        stored < first,
+        "line {store_line} starts before `tripled` is stored\n{ptx}"
+    );
+    // And the `let`'s store is the `let`'s line.
+    let let_line = line_of("let tripled");
+    let before_store = ptx[..stored].rfind(".loc").unwrap();
+    assert!(
+        ptx[before_store..].starts_with(&format!(".loc\t1 {let_line} ")),
+        "{}",
+        &ptx[before_store..stored]
     );
 }

@@ -168,12 +168,15 @@ pub fn ir_with_rust_lines(ir: &str, sources: &SourceLines) -> String {
 pub fn sass_with_rust_lines(sass: &str, sources: &SourceLines) -> String {
     let mut out = String::with_capacity(sass.len() * 2);
     for line in sass.lines() {
-        let parsed = line.trim_start().strip_prefix("//## File \"").and_then(|rest| {
-            let (path, rest) = rest.split_once('"')?;
-            let number = rest.split("line ").nth(1)?;
-            let number: String = number.chars().take_while(char::is_ascii_digit).collect();
-            Some((path, number.parse::<u32>().ok()?))
-        });
+        let parsed = line
+            .trim_start()
+            .strip_prefix("//## File \"")
+            .and_then(|rest| {
+                let (path, rest) = rest.split_once('"')?;
+                let number = rest.split("line ").nth(1)?;
+                let number: String = number.chars().take_while(char::is_ascii_digit).collect();
+                Some((path, number.parse::<u32>().ok()?))
+            });
         match parsed {
             Some((path, row)) => {
                 out.push_str("        ");
@@ -246,7 +249,8 @@ mod tests {
                 "  ; examples/k.rs:13: out[i] = 2.0 * a[i];",
             ]
         );
-        let sass = "        //## File \"examples/k.rs\", line 13\n        /*0040*/ STG.E [R2.64], R5 ;\n";
+        let sass =
+            "        //## File \"examples/k.rs\", line 13\n        /*0040*/ STG.E [R2.64], R5 ;\n";
         let out = sass_with_rust_lines(sass, &sources());
         assert!(out.starts_with("        // examples/k.rs:13: out[i] = 2.0 * a[i];\n"));
         assert!(out.contains("STG.E"));

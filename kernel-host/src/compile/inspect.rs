@@ -219,15 +219,9 @@ impl std::fmt::Display for Resources {
 }
 
 /// Writes `<entry>.nvvm.ll`, `<entry>.ptx.txt` (both with the Rust lines interleaved)
-/// and `<entry>.info.txt` beside the cache entry `entry` when `CUDAJIT_DUMP` asks for it. Best effort: a dump never fails a
-/// launch.
-pub(crate) fn dump_if_asked(
-    entry: &Path,
-    source: &FnSource,
-    nvvm_ir: &str,
-    ptx: &str,
-    info: &str,
-) {
+/// and `<entry>.info.txt` beside the cache entry `entry` when `CUDAJIT_DUMP` asks for
+/// it. Best effort: a dump never fails a launch.
+pub(crate) fn dump_if_asked(entry: &Path, source: &FnSource, nvvm_ir: &str, ptx: &str, info: &str) {
     if dumps_asked() {
         let sources = SourceLines::of(source);
         let ir = annotate::ir_with_rust_lines(nvvm_ir, &sources);

@@ -90,8 +90,8 @@ fn driver_present() -> Result<()> {
 /// Loads libcuda and keeps it loaded (cudarc's own load then finds it). Probing with a
 /// load that is closed again (`sys::is_culib_present`) unloads the driver, and
 /// cuda-gdb, which prepares its CUDA debugging when libcuda first loads, then never
-/// saw the module loads or launches of the second copy: breakpoints in kernels stayed
-/// pending.
+/// sees the second copy's module loads: breakpoints in kernels stay pending (checked
+/// on the H200 with a driver-API program: `bench/results/*-cuda-gdb-driver-probe.txt`).
 fn load_driver_library() -> bool {
     cudarc::get_lib_name_candidates("cuda")
         .into_iter()

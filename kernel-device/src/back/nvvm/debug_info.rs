@@ -159,5 +159,8 @@ fn escape(text: &str) -> String {
 pub struct FunctionDebug {
     pub subprogram: u32,
     pub level: DebugLevel,
+    /// While set, instructions keep the current location whatever expression they
+    /// compute (see `debug_loc`'s `pin_loc`).
+    pub pinned: bool,
     pub loc: SourceLoc,
 }

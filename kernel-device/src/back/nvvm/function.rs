@@ -287,7 +287,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 if let Some(init) = init {
                     let value = self.expr(*init)?;
                     if let (Val::V(v), Some((addr, ty))) = (value, self.slot(*local)?) {
+                        // debug info: the binding is the `let`'s line (where a
+                        // debugger's step shows the variable set).
+                        let previous = self.set_loc(self.ir_local(*local)?.loc);
                         self.store(&ty, &v, &addr);
+                        self.restore_loc(previous);
                     }
                 }
                 Ok(())

@@ -92,6 +92,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     .subprogram(level, &func.name, &func.file, func.loc.line),
                 level,
                 loc: func.loc,
+                pinned: false,
             }
         });
         FunctionWriter {
