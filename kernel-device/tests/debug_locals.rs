@@ -62,6 +62,22 @@ fn nvvm_ir(kernel: &str, debug: DebugLevel) -> String {
         .nvvm_ir
 }
 
+/// `kernel`'s PTX compiled as `#[kernel(debug = true)]` is (libnvvm `-g`), and
+/// `ptxas`; `None` (after saying why) without the toolchain.
+fn debug_ptx(kernel: &str) -> Option<(String, std::path::PathBuf)> {
+    let ir = nvvm_ir(kernel, DebugLevel::Full);
+    let (nvvm, ptxas) = common::toolchain()?;
+    let options = CompileOptions {
+        debug: true,
+        opt_level: 0,
+        ..CompileOptions::default()
+    };
+    let ptx = nvvm
+        .compile(&ir, &options)
+        .unwrap_or_else(|e| panic!("{e}\n{ir}"));
+    Some((ptx, ptxas))
+}
+
 /// The metadata line defining the `DILocalVariable` called `name`.
 fn variable<'t>(ir: &'t str, name: &str) -> Option<&'t str> {
     let needle = format!("!DILocalVariable(name: \"{name}\",");
@@ -174,20 +190,9 @@ fn line_tables_and_plain_kernels_describe_no_variables() {
 
 #[test]
 fn the_ptx_names_the_variables_and_ptxas_g_accepts_it() {
-    let ir = nvvm_ir("scale_for_gdb", DebugLevel::Full);
-    let Some((nvvm, ptxas)) = common::toolchain() else {
+    let Some((ptx, ptxas)) = debug_ptx("scale_for_gdb") else {
         return;
     };
-    let ptx = nvvm
-        .compile(
-            &ir,
-            &CompileOptions {
-                debug: true,
-                opt_level: 0,
-                ..CompileOptions::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}\n{ir}"));
     assert!(ptx.contains(".target sm_90, debug"), "{ptx}");
     let names = debug_info_text(&ptx);
     for name in [
@@ -226,20 +231,9 @@ fn the_ptx_names_the_variables_and_ptxas_g_accepts_it() {
 /// carries the `if`'s line, not the store's.
 #[test]
 fn a_line_starts_after_the_let_above_it_is_stored() {
-    let ir = nvvm_ir("stop_after_let", DebugLevel::Full);
-    let Some((nvvm, _)) = common::toolchain() else {
+    let Some((ptx, _)) = debug_ptx("stop_after_let") else {
         return;
     };
-    let ptx = nvvm
-        .compile(
-            &ir,
-            &CompileOptions {
-                debug: true,
-                opt_level: 0,
-                ..CompileOptions::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}\n{ir}"));
     let line_of = |text: &str| SOURCE.lines().position(|l| l.contains(text)).unwrap() + 1;
     let stored = ptx.find("st.volatile.f32").expect("tripled's store");
     let store_line = line_of("out[i] = tripled");

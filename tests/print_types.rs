@@ -1,0 +1,114 @@
+//! `println!` of the values beyond the scalars: `f16`, `bf16`, `Complex<f32>` and a
+//! `#[derive(DeviceCopy, Debug)]` struct, each thread's line
+//! checked against Rust's `format!` of the same values on the host. Runs on the
+//! default device: the CPU simulator here and in CI, the GPU in the bundle.
+
+use std::sync::Mutex;
+
+use cudajit::prelude::*;
+use cudajit::print::{self, PrintOrder};
+use cudajit::{bf16, f16, Complex};
+
+/// Printing settings and captures are process-wide: one test at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+struct Sample {
+    id: u32,
+    weight: f32,
+}
+
+#[kernel]
+fn print_halves_and_complex(h: &[f16], b: &[bf16], z: &[Complex<f32>]) {
+    let i = grid(1);
+    if i < h.len() {
+        println!(
+            "{i}: {} {:?} {} {:?} {} {:?}",
+            h[i], h[i], b[i], b[i], z[i], z[i]
+        );
+    }
+}
+
+#[kernel]
+fn print_structs(s: &[Sample]) {
+    let i = grid(1);
+    if i < s.len() {
+        println!("{i}: {:?} {}", s[i], s[i].weight);
+    }
+}
+
+/// Edge and ordinary values, one per thread.
+fn floats() -> Vec<f32> {
+    let mut values = vec![
+        0.0,
+        -0.0,
+        0.1,
+        1.0,
+        -2.5,
+        65504.0,
+        6.1e-5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        3.0e38,
+        1.0e-40,
+    ];
+    values.extend((0..52).map(|k| (k as f32 - 26.0) * 0.37));
+    values
+}
+
+#[test]
+fn halves_and_complex_print_as_rust_prints_them() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let x = floats();
+    let h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+    let b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+    let z: Vec<Complex<f32>> = x
+        .iter()
+        .zip(x.iter().rev())
+        .map(|(&re, &im)| Complex::new(re, im))
+        .collect();
+    let n = x.len();
+    print::set_print_order(PrintOrder::Thread);
+    let (result, out) =
+        print::capture(|| launch!(print_halves_and_complex[n.div_ceil(32), 32](&h, &b, &z)));
+    print::set_print_order(PrintOrder::Arrival);
+    result.unwrap();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), n);
+    for (i, line) in lines.iter().enumerate() {
+        let want = format!(
+            "{i}: {} {:?} {} {:?} {} {:?}",
+            h[i], h[i], b[i], b[i], z[i], z[i]
+        );
+        assert_eq!(*line, want, "thread {i}");
+    }
+}
+
+#[test]
+fn structs_print_their_derived_debug() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s: Vec<Sample> = floats()
+        .iter()
+        .enumerate()
+        .map(|(k, &weight)| Sample {
+            id: (k as u32).wrapping_mul(2_654_435_761),
+            weight,
+        })
+        .collect();
+    let n = s.len();
+    print::set_print_order(PrintOrder::Thread);
+    let (result, out) = print::capture(|| launch!(print_structs[n.div_ceil(32), 32](&s)));
+    print::set_print_order(PrintOrder::Arrival);
+    result.unwrap();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), n);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(
+            *line,
+            format!("{i}: {:?} {}", s[i], s[i].weight),
+            "thread {i}"
+        );
+    }
+}
