@@ -6,9 +6,7 @@
 mod common;
 
 use kernel_device::back::nvvm::debug_info::DebugLevel;
-use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::CompileOptions;
-use kernel_device::offline;
 
 const SOURCE: &str = r#"
 #[derive(Clone, Copy, DeviceCopy)]
@@ -47,19 +45,7 @@ fn plain(a: &mut [f32]) {
 "#;
 
 fn nvvm_ir(kernel: &str, debug: DebugLevel) -> String {
-    let found = offline::scan(SOURCE, "examples/debug_targets.rs").expect("parses");
-    let k = found
-        .iter()
-        .position(|f| f.item.sig.ident == kernel)
-        .expect("kernel present");
-    let source = offline::kernel_source(k, &found).expect("unit");
-    let options = Options {
-        debug,
-        ..Options::default()
-    };
-    kernel_device::nvvm_ir_for_kernel(source, &options)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .nvvm_ir
+    common::kernel_nvvm_ir(SOURCE, "examples/debug_targets.rs", kernel, debug)
 }
 
 /// `kernel`'s PTX compiled as `#[kernel(debug = true)]` is (libnvvm `-g`), and
