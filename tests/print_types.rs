@@ -58,6 +58,18 @@ fn floats() -> Vec<f32> {
     values
 }
 
+/// One struct per edge value, with ids that fill the `u32`'s bits.
+fn samples() -> Vec<Sample> {
+    floats()
+        .iter()
+        .enumerate()
+        .map(|(k, &weight)| Sample {
+            id: (k as u32).wrapping_mul(2_654_435_761),
+            weight,
+        })
+        .collect()
+}
+
 #[test]
 fn halves_and_complex_print_as_rust_prints_them() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -89,14 +101,7 @@ fn halves_and_complex_print_as_rust_prints_them() {
 #[test]
 fn structs_print_their_derived_debug() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let s: Vec<Sample> = floats()
-        .iter()
-        .enumerate()
-        .map(|(k, &weight)| Sample {
-            id: (k as u32).wrapping_mul(2_654_435_761),
-            weight,
-        })
-        .collect();
+    let s = samples();
     let n = s.len();
     print::set_print_order(PrintOrder::Thread);
     let (result, out) = print::capture(|| launch!(print_structs[n.div_ceil(32), 32](&s)));
@@ -110,5 +115,70 @@ fn structs_print_their_derived_debug() {
             format!("{i}: {:?} {}", s[i], s[i].weight),
             "thread {i}"
         );
+    }
+}
+
+#[kernel]
+fn print_struct_pairs(s: &[Sample]) {
+    let i = grid(1);
+    if i < s.len() {
+        let pair: [Sample; 2] = [s[i], s[(i + 1) % s.len()]];
+        println!("{i}: {:?}", pair);
+    }
+}
+
+#[kernel]
+fn print_value_arrays(x: &[f32], h: &[f16], z: &[Complex<f32>]) {
+    let i = grid(1);
+    if i < x.len() {
+        let floats = [x[i], -x[i], x[i] * 2.0];
+        let halves = [h[i], h[(i + 1) % h.len()]];
+        let complexes = [z[i], z[(i + 1) % z.len()]];
+        let ints = [i as u32, (i * 3) as u32];
+        println!(
+            "{i}: {:?} {:?} {:?} {:?} {:x?}",
+            floats, halves, complexes, ints, ints
+        );
+    }
+}
+
+#[test]
+fn arrays_of_structs_print_as_rust_prints_them() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s = samples();
+    let n = s.len();
+    print::set_print_order(PrintOrder::Thread);
+    let (result, out) = print::capture(|| launch!(print_struct_pairs[n.div_ceil(32), 32](&s)));
+    print::set_print_order(PrintOrder::Arrival);
+    result.unwrap();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), n);
+    for (i, line) in lines.iter().enumerate() {
+        let pair = [s[i], s[(i + 1) % n]];
+        assert_eq!(*line, format!("{i}: {:?}", pair), "thread {i}");
+    }
+}
+
+#[test]
+fn arrays_of_scalars_halves_and_complex_print_as_rust_prints_them() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let x = floats();
+    let h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+    let z: Vec<Complex<f32>> = x.iter().map(|&v| Complex::new(v, 1.0 - v)).collect();
+    let n = x.len();
+    print::set_print_order(PrintOrder::Thread);
+    let (result, out) =
+        print::capture(|| launch!(print_value_arrays[n.div_ceil(32), 32](&x, &h, &z)));
+    print::set_print_order(PrintOrder::Arrival);
+    result.unwrap();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), n);
+    for (i, line) in lines.iter().enumerate() {
+        let floats = [x[i], -x[i], x[i] * 2.0];
+        let halves = [h[i], h[(i + 1) % n]];
+        let complexes = [z[i], z[(i + 1) % n]];
+        let ints = [i as u32, (i * 3) as u32];
+        let want = format!("{i}: {floats:?} {halves:?} {complexes:?} {ints:?} {ints:x?}");
+        assert_eq!(*line, want, "thread {i}");
     }
 }

@@ -472,7 +472,7 @@ impl FnLowerer<'_> {
             let mut known = Vec::with_capacity(pending.args.len());
             for (h, _) in &pending.args {
                 let ty = self.ty_of(*h);
-                known.push(!self.table.is_suppressed(&ty));
+                known.push(!self.table.is_suppressed(&ty) && !self.names_unknown_struct(&ty));
                 types.push(self.table.to_ir(&ty));
             }
             let Some(format) = self.prints.formats.get_mut(pending.format as usize) else {
@@ -506,6 +506,18 @@ impl FnLowerer<'_> {
                     );
                 }
             }
+        }
+    }
+}
+
+impl FnLowerer<'_> {
+    /// Whether `ty` is, or holds in an array or tuple, a struct the macro knows by name
+    /// only: its `Debug` is checked when the module is compiled with the definitions.
+    fn names_unknown_struct(&mut self, ty: &Ty) -> bool {
+        match self.table.shallow(ty) {
+            Ty::Array { elem, .. } => self.names_unknown_struct(&elem),
+            Ty::Tuple(items) => items.iter().any(|t| self.names_unknown_struct(t)),
+            other => self.table.is_unknown_named(&other),
         }
     }
 }
