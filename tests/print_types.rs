@@ -182,3 +182,66 @@ fn arrays_of_scalars_halves_and_complex_print_as_rust_prints_them() {
         assert_eq!(*line, want, "thread {i}");
     }
 }
+
+#[kernel]
+fn compare_structs_and_arrays(s: &[Sample], which: u32) {
+    let i = grid(1);
+    if i == 2 && which == 0 {
+        assert_eq!(s[i], s[i + 1]);
+    }
+    if i == 3 && which == 1 {
+        let left = [s[i].weight, 1.5];
+        assert_ne!(left, [s[i].weight, 1.5], "row {}", i);
+    }
+    // Element 9's weight is NaN: that struct is unequal to itself, as in Rust.
+    if which == 2 && i < 9 {
+        assert_eq!(s[i], s[i]);
+        assert_ne!([s[i].id, 1], [s[i + 1].id, 1]);
+    }
+    if which == 3 && i == 9 {
+        assert_eq!(s[i], s[i]);
+    }
+}
+
+/// std's panic message of `f`, computed by running it.
+fn std_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let payload = std::panic::catch_unwind(f).unwrap_err();
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap()
+}
+
+#[test]
+fn struct_and_array_assertions_fail_with_std_s_message() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s = samples();
+    let (a, b, c) = (s.clone(), s.clone(), s.clone());
+    assert!(s[9].weight.is_nan());
+    let cases: [(u32, u32, String); 3] = [
+        (0, 2, std_message(move || assert_eq!(a[2], a[3]))),
+        (
+            1,
+            3,
+            std_message(move || {
+                let i = 3;
+                let left = [b[i].weight, 1.5];
+                assert_ne!(left, [b[i].weight, 1.5], "row {}", i)
+            }),
+        ),
+        (3, 9, std_message(move || assert_eq!(c[9], c[9]))),
+    ];
+    for (which, thread, want) in cases {
+        let err = launch!(compare_structs_and_arrays[1, 32](&s, which)).unwrap_err();
+        let cudajit::Error::KernelPanic {
+            message, thread: t, ..
+        } = err
+        else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(t, thread);
+        assert_eq!(message, want, "case {which}");
+    }
+    launch!(compare_structs_and_arrays[1, 32](&s, 2)).unwrap();
+}
