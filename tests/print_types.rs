@@ -58,6 +58,15 @@ fn floats() -> Vec<f32> {
     values
 }
 
+/// What `launch` printed, its lines in (block, thread) order; panics if it failed.
+fn stdout_in_thread_order(launch: impl FnOnce() -> Result<(), cudajit::Error>) -> String {
+    print::set_print_order(PrintOrder::Thread);
+    let (result, out) = print::capture(launch);
+    print::set_print_order(PrintOrder::Arrival);
+    result.unwrap();
+    out.stdout
+}
+
 /// One struct per edge value, with ids that fill the `u32`'s bits.
 fn samples() -> Vec<Sample> {
     floats()
@@ -82,12 +91,10 @@ fn halves_and_complex_print_as_rust_prints_them() {
         .map(|(&re, &im)| Complex::new(re, im))
         .collect();
     let n = x.len();
-    print::set_print_order(PrintOrder::Thread);
-    let (result, out) =
-        print::capture(|| launch!(print_halves_and_complex[n.div_ceil(32), 32](&h, &b, &z)));
-    print::set_print_order(PrintOrder::Arrival);
-    result.unwrap();
-    let lines: Vec<&str> = out.stdout.lines().collect();
+    let out = stdout_in_thread_order(
+        || launch!(print_halves_and_complex[n.div_ceil(32), 32](&h, &b, &z)),
+    );
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), n);
     for (i, line) in lines.iter().enumerate() {
         let want = format!(
@@ -103,11 +110,8 @@ fn structs_print_their_derived_debug() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let s = samples();
     let n = s.len();
-    print::set_print_order(PrintOrder::Thread);
-    let (result, out) = print::capture(|| launch!(print_structs[n.div_ceil(32), 32](&s)));
-    print::set_print_order(PrintOrder::Arrival);
-    result.unwrap();
-    let lines: Vec<&str> = out.stdout.lines().collect();
+    let out = stdout_in_thread_order(|| launch!(print_structs[n.div_ceil(32), 32](&s)));
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), n);
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(
@@ -147,11 +151,8 @@ fn arrays_of_structs_print_as_rust_prints_them() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let s = samples();
     let n = s.len();
-    print::set_print_order(PrintOrder::Thread);
-    let (result, out) = print::capture(|| launch!(print_struct_pairs[n.div_ceil(32), 32](&s)));
-    print::set_print_order(PrintOrder::Arrival);
-    result.unwrap();
-    let lines: Vec<&str> = out.stdout.lines().collect();
+    let out = stdout_in_thread_order(|| launch!(print_struct_pairs[n.div_ceil(32), 32](&s)));
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), n);
     for (i, line) in lines.iter().enumerate() {
         let pair = [s[i], s[(i + 1) % n]];
@@ -166,12 +167,9 @@ fn arrays_of_scalars_halves_and_complex_print_as_rust_prints_them() {
     let h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
     let z: Vec<Complex<f32>> = x.iter().map(|&v| Complex::new(v, 1.0 - v)).collect();
     let n = x.len();
-    print::set_print_order(PrintOrder::Thread);
-    let (result, out) =
-        print::capture(|| launch!(print_value_arrays[n.div_ceil(32), 32](&x, &h, &z)));
-    print::set_print_order(PrintOrder::Arrival);
-    result.unwrap();
-    let lines: Vec<&str> = out.stdout.lines().collect();
+    let out =
+        stdout_in_thread_order(|| launch!(print_value_arrays[n.div_ceil(32), 32](&x, &h, &z)));
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), n);
     for (i, line) in lines.iter().enumerate() {
         let floats = [x[i], -x[i], x[i] * 2.0];
