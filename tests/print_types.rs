@@ -243,3 +243,21 @@ fn struct_and_array_assertions_fail_with_std_s_message() {
     }
     launch!(compare_structs_and_arrays[1, 32](&s, 2)).unwrap();
 }
+
+/// The GPU's compiler takes the kernels above (libnvvm and ptxas, no GPU needed): the
+/// lead's GPU run checks their output with the tests above on the default device.
+#[test]
+fn the_array_and_assertion_kernels_compile_for_the_gpu() {
+    if std::env::var_os("CUDAJIT_NVVM_PATH").is_none() {
+        eprintln!("skipped: CUDAJIT_NVVM_PATH is not set (cargo xtask test sets it)");
+        return;
+    }
+    for source in [
+        print_struct_pairs::source(),
+        print_value_arrays::source(),
+        compare_structs_and_arrays::source(),
+    ] {
+        let inspection = cudajit::inspect::inspect(source, "compute_90").unwrap();
+        assert!(inspection.ptx.contains(".entry"), "{}", inspection.ptx);
+    }
+}
