@@ -5,7 +5,8 @@
 #   compute-sanitizer memcheck   (a planted out-of-bounds write, boundscheck = false)
 #   compute-sanitizer racecheck  (a planted shared-memory race)
 #   ncu --page source            (a stencil kernel: instructions by Rust line)
-#   cuda-gdb in batch mode       (stop at a Rust line in a kernel, print a local)
+#   cuda-gdb in batch mode       (stop at a Rust line in a kernel, print locals)
+#   cudajit::inspect             (PTX and SASS with the Rust lines interleaved)
 # and prints `PASS`/`FAIL` per tool, grepping each tool's output for the marked line
 # of examples/debug_targets.rs.
 #
@@ -90,15 +91,35 @@ fi
 
 gdb="$(tool cuda-gdb)"
 if [ -n "$gdb" ]; then
+  # `#[kernel(debug = true)]`: stop at the Rust line, list the Rust locals, then in
+  # thread 5 print `i` (5) and `scaled` (a[5] * 3 = 15).
   stop_line="$(line_of "// GDB-STOP")"
-  run_tool "$gdb" -batch -ex "set breakpoint pending on" -ex "set cuda break_on_launch none" \
-    -ex "break debug_targets.rs:$stop_line" -ex "run" -ex "info locals" -ex "print scaled" \
-    -ex "cuda thread" -ex "continue" --args "$bin" gdb >"$work/gdb.txt" 2>&1
+  run_tool "$gdb" -batch -ex "set breakpoint pending on" \
+    -ex "break debug_targets.rs:$stop_line" -ex "run" -ex "info locals" -ex "info args" \
+    -ex "cuda thread 5" -ex "print i" -ex "print scaled" -ex "delete" -ex "continue" \
+    --args "$bin" gdb >"$work/gdb.txt" 2>&1
   tee -a "$log" <"$work/gdb.txt"
-  check "cuda-gdb stops at the Rust line" "$work/gdb.txt" "hit Breakpoint.*debug_targets.rs:$stop_line|^$stop_line[[:space:]]"
-  check "cuda-gdb prints the local" "$work/gdb.txt" '^\$1 = [0-9]'
+  check "cuda-gdb stops at the Rust line" "$work/gdb.txt" "hit Breakpoint.*debug_targets.rs:$stop_line"
+  check "cuda-gdb info locals names the Rust local" "$work/gdb.txt" '^scaled = [0-9]'
+  check "cuda-gdb info args shows the slice" "$work/gdb.txt" '^a = \{data_ptr = 0x[0-9a-f]+, length = 64\}'
+  check "cuda-gdb prints i in thread 5" "$work/gdb.txt" '^\$1 = 5$'
+  check "cuda-gdb prints scaled in thread 5" "$work/gdb.txt" '^\$2 = 15$'
 else
   echo "FAIL cuda-gdb: not found" | tee -a "$log"; failed+=(cuda-gdb)
+fi
+
+# `cudajit::inspect`: the stencil's PTX and SASS with its Rust lines interleaved.
+stencil_line="$(line_of "// STENCIL")"
+run_tool "$bin" inspect >"$work/inspect.txt" 2>&1
+grep -n -B2 -A6 "debug_targets.rs:$stencil_line:" "$work/inspect.txt" | head -60 >>"$log"
+check "inspect: PTX under the stencil's Rust line" "$work/inspect.txt" \
+  "^[[:space:]]+// examples/debug_targets.rs:$stencil_line: out\[i\]"
+sass_lines="$(grep -A1 "debug_targets.rs:$stencil_line:" "$work/inspect.txt" | grep -c '/\*[0-9a-f]*\*/')"
+if [ "$sass_lines" -gt 0 ]; then
+  echo "PASS inspect: SASS under the stencil's Rust line ($sass_lines)" | tee -a "$log"
+else
+  echo "FAIL inspect: no SASS instruction under the stencil's Rust line" | tee -a "$log"
+  failed+=("inspect SASS")
 fi
 
 run_tool "$bin" print >"$work/print.txt" 2>&1

@@ -8,7 +8,9 @@
 //! * `stencil`: a SIMT-suite-style stencil, for `ncu --page source`;
 //! * `gdb`: a kernel with `#[kernel(debug = true)]` for cuda-gdb to stop in at the
 //!   line marked GDB-STOP and print the local `scaled`;
-//! * `print`: a few threads print a line (the text checked by the script).
+//! * `print`: a few threads print a line (the text checked by the script);
+//! * `inspect`: the stencil's PTX and SASS (`cudajit::inspect`) with the Rust lines
+//!   interleaved (no GPU needed; SASS where `nvdisasm` is installed).
 
 use cudajit::prelude::*;
 
@@ -88,8 +90,16 @@ fn main() -> cudajit::Result<()> {
             cudajit::print::set_print_order(cudajit::print::PrintOrder::Thread);
             launch!(say_hello[1, 8](&n))?;
         }
+        "inspect" => {
+            let inspection = cudajit::inspect::inspect(stencil::source(), "compute_90")?;
+            println!("{}", inspection.ptx_with_rust_lines());
+            match inspection.sass_with_rust_lines() {
+                Some(sass) => println!("{sass}"),
+                None => println!("// no SASS: nvdisasm (or ptxas) not found"),
+            }
+        }
         _ => {
-            eprintln!("usage: debug_targets oob|race|stencil|gdb|print");
+            eprintln!("usage: debug_targets oob|race|stencil|gdb|print|inspect");
             std::process::exit(2);
         }
     }

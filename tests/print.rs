@@ -182,3 +182,69 @@ fn failed_assertions_are_kernel_panics_with_std_s_message_and_place() {
     }
     launch!(check_values[1, 32](&a, 3)).unwrap();
 }
+
+#[kernel]
+fn print_tagged(tag: u32, a: &[u32]) {
+    let i = grid(1);
+    if i < a.len() {
+        println!("stream {tag} line {i} value {}", a[i]);
+    }
+}
+
+/// Several host threads, each launching the same printing kernel on its own stream
+/// and synchronising it while the others' launches may still run: every thread's
+/// lines arrive whole, all of them, and in thread order within each launch.
+#[test]
+fn concurrent_streams_of_one_kernel_keep_each_launch_s_lines_whole() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let device = device();
+    const STREAMS: u32 = 4;
+    const LAUNCHES: u32 = 3;
+    let n: usize = 700;
+    print::set_print_order(PrintOrder::Thread);
+    let (results, out) = print::capture(|| {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..STREAMS)
+                .map(|tag| {
+                    let device = device.clone();
+                    scope.spawn(move || -> std::result::Result<(), Error> {
+                        let stream = device.new_stream()?;
+                        let a: Vec<u32> = (0..n as u32).map(|k| k * 7 + tag).collect();
+                        let da = device.to_device(&a)?;
+                        for _ in 0..LAUNCHES {
+                            launch!(print_tagged[n.div_ceil(128), 128, stream](tag, &da))?;
+                        }
+                        stream.synchronize()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("worker"))
+                .collect::<Vec<_>>()
+        })
+    });
+    print::set_print_order(PrintOrder::Arrival);
+    for r in results {
+        r.unwrap();
+    }
+    assert_eq!(out.dropped_records, 0);
+    for tag in 0..STREAMS {
+        let prefix = format!("stream {tag} ");
+        let mine: Vec<&str> = out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with(&prefix))
+            .collect();
+        let want: Vec<String> = (0..LAUNCHES)
+            .flat_map(|_| {
+                (0..n).map(move |i| format!("stream {tag} line {i} value {}", i * 7 + tag as usize))
+            })
+            .collect();
+        assert_eq!(mine, want, "stream {tag}");
+    }
+    assert_eq!(
+        out.stdout.lines().count(),
+        (STREAMS * LAUNCHES) as usize * n
+    );
+}

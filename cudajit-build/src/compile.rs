@@ -7,6 +7,7 @@
 //! `cargo cudajit build-device` and a crate's `build.rs` all come here.
 
 use crate::scan;
+use kernel_device::back::nvvm::debug_info::DebugLevel;
 use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::{CompileOptions, Nvvm};
 use kernel_device::source::{instance_text, GenericArg, SourceKind};
@@ -140,9 +141,17 @@ pub fn build(
             for arch in request.arches {
                 // Lowered per architecture: the writer uses the `bf16` instructions the
                 // architecture has. The key stays the default lowering's, as at run time.
+                // Rust line tables, as run-time compiles have (they leave the machine
+                // code unchanged); a `debug = true` kernel is compiled at run time.
+                let debug = if kernel.options.debug_info {
+                    DebugLevel::None
+                } else {
+                    DebugLevel::LineTables
+                };
                 let options = Options {
                     ir_version: nvvm.ir_version(),
                     arch: Options::arch_number(arch),
+                    debug,
                     ..Options::default()
                 };
                 let unit = kernel_device::nvvm_ir_for_kernel(kernel, &options)
@@ -151,7 +160,7 @@ pub fn build(
                     arch: arch.clone(),
                     opt_level: 3,
                     fast_math: kernel.options.fast_math,
-                    line_info: false,
+                    line_info: debug == DebugLevel::LineTables,
                     debug: false,
                 };
                 let ptx = nvvm

@@ -8,9 +8,7 @@ mod common;
 use std::path::Path;
 
 use kernel_device::back::nvvm::debug_info::DebugLevel;
-use kernel_device::back::nvvm::Options;
 use kernel_device::nvvm::CompileOptions;
-use kernel_device::offline;
 
 const SOURCE: &str = r#"
 #[device]
@@ -50,19 +48,7 @@ fn shared_sum(a: &[f32], out: &mut [f32]) {
 "#;
 
 fn nvvm_ir(kernel: &str, debug: DebugLevel) -> String {
-    let found = offline::scan(SOURCE, "src/kernels.rs").expect("parses");
-    let k = found
-        .iter()
-        .position(|f| f.item.sig.ident == kernel)
-        .expect("kernel present");
-    let source = offline::kernel_source(k, &found).expect("unit");
-    let options = Options {
-        debug,
-        ..Options::default()
-    };
-    kernel_device::nvvm_ir_for_kernel(source, &options)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .nvvm_ir
+    common::kernel_nvvm_ir(SOURCE, "src/kernels.rs", kernel, debug)
 }
 
 /// The PTX without its debug directives and sections.

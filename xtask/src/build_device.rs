@@ -185,6 +185,10 @@ mod tests {
             assert_eq!(key.len(), 64, "SHA-256 hex key for {kernel}");
             let ptx = std::fs::read_to_string(out.join(file)).unwrap();
             assert!(ptx.contains(&format!(".entry {kernel}(")), "{file}");
+            // Rust line tables, as run-time compiles have; a `debug = true` kernel
+            // is always compiled at run time (with `-g`), so its AOT PTX has none.
+            let has_lines = ptx.contains(".loc\t") && ptx.contains(".file\t");
+            assert_eq!(has_lines, kernel != "scale_for_gdb", "{file}: Rust lines");
             let status = std::process::Command::new(&toolchain.ptxas)
                 .args(["-arch=sm_90", "-o"])
                 .arg(out.join(format!("{kernel}.cubin")))

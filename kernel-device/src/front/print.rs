@@ -10,8 +10,9 @@ use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-use super::infer::Ty;
+use super::infer::{StructTy, Ty};
 use super::lower_fn::FnLowerer;
+use super::lower_place::ty_of_ir;
 use crate::diag::Diagnostic;
 use crate::ir::format::panic::{
     assert_compare_message, assert_message, panic_message, AssertOp, PanicMacro,
@@ -311,19 +312,20 @@ impl FnLowerer<'_> {
                     let (local, ty, span) = reads[k].clone();
                     this.push_expr(ir::ExprKind::Local(local), ty, span)
                 };
-                let (l, r) = (read(self, 0), read(self, 1));
-                let failed = self.push_expr(
-                    ir::ExprKind::Binary {
-                        op: match op {
-                            AssertOp::Eq => ir::BinaryOp::Ne,
-                            AssertOp::Ne => ir::BinaryOp::Eq,
+                let places = [reads[0].0, reads[1].0].map(|l| ir::Place::local(l, loc));
+                let [left_place, right_place] = places;
+                let equal = self.equality(left_place, right_place, &lt, span);
+                let failed = match op {
+                    AssertOp::Eq => self.push_expr(
+                        ir::ExprKind::Unary {
+                            op: ir::UnaryOp::Not,
+                            operand: equal,
                         },
-                        lhs: l,
-                        rhs: r,
-                    },
-                    Ty::Scalar(ScalarType::Bool),
-                    span,
-                );
+                        Ty::Scalar(ScalarType::Bool),
+                        span,
+                    ),
+                    AssertOp::Ne => equal,
+                };
                 let program = assert_compare_message(op, message);
                 let operands = [(read(self, 0), reads[0].2), (read(self, 1), reads[1].2)];
                 let stmt = self.print_stmt(
@@ -472,7 +474,7 @@ impl FnLowerer<'_> {
             let mut known = Vec::with_capacity(pending.args.len());
             for (h, _) in &pending.args {
                 let ty = self.ty_of(*h);
-                known.push(!self.table.is_suppressed(&ty));
+                known.push(!self.table.is_suppressed(&ty) && !self.names_unknown_struct(&ty));
                 types.push(self.table.to_ir(&ty));
             }
             let Some(format) = self.prints.formats.get_mut(pending.format as usize) else {
@@ -506,6 +508,102 @@ impl FnLowerer<'_> {
                     );
                 }
             }
+        }
+    }
+}
+
+impl FnLowerer<'_> {
+    /// `left == right` as Rust's `PartialEq` decides it for `assert_eq!`: scalars
+    /// compared as they are, structs field by field (`#[derive(PartialEq)]`) and arrays
+    /// element by element, stopping at the first difference as `&&` does; the IR
+    /// compares scalars only. A struct the macro knows by name only stays one
+    /// comparison (rustc's check of the twin decides whether it has `PartialEq`).
+    fn equality(
+        &mut self,
+        left: ir::Place,
+        right: ir::Place,
+        ty: &Ty,
+        span: Span,
+    ) -> Handle<ir::Expr> {
+        let bool_ty = Ty::Scalar(ScalarType::Bool);
+        let parts: Vec<(ir::Place, ir::Place, Ty)> = match self.table.shallow(ty) {
+            Ty::Struct(StructTy { def: Some(def), .. }) => (def.fields.iter())
+                .enumerate()
+                .map(|(k, f)| {
+                    let k = k as u32;
+                    (
+                        left.clone().field(k),
+                        right.clone().field(k),
+                        ty_of_ir(&f.ty),
+                    )
+                })
+                .collect(),
+            Ty::Tuple(items) => (items.iter().enumerate())
+                .map(|(k, t)| {
+                    (
+                        left.clone().field(k as u32),
+                        right.clone().field(k as u32),
+                        t.clone(),
+                    )
+                })
+                .collect(),
+            Ty::Array {
+                elem,
+                len: Some(len),
+            } => (0..len)
+                .map(|j| {
+                    let index = self.push_expr(
+                        ir::ExprKind::Literal(ir::Literal::Int(j)),
+                        Ty::Scalar(ScalarType::Usize),
+                        span,
+                    );
+                    let at = |p: &ir::Place| {
+                        let mut p = p.clone();
+                        p.projections.push(ir::Projection::Index(index));
+                        p
+                    };
+                    (at(&left), at(&right), (*elem).clone())
+                })
+                .collect(),
+            _ => {
+                let lhs = self.push_expr(ir::ExprKind::Load(left), ty.clone(), span);
+                let rhs = self.push_expr(ir::ExprKind::Load(right), ty.clone(), span);
+                let op = ir::BinaryOp::Eq;
+                return self.push_expr(ir::ExprKind::Binary { op, lhs, rhs }, bool_ty, span);
+            }
+        };
+        let mut equal: Option<Handle<ir::Expr>> = None;
+        for (l, r, part_ty) in parts {
+            let part = self.equality(l, r, &part_ty, span);
+            equal = Some(match equal {
+                None => part,
+                Some(lhs) => self.push_expr(
+                    ir::ExprKind::Logical {
+                        op: ir::LogicalOp::And,
+                        lhs,
+                        rhs: part,
+                    },
+                    bool_ty.clone(),
+                    span,
+                ),
+            });
+        }
+        equal.unwrap_or_else(|| {
+            self.push_expr(
+                ir::ExprKind::Literal(ir::Literal::Bool(true)),
+                bool_ty,
+                span,
+            )
+        })
+    }
+
+    /// Whether `ty` is, or holds in an array or tuple, a struct the macro knows by name
+    /// only: its `Debug` is checked when the module is compiled with the definitions.
+    fn names_unknown_struct(&mut self, ty: &Ty) -> bool {
+        match self.table.shallow(ty) {
+            Ty::Array { elem, .. } => self.names_unknown_struct(&elem),
+            Ty::Tuple(items) => items.iter().any(|t| self.names_unknown_struct(t)),
+            other => self.table.is_unknown_named(&other),
         }
     }
 }

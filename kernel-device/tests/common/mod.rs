@@ -61,3 +61,26 @@ pub fn assemble(ptxas: &Path, name: &str, ptx: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The NVVM IR of `kernel` among the functions of `source` (as if in `file`), written
+/// with debug information `debug`.
+pub fn kernel_nvvm_ir(
+    source: &str,
+    file: &str,
+    kernel: &str,
+    debug: kernel_device::back::nvvm::debug_info::DebugLevel,
+) -> String {
+    let found = kernel_device::offline::scan(source, file).expect("parses");
+    let k = found
+        .iter()
+        .position(|f| f.item.sig.ident == kernel)
+        .expect("kernel present");
+    let unit = kernel_device::offline::kernel_source(k, &found).expect("unit");
+    let options = kernel_device::back::nvvm::Options {
+        debug,
+        ..kernel_device::back::nvvm::Options::default()
+    };
+    kernel_device::nvvm_ir_for_kernel(unit, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .nvvm_ir
+}

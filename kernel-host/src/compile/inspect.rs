@@ -1,8 +1,9 @@
 //! Inspection, as Numba's `inspect_llvm`/`inspect_asm`/`get_regs_per_thread`: a kernel's
 //! NVVM IR and PTX for an architecture, without a GPU (libnvvm only), and its resource
 //! use (registers per thread, static shared and local bytes) from `ptxas -v` when
-//! `ptxas` is installed. `CUDAJIT_DUMP=1` writes the same next to the kernel's disk
-//! cache entry when the runtime compiles it.
+//! `ptxas` is installed, and its SASS when `nvdisasm` is installed too; each with the
+//! Rust source lines interleaved (`annotate`). `CUDAJIT_DUMP=1` writes the same next
+//! to the kernel's disk cache entry when the runtime compiles it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +11,7 @@ use std::process::Command;
 use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 
+use crate::compile::annotate::{self, SourceLines};
 use crate::compile::libnvvm;
 use crate::error::{Error, Result};
 
@@ -30,6 +32,30 @@ pub struct Inspection {
     pub ptx: String,
     /// From `ptxas -v`; `None` when no `ptxas` was found.
     pub resources: Option<Resources>,
+    /// `nvdisasm --print-line-info` of the kernel's cubin; `None` when `ptxas` or
+    /// `nvdisasm` was not found.
+    pub sass: Option<String>,
+    /// The Rust text of the kernel's lines (and its device functions').
+    pub sources: SourceLines,
+}
+
+impl Inspection {
+    /// The PTX with `// file:line: text` before the instructions of each Rust line.
+    pub fn ptx_with_rust_lines(&self) -> String {
+        annotate::ptx_with_rust_lines(&self.ptx, &self.sources)
+    }
+
+    /// The NVVM IR with `; file:line: text` before the instructions of each Rust line.
+    pub fn nvvm_ir_with_rust_lines(&self) -> String {
+        annotate::ir_with_rust_lines(&self.nvvm_ir, &self.sources)
+    }
+
+    /// The SASS with `// file:line: text` before each Rust line's instructions, when
+    /// `nvdisasm` was found.
+    pub fn sass_with_rust_lines(&self) -> Option<String> {
+        let sass = self.sass.as_deref()?;
+        Some(annotate::sass_with_rust_lines(sass, &self.sources))
+    }
 }
 
 /// What one thread and one block of the kernel use, as `ptxas -v` reports it.
@@ -64,15 +90,22 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
     )?;
     let options = crate::compile::lower::runtime_options(source, arch.to_string());
     let ptx = nvvm.compile(&unit.nvvm_ir, &options).map_err(nvvm_error)?;
-    let resources = ptxas_path(nvvm.path())
-        .map(|ptxas| ptxas_resources(&ptxas, &ptx, kernel, arch))
+    let ptxas = ptxas_path(nvvm.path());
+    let resources = ptxas
+        .as_ref()
+        .map(|ptxas| ptxas_resources(ptxas, &ptx, kernel, arch))
         .transpose()?;
+    let sass = ptxas
+        .as_ref()
+        .and_then(|ptxas| crate::compile::sass::disassemble(ptxas, &ptx, arch));
     Ok(Inspection {
         kernel: unit.kernel_name,
         arch: arch.to_string(),
         nvvm_ir: unit.nvvm_ir,
         ptx,
         resources,
+        sass,
+        sources: SourceLines::of(source),
     })
 }
 
@@ -185,12 +218,15 @@ impl std::fmt::Display for Resources {
     }
 }
 
-/// Writes `<entry>.nvvm.ll`, `<entry>.ptx.txt` and `<entry>.info.txt` beside the cache
-/// entry `entry` when `CUDAJIT_DUMP` asks for it. Best effort: a dump never fails a
-/// launch.
-pub(crate) fn dump_if_asked(entry: &Path, nvvm_ir: &str, ptx: &str, info: &str) {
+/// Writes `<entry>.nvvm.ll`, `<entry>.ptx.txt` (both with the Rust lines interleaved)
+/// and `<entry>.info.txt` beside the cache entry `entry` when `CUDAJIT_DUMP` asks for
+/// it. Best effort: a dump never fails a launch.
+pub(crate) fn dump_if_asked(entry: &Path, source: &FnSource, nvvm_ir: &str, ptx: &str, info: &str) {
     if dumps_asked() {
-        write_dumps(entry, nvvm_ir, ptx, info);
+        let sources = SourceLines::of(source);
+        let ir = annotate::ir_with_rust_lines(nvvm_ir, &sources);
+        let ptx = annotate::ptx_with_rust_lines(ptx, &sources);
+        write_dumps(entry, &ir, &ptx, info);
     }
 }
 

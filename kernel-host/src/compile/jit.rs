@@ -28,6 +28,8 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
     timer.mark(FirstStage::FrontEnd);
     let options = runtime_options(source, device.arch());
+    // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
+    let embedded = embedded.filter(|_| !options.debug);
 
     let (ptx, unit, pending, from_disk) = match embedded {
         Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
@@ -104,6 +106,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
             &entry,
+            source,
             &unit.nvvm_ir,
             &ptx,
             &loaded.describe_resources(),
@@ -315,8 +318,11 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
         values.push(1usize as *mut c_void);
     }
     if full {
+        // Unoptimised machine code, as nvcc -G: every Rust line has its instructions.
         options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
         values.push(1usize as *mut c_void);
+        options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+        values.push(std::ptr::null_mut());
     }
     let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.

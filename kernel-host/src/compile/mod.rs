@@ -2,8 +2,10 @@
 //! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the
 //! simulator's lowered form of a kernel (`sim_kernel`), the on-disk cache (`disk`),
 //! ahead-of-time PTX embedded at build time (`aot`, `aot_manifest`), generic kernels'
-//! instances (`instances`) and what a compiled kernel looks like (`inspect`).
+//! instances (`instances`), what a compiled kernel looks like (`inspect`) and its
+//! Rust lines beside its code (`annotate`).
 
+pub mod annotate;
 pub(crate) mod aot;
 pub(crate) mod aot_manifest;
 pub(crate) mod cache;
@@ -16,4 +18,5 @@ pub(crate) mod libnvvm;
 pub(crate) mod loaded;
 pub(crate) mod lower;
 pub(crate) mod profile;
+pub(crate) mod sass;
 pub(crate) mod sim_kernel;

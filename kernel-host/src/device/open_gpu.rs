@@ -69,8 +69,7 @@ fn default_ordinal() -> Result<usize> {
 
 /// cudarc's loader panics when libcuda is missing; ask first.
 fn driver_present() -> Result<()> {
-    // SAFETY: only tries to dlopen the candidate names; loads nothing it keeps.
-    if unsafe { sys::is_culib_present() } {
+    if load_driver_library() {
         return Ok(());
     }
     // cudarc tries many Windows-style spellings too; name the ones a Linux user knows.
@@ -86,6 +85,22 @@ fn driver_present() -> Result<()> {
             tried.join(", ")
         ),
     })
+}
+
+/// Loads libcuda and keeps it loaded (cudarc's own load then finds it). Probing with a
+/// load that is closed again (`sys::is_culib_present`) unloads the driver, and
+/// cuda-gdb, which prepares its CUDA debugging when libcuda first loads, then never
+/// sees the second copy's module loads: breakpoints in kernels stay pending (checked
+/// on the H200 with a driver-API program: `bench/results/*-cuda-gdb-driver-probe.txt`).
+fn load_driver_library() -> bool {
+    cudarc::get_lib_name_candidates("cuda")
+        .into_iter()
+        .filter_map(|name| std::ffi::CString::new(name).ok())
+        .any(|name| {
+            // SAFETY: dlopen of a library name; the handle is deliberately never closed.
+            let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+            !handle.is_null()
+        })
 }
 
 /// Runs driver calls, turning a panic inside cudarc's lazy symbol loader (a driver

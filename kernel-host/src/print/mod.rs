@@ -2,13 +2,16 @@
 //! side of `kernel_device::ir::format`. Kernels append binary records to a device
 //! buffer; the host formats them with Rust's own formatting when it synchronises.
 //!
-//! - **GPU.** A module that prints gets one buffer when it is loaded ([`install`]):
-//!   [`buffer_bytes`] bytes of device memory whose address goes into the module's
-//!   `__cudajit_print_buffer` global. Modules that do not print get nothing, and a
-//!   launch never looks at printing: [`drain`] runs at synchronisation (a stream's, the
-//!   device's, and a launch with host slices, which synchronises itself). It copies
-//!   each buffer's 32-byte header back and, when something was written, the records,
-//!   renders them, writes stdout/stderr, and resets the header.
+//! - **GPU.** A module that prints gets two buffers when it is loaded ([`install`]):
+//!   [`buffer_bytes`] bytes of device memory each; the live one's address is in the
+//!   module's `__cudajit_print_buffer` global. Modules that do not print get nothing,
+//!   and a launch never looks at printing: [`drain`] runs at synchronisation (a
+//!   stream's, the device's, and a launch with host slices, which synchronises itself).
+//!   It copies each live buffer's 32-byte header back and, when something was written,
+//!   points the module at the spare, waits for the context (a launch on another stream
+//!   may still be writing), copies the records, renders them, writes stdout/stderr and
+//!   resets the old buffer. [`release`] drains and frees a module's buffers before it
+//!   is unloaded.
 //! - **Simulator.** A launch of a module that prints runs with a [`PrintSink`] of the
 //!   same size and layout, rendered as soon as the launch ends (a simulated launch is
 //!   complete when it returns).
@@ -204,16 +207,31 @@ pub(crate) fn flush_sim(kernel: &str, module: &ir::Module, options: &crate::SimO
 
 // ---- the GPU ---------------------------------------------------------------------------
 
-/// One loaded module's print buffer.
+/// One loaded module's print buffers: two of them, so that a drain never reads or
+/// resets a buffer a running kernel may still write. A drain points the module at the
+/// spare, waits for the whole context (every stream: launches of the same module on
+/// other streams may hold the old address), then reads and resets the old one, which
+/// becomes the spare.
 struct GpuBuffer {
     ctx: Arc<CudaContext>,
+    module: sys::CUmodule,
     kernel: String,
-    device_ptr: sys::CUdeviceptr,
+    /// The module's `__cudajit_print_buffer` global: where kernels find the live buffer.
+    slot: sys::CUdeviceptr,
     bytes: usize,
     table: FormatTable,
+    /// Held for a whole drain: two host threads never drain one module at once.
+    pair: Mutex<BufferPair>,
 }
 
-// SAFETY: the device pointer is an address, used only with the context bound.
+struct BufferPair {
+    /// The buffer the module's kernels write to.
+    live: sys::CUdeviceptr,
+    /// Empty, waiting for the next drain.
+    spare: sys::CUdeviceptr,
+}
+
+// SAFETY: the pointers are addresses, used only with the context bound.
 unsafe impl Send for GpuBuffer {}
 unsafe impl Sync for GpuBuffer {}
 
@@ -221,7 +239,7 @@ unsafe impl Sync for GpuBuffer {}
 static ANY_BUFFER: AtomicBool = AtomicBool::new(false);
 static BUFFERS: Mutex<Vec<Arc<GpuBuffer>>> = Mutex::new(Vec::new());
 
-/// Gives a freshly loaded module that prints its buffer (a module that does not
+/// Gives a freshly loaded module that prints its buffers (a module that does not
 /// print is left alone). Call with the module's context current.
 pub(crate) fn install(
     device: &Device,
@@ -246,26 +264,70 @@ pub(crate) fn install(
         });
     }
     let bytes = buffer_bytes();
-    // SAFETY: a plain allocation in the current context, freed never (it lives as
-    // long as the module, which the kernel cache keeps for the context's life).
-    let device_ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
-    let mut header = [0u8; BUFFER_HEADER_BYTES];
-    reset_header(&mut header, bytes);
-    // SAFETY: both are live device allocations of at least these sizes.
-    unsafe { result::memcpy_htod_sync(device_ptr, &header) }.call("cuMemcpyHtoD")?;
-    unsafe { result::memcpy_htod_sync(slot, &[device_ptr]) }.call("cuMemcpyHtoD")?;
+    let live = empty_buffer(bytes)?;
+    let spare = match empty_buffer(bytes) {
+        Ok(spare) => spare,
+        Err(e) => {
+            // SAFETY: allocated just above, used by nothing yet.
+            unsafe { result::free_sync(live) }.call("cuMemFree")?;
+            return Err(e);
+        }
+    };
+    // SAFETY: `slot` is the module's 8-byte global.
+    unsafe { result::memcpy_htod_sync(slot, &[live]) }.call("cuMemcpyHtoD")?;
     BUFFERS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(Arc::new(GpuBuffer {
             ctx: ctx.clone(),
+            module,
             kernel: kernel.to_string(),
-            device_ptr,
+            slot,
             bytes,
             table: table.clone(),
+            pair: Mutex::new(BufferPair { live, spare }),
         }));
     ANY_BUFFER.store(true, Ordering::Release);
     Ok(())
+}
+
+/// A device allocation of `bytes` with an empty buffer's header (current context).
+fn empty_buffer(bytes: usize) -> Result<sys::CUdeviceptr> {
+    // SAFETY: a plain allocation in the current context, freed by [`release`].
+    let device_ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
+    let mut header = [0u8; BUFFER_HEADER_BYTES];
+    reset_header(&mut header, bytes);
+    // SAFETY: a live device allocation of at least the header's size.
+    unsafe { result::memcpy_htod_sync(device_ptr, &header) }.call("cuMemcpyHtoD")?;
+    Ok(device_ptr)
+}
+
+/// Before `module` is unloaded (its context current): writes what its kernels printed
+/// and frees its buffers. The module's launches must be complete (unloading needs that
+/// too); a module that does not print has nothing here.
+// Called by `compile::loaded::Module`'s drop, just before `cuModuleUnload`, once that
+// file (another owner's) is changed to call it.
+#[allow(dead_code)]
+pub(crate) fn release(module: sys::CUmodule) {
+    let released = {
+        let mut buffers = BUFFERS.lock().unwrap_or_else(|p| p.into_inner());
+        let at = buffers.iter().position(|b| b.module == module);
+        at.map(|k| buffers.swap_remove(k))
+    };
+    let Some(buffer) = released else {
+        return;
+    };
+    report_drain_error(&buffer, drain_buffers(std::slice::from_ref(&buffer)));
+    let pair = buffer.pair.lock().unwrap_or_else(|p| p.into_inner());
+    for ptr in [pair.live, pair.spare] {
+        // SAFETY: allocated by `empty_buffer` for this module, now out of `BUFFERS`.
+        if let Err(e) = unsafe { result::free_sync(ptr) }.call("cuMemFree") {
+            eprintln!(
+                "cudajit: cannot free the print buffer of kernel `{}`: {e}",
+                buffer.kernel
+            );
+        }
+    }
 }
 
 /// The header of an empty buffer of `bytes` bytes.
@@ -295,35 +357,70 @@ pub(crate) fn drain(device: &Device) {
         .filter(|b| Arc::ptr_eq(&b.ctx, ctx))
         .cloned()
         .collect();
-    for buffer in buffers {
-        if let Err(e) = drain_one(&buffer) {
-            eprintln!(
-                "cudajit: cannot read the print output of kernel `{}`: {e}",
-                buffer.kernel
-            );
-        }
+    if let Err(e) = drain_buffers(&buffers) {
+        eprintln!("cudajit: cannot read the print output of kernels: {e}");
     }
 }
 
-fn drain_one(buffer: &GpuBuffer) -> Result<()> {
-    let mut header = [0u8; BUFFER_HEADER_BYTES];
-    // SAFETY: the buffer holds at least its header.
-    unsafe { result::memcpy_dtoh_sync(&mut header, buffer.device_ptr) }.call("cuMemcpyDtoH")?;
-    let cursor = u64::from_le_bytes(header[CURSOR_OFFSET..CURSOR_OFFSET + 8].try_into().unwrap());
-    if cursor == 0 {
+fn report_drain_error(buffer: &GpuBuffer, drained: Result<()>) {
+    if let Err(e) = drained {
+        let kernel = &buffer.kernel;
+        eprintln!("cudajit: cannot read the print output of kernel `{kernel}`: {e}");
+    }
+}
+
+/// Drains `buffers` (one context's, that context current): each one something was
+/// written to is swapped for its spare; then, once, the whole context is waited for,
+/// so that no launch on any stream still writes to the swapped-out buffers; then
+/// each is read, rendered and reset. The buffers' locks are taken in `BUFFERS`'
+/// order, so concurrent drains cannot deadlock.
+fn drain_buffers(buffers: &[Arc<GpuBuffer>]) -> Result<()> {
+    let mut swapped = Vec::new();
+    for buffer in buffers {
+        let mut pair = buffer.pair.lock().unwrap_or_else(|p| p.into_inner());
+        if cursor_of(pair.live)? == 0 {
+            continue;
+        }
+        // SAFETY: `slot` is the module's 8-byte global; `spare` a live buffer.
+        unsafe { result::memcpy_htod_sync(buffer.slot, &[pair.spare]) }.call("cuMemcpyHtoD")?;
+        let BufferPair { live, spare } = *pair;
+        *pair = BufferPair {
+            live: spare,
+            spare: live,
+        };
+        swapped.push((buffer, pair));
+    }
+    if swapped.is_empty() {
         return Ok(());
     }
+    result::ctx::synchronize().call("cuCtxSynchronize")?;
+    for (buffer, pair) in swapped {
+        report_drain_error(buffer, read_and_reset(buffer, pair.spare));
+    }
+    Ok(())
+}
+
+/// The cursor (bytes reserved) of the buffer at `device_ptr`.
+fn cursor_of(device_ptr: sys::CUdeviceptr) -> Result<u64> {
+    let mut header = [0u8; BUFFER_HEADER_BYTES];
+    // SAFETY: the buffer holds at least its header.
+    unsafe { result::memcpy_dtoh_sync(&mut header, device_ptr) }.call("cuMemcpyDtoH")?;
+    let cursor = &header[CURSOR_OFFSET..CURSOR_OFFSET + 8];
+    Ok(u64::from_le_bytes(cursor.try_into().unwrap()))
+}
+
+/// Reads, renders and resets a buffer no kernel writes to any more.
+fn read_and_reset(buffer: &GpuBuffer, device_ptr: sys::CUdeviceptr) -> Result<()> {
+    let cursor = cursor_of(device_ptr)?;
     let data = (cursor as usize).min(buffer.bytes - BUFFER_HEADER_BYTES);
     let mut bytes = vec![0u8; buffer.bytes];
     // SAFETY: `BUFFER_HEADER_BYTES + data` is within the allocation.
-    unsafe {
-        result::memcpy_dtoh_sync(&mut bytes[..BUFFER_HEADER_BYTES + data], buffer.device_ptr)
-    }
-    .call("cuMemcpyDtoH")?;
+    unsafe { result::memcpy_dtoh_sync(&mut bytes[..BUFFER_HEADER_BYTES + data], device_ptr) }
+        .call("cuMemcpyDtoH")?;
     let mut empty = [0u8; BUFFER_HEADER_BYTES];
     reset_header(&mut empty, buffer.bytes);
     // SAFETY: as above.
-    unsafe { result::memcpy_htod_sync(buffer.device_ptr, &empty) }.call("cuMemcpyHtoD")?;
+    unsafe { result::memcpy_htod_sync(device_ptr, &empty) }.call("cuMemcpyHtoD")?;
     match render_buffer(&buffer.table, &bytes) {
         Ok(output) => emit(&buffer.kernel, output),
         Err(e) => eprintln!(

@@ -9,7 +9,7 @@
 //! metadata (branch weights, ranges, loop hints, annotations), so that functions can
 //! name their locations while they are written and the text is emitted at the end.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::ir::SourceLoc;
@@ -40,17 +40,22 @@ pub struct DebugMetadata {
     files: HashMap<String, u32>,
     subroutine_type: Option<u32>,
     locations: HashMap<(u32, u32, u32), u32>,
+    /// DWARF type nodes by Rust type (`debug_vars`).
+    pub(super) types: HashMap<String, u32>,
+    /// Stack slots (by subprogram) that a `DILocalVariable` describes: stored
+    /// volatile so that they stay in memory (`debug_vars`).
+    kept_in_memory: HashSet<(u32, String)>,
 }
 
 impl DebugMetadata {
-    fn node(&mut self, text: String) -> u32 {
+    pub(super) fn node(&mut self, text: String) -> u32 {
         let id = FIRST_NODE + self.next;
         self.next += 1;
         self.lines.push(format!("!{id} = {text}"));
         id
     }
 
-    fn file(&mut self, path: &str) -> u32 {
+    pub(super) fn file(&mut self, path: &str) -> u32 {
         if let Some(id) = self.files.get(path) {
             return *id;
         }
@@ -118,6 +123,16 @@ impl DebugMetadata {
         id
     }
 
+    /// Marks slot `ptr` of `subprogram` as read by the debugger.
+    pub(super) fn keep_in_memory(&mut self, subprogram: u32, ptr: &str) {
+        self.kept_in_memory.insert((subprogram, ptr.to_string()));
+    }
+
+    pub(super) fn kept_in_memory(&self, subprogram: u32, ptr: &str) -> bool {
+        !self.kept_in_memory.is_empty()
+            && self.kept_in_memory.contains(&(subprogram, ptr.to_string()))
+    }
+
     /// The nodes and the named metadata that make them the module's debug information
     /// (nothing when no function has any).
     pub fn text(&mut self) -> String {
@@ -143,5 +158,9 @@ fn escape(text: &str) -> String {
 #[derive(Clone, Copy, Debug)]
 pub struct FunctionDebug {
     pub subprogram: u32,
+    pub level: DebugLevel,
+    /// While set, instructions keep the current location whatever expression they
+    /// compute (see `debug_loc`'s `pin_loc`).
+    pub pinned: bool,
     pub loc: SourceLoc,
 }

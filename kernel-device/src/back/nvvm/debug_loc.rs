@@ -28,10 +28,25 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub(super) fn set_loc(&mut self, loc: SourceLoc) -> Option<SourceLoc> {
         let d = self.dbg.as_mut()?;
         let previous = d.loc;
-        if loc.line != 0 {
+        if loc.line != 0 && !d.pinned {
             d.loc = loc;
         }
         Some(previous)
+    }
+
+    /// Keeps the current location for every instruction written until
+    /// [`Self::unpin_loc`] (code that runs on behalf of a whole statement, such as a
+    /// versioned run's guard); returns whether it was already pinned.
+    pub(super) fn pin_loc(&mut self) -> bool {
+        self.dbg
+            .as_mut()
+            .is_some_and(|d| std::mem::replace(&mut d.pinned, true))
+    }
+
+    pub(super) fn unpin_loc(&mut self, was_pinned: bool) {
+        if let Some(d) = self.dbg.as_mut() {
+            d.pinned = was_pinned;
+        }
     }
 
     pub(super) fn restore_loc(&mut self, previous: Option<SourceLoc>) {

@@ -111,7 +111,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     pub fn store(&mut self, llvm_ty: &str, value: &str, ptr: &str) {
-        self.inst(format!("store {llvm_ty} {value}, {llvm_ty}* {ptr}"));
+        let qualifier = self.store_qualifier(ptr); // debug info
+        self.inst(format!(
+            "store {qualifier}{llvm_ty} {value}, {llvm_ty}* {ptr}"
+        ));
     }
 
     // ---- IR access --------------------------------------------------------------------
@@ -153,10 +156,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn write(mut self) -> Result<String, Error> {
         let func = self.func;
         // One slot per local, in arena order, so names are stable.
-        for (_, local) in func.locals.iter() {
+        for (handle, local) in func.locals.iter() {
             let slot = if types::has_value(&local.ty) {
                 let ty = types::value(&local.ty).map_err(|e| self.error(e.0))?;
                 let ptr = self.alloca(&format!("{}.addr", local.name), &ty);
+                self.describe_local(handle, local, &ptr, &ty); // debug info
                 Some((ptr, ty))
             } else {
                 None
@@ -283,7 +287,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 if let Some(init) = init {
                     let value = self.expr(*init)?;
                     if let (Val::V(v), Some((addr, ty))) = (value, self.slot(*local)?) {
+                        // debug info: the binding is the `let`'s line (where a
+                        // debugger's step shows the variable set).
+                        let previous = self.set_loc(self.ir_local(*local)?.loc);
                         self.store(&ty, &v, &addr);
+                        self.restore_loc(previous);
                     }
                 }
                 Ok(())

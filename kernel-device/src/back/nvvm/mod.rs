@@ -43,6 +43,7 @@ mod predicated;
 // debug info
 pub mod debug_info;
 mod debug_loc;
+mod debug_vars;
 // print
 pub mod print;
 mod slices;

@@ -90,7 +90,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 subprogram: w
                     .debug
                     .subprogram(level, &func.name, &func.file, func.loc.line),
+                level,
                 loc: func.loc,
+                pinned: false,
             }
         });
         FunctionWriter {

@@ -86,6 +86,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         ops: &[GuardOp],
         across: Option<&super::loop_versioning::LoopValues>,
     ) -> Result<Option<String>, Error> {
+        // debug info: the guard runs before the statement, so it carries the
+        // statement's line, not its indices' (a breakpoint on an index's line must not
+        // stop in the guard, before the lines above it have run).
+        let pinned = self.pin_loc();
         let mut guard: Option<String> = None;
         let mut recorded = std::collections::HashMap::new();
         for op in ops {
@@ -161,6 +165,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 }
             }
         }
+        self.unpin_loc(pinned);
         Ok(guard)
     }
 
