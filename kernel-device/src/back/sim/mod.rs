@@ -33,6 +33,8 @@ mod intrinsics;
 mod lanes;
 mod launch;
 mod math;
+// Hopper
+mod mbarrier;
 mod memory;
 // tensor cores: warp-collective `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;
