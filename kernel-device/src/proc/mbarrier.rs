@@ -112,6 +112,26 @@ pub fn target_need(op: MbarrierOp) -> TargetNeed {
     }
 }
 
+/// What the intrinsics of `module` need of the target, one need per feature.
+pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
+    let mut needs: Vec<TargetNeed> = Vec::new();
+    for (_, f) in module.functions.iter() {
+        for (_, e) in f.exprs.iter() {
+            if let crate::ir::ExprKind::Intrinsic {
+                intrinsic: Intrinsic::Mbarrier(op),
+                ..
+            } = e.kind
+            {
+                let need = target_need(op);
+                if !needs.contains(&need) {
+                    needs.push(need);
+                }
+            }
+        }
+    }
+    needs
+}
+
 /// The libnvvm architecture for a kernel with `needs` on a device of compute
 /// capability `(major, minor)`: `compute_90a` when a need is sm_90a-specific and the
 /// device is sm_90, else the device's own; an error naming the feature and the
