@@ -121,48 +121,10 @@ impl Warp<'_, '_> {
             };
             let value = operand.map_or(0, |s| fr.get(s, lane)) as u32;
             let registry = &self.launch.mbarriers;
-            let Some(state) = BarrierState::decode(word) else {
-                if op != MbarrierOp::Init {
-                    return Err(misuse(format!(
-                        "{} on a barrier no thread initialised (call `mbarrier_init` once, then `fence_mbarrier_init()` and `sync_threads()`, before any thread uses it)",
-                        op_name(op)
-                    )));
-                }
-                if value == 0 || value > MAX_ARRIVALS {
-                    return Err(misuse(format!(
-                        "`mbarrier_init` with count {value}: the count must be 1 to {MAX_ARRIVALS}"
-                    )));
-                }
-                self.observe(
-                    region,
-                    offset,
-                    8,
-                    kind,
-                    MemoryScope::Block,
-                    lane,
-                    fr.func,
-                    loc,
-                )?;
-                let state = BarrierState::new(value);
-                buffer.store(offset as usize, 8, state.encode());
-                self.changed_memory();
-                registry.with(|r| {
-                    r.insert(
-                        key,
-                        Record {
-                            location: location.clone(),
-                            init: here.clone(),
-                            expected_tx: None,
-                            state,
-                            waited: false,
-                        },
-                    )
-                });
-                continue;
-            };
             let record = registry.with(|r| r.get(&key).cloned());
-            let next = match op {
-                MbarrierOp::Init => {
+            let state = BarrierState::decode(word);
+            match (op, state) {
+                (MbarrierOp::Init, Some(_)) => {
                     let first = record.map_or_else(
                         || "earlier".to_string(),
                         |r| format!("at {} by {}", r.init.0, r.init.1),
@@ -171,23 +133,48 @@ impl Warp<'_, '_> {
                         "`mbarrier_init` of a barrier already initialised {first} (one thread initialises it, once, before any use)"
                     )));
                 }
-                MbarrierOp::TryWaitParity => {
-                    self.observe(
-                        region,
-                        offset,
-                        8,
-                        kind,
-                        MemoryScope::Block,
-                        lane,
-                        fr.func,
-                        loc,
-                    )?;
+                (MbarrierOp::Init, None) if value == 0 || value > MAX_ARRIVALS => {
+                    return Err(misuse(format!(
+                        "`mbarrier_init` with count {value}: the count must be 1 to {MAX_ARRIVALS}"
+                    )));
+                }
+                (MbarrierOp::Init, None) => {}
+                (_, None) => {
+                    return Err(misuse(format!(
+                        "{} on a barrier no thread initialised (call `mbarrier_init` once, then `fence_mbarrier_init()` and `sync_threads()`, before any thread uses it)",
+                        op_name(op)
+                    )));
+                }
+                (_, Some(_)) => {}
+            }
+            let releases = matches!(
+                op,
+                MbarrierOp::Arrive | MbarrierOp::ArriveExpectTx | MbarrierOp::CompleteTx
+            );
+            if releases {
+                // An arrival releases what the thread did before it (PTX `.release`).
+                self.fence(1 << lane, MemoryScope::Block);
+            }
+            self.observe(
+                region,
+                offset,
+                8,
+                kind,
+                MemoryScope::Block,
+                lane,
+                fr.func,
+                loc,
+            )?;
+            let next = match state {
+                None => BarrierState::new(value),
+                Some(state) if op == MbarrierOp::TryWaitParity => {
                     let done = state.phase_done(value);
                     fr.set(out, lane, u64::from(done));
                     registry.with(|r| r.get_mut(&key).map(|rec| rec.waited = !done));
                     continue;
                 }
-                MbarrierOp::Arrive | MbarrierOp::ArriveExpectTx => {
+                Some(state) if op == MbarrierOp::CompleteTx => state.complete_tx(value),
+                Some(state) => {
                     let state = if op == MbarrierOp::ArriveExpectTx {
                         state.expect_tx(value)
                     } else {
@@ -202,29 +189,25 @@ impl Warp<'_, '_> {
                         ))
                     })?
                 }
-                MbarrierOp::CompleteTx => state.complete_tx(value),
-                MbarrierOp::FenceInit => state,
             };
-            // An arrival releases what the thread did before it (PTX `.release`).
-            self.fence(1 << lane, MemoryScope::Block);
-            self.observe(
-                region,
-                offset,
-                8,
-                kind,
-                MemoryScope::Block,
-                lane,
-                fr.func,
-                loc,
-            )?;
             buffer.store(offset as usize, 8, next.encode());
             self.changed_memory();
             registry.with(|r| {
-                if let Some(rec) = r.get_mut(&key) {
-                    rec.state = next;
-                    if op == MbarrierOp::ArriveExpectTx {
-                        rec.expected_tx = Some(here.clone());
-                    }
+                let fresh = Record {
+                    location: location.clone(),
+                    init: here.clone(),
+                    expected_tx: None,
+                    state: next,
+                    waited: false,
+                };
+                // An init starts a new record (one of an earlier schedule may be there).
+                if op == MbarrierOp::Init {
+                    r.insert(key, fresh.clone());
+                }
+                let rec = r.entry(key).or_insert(fresh);
+                rec.state = next;
+                if op == MbarrierOp::ArriveExpectTx {
+                    rec.expected_tx = Some(here.clone());
                 }
             });
         }
