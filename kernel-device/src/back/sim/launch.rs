@@ -137,7 +137,7 @@ pub struct Launch {
     pub panics: PanicRecord,
     // Hopper
     /// Who initialised each mbarrier, for the reports that name two sites.
-    pub mbarriers: super::mbarrier::MbarrierRegistry,
+    pub mbarriers: super::mbarrier_state::MbarrierRegistry,
 }
 
 fn launch_error(message: String) -> Fault {

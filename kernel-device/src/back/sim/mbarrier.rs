@@ -13,45 +13,22 @@
 //! an uninitialised barrier, an init of a barrier in use (both inits' sites), more
 //! arrivals than the count in one phase, a block that ends with a phase that has
 //! expected transaction bytes outstanding (the site that expected them). A wait that
-//! no thread can end is the scheduler's deadlock, whose report [`waited_for`] completes
+//! no thread can end is the scheduler's deadlock, whose report
+//! (`super::mbarrier_state::MbarrierRegistry::waited_for`) completes
 //! with the barrier's counts.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::detect::Space;
-use super::fault::{AccessKind, Fault, Site, ThreadId, R};
+use super::fault::{AccessKind, Fault, R};
 use super::lanes::lanes;
 use super::launch::Launch;
+use super::mbarrier_state::Record;
 use super::memory::Buffer;
 use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
 use super::warp::{Frame, Preempt, Warp};
 use crate::ir::{checks, Expr, Handle, MbarrierOp, MemoryScope};
 use crate::proc::mbarrier::{BarrierState, MAX_ARRIVALS, SPACE_MESSAGE};
-
-/// Who initialised a barrier and who last expected transaction bytes on it, by block
-/// and address, for the reports that name two sites. The barrier's state is its word
-/// in shared memory; this mirrors the last state seen, for the deadlock report.
-#[derive(Default)]
-pub struct MbarrierRegistry {
-    inner: Mutex<HashMap<([u32; 3], u64), Record>>,
-}
-
-#[derive(Clone, Debug)]
-struct Record {
-    location: String,
-    init: (Site, ThreadId),
-    expected_tx: Option<(Site, ThreadId)>,
-    state: BarrierState,
-    /// Whether the latest wait on it found its phase incomplete.
-    waited: bool,
-}
-
-impl MbarrierRegistry {
-    fn with<T>(&self, f: impl FnOnce(&mut HashMap<([u32; 3], u64), Record>) -> T) -> T {
-        f(&mut self.inner.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
 
 impl Warp<'_, '_> {
     /// `mbarrier_*` and `fence_mbarrier_init` for the lanes of `m` (operands evaluated).
@@ -272,40 +249,6 @@ pub fn check_at_exit(
         }
     }
     found.map_or(Ok(()), Err)
-}
-
-/// A clause for a deadlock report whose spinners yielded at `addr`, when that is a
-/// barrier: every barrier some thread waits on, with its counts and the transaction
-/// bytes outstanding (the one at fault is among them: a ring's other barriers wait
-/// behind it).
-pub fn waited_for(launch: &Launch, addr: u64) -> Option<String> {
-    launch.mbarriers.with(|r| {
-        if !r.keys().any(|(_, p)| *p == addr) {
-            return None;
-        }
-        let mut waited: Vec<_> = r.iter().filter(|(_, rec)| rec.waited).collect();
-        waited.sort_by_key(|((b, p), _)| (*b, *p));
-        let each: Vec<String> = waited
-            .iter()
-            .map(|(_, rec)| {
-                let s = rec.state;
-                format!(
-                    "the mbarrier {} (initialised at {} with count {}), whose phase {} has {} of {} arrivals and {} transaction bytes outstanding",
-                    rec.location,
-                    rec.init.0,
-                    s.expected,
-                    s.phase,
-                    s.expected - s.pending,
-                    s.expected,
-                    s.tx
-                )
-            })
-            .collect();
-        Some(format!(
-            "; they wait for phases that never complete, on {} (a wait on the wrong parity, a missing arrival or an expect_tx that no copy completes)",
-            each.join("; and on ")
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ mod launch;
 mod math;
 // Hopper
 mod mbarrier;
+mod mbarrier_state;
 mod memory;
 // tensor cores: warp-collective `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;

@@ -18,7 +18,7 @@ use crate::ir::{Block, ExprKind, Function, Handle, Intrinsic, Local, PlaceRoot, 
 /// `loc` of function `func`: "; they read X at SITE, which ...".
 pub fn waited_for(launch: &Launch, addr: u64, func: usize, loc: SourceLoc) -> String {
     // Hopper: a wait on an mbarrier's phase says what the phase misses.
-    if let Some(clause) = super::mbarrier::waited_for(launch, addr) {
+    if let Some(clause) = launch.mbarriers.waited_for(addr) {
         return clause;
     }
     let region = region_of(addr);
