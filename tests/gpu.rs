@@ -298,3 +298,6 @@ mod structs;
 // async copies
 #[path = "gpu/async_copy.rs"]
 mod async_copy;
+// Hopper
+#[path = "gpu/mbarrier.rs"]
+mod mbarrier;

@@ -23,6 +23,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/async_copy.rs"),
     // tensor cores
     include_str!("device_api/mma.rs"),
+    // Hopper
+    include_str!("device_api/mbarrier.rs"),
 ];
 
 // async copies
@@ -32,6 +34,8 @@ pub(crate) mod bf16_fma;
 pub mod generic;
 mod generic_half;
 pub mod math;
+// Hopper
+pub mod mbarrier;
 // tensor cores
 pub mod mma;
 pub mod nd;
@@ -42,6 +46,8 @@ pub use async_copy::*;
 pub use atomic::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
+// Hopper
+pub use mbarrier::*;
 // tensor cores
 pub use mma::*;
 pub use nd::Nd;

@@ -44,6 +44,10 @@ pub struct CompiledUnit {
     // print
     /// The unit's print formats: the host decodes the print buffer with them.
     pub prints: crate::ir::format::FormatTable,
+    // Hopper
+    /// What the unit's features ask of the target (`proc::mbarrier::choose_arch`
+    /// picks the libnvvm architecture from them, `compute_90a` where one is sm_90a's).
+    pub target_needs: Vec<crate::proc::mbarrier::TargetNeed>,
 }
 
 /// Parses, type-checks, validates and optimises a kernel and every device function it
@@ -79,5 +83,7 @@ pub fn nvvm_ir_for_kernel(
         params,
         cooperative: module.needs_cooperative_launch(),
         prints: module.prints.clone(),
+        // Hopper
+        target_needs: crate::proc::mbarrier::module_needs(module),
     })
 }

@@ -719,6 +719,31 @@ pub enum Intrinsic {
     /// libdevice or to LLVM instructions. Argument types equal the result type,
     /// except `Powi` whose exponent is i32.
     Math(MathFn),
+    // Hopper
+    /// `mbarrier_*(bars, index, ..)` on the `u64` at `bars[index]` in shared memory, and
+    /// `fence_mbarrier_init()`: the rules are `proc::mbarrier`'s.
+    Mbarrier(MbarrierOp),
+}
+
+// Hopper
+/// What an `Intrinsic::Mbarrier` does (PTX `mbarrier.*`, `fence.mbarrier_init`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MbarrierOp {
+    /// `mbarrier_init(bars, i, count)`: `count` arrivals complete each phase.
+    Init,
+    /// `mbarrier_arrive(bars, i) -> u64`: one arrival; the token names the phase.
+    Arrive,
+    /// `mbarrier_arrive_expect_tx(bars, i, bytes) -> u64`: expects `bytes` more
+    /// transaction bytes in the current phase, then arrives.
+    ArriveExpectTx,
+    /// `mbarrier_complete_tx(bars, i, bytes)`: `bytes` of the expected transactions
+    /// completed (what a TMA copy does when it lands).
+    CompleteTx,
+    /// `mbarrier_try_wait_parity(bars, i, parity) -> bool`: whether the phase of
+    /// parity `parity & 1` has completed.
+    TryWaitParity,
+    /// `fence_mbarrier_init()`: makes this thread's inits visible to the cluster.
+    FenceInit,
 }
 
 /// The threads a fence or an atomic is indivisible / ordered for (CUDA's scopes).

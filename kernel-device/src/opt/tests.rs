@@ -296,8 +296,14 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
                 | StoreVec { .. }
         )
     };
+    // Hopper: an mbarrier operation is an atomic on the barrier (its fence is a fence).
+    let mbarrier =
+        |i: Intrinsic| matches!(i, Mbarrier(op) if op != crate::ir::MbarrierOp::FenceInit);
     let duplicable = |i: Intrinsic| {
-        thread_constant(i) || async_copy(i) || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
+        thread_constant(i)
+            || async_copy(i)
+            || mbarrier(i)
+            || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
     };
     let mut rows = 0;
     for def in intrinsics::all() {

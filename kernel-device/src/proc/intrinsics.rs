@@ -645,6 +645,8 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         // tensor cores
         .chain(super::mma::MMA_INTRINSICS)
         .chain(super::mma::MATRIX_INTRINSICS)
+        // Hopper
+        .chain(super::mbarrier::MBARRIER_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a

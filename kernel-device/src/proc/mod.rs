@@ -14,6 +14,8 @@ pub mod abi;
 pub mod async_copy;
 pub mod consteval;
 pub mod intrinsics;
+// Hopper
+pub mod mbarrier;
 pub mod methods;
 // tensor cores
 pub mod mma;

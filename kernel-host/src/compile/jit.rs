@@ -19,6 +19,18 @@ use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
 
+// Hopper
+/// The libnvvm architecture for `unit` on `device`: the device's own, `compute_90a`
+/// where a feature of the unit is sm_90a's, an `Err` naming the feature and the
+/// device's compute capability where the device lacks it.
+fn target_arch(unit: &CompiledUnit, device: &Device) -> Result<String> {
+    kernel_device::proc::mbarrier::choose_arch(&unit.target_needs, device.compute_capability())
+        .map_err(|message| Error::Compile {
+            kernel: unit.kernel_name.clone(),
+            message,
+        })
+}
+
 pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
     let kernel = source.name;
     let mut timer = FirstLaunchTimer::start(kernel);
@@ -27,7 +39,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let unit = lower(source, &Options::default())?;
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
     timer.mark(FirstStage::FrontEnd);
-    let options = runtime_options(source, device.arch());
+    let options = runtime_options(source, target_arch(&unit, device)?);
     // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
     let embedded = embedded.filter(|_| !options.debug);
 
@@ -231,7 +243,7 @@ fn load_deferred_copy(
     let mut timer = FirstLaunchTimer::start(&format!("{kernel} (launch-proven copy)"));
     let unit = lower(source, &Options::default())?;
     let key = crate::compile::disk::ir_key(&unit.nvvm_ir);
-    let options = runtime_options(source, device.arch());
+    let options = runtime_options(source, target_arch(&unit, device)?);
     timer.mark(FirstStage::FrontEnd);
     let (ptx, unit, compiled) = compile(source, &options, &key, &mut timer, false)?;
     let module = load_module(device, &ptx, kernel)?;

@@ -57,7 +57,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// Whether `h` is a reference to a shared array used as a slice.
-    fn is_shared_array(&self, h: Handle<Expr>) -> bool {
+    pub(super) fn is_shared_array(&self, h: Handle<Expr>) -> bool {
         let Ok(ExprKind::RefToSlice(r)) = self.ir_expr(h).map(|e| &e.kind) else {
             return false;
         };
@@ -71,7 +71,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// `isspacep.<space>` of a generic pointer, as an `i1`.
-    fn is_in_space(&mut self, space: &str, ptr_i64: &str) -> String {
+    pub(super) fn is_in_space(&mut self, space: &str, ptr_i64: &str) -> String {
         let r = self.def(
             "isspacep",
             format!(

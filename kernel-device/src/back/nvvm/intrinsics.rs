@@ -168,6 +168,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Intrinsic::Mma(combo) => return self.mma(combo, args),
             Intrinsic::Ldmatrix { count, trans } => return self.ldmatrix(site, count, trans, args),
             Intrinsic::Stmatrix { count, trans } => return self.stmatrix(site, count, trans, args),
+            // Hopper
+            Intrinsic::Mbarrier(op) => return self.mbarrier(site, op, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

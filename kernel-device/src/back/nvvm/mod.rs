@@ -34,6 +34,8 @@ mod half;
 mod intrinsics;
 mod loop_versioning;
 mod loops;
+// Hopper
+mod mbarrier;
 // tensor cores: the inline PTX of `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;
 mod numeric;

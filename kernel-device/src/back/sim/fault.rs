@@ -97,6 +97,16 @@ pub enum Fault {
         site: Site,
         thread: ThreadId,
     },
+    // Hopper
+    /// An mbarrier used against its protocol (`back::sim::mbarrier`): `problem` says
+    /// how, naming the other site where there is one.
+    #[error("mbarrier misuse on {location} at {site} by {thread}: {problem}")]
+    Mbarrier {
+        location: String,
+        site: Site,
+        thread: ThreadId,
+        problem: String,
+    },
     /// A read of shared memory that no thread of the block has written.
     #[error("read of uninitialised shared memory {location} at {site} by {thread}")]
     UninitialisedRead {

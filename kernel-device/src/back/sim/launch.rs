@@ -135,6 +135,9 @@ pub struct Launch {
     /// accesses to it need not be reported).
     pub observed: Vec<bool>,
     pub panics: PanicRecord,
+    // Hopper
+    /// Who initialised each mbarrier, for the reports that name two sites.
+    pub mbarriers: super::mbarrier_state::MbarrierRegistry,
 }
 
 fn launch_error(message: String) -> Fault {
@@ -349,6 +352,8 @@ impl Launch {
         Ok(Launch {
             detector,
             panics: PanicRecord::default(),
+            // Hopper
+            mbarriers: Default::default(),
             module: module.clone(),
             plans,
             kernel: handle.index(),

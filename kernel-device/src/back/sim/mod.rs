@@ -33,6 +33,9 @@ mod intrinsics;
 mod lanes;
 mod launch;
 mod math;
+// Hopper
+mod mbarrier;
+mod mbarrier_state;
 mod memory;
 // tensor cores: warp-collective `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;

@@ -260,6 +260,11 @@ fn run_group_to_end(
     }
     let scheduler = Scheduler::new(launch, group, &regions, &dets, seed)?;
     let result = scheduler.run();
+    // Hopper: transaction bytes a block's barriers still expect when it ended.
+    let blocks: Vec<[u32; 3]> = group.iter().map(|&b| block_index(launch, b)).collect();
+    let result = result.and_then(|steps| {
+        super::mbarrier::check_at_exit(launch, &blocks, &regions).map(|()| steps)
+    });
     finish_blocks(&dets, result)
 }
 

@@ -17,6 +17,10 @@ use crate::ir::{Block, ExprKind, Function, Handle, Intrinsic, Local, PlaceRoot, 
 /// A clause for a deadlock message about threads spinning on a read of `addr` at
 /// `loc` of function `func`: "; they read X at SITE, which ...".
 pub fn waited_for(launch: &Launch, addr: u64, func: usize, loc: SourceLoc) -> String {
+    // Hopper: a wait on an mbarrier's phase says what the phase misses.
+    if let Some(clause) = launch.mbarriers.waited_for(addr) {
+        return clause;
+    }
     let region = region_of(addr);
     let Some(info) = launch.regions.get(region) else {
         return String::new();

@@ -70,7 +70,7 @@ const GEMM: &str =
     }
 }";
 
-fn ptx_for(text: &str, arch: &str) -> Option<String> {
+pub(super) fn ptx_for(text: &str, arch: &str) -> Option<String> {
     let (Some(lib), Some(ptxas)) = (
         std::env::var_os("CUDAJIT_NVVM_PATH"),
         std::env::var_os("CUDAJIT_PTXAS"),

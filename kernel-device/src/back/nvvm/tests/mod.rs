@@ -20,6 +20,8 @@ mod flow;
 mod launch_proof;
 mod loop_versioning;
 mod loops;
+// Hopper
+mod mbarrier;
 mod ops;
 mod slices;
 mod versioning;
