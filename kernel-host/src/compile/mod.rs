@@ -2,7 +2,7 @@
 //! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the
 //! simulator's lowered form of a kernel (`sim_kernel`), the on-disk cache (`disk`),
 //! ahead-of-time PTX embedded at build time (`aot`, `aot_manifest`), generic kernels'
-//! instances (`instances`) and what a compiled kernel looks like (`inspect`).
+//! instances (`instances`), libnvvm warmed up when a GPU opens (`warm_up`) and what a compiled kernel looks like (`inspect`).
 
 pub(crate) mod aot;
 pub(crate) mod aot_manifest;
@@ -17,3 +17,4 @@ pub(crate) mod loaded;
 pub(crate) mod lower;
 pub(crate) mod profile;
 pub(crate) mod sim_kernel;
+pub(crate) mod warm_up;
