@@ -1,16 +1,26 @@
-//! libnvvm made ready before the process's first compile needs it: when a GPU opens, a
-//! thread of its own loads libnvvm and compiles one small bounds-checked kernel, so
-//! that the first real compile finds the library loaded (~5.5 ms on the H200's host)
-//! and LLVM's first-use costs paid. Measured on the development machine (2 cores,
-//! libnvvm 13.0.88, `-opt=3`, line tables): a checked vecadd's first compile in a fresh
-//! process took 10–23 ms cold and 7.7–8.8 ms after one other compile; touching the
-//! library's pages alone did not help, so the warm-up is a compile.
+//! libnvvm made ready before the process's first compile needs it, when asked
+//! (`CUDAJIT_NVVM_WARM_UP=1`): when a GPU opens, a thread of its own loads libnvvm and
+//! compiles one small bounds-checked kernel, so that the first real compile finds the
+//! library loaded (~5.5 ms on the H200's host) and LLVM's first-use costs paid.
+//! Measured on the development machine (2 cores, libnvvm 13.0.88, `-opt=3`, line
+//! tables): a checked vecadd's first compile in a fresh process took 10–23 ms cold and
+//! 7.7–8.8 ms after one other compile; touching the library's pages alone did not
+//! help. On the H200 (bench/vecadd_launch, one device call): first call checked
+//! 18.4 and 15.6 ms with it, 24.3 and 26.3 ms without.
+//!
+//! Off by default because a process that exits while libnvvm loads on another thread
+//! can crash or hang in the exit: libnvvm's static destructors, registered while it
+//! loads, run under its constructors or its compile. Measured: the first-instantiation
+//! child of bench/vecadd_launch (which exits a few ms after opening the GPU) died of
+//! SIGSEGV; locally, a process exiting 0–3 ms after starting the load crashed 2–3
+//! times in 5 and once spun forever. The `atexit` handler below (registered once
+//! libnvvm is loaded, so that it runs before libnvvm's destructors) covers an exit
+//! during the compile, not one during the load. Turn it on in processes that live
+//! past their first launch.
 //!
 //! The warm-up holds libnvvm's lock while it compiles: a compile asked for in that
 //! moment waits for the rest of it (a few ms), which a launch this early would
-//! otherwise have spent loading the library. `CUDAJIT_NVVM_WARM_UP=0` turns it off.
-//! A process that exits meanwhile waits for it (an `atexit` handler registered
-//! once libnvvm is loaded, so that it runs before libnvvm's own destructors).
+//! otherwise have spent loading the library.
 
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -22,7 +32,7 @@ use kernel_device::source::{FnSource, SourceKind};
 
 use crate::compile::{libnvvm, lower};
 
-/// The variable that turns the warm-up off (`0`).
+/// The variable that turns the warm-up on (`1`).
 pub const WARM_UP_VARIABLE: &str = "CUDAJIT_NVVM_WARM_UP";
 
 /// The kernel compiled: the shape of most first kernels (a guarded, bounds-checked
@@ -79,10 +89,10 @@ inventory::submit! {
     crate::device::open_gpu::WhenAGpuOpens(warm_up_in_background)
 }
 
-/// Starts the warm-up for `ctx`'s architecture (once per process; never when turned
-/// off). Returns at once.
+/// Starts the warm-up for `ctx`'s architecture (once per process, only when asked for;
+/// see the module documentation). Returns at once.
 fn warm_up_in_background(ctx: &CudaContext) {
-    if std::env::var(WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0") {
+    if !std::env::var(WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "1") {
         return;
     }
     {
