@@ -200,6 +200,12 @@ def profile_tables(results):
                 found = results.get(f"first_stage_{when}_{stage}")
                 line += f" {found[0] / 1e3:>22.2f}" if found else f" {'-':>22}"
             out.append(line)
+        warm = results.get("nvvm_warm_up_ms")
+        if warm:
+            ms, extra = warm
+            out.append(f"  libnvvm warmed up in the background when the GPU opened: {float(ms):.2f} ms "
+                       f"(load {extra.get('load_ms', '?')}, compile {extra.get('compile_ms', '?')}), "
+                       f"ended before the first call: {extra.get('finished_before_first_call', '?')}")
         out.append("")
     return out
 

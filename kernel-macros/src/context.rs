@@ -26,8 +26,8 @@ pub enum Container {
 /// The container of the item carrying the attribute being expanded (the attribute is
 /// `Span::call_site()` of an attribute macro).
 pub fn of_attribute() -> Container {
-    match source_before_attribute() {
-        Some(prefix) => innermost_container(&prefix),
+    match blocks_before_attribute() {
+        Some(open) => innermost(&open),
         None => Container::Module,
     }
 }
@@ -36,11 +36,8 @@ pub fn of_attribute() -> Container {
 /// other block around it). `false` where the file cannot be read: the callers then
 /// take the way that works in any scope.
 pub fn at_module_level() -> bool {
-    source_before_attribute().is_some_and(|prefix| {
-        open_blocks(&prefix)
-            .iter()
-            .all(|(_, header)| *header == Some("mod"))
-    })
+    blocks_before_attribute()
+        .is_some_and(|open| open.iter().all(|(_, header)| *header == Some("mod")))
 }
 
 /// For a kernel inside a fn body, whether a call of `name` can be routed through a
@@ -85,16 +82,16 @@ fn source_file() -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// The text of the file being compiled up to the attribute being expanded; `None`
-/// outside a macro expansion (the crate's unit tests) or where the file cannot be read.
-fn source_before_attribute() -> Option<String> {
+/// The blocks open in the file being compiled before the attribute being expanded;
+/// `None` outside a macro expansion (the crate's unit tests) or where the file cannot
+/// be read. From one scan per file ([`ScannedFile`]), not one per attribute.
+fn blocks_before_attribute() -> Option<OpenBlocks> {
     if !proc_macro::is_available() {
         return None;
     }
     let call_site = proc_macro::Span::call_site();
-    let mut text = call_site
-        .local_file()
-        .and_then(|path| std::fs::read_to_string(path).ok())?;
+    let path = call_site.local_file()?;
+    let text = std::fs::read_to_string(&path).ok()?;
     // Both 1-based; the column counts chars.
     let (line, column) = (call_site.line(), call_site.column());
     let line_start: usize = text
@@ -107,8 +104,58 @@ fn source_before_attribute() -> Option<String> {
         .char_indices()
         .nth(column.saturating_sub(1))
         .map_or(text.len(), |(offset, _)| line_start + offset);
-    text.truncate(prefix_end);
-    Some(text)
+    Some(ScannedFile::blocks_at(path, text, prefix_end))
+}
+
+type OpenBlocks = Vec<(Container, Option<&'static str>)>;
+
+/// One file's scan: the blocks open at each `#` between tokens (where attributes
+/// start), by char index. A proc macro's statics live for the whole compilation (and
+/// in rust-analyzer's server across edits, hence the text kept to compare), and one
+/// file's attributes come one after another: scanning each attribute's whole prefix
+/// made the expansion quadratic in the file's length, two thirds of the macro's time
+/// in a 100-item file (`bench/macro_cost.sh`, measured with `perf`).
+struct ScannedFile {
+    path: std::path::PathBuf,
+    text: String,
+    at_hash: std::collections::HashMap<usize, OpenBlocks>,
+}
+
+/// The files scanned last (a crate's files expand one after another; a few suffice).
+static SCANNED: std::sync::Mutex<Vec<ScannedFile>> = std::sync::Mutex::new(Vec::new());
+const FILES_KEPT: usize = 4;
+
+impl ScannedFile {
+    /// The blocks open at byte `prefix_end` of `text`, the file at `path`.
+    fn blocks_at(path: std::path::PathBuf, text: String, prefix_end: usize) -> OpenBlocks {
+        let char_index = text[..prefix_end].chars().count();
+        let mut files = SCANNED.lock().unwrap_or_else(|p| p.into_inner());
+        let found = files.iter().position(|f| f.path == path && f.text == text);
+        let file = match found {
+            Some(i) => &files[i],
+            None => {
+                if files.len() >= FILES_KEPT {
+                    files.remove(0);
+                }
+                let chars: Vec<char> = text.chars().collect();
+                let mut at_hash = std::collections::HashMap::new();
+                scan(&chars, |i, open| {
+                    at_hash.insert(i, open.clone());
+                });
+                files.push(ScannedFile {
+                    path,
+                    text,
+                    at_hash,
+                });
+                files.last().expect("just pushed")
+            }
+        };
+        match file.at_hash.get(&char_index) {
+            Some(open) => open.clone(),
+            // Not at a `#` the scan saw (a call site elsewhere): the prefix alone.
+            None => open_blocks(&file.text[..prefix_end]),
+        }
+    }
 }
 
 /// Whether a `#[device]` fn is a method (or associated fn) of an `impl` block: one
@@ -160,19 +207,30 @@ pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<T
 
 /// The container of whatever follows `prefix`, a prefix of a Rust source file that
 /// ends between tokens: the innermost `{` still open at its end decides.
-pub fn innermost_container(prefix: &str) -> Container {
-    open_blocks(prefix)
-        .last()
+#[cfg(test)]
+fn innermost_container(prefix: &str) -> Container {
+    innermost(&open_blocks(prefix))
+}
+
+/// The container of whatever follows the blocks `open`: the innermost decides.
+fn innermost(open: &OpenBlocks) -> Container {
+    open.last()
         .map_or(Container::Module, |(container, _)| *container)
 }
 
 /// Each `{` still open at the end of `prefix`, outermost first, with the first item
 /// keyword of its header (`mod`, `fn`, `impl`, ..; `None` for a bare block).
-fn open_blocks(prefix: &str) -> Vec<(Container, Option<&'static str>)> {
+fn open_blocks(prefix: &str) -> OpenBlocks {
     let chars: Vec<char> = prefix.chars().collect();
+    scan(&chars, |_, _| {})
+}
+
+/// [`open_blocks`] over `chars`, telling `at_hash` the blocks open at each `#` between
+/// tokens (by char index).
+fn scan(chars: &[char], mut at_hash: impl FnMut(usize, &OpenBlocks)) -> OpenBlocks {
     // One entry per open `{`, and for the header being read at the current level: its
     // first item keyword at bracket depth 0 (`impl`, `trait`, `fn`, `mod`, ..).
-    let mut open: Vec<(Container, Option<&'static str>)> = Vec::new();
+    let mut open: OpenBlocks = Vec::new();
     let mut header: Option<&'static str> = None;
     let mut nesting = 0usize; // `(` and `[` inside a header (generics, attributes)
     let mut i = 0;
@@ -185,10 +243,11 @@ fn open_blocks(prefix: &str) -> Vec<(Container, Option<&'static str>)> {
                     i += 1;
                 }
             }
-            '/' if next == Some('*') => i = skip_block_comment(&chars, i),
-            '"' => i = skip_string(&chars, i),
-            'r' | 'b' | 'c' if starts_raw_string(&chars, i) => i = skip_raw_string(&chars, i),
-            '\'' => i = skip_char_or_lifetime(&chars, i),
+            '/' if next == Some('*') => i = skip_block_comment(chars, i),
+            '"' => i = skip_string(chars, i),
+            'r' | 'b' | 'c' if starts_raw_string(chars, i) => i = skip_raw_string(chars, i),
+            '\'' => i = skip_char_or_lifetime(chars, i),
+            '#' => at_hash(i, &open),
             '(' | '[' => nesting += 1,
             ')' | ']' => nesting = nesting.saturating_sub(1),
             '{' => {
@@ -213,9 +272,12 @@ fn open_blocks(prefix: &str) -> Vec<(Container, Option<&'static str>)> {
                 while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
                     i += 1;
                 }
-                let word: String = chars[begin..i].iter().collect();
                 if header.is_none() && nesting == 0 {
-                    header = ITEM_KEYWORDS.iter().copied().find(|k| *k == word);
+                    let word = &chars[begin..i];
+                    header = ITEM_KEYWORDS
+                        .iter()
+                        .copied()
+                        .find(|k| k.len() == word.len() && k.chars().eq(word.iter().copied()));
                 }
                 continue;
             }
@@ -342,7 +404,34 @@ fn skip_char_or_lifetime(chars: &[char], i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{innermost_container, open_blocks, Container};
+    use super::{innermost, innermost_container, open_blocks, scan, Container};
+
+    /// One scan of a whole file answers, at each attribute, what a scan of the prefix
+    /// before it answers (the cache `ScannedFile` keeps relies on it).
+    #[test]
+    fn one_scan_answers_as_each_prefix_does() {
+        let text = "#![allow(x)]\nuse a::*;\n#[device]\nfn f() {}\nimpl S {\n #[device]\n fn m(&self) { let s = \"#{\"; let r = r#\"}\"#; }\n #[kernel]\n fn k() {}\n}\nmod m {\n #[kernel]\n fn k2() { let c = '{'; }\n fn g() {\n  #[kernel]\n  fn inner() {}\n }\n}\ntrait T {\n #[device]\n fn t();\n}\n";
+        let chars: Vec<char> = text.chars().collect();
+        let mut seen = Vec::new();
+        scan(&chars, |i, open| seen.push((i, open.clone())));
+        let hashes: Vec<usize> = text
+            .char_indices()
+            .filter(|(_, c)| *c == '#')
+            .map(|(at, _)| text[..at].chars().count())
+            .collect();
+        // The `#` inside the strings are not between tokens.
+        assert_eq!(seen.len(), hashes.len() - 3, "{seen:?}");
+        for (i, open) in &seen {
+            let prefix: String = chars[..*i].iter().collect();
+            assert_eq!(*open, open_blocks(&prefix), "at char {i}");
+        }
+        let containers: Vec<Container> = seen.iter().map(|(_, open)| innermost(open)).collect();
+        use Container::*;
+        assert_eq!(
+            containers,
+            [Module, Module, Impl, Impl, Module, Module, Trait]
+        );
+    }
 
     #[test]
     fn module_level_and_nested_modules_are_modules() {

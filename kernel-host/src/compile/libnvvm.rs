@@ -52,7 +52,7 @@ inventory::submit! {
 /// GPU is opened, since a kernel launch usually follows. The thread only reads files
 /// (no library is loaded on it), so a process may exit while it runs. Without the
 /// disk cache there is nothing to key, and no thread.
-pub(crate) fn identify_toolchain_in_background() {
+pub(crate) fn identify_toolchain_in_background(_: &cudarc::driver::CudaContext) {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         if DiskCache::from_env().is_none() {

@@ -2,8 +2,8 @@
 //! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the
 //! simulator's lowered form of a kernel (`sim_kernel`), the on-disk cache (`disk`),
 //! ahead-of-time PTX embedded at build time (`aot`, `aot_manifest`), generic kernels'
-//! instances (`instances`), what a compiled kernel looks like (`inspect`) and its
-//! Rust lines beside its code (`annotate`).
+//! instances (`instances`), libnvvm warmed up when a GPU opens (`warm_up`), what a
+//! compiled kernel looks like (`inspect`) and its Rust lines beside its code (`annotate`).
 
 pub mod annotate;
 pub(crate) mod aot;
@@ -20,3 +20,4 @@ pub(crate) mod lower;
 pub(crate) mod profile;
 pub(crate) mod sass;
 pub(crate) mod sim_kernel;
+pub(crate) mod warm_up;

@@ -44,8 +44,8 @@ impl Device {
 
 /// Work the layers above start when a GPU opens (`inventory::submit!`), so that
 /// opening a GPU names none of them: the JIT's toolchain digests
-/// (`crate::compile::libnvvm`). Each must return at once (start a thread, at most).
-pub(crate) struct WhenAGpuOpens(pub(crate) fn());
+/// (`crate::compile::libnvvm`) and libnvvm's warm-up (`crate::compile::warm_up`). Each must return at once (start a thread, at most).
+pub(crate) struct WhenAGpuOpens(pub(crate) fn(&CudaContext));
 
 inventory::collect!(WhenAGpuOpens);
 
@@ -145,7 +145,7 @@ fn open(ordinal: usize) -> Result<Device> {
         // A launch, and so usually a first compile, follows: what it will need (the
         // cache key's digests of the compiler's files) is prepared meanwhile.
         for work in inventory::iter::<WhenAGpuOpens> {
-            (work.0)();
+            (work.0)(&ctx);
         }
         let name = ctx.name().call("cuDeviceGetName")?;
         let attr = |a: Attr| -> Result<u32> {

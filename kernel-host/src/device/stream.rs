@@ -188,6 +188,14 @@ impl Stream {
         Ok(())
     }
 
+    /// The faults of a created stream, borrowed (`None` for the default stream, whose
+    /// faults are the calling thread's): the launch path reads them without the
+    /// reference count's two atomic operations that [`Stream::faults`] costs.
+    #[inline]
+    pub(crate) fn own_faults(&self) -> Option<&StreamFaults> {
+        self.faults.as_deref()
+    }
+
     /// Where this stream's asynchronous launches (by the calling thread, for the
     /// default stream) report faults.
     #[inline]

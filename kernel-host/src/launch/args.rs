@@ -352,22 +352,28 @@ impl<'a> KernelArg<'a> {
         match (&self.kind, param) {
             (ArgKind::Scalar(s), Type::Scalar(p)) => s == p,
             (ArgKind::Value { ty, .. }, param) => ty == param,
-            (ArgKind::Host { elem, .. }, param) => param
-                .slice_elem()
-                .is_some_and(|(p, mutable)| *elem == p && !mutable),
-            (ArgKind::HostMut { elem, .. }, param) => {
-                param.slice_elem().is_some_and(|(p, _)| *elem == p)
-            }
+            (ArgKind::Host { elem, .. }, param) => slice_of(param, elem) == Some(false),
+            (ArgKind::HostMut { elem, .. }, param) => slice_of(param, elem).is_some(),
             (
                 ArgKind::Device {
                     elem, mutable: m, ..
                 },
                 param,
-            ) => param
-                .slice_elem()
-                .is_some_and(|(p, mutable)| *elem == p && (*m || !mutable)),
+            ) => slice_of(param, elem).is_some_and(|mutable| *m || !mutable),
             _ => false,
         }
+    }
+}
+
+/// `Some(mutable)` when `param` is a slice (`&[T]`, or `&mut [T]` with `mutable`) of
+/// `elem`: compared in place, since this runs for every argument of every launch
+/// (`Type::slice_elem` would build a `Type` to compare and drop).
+#[inline]
+fn slice_of(param: &Type, elem: &Type) -> Option<bool> {
+    match (param, elem) {
+        (Type::Slice { elem: p, mutable }, Type::Scalar(e)) if p == e => Some(*mutable),
+        (Type::StructSlice { elem: p, mutable }, Type::Struct(e)) if p == e => Some(*mutable),
+        _ => None,
     }
 }
 

@@ -34,6 +34,7 @@ use crate::compile::loaded::LoadedKernel;
 use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::profile::{LaunchTimer, Stage};
@@ -104,9 +105,15 @@ pub fn launch(
     // (the calling thread's on the default stream); the thread is the one whose
     // device-wide synchronisation reports it. Nothing reads the record here: it is
     // checked at the stream's (or the device's) synchronisation.
-    let faults = match config.stream {
-        Some(stream) => stream.faults()?,
-        None => device.thread_faults()?,
+    // A created stream's own faults are borrowed; the thread's (default stream) are
+    // held for the launch.
+    let thread_faults;
+    let faults: &StreamFaults = match config.stream.and_then(|s| s.own_faults()) {
+        Some(own) => own,
+        None => {
+            thread_faults = device.thread_faults()?;
+            &thread_faults
+        }
     };
     faults.note_launcher();
     timer.mark(Stage::PanicRecord);
@@ -118,7 +125,7 @@ pub fn launch(
         if capturing {
             return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
         }
-        return crate::launch::sim::launch(source, cache, config, device, sim, &faults, args);
+        return crate::launch::sim::launch(source, cache, config, device, sim, faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
     match config.stream {
