@@ -341,6 +341,8 @@ pub(crate) struct Module {
 impl Drop for Module {
     fn drop(&mut self) {
         if let Ok(_guard) = self.device.bind() {
+            // What the module's kernels printed is written, and its buffers freed.
+            crate::print::release(self.raw);
             // SAFETY: loaded by `jit::load_module`, unloaded only here.
             let _ = unsafe { result::module::unload(self.raw) };
         }

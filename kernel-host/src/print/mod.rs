@@ -305,9 +305,7 @@ fn empty_buffer(bytes: usize) -> Result<sys::CUdeviceptr> {
 /// Before `module` is unloaded (its context current): writes what its kernels printed
 /// and frees its buffers. The module's launches must be complete (unloading needs that
 /// too); a module that does not print has nothing here.
-// Called by `compile::loaded::Module`'s drop, just before `cuModuleUnload`, once that
-// file (another owner's) is changed to call it.
-#[allow(dead_code)]
+// Called by `compile::loaded::Module`'s drop, just before `cuModuleUnload`.
 pub(crate) fn release(module: sys::CUmodule) {
     let released = {
         let mut buffers = BUFFERS.lock().unwrap_or_else(|p| p.into_inner());
