@@ -7,7 +7,7 @@ use crate::proc::mma::{
 };
 
 /// A random element of `elem` as (storage bits, exact value).
-fn random_element(rng: &mut fastrand::Rng, elem: MmaElem) -> (u64, f64) {
+pub(super) fn random_element(rng: &mut fastrand::Rng, elem: MmaElem) -> (u64, f64) {
     match elem {
         MmaElem::F16 => {
             let v = half::f16::from_f32(rng.f32() * 4.0 - 2.0);
