@@ -129,28 +129,10 @@ impl FnLowerer<'_> {
         let text = template.replace('T', elem.rust_name());
         let tokens: TokenStream = text.parse().expect("complex template tokenizes");
         let expr: syn::Expr = syn::parse2(respan(tokens, span)).expect("complex template parses");
-        self.scopes.push(Vec::new());
-        let mut stmts = Vec::new();
-        for (i, &operand) in operands.iter().enumerate() {
-            let ty = self.ty_of(operand);
-            let name = ["A", "B", "E"][i];
-            let local = self.new_local(&format!("__cudajit_{name}"), ty, false, span);
-            stmts.push(ir::Stmt::Let {
-                local,
-                init: Some(operand),
-            });
-        }
-        let tail = self.lower_expr(&expr);
-        self.scopes.pop();
-        let ty = self.ty_of(tail);
-        self.push_expr(
-            ir::ExprKind::Block(ir::Block {
-                stmts,
-                tail: Some(tail),
-            }),
-            ty,
-            span,
-        )
+        let names = ["__cudajit_A", "__cudajit_B", "__cudajit_E"];
+        let bound: Vec<(&str, Handle<ir::Expr>)> =
+            names.into_iter().zip(operands.iter().copied()).collect();
+        self.lower_with_bindings(&bound, &expr, span)
     }
 
     /// `Complex::new(re, im)` (also `Complex::<f32>::new`, `Complex32::new`,

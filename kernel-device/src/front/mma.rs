@@ -226,6 +226,17 @@ impl FnLowerer<'_> {
         let place_tokens = place.map(quote::ToTokens::to_token_stream);
         let expr: syn::Expr = syn::parse2(instantiate(tokens, place_tokens.as_ref(), span))
             .expect("fragment template parses");
+        self.lower_with_bindings(operands, &expr, span)
+    }
+
+    /// Binds `operands` to fresh locals of their names and lowers `expr` over them, as
+    /// one block expression (the expansions of `Complex` and of the fragments).
+    pub(super) fn lower_with_bindings(
+        &mut self,
+        operands: &[(&str, Handle<ir::Expr>)],
+        expr: &syn::Expr,
+        span: Span,
+    ) -> Handle<ir::Expr> {
         self.scopes.push(Vec::new());
         let mut stmts = Vec::new();
         for &(name, operand) in operands {
@@ -236,7 +247,7 @@ impl FnLowerer<'_> {
                 init: Some(operand),
             });
         }
-        let tail = self.lower_expr(&expr);
+        let tail = self.lower_expr(expr);
         self.scopes.pop();
         let ty = self.ty_of(tail);
         self.push_expr(
@@ -564,7 +575,10 @@ impl FnLowerer<'_> {
                 .enumerate()
                 .all(|(k, o)| o.is_some_and(|(_, m)| m == (k == 2)));
         if !refs_ok {
-            self.lower_args(&call.args);
+            // The operands themselves, so that a missing `mut` is the one error.
+            for (arg, operand) in call.args.iter().zip(&operands) {
+                self.lower_expr(operand.map_or(arg, |(e, _)| e));
+            }
             let at = if call.args.len() == 3 {
                 let bad = operands
                     .iter()
@@ -618,9 +632,10 @@ impl FnLowerer<'_> {
             self.error_hint(
                 call.args[2].span(),
                 format!(
-                    "`mma.sync` of shape `{}` has no `{}` inputs with a `{}` accumulator",
+                    "`mma.sync` of shape `{}` has no `{}` inputs with `{}` accumulation (`{}`)",
                     a.shape.name(),
                     a.elem.rust_name(),
+                    acc.elem.rust_name(),
                     acc.display()
                 ),
                 "the combinations: M16N8K16 bf16->f32, f16->f32, f16->f16; M16N8K8 tf32->f32; M8N8K4 f64->f64; M16N8K32 i8->i32, u8->i32",

@@ -36,12 +36,7 @@ impl Fragment {
 
     /// `FragA::<M16N8K16, bf16>` (an expression path).
     fn path(self) -> String {
-        format!(
-            "{}::<{}, {}>",
-            self.role.type_name(),
-            self.shape.name(),
-            self.elem.rust_name()
-        )
+        self.display().replacen('<', "::<", 1)
     }
 
     fn registers(self) -> usize {

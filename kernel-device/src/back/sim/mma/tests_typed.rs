@@ -193,6 +193,49 @@ fn ldmatrix_pairs_and_a_row_col_epilogue_match_the_reference() {
     }
 }
 
+/// The one-warp example at the top of docs/tensor_cores.md, as written there.
+fn doc_example() -> String {
+    let doc = include_str!("../../../../../docs/tensor_cores.md");
+    let start = doc
+        .find("#[kernel]\nfn tile_product")
+        .expect("the doc's example");
+    let end = start + doc[start..].find("\n}\n").expect("its end") + 3;
+    doc[start..end].to_string()
+}
+
+#[test]
+fn the_guide_s_example_kernel_runs_as_documented() {
+    let m = module(&doc_example(), "tile_product");
+    let mut rng = fastrand::Rng::with_seed(3);
+    let (a_bits, a) = random_matrix(&mut rng, MmaElem::BF16, 256);
+    let (b_bits, b) = random_matrix(&mut rng, MmaElem::BF16, 128);
+    let (ba, bb, bc) = (
+        buffer_of(&bytes_of(MmaElem::BF16, &a_bits)),
+        buffer_of(&bytes_of(MmaElem::BF16, &b_bits)),
+        buffer_of(&[f32::NAN; 128]),
+    );
+    let args = [
+        slice(ScalarType::BF16, &ba, 256, false),
+        slice(ScalarType::BF16, &bb, 128, false),
+        slice(ScalarType::F32, &bc, 128, true),
+    ];
+    run(
+        &m,
+        "tile_product",
+        &shape(1, 32),
+        &args,
+        &Options::default(),
+    )
+    .expect("runs");
+    let c: Vec<f32> = read_back(&bc, 128);
+    for r in 0..16 {
+        for n in 0..8 {
+            let exact: f64 = (0..16).map(|k| a[r * 16 + k] * b[k * 8 + n]).sum();
+            assert_eq!(c[r * 8 + n], exact as f32, "({r}, {n})");
+        }
+    }
+}
+
 const MISUSE_SOURCE: &str = r#"
 #[kernel]
 fn typed_short_source(a: &[bf16], d: &mut [f32]) {
@@ -267,9 +310,10 @@ fn a_short_source_and_a_bad_element_index_panic_with_std_s_words() {
     );
 }
 
-/// The typed kernels through the NVVM writer, libnvvm and ptxas for sm_80 and sm_90.
-#[test]
-fn the_typed_kernels_compile_for_sm_80_and_sm_90() {
+/// Compiles each `(source, kernel, sms)` through the NVVM writer, libnvvm and ptxas
+/// for each listed sm, handing every PTX to `check`; says why and does nothing where
+/// `CUDAJIT_NVVM_PATH` / `CUDAJIT_PTXAS` are not set.
+pub(super) fn through_ptxas(kernels: &[(String, &str, Vec<u32>)], check: &dyn Fn(&str, u32, &str)) {
     let (Some(lib), Some(ptxas)) = (
         std::env::var_os("CUDAJIT_NVVM_PATH"),
         std::env::var_os("CUDAJIT_PTXAS"),
@@ -283,16 +327,11 @@ fn the_typed_kernels_compile_for_sm_80_and_sm_90() {
     };
     let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     let tmp = tempfile::tempdir().unwrap();
-    let mut sources: Vec<(String, &str)> = MMA_COMBOS
-        .iter()
-        .map(|c| (tile_kernel(*c), "typed_tile"))
-        .collect();
-    sources.push((LDMATRIX_SOURCE.to_string(), "typed_ldmatrix"));
-    for (n, (source, kernel)) in sources.iter().enumerate() {
+    for (n, (source, kernel, sms)) in kernels.iter().enumerate() {
         let text = crate::back::nvvm::write_string(&module(source, kernel), &Default::default())
             .unwrap_or_else(|e| panic!("{e}"))
             .text;
-        for sm in [80, 90] {
+        for &sm in sms {
             let options = crate::nvvm::CompileOptions {
                 arch: format!("compute_{sm}"),
                 ..Default::default()
@@ -300,12 +339,7 @@ fn the_typed_kernels_compile_for_sm_80_and_sm_90() {
             let ptx = nvvm
                 .compile(&text, &options)
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
-            assert!(
-                ptx.contains("mma.sync.aligned.m"),
-                "{kernel} sm_{sm}:\n{ptx}"
-            );
-            // The fragments stay in registers: no local-memory frame.
-            assert!(!ptx.contains(".local"), "{kernel} sm_{sm} spills:\n{ptx}");
+            check(kernel, sm, &ptx);
             let path = tmp.path().join(format!("{n}_{sm}.ptx"));
             std::fs::write(&path, &ptx).unwrap();
             let out = std::process::Command::new(&ptxas)
@@ -322,4 +356,23 @@ fn the_typed_kernels_compile_for_sm_80_and_sm_90() {
             );
         }
     }
+}
+
+/// The typed kernels through the NVVM writer, libnvvm and ptxas for sm_80 and sm_90.
+#[test]
+fn the_typed_kernels_compile_for_sm_80_and_sm_90() {
+    let mut kernels: Vec<(String, &str, Vec<u32>)> = MMA_COMBOS
+        .iter()
+        .map(|c| (tile_kernel(*c), "typed_tile", vec![80, 90]))
+        .collect();
+    kernels.push((LDMATRIX_SOURCE.to_string(), "typed_ldmatrix", vec![80, 90]));
+    kernels.push((doc_example(), "tile_product", vec![80, 90]));
+    through_ptxas(&kernels, &|kernel, sm, ptx| {
+        assert!(
+            ptx.contains("mma.sync.aligned.m"),
+            "{kernel} sm_{sm}:\n{ptx}"
+        );
+        // The fragments stay in registers: no local-memory frame.
+        assert!(!ptx.contains(".local"), "{kernel} sm_{sm} spills:\n{ptx}");
+    });
 }
