@@ -161,8 +161,13 @@ pub fn fragment_of_path(path: &syn::Path) -> Result<Option<Ty>, Diagnostic> {
 }
 
 /// Tokens with `__cudajit_P0` replaced by the (parenthesised) `place` tokens, which
-/// keep their own spans; everything else spanned at `span`.
-fn instantiate(tokens: TokenStream, place: Option<&TokenStream>, span: Span) -> TokenStream {
+/// keep their own spans; everything else spanned at `span`, so that a template's code
+/// is blamed on the user's operator or call (also `front::complex`'s templates).
+pub(super) fn instantiate(
+    tokens: TokenStream,
+    place: Option<&TokenStream>,
+    span: Span,
+) -> TokenStream {
     tokens
         .into_iter()
         .map(|t| match t {

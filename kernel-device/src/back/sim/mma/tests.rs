@@ -209,6 +209,57 @@ fn ldmatrix_fills_fragments_by_the_ownership_table_and_stmatrix_inverts_it() {
     }
 }
 
+/// Compiles each `(source, kernel, sms)` through the NVVM writer, libnvvm and ptxas
+/// for each listed sm, handing every PTX to `check`; says why and does nothing where
+/// `CUDAJIT_NVVM_PATH` / `CUDAJIT_PTXAS` are not set.
+pub(super) fn through_ptxas(kernels: &[(String, &str, Vec<u32>)], check: &dyn Fn(&str, u32, &str)) {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
+        );
+        return;
+    };
+    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, (source, kernel, sms)) in kernels.iter().enumerate() {
+        let text = crate::back::nvvm::write_string(
+            &crate::back::sim::tests::module(source, kernel),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+        for &sm in sms {
+            let options = crate::nvvm::CompileOptions {
+                arch: format!("compute_{sm}"),
+                ..Default::default()
+            };
+            let ptx = nvvm
+                .compile(&text, &options)
+                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            check(kernel, sm, &ptx);
+            let path = tmp.path().join(format!("{n}_{sm}.ptx"));
+            std::fs::write(&path, &ptx).unwrap();
+            let out = std::process::Command::new(&ptxas)
+                .arg(format!("-arch=sm_{sm}"))
+                .arg("-o")
+                .arg(tmp.path().join(format!("{n}_{sm}.cubin")))
+                .arg(&path)
+                .output()
+                .expect("run ptxas");
+            assert!(
+                out.status.success(),
+                "ptxas: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 mod kernels {
     //! The register-level intrinsics in kernels, end to end: source → IR → the
     //! simulator (against a whole-matrix reference) and → NVVM IR → libnvvm → ptxas.
@@ -522,7 +573,7 @@ fn divergent_dmma(a: &[f64], d: &mut [f64]) {
             (SOURCE.to_string(), k, sms)
         })
         .collect();
-        super::super::tests_typed::through_ptxas(&kernels, &|kernel, sm, ptx| {
+        super::through_ptxas(&kernels, &|kernel, sm, ptx| {
             let instruction = match kernel {
                 "matrix_round_trip" => "stmatrix.sync.aligned",
                 _ => "mma.sync.aligned.m",

@@ -3,7 +3,7 @@
 //! `mma.sync` combination against an f64 (integers: exact) whole-matrix reference,
 //! with poisoned outputs; and through libnvvm + ptxas where they are set.
 
-use super::tests::random_element;
+use super::tests::{random_element, through_ptxas};
 use super::*;
 use crate::back::sim::tests::{buffer_of, module, read_back, shape, slice};
 use crate::back::sim::{run, Options};
@@ -308,54 +308,6 @@ fn a_short_source_and_a_bad_element_index_panic_with_std_s_words() {
             .contains("the len is 4 but the index is 4"),
         "{fault}"
     );
-}
-
-/// Compiles each `(source, kernel, sms)` through the NVVM writer, libnvvm and ptxas
-/// for each listed sm, handing every PTX to `check`; says why and does nothing where
-/// `CUDAJIT_NVVM_PATH` / `CUDAJIT_PTXAS` are not set.
-pub(super) fn through_ptxas(kernels: &[(String, &str, Vec<u32>)], check: &dyn Fn(&str, u32, &str)) {
-    let (Some(lib), Some(ptxas)) = (
-        std::env::var_os("CUDAJIT_NVVM_PATH"),
-        std::env::var_os("CUDAJIT_PTXAS"),
-    ) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
-        );
-        return;
-    };
-    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
-    let tmp = tempfile::tempdir().unwrap();
-    for (n, (source, kernel, sms)) in kernels.iter().enumerate() {
-        let text = crate::back::nvvm::write_string(&module(source, kernel), &Default::default())
-            .unwrap_or_else(|e| panic!("{e}"))
-            .text;
-        for &sm in sms {
-            let options = crate::nvvm::CompileOptions {
-                arch: format!("compute_{sm}"),
-                ..Default::default()
-            };
-            let ptx = nvvm
-                .compile(&text, &options)
-                .unwrap_or_else(|e| panic!("{e}\n{text}"));
-            check(kernel, sm, &ptx);
-            let path = tmp.path().join(format!("{n}_{sm}.ptx"));
-            std::fs::write(&path, &ptx).unwrap();
-            let out = std::process::Command::new(&ptxas)
-                .arg(format!("-arch=sm_{sm}"))
-                .arg("-o")
-                .arg(tmp.path().join(format!("{n}_{sm}.cubin")))
-                .arg(&path)
-                .output()
-                .expect("run ptxas");
-            assert!(
-                out.status.success(),
-                "ptxas: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-    }
 }
 
 /// The typed kernels through the NVVM writer, libnvvm and ptxas for sm_80 and sm_90.
