@@ -149,26 +149,7 @@ fn gemm_ldmatrix(a: &[bf16], b: &[bf16], c: &mut [f32], n: usize, k: usize, alph
     }
 }
 
-/// The default device, or `None` (after saying why) where it has no tensor cores.
-fn tensor_cores() -> Option<Device> {
-    let device = Device::default().ok()?;
-    if device.compute_capability().0 < 8 {
-        skip!("tensor cores need compute capability 8.0");
-        return None;
-    }
-    Some(device)
-}
-
-/// Row-major `rows x cols` product of `a` (`rows x k`) and `b` (`k x cols`) in f64.
-fn product(a: &[f64], b: &[f64], rows: usize, cols: usize, k: usize) -> Vec<f64> {
-    let mut c = vec![0.0; rows * cols];
-    for i in 0..rows {
-        for j in 0..cols {
-            c[i * cols + j] = (0..k).map(|p| a[i * k + p] * b[p * cols + j]).sum();
-        }
-    }
-    c
-}
+use super::mma::reference as product;
 
 const M: usize = 32;
 const N: usize = 16;
@@ -180,12 +161,18 @@ fn floats(rng: &mut common::Rng, len: usize) -> Vec<f64> {
 
 #[test]
 fn half_inputs_match_the_f64_reference() {
-    let Some(_device) = tensor_cores() else {
+    let Some(_device) = super::mma::tensor_core_device() else {
         return;
     };
     let mut rng = common::Rng::fresh("typed half gemm");
-    let a: Vec<bf16> = floats(&mut rng, M * K).iter().map(|&x| bf16::from_f64(x)).collect();
-    let b: Vec<bf16> = floats(&mut rng, K * N).iter().map(|&x| bf16::from_f64(x)).collect();
+    let a: Vec<bf16> = floats(&mut rng, M * K)
+        .iter()
+        .map(|&x| bf16::from_f64(x))
+        .collect();
+    let b: Vec<bf16> = floats(&mut rng, K * N)
+        .iter()
+        .map(|&x| bf16::from_f64(x))
+        .collect();
     let want = product(
         &a.iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
         &b.iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
@@ -197,8 +184,14 @@ fn half_inputs_match_the_f64_reference() {
     launch!(gemm_bf16_f32[(N / 8, M / 16), 32](&a, &b, &mut c, N, K)).unwrap();
     common::compare("typed bf16 gemm", &c, &want, 1e-4, 1e-5).unwrap();
 
-    let a: Vec<f16> = floats(&mut rng, M * K).iter().map(|&x| f16::from_f64(x)).collect();
-    let b: Vec<f16> = floats(&mut rng, K * N).iter().map(|&x| f16::from_f64(x)).collect();
+    let a: Vec<f16> = floats(&mut rng, M * K)
+        .iter()
+        .map(|&x| f16::from_f64(x))
+        .collect();
+    let b: Vec<f16> = floats(&mut rng, K * N)
+        .iter()
+        .map(|&x| f16::from_f64(x))
+        .collect();
     let (a64, b64): (Vec<f64>, Vec<f64>) = (
         a.iter().map(|x| x.to_f64()).collect(),
         b.iter().map(|x| x.to_f64()).collect(),
@@ -219,13 +212,16 @@ fn half_inputs_match_the_f64_reference() {
 
 #[test]
 fn tf32_and_dmma_match_the_f64_reference() {
-    let Some(_device) = tensor_cores() else {
+    let Some(_device) = super::mma::tensor_core_device() else {
         return;
     };
     let mut rng = common::Rng::fresh("typed tf32 and f64 gemm");
     let a: Vec<f32> = floats(&mut rng, M * K).iter().map(|&x| x as f32).collect();
     // B pre-rounded on the host, A rounded in the kernel by `to_tf32`.
-    let b: Vec<f32> = floats(&mut rng, K * N).iter().map(|&x| to_tf32(x as f32)).collect();
+    let b: Vec<f32> = floats(&mut rng, K * N)
+        .iter()
+        .map(|&x| to_tf32(x as f32))
+        .collect();
     let want = product(
         &a.iter().map(|&x| to_tf32(x) as f64).collect::<Vec<_>>(),
         &b.iter().map(|&x| x as f64).collect::<Vec<_>>(),
@@ -243,13 +239,16 @@ fn tf32_and_dmma_match_the_f64_reference() {
     let mut c = vec![f64::NAN; M * N];
     launch!(gemm_f64_f64[(N / 8, M / 8), 32](&a, &b, &mut c, N, K)).unwrap();
     for (i, (&got, &w)) in c.iter().zip(&want).enumerate() {
-        assert!((got - w).abs() <= 1e-12 * (1.0 + w.abs()), "dmma {i}: {got} vs {w}");
+        assert!(
+            (got - w).abs() <= 1e-12 * (1.0 + w.abs()),
+            "dmma {i}: {got} vs {w}"
+        );
     }
 }
 
 #[test]
 fn integer_mma_is_bit_exact() {
-    let Some(_device) = tensor_cores() else {
+    let Some(_device) = super::mma::tensor_core_device() else {
         return;
     };
     let mut rng = common::Rng::fresh("typed int8 gemm");
@@ -287,13 +286,19 @@ fn integer_mma_is_bit_exact() {
 
 #[test]
 fn a_four_warp_ldmatrix_gemm_with_a_row_col_epilogue_matches() {
-    let Some(_device) = tensor_cores() else {
+    let Some(_device) = super::mma::tensor_core_device() else {
         return;
     };
     let mut rng = common::Rng::fresh("typed ldmatrix gemm");
     let (m, n, k) = (64, 64, 48);
-    let a: Vec<bf16> = floats(&mut rng, m * k).iter().map(|&x| bf16::from_f64(x)).collect();
-    let b: Vec<bf16> = floats(&mut rng, k * n).iter().map(|&x| bf16::from_f64(x)).collect();
+    let a: Vec<bf16> = floats(&mut rng, m * k)
+        .iter()
+        .map(|&x| bf16::from_f64(x))
+        .collect();
+    let b: Vec<bf16> = floats(&mut rng, k * n)
+        .iter()
+        .map(|&x| bf16::from_f64(x))
+        .collect();
     let alpha = 0.5f32;
     let want: Vec<f64> = product(
         &a.iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
