@@ -241,6 +241,9 @@ mod warp;
 // tensor cores
 #[path = "gpu/mma.rs"]
 mod mma;
+// tensor cores: the typed fragment API
+#[path = "gpu/mma_typed.rs"]
+mod mma_typed;
 
 #[path = "gpu/numeric.rs"]
 mod numeric;

@@ -114,7 +114,7 @@ fn dgemm(a: &[f64], b: &[f64], c: &mut [f64], n: usize, k: usize) {
 }
 
 /// The default device, or `None` (after saying why) where it has no tensor cores.
-fn tensor_core_device() -> Option<Device> {
+pub(super) fn tensor_core_device() -> Option<Device> {
     let device = Device::default().ok()?;
     if device.compute_capability().0 < 8 {
         skip!("tensor cores need compute capability 8.0");
@@ -124,7 +124,7 @@ fn tensor_core_device() -> Option<Device> {
 }
 
 /// Row-major `rows x cols` product of `a` (`rows x k`) and `b` (`k x cols`) in f64.
-fn reference(a: &[f64], b: &[f64], rows: usize, cols: usize, k: usize) -> Vec<f64> {
+pub(super) fn reference(a: &[f64], b: &[f64], rows: usize, cols: usize, k: usize) -> Vec<f64> {
     let mut c = vec![0.0; rows * cols];
     for i in 0..rows {
         for j in 0..cols {

@@ -13,7 +13,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .pop()
         .ok_or("--out-dir DIR is required")?;
     let arches = if arches.is_empty() {
-        vec!["compute_90".to_string()]
+        DEFAULT_ARCHES.iter().map(|a| a.to_string()).collect()
     } else {
         arches
     };
@@ -39,6 +39,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 pub use cudajit_build::BuildReport;
+
+/// The architectures built when no `--arch` is given: Ampere, Hopper and the two
+/// Blackwells, so that one build serves every GPU with tensor cores; the runtime loads
+/// the newest PTX the device supports (`kernel-host`'s `compile::aot::lookup`).
+pub const DEFAULT_ARCHES: &[&str] = &["compute_80", "compute_90", "compute_100", "compute_120"];
 
 /// The workspace's own sources not compiled ahead of time: the compile-fail and pass cases in
 /// `tests/ui` and `tests/ui_pass`, the generated fidelity programs in `tests/gpu/fidelity` (a thousand
@@ -134,6 +139,69 @@ mod tests {
             let ptx = std::fs::read_to_string(out.join(entry[3])).unwrap();
             assert!(ptx.contains(&format!(".entry {}", entry[0])), "{entry:?}");
         }
+    }
+
+    /// The default build covers compute_80, 90, 100 and 120 at once, tensor-core and
+    /// async-copy kernels included: every PTX is accepted by `ptxas` for its own sm.
+    #[test]
+    fn the_default_build_serves_every_tensor_core_architecture() {
+        let Some(toolchain) = crate::toolchain::locate() else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
+            );
+            return;
+        };
+        let base = tempfile::tempdir().unwrap();
+        let (src, out) = (base.path().join("src"), base.path().join("out"));
+        std::fs::create_dir_all(&src).unwrap();
+        for (name, text) in [
+            ("mma_typed.rs", include_str!("../../tests/gpu/mma_typed.rs")),
+            (
+                "async_copy.rs",
+                include_str!("../../tests/gpu/async_copy.rs"),
+            ),
+        ] {
+            std::fs::write(src.join(name), text).unwrap();
+        }
+        let arches: Vec<String> = DEFAULT_ARCHES.iter().map(|a| a.to_string()).collect();
+        let report = build(&arches, &out, &[src]).unwrap();
+        assert_eq!(report.left_to_jit, Vec::<String>::new());
+        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+        let mut per_arch = std::collections::BTreeMap::<String, usize>::new();
+        for line in manifest
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
+            let [kernel, _key, arch, file] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+                panic!("malformed manifest line {line:?}");
+            };
+            *per_arch.entry(arch.to_string()).or_default() += 1;
+            let sm = arch.replace("compute_", "sm_");
+            let out_file = out.join(format!("{kernel}-{sm}.cubin"));
+            let result = std::process::Command::new(&toolchain.ptxas)
+                .arg(format!("-arch={sm}"))
+                .arg("-o")
+                .arg(&out_file)
+                .arg(out.join(file))
+                .output()
+                .unwrap();
+            assert!(
+                result.status.success(),
+                "ptxas -arch={sm} rejected {file}: {}",
+                String::from_utf8_lossy(&result.stderr)
+            );
+        }
+        let counts: Vec<usize> = per_arch.values().copied().collect();
+        assert_eq!(per_arch.keys().cloned().collect::<Vec<_>>(), {
+            let mut a = arches.clone();
+            a.sort();
+            a
+        });
+        assert!(
+            counts.iter().all(|&c| c == counts[0] && c >= 8),
+            "{per_arch:?}"
+        );
     }
 
     /// Ahead-of-time build of the workspace's examples: one PTX per kernel in the

@@ -3,8 +3,9 @@
 //!
 //! - `test`: finds libnvvm and ptxas (or installs the pinned pip wheels under
 //!   `target/cuda-toolchain`), then runs every test of the workspace with them.
-//! - `build-device --arch compute_90 [--arch ..] --out-dir DIR [--src DIR ..]`: compiles
-//!   every `#[kernel]` ahead of time to PTX plus the manifest kernel-host embeds when
+//! - `build-device [--arch compute_90 ..] --out-dir DIR [--src DIR ..]`: compiles
+//!   every `#[kernel]` ahead of time to PTX (by default for compute_80, 90, 100 and 120
+//!   at once; the runtime loads the newest the device supports) plus the manifest kernel-host embeds when
 //!   built with `CUDAJIT_AOT_DIR=DIR`; a kernel that needs what only rustc knows (a
 //!   `static` made by a `const fn`) is left to the JIT with a warning (`--strict`: an error).
 //! - `gpu-bundle --out-dir DIR`: release test binaries, examples and benches with a
@@ -37,8 +38,9 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage: cargo xtask <command>
   test                                  run all tests (installs libnvvm/ptxas if needed)
-  build-device --arch ARCH [--arch ..] --out-dir DIR [--src DIR ..] [--strict]
+  build-device [--arch ARCH ..] --out-dir DIR [--src DIR ..] [--strict]
                                         compile every #[kernel] to PTX + manifest.txt
+                                        (default: compute_80, 90, 100 and 120)
   gpu-bundle --out-dir DIR [--no-aot]   build release tests/examples/benches + run.sh
   bench [--out-dir DIR]                 build the bundle and print how to run it
   chart TABLE.txt OUT.png               draw a SIMT bench table's ratios against nvcc

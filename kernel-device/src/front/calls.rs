@@ -101,6 +101,10 @@ fn classify(path: &syn::Path) -> CalleeKind {
     if let Some(name) = intrinsics::intrinsic_of_path(path) {
         return CalleeKind::Intrinsic(name);
     }
+    // tensor cores: `mma_sync`, `to_tf32` (built in, no device dependency)
+    if super::mma::is_builtin_call(path) {
+        return CalleeKind::Std;
+    }
     let mut segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     // `half::f16::from_f32`, `cudajit::bf16::ONE`: the half types by their crate path.
     if segs.len() == 3 && super::types::half_crate_prefix(&segs[0], &segs[1]) {
@@ -178,6 +182,10 @@ impl FnLowerer<'_> {
             return self.error_expr(span);
         }
         if let Some(h) = self.try_lower_complex_new(call) {
+            return h;
+        }
+        // tensor cores: `mma_sync`, `FragA::<S, T>::load_row`, ...
+        if let Some(h) = self.try_lower_mma_call(call) {
             return h;
         }
         let path = &func.path;
@@ -381,6 +389,10 @@ impl FnLowerer<'_> {
         // `#[device]` methods.
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         if let Some(h) = self.try_complex_method(&name, recv, &args, span, m.method.span()) {
+            return h;
+        }
+        // tensor cores: `frag.row_col(i)`, `acc.store_row(..)`, ...
+        if let Some(h) = self.try_fragment_method(&name, recv, m) {
             return h;
         }
         if let Ty::Struct(s) = self.table.shallow(&self.ty_of(recv)) {

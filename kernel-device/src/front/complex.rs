@@ -11,7 +11,7 @@ use super::lower_fn::FnLowerer;
 use crate::diag::Diagnostic;
 use crate::ir::layout::{complex_def, complex_elem};
 use crate::ir::{self, BinaryOp, Handle, ScalarType};
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use std::sync::Arc;
 use syn::spanned::Spanned;
 
@@ -88,25 +88,6 @@ pub fn complex_of_path(path: &syn::Path) -> Result<Option<StructTy>, Diagnostic>
     }
 }
 
-/// Tokens with every span set to `span`: a template's code is blamed on the user's
-/// operator or call.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|t| match t {
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
-                TokenTree::Group(group)
-            }
-            mut other => {
-                other.set_span(span);
-                other
-            }
-        })
-        .collect()
-}
-
 impl FnLowerer<'_> {
     /// The element type of a complex value's type.
     pub(super) fn complex_elem_of(&mut self, h: Handle<ir::Expr>) -> Option<ScalarType> {
@@ -128,29 +109,12 @@ impl FnLowerer<'_> {
     ) -> Handle<ir::Expr> {
         let text = template.replace('T', elem.rust_name());
         let tokens: TokenStream = text.parse().expect("complex template tokenizes");
-        let expr: syn::Expr = syn::parse2(respan(tokens, span)).expect("complex template parses");
-        self.scopes.push(Vec::new());
-        let mut stmts = Vec::new();
-        for (i, &operand) in operands.iter().enumerate() {
-            let ty = self.ty_of(operand);
-            let name = ["A", "B", "E"][i];
-            let local = self.new_local(&format!("__cudajit_{name}"), ty, false, span);
-            stmts.push(ir::Stmt::Let {
-                local,
-                init: Some(operand),
-            });
-        }
-        let tail = self.lower_expr(&expr);
-        self.scopes.pop();
-        let ty = self.ty_of(tail);
-        self.push_expr(
-            ir::ExprKind::Block(ir::Block {
-                stmts,
-                tail: Some(tail),
-            }),
-            ty,
-            span,
-        )
+        let expr: syn::Expr = syn::parse2(super::mma::instantiate(tokens, None, span))
+            .expect("complex template parses");
+        let names = ["__cudajit_A", "__cudajit_B", "__cudajit_E"];
+        let bound: Vec<(&str, Handle<ir::Expr>)> =
+            names.into_iter().zip(operands.iter().copied()).collect();
+        self.lower_with_bindings(&bound, &expr, span)
     }
 
     /// `Complex::new(re, im)` (also `Complex::<f32>::new`, `Complex32::new`,

@@ -5,7 +5,7 @@
 
 use super::infer::{Ty, VarKind};
 use super::lower_fn::FnLowerer;
-use crate::ir::{self, Axis, Handle, Literal, ScalarType};
+use crate::ir::{self, Axis, Handle, Intrinsic, Literal, ScalarType};
 pub use crate::proc::intrinsics::is_intrinsic_name;
 use crate::proc::intrinsics::{self as table, Form, IntrinsicDef, Param, Ret};
 pub use crate::proc::methods::{method, Method};
@@ -289,6 +289,15 @@ impl FnLowerer<'_> {
         let mut args: Vec<Handle<ir::Expr>> =
             call.args.iter().map(|a| self.lower_expr(a)).collect();
         let params = def.sig.params;
+        // tensor cores: a tile known to be outside shared memory is a compile error.
+        if matches!(
+            def.intrinsic,
+            Intrinsic::Ldmatrix { .. } | Intrinsic::Stmatrix { .. }
+        ) && !args.is_empty()
+            && !self.check_matrix_tile_space(name, args[0], call.args[0].span())
+        {
+            return self.error_expr(span);
+        }
         // Arrays (shared or local) are passed by reference: `&mut [T; N]` → `&mut [T]`.
         for (k, param) in params.iter().enumerate() {
             if let (Param::MutSliceOfT, Some(arg), Some(expr)) =

@@ -311,6 +311,8 @@ impl FnLowerer<'_> {
             let value = self.read_place(base, ix.expr.span());
             base = self.pointee_place(value, loc);
         }
+        // tensor cores: `frag[i]` is an element of the fragment's array
+        let mut base = self.fragment_elements_place(base, ix)?;
         if let Writable::BehindShared { base: name, .. } = &mut base.writable {
             if name.is_empty() {
                 *name = text_of(&ix.expr);

@@ -28,7 +28,10 @@ mod lower_place;
 mod lower_slice;
 mod lower_stmt;
 mod lower_struct;
+// tensor cores: the typed fragment API
 pub mod methods;
+mod mma;
+mod mma_text;
 pub mod nd;
 mod patterns;
 // print

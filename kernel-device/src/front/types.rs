@@ -249,6 +249,10 @@ fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Dia
     if let Some(complex) = super::complex::complex_of_path(path)? {
         return super::structs::struct_at_site(complex, site, last.ident.span());
     }
+    // tensor cores
+    if let Some(fragment) = super::mma::fragment_of_path(path)? {
+        return Ok(fragment);
+    }
     if !last.arguments.is_none() {
         return Err(Diagnostic::new(
             span,

@@ -542,9 +542,86 @@ pub fn tf32_operand(x: f32) -> f32 {
     f32::from_bits(x.to_bits() & !0x1fff)
 }
 
+// typed fragments: the lane-dependent parts of the tables, as the frontend's
+// expansion of `FragA`/`FragB`/`Acc` writes them (a lane's element `i` is a constant
+// position plus a lane term; an `ldmatrix` lane's row start is, per matrix `q`, a
+// constant plus a multiple of `r = lane % 8`). The tests below hold them to the tables.
+
+/// The coefficients `((row_g, row_t), (col_g, col_t))` with which a lane's fragment
+/// elements move: element `i` of lane `(g, t)` is at `element_position(.., 0, i)` plus
+/// `(row_g * g + row_t * t, col_g * g + col_t * t)`.
+pub const fn lane_terms(shape: MmaShape, role: MmaRole) -> ((usize, usize), (usize, usize)) {
+    // Lane 4 is (g 1, t 0), lane 1 is (g 0, t 1); lane 0 holds element 0 at (0, 0).
+    let by_group = element_position(shape, role, 4, 0);
+    let by_thread = element_position(shape, role, 1, 0);
+    ((by_group.0, by_thread.0), (by_group.1, by_thread.1))
+}
+
+/// For matrix `q` of an `ldmatrix`/`stmatrix` of a fragment: the row start lane `8q`
+/// names and its step per `r` (lane `8q + r` names `start + r * step`).
+pub fn ldmatrix_start_terms(
+    shape: MmaShape,
+    role: MmaRole,
+    elem: MmaElem,
+    layout: TileLayout,
+    q: usize,
+) -> Option<((usize, usize), (usize, usize))> {
+    let first = ldmatrix_row_start(shape, role, elem, layout, 8 * q)?;
+    let next = ldmatrix_row_start(shape, role, elem, layout, 8 * q + 1)?;
+    Some((first, (next.0 - first.0, next.1 - first.1)))
+}
+
+/// The panic of a fragment element index past `len()` (`row_col`, `position`).
+pub const FRAGMENT_INDEX_MESSAGE: &str = "fragment index {} out of range";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `lane_terms` and `ldmatrix_start_terms` reproduce the full tables on every lane.
+    #[test]
+    fn lane_terms_rebuild_the_tables() {
+        for shape in MmaShape::ALL {
+            for role in [MmaRole::A, MmaRole::B, MmaRole::Acc] {
+                let ((rg, rt), (cg, ct)) = lane_terms(shape, role);
+                for lane in 0..32 {
+                    let (g, t) = (lane >> 2, lane % 4);
+                    for i in 0..fragment_len(shape, role) {
+                        let (r0, c0) = element_position(shape, role, 0, i);
+                        assert_eq!(
+                            element_position(shape, role, lane, i),
+                            (r0 + rg * g + rt * t, c0 + cg * g + ct * t),
+                            "{shape:?} {role:?} lane {lane} i {i}"
+                        );
+                    }
+                }
+            }
+        }
+        for c in MMA_COMBOS {
+            for (role, elem) in [
+                (MmaRole::A, c.input),
+                (MmaRole::B, c.input),
+                (MmaRole::Acc, c.acc),
+            ] {
+                for layout in [TileLayout::Row, TileLayout::Col] {
+                    for lane in 0..32 {
+                        let Some(want) = ldmatrix_row_start(c.shape, role, elem, layout, lane)
+                        else {
+                            continue;
+                        };
+                        let ((r0, c0), (dr, dc)) =
+                            ldmatrix_start_terms(c.shape, role, elem, layout, lane / 8).unwrap();
+                        let r = lane % 8;
+                        assert_eq!(
+                            want,
+                            (r0 + dr * r, c0 + dc * r),
+                            "{c:?} {role:?} {layout:?} {lane}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// Every element of every role's matrix is held by exactly one (lane, i).
     #[test]

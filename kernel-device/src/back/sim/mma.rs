@@ -419,3 +419,5 @@ pub fn pack(elem: MmaElem, elements: &[LaneValues]) -> Vec<[u32; LANES]> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_typed;

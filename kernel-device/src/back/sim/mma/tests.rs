@@ -7,7 +7,7 @@ use crate::proc::mma::{
 };
 
 /// A random element of `elem` as (storage bits, exact value).
-fn random_element(rng: &mut fastrand::Rng, elem: MmaElem) -> (u64, f64) {
+pub(super) fn random_element(rng: &mut fastrand::Rng, elem: MmaElem) -> (u64, f64) {
     match elem {
         MmaElem::F16 => {
             let v = half::f16::from_f32(rng.f32() * 4.0 - 2.0);
@@ -205,6 +205,57 @@ fn ldmatrix_fills_fragments_by_the_ownership_table_and_stmatrix_inverts_it() {
                 assert_eq!(pack(elem, &frag), regs);
                 assert_eq!(stmatrix(trans, u32::MAX, &regs).unwrap(), rows);
             }
+        }
+    }
+}
+
+/// Compiles each `(source, kernel, sms)` through the NVVM writer, libnvvm and ptxas
+/// for each listed sm, handing every PTX to `check`; says why and does nothing where
+/// `CUDAJIT_NVVM_PATH` / `CUDAJIT_PTXAS` are not set.
+pub(super) fn through_ptxas(kernels: &[(String, &str, Vec<u32>)], check: &dyn Fn(&str, u32, &str)) {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
+        );
+        return;
+    };
+    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, (source, kernel, sms)) in kernels.iter().enumerate() {
+        let text = crate::back::nvvm::write_string(
+            &crate::back::sim::tests::module(source, kernel),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+        for &sm in sms {
+            let options = crate::nvvm::CompileOptions {
+                arch: format!("compute_{sm}"),
+                ..Default::default()
+            };
+            let ptx = nvvm
+                .compile(&text, &options)
+                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            check(kernel, sm, &ptx);
+            let path = tmp.path().join(format!("{n}_{sm}.ptx"));
+            std::fs::write(&path, &ptx).unwrap();
+            let out = std::process::Command::new(&ptxas)
+                .arg(format!("-arch=sm_{sm}"))
+                .arg("-o")
+                .arg(tmp.path().join(format!("{n}_{sm}.cubin")))
+                .arg(&path)
+                .output()
+                .expect("run ptxas");
+            assert!(
+                out.status.success(),
+                "ptxas: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 }
@@ -502,76 +553,32 @@ fn divergent_dmma(a: &[f64], d: &mut [f64]) {
         assert!(fault.to_string().contains("16-byte aligned"), "{fault}");
     }
 
-    /// The same kernels through the NVVM writer, libnvvm and ptxas for sm_80 and sm_90.
+    /// The same kernels through the NVVM writer, libnvvm and ptxas for sm_80 and sm_90
+    /// (`stmatrix`: sm_90 only).
     #[test]
     fn the_mma_kernels_compile_for_sm_80_and_sm_90() {
-        let (Some(lib), Some(ptxas)) = (
-            std::env::var_os("CUDAJIT_NVVM_PATH"),
-            std::env::var_os("CUDAJIT_PTXAS"),
-        ) else {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
-            );
-            return;
-        };
-        let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
-        let tmp = tempfile::tempdir().unwrap();
-        for kernel in [
+        let kernels: Vec<(String, &str, Vec<u32>)> = [
             "mma_tile",
             "dmma_tile",
             "ldmatrix_tile",
             "matrix_round_trip",
-        ] {
-            let text =
-                crate::back::nvvm::write_string(&module(SOURCE, kernel), &Default::default())
-                    .unwrap_or_else(|e| panic!("{e}"))
-                    .text;
-            for sm in [80, 90] {
-                if kernel == "matrix_round_trip" && sm < 90 {
-                    continue;
-                }
-                let options = crate::nvvm::CompileOptions {
-                    arch: format!("compute_{sm}"),
-                    ..Default::default()
-                };
-                let ptx = nvvm
-                    .compile(&text, &options)
-                    .unwrap_or_else(|e| panic!("{e}\n{text}"));
-                let instruction = match kernel {
-                    "matrix_round_trip" => "stmatrix.sync.aligned",
-                    _ => "mma.sync.aligned.m",
-                };
-                assert!(ptx.contains(instruction), "{kernel} sm_{sm}:\n{ptx}");
-                let path = tmp.path().join(format!("{kernel}{sm}.ptx"));
-                std::fs::write(&path, &ptx).unwrap();
-                let out = std::process::Command::new(&ptxas)
-                    .arg(format!("-arch=sm_{sm}"))
-                    .arg("-o")
-                    .arg(tmp.path().join(format!("{kernel}{sm}.cubin")))
-                    .arg(&path)
-                    .output()
-                    .expect("run ptxas");
-                assert!(
-                    out.status.success(),
-                    "ptxas: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-        }
-        // For a pre-Ampere target the writer refuses, naming the feature.
-        let old = crate::back::nvvm::Options {
-            arch: Some(75),
-            ..Default::default()
-        };
-        let Err(error) = crate::back::nvvm::write_string(&module(SOURCE, "mma_tile"), &old) else {
-            panic!("no tensor cores on compute_75, but the writer wrote the kernel")
-        };
-        let error = error.to_string();
-        assert!(
-            error.contains("tensor cores") && error.contains("compute_75"),
-            "{error}"
-        );
+        ]
+        .into_iter()
+        .map(|k| {
+            let sms = if k == "matrix_round_trip" {
+                vec![90]
+            } else {
+                vec![80, 90]
+            };
+            (SOURCE.to_string(), k, sms)
+        })
+        .collect();
+        super::through_ptxas(&kernels, &|kernel, sm, ptx| {
+            let instruction = match kernel {
+                "matrix_round_trip" => "stmatrix.sync.aligned",
+                _ => "mma.sync.aligned.m",
+            };
+            assert!(ptx.contains(instruction), "{kernel} sm_{sm}:\n{ptx}");
+        });
     }
 }

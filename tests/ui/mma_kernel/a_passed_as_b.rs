@@ -1,0 +1,12 @@
+// Through #[kernel]: an A fragment where mma_sync takes B.
+use cudajit::prelude::*;
+
+#[kernel]
+fn k(d: &mut [f32]) {
+    let a = FragA::<M16N8K16, bf16>::zero();
+    let mut c = Acc::<M16N8K16, f32>::zero();
+    mma_sync(&a, &a, &mut c);
+    c.store_row(d, 8, 0, 0);
+}
+
+fn main() {}
