@@ -188,15 +188,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             ("", "", String::new())
         };
         if dst_proven {
-            let shared = self.def(
-                "cp.dst.shared",
-                format!("addrspacecast {mem}* {dst} to {mem} addrspace(3)*"),
-            );
-            let wide = self.def(
-                "cp.dst.shared64",
-                format!("ptrtoint {mem} addrspace(3)* {shared} to i64"),
-            );
-            let window = self.def("cp.dst.window", format!("trunc i64 {wide} to i32"));
+            let window = self.shared_window_address(mem, &dst);
             self.inst(format!(
                 "call void asm sideeffect \"{{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.{cache}.shared.global [$0], [g], {bytes}{size_operand}; }}\", \"r,l{constraint},~{{memory}}\"(i32 {window}, i64 {src_addr}{extra})"
             ));

@@ -214,16 +214,21 @@ impl FunctionWriter<'_, '_> {
             self.checked_element_ptr(site, &slice_ty, tile_val, &last)?;
             self.checked_element_ptr(site, &slice_ty, tile_val, offset)?
         };
-        let mem = types::scalar_mem(elem);
+        Ok(self.shared_window_address(types::scalar_mem(elem), &first))
+    }
+
+    /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
+    /// the generic pointer `ptr` to a `mem`, known to point into shared memory.
+    pub(super) fn shared_window_address(&mut self, mem: &str, ptr: &str) -> String {
         let shared = self.def(
-            "matrix.shared",
-            format!("addrspacecast {mem}* {first} to {mem} addrspace(3)*"),
+            "shared.ptr",
+            format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
         );
         let wide = self.def(
-            "matrix.addr64",
+            "shared.addr64",
             format!("ptrtoint {mem} addrspace(3)* {shared} to i64"),
         );
-        Ok(self.def("matrix.addr", format!("trunc i64 {wide} to i32")))
+        self.def("shared.addr", format!("trunc i64 {wide} to i32"))
     }
 
     fn require_arch(&self, what: &str, min: u32) -> Result<(), Error> {
