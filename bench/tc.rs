@@ -438,8 +438,64 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
     Ok(all_right)
 }
 
+/// `tc --inspect DIR`: every kernel's PTX and `ptxas -v` resources for compute_90,
+/// written to DIR (libnvvm only, no GPU), to compare the machine code with nvcc's.
+fn inspect_all(dir: &str) -> BenchResult<()> {
+    use cudajit::inspect::inspect;
+    std::fs::create_dir_all(dir)?;
+    let sources = [
+        (
+            "gemm_bf16",
+            checked::gemm_bf16::source(),
+            nocheck::gemm_bf16::source(),
+        ),
+        (
+            "gemm_tf32",
+            checked::gemm_tf32::source(),
+            nocheck::gemm_tf32::source(),
+        ),
+        (
+            "gemm_int8",
+            checked::gemm_int8::source(),
+            nocheck::gemm_int8::source(),
+        ),
+        (
+            "dgemm_f64",
+            checked::dgemm_f64::source(),
+            nocheck::dgemm_f64::source(),
+        ),
+        (
+            "attention_d64",
+            checked::attention_d64::source(),
+            nocheck::attention_d64::source(),
+        ),
+        (
+            "attention_d128",
+            checked::attention_d128::source(),
+            nocheck::attention_d128::source(),
+        ),
+    ];
+    for (name, with_checks, without) in sources {
+        for (variant, source) in [("checked", with_checks), ("nocheck", without)] {
+            let inspection = inspect(source, "compute_90")?;
+            std::fs::write(format!("{dir}/{name}.{variant}.ptx"), &inspection.ptx)?;
+            std::fs::write(format!("{dir}/{name}.{variant}.ll"), &inspection.nvvm_ir)?;
+            println!("{name}.{variant}: {:?}", inspection.resources);
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
+    if wanted.first().map(String::as_str) == Some("--inspect") {
+        let dir = wanted.get(1).map_or("target/tc-inspect", String::as_str);
+        if let Err(e) = inspect_all(dir) {
+            eprintln!("tc: inspect: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     // SAFETY: only asks the loader whether libcuda can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         println!("skipped: no CUDA driver library (libcuda) on this machine");

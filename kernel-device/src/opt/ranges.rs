@@ -182,7 +182,25 @@ impl<'a> Ranges<'a> {
                 exact(i.min, i.max)
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (self.interval(*lhs)?, self.interval(*rhs)?);
+                // A shift amount is often a signed literal (`lane >> 4` is `>> 4i32`).
+                let rhs_range = match op {
+                    BinaryOp::Shr | BinaryOp::Shl => {
+                        self.interval(*rhs).or_else(|| self.shift_literal(*rhs))
+                    }
+                    _ => self.interval(*rhs),
+                };
+                let (a, b) = match (self.interval(*lhs), rhs_range) {
+                    (Some(a), Some(b)) => (a, b),
+                    // One side bounds these whatever the other: `kt % 3` of a loop
+                    // variable with an unknown end (a pipeline's stage), `x & 7`.
+                    (_, Some(b)) if *op == BinaryOp::Rem && b.min > 0 => {
+                        return exact(0, b.max - 1)
+                    }
+                    (Some(k), _) | (_, Some(k)) if *op == BinaryOp::BitAnd => {
+                        return exact(0, k.max)
+                    }
+                    _ => return None,
+                };
                 match op {
                     // Computed in u64: a bound past the type's largest value is unknown
                     // (`exact`), and one past u64's too (the `?`s), never a panic.
@@ -196,6 +214,11 @@ impl<'a> Ranges<'a> {
                         let bits = 64 - a.max.max(b.max).leading_zeros();
                         exact(0, u64::MAX.checked_shr(64 - bits).unwrap_or(0))
                     }
+                    // No bit shifted out: `exact` refuses a maximum past the type.
+                    BinaryOp::Shl if b.max < u64::from(scalar.bits()) => exact(
+                        a.min.checked_mul(1 << b.min)?,
+                        a.max.checked_mul(1 << b.max)?,
+                    ),
                     BinaryOp::Shr if b.max < u64::from(scalar.bits()) => {
                         exact(a.min >> b.max, a.max >> b.min)
                     }
@@ -203,6 +226,19 @@ impl<'a> Ranges<'a> {
                 }
             }
             ExprKind::Intrinsic { intrinsic, .. } => self.special_register(*intrinsic),
+            _ => None,
+        }
+    }
+
+    /// A non-negative integer literal of any type, as a shift amount.
+    fn shift_literal(&self, h: Handle<Expr>) -> Option<Interval> {
+        let expr = self.func.expr(h);
+        match (&expr.kind, expr.ty.scalar()) {
+            (ExprKind::Literal(Literal::Int(bits)), Some(scalar)) => {
+                let v = *bits & mask(scalar);
+                let negative = !is_unsigned(scalar) && v >> (scalar.bits() - 1) != 0;
+                (!negative).then_some(Interval { min: v, max: v })
+            }
             _ => None,
         }
     }

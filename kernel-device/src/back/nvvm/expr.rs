@@ -402,13 +402,34 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         s: &str,
         i: &str,
     ) -> Result<String, Error> {
+        self.element_ptr(Some(site), slice_ty, s, i)
+    }
+
+    /// `&s[i]` without a check (`i` proven in bounds).
+    pub fn unchecked_element_ptr(
+        &mut self,
+        slice_ty: &Type,
+        s: &str,
+        i: &str,
+    ) -> Result<String, Error> {
+        self.element_ptr(None, slice_ty, s, i)
+    }
+
+    /// `&s[i]`, checked against the length at `site` when there is one.
+    fn element_ptr(
+        &mut self,
+        site: Option<Handle<Expr>>,
+        slice_ty: &Type,
+        s: &str,
+        i: &str,
+    ) -> Result<String, Error> {
         let Type::Slice { elem, .. } = slice_ty else {
             return Err(self.error(format!("indexing a `{slice_ty}`")));
         };
         let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
         let mem = types::scalar_mem(*elem);
         let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
-        if self.func.options.bounds_check {
+        if let Some(site) = site.filter(|_| self.func.options.bounds_check) {
             let len = self.def("len", format!("extractvalue {sty} {s}, 1"));
             let ok = self.def("inbounds", format!("icmp ult i64 {i}, {len}"));
             self.panic_unless(&ok, site, crate::ir::checks::INDEX_MESSAGE, (&i, &len))?;

@@ -190,35 +190,45 @@ impl FunctionWriter<'_, '_> {
 
 impl FunctionWriter<'_, '_> {
     /// The 32-bit shared-window address of `tile[offset]` after checking that the
-    /// lane's whole 16-byte row `tile[offset..offset + 16 / size]` is inside the tile.
+    /// lane's whole 16-byte row `tile[offset..offset + 16 / size]` is inside the tile
+    /// (unless `opt::elide` proved it for every lane: `offset_expr` is unchecked).
     fn matrix_row_address(
         &mut self,
         site: Handle<Expr>,
         tile: Handle<Expr>,
         tile_val: &str,
-        offset: &str,
+        (offset_expr, offset): (Handle<Expr>, &str),
     ) -> Result<String, Error> {
         let slice_ty: Type = self.ty_of(tile)?.clone();
         let Type::Slice { elem, .. } = slice_ty else {
             return Err(self.error(format!("ldmatrix/stmatrix on a `{slice_ty}`")));
         };
-        let width = 16 / u64::from(elem.size_bytes());
-        let last = self.def(
-            "matrix.row.last",
-            format!("add i64 {offset}, {}", width - 1),
-        );
-        self.checked_element_ptr(site, &slice_ty, tile_val, &last)?;
-        let first = self.checked_element_ptr(site, &slice_ty, tile_val, offset)?;
-        let mem = types::scalar_mem(elem);
+        let first = if self.func.unchecked_indices.contains(&offset_expr) {
+            self.unchecked_element_ptr(&slice_ty, tile_val, offset)?
+        } else {
+            let width = 16 / u64::from(elem.size_bytes());
+            let last = self.def(
+                "matrix.row.last",
+                format!("add i64 {offset}, {}", width - 1),
+            );
+            self.checked_element_ptr(site, &slice_ty, tile_val, &last)?;
+            self.checked_element_ptr(site, &slice_ty, tile_val, offset)?
+        };
+        Ok(self.shared_window_address(types::scalar_mem(elem), &first))
+    }
+
+    /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
+    /// the generic pointer `ptr` to a `mem`, known to point into shared memory.
+    pub(super) fn shared_window_address(&mut self, mem: &str, ptr: &str) -> String {
         let shared = self.def(
-            "matrix.shared",
-            format!("addrspacecast {mem}* {first} to {mem} addrspace(3)*"),
+            "shared.ptr",
+            format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
         );
         let wide = self.def(
-            "matrix.addr64",
+            "shared.addr64",
             format!("ptrtoint {mem} addrspace(3)* {shared} to i64"),
         );
-        Ok(self.def("matrix.addr", format!("trunc i64 {wide} to i32")))
+        self.def("shared.addr", format!("trunc i64 {wide} to i32"))
     }
 
     fn require_arch(&self, what: &str, min: u32) -> Result<(), Error> {
@@ -244,7 +254,7 @@ impl FunctionWriter<'_, '_> {
             return Err(self.error("ldmatrix takes (tile, offset)"));
         }
         let (tile, offset) = (operand!(self, args[0]), operand!(self, args[1]));
-        let address = self.matrix_row_address(site, args[0], &tile, &offset)?;
+        let address = self.matrix_row_address(site, args[0], &tile, (args[1], &offset))?;
         Ok(Val::V(self.def(
             "ldmatrix",
             ldmatrix_call(usize::from(count), trans, &address),
@@ -267,7 +277,7 @@ impl FunctionWriter<'_, '_> {
         for a in args {
             vals.push(operand!(self, *a));
         }
-        let address = self.matrix_row_address(site, args[0], &vals[0], &vals[1])?;
+        let address = self.matrix_row_address(site, args[0], &vals[0], (args[1], &vals[1]))?;
         self.inst(&stmatrix_call(trans, &address, &vals[2..]));
         Ok(Val::Unit)
     }

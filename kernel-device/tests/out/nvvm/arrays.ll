@@ -385,16 +385,12 @@ for.end.1:
   br label %for.cond
 for.end:
   %i = load i64, i64* %i.addr
-  %rem = urem i64 %i, 4
-  %guard.ok = icmp ult i64 %rem, 4
-  %i.1 = load i64, i64* %i.addr
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
   %guard.len = extractvalue { i32*, i64 } %out.1, 1
-  %guard.ok.1 = icmp ult i64 %i.1, %guard.len
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+  %guard.ok = icmp ult i64 %i, %guard.len
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %i.2 = load i64, i64* %i.addr
+  %i.1 = load i64, i64* %i.addr
   %add.2 = add i64 4, 1
   %nonzero = icmp ne i64 %add.2, 0
   br i1 %nonzero, label %ok, label %panic, !prof !0
@@ -402,14 +398,8 @@ panic:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
-  %rem.1 = urem i64 %i.2, %add.2
-  %inbounds = icmp ult i64 %rem.1, 5
-  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.1, i64 5)
-  unreachable
-ok.1:
-  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.1
+  %rem = urem i64 %i.1, %add.2
+  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem
   %elem = load [4 x i32], [4 x i32]* %elem.ptr.2
   store [4 x i32] %elem, [4 x i32]* %row.addr
   %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
@@ -422,34 +412,28 @@ ok.1:
   %elem.ptr.6 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
   %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.6, i64 0, i64 1
   %elem.2 = load i32, i32* %elem.ptr.7
-  %i.3 = load i64, i64* %i.addr
-  %rem.2 = urem i64 %i.3, 4
-  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.2
+  %i.2 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.2, 4
+  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.1
   %elem.3 = load i32, i32* %elem.ptr.8
   %add.4 = add i32 %elem.2, %elem.3
   %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.4 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr = extractvalue { i32*, i64 } %out.2, 0
-  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.4
+  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.3
   store i32 %add.4, i32* %elem.ptr.9
   br label %run.join
 run.checked:
-  %i.5 = load i64, i64* %i.addr
+  %i.4 = load i64, i64* %i.addr
   %add.5 = add i64 4, 1
   %nonzero.1 = icmp ne i64 %add.5, 0
-  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
+  br i1 %nonzero.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
-ok.2:
-  %rem.3 = urem i64 %i.5, %add.5
-  %inbounds.1 = icmp ult i64 %rem.3, 5
-  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.3, i64 5)
-  unreachable
-ok.3:
-  %elem.ptr.10 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.3
+ok.1:
+  %rem.2 = urem i64 %i.4, %add.5
+  %elem.ptr.10 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.2
   %elem.4 = load [4 x i32], [4 x i32]* %elem.ptr.10
   store [4 x i32] %elem.4, [4 x i32]* %row.addr
   %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
@@ -462,28 +446,22 @@ ok.3:
   %elem.ptr.14 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
   %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.14, i64 0, i64 1
   %elem.6 = load i32, i32* %elem.ptr.15
-  %i.6 = load i64, i64* %i.addr
-  %rem.4 = urem i64 %i.6, 4
-  %inbounds.2 = icmp ult i64 %rem.4, 4
-  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.4, i64 4)
-  unreachable
-ok.4:
-  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.4
+  %i.5 = load i64, i64* %i.addr
+  %rem.3 = urem i64 %i.5, 4
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.3
   %elem.7 = load i32, i32* %elem.ptr.16
   %add.7 = add i32 %elem.6, %elem.7
   %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.7 = load i64, i64* %i.addr
+  %i.6 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { i32*, i64 } %out.3, 0
   %len = extractvalue { i32*, i64 } %out.3, 1
-  %inbounds.3 = icmp ult i64 %i.7, %len
-  br i1 %inbounds.3, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.7, i64 %len)
+  %inbounds = icmp ult i64 %i.6, %len
+  br i1 %inbounds, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.6, i64 %len)
   unreachable
-ok.5:
-  %elem.ptr.17 = getelementptr i32, i32* %ptr.1, i64 %i.7
+ok.2:
+  %elem.ptr.17 = getelementptr i32, i32* %ptr.1, i64 %i.6
   store i32 %add.7, i32* %elem.ptr.17
   br label %run.join
 run.join:
@@ -556,11 +534,6 @@ for.end.1:
   br label %for.cond
 for.end:
   %i = load i64, i64* %i.addr
-  %rem = urem i64 %i, 4
-  %guard.ok = icmp ult i64 %rem, 4
-  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
-run.fast:
-  %i.1 = load i64, i64* %i.addr
   %add.2 = add i64 4, 1
   %nonzero = icmp ne i64 %add.2, 0
   br i1 %nonzero, label %ok, label %panic, !prof !0
@@ -568,14 +541,8 @@ panic:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
   unreachable
 ok:
-  %rem.1 = urem i64 %i.1, %add.2
-  %inbounds = icmp ult i64 %rem.1, 5
-  br i1 %inbounds, label %ok.1, label %panic.1, !prof !0
-panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %rem.1, i64 5)
-  unreachable
-ok.1:
-  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.1
+  %rem = urem i64 %i, %add.2
+  %elem.ptr.2 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem
   %elem = load [4 x i32], [4 x i32]* %elem.ptr.2
   store [4 x i32] %elem, [4 x i32]* %row.addr
   %elem.ptr.3 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
@@ -588,64 +555,16 @@ ok.1:
   %elem.ptr.6 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
   %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.6, i64 0, i64 1
   %elem.2 = load i32, i32* %elem.ptr.7
-  %i.2 = load i64, i64* %i.addr
-  %rem.2 = urem i64 %i.2, 4
-  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.2
+  %i.1 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.1, 4
+  %elem.ptr.8 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.1
   %elem.3 = load i32, i32* %elem.ptr.8
   %add.4 = add i32 %elem.2, %elem.3
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.3 = load i64, i64* %i.addr
+  %i.2 = load i64, i64* %i.addr
   %ptr = extractvalue { i32*, i64 } %out.1, 0
-  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.3
+  %elem.ptr.9 = getelementptr i32, i32* %ptr, i64 %i.2
   store i32 %add.4, i32* %elem.ptr.9
-  br label %run.join
-run.checked:
-  %i.4 = load i64, i64* %i.addr
-  %add.5 = add i64 4, 1
-  %nonzero.1 = icmp ne i64 %add.5, 0
-  br i1 %nonzero.1, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 0, i64 0)
-  unreachable
-ok.2:
-  %rem.3 = urem i64 %i.4, %add.5
-  %inbounds.1 = icmp ult i64 %rem.3, 5
-  br i1 %inbounds.1, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %rem.3, i64 5)
-  unreachable
-ok.3:
-  %elem.ptr.10 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 %rem.3
-  %elem.4 = load [4 x i32], [4 x i32]* %elem.ptr.10
-  store [4 x i32] %elem.4, [4 x i32]* %row.addr
-  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 2
-  %elem.5 = load i32, i32* %elem.ptr.11
-  %elem.ptr.12 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
-  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.12, i64 0, i64 1
-  %old.1 = load i32, i32* %elem.ptr.13
-  %add.6 = add i32 %old.1, %elem.5
-  store i32 %add.6, i32* %elem.ptr.13
-  %elem.ptr.14 = getelementptr inbounds [5 x [4 x i32]], [5 x [4 x i32]]* %m.addr, i64 0, i64 0
-  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %elem.ptr.14, i64 0, i64 1
-  %elem.6 = load i32, i32* %elem.ptr.15
-  %i.5 = load i64, i64* %i.addr
-  %rem.4 = urem i64 %i.5, 4
-  %inbounds.2 = icmp ult i64 %rem.4, 4
-  br i1 %inbounds.2, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %rem.4, i64 4)
-  unreachable
-ok.4:
-  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %row.addr, i64 0, i64 %rem.4
-  %elem.7 = load i32, i32* %elem.ptr.16
-  %add.7 = add i32 %elem.6, %elem.7
-  %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i32*, i64 } %out.2, 0
-  %elem.ptr.17 = getelementptr i32, i32* %ptr.1, i64 %i.6
-  store i32 %add.7, i32* %elem.ptr.17
-  br label %run.join
-run.join:
   ret void
 }
 
@@ -723,12 +642,7 @@ exit:
 !nvvmir.version = !{!17}
 !17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `matrix` at tests/in/arrays.rs:40:17: attempt to calculate the remainder with a divisor of zero
-; panic site 2 in `matrix` at tests/in/arrays.rs:40:15: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `matrix` at tests/in/arrays.rs:42:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `matrix` at tests/in/arrays.rs:42:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `matrix` at tests/in/arrays.rs:40:17: attempt to calculate the remainder with a divisor of zero
-; panic site 6 in `matrix` at tests/in/arrays.rs:40:15: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `matrix` at tests/in/arrays.rs:42:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 2 in `matrix` at tests/in/arrays.rs:42:5: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `stencil_taps` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -894,15 +808,11 @@ run.join:
   %guard.len.1 = extractvalue { float*, i64 } %y.1, 1
   %guard.ok.1 = icmp ult i64 %i.5, %guard.len.1
   %i.6 = load i64, i64* %i.addr
-  %rem = urem i64 %i.6, 4
-  %guard.ok.2 = icmp ult i64 %rem, 4
-  %guard = and i1 %guard.ok.1, %guard.ok.2
-  %i.7 = load i64, i64* %i.addr
   %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
   %guard.len.2 = extractvalue { i32*, i64 } %z.1, 1
-  %guard.ok.3 = icmp ult i64 %i.7, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.3
-  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.ok.2 = icmp ult i64 %i.6, %guard.len.2
+  %guard = and i1 %guard.ok.1, %guard.ok.2
+  br i1 %guard, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
   %elem.4 = load float, float* %elem.ptr.4
@@ -910,18 +820,18 @@ run.fast.1:
   %elem.5 = load float, float* %elem.ptr.5
   %add.7 = fadd float %elem.4, %elem.5
   %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
+  %i.7 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %y.2, 0
-  %elem.ptr.6 = getelementptr float, float* %ptr.2, i64 %i.8
+  %elem.ptr.6 = getelementptr float, float* %ptr.2, i64 %i.7
   store float %add.7, float* %elem.ptr.6
-  %i.9 = load i64, i64* %i.addr
-  %rem.1 = urem i64 %i.9, 4
-  %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
+  %i.8 = load i64, i64* %i.addr
+  %rem = urem i64 %i.8, 4
+  %elem.ptr.7 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem
   %elem.6 = load i32, i32 addrspace(4)* %elem.ptr.7
   %z.2 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.10 = load i64, i64* %i.addr
+  %i.9 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { i32*, i64 } %z.2, 0
-  %elem.ptr.8 = getelementptr i32, i32* %ptr.3, i64 %i.10
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.3, i64 %i.9
   store i32 %elem.6, i32* %elem.ptr.8
   br label %run.join.1
 run.checked.1:
@@ -931,38 +841,32 @@ run.checked.1:
   %elem.8 = load float, float* %elem.ptr.10
   %add.8 = fadd float %elem.7, %elem.8
   %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.11 = load i64, i64* %i.addr
+  %i.10 = load i64, i64* %i.addr
   %ptr.4 = extractvalue { float*, i64 } %y.3, 0
   %len.2 = extractvalue { float*, i64 } %y.3, 1
-  %inbounds.1 = icmp ult i64 %i.11, %len.2
+  %inbounds.1 = icmp ult i64 %i.10, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.10, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.11
+  %elem.ptr.11 = getelementptr float, float* %ptr.4, i64 %i.10
   store float %add.8, float* %elem.ptr.11
-  %i.12 = load i64, i64* %i.addr
-  %rem.2 = urem i64 %i.12, 4
-  %inbounds.2 = icmp ult i64 %rem.2, 4
-  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
-panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.2, i64 4)
-  unreachable
-ok.2:
-  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
+  %i.11 = load i64, i64* %i.addr
+  %rem.1 = urem i64 %i.11, 4
+  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
   %elem.9 = load i32, i32 addrspace(4)* %elem.ptr.12
   %z.3 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.13 = load i64, i64* %i.addr
+  %i.12 = load i64, i64* %i.addr
   %ptr.5 = extractvalue { i32*, i64 } %z.3, 0
   %len.3 = extractvalue { i32*, i64 } %z.3, 1
-  %inbounds.3 = icmp ult i64 %i.13, %len.3
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.3)
+  %inbounds.2 = icmp ult i64 %i.12, %len.3
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len.3)
   unreachable
-ok.3:
-  %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.13
+ok.2:
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.5, i64 %i.12
   store i32 %elem.9, i32* %elem.ptr.13
   br label %run.join.1
 run.join.1:
@@ -1048,59 +952,25 @@ for.end:
   %array.3 = insertvalue [4 x float] %array.2, float 0x4008000000000000, 3
   %call = call [4 x float] @__cudajit_dev_reversed([4 x float] %array.3, i64 %__cudajit.panic.record)
   store [4 x float] %call, [4 x float]* %r.addr
-  %i.2 = load i64, i64* %i.addr
-  %rem = urem i64 %i.2, 4
-  %guard.ok = icmp ult i64 %rem, 4
-  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
-run.fast:
   %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
   %elem.2 = load float, float* %elem.ptr.2
   %elem.ptr.3 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
   %elem.3 = load float, float* %elem.ptr.3
   %add.3 = fadd float %elem.2, %elem.3
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.3 = load i64, i64* %i.addr
+  %i.2 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { float*, i64 } %y.1, 0
-  %elem.ptr.4 = getelementptr float, float* %ptr.1, i64 %i.3
+  %elem.ptr.4 = getelementptr float, float* %ptr.1, i64 %i.2
   store float %add.3, float* %elem.ptr.4
-  %i.4 = load i64, i64* %i.addr
-  %rem.1 = urem i64 %i.4, 4
-  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.1
+  %i.3 = load i64, i64* %i.addr
+  %rem = urem i64 %i.3, 4
+  %elem.ptr.5 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem
   %elem.4 = load i32, i32 addrspace(4)* %elem.ptr.5
   %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.5 = load i64, i64* %i.addr
+  %i.4 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { i32*, i64 } %z.1, 0
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.2, i64 %i.5
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.2, i64 %i.4
   store i32 %elem.4, i32* %elem.ptr.6
-  br label %run.join
-run.checked:
-  %elem.ptr.7 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
-  %elem.5 = load float, float* %elem.ptr.7
-  %elem.ptr.8 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 0
-  %elem.6 = load float, float* %elem.ptr.8
-  %add.4 = fadd float %elem.5, %elem.6
-  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %y.2, 0
-  %elem.ptr.9 = getelementptr float, float* %ptr.3, i64 %i.6
-  store float %add.4, float* %elem.ptr.9
-  %i.7 = load i64, i64* %i.addr
-  %rem.2 = urem i64 %i.7, 4
-  %inbounds = icmp ult i64 %rem.2, 4
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %rem.2, i64 4)
-  unreachable
-ok:
-  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32] addrspace(4)* @__cudajit_const_LUT_1, i64 0, i64 %rem.2
-  %elem.7 = load i32, i32 addrspace(4)* %elem.ptr.10
-  %z.2 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i32*, i64 } %z.2, 0
-  %elem.ptr.11 = getelementptr i32, i32* %ptr.4, i64 %i.8
-  store i32 %elem.7, i32* %elem.ptr.11
-  br label %run.join
-run.join:
   ret void
 }
 
@@ -1201,9 +1071,7 @@ exit:
 !19 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `stencil_taps` at tests/in/arrays.rs:53:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `stencil_taps` at tests/in/arrays.rs:56:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 3 in `stencil_taps` at tests/in/arrays.rs:57:12: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `stencil_taps` at tests/in/arrays.rs:57:5: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `stencil_taps` at tests/in/arrays.rs:57:12: index out of bounds: the len is {1} but the index is {0}
+; panic site 3 in `stencil_taps` at tests/in/arrays.rs:57:5: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `sort4` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"

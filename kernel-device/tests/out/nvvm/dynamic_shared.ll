@@ -468,48 +468,34 @@ run.checked.3:
   store i64 %cast.4, i64* %b.addr
   %vals.14 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %ptr.23 = extractvalue { float*, i64 } %vals.14, 0
-  %len.11 = extractvalue { float*, i64 } %vals.14, 1
-  %inbounds.10 = icmp ult i64 0, %len.11
-  br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 0, i64 %len.11)
-  unreachable
-ok.13:
   %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 0
   %elem.8 = load float, float* %elem.ptr.23
   %sums.3 = load { float*, i64 }, { float*, i64 }* %sums.addr
   %b.4 = load i64, i64* %b.addr
   %ptr.24 = extractvalue { float*, i64 } %sums.3, 0
-  %len.12 = extractvalue { float*, i64 } %sums.3, 1
-  %inbounds.11 = icmp ult i64 %b.4, %len.12
-  br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.4, i64 %len.12)
+  %len.11 = extractvalue { float*, i64 } %sums.3, 1
+  %inbounds.10 = icmp ult i64 %b.4, %len.11
+  br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
+panic.13:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %b.4, i64 %len.11)
   unreachable
-ok.14:
+ok.13:
   %elem.ptr.24 = getelementptr float, float* %ptr.24, i64 %b.4
   store float %elem.8, float* %elem.ptr.24
   %cnts.14 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %ptr.25 = extractvalue { i32*, i64 } %cnts.14, 0
-  %len.13 = extractvalue { i32*, i64 } %cnts.14, 1
-  %inbounds.12 = icmp ult i64 0, %len.13
-  br i1 %inbounds.12, label %ok.15, label %panic.15, !prof !0
-panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 0, i64 %len.13)
-  unreachable
-ok.15:
   %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 0
   %elem.9 = load i32, i32* %elem.ptr.25
   %counts.3 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
   %b.5 = load i64, i64* %b.addr
   %ptr.26 = extractvalue { i32*, i64 } %counts.3, 0
-  %len.14 = extractvalue { i32*, i64 } %counts.3, 1
-  %inbounds.13 = icmp ult i64 %b.5, %len.14
-  br i1 %inbounds.13, label %ok.16, label %panic.16, !prof !0
-panic.16:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %b.5, i64 %len.14)
+  %len.12 = extractvalue { i32*, i64 } %counts.3, 1
+  %inbounds.11 = icmp ult i64 %b.5, %len.12
+  br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
+panic.14:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.5, i64 %len.12)
   unreachable
-ok.16:
+ok.14:
   %elem.ptr.26 = getelementptr i32, i32* %ptr.26, i64 %b.5
   store i32 %elem.9, i32* %elem.ptr.26
   br label %run.join.3
@@ -674,7 +660,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.3, %len.1
   br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %i.3, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.3, i64 %len.1)
   unreachable
 ok.3:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
@@ -687,7 +673,7 @@ ok.3:
   %inbounds.1 = icmp ult i64 %idx.known, %len.2
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %idx.known, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %idx.known, i64 %len.2)
   unreachable
 ok.4:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %idx.known
@@ -700,7 +686,7 @@ ok.4:
   %inbounds.2 = icmp ult i64 %idx.known.1, %len.3
   br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %idx.known.1, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %idx.known.1, i64 %len.3)
   unreachable
 ok.5:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %idx.known.1
@@ -740,7 +726,7 @@ run.checked.1:
   %inbounds.3 = icmp ult i64 %idx.known.2, %len.4
   br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %idx.known.2, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %idx.known.2, i64 %len.4)
   unreachable
 ok.6:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %idx.known.2
@@ -753,7 +739,7 @@ ok.6:
   %inbounds.4 = icmp ult i64 %idx.known.3, %len.5
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %idx.known.3, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %idx.known.3, i64 %len.5)
   unreachable
 ok.7:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %idx.known.3
@@ -854,7 +840,7 @@ run.checked.2:
   %inbounds.6 = icmp ult i64 %add.6, %len.7
   br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %add.6, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %add.6, i64 %len.7)
   unreachable
 ok.9:
   %elem.ptr.15 = getelementptr float, float* %ptr.15, i64 %add.6
@@ -867,7 +853,7 @@ ok.9:
   %inbounds.7 = icmp ult i64 %idx.known.5, %len.8
   br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %idx.known.5, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %idx.known.5, i64 %len.8)
   unreachable
 ok.10:
   %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %idx.known.5
@@ -883,7 +869,7 @@ ok.10:
   %inbounds.8 = icmp ult i64 %add.8, %len.9
   br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %add.8, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %add.8, i64 %len.9)
   unreachable
 ok.11:
   %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %add.8
@@ -896,7 +882,7 @@ ok.11:
   %inbounds.9 = icmp ult i64 %idx.known.6, %len.10
   br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %idx.known.6, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %idx.known.6, i64 %len.10)
   unreachable
 ok.12:
   %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %idx.known.6
@@ -957,13 +943,6 @@ run.checked.3:
   store i64 %cast.4, i64* %b.addr
   %vals.14 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %ptr.23 = extractvalue { float*, i64 } %vals.14, 0
-  %len.11 = extractvalue { float*, i64 } %vals.14, 1
-  %inbounds.10 = icmp ult i64 0, %len.11
-  br i1 %inbounds.10, label %ok.13, label %panic.13, !prof !0
-panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 0, i64 %len.11)
-  unreachable
-ok.13:
   %elem.ptr.23 = getelementptr float, float* %ptr.23, i64 0
   %elem.8 = load float, float* %elem.ptr.23
   %sums.2 = load { float*, i64 }, { float*, i64 }* %sums.addr
@@ -973,13 +952,6 @@ ok.13:
   store float %elem.8, float* %elem.ptr.24
   %cnts.14 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %ptr.25 = extractvalue { i32*, i64 } %cnts.14, 0
-  %len.12 = extractvalue { i32*, i64 } %cnts.14, 1
-  %inbounds.11 = icmp ult i64 0, %len.12
-  br i1 %inbounds.11, label %ok.14, label %panic.14, !prof !0
-panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 28, i64 0, i64 %len.12)
-  unreachable
-ok.14:
   %elem.ptr.25 = getelementptr i32, i32* %ptr.25, i64 0
   %elem.9 = load i32, i32* %elem.ptr.25
   %counts.2 = load { i32*, i64 }, { i32*, i64 }* %counts.addr
@@ -1080,21 +1052,17 @@ exit:
 ; panic site 11 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 12 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 13 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 14 in `block_sum_count` at tests/in/dynamic_shared.rs:34:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 15 in `block_sum_count` at tests/in/dynamic_shared.rs:34:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 16 in `block_sum_count` at tests/in/dynamic_shared.rs:35:21: index out of bounds: the len is {1} but the index is {0}
-; panic site 17 in `block_sum_count` at tests/in/dynamic_shared.rs:35:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 18 in `block_sum_count` at tests/in/dynamic_shared.rs:15:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 19 in `block_sum_count` at tests/in/dynamic_shared.rs:15:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 20 in `block_sum_count` at tests/in/dynamic_shared.rs:16:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 21 in `block_sum_count` at tests/in/dynamic_shared.rs:18:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 22 in `block_sum_count` at tests/in/dynamic_shared.rs:19:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 23 in `block_sum_count` at tests/in/dynamic_shared.rs:26:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 24 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 25 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 26 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 27 in `block_sum_count` at tests/in/dynamic_shared.rs:34:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 28 in `block_sum_count` at tests/in/dynamic_shared.rs:35:21: index out of bounds: the len is {1} but the index is {0}
+; panic site 14 in `block_sum_count` at tests/in/dynamic_shared.rs:34:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 15 in `block_sum_count` at tests/in/dynamic_shared.rs:35:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 16 in `block_sum_count` at tests/in/dynamic_shared.rs:15:19: index out of bounds: the len is {1} but the index is {0}
+; panic site 17 in `block_sum_count` at tests/in/dynamic_shared.rs:15:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 18 in `block_sum_count` at tests/in/dynamic_shared.rs:16:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 19 in `block_sum_count` at tests/in/dynamic_shared.rs:18:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 20 in `block_sum_count` at tests/in/dynamic_shared.rs:19:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 21 in `block_sum_count` at tests/in/dynamic_shared.rs:26:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 22 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 24 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `half_block_sum` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"

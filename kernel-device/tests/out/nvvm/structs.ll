@@ -1194,29 +1194,24 @@ if.then:
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
   %guard.len = extractvalue { float*, i64 } %out.1, 1
   %guard.ok = icmp ult i64 %i.1, %guard.len
-  %i.2 = load i64, i64* %i.addr
-  %rem = urem i64 %i.2, 3
-  %add = add i64 %rem, 1
-  %guard.ok.1 = icmp ult i64 %add, 4
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %bodies.2 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
-  %i.3 = load i64, i64* %i.addr
+  %i.2 = load i64, i64* %i.addr
   %ptr = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.2, 0
   %len.1 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.2, 1
-  %inbounds = icmp ult i64 %i.3, %len.1
+  %inbounds = icmp ult i64 %i.2, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.3, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.2, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr, i64 %i.3
+  %elem.ptr = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr, i64 %i.2
   %elem = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr
   store { { float, float, float }, { float, float, float }, float } %elem, { { float, float, float }, { float, float, float }, float }* %a.addr
   %bodies.3 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
-  %i.4 = load i64, i64* %i.addr
-  %add.1 = add i64 %i.4, 1
+  %i.3 = load i64, i64* %i.addr
+  %add = add i64 %i.3, 1
   %n.1 = load i64, i64* %n.addr
   %nonzero = icmp ne i64 %n.1, 0
   br i1 %nonzero, label %ok.1, label %panic.1, !prof !0
@@ -1224,16 +1219,16 @@ panic.1:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 0)
   unreachable
 ok.1:
-  %rem.1 = urem i64 %add.1, %n.1
+  %rem = urem i64 %add, %n.1
   %ptr.1 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.3, 0
   %len.2 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.3, 1
-  %inbounds.1 = icmp ult i64 %rem.1, %len.2
+  %inbounds.1 = icmp ult i64 %rem, %len.2
   br i1 %inbounds.1, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.1, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.1 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.1, i64 %rem.1
+  %elem.ptr.1 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.1, i64 %rem
   %elem.1 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.1
   store { { float, float, float }, { float, float, float }, float } %elem.1, { { float, float, float }, { float, float, float }, float }* %b.addr
   %a = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %a.addr
@@ -1265,11 +1260,11 @@ for.body:
   %field.ptr = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.2, i32 0, i32 0
   %field.ptr.1 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr, i32 0, i32 0
   %old = load float, float* %field.ptr.1
-  %add.2 = fadd float %old, %cast
-  store float %add.2, float* %field.ptr.1
+  %add.1 = fadd float %old, %cast
+  store float %add.1, float* %field.ptr.1
   %k.2 = load i64, i64* %k.addr
-  %rem.2 = urem i64 %k.2, 2
-  %elem.ptr.3 = getelementptr inbounds [2 x { { float, float, float }, { float, float, float }, float }], [2 x { { float, float, float }, { float, float, float }, float }]* %pair.addr, i64 0, i64 %rem.2
+  %rem.1 = urem i64 %k.2, 2
+  %elem.ptr.3 = getelementptr inbounds [2 x { { float, float, float }, { float, float, float }, float }], [2 x { { float, float, float }, { float, float, float }, float }]* %pair.addr, i64 0, i64 %rem.1
   %field.ptr.2 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.3, i32 0, i32 1
   %elem.2 = load { float, float, float }, { float, float, float }* %field.ptr.2
   %k.3 = load i64, i64* %k.addr
@@ -1315,53 +1310,53 @@ for.body.1:
   %field.ptr.8 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.10, i32 0, i32 1
   %field.ptr.9 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.8, i32 0, i32 1
   %elem.6 = load float, float* %field.ptr.9
-  %add.3 = fadd float %mul.1, %elem.6
+  %add.2 = fadd float %mul.1, %elem.6
   %old.2 = load float, float* %total.addr
-  %add.4 = fadd float %old.2, %add.3
-  store float %add.4, float* %total.addr
+  %add.3 = fadd float %old.2, %add.2
+  store float %add.3, float* %total.addr
   br label %for.cond.1
 for.end.1:
   %total = load float, float* %total.addr
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %i.5 = load i64, i64* %i.addr
+  %i.4 = load i64, i64* %i.addr
   %ptr.2 = extractvalue { float*, i64 } %out.2, 0
-  %elem.ptr.11 = getelementptr float, float* %ptr.2, i64 %i.5
+  %elem.ptr.11 = getelementptr float, float* %ptr.2, i64 %i.4
   store float %total, float* %elem.ptr.11
-  %i.6 = load i64, i64* %i.addr
-  %rem.3 = urem i64 %i.6, 3
-  %add.5 = add i64 %rem.3, 1
-  %elem.ptr.12 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %add.5
+  %i.5 = load i64, i64* %i.addr
+  %rem.2 = urem i64 %i.5, 3
+  %add.4 = add i64 %rem.2, 1
+  %elem.ptr.12 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %add.4
   %elem.7 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.12
   %next.1 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %next.addr
-  %i.7 = load i64, i64* %i.addr
+  %i.6 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.1, 0
   %len.3 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.1, 1
-  %inbounds.2 = icmp ult i64 %i.7, %len.3
+  %inbounds.2 = icmp ult i64 %i.6, %len.3
   br i1 %inbounds.2, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.7, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.6, i64 %len.3)
   unreachable
 ok.3:
-  %elem.ptr.13 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.3, i64 %i.7
+  %elem.ptr.13 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.3, i64 %i.6
   store { { float, float, float }, { float, float, float }, float } %elem.7, { { float, float, float }, { float, float, float }, float }* %elem.ptr.13
   br label %run.join
 run.checked:
   %bodies.4 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
-  %i.8 = load i64, i64* %i.addr
+  %i.7 = load i64, i64* %i.addr
   %ptr.4 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.4, 0
   %len.4 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.4, 1
-  %inbounds.3 = icmp ult i64 %i.8, %len.4
+  %inbounds.3 = icmp ult i64 %i.7, %len.4
   br i1 %inbounds.3, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.8, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.7, i64 %len.4)
   unreachable
 ok.4:
-  %elem.ptr.14 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.4, i64 %i.8
+  %elem.ptr.14 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.4, i64 %i.7
   %elem.8 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.14
   store { { float, float, float }, { float, float, float }, float } %elem.8, { { float, float, float }, { float, float, float }, float }* %a.addr
   %bodies.5 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %bodies.addr
-  %i.9 = load i64, i64* %i.addr
-  %add.6 = add i64 %i.9, 1
+  %i.8 = load i64, i64* %i.addr
+  %add.5 = add i64 %i.8, 1
   %n.2 = load i64, i64* %n.addr
   %nonzero.1 = icmp ne i64 %n.2, 0
   br i1 %nonzero.1, label %ok.5, label %panic.5, !prof !0
@@ -1369,16 +1364,16 @@ panic.5:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 0, i64 0)
   unreachable
 ok.5:
-  %rem.4 = urem i64 %add.6, %n.2
+  %rem.3 = urem i64 %add.5, %n.2
   %ptr.5 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.5, 0
   %len.5 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %bodies.5, 1
-  %inbounds.4 = icmp ult i64 %rem.4, %len.5
+  %inbounds.4 = icmp ult i64 %rem.3, %len.5
   br i1 %inbounds.4, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.4, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %rem.3, i64 %len.5)
   unreachable
 ok.6:
-  %elem.ptr.15 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.5, i64 %rem.4
+  %elem.ptr.15 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.5, i64 %rem.3
   %elem.9 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.15
   store { { float, float, float }, { float, float, float }, float } %elem.9, { { float, float, float }, { float, float, float }, float }* %b.addr
   %a.2 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %a.addr
@@ -1410,11 +1405,11 @@ for.body.2:
   %field.ptr.10 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.16, i32 0, i32 0
   %field.ptr.11 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.10, i32 0, i32 0
   %old.3 = load float, float* %field.ptr.11
-  %add.7 = fadd float %old.3, %cast.1
-  store float %add.7, float* %field.ptr.11
+  %add.6 = fadd float %old.3, %cast.1
+  store float %add.6, float* %field.ptr.11
   %k.10 = load i64, i64* %k.addr
-  %rem.5 = urem i64 %k.10, 2
-  %elem.ptr.17 = getelementptr inbounds [2 x { { float, float, float }, { float, float, float }, float }], [2 x { { float, float, float }, { float, float, float }, float }]* %pair.addr, i64 0, i64 %rem.5
+  %rem.4 = urem i64 %k.10, 2
+  %elem.ptr.17 = getelementptr inbounds [2 x { { float, float, float }, { float, float, float }, float }], [2 x { { float, float, float }, { float, float, float }, float }]* %pair.addr, i64 0, i64 %rem.4
   %field.ptr.12 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.17, i32 0, i32 1
   %elem.10 = load { float, float, float }, { float, float, float }* %field.ptr.12
   %k.11 = load i64, i64* %k.addr
@@ -1460,47 +1455,41 @@ for.body.3:
   %field.ptr.18 = getelementptr inbounds { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.24, i32 0, i32 1
   %field.ptr.19 = getelementptr inbounds { float, float, float }, { float, float, float }* %field.ptr.18, i32 0, i32 1
   %elem.14 = load float, float* %field.ptr.19
-  %add.8 = fadd float %mul.3, %elem.14
+  %add.7 = fadd float %mul.3, %elem.14
   %old.5 = load float, float* %total.addr
-  %add.9 = fadd float %old.5, %add.8
-  store float %add.9, float* %total.addr
+  %add.8 = fadd float %old.5, %add.7
+  store float %add.8, float* %total.addr
   br label %for.cond.3
 for.end.3:
   %total.1 = load float, float* %total.addr
   %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %i.10 = load i64, i64* %i.addr
+  %i.9 = load i64, i64* %i.addr
   %ptr.6 = extractvalue { float*, i64 } %out.3, 0
   %len.6 = extractvalue { float*, i64 } %out.3, 1
-  %inbounds.5 = icmp ult i64 %i.10, %len.6
+  %inbounds.5 = icmp ult i64 %i.9, %len.6
   br i1 %inbounds.5, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.10, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.9, i64 %len.6)
   unreachable
 ok.7:
-  %elem.ptr.25 = getelementptr float, float* %ptr.6, i64 %i.10
+  %elem.ptr.25 = getelementptr float, float* %ptr.6, i64 %i.9
   store float %total.1, float* %elem.ptr.25
-  %i.11 = load i64, i64* %i.addr
-  %rem.6 = urem i64 %i.11, 3
-  %add.10 = add i64 %rem.6, 1
-  %inbounds.6 = icmp ult i64 %add.10, 4
-  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.10, i64 4)
-  unreachable
-ok.8:
-  %elem.ptr.26 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %add.10
+  %i.10 = load i64, i64* %i.addr
+  %rem.5 = urem i64 %i.10, 3
+  %add.9 = add i64 %rem.5, 1
+  %elem.ptr.26 = getelementptr inbounds [4 x { { float, float, float }, { float, float, float }, float }], [4 x { { float, float, float }, { float, float, float }, float }]* %ring.addr, i64 0, i64 %add.9
   %elem.15 = load { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %elem.ptr.26
   %next.2 = load { { { float, float, float }, { float, float, float }, float }*, i64 }, { { { float, float, float }, { float, float, float }, float }*, i64 }* %next.addr
-  %i.12 = load i64, i64* %i.addr
+  %i.11 = load i64, i64* %i.addr
   %ptr.7 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.2, 0
   %len.7 = extractvalue { { { float, float, float }, { float, float, float }, float }*, i64 } %next.2, 1
-  %inbounds.7 = icmp ult i64 %i.12, %len.7
-  br i1 %inbounds.7, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.12, i64 %len.7)
+  %inbounds.6 = icmp ult i64 %i.11, %len.7
+  br i1 %inbounds.6, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.11, i64 %len.7)
   unreachable
-ok.9:
-  %elem.ptr.27 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.7, i64 %i.12
+ok.8:
+  %elem.ptr.27 = getelementptr { { float, float, float }, { float, float, float }, float }, { { float, float, float }, { float, float, float }, float }* %ptr.7, i64 %i.11
   store { { float, float, float }, { float, float, float }, float } %elem.15, { { float, float, float }, { float, float, float }, float }* %elem.ptr.27
   br label %run.join
 run.join:
@@ -1586,4 +1575,3 @@ exit:
 ; panic site 3 in `pair_up` at tests/in/structs.rs:173:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `pair_up` at tests/in/structs.rs:187:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 5 in `pair_up` at tests/in/structs.rs:186:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `pair_up` at tests/in/structs.rs:187:19: index out of bounds: the len is {1} but the index is {0}
