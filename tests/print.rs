@@ -44,7 +44,9 @@ fn every_thread_s_line_is_format_s_in_thread_order() {
     // A million threads on the GPU; the simulator's share fits CI's time
     // (`CUDAJIT_PRINT_TEST_THREADS=1048576` runs the million there too).
     let n = match std::env::var("CUDAJIT_PRINT_TEST_THREADS") {
-        Ok(count) => count.parse().expect("CUDAJIT_PRINT_TEST_THREADS: a thread count"),
+        Ok(count) => count
+            .parse()
+            .expect("CUDAJIT_PRINT_TEST_THREADS: a thread count"),
         Err(_) if device.is_simulator() => 1 << 14,
         Err(_) => 1 << 20,
     };

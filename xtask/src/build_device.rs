@@ -90,15 +90,33 @@ mod tests {
     use super::*;
     use std::io::Write as _;
 
-    /// Generic kernels are built once per instantiation the sources name: the
-    /// behaviour tests' `instantiate!` list gives each its own PTX and its own key.
-    #[test]
-    fn build_device_compiles_each_named_instantiation() {
-        let Some(_) = crate::toolchain::locate() else {
+    /// The located toolchain, or `None` after saying on stderr why the test is skipped.
+    fn toolchain_or_skip() -> Option<crate::toolchain::Toolchain> {
+        let found = crate::toolchain::locate();
+        if found.is_none() {
             let _ = writeln!(
                 std::io::stderr(),
                 "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
             );
+        }
+        found
+    }
+
+    /// The manifest's entries (`kernel key arch file`), comments and blank lines left out.
+    fn manifest_entries(out: &std::path::Path) -> Vec<Vec<String>> {
+        std::fs::read_to_string(out.join("manifest.txt"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect()
+    }
+
+    /// Generic kernels are built once per instantiation the sources name: the
+    /// behaviour tests' `instantiate!` list gives each its own PTX and its own key.
+    #[test]
+    fn build_device_compiles_each_named_instantiation() {
+        let Some(_) = toolchain_or_skip() else {
             return;
         };
         let base = tempfile::tempdir().unwrap();
@@ -108,11 +126,10 @@ mod tests {
         std::fs::write(src.join("generics.rs"), text).unwrap();
         let report = build(&["compute_90".into()], &out, &[src]).unwrap();
         assert_eq!(report.left_to_jit, Vec::<String>::new());
-        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+        let manifest = manifest_entries(&out);
         let entries: Vec<Vec<&str>> = manifest
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split_whitespace().collect())
+            .iter()
+            .map(|e| e.iter().map(String::as_str).collect())
             .collect();
         let mut names: Vec<&str> = entries.iter().map(|e| e[0]).collect();
         names.sort();
@@ -145,11 +162,7 @@ mod tests {
     /// async-copy kernels included: every PTX is accepted by `ptxas` for its own sm.
     #[test]
     fn the_default_build_serves_every_tensor_core_architecture() {
-        let Some(toolchain) = crate::toolchain::locate() else {
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
-            );
+        let Some(toolchain) = toolchain_or_skip() else {
             return;
         };
         let base = tempfile::tempdir().unwrap();
@@ -167,14 +180,10 @@ mod tests {
         let arches: Vec<String> = DEFAULT_ARCHES.iter().map(|a| a.to_string()).collect();
         let report = build(&arches, &out, &[src]).unwrap();
         assert_eq!(report.left_to_jit, Vec::<String>::new());
-        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
         let mut per_arch = std::collections::BTreeMap::<String, usize>::new();
-        for line in manifest
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        {
-            let [kernel, _key, arch, file] = line.split_whitespace().collect::<Vec<_>>()[..] else {
-                panic!("malformed manifest line {line:?}");
+        for entry in manifest_entries(&out) {
+            let [kernel, _key, arch, file] = &entry[..] else {
+                panic!("malformed manifest line {entry:?}");
             };
             *per_arch.entry(arch.to_string()).or_default() += 1;
             let sm = arch.replace("compute_", "sm_");
@@ -208,11 +217,7 @@ mod tests {
     /// manifest, each accepted by `ptxas -arch=sm_90`, keyed as the runtime looks up.
     #[test]
     fn build_device_writes_ptx_and_manifest_for_the_examples() {
-        let Some(toolchain) = crate::toolchain::locate() else {
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: build_device test: no libnvvm/ptxas (cargo xtask test provides them)"
-            );
+        let Some(toolchain) = toolchain_or_skip() else {
             return;
         };
         let base = tempfile::tempdir().unwrap();
@@ -221,11 +226,10 @@ mod tests {
         let report = build(&["compute_90".into()], &out, &[root.join("examples")]).unwrap();
         assert_eq!(report.left_to_jit, Vec::<String>::new());
         let written = report.written;
-        let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+        let manifest = manifest_entries(&out);
         let entries: Vec<Vec<&str>> = manifest
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split_whitespace().collect())
+            .iter()
+            .map(|e| e.iter().map(String::as_str).collect())
             .collect();
         assert_eq!(entries.len(), written);
         let mut kernels: Vec<&str> = entries.iter().map(|e| e[0]).collect();

@@ -438,3 +438,22 @@ impl Drop for ProgramGuard<'_> {
 // uses its own program.
 unsafe impl Send for Nvvm {}
 unsafe impl Sync for Nvvm {}
+
+/// For tests: libnvvm loaded from `CUDAJIT_NVVM_PATH` and the path of `CUDAJIT_PTXAS`,
+/// or `None` after saying on stderr why the test that asked is skipped.
+#[cfg(test)]
+pub(crate) fn test_toolchain() -> Option<(Nvvm, std::path::PathBuf)> {
+    let (Some(lib), Some(ptxas)) = (
+        std::env::var_os("CUDAJIT_NVVM_PATH"),
+        std::env::var_os("CUDAJIT_PTXAS"),
+    ) else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
+        );
+        return None;
+    };
+    let nvvm = Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
+    Some((nvvm, ptxas.into()))
+}

@@ -150,18 +150,9 @@ fn mma_call_ties_the_accumulator_and_names_the_instruction() {
 /// sm and holds the instructions.
 #[test]
 fn every_form_compiles_through_libnvvm_and_ptxas_for_each_target() {
-    let (Some(lib), Some(ptxas)) = (
-        std::env::var_os("CUDAJIT_NVVM_PATH"),
-        std::env::var_os("CUDAJIT_PTXAS"),
-    ) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
-        );
+    let Some((nvvm, ptxas)) = crate::nvvm::test_toolchain() else {
         return;
     };
-    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     let tmp = tempfile::tempdir().unwrap();
     for sm in [80u32, 90, 100, 120] {
         let text = module(sm >= STMATRIX_MIN_ARCH);

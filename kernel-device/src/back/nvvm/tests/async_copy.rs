@@ -71,14 +71,9 @@ const GEMM: &str =
 }";
 
 pub(super) fn ptx_for(text: &str, arch: &str) -> Option<String> {
-    let (Some(lib), Some(ptxas)) = (
-        std::env::var_os("CUDAJIT_NVVM_PATH"),
-        std::env::var_os("CUDAJIT_PTXAS"),
-    ) else {
-        skip!("libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
+    let Some((nvvm, ptxas)) = crate::nvvm::test_toolchain() else {
         return None;
     };
-    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     let options = crate::nvvm::CompileOptions {
         arch: format!("compute_{arch}"),
         ..Default::default()

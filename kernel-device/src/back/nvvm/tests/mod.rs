@@ -4,16 +4,6 @@
 use super::*;
 use crate::ir::*;
 
-/// Says why a test did not run, on stderr written directly so that the test
-/// harness's output capture does not hide the reason.
-macro_rules! skip {
-    ($($reason:tt)*) => {{
-        use std::io::Write as _;
-        let test = std::thread::current().name().unwrap_or("test").to_string();
-        let _ = writeln!(std::io::stderr(), "skipped: {test}: {}", format_args!($($reason)*));
-    }};
-}
-
 // async copies
 mod async_copy;
 mod flow;
@@ -132,14 +122,9 @@ pub fn write(m: &Module) -> Output {
 }
 
 pub fn check_with_toolchain(text: &str) {
-    let (Some(lib), Some(ptxas)) = (
-        std::env::var_os("CUDAJIT_NVVM_PATH"),
-        std::env::var_os("CUDAJIT_PTXAS"),
-    ) else {
-        skip!("libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set");
+    let Some((nvvm, ptxas)) = crate::nvvm::test_toolchain() else {
         return;
     };
-    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     let ptx = nvvm
         .compile(text, &crate::nvvm::CompileOptions::default())
         .unwrap_or_else(|e| panic!("{e}\n--- module ---\n{text}"));

@@ -213,18 +213,9 @@ fn ldmatrix_fills_fragments_by_the_ownership_table_and_stmatrix_inverts_it() {
 /// for each listed sm, handing every PTX to `check`; says why and does nothing where
 /// `CUDAJIT_NVVM_PATH` / `CUDAJIT_PTXAS` are not set.
 pub(super) fn through_ptxas(kernels: &[(String, &str, Vec<u32>)], check: &dyn Fn(&str, u32, &str)) {
-    let (Some(lib), Some(ptxas)) = (
-        std::env::var_os("CUDAJIT_NVVM_PATH"),
-        std::env::var_os("CUDAJIT_PTXAS"),
-    ) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: libnvvm/ptxas: CUDAJIT_NVVM_PATH or CUDAJIT_PTXAS not set"
-        );
+    let Some((nvvm, ptxas)) = crate::nvvm::test_toolchain() else {
         return;
     };
-    let nvvm = crate::nvvm::Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     let tmp = tempfile::tempdir().unwrap();
     for (n, (source, kernel, sms)) in kernels.iter().enumerate() {
         let text = crate::back::nvvm::write_string(
