@@ -45,9 +45,9 @@ pub struct CompiledUnit {
     /// The unit's print formats: the host decodes the print buffer with them.
     pub prints: crate::ir::format::FormatTable,
     // Hopper
-    /// What the unit's features ask of the target (`proc::mbarrier::choose_arch`
+    /// What the unit's features ask of the target (`proc::target::choose_arch`
     /// picks the libnvvm architecture from them, `compute_90a` where one is sm_90a's).
-    pub target_needs: Vec<crate::proc::mbarrier::TargetNeed>,
+    pub target_needs: Vec<crate::proc::target::TargetNeed>,
 }
 
 /// Parses, type-checks, validates and optimises a kernel and every device function it

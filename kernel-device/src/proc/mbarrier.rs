@@ -1,6 +1,6 @@
 //! The rules of the shared-memory mbarriers (PTX `mbarrier.*`, the transaction-count
 //! and `try_wait` forms sm_90), once for every stage: their rows of the intrinsic
-//! table, the architecture each needs, the run-time check of a barrier's place (the
+//! table, the architecture each needs (`proc::target` chooses from it), the run-time check of a barrier's place (the
 //! NVVM writer prints it, the simulator evaluates it), and the barrier's state machine,
 //! which the simulator runs. The user's guide is `docs/hopper.md`.
 //!
@@ -9,6 +9,7 @@
 //! operation as an atomic on that element.
 
 use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
+use super::target::TargetNeed;
 use crate::ir::{Intrinsic, MbarrierOp, ScalarType};
 
 use ScalarType as S;
@@ -83,16 +84,6 @@ pub static MBARRIER_INTRINSICS: &[IntrinsicDef] = &[
     },
 ];
 
-/// What a kernel's use of a feature asks of the target: the lowest compute capability
-/// (`10 * major + minor`) and whether the PTX must be compiled for that architecture
-/// exactly (`compute_90a`: instructions that exist on sm_90 only, not on later GPUs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TargetNeed {
-    pub feature: &'static str,
-    pub min_arch: u32,
-    pub arch_specific: bool,
-}
-
 /// What an mbarrier operation needs. Every form cudajit writes is sm_90's
 /// (`.shared::cta`, `expect_tx`, `try_wait.parity`), none is sm_90a-only; wgmma, TMA
 /// multicast and `setmaxnreg` will be rows with `arch_specific: true`.
@@ -130,41 +121,6 @@ pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
         }
     }
     needs
-}
-
-/// The libnvvm architecture for a kernel with `needs` on a device of compute
-/// capability `(major, minor)`: `compute_90a` when a need is sm_90a-specific and the
-/// device is sm_90, else the device's own; an error naming the feature and the
-/// device's capability where the device lacks it.
-pub fn choose_arch(needs: &[TargetNeed], (major, minor): (u32, u32)) -> Result<String, String> {
-    let device = 10 * major + minor;
-    for need in needs {
-        if device < need.min_arch || (need.arch_specific && device != need.min_arch) {
-            let wanted = if need.arch_specific {
-                format!(
-                    "exactly compute capability {}.{} (sm_{}a)",
-                    need.min_arch / 10,
-                    need.min_arch % 10,
-                    need.min_arch
-                )
-            } else {
-                format!(
-                    "compute capability {}.{} or later",
-                    need.min_arch / 10,
-                    need.min_arch % 10
-                )
-            };
-            return Err(format!(
-                "{} needs {wanted}; this device is compute capability {major}.{minor}",
-                need.feature
-            ));
-        }
-    }
-    let specific = needs.iter().any(|n| n.arch_specific);
-    Ok(format!(
-        "compute_{major}{minor}{}",
-        if specific { "a" } else { "" }
-    ))
 }
 
 /// The panic of an mbarrier operation whose place is not in shared memory (the
@@ -288,32 +244,5 @@ mod tests {
         let s = s.complete_tx(32);
         assert!(s.phase_done(0) && !s.phase_done(1));
         assert_eq!((s.pending, s.tx, s.phase), (3, 0, 1));
-    }
-
-    #[test]
-    fn arch_choice_names_feature_and_device() {
-        let plain = target_need(MbarrierOp::Arrive);
-        assert_eq!(choose_arch(&[plain], (9, 0)).unwrap(), "compute_90");
-        assert_eq!(choose_arch(&[plain], (10, 0)).unwrap(), "compute_100");
-        let err = choose_arch(&[plain], (8, 6)).unwrap_err();
-        assert!(
-            err.contains("mbarrier.arrive") && err.contains("8.6") && err.contains("9.0"),
-            "{err}"
-        );
-        let specific = TargetNeed {
-            feature: "`wgmma.mma_async`",
-            min_arch: 90,
-            arch_specific: true,
-        };
-        assert_eq!(
-            choose_arch(&[plain, specific], (9, 0)).unwrap(),
-            "compute_90a"
-        );
-        let err = choose_arch(&[specific], (10, 0)).unwrap_err();
-        assert!(
-            err.contains("wgmma") && err.contains("sm_90a") && err.contains("10.0"),
-            "{err}"
-        );
-        assert_eq!(choose_arch(&[], (8, 0)).unwrap(), "compute_80");
     }
 }

@@ -21,6 +21,7 @@ pub mod methods;
 pub mod mma;
 pub mod operators;
 pub mod options;
+pub mod target;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 pub use methods::{Method, MethodDef};

@@ -24,7 +24,7 @@ use crate::error::{describe_driver_error, Error, Result};
 /// where a feature of the unit is sm_90a's, an `Err` naming the feature and the
 /// device's compute capability where the device lacks it.
 fn target_arch(unit: &CompiledUnit, device: &Device) -> Result<String> {
-    kernel_device::proc::mbarrier::choose_arch(&unit.target_needs, device.compute_capability())
+    kernel_device::proc::target::choose_arch(&unit.target_needs, device.compute_capability())
         .map_err(|message| Error::Compile {
             kernel: unit.kernel_name.clone(),
             message,
