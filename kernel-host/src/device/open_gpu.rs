@@ -44,7 +44,9 @@ impl Device {
 
 /// Work the layers above start when a GPU opens (`inventory::submit!`), so that
 /// opening a GPU names none of them: the JIT's toolchain digests
-/// (`crate::compile::libnvvm`) and libnvvm's warm-up (`crate::compile::warm_up`). Each must return at once (start a thread, at most).
+/// (`crate::compile::libnvvm`) and libnvvm's warm-up (`crate::compile::warm_up`). Each
+/// returns at once (it starts a thread), except what must not overlap a process's exit:
+/// the warm-up loads libnvvm here (a few ms; its module documentation says why).
 pub(crate) struct WhenAGpuOpens(pub(crate) fn(&CudaContext));
 
 inventory::collect!(WhenAGpuOpens);
