@@ -76,13 +76,13 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         }
     };
 
-    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel) {
+    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel, &mut timer) {
         Ok(module) => (module, ptx, unit, pending),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
         Err(_) if from_disk => {
             let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
-            let module = load_module(device, &ptx, kernel)?;
+            let module = load_module(device, &ptx, kernel, &mut timer)?;
             (module, Cow::Owned(ptx), unit, pending)
         }
         Err(error) => return Err(error),
@@ -197,6 +197,7 @@ fn compile(
         kernel: kernel.to_string(),
         message,
     };
+    crate::compile::warm_up::kernel_compile_asked();
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
     timer.mark(FirstStage::LibnvvmLoad);
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
@@ -246,7 +247,7 @@ fn load_deferred_copy(
     let options = runtime_options(source, target_arch(&unit, device)?);
     timer.mark(FirstStage::FrontEnd);
     let (ptx, unit, compiled) = compile(source, &options, &key, &mut timer, false)?;
-    let module = load_module(device, &ptx, kernel)?;
+    let module = load_module(device, &ptx, kernel, &mut timer)?;
     timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
@@ -307,8 +308,21 @@ fn debug_directives(ptx: &str) -> (bool, bool) {
     (lines, false)
 }
 
-/// Loads PTX into `device`'s context, with the driver's JIT log in the error.
-pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Module> {
+/// The variable that sets the driver JIT's optimisation level (`CU_JIT_OPTIMIZATION_LEVEL`,
+/// 0–4; the driver's default, 4, otherwise): for measuring what the PTX-to-machine-code
+/// step costs a first launch at each level (issue 27), not for steady use, since a lower
+/// level makes slower kernels.
+pub const JIT_OPT_LEVEL_VARIABLE: &str = "CUDAJIT_JIT_OPT_LEVEL";
+
+/// Loads PTX into `device`'s context, with the driver's JIT log in the error, and notes
+/// in `timer` how long the driver's PTX-to-machine-code compile took (its own clock;
+/// near zero when its compute cache held the module).
+pub(crate) fn load_module(
+    device: &Device,
+    ptx: &str,
+    kernel: &str,
+    timer: &mut FirstLaunchTimer,
+) -> Result<Module> {
     let image = CString::new(ptx).map_err(|_| Error::Compile {
         kernel: kernel.to_string(),
         message: "PTX contains a NUL byte".into(),
@@ -322,6 +336,14 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
     // The driver reads option values as pointer-sized words (the size is passed by
     // value cast to a pointer, as the CUDA documentation prescribes).
     let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    // The driver writes the JIT's wall time (ms, an f32) over this option's value.
+    options.push(sys::CUjit_option::CU_JIT_WALL_TIME);
+    values.push(std::ptr::null_mut());
+    let wall_time_at = values.len() - 1;
+    let jit_level = std::env::var(JIT_OPT_LEVEL_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|level| *level <= 4);
     // debug info: the driver's ptxas keeps the PTX's Rust lines (or full debug
     // information) in the machine code only when asked.
     let (lines, full) = debug_directives(ptx);
@@ -335,6 +357,9 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
         values.push(1usize as *mut c_void);
         options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
         values.push(std::ptr::null_mut());
+    } else if let Some(level) = jit_level {
+        options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+        values.push(level as *mut c_void);
     }
     let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
@@ -347,6 +372,9 @@ pub(crate) fn load_module(device: &Device, ptx: &str, kernel: &str) -> Result<Mo
             values.as_mut_ptr(),
         )
     };
+    // The f32 sits in the low bytes of the pointer-sized word (little-endian hosts).
+    let jit_ms = f32::from_bits(values[wall_time_at] as usize as u32);
+    timer.note(FirstStage::DriverJit, f64::from(jit_ms) * 1e3);
     if let Err(e) = status.result() {
         let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
         let log = String::from_utf8_lossy(&log[..end]);

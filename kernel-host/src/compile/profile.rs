@@ -33,6 +33,9 @@ pub enum FirstStage {
     Compile,
     /// The PTX loaded by the driver (its JIT to machine code included).
     ModuleLoad,
+    /// Of `ModuleLoad`, the driver's PTX-to-machine-code compile, by its own clock
+    /// (`CU_JIT_WALL_TIME`): a note, not a stage of its own (it is inside `ModuleLoad`).
+    DriverJit,
     /// Panic sites installed, functions and attributes found.
     Install,
     /// The PTX written to the disk cache.
@@ -47,6 +50,7 @@ impl FirstStage {
             FirstStage::LibnvvmLoad => "libnvvm_load",
             FirstStage::Compile => "compile",
             FirstStage::ModuleLoad => "module_load",
+            FirstStage::DriverJit => "driver_jit_in_module_load",
             FirstStage::Install => "install",
             FirstStage::DiskStore => "disk_store",
         }
@@ -94,6 +98,14 @@ impl FirstLaunchTimer {
                 .stages
                 .push((stage, now.duration_since(*last).as_secs_f64() * 1e6));
             *last = now;
+        }
+    }
+
+    /// Records `us` for `stage` measured by another clock, without ending the stage
+    /// being timed.
+    pub(crate) fn note(&mut self, stage: FirstStage, us: f64) {
+        if let Some((_, record)) = &mut self.running {
+            record.stages.push((stage, us));
         }
     }
 

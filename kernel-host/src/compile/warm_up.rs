@@ -25,6 +25,7 @@
 //! moment waits for the rest of it (a few ms), which a launch this early would
 //! otherwise have spent on LLVM's first-use costs.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -63,8 +64,18 @@ pub struct WarmUp {
     pub compile_ms: f64,
     /// It ended (successfully or not) before [`warm_up_report`] was asked.
     pub finished: bool,
-    /// The compile succeeded.
+    /// The compile succeeded (`false` too when a kernel's compile came first and the
+    /// warm-up's was skipped: it would only have delayed that one).
     pub compiled: bool,
+}
+
+/// Set by the JIT's first compile: a warm-up compile not yet begun is skipped then,
+/// since the kernel's compile would wait for it under libnvvm's lock.
+static KERNEL_COMPILE_ASKED: AtomicBool = AtomicBool::new(false);
+
+/// Tells the warm-up that a kernel's compile is about to take libnvvm's lock.
+pub(crate) fn kernel_compile_asked() {
+    KERNEL_COMPILE_ASKED.store(true, Ordering::Relaxed);
 }
 
 struct State {
@@ -183,6 +194,9 @@ fn compile_warm_up_kernel(arch: &str, load_ms: f64) {
     let Ok(nvvm) = libnvvm::shared() else {
         return finish(load_ms, 0.0, false);
     };
+    if KERNEL_COMPILE_ASKED.load(Ordering::Relaxed) {
+        return finish(load_ms, 0.0, false);
+    }
     let compiled_at = Instant::now();
     let options = lower::runtime_options(&WARM_UP_KERNEL, arch.to_string());
     let compiled = lower::lower(
