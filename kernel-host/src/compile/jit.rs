@@ -197,7 +197,6 @@ fn compile(
         kernel: kernel.to_string(),
         message,
     };
-    crate::compile::warm_up::kernel_compile_asked();
     let nvvm = libnvvm::shared().map_err(nvvm_error)?;
     timer.mark(FirstStage::LibnvvmLoad);
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is

@@ -44,12 +44,18 @@ impl Device {
 
 /// Work the layers above start when a GPU opens (`inventory::submit!`), so that
 /// opening a GPU names none of them: the JIT's toolchain digests
-/// (`crate::compile::libnvvm`) and libnvvm's warm-up (`crate::compile::warm_up`). Each
-/// returns at once (it starts a thread), except what must not overlap a process's exit:
-/// the warm-up loads libnvvm here (a few ms; its module documentation says why).
+/// (`crate::compile::libnvvm`). Each must return at once (start a thread, at most).
 pub(crate) struct WhenAGpuOpens(pub(crate) fn(&CudaContext));
 
 inventory::collect!(WhenAGpuOpens);
+
+/// Work that runs while GPU `ordinal`'s context is created (tens to hundreds of ms),
+/// on a thread that opening the GPU joins once the context exists, so that none of it
+/// outlives `Device::new`: libnvvm's load (`crate::compile::warm_up`, whose module
+/// documentation says why a process must not exit while it runs).
+pub(crate) struct WhileAGpuOpens(pub(crate) fn(usize) -> Option<std::thread::JoinHandle<()>>);
+
+inventory::collect!(WhileAGpuOpens);
 
 /// GPUs opened so far, by ordinal: each is opened once per process.
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
@@ -143,7 +149,16 @@ fn open(ordinal: usize) -> Result<Device> {
                 detail: format!("this machine has {count} CUDA device(s)"),
             });
         }
-        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
+        let meanwhile: Vec<_> = inventory::iter::<WhileAGpuOpens>
+            .into_iter()
+            .filter_map(|work| (work.0)(ordinal))
+            .collect();
+        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain");
+        for thread in meanwhile {
+            // A panic on that thread only loses the warm-up.
+            let _ = thread.join();
+        }
+        let ctx = ctx?;
         // A launch, and so usually a first compile, follows: what it will need (the
         // cache key's digests of the compiler's files) is prepared meanwhile.
         for work in inventory::iter::<WhenAGpuOpens> {
