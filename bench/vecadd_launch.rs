@@ -58,6 +58,10 @@ const TIMED: usize = 300;
 const TINY_N: usize = 1024;
 const LAUNCHES: usize = 20_000;
 const REPS: usize = 11;
+/// Launches per round and rounds of the paired comparisons (`launch_profile::paired_rounds`):
+/// few enough per round that the driver's queue does not fill.
+const PAIR_LAUNCHES: usize = 500;
+const PAIR_ROUNDS: usize = 101;
 /// Bytes moved per element: two f32 reads and one f32 write.
 const BYTES_PER_ELEMENT: f64 = 12.0;
 
@@ -140,7 +144,11 @@ fn run(device: &Device) -> BenchResult<()> {
     let (major, minor) = ctx.compute_capability()?;
     println!("cudajit bench: {} (sm_{major}{minor})", ctx.name()?);
     let stream = device.new_stream()?;
-    kernel_times(&stream)?;
+    // `CUDAJIT_BENCH_ONLY=launch`: the launch-cost and graph rows alone (a short run).
+    let launch_only = std::env::var("CUDAJIT_BENCH_ONLY").is_ok_and(|v| v == "launch");
+    if !launch_only {
+        kernel_times(&stream)?;
+    }
 
     // Raw cudarc on its own stream, with cudarc's cross-stream event tracking off (it
     // would add an event wait/record per slice argument): the bare launch cudajit is
@@ -150,11 +158,13 @@ fn run(device: &Device) -> BenchResult<()> {
     unsafe { ctx.disable_event_tracking() };
     let raw_stream = ctx.new_stream()?;
     let nvcc_ptx = std::env::var_os("CUDAJIT_BENCH_PTX");
-    if let Some(path) = &nvcc_ptx {
+    if let (Some(path), false) = (&nvcc_ptx, launch_only) {
         nvcc_kernel_time(&ctx, &raw_stream, path.as_ref())?;
     }
     let other_stream = device.new_stream()?;
-    instantiation_costs()?;
+    if !launch_only {
+        instantiation_costs()?;
+    }
     launch_costs(
         &stream,
         &other_stream,
@@ -706,6 +716,86 @@ fn launch_costs(
         );
     }
     drop(variants);
+    // The bars' figures: each cudajit row against the bare launch on the same stream(s),
+    // round by round (`launch_profile::paired_rounds`).
+    let ours = |on: Option<&Stream>| {
+        let config = match on {
+            Some(s) => LaunchConfig::new(blocks, BLOCK).stream(s),
+            None => LaunchConfig::new(blocks, BLOCK),
+        };
+        vecadd::launch(config, &a, &b, &mut *c.borrow_mut())
+    };
+    let sync_stream = || -> BenchResult<()> { Ok(stream.synchronize()?) };
+    let sync_default = || -> BenchResult<()> { Ok(cudajit::synchronize()?) };
+    let sync_both = || -> BenchResult<()> {
+        other_stream.synchronize()?;
+        Ok(stream.synchronize()?)
+    };
+    use launch_profile::paired_rounds as pair;
+    pair(
+        "launch_cudajit",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    pair(
+        "launch_cudajit_default_stream",
+        "launch_driver_null_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(None)?), &mut { sync_default }),
+        (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
+    )?;
+    // Alternating: against the bare launch on one stream (the bar), and against bare
+    // launches that alternate too and order themselves as a correct program must (one
+    // event recorded on the stream before, waited for on the next: what cudajit does
+    // for the one array both streams write), the floor of this row.
+    let mut flip = false;
+    let mut alternate = || {
+        flip = !flip;
+        Ok(ours(Some(if flip { other_stream } else { stream }))?)
+    };
+    pair(
+        "launch_cudajit_alternating_streams",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut alternate, &mut { sync_both }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    let ordering =
+        cu_result::event::create(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)?;
+    let mut bare_flip = false;
+    let mut bare_alternate = || -> BenchResult<()> {
+        bare_flip = !bare_flip;
+        let (on, before) = if bare_flip {
+            (other_stream, stream)
+        } else {
+            (stream, other_stream)
+        };
+        // SAFETY: a live event and two live streams of the bench's (primary) context.
+        unsafe {
+            cu_result::event::record(ordering, before.cu_stream())?;
+            cu_result::stream::wait_event(
+                on.cu_stream(),
+                ordering,
+                cudarc::driver::sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )?;
+        }
+        bare(on.cu_stream())
+    };
+    pair(
+        "launch_cudajit_alternating_vs_ordered",
+        "launch_driver_alternating_ordered",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut alternate, &mut { sync_both }),
+        (&mut bare_alternate, &mut { sync_both }),
+    )?;
+    // SAFETY: made above; every use of it completed (both streams synchronised).
+    unsafe { cu_result::event::destroy(ordering) }?;
     profile_stages(stream, other_stream, &a, &b, &c, blocks)?;
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
     check(&c.borrow().to_host()?, &want, "tiny vecadd (cudajit)")?;
@@ -773,6 +863,10 @@ fn profile_stages(
         },
     )
 }
+
+/// A kernel that does nothing: the floor of a graph's kernel node on this GPU.
+const EMPTY_KERNEL_PTX: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+                                .visible .entry empty()\n{\n\tret;\n}\n";
 
 /// Kernel nodes in the replayed graphs.
 const GRAPH_NODES: usize = 100;
@@ -842,7 +936,28 @@ fn graph_replay_costs(
         .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))?
         .ok_or("the raw capture recorded no graph")?;
 
+    // The driver's own floor: the same chain of 100 nodes of an empty kernel (no
+    // parameters, the same grid and block), captured the same way.
+    let empty = ctx
+        .load_module(Ptx::from_src(EMPTY_KERNEL_PTX))?
+        .load_function("empty")?;
+    raw.begin_capture(
+        cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+    )?;
+    for _ in 0..GRAPH_NODES {
+        // SAFETY: a kernel without parameters.
+        unsafe { raw.launch_builder(&empty).launch(cfg) }?;
+    }
+    let empty_graph = raw
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))?
+        .ok_or("the empty-kernel capture recorded no graph")?;
+
     let mut variants = [
+        LaunchVariant::new(
+            "graph_node_empty_cudarc",
+            Box::new(|| Ok(empty_graph.launch()?)),
+            Box::new(|| Ok(raw.synchronize()?)),
+        ),
         LaunchVariant::new(
             "graph_node_cudajit",
             Box::new(|| Ok(graph.launch(stream)?)),
