@@ -170,6 +170,7 @@ PAIR_ROWS = [
     ("pair_launch_cudajit_default_stream", "default stream, against bare on the NULL stream"),
     ("pair_launch_cudajit_alternating_streams", "alternating, against bare on one stream"),
     ("pair_launch_cudajit_alternating_vs_ordered", "alternating, against bare alternating + 1 event"),
+    ("pair_driver_cudajit_function", "bare launch of cudajit's function, against bare"),
 ]
 
 

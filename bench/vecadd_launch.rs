@@ -585,22 +585,19 @@ fn launch_costs(
         &len as *const _ as *mut c_void,
         &no_record as *const _ as *mut c_void,
     ];
-    let bare = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
+    let bare_function = |function: cudarc::driver::sys::CUfunction,
+                         on: cudarc::driver::sys::CUstream|
+     -> BenchResult<()> {
         let mut params = params;
         // SAFETY: the seven parameters above outlive every launch (synchronised); both
-        // streams belong to the same (primary) context.
+        // streams belong to the same (primary) context; `function` is `vecadd` (or a
+        // copy of it with the same parameters).
         unsafe {
-            cu_result::launch_kernel(
-                f.cu_function(),
-                cfg.grid_dim,
-                cfg.block_dim,
-                0,
-                on,
-                &mut params,
-            )
+            cu_result::launch_kernel(function, cfg.grid_dim, cfg.block_dim, 0, on, &mut params)
         }?;
         Ok(())
     };
+    let bare = |on| bare_function(f.cu_function(), on);
     let mut variants: Vec<LaunchVariant> = vec![
         // cudajit on an explicit stream and on its default stream (`launch!` without a
         // stream).
@@ -797,6 +794,20 @@ fn launch_costs(
     // SAFETY: made above; every use of it completed (both streams synchronised).
     unsafe { cu_result::event::destroy(ordering) }?;
     profile_stages(stream, other_stream, &a, &b, &c, blocks)?;
+    // The function cudajit's launches pass to the driver (its proven copy), launched
+    // bare beside the raw side's: whether the driver's work differs between them.
+    if let Some(function) = kernel_host::profile::last_launched_function() {
+        pair(
+            "driver_cudajit_function",
+            "launch_driver_blocking_stream",
+            PAIR_LAUNCHES,
+            PAIR_ROUNDS,
+            (&mut || bare_function(function, stream.cu_stream()), &mut {
+                sync_stream
+            }),
+            (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+        )?;
+    }
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
     check(&c.borrow().to_host()?, &want, "tiny vecadd (cudajit)")?;
     drop((_ga, _gb, _gc));

@@ -298,6 +298,7 @@ fn launch_raw(
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
+    timer.note_function(function);
     timer.mark(Stage::Marshal);
     // SAFETY: `function` is live in the current context; `slots` points at `args`'
     // value slots, laid out per the kernel ABI and checked against the parameters, then
