@@ -12,7 +12,12 @@
 //!   repetitions interleaved across the variants; through cudajit, through cudarc's
 //!   launch builder, and through cudarc's bare `cuLaunchKernel` wrapper (on cudarc's
 //!   non-blocking stream and on cudajit's blocking one), on the same PTX and
-//!   parameter list.
+//!   parameter list. The issue-27 bars are judged on paired rounds instead
+//!   (`launch_profile::paired_rounds`): each cudajit row and the bare launch on the
+//!   same stream(s), 101 alternating rounds of 500 launches, the launch loop timed
+//!   alone, the ratio taken round by round (`RESULT pair_*`).
+//! * graph replay: cudajit's and cudarc's captured graphs of 100 `vecadd` nodes, beside
+//!   a graph of 100 empty-kernel nodes (the driver's own per-node floor).
 //!
 //! * a new generic instantiation (issue 9): the host wall time of the first launch of
 //!   `vecadd_generic::<f32>` in a fresh child process with an empty disk cache
