@@ -1,12 +1,94 @@
 //! Issue 27's per-launch profile, as `vecadd_launch` prints it: where the host time
 //! of a `launch!` goes, stage by stage (kernel_host's `launch::profile`, off during
-//! every timed row and switched on only here), and the stages of first launches.
+//! every timed row and switched on only here), the stages of first launches, and the
+//! paired comparison the launch bars are judged on ([`paired_rounds`]: `launch!` and
+//! the bare `cuLaunchKernel` on the same stream, interleaved round by round).
 //!
 //! Prints `RESULT profile_<variant>_<stage> <ns per launch> corrected_ns=..,launches=..`
 //! (corrected: one clock read subtracted, the profile's own cost per stage) and
 //! `RESULT first_stage_<when>_<stage> <us> kernel=..` lines for bench/report.py.
 
+use std::time::Instant;
+
 use kernel_host::profile::{self, Stage};
+
+type Step<'a> = &'a mut dyn FnMut() -> Result<(), Box<dyn std::error::Error>>;
+
+/// Host time per launch of `launch!` (`ours`) against the bare launch it is held to
+/// (`bare`), in `rounds` alternating rounds (`ours` first in even rounds, `bare` first
+/// in odd ones) of `launches` launches each. Only the launch loop is timed: each
+/// round's wait for the GPU (`sync_*`, after the loop) is not, and a round is short
+/// enough that the driver's queue never fills, so the figures are the host's work and
+/// not the GPU's pace. Drift of the machine over the run weighs on both sides of each
+/// round alike; the ratio is taken round by round. Prints
+/// `RESULT pair_<name> <median ratio> ours_us=..,bare_us=..,min_ratio=..,..`
+/// (`ours_us`/`bare_us`: medians; `min_ratio`: the ratio of the two sides' fastest
+/// rounds) and returns the median ratio.
+pub fn paired_rounds(
+    name: &str,
+    bare_name: &str,
+    launches: usize,
+    rounds: usize,
+    ours: (Step<'_>, Step<'_>),
+    bare: (Step<'_>, Step<'_>),
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let (launch_ours, sync_ours) = ours;
+    let (launch_bare, sync_bare) = bare;
+    let time = |launch: Step<'_>, sync: Step<'_>| time_round(launches, launch, sync);
+    // Warm-up: both paths' code and data in the caches, the proven copy chosen.
+    for _ in 0..3 {
+        time(launch_ours, sync_ours)?;
+        time(launch_bare, sync_bare)?;
+    }
+    let (mut ours_us, mut bare_us, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (o, b) = if round % 2 == 0 {
+            let o = time(launch_ours, sync_ours)?;
+            (o, time(launch_bare, sync_bare)?)
+        } else {
+            let b = time(launch_bare, sync_bare)?;
+            (time(launch_ours, sync_ours)?, b)
+        };
+        ours_us.push(o);
+        bare_us.push(b);
+        ratios.push(o / b);
+    }
+    let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let ratio = crate::stats::median(ratios.clone());
+    println!(
+        "RESULT pair_{name} {ratio:.4} vs={bare_name},ours_us={:.3},bare_us={:.3},min_ratio={:.4},\
+         q1_ratio={:.4},q3_ratio={:.4},launches={launches},rounds={rounds}",
+        crate::stats::median(ours_us.clone()),
+        crate::stats::median(bare_us.clone()),
+        least(&ours_us) / least(&bare_us),
+        quantile(&ratios, 0.25),
+        quantile(&ratios, 0.75),
+    );
+    Ok(ratio)
+}
+
+/// Host time per launch of `launches` launches (the loop alone), then `sync` untimed.
+fn time_round(
+    launches: usize,
+    launch: Step<'_>,
+    sync: Step<'_>,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let start = Instant::now();
+    for _ in 0..launches {
+        launch()?;
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / launches as f64;
+    sync()?;
+    Ok(us)
+}
+
+/// The `q` quantile of `samples` (nearest rank).
+fn quantile(samples: &[f64], q: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted.get(rank).copied().unwrap_or(f64::NAN)
+}
 
 /// Runs `launch` `launches` times with the profile on (after as many unprofiled
 /// warm-up launches), then `sync`, and prints the mean per stage.

@@ -12,7 +12,12 @@
 //!   repetitions interleaved across the variants; through cudajit, through cudarc's
 //!   launch builder, and through cudarc's bare `cuLaunchKernel` wrapper (on cudarc's
 //!   non-blocking stream and on cudajit's blocking one), on the same PTX and
-//!   parameter list.
+//!   parameter list. The issue-27 bars are judged on paired rounds instead
+//!   (`launch_profile::paired_rounds`): each cudajit row and the bare launch on the
+//!   same stream(s), 101 alternating rounds of 500 launches, the launch loop timed
+//!   alone, the ratio taken round by round (`RESULT pair_*`).
+//! * graph replay: cudajit's and cudarc's captured graphs of 100 `vecadd` nodes, beside
+//!   a graph of 100 empty-kernel nodes (the driver's own per-node floor).
 //!
 //! * a new generic instantiation (issue 9): the host wall time of the first launch of
 //!   `vecadd_generic::<f32>` in a fresh child process with an empty disk cache
@@ -58,6 +63,10 @@ const TIMED: usize = 300;
 const TINY_N: usize = 1024;
 const LAUNCHES: usize = 20_000;
 const REPS: usize = 11;
+/// Launches per round and rounds of the paired comparisons (`launch_profile::paired_rounds`):
+/// few enough per round that the driver's queue does not fill.
+const PAIR_LAUNCHES: usize = 500;
+const PAIR_ROUNDS: usize = 101;
 /// Bytes moved per element: two f32 reads and one f32 write.
 const BYTES_PER_ELEMENT: f64 = 12.0;
 
@@ -140,7 +149,11 @@ fn run(device: &Device) -> BenchResult<()> {
     let (major, minor) = ctx.compute_capability()?;
     println!("cudajit bench: {} (sm_{major}{minor})", ctx.name()?);
     let stream = device.new_stream()?;
-    kernel_times(&stream)?;
+    // `CUDAJIT_BENCH_ONLY=launch`: the launch-cost and graph rows alone (a short run).
+    let launch_only = std::env::var("CUDAJIT_BENCH_ONLY").is_ok_and(|v| v == "launch");
+    if !launch_only {
+        kernel_times(&stream)?;
+    }
 
     // Raw cudarc on its own stream, with cudarc's cross-stream event tracking off (it
     // would add an event wait/record per slice argument): the bare launch cudajit is
@@ -150,11 +163,13 @@ fn run(device: &Device) -> BenchResult<()> {
     unsafe { ctx.disable_event_tracking() };
     let raw_stream = ctx.new_stream()?;
     let nvcc_ptx = std::env::var_os("CUDAJIT_BENCH_PTX");
-    if let Some(path) = &nvcc_ptx {
+    if let (Some(path), false) = (&nvcc_ptx, launch_only) {
         nvcc_kernel_time(&ctx, &raw_stream, path.as_ref())?;
     }
     let other_stream = device.new_stream()?;
-    instantiation_costs()?;
+    if !launch_only {
+        instantiation_costs()?;
+    }
     launch_costs(
         &stream,
         &other_stream,
@@ -575,22 +590,19 @@ fn launch_costs(
         &len as *const _ as *mut c_void,
         &no_record as *const _ as *mut c_void,
     ];
-    let bare = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
+    let bare_function = |function: cudarc::driver::sys::CUfunction,
+                         on: cudarc::driver::sys::CUstream|
+     -> BenchResult<()> {
         let mut params = params;
         // SAFETY: the seven parameters above outlive every launch (synchronised); both
-        // streams belong to the same (primary) context.
+        // streams belong to the same (primary) context; `function` is `vecadd` (or a
+        // copy of it with the same parameters).
         unsafe {
-            cu_result::launch_kernel(
-                f.cu_function(),
-                cfg.grid_dim,
-                cfg.block_dim,
-                0,
-                on,
-                &mut params,
-            )
+            cu_result::launch_kernel(function, cfg.grid_dim, cfg.block_dim, 0, on, &mut params)
         }?;
         Ok(())
     };
+    let bare = |on| bare_function(f.cu_function(), on);
     let mut variants: Vec<LaunchVariant> = vec![
         // cudajit on an explicit stream and on its default stream (`launch!` without a
         // stream).
@@ -706,7 +718,101 @@ fn launch_costs(
         );
     }
     drop(variants);
+    // The bars' figures: each cudajit row against the bare launch on the same stream(s),
+    // round by round (`launch_profile::paired_rounds`).
+    let ours = |on: Option<&Stream>| {
+        let config = match on {
+            Some(s) => LaunchConfig::new(blocks, BLOCK).stream(s),
+            None => LaunchConfig::new(blocks, BLOCK),
+        };
+        vecadd::launch(config, &a, &b, &mut *c.borrow_mut())
+    };
+    let sync_stream = || -> BenchResult<()> { Ok(stream.synchronize()?) };
+    let sync_default = || -> BenchResult<()> { Ok(cudajit::synchronize()?) };
+    let sync_both = || -> BenchResult<()> {
+        other_stream.synchronize()?;
+        Ok(stream.synchronize()?)
+    };
+    use launch_profile::paired_rounds as pair;
+    pair(
+        "launch_cudajit",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    pair(
+        "launch_cudajit_default_stream",
+        "launch_driver_null_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(None)?), &mut { sync_default }),
+        (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
+    )?;
+    // Alternating: against the bare launch on one stream (the bar), and against bare
+    // launches that alternate too and order themselves as a correct program must (one
+    // event recorded on the stream before, waited for on the next: what cudajit does
+    // for the one array both streams write), the floor of this row.
+    let mut flip = false;
+    let mut alternate = || {
+        flip = !flip;
+        Ok(ours(Some(if flip { other_stream } else { stream }))?)
+    };
+    pair(
+        "launch_cudajit_alternating_streams",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut alternate, &mut { sync_both }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    let ordering =
+        cu_result::event::create(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)?;
+    let mut bare_flip = false;
+    let mut bare_alternate = || -> BenchResult<()> {
+        bare_flip = !bare_flip;
+        let (on, before) = if bare_flip {
+            (other_stream, stream)
+        } else {
+            (stream, other_stream)
+        };
+        // SAFETY: a live event and two live streams of the bench's (primary) context.
+        unsafe {
+            cu_result::event::record(ordering, before.cu_stream())?;
+            cu_result::stream::wait_event(
+                on.cu_stream(),
+                ordering,
+                cudarc::driver::sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )?;
+        }
+        bare(on.cu_stream())
+    };
+    pair(
+        "launch_cudajit_alternating_vs_ordered",
+        "launch_driver_alternating_ordered",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut alternate, &mut { sync_both }),
+        (&mut bare_alternate, &mut { sync_both }),
+    )?;
+    // SAFETY: made above; every use of it completed (both streams synchronised).
+    unsafe { cu_result::event::destroy(ordering) }?;
     profile_stages(stream, other_stream, &a, &b, &c, blocks)?;
+    // The function cudajit's launches pass to the driver (its proven copy), launched
+    // bare beside the raw side's: whether the driver's work differs between them.
+    if let Some(function) = kernel_host::profile::last_launched_function() {
+        pair(
+            "driver_cudajit_function",
+            "launch_driver_blocking_stream",
+            PAIR_LAUNCHES,
+            PAIR_ROUNDS,
+            (&mut || bare_function(function, stream.cu_stream()), &mut {
+                sync_stream
+            }),
+            (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+        )?;
+    }
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
     check(&c.borrow().to_host()?, &want, "tiny vecadd (cudajit)")?;
     drop((_ga, _gb, _gc));
@@ -773,6 +879,10 @@ fn profile_stages(
         },
     )
 }
+
+/// A kernel that does nothing: the floor of a graph's kernel node on this GPU.
+const EMPTY_KERNEL_PTX: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+                                .visible .entry empty()\n{\n\tret;\n}\n";
 
 /// Kernel nodes in the replayed graphs.
 const GRAPH_NODES: usize = 100;
@@ -842,7 +952,28 @@ fn graph_replay_costs(
         .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))?
         .ok_or("the raw capture recorded no graph")?;
 
+    // The driver's own floor: the same chain of 100 nodes of an empty kernel (no
+    // parameters, the same grid and block), captured the same way.
+    let empty = ctx
+        .load_module(Ptx::from_src(EMPTY_KERNEL_PTX))?
+        .load_function("empty")?;
+    raw.begin_capture(
+        cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+    )?;
+    for _ in 0..GRAPH_NODES {
+        // SAFETY: a kernel without parameters.
+        unsafe { raw.launch_builder(&empty).launch(cfg) }?;
+    }
+    let empty_graph = raw
+        .end_capture(cudarc::driver::sys::CUgraphInstantiate_flags(0))?
+        .ok_or("the empty-kernel capture recorded no graph")?;
+
     let mut variants = [
+        LaunchVariant::new(
+            "graph_node_empty_cudarc",
+            Box::new(|| Ok(empty_graph.launch()?)),
+            Box::new(|| Ok(raw.synchronize()?)),
+        ),
         LaunchVariant::new(
             "graph_node_cudajit",
             Box::new(|| Ok(graph.launch(stream)?)),

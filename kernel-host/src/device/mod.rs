@@ -209,7 +209,14 @@ impl Device {
     }
 
     /// Where the calling thread's asynchronous launches on the default stream report
-    /// faults (see `crate::executor::panic`).
+    /// faults (see `crate::executor::panic`), borrowed: `None` before its first launch.
+    #[inline]
+    pub(crate) fn thread_faults_borrowed(&self) -> Option<&StreamFaults> {
+        self.inner.faults.this_thread_borrowed()
+    }
+
+    /// As [`thread_faults_borrowed`](Self::thread_faults_borrowed), made (or lent)
+    /// when the thread has none yet.
     #[inline]
     pub(crate) fn thread_faults(&self) -> Result<Arc<StreamFaults>> {
         self.inner.faults.for_this_thread(|| self.new_faults())

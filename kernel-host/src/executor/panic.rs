@@ -371,6 +371,25 @@ impl DeviceFaults {
         }
     }
 
+    /// The calling thread's default-stream record when it has one, borrowed: what the
+    /// launch path reads, without the reference count's two atomic operations that
+    /// [`for_this_thread`](Self::for_this_thread) costs. `None` before the thread's
+    /// first launch on the device (then `for_this_thread` makes or lends one).
+    #[inline]
+    pub(crate) fn this_thread_borrowed(&self) -> Option<&StreamFaults> {
+        let found = THREAD_DEFAULTS.with(|mine| {
+            mine.borrow()
+                .iter()
+                .find(|d| d.serial == self.serial)
+                .map(|d| Arc::as_ptr(&d.faults))
+        });
+        // SAFETY: the thread's entries are only ever pushed, and dropped with the
+        // thread-local at the thread's end, after every borrow its stack holds; each
+        // entry's `Arc` keeps the record where it is when the list grows. The borrow
+        // cannot outlive the thread: it is tied to `self`, borrowed on this thread.
+        found.map(|faults| unsafe { &*faults })
+    }
+
     #[cold]
     fn adopt(&self, make: impl FnOnce() -> Result<Arc<StreamFaults>>) -> Result<Arc<StreamFaults>> {
         let me = thread_key();

@@ -377,6 +377,18 @@ fn slice_of(param: &Type, elem: &Type) -> Option<bool> {
     }
 }
 
+/// What the launch needs to know of its arguments after [`check_args`], gathered in
+/// its one pass over them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArgSummary {
+    /// `cuLaunchKernel` parameter slots the arguments occupy (`proc::abi`: a slice
+    /// takes two), the hidden panic-record slot not counted.
+    pub(crate) slots: usize,
+    /// Whether a host slice is among them (copied in, and back for `&mut`, around a
+    /// synchronised launch).
+    pub(crate) host_slices: bool,
+}
+
 /// Checks count and types of `args` against the kernel's parameters, and that device
 /// arrays live on the launch's device. Runs before any driver call of the launch.
 pub(crate) fn check_args(
@@ -384,7 +396,7 @@ pub(crate) fn check_args(
     params: &[Type],
     args: &[KernelArg<'_>],
     launch_device: DeviceId,
-) -> Result<()> {
+) -> Result<ArgSummary> {
     let mismatch = |detail: String| Error::ArgumentMismatch {
         kernel: kernel.to_string(),
         detail,
@@ -396,7 +408,13 @@ pub(crate) fn check_args(
             args.len()
         )));
     }
+    let mut summary = ArgSummary {
+        slots: 0,
+        host_slices: false,
+    };
     for (i, (param, arg)) in params.iter().zip(args).enumerate() {
+        summary.slots += arg.slot_count();
+        summary.host_slices |= matches!(arg.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. });
         if !arg.fits(param) {
             return Err(mismatch(format!(
                 "argument {} is {} but the kernel parameter is `{param}`",
@@ -421,21 +439,26 @@ pub(crate) fn check_args(
             }
         }
     }
-    Ok(())
+    Ok(summary)
 }
 
-/// Number of `cuLaunchKernel` parameter slots the arguments occupy (`proc::abi`: a
-/// slice takes two).
+impl KernelArg<'_> {
+    /// `cuLaunchKernel` parameter slots the argument occupies (`proc::abi`: a slice
+    /// takes two).
+    #[inline]
+    fn slot_count(&self) -> usize {
+        if matches!(self.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
+            1
+        } else {
+            kernel_device::proc::abi::SLICE_SLOTS.len()
+        }
+    }
+}
+
+/// Number of `cuLaunchKernel` parameter slots the arguments occupy.
+#[cfg(test)]
 pub(crate) fn slot_count(args: &[KernelArg<'_>]) -> usize {
-    args.iter()
-        .map(|a| {
-            if matches!(a.kind, ArgKind::Scalar(_) | ArgKind::Value { .. }) {
-                1
-            } else {
-                kernel_device::proc::abi::SLICE_SLOTS.len()
-            }
-        })
-        .sum()
+    args.iter().map(KernelArg::slot_count).sum()
 }
 
 /// Fills `slots` with the addresses `cuLaunchKernel` reads the arguments from.
@@ -512,7 +535,15 @@ mod tests {
             SliceArgMut::<f32>::into_kernel_arg(&mut c),
             KernelArg::scalar(4u32),
         ];
-        check_args("k", &params, &args, DeviceId::Cuda(0, 0)).unwrap();
+        // One pass also counts the parameter slots (a slice takes two) and sees the
+        // host slices.
+        assert_eq!(
+            check_args("k", &params, &args, DeviceId::Cuda(0, 0)).unwrap(),
+            ArgSummary {
+                slots: 5,
+                host_slices: true
+            }
+        );
 
         let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0, 0))
             .unwrap_err()
@@ -561,7 +592,13 @@ mod tests {
             len: 4,
         }];
         let params = [slice(ScalarType::F32, false)];
-        check_args("k", &params, &array, DeviceId::Cuda(0, 0)).unwrap();
+        assert_eq!(
+            check_args("k", &params, &array, DeviceId::Cuda(0, 0)).unwrap(),
+            ArgSummary {
+                slots: 2,
+                host_slices: false
+            }
+        );
         let err = check_args("k", &params, &array, DeviceId::Cuda(0, 1))
             .unwrap_err()
             .to_string();

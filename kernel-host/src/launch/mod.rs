@@ -13,6 +13,8 @@
 //! `launch` and `max_cooperative_grid_blocks`, route here). Arguments are `args`
 //! (N-d ones `nd`), the shape `config`, graphs `graph`.
 
+#[cfg(test)]
+mod alloc_free;
 pub(crate) mod args;
 pub(crate) mod config;
 pub(crate) mod cooperative;
@@ -35,7 +37,7 @@ use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
-use crate::launch::args::{check_args, fill_slots, slot_count, ArgKind, KernelArg};
+use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::profile::{LaunchTimer, Stage};
 use crate::memory::allocation::Allocation;
@@ -105,11 +107,15 @@ pub fn launch(
     // (the calling thread's on the default stream); the thread is the one whose
     // device-wide synchronisation reports it. Nothing reads the record here: it is
     // checked at the stream's (or the device's) synchronisation.
-    // A created stream's own faults are borrowed; the thread's (default stream) are
-    // held for the launch.
+    // Borrowed, without reference-count traffic: a created stream's own faults, or the
+    // thread's (default stream) once it has some (its first launch makes them).
     let thread_faults;
-    let faults: &StreamFaults = match config.stream.and_then(|s| s.own_faults()) {
-        Some(own) => own,
+    let borrowed = match config.stream.and_then(|s| s.own_faults()) {
+        Some(own) => Some(own),
+        None => device.thread_faults_borrowed(),
+    };
+    let faults: &StreamFaults = match borrowed {
+        Some(faults) => faults,
         None => {
             thread_faults = device.thread_faults()?;
             &thread_faults
@@ -136,7 +142,7 @@ pub fn launch(
     timer.mark(Stage::Validate);
     let kernel = cache.get(source, device)?;
     timer.mark(Stage::KernelLookup);
-    check_args(&kernel.name, &kernel.params, args, device.id())?;
+    let summary = check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
     if valid.needs_shared_opt_in {
         kernel.allow_shared(valid.shared_bytes)?;
@@ -147,9 +153,6 @@ pub fn launch(
     let stream = config
         .stream
         .map_or(std::ptr::null_mut(), |s| s.cu_stream());
-    let has_host_slices = args
-        .iter()
-        .any(|a| matches!(a.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. }));
     timer.mark(Stage::ArgumentCheck);
     if capturing {
         // Recorded into the graph, not run: the graph keeps the arrays alive and
@@ -168,8 +171,8 @@ pub fn launch(
     }
     device.note_launch(&kernel.name);
     timer.mark(Stage::StreamOrdering);
-    device.watch(if has_host_slices {
-        launch_with_host_slices(device, kernel, &valid, stream, args)
+    device.watch(if summary.host_slices {
+        launch_with_host_slices(device, kernel, &valid, stream, args, summary.slots)
     } else {
         // A capture records the launch: no deferred compile (a module load and its
         // synchronous copy) in the middle of it.
@@ -179,7 +182,7 @@ pub fn launch(
             kernel,
             &valid,
             stream,
-            args,
+            (args, summary.slots),
             record,
             may_compile,
             &mut timer,
@@ -264,21 +267,21 @@ fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>])
     Ok(tracked)
 }
 
-/// Queues the kernel. `args` must hold device pointers in every slice slot; `record`
-/// is the device address of the panic record the launch reports into (the kernel's
-/// hidden last parameter).
+/// Queues the kernel. `args` must hold device pointers in every slice slot, and
+/// occupy `slots` parameter slots (`check_args`' count); `record` is the device address
+/// of the panic record the launch reports into (the kernel's hidden last parameter).
 fn launch_raw(
     kernel: &LoadedKernel,
     valid: &ValidLaunch,
     stream: sys::CUstream,
-    args: &mut [KernelArg<'_>],
+    (args, slots): (&mut [KernelArg<'_>], usize),
     mut record: u64,
     may_compile: bool,
     timer: &mut LaunchTimer,
 ) -> Result<()> {
     // Parameter addresses on the stack for the usual handful of parameters.
     const INLINE: usize = 32;
-    let count = slot_count(args) + 1;
+    let count = slots + 1;
     let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
     let mut heap = Vec::new();
     let slots: &mut [*mut c_void] = if count <= INLINE {
@@ -295,6 +298,7 @@ fn launch_raw(
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
+    timer.note_function(function);
     timer.mark(Stage::Marshal);
     // SAFETY: `function` is live in the current context; `slots` points at `args`'
     // value slots, laid out per the kernel ABI and checked against the parameters, then
@@ -455,6 +459,7 @@ fn launch_with_host_slices(
     valid: &ValidLaunch,
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
+    slots: usize,
 ) -> Result<()> {
     // A record of this launch's own, so that it reports its panic and no other
     // launch's (and no other launch reports this one's).
@@ -493,7 +498,8 @@ fn launch_with_host_slices(
     let mut untimed = LaunchTimer::off();
     // Never under a capture, which refuses host slices.
     let ptr = record.device_ptr();
-    if let Err(error) = launch_raw(kernel, valid, stream, args, ptr, true, &mut untimed) {
+    let marshalled = (&mut *args, slots);
+    if let Err(error) = launch_raw(kernel, valid, stream, marshalled, ptr, true, &mut untimed) {
         pool.release(record);
         return Err(error);
     }

@@ -74,6 +74,18 @@ const STAGES: usize = Stage::ALL.len();
 thread_local! {
     /// This thread's nanoseconds per stage, and its profiled launches.
     static TOTALS: Cell<([u64; STAGES], u64)> = const { Cell::new(([0; STAGES], 0)) };
+    /// The function this thread's latest profiled launch passed to the driver.
+    static LAST_FUNCTION: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The `CUfunction` the calling thread's latest profiled launch passed to
+/// `cuLaunchKernel` (the kernel's proven copy where the launch chose it), so that a
+/// benchmark can launch the very same function bare beside `launch!`: whether the
+/// driver's own work differs between two functions of one kernel is then measured,
+/// not guessed. `None` before a profiled launch.
+pub fn last_launched_function() -> Option<cudarc::driver::sys::CUfunction> {
+    let function = LAST_FUNCTION.with(Cell::get);
+    (function != 0).then_some(function as cudarc::driver::sys::CUfunction)
 }
 
 /// Times one launch's stages (nothing when the profile is off).
@@ -103,6 +115,14 @@ impl LaunchTimer {
     pub(crate) fn mark(&mut self, stage: Stage) {
         if let Some(last) = &mut self.last {
             add_stage(last, stage);
+        }
+    }
+
+    /// Remembers the function the launch passes to the driver (profiled launches only).
+    #[inline(always)]
+    pub(crate) fn note_function(&self, function: cudarc::driver::sys::CUfunction) {
+        if self.last.is_some() {
+            LAST_FUNCTION.with(|f| f.set(function as usize));
         }
     }
 
