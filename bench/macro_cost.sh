@@ -7,6 +7,12 @@
 # attribute. Runs on the development machine (no GPU, no CUDA needed: the macro does
 # no I/O).
 #   usage: bash bench/macro_cost.sh [runs] [check|build]
+# MACRO_COST_DIR=dir keeps the crates and their target directory there (a second run
+# then skips the dependencies' build, minutes on the shared 2-core machine);
+# MACRO_COST_SKIP_OPT=1 leaves out the build-override crate (its optimised proc-macro
+# dependencies are another full build).
+# Wall time is the bar's measure; CPU time (user + sys of cargo and rustc) is printed
+# beside it because on a loaded machine wall time mostly measures the other builds.
 # Prints the table, then `RESULT macro_cost_extra_s <s> ...` (the attributes' cost in
 # the default dev profile; the build-override's figure beside it): copy that line into bench/macro_cost_latest.txt,
 # which bench/report.py shows beside the GPU run's rows (issue 27's bar: <= 0.5 s).
@@ -15,8 +21,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
 mode=${2:-check}
 case "$mode" in check | build) ;; *) echo "mode: check or build, not $mode" >&2; exit 2 ;; esac
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${MACRO_COST_DIR:-}" ]; then
+  work=$MACRO_COST_DIR
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 
 make_crate() { # name, with_macro(0|1), extra Cargo.toml lines
   local dir=$work/$1
@@ -54,31 +65,47 @@ RS
   } >"$dir/src/lib.rs"
 }
 
-time_rebuild() { # dir -> median seconds of $runs rebuilds
+time_rebuild() { # dir -> "wall cpu": medians of $runs rebuilds, seconds
   local dir=$1
   (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo "$mode" -q 2>/dev/null)
   for _ in $(seq 1 "$runs"); do
     touch "$dir/src/lib.rs"
-    local t0 t1
+    local t0 t1 cpu
     t0=$(date +%s.%N)
-    (cd "$dir" && CARGO_TARGET_DIR=$work/target cargo "$mode" -q)
+    # `times` as the subshell's last command: its children's user and sys time (cargo, rustc).
+    cpu=$(cd "$dir" && CARGO_TARGET_DIR=$work/target cargo "$mode" -q && times)
+    cpu=$(echo "$cpu" | tail -1 | tr 'ms' '  ' | awk '{print $1 * 60 + $2 + $3 * 60 + $4}')
     t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
-  done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+    echo "$(echo "$t1 - $t0" | bc) $cpu"
+  done >"$work/times"
+  echo "$(median 1) $(median 2)"
+}
+
+median() { # column of $work/times -> its median
+  cut -d' ' -f"$1" "$work/times" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
 # Proc macros run as built in the dev profile (unoptimised) unless the crate asks
 # for optimised build dependencies, which is what we recommend in the README.
 optimised=$'[profile.dev.build-override]\nopt-level = 3'
 make_crate with_kernels 1 ""
-make_crate with_kernels_opt 1 "$optimised"
 make_crate plain_functions 0 ""
-with=$(time_rebuild "$work/with_kernels")
-with_opt=$(time_rebuild "$work/with_kernels_opt")
-plain=$(time_rebuild "$work/plain_functions")
-printf 'same functions without the attributes:             %.2f s (median of %s cargo %s runs)\n' "$plain" "$runs" "$mode"
-printf '50 #[kernel] + 50 #[device], default dev profile:  %.2f s (+%.2f s)\n' "$with" "$(echo "$with - $plain" | bc)"
-printf '  with build-override opt-level = 3:               %.2f s (+%.2f s)\n' "$with_opt" "$(echo "$with_opt - $plain" | bc)"
-printf 'RESULT macro_cost_extra_s %.2f mode=cargo_%s,with_s=%.2f,plain_s=%.2f,with_opt_extra_s=%.2f,runs=%s,commit=%s,machine=%s\n' \
-  "$(echo "$with - $plain" | bc)" "$mode" "$with" "$plain" "$(echo "$with_opt - $plain" | bc)" "$runs" \
+read -r with with_cpu <<<"$(time_rebuild "$work/with_kernels")"
+read -r plain plain_cpu <<<"$(time_rebuild "$work/plain_functions")"
+if [ "${MACRO_COST_SKIP_OPT:-0}" = 1 ]; then
+  with_opt=nan
+else
+  make_crate with_kernels_opt 1 "$optimised"
+  read -r with_opt _ <<<"$(time_rebuild "$work/with_kernels_opt")"
+fi
+extra() { echo "$1 - $2" | bc 2>/dev/null || echo nan; }
+load=$(cut -d' ' -f1 /proc/loadavg)
+printf 'same functions without the attributes:             %.2f s, %.2f s CPU (median of %s cargo %s runs)\n' "$plain" "$plain_cpu" "$runs" "$mode"
+printf '50 #[kernel] + 50 #[device], default dev profile:  %.2f s (+%.2f s), %.2f s CPU (+%.2f s)\n' \
+  "$with" "$(extra "$with" "$plain")" "$with_cpu" "$(extra "$with_cpu" "$plain_cpu")"
+[ "$with_opt" = nan ] ||
+  printf '  with build-override opt-level = 3:               %.2f s (+%.2f s)\n' "$with_opt" "$(extra "$with_opt" "$plain")"
+printf 'RESULT macro_cost_extra_s %.2f mode=cargo_%s,with_s=%.2f,plain_s=%.2f,cpu_extra_s=%.2f,with_cpu_s=%.2f,plain_cpu_s=%.2f,with_opt_extra_s=%s,runs=%s,load=%s,commit=%s,machine=%s\n' \
+  "$(extra "$with" "$plain")" "$mode" "$with" "$plain" "$(extra "$with_cpu" "$plain_cpu")" "$with_cpu" "$plain_cpu" \
+  "$( [ "$with_opt" = nan ] && echo nan || printf '%.2f' "$(extra "$with_opt" "$plain")")" "$runs" "$load" \
   "$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(hostname)"

@@ -97,13 +97,20 @@ pub fn dependency_block(
         items: probe_items,
         statics: probe_statics,
     } = methods;
-    quote! {{
-        #[allow(non_camel_case_types, dead_code, unreachable_pub)]
-        mod callee_fallbacks {
-            #(#fallbacks)*
+    // No module where no callee is imported: a module and a glob import per function
+    // that calls none would be rustc's to resolve for nothing (issue 27).
+    let fallbacks = (!fallbacks.is_empty()).then(|| {
+        quote! {
+            #[allow(non_camel_case_types, dead_code, unreachable_pub)]
+            mod callee_fallbacks {
+                #(#fallbacks)*
+            }
+            #[allow(unused_imports)]
+            use callee_fallbacks::*;
         }
-        #[allow(unused_imports)]
-        use callee_fallbacks::*;
+    });
+    quote! {{
+        #fallbacks
         #(#imports)*
         #(#checks)*
         #probe_items
@@ -154,18 +161,6 @@ pub fn method_probes(
     }
     names.retain(|n| Some(n) != own);
     let mut items = Vec::new();
-    for name in &names {
-        let probe = format_ident!("__cudajit_probe_{}", name);
-        let konst = format_ident!("__cudajit_method_{}", name);
-        items.push(quote! {
-            #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
-            trait #probe {
-                const #konst: ::cudajit::__private::FnSource =
-                    ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
-            }
-            impl<T: ?::core::marker::Sized> #probe for T {}
-        });
-    }
     let mut seen = Vec::new();
     let mut statics = Vec::new();
     let mut push = |ty: &syn::Path, name: &syn::Ident, statics: &mut Vec<TokenStream>| {
@@ -204,6 +199,25 @@ pub fn method_probes(
             push(&ty, name, &mut statics);
         }
     }
+    // A probe trait only where a lookup above names its const: a body that names no
+    // struct type (`x.sqrt()` on scalars) then adds no trait and no blanket impl for
+    // rustc to check (issue 27: three per kernel of the macro-cost crate).
+    let probed = |name: &syn::Ident| {
+        !types.is_empty() || calls.paths.iter().any(|(_, called)| called == name)
+    };
+    let probes = names.iter().filter(|name| probed(name)).map(|name| {
+        let probe = format_ident!("__cudajit_probe_{}", name);
+        let konst = format_ident!("__cudajit_method_{}", name);
+        quote! {
+            #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+            trait #probe {
+                const #konst: ::cudajit::__private::FnSource =
+                    ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
+            }
+            impl<T: ?::core::marker::Sized> #probe for T {}
+        }
+    });
+    let items: Vec<TokenStream> = probes.chain(items).collect();
     MethodProbes {
         items: quote!(#(#items)*),
         statics,

@@ -446,15 +446,16 @@ fn kernel(
     let generics = GenericLauncher::new(item);
     let (params_decl, params_use) = (&generics.decl, &generics.args);
     // With an unsupported parameter there is nothing to launch; the error is reported.
-    let body = if all_supported && !(failed && generics.is_generic()) {
-        quote! {
-            #(#split)*
-            let mut args: [::cudajit::__private::KernelArg<'a>; #count] = [#(#args),*];
-            let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
-            ::cudajit::__private::launch(source, cache, ::core::convert::Into::into(#config), &mut args)
-        }
-    } else {
+    // `launch` is `args(..).launch(config)` (what `launch!` runs): one copy of the
+    // argument conversions per kernel for rustc to check, not two (issue 27).
+    let names = params.iter().map(|p| &p.name);
+    let launch_pending = quote!(Self::args::<#(#params_use),*>(#(#names),*).launch(#config));
+    let body = if !(all_supported && !(failed && generics.is_generic())) {
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
+    } else if options.bounds_check {
+        launch_pending
+    } else {
+        quote!(unsafe { #launch_pending })
     };
     let pending = quote!(::cudajit::__private::PendingLaunch { source, cache, args: [#(#args),*] });
     let (pending, pending_ty) = if options.bounds_check {
@@ -478,6 +479,17 @@ fn kernel(
         quote!(::core::unreachable!("cudajit: this kernel did not compile"))
     };
     let instance_body = generics.instance_body();
+    // Only a generic kernel has instantiations (its `__cudajit_instance` reads them).
+    let instances = generics.is_generic().then(|| {
+        quote! {
+            // A generic kernel's instantiations launched so far.
+            #[doc(hidden)]
+            pub fn instances() -> &'static ::cudajit::__private::GenericKernels {
+                static INSTANCES: ::cudajit::__private::GenericKernels = ::cudajit::__private::GenericKernels::new();
+                &INSTANCES
+            }
+        }
+    });
     // `boundscheck = false` is a promise the compiler cannot check (an index out of
     // range writes outside the buffer, even into a host `&mut [bool]`): launching such
     // a kernel is `unsafe`, so `launch!` of it must sit in an `unsafe {}` block.
@@ -499,6 +511,8 @@ fn kernel(
          to the device (and back for `&mut` parameters, then synchronized); device arrays are passed \
          without a copy and the launch stays asynchronous. Same as `launch!({name}[grid, block](..))`.{safety_doc}"
     );
+    // The hidden items' explanations are `//` comments, which leave no tokens: a `///`
+    // line is a `#[doc]` attribute in every kernel's expansion (issue 27).
     quote! {
         // The type namespace: everything of the kernel but its signature (the value
         // `#name` is the fn of `twin::kernel_twin`). Braced, so it is no value.
@@ -509,41 +523,36 @@ fn kernel(
 
         #(#cfgs)*
         impl #name {
-            /// What a call of this kernel from device code resolves to: it passes the
-            /// `#[device]` check, because the call itself fails (the kernel's fn
-            /// carries a bound that never holds: see `twin::kernel_twin`) and one
-            /// mistake gets one error, in the words of a kernel called like a function.
-            /// It has no source to compile.
+            // What a call of this kernel from device code resolves to: it passes the
+            // `#[device]` check, because the call itself fails (the kernel's fn
+            // carries a bound that never holds: see `twin::kernel_twin`) and one
+            // mistake gets one error, in the words of a kernel called like a function.
+            // It has no source to compile.
             #[doc(hidden)]
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #[doc(hidden)]
             pub const __CUDAJIT_FN: ::cudajit::__private::FnSource =
                 ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
 
-            /// The kernel's source as embedded for the run-time compiler.
+            // The kernel's source as embedded for the run-time compiler.
             #[doc(hidden)]
             pub fn source() -> &'static ::cudajit::__private::FnSource {
                 static SOURCE: ::cudajit::__private::FnSource = #source;
                 &SOURCE
             }
 
-            /// The kernel's loaded modules, one per device (a generic kernel's
-            /// instantiations have their own: see `instances`).
+            // The kernel's loaded modules, one per device (a generic kernel's
+            // instantiations have their own: see `instances`).
             #[doc(hidden)]
             pub fn cache() -> &'static ::cudajit::__private::KernelCache {
                 static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
                 &CACHE
             }
 
-            /// A generic kernel's instantiations launched so far.
-            #[doc(hidden)]
-            pub fn instances() -> &'static ::cudajit::__private::GenericKernels {
-                static INSTANCES: ::cudajit::__private::GenericKernels = ::cudajit::__private::GenericKernels::new();
-                &INSTANCES
-            }
+            #instances
 
-            /// The source and cache of the instantiation a launch with these generic
-            /// arguments runs (the kernel's own for a non-generic kernel).
+            // The source and cache of the instantiation a launch with these generic
+            // arguments runs (the kernel's own for a non-generic kernel).
             #[doc(hidden)]
             #[allow(unused_variables)]
             pub fn __cudajit_instance<#(#params_decl),*>() -> (&'static ::cudajit::__private::FnSource, &'static ::cudajit::__private::KernelCache) {
@@ -593,7 +602,7 @@ fn kernel(
             }
 
             #[doc = #launch_doc]
-            #[allow(unused_variables, clippy::too_many_arguments)]
+            #[allow(unused_variables, unused_unsafe, clippy::too_many_arguments)]
             pub #unsafety fn launch<'a, #(#params_decl),*>(
                 #config: impl ::core::convert::Into<::cudajit::LaunchConfig<'a>>,
                 #(#launch_params),*

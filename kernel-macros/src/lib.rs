@@ -19,6 +19,7 @@ mod expand;
 mod globals;
 mod launch_generics;
 mod parse;
+mod profile;
 mod routed_callees;
 mod twin;
 mod vectorize;
@@ -36,11 +37,13 @@ mod vectorize;
 /// takes square roots approximately and uses libdevice's fast `f32` transcendentals.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(
-        kernel_device::source::SourceKind::Kernel,
-        args.into(),
-        item.into(),
-    )
+    profile::timed("kernel", || {
+        expand::expand(
+            kernel_device::source::SourceKind::Kernel,
+            args.into(),
+            item.into(),
+        )
+    })
     .into()
 }
 
@@ -54,11 +57,13 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Ok(block) = syn::parse::<syn::ItemImpl>(item.clone()) {
         return device_impl::device_impl(args.into(), block).into();
     }
-    expand::expand(
-        kernel_device::source::SourceKind::Device,
-        args.into(),
-        item.into(),
-    )
+    profile::timed("device", || {
+        expand::expand(
+            kernel_device::source::SourceKind::Device,
+            args.into(),
+            item.into(),
+        )
+    })
     .into()
 }
 
