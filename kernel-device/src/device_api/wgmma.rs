@@ -51,7 +51,7 @@ pub fn wgmma_wait_group_3() {
 /// computes them. The host twin has no shared window: it returns the fields with a
 /// start address of `index`'s byte offset.
 pub fn wgmma_descriptor<T>(
-    tile: &[T],
+    tile: &mut [T],
     index: usize,
     swizzle_bytes: u32,
     leading_bytes: u32,

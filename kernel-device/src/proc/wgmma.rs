@@ -225,7 +225,9 @@ impl TileLayout {
         let per = self.per_row();
         match self.swizzle {
             Swizzle::None => {
-                (r / 8) * (self.cols / per) * 128 + (c / per) * 128 + (r % 8) * 16
+                (r / 8) * (self.cols / per) * 128
+                    + (c / per) * 128
+                    + (r % 8) * 16
                     + (c % per) * self.elem_bytes
             }
             s => s.apply(
@@ -264,7 +266,10 @@ impl TileLayout {
     pub fn check(self) -> Result<(), String> {
         let per = self.per_row();
         if self.rows == 0 || self.rows % 8 != 0 {
-            return Err(format!("a wgmma tile has a multiple of 8 rows, not {}", self.rows));
+            return Err(format!(
+                "a wgmma tile has a multiple of 8 rows, not {}",
+                self.rows
+            ));
         }
         if per == 0 || self.cols == 0 || self.cols % per != 0 {
             return Err(format!(
@@ -412,7 +417,13 @@ pub static WGMMA_INTRINSICS: &[IntrinsicDef] = &[
         intrinsic: Intrinsic::Wgmma(WgmmaOp::Descriptor),
         sig: Signature {
             types: TILE_TYPES,
-            params: &[Param::SliceOfT, Param::Scalar(ScalarType::Usize), U32, U32, U32],
+            params: &[
+                Param::MutSliceOfT,
+                Param::Scalar(ScalarType::Usize),
+                U32,
+                U32,
+                U32,
+            ],
             ret: Ret::Scalar(ScalarType::U64),
         },
         effect: Effect::Memory,

@@ -127,7 +127,10 @@ fn tiles_too_small_or_ragged_are_refused() {
     };
     assert!(t(64, 64, Swizzle::B128).check().is_ok());
     assert!(t(60, 64, Swizzle::B128).check().is_err());
-    assert!(t(64, 32, Swizzle::B128).check().unwrap_err().contains("64 columns"));
+    assert!(t(64, 32, Swizzle::B128)
+        .check()
+        .unwrap_err()
+        .contains("64 columns"));
     assert!(t(64, 16, Swizzle::B32).check().is_ok());
 }
 

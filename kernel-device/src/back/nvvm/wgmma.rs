@@ -15,7 +15,13 @@ use crate::proc::wgmma::{Swizzle, SPACE_MESSAGE, TARGET_NEED};
 /// The call of `wgmma.mma_async` for `combo` on descriptors `desc_a`, `desc_b` (`i64`),
 /// `scale_d` (`i32`: 0 computes `D = A B`, else `D = A B + C`) and accumulator
 /// registers `c` (`float`): an expression of a struct of `N / 2` floats, D.
-pub fn wgmma_call(combo: WgmmaCombo, desc_a: &str, desc_b: &str, scale_d: &str, c: &[String]) -> String {
+pub fn wgmma_call(
+    combo: WgmmaCombo,
+    desc_a: &str,
+    desc_b: &str,
+    scale_d: &str,
+    c: &[String],
+) -> String {
     let d = combo.acc_len();
     assert_eq!(c.len(), d, "{combo:?}");
     let outputs: Vec<String> = (0..d).map(|i| format!("${i}")).collect();
@@ -73,7 +79,9 @@ impl FunctionWriter<'_, '_> {
             )));
         }
         if let Some(text) = protocol_instruction(op) {
-            self.inst(format!("call void asm sideeffect \"{text}\", \"~{{memory}}\"()"));
+            self.inst(format!(
+                "call void asm sideeffect \"{text}\", \"~{{memory}}\"()"
+            ));
             return Ok(Val::Unit);
         }
         let mut vals = Vec::new();
@@ -83,7 +91,9 @@ impl FunctionWriter<'_, '_> {
         match op {
             WgmmaOp::Mma(combo) => {
                 if vals.len() != 3 + combo.acc_len() {
-                    return Err(self.error(format!("{combo:?} takes {} operands", 3 + combo.acc_len())));
+                    return Err(
+                        self.error(format!("{combo:?} takes {} operands", 3 + combo.acc_len()))
+                    );
                 }
                 let call = wgmma_call(combo, &vals[0], &vals[1], &vals[2], &vals[3..]);
                 Ok(Val::V(self.def("wgmma", call)))
@@ -131,10 +141,15 @@ impl FunctionWriter<'_, '_> {
             );
             mode = self.def(
                 "wgmma.mode",
-                format!("select i1 {is}, i64 {}, i64 {mode}", (s.mode() << 62) as i64),
+                format!(
+                    "select i1 {is}, i64 {}, i64 {mode}",
+                    (s.mode() << 62) as i64
+                ),
             );
         }
-        Ok(Val::V(self.def("wgmma.desc", format!("or i64 {word}, {mode}"))))
+        Ok(Val::V(
+            self.def("wgmma.desc", format!("or i64 {word}, {mode}")),
+        ))
     }
 
     /// `((bytes & 0x3FFFF) >> 4) << shift`.

@@ -56,7 +56,14 @@ impl Warp<'_, '_> {
         }
         if m != FULL_WARP {
             let what = format!("{op:?}");
-            return Err(self.inactive(fr, e, &what, m.trailing_zeros() as usize, (!m).trailing_zeros(), m));
+            return Err(self.inactive(
+                fr,
+                e,
+                &what,
+                m.trailing_zeros() as usize,
+                (!m).trailing_zeros(),
+                m,
+            ));
         }
         self.warp_sync(m);
         let loc = self.func(fr.func).loc_of(e);
@@ -100,18 +107,35 @@ impl Warp<'_, '_> {
     }
 
     /// `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes, stride_bytes)`.
-    fn wgmma_descriptor(&mut self, fr: &mut Frame, e: Handle<Expr>, args: &[Handle<Expr>], m: u32) -> R<()> {
+    fn wgmma_descriptor(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        args: &[Handle<Expr>],
+        m: u32,
+    ) -> R<()> {
         let func = self.func(fr.func);
         let loc = func.loc_of(e);
         let Type::Slice { elem, .. } = func.exprs[args[0]].ty else {
-            return Err(Box::new(Fault::Launch("wgmma_descriptor of a non-slice".into())));
+            return Err(Box::new(Fault::Launch(
+                "wgmma_descriptor of a non-slice".into(),
+            )));
         };
         let slots: Vec<u32> = args.iter().map(|a| self.slot_of(fr, *a)).collect();
         let out = self.slot_of(fr, e);
         for lane in lanes(m) {
-            let (p, len, i) = (fr.get(slots[0], lane), fr.get(slots[0] + 1, lane), fr.get(slots[1], lane));
+            let (p, len, i) = (
+                fr.get(slots[0], lane),
+                fr.get(slots[0] + 1, lane),
+                fr.get(slots[1], lane),
+            );
             if func.options.bounds_check && i >= len {
-                self.panic_at(fr, loc, lane, checks::substitute(checks::INDEX_MESSAGE, i, len));
+                self.panic_at(
+                    fr,
+                    loc,
+                    lane,
+                    checks::substitute(checks::INDEX_MESSAGE, i, len),
+                );
                 continue;
             }
             let at = ptr_add(p, i.saturating_mul(u64::from(elem.size_bytes())));
@@ -137,12 +161,22 @@ impl Warp<'_, '_> {
                 swizzle,
             }
             .encode();
-            fr.set(out, lane, word | ((region as u64 & REGION_MASK) << REGION_SHIFT));
+            fr.set(
+                out,
+                lane,
+                word | ((region as u64 & REGION_MASK) << REGION_SHIFT),
+            );
         }
         Ok(())
     }
 
-    fn wgmma_mma(&mut self, fr: &mut Frame, e: Handle<Expr>, combo: WgmmaCombo, args: &[Handle<Expr>]) -> R<()> {
+    fn wgmma_mma(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        combo: WgmmaCombo,
+        args: &[Handle<Expr>],
+    ) -> R<()> {
         let loc = self.func(fr.func).loc_of(e);
         let block_threads: u32 = self.launch.shape.block.iter().product();
         let group_end = (self.warp_index / 4 + 1) * WARPGROUP_THREADS as u32;
@@ -173,7 +207,8 @@ impl Warp<'_, '_> {
             let v = fr.get(slots[k], 0);
             (0..LANES).all(|l| fr.get(slots[k], l) == v).then_some(v)
         };
-        let (Some(desc_a), Some(desc_b), Some(scale_d)) = (uniform(0), uniform(1), uniform(2)) else {
+        let (Some(desc_a), Some(desc_b), Some(scale_d)) = (uniform(0), uniform(1), uniform(2))
+        else {
             return Err(self.wgmma_misuse(fr, e, "the descriptors and scale_d of a wgmma differ between the warp's lanes: they must be the warpgroup's".into()));
         };
         let (_, n, k) = combo.mnk();
@@ -187,7 +222,11 @@ impl Warp<'_, '_> {
             let thread = 32 * (self.warp_index as usize % 4) + lane;
             for i in 0..combo.acc_len() {
                 let (r, c) = acc_position(thread, i);
-                let c_in = if scale_d != 0 { f64::from(f32::from_bits(fr.get(slots[3 + i], lane) as u32)) } else { 0.0 };
+                let c_in = if scale_d != 0 {
+                    f64::from(f32::from_bits(fr.get(slots[3 + i], lane) as u32))
+                } else {
+                    0.0
+                };
                 let row = &a[(r - warp_rows as usize) * k as usize..][..k as usize];
                 let col = &b[c * k as usize..][..k as usize];
                 let sum: f64 = c_in + row.iter().zip(col).map(|(x, y)| x * y).sum::<f64>();
@@ -199,7 +238,10 @@ impl Warp<'_, '_> {
         if let Some(det) = self.det {
             for (n, end) in [a_read, b_read].into_iter().flatten().enumerate() {
                 self.wgmma.issued += 1;
-                let id = (1 << 63) | (u64::from(self.warp_index) << 32) | (self.wgmma.issued << 1) | n as u64;
+                let id = (1 << 63)
+                    | (u64::from(self.warp_index) << 32)
+                    | (self.wgmma.issued << 1)
+                    | n as u64;
                 det.borrow_mut().copy_started(InFlightCopy {
                     id,
                     tid: self.warp_index * LANES as u32,
@@ -240,8 +282,18 @@ impl Warp<'_, '_> {
                 values.push(f64::from(half_to_f32(elem, bits)));
             }
         }
-        let watched = self.det.is_some() && self.launch.observed.get(region as usize).copied().unwrap_or(false);
-        let base = self.launch.regions.get(region as usize).map_or(0, |r| r.base);
+        let watched = self.det.is_some()
+            && self
+                .launch
+                .observed
+                .get(region as usize)
+                .copied()
+                .unwrap_or(false);
+        let base = self
+            .launch
+            .regions
+            .get(region as usize)
+            .map_or(0, |r| r.base);
         let end = watched.then(|| CopyEnd {
             region: RegionId(region as u32),
             offset: lo.saturating_sub(base),
@@ -250,3 +302,7 @@ impl Warp<'_, '_> {
         Ok((values, end))
     }
 }
+
+#[cfg(test)]
+#[path = "wgmma_tests.rs"]
+mod tests;
