@@ -101,8 +101,77 @@ fn wgmma_gemm(a: &[bf16], bt: &[bf16], c: &mut [f32], n: usize, k: usize) {
         for ks in 0..4 {
             let da = wgmma_descriptor(ta, wg * 4096 + ks * 16, 128, 0, 1024);
             let db = wgmma_descriptor(tb, ks * 16, 128, 0, 1024);
-            let (d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16, d17, d18, d19, d20, d21, d22, d23, d24, d25, d26, d27, d28, d29, d30, d31, d32, d33, d34, d35, d36, d37, d38, d39, d40, d41, d42, d43, d44, d45, d46, d47, d48, d49, d50, d51, d52, d53, d54, d55, d56, d57, d58, d59, d60, d61, d62, d63) =
-                wgmma_m64n128k16_f32_bf16(da, db, 1, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39, c40, c41, c42, c43, c44, c45, c46, c47, c48, c49, c50, c51, c52, c53, c54, c55, c56, c57, c58, c59, c60, c61, c62, c63);
+            let (
+                d0,
+                d1,
+                d2,
+                d3,
+                d4,
+                d5,
+                d6,
+                d7,
+                d8,
+                d9,
+                d10,
+                d11,
+                d12,
+                d13,
+                d14,
+                d15,
+                d16,
+                d17,
+                d18,
+                d19,
+                d20,
+                d21,
+                d22,
+                d23,
+                d24,
+                d25,
+                d26,
+                d27,
+                d28,
+                d29,
+                d30,
+                d31,
+                d32,
+                d33,
+                d34,
+                d35,
+                d36,
+                d37,
+                d38,
+                d39,
+                d40,
+                d41,
+                d42,
+                d43,
+                d44,
+                d45,
+                d46,
+                d47,
+                d48,
+                d49,
+                d50,
+                d51,
+                d52,
+                d53,
+                d54,
+                d55,
+                d56,
+                d57,
+                d58,
+                d59,
+                d60,
+                d61,
+                d62,
+                d63,
+            ) = wgmma_m64n128k16_f32_bf16(
+                da, db, 1, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15,
+                c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31,
+                c32, c33, c34, c35, c36, c37, c38, c39, c40, c41, c42, c43, c44, c45, c46, c47,
+                c48, c49, c50, c51, c52, c53, c54, c55, c56, c57, c58, c59, c60, c61, c62, c63,
+            );
             c0 = d0;
             c1 = d1;
             c2 = d2;
@@ -253,7 +322,10 @@ fn hopper_device() -> Option<Device> {
         let mut c = vec![0.0f32; 128 * 128];
         let err = launch!(wgmma_gemm[(1, 1), 256](&a, &b, &mut c, 128, 64)).unwrap_err();
         assert!(err.to_string().contains("wgmma"), "{err}");
-        skip!("wgmma needs sm_90a; this device is {:?}", device.compute_capability());
+        skip!(
+            "wgmma needs sm_90a; this device is {:?}",
+            device.compute_capability()
+        );
         return None;
     }
     Some(device)
@@ -271,7 +343,9 @@ fn reference(a: &[f64], bt: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
 }
 
 fn random_bf16(rng: &mut common::Rng, len: usize) -> Vec<bf16> {
-    (0..len).map(|_| bf16::from_f32(rng.f32_in(-1.0, 1.0))).collect()
+    (0..len)
+        .map(|_| bf16::from_f32(rng.f32_in(-1.0, 1.0)))
+        .collect()
 }
 
 fn check_gemm(m: usize, n: usize, k: usize, seed: &str) {
@@ -305,4 +379,46 @@ fn a_grid_of_warpgroup_tiles_matches_the_f64_reference() {
         (1024, 768, 512)
     };
     check_gemm(m, n, k, "wgmma_grid");
+}
+
+/// A first timing of the (unpipelined, bounds-checked) wgmma GEMM at 8192³ bf16 on
+/// device arrays, when `CUDAJIT_WGMMA_BENCH` is set on a GPU: the mean of 5 launches
+/// after a warm-up, in TFLOP/s, and a check of a few entries (all inputs 0.5: every
+/// entry is 0.25 k exactly).
+#[test]
+fn wgmma_gemm_8192_timing() {
+    if std::env::var_os("CUDAJIT_WGMMA_BENCH").is_none() {
+        skip!("set CUDAJIT_WGMMA_BENCH to time the 8192³ wgmma GEMM");
+        return;
+    }
+    let Some(device) = hopper_device() else {
+        return;
+    };
+    if device.is_simulator() {
+        skip!("a timing on the simulator means nothing");
+        return;
+    }
+    let n = 8192usize;
+    let half = vec![bf16::from_f32(0.5); n * n];
+    let a = DeviceArray::from_slice(&half).unwrap();
+    let b = DeviceArray::from_slice(&half).unwrap();
+    let mut c = DeviceArray::<f32>::zeros(n * n).unwrap();
+    launch!(wgmma_gemm[(n / 128, n / 128), 256](&a, &b, &mut c, n, n)).unwrap();
+    device.synchronize().unwrap();
+    let runs = 5;
+    let started = std::time::Instant::now();
+    for _ in 0..runs {
+        launch!(wgmma_gemm[(n / 128, n / 128), 256](&a, &b, &mut c, n, n)).unwrap();
+    }
+    device.synchronize().unwrap();
+    let seconds = started.elapsed().as_secs_f64() / runs as f64;
+    let tflops = 2.0 * (n as f64).powi(3) / seconds / 1e12;
+    eprintln!(
+        "wgmma_gemm 8192^3 bf16 (m64n128k16, 2 warpgroups, 1 stage, checked): {:.3} ms, {tflops:.1} TFLOP/s",
+        seconds * 1e3
+    );
+    let c = c.to_host().unwrap();
+    for i in [0, 12345, n * n / 2 + 77, n * n - 1] {
+        assert_eq!(c[i], 0.25 * n as f32, "c[{i}]");
+    }
 }

@@ -72,7 +72,12 @@ impl FunctionWriter<'_, '_> {
     ) -> Result<Val, Error> {
         // `wgmma` is sm_90a's only: a known target of another architecture is an error
         // naming the feature (the JIT asks for compute_90a through `TARGET_NEED`).
-        if let Some(arch) = self.w.options.arch.filter(|&a| a != TARGET_NEED.min_arch) {
+        // `fence.proxy.async` is any sm_90's (and later).
+        let wrong = |a: u32| match op {
+            WgmmaOp::FenceProxyAsync => a < TARGET_NEED.min_arch,
+            _ => a != TARGET_NEED.min_arch,
+        };
+        if let Some(arch) = self.w.options.arch.filter(|&a| wrong(a)) {
             return Err(self.error(format!(
                 "{} needs exactly compute capability 9.0 (sm_90a); the target is compute_{arch}",
                 TARGET_NEED.feature

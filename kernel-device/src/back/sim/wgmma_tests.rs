@@ -187,7 +187,7 @@ fn a_wgmma_in_divergent_code_or_a_partial_warpgroup_is_reported() {
 
 /// Each wgmma form through the NVVM writer, libnvvm (compute_90a) and `ptxas -v`
 /// (sm_90a): the instruction is in the PTX with all its accumulators, and the kernel
-/// keeps them in registers (no spill, even for N = 256's 128). Skipped, saying so,
+/// keeps them in registers (no spill, even for N = 256's 128, bounds-checked or not). Skipped, saying so,
 /// without `CUDAJIT_NVVM_PATH` and `CUDAJIT_PTXAS`.
 #[test]
 fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
@@ -246,13 +246,11 @@ fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
                 .collect::<Vec<_>>()
                 .join(" | ")
         );
-        // The unchecked kernels (what a tuned GEMM runs) keep every accumulator in
-        // registers; the checked ones' spills are printed above.
-        if !checked {
-            assert!(
-                log.contains("0 bytes spill stores") && log.contains("0 bytes spill loads"),
-                "N = {n} spills: {log}"
-            );
-        }
+        // Checked or not, every accumulator stays in registers (ptxas 13.0, sm_90a:
+        // 56 registers at N = 8, 114 at N = 128, 166 at N = 256).
+        assert!(
+            log.contains("0 bytes spill stores") && log.contains("0 bytes spill loads"),
+            "N = {n} checked {checked} spills: {log}"
+        );
     }
 }
