@@ -360,7 +360,7 @@ const fn mma_row(
             params,
             ret: Ret::Tuple(ret),
         },
-        effect: Effect::Memory,
+        effect: WGMMA_EFFECT,
         nvvm: "",
     }
 }
@@ -391,10 +391,15 @@ const fn unit_row(name: &'static str, op: WgmmaOp) -> IntrinsicDef {
             params: &[],
             ret: Ret::Unit,
         },
-        effect: Effect::Memory,
+        effect: WGMMA_EFFECT,
         nvvm: "",
     }
 }
+
+/// Every wgmma call is kept in place and never duplicated into a versioned loop's two
+/// copies (whose threads of one warpgroup could split between them), as a fence is;
+/// a block's loop guard keeps all its threads on one copy, as for `sync_threads()`.
+const WGMMA_EFFECT: Effect = Effect::Fence;
 
 /// Element types a descriptor's tile may hold.
 pub const TILE_TYPES: &[ScalarType] = &[ScalarType::BF16, ScalarType::F16, ScalarType::F32];
@@ -426,7 +431,7 @@ pub static WGMMA_INTRINSICS: &[IntrinsicDef] = &[
             ],
             ret: Ret::Scalar(ScalarType::U64),
         },
-        effect: Effect::Memory,
+        effect: WGMMA_EFFECT,
         nvvm: "",
     },
 ];
