@@ -304,3 +304,6 @@ mod async_copy;
 // Hopper
 #[path = "gpu/mbarrier.rs"]
 mod mbarrier;
+// Hopper: wgmma
+#[path = "gpu/wgmma.rs"]
+mod wgmma;

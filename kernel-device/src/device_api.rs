@@ -25,6 +25,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/mma.rs"),
     // Hopper
     include_str!("device_api/mbarrier.rs"),
+    // Hopper: wgmma
+    include_str!("device_api/wgmma.rs"),
 ];
 
 // async copies
@@ -41,6 +43,8 @@ pub mod mma;
 pub mod nd;
 pub mod sync;
 pub mod warp;
+// Hopper: wgmma
+pub mod wgmma;
 // async copies
 pub use async_copy::*;
 pub use atomic::*;
@@ -53,6 +57,8 @@ pub use mma::*;
 pub use nd::Nd;
 pub use sync::*;
 pub use warp::*;
+// Hopper: wgmma
+pub use wgmma::*;
 
 /// A CUDA `dim3`: three `u32` extents or indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

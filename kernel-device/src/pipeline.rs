@@ -83,7 +83,10 @@ pub fn nvvm_ir_for_kernel(
         params,
         cooperative: module.needs_cooperative_launch(),
         prints: module.prints.clone(),
-        // Hopper
-        target_needs: crate::proc::mbarrier::module_needs(module),
+        // Hopper (and, chained, Hopper: wgmma)
+        target_needs: crate::proc::mbarrier::module_needs(module)
+            .into_iter()
+            .chain(crate::proc::wgmma::module_needs(module))
+            .collect(),
     })
 }

@@ -293,6 +293,8 @@ impl FnLowerer<'_> {
         if matches!(
             def.intrinsic,
             Intrinsic::Ldmatrix { .. } | Intrinsic::Stmatrix { .. }
+            // Hopper: wgmma
+            | Intrinsic::Wgmma(crate::ir::WgmmaOp::Descriptor)
         ) && !args.is_empty()
             && !self.check_matrix_tile_space(name, args[0], call.args[0].span())
         {

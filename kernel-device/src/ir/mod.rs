@@ -723,6 +723,37 @@ pub enum Intrinsic {
     /// `mbarrier_*(bars, index, ..)` on the `u64` at `bars[index]` in shared memory, and
     /// `fence_mbarrier_init()`: the rules are `proc::mbarrier`'s.
     Mbarrier(MbarrierOp),
+    // Hopper: wgmma
+    /// `wgmma_*`: warpgroup MMA on shared-memory descriptors and its fence / commit /
+    /// wait protocol; the rules are `proc::wgmma`'s.
+    Wgmma(WgmmaOp),
+}
+
+// Hopper: wgmma
+/// What an `Intrinsic::Wgmma` does (PTX `wgmma.*`, sm_90a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WgmmaOp {
+    /// `wgmma_fence()`: `wgmma.fence.sync.aligned`, before the first wgmma of a batch.
+    Fence,
+    /// `fence_proxy_async()`: `fence.proxy.async.shared::cta`, between ordinary stores to
+    /// a shared tile and the `sync_threads()` before a wgmma reads it.
+    FenceProxyAsync,
+    /// `wgmma_commit_group()`: the thread's uncommitted wgmmas become one group.
+    Commit,
+    /// `wgmma_wait_group_<pending>()`: all but the `pending` newest groups completed.
+    Wait { pending: u8 },
+    /// `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes, stride_bytes)`: the
+    /// matrix descriptor of shared `tile[index]..`.
+    Descriptor,
+    /// `wgmma_m64n<N>k<K>_f32_<in>(desc_a, desc_b, scale_d, c..) -> (d..)`.
+    Mma(WgmmaCombo),
+}
+
+/// One `wgmma.mma_async.m64nNk*.f32.<input>.<input>` (A and B from descriptors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WgmmaCombo {
+    pub n: u16,
+    pub input: mma::MmaElem,
 }
 
 // Hopper

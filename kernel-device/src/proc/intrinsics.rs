@@ -647,6 +647,9 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         .chain(super::mma::MATRIX_INTRINSICS)
         // Hopper
         .chain(super::mbarrier::MBARRIER_INTRINSICS)
+        // Hopper: wgmma
+        .chain(super::wgmma::WGMMA_INTRINSICS)
+        .chain(super::wgmma::WGMMA_MMA_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a

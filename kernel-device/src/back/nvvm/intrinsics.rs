@@ -170,6 +170,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Intrinsic::Stmatrix { count, trans } => return self.stmatrix(site, count, trans, args),
             // Hopper
             Intrinsic::Mbarrier(op) => return self.mbarrier(site, op, args),
+            // Hopper: wgmma
+            Intrinsic::Wgmma(op) => return self.wgmma(site, op, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

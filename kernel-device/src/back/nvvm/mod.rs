@@ -56,6 +56,8 @@ mod types;
 mod versioning;
 mod warp;
 mod writer;
+// Hopper: wgmma
+mod wgmma;
 
 use crate::ir;
 /// The launch proofs now live in the optimiser; kept here for the host's paths.

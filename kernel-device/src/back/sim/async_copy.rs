@@ -177,6 +177,8 @@ impl Warp<'_, '_> {
                     },
                     src,
                     site: SiteId::new(fr.func, loc),
+                    // Hopper: wgmma
+                    wgmma: false,
                 });
             }
             self.async_copies.pending.push(PendingCopy {

@@ -107,6 +107,15 @@ pub enum Fault {
         thread: ThreadId,
         problem: String,
     },
+    // Hopper: wgmma
+    /// A warpgroup MMA used against its protocol (`back::sim::wgmma`): `problem` says
+    /// how, naming the other site where there is one.
+    #[error("wgmma misuse at {site} by {thread}: {problem}")]
+    Wgmma {
+        site: Site,
+        thread: ThreadId,
+        problem: String,
+    },
     /// A read of shared memory that no thread of the block has written.
     #[error("read of uninitialised shared memory {location} at {site} by {thread}")]
     UninitialisedRead {

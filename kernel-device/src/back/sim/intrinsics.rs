@@ -110,6 +110,8 @@ impl Warp<'_, '_> {
             | Intrinsic::StoreVec { .. } => self.async_copy_intrinsic(fr, e, intrinsic, args, m)?,
             // Hopper
             Intrinsic::Mbarrier(op) => self.mbarrier_intrinsic(fr, e, op, args, m)?,
+            // Hopper: wgmma
+            Intrinsic::Wgmma(op) => self.wgmma_intrinsic(fr, e, op, args, m)?,
             Intrinsic::LaneId => {
                 for lane in lanes(m) {
                     fr.set(out, lane, lane as u64);

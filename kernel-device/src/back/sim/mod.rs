@@ -52,6 +52,9 @@ mod spin;
 mod tests;
 mod values;
 mod warp;
+// Hopper: wgmma
+mod wgmma;
+mod wgmma_state;
 
 use crate::ir;
 

@@ -157,6 +157,9 @@ pub struct Warp<'a, 'd> {
     // async copies
     /// The lanes' `cp_async` copies in flight (`back::sim::async_copy`).
     pub async_copies: super::async_state::AsyncCopies,
+    // Hopper: wgmma
+    /// The warp's wgmma groups and fence (`back::sim::wgmma`).
+    pub wgmma: super::wgmma_state::WgmmaState,
 }
 
 /// A finished warp's allocations, reused by the next warp a worker runs.
@@ -253,6 +256,8 @@ impl<'a, 'd> Warp<'a, 'd> {
             det,
             pool,
             async_copies: Default::default(),
+            // Hopper: wgmma
+            wgmma: Default::default(),
         }
     }
 

@@ -67,11 +67,13 @@ impl BlockDetector<'_> {
                         .is_some_and(|s| s.overlaps(access.region, offset, access.bytes))
                 {
                     let src = copy.src.expect("checked");
-                    (
-                        src,
-                        AccessKind::Read,
-                        "the source of a cp_async still in flight, overwritten before a cp_async_wait retired the copy",
-                    )
+                    // Hopper: wgmma
+                    let rule = if copy.wgmma {
+                        "a shared tile a wgmma still reads, overwritten before a wgmma_wait_group retired the wgmma's group"
+                    } else {
+                        "the source of a cp_async still in flight, overwritten before a cp_async_wait retired the copy"
+                    };
+                    (src, AccessKind::Read, rule)
                 } else {
                     continue;
                 };
@@ -99,6 +101,14 @@ impl BlockDetector<'_> {
         };
         self.in_flight.clear();
         let d = self.detector;
+        // Hopper: wgmma
+        if copy.wgmma {
+            return Err(Fault::Wgmma {
+                site: d.site(copy.site),
+                thread: d.thread_id(self.block, copy.tid),
+                problem: "the block ended with this wgmma's group never retired by a wgmma_wait_group (a wgmma_commit_group and wgmma_wait_group_0 are missing): its accumulator is undefined on the GPU".into(),
+            });
+        }
         let elem = d
             .regions
             .get(copy.dst.region.0 as usize)

@@ -32,6 +32,9 @@ pub struct InFlightCopy {
     /// is memory no thread writes.
     pub src: Option<CopyEnd>,
     pub site: SiteId,
+    // Hopper: wgmma
+    /// A wgmma's read of a shared tile (`src`; `dst` is empty) rather than a copy.
+    pub wgmma: bool,
 }
 
 /// The copies in flight in one block.

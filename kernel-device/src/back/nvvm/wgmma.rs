@@ -1,0 +1,170 @@
+//! Warpgroup MMA (`wgmma.*`, sm_90a) as NVVM IR inline PTX, as nvcc and CUTLASS write
+//! it: libnvvm's LLVM 7 has no intrinsics for it. What exists, the descriptor's bits
+//! and the accumulator's registers are `proc::wgmma`'s; this module only prints.
+//!
+//! `wgmma.mma_async` is `sideeffect` with a `memory` clobber: it reads shared memory
+//! that ordinary stores wrote, so it must not move across them, a barrier or the
+//! fence; its accumulator inputs are tied to its outputs ("0", "1", ..) so that C and
+//! D are the same registers (N / 2 `f32` of them per thread: 128 for N = 256).
+
+use super::state::{operand, FunctionWriter, Val};
+use super::Error;
+use crate::ir::{Expr, Handle, Type, WgmmaCombo, WgmmaOp};
+use crate::proc::wgmma::{Swizzle, SPACE_MESSAGE, TARGET_NEED};
+
+/// The call of `wgmma.mma_async` for `combo` on descriptors `desc_a`, `desc_b` (`i64`),
+/// `scale_d` (`i32`: 0 computes `D = A B`, else `D = A B + C`) and accumulator
+/// registers `c` (`float`): an expression of a struct of `N / 2` floats, D.
+pub fn wgmma_call(
+    combo: WgmmaCombo,
+    desc_a: &str,
+    desc_b: &str,
+    scale_d: &str,
+    c: &[String],
+) -> String {
+    let d = combo.acc_len();
+    assert_eq!(c.len(), d, "{combo:?}");
+    let outputs: Vec<String> = (0..d).map(|i| format!("${i}")).collect();
+    // Scale A and B by 1, no transpose: K-major operands.
+    let text = format!(
+        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, ${d}, ${}, p, 1, 1, 0, 0; }}",
+        d + 2,
+        combo.instruction(),
+        outputs.join(", "),
+        d + 1,
+    );
+    let mut constraints: Vec<String> = (0..d).map(|_| "=f".to_string()).collect();
+    constraints.extend(["l", "l", "r"].map(String::from));
+    constraints.extend((0..d).map(|i| i.to_string()));
+    constraints.push("~{memory}".into());
+    let mut args = vec![
+        format!("i64 {desc_a}"),
+        format!("i64 {desc_b}"),
+        format!("i32 {scale_d}"),
+    ];
+    args.extend(c.iter().map(|v| format!("float {v}")));
+    format!(
+        "call {} asm sideeffect \"{text}\", \"{}\"({})",
+        super::mma::struct_type("float", d),
+        constraints.join(","),
+        args.join(", ")
+    )
+}
+
+/// The instruction of a fence, commit or wait (`None` for the other operations).
+pub fn protocol_instruction(op: WgmmaOp) -> Option<String> {
+    match op {
+        WgmmaOp::Fence => Some("wgmma.fence.sync.aligned;".into()),
+        WgmmaOp::Commit => Some("wgmma.commit_group.sync.aligned;".into()),
+        WgmmaOp::Wait { pending } => Some(format!("wgmma.wait_group.sync.aligned {pending};")),
+        WgmmaOp::FenceProxyAsync => Some("fence.proxy.async.shared::cta;".into()),
+        WgmmaOp::Descriptor | WgmmaOp::Mma(_) => None,
+    }
+}
+
+impl FunctionWriter<'_, '_> {
+    /// `wgmma_*`.
+    pub(super) fn wgmma(
+        &mut self,
+        site: Handle<Expr>,
+        op: WgmmaOp,
+        args: &[Handle<Expr>],
+    ) -> Result<Val, Error> {
+        // `wgmma` is sm_90a's only: a known target of another architecture is an error
+        // naming the feature (the JIT asks for compute_90a through `TARGET_NEED`).
+        // `fence.proxy.async` is any sm_90's (and later).
+        let wrong = |a: u32| match op {
+            WgmmaOp::FenceProxyAsync => a < TARGET_NEED.min_arch,
+            _ => a != TARGET_NEED.min_arch,
+        };
+        if let Some(arch) = self.w.options.arch.filter(|&a| wrong(a)) {
+            return Err(self.error(format!(
+                "{} needs exactly compute capability 9.0 (sm_90a); the target is compute_{arch}",
+                TARGET_NEED.feature
+            )));
+        }
+        if let Some(text) = protocol_instruction(op) {
+            self.inst(format!(
+                "call void asm sideeffect \"{text}\", \"~{{memory}}\"()"
+            ));
+            return Ok(Val::Unit);
+        }
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(operand!(self, *a));
+        }
+        match op {
+            WgmmaOp::Mma(combo) => {
+                if vals.len() != 3 + combo.acc_len() {
+                    return Err(
+                        self.error(format!("{combo:?} takes {} operands", 3 + combo.acc_len()))
+                    );
+                }
+                let call = wgmma_call(combo, &vals[0], &vals[1], &vals[2], &vals[3..]);
+                Ok(Val::V(self.def("wgmma", call)))
+            }
+            _ => self.wgmma_descriptor(site, args, &vals),
+        }
+    }
+
+    /// `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes, stride_bytes)`: the
+    /// bounds-checked, shared-checked address of `tile[index]` in the descriptor's
+    /// fields (`proc::wgmma::Descriptor::encode`, computed in IR).
+    fn wgmma_descriptor(
+        &mut self,
+        site: Handle<Expr>,
+        args: &[Handle<Expr>],
+        vals: &[String],
+    ) -> Result<Val, Error> {
+        let slice_ty: Type = self.ty_of(args[0])?.clone();
+        let Type::Slice { elem, .. } = slice_ty else {
+            return Err(self.error(format!("wgmma_descriptor of a `{slice_ty}`")));
+        };
+        let ptr = self.checked_element_ptr(site, &slice_ty, &vals[0], &vals[1])?;
+        let mem = super::types::scalar_mem(elem);
+        if !self.is_shared_array(args[0]) {
+            let generic = self.def("wgmma.generic", format!("ptrtoint {mem}* {ptr} to i64"));
+            let shared = self.is_in_space("shared", &generic);
+            let sty = super::types::value(&slice_ty).map_err(|e| self.error(e.0))?;
+            let len = self.def("wgmma.len", format!("extractvalue {sty} {}, 1", vals[0]));
+            self.panic_unless(&shared, site, SPACE_MESSAGE, (&vals[1], &len))?;
+        }
+        let address = self.shared_window_address(mem, &ptr);
+        let start = self.def("wgmma.start", format!("zext i32 {address} to i64"));
+        let mut word = self.descriptor_field(&start, 0);
+        for (k, shift) in [(3, 16), (4, 32)] {
+            let wide = self.def("wgmma.offset", format!("zext i32 {} to i64", vals[k]));
+            let f = self.descriptor_field(&wide, shift);
+            word = self.def("wgmma.desc", format!("or i64 {word}, {f}"));
+        }
+        // The swizzle mode from the row bytes (0 for none or an unknown width).
+        let mut mode = "0".to_string();
+        for s in [Swizzle::B32, Swizzle::B64, Swizzle::B128] {
+            let is = self.def(
+                "wgmma.is",
+                format!("icmp eq i32 {}, {}", vals[2], s.row_bytes()),
+            );
+            mode = self.def(
+                "wgmma.mode",
+                format!(
+                    "select i1 {is}, i64 {}, i64 {mode}",
+                    (s.mode() << 62) as i64
+                ),
+            );
+        }
+        Ok(Val::V(
+            self.def("wgmma.desc", format!("or i64 {word}, {mode}")),
+        ))
+    }
+
+    /// `((bytes & 0x3FFFF) >> 4) << shift`.
+    fn descriptor_field(&mut self, bytes: &str, shift: u32) -> String {
+        let masked = self.def("wgmma.masked", format!("and i64 {bytes}, {}", 0x3FFFF));
+        let units = self.def("wgmma.units", format!("lshr i64 {masked}, 4"));
+        self.def("wgmma.field", format!("shl i64 {units}, {shift}"))
+    }
+}
+
+#[cfg(test)]
+#[path = "wgmma_tests.rs"]
+mod tests;

@@ -1,0 +1,27 @@
+//! The inline PTX of each wgmma form, as text (libnvvm and ptxas compile every form in
+//! `back::sim::wgmma`'s tests, from kernels).
+
+use super::*;
+use crate::proc::wgmma::MmaElem;
+
+#[test]
+fn the_asm_ties_n_over_2_accumulators_and_takes_two_descriptors() {
+    let combo = WgmmaCombo {
+        n: 256,
+        input: MmaElem::BF16,
+    };
+    let c: Vec<String> = (0..128).map(|i| format!("%c{i}")).collect();
+    let call = wgmma_call(combo, "%da", "%db", "%s", &c);
+    assert!(call.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1,"));
+    assert!(call.contains("$127}, $128, $129, p, 1, 1, 0, 0;"), "{call}");
+    assert!(call.contains("setp.ne.b32 p, $130, 0;"));
+    // 128 outputs, 2 descriptors, scale-d, 128 tied inputs, the clobber.
+    let constraints = call.split('"').nth(3).unwrap();
+    assert_eq!(constraints.split(',').count(), 128 + 3 + 128 + 1);
+    assert!(constraints.ends_with(",127,~{memory}"));
+    assert_eq!(call.matches("float %c").count(), 128);
+    assert_eq!(
+        protocol_instruction(WgmmaOp::Wait { pending: 1 }).unwrap(),
+        "wgmma.wait_group.sync.aligned 1;"
+    );
+}

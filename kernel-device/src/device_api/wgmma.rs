@@ -1,0 +1,108 @@
+//! Stand-ins for Hopper's warpgroup MMA (PTX `wgmma.*`, sm_90a; the rules are
+//! `proc::wgmma`'s, the guide `docs/hopper.md`). Every one of them is collective over
+//! a warpgroup of 128 threads; the host twin runs one thread, so they panic there with
+//! the way out (the simulator).
+
+fn warpgroup_collective(what: &str) -> ! {
+    panic!(
+        "{what} needs the 128 threads of a warpgroup; the host twin runs one thread: \
+         run the kernel on the simulator (`Device::simulator()`)"
+    )
+}
+
+/// `wgmma.fence.sync.aligned`: before each batch of wgmmas (the accumulator and the
+/// shared tiles are settled for them).
+pub fn wgmma_fence() {
+    warpgroup_collective("`wgmma_fence`")
+}
+
+/// `fence.proxy.async.shared::cta`: this thread's ordinary stores to shared memory
+/// become visible to wgmma's reads (then `sync_threads()`).
+pub fn fence_proxy_async() {}
+
+/// `wgmma.commit_group.sync.aligned`: the warpgroup's uncommitted wgmmas become a group.
+pub fn wgmma_commit_group() {
+    warpgroup_collective("`wgmma_commit_group`")
+}
+
+/// `wgmma.wait_group.sync.aligned 0`: every committed group has completed (the
+/// accumulators hold their results).
+pub fn wgmma_wait_group_0() {
+    warpgroup_collective("`wgmma_wait_group_0`")
+}
+
+/// `wgmma.wait_group.sync.aligned 1`: all but the newest committed group completed.
+pub fn wgmma_wait_group_1() {
+    warpgroup_collective("`wgmma_wait_group_1`")
+}
+
+/// `wgmma.wait_group.sync.aligned 2`.
+pub fn wgmma_wait_group_2() {
+    warpgroup_collective("`wgmma_wait_group_2`")
+}
+
+/// `wgmma.wait_group.sync.aligned 3`.
+pub fn wgmma_wait_group_3() {
+    warpgroup_collective("`wgmma_wait_group_3`")
+}
+
+/// The shared-memory matrix descriptor of `tile[index..]`: `swizzle_bytes` 0, 32, 64 or
+/// 128; `leading_bytes` and `stride_bytes` as `proc::wgmma::TileLayout::descriptor`
+/// computes them. The host twin has no shared window: it returns the fields with a
+/// start address of `index`'s byte offset.
+pub fn wgmma_descriptor<T>(
+    tile: &mut [T],
+    index: usize,
+    swizzle_bytes: u32,
+    leading_bytes: u32,
+    stride_bytes: u32,
+) -> u64 {
+    let _ = &tile[index];
+    let swizzle = crate::proc::wgmma::Swizzle::from_bytes(swizzle_bytes)
+        .expect("swizzle_bytes is 0, 32, 64 or 128");
+    crate::proc::wgmma::Descriptor {
+        start: (index * std::mem::size_of::<T>()) as u64,
+        leading: u64::from(leading_bytes),
+        stride: u64::from(stride_bytes),
+        swizzle,
+    }
+    .encode()
+}
+
+/// One `f32` per accumulator register (a type position).
+macro_rules! acc_f32 {
+    ($c:ident) => {
+        f32
+    };
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<in>.<in>` with A and B from the
+/// descriptors: `D = A B + C` (`scale_d` nonzero) or `A B`, on this thread's `N / 2`
+/// accumulator registers (`proc::wgmma::acc_position` says which element each is).
+macro_rules! wgmma_stand_in {
+    (fn $name:ident($($c:ident)*)) => {
+        #[doc = concat!("`", stringify!($name), "`: warpgroup MMA on registers (see the module).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(desc_a: u64, desc_b: u64, scale_d: u32, $($c: f32),*) -> ($(acc_f32!($c)),*) {
+            let _ = (desc_a, desc_b, scale_d, $($c),*);
+            warpgroup_collective(concat!("`", stringify!($name), "`"))
+        }
+    };
+}
+
+wgmma_stand_in!(fn wgmma_m64n8k16_f32_bf16(c0 c1 c2 c3));
+wgmma_stand_in!(fn wgmma_m64n8k16_f32_f16(c0 c1 c2 c3));
+wgmma_stand_in!(fn wgmma_m64n16k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7));
+wgmma_stand_in!(fn wgmma_m64n16k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7));
+wgmma_stand_in!(fn wgmma_m64n32k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15));
+wgmma_stand_in!(fn wgmma_m64n32k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15));
+wgmma_stand_in!(fn wgmma_m64n64k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31));
+wgmma_stand_in!(fn wgmma_m64n64k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31));
+wgmma_stand_in!(fn wgmma_m64n96k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47));
+wgmma_stand_in!(fn wgmma_m64n96k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47));
+wgmma_stand_in!(fn wgmma_m64n128k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63));
+wgmma_stand_in!(fn wgmma_m64n128k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63));
+wgmma_stand_in!(fn wgmma_m64n192k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63 c64 c65 c66 c67 c68 c69 c70 c71 c72 c73 c74 c75 c76 c77 c78 c79 c80 c81 c82 c83 c84 c85 c86 c87 c88 c89 c90 c91 c92 c93 c94 c95));
+wgmma_stand_in!(fn wgmma_m64n192k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63 c64 c65 c66 c67 c68 c69 c70 c71 c72 c73 c74 c75 c76 c77 c78 c79 c80 c81 c82 c83 c84 c85 c86 c87 c88 c89 c90 c91 c92 c93 c94 c95));
+wgmma_stand_in!(fn wgmma_m64n256k16_f32_bf16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63 c64 c65 c66 c67 c68 c69 c70 c71 c72 c73 c74 c75 c76 c77 c78 c79 c80 c81 c82 c83 c84 c85 c86 c87 c88 c89 c90 c91 c92 c93 c94 c95 c96 c97 c98 c99 c100 c101 c102 c103 c104 c105 c106 c107 c108 c109 c110 c111 c112 c113 c114 c115 c116 c117 c118 c119 c120 c121 c122 c123 c124 c125 c126 c127));
+wgmma_stand_in!(fn wgmma_m64n256k16_f32_f16(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31 c32 c33 c34 c35 c36 c37 c38 c39 c40 c41 c42 c43 c44 c45 c46 c47 c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63 c64 c65 c66 c67 c68 c69 c70 c71 c72 c73 c74 c75 c76 c77 c78 c79 c80 c81 c82 c83 c84 c85 c86 c87 c88 c89 c90 c91 c92 c93 c94 c95 c96 c97 c98 c99 c100 c101 c102 c103 c104 c105 c106 c107 c108 c109 c110 c111 c112 c113 c114 c115 c116 c117 c118 c119 c120 c121 c122 c123 c124 c125 c126 c127));

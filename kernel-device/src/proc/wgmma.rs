@@ -1,0 +1,444 @@
+//! THE rules of Hopper's warpgroup MMA (PTX `wgmma.mma_async`, sm_90a): which
+//! shapes and element types exist, which accumulator element each of a warpgroup's
+//! 128 threads holds (the PTX ISA's "WGMMA .m64nNk16 register fragment layout for
+//! accumulator matrix D"), the 64-bit shared-memory matrix descriptor (its fields, and
+//! the byte address the hardware reads for an element under each swizzle mode), the
+//! register-level intrinsics' rows and the target need. The NVVM writer prints from
+//! these rules and the simulator executes them, so both read one definition.
+//!
+//! Operands are K-major: A is `64 x K` row-major, B is given as `N x K` row-major (the
+//! `K x N` matrix column-major, PTX's default without transpose), both in shared memory
+//! through descriptors. The accumulator D is `64 x N` f32: warp `w` of the warpgroup
+//! holds rows `16w..16w+15`.
+
+use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
+use super::target::TargetNeed;
+use crate::ir::{Intrinsic, ScalarType, WgmmaCombo, WgmmaOp};
+pub use crate::proc::mma::MmaElem;
+
+/// Threads in a warpgroup: four consecutive warps, the first a multiple of four.
+pub const WARPGROUP_THREADS: usize = 128;
+
+/// The N a `wgmma.m64nNk*` may have: multiples of 8 from 8 to 256 (dense f16/bf16/tf32).
+pub fn n_allowed(n: u32) -> bool {
+    (8..=256).contains(&n) && n % 8 == 0
+}
+
+/// The K of one instruction for an input type: 32 bytes of it (k16 for 16-bit
+/// types, k8 for tf32, k32 for 8-bit integers).
+pub const fn k_of(input: MmaElem) -> u32 {
+    32 / input.bytes() as u32
+}
+
+impl WgmmaCombo {
+    /// `(M, N, K)`.
+    pub const fn mnk(self) -> (u32, u32, u32) {
+        (64, self.n as u32, k_of(self.input))
+    }
+
+    /// Accumulator registers per thread (`N / 2` f32).
+    pub const fn acc_len(self) -> usize {
+        self.n as usize / 2
+    }
+
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`.
+    pub fn instruction(self) -> String {
+        let (m, n, k) = self.mnk();
+        let a = self.input.ptx();
+        format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.f32.{a}.{a}")
+    }
+
+    /// The user-facing name of the register-level intrinsic.
+    pub fn intrinsic_name(self) -> String {
+        let (m, n, k) = self.mnk();
+        format!("wgmma_m{m}n{n}k{k}_f32_{}", self.input.rust_name())
+    }
+}
+
+/// The accumulator element `(row, col)` of the `64 x N` D that register `i` of thread
+/// `thread` (0..128, its index in the warpgroup) holds. Per the PTX ISA: each warp owns
+/// 16 rows; within a warp, registers come in fours covering 8 columns: `{0, 1}` on row
+/// `lane / 4`, `{2, 3}` on row `lane / 4 + 8`, columns `2 (lane % 4) + i % 2`.
+pub const fn acc_position(thread: usize, i: usize) -> (usize, usize) {
+    let (warp, lane) = (thread / 32, thread % 32);
+    let row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+    let col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    (row, col)
+}
+
+/// How a shared tile's rows are swizzled, as a descriptor's bits 62–63 say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    /// Core matrices of 8 rows x 16 bytes, each contiguous (128 bytes).
+    None,
+    /// Rows of 32, 64 or 128 bytes in atoms of 8 rows, the 16-byte chunks of row `r`
+    /// XORed with `r % 8` (masked to the chunks a row has).
+    B32,
+    B64,
+    B128,
+}
+
+impl Swizzle {
+    pub const ALL: [Swizzle; 4] = [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128];
+
+    /// The descriptor's mode field.
+    pub const fn mode(self) -> u64 {
+        match self {
+            Swizzle::None => 0,
+            Swizzle::B128 => 1,
+            Swizzle::B64 => 2,
+            Swizzle::B32 => 3,
+        }
+    }
+
+    pub const fn from_mode(mode: u64) -> Swizzle {
+        match mode & 3 {
+            0 => Swizzle::None,
+            1 => Swizzle::B128,
+            2 => Swizzle::B64,
+            _ => Swizzle::B32,
+        }
+    }
+
+    /// Bytes of one swizzled row (16 for no swizzle: one core-matrix row).
+    pub const fn row_bytes(self) -> u64 {
+        match self {
+            Swizzle::None => 16,
+            Swizzle::B32 => 32,
+            Swizzle::B64 => 64,
+            Swizzle::B128 => 128,
+        }
+    }
+
+    /// The `swizzle_bytes` a kernel passes (0, 32, 64, 128).
+    pub const fn from_bytes(bytes: u32) -> Option<Swizzle> {
+        match bytes {
+            0 => Some(Swizzle::None),
+            32 => Some(Swizzle::B32),
+            64 => Some(Swizzle::B64),
+            128 => Some(Swizzle::B128),
+            _ => None,
+        }
+    }
+
+    /// The address the hardware reads for logical byte address `addr` (CUTLASS's
+    /// `Swizzle<B, 4, 3>`: address bits 4.. XORed with bits 7.., B = 1, 2, 3 bits).
+    /// The pattern repeats every 8 rows, so a swizzled tile starts at a multiple of
+    /// `8 * row_bytes` bytes.
+    pub const fn apply(self, addr: u64) -> u64 {
+        let bits = match self {
+            Swizzle::None => return addr,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 2,
+            Swizzle::B128 => 3,
+        };
+        let mask = (1u64 << bits) - 1;
+        addr ^ (((addr >> 7) & mask) << 4)
+    }
+}
+
+/// A shared-memory matrix descriptor's fields, in bytes (the hardware keeps each
+/// address field as `(bytes & 0x3FFFF) >> 4`, 14 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Descriptor {
+    /// Shared-window byte address of the operand's first element.
+    pub start: u64,
+    /// Byte distance between core matrices adjacent in K (no swizzle).
+    pub leading: u64,
+    /// Byte distance between 8-row groups (adjacent in M or N).
+    pub stride: u64,
+    pub swizzle: Swizzle,
+}
+
+const FIELD: u64 = 0x3FFF;
+
+/// A byte address or offset as a descriptor field keeps it.
+pub const fn field(bytes: u64) -> u64 {
+    (bytes & 0x3FFFF) >> 4
+}
+
+impl Descriptor {
+    pub const fn encode(self) -> u64 {
+        field(self.start)
+            | (field(self.leading) << 16)
+            | (field(self.stride) << 32)
+            | (self.swizzle.mode() << 62)
+    }
+
+    pub const fn decode(word: u64) -> Descriptor {
+        Descriptor {
+            start: (word & FIELD) << 4,
+            leading: ((word >> 16) & FIELD) << 4,
+            stride: ((word >> 32) & FIELD) << 4,
+            swizzle: Swizzle::from_mode(word >> 62),
+        }
+    }
+
+    /// The shared byte address the hardware reads for element `(row, k)` (`row` in M or
+    /// N, `k` within the instruction's K) of an operand of `elem_bytes`-byte elements,
+    /// K-major. No swizzle: core matrix `(row / 8, k / per16)` at `stride * (row / 8) +
+    /// leading * (k / per16)`, 16 bytes a row. Swizzled: row `row` at `stride * (row /
+    /// 8) + row_bytes * (row % 8)`, then [`Swizzle::apply`] on the whole address.
+    pub const fn element_address(self, row: u64, k: u64, elem_bytes: u64) -> u64 {
+        let byte_in_k = k * elem_bytes;
+        match self.swizzle {
+            Swizzle::None => {
+                self.start
+                    + self.stride * (row / 8)
+                    + self.leading * (byte_in_k / 16)
+                    + 16 * (row % 8)
+                    + byte_in_k % 16
+            }
+            s => s.apply(
+                self.start + self.stride * (row / 8) + s.row_bytes() * (row % 8) + byte_in_k,
+            ),
+        }
+    }
+}
+
+/// How a kernel lays out a K-major `rows x cols` tile (`cols` along K) of
+/// `elem_bytes`-byte elements so that descriptors can read it: the byte offset of
+/// element `(r, c)`, and the descriptor of the block at `(row0, k0)` (row0 a multiple
+/// of 8, k0 of the instruction's K) for a tile at shared address `base`.
+///
+/// No swizzle: core matrices `[r / 8][c / per16][r % 8][c % per16]`. Swizzled:
+/// column blocks of `row_bytes` (`[c / per_row][r][c % per_row]`), swizzled in atoms
+/// of 8 rows. Leading and stride offsets come from the tile's shape, never by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileLayout {
+    pub rows: u64,
+    pub cols: u64,
+    pub elem_bytes: u64,
+    pub swizzle: Swizzle,
+}
+
+impl TileLayout {
+    /// Elements of one swizzled row (or of a core-matrix row).
+    const fn per_row(self) -> u64 {
+        self.swizzle.row_bytes() / self.elem_bytes
+    }
+
+    /// The byte offset of element `(r, c)` from the tile's start (the tile starts at a
+    /// multiple of 1024 bytes, so the swizzle of the offset is the swizzle of the
+    /// address).
+    pub const fn offset(self, r: u64, c: u64) -> u64 {
+        let per = self.per_row();
+        match self.swizzle {
+            Swizzle::None => {
+                (r / 8) * (self.cols / per) * 128
+                    + (c / per) * 128
+                    + (r % 8) * 16
+                    + (c % per) * self.elem_bytes
+            }
+            s => s.apply(
+                (c / per) * self.rows * s.row_bytes()
+                    + r * s.row_bytes()
+                    + (c % per) * self.elem_bytes,
+            ),
+        }
+    }
+
+    /// The descriptor of the operand block whose first element is `(row0, k0)`.
+    pub const fn descriptor(self, base: u64, row0: u64, k0: u64) -> Descriptor {
+        let per = self.per_row();
+        match self.swizzle {
+            Swizzle::None => Descriptor {
+                start: base + self.offset(row0, k0),
+                leading: 128,
+                stride: (self.cols / per) * 128,
+                swizzle: Swizzle::None,
+            },
+            s => Descriptor {
+                // Unswizzled: the hardware swizzles the whole address itself.
+                start: base
+                    + (k0 / per) * self.rows * s.row_bytes()
+                    + row0 * s.row_bytes()
+                    + (k0 % per) * self.elem_bytes,
+                leading: 0,
+                stride: 8 * s.row_bytes(),
+                swizzle: s,
+            },
+        }
+    }
+
+    /// Why this tile cannot be read by wgmma descriptors, if it cannot: rows a multiple
+    /// of 8, columns a multiple of one swizzled row (or of a core matrix's 16 bytes).
+    pub fn check(self) -> Result<(), String> {
+        let per = self.per_row();
+        if self.rows == 0 || self.rows % 8 != 0 {
+            return Err(format!(
+                "a wgmma tile has a multiple of 8 rows, not {}",
+                self.rows
+            ));
+        }
+        if per == 0 || self.cols == 0 || self.cols % per != 0 {
+            return Err(format!(
+                "a {:?}-swizzled tile of {}-byte elements has a multiple of {per} columns, not {}",
+                self.swizzle, self.elem_bytes, self.cols
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What `wgmma` needs of the target: sm_90a exactly (the instructions exist on no other
+/// architecture).
+pub const TARGET_NEED: TargetNeed = TargetNeed {
+    feature: "`wgmma.mma_async`",
+    min_arch: 90,
+    arch_specific: true,
+};
+
+/// What the wgmma intrinsics of `module` need of the target (one need, or none).
+pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
+    let uses = module.functions.iter().any(|(_, f)| {
+        f.exprs.iter().any(|(_, e)| {
+            matches!(
+                e.kind,
+                crate::ir::ExprKind::Intrinsic {
+                    intrinsic: Intrinsic::Wgmma(op),
+                    ..
+                } if op != WgmmaOp::FenceProxyAsync
+            )
+        })
+    });
+    if uses {
+        vec![TARGET_NEED]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The panic of a descriptor made from memory outside shared memory.
+pub const SPACE_MESSAGE: &str =
+    "a wgmma descriptor must name shared memory: element {0} of a slice of {1} is not";
+
+// The register-level intrinsics: `wgmma_fence()`, `wgmma_commit_group()`,
+// `wgmma_wait_group_<N>()`, `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes,
+// stride_bytes) -> u64` and `wgmma_m64n<N>k<K>_f32_<in>(desc_a, desc_b, scale_d, c..)
+// -> (d..)`, one row per combination.
+
+const U64: Param = Param::Scalar(ScalarType::U64);
+const U32: Param = Param::Scalar(ScalarType::U32);
+const F: Param = Param::Scalar(ScalarType::F32);
+
+/// `[desc_a, desc_b, scale_d, c_0 .. c_{L-4}]`.
+const fn mma_params<const L: usize>() -> [Param; L] {
+    let mut p = [F; L];
+    p[0] = U64;
+    p[1] = U64;
+    p[2] = U32;
+    p
+}
+
+/// The N of the rows cudajit has (the ISA allows every multiple of 8; these are the
+/// ones a tile uses).
+pub const ROW_NS: [u16; 8] = [8, 16, 32, 64, 96, 128, 192, 256];
+
+macro_rules! wgmma_rows {
+    ($($n:literal),*) => {
+        &[$(
+            mma_row(stringify!(bf16), $n, MmaElem::BF16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row(stringify!(f16), $n, MmaElem::F16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+        )*]
+    };
+}
+
+const fn mma_row(
+    _input: &'static str,
+    n: u16,
+    input: MmaElem,
+    params: &'static [Param],
+    ret: &'static [ScalarType],
+) -> IntrinsicDef {
+    IntrinsicDef {
+        name: mma_name(n, input),
+        form: Form::Call,
+        intrinsic: Intrinsic::Wgmma(WgmmaOp::Mma(WgmmaCombo { n, input })),
+        sig: Signature {
+            types: &[],
+            params,
+            ret: Ret::Tuple(ret),
+        },
+        effect: WGMMA_EFFECT,
+        nvvm: "",
+    }
+}
+
+/// The names of the rows (const: the table is static).
+const fn mma_name(n: u16, input: MmaElem) -> &'static str {
+    macro_rules! names {
+        ($($n:literal),*) => {
+            match (n, input) {
+                $(
+                    ($n, MmaElem::BF16) => concat!("wgmma_m64n", $n, "k16_f32_bf16"),
+                    ($n, MmaElem::F16) => concat!("wgmma_m64n", $n, "k16_f32_f16"),
+                )*
+                _ => panic!("no wgmma row of that shape"),
+            }
+        };
+    }
+    names!(8, 16, 32, 64, 96, 128, 192, 256)
+}
+
+const fn unit_row(name: &'static str, op: WgmmaOp) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form: Form::Call,
+        intrinsic: Intrinsic::Wgmma(op),
+        sig: Signature {
+            types: &[],
+            params: &[],
+            ret: Ret::Unit,
+        },
+        effect: WGMMA_EFFECT,
+        nvvm: "",
+    }
+}
+
+/// Every wgmma call is kept in place and never duplicated into a versioned loop's two
+/// copies (whose threads of one warpgroup could split between them), as a fence is;
+/// a block's loop guard keeps all its threads on one copy, as for `sync_threads()`.
+const WGMMA_EFFECT: Effect = Effect::Fence;
+
+/// Element types a descriptor's tile may hold.
+pub const TILE_TYPES: &[ScalarType] = &[ScalarType::BF16, ScalarType::F16, ScalarType::F32];
+
+/// The largest `N` of `wgmma_wait_group_N` (groups left in flight).
+pub const MAX_PENDING: u8 = 3;
+
+/// The rows, chained into `intrinsics::all`.
+pub static WGMMA_INTRINSICS: &[IntrinsicDef] = &[
+    unit_row("wgmma_fence", WgmmaOp::Fence),
+    unit_row("fence_proxy_async", WgmmaOp::FenceProxyAsync),
+    unit_row("wgmma_commit_group", WgmmaOp::Commit),
+    unit_row("wgmma_wait_group_0", WgmmaOp::Wait { pending: 0 }),
+    unit_row("wgmma_wait_group_1", WgmmaOp::Wait { pending: 1 }),
+    unit_row("wgmma_wait_group_2", WgmmaOp::Wait { pending: 2 }),
+    unit_row("wgmma_wait_group_3", WgmmaOp::Wait { pending: 3 }),
+    IntrinsicDef {
+        name: "wgmma_descriptor",
+        form: Form::Call,
+        intrinsic: Intrinsic::Wgmma(WgmmaOp::Descriptor),
+        sig: Signature {
+            types: TILE_TYPES,
+            params: &[
+                Param::MutSliceOfT,
+                Param::Scalar(ScalarType::Usize),
+                U32,
+                U32,
+                U32,
+            ],
+            ret: Ret::Scalar(ScalarType::U64),
+        },
+        effect: WGMMA_EFFECT,
+        nvvm: "",
+    },
+];
+
+/// The MMA rows, chained into `intrinsics::all`.
+pub static WGMMA_MMA_INTRINSICS: &[IntrinsicDef] = wgmma_rows!(8, 16, 32, 64, 96, 128, 192, 256);
+
+#[cfg(test)]
+#[path = "wgmma_tests.rs"]
+mod tests;
