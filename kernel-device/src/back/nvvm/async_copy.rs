@@ -81,14 +81,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.def("in.space", format!("icmp ne i32 {r}, 0"))
     }
 
-    /// A slice's base pointer and length.
-    fn async_slice_parts(&mut self, slice_ty: &Type, s: &str) -> Result<(String, String), Error> {
-        let sty = types::value(slice_ty).map_err(|e| self.error(e.0))?;
-        let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
-        let len = self.def("len", format!("extractvalue {sty} {s}, 1"));
-        Ok((base, len))
-    }
-
     /// `index <= len && len - index >= count`, as an `i1`.
     fn fits(&mut self, index: &str, len: &str, count: &str) -> String {
         let le = self.def("fits.start", format!("icmp ule i64 {index}, {len}"));
@@ -122,23 +114,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let size = u64::from(elem.size_bytes());
         let lanes = u64::from(bytes) / size;
         let mem = types::scalar_mem(elem);
-        let (dst_base, dst_len) = self.async_slice_parts(dst_ty, &vals[0])?;
-        let (src_base, src_len) = self.async_slice_parts(src_ty, &vals[2])?;
+        let (dst_base, dst_len) = self.slice_parts(dst_ty, &vals[0])?;
+        let (src_base, src_len) = self.slice_parts(src_ty, &vals[2])?;
         let (di, si) = (vals[1].clone(), vals[3].clone());
-        let dst = self.def(
-            "cp.dst",
-            format!("getelementptr {mem}, {mem}* {dst_base}, i64 {di}"),
-        );
-        let src = self.def(
-            "cp.src",
-            format!("getelementptr {mem}, {mem}* {src_base}, i64 {si}"),
-        );
         // `opt::elide` proves only offsets into shared tiles (`take`), so a proven
         // destination is in shared memory and in bounds: no `isspacep`, no check, and
         // the 32-bit shared address that nvcc's `cp.async` takes (no `cvta` per copy).
         let dst_proven = self.func.unchecked_indices.contains(&args[1]);
-        let dst_addr = self.def("cp.dst.addr", format!("ptrtoint {mem}* {dst} to i64"));
-        let src_addr = self.def("cp.src.addr", format!("ptrtoint {mem}* {src} to i64"));
         let read = if zero_fill {
             let valid = &vals[4];
             let small = self.def("cp.small", format!("icmp ult i64 {valid}, {lanes}"));
@@ -151,6 +133,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         };
         // One condition: alignment and spaces always (a misaligned or wrongly placed
         // `cp.async` is an error the context does not survive), bounds unless opted out.
+        // The addresses are written as base + index * size (what the GEPs compute), so
+        // LLVM sees that the loop-varying multiples of 16 bytes in an index leave the
+        // low bits alone, and hoists the alignment test out of the loop.
+        let src_addr = self.byte_address(mem, &src_base, &si, size);
+        let (dst_addr, dst_window) = if dst_proven {
+            let index = self.narrow_index(args[1], &di)?;
+            let window = self.shared_element_window_address(elem, &dst_base, &index);
+            let wide = self.def("cp.dst.addr", format!("zext i32 {window} to i64"));
+            (wide, Some(window))
+        } else {
+            (self.byte_address(mem, &dst_base, &di, size), None)
+        };
         let both = self.def("cp.addrs", format!("or i64 {dst_addr}, {src_addr}"));
         let low = self.def("cp.low", format!("and i64 {both}, {}", bytes - 1));
         let mut ok = self.def("cp.aligned", format!("icmp eq i64 {low}, 0"));
@@ -179,6 +173,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             ok = self.def("cp.ok", format!("and i1 {ok}, {both_in}"));
         }
         self.panic_unless(&ok, site, COPY_MESSAGE, (&di, &si))?;
+        // The source is global (a parameter, or tested above): its global address is
+        // the base converted once (`cvta.to.global` of a loop-invariant base, hoisted
+        // by LLVM, as nvcc converts it) plus the offset, not a `cvta` inside every copy.
+        let global_base = self.def(
+            "cp.src.global",
+            format!("addrspacecast {mem}* {src_base} to {mem} addrspace(1)*"),
+        );
+        let global = self.def(
+            "cp.src.global",
+            format!("getelementptr {mem}, {mem} addrspace(1)* {global_base}, i64 {si}"),
+        );
+        let global = self.def(
+            "cp.src.global",
+            format!("ptrtoint {mem} addrspace(1)* {global} to i64"),
+        );
         let cache = if l2_only { "cg" } else { "ca" };
         let (size_operand, constraint, extra) = if zero_fill {
             let src_bytes = self.def("cp.src.bytes", format!("mul i64 {read}, {size}"));
@@ -187,17 +196,24 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         } else {
             ("", "", String::new())
         };
-        if dst_proven {
-            let window = self.shared_window_address(mem, &dst);
+        if let Some(window) = dst_window {
             self.inst(format!(
-                "call void asm sideeffect \"{{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.{cache}.shared.global [$0], [g], {bytes}{size_operand}; }}\", \"r,l{constraint},~{{memory}}\"(i32 {window}, i64 {src_addr}{extra})"
+                "call void asm sideeffect \"cp.async.{cache}.shared.global [$0], [$1], {bytes}{size_operand};\", \"r,l{constraint},~{{memory}}\"(i32 {window}, i64 {global}{extra})"
             ));
             return Ok(Val::Unit);
         }
         self.inst(format!(
-            "call void asm sideeffect \"{{ .reg .u64 s, g; cvta.to.shared.u64 s, $0; cvta.to.global.u64 g, $1; cp.async.{cache}.shared.global [s], [g], {bytes}{size_operand}; }}\", \"l,l{constraint},~{{memory}}\"(i64 {dst_addr}, i64 {src_addr}{extra})"
+            "call void asm sideeffect \"{{ .reg .u64 s; cvta.to.shared.u64 s, $0; cp.async.{cache}.shared.global [s], [$1], {bytes}{size_operand}; }}\", \"l,l{constraint},~{{memory}}\"(i64 {dst_addr}, i64 {global}{extra})"
         ));
         Ok(Val::Unit)
+    }
+
+    /// The generic address of element `index` of the slice based at `base`, as the
+    /// integer `base + index * size` (what `getelementptr` computes).
+    fn byte_address(&mut self, mem: &str, base: &str, index: &str, size: u64) -> String {
+        let base = self.def("addr.base", format!("ptrtoint {mem}* {base} to i64"));
+        let bytes = self.def("addr.offset", format!("mul i64 {index}, {size}"));
+        self.def("addr", format!("add i64 {base}, {bytes}"))
     }
 
     /// The checked pointer to `lanes` elements at `index` of a slice, as `<lanes x T>*`.
@@ -213,7 +229,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let elem = self.elem_of(slice_ty)?;
         let mem = types::scalar_mem(elem);
         let bytes = u64::from(lanes) * u64::from(elem.size_bytes());
-        let (base, len) = self.async_slice_parts(slice_ty, s)?;
+        let (base, len) = self.slice_parts(slice_ty, s)?;
         let ptr = self.def(
             "vec.elem",
             format!("getelementptr {mem}, {mem}* {base}, i64 {i}"),

@@ -405,16 +405,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.element_ptr(Some(site), slice_ty, s, i)
     }
 
-    /// `&s[i]` without a check (`i` proven in bounds).
-    pub fn unchecked_element_ptr(
-        &mut self,
-        slice_ty: &Type,
-        s: &str,
-        i: &str,
-    ) -> Result<String, Error> {
-        self.element_ptr(None, slice_ty, s, i)
-    }
-
     /// `&s[i]`, checked against the length at `site` when there is one.
     fn element_ptr(
         &mut self,

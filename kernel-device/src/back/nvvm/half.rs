@@ -42,6 +42,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if s == ScalarType::F16 {
             return self.def("f2h", format!("fptrunc float {v} to half"));
         }
+        if self.bf16_arch() >= 80 {
+            // sm_80's conversion: the same bits but a NaN's payload (see the top).
+            return self.def(
+                "f2bf",
+                format!("call i16 asm \"cvt.rn.bf16.f32 $0, $1;\", \"=h,f\"(float {v})"),
+            );
+        }
         let x = self.def("f2bf", format!("bitcast float {v} to i32"));
         let abs = self.def("f2bf", format!("and i32 {x}, 2147483647"));
         let nan = self.def("f2bf.nan", format!("icmp ugt i32 {abs}, 2139095040"));

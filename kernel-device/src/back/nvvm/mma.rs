@@ -11,7 +11,7 @@
 //! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`.
 
 use super::state::{operand, FunctionWriter, Val};
-use super::{types, Error};
+use super::Error;
 use crate::ir::{Expr, Handle, Type};
 use crate::proc::mma::{fragment_len, MmaCombo, MmaElem, MmaRole, MmaShape};
 
@@ -203,18 +203,18 @@ impl FunctionWriter<'_, '_> {
         let Type::Slice { elem, .. } = slice_ty else {
             return Err(self.error(format!("ldmatrix/stmatrix on a `{slice_ty}`")));
         };
-        let first = if self.func.unchecked_indices.contains(&offset_expr) {
-            self.unchecked_element_ptr(&slice_ty, tile_val, offset)?
-        } else {
+        if !self.func.unchecked_indices.contains(&offset_expr) {
             let width = 16 / u64::from(elem.size_bytes());
             let last = self.def(
                 "matrix.row.last",
                 format!("add i64 {offset}, {}", width - 1),
             );
             self.checked_element_ptr(site, &slice_ty, tile_val, &last)?;
-            self.checked_element_ptr(site, &slice_ty, tile_val, offset)?
-        };
-        Ok(self.shared_window_address(types::scalar_mem(elem), &first))
+            self.checked_element_ptr(site, &slice_ty, tile_val, offset)?;
+        }
+        let (base, _) = self.slice_parts(&slice_ty, tile_val)?;
+        let index = self.narrow_index(offset_expr, offset)?;
+        Ok(self.shared_element_window_address(elem, &base, &index))
     }
 
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
@@ -290,3 +290,4 @@ pub const STMATRIX_MIN_ARCH: u32 = 90;
 
 #[cfg(test)]
 mod tests;
+mod window;

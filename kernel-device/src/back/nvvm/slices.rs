@@ -27,7 +27,7 @@ pub const DYNAMIC_SHARED_SYMBOL: &str = "__cudajit_dyn_smem";
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The base pointer and length of a slice value.
-    fn slice_parts(&mut self, ty: &Type, s: &str) -> Result<(String, String), Error> {
+    pub(super) fn slice_parts(&mut self, ty: &Type, s: &str) -> Result<(String, String), Error> {
         let sty = types::value(ty).map_err(|e| self.error(e.0))?;
         let base = self.def("ptr", format!("extractvalue {sty} {s}, 0"));
         let len = self.def("len", format!("extractvalue {sty} {s}, 1"));

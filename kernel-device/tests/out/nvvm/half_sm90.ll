@@ -336,52 +336,26 @@ run.fast:
   %bf2f.4 = shl i32 %bf2f.3, 16
   %bf2f.5 = bitcast i32 %bf2f.4 to float
   %div = fdiv float %bf2f.2, %bf2f.5
-  %f2bf = bitcast float %div to i32
-  %f2bf.1 = and i32 %f2bf, 2147483647
-  %f2bf.nan = icmp ugt i32 %f2bf.1, 2139095040
-  %f2bf.2 = lshr i32 %f2bf, 16
-  %f2bf.3 = or i32 %f2bf.2, 64
-  %f2bf.4 = and i32 %f2bf, 32768
-  %f2bf.5 = icmp ne i32 %f2bf.4, 0
-  %f2bf.6 = and i32 %f2bf, 98303
-  %f2bf.7 = icmp ne i32 %f2bf.6, 0
-  %f2bf.8 = and i1 %f2bf.5, %f2bf.7
-  %f2bf.9 = zext i1 %f2bf.8 to i32
-  %f2bf.10 = add i32 %f2bf.2, %f2bf.9
-  %f2bf.11 = select i1 %f2bf.nan, i32 %f2bf.3, i32 %f2bf.10
-  %f2bf.12 = trunc i32 %f2bf.11 to i16
+  %f2bf = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %div)
   %out.3 = load { i16*, i64 }, { i16*, i64 }* %out.addr
   %i.8 = load i64, i64* %i.addr
   %mul.2 = mul i64 2, %i.8
   %ptr.2 = extractvalue { i16*, i64 } %out.3, 0
   %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %mul.2
-  store i16 %f2bf.12, i16* %elem.ptr.2
+  store i16 %f2bf, i16* %elem.ptr.2
   %fused.1 = load i16, i16* %fused.addr
   %bf2f.6 = zext i16 %fused.1 to i32
   %bf2f.7 = shl i32 %bf2f.6, 16
   %bf2f.8 = bitcast i32 %bf2f.7 to float
   %sqrt = call float @__nv_sqrtf(float %bf2f.8)
-  %f2bf.13 = bitcast float %sqrt to i32
-  %f2bf.14 = and i32 %f2bf.13, 2147483647
-  %f2bf.nan.1 = icmp ugt i32 %f2bf.14, 2139095040
-  %f2bf.15 = lshr i32 %f2bf.13, 16
-  %f2bf.16 = or i32 %f2bf.15, 64
-  %f2bf.17 = and i32 %f2bf.13, 32768
-  %f2bf.18 = icmp ne i32 %f2bf.17, 0
-  %f2bf.19 = and i32 %f2bf.13, 98303
-  %f2bf.20 = icmp ne i32 %f2bf.19, 0
-  %f2bf.21 = and i1 %f2bf.18, %f2bf.20
-  %f2bf.22 = zext i1 %f2bf.21 to i32
-  %f2bf.23 = add i32 %f2bf.15, %f2bf.22
-  %f2bf.24 = select i1 %f2bf.nan.1, i32 %f2bf.16, i32 %f2bf.23
-  %f2bf.25 = trunc i32 %f2bf.24 to i16
+  %f2bf.1 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %sqrt)
   %out.4 = load { i16*, i64 }, { i16*, i64 }* %out.addr
   %i.9 = load i64, i64* %i.addr
   %mul.3 = mul i64 2, %i.9
   %add.1 = add i64 %mul.3, 1
   %ptr.3 = extractvalue { i16*, i64 } %out.4, 0
   %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %add.1
-  store i16 %f2bf.25, i16* %elem.ptr.3
+  store i16 %f2bf.1, i16* %elem.ptr.3
   %a.4 = load i16, i16* %a.addr
   %b.4 = load i16, i16* %b.addr
   %bf16.cmp = call i16 asm "{ .reg .pred %bf16_p; setp.lt.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.4, i16 %b.4)
@@ -459,20 +433,7 @@ ok.1:
   %bf2f.13 = shl i32 %bf2f.12, 16
   %bf2f.14 = bitcast i32 %bf2f.13 to float
   %div.1 = fdiv float %bf2f.11, %bf2f.14
-  %f2bf.26 = bitcast float %div.1 to i32
-  %f2bf.27 = and i32 %f2bf.26, 2147483647
-  %f2bf.nan.2 = icmp ugt i32 %f2bf.27, 2139095040
-  %f2bf.28 = lshr i32 %f2bf.26, 16
-  %f2bf.29 = or i32 %f2bf.28, 64
-  %f2bf.30 = and i32 %f2bf.26, 32768
-  %f2bf.31 = icmp ne i32 %f2bf.30, 0
-  %f2bf.32 = and i32 %f2bf.26, 98303
-  %f2bf.33 = icmp ne i32 %f2bf.32, 0
-  %f2bf.34 = and i1 %f2bf.31, %f2bf.33
-  %f2bf.35 = zext i1 %f2bf.34 to i32
-  %f2bf.36 = add i32 %f2bf.28, %f2bf.35
-  %f2bf.37 = select i1 %f2bf.nan.2, i32 %f2bf.29, i32 %f2bf.36
-  %f2bf.38 = trunc i32 %f2bf.37 to i16
+  %f2bf.2 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %div.1)
   %out.5 = load { i16*, i64 }, { i16*, i64 }* %out.addr
   %i.13 = load i64, i64* %i.addr
   %mul.4 = mul i64 2, %i.13
@@ -485,26 +446,13 @@ panic.2:
   unreachable
 ok.2:
   %elem.ptr.7 = getelementptr i16, i16* %ptr.7, i64 %mul.4
-  store i16 %f2bf.38, i16* %elem.ptr.7
+  store i16 %f2bf.2, i16* %elem.ptr.7
   %fused.3 = load i16, i16* %fused.addr
   %bf2f.15 = zext i16 %fused.3 to i32
   %bf2f.16 = shl i32 %bf2f.15, 16
   %bf2f.17 = bitcast i32 %bf2f.16 to float
   %sqrt.1 = call float @__nv_sqrtf(float %bf2f.17)
-  %f2bf.39 = bitcast float %sqrt.1 to i32
-  %f2bf.40 = and i32 %f2bf.39, 2147483647
-  %f2bf.nan.3 = icmp ugt i32 %f2bf.40, 2139095040
-  %f2bf.41 = lshr i32 %f2bf.39, 16
-  %f2bf.42 = or i32 %f2bf.41, 64
-  %f2bf.43 = and i32 %f2bf.39, 32768
-  %f2bf.44 = icmp ne i32 %f2bf.43, 0
-  %f2bf.45 = and i32 %f2bf.39, 98303
-  %f2bf.46 = icmp ne i32 %f2bf.45, 0
-  %f2bf.47 = and i1 %f2bf.44, %f2bf.46
-  %f2bf.48 = zext i1 %f2bf.47 to i32
-  %f2bf.49 = add i32 %f2bf.41, %f2bf.48
-  %f2bf.50 = select i1 %f2bf.nan.3, i32 %f2bf.42, i32 %f2bf.49
-  %f2bf.51 = trunc i32 %f2bf.50 to i16
+  %f2bf.3 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %sqrt.1)
   %out.6 = load { i16*, i64 }, { i16*, i64 }* %out.addr
   %i.14 = load i64, i64* %i.addr
   %mul.5 = mul i64 2, %i.14
@@ -518,7 +466,7 @@ panic.3:
   unreachable
 ok.3:
   %elem.ptr.8 = getelementptr i16, i16* %ptr.8, i64 %add.2
-  store i16 %f2bf.51, i16* %elem.ptr.8
+  store i16 %f2bf.3, i16* %elem.ptr.8
   %a.10 = load i16, i16* %a.addr
   %b.10 = load i16, i16* %b.addr
   %bf16.cmp.2 = call i16 asm "{ .reg .pred %bf16_p; setp.lt.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.10, i16 %b.10)

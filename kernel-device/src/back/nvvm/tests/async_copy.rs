@@ -111,7 +111,7 @@ fn the_pipelined_gemm_copies_asynchronously_and_loads_vectors() {
     let ir = &out.text;
     // Four copies (two in the prologue, two in the loop), each with its src-size.
     assert_eq!(
-        count(ir, "cp.async.ca.shared.global [s], [g], 16, $2;"),
+        count(ir, "cp.async.ca.shared.global [s], [$1], 16, $2;"),
         4,
         "{ir}"
     );
@@ -129,7 +129,12 @@ fn the_pipelined_gemm_copies_asynchronously_and_loads_vectors() {
         };
         // libnvvm may unroll the prologue: at least the four copies of the source.
         assert!(
-            count(&ptx, "cp.async.ca.shared.global [s], [g], 16, %r") >= 4,
+            ptx.lines()
+                .filter(
+                    |l| l.contains("cp.async.ca.shared.global [s], [%rd") && l.contains("16, %r")
+                )
+                .count()
+                >= 4,
             "{ptx}"
         );
         assert_eq!(count(&ptx, "cp.async.wait_group 2;"), 1, "{ptx}");
@@ -164,12 +169,12 @@ fn copies_into_a_take_slice_check_its_space_and_cg_copies_need_16_bytes() {
     let ir = &out.text;
     assert_eq!(count(ir, "isspacep.shared"), 2, "{ir}");
     assert_eq!(
-        count(ir, "cp.async.cg.shared.global [s], [g], 16;"),
+        count(ir, "cp.async.cg.shared.global [s], [$1], 16;"),
         1,
         "{ir}"
     );
     assert_eq!(
-        count(ir, "cp.async.ca.shared.global [s], [g], 4;"),
+        count(ir, "cp.async.ca.shared.global [s], [$1], 4;"),
         1,
         "{ir}"
     );
@@ -216,4 +221,40 @@ fn copies_on_a_target_before_sm_80_are_an_error_naming_the_feature_and_vectors_a
     let module = lower_sources(&[source(vectors_only, SourceKind::Kernel, 1)])
         .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
     assert!(write_string(&module, &turing).is_ok());
+}
+
+/// A tile's shared addresses are computed in 32 bits from the index expression, as
+/// nvcc computes them from `int` offsets (`mma/window.rs`): `+ * & |` of locals and
+/// literals narrowed, a shift right lowered as written and truncated; and a copy's
+/// global source is the slice base converted once, not a `cvta` inside its asm.
+#[test]
+fn tile_addresses_are_32_bit_and_copies_convert_the_source_once() {
+    let text = "fn tile_addresses(a: &[bf16], out: &mut [u32]) {
+        let mut smem = dynamic_shared();
+        let tile = smem.take::<bf16>(1024);
+        let tid = thread_idx().x as usize;
+        let lane = tid % 32;
+        let row = lane & 15;
+        cp_async_cg::<16>(tile, tid * 8, a, tid * 8);
+        cp_async_commit();
+        cp_async_wait::<0>();
+        sync_threads();
+        let (r0, r1, r2, r3) = ldmatrix_x4(tile, row * 32 + (lane >> 4) * 8 + 512);
+        out[tid] = r0 ^ r1 ^ r2 ^ r3;
+    }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    let narrowed = |inst: &str| {
+        ir.lines()
+            .filter(|l| l.contains("%index.low") && l.contains(&format!("= {inst} i32")))
+            .count()
+    };
+    // row * 32 + (lane >> 4) * 8 + 512: two adds and two multiplies in 32 bits.
+    assert!(narrowed("add") >= 2, "{ir}");
+    assert!(narrowed("mul") >= 2, "{ir}");
+    assert!(ir.contains("addrspacecast i16* "), "{ir}");
+    assert!(ir.contains("to i16 addrspace(1)*"), "{ir}");
+    assert!(!ir.contains("cvta.to.global"), "{ir}");
 }
