@@ -96,12 +96,20 @@ impl Planner<'_> {
 
     /// A copy's source index stays decided only if its last element is too; the last
     /// element, in no block, leaves the decided set (it has no check to drop).
+    /// (A copy is walked several times: once per walk of the body and per element of
+    /// the literal loops around it, so the pairs repeat.)
     pub(super) fn keep_whole_copies(&mut self) {
-        for (index, end) in std::mem::take(&mut self.copy_sources) {
+        let pairs = std::mem::take(&mut self.copy_sources);
+        let partial: Vec<Handle<Expr>> = pairs
+            .iter()
+            .filter(|(_, end)| !self.plan.decided.contains(end))
+            .map(|(index, _)| *index)
+            .collect();
+        for index in partial {
+            self.plan.decided.remove(&index);
+        }
+        for (index, end) in pairs {
             if end != index {
-                if !self.plan.decided.contains(&end) {
-                    self.plan.decided.remove(&index);
-                }
                 self.plan.decided.remove(&end);
             }
         }
