@@ -250,13 +250,15 @@ impl<'a> Planner<'a> {
     }
 
     /// An integer literal's value as a mathematical integer of type `s`.
-    /// A literal, or an unsigned expression whose value ranges pin to one value
-    /// (`0..128 / rows_per_pass` with `let rows_per_pass = 128 / 4`).
+    /// A literal, or, inside a loop's guard, an unsigned expression whose value ranges
+    /// pin to one value (`0..128 / rows_per_pass` with `let rows_per_pass = 128 / 4`,
+    /// the copies of a tensor-core k-step). Runs keep to literals: walking more loops
+    /// there would version runs that are written once now.
     fn constant_int(&self, h: Handle<Expr>, s: ScalarType) -> Option<i128> {
         if let Some(c) = self.literal_int(h, s) {
             return Some(c);
         }
-        if s.is_signed_integer() || !s.is_integer() {
+        if self.across.is_none() || s.is_signed_integer() || !s.is_integer() {
             return None;
         }
         let interval = self.ranges.interval(h)?;
