@@ -3,13 +3,12 @@
 //! are not, the guard compares each copy's first and last element under the prefetch's
 //! `if next < tiles`; and a source too short for the loop still panics on the simulator.
 
-use std::sync::Arc;
-
 use super::optimise;
-use crate::back::sim::{run, Arg, Buffer, Fault, LaunchShape, Options};
+use super::tests_version::u32_slice_arg;
+use crate::back::sim::{run, Arg, Fault, LaunchShape, Options};
 use crate::front::{lower_sources, tests::source};
 use crate::ir::visit::exprs_in_block;
-use crate::ir::{Block, ExprKind, Function, GuardOp, Handle, Intrinsic, Module, Stmt, Type};
+use crate::ir::{Block, ExprKind, Function, GuardOp, Handle, Intrinsic, Module, Stmt};
 use crate::ir::{Expr, ScalarType, Versioned};
 use crate::source::SourceKind;
 
@@ -140,20 +139,11 @@ fn a_pipelined_loops_copies_are_unchecked_in_its_fast_copy_only() {
 
 /// Runs the pipeline with 32 threads over `a`, `tiles` k-steps.
 fn simulate(module: &Module, a: &[u32], tiles: u64) -> Result<Vec<u32>, Fault> {
-    let slice = |buffer: &Arc<Buffer>, len, mutable| Arg::Slice {
-        elem: Type::Scalar(ScalarType::U32),
-        buffer: buffer.clone(),
-        offset: 0,
-        len,
-        mutable,
-    };
-    let input = Arc::new(Buffer::new(a.len() * 4));
-    let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
-    input.write(0, &bytes);
-    let out = Arc::new(Buffer::new(32 * 4));
+    let (_, input) = u32_slice_arg(a, false);
+    let (out, output) = u32_slice_arg(&[0; 32], true);
     let args = [
-        slice(&input, a.len(), false),
-        slice(&out, 32, true),
+        input,
+        output,
         Arg::Scalar {
             ty: ScalarType::Usize,
             bits: tiles,
