@@ -20,17 +20,19 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use crate::ir::range::RangeElements;
 use crate::ir::visit::{assigned_in_block, assigned_in_stmt, visit_children};
 use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, Function, Handle, Literal, Local, Module, Place, PlaceRoot,
-    Projection, ScalarType, Stmt, Type, UnaryOp,
+    BinaryOp, Block, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Local, Module, Place,
+    PlaceRoot, Projection, ScalarType, Stmt, Type, UnaryOp,
 };
 use crate::opt::effects::{is_thread_constant, may_be_duplicated};
 use crate::opt::ranges::mask;
 use crate::proc::consteval;
 
 mod affine;
+mod copy_source;
 mod loop_end;
 mod loop_guard;
 
+pub use copy_source::copy_source_ends;
 pub use loop_end::indices_below_loop_end;
 
 pub use crate::ir::guard::LoopBound;
@@ -104,6 +106,10 @@ pub struct Planner<'a> {
     abandoned: bool,
     /// Planning a run-time loop's guard (see [`loop_guard`]), not a run's.
     across: Option<loop_guard::Across>,
+    /// Each `cp_async` call's last source element (see [`copy_source_ends`]).
+    copy_ends: Option<&'a HashMap<Handle<Expr>, Handle<Expr>>>,
+    /// (source index, last element) of each copy planned (both must be decided).
+    copy_sources: Vec<(Handle<Expr>, Handle<Expr>)>,
 }
 
 impl<'a> Planner<'a> {
@@ -130,7 +136,16 @@ impl<'a> Planner<'a> {
             strided: HashMap::new(),
             abandoned: false,
             across: None,
+            copy_ends: None,
+            copy_sources: Vec::new(),
         }
+    }
+
+    /// Lets a loop's guard plan the source checks of its `cp_async` calls, whose last
+    /// elements are `ends` (see [`copy_source_ends`]).
+    pub fn with_copy_ends(mut self, ends: &'a HashMap<Handle<Expr>, Handle<Expr>>) -> Self {
+        self.copy_ends = Some(ends);
+        self
     }
 
     /// The plan for `stmts` (all simple), or `None` when no guard is worth it.
@@ -215,8 +230,8 @@ impl<'a> Planner<'a> {
             return None;
         };
         let s = self.local_ty(*var).scalar()?;
-        let start = self.literal_int(*start, s)?;
-        let end = self.literal_int(*end, s)?;
+        let start = self.constant_int(*start, s)?;
+        let end = self.constant_int(*end, s)?;
         let step = match step {
             Some(h) => self.literal_int(*h, ScalarType::Usize)?,
             None => 1,
@@ -235,6 +250,21 @@ impl<'a> Planner<'a> {
     }
 
     /// An integer literal's value as a mathematical integer of type `s`.
+    /// A literal, or, inside a loop's guard, an unsigned expression whose value ranges
+    /// pin to one value (`0..128 / rows_per_pass` with `let rows_per_pass = 128 / 4`,
+    /// the copies of a tensor-core k-step). Runs keep to literals: walking more loops
+    /// there would version runs that are written once now.
+    fn constant_int(&self, h: Handle<Expr>, s: ScalarType) -> Option<i128> {
+        if let Some(c) = self.literal_int(h, s) {
+            return Some(c);
+        }
+        if self.across.is_none() || s.is_signed_integer() || !s.is_integer() {
+            return None;
+        }
+        let interval = self.ranges.interval(h)?;
+        (interval.min == interval.max).then_some(i128::from(interval.max))
+    }
+
     fn literal_int(&self, h: Handle<Expr>, s: ScalarType) -> Option<i128> {
         let ExprKind::Literal(Literal::Int(bits)) = self.expr(h).kind else {
             return None;
@@ -397,6 +427,13 @@ impl<'a> Planner<'a> {
             | ExprKind::Loop { .. }
             | ExprKind::Break { .. }
             | ExprKind::Return(_) => self.visit_control(h),
+            ExprKind::Intrinsic {
+                intrinsic: Intrinsic::CpAsync { .. },
+                args,
+            } if self.across.is_some() => {
+                args.iter().for_each(|a| self.visit(*a));
+                self.plan_copy_source(h, args);
+            }
             _ => visit_children(&e.kind, |c| self.visit(c)),
         }
     }

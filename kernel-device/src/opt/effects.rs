@@ -39,3 +39,10 @@ pub fn is_collective(i: Intrinsic) -> bool {
         Effect::Pure | Effect::Fence | Effect::Atomic { .. } | Effect::Memory => false,
     }
 }
+
+/// Whether a call is a warp operation (`Effect::Warp`: shuffles, votes, `ldmatrix`,
+/// `mma`): its lanes must meet in one instruction, which a loop's per-block guard
+/// keeps (every thread of the block runs the same copy), a per-thread guard does not.
+pub fn is_warp_collective(i: Intrinsic) -> bool {
+    effect(i) == Effect::Warp
+}

@@ -30,6 +30,8 @@ pub mod version;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_copy_guard;
+#[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
 mod tests_version;

@@ -46,20 +46,27 @@ fn slice_indices(function: &Function, block: &Block) -> Vec<Handle<crate::ir::Ex
     found
 }
 
-/// Runs `k(a: &[u32], out: &mut [u32], n: usize)` with 8 threads; `out` has 8 elements.
-fn simulate(module: &Module, a: &[u32], n: u64) -> Result<Vec<u32>, Fault> {
-    let u32_slice = |buffer: &Arc<Buffer>, len, mutable| Arg::Slice {
+/// `values` in a new simulator buffer, and the `&[u32]` (`&mut` when `mutable`)
+/// argument that passes it.
+pub(super) fn u32_slice_arg(values: &[u32], mutable: bool) -> (Arc<Buffer>, Arg) {
+    let buffer = Arc::new(Buffer::new(values.len() * 4));
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    buffer.write(0, &bytes);
+    let arg = Arg::Slice {
         elem: Type::Scalar(ScalarType::U32),
         buffer: buffer.clone(),
         offset: 0,
-        len,
+        len: values.len(),
         mutable,
     };
-    let input = Arc::new(Buffer::new(a.len() * 4));
-    let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
-    input.write(0, &bytes);
-    let out = Arc::new(Buffer::new(8 * 4));
-    let mut args = vec![u32_slice(&input, a.len(), false), u32_slice(&out, 8, true)];
+    (buffer, arg)
+}
+
+/// Runs `k(a: &[u32], out: &mut [u32], n: usize)` with 8 threads; `out` has 8 elements.
+fn simulate(module: &Module, a: &[u32], n: u64) -> Result<Vec<u32>, Fault> {
+    let (_, input) = u32_slice_arg(a, false);
+    let (out, output) = u32_slice_arg(&[0; 8], true);
+    let mut args = vec![input, output];
     if kernel(module).params.len() == 3 {
         args.push(Arg::Scalar {
             ty: ScalarType::Usize,

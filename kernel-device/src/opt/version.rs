@@ -18,7 +18,7 @@
 //! copies; no loop inside a loop's copies (no code is written more than twice), nor
 //! inside a predicated prefetch, nor a reversed loop or an inclusive 64-bit one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::check_plan::{self, Planner};
 use super::ranges::RangeFacts;
@@ -51,11 +51,17 @@ pub fn version_function(
     func: &mut Function,
     proven: HashSet<Handle<Expr>>,
 ) {
+    let copy_ends = if func.options.bounds_check && func.kind == FunctionKind::Kernel {
+        check_plan::copy_source_ends(func)
+    } else {
+        HashMap::new()
+    };
     let mut versioner = Versioner {
         module,
         facts,
         func,
         proven,
+        copy_ends,
     };
     let body = std::mem::take(&mut versioner.func.body);
     versioner.func.body = versioner.block(body, Scope::default());
@@ -66,6 +72,8 @@ struct Versioner<'m, 'f> {
     facts: &'m RangeFacts,
     func: &'f mut Function,
     proven: HashSet<Handle<Expr>>,
+    /// The last source element of each `cp_async` (see [`check_plan::copy_source_ends`]).
+    copy_ends: HashMap<Handle<Expr>, Handle<Expr>>,
 }
 
 impl Versioner<'_, '_> {
@@ -243,7 +251,9 @@ impl Versioner<'_, '_> {
         let plan = loop_versions
             .then(|| {
                 let ranges = self.facts.of(self.func);
-                Planner::new(self.func, self.module, &self.proven, &ranges).plan_loop(var, &body)
+                Planner::new(self.func, self.module, &self.proven, &ranges)
+                    .with_copy_ends(&self.copy_ends)
+                    .plan_loop(var, &body)
             })
             .flatten();
         let for_loop = |unroll, body| Stmt::ForRange {

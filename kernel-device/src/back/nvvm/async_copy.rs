@@ -162,7 +162,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             } else {
                 self.fits(&di, &dst_len, &lanes.to_string())
             };
-            let src_fits = self.fits(&si, &src_len, &read);
+            // A versioned loop's guard decides the source of its fast copy's copies
+            // (`opt::check_plan::copy_source`): its first and last element.
+            let src_fits = if self.func.unchecked_indices.contains(&args[3]) {
+                "true".to_string()
+            } else {
+                self.fits(&si, &src_len, &read)
+            };
             let src_in = if zero_fill {
                 let none = self.def("cp.none", format!("icmp eq i64 {read}, 0"));
                 self.def("cp.src.in", format!("or i1 {none}, {src_fits}"))

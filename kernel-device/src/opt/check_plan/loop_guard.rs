@@ -60,9 +60,14 @@ impl Planner<'_> {
     pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
         // One walk of the body and its callees: collectives anywhere, block barriers in
         // the body itself (the writer can give those one copy per block) or in a callee.
-        let (mut collective, mut barrier, mut callee_barrier) = (false, false, false);
+        let (mut collective, mut warp, mut barrier, mut callee_barrier) =
+            (false, false, false, false);
         let complete = intrinsics_reached(self.module, self.func, body, &mut |i, in_callee| {
-            collective |= crate::opt::effects::is_collective(i);
+            if crate::opt::effects::is_warp_collective(i) {
+                warp = true;
+            } else {
+                collective |= crate::opt::effects::is_collective(i);
+            }
             if i == Intrinsic::SyncThreads {
                 *(if in_callee {
                     &mut callee_barrier
@@ -76,7 +81,14 @@ impl Planner<'_> {
         }
         // Every thread that runs an iteration must reach a barrier (see above), then the
         // guard can be the block's.
-        if barrier && !every_iteration_meets_a_barrier(self.func, body) {
+        let meets_barrier = barrier && every_iteration_meets_a_barrier(self.func, body);
+        if barrier && !meets_barrier {
+            return None;
+        }
+        // Warp operations (`ldmatrix`, `mma`, shuffles) part no lanes when the whole
+        // block takes one copy: the tensor-core k-loop, whose `cp_async` sources are
+        // the checks worth a guard, has a barrier at its top.
+        if warp && !meets_barrier {
             return None;
         }
         self.plan.block_uniform = barrier;
@@ -117,6 +129,7 @@ impl Planner<'_> {
         }
         let impure = std::mem::take(&mut self.impure);
         self.plan.decided.retain(|h| !impure.contains(h));
+        self.keep_whole_copies();
         let planned = self.across.as_ref().map_or(0, |a| a.planned);
         (planned > 0).then_some(self.plan)
     }
@@ -260,27 +273,43 @@ impl Planner<'_> {
             },
             _ => return None,
         };
-        let is_var = |h: Handle<Expr>| matches!(self.expr(h).kind, ExprKind::Local(l) if l == var);
-        let offset = match self.expr(small).kind {
-            ExprKind::Local(l) if l == var => 0,
-            ExprKind::Binary {
-                op: BinaryOp::Add,
-                lhs,
-                rhs,
-            } if is_var(lhs) => self.literal_int(rhs, ScalarType::Usize)?,
-            ExprKind::Binary {
-                op: BinaryOp::Add,
-                lhs,
-                rhs,
-            } if is_var(rhs) => self.literal_int(lhs, ScalarType::Usize)?,
-            _ => return None,
-        };
+        let offset = self.offset_from_var(small, var)?;
         let invariant = self.pure(limit)?.deps.is_empty();
         invariant.then_some(LoopBound {
-            offset: offset as u64,
+            offset,
             limit,
             inclusive,
         })
+    }
+
+    /// `c` when `h` is `var + c` in wrapping 64-bit arithmetic: `var`, a sum or
+    /// difference of it and literals, or a `let` of one (`let next = kt + 4 - 1`, the
+    /// stage a pipelined k-loop prefetches). A "negative" `c` wraps to a large one,
+    /// which the guard's count refuses (`v + c` must not wrap).
+    fn offset_from_var(&self, h: Handle<Expr>, var: Handle<Local>) -> Option<u64> {
+        match self.expr(h).kind {
+            ExprKind::Local(l) if l == var => Some(0),
+            ExprKind::Local(l) => {
+                let init = *self.let_inits.get(&l)?;
+                self.offset_from_var(init, var)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let literal = |e| self.literal_int(e, ScalarType::Usize).map(|c| c as u64);
+                match op {
+                    BinaryOp::Add => match (literal(lhs), literal(rhs)) {
+                        (None, Some(c)) => Some(self.offset_from_var(lhs, var)?.wrapping_add(c)),
+                        (Some(c), None) => Some(self.offset_from_var(rhs, var)?.wrapping_add(c)),
+                        _ => None,
+                    },
+                    BinaryOp::Sub => {
+                        let c = literal(rhs)?;
+                        Some(self.offset_from_var(lhs, var)?.wrapping_sub(c))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 

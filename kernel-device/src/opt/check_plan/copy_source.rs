@@ -1,0 +1,117 @@
+//! The global source of a `cp_async` in a guarded loop: its bounds check (`index +
+//! lanes <= src.len()`, every iteration) decided by the loop's guard, so that the fast
+//! copy of a tensor-core k-loop issues its copies as nvcc's does, with the alignment
+//! check alone (which stays: a misaligned copy is an error the context does not
+//! survive).
+//!
+//! A guard compares an index with a length (`index < len`), so a copy of `lanes`
+//! elements is planned as two indices: the first element it reads, and its last,
+//! `index + (lanes - 1)`, an expression made for the guard alone (in no block). Both
+//! must be decided: the last alone would pass where `index` wraps past `u64::MAX`; the
+//! first bounds the last (a length is at most `isize::MAX`, so `index + lanes - 1`
+//! cannot wrap once `index < len`).
+
+use std::collections::HashMap;
+
+use super::{Length, Planner};
+use crate::ir::visit::exprs_in_block;
+use crate::ir::{BinaryOp, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Type};
+
+/// For each `cp_async` call of `func` that reads a whole chunk (not zero-filling) from a
+/// slice, the expression of the last element it reads, added to `func` for the guards.
+/// Calls of one element map to their index itself.
+pub fn copy_source_ends(func: &mut Function) -> HashMap<Handle<Expr>, Handle<Expr>> {
+    let mut calls = Vec::new();
+    exprs_in_block(func, &func.body, &mut |h, e| {
+        if let ExprKind::Intrinsic {
+            intrinsic:
+                Intrinsic::CpAsync {
+                    bytes,
+                    zero_fill: false,
+                    ..
+                },
+            args,
+        } = &e.kind
+        {
+            if let (Some(&src), Some(&index)) = (args.get(2), args.get(3)) {
+                calls.push((h, *bytes, src, index));
+            }
+        }
+    });
+    let mut ends = HashMap::new();
+    for (call, bytes, src, index) in calls {
+        let Some(Type::Slice { elem, .. }) = func.exprs.get(src).map(|e| &e.ty) else {
+            continue;
+        };
+        let lanes = u64::from(bytes) / u64::from(elem.size_bytes().max(1));
+        let end = if lanes <= 1 {
+            index
+        } else {
+            let loc = func.loc_of(call);
+            let ty = func.exprs[index].ty.clone();
+            let last = func.add_expr(
+                Expr {
+                    kind: ExprKind::Literal(Literal::Int(lanes - 1)),
+                    ty: ty.clone(),
+                },
+                loc,
+            );
+            func.add_expr(
+                Expr {
+                    kind: ExprKind::Binary {
+                        op: BinaryOp::Add,
+                        lhs: index,
+                        rhs: last,
+                    },
+                    ty,
+                },
+                loc,
+            )
+        };
+        ends.insert(call, end);
+    }
+    ends
+}
+
+impl Planner<'_> {
+    /// Plans the source check of the `cp_async` call `call` (arguments `args`) across
+    /// the guarded loop: its first and last elements below the source's length.
+    pub(super) fn plan_copy_source(&mut self, call: Handle<Expr>, args: &[Handle<Expr>]) {
+        let (Some(&src), Some(&index)) = (args.get(2), args.get(3)) else {
+            return;
+        };
+        let Some(&end) = self.copy_ends.and_then(|ends| ends.get(&call)) else {
+            return;
+        };
+        if self.pure(src).is_none() {
+            self.impure.insert(index);
+            return;
+        }
+        self.plan_check(index, Length::OfSlice(src));
+        if end != index {
+            self.plan_check(end, Length::OfSlice(src));
+        }
+        self.copy_sources.push((index, end));
+    }
+
+    /// A copy's source index stays decided only if its last element is too; the last
+    /// element, in no block, leaves the decided set (it has no check to drop).
+    /// (A copy is walked several times: once per walk of the body and per element of
+    /// the literal loops around it, so the pairs repeat.)
+    pub(super) fn keep_whole_copies(&mut self) {
+        let pairs = std::mem::take(&mut self.copy_sources);
+        let partial: Vec<Handle<Expr>> = pairs
+            .iter()
+            .filter(|(_, end)| !self.plan.decided.contains(end))
+            .map(|(index, _)| *index)
+            .collect();
+        for index in partial {
+            self.plan.decided.remove(&index);
+        }
+        for (index, end) in pairs {
+            if end != index {
+                self.plan.decided.remove(&end);
+            }
+        }
+    }
+}
