@@ -22,6 +22,8 @@ pub mod mma;
 pub mod operators;
 pub mod options;
 pub mod target;
+// Hopper: TMA
+pub mod tma;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 pub use methods::{Method, MethodDef};
