@@ -11,6 +11,7 @@
 //! and alignment of the driver's opaque `CUtensorMap`, so a kernel parameter holds
 //! either one.
 
+use super::target::TargetNeed;
 use crate::ir::ScalarType;
 
 use ScalarType as S;
@@ -27,6 +28,14 @@ pub const MAX_BOX_DIM: u32 = 256;
 pub const STRIDE_LIMIT: u64 = 1 << 40;
 /// Global extents are at most this many elements.
 pub const DIM_LIMIT: u64 = 1 << 32;
+
+/// What a tiled bulk tensor copy needs of the target: sm_90's forms, not sm_90a-specific
+/// (libnvvm 13 and ptxas accept them for `sm_90`; multicast within a cluster will be).
+pub const TARGET_NEED: TargetNeed = TargetNeed {
+    feature: "`cp.async.bulk.tensor`",
+    min_arch: 90,
+    arch_specific: false,
+};
 
 /// How a box's rows are permuted in shared memory (`CU_TENSOR_MAP_SWIZZLE_*`): the
 /// 16-byte chunks of each span are XORed with the row's index, so that a column of a

@@ -131,3 +131,81 @@ fn descriptors_round_trip() {
     );
     assert_eq!(map.fill_bytes(), 0x7fff);
 }
+
+#[test]
+fn a_copy_needs_sm_90_and_names_itself_elsewhere() {
+    use crate::proc::target::choose_arch;
+    assert_eq!(choose_arch(&[TARGET_NEED], (9, 0)).unwrap(), "compute_90");
+    let err = choose_arch(&[TARGET_NEED], (8, 9)).unwrap_err();
+    assert!(
+        err.contains("`cp.async.bulk.tensor` needs compute capability 9.0") && err.contains("8.9"),
+        "{err}"
+    );
+}
+
+/// The H200's tiles (`bench/tma/run.sh`: `tma_check.py` on the PTX of
+/// `back/nvvm/tests/tma.rs`, for compute_90 and compute_90a, identical): for each map,
+/// the raw bytes of the shared tile one `cp.async.bulk.tensor` load wrote. Each element
+/// of the tensor holds `row * 128 + column` (u16, or that value as f32); rows are
+/// `stride` bytes apart. One case so far: a 64 x 16 box of u16 with the 128-byte
+/// swizzle at the corner (64, 32) of a 100 x 40 tensor, half of it outside (the run's
+/// second case faulted the context; see `bench/tma/run.sh`).
+const H200_TILES: &str = include_str!("tma_h200_tiles.txt");
+
+#[test]
+fn the_model_places_every_byte_where_the_h200_did() {
+    let mut cases = 0;
+    let mut lines = H200_TILES.lines();
+    while let Some(header) = lines.next() {
+        let words: Vec<&str> = header.split_whitespace().collect();
+        let field = |name: &str, k: usize| -> i64 {
+            let at = words.iter().position(|w| *w == name).unwrap();
+            words[at + k].parse().unwrap()
+        };
+        let elem = if field("type", 1) == 7 {
+            ScalarType::F32
+        } else {
+            ScalarType::U16
+        };
+        let (cols, rows, stride) = (field("dims", 1), field("dims", 2), field("stride", 1));
+        let mut map = layout_2d(
+            elem,
+            [cols as u64, rows as u64],
+            stride as u64,
+            [field("box", 1) as u32, field("box", 2) as u32],
+        );
+        map.swizzle = [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
+            [field("swizzle", 1) as usize];
+        if field("oob", 1) == 1 {
+            map.oob_fill = OobFill::NanRequestZeroFma;
+        }
+        map.check(0).unwrap();
+        let tile_hex = lines.next().unwrap().strip_prefix("tile ").unwrap();
+        let tile: Vec<u8> = (0..tile_hex.len() / 2)
+            .map(|i| u8::from_str_radix(&tile_hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(tile.len() as u64, map.box_bytes(), "{header}");
+        let size = map.elem_bytes() as usize;
+        let coords = [field("coords", 1), field("coords", 2)];
+        for (i, (global, shared)) in map.box_elements(&coords).into_iter().enumerate() {
+            let want: u64 = match global {
+                Some(byte) => {
+                    let (row, col) = (byte / stride as u64, byte % stride as u64 / size as u64);
+                    let value = row * 128 + col;
+                    if elem == ScalarType::F32 {
+                        u64::from((value as f32).to_bits())
+                    } else {
+                        value
+                    }
+                }
+                None => map.fill_bytes(),
+            };
+            let at = shared as usize;
+            let mut got = [0u8; 8];
+            got[..size].copy_from_slice(&tile[at..at + size]);
+            assert_eq!(u64::from_le_bytes(got), want, "{header}: element {i}");
+        }
+        cases += 1;
+    }
+    assert!(cases >= 1, "{cases} cases");
+}

@@ -29,14 +29,34 @@ pub fn grid_constant(function: &str, params: &[usize], list: usize) -> (String, 
     )
 }
 
-/// The coordinate operands `{$first, ..}` of an `N`-d copy, innermost first.
-fn coord_operands(first: usize, rank: usize) -> String {
-    let names: Vec<String> = (first..first + rank).map(|i| format!("${i}")).collect();
-    format!("{{{}}}", names.join(", "))
-}
-
-fn coord_args(coords: &[&str]) -> String {
-    coords.iter().map(|c| format!(", i32 {c}")).collect()
+/// One bulk tensor copy of `coords.len()` axes as an inline-asm call: its operands are
+/// `lead` (`(constraint, typed value)`), the coordinates (`i32`s, innermost first), then
+/// `last`; `ptx` writes the instruction from the coordinate list `{$k, ..}` and the
+/// number of the last operand.
+fn bulk_tensor_copy(
+    lead: &[(&str, String)],
+    coords: &[&str],
+    last: (&str, String),
+    ptx: impl Fn(&str, usize) -> String,
+) -> String {
+    let first = lead.len();
+    let names: Vec<String> = (first..first + coords.len())
+        .map(|i| format!("${i}"))
+        .collect();
+    let instruction = ptx(&format!("{{{}}}", names.join(", ")), first + coords.len());
+    let mut constraints: Vec<&str> = lead.iter().map(|(c, _)| *c).collect();
+    let mut args: Vec<String> = lead.iter().map(|(_, v)| v.clone()).collect();
+    for c in coords {
+        constraints.push("r");
+        args.push(format!("i32 {c}"));
+    }
+    constraints.push(last.0);
+    args.push(last.1);
+    format!(
+        "call void asm sideeffect \"{instruction}\", \"{},~{{memory}}\"({})",
+        constraints.join(","),
+        args.join(", ")
+    )
 }
 
 /// Global → shared: the box at `coords` (innermost first, `i32`s) of the map at generic
@@ -44,12 +64,13 @@ fn coord_args(coords: &[&str]) -> String {
 /// completing its bytes on the mbarrier at `bar` (32-bit shared address).
 pub fn load_box(tile: &str, map: &str, coords: &[&str], bar: &str) -> String {
     let rank = coords.len();
-    let c = coord_operands(2, rank);
-    format!(
-        "call void asm sideeffect \"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {c}], [${}];\", \"r,l{},r,~{{memory}}\"(i32 {tile}, i64 {map}{}, i32 {bar})",
-        2 + rank,
-        ",r".repeat(rank),
-        coord_args(coords)
+    bulk_tensor_copy(
+        &[("r", format!("i32 {tile}")), ("l", format!("i64 {map}"))],
+        coords,
+        ("r", format!("i32 {bar}")),
+        |c, last| {
+            format!("cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {c}], [${last}];")
+        },
     )
 }
 
@@ -57,12 +78,13 @@ pub fn load_box(tile: &str, map: &str, coords: &[&str], bar: &str) -> String {
 /// `map`, in the thread's current bulk group.
 pub fn store_box(map: &str, coords: &[&str], tile: &str) -> String {
     let rank = coords.len();
-    let c = coord_operands(1, rank);
-    format!(
-        "call void asm sideeffect \"cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group [$0, {c}], [${}];\", \"l{},r,~{{memory}}\"(i64 {map}{}, i32 {tile})",
-        1 + rank,
-        ",r".repeat(rank),
-        coord_args(coords)
+    bulk_tensor_copy(
+        &[("l", format!("i64 {map}"))],
+        coords,
+        ("r", format!("i32 {tile}")),
+        |c, last| {
+            format!("cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group [$0, {c}], [${last}];")
+        },
     )
 }
 

@@ -15,12 +15,26 @@ const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:
 target triple = \"nvptx64-nvidia-cuda\"
 ";
 
+/// The kernel annotation of `kernel` (of function type `signature`), its map
+/// parameters (1-based `maps`) as grid constants, and the NVVM IR version.
+fn annotations(signature: &str, kernel: &str, maps: &[usize]) -> String {
+    let (annotation, list) = grid_constant(&format!("{signature} @{kernel}"), maps, 2);
+    format!(
+        "!nvvm.annotations = !{{!0, !1}}
+!0 = !{{{signature} @{kernel}, !\"kernel\", i32 1}}
+!1 = {annotation}
+{list}
+!nvvmir.version = !{{!3}}
+!3 = !{{i32 2, i32 0, i32 3, i32 1}}
+"
+    )
+}
+
 /// `tma_box(src, dst, dump, c0, c1, bytes)`: one block of 128 threads; thread 0 loads
 /// the box at `(c0, c1)` of `src` into a 1024-aligned shared tile, all threads copy the
 /// tile's `bytes` raw (swizzled) bytes to `dump`, thread 0 stores the tile to `dst`.
 fn round_trip_module() -> String {
     let signature = "void (%cudajit.tensor_map*, %cudajit.tensor_map*, i8*, i32, i32, i32)*";
-    let (annotation, list) = grid_constant(&format!("{signature} @tma_box"), &[1, 2], 2);
     format!(
         "{HEADER}{TENSOR_MAP_TYPE}
 @tile = internal addrspace(3) global [16384 x i8] undef, align 1024
@@ -76,19 +90,14 @@ exit:
   ret void
 }}
 
-!nvvm.annotations = !{{!0, !1}}
-!0 = !{{{signature} @tma_box, !\"kernel\", i32 1}}
-!1 = {annotation}
-{list}
-!nvvmir.version = !{{!3}}
-!3 = !{{i32 2, i32 0, i32 3, i32 1}}
-",
+{}",
         map_param("src"),
         map_param("dst"),
         prefetch("%srcmap"),
         load_box("%tile", "%srcmap", &["%c0", "%c1"], "%bar"),
         store_box("%dstmap", &["%c0", "%c1"], "%tile"),
         wait_group(0, true),
+        annotations(signature, "tma_box", &[1, 2]),
     )
 }
 
@@ -104,7 +113,6 @@ fn every_rank_module() -> String {
         );
     }
     let signature = "void (%cudajit.tensor_map*)*";
-    let (annotation, list) = grid_constant(&format!("{signature} @ranks"), &[1], 2);
     format!(
         "{HEADER}{TENSOR_MAP_TYPE}
 @tile = internal addrspace(3) global [1024 x i8] undef, align 1024
@@ -121,15 +129,10 @@ define void @ranks({}) {{
   {}
   ret void
 }}
-!nvvm.annotations = !{{!0, !1}}
-!0 = !{{{signature} @ranks, !\"kernel\", i32 1}}
-!1 = {annotation}
-{list}
-!nvvmir.version = !{{!3}}
-!3 = !{{i32 2, i32 0, i32 3, i32 1}}
-",
+{}",
         map_param("map"),
         wait_group(0, false),
+        annotations(signature, "ranks", &[1]),
     )
 }
 
