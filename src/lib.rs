@@ -42,6 +42,10 @@ pub use kernel_host::ndarray;
 /// What kernels print (`println!` in device code): buffer size, line order, capture.
 pub use kernel_host::print;
 pub use kernel_host::DeviceNd;
+// Hopper: TMA
+/// TMA tensor maps (docs/hopper.md): the descriptor a Hopper kernel's bulk tensor
+/// copies read, built from a `DeviceArray`/`DeviceNd` and checked on the host.
+pub use kernel_host::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,

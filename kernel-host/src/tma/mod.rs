@@ -42,7 +42,10 @@ pub struct TensorMapBytes(pub [u8; DESCRIPTOR_BYTES]);
 /// What keeps the tensor's memory alive as long as the map.
 #[derive(Clone)]
 enum Keep {
-    Gpu(Arc<Allocation>),
+    /// Held for its drop only: the driver's map holds the address.
+    Gpu {
+        _alive: Arc<Allocation>,
+    },
     Sim(Arc<Buffer>),
     /// An empty array has no memory (and no map of it passes the checks).
     Nothing,
@@ -129,7 +132,12 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
             }
         }
         let (keep, address) = match (array.allocation(), array.sim_buffer()) {
-            (Some(gpu), _) => (Keep::Gpu(gpu.clone()), array.device_ptr()),
+            (Some(gpu), _) => (
+                Keep::Gpu {
+                    _alive: gpu.clone(),
+                },
+                array.device_ptr(),
+            ),
             (None, Some(sim)) => (Keep::Sim(sim.clone()), 0),
             (None, None) => (Keep::Nothing, 0),
         };
@@ -145,7 +153,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
             )));
         }
         let bytes = match keep {
-            Keep::Gpu(_) => encode_tiled(&layout, address)?,
+            Keep::Gpu { .. } => encode_tiled(&layout, address)?,
             Keep::Sim(_) | Keep::Nothing => TensorMapBytes(layout.to_descriptor(address)),
         };
         Ok(TensorMap {
@@ -185,7 +193,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
     pub fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
         match &self.keep {
             Keep::Sim(buffer) => Some(buffer),
-            Keep::Gpu(_) | Keep::Nothing => None,
+            Keep::Gpu { .. } | Keep::Nothing => None,
         }
     }
 }
