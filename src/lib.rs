@@ -42,10 +42,6 @@ pub use kernel_host::ndarray;
 /// What kernels print (`println!` in device code): buffer size, line order, capture.
 pub use kernel_host::print;
 pub use kernel_host::DeviceNd;
-// Hopper: TMA
-/// TMA tensor maps (docs/hopper.md): the descriptor a Hopper kernel's bulk tensor
-/// copies read, built from a `DeviceArray`/`DeviceNd` and checked on the host.
-pub use kernel_host::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
 pub use kernel_host::{
     default_backend, elapsed_ms, set_backend, synchronize, to_device, Backend, Device, DeviceArray,
     DeviceAttribute, DeviceElem, DeviceProperties, DeviceScalar, Dim, Error, Event, LaunchConfig,
@@ -62,6 +58,10 @@ pub use kernel_host::{
     nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
     NCCL_PATH_VARIABLE,
 };
+// Hopper: TMA
+/// TMA tensor maps (docs/hopper.md): the descriptor a Hopper kernel's bulk tensor
+/// copies read, built from a `DeviceArray`/`DeviceNd` and checked on the host.
+pub use kernel_host::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross
