@@ -58,6 +58,10 @@ pub use kernel_host::{
     nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
     NCCL_PATH_VARIABLE,
 };
+// Hopper: TMA
+/// TMA tensor maps (docs/hopper.md): the descriptor a Hopper kernel's bulk tensor
+/// copies read, built from a `DeviceArray`/`DeviceNd` and checked on the host.
+pub use kernel_host::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross

@@ -57,6 +57,12 @@ pub enum Error {
     #[error("shape mismatch: {detail}")]
     ShapeMismatch { detail: String },
 
+    // Hopper: TMA
+    /// A tensor map that the hardware cannot use (checked before the driver sees it):
+    /// `detail` names the axis, stride or byte count that is wrong.
+    #[error("invalid tensor map: {detail}")]
+    InvalidTensorMap { detail: String },
+
     /// A host/device copy between buffers of different lengths.
     #[error(
         "{operation}: the device array holds {expected} elements but the host slice holds {found}"

@@ -22,6 +22,8 @@ mod launch;
 mod memory;
 mod multi;
 pub mod print;
+// Hopper: TMA
+mod tma;
 
 pub use backend::{Backend, BACKEND_VARIABLE};
 pub use compile::{disk, inspect};
@@ -49,10 +51,12 @@ pub use memory::array::DeviceArray;
 pub use memory::elem::{DeviceElem, DeviceScalar};
 pub use memory::pinned::{CopyGuard, PinnedBuffer};
 pub use memory::view::{DeviceView, DeviceViewMut};
+// Hopper: TMA
 pub use multi::{
     nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
     NCCL_PATH_VARIABLE,
 };
+pub use tma::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
 
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from

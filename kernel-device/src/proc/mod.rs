@@ -24,6 +24,8 @@ pub mod options;
 pub mod target;
 // Hopper: wgmma
 pub mod wgmma;
+// Hopper: TMA
+pub mod tma;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 pub use methods::{Method, MethodDef};

@@ -36,6 +36,8 @@ mod loop_versioning;
 mod loops;
 // Hopper
 mod mbarrier;
+// Hopper: TMA
+pub mod tma;
 // tensor cores: the inline PTX of `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;
 mod numeric;

@@ -14,6 +14,8 @@ mod loops;
 mod mbarrier;
 mod ops;
 mod slices;
+// Hopper: TMA
+mod tma;
 mod versioning;
 
 /// A terse way to build functions by hand.

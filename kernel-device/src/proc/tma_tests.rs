@@ -1,0 +1,211 @@
+use super::*;
+
+fn layout_2d(elem: ScalarType, dims: [u64; 2], row_bytes: u64, boxes: [u32; 2]) -> TensorMapLayout {
+    TensorMapLayout {
+        elem,
+        rank: 2,
+        global_dims: [dims[0], dims[1], 1, 1, 1],
+        global_strides: [row_bytes, 0, 0, 0],
+        box_dims: [boxes[0], boxes[1], 1, 1, 1],
+        swizzle: Swizzle::None,
+        oob_fill: OobFill::Zeros,
+        l2_promotion: L2Promotion::None,
+    }
+}
+
+/// The swizzle as the CUDA programming guide draws it: in each span-sized row of the
+/// tile, 16-byte chunk `c` goes to chunk `c ^ (r % n)`, `r` counting 128-byte lines
+/// and `n` the span's chunks (8 for 128 bytes; 4 for 64, 2 for 32).
+fn guide_swizzle(span: u64, offset: u64) -> u64 {
+    let chunks = span / 16;
+    let line = offset / 128;
+    let chunk = (offset / 16) % chunks;
+    let base = offset - chunk * 16;
+    base + ((chunk ^ (line % chunks)) * 16)
+}
+
+#[test]
+fn swizzle_is_the_guides_chunk_permutation_and_a_bijection() {
+    for (mode, span) in [(Swizzle::B32, 32), (Swizzle::B64, 64), (Swizzle::B128, 128)] {
+        let repeat = mode.repeat_bytes();
+        assert_eq!(repeat, span * 8);
+        let mut seen = vec![false; 2 * repeat as usize];
+        for offset in 0..2 * repeat {
+            let got = mode.apply(offset);
+            assert_eq!(got, guide_swizzle(span, offset), "{mode:?} at {offset}");
+            assert_eq!(got / repeat, offset / repeat, "stays in its repeat");
+            assert!(!std::mem::replace(&mut seen[got as usize], true));
+        }
+    }
+    assert_eq!(Swizzle::None.apply(1234), 1234);
+    // Line 1 of a 128-byte swizzle: chunks 0,1 trade places; bytes in a chunk keep order.
+    assert_eq!(Swizzle::B128.apply(128 + 3), 128 + 16 + 3);
+    assert_eq!(Swizzle::B128.apply(7 * 128 + 16 * 5), 7 * 128 + 16 * 2);
+}
+
+#[test]
+fn a_box_reads_its_window_and_fills_outside_the_tensor() {
+    // 37 columns (innermost) x 5 rows of f32, rows padded to 160 bytes.
+    let map = layout_2d(ScalarType::F32, [37, 5], 160, [8, 4]);
+    map.check(0x1000).unwrap();
+    assert_eq!(map.box_bytes(), 8 * 4 * 4);
+    let coords = [32i64, -1];
+    let got = map.box_elements(&coords);
+    assert_eq!(got.len(), 32);
+    for row in 0..4i64 {
+        for col in 0..8i64 {
+            let (x, y) = (coords[0] + col, coords[1] + row);
+            let inside = (0..37).contains(&x) && (0..5).contains(&y);
+            let global = inside.then(|| (y * 160 + x * 4) as u64);
+            let shared = ((row * 8 + col) * 4) as u64;
+            assert_eq!(
+                got[(row * 8 + col) as usize],
+                (global, shared),
+                "({row}, {col})"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_swizzled_box_places_each_element_at_its_swizzled_byte() {
+    let mut map = layout_2d(ScalarType::BF16, [64, 16], 128, [64, 8]);
+    map.swizzle = Swizzle::B128;
+    map.check(0).unwrap();
+    let got = map.box_elements(&[0, 8]);
+    for (i, (global, shared)) in got.iter().enumerate() {
+        let (row, col) = (i as u64 / 64, i as u64 % 64);
+        assert_eq!(*global, Some((8 + row) * 128 + col * 2));
+        assert_eq!(*shared, guide_swizzle(128, i as u64 * 2));
+    }
+}
+
+#[test]
+fn checks_name_what_is_wrong() {
+    let good = layout_2d(ScalarType::BF16, [64, 64], 128, [64, 32]);
+    good.check(256).unwrap();
+    let err = |map: TensorMapLayout, address: u64| map.check(address).unwrap_err();
+    assert!(err(good, 8).contains("not 16-byte aligned"));
+    let e = err(layout_2d(ScalarType::BF16, [64, 64], 136, [64, 32]), 0);
+    assert!(e.contains("stride of axis 0 is 136 bytes"), "{e}");
+    let e = err(layout_2d(ScalarType::BF16, [64, 64], 128, [64, 300]), 0);
+    assert!(e.contains("along axis 0 is 300"), "{e}");
+    let e = err(layout_2d(ScalarType::BF16, [64, 64], 128, [4, 32]), 0);
+    assert!(e.contains("inner extent is 8 bytes"), "{e}");
+    let mut wide = good;
+    wide.swizzle = Swizzle::B64;
+    let e = err(wide, 0);
+    assert!(
+        e.contains("128 bytes, more than the 64-byte swizzle span"),
+        "{e}"
+    );
+    let e = err(layout_2d(ScalarType::Bool, [64, 64], 128, [16, 1]), 0);
+    assert!(e.contains("cannot hold Bool"), "{e}");
+    let mut nan = layout_2d(ScalarType::I32, [64, 64], 256, [4, 1]);
+    nan.oob_fill = OobFill::NanRequestZeroFma;
+    assert!(err(nan, 0).contains("NaN out-of-bounds fill needs a float map"));
+    let e = err(layout_2d(ScalarType::BF16, [64, 0], 128, [64, 1]), 0);
+    assert!(e.contains("axis 0 has 0 elements"), "{e}");
+    let mut six = good;
+    six.rank = 6;
+    assert!(err(six, 0).contains("1 to 5 axes"));
+    let mut far = good;
+    far.global_strides[0] = STRIDE_LIMIT;
+    assert!(err(far, 0).contains("below 2^40"));
+}
+
+#[test]
+fn descriptors_round_trip() {
+    let mut map = layout_2d(ScalarType::F16, [100, 7], 208, [8, 3]);
+    map.swizzle = Swizzle::B32;
+    map.oob_fill = OobFill::NanRequestZeroFma;
+    map.l2_promotion = L2Promotion::B128;
+    let bytes = map.to_descriptor(0xdead_0000);
+    assert_eq!(
+        TensorMapLayout::from_descriptor(&bytes),
+        Some((map, 0xdead_0000))
+    );
+    assert_eq!(
+        TensorMapLayout::from_descriptor(&[0; DESCRIPTOR_BYTES]),
+        None
+    );
+    assert_eq!(map.fill_bytes(), 0x7fff);
+}
+
+#[test]
+fn a_copy_needs_sm_90_and_names_itself_elsewhere() {
+    use crate::proc::target::choose_arch;
+    assert_eq!(choose_arch(&[TARGET_NEED], (9, 0)).unwrap(), "compute_90");
+    let err = choose_arch(&[TARGET_NEED], (8, 9)).unwrap_err();
+    assert!(
+        err.contains("`cp.async.bulk.tensor` needs compute capability 9.0") && err.contains("8.9"),
+        "{err}"
+    );
+}
+
+/// The H200's tiles (`bench/tma/run.sh`: `tma_check.py` on the PTX of
+/// `back/nvvm/tests/tma.rs`, for compute_90 and compute_90a, identical): for each map,
+/// the raw bytes of the shared tile one `cp.async.bulk.tensor` load wrote. Each element
+/// of the tensor holds `row * 128 + column` (u16, or that value as f32); rows are
+/// `stride` bytes apart. One case so far: a 64 x 16 box of u16 with the 128-byte
+/// swizzle at the corner (64, 32) of a 100 x 40 tensor, half of it outside (the run's
+/// second case faulted the context; see `bench/tma/run.sh`).
+const H200_TILES: &str = include_str!("tma_h200_tiles.txt");
+
+#[test]
+fn the_model_places_every_byte_where_the_h200_did() {
+    let mut cases = 0;
+    let mut lines = H200_TILES.lines();
+    while let Some(header) = lines.next() {
+        let words: Vec<&str> = header.split_whitespace().collect();
+        let field = |name: &str, k: usize| -> i64 {
+            let at = words.iter().position(|w| *w == name).unwrap();
+            words[at + k].parse().unwrap()
+        };
+        let elem = if field("type", 1) == 7 {
+            ScalarType::F32
+        } else {
+            ScalarType::U16
+        };
+        let (cols, rows, stride) = (field("dims", 1), field("dims", 2), field("stride", 1));
+        let mut map = layout_2d(
+            elem,
+            [cols as u64, rows as u64],
+            stride as u64,
+            [field("box", 1) as u32, field("box", 2) as u32],
+        );
+        map.swizzle = [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
+            [field("swizzle", 1) as usize];
+        if field("oob", 1) == 1 {
+            map.oob_fill = OobFill::NanRequestZeroFma;
+        }
+        map.check(0).unwrap();
+        let tile_hex = lines.next().unwrap().strip_prefix("tile ").unwrap();
+        let tile: Vec<u8> = (0..tile_hex.len() / 2)
+            .map(|i| u8::from_str_radix(&tile_hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(tile.len() as u64, map.box_bytes(), "{header}");
+        let size = map.elem_bytes() as usize;
+        let coords = [field("coords", 1), field("coords", 2)];
+        for (i, (global, shared)) in map.box_elements(&coords).into_iter().enumerate() {
+            let want: u64 = match global {
+                Some(byte) => {
+                    let (row, col) = (byte / stride as u64, byte % stride as u64 / size as u64);
+                    let value = row * 128 + col;
+                    if elem == ScalarType::F32 {
+                        u64::from((value as f32).to_bits())
+                    } else {
+                        value
+                    }
+                }
+                None => map.fill_bytes(),
+            };
+            let at = shared as usize;
+            let mut got = [0u8; 8];
+            got[..size].copy_from_slice(&tile[at..at + size]);
+            assert_eq!(u64::from_le_bytes(got), want, "{header}: element {i}");
+        }
+        cases += 1;
+    }
+    assert!(cases >= 1, "{cases} cases");
+}

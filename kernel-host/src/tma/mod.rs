@@ -1,0 +1,281 @@
+//! TMA tensor maps on the host: [`TensorMap<T, N>`], the descriptor a Hopper kernel's
+//! `cp.async.bulk.tensor` copies read, built from a [`DeviceArray`] or [`DeviceNd`]
+//! with the box (the tile one copy moves), the swizzle, the L2 promotion and the
+//! out-of-bounds fill. The map is checked here, before the driver sees it, by
+//! `kernel_device::proc::tma`'s rules (each failure an `Err` naming the axis or the
+//! byte count that is wrong), then encoded by the driver's `cuTensorMapEncodeTiled`; on
+//! the simulator it is that module's plain 128-byte descriptor and no driver is called.
+//!
+//! Axes and box extents are given in the array's own row-major order (axis 0
+//! outermost), as `DeviceNd::shape` reports them; the driver's innermost-first order is
+//! this module's business. The map keeps the array's memory alive.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+use kernel_device::back::sim::Buffer;
+pub use kernel_device::proc::tma::{L2Promotion, OobFill, Swizzle};
+use kernel_device::proc::tma::{TensorMapLayout, DESCRIPTOR_BYTES, MAX_RANK};
+
+use crate::error::{DriverResultExt, Error, Result};
+use crate::launch::nd::DeviceNd;
+use crate::memory::allocation::Allocation;
+use crate::memory::array::DeviceArray;
+use crate::memory::elem::DeviceScalar;
+
+/// How a map lays out and fills its boxes; `Default` is no swizzle, no L2 promotion,
+/// zeros outside the tensor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TensorMapOptions {
+    pub swizzle: Swizzle,
+    pub l2_promotion: L2Promotion,
+    pub oob_fill: OobFill,
+}
+
+/// The 128 bytes of a tensor map, aligned as the kernel parameter that holds them
+/// (`.param .align 64 .b8 map[128]`).
+#[repr(C, align(64))]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TensorMapBytes(pub [u8; DESCRIPTOR_BYTES]);
+
+/// What keeps the tensor's memory alive as long as the map.
+#[derive(Clone)]
+enum Keep {
+    /// Held for its drop only: the driver's map holds the address.
+    Gpu {
+        _alive: Arc<Allocation>,
+    },
+    Sim(Arc<Buffer>),
+    /// An empty array has no memory (and no map of it passes the checks).
+    Nothing,
+}
+
+/// A tiled tensor map over an `N`-axis tensor of `T` (1 ≤ `N` ≤ 5).
+#[derive(Clone)]
+pub struct TensorMap<T: DeviceScalar, const N: usize> {
+    bytes: TensorMapBytes,
+    layout: TensorMapLayout,
+    keep: Keep,
+    _elem: PhantomData<T>,
+}
+
+impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMap<T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "TensorMap<{:?}, {N}> {{ shape: {:?}, box: {:?}, {:?} }}",
+            T::SCALAR,
+            self.shape(),
+            self.box_shape(),
+            self.layout.swizzle
+        )
+    }
+}
+
+impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
+    /// A map of the row-major N-d array `nd`, copying boxes of `box_shape` elements.
+    pub fn tiled(
+        nd: &DeviceNd<T, N>,
+        box_shape: [u32; N],
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        let shape = nd.shape().map(|n| n as u64);
+        let elem = std::mem::size_of::<T>() as u64;
+        // Row-major: each axis steps over the product of the later axes' lengths.
+        let mut strides = [0u64; N];
+        let mut step = elem;
+        for axis in (0..N).rev() {
+            strides[axis] = step;
+            step *= shape[axis];
+        }
+        Self::with_strides(nd.array(), shape, strides, box_shape, options)
+    }
+
+    /// A map of `array` viewed with `shape` and byte `strides` (row-major order: axis 0
+    /// outermost; the last axis must be dense, its stride the element size), for
+    /// padded rows or a sub-tensor. `Err` where the view reaches past the array.
+    pub fn with_strides(
+        array: &DeviceArray<T>,
+        shape: [u64; N],
+        strides: [u64; N],
+        box_shape: [u32; N],
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        let invalid = |detail: String| Error::InvalidTensorMap { detail };
+        if N == 0 || N > MAX_RANK {
+            return Err(invalid(format!("a tensor map has 1 to 5 axes, not {N}")));
+        }
+        let elem = std::mem::size_of::<T>() as u64;
+        if strides[N - 1] != elem {
+            return Err(invalid(format!(
+                "the last axis must be dense: its stride is {} bytes, not the element's {elem}",
+                strides[N - 1]
+            )));
+        }
+        // Driver order: innermost first.
+        let mut layout = TensorMapLayout {
+            elem: T::SCALAR,
+            rank: N,
+            global_dims: [1; MAX_RANK],
+            global_strides: [0; MAX_RANK - 1],
+            box_dims: [1; MAX_RANK],
+            swizzle: options.swizzle,
+            oob_fill: options.oob_fill,
+            l2_promotion: options.l2_promotion,
+        };
+        for i in 0..N {
+            layout.global_dims[i] = shape[N - 1 - i];
+            layout.box_dims[i] = box_shape[N - 1 - i];
+            if i > 0 {
+                layout.global_strides[i - 1] = strides[N - 1 - i];
+            }
+        }
+        let (keep, address) = match (array.allocation(), array.sim_buffer()) {
+            (Some(gpu), _) => (
+                Keep::Gpu {
+                    _alive: gpu.clone(),
+                },
+                array.device_ptr(),
+            ),
+            (None, Some(sim)) => (Keep::Sim(sim.clone()), 0),
+            (None, None) => (Keep::Nothing, 0),
+        };
+        layout.check(address).map_err(invalid)?;
+        let last_byte = (0..N)
+            .map(|axis| (shape[axis] - 1) * strides[axis])
+            .sum::<u64>()
+            + elem;
+        let array_bytes = array.len() as u64 * elem;
+        if last_byte > array_bytes {
+            return Err(invalid(format!(
+                "the shape {shape:?} with strides {strides:?} bytes reaches byte {last_byte}; the array has {array_bytes}"
+            )));
+        }
+        let bytes = match keep {
+            Keep::Gpu { .. } => encode_tiled(&layout, address)?,
+            Keep::Sim(_) | Keep::Nothing => TensorMapBytes(layout.to_descriptor(address)),
+        };
+        Ok(TensorMap {
+            bytes,
+            layout,
+            keep,
+            _elem: PhantomData,
+        })
+    }
+
+    /// The 128 bytes a kernel parameter of this map receives.
+    pub fn bytes(&self) -> &TensorMapBytes {
+        &self.bytes
+    }
+
+    /// The layout, innermost axis first (the driver's and the simulator's order).
+    pub fn layout(&self) -> &TensorMapLayout {
+        &self.layout
+    }
+
+    /// The tensor's shape, row-major.
+    pub fn shape(&self) -> [u64; N] {
+        std::array::from_fn(|axis| self.layout.global_dims[N - 1 - axis])
+    }
+
+    /// The box's shape, row-major.
+    pub fn box_shape(&self) -> [u32; N] {
+        std::array::from_fn(|axis| self.layout.box_dims[N - 1 - axis])
+    }
+
+    /// The bytes one box copy moves: what its mbarrier's `expect_tx` must say.
+    pub fn box_bytes(&self) -> u32 {
+        self.layout.box_bytes() as u32
+    }
+
+    /// The simulator's buffer under the map (`None` on a GPU).
+    pub fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
+        match &self.keep {
+            Keep::Sim(buffer) => Some(buffer),
+            Keep::Gpu { .. } | Keep::Nothing => None,
+        }
+    }
+}
+
+impl<T: DeviceScalar> TensorMap<T, 1> {
+    /// A map of a flat array, copying boxes of `box_len` elements.
+    pub fn tiled_1d(
+        array: &DeviceArray<T>,
+        box_len: u32,
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        let elem = std::mem::size_of::<T>() as u64;
+        Self::with_strides(array, [array.len() as u64], [elem], [box_len], options)
+    }
+}
+
+/// The driver's tiled map of a tensor at `address` (checked already).
+fn encode_tiled(layout: &TensorMapLayout, address: u64) -> Result<TensorMapBytes> {
+    use kernel_device::ir::ScalarType as S;
+    use sys::CUtensorMapDataType as D;
+    let data_type = match layout.elem {
+        S::U8 | S::I8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        S::U16 | S::I16 => D::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        S::U32 => D::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+        S::I32 => D::CU_TENSOR_MAP_DATA_TYPE_INT32,
+        S::U64 | S::Usize => D::CU_TENSOR_MAP_DATA_TYPE_UINT64,
+        S::I64 | S::Isize => D::CU_TENSOR_MAP_DATA_TYPE_INT64,
+        S::F16 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        S::BF16 => D::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        S::F32 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        S::F64 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+        S::Bool => unreachable!("checked: no map of bool"),
+    };
+    let swizzle = match layout.swizzle {
+        Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+    };
+    let l2 = match layout.l2_promotion {
+        L2Promotion::None => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        L2Promotion::B64 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+        L2Promotion::B128 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        L2Promotion::B256 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+    };
+    let fill = match layout.oob_fill {
+        OobFill::Zeros => sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        OobFill::NanRequestZeroFma => {
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+        }
+    };
+    let element_strides = [1u32; MAX_RANK];
+    let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+    // SAFETY: the arrays hold at least `rank` entries each (the driver reads `rank`, and
+    // `rank - 1` strides); `map` is a writable CUtensorMap; the address is the device
+    // memory the map keeps alive.
+    unsafe {
+        sys::cuTensorMapEncodeTiled(
+            map.as_mut_ptr(),
+            data_type,
+            layout.rank as u32,
+            address as *mut std::ffi::c_void,
+            layout.global_dims.as_ptr(),
+            layout.global_strides.as_ptr(),
+            layout.box_dims.as_ptr(),
+            element_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            l2,
+            fill,
+        )
+    }
+    .result()
+    .call("cuTensorMapEncodeTiled")?;
+    // SAFETY: the driver initialised the map (and it was zeroed before).
+    let map = unsafe { map.assume_init() };
+    let mut bytes = [0u8; DESCRIPTOR_BYTES];
+    for (chunk, word) in bytes.chunks_exact_mut(8).zip(map.opaque) {
+        chunk.copy_from_slice(&word.to_ne_bytes());
+    }
+    Ok(TensorMapBytes(bytes))
+}
+
+#[cfg(test)]
+mod tests;
