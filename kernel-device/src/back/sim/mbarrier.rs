@@ -27,10 +27,44 @@ use super::mbarrier_state::Record;
 use super::memory::Buffer;
 use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
 use super::warp::{Frame, Preempt, Warp};
-use crate::ir::{checks, Expr, Handle, MbarrierOp, MemoryScope};
+use crate::ir::{checks, Expr, Handle, MbarrierOp, MemoryScope, SourceLoc};
 use crate::proc::mbarrier::{BarrierState, MAX_ARRIVALS, SPACE_MESSAGE};
 
 impl Warp<'_, '_> {
+    /// Where one lane's `slice[index]` of a shared-memory slice lives (`slots`: the
+    /// slice's and the index's), or `None` after that lane panicked: the index past the
+    /// end (bounds checks on), or the slice not in shared memory (`space_message`). The
+    /// check that barriers and wgmma descriptors (both name a shared element) share.
+    pub(super) fn shared_element(
+        &mut self,
+        fr: &Frame,
+        loc: SourceLoc,
+        lane: usize,
+        (slice, index): (u32, u32),
+        elem_bytes: u64,
+        space_message: &str,
+    ) -> Option<u64> {
+        let (p, len, i) = (
+            fr.get(slice, lane),
+            fr.get(slice + 1, lane),
+            fr.get(index, lane),
+        );
+        if self.func(fr.func).options.bounds_check && i >= len {
+            let message = checks::substitute(checks::INDEX_MESSAGE, i, len);
+            self.panic_at(fr, loc, lane, message);
+            return None;
+        }
+        let at = ptr_add(p, i.saturating_mul(elem_bytes));
+        let region = region_of(at);
+        let shared = region != LOCAL_REGION as usize
+            && self.launch.regions.get(region).map(|r| r.space) == Some(Space::Shared);
+        if !shared {
+            self.panic_at(fr, loc, lane, checks::substitute(space_message, i, len));
+            return None;
+        }
+        Some(at)
+    }
+
     /// `mbarrier_*` and `fence_mbarrier_init` for the lanes of `m` (operands evaluated).
     pub fn mbarrier_intrinsic(
         &mut self,
@@ -56,28 +90,11 @@ impl Warp<'_, '_> {
         // the barrier's address, so a wait that never ends is seen as a spin.
         self.preempt(fr.func, loc, m, Preempt::Always, target)?;
         for lane in lanes(m) {
-            let (p, len, i) = (
-                fr.get(bars, lane),
-                fr.get(bars + 1, lane),
-                fr.get(index, lane),
-            );
-            if func.options.bounds_check && i >= len {
-                self.panic_at(
-                    fr,
-                    loc,
-                    lane,
-                    checks::substitute(checks::INDEX_MESSAGE, i, len),
-                );
+            let Some(p) = self.shared_element(fr, loc, lane, (bars, index), 8, SPACE_MESSAGE)
+            else {
                 continue;
-            }
-            let p = ptr_add(p, i.saturating_mul(8));
+            };
             let (region, offset) = (region_of(p), offset_of(p));
-            let shared = region != LOCAL_REGION as usize
-                && self.launch.regions.get(region).map(|r| r.space) == Some(Space::Shared);
-            if !shared {
-                self.panic_at(fr, loc, lane, checks::substitute(SPACE_MESSAGE, i, len));
-                continue;
-            }
             let kind = if op == MbarrierOp::Init {
                 AccessKind::Write
             } else {

@@ -24,14 +24,14 @@
 //! descriptor's start address (`desc + 2` for 32 bytes) work on both.
 
 use super::detect::in_flight::{CopyEnd, InFlightCopy};
-use super::detect::{RegionId, SiteId, Space};
+use super::detect::{RegionId, SiteId};
 use super::fault::{Fault, R};
 use super::lanes::{lanes, LANES};
-use super::pointer::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
+use super::pointer::{offset_of, ptr, region_of};
 use super::scalar::{half_to_f32, of_f32};
 use super::warp::{Frame, Warp};
 use super::wgmma_state::PendingWgmma;
-use crate::ir::{checks, Expr, Handle, ScalarType, Type, WgmmaCombo, WgmmaOp};
+use crate::ir::{Expr, Handle, ScalarType, Type, WgmmaCombo, WgmmaOp};
 use crate::proc::wgmma::{acc_position, Descriptor, Swizzle, SPACE_MESSAGE, WARPGROUP_THREADS};
 
 const FULL_WARP: u32 = u32::MAX;
@@ -123,29 +123,14 @@ impl Warp<'_, '_> {
         };
         let slots: Vec<u32> = args.iter().map(|a| self.slot_of(fr, *a)).collect();
         let out = self.slot_of(fr, e);
+        let elem_bytes = u64::from(elem.size_bytes());
         for lane in lanes(m) {
-            let (p, len, i) = (
-                fr.get(slots[0], lane),
-                fr.get(slots[0] + 1, lane),
-                fr.get(slots[1], lane),
-            );
-            if func.options.bounds_check && i >= len {
-                self.panic_at(
-                    fr,
-                    loc,
-                    lane,
-                    checks::substitute(checks::INDEX_MESSAGE, i, len),
-                );
+            let tile = (slots[0], slots[1]);
+            let Some(at) = self.shared_element(fr, loc, lane, tile, elem_bytes, SPACE_MESSAGE)
+            else {
                 continue;
-            }
-            let at = ptr_add(p, i.saturating_mul(u64::from(elem.size_bytes())));
+            };
             let region = region_of(at);
-            let shared = region != LOCAL_REGION as usize
-                && self.launch.regions.get(region).map(|r| r.space) == Some(Space::Shared);
-            if !shared {
-                self.panic_at(fr, loc, lane, checks::substitute(SPACE_MESSAGE, i, len));
-                continue;
-            }
             let swizzle_bytes = fr.get(slots[2], lane) as u32;
             let Some(swizzle) = Swizzle::from_bytes(swizzle_bytes) else {
                 return Err(self.wgmma_misuse(
