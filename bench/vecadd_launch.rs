@@ -239,11 +239,10 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
     // First call of each: front end + libnvvm + module load + launch (a cold disk
     // cache when run.sh points CUDAJIT_CACHE_DIR at a fresh folder), with the stages
     // of each first launch profiled (a few clock reads per compile).
-    // With `CUDAJIT_NVVM_WARM_UP=1` (off by default: see kernel_host's
-    // `compile::warm_up`), libnvvm was loaded and warmed by one small compile on a
-    // thread of its own when the GPU opened, overlapping the setup above (the arrays'
-    // generation and upload): the first calls below then time what is left, and this
-    // line says whether the warm-up had ended by then.
+    // Unless `CUDAJIT_NVVM_WARM_UP=0` (see kernel_host's `compile::warm_up`), libnvvm
+    // was loaded and warmed by one small compile on a thread of its own while the
+    // GPU's context was created, and joined before the device was handed out: the
+    // first calls below then time what is left, and this line says what it took.
     match kernel_host::profile::warm_up_report() {
         Some(w) => println!(
             "RESULT nvvm_warm_up_ms {:.3} load_ms={:.3},compile_ms={:.3},finished_before_first_call={},compiled={}",
