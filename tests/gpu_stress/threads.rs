@@ -137,17 +137,21 @@ fn a_streams_panic_is_not_stolen_by_a_device_sync_loop() {
     };
     let rounds = if device.is_simulator() { 6 } else { 500 };
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let syncs = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let syncer = {
-        let (device, done) = (device.clone(), done.clone());
+        let (device, done, syncs) = (device.clone(), done.clone(), syncs.clone());
         std::thread::spawn(move || {
-            let mut syncs = 0u64;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 device.synchronize().unwrap();
-                syncs += 1;
+                syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            syncs
         })
     };
+    // The rounds start once the loop is running: on the simulator six rounds can end
+    // before a freshly spawned thread is first scheduled, and then nothing was tested.
+    while syncs.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        std::thread::yield_now();
+    }
     let stream = device.new_stream().unwrap();
     for round in 0..rounds {
         let len = 1 + round % 200;
@@ -157,7 +161,7 @@ fn a_streams_panic_is_not_stolen_by_a_device_sync_loop() {
         assert_eq!(len_in(&err), Some(len), "round {round}: {err}");
     }
     done.store(true, std::sync::atomic::Ordering::Relaxed);
-    assert!(syncer.join().unwrap() > 0);
+    syncer.join().unwrap();
 }
 
 /// Issue 22's bar: 8 threads launch the same kernel (half of the launches panicking)
