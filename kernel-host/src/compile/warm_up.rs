@@ -22,9 +22,9 @@
 //! did not make the first kernel's compile faster (11.2–14.5 ms with it, 10.6–15.2
 //! without), so none is made.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cudarc::driver::{result, sys};
 use kernel_device::back::nvvm::Options;
@@ -80,7 +80,6 @@ static STATE: Mutex<State> = Mutex::new(State {
     finished: false,
     compiled: false,
 });
-static FINISHED: Condvar = Condvar::new();
 
 fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
@@ -166,7 +165,6 @@ fn finish(load_ms: f64, compile_ms: f64, compiled: bool) {
         finished: true,
         compiled,
     };
-    FINISHED.notify_all();
 }
 
 /// The warm-up of this process, if one started.
@@ -178,19 +176,6 @@ pub fn warm_up_report() -> Option<WarmUp> {
         finished: state.finished,
         compiled: state.compiled,
     })
-}
-
-/// Waits (at most `timeout`) for the warm-up to end: for tests and benches that
-/// time a first compile apart from it (once a GPU is open it has ended).
-pub fn wait_for_warm_up(timeout: Duration) -> Option<WarmUp> {
-    {
-        let state = state();
-        if !state.started {
-            return None;
-        }
-        let _ = FINISHED.wait_timeout_while(state, timeout, |s| !s.finished);
-    }
-    warm_up_report()
 }
 
 #[cfg(test)]

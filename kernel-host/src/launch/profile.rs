@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use crate::compile::profile::enabled;
 pub use crate::compile::profile::{enable, take_first_launches, FirstLaunch, FirstStage};
-pub use crate::compile::warm_up::{wait_for_warm_up, warm_up_report, WarmUp, WARM_UP_VARIABLE};
+pub use crate::compile::warm_up::{warm_up_report, WarmUp, WARM_UP_VARIABLE};
 
 /// A stage of a launch through the driver, in the order a launch passes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
