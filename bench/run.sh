@@ -54,6 +54,8 @@ if [ -n "$bin" ]; then
   if [ -s "$work/vecadd.ptx" ]; then ptx_env=(CUDAJIT_BENCH_PTX="$work/vecadd.ptx"); fi
   # CUDAJIT_AOT=0: the first call includes the JIT, as Numba's does.
   step cudajit env CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
+  # The launch path's own work on this host's CPU, no GPU involved (issue 27's microbench).
+  step cudajit-cpu-host "$bin" --cpu-host-path
 else
   echo "=== cudajit: no vecadd_launch binary (run cargo xtask gpu-bundle on the development machine)" | tee -a "$log"
   failed+=(cudajit-missing)

@@ -109,6 +109,15 @@ fn main() {
         }
         return;
     }
+    // `vecadd_launch --cpu-host-path`: the launch path's own work, timed on the CPU
+    // without a GPU (issue 27's microbench; run.sh's GPU run prints it too).
+    if std::env::args().any(|a| a == "--cpu-host-path") {
+        if let Err(e) = launch_profile::cpu_host_path(vecadd::source()) {
+            eprintln!("vecadd_launch --cpu-host-path: error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     // `vecadd_launch --print-ptx`: the PTX the bench's kernels get for compute_90, made
     // without a GPU (libnvvm only), to read beside `nvcc -ptx bench/cuda/vecadd.cu`.
     if std::env::args().any(|a| a == "--print-ptx") {

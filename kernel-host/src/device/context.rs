@@ -44,6 +44,17 @@ impl Device {
         }
     }
 
+    /// Whether an object made in context `generation` may be used now: the context is
+    /// not lost and was not reset since (always on the simulator). One call through
+    /// the executor and two loads from one cache line: the launch path's check.
+    #[inline]
+    pub(crate) fn is_usable_in(&self, generation: u64) -> bool {
+        match self.health() {
+            Some(health) => !health.is_lost() & (health.generation() == generation),
+            None => true,
+        }
+    }
+
     /// Whether a sticky error has made the context unusable (until [`Device::reset`]).
     pub fn is_lost(&self) -> bool {
         self.health().is_some_and(Health::is_lost)

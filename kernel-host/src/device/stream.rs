@@ -177,7 +177,17 @@ impl Stream {
 
     /// `Err` when the stream was made before a reset of its device (the reset
     /// destroyed it) or the device's context is lost.
+    #[inline]
     pub(crate) fn ensure_current(&self) -> Result<()> {
+        if self.device.is_usable_in(self.generation) {
+            return Ok(());
+        }
+        self.stale_or_lost()
+    }
+
+    /// Why [`Stream::ensure_current`] refused the stream.
+    #[cold]
+    fn stale_or_lost(&self) -> Result<()> {
         self.device.ensure_alive()?;
         if self.generation != self.device.generation() {
             return Err(Error::StaleAfterReset {

@@ -38,22 +38,24 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::error::Error;
 
-/// Whether a GPU's context works, and what broke it.
+/// Whether a GPU's context works, and what broke it. `repr(C)`: what every launch
+/// reads or writes comes first, in one cache line (issue 27).
 #[derive(Default)]
+#[repr(C)]
 pub(crate) struct Health {
     /// Incremented by every reset.
     generation: AtomicU64,
     /// Set once a sticky error was seen (the fast-path check).
     lost: AtomicBool,
-    /// The error every call returns while `lost`.
-    cause: Mutex<Option<Error>>,
     /// The name of the kernel most recently launched on the context: a loaded kernel's
-    /// own `name` (loaded kernels are never freed, so the pointer stays valid). One
-    /// relaxed store per launch, as before; null when none was launched.
+    /// own `name` (loaded kernels are never freed, so the pointer stays valid). Stored
+    /// by a launch of another kernel than the last; null when none was launched.
     last_kernel: AtomicPtr<String>,
     /// Shared by the operations in flight, exclusive for a reset (see the module
     /// documentation).
     users: RwLock<()>,
+    /// The error every call returns while `lost`.
+    cause: Mutex<Option<Error>>,
 }
 
 thread_local! {
@@ -173,8 +175,12 @@ impl Health {
     /// recently launched one.
     #[inline]
     pub(crate) fn note_launch(&self, name: &'static String) {
-        self.last_kernel
-            .store(name as *const String as *mut String, Ordering::Relaxed);
+        // A store only when the kernel changes: launches of one kernel from many
+        // threads then share the line instead of taking it from each other.
+        let name = name as *const String as *mut String;
+        if self.last_kernel.load(Ordering::Relaxed) != name {
+            self.last_kernel.store(name, Ordering::Relaxed);
+        }
     }
 
     /// The name of the kernel most recently launched, `(none)` before the first.

@@ -201,19 +201,21 @@ impl ModuleTable {
 
 /// Where the asynchronous launches of one stream report faults until the stream (or the
 /// device) is synchronised: a GPU's panic record, or the simulator's first fault.
+/// `repr(C)`: the two words every launch reads come first, in one cache line.
+#[repr(C)]
 pub(crate) struct StreamFaults {
-    /// The GPU's record (None on the simulator); replaced by `Device::reset`, which
-    /// frees the memory of the old one.
-    record: Mutex<Option<PanicRecord>>,
-    /// Its device address, read by every launch without taking the lock.
+    /// The record's device address, read by every launch without taking the lock.
     record_ptr: AtomicU64,
-    /// The simulator's first fault of a launch on device arrays alone.
-    deferred: Mutex<Option<Error>>,
     /// The host thread that launched on the stream last ([`thread_key`]), whose
     /// device-wide synchronisation reports this stream's panics; `ORPHANED` for the
     /// default-stream record of a thread that exited, `UNUSED` before any launch (and
     /// for a default-stream record free for another thread).
     launcher: AtomicU64,
+    /// The GPU's record (None on the simulator); replaced by `Device::reset`, which
+    /// frees the memory of the old one.
+    record: Mutex<Option<PanicRecord>>,
+    /// The simulator's first fault of a launch on device arrays alone.
+    deferred: Mutex<Option<Error>>,
 }
 
 /// [`StreamFaults::launcher`] of a record no thread launched on (or free to lend).
@@ -223,10 +225,20 @@ const ORPHANED: u64 = u64::MAX;
 
 /// A number naming the calling host thread for the process's lifetime (never
 /// `UNUSED` or `ORPHANED`).
+#[inline]
 pub(crate) fn thread_key() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    thread_local!(static KEY: u64 = NEXT.fetch_add(1, Ordering::Relaxed));
-    KEY.with(|key| *key)
+    // A `const` thread-local without a destructor: one load on every launch, no lazy
+    // initialisation check; 0 until the thread's first call numbers it.
+    thread_local!(static KEY: std::cell::Cell<u64> = const { std::cell::Cell::new(UNUSED) });
+    KEY.with(|key| match key.get() {
+        UNUSED => {
+            let new = NEXT.fetch_add(1, Ordering::Relaxed);
+            key.set(new);
+            new
+        }
+        known => known,
+    })
 }
 
 impl StreamFaults {

@@ -316,14 +316,17 @@ impl<'a> KernelArg<'a> {
     ) -> Self {
         let offset = start * std::mem::size_of::<T>();
         let ptr = array.device_ptr();
+        let allocation = array.allocation();
         KernelArg {
             kind: ArgKind::Device {
                 elem: T::device_type(),
-                device: array.device_id(),
+                // From the GPU memory where there is some: no call through the device's
+                // executor on the launch path.
+                device: allocation.map_or_else(|| array.device_id(), |m| m.device_id()),
                 mutable,
                 sim_buffer: array.sim_buffer(),
                 sim_offset: offset,
-                allocation: array.allocation(),
+                allocation,
             },
             // An empty array has no allocation: its pointer stays 0.
             value: if ptr == 0 { 0 } else { ptr + offset as u64 },
@@ -390,8 +393,40 @@ pub(crate) struct ArgSummary {
 }
 
 /// Checks count and types of `args` against the kernel's parameters, and that device
-/// arrays live on the launch's device. Runs before any driver call of the launch.
+/// arrays live on the launch's device. Runs before any driver call of the launch: one
+/// pass that only compares, one branch on its outcome; an argument that does not fit
+/// goes to [`check_args_slow`], which says which and why.
+#[inline]
 pub(crate) fn check_args(
+    kernel: &str,
+    params: &[Type],
+    args: &[KernelArg<'_>],
+    launch_device: DeviceId,
+) -> Result<ArgSummary> {
+    let mut summary = ArgSummary {
+        slots: 0,
+        host_slices: false,
+    };
+    let mut fit = params.len() == args.len();
+    for (param, arg) in params.iter().zip(args) {
+        summary.slots += arg.slot_count();
+        summary.host_slices |= matches!(arg.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. });
+        let on_device = match &arg.kind {
+            ArgKind::Device { device, .. } => *device == launch_device,
+            _ => true,
+        };
+        fit &= arg.fits(param) & on_device;
+    }
+    if fit {
+        return Ok(summary);
+    }
+    check_args_slow(kernel, params, args, launch_device)
+}
+
+/// [`check_args`] with the first misfit named (the same summary when none is).
+#[cold]
+#[inline(never)]
+fn check_args_slow(
     kernel: &str,
     params: &[Type],
     args: &[KernelArg<'_>],

@@ -220,7 +220,54 @@ const GRID_ATTRS: [&str; 3] = [
     "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z",
 ];
 
+/// The launch path's check (issue 27): every limit compared without a branch, one
+/// branch on the outcome; a shape that breaks one goes to [`validate_slow`], which
+/// names it. Agrees with `validate_slow` on every shape (a unit test compares them).
+#[inline]
 fn validate(
+    grid: Dim,
+    block: Dim,
+    shared_bytes: usize,
+    limits: &DeviceLimits,
+) -> std::result::Result<ValidLaunch, Rejection> {
+    // `1 <= extent <= max` as one unsigned compare: 0 and negatives wrap to huge.
+    let within = |extent: i128, max: u32| (extent as u128).wrapping_sub(1) < u128::from(max);
+    let [gx, gy, gz] = grid.extents;
+    let [bx, by, bz] = block.extents;
+    let [mgx, mgy, mgz] = limits.max_grid_dim;
+    let [mbx, mby, mbz] = limits.max_block_dim;
+    let extents_fit = within(gx, mgx)
+        & within(gy, mgy)
+        & within(gz, mgz)
+        & within(bx, mbx)
+        & within(by, mby)
+        & within(bz, mbz);
+    // Exact when the extents fit u32 (three of them fit u128), and used only then (the
+    // `&&`); wrapping for other extents is harmless.
+    let threads = (bx as u128)
+        .wrapping_mul(by as u128)
+        .wrapping_mul(bz as u128);
+    let opt_in_max = limits
+        .max_shared_per_block_optin
+        .max(limits.max_shared_per_block);
+    let fits = extents_fit
+        && ((threads <= u128::from(limits.max_threads_per_block))
+            & (shared_bytes <= opt_in_max as usize));
+    if !fits {
+        return validate_slow(grid, block, shared_bytes, limits);
+    }
+    Ok(ValidLaunch {
+        grid: [gx as u32, gy as u32, gz as u32],
+        block: [bx as u32, by as u32, bz as u32],
+        shared_bytes: shared_bytes as u32,
+        needs_shared_opt_in: shared_bytes > limits.max_shared_per_block as usize,
+    })
+}
+
+/// [`validate`] with the broken limit named (or the same answer, if none is).
+#[cold]
+#[inline(never)]
+fn validate_slow(
     grid: Dim,
     block: Dim,
     shared_bytes: usize,
@@ -324,6 +371,48 @@ mod tests {
             .unwrap();
         assert_eq!(ok.grid, [2_147_483_647, 65535, 65535]);
         assert_eq!(ok.block, [1, 1, 64]);
+    }
+
+    /// The branch-free check and the one that names the limit agree on every shape
+    /// near the limits (zero, negative, at and past each maximum, huge extents).
+    #[test]
+    fn fast_check_agrees_with_the_naming_check() {
+        let edges = |max: u32| {
+            let max = i128::from(max);
+            [i128::MIN, -1, 0, 1, 2, max - 1, max, max + 1, 1 << 40]
+        };
+        let mut compared = 0;
+        for gx in edges(LIMITS.max_grid_dim[0]) {
+            for gy in edges(LIMITS.max_grid_dim[1]) {
+                for bx in edges(LIMITS.max_block_dim[0]) {
+                    for bz in edges(LIMITS.max_block_dim[2]) {
+                        for shared in [0usize, 49152, 49153, 300_000, usize::MAX] {
+                            let grid = Dim {
+                                extents: [gx, gy, 1],
+                            };
+                            let block = Dim {
+                                extents: [bx, 1, bz],
+                            };
+                            let fast = validate(grid, block, shared, &LIMITS);
+                            let slow = validate_slow(grid, block, shared, &LIMITS);
+                            match (fast, slow) {
+                                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                                (Err(a), Err(b)) => {
+                                    assert_eq!((a.limit, a.detail), (b.limit, b.detail))
+                                }
+                                (a, b) => panic!(
+                                    "{grid:?} {block:?} {shared}: fast {:?} slow {:?}",
+                                    a.is_ok(),
+                                    b.is_ok()
+                                ),
+                            }
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 9 * 9 * 9 * 9 * 5);
     }
 
     #[test]

@@ -36,22 +36,21 @@ use cudarc::driver::{result, sys};
 
 use crate::device::marks::{ReadTracked, RecordedEvent};
 use crate::device::stream::{raw_of, StreamRef};
-use crate::device::Device;
+use crate::device::{Device, DeviceId};
 use crate::error::{DriverResultExt, Result};
 
 /// How many reading streams of one array get an event of their own; reads on more
 /// streams are waited for as their streams' queues at the switch.
 pub(crate) const MAX_TRACKED_READERS: usize = 8;
 
-/// Device memory of one array.
+/// Device memory of one array. `repr(C)`: what every launch reads (the pointer, the
+/// quiet tags, the device and generation its argument check compares) comes first, in
+/// one cache line, so that a launch on one stream touches one line per array (after a
+/// driver call the path's data is mostly out of the nearest caches: issue 27).
+#[repr(C)]
 pub(crate) struct Allocation {
     /// 0 for an empty array (the driver refuses zero-byte allocations).
     pub(crate) ptr: sys::CUdeviceptr,
-    device: Device,
-    /// The context generation the memory belongs to (see `crate::executor::health`).
-    generation: u64,
-    source: Source,
-    usage: Mutex<Usage>,
     /// The launch fast path's copy of what `usage` decides without a change: a read
     /// on the stream tagged here needs nothing (it is the last writer's), and a write
     /// on the stream tagged in `quiet_for_writes` neither (last writer, no reader
@@ -60,6 +59,14 @@ pub(crate) struct Allocation {
     /// lock (issue 27).
     quiet_for_reads: AtomicUsize,
     quiet_for_writes: AtomicUsize,
+    /// The context generation the memory belongs to (see `crate::executor::health`).
+    generation: u64,
+    /// The GPU's ordinal, kept here so that a launch's argument check needs no call
+    /// through the device's executor.
+    ordinal: usize,
+    device: Device,
+    source: Source,
+    usage: Mutex<Usage>,
 }
 
 /// A stream's tag for the fast path (never 0, except for a handle of `usize::MAX`,
@@ -152,6 +159,7 @@ impl Allocation {
         Ok(Arc::new(Allocation {
             ptr,
             generation: device.generation(),
+            ordinal: device.ordinal(),
             device: device.clone(),
             source,
             usage: Mutex::new(Usage {
@@ -188,6 +196,7 @@ impl Allocation {
         Arc::new(Allocation {
             ptr,
             generation: device.generation(),
+            ordinal: device.ordinal(),
             device: device.clone(),
             source: Source::Borrowed {
                 hand_back,
@@ -201,6 +210,26 @@ impl Allocation {
             quiet_for_reads: AtomicUsize::new(tag),
             quiet_for_writes: AtomicUsize::new(tag),
         })
+    }
+
+    /// The device and context generation the memory belongs to, for a launch's
+    /// argument check (what `DeviceArray::device_id` says, without its executor call).
+    #[inline]
+    pub(crate) fn device_id(&self) -> DeviceId {
+        DeviceId::Cuda(self.ordinal, self.generation)
+    }
+
+    /// Whether a use on the stream of handle `raw` (a write when `write`) needs
+    /// nothing: what [`Allocation::use_on_tracked`] decides without its lock, as one
+    /// load and compare (the launch's fast path over all its arrays).
+    #[inline]
+    pub(crate) fn is_quiet_on(&self, raw: sys::CUstream, write: bool) -> bool {
+        let quiet = if write {
+            &self.quiet_for_writes
+        } else {
+            &self.quiet_for_reads
+        };
+        self.ptr == 0 || quiet.load(Ordering::Acquire) == stream_tag(raw)
     }
 
     pub(crate) fn is_borrowed(&self) -> bool {
@@ -228,12 +257,7 @@ impl Allocation {
         // change only under the lock, with `usage`; a `&mut` use (a write) excludes
         // every other use of the array, and a read that races a change of writer is
         // as ordered as it was when the lock was taken and released before its launch.
-        let quiet = if write {
-            &self.quiet_for_writes
-        } else {
-            &self.quiet_for_reads
-        };
-        if quiet.load(Ordering::Acquire) == stream_tag(here) {
+        if self.is_quiet_on(here, write) {
             return Ok(false);
         }
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());

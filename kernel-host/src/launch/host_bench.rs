@@ -1,0 +1,253 @@
+//! A CPU microbenchmark of the launch path's own work (issue 27), runnable without a
+//! GPU: the stages of a launch through the driver that need no driver call (the
+//! reset guard, the panic record, the shape and argument checks, the stream ordering
+//! of arrays already on the launch's stream, the parameter slots), on the very
+//! functions `launch` calls, over three device arrays on one stream. What it cannot
+//! run here: `cuCtxGetCurrent`, the kernel lookup's loaded module and the driver call.
+//!
+//! A launch through the driver spends ~3 µs in the driver, which pushes the launch
+//! path's data out of the nearest caches: most of the path's cost on the GPU machine is
+//! cache misses, not instructions. So each row is timed twice: back to back (warm) and
+//! with `evict_bytes` of other memory written between launches (the eviction's own time
+//! measured alone and subtracted). `vecadd_launch --cpu-host-path` prints the table.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::sys;
+use kernel_device::ir::{ScalarType, Type};
+use kernel_device::source::FnSource;
+
+use crate::device::stream::{StreamHandle, StreamOwner, StreamRef};
+use crate::device::Device;
+use crate::executor::health::Health;
+use crate::executor::panic::StreamFaults;
+use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
+use crate::launch::config::LaunchConfig;
+use crate::memory::allocation::Allocation;
+
+/// One row: nanoseconds per launch, warm and with the caches disturbed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostPathRow {
+    pub stage: &'static str,
+    pub warm_ns: f64,
+    pub evicted_ns: f64,
+}
+
+/// The fixture: a simulated device standing in for the GPU's limits and arrays, three
+/// arrays last used on one (made-up, never driven) stream, a context's health.
+struct Fixture {
+    device: Device,
+    health: Health,
+    faults: Arc<StreamFaults>,
+    stream: StreamRef,
+    arrays: Vec<Arc<Allocation>>,
+    params: Vec<Type>,
+}
+
+impl Fixture {
+    fn new() -> crate::Result<Fixture> {
+        let device = Device::simulator()?;
+        // A stream handle the driver never sees (its owner destroys nothing).
+        let stream: StreamRef = Some(StreamHandle::new(
+            0xA0 as sys::CUstream,
+            &device,
+            StreamOwner::Foreign,
+        ));
+        // Borrowed memory at made-up addresses, last used on `stream`: no driver call
+        // makes or frees it, and every use stays on the fast path.
+        let arrays = (1..=3u64)
+            .map(|i| Allocation::borrowed(&device, i << 20, stream.clone(), None))
+            .collect();
+        let slice = |mutable| Type::Slice {
+            elem: ScalarType::F32,
+            mutable,
+        };
+        Ok(Fixture {
+            faults: device.new_faults()?,
+            health: Health::default(),
+            params: vec![slice(false), slice(false), slice(true)],
+            device,
+            stream,
+            arrays,
+        })
+    }
+
+    /// The launch's arguments as the generated launcher builds them (`vecadd(a, b, &mut c)`).
+    fn args(&self) -> [KernelArg<'_>; 3] {
+        let arg = |i: usize, mutable| KernelArg {
+            kind: ArgKind::Device {
+                elem: Type::Scalar(ScalarType::F32),
+                device: self.arrays[i].device_id(),
+                mutable,
+                sim_buffer: None,
+                sim_offset: 0,
+                allocation: Some(&self.arrays[i]),
+            },
+            value: self.arrays[i].ptr,
+            len: 1024,
+        };
+        [arg(0, false), arg(1, false), arg(2, true)]
+    }
+}
+
+/// Times the launch path's stages over `launches` launches (least of `rounds`), warm
+/// and with `evict_bytes` written between launches. `source` is the kernel the shape
+/// is checked for (its `launch_bounds`).
+pub fn host_path_bench(
+    source: &'static FnSource,
+    launches: usize,
+    rounds: usize,
+    evict_bytes: usize,
+) -> crate::Result<Vec<HostPathRow>> {
+    let fixture = Fixture::new()?;
+    let fixture = &fixture;
+    let limits = fixture.device.limits();
+    let config = LaunchConfig::new(4u32, 256u32);
+    // The arrays' device as a GPU's (ordinal 0, generation 0), as the launch sees it.
+    let id = fixture.arrays[0].device_id();
+    let name: &'static String = Box::leak(Box::new(source.name.to_string()));
+    type Stage<'f> = (&'static str, Box<dyn Fn() + 'f>);
+    let stages: Vec<Stage<'_>> = vec![
+        (
+            "arguments built and dropped",
+            Box::new(|| drop(black_box(fixture.args()))),
+        ),
+        (
+            "bind: reset guard (no cuCtxGetCurrent)",
+            Box::new(|| drop(black_box(fixture.health.enter()))),
+        ),
+        (
+            "panic_record: launcher noted, record read",
+            Box::new(|| {
+                fixture.faults.note_launcher();
+                black_box(fixture.faults.record_ptr());
+            }),
+        ),
+        (
+            "validate: shape, health",
+            Box::new(move || {
+                let valid = config.validate_for(source, limits);
+                black_box(fixture.health.is_lost());
+                black_box(fixture.health.generation());
+                let _ = black_box(valid);
+            }),
+        ),
+        (
+            "argument_check",
+            Box::new(move || {
+                let args = fixture.args();
+                let _ = black_box(check_args(name, &fixture.params, &args, id));
+            }),
+        ),
+        (
+            "stream_ordering: same stream",
+            Box::new(|| {
+                let args = fixture.args();
+                let _ = black_box(super::order_array_uses(
+                    &fixture.device,
+                    &fixture.stream,
+                    &args,
+                ));
+                if let Some(handle) = &fixture.stream {
+                    let _ = handle
+                        .pending_reads
+                        .before_launch(&fixture.device, handle.raw, |_| true);
+                }
+                fixture.health.note_launch(name);
+            }),
+        ),
+        (
+            "marshal: parameter slots",
+            Box::new(|| {
+                let mut args = fixture.args();
+                let mut slots = [std::ptr::null_mut(); 7];
+                fill_slots(&mut args, &mut slots[..6]);
+                black_box(&mut slots);
+            }),
+        ),
+        (
+            "all of the above, in launch order",
+            Box::new(move || {
+                let mut args = fixture.args();
+                let guard = fixture.health.enter();
+                fixture.faults.note_launcher();
+                let record = fixture.faults.record_ptr();
+                let valid = config.validate_for(source, limits);
+                black_box(fixture.health.is_lost());
+                let _ = black_box(check_args(name, &fixture.params, &args, id));
+                let _ = black_box(valid);
+                let _ = super::order_array_uses(&fixture.device, &fixture.stream, &args);
+                if let Some(handle) = &fixture.stream {
+                    let _ = handle
+                        .pending_reads
+                        .before_launch(&fixture.device, handle.raw, |_| true);
+                }
+                fixture.health.note_launch(name);
+                let mut slots = [std::ptr::null_mut(); 7];
+                fill_slots(&mut args, &mut slots[..6]);
+                black_box((&mut slots, record));
+                drop(guard);
+            }),
+        ),
+    ];
+    let mut scratch = vec![0u8; evict_bytes.max(64)];
+    let mut evict = |on: bool| {
+        if on {
+            // One write per cache line, as a driver call's own data traffic would.
+            for line in scratch.chunks_mut(64) {
+                line[0] = line[0].wrapping_add(1);
+            }
+            black_box(&mut scratch);
+        }
+    };
+    let mut time = |work: &dyn Fn(), evicting: bool| -> f64 {
+        let mut per_round: Vec<f64> = (0..rounds)
+            .map(|_| {
+                let start = Instant::now();
+                for _ in 0..launches {
+                    evict(evicting);
+                    work();
+                }
+                start.elapsed().as_nanos() as f64 / launches as f64
+            })
+            .collect();
+        // The least: on a shared machine other work only ever adds time.
+        per_round.sort_by(f64::total_cmp);
+        per_round[0]
+    };
+    let nothing: &dyn Fn() = &|| {};
+    let mut rows = Vec::new();
+    for (stage, work) in &stages {
+        // Interleaved with the baseline, so drift weighs on both alike.
+        let warm = time(&**work, false) - time(nothing, false);
+        let evicted = time(&**work, evict_bytes > 0) - time(nothing, evict_bytes > 0);
+        rows.push(HostPathRow {
+            stage,
+            warm_ns: warm,
+            evicted_ns: evicted,
+        });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixture's arguments pass the launch's checks and stay on the fast path, so
+    /// the bench times the path a launch on one stream takes (not an error's).
+    #[test]
+    fn the_fixture_takes_the_fast_path() {
+        let fixture = Fixture::new().unwrap();
+        let args = fixture.args();
+        let summary = check_args("k", &fixture.params, &args, fixture.arrays[0].device_id());
+        let summary = summary.unwrap();
+        assert_eq!(summary.slots, 6);
+        assert!(!summary.host_slices);
+        let tracked =
+            super::super::order_array_uses(&fixture.device, &fixture.stream, &args).unwrap();
+        assert_eq!(tracked, 0);
+    }
+}
