@@ -80,6 +80,7 @@ pub(crate) trait ReadTracked: Send + Sync {
 
 /// The arrays a stream read in its latest launches whose reads have no event yet.
 #[derive(Default)]
+#[repr(C)]
 pub(crate) struct PendingReads {
     /// Whether `arrays` is non-empty (the launch fast path checks only this).
     any: AtomicBool,

@@ -46,21 +46,23 @@ pub struct Stream {
 /// reused for another stream while an array still refers to it.
 pub(crate) type StreamRef = Option<Arc<StreamHandle>>;
 
-/// A driver stream and who destroys it.
+/// A driver stream and who destroys it. `repr(C)`: what every launch reads (the
+/// handle, the capture flag, whether reads are pending) comes first, in one cache line.
+#[repr(C)]
 pub(crate) struct StreamHandle {
     pub(crate) raw: sys::CUstream,
-    device: Device,
-    generation: u64,
-    owner: StreamOwner,
     /// The graph being captured on this stream (see `crate::launch::graph`); checked with one
     /// relaxed load per launch.
     pub(crate) capturing: std::sync::atomic::AtomicBool,
-    /// What the capture has seen: a `crate::launch::graph::CaptureLog`, boxed as `Any`
-    /// because the launches it records name streams (touched only while capturing).
-    pub(crate) capture: Mutex<Option<Box<dyn Any>>>,
     /// Arrays this stream's latest launches read that wait for an event after the
     /// read (see `crate::device::marks`).
     pub(crate) pending_reads: PendingReads,
+    device: Device,
+    generation: u64,
+    owner: StreamOwner,
+    /// What the capture has seen: a `crate::launch::graph::CaptureLog`, boxed as `Any`
+    /// because the launches it records name streams (touched only while capturing).
+    pub(crate) capture: Mutex<Option<Box<dyn Any>>>,
 }
 
 pub(crate) enum StreamOwner {

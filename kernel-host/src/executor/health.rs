@@ -62,7 +62,58 @@ thread_local! {
     /// The `Health`s (by address) whose shared lock this thread holds: a nested
     /// operation does not take it again (with a reset waiting, a second shared
     /// acquisition would wait for the reset, which waits for the first).
-    static HELD: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    static HELD: RefCell<HeldKeys> = const { RefCell::new(HeldKeys::new()) };
+}
+
+/// The keys in `HELD`: in place for the usual few (a launch holds one, a copy between
+/// two GPUs two), so that taking and dropping a guard on the launch path touches no
+/// heap memory; more spill into `more`. No key twice (a held one is not taken again).
+struct HeldKeys {
+    inline: [usize; HELD_INLINE],
+    len: usize,
+    more: Vec<usize>,
+}
+
+const HELD_INLINE: usize = 4;
+
+impl HeldKeys {
+    const fn new() -> HeldKeys {
+        HeldKeys {
+            inline: [0; HELD_INLINE],
+            len: 0,
+            more: Vec::new(),
+        }
+    }
+
+    fn contains(&self, key: usize) -> bool {
+        self.inline[..self.len.min(HELD_INLINE)].contains(&key) || self.more.contains(&key)
+    }
+
+    fn push(&mut self, key: usize) {
+        if self.len < HELD_INLINE {
+            self.inline[self.len] = key;
+        } else {
+            self.more.push(key);
+        }
+        self.len += 1;
+    }
+
+    fn remove(&mut self, key: usize) {
+        if let Some(i) = self.more.iter().rposition(|k| *k == key) {
+            self.more.swap_remove(i);
+            self.len -= 1;
+            return;
+        }
+        let in_place = self.len.min(HELD_INLINE);
+        if let Some(i) = self.inline[..in_place].iter().rposition(|k| *k == key) {
+            // The last in-place key fills the gap, and a spilled one the last place.
+            self.inline[i] = self.inline[in_place - 1];
+            if let Some(spilled) = self.more.pop() {
+                self.inline[in_place - 1] = spilled;
+            }
+            self.len -= 1;
+        }
+    }
 }
 
 /// Proof that no reset runs until it is dropped (see the module documentation); empty
@@ -82,12 +133,7 @@ impl ContextGuard<'_> {
 impl Drop for ContextGuard<'_> {
     fn drop(&mut self) {
         if let Some((_, key)) = &self.held {
-            HELD.with(|held| {
-                let mut held = held.borrow_mut();
-                if let Some(i) = held.iter().rposition(|k| k == key) {
-                    held.swap_remove(i);
-                }
-            });
+            HELD.with(|held| held.borrow_mut().remove(*key));
         }
     }
 }
@@ -99,7 +145,7 @@ impl Health {
 
     fn held_here(&self) -> bool {
         let key = self.key();
-        HELD.with(|held| held.borrow().contains(&key))
+        HELD.with(|held| held.borrow().contains(key))
     }
 
     fn hold<'a>(&'a self, lock: RwLockReadGuard<'a, ()>) -> ContextGuard<'a> {
@@ -209,6 +255,30 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::Duration;
+
+    /// The held keys, in place and spilled, in any order of release.
+    #[test]
+    fn held_keys_add_and_remove_in_any_order() {
+        let mut held = HeldKeys::new();
+        let keys = [11, 22, 33, 44, 55, 66, 77];
+        for (n, &key) in keys.iter().enumerate() {
+            assert!(!held.contains(key));
+            held.push(key);
+            assert!(keys[..=n].iter().all(|&k| held.contains(k)));
+        }
+        // Release in a scrambled order; the rest stay held, the released do not.
+        let order = [33, 77, 11, 55, 22, 66, 44];
+        for (n, &key) in order.iter().enumerate() {
+            held.remove(key);
+            assert!(!held.contains(key), "{key} released");
+            assert!(
+                order[n + 1..].iter().all(|&k| held.contains(k)),
+                "after {key}"
+            );
+            assert_eq!(held.len, keys.len() - n - 1);
+        }
+        assert!(held.more.is_empty());
+    }
 
     /// The reset lock's protocol without a GPU: a reset waits for an operation in
     /// flight; that operation's nested operations do not wait for the reset (no

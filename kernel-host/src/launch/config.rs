@@ -101,6 +101,7 @@ impl<'a> LaunchConfig<'a> {
 
     /// Checks the configuration against `limits`; on success returns the shapes in the
     /// form `cuLaunchKernel` takes. Pure: no driver call.
+    #[inline]
     pub fn validate(&self, kernel: &str, limits: &DeviceLimits) -> Result<ValidLaunch> {
         validate(self.grid, self.block, self.shared_bytes, limits).map_err(|r| r.into_error(kernel))
     }
@@ -109,6 +110,7 @@ impl<'a> LaunchConfig<'a> {
     /// driver would refuse it with a bare `CUDA_ERROR_INVALID_VALUE`; the simulator
     /// refuses it the same way) and equal to its `block_dim` if it has one (its code
     /// takes the block's size as a constant).
+    #[inline]
     pub fn validate_for(
         &self,
         source: &kernel_device::source::FnSource,

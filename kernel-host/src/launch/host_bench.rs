@@ -5,11 +5,13 @@
 //! functions `launch` calls, over three device arrays on one stream. What it cannot
 //! run here: `cuCtxGetCurrent`, the kernel lookup's loaded module and the driver call.
 //!
-//! A launch through the driver spends ~3 µs in the driver, which pushes the launch
-//! path's data out of the nearest caches: most of the path's cost on the GPU machine is
-//! cache misses, not instructions. So each row is timed twice: back to back (warm) and
-//! with `evict_bytes` of other memory written between launches (the eviction's own time
-//! measured alone and subtracted). `vecadd_launch --cpu-host-path` prints the table.
+//! The figures are warm: back to back, the path's data in the nearest caches. On the
+//! GPU machine a launch spends ~3 µs in the driver between two of ours, which pushes
+//! some of that data out, so the same work costs there up to 2-3 times these figures
+//! (the stage profile of `launch::profile` shows it); what a change saves here it
+//! saves there too. (Writing memory between launches to imitate the driver was tried:
+//! its own time varied more than the path costs.) `vecadd_launch --cpu-host-path`
+//! prints the table.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -27,12 +29,11 @@ use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::LaunchConfig;
 use crate::memory::allocation::Allocation;
 
-/// One row: nanoseconds per launch, warm and with the caches disturbed.
+/// One row: nanoseconds per launch, warm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostPathRow {
     pub stage: &'static str,
     pub warm_ns: f64,
-    pub evicted_ns: f64,
 }
 
 /// The fixture: a simulated device standing in for the GPU's limits and arrays, three
@@ -92,14 +93,13 @@ impl Fixture {
     }
 }
 
-/// Times the launch path's stages over `launches` launches (least of `rounds`), warm
-/// and with `evict_bytes` written between launches. `source` is the kernel the shape
-/// is checked for (its `launch_bounds`).
+/// Times the launch path's stages over `launches` launches (least of `rounds`), less
+/// the loop's own time. `source` is the kernel the shape is checked for (its
+/// `launch_bounds`).
 pub fn host_path_bench(
     source: &'static FnSource,
     launches: usize,
     rounds: usize,
-    evict_bytes: usize,
 ) -> crate::Result<Vec<HostPathRow>> {
     let fixture = Fixture::new()?;
     let fixture = &fixture;
@@ -192,22 +192,11 @@ pub fn host_path_bench(
             }),
         ),
     ];
-    let mut scratch = vec![0u8; evict_bytes.max(64)];
-    let mut evict = |on: bool| {
-        if on {
-            // One write per cache line, as a driver call's own data traffic would.
-            for line in scratch.chunks_mut(64) {
-                line[0] = line[0].wrapping_add(1);
-            }
-            black_box(&mut scratch);
-        }
-    };
-    let mut time = |work: &dyn Fn(), evicting: bool| -> f64 {
+    let time = |work: &dyn Fn()| -> f64 {
         let mut per_round: Vec<f64> = (0..rounds)
             .map(|_| {
                 let start = Instant::now();
                 for _ in 0..launches {
-                    evict(evicting);
                     work();
                 }
                 start.elapsed().as_nanos() as f64 / launches as f64
@@ -221,13 +210,8 @@ pub fn host_path_bench(
     let mut rows = Vec::new();
     for (stage, work) in &stages {
         // Interleaved with the baseline, so drift weighs on both alike.
-        let warm = time(&**work, false) - time(nothing, false);
-        let evicted = time(&**work, evict_bytes > 0) - time(nothing, evict_bytes > 0);
-        rows.push(HostPathRow {
-            stage,
-            warm_ns: warm,
-            evicted_ns: evicted,
-        });
+        let warm_ns = time(&**work) - time(nothing);
+        rows.push(HostPathRow { stage, warm_ns });
     }
     Ok(rows)
 }

@@ -303,8 +303,9 @@ fn launch_raw(
     may_compile: bool,
     timer: &mut LaunchTimer,
 ) -> Result<()> {
-    // Parameter addresses on the stack for the usual handful of parameters.
-    const INLINE: usize = 32;
+    // Parameter addresses on the stack for the usual handful of parameters (two cache
+    // lines to clear; more parameters than that are rare and take the heap).
+    const INLINE: usize = 16;
     let count = slots + 1;
     let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
     let mut heap = Vec::new();

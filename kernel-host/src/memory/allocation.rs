@@ -52,12 +52,14 @@ pub(crate) struct Allocation {
     /// 0 for an empty array (the driver refuses zero-byte allocations).
     pub(crate) ptr: sys::CUdeviceptr,
     /// The launch fast path's copy of what `usage` decides without a change: a read
-    /// on the stream tagged here needs nothing (it is the last writer's), and a write
-    /// on the stream tagged in `quiet_for_writes` neither (last writer, no reader
-    /// since). Tags are [`stream_tag`]s, 0 for none; both are stored under the lock
-    /// after every change of `usage`, so a launch that stays on one stream takes no
-    /// lock (issue 27).
-    quiet_for_reads: AtomicUsize,
+    /// on a stream tagged here needs nothing (the last writer's, or one of the last
+    /// two readers' while reads get no events of their own: `Usage::contended`), and a
+    /// write on the stream tagged in `quiet_for_writes` neither (last writer, no reader
+    /// since). Tags are [`stream_tag`]s, 0 for none; all are stored under the lock
+    /// after every change of `usage`, so a launch whose arrays stay where they were
+    /// used last takes no lock (issue 27): reads of an array written on another
+    /// stream, and two streams taking turns at reading it, included.
+    quiet_for_reads: [AtomicUsize; 3],
     quiet_for_writes: AtomicUsize,
     /// The context generation the memory belongs to (see `crate::executor::health`).
     generation: u64,
@@ -74,6 +76,15 @@ pub(crate) struct Allocation {
 #[inline]
 fn stream_tag(raw: sys::CUstream) -> usize {
     (raw as usize).wrapping_add(1)
+}
+
+/// Read tags of memory last written on the stream tagged `writer`, before any read.
+fn quiet_reads(writer: usize) -> [AtomicUsize; 3] {
+    [
+        AtomicUsize::new(writer),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    ]
 }
 
 /// Who frees the memory.
@@ -167,7 +178,7 @@ impl Allocation {
                 readers: Vec::new(),
                 contended: false,
             }),
-            quiet_for_reads: AtomicUsize::new(stream_tag(std::ptr::null_mut())),
+            quiet_for_reads: quiet_reads(stream_tag(std::ptr::null_mut())),
             quiet_for_writes: AtomicUsize::new(stream_tag(std::ptr::null_mut())),
         }))
     }
@@ -207,7 +218,7 @@ impl Allocation {
                 readers: Vec::new(),
                 contended: false,
             }),
-            quiet_for_reads: AtomicUsize::new(tag),
+            quiet_for_reads: quiet_reads(tag),
             quiet_for_writes: AtomicUsize::new(tag),
         })
     }
@@ -224,12 +235,16 @@ impl Allocation {
     /// load and compare (the launch's fast path over all its arrays).
     #[inline]
     pub(crate) fn is_quiet_on(&self, raw: sys::CUstream, write: bool) -> bool {
+        let tag = stream_tag(raw);
         let quiet = if write {
-            &self.quiet_for_writes
+            self.quiet_for_writes.load(Ordering::Acquire) == tag
         } else {
-            &self.quiet_for_reads
+            let [a, b, c] = &self.quiet_for_reads;
+            (a.load(Ordering::Acquire) == tag)
+                | (b.load(Ordering::Acquire) == tag)
+                | (c.load(Ordering::Acquire) == tag)
         };
-        self.ptr == 0 || quiet.load(Ordering::Acquire) == stream_tag(raw)
+        self.ptr == 0 || quiet
     }
 
     pub(crate) fn is_borrowed(&self) -> bool {
@@ -263,7 +278,9 @@ impl Allocation {
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
         let tracked = usage.apply(stream, write, |before| self.wait_for(here, before));
         let (reads, writes) = usage.quiet_tags();
-        self.quiet_for_reads.store(reads, Ordering::Release);
+        for (quiet, tag) in self.quiet_for_reads.iter().zip(reads) {
+            quiet.store(tag, Ordering::Release);
+        }
         self.quiet_for_writes.store(writes, Ordering::Release);
         tracked
     }
@@ -283,11 +300,19 @@ impl ReadTracked for Allocation {
 }
 
 impl Usage {
-    /// The fast path's tags for this state: reads on the writer's stream need nothing;
-    /// writes there neither while no other stream read since (0: none).
-    fn quiet_tags(&self) -> (usize, usize) {
+    /// The fast path's tags for this state (0: none): reads on the writer's stream
+    /// need nothing, nor, while reads get no events (not `contended`), reads on the
+    /// streams of the last two readers (`apply` finds them and changes nothing);
+    /// writes on the writer's stream need nothing while no other stream read since.
+    fn quiet_tags(&self) -> ([usize; 3], usize) {
         let writer = stream_tag(raw_of(&self.writer));
-        (writer, if self.readers.is_empty() { writer } else { 0 })
+        let mut reads = [writer, 0, 0];
+        if !self.contended {
+            for (slot, reader) in reads[1..].iter_mut().zip(self.readers.iter().rev()) {
+                *slot = stream_tag(raw_of(&reader.stream));
+            }
+        }
+        (reads, if self.readers.is_empty() { writer } else { 0 })
     }
 
     /// Records a use on `stream`, first calling `wait` with what the use must wait for
@@ -538,7 +563,12 @@ mod tests {
                 let stream = &streams[(seed % 4) as usize];
                 let write = (seed >> 8) % 3 == 0;
                 let (reads, writes) = usage.quiet_tags();
-                let tag = if write { writes } else { reads };
+                let here = stream_tag(raw_of(stream));
+                let quiet = if write {
+                    writes == here
+                } else {
+                    reads.contains(&here)
+                };
                 let before = snapshot(&usage);
                 let mut waited = false;
                 let tracked = usage
@@ -547,7 +577,7 @@ mod tests {
                         Ok(())
                     })
                     .unwrap();
-                if tag == stream_tag(raw_of(stream)) {
+                if quiet {
                     quiet_seen += 1;
                     assert!(!waited && !tracked, "quiet use waited or was tracked");
                     assert_eq!(snapshot(&usage), before, "quiet use changed the state");
@@ -556,7 +586,7 @@ mod tests {
                 // both kinds, a read for reads when it was the writer's stream.
                 let (reads, writes) = usage.quiet_tags();
                 if write {
-                    assert_eq!((reads, writes), (stream_tag(raw_of(stream)), reads));
+                    assert_eq!((reads, writes), ([here, 0, 0], here));
                 }
             }
         }
@@ -564,6 +594,34 @@ mod tests {
             quiet_seen > 1000,
             "the fast path was seldom exercised: {quiet_seen}"
         );
+    }
+
+    /// The launches the fast path exists for: an array uploaded on the NULL stream and
+    /// then read on one created stream, or on two taking turns, is quiet for those
+    /// reads after each stream's first; once a write waited for a read (reads get
+    /// events of their own), only the writer's stream stays quiet for reads.
+    #[test]
+    fn reads_on_the_last_readers_streams_are_quiet() {
+        let device = Device::simulator().unwrap();
+        let (a, b) = (fake(&device, 0xA0), fake(&device, 0xB0));
+        let mut usage = Usage {
+            writer: None,
+            readers: Vec::new(),
+            contended: false,
+        };
+        let quiet_for_read =
+            |usage: &Usage, s: &StreamRef| usage.quiet_tags().0.contains(&stream_tag(raw_of(s)));
+        assert!(!quiet_for_read(&usage, &a));
+        assert_eq!(waits(&mut usage, &a, false), vec![0]);
+        assert!(quiet_for_read(&usage, &a));
+        assert_eq!(waits(&mut usage, &b, false), vec![0]);
+        assert!(quiet_for_read(&usage, &a) && quiet_for_read(&usage, &b));
+        // A write on A waits for the NULL stream's write and B's read: from then on
+        // reads are tracked.
+        assert_eq!(waits(&mut usage, &a, true), vec![0, 0xB0]);
+        assert_eq!(waits(&mut usage, &b, false), vec![0xA0]);
+        assert!(usage.contended && !quiet_for_read(&usage, &b));
+        assert!(quiet_for_read(&usage, &a), "the writer's stream");
     }
 
     /// Per-reader events: a writer waits for each reader's event where one was
