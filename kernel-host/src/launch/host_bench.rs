@@ -27,6 +27,7 @@ use crate::executor::health::Health;
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::LaunchConfig;
+use crate::launch::ordering::order_array_uses;
 use crate::memory::allocation::Allocation;
 
 /// One row: nanoseconds per launch, warm.
@@ -145,11 +146,7 @@ pub fn host_path_bench(
             "stream_ordering: same stream",
             Box::new(|| {
                 let args = fixture.args();
-                let _ = black_box(super::order_array_uses(
-                    &fixture.device,
-                    &fixture.stream,
-                    &args,
-                ));
+                let _ = black_box(order_array_uses(&fixture.device, &fixture.stream, &args));
                 if let Some(handle) = &fixture.stream {
                     let _ = handle
                         .pending_reads
@@ -178,7 +175,7 @@ pub fn host_path_bench(
                 black_box(fixture.health.is_lost());
                 let _ = black_box(check_args(name, &fixture.params, &args, id));
                 let _ = black_box(valid);
-                let _ = super::order_array_uses(&fixture.device, &fixture.stream, &args);
+                let _ = order_array_uses(&fixture.device, &fixture.stream, &args);
                 if let Some(handle) = &fixture.stream {
                     let _ = handle
                         .pending_reads
@@ -230,8 +227,7 @@ mod tests {
         let summary = summary.unwrap();
         assert_eq!(summary.slots, 6);
         assert!(!summary.host_slices);
-        let tracked =
-            super::super::order_array_uses(&fixture.device, &fixture.stream, &args).unwrap();
+        let tracked = super::order_array_uses(&fixture.device, &fixture.stream, &args).unwrap();
         assert_eq!(tracked, 0);
     }
 }

@@ -21,13 +21,13 @@ pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
 pub(crate) mod nd;
+pub(crate) mod ordering;
 pub mod profile;
 pub(crate) mod sim;
 pub(crate) mod slice_args;
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use cudarc::driver::{result, sys};
 use kernel_device::source::FnSource;
@@ -40,8 +40,8 @@ use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::ordering::{device_allocations, order_array_uses, uses_allocation};
 use crate::launch::profile::{LaunchTimer, Stage};
-use crate::memory::allocation::Allocation;
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
 /// `launch!(k[grid, block](a, b))` is
@@ -225,71 +225,8 @@ pub fn max_cooperative_grid_blocks(
     crate::launch::cooperative::max_grid_blocks_on_gpu(source, cache, &shape, device)
 }
 
-/// The GPU memory of the launch's device-array arguments, in order.
-fn device_allocations<'a>(args: &'a [KernelArg<'_>]) -> impl Iterator<Item = &'a Arc<Allocation>> {
-    args.iter().filter_map(|arg| match &arg.kind {
-        ArgKind::Device {
-            allocation: Some(memory),
-            ..
-        } => Some(*memory),
-        _ => None,
-    })
-}
-
-/// Whether one of the launch's device arrays is `memory`.
-fn uses_allocation(args: &[KernelArg<'_>], memory: *const ()) -> bool {
-    device_allocations(args).any(|m| Arc::as_ptr(m) as *const () == memory)
-}
-
 /// The legacy NULL stream, as device arrays remember it.
 static NULL_STREAM: StreamRef = None;
-
-/// Orders the launch on `stream` after the uses of its device arrays on other streams
-/// (see `crate::memory::allocation`); no driver call when every array was last used on `stream`.
-/// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
-/// read that its stream's later launches give an event of its own (`crate::device::marks`).
-/// The common case, every array already on `stream`, is one load and compare per array
-/// and one branch (`Allocation::is_quiet_on`); the rest is [`order_array_uses_slow`]'s.
-#[inline]
-fn order_array_uses(device: &Device, stream: &StreamRef, args: &[KernelArg<'_>]) -> Result<u64> {
-    let here = crate::device::stream::raw_of(stream);
-    let quiet = args.iter().all(|arg| match &arg.kind {
-        ArgKind::Device {
-            allocation: Some(memory),
-            mutable,
-            ..
-        } => memory.is_quiet_on(here, *mutable),
-        _ => true,
-    });
-    if quiet {
-        return Ok(0);
-    }
-    order_array_uses_slow(device, stream, args)
-}
-
-#[inline(never)]
-fn order_array_uses_slow(
-    device: &Device,
-    stream: &StreamRef,
-    args: &[KernelArg<'_>],
-) -> Result<u64> {
-    let mut tracked = 0u64;
-    let mut index = 0;
-    for arg in args {
-        if let ArgKind::Device {
-            allocation: Some(memory),
-            mutable,
-            ..
-        } = &arg.kind
-        {
-            if device.watch(memory.use_on_tracked(stream, *mutable))? && index < 64 {
-                tracked |= 1 << index;
-            }
-            index += 1;
-        }
-    }
-    Ok(tracked)
-}
 
 /// Queues the kernel. `args` must hold device pointers in every slice slot, and
 /// occupy `slots` parameter slots (`check_args`' count); `record` is the device address

@@ -1,0 +1,81 @@
+//! Ordering a launch's device arrays across streams (see `crate::memory::allocation`):
+//! before the launch, each array's earlier uses on other streams it conflicts with;
+//! after it, the reads its stream leaves pending (`crate::device::marks`). The common
+//! case, every array already where it was used last, is one load and compare per array.
+
+use std::sync::Arc;
+
+use crate::device::stream::StreamRef;
+use crate::device::Device;
+use crate::error::Result;
+use crate::launch::args::{ArgKind, KernelArg};
+use crate::memory::allocation::Allocation;
+
+/// The GPU memory of the launch's device-array arguments, in order.
+pub(crate) fn device_allocations<'a>(
+    args: &'a [KernelArg<'_>],
+) -> impl Iterator<Item = &'a Arc<Allocation>> {
+    args.iter().filter_map(|arg| match &arg.kind {
+        ArgKind::Device {
+            allocation: Some(memory),
+            ..
+        } => Some(*memory),
+        _ => None,
+    })
+}
+
+/// Whether one of the launch's device arrays is `memory`.
+pub(crate) fn uses_allocation(args: &[KernelArg<'_>], memory: *const ()) -> bool {
+    device_allocations(args).any(|m| Arc::as_ptr(m) as *const () == memory)
+}
+
+/// Orders the launch on `stream` after the uses of its device arrays on other streams
+/// (see `crate::memory::allocation`); no driver call when every array was last used on `stream`.
+/// Bit `i` of the result is set when the `i`th device array (of the first 64) is a
+/// read that its stream's later launches give an event of its own (`crate::device::marks`).
+/// The common case, every array already on `stream`, is one load and compare per array
+/// and one branch (`Allocation::is_quiet_on`); the rest is [`order_array_uses_slow`]'s.
+#[inline]
+pub(crate) fn order_array_uses(
+    device: &Device,
+    stream: &StreamRef,
+    args: &[KernelArg<'_>],
+) -> Result<u64> {
+    let here = crate::device::stream::raw_of(stream);
+    let quiet = args.iter().all(|arg| match &arg.kind {
+        ArgKind::Device {
+            allocation: Some(memory),
+            mutable,
+            ..
+        } => memory.is_quiet_on(here, *mutable),
+        _ => true,
+    });
+    if quiet {
+        return Ok(0);
+    }
+    order_array_uses_slow(device, stream, args)
+}
+
+#[inline(never)]
+fn order_array_uses_slow(
+    device: &Device,
+    stream: &StreamRef,
+    args: &[KernelArg<'_>],
+) -> Result<u64> {
+    let mut tracked = 0u64;
+    let mut index = 0;
+    for arg in args {
+        if let ArgKind::Device {
+            allocation: Some(memory),
+            mutable,
+            ..
+        } = &arg.kind
+        {
+            if device.watch(memory.use_on_tracked(stream, *mutable))? && index < 64 {
+                tracked |= 1 << index;
+            }
+            index += 1;
+        }
+    }
+    Ok(tracked)
+}
