@@ -32,6 +32,10 @@
 //!   launches again with kernel_host's stage profile on (`launch_profile`), and the
 //!   stages of every first launch above (front end, disk lookup, libnvvm, module load).
 //!
+//! * `vecadd_launch --cpu-host-path` (no GPU needed; bench/run.sh runs it too): the
+//!   launch path's own work timed on the CPU alone, stage by stage
+//!   (`launch_profile::cpu_host_path`), to measure a change of the path anywhere.
+//!
 //! Prints `RESULT <name> <median_us> <key=value,...>` lines (bench/report.py makes the
 //! table) and exits 0 with `skipped: <reason>` where there is no GPU.
 
