@@ -9,7 +9,7 @@ use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::Result;
 use crate::launch::args::{ArgKind, KernelArg};
-use crate::memory::allocation::Allocation;
+use crate::memory::allocation::{Allocation, OrderedAfter};
 
 /// The GPU memory of the launch's device-array arguments, in order.
 pub(crate) fn device_allocations<'a>(
@@ -63,6 +63,8 @@ fn order_array_uses_slow(
     args: &[KernelArg<'_>],
 ) -> Result<u64> {
     let mut tracked = 0u64;
+    // One event and wait per earlier stream, however many arrays were last used there.
+    let mut ordered = OrderedAfter::default();
     let mut index = 0;
     for arg in args {
         if let ArgKind::Device {
@@ -71,7 +73,7 @@ fn order_array_uses_slow(
             ..
         } = &arg.kind
         {
-            if device.watch(memory.use_on_tracked(stream, *mutable))? && index < 64 {
+            if device.watch(memory.use_on_tracked(stream, *mutable, &mut ordered))? && index < 64 {
                 tracked |= 1 << index;
             }
             index += 1;

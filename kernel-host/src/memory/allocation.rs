@@ -78,6 +78,33 @@ fn stream_tag(raw: sys::CUstream) -> usize {
     (raw as usize).wrapping_add(1)
 }
 
+/// The streams whose queues one launch's stream already waits for (an event recorded
+/// there by this launch's ordering). A second array last used on such a stream needs
+/// no second event: its use there was queued before the first wait was (its record is
+/// made before its launch is queued, and a use that could be queued meanwhile, by
+/// another thread, could not conflict with this launch's: a write on either side
+/// excludes the other use of the array).
+#[derive(Default)]
+pub(crate) struct OrderedAfter {
+    streams: [usize; 4],
+    len: usize,
+}
+
+impl OrderedAfter {
+    pub(crate) fn covers(&self, before: sys::CUstream) -> bool {
+        self.streams[..self.len].contains(&(before as usize))
+    }
+
+    /// Remembers a wait for `before`'s queue (beyond four, later ones are waited for
+    /// again: never less ordering).
+    pub(crate) fn note(&mut self, before: sys::CUstream) {
+        if self.len < self.streams.len() {
+            self.streams[self.len] = before as usize;
+            self.len += 1;
+        }
+    }
+}
+
 /// Read tags of memory last written on the stream tagged `writer`, before any read.
 fn quiet_reads(writer: usize) -> [AtomicUsize; 3] {
     [
@@ -256,14 +283,22 @@ impl Allocation {
     /// current. Free of driver calls while the memory stays on one stream.
     #[inline]
     pub(crate) fn use_on(&self, stream: &StreamRef, write: bool) -> Result<()> {
-        self.use_on_tracked(stream, write).map(drop)
+        self.use_on_tracked(stream, write, &mut OrderedAfter::default())
+            .map(drop)
     }
 
     /// As [`Allocation::use_on`], for a launch: `Ok(true)` when the use is a read on a
     /// reading stream that gets an event of its own, which the launch then leaves
-    /// pending on its stream (`crate::device::marks`).
+    /// pending on its stream (`crate::device::marks`). `ordered` is what the launch's
+    /// earlier arrays already made it wait for: a stream's queue is waited for once
+    /// per launch, however many of its arrays were last used there.
     #[inline]
-    pub(crate) fn use_on_tracked(&self, stream: &StreamRef, write: bool) -> Result<bool> {
+    pub(crate) fn use_on_tracked(
+        &self,
+        stream: &StreamRef,
+        write: bool,
+        ordered: &mut OrderedAfter,
+    ) -> Result<bool> {
         if self.ptr == 0 {
             return Ok(false);
         }
@@ -276,7 +311,7 @@ impl Allocation {
             return Ok(false);
         }
         let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        let tracked = usage.apply(stream, write, |before| self.wait_for(here, before));
+        let tracked = usage.apply(stream, write, |before| self.wait_for(here, before, ordered));
         let (reads, writes) = usage.quiet_tags();
         for (quiet, tag) in self.quiet_for_reads.iter().zip(reads) {
             quiet.store(tag, Ordering::Release);
@@ -372,15 +407,30 @@ impl Usage {
 impl Allocation {
     /// Makes `waiter` wait as `wait` says (the device's context is current), with an
     /// event the device reuses (`crate::executor::cuda::SpareEvents`).
+    /// A wait for a queue `ordered` already covers is skipped.
     #[cold]
-    fn wait_for(&self, waiter: sys::CUstream, wait: Wait) -> Result<()> {
+    fn wait_for(
+        &self,
+        waiter: sys::CUstream,
+        wait: Wait,
+        ordered: &mut OrderedAfter,
+    ) -> Result<()> {
+        if let Wait::Queued(before) = wait {
+            if ordered.covers(before) {
+                return Ok(());
+            }
+        }
         match (wait, self.device.executor().cuda()) {
             (Wait::Queued(before), Some(cuda)) => {
                 cuda.spare_events
-                    .order_after(self.device.generation(), waiter, before)
+                    .order_after(self.device.generation(), waiter, before)?
             }
-            (wait, _) => wait_for(waiter, wait),
+            (wait, _) => wait_for(waiter, wait)?,
         }
+        if let Wait::Queued(before) = wait {
+            ordered.note(before);
+        }
+        Ok(())
     }
 }
 

@@ -263,3 +263,29 @@ fn a_failed_wait_records_nothing() {
     assert!(failed.is_err());
     assert!(usage.writer.is_none() && usage.readers.is_empty());
 }
+
+/// One launch waits for an earlier stream's queue once: a second array last written
+/// there is ordered by the first's wait (no driver call here: the wait is skipped), and
+/// is recorded as used on the launch's stream all the same.
+#[test]
+fn a_launch_waits_for_each_earlier_queue_once() {
+    let device = Device::simulator().unwrap();
+    let (a, b) = (fake(&device, 0xA0), fake(&device, 0xB0));
+    let memory = Allocation::borrowed(&device, 0x1000, a.clone(), None);
+    let mut ordered = OrderedAfter::default();
+    assert!(!ordered.covers(raw_of(&a)));
+    ordered.note(raw_of(&a));
+    assert!(ordered.covers(raw_of(&a)) && !ordered.covers(raw_of(&b)));
+    // A write on B after A's write: covered, so no driver call; the state moves on.
+    assert!(!memory.is_quiet_on(raw_of(&b), true));
+    assert!(!memory.use_on_tracked(&b, true, &mut ordered).unwrap());
+    assert!(memory.is_quiet_on(raw_of(&b), true));
+    assert!(!memory.is_quiet_on(raw_of(&a), false));
+    // At most four queues are remembered; later ones are waited for again.
+    let mut full = OrderedAfter::default();
+    for raw in 1..=6usize {
+        full.note(raw as sys::CUstream);
+    }
+    assert!((1..=4usize).all(|raw| full.covers(raw as sys::CUstream)));
+    assert!(!full.covers(5usize as sys::CUstream));
+}
