@@ -41,6 +41,13 @@ fn slices_marshal_as_pointer_and_length() {
     }
 }
 
+/// What `check_args` says when it refuses `args`.
+fn rejection(params: &[Type], args: &[KernelArg<'_>], device: DeviceId) -> String {
+    check_args("k", params, args, device)
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn checks_count_and_types() {
     let params = [
@@ -65,9 +72,7 @@ fn checks_count_and_types() {
         }
     );
 
-    let err = check_args("k", &params, &args[..2], DeviceId::Cuda(0, 0))
-        .unwrap_err()
-        .to_string();
+    let err = rejection(&params, &args[..2], DeviceId::Cuda(0, 0));
     assert_eq!(
         err,
         "launch of `k` rejected: the kernel takes 3 argument(s) but 2 were given"
@@ -79,9 +84,7 @@ fn checks_count_and_types() {
         KernelArg::scalar(0u8),
         KernelArg::scalar(4u32),
     ];
-    let err = check_args("k", &params, &wrong, DeviceId::Cuda(0, 0))
-        .unwrap_err()
-        .to_string();
+    let err = rejection(&params, &wrong, DeviceId::Cuda(0, 0));
     assert!(
         err.contains("argument 1 is a host `&[i32]` but the kernel parameter is `&[f32]`"),
         "{err}"
@@ -93,9 +96,7 @@ fn checks_count_and_types() {
         SliceArg::<f32>::into_kernel_arg(&a),
         KernelArg::scalar(4u32),
     ];
-    let err = check_args("k", &params, &ro, DeviceId::Cuda(0, 0))
-        .unwrap_err()
-        .to_string();
+    let err = rejection(&params, &ro, DeviceId::Cuda(0, 0));
     assert!(err.contains("argument 2"), "{err}");
 
     // A device array from before a reset of the launch's GPU is refused as such.
@@ -119,9 +120,7 @@ fn checks_count_and_types() {
             host_slices: false
         }
     );
-    let err = check_args("k", &params, &array, DeviceId::Cuda(0, 1))
-        .unwrap_err()
-        .to_string();
+    let err = rejection(&params, &array, DeviceId::Cuda(0, 1));
     assert!(
         err.contains("made before `Device::reset()` on CUDA device 0"),
         "{err}"

@@ -14,6 +14,20 @@ fn fake(device: &Device, raw: usize) -> StreamRef {
     ))
 }
 
+/// The state of memory written on the NULL stream and not used since.
+fn unused() -> Usage {
+    Usage {
+        writer: None,
+        readers: Vec::new(),
+        contended: false,
+    }
+}
+
+/// Three made-up streams, A, B and C (handles 0xA0, 0xB0, 0xC0).
+fn three_streams(device: &Device) -> (StreamRef, StreamRef, StreamRef) {
+    (fake(device, 0xA0), fake(device, 0xB0), fake(device, 0xC0))
+}
+
 /// The streams a use waits for, as their made-up handles (all queued work there).
 fn waits(usage: &mut Usage, stream: &StreamRef, write: bool) -> Vec<usize> {
     waits_for(usage, stream, write)
@@ -60,11 +74,7 @@ fn quiet_tags_agree_with_the_locked_decision() {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut quiet_seen = 0;
     for _ in 0..200 {
-        let mut usage = Usage {
-            writer: None,
-            readers: Vec::new(),
-            contended: false,
-        };
+        let mut usage = unused();
         for _ in 0..40 {
             seed ^= seed << 13;
             seed ^= seed >> 7;
@@ -113,11 +123,7 @@ fn quiet_tags_agree_with_the_locked_decision() {
 fn reads_on_the_last_readers_streams_are_quiet() {
     let device = Device::simulator().unwrap();
     let (a, b) = (fake(&device, 0xA0), fake(&device, 0xB0));
-    let mut usage = Usage {
-        writer: None,
-        readers: Vec::new(),
-        contended: false,
-    };
+    let mut usage = unused();
     let quiet_for_read =
         |usage: &Usage, s: &StreamRef| usage.quiet_tags().0.contains(&stream_tag(raw_of(s)));
     assert!(!quiet_for_read(&usage, &a));
@@ -141,17 +147,9 @@ fn reads_on_the_last_readers_streams_are_quiet() {
 #[test]
 fn a_writer_waits_for_each_reader_as_of_its_last_read() {
     let device = Device::simulator().unwrap();
-    let (a, b, c) = (
-        fake(&device, 0xA0),
-        fake(&device, 0xB0),
-        fake(&device, 0xC0),
-    );
+    let (a, b, c) = three_streams(&device);
     let null: StreamRef = None;
-    let mut usage = Usage {
-        writer: None,
-        readers: Vec::new(),
-        contended: false,
-    };
+    let mut usage = unused();
     let tracked =
         |usage: &mut Usage, s: &StreamRef, write| usage.apply(s, write, |_| Ok(())).unwrap();
     assert!(!tracked(&mut usage, &c, true), "a write is not tracked");
@@ -209,17 +207,9 @@ fn a_writer_waits_for_each_reader_as_of_its_last_read() {
 #[test]
 fn uses_wait_for_conflicting_uses_on_other_streams_only() {
     let device = Device::simulator().unwrap();
-    let (a, b, c) = (
-        fake(&device, 0xA0),
-        fake(&device, 0xB0),
-        fake(&device, 0xC0),
-    );
+    let (a, b, c) = three_streams(&device);
     let null: StreamRef = None;
-    let mut usage = Usage {
-        writer: None,
-        readers: Vec::new(),
-        contended: false,
-    };
+    let mut usage = unused();
     // Allocated and filled on the NULL stream; used there: no waits.
     assert_eq!(waits(&mut usage, &null, true), Vec::<usize>::new());
     assert_eq!(waits(&mut usage, &null, false), Vec::<usize>::new());
@@ -249,11 +239,7 @@ fn uses_wait_for_conflicting_uses_on_other_streams_only() {
 fn a_failed_wait_records_nothing() {
     let device = Device::simulator().unwrap();
     let a = fake(&device, 0xA0);
-    let mut usage = Usage {
-        writer: None,
-        readers: Vec::new(),
-        contended: false,
-    };
+    let mut usage = unused();
     let failed = usage.apply(&a, true, |_| {
         Err(Error::Driver {
             call: "cuStreamWaitEvent",
