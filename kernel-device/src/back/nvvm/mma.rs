@@ -223,15 +223,11 @@ impl FunctionWriter<'_, '_> {
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
     /// the generic pointer `ptr` to a `mem`, known to point into shared memory.
     pub(super) fn shared_window_address(&mut self, mem: &str, ptr: &str) -> String {
-        let shared = self.def(
-            "shared.ptr",
-            format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
-        );
-        let wide = self.def(
-            "shared.addr64",
-            format!("ptrtoint {mem} addrspace(3)* {shared} to i64"),
-        );
-        self.def("shared.addr", format!("trunc i64 {wide} to i32"))
+        let shared = self.shared_pointer(mem, ptr);
+        self.def(
+            "shared.addr",
+            format!("ptrtoint {mem} addrspace(3)* {shared} to i32"),
+        )
     }
 
     /// The 32-bit shared-window address of element `index` (an in-bounds `i32`) of the
@@ -242,10 +238,7 @@ impl FunctionWriter<'_, '_> {
         ptr: &str,
         index: &str,
     ) -> String {
-        let shared = self.def(
-            "shared.ptr",
-            format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
-        );
+        let shared = self.shared_pointer(mem, ptr);
         let element = self.def(
             "shared.elem",
             format!("getelementptr inbounds {mem}, {mem} addrspace(3)* {shared}, i32 {index}"),
@@ -253,6 +246,14 @@ impl FunctionWriter<'_, '_> {
         self.def(
             "shared.addr",
             format!("ptrtoint {mem} addrspace(3)* {element} to i32"),
+        )
+    }
+
+    /// `ptr` (generic, into shared memory) as a 32-bit `addrspace(3)` pointer.
+    fn shared_pointer(&mut self, mem: &str, ptr: &str) -> String {
+        self.def(
+            "shared.ptr",
+            format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
         )
     }
 
