@@ -8,7 +8,10 @@
 //! registers. `ldmatrix`/`stmatrix` read or write shared memory, so they are
 //! `sideeffect` with a `memory` clobber: never moved across a barrier or a store
 //! (CUTLASS's `asm volatile`). Their address is a 32-bit shared-window address (the
-//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`.
+//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`; an
+//! element's address is a `getelementptr` on that 32-bit pointer (not `base + i * size`
+//! in integers), so that the backend splits the index's constant terms into the PTX
+//! address's immediate offset and keeps one base register per tile row, as nvcc does.
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
@@ -220,15 +223,38 @@ impl FunctionWriter<'_, '_> {
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
     /// the generic pointer `ptr` to a `mem`, known to point into shared memory.
     pub(super) fn shared_window_address(&mut self, mem: &str, ptr: &str) -> String {
-        let shared = self.def(
+        let shared = self.shared_pointer(mem, ptr);
+        self.def(
+            "shared.addr",
+            format!("ptrtoint {mem} addrspace(3)* {shared} to i32"),
+        )
+    }
+
+    /// The 32-bit shared-window address of element `index` (an in-bounds `i32`) of the
+    /// generic pointer `ptr` to `mem`s, known to point into shared memory.
+    pub(super) fn shared_window_element_address(
+        &mut self,
+        mem: &str,
+        ptr: &str,
+        index: &str,
+    ) -> String {
+        let shared = self.shared_pointer(mem, ptr);
+        let element = self.def(
+            "shared.elem",
+            format!("getelementptr inbounds {mem}, {mem} addrspace(3)* {shared}, i32 {index}"),
+        );
+        self.def(
+            "shared.addr",
+            format!("ptrtoint {mem} addrspace(3)* {element} to i32"),
+        )
+    }
+
+    /// `ptr` (generic, into shared memory) as a 32-bit `addrspace(3)` pointer.
+    fn shared_pointer(&mut self, mem: &str, ptr: &str) -> String {
+        self.def(
             "shared.ptr",
             format!("addrspacecast {mem}* {ptr} to {mem} addrspace(3)*"),
-        );
-        let wide = self.def(
-            "shared.addr64",
-            format!("ptrtoint {mem} addrspace(3)* {shared} to i64"),
-        );
-        self.def("shared.addr", format!("trunc i64 {wide} to i32"))
+        )
     }
 
     fn require_arch(&self, what: &str, min: u32) -> Result<(), Error> {

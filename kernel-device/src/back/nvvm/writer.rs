@@ -8,7 +8,12 @@ use super::{grid_sync, panic, types, Error, Output, MODULE_TAG_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
 use crate::opt::ranges::{sreg_bounds, SREG_RANGES};
 
-const DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
+/// Shared-memory pointers (`addrspace(3)`) are 32 bits (`p3:32:32:32`, which libnvvm
+/// accepts; nvcc's `-nvptx-short-ptr` layout): a tile address is then 32-bit arithmetic
+/// whose constant terms the NVPTX backend splits off a `getelementptr` into the
+/// instruction's immediate offset (`ldmatrix [r+2048]`), as nvcc's code gets; with 64-bit
+/// ones every address was recomputed per instruction (`mma.rs`).
+const DATALAYOUT: &str = "e-p:64:64:64-p3:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
 
 /// The `!range` node of special register `reg` (`tid.x`), if CUDA bounds it. The nodes
 /// are `!1` to `!14`, after the branch weights; kernel annotations follow them.

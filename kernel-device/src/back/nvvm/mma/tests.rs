@@ -5,7 +5,7 @@
 use super::*;
 use crate::proc::mma::MMA_COMBOS;
 
-const HEADER: &str = "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"
+const HEADER: &str = "target datalayout = \"e-p:64:64:64-p3:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"
 target triple = \"nvptx64-nvidia-cuda\"
 
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -189,4 +189,56 @@ fn every_form_compiles_through_libnvvm_and_ptxas_for_each_target() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A tile element's shared address is a `getelementptr` on a 32-bit `addrspace(3)`
+/// pointer (the module's layout says `p3:32:32:32`), not `base + index * size` in
+/// integers: the NVPTX backend then splits the index's constant terms (`np * 1024`
+/// below) off the address instead of recomputing it for each `ldmatrix` (issue 23:
+/// attention D64's loop lost 60 SASS instructions). Compiles through libnvvm and
+/// ptxas when they are configured.
+#[test]
+fn tile_element_addresses_are_geps_on_32_bit_shared_pointers() {
+    use crate::back::nvvm::{write_string, Options};
+    use crate::front::lower_sources;
+    use crate::front::tests::source;
+    use crate::source::SourceKind;
+    let text = "fn tile_rows(out: &mut [u32], tiles: usize) {
+        let mut smem = dynamic_shared();
+        let tile = smem.take::<bf16>(2 * 4096);
+        let lane = thread_idx().x as usize % 32;
+        let row = ((lane >> 4) << 3) + (lane & 7);
+        let mut acc = 0u32;
+        for j in 0..tiles {
+            let stage = (j % 2) * 4096;
+            #[unroll]
+            for np in 0..4 {
+                let (r0, r1, r2, r3) = ldmatrix_x4(tile, stage + (np * 16 + row) * 64);
+                acc ^= r0 ^ r1 ^ r2 ^ r3;
+            }
+        }
+        out[lane] = acc;
+    }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    assert!(
+        ir.contains("target datalayout = \"e-p:64:64:64-p3:32:32:32-"),
+        "{ir}"
+    );
+    let element = ir
+        .lines()
+        .find(|l| l.contains("getelementptr inbounds i16, i16 addrspace(3)*"))
+        .unwrap_or_else(|| panic!("no element GEP:\n{ir}"));
+    assert!(element.contains(", i32 %"), "32-bit index: {element}");
+    assert!(
+        ir.contains("ptrtoint i16 addrspace(3)* %shared.elem"),
+        "{ir}"
+    );
+    assert!(
+        !ir.contains("%shared.offset"),
+        "no integer scaling left:\n{ir}"
+    );
+    crate::back::nvvm::tests::check_with_toolchain(ir);
 }

@@ -123,11 +123,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         base: &str,
         index: &str,
     ) -> String {
-        let window = self.shared_window_address(types::scalar_mem(elem), base);
-        let bytes = self.def(
-            "shared.offset",
-            format!("mul i32 {index}, {}", elem.size_bytes()),
-        );
-        self.def("shared.addr", format!("add i32 {window}, {bytes}"))
+        self.shared_window_element_address(types::scalar_mem(elem), base, index)
     }
 }
