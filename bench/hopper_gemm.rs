@@ -57,7 +57,11 @@ fn sample_error(a: &[bf16], b: &[bf16], c: &[bf16], n: usize) -> f64 {
     (diff2 / ref2).sqrt()
 }
 
+/// The kernels: without and with `setmaxnreg` (the suffix of their `RESULT` names).
+const VARIANTS: [(bool, &str); 2] = [(false, ""), (true, "_setmaxnreg")];
+
 fn launch(
+    setmaxnreg: bool,
     checked: bool,
     cfg: LaunchConfig<'_>,
     a: &DeviceArray<bf16>,
@@ -65,17 +69,26 @@ fn launch(
     c: &mut DeviceArray<bf16>,
     n: usize,
 ) -> cudajit::Result<()> {
-    if checked {
-        checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n)
-    } else {
-        // SAFETY: n is a multiple of the tile (asserted in `gemm`), as the checked variant
-        // verifies on the same inputs first.
-        unsafe { nocheck::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n) }
+    // SAFETY (unchecked): n is a multiple of the tile (asserted in `gemm`), as the checked
+    // variant verifies on the same inputs first.
+    match (setmaxnreg, checked) {
+        (false, true) => checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n),
+        (false, false) => unsafe { nocheck::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n) },
+        (true, true) => checked::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n),
+        (true, false) => unsafe {
+            nocheck::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n)
+        },
     }
 }
 
-/// Checks both variants at `n`³ (each into a freshly poisoned C), then times them.
-fn gemm(stream: &Stream, n: usize, reps: usize) -> BenchResult<bool> {
+/// Checks the checked and unchecked variants of a kernel at `n`³ (each into a freshly
+/// poisoned C), then times them.
+fn gemm(
+    stream: &Stream,
+    n: usize,
+    reps: usize,
+    (setmaxnreg, suffix): (bool, &str),
+) -> BenchResult<bool> {
     let (bm, bn, bk) = TILE;
     assert!(
         n % bm == 0 && n % bn == 0 && n % bk == 0,
@@ -95,25 +108,26 @@ fn gemm(stream: &Stream, n: usize, reps: usize) -> BenchResult<bool> {
     let mut errors = [0.0; 2];
     for (slot, checked) in [true, false].into_iter().enumerate() {
         c.copy_from_host(&vec![bf16::NAN; n * n])?;
-        launch(checked, cfg(), &a, &b, &mut c, n)?;
+        launch(setmaxnreg, checked, cfg(), &a, &b, &mut c, n)?;
         let got = c.to_host()?;
         let unwritten = got.iter().filter(|x| x.to_f64().is_nan()).count();
         let error = sample_error(&ha, &hb, &got, n);
         if unwritten > 0 || !(error <= 1e-2) {
-            println!("WRONG {name} (checked: {checked}): {unwritten} unwritten, error {error:.3e}");
+            println!("WRONG {name}.cudajit{suffix} (checked: {checked}): {unwritten} unwritten, error {error:.3e}");
             return Ok(false);
         }
         errors[slot] = error;
     }
     let (with_checks, without) =
         stats::time_checked_pair(stream, WARMUP, reps, &mut || Ok(()), &mut |checked| {
-            Ok(launch(checked, cfg(), &a, &b, &mut c, n)?)
+            Ok(launch(setmaxnreg, checked, cfg(), &a, &b, &mut c, n)?)
         })?;
     let flops = 2.0 * (n as f64).powi(3);
-    for ((variant, us), error) in [("cudajit", with_checks), ("cudajit_nocheck", without)]
-        .into_iter()
-        .zip(errors)
-    {
+    let variants = [
+        (format!("cudajit{suffix}"), with_checks),
+        (format!("cudajit{suffix}_nocheck"), without),
+    ];
+    for ((variant, us), error) in variants.into_iter().zip(errors) {
         println!("RESULT {name}.{variant} {us:.3} flops={flops:.0},reps={reps},error={error:.3e}");
         println!(
             "  {name:<16} {variant:<16} {us:10.1} us {:8.1} TFLOP/s",
@@ -128,20 +142,28 @@ fn inspect_all(dir: &str) -> BenchResult<()> {
     use cudajit::inspect::inspect;
     std::fs::create_dir_all(dir)?;
     let sources = [
-        ("checked", checked::gemm_bf16_wgmma::source()),
-        ("nocheck", nocheck::gemm_bf16_wgmma::source()),
+        (
+            "gemm_bf16_wgmma.checked",
+            checked::gemm_bf16_wgmma::source(),
+        ),
+        (
+            "gemm_bf16_wgmma.nocheck",
+            nocheck::gemm_bf16_wgmma::source(),
+        ),
+        (
+            "gemm_bf16_wgmma_setmaxnreg.checked",
+            checked::gemm_bf16_wgmma_setmaxnreg::source(),
+        ),
+        (
+            "gemm_bf16_wgmma_setmaxnreg.nocheck",
+            nocheck::gemm_bf16_wgmma_setmaxnreg::source(),
+        ),
     ];
-    for (variant, source) in sources {
+    for (name, source) in sources {
         let inspection = inspect(source, "compute_90a")?;
-        std::fs::write(
-            format!("{dir}/gemm_bf16_wgmma.{variant}.ptx"),
-            &inspection.ptx,
-        )?;
-        std::fs::write(
-            format!("{dir}/gemm_bf16_wgmma.{variant}.ll"),
-            &inspection.nvvm_ir,
-        )?;
-        println!("gemm_bf16_wgmma.{variant}: {:?}", inspection.resources);
+        std::fs::write(format!("{dir}/{name}.ptx"), &inspection.ptx)?;
+        std::fs::write(format!("{dir}/{name}.ll"), &inspection.nvvm_ir)?;
+        println!("{name}: {:?}", inspection.resources);
     }
     Ok(())
 }
@@ -189,7 +211,9 @@ fn main() {
         let stream = device.new_stream()?;
         let mut all_right = true;
         for &n in &sizes {
-            all_right &= gemm(&stream, n, if n >= 8192 { 20 } else { 50 })?;
+            for variant in VARIANTS {
+                all_right &= gemm(&stream, n, if n >= 8192 { 20 } else { 50 }, variant)?;
+            }
         }
         Ok(all_right)
     };
