@@ -17,7 +17,8 @@ impl FnLowerer<'_> {
     /// `setmaxnreg_{inc,dec}::<N>()`.
     pub fn lower_setmaxnreg_call(&mut self, name: &str, call: &syn::ExprCall) -> Handle<ir::Expr> {
         let span = call.span();
-        let example = format!("{name}::<240>()");
+        let typical = if name == "setmaxnreg_inc" { 232 } else { 40 };
+        let example = format!("{name}::<{typical}>()");
         let turbofish = match &*call.func {
             syn::Expr::Path(p) => match &p.path.segments.last().map(|s| &s.arguments) {
                 Some(syn::PathArguments::AngleBracketed(a)) => Some(a.clone()),
