@@ -20,6 +20,16 @@ pub fn wgmma_fence() {
 /// become visible to wgmma's reads (then `sync_threads()`).
 pub fn fence_proxy_async() {}
 
+/// `setmaxnreg.inc.sync.aligned.u32 N` (warp specialisation): this warpgroup's threads
+/// may use up to `N` registers each (24 to 256, a multiple of 8; `proc::setmaxnreg`),
+/// taken from those other warpgroups gave back with [`setmaxnreg_dec`]. Registers are
+/// not observable on the host twin: nothing to do there.
+pub fn setmaxnreg_inc<const N: u32>() {}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N`: this warpgroup's threads give back registers
+/// above `N` (a producer that only issues copies).
+pub fn setmaxnreg_dec<const N: u32>() {}
+
 /// `wgmma.commit_group.sync.aligned`: the warpgroup's uncommitted wgmmas become a group.
 pub fn wgmma_commit_group() {
     warpgroup_collective("`wgmma_commit_group`")

@@ -54,7 +54,7 @@ fn const_argument(
 impl FnLowerer<'_> {
     /// The value of `name::<N>`'s `N` (a literal or a crate `const`). `Ok(None)` at macro
     /// time for a constant whose value only rustc knows; `Err(())` once reported.
-    fn const_of(
+    pub(super) fn const_of(
         &mut self,
         name: &str,
         args: Option<&syn::AngleBracketedGenericArguments>,

@@ -214,8 +214,10 @@ impl FnLowerer<'_> {
                 .all(|s| s.arguments.is_none());
         // async copies: `cp_async::<16>`, `cp_async_wait::<1>`; their own checks
         // (and their own error for `cp_async_commit::<1>`).
+        // Hopper: wgmma (`setmaxnreg_inc::<240>()`)
         let const_intrinsic = matches!(&kind, CalleeKind::Intrinsic(name)
-            if super::async_copy::is_async_call(name));
+            if super::async_copy::is_async_call(name)
+                || super::setmaxnreg::is_setmaxnreg_call(name));
         let allowed = matches!(kind, CalleeKind::Std) || device_turbofish || const_intrinsic;
         if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);

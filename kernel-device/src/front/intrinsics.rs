@@ -18,8 +18,10 @@ pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
     let last = path.segments.last()?;
     let name = last.ident.to_string();
     // async copies: `cp_async::<16>`, `cp_async_wait::<1>` take a constant.
-    let takes_type =
-        table::memory_by_name(&name).is_some() || super::async_copy::is_async_call(&name);
+    // Hopper: wgmma (`setmaxnreg_inc::<240>`)
+    let takes_type = table::memory_by_name(&name).is_some()
+        || super::async_copy::is_async_call(&name)
+        || super::setmaxnreg::is_setmaxnreg_call(&name);
     if !is_intrinsic_name(&name) || (!last.arguments.is_none() && !takes_type) {
         return None;
     }
@@ -197,6 +199,10 @@ impl FnLowerer<'_> {
         // async copies
         if super::async_copy::is_async_call(name) {
             return self.lower_async_call(name, call);
+        }
+        // Hopper: wgmma
+        if super::setmaxnreg::is_setmaxnreg_call(name) {
+            return self.lower_setmaxnreg_call(name, call);
         }
         match def.form {
             // async copies

@@ -34,6 +34,8 @@ mod mma;
 mod mma_text;
 pub mod nd;
 mod patterns;
+// Hopper: wgmma
+mod setmaxnreg;
 // print
 pub mod print;
 mod signature;

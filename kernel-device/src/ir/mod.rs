@@ -747,6 +747,9 @@ pub enum WgmmaOp {
     Descriptor,
     /// `wgmma_m64n<N>k<K>_f32_<in>(desc_a, desc_b, scale_d, c..) -> (d..)`.
     Mma(WgmmaCombo),
+    /// `setmaxnreg_inc::<N>()` / `setmaxnreg_dec::<N>()`: the warpgroup's registers per
+    /// thread raised or lowered to `count` (`proc::setmaxnreg`).
+    SetMaxNreg { increase: bool, count: u16 },
 }
 
 /// One `wgmma.mma_async.m64nNk*.f32.<input>.<input>` (A and B from descriptors).

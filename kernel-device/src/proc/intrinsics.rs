@@ -650,6 +650,7 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         // Hopper: wgmma
         .chain(super::wgmma::WGMMA_INTRINSICS)
         .chain(super::wgmma::WGMMA_MMA_INTRINSICS)
+        .chain(super::setmaxnreg::SETMAXNREG_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a
@@ -695,7 +696,8 @@ fn axis_x(i: Intrinsic) -> Intrinsic {
         Intrinsic::Grid(_) => Intrinsic::Grid(Axis::X),
         Intrinsic::GridSize(_) => Intrinsic::GridSize(Axis::X),
         // async copies: one row per name, whatever its constant.
-        other => super::async_copy::row_key(other),
+        // Hopper: wgmma (`setmaxnreg_*`, likewise)
+        other => super::setmaxnreg::row_key(super::async_copy::row_key(other)),
     }
 }
 

@@ -23,6 +23,7 @@ pub mod operators;
 pub mod options;
 pub mod target;
 // Hopper: wgmma
+pub mod setmaxnreg;
 pub mod wgmma;
 // Hopper: TMA
 pub mod tma;

@@ -58,6 +58,9 @@ pub fn protocol_instruction(op: WgmmaOp) -> Option<String> {
         WgmmaOp::Commit => Some("wgmma.commit_group.sync.aligned;".into()),
         WgmmaOp::Wait { pending } => Some(format!("wgmma.wait_group.sync.aligned {pending};")),
         WgmmaOp::FenceProxyAsync => Some("fence.proxy.async.shared::cta;".into()),
+        WgmmaOp::SetMaxNreg { increase, count } => {
+            Some(crate::proc::setmaxnreg::instruction(increase, count))
+        }
         WgmmaOp::Descriptor | WgmmaOp::Mma(_) => None,
     }
 }

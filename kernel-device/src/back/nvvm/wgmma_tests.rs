@@ -25,3 +25,17 @@ fn the_asm_ties_n_over_2_accumulators_and_takes_two_descriptors() {
         "wgmma.wait_group.sync.aligned 1;"
     );
 }
+
+// Hopper: wgmma (setmaxnreg)
+#[test]
+fn setmaxnreg_prints_its_constant_count() {
+    let op = |increase, count| protocol_instruction(WgmmaOp::SetMaxNreg { increase, count });
+    assert_eq!(
+        op(true, 232).unwrap(),
+        "setmaxnreg.inc.sync.aligned.u32 232;"
+    );
+    assert_eq!(
+        op(false, 40).unwrap(),
+        "setmaxnreg.dec.sync.aligned.u32 40;"
+    );
+}

@@ -93,6 +93,8 @@ impl Warp<'_, '_> {
                 self.wgmma.last_wait = Some((fr.func, loc));
             }
             WgmmaOp::Mma(combo) => self.wgmma_mma(fr, e, combo, args)?,
+            // The register budget is not modelled; its collective rule is.
+            WgmmaOp::SetMaxNreg { .. } => self.whole_warpgroup(fr, e, "setmaxnreg")?,
             WgmmaOp::Descriptor | WgmmaOp::FenceProxyAsync => {}
         }
         Ok(())
@@ -155,6 +157,24 @@ impl Warp<'_, '_> {
         Ok(())
     }
 
+    /// A warpgroup-collective step (`what`) in a block whose last warpgroup is partial.
+    fn whole_warpgroup(&self, fr: &Frame, e: Handle<Expr>, what: &str) -> R<()> {
+        let block_threads: u32 = self.launch.shape.block.iter().product();
+        let group_end = (self.warp_index / 4 + 1) * WARPGROUP_THREADS as u32;
+        if block_threads < group_end {
+            return Err(self.wgmma_misuse(
+                fr,
+                e,
+                format!(
+                    "{what} needs a whole warpgroup of 128 threads, and this block of {block_threads} threads has threads {} to {} of its warpgroup only",
+                    group_end - WARPGROUP_THREADS as u32,
+                    block_threads - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn wgmma_mma(
         &mut self,
         fr: &mut Frame,
@@ -163,19 +183,7 @@ impl Warp<'_, '_> {
         args: &[Handle<Expr>],
     ) -> R<()> {
         let loc = self.func(fr.func).loc_of(e);
-        let block_threads: u32 = self.launch.shape.block.iter().product();
-        let group_end = (self.warp_index / 4 + 1) * WARPGROUP_THREADS as u32;
-        if block_threads < group_end {
-            return Err(self.wgmma_misuse(
-                fr,
-                e,
-                format!(
-                    "a wgmma needs a whole warpgroup of 128 threads, and this block of {block_threads} threads has threads {} to {} of its warpgroup only",
-                    group_end - WARPGROUP_THREADS as u32,
-                    block_threads - 1
-                ),
-            ));
-        }
+        self.whole_warpgroup(fr, e, "a wgmma")?;
         if !self.wgmma.fenced {
             let since = match self.wgmma.last_wait {
                 Some((func, at)) => format!("the wgmma_wait_group at {}", self.site(func, at)),

@@ -185,6 +185,37 @@ fn a_wgmma_in_divergent_code_or_a_partial_warpgroup_is_reported() {
     assert!(text.contains("whole warpgroup of 128 threads"), "{text}");
 }
 
+// Hopper: wgmma (setmaxnreg)
+#[test]
+fn setmaxnreg_is_warpgroup_collective() {
+    let start = "    let t = thread_idx().x as usize;\n";
+    // The whole warpgroup reallocates: the GEMM still matches (registers are not
+    // modelled), and the NVVM writer prints the instruction.
+    let whole = planted(start, &format!("{start}    setmaxnreg_inc::<232>();\n"));
+    let (result, _) = run_gemm(&whole, 128, K);
+    result.unwrap_or_else(|e| panic!("{e}"));
+    let m = module(&whole, "wg_gemm");
+    let text = crate::back::nvvm::write_string(&m, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+    assert!(
+        text.contains("setmaxnreg.inc.sync.aligned.u32 232;"),
+        "{text}"
+    );
+    // Half the warp's lanes (divergent code), or a block of half a warpgroup.
+    let divergent = planted(
+        start,
+        &format!("{start}    if t % 2 == 0 {{\n        setmaxnreg_dec::<40>();\n    }}\n"),
+    );
+    let text = fault_of(&divergent, 128);
+    assert!(text.contains("SetMaxNreg"), "{text}");
+    let text = fault_of(&whole, 64);
+    assert!(
+        text.contains("setmaxnreg needs a whole warpgroup of 128 threads"),
+        "{text}"
+    );
+}
+
 /// Each wgmma form through the NVVM writer, libnvvm (compute_90a) and `ptxas -v`
 /// (sm_90a): the instruction is in the PTX with all its accumulators, and the kernel
 /// keeps them in registers (no spill, even for N = 256's 128, bounds-checked or not). Skipped, saying so,

@@ -1,0 +1,88 @@
+//! The Hopper GEMM's kernel (bench/hopper_kernels.rs, issue 24) at test size on the CPU
+//! simulator: one 128×256 block tile over six k-tiles, so the 4-stage ring wraps (the
+//! producer waits on `empty`, the consumers on `full` of the second phase) and the
+//! cp.async producer drains, against an f64 reference. The simulator runs each wgmma
+//! with the hardware's descriptor and swizzle reading and reports any pipeline race
+//! (a stage refilled while a wgmma still reads it, a read before its copy landed), so a
+//! wrong barrier index, phase or swizzle fails here before it reaches a GPU. Both
+//! kernels: without and with `setmaxnreg` (checked to be executed by whole warpgroups).
+
+use cudajit::prelude::*;
+use cudajit::{SimOptions, Stream};
+
+#[path = "../bench/hopper_kernels.rs"]
+#[allow(dead_code, unused_imports, unused_macros)]
+mod hopper_kernels;
+
+use hopper_kernels::{checked, SHARED_BYTES, THREADS};
+
+fn mix(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+fn signed(seed: u64, i: u64) -> f64 {
+    (mix(seed, i) >> 40) as f64 / 8_388_608.0 - 1.0
+}
+
+/// Runs `kernel` (one of `checked`'s) on one 128×256 tile over six k-tiles and returns
+/// ‖C − C_f64‖ / ‖C_f64‖, every element checked written.
+fn gemm_error(
+    launch: impl FnOnce(&Stream, &[bf16], &[bf16], &mut [bf16], usize, usize, usize),
+) -> f64 {
+    let device = Device::simulator_with(SimOptions::default());
+    let stream = device.new_stream().unwrap();
+    let (m, n, k) = (128, 256, 6 * 64);
+    let a: Vec<bf16> = (0..m * k)
+        .map(|i| bf16::from_f64(signed(1, i as u64)))
+        .collect();
+    let b: Vec<bf16> = (0..n * k)
+        .map(|i| bf16::from_f64(signed(2, i as u64)))
+        .collect();
+    let mut c = vec![bf16::NAN; m * n];
+    launch(&stream, &a, &b, &mut c, m, n, k);
+    let (mut diff2, mut ref2) = (0.0, 0.0);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k)
+                .map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64())
+                .sum();
+            let got = c[i * n + j].to_f64();
+            assert!(!got.is_nan(), "C[{i}][{j}] never written");
+            diff2 += (got - want).powi(2);
+            ref2 += want * want;
+        }
+    }
+    (diff2 / ref2).sqrt()
+}
+
+// The output is rounded to bf16 (relative 2^-9); the sums are f32 at least.
+const TOLERANCE: f64 = 4e-3;
+
+#[test]
+fn pipelined_wgmma_gemm_matches_f64() {
+    let error = gemm_error(|stream, a, b, c, m, n, k| {
+        let blocks = (m / 128) * (n / 256);
+        launch!(checked::gemm_bf16_wgmma[blocks, THREADS, stream, SHARED_BYTES](
+            a, b, c, m, n, k
+        ))
+        .unwrap()
+    });
+    assert!(error < TOLERANCE, "pipelined wgmma GEMM error {error:.3e}");
+}
+
+#[test]
+fn pipelined_wgmma_gemm_with_setmaxnreg_matches_f64() {
+    let error = gemm_error(|stream, a, b, c, m, n, k| {
+        let blocks = (m / 128) * (n / 256);
+        launch!(checked::gemm_bf16_wgmma_setmaxnreg[blocks, THREADS, stream, SHARED_BYTES](
+            a, b, c, m, n, k
+        ))
+        .unwrap()
+    });
+    assert!(
+        error < TOLERANCE,
+        "pipelined wgmma GEMM (setmaxnreg) error {error:.3e}"
+    );
+}
