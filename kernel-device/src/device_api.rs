@@ -262,6 +262,21 @@ pub fn shared_array<A: SharedArray>() -> &'static mut A {
     Box::leak(Box::new(A::zeroed()))
 }
 
+// Hopper: TMA
+/// A block-shared array as [`shared_array`] makes, its first element aligned to `ALIGN`
+/// bytes (a power of two from 16 to 1024): what a swizzled TMA destination or wgmma
+/// operand needs, `shared_array_aligned::<[bf16; 4096], 1024>()` for the 128-byte
+/// swizzle. On the host the twin's array is an ordinary one.
+pub fn shared_array_aligned<A: SharedArray, const ALIGN: usize>() -> &'static mut A {
+    const {
+        assert!(
+            ALIGN.is_power_of_two() && ALIGN >= 16 && ALIGN <= 1024,
+            "a shared array's alignment is a power of two from 16 to 1024 bytes"
+        )
+    };
+    shared_array::<A>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

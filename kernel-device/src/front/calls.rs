@@ -191,10 +191,15 @@ impl FnLowerer<'_> {
         let path = &func.path;
         let memory = intrinsics::intrinsic_of_path(path)
             .and_then(|name| crate::proc::intrinsics::memory_by_name(&name));
-        if memory.is_some_and(|m| m.space == crate::ir::AddressSpace::Shared) {
-            let turbofish = intrinsics::single_type_argument(path);
+        if let Some(memory) = memory.filter(|m| m.space == crate::ir::AddressSpace::Shared) {
+            // Hopper: TMA (`shared_array_aligned::<A, ALIGN>()`)
+            let turbofish = if memory.aligned {
+                intrinsics::type_and_alignment_arguments(path)
+            } else {
+                intrinsics::single_type_argument(path).map(|t| (t, crate::ir::DEFAULT_GLOBAL_ALIGN))
+            };
             return match turbofish {
-                Ok(t) => self.lower_shared_array(call, t),
+                Ok((t, align)) => self.lower_shared_array(call, t, align),
                 Err(d) => {
                     self.diags.push(d);
                     self.error_expr(span)

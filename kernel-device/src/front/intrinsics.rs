@@ -67,6 +67,64 @@ pub fn single_type_argument(
     Ok(None)
 }
 
+// Hopper: TMA
+/// `shared_array_aligned::<A, ALIGN>()`'s arguments: the array type (`None` for `_`,
+/// inferred from the use) and the alignment, an integer literal that
+/// `proc::tma::check_shared_align` accepts.
+pub fn type_and_alignment_arguments(
+    path: &syn::Path,
+) -> Result<(Option<&syn::Type>, u32), crate::diag::Diagnostic> {
+    const HINT: &str = "write `shared_array_aligned::<[bf16; 4096], 1024>()`";
+    let last = path.segments.last().expect("a path has a segment");
+    let wrong = |span: Span, message: String| {
+        Err(crate::diag::Diagnostic::new(span, message).with_hint(HINT))
+    };
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return wrong(
+            last.span(),
+            "`shared_array_aligned` takes the array type and the alignment in bytes".into(),
+        );
+    };
+    let args: Vec<&syn::GenericArgument> = a.args.iter().collect();
+    let [syn::GenericArgument::Type(array), align] = args[..] else {
+        return wrong(
+            a.span(),
+            "`shared_array_aligned` takes exactly two generic arguments: the array type and the alignment in bytes".into(),
+        );
+    };
+    let literal = match align {
+        syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        })) => Some(i),
+        syn::GenericArgument::Const(syn::Expr::Block(b)) => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }),
+                None,
+            )] => Some(i),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(value) = literal.and_then(|i| i.base10_parse::<u64>().ok()) else {
+        return wrong(
+            align.span(),
+            "the alignment of `shared_array_aligned` must be an integer literal".into(),
+        );
+    };
+    if let Err(message) = crate::proc::tma::check_shared_align(value) {
+        return wrong(align.span(), message);
+    }
+    let array = match array {
+        syn::Type::Infer(_) => None,
+        t => Some(t),
+    };
+    Ok((array, value as u32))
+}
+
 const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
 
 fn axis_of(name: &str) -> Option<Axis> {

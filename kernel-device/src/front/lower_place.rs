@@ -719,6 +719,7 @@ impl FnLowerer<'_> {
             space: AddressSpace::Constant,
             ty: value.ty(),
             init: Some(value),
+            align: ir::DEFAULT_GLOBAL_ALIGN,
             loc,
         })
     }
@@ -731,11 +732,13 @@ impl FnLowerer<'_> {
     }
 
     /// `shared_array::<A>()` (or `shared_array()` with `A` inferred from the use): a
-    /// new shared-memory global for this call site, and a `&mut A` to it.
+    /// new shared-memory global for this call site, aligned to `align` bytes, and a
+    /// `&mut A` to it.
     pub fn lower_shared_array(
         &mut self,
         call: &syn::ExprCall,
         turbofish: Option<&syn::Type>,
+        align: u32,
     ) -> Handle<ir::Expr> {
         let span = call.span();
         if let Some(arg) = call.args.first() {
@@ -773,6 +776,7 @@ impl FnLowerer<'_> {
             space: AddressSpace::Shared,
             ty: ir::Type::Unit,
             init: None,
+            align,
             loc,
         });
         let at = turbofish.map(|t| t.span()).unwrap_or(span);

@@ -59,8 +59,16 @@ pub struct Global {
     pub ty: Type,
     /// Constant memory's contents; `None` for shared memory (uninitialised).
     pub init: Option<ConstValue>,
+    /// The byte alignment of the memory's first element: [`DEFAULT_GLOBAL_ALIGN`], or
+    /// what `shared_array_aligned::<A, ALIGN>()` asked for (a swizzled TMA or wgmma
+    /// tile needs its swizzle's repeat: 1024 bytes for 128-byte swizzle).
+    pub align: u32,
     pub loc: SourceLoc,
 }
+
+/// The alignment every module global gets unless it asks for more: 16 bytes lets
+/// NVVM vectorise accesses.
+pub const DEFAULT_GLOBAL_ALIGN: u32 = 16;
 
 /// A compile-time value: a crate `const`/`static` as rustc evaluated it, or a constant
 /// table's contents.

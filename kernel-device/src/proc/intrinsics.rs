@@ -661,6 +661,10 @@ pub struct MemoryDef {
     /// The user-facing name, also the twin's stand-in.
     pub name: &'static str,
     pub space: AddressSpace,
+    // Hopper: TMA
+    /// Whether the call names the memory's alignment as its second generic argument
+    /// (`shared_array_aligned::<A, 1024>()`; `proc::tma::check_shared_align`'s rule).
+    pub aligned: bool,
 }
 
 pub static MEMORY_INTRINSICS: &[MemoryDef] = &[
@@ -669,6 +673,15 @@ pub static MEMORY_INTRINSICS: &[MemoryDef] = &[
     MemoryDef {
         name: "shared_array",
         space: AddressSpace::Shared,
+        aligned: false,
+    },
+    // Hopper: TMA
+    // `shared_array_aligned::<[T; N], ALIGN>()`: the same, its first element aligned to
+    // `ALIGN` bytes (a swizzled TMA destination or wgmma operand).
+    MemoryDef {
+        name: "shared_array_aligned",
+        space: AddressSpace::Shared,
+        aligned: true,
     },
 ];
 

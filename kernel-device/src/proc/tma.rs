@@ -88,6 +88,54 @@ impl Swizzle {
     }
 }
 
+/// The alignments `shared_array_aligned::<A, ALIGN>()` accepts: powers of two from 16
+/// (every shared array's) to 1024 (the 128-byte swizzle's repeat).
+pub fn check_shared_align(align: u64) -> Result<(), String> {
+    if align.is_power_of_two() && (16..=1024).contains(&align) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a shared array's alignment is a power of two from 16 to 1024 bytes, not {align}"
+        ))
+    }
+}
+
+impl Swizzle {
+    /// The alignment a shared tile that a copy of this swizzle lands in needs: the
+    /// pattern's repeat, and 128 bytes unswizzled (the CUDA guide's rule for every
+    /// bulk tensor copy's shared address).
+    pub const fn tile_align(self) -> u64 {
+        match self {
+            Swizzle::None => 128,
+            other => other.repeat_bytes(),
+        }
+    }
+
+    /// The panic of a copy or descriptor whose shared tile is at `address` (its byte
+    /// offset in shared memory), when that is not aligned for the swizzle.
+    pub fn check_tile_address(self, address: u64) -> Result<(), String> {
+        let align = self.tile_align();
+        if address % align == 0 {
+            Ok(())
+        } else {
+            Err(format!(
+                "a shared tile at byte {address} is not {align}-byte aligned, as {} needs: declare it with `shared_array_aligned::<A, {align}>()`",
+                self.describe()
+            ))
+        }
+    }
+
+    /// The swizzle as a message names it.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Swizzle::None => "an unswizzled copy",
+            Swizzle::B32 => "the 32-byte swizzle",
+            Swizzle::B64 => "the 64-byte swizzle",
+            Swizzle::B128 => "the 128-byte swizzle",
+        }
+    }
+}
+
 /// What an element of a box outside the tensor reads as (`CU_TENSOR_MAP_FLOAT_OOB_FILL_*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum OobFill {
@@ -147,6 +195,28 @@ impl TensorMapLayout {
             .map(|&b| u64::from(b))
             .product::<u64>()
             * self.elem_bytes()
+    }
+
+    /// The bytes one row of the box (its innermost axis) takes in shared memory. A
+    /// swizzled box pads each row to the swizzle span: the H200 writes a 128-byte-swizzle
+    /// box whose rows are 64 bytes at a 128-byte pitch (`proc/tma_h200_tiles.txt`'s
+    /// `u16_sw128_half_span`), the row's 16-byte chunks XORed with the row's index.
+    pub fn smem_row_pitch(&self) -> u64 {
+        let inner = u64::from(self.box_dims[0]) * self.elem_bytes();
+        match self.swizzle.span_bytes() {
+            Some(span) => inner.max(u64::from(span)),
+            None => inner,
+        }
+    }
+
+    /// The bytes of shared memory a box lands in (a tile must hold this many): the
+    /// box's bytes where its rows fill the swizzle span, more where they are narrower.
+    pub fn smem_bytes(&self) -> u64 {
+        let rows: u64 = self.box_dims[1..self.rank]
+            .iter()
+            .map(|&b| u64::from(b))
+            .product();
+        rows * self.smem_row_pitch()
     }
 
     /// The host's checks before the driver call, in the driver's terms; `global_address`
@@ -217,25 +287,59 @@ impl TensorMapLayout {
         Ok(())
     }
 
-    /// The bytes an element outside the tensor reads as.
+    /// The H200's rule for a load's box coordinates (innermost first): the innermost
+    /// one must start the box a multiple of 16 bytes from the row's start. A load at
+    /// 10 `u16`s (20 bytes) stops the kernel with `CUDA_ERROR_ILLEGAL_INSTRUCTION` at
+    /// the load (`UTMALDG`); negative coordinates load (the outside is filled).
+    pub fn check_load_coords(&self, coords: &[i64]) -> Result<(), String> {
+        let inner = coords[0] * self.elem_bytes() as i64;
+        if inner % 16 != 0 {
+            return Err(format!(
+                "a box's innermost coordinate must start it a multiple of 16 bytes into the row: {} elements of {} bytes is {inner}",
+                coords[0],
+                self.elem_bytes()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The H200's rule for a store's box coordinates: a load's, and none negative (a
+    /// store at (0, -3) or (-8, 0) stops the kernel at the store, `UTMASTG`; one past
+    /// the tensor's end writes the part inside).
+    pub fn check_store_coords(&self, coords: &[i64]) -> Result<(), String> {
+        self.check_load_coords(coords)?;
+        match coords.iter().position(|&c| c < 0) {
+            Some(axis) => Err(format!(
+                "a store's box must not start before the tensor: axis {} starts at {}",
+                self.rank - 1 - axis,
+                coords[axis]
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The bytes an element outside the tensor reads as. The NaN fill is the 16-bit
+    /// pattern `0x7ff7` in every half-word (a NaN in f16, bf16, f32 and f64 alike):
+    /// what the H200 wrote into an f32 box (`0x7ff77ff7`, `proc/tma_h200_tiles.txt`).
     pub fn fill_bytes(&self) -> u64 {
-        match (self.oob_fill, self.elem) {
-            (OobFill::Zeros, _) => 0,
-            (OobFill::NanRequestZeroFma, S::F16 | S::BF16) => 0x7fff,
-            (OobFill::NanRequestZeroFma, S::F64) => 0x7fff_ffff_ffff_ffff,
-            (OobFill::NanRequestZeroFma, _) => 0x7fff_ffff,
+        match self.oob_fill {
+            OobFill::Zeros => 0,
+            OobFill::NanRequestZeroFma => 0x7ff7_7ff7_7ff7_7ff7 >> (64 - 8 * self.elem_bytes()),
         }
     }
 
     /// Each element of the box whose first element is at `coords` (innermost first,
     /// signed: a box may start before the tensor): the byte offset in global memory
     /// from the tensor's first byte (`None` outside the tensor), and the byte offset in
-    /// the shared tile, swizzled. In the box the innermost axis is dense and the rest
-    /// follow in order, as the hardware lays it out.
+    /// the shared tile, swizzled. In the box the innermost axis is dense, each row at
+    /// [`Self::smem_row_pitch`], and the other axes follow in order, as the hardware
+    /// lays it out.
     pub fn box_elements(&self, coords: &[i64]) -> Vec<(Option<u64>, u64)> {
         let rank = self.rank;
         let count: usize = self.box_dims[..rank].iter().map(|&b| b as usize).product();
         let elem = self.elem_bytes();
+        let pitch = self.smem_row_pitch();
+        let inner = u64::from(self.box_dims[0]);
         let mut out = Vec::with_capacity(count);
         let mut index = [0u32; MAX_RANK];
         for linear in 0..count as u64 {
@@ -254,7 +358,8 @@ impl TensorMapLayout {
                     _ => None,
                 };
             }
-            out.push((global, self.swizzle.apply(linear * elem)));
+            let unswizzled = linear / inner * pitch + linear % inner * elem;
+            out.push((global, self.swizzle.apply(unswizzled)));
             for axis in 0..rank {
                 index[axis] += 1;
                 if index[axis] < self.box_dims[axis] {

@@ -129,7 +129,7 @@ fn descriptors_round_trip() {
         TensorMapLayout::from_descriptor(&[0; DESCRIPTOR_BYTES]),
         None
     );
-    assert_eq!(map.fill_bytes(), 0x7fff);
+    assert_eq!(map.fill_bytes(), 0x7ff7);
 }
 
 #[test]
@@ -147,9 +147,10 @@ fn a_copy_needs_sm_90_and_names_itself_elsewhere() {
 /// `back/nvvm/tests/tma.rs`, for compute_90 and compute_90a, identical): for each map,
 /// the raw bytes of the shared tile one `cp.async.bulk.tensor` load wrote. Each element
 /// of the tensor holds `row * 128 + column` (u16, or that value as f32); rows are
-/// `stride` bytes apart. One case so far: a 64 x 16 box of u16 with the 128-byte
-/// swizzle at the corner (64, 32) of a 100 x 40 tensor, half of it outside (the run's
-/// second case faulted the context; see `bench/tma/run.sh`).
+/// `stride` bytes apart: a 64 x 16 box of u16 with the 128-byte swizzle at the corner
+/// (64, 32) of a 100 x 40 tensor, half of it outside; boxes with the 64-byte and 32-byte
+/// swizzles and none; a box half the 128-byte span wide (its rows padded to the span);
+/// an f32 NaN fill. (`bench/results/2026-11-29-h200-tmak-tma-cases.txt`.)
 const H200_TILES: &str = include_str!("tma_h200_tiles.txt");
 
 #[test]
@@ -184,7 +185,7 @@ fn the_model_places_every_byte_where_the_h200_did() {
         let tile: Vec<u8> = (0..tile_hex.len() / 2)
             .map(|i| u8::from_str_radix(&tile_hex[2 * i..2 * i + 2], 16).unwrap())
             .collect();
-        assert_eq!(tile.len() as u64, map.box_bytes(), "{header}");
+        assert_eq!(tile.len() as u64, map.smem_bytes(), "{header}");
         let size = map.elem_bytes() as usize;
         let coords = [field("coords", 1), field("coords", 2)];
         for (i, (global, shared)) in map.box_elements(&coords).into_iter().enumerate() {
@@ -207,5 +208,80 @@ fn the_model_places_every_byte_where_the_h200_did() {
         }
         cases += 1;
     }
-    assert!(cases >= 1, "{cases} cases");
+    assert!(cases >= 6, "{cases} cases");
+}
+
+#[test]
+fn a_narrow_swizzled_box_pads_its_rows_to_the_span() {
+    // 32 u16s (64 bytes) a row under the 128-byte swizzle: each row at a 128-byte pitch,
+    // its four chunks XORed with the row's index (the H200's half-span tile).
+    let mut map = layout_2d(ScalarType::U16, [100, 40], 208, [32, 16]);
+    map.swizzle = Swizzle::B128;
+    assert_eq!(map.box_bytes(), 1024);
+    assert_eq!(map.smem_row_pitch(), 128);
+    assert_eq!(map.smem_bytes(), 2048);
+    let elements = map.box_elements(&[0, 0]);
+    for row in 0..16u64 {
+        for chunk in 0..4u64 {
+            let (_, shared) = elements[(row * 32 + chunk * 8) as usize];
+            assert_eq!(
+                shared,
+                row * 128 + 16 * (chunk ^ (row % 8)),
+                "row {row} chunk {chunk}"
+            );
+        }
+    }
+    // Unswizzled, and swizzled at full span, the box is dense.
+    map.swizzle = Swizzle::None;
+    assert_eq!((map.smem_row_pitch(), map.smem_bytes()), (64, 1024));
+    let mut full = layout_2d(ScalarType::U16, [100, 40], 208, [64, 16]);
+    full.swizzle = Swizzle::B128;
+    assert_eq!(full.smem_bytes(), full.box_bytes());
+}
+
+#[test]
+fn a_tile_must_be_aligned_to_its_swizzles_repeat() {
+    for (swizzle, align) in [
+        (Swizzle::None, 128),
+        (Swizzle::B32, 256),
+        (Swizzle::B64, 512),
+        (Swizzle::B128, 1024),
+    ] {
+        assert_eq!(swizzle.tile_align(), align);
+        assert_eq!(swizzle.check_tile_address(3 * align), Ok(()));
+        let err = swizzle.check_tile_address(align + 16).unwrap_err();
+        assert!(
+            err.contains(&format!("is not {align}-byte aligned"))
+                && err.contains(&format!("shared_array_aligned::<A, {align}>()")),
+            "{err}"
+        );
+    }
+    assert!(check_shared_align(1024).is_ok() && check_shared_align(16).is_ok());
+    for bad in [0, 8, 48, 2048] {
+        assert!(check_shared_align(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn coordinates_follow_the_h200s_rules() {
+    // The run's faults: loads at 10 and 90 u16s and 4 u16s (20, 180, 8 bytes); stores
+    // at (-8, -3), (-8, 0), (0, -3), (-64, -5). The cases that ran: loads and stores at
+    // 0, 8, 64 and 88 u16s, past the end too.
+    let map = layout_2d(ScalarType::U16, [100, 40], 208, [24, 5]);
+    for inner in [10, 90, 4, -3] {
+        let err = map.check_load_coords(&[inner, 2]).unwrap_err();
+        assert!(err.contains(&format!("is {}", inner * 2)), "{err}");
+        assert!(map.check_store_coords(&[inner, 2]).is_err());
+    }
+    for ok in [[0, 0], [8, 2], [64, 32], [88, 36], [96, 39]] {
+        assert_eq!(map.check_load_coords(&ok), Ok(()));
+        assert_eq!(map.check_store_coords(&ok), Ok(()));
+    }
+    for negative in [[-8, -3], [-8, 0], [0, -3], [-64, -5]] {
+        assert_eq!(map.check_load_coords(&negative), Ok(()));
+        let err = map.check_store_coords(&negative).unwrap_err();
+        assert!(err.contains("must not start before the tensor"), "{err}");
+    }
+    let err = map.check_store_coords(&[0, -3]).unwrap_err();
+    assert!(err.contains("axis 0 starts at -3"), "{err}");
 }

@@ -166,18 +166,19 @@ impl<'a> Writer<'a> {
 
 /// A module global: shared memory (`internal addrspace(3) global [N x T] undef`, one
 /// per `shared_array()` call site, uninitialised as CUDA's `__shared__`) or a constant
-/// table (`internal addrspace(4) constant [N x T] [...]`). 16-byte alignment lets
-/// NVVM vectorise accesses.
+/// table (`internal addrspace(4) constant [N x T] [...]`), at the global's alignment
+/// (16 bytes, which lets NVVM vectorise accesses, or a swizzled tile's).
 fn global_definition(global: &ir::Global) -> Result<String, Error> {
     let name = types::ident(&global.name);
     let space = global.space.nvvm_number();
     let ty = types::memory(&global.ty)?;
+    let align = global.align;
     match (global.space, &global.init) {
         (ir::AddressSpace::Shared, None) => Ok(format!(
-            "@{name} = internal addrspace({space}) global {ty} undef, align 16"
+            "@{name} = internal addrspace({space}) global {ty} undef, align {align}"
         )),
         (ir::AddressSpace::Constant, Some(init)) => Ok(format!(
-            "@{name} = internal addrspace({space}) constant {}, align 16",
+            "@{name} = internal addrspace({space}) constant {}, align {align}",
             types::const_init(init)?
         )),
         (space, _) => Err(Error(format!(

@@ -50,6 +50,10 @@ mod sched;
 mod spin;
 #[cfg(test)]
 mod tests;
+// Hopper: TMA
+#[cfg(test)]
+#[path = "tma_tests.rs"]
+mod tma_tests;
 mod values;
 mod warp;
 // Hopper: wgmma

@@ -30,11 +30,13 @@ fn annotations(signature: &str, kernel: &str, maps: &[usize]) -> String {
     )
 }
 
-/// `tma_box(src, dst, dump, c0, c1, bytes)`: one block of 128 threads; thread 0 loads
-/// the box at `(c0, c1)` of `src` into a 1024-aligned shared tile, all threads copy the
-/// tile's `bytes` raw (swizzled) bytes to `dump`, thread 0 stores the tile to `dst`.
+/// `tma_box(src, dst, dump, c0, c1, tx_bytes, bytes)`: one block of 128 threads; thread
+/// 0 loads the box at `(c0, c1)` of `src` into a 1024-aligned shared tile, expecting
+/// `tx_bytes` on the mbarrier, all threads copy the tile's first `bytes` raw (swizzled)
+/// bytes to `dump` (more than `tx_bytes` where the box's rows are padded to the span),
+/// thread 0 stores the tile to `dst`.
 fn round_trip_module() -> String {
-    let signature = "void (%cudajit.tensor_map*, %cudajit.tensor_map*, i8*, i32, i32, i32)*";
+    let signature = "void (%cudajit.tensor_map*, %cudajit.tensor_map*, i8*, i32, i32, i32, i32)*";
     format!(
         "{HEADER}{TENSOR_MAP_TYPE}
 @tile = internal addrspace(3) global [16384 x i8] undef, align 1024
@@ -42,7 +44,7 @@ fn round_trip_module() -> String {
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare void @llvm.nvvm.barrier0()
 
-define void @tma_box({}, {}, i8* %dump, i32 %c0, i32 %c1, i32 %bytes) {{
+define void @tma_box({}, {}, i8* %dump, i32 %c0, i32 %c1, i32 %tx_bytes, i32 %bytes) {{
 entry:
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %srcmap = ptrtoint %cudajit.tensor_map* %src to i64
@@ -57,7 +59,7 @@ load:
   {}
   call void asm sideeffect \"mbarrier.init.shared::cta.b64 [$0], 1;\", \"r,~{{memory}}\"(i32 %bar)
   {FENCE_PROXY_ASYNC_SHARED}
-  %token = call i64 asm sideeffect \"mbarrier.arrive.expect_tx.shared::cta.b64 $0, [$1], $2;\", \"=l,r,r,~{{memory}}\"(i32 %bar, i32 %bytes)
+  %token = call i64 asm sideeffect \"mbarrier.arrive.expect_tx.shared::cta.b64 $0, [$1], $2;\", \"=l,r,r,~{{memory}}\"(i32 %bar, i32 %tx_bytes)
   {}
   br label %wait
 wait:
@@ -200,4 +202,85 @@ fn without_the_annotation_the_map_would_be_copied_to_local_memory() {
         return;
     };
     assert!(ptx.contains("__local_depot"), "{ptx}");
+}
+
+/// Two tiles a swizzled copy could land in, and an ordinary array between them.
+const ALIGNED_TILES: &str = "fn k(out: &mut [u16]) {
+    let small = shared_array::<[u16; 8]>();
+    let a = shared_array_aligned::<[u16; 4096], 1024>();
+    let b = shared_array_aligned::<[[u16; 64]; 4], 256>();
+    let t = thread_idx().x as usize;
+    small[t % 8] = t as u16;
+    a[t] = t as u16;
+    b[t % 4][t % 64] = t as u16;
+    sync_threads();
+    out[t] = a[4095 - t] + b[3 - t % 4][63 - t % 64] + small[7 - t % 8];
+}";
+
+#[test]
+fn an_aligned_shared_array_is_declared_at_its_alignment() {
+    use crate::back::nvvm::{write_string, Options};
+    use crate::front::lower_sources;
+    use crate::front::tests::source;
+    use crate::source::SourceKind;
+    let module = lower_sources(&[source(ALIGNED_TILES, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let aligns: Vec<u32> = module.globals.iter().map(|(_, g)| g.align).collect();
+    assert_eq!(aligns, [16, 1024, 256]);
+    let ir = write_string(&module, &Options::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+    for (ty, align) in [
+        ("[8 x i16]", 16),
+        ("[4096 x i16]", 1024),
+        ("[4 x [64 x i16]]", 256),
+    ] {
+        assert!(
+            ir.contains(&format!("global {ty} undef, align {align}")),
+            "{ty} at {align}: {ir}"
+        );
+    }
+    let Some(ptx) = ptx_for(&ir, "90") else {
+        return;
+    };
+    assert!(ptx.contains(".shared .align 1024 .b8"), "{ptx}");
+    assert!(ptx.contains(".shared .align 256 .b8"), "{ptx}");
+}
+
+#[test]
+fn an_alignment_is_a_power_of_two_literal_from_16_to_1024() {
+    use crate::front::lower_sources;
+    use crate::front::tests::source;
+    use crate::source::SourceKind;
+    for (turbofish, message) in [
+        (
+            "[u16; 64], 100",
+            "a power of two from 16 to 1024 bytes, not 100",
+        ),
+        (
+            "[u16; 64], 2048",
+            "a power of two from 16 to 1024 bytes, not 2048",
+        ),
+        (
+            "[u16; 64], 8",
+            "a power of two from 16 to 1024 bytes, not 8",
+        ),
+        ("[u16; 64], ALIGN", "must be an integer literal"),
+        ("[u16; 64]", "exactly two generic arguments"),
+    ] {
+        let text = format!(
+            "fn k(out: &mut [u16]) {{ let a = shared_array_aligned::<{turbofish}>(); a[0] = 1; out[0] = a[0]; }}"
+        );
+        let errors = lower_sources(&[source(&text, SourceKind::Kernel, 1)])
+            .err()
+            .unwrap_or_else(|| panic!("`{turbofish}` was accepted"));
+        let all = format!("{errors:?}");
+        assert!(all.contains(message), "`{turbofish}`: {all}");
+    }
+    // The array type may be inferred from the use, as `shared_array()`'s.
+    let text = "fn k(out: &mut [u16]) { let a: &mut [u16; 64] = shared_array_aligned::<_, 128>(); a[0] = 1; out[0] = a[0]; }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let (_, global) = module.globals.iter().next().unwrap();
+    assert_eq!(global.align, 128);
 }
