@@ -136,16 +136,26 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         // The addresses are written as base + index * size (what the GEPs compute), so
         // LLVM sees that the loop-varying multiples of 16 bytes in an index leave the
         // low bits alone, and hoists the alignment test out of the loop.
+        // Only the index terms that `opt::align` cannot prove multiples of the copy's
+        // elements take part: the same loop-invariant test for every copy of a tile.
+        let zero_bits = u64::from(bytes).trailing_zeros() - size.trailing_zeros();
+        let src_low = self.alignment_index(args[3], &si, zero_bits)?;
+        let dst_low = self.alignment_index(args[1], &di, zero_bits)?;
         let src_addr = self.byte_address(mem, &src_base, &si, size);
-        let (dst_addr, dst_window) = if dst_proven {
+        let src_tested = self.byte_address(mem, &src_base, &src_low, size);
+        let (dst_addr, dst_tested, dst_window) = if dst_proven {
             let index = self.narrow_index(args[1], &di)?;
             let window = self.shared_element_window_address(elem, &dst_base, &index);
             let wide = self.def("cp.dst.addr", format!("zext i32 {window} to i64"));
-            (wide, Some(window))
+            let low = self.def("cp.dst.low", format!("trunc i64 {dst_low} to i32"));
+            let tested = self.shared_element_window_address(elem, &dst_base, &low);
+            let tested = self.def("cp.dst.tested", format!("zext i32 {tested} to i64"));
+            (wide, tested, Some(window))
         } else {
-            (self.byte_address(mem, &dst_base, &di, size), None)
+            let tested = self.byte_address(mem, &dst_base, &dst_low, size);
+            (self.byte_address(mem, &dst_base, &di, size), tested, None)
         };
-        let both = self.def("cp.addrs", format!("or i64 {dst_addr}, {src_addr}"));
+        let both = self.def("cp.addrs", format!("or i64 {dst_tested}, {src_tested}"));
         let low = self.def("cp.low", format!("and i64 {both}, {}", bytes - 1));
         let mut ok = self.def("cp.aligned", format!("icmp eq i64 {low}, 0"));
         if !dst_proven && !self.is_shared_array(args[0]) {
@@ -212,6 +222,30 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             "call void asm sideeffect \"{{ .reg .u64 s; cvta.to.shared.u64 s, $0; cp.async.{cache}.shared.global [s], [$1], {bytes}{size_operand}; }}\", \"l,l{constraint},~{{memory}}\"(i64 {dst_addr}, i64 {global}{extra})"
         ));
         Ok(Val::Unit)
+    }
+
+    /// The index whose low `zero_bits` bits are those of `index` (`wide`, lowered): the
+    /// sum of its terms that `opt::align` cannot prove multiples of `2^zero_bits`,
+    /// lowered again (pure functions of immutable locals), or `wide` itself.
+    fn alignment_index(
+        &mut self,
+        index: Handle<Expr>,
+        wide: &str,
+        zero_bits: u32,
+    ) -> Result<String, Error> {
+        let Some(terms) =
+            crate::opt::align::unproven_terms(self.func, &self.ranges, index, zero_bits)
+        else {
+            return Ok(wide.to_string());
+        };
+        let mut sum = "0".to_string();
+        for term in terms {
+            let Val::V(v) = self.expr(term)? else {
+                return Err(self.error("an index term without a value"));
+            };
+            sum = self.def("align.terms", format!("add i64 {sum}, {v}"));
+        }
+        Ok(sum)
     }
 
     /// The generic address of element `index` of the slice based at `base`, as the
