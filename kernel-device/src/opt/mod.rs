@@ -33,6 +33,8 @@ pub mod version;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_align;
+#[cfg(test)]
 mod tests_copy_guard;
 #[cfg(test)]
 mod tests_tiles;
