@@ -6,7 +6,7 @@
 
 use super::optimise;
 use super::ranges::RangeFacts;
-use super::tests_version::u32_slice_arg;
+use super::tests_version::{read_u32s, u32_slice_arg};
 use crate::back::nvvm::{write_string, Options};
 use crate::back::sim::{run, Arg, Fault, LaunchShape, Options as SimOptions};
 use crate::front::{lower_sources, tests::source};
@@ -47,12 +47,8 @@ fn lower(text: &str, bounds_check: bool) -> Module {
     module
 }
 
-#[test]
-fn only_the_terms_that_are_not_multiples_of_the_copy_are_tested() {
-    let module = lower(TILE, true);
-    let (_, function) = module.kernels().next().expect("one kernel");
-    let facts = RangeFacts::new(function, None);
-    let ranges = facts.of(function);
+/// The arguments of every `cp_async` of `function`.
+fn copy_args(function: &crate::ir::Function) -> Vec<Vec<crate::ir::Handle<crate::ir::Expr>>> {
     let mut copies = Vec::new();
     exprs_in_block(function, &function.body, &mut |_, e| {
         if let ExprKind::Intrinsic {
@@ -63,6 +59,16 @@ fn only_the_terms_that_are_not_multiples_of_the_copy_are_tested() {
             copies.push(args.clone());
         }
     });
+    copies
+}
+
+#[test]
+fn only_the_terms_that_are_not_multiples_of_the_copy_are_tested() {
+    let module = lower(TILE, true);
+    let (_, function) = module.kernels().next().expect("one kernel");
+    let facts = RangeFacts::new(function, None);
+    let ranges = facts.of(function);
+    let copies = copy_args(function);
     let [args] = &copies[..] else {
         panic!("one copy: {copies:?}")
     };
@@ -88,18 +94,9 @@ fn only_the_terms_that_are_not_multiples_of_the_copy_are_tested() {
     let module = lower(&kt2, true);
     let (_, function) = module.kernels().next().expect("one kernel");
     let facts = RangeFacts::new(function, None);
-    let mut sources = Vec::new();
-    exprs_in_block(function, &function.body, &mut |_, e| {
-        if let ExprKind::Intrinsic {
-            intrinsic: Intrinsic::CpAsync { .. },
-            args,
-        } = &e.kind
-        {
-            sources.push(args[3]);
-        }
-    });
+    let source = copy_args(function)[0][3];
     let terms =
-        super::align::unproven_terms(function, &facts.of(function), sources[0], 2).expect("terms");
+        super::align::unproven_terms(function, &facts.of(function), source, 2).expect("terms");
     assert_eq!(terms.len(), 2, "row_start and kt * 2: {terms:?}");
 }
 
@@ -162,12 +159,7 @@ fn simulate(a: &[u32], k: u64, tiles: u64) -> Result<Vec<u32>, Fault> {
         dynamic_shared_bytes: 2 * 256 * 4,
     };
     run(&opt.module, "k", &shape, &args, &SimOptions::default())?;
-    let mut read = [0u8; 128];
-    out.read(0, &mut read);
-    Ok(read
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
+    Ok(read_u32s(&out, 32))
 }
 
 #[test]
