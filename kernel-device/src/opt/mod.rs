@@ -15,9 +15,12 @@
 //! - [`version`]: those plans built into the IR as versioned statements (a guard, a fast
 //!   copy, the code as written), with the loops' unroll hints ([`unroll`]);
 //! - [`prefetch`]: which `if`s the NVVM writer writes as predicated loads;
+//! - [`align`]: which terms of a `cp_async` index leave its alignment alone, so that
+//!   the writer tests only the others;
 //! - [`effects`]: what the optimiser may do with an intrinsic call, from the intrinsic
 //!   table's `Effect` column.
 
+pub mod align;
 pub mod check_plan;
 pub mod effects;
 pub mod elide;
@@ -29,6 +32,8 @@ pub mod version;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_align;
 #[cfg(test)]
 mod tests_copy_guard;
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! `if next < tiles`; and a source too short for the loop still panics on the simulator.
 
 use super::optimise;
-use super::tests_version::u32_slice_arg;
+use super::tests_version::{read_u32s, u32_slice_arg};
 use crate::back::sim::{run, Arg, Fault, LaunchShape, Options};
 use crate::front::{lower_sources, tests::source};
 use crate::ir::visit::exprs_in_block;
@@ -155,12 +155,7 @@ fn simulate(module: &Module, a: &[u32], tiles: u64) -> Result<Vec<u32>, Fault> {
         dynamic_shared_bytes: 2 * 256 * 4,
     };
     run(module, "k", &shape, &args, &Options::default())?;
-    let mut read = [0u8; 128];
-    out.read(0, &mut read);
-    Ok(read
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
+    Ok(read_u32s(&out, 32))
 }
 
 #[test]

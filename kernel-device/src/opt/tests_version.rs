@@ -46,6 +46,15 @@ fn slice_indices(function: &Function, block: &Block) -> Vec<Handle<crate::ir::Ex
     found
 }
 
+/// The first `count` `u32`s of `buffer`.
+pub(super) fn read_u32s(buffer: &Buffer, count: usize) -> Vec<u32> {
+    let mut read = vec![0u8; count * 4];
+    buffer.read(0, &mut read);
+    read.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 /// `values` in a new simulator buffer, and the `&[u32]` (`&mut` when `mutable`)
 /// argument that passes it.
 pub(super) fn u32_slice_arg(values: &[u32], mutable: bool) -> (Arc<Buffer>, Arg) {

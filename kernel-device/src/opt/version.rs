@@ -1,5 +1,5 @@
 //! Bounds-check versioning as IR (see [`crate::ir::guard`]): in a bounds-checked
-//! kernel, each run of simple statements whose checks a guard can decide ([`check_plan`])
+//! kernel (and, for the alignment of its `cp_async`s alone, a loop of any kernel), each run of simple statements whose checks a guard can decide ([`check_plan`])
 //! and each `for` loop with a run-time trip count whose affine indices a guard can
 //! decide before the loop ([`check_plan::Planner::plan_loop`]) becomes a
 //! [`Stmt::Versioned`]: the guard, a fast copy without the decided checks and the code
@@ -255,7 +255,8 @@ impl Versioner<'_, '_> {
                     .with_copy_ends(&self.copy_ends)
                     .plan_loop(var, &body)
             })
-            .flatten();
+            .flatten()
+            .or_else(|| self.alignment_plan(&body, scope, reverse, inclusive && bits == 64));
         let for_loop = |unroll, body| Stmt::ForRange {
             id,
             var,
@@ -296,6 +297,52 @@ impl Versioner<'_, '_> {
             },
             kind: VersionKind::Loop,
         }))
+    }
+
+    /// A kernel without bounds checks still tests each `cp_async`'s alignment (a
+    /// misaligned copy is an error the context does not survive): a loop with copies
+    /// gets a guard with no steps of its own, to which the NVVM writer adds the
+    /// alignment of the copies that the loop does not change (see its
+    /// `copies_aligned_before`), so that its fast copy tests none.
+    fn alignment_plan(
+        &self,
+        body: &Block,
+        scope: Scope,
+        reverse: bool,
+        wide_inclusive: bool,
+    ) -> Option<check_plan::Plan> {
+        if self.func.options.bounds_check
+            || self.func.kind != FunctionKind::Kernel
+            || scope.plain
+            || scope.cold
+            || scope.in_loop_copy
+            || scope.predicated
+            || reverse
+            || wide_inclusive
+        {
+            return None;
+        }
+        let mut copies = false;
+        crate::ir::visit::exprs_in_block(self.func, body, &mut |_, e| {
+            copies |= matches!(
+                e.kind,
+                ExprKind::Intrinsic {
+                    intrinsic: crate::ir::Intrinsic::CpAsync { .. },
+                    ..
+                }
+            );
+        });
+        if !copies {
+            return None;
+        }
+        let none = HashSet::new();
+        let ranges = self.facts.of(self.func);
+        let block_uniform =
+            Planner::new(self.func, self.module, &none, &ranges).loop_may_be_versioned(body)?;
+        Some(check_plan::Plan {
+            block_uniform,
+            ..Default::default()
+        })
     }
 
     /// A `for` loop's unroll hint when the source gave none (see [`super::unroll`]).

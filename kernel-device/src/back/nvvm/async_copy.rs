@@ -5,7 +5,9 @@
 
 use super::state::{operand, FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{Expr, ExprKind, Handle, Intrinsic, ScalarType, Type};
+use std::collections::HashSet;
+
+use crate::ir::{Expr, ExprKind, Handle, Intrinsic, Local, ScalarType, Type};
 use crate::proc::async_copy::{needs_sm80, COPY_MESSAGE, VECTOR_MESSAGE};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
@@ -136,6 +138,10 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         // The addresses are written as base + index * size (what the GEPs compute), so
         // LLVM sees that the loop-varying multiples of 16 bytes in an index leave the
         // low bits alone, and hoists the alignment test out of the loop.
+        // Only the index terms that `opt::align` cannot prove multiples of the copy's
+        // elements take part: the same loop-invariant test for every copy of a tile.
+        // A versioned loop's guard may have decided it already (see
+        // [`Self::copies_aligned_before`]).
         let src_addr = self.byte_address(mem, &src_base, &si, size);
         let (dst_addr, dst_window) = if dst_proven {
             let index = self.narrow_index(args[1], &di)?;
@@ -145,9 +151,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         } else {
             (self.byte_address(mem, &dst_base, &di, size), None)
         };
-        let both = self.def("cp.addrs", format!("or i64 {dst_addr}, {src_addr}"));
-        let low = self.def("cp.low", format!("and i64 {both}, {}", bytes - 1));
-        let mut ok = self.def("cp.aligned", format!("icmp eq i64 {low}, 0"));
+        let mut ok = if self.aligned_copies.contains(&site) {
+            "true".to_string()
+        } else {
+            let zero_bits = u64::from(bytes).trailing_zeros() - size.trailing_zeros();
+            let dst_low = self.alignment_index(args[1], &di, zero_bits)?;
+            let src_low = self.alignment_index(args[3], &si, zero_bits)?;
+            let bases = (dst_base.as_str(), src_base.as_str());
+            self.copy_aligned(elem, bytes, dst_proven, bases, (&dst_low, &src_low))
+        };
         if !dst_proven && !self.is_shared_array(args[0]) {
             let shared = self.is_in_space("shared", &dst_addr);
             ok = self.def("cp.ok", format!("and i1 {ok}, {shared}"));
@@ -178,7 +190,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let both_in = self.def("cp.in", format!("and i1 {dst_in}, {src_in}"));
             ok = self.def("cp.ok", format!("and i1 {ok}, {both_in}"));
         }
-        self.panic_unless(&ok, site, COPY_MESSAGE, (&di, &si))?;
+        if ok != "true" {
+            self.panic_unless(&ok, site, COPY_MESSAGE, (&di, &si))?;
+        }
         // The source is global (a parameter, or tested above): its global address is
         // the base converted once (`cvta.to.global` of a loop-invariant base, hoisted
         // by LLVM, as nvcc converts it) plus the offset, not a `cvta` inside every copy.
@@ -212,6 +226,152 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             "call void asm sideeffect \"{{ .reg .u64 s; cvta.to.shared.u64 s, $0; cp.async.{cache}.shared.global [s], [$1], {bytes}{size_operand}; }}\", \"l,l{constraint},~{{memory}}\"(i64 {dst_addr}, i64 {global}{extra})"
         ));
         Ok(Val::Unit)
+    }
+
+    /// The `i1` that a copy of `bytes` bytes of `elem` between the slices based at
+    /// `dst_base` and `src_base` is aligned at the indices `low` (`i64`, whose low bits
+    /// are the copy's indices'); `dst_proven`: the destination is a shared tile, tested
+    /// by its 32-bit window address.
+    fn copy_aligned(
+        &mut self,
+        elem: ScalarType,
+        bytes: u8,
+        dst_proven: bool,
+        (dst_base, src_base): (&str, &str),
+        (dst_low, src_low): (&str, &str),
+    ) -> String {
+        let mem = types::scalar_mem(elem);
+        let size = u64::from(elem.size_bytes());
+        let src_tested = self.byte_address(mem, src_base, src_low, size);
+        let dst_tested = if dst_proven {
+            let low = self.def("cp.dst.low", format!("trunc i64 {dst_low} to i32"));
+            let window = self.shared_element_window_address(elem, dst_base, &low);
+            self.def("cp.dst.tested", format!("zext i32 {window} to i64"))
+        } else {
+            self.byte_address(mem, dst_base, dst_low, size)
+        };
+        let both = self.def("cp.addrs", format!("or i64 {dst_tested}, {src_tested}"));
+        let low = self.def("cp.low", format!("and i64 {both}, {}", bytes - 1));
+        self.def("cp.aligned", format!("icmp eq i64 {low}, 0"))
+    }
+
+    /// Before a versioned loop whose fast copy is `body` (variable `var`): the `i1`
+    /// that every `cp_async` of `body` is aligned on every iteration, for the copies
+    /// whose alignment depends on values the loop does not change (their slices and
+    /// the unproven terms of their indices, `opt::align`, read only locals defined
+    /// before the loop and never assigned); those copies are recorded in
+    /// `aligned_copies`, and the fast copy does not test them. `None` when there are
+    /// none.
+    pub(super) fn copies_aligned_before(
+        &mut self,
+        var: Handle<Local>,
+        body: &'a crate::ir::Block,
+    ) -> Result<Option<String>, Error> {
+        let mut inside = HashSet::from([var]);
+        crate::ir::visit::lets_in_block(self.func, body, &mut |l, _| {
+            inside.insert(l);
+        });
+        let mut copies = Vec::new();
+        crate::ir::visit::exprs_in_block(self.func, body, &mut |h, e| {
+            if let ExprKind::Intrinsic {
+                intrinsic: Intrinsic::CpAsync { bytes, .. },
+                args,
+            } = &e.kind
+            {
+                copies.push((h, *bytes, args.clone()));
+            }
+        });
+        let mut all: Option<String> = None;
+        for (site, bytes, args) in copies {
+            let Some(aligned) = self.aligned_before(&inside, bytes, &args)? else {
+                continue;
+            };
+            self.aligned_copies.insert(site);
+            all = Some(match all {
+                Some(prev) => self.def("loop.aligned", format!("and i1 {prev}, {aligned}")),
+                None => aligned,
+            });
+        }
+        Ok(all)
+    }
+
+    /// The `i1` that copy `args` is aligned, computed where no local of `inside` has
+    /// its value yet; `None` when its alignment reads one of them.
+    fn aligned_before(
+        &mut self,
+        inside: &HashSet<Handle<Local>>,
+        bytes: u8,
+        args: &[Handle<Expr>],
+    ) -> Result<Option<String>, Error> {
+        let outside = |w: &Self, h: Handle<Expr>| {
+            let mut read = Vec::new();
+            crate::opt::align::locals_read(w.func, h, &mut read);
+            read.iter()
+                .all(|l| !inside.contains(l) && !w.func.locals[*l].mutable)
+        };
+        if !outside(self, args[0]) || !outside(self, args[2]) {
+            return Ok(None);
+        }
+        let elem = self.elem_of(self.ty_of(args[0])?)?;
+        let size = u64::from(elem.size_bytes());
+        let zero_bits = u64::from(bytes).trailing_zeros() - size.trailing_zeros();
+        let mut lows = Vec::new();
+        for index in [args[1], args[3]] {
+            let Some(terms) =
+                crate::opt::align::unproven_terms(self.func, &self.ranges, index, zero_bits)
+            else {
+                return Ok(None);
+            };
+            if !terms.iter().all(|t| outside(self, *t)) {
+                return Ok(None);
+            }
+            lows.push(terms);
+        }
+        let dst_proven = self.func.unchecked_indices.contains(&args[1]);
+        let (Val::V(dst), Val::V(src)) = (self.expr(args[0])?, self.expr(args[2])?) else {
+            return Ok(None);
+        };
+        let (dst_base, _) = self.slice_parts(self.ty_of(args[0])?, &dst)?;
+        let (src_base, _) = self.slice_parts(self.ty_of(args[2])?, &src)?;
+        let src_terms = lows.pop().unwrap_or_default();
+        let dst_terms = lows.pop().unwrap_or_default();
+        let dst_low = self.sum_of(dst_terms)?;
+        let src_low = self.sum_of(src_terms)?;
+        let bases = (dst_base.as_str(), src_base.as_str());
+        Ok(Some(self.copy_aligned(
+            elem,
+            bytes,
+            dst_proven,
+            bases,
+            (&dst_low, &src_low),
+        )))
+    }
+
+    /// The `i64` sum of the pure 64-bit expressions `terms`, lowered again.
+    fn sum_of(&mut self, terms: Vec<Handle<Expr>>) -> Result<String, Error> {
+        let mut sum = "0".to_string();
+        for term in terms {
+            let Val::V(v) = self.expr(term)? else {
+                return Err(self.error("an index term without a value"));
+            };
+            sum = self.def("align.terms", format!("add i64 {sum}, {v}"));
+        }
+        Ok(sum)
+    }
+
+    /// The index whose low `zero_bits` bits are those of `index` (`wide`, lowered): the
+    /// sum of its terms that `opt::align` cannot prove multiples of `2^zero_bits`,
+    /// lowered again (pure functions of immutable locals), or `wide` itself.
+    fn alignment_index(
+        &mut self,
+        index: Handle<Expr>,
+        wide: &str,
+        zero_bits: u32,
+    ) -> Result<String, Error> {
+        match crate::opt::align::unproven_terms(self.func, &self.ranges, index, zero_bits) {
+            Some(terms) => self.sum_of(terms),
+            None => Ok(wide.to_string()),
+        }
     }
 
     /// The generic address of element `index` of the slice based at `base`, as the

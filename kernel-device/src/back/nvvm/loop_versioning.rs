@@ -10,7 +10,9 @@
 //! ```
 //!
 //! the guard computed once, before the loop, from each index's values at the loop's
-//! first two elements (see `opt::check_plan::Planner::plan_loop`). Why: a check
+//! first two elements (see `opt::check_plan::Planner::plan_loop`), and from the
+//! alignment of the fast copy's `cp_async`s where the loop does not change it (a
+//! misaligned copy is tested even without bounds checks: see `async_copy`). Why: a check
 //! whose index changes with the loop's variable cannot leave the loop, and the run
 //! versioning inside the body (see [`super::versioning`]) pays for its guard on every
 //! iteration: the register-tiled SGEMM's prefetch of the next k tile spent ~40
@@ -60,7 +62,14 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             step: l.step.unwrap_or("1").to_string(),
             trips: self.trip_count(l),
         };
-        let guard = match self.guard(&v.guard.ops, Some(&values))? {
+        // Computed first: the guard's steps store the loop's first elements in its
+        // variables, which the copies' alignment must not read (it reads none).
+        let aligned = self.copies_aligned_before(fast.var, fast.body)?;
+        let guard = match (self.guard(&v.guard.ops, Some(&values))?, aligned) {
+            (Some(g), Some(a)) => Some(self.def("loop.guard", format!("and i1 {g}, {a}"))),
+            (g, a) => g.or(a),
+        };
+        let guard = match guard {
             Some(g) if v.guard.block_uniform => Some(self.block_guard(&g, &values.trips)),
             other => other,
         };

@@ -70,6 +70,9 @@ pub struct FunctionWriter<'w, 'a> {
     /// condition's expression: what the loads `ir::Function::predicated_loads` names
     /// are issued under (see `predicated`).
     pub prefetch_conditions: HashMap<Handle<Expr>, String>,
+    /// The `cp_async` calls whose alignment a versioned loop's guard decided (see
+    /// `async_copy`'s `copies_aligned_before`): written without their test.
+    pub aligned_copies: HashSet<Handle<Expr>>,
     /// The kernel's symbol when it is not its name: its copy without the checks its
     /// launches prove (see `launch_proof`).
     pub symbol: Option<String>,
@@ -106,6 +109,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             loops: Vec::new(),
             ranges,
             prefetch_conditions: HashMap::new(),
+            aligned_copies: HashSet::new(),
             symbol: None,
             dbg,
         }

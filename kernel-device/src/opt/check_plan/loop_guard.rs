@@ -41,23 +41,9 @@ pub(super) struct Across {
 const MAX_WALKED: usize = 1 << 16;
 
 impl Planner<'_> {
-    /// The guard of `for var in ..` with body `body`, or `None` when it would decide no
-    /// check that depends on `var`. Loops with warp-collective operations, a grid
-    /// barrier or a reducing block barrier are not versioned: their lanes must meet in
-    /// the same instruction, and a guard that fails for some lanes only would part them.
-    /// Nor are loops whose barriers sit in called functions, or where an iteration may
-    /// pass without meeting one.
-    ///
-    /// A loop with `sync_threads()` in its body gets one guard for the whole block
-    /// (`Plan::block_uniform`: the writer ands the threads' guards with
-    /// `__syncthreads_and` before the loop, where the loop runs at all): LLVM's
-    /// `bar.sync` is aligned, every thread of the block must execute the same one, so
-    /// the block's warps must not be split between the two copies (compute-sanitizer's
-    /// synccheck reported fast_matmul's edge blocks when the guard was per thread). The
-    /// added barrier is met by exactly the threads that meet the loop's first barrier:
-    /// every thread with an iteration meets one at the top of the body, and a correct
-    /// kernel has every thread of the block meet it, or none.
-    pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
+    /// Whether a loop with body `body` may be written twice (see [`Self::plan_loop`]):
+    /// `Some(block_uniform)`, true when its guard must be the whole block's.
+    pub fn loop_may_be_versioned(&self, body: &Block) -> Option<bool> {
         // One walk of the body and its callees: collectives anywhere, block barriers in
         // the body itself (the writer can give those one copy per block) or in a callee.
         let (mut collective, mut warp, mut barrier, mut callee_barrier) =
@@ -91,7 +77,27 @@ impl Planner<'_> {
         if warp && !meets_barrier {
             return None;
         }
-        self.plan.block_uniform = barrier;
+        Some(barrier)
+    }
+
+    /// The guard of `for var in ..` with body `body`, or `None` when it would decide no
+    /// check that depends on `var`. Loops with warp-collective operations, a grid
+    /// barrier or a reducing block barrier are not versioned: their lanes must meet in
+    /// the same instruction, and a guard that fails for some lanes only would part them.
+    /// Nor are loops whose barriers sit in called functions, or where an iteration may
+    /// pass without meeting one.
+    ///
+    /// A loop with `sync_threads()` in its body gets one guard for the whole block
+    /// (`Plan::block_uniform`: the writer ands the threads' guards with
+    /// `__syncthreads_and` before the loop, where the loop runs at all): LLVM's
+    /// `bar.sync` is aligned, every thread of the block must execute the same one, so
+    /// the block's warps must not be split between the two copies (compute-sanitizer's
+    /// synccheck reported fast_matmul's edge blocks when the guard was per thread). The
+    /// added barrier is met by exactly the threads that meet the loop's first barrier:
+    /// every thread with an iteration meets one at the top of the body, and a correct
+    /// kernel has every thread of the block meet it, or none.
+    pub fn plan_loop(mut self, var: Handle<Local>, body: &Block) -> Option<super::Plan> {
+        self.plan.block_uniform = self.loop_may_be_versioned(body)?;
         let mut assigned = HashSet::new();
         assigned_in_block(self.func, body, &mut assigned);
         if assigned.contains(&var) {
