@@ -12,6 +12,22 @@ use super::state::{operand, FunctionWriter, LoopCtx, LoopHint, Val};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
 
+/// A kernel's first instruction on sm_90 and later: wait until the grids this launch
+/// depends on have completed and their memory is visible. Without a programmatic
+/// dependency (every plain launch) they already have, and it returns at once; with
+/// one (a graph's kernel-to-kernel edges, `kernel_host::launch::graph`) the launch
+/// starts while the previous kernel ends, and this wait is what keeps every read and
+/// write of the kernel after that kernel's, as in stream order.
+pub const GRID_DEPENDENCY_WAIT: &str =
+    "call void asm sideeffect \"griddepcontrol.wait;\", \"~{memory}\"()";
+
+/// Whether kernels written with `options` begin with [`GRID_DEPENDENCY_WAIT`]: for a
+/// target known to have the instruction (sm_90+). The caches' key IR (no target) and
+/// older targets go without.
+pub fn waits_for_prerequisite_grids(options: &super::Options) -> bool {
+    options.arch.is_some_and(|arch| arch >= 90)
+}
+
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn error(&self, message: impl std::fmt::Display) -> Error {
         Error(format!("in `{}`: {message}", self.func.name))
@@ -171,6 +187,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let is_kernel = func.kind == FunctionKind::Kernel;
         if is_kernel && func.ret != Type::Unit && func.ret != Type::Never {
             return Err(self.error("a kernel must not return a value"));
+        }
+        if is_kernel && waits_for_prerequisite_grids(self.w.options) {
+            self.inst(GRID_DEPENDENCY_WAIT);
         }
         let mut params = Vec::new();
         for param in &func.params {

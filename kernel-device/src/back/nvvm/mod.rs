@@ -8,7 +8,7 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `versioning` and `loop_versioning` print the versioned statements that
+//! protocol (the helper's inline PTX: `panic_call`); `versioning` and `loop_versioning` print the versioned statements that
 //! `opt::version` builds (a guard, a fast copy, the code as written), `predicated` the
 //! prefetches it marks; `state` holds the writers' shared types (a leaf: no import
 //! cycle); `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
@@ -42,6 +42,7 @@ pub mod tma;
 pub mod mma;
 mod numeric;
 mod panic;
+mod panic_call;
 mod place;
 mod predicated;
 // debug info
@@ -65,6 +66,7 @@ use crate::ir;
 /// The launch proofs now live in the optimiser; kept here for the host's paths.
 pub use crate::opt::launch_proof;
 use crate::opt::Optimised;
+pub use function::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
