@@ -47,7 +47,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudajit::prelude::*;
-use cudajit::{Device, DeviceArray, Event, LaunchConfig, Stream};
+use cudajit::{Device, DeviceArray, Event, Graph, LaunchConfig, Stream};
 use cudarc::driver::{
     result as cu_result, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr,
     LaunchConfig as RawConfig, PushKernelArg,
@@ -890,6 +890,15 @@ fn empty_node() {}
 
 /// Kernel nodes in the replayed graphs.
 const GRAPH_NODES: usize = 100;
+
+/// A graph row's variant: replays of cudajit's `graph` on `stream`.
+fn replays<'a>(name: &'static str, graph: &'a Graph, stream: &'a Stream) -> LaunchVariant<'a> {
+    LaunchVariant::new(
+        name,
+        Box::new(move || Ok(graph.launch(stream)?)),
+        Box::new(move || Ok(stream.synchronize()?)),
+    )
+}
 /// Replays per repetition.
 const GRAPH_REPLAYS: usize = 200;
 
@@ -1007,30 +1016,18 @@ fn graph_replay_costs(
             Box::new(|| Ok(empty_graph.launch()?)),
             Box::new(|| Ok(raw.synchronize()?)),
         ),
-        LaunchVariant::new(
-            "graph_node_cudajit",
-            Box::new(|| Ok(graph.launch(stream)?)),
-            Box::new(|| Ok(stream.synchronize()?)),
-        ),
+        replays("graph_node_cudajit", &graph, stream),
         LaunchVariant::new(
             "graph_node_cudarc",
             Box::new(|| Ok(raw_graph.launch()?)),
             Box::new(|| Ok(raw.synchronize()?)),
         ),
-        LaunchVariant::new(
-            "graph_node_cudajit_serial",
-            Box::new(|| Ok(serial.launch(stream)?)),
-            Box::new(|| Ok(stream.synchronize()?)),
-        ),
-        LaunchVariant::new(
-            "graph_node_empty_cudajit",
-            Box::new(|| Ok(empty_cudajit.launch(stream)?)),
-            Box::new(|| Ok(stream.synchronize()?)),
-        ),
-        LaunchVariant::new(
+        replays("graph_node_cudajit_serial", &serial, stream),
+        replays("graph_node_empty_cudajit", &empty_cudajit, stream),
+        replays(
             "graph_node_empty_cudajit_serial",
-            Box::new(|| Ok(empty_cudajit_serial.launch(stream)?)),
-            Box::new(|| Ok(stream.synchronize()?)),
+            &empty_cudajit_serial,
+            stream,
         ),
     ];
     // Per replay, then per kernel node. The warm-up's replays also write the outputs

@@ -66,7 +66,7 @@ use crate::ir;
 /// The launch proofs now live in the optimiser; kept here for the host's paths.
 pub use crate::opt::launch_proof;
 use crate::opt::Optimised;
-pub use function::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT};
+pub use function::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {

@@ -17,6 +17,7 @@ entry:
   %x.addr = alloca { i16*, i64 }
   %y.addr = alloca { i16*, i64 }
   %i.addr = alloca i64
+  call void asm sideeffect "griddepcontrol.launch_dependents;", "~{memory}"()
   call void asm sideeffect "griddepcontrol.wait;", "~{memory}"()
   store i16 %a, i16* %a.addr
   %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
@@ -125,7 +126,7 @@ if.end:
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
-  call void asm sideeffect "{\0A\09.reg .pred %panic_p<2>;\0A\09.reg .b32 %panic_r<7>;\0A\09.reg .b64 %panic_tag;\0A\09setp.eq.u64 %panic_p0, $0, 0;\0A\09@%panic_p0 exit;\0A\09atom.cas.b32 %panic_r0, [$0], 0, 1;\0A\09setp.ne.u32 %panic_p1, %panic_r0, 0;\0A\09@%panic_p1 exit;\0A\09st.volatile.u32 [$0+4], $1;\0A\09st.volatile.u64 [$0+8], $2;\0A\09st.volatile.u64 [$0+16], $3;\0A\09mov.u32 %panic_r1, %ctaid.x;\0A\09mov.u32 %panic_r2, %ctaid.y;\0A\09mov.u32 %panic_r3, %ctaid.z;\0A\09mov.u32 %panic_r4, %nctaid.x;\0A\09mov.u32 %panic_r5, %nctaid.y;\0A\09mul.lo.u32 %panic_r6, %panic_r4, %panic_r5;\0A\09mad.lo.u32 %panic_r6, %panic_r3, %panic_r6, %panic_r1;\0A\09mad.lo.u32 %panic_r6, %panic_r2, %panic_r4, %panic_r6;\0A\09st.volatile.u32 [$0+24], %panic_r6;\0A\09mov.u32 %panic_r1, %tid.x;\0A\09mov.u32 %panic_r2, %tid.y;\0A\09mov.u32 %panic_r3, %tid.z;\0A\09mov.u32 %panic_r4, %ntid.x;\0A\09mov.u32 %panic_r5, %ntid.y;\0A\09mul.lo.u32 %panic_r6, %panic_r4, %panic_r5;\0A\09mad.lo.u32 %panic_r6, %panic_r3, %panic_r6, %panic_r1;\0A\09mad.lo.u32 %panic_r6, %panic_r2, %panic_r4, %panic_r6;\0A\09st.volatile.u32 [$0+28], %panic_r6;\0A\09ld.volatile.global.u64 %panic_tag, [$4];\0A\09st.volatile.u64 [$0+32], %panic_tag;\0A\09membar.sys;\0A\09atom.exch.b32 %panic_r0, [$0], 2;\0A\09exit;\0A\09}", "l,r,l,l,l,~{memory}"(i64 %slot, i32 %site, i64 %op0, i64 %op1, i64 ptrtoint (i64 addrspace(1)* @__cudajit_module_tag to i64))
+  call void asm sideeffect "{\0A\09.reg .pred %panic_p;\0A\09.reg .b32 %panic_r<3>;\0A\09.reg .b64 %panic_tag;\0A\09setp.eq.u64 %panic_p, $0, 0;\0A\09@%panic_p exit;\0A\09atom.cas.b32 %panic_r0, [$0], 0, 1;\0A\09setp.ne.u32 %panic_p, %panic_r0, 0;\0A\09@%panic_p exit;\0A\09st.volatile.u32 [$0+4], $1;\0A\09st.volatile.u64 [$0+8], $2;\0A\09st.volatile.u64 [$0+16], $3;\0A\09mov.u32 %panic_r0, %nctaid.y;\0A\09mov.u32 %panic_r1, %ctaid.z;\0A\09mov.u32 %panic_r2, %ctaid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %nctaid.x;\0A\09mov.u32 %panic_r2, %ctaid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+24], %panic_r0;\0A\09mov.u32 %panic_r0, %ntid.y;\0A\09mov.u32 %panic_r1, %tid.z;\0A\09mov.u32 %panic_r2, %tid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %ntid.x;\0A\09mov.u32 %panic_r2, %tid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+28], %panic_r0;\0A\09ld.volatile.global.u64 %panic_tag, [__cudajit_module_tag];\0A\09st.volatile.u64 [$0+32], %panic_tag;\0A\09membar.sys;\0A\09atom.exch.b32 %panic_r0, [$0], 2;\0A\09exit;\0A\09}", "l,r,l,l,~{memory}"(i64 %slot, i32 %site, i64 %op0, i64 %op1)
   unreachable
 }
 
@@ -176,6 +177,7 @@ entry:
   %a.addr = alloca i16
   %b.addr = alloca i16
   %fused.addr = alloca i16
+  call void asm sideeffect "griddepcontrol.launch_dependents;", "~{memory}"()
   call void asm sideeffect "griddepcontrol.wait;", "~{memory}"()
   %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
   %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
@@ -442,7 +444,7 @@ if.end:
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
-  call void asm sideeffect "{\0A\09.reg .pred %panic_p<2>;\0A\09.reg .b32 %panic_r<7>;\0A\09.reg .b64 %panic_tag;\0A\09setp.eq.u64 %panic_p0, $0, 0;\0A\09@%panic_p0 exit;\0A\09atom.cas.b32 %panic_r0, [$0], 0, 1;\0A\09setp.ne.u32 %panic_p1, %panic_r0, 0;\0A\09@%panic_p1 exit;\0A\09st.volatile.u32 [$0+4], $1;\0A\09st.volatile.u64 [$0+8], $2;\0A\09st.volatile.u64 [$0+16], $3;\0A\09mov.u32 %panic_r1, %ctaid.x;\0A\09mov.u32 %panic_r2, %ctaid.y;\0A\09mov.u32 %panic_r3, %ctaid.z;\0A\09mov.u32 %panic_r4, %nctaid.x;\0A\09mov.u32 %panic_r5, %nctaid.y;\0A\09mul.lo.u32 %panic_r6, %panic_r4, %panic_r5;\0A\09mad.lo.u32 %panic_r6, %panic_r3, %panic_r6, %panic_r1;\0A\09mad.lo.u32 %panic_r6, %panic_r2, %panic_r4, %panic_r6;\0A\09st.volatile.u32 [$0+24], %panic_r6;\0A\09mov.u32 %panic_r1, %tid.x;\0A\09mov.u32 %panic_r2, %tid.y;\0A\09mov.u32 %panic_r3, %tid.z;\0A\09mov.u32 %panic_r4, %ntid.x;\0A\09mov.u32 %panic_r5, %ntid.y;\0A\09mul.lo.u32 %panic_r6, %panic_r4, %panic_r5;\0A\09mad.lo.u32 %panic_r6, %panic_r3, %panic_r6, %panic_r1;\0A\09mad.lo.u32 %panic_r6, %panic_r2, %panic_r4, %panic_r6;\0A\09st.volatile.u32 [$0+28], %panic_r6;\0A\09ld.volatile.global.u64 %panic_tag, [$4];\0A\09st.volatile.u64 [$0+32], %panic_tag;\0A\09membar.sys;\0A\09atom.exch.b32 %panic_r0, [$0], 2;\0A\09exit;\0A\09}", "l,r,l,l,l,~{memory}"(i64 %slot, i32 %site, i64 %op0, i64 %op1, i64 ptrtoint (i64 addrspace(1)* @__cudajit_module_tag to i64))
+  call void asm sideeffect "{\0A\09.reg .pred %panic_p;\0A\09.reg .b32 %panic_r<3>;\0A\09.reg .b64 %panic_tag;\0A\09setp.eq.u64 %panic_p, $0, 0;\0A\09@%panic_p exit;\0A\09atom.cas.b32 %panic_r0, [$0], 0, 1;\0A\09setp.ne.u32 %panic_p, %panic_r0, 0;\0A\09@%panic_p exit;\0A\09st.volatile.u32 [$0+4], $1;\0A\09st.volatile.u64 [$0+8], $2;\0A\09st.volatile.u64 [$0+16], $3;\0A\09mov.u32 %panic_r0, %nctaid.y;\0A\09mov.u32 %panic_r1, %ctaid.z;\0A\09mov.u32 %panic_r2, %ctaid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %nctaid.x;\0A\09mov.u32 %panic_r2, %ctaid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+24], %panic_r0;\0A\09mov.u32 %panic_r0, %ntid.y;\0A\09mov.u32 %panic_r1, %tid.z;\0A\09mov.u32 %panic_r2, %tid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %ntid.x;\0A\09mov.u32 %panic_r2, %tid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+28], %panic_r0;\0A\09ld.volatile.global.u64 %panic_tag, [__cudajit_module_tag];\0A\09st.volatile.u64 [$0+32], %panic_tag;\0A\09membar.sys;\0A\09atom.exch.b32 %panic_r0, [$0], 2;\0A\09exit;\0A\09}", "l,r,l,l,~{memory}"(i64 %slot, i32 %site, i64 %op0, i64 %op1)
   unreachable
 }
 

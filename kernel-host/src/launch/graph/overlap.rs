@@ -1,12 +1,18 @@
 //! Programmatic dependent launch inside a captured graph (Hopper and later): each edge
 //! from one kernel node to the next whose kernel begins by waiting for its
 //! prerequisite grids (`crate::compile::grid_dependency`) becomes a programmatic edge,
-//! so that the GPU launches the next kernel while the previous one's blocks finish
-//! and its memory is flushed, instead of after. The next kernel's wait, its first
-//! instruction, still holds each of its threads until the previous kernel has
-//! completed and its writes are visible: what the graph computes is unchanged, and a
-//! chain of small kernels replays faster (a graph node's cost on the H200 is about
-//! 0.7 us for an empty kernel, so the launch latency this hides is most of it).
+//! so that the GPU launches the next kernel as soon as every block of the previous one
+//! has started (the writer's kernels signal it first thing) instead of after the
+//! previous kernel has completed. The next kernel's wait, its second instruction,
+//! still holds each of its threads until the previous kernel has completed and its
+//! writes are visible: what the graph computes is unchanged. Its blocks take only
+//! the SM room the previous kernel's blocks, all resident by then, leave free, so no
+//! kernel waits for room behind one that waits for it.
+//!
+//! Measured on the H200 (graphs of 100 nodes on 1,024 elements, host time per node,
+//! replayed back to back): `vecadd` 1.096 us with plain edges, 0.877 with programmatic
+//! edges whose primary signals only as its blocks exit, 0.622 as now; an empty kernel
+//! 0.675 / 0.612 / 0.562 (cudarc's plain graph of an empty kernel: 0.671).
 //!
 //! Only kernel-to-kernel edges with a waiting kernel at their end change; copies,
 //! memsets, event nodes, cooperative kernels and kernels of modules cudajit did not

@@ -99,6 +99,7 @@ fn vecadd_kernel() {
     let publish = t.find("atom.exch.b32 %panic_r0, [$0], 2;").unwrap();
     assert!(claim < tag && tag < fence && fence < publish, "{t}");
     assert_eq!(t.matches("exit;").count(), 3, "{t}");
+    assert!(t.contains("[__cudajit_module_tag];"), "{t}");
     assert!(!t.contains("trap"));
     // One copy of the helper, called from each failed check (see `panic`).
     assert!(t.contains("cold noinline noreturn nounwind"));
@@ -117,8 +118,8 @@ fn no_bounds_check_no_panic_helper() {
     assert!(out.text.contains("i64 %__cudajit.panic.record)"));
 }
 
-/// On sm_90 every kernel (its launch-proven copy too) begins by waiting for the grids
-/// it depends on, before any parameter is touched; other targets and the caches' key
+/// On sm_90 every kernel (its launch-proven copy too) begins by letting its dependent
+/// launch and waiting for the grids it depends on, before any parameter is touched; other targets and the caches' key
 /// IR (no target) do not, and device functions never do.
 #[test]
 fn sm_90_kernels_first_wait_for_prerequisite_grids() {
@@ -143,11 +144,20 @@ fn sm_90_kernels_first_wait_for_prerequisite_grids() {
             .skip(2)
             .find(|l| !l.contains(" = alloca "))
             .unwrap();
-        assert_eq!(first.trim(), GRID_DEPENDENCY_WAIT, "{kernel}");
+        assert_eq!(first.trim(), LAUNCH_DEPENDENTS, "{kernel}");
+        let second = kernel
+            .lines()
+            .skip(2)
+            .filter(|l| !l.contains(" = alloca "))
+            .nth(1)
+            .unwrap();
+        assert_eq!(second.trim(), GRID_DEPENDENCY_WAIT, "{kernel}");
     }
+    let kernels = sm90.matches("\ndefine void @").count();
+    assert_eq!(sm90.matches("griddepcontrol.wait;").count(), kernels);
     assert_eq!(
-        sm90.matches("griddepcontrol.wait").count(),
-        sm90.matches("\ndefine void @").count()
+        sm90.matches("griddepcontrol.launch_dependents;").count(),
+        kernels
     );
     check_with_toolchain(&sm90);
     for arch in [None, Some(80), Some(89)] {
