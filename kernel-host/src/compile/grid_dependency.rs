@@ -1,6 +1,6 @@
 //! Which loaded modules have kernels that begin by waiting for the grids they depend
 //! on (`griddepcontrol.wait`, the NVVM writer's kernel prologue on sm_90 and later:
-//! `kernel_device::back::nvvm::GRID_DEPENDENCY_WAIT`). Only such a kernel may run as a
+//! `kernel_device::back::nvvm::prologue`). Only such a kernel may run as a
 //! programmatic dependent of the kernel before it, whose launch overlaps that kernel's
 //! end (`crate::launch::graph`): the wait is what keeps its memory accesses after the
 //! earlier kernel's. PTX from anywhere (AOT, an older disk cache entry, another

@@ -8,33 +8,10 @@
 
 use std::fmt::Write as _;
 
+use super::prologue::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
 use super::state::{operand, FunctionWriter, LoopCtx, LoopHint, Val};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
-
-/// A kernel's first two instructions on sm_90 and later. The first lets the kernel
-/// launched after this one as its programmatic dependent (a graph's next kernel node,
-/// `kernel_host::launch::graph`) start once every block of this one has started,
-/// rather than once they have all exited; without such a dependent it does nothing.
-/// The second waits until the grids this launch depends on have completed and their
-/// memory is visible: at once for a plain launch (they already have), and for a
-/// programmatic dependent it is what keeps every read and write of the kernel after
-/// those of the kernel before it, as stream order would. Measured on the H200 (graph of
-/// 100 `vecadd` nodes on 1,024 elements, host time per node): 1.096 us with plain
-/// edges, 0.877 with the wait alone, 0.622 with both.
-pub const LAUNCH_DEPENDENTS: &str =
-    "call void asm sideeffect \"griddepcontrol.launch_dependents;\", \"~{memory}\"()";
-/// See [`LAUNCH_DEPENDENTS`].
-pub const GRID_DEPENDENCY_WAIT: &str =
-    "call void asm sideeffect \"griddepcontrol.wait;\", \"~{memory}\"()";
-
-/// Whether kernels written with `options` begin with [`LAUNCH_DEPENDENTS`] and
-/// [`GRID_DEPENDENCY_WAIT`]: for a
-/// target known to have the instruction (sm_90+). The caches' key IR (no target) and
-/// older targets go without.
-pub fn waits_for_prerequisite_grids(options: &super::Options) -> bool {
-    options.arch.is_some_and(|arch| arch >= 90)
-}
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     pub fn error(&self, message: impl std::fmt::Display) -> Error {
@@ -196,7 +173,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if is_kernel && func.ret != Type::Unit && func.ret != Type::Never {
             return Err(self.error("a kernel must not return a value"));
         }
-        if is_kernel && waits_for_prerequisite_grids(self.w.options) {
+        if is_kernel && waits_for_prerequisite_grids(self.w.options.arch) {
             self.inst(LAUNCH_DEPENDENTS);
             self.inst(GRID_DEPENDENCY_WAIT);
         }

@@ -45,6 +45,8 @@ mod panic;
 mod panic_call;
 mod place;
 mod predicated;
+// Hopper: the kernel prologue that lets graph nodes overlap
+pub mod prologue;
 // debug info
 pub mod debug_info;
 mod debug_loc;
@@ -66,7 +68,6 @@ use crate::ir;
 /// The launch proofs now live in the optimiser; kept here for the host's paths.
 pub use crate::opt::launch_proof;
 use crate::opt::Optimised;
-pub use function::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {

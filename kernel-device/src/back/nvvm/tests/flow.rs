@@ -1,6 +1,7 @@
 //! Kernels, device functions, control flow, panics and malformed IR.
 
 use super::*;
+use crate::back::nvvm::prologue::{GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
 
 fn vecadd() -> F {
     let mut f = F::new("vecadd", FunctionKind::Kernel);
