@@ -39,7 +39,7 @@ const fn vecadd(name: &'static str, bounds_check: bool) -> FnSource {
     }
 }
 
-static CHECKED: FnSource = vecadd("vecadd", true);
+pub(super) static CHECKED: FnSource = vecadd("vecadd", true);
 static UNCHECKED: FnSource = vecadd("vecadd", false);
 
 /// Compiles per variant: the median is reported.

@@ -80,18 +80,8 @@ mod tests {
     #[test]
     fn the_writers_sm_90_kernels_wait() {
         use kernel_device::back::nvvm::Options;
-        static SOURCE: kernel_device::source::FnSource = kernel_device::source::FnSource {
-            name: "scaled",
-            kind: kernel_device::source::SourceKind::Kernel,
-            text: "fn scaled(x: &mut [f32]) { let i = grid(1); if i < x.len() { x[i] = 2.0 * x[i]; } }",
-            file: "grid_dependency.rs",
-            line: 1,
-            options: kernel_device::ir::FunctionOptions::DEFAULT,
-            deps: &[],
-            consts: &[],
-            structs: &[],
-            instance: &[],
-        };
+        // The bench's checked `vecadd` (`compile_cost`).
+        let source = &crate::compile::compile_cost::CHECKED;
         let Ok(nvvm) = crate::compile::libnvvm::shared() else {
             eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
             return;
@@ -102,8 +92,8 @@ mod tests {
                 arch,
                 ..Options::default()
             };
-            let unit = crate::compile::lower::lower(&SOURCE, &options).unwrap();
-            let runtime = crate::compile::lower::runtime_options(&SOURCE, "compute_90".into());
+            let unit = crate::compile::lower::lower(source, &options).unwrap();
+            let runtime = crate::compile::lower::runtime_options(source, "compute_90".into());
             nvvm.compile(&unit.nvvm_ir, &runtime).unwrap()
         };
         let sm90 = ptx_for(Some(90));
