@@ -53,6 +53,9 @@ GRAPH_ROWS = [
     ("graph_node_empty_cudarc", "driver floor: cudarc graph of an empty kernel"),
     ("graph_node_cudarc", "cudarc stream capture, cuGraphLaunch"),
     ("graph_node_cudajit", "cudajit stream.capture(..), graph.launch(&s)"),
+    ("graph_node_cudajit_serial", "cudajit, consecutive nodes not overlapped"),
+    ("graph_node_empty_cudajit", "cudajit graph of an empty kernel"),
+    ("graph_node_empty_cudajit_serial", "cudajit empty kernel, not overlapped"),
 ]
 # Issue 27's bars: (name, baseline or None, limit (ratio, or us when absolute), what).
 LATENCY_CRITERIA = [

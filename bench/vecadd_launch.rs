@@ -51,7 +51,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudajit::prelude::*;
-use cudajit::{Device, DeviceArray, Event, LaunchConfig, Stream};
+use cudajit::{Device, DeviceArray, Event, Graph, LaunchConfig, Stream};
 use cudarc::driver::{
     result as cu_result, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr,
     LaunchConfig as RawConfig, PushKernelArg,
@@ -896,8 +896,22 @@ fn profile_stages(
 const EMPTY_KERNEL_PTX: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
                                 .visible .entry empty()\n{\n\tret;\n}\n";
 
+/// cudajit's empty kernel: its graph is the floor of a cudajit kernel node, with and
+/// without the overlap of consecutive nodes (`CUDAJIT_GRAPH_OVERLAP`).
+#[kernel]
+fn empty_node() {}
+
 /// Kernel nodes in the replayed graphs.
 const GRAPH_NODES: usize = 100;
+
+/// A graph row's variant: replays of cudajit's `graph` on `stream`.
+fn replays<'a>(name: &'static str, graph: &'a Graph, stream: &'a Stream) -> LaunchVariant<'a> {
+    LaunchVariant::new(
+        name,
+        Box::new(move || Ok(graph.launch(stream)?)),
+        Box::new(move || Ok(stream.synchronize()?)),
+    )
+}
 /// Replays per repetition.
 const GRAPH_REPLAYS: usize = 200;
 
@@ -928,6 +942,35 @@ fn graph_replay_costs(
     if graph.len() != GRAPH_NODES {
         return Err(format!("captured {} launches, not {GRAPH_NODES}", graph.len()).into());
     }
+    // Consecutive kernel nodes overlap by default on sm_90 (kernel_host's
+    // `launch::graph::overlap`); the same graphs captured with that off, and cudajit's
+    // empty kernel both ways: what the overlap saves per node.
+    let capture_empty = || {
+        stream.capture(|s| {
+            for _ in 0..GRAPH_NODES {
+                empty_node::launch(LaunchConfig::new(blocks, BLOCK).stream(s))?;
+            }
+            Ok(())
+        })
+    };
+    let empty_cudajit = capture_empty()?;
+    std::env::set_var("CUDAJIT_GRAPH_OVERLAP", "0");
+    let serial = stream.capture(|s| {
+        for _ in 0..GRAPH_NODES {
+            vecadd::launch(LaunchConfig::new(blocks, BLOCK).stream(s), &a, &b, &mut c)?;
+        }
+        Ok(())
+    });
+    let empty_cudajit_serial = capture_empty();
+    std::env::remove_var("CUDAJIT_GRAPH_OVERLAP");
+    let (serial, empty_cudajit_serial) = (serial?, empty_cudajit_serial?);
+    println!(
+        "RESULT graph_overlapped_nodes {} serial={},empty={},empty_serial={}",
+        graph.overlapped_nodes(),
+        serial.overlapped_nodes(),
+        empty_cudajit.overlapped_nodes(),
+        empty_cudajit_serial.overlapped_nodes()
+    );
 
     // The raw side: the same kernel and parameters, captured on a cudarc stream.
     let raw = ctx.new_stream()?;
@@ -986,15 +1029,18 @@ fn graph_replay_costs(
             Box::new(|| Ok(empty_graph.launch()?)),
             Box::new(|| Ok(raw.synchronize()?)),
         ),
-        LaunchVariant::new(
-            "graph_node_cudajit",
-            Box::new(|| Ok(graph.launch(stream)?)),
-            Box::new(|| Ok(stream.synchronize()?)),
-        ),
+        replays("graph_node_cudajit", &graph, stream),
         LaunchVariant::new(
             "graph_node_cudarc",
             Box::new(|| Ok(raw_graph.launch()?)),
             Box::new(|| Ok(raw.synchronize()?)),
+        ),
+        replays("graph_node_cudajit_serial", &serial, stream),
+        replays("graph_node_empty_cudajit", &empty_cudajit, stream),
+        replays(
+            "graph_node_empty_cudajit_serial",
+            &empty_cudajit_serial,
+            stream,
         ),
     ];
     // Per replay, then per kernel node. The warm-up's replays also write the outputs

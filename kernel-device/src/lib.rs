@@ -27,4 +27,6 @@ mod pipeline;
 /// the `cudajit` facade).
 pub use half;
 pub use num_complex;
-pub use pipeline::{lower_unit, nvvm_ir_for_kernel, CompileError, CompiledUnit};
+pub use pipeline::{
+    lower_unit, nvvm_ir_for_kernel, optimised_unit, write_unit, CompileError, CompiledUnit,
+};

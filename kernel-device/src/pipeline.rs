@@ -56,7 +56,10 @@ pub fn lower_unit(kernel: &'static FnSource) -> Result<ir::Module, CompileError>
     Ok(optimised_unit(kernel)?.module)
 }
 
-fn optimised_unit(kernel: &'static FnSource) -> Result<opt::Optimised, CompileError> {
+/// [`lower_unit`]'s module with what the optimiser planned for the writer: written
+/// by [`write_unit`] as many times as a caller needs IR for (the runtime writes the
+/// caches' key IR and the target's from one front-end run).
+pub fn optimised_unit(kernel: &'static FnSource) -> Result<opt::Optimised, CompileError> {
     let module = front::lower_sources(&kernel.unit()).map_err(CompileError::Front)?;
     valid::validate(&module).map_err(CompileError::Valid)?;
     Ok(opt::optimise(module))
@@ -67,8 +70,16 @@ pub fn nvvm_ir_for_kernel(
     kernel: &'static FnSource,
     options: &nvvm_back::Options,
 ) -> Result<CompiledUnit, CompileError> {
-    let optimised = optimised_unit(kernel)?;
-    let output = nvvm_back::write_optimised(&optimised, options)?;
+    write_unit(kernel, &optimised_unit(kernel)?, options)
+}
+
+/// `kernel`'s unit, optimised by [`optimised_unit`], written as NVVM IR with `options`.
+pub fn write_unit(
+    kernel: &'static FnSource,
+    optimised: &opt::Optimised,
+    options: &nvvm_back::Options,
+) -> Result<CompiledUnit, CompileError> {
+    let output = nvvm_back::write_optimised(optimised, options)?;
     let module = &optimised.module;
     let params = module.param_types(kernel.name);
     let launch_proof = output

@@ -153,6 +153,61 @@ fn graph_capture_records_and_replays_launches() {
     assert_eq!(a.to_host().unwrap(), expected, "replay after a drop");
 }
 
+/// `dst[i]` = `rounds` steps of `slow_fill`'s map from `src[i]`.
+#[kernel]
+fn lcg_into(src: &[u32], dst: &mut [u32], rounds: u32) {
+    let i = grid(1);
+    if i < dst.len() {
+        let mut x = src[i];
+        for _ in 0..rounds {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        }
+        dst[i] = x;
+    }
+}
+
+/// On sm_90 consecutive kernel nodes of a graph overlap (programmatic edges; each
+/// kernel's first instruction waits for the previous kernel's results): a chain of
+/// steps that each read what the step before wrote still computes what stream order
+/// computes, on every replay.
+#[test]
+fn overlapped_graph_nodes_see_the_previous_nodes_writes() {
+    let device = require_gpu!();
+    let sim = device.is_simulator();
+    let n = if sim { 200 } else { 1 << 16 };
+    let (steps, rounds) = if sim { (4, 3) } else { (40, 200) };
+    let stream = device.new_stream().unwrap();
+    let mut rng = common::Rng::fresh("runtime-overlap");
+    let input: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+    let mut a = DeviceArray::from_slice_on(&device, &input).unwrap();
+    let mut b = DeviceArray::from_slice_on(&device, &vec![0u32; n]).unwrap();
+    let graph = stream
+        .capture(|s| {
+            for _ in 0..steps / 2 {
+                launch!(lcg_into[blocks(n), BLOCK, s](&a, &mut b, rounds))?;
+                launch!(lcg_into[blocks(n), BLOCK, s](&b, &mut a, rounds))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(graph.len(), steps, "{graph:?}");
+    let hopper = !sim && device.compute_capability().0 >= 9;
+    let overlapped = if hopper { steps - 1 } else { 0 };
+    assert_eq!(graph.overlapped_nodes(), overlapped, "{graph:?}");
+    let (mul, add) = lcg_steps(rounds);
+    let mut expected = input;
+    for replay in 1..=3 {
+        graph.launch(&stream).unwrap();
+        stream.synchronize().unwrap();
+        for x in &mut expected {
+            for _ in 0..steps {
+                *x = mul.wrapping_mul(*x).wrapping_add(add);
+            }
+        }
+        assert_eq!(a.to_host().unwrap(), expected, "replay {replay}");
+    }
+}
+
 #[test]
 fn graph_capture_errors_are_reported() {
     let device = require_gpu!();

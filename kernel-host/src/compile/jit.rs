@@ -13,7 +13,7 @@ use kernel_device::CompiledUnit;
 use crate::compile::deferred::without_copy;
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
 use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
-use crate::compile::lower::{lower, runtime_options};
+use crate::compile::lower::{runtime_options, Lowered};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
@@ -35,8 +35,10 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let kernel = source.name;
     let mut timer = FirstLaunchTimer::start(kernel);
     // The key is taken over the IR made with default options, so it does not depend on
-    // which libnvvm is installed and `cargo xtask build-device` can compute it too.
-    let unit = lower(source, &Options::default())?;
+    // which libnvvm is installed and `cargo xtask build-device` can compute it too. The
+    // front end runs once: a compile below writes its own IR from the same module.
+    let lowered = Lowered::new(source)?;
+    let unit = lowered.write(&Options::default())?;
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
     timer.mark(FirstStage::FrontEnd);
     let options = runtime_options(source, target_arch(&unit, device)?);
@@ -69,7 +71,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             match found {
                 Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
-                    let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
+                    let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
                     (Cow::Owned(ptx), unit, pending, false)
                 }
             }
@@ -81,7 +83,7 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
         Err(_) if from_disk => {
-            let (ptx, unit, pending) = compile(source, &options, &key, &mut timer, true)?;
+            let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
             let module = load_module(device, &ptx, kernel, &mut timer)?;
             (module, Cow::Owned(ptx), unit, pending)
         }
@@ -186,12 +188,13 @@ fn without_copy_key(ir_key: &str) -> String {
 /// PTX compiled by libnvvm (loaded now if this is the process's first compile). With
 /// `defer_copy`, a kernel's launch-proven copy is left out (`crate::compile::deferred`).
 fn compile(
-    source: &'static FnSource,
+    lowered: &Lowered,
     options: &libnvvm::Options,
     key: &str,
     timer: &mut FirstLaunchTimer,
     defer_copy: bool,
 ) -> Result<(String, CompiledUnit, Compiled)> {
+    let source = lowered.source;
     let kernel = source.name;
     let nvvm_error = |message: String| Error::Nvvm {
         kernel: kernel.to_string(),
@@ -202,15 +205,12 @@ fn compile(
     // The real IR carries the installed libnvvm's `!nvvmir.version`; otherwise it is
     // the same module (same panic sites and parameters).
     // The target's architecture lets the writer use its `bf16` instructions.
-    let unit = lower(
-        source,
-        &Options {
-            ir_version: nvvm.ir_version(),
-            arch: Options::arch_number(&options.arch),
-            debug: crate::compile::lower::debug_level(source),
-            ..Options::default()
-        },
-    )?;
+    let unit = lowered.write(&Options {
+        ir_version: nvvm.ir_version(),
+        arch: Options::arch_number(&options.arch),
+        debug: crate::compile::lower::debug_level(source),
+        ..Options::default()
+    })?;
     let without_copy = match &unit.launch_proof {
         Some(proof) if defer_copy && may_defer(&unit) => without_copy(&unit.nvvm_ir, &proof.symbol),
         _ => None,
@@ -241,11 +241,12 @@ fn load_deferred_copy(
 ) -> Result<(Module, sys::CUfunction)> {
     let kernel = source.name;
     let mut timer = FirstLaunchTimer::start(&format!("{kernel} (launch-proven copy)"));
-    let unit = lower(source, &Options::default())?;
+    let lowered = Lowered::new(source)?;
+    let unit = lowered.write(&Options::default())?;
     let key = crate::compile::disk::ir_key(&unit.nvvm_ir);
     let options = runtime_options(source, target_arch(&unit, device)?);
     timer.mark(FirstStage::FrontEnd);
-    let (ptx, unit, compiled) = compile(source, &options, &key, &mut timer, false)?;
+    let (ptx, unit, compiled) = compile(&lowered, &options, &key, &mut timer, false)?;
     let module = load_module(device, &ptx, kernel, &mut timer)?;
     timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {
@@ -389,6 +390,7 @@ pub(crate) fn load_module(
             message,
         });
     }
+    crate::compile::grid_dependency::note_loaded(module, ptx);
     Ok(Module {
         raw: module,
         device: device.clone(),

@@ -343,6 +343,7 @@ impl Drop for Module {
         if let Ok(_guard) = self.device.bind() {
             // What the module's kernels printed is written, and its buffers freed.
             crate::print::release(self.raw);
+            crate::compile::grid_dependency::note_unloaded(self.raw);
             // SAFETY: loaded by `jit::load_module`, unloaded only here.
             let _ = unsafe { result::module::unload(self.raw) };
         }

@@ -14,10 +14,35 @@ use crate::error::{Error, Result};
 const OPT_LEVEL: u8 = 3;
 
 pub(crate) fn lower(source: &'static FnSource, options: &Options) -> Result<CompiledUnit> {
-    kernel_device::nvvm_ir_for_kernel(source, options).map_err(|e| Error::Compile {
+    Lowered::new(source)?.write(options)
+}
+
+/// A kernel's unit through the front end and the optimiser once, written as NVVM IR as
+/// often as the JIT needs: the caches' key IR (default options) and the IR for the
+/// target and the loaded libnvvm, a first launch's two, from one front-end run.
+pub(crate) struct Lowered {
+    pub(crate) source: &'static FnSource,
+    optimised: kernel_device::opt::Optimised,
+}
+
+impl Lowered {
+    pub(crate) fn new(source: &'static FnSource) -> Result<Lowered> {
+        let optimised =
+            kernel_device::optimised_unit(source).map_err(|e| compile_error(source, e))?;
+        Ok(Lowered { source, optimised })
+    }
+
+    pub(crate) fn write(&self, options: &Options) -> Result<CompiledUnit> {
+        kernel_device::write_unit(self.source, &self.optimised, options)
+            .map_err(|e| compile_error(self.source, e))
+    }
+}
+
+fn compile_error(source: &FnSource, error: kernel_device::CompileError) -> Error {
+    Error::Compile {
         kernel: source.name.to_string(),
-        message: e.to_string(),
-    })
+        message: error.to_string(),
+    }
 }
 
 /// The libnvvm options of a run-time compile for `arch` (inspection uses the same).

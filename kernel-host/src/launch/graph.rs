@@ -15,6 +15,10 @@
 //! `capture` was called on: `synchronize` of that stream (replaying on it, the usual
 //! case) or `Device::synchronize` reports it.
 //!
+//! On Hopper and later, consecutive kernel nodes overlap: a kernel's launch begins
+//! while the one before it ends, its first instruction waiting for that one's results
+//! (`overlap`).
+//!
 //! On the simulator the capture records each launch (kernel, shape, arguments) and a
 //! replay runs them in order, with the same rules.
 
@@ -35,6 +39,9 @@ use crate::executor::panic::StreamFaults;
 use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{Dim, LaunchConfig};
 use crate::memory::allocation::Allocation;
+
+// Hopper: programmatic edges between a graph's kernel nodes
+mod overlap;
 
 /// What a capture in progress has seen.
 #[derive(Default)]
@@ -84,6 +91,8 @@ pub struct Graph {
     _faults: Arc<StreamFaults>,
     /// Number of launches captured.
     launches: usize,
+    /// Kernel-to-kernel edges made programmatic (`overlap`).
+    overlapped: usize,
 }
 
 enum Replay {
@@ -183,6 +192,7 @@ impl Stream {
             .take()
             .and_then(|log| log.downcast::<CaptureLog>().ok())
             .map_or_else(CaptureLog::default, |log| *log);
+        let mut overlapped = 0;
         let replay = match ended {
             None => {
                 outcome?;
@@ -200,10 +210,21 @@ impl Stream {
                         return Err(ended.expect_err("one of the two failed"));
                     }
                 };
+                let mut rewritten = overlap::overlap_kernel_nodes(graph);
                 // SAFETY: a graph the capture just produced.
-                match unsafe { result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0)) }
-                    .call("cuGraphInstantiate")
-                {
+                let instantiate = || unsafe {
+                    result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0))
+                };
+                let instantiated = match instantiate() {
+                    Err(_) if !rewritten.is_empty() => {
+                        overlap::restore(graph, &rewritten);
+                        rewritten.clear();
+                        instantiate()
+                    }
+                    done => done,
+                };
+                overlapped = rewritten.len();
+                match instantiated.call("cuGraphInstantiate") {
                     Ok(exec) => Replay::Cuda {
                         graph,
                         exec,
@@ -227,6 +248,7 @@ impl Stream {
             device,
             _faults: self.faults()?,
             launches,
+            overlapped,
         })
     }
 }
@@ -326,6 +348,13 @@ impl Graph {
 
     pub fn is_empty(&self) -> bool {
         self.launches == 0
+    }
+
+    /// How many of the graph's kernel nodes start while the kernel before them ends
+    /// (programmatic edges, Hopper and later; see the module docs): 0 on the simulator,
+    /// before sm_90, or with `CUDAJIT_GRAPH_OVERLAP=0`.
+    pub fn overlapped_nodes(&self) -> usize {
+        self.overlapped
     }
 }
 

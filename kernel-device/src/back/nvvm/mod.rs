@@ -8,7 +8,7 @@
 //! ranges (`.rev()`, `.step_by(n)`); `expr` lowers expressions;
 //! `intrinsics` maps special registers, barriers and math onto NVVM intrinsics and
 //! libdevice; `atomics` writes the atomics; `warp` the warp operations; `numeric` the integer and float methods libdevice lacks; `panic` writes the device-side panic
-//! protocol; `versioning` and `loop_versioning` print the versioned statements that
+//! protocol (the helper's inline PTX: `panic_call`); `versioning` and `loop_versioning` print the versioned statements that
 //! `opt::version` builds (a guard, a fast copy, the code as written), `predicated` the
 //! prefetches it marks; `state` holds the writers' shared types (a leaf: no import
 //! cycle); `grid_sync` the grid-wide barrier; `slices` sub-slices, `split_at` and
@@ -42,8 +42,11 @@ pub mod tma;
 pub mod mma;
 mod numeric;
 mod panic;
+mod panic_call;
 mod place;
 mod predicated;
+// Hopper: the kernel prologue that lets graph nodes overlap
+pub mod prologue;
 // debug info
 pub mod debug_info;
 mod debug_loc;

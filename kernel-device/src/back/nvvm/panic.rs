@@ -18,14 +18,10 @@
 //! Record layout (bytes): flag u32 @0, site u32 @4, operand0 i64 @8, operand1 i64 @16,
 //! block u32 @24, thread u32 @28, module tag u64 @32.
 
-use std::fmt::Write as _;
-
-use super::state::FunctionWriter;
-use super::state::{Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
-use super::{types, Error, PanicSite, MODULE_TAG_SYMBOL, PANIC_RECORD_PARAM};
+use super::panic_call::HELPER; // the helper's body: `panic_call`
+use super::state::{FunctionWriter, LIKELY_TRUE_BRANCH_WEIGHTS};
+use super::{types, Error, PanicSite, PANIC_RECORD_PARAM};
 use crate::ir::{BinaryOp, Expr, Handle, ScalarType};
-
-const HELPER: &str = "__cudajit_panic";
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Continues only if `cond` holds; otherwise panics at `site` with `message`
@@ -122,91 +118,4 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
         Ok(())
     }
-}
-
-/// The text of `@__cudajit_panic`, declaring the intrinsics it uses.
-pub fn helper_definition(w: &mut Writer<'_>) -> String {
-    let used = ["tid", "ctaid"]
-        .iter()
-        .flat_map(|reg| ["x", "y", "z"].map(|axis| format!("{reg}.{axis}")))
-        .chain(["ntid.x", "ntid.y", "nctaid.x", "nctaid.y"].map(String::from));
-    for reg in used {
-        let name = format!("llvm.nvvm.read.ptx.sreg.{reg}");
-        w.declare(&name, format!("declare i32 @{name}()"));
-    }
-    w.declare(
-        "llvm.nvvm.membar.sys",
-        "declare void @llvm.nvvm.membar.sys()".into(),
-    );
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread"
-    );
-    let _ = writeln!(
-        out,
-        "define internal void @{HELPER}(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {{"
-    );
-    out.push_str(&format!(
-        "entry:
-  %has.record = icmp ne i64 %slot, 0
-  br i1 %has.record, label %claim, label %exit
-claim:
-  %flag = inttoptr i64 %slot to i32*
-  %cx = cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic
-  %won = extractvalue {{ i32, i1 }} %cx, 1
-  br i1 %won, label %record, label %exit
-record:
-  %site.ptr = getelementptr i32, i32* %flag, i64 1
-  store volatile i32 %site, i32* %site.ptr
-  %words = bitcast i32* %flag to i64*
-  %op0.ptr = getelementptr i64, i64* %words, i64 1
-  store volatile i64 %op0, i64* %op0.ptr
-  %op1.ptr = getelementptr i64, i64* %words, i64 2
-  store volatile i64 %op1, i64* %op1.ptr
-{block}  %block.ptr = getelementptr i32, i32* %flag, i64 6
-  store volatile i32 %block.id, i32* %block.ptr
-{thread}  %thread.ptr = getelementptr i32, i32* %flag, i64 7
-  store volatile i32 %thread.id, i32* %thread.ptr
-  %tag = load volatile i64, i64 addrspace(1)* @{MODULE_TAG_SYMBOL}, align 8
-  %tag.ptr = getelementptr i64, i64* %words, i64 4
-  store volatile i64 %tag, i64* %tag.ptr
-  call void @llvm.nvvm.membar.sys()
-  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
-  br label %exit
-exit:
-  call void asm sideeffect \"exit;\", \"\"()
-  unreachable
-}}
-",
-        block = linear_id("block", "ctaid", "nctaid"),
-        thread = linear_id("thread", "tid", "ntid"),
-    ));
-    out
-}
-
-/// `%<name>.id = idx.x + idx.y * dim.x + idx.z * dim.x * dim.y` in i32.
-fn linear_id(name: &str, idx: &str, dim: &str) -> String {
-    let mut s = String::new();
-    for axis in ["x", "y", "z"] {
-        let _ = writeln!(
-            s,
-            "  %{name}.{idx}.{axis} = call i32 @llvm.nvvm.read.ptx.sreg.{idx}.{axis}()"
-        );
-    }
-    for axis in ["x", "y"] {
-        let _ = writeln!(
-            s,
-            "  %{name}.{dim}.{axis} = call i32 @llvm.nvvm.read.ptx.sreg.{dim}.{axis}()"
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  %{name}.plane = mul i32 %{name}.{dim}.x, %{name}.{dim}.y
-  %{name}.zterm = mul i32 %{name}.{idx}.z, %{name}.plane
-  %{name}.yterm = mul i32 %{name}.{idx}.y, %{name}.{dim}.x
-  %{name}.xy = add i32 %{name}.{idx}.x, %{name}.yterm
-  %{name}.id = add i32 %{name}.xy, %{name}.zterm"
-    );
-    s
 }

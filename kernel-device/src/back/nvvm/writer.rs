@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::state::{FunctionWriter, LoopHint, Writer, LIKELY_TRUE_BRANCH_WEIGHTS};
-use super::{grid_sync, panic, types, Error, Output, MODULE_TAG_SYMBOL};
+use super::{grid_sync, panic_call, types, Error, Output, MODULE_TAG_SYMBOL};
 use crate::ir::{self, FunctionKind, Type};
 use crate::opt::ranges::{sreg_bounds, SREG_RANGES};
 
@@ -59,7 +59,7 @@ impl<'a> Writer<'a> {
             functions.push('\n');
         }
         if !self.panic_sites.is_empty() {
-            functions.push_str(&panic::helper_definition(&mut self));
+            functions.push_str(&panic_call::helper_definition());
             functions.push('\n');
         }
 

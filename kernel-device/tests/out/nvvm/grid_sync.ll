@@ -10,7 +10,6 @@ declare i32 @__nvvm_reflect(i8*)
 declare void @llvm.nvvm.barrier0()
 declare i32 @llvm.nvvm.barrier0.or(i32)
 declare void @llvm.nvvm.membar.gl()
-declare void @llvm.nvvm.membar.sys()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
@@ -18,7 +17,6 @@ declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()
@@ -352,53 +350,7 @@ done:
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
-  %has.record = icmp ne i64 %slot, 0
-  br i1 %has.record, label %claim, label %exit
-claim:
-  %flag = inttoptr i64 %slot to i32*
-  %cx = cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic
-  %won = extractvalue { i32, i1 } %cx, 1
-  br i1 %won, label %record, label %exit
-record:
-  %site.ptr = getelementptr i32, i32* %flag, i64 1
-  store volatile i32 %site, i32* %site.ptr
-  %words = bitcast i32* %flag to i64*
-  %op0.ptr = getelementptr i64, i64* %words, i64 1
-  store volatile i64 %op0, i64* %op0.ptr
-  %op1.ptr = getelementptr i64, i64* %words, i64 2
-  store volatile i64 %op1, i64* %op1.ptr
-  %block.ctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %block.ctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
-  %block.ctaid.z = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
-  %block.nctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
-  %block.nctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
-  %block.plane = mul i32 %block.nctaid.x, %block.nctaid.y
-  %block.zterm = mul i32 %block.ctaid.z, %block.plane
-  %block.yterm = mul i32 %block.ctaid.y, %block.nctaid.x
-  %block.xy = add i32 %block.ctaid.x, %block.yterm
-  %block.id = add i32 %block.xy, %block.zterm
-  %block.ptr = getelementptr i32, i32* %flag, i64 6
-  store volatile i32 %block.id, i32* %block.ptr
-  %thread.tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %thread.tid.y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
-  %thread.tid.z = call i32 @llvm.nvvm.read.ptx.sreg.tid.z()
-  %thread.ntid.x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %thread.ntid.y = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
-  %thread.plane = mul i32 %thread.ntid.x, %thread.ntid.y
-  %thread.zterm = mul i32 %thread.tid.z, %thread.plane
-  %thread.yterm = mul i32 %thread.tid.y, %thread.ntid.x
-  %thread.xy = add i32 %thread.tid.x, %thread.yterm
-  %thread.id = add i32 %thread.xy, %thread.zterm
-  %thread.ptr = getelementptr i32, i32* %flag, i64 7
-  store volatile i32 %thread.id, i32* %thread.ptr
-  %tag = load volatile i64, i64 addrspace(1)* @__cudajit_module_tag, align 8
-  %tag.ptr = getelementptr i64, i64* %words, i64 4
-  store volatile i64 %tag, i64* %tag.ptr
-  call void @llvm.nvvm.membar.sys()
-  %published = atomicrmw volatile xchg i32* %flag, i32 2 monotonic
-  br label %exit
-exit:
-  call void asm sideeffect "exit;", ""()
+  call void asm sideeffect "{\0A\09.reg .pred %panic_p;\0A\09.reg .b32 %panic_r<3>;\0A\09.reg .b64 %panic_tag;\0A\09setp.eq.u64 %panic_p, $0, 0;\0A\09@%panic_p exit;\0A\09atom.cas.b32 %panic_r0, [$0], 0, 1;\0A\09setp.ne.u32 %panic_p, %panic_r0, 0;\0A\09@%panic_p exit;\0A\09st.volatile.u32 [$0+4], $1;\0A\09st.volatile.u64 [$0+8], $2;\0A\09st.volatile.u64 [$0+16], $3;\0A\09mov.u32 %panic_r0, %nctaid.y;\0A\09mov.u32 %panic_r1, %ctaid.z;\0A\09mov.u32 %panic_r2, %ctaid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %nctaid.x;\0A\09mov.u32 %panic_r2, %ctaid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+24], %panic_r0;\0A\09mov.u32 %panic_r0, %ntid.y;\0A\09mov.u32 %panic_r1, %tid.z;\0A\09mov.u32 %panic_r2, %tid.y;\0A\09mad.lo.u32 %panic_r0, %panic_r1, %panic_r0, %panic_r2;\0A\09mov.u32 %panic_r1, %ntid.x;\0A\09mov.u32 %panic_r2, %tid.x;\0A\09mad.lo.u32 %panic_r0, %panic_r0, %panic_r1, %panic_r2;\0A\09st.volatile.u32 [$0+28], %panic_r0;\0A\09ld.volatile.global.u64 %panic_tag, [__cudajit_module_tag];\0A\09st.volatile.u64 [$0+32], %panic_tag;\0A\09membar.sys;\0A\09atom.exch.b32 %panic_r0, [$0], 2;\0A\09exit;\0A\09}", "l,r,l,l,~{memory}"(i64 %slot, i32 %site, i64 %op0, i64 %op1)
   unreachable
 }
 

@@ -57,10 +57,12 @@ pub struct DiskKeyParts<'a> {
 /// 4: the toolchain's files digested with BLAKE3; 5: the IR is written for the
 /// architecture, `bf16` with its native instructions; 6: libnvvm's PTX is rewritten
 /// around ptxas's 16-bit negation defect, `nvvm::ptx_fixups`; 7: no libnvvm version,
-/// which only a loaded libnvvm can tell and the toolchain digests already imply).
+/// which only a loaded libnvvm can tell and the toolchain digests already imply; 8: sm_90
+/// kernels begin with `griddepcontrol.wait`, which the key's IR, written for no
+/// target, does not show).
 pub fn disk_key(parts: &DiskKeyParts<'_>) -> String {
     let text = format!(
-        "cudajit-disk-key 7|{}|{}|{}|O{}|fast_math {}|line_info {}",
+        "cudajit-disk-key 8|{}|{}|{}|O{}|fast_math {}|line_info {}",
         parts.ir_key,
         parts.arch,
         parts.toolchain,

@@ -1,6 +1,7 @@
 //! Kernels, device functions, control flow, panics and malformed IR.
 
 use super::*;
+use crate::back::nvvm::prologue::{GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
 
 fn vecadd() -> F {
     let mut f = F::new("vecadd", FunctionKind::Kernel);
@@ -91,15 +92,15 @@ fn vecadd_kernel() {
     assert_eq!(out.panic_sites[0].function, "vecadd");
     assert!(out.panic_sites[0].line >= 10);
     assert!(t.contains("call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 "));
-    assert!(t.contains("cmpxchg volatile i32* %flag, i32 0, i32 1 monotonic monotonic"));
-    // Fields first, then the fence, then the flag is published atomically.
-    let fence = t.find("call void @llvm.nvvm.membar.sys()").unwrap();
-    let tag = t.find("store volatile i64 %tag, i64* %tag.ptr").unwrap();
-    let publish = t
-        .find("atomicrmw volatile xchg i32* %flag, i32 2 monotonic")
-        .unwrap();
-    assert!(tag < fence && fence < publish, "{t}");
-    assert!(t.contains("call void asm sideeffect \"exit;\", \"\"()"));
+    // The helper's inline PTX (`panic_call`): the claim, the fields, then the fence,
+    // then the flag published atomically; `exit` on every path.
+    let claim = t.find("atom.cas.b32 %panic_r0, [$0], 0, 1;").unwrap();
+    let tag = t.find("st.volatile.u64 [$0+32], %panic_tag;").unwrap();
+    let fence = t.find("membar.sys;").unwrap();
+    let publish = t.find("atom.exch.b32 %panic_r0, [$0], 2;").unwrap();
+    assert!(claim < tag && tag < fence && fence < publish, "{t}");
+    assert_eq!(t.matches("exit;").count(), 3, "{t}");
+    assert!(t.contains("[__cudajit_module_tag];"), "{t}");
     assert!(!t.contains("trap"));
     // One copy of the helper, called from each failed check (see `panic`).
     assert!(t.contains("cold noinline noreturn nounwind"));
@@ -116,6 +117,53 @@ fn no_bounds_check_no_panic_helper() {
     // The hidden record parameter is there regardless: the host ABI does not depend on
     // the options.
     assert!(out.text.contains("i64 %__cudajit.panic.record)"));
+}
+
+/// On sm_90 every kernel (its launch-proven copy too) begins by letting its dependent
+/// launch and waiting for the grids it depends on, before any parameter is touched; other targets and the caches' key
+/// IR (no target) do not, and device functions never do.
+#[test]
+fn sm_90_kernels_first_wait_for_prerequisite_grids() {
+    let m = module(vec![vecadd()]);
+    let text = |arch| {
+        write_string(
+            &m,
+            &Options {
+                arch,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .text
+    };
+    let sm90 = text(Some(90));
+    let kernels: Vec<&str> = sm90.split("\ndefine void @").skip(1).collect();
+    assert!(!kernels.is_empty(), "{sm90}");
+    for kernel in kernels {
+        let first = kernel
+            .lines()
+            .skip(2)
+            .find(|l| !l.contains(" = alloca "))
+            .unwrap();
+        assert_eq!(first.trim(), LAUNCH_DEPENDENTS, "{kernel}");
+        let second = kernel
+            .lines()
+            .skip(2)
+            .filter(|l| !l.contains(" = alloca "))
+            .nth(1)
+            .unwrap();
+        assert_eq!(second.trim(), GRID_DEPENDENCY_WAIT, "{kernel}");
+    }
+    let kernels = sm90.matches("\ndefine void @").count();
+    assert_eq!(sm90.matches("griddepcontrol.wait;").count(), kernels);
+    assert_eq!(
+        sm90.matches("griddepcontrol.launch_dependents;").count(),
+        kernels
+    );
+    check_with_toolchain(&sm90);
+    for arch in [None, Some(80), Some(89)] {
+        assert!(!text(arch).contains("griddepcontrol"), "{arch:?}");
+    }
 }
 
 #[test]
