@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::prologue::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT, LAUNCH_DEPENDENTS};
+use super::prologue::{waits_for_prerequisite_grids, GRID_DEPENDENCY_WAIT};
 use super::state::{operand, FunctionWriter, LoopCtx, LoopHint, Val};
 use super::{device_function_symbol, types, Error};
 use crate::ir::{self, Block, Expr, FunctionKind, Handle, Local, LoopId, Stmt, Type};
@@ -174,7 +174,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             return Err(self.error("a kernel must not return a value"));
         }
         if is_kernel && waits_for_prerequisite_grids(self.w.options.arch) {
-            self.inst(LAUNCH_DEPENDENTS);
             self.inst(GRID_DEPENDENCY_WAIT);
         }
         let mut params = Vec::new();

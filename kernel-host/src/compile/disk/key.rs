@@ -59,10 +59,10 @@ pub struct DiskKeyParts<'a> {
 /// around ptxas's 16-bit negation defect, `nvvm::ptx_fixups`; 7: no libnvvm version,
 /// which only a loaded libnvvm can tell and the toolchain digests already imply; 8: sm_90
 /// kernels begin with `griddepcontrol.wait`, which the key's IR, written for no
-/// target, does not show).
+/// target, does not show; 9: no `griddepcontrol.launch_dependents` before it).
 pub fn disk_key(parts: &DiskKeyParts<'_>) -> String {
     let text = format!(
-        "cudajit-disk-key 8|{}|{}|{}|O{}|fast_math {}|line_info {}",
+        "cudajit-disk-key 9|{}|{}|{}|O{}|fast_math {}|line_info {}",
         parts.ir_key,
         parts.arch,
         parts.toolchain,

@@ -2,16 +2,18 @@
 //! from one kernel node to the next whose kernel begins by waiting for its
 //! prerequisite grids (`crate::compile::grid_dependency`) becomes a programmatic edge,
 //! so that the GPU launches the next kernel as soon as every block of the previous one
-//! has started (the writer's kernels signal it first thing) instead of after the
-//! previous kernel has completed. The next kernel's wait, its second instruction,
+//! has exited, instead of after the previous kernel has completed and its memory has
+//! been flushed. The next kernel's wait, its first instruction,
 //! still holds each of its threads until the previous kernel has completed and its
 //! writes are visible: what the graph computes is unchanged. Its blocks take only
-//! the SM room the previous kernel's blocks, all resident by then, leave free, so no
-//! kernel waits for room behind one that waits for it.
+//! the SM room the previous kernel's blocks leave free as they exit, so no kernel waits
+//! for room behind one that waits for it.
 //!
 //! Measured on the H200 (graphs of 100 nodes on 1,024 elements, host time per node,
 //! replayed back to back): `vecadd` 1.096 us with plain edges, 0.877 with programmatic
-//! edges whose primary signals only as its blocks exit, 0.622 as now; an empty kernel
+//! edges (as now: the primary signals as its blocks exit), 0.622 when every kernel also
+//! began with `griddepcontrol.launch_dependents` — left out, since it made the same
+//! `vecadd` 1.31x slower on a plain stream (`back::nvvm::prologue`); an empty kernel
 //! 0.675 / 0.612 / 0.562 (cudarc's plain graph of an empty kernel: 0.671).
 //!
 //! Only kernel-to-kernel edges with a waiting kernel at their end change; copies,
