@@ -238,6 +238,7 @@ impl FunctionWriter<'_, '_> {
         ptr: &str,
         index: &str,
     ) -> String {
+        self.w.uses_short_shared_pointers = true;
         let shared = self.shared_pointer(mem, ptr);
         let element = self.def(
             "shared.elem",

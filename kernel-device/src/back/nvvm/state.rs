@@ -129,6 +129,9 @@ pub struct Writer<'a> {
     pub reusable_sites: std::ops::Range<usize>,
     /// Some function calls `grid_sync()`: the module defines the grid barrier.
     pub uses_grid_sync: bool,
+    /// Some function addresses tile elements through 32-bit shared pointers
+    /// (`mma::shared_window_element_address`): the module's layout makes them 32 bits.
+    pub uses_short_shared_pointers: bool,
     /// The unrolling hints of loops' back edges, in order (see [`Self::loop_hint`]).
     pub(super) loop_hints: Vec<LoopHint>,
     /// The block every kernel of the module is launched with (`#[kernel(block_dim =
@@ -149,6 +152,7 @@ impl<'a> Writer<'a> {
             panic_sites: Vec::new(),
             reusable_sites: 0..0,
             uses_grid_sync: false,
+            uses_short_shared_pointers: false,
             loop_hints: Vec::new(),
             block_dim: opt.block_dim,
             debug: Default::default(),
