@@ -233,21 +233,8 @@ fn run(device: &Device) -> BenchResult<()> {
 }
 
 fn main() {
-    // SAFETY: only asks the loader whether libcuda can be opened.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        println!("skipped: no CUDA driver library (libcuda) on this machine");
+    let Some(device) = stats::gpu_device() else {
         return;
-    }
-    let device = match Device::default() {
-        Ok(d) if !d.is_simulator() => d,
-        Ok(_) => {
-            println!("skipped: the default device is the simulator");
-            return;
-        }
-        Err(e) => {
-            println!("skipped: no CUDA device: {e}");
-            return;
-        }
     };
     println!(
         "hl: {}, {} SMs",

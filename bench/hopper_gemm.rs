@@ -15,7 +15,7 @@
 
 use std::error::Error as StdError;
 
-use cudajit::{bf16, Device, DeviceArray, LaunchConfig, Stream};
+use cudajit::{bf16, DeviceArray, LaunchConfig, Stream};
 
 mod hopper_kernels;
 mod stats;
@@ -185,17 +185,8 @@ fn main() {
         // not one.
         args.iter().filter_map(|a| a.parse().ok()).collect()
     };
-    // SAFETY: only asks the loader whether libcuda can be opened.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        println!("skipped: no CUDA driver library (libcuda) on this machine");
+    let Some(device) = stats::gpu_device() else {
         return;
-    }
-    let device = match Device::default() {
-        Ok(d) => d,
-        Err(e) => {
-            println!("skipped: no CUDA device: {e}");
-            return;
-        }
     };
     if device.compute_capability() != (9, 0) {
         println!(

@@ -1,4 +1,5 @@
-//! The statistics the benchmarks share (each bench includes this file as `mod stats`).
+//! The statistics the benchmarks share, and how each finds its GPU (each bench includes
+//! this file as `mod stats`).
 
 /// The median of `samples` (the mean of the middle two for an even count).
 pub fn median(mut samples: Vec<f64>) -> f64 {
@@ -48,4 +49,27 @@ pub fn time_checked_pair(
         unchecked.push(pair[1].0.elapsed_ms(&pair[1].1)? as f64 * 1e3);
     }
     Ok((median(checked), median(unchecked)))
+}
+
+/// The CUDA device a benchmark runs on, or `None` after printing why it is skipped: no
+/// CUDA driver library, no device, or a default device that is the simulator (`cargo
+/// test --all-targets` runs every bench binary on machines without a GPU).
+#[allow(dead_code)] // not every bench finds its device this way
+pub fn gpu_device() -> Option<cudajit::Device> {
+    // SAFETY: only asks the loader whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        println!("skipped: no CUDA driver library (libcuda) on this machine");
+        return None;
+    }
+    match cudajit::Device::default() {
+        Ok(d) if !d.is_simulator() => Some(d),
+        Ok(_) => {
+            println!("skipped: the default device is the simulator");
+            None
+        }
+        Err(e) => {
+            println!("skipped: no CUDA device: {e}");
+            None
+        }
+    }
 }

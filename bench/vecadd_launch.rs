@@ -139,17 +139,8 @@ fn main() {
         }
         return;
     }
-    // SAFETY: only asks the loader whether libcuda can be opened.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        println!("skipped: no CUDA driver library (libcuda) on this machine");
+    let Some(device) = stats::gpu_device() else {
         return;
-    }
-    let device = match Device::default() {
-        Ok(d) => d,
-        Err(e) => {
-            println!("skipped: no CUDA device: {e}");
-            return;
-        }
     };
     if let Err(e) = run(&device) {
         eprintln!("vecadd_launch: error: {e}");
