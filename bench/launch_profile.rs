@@ -173,11 +173,44 @@ pub fn cpu_host_path(
     source: &'static cudajit::__private::FnSource,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let rows = profile::host_path_bench(source, 20_000, 11)?;
-    println!("Launch path on the CPU alone, ns per launch (warm, least of 11 rounds)");
+    println!(
+        "Launch path on the CPU alone, ns per launch (least of 11 rounds; cold: after a \
+         {} KiB sweep)",
+        profile::EVICT_BYTES >> 10
+    );
+    println!("  {:<46} {:>8} {:>8}", "", "warm", "cold");
     for (i, row) in rows.iter().enumerate() {
-        println!("  {:<46} {:>8.1}", row.stage, row.warm_ns);
+        println!(
+            "  {:<46} {:>8.1} {:>8.1}",
+            row.stage, row.warm_ns, row.cold_ns
+        );
         let stage = row.stage.replace([' ', ','], "_");
-        println!("RESULT cpu_host_{i} {:.1} stage={stage}", row.warm_ns);
+        println!(
+            "RESULT cpu_host_{i} {:.1} stage={stage},cold_ns={:.1}",
+            row.warm_ns, row.cold_ns
+        );
+    }
+    Ok(())
+}
+
+/// The launch path rebuilt one stage at a time around real `cuLaunchKernel`s
+/// (kernel_host's `launch_ladder`): what each stage adds to the bare launch on the
+/// GPU host, driver-call effects included. Prints `RESULT ladder_<i> <ns> rung=..`
+/// and `RESULT ladder_bare <us per launch>`.
+pub fn launch_ladder<'a, const N: usize>(
+    pending: &dyn Fn() -> cudajit::__private::PendingLaunch<'a, N>,
+    stream: &cudajit::Stream,
+    config: cudajit::LaunchConfig<'_>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (bare_us, extra) = profile::launch_ladder(pending, stream, config, 500, 31)?;
+    println!("Launch path stage by stage around cuLaunchKernel, ns over the bare launch ({bare_us:.3} us)");
+    println!("RESULT ladder_bare {bare_us:.4} launches=500,rounds=31");
+    for (i, (rung, ns)) in profile::LADDER_RUNGS.iter().zip(&extra).enumerate().skip(1) {
+        println!("  {rung:<52} {ns:>8.1}");
+        println!(
+            "RESULT ladder_{i} {ns:.1} rung={}",
+            rung.replace([' ', ',', ':', '+', '!'], "_")
+        );
     }
     Ok(())
 }

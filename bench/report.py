@@ -225,9 +225,23 @@ def profile_tables(results):
                  if n.startswith("cpu_host_") and n[len("cpu_host_"):].isdigit())
     if cpu:
         out.append("The launch path's own work on this host's CPU, no GPU (vecadd_launch --cpu-host-path),")
-        out.append("ns per launch, warm (least of 11 rounds; the GPU path pays cache misses on top)")
+        out.append("ns per launch, least of 11 rounds; cold: each launch after a 128 KiB sweep, as the")
+        out.append("driver call between two launches evicts the path's lines (the launch alone timed)")
+        out.append(f"  {'':<52} {'warm':>12} {'cold':>12}")
         for _, (ns, extra) in cpu:
             label = extra.get("stage", "?").replace("__", ", ").replace("_", " ")
+            cold = extra.get("cold_ns")
+            cold = f"{float(cold):>12.1f}" if cold is not None else f"{'-':>12}"
+            out.append(f"  {label:<52} {ns:>12.1f} {cold}")
+        out.append("")
+    ladder = sorted((int(n[len("ladder_"):]), v) for n, v in results.items()
+                    if n.startswith("ladder_") and n[len("ladder_"):].isdigit())
+    if ladder and "ladder_bare" in results:
+        out.append("The launch path rebuilt stage by stage around real cuLaunchKernel calls on the")
+        out.append("created stream, ns each rung adds to the bare launch (paired rounds, median;")
+        out.append(f"bare: {results['ladder_bare'][0]:.3} us per launch)")
+        for _, (ns, extra) in ladder:
+            label = extra.get("rung", "?").replace("__", ": ").replace("_", " ").strip()
             out.append(f"  {label:<52} {ns:>12.1f}")
         out.append("")
     situations = [(w, l) for w, l in FIRST_SITUATIONS

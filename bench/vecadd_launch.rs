@@ -802,6 +802,16 @@ fn launch_costs(
     // SAFETY: made above; every use of it completed (both streams synchronised).
     unsafe { cu_result::event::destroy(ordering) }?;
     profile_stages(stream, other_stream, &a, &b, &c, blocks)?;
+    {
+        // The launch path rebuilt stage by stage around real driver calls (issue 27).
+        let mut c = c.borrow_mut();
+        let c: *mut DeviceArray<f32> = &mut *c;
+        // SAFETY: each rung consumes its arguments before the next are made, so no two
+        // `&mut` of `c` live at once; `c` stays borrowed for the whole ladder.
+        let pending = || vecadd::args(&a, &b, unsafe { &mut *c });
+        let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
+        launch_profile::launch_ladder(&pending, stream, config)?;
+    }
     // The function cudajit's launches pass to the driver (its proven copy), launched
     // bare beside the raw side's: whether the driver's work differs between them.
     if let Some(function) = kernel_host::profile::last_launched_function() {

@@ -588,6 +588,63 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
     writer.synchronize().unwrap();
 }
 
+/// The legacy NULL stream (the default stream, where copies run) and a created stream,
+/// which is non-blocking (no implicit order between the two), touch the same arrays in
+/// both orders, 300 times each with fresh seeds: a slow write on one is always seen
+/// whole by a read on the other and by the copy to the host that follows (the arrays'
+/// own events order them, not the stream flags), with no stream synchronised between.
+#[test]
+fn null_stream_and_a_created_stream_share_an_array_in_both_orders() {
+    let device = require_real_gpu!();
+    const N: usize = 1 << 18;
+    const ROUNDS: u32 = 256;
+    let created = device.new_stream().unwrap();
+    let default = device.default_stream();
+    let mut a = device.zeros::<u32>(N).unwrap();
+    let mut out = device.zeros::<u32>(N).unwrap();
+    let (mul, add) = (0..ROUNDS).fold((1u32, 0u32), |(mul, add), _| {
+        (
+            mul.wrapping_mul(1_664_525),
+            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
+        )
+    });
+    let mut rng = fresh_rng();
+    let mut got = vec![0u32; N];
+    for round in 0..600 {
+        let s = rng.u64(..) as u32;
+        // Even rounds write on the created stream and read on the NULL stream; odd
+        // rounds the other way round.
+        let (write_on, read_on) = if round % 2 == 0 {
+            (&created, &default)
+        } else {
+            (&default, &created)
+        };
+        launch!(slow_write[N / 256, 256, write_on](&mut a, s, ROUNDS)).unwrap();
+        launch!(copy_plus_one[N / 256, 256, read_on](&a, &mut out)).unwrap();
+        // Copies on the NULL stream, no synchronisation first: `a` as written, `out`
+        // as read.
+        a.copy_to_host(&mut got).unwrap();
+        for (i, &v) in got.iter().enumerate() {
+            let x = mul.wrapping_mul(i as u32 ^ s).wrapping_add(add);
+            assert_eq!(
+                v, x,
+                "round {round}, element {i}: the copy missed the write"
+            );
+        }
+        out.copy_to_host(&mut got).unwrap();
+        for (i, &v) in got.iter().enumerate() {
+            let x = mul.wrapping_mul(i as u32 ^ s).wrapping_add(add);
+            assert_eq!(
+                v,
+                x.wrapping_add(1),
+                "round {round}, element {i}: the read saw {v:#x}, not the write on the \
+                 other stream (plus one)"
+            );
+        }
+    }
+    created.synchronize().unwrap();
+}
+
 /// Per-reader events: a write on stream C waits for stream A's *read* of the array,
 /// not for the slow work A queued after the read (one block, so the GPU has room for
 /// C's kernel meanwhile); the read still saw the old contents and the write landed.

@@ -1,13 +1,15 @@
 //! Streams (ordered queues of GPU work) and events (points in a stream, used to time
 //! kernels: `Event::record(&s)`, launch, `Event::record(&s)`, `start.elapsed_ms(&end)`).
 //!
-//! Streams made here are *blocking* streams (`CU_STREAM_DEFAULT`): they order
-//! themselves with the legacy NULL stream that device arrays copy on, so
-//! `array.to_host()` after a launch on any stream sees the kernel's writes, as with
-//! `cudaStreamCreate` in the CUDA runtime. Beyond that implicit order, device arrays
-//! order their own uses across any streams, other libraries' non-blocking ones
-//! included (`crate::memory::allocation`): a stream is kept alive (`StreamRef`) while an array
-//! remembers it as the stream of its last use.
+//! Streams made here are *non-blocking* streams (`CU_STREAM_NON_BLOCKING`): no implicit
+//! order with the legacy NULL stream, which would cost the driver work at every launch
+//! (issue 27). Device arrays order their own uses across any streams instead, the NULL
+//! stream's copies and launches included (`crate::memory::allocation`): a copy to the
+//! host after a launch on any stream waits for the launch's event, so
+//! `array.to_host()` sees the kernel's writes, as with `cudaStreamCreate` in the CUDA
+//! runtime. A stream is kept alive (`StreamRef`) while an array remembers it as the
+//! stream of its last use. Work that no array orders (raw pointers handed to other
+//! libraries) is ordered by the caller: synchronise the stream first.
 //!
 //! On the simulator a launch runs to completion before it returns, so a stream only
 //! names its device, synchronising reports a deferred fault, and an event records the
@@ -397,16 +399,16 @@ pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
 }
 
 impl Device {
-    /// The device's default stream: on a GPU the legacy NULL stream, which orders
-    /// itself with every stream made by [`Device::new_stream`].
+    /// The device's default stream: on a GPU the legacy NULL stream (device arrays
+    /// order their uses between it and the streams of [`Device::new_stream`]).
     pub fn default_stream(&self) -> Stream {
         Stream::null(self.clone())
     }
 
-    /// A new stream. On a GPU it synchronises with the default stream (CUDA's
-    /// blocking-stream semantics, as `cudaStreamCreate`), so copies on the default
-    /// stream see kernels launched on it; on the simulator every launch completes
-    /// before it returns.
+    /// A new stream. On a GPU a non-blocking one: device arrays order their uses on
+    /// it after their uses on the default stream and others (and the default stream's
+    /// copies after its kernels); on the simulator every launch completes before it
+    /// returns.
     pub fn new_stream(&self) -> Result<Stream> {
         Stream::create(self.clone())
     }

@@ -179,6 +179,11 @@ impl ModuleTable {
         };
         // SAFETY: `slot` is an 8-byte global of the module.
         unsafe { result::memcpy_htod_sync(slot, &[tag]) }.call("cuMemcpyHtoD")?;
+        // From pageable memory the copy returns once staged; launches on non-blocking
+        // streams are not ordered after the NULL stream's DMA, so wait for it here
+        // (once per module) rather than let a panic report a stale tag.
+        // SAFETY: the legacy NULL stream of the current context.
+        unsafe { result::stream::synchronize(std::ptr::null_mut()) }.call("cuStreamSynchronize")?;
         Ok(true)
     }
 

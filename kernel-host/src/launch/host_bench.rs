@@ -5,13 +5,13 @@
 //! functions `launch` calls, over three device arrays on one stream. What it cannot
 //! run here: `cuCtxGetCurrent`, the kernel lookup's loaded module and the driver call.
 //!
-//! The figures are warm: back to back, the path's data in the nearest caches. On the
-//! GPU machine a launch spends ~3 µs in the driver between two of ours, which pushes
-//! some of that data out, so the same work costs there up to 2-3 times these figures
-//! (the stage profile of `launch::profile` shows it); what a change saves here it
-//! saves there too. (Writing memory between launches to imitate the driver was tried:
-//! its own time varied more than the path costs.) `vecadd_launch --cpu-host-path`
-//! prints the table.
+//! Two figures per stage. *Warm*: back to back, the path's data in the nearest caches.
+//! *Cold*: each launch after a read of [`EVICT_BYTES`] of other memory, as the driver's
+//! ~4 µs between two of our launches pushes the path's lines out of the first-level
+//! cache (the GPU host's stage profile costs 2-4 times the warm figures); only the
+//! launch is timed (two clock reads, which the empty baseline pays too). A change that removes a
+//! cache line or a chain of dependent loads shows in the cold figure even where the
+//! warm one hardly moves. `vecadd_launch --cpu-host-path` prints the table.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -30,11 +30,26 @@ use crate::launch::config::LaunchConfig;
 use crate::launch::ordering::order_array_uses;
 use crate::memory::allocation::Allocation;
 
-/// One row: nanoseconds per launch, warm.
+/// One row: nanoseconds per launch, warm and after the first-level caches were swept.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostPathRow {
     pub stage: &'static str,
     pub warm_ns: f64,
+    pub cold_ns: f64,
+}
+
+/// What the cold figures read between two launches: more than a first-level data cache
+/// (48 KiB on the H200's host), less than a second-level one, as a driver call's own
+/// data would.
+pub const EVICT_BYTES: usize = 128 << 10;
+
+/// Reads one byte of every cache line of `memory` (the cold figures' sweep).
+#[inline(never)]
+fn sweep(memory: &[u8]) -> u8 {
+    memory
+        .iter()
+        .step_by(64)
+        .fold(0, |sum, b| sum ^ black_box(*b))
 }
 
 /// The fixture: a simulated device standing in for the GPU's limits and arrays, three
@@ -189,26 +204,48 @@ pub fn host_path_bench(
             }),
         ),
     ];
-    let time = |work: &dyn Fn()| -> f64 {
-        let mut per_round: Vec<f64> = (0..rounds)
-            .map(|_| {
+    let evict: Vec<u8> = (0..EVICT_BYTES).map(|i| i as u8).collect();
+    // Nanoseconds per launch of `work` (after a sweep of `evict` when `cold`), the
+    // least over `rounds`: on a shared machine other work only ever adds time.
+    let time = |work: &dyn Fn(), cold: bool, launches: usize| -> f64 {
+        let mut least = f64::INFINITY;
+        for _ in 0..rounds {
+            let elapsed = if cold {
+                // Only the launch is timed, between two clock reads (the baseline's
+                // `nothing` pays the same reads): the sweep's own time, which varies
+                // more than the path costs, stays out.
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..launches {
+                    black_box(sweep(&evict));
+                    let start = Instant::now();
+                    work();
+                    total += start.elapsed();
+                }
+                total
+            } else {
                 let start = Instant::now();
                 for _ in 0..launches {
                     work();
                 }
-                start.elapsed().as_nanos() as f64 / launches as f64
-            })
-            .collect();
-        // The least: on a shared machine other work only ever adds time.
-        per_round.sort_by(f64::total_cmp);
-        per_round[0]
+                start.elapsed()
+            };
+            least = least.min(elapsed.as_nanos() as f64 / launches as f64);
+        }
+        least
     };
     let nothing: &dyn Fn() = &|| {};
+    // The sweep costs ~20 times the path: fewer launches per cold round.
+    let cold_launches = (launches / 4).max(1);
     let mut rows = Vec::new();
     for (stage, work) in &stages {
         // Interleaved with the baseline, so drift weighs on both alike.
-        let warm_ns = time(&**work) - time(nothing);
-        rows.push(HostPathRow { stage, warm_ns });
+        let warm_ns = time(&**work, false, launches) - time(nothing, false, launches);
+        let cold_ns = time(&**work, true, cold_launches) - time(nothing, true, cold_launches);
+        rows.push(HostPathRow {
+            stage,
+            warm_ns,
+            cold_ns,
+        });
     }
     Ok(rows)
 }

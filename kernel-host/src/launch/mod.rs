@@ -20,6 +20,7 @@ pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
+pub(crate) mod ladder;
 pub(crate) mod nd;
 pub(crate) mod ordering;
 pub mod profile;

@@ -4,9 +4,10 @@
 //!
 //! Which of the two the memory is, and the driver calls, are `crate::memory::backing`'s.
 //!
-//! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls: a
-//! copy to the host therefore waits for every kernel queued before it (on the default
-//! stream and on the blocking streams `Device::new_stream` makes), and then reports a
+//! On a GPU, copies run on the legacy NULL stream with the synchronous driver calls,
+//! after the array's uses on other streams (`crate::memory::allocation`): a copy to the
+//! host therefore waits for every kernel queued before it that uses the array (on the
+//! default stream or any other), and then reports a
 //! device-side panic of a launch on the default stream, like Numba's `copy_to_host`
 //! (a launch on another stream reports to that stream's synchronisation). On the simulator kernels have
 //! finished when their launch returns; a copy to the host reports the fault of an
