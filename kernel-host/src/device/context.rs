@@ -10,15 +10,25 @@ use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::health::{ContextGuard, Health};
 
 impl Device {
+    #[inline]
     fn health(&self) -> Option<&Health> {
-        self.executor().health()
+        self.launch_health()
     }
 
     /// Makes this GPU's context current on the calling thread and keeps a reset from
     /// running until the guard drops (see the module documentation); nothing on the
-    /// simulator. Take it before checking an object's generation.
+    /// simulator. Take it before checking an object's generation. What the executor's
+    /// `bind` does, from the device's own copies of the health and context handle.
+    #[inline]
     pub(crate) fn bind(&self) -> Result<ContextGuard<'_>> {
-        self.executor().bind()
+        match self.launch_context() {
+            Some((health, ctx)) => {
+                let guard = health.enter();
+                crate::executor::make_current_raw(ctx)?;
+                Ok(guard)
+            }
+            None => self.executor().bind(),
+        }
     }
 
     /// For destructors of GPU objects made in context `generation`: the context bound

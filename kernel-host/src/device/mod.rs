@@ -50,7 +50,17 @@ pub struct Device {
     inner: Arc<DeviceInner>,
 }
 
+/// `repr(C)`: what every launch reads first comes first (issue 27).
+#[repr(C)]
 struct DeviceInner {
+    /// The GPU context's health and handle, copied out of the executor so that a
+    /// launch binds the context and checks its health without the executor's dynamic
+    /// call and the two structures behind it (dependent loads that miss after a driver
+    /// call); `None` and 0 on the simulator. The executor keeps the context retained.
+    health: Option<Arc<Health>>,
+    cu_ctx: usize,
+    /// The GPU's ordinal (0 on the simulator), for [`Device::id`] on the same path.
+    gpu_ordinal: usize,
     name: String,
     limits: DeviceLimits,
     /// What executes its work (the seam: see `crate::executor`).
@@ -96,8 +106,14 @@ impl Device {
         limits: DeviceLimits,
         executor: Box<dyn Executor>,
     ) -> Device {
+        let health = executor.cuda().map(|cuda| cuda.health.clone());
+        let cu_ctx = executor.cuda().map_or(0, |cuda| cuda.ctx.cu_ctx() as usize);
+        let gpu_ordinal = executor.cuda().map_or(0, |cuda| cuda.ordinal);
         Device {
             inner: Arc::new(DeviceInner {
+                health,
+                cu_ctx,
+                gpu_ordinal,
                 name,
                 limits,
                 executor,
@@ -121,13 +137,31 @@ impl Device {
         self.inner.executor.ordinal()
     }
 
+    /// On a GPU from the device's own copies (the launch path's argument check).
+    #[inline]
     pub(crate) fn id(&self) -> DeviceId {
-        self.inner.executor.id()
+        match self.launch_health() {
+            Some(health) => DeviceId::Cuda(self.inner.gpu_ordinal, health.generation()),
+            None => self.inner.executor.id(),
+        }
     }
 
     /// What executes this device's work.
     pub(crate) fn executor(&self) -> &dyn Executor {
         &*self.inner.executor
+    }
+
+    /// The GPU context's health, from the device's own copy (`None` on the simulator).
+    #[inline]
+    pub(crate) fn launch_health(&self) -> Option<&Health> {
+        self.inner.health.as_deref()
+    }
+
+    /// The GPU context's health and handle (`None` on the simulator).
+    #[inline]
+    pub(crate) fn launch_context(&self) -> Option<(&Health, cudarc::driver::sys::CUcontext)> {
+        let health = self.inner.health.as_deref()?;
+        Some((health, self.inner.cu_ctx as cudarc::driver::sys::CUcontext))
     }
 
     /// The simulated device's state, `None` on a GPU.

@@ -31,7 +31,7 @@ use cudarc::driver::{result, sys};
 use crate::backend::Backend;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::attribute::{DeviceAttribute, DeviceProperties};
-use crate::executor::health::{ContextGuard, Health};
+use crate::executor::health::ContextGuard;
 use crate::executor::id::DeviceId;
 use crate::executor::panic::StreamFaults;
 use crate::SimOptions;
@@ -98,12 +98,6 @@ pub(crate) trait Executor: Send + Sync {
     /// Waits for the work queued on stream `raw` (NULL: the legacy stream) of this
     /// device (the context is bound and guarded; the stream is current).
     fn synchronize_stream(&self, raw: sys::CUstream) -> Result<()>;
-
-    /// The context's health (see `crate::executor::health`); `None` on the simulator,
-    /// which has no context to lose.
-    fn health(&self) -> Option<&Health> {
-        None
-    }
 
     /// Makes the context current on the calling thread and keeps a reset from running
     /// until the guard drops; a guard of nothing on the simulator.
@@ -236,10 +230,6 @@ impl Executor for CudaDevice {
         unsafe { result::stream::synchronize(raw) }.call("cuStreamSynchronize")
     }
 
-    fn health(&self) -> Option<&Health> {
-        Some(&self.health)
-    }
-
     fn bind(&self) -> Result<ContextGuard<'_>> {
         let guard = self.health.enter();
         make_current(&self.ctx)?;
@@ -265,14 +255,21 @@ impl Executor for CudaDevice {
 /// that flag holds.
 #[inline]
 fn make_current(ctx: &cudarc::driver::CudaContext) -> Result<()> {
+    make_current_raw(ctx.cu_ctx())
+}
+
+/// [`make_current`] of a context handle that a `CudaContext` retains (the launch path's
+/// copy of it, one pointer hop nearer: see `crate::device`).
+#[inline]
+pub(crate) fn make_current_raw(ctx: sys::CUcontext) -> Result<()> {
     let mut current: sys::CUcontext = std::ptr::null_mut();
     // SAFETY: a valid out-pointer.
     unsafe { sys::cuCtxGetCurrent(&mut current) }
         .result()
         .call("cuCtxGetCurrent")?;
-    if current != ctx.cu_ctx() {
-        // SAFETY: the context is retained by `ctx` (cudarc's primary-context retain).
-        unsafe { sys::cuCtxSetCurrent(ctx.cu_ctx()) }
+    if current != ctx {
+        // SAFETY: the caller's context is retained (cudarc's primary-context retain).
+        unsafe { sys::cuCtxSetCurrent(ctx) }
             .result()
             .call("cuCtxSetCurrent")?;
     }

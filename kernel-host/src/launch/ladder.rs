@@ -17,14 +17,15 @@ use cudarc::driver::sys;
 use crate::compile::loaded::LoadedKernel;
 use crate::device::stream::Stream;
 use crate::error::{DriverResultExt, Result};
-use crate::launch::args::{check_args, fill_slots};
+use crate::launch::args::{check_args, fill_slots, ArgKind};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::ordering::{order_array_uses, uses_allocation};
 use crate::launch::PendingLaunch;
 
 /// The rungs, each adding the named stage to the ones above it.
-pub const LADDER_RUNGS: [&str; 9] = [
-    "bare: arguments built, slots filled, cuLaunchKernel",
+pub const LADDER_RUNGS: [&str; 10] = [
+    "bare: cuLaunchKernel, slots filled once",
+    "+ arguments built (as launch! does) and dropped",
     "+ bind: cuCtxGetCurrent, reset guard",
     "+ panic record: launcher noted, record read",
     "+ validate: shape, stream current",
@@ -50,8 +51,38 @@ pub fn launch_ladder<'a, const N: usize>(
     let kernel = first.cache.get(first.source, device)?;
     let shape = config.validate_for(first.source, device.limits())?;
     let count = check_args(&kernel.name, &kernel.params, &first.args, device.id())?.slots;
-    drop(first);
-    let rungs: [&dyn Fn() -> Result<()>; 9] = [
+    // The bare rung's parameter words, read once from the arguments' slots (each a
+    // pointer, length or scalar of at most 8 bytes: no struct by value here); the
+    // record word stays 0 (no panic).
+    assert!(
+        count < 16,
+        "the ladder launches kernels of at most 15 parameter words"
+    );
+    let mut first_args = first.args;
+    assert!(
+        !first_args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::Value { .. })),
+        "the ladder launches kernels without structs by value"
+    );
+    let mut filled = [std::ptr::null_mut::<c_void>(); 16];
+    fill_slots(&mut first_args, &mut filled[..count]);
+    let mut words = [0u64; 16];
+    for (word, slot) in words.iter_mut().zip(&filled[..count]) {
+        // SAFETY: each slot points at an argument's 8-byte value or length word.
+        *word = unsafe { *(*slot as *const u64) };
+    }
+    drop(first_args);
+    let bare = || {
+        let mut words = words;
+        let mut slots = [std::ptr::null_mut::<c_void>(); 16];
+        for (slot, word) in slots.iter_mut().zip(&mut words[..=count]) {
+            *slot = word as *mut u64 as *mut c_void;
+        }
+        driver_launch(kernel.function, &shape, stream, &mut slots)
+    };
+    let rungs: [&dyn Fn() -> Result<()>; 10] = [
+        &bare,
         &|| rung::<0, N>(pending, stream, config, (kernel, &shape, count)),
         &|| rung::<1, N>(pending, stream, config, (kernel, &shape, count)),
         &|| rung::<2, N>(pending, stream, config, (kernel, &shape, count)),
@@ -155,10 +186,21 @@ fn rung<'a, const K: usize, const N: usize>(
     } else {
         kernel.function
     };
+    driver_launch(function, shape, stream, &mut slots)
+}
+
+/// `cuLaunchKernel` of `function` in `shape` on `stream` with parameters `slots`.
+fn driver_launch(
+    function: sys::CUfunction,
+    shape: &ValidLaunch,
+    stream: &Stream,
+    slots: &mut [*mut c_void; 16],
+) -> Result<()> {
     let [grid, block] = [shape.grid, shape.block];
-    // SAFETY: `function` is live in the current context (made current by the bind,
-    // or by the stream's earlier launches); the slots point at `args`' values and
-    // `record`, which outlive the call; the kernel's parameters are those of `args`.
+    // SAFETY: `function` is live in the stream's context, current on this thread (the
+    // ladder's first launch, through `launch`, bound it); the slots point at the
+    // arguments' values and a record slot, which outlive the call; the kernel's
+    // parameters are those values.
     unsafe {
         sys::cuLaunchKernel(
             function,

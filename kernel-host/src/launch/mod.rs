@@ -129,11 +129,16 @@ pub fn launch(
     let capturing = stream_ref
         .as_ref()
         .is_some_and(|h| h.capturing.load(Ordering::Relaxed));
-    if let Some(sim) = device.as_sim() {
-        if capturing {
-            return crate::launch::graph::record_sim_launch(source, cache, &config, device, args);
+    // A GPU has a context (the device's own copy, no call through the executor).
+    if device.launch_health().is_none() {
+        if let Some(sim) = device.as_sim() {
+            if capturing {
+                return crate::launch::graph::record_sim_launch(
+                    source, cache, &config, device, args,
+                );
+            }
+            return crate::launch::sim::launch(source, cache, config, device, sim, faults, args);
         }
-        return crate::launch::sim::launch(source, cache, config, device, sim, faults, args);
     }
     let valid = config.validate_for(source, device.limits())?;
     match config.stream {
