@@ -209,7 +209,9 @@ pub fn launch_ladder<'a, const N: usize>(
         println!("  {rung:<52} {ns:>8.1}");
         println!(
             "RESULT ladder_{i} {ns:.1} rung={}",
-            rung.replace([' ', ',', ':', '+', '!'], "_")
+            rung.trim_start_matches("+ ")
+                .replace([',', ':', '!'], "")
+                .replace(' ', "_")
         );
     }
     Ok(())

@@ -19,7 +19,7 @@ KERNEL_ROWS = [
 LAUNCH_ROWS = [
     ("launch_cuda_runtime", "CUDA runtime <<<>>> (C++)"),
     ("launch_cudarc_driver", "cudarc result::launch_kernel (bare cuLaunchKernel)"),
-    ("launch_driver_blocking_stream", "bare cuLaunchKernel on cudajit's (blocking) stream"),
+    ("launch_driver_blocking_stream", "bare cuLaunchKernel on cudajit's created stream"),
     ("launch_driver_null_stream", "bare cuLaunchKernel on the legacy NULL stream"),
     ("launch_cudarc", "raw cudarc launch_builder"),
     ("launch_cudajit", "cudajit .launch(cfg.stream(&s), ..)"),
@@ -154,7 +154,7 @@ def same_stream_ratios(results):
     """cudajit's launches against the bare launch on the same kind of stream: what
     cudajit itself adds, apart from the stream kind the bars' baseline differs in."""
     pairs = [
-        ("launch_cudajit", "launch_driver_blocking_stream", "created (blocking) stream"),
+        ("launch_cudajit", "launch_driver_blocking_stream", "created stream"),
         ("launch_cudajit_default_stream", "launch_driver_null_stream", "legacy NULL stream"),
     ]
     out = []
@@ -241,7 +241,7 @@ def profile_tables(results):
         out.append("created stream, ns each rung adds to the bare launch (paired rounds, median;")
         out.append(f"bare: {results['ladder_bare'][0]:.3} us per launch)")
         for _, (ns, extra) in ladder:
-            label = extra.get("rung", "?").replace("__", ": ").replace("_", " ").strip()
+            label = extra.get("rung", "?").replace("_", " ")
             out.append(f"  {label:<52} {ns:>12.1f}")
         out.append("")
     situations = [(w, l) for w, l in FIRST_SITUATIONS

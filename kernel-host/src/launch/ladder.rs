@@ -151,10 +151,14 @@ fn rung<'a, const K: usize, const N: usize>(
     } else {
         0
     };
-    if K >= 3 {
-        black_box(config.validate_for(source, device.limits())?);
+    // Validated once, as `launch` does, and reused by the later rungs.
+    let valid = if K >= 3 {
+        let valid = config.validate_for(source, device.limits())?;
         stream.ensure_current()?;
-    }
+        valid
+    } else {
+        *shape
+    };
     let kernel = if K >= 4 {
         cache.get(source, device)?
     } else {
@@ -163,7 +167,6 @@ fn rung<'a, const K: usize, const N: usize>(
     if K >= 5 {
         let summary = check_args(&kernel.name, &kernel.params, &args, device.id())?;
         black_box(summary);
-        let valid = config.validate_for(source, device.limits())?;
         black_box(valid.with_static_shared(source.name, kernel.static_shared, device.limits())?);
     }
     if K >= 6 {
@@ -181,12 +184,11 @@ fn rung<'a, const K: usize, const N: usize>(
     slots[count] = &mut record as *mut u64 as *mut c_void;
     let function = if K >= 7 {
         let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
-        let valid = config.validate_for(source, device.limits())?;
         kernel.function_for(valid.grid, valid.block, arg_len, true)
     } else {
         kernel.function
     };
-    driver_launch(function, shape, stream, &mut slots)
+    driver_launch(function, &valid, stream, &mut slots)
 }
 
 /// `cuLaunchKernel` of `function` in `shape` on `stream` with parameters `slots`.
