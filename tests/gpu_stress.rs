@@ -541,6 +541,17 @@ fn slow_write(a: &mut [u32], seed: u32, rounds: u32) {
     }
 }
 
+/// `slow_write`'s `rounds` steps of the affine map as one affine map
+/// `x -> mul * x + add`: `(mul, add)`.
+fn slow_write_map(rounds: u32) -> (u32, u32) {
+    (0..rounds).fold((1u32, 0u32), |(mul, add), _| {
+        (
+            mul.wrapping_mul(1_664_525),
+            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
+        )
+    })
+}
+
 #[kernel]
 fn copy_plus_one(a: &[u32], out: &mut [u32]) {
     let i = grid(1);
@@ -562,13 +573,7 @@ fn cross_stream_write_then_read_is_right_a_thousand_times() {
     let mut out = device.zeros::<u32>(N).unwrap();
     let mut rng = fresh_rng();
     let mut got = vec![0u32; N];
-    // `ROUNDS` steps of the affine map are one affine map `x -> mul * x + add`.
-    let (mul, add) = (0..ROUNDS).fold((1u32, 0u32), |(mul, add), _| {
-        (
-            mul.wrapping_mul(1_664_525),
-            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
-        )
-    });
+    let (mul, add) = slow_write_map(ROUNDS);
     for round in 0..1000 {
         let s = rng.u64(..) as u32;
         launch!(slow_write[N / 256, 256, &writer](&mut a, s, ROUNDS)).unwrap();
@@ -602,12 +607,7 @@ fn null_stream_and_a_created_stream_share_an_array_in_both_orders() {
     let default = device.default_stream();
     let mut a = device.zeros::<u32>(N).unwrap();
     let mut out = device.zeros::<u32>(N).unwrap();
-    let (mul, add) = (0..ROUNDS).fold((1u32, 0u32), |(mul, add), _| {
-        (
-            mul.wrapping_mul(1_664_525),
-            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
-        )
-    });
+    let (mul, add) = slow_write_map(ROUNDS);
     let mut rng = fresh_rng();
     let mut got = vec![0u32; N];
     for round in 0..600 {
