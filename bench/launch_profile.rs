@@ -198,11 +198,12 @@ pub fn cpu_host_path(
 /// GPU host, driver-call effects included. Prints `RESULT ladder_<i> <ns> rung=..`
 /// and `RESULT ladder_bare <us per launch>`.
 pub fn launch_ladder<'a, const N: usize>(
-    pending: &dyn Fn() -> cudajit::__private::PendingLaunch<'a, N>,
+    pending: &dyn Fn() -> profile::LadderLaunch<'a, N>,
+    whole: &dyn Fn() -> cudajit::Result<()>,
     stream: &cudajit::Stream,
     config: cudajit::LaunchConfig<'_>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (bare_us, extra) = profile::launch_ladder(pending, stream, config, 500, 31)?;
+    let (bare_us, extra) = profile::launch_ladder(pending, whole, stream, config, 500, 31)?;
     println!("Launch path stage by stage around cuLaunchKernel, ns over the bare launch ({bare_us:.3} us)");
     println!("RESULT ladder_bare {bare_us:.4} launches=500,rounds=31");
     for (i, (rung, ns)) in profile::LADDER_RUNGS.iter().zip(&extra).enumerate().skip(1) {

@@ -807,9 +807,13 @@ fn launch_costs(
         let c: *mut DeviceArray<f32> = &mut *c;
         // SAFETY: each rung consumes its arguments before the next are made, so no two
         // `&mut` of `c` live at once; `c` stays borrowed for the whole ladder.
-        let pending = || vecadd::args(&a, &b, unsafe { &mut *c });
+        let pending = || {
+            let launch = vecadd::args(&a, &b, unsafe { &mut *c });
+            (launch.source, launch.cache, launch.args)
+        };
         let config = LaunchConfig::new(blocks, BLOCK).stream(stream);
-        launch_profile::launch_ladder(&pending, stream, config)?;
+        let whole = || vecadd::launch(config, &a, &b, unsafe { &mut *c });
+        launch_profile::launch_ladder(&pending, &whole, stream, config)?;
     }
     // The function cudajit's launches pass to the driver (its proven copy), launched
     // bare beside the raw side's: whether the driver's work differs between them.

@@ -4,8 +4,8 @@
 //! it does to the driver call that follows (the cache lines and dependent loads it
 //! adds between two driver calls), which the CPU microbench (`host_bench`) cannot see
 //! and the stage profile (`profile`) blurs with its own clock reads. The last rung is
-//! the launch itself ([`crate::launch::launch`]), so the rungs below it show what the
-//! stages leave unexplained (argument conversion, guard drops, code layout).
+//! the launch itself (`launch!`, from the caller), so the rungs below it show what the
+//! stages leave unexplained (guard drops, code layout).
 //! `vecadd_launch` prints the table; nothing else calls this.
 
 use std::ffi::c_void;
@@ -14,13 +14,15 @@ use std::time::Instant;
 
 use cudarc::driver::sys;
 
+use crate::compile::cache::KernelCache;
 use crate::compile::loaded::LoadedKernel;
 use crate::device::stream::Stream;
 use crate::error::{DriverResultExt, Result};
+use crate::launch::args::KernelArg;
 use crate::launch::args::{check_args, fill_slots, ArgKind};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::ordering::{order_array_uses, uses_allocation};
-use crate::launch::PendingLaunch;
+use kernel_device::source::FnSource;
 
 /// The rungs, each adding the named stage to the ones above it.
 pub const LADDER_RUNGS: [&str; 10] = [
@@ -36,21 +38,28 @@ pub const LADDER_RUNGS: [&str; 10] = [
     "launch!: the whole path",
 ];
 
+/// A kernel and its arguments, converted as `launch!` converts them (the parts of the
+/// generated `args(..)`'s `PendingLaunch`).
+pub type LadderLaunch<'a, const N: usize> =
+    (&'static FnSource, &'static KernelCache, [KernelArg<'a>; N]);
+
 /// Nanoseconds each rung adds to the bare launch of rung 0 (the median over `rounds`
 /// paired rounds of `launches` launches each, on `stream`), and rung 0's own
-/// microseconds per launch. `pending` makes the launch's arguments as `launch!` does.
+/// microseconds per launch. `pending` makes the launch's arguments as `launch!` does;
+/// `whole` is the launch itself, `launch!` of the same kernel, arguments and `config`.
 pub fn launch_ladder<'a, const N: usize>(
-    pending: &dyn Fn() -> PendingLaunch<'a, N>,
+    pending: &dyn Fn() -> LadderLaunch<'a, N>,
+    whole: &dyn Fn() -> Result<()>,
     stream: &Stream,
     config: LaunchConfig<'_>,
     launches: usize,
     rounds: usize,
 ) -> Result<(f64, Vec<f64>)> {
-    let first = pending();
+    let (source, cache, mut first_args) = pending();
     let device = stream.device();
-    let kernel = first.cache.get(first.source, device)?;
-    let shape = config.validate_for(first.source, device.limits())?;
-    let count = check_args(&kernel.name, &kernel.params, &first.args, device.id())?.slots;
+    let kernel = cache.get(source, device)?;
+    let shape = config.validate_for(source, device.limits())?;
+    let count = check_args(&kernel.name, &kernel.params, &first_args, device.id())?.slots;
     // The bare rung's parameter words, read once from the arguments' slots (each a
     // pointer, length or scalar of at most 8 bytes: no struct by value here); the
     // record word stays 0 (no panic).
@@ -58,7 +67,6 @@ pub fn launch_ladder<'a, const N: usize>(
         count < 16,
         "the ladder launches kernels of at most 15 parameter words"
     );
-    let mut first_args = first.args;
     assert!(
         !first_args
             .iter()
@@ -91,7 +99,7 @@ pub fn launch_ladder<'a, const N: usize>(
         &|| rung::<5, N>(pending, stream, config, (kernel, &shape, count)),
         &|| rung::<6, N>(pending, stream, config, (kernel, &shape, count)),
         &|| rung::<7, N>(pending, stream, config, (kernel, &shape, count)),
-        &|| pending().launch(config),
+        whole,
     ];
     let time = |launch: &dyn Fn() -> Result<()>| -> Result<f64> {
         stream.synchronize()?;
@@ -132,16 +140,12 @@ pub fn launch_ladder<'a, const N: usize>(
 /// One launch through the first `K` stages of the launch path (in `launch`'s order,
 /// on a created stream of a GPU, every array already on it), then the driver call.
 fn rung<'a, const K: usize, const N: usize>(
-    pending: &dyn Fn() -> PendingLaunch<'a, N>,
+    pending: &dyn Fn() -> LadderLaunch<'a, N>,
     stream: &Stream,
     config: LaunchConfig<'_>,
     (loaded, shape, count): (&'static LoadedKernel, &ValidLaunch, usize),
 ) -> Result<()> {
-    let PendingLaunch {
-        source,
-        cache,
-        mut args,
-    } = pending();
+    let (source, cache, mut args) = pending();
     let device = stream.device();
     let _guard = if K >= 1 { Some(device.bind()?) } else { None };
     let faults = stream.own_faults().expect("a created stream");

@@ -18,7 +18,7 @@ use crate::compile::profile::enabled;
 pub use crate::compile::profile::{enable, take_first_launches, FirstLaunch, FirstStage};
 pub use crate::compile::warm_up::{warm_up_report, WarmUp, WARM_UP_VARIABLE};
 pub use crate::launch::host_bench::{host_path_bench, HostPathRow, EVICT_BYTES};
-pub use crate::launch::ladder::{launch_ladder, LADDER_RUNGS};
+pub use crate::launch::ladder::{launch_ladder, LadderLaunch, LADDER_RUNGS};
 
 /// A stage of a launch through the driver, in the order a launch passes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
