@@ -14,6 +14,12 @@
 //!   four m64n256k16 wgmmas per stage (one group), waits for the group and releases the
 //!   stage on `empty`.
 //!
+//! `gemm_bf16_wgmma_early` differs only in the producer's order: it arrives on stage
+//! `kt - 2`'s `full` at the top of iteration `kt` (`cp_async_wait::<1>`), before waiting
+//! on `empty` and issuing stage `kt`, so a consumer's wait for a stage no longer includes
+//! the producer's wait for the stage released just before nor its 24 copies' issue (on
+//! the H200 the consumers of the other order spun on `full` ~27 times per k-tile).
+//!
 //! The producer's stage load is one marked block (and its drain), so a TMA load replaces
 //! it without touching the consumers: it must fill stage `s` with k-tile `kt` and make
 //! `full[s]` complete once the bytes are visible to wgmma.
@@ -33,8 +39,8 @@ pub const TILE: (usize, usize, usize) = (128, 256, 64);
 /// `$hi`/`$col` each register's row (0 or 8) and column offset within the thread's
 /// 16-row slice (`proc::wgmma::acc_position`).
 macro_rules! hopper_gemm {
-    ($check:tt, $name:ident, producer = { $($producer:tt)* }, consumer = { $($consumer:tt)* },
-     acc = [$(($c:ident, $d:ident, $hi:literal, $col:literal)),*]) => {
+    ($check:tt, $name:ident, early_arrive = $early:tt, producer = { $($producer:tt)* },
+     consumer = { $($consumer:tt)* }, acc = [$(($c:ident, $d:ident, $hi:literal, $col:literal)),*]) => {
         #[kernel(boundscheck = $check, launch_bounds = 384)]
         pub fn $name(a: &[bf16], b: &[bf16], c: &mut [bf16], m: usize, n: usize, k: usize) {
             let mut smem = dynamic_shared();
@@ -69,6 +75,16 @@ macro_rules! hopper_gemm {
                 $($producer)*
                 for kt in 0..ktiles {
                     let s = kt % 4;
+                    if $early && kt >= 2 {
+                        // Early arrival: stage `kt - 2` (its group is the older of the
+                        // two in flight) is published before the wait for room below,
+                        // so `full[kt - 2]` never waits on the consumers' release of
+                        // stage `kt - 4` nor on this stage's 24 copies being issued:
+                        // two k-tiles of slack for the producer instead of one.
+                        cp_async_wait::<1>();
+                        fence_proxy_async();
+                        mbarrier_arrive(bars, (kt - 2) % 4);
+                    }
                     if kt >= 4 {
                         // The consumers' (kt / 4 - 1)-th release of this stage.
                         while !mbarrier_try_wait_parity(bars, 4 + s, ((kt / 4 - 1) % 2) as u32) {}
@@ -78,7 +94,8 @@ macro_rules! hopper_gemm {
                     // (16 bytes each, rows coalesced); two stages behind, the thread waits
                     // for its own copies of stage `kt - 2`, fences them into the async
                     // proxy (wgmma reads through it) and arrives on that stage's `full`
-                    // (count 128: every producer thread).
+                    // (count 128: every producer thread) — after this stage's copies, or
+                    // before the wait for room with `early_arrive`.
                     for i in 0..8 {
                         let q = tw + 128 * i;
                         let r = q / 8;
@@ -94,7 +111,7 @@ macro_rules! hopper_gemm {
                         cp_async::<16>(tb, at, b, (col0 + r) * k + kt * 64 + j * 8);
                     }
                     cp_async_commit();
-                    if kt >= 2 {
+                    if !$early && kt >= 2 {
                         cp_async_wait::<2>();
                         fence_proxy_async();
                         mbarrier_arrive(bars, (kt - 2) % 4);
@@ -194,6 +211,7 @@ macro_rules! hopper_kernels {
         with_m64n256_accumulators!(hopper_gemm!(
             $check,
             gemm_bf16_wgmma,
+            early_arrive = false,
             producer = {},
             consumer = {},
         ));
@@ -202,12 +220,22 @@ macro_rules! hopper_kernels {
         with_m64n256_accumulators!(hopper_gemm!(
             $check,
             gemm_bf16_wgmma_setmaxnreg,
+            early_arrive = false,
             producer = {
                 setmaxnreg_dec::<40>();
             },
             consumer = {
                 setmaxnreg_inc::<232>();
             },
+        ));
+        // The producer publishes a stage before it waits for room for the next one
+        // (`early_arrive`): the same copies, barriers and wgmmas, in another order.
+        with_m64n256_accumulators!(hopper_gemm!(
+            $check,
+            gemm_bf16_wgmma_early,
+            early_arrive = true,
+            producer = {},
+            consumer = {},
         ));
     };
 }
