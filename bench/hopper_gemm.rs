@@ -57,11 +57,23 @@ fn sample_error(a: &[bf16], b: &[bf16], c: &[bf16], n: usize) -> f64 {
     (diff2 / ref2).sqrt()
 }
 
-/// The kernels: without and with `setmaxnreg` (the suffix of their `RESULT` names).
-const VARIANTS: [(bool, &str); 2] = [(false, ""), (true, "_setmaxnreg")];
+/// The kernels of bench/hopper_kernels.rs, each with the suffix of its `RESULT` names
+/// (the nvcc twin's rows carry the same suffix).
+#[derive(Clone, Copy)]
+enum Variant {
+    Plain,
+    Setmaxnreg,
+    EarlyArrive,
+}
+
+const VARIANTS: [(Variant, &str); 3] = [
+    (Variant::Plain, ""),
+    (Variant::Setmaxnreg, "_setmaxnreg"),
+    (Variant::EarlyArrive, "_early"),
+];
 
 fn launch(
-    setmaxnreg: bool,
+    variant: Variant,
     checked: bool,
     cfg: LaunchConfig<'_>,
     a: &DeviceArray<bf16>,
@@ -71,12 +83,22 @@ fn launch(
 ) -> cudajit::Result<()> {
     // SAFETY (unchecked): n is a multiple of the tile (asserted in `gemm`), as the checked
     // variant verifies on the same inputs first.
-    match (setmaxnreg, checked) {
-        (false, true) => checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n),
-        (false, false) => unsafe { nocheck::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n) },
-        (true, true) => checked::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n),
-        (true, false) => unsafe {
+    match (variant, checked) {
+        (Variant::Plain, true) => checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n),
+        (Variant::Plain, false) => unsafe {
+            nocheck::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n)
+        },
+        (Variant::Setmaxnreg, true) => {
+            checked::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n)
+        }
+        (Variant::Setmaxnreg, false) => unsafe {
             nocheck::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n)
+        },
+        (Variant::EarlyArrive, true) => {
+            checked::gemm_bf16_wgmma_early::launch(cfg, a, b, c, n, n, n)
+        }
+        (Variant::EarlyArrive, false) => unsafe {
+            nocheck::gemm_bf16_wgmma_early::launch(cfg, a, b, c, n, n, n)
         },
     }
 }
@@ -87,7 +109,7 @@ fn gemm(
     stream: &Stream,
     n: usize,
     reps: usize,
-    (setmaxnreg, suffix): (bool, &str),
+    (variant, suffix): (Variant, &str),
 ) -> BenchResult<bool> {
     let (bm, bn, bk) = TILE;
     assert!(
@@ -108,7 +130,7 @@ fn gemm(
     let mut errors = [0.0; 2];
     for (slot, checked) in [true, false].into_iter().enumerate() {
         c.copy_from_host(&vec![bf16::NAN; n * n])?;
-        launch(setmaxnreg, checked, cfg(), &a, &b, &mut c, n)?;
+        launch(variant, checked, cfg(), &a, &b, &mut c, n)?;
         let got = c.to_host()?;
         let unwritten = got.iter().filter(|x| x.to_f64().is_nan()).count();
         let error = sample_error(&ha, &hb, &got, n);
@@ -120,7 +142,7 @@ fn gemm(
     }
     let (with_checks, without) =
         stats::time_checked_pair(stream, WARMUP, reps, &mut || Ok(()), &mut |checked| {
-            Ok(launch(setmaxnreg, checked, cfg(), &a, &b, &mut c, n)?)
+            Ok(launch(variant, checked, cfg(), &a, &b, &mut c, n)?)
         })?;
     let flops = 2.0 * (n as f64).powi(3);
     let variants = [
@@ -157,6 +179,14 @@ fn inspect_all(dir: &str) -> BenchResult<()> {
         (
             "gemm_bf16_wgmma_setmaxnreg.nocheck",
             nocheck::gemm_bf16_wgmma_setmaxnreg::source(),
+        ),
+        (
+            "gemm_bf16_wgmma_early.checked",
+            checked::gemm_bf16_wgmma_early::source(),
+        ),
+        (
+            "gemm_bf16_wgmma_early.nocheck",
+            nocheck::gemm_bf16_wgmma_early::source(),
         ),
     ];
     for (name, source) in sources {

@@ -29,16 +29,19 @@ def main():
     header = f"{'GEMM bf16':<16} {'implementation':<28} {'µs':>10} {'TFLOP/s':>8} {'% cuBLAS':>9} {'/ nvcc':>7} {'error':>9}"
     print(header)
     print("-" * len(header))
-    order = ["cublas", "nvcc", "nvcc_setmaxnreg", "cudajit", "cudajit_nocheck",
-             "cudajit_setmaxnreg", "cudajit_setmaxnreg_nocheck"]
+    order = ["cublas", "nvcc", "nvcc_setmaxnreg", "nvcc_early", "cudajit", "cudajit_nocheck",
+             "cudajit_setmaxnreg", "cudajit_setmaxnreg_nocheck", "cudajit_early",
+             "cudajit_early_nocheck"]
     for n in sorted(results):
         row = results[n]
         cublas = row.get("cublas", (None,))[0]
         for impl in sorted(row, key=lambda i: order.index(i) if i in order else len(order)):
             us, flops, error = row[impl]
             pct = f"{100 * cublas / us:8.1f}%" if cublas else "-"
-            # cudajit against the twin of the same kernel (with or without setmaxnreg)
-            twin = row.get("nvcc_setmaxnreg" if "setmaxnreg" in impl else "nvcc", (None,))[0]
+            # cudajit against the twin of the same kernel: the same variant suffix
+            # (`cudajit_early_nocheck` against `nvcc_early`)
+            variant = impl.removeprefix("cudajit").removesuffix("_nocheck")
+            twin = row.get("nvcc" + variant, (None,))[0]
             ratio = f"{us / twin:7.3f}" if twin and impl.startswith("cudajit") else ""
             print(f"{n}³{'':<{15 - len(str(n))}} {impl:<28} {us:10.1f} {flops / us * 1e-6:8.1f} {pct:>9} {ratio:>7} {error:>9}")
 

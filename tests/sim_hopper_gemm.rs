@@ -4,8 +4,9 @@
 //! cp.async producer drains, against an f64 reference. The simulator runs each wgmma
 //! with the hardware's descriptor and swizzle reading and reports any pipeline race
 //! (a stage refilled while a wgmma still reads it, a read before its copy landed), so a
-//! wrong barrier index, phase or swizzle fails here before it reaches a GPU. Both
-//! kernels: without and with `setmaxnreg` (checked to be executed by whole warpgroups).
+//! wrong barrier index, phase or swizzle fails here before it reaches a GPU. All three
+//! kernels: plain, with `setmaxnreg` (checked to be executed by whole warpgroups) and
+//! with the producer's early arrival.
 
 use cudajit::prelude::*;
 use cudajit::{SimOptions, Stream};
@@ -60,29 +61,33 @@ fn gemm_error(
 // The output is rounded to bf16 (relative 2^-9); the sums are f32 at least.
 const TOLERANCE: f64 = 4e-3;
 
-#[test]
-fn pipelined_wgmma_gemm_matches_f64() {
-    let error = gemm_error(|stream, a, b, c, m, n, k| {
-        let blocks = (m / 128) * (n / 256);
-        launch!(checked::gemm_bf16_wgmma[blocks, THREADS, stream, SHARED_BYTES](
-            a, b, c, m, n, k
-        ))
-        .unwrap()
-    });
-    assert!(error < TOLERANCE, "pipelined wgmma GEMM error {error:.3e}");
+/// A test that runs `checked::$kernel` on the tile and checks its error.
+macro_rules! gemm_test {
+    ($test:ident, $kernel:ident) => {
+        #[test]
+        fn $test() {
+            let error = gemm_error(|stream, a, b, c, m, n, k| {
+                let blocks = (m / 128) * (n / 256);
+                launch!(checked::$kernel[blocks, THREADS, stream, SHARED_BYTES](
+                    a, b, c, m, n, k
+                ))
+                .unwrap()
+            });
+            assert!(
+                error < TOLERANCE,
+                "{} error {error:.3e}",
+                stringify!($kernel)
+            );
+        }
+    };
 }
 
-#[test]
-fn pipelined_wgmma_gemm_with_setmaxnreg_matches_f64() {
-    let error = gemm_error(|stream, a, b, c, m, n, k| {
-        let blocks = (m / 128) * (n / 256);
-        launch!(checked::gemm_bf16_wgmma_setmaxnreg[blocks, THREADS, stream, SHARED_BYTES](
-            a, b, c, m, n, k
-        ))
-        .unwrap()
-    });
-    assert!(
-        error < TOLERANCE,
-        "pipelined wgmma GEMM (setmaxnreg) error {error:.3e}"
-    );
-}
+gemm_test!(pipelined_wgmma_gemm_matches_f64, gemm_bf16_wgmma);
+gemm_test!(
+    pipelined_wgmma_gemm_with_setmaxnreg_matches_f64,
+    gemm_bf16_wgmma_setmaxnreg
+);
+gemm_test!(
+    pipelined_wgmma_gemm_with_early_arrival_matches_f64,
+    gemm_bf16_wgmma_early
+);

@@ -6,6 +6,9 @@
 // wgmmas per stage as one group, wait for it and release the stage on `empty`;
 // grouped raster of 8 block rows; bf16 epilogue straight from the registers.
 // `_setmaxnreg` adds only the register reallocation (producer 88, consumers 208: the fewest spills ptxas gives).
+// `_early` changes only the producer's order, as cudajit's gemm_bf16_wgmma_early: it arrives
+// on stage kt - 2 (cp.async.wait_group 1) at the top of iteration kt, before it waits for
+// room and issues stage kt.
 //
 // Built on the GPU machine by bench/run_hopper.sh: nvcc -O3 -std=c++17
 // -gencode arch=compute_90a,code=sm_90a (a plain -arch=sm_90a built compute_90 PTX there).
@@ -142,7 +145,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
       : "memory");
 }
 
-template <bool kSetmaxnreg>
+template <bool kSetmaxnreg, bool kEarly>
 __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restrict__ a,
                                                             const bf16* __restrict__ b,
                                                             bf16* __restrict__ c, int m, int n,
@@ -170,6 +173,11 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
     if (kSetmaxnreg) setmaxnreg_dec<88>();
     for (int kt = 0; kt < ktiles; kt++) {
       int s = kt % kStages;
+      if (kEarly && kt >= 2) {
+        cp_async_wait<1>();
+        fence_proxy_async();
+        mbar_arrive(&bars[(kt - 2) % kStages]);
+      }
       if (kt >= kStages) mbar_wait(&bars[4 + s], (kt / kStages - 1) % 2);
 #pragma unroll
       for (int i = 0; i < 8; i++) {
@@ -184,7 +192,7 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
                    b + (size_t)(col0 + r) * k + kt * 64 + j * 8);
       }
       cp_async_commit();
-      if (kt >= 2) {
+      if (!kEarly && kt >= 2) {
         cp_async_wait<2>();
         fence_proxy_async();
         mbar_arrive(&bars[(kt - 2) % kStages]);
@@ -255,9 +263,9 @@ static double median(std::vector<double> v) {
 
 static bool g_failed = false;
 
-template <bool kSetmaxnreg>
+template <bool kSetmaxnreg, bool kEarly>
 static void run(const char* impl, int n, const bf16* A, const bf16* B, bf16* C, int reps) {
-  auto kernel = gemm_bf16_wgmma<kSetmaxnreg>;
+  auto kernel = gemm_bf16_wgmma<kSetmaxnreg, kEarly>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared));
   int blocks = (n / 128) * (n / 256);
   size_t elems = (size_t)n * n;
@@ -331,8 +339,9 @@ int main(int argc, char** argv) {
     fill<<<1024, 256>>>(A, elems, 11);
     fill<<<1024, 256>>>(B, elems, 22);
     int reps = n >= 8192 ? 20 : 50;
-    run<false>("nvcc", n, A, B, C, reps);
-    run<true>("nvcc_setmaxnreg", n, A, B, C, reps);
+    run<false, false>("nvcc", n, A, B, C, reps);
+    run<true, false>("nvcc_setmaxnreg", n, A, B, C, reps);
+    run<false, true>("nvcc_early", n, A, B, C, reps);
     CHECK(cudaFree(A));
     CHECK(cudaFree(B));
     CHECK(cudaFree(C));

@@ -1,15 +1,47 @@
 //! Shared-memory mbarriers (`mbarrier.*.shared::cta.b64`, `fence.mbarrier_init`) as
 //! inline PTX: libnvvm's LLVM 7 has no intrinsics for the sm_90 forms. Each operation
-//! on `bars[index]` has the index's bounds check and, unless `bars` is visibly a shared
-//! array, a shared-space check (`proc::mbarrier::SPACE_MESSAGE`): an mbarrier
-//! instruction on another space faults the context.
+//! on `bars[index]` has the index's bounds check and, unless `bars` is visibly shared
+//! memory (a shared array, or an immutable local bound to a `dynamic_shared()` take:
+//! [`FunctionWriter::is_visibly_shared`]), a shared-space check
+//! (`proc::mbarrier::SPACE_MESSAGE`): an mbarrier instruction on another space faults
+//! the context.
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
-use crate::ir::{Expr, Handle, MbarrierOp};
+use crate::ir::{visit, Expr, ExprKind, Handle, MbarrierOp, Stmt};
 use crate::proc::mbarrier::{target_need, SPACE_MESSAGE};
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// Whether the slice `h` is shared memory by construction, so an mbarrier or wgmma
+    /// descriptor on it needs no `isspacep.shared`: a shared array, or a read of an
+    /// immutable local whose `let` takes it from `dynamic_shared()` (the tiles and
+    /// barriers of a pipelined kernel; the check's branch sat inside every mbarrier wait
+    /// loop of the Hopper GEMM).
+    pub(super) fn is_visibly_shared(&self, h: Handle<Expr>) -> bool {
+        if self.is_shared_array(h) {
+            return true;
+        }
+        let func = self.func;
+        let Ok(ExprKind::Local(local)) = self.ir_expr(h).map(|e| &e.kind) else {
+            return false;
+        };
+        if func.locals[*local].mutable {
+            return false;
+        }
+        let mut taken = false;
+        visit::stmts_in_function(func, &mut |stmt| {
+            if let Stmt::Let {
+                local: l,
+                init: Some(init),
+            } = stmt
+            {
+                taken |= l == local
+                    && matches!(func.exprs[*init].kind, ExprKind::DynamicSharedTake { .. });
+            }
+        });
+        taken
+    }
+
     /// `mbarrier_*` and `fence_mbarrier_init`.
     pub fn mbarrier(
         &mut self,
@@ -38,7 +70,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let slice_ty = self.ty_of(args[0])?.clone();
         let ptr = self.checked_element_ptr(site, &slice_ty, &vals[0], &vals[1])?;
         let addr = self.def("mbar.addr", format!("ptrtoint i64* {ptr} to i64"));
-        if !self.is_shared_array(args[0]) {
+        if !self.is_visibly_shared(args[0]) {
             let shared = self.is_in_space("shared", &addr);
             let sty = super::types::value(&slice_ty).map_err(|e| self.error(e.0))?;
             let len = self.def("mbar.len", format!("extractvalue {sty} {}, 1", vals[0]));

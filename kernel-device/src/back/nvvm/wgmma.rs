@@ -125,7 +125,7 @@ impl FunctionWriter<'_, '_> {
         };
         let ptr = self.checked_element_ptr(site, &slice_ty, &vals[0], &vals[1])?;
         let mem = super::types::scalar_mem(elem);
-        if !self.is_shared_array(args[0]) {
+        if !self.is_visibly_shared(args[0]) {
             let generic = self.def("wgmma.generic", format!("ptrtoint {mem}* {ptr} to i64"));
             let shared = self.is_in_space("shared", &generic);
             let sty = super::types::value(&slice_ty).map_err(|e| self.error(e.0))?;

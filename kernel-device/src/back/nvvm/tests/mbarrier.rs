@@ -107,3 +107,32 @@ fn an_mbarrier_for_an_older_target_names_the_feature() {
     );
     assert!(text.contains("compute_80"), "{text}");
 }
+
+/// Barriers taken from `dynamic_shared()` into an immutable local are shared memory by
+/// construction: no space check, so no branch inside the wait loop; a parameter still
+/// has one.
+#[test]
+fn barriers_taken_from_dynamic_shared_need_no_space_check() {
+    let text = "fn k(flags: &mut [u64], out: &mut [u32]) {
+        let mut smem = dynamic_shared();
+        let bars = smem.take::<u64>(2);
+        if thread_idx().x == 0 {
+            mbarrier_init(bars, 0, 32);
+            mbarrier_init(flags, 0, 32);
+            fence_mbarrier_init();
+        }
+        sync_threads();
+        let token = mbarrier_arrive(bars, 0);
+        while !mbarrier_try_wait_parity(bars, 0, 0) {}
+        out[0] = token as u32;
+    }";
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    assert_eq!(count(ir, "mbarrier.init.shared::cta.b64"), 2, "{ir}");
+    assert_eq!(count(ir, "isspacep.shared"), 1, "{ir}");
+    if let Some(ptx) = ptx_for(ir, "90") {
+        assert!(ptx.contains("mbarrier.try_wait.parity.shared::cta.b64"));
+    }
+}
