@@ -8,10 +8,12 @@
 //! registers. `ldmatrix`/`stmatrix` read or write shared memory, so they are
 //! `sideeffect` with a `memory` clobber: never moved across a barrier or a store
 //! (CUTLASS's `asm volatile`). Their address is a 32-bit shared-window address (the
-//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`; an
-//! element's address is a `getelementptr` on that 32-bit pointer (not `base + i * size`
-//! in integers), so that the backend splits the index's constant terms into the PTX
-//! address's immediate offset and keeps one base register per tile row, as nvcc does.
+//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`; the
+//! address of an element at a one-term index is a `getelementptr` on that 32-bit
+//! pointer, so that the backend splits the index's constant terms into the PTX
+//! address's immediate offset, as nvcc does; at a sum of terms (a pipeline stage plus
+//! a row), the base's address plus each term's bytes (see
+//! `shared_tile_element_address`: one index would fold the stage into an `or`).
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
