@@ -144,8 +144,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         // [`Self::copies_aligned_before`]).
         let src_addr = self.byte_address(mem, &src_base, &si, size);
         let (dst_addr, dst_window) = if dst_proven {
-            let index = self.narrow_index(args[1], &di)?;
-            let window = self.shared_element_window_address(elem, &dst_base, &index);
+            let window = self.shared_tile_element_address(elem, &dst_base, (args[1], &di))?;
             let wide = self.def("cp.dst.addr", format!("zext i32 {window} to i64"));
             (wide, Some(window))
         } else {

@@ -8,10 +8,12 @@
 //! registers. `ldmatrix`/`stmatrix` read or write shared memory, so they are
 //! `sideeffect` with a `memory` clobber: never moved across a barrier or a store
 //! (CUTLASS's `asm volatile`). Their address is a 32-bit shared-window address (the
-//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`; an
-//! element's address is a `getelementptr` on that 32-bit pointer (not `base + i * size`
-//! in integers), so that the backend splits the index's constant terms into the PTX
-//! address's immediate offset and keeps one base register per tile row, as nvcc does.
+//! "r" operand nvcc passes), made from an `addrspace(3)` pointer by `ptrtoint`; the
+//! address of an element at a one-term index is a `getelementptr` on that 32-bit
+//! pointer, so that the backend splits the index's constant terms into the PTX
+//! address's immediate offset, as nvcc does; at a sum of terms (a pipeline stage plus
+//! a row), the base's address plus each term's bytes (see
+//! `shared_tile_element_address`: one index would fold the stage into an `or`).
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
@@ -216,8 +218,92 @@ impl FunctionWriter<'_, '_> {
             self.checked_element_ptr(site, &slice_ty, tile_val, offset)?;
         }
         let (base, _) = self.slice_parts(&slice_ty, tile_val)?;
-        let index = self.narrow_index(offset_expr, offset)?;
-        Ok(self.shared_element_window_address(elem, &base, &index))
+        self.shared_tile_element_address(elem, &base, (offset_expr, offset))
+    }
+
+    /// The 32-bit shared-window address of element `index` (lowered: `wide`, in
+    /// bounds) of the shared slice based at `base`: when the index is a sum of
+    /// arithmetic on locals, the base's address plus each term's bytes, in written
+    /// order. Why: a stage offset `(j % 2) * tile` summed with a row and a chunk offset
+    /// in one index becomes an `or` (LLVM turns an add of disjoint bits into one, and
+    /// merges a chain of GEPs into one index first), which ptxas cannot split: every
+    /// `ldmatrix` of attention's tile step recomputed its whole address (two IMADs
+    /// each). Added to the base (whose bits LLVM does not know) one at a time, the
+    /// terms stay apart, LLVM hoists the loop-invariant ones together, and the loop
+    /// adds the stage once per hoisted offset (attention D64: 1,192 SASS per tile step
+    /// to 1,164, nvcc's 1,136, and no spill; a GEP on a stage base added as an integer
+    /// spilled 184 bytes). An index of one term keeps its GEP.
+    pub(super) fn shared_tile_element_address(
+        &mut self,
+        elem: crate::ir::ScalarType,
+        base: &str,
+        (index, wide): (Handle<Expr>, &str),
+    ) -> Result<String, Error> {
+        let mut terms = Vec::new();
+        self.additive_terms(index, &mut terms);
+        if terms.len() < 2 || !self.is_local_arithmetic(index) {
+            let low = self.narrow_index(index, wide)?;
+            return Ok(self.shared_element_window_address(elem, base, &low));
+        }
+        self.w.uses_short_shared_pointers = true;
+        let mem = super::types::scalar_mem(elem);
+        let shared = self.shared_pointer(mem, base);
+        let mut address = self.def(
+            "shared.addr",
+            format!("ptrtoint {mem} addrspace(3)* {shared} to i32"),
+        );
+        for term in terms {
+            // Arithmetic on locals: lowering it again gives its value (LLVM drops the
+            // 64-bit copy that `narrow_index` does not use).
+            let Val::V(term_wide) = self.expr(term)? else {
+                return Err(self.error("an index term without a value"));
+            };
+            let low = self.narrow_index(term, &term_wide)?;
+            let bytes = self.def(
+                "shared.offset",
+                format!("mul i32 {low}, {}", elem.size_bytes()),
+            );
+            address = self.def("shared.addr", format!("add i32 {address}, {bytes}"));
+        }
+        Ok(address)
+    }
+
+    /// The operands of the 64-bit `+` chain `h`, left to right (`h` itself when it is
+    /// no such sum).
+    fn additive_terms(&self, h: Handle<Expr>, out: &mut Vec<Handle<Expr>>) {
+        match self.ir_expr(h).map(|e| (&e.kind, &e.ty)) {
+            Ok((
+                crate::ir::ExprKind::Binary {
+                    op: crate::ir::BinaryOp::Add,
+                    lhs,
+                    rhs,
+                },
+                Type::Scalar(s),
+            )) if s.is_integer() && s.size_bytes() == 8 => {
+                self.additive_terms(*lhs, out);
+                self.additive_terms(*rhs, out);
+            }
+            _ => out.push(h),
+        }
+    }
+
+    /// Whether `h` is integer arithmetic on locals and literals alone: lowering it
+    /// again reads the same values and has no other effect.
+    fn is_local_arithmetic(&self, h: Handle<Expr>) -> bool {
+        use crate::ir::ExprKind::{Binary, Cast, Literal, Local, Unary};
+        let Ok(expr) = self.ir_expr(h) else {
+            return false;
+        };
+        let integer = matches!(expr.ty, Type::Scalar(s) if s.is_integer());
+        let arithmetic = matches!(
+            expr.kind,
+            Literal(_) | Local(_) | Binary { .. } | Unary { .. } | Cast { .. }
+        );
+        let mut operands = true;
+        crate::ir::visit::visit_children(&expr.kind, |c| {
+            operands &= self.is_local_arithmetic(c);
+        });
+        integer && arithmetic && operands
     }
 
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of

@@ -251,9 +251,14 @@ fn tile_addresses_are_32_bit_and_copies_convert_the_source_once() {
             .filter(|l| l.contains("%index.low") && l.contains(&format!("= {inst} i32")))
             .count()
     };
-    // row * 32 + (lane >> 4) * 8 + 512: two adds and two multiplies in 32 bits.
-    assert!(narrowed("add") >= 2, "{ir}");
+    // row * 32 + (lane >> 4) * 8 + 512: two multiplies in 32 bits, and each term's
+    // bytes added to the tile's 32-bit base (`mma::shared_tile_element_address`).
     assert!(narrowed("mul") >= 2, "{ir}");
+    let added = ir
+        .lines()
+        .filter(|l| l.contains("= add i32 %shared.addr") && l.contains(", %shared.offset"))
+        .count();
+    assert!(added >= 3, "{ir}");
     assert!(ir.contains("addrspacecast i16* "), "{ir}");
     assert!(ir.contains("to i16 addrspace(1)*"), "{ir}");
     assert!(!ir.contains("cvta.to.global"), "{ir}");
