@@ -12,8 +12,10 @@
 //!   (counting from 0) has `var = start + i`;
 //! - the dividend is `var + c` for a constant `c` (through `+`/`-` of literals and
 //!   immutable `let`s), and the value ranges ([`super::ranges`]) bound every step of
-//!   that computation without wrapping (`kt + 2` with `kt < k / 64`), so its value is
-//!   exactly `var + c` and no overflow check is skipped;
+//!   that computation without wrapping (`kt + 2` with `kt < k / 64`, bounded here:
+//!   the value ranges keep no bound for `k / 64` of an unknown `k`, which launch proofs
+//!   would only turn into a condition that never holds), so its value is exactly
+//!   `var + c` and no overflow check is skipped;
 //! - the counter is stepped first thing in the body, before any `continue`, from the
 //!   value the iteration before the first would have, so in iteration `i` it holds
 //!   `(start + c + i) % C`.
@@ -105,6 +107,8 @@ fn plan(func: &Function, ranges: Ranges<'_>) -> Vec<(LoopId, Vec<Remainder>)> {
             id,
             var,
             start,
+            end,
+            inclusive,
             step: None,
             reverse: false,
             body,
@@ -119,9 +123,19 @@ fn plan(func: &Function, ranges: Ranges<'_>) -> Vec<(LoopId, Vec<Remainder>)> {
         let Some(start) = ranges.interval(*start).filter(|s| s.min == s.max) else {
             return;
         };
+        let Some(top) = func.locals[*var].ty.scalar().map(mask) else {
+            return;
+        };
+        // The variable's largest value: below `end` (at most `end` when inclusive).
+        let last = match end_max(func, ranges, *end, top) {
+            Some(m) if *inclusive => m,
+            Some(m) => m.saturating_sub(1),
+            None => top,
+        };
+        let var_range = (start.min, last.max(start.min));
         let mut remainders = Vec::new();
         exprs_in_block(func, body, &mut |h, e| {
-            if let Some(r) = remainder_of(func, ranges, *var, start.min, h, e) {
+            if let Some(r) = remainder_of(func, ranges, *var, var_range, h, e) {
                 remainders.push(r);
             }
         });
@@ -132,12 +146,35 @@ fn plan(func: &Function, ranges: Ranges<'_>) -> Vec<(LoopId, Vec<Remainder>)> {
     plans
 }
 
-/// `e` (at `h`) as a remainder of `var + c` by a constant the counter can replace.
+/// The largest value of `end`: its range, or `top / d` for `x / d` (a literal `d`,
+/// through an immutable `let`): `k / 64` of an unknown `k` ends a loop of tiles.
+fn end_max(func: &Function, ranges: Ranges<'_>, end: Handle<Expr>, top: u64) -> Option<u64> {
+    if let Some(i) = ranges.interval(end) {
+        return Some(i.max);
+    }
+    match func.expr(end).kind {
+        ExprKind::Local(l) if !func.locals[l].mutable => {
+            end_max(func, ranges, ranges.let_init(l)?, top)
+        }
+        ExprKind::Binary {
+            op: BinaryOp::Div,
+            rhs,
+            ..
+        } => ranges
+            .interval(rhs)
+            .filter(|d| d.min > 0)
+            .map(|d| top / d.min),
+        _ => None,
+    }
+}
+
+/// `e` (at `h`) as a remainder of `var + c` by a constant the counter can replace;
+/// `var` takes values in `var_range` (inclusive).
 fn remainder_of(
     func: &Function,
     ranges: Ranges<'_>,
     var: Handle<Local>,
-    start: u64,
+    (var_min, var_max): (u64, u64),
     h: Handle<Expr>,
     e: &Expr,
 ) -> Option<Remainder> {
@@ -154,31 +191,47 @@ fn remainder_of(
     if divisor < 3 || divisor > u64::from(u32::MAX) || divisor.is_power_of_two() {
         return None;
     }
-    let (base, offset) = offset_from(func, ranges, lhs)?;
-    if base != var || func.locals[var].ty != e.ty {
+    let chain = offset_from(func, ranges, lhs)?;
+    if chain.local != var || func.locals[var].ty != e.ty {
         return None;
     }
-    // `var` itself is exact whatever its range; anything computed must not wrap (its
-    // value would not be `var + offset`) nor overflow (a check would be skipped).
-    let read_of_var = matches!(func.expr(lhs).kind, ExprKind::Local(l) if l == var);
-    if !read_of_var && ranges.interval(lhs).is_none() {
+    // Every step of `var + offset` in the type: no wrap (its value is exactly
+    // `var + offset`) and no overflow (no check is skipped).
+    let top = i128::from(mask(e.ty.scalar()?));
+    if i128::from(var_min) + chain.lowest < 0 || i128::from(var_max) + chain.highest > top {
         return None;
     }
-    let first = i128::from(start) + offset;
-    let first = u64::try_from(first.rem_euclid(i128::from(divisor))).ok()?;
+    let first = (i128::from(var_min) + chain.offset).rem_euclid(i128::from(divisor));
     Some(Remainder {
         expr: h,
         divisor,
-        first,
+        first: u64::try_from(first).ok()?,
     })
 }
 
+/// `local + offset`, with the least and greatest offset of any step on the way.
+#[derive(Clone, Copy)]
+struct OffsetChain {
+    local: Handle<Local>,
+    offset: i128,
+    lowest: i128,
+    highest: i128,
+}
+
+impl OffsetChain {
+    fn plus(self, c: i128) -> OffsetChain {
+        let offset = self.offset + c;
+        OffsetChain {
+            offset,
+            lowest: self.lowest.min(offset),
+            highest: self.highest.max(offset),
+            ..self
+        }
+    }
+}
+
 /// `h` as `local + offset`, through `+`/`-` of literals and immutable `let`s.
-fn offset_from(
-    func: &Function,
-    ranges: Ranges<'_>,
-    h: Handle<Expr>,
-) -> Option<(Handle<Local>, i128)> {
+fn offset_from(func: &Function, ranges: Ranges<'_>, h: Handle<Expr>) -> Option<OffsetChain> {
     let expr = func.expr(h);
     let top = mask(expr.ty.scalar()?);
     let literal = |h: Handle<Expr>| match func.expr(h).kind {
@@ -188,15 +241,20 @@ fn offset_from(
     match expr.kind {
         ExprKind::Local(l) => match ranges.let_init(l) {
             Some(init) if !func.locals[l].mutable => offset_from(func, ranges, init),
-            _ => Some((l, 0)),
+            _ => Some(OffsetChain {
+                local: l,
+                offset: 0,
+                lowest: 0,
+                highest: 0,
+            }),
         },
         ExprKind::Binary {
             op: BinaryOp::Add,
             lhs,
             rhs,
         } => match (literal(lhs), literal(rhs)) {
-            (Some(c), None) => offset_from(func, ranges, rhs).map(|(l, o)| (l, o + c)),
-            (None, Some(c)) => offset_from(func, ranges, lhs).map(|(l, o)| (l, o + c)),
+            (Some(c), None) => offset_from(func, ranges, rhs).map(|o| o.plus(c)),
+            (None, Some(c)) => offset_from(func, ranges, lhs).map(|o| o.plus(c)),
             _ => None,
         },
         ExprKind::Binary {
@@ -205,7 +263,7 @@ fn offset_from(
             rhs,
         } => {
             let c = literal(rhs)?;
-            offset_from(func, ranges, lhs).map(|(l, o)| (l, o - c))
+            offset_from(func, ranges, lhs).map(|o| o.plus(-c))
         }
         _ => None,
     }

@@ -213,10 +213,6 @@ impl<'a> Ranges<'a> {
                     (_, Some(b)) if *op == BinaryOp::Rem && b.min > 0 => {
                         return exact(0, b.max - 1)
                     }
-                    // `k / 64` of an unknown `k`: below the type's largest value / 64.
-                    (_, Some(b)) if *op == BinaryOp::Div && b.min > 0 => {
-                        return exact(0, top / b.min)
-                    }
                     (Some(k), _) | (_, Some(k)) if *op == BinaryOp::BitAnd => {
                         return exact(0, k.max)
                     }
