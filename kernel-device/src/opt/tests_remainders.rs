@@ -3,13 +3,12 @@
 //! equal plain Rust's either way (a `continue` skipping part of the body included).
 
 use super::optimise;
+use super::tests_align::lower;
 use super::tests_version::{read_u32s, u32_slice_arg};
 use crate::back::nvvm::{write_string, Options};
 use crate::back::sim::{run, Arg, LaunchShape, Options as SimOptions};
-use crate::front::{lower_sources, tests::source};
 use crate::ir::visit::exprs_in_block;
 use crate::ir::{BinaryOp, ExprKind, Module, ScalarType};
-use crate::source::SourceKind;
 
 /// A pipeline's stages: `steps` is `n / 4`, so `kt + 2` cannot wrap.
 const STAGES: &str = "fn k(out: &mut [u32], n: usize, skip: usize) {
@@ -36,16 +35,6 @@ const NEAR_MAX: &str = "fn k(out: &mut [u32], n: usize, skip: usize) {
     }
     out[tid] = acc + tid as u32 + skip as u32;
 }";
-
-fn lower(text: &str) -> Module {
-    let mut module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
-        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
-    let handles: Vec<_> = module.functions.iter().map(|(h, _)| h).collect();
-    for h in handles {
-        module.functions[h].options.bounds_check = false;
-    }
-    module
-}
 
 /// The remainders left in the optimised kernel.
 fn remainders_left(module: &Module) -> usize {
@@ -101,7 +90,7 @@ fn reference(start: u64, end: u64, skip: Option<u64>, next_offset: u64, fifth: b
 
 #[test]
 fn a_pipelines_stage_remainders_become_counters_with_the_same_results() {
-    let module = optimise(lower(STAGES)).module;
+    let module = optimise(lower(STAGES, false)).module;
     assert_eq!(remainders_left(&module), 0, "every remainder a counter");
     for (n, skip) in [(0, 0), (4, 0), (37, 2), (101, 5), (400, 99)] {
         assert_eq!(
@@ -119,7 +108,7 @@ fn a_pipelines_stage_remainders_become_counters_with_the_same_results() {
 
 #[test]
 fn a_remainder_of_a_value_that_may_wrap_stays_and_wraps_as_rust_does() {
-    let module = optimise(lower(NEAR_MAX)).module;
+    let module = optimise(lower(NEAR_MAX, false)).module;
     // `kt % 3` is exact whatever `kt`; `(kt + 2) % 3` wraps past `usize::MAX`.
     assert_eq!(remainders_left(&module), 1);
     let start = 18446744073709551610;
