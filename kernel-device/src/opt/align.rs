@@ -108,6 +108,27 @@ pub fn unproven_terms(
     Some(terms)
 }
 
+/// The terms of the sum `h` (through immutable `let`s of sums), when it has several
+/// and each can be lowered again ([`is_stable`]): a copy's source written as one
+/// `getelementptr` per term lets LLVM step the term its loop changes (`next * 32`)
+/// from loop-invariant pointers (`a + a_src + p * rows * k`), as nvcc's code steps
+/// its pointers, instead of adding the whole 64-bit index to the base every k-step.
+pub fn address_terms(
+    func: &Function,
+    ranges: &Ranges<'_>,
+    h: Handle<Expr>,
+) -> Option<Vec<Handle<Expr>>> {
+    let mut terms = Vec::new();
+    let mut dropped = false;
+    // No term has u32::MAX known zero bits: every one is kept.
+    split_sum(func, ranges, h, u32::MAX, DEPTH, &mut terms, &mut dropped);
+    let wide_and_stable = |t: &Handle<Expr>| {
+        matches!(func.exprs.get(*t).map(|e| &e.ty), Some(Type::Scalar(s)) if s.size_bytes() == 8)
+            && is_stable(func, *t, DEPTH)
+    };
+    (terms.len() > 1 && terms.iter().all(wide_and_stable)).then_some(terms)
+}
+
 fn split_sum(
     func: &Function,
     ranges: &Ranges<'_>,

@@ -2,6 +2,8 @@
 //! validated module and returns the module every backend consumes, the simulator
 //! included, with what it decided:
 //!
+//! - [`loop_remainders`]: `kt % 3` of a loop variable kept as a counter that steps
+//!   with the loop (a pipeline's stage), first, so every later stage sees plain locals;
 //! - [`ranges`]: value ranges of unsigned expressions, computed once per function
 //!   ([`Optimised::ranges`]);
 //! - [`elide`]: the indices into arrays that the ranges prove in bounds, recorded in the
@@ -25,6 +27,7 @@ pub mod check_plan;
 pub mod effects;
 pub mod elide;
 pub mod launch_proof;
+pub mod loop_remainders;
 pub mod prefetch;
 pub mod ranges;
 pub mod unroll;
@@ -36,6 +39,8 @@ mod tests;
 mod tests_align;
 #[cfg(test)]
 mod tests_copy_guard;
+#[cfg(test)]
+mod tests_remainders;
 #[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
@@ -105,6 +110,10 @@ impl Optimised {
 /// Optimises `module` (validated): every analysis runs once per function.
 pub fn optimise(mut module: Module) -> Optimised {
     let block_dim = ranges::required_block(&module);
+    let handles: Vec<Handle<Function>> = module.functions.iter().map(|(h, _)| h).collect();
+    for handle in &handles {
+        loop_remainders::rewrite(&mut module.functions[*handle], block_dim);
+    }
     let facts: Vec<RangeFacts> = module
         .functions
         .iter()
@@ -119,7 +128,6 @@ pub fn optimise(mut module: Module) -> Optimised {
             elide::proven_array_indices(&module, function, facts[h.index()].of(function))
         })
         .collect();
-    let handles: Vec<Handle<Function>> = module.functions.iter().map(|(h, _)| h).collect();
     for (handle, indices) in handles.iter().zip(elided) {
         module.functions[*handle].unchecked_indices.extend(indices);
     }

@@ -43,6 +43,11 @@ enum Definition {
         inclusive: bool,
         step: Option<Handle<Expr>>,
     },
+    /// A mutable local whose `let` is this literal and that nothing has assigned yet.
+    CounterStart(u64),
+    /// A counter ([`wrapping_step`]): `let mut x = a;` and only `x = if x == last { b }
+    /// else { x + 1 };` with `a, b <= last`, never borrowed mutably: `0..=last`.
+    Counter { last: u64 },
     /// Anything else: a parameter, `let x;`, an assigned or reassigned local.
     Unknown,
 }
@@ -108,6 +113,18 @@ impl RangeFacts {
                 }
                 ExprKind::Loop { body, .. } | ExprKind::Block(body) => walker.block(body),
                 _ => {}
+            }
+        }
+        // A counter lent out mutably may take any value.
+        for (_, expr) in func.exprs.iter() {
+            if let ExprKind::AddressOf {
+                place,
+                mutable: true,
+            } = &expr.kind
+            {
+                if let PlaceRoot::Local(l) = place.root {
+                    definitions.insert(l, Definition::Unknown);
+                }
             }
         }
         RangeFacts {
@@ -283,7 +300,8 @@ impl<'a> Ranges<'a> {
                         Bound::Minus(Box::new(end), 1)
                     })
                 }
-                Definition::Unknown => None,
+                Definition::Counter { last } => Some(Bound::Const(last)),
+                Definition::CounterStart(_) | Definition::Unknown => None,
             },
             ExprKind::Cast { operand, .. } => {
                 let from = self.func.exprs.get(*operand)?.ty.scalar()?;
@@ -369,7 +387,8 @@ impl<'a> Ranges<'a> {
                 }
                 exact(s.min, max.max(s.min))
             }
-            Definition::Unknown => None,
+            Definition::Counter { last } => exact(0, last),
+            Definition::CounterStart(_) | Definition::Unknown => None,
         }
     }
 
@@ -409,15 +428,41 @@ impl DefinitionWalker<'_> {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { local, init } => {
-                    let definition = match init {
-                        Some(init) if !self.func.locals[*local].mutable => Definition::Let(*init),
+                    let literal = init.and_then(|h| match self.func.expr(h).kind {
+                        ExprKind::Literal(Literal::Int(v)) => Some(v),
+                        _ => None,
+                    });
+                    let definition = match (init, literal) {
+                        (Some(init), _) if !self.func.locals[*local].mutable => {
+                            Definition::Let(*init)
+                        }
+                        (_, Some(v)) => Definition::CounterStart(v),
                         _ => Definition::Unknown,
                     };
                     self.define(*local, definition);
                 }
-                Stmt::Assign { place, .. } => {
+                Stmt::Assign { place, op, value } => {
                     if let PlaceRoot::Local(l) = place.root {
-                        self.definitions.insert(l, Definition::Unknown);
+                        let step = match op {
+                            None if place.projections.is_empty() => {
+                                wrapping_step(self.func, l, *value)
+                            }
+                            _ => None,
+                        };
+                        let definition = match (self.definitions.get(&l), step) {
+                            (Some(Definition::CounterStart(a)), Some((last, b)))
+                                if *a <= last && b <= last =>
+                            {
+                                Definition::Counter { last }
+                            }
+                            (Some(Definition::Counter { last: known }), Some((last, b)))
+                                if *known == last && b <= last =>
+                            {
+                                Definition::Counter { last }
+                            }
+                            _ => Definition::Unknown,
+                        };
+                        self.definitions.insert(l, definition);
                     }
                 }
                 Stmt::Expr(_) | Stmt::Print(_) => {}
@@ -449,6 +494,44 @@ impl DefinitionWalker<'_> {
             }
         }
     }
+}
+
+/// `(last, b)` when `value` is `if x == last { b } else { x + 1 }` (literals `last`, `b`):
+/// one step of a counter that wraps from `last` to `b` (`opt::loop_remainders`'s).
+fn wrapping_step(func: &Function, x: Handle<Local>, value: Handle<Expr>) -> Option<(u64, u64)> {
+    let literal = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
+        ExprKind::Literal(Literal::Int(bits)) => Some(bits),
+        _ => None,
+    };
+    let is_x = |h: Handle<Expr>| matches!(func.exprs.get(h).map(|e| &e.kind), Some(ExprKind::Local(l)) if *l == x);
+    let tail = |b: &Block| b.stmts.is_empty().then_some(b.tail).flatten();
+    let ExprKind::If {
+        cond,
+        then_block,
+        else_block: Some(else_block),
+    } = &func.exprs.get(value)?.kind
+    else {
+        return None;
+    };
+    let ExprKind::Binary {
+        op: BinaryOp::Eq,
+        lhs,
+        rhs,
+    } = func.exprs.get(*cond)?.kind
+    else {
+        return None;
+    };
+    let last = literal(rhs).filter(|_| is_x(lhs))?;
+    let reset = literal(tail(then_block)?)?;
+    let ExprKind::Binary {
+        op: BinaryOp::Add,
+        lhs,
+        rhs,
+    } = func.exprs.get(tail(else_block)?)?.kind
+    else {
+        return None;
+    };
+    (is_x(lhs) && literal(rhs) == Some(1)).then_some((last, reset))
 }
 
 /// `(x, c + 1)` when `cond` is `x > c`, `c < x`, `x >= c + 1` or `x != 0` (`c` a literal, `x`

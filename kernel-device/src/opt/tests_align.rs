@@ -37,7 +37,7 @@ const TILE: &str = "fn k(a: &[u32], out: &mut [u32], k: usize, tiles: usize) {
     out[tid] = acc;
 }";
 
-fn lower(text: &str, bounds_check: bool) -> Module {
+pub(super) fn lower(text: &str, bounds_check: bool) -> Module {
     let mut module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
         .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
     let handles: Vec<_> = module.functions.iter().map(|(h, _)| h).collect();

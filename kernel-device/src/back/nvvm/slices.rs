@@ -26,6 +26,36 @@ enum RangeForm {
 pub const DYNAMIC_SHARED_SYMBOL: &str = "__cudajit_dyn_smem";
 
 impl<'w, 'a> FunctionWriter<'w, 'a> {
+    /// `base` (a `{mem} {space}*`) advanced by `index` (lowered: `wide`) elements: one
+    /// `getelementptr` per term of the index where [`crate::opt::align::address_terms`]
+    /// splits it (each term lowered again; the sum is the same, modulo 2^64 as a
+    /// `getelementptr` without `inbounds` computes), else one for the whole index.
+    pub(super) fn element_ptr_by_terms(
+        &mut self,
+        (mem, space): (&str, &str),
+        base: &str,
+        index: Handle<Expr>,
+        wide: &str,
+    ) -> Result<String, Error> {
+        let Some(terms) = crate::opt::align::address_terms(self.func, &self.ranges, index) else {
+            return Ok(self.def(
+                "elem.ptr",
+                format!("getelementptr {mem}, {mem}{space}* {base}, i64 {wide}"),
+            ));
+        };
+        let mut ptr = base.to_string();
+        for term in terms {
+            let Val::V(v) = self.expr(term)? else {
+                return Err(self.error("an index term without a value"));
+            };
+            ptr = self.def(
+                "elem.ptr",
+                format!("getelementptr {mem}, {mem}{space}* {ptr}, i64 {v}"),
+            );
+        }
+        Ok(ptr)
+    }
+
     /// The base pointer and length of a slice value.
     pub(super) fn slice_parts(&mut self, ty: &Type, s: &str) -> Result<(String, String), Error> {
         let sty = types::value(ty).map_err(|e| self.error(e.0))?;

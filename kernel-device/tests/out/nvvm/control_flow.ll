@@ -26,15 +26,17 @@ entry:
   %sign.addr = alloca i32
   %twice.addr = alloca i32
   %block_value.addr = alloca i32
+  %rem3.counter.addr = alloca i32
   %for.counter = alloca i32
+  %if.result = alloca i32
   %for.counter.1 = alloca i8
   %for.done = alloca i1
   %logical = alloca i1
   %loop.result = alloca i32
   %for.counter.2 = alloca i32
   %for.counter.3 = alloca i32
-  %if.result = alloca i32
   %if.result.1 = alloca i32
+  %if.result.2 = alloca i32
   %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
   %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
   store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
@@ -50,6 +52,7 @@ if.then:
   ret void
 if.end:
   store i32 0, i32* %acc.addr
+  store i32 2, i32* %rem3.counter.addr
   %n.1 = load i32, i32* %n.addr
   store i32 0, i32* %for.counter
   br label %for.cond
@@ -62,23 +65,36 @@ for.body:
   store i32 %for.i, i32* %k.addr
   %for.next = add i32 %for.i, 1
   store i32 %for.next, i32* %for.counter
-  %k = load i32, i32* %k.addr
-  %rem = urem i32 %k, 3
-  %cmp.1 = icmp eq i32 %rem, 0
-  br i1 %cmp.1, label %if.then.1, label %if.end.1
+  %rem3.counter = load i32, i32* %rem3.counter.addr
+  %cmp.1 = icmp eq i32 %rem3.counter, 2
+  br i1 %cmp.1, label %if.then.1, label %if.else
 if.then.1:
-  br label %for.cond
+  store i32 0, i32* %if.result
+  br label %if.end.1
+if.else:
+  %rem3.counter.1 = load i32, i32* %rem3.counter.addr
+  %add = add i32 %rem3.counter.1, 1
+  store i32 %add, i32* %if.result
+  br label %if.end.1
 if.end.1:
-  %k.1 = load i32, i32* %k.addr
-  %old = load i32, i32* %acc.addr
-  %add = add i32 %old, %k.1
-  store i32 %add, i32* %acc.addr
-  %acc = load i32, i32* %acc.addr
-  %cmp.2 = icmp sgt i32 %acc, 1000
+  %result = load i32, i32* %if.result
+  store i32 %result, i32* %rem3.counter.addr
+  %rem3.counter.2 = load i32, i32* %rem3.counter.addr
+  %cmp.2 = icmp eq i32 %rem3.counter.2, 0
   br i1 %cmp.2, label %if.then.2, label %if.end.2
 if.then.2:
-  br label %for.end
+  br label %for.cond
 if.end.2:
+  %k = load i32, i32* %k.addr
+  %old = load i32, i32* %acc.addr
+  %add.1 = add i32 %old, %k
+  store i32 %add.1, i32* %acc.addr
+  %acc = load i32, i32* %acc.addr
+  %cmp.3 = icmp sgt i32 %acc, 1000
+  br i1 %cmp.3, label %if.then.3, label %if.end.3
+if.then.3:
+  br label %for.end
+if.end.3:
   br label %for.cond
 for.end:
   store i32 0, i32* %count.addr
@@ -99,8 +115,8 @@ for.body.1:
   %v = load i8, i8* %v.addr
   %cast = zext i8 %v to i32
   %old.1 = load i32, i32* %count.addr
-  %add.1 = add i32 %old.1, %cast
-  store i32 %add.1, i32* %count.addr
+  %add.2 = add i32 %old.1, %cast
+  store i32 %add.2, i32* %count.addr
   br label %for.cond.1
 for.end.1:
   store i64 0, i64* %j.addr
@@ -109,9 +125,9 @@ while.cond:
   %j = load i64, i64* %j.addr
   %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
   %len = extractvalue { i32*, i64 } %out.1, 1
-  %cmp.3 = icmp ult i64 %j, %len
-  store i1 %cmp.3, i1* %logical
-  br i1 %cmp.3, label %and.rhs, label %and.end
+  %cmp.4 = icmp ult i64 %j, %len
+  store i1 %cmp.4, i1* %logical
+  br i1 %cmp.4, label %and.rhs, label %and.end
 and.rhs:
   %flag.2 = load i1, i1* %flag.addr
   store i1 %flag.2, i1* %logical
@@ -134,8 +150,8 @@ ok:
   %elem.ptr = getelementptr i32, i32* %ptr, i64 %j.1
   store i32 %acc.1, i32* %elem.ptr
   %old.2 = load i64, i64* %j.addr
-  %add.2 = add i64 %old.2, 1
-  store i64 %add.2, i64* %j.addr
+  %add.3 = add i64 %old.2, 1
+  store i64 %add.3, i64* %j.addr
   br label %while.cond
 while.end:
   br label %loop.body
@@ -164,24 +180,24 @@ for.body.3:
   store i32 %for.next.3, i32* %for.counter.3
   %b = load i32, i32* %b.addr
   %a = load i32, i32* %a.addr
-  %cmp.4 = icmp sgt i32 %b, %a
-  br i1 %cmp.4, label %if.then.3, label %if.end.3
-if.then.3:
+  %cmp.5 = icmp sgt i32 %b, %a
+  br i1 %cmp.5, label %if.then.4, label %if.end.4
+if.then.4:
   br label %for.cond.2
-if.end.3:
+if.end.4:
   %a.1 = load i32, i32* %a.addr
   %b.1 = load i32, i32* %b.addr
   %mul = mul i32 %a.1, %b.1
-  %cmp.5 = icmp eq i32 %mul, 42
-  br i1 %cmp.5, label %if.then.4, label %if.end.4
-if.then.4:
+  %cmp.6 = icmp eq i32 %mul, 42
+  br i1 %cmp.6, label %if.then.5, label %if.end.5
+if.then.5:
   %a.2 = load i32, i32* %a.addr
   %mul.1 = mul i32 %a.2, 100
   %b.2 = load i32, i32* %b.addr
-  %add.3 = add i32 %mul.1, %b.2
-  store i32 %add.3, i32* %loop.result
+  %add.4 = add i32 %mul.1, %b.2
+  store i32 %add.4, i32* %loop.result
   br label %loop.end
-if.end.4:
+if.end.5:
   br label %for.cond.3
 for.end.3:
   br label %for.cond.2
@@ -189,42 +205,42 @@ for.end.2:
   store i32 -1, i32* %loop.result
   br label %loop.end
 loop.end:
-  %result = load i32, i32* %loop.result
-  store i32 %result, i32* %found.addr
+  %result.1 = load i32, i32* %loop.result
+  store i32 %result.1, i32* %found.addr
   %found = load i32, i32* %found.addr
-  %cmp.6 = icmp slt i32 %found, 0
-  br i1 %cmp.6, label %if.then.5, label %if.else
-if.then.5:
-  store i32 -1, i32* %if.result
-  br label %if.end.5
-if.else:
-  %found.1 = load i32, i32* %found.addr
-  %cmp.7 = icmp eq i32 %found.1, 0
+  %cmp.7 = icmp slt i32 %found, 0
   br i1 %cmp.7, label %if.then.6, label %if.else.1
 if.then.6:
-  store i32 0, i32* %if.result.1
+  store i32 -1, i32* %if.result.1
   br label %if.end.6
 if.else.1:
-  store i32 1, i32* %if.result.1
+  %found.1 = load i32, i32* %found.addr
+  %cmp.8 = icmp eq i32 %found.1, 0
+  br i1 %cmp.8, label %if.then.7, label %if.else.2
+if.then.7:
+  store i32 0, i32* %if.result.2
+  br label %if.end.7
+if.else.2:
+  store i32 1, i32* %if.result.2
+  br label %if.end.7
+if.end.7:
+  %result.2 = load i32, i32* %if.result.2
+  store i32 %result.2, i32* %if.result.1
   br label %if.end.6
 if.end.6:
-  %result.1 = load i32, i32* %if.result.1
-  store i32 %result.1, i32* %if.result
-  br label %if.end.5
-if.end.5:
-  %result.2 = load i32, i32* %if.result
-  store i32 %result.2, i32* %sign.addr
+  %result.3 = load i32, i32* %if.result.1
+  store i32 %result.3, i32* %sign.addr
   %found.2 = load i32, i32* %found.addr
   %mul.2 = mul i32 %found.2, 2
   store i32 %mul.2, i32* %twice.addr
   %twice = load i32, i32* %twice.addr
   %sign = load i32, i32* %sign.addr
-  %add.4 = add i32 %twice, %sign
-  store i32 %add.4, i32* %block_value.addr
+  %add.5 = add i32 %twice, %sign
+  store i32 %add.5, i32* %block_value.addr
   %block_value = load i32, i32* %block_value.addr
   %call = call i32 @__cudajit_dev_clamp_i(i32 %block_value, i32 -5, i32 5000, i64 %__cudajit.panic.record)
   %count = load i32, i32* %count.addr
-  %add.5 = add i32 %call, %count
+  %add.6 = add i32 %call, %count
   %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
   %ptr.1 = extractvalue { i32*, i64 } %out.3, 0
   %len.2 = extractvalue { i32*, i64 } %out.3, 1
@@ -235,7 +251,7 @@ panic.1:
   unreachable
 ok.1:
   %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 0
-  store i32 %add.5, i32* %elem.ptr.1
+  store i32 %add.6, i32* %elem.ptr.1
   ret void
 }
 
