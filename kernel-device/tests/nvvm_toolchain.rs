@@ -40,6 +40,39 @@ fn invalid_ir_is_a_verify_error_with_the_log() {
     }
 }
 
+/// IR that libnvvm's compile accepts without a word (it drops a shared variable's
+/// initialiser) but its verifier rejects: the verifier, which runs beside the compile,
+/// still fails the compile, whatever the compile made of it.
+#[test]
+fn ir_only_the_verifier_rejects_still_fails_the_compile() {
+    let Some((nvvm, _)) = common::toolchain() else {
+        return;
+    };
+    let (major, minor, debug_major, debug_minor) = nvvm.ir_version();
+    let initialised_shared = format!("target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"
+target triple = \"nvptx64-nvidia-cuda\"
+@shared_with_init = addrspace(3) global i32 5, align 4
+define void @k() {{
+entry:
+  store i32 1, i32 addrspace(3)* @shared_with_init
+  ret void
+}}
+!nvvm.annotations = !{{!0}}
+!0 = !{{void ()* @k, !\"kernel\", i32 1}}
+!nvvmir.version = !{{!1}}
+!1 = !{{i32 {major}, i32 {minor}, i32 {debug_major}, i32 {debug_minor}}}
+");
+    match nvvm.compile(&initialised_shared, &CompileOptions::default()) {
+        Err(NvvmError::Verify { log }) => {
+            assert!(
+                log.contains("Shared variables can't be initialized"),
+                "{log}"
+            )
+        }
+        other => panic!("expected a verify error, got {other:?}"),
+    }
+}
+
 #[test]
 fn options_reach_libnvvm() {
     let Some((nvvm, ptxas)) = common::toolchain() else {

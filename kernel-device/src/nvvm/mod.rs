@@ -315,6 +315,16 @@ impl Nvvm {
     }
 
     /// Compiles one NVVM IR module (text) with libdevice to PTX.
+    ///
+    /// `nvvmVerifyProgram` runs beside the compile, on a scoped thread with a program of
+    /// its own, and its verdict is awaited before any PTX is returned: it only catches
+    /// IR that the writer got wrong, but that IR can compile without a word (a shared
+    /// variable's initialiser or an unsupported intrinsic is silently dropped), so a
+    /// rejection still fails the compile, with the verifier's log. In sequence it cost
+    /// a first launch 0.7-1.2 ms on the H200's host (issue 27); beside the compile it
+    /// costs a thread's start. The thread never outlives this call: a process that
+    /// exits while a thread is inside libnvvm can crash in its static destructors
+    /// (`kernel-host`'s `warm_up` says how).
     pub fn compile(&self, nvvm_ir: &str, options: &CompileOptions) -> Result<String, NvvmError> {
         let args: Vec<CString> = options
             .to_args()
@@ -323,30 +333,70 @@ impl Nvvm {
                 CString::new(a).map_err(|_| NvvmError::InvalidInput("NUL in an option".into()))
             })
             .collect::<Result<_, _>>()?;
-        let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        std::thread::scope(|scope| {
+            let beside = std::thread::Builder::new()
+                .name("cudajit-nvvm-verify".into())
+                .spawn_scoped(scope, || self.verify(nvvm_ir, &args));
+            let compiled = self.compile_unverified(nvvm_ir, &args);
+            let verified = match beside {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(NvvmError::Verify {
+                        log: "the verifier's thread panicked".into(),
+                    })
+                }),
+                // No thread to be had: verified here, after the compile.
+                Err(_) => self.verify(nvvm_ir, &args),
+            };
+            verified.and(compiled)
+        })
+    }
+
+    /// `nvvmVerifyProgram` on a program holding `nvvm_ir` alone. Callers hold `lock`
+    /// (programs are never shared between threads).
+    fn verify(&self, nvvm_ir: &str, args: &[CString]) -> Result<(), NvvmError> {
+        let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
         let program = ProgramGuard::new(self)?;
         let p = program.0;
         // SAFETY: `p` is a live program; buffers outlive the calls (libnvvm copies them).
         unsafe {
-            self.check(
-                "nvvmAddModuleToProgram",
-                (self.api.add_module)(
-                    p,
-                    nvvm_ir.as_ptr().cast(),
-                    nvvm_ir.len(),
-                    c"cudajit".as_ptr(),
-                ),
-            )?;
+            self.add_module(p, nvvm_ir)?;
             let code = (self.api.verify_program)(p, arg_ptrs.len() as c_int, arg_ptrs.as_ptr());
             if code != 0 {
                 return Err(NvvmError::Verify {
                     log: self.log(p, code),
                 });
             }
-            // After verification: libdevice itself is not meant to pass the verifier.
-            // Only a module that calls it gets it: even lazily added, libdevice made a
-            // small kernel's compile take 15 ms instead of 4 (measured on the H100's host).
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    /// `p` is a live program.
+    unsafe fn add_module(&self, p: Program, nvvm_ir: &str) -> Result<(), NvvmError> {
+        self.check(
+            "nvvmAddModuleToProgram",
+            (self.api.add_module)(
+                p,
+                nvvm_ir.as_ptr().cast(),
+                nvvm_ir.len(),
+                c"cudajit".as_ptr(),
+            ),
+        )
+    }
+
+    /// `nvvm_ir` (with libdevice when it calls it) compiled to PTX, not verified.
+    fn compile_unverified(&self, nvvm_ir: &str, args: &[CString]) -> Result<String, NvvmError> {
+        let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        let program = ProgramGuard::new(self)?;
+        let p = program.0;
+        // SAFETY: `p` is a live program; buffers outlive the calls (libnvvm copies them).
+        unsafe {
+            self.add_module(p, nvvm_ir)?;
+            // libdevice itself is not meant to pass the verifier, which sees the
+            // kernel's module alone. Only a module that calls it gets it: even lazily
+            // added, libdevice made a small kernel's compile take 15 ms instead of 4
+            // (measured on the H100's host).
             if calls_libdevice(nvvm_ir) {
                 self.check(
                     "nvvmLazyAddModuleToProgram",
