@@ -219,6 +219,14 @@ impl TensorMapLayout {
         rows * self.smem_row_pitch()
     }
 
+    /// What a kernel's device code knows of the map besides the driver's opaque bytes
+    /// (the tensor-map parameter's second slot, `proc::abi`): the bytes a tile must
+    /// hold ([`Self::smem_bytes`], low 32 bits) and the alignment it needs
+    /// ([`Swizzle::tile_align`], high 32 bits).
+    pub fn tile_word(&self) -> u64 {
+        self.smem_bytes() | self.swizzle.tile_align() << 32
+    }
+
     /// The host's checks before the driver call, in the driver's terms; `global_address`
     /// is the tensor's first byte. The message names the axis in the caller's row-major
     /// order (axis 0 outermost), as the user wrote it.
@@ -426,6 +434,17 @@ impl TensorMapLayout {
             .copied()?,
         };
         Some((layout, word(0)))
+    }
+}
+
+/// The panic of a copy whose tile holds fewer bytes than the map's box lands in.
+pub fn check_tile_bytes(tile_bytes: u64, smem_bytes: u64) -> Result<(), String> {
+    if tile_bytes >= smem_bytes {
+        Ok(())
+    } else {
+        Err(format!(
+            "a shared tile of {tile_bytes} bytes is too small for the map's box, which lands in {smem_bytes} bytes"
+        ))
     }
 }
 

@@ -297,6 +297,25 @@ impl Launch {
                     }
                     // Checked with the pointer, which comes first.
                     (ArgSlot::Length, Arg::Slice { len, .. }) => arg_slots.push(*len as u64),
+                    // Hopper: TMA
+                    (ArgSlot::TensorMap, map) => {
+                        let regions = super::tma::LaunchRegions {
+                            regions: &mut regions,
+                            base_regions: &mut base_regions,
+                            arg_buffers: &mut arg_buffers,
+                        };
+                        let slot = super::tma::bind_tensor_map(&p.name, &p.ty, map, regions)
+                            .map_err(|why| {
+                                launch_error(format!(
+                                    "argument {k} (`{}`) of `{kernel}` must be a `{}`, got {why}",
+                                    p.name, p.ty
+                                ))
+                            })?;
+                        arg_slots.push(slot);
+                    }
+                    (ArgSlot::TensorMapTile, map) => {
+                        arg_slots.push(super::tma::tile_word_of(map).ok_or_else(mismatch)?)
+                    }
                     _ => return Err(mismatch()),
                 }
             }
@@ -426,6 +445,8 @@ fn describe_arg(a: &Arg) -> String {
             ..
         } => format!("a `&mut [{elem}]`"),
         Arg::Slice { elem, .. } => format!("a `&[{elem}]`"),
+        // Hopper: TMA
+        Arg::TensorMap { .. } => "a tensor map".into(),
     }
 }
 

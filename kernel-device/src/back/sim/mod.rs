@@ -54,6 +54,10 @@ mod tests;
 #[cfg(test)]
 #[path = "tma_tests.rs"]
 mod tma_tests;
+// Hopper: TMA
+mod tma;
+#[cfg(test)]
+mod tma_copy_tests;
 mod values;
 mod warp;
 // Hopper: wgmma
