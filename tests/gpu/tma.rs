@@ -180,3 +180,56 @@ fn a_tma_mbarrier_ring_matches_the_cpu() {
         }
     }
 }
+
+/// A load whose innermost coordinate is `inner` (in elements) and a store at row
+/// `row`: the copies the H200 stops with `CUDA_ERROR_ILLEGAL_INSTRUCTION` unless the
+/// checks catch them first.
+#[kernel]
+fn tma_misplaced(src: &TensorMap<u16, 2>, inner: i32, row: i32, out: &mut [u16]) {
+    let tile = shared_array_aligned::<[u16; 1024], 1024>();
+    let bars = shared_array::<[u64; 1]>();
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+        mbarrier_arrive_expect_tx(bars, 0, 2048);
+        tma_load(src, tile, [0, inner], bars, 0);
+        while !mbarrier_try_wait_parity(bars, 0, 0) {}
+        out[0] = tile[0];
+        fence_proxy_async();
+        tma_store(src, [row, 0], tile);
+        bulk_commit_group();
+        bulk_wait_group_read::<0>();
+    }
+}
+
+#[test]
+fn a_copy_the_gpu_would_fault_on_is_a_panic_naming_the_rule() {
+    let gpu = require_gpu!();
+    if gpu.compute_capability() < (9, 0) {
+        return;
+    }
+    let array = DeviceArray::from_slice(&vec![7u16; 64 * 64]).expect("upload");
+    let nd = DeviceNd::from_array(array, [64, 64]).expect("2-d");
+    let map = TensorMap::tiled(&nd, [16, 64], TensorMapOptions::default()).expect("a map");
+    for (inner, row, rule) in [
+        (
+            10,
+            0,
+            "multiple of 16 bytes into the row: 10 elements of 2 bytes",
+        ),
+        (
+            0,
+            -3,
+            "a TMA store's box must not start before the tensor: axis 0 starts at -3",
+        ),
+    ] {
+        let mut out = vec![0u16; 1];
+        let err = launch!(tma_misplaced[1, 32](&map, inner, row, &mut out)).unwrap_err();
+        assert!(err.to_string().contains(rule), "{err}");
+    }
+    // The context is still usable, and the copies at valid places run.
+    let mut out = vec![0u16; 1];
+    launch!(tma_misplaced[1, 32](&map, 8, 16, &mut out)).expect("launch");
+    assert_eq!(out[0], 7);
+}
