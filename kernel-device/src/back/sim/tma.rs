@@ -12,7 +12,8 @@
 //! the consumer's release), are data races on the tile, reported with both sites; an
 //! `expect_tx` that says more bytes than the copies bring is the mbarrier's deadlock
 //! report. A `tma_store` reads the tile and writes the box's elements inside the tensor
-//! when issued; `bulk_commit_group` / `bulk_wait_group_read` then have nothing to wait
+//! (the innermost axis to its next 16-byte boundary, as the H200 does:
+//! `TensorMapLayout::stored_elements`) when issued; `bulk_commit_group` / `bulk_wait_group_read` then have nothing to wait
 //! for.
 
 use std::sync::Arc;
@@ -167,8 +168,8 @@ impl Warp<'_, '_> {
                 continue;
             }
             let innermost_first: Vec<i64> = coords.iter().rev().copied().collect();
-            let elements = layout.box_elements(&innermost_first);
             if load {
+                let elements = layout.box_elements(&innermost_first);
                 let Some(bar) = self.shared_element(
                     fr,
                     loc,
@@ -189,7 +190,7 @@ impl Warp<'_, '_> {
                 let bytes = layout.box_bytes() as u32;
                 self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
             } else {
-                for (global, shared) in elements {
+                for (global, shared) in layout.stored_elements(&innermost_first) {
                     let Some(g) = global else { continue };
                     let value = self.mem_read(fr, loc, lane, ptr_add(tile, shared), layout.elem)?;
                     self.mem_write(fr, loc, lane, ptr_add(tensor, g), layout.elem, value)?;
