@@ -7,47 +7,23 @@
 use std::sync::Arc;
 
 use kernel_device::back::sim::{Arg, Buffer};
-use kernel_device::device_api::tma::TensorMapOf;
 use kernel_device::ir::Type;
+use kernel_device::proc::tma::DESCRIPTOR_BYTES;
 
-use super::args::{ArgKind, KernelArg};
-use crate::memory::elem::DeviceScalar;
-use crate::tma::{TensorMap, TensorMapBytes};
-
-/// What a map argument carries to either backend.
+/// What a map argument carries to either backend (`crate::tma` makes it from a
+/// `TensorMap`).
 pub(crate) struct TensorMapArg<'a> {
     /// `Type::TensorMap` of the map's element type and rank.
     pub(crate) ty: Type,
-    pub(crate) bytes: &'a TensorMapBytes,
+    pub(crate) bytes: &'a [u8; DESCRIPTOR_BYTES],
     /// The tensor's memory on the simulator (`None` on a GPU).
     pub(crate) sim_buffer: Option<&'a Arc<Buffer>>,
-}
-
-impl<T: DeviceScalar, const N: usize> TensorMapOf<T, N> for TensorMap<T, N> {}
-
-impl<'a> KernelArg<'a> {
-    /// A tensor map for a `&TensorMap<T, N>` parameter (the generated launcher's call).
-    pub fn tensor_map<T: DeviceScalar, const N: usize>(map: &'a TensorMap<T, N>) -> Self {
-        KernelArg {
-            kind: ArgKind::TensorMap(TensorMapArg {
-                ty: Type::TensorMap {
-                    elem: T::SCALAR,
-                    rank: N as u8,
-                },
-                bytes: map.bytes(),
-                sim_buffer: map.sim_buffer(),
-            }),
-            value: 0,
-            // The second slot.
-            len: map.layout().tile_word() as i64,
-        }
-    }
 }
 
 impl TensorMapArg<'_> {
     /// Where `cuLaunchKernel` reads the map's 128 bytes (it copies them).
     pub(crate) fn slot(&self) -> *mut std::ffi::c_void {
-        self.bytes.0.as_ptr() as *mut std::ffi::c_void
+        self.bytes.as_ptr() as *mut std::ffi::c_void
     }
 
     /// How the argument reads in an error message.
@@ -62,7 +38,7 @@ impl TensorMapArg<'_> {
     /// reports its descriptor as not one of its own).
     pub(crate) fn to_sim(&self) -> Arg {
         Arg::TensorMap {
-            descriptor: self.bytes.0,
+            descriptor: *self.bytes,
             buffer: self
                 .sim_buffer
                 .cloned()

@@ -56,6 +56,7 @@ mod tests;
 mod tma_tests;
 // Hopper: TMA
 mod tma;
+mod tma_args;
 #[cfg(test)]
 mod tma_copy_tests;
 mod values;

@@ -1,5 +1,5 @@
-//! Hopper TMA on the simulator: a `&TensorMap<T, N>` argument (its descriptor placed in
-//! a region of its own, the tensor's buffer bound as a slice's is) and the copies.
+//! Hopper TMA on the simulator: the copies (a map argument's binding is
+//! `super::tma_args`').
 //!
 //! A `tma_load` checks what the GPU would fault on (`proc::tma_intrinsics::check_copy`),
 //! reads the box through the map exactly as `proc::tma`'s model says the hardware
@@ -16,94 +16,14 @@
 //! `TensorMapLayout::stored_elements`) when issued; `bulk_commit_group` / `bulk_wait_group_read` then have nothing to wait
 //! for.
 
-use std::sync::Arc;
-
-use super::config::Arg;
 use super::detect::Space;
 use super::fault::{Fault, R};
 use super::lanes::lanes;
-use super::launch::RegionInfo;
-use super::memory::Buffer;
-use super::pointer::{offset_of, ptr, ptr_add, region_of, LOCAL_REGION};
+use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
 use super::warp::{Frame, Warp};
 use crate::ir::{checks, Expr, Handle, MbarrierOp, ScalarType, TmaOp, Type};
 use crate::proc::tma::{TensorMapLayout, DESCRIPTOR_BYTES};
 use crate::proc::tma_intrinsics::{check_copy, SPACE_MESSAGE};
-
-/// The regions of a launch being prepared (`launch.rs`), which a map argument adds to.
-pub(super) struct LaunchRegions<'r> {
-    pub regions: &'r mut Vec<RegionInfo>,
-    pub base_regions: &'r mut Vec<Option<Arc<Buffer>>>,
-    pub arg_buffers: &'r mut Vec<Arc<Buffer>>,
-}
-
-/// The argument slot of map parameter `name` of type `ty`: the address of its
-/// descriptor (a region of its own, the tensor's address patched in); `Err` with the
-/// reason when `arg` is not a map of that type.
-pub(super) fn bind_tensor_map(
-    name: &str,
-    ty: &Type,
-    arg: &Arg,
-    launch: LaunchRegions<'_>,
-) -> Result<u64, String> {
-    let Arg::TensorMap { descriptor, buffer } = arg else {
-        return Err("not a tensor map".into());
-    };
-    let Some((layout, _)) = TensorMapLayout::from_descriptor(descriptor) else {
-        return Err("a tensor map made for a GPU, not the simulator".into());
-    };
-    if *ty
-        != (Type::TensorMap {
-            elem: layout.elem,
-            rank: layout.rank as u8,
-        })
-    {
-        return Err(format!(
-            "a map of {} axes of `{}`",
-            layout.rank, layout.elem
-        ));
-    }
-    let tensor_region = match launch
-        .base_regions
-        .iter()
-        .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
-    {
-        Some(r) => r,
-        None => {
-            launch.base_regions.push(Some(buffer.clone()));
-            launch.arg_buffers.push(buffer.clone());
-            let elems = buffer.len() as u64 / layout.elem_bytes();
-            launch.regions.push(RegionInfo {
-                name: format!("the tensor of map `{name}`"),
-                space: Space::Global,
-                ty: Type::array(Type::Scalar(layout.elem), elems),
-                base: 0,
-            });
-            launch.base_regions.len() - 1
-        }
-    };
-    let placed = layout.to_descriptor(ptr(tensor_region as u64, 0));
-    let bytes = Buffer::new(DESCRIPTOR_BYTES);
-    bytes.write(0, &placed);
-    launch.base_regions.push(Some(Arc::new(bytes)));
-    launch.regions.push(RegionInfo {
-        name: format!("tensor map `{name}`"),
-        space: Space::Global,
-        ty: Type::array(Type::Scalar(ScalarType::U8), DESCRIPTOR_BYTES as u64),
-        base: 0,
-    });
-    Ok(ptr(launch.base_regions.len() as u64 - 1, 0))
-}
-
-/// A map argument's tile word (`proc::abi`'s second slot).
-pub(super) fn tile_word_of(arg: &Arg) -> Option<u64> {
-    match arg {
-        Arg::TensorMap { descriptor, .. } => {
-            TensorMapLayout::from_descriptor(descriptor).map(|(layout, _)| layout.tile_word())
-        }
-        _ => None,
-    }
-}
 
 impl Warp<'_, '_> {
     /// `tma_*` and the bulk groups for the lanes of `m` (operands evaluated).
