@@ -68,17 +68,7 @@ fn a_map_parameter_and_every_copy_reach_ptx_as_grid_constants() {
             !ptx.contains("__local_depot"),
             "a map was copied to local memory: {ptx}"
         );
-        for instruction in [
-            "prefetch.tensormap [",
-            // Coordinates innermost first: the column, then the row.
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [",
-            "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [",
-            "cp.async.bulk.commit_group;",
-            "cp.async.bulk.wait_group.read 0;",
-            "fence.proxy.async.shared::cta;",
-        ] {
-            assert!(ptx.contains(instruction), "{instruction}: {ptx}");
-        }
+        super::tma::assert_round_trip_instructions(&ptx);
     }
 }
 
