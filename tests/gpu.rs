@@ -307,3 +307,6 @@ mod mbarrier;
 // Hopper: wgmma
 #[path = "gpu/wgmma.rs"]
 mod wgmma;
+// Hopper: TMA
+#[path = "gpu/tma.rs"]
+mod tma;

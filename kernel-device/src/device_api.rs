@@ -27,6 +27,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/mbarrier.rs"),
     // Hopper: wgmma
     include_str!("device_api/wgmma.rs"),
+    // Hopper: TMA
+    include_str!("device_api/tma.rs"),
 ];
 
 // async copies
@@ -45,6 +47,8 @@ pub mod sync;
 pub mod warp;
 // Hopper: wgmma
 pub mod wgmma;
+// Hopper: TMA
+pub mod tma;
 // async copies
 pub use async_copy::*;
 pub use atomic::*;
@@ -59,6 +63,8 @@ pub use sync::*;
 pub use warp::*;
 // Hopper: wgmma
 pub use wgmma::*;
+// Hopper: TMA
+pub use tma::*;
 
 /// A CUDA `dim3`: three `u32` extents or indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -98,6 +98,8 @@ pub fn write_unit(
         target_needs: crate::proc::mbarrier::module_needs(module)
             .into_iter()
             .chain(crate::proc::wgmma::module_needs(module))
+            // Hopper: TMA
+            .chain(crate::proc::tma_intrinsics::module_needs(module))
             .collect(),
     })
 }

@@ -433,6 +433,11 @@ fn kernel(
                     quote::quote_spanned!(t.span()=> ::cudajit::__private::KernelArg::by_value::<#t>(#p))
                 },
             ),
+            // Hopper: TMA
+            parse::Shape::TensorMap(t) => (
+                quote!(&'a #t),
+                quote!(::cudajit::__private::KernelArg::tensor_map(#p)),
+            ),
             parse::Shape::Unsupported => {
                 all_supported = false;
                 (quote!(impl ::core::marker::Sized), quote!())

@@ -47,6 +47,10 @@ pub enum Shape {
     /// A named type by value (`op: Op`): its `KernelValue` bound, checked by rustc at
     /// the launcher, admits `#[derive(DeviceCopy)]` enums.
     Value(syn::Type),
+    // Hopper: TMA
+    /// `&TensorMap<T, N>` (the referenced type as written): any `&'a TensorMap<T, N>`,
+    /// two argument slots (`proc::abi`).
+    TensorMap(syn::Type),
     /// Already reported; the launcher takes `impl Sized` so nothing else fails.
     Unsupported,
 }
@@ -196,6 +200,16 @@ fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
                     },
                     _ => Shape::Unsupported,
                 }
+            }
+            // Hopper: TMA (a malformed map is the frontend's error, reported once)
+            syn::Type::Path(p)
+                if r.mutability.is_none()
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "TensorMap") =>
+            {
+                Shape::TensorMap((*r.elem).clone())
             }
             syn::Type::Slice(s) if is_scalar(&s.elem, type_params) || is_struct(&s.elem) => {
                 let elem = (*s.elem).clone();

@@ -222,7 +222,9 @@ impl FnLowerer<'_> {
         // Hopper: wgmma (`setmaxnreg_inc::<240>()`)
         let const_intrinsic = matches!(&kind, CalleeKind::Intrinsic(name)
             if super::async_copy::is_async_call(name)
-                || super::setmaxnreg::is_setmaxnreg_call(name));
+                || super::setmaxnreg::is_setmaxnreg_call(name)
+                // Hopper: TMA (`bulk_wait_group_read::<0>()`)
+                || name == "bulk_wait_group_read");
         let allowed = matches!(kind, CalleeKind::Std) || device_turbofish || const_intrinsic;
         if let (Some(seg), false) = (generic, allowed) {
             self.lower_args(&call.args);

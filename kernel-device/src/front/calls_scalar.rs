@@ -117,6 +117,8 @@ impl FnLowerer<'_> {
                 Param::T | Param::MutSliceOfT | Param::Bits => rt.clone(),
                 // async copies: no scalar method takes these.
                 Param::SliceOfT | Param::ArrayOfT => rt.clone(),
+                // Hopper: TMA: no scalar method takes these.
+                Param::TensorMapOfT | Param::MapCoords | Param::Barriers => rt.clone(),
             };
             let at = self.ty_of(*h);
             self.expect_ty(&at, &expected, e.span());

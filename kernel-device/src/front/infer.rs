@@ -45,6 +45,12 @@ pub enum Ty {
         elem: StructTy,
         mutable: bool,
     },
+    // Hopper: TMA
+    /// `&TensorMap<T, N>` (a kernel parameter).
+    TensorMap {
+        elem: ScalarType,
+        rank: u8,
+    },
 }
 
 /// A struct type during inference: its name, and its fields except at macro time,
@@ -200,6 +206,12 @@ impl Table {
                 Ok(())
             }
             (Ty::Unit, Ty::Unit) | (Ty::DynamicShared, Ty::DynamicShared) => Ok(()),
+            // Hopper: TMA
+            (Ty::TensorMap { elem: e1, rank: r1 }, Ty::TensorMap { elem: e2, rank: r2 })
+                if e1 == e2 && r1 == r2 =>
+            {
+                Ok(())
+            }
             (Ty::Struct(s1), Ty::Struct(s2)) if s1.name == s2.name => Ok(()),
             // Macro time, in a `#[device]` method: `Self` is a struct the macro knows
             // by no other name (rustc checks the method's twin).
@@ -372,6 +384,8 @@ impl Table {
             } => Type::StructSlice { elem, mutable },
             // Macro time only: nothing is lowered to a backend then.
             Ty::Struct(_) | Ty::StructSlice { .. } => Type::Unit,
+            // Hopper: TMA
+            Ty::TensorMap { elem, rank } => Type::TensorMap { elem, rank },
         }
     }
 
@@ -430,6 +444,8 @@ impl Table {
             Ty::StructSlice { elem, mutable } => {
                 format!("&{}[{}]", if mutable { "mut " } else { "" }, elem.name)
             }
+            // Hopper: TMA
+            Ty::TensorMap { elem, rank } => format!("&TensorMap<{elem}, {rank}>"),
         }
     }
 

@@ -21,7 +21,9 @@ pub fn intrinsic_of_path(path: &syn::Path) -> Option<String> {
     // Hopper: wgmma (`setmaxnreg_inc::<240>`)
     let takes_type = table::memory_by_name(&name).is_some()
         || super::async_copy::is_async_call(&name)
-        || super::setmaxnreg::is_setmaxnreg_call(&name);
+        || super::setmaxnreg::is_setmaxnreg_call(&name)
+        // Hopper: TMA (`bulk_wait_group_read::<0>`)
+        || name == "bulk_wait_group_read";
     if !is_intrinsic_name(&name) || (!last.arguments.is_none() && !takes_type) {
         return None;
     }
@@ -262,6 +264,10 @@ impl FnLowerer<'_> {
         if super::setmaxnreg::is_setmaxnreg_call(name) {
             return self.lower_setmaxnreg_call(name, call);
         }
+        // Hopper: TMA
+        if super::tma::is_tma_call(name) {
+            return self.lower_tma_call(name, call);
+        }
         match def.form {
             // async copies
             Form::Method => {
@@ -428,6 +434,8 @@ impl FnLowerer<'_> {
             match param {
                 // async copies: rows lowered by `front::async_copy`.
                 Param::MutSliceOfT | Param::SliceOfT | Param::ArrayOfT => {}
+                // Hopper: TMA: rows lowered by `front::tma`.
+                Param::TensorMapOfT | Param::MapCoords | Param::Barriers => {}
                 Param::Scalar(s) => self.expect_ty(&ty, &Ty::Scalar(*s), at),
                 // Only `from_bits` has one, and it is lowered on its own (calls.rs).
                 Param::Bits => {}
@@ -518,6 +526,10 @@ fn param_list(def: &IntrinsicDef) -> String {
             // async copies
             Param::SliceOfT => "&[T]".into(),
             Param::ArrayOfT => "[T; N]".into(),
+            // Hopper: TMA
+            Param::TensorMapOfT => "&TensorMap<T, N>".into(),
+            Param::MapCoords => "[i32; N]".into(),
+            Param::Barriers => "&mut [u64]".into(),
         })
         .collect::<Vec<_>>()
         .join(", ")

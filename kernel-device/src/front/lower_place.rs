@@ -931,6 +931,11 @@ pub fn ty_of_ir(ty: &ir::Type) -> Ty {
             elem: StructTy::known(elem),
             mutable: *mutable,
         },
+        // Hopper: TMA
+        ir::Type::TensorMap { elem, rank } => Ty::TensorMap {
+            elem: *elem,
+            rank: *rank,
+        },
     }
 }
 

@@ -36,6 +36,8 @@ pub mod nd;
 mod patterns;
 // Hopper: wgmma
 mod setmaxnreg;
+// Hopper: TMA
+pub mod tma;
 // print
 pub mod print;
 mod signature;

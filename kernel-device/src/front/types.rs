@@ -288,6 +288,10 @@ fn reference_type(
     infer: &mut dyn FnMut() -> Ty,
 ) -> Result<Ty, Diagnostic> {
     let span = r.and_token.span;
+    // Hopper: TMA
+    if let Some(map) = super::tma::tensor_map_type(r, site) {
+        return map;
+    }
     let elem = match &*r.elem {
         syn::Type::Paren(p) => &*p.elem,
         other => other,

@@ -735,6 +735,30 @@ pub enum Intrinsic {
     /// `wgmma_*`: warpgroup MMA on shared-memory descriptors and its fence / commit /
     /// wait protocol; the rules are `proc::wgmma`'s.
     Wgmma(WgmmaOp),
+    // Hopper: TMA
+    /// `tma_*`: bulk tensor copies through a `&TensorMap<T, N>` parameter and their
+    /// bulk groups; the rules are `proc::tma_intrinsics`'.
+    Tma(TmaOp),
+}
+
+// Hopper: TMA
+/// What an `Intrinsic::Tma` does (PTX `cp.async.bulk.tensor`, `cp.async.bulk.*_group`,
+/// `prefetch.tensormap`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaOp {
+    /// `tma_load(map, tile, coords, bars, i)`: the box at `coords` into the shared
+    /// `tile`, its bytes completing on the mbarrier `bars[i]`.
+    Load,
+    /// `tma_store(map, coords, tile)`: the shared `tile` to the box at `coords`, in
+    /// the thread's current bulk group.
+    Store,
+    /// `bulk_commit_group()`: the thread's uncommitted stores become one group.
+    CommitGroup,
+    /// `bulk_wait_group_read::<N>()`: all but the `pending` newest groups have read
+    /// their shared tiles (which may then be overwritten).
+    WaitGroupRead { pending: u8 },
+    /// `tma_prefetch(map)`: the map into the descriptor cache.
+    Prefetch,
 }
 
 // Hopper: wgmma

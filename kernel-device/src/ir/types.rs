@@ -199,6 +199,13 @@ pub enum Type {
         elem: Arc<StructDef>,
         mutable: bool,
     },
+    // Hopper: TMA
+    /// `&TensorMap<T, N>`: a kernel parameter holding a TMA tensor map (`proc::tma`);
+    /// its value is the map's address and its tile word ([`crate::proc::abi::ArgSlot`]).
+    TensorMap {
+        elem: ScalarType,
+        rank: u8,
+    },
 }
 
 impl Type {
@@ -280,6 +287,8 @@ impl fmt::Display for Type {
             Type::StructSlice { elem, mutable } => {
                 write!(f, "&{}[{}]", if *mutable { "mut " } else { "" }, elem.name)
             }
+            // Hopper: TMA
+            Type::TensorMap { elem, rank } => write!(f, "&TensorMap<{elem}, {rank}>"),
         }
     }
 }

@@ -303,6 +303,8 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
         thread_constant(i)
             || async_copy(i)
             || mbarrier(i)
+            // Hopper: TMA: each thread's own copies and bulk groups, as async copies.
+            || matches!(i, Tma(_))
             || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
     };
     let mut rows = 0;

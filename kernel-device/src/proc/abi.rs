@@ -10,6 +10,10 @@
 //!   that span (`usize`), its `D` lengths (`usize`), its `D` strides in elements
 //!   (`isize`). `front::nd` turns the parameter into exactly these parameters, and the
 //!   macro's launcher passes exactly these arguments;
+//! - a tensor map (`&TensorMap<T, N>`, Hopper's TMA) is two slots: the 128-byte map
+//!   itself by value (`.param .align 64 .b8 [128]`, a grid constant), then the tile word
+//!   (`u64`, [`crate::proc::tma::TensorMapLayout::tile_word`]: what the device checks a
+//!   copy's shared tile against, since the driver's map is opaque);
 //! - after the Rust parameters, every kernel takes one hidden slot, the device address
 //!   of the launch's panic record ([`ArgSlot::PanicRecord`]; 0: none).
 //!
@@ -31,7 +35,16 @@ pub enum ArgSlot {
     Struct,
     /// The hidden last parameter: the address of the launch's panic record.
     PanicRecord,
+    // Hopper: TMA
+    /// A tensor map's 128 bytes, by value.
+    TensorMap,
+    /// A tensor map's tile word (`u64`).
+    TensorMapTile,
 }
+
+// Hopper: TMA
+/// The slots a tensor map argument takes: the map, then its tile word.
+pub const TENSOR_MAP_SLOTS: [ArgSlot; 2] = [ArgSlot::TensorMap, ArgSlot::TensorMapTile];
 
 /// The slots a slice argument takes: its address, then its length.
 pub const SLICE_SLOTS: [ArgSlot; 2] = [ArgSlot::Pointer, ArgSlot::Length];
@@ -43,6 +56,8 @@ pub fn param_slots(ty: &Type) -> Option<Vec<ArgSlot>> {
         Type::Slice { .. } | Type::StructSlice { .. } => Some(SLICE_SLOTS.to_vec()),
         Type::Scalar(s) => Some(vec![ArgSlot::Scalar(*s)]),
         Type::Struct(_) => Some(vec![ArgSlot::Struct]),
+        // Hopper: TMA
+        Type::TensorMap { .. } => Some(TENSOR_MAP_SLOTS.to_vec()),
         _ => None,
     }
 }

@@ -56,6 +56,13 @@ pub enum Param {
     SliceOfT,
     /// `[T; N]` for any `N` (a vector store's values; the intrinsic fixes `N`).
     ArrayOfT,
+    // Hopper: TMA
+    /// `&TensorMap<T, N>` (a kernel's map parameter).
+    TensorMapOfT,
+    /// `[i32; N]`, `N` the rank of the call's map: a box's coordinates.
+    MapCoords,
+    /// `&mut [u64]`: the mbarriers a copy completes on (with the next `usize`, one).
+    Barriers,
 }
 
 /// The unsigned integer as wide as `t` (`to_bits` / `from_bits`).
@@ -140,6 +147,8 @@ impl Signature {
                 ) => *elem,
                 // async copies
                 (Param::SliceOfT, Type::Slice { elem, .. }) => *elem,
+                // Hopper: TMA
+                (Param::TensorMapOfT, Type::TensorMap { elem, .. }) => *elem,
                 _ => continue,
             };
             if !self.types.contains(&bound) {
@@ -172,6 +181,19 @@ impl Signature {
                 (Param::ArrayOfT, Type::Array { elem, .. }) => {
                     t.map(Type::Scalar) == Some((**elem).clone())
                 }
+                // Hopper: TMA
+                (Param::TensorMapOfT, Type::TensorMap { elem, .. }) => t == Some(*elem),
+                (Param::MapCoords, Type::Array { elem, len }) => **elem == Type::Scalar(S::I32)
+                    && args.iter().any(
+                        |a| matches!(a, Type::TensorMap { rank, .. } if u64::from(*rank) == *len),
+                    ),
+                (
+                    Param::Barriers,
+                    Type::Slice {
+                        elem: S::U64,
+                        mutable: true,
+                    },
+                ) => true,
                 _ => false,
             };
             if !ok {
@@ -651,6 +673,8 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         .chain(super::wgmma::WGMMA_INTRINSICS)
         .chain(super::wgmma::WGMMA_MMA_INTRINSICS)
         .chain(super::setmaxnreg::SETMAXNREG_INTRINSICS)
+        // Hopper: TMA
+        .chain(super::tma_intrinsics::TMA_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a
@@ -710,7 +734,10 @@ fn axis_x(i: Intrinsic) -> Intrinsic {
         Intrinsic::GridSize(_) => Intrinsic::GridSize(Axis::X),
         // async copies: one row per name, whatever its constant.
         // Hopper: wgmma (`setmaxnreg_*`, likewise)
-        other => super::setmaxnreg::row_key(super::async_copy::row_key(other)),
+        // Hopper: TMA (`bulk_wait_group_read::<N>`, likewise)
+        other => super::tma_intrinsics::row_key(super::setmaxnreg::row_key(
+            super::async_copy::row_key(other),
+        )),
     }
 }
 
@@ -773,7 +800,13 @@ mod tests {
                 .sig
                 .params
                 .iter()
-                .any(|p| matches!(p, Param::T | Param::MutSliceOfT | Param::SliceOfT));
+                // Hopper: TMA (a map's `T`)
+                .any(|p| {
+                    matches!(
+                        p,
+                        Param::T | Param::MutSliceOfT | Param::SliceOfT | Param::TensorMapOfT
+                    )
+                });
             assert_eq!(generic, !d.sig.types.is_empty(), "{}: types", d.name);
             if let Effect::Atomic { slice, index } = d.effect {
                 assert_eq!(d.sig.params[slice], Param::MutSliceOfT, "{}", d.name);

@@ -27,6 +27,7 @@ pub mod setmaxnreg;
 pub mod wgmma;
 // Hopper: TMA
 pub mod tma;
+pub mod tma_intrinsics;
 
 pub use intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 pub use methods::{Method, MethodDef};

@@ -219,6 +219,14 @@ impl TensorMapLayout {
         rows * self.smem_row_pitch()
     }
 
+    /// What a kernel's device code knows of the map besides the driver's opaque bytes
+    /// (the tensor-map parameter's second slot, `proc::abi`): the bytes a tile must
+    /// hold ([`Self::smem_bytes`], low 32 bits) and the alignment it needs
+    /// ([`Swizzle::tile_align`], high 32 bits).
+    pub fn tile_word(&self) -> u64 {
+        self.smem_bytes() | self.swizzle.tile_align() << 32
+    }
+
     /// The host's checks before the driver call, in the driver's terms; `global_address`
     /// is the tensor's first byte. The message names the axis in the caller's row-major
     /// order (axis 0 outermost), as the user wrote it.
@@ -371,6 +379,20 @@ impl TensorMapLayout {
         out
     }
 
+    /// What a store of the box at `coords` writes: [`Self::box_elements`] with the
+    /// innermost axis running on to the next 16-byte boundary past the tensor's end.
+    /// On the H200 a store of a box over the end of 100-element bf16 rows (200 bytes,
+    /// at a 208-byte pitch) also wrote elements 100 to 103 of each row, from the tile
+    /// (`tests/gpu/tma.rs`'s round trip, 2026-11-29; the harness's stored bytes of
+    /// `bench/results/2026-11-29-h200-s36tmak-tma-cases.txt` show the same). A
+    /// load fills those elements: it reads the tensor's extent exactly.
+    pub fn stored_elements(&self, coords: &[i64]) -> Vec<(Option<u64>, u64)> {
+        let elem = self.elem_bytes();
+        let mut widened = *self;
+        widened.global_dims[0] = (self.global_dims[0] * elem).div_ceil(16) * 16 / elem;
+        widened.box_elements(coords)
+    }
+
     /// The simulator's form of the map for a tensor at `global_address`: the 128 bytes a
     /// kernel parameter holds (the driver's encoding is opaque; this one is cudajit's).
     pub fn to_descriptor(&self, global_address: u64) -> [u8; DESCRIPTOR_BYTES] {
@@ -426,6 +448,17 @@ impl TensorMapLayout {
             .copied()?,
         };
         Some((layout, word(0)))
+    }
+}
+
+/// The panic of a copy whose tile holds fewer bytes than the map's box lands in.
+pub fn check_tile_bytes(tile_bytes: u64, smem_bytes: u64) -> Result<(), String> {
+    if tile_bytes >= smem_bytes {
+        Ok(())
+    } else {
+        Err(format!(
+            "a shared tile of {tile_bytes} bytes is too small for the map's box, which lands in {smem_bytes} bytes"
+        ))
     }
 }
 

@@ -175,6 +175,8 @@ fn check_signature(f: &ir::Function, errors: &mut Vec<ValidationError>) {
                 space: ir::AddressSpace::Generic,
                 ..
             } => !kernel && pointee.array_scalar().is_some(),
+            // Hopper: TMA: a map is a kernel's (`front::tma` rejects it elsewhere).
+            Type::TensorMap { .. } => kernel,
             _ => false,
         };
         if !ok {
@@ -235,7 +237,9 @@ fn returnable(ty: &Type) -> bool {
         | Type::Slice { .. }
         | Type::StructSlice { .. }
         | Type::DynamicShared
-        | Type::Ref { .. } => false,
+        | Type::Ref { .. }
+        // Hopper: TMA
+        | Type::TensorMap { .. } => false,
     }
 }
 

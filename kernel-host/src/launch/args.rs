@@ -174,6 +174,9 @@ pub(crate) enum ArgKind<'a> {
         /// on the simulator).
         allocation: Option<&'a Arc<Allocation>>,
     },
+    // Hopper: TMA
+    /// A tensor map (`super::tensor_map`): its bytes, then its tile word in `len`.
+    TensorMap(super::tensor_map::TensorMapArg<'a>),
 }
 
 impl<'a> KernelArg<'a> {
@@ -347,6 +350,8 @@ impl<'a> KernelArg<'a> {
                     if *mutable { "mut " } else { "" }
                 )
             }
+            // Hopper: TMA
+            ArgKind::TensorMap(map) => map.describe(),
         }
     }
 
@@ -363,6 +368,8 @@ impl<'a> KernelArg<'a> {
                 },
                 param,
             ) => slice_of(param, elem).is_some_and(|mutable| *m || !mutable),
+            // Hopper: TMA
+            (ArgKind::TensorMap(map), param) => map.ty == *param,
             _ => false,
         }
     }
@@ -504,6 +511,8 @@ pub(crate) fn fill_slots(args: &mut [KernelArg<'_>], slots: &mut [*mut std::ffi:
         slots[i] = match &mut arg.kind {
             // The struct's bytes: the Vec's heap buffer stays put while `args` does.
             ArgKind::Value { bytes, .. } => bytes.as_mut_ptr() as *mut std::ffi::c_void,
+            // Hopper: TMA
+            ArgKind::TensorMap(map) => map.slot(),
             _ => &mut arg.value as *mut u64 as *mut std::ffi::c_void,
         };
         i += 1;

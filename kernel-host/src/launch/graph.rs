@@ -479,6 +479,15 @@ pub(crate) fn record_sim_launch(
             ArgKind::Host { .. } | ArgKind::HostMut { .. } => {
                 return Err(no_host_slices(source.name))
             }
+            // Hopper: TMA
+            ArgKind::TensorMap(_) => {
+                return Err(Error::ArgumentMismatch {
+                    kernel: source.name.to_string(),
+                    detail:
+                        "a simulated launch with a tensor map cannot be captured into a graph yet"
+                            .into(),
+                })
+            }
             ArgKind::Device {
                 elem,
                 device,

@@ -26,6 +26,8 @@ pub(crate) mod ordering;
 pub mod profile;
 pub(crate) mod sim;
 pub(crate) mod slice_args;
+// Hopper: TMA
+pub(crate) mod tensor_map;
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;

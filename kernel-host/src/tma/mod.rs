@@ -277,5 +277,32 @@ fn encode_tiled(layout: &TensorMapLayout, address: u64) -> Result<TensorMapBytes
     Ok(TensorMapBytes(bytes))
 }
 
+// The kernel argument (`launch::tensor_map`): here, where the map is, so that the
+// launch code does not depend on this module.
+impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapOf<T, N>
+    for TensorMap<T, N>
+{
+}
+
+impl<'a> crate::launch::args::KernelArg<'a> {
+    /// A tensor map for a `&TensorMap<T, N>` parameter (the generated launcher's call):
+    /// the map's bytes, then its tile word in the second slot.
+    pub fn tensor_map<T: DeviceScalar, const N: usize>(map: &'a TensorMap<T, N>) -> Self {
+        use crate::launch::tensor_map::TensorMapArg;
+        crate::launch::args::KernelArg {
+            kind: crate::launch::args::ArgKind::TensorMap(TensorMapArg {
+                ty: kernel_device::ir::Type::TensorMap {
+                    elem: T::SCALAR,
+                    rank: N as u8,
+                },
+                bytes: &map.bytes.0,
+                sim_buffer: map.sim_buffer(),
+            }),
+            value: 0,
+            len: map.layout.tile_word() as i64,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -66,6 +66,8 @@ impl DebugMetadata {
                 )
             }
             Type::Unit | Type::Never | Type::Tuple(_) | Type::DynamicShared => return None,
+            // Hopper: TMA: opaque to a debugger.
+            Type::TensorMap { .. } => return None,
         };
         let id = self.node(text);
         self.types.insert(key, id);

@@ -207,6 +207,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         self.store(&ty, &s1, &addr);
                     }
                 }
+                // Hopper: TMA: the map by value as a grid constant, then its tile word.
+                (Type::TensorMap { .. }, true) => {
+                    let map = self.fresh(&param.name);
+                    let tile = self.fresh(&format!("{}.tile", param.name));
+                    params.push(super::tma::map_param(map.trim_start_matches('%')));
+                    params.push(format!("i64 {tile}"));
+                    if let Some((addr, ty)) = slot {
+                        let value = self.tensor_map_value(&map, &tile);
+                        self.store(&ty, &value, &addr);
+                    }
+                }
                 (Type::Scalar(ir::ScalarType::Bool), true) => {
                     let arg = self.fresh(&param.name);
                     params.push(format!("i8 {arg}"));

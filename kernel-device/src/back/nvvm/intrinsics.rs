@@ -172,6 +172,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Intrinsic::Mbarrier(op) => return self.mbarrier(site, op, args),
             // Hopper: wgmma
             Intrinsic::Wgmma(op) => return self.wgmma(site, op, args),
+            // Hopper: TMA
+            Intrinsic::Tma(op) => return self.tma(site, op, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

@@ -38,6 +38,7 @@ mod loops;
 mod mbarrier;
 // Hopper: TMA
 pub mod tma;
+mod tma_calls;
 // tensor cores: the inline PTX of `mma.sync`, `ldmatrix`, `stmatrix`
 pub mod mma;
 mod numeric;

@@ -14,7 +14,26 @@ pub const TENSOR_MAP_TYPE: &str = "%cudajit.tensor_map = type { [16 x i64] }";
 
 /// A kernel parameter holding a map.
 pub fn map_param(name: &str) -> String {
-    format!("%cudajit.tensor_map* byval align 64 %{name}")
+    format!("{} byval align 64 %{name}", map_param_type())
+}
+
+/// The LLVM type of a map parameter (in a kernel's function type).
+pub const fn map_param_type() -> &'static str {
+    "%cudajit.tensor_map*"
+}
+
+/// The 1-based LLVM parameter positions of `kernel`'s tensor maps (`proc::abi`'s slots).
+pub fn grid_constant_positions(kernel: &crate::ir::Function) -> Vec<usize> {
+    use crate::proc::abi::{param_slots, ArgSlot};
+    let slots = kernel
+        .params
+        .iter()
+        .flat_map(|p| param_slots(&p.ty).unwrap_or_default());
+    slots
+        .enumerate()
+        .filter(|(_, slot)| *slot == ArgSlot::TensorMap)
+        .map(|(k, _)| k + 1)
+        .collect()
 }
 
 /// The `!nvvm.annotations` operand marking a kernel's map parameters as grid constants:

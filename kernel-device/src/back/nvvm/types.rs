@@ -64,6 +64,8 @@ pub fn value(ty: &Type) -> Result<String, Error> {
         Type::Unit | Type::Never => Err(Error(format!(
             "a value of type `{ty}` cannot be stored or passed here"
         ))),
+        // Hopper: TMA: the map's generic address and its tile word (`proc::abi`).
+        Type::TensorMap { .. } => Ok("{ i64, i64 }".to_string()),
     }
 }
 

@@ -88,6 +88,13 @@ impl<'a> Writer<'a> {
         if !self.module.prints.formats.is_empty() {
             let _ = writeln!(out, "{}", super::print::global_definition());
         }
+        // Hopper: TMA
+        if kernels
+            .iter()
+            .any(|(k, _)| !super::tma::grid_constant_positions(k).is_empty())
+        {
+            let _ = writeln!(out, "{}\n", super::tma::TENSOR_MAP_TYPE);
+        }
         for (_, global) in self.module.globals.iter() {
             let _ = writeln!(out, "{}", global_definition(global)?);
         }
@@ -150,6 +157,14 @@ impl<'a> Writer<'a> {
                 );
                 annotation_ids.push(format!("!{next}"));
                 next += 1;
+            }
+            // Hopper: TMA: map parameters stay in parameter space (`back::nvvm::tma`).
+            let maps = super::tma::grid_constant_positions(kernel);
+            if !maps.is_empty() {
+                let (annotation, list) = super::tma::grid_constant(&symbol, &maps, next + 1);
+                let _ = writeln!(annotations, "!{next} = {annotation}\n{list}");
+                annotation_ids.push(format!("!{next}"));
+                next += 2;
             }
         }
         let _ = writeln!(
@@ -232,5 +247,8 @@ pub fn abi_slot_type(slot: crate::proc::abi::ArgSlot, param: &Type) -> Result<St
         ArgSlot::Length | ArgSlot::PanicRecord => "i64".to_string(),
         ArgSlot::Scalar(s) => types::scalar_mem(s).to_string(),
         ArgSlot::Struct => types::memory(param)?,
+        // Hopper: TMA
+        ArgSlot::TensorMap => super::tma::map_param_type().to_string(),
+        ArgSlot::TensorMapTile => "i64".to_string(),
     })
 }

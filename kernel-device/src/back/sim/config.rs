@@ -23,6 +23,13 @@ pub enum Arg {
         len: usize,
         mutable: bool,
     },
+    // Hopper: TMA
+    /// A tensor map (`proc::tma`'s simulator descriptor) over the tensor in `buffer`
+    /// (from its first byte).
+    TensorMap {
+        descriptor: [u8; crate::proc::tma::DESCRIPTOR_BYTES],
+        buffer: Arc<Buffer>,
+    },
 }
 
 /// The launch configuration, already validated against the simulated device's limits

@@ -112,6 +112,8 @@ impl Warp<'_, '_> {
             Intrinsic::Mbarrier(op) => self.mbarrier_intrinsic(fr, e, op, args, m)?,
             // Hopper: wgmma
             Intrinsic::Wgmma(op) => self.wgmma_intrinsic(fr, e, op, args, m)?,
+            // Hopper: TMA
+            Intrinsic::Tma(op) => self.tma_intrinsic(fr, e, op, args, m)?,
             Intrinsic::LaneId => {
                 for lane in lanes(m) {
                     fr.set(out, lane, lane as u64);

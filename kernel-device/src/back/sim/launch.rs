@@ -276,27 +276,56 @@ impl Launch {
                                 buffer.len()
                             )));
                         }
-                        let region = match base_regions
-                            .iter()
-                            .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
-                        {
-                            Some(r) => r,
-                            None => {
-                                base_regions.push(Some(buffer.clone()));
-                                arg_buffers.push(buffer.clone());
-                                regions.push(RegionInfo {
-                                    name: p.name.clone(),
-                                    space: Space::Global,
-                                    ty: Type::array(elem.clone(), *len as u64),
-                                    base: *offset as u64,
-                                });
-                                base_regions.len() - 1
-                            }
+                        let mut args = ArgRegions {
+                            regions: &mut regions,
+                            base_regions: &mut base_regions,
+                            arg_buffers: &mut arg_buffers,
                         };
+                        let region = args.region_of(buffer, || RegionInfo {
+                            name: p.name.clone(),
+                            space: Space::Global,
+                            ty: Type::array(elem.clone(), *len as u64),
+                            base: *offset as u64,
+                        });
                         arg_slots.push(ptr(region as u64, *offset as u64));
                     }
                     // Checked with the pointer, which comes first.
                     (ArgSlot::Length, Arg::Slice { len, .. }) => arg_slots.push(*len as u64),
+                    // Hopper: TMA: the descriptor in a region of its own, the tensor's
+                    // address (its buffer's region) patched in.
+                    (ArgSlot::TensorMap, map) => {
+                        let (layout, buffer) =
+                            super::tma_args::map_layout(&p.ty, map).map_err(|why| {
+                                launch_error(format!(
+                                    "argument {k} (`{}`) of `{kernel}` must be a `{}`, got {why}",
+                                    p.name, p.ty
+                                ))
+                            })?;
+                        let mut args = ArgRegions {
+                            regions: &mut regions,
+                            base_regions: &mut base_regions,
+                            arg_buffers: &mut arg_buffers,
+                        };
+                        let tensor = args.region_of(buffer, || RegionInfo {
+                            name: format!("the tensor of map `{}`", p.name),
+                            space: Space::Global,
+                            ty: super::tma_args::tensor_type(&layout, buffer),
+                            base: 0,
+                        });
+                        let descriptor =
+                            super::tma_args::descriptor(&layout, ptr(tensor as u64, 0));
+                        base_regions.push(Some(Arc::new(descriptor)));
+                        regions.push(RegionInfo {
+                            name: format!("tensor map `{}`", p.name),
+                            space: Space::Global,
+                            ty: super::tma_args::DESCRIPTOR_TYPE.clone(),
+                            base: 0,
+                        });
+                        arg_slots.push(ptr(base_regions.len() as u64 - 1, 0));
+                    }
+                    (ArgSlot::TensorMapTile, map) => {
+                        arg_slots.push(super::tma_args::tile_word_of(map).ok_or_else(mismatch)?)
+                    }
                     _ => return Err(mismatch()),
                 }
             }
@@ -416,6 +445,31 @@ impl Launch {
     }
 }
 
+/// The region table of a launch being prepared, which argument buffers join.
+struct ArgRegions<'r> {
+    regions: &'r mut Vec<RegionInfo>,
+    base_regions: &'r mut Vec<Option<Arc<Buffer>>>,
+    arg_buffers: &'r mut Vec<Arc<Buffer>>,
+}
+
+impl ArgRegions<'_> {
+    /// The region of argument buffer `buffer`: an earlier argument's over the same
+    /// buffer, or a new one described by `info`.
+    fn region_of(&mut self, buffer: &Arc<Buffer>, info: impl FnOnce() -> RegionInfo) -> usize {
+        if let Some(r) = self
+            .base_regions
+            .iter()
+            .position(|r| r.as_ref().is_some_and(|b| Arc::ptr_eq(b, buffer)))
+        {
+            return r;
+        }
+        self.base_regions.push(Some(buffer.clone()));
+        self.arg_buffers.push(buffer.clone());
+        self.regions.push(info());
+        self.base_regions.len() - 1
+    }
+}
+
 fn describe_arg(a: &Arg) -> String {
     match a {
         Arg::Scalar { ty, .. } => format!("a `{ty}`"),
@@ -426,6 +480,8 @@ fn describe_arg(a: &Arg) -> String {
             ..
         } => format!("a `&mut [{elem}]`"),
         Arg::Slice { elem, .. } => format!("a `&[{elem}]`"),
+        // Hopper: TMA
+        Arg::TensorMap { .. } => "a tensor map".into(),
     }
 }
 

@@ -94,6 +94,27 @@ impl Warp<'_, '_> {
             else {
                 continue;
             };
+            let value = operand.map_or(0, |s| fr.get(s, lane)) as u32;
+            self.mbarrier_lane(fr, loc, lane, op, p, value, out)?;
+        }
+        Ok(())
+    }
+
+    /// One lane's mbarrier operation `op` on the barrier at `p` (in shared memory, in
+    /// bounds) with operand `value`, its result (if any) into slot `out`. Also what a
+    /// TMA load does when its bytes land (`CompleteTx`, `super::tma`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn mbarrier_lane(
+        &mut self,
+        fr: &mut Frame,
+        loc: SourceLoc,
+        lane: usize,
+        op: MbarrierOp,
+        p: u64,
+        value: u32,
+        out: u32,
+    ) -> R<()> {
+        {
             let (region, offset) = (region_of(p), offset_of(p));
             let kind = if op == MbarrierOp::Init {
                 AccessKind::Write
@@ -113,7 +134,6 @@ impl Warp<'_, '_> {
                     problem,
                 })
             };
-            let value = operand.map_or(0, |s| fr.get(s, lane)) as u32;
             let registry = &self.launch.mbarriers;
             let record = registry.with(|r| r.get(&key).cloned());
             let state = BarrierState::decode(word);
@@ -165,7 +185,7 @@ impl Warp<'_, '_> {
                     let done = state.phase_done(value);
                     fr.set(out, lane, u64::from(done));
                     registry.with(|r| r.get_mut(&key).map(|rec| rec.waited = !done));
-                    continue;
+                    return Ok(());
                 }
                 Some(state) if op == MbarrierOp::CompleteTx => state.complete_tx(value),
                 Some(state) => {

@@ -54,6 +54,11 @@ mod tests;
 #[cfg(test)]
 #[path = "tma_tests.rs"]
 mod tma_tests;
+// Hopper: TMA
+mod tma;
+mod tma_args;
+#[cfg(test)]
+mod tma_copy_tests;
 mod values;
 mod warp;
 // Hopper: wgmma

@@ -50,6 +50,8 @@ pub fn slots(ty: &Type) -> u32 {
         Type::Unit | Type::Never => 0,
         Type::Scalar(_) | Type::Ref { .. } | Type::DynamicShared => 1,
         Type::Slice { .. } | Type::StructSlice { .. } => 2,
+        // Hopper: TMA: the descriptor's address and the tile word (`proc::abi`).
+        Type::TensorMap { .. } => 2,
         Type::Tuple(items) => items.iter().map(slots).sum(),
         Type::Array { elem, len } => slots(elem).saturating_mul(*len as u32),
         Type::Struct(def) => def.fields.iter().map(|f| slots(&f.ty)).sum(),
@@ -76,6 +78,8 @@ pub fn mem_layout(ty: &Type) -> (u64, u64) {
         }
         Type::Ref { .. } | Type::DynamicShared => (8, 8),
         Type::Slice { .. } | Type::StructSlice { .. } => (16, 8),
+        // Hopper: TMA
+        Type::TensorMap { .. } => (16, 8),
         Type::Unit | Type::Never => (0, 1),
         // The one `#[repr(C)]` layout the NVVM writer and the derive use.
         Type::Struct(_) => crate::ir::layout::layout(ty).map_or((0, 1), |l| (l.size, l.align)),

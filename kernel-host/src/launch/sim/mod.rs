@@ -148,6 +148,8 @@ fn to_sim_arg(arg: &KernelArg<'_>) -> Arg {
             // check_args refused GPU arrays for a simulated launch.
             None => slice(elem.clone(), Arc::new(Buffer::new(0)), *mutable, 0),
         },
+        // Hopper: TMA
+        ArgKind::TensorMap(map) => map.to_sim(),
     }
 }
 

@@ -16,6 +16,8 @@ mod ops;
 mod slices;
 // Hopper: TMA
 mod tma;
+// Hopper: TMA
+mod tma_calls;
 mod versioning;
 
 /// A terse way to build functions by hand.

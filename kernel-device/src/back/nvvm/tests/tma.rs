@@ -138,6 +138,21 @@ define void @ranks({}) {{
     )
 }
 
+/// That `ptx` holds each instruction of a 2-D round trip: prefetch, load, store, the
+/// bulk group's commit and wait, the proxy fence.
+pub(super) fn assert_round_trip_instructions(ptx: &str) {
+    for instruction in [
+        "prefetch.tensormap [",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [",
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [",
+        "cp.async.bulk.commit_group;",
+        "cp.async.bulk.wait_group.read 0;",
+        "fence.proxy.async.shared::cta;",
+    ] {
+        assert!(ptx.contains(instruction), "{instruction}: {ptx}");
+    }
+}
+
 #[test]
 fn a_map_parameter_is_a_grid_constant_and_every_copy_is_accepted() {
     let module = round_trip_module();
@@ -159,16 +174,7 @@ fn a_map_parameter_is_a_grid_constant_and_every_copy_is_accepted() {
             !ptx.contains("__local_depot"),
             "a map was copied to local memory: {ptx}"
         );
-        for instruction in [
-            "prefetch.tensormap [",
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [",
-            "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [",
-            "cp.async.bulk.commit_group;",
-            "cp.async.bulk.wait_group.read 0;",
-            "fence.proxy.async.shared::cta;",
-        ] {
-            assert!(ptx.contains(instruction), "{instruction}: {ptx}");
-        }
+        assert_round_trip_instructions(&ptx);
         if let Some(dir) = std::env::var_os("CUDAJIT_TMA_PTX_OUT") {
             std::fs::write(
                 std::path::Path::new(&dir).join(format!("tma_box_{arch}.ptx")),

@@ -1,0 +1,84 @@
+//! The kernel-side TMA calls as NVVM IR and, with the toolchain configured
+//! (`CUDAJIT_NVVM_PATH`, `CUDAJIT_PTXAS`), as PTX for sm_90 and sm_90a: a map parameter
+//! kept in parameter space (never copied to local memory), every copy form with its
+//! checks, and the sm_90 gate.
+
+use super::async_copy::ptx_for;
+use crate::back::nvvm::{write_string, Options};
+use crate::front::lower_sources;
+use crate::front::tests::source;
+use crate::source::SourceKind;
+
+/// A load, a store, a prefetch and the bulk groups through two 2-D maps.
+const ROUND_TRIP: &str = "fn k(src: &TensorMap<bf16, 2>, n: u32, dst: &TensorMap<bf16, 2>) {
+    let tile = shared_array_aligned::<[bf16; 4096], 1024>();
+    let bars = shared_array::<[u64; 1]>();
+    let t = thread_idx().x;
+    let at = [(block_idx().y * 64) as i32, (block_idx().x * 64) as i32];
+    if t == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+        tma_prefetch(src);
+        mbarrier_arrive_expect_tx(bars, 0, 8192);
+        tma_load(src, tile, at, bars, 0);
+    }
+    sync_threads();
+    while !mbarrier_try_wait_parity(bars, 0, 0) {}
+    if t < n {
+        fence_proxy_async();
+        tma_store(dst, at, tile);
+        bulk_commit_group();
+        bulk_wait_group_read::<0>();
+    }
+}";
+
+fn written(text: &str, arch: Option<u32>) -> Result<String, String> {
+    let module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let options = Options {
+        arch,
+        ..Options::default()
+    };
+    write_string(&module, &options)
+        .map(|out| out.text)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_map_parameter_and_every_copy_reach_ptx_as_grid_constants() {
+    let ir = written(ROUND_TRIP, None).unwrap();
+    assert!(
+        ir.contains("%cudajit.tensor_map = type { [16 x i64] }"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("%cudajit.tensor_map* byval align 64 %src, i64 %src.tile"),
+        "{ir}"
+    );
+    // The maps are LLVM parameters 1 and 4 (the tile words and `n` between).
+    assert!(ir.contains("!\"grid_constant\""), "{ir}");
+    assert!(ir.contains(" = !{i32 1, i32 4}"), "{ir}");
+    for arch in ["90", "90a"] {
+        let Some(ptx) = ptx_for(&ir, arch) else {
+            return;
+        };
+        assert!(ptx.contains(".param .align 64 .b8 k_param_0[128]"), "{ptx}");
+        assert!(ptx.contains(".param .align 64 .b8 k_param_3[128]"), "{ptx}");
+        assert!(
+            !ptx.contains("__local_depot"),
+            "a map was copied to local memory: {ptx}"
+        );
+        super::tma::assert_round_trip_instructions(&ptx);
+    }
+}
+
+#[test]
+fn a_copy_in_a_kernel_built_for_sm_80_is_an_error_naming_the_need() {
+    let prefetch = "fn k(src: &TensorMap<f32, 1>) { tma_prefetch(src); }";
+    let err = written(prefetch, Some(80)).expect_err("no TMA before sm_90");
+    assert!(
+        err.contains("`cp.async.bulk.tensor` needs compute capability 9.0 or later; the target is compute_80"),
+        "{err}"
+    );
+    assert!(written(prefetch, Some(90)).is_ok());
+}

@@ -1,0 +1,140 @@
+//! Hopper TMA on the simulator: the copies (a map argument's binding is
+//! `super::tma_args`').
+//!
+//! A `tma_load` checks what the GPU would fault on (`proc::tma_intrinsics::check_copy`),
+//! reads the box through the map exactly as `proc::tma`'s model says the hardware
+//! does (`TensorMapLayout::box_elements`: strides, the fill outside the tensor, the
+//! swizzle), writes it into the tile as the issuing thread's writes, then completes
+//! the box's bytes on the mbarrier (a release, as PTX's `complete_tx` is). So the
+//! tile's new bytes are ordered before a thread's reads only when that thread waited
+//! for the barrier's phase: a consumer reading the stage before its phase completes,
+//! and a producer refilling a stage that a consumer still reads (it did not wait for
+//! the consumer's release), are data races on the tile, reported with both sites; an
+//! `expect_tx` that says more bytes than the copies bring is the mbarrier's deadlock
+//! report. A `tma_store` reads the tile and writes the box's elements inside the tensor
+//! (the innermost axis to its next 16-byte boundary, as the H200 does:
+//! `TensorMapLayout::stored_elements`) when issued; `bulk_commit_group` / `bulk_wait_group_read` then have nothing to wait
+//! for.
+
+use super::detect::Space;
+use super::fault::{Fault, R};
+use super::lanes::lanes;
+use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
+use super::warp::{Frame, Warp};
+use crate::ir::{checks, Expr, Handle, MbarrierOp, ScalarType, TmaOp, Type};
+use crate::proc::tma::{TensorMapLayout, DESCRIPTOR_BYTES};
+use crate::proc::tma_intrinsics::{check_copy, SPACE_MESSAGE};
+
+impl Warp<'_, '_> {
+    /// `tma_*` and the bulk groups for the lanes of `m` (operands evaluated).
+    pub fn tma_intrinsic(
+        &mut self,
+        fr: &mut Frame,
+        e: Handle<Expr>,
+        op: TmaOp,
+        args: &[Handle<Expr>],
+        m: u32,
+    ) -> R<()> {
+        let loc = self.func(fr.func).loc_of(e);
+        let load = match op {
+            TmaOp::CommitGroup | TmaOp::WaitGroupRead { .. } => return Ok(()),
+            TmaOp::Prefetch => {
+                for lane in lanes(m) {
+                    self.map_of(fr, loc, lane, args[0])?;
+                }
+                return Ok(());
+            }
+            TmaOp::Load => true,
+            TmaOp::Store => false,
+        };
+        let (tile_arg, coords_arg) = if load { (1, 2) } else { (2, 1) };
+        let rank = match self.func(fr.func).exprs[args[0]].ty {
+            Type::TensorMap { rank, .. } => usize::from(rank),
+            _ => return Err(Box::new(Fault::Launch("a TMA copy without a map".into()))),
+        };
+        let (tile_s, coords_s) = (
+            self.slot_of(fr, args[tile_arg]),
+            self.slot_of(fr, args[coords_arg]),
+        );
+        let word_s = self.slot_of(fr, args[0]) + 1;
+        for lane in lanes(m) {
+            let (layout, tensor) = self.map_of(fr, loc, lane, args[0])?;
+            let elem_bytes = layout.elem_bytes();
+            let (tile, tile_len) = (fr.get(tile_s, lane), fr.get(tile_s + 1, lane));
+            let region = region_of(tile);
+            let space = (region != LOCAL_REGION as usize)
+                .then(|| self.launch.regions.get(region))
+                .flatten();
+            let Some(info) = space.filter(|r| r.space == Space::Shared) else {
+                self.panic_at(
+                    fr,
+                    loc,
+                    lane,
+                    checks::substitute(SPACE_MESSAGE, tile_len, 0),
+                );
+                continue;
+            };
+            let tile_offset = offset_of(tile) - info.base;
+            // Row-major as written; the model takes the innermost first.
+            let coords: Vec<i64> = (0..rank as u32)
+                .map(|k| i64::from(fr.get(coords_s + k, lane) as u32 as i32))
+                .collect();
+            let word = fr.get(word_s, lane);
+            let tile_bytes = tile_len.saturating_mul(elem_bytes);
+            if let Some((text, a, b)) =
+                check_copy(tile_offset, tile_bytes, word, elem_bytes, &coords, !load)
+            {
+                self.panic_at(fr, loc, lane, checks::substitute(text, a, b));
+                continue;
+            }
+            let innermost_first: Vec<i64> = coords.iter().rev().copied().collect();
+            if load {
+                let elements = layout.box_elements(&innermost_first);
+                let Some(bar) = self.shared_element(
+                    fr,
+                    loc,
+                    lane,
+                    (self.slot_of(fr, args[3]), self.slot_of(fr, args[4])),
+                    8,
+                    crate::proc::mbarrier::SPACE_MESSAGE,
+                ) else {
+                    continue;
+                };
+                for (global, shared) in elements {
+                    let value = match global {
+                        Some(g) => self.mem_read(fr, loc, lane, ptr_add(tensor, g), layout.elem)?,
+                        None => layout.fill_bytes(),
+                    };
+                    self.mem_write(fr, loc, lane, ptr_add(tile, shared), layout.elem, value)?;
+                }
+                let bytes = layout.box_bytes() as u32;
+                self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
+            } else {
+                for (global, shared) in layout.stored_elements(&innermost_first) {
+                    let Some(g) = global else { continue };
+                    let value = self.mem_read(fr, loc, lane, ptr_add(tile, shared), layout.elem)?;
+                    self.mem_write(fr, loc, lane, ptr_add(tensor, g), layout.elem, value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The layout and tensor address of the map operand `map` for `lane`.
+    fn map_of(
+        &mut self,
+        fr: &Frame,
+        loc: crate::ir::SourceLoc,
+        lane: usize,
+        map: Handle<Expr>,
+    ) -> R<(TensorMapLayout, u64)> {
+        let at = fr.get(self.slot_of(fr, map), lane);
+        let mut bytes = [0u8; DESCRIPTOR_BYTES];
+        for (k, chunk) in bytes.chunks_exact_mut(8).enumerate() {
+            let word = self.mem_read(fr, loc, lane, ptr_add(at, 8 * k as u64), ScalarType::U64)?;
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        TensorMapLayout::from_descriptor(&bytes)
+            .ok_or_else(|| Box::new(Fault::Launch("a kernel's tensor map is not one".into())))
+    }
+}

@@ -1,0 +1,233 @@
+//! TMA from kernels, on both backends: a 2-D bf16 round trip through a
+//! 128-byte-swizzled shared tile (boxes over the tensor's edge; each tile's raw bytes
+//! held to the swizzle written out by hand, the store to the tensor with its padding
+//! untouched), and a two-stage TMA + mbarrier producer/consumer ring. Random inputs,
+//! poisoned outputs, CPU references. TMA needs sm_90: on an older GPU the launch is an
+//! `Err` naming the feature.
+
+use super::common;
+use cudajit::prelude::*;
+use cudajit::{Swizzle, TensorMap, TensorMapOptions};
+
+/// 40 rows of 100 bf16 at a 104-element (208-byte) pitch; boxes of 16 x 64.
+const ROWS: usize = 40;
+const COLS: usize = 100;
+const PITCH: usize = 104;
+
+#[kernel]
+fn tma_round_trip(src: &TensorMap<bf16, 2>, dst: &TensorMap<bf16, 2>, dump: &mut [u16]) {
+    let tile = shared_array_aligned::<[bf16; 1024], 1024>();
+    let bars = shared_array::<[u64; 1]>();
+    let t = thread_idx().x as usize;
+    let (bx, by) = (block_idx().x, block_idx().y);
+    let at = [(by * 16) as i32, (bx * 64) as i32];
+    if t == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+    }
+    sync_threads();
+    if t == 0 {
+        tma_prefetch(src);
+        mbarrier_arrive_expect_tx(bars, 0, 2048);
+        tma_load(src, tile, at, bars, 0);
+    }
+    while !mbarrier_try_wait_parity(bars, 0, 0) {}
+    let block = (by * grid_dim().x + bx) as usize;
+    for i in 0..8 {
+        dump[block * 1024 + i * 128 + t] = tile[i * 128 + t].to_bits();
+    }
+    sync_threads();
+    if t == 0 {
+        fence_proxy_async();
+        tma_store(dst, at, tile);
+        bulk_commit_group();
+        bulk_wait_group_read::<0>();
+    }
+}
+
+fn padded_map(array: &DeviceArray<bf16>) -> TensorMap<bf16, 2> {
+    let options = TensorMapOptions {
+        swizzle: Swizzle::B128,
+        ..TensorMapOptions::default()
+    };
+    let shape = [ROWS as u64, COLS as u64];
+    TensorMap::with_strides(array, shape, [2 * PITCH as u64, 2], [16, 64], options)
+        .expect("a valid map")
+}
+
+#[test]
+fn a_tma_round_trip_through_a_swizzled_tile_matches_the_cpu() {
+    let gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("tma round trip");
+    let bits: Vec<u16> = (0..ROWS * PITCH).map(|_| rng.next_u64() as u16).collect();
+    let src: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
+    let src_array = DeviceArray::from_slice(&src).expect("upload");
+    let dst_array =
+        DeviceArray::from_slice(&vec![bf16::from_bits(0xDEAD); ROWS * PITCH]).expect("upload");
+    let (src_map, dst_map) = (padded_map(&src_array), padded_map(&dst_array));
+    let mut dump = vec![0xBEEFu16; 6 * 1024];
+    let launched = launch!(tma_round_trip[(2, 3), 128](&src_map, &dst_map, &mut dump));
+    if gpu.compute_capability() < (9, 0) {
+        let err = launched.unwrap_err();
+        assert!(err.to_string().contains("compute capability 9.0"), "{err}");
+        return;
+    }
+    launched.expect("launch");
+    drop(dst_map);
+    let dst: Vec<u16> = dst_array
+        .to_host()
+        .expect("download")
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    for r in 0..ROWS {
+        for c in 0..PITCH {
+            // The store writes each row on to its 16-byte boundary (`stored_elements`:
+            // the H200 does): the padding gets the tile's fill.
+            let want = if c < COLS { bits[r * PITCH + c] } else { 0 };
+            assert_eq!(dst[r * PITCH + c], want, "({r}, {c})");
+        }
+    }
+    // Each box in shared memory: row `r` at 128 bytes, its 16-byte chunks XORed with
+    // `r % 8` (the 128-byte swizzle); outside the tensor, zeros.
+    for (block, (by, bx)) in (0..3).flat_map(|y| (0..2).map(move |x| (y, x))).enumerate() {
+        for r in 0..16 {
+            for c in 0..64 {
+                let byte = r * 128 + (((c * 2) / 16) ^ (r % 8)) * 16 + (c * 2) % 16;
+                let (gr, gc) = (by * 16 + r, bx * 64 + c);
+                let want = if gr < ROWS && gc < COLS {
+                    bits[gr * PITCH + gc]
+                } else {
+                    0
+                };
+                assert_eq!(
+                    dump[block * 1024 + byte / 2],
+                    want,
+                    "block {block} ({r}, {c})"
+                );
+            }
+        }
+    }
+}
+
+const ROUNDS: usize = 12;
+
+/// Thread 0 loads 8 x 32 `u32` boxes by TMA into two alternating stages; warp 1 sums
+/// each column of a stage. `full[s]` completes on the copy's bytes, `empty[s]` on the
+/// consumers' 32 arrivals.
+#[kernel]
+fn tma_ring(src: &TensorMap<u32, 2>, out: &mut [u32]) {
+    let full = shared_array::<[u64; 2]>();
+    let empty = shared_array::<[u64; 2]>();
+    let stages = shared_array_aligned::<[u32; 512], 128>();
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        for s in 0..2 {
+            mbarrier_init(full, s, 1);
+            mbarrier_init(empty, s, 32);
+        }
+        fence_mbarrier_init();
+    }
+    sync_threads();
+    for it in 0..out.len() / 32 {
+        let s = it % 2;
+        if t == 0 {
+            if it >= 2 {
+                while !mbarrier_try_wait_parity(empty, s, ((it / 2 - 1) % 2) as u32) {}
+            }
+            mbarrier_arrive_expect_tx(full, s, 1024);
+            tma_load(
+                src,
+                &mut stages[s * 256..s * 256 + 256],
+                [(it * 8) as i32, 0],
+                full,
+                s,
+            );
+        } else if t >= 32 {
+            let lane = t - 32;
+            while !mbarrier_try_wait_parity(full, s, ((it / 2) % 2) as u32) {}
+            let mut sum = 0u32;
+            for r in 0..8 {
+                sum = sum.wrapping_add(stages[s * 256 + r * 32 + lane]);
+            }
+            out[it * 32 + lane] = sum;
+            mbarrier_arrive(empty, s);
+        }
+    }
+}
+
+#[test]
+fn a_tma_mbarrier_ring_matches_the_cpu() {
+    let gpu = require_gpu!();
+    if gpu.compute_capability() < (9, 0) {
+        return;
+    }
+    let mut rng = common::Rng::fresh("tma ring");
+    let input: Vec<u32> = (0..ROUNDS * 8 * 32)
+        .map(|_| rng.next_u64() as u32)
+        .collect();
+    let array = DeviceArray::from_slice(&input).expect("upload");
+    let nd = DeviceNd::from_array(array, [ROUNDS * 8, 32]).expect("2-d");
+    let map = TensorMap::tiled(&nd, [8, 32], TensorMapOptions::default()).expect("a valid map");
+    let mut out = vec![0xDEAD_BEEFu32; ROUNDS * 32];
+    launch!(tma_ring[1, 64](&map, &mut out)).expect("launch");
+    for it in 0..ROUNDS {
+        for lane in 0..32 {
+            let want = (0..8).fold(0u32, |a, r| a.wrapping_add(input[(it * 8 + r) * 32 + lane]));
+            assert_eq!(out[it * 32 + lane], want, "round {it} lane {lane}");
+        }
+    }
+}
+
+/// A load whose innermost coordinate is `inner` (in elements) and a store at row
+/// `row`: the copies the H200 stops with `CUDA_ERROR_ILLEGAL_INSTRUCTION` unless the
+/// checks catch them first.
+#[kernel]
+fn tma_misplaced(src: &TensorMap<u16, 2>, inner: i32, row: i32, out: &mut [u16]) {
+    let tile = shared_array_aligned::<[u16; 1024], 1024>();
+    let bars = shared_array::<[u64; 1]>();
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+        mbarrier_arrive_expect_tx(bars, 0, 2048);
+        tma_load(src, tile, [0, inner], bars, 0);
+        while !mbarrier_try_wait_parity(bars, 0, 0) {}
+        out[0] = tile[0];
+        fence_proxy_async();
+        tma_store(src, [row, 0], tile);
+        bulk_commit_group();
+        bulk_wait_group_read::<0>();
+    }
+}
+
+#[test]
+fn a_copy_the_gpu_would_fault_on_is_a_panic_naming_the_rule() {
+    let gpu = require_gpu!();
+    if gpu.compute_capability() < (9, 0) {
+        return;
+    }
+    let array = DeviceArray::from_slice(&vec![7u16; 64 * 64]).expect("upload");
+    let nd = DeviceNd::from_array(array, [64, 64]).expect("2-d");
+    let map = TensorMap::tiled(&nd, [16, 64], TensorMapOptions::default()).expect("a map");
+    for (inner, row, rule) in [
+        (
+            10,
+            0,
+            "multiple of 16 bytes into the row: 10 elements of 2 bytes",
+        ),
+        (
+            0,
+            -3,
+            "a TMA store's box must not start before the tensor: axis 0 starts at -3",
+        ),
+    ] {
+        let mut out = vec![0u16; 1];
+        let err = launch!(tma_misplaced[1, 32](&map, inner, row, &mut out)).unwrap_err();
+        assert!(err.to_string().contains(rule), "{err}");
+    }
+    // The context is still usable, and the copies at valid places run.
+    let mut out = vec![0u16; 1];
+    launch!(tma_misplaced[1, 32](&map, 8, 16, &mut out)).expect("launch");
+    assert_eq!(out[0], 7);
+}
