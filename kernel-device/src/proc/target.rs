@@ -13,6 +13,26 @@ pub struct TargetNeed {
     pub arch_specific: bool,
 }
 
+/// `need` once when an expression of `module` calls an intrinsic that `uses` picks, else
+/// no need: the rule of the features with one need each (wgmma, TMA).
+pub fn need_if_used(
+    module: &crate::ir::Module,
+    need: TargetNeed,
+    uses: impl Fn(crate::ir::Intrinsic) -> bool,
+) -> Vec<TargetNeed> {
+    let used = module.functions.iter().any(|(_, f)| {
+        f.exprs.iter().any(|(_, e)| match e.kind {
+            crate::ir::ExprKind::Intrinsic { intrinsic, .. } => uses(intrinsic),
+            _ => false,
+        })
+    });
+    if used {
+        vec![need]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The libnvvm architecture for a kernel with `needs` on a device of compute
 /// capability `(major, minor)`: `compute_90a` when a need is sm_90a-specific and the
 /// device is sm_90, else the device's own; an error naming the feature and the

@@ -110,22 +110,9 @@ pub const MAX_PENDING_GROUPS: u64 = 7;
 
 /// What the TMA intrinsics of `module` need of the target (one need, or none).
 pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
-    let uses = module.functions.iter().any(|(_, f)| {
-        f.exprs.iter().any(|(_, e)| {
-            matches!(
-                e.kind,
-                crate::ir::ExprKind::Intrinsic {
-                    intrinsic: Intrinsic::Tma(_),
-                    ..
-                }
-            )
-        })
-    });
-    if uses {
-        vec![super::tma::TARGET_NEED]
-    } else {
-        Vec::new()
-    }
+    super::target::need_if_used(module, super::tma::TARGET_NEED, |i| {
+        matches!(i, Intrinsic::Tma(_))
+    })
 }
 
 // The panics of a copy; `{0}` and `{1}` are its two operands (`ir::checks::substitute`).

@@ -291,22 +291,11 @@ pub const TARGET_NEED: TargetNeed = TargetNeed {
 
 /// What the wgmma intrinsics of `module` need of the target (one need, or none).
 pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
-    let uses = module.functions.iter().any(|(_, f)| {
-        f.exprs.iter().any(|(_, e)| {
-            matches!(
-                e.kind,
-                crate::ir::ExprKind::Intrinsic {
-                    intrinsic: Intrinsic::Wgmma(op),
-                    ..
-                } if op != WgmmaOp::FenceProxyAsync
-            )
-        })
-    });
-    if uses {
-        vec![TARGET_NEED]
-    } else {
-        Vec::new()
-    }
+    super::target::need_if_used(
+        module,
+        TARGET_NEED,
+        |i| matches!(i, Intrinsic::Wgmma(op) if op != WgmmaOp::FenceProxyAsync),
+    )
 }
 
 /// The panic of a descriptor made from memory outside shared memory.
