@@ -241,7 +241,7 @@ impl FunctionWriter<'_, '_> {
     ) -> Result<String, Error> {
         let mut terms = Vec::new();
         self.additive_terms(index, &mut terms);
-        if terms.len() < 2 || !self.is_local_arithmetic(index) {
+        if terms.len() < 2 || !self.is_pure_integer(index) {
             let low = self.narrow_index(index, wide)?;
             return Ok(self.shared_element_window_address(elem, base, &low));
         }
@@ -285,25 +285,6 @@ impl FunctionWriter<'_, '_> {
             }
             _ => out.push(h),
         }
-    }
-
-    /// Whether `h` is integer arithmetic on locals and literals alone: lowering it
-    /// again reads the same values and has no other effect.
-    fn is_local_arithmetic(&self, h: Handle<Expr>) -> bool {
-        use crate::ir::ExprKind::{Binary, Cast, Literal, Local, Unary};
-        let Ok(expr) = self.ir_expr(h) else {
-            return false;
-        };
-        let integer = matches!(expr.ty, Type::Scalar(s) if s.is_integer());
-        let arithmetic = matches!(
-            expr.kind,
-            Literal(_) | Local(_) | Binary { .. } | Unary { .. } | Cast { .. }
-        );
-        let mut operands = true;
-        crate::ir::visit::visit_children(&expr.kind, |c| {
-            operands &= self.is_local_arithmetic(c);
-        });
-        integer && arithmetic && operands
     }
 
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of

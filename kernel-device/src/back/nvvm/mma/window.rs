@@ -30,7 +30,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// Whether `h` computes an integer from locals and literals alone, so that
     /// lowering it again gives the same value with no other effect (a division's
     /// check would fail again where it failed first).
-    fn is_pure_integer(&self, h: Handle<Expr>) -> bool {
+    pub(in crate::back::nvvm) fn is_pure_integer(&self, h: Handle<Expr>) -> bool {
         let Ok(expr) = self.ir_expr(h) else {
             return false;
         };
