@@ -336,6 +336,10 @@ macro_rules! tc_attention {
                 sync_threads();
                 let kv = (j % 2) * $bkv * $d;
 
+                // Tile addresses are written row term + tile offset (`k_row * $d + np * 16 *
+                // $d`), not `(np * 16 + k_row) * $d`: LLVM hoisted each `k_row * $d | np * ..`
+                // out of the loop as its own register (8 for V at D = 64), and the pressure cost
+                // D = 64 10% on the H200 (bench/results/...-8a7a386-attn64*.txt).
                 let mut s = [[[0.0f32; 4]; $bkv / 8]; 2];
                 #[unroll]
                 for kd in 0..$d / 16 {
