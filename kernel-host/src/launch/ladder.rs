@@ -23,7 +23,7 @@ use crate::error::{DriverResultExt, Result};
 use crate::launch::args::KernelArg;
 use crate::launch::args::{check_args, fill_slots, ArgKind};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
-use crate::launch::memo::{self, MemoKey};
+use crate::launch::memo;
 use crate::launch::ordering::{order_array_uses, uses_allocation};
 use kernel_device::source::FnSource;
 
@@ -181,8 +181,7 @@ fn rung<'a, const K: usize, const N: usize>(
         let function = kernel.function_for(valid.grid, valid.block, arg_len, true);
         (function, valid, kernel)
     } else if K >= 3 {
-        let key = MemoKey::of((source, cache), &config, &args, device.id());
-        let Some(hit) = key.as_ref().and_then(memo::recall) else {
+        let Some(hit) = memo::recall((source, cache), &config, &args, device.id()) else {
             return Err(crate::Error::Refused {
                 operation: "the launch ladder",
                 detail: "the launch memo does not know the ladder's launch (launch it first, \

@@ -89,6 +89,23 @@ impl<H: Copy> MemoTable<H> {
         }
     }
 
+    /// The decisions remembered for the launch of `kernel` (its source and cache) with
+    /// `config` and `args` on `device`: what [`recall`](Self::recall) of its
+    /// [`MemoKey`] answers, compared in place (no key is built: the launch's hit path).
+    #[inline]
+    pub(crate) fn recall_launch<S: ?Sized, C: ?Sized>(
+        &self,
+        kernel: (&'static S, &'static C),
+        config: &LaunchConfig<'_>,
+        args: &[KernelArg<'_>],
+        device: DeviceId,
+    ) -> Option<H> {
+        let source = address(kernel.0);
+        let place = self.sources.iter().position(|&s| s == source)?;
+        let (known, hit) = self.entries[place].as_ref()?;
+        known.matches(kernel, config, args, device).then_some(*hit)
+    }
+
     /// Remembers `hit` for `key`, in place of its kernel's earlier launch, else of the
     /// kernel remembered longest ago.
     pub(crate) fn store(&mut self, key: MemoKey, hit: H) {
@@ -127,6 +144,12 @@ fn arg_code(arg: &KernelArg<'_>, device: DeviceId) -> Option<u16> {
         } if *on == device => Some(0x200 | (u16::from(*mutable) << 5) | *elem as u16),
         _ => None,
     }
+}
+
+/// The address of a `&'static` item, which names it.
+#[inline]
+fn address<T: ?Sized>(item: &'static T) -> usize {
+    item as *const T as *const () as usize
 }
 
 /// `extent` as written, when it fits a `u32`.
@@ -170,8 +193,8 @@ impl MemoKey {
             lens[i] = arg.len;
         }
         Some(MemoKey {
-            source: source as *const S as *const () as usize,
-            cache: cache as *const C as *const () as usize,
+            source: address(source),
+            cache: address(cache),
             ordinal,
             generation,
             shape,
@@ -181,10 +204,47 @@ impl MemoKey {
     }
 }
 
-/// The decisions remembered for `key` on this thread, if any.
+impl MemoKey {
+    /// Whether [`MemoKey::of`] the launch would be this key, without building it.
+    #[inline]
+    fn matches<S: ?Sized, C: ?Sized>(
+        &self,
+        (source, cache): (&'static S, &'static C),
+        config: &LaunchConfig<'_>,
+        args: &[KernelArg<'_>],
+        device: DeviceId,
+    ) -> bool {
+        let DeviceId::Cuda(ordinal, generation) = device else {
+            return false;
+        };
+        let [gx, gy, gz] = config.grid.extents();
+        let [bx, by, bz] = config.block.extents();
+        let shape = self.shape.map(i128::from);
+        let same = (self.source == address(source))
+            & (self.cache == address(cache))
+            & (self.ordinal == ordinal)
+            & (self.generation == generation)
+            & ([gx, gy, gz, bx, by, bz] == [shape[0], shape[1], shape[2], shape[3], shape[4], shape[5]])
+            & (config.shared_bytes as u128 == shape[6] as u128)
+            // Unused places are 0 and no argument's code is.
+            & (args.len() <= MEMO_ARGS)
+            && (args.len() == MEMO_ARGS || self.codes[args.len()] == 0);
+        same && args.iter().enumerate().all(|(i, arg)| {
+            (arg_code(arg, device) == Some(self.codes[i])) & (arg.len == self.lens[i])
+        })
+    }
+}
+
+/// The decisions remembered on this thread for the launch of `kernel` (its source and
+/// cache) with `config` and `args` on `device`, if any.
 #[inline]
-pub(crate) fn recall(key: &MemoKey) -> Option<MemoHit> {
-    MEMO.with(|memo| memo.borrow().recall(key))
+pub(crate) fn recall<S: ?Sized, C: ?Sized>(
+    kernel: (&'static S, &'static C),
+    config: &LaunchConfig<'_>,
+    args: &[KernelArg<'_>],
+    device: DeviceId,
+) -> Option<MemoHit> {
+    MEMO.with(|memo| memo.borrow().recall_launch(kernel, config, args, device))
 }
 
 /// Remembers `hit` for `key` on this thread, when the launch is one whose decisions

@@ -146,8 +146,8 @@ pub fn launch(
     }
     // The decisions a launch of this kernel in this shape with these kinds of
     // arguments made last time on this thread (`memo`), or the checks that make them.
-    let key = MemoKey::of((source, cache), &config, args, device.id());
-    let (decided, host_slices) = match key.as_ref().and_then(memo::recall) {
+    let device_id = device.id();
+    let (decided, host_slices) = match memo::recall((source, cache), &config, args, device_id) {
         Some(hit) => {
             ensure_current(&config, device)?;
             timer.mark(Stage::Validate);
@@ -156,7 +156,7 @@ pub fn launch(
         None => {
             let checks = (source, cache, capturing);
             let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
-            if let Some(key) = key {
+            if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
                 memo::remember(key, decided);
             }
             (decided, host_slices)

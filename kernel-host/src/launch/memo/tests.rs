@@ -187,3 +187,82 @@ fn the_table_recalls_the_latest_launch_of_each_kernel() {
         assert_eq!(table.recall(&key(source, 10)), Some(salt + 10 + i as u32));
     }
 }
+
+/// The launch's in-place comparison answers what the key's does, for the launch the
+/// table holds and for each way a launch can differ from it.
+#[test]
+fn recall_in_place_agrees_with_the_key() {
+    let device = Device::simulator().unwrap();
+    let memory = arrays(&device, 3);
+    let gpu = memory[0].device_id();
+    let DeviceId::Cuda(ordinal, generation) = gpu else {
+        unreachable!()
+    };
+    let len = 500 + i64::from(rand_u8());
+    let args = |mutable: bool, len_b: i64, elem: ScalarType| {
+        vec![
+            device_arg(&memory[0], ScalarType::F32, false, len),
+            device_arg(&memory[1], elem, mutable, len_b),
+            KernelArg::scalar(3u32),
+        ]
+    };
+    let config = LaunchConfig::new(4u32, 256u32);
+    let mut table = MemoTable::<i64>::new();
+    let key = key_of(&SOURCE_A, &config, &args(true, len, ScalarType::F32), gpu).unwrap();
+    table.store(key, len);
+    let launches = [
+        (&SOURCE_A, config, args(true, len, ScalarType::F32), gpu),
+        (&SOURCE_B, config, args(true, len, ScalarType::F32), gpu),
+        (
+            &SOURCE_A,
+            LaunchConfig::new(4u32, 128u32),
+            args(true, len, ScalarType::F32),
+            gpu,
+        ),
+        (
+            &SOURCE_A,
+            config.shared_bytes(8),
+            args(true, len, ScalarType::F32),
+            gpu,
+        ),
+        (
+            &SOURCE_A,
+            LaunchConfig::new(-4i64, 256u32),
+            args(true, len, ScalarType::F32),
+            gpu,
+        ),
+        (&SOURCE_A, config, args(false, len, ScalarType::F32), gpu),
+        (&SOURCE_A, config, args(true, len + 1, ScalarType::F32), gpu),
+        (&SOURCE_A, config, args(true, len, ScalarType::I32), gpu),
+        (
+            &SOURCE_A,
+            config,
+            {
+                let mut fewer = args(true, len, ScalarType::F32);
+                fewer.pop();
+                fewer
+            },
+            gpu,
+        ),
+        (
+            &SOURCE_A,
+            config,
+            args(true, len, ScalarType::F32),
+            DeviceId::Cuda(ordinal, generation + 1),
+        ),
+        (
+            &SOURCE_A,
+            config,
+            args(true, len, ScalarType::F32),
+            device.id(),
+        ),
+    ];
+    let mut hits = 0;
+    for (i, (source, config, args, on)) in launches.iter().enumerate() {
+        let by_key = key_of(source, config, args, *on).and_then(|k| table.recall(&k));
+        let in_place = table.recall_launch((*source, &CACHE), config, args, *on);
+        assert_eq!(in_place, by_key, "launch {i}");
+        hits += usize::from(in_place.is_some());
+    }
+    assert_eq!(hits, 1, "only the stored launch is recalled");
+}
