@@ -79,8 +79,9 @@ impl<H: Copy> MemoTable<H> {
         }
     }
 
-    /// The decisions remembered for `key`, if any.
-    #[inline]
+    /// The decisions remembered for `key`, if any (the tests' reference for
+    /// [`recall_launch`](Self::recall_launch)).
+    #[cfg(test)]
     pub(crate) fn recall(&self, key: &MemoKey) -> Option<H> {
         let place = self.sources.iter().position(|&s| s == key.source)?;
         match &self.entries[place] {
