@@ -164,6 +164,14 @@ impl LoadedKernel {
         })
     }
 
+    /// Whether [`function_for`](Self::function_for) is a pure function of its shape
+    /// and lengths from now on: the proven copy is compiled, or known not to exist
+    /// (before that, launches are counted towards its deferred compile). What the
+    /// launch memo (`crate::launch::memo`) waits for before it remembers a choice.
+    pub(crate) fn function_settled(&self) -> bool {
+        self.proven_copy.get().is_some()
+    }
+
     /// The function a launch of `grid` blocks of `block` threads runs, whose argument
     /// `i` (a slice) has `arg_len(i)` elements: the copy without the launch-proven
     /// checks when the launch proves every one of them.

@@ -13,6 +13,7 @@
 //! cache line or a chain of dependent loads shows in the cold figure even where the
 //! warm one hardly moves. `vecadd_launch --cpu-host-path` prints the table.
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,11 +23,12 @@ use kernel_device::ir::{ScalarType, Type};
 use kernel_device::source::FnSource;
 
 use crate::device::stream::{StreamHandle, StreamOwner, StreamRef};
-use crate::device::Device;
+use crate::device::{Device, DeviceId};
 use crate::executor::health::Health;
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
-use crate::launch::config::LaunchConfig;
+use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::memo::{MemoKey, MemoTable};
 use crate::launch::ordering::order_array_uses;
 use crate::memory::allocation::Allocation;
 
@@ -109,6 +111,37 @@ impl Fixture {
     }
 }
 
+/// What the launch memo remembers, in the bench: a stand-in of [`MemoHit`]'s size
+/// (the loaded kernel, the shape, the slot count, the function), since no kernel is
+/// loaded without a GPU; the table's code is the launch's.
+type StandIn = (usize, ValidLaunch, usize, usize);
+
+thread_local! {
+    static BENCH_MEMO: RefCell<MemoTable<StandIn>> = const { RefCell::new(MemoTable::new()) };
+}
+
+impl Fixture {
+    /// The memo's work on a hit: the thread's table read, the launch compared in
+    /// place (the first call, a miss, builds the key and stores the decisions).
+    fn recall(&self, config: &LaunchConfig<'_>, args: &[KernelArg<'_>], id: DeviceId) -> bool {
+        static SOURCE: u8 = 0;
+        static CACHE: u8 = 0;
+        let kernel = (&SOURCE, &CACHE);
+        BENCH_MEMO.with(|memo| {
+            if let Some(hit) = memo.borrow().recall_launch(kernel, config, args, id) {
+                black_box(hit);
+                return true;
+            }
+            let key = MemoKey::of(kernel, config, args, id);
+            let valid = config.validate("bench", self.device.limits()).ok();
+            if let (Some(key), Some(valid)) = (key, valid) {
+                memo.borrow_mut().store(key, (1, valid, 6, 2));
+            }
+            false
+        })
+    }
+}
+
 /// Times the launch path's stages over `launches` launches (least of `rounds`), less
 /// the loop's own time. `source` is the kernel the shape is checked for (its
 /// `launch_bounds`).
@@ -142,7 +175,14 @@ pub fn host_path_bench(
             }),
         ),
         (
-            "validate: shape, health",
+            "memo: last decisions recalled (launch compared)",
+            Box::new(move || {
+                let args = fixture.args();
+                black_box(fixture.recall(&config, &args, id));
+            }),
+        ),
+        (
+            "validate (memo miss): shape, health",
             Box::new(move || {
                 let valid = config.validate_for(source, limits);
                 black_box(fixture.health.is_lost());
@@ -151,7 +191,7 @@ pub fn host_path_bench(
             }),
         ),
         (
-            "argument_check",
+            "argument_check (memo miss)",
             Box::new(move || {
                 let args = fixture.args();
                 let _ = black_box(check_args(name, &fixture.params, &args, id));
@@ -180,7 +220,30 @@ pub fn host_path_bench(
             }),
         ),
         (
-            "all of the above, in launch order",
+            "all of the above, in launch order (memo hit)",
+            Box::new(move || {
+                let mut args = fixture.args();
+                let guard = fixture.health.enter();
+                fixture.faults.note_launcher();
+                let record = fixture.faults.record_ptr();
+                let hit = fixture.recall(&config, &args, id);
+                black_box(fixture.health.is_lost());
+                black_box(fixture.health.generation());
+                let _ = order_array_uses(&fixture.device, &fixture.stream, &args);
+                if let Some(handle) = &fixture.stream {
+                    let _ = handle
+                        .pending_reads
+                        .before_launch(&fixture.device, handle.raw, |_| true);
+                }
+                fixture.health.note_launch(name);
+                let mut slots = [std::ptr::null_mut(); 7];
+                fill_slots(&mut args, &mut slots[..6]);
+                black_box((&mut slots, record, hit));
+                drop(guard);
+            }),
+        ),
+        (
+            "the same, memo missed: the whole checks",
             Box::new(move || {
                 let mut args = fixture.args();
                 let guard = fixture.health.enter();
@@ -266,5 +329,10 @@ mod tests {
         assert!(!summary.host_slices);
         let tracked = super::order_array_uses(&fixture.device, &fixture.stream, &args).unwrap();
         assert_eq!(tracked, 0);
+        // The memo stage times a hit: the first recall stores, every later one hits.
+        let config = LaunchConfig::new(4u32, 256u32);
+        let id = fixture.arrays[0].device_id();
+        fixture.recall(&config, &args, id);
+        assert!(fixture.recall(&config, &args, id));
     }
 }

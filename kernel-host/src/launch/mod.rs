@@ -21,6 +21,7 @@ pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
 pub(crate) mod ladder;
+pub(crate) mod memo;
 pub(crate) mod nd;
 pub(crate) mod ordering;
 pub mod profile;
@@ -43,6 +44,7 @@ use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::memo::{MemoHit, MemoKey};
 use crate::launch::ordering::{device_allocations, order_array_uses, uses_allocation};
 use crate::launch::profile::{LaunchTimer, Stage};
 
@@ -142,23 +144,30 @@ pub fn launch(
             return crate::launch::sim::launch(source, cache, config, device, sim, faults, args);
         }
     }
-    let valid = config.validate_for(source, device.limits())?;
-    match config.stream {
-        // Also the device's liveness.
-        Some(stream) => stream.ensure_current()?,
-        None => device.ensure_alive()?,
-    }
-    timer.mark(Stage::Validate);
-    let kernel = cache.get(source, device)?;
-    timer.mark(Stage::KernelLookup);
-    let summary = check_args(&kernel.name, &kernel.params, args, device.id())?;
-    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
-    if valid.needs_shared_opt_in {
-        kernel.allow_shared(valid.shared_bytes)?;
-    }
-    if kernel.cooperative {
-        crate::launch::cooperative::check_launch(kernel, device, &valid)?;
-    }
+    // The decisions a launch of this kernel in this shape with these kinds of
+    // arguments made last time on this thread (`memo`), or the checks that make them.
+    let device_id = device.id();
+    let (decided, host_slices) = match memo::recall((source, cache), &config, args, device_id) {
+        Some(hit) => {
+            ensure_current(&config, device)?;
+            timer.mark(Stage::Validate);
+            (hit, false)
+        }
+        None => {
+            let checks = (source, cache, capturing);
+            let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
+            if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
+                memo::remember(key, decided);
+            }
+            (decided, host_slices)
+        }
+    };
+    let MemoHit {
+        kernel,
+        valid,
+        slots,
+        function,
+    } = decided;
     let stream = config
         .stream
         .map_or(std::ptr::null_mut(), |s| s.cu_stream());
@@ -180,20 +189,16 @@ pub fn launch(
     }
     device.note_launch(&kernel.name);
     timer.mark(Stage::StreamOrdering);
-    device.watch(if summary.host_slices {
-        launch_with_host_slices(device, kernel, &valid, stream, args, summary.slots)
+    device.watch(if host_slices {
+        launch_with_host_slices(device, (kernel, function), &valid, stream, args, slots)
     } else {
-        // A capture records the launch: no deferred compile (a module load and its
-        // synchronous copy) in the middle of it.
-        let may_compile = !capturing;
         let record = faults.record_ptr();
         launch_raw(
-            kernel,
+            (kernel, function),
             &valid,
             stream,
-            (args, summary.slots),
+            (args, slots),
             record,
-            may_compile,
             &mut timer,
         )
     })?;
@@ -209,6 +214,55 @@ pub fn launch(
     timer.mark(Stage::AfterLaunch);
     timer.finish();
     Ok(())
+}
+
+/// `Err` when the launch's stream was made before a reset, or its device's context is
+/// lost (the device's liveness, for the default stream).
+#[inline]
+fn ensure_current(config: &LaunchConfig<'_>, device: &Device) -> Result<()> {
+    match config.stream {
+        Some(stream) => stream.ensure_current(),
+        None => device.ensure_alive(),
+    }
+}
+
+/// The whole path's checks, for a launch the memo does not know: the shape against the
+/// device's and the kernel's limits, the stream's (or device's) health, the loaded
+/// kernel, the arguments against its parameters, shared memory, co-residency of a
+/// cooperative grid, then the function to launch (the proven copy where the launch
+/// proves its conditions). Also whether a host slice is among the arguments.
+#[inline(never)]
+fn check_launch(
+    (source, cache, capturing): (&'static FnSource, &'static KernelCache, bool),
+    config: &LaunchConfig<'_>,
+    device: &Device,
+    args: &[KernelArg<'_>],
+    timer: &mut LaunchTimer,
+) -> Result<(MemoHit, bool)> {
+    let valid = config.validate_for(source, device.limits())?;
+    ensure_current(config, device)?;
+    timer.mark(Stage::Validate);
+    let kernel = cache.get(source, device)?;
+    timer.mark(Stage::KernelLookup);
+    let summary = check_args(&kernel.name, &kernel.params, args, device.id())?;
+    let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
+    if valid.needs_shared_opt_in {
+        kernel.allow_shared(valid.shared_bytes)?;
+    }
+    if kernel.cooperative {
+        crate::launch::cooperative::check_launch(kernel, device, &valid)?;
+    }
+    // A capture records the launch: no deferred compile (a module load and its
+    // synchronous copy) in the middle of it.
+    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
+    let function = kernel.function_for(valid.grid, valid.block, arg_len, !capturing);
+    let decided = MemoHit {
+        kernel,
+        valid,
+        slots: summary.slots,
+        function,
+    };
+    Ok((decided, summary.host_slices))
 }
 
 /// `kernel::max_cooperative_grid_blocks_for(config)`: the largest grid (in blocks) a
@@ -236,16 +290,16 @@ pub fn max_cooperative_grid_blocks(
 /// The legacy NULL stream, as device arrays remember it.
 static NULL_STREAM: StreamRef = None;
 
-/// Queues the kernel. `args` must hold device pointers in every slice slot, and
-/// occupy `slots` parameter slots (`check_args`' count); `record` is the device address
-/// of the panic record the launch reports into (the kernel's hidden last parameter).
+/// Queues `function` (the kernel's, or its proven copy). `args` must hold device
+/// pointers in every slice slot, and occupy `slots` parameter slots (`check_args`'
+/// count); `record` is the device address of the panic record the launch reports into
+/// (the kernel's hidden last parameter).
 fn launch_raw(
-    kernel: &LoadedKernel,
+    (kernel, function): (&LoadedKernel, sys::CUfunction),
     valid: &ValidLaunch,
     stream: sys::CUstream,
     (args, slots): (&mut [KernelArg<'_>], usize),
     mut record: u64,
-    may_compile: bool,
     timer: &mut LaunchTimer,
 ) -> Result<()> {
     // Parameter addresses on the stack for the usual handful of parameters (two cache
@@ -263,8 +317,6 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
-    let function = kernel.function_for(valid.grid, valid.block, arg_len, may_compile);
     let [gx, gy, gz] = valid.grid;
     let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
@@ -425,7 +477,7 @@ impl Drop for TempBuffer {
 
 fn launch_with_host_slices(
     device: &Device,
-    kernel: &LoadedKernel,
+    (kernel, function): (&LoadedKernel, sys::CUfunction),
     valid: &ValidLaunch,
     stream: sys::CUstream,
     args: &mut [KernelArg<'_>],
@@ -469,7 +521,8 @@ fn launch_with_host_slices(
     // Never under a capture, which refuses host slices.
     let ptr = record.device_ptr();
     let marshalled = (&mut *args, slots);
-    if let Err(error) = launch_raw(kernel, valid, stream, marshalled, ptr, true, &mut untimed) {
+    let chosen = (kernel, function);
+    if let Err(error) = launch_raw(chosen, valid, stream, marshalled, ptr, &mut untimed) {
         pool.release(record);
         return Err(error);
     }
