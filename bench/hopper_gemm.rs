@@ -1,13 +1,14 @@
 //! cudajit's side of the Hopper GEMM benchmark (issue 24): the warp-specialised
-//! mbarrier + wgmma kernel of bench/hopper_kernels.rs (the algorithm of
-//! bench/cuda/hopper_gemm.cu), bf16 `C = A·Bᵀ` at 4096³ and 8192³ on the inputs the nvcc
+//! mbarrier + wgmma kernels of bench/hopper_kernels.rs (the algorithms of
+//! bench/cuda/hopper_gemm.cu: the TMA producer, with and without `setmaxnreg`, one block
+//! per tile or persistent, and the cp.async producer), bf16 `C = A·Bᵀ` at 4096³ and 8192³ on the inputs the nvcc
 //! twin draws (splitmix64 of (seed, index)), each variant checked on a 32×32 sample
 //! against an f64 reference with every output checked written (poisoned first), then
 //! the bounds-checked and unchecked variants timed interleaved, launch by launch (CUDA
 //! events, 3 warm-ups, median). bench/run_hopper.sh runs it beside the twin and cuBLAS;
 //! bench/report_hopper.py makes the table.
 //!
-//! Prints `RESULT gemm_bf16_<n>.cudajit[_nocheck] <median_us> flops=<n>,reps=<n>,error=<e>`
+//! Prints `RESULT gemm_bf16_<n>.cudajit[_<variant>][_nocheck] <median_us> flops=<n>,reps=<n>,error=<e>`
 //! and exits 0 with `skipped: <reason>` where there is no GPU.
 //!
 //!     hopper_gemm [n ...]          (default: 4096 8192)
@@ -15,7 +16,9 @@
 
 use std::error::Error as StdError;
 
-use cudajit::{bf16, DeviceArray, LaunchConfig, Stream};
+use cudajit::{
+    bf16, DeviceArray, L2Promotion, LaunchConfig, Stream, Swizzle, TensorMap, TensorMapOptions,
+};
 
 mod hopper_kernels;
 mod stats;
@@ -57,48 +60,83 @@ fn sample_error(a: &[bf16], b: &[bf16], c: &[bf16], n: usize) -> f64 {
     (diff2 / ref2).sqrt()
 }
 
-/// The kernels of bench/hopper_kernels.rs, each with the suffix of its `RESULT` names
-/// (the nvcc twin's rows carry the same suffix).
+/// The kernels of bench/hopper_kernels.rs.
 #[derive(Clone, Copy)]
 enum Variant {
-    Plain,
-    Setmaxnreg,
-    EarlyArrive,
+    Tma,
+    TmaSetmaxnreg,
+    CpAsync,
 }
 
-const VARIANTS: [(Variant, &str); 3] = [
-    (Variant::Plain, ""),
-    (Variant::Setmaxnreg, "_setmaxnreg"),
-    (Variant::EarlyArrive, "_early"),
+/// What is timed: a kernel, launched with one block per tile or (`persistent`, the TMA
+/// kernels only) one per SM, with the suffix of its `RESULT` names (the nvcc twin's rows
+/// carry the same suffix).
+const RUNS: [(Variant, bool, &str); 5] = [
+    (Variant::Tma, false, ""),
+    (Variant::TmaSetmaxnreg, false, "_setmaxnreg"),
+    (Variant::Tma, true, "_persistent"),
+    (Variant::TmaSetmaxnreg, true, "_persistent_setmaxnreg"),
+    (Variant::CpAsync, false, "_cpasync"),
 ];
+
+/// The operands of one problem: A and B, their TMA maps (128B swizzle, boxes of the
+/// block tile's rows × the k-tile: what the TMA kernels' stages hold) and C.
+struct Operands {
+    a: DeviceArray<bf16>,
+    b: DeviceArray<bf16>,
+    map_a: TensorMap<bf16, 2>,
+    map_b: TensorMap<bf16, 2>,
+}
+
+impl Operands {
+    fn new(ha: &[bf16], hb: &[bf16], n: usize) -> BenchResult<Self> {
+        let (bm, bn, bk) = TILE;
+        let (a, b) = (DeviceArray::from_slice(ha)?, DeviceArray::from_slice(hb)?);
+        let map = |array: &DeviceArray<bf16>, rows: usize| {
+            let options = TensorMapOptions {
+                swizzle: Swizzle::B128,
+                l2_promotion: L2Promotion::B256,
+                ..TensorMapOptions::default()
+            };
+            let shape = [n as u64, n as u64];
+            TensorMap::with_strides(
+                array,
+                shape,
+                [2 * n as u64, 2],
+                [rows as u32, bk as u32],
+                options,
+            )
+        };
+        let (map_a, map_b) = (map(&a, bm)?, map(&b, bn)?);
+        Ok(Operands { a, b, map_a, map_b })
+    }
+}
 
 fn launch(
     variant: Variant,
     checked: bool,
     cfg: LaunchConfig<'_>,
-    a: &DeviceArray<bf16>,
-    b: &DeviceArray<bf16>,
+    ops: &Operands,
     c: &mut DeviceArray<bf16>,
     n: usize,
 ) -> cudajit::Result<()> {
+    let (a, b, map_a, map_b) = (&ops.a, &ops.b, &ops.map_a, &ops.map_b);
     // SAFETY (unchecked): n is a multiple of the tile (asserted in `gemm`), as the checked
     // variant verifies on the same inputs first.
     match (variant, checked) {
-        (Variant::Plain, true) => checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n),
-        (Variant::Plain, false) => unsafe {
+        (Variant::Tma, true) => checked::gemm_bf16_tma::launch(cfg, map_a, map_b, c, n, n, n),
+        (Variant::Tma, false) => unsafe {
+            nocheck::gemm_bf16_tma::launch(cfg, map_a, map_b, c, n, n, n)
+        },
+        (Variant::TmaSetmaxnreg, true) => {
+            checked::gemm_bf16_tma_setmaxnreg::launch(cfg, map_a, map_b, c, n, n, n)
+        }
+        (Variant::TmaSetmaxnreg, false) => unsafe {
+            nocheck::gemm_bf16_tma_setmaxnreg::launch(cfg, map_a, map_b, c, n, n, n)
+        },
+        (Variant::CpAsync, true) => checked::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n),
+        (Variant::CpAsync, false) => unsafe {
             nocheck::gemm_bf16_wgmma::launch(cfg, a, b, c, n, n, n)
-        },
-        (Variant::Setmaxnreg, true) => {
-            checked::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n)
-        }
-        (Variant::Setmaxnreg, false) => unsafe {
-            nocheck::gemm_bf16_wgmma_setmaxnreg::launch(cfg, a, b, c, n, n, n)
-        },
-        (Variant::EarlyArrive, true) => {
-            checked::gemm_bf16_wgmma_early::launch(cfg, a, b, c, n, n, n)
-        }
-        (Variant::EarlyArrive, false) => unsafe {
-            nocheck::gemm_bf16_wgmma_early::launch(cfg, a, b, c, n, n, n)
         },
     }
 }
@@ -107,9 +145,10 @@ fn launch(
 /// poisoned C), then times them.
 fn gemm(
     stream: &Stream,
+    sms: usize,
     n: usize,
     reps: usize,
-    (variant, suffix): (Variant, &str),
+    (variant, persistent, suffix): (Variant, bool, &str),
 ) -> BenchResult<bool> {
     let (bm, bn, bk) = TILE;
     assert!(
@@ -119,9 +158,10 @@ fn gemm(
     let name = format!("gemm_bf16_{n}");
     let ha: Vec<bf16> = (0..(n * n) as u64).map(|i| input(11, i)).collect();
     let hb: Vec<bf16> = (0..(n * n) as u64).map(|i| input(22, i)).collect();
-    let (a, b) = (DeviceArray::from_slice(&ha)?, DeviceArray::from_slice(&hb)?);
+    let ops = Operands::new(&ha, &hb, n)?;
     let mut c = DeviceArray::from_slice(&vec![bf16::NAN; n * n])?;
-    let blocks = ((n / bm) * (n / bn)) as u32;
+    let tiles = (n / bm) * (n / bn);
+    let blocks = if persistent { tiles.min(sms) } else { tiles } as u32;
     let cfg = || {
         LaunchConfig::new(blocks, THREADS)
             .stream(stream)
@@ -130,7 +170,7 @@ fn gemm(
     let mut errors = [0.0; 2];
     for (slot, checked) in [true, false].into_iter().enumerate() {
         c.copy_from_host(&vec![bf16::NAN; n * n])?;
-        launch(variant, checked, cfg(), &a, &b, &mut c, n)?;
+        launch(variant, checked, cfg(), &ops, &mut c, n)?;
         let got = c.to_host()?;
         let unwritten = got.iter().filter(|x| x.to_f64().is_nan()).count();
         let error = sample_error(&ha, &hb, &got, n);
@@ -142,7 +182,7 @@ fn gemm(
     }
     let (with_checks, without) =
         stats::time_checked_pair(stream, WARMUP, reps, &mut || Ok(()), &mut |checked| {
-            Ok(launch(variant, checked, cfg(), &a, &b, &mut c, n)?)
+            Ok(launch(variant, checked, cfg(), &ops, &mut c, n)?)
         })?;
     let flops = 2.0 * (n as f64).powi(3);
     let variants = [
@@ -164,6 +204,16 @@ fn inspect_all(dir: &str) -> BenchResult<()> {
     use cudajit::inspect::inspect;
     std::fs::create_dir_all(dir)?;
     let sources = [
+        ("gemm_bf16_tma.checked", checked::gemm_bf16_tma::source()),
+        ("gemm_bf16_tma.nocheck", nocheck::gemm_bf16_tma::source()),
+        (
+            "gemm_bf16_tma_setmaxnreg.checked",
+            checked::gemm_bf16_tma_setmaxnreg::source(),
+        ),
+        (
+            "gemm_bf16_tma_setmaxnreg.nocheck",
+            nocheck::gemm_bf16_tma_setmaxnreg::source(),
+        ),
         (
             "gemm_bf16_wgmma.checked",
             checked::gemm_bf16_wgmma::source(),
@@ -171,22 +221,6 @@ fn inspect_all(dir: &str) -> BenchResult<()> {
         (
             "gemm_bf16_wgmma.nocheck",
             nocheck::gemm_bf16_wgmma::source(),
-        ),
-        (
-            "gemm_bf16_wgmma_setmaxnreg.checked",
-            checked::gemm_bf16_wgmma_setmaxnreg::source(),
-        ),
-        (
-            "gemm_bf16_wgmma_setmaxnreg.nocheck",
-            nocheck::gemm_bf16_wgmma_setmaxnreg::source(),
-        ),
-        (
-            "gemm_bf16_wgmma_early.checked",
-            checked::gemm_bf16_wgmma_early::source(),
-        ),
-        (
-            "gemm_bf16_wgmma_early.nocheck",
-            nocheck::gemm_bf16_wgmma_early::source(),
         ),
     ];
     for (name, source) in sources {
@@ -230,12 +264,14 @@ fn main() {
         device.name(),
         device.multiprocessor_count()
     );
+    let sms = device.multiprocessor_count() as usize;
     let run = || -> BenchResult<bool> {
         let stream = device.new_stream()?;
         let mut all_right = true;
         for &n in &sizes {
-            for variant in VARIANTS {
-                all_right &= gemm(&stream, n, if n >= 8192 { 20 } else { 50 }, variant)?;
+            for run in RUNS {
+                let reps = if n >= 8192 { 20 } else { 50 };
+                all_right &= gemm(&stream, sms, n, reps, run)?;
             }
         }
         Ok(all_right)

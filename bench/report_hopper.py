@@ -29,9 +29,9 @@ def main():
     header = f"{'GEMM bf16':<16} {'implementation':<28} {'µs':>10} {'TFLOP/s':>8} {'% cuBLAS':>9} {'/ nvcc':>7} {'error':>9}"
     print(header)
     print("-" * len(header))
-    order = ["cublas", "nvcc", "nvcc_setmaxnreg", "nvcc_early", "cudajit", "cudajit_nocheck",
-             "cudajit_setmaxnreg", "cudajit_setmaxnreg_nocheck", "cudajit_early",
-             "cudajit_early_nocheck"]
+    variants = ["", "_setmaxnreg", "_persistent", "_persistent_setmaxnreg", "_cpasync"]
+    order = ["cublas"] + ["nvcc" + v for v in variants] + [
+        "cudajit" + v + c for v in variants for c in ("", "_nocheck")]
     for n in sorted(results):
         row = results[n]
         cublas = row.get("cublas", (None,))[0]
@@ -39,7 +39,7 @@ def main():
             us, flops, error = row[impl]
             pct = f"{100 * cublas / us:8.1f}%" if cublas else "-"
             # cudajit against the twin of the same kernel: the same variant suffix
-            # (`cudajit_early_nocheck` against `nvcc_early`)
+            # (`cudajit_persistent_nocheck` against `nvcc_persistent`)
             variant = impl.removeprefix("cudajit").removesuffix("_nocheck")
             twin = row.get("nvcc" + variant, (None,))[0]
             ratio = f"{us / twin:7.3f}" if twin and impl.startswith("cudajit") else ""

@@ -1,17 +1,21 @@
 // The nvcc twin of cudajit's Hopper GEMM (issue 24; bench/hopper_kernels.rs): bf16
 // C = A·Bᵀ with a warp-specialised mbarrier pipeline feeding wgmma, the same algorithm
 // step for step: 384 threads per 128×256 tile, warpgroup 0 fills a 4-stage ring of
-// 128B-swizzled tiles with cp.async (arriving on `full[s]` two stages behind, after its
-// own copies landed and a proxy fence), warpgroups 1 and 2 each issue four m64n256k16
-// wgmmas per stage as one group, wait for it and release the stage on `empty`;
-// grouped raster of 8 block rows; bf16 epilogue straight from the registers.
-// `_setmaxnreg` adds only the register reallocation (producer 88, consumers 208: the fewest spills ptxas gives).
-// `_early` changes only the producer's order, as cudajit's gemm_bf16_wgmma_early: it arrives
-// on stage kt - 2 (cp.async.wait_group 1) at the top of iteration kt, before it waits for
-// room and issues stage kt.
+// 128B-swizzled tiles, warpgroups 1 and 2 each issue four m64n256k16 wgmmas per stage as
+// one group, wait for it and release the stage on `empty`; grouped raster of 8 block rows;
+// bf16 epilogue straight from the registers. Two producers, as in cudajit:
+// - gemm_bf16_tma (rows `nvcc`, `nvcc_setmaxnreg`): one elected thread issues the stage's
+//   two TMA box loads (`cp.async.bulk.tensor.2d`, maps from cuTensorMapEncodeTiled with
+//   the 128B swizzle) after `mbarrier.arrive.expect_tx` on `full[s]` (count 1);
+//   `_setmaxnreg` adds the register reallocation (producer 40, consumers 232);
+//   `_persistent` rows launch the same kernels with one block per SM (each walks tiles);
+// - gemm_bf16_wgmma (row `nvcc_cpasync`): all 128 producer threads issue cp.async and
+//   arrive on `full[s]` (count 128) two stages behind, after their own copies landed and
+//   a proxy fence.
 //
 // Built on the GPU machine by bench/run_hopper.sh: nvcc -O3 -std=c++17
 // -gencode arch=compute_90a,code=sm_90a (a plain -arch=sm_90a built compute_90 PTX there).
+// cuTensorMapEncodeTiled comes through cudaGetDriverEntryPointByVersion (no -lcuda).
 // Prints `RESULT <size>.<impl> <median_us> flops=<n>,reps=<n>,error=<e>` (what
 // bench/report_hopper.py reads). Inputs are splitmix64 of (seed, index) as in
 // bench/cuda/tc.cu and bench/hopper_gemm.rs; each output checked written (poisoned
@@ -26,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -55,6 +61,26 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}" ::"r"(
                    smem_addr(bar))
                : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile(
+      "{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}" ::"r"(
+          smem_addr(bar)),
+      "r"(bytes)
+      : "memory");
+}
+// The box of `map` at (row, inner) (elements; PTX takes the innermost first) into the
+// shared tile, its bytes completing on `bar`.
+__device__ __forceinline__ void tma_load_2d(void* tile, const CUtensorMap* map, int row,
+                                            int inner, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(tile)),
+      "l"(map), "r"(inner), "r"(row), "r"(smem_addr(bar))
+      : "memory");
+}
+__device__ __forceinline__ void tma_prefetch(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
 }
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(
@@ -145,7 +171,93 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
       : "memory");
 }
 
-template <bool kSetmaxnreg, bool kEarly>
+// The TMA producer: one elected thread loads each stage as two boxes; `full[s]` (count 1)
+// completes on its arrival with the expected 49152 bytes and on the bytes themselves.
+// A block walks the tiles blockIdx.x, + gridDim.x, ..: one block per tile computes one,
+// one block per SM is persistent (the producer loads the next tile's first stages while
+// the consumers store C), as cudajit's gemm_bf16_tma.
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int per_group, int& row0,
+                                            int& col0) {
+  int first_m = (tile / per_group) * 8;
+  int rows_here = min(tiles_m - first_m, 8);
+  row0 = (first_m + (tile % per_group) % rows_here) * 128;
+  col0 = ((tile % per_group) / rows_here) * 256;
+}
+
+template <bool kSetmaxnreg>
+__global__ void __launch_bounds__(kThreads)
+    gemm_bf16_tma(const __grid_constant__ CUtensorMap map_a,
+                  const __grid_constant__ CUtensorMap map_b, bf16* __restrict__ c, int m, int n,
+                  int k) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  bf16* ta = (bf16*)smem;
+  bf16* tb = ta + kStages * 128 * 64;
+  uint64_t* bars = (uint64_t*)(tb + kStages * 256 * 64);  // full[s] at s, empty[s] at 4 + s
+  int t = threadIdx.x, wg = t / 128, tw = t % 128;
+  int tiles_m = m / 128, per_group = 8 * (n / 256), tiles = tiles_m * (n / 256);
+  int ktiles = k / 64;
+  if (t == 0) {
+    for (int s = 0; s < kStages; s++) {
+      mbar_init(&bars[s], 1);
+      mbar_init(&bars[4 + s], 256);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (wg == 0) {
+    if (kSetmaxnreg) setmaxnreg_dec<40>();
+    if (tw == 0) {
+      tma_prefetch(&map_a);
+      tma_prefetch(&map_b);
+      int it = 0;  // k-tiles loaded so far, over all the block's tiles
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int row0, col0;
+        tile_origin(tile, tiles_m, per_group, row0, col0);
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+          int s = it % kStages;
+          if (it >= kStages) mbar_wait(&bars[4 + s], (it / kStages - 1) % 2);
+          mbar_arrive_expect_tx(&bars[s], (128 + 256) * 64 * 2);
+          tma_load_2d(ta + s * 8192, &map_a, row0, kt * 64, &bars[s]);
+          tma_load_2d(tb + s * 16384, &map_b, col0, kt * 64, &bars[s]);
+        }
+      }
+    }
+  } else {
+    if (kSetmaxnreg) setmaxnreg_inc<232>();
+    int cw = wg - 1;
+    uint64_t da0 = descriptor(ta + cw * 4096), db0 = descriptor(tb);
+    int it = 0;  // k-tiles consumed so far, over all the block's tiles
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      int row0, col0;
+      tile_origin(tile, tiles_m, per_group, row0, col0);
+      float d[128];
+#pragma unroll
+      for (int i = 0; i < 128; i++) d[i] = 0.0f;
+#pragma unroll 1
+      for (int kt = 0; kt < ktiles; kt++, it++) {
+        int s = it % kStages;
+        mbar_wait(&bars[s], (it / kStages) % 2);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < 4; ks++)
+          wgmma_m64n256k16(d, da0 + s * 1024 + ks * 2, db0 + s * 2048 + ks * 2);
+        wgmma_commit();
+        wgmma_wait<0>();
+        mbar_arrive(&bars[4 + s]);
+      }
+      wgmma_wait<0>();
+      int lane = tw % 32;
+      int row = row0 + 64 * cw + 16 * (tw / 32) + lane / 4;
+      int col = col0 + 2 * (lane % 4);
+#pragma unroll
+      for (int i = 0; i < 128; i++) {
+        int r = row + 8 * ((i / 2) % 2), cc = col + 8 * (i / 4) + i % 2;
+        c[(size_t)r * n + cc] = __float2bfloat16_rn(d[i]);
+      }
+    }
+  }
+}
+
 __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restrict__ a,
                                                             const bf16* __restrict__ b,
                                                             bf16* __restrict__ c, int m, int n,
@@ -170,14 +282,8 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
   }
   __syncthreads();
   if (wg == 0) {
-    if (kSetmaxnreg) setmaxnreg_dec<88>();
     for (int kt = 0; kt < ktiles; kt++) {
       int s = kt % kStages;
-      if (kEarly && kt >= 2) {
-        cp_async_wait<1>();
-        fence_proxy_async();
-        mbar_arrive(&bars[(kt - 2) % kStages]);
-      }
       if (kt >= kStages) mbar_wait(&bars[4 + s], (kt / kStages - 1) % 2);
 #pragma unroll
       for (int i = 0; i < 8; i++) {
@@ -192,7 +298,7 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
                    b + (size_t)(col0 + r) * k + kt * 64 + j * 8);
       }
       cp_async_commit();
-      if (!kEarly && kt >= 2) {
+      if (kt >= 2) {
         cp_async_wait<2>();
         fence_proxy_async();
         mbar_arrive(&bars[(kt - 2) % kStages]);
@@ -202,7 +308,6 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
     fence_proxy_async();
     for (int kt = max(ktiles - 2, 0); kt < ktiles; kt++) mbar_arrive(&bars[kt % kStages]);
   } else {
-    if (kSetmaxnreg) setmaxnreg_inc<208>();
     int cw = wg - 1;
     float d[128];
 #pragma unroll
@@ -263,14 +368,72 @@ static double median(std::vector<double> v) {
 
 static bool g_failed = false;
 
-template <bool kSetmaxnreg, bool kEarly>
-static void run(const char* impl, int n, const bf16* A, const bf16* B, bf16* C, int reps) {
-  auto kernel = gemm_bf16_wgmma<kSetmaxnreg, kEarly>;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared));
+// A 2-D map of the n×n row-major bf16 matrix `p` with boxes of `rows` × 64 elements,
+// 128B-swizzled, as cudajit's bench builds them (TensorMap::with_strides, B128 swizzle,
+// L2 promotion 256 B, zero fill).
+static CUtensorMap tensor_map(const bf16* p, int n, int rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult found;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void**)&encode, 12000,
+                                           cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess) {
+      std::fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
+      std::exit(1);
+    }
+  }
+  CUtensorMap map;
+  cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n};  // innermost first
+  cuuint64_t strides[1] = {(cuuint64_t)n * sizeof(bf16)};
+  cuuint32_t box[2] = {64, (cuuint32_t)rows};
+  cuuint32_t element_strides[2] = {1, 1};
+  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void*)p, dims, strides, box,
+                      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", (int)r);
+    std::exit(1);
+  }
+  return map;
+}
+
+// The producers: the launch of each kernel on A, B (or their maps) and C.
+// `persistent`: one block per SM walking the tiles, else one block per tile.
+enum class Producer { Tma, TmaSetmaxnreg, CpAsync };
+
+static void launch(Producer producer, bool persistent, int n, const bf16* A, const bf16* B,
+                   const CUtensorMap& map_a, const CUtensorMap& map_b, bf16* C) {
+  static int sms = 0;
+  if (!sms) CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int blocks = (n / 128) * (n / 256);
+  if (persistent) blocks = std::min(blocks, sms);
+  switch (producer) {
+    case Producer::Tma:
+      gemm_bf16_tma<false><<<blocks, kThreads, kShared>>>(map_a, map_b, C, n, n, n);
+      break;
+    case Producer::TmaSetmaxnreg:
+      gemm_bf16_tma<true><<<blocks, kThreads, kShared>>>(map_a, map_b, C, n, n, n);
+      break;
+    case Producer::CpAsync:
+      gemm_bf16_wgmma<<<blocks, kThreads, kShared>>>(A, B, C, n, n, n);
+      break;
+  }
+}
+
+static void run(const char* impl, Producer producer, bool persistent, int n, const bf16* A, const bf16* B,
+                bf16* C, int reps) {
+  CHECK(cudaFuncSetAttribute(gemm_bf16_tma<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)kShared));
+  CHECK(cudaFuncSetAttribute(gemm_bf16_tma<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)kShared));
+  CHECK(cudaFuncSetAttribute(gemm_bf16_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)kShared));
+  CUtensorMap map_a = tensor_map(A, n, 128), map_b = tensor_map(B, n, 256);
+  auto kernel = [&] { launch(producer, persistent, n, A, B, map_a, map_b, C); };
   size_t elems = (size_t)n * n;
   CHECK(cudaMemset(C, 0xff, elems * sizeof(bf16)));  // NaN
-  kernel<<<blocks, kThreads, kShared>>>(A, B, C, n, n, n);
+  kernel();
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<bf16> got(elems);
@@ -297,12 +460,12 @@ static void run(const char* impl, int n, const bf16* A, const bf16* B, bf16* C, 
     g_failed = true;
     return;
   }
-  for (int i = 0; i < 3; i++) kernel<<<blocks, kThreads, kShared>>>(A, B, C, n, n, n);
+  for (int i = 0; i < 3; i++) kernel();
   std::vector<cudaEvent_t> ev(2 * reps);
   for (auto& e : ev) CHECK(cudaEventCreate(&e));
   for (int i = 0; i < reps; i++) {
     CHECK(cudaEventRecord(ev[2 * i]));
-    kernel<<<blocks, kThreads, kShared>>>(A, B, C, n, n, n);
+    kernel();
     CHECK(cudaEventRecord(ev[2 * i + 1]));
   }
   CHECK(cudaGetLastError());
@@ -339,9 +502,11 @@ int main(int argc, char** argv) {
     fill<<<1024, 256>>>(A, elems, 11);
     fill<<<1024, 256>>>(B, elems, 22);
     int reps = n >= 8192 ? 20 : 50;
-    run<false, false>("nvcc", n, A, B, C, reps);
-    run<true, false>("nvcc_setmaxnreg", n, A, B, C, reps);
-    run<false, true>("nvcc_early", n, A, B, C, reps);
+    run("nvcc", Producer::Tma, false, n, A, B, C, reps);
+    run("nvcc_setmaxnreg", Producer::TmaSetmaxnreg, false, n, A, B, C, reps);
+    run("nvcc_persistent", Producer::Tma, true, n, A, B, C, reps);
+    run("nvcc_persistent_setmaxnreg", Producer::TmaSetmaxnreg, true, n, A, B, C, reps);
+    run("nvcc_cpasync", Producer::CpAsync, false, n, A, B, C, reps);
     CHECK(cudaFree(A));
     CHECK(cudaFree(B));
     CHECK(cudaFree(C));
