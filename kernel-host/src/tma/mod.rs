@@ -233,6 +233,30 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
 /// `&TensorMapMut<T, N>` parameter): built from the array's `&mut`, whose borrow it
 /// holds, so while it lives no other map or argument lends the array. It reads as a
 /// [`TensorMap`] (and passes for a `&TensorMap<T, N>` parameter, as a read).
+///
+/// A second map of the array beside it does not compile:
+///
+/// ```compile_fail,E0499
+/// use kernel_host::{Device, DeviceArray, DeviceNd, TensorMapMut, TensorMapOptions};
+/// let device = Device::simulator().unwrap();
+/// let array = DeviceArray::from_slice_on(&device, &[0f32; 64 * 64]).unwrap();
+/// let mut nd = DeviceNd::from_array(array, [64, 64]).unwrap();
+/// let a = TensorMapMut::tiled(&mut nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// let b = TensorMapMut::tiled(&mut nd, [8, 16], TensorMapOptions::default()).unwrap();
+/// drop((a, b));
+/// ```
+///
+/// nor does lending the array (here as a read-only map's source) while it lives:
+///
+/// ```compile_fail,E0502
+/// use kernel_host::{Device, DeviceArray, DeviceNd, TensorMap, TensorMapMut, TensorMapOptions};
+/// let device = Device::simulator().unwrap();
+/// let array = DeviceArray::from_slice_on(&device, &[0f32; 64 * 64]).unwrap();
+/// let mut nd = DeviceNd::from_array(array, [64, 64]).unwrap();
+/// let store = TensorMapMut::tiled(&mut nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// let load = TensorMap::tiled(&nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// drop((store, load));
+/// ```
 pub struct TensorMapMut<'a, T: DeviceScalar, const N: usize> {
     map: TensorMap<T, N>,
     _array: PhantomData<&'a mut DeviceArray<T>>,

@@ -62,14 +62,20 @@ fn planted(edits: &[(&str, &str)]) -> Vec<Fault> {
         .collect()
 }
 
-/// The store and the write of a race on the stages, in either order.
-fn assert_store_race(err: &Fault) {
+/// The store and the write of a race on the stages, in either order. `in_flight`: the
+/// write comes while the store still reads (the report says which rule broke); else
+/// the schedule may run it after the wait, whose read of the tile (at the store's
+/// site) the write is unordered with: a plain race naming the same two sites.
+fn assert_store_race(err: &Fault, in_flight: bool) {
     let text = err.to_string();
     let Fault::Race { first, second, .. } = err else {
         panic!("expected a race: {text}");
     };
     assert!(text.contains("shared `stages`"), "{text}");
-    assert!(text.contains("a tma_store still reads"), "{text}");
+    assert!(
+        !in_flight || text.contains("a tma_store still reads"),
+        "{text}"
+    );
     let store = line_of("tma_store(dst, [(it * 8) as i32, 0]");
     let write = line_of("stages[s * 256 + e] =");
     let mut lines = [first.site.line, second.site.line];
@@ -108,7 +114,7 @@ fn a_stage_rewritten_while_its_store_still_reads_is_a_race() {
         "bulk_wait_group_read::<1>();",
         "bulk_wait_group_read::<2>();",
     )]) {
-        assert_store_race(&err);
+        assert_store_race(&err, true);
     }
 }
 
@@ -119,7 +125,7 @@ fn a_wait_after_the_barrier_leaves_the_other_threads_unordered_after_it() {
     let wait = "            bulk_wait_group_read::<1>();\n        }\n        sync_threads();\n";
     let late = "        }\n        sync_threads();\n        if t == 0 {\n            bulk_wait_group_read::<1>();\n        }\n";
     for err in planted(&[(wait, late)]) {
-        assert_store_race(&err);
+        assert_store_race(&err, false);
     }
 }
 
