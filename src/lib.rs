@@ -61,7 +61,9 @@ pub use kernel_host::{
 // Hopper: TMA
 /// TMA tensor maps (docs/hopper.md): the descriptor a Hopper kernel's bulk tensor
 /// copies read, built from a `DeviceArray`/`DeviceNd` and checked on the host.
-pub use kernel_host::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
+pub use kernel_host::{
+    L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapMut, TensorMapOptions,
+};
 pub use kernel_macros::{device, kernel, vectorize, DeviceCopy};
 
 /// The trait behind `#[derive(DeviceCopy)]` (the derive's namesake): types that cross

@@ -56,7 +56,9 @@ pub use multi::{
     nccl_version, CollectiveElem, Communicator, Communicators, PeerPath, ReduceOp, UniqueId,
     NCCL_PATH_VARIABLE,
 };
-pub use tma::{L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapOptions};
+pub use tma::{
+    L2Promotion, OobFill, Swizzle, TensorMap, TensorMapBytes, TensorMapMut, TensorMapOptions,
+};
 
 /// How the simulator runs a launch: race detection, the schedule seed, how many
 /// schedules to try, worker threads. `Device::simulator()` reads them from

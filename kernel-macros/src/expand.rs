@@ -434,9 +434,13 @@ fn kernel(
                 },
             ),
             // Hopper: TMA
-            parse::Shape::TensorMap(t) => (
-                quote!(&'a #t),
-                quote!(::cudajit::__private::KernelArg::tensor_map(#p)),
+            parse::Shape::TensorMap { ty, writable } => (
+                quote!(&'a #ty),
+                if *writable {
+                    quote!(::cudajit::__private::KernelArg::tensor_map_mut(#p))
+                } else {
+                    quote!(::cudajit::__private::KernelArg::tensor_map(#p))
+                },
             ),
             parse::Shape::Unsupported => {
                 all_supported = false;

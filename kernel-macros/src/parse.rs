@@ -48,9 +48,9 @@ pub enum Shape {
     /// the launcher, admits `#[derive(DeviceCopy)]` enums.
     Value(syn::Type),
     // Hopper: TMA
-    /// `&TensorMap<T, N>` (the referenced type as written): any `&'a TensorMap<T, N>`,
-    /// two argument slots (`proc::abi`).
-    TensorMap(syn::Type),
+    /// `&TensorMap<T, N>` or (`writable`) `&TensorMapMut<T, N>` (the referenced type as
+    /// written): any `&'a TensorMap<T, N>`, two argument slots (`proc::abi`).
+    TensorMap { ty: syn::Type, writable: bool },
     /// Already reported; the launcher takes `impl Sized` so nothing else fails.
     Unsupported,
 }
@@ -207,9 +207,16 @@ fn shape_of(ty: &syn::Type, type_params: &[syn::Ident]) -> Shape {
                     && p.path
                         .segments
                         .last()
-                        .is_some_and(|s| s.ident == "TensorMap") =>
+                        .is_some_and(|s| s.ident == "TensorMap" || s.ident == "TensorMapMut") =>
             {
-                Shape::TensorMap((*r.elem).clone())
+                Shape::TensorMap {
+                    ty: (*r.elem).clone(),
+                    writable: p
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "TensorMapMut"),
+                }
             }
             syn::Type::Slice(s) if is_scalar(&s.elem, type_params) || is_struct(&s.elem) => {
                 let elem = (*s.elem).clone();

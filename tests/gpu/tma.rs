@@ -1,13 +1,14 @@
 //! TMA from kernels, on both backends: a 2-D bf16 round trip through a
 //! 128-byte-swizzled shared tile (boxes over the tensor's edge; each tile's raw bytes
-//! held to the swizzle written out by hand, the store to the tensor with its padding
-//! untouched), and a two-stage TMA + mbarrier producer/consumer ring. Random inputs,
-//! poisoned outputs, CPU references. TMA needs sm_90: on an older GPU the launch is an
-//! `Err` naming the feature.
+//! held to the swizzle written out by hand, the store through a map of the padded rows),
+//! a two-stage TMA + mbarrier producer/consumer ring, a two-stage store ring whose
+//! `bulk_wait_group_read::<1>` frees the tile of the round before, and maps ordered
+//! across streams as their arrays are. Random inputs, poisoned outputs, CPU references.
+//! TMA needs sm_90: on an older GPU the launch is an `Err` naming the feature.
 
 use super::common;
 use cudajit::prelude::*;
-use cudajit::{Swizzle, TensorMap, TensorMapOptions};
+use cudajit::{Swizzle, TensorMap, TensorMapMut, TensorMapOptions};
 
 /// 40 rows of 100 bf16 at a 104-element (208-byte) pitch; boxes of 16 x 64.
 const ROWS: usize = 40;
@@ -15,7 +16,7 @@ const COLS: usize = 100;
 const PITCH: usize = 104;
 
 #[kernel]
-fn tma_round_trip(src: &TensorMap<bf16, 2>, dst: &TensorMap<bf16, 2>, dump: &mut [u16]) {
+fn tma_round_trip(src: &TensorMap<bf16, 2>, dst: &TensorMapMut<bf16, 2>, dump: &mut [u16]) {
     let tile = shared_array_aligned::<[bf16; 1024], 1024>();
     let bars = shared_array::<[u64; 1]>();
     let t = thread_idx().x as usize;
@@ -45,13 +46,25 @@ fn tma_round_trip(src: &TensorMap<bf16, 2>, dst: &TensorMap<bf16, 2>, dump: &mut
     }
 }
 
-fn padded_map(array: &DeviceArray<bf16>) -> TensorMap<bf16, 2> {
-    let options = TensorMapOptions {
+fn swizzled() -> TensorMapOptions {
+    TensorMapOptions {
         swizzle: Swizzle::B128,
         ..TensorMapOptions::default()
-    };
+    }
+}
+
+/// The 100 columns of each padded row, to load from.
+fn padded_map(array: &DeviceArray<bf16>) -> TensorMap<bf16, 2> {
     let shape = [ROWS as u64, COLS as u64];
-    TensorMap::with_strides(array, shape, [2 * PITCH as u64, 2], [16, 64], options)
+    TensorMap::with_strides(array, shape, [2 * PITCH as u64, 2], [16, 64], swizzled())
+        .expect("a valid map")
+}
+
+/// Whole padded rows (104 columns, 208 bytes), to store into: a map of the 100 columns
+/// is refused, as a store would write each row on to its 16-byte boundary.
+fn padded_store_map(array: &mut DeviceArray<bf16>) -> TensorMapMut<'_, bf16, 2> {
+    let shape = [ROWS as u64, PITCH as u64];
+    TensorMapMut::with_strides(array, shape, [2 * PITCH as u64, 2], [16, 64], swizzled())
         .expect("a valid map")
 }
 
@@ -62,9 +75,9 @@ fn a_tma_round_trip_through_a_swizzled_tile_matches_the_cpu() {
     let bits: Vec<u16> = (0..ROWS * PITCH).map(|_| rng.next_u64() as u16).collect();
     let src: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
     let src_array = DeviceArray::from_slice(&src).expect("upload");
-    let dst_array =
+    let mut dst_array =
         DeviceArray::from_slice(&vec![bf16::from_bits(0xDEAD); ROWS * PITCH]).expect("upload");
-    let (src_map, dst_map) = (padded_map(&src_array), padded_map(&dst_array));
+    let (src_map, dst_map) = (padded_map(&src_array), padded_store_map(&mut dst_array));
     let mut dump = vec![0xBEEFu16; 6 * 1024];
     let launched = launch!(tma_round_trip[(2, 3), 128](&src_map, &dst_map, &mut dump));
     if gpu.compute_capability() < (9, 0) {
@@ -82,8 +95,8 @@ fn a_tma_round_trip_through_a_swizzled_tile_matches_the_cpu() {
         .collect();
     for r in 0..ROWS {
         for c in 0..PITCH {
-            // The store writes each row on to its 16-byte boundary (`stored_elements`:
-            // the H200 does): the padding gets the tile's fill.
+            // The store map's rows are the padded ones: the padding gets the tile's
+            // fill, loaded from outside the 100 columns.
             let want = if c < COLS { bits[r * PITCH + c] } else { 0 };
             assert_eq!(dst[r * PITCH + c], want, "({r}, {c})");
         }
@@ -183,7 +196,7 @@ fn a_tma_mbarrier_ring_matches_the_cpu() {
 /// `row`: the copies the H200 stops with `CUDA_ERROR_ILLEGAL_INSTRUCTION` unless the
 /// checks catch them first.
 #[kernel]
-fn tma_misplaced(src: &TensorMap<u16, 2>, inner: i32, row: i32, out: &mut [u16]) {
+fn tma_misplaced(src: &TensorMapMut<u16, 2>, inner: i32, row: i32, out: &mut [u16]) {
     let tile = shared_array_aligned::<[u16; 1024], 1024>();
     let bars = shared_array::<[u64; 1]>();
     let t = thread_idx().x as usize;
@@ -208,8 +221,8 @@ fn a_copy_the_gpu_would_fault_on_is_a_panic_naming_the_rule() {
         return;
     }
     let array = DeviceArray::from_slice(&vec![7u16; 64 * 64]).expect("upload");
-    let nd = DeviceNd::from_array(array, [64, 64]).expect("2-d");
-    let map = TensorMap::tiled(&nd, [16, 64], TensorMapOptions::default()).expect("a map");
+    let mut nd = DeviceNd::from_array(array, [64, 64]).expect("2-d");
+    let map = TensorMapMut::tiled(&mut nd, [16, 64], TensorMapOptions::default()).expect("a map");
     for (inner, row, rule) in [
         (
             10,
@@ -230,4 +243,190 @@ fn a_copy_the_gpu_would_fault_on_is_a_panic_naming_the_rule() {
     let mut out = vec![0u16; 1];
     launch!(tma_misplaced[1, 32](&map, 8, 16, &mut out)).expect("launch");
     assert_eq!(out[0], 7);
+}
+
+const STORE_ROUNDS: usize = 10;
+
+/// Each round every thread writes its share of an 8 x 32 tile of `u32` (the input,
+/// times 3 plus 1) into one of two stages, and thread 0 stores the stage through TMA;
+/// its `bulk_wait_group_read::<1>` leaves this round's store reading while it frees the
+/// other stage (the round before's), which the next round writes after the barrier.
+#[kernel]
+fn tma_store_ring(input: &[u32], dst: &TensorMapMut<u32, 2>) {
+    let stages = shared_array_aligned::<[u32; 512], 128>();
+    let t = thread_idx().x as usize;
+    for it in 0..input.len() / 256 {
+        let s = it % 2;
+        for k in 0..4 {
+            let e = k * 64 + t;
+            stages[s * 256 + e] = input[it * 256 + e].wrapping_mul(3).wrapping_add(1);
+        }
+        fence_proxy_async();
+        sync_threads();
+        if t == 0 {
+            tma_store(dst, [(it * 8) as i32, 0], &stages[s * 256..s * 256 + 256]);
+            bulk_commit_group();
+            bulk_wait_group_read::<1>();
+        }
+        sync_threads();
+    }
+    if t == 0 {
+        bulk_wait_group_read::<0>();
+    }
+}
+
+#[test]
+fn a_tma_store_ring_matches_the_cpu() {
+    let gpu = require_gpu!();
+    if gpu.compute_capability() < (9, 0) {
+        return;
+    }
+    let mut rng = common::Rng::fresh("tma store ring");
+    let n = STORE_ROUNDS * 256;
+    let input: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+    let poison = DeviceArray::from_slice(&vec![0xDEAD_BEEFu32; n]).expect("upload");
+    let mut out = DeviceNd::from_array(poison, [n / 32, 32]).expect("2-d");
+    let map = TensorMapMut::tiled(&mut out, [8, 32], TensorMapOptions::default()).expect("map");
+    launch!(tma_store_ring[1, 64](&input, &map)).expect("launch");
+    drop(map);
+    let got = out.array().to_host().expect("download");
+    for (i, (&g, &x)) in got.iter().zip(&input).enumerate() {
+        assert_eq!(g, x.wrapping_mul(3).wrapping_add(1), "element {i}");
+    }
+}
+
+/// `x` after `rounds` steps of `x -> 1664525 x + 1013904223`, slowly (one step at a
+/// time: a kernel doing this is slow enough on a GPU that a launch on another stream
+/// that did not wait for it would see or clobber the array mid-way).
+#[device]
+fn lcg(x: u32, rounds: u32) -> u32 {
+    let mut x = x;
+    for _ in 0..rounds {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+    }
+    x
+}
+
+/// Each block stores one 8 x 32 box: element `i` is `lcg(i ^ seed, rounds)`.
+#[kernel]
+fn slow_store(dst: &TensorMapMut<u32, 2>, seed: u32, rounds: u32) {
+    let tile = shared_array_aligned::<[u32; 256], 128>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    tile[t] = lcg((b * 256 + t) as u32 ^ seed, rounds);
+    fence_proxy_async();
+    sync_threads();
+    if t == 0 {
+        tma_store(dst, [(b * 8) as i32, 0], tile);
+        bulk_commit_group();
+        bulk_wait_group_read::<0>();
+    }
+}
+
+/// Each block loads one 8 x 32 box and writes `lcg(x, rounds)` of each element `x`.
+#[kernel]
+fn slow_load(src: &TensorMap<u32, 2>, out: &mut [u32], rounds: u32) {
+    let tile = shared_array_aligned::<[u32; 256], 128>();
+    let bars = shared_array::<[u64; 1]>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    if t == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+    }
+    sync_threads();
+    if t == 0 {
+        mbarrier_arrive_expect_tx(bars, 0, 1024);
+        tma_load(src, tile, [(b * 8) as i32, 0], bars, 0);
+    }
+    while !mbarrier_try_wait_parity(bars, 0, 0) {}
+    out[b * 256 + t] = lcg(tile[t], rounds);
+}
+
+#[kernel]
+fn plus_one(a: &[u32], out: &mut [u32]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = a[i].wrapping_add(1);
+    }
+}
+
+#[kernel]
+fn times_three_plus_five(a: &mut [u32]) {
+    let i = grid(1);
+    if i < a.len() {
+        a[i] = a[i].wrapping_mul(3).wrapping_add(5);
+    }
+}
+
+/// A map takes part in the launch's stream ordering as its array would: a store on
+/// stream 1, then a plain read of the array on stream 2, sees the store
+/// (read-after-write through a `TensorMapMut`); a load on stream 1, then a plain write
+/// on stream 2, does not clobber what the load reads (write-after-read through a
+/// `TensorMap`). On the simulator launches finish before they return.
+#[test]
+fn a_maps_array_is_ordered_across_streams_as_the_array_is() {
+    let device = require_gpu!();
+    if device.compute_capability() < (9, 0) {
+        return;
+    }
+    let (n, rounds, repeats) = if device.is_simulator() {
+        (1024, 3, 2)
+    } else {
+        (1 << 20, 2000, 10)
+    };
+    let (s1, s2) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let step = lcg_reference(rounds);
+    let mut rng = common::Rng::fresh("tma streams");
+    let boxes = TensorMapOptions::default();
+    for _ in 0..repeats {
+        let seed = rng.next_u64() as u32;
+        let zeros = device.zeros::<u32>(n).unwrap();
+        let mut a = DeviceNd::from_array(zeros, [n / 32, 32]).unwrap();
+        let poison = vec![0xDEAD_BEEFu32; n];
+        let mut read = DeviceArray::from_slice_on(&device, &poison).unwrap();
+        let mut loaded = DeviceArray::from_slice_on(&device, &poison).unwrap();
+        let store = TensorMapMut::tiled(&mut a, [8, 32], boxes).unwrap();
+        launch!(slow_store[n / 256, 256, &s1](&store, seed, rounds)).unwrap();
+        drop(store);
+        launch!(plus_one[n / 256, 256, &s2](a.array(), &mut read)).unwrap();
+        let load = TensorMap::tiled(&a, [8, 32], boxes).unwrap();
+        launch!(slow_load[n / 256, 256, &s1](&load, &mut loaded, rounds)).unwrap();
+        launch!(times_three_plus_five[n / 256, 256, &s2](a.array_mut())).unwrap();
+        s1.synchronize().unwrap();
+        s2.synchronize().unwrap();
+        let (read, loaded) = (read.to_host().unwrap(), loaded.to_host().unwrap());
+        let last = a.array().to_host().unwrap();
+        for i in 0..n {
+            let stored = step(i as u32 ^ seed);
+            assert_eq!(
+                read[i],
+                stored.wrapping_add(1),
+                "element {i}: read before the store"
+            );
+            assert_eq!(
+                loaded[i],
+                step(stored),
+                "element {i}: the load saw the later write"
+            );
+            assert_eq!(
+                last[i],
+                stored.wrapping_mul(3).wrapping_add(5),
+                "element {i}"
+            );
+        }
+    }
+}
+
+/// `lcg(_, rounds)` on the CPU: the step is affine, so `rounds` steps are one affine map
+/// `x -> mul * x + add`, composed once (a step at a time per element is too slow for
+/// 2^20 elements in a debug build).
+fn lcg_reference(rounds: u32) -> impl Fn(u32) -> u32 {
+    let (mul, add) = (0..rounds).fold((1u32, 0u32), |(mul, add), _| {
+        (
+            mul.wrapping_mul(1_664_525),
+            add.wrapping_mul(1_664_525).wrapping_add(1_013_904_223),
+        )
+    });
+    move |x| mul.wrapping_mul(x).wrapping_add(add)
 }

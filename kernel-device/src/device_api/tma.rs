@@ -6,8 +6,12 @@
 //! shared memory a copy could land in: a copy there panics with the way out.
 
 /// A tensor map of `N` axes of `T`, as a kernel parameter sees it (implemented by
-/// `cudajit::TensorMap<T, N>`).
+/// `cudajit::TensorMap<T, N>` and `cudajit::TensorMapMut<T, N>`).
 pub trait TensorMapOf<T, const N: usize> {}
+
+/// A tensor map stores may write through (implemented by `cudajit::TensorMapMut<T, N>`
+/// alone, which the host builds from the array's `&mut`).
+pub trait TensorMapMutOf<T, const N: usize>: TensorMapOf<T, N> {}
 
 fn device_only(what: &str) -> ! {
     panic!(
@@ -33,8 +37,9 @@ pub fn tma_load<T, M: TensorMapOf<T, N> + ?Sized, const N: usize>(
 
 /// `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group`: the shared `tile` to
 /// the box of `map` at `coords` (the elements inside the tensor), in this thread's
-/// current bulk group. Write the tile, `fence_proxy_async()`, then store.
-pub fn tma_store<T, M: TensorMapOf<T, N> + ?Sized, const N: usize>(
+/// current bulk group. Write the tile, `fence_proxy_async()`, then store; the map is a
+/// `&TensorMapMut<T, N>`.
+pub fn tma_store<T, M: TensorMapMutOf<T, N> + ?Sized, const N: usize>(
     map: &M,
     coords: [i32; N],
     tile: &[T],

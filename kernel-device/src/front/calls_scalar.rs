@@ -118,7 +118,10 @@ impl FnLowerer<'_> {
                 // async copies: no scalar method takes these.
                 Param::SliceOfT | Param::ArrayOfT => rt.clone(),
                 // Hopper: TMA: no scalar method takes these.
-                Param::TensorMapOfT | Param::MapCoords | Param::Barriers => rt.clone(),
+                Param::TensorMapOfT
+                | Param::WritableTensorMapOfT
+                | Param::MapCoords
+                | Param::Barriers => rt.clone(),
             };
             let at = self.ty_of(*h);
             self.expect_ty(&at, &expected, e.span());

@@ -46,10 +46,11 @@ pub enum Ty {
         mutable: bool,
     },
     // Hopper: TMA
-    /// `&TensorMap<T, N>` (a kernel parameter).
+    /// `&TensorMap<T, N>` or (`writable`) `&TensorMapMut<T, N>` (a kernel parameter).
     TensorMap {
         elem: ScalarType,
         rank: u8,
+        writable: bool,
     },
 }
 
@@ -207,11 +208,18 @@ impl Table {
             }
             (Ty::Unit, Ty::Unit) | (Ty::DynamicShared, Ty::DynamicShared) => Ok(()),
             // Hopper: TMA
-            (Ty::TensorMap { elem: e1, rank: r1 }, Ty::TensorMap { elem: e2, rank: r2 })
-                if e1 == e2 && r1 == r2 =>
-            {
-                Ok(())
-            }
+            (
+                Ty::TensorMap {
+                    elem: e1,
+                    rank: r1,
+                    writable: w1,
+                },
+                Ty::TensorMap {
+                    elem: e2,
+                    rank: r2,
+                    writable: w2,
+                },
+            ) if e1 == e2 && r1 == r2 && w1 == w2 => Ok(()),
             (Ty::Struct(s1), Ty::Struct(s2)) if s1.name == s2.name => Ok(()),
             // Macro time, in a `#[device]` method: `Self` is a struct the macro knows
             // by no other name (rustc checks the method's twin).
@@ -385,7 +393,15 @@ impl Table {
             // Macro time only: nothing is lowered to a backend then.
             Ty::Struct(_) | Ty::StructSlice { .. } => Type::Unit,
             // Hopper: TMA
-            Ty::TensorMap { elem, rank } => Type::TensorMap { elem, rank },
+            Ty::TensorMap {
+                elem,
+                rank,
+                writable,
+            } => Type::TensorMap {
+                elem,
+                rank,
+                writable,
+            },
         }
     }
 
@@ -445,7 +461,11 @@ impl Table {
                 format!("&{}[{}]", if mutable { "mut " } else { "" }, elem.name)
             }
             // Hopper: TMA
-            Ty::TensorMap { elem, rank } => format!("&TensorMap<{elem}, {rank}>"),
+            Ty::TensorMap {
+                elem,
+                rank,
+                writable,
+            } => format!("&{}<{elem}, {rank}>", crate::ir::map_type_name(writable)),
         }
     }
 

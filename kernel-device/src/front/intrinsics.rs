@@ -435,7 +435,10 @@ impl FnLowerer<'_> {
                 // async copies: rows lowered by `front::async_copy`.
                 Param::MutSliceOfT | Param::SliceOfT | Param::ArrayOfT => {}
                 // Hopper: TMA: rows lowered by `front::tma`.
-                Param::TensorMapOfT | Param::MapCoords | Param::Barriers => {}
+                Param::TensorMapOfT
+                | Param::WritableTensorMapOfT
+                | Param::MapCoords
+                | Param::Barriers => {}
                 Param::Scalar(s) => self.expect_ty(&ty, &Ty::Scalar(*s), at),
                 // Only `from_bits` has one, and it is lowered on its own (calls.rs).
                 Param::Bits => {}
@@ -528,6 +531,7 @@ fn param_list(def: &IntrinsicDef) -> String {
             Param::ArrayOfT => "[T; N]".into(),
             // Hopper: TMA
             Param::TensorMapOfT => "&TensorMap<T, N>".into(),
+            Param::WritableTensorMapOfT => "&TensorMapMut<T, N>".into(),
             Param::MapCoords => "[i32; N]".into(),
             Param::Barriers => "&mut [u64]".into(),
         })

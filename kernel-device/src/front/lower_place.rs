@@ -932,9 +932,14 @@ pub fn ty_of_ir(ty: &ir::Type) -> Ty {
             mutable: *mutable,
         },
         // Hopper: TMA
-        ir::Type::TensorMap { elem, rank } => Ty::TensorMap {
+        ir::Type::TensorMap {
+            elem,
+            rank,
+            writable,
+        } => Ty::TensorMap {
             elem: *elem,
             rank: *rank,
+            writable: *writable,
         },
     }
 }

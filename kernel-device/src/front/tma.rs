@@ -1,7 +1,9 @@
-//! The kernel language's TMA (Hopper's bulk tensor copies): the `&TensorMap<T, N>`
-//! parameter type and the calls of `proc::tma_intrinsics`, each mistake a compile error
-//! at its token: a tile whose element type is not the map's, coordinates that are not
-//! the map's `N` `i32`s, a map that is not a map parameter, `bulk_wait_group_read`'s
+//! The kernel language's TMA (Hopper's bulk tensor copies): the `&TensorMap<T, N>` and
+//! `&TensorMapMut<T, N>` parameter types and the calls of `proc::tma_intrinsics`, each
+//! mistake a compile error at its token: a tile whose element type is not the map's,
+//! coordinates that are not the map's `N` `i32`s, a map that is not a map parameter, a
+//! store through a read-only `&TensorMap` (the host built it from a shared borrow: only
+//! a `TensorMapMut`, built from `&mut`, may be written through), `bulk_wait_group_read`'s
 //! count out of range.
 
 use super::infer::Ty;
@@ -15,24 +17,28 @@ use syn::spanned::Spanned;
 
 const PARAM_HINT: &str = "take the map as a kernel parameter: `map: &TensorMap<bf16, 2>`";
 
-/// `&TensorMap<T, N>` as written (`Some` when the referenced type is a path ending in
-/// `TensorMap`): its frontend type, or why it cannot be one here.
+/// `&TensorMap<T, N>` or `&TensorMapMut<T, N>` as written (`Some` when the referenced
+/// type is a path ending in either name): its frontend type, or why it cannot be one here.
 pub fn tensor_map_type(r: &syn::TypeReference, site: TypeSite) -> Option<Result<Ty, Diagnostic>> {
     let syn::Type::Path(p) = &*r.elem else {
         return None;
     };
     let last = p.path.segments.last()?;
-    if last.ident != "TensorMap" {
-        return None;
-    }
-    Some(tensor_map_of(r, last, site))
+    let writable = match () {
+        _ if last.ident == "TensorMap" => false,
+        _ if last.ident == "TensorMapMut" => true,
+        _ => return None,
+    };
+    Some(tensor_map_of(r, last, site, writable))
 }
 
 fn tensor_map_of(
     r: &syn::TypeReference,
     last: &syn::PathSegment,
     site: TypeSite,
+    writable: bool,
 ) -> Result<Ty, Diagnostic> {
+    let name = crate::ir::map_type_name(writable);
     if site != TypeSite::Param {
         return Err(Diagnostic::new(
             r.span(),
@@ -43,16 +49,18 @@ fn tensor_map_of(
     if let Some(m) = &r.mutability {
         return Err(Diagnostic::new(
             m.span(),
-            "a tensor map is read-only on the device: take `&TensorMap<T, N>`",
+            format!("a tensor map is read-only on the device: take `&{name}<T, N>`"),
         )
-        .with_hint("remove `mut`"));
+        .with_hint("remove `mut` (a map that stores write through is a `&TensorMapMut<T, N>`)"));
     }
     let wrong = |span: proc_macro2::Span| {
         Diagnostic::new(
             span,
-            "a tensor map parameter is `&TensorMap<T, N>`: an element type and a rank from 1 to 5",
+            format!(
+                "a tensor map parameter is `&{name}<T, N>`: an element type and a rank from 1 to 5"
+            ),
         )
-        .with_hint("write e.g. `&TensorMap<bf16, 2>`")
+        .with_hint(format!("write e.g. `&{name}<bf16, 2>`"))
     };
     let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
         return Err(wrong(last.span()));
@@ -72,13 +80,29 @@ fn tensor_map_of(
         return Err(wrong(rank.span()));
     };
     match scalar_of_type(elem) {
-        Some(s) if MAP_ELEMS.contains(&s) => Ok(Ty::TensorMap { elem: s, rank }),
+        Some(s) if MAP_ELEMS.contains(&s) => Ok(Ty::TensorMap {
+            elem: s,
+            rank,
+            writable,
+        }),
         _ => Err(Diagnostic::new(
             elem.span(),
             "a tensor map holds integers of 8 to 64 bits, `f16`, `bf16`, `f32` or `f64`",
         )
-        .with_hint("write e.g. `&TensorMap<bf16, 2>`")),
+        .with_hint(format!("write e.g. `&{name}<bf16, 2>`"))),
     }
+}
+
+/// The error of a `tma_store` through a read-only map of `elem` and `rank`, and its hint.
+fn read_only_store(elem: ScalarType, rank: u8) -> (String, String) {
+    (
+        format!(
+            "`tma_store` writes through its map, but this is a read-only `&TensorMap<{elem}, {rank}>` (the host builds one from a shared borrow)"
+        ),
+        format!(
+            "take the parameter as `&TensorMapMut<{elem}, {rank}>`, a map the host builds from the array's `&mut` (`TensorMapMut::tiled(&mut array, ..)`)"
+        ),
+    )
 }
 
 /// Whether `name` is one of the calls this module lowers.
@@ -121,7 +145,18 @@ impl FnLowerer<'_> {
             None
         } else {
             match self.table.shallow(&self.ty_of(args[0])) {
-                Ty::TensorMap { elem, rank } => Some((elem, rank)),
+                Ty::TensorMap {
+                    elem,
+                    rank,
+                    writable,
+                } => {
+                    if op == TmaOp::Store && !writable {
+                        let (message, hint) = read_only_store(elem, rank);
+                        self.error_hint(at(0), message, hint);
+                        return self.error_expr(span);
+                    }
+                    Some((elem, rank))
+                }
                 Ty::Error => return self.error_expr(span),
                 other => {
                     let found = self.table.describe(&other);

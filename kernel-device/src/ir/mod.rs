@@ -26,7 +26,7 @@ pub use guard::{Guard, GuardOp, Length, LoopBound, VersionKind, Versioned};
 pub use layout::{StructDef, StructField};
 // print
 pub use print::{PrintKind, PrintStmt};
-pub use types::{AddressSpace, ScalarType, Type};
+pub use types::{map_type_name, AddressSpace, ScalarType, Type};
 
 /// A location in the user's source file: 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -202,9 +202,12 @@ pub enum Type {
     // Hopper: TMA
     /// `&TensorMap<T, N>`: a kernel parameter holding a TMA tensor map (`proc::tma`);
     /// its value is the map's address and its tile word ([`crate::proc::abi::ArgSlot`]).
+    /// `writable` for `&TensorMapMut<T, N>`, a map the host built from a `&mut` array:
+    /// the only kind `tma_store` writes through.
     TensorMap {
         elem: ScalarType,
         rank: u8,
+        writable: bool,
     },
 }
 
@@ -288,7 +291,21 @@ impl fmt::Display for Type {
                 write!(f, "&{}[{}]", if *mutable { "mut " } else { "" }, elem.name)
             }
             // Hopper: TMA
-            Type::TensorMap { elem, rank } => write!(f, "&TensorMap<{elem}, {rank}>"),
+            Type::TensorMap {
+                elem,
+                rank,
+                writable,
+            } => write!(f, "&{}<{elem}, {rank}>", map_type_name(*writable)),
         }
+    }
+}
+
+// Hopper: TMA
+/// How a kernel names a tensor map's type: `TensorMapMut` for one stores write through.
+pub fn map_type_name(writable: bool) -> &'static str {
+    if writable {
+        "TensorMapMut"
+    } else {
+        "TensorMap"
     }
 }

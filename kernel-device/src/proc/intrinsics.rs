@@ -57,8 +57,11 @@ pub enum Param {
     /// `[T; N]` for any `N` (a vector store's values; the intrinsic fixes `N`).
     ArrayOfT,
     // Hopper: TMA
-    /// `&TensorMap<T, N>` (a kernel's map parameter).
+    /// `&TensorMap<T, N>` or `&TensorMapMut<T, N>` (a kernel's map parameter).
     TensorMapOfT,
+    /// `&TensorMapMut<T, N>` only: a map stores write through (the host built it from
+    /// a `&mut` array).
+    WritableTensorMapOfT,
     /// `[i32; N]`, `N` the rank of the call's map: a box's coordinates.
     MapCoords,
     /// `&mut [u64]`: the mbarriers a copy completes on (with the next `usize`, one).
@@ -149,6 +152,14 @@ impl Signature {
                 (Param::SliceOfT, Type::Slice { elem, .. }) => *elem,
                 // Hopper: TMA
                 (Param::TensorMapOfT, Type::TensorMap { elem, .. }) => *elem,
+                (
+                    Param::WritableTensorMapOfT,
+                    Type::TensorMap {
+                        elem,
+                        writable: true,
+                        ..
+                    },
+                ) => *elem,
                 _ => continue,
             };
             if !self.types.contains(&bound) {
@@ -183,6 +194,14 @@ impl Signature {
                 }
                 // Hopper: TMA
                 (Param::TensorMapOfT, Type::TensorMap { elem, .. }) => t == Some(*elem),
+                (
+                    Param::WritableTensorMapOfT,
+                    Type::TensorMap {
+                        elem,
+                        writable: true,
+                        ..
+                    },
+                ) => t == Some(*elem),
                 (Param::MapCoords, Type::Array { elem, len }) => **elem == Type::Scalar(S::I32)
                     && args.iter().any(
                         |a| matches!(a, Type::TensorMap { rank, .. } if u64::from(*rank) == *len),
@@ -804,7 +823,11 @@ mod tests {
                 .any(|p| {
                     matches!(
                         p,
-                        Param::T | Param::MutSliceOfT | Param::SliceOfT | Param::TensorMapOfT
+                        Param::T
+                            | Param::MutSliceOfT
+                            | Param::SliceOfT
+                            | Param::TensorMapOfT
+                            | Param::WritableTensorMapOfT
                     )
                 });
             assert_eq!(generic, !d.sig.types.is_empty(), "{}: types", d.name);

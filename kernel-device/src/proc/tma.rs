@@ -393,6 +393,27 @@ impl TensorMapLayout {
         widened.box_elements(coords)
     }
 
+    /// The rule for a map stores write through: its rows (the innermost axis) span a
+    /// multiple of 16 bytes, so that [`Self::stored_elements`] is
+    /// [`Self::box_elements`]. A store writes each row on to its next 16-byte boundary:
+    /// past a view's row, elements the map does not own (a padded row's padding, the
+    /// next columns of a sub-tensor, the bytes after a flat array's end).
+    pub fn check_store_rows(&self) -> Result<(), String> {
+        let elem = self.elem_bytes();
+        let row = self.global_dims[0] * elem;
+        if row % 16 == 0 {
+            return Ok(());
+        }
+        let widened = row.div_ceil(16) * 16;
+        Err(format!(
+            "a map that stores write through needs rows (axis {}) of a multiple of 16 bytes: a store writes each row of its box on to the next 16-byte boundary, so rows of {} elements ({row} bytes) would also write {} bytes after each row, outside the view; view {} elements per row (the padding included), or read through a `TensorMap`",
+            self.rank - 1,
+            self.global_dims[0],
+            widened - row,
+            widened / elem
+        ))
+    }
+
     /// The simulator's form of the map for a tensor at `global_address`: the 128 bytes a
     /// kernel parameter holds (the driver's encoding is opaque; this one is cudajit's).
     pub fn to_descriptor(&self, global_address: u64) -> [u8; DESCRIPTOR_BYTES] {

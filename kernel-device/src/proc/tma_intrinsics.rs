@@ -14,7 +14,9 @@
 //!
 //! `coords` is an `[i32; N]` in the map's row-major order (axis 0 outermost), as the
 //! host's `TensorMap` takes shapes and boxes; the tile is a shared `&mut [T]` (`&[T]`
-//! for a store) of the map's element type: another type does not compile. Each copy
+//! for a store) of the map's element type: another type does not compile. A store's
+//! map is a `&TensorMapMut<T, N>` (built on the host from the array's `&mut`), so that
+//! no kernel writes an array the host lent as read-only. Each copy
 //! checks, once: the tile is in shared memory, aligned for the map's swizzle, and holds
 //! the box's shared bytes (the map's tile word, `TensorMapLayout::tile_word`); a load's
 //! innermost coordinate starts the box a multiple of 16 bytes into the row, a store's
@@ -50,7 +52,12 @@ const LOAD_PARAMS: &[Param] = &[
     Param::Barriers,
     Param::Scalar(S::Usize),
 ];
-const STORE_PARAMS: &[Param] = &[Param::TensorMapOfT, Param::MapCoords, Param::SliceOfT];
+// A store writes the tensor: only through a map built from the array's `&mut`.
+const STORE_PARAMS: &[Param] = &[
+    Param::WritableTensorMapOfT,
+    Param::MapCoords,
+    Param::SliceOfT,
+];
 
 const fn tma_row(
     name: &'static str,

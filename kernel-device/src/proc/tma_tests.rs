@@ -285,3 +285,65 @@ fn coordinates_follow_the_h200s_rules() {
     let err = map.check_store_coords(&[0, -3]).unwrap_err();
     assert!(err.contains("axis 0 starts at -3"), "{err}");
 }
+
+/// The store-map rule holds exactly where a store writes only the view's elements:
+/// random views (element sizes, row lengths, padded row strides, boxes and places),
+/// each store's written offsets against the view's element offsets, counted here.
+#[test]
+fn a_store_map_is_accepted_exactly_when_its_stores_stay_in_the_view() {
+    let seed = std::env::var("CUDAJIT_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..400 {
+        let elem = [S::U8, S::BF16, S::F32, S::F64][rng.usize(..4)];
+        let size = u64::from(elem.size_bytes());
+        let cols = rng.u64(1..80);
+        let rows = rng.u64(1..6);
+        // A row stride of the row's bytes rounded up to 16, plus some padding.
+        let stride = (cols * size).div_ceil(16) * 16 + 16 * rng.u64(0..3);
+        let box_cols = (16 / size as u32) * rng.u32(1..4);
+        let map = layout_2d(elem, [cols, rows], stride, [box_cols, rng.u32(1..4)]);
+        let view: std::collections::HashSet<u64> = (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| r * stride + c * size))
+            .collect();
+        let mut stays = true;
+        for _ in 0..4 {
+            let inner = i64::from(box_cols) * rng.i64(0..4);
+            let coords = [inner, rng.i64(0..rows as i64 + 1)];
+            for (global, _) in map.stored_elements(&coords) {
+                stays &= global.is_none_or(|g| view.contains(&g));
+            }
+        }
+        // A view whose rows end off the 16-byte boundary is refused even when the
+        // places drawn here missed the tail: a store at the last box reaches it.
+        let tail = (cols * size) % 16 != 0;
+        assert_eq!(
+            map.check_store_rows().is_ok(),
+            !tail,
+            "seed {seed}: {elem:?} x {cols}"
+        );
+        assert!(
+            !tail || map.check_store_rows().unwrap_err().contains("axis 1"),
+            "seed {seed}"
+        );
+        if tail {
+            refused += 1;
+            let last_box = (cols as i64 - 1) / i64::from(box_cols) * i64::from(box_cols);
+            let leaks = map
+                .stored_elements(&[last_box, 0])
+                .iter()
+                .any(|(g, _)| g.is_some_and(|g| !view.contains(&g)));
+            assert!(
+                leaks,
+                "seed {seed}: a refused view whose stores stay inside"
+            );
+        } else {
+            accepted += 1;
+            assert!(stays, "seed {seed}: an accepted view written outside");
+        }
+    }
+    assert!(accepted > 0 && refused > 0, "seed {seed}");
+}

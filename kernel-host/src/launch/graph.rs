@@ -436,24 +436,20 @@ pub(crate) fn note_captured_arrays(
     let handle = stream.as_ref().expect("only a created stream captures");
     let mut arrays = Vec::new();
     for arg in args {
-        match &arg.kind {
-            ArgKind::Host { .. } | ArgKind::HostMut { .. } => return Err(no_host_slices(kernel)),
-            ArgKind::Device {
-                allocation: Some(memory),
-                mutable,
-                ..
-            } => {
-                if memory.is_borrowed() {
-                    return Err(Error::ArgumentMismatch {
-                        kernel: kernel.to_string(),
-                        detail: "an array over memory that cudajit does not own cannot be \
-                                 captured into a graph (the graph could outlive the memory)"
-                            .into(),
-                    });
-                }
-                arrays.push((Arc::clone(memory), *mutable));
+        if let ArgKind::Host { .. } | ArgKind::HostMut { .. } = &arg.kind {
+            return Err(no_host_slices(kernel));
+        }
+        // Device arrays, and the arrays under tensor maps (the graph orders them too).
+        if let Some((memory, mutable)) = arg.kind.ordered_memory() {
+            if memory.is_borrowed() {
+                return Err(Error::ArgumentMismatch {
+                    kernel: kernel.to_string(),
+                    detail: "an array over memory that cudajit does not own cannot be \
+                             captured into a graph (the graph could outlive the memory)"
+                        .into(),
+                });
             }
-            _ => {}
+            arrays.push((Arc::clone(memory), mutable));
         }
     }
     let mut log = handle.capture.lock().unwrap_or_else(|p| p.into_inner());

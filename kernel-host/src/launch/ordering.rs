@@ -8,20 +8,16 @@ use std::sync::Arc;
 use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::Result;
-use crate::launch::args::{ArgKind, KernelArg};
+use crate::launch::args::KernelArg;
 use crate::memory::allocation::{Allocation, OrderedAfter};
 
-/// The GPU memory of the launch's device-array arguments, in order.
+/// The GPU memory of the launch's device-array arguments (and the arrays under its
+/// tensor maps: `ArgKind::ordered_memory`), in order.
 pub(crate) fn device_allocations<'a>(
     args: &'a [KernelArg<'_>],
 ) -> impl Iterator<Item = &'a Arc<Allocation>> {
-    args.iter().filter_map(|arg| match &arg.kind {
-        ArgKind::Device {
-            allocation: Some(memory),
-            ..
-        } => Some(*memory),
-        _ => None,
-    })
+    args.iter()
+        .filter_map(|arg| arg.kind.ordered_memory().map(|(memory, _)| memory))
 }
 
 /// Whether one of the launch's device arrays is `memory`.
@@ -42,13 +38,9 @@ pub(crate) fn order_array_uses(
     args: &[KernelArg<'_>],
 ) -> Result<u64> {
     let here = crate::device::stream::raw_of(stream);
-    let quiet = args.iter().all(|arg| match &arg.kind {
-        ArgKind::Device {
-            allocation: Some(memory),
-            mutable,
-            ..
-        } => memory.is_quiet_on(here, *mutable),
-        _ => true,
+    let quiet = args.iter().all(|arg| match arg.kind.ordered_memory() {
+        Some((memory, write)) => memory.is_quiet_on(here, write),
+        None => true,
     });
     if quiet {
         return Ok(0);
@@ -65,18 +57,10 @@ fn order_array_uses_slow(
     let mut tracked = 0u64;
     // One event and wait per earlier stream, however many arrays were last used there.
     let mut ordered = OrderedAfter::default();
-    let mut index = 0;
-    for arg in args {
-        if let ArgKind::Device {
-            allocation: Some(memory),
-            mutable,
-            ..
-        } = &arg.kind
-        {
-            if device.watch(memory.use_on_tracked(stream, *mutable, &mut ordered))? && index < 64 {
-                tracked |= 1 << index;
-            }
-            index += 1;
+    let uses = args.iter().filter_map(|arg| arg.kind.ordered_memory());
+    for (index, (memory, write)) in uses.enumerate() {
+        if device.watch(memory.use_on_tracked(stream, write, &mut ordered))? && index < 64 {
+            tracked |= 1 << index;
         }
     }
     Ok(tracked)

@@ -10,6 +10,9 @@ use kernel_device::back::sim::{Arg, Buffer};
 use kernel_device::ir::Type;
 use kernel_device::proc::tma::DESCRIPTOR_BYTES;
 
+use crate::launch::args::ArgKind;
+use crate::memory::allocation::Allocation;
+
 /// What a map argument carries to either backend (`crate::tma` makes it from a
 /// `TensorMap`).
 pub(crate) struct TensorMapArg<'a> {
@@ -18,6 +21,30 @@ pub(crate) struct TensorMapArg<'a> {
     pub(crate) bytes: &'a [u8; DESCRIPTOR_BYTES],
     /// The tensor's memory on the simulator (`None` on a GPU).
     pub(crate) sim_buffer: Option<&'a Arc<Buffer>>,
+    /// The tensor's GPU memory, whose uses on different streams the launch orders as
+    /// a device array's (`None` on the simulator).
+    pub(crate) allocation: Option<&'a Arc<Allocation>>,
+    /// A `TensorMapMut`'s: the kernel may write the tensor.
+    pub(crate) writable: bool,
+}
+
+impl<'a> ArgKind<'a> {
+    /// The GPU memory a launch orders for this argument across streams, and whether the
+    /// kernel may write it: a device array's, or the array under a tensor map (written
+    /// through a `TensorMapMut`, read through a `TensorMap`). `crate::launch::ordering`
+    /// and graph capture ask this, so that a map joins them as its array would.
+    #[inline]
+    pub(crate) fn ordered_memory(&self) -> Option<(&'a Arc<Allocation>, bool)> {
+        match self {
+            ArgKind::Device {
+                allocation: Some(memory),
+                mutable,
+                ..
+            } => Some((*memory, *mutable)),
+            ArgKind::TensorMap(map) => map.allocation.map(|memory| (memory, map.writable)),
+            _ => None,
+        }
+    }
 }
 
 impl TensorMapArg<'_> {
@@ -29,7 +56,14 @@ impl TensorMapArg<'_> {
     /// How the argument reads in an error message.
     pub(crate) fn describe(&self) -> String {
         match &self.ty {
-            Type::TensorMap { elem, rank } => format!("a `&TensorMap<{elem}, {rank}>`"),
+            Type::TensorMap {
+                elem,
+                rank,
+                writable,
+            } => format!(
+                "a `&{}<{elem}, {rank}>`",
+                kernel_device::ir::map_type_name(*writable)
+            ),
             other => format!("a `{other}`"),
         }
     }
@@ -43,6 +77,7 @@ impl TensorMapArg<'_> {
                 .sim_buffer
                 .cloned()
                 .unwrap_or_else(|| Arc::new(Buffer::new(0))),
+            writable: self.writable,
         }
     }
 }

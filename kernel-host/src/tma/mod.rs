@@ -9,8 +9,18 @@
 //! Axes and box extents are given in the array's own row-major order (axis 0
 //! outermost), as `DeviceNd::shape` reports them; the driver's innermost-first order is
 //! this module's business. The map keeps the array's memory alive.
+//!
+//! Two kinds, as for slices: a [`TensorMap`] is built from a shared borrow and only
+//! read through (`tma_load`, a kernel's `&TensorMap<T, N>`); a [`TensorMapMut`] is built
+//! from the array's `&mut` and holds that borrow while it lives, so it is the one map
+//! of the array and no other argument lends it meanwhile — the only map `tma_store`
+//! writes through (a kernel's `&TensorMapMut<T, N>`). A store map's rows must span a
+//! multiple of 16 bytes (`TensorMapLayout::check_store_rows`: the GPU writes a box's
+//! rows on to that boundary). At a launch a map's array is ordered across streams as
+//! the array would be: a read for a `TensorMap`, a write for a `TensorMapMut`.
 
 use std::marker::PhantomData;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use cudarc::driver::sys;
@@ -42,10 +52,8 @@ pub struct TensorMapBytes(pub [u8; DESCRIPTOR_BYTES]);
 /// What keeps the tensor's memory alive as long as the map.
 #[derive(Clone)]
 enum Keep {
-    /// Held for its drop only: the driver's map holds the address.
-    Gpu {
-        _alive: Arc<Allocation>,
-    },
+    /// The driver's map holds the address; the launch orders the memory's uses.
+    Gpu(Arc<Allocation>),
     Sim(Arc<Buffer>),
     /// An empty array has no memory (and no map of it passes the checks).
     Nothing,
@@ -132,12 +140,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
             }
         }
         let (keep, address) = match (array.allocation(), array.sim_buffer()) {
-            (Some(gpu), _) => (
-                Keep::Gpu {
-                    _alive: gpu.clone(),
-                },
-                array.device_ptr(),
-            ),
+            (Some(gpu), _) => (Keep::Gpu(gpu.clone()), array.device_ptr()),
             (None, Some(sim)) => (Keep::Sim(sim.clone()), 0),
             (None, None) => (Keep::Nothing, 0),
         };
@@ -153,7 +156,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
             )));
         }
         let bytes = match keep {
-            Keep::Gpu { .. } => encode_tiled(&layout, address)?,
+            Keep::Gpu(_) => encode_tiled(&layout, address)?,
             Keep::Sim(_) | Keep::Nothing => TensorMapBytes(layout.to_descriptor(address)),
         };
         Ok(TensorMap {
@@ -193,8 +196,131 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
     pub fn sim_buffer(&self) -> Option<&Arc<Buffer>> {
         match &self.keep {
             Keep::Sim(buffer) => Some(buffer),
-            Keep::Gpu { .. } | Keep::Nothing => None,
+            Keep::Gpu(_) | Keep::Nothing => None,
         }
+    }
+
+    /// The GPU memory under the map (`None` on the simulator).
+    fn allocation(&self) -> Option<&Arc<Allocation>> {
+        match &self.keep {
+            Keep::Gpu(memory) => Some(memory),
+            Keep::Sim(_) | Keep::Nothing => None,
+        }
+    }
+
+    /// The kernel argument of this map; `writable` for a `&TensorMapMut` parameter.
+    fn kernel_arg(&self, writable: bool) -> crate::launch::args::KernelArg<'_> {
+        use crate::launch::tensor_map::TensorMapArg;
+        crate::launch::args::KernelArg {
+            kind: crate::launch::args::ArgKind::TensorMap(TensorMapArg {
+                ty: kernel_device::ir::Type::TensorMap {
+                    elem: T::SCALAR,
+                    rank: N as u8,
+                    writable,
+                },
+                bytes: &self.bytes.0,
+                sim_buffer: self.sim_buffer(),
+                allocation: self.allocation(),
+                writable,
+            }),
+            value: 0,
+            len: self.layout.tile_word() as i64,
+        }
+    }
+}
+
+/// A tiled tensor map that kernels store through (`tma_store`, a kernel's
+/// `&TensorMapMut<T, N>` parameter): built from the array's `&mut`, whose borrow it
+/// holds, so while it lives no other map or argument lends the array. It reads as a
+/// [`TensorMap`] (and passes for a `&TensorMap<T, N>` parameter, as a read).
+///
+/// A second map of the array beside it does not compile:
+///
+/// ```compile_fail,E0499
+/// use kernel_host::{Device, DeviceArray, DeviceNd, TensorMapMut, TensorMapOptions};
+/// let device = Device::simulator().unwrap();
+/// let array = DeviceArray::from_slice_on(&device, &[0f32; 64 * 64]).unwrap();
+/// let mut nd = DeviceNd::from_array(array, [64, 64]).unwrap();
+/// let a = TensorMapMut::tiled(&mut nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// let b = TensorMapMut::tiled(&mut nd, [8, 16], TensorMapOptions::default()).unwrap();
+/// drop((a, b));
+/// ```
+///
+/// nor does lending the array (here as a read-only map's source) while it lives:
+///
+/// ```compile_fail,E0502
+/// use kernel_host::{Device, DeviceArray, DeviceNd, TensorMap, TensorMapMut, TensorMapOptions};
+/// let device = Device::simulator().unwrap();
+/// let array = DeviceArray::from_slice_on(&device, &[0f32; 64 * 64]).unwrap();
+/// let mut nd = DeviceNd::from_array(array, [64, 64]).unwrap();
+/// let store = TensorMapMut::tiled(&mut nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// let load = TensorMap::tiled(&nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// drop((store, load));
+/// ```
+pub struct TensorMapMut<'a, T: DeviceScalar, const N: usize> {
+    map: TensorMap<T, N>,
+    _array: PhantomData<&'a mut DeviceArray<T>>,
+}
+
+impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMapMut<'_, T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TensorMapMut({:?})", self.map)
+    }
+}
+
+impl<T: DeviceScalar, const N: usize> Deref for TensorMapMut<'_, T, N> {
+    type Target = TensorMap<T, N>;
+
+    fn deref(&self) -> &TensorMap<T, N> {
+        &self.map
+    }
+}
+
+impl<'a, T: DeviceScalar, const N: usize> TensorMapMut<'a, T, N> {
+    /// [`TensorMap::tiled`] of an array kernels store into.
+    pub fn tiled(
+        nd: &'a mut DeviceNd<T, N>,
+        box_shape: [u32; N],
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        Self::writable(TensorMap::tiled(nd, box_shape, options)?)
+    }
+
+    /// [`TensorMap::with_strides`] of an array kernels store into; also `Err` where the
+    /// view's rows (its last axis) do not span a multiple of 16 bytes, since a store
+    /// writes each row on to that boundary, past the view.
+    pub fn with_strides(
+        array: &'a mut DeviceArray<T>,
+        shape: [u64; N],
+        strides: [u64; N],
+        box_shape: [u32; N],
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        Self::writable(TensorMap::with_strides(
+            array, shape, strides, box_shape, options,
+        )?)
+    }
+
+    fn writable(map: TensorMap<T, N>) -> Result<Self> {
+        map.layout
+            .check_store_rows()
+            .map_err(|detail| Error::InvalidTensorMap { detail })?;
+        Ok(TensorMapMut {
+            map,
+            _array: PhantomData,
+        })
+    }
+}
+
+impl<'a, T: DeviceScalar> TensorMapMut<'a, T, 1> {
+    /// [`TensorMap::tiled_1d`] of an array kernels store into (its length a multiple
+    /// of 16 bytes: see [`TensorMapMut::with_strides`]).
+    pub fn tiled_1d(
+        array: &'a mut DeviceArray<T>,
+        box_len: u32,
+        options: TensorMapOptions,
+    ) -> Result<Self> {
+        Self::writable(TensorMap::tiled_1d(array, box_len, options)?)
     }
 }
 
@@ -284,23 +410,29 @@ impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapO
 {
 }
 
+impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapOf<T, N>
+    for TensorMapMut<'_, T, N>
+{
+}
+
+impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapMutOf<T, N>
+    for TensorMapMut<'_, T, N>
+{
+}
+
 impl<'a> crate::launch::args::KernelArg<'a> {
     /// A tensor map for a `&TensorMap<T, N>` parameter (the generated launcher's call):
-    /// the map's bytes, then its tile word in the second slot.
+    /// the map's bytes, then its tile word in the second slot; its array is read.
     pub fn tensor_map<T: DeviceScalar, const N: usize>(map: &'a TensorMap<T, N>) -> Self {
-        use crate::launch::tensor_map::TensorMapArg;
-        crate::launch::args::KernelArg {
-            kind: crate::launch::args::ArgKind::TensorMap(TensorMapArg {
-                ty: kernel_device::ir::Type::TensorMap {
-                    elem: T::SCALAR,
-                    rank: N as u8,
-                },
-                bytes: &map.bytes.0,
-                sim_buffer: map.sim_buffer(),
-            }),
-            value: 0,
-            len: map.layout.tile_word() as i64,
-        }
+        map.kernel_arg(false)
+    }
+
+    /// A tensor map for a `&TensorMapMut<T, N>` parameter: as [`Self::tensor_map`],
+    /// its array written.
+    pub fn tensor_map_mut<T: DeviceScalar, const N: usize>(
+        map: &'a TensorMapMut<'_, T, N>,
+    ) -> Self {
+        map.map.kernel_arg(true)
     }
 }
 

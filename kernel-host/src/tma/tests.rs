@@ -113,3 +113,58 @@ fn each_check_names_what_is_wrong() {
     ));
     assert!(e.contains("last axis must be dense"), "{e}");
 }
+
+#[test]
+fn a_store_map_of_a_view_whose_rows_end_off_16_bytes_is_refused_naming_it() {
+    // 40 rows of 100 bf16 (200 bytes) at a 208-byte pitch: a store would write
+    // elements 100..104 of each row, outside the view.
+    let mut padded = nd::<bf16, 2>([40, 104]);
+    let store = |array: &mut DeviceArray<bf16>, cols: u64| {
+        TensorMapMut::with_strides(
+            array,
+            [40, cols],
+            [208, 2],
+            [16, 64],
+            swizzled(Swizzle::B128),
+        )
+        .map(|map| map.shape())
+    };
+    match store(padded.array_mut(), 100) {
+        Err(Error::InvalidTensorMap { detail }) => {
+            assert!(
+                detail.contains("rows (axis 1) of a multiple of 16 bytes"),
+                "{detail}"
+            );
+            assert!(
+                detail.contains("rows of 100 elements (200 bytes)"),
+                "{detail}"
+            );
+            assert!(detail.contains("8 bytes after each row"), "{detail}");
+        }
+        other => panic!("expected the view refused, got {other:?}"),
+    }
+    // The same view is a fine load map (a load reads the tensor's extent exactly), and
+    // the padded rows are a fine store map.
+    let load = TensorMap::with_strides(
+        padded.array(),
+        [40, 100],
+        [208, 2],
+        [16, 64],
+        swizzled(Swizzle::B128),
+    );
+    assert_eq!(load.unwrap().shape(), [40, 100]);
+    assert_eq!(store(padded.array_mut(), 104).unwrap(), [40, 104]);
+    // A flat array whose end is off the boundary: the store would write past it.
+    let device = Device::simulator().unwrap();
+    let mut flat = DeviceArray::from_slice_on(&device, &[0u16; 100]).unwrap();
+    let e = TensorMapMut::tiled_1d(&mut flat, 64, TensorMapOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("rows of 100 elements (200 bytes)"),
+        "{e}"
+    );
+    let mut whole = nd::<f32, 2>([8, 12]);
+    let map = TensorMapMut::tiled(&mut whole, [4, 4], TensorMapOptions::default()).unwrap();
+    // It reads as a load map of the same layout.
+    let as_load: &TensorMap<f32, 2> = &map;
+    assert_eq!(as_load.box_bytes(), 64);
+}

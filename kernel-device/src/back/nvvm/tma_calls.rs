@@ -68,7 +68,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             TmaOp::Load | TmaOp::Store => {
                 let load = op == TmaOp::Load;
                 let (tile_at, coords_at) = if load { (1, 2) } else { (2, 1) };
-                let Type::TensorMap { elem, rank } = *self.ty_of(args[0])? else {
+                let Type::TensorMap { elem, rank, .. } = *self.ty_of(args[0])? else {
                     return Err(self.error("a TMA copy without a map"));
                 };
                 let map = self.def(

@@ -9,7 +9,7 @@
 //! accesses after the one check of `proc::async_copy`.
 
 use super::async_state::PendingCopy;
-use super::detect::in_flight::{CopyEnd, InFlightCopy};
+use super::detect::in_flight::{CopyEnd, InFlightCopy, InFlightKind};
 use super::detect::{RegionId, SiteId, Space};
 use super::fault::{AccessKind, Fault, R};
 use super::lanes::{lanes, LANES};
@@ -66,7 +66,7 @@ impl Warp<'_, '_> {
 
     /// The region and offset relative to its start of pointer `p`, if the detector
     /// watches that region.
-    fn watched(&self, p: u64) -> Option<(RegionId, u64)> {
+    pub(super) fn watched(&self, p: u64) -> Option<(RegionId, u64)> {
         self.det?;
         let region = region_of(p);
         if region == LOCAL_REGION as usize
@@ -177,8 +177,7 @@ impl Warp<'_, '_> {
                     },
                     src,
                     site: SiteId::new(fr.func, loc),
-                    // Hopper: wgmma
-                    wgmma: false,
+                    kind: InFlightKind::CpAsync,
                 });
             }
             self.async_copies.pending.push(PendingCopy {

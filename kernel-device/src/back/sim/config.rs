@@ -25,10 +25,12 @@ pub enum Arg {
     },
     // Hopper: TMA
     /// A tensor map (`proc::tma`'s simulator descriptor) over the tensor in `buffer`
-    /// (from its first byte).
+    /// (from its first byte); `writable` where the host built it from a `&mut` array
+    /// (a `TensorMapMut`: only such a map may be passed for one stores write through).
     TensorMap {
         descriptor: [u8; crate::proc::tma::DESCRIPTOR_BYTES],
         buffer: Arc<Buffer>,
+        writable: bool,
     },
 }
 

@@ -427,6 +427,51 @@ impl BlockDetector<'_> {
         Ok(())
     }
 
+    // Hopper: mbarriers
+    /// Thread `tid` waited on the mbarrier at `offset` of shared `region`
+    /// (`mbarrier_try_wait_parity`): an atomic access for the race rules that, when its
+    /// phase is `done`, acquires what the phase's arrivals (and the earlier ones)
+    /// released to the barrier, and publishes nothing. A wait that published its
+    /// thread's clock would let the next arrival on the barrier by another thread
+    /// acquire the waiter's earlier accesses, hiding a race that thread's missing wait
+    /// elsewhere leaves (a producer refilling a stage without waiting on its `empty`
+    /// barrier, acquiring the consumers' reads through `full` instead).
+    #[allow(clippy::result_large_err)]
+    pub fn mbarrier_wait(
+        &mut self,
+        tid: u32,
+        region: RegionId,
+        offset: u64,
+        site: SiteId,
+        done: bool,
+    ) -> Result<(), Fault> {
+        let d = self.detector;
+        let Some(r) = d.regions.get(region.0 as usize) else {
+            return Ok(());
+        };
+        let offsets = [offset; 32];
+        let access = WarpAccess {
+            region,
+            kind: AccessKind::Atomic,
+            scope: MemoryScope::Block,
+            bytes: 8,
+            lanes: 1 << (tid % 32),
+            offsets: &offsets,
+            site,
+        };
+        self.check_in_flight(tid / 32, &access)?;
+        if r.space == Space::Shared {
+            self.access_shared(tid / 32, &access, r)?;
+        }
+        if done {
+            let key = (region.0, offset / u64::from(r.elem_bytes.max(1)));
+            if let Some(published) = self.in_block.get(&key) {
+                self.clock.thread_acquire(tid, published);
+            }
+        }
+        Ok(())
+    }
+
     /// An atomic of thread `tid` on `key`, inside its block (any scope orders there,
     /// as PTX's `.cta` does): acquires what earlier releases to `key` by threads of the
     /// block published, and releases if `tid` fenced before it.

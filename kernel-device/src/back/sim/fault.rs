@@ -97,6 +97,15 @@ pub enum Fault {
         site: Site,
         thread: ThreadId,
     },
+    // Hopper: TMA
+    /// A block ended with a `tma_store` whose read of its shared tile no
+    /// `bulk_wait_group_read` retired.
+    #[error("tma_store never waited for: the store from {location} at {site} by {thread} may still have been reading its tile when the block ended (a bulk_commit_group() and bulk_wait_group_read::<0>() are missing: the block's shared memory may be given to another block while the copy reads it)")]
+    UnwaitedBulkStore {
+        location: String,
+        site: Site,
+        thread: ThreadId,
+    },
     // Hopper
     /// An mbarrier used against its protocol (`back::sim::mbarrier`): `problem` says
     /// how, naming the other site where there is one.

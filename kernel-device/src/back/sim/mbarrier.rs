@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use super::detect::Space;
+use super::detect::{RegionId, SiteId, Space};
 use super::fault::{AccessKind, Fault, R};
 use super::lanes::lanes;
 use super::launch::Launch;
@@ -169,16 +169,23 @@ impl Warp<'_, '_> {
                 // An arrival releases what the thread did before it (PTX `.release`).
                 self.fence(1 << lane, MemoryScope::Block);
             }
-            self.observe(
-                region,
-                offset,
-                8,
-                kind,
-                MemoryScope::Block,
-                lane,
-                fr.func,
-                loc,
-            )?;
+            match state {
+                // A wait acquires the phase's arrivals and publishes nothing.
+                Some(state) if op == MbarrierOp::TryWaitParity => {
+                    let done = state.phase_done(value);
+                    self.observe_wait(region, offset, lane, (fr.func, loc), done)?;
+                }
+                _ => self.observe(
+                    region,
+                    offset,
+                    8,
+                    kind,
+                    MemoryScope::Block,
+                    lane,
+                    fr.func,
+                    loc,
+                )?,
+            }
             let next = match state {
                 None => BarrierState::new(value),
                 Some(state) if op == MbarrierOp::TryWaitParity => {
@@ -226,6 +233,39 @@ impl Warp<'_, '_> {
             });
         }
         Ok(())
+    }
+}
+
+impl Warp<'_, '_> {
+    /// Tells the detector that `lane` waited on the barrier at `offset` of `region`
+    /// (`BlockDetector::mbarrier_wait`), its phase `done` or not.
+    fn observe_wait(
+        &self,
+        region: usize,
+        offset: u64,
+        lane: usize,
+        (func, loc): (usize, SourceLoc),
+        done: bool,
+    ) -> R<()> {
+        let Some(det) = self.det else {
+            return Ok(());
+        };
+        if !self.launch.observed.get(region).copied().unwrap_or(true) {
+            return Ok(());
+        }
+        let Some(relative) = offset.checked_sub(self.launch.regions[region].base) else {
+            return Ok(());
+        };
+        let tid = self.warp_index * super::lanes::LANES as u32 + lane as u32;
+        det.borrow_mut()
+            .mbarrier_wait(
+                tid,
+                RegionId(region as u32),
+                relative,
+                SiteId::new(func, loc),
+                done,
+            )
+            .map_err(Box::new)
     }
 }
 

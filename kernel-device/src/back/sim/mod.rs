@@ -59,6 +59,9 @@ mod tma;
 mod tma_args;
 #[cfg(test)]
 mod tma_copy_tests;
+mod tma_state;
+#[cfg(test)]
+mod tma_store_tests;
 mod values;
 mod warp;
 // Hopper: wgmma

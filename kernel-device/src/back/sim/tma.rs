@@ -13,15 +13,24 @@
 //! `expect_tx` that says more bytes than the copies bring is the mbarrier's deadlock
 //! report. A `tma_store` reads the tile and writes the box's elements inside the tensor
 //! (the innermost axis to its next 16-byte boundary, as the H200 does:
-//! `TensorMapLayout::stored_elements`) when issued; `bulk_commit_group` / `bulk_wait_group_read` then have nothing to wait
-//! for.
+//! `TensorMapLayout::stored_elements`) when issued, but its read of the tile stays in
+//! flight (`detect::async_copies`) until a `bulk_wait_group_read` of the issuing thread
+//! retires its bulk group (`super::tma_state`): a write to the tile before then, by
+//! any thread, is a race naming the store, and at the wait the tile is read again as
+//! the issuing thread's, so that another thread's later write must be ordered after
+//! the wait (a `sync_threads()`). A block that ends with such a read in flight is
+//! [`Fault::UnwaitedBulkStore`].
 
-use super::detect::Space;
-use super::fault::{Fault, R};
+use super::detect::in_flight::{CopyEnd, InFlightCopy, InFlightKind};
+use super::detect::{SiteId, Space};
+use super::fault::{AccessKind, Fault, R};
 use super::lanes::lanes;
 use super::pointer::{offset_of, ptr_add, region_of, LOCAL_REGION};
+use super::tma_state::PendingStore;
 use super::warp::{Frame, Warp};
-use crate::ir::{checks, Expr, Handle, MbarrierOp, ScalarType, TmaOp, Type};
+use crate::ir::{
+    checks, Expr, Handle, MbarrierOp, MemoryScope, ScalarType, SourceLoc, TmaOp, Type,
+};
 use crate::proc::tma::{TensorMapLayout, DESCRIPTOR_BYTES};
 use crate::proc::tma_intrinsics::{check_copy, SPACE_MESSAGE};
 
@@ -37,7 +46,13 @@ impl Warp<'_, '_> {
     ) -> R<()> {
         let loc = self.func(fr.func).loc_of(e);
         let load = match op {
-            TmaOp::CommitGroup | TmaOp::WaitGroupRead { .. } => return Ok(()),
+            TmaOp::CommitGroup => {
+                for lane in lanes(m) {
+                    self.bulk_stores.commit(lane);
+                }
+                return Ok(());
+            }
+            TmaOp::WaitGroupRead { pending } => return self.retire_stores(m, pending),
             TmaOp::Prefetch => {
                 for lane in lanes(m) {
                     self.map_of(fr, loc, lane, args[0])?;
@@ -110,11 +125,88 @@ impl Warp<'_, '_> {
                 let bytes = layout.box_bytes() as u32;
                 self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
             } else {
+                let mut reads = Vec::new();
                 for (global, shared) in layout.stored_elements(&innermost_first) {
                     let Some(g) = global else { continue };
-                    let value = self.mem_read(fr, loc, lane, ptr_add(tile, shared), layout.elem)?;
+                    let at = ptr_add(tile, shared);
+                    let value = self.mem_read(fr, loc, lane, at, layout.elem)?;
                     self.mem_write(fr, loc, lane, ptr_add(tensor, g), layout.elem, value)?;
+                    reads.push(at);
                 }
+                self.store_in_flight(fr.func, loc, lane, reads, layout.elem);
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps a store's read of its tile (the elements at `reads`) in flight until a
+    /// wait retires its group; nothing with detection off.
+    fn store_in_flight(
+        &mut self,
+        func: usize,
+        loc: SourceLoc,
+        lane: usize,
+        reads: Vec<u64>,
+        elem: ScalarType,
+    ) {
+        let (Some(det), Some(&first)) = (self.det, reads.iter().min()) else {
+            return;
+        };
+        let Some((region, offset)) = self.watched(first) else {
+            return;
+        };
+        // The span from the first element read to the end of the last (a swizzled
+        // box's rows may leave gaps: a write there is reported too).
+        let last = reads.iter().max().copied().unwrap_or(first);
+        let bytes = offset_of(last) - offset_of(first) + u64::from(elem.size_bytes());
+        self.bulk_stores.issued += 1;
+        let id = (1 << 62) | (u64::from(self.warp_index) << 32) | self.bulk_stores.issued;
+        let end = CopyEnd {
+            region,
+            offset,
+            bytes: bytes as u32,
+        };
+        det.borrow_mut().copy_started(InFlightCopy {
+            id,
+            tid: self.warp_index * super::lanes::LANES as u32 + lane as u32,
+            dst: CopyEnd { bytes: 0, ..end },
+            src: Some(end),
+            site: SiteId::new(func, loc),
+            kind: InFlightKind::TmaStoreRead,
+        });
+        self.bulk_stores.pending.push(PendingStore {
+            id,
+            lane,
+            group: None,
+            reads,
+            elem,
+            func,
+            loc,
+        });
+    }
+
+    /// `bulk_wait_group_read::<pending>` by the lanes of `m`: the stores of every
+    /// committed group but the `pending` newest stop reading their tiles. Each tile is
+    /// read again as its issuing thread's read at the store's site, now: the hardware
+    /// may read it at any point up to the wait.
+    fn retire_stores(&mut self, m: u32, pending: u8) -> R<()> {
+        let Some(det) = self.det else {
+            return Ok(());
+        };
+        for store in self.bulk_stores.retire(m, pending) {
+            det.borrow_mut().copy_landed(store.id);
+            let bytes = store.elem.size_bytes();
+            for &at in &store.reads {
+                self.observe(
+                    region_of(at),
+                    offset_of(at),
+                    bytes,
+                    AccessKind::Read,
+                    MemoryScope::Block,
+                    store.lane,
+                    store.func,
+                    store.loc,
+                )?;
             }
         }
         Ok(())

@@ -16,7 +16,12 @@ pub(super) fn map_layout<'a>(
     ty: &Type,
     arg: &'a Arg,
 ) -> Result<(TensorMapLayout, &'a Arc<Buffer>), String> {
-    let Arg::TensorMap { descriptor, buffer } = arg else {
+    let Arg::TensorMap {
+        descriptor,
+        buffer,
+        writable,
+    } = arg
+    else {
         return Err("not a tensor map".into());
     };
     let Some((layout, _)) = TensorMapLayout::from_descriptor(descriptor) else {
@@ -25,6 +30,7 @@ pub(super) fn map_layout<'a>(
     let own = Type::TensorMap {
         elem: layout.elem,
         rank: layout.rank as u8,
+        writable: *writable,
     };
     if *ty != own {
         return Err(format!("a `{own}`"));

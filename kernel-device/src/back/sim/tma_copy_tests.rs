@@ -21,7 +21,7 @@ const ROWS: usize = 40;
 const COLS: usize = 100;
 const PITCH: usize = 104;
 
-fn map_layout(
+pub(super) fn map_layout(
     elem: ScalarType,
     dims: [u64; 2],
     row_bytes: u64,
@@ -40,10 +40,12 @@ fn map_layout(
     }
 }
 
-fn map_arg(layout: &TensorMapLayout, buffer: &Arc<Buffer>) -> Arg {
+/// A map argument; `writable` for a `&TensorMapMut` parameter.
+pub(super) fn map_arg(layout: &TensorMapLayout, buffer: &Arc<Buffer>, writable: bool) -> Arg {
     Arg::TensorMap {
         descriptor: layout.to_descriptor(0),
         buffer: buffer.clone(),
+        writable,
     }
 }
 
@@ -56,6 +58,11 @@ fn round_trip(src: &[u16], kernel: &str) -> Result<(), Fault> {
         [16, 64],
         Swizzle::B128,
     );
+    // The store map's rows are the padded ones (`padded_store_map`).
+    let store_layout = TensorMapLayout {
+        global_dims: [PITCH as u64, ROWS as u64, 1, 1, 1],
+        ..layout
+    };
     let (bs, bd) = (buffer_of(src), buffer_of(&vec![0xDEADu16; ROWS * PITCH]));
     let blocks = 2 * 3;
     let dump = buffer_of(&vec![0u16; blocks * 1024]);
@@ -69,8 +76,8 @@ fn round_trip(src: &[u16], kernel: &str) -> Result<(), Fault> {
         "tma_round_trip",
         &shape,
         &[
-            map_arg(&layout, &bs),
-            map_arg(&layout, &bd),
+            map_arg(&layout, &bs, false),
+            map_arg(&store_layout, &bd, true),
             slice(ScalarType::U16, &dump, blocks * 1024, true),
         ],
         &Options::default(),
@@ -142,7 +149,7 @@ fn run_ring(kernel: &str, input: &[u32], seed: u64) -> Result<Vec<u32>, Fault> {
         "tma_ring",
         &shape,
         &[
-            map_arg(&layout, &bi),
+            map_arg(&layout, &bi, false),
             slice(ScalarType::U32, &bo, RING_ROUNDS * 32, true),
         ],
         &Options {
@@ -207,4 +214,39 @@ fn an_expect_tx_one_byte_over_the_copy_is_the_deadlock_report() {
     assert!(matches!(err, Fault::Deadlock(_)), "{text}");
     assert!(text.contains("1 transaction bytes outstanding"), "{text}");
     assert!(text.contains("`full`[0]"), "{text}");
+}
+
+#[test]
+fn a_producer_that_skips_its_wait_for_room_is_a_race_on_the_stage() {
+    // The producer refills a stage without waiting on `empty[s]`: its copy overwrites
+    // the stage the consumers may still read. Its arrival on `full[s]` must not
+    // acquire the consumers' reads through their waits on `full[s]`.
+    let (err, text) = planted(
+        "while !mbarrier_try_wait_parity(empty, s, ((it / 2 - 1) % 2) as u32) {}",
+        "",
+    );
+    let Fault::Race { first, second, .. } = &err else {
+        panic!("expected a race: {text}");
+    };
+    assert!(text.contains("`stages`"), "{text}");
+    assert_ne!(first.site.line, second.site.line, "two sites: {text}");
+}
+
+#[test]
+fn the_ring_runs_silent_and_right_under_several_schedules() {
+    let mut rng = super::tests::Rng::fresh();
+    let input: Vec<u32> = (0..RING_ROUNDS * 8 * 32)
+        .map(|_| rng.next() as u32)
+        .collect();
+    for seed in [1, 7, rng.next()] {
+        let out = run_ring(RING, &input, seed)
+            .unwrap_or_else(|f| panic!("input seed {}, seed {seed}: {f}", rng.seed));
+        for it in 0..RING_ROUNDS {
+            for lane in 0..32 {
+                let want =
+                    (0..8).fold(0u32, |a, r| a.wrapping_add(input[(it * 8 + r) * 32 + lane]));
+                assert_eq!(out[it * 32 + lane], want, "input seed {}", rng.seed);
+            }
+        }
+    }
 }

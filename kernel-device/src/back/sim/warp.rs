@@ -160,6 +160,9 @@ pub struct Warp<'a, 'd> {
     // Hopper: wgmma
     /// The warp's wgmma groups and fence (`back::sim::wgmma`).
     pub wgmma: super::wgmma_state::WgmmaState,
+    // Hopper: TMA
+    /// The lanes' `tma_store` tile reads in flight and bulk groups (`back::sim::tma`).
+    pub bulk_stores: super::tma_state::BulkStores,
 }
 
 /// A finished warp's allocations, reused by the next warp a worker runs.
@@ -258,6 +261,8 @@ impl<'a, 'd> Warp<'a, 'd> {
             async_copies: Default::default(),
             // Hopper: wgmma
             wgmma: Default::default(),
+            // Hopper: TMA
+            bulk_stores: Default::default(),
         }
     }
 

@@ -23,7 +23,7 @@
 //! the hardware reserves; the other fields are the hardware's, so kernels that step a
 //! descriptor's start address (`desc + 2` for 32 bytes) work on both.
 
-use super::detect::in_flight::{CopyEnd, InFlightCopy};
+use super::detect::in_flight::{CopyEnd, InFlightCopy, InFlightKind};
 use super::detect::{RegionId, SiteId};
 use super::fault::{Fault, R};
 use super::lanes::{lanes, LANES};
@@ -241,7 +241,7 @@ impl Warp<'_, '_> {
                     dst: CopyEnd { bytes: 0, ..end },
                     src: Some(end),
                     site: SiteId::new(fr.func, loc),
-                    wgmma: true,
+                    kind: InFlightKind::WgmmaRead,
                 });
                 reads.push(id);
             }

@@ -9,8 +9,9 @@ use crate::front::lower_sources;
 use crate::front::tests::source;
 use crate::source::SourceKind;
 
-/// A load, a store, a prefetch and the bulk groups through two 2-D maps.
-const ROUND_TRIP: &str = "fn k(src: &TensorMap<bf16, 2>, n: u32, dst: &TensorMap<bf16, 2>) {
+/// A load, a store, a prefetch and the bulk groups through two 2-D maps (the store
+/// through a `&TensorMapMut`).
+const ROUND_TRIP: &str = "fn k(src: &TensorMap<bf16, 2>, n: u32, dst: &TensorMapMut<bf16, 2>) {
     let tile = shared_array_aligned::<[bf16; 4096], 1024>();
     let bars = shared_array::<[u64; 1]>();
     let t = thread_idx().x;

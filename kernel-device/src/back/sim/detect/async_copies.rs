@@ -10,8 +10,13 @@
 //!
 //! Reports are [`Fault::Race`]s naming both sites, the copy first, with the location
 //! saying which rule broke; the last is [`Fault::UnwaitedAsyncCopy`].
+//!
+//! Reads of a shared tile that a later wait retires are in flight the same way, with
+//! only a source: a wgmma's operands (until its `wgmma_wait_group`) and a `tma_store`'s
+//! tile (until a `bulk_wait_group_read` retires its bulk group: the hardware reads the
+//! tile at some point before that, so a write to it in between may change what lands).
 
-use super::in_flight::InFlightCopy;
+use super::in_flight::{InFlightCopy, InFlightKind};
 use super::{BlockDetector, WarpAccess};
 use crate::back::sim::fault::{Access, AccessKind, Fault};
 use crate::back::sim::lanes::lanes;
@@ -67,11 +72,12 @@ impl BlockDetector<'_> {
                         .is_some_and(|s| s.overlaps(access.region, offset, access.bytes))
                 {
                     let src = copy.src.expect("checked");
-                    // Hopper: wgmma
-                    let rule = if copy.wgmma {
-                        "a shared tile a wgmma still reads, overwritten before a wgmma_wait_group retired the wgmma's group"
-                    } else {
-                        "the source of a cp_async still in flight, overwritten before a cp_async_wait retired the copy"
+                    let rule = match copy.kind {
+                        InFlightKind::CpAsync => "the source of a cp_async still in flight, overwritten before a cp_async_wait retired the copy",
+                        // Hopper: wgmma
+                        InFlightKind::WgmmaRead => "a shared tile a wgmma still reads, overwritten before a wgmma_wait_group retired the wgmma's group",
+                        // Hopper: TMA
+                        InFlightKind::TmaStoreRead => "a shared tile a tma_store still reads, overwritten before a bulk_wait_group_read retired the store's bulk group (and, for another thread's store, a sync_threads() after that wait)",
                     };
                     (src, AccessKind::Read, rule)
                 } else {
@@ -101,20 +107,30 @@ impl BlockDetector<'_> {
         };
         self.in_flight.clear();
         let d = self.detector;
+        let elem_of = |region: super::RegionId| {
+            d.regions
+                .get(region.0 as usize)
+                .map_or(1, |r| u64::from(r.elem_bytes.max(1)))
+        };
+        // Hopper: TMA
+        if copy.kind == InFlightKind::TmaStoreRead {
+            let src = copy.src.unwrap_or(copy.dst);
+            return Err(Fault::UnwaitedBulkStore {
+                location: d.location(src.region, src.offset / elem_of(src.region)),
+                site: d.site(copy.site),
+                thread: d.thread_id(self.block, copy.tid),
+            });
+        }
         // Hopper: wgmma
-        if copy.wgmma {
+        if copy.kind == InFlightKind::WgmmaRead {
             return Err(Fault::Wgmma {
                 site: d.site(copy.site),
                 thread: d.thread_id(self.block, copy.tid),
                 problem: "the block ended with this wgmma's group never retired by a wgmma_wait_group (a wgmma_commit_group and wgmma_wait_group_0 are missing): its accumulator is undefined on the GPU".into(),
             });
         }
-        let elem = d
-            .regions
-            .get(copy.dst.region.0 as usize)
-            .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
         Err(Fault::UnwaitedAsyncCopy {
-            location: d.location(copy.dst.region, copy.dst.offset / elem),
+            location: d.location(copy.dst.region, copy.dst.offset / elem_of(copy.dst.region)),
             site: d.site(copy.site),
             thread: d.thread_id(self.block, copy.tid),
         })

@@ -32,9 +32,21 @@ pub struct InFlightCopy {
     /// is memory no thread writes.
     pub src: Option<CopyEnd>,
     pub site: SiteId,
+    pub kind: InFlightKind,
+}
+
+/// What is in flight: a copy, or a read of a shared tile that a later wait retires
+/// (`src`; `dst` is empty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlightKind {
+    /// A `cp_async` (retired by a `cp_async_wait*`).
+    CpAsync,
     // Hopper: wgmma
-    /// A wgmma's read of a shared tile (`src`; `dst` is empty) rather than a copy.
-    pub wgmma: bool,
+    /// A wgmma's read of an operand tile (retired by a `wgmma_wait_group`).
+    WgmmaRead,
+    // Hopper: TMA
+    /// A `tma_store`'s read of its tile (retired by a `bulk_wait_group_read`).
+    TmaStoreRead,
 }
 
 /// The copies in flight in one block.
