@@ -165,6 +165,52 @@ fn vector_loads_and_stores_move_whole_chunks() {
     }
 }
 
+/// 4-byte vectors: bf16 pairs (a GEMM epilogue's store) and byte quads.
+#[kernel]
+fn pair_round_trip(h: &[bf16], q: &[u8], h_out: &mut [bf16], q_out: &mut [u8], shift: usize) {
+    let t = grid(1);
+    let pair = h.load_vec::<2>(2 * t + shift);
+    h_out.store_vec::<2>(
+        2 * t,
+        [
+            bf16::from_f32(pair[1].to_f32() * 2.0),
+            bf16::from_f32(pair[0].to_f32()),
+        ],
+    );
+    let quad = q.load_vec::<4>(4 * t);
+    q_out.store_vec::<4>(4 * t, [quad[3], quad[2], quad[1], quad[0] ^ 0x5a]);
+}
+
+#[test]
+fn four_byte_vectors_move_bf16_pairs_and_byte_quads() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("4-byte vectors");
+    let threads = 96;
+    let h: Vec<bf16> = (0..2 * threads)
+        .map(|_| bf16::from_f32(rng.f32_in(-5.0, 5.0)))
+        .collect();
+    let q: Vec<u8> = (0..4 * threads).map(|_| rng.next_u64() as u8).collect();
+    let mut h_out = vec![bf16::from_f32(f32::NAN); h.len()];
+    let mut q_out = vec![0u8; q.len()];
+    launch!(pair_round_trip[3, 32](&h, &q, &mut h_out, &mut q_out, 0)).expect("launch");
+    for t in 0..threads {
+        // Doubling a bf16 is exact (below the largest finite value).
+        assert_eq!(h_out[2 * t].to_f32(), h[2 * t + 1].to_f32() * 2.0);
+        assert_eq!(h_out[2 * t + 1].to_f32(), h[2 * t].to_f32());
+        for j in 0..3 {
+            assert_eq!(q_out[4 * t + j], q[4 * t + 3 - j]);
+        }
+        assert_eq!(q_out[4 * t + 3], q[4 * t] ^ 0x5a);
+    }
+    // A pair at an odd index is misaligned: a panic naming the index, not a fault.
+    let err = launch!(pair_round_trip[1, 1](&h, &q, &mut h_out, &mut q_out, 1)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("vector access out of bounds or misaligned"),
+        "{err}"
+    );
+}
+
 #[kernel]
 fn misaligned_vector(a: &[f32], out: &mut [f32], shift: usize) {
     let t = grid(1);

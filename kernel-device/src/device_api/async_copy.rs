@@ -136,10 +136,10 @@ pub fn cp_async_wait<const N: u32>() {}
 pub fn cp_async_wait_all() {}
 
 /// Vector loads and stores on slices and arrays (global or shared): `N` consecutive
-/// elements in one `ld.v{N}` / `st.v{N}` instruction. `N * size_of::<T>()` must be 8 or
-/// 16 bytes (`[f32; 4]`, `[f64; 2]`, `[f32; 2]`, `[bf16; 8]`), and the address of
-/// element `index` a multiple of it: with a device allocation (256-byte aligned) or a
-/// `shared_array` (16-byte aligned) that is `index % N == 0`. A misaligned or
+/// elements in one `ld.v{N}` / `st.v{N}` instruction. `N * size_of::<T>()` must be 4, 8
+/// or 16 bytes (`[bf16; 2]`, `[f32; 2]`, `[f32; 4]`, `[f64; 2]`, `[bf16; 8]`), and the
+/// address of element `index` a multiple of it: with a device allocation (256-byte
+/// aligned) or a `shared_array` (16-byte aligned) that is `index % N == 0`. A misaligned or
 /// out-of-bounds `index` panics with a message naming it, in one check per access.
 pub trait VectorAccess<T: AsyncElement> {
     /// `[self[index], .., self[index + N - 1]]` in one load.
@@ -151,8 +151,8 @@ pub trait VectorAccess<T: AsyncElement> {
 fn check_vector<T: AsyncElement, const N: usize>(index: usize) {
     let bytes = N * T::SIZE;
     assert!(
-        matches!(bytes, 8 | 16),
-        "a vector access moves 8 or 16 bytes, not {bytes}"
+        matches!(bytes, 4 | 8 | 16),
+        "a vector access moves 4, 8 or 16 bytes, not {bytes}"
     );
     assert!(
         (index * T::SIZE) % bytes == 0,

@@ -448,7 +448,7 @@ impl FnLowerer<'_> {
                 self.error_hint(
                     at,
                     message,
-                    "use `[f32; 2]`, `[f32; 4]`, `[f64; 2]`, `[u32; 4]`, `[bf16; 8]`, ...: 8 or 16 bytes",
+                    "use `[bf16; 2]`, `[f32; 2]`, `[f32; 4]`, `[f64; 2]`, `[bf16; 8]`, ...: 4, 8 or 16 bytes",
                 );
                 return self.error_expr(span);
             }

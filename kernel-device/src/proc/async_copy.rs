@@ -175,11 +175,13 @@ pub fn copy_size_error(bytes: u64, l2_only: bool, elem: ScalarType) -> Option<St
 }
 
 /// Why a vector access of `lanes` elements of `elem` cannot be written, or `None`.
+/// PTX's `ld`/`st.v2`/`.v4`/`.v8` of 4, 8 or 16 bytes: 4 bytes is a pair of 16-bit
+/// values (`[bf16; 2]`, the store of a GEMM epilogue's bf16 pair) or four bytes.
 pub fn vector_width_error(lanes: u64, elem: ScalarType) -> Option<String> {
     let bytes = lanes * u64::from(elem.size_bytes());
-    if !matches!(lanes, 2 | 4 | 8) || !matches!(bytes, 8 | 16) {
+    if !matches!(lanes, 2 | 4 | 8) || !matches!(bytes, 4 | 8 | 16) {
         return Some(format!(
-            "a vector access moves 2, 4 or 8 elements making 8 or 16 bytes; {lanes} `{elem}` make {bytes}"
+            "a vector access moves 2, 4 or 8 elements making 4, 8 or 16 bytes; {lanes} `{elem}` make {bytes}"
         ));
     }
     None
@@ -307,7 +309,10 @@ mod tests {
         assert!(vector_width_error(8, S::BF16).is_none());
         assert!(vector_width_error(3, S::F32).is_some());
         assert!(vector_width_error(4, S::F64).is_some());
-        assert!(vector_width_error(2, S::U16).is_some());
+        assert!(vector_width_error(2, S::U16).is_none());
+        assert!(vector_width_error(2, S::BF16).is_none());
+        assert!(vector_width_error(4, S::U8).is_none());
+        assert!(vector_width_error(2, S::U8).is_some());
     }
 
     #[test]

@@ -286,11 +286,24 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             DYNAMIC_SHARED_SYMBOL,
             format!("@{DYNAMIC_SHARED_SYMBOL} = external addrspace(3) global [0 x i8], align 16"),
         );
+        // The window's base through an opaque `mov`, once here: as the constant
+        // `@__cudajit_dyn_smem` LLVM rematerialises it in every block that addresses
+        // the tile, and ptxas rebuilds it each time (`S2UR SR_CgaCtaId` + `ULEA`: four
+        // instructions in each k-step's copy block of the tensor-core GEMMs); a value
+        // computed once stays in a register, as nvcc's kernels keep it.
+        let window = self.def(
+            "smem.window",
+            format!(
+                "call i32 asm \"mov.b32 $0, $1;\", \"=r,r\"(i32 ptrtoint ([0 x i8] addrspace(3)* @{DYNAMIC_SHARED_SYMBOL} to i32))"
+            ),
+        );
+        let window_base = self.def(
+            "smem.base",
+            format!("inttoptr i32 {window} to i8 addrspace(3)*"),
+        );
         let shared = self.def(
             "smem.ptr",
-            format!(
-                "getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @{DYNAMIC_SHARED_SYMBOL}, i64 0, i64 {aligned}"
-            ),
+            format!("getelementptr inbounds i8, i8 addrspace(3)* {window_base}, i64 {aligned}"),
         );
         let generic = self.def(
             "smem.generic",

@@ -58,7 +58,9 @@ panic:
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
-  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.window = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base = inttoptr i32 %smem.window to i8 addrspace(3)*
+  %smem.ptr = getelementptr inbounds i8, i8 addrspace(3)* %smem.base, i64 %smem.aligned
   %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
   %smem.typed = bitcast i8* %smem.generic to float*
   %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
@@ -82,7 +84,9 @@ panic.1:
   unreachable
 ok.1:
   store i64 %smem.end.1, i64* %smem.addr
-  %smem.ptr.1 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned.1
+  %smem.window.1 = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base.1 = inttoptr i32 %smem.window.1 to i8 addrspace(3)*
+  %smem.ptr.1 = getelementptr inbounds i8, i8 addrspace(3)* %smem.base.1, i64 %smem.aligned.1
   %smem.generic.1 = addrspacecast i8 addrspace(3)* %smem.ptr.1 to i8*
   %smem.typed.1 = bitcast i8* %smem.generic.1 to i32*
   %sub.2 = insertvalue { i32*, i64 } undef, i32* %smem.typed.1, 0
@@ -104,7 +108,9 @@ panic.2:
   unreachable
 ok.2:
   store i64 %smem.end.2, i64* %smem.addr
-  %smem.ptr.2 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.offset.2
+  %smem.window.2 = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base.2 = inttoptr i32 %smem.window.2 to i8 addrspace(3)*
+  %smem.ptr.2 = getelementptr inbounds i8, i8 addrspace(3)* %smem.base.2, i64 %smem.offset.2
   %smem.generic.2 = addrspacecast i8 addrspace(3)* %smem.ptr.2 to i8*
   %sub.4 = insertvalue { i8*, i64 } undef, i8* %smem.generic.2, 0
   %sub.5 = insertvalue { i8*, i64 } %sub.4, i64 %n.2, 1
@@ -543,7 +549,9 @@ panic:
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
-  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.window = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base = inttoptr i32 %smem.window to i8 addrspace(3)*
+  %smem.ptr = getelementptr inbounds i8, i8 addrspace(3)* %smem.base, i64 %smem.aligned
   %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
   %smem.typed = bitcast i8* %smem.generic to float*
   %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
@@ -567,7 +575,9 @@ panic.1:
   unreachable
 ok.1:
   store i64 %smem.end.1, i64* %smem.addr
-  %smem.ptr.1 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned.1
+  %smem.window.1 = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base.1 = inttoptr i32 %smem.window.1 to i8 addrspace(3)*
+  %smem.ptr.1 = getelementptr inbounds i8, i8 addrspace(3)* %smem.base.1, i64 %smem.aligned.1
   %smem.generic.1 = addrspacecast i8 addrspace(3)* %smem.ptr.1 to i8*
   %smem.typed.1 = bitcast i8* %smem.generic.1 to i32*
   %sub.2 = insertvalue { i32*, i64 } undef, i32* %smem.typed.1, 0
@@ -589,7 +599,9 @@ panic.2:
   unreachable
 ok.2:
   store i64 %smem.end.2, i64* %smem.addr
-  %smem.ptr.2 = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.offset.2
+  %smem.window.2 = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base.2 = inttoptr i32 %smem.window.2 to i8 addrspace(3)*
+  %smem.ptr.2 = getelementptr inbounds i8, i8 addrspace(3)* %smem.base.2, i64 %smem.offset.2
   %smem.generic.2 = addrspacecast i8 addrspace(3)* %smem.ptr.2 to i8*
   %sub.4 = insertvalue { i8*, i64 } undef, i8* %smem.generic.2, 0
   %sub.5 = insertvalue { i8*, i64 } %sub.4, i64 %n.2, 1
@@ -1063,7 +1075,9 @@ panic:
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
-  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.window = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base = inttoptr i32 %smem.window to i8 addrspace(3)*
+  %smem.ptr = getelementptr inbounds i8, i8 addrspace(3)* %smem.base, i64 %smem.aligned
   %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
   %smem.typed = bitcast i8* %smem.generic to float*
   %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0
@@ -1301,7 +1315,9 @@ panic:
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
-  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.window = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base = inttoptr i32 %smem.window to i8 addrspace(3)*
+  %smem.ptr = getelementptr inbounds i8, i8 addrspace(3)* %smem.base, i64 %smem.aligned
   %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
   %smem.typed = bitcast i8* %smem.generic to float*
   %sub = insertvalue { float*, i64 } undef, float* %smem.typed, 0

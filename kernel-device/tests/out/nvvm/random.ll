@@ -59,7 +59,9 @@ panic:
   unreachable
 ok:
   store i64 %smem.end, i64* %smem.addr
-  %smem.ptr = getelementptr inbounds [0 x i8], [0 x i8] addrspace(3)* @__cudajit_dyn_smem, i64 0, i64 %smem.aligned
+  %smem.window = call i32 asm "mov.b32 $0, $1;", "=r,r"(i32 ptrtoint ([0 x i8] addrspace(3)* @__cudajit_dyn_smem to i32))
+  %smem.base = inttoptr i32 %smem.window to i8 addrspace(3)*
+  %smem.ptr = getelementptr inbounds i8, i8 addrspace(3)* %smem.base, i64 %smem.aligned
   %smem.generic = addrspacecast i8 addrspace(3)* %smem.ptr to i8*
   %smem.typed = bitcast i8* %smem.generic to i32*
   %sub = insertvalue { i32*, i64 } undef, i32* %smem.typed, 0
