@@ -93,6 +93,9 @@ __device__ __forceinline__ uint64_t descriptor(const fp8* p) {
   return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 }
 
+// wgmma.mma_async m64n256k32 f32 += e4m3 · e4m3, A and B K-major from descriptors; the
+// 128 accumulators tied in and out ("+f"), as cudajit's NVVM writer ties them. fp8
+// operands are K-major only: no transpose immediates after the two scales.
 __device__ __forceinline__ void wgmma_m64n256k32_e4m3(float (&d)[128], uint64_t desc_a,
                                                  uint64_t desc_b) {
   asm volatile(
