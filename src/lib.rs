@@ -123,6 +123,11 @@ pub use kernel_device::device_api::generic::{Float, Int, Num};
 /// precision"). `cudajit::f16` is `half::f16`.
 pub use kernel_device::half::{self, bf16, f16};
 
+/// FP8 E4M3 (OCP), the storage type of Hopper's fp8 tensor-core inputs: kernels copy
+/// it into shared tiles for `wgmma_m64nNk32_f32_e4m3`; the host converts
+/// (`e4m3::from_f32` rounds to nearest even and saturates, `to_f32` is exact).
+pub use kernel_device::e4m3;
+
 /// Complex numbers, as kernels use them: num-complex's `Complex<f32>` and
 /// `Complex<f64>` are kernel values and slice elements, with its arithmetic and
 /// methods (`conj`, `norm`, `arg`, `exp`, `ln`, `sqrt`, `powf`, ...).
@@ -237,6 +242,7 @@ pub mod prelude {
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     // tensor cores: fragments, `mma_sync`, `ldmatrix`/`stmatrix` (docs/tensor_cores.md)
     pub use kernel_device::device_api::mma::*;
+    pub use kernel_device::e4m3;
     /// The half types and complex numbers kernels compute with (`cudajit::f16` is
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
     pub use kernel_device::half::{bf16, f16};

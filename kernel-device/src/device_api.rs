@@ -224,7 +224,7 @@ pub trait SharedScalar: Copy + Default + 'static {}
 macro_rules! shared_scalars {
     ($($t:ty)*) => { $(impl SharedScalar for $t {})* };
 }
-shared_scalars!(bool i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64 half::f16 half::bf16);
+shared_scalars!(bool i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64 half::f16 half::bf16 crate::e4m3);
 
 impl DynamicShared {
     /// The next `count` elements of type `T`, aligned to `align_of::<T>()`.

@@ -13,6 +13,7 @@
 pub mod back;
 pub mod device_api;
 pub mod diag;
+pub mod fp8;
 pub mod front;
 pub mod ir;
 pub mod nvvm;
@@ -25,6 +26,7 @@ pub mod valid;
 mod pipeline;
 /// The crates behind the half types and complex numbers kernels use (re-exported by
 /// the `cudajit` facade).
+pub use fp8::e4m3;
 pub use half;
 pub use num_complex;
 pub use pipeline::{

@@ -17,9 +17,9 @@ use quote::quote_spanned;
 /// contain), never a run-time local.
 const NOT_LOCALS: &[&str] = &[
     "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
-    "u128", "usize", "f16", "f32", "f64", "f128", "bf16", "true", "false", "as", "if", "else",
-    "match", "const", "self", "crate", "super", "let", "in", "loop", "while", "for", "break",
-    "continue", "return", "_",
+    "u128", "usize", "f16", "f32", "f64", "f128", "bf16", "e4m3", "true", "false", "as", "if",
+    "else", "match", "const", "self", "crate", "super", "let", "in", "loop", "while", "for",
+    "break", "continue", "return", "_",
 ];
 
 /// `[g1, g2, ..] kernel::path => launch-expression`: the launch unchanged, or one

@@ -64,15 +64,18 @@ pub const SCALARS: [&str; 13] = [
     "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
 ];
 
-/// The half types (`f16`, `half::bf16`, `cudajit::f16`): a scalar whatever the path.
+/// The half types (`f16`, `half::bf16`, `cudajit::f16`) and fp8's `e4m3`
+/// (`cudajit::e4m3`): a scalar whatever the path.
 fn is_half(path: &syn::Path) -> bool {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let ty = match names.as_slice() {
         [ty] => ty,
+        [krate, ty] if krate == "cudajit" && ty == "e4m3" => ty,
         [krate, ty] if matches!(krate.as_str(), "half" | "cudajit") => ty,
         _ => return false,
     };
-    matches!(ty.as_str(), "f16" | "bf16") && path.segments.iter().all(|s| s.arguments.is_none())
+    matches!(ty.as_str(), "f16" | "bf16" | "e4m3")
+        && path.segments.iter().all(|s| s.arguments.is_none())
 }
 
 /// A scalar type, or one of the kernel's type parameters (each stands for one).

@@ -36,7 +36,7 @@ macro_rules! async_elements {
         }
     )*};
 }
-async_elements!(i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64 half::f16 half::bf16);
+async_elements!(i8 i16 i32 i64 isize u8 u16 u32 u64 usize f32 f64 half::f16 half::bf16 crate::e4m3);
 
 /// What every copy form does on the host: `valid` elements' bytes (at most `BYTES`)
 /// from `src[src_index..]`, zeros for the rest of `BYTES`, into `dst[dst_index..]`.

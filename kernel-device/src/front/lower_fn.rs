@@ -520,7 +520,14 @@ impl<'a> FnLowerer<'a> {
             }
             return;
         };
-        if (f.is_half() || to.is_half()) && f != to {
+        if (f.is_storage_only() || to.is_storage_only()) && f != to {
+            // `e4m3` is the tensor cores' input: the host converts (`e4m3::from_f32`).
+            self.error_hint(
+                span,
+                format!("`as` cannot convert `{f}` to `{to}`: kernels only copy `e4m3` values"),
+                "convert on the host with `e4m3::from_f32(x)` and `x.to_f32()`; wgmma_m64nNk32_f32_e4m3 reads e4m3 tiles",
+            );
+        } else if (f.is_half() || to.is_half()) && f != to {
             // Rust has no `as` for the `half` crate's types; the twin would fail too.
             let hint = if to.is_half() {
                 format!("convert with `{to}::from_f32(x)` or `{to}::from_f64(x)`")

@@ -70,6 +70,12 @@ pub fn register(frag: Fragment, value: &str, reg: usize) -> String {
                 .collect();
             format!("({})", parts.join(" | "))
         }
+        MmaElem::E4M3 => {
+            let parts: Vec<String> = (0..4)
+                .map(|k| format!("(({}.to_bits() as u32) << {})", e(k), 8 * k))
+                .collect();
+            format!("({})", parts.join(" | "))
+        }
         MmaElem::Tf32 => format!("{}.to_bits()", e(0)),
         MmaElem::F32 | MmaElem::F64 | MmaElem::I32 => e(0),
     }
@@ -91,6 +97,9 @@ fn unpack(frag: Fragment, reg: &str) -> Vec<String> {
                 .map(|k| format!("(({reg} >> {}) as u8 as {t})", 8 * k))
                 .collect()
         }
+        MmaElem::E4M3 => (0..4)
+            .map(|k| format!("e4m3::from_bits(({reg} >> {}) as u8)", 8 * k))
+            .collect(),
         MmaElem::Tf32 => vec![format!("f32::from_bits({reg})")],
         MmaElem::F32 | MmaElem::F64 | MmaElem::I32 => vec![reg.to_string()],
     }

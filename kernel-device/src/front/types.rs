@@ -57,7 +57,10 @@ pub fn wide_int_diag(name: &str, span: proc_macro2::Span) -> Diagnostic {
 /// Whether `krate::ty` names a half type through the crate that defines it or
 /// cudajit's re-export (`half::f16`, `cudajit::bf16`).
 pub fn half_crate_prefix(krate: &str, ty: &str) -> bool {
-    matches!(krate, "half" | "cudajit") && matches!(ty, "f16" | "bf16")
+    matches!(
+        (krate, ty),
+        ("half" | "cudajit", "f16" | "bf16") | ("cudajit", "e4m3")
+    )
 }
 
 /// A scalar named by a single-segment path (`f32`), or a half type by its crate path

@@ -23,6 +23,8 @@ pub enum MmaElem {
     I8,
     U8,
     I32,
+    /// OCP FP8 E4M3 (`e4m3`): a `wgmma` input only (`mma.sync` has no fp8 on sm_90).
+    E4M3,
 }
 
 /// One supported `mma.sync`: `D = A * B + C` with A and B of `input`, C and D of `acc`.

@@ -29,10 +29,14 @@ pub enum ScalarType {
     F16,
     /// bfloat16 (`half::bf16`): 8 exponent bits like `f32`, 8 significant bits.
     BF16,
+    /// OCP FP8 E4M3 (`cudajit::e4m3`): a storage type only, read by the tensor cores
+    /// (`wgmma_*_e4m3`); kernels copy it and never compute with it, so it is neither a
+    /// float nor an integer to the operators and casts.
+    E4M3,
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 15] = [
+    pub const ALL: [ScalarType; 16] = [
         ScalarType::Bool,
         ScalarType::I8,
         ScalarType::I16,
@@ -48,6 +52,7 @@ impl ScalarType {
         ScalarType::F64,
         ScalarType::F16,
         ScalarType::BF16,
+        ScalarType::E4M3,
     ];
 
     /// The Rust spelling (`"f32"`, `"usize"`).
@@ -68,6 +73,7 @@ impl ScalarType {
             ScalarType::F64 => "f64",
             ScalarType::F16 => "f16",
             ScalarType::BF16 => "bf16",
+            ScalarType::E4M3 => "e4m3",
         }
     }
 
@@ -76,7 +82,12 @@ impl ScalarType {
     }
 
     pub fn is_integer(self) -> bool {
-        !matches!(self, ScalarType::Bool) && !self.is_float()
+        !matches!(self, ScalarType::Bool | ScalarType::E4M3) && !self.is_float()
+    }
+
+    /// A type kernels only store and copy (`e4m3`): no operator, cast or method.
+    pub fn is_storage_only(self) -> bool {
+        self == ScalarType::E4M3
     }
 
     pub fn is_signed_integer(self) -> bool {
@@ -107,7 +118,7 @@ impl ScalarType {
     pub const fn bits(self) -> u32 {
         match self {
             ScalarType::Bool => 1,
-            ScalarType::I8 | ScalarType::U8 => 8,
+            ScalarType::I8 | ScalarType::U8 | ScalarType::E4M3 => 8,
             ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 16,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
             ScalarType::I64

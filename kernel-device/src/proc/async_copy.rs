@@ -25,6 +25,7 @@ pub const ASYNC_ELEMENTS: &[ScalarType] = &[
     S::F64,
     S::F16,
     S::BF16,
+    S::E4M3,
 ];
 
 const COPY: &[Param] = &[

@@ -99,6 +99,7 @@ impl MmaElem {
             MmaElem::I8 => ScalarType::I8,
             MmaElem::U8 => ScalarType::U8,
             MmaElem::I32 => ScalarType::I32,
+            MmaElem::E4M3 => ScalarType::E4M3,
         }
     }
 
@@ -113,9 +114,12 @@ impl MmaElem {
             MmaElem::I8 => "i8",
             MmaElem::U8 => "u8",
             MmaElem::I32 => "i32",
+            MmaElem::E4M3 => "e4m3",
         }
     }
 
+    /// The `mma.sync` fragment element named `name` (`E4M3` is wgmma's only: no
+    /// fragment has it).
     pub fn from_rust_name(name: &str) -> Option<MmaElem> {
         use MmaElem::*;
         [F16, BF16, Tf32, F32, F64, I8, U8, I32]
@@ -134,6 +138,7 @@ impl MmaElem {
             MmaElem::I8 => "s8",
             MmaElem::U8 => "u8",
             MmaElem::I32 => "s32",
+            MmaElem::E4M3 => "e4m3",
         }
     }
 
@@ -261,7 +266,7 @@ pub const fn registers_of(shape: MmaShape, role: MmaRole, elem: MmaElem) -> usiz
     let len = fragment_len(shape, role);
     match elem {
         MmaElem::F16 | MmaElem::BF16 => len / 2,
-        MmaElem::I8 | MmaElem::U8 => len / 4,
+        MmaElem::I8 | MmaElem::U8 | MmaElem::E4M3 => len / 4,
         _ => len,
     }
 }

@@ -21,6 +21,9 @@ pub enum OperandClass {
 
 impl OperandClass {
     pub fn allows(self, s: ScalarType) -> bool {
+        if s.is_storage_only() {
+            return false;
+        }
         match self {
             OperandClass::Numeric => s != ScalarType::Bool,
             OperandClass::Integer => s.is_integer(),
@@ -55,5 +58,7 @@ mod tests {
         assert!(!class(BinaryOp::Shl).allows(ScalarType::F32));
         assert!(class(BinaryOp::Lt).allows(ScalarType::Bool));
         assert!(!OperandClass::Negatable.allows(ScalarType::U8));
+        assert!(!class(BinaryOp::Mul).allows(ScalarType::E4M3));
+        assert!(!class(BinaryOp::Eq).allows(ScalarType::E4M3));
     }
 }

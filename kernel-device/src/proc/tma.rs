@@ -175,7 +175,10 @@ pub struct TensorMapLayout {
 /// The element types a map can have, and whether each is a float (`OobFill::NanRequestZeroFma`).
 pub const fn supported(elem: ScalarType) -> Option<bool> {
     match elem {
-        S::I8 | S::U8 | S::I16 | S::U16 | S::I32 | S::U32 | S::I64 | S::U64 => Some(false),
+        // e4m3 moves as bytes: out-of-bounds elements fill with zero bits.
+        S::I8 | S::U8 | S::E4M3 | S::I16 | S::U16 | S::I32 | S::U32 | S::I64 | S::U64 => {
+            Some(false)
+        }
         S::Isize | S::Usize => Some(false),
         S::F16 | S::BF16 | S::F32 | S::F64 => Some(true),
         S::Bool => None,

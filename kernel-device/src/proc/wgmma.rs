@@ -25,7 +25,7 @@ pub fn n_allowed(n: u32) -> bool {
 }
 
 /// The K of one instruction for an input type: 32 bytes of it (k16 for 16-bit
-/// types, k8 for tf32, k32 for 8-bit integers).
+/// types, k8 for tf32, k32 for 8-bit integers and e4m3).
 pub const fn k_of(input: MmaElem) -> u32 {
     32 / input.bytes() as u32
 }
@@ -46,6 +46,16 @@ impl WgmmaCombo {
         let (m, n, k) = self.mnk();
         let a = self.input.ptx();
         format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.f32.{a}.{a}")
+    }
+
+    /// The immediate operands after `scale_d`: the scales of A and B (1) and, for the
+    /// 16-bit inputs, their transpose flags (0: K-major). fp8 wgmmas read K-major
+    /// operands only and take no transpose operands (ptxas rejects them).
+    pub fn immediates(self) -> &'static str {
+        match self.input {
+            MmaElem::E4M3 => "1, 1",
+            _ => "1, 1, 0, 0",
+        }
     }
 
     /// The user-facing name of the register-level intrinsic.
@@ -329,6 +339,7 @@ macro_rules! wgmma_rows {
         &[$(
             mma_row(stringify!(bf16), $n, MmaElem::BF16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
             mma_row(stringify!(f16), $n, MmaElem::F16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row(stringify!(e4m3), $n, MmaElem::E4M3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
         )*]
     };
 }
@@ -362,6 +373,7 @@ const fn mma_name(n: u16, input: MmaElem) -> &'static str {
                 $(
                     ($n, MmaElem::BF16) => concat!("wgmma_m64n", $n, "k16_f32_bf16"),
                     ($n, MmaElem::F16) => concat!("wgmma_m64n", $n, "k16_f32_f16"),
+                    ($n, MmaElem::E4M3) => concat!("wgmma_m64n", $n, "k32_f32_e4m3"),
                 )*
                 _ => panic!("no wgmma row of that shape"),
             }
@@ -391,7 +403,12 @@ const fn unit_row(name: &'static str, op: WgmmaOp) -> IntrinsicDef {
 const WGMMA_EFFECT: Effect = Effect::Fence;
 
 /// Element types a descriptor's tile may hold.
-pub const TILE_TYPES: &[ScalarType] = &[ScalarType::BF16, ScalarType::F16, ScalarType::F32];
+pub const TILE_TYPES: &[ScalarType] = &[
+    ScalarType::BF16,
+    ScalarType::F16,
+    ScalarType::F32,
+    ScalarType::E4M3,
+];
 
 /// The largest `N` of `wgmma_wait_group_N` (groups left in flight).
 pub const MAX_PENDING: u8 = 3;

@@ -45,7 +45,7 @@ macro_rules! device_scalar {
 device_scalar!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, f32 => F32, f64 => F64,
-    half::f16 => F16, half::bf16 => BF16,
+    half::f16 => F16, half::bf16 => BF16, kernel_device::e4m3 => E4M3,
 );
 
 // SAFETY: `Complex<f32>`/`Complex<f64>` are two scalars of one type, `#[repr(C)]`.

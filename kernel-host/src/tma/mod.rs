@@ -341,7 +341,7 @@ fn encode_tiled(layout: &TensorMapLayout, address: u64) -> Result<TensorMapBytes
     use kernel_device::ir::ScalarType as S;
     use sys::CUtensorMapDataType as D;
     let data_type = match layout.elem {
-        S::U8 | S::I8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        S::U8 | S::I8 | S::E4M3 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         S::U16 | S::I16 => D::CU_TENSOR_MAP_DATA_TYPE_UINT16,
         S::U32 => D::CU_TENSOR_MAP_DATA_TYPE_UINT32,
         S::I32 => D::CU_TENSOR_MAP_DATA_TYPE_INT32,

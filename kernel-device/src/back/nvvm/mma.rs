@@ -56,7 +56,7 @@ pub fn registers(shape: MmaShape, role: MmaRole, elem: MmaElem) -> Registers {
             count: len / 2,
             constraint: 'r',
         },
-        MmaElem::I8 | MmaElem::U8 => Registers {
+        MmaElem::I8 | MmaElem::U8 | MmaElem::E4M3 => Registers {
             llvm: "i32",
             count: len / 4,
             constraint: 'r',

@@ -11,7 +11,8 @@ use crate::ir::{AddressSpace, ConstValue, Literal, ScalarType, Type};
 pub fn scalar(s: ScalarType) -> &'static str {
     match s {
         ScalarType::Bool => "i1",
-        ScalarType::I8 | ScalarType::U8 => "i8",
+        // e4m3 is held as its bits (kernels only copy it).
+        ScalarType::I8 | ScalarType::U8 | ScalarType::E4M3 => "i8",
         ScalarType::I16 | ScalarType::U16 => "i16",
         ScalarType::I32 | ScalarType::U32 => "i32",
         ScalarType::I64 | ScalarType::U64 | ScalarType::Isize | ScalarType::Usize => "i64",

@@ -27,11 +27,12 @@ pub fn wgmma_call(
     let outputs: Vec<String> = (0..d).map(|i| format!("${i}")).collect();
     // Scale A and B by 1, no transpose: K-major operands.
     let text = format!(
-        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, ${d}, ${}, p, 1, 1, 0, 0; }}",
+        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, ${d}, ${}, p, {}; }}",
         d + 2,
         combo.instruction(),
         outputs.join(", "),
         d + 1,
+        combo.immediates(),
     );
     let mut constraints: Vec<String> = (0..d).map(|_| "=f".to_string()).collect();
     constraints.extend(["l", "l", "r"].map(String::from));

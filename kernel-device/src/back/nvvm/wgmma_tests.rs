@@ -26,6 +26,21 @@ fn the_asm_ties_n_over_2_accumulators_and_takes_two_descriptors() {
     );
 }
 
+/// fp8: k32, the e4m3 type in the instruction, and no transpose immediates (ptxas
+/// rejects them for fp8).
+#[test]
+fn the_e4m3_asm_is_k32_without_transpose_operands() {
+    let combo = WgmmaCombo {
+        n: 64,
+        input: MmaElem::E4M3,
+    };
+    let c: Vec<String> = (0..32).map(|i| format!("%c{i}")).collect();
+    let call = wgmma_call(combo, "%da", "%db", "%s", &c);
+    assert!(call.contains("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0, $1,"));
+    assert!(call.contains("$31}, $32, $33, p, 1, 1; }"), "{call}");
+    assert!(call.contains("setp.ne.b32 p, $34, 0;"));
+}
+
 // Hopper: wgmma (setmaxnreg)
 #[test]
 fn setmaxnreg_prints_its_constant_count() {

@@ -71,6 +71,7 @@ fn decode(elem: MmaElem, bits: u64) -> Number {
     match elem {
         MmaElem::F16 => Number::Float(half_to_f32(ScalarType::F16, bits) as f64),
         MmaElem::BF16 => Number::Float(half_to_f32(ScalarType::BF16, bits) as f64),
+        MmaElem::E4M3 => Number::Float(half_to_f32(ScalarType::E4M3, bits) as f64),
         MmaElem::Tf32 => Number::Float(tf32_operand(f32_of(bits)) as f64),
         MmaElem::F32 => Number::Float(f32_of(bits) as f64),
         MmaElem::F64 => Number::Float(f64_of(bits)),

@@ -30,6 +30,8 @@ pub fn of_f64(x: f64) -> u64 {
 pub fn half_to_f32(ty: ScalarType, v: u64) -> f32 {
     match ty {
         ScalarType::F16 => half::f16::from_bits(v as u16).to_f32(),
+        // Exact (every e4m3 is an f32): the tensor cores' fp8 inputs.
+        ScalarType::E4M3 => crate::e4m3::from_bits(v as u8).to_f32(),
         _ => half::bf16::from_bits(v as u16).to_f32(),
     }
 }
@@ -85,6 +87,8 @@ pub fn cast(from: ScalarType, to: ScalarType, v: u64) -> u64 {
         };
         return match to {
             ScalarType::F16 | ScalarType::BF16 => half_of_f64(to, f),
+            // Not a cast kernels can write (storage-only); the host's rounding.
+            ScalarType::E4M3 => u64::from(crate::e4m3::from_f64(f).to_bits()),
             ScalarType::F32 => of_f32(f as f32),
             ScalarType::F64 => of_f64(f),
             ScalarType::I8 => f as i8 as u8 as u64,
@@ -110,6 +114,7 @@ pub fn cast(from: ScalarType, to: ScalarType, v: u64) -> u64 {
 /// The message of a failed division check.
 pub type Panic = &'static str;
 
+const E4M3_HAS_NO_OPERATORS: Panic = "`e4m3` has no operators: kernels only copy it";
 pub const DIVIDE_BY_ZERO: Panic = crate::ir::checks::DIVIDE_BY_ZERO_MESSAGE;
 pub const REMAINDER_BY_ZERO: Panic = crate::ir::checks::REMAINDER_BY_ZERO_MESSAGE;
 pub const DIVIDE_OVERFLOW: Panic = crate::ir::checks::DIVIDE_OVERFLOW_MESSAGE;
@@ -273,6 +278,8 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> Result<u64, Panic
                 Err(c) => u64::from(c),
             }
         }
+        // Storage-only: the frontend and validator reject its operators.
+        ScalarType::E4M3 => return Err(E4M3_HAS_NO_OPERATORS),
     })
 }
 

@@ -6,12 +6,21 @@ use crate::back::sim::tests::{buffer_of, module, read_back, shape, slice};
 use crate::back::sim::{run, Options};
 use crate::ir::ScalarType;
 
-/// `c (64 x N) = a (64 x K) * b^T` where `b` is `N x K` (K-major B): bf16 or f16
-/// tiles of 64 columns, copied with `cp_async` into 128B-swizzled shared tiles (16-byte
-/// chunk `j` of row `r` at chunk `j ^ (r % 8)`), one m64nNk16 wgmma per 16 of K. The
-/// planted-bug tests edit the text of `gemm_source(16, "bf16", true)`.
+type Buffer = std::sync::Arc<crate::back::sim::memory::Buffer>;
+
+/// `c (64 x N) = a (64 x K) * b^T` where `b` is `N x K` (K-major B): bf16, f16 or
+/// e4m3 tiles of 128-byte rows (64 16-bit or 128 e4m3 columns), copied with `cp_async`
+/// into 128B-swizzled shared tiles (16-byte chunk `j` of row `r` at chunk `j ^ (r %
+/// 8)`), one m64nNk16 (e4m3: m64nNk32) wgmma per 32 bytes of K. The planted-bug tests
+/// edit the text of `gemm_source(16, "bf16", true)`.
 fn gemm_source(n: usize, input: &str, checked: bool) -> String {
     let regs = n / 2;
+    // Elements per 16-byte chunk, per 128-byte row (the k-tile) and per wgmma.
+    let (chunk, row, kstep) = if input == "e4m3" {
+        (16, 128, 32)
+    } else {
+        (8, 64, 16)
+    };
     let list = |p: &str| {
         (0..regs)
             .map(|i| format!("{p}{i}"))
@@ -20,14 +29,15 @@ fn gemm_source(n: usize, input: &str, checked: bool) -> String {
     };
     let attribute = if checked { "" } else { "(boundscheck = false)" };
     let mut s = format!(
-        "#[kernel{attribute}]\nfn wg_gemm(a: &[{input}], b: &[{input}], c: &mut [f32], k_total: usize) {{\n    let ta = shared_array::<[{input}; 4096]>();\n    let tb = shared_array::<[{input}; {}]>();\n    let t = thread_idx().x as usize;\n",
-        n * 64
+        "#[kernel{attribute}]\nfn wg_gemm(a: &[{input}], b: &[{input}], c: &mut [f32], k_total: usize) {{\n    let ta = shared_array::<[{input}; {}]>();\n    let tb = shared_array::<[{input}; {}]>();\n    let t = thread_idx().x as usize;\n",
+        64 * row,
+        n * row
     );
     for i in 0..regs {
         s += &format!("    let mut c{i} = 0.0f32;\n");
     }
     s += &format!(
-        "    for kb in 0..k_total / 64 {{\n        for i in 0..4 {{\n            let q = t * 4 + i;\n            let r = q / 8;\n            let j = q % 8;\n            cp_async::<16>(ta, r * 64 + (j ^ (r % 8)) * 8, a, r * k_total + kb * 64 + j * 8);\n        }}\n        let mut q = t;\n        while q < {chunks} {{\n            let r = q / 8;\n            let j = q % 8;\n            cp_async::<16>(tb, r * 64 + (j ^ (r % 8)) * 8, b, r * k_total + kb * 64 + j * 8);\n            q += 128;\n        }}\n        cp_async_commit();\n        cp_async_wait_all();\n        fence_proxy_async();\n        sync_threads();\n        wgmma_fence();\n        for ks in 0..4 {{\n            let da = wgmma_descriptor(ta, ks * 16, 128, 0, 1024);\n            let db = wgmma_descriptor(tb, ks * 16, 128, 0, 1024);\n            let ({}) =\n                wgmma_m64n{n}k16_f32_{input}(da, db, 1, {});\n",
+        "    for kb in 0..k_total / {row} {{\n        for i in 0..4 {{\n            let q = t * 4 + i;\n            let r = q / 8;\n            let j = q % 8;\n            cp_async::<16>(ta, r * {row} + (j ^ (r % 8)) * {chunk}, a, r * k_total + kb * {row} + j * {chunk});\n        }}\n        let mut q = t;\n        while q < {chunks} {{\n            let r = q / 8;\n            let j = q % 8;\n            cp_async::<16>(tb, r * {row} + (j ^ (r % 8)) * {chunk}, b, r * k_total + kb * {row} + j * {chunk});\n            q += 128;\n        }}\n        cp_async_commit();\n        cp_async_wait_all();\n        fence_proxy_async();\n        sync_threads();\n        wgmma_fence();\n        for ks in 0..4 {{\n            let da = wgmma_descriptor(ta, ks * {kstep}, 128, 0, 1024);\n            let db = wgmma_descriptor(tb, ks * {kstep}, 128, 0, 1024);\n            let ({}) =\n                wgmma_m64n{n}k{kstep}_f32_{input}(da, db, 1, {});\n",
         list("d"),
         list("c"),
         chunks = n * 8
@@ -61,18 +71,36 @@ fn random_bf16(rng: &mut fastrand::Rng, n: usize) -> (Vec<half::bf16>, Vec<f64>)
 /// Runs `source`'s `wg_gemm` on random inputs with `threads` threads: the result or
 /// the fault's text, and the f64 reference.
 fn run_gemm(source: &str, threads: u32, k: usize) -> (Result<Vec<f32>, String>, Vec<f64>) {
-    let m = module(source, "wg_gemm");
     let mut rng = fastrand::Rng::with_seed(24);
     let (a, ea) = random_bf16(&mut rng, 64 * k);
     let (b, eb) = random_bf16(&mut rng, 16 * k);
-    let (ba, bb, bc) = (
-        buffer_of(&a),
-        buffer_of(&b),
-        buffer_of(&vec![f32::NAN; 64 * 16]),
-    );
+    let inputs = (buffer_of(&a), ea, buffer_of(&b), eb);
+    run_gemm_on(source, threads, k, ScalarType::BF16, inputs)
+}
+
+/// Random e4m3 inputs (bits and exact values) for `rows x K`, over the format's range
+/// (subnormals included).
+fn random_e4m3(rng: &mut fastrand::Rng, n: usize) -> (Vec<crate::e4m3>, Vec<f64>) {
+    let v: Vec<crate::e4m3> = (0..n)
+        .map(|_| crate::e4m3::from_f32((rng.f32() * 2.0 - 1.0) * 2f32.powi(rng.i32(-9..=3))))
+        .collect();
+    let exact = v.iter().map(|x| x.to_f64()).collect();
+    (v, exact)
+}
+
+/// As [`run_gemm`], on given inputs of `elem` (buffers and exact values).
+fn run_gemm_on(
+    source: &str,
+    threads: u32,
+    k: usize,
+    elem: ScalarType,
+    (ba, ea, bb, eb): (Buffer, Vec<f64>, Buffer, Vec<f64>),
+) -> (Result<Vec<f32>, String>, Vec<f64>) {
+    let m = module(source, "wg_gemm");
+    let bc = buffer_of(&vec![f32::NAN; 64 * 16]);
     let args = [
-        slice(ScalarType::BF16, &ba, a.len(), false),
-        slice(ScalarType::BF16, &bb, b.len(), false),
+        slice(elem, &ba, ea.len(), false),
+        slice(elem, &bb, eb.len(), false),
         slice(ScalarType::F32, &bc, 64 * 16, true),
         crate::back::sim::Arg::Scalar {
             ty: ScalarType::Usize,
@@ -122,6 +150,30 @@ fn a_swizzled_bf16_wgmma_gemm_matches_the_f64_reference() {
         assert!(
             (f64::from(got) - want).abs() <= bound,
             "c[{}][{}] = {got}, reference {want}",
+            i / 16,
+            i % 16
+        );
+    }
+}
+
+/// The same GEMM on e4m3 tiles (m64n16k32, 128 elements a swizzled row): the decoded
+/// inputs' products are exact in f64, so the bound is the bf16 test's, scaled by the
+/// inputs' largest magnitude (8, squared).
+#[test]
+fn a_swizzled_e4m3_wgmma_gemm_matches_the_f64_reference() {
+    let mut rng = fastrand::Rng::new();
+    let seed = rng.get_seed();
+    let (a, ea) = random_e4m3(&mut rng, 64 * K);
+    let (b, eb) = random_e4m3(&mut rng, 16 * K);
+    let inputs = (buffer_of(&a), ea, buffer_of(&b), eb);
+    let source = gemm_source(16, "e4m3", true);
+    let (result, reference) = run_gemm_on(&source, 128, K, ScalarType::E4M3, inputs);
+    let c = result.unwrap_or_else(|e| panic!("{e}"));
+    for (i, (&got, &want)) in c.iter().zip(&reference).enumerate() {
+        let bound = 64.0 * 4.0 * K as f64 * f64::from(f32::EPSILON) * 4.0;
+        assert!(
+            (f64::from(got) - want).abs() <= bound,
+            "c[{}][{}] = {got}, reference {want} (seed {seed})",
             i / 16,
             i % 16
         );
@@ -233,6 +285,8 @@ fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
         (128, "bf16", true),
         (128, "bf16", false),
         (256, "bf16", false),
+        (64, "e4m3", true),
+        (256, "e4m3", false),
     ] {
         let source = gemm_source(n, input, checked);
         let m = module(&source, "wg_gemm");
@@ -250,7 +304,8 @@ fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
         let ptx = nvvm
             .compile(&text, &options)
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let instruction = format!("wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input}");
+        let k = if input == "e4m3" { 32 } else { 16 };
+        let instruction = format!("wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}");
         assert!(ptx.contains(&instruction), "{instruction} missing:\n{ptx}");
         for protocol in [
             "wgmma.fence.sync.aligned",
@@ -260,18 +315,18 @@ fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
         ] {
             assert!(ptx.contains(protocol), "{protocol} missing");
         }
-        let path = tmp.path().join(format!("n{n}.ptx"));
+        let path = tmp.path().join(format!("n{n}{input}.ptx"));
         std::fs::write(&path, &ptx).unwrap();
         let out = std::process::Command::new(&ptxas)
             .args(["-arch=sm_90a", "-v", "-o"])
-            .arg(tmp.path().join(format!("n{n}.cubin")))
+            .arg(tmp.path().join(format!("n{n}{input}.cubin")))
             .arg(&path)
             .output()
             .expect("run ptxas");
         let log = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(out.status.success(), "ptxas: {log}");
         eprintln!(
-            "m64n{n}k16 {input} checked {checked}: {}",
+            "m64n{n}k{k} {input} checked {checked}: {}",
             log.lines()
                 .filter(|l| l.contains("registers") || l.contains("spill"))
                 .collect::<Vec<_>>()

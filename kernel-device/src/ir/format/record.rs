@@ -61,6 +61,7 @@ pub enum ScalarValue {
     F64(f64),
     F16(f16),
     BF16(bf16),
+    E4M3(crate::e4m3),
 }
 
 /// An argument's value: a scalar, a struct (`Complex<T>` is one, see
@@ -96,6 +97,7 @@ impl ScalarValue {
             ScalarValue::F64(_) => ScalarType::F64,
             ScalarValue::F16(_) => ScalarType::F16,
             ScalarValue::BF16(_) => ScalarType::BF16,
+            ScalarValue::E4M3(_) => ScalarType::E4M3,
         }
     }
 
@@ -115,6 +117,7 @@ impl ScalarValue {
             ScalarValue::F64(v) => v.to_le_bytes().to_vec(),
             ScalarValue::F16(v) => v.to_le_bytes().to_vec(),
             ScalarValue::BF16(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::E4M3(v) => v.to_le_bytes().to_vec(),
         }
     }
 
@@ -139,6 +142,7 @@ impl ScalarValue {
             ScalarType::F64 => ScalarValue::F64(f64::from_le_bytes(arr(b))),
             ScalarType::F16 => ScalarValue::F16(f16::from_le_bytes(arr(b))),
             ScalarType::BF16 => ScalarValue::BF16(bf16::from_le_bytes(arr(b))),
+            ScalarType::E4M3 => ScalarValue::E4M3(crate::e4m3::from_le_bytes(arr(b))),
         }
     }
 }

@@ -307,6 +307,8 @@ fn scalar_body(value: ScalarValue, options: &Options) -> (String, Padding) {
         ScalarValue::F64(v) => return (float_body!(v, options), float),
         ScalarValue::F16(v) => return half_body(v, options),
         ScalarValue::BF16(v) => return half_body(v, options),
+        // Printed as its exact value, an f32.
+        ScalarValue::E4M3(v) => return (float_body!(v.to_f32(), options), float),
     };
     (body, number)
 }

@@ -42,6 +42,10 @@ pub(super) fn random_element(rng: &mut fastrand::Rng, elem: MmaElem) -> (u64, f6
             let v = rng.i32(-1 << 20..1 << 20);
             (u64::from(v as u32), v as f64)
         }
+        MmaElem::E4M3 => {
+            let v = crate::e4m3::from_f32(rng.f32() * 4.0 - 2.0);
+            (u64::from(v.to_bits()), v.to_f64())
+        }
     }
 }
 

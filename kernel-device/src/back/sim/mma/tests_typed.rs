@@ -50,6 +50,7 @@ fn value_of(elem: MmaElem, bits: u64) -> f64 {
         MmaElem::I8 => bits as u8 as i8 as f64,
         MmaElem::U8 => bits as u8 as f64,
         MmaElem::I32 => bits as u32 as i32 as f64,
+        MmaElem::E4M3 => crate::e4m3::from_bits(bits as u8).to_f64(),
     }
 }
 
