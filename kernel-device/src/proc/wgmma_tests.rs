@@ -136,7 +136,8 @@ fn tiles_too_small_or_ragged_are_refused() {
 
 #[test]
 fn rows_name_their_combination_and_take_n_over_2_accumulators() {
-    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 2 * ROW_NS.len());
+    // bf16, f16 and e4m3 rows for each N.
+    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 3 * ROW_NS.len());
     for row in WGMMA_MMA_INTRINSICS {
         let Intrinsic::Wgmma(WgmmaOp::Mma(c)) = row.intrinsic else {
             panic!("{}", row.name)
