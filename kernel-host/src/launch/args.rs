@@ -484,6 +484,25 @@ fn check_args_slow(
     Ok(summary)
 }
 
+impl<'a> ArgKind<'a> {
+    /// The GPU memory a launch orders for this argument across streams, and whether the
+    /// kernel may write it: a device array's, or the array under a tensor map (written
+    /// through a `TensorMapMut`, read through a `TensorMap`). `crate::launch::ordering`
+    /// and graph capture ask this, so that a map joins them as its array would.
+    #[inline]
+    pub(crate) fn ordered_memory(&self) -> Option<(&'a Arc<Allocation>, bool)> {
+        match self {
+            ArgKind::Device {
+                allocation: Some(memory),
+                mutable,
+                ..
+            } => Some((*memory, *mutable)),
+            ArgKind::TensorMap(map) => map.allocation.map(|memory| (memory, map.writable)),
+            _ => None,
+        }
+    }
+}
+
 impl KernelArg<'_> {
     /// `cuLaunchKernel` parameter slots the argument occupies (`proc::abi`: a slice
     /// takes two).

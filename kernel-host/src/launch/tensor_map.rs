@@ -10,7 +10,6 @@ use kernel_device::back::sim::{Arg, Buffer};
 use kernel_device::ir::Type;
 use kernel_device::proc::tma::DESCRIPTOR_BYTES;
 
-use crate::launch::args::ArgKind;
 use crate::memory::allocation::Allocation;
 
 /// What a map argument carries to either backend (`crate::tma` makes it from a
@@ -26,25 +25,6 @@ pub(crate) struct TensorMapArg<'a> {
     pub(crate) allocation: Option<&'a Arc<Allocation>>,
     /// A `TensorMapMut`'s: the kernel may write the tensor.
     pub(crate) writable: bool,
-}
-
-impl<'a> ArgKind<'a> {
-    /// The GPU memory a launch orders for this argument across streams, and whether the
-    /// kernel may write it: a device array's, or the array under a tensor map (written
-    /// through a `TensorMapMut`, read through a `TensorMap`). `crate::launch::ordering`
-    /// and graph capture ask this, so that a map joins them as its array would.
-    #[inline]
-    pub(crate) fn ordered_memory(&self) -> Option<(&'a Arc<Allocation>, bool)> {
-        match self {
-            ArgKind::Device {
-                allocation: Some(memory),
-                mutable,
-                ..
-            } => Some((*memory, *mutable)),
-            ArgKind::TensorMap(map) => map.allocation.map(|memory| (memory, map.writable)),
-            _ => None,
-        }
-    }
 }
 
 impl TensorMapArg<'_> {
