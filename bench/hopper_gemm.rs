@@ -79,20 +79,28 @@ const RUNS: [(Variant, bool, &str); 5] = [
     (Variant::CpAsync, false, "_cpasync"),
 ];
 
-/// The operands of one problem: A and B, their TMA maps (128B swizzle, boxes of the
-/// block tile's rows × the k-tile: what the TMA kernels' stages hold) and C.
+/// The operands of one problem: A and B (C is the caller's).
 struct Operands {
     a: DeviceArray<bf16>,
     b: DeviceArray<bf16>,
-    map_a: TensorMap<bf16, 2>,
-    map_b: TensorMap<bf16, 2>,
+}
+
+/// The TMA maps of the operands (128B swizzle, boxes of the block tile's rows × the
+/// k-tile: what the TMA kernels' stages hold); each holds its array's shared borrow.
+struct Maps<'a> {
+    a: TensorMap<'a, bf16, 2>,
+    b: TensorMap<'a, bf16, 2>,
 }
 
 impl Operands {
-    fn new(ha: &[bf16], hb: &[bf16], n: usize) -> BenchResult<Self> {
-        let (bm, bn, bk) = TILE;
+    fn new(ha: &[bf16], hb: &[bf16]) -> BenchResult<Self> {
         let (a, b) = (DeviceArray::from_slice(ha)?, DeviceArray::from_slice(hb)?);
-        let map = |array: &DeviceArray<bf16>, rows: usize| {
+        Ok(Operands { a, b })
+    }
+
+    fn maps(&self, n: usize) -> BenchResult<Maps<'_>> {
+        let (bm, bn, bk) = TILE;
+        let map = |array, rows: usize| {
             let options = TensorMapOptions {
                 swizzle: Swizzle::B128,
                 l2_promotion: L2Promotion::B256,
@@ -107,8 +115,10 @@ impl Operands {
                 options,
             )
         };
-        let (map_a, map_b) = (map(&a, bm)?, map(&b, bn)?);
-        Ok(Operands { a, b, map_a, map_b })
+        Ok(Maps {
+            a: map(&self.a, bm)?,
+            b: map(&self.b, bn)?,
+        })
     }
 }
 
@@ -116,11 +126,11 @@ fn launch(
     variant: Variant,
     checked: bool,
     cfg: LaunchConfig<'_>,
-    ops: &Operands,
+    (ops, maps): (&Operands, &Maps<'_>),
     c: &mut DeviceArray<bf16>,
     n: usize,
 ) -> cudajit::Result<()> {
-    let (a, b, map_a, map_b) = (&ops.a, &ops.b, &ops.map_a, &ops.map_b);
+    let (a, b, map_a, map_b) = (&ops.a, &ops.b, &maps.a, &maps.b);
     // SAFETY (unchecked): n is a multiple of the tile (asserted in `gemm`), as the checked
     // variant verifies on the same inputs first.
     match (variant, checked) {
@@ -158,7 +168,8 @@ fn gemm(
     let name = format!("gemm_bf16_{n}");
     let ha: Vec<bf16> = (0..(n * n) as u64).map(|i| input(11, i)).collect();
     let hb: Vec<bf16> = (0..(n * n) as u64).map(|i| input(22, i)).collect();
-    let ops = Operands::new(&ha, &hb, n)?;
+    let ops = Operands::new(&ha, &hb)?;
+    let maps = ops.maps(n)?;
     let mut c = DeviceArray::from_slice(&vec![bf16::NAN; n * n])?;
     let tiles = (n / bm) * (n / bn);
     let blocks = if persistent { tiles.min(sms) } else { tiles } as u32;
@@ -170,7 +181,7 @@ fn gemm(
     let mut errors = [0.0; 2];
     for (slot, checked) in [true, false].into_iter().enumerate() {
         c.copy_from_host(&vec![bf16::NAN; n * n])?;
-        launch(variant, checked, cfg(), &ops, &mut c, n)?;
+        launch(variant, checked, cfg(), (&ops, &maps), &mut c, n)?;
         let got = c.to_host()?;
         let unwritten = got.iter().filter(|x| x.to_f64().is_nan()).count();
         let error = sample_error(&ha, &hb, &got, n);
@@ -182,7 +193,7 @@ fn gemm(
     }
     let (with_checks, without) =
         stats::time_checked_pair(stream, WARMUP, reps, &mut || Ok(()), &mut |checked| {
-            Ok(launch(variant, checked, cfg(), &ops, &mut c, n)?)
+            Ok(launch(variant, checked, cfg(), (&ops, &maps), &mut c, n)?)
         })?;
     let flops = 2.0 * (n as f64).powi(3);
     let variants = [

@@ -45,18 +45,17 @@ fn fresh_seed() -> u64 {
 struct Operands<'a> {
     a: &'a [bf16],
     b: &'a [bf16],
-    map_a: TensorMap<bf16, 2>,
-    map_b: TensorMap<bf16, 2>,
+    map_a: TensorMap<'a, bf16, 2>,
+    map_b: TensorMap<'a, bf16, 2>,
 }
 
-fn map(device: &Device, host: &[bf16], rows: usize, k: usize, box_rows: u32) -> TensorMap<bf16, 2> {
-    let array = DeviceArray::from_slice_on(device, host).unwrap();
+fn map(array: &DeviceArray<bf16>, rows: usize, k: usize, box_rows: u32) -> TensorMap<'_, bf16, 2> {
     let options = TensorMapOptions {
         swizzle: Swizzle::B128,
         ..TensorMapOptions::default()
     };
     let shape = [rows as u64, k as u64];
-    TensorMap::with_strides(&array, shape, [2 * k as u64, 2], [box_rows, 64], options).unwrap()
+    TensorMap::with_strides(array, shape, [2 * k as u64, 2], [box_rows, 64], options).unwrap()
 }
 
 /// Runs `kernel` (one of `checked`'s) on an `m`×`n` C over six k-tiles and returns
@@ -75,11 +74,15 @@ fn gemm_error(
     let b: Vec<bf16> = (0..n * k)
         .map(|i| bf16::from_f64(signed(seed ^ 1, i as u64)))
         .collect();
+    let (array_a, array_b) = (
+        DeviceArray::from_slice_on(&device, &a).unwrap(),
+        DeviceArray::from_slice_on(&device, &b).unwrap(),
+    );
     let operands = Operands {
         a: &a,
         b: &b,
-        map_a: map(&device, &a, m, k, 128),
-        map_b: map(&device, &b, n, k, 256),
+        map_a: map(&array_a, m, k, 128),
+        map_b: map(&array_b, n, k, 256),
     };
     let mut c = vec![bf16::NAN; m * n];
     launch(&stream, &operands, &mut c, m, n, k);

@@ -54,7 +54,7 @@ fn swizzled() -> TensorMapOptions {
 }
 
 /// The 100 columns of each padded row, to load from.
-fn padded_map(array: &DeviceArray<bf16>) -> TensorMap<bf16, 2> {
+fn padded_map(array: &DeviceArray<bf16>) -> TensorMap<'_, bf16, 2> {
     let shape = [ROWS as u64, COLS as u64];
     TensorMap::with_strides(array, shape, [2 * PITCH as u64, 2], [16, 64], swizzled())
         .expect("a valid map")

@@ -10,7 +10,9 @@
 //! outermost), as `DeviceNd::shape` reports them; the driver's innermost-first order is
 //! this module's business. The map keeps the array's memory alive.
 //!
-//! Two kinds, as for slices: a [`TensorMap`] is built from a shared borrow and only
+//! Two kinds, as for slices: a [`TensorMap`] is built from a shared borrow, holds it
+//! while it lives (so no `&mut` of the array can be lent beside it: a kernel reading
+//! the array through the map while writing it through a slice would race) and is only
 //! read through (`tma_load`, a kernel's `&TensorMap<T, N>`); a [`TensorMapMut`] is built
 //! from the array's `&mut` and holds that borrow while it lives, so it is the one map
 //! of the array and no other argument lends it meanwhile — the only map `tma_store`
@@ -59,16 +61,30 @@ enum Keep {
     Nothing,
 }
 
-/// A tiled tensor map over an `N`-axis tensor of `T` (1 ≤ `N` ≤ 5).
+/// A tiled tensor map over an `N`-axis tensor of `T` (1 ≤ `N` ≤ 5), holding the shared
+/// borrow of the array it was built from.
+///
+/// Writing the array while a map of it lives does not compile (the kernel would read
+/// it through the map and write it through the slice at once):
+///
+/// ```compile_fail,E0502
+/// use kernel_host::{Device, DeviceArray, DeviceNd, TensorMap, TensorMapOptions};
+/// let device = Device::simulator().unwrap();
+/// let array = DeviceArray::from_slice_on(&device, &[0f32; 64 * 64]).unwrap();
+/// let mut nd = DeviceNd::from_array(array, [64, 64]).unwrap();
+/// let load = TensorMap::tiled(&nd, [16, 16], TensorMapOptions::default()).unwrap();
+/// let written = nd.array_mut();
+/// drop((load, written));
+/// ```
 #[derive(Clone)]
-pub struct TensorMap<T: DeviceScalar, const N: usize> {
+pub struct TensorMap<'a, T: DeviceScalar, const N: usize> {
     bytes: TensorMapBytes,
     layout: TensorMapLayout,
     keep: Keep,
-    _elem: PhantomData<T>,
+    _array: PhantomData<&'a DeviceArray<T>>,
 }
 
-impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMap<T, N> {
+impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMap<'_, T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -81,10 +97,10 @@ impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMap<T, N> {
     }
 }
 
-impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
+impl<'a, T: DeviceScalar, const N: usize> TensorMap<'a, T, N> {
     /// A map of the row-major N-d array `nd`, copying boxes of `box_shape` elements.
     pub fn tiled(
-        nd: &DeviceNd<T, N>,
+        nd: &'a DeviceNd<T, N>,
         box_shape: [u32; N],
         options: TensorMapOptions,
     ) -> Result<Self> {
@@ -104,7 +120,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
     /// outermost; the last axis must be dense, its stride the element size), for
     /// padded rows or a sub-tensor. `Err` where the view reaches past the array.
     pub fn with_strides(
-        array: &DeviceArray<T>,
+        array: &'a DeviceArray<T>,
         shape: [u64; N],
         strides: [u64; N],
         box_shape: [u32; N],
@@ -163,7 +179,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
             bytes,
             layout,
             keep,
-            _elem: PhantomData,
+            _array: PhantomData,
         })
     }
 
@@ -258,7 +274,7 @@ impl<T: DeviceScalar, const N: usize> TensorMap<T, N> {
 /// drop((store, load));
 /// ```
 pub struct TensorMapMut<'a, T: DeviceScalar, const N: usize> {
-    map: TensorMap<T, N>,
+    map: TensorMap<'a, T, N>,
     _array: PhantomData<&'a mut DeviceArray<T>>,
 }
 
@@ -268,10 +284,10 @@ impl<T: DeviceScalar, const N: usize> std::fmt::Debug for TensorMapMut<'_, T, N>
     }
 }
 
-impl<T: DeviceScalar, const N: usize> Deref for TensorMapMut<'_, T, N> {
-    type Target = TensorMap<T, N>;
+impl<'a, T: DeviceScalar, const N: usize> Deref for TensorMapMut<'a, T, N> {
+    type Target = TensorMap<'a, T, N>;
 
-    fn deref(&self) -> &TensorMap<T, N> {
+    fn deref(&self) -> &TensorMap<'a, T, N> {
         &self.map
     }
 }
@@ -301,7 +317,7 @@ impl<'a, T: DeviceScalar, const N: usize> TensorMapMut<'a, T, N> {
         )?)
     }
 
-    fn writable(map: TensorMap<T, N>) -> Result<Self> {
+    fn writable(map: TensorMap<'a, T, N>) -> Result<Self> {
         map.layout
             .check_store_rows()
             .map_err(|detail| Error::InvalidTensorMap { detail })?;
@@ -324,10 +340,10 @@ impl<'a, T: DeviceScalar> TensorMapMut<'a, T, 1> {
     }
 }
 
-impl<T: DeviceScalar> TensorMap<T, 1> {
+impl<'a, T: DeviceScalar> TensorMap<'a, T, 1> {
     /// A map of a flat array, copying boxes of `box_len` elements.
     pub fn tiled_1d(
-        array: &DeviceArray<T>,
+        array: &'a DeviceArray<T>,
         box_len: u32,
         options: TensorMapOptions,
     ) -> Result<Self> {
@@ -406,7 +422,7 @@ fn encode_tiled(layout: &TensorMapLayout, address: u64) -> Result<TensorMapBytes
 // The kernel argument (`launch::tensor_map`): here, where the map is, so that the
 // launch code does not depend on this module.
 impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapOf<T, N>
-    for TensorMap<T, N>
+    for TensorMap<'_, T, N>
 {
 }
 
@@ -423,7 +439,7 @@ impl<T: DeviceScalar, const N: usize> kernel_device::device_api::tma::TensorMapM
 impl<'a> crate::launch::args::KernelArg<'a> {
     /// A tensor map for a `&TensorMap<T, N>` parameter (the generated launcher's call):
     /// the map's bytes, then its tile word in the second slot; its array is read.
-    pub fn tensor_map<T: DeviceScalar, const N: usize>(map: &'a TensorMap<T, N>) -> Self {
+    pub fn tensor_map<T: DeviceScalar, const N: usize>(map: &'a TensorMap<'_, T, N>) -> Self {
         map.kernel_arg(false)
     }
 
