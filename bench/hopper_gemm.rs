@@ -16,31 +16,18 @@
 
 use std::error::Error as StdError;
 
-use cudajit::{
-    bf16, DeviceArray, L2Promotion, LaunchConfig, Stream, Swizzle, TensorMap, TensorMapOptions,
-};
+use cudajit::{bf16, DeviceArray, LaunchConfig, Stream, TensorMap};
 
+mod common;
 mod hopper_kernels;
 mod stats;
 
+use common::{input, mix};
 use hopper_kernels::{checked, nocheck, SHARED_BYTES, THREADS, TILE};
 
 type BenchResult<T> = Result<T, Box<dyn StdError>>;
 
 const WARMUP: usize = 3;
-
-/// bench/cuda/hopper_gemm.cu's `mix` (splitmix64).
-fn mix(seed: u64, i: u64) -> u64 {
-    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Uniform in [-1, 1) with 24 random bits, rounded to bf16 (the twin's `fill`).
-fn input(seed: u64, i: u64) -> bf16 {
-    bf16::from_f32((mix(seed, i) >> 40) as f32 * (1.0 / 8_388_608.0) - 1.0)
-}
 
 /// ‖got − ref‖ / ‖ref‖ over a 32×32 sample of C = A·Bᵀ (n×n, both K-contiguous), in f64.
 fn sample_error(a: &[bf16], b: &[bf16], c: &[bf16], n: usize) -> f64 {
@@ -98,26 +85,12 @@ impl Operands {
         Ok(Operands { a, b })
     }
 
+    /// Boxes of the block tile's rows × the k-tile (64): what a stage holds.
     fn maps(&self, n: usize) -> BenchResult<Maps<'_>> {
-        let (bm, bn, bk) = TILE;
-        let map = |array, rows: usize| {
-            let options = TensorMapOptions {
-                swizzle: Swizzle::B128,
-                l2_promotion: L2Promotion::B256,
-                ..TensorMapOptions::default()
-            };
-            let shape = [n as u64, n as u64];
-            TensorMap::with_strides(
-                array,
-                shape,
-                [2 * n as u64, 2],
-                [rows as u32, bk as u32],
-                options,
-            )
-        };
+        let (bm, bn, _) = TILE;
         Ok(Maps {
-            a: map(&self.a, bm)?,
-            b: map(&self.b, bn)?,
+            a: common::swizzled_map(&self.a, n, n, bm)?,
+            b: common::swizzled_map(&self.b, n, n, bn)?,
         })
     }
 }

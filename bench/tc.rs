@@ -15,6 +15,7 @@ use std::error::Error as StdError;
 
 use cudajit::{bf16, Device, DeviceArray, DeviceScalar, LaunchConfig, Stream};
 
+mod common;
 mod stats;
 #[allow(dead_code)]
 mod tc_kernels;
@@ -110,38 +111,6 @@ fn gemm_error<I: Input, O: Input>(a: &[I], b: &[I], c: &[O], n: usize) -> f64 {
             let d = c[i * n + j].to_f64() - want;
             diff2 += d * d;
             ref2 += want * want;
-        }
-    }
-    (diff2 / ref2).sqrt()
-}
-
-/// The same for attention: 4 rows of each of 4 heads.
-fn attention_error(q: &[bf16], k: &[bf16], v: &[bf16], o: &[bf16], d: usize) -> f64 {
-    let (mut diff2, mut ref2) = (0.0, 0.0);
-    for sh in 0..4 {
-        let head = (mix(7, sh) % HEADS as u64) as usize * SEQ * d;
-        for sr in 0..4 {
-            let row = (mix(8, sh * 4 + sr) % SEQ as u64) as usize;
-            let mut scores: Vec<f64> = (0..SEQ)
-                .map(|j| {
-                    (0..d)
-                        .map(|x| q[head + row * d + x].to_f64() * k[head + j * d + x].to_f64())
-                        .sum::<f64>()
-                        / (d as f64).sqrt()
-                })
-                .collect();
-            let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            scores.iter_mut().for_each(|s| *s = (*s - top).exp());
-            let total: f64 = scores.iter().sum();
-            for x in 0..d {
-                let want = (0..SEQ)
-                    .map(|j| scores[j] * v[head + j * d + x].to_f64())
-                    .sum::<f64>()
-                    / total;
-                let diff = o[head + row * d + x].to_f64() - want;
-                diff2 += diff * diff;
-                ref2 += want * want;
-            }
         }
     }
     (diff2 / ref2).sqrt()
@@ -283,7 +252,7 @@ impl Bench<'_> {
             launch(checked, &mut o)?;
             let got = o.to_host()?;
             let unwritten = got.iter().filter(|x| x.is_nan()).count();
-            let error = attention_error(&hq, &hk, &hv, &got, d);
+            let error = common::attention_error((&hq, &hk, &hv, &got), HEADS, SEQ, d);
             if unwritten > 0 || !(error <= 2e-2) {
                 return Err(wrong(format!(
                     "{name} (checked: {checked}): {unwritten} unwritten, error {error:.3e}"

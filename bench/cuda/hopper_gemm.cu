@@ -15,111 +15,20 @@
 //
 // Built on the GPU machine by bench/run_hopper.sh: nvcc -O3 -std=c++17
 // -gencode arch=compute_90a,code=sm_90a (a plain -arch=sm_90a built compute_90 PTX there).
-// cuTensorMapEncodeTiled comes through cudaGetDriverEntryPointByVersion (no -lcuda).
+// The PTX wrappers, inputs and map encoding are bench/cuda/hopper_common.cuh.
 // Prints `RESULT <size>.<impl> <median_us> flops=<n>,reps=<n>,error=<e>` (what
 // bench/report_hopper.py reads). Inputs are splitmix64 of (seed, index) as in
 // bench/cuda/tc.cu and bench/hopper_gemm.rs; each output checked written (poisoned
 // first) and a 32×32 sample checked against an f64 reference.
 //
 //   hopper_gemm_nvcc [size ...]   (default: 4096 8192)
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    cudaError_t err_ = (call);                                                   \
-    if (err_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(err_));                                    \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
-
-using bf16 = __nv_bfloat16;
+#include "hopper_common.cuh"
 
 static const int kStages = 4, kThreads = 384;
 static const size_t kShared = kStages * (128 + 256) * 64 * 2 + 8 * 8;
 
-// ---- PTX wrappers (sm_90a)
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}" ::"r"(
-                   smem_addr(bar))
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile(
-      "{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}" ::"r"(
-          smem_addr(bar)),
-      "r"(bytes)
-      : "memory");
-}
-// The box of `map` at (row, inner) (elements; PTX takes the innermost first) into the
-// shared tile, its bytes completing on `bar`.
-__device__ __forceinline__ void tma_load_2d(void* tile, const CUtensorMap* map, int row,
-                                            int inner, uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(tile)),
-      "l"(map), "r"(inner), "r"(row), "r"(smem_addr(bar))
-      : "memory");
-}
-__device__ __forceinline__ void tma_prefetch(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nwait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n}" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-template <int N>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
-}
-template <int N>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
-}
 // The descriptor of a K-major tile with 128-byte swizzle: start address >> 4, leading 0,
 // stride 1024 bytes (8 rows of 128) >> 4, mode 1 (128B) in bits 62..63.
 __device__ __forceinline__ uint64_t descriptor(const bf16* p) {
@@ -341,62 +250,7 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_wgmma(const bf16* __restri
   }
 }
 
-// ---- inputs: the same numbers as bench/cuda/tc.cu and bench/hopper_gemm.rs
-__host__ __device__ inline uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-__host__ __device__ inline float input_f32(uint64_t seed, uint64_t i) {
-  return (float)(mix(seed, i) >> 40) * (1.0f / 8388608.0f) - 1.0f;
-}
-__global__ void fill(bf16* p, size_t n, uint64_t seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    p[i] = __float2bfloat16_rn(input_f32(seed, i));
-}
-static double input_f64(uint64_t seed, uint64_t i) {
-  return (double)__bfloat162float(__float2bfloat16_rn(input_f32(seed, i)));
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 static bool g_failed = false;
-
-// A 2-D map of the n×n row-major bf16 matrix `p` with boxes of `rows` × 64 elements,
-// 128B-swizzled, as cudajit's bench builds them (TensorMap::with_strides, B128 swizzle,
-// L2 promotion 256 B, zero fill).
-static CUtensorMap tensor_map(const bf16* p, int n, int rows) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult found;
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void**)&encode, 12000,
-                                           cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess) {
-      std::fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
-      std::exit(1);
-    }
-  }
-  CUtensorMap map;
-  cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n};  // innermost first
-  cuuint64_t strides[1] = {(cuuint64_t)n * sizeof(bf16)};
-  cuuint32_t box[2] = {64, (cuuint32_t)rows};
-  cuuint32_t element_strides[2] = {1, 1};
-  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void*)p, dims, strides, box,
-                      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", (int)r);
-    std::exit(1);
-  }
-  return map;
-}
 
 // The producers: the launch of each kernel on A, B (or their maps) and C.
 // `persistent`: one block per SM walking the tiles, else one block per tile.
@@ -429,7 +283,7 @@ static void run(const char* impl, Producer producer, bool persistent, int n, con
                              (int)kShared));
   CHECK(cudaFuncSetAttribute(gemm_bf16_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)kShared));
-  CUtensorMap map_a = tensor_map(A, n, 128), map_b = tensor_map(B, n, 256);
+  CUtensorMap map_a = tensor_map(A, n, n, 128), map_b = tensor_map(B, n, n, 256);
   auto kernel = [&] { launch(producer, persistent, n, A, B, map_a, map_b, C); };
   size_t elems = (size_t)n * n;
   CHECK(cudaMemset(C, 0xff, elems * sizeof(bf16)));  // NaN

@@ -325,6 +325,12 @@ impl FnLowerer<'_> {
             );
             return self.error_expr(span);
         }
+        // Hopper: wgmma (a form that does not exist, with the reason)
+        if let Some(hint) = crate::proc::wgmma::missing_form_hint(name) {
+            self.lower_args(&call.args);
+            self.error_hint(path.span(), format!("there is no wgmma `{name}`"), hint);
+            return self.error_expr(span);
+        }
         let args = self.lower_args(&call.args);
         if name == self.f.name {
             self.error_hint(

@@ -777,18 +777,44 @@ pub enum WgmmaOp {
     /// `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes, stride_bytes)`: the
     /// matrix descriptor of shared `tile[index]..`.
     Descriptor,
-    /// `wgmma_m64n<N>k<K>_f32_<in>(desc_a, desc_b, scale_d, c..) -> (d..)`.
+    /// `wgmma_m64n<N>k<K>_f32_<in>[_<form>](a.., desc_b, scale_d, c..) -> (d..)`.
     Mma(WgmmaCombo),
     /// `setmaxnreg_inc::<N>()` / `setmaxnreg_dec::<N>()`: the warpgroup's registers per
     /// thread raised or lowered to `count` (`proc::setmaxnreg`).
     SetMaxNreg { increase: bool, count: u16 },
+    /// `pack_bf16x2(lo, hi)` / `pack_f16x2(lo, hi) -> u32`: two `f32` rounded to nearest
+    /// (even) 16-bit values in one register, `lo` in the low half: an RS wgmma's A
+    /// register from two accumulators (`proc::wgmma::a_position`). Per thread, sm_80+.
+    PackPair(mma::MmaElem),
 }
 
-/// One `wgmma.mma_async.m64nNk*.f32.<input>.<input>` (A and B from descriptors).
+/// One `wgmma.mma_async.m64nNk*.f32.<input>.<input>`: its shape, input type, where A
+/// comes from and how the shared operands are laid out (`proc::wgmma`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WgmmaCombo {
     pub n: u16,
     pub input: mma::MmaElem,
+    pub a: WgmmaA,
+    /// B's layout in shared memory (MN-major is PTX's `imm-trans-b` 1).
+    pub b: WgmmaMajor,
+}
+
+/// Where a wgmma's A operand comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WgmmaA {
+    /// A shared tile through a descriptor (MN-major is PTX's `imm-trans-a` 1).
+    Shared(WgmmaMajor),
+    /// Four 32-bit registers per thread of packed 16-bit pairs (PTX's "RS" form):
+    /// `proc::wgmma::a_position` says which element each half holds.
+    Registers,
+}
+
+/// Which dimension of a shared wgmma operand is contiguous: K (PTX's default, no
+/// transpose) or M/N (transposed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WgmmaMajor {
+    K,
+    MN,
 }
 
 // Hopper

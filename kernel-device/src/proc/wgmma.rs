@@ -6,14 +6,17 @@
 //! register-level intrinsics' rows and the target need. The NVVM writer prints from
 //! these rules and the simulator executes them, so both read one definition.
 //!
-//! Operands are K-major: A is `64 x K` row-major, B is given as `N x K` row-major (the
-//! `K x N` matrix column-major, PTX's default without transpose), both in shared memory
-//! through descriptors. The accumulator D is `64 x N` f32: warp `w` of the warpgroup
-//! holds rows `16w..16w+15`.
+//! Operands: A is `64 x K`, B is `K x N`; each is read from shared memory through a
+//! descriptor, K-major (A row-major, B given as `N x K` row-major: PTX's default) or,
+//! for 16-bit inputs, MN-major (A column-major, B `K x N` row-major: PTX's transpose
+//! immediates). A 16-bit A may instead come from registers ("RS" form, [`a_position`]),
+//! which is how attention feeds its softmax P to `P V` without shared memory. The
+//! accumulator D is `64 x N` f32: warp `w` of the warpgroup holds rows `16w..16w+15`.
 
 use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 use super::target::TargetNeed;
 use crate::ir::{Intrinsic, ScalarType, WgmmaCombo, WgmmaOp};
+pub use crate::ir::{WgmmaA, WgmmaMajor};
 pub use crate::proc::mma::MmaElem;
 
 /// Threads in a warpgroup: four consecutive warps, the first a multiple of four.
@@ -30,7 +33,59 @@ pub const fn k_of(input: MmaElem) -> u32 {
     32 / input.bytes() as u32
 }
 
+/// 32-bit registers of a 16-bit A fragment per thread: `64 x 16` elements over 128
+/// threads, two to a register.
+pub const A_REGISTERS: usize = 4;
+
+/// The forms of one shape and 16-bit input, with the name suffix of each (the fp8
+/// wgmmas have the first only: ptxas rejects transposes of 8-bit operands, and cudajit
+/// gives no fp8 A from registers).
+pub const FORMS: [(WgmmaA, WgmmaMajor, &str); 6] = [
+    (WgmmaA::Shared(WgmmaMajor::K), WgmmaMajor::K, ""),
+    (WgmmaA::Shared(WgmmaMajor::MN), WgmmaMajor::K, "_trans_a"),
+    (WgmmaA::Shared(WgmmaMajor::K), WgmmaMajor::MN, "_trans_b"),
+    (WgmmaA::Shared(WgmmaMajor::MN), WgmmaMajor::MN, "_trans_ab"),
+    (WgmmaA::Registers, WgmmaMajor::K, "_rs"),
+    (WgmmaA::Registers, WgmmaMajor::MN, "_rs_trans_b"),
+];
+
 impl WgmmaCombo {
+    /// Both operands K-major from shared memory (the only form of fp8).
+    pub const fn ss(n: u16, input: MmaElem) -> WgmmaCombo {
+        WgmmaCombo {
+            n,
+            input,
+            a: WgmmaA::Shared(WgmmaMajor::K),
+            b: WgmmaMajor::K,
+        }
+    }
+
+    /// Operands before `desc_b`: one descriptor, or A's registers.
+    pub const fn a_operands(self) -> usize {
+        match self.a {
+            WgmmaA::Shared(_) => 1,
+            WgmmaA::Registers => A_REGISTERS,
+        }
+    }
+
+    /// Every operand of the intrinsic: A's, `desc_b`, `scale_d`, the accumulators.
+    pub const fn operands(self) -> usize {
+        self.a_operands() + 2 + self.acc_len()
+    }
+
+    /// The name suffix of this form (`_rs_trans_b`; empty for K-major descriptors).
+    pub const fn suffix(self) -> &'static str {
+        let mut i = 0;
+        while i < FORMS.len() {
+            let (a, b, suffix) = FORMS[i];
+            if same_a(a, self.a) && b as u8 == self.b as u8 {
+                return suffix;
+            }
+            i += 1;
+        }
+        ""
+    }
+
     /// `(M, N, K)`.
     pub const fn mnk(self) -> (u32, u32, u32) {
         (64, self.n as u32, k_of(self.input))
@@ -49,19 +104,38 @@ impl WgmmaCombo {
     }
 
     /// The immediate operands after `scale_d`: the scales of A and B (1) and, for the
-    /// 16-bit inputs, their transpose flags (0: K-major). fp8 wgmmas read K-major
-    /// operands only and take no transpose operands (ptxas rejects them).
-    pub fn immediates(self) -> &'static str {
-        match self.input {
-            MmaElem::E4M3 => "1, 1",
-            _ => "1, 1, 0, 0",
+    /// 16-bit inputs, the transpose flags (1: MN-major) of A (from shared memory only)
+    /// and B. fp8 wgmmas read K-major operands only and take no transpose operands
+    /// (ptxas rejects them).
+    pub const fn immediates(self) -> &'static str {
+        let b = matches!(self.b, WgmmaMajor::MN);
+        match (self.input, self.a) {
+            (MmaElem::E4M3, _) => "1, 1",
+            (_, WgmmaA::Registers) if b => "1, 1, 1",
+            (_, WgmmaA::Registers) => "1, 1, 0",
+            (_, WgmmaA::Shared(WgmmaMajor::K)) if b => "1, 1, 0, 1",
+            (_, WgmmaA::Shared(WgmmaMajor::K)) => "1, 1, 0, 0",
+            (_, WgmmaA::Shared(WgmmaMajor::MN)) if b => "1, 1, 1, 1",
+            (_, WgmmaA::Shared(WgmmaMajor::MN)) => "1, 1, 1, 0",
         }
     }
 
     /// The user-facing name of the register-level intrinsic.
     pub fn intrinsic_name(self) -> String {
         let (m, n, k) = self.mnk();
-        format!("wgmma_m{m}n{n}k{k}_f32_{}", self.input.rust_name())
+        format!(
+            "wgmma_m{m}n{n}k{k}_f32_{}{}",
+            self.input.rust_name(),
+            self.suffix()
+        )
+    }
+}
+
+const fn same_a(x: WgmmaA, y: WgmmaA) -> bool {
+    match (x, y) {
+        (WgmmaA::Registers, WgmmaA::Registers) => true,
+        (WgmmaA::Shared(p), WgmmaA::Shared(q)) => p as u8 == q as u8,
+        _ => false,
     }
 }
 
@@ -74,6 +148,24 @@ pub const fn acc_position(thread: usize, i: usize) -> (usize, usize) {
     let row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
     let col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
     (row, col)
+}
+
+/// The element `(row, col)` of the `64 x 16` A (one k16 step) that element `e` (0..8)
+/// of thread `thread`'s A registers holds: register `e / 2`, its low 16 bits for even
+/// `e`. Per the PTX ISA ("Register fragment: matrix A" of `.m64nNk16`) this is the
+/// accumulator's pattern restricted to its first 16 columns: element `e` is where
+/// accumulator register `e` sits. So the f32 accumulator of `S = Q Kᵀ`, converted to
+/// 16 bits, is the A of `P V` without any exchange between threads: for the K step of
+/// columns `16 j..16 j + 15` of S, A register `r` packs S's accumulator registers
+/// `8 j + 2 r` (low half) and `8 j + 2 r + 1` (high half).
+pub const fn a_position(thread: usize, e: usize) -> (usize, usize) {
+    acc_position(thread, e)
+}
+
+/// The accumulator register of an m64nN D that A element `e` of K step `step` (columns
+/// `16 step..`) comes from when D becomes the A of the next wgmma.
+pub const fn acc_register_of_a(step: usize, e: usize) -> usize {
+    8 * step + e
 }
 
 /// How a shared tile's rows are swizzled, as a descriptor's bits 62–63 say.
@@ -153,9 +245,13 @@ impl Swizzle {
 pub struct Descriptor {
     /// Shared-window byte address of the operand's first element.
     pub start: u64,
-    /// Byte distance between core matrices adjacent in K (no swizzle).
+    /// Leading byte offset. K-major: between core matrices adjacent in K (no swizzle;
+    /// unused when swizzled). MN-major: no swizzle, between core matrices adjacent in K;
+    /// swizzled, between swizzle atoms adjacent in M/N (`row_bytes` of M/N each).
     pub leading: u64,
-    /// Byte distance between 8-row groups (adjacent in M or N).
+    /// Stride byte offset. K-major: between 8-row groups adjacent in M/N. MN-major: no
+    /// swizzle, between core matrices adjacent in M/N; swizzled, between groups of 8
+    /// K rows.
     pub stride: u64,
     pub swizzle: Swizzle,
 }
@@ -204,22 +300,71 @@ impl Descriptor {
             ),
         }
     }
+
+    /// The same for an MN-major operand (element `(row, k)` with `row` in M or N
+    /// contiguous), per the PTX ISA's MN-major canonical layouts (CUTLASS's
+    /// `make_gmma_desc<Major::MN>`). No swizzle: core matrices of 8 K rows x 16 bytes
+    /// of M/N, `stride` apart along M/N and `leading` apart along K. Swizzled: K row
+    /// `k` of an atom of `row_bytes` of M/N at `leading * atom + stride * (k / 8) +
+    /// row_bytes * (k % 8)`, then [`Swizzle::apply`].
+    pub const fn mn_major_element_address(self, row: u64, k: u64, elem_bytes: u64) -> u64 {
+        let byte_in_row = row * elem_bytes;
+        match self.swizzle {
+            Swizzle::None => {
+                self.start
+                    + self.stride * (byte_in_row / 16)
+                    + self.leading * (k / 8)
+                    + 16 * (k % 8)
+                    + byte_in_row % 16
+            }
+            s => {
+                let atom = s.row_bytes();
+                s.apply(
+                    self.start
+                        + self.leading * (byte_in_row / atom)
+                        + self.stride * (k / 8)
+                        + atom * (k % 8)
+                        + byte_in_row % atom,
+                )
+            }
+        }
+    }
+
+    /// The address of element `(row, k)` of an operand laid out `major`.
+    pub const fn operand_address(
+        self,
+        major: WgmmaMajor,
+        row: u64,
+        k: u64,
+        elem_bytes: u64,
+    ) -> u64 {
+        match major {
+            WgmmaMajor::K => self.element_address(row, k, elem_bytes),
+            WgmmaMajor::MN => self.mn_major_element_address(row, k, elem_bytes),
+        }
+    }
 }
 
-/// How a kernel lays out a K-major `rows x cols` tile (`cols` along K) of
-/// `elem_bytes`-byte elements so that descriptors can read it: the byte offset of
-/// element `(r, c)`, and the descriptor of the block at `(row0, k0)` (row0 a multiple
-/// of 8, k0 of the instruction's K) for a tile at shared address `base`.
+/// How a kernel lays out a `rows x cols` operand tile (`rows` along M or N, `cols`
+/// along K) of `elem_bytes`-byte elements so that descriptors can read it: the byte
+/// offset of element `(r, c)`, and the descriptor of the block at `(row0, k0)` (row0 a
+/// multiple of 8, k0 of the instruction's K) for a tile at shared address `base`.
 ///
-/// No swizzle: core matrices `[r / 8][c / per16][r % 8][c % per16]`. Swizzled:
-/// column blocks of `row_bytes` (`[c / per_row][r][c % per_row]`), swizzled in atoms
-/// of 8 rows. Leading and stride offsets come from the tile's shape, never by hand.
+/// K-major, no swizzle: core matrices `[r / 8][c / per16][r % 8][c % per16]`.
+/// K-major, swizzled: column blocks of `row_bytes` (`[c / per_row][r][c % per_row]`),
+/// swizzled in atoms of 8 rows.
+/// MN-major (16-bit inputs), no swizzle: `[r / per16][c / 8][c % 8][r % per16]`.
+/// MN-major, swizzled: blocks of `row_bytes` of M/N (`[r / per_row][c][r % per_row]`):
+/// a `K x N` row-major matrix of `row_bytes` per row (V of attention, `[seq][64]`
+/// bf16 under 128-byte swizzle) is exactly one block. Leading and stride offsets come
+/// from the tile's shape, never by hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileLayout {
     pub rows: u64,
     pub cols: u64,
     pub elem_bytes: u64,
     pub swizzle: Swizzle,
+    pub major: WgmmaMajor,
 }
 
 impl TileLayout {
@@ -233,6 +378,21 @@ impl TileLayout {
     /// address).
     pub const fn offset(self, r: u64, c: u64) -> u64 {
         let per = self.per_row();
+        if let WgmmaMajor::MN = self.major {
+            return match self.swizzle {
+                Swizzle::None => {
+                    (r / per) * (self.cols / 8) * 128
+                        + (c / 8) * 128
+                        + (c % 8) * 16
+                        + (r % per) * self.elem_bytes
+                }
+                s => s.apply(
+                    (r / per) * self.cols * s.row_bytes()
+                        + c * s.row_bytes()
+                        + (r % per) * self.elem_bytes,
+                ),
+            };
+        }
         match self.swizzle {
             Swizzle::None => {
                 (r / 8) * (self.cols / per) * 128
@@ -251,6 +411,25 @@ impl TileLayout {
     /// The descriptor of the operand block whose first element is `(row0, k0)`.
     pub const fn descriptor(self, base: u64, row0: u64, k0: u64) -> Descriptor {
         let per = self.per_row();
+        if let WgmmaMajor::MN = self.major {
+            return match self.swizzle {
+                Swizzle::None => Descriptor {
+                    start: base + self.offset(row0, k0),
+                    leading: 128,
+                    stride: (self.cols / 8) * 128,
+                    swizzle: Swizzle::None,
+                },
+                s => Descriptor {
+                    start: base
+                        + (row0 / per) * self.cols * s.row_bytes()
+                        + k0 * s.row_bytes()
+                        + (row0 % per) * self.elem_bytes,
+                    leading: self.cols * s.row_bytes(),
+                    stride: 8 * s.row_bytes(),
+                    swizzle: s,
+                },
+            };
+        }
         match self.swizzle {
             Swizzle::None => Descriptor {
                 start: base + self.offset(row0, k0),
@@ -272,9 +451,31 @@ impl TileLayout {
     }
 
     /// Why this tile cannot be read by wgmma descriptors, if it cannot: rows a multiple
-    /// of 8, columns a multiple of one swizzled row (or of a core matrix's 16 bytes).
+    /// of 8, columns a multiple of one swizzled row (or of a core matrix's 16 bytes);
+    /// MN-major, the other way round, and 16-bit elements.
     pub fn check(self) -> Result<(), String> {
         let per = self.per_row();
+        if let WgmmaMajor::MN = self.major {
+            if self.elem_bytes != 2 {
+                return Err(format!(
+                    "an MN-major wgmma tile holds 16-bit elements (bf16, f16), not {}-byte ones",
+                    self.elem_bytes
+                ));
+            }
+            if self.cols == 0 || self.cols % 8 != 0 {
+                return Err(format!(
+                    "an MN-major wgmma tile has a multiple of 8 K rows, not {}",
+                    self.cols
+                ));
+            }
+            if per == 0 || self.rows == 0 || self.rows % per != 0 {
+                return Err(format!(
+                    "an MN-major {:?}-swizzled tile of {}-byte elements spans a multiple of {per} along M/N, not {}",
+                    self.swizzle, self.elem_bytes, self.rows
+                ));
+            }
+            return Ok(());
+        }
         if self.rows == 0 || self.rows % 8 != 0 {
             return Err(format!(
                 "a wgmma tile has a multiple of 8 rows, not {}",
@@ -304,7 +505,7 @@ pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
     super::target::need_if_used(
         module,
         TARGET_NEED,
-        |i| matches!(i, Intrinsic::Wgmma(op) if op != WgmmaOp::FenceProxyAsync),
+        |i| matches!(i, Intrinsic::Wgmma(op) if !matches!(op, WgmmaOp::FenceProxyAsync | WgmmaOp::PackPair(_))),
     )
 }
 
@@ -314,8 +515,10 @@ pub const SPACE_MESSAGE: &str =
 
 // The register-level intrinsics: `wgmma_fence()`, `wgmma_commit_group()`,
 // `wgmma_wait_group_<N>()`, `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes,
-// stride_bytes) -> u64` and `wgmma_m64n<N>k<K>_f32_<in>(desc_a, desc_b, scale_d, c..)
-// -> (d..)`, one row per combination.
+// stride_bytes) -> u64` and, one row per combination,
+// `wgmma_m64n<N>k<K>_f32_<in>[_trans_a|_trans_b|_trans_ab](desc_a, desc_b, scale_d, c..)
+// -> (d..)` and `wgmma_m64n<N>k16_f32_<in>_rs[_trans_b](a0, a1, a2, a3, desc_b, scale_d,
+// c..) -> (d..)`.
 
 const U64: Param = Param::Scalar(ScalarType::U64);
 const U32: Param = Param::Scalar(ScalarType::U32);
@@ -330,31 +533,57 @@ const fn mma_params<const L: usize>() -> [Param; L] {
     p
 }
 
+/// `[a_0 .. a_3, desc_b, scale_d, c_0 .. c_{L-7}]`.
+const fn rs_params<const L: usize>() -> [Param; L] {
+    let mut p = [F; L];
+    let mut i = 0;
+    while i < A_REGISTERS {
+        p[i] = U32;
+        i += 1;
+    }
+    p[A_REGISTERS] = U64;
+    p[A_REGISTERS + 1] = U32;
+    p
+}
+
 /// The N of the rows cudajit has (the ISA allows every multiple of 8; these are the
 /// ones a tile uses).
 pub const ROW_NS: [u16; 8] = [8, 16, 32, 64, 96, 128, 192, 256];
 
+/// The rows of one N: the six forms of bf16 and of f16 ([`FORMS`]), fp8's one.
 macro_rules! wgmma_rows {
     ($($n:literal),*) => {
         &[$(
-            mma_row(stringify!(bf16), $n, MmaElem::BF16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row(stringify!(f16), $n, MmaElem::F16, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row(stringify!(e4m3), $n, MmaElem::E4M3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 1, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 2, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 4, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::BF16, 5, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 1, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 2, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 4, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::F16, 5, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
+            mma_row($n, MmaElem::E4M3, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
         )*]
     };
 }
 
+/// The row of shape `n`, `input` and form `FORMS[form]`.
 const fn mma_row(
-    _input: &'static str,
     n: u16,
     input: MmaElem,
+    form: usize,
     params: &'static [Param],
     ret: &'static [ScalarType],
 ) -> IntrinsicDef {
+    let (a, b, _) = FORMS[form];
     IntrinsicDef {
-        name: mma_name(n, input),
+        name: mma_name(n, input, form),
         form: Form::Call,
-        intrinsic: Intrinsic::Wgmma(WgmmaOp::Mma(WgmmaCombo { n, input })),
+        intrinsic: Intrinsic::Wgmma(WgmmaOp::Mma(WgmmaCombo { n, input, a, b })),
         sig: Signature {
             types: &[],
             params,
@@ -365,21 +594,84 @@ const fn mma_row(
     }
 }
 
-/// The names of the rows (const: the table is static).
-const fn mma_name(n: u16, input: MmaElem) -> &'static str {
+/// The names of the rows (const: the table is static), `FORMS`' suffixes spelled out.
+const fn mma_name(n: u16, input: MmaElem, form: usize) -> &'static str {
     macro_rules! names {
         ($($n:literal),*) => {
-            match (n, input) {
+            match (n, input, form) {
                 $(
-                    ($n, MmaElem::BF16) => concat!("wgmma_m64n", $n, "k16_f32_bf16"),
-                    ($n, MmaElem::F16) => concat!("wgmma_m64n", $n, "k16_f32_f16"),
-                    ($n, MmaElem::E4M3) => concat!("wgmma_m64n", $n, "k32_f32_e4m3"),
+                    ($n, MmaElem::BF16, 0) => concat!("wgmma_m64n", $n, "k16_f32_bf16"),
+                    ($n, MmaElem::BF16, 1) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_a"),
+                    ($n, MmaElem::BF16, 2) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_b"),
+                    ($n, MmaElem::BF16, 3) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_ab"),
+                    ($n, MmaElem::BF16, 4) => concat!("wgmma_m64n", $n, "k16_f32_bf16_rs"),
+                    ($n, MmaElem::BF16, 5) => concat!("wgmma_m64n", $n, "k16_f32_bf16_rs_trans_b"),
+                    ($n, MmaElem::F16, 0) => concat!("wgmma_m64n", $n, "k16_f32_f16"),
+                    ($n, MmaElem::F16, 1) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_a"),
+                    ($n, MmaElem::F16, 2) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_b"),
+                    ($n, MmaElem::F16, 3) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_ab"),
+                    ($n, MmaElem::F16, 4) => concat!("wgmma_m64n", $n, "k16_f32_f16_rs"),
+                    ($n, MmaElem::F16, 5) => concat!("wgmma_m64n", $n, "k16_f32_f16_rs_trans_b"),
+                    ($n, MmaElem::E4M3, 0) => concat!("wgmma_m64n", $n, "k32_f32_e4m3"),
                 )*
                 _ => panic!("no wgmma row of that shape"),
             }
         };
     }
     names!(8, 16, 32, 64, 96, 128, 192, 256)
+}
+
+/// Why a name that looks like a wgmma is none, for the names a kernel may guess: a
+/// transposed or register-A fp8 wgmma (the hint for the compile error at the call).
+pub fn missing_form_hint(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("wgmma_m64n")?;
+    let fp8 = rest.contains("_e4m3");
+    if fp8 && (rest.contains("_trans") || rest.contains("_rs")) {
+        return Some(
+            "an fp8 wgmma reads both operands K-major from shared memory (ptxas rejects fp8 transposes): \
+             store the tile K-major (a TMA box along K) and call `wgmma_m64n<N>k32_f32_e4m3`",
+        );
+    }
+    if rest.contains("_rs_trans_a") || rest.contains("_rs_trans_ab") {
+        return Some(
+            "an A from registers has the fragment layout of `proc::wgmma::a_position`, never a transpose: \
+             call `..._rs(a0, a1, a2, a3, desc_b, ..)` or `..._rs_trans_b` for an MN-major B",
+        );
+    }
+    None
+}
+
+/// The lowest architecture of `cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32` (the packs).
+pub const PACK_MIN_ARCH: u32 = 80;
+
+/// `pack_<in>x2(lo: f32, hi: f32) -> u32`: a value of its operands (pure).
+const fn pack_row(name: &'static str, input: MmaElem) -> IntrinsicDef {
+    IntrinsicDef {
+        name,
+        form: Form::Call,
+        intrinsic: Intrinsic::Wgmma(WgmmaOp::PackPair(input)),
+        sig: Signature {
+            types: &[],
+            params: &[F, F],
+            ret: Ret::Scalar(ScalarType::U32),
+        },
+        effect: Effect::Pure,
+        nvvm: "",
+    }
+}
+
+/// The PTX of a pack: `cvt` puts its first source in the high half.
+pub fn pack_instruction(input: MmaElem) -> String {
+    format!("cvt.rn.{}x2.f32 $0, $2, $1;", input.ptx())
+}
+
+/// A pack on the CPU (the simulator's and the host twin's): round to nearest even.
+pub fn pack_pair(input: MmaElem, lo: f32, hi: f32) -> u32 {
+    let half = |x: f32| match input {
+        MmaElem::F16 => half::f16::from_f32(x).to_bits(),
+        _ => half::bf16::from_f32(x).to_bits(),
+    };
+    u32::from(half(lo)) | (u32::from(half(hi)) << 16)
 }
 
 const fn unit_row(name: &'static str, op: WgmmaOp) -> IntrinsicDef {
@@ -422,6 +714,8 @@ pub static WGMMA_INTRINSICS: &[IntrinsicDef] = &[
     unit_row("wgmma_wait_group_1", WgmmaOp::Wait { pending: 1 }),
     unit_row("wgmma_wait_group_2", WgmmaOp::Wait { pending: 2 }),
     unit_row("wgmma_wait_group_3", WgmmaOp::Wait { pending: 3 }),
+    pack_row("pack_bf16x2", MmaElem::BF16),
+    pack_row("pack_f16x2", MmaElem::F16),
     IntrinsicDef {
         name: "wgmma_descriptor",
         form: Form::Call,

@@ -42,6 +42,7 @@ fn descriptor_fields_round_trip_and_match_cutlass() {
         cols: 64,
         elem_bytes: 2,
         swizzle: Swizzle::B128,
+        major: WgmmaMajor::K,
     }
     .descriptor(0, 0, 0)
     .encode();
@@ -67,6 +68,7 @@ fn swizzle_128b_xors_the_chunk_with_the_row() {
         cols: 64,
         elem_bytes: 2,
         swizzle: Swizzle::B128,
+        major: WgmmaMajor::K,
     };
     for r in 0..16 {
         for c in 0..64 {
@@ -89,6 +91,7 @@ fn descriptors_read_each_element_where_the_tile_put_it() {
                 cols,
                 elem_bytes,
                 swizzle,
+                major: WgmmaMajor::K,
             };
             t.check().unwrap();
             let size = t.rows * t.cols * elem_bytes;
@@ -124,6 +127,7 @@ fn tiles_too_small_or_ragged_are_refused() {
         cols,
         elem_bytes: 2,
         swizzle,
+        major: WgmmaMajor::K,
     };
     assert!(t(64, 64, Swizzle::B128).check().is_ok());
     assert!(t(60, 64, Swizzle::B128).check().is_err());
@@ -136,28 +140,175 @@ fn tiles_too_small_or_ragged_are_refused() {
 
 #[test]
 fn rows_name_their_combination_and_take_n_over_2_accumulators() {
-    // bf16, f16 and e4m3 rows for each N.
-    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 3 * ROW_NS.len());
+    // Six forms of bf16 and of f16, one of e4m3, for each N.
+    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 13 * ROW_NS.len());
     for row in WGMMA_MMA_INTRINSICS {
         let Intrinsic::Wgmma(WgmmaOp::Mma(c)) = row.intrinsic else {
             panic!("{}", row.name)
         };
         assert!(n_allowed(u32::from(c.n)));
         assert_eq!(row.name, c.intrinsic_name());
-        assert_eq!(row.sig.params.len(), 3 + c.acc_len());
+        assert_eq!(row.sig.params.len(), c.operands());
+        let a_regs = c.a == WgmmaA::Registers;
+        assert_eq!(row.name.contains("_rs"), a_regs, "{}", row.name);
+        assert_eq!(c.operands(), if a_regs { 6 } else { 3 } + c.acc_len());
         let Ret::Tuple(ret) = row.sig.ret else {
             panic!("{}", row.name)
         };
         assert!(ret.len() == c.acc_len() && ret.iter().all(|&t| t == ScalarType::F32));
     }
-    let c = WgmmaCombo {
-        n: 128,
-        input: MmaElem::BF16,
-    };
+    let c = WgmmaCombo::ss(128, MmaElem::BF16);
     assert_eq!(
         c.instruction(),
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"
     );
     assert!(!n_allowed(12) && !n_allowed(264) && n_allowed(24));
     assert_eq!(k_of(MmaElem::Tf32), 8);
+}
+
+/// The PTX ISA's "Register fragment: matrix A" of `.m64nNk16` (16-bit types), stated in
+/// its own terms: warp `w`, `groupID = lane >> 2`, `threadID_in_group = lane % 4`;
+/// elements a0..a7 at row `16 w + groupID (+ 8 for a2, a3, a6, a7)`, column
+/// `2 threadID_in_group + (i & 1) (+ 8 for a4..a7)`. Every element once.
+#[test]
+fn a_fragment_ownership_is_the_isa_s_and_a_bijection() {
+    let mut seen = HashSet::new();
+    for thread in 0..WARPGROUP_THREADS {
+        let (warp, lane) = (thread / 32, thread % 32);
+        let (group, in_group) = (lane >> 2, lane % 4);
+        for e in 0..2 * A_REGISTERS {
+            let row = 16 * warp + group + if matches!(e, 2 | 3 | 6 | 7) { 8 } else { 0 };
+            let col = 2 * in_group + (e & 1) + if e >= 4 { 8 } else { 0 };
+            assert_eq!(a_position(thread, e), (row, col), "thread {thread} a{e}");
+            // The S accumulator register that becomes this element, for each K step.
+            for step in 0..4 {
+                let (r, c) = acc_position(thread, acc_register_of_a(step, e));
+                assert_eq!((r, c), (row, 16 * step + col));
+            }
+            assert!(seen.insert((row, col)));
+        }
+    }
+    assert_eq!(seen.len(), 64 * 16);
+}
+
+#[test]
+fn mn_major_descriptors_read_each_element_where_the_tile_put_it() {
+    for swizzle in Swizzle::ALL {
+        let per = swizzle.row_bytes() / 2;
+        for (rows, cols) in [(64u64, 64u64), (128, 32), (256, 16), (64, 128)] {
+            let t = TileLayout {
+                rows,
+                cols,
+                elem_bytes: 2,
+                swizzle,
+                major: WgmmaMajor::MN,
+            };
+            if rows % per != 0 {
+                assert!(t.check().is_err());
+                continue;
+            }
+            t.check().unwrap();
+            let offsets: HashSet<u64> = (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| t.offset(r, c)))
+                .collect();
+            assert_eq!(offsets.len() as u64, rows * cols, "{t:?}");
+            assert!(offsets.iter().all(|&o| o < rows * cols * 2 && o % 2 == 0));
+            let base = 8192;
+            // One instruction's operand: every row of the tile (an N of up to 256), 16 of K.
+            for k0 in (0..cols).step_by(16) {
+                let d = Descriptor::decode(t.descriptor(base, 0, k0).encode());
+                for r in 0..rows {
+                    for kk in 0..16 {
+                        assert_eq!(
+                            d.operand_address(WgmmaMajor::MN, r, kk, 2),
+                            base + t.offset(r, k0 + kk),
+                            "{t:?} k0 {k0} element ({r}, {kk})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// V of attention: a `[seq][64]` row-major bf16 matrix as a TMA box with 128-byte
+/// swizzle writes it (16-byte chunk `j` of row `k` at chunk `j ^ (k % 8)`), read as
+/// the MN-major B of `P V` (K = seq, N = 64): the descriptor's fields and each
+/// element's address.
+#[test]
+fn a_row_major_v_tile_is_an_mn_major_b_operand() {
+    let t = TileLayout {
+        rows: 64,
+        cols: 128,
+        elem_bytes: 2,
+        swizzle: Swizzle::B128,
+        major: WgmmaMajor::MN,
+    };
+    let tma = |n: u64, k: u64| k * 128 + ((n / 8) ^ (k % 8)) * 16 + (n % 8) * 2;
+    for k0 in (0..128).step_by(16) {
+        let d = t.descriptor(0, 0, k0);
+        assert_eq!(
+            (d.start, d.stride, d.swizzle),
+            (k0 * 128, 1024, Swizzle::B128)
+        );
+        for n in 0..64 {
+            for kk in 0..16 {
+                assert_eq!(d.mn_major_element_address(n, kk, 2), tma(n, k0 + kk));
+                assert_eq!(t.offset(n, k0 + kk), tma(n, k0 + kk));
+            }
+        }
+    }
+    // D = 128: two such blocks of 64 columns, the second `leading` bytes on.
+    let wide = TileLayout { rows: 128, ..t };
+    let d = wide.descriptor(0, 0, 0);
+    assert_eq!(d.leading, 128 * 128);
+    assert_eq!(
+        d.mn_major_element_address(64 + 3, 5, 2),
+        128 * 128 + tma(3, 5)
+    );
+}
+
+#[test]
+fn forms_have_their_transpose_immediates_and_names() {
+    let imm = |a, b| {
+        WgmmaCombo {
+            a,
+            b,
+            ..WgmmaCombo::ss(64, MmaElem::BF16)
+        }
+        .immediates()
+    };
+    assert_eq!(
+        imm(WgmmaA::Shared(WgmmaMajor::K), WgmmaMajor::MN),
+        "1, 1, 0, 1"
+    );
+    assert_eq!(
+        imm(WgmmaA::Shared(WgmmaMajor::MN), WgmmaMajor::K),
+        "1, 1, 1, 0"
+    );
+    assert_eq!(imm(WgmmaA::Registers, WgmmaMajor::MN), "1, 1, 1");
+    assert_eq!(imm(WgmmaA::Registers, WgmmaMajor::K), "1, 1, 0");
+    let rs = WgmmaCombo {
+        a: WgmmaA::Registers,
+        b: WgmmaMajor::MN,
+        ..WgmmaCombo::ss(128, MmaElem::F16)
+    };
+    assert_eq!(rs.intrinsic_name(), "wgmma_m64n128k16_f32_f16_rs_trans_b");
+    assert!(missing_form_hint("wgmma_m64n64k32_f32_e4m3_trans_b").is_some());
+    assert!(missing_form_hint("wgmma_m64n64k16_f32_bf16_rs_trans_a").is_some());
+    assert!(missing_form_hint("wgmma_m64n64k16_f32_bf16_rs").is_none());
+}
+
+#[test]
+fn packs_round_to_nearest_even_low_half_first() {
+    assert_eq!(pack_pair(MmaElem::BF16, 1.0, -2.0), 0xC000_3F80);
+    assert_eq!(pack_pair(MmaElem::F16, 1.0, -2.0), 0xC000_3C00);
+    // 1 + 2^-8 is halfway between two bf16: even (1.0); 1 + 3 * 2^-8 rounds up.
+    let tie = 1.0 + 2f32.powi(-8);
+    let up = 1.0 + 3.0 * 2f32.powi(-8);
+    assert_eq!(pack_pair(MmaElem::BF16, tie, up), (0x3F82 << 16) | 0x3F80);
+    assert_eq!(
+        pack_instruction(MmaElem::BF16),
+        "cvt.rn.bf16x2.f32 $0, $2, $1;"
+    );
 }

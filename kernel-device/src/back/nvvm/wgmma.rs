@@ -5,44 +5,56 @@
 //! `wgmma.mma_async` is `sideeffect` with a `memory` clobber: it reads shared memory
 //! that ordinary stores wrote, so it must not move across them, a barrier or the
 //! fence; its accumulator inputs are tied to its outputs ("0", "1", ..) so that C and
-//! D are the same registers (N / 2 `f32` of them per thread: 128 for N = 256).
+//! D are the same registers (N / 2 `f32` of them per thread: 128 for N = 256). The
+//! "RS" forms take A as four `i32` registers ("r") in the descriptor's place.
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
-use crate::ir::{Expr, Handle, Type, WgmmaCombo, WgmmaOp};
-use crate::proc::wgmma::{Swizzle, SPACE_MESSAGE, TARGET_NEED};
+use crate::ir::{Expr, Handle, Type, WgmmaA, WgmmaCombo, WgmmaOp};
+use crate::proc::wgmma::{pack_instruction, Swizzle, PACK_MIN_ARCH, SPACE_MESSAGE, TARGET_NEED};
 
-/// The call of `wgmma.mma_async` for `combo` on descriptors `desc_a`, `desc_b` (`i64`),
-/// `scale_d` (`i32`: 0 computes `D = A B`, else `D = A B + C`) and accumulator
-/// registers `c` (`float`): an expression of a struct of `N / 2` floats, D.
+/// The call of `wgmma.mma_async` for `combo` on A (`a`: one `i64` descriptor, or
+/// the four `i32` registers of the RS forms), descriptor `desc_b` (`i64`), `scale_d`
+/// (`i32`: 0 computes `D = A B`, else `D = A B + C`) and accumulator registers `c`
+/// (`float`): an expression of a struct of `N / 2` floats, D.
 pub fn wgmma_call(
     combo: WgmmaCombo,
-    desc_a: &str,
+    a: &[String],
     desc_b: &str,
     scale_d: &str,
     c: &[String],
 ) -> String {
     let d = combo.acc_len();
     assert_eq!(c.len(), d, "{combo:?}");
+    assert_eq!(a.len(), combo.a_operands(), "{combo:?}");
     let outputs: Vec<String> = (0..d).map(|i| format!("${i}")).collect();
-    // Scale A and B by 1, no transpose: K-major operands.
+    let a_operand = match combo.a {
+        WgmmaA::Shared(_) => format!("${d}"),
+        WgmmaA::Registers => {
+            let regs: Vec<String> = (0..a.len()).map(|i| format!("${}", d + i)).collect();
+            format!("{{{}}}", regs.join(", "))
+        }
+    };
+    let b_at = d + a.len();
+    // Scale A and B by 1; the transposes are the form's.
     let text = format!(
-        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, ${d}, ${}, p, {}; }}",
-        d + 2,
+        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, {a_operand}, ${b_at}, p, {}; }}",
+        b_at + 1,
         combo.instruction(),
         outputs.join(", "),
-        d + 1,
         combo.immediates(),
     );
+    let (a_constraint, a_type) = match combo.a {
+        WgmmaA::Shared(_) => ("l", "i64"),
+        WgmmaA::Registers => ("r", "i32"),
+    };
     let mut constraints: Vec<String> = (0..d).map(|_| "=f".to_string()).collect();
-    constraints.extend(["l", "l", "r"].map(String::from));
+    constraints.extend(a.iter().map(|_| a_constraint.to_string()));
+    constraints.extend(["l", "r"].map(String::from));
     constraints.extend((0..d).map(|i| i.to_string()));
     constraints.push("~{memory}".into());
-    let mut args = vec![
-        format!("i64 {desc_a}"),
-        format!("i64 {desc_b}"),
-        format!("i32 {scale_d}"),
-    ];
+    let mut args: Vec<String> = a.iter().map(|v| format!("{a_type} {v}")).collect();
+    args.extend([format!("i64 {desc_b}"), format!("i32 {scale_d}")]);
     args.extend(c.iter().map(|v| format!("float {v}")));
     format!(
         "call {} asm sideeffect \"{text}\", \"{}\"({})",
@@ -62,7 +74,7 @@ pub fn protocol_instruction(op: WgmmaOp) -> Option<String> {
         WgmmaOp::SetMaxNreg { increase, count } => {
             Some(crate::proc::setmaxnreg::instruction(increase, count))
         }
-        WgmmaOp::Descriptor | WgmmaOp::Mma(_) => None,
+        WgmmaOp::Descriptor | WgmmaOp::Mma(_) | WgmmaOp::PackPair(_) => None,
     }
 }
 
@@ -79,9 +91,16 @@ impl FunctionWriter<'_, '_> {
         // `fence.proxy.async` is any sm_90's (and later).
         let wrong = |a: u32| match op {
             WgmmaOp::FenceProxyAsync => a < TARGET_NEED.min_arch,
+            WgmmaOp::PackPair(_) => a < PACK_MIN_ARCH,
             _ => a != TARGET_NEED.min_arch,
         };
         if let Some(arch) = self.w.options.arch.filter(|&a| wrong(a)) {
+            if let WgmmaOp::PackPair(input) = op {
+                return Err(self.error(format!(
+                    "`cvt.rn.{}x2.f32` needs compute capability 8.0 or later; the target is compute_{arch}",
+                    input.ptx()
+                )));
+            }
             return Err(self.error(format!(
                 "{} needs exactly compute capability 9.0 (sm_90a); the target is compute_{arch}",
                 TARGET_NEED.feature
@@ -98,13 +117,23 @@ impl FunctionWriter<'_, '_> {
             vals.push(operand!(self, *a));
         }
         match op {
+            WgmmaOp::PackPair(input) => {
+                let call = format!(
+                    "call i32 asm \"{}\", \"=r,f,f\"(float {}, float {})",
+                    pack_instruction(input),
+                    vals[0],
+                    vals[1]
+                );
+                Ok(Val::V(self.def("wgmma.pack", call)))
+            }
             WgmmaOp::Mma(combo) => {
-                if vals.len() != 3 + combo.acc_len() {
+                if vals.len() != combo.operands() {
                     return Err(
-                        self.error(format!("{combo:?} takes {} operands", 3 + combo.acc_len()))
+                        self.error(format!("{combo:?} takes {} operands", combo.operands()))
                     );
                 }
-                let call = wgmma_call(combo, &vals[0], &vals[1], &vals[2], &vals[3..]);
+                let (a, rest) = vals.split_at(combo.a_operands());
+                let call = wgmma_call(combo, a, &rest[0], &rest[1], &rest[2..]);
                 Ok(Val::V(self.def("wgmma", call)))
             }
             _ => self.wgmma_descriptor(site, args, &vals),

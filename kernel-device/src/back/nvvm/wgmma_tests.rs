@@ -6,12 +6,9 @@ use crate::proc::wgmma::MmaElem;
 
 #[test]
 fn the_asm_ties_n_over_2_accumulators_and_takes_two_descriptors() {
-    let combo = WgmmaCombo {
-        n: 256,
-        input: MmaElem::BF16,
-    };
+    let combo = WgmmaCombo::ss(256, MmaElem::BF16);
     let c: Vec<String> = (0..128).map(|i| format!("%c{i}")).collect();
-    let call = wgmma_call(combo, "%da", "%db", "%s", &c);
+    let call = wgmma_call(combo, &["%da".into()], "%db", "%s", &c);
     assert!(call.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1,"));
     assert!(call.contains("$127}, $128, $129, p, 1, 1, 0, 0;"), "{call}");
     assert!(call.contains("setp.ne.b32 p, $130, 0;"));
@@ -30,15 +27,42 @@ fn the_asm_ties_n_over_2_accumulators_and_takes_two_descriptors() {
 /// rejects them for fp8).
 #[test]
 fn the_e4m3_asm_is_k32_without_transpose_operands() {
-    let combo = WgmmaCombo {
-        n: 64,
-        input: MmaElem::E4M3,
-    };
+    let combo = WgmmaCombo::ss(64, MmaElem::E4M3);
     let c: Vec<String> = (0..32).map(|i| format!("%c{i}")).collect();
-    let call = wgmma_call(combo, "%da", "%db", "%s", &c);
+    let call = wgmma_call(combo, &["%da".into()], "%db", "%s", &c);
     assert!(call.contains("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0, $1,"));
     assert!(call.contains("$31}, $32, $33, p, 1, 1; }"), "{call}");
     assert!(call.contains("setp.ne.b32 p, $34, 0;"));
+}
+
+/// The RS form: A as four `i32` registers in braces where the descriptor was, B's
+/// transpose immediate alone (no A transpose).
+#[test]
+fn the_rs_asm_takes_four_a_registers_and_one_transpose() {
+    let combo = WgmmaCombo {
+        a: WgmmaA::Registers,
+        b: crate::ir::WgmmaMajor::MN,
+        ..WgmmaCombo::ss(64, MmaElem::BF16)
+    };
+    let a: Vec<String> = (0..4).map(|i| format!("%a{i}")).collect();
+    let c: Vec<String> = (0..32).map(|i| format!("%c{i}")).collect();
+    let call = wgmma_call(combo, &a, "%db", "%s", &c);
+    assert!(call.contains("m64n64k16.f32.bf16.bf16 {$0, $1,"), "{call}");
+    assert!(
+        call.contains("$31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1; }"),
+        "{call}"
+    );
+    assert!(call.contains("setp.ne.b32 p, $37, 0;"), "{call}");
+    let constraints = call.split('"').nth(3).unwrap();
+    assert!(constraints.contains("=f,r,r,r,r,l,r,0,"), "{constraints}");
+    assert_eq!(call.matches("i32 %a").count(), 4);
+    // Transposed descriptors: both immediates.
+    let trans_ab = WgmmaCombo {
+        a: WgmmaA::Shared(crate::ir::WgmmaMajor::MN),
+        ..combo
+    };
+    let call = wgmma_call(trans_ab, &["%da".into()], "%db", "%s", &c);
+    assert!(call.contains("$31}, $32, $33, p, 1, 1, 1, 1; }"), "{call}");
 }
 
 // Hopper: wgmma (setmaxnreg)

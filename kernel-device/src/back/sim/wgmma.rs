@@ -14,6 +14,10 @@
 //!   them by any thread is a race with the wgmma (the detector's in-flight records),
 //!   and a block that ends with a group never waited for is reported at the wgmma.
 //!
+//! Operands: a shared one is read with its form's layout (K-major or MN-major,
+//! `Descriptor::operand_address`); an A from registers (RS forms) is gathered from the
+//! warp's 32 lanes by `proc::wgmma::a_position`, as the hardware's fragment says.
+//!
 //! Arithmetic: bf16/f16 products are exact in f64; their sum over K and C is formed in
 //! f64 and rounded once to f32. The GPU adds in an unspecified order with at least f32
 //! precision: per element the two differ by at most about `K * 2^-23 * sum_k |a_k b_k|
@@ -31,8 +35,11 @@ use super::pointer::{offset_of, ptr, region_of};
 use super::scalar::{half_to_f32, of_f32};
 use super::warp::{Frame, Warp};
 use super::wgmma_state::PendingWgmma;
-use crate::ir::{Expr, Handle, ScalarType, Type, WgmmaCombo, WgmmaOp};
-use crate::proc::wgmma::{acc_position, Descriptor, Swizzle, SPACE_MESSAGE, WARPGROUP_THREADS};
+use crate::ir::{Expr, Handle, ScalarType, Type, WgmmaA, WgmmaCombo, WgmmaMajor, WgmmaOp};
+use crate::proc::wgmma::{
+    a_position, acc_position, pack_pair, Descriptor, Swizzle, A_REGISTERS, SPACE_MESSAGE,
+    WARPGROUP_THREADS,
+};
 
 const FULL_WARP: u32 = u32::MAX;
 const REGION_SHIFT: u32 = 52;
@@ -52,6 +59,15 @@ impl Warp<'_, '_> {
             return self.wgmma_descriptor(fr, e, args, m);
         }
         if op == WgmmaOp::FenceProxyAsync {
+            return Ok(());
+        }
+        if let WgmmaOp::PackPair(input) = op {
+            let slots: Vec<u32> = args.iter().map(|a| self.slot_of(fr, *a)).collect();
+            let out = self.slot_of(fr, e);
+            for lane in lanes(m) {
+                let [lo, hi] = [0, 1].map(|k| f32::from_bits(fr.get(slots[k], lane) as u32));
+                fr.set(out, lane, u64::from(pack_pair(input, lo, hi)));
+            }
             return Ok(());
         }
         if m != FULL_WARP {
@@ -95,7 +111,7 @@ impl Warp<'_, '_> {
             WgmmaOp::Mma(combo) => self.wgmma_mma(fr, e, combo, args)?,
             // The register budget is not modelled; its collective rule is.
             WgmmaOp::SetMaxNreg { .. } => self.whole_warpgroup(fr, e, "setmaxnreg")?,
-            WgmmaOp::Descriptor | WgmmaOp::FenceProxyAsync => {}
+            WgmmaOp::Descriptor | WgmmaOp::FenceProxyAsync | WgmmaOp::PackPair(_) => {}
         }
         Ok(())
     }
@@ -200,7 +216,14 @@ impl Warp<'_, '_> {
             let v = fr.get(slots[k], 0);
             (0..LANES).all(|l| fr.get(slots[k], l) == v).then_some(v)
         };
-        let (Some(desc_a), Some(desc_b), Some(scale_d)) = (uniform(0), uniform(1), uniform(2))
+        // `desc_b` and `scale_d` follow A's one descriptor or four registers.
+        let b_at = combo.a_operands();
+        let desc_a = match combo.a {
+            WgmmaA::Shared(_) => uniform(0),
+            WgmmaA::Registers => Some(0),
+        };
+        let (Some(desc_a), Some(desc_b), Some(scale_d)) =
+            (desc_a, uniform(b_at), uniform(b_at + 1))
         else {
             return Err(self.wgmma_misuse(fr, e, "the descriptors and scale_d of a wgmma differ between the warp's lanes: they must be the warpgroup's".into()));
         };
@@ -208,15 +231,22 @@ impl Warp<'_, '_> {
         let (n, k) = (n as u64, k as u64);
         let elem = combo.input.storage();
         let warp_rows = 16 * u64::from(self.warp_index % 4);
-        let (a, a_read) = self.read_operand(fr, loc, desc_a, warp_rows..warp_rows + 16, k, elem)?;
-        let (b, b_read) = self.read_operand(fr, loc, desc_b, 0..n, k, elem)?;
+        let (a, a_read) = match combo.a {
+            WgmmaA::Shared(major) => {
+                let rows = warp_rows..warp_rows + 16;
+                self.read_operand(fr, loc, desc_a, major, rows, k, elem)?
+            }
+            WgmmaA::Registers => (self.gather_a(fr, &slots[..A_REGISTERS], elem), None),
+        };
+        let (b, b_read) = self.read_operand(fr, loc, desc_b, combo.b, 0..n, k, elem)?;
         let out = self.slot_of(fr, e);
+        let c_at = b_at + 2;
         for lane in 0..LANES {
             let thread = 32 * (self.warp_index as usize % 4) + lane;
             for i in 0..combo.acc_len() {
                 let (r, c) = acc_position(thread, i);
                 let c_in = if scale_d != 0 {
-                    f64::from(f32::from_bits(fr.get(slots[3 + i], lane) as u32))
+                    f64::from(f32::from_bits(fr.get(slots[c_at + i], lane) as u32))
                 } else {
                     0.0
                 };
@@ -250,13 +280,30 @@ impl Warp<'_, '_> {
         Ok(())
     }
 
-    /// The `rows x k` operand a descriptor names (row-major values), read at `loc`,
-    /// and the bytes it spans (for the detector, where it watches the region).
+    /// The warp's `16 x 16` A (row-major values, rows from the warp's first) from the
+    /// lanes' A registers (`slots`), each 32-bit register two 16-bit elements, low first.
+    fn gather_a(&self, fr: &Frame, slots: &[u32], elem: ScalarType) -> Vec<f64> {
+        let mut a = vec![0.0; 16 * 16];
+        for lane in 0..LANES {
+            for (e, reg) in (0..2 * slots.len()).map(|e| (e, slots[e / 2])) {
+                let (r, c) = a_position(lane, e);
+                let bits = (fr.get(reg, lane) >> (16 * (e % 2))) & 0xFFFF;
+                a[r * 16 + c] = f64::from(half_to_f32(elem, bits));
+            }
+        }
+        a
+    }
+
+    /// The `rows x k` operand a descriptor names (row-major values), laid out `major`,
+    /// read at `loc`, and the bytes it spans (for the detector, where it watches the
+    /// region).
+    #[allow(clippy::too_many_arguments)]
     fn read_operand(
         &mut self,
         fr: &Frame,
         loc: crate::ir::SourceLoc,
         word: u64,
+        major: WgmmaMajor,
         rows: std::ops::Range<u64>,
         k: u64,
         elem: ScalarType,
@@ -268,7 +315,7 @@ impl Warp<'_, '_> {
         let mut values = Vec::with_capacity(((rows.end - rows.start) * k) as usize);
         for r in rows.clone() {
             for kk in 0..k {
-                let offset = d.element_address(r, kk, eb);
+                let offset = d.operand_address(major, r, kk, eb);
                 lo = lo.min(offset);
                 hi = hi.max(offset + eb);
                 let bits = self.mem_read(fr, loc, 0, ptr(region, offset), elem)?;
@@ -299,3 +346,7 @@ impl Warp<'_, '_> {
 #[cfg(test)]
 #[path = "wgmma_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "wgmma_forms_tests.rs"]
+mod forms_tests;
