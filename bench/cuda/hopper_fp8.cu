@@ -16,76 +16,17 @@
 // decoded inputs.
 //
 //   hopper_fp8_nvcc [size ...]   (default: 4096 8192)
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
-#include <cuda_bf16.h>
 #include <cuda_fp8.h>
-#include <cuda_runtime.h>
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    cudaError_t err_ = (call);                                                   \
-    if (err_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(err_));                                    \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
+#include "hopper_common.cuh"
 
-using bf16 = __nv_bfloat16;
 using fp8 = __nv_fp8_e4m3;
 
 static const int kStages = 4, kThreads = 384;
 static const size_t kShared = kStages * (128 + 256) * 128 + 8 * 8;
 
-// ---- PTX wrappers (sm_90a)
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}" ::"r"(
-                   smem_addr(bar))
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nwait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n}" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
 // The descriptor of a K-major tile with 128-byte swizzle: start address >> 4, leading 0,
 // stride 1024 bytes (8 rows of 128) >> 4, mode 1 (128B) in bits 62..63.
 __device__ __forceinline__ uint64_t descriptor(const fp8* p) {
@@ -219,29 +160,14 @@ __global__ void __launch_bounds__(kThreads) gemm_e4m3_wgmma(const fp8* __restric
   }
 }
 
-// ---- inputs: the same numbers as bench/hopper_fp8.rs
-__host__ __device__ inline uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-__host__ __device__ inline float input_f32(uint64_t seed, uint64_t i) {
-  return (float)(mix(seed, i) >> 40) * (1.0f / 8388608.0f) - 1.0f;
-}
+// ---- inputs: hopper_common.cuh's numbers, rounded to e4m3 (as bench/hopper_fp8.rs)
 __global__ void fill(fp8* p, size_t n, uint64_t seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
     p[i] = fp8(input_f32(seed, i));  // RN, satfinite
 }
-static double input_f64(uint64_t seed, uint64_t i) {
+static double input_f64_e4m3(uint64_t seed, uint64_t i) {
   return (double)(float)fp8(input_f32(seed, i));
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 static bool g_failed = false;
@@ -263,11 +189,11 @@ static void run(const char* impl, int n, const fp8* A, const fp8* B, bf16* C, in
   std::vector<double> arow(n);
   for (int si = 0; si < 32; si++) {
     int i = (int)(mix(5, si) % n);
-    for (int p = 0; p < n; p++) arow[p] = input_f64(11, (size_t)i * n + p);
+    for (int p = 0; p < n; p++) arow[p] = input_f64_e4m3(11, (size_t)i * n + p);
     for (int sj = 0; sj < 32; sj++) {
       int j = (int)(mix(6, sj) % n);
       double want = 0;
-      for (int p = 0; p < n; p++) want += arow[p] * input_f64(22, (size_t)j * n + p);
+      for (int p = 0; p < n; p++) want += arow[p] * input_f64_e4m3(22, (size_t)j * n + p);
       double diff = __bfloat162float(got[(size_t)i * n + j]) - want;
       diff2 += diff * diff;
       ref2 += want * want;
