@@ -1,6 +1,5 @@
 // What the Hopper nvcc twins share (bench/cuda/hopper_gemm.cu, hopper_fp8.cu,
-// hopper_attention.cu): the
-// error check, the sm_90a PTX wrappers (mbarriers, TMA, wgmma fences and groups,
+// hopper_attention.cu): the error check, the sm_90a PTX wrappers (mbarriers, TMA, wgmma fences and groups,
 // setmaxnreg), the benchmark inputs (splitmix64 of (seed, index), the numbers
 // bench/cuda/tc.cu and the Rust harnesses draw), the median, and the 2-D bf16 tensor map
 // as cudajit's `TensorMap::with_strides` builds it (128B swizzle, L2 promotion 256 B).
