@@ -15,18 +15,17 @@
 //!     hopper_attention [D ...]          (default: 128 64)
 //!     hopper_attention --inspect DIR    (PTX, NVVM IR and ptxas resources; no GPU)
 
-use std::error::Error as StdError;
-
 use cudajit::{bf16, DeviceArray, LaunchConfig, Stream, TensorMap};
 
 mod common;
 mod hopper_attention_kernels;
+mod hopper_harness;
 mod stats;
 
 use common::input;
 use hopper_attention_kernels::{checked, nocheck, shared_bytes, BLOCK_ROWS, THREADS};
 
-type BenchResult<T> = Result<T, Box<dyn StdError>>;
+use hopper_harness::BenchResult;
 
 const HEADS: usize = 128; // batch × heads
 const SEQ: usize = 4096;
@@ -129,87 +128,45 @@ fn attention(stream: &Stream, d: usize) -> BenchResult<bool> {
 /// `--inspect DIR`: the kernels' PTX, NVVM IR and ptxas resources for compute_90a.
 fn inspect_all(dir: &str) -> BenchResult<()> {
     use cudajit::inspect::inspect;
-    std::fs::create_dir_all(dir)?;
-    let sources = [
-        (
-            "attention_fa3_d128.checked",
-            checked::attention_fa3_d128::source(),
-        ),
-        (
-            "attention_fa3_d128.nocheck",
-            nocheck::attention_fa3_d128::source(),
-        ),
-        (
-            "attention_fa3_d64.checked",
-            checked::attention_fa3_d64::source(),
-        ),
-        (
-            "attention_fa3_d64.nocheck",
-            nocheck::attention_fa3_d64::source(),
-        ),
-    ];
-    for (name, source) in sources {
-        let inspection = inspect(source, "compute_90a")?;
-        std::fs::write(format!("{dir}/{name}.ptx"), &inspection.ptx)?;
-        std::fs::write(format!("{dir}/{name}.ll"), &inspection.nvvm_ir)?;
-        println!("{name}: {:?}", inspection.resources);
-    }
+    hopper_harness::write_inspection(
+        dir,
+        "attention_fa3_d128.checked",
+        inspect(checked::attention_fa3_d128::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "attention_fa3_d128.nocheck",
+        inspect(nocheck::attention_fa3_d128::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "attention_fa3_d64.checked",
+        inspect(checked::attention_fa3_d64::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "attention_fa3_d64.nocheck",
+        inspect(nocheck::attention_fa3_d64::source(), hopper_harness::ARCH),
+    )?;
     Ok(())
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--inspect") {
-        let dir = args
-            .get(1)
-            .map_or("target/hopper-attention-inspect", String::as_str);
-        if let Err(e) = inspect_all(dir) {
-            eprintln!("hopper_attention: inspect: {e}");
-            std::process::exit(1);
-        }
-        return;
-    }
-    let dims: Vec<usize> = if args.is_empty() {
-        vec![128, 64]
-    } else {
-        // Head dims; anything else (a test harness's flags under `cargo test --benches`)
-        // is not one.
-        args.iter().filter_map(|a| a.parse().ok()).collect()
-    };
-    let Some(device) = stats::gpu_device() else {
-        return;
-    };
-    if device.compute_capability() != (9, 0) {
-        println!(
-            "skipped: wgmma needs sm_90a; this device is {:?}",
-            device.compute_capability()
-        );
-        return;
-    }
-    println!(
-        "hopper_attention cudajit: {}, {} SMs",
-        device.name(),
-        device.multiprocessor_count()
-    );
-    let run = || -> BenchResult<bool> {
-        let stream = device.new_stream()?;
-        let mut all_right = true;
-        for &d in &dims {
-            if d != 64 && d != 128 {
-                println!("WRONG attention_d{d}: D must be 64 or 128");
-                all_right = false;
-                continue;
+    hopper_harness::main(
+        "hopper_attention",
+        inspect_all,
+        &[128, 64],
+        |_, stream, dims| {
+            let mut all_right = true;
+            for &d in dims {
+                if d != 64 && d != 128 {
+                    println!("WRONG attention_d{d}: D must be 64 or 128");
+                    all_right = false;
+                    continue;
+                }
+                all_right &= attention(stream, d)?;
             }
-            all_right &= attention(&stream, d)?;
-        }
-        Ok(all_right)
-    };
-    match run() {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(e) => {
-            eprintln!("hopper_attention: error: {e}");
-            std::process::exit(1);
-        }
-    }
+            Ok(all_right)
+        },
+    );
 }

@@ -13,16 +13,15 @@
 //!     hopper_fp8 [n ...]          (default: 4096 8192)
 //!     hopper_fp8 --inspect DIR    (PTX, NVVM IR and ptxas resources; no GPU)
 
-use std::error::Error as StdError;
-
 use cudajit::{bf16, e4m3, DeviceArray, LaunchConfig, Stream};
 
 mod hopper_fp8_kernels;
+mod hopper_harness;
 mod stats;
 
 use hopper_fp8_kernels::{checked, nocheck, SHARED_BYTES, THREADS, TILE};
 
-type BenchResult<T> = Result<T, Box<dyn StdError>>;
+use hopper_harness::BenchResult;
 
 const WARMUP: usize = 3;
 
@@ -123,76 +122,33 @@ fn gemm(stream: &Stream, n: usize, reps: usize) -> BenchResult<bool> {
     Ok(true)
 }
 
-/// `--inspect DIR`: the kernel's PTX, NVVM IR and ptxas resources for compute_90a.
+/// `--inspect DIR`: the kernels' PTX, NVVM IR and ptxas resources for compute_90a.
 fn inspect_all(dir: &str) -> BenchResult<()> {
     use cudajit::inspect::inspect;
-    std::fs::create_dir_all(dir)?;
-    let sources = [
-        (
-            "gemm_e4m3_wgmma.checked",
-            checked::gemm_e4m3_wgmma::source(),
-        ),
-        (
-            "gemm_e4m3_wgmma.nocheck",
-            nocheck::gemm_e4m3_wgmma::source(),
-        ),
-    ];
-    for (name, source) in sources {
-        let inspection = inspect(source, "compute_90a")?;
-        std::fs::write(format!("{dir}/{name}.ptx"), &inspection.ptx)?;
-        std::fs::write(format!("{dir}/{name}.ll"), &inspection.nvvm_ir)?;
-        println!("{name}: {:?}", inspection.resources);
-    }
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_e4m3_wgmma.checked",
+        inspect(checked::gemm_e4m3_wgmma::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_e4m3_wgmma.nocheck",
+        inspect(nocheck::gemm_e4m3_wgmma::source(), hopper_harness::ARCH),
+    )?;
     Ok(())
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--inspect") {
-        let dir = args
-            .get(1)
-            .map_or("target/hopper-fp8-inspect", String::as_str);
-        if let Err(e) = inspect_all(dir) {
-            eprintln!("hopper_fp8: inspect: {e}");
-            std::process::exit(1);
-        }
-        return;
-    }
-    // Sizes; anything else (a test harness's flags under `cargo test --benches`) is not one.
-    let sizes: Vec<usize> = if args.is_empty() {
-        vec![4096, 8192]
-    } else {
-        args.iter().filter_map(|a| a.parse().ok()).collect()
-    };
-    let Some(device) = stats::gpu_device() else {
-        return;
-    };
-    if device.compute_capability() != (9, 0) {
-        println!(
-            "skipped: wgmma needs sm_90a; this device is {:?}",
-            device.compute_capability()
-        );
-        return;
-    }
-    println!(
-        "hopper_fp8 cudajit: {}, {} SMs",
-        device.name(),
-        device.multiprocessor_count()
+    hopper_harness::main(
+        "hopper_fp8",
+        inspect_all,
+        &[4096, 8192],
+        |_, stream, sizes| {
+            let mut all_right = true;
+            for &n in sizes {
+                all_right &= gemm(stream, n, if n >= 8192 { 20 } else { 50 })?;
+            }
+            Ok(all_right)
+        },
     );
-    let run = || -> BenchResult<bool> {
-        let stream = device.new_stream()?;
-        let mut all_right = true;
-        for &n in &sizes {
-            all_right &= gemm(&stream, n, if n >= 8192 { 20 } else { 50 })?;
-        }
-        Ok(all_right)
-    };
-    match run() {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(e) => {
-            eprintln!("hopper_fp8: error: {e}");
-            std::process::exit(1);
-        }
-    }
 }

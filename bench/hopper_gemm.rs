@@ -14,18 +14,17 @@
 //!     hopper_gemm [n ...]          (default: 4096 8192)
 //!     hopper_gemm --inspect DIR    (PTX, NVVM IR and ptxas resources; no GPU)
 
-use std::error::Error as StdError;
-
 use cudajit::{bf16, DeviceArray, LaunchConfig, Stream, TensorMap};
 
 mod common;
+mod hopper_harness;
 mod hopper_kernels;
 mod stats;
 
 use common::{input, mix};
 use hopper_kernels::{checked, nocheck, SHARED_BYTES, THREADS, TILE};
 
-type BenchResult<T> = Result<T, Box<dyn StdError>>;
+use hopper_harness::BenchResult;
 
 const WARMUP: usize = 3;
 
@@ -183,89 +182,63 @@ fn gemm(
     Ok(true)
 }
 
-/// `--inspect DIR`: the kernel's PTX, NVVM IR and ptxas resources for compute_90a.
+/// `--inspect DIR`: the kernels' PTX, NVVM IR and ptxas resources for compute_90a.
 fn inspect_all(dir: &str) -> BenchResult<()> {
     use cudajit::inspect::inspect;
-    std::fs::create_dir_all(dir)?;
-    let sources = [
-        ("gemm_bf16_tma.checked", checked::gemm_bf16_tma::source()),
-        ("gemm_bf16_tma.nocheck", nocheck::gemm_bf16_tma::source()),
-        (
-            "gemm_bf16_tma_setmaxnreg.checked",
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_tma.checked",
+        inspect(checked::gemm_bf16_tma::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_tma.nocheck",
+        inspect(nocheck::gemm_bf16_tma::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_tma_setmaxnreg.checked",
+        inspect(
             checked::gemm_bf16_tma_setmaxnreg::source(),
+            hopper_harness::ARCH,
         ),
-        (
-            "gemm_bf16_tma_setmaxnreg.nocheck",
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_tma_setmaxnreg.nocheck",
+        inspect(
             nocheck::gemm_bf16_tma_setmaxnreg::source(),
+            hopper_harness::ARCH,
         ),
-        (
-            "gemm_bf16_wgmma.checked",
-            checked::gemm_bf16_wgmma::source(),
-        ),
-        (
-            "gemm_bf16_wgmma.nocheck",
-            nocheck::gemm_bf16_wgmma::source(),
-        ),
-    ];
-    for (name, source) in sources {
-        let inspection = inspect(source, "compute_90a")?;
-        std::fs::write(format!("{dir}/{name}.ptx"), &inspection.ptx)?;
-        std::fs::write(format!("{dir}/{name}.ll"), &inspection.nvvm_ir)?;
-        println!("{name}: {:?}", inspection.resources);
-    }
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_wgmma.checked",
+        inspect(checked::gemm_bf16_wgmma::source(), hopper_harness::ARCH),
+    )?;
+    hopper_harness::write_inspection(
+        dir,
+        "gemm_bf16_wgmma.nocheck",
+        inspect(nocheck::gemm_bf16_wgmma::source(), hopper_harness::ARCH),
+    )?;
     Ok(())
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--inspect") {
-        let dir = args.get(1).map_or("target/hopper-inspect", String::as_str);
-        if let Err(e) = inspect_all(dir) {
-            eprintln!("hopper_gemm: inspect: {e}");
-            std::process::exit(1);
-        }
-        return;
-    }
-    let sizes: Vec<usize> = if args.is_empty() {
-        vec![4096, 8192]
-    } else {
-        // Sizes; anything else (a test harness's flags under `cargo test --benches`) is
-        // not one.
-        args.iter().filter_map(|a| a.parse().ok()).collect()
-    };
-    let Some(device) = stats::gpu_device() else {
-        return;
-    };
-    if device.compute_capability() != (9, 0) {
-        println!(
-            "skipped: wgmma needs sm_90a; this device is {:?}",
-            device.compute_capability()
-        );
-        return;
-    }
-    println!(
-        "hopper_gemm cudajit: {}, {} SMs",
-        device.name(),
-        device.multiprocessor_count()
-    );
-    let sms = device.multiprocessor_count() as usize;
-    let run = || -> BenchResult<bool> {
-        let stream = device.new_stream()?;
-        let mut all_right = true;
-        for &n in &sizes {
-            for run in RUNS {
-                let reps = if n >= 8192 { 20 } else { 50 };
-                all_right &= gemm(&stream, sms, n, reps, run)?;
+    hopper_harness::main(
+        "hopper_gemm",
+        inspect_all,
+        &[4096, 8192],
+        |device, stream, sizes| {
+            let sms = device.multiprocessor_count() as usize;
+            let mut all_right = true;
+            for &n in sizes {
+                for run in RUNS {
+                    let reps = if n >= 8192 { 20 } else { 50 };
+                    all_right &= gemm(stream, sms, n, reps, run)?;
+                }
             }
-        }
-        Ok(all_right)
-    };
-    match run() {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(e) => {
-            eprintln!("hopper_gemm: error: {e}");
-            std::process::exit(1);
-        }
-    }
+            Ok(all_right)
+        },
+    );
 }
