@@ -4,13 +4,14 @@
 //! other than the launch's own, [`confirm_bind`] binds for real, and a launch the
 //! driver refuses asks the driver and launches again once bound (`super::launch`),
 //! since code outside cudajit may have changed the thread's context. Also the
-//! prefetch of the lines the launch reads next.
+//! prefetches of the lines a launch reads (or the next launch will read) soon.
 
 use cudarc::driver::sys;
 
 use crate::device::Device;
 use crate::error::Result;
 use crate::executor::health::ContextGuard;
+use crate::launch::args::KernelArg;
 use crate::launch::config::LaunchConfig;
 
 /// Asks the processor for the lines a launch on a created stream reads right after its
@@ -27,6 +28,28 @@ pub(crate) fn prefetch_stream_lines(config: &LaunchConfig<'_>) {
     }
     if let Some(faults) = stream.own_faults() {
         prefetch(faults);
+    }
+}
+
+/// After the driver call, which evicts them: asks for the lines the next launch on
+/// the same device and stream with the same arrays reads first (the context's health,
+/// the stream's, and each array's memory, whose argument is built before the launch
+/// starts), so that a loop of launches finds them in the nearest cache (issue 27). A
+/// hint, nothing else.
+#[inline]
+pub(crate) fn prefetch_for_next_launch(
+    device: &Device,
+    config: &LaunchConfig<'_>,
+    args: &[KernelArg<'_>],
+) {
+    if let Some((health, _)) = device.launch_context() {
+        prefetch(health);
+    }
+    prefetch_stream_lines(config);
+    for arg in args {
+        if let Some((memory, _)) = arg.kind.ordered_memory() {
+            prefetch(std::sync::Arc::as_ptr(memory));
+        }
     }
 }
 

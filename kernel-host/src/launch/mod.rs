@@ -45,7 +45,8 @@ use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::bind::{
-    bind_for_launch, confirm_bind, prefetch_stream_lines, relaunch_if_unbound,
+    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_stream_lines,
+    relaunch_if_unbound,
 };
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::memo::{MemoHit, MemoKey};
@@ -238,6 +239,7 @@ pub fn launch(
             handle.pending_reads.after_launch(read);
         }
     }
+    prefetch_for_next_launch(device, &config, args);
     timer.mark(Stage::AfterLaunch);
     timer.finish();
     Ok(())
