@@ -649,12 +649,14 @@ fn null_stream_and_a_created_stream_share_an_array_in_both_orders() {
 /// (a launch that its memo knows trusts the thread's last bind instead of asking the
 /// driver, issue 27): after the context was unset, or another context (another
 /// library's, on the same GPU) made current, launches the memo knows, on the default
-/// stream and on a created one, still run in cudajit's context with the right results.
+/// stream and on a created one, still run in cudajit's context, in order (a slow
+/// write, then a read-modify-write, then the copy back), with the right results.
 #[test]
 fn launches_after_other_code_changed_the_current_context() {
     use cudarc::driver::sys;
     let device = require_real_gpu!();
-    const N: usize = 1 << 12;
+    const N: usize = 1 << 16;
+    const ROUNDS: u32 = 4096;
     let created = device.new_stream().unwrap();
     let mut foreign: sys::CUcontext = std::ptr::null_mut();
     let mut ordinal: sys::CUdevice = 0;
@@ -673,26 +675,27 @@ fn launches_after_other_code_changed_the_current_context() {
             .result()
             .expect("another context on the same GPU");
     }
+    let (mul, add) = slow_write_map(ROUNDS);
     let mut rng = fresh_rng();
     let mut a = device.zeros::<u32>(N).unwrap();
     for round in 0..8 {
-        let offset = rng.u32(..1 << 30);
+        let seed = rng.u32(..);
         let on_created = round % 2 == 0;
-        let fill = |a: &mut DeviceArray<u32>| match on_created {
-            true => launch!(fill_index[N / 256, 256, &created](a, offset)),
-            false => launch!(fill_index[N / 256, 256](a, offset)),
+        let write = |a: &mut DeviceArray<u32>| match on_created {
+            true => launch!(slow_write[N / 256, 256, &created](a, seed, ROUNDS)),
+            false => launch!(slow_write[N / 256, 256](a, seed, ROUNDS)),
         };
-        let add = |a: &mut DeviceArray<u32>| match on_created {
+        let plus_one = |a: &mut DeviceArray<u32>| match on_created {
             true => launch!(add_one[N / 256, 256, &created](a)),
             false => launch!(add_one[N / 256, 256](a)),
         };
         // Launched thrice each first, so that the memo knows both launches (their
         // proven copies settled) and the thread's last bind is cudajit's context.
         for _ in 0..3 {
-            fill(&mut a).unwrap();
-            add(&mut a).unwrap();
+            write(&mut a).unwrap();
+            plus_one(&mut a).unwrap();
         }
-        fill(&mut a).unwrap();
+        a.to_host().unwrap();
         // Rounds 0-3 leave no context current, rounds 4-7 the other context.
         let other = if round < 4 {
             std::ptr::null_mut()
@@ -701,14 +704,14 @@ fn launches_after_other_code_changed_the_current_context() {
         };
         // SAFETY: NULL or a live context of this process.
         unsafe { sys::cuCtxSetCurrent(other) }.result().unwrap();
-        for _ in 0..2 {
-            add(&mut a).unwrap();
-        }
+        write(&mut a).unwrap();
+        plus_one(&mut a).unwrap();
         let got = a.to_host().unwrap();
         for (i, &v) in got.iter().enumerate() {
+            let written = mul.wrapping_mul(i as u32 ^ seed).wrapping_add(add);
             assert_eq!(
                 v,
-                (i as u32 + offset).wrapping_add(2),
+                written.wrapping_add(1),
                 "round {round} ({}), element {i}: a launch after the context change \
                  did not run, or ran out of order",
                 if on_created {
@@ -720,8 +723,8 @@ fn launches_after_other_code_changed_the_current_context() {
         }
     }
     created.synchronize().unwrap();
-    // SAFETY: made above, not current on any thread of cudajit's (each launch above
-    // made cudajit's context current again), nothing of it in use.
+    // SAFETY: made above; not current on this thread (each launch above made
+    // cudajit's context current again), nothing of it in use.
     unsafe { sys::cuCtxDestroy_v2(foreign) }.result().unwrap();
 }
 
