@@ -33,14 +33,15 @@ pub(crate) fn prefetch_stream_lines(config: &LaunchConfig<'_>) {
 
 /// After the driver call, which evicts them: asks for the lines the next launch on
 /// the same device and stream with the same arrays reads first (the context's health,
-/// the stream's, and each array's memory, whose argument is built before the launch
-/// starts), so that a loop of launches finds them in the nearest cache (issue 27). A
-/// hint, nothing else.
+/// the stream's, each array's memory, whose argument is built before the launch
+/// starts, and the memo's entry for the kernel at `memo_entry`), so that a loop of
+/// launches finds them in the nearest cache (issue 27). A hint, nothing else.
 #[inline]
 pub(crate) fn prefetch_for_next_launch(
     device: &Device,
     config: &LaunchConfig<'_>,
     args: &[KernelArg<'_>],
+    memo_entry: Option<*const u8>,
 ) {
     if let Some((health, _)) = device.launch_context() {
         prefetch(health);
@@ -51,7 +52,16 @@ pub(crate) fn prefetch_for_next_launch(
             prefetch(std::sync::Arc::as_ptr(memory));
         }
     }
+    // The memo's entry for the kernel: its key, then the decisions (`memo::MemoTable`).
+    if let Some(entry) = memo_entry {
+        for line in 0..MEMO_ENTRY_LINES {
+            prefetch(entry.wrapping_add(64 * line));
+        }
+    }
 }
+
+/// Cache lines of one memo entry (key and decisions, about 210 bytes, not aligned).
+const MEMO_ENTRY_LINES: usize = 4;
 
 /// A prefetch of the cache line at `at` into every cache level (x86-64; nothing
 /// elsewhere).

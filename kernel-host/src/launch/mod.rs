@@ -239,7 +239,7 @@ pub fn launch(
             handle.pending_reads.after_launch(read);
         }
     }
-    prefetch_for_next_launch(device, &config, args);
+    prefetch_for_next_launch(device, &config, args, memo::entry_address((source, cache)));
     timer.mark(Stage::AfterLaunch);
     timer.finish();
     Ok(())
