@@ -606,6 +606,42 @@ fn launch_costs(
         Ok(())
     };
     let bare = |on| bare_function(f.cu_function(), on);
+    // The driver's other entry: the same seven parameter words packed in one buffer in
+    // the kernel's parameter layout (each 8 bytes, 8-aligned), passed through `extra`
+    // (`CU_LAUNCH_PARAM_BUFFER_POINTER`) instead of one pointer per parameter. The bars
+    // are held against whichever bare form is faster in the run.
+    let packed: [u64; 7] = [pa, len as u64, pb, len as u64, pc, len as u64, no_record];
+    let bare_packed = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
+        let mut buffer = packed;
+        let mut size = std::mem::size_of_val(&buffer);
+        let mut extra: [*mut c_void; 5] = [
+            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+            buffer.as_mut_ptr() as *mut c_void,
+            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+            &mut size as *mut usize as *mut c_void,
+            cudarc::driver::sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+        ];
+        // SAFETY: as `bare_function`'s launch; the buffer holds the same seven words in
+        // the kernel's parameter layout and outlives the call, `extra` ends with
+        // CU_LAUNCH_PARAM_END.
+        unsafe {
+            cudarc::driver::sys::cuLaunchKernel(
+                f.cu_function(),
+                cfg.grid_dim.0,
+                1,
+                1,
+                cfg.block_dim.0,
+                1,
+                1,
+                0,
+                on,
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
+        }
+        .result()?;
+        Ok(())
+    };
     let mut variants: Vec<LaunchVariant> = vec![
         // cudajit on an explicit stream and on its default stream (`launch!` without a
         // stream).
@@ -751,6 +787,48 @@ fn launch_costs(
         PAIR_ROUNDS,
         (&mut || Ok(ours(None)?), &mut { sync_default }),
         (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
+    )?;
+    // The two bare forms against each other, and cudajit against the packed one (the
+    // bars' baseline where it is the faster form: report.py picks per run).
+    pair(
+        "driver_packed_buffer",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || bare_packed(stream.cu_stream()), &mut {
+            sync_stream
+        }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    pair(
+        "driver_packed_buffer_null_stream",
+        "launch_driver_null_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || bare_packed(std::ptr::null_mut()), &mut {
+            sync_default
+        }),
+        (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
+    )?;
+    pair(
+        "launch_cudajit_vs_packed",
+        "launch_driver_packed_buffer",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
+        (&mut || bare_packed(stream.cu_stream()), &mut {
+            sync_stream
+        }),
+    )?;
+    pair(
+        "launch_cudajit_default_vs_packed",
+        "launch_driver_packed_buffer_null_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(None)?), &mut { sync_default }),
+        (&mut || bare_packed(std::ptr::null_mut()), &mut {
+            sync_default
+        }),
     )?;
     // Alternating: against the bare launch on one stream (the bar), and against bare
     // launches that alternate too and order themselves as a correct program must (one

@@ -645,6 +645,89 @@ fn null_stream_and_a_created_stream_share_an_array_in_both_orders() {
     created.synchronize().unwrap();
 }
 
+/// Code outside cudajit may change the thread's current context between two launches
+/// (a launch that its memo knows trusts the thread's last bind instead of asking the
+/// driver, issue 27): after the context was unset, or another context (another
+/// library's, on the same GPU) made current, launches the memo knows, on the default
+/// stream and on a created one, still run in cudajit's context, in order (a slow
+/// write, then a read-modify-write, then the copy back), with the right results.
+#[test]
+fn launches_after_other_code_changed_the_current_context() {
+    use cudarc::driver::sys;
+    let device = require_real_gpu!();
+    const N: usize = 1 << 16;
+    const ROUNDS: u32 = 4096;
+    let created = device.new_stream().unwrap();
+    let mut foreign: sys::CUcontext = std::ptr::null_mut();
+    let mut ordinal: sys::CUdevice = 0;
+    // No execution affinity, no CIG: a plain context.
+    let mut params = sys::CUctxCreateParams_st {
+        execAffinityParams: std::ptr::null_mut(),
+        numExecAffinityParams: 0,
+        cigParams: std::ptr::null_mut(),
+    };
+    // SAFETY: valid out-pointers; the context is destroyed at the end of the test.
+    unsafe {
+        sys::cuDeviceGet(&mut ordinal, device.ordinal() as i32)
+            .result()
+            .unwrap();
+        sys::cuCtxCreate_v4(&mut foreign, &mut params, 0, ordinal)
+            .result()
+            .expect("another context on the same GPU");
+    }
+    let (mul, add) = slow_write_map(ROUNDS);
+    let mut rng = fresh_rng();
+    let mut a = device.zeros::<u32>(N).unwrap();
+    for round in 0..8 {
+        let seed = rng.u32(..);
+        let on_created = round % 2 == 0;
+        let write = |a: &mut DeviceArray<u32>| match on_created {
+            true => launch!(slow_write[N / 256, 256, &created](a, seed, ROUNDS)),
+            false => launch!(slow_write[N / 256, 256](a, seed, ROUNDS)),
+        };
+        let plus_one = |a: &mut DeviceArray<u32>| match on_created {
+            true => launch!(add_one[N / 256, 256, &created](a)),
+            false => launch!(add_one[N / 256, 256](a)),
+        };
+        // Launched thrice each first, so that the memo knows both launches (their
+        // proven copies settled) and the thread's last bind is cudajit's context.
+        for _ in 0..3 {
+            write(&mut a).unwrap();
+            plus_one(&mut a).unwrap();
+        }
+        a.to_host().unwrap();
+        // Rounds 0-3 leave no context current, rounds 4-7 the other context.
+        let other = if round < 4 {
+            std::ptr::null_mut()
+        } else {
+            foreign
+        };
+        // SAFETY: NULL or a live context of this process.
+        unsafe { sys::cuCtxSetCurrent(other) }.result().unwrap();
+        write(&mut a).unwrap();
+        plus_one(&mut a).unwrap();
+        let got = a.to_host().unwrap();
+        for (i, &v) in got.iter().enumerate() {
+            let written = mul.wrapping_mul(i as u32 ^ seed).wrapping_add(add);
+            assert_eq!(
+                v,
+                written.wrapping_add(1),
+                "round {round} ({}), element {i}: a launch after the context change \
+                 did not run, or ran out of order",
+                if on_created {
+                    "created stream"
+                } else {
+                    "default stream"
+                }
+            );
+        }
+    }
+    created.synchronize().unwrap();
+    // SAFETY: made above; not current on this thread (each launch above made
+    // cudajit's context current again), nothing of it in use.
+    unsafe { sys::cuCtxDestroy_v2(foreign) }.result().unwrap();
+}
+
 /// Per-reader events: a write on stream C waits for stream A's *read* of the array,
 /// not for the slow work A queued after the read (one block, so the GPU has room for
 /// C's kernel meanwhile); the read still saw the old contents and the write landed.

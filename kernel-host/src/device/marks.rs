@@ -93,6 +93,13 @@ fn address<T: ?Sized>(array: *const T) -> *const () {
 }
 
 impl PendingReads {
+    /// Whether reads are pending on the stream ([`before_launch`](Self::before_launch)
+    /// may then call the driver).
+    #[inline]
+    pub(crate) fn any(&self) -> bool {
+        self.any.load(Ordering::Relaxed)
+    }
+
     /// Before a launch on `stream` that uses `used` (by the address of each array's
     /// memory): the pending arrays it does not use get one event recorded now, after
     /// their last read. The device's context is current.

@@ -157,11 +157,22 @@ impl Health {
     }
 
     /// Waits for a running reset, then keeps others from starting until the guard drops.
+    /// One access to the thread's held keys (every launch takes this guard).
+    #[inline]
     pub(crate) fn enter(&self) -> ContextGuard<'_> {
-        if self.held_here() {
-            return ContextGuard { held: None };
-        }
-        self.hold(self.users.read().unwrap_or_else(|p| p.into_inner()))
+        let key = self.key();
+        HELD.with(|held| {
+            let mut held = held.borrow_mut();
+            if held.contains(key) {
+                return ContextGuard { held: None };
+            }
+            // Waiting here for a reset holds only this thread's own `HELD`.
+            let lock = self.users.read().unwrap_or_else(|p| p.into_inner());
+            held.push(key);
+            ContextGuard {
+                held: Some((lock, key)),
+            }
+        })
     }
 
     /// For destructors: a guard if no reset is waiting or running and the context is

@@ -248,8 +248,8 @@ impl Executor for CudaDevice {
 }
 
 /// Makes `ctx` current on the calling thread unless it already is: one
-/// `cuCtxGetCurrent` on every launch, `cuCtxSetCurrent` only when the thread's current
-/// context differs. Not cudarc's `bind_to_thread`, which does the same but first swaps
+/// `cuCtxGetCurrent` (a launch skips it where [`bound_here`] says `ctx`),
+/// `cuCtxSetCurrent` only when the thread's current context differs. Not cudarc's `bind_to_thread`, which does the same but first swaps
 /// the context's shared error flag: a locked write to one cache line that every
 /// launching thread would contend for (issue 27). cudarc's own calls still report what
 /// that flag holds.
@@ -262,18 +262,44 @@ fn make_current(ctx: &cudarc::driver::CudaContext) -> Result<()> {
 /// copy of it, one pointer hop nearer: see `crate::device`).
 #[inline]
 pub(crate) fn make_current_raw(ctx: sys::CUcontext) -> Result<()> {
-    let mut current: sys::CUcontext = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    unsafe { sys::cuCtxGetCurrent(&mut current) }
-        .result()
-        .call("cuCtxGetCurrent")?;
-    if current != ctx {
+    if !is_current(ctx)? {
+        BOUND_HERE.set(0);
         // SAFETY: the caller's context is retained (cudarc's primary-context retain).
         unsafe { sys::cuCtxSetCurrent(ctx) }
             .result()
             .call("cuCtxSetCurrent")?;
     }
+    BOUND_HERE.set(ctx as usize);
     Ok(())
+}
+
+/// Whether `ctx` is the calling thread's current context, as the driver says.
+#[inline]
+pub(crate) fn is_current(ctx: sys::CUcontext) -> Result<bool> {
+    let mut current: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    unsafe { sys::cuCtxGetCurrent(&mut current) }
+        .result()
+        .call("cuCtxGetCurrent")?;
+    Ok(current == ctx)
+}
+
+thread_local! {
+    /// The context this thread's latest [`make_current_raw`] left current (0: none
+    /// known). A launch whose every driver call is its `cuLaunchKernel` trusts it in
+    /// place of `cuCtxGetCurrent` (issue 27); since another library may have made
+    /// another context current since, such a launch asks the driver when
+    /// `cuLaunchKernel` refuses, and launches again after binding (`crate::launch`).
+    /// A reset keeps the primary context's handle (`crate::device::context`), so the
+    /// handle alone says what `cuCtxGetCurrent` would.
+    static BOUND_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread's latest [`make_current_raw`] left `ctx` current: what the
+/// driver says too unless code outside cudajit changed the thread's context since.
+#[inline]
+pub(crate) fn bound_here(ctx: sys::CUcontext) -> bool {
+    BOUND_HERE.get() == ctx as usize
 }
 
 impl Executor for SimDevice {

@@ -90,7 +90,7 @@ fn launch_steps(
     ];
     let summary = check_args("vecadd", params, &args, device.id()).unwrap();
     let stream_ref = stream.map_or(&super::NULL_STREAM, |s| s.handle());
-    let tracked = super::order_array_uses(device, stream_ref, &args).unwrap();
+    let tracked = super::ordering::order_array_uses(device, stream_ref, &args).unwrap();
     let mut slots = [std::ptr::null_mut(); 8];
     fill_slots(&mut args, &mut slots[..summary.slots]);
     timer.mark(Stage::Marshal);

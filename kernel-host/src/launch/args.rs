@@ -279,7 +279,7 @@ impl<'a> KernelArg<'a> {
         KernelArg {
             kind: ArgKind::HostMut {
                 elem: T::device_type(),
-                bytes: HostBytesMut::Staged(staged),
+                bytes: HostBytesMut::Staged(Box::new(staged)),
             },
             value: 0,
             len: len as i64,

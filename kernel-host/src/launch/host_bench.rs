@@ -3,7 +3,9 @@
 //! reset guard, the panic record, the shape and argument checks, the stream ordering
 //! of arrays already on the launch's stream, the parameter slots), on the very
 //! functions `launch` calls, over three device arrays on one stream. What it cannot
-//! run here: `cuCtxGetCurrent`, the kernel lookup's loaded module and the driver call.
+//! run here: the kernel lookup's loaded module and the driver call (and
+//! `cuCtxGetCurrent`, which a launch calls only when the thread's last bind was not of
+//! the launch's context).
 //!
 //! Two figures per stage. *Warm*: back to back, the path's data in the nearest caches.
 //! *Cold*: each launch after a read of [`EVICT_BYTES`] of other memory, as the driver's
@@ -164,8 +166,14 @@ pub fn host_path_bench(
             Box::new(|| drop(black_box(fixture.args()))),
         ),
         (
-            "bind: reset guard (no cuCtxGetCurrent)",
-            Box::new(|| drop(black_box(fixture.health.enter()))),
+            "bind: reset guard, context bound last trusted",
+            Box::new(|| {
+                let guard = fixture.health.enter();
+                black_box(crate::executor::bound_here(black_box(
+                    0xC0 as sys::CUcontext,
+                )));
+                drop(black_box(guard));
+            }),
         ),
         (
             "panic_record: launcher noted, record read",
@@ -224,6 +232,9 @@ pub fn host_path_bench(
             Box::new(move || {
                 let mut args = fixture.args();
                 let guard = fixture.health.enter();
+                black_box(crate::executor::bound_here(black_box(
+                    0xC0 as sys::CUcontext,
+                )));
                 fixture.faults.note_launcher();
                 let record = fixture.faults.record_ptr();
                 let hit = fixture.recall(&config, &args, id);

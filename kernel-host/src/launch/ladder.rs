@@ -33,7 +33,7 @@ use kernel_device::source::FnSource;
 pub const LADDER_RUNGS: [&str; 8] = [
     "bare: cuLaunchKernel, slots filled once",
     "+ arguments built (as launch! does) and dropped",
-    "+ bind: cuCtxGetCurrent, reset guard",
+    "+ bind: reset guard, context bound last trusted",
     "+ panic record: launcher noted, record read",
     "+ memo: last launch's decisions recalled, stream current",
     "+ stream ordering, launch noted",
@@ -157,7 +157,11 @@ fn rung<'a, const K: usize, const N: usize>(
 ) -> Result<()> {
     let (source, cache, mut args) = pending();
     let device = stream.device();
-    let _guard = if K >= 1 { Some(device.bind()?) } else { None };
+    let _guard = if K >= 1 {
+        Some(crate::launch::bind::bind_for_launch(device)?)
+    } else {
+        None
+    };
     let faults = stream.own_faults().expect("a created stream");
     let mut record = if K >= 2 {
         faults.note_launcher();

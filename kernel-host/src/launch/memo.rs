@@ -248,6 +248,20 @@ pub(crate) fn recall<S: ?Sized, C: ?Sized>(
     MEMO.with(|memo| memo.borrow().recall_launch(kernel, config, args, device))
 }
 
+/// The address of what this thread remembers for `kernel` (its source and cache),
+/// for the launch to prefetch for its next launch of it (`super::bind`).
+#[inline]
+pub(crate) fn entry_address<S: ?Sized, C: ?Sized>(
+    kernel: (&'static S, &'static C),
+) -> Option<*const u8> {
+    let source = address(kernel.0);
+    MEMO.with(|memo| {
+        let table = memo.try_borrow().ok()?;
+        let place = table.sources.iter().position(|&s| s == source)?;
+        Some(&table.entries[place] as *const _ as *const u8)
+    })
+}
+
 /// Remembers `hit` for `key` on this thread, when the launch is one whose decisions
 /// stay true: not cooperative, no shared-memory opt-in, the proven copy settled.
 #[inline(never)]

@@ -16,6 +16,7 @@
 #[cfg(test)]
 mod alloc_free;
 pub(crate) mod args;
+pub(crate) mod bind;
 pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
@@ -43,9 +44,15 @@ use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
+use crate::launch::bind::{
+    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_stream_lines,
+    relaunch_if_unbound,
+};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::memo::{MemoHit, MemoKey};
-use crate::launch::ordering::{device_allocations, order_array_uses, uses_allocation};
+use crate::launch::ordering::{
+    arrays_quiet_on, device_allocations, order_array_uses_slow, uses_allocation,
+};
 use crate::launch::profile::{LaunchTimer, Stage};
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
@@ -100,14 +107,17 @@ pub fn launch(
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
     let mut timer = LaunchTimer::start();
+    prefetch_stream_lines(&config);
     let device: &Device = match config.stream {
         Some(stream) => stream.device(),
         None => Device::default_ref()?,
     };
     // From here to the end no reset runs (see `crate::executor::health`): a record made below
     // is one the reset renews, and the generation checks stay true while the launch
-    // uses the context. Nothing on the simulator.
-    let _guard = device.bind()?;
+    // uses the context. Nothing on the simulator. `trusted`: the context this thread
+    // bound last, not asked of the driver; bound for real before any driver call but
+    // the launch's own (`confirm_bind`), and after a refused launch.
+    let (_guard, mut trusted) = bind_for_launch(device)?;
     timer.mark(Stage::Bind);
     // Where an asynchronous launch reports a device-side panic: its stream's record
     // (the calling thread's on the default stream); the thread is the one whose
@@ -147,21 +157,27 @@ pub fn launch(
     // The decisions a launch of this kernel in this shape with these kinds of
     // arguments made last time on this thread (`memo`), or the checks that make them.
     let device_id = device.id();
-    let (decided, host_slices) = match memo::recall((source, cache), &config, args, device_id) {
-        Some(hit) => {
-            ensure_current(&config, device)?;
-            timer.mark(Stage::Validate);
-            (hit, false)
-        }
-        None => {
-            let checks = (source, cache, capturing);
-            let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
-            if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
-                memo::remember(key, decided);
+    // `cooperative` from the hit: never (the memo keeps no cooperative kernel's
+    // launch), without reading the loaded kernel, a line the driver call evicts.
+    let (decided, host_slices, cooperative) =
+        match memo::recall((source, cache), &config, args, device_id) {
+            Some(hit) => {
+                ensure_current(&config, device)?;
+                timer.mark(Stage::Validate);
+                (hit, false, false)
             }
-            (decided, host_slices)
-        }
-    };
+            None => {
+                // The checks may load a module or set a function attribute.
+                confirm_bind(&mut trusted)?;
+                let checks = (source, cache, capturing);
+                let (decided, host_slices) =
+                    check_launch(checks, &config, device, args, &mut timer)?;
+                if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
+                    memo::remember(key, decided);
+                }
+                (decided, host_slices, decided.kernel.cooperative)
+            }
+        };
     let MemoHit {
         kernel,
         valid,
@@ -172,15 +188,23 @@ pub fn launch(
         .stream
         .map_or(std::ptr::null_mut(), |s| s.cu_stream());
     timer.mark(Stage::ArgumentCheck);
+    let quiet = arrays_quiet_on(stream_ref, args);
+    let reads_pending = stream_ref
+        .as_ref()
+        .is_some_and(|handle| handle.pending_reads.any());
+    if capturing || host_slices || !quiet || reads_pending {
+        // Events, copies or a capture: driver calls before the launch's own.
+        confirm_bind(&mut trusted)?;
+    }
     if capturing {
         // Recorded into the graph, not run: the graph keeps the arrays alive and
         // orders them when it is launched.
         crate::launch::graph::note_captured_arrays(stream_ref, &kernel.name, args)?;
     }
-    let tracked_reads = if capturing {
+    let tracked_reads = if capturing || quiet {
         0
     } else {
-        order_array_uses(device, stream_ref, args)?
+        order_array_uses_slow(device, stream_ref, args)?
     };
     if let (Some(handle), false) = (stream_ref, capturing) {
         handle
@@ -193,14 +217,18 @@ pub fn launch(
         launch_with_host_slices(device, (kernel, function), &valid, stream, args, slots)
     } else {
         let record = faults.record_ptr();
-        launch_raw(
-            (kernel, function),
+        let chosen = (kernel, function, cooperative);
+        let launched = launch_raw(
+            chosen,
             &valid,
             stream,
-            (args, slots),
+            (&mut *args, slots),
             record,
             &mut timer,
-        )
+        );
+        relaunch_if_unbound(launched, trusted, || {
+            launch_raw(chosen, &valid, stream, (args, slots), record, &mut timer)
+        })
     })?;
     if tracked_reads != 0 {
         if let Some(handle) = stream_ref {
@@ -211,6 +239,7 @@ pub fn launch(
             handle.pending_reads.after_launch(read);
         }
     }
+    prefetch_for_next_launch(device, &config, args, memo::entry_address((source, cache)));
     timer.mark(Stage::AfterLaunch);
     timer.finish();
     Ok(())
@@ -290,12 +319,13 @@ pub fn max_cooperative_grid_blocks(
 /// The legacy NULL stream, as device arrays remember it.
 static NULL_STREAM: StreamRef = None;
 
-/// Queues `function` (the kernel's, or its proven copy). `args` must hold device
+/// Queues `function` (the kernel's, or its proven copy; `cooperative`: the kernel's
+/// own flag). `args` must hold device
 /// pointers in every slice slot, and occupy `slots` parameter slots (`check_args`'
 /// count); `record` is the device address of the panic record the launch reports into
 /// (the kernel's hidden last parameter).
 fn launch_raw(
-    (kernel, function): (&LoadedKernel, sys::CUfunction),
+    (kernel, function, cooperative): (&LoadedKernel, sys::CUfunction, bool),
     valid: &ValidLaunch,
     stream: sys::CUstream,
     (args, slots): (&mut [KernelArg<'_>], usize),
@@ -327,7 +357,7 @@ fn launch_raw(
     // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
     // cooperative launch was checked for co-residency by the caller.
     let status = unsafe {
-        if kernel.cooperative {
+        if cooperative {
             sys::cuLaunchCooperativeKernel(
                 function,
                 gx,
@@ -521,7 +551,7 @@ fn launch_with_host_slices(
     // Never under a capture, which refuses host slices.
     let ptr = record.device_ptr();
     let marshalled = (&mut *args, slots);
-    let chosen = (kernel, function);
+    let chosen = (kernel, function, kernel.cooperative);
     if let Err(error) = launch_raw(chosen, valid, stream, marshalled, ptr, &mut untimed) {
         pool.release(record);
         return Err(error);

@@ -37,19 +37,26 @@ pub(crate) fn order_array_uses(
     stream: &StreamRef,
     args: &[KernelArg<'_>],
 ) -> Result<u64> {
-    let here = crate::device::stream::raw_of(stream);
-    let quiet = args.iter().all(|arg| match arg.kind.ordered_memory() {
-        Some((memory, write)) => memory.is_quiet_on(here, write),
-        None => true,
-    });
-    if quiet {
+    if arrays_quiet_on(stream, args) {
         return Ok(0);
     }
     order_array_uses_slow(device, stream, args)
 }
 
+/// Whether every device array of the launch was last used on `stream` in a way that
+/// needs no ordering ([`order_array_uses`]' common case: then it calls no driver).
+#[inline]
+pub(crate) fn arrays_quiet_on(stream: &StreamRef, args: &[KernelArg<'_>]) -> bool {
+    let here = crate::device::stream::raw_of(stream);
+    args.iter().all(|arg| match arg.kind.ordered_memory() {
+        Some((memory, write)) => memory.is_quiet_on(here, write),
+        None => true,
+    })
+}
+
+/// [`order_array_uses`] past its common case: events recorded and waited for.
 #[inline(never)]
-fn order_array_uses_slow(
+pub(crate) fn order_array_uses_slow(
     device: &Device,
     stream: &StreamRef,
     args: &[KernelArg<'_>],

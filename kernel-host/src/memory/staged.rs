@@ -36,7 +36,9 @@ pub(crate) fn for_each_offset(shape: &[usize], strides: &[isize], mut f: impl Fn
 /// the launch must neither read nor write in the caller's memory).
 pub(crate) enum HostBytesMut<'a> {
     Borrowed(&'a mut [u8]),
-    Staged(Staged<'a>),
+    /// Boxed: every launch moves its arguments, and the staging copy's fields made
+    /// each `KernelArg` 136 bytes instead of 96 (issue 27).
+    Staged(Box<Staged<'a>>),
 }
 
 /// A staging copy of an N-d view's span and where its elements go back to: the

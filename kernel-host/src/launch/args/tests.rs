@@ -126,3 +126,15 @@ fn checks_count_and_types() {
         "{err}"
     );
 }
+
+/// Every launch builds and moves one `KernelArg` per argument: the rare kinds' bulk
+/// (an N-d view's staging copy) stays behind a box, so that a device array's
+/// argument is 96 bytes (it was 136: issue 27).
+#[test]
+fn an_argument_is_at_most_96_bytes() {
+    assert!(
+        std::mem::size_of::<KernelArg<'_>>() <= 96,
+        "KernelArg grew to {} bytes",
+        std::mem::size_of::<KernelArg<'_>>()
+    );
+}
