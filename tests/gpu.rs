@@ -307,6 +307,10 @@ mod mbarrier;
 // Hopper: wgmma
 #[path = "gpu/wgmma.rs"]
 mod wgmma;
+#[path = "gpu/wgmma_attention.rs"]
+mod wgmma_attention;
+#[path = "gpu/wgmma_forms.rs"]
+mod wgmma_forms;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;

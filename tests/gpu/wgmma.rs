@@ -315,7 +315,7 @@ fn wgmma_gemm(a: &[bf16], bt: &[bf16], c: &mut [f32], n: usize, k: usize) {
 
 /// The default device when it is sm_90 (an H100/H200, or the simulator), else `None`
 /// after checking that a launch is an `Err` naming wgmma.
-fn hopper_device() -> Option<Device> {
+pub(super) fn hopper_device() -> Option<Device> {
     let device = Device::default().ok()?;
     if device.compute_capability() != (9, 0) {
         let (a, b) = (vec![bf16::ZERO; 128 * 64], vec![bf16::ZERO; 128 * 64]);
@@ -342,7 +342,7 @@ fn reference(a: &[f64], bt: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
     c
 }
 
-fn random_bf16(rng: &mut common::Rng, len: usize) -> Vec<bf16> {
+pub(super) fn random_bf16(rng: &mut common::Rng, len: usize) -> Vec<bf16> {
     (0..len)
         .map(|_| bf16::from_f32(rng.f32_in(-1.0, 1.0)))
         .collect()

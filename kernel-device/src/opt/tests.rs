@@ -306,6 +306,8 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
             // Hopper: TMA: each thread's own copies and bulk groups, as async copies.
             || matches!(i, Tma(_))
             || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
+            // Hopper: wgmma's register packs are values of their operands, as math is.
+            || matches!(i, Wgmma(crate::ir::WgmmaOp::PackPair(_)))
     };
     let mut rows = 0;
     for def in intrinsics::all() {
