@@ -344,10 +344,8 @@ macro_rules! tc_attention {
                     let mut qa = [[0u32; 4]; 2];
                     #[unroll]
                     for mi in 0..2 {
-                        let (r0, r1, r2, r3) = ldmatrix_x4(
-                            qs,
-                            (q_row + mi * 16) * $d + ((kd * 2 + q_hi) ^ q_swz) * 8,
-                        );
+                        let (r0, r1, r2, r3) =
+                            ldmatrix_x4(qs, (q_row + mi * 16) * $d + ((kd * 2 + q_hi) ^ q_swz) * 8);
                         qa[mi] = [r0, r1, r2, r3];
                     }
                     #[unroll]
