@@ -336,20 +336,16 @@ macro_rules! tc_attention {
                 sync_threads();
                 let kv = (j % 2) * $bkv * $d;
 
-                // Tile addresses are written row term + tile offset (`k_row * $d + np * 16 *
-                // $d`), not `(np * 16 + k_row) * $d`: LLVM hoisted each `k_row * $d | np * ..`
-                // out of the loop as its own register (8 for V at D = 64), and the pressure cost
-                // D = 64 10% on the H200 (bench/results/...-8a7a386-attn64*.txt).
+                // Tile addresses as the twin spells them: the writer adds each tile's offset
+                // (`np * 16 * $d`) last whatever the spelling (`mma::tile_address_terms`).
                 let mut s = [[[0.0f32; 4]; $bkv / 8]; 2];
                 #[unroll]
                 for kd in 0..$d / 16 {
                     let mut qa = [[0u32; 4]; 2];
                     #[unroll]
                     for mi in 0..2 {
-                        let (r0, r1, r2, r3) = ldmatrix_x4(
-                            qs,
-                            q_row * $d + mi * 16 * $d + ((kd * 2 + q_hi) ^ q_swz) * 8,
-                        );
+                        let (r0, r1, r2, r3) =
+                            ldmatrix_x4(qs, (q_row + mi * 16) * $d + ((kd * 2 + q_hi) ^ q_swz) * 8);
                         qa[mi] = [r0, r1, r2, r3];
                     }
                     #[unroll]
@@ -357,7 +353,7 @@ macro_rules! tc_attention {
                         // n-tile 2np in registers 0-1, 2np + 1 in 2-3.
                         let (b0, b1, b2, b3) = ldmatrix_x4(
                             ks,
-                            kv + k_row * $d + np * 16 * $d + ((kd * 2 + k_hi) ^ k_swz) * 8,
+                            kv + (np * 16 + k_row) * $d + ((kd * 2 + k_hi) ^ k_swz) * 8,
                         );
                         #[unroll]
                         for mi in 0..2 {
@@ -430,7 +426,7 @@ macro_rules! tc_attention {
                     for dp in 0..$d / 16 {
                         let (b0, b1, b2, b3) = ldmatrix_x4_trans(
                             vs,
-                            kv + v_row * $d + kk * 16 * $d + ((dp * 2 + v_hi) ^ v_swz) * 8,
+                            kv + (kk * 16 + v_row) * $d + ((dp * 2 + v_hi) ^ v_swz) * 8,
                         );
                         #[unroll]
                         for mi in 0..2 {

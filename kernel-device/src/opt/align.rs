@@ -15,6 +15,7 @@
 //! unproven term, lowered again where the copy is, has the value it had in the index.
 
 use super::ranges::Ranges;
+use super::terms::{additive_terms, stable_init, Split, Term};
 use crate::ir::{BinaryOp, Expr, ExprKind, Function, Handle, Literal, Local, Type};
 
 /// How many low bits of the unsigned integer `h` are known to be zero (64 for zero).
@@ -76,14 +77,6 @@ fn known_zero_bits_within(
     known.min(width)
 }
 
-/// The initialiser of immutable local `l` when its one `let` defines it.
-fn stable_init(func: &Function, ranges: &Ranges<'_>, l: Handle<Local>) -> Option<Handle<Expr>> {
-    if func.locals[l].mutable {
-        return None;
-    }
-    ranges.let_init(l)
-}
-
 /// The additive terms of index `h` (followed through immutable `let`s) that are not
 /// provably multiples of `2^zero_bits`: their sum has the index's low `zero_bits` bits.
 /// `None` when an unproven term is not a 64-bit pure function of immutable locals and
@@ -95,17 +88,16 @@ pub fn unproven_terms(
     h: Handle<Expr>,
     zero_bits: u32,
 ) -> Option<Vec<Handle<Expr>>> {
-    let mut terms = Vec::new();
     let mut dropped = false;
-    split_sum(func, ranges, h, zero_bits, DEPTH, &mut terms, &mut dropped);
-    let wide_and_stable = |t: &Handle<Expr>| {
-        matches!(func.exprs.get(*t).map(|e| &e.ty), Some(Type::Scalar(s)) if s.size_bytes() == 8)
-            && is_stable(func, *t, DEPTH)
-    };
-    if !dropped || !terms.iter().all(wide_and_stable) {
+    let terms = additive_terms(func, ranges, h, LET_SUMS, &mut |e| {
+        let multiple = known_zero_bits(func, ranges, e) >= zero_bits;
+        dropped |= multiple;
+        multiple
+    });
+    if !dropped || !terms.iter().all(|t| wide_and_stable(func, t)) {
         return None;
     }
-    Some(terms)
+    Some(terms.iter().map(|t| t.expr).collect())
 }
 
 /// The terms of the sum `h` (through immutable `let`s of sums), when it has several
@@ -118,61 +110,22 @@ pub fn address_terms(
     ranges: &Ranges<'_>,
     h: Handle<Expr>,
 ) -> Option<Vec<Handle<Expr>>> {
-    let mut terms = Vec::new();
-    let mut dropped = false;
-    // No term has u32::MAX known zero bits: every one is kept.
-    split_sum(func, ranges, h, u32::MAX, DEPTH, &mut terms, &mut dropped);
-    let wide_and_stable = |t: &Handle<Expr>| {
-        matches!(func.exprs.get(*t).map(|e| &e.ty), Some(Type::Scalar(s)) if s.size_bytes() == 8)
-            && is_stable(func, *t, DEPTH)
-    };
-    (terms.len() > 1 && terms.iter().all(wide_and_stable)).then_some(terms)
+    let terms = additive_terms(func, ranges, h, LET_SUMS, &mut |_| false);
+    (terms.len() > 1 && terms.iter().all(|t| wide_and_stable(func, t)))
+        .then(|| terms.iter().map(|t| t.expr).collect())
 }
 
-fn split_sum(
-    func: &Function,
-    ranges: &Ranges<'_>,
-    h: Handle<Expr>,
-    zero_bits: u32,
-    depth: u32,
-    terms: &mut Vec<Handle<Expr>>,
-    dropped: &mut bool,
-) {
-    if known_zero_bits(func, ranges, h) >= zero_bits {
-        *dropped = true;
-        return;
-    }
-    let Some(expr) = func.exprs.get(h) else {
-        terms.push(h);
-        return;
-    };
-    match &expr.kind {
-        ExprKind::Binary {
-            op: BinaryOp::Add,
-            lhs,
-            rhs,
-        } if depth > 0 => {
-            split_sum(func, ranges, *lhs, zero_bits, depth - 1, terms, dropped);
-            split_sum(func, ranges, *rhs, zero_bits, depth - 1, terms, dropped);
-        }
-        ExprKind::Local(l) if depth > 0 => match stable_init(func, ranges, *l) {
-            Some(init) if is_sum(func, init) => {
-                split_sum(func, ranges, init, zero_bits, depth - 1, terms, dropped)
-            }
-            _ => terms.push(h),
-        },
-        _ => terms.push(h),
-    }
-}
+/// Sums split through immutable `let`s, each term as written (no literal factor
+/// distributed: a term is lowered again as the expression it is).
+const LET_SUMS: Split = Split {
+    through_lets: true,
+    literal_factors: false,
+};
 
-fn is_sum(func: &Function, h: Handle<Expr>) -> bool {
-    matches!(
-        func.exprs.get(h).map(|e| &e.kind),
-        Some(ExprKind::Binary {
-            op: BinaryOp::Add,
-            ..
-        })
-    )
+/// Whether term `t` (of scale 1) is a 64-bit integer that lowers again to its value.
+fn wide_and_stable(func: &Function, t: &Term) -> bool {
+    matches!(func.exprs.get(t.expr).map(|e| &e.ty), Some(Type::Scalar(s)) if s.size_bytes() == 8)
+        && is_stable(func, t.expr, DEPTH)
 }
 
 /// Whether `h` computes a 64-bit unsigned integer from immutable locals and literals

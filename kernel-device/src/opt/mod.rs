@@ -19,6 +19,8 @@
 //! - [`prefetch`]: which `if`s the NVVM writer writes as predicated loads;
 //! - [`align`]: which terms of a `cp_async` index leave its alignment alone, so that
 //!   the writer tests only the others;
+//! - [`terms`]: the one splitter of an index into its additive terms, read by `align`
+//!   and by the NVVM writer's shared tile addresses;
 //! - [`effects`]: what the optimiser may do with an intrinsic call, from the intrinsic
 //!   table's `Effect` column.
 
@@ -30,6 +32,7 @@ pub mod launch_proof;
 pub mod loop_remainders;
 pub mod prefetch;
 pub mod ranges;
+pub mod terms;
 pub mod unroll;
 pub mod version;
 

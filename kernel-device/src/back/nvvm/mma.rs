@@ -17,7 +17,9 @@
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
-use crate::ir::{Expr, Handle, Type};
+use crate::ir::{Expr, Function, Handle, Type};
+use crate::opt::ranges::Ranges;
+use crate::opt::terms::{additive_terms, constant_given, unrolled_loop_variables, Split, Term};
 use crate::proc::mma::{fragment_len, MmaCombo, MmaElem, MmaRole, MmaShape};
 
 /// How a fragment travels through `mma.sync`: the LLVM type of one register, its
@@ -223,24 +225,23 @@ impl FunctionWriter<'_, '_> {
 
     /// The 32-bit shared-window address of element `index` (lowered: `wide`, in
     /// bounds) of the shared slice based at `base`: when the index is a sum of
-    /// arithmetic on locals, the base's address plus each term's bytes, in written
-    /// order. Why: a stage offset `(j % 2) * tile` summed with a row and a chunk offset
-    /// in one index becomes an `or` (LLVM turns an add of disjoint bits into one, and
-    /// merges a chain of GEPs into one index first), which ptxas cannot split: every
-    /// `ldmatrix` of attention's tile step recomputed its whole address (two IMADs
-    /// each). Added to the base (whose bits LLVM does not know) one at a time, the
-    /// terms stay apart, LLVM hoists the loop-invariant ones together, and the loop
-    /// adds the stage once per hoisted offset (attention D64: 1,192 SASS per tile step
-    /// to 1,164, nvcc's 1,136, and no spill; a GEP on a stage base added as an integer
-    /// spilled 184 bytes). An index of one term keeps its GEP.
+    /// arithmetic on locals, the base's address plus each term's bytes, in the order
+    /// of [`tile_address_terms`]. Why: a stage offset `(j % 2) * tile` summed with a
+    /// row and a chunk offset in one index becomes an `or` (LLVM turns an add of
+    /// disjoint bits into one, and merges a chain of GEPs into one index first), which
+    /// ptxas cannot split: every `ldmatrix` of attention's tile step recomputed its
+    /// whole address (two IMADs each). Added to the base (whose bits LLVM does not
+    /// know) one at a time, the terms stay apart, LLVM hoists the loop-invariant ones
+    /// together, and the loop adds the stage once per hoisted offset (attention D64:
+    /// 1,192 SASS per tile step to 1,164, nvcc's 1,136, and no spill; a GEP on a stage
+    /// base added as an integer spilled 184 bytes). An index of one term keeps its GEP.
     pub(super) fn shared_tile_element_address(
         &mut self,
         elem: crate::ir::ScalarType,
         base: &str,
         (index, wide): (Handle<Expr>, &str),
     ) -> Result<String, Error> {
-        let mut terms = Vec::new();
-        self.additive_terms(index, &mut terms);
+        let terms = tile_address_terms(self.func, &self.ranges, index);
         if terms.len() < 2 || !self.is_pure_integer(index) {
             let low = self.narrow_index(index, wide)?;
             return Ok(self.shared_element_window_address(elem, base, &low));
@@ -255,36 +256,19 @@ impl FunctionWriter<'_, '_> {
         for term in terms {
             // Arithmetic on locals: lowering it again gives its value (LLVM drops the
             // 64-bit copy that `narrow_index` does not use).
-            let Val::V(term_wide) = self.expr(term)? else {
+            let Val::V(term_wide) = self.expr(term.expr)? else {
                 return Err(self.error("an index term without a value"));
             };
-            let low = self.narrow_index(term, &term_wide)?;
+            let low = self.narrow_index(term.expr, &term_wide)?;
+            // The term's bytes modulo 2^32 (the 64-bit index wraps), as an i32 literal.
+            let unit_bytes = term.scale.wrapping_mul(u64::from(elem.size_bytes())) as u32;
             let bytes = self.def(
                 "shared.offset",
-                format!("mul i32 {low}, {}", elem.size_bytes()),
+                format!("mul i32 {low}, {}", unit_bytes as i32),
             );
             address = self.def("shared.addr", format!("add i32 {address}, {bytes}"));
         }
         Ok(address)
-    }
-
-    /// The operands of the 64-bit `+` chain `h`, left to right (`h` itself when it is
-    /// no such sum).
-    fn additive_terms(&self, h: Handle<Expr>, out: &mut Vec<Handle<Expr>>) {
-        match self.ir_expr(h).map(|e| (&e.kind, &e.ty)) {
-            Ok((
-                crate::ir::ExprKind::Binary {
-                    op: crate::ir::BinaryOp::Add,
-                    lhs,
-                    rhs,
-                },
-                Type::Scalar(s),
-            )) if s.is_integer() && s.size_bytes() == 8 => {
-                self.additive_terms(*lhs, out);
-                self.additive_terms(*rhs, out);
-            }
-            _ => out.push(h),
-        }
     }
 
     /// The 32-bit shared-window address (PTX's `"r"` operand of a `.shared` access) of
@@ -375,6 +359,28 @@ impl FunctionWriter<'_, '_> {
         self.inst(&stmatrix_call(trans, &address, &vals[2..]));
         Ok(Val::Unit)
     }
+}
+
+/// The terms of a shared tile's element index, in the order their bytes are added to
+/// the tile's base: the index's `+` terms with literal factors distributed
+/// (`(np * 16 + row) * 64` is `np * 16 * 64` and `row * 64`), and the terms that are
+/// constants once `#[unroll]` has unrolled their loops (a tile's offset) last, each
+/// group in written order. Why: so that LLVM keeps one register per row term and
+/// ptxas folds each tile's offset into the `ldmatrix` immediate, as nvcc's code does,
+/// whichever way the source spells the index; `(np * 16 + row) * 64` kept whole
+/// became `row * 64 | np * 1024`, one live register per tile (attention D = 64: 8 for
+/// V, and 10% of its time on the H200).
+pub fn tile_address_terms(func: &Function, ranges: &Ranges<'_>, index: Handle<Expr>) -> Vec<Term> {
+    let split = Split {
+        through_lets: false,
+        literal_factors: true,
+    };
+    let terms = additive_terms(func, ranges, index, split, &mut |_| false);
+    let unrolled = unrolled_loop_variables(func);
+    let (offsets, rows): (Vec<Term>, Vec<Term>) = terms
+        .into_iter()
+        .partition(|t| constant_given(func, ranges, t.expr, &unrolled));
+    rows.into_iter().chain(offsets).collect()
 }
 
 /// The lowest virtual architecture each instruction needs (`compute_80`: `mma.sync`

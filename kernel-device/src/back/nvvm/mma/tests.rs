@@ -195,8 +195,9 @@ fn every_form_compiles_through_libnvvm_and_ptxas_for_each_target() {
 /// shared pointers (the layout says `p3:32:32:32`). An index of one term is a
 /// `getelementptr` on the tile (the NVPTX backend splits its constant terms into the
 /// address's immediate); a sum of terms, such as a pipeline stage plus a row, is the
-/// base's address plus each term's bytes in written order, so that LLVM does not fold
-/// the stage and the row into one `or` that ptxas must recompute for every `ldmatrix`
+/// base's address plus each term's bytes (rows first, tile offsets last), so that
+/// LLVM does not fold the stage and the row into one `or` that ptxas must recompute
+/// for every `ldmatrix`
 /// (issue 23: attention's tile step, D64 1,192 SASS to 1,164, D128 644 to 610).
 /// Compiles through libnvvm and ptxas when they are configured.
 #[test]
@@ -249,19 +250,23 @@ fn tile_element_addresses_add_each_index_term_to_the_32_bit_base() {
         .unwrap_or_else(|| panic!("no ldmatrix after the base:\n{ir}"))
         + base;
     let sums = &lines[base..call];
-    let scaled = sums
+    let factors: Vec<&str> = sums
         .iter()
-        .filter(|l| {
-            l.trim_start().starts_with("%shared.offset")
-                && l.contains("= mul i32")
-                && without_debug(l).ends_with(", 2")
-        })
-        .count();
+        .filter(|l| l.trim_start().starts_with("%shared.offset") && l.contains("= mul i32"))
+        .map(|l| without_debug(l).rsplit(", ").next().unwrap_or_default())
+        .collect();
     let added = sums
         .iter()
         .filter(|l| l.contains("= add i32 %shared.addr") && l.contains(", %shared.offset"))
         .count();
-    assert_eq!((scaled, added), (3, 3), "{}", sums.join("\n"));
+    // stage (2 bytes an element), row (64 elements: 128 bytes), then the tile offsets
+    // np * 16 (128) and 8 (2): `(np * 16 + row) * 64` is two terms.
+    assert_eq!(
+        (factors, added),
+        (vec!["2", "128", "128", "2"], 4),
+        "{}",
+        sums.join("\n")
+    );
     assert!(
         lines[call].contains(&format!("(i32 {})", last_defined(sums[sums.len() - 1]))),
         "the ldmatrix takes the last sum: {}",
@@ -278,4 +283,158 @@ fn without_debug(line: &str) -> &str {
 /// The name an IR line defines (`%x` of `%x = ...`).
 fn last_defined(line: &str) -> &str {
     line.trim().split(' ').next().unwrap_or_default()
+}
+
+/// `tile_rows` with its tile index spelled `index` (of `stage`, `np` and `row`).
+fn tile_rows_spelled(index: &str) -> String {
+    format!(
+        "fn tile_rows(out: &mut [u32], tiles: usize) {{
+        let mut smem = dynamic_shared();
+        let tile = smem.take::<bf16>(2 * 4096);
+        let lane = thread_idx().x as usize % 32;
+        let row = ((lane >> 4) << 3) + (lane & 7);
+        let mut acc = 0u32;
+        for j in 0..tiles {{
+            let stage = (j % 2) * 4096;
+            #[unroll]
+            for np in 0..4 {{
+                let (r0, r1, r2, r3) = ldmatrix_x4(tile, {index});
+                acc ^= r0 ^ r1 ^ r2 ^ r3;
+            }}
+        }}
+        out[lane] = acc;
+    }}"
+    )
+}
+
+/// The two spellings of attention's tile address (issue 23): a row term times the row
+/// length plus a tile offset, or the tile's first row plus the row, times the length.
+const SPELLINGS: [&str; 2] = [
+    "stage + (np * 16 + row) * 64 + 8",
+    "stage + row * 64 + np * 16 * 64 + 8",
+];
+
+/// Each spelling's tile address terms, in order, as (the locals each reads, its
+/// scale): the stage and the row first, then `np`'s tile offset and the literal.
+#[test]
+fn tile_offsets_come_last_in_either_spelling() {
+    use crate::front::lower_sources;
+    use crate::front::tests::source;
+    use crate::ir::{visit::exprs_in_block, ExprKind, Intrinsic};
+    use crate::opt::ranges::RangeFacts;
+    use crate::source::SourceKind;
+    let expected_scales = [[1, 64, 64, 1], [1, 1, 1, 1]];
+    for (spelling, scales) in SPELLINGS.iter().zip(expected_scales) {
+        let text = tile_rows_spelled(spelling);
+        let module = lower_sources(&[source(&text, SourceKind::Kernel, 1)])
+            .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+        let (_, func) = module.kernels().next().expect("one kernel");
+        let mut indices = Vec::new();
+        exprs_in_block(func, &func.body, &mut |_, e| {
+            if let ExprKind::Intrinsic {
+                intrinsic: Intrinsic::Ldmatrix { .. },
+                args,
+            } = &e.kind
+            {
+                indices.push(args[1]);
+            }
+        });
+        let [index] = indices[..] else {
+            panic!("one ldmatrix: {indices:?}")
+        };
+        let facts = RangeFacts::new(func, None);
+        let terms = tile_address_terms(func, &facts.of(func), index);
+        let described: Vec<(Vec<String>, u64)> = terms
+            .iter()
+            .map(|t| {
+                let mut read = Vec::new();
+                crate::opt::align::locals_read(func, t.expr, &mut read);
+                let names = read.iter().map(|l| func.locals[*l].name.clone()).collect();
+                (names, t.scale)
+            })
+            .collect();
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            described,
+            vec![
+                (names(&["stage"]), scales[0]),
+                (names(&["row"]), scales[1]),
+                (names(&["np"]), scales[2]),
+                (names(&[]), scales[3]),
+            ],
+            "{spelling}"
+        );
+    }
+}
+
+/// Through libnvvm (when configured), either spelling addresses every `ldmatrix` as
+/// one of at most two registers (LLVM unrolls the `j` loop and keeps a remainder
+/// loop) plus a constant, which ptxas folds into the instruction's immediate offset as
+/// nvcc's code does, and both spellings give the same addresses; a tile offset kept in
+/// its row term (`row * 128 | np * 2048`) was one register per tile.
+#[test]
+fn either_spelling_addresses_the_unrolled_tiles_from_one_register() {
+    use crate::back::nvvm::{write_string, Options};
+    use crate::front::lower_sources;
+    use crate::front::tests::source;
+    use crate::source::SourceKind;
+    let Some((nvvm, _)) = crate::nvvm::test_toolchain() else {
+        return;
+    };
+    let mut shapes = Vec::new();
+    for spelling in SPELLINGS {
+        let text = tile_rows_spelled(spelling);
+        let module = lower_sources(&[source(&text, SourceKind::Kernel, 1)])
+            .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+        let ir = write_string(&module, &Options::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .text;
+        let ptx = nvvm
+            .compile(&ir, &crate::nvvm::CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let addresses: Vec<(String, i64)> = ptx
+            .lines()
+            .filter(|l| l.contains("ldmatrix.sync"))
+            .map(|l| {
+                let address = l.rsplit('[').next().unwrap_or_default();
+                base_and_offset(&ptx, address.trim_end_matches("];").trim())
+            })
+            .collect();
+        let mut bases: Vec<&String> = addresses.iter().map(|(b, _)| b).collect();
+        bases.sort();
+        bases.dedup();
+        assert!(
+            addresses.len() >= 4 && bases.len() <= 2,
+            "{spelling}: each ldmatrix one of two registers plus a constant: {addresses:?}\n{ptx}"
+        );
+        let mut offsets: Vec<i64> = addresses.iter().map(|(_, c)| *c).collect();
+        offsets.sort();
+        shapes.push((bases.len(), offsets));
+    }
+    assert_eq!(shapes[0], shapes[1], "both spellings: the same addresses");
+}
+
+/// The register `reg` is, and its constant offset, following `add.s32 %reg, %base,
+/// constant;` definitions in `ptx` (a register with no such definition: itself, 0).
+fn base_and_offset(ptx: &str, reg: &str) -> (String, i64) {
+    let prefix = format!("add.s32 \t{reg}, ");
+    let definition = ptx
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix(&prefix));
+    let Some(operands) = definition else {
+        return (reg.to_string(), 0);
+    };
+    let mut parts = operands.trim_end_matches(';').split(", ");
+    let (base, constant) = (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    );
+    match constant.parse::<i64>() {
+        Ok(c) if base.starts_with('%') => {
+            let (root, offset) = base_and_offset(ptx, base);
+            (root, offset + c)
+        }
+        _ => (reg.to_string(), 0),
+    }
 }
