@@ -288,6 +288,7 @@ fn launch_gemm_bf16(
     c: &mut DeviceArray<bf16>,
     n: usize,
 ) -> cudajit::Result<()> {
+    let n = side(n);
     if checked {
         checked::gemm_bf16::launch(cfg, a, b, c, n, n, n)
     } else {
@@ -295,6 +296,11 @@ fn launch_gemm_bf16(
         // `gemm`), as the checked variant verifies on the same launch.
         unsafe { nocheck::gemm_bf16::launch(cfg, a, b, c, n, n, n) }
     }
+}
+
+/// The 16x8 GEMMs take `u32` sizes, as their twins' `int`.
+fn side(n: usize) -> u32 {
+    u32::try_from(n).expect("a GEMM side fits in u32")
 }
 
 fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
@@ -340,9 +346,11 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
                 f32::NAN,
                 &|c, cfg, a, x, y, n| {
                     if c {
-                        checked::gemm_tf32::launch(cfg, a, x, y, n, n, n)
+                        checked::gemm_tf32::launch(cfg, a, x, y, side(n), side(n), side(n))
                     } else {
-                        unsafe { nocheck::gemm_tf32::launch(cfg, a, x, y, n, n, n) }
+                        unsafe {
+                            nocheck::gemm_tf32::launch(cfg, a, x, y, side(n), side(n), side(n))
+                        }
                     }
                 },
             )
@@ -358,9 +366,11 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
                 0x8080_8080u32 as i32,
                 &|c, cfg, a, x, y, n| {
                     if c {
-                        checked::gemm_int8::launch(cfg, a, x, y, n, n, n)
+                        checked::gemm_int8::launch(cfg, a, x, y, side(n), side(n), side(n))
                     } else {
-                        unsafe { nocheck::gemm_int8::launch(cfg, a, x, y, n, n, n) }
+                        unsafe {
+                            nocheck::gemm_int8::launch(cfg, a, x, y, side(n), side(n), side(n))
+                        }
                     }
                 },
             )

@@ -23,16 +23,22 @@ macro_rules! tc_gemm {
      shift = $shift:literal,
      mask = $mask:literal, epilogue = |$c:ident, $lo:ident, $hi:ident, $f:ident| { $($store:tt)* }) => {
         #[kernel(boundscheck = $check, block_dim = 128)]
-        pub fn $name(a: &[$s], b: &[$s], $c: &mut [$out], m: usize, n: usize, k: usize) {
+        pub fn $name(a: &[$s], b: &[$s], $c: &mut [$out], m: u32, n: u32, k: u32) {
             let mut smem = dynamic_shared();
             // Each stage: the A tile (128 rows) then the B tile (128 rows) of `$row`.
             let tiles = smem.take::<$s>($stages * 256 * $row);
             let tid = thread_idx().x as usize;
             let lane = tid % 32;
             let warp = tid / 32;
+            // Sizes are `u32` as the twin's `int`: the k loop counts in 32 bits, and a row
+            // stride widened from 32 bits lets ptxas step the copies' rows with one
+            // 32x32->64 multiply-add each, as the twin's `long long` row bytes of its
+            // `int K` do (with usize sizes: two 64-bit adds per copy, a 64-bit counter).
+            let ld = k as usize;
+            let cols = n as usize;
             // Grouped raster: 8 block rows share each B panel while it is in L2.
-            let tiles_m = m / 128;
-            let per_group = 8 * (n / 128);
+            let tiles_m = m as usize / 128;
+            let per_group = 8 * (cols / 128);
             let pid = block_idx().x as usize;
             let first_m = (pid / per_group) * 8;
             let rows_here = if tiles_m - first_m < 8 {
@@ -49,24 +55,24 @@ macro_rules! tc_gemm {
             let load_row = tid / $chunks;
             let load_chunk = tid % $chunks;
             let load_dst = load_row * $row + (load_chunk ^ ((load_row >> $shift) & $mask)) * $w;
-            let a_src = (tile_m * 128 + load_row) * k + load_chunk * $w;
-            let b_src = (tile_n * 128 + load_row) * k + load_chunk * $w;
+            let a_src = (tile_m * 128 + load_row) * ld + load_chunk * $w;
+            let b_src = (tile_n * 128 + load_row) * ld + load_chunk * $w;
             let rows_per_pass = 128 / $chunks;
             let k_tiles = k / $row;
 
+            // As the twin's `load_stage`: every pass of the A tile, then of the B tile.
             for s in 0..$stages - 1 {
-                if s < k_tiles {
+                if (s as u32) < k_tiles {
                     let dst = s * 256 * $row + load_dst;
                     #[unroll]
                     for p in 0..128 / rows_per_pass {
-                        let src = p * rows_per_pass * k + s * $row;
-                        cp_async_cg::<16>(tiles, dst + p * rows_per_pass * $row, a, a_src + src);
-                        cp_async_cg::<16>(
-                            tiles,
-                            dst + (128 + p * rows_per_pass) * $row,
-                            b,
-                            b_src + src,
-                        );
+                        let src = a_src + p * rows_per_pass * ld + s * $row;
+                        cp_async_cg::<16>(tiles, dst + p * rows_per_pass * $row, a, src);
+                    }
+                    #[unroll]
+                    for p in 0..128 / rows_per_pass {
+                        let src = b_src + p * rows_per_pass * ld + s * $row;
+                        cp_async_cg::<16>(tiles, dst + (128 + p * rows_per_pass) * $row, b, src);
                     }
                 }
                 cp_async_commit();
@@ -84,21 +90,23 @@ macro_rules! tc_gemm {
                 sync_threads(); // stage kt landed for every thread; stage kt-1 is free
                 let next = kt + $stages - 1;
                 if next < k_tiles {
-                    let dst = (next % $stages) * 256 * $row + load_dst;
+                    let dst = (next % $stages) as usize * 256 * $row + load_dst;
+                    // Widened from the loop's variable itself: the index stays affine in
+                    // `kt`, so the loop's guard proves every copy of the loop at once.
+                    let k_offset = (kt as usize + $stages - 1) * $row;
                     #[unroll]
                     for p in 0..128 / rows_per_pass {
-                        let src = p * rows_per_pass * k + next * $row;
-                        cp_async_cg::<16>(tiles, dst + p * rows_per_pass * $row, a, a_src + src);
-                        cp_async_cg::<16>(
-                            tiles,
-                            dst + (128 + p * rows_per_pass) * $row,
-                            b,
-                            b_src + src,
-                        );
+                        let src = a_src + p * rows_per_pass * ld + k_offset;
+                        cp_async_cg::<16>(tiles, dst + p * rows_per_pass * $row, a, src);
+                    }
+                    #[unroll]
+                    for p in 0..128 / rows_per_pass {
+                        let src = b_src + p * rows_per_pass * ld + k_offset;
+                        cp_async_cg::<16>(tiles, dst + (128 + p * rows_per_pass) * $row, b, src);
                     }
                 }
                 cp_async_commit(); // an empty group keeps the wait count uniform at the tail
-                let stage = (kt % $stages) * 256 * $row;
+                let stage = (kt % $stages) as usize * 256 * $row;
                 #[unroll]
                 for ks in 0..$chunks / 2 {
                     let a_off = stage + a_row * $row + ((ks * 2 + (lane >> 4)) ^ a_swz) * $w;
@@ -143,8 +151,8 @@ macro_rules! tc_gemm {
                     let row = tile_m * 128 + wrow + mt * 16 + g;
                     let col = tile_n * 128 + wcol + nt * 8 + 2 * t;
                     // The caller's stores of this accumulator's rows g and g + 8.
-                    let $lo = row * n + col;
-                    let $hi = (row + 8) * n + col;
+                    let $lo = row * cols + col;
+                    let $hi = (row + 8) * cols + col;
                     let $f = acc[mt][nt];
                     $($store)*
                 }

@@ -59,7 +59,8 @@ fn bf16_gemm_matches_f64() {
         .map(|i| bf16::from_f64(signed(2, i as u64)))
         .collect();
     let mut c = vec![bf16::NAN; M * N];
-    launch!(checked::gemm_bf16[1, 128, stream, 3 * 256 * 64](&a, &b, &mut c, M, N, k)).unwrap();
+    let (m, n, kk) = (M as u32, N as u32, k as u32); // the 16x8 GEMMs take u32 sizes
+    launch!(checked::gemm_bf16[1, 128, stream, 3 * 256 * 64](&a, &b, &mut c, m, n, kk)).unwrap();
     let wide = |v: &[bf16]| v.iter().map(|x| x.to_f64()).collect::<Vec<_>>();
     let error = gemm_error(&wide(&a), &wide(&b), &wide(&c), M, N, k);
     // The output is rounded to bf16 (relative 2^-9); the sum is f32 at least.
@@ -73,7 +74,8 @@ fn tf32_gemm_matches_f64_of_truncated_inputs() {
     let a: Vec<f32> = (0..M * k).map(|i| signed(3, i as u64) as f32).collect();
     let b: Vec<f32> = (0..N * k).map(|i| signed(4, i as u64) as f32).collect();
     let mut c = vec![f32::NAN; M * N];
-    launch!(checked::gemm_tf32[1, 128, stream, 3 * 256 * 128](&a, &b, &mut c, M, N, k)).unwrap();
+    let (m, n, kk) = (M as u32, N as u32, k as u32); // the 16x8 GEMMs take u32 sizes
+    launch!(checked::gemm_tf32[1, 128, stream, 3 * 256 * 128](&a, &b, &mut c, m, n, kk)).unwrap();
     // The tensor core reads the top 19 bits of each f32 (truncation): the reference too.
     let tf32 = |v: &[f32]| {
         v.iter()
@@ -96,7 +98,8 @@ fn int8_gemm_is_exact() {
         .map(|i| (mix(6, i as u64) >> 56) as u8 as i8)
         .collect();
     let mut c = vec![i32::MIN; M * N];
-    launch!(checked::gemm_int8[1, 128, stream, 4 * 256 * 64](&a, &b, &mut c, M, N, k)).unwrap();
+    let (m, n, kk) = (M as u32, N as u32, k as u32); // the 16x8 GEMMs take u32 sizes
+    launch!(checked::gemm_int8[1, 128, stream, 4 * 256 * 64](&a, &b, &mut c, m, n, kk)).unwrap();
     for i in 0..M {
         for j in 0..N {
             let want: i32 = (0..k)

@@ -149,6 +149,7 @@ impl<'f> Copier<'f> {
                         offset: b.offset,
                         limit: self.expr(b.limit),
                         inclusive: b.inclusive,
+                        top: b.top,
                     }),
                 },
             })

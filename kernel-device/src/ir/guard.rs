@@ -110,6 +110,9 @@ pub struct LoopBound {
     pub offset: u64,
     pub limit: Handle<Expr>,
     pub inclusive: bool,
+    /// The largest value of `v`'s type (`u32::MAX` for a `u32` k loop): `v + offset`
+    /// wraps past it, so the count holds only while `end <= top - offset`.
+    pub top: u64,
 }
 
 /// Whether the `trips` values `first + k * (second - first)` (wrapping) are all below
@@ -135,8 +138,9 @@ pub fn across_ok(first: u64, second: u64, len: u64, count: u64) -> bool {
 }
 
 /// How many of a loop's first iterations pass `v + offset < limit` (`<=` when
-/// `inclusive`), for the elements `start + i * step`; and whether `v + offset` cannot
-/// wrap (`end <= u64::MAX - offset`), which the count assumes.
+/// `inclusive`), for the elements `start + i * step` (every value zero-extended from
+/// `v`'s type); and whether `v + offset` cannot wrap in that type (`end <= top -
+/// offset`), which the count assumes.
 pub fn bounded_iterations(
     bound: &LoopBound,
     limit: u64,
@@ -150,5 +154,10 @@ pub fn bounded_iterations(
     };
     let diff = limit.wrapping_sub(lo).wrapping_add(slack);
     let n = if some { diff / step.max(1) + 1 } else { 0 };
-    (n, end <= u64::MAX - bound.offset)
+    (n, no_wrap_below(bound).is_some_and(|last| end <= last))
+}
+
+/// The largest loop end under which `v + offset` cannot wrap in `v`'s type.
+pub fn no_wrap_below(bound: &LoopBound) -> Option<u64> {
+    bound.top.checked_sub(bound.offset)
 }

@@ -47,6 +47,8 @@ mod tests_remainders;
 #[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
+mod tests_u32_bound;
+#[cfg(test)]
 mod tests_version;
 
 use std::collections::HashSet;

@@ -33,8 +33,10 @@ pub struct LoopValues {
     /// The first element and the one after it, in the variable's type.
     pub start: String,
     pub second: String,
-    /// The range's end, in the variable's type, and its step and element count (i64).
+    /// The range's end, in the variable's type, and the type's bits; its step and
+    /// element count (i64).
     end: String,
+    bits: u32,
     step: String,
     trips: String,
 }
@@ -59,6 +61,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             start: l.start.to_string(),
             second: self.def("loop.second", format!("add {ty} {}, {step_t}", l.start)),
             end: l.end.to_string(),
+            bits,
             step: l.step.unwrap_or("1").to_string(),
             trips: self.trip_count(l),
         };
@@ -154,10 +157,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         Ok(self.def("across.ok", format!("and i1 {ok}, {fits}")))
     }
 
+    /// `value` of integer type `ty` (`bits` wide) as an i64, zero-extended.
+    fn zext_to_i64(&mut self, name: &str, ty: &str, bits: u32, value: &str) -> String {
+        if bits < 64 {
+            self.def(name, format!("zext {ty} {value} to i64"))
+        } else {
+            value.to_string()
+        }
+    }
+
     /// How many of a loop's first iterations pass `v + c < e` (`<=`): as many as the
-    /// elements `start + i * step` with `start + c + i * step < e`, when `v + c` cannot
-    /// wrap. With the condition that keeps it from wrapping (`end <= u64::MAX - c`),
-    /// when `c` is not 0.
+    /// elements `start + i * step` with `start + c + i * step < e` (all zero-extended
+    /// from `v`'s type), when `v + c` cannot wrap. With the condition that keeps it from
+    /// wrapping in `v`'s type (`end <= top - c`, `ir::guard::no_wrap_below`), when `c`
+    /// is not 0.
     fn bounded_iterations(
         &mut self,
         values: &LoopValues,
@@ -166,11 +179,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let Val::V(limit) = self.expr(bound.limit)? else {
             return Err(self.error("a loop bound without a value"));
         };
+        // `v`, its range and `e` (the comparison's operands agree) widened alike.
+        let (bits, ty) = (values.bits, format!("i{}", values.bits));
+        let limit = self.zext_to_i64("bound.limit", &ty, bits, &limit);
+        let start = self.zext_to_i64("bound.start", &ty, bits, &values.start);
+        let end = self.zext_to_i64("bound.end", &ty, bits, &values.end);
         let c = bound.offset;
-        let lo = self.def(
-            "bound.lo",
-            format!("add i64 {}, {}", values.start, c as i64),
-        );
+        let lo = self.def("bound.lo", format!("add i64 {start}, {}", c as i64));
         let (pred, slack) = if bound.inclusive {
             ("uge", 0)
         } else {
@@ -182,11 +197,12 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let steps = self.def("bound.steps", format!("udiv i64 {diff}, {}", values.step));
         let n = self.def("bound.n", format!("add i64 {steps}, 1"));
         let n = self.def("bound.n", format!("select i1 {some}, i64 {n}, i64 0"));
-        let no_wrap = (c != 0).then(|| {
-            self.def(
+        let no_wrap = (c != 0).then(|| match crate::ir::guard::no_wrap_below(bound) {
+            Some(last) => self.def(
                 "bound.nowrap",
-                format!("icmp ule i64 {}, {}", values.end, (u64::MAX - c) as i64),
-            )
+                format!("icmp ule i64 {end}, {}", last as i64),
+            ),
+            None => "false".to_string(),
         });
         Ok((n, no_wrap))
     }

@@ -255,13 +255,13 @@ impl Planner<'_> {
     /// The bound an `if` condition sets on the guarded loop's variable `v`: `v + c < e`,
     /// `v < e`, `e > v + c`, their `<=` forms, or one of them inside an `&&`, where `c`
     /// is a literal, `e` a value the guard computes that no iteration changes, and `v`
-    /// a `usize` or `u64` (so that `v + c` is the sum the guard counts with).
+    /// unsigned (a `u32` k loop, as nvcc's `int`, too): the guard counts with `v + c`
+    /// zero-extended, and its count holds only while `v + c` does not wrap in `v`'s type
+    /// (`LoopBound::top`, tested before the loop).
     fn loop_bound(&self, cond: Handle<Expr>) -> Option<LoopBound> {
         let var = self.across_var()?;
-        if !matches!(
-            self.local_ty(var).scalar(),
-            Some(ScalarType::Usize | ScalarType::U64)
-        ) {
+        let scalar = self.local_ty(var).scalar()?;
+        if !scalar.is_integer() || scalar.is_signed_integer() {
             return None;
         }
         let (small, limit, inclusive) = match self.expr(cond).kind {
@@ -285,6 +285,7 @@ impl Planner<'_> {
             offset,
             limit,
             inclusive,
+            top: crate::opt::ranges::mask(scalar),
         })
     }
 
