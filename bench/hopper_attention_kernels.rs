@@ -111,7 +111,15 @@ macro_rules! hopper_attention {
                 // between the wgmmas. Q and K are K-major (this warpgroup's 64 rows of Q
                 // start at row 64 cw of each box); V is MN-major: leading = the next 64
                 // columns of D (the next box, 16 KiB on), stride = 8 keys (1024 bytes).
-                let dq = wgmma_descriptor(tq, cw * 64 * 64, 128, 0, 1024);
+                // Q's are made per k-step here, once: each is a value of its own that
+                // stays in a register across the key loop, as the twin's eight do (its
+                // columns 16 ks.. are in box ks / 4, at element (ks % 4) · 16 of a row).
+                let mut dq = [0u64; $d / 16];
+                #[unroll]
+                for ks in 0..$d / 16 {
+                    let at = cw * 64 * 64 + (ks / 4) * 8192 + (ks % 4) * 16;
+                    dq[ks] = wgmma_descriptor(tq, at, 128, 0, 1024);
+                }
                 let dk = wgmma_descriptor(tk, 0, 128, 0, 1024);
                 let dv = wgmma_descriptor(tv, 0, 128, 16384, 1024);
                 let mut s = [0.0f32; 64];
@@ -134,7 +142,7 @@ macro_rules! hopper_attention {
                         let step = ((ks / 4) * 1024 + (ks % 4) * 2) as u64;
                         let scale_d = if ks == 0 { 0u32 } else { 1u32 };
                         let ($($sd),*) = wgmma_m64n128k16_f32_bf16(
-                            dq + step, dk + stage + step, scale_d, $(s[$si]),*
+                            dq[ks], dk + stage + step, scale_d, $(s[$si]),*
                         );
                         $(s[$si] = $sd;)*
                     }

@@ -185,9 +185,16 @@ impl FunctionWriter<'_, '_> {
                 ),
             );
         }
-        Ok(Val::V(
-            self.def("wgmma.desc", format!("or i64 {word}, {mode}")),
-        ))
+        let desc = self.def("wgmma.desc", format!("or i64 {word}, {mode}"));
+        // The result through an opaque `mov` (as `dynamic_shared_take`'s window): a
+        // descriptor made before a loop and used in it is otherwise rematerialised by
+        // libnvvm next to each wgmma under register pressure, its whole computation
+        // (ten instructions and the moves to uniform registers) on every iteration,
+        // where nvcc keeps it in a register.
+        Ok(Val::V(self.def(
+            "wgmma.kept",
+            format!("call i64 asm \"mov.b64 $0, $1;\", \"=l,l\"(i64 {desc})"),
+        )))
     }
 
     /// `((bytes & 0x3FFFF) >> 4) << shift`.
