@@ -310,3 +310,6 @@ mod wgmma;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;
+// Hopper: clusters
+#[path = "gpu/cluster.rs"]
+mod cluster;

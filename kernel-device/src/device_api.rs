@@ -34,7 +34,9 @@ pub const SOURCES: &[&str] = &[
 // async copies
 pub mod async_copy;
 pub mod atomic;
+// Hopper: clusters
 pub(crate) mod bf16_fma;
+pub mod cluster;
 pub mod generic;
 mod generic_half;
 pub mod math;
@@ -52,6 +54,8 @@ pub mod tma;
 // async copies
 pub use async_copy::*;
 pub use atomic::*;
+// Hopper: clusters
+pub use cluster::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
 // Hopper
@@ -345,6 +349,7 @@ pub mod in_kernel {
     // async copies
     mod async_copy {}
     mod atomic {}
+    mod cluster {}
     mod generic {}
     mod math {}
     mod mma {}

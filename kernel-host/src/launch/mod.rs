@@ -17,6 +17,8 @@
 mod alloc_free;
 pub(crate) mod args;
 pub(crate) mod config;
+// Hopper: clusters
+pub(crate) mod cluster;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
@@ -147,7 +149,12 @@ pub fn launch(
     // The decisions a launch of this kernel in this shape with these kinds of
     // arguments made last time on this thread (`memo`), or the checks that make them.
     let device_id = device.id();
-    let (decided, host_slices) = match memo::recall((source, cache), &config, args, device_id) {
+    // Hopper: clusters: the memo's key has no cluster shape; such launches skip it.
+    let recalled = match config.cluster {
+        None => memo::recall((source, cache), &config, args, device_id),
+        Some(_) => None,
+    };
+    let (decided, host_slices) = match recalled {
         Some(hit) => {
             ensure_current(&config, device)?;
             timer.mark(Stage::Validate);
@@ -156,7 +163,8 @@ pub fn launch(
         None => {
             let checks = (source, cache, capturing);
             let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
-            if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
+            let key = MemoKey::of((source, cache), &config, args, device_id);
+            if let Some(key) = key.filter(|_| config.cluster.is_none()) {
                 memo::remember(key, decided);
             }
             (decided, host_slices)
@@ -327,7 +335,10 @@ fn launch_raw(
     // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
     // cooperative launch was checked for co-residency by the caller.
     let status = unsafe {
-        if kernel.cooperative {
+        // Hopper: clusters
+        if valid.cluster != [1, 1, 1] {
+            crate::launch::cluster::launch_ex(function, valid, stream, params)
+        } else if kernel.cooperative {
             sys::cuLaunchCooperativeKernel(
                 function,
                 gx,
