@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::detect::Space;
+use super::detect::{BlockDetector, Space};
 use super::fault::{Access, AccessKind, Fault, R};
 use super::lanes::lanes;
 use super::memory::Buffer;
@@ -35,6 +35,8 @@ pub struct ClusterView<'l> {
     /// The group's blocks and their region tables, by index in the group.
     pub blocks: Vec<[u32; 3]>,
     pub regions: &'l [Regions],
+    /// The group's block detectors (a peer write initialises the peer's element).
+    pub dets: Option<&'l [Option<RefCell<BlockDetector<'l>>>]>,
     /// Whether accesses are checked (the launch's `detect` option).
     pub checked: bool,
     state: RefCell<State>,
@@ -65,6 +67,7 @@ impl<'l> ClusterView<'l> {
             shape,
             blocks,
             regions,
+            dets: None,
             checked,
             state: RefCell::new(State {
                 generation: vec![0; n],
@@ -355,6 +358,16 @@ impl Warp<'_, '_> {
             } else {
                 buffer.store(offset as usize, bytes, fr.get(slots[3], lane));
                 self.changed_memory();
+                // The peer's detector: the element is written (not uninitialised).
+                if let Some(det) = view.dets.and_then(|d| d[peer].as_ref()) {
+                    let base = self.launch.regions[region].base;
+                    det.borrow_mut().peer_wrote(
+                        super::detect::RegionId(region as u32),
+                        offset.saturating_sub(base),
+                        bytes,
+                        super::detect::SiteId::new(fr.func, loc),
+                    );
+                }
             }
         }
         Ok(())

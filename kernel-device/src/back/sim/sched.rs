@@ -295,7 +295,14 @@ fn run_group_to_end(
     // Hopper: clusters
     let view = launch.uses_clusters.then(|| {
         let blocks = group.iter().map(|&b| block_index(launch, b)).collect();
-        super::cluster::ClusterView::new(launch.cluster, blocks, &regions, launch.options.detect)
+        let mut view = super::cluster::ClusterView::new(
+            launch.cluster,
+            blocks,
+            &regions,
+            launch.options.detect,
+        );
+        view.dets = Some(&dets);
+        view
     });
     let scheduler = Scheduler::new(launch, group, &regions, &dets, view.as_ref(), seed)?;
     let result = scheduler.run();
