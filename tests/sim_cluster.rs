@@ -231,7 +231,9 @@ fn a_cluster_sync_reached_by_part_of_the_cluster_is_reported_not_hung() {
 #[kernel]
 fn peer_out_of_cluster(out: &mut [i64], rank: u32) {
     let cell = shared_array::<[i64; 1]>();
-    cell[0] = 7;
+    if thread_idx().x == 0 {
+        cell[0] = 7;
+    }
     cluster_sync();
     if thread_idx().x == 0 {
         out[block_idx().x as usize] = peer_read(cell, rank, 0); // site: bad rank
