@@ -109,11 +109,7 @@ impl<'l> ClusterView<'l> {
 
     /// Every thread of block `b` exited: a peer that accessed its memory after the
     /// last barrier it passed may still do so.
-    pub fn block_exited(
-        &self,
-        b: usize,
-        describe: impl Fn(usize, u64) -> String,
-    ) -> Result<(), Box<Fault>> {
+    pub fn block_exited(&self, b: usize) -> Result<(), Box<Fault>> {
         let mut s = self.state.borrow_mut();
         s.exited[b] = true;
         if !self.checked {
@@ -121,7 +117,6 @@ impl<'l> ClusterView<'l> {
         }
         if let Some((generation, access)) = &s.last_peer_access[b] {
             if *generation >= s.generation[b] {
-                let _ = describe;
                 return Err(Box::new(Fault::Cluster {
                     site: access.site.clone(),
                     thread: access.thread,
@@ -220,7 +215,11 @@ impl<'l> ClusterView<'l> {
         } else {
             s.peer_reads.insert(key, (by, generation, access.clone()));
         }
-        s.last_peer_access[b] = Some((generation, access));
+        // A block reaching its own memory through a peer access needs no barrier
+        // before its own exit.
+        if by != b {
+            s.last_peer_access[b] = Some((generation, access));
+        }
         Ok(())
     }
 }

@@ -832,7 +832,7 @@ impl Scheduler<'_> {
         if !self.block_all(b, |s| matches!(s, State::Done)) {
             return Ok(());
         }
-        view.block_exited(b, |region, offset| self.launch.describe(region, offset))
+        view.block_exited(b)
     }
 }
 
