@@ -29,6 +29,8 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/wgmma.rs"),
     // Hopper: TMA
     include_str!("device_api/tma.rs"),
+    // Hopper: clusters
+    include_str!("device_api/cluster.rs"),
 ];
 
 // async copies
