@@ -242,6 +242,8 @@ pub mod prelude {
     pub use kernel_device::device_api::{atomic::*, math::*, sync::*, warp::*};
     // tensor cores: fragments, `mma_sync`, `ldmatrix`/`stmatrix` (docs/tensor_cores.md)
     pub use kernel_device::device_api::mma::*;
+    // Hopper: clusters (docs/hopper.md)
+    pub use kernel_device::device_api::cluster::*;
     pub use kernel_device::e4m3;
     /// The half types and complex numbers kernels compute with (`cudajit::f16` is
     /// `half::f16`, `cudajit::Complex` is `num_complex::Complex`).
@@ -305,6 +307,15 @@ macro_rules! launch {
             )
         )
     };
+    // Hopper: clusters: `launch!(k[grid, block, cluster = (2, 1, 1)](..))`.
+    ($kernel:path [$grid:expr, $block:expr, cluster = $cluster:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block).cluster($cluster))
+    };
+    ($kernel:path [$grid:expr, $block:expr, cluster = $cluster:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        <$kernel>::args($($arg),*).launch(
+            <$kernel>::launch_config($grid, $block).cluster($cluster).stream(&$stream).shared_bytes($shared),
+        )
+    };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
         <$kernel>::args($($arg),*).launch(<$kernel>::launch_config($grid, $block))
     };
@@ -318,7 +329,7 @@ macro_rules! launch {
     };
     ($($other:tt)*) => {
         ::core::compile_error!(
-            "`launch!` takes a kernel, its launch shape in brackets and its arguments: `launch!(k[grid, block](args..))` or `launch!(k[grid, block, stream, shared_bytes](args..))`"
+            "`launch!` takes a kernel, its launch shape in brackets and its arguments: `launch!(k[grid, block](args..))`, `launch!(k[grid, block, stream, shared_bytes](args..))` or `launch!(k[grid, block, cluster = (x, y, z)](args..))`"
         )
     };
 }

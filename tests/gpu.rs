@@ -314,3 +314,6 @@ mod wgmma_forms;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;
+// Hopper: clusters
+#[path = "gpu/cluster.rs"]
+mod cluster;

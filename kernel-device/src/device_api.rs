@@ -29,12 +29,16 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/wgmma.rs"),
     // Hopper: TMA
     include_str!("device_api/tma.rs"),
+    // Hopper: clusters
+    include_str!("device_api/cluster.rs"),
 ];
 
 // async copies
 pub mod async_copy;
 pub mod atomic;
+// Hopper: clusters
 pub(crate) mod bf16_fma;
+pub mod cluster;
 pub mod generic;
 mod generic_half;
 pub mod math;
@@ -52,6 +56,8 @@ pub mod tma;
 // async copies
 pub use async_copy::*;
 pub use atomic::*;
+// Hopper: clusters
+pub use cluster::*;
 pub use generic::{ConstLenArray, Float, Int, Num};
 pub use math::*;
 // Hopper
@@ -345,6 +351,7 @@ pub mod in_kernel {
     // async copies
     mod async_copy {}
     mod atomic {}
+    mod cluster {}
     mod generic {}
     mod math {}
     mod mma {}

@@ -100,6 +100,8 @@ pub fn write_unit(
             .chain(crate::proc::wgmma::module_needs(module))
             // Hopper: TMA
             .chain(crate::proc::tma_intrinsics::module_needs(module))
+            // Hopper: clusters
+            .chain(crate::proc::cluster::module_needs(module))
             .collect(),
     })
 }

@@ -370,9 +370,16 @@ impl FnLowerer<'_> {
         {
             return self.error_expr(span);
         }
+        // Hopper: clusters: a peer access reaches another block's shared memory.
+        if matches!(def.intrinsic, Intrinsic::Cluster(_))
+            && !args.is_empty()
+            && !self.check_peer_space(name, args[0], call.args[0].span())
+        {
+            return self.error_expr(span);
+        }
         // Arrays (shared or local) are passed by reference: `&mut [T; N]` → `&mut [T]`.
         for (k, param) in params.iter().enumerate() {
-            if let (Param::MutSliceOfT, Some(arg), Some(expr)) =
+            if let (Param::MutSliceOfT | Param::SliceOfT, Some(arg), Some(expr)) =
                 (param, args.get(k).copied(), call.args.iter().nth(k))
             {
                 args[k] = self.array_ref_as_slice(arg, expr.span());
@@ -397,6 +404,26 @@ impl FnLowerer<'_> {
         let mut failed = false;
         // Slices first: they fix `T` exactly.
         for (k, param) in params.iter().enumerate() {
+            // Hopper: clusters: `peer_read` reads through `&[T]` or `&mut [T]`.
+            if *param == Param::SliceOfT && matches!(def.intrinsic, Intrinsic::Cluster(_)) {
+                let ty = self.ty_of(args[k]);
+                match self.table.shallow(&ty) {
+                    Ty::Slice { elem, .. } => {
+                        t = t.or(Some((Ty::Scalar(elem), call.args[k].span())))
+                    }
+                    Ty::Error => failed = true,
+                    _ => {
+                        let d = self.table.describe(&ty);
+                        self.error_hint(
+                            call.args[k].span(),
+                            format!("`{name}` needs a shared slice `&[T]`, found `{d}`"),
+                            format!("write `{name}({})`", param_list(def)),
+                        );
+                        failed = true;
+                    }
+                }
+                continue;
+            }
             if *param != Param::MutSliceOfT {
                 continue;
             }
@@ -410,10 +437,15 @@ impl FnLowerer<'_> {
                 Ty::Error => failed = true,
                 Ty::Var(_) if self.table.var_kind(&ty) == Some(VarKind::Opaque) => failed = true,
                 Ty::Slice { elem, .. } => {
+                    let why = match def.intrinsic {
+                        // Hopper: clusters
+                        Intrinsic::Cluster(_) => "a peer write writes the element in the peer's copy of this shared array: pass the array itself (`&mut [T; N]` from `shared_array`)",
+                        _ => "an atomic writes the element: take the parameter as `&mut [T]`",
+                    };
                     self.error_hint(
                         at,
                         format!("`{name}` needs a `&mut [{elem}]`, found `&[{elem}]`"),
-                        "an atomic writes the element: take the parameter as `&mut [T]`",
+                        why,
                     );
                     failed = true;
                 }

@@ -533,8 +533,22 @@ impl FnLowerer<'_> {
         h: Handle<ir::Expr>,
         at: Span,
     ) -> bool {
+        let Some(words) = self.known_non_shared(h) else {
+            return true;
+        };
+        self.error_hint(
+            at,
+            format!("`{name}` moves a tile in shared memory, but this tile is in {words}"),
+            "stage the tile in a `shared_array::<[T; N]>()` or a `dynamic_shared().take::<T>(n)` slice; `load_row` / `load_col` read global memory",
+        );
+        false
+    }
+
+    /// Where the memory `h` refers to lives, when it is known not to be shared memory
+    /// (a global or constant array, a local array, a kernel's slice parameter).
+    pub(super) fn known_non_shared(&mut self, h: Handle<ir::Expr>) -> Option<&'static str> {
         let ty = self.ty_of(h);
-        let words = match self.table.shallow(&ty) {
+        Some(match self.table.shallow(&ty) {
             Ty::Ref {
                 space: Some(space), ..
             } if space != AddressSpace::Shared => match space {
@@ -548,18 +562,12 @@ impl FnLowerer<'_> {
                     ir::ExprKind::Local(l) if self.local_info.get(l.index()).is_some_and(|i| i.is_param)
                 ) && self.f.kind == ir::FunctionKind::Kernel;
                 if !is_param {
-                    return true;
+                    return None;
                 }
                 "global memory (a kernel parameter)"
             }
-            _ => return true,
-        };
-        self.error_hint(
-            at,
-            format!("`{name}` moves a tile in shared memory, but this tile is in {words}"),
-            "stage the tile in a `shared_array::<[T; N]>()` or a `dynamic_shared().take::<T>(n)` slice; `load_row` / `load_col` read global memory",
-        );
-        false
+            _ => return None,
+        })
     }
 
     /// `mma_sync(&a, &b, &mut acc)`.

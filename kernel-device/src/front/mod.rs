@@ -9,9 +9,11 @@
 // async copies
 mod async_copy;
 mod calls;
+// Hopper: clusters
 mod calls_methods;
 mod calls_scalar;
 mod check;
+mod cluster;
 mod complex;
 pub mod consts;
 mod enums;

@@ -739,6 +739,30 @@ pub enum Intrinsic {
     /// `tma_*`: bulk tensor copies through a `&TensorMap<T, N>` parameter and their
     /// bulk groups; the rules are `proc::tma_intrinsics`'.
     Tma(TmaOp),
+    // Hopper: clusters
+    /// Thread-block clusters and distributed shared memory (`cluster_*`, `peer_read`,
+    /// `peer_write`): the rules are `proc::cluster`'s.
+    Cluster(ClusterOp),
+}
+
+// Hopper: clusters
+/// What an `Intrinsic::Cluster` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClusterOp {
+    /// `cluster_block_rank()`: `%cluster_ctarank` (u32).
+    BlockRank,
+    /// `cluster_size()`: `%cluster_nctarank` (u32).
+    Size,
+    /// `cluster_block_idx().x`: `%cluster_ctaid` on one axis.
+    BlockIdx(Axis),
+    /// `cluster_dim().x`: `%cluster_nctaid` on one axis.
+    Dim(Axis),
+    /// `cluster_sync()`: `barrier.cluster.arrive` + `barrier.cluster.wait`.
+    Sync,
+    /// `peer_read(slice, rank, index) -> T`: `ld.shared::cluster` of the peer's element.
+    PeerRead,
+    /// `peer_write(slice, rank, index, value)`: `st.shared::cluster`.
+    PeerWrite,
 }
 
 // Hopper: TMA

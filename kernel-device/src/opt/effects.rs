@@ -34,7 +34,7 @@ pub fn may_be_duplicated(i: Intrinsic) -> bool {
 /// a versioned loop keeps it in both copies, met by the same threads.
 pub fn is_collective(i: Intrinsic) -> bool {
     match effect(i) {
-        Effect::Warp | Effect::GridBarrier => true,
+        Effect::Warp | Effect::GridBarrier | Effect::ClusterBarrier => true,
         Effect::Barrier => i != Intrinsic::SyncThreads,
         Effect::Pure | Effect::Fence | Effect::Atomic { .. } | Effect::Memory => false,
     }

@@ -245,6 +245,10 @@ pub enum Effect {
     /// Waits for every thread of the grid; global memory written before it is visible
     /// to every thread after it. Needs all blocks resident (a cooperative launch).
     GridBarrier,
+    // Hopper: clusters
+    /// Waits for every non-exited thread of the block's cluster; shared and global
+    /// memory written before it (release) is visible to the cluster after it (acquire).
+    ClusterBarrier,
     /// Orders this thread's memory accesses.
     Fence,
     /// Reads and writes one element: operand `slice` at operand `index`.
@@ -694,6 +698,8 @@ pub fn all() -> impl Iterator<Item = &'static IntrinsicDef> {
         .chain(super::setmaxnreg::SETMAXNREG_INTRINSICS)
         // Hopper: TMA
         .chain(super::tma_intrinsics::TMA_INTRINSICS)
+        // Hopper: clusters
+        .chain(super::cluster::CLUSTER_INTRINSICS)
 }
 
 /// A built-in that allocates memory instead of computing a value: the frontend makes a
@@ -754,8 +760,8 @@ fn axis_x(i: Intrinsic) -> Intrinsic {
         // async copies: one row per name, whatever its constant.
         // Hopper: wgmma (`setmaxnreg_*`, likewise)
         // Hopper: TMA (`bulk_wait_group_read::<N>`, likewise)
-        other => super::tma_intrinsics::row_key(super::setmaxnreg::row_key(
-            super::async_copy::row_key(other),
+        other => super::cluster::row_key(super::tma_intrinsics::row_key(
+            super::setmaxnreg::row_key(super::async_copy::row_key(other)),
         )),
     }
 }
@@ -775,7 +781,8 @@ pub fn on_axis(i: Intrinsic, axis: Axis) -> Intrinsic {
         Intrinsic::GridDim(_) => Intrinsic::GridDim(axis),
         Intrinsic::Grid(_) => Intrinsic::Grid(axis),
         Intrinsic::GridSize(_) => Intrinsic::GridSize(axis),
-        other => other,
+        // Hopper: clusters
+        other => super::cluster::on_axis(other, axis),
     }
 }
 

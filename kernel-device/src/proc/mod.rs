@@ -12,6 +12,8 @@
 pub mod abi;
 // async copies
 pub mod async_copy;
+// Hopper: clusters
+pub mod cluster;
 pub mod consteval;
 pub mod intrinsics;
 // Hopper

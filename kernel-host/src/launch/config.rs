@@ -75,6 +75,9 @@ pub struct LaunchConfig<'a> {
     pub stream: Option<&'a Stream>,
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: usize,
+    // Hopper: clusters
+    /// Blocks per thread-block cluster (`None`: no clusters); see [`Self::cluster`].
+    pub cluster: Option<Dim>,
 }
 
 impl<'a> LaunchConfig<'a> {
@@ -84,7 +87,17 @@ impl<'a> LaunchConfig<'a> {
             block: block.into(),
             stream: None,
             shared_bytes: 0,
+            cluster: None,
         }
+    }
+
+    // Hopper: clusters
+    /// Launch in thread-block clusters of `cluster` blocks (sm_90; at most 8 blocks,
+    /// and the grid a whole number of clusters on every axis): the blocks of a cluster
+    /// run together and may `cluster_sync()` and read each other's shared memory.
+    pub fn cluster(mut self, cluster: impl Into<Dim>) -> Self {
+        self.cluster = Some(cluster.into());
+        self
     }
 
     /// Launch on `stream` instead of the device's default stream.
@@ -116,7 +129,11 @@ impl<'a> LaunchConfig<'a> {
         source: &kernel_device::source::FnSource,
         limits: &DeviceLimits,
     ) -> Result<ValidLaunch> {
-        let valid = self.validate(source.name, limits)?;
+        let mut valid = self.validate(source.name, limits)?;
+        // Hopper: clusters
+        if let Some(cluster) = self.cluster {
+            valid = crate::launch::cluster::apply(source.name, cluster, valid, limits)?;
+        }
         let threads: u32 = valid.block.iter().product();
         if let Some(required) = source.options.launch_bounds.and_then(|b| b.block_dim) {
             if valid.block != required {
@@ -160,6 +177,9 @@ pub struct ValidLaunch {
     /// More dynamic shared memory than the default 48 KiB window: the kernel's
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` must be raised first.
     pub needs_shared_opt_in: bool,
+    // Hopper: clusters
+    /// Blocks per cluster (`[1, 1, 1]`: no clusters).
+    pub cluster: [u32; 3],
 }
 
 impl ValidLaunch {
@@ -263,6 +283,7 @@ fn validate(
         block: [bx as u32, by as u32, bz as u32],
         shared_bytes: shared_bytes as u32,
         needs_shared_opt_in: shared_bytes > limits.max_shared_per_block as usize,
+        cluster: [1, 1, 1],
     })
 }
 
@@ -306,6 +327,7 @@ fn validate_slow(
         // Fits: shared_bytes <= a u32 limit.
         shared_bytes: shared_bytes as u32,
         needs_shared_opt_in: shared_bytes > limits.max_shared_per_block as usize,
+        cluster: [1, 1, 1],
     })
 }
 

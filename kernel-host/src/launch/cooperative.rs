@@ -126,6 +126,7 @@ mod tests {
             block,
             shared_bytes,
             needs_shared_opt_in: false,
+            cluster: [1, 1, 1],
         }
     }
 

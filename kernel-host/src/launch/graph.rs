@@ -325,6 +325,7 @@ impl Graph {
                         block: launch.block,
                         stream: Some(stream),
                         shared_bytes: launch.shared_bytes,
+                        cluster: None,
                     };
                     crate::launch::sim::launch(
                         launch.source,

@@ -18,6 +18,8 @@ mod alloc_free;
 pub(crate) mod args;
 pub(crate) mod bind;
 pub(crate) mod config;
+// Hopper: clusters
+pub(crate) mod cluster;
 pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
@@ -159,25 +161,29 @@ pub fn launch(
     let device_id = device.id();
     // `cooperative` from the hit: never (the memo keeps no cooperative kernel's
     // launch), without reading the loaded kernel, a line the driver call evicts.
-    let (decided, host_slices, cooperative) =
-        match memo::recall((source, cache), &config, args, device_id) {
-            Some(hit) => {
-                ensure_current(&config, device)?;
-                timer.mark(Stage::Validate);
-                (hit, false, false)
+    // Hopper: clusters: the memo's key has no cluster shape; such launches skip it.
+    let recalled = match config.cluster {
+        None => memo::recall((source, cache), &config, args, device_id),
+        Some(_) => None,
+    };
+    let (decided, host_slices, cooperative) = match recalled {
+        Some(hit) => {
+            ensure_current(&config, device)?;
+            timer.mark(Stage::Validate);
+            (hit, false, false)
+        }
+        None => {
+            // The checks may load a module or set a function attribute.
+            confirm_bind(&mut trusted)?;
+            let checks = (source, cache, capturing);
+            let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
+            let key = MemoKey::of((source, cache), &config, args, device_id);
+            if let Some(key) = key.filter(|_| config.cluster.is_none()) {
+                memo::remember(key, decided);
             }
-            None => {
-                // The checks may load a module or set a function attribute.
-                confirm_bind(&mut trusted)?;
-                let checks = (source, cache, capturing);
-                let (decided, host_slices) =
-                    check_launch(checks, &config, device, args, &mut timer)?;
-                if let Some(key) = MemoKey::of((source, cache), &config, args, device_id) {
-                    memo::remember(key, decided);
-                }
-                (decided, host_slices, decided.kernel.cooperative)
-            }
-        };
+            (decided, host_slices, decided.kernel.cooperative)
+        }
+    };
     let MemoHit {
         kernel,
         valid,
@@ -357,7 +363,10 @@ fn launch_raw(
     // at `record`, the hidden last parameter; all outlive the call (the driver copies parameters before returning). A
     // cooperative launch was checked for co-residency by the caller.
     let status = unsafe {
-        if cooperative {
+        // Hopper: clusters
+        if valid.cluster != [1, 1, 1] {
+            crate::launch::cluster::launch_ex(function, valid, stream, params)
+        } else if cooperative {
             sys::cuLaunchCooperativeKernel(
                 function,
                 gx,

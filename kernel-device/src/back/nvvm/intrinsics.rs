@@ -174,6 +174,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Intrinsic::Wgmma(op) => return self.wgmma(site, op, args),
             // Hopper: TMA
             Intrinsic::Tma(op) => return self.tma(site, op, args),
+            // Hopper: clusters
+            Intrinsic::Cluster(op) => return self.cluster(site, ty, op, args),
             Intrinsic::Math(f) => {
                 let s = ty
                     .scalar()

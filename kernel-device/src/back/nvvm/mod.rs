@@ -30,6 +30,8 @@ mod atomics;
 mod expr;
 mod function;
 mod grid_sync;
+// Hopper: clusters
+mod cluster;
 mod half;
 mod intrinsics;
 mod loop_versioning;

@@ -624,6 +624,36 @@ impl BlockDetector<'_> {
         Ok(())
     }
 
+    // Hopper: clusters
+    /// A peer block of the cluster wrote `bytes` at `offset` of this block's shared
+    /// `region` (`peer_write`; `back::sim::cluster` checks its ordering against this
+    /// block's accesses): the cells count as written, by a write at time 0, which
+    /// every access of this block comes after.
+    pub fn peer_wrote(&mut self, region: RegionId, offset: u64, bytes: u32, site: SiteId) {
+        let Some(info) = self.detector.regions.get(region.0 as usize) else {
+            return;
+        };
+        let elem = u64::from(info.elem_bytes.max(1));
+        let stamp = Stamp::new(
+            self.block,
+            0,
+            0,
+            site,
+            AccessKind::Write,
+            MemoryScope::Block,
+        );
+        let Some(cells) = self.shared.get_mut(region.0 as usize) else {
+            return;
+        };
+        let last = offset.saturating_add(u64::from(bytes.max(1)) - 1);
+        for cell in offset / elem..=last / elem {
+            if let Some(c) = cells.get_mut(cell as usize) {
+                c.forget_other_blocks(self.block);
+                c.written_by_peer(stamp);
+            }
+        }
+    }
+
     /// A global atomic's memory effect happened (after [`BlockDetector::access_lane`]
     /// recorded it): acquires again what releases to its cell published. A release by
     /// another worker's block can land between that record and the memory effect; the

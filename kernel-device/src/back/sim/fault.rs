@@ -125,6 +125,15 @@ pub enum Fault {
         thread: ThreadId,
         problem: String,
     },
+    // Hopper: clusters
+    /// Distributed shared memory used against the cluster's rules (`back::sim::cluster`):
+    /// `problem` says how.
+    #[error("cluster misuse at {site} by {thread}: {problem}")]
+    Cluster {
+        site: Site,
+        thread: ThreadId,
+        problem: String,
+    },
     /// A read of shared memory that no thread of the block has written.
     #[error("read of uninitialised shared memory {location} at {site} by {thread}")]
     UninitialisedRead {

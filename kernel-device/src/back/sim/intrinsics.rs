@@ -114,6 +114,8 @@ impl Warp<'_, '_> {
             Intrinsic::Wgmma(op) => self.wgmma_intrinsic(fr, e, op, args, m)?,
             // Hopper: TMA
             Intrinsic::Tma(op) => self.tma_intrinsic(fr, e, op, args, m)?,
+            // Hopper: clusters
+            Intrinsic::Cluster(op) => self.cluster_intrinsic(fr, e, op, args, m)?,
             Intrinsic::LaneId => {
                 for lane in lanes(m) {
                     fr.set(out, lane, lane as u64);

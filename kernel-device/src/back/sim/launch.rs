@@ -31,6 +31,9 @@ pub struct RegionInfo {
 pub enum BarrierKind {
     Block,
     Grid,
+    // Hopper: clusters
+    /// `cluster_sync()`: every non-exited thread of the block's cluster.
+    Cluster,
     /// Not a barrier: the warp hands control back at a point where warps can
     /// communicate (an atomic, a fence, a memory access, a loop's next iteration), so
     /// that the scheduler can run another first. Ready again at once.
@@ -138,6 +141,11 @@ pub struct Launch {
     // Hopper
     /// Who initialised each mbarrier, for the reports that name two sites.
     pub mbarriers: super::mbarrier_state::MbarrierRegistry,
+    // Hopper: clusters
+    /// The cluster shape (`[1, 1, 1]`: no clusters), set by [`Launch::in_clusters`].
+    pub cluster: [u32; 3],
+    /// Some function calls a cluster intrinsic: groups keep a cluster state.
+    pub uses_clusters: bool,
 }
 
 fn launch_error(message: String) -> Fault {
@@ -354,6 +362,8 @@ impl Launch {
                             has_barriers = true;
                             cooperative = true;
                         }
+                        // Hopper: clusters
+                        Effect::ClusterBarrier => has_barriers = true,
                         // async copies: a copy lands at its wait, seen by other threads.
                         Effect::Atomic { .. } | Effect::Fence | Effect::Memory => {
                             communicates = true
@@ -383,6 +393,19 @@ impl Launch {
             panics: PanicRecord::default(),
             // Hopper
             mbarriers: Default::default(),
+            // Hopper: clusters
+            cluster: [1, 1, 1],
+            uses_clusters: module.functions.iter().any(|(_, f)| {
+                f.exprs.iter().any(|(_, e)| {
+                    matches!(
+                        e.kind,
+                        ExprKind::Intrinsic {
+                            intrinsic: ir::Intrinsic::Cluster(_),
+                            ..
+                        }
+                    )
+                })
+            }),
             module: module.clone(),
             plans,
             kernel: handle.index(),
@@ -404,6 +427,26 @@ impl Launch {
             cooperative,
             arg_buffers,
         })
+    }
+
+    // Hopper: clusters
+    /// The launch in clusters of `cluster` blocks (`proc::cluster::shape_error`'s rule).
+    pub fn in_clusters(mut self, cluster: [u32; 3]) -> Result<Launch, Fault> {
+        let limit = crate::proc::cluster::MAX_PORTABLE_BLOCKS;
+        if let Some((limit, detail)) =
+            crate::proc::cluster::shape_error(self.shape.grid, cluster, limit)
+        {
+            return Err(launch_error(format!("launch rejected ({limit}): {detail}")));
+        }
+        self.cluster = cluster;
+        // A cluster's blocks wait for each other: its warps must be suspendable.
+        self.has_barriers |= cluster != [1, 1, 1];
+        Ok(self)
+    }
+
+    /// Whether the launch runs in clusters of more than one block.
+    pub fn clustered(&self) -> bool {
+        self.cluster != [1, 1, 1]
     }
 
     /// A block's region table: the shared regions plus fresh shared memory.

@@ -23,6 +23,8 @@
 mod async_copy;
 mod async_state;
 mod batch;
+// Hopper: clusters
+mod cluster;
 mod config;
 mod detect;
 mod diverge;
@@ -88,4 +90,21 @@ pub fn run(
     sched::run_launch(launch::Launch::prepare(
         module, kernel, shape, args, options,
     )?)
+}
+
+// Hopper: clusters
+/// [`run`] with the grid's blocks in clusters of `cluster` blocks (`[1, 1, 1]`: as
+/// `run`); an `Err` if the grid is not tiled by whole clusters or a cluster is larger
+/// than the portable 8 blocks.
+pub fn run_in_clusters(
+    module: &ir::Module,
+    kernel: &str,
+    shape: &LaunchShape,
+    cluster: [u32; 3],
+    args: &[Arg],
+    options: &Options,
+) -> Result<Report, Fault> {
+    sched::run_launch(
+        launch::Launch::prepare(module, kernel, shape, args, options)?.in_clusters(cluster)?,
+    )
 }

@@ -110,7 +110,11 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     } else {
         1
     };
-    let groups = blocks.div_ceil(per_group);
+    // Hopper: clusters: a cluster's blocks run together, as one group.
+    let clusters = launch.clustered().then(|| cluster_groups(launch));
+    let groups = clusters
+        .as_ref()
+        .map_or(blocks.div_ceil(per_group), |c| c.len() as u64);
     let workers = match launch.options.workers {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -127,11 +131,17 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
         let mut buffers = WarpBuffers::default();
         loop {
             let g = next.fetch_add(1, Ordering::Relaxed);
-            let b = g * per_group;
+            let b = match &clusters {
+                Some(c) => c.get(g as usize).map_or(u64::MAX, |c| c[0]),
+                None => g * per_group,
+            };
             if g >= groups || b > lowest_fault.load(Ordering::Relaxed) {
                 break;
             }
-            let group: Vec<u64> = (b..(b + per_group).min(blocks)).collect();
+            let group: Vec<u64> = match &clusters {
+                Some(c) => c[g as usize].clone(),
+                None => (b..(b + per_group).min(blocks)).collect(),
+            };
             match run_group(launch, &group, seed, &mut buffers) {
                 Ok(s) => {
                     steps.fetch_add(s, Ordering::Relaxed);
@@ -160,6 +170,30 @@ fn run_blocks(launch: &Arc<Launch>, seed: u64) -> Result<Report, Fault> {
     }
     report.warp_steps = steps.into_inner();
     Ok(report)
+}
+
+// Hopper: clusters
+/// The grid's blocks (linear indices) by cluster, each cluster's in rank order.
+fn cluster_groups(launch: &Launch) -> Vec<Vec<u64>> {
+    let [gx, gy, gz] = launch.shape.grid.map(u64::from);
+    let [cx, cy, cz] = launch.cluster.map(u64::from);
+    let mut groups = Vec::new();
+    for oz in (0..gz).step_by(cz as usize) {
+        for oy in (0..gy).step_by(cy as usize) {
+            for ox in (0..gx).step_by(cx as usize) {
+                let mut group = Vec::new();
+                for z in oz..oz + cz {
+                    for y in oy..oy + cy {
+                        for x in ox..ox + cx {
+                            group.push(x + y * gx + z * gx * gy);
+                        }
+                    }
+                }
+                groups.push(group);
+            }
+        }
+    }
+    groups
 }
 
 fn block_index(launch: &Launch, linear: u64) -> [u32; 3] {
@@ -258,7 +292,19 @@ fn run_group_to_end(
         }
         return finish_blocks(&dets, Ok(steps));
     }
-    let scheduler = Scheduler::new(launch, group, &regions, &dets, seed)?;
+    // Hopper: clusters
+    let view = launch.uses_clusters.then(|| {
+        let blocks = group.iter().map(|&b| block_index(launch, b)).collect();
+        let mut view = super::cluster::ClusterView::new(
+            launch.cluster,
+            blocks,
+            &regions,
+            launch.options.detect,
+        );
+        view.dets = Some(&dets);
+        view
+    });
+    let scheduler = Scheduler::new(launch, group, &regions, &dets, view.as_ref(), seed)?;
     let result = scheduler.run();
     // Hopper: transaction bytes a block's barriers still expect when it ended.
     let blocks: Vec<[u32; 3]> = group.iter().map(|&b| block_index(launch, b)).collect();
@@ -330,6 +376,8 @@ struct Scheduler<'l> {
     launch: &'l Launch,
     group: Vec<u64>,
     dets: &'l [Option<RefCell<BlockDetector<'l>>>],
+    // Hopper: clusters
+    cluster: Option<&'l super::cluster::ClusterView<'l>>,
     slots: Vec<Slot>,
     rng: u64,
     steps: u64,
@@ -341,6 +389,7 @@ impl<'l> Scheduler<'l> {
         group: &[u64],
         regions: &'l [Regions],
         dets: &'l [Option<RefCell<BlockDetector<'l>>>],
+        cluster: Option<&'l super::cluster::ClusterView<'l>>,
         seed: u64,
     ) -> Result<Scheduler<'l>, Box<Fault>> {
         let mut slots = Vec::new();
@@ -359,6 +408,9 @@ impl<'l> Scheduler<'l> {
                 let body = move |y: &Yielder<Release, Arrival>, _: Release| {
                     let suspend = |a: Arrival| y.suspend(a);
                     let mut warp = Warp::new(launch, table, block, w, Some(&suspend), det);
+                    // Hopper: clusters
+                    warp.cluster = cluster;
+                    warp.cluster_index = Some(k);
                     warp.seed_preemption(warp_seed);
                     warp.run_kernel()?;
                     Ok(warp.steps)
@@ -384,6 +436,7 @@ impl<'l> Scheduler<'l> {
             launch,
             group: group.to_vec(),
             dets,
+            cluster,
             slots,
             rng: seed
                 ^ group
@@ -453,6 +506,8 @@ impl<'l> Scheduler<'l> {
                         self.steps += steps;
                         progress = true;
                         self.slots[i].state = State::Done;
+                        // Hopper: clusters
+                        self.note_block_exit(self.slots[i].block)?;
                     }
                     CoroutineResult::Return(Err(fault)) => return Err(fault),
                 }
@@ -640,6 +695,10 @@ impl<'l> Scheduler<'l> {
                 at_grid = true;
                 continue;
             }
+            // Hopper: clusters: released below, with the rest of the cluster.
+            if a.kind == BarrierKind::Cluster {
+                continue;
+            }
             let mut release = Release::default();
             let (mut arrived, mut votes) = (0u32, 0u32);
             for &i in &waiting {
@@ -662,6 +721,8 @@ impl<'l> Scheduler<'l> {
             }
             released = true;
         }
+        // Hopper: clusters
+        released |= self.release_clusters();
         if released {
             return Ok(true);
         }
@@ -703,6 +764,75 @@ impl<'l> Scheduler<'l> {
         Err(Box::new(Fault::Deadlock(
             "every remaining warp waits at a barrier that cannot be released".into(),
         )))
+    }
+}
+
+// Hopper: clusters
+impl Scheduler<'_> {
+    /// Whether every warp of group block `b` is in `state`'s kind.
+    fn block_all(&self, b: usize, pred: impl Fn(&State) -> bool) -> bool {
+        self.slots
+            .iter()
+            .filter(|s| s.block == b)
+            .all(|s| pred(&s.state))
+    }
+
+    /// Releases each cluster whose blocks' live warps all wait at `cluster_sync()`
+    /// (threads that exited count as arrived: `barrier.cluster` waits for the
+    /// non-exited threads of the cluster).
+    fn release_clusters(&mut self) -> bool {
+        let Some(view) = self.cluster else {
+            return false;
+        };
+        let at_cluster =
+            |s: &State| matches!(s, State::Waiting(a) if a.kind == BarrierKind::Cluster);
+        let mut released = false;
+        let mut seen = vec![false; self.group.len()];
+        for b in 0..self.group.len() {
+            if seen[b] {
+                continue;
+            }
+            let members = view.members(b);
+            for &m in &members {
+                seen[m] = true;
+            }
+            let ready = members
+                .iter()
+                .all(|&m| self.block_all(m, |s| at_cluster(s) || matches!(s, State::Done)));
+            let waiting = members.iter().any(|&m| {
+                self.slots
+                    .iter()
+                    .any(|s| s.block == m && at_cluster(&s.state))
+            });
+            if !(ready && waiting) {
+                continue;
+            }
+            for &m in &members {
+                if let Some(det) = &self.dets[m] {
+                    det.borrow_mut().barrier();
+                }
+            }
+            view.passed_barrier(&members);
+            for s in &mut self.slots {
+                if members.contains(&s.block) && at_cluster(&s.state) {
+                    s.state = State::Ready(Release::default());
+                }
+            }
+            released = true;
+        }
+        released
+    }
+
+    /// After a warp of group block `b` finished: if the whole block has, the cluster
+    /// checks that no peer may still access its shared memory.
+    fn note_block_exit(&self, b: usize) -> Result<(), Box<Fault>> {
+        let Some(view) = self.cluster else {
+            return Ok(());
+        };
+        if !self.block_all(b, |s| matches!(s, State::Done)) {
+            return Ok(());
+        }
+        view.block_exited(b)
     }
 }
 

@@ -163,6 +163,11 @@ pub struct Warp<'a, 'd> {
     // Hopper: TMA
     /// The lanes' `tma_store` tile reads in flight and bulk groups (`back::sim::tma`).
     pub bulk_stores: super::tma_state::BulkStores,
+    // Hopper: clusters
+    /// The group's cluster state and this block's index in the group (a clustered
+    /// launch's scheduled warps only).
+    pub cluster: Option<&'a super::cluster::ClusterView<'d>>,
+    pub cluster_index: Option<usize>,
 }
 
 /// A finished warp's allocations, reused by the next warp a worker runs.
@@ -263,6 +268,9 @@ impl<'a, 'd> Warp<'a, 'd> {
             wgmma: Default::default(),
             // Hopper: TMA
             bulk_stores: Default::default(),
+            // Hopper: clusters
+            cluster: None,
+            cluster_index: None,
         }
     }
 
@@ -506,6 +514,14 @@ impl<'a, 'd> Warp<'a, 'd> {
         func: usize,
         loc: SourceLoc,
     ) -> R<()> {
+        // Hopper: clusters
+        if self.cluster.is_some() {
+            let kind = match kind {
+                AccessKind::Read => AccessKind::Read,
+                _ => AccessKind::Write,
+            };
+            self.cluster_own_access(region, offset, kind, lane, self.site(func, loc))?;
+        }
         let Some(det) = self.det else {
             return Ok(());
         };

@@ -72,7 +72,7 @@ pub(crate) fn launch(
         dynamic_shared_bytes: valid.shared_bytes,
     };
     let options = crate::print::sim_options(&kernel.module, sim.options()); // print
-    let outcome = run_guarded(kernel, &shape, &sim_args, &options);
+    let outcome = run_guarded(kernel, (&shape, valid.cluster), &sim_args, &options);
     crate::print::flush_sim(&kernel.name, &kernel.module, &options); // print
                                                                      // `&mut` host slices come back whatever happened, as from a GPU.
     let mut has_host_slices = false;
@@ -106,12 +106,13 @@ pub(crate) fn launch(
 #[allow(clippy::result_large_err)] // `Fault` is the simulator's interface; it is rare
 fn run_guarded(
     kernel: &SimKernel,
-    shape: &LaunchShape,
+    (shape, cluster): (&LaunchShape, [u32; 3]),
     args: &[Arg],
     options: &crate::SimOptions,
 ) -> std::result::Result<sim::Report, Fault> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        sim::run(&kernel.module, &kernel.name, shape, args, options)
+        // Hopper: clusters
+        sim::run_in_clusters(&kernel.module, &kernel.name, shape, cluster, args, options)
     }))
     .unwrap_or_else(|payload| Err(Fault::Launch(internal_error(payload))))
 }

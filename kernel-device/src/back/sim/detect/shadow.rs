@@ -159,6 +159,13 @@ impl Cell {
         self.write.valid()
     }
 
+    // Hopper: clusters
+    /// Written by a peer block of the cluster (whose ordering `back::sim::cluster`
+    /// checks): `stamp` stands for that write.
+    pub(super) fn written_by_peer(&mut self, stamp: Stamp) {
+        self.write = stamp;
+    }
+
     /// Checks `access` against the earlier ones (`ordered(p)`: whether `p` happens
     /// before it), then records it.
     pub(super) fn record(
