@@ -3,7 +3,7 @@
 //! held to the swizzle written out by hand, the store through a map of the padded rows),
 //! a two-stage TMA + mbarrier producer/consumer ring, a two-stage store ring whose
 //! `bulk_wait_group_read::<1>` frees the tile of the round before, and maps ordered
-//! across streams as their arrays are. Random inputs, poisoned outputs, CPU references.
+//! across streams as their arrays are, a map of another device refused. Random inputs, poisoned outputs, CPU references.
 //! TMA needs sm_90: on an older GPU the launch is an `Err` naming the feature.
 
 use super::common;
@@ -190,6 +190,29 @@ fn a_tma_mbarrier_ring_matches_the_cpu() {
             assert_eq!(out[it * 32 + lane], want, "round {it} lane {lane}");
         }
     }
+}
+
+/// A map's descriptor holds its array's address, which means nothing on another
+/// device: a launch elsewhere is an `Err` naming the argument, before any copy runs.
+#[test]
+fn a_map_made_on_another_device_is_an_err_naming_it() {
+    let gpu = require_gpu!();
+    if gpu.compute_capability() < (9, 0) {
+        return;
+    }
+    let elsewhere = Device::simulators(2).expect("two simulated devices");
+    let array = DeviceArray::from_slice_on(&elsewhere[1], &[7u32; 8 * 32]).expect("upload");
+    let nd = DeviceNd::from_array(array, [8, 32]).expect("2-d");
+    let map = TensorMap::tiled(&nd, [8, 32], TensorMapOptions::default()).expect("a valid map");
+    let mut out = vec![0xDEAD_BEEFu32; 32];
+    let err = launch!(tma_ring[1, 64](&map, &mut out)).expect_err("a map of another device");
+    let message = err.to_string();
+    assert!(
+        matches!(err, cudajit::Error::ArgumentMismatch { .. })
+            && message.contains("argument 1 is a tensor map of an array on simulated device 1"),
+        "{message}"
+    );
+    assert!(out.iter().all(|&x| x == 0xDEAD_BEEF), "the kernel ran");
 }
 
 /// A load whose innermost coordinate is `inner` (in elements) and a store at row

@@ -420,6 +420,7 @@ pub(crate) fn check_args(
         summary.host_slices |= matches!(arg.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. });
         let on_device = match &arg.kind {
             ArgKind::Device { device, .. } => *device == launch_device,
+            ArgKind::TensorMap(map) => map.device == launch_device,
             _ => true,
         };
         fit &= arg.fits(param) & on_device;
@@ -464,21 +465,33 @@ fn check_args_slow(
                 arg.describe()
             )));
         }
-        if let ArgKind::Device { device: on, .. } = arg.kind {
-            if let (DeviceId::Cuda(a, made), DeviceId::Cuda(b, now)) = (on, launch_device) {
-                if a == b && made != now {
-                    return Err(Error::StaleAfterReset {
-                        what: "a device array passed to this launch",
-                        ordinal: a,
-                    });
-                }
+        // A device array, or the array a tensor map's descriptor addresses.
+        let (on, what, stale) = match &arg.kind {
+            ArgKind::Device { device, .. } => (
+                *device,
+                "a device array",
+                "a device array passed to this launch",
+            ),
+            ArgKind::TensorMap(map) => (
+                map.device,
+                "a tensor map of an array",
+                "a tensor map passed to this launch",
+            ),
+            _ => continue,
+        };
+        if let (DeviceId::Cuda(a, made), DeviceId::Cuda(b, now)) = (on, launch_device) {
+            if a == b && made != now {
+                return Err(Error::StaleAfterReset {
+                    what: stale,
+                    ordinal: a,
+                });
             }
-            if on != launch_device {
-                return Err(mismatch(format!(
-                    "argument {} is a device array on {on} but the launch is on {launch_device}",
-                    i + 1
-                )));
-            }
+        }
+        if on != launch_device {
+            return Err(mismatch(format!(
+                "argument {} is {what} on {on} but the launch is on {launch_device}",
+                i + 1
+            )));
         }
     }
     Ok(summary)

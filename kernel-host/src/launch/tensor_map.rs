@@ -10,6 +10,7 @@ use kernel_device::back::sim::{Arg, Buffer};
 use kernel_device::ir::Type;
 use kernel_device::proc::tma::DESCRIPTOR_BYTES;
 
+use crate::executor::id::DeviceId;
 use crate::memory::allocation::Allocation;
 
 /// What a map argument carries to either backend (`crate::tma` makes it from a
@@ -25,6 +26,9 @@ pub(crate) struct TensorMapArg<'a> {
     pub(crate) allocation: Option<&'a Arc<Allocation>>,
     /// A `TensorMapMut`'s: the kernel may write the tensor.
     pub(crate) writable: bool,
+    /// The device (and context generation) of the array the map was made from: its
+    /// descriptor holds that array's address, meaningless on any other device.
+    pub(crate) device: DeviceId,
 }
 
 impl TensorMapArg<'_> {

@@ -31,6 +31,7 @@ pub use kernel_device::proc::tma::{L2Promotion, OobFill, Swizzle};
 use kernel_device::proc::tma::{TensorMapLayout, DESCRIPTOR_BYTES, MAX_RANK};
 
 use crate::error::{DriverResultExt, Error, Result};
+use crate::executor::id::DeviceId;
 use crate::launch::nd::DeviceNd;
 use crate::memory::allocation::Allocation;
 use crate::memory::array::DeviceArray;
@@ -81,6 +82,8 @@ pub struct TensorMap<'a, T: DeviceScalar, const N: usize> {
     bytes: TensorMapBytes,
     layout: TensorMapLayout,
     keep: Keep,
+    /// The array's device: a launch elsewhere is an `Err` (`launch::args::check_args`).
+    device: DeviceId,
     _array: PhantomData<&'a DeviceArray<T>>,
 }
 
@@ -179,6 +182,7 @@ impl<'a, T: DeviceScalar, const N: usize> TensorMap<'a, T, N> {
             bytes,
             layout,
             keep,
+            device: array.device_id(),
             _array: PhantomData,
         })
     }
@@ -238,6 +242,7 @@ impl<'a, T: DeviceScalar, const N: usize> TensorMap<'a, T, N> {
                 sim_buffer: self.sim_buffer(),
                 allocation: self.allocation(),
                 writable,
+                device: self.device,
             }),
             value: 0,
             len: self.layout.tile_word() as i64,
