@@ -10,25 +10,26 @@ use cudarc::driver::sys;
 
 use crate::error::{Error, Result};
 use crate::executor::limits::DeviceLimits;
-use crate::launch::config::{Dim, ValidLaunch};
 use kernel_device::proc::cluster::{shape_error, MAX_PORTABLE_BLOCKS};
 
-/// `valid` launched in clusters of `cluster` blocks, or an `Err` naming the broken
-/// limit: an extent below 1 or past `u32`, a device below compute capability 9.0, a
-/// cluster of more than 8 blocks, a grid not tiled by whole clusters.
-pub(crate) fn apply(
+/// The cluster shape of `extents` (the launch's `Dim`) for a valid launch of `grid`,
+/// or an `Err` naming the broken limit: an extent below 1 or past `u32`, a device below
+/// compute capability 9.0, a cluster of more than 8 blocks, a grid not tiled by whole
+/// clusters. (Plain arrays in and out, so that `launch::config`, which asks, is not
+/// imported back.)
+pub(crate) fn checked_shape(
     kernel: &str,
-    cluster: Dim,
-    mut valid: ValidLaunch,
+    extents: [i128; 3],
+    grid: [u32; 3],
     limits: &DeviceLimits,
-) -> Result<ValidLaunch> {
+) -> Result<[u32; 3]> {
     let reject = |limit: &str, detail: String| Error::InvalidLaunch {
         kernel: kernel.to_string(),
         limit: limit.to_string(),
         detail,
     };
     let mut shape = [1u32; 3];
-    for (axis, extent) in cluster.extents().into_iter().enumerate() {
+    for (axis, extent) in extents.into_iter().enumerate() {
         shape[axis] = u32::try_from(extent)
             .ok()
             .filter(|&e| e >= 1)
@@ -49,27 +50,35 @@ pub(crate) fn apply(
             ),
         ));
     }
-    if let Some((limit, detail)) = shape_error(valid.grid, shape, MAX_PORTABLE_BLOCKS) {
+    if let Some((limit, detail)) = shape_error(grid, shape, MAX_PORTABLE_BLOCKS) {
         return Err(reject(&limit, detail));
     }
-    valid.cluster = shape;
-    Ok(valid)
+    Ok(shape)
 }
 
-/// `cuLaunchKernelEx` of `function` in `valid`'s clusters.
+/// What `cuLaunchKernelEx` needs of a checked launch: grid, block and cluster extents
+/// and the dynamic shared bytes.
+pub(crate) struct ClusterLaunch {
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) cluster: [u32; 3],
+    pub(crate) shared_bytes: u32,
+}
+
+/// `cuLaunchKernelEx` of `function` in `launch`'s clusters.
 ///
 /// # Safety
 /// As `cuLaunchKernel`: `function` is live in the current context and `params` points
 /// at the kernel's parameter slots, which outlive the call.
 pub(crate) unsafe fn launch_ex(
     function: sys::CUfunction,
-    valid: &ValidLaunch,
+    launch: &ClusterLaunch,
     stream: sys::CUstream,
     params: *mut *mut c_void,
 ) -> sys::CUresult {
-    let [gx, gy, gz] = valid.grid;
-    let [bx, by, bz] = valid.block;
-    let [cx, cy, cz] = valid.cluster;
+    let [gx, gy, gz] = launch.grid;
+    let [bx, by, bz] = launch.block;
+    let [cx, cy, cz] = launch.cluster;
     // SAFETY: a plain C struct of integers and a union; all-zero is a valid value.
     let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
     attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -85,7 +94,7 @@ pub(crate) unsafe fn launch_ex(
         blockDimX: bx,
         blockDimY: by,
         blockDimZ: bz,
-        sharedMemBytes: valid.shared_bytes,
+        sharedMemBytes: launch.shared_bytes,
         hStream: stream,
         attrs: &mut attribute,
         numAttrs: 1,
@@ -98,21 +107,8 @@ pub(crate) unsafe fn launch_ex(
 mod tests {
     use super::*;
 
-    fn valid(grid: [u32; 3]) -> ValidLaunch {
-        LaunchShape::valid(grid)
-    }
-
-    struct LaunchShape;
-    impl LaunchShape {
-        fn valid(grid: [u32; 3]) -> ValidLaunch {
-            crate::launch::config::LaunchConfig::new((grid[0], grid[1], grid[2]), 128u32)
-                .validate("k", &DeviceLimits::SM90_EXAMPLE)
-                .unwrap()
-        }
-    }
-
-    fn error(grid: [u32; 3], cluster: (u32, u32, u32), limits: &DeviceLimits) -> String {
-        apply("k", cluster.into(), valid(grid), limits)
+    fn error(grid: [u32; 3], cluster: [i128; 3], limits: &DeviceLimits) -> String {
+        checked_shape("k", cluster, grid, limits)
             .unwrap_err()
             .to_string()
     }
@@ -120,19 +116,19 @@ mod tests {
     #[test]
     fn a_cluster_shape_is_checked_before_the_driver() {
         let sm90 = DeviceLimits::SM90_EXAMPLE;
-        let ok = apply("k", (2u32, 1u32, 1u32).into(), valid([8, 1, 1]), &sm90).unwrap();
-        assert_eq!(ok.cluster, [2, 1, 1]);
-        let e = error([6, 1, 1], (4, 1, 1), &sm90);
+        let ok = checked_shape("k", [2, 1, 1], [8, 1, 1], &sm90).unwrap();
+        assert_eq!(ok, [2, 1, 1]);
+        let e = error([6, 1, 1], [4, 1, 1], &sm90);
         assert!(e.contains("divisible") && e.contains("grid x of 6"), "{e}");
-        let e = error([16, 1, 1], (16, 1, 1), &sm90);
+        let e = error([16, 1, 1], [16, 1, 1], &sm90);
         assert!(e.contains("portable") && e.contains("non-portable"), "{e}");
-        let e = error([4, 1, 1], (0, 1, 1), &sm90);
+        let e = error([4, 1, 1], [0, 1, 1], &sm90);
         assert!(e.contains("at least 1"), "{e}");
         let ampere = DeviceLimits {
             compute_capability: (8, 0),
             ..sm90
         };
-        let e = error([4, 1, 1], (2, 1, 1), &ampere);
+        let e = error([4, 1, 1], [2, 1, 1], &ampere);
         assert!(e.contains("9.0") && e.contains("8.0"), "{e}");
     }
 }

@@ -132,7 +132,12 @@ impl<'a> LaunchConfig<'a> {
         let mut valid = self.validate(source.name, limits)?;
         // Hopper: clusters
         if let Some(cluster) = self.cluster {
-            valid = crate::launch::cluster::apply(source.name, cluster, valid, limits)?;
+            valid.cluster = crate::launch::cluster::checked_shape(
+                source.name,
+                cluster.extents(),
+                valid.grid,
+                limits,
+            )?;
         }
         let threads: u32 = valid.block.iter().product();
         if let Some(required) = source.options.launch_bounds.and_then(|b| b.block_dim) {

@@ -365,7 +365,13 @@ fn launch_raw(
     let status = unsafe {
         // Hopper: clusters
         if valid.cluster != [1, 1, 1] {
-            crate::launch::cluster::launch_ex(function, valid, stream, params)
+            let launch = crate::launch::cluster::ClusterLaunch {
+                grid: valid.grid,
+                block: valid.block,
+                cluster: valid.cluster,
+                shared_bytes: valid.shared_bytes,
+            };
+            crate::launch::cluster::launch_ex(function, &launch, stream, params)
         } else if cooperative {
             sys::cuLaunchCooperativeKernel(
                 function,

@@ -25,6 +25,7 @@ mod async_state;
 mod batch;
 // Hopper: clusters
 mod cluster;
+mod cluster_state;
 mod config;
 mod detect;
 mod diverge;

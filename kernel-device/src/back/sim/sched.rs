@@ -295,7 +295,7 @@ fn run_group_to_end(
     // Hopper: clusters
     let view = launch.uses_clusters.then(|| {
         let blocks = group.iter().map(|&b| block_index(launch, b)).collect();
-        let mut view = super::cluster::ClusterView::new(
+        let mut view = super::cluster_state::ClusterView::new(
             launch.cluster,
             blocks,
             &regions,
@@ -377,7 +377,7 @@ struct Scheduler<'l> {
     group: Vec<u64>,
     dets: &'l [Option<RefCell<BlockDetector<'l>>>],
     // Hopper: clusters
-    cluster: Option<&'l super::cluster::ClusterView<'l>>,
+    cluster: Option<&'l super::cluster_state::ClusterView<'l>>,
     slots: Vec<Slot>,
     rng: u64,
     steps: u64,
@@ -389,7 +389,7 @@ impl<'l> Scheduler<'l> {
         group: &[u64],
         regions: &'l [Regions],
         dets: &'l [Option<RefCell<BlockDetector<'l>>>],
-        cluster: Option<&'l super::cluster::ClusterView<'l>>,
+        cluster: Option<&'l super::cluster_state::ClusterView<'l>>,
         seed: u64,
     ) -> Result<Scheduler<'l>, Box<Fault>> {
         let mut slots = Vec::new();

@@ -166,7 +166,7 @@ pub struct Warp<'a, 'd> {
     // Hopper: clusters
     /// The group's cluster state and this block's index in the group (a clustered
     /// launch's scheduled warps only).
-    pub cluster: Option<&'a super::cluster::ClusterView<'d>>,
+    pub cluster: Option<&'a super::cluster_state::ClusterView<'d>>,
     pub cluster_index: Option<usize>,
 }
 
