@@ -420,7 +420,7 @@ pub(crate) fn check_args(
         summary.host_slices |= matches!(arg.kind, ArgKind::Host { .. } | ArgKind::HostMut { .. });
         let on_device = match &arg.kind {
             ArgKind::Device { device, .. } => *device == launch_device,
-            ArgKind::TensorMap(map) => map.device == launch_device,
+            ArgKind::TensorMap(map) => *map.device == launch_device,
             _ => true,
         };
         fit &= arg.fits(param) & on_device;
@@ -473,7 +473,7 @@ fn check_args_slow(
                 "a device array passed to this launch",
             ),
             ArgKind::TensorMap(map) => (
-                map.device,
+                *map.device,
                 "a tensor map of an array",
                 "a tensor map passed to this launch",
             ),

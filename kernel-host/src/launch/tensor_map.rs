@@ -28,7 +28,8 @@ pub(crate) struct TensorMapArg<'a> {
     pub(crate) writable: bool,
     /// The device (and context generation) of the array the map was made from: its
     /// descriptor holds that array's address, meaningless on any other device.
-    pub(crate) device: DeviceId,
+    /// (A reference: the argument stays within `KernelArg`'s 96 bytes.)
+    pub(crate) device: &'a DeviceId,
 }
 
 impl TensorMapArg<'_> {

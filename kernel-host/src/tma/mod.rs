@@ -242,7 +242,7 @@ impl<'a, T: DeviceScalar, const N: usize> TensorMap<'a, T, N> {
                 sim_buffer: self.sim_buffer(),
                 allocation: self.allocation(),
                 writable,
-                device: self.device,
+                device: &self.device,
             }),
             value: 0,
             len: self.layout.tile_word() as i64,
