@@ -245,6 +245,7 @@ fn a_guarded_or_cooperative_kernel_gets_no_launch_proof() {
 #[test]
 fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
     use super::effects::{is_collective, is_thread_constant, may_be_duplicated};
+    use crate::ir::ClusterOp;
     use crate::ir::Intrinsic::{self, *};
     use crate::proc::intrinsics;
     // The lists the planner, the loop guard and the predicated prefetch spelled out
@@ -262,6 +263,13 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
                 | LaneId
                 | WarpSize
                 | LanemaskLt
+                // Hopper: a block's place in its cluster is fixed for its run.
+                | Cluster(
+                    ClusterOp::BlockRank
+                        | ClusterOp::Size
+                        | ClusterOp::BlockIdx(_)
+                        | ClusterOp::Dim(_)
+                )
         )
     };
     let collective = |i: Intrinsic| {
@@ -282,6 +290,8 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
                 | Mma(_)
                 | Ldmatrix { .. }
                 | Stmatrix { .. }
+                // Hopper: the cluster barrier waits for the whole cluster.
+                | Cluster(ClusterOp::Sync)
         )
     };
     // async copies: each thread's own copies, waits and vector accesses.
@@ -308,6 +318,8 @@ fn the_effect_column_classifies_every_intrinsic_as_the_former_hand_lists_did() {
             || matches!(i, Atomic { .. } | Math(_) | DynamicShared)
             // Hopper: wgmma's register packs are values of their operands, as math is.
             || matches!(i, Wgmma(crate::ir::WgmmaOp::PackPair(_)))
+            // Hopper: a peer access is the thread's own load or store.
+            || matches!(i, Cluster(ClusterOp::PeerRead | ClusterOp::PeerWrite))
     };
     let mut rows = 0;
     for def in intrinsics::all() {
