@@ -262,3 +262,67 @@ fn a_peer_rank_outside_the_cluster_panics_with_both_numbers() {
     launch!(peer_out_of_cluster[2, 32, cluster = (2, 1, 1), stream, 0](&mut out, 1)).unwrap();
     assert_eq!(out, vec![7, 7]);
 }
+
+// ---- 5. a block reads its peer's global write: ordered by cluster_sync only ---------
+
+/// Rank 0 of each cluster writes `x[c] * 3` into `relay[c]`; rank 1 copies it to
+/// `out[c]`, after a `cluster_sync()` when `synced`, or racing the write when not.
+#[kernel]
+fn relay_through_global(x: &[u64], relay: &mut [u64], out: &mut [u64], synced: bool) {
+    let c = block_idx().x as usize / 2;
+    if cluster_block_rank() == 0 && thread_idx().x == 0 {
+        relay[c] = x[c] * 3; // site: global write
+    }
+    if synced {
+        cluster_sync();
+    }
+    if cluster_block_rank() == 1 && thread_idx().x == 0 {
+        out[c] = relay[c]; // site: global read
+    }
+}
+
+#[test]
+fn cluster_sync_orders_global_memory_between_the_clusters_blocks() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let clusters = 3;
+    let x: Vec<u64> = inputs("cluster global", clusters)
+        .into_iter()
+        .map(|v| v as u64 >> 8)
+        .collect();
+    let mut relay = vec![u64::MAX; clusters];
+    let mut out = vec![u64::MAX; clusters];
+    let fault = fault_of(
+        launch!(relay_through_global[2 * clusters, 32, cluster = (2, 1, 1), stream, 0](
+            &x, &mut relay, &mut out, false
+        )),
+        "relay_through_global",
+    );
+    match &fault {
+        SimFault::Race {
+            location,
+            first,
+            second,
+        } => {
+            assert!(
+                location.contains("relay") && location.contains("global"),
+                "{fault}"
+            );
+            let mut lines = [line(&first.site), line(&second.site)];
+            lines.sort();
+            let mut want = [line_of("site: global write"), line_of("site: global read")];
+            want.sort();
+            assert_eq!(lines, want, "{fault}");
+        }
+        other => panic!("expected a race, got: {other}"),
+    }
+    let mut relay = vec![u64::MAX; clusters];
+    let mut out = vec![u64::MAX; clusters];
+    launch!(relay_through_global[2 * clusters, 32, cluster = (2, 1, 1), stream, 0](
+        &x, &mut relay, &mut out, true
+    ))
+    .unwrap();
+    let want: Vec<u64> = x.iter().map(|v| v * 3).collect();
+    assert_eq!(out, want);
+    assert_eq!(relay, want);
+}

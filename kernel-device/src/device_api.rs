@@ -41,6 +41,7 @@ pub(crate) mod bf16_fma;
 pub mod cluster;
 pub mod generic;
 mod generic_half;
+pub(crate) mod half_rounding;
 pub mod math;
 // Hopper
 pub mod mbarrier;

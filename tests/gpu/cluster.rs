@@ -84,6 +84,18 @@ fn cluster_registers(out: &mut [u32]) {
     }
 }
 
+/// A grid barrier: needs a cooperative launch, which clusters cannot have.
+#[kernel]
+fn grid_barrier_count(out: &mut [u32]) {
+    if thread_idx().x == 0 {
+        out[block_idx().x as usize] = 1;
+    }
+    grid_sync();
+    if thread_idx().x == 0 {
+        out[block_idx().x as usize] += 1;
+    }
+}
+
 fn sm90(gpu: &Device) -> bool {
     if gpu.compute_capability() < (9, 0) {
         let mut sums = vec![0i64; 1];
@@ -187,4 +199,23 @@ fn a_bad_cluster_shape_is_an_err_naming_the_limit() {
     );
     let err = launch!(cluster_sum[4, THREADS, cluster = (2, 0, 1)](&x, &mut sums, 4)).unwrap_err();
     assert!(err.to_string().contains("at least 1"), "{err}");
+}
+
+#[test]
+fn a_grid_sync_kernel_in_clusters_is_an_err_and_runs_without_them() {
+    let gpu = require_gpu!();
+    if !sm90(&gpu) {
+        return;
+    }
+    let mut out = vec![u32::MAX; 4];
+    let err = launch!(grid_barrier_count[4, THREADS, cluster = (2, 1, 1)](&mut out)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("grid_sync()") && text.contains("2 x 1 x 1") && text.contains("cluster_sync"),
+        "{text}"
+    );
+    assert_eq!(out, vec![u32::MAX; 4], "a refused launch writes nothing");
+    // The same kernel without clusters: each block's two writes.
+    launch!(grid_barrier_count[4, THREADS](&mut out)).unwrap();
+    assert_eq!(out, vec![2; 4]);
 }

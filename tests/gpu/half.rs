@@ -390,3 +390,60 @@ fn bf16_native_operations_match_the_half_crate_and_one_rounding_fma() {
     // The first hand-picked case: one rounding, not f32's two.
     assert_eq!(out[3], v(3.015625));
 }
+
+/// `f32` to `bf16` and `f16` in a kernel: each rounded once to nearest-even, as the
+/// `half` crate's `from_f32` (which sees every bit) rounds on the host.
+#[kernel]
+fn narrow_near_ties(x: &[f32], b: &mut [bf16], h: &mut [f16]) {
+    let i = grid(1);
+    if i < x.len() {
+        b[i] = bf16::from_f32(x[i]);
+        h[i] = f16::from_f32(x[i]);
+    }
+}
+
+/// `f32`s at and a few ulps around the midpoints between neighbouring `bf16` and
+/// `f16` values, where a conversion that drops low bits before rounding goes wrong.
+fn near_ties(rng: &mut common::Rng, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|k| {
+            let tie = if k % 2 == 0 {
+                // A bf16 midpoint: any upper half with a finite exponent, then 0x8000.
+                let hi = (rng.below(0x7f00) as u32 + 0x0080) | ((rng.below(2) as u32) << 15);
+                f32::from_bits((hi << 16) | 0x8000)
+            } else {
+                // An f16 midpoint: halfway from a normal f16 to the next one up.
+                let v = f16::from_bits(rng.below(0x7bff) as u16 + 0x0400);
+                let next = f16::from_bits(v.to_bits() + 1);
+                (v.to_f32() + next.to_f32()) / 2.0
+            };
+            let delta = rng.below(7) as i32 - 3;
+            f32::from_bits((tie.to_bits() as i32 + delta) as u32)
+        })
+        .collect()
+}
+
+#[test]
+fn f32_to_half_rounds_once_at_and_around_ties() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("narrow_near_ties");
+    let n = 4096 + rng.below(512) as usize;
+    let x = near_ties(&mut rng, n);
+    let mut b = vec![bf16::NAN; x.len()];
+    let mut h = vec![f16::NAN; x.len()];
+    launch!(narrow_near_ties[x.len().div_ceil(128), 128](&x, &mut b, &mut h)).unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        assert_eq!(
+            b[i].to_bits(),
+            bf16::from_f32(v).to_bits(),
+            "bf16 of {v:e} ({:#x})",
+            v.to_bits()
+        );
+        assert_eq!(
+            h[i].to_bits(),
+            f16::from_f32(v).to_bits(),
+            "f16 of {v:e} ({:#x})",
+            v.to_bits()
+        );
+    }
+}

@@ -7,10 +7,9 @@
 //! Here: the product is exact in `f64` (8 + 8 significant bits), the sum's rounding
 //! error is recovered exactly (Knuth's two-sum), and the sum is rounded to odd (53 bits,
 //! then 24): a value rounded to odd with at least two more bits than the target rounds
-//! to nearest-even exactly as the unrounded value does. The `half` crate's own
-//! `bf16::from_f64` drops the low 32 bits of the mantissa before rounding, so the last
-//! step goes through `f32`, whose conversion sees every bit.
+//! to nearest-even exactly as the unrounded value does (`half_rounding`).
 
+use super::half_rounding::{f32_rounded_to_odd, step_towards};
 use half::bf16;
 
 /// `a * b + c` rounded once to `bf16` (NaN results are a NaN; their payload is not
@@ -37,34 +36,6 @@ fn f64_rounded_to_odd(sum: f64, error: f64) -> f64 {
         return sum;
     }
     step_towards(sum.to_bits(), sum, error > 0.0, f64::from_bits)
-}
-
-/// `x` rounded to `f32` towards odd.
-fn f32_rounded_to_odd(x: f64) -> f32 {
-    let r = x as f32;
-    let back = f64::from(r);
-    if back == x || r.to_bits() & 1 == 1 {
-        return r;
-    }
-    step_towards(r.to_bits(), r, back < x, f32::from_bits)
-}
-
-/// The float one step from `v` (bits `bits`) up or down in value.
-fn step_towards<B, F>(bits: B, v: F, up: bool, of: fn(B) -> F) -> F
-where
-    B: std::ops::Add<Output = B> + std::ops::Sub<Output = B> + From<u8>,
-    F: PartialOrd + Default,
-{
-    // Bits grow with the magnitude (either sign): up in value is up in bits for a
-    // positive number. A zero steps away from zero (to the smallest subnormal of its
-    // sign, which is the exact value's sign).
-    let zero = F::default();
-    let away_from_zero = v == zero || up == (v > zero);
-    if away_from_zero {
-        of(bits + B::from(1))
-    } else {
-        of(bits - B::from(1))
-    }
 }
 
 #[cfg(test)]

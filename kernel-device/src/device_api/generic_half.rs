@@ -3,12 +3,13 @@
 //! rounded to half once, which is what the GPU's half instructions give), every math
 //! method goes through `f32` and rounds its result once (`front::half` lowers them so;
 //! `bf16`'s `mul_add` is rounded once from the exact value, as `fma.rn.bf16` does),
-//! and the integer conversions go through `f64`, as the device converts.
+//! and the `f64` and integer conversions round once from the exact value, as the device
+//! converts (`half_rounding`; not `half`'s `from_f64`).
 
 use super::generic::{sealed, Float, Num};
 
 macro_rules! half_impl {
-    ($t:ty) => {
+    ($t:ty, $of_f64:path) => {
         impl sealed::Sealed for $t {}
         impl Num for $t {
             const MIN: Self = <$t>::MIN;
@@ -23,22 +24,22 @@ macro_rules! half_impl {
                 <$t>::from_f32(x)
             }
             fn from_f64(x: f64) -> Self {
-                <$t>::from_f64(x)
+                $of_f64(x)
             }
             fn from_i32(x: i32) -> Self {
-                <$t>::from_f64(x as f64)
+                $of_f64(x as f64)
             }
             fn from_u32(x: u32) -> Self {
-                <$t>::from_f64(x as f64)
+                $of_f64(x as f64)
             }
             fn from_i64(x: i64) -> Self {
-                <$t>::from_f64(x as f64)
+                $of_f64(x as f64)
             }
             fn from_u64(x: u64) -> Self {
-                <$t>::from_f64(x as f64)
+                $of_f64(x as f64)
             }
             fn from_usize(x: usize) -> Self {
-                <$t>::from_f64(x as f64)
+                $of_f64(x as f64)
             }
         }
         impl Float for $t {
@@ -118,8 +119,8 @@ fn half_mul_add<H: HalfMulAdd>(x: H, a: H, b: H) -> H {
     x.mul_add_as_kernel(a, b)
 }
 
-half_impl!(half::f16);
-half_impl!(half::bf16);
+half_impl!(half::f16, super::half_rounding::f16_of_f64);
+half_impl!(half::bf16, super::half_rounding::bf16_of_f64);
 
 #[cfg(test)]
 mod tests {

@@ -186,6 +186,25 @@ pub fn shape_error(grid: [u32; 3], cluster: [u32; 3], max_blocks: u64) -> Option
     None
 }
 
+/// Why a kernel that calls `grid_sync()` cannot launch in clusters of `cluster`
+/// blocks, or `None` for a launch without clusters. A cooperative launch guarantees
+/// every block of the grid resident at once, which the grid barrier needs; cudajit
+/// launches clusters through `cuLaunchKernelEx` without that guarantee, so the grid
+/// barrier could wait forever. Both backends refuse the combination.
+pub fn grid_sync_error(cluster: [u32; 3]) -> Option<(String, String)> {
+    (cluster != [1, 1, 1]).then(|| {
+        (
+            "a kernel that calls grid_sync() launches without clusters".into(),
+            format!(
+                "the kernel calls grid_sync(), which needs a cooperative launch of the whole \
+                 grid, and cannot launch in clusters of {} x {} x {} blocks: use \
+                 cluster_sync() for the cluster, or launch without `cluster`",
+                cluster[0], cluster[1], cluster[2]
+            ),
+        )
+    })
+}
+
 /// The linear ranks of a cluster's blocks: block `b` (its index in the grid) is at
 /// position `b % cluster` of cluster `b / cluster` on each axis, and its rank is
 /// `x + y * cx + z * cx * cy` (PTX's `%cluster_ctarank`).
@@ -212,6 +231,12 @@ mod tests {
             "{detail}"
         );
         assert!(shape_error([4, 1, 1], [0, 1, 1], 8).is_some());
+        assert!(grid_sync_error([1, 1, 1]).is_none());
+        let (limit, detail) = grid_sync_error([2, 1, 1]).unwrap();
+        assert!(
+            limit.contains("grid_sync") && detail.contains("2 x 1 x 1"),
+            "{detail}"
+        );
     }
 
     #[test]

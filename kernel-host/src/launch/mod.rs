@@ -285,6 +285,15 @@ fn check_launch(
         kernel.allow_shared(valid.shared_bytes)?;
     }
     if kernel.cooperative {
+        // Hopper: clusters
+        if let Some((limit, detail)) = kernel_device::proc::cluster::grid_sync_error(valid.cluster)
+        {
+            return Err(crate::error::Error::InvalidLaunch {
+                kernel: kernel.name.clone(),
+                limit,
+                detail,
+            });
+        }
         crate::launch::cooperative::check_launch(kernel, device, &valid)?;
     }
     // A capture records the launch: no deferred compile (a module load and its

@@ -5,6 +5,7 @@
 //! layout and the kernel ABI require.
 
 use super::Error;
+use crate::device_api::half_rounding::{bf16_of_f64, f16_of_f64};
 use crate::ir::{AddressSpace, ConstValue, Literal, ScalarType, Type};
 
 /// The LLVM type of a scalar held as a value.
@@ -142,8 +143,8 @@ pub fn int_const(s: ScalarType, bits: u64) -> String {
 /// double holding the same value, which is what LLVM requires.
 pub fn float_const(s: ScalarType, v: f64) -> String {
     match s {
-        ScalarType::F16 => return format!("0xH{:04X}", half::f16::from_f64(v).to_bits()),
-        ScalarType::BF16 => return (half::bf16::from_f64(v).to_bits() as i16).to_string(),
+        ScalarType::F16 => return format!("0xH{:04X}", f16_of_f64(v).to_bits()),
+        ScalarType::BF16 => return (bf16_of_f64(v).to_bits() as i16).to_string(),
         _ => {}
     }
     let v = if s == ScalarType::F32 {

@@ -369,6 +369,25 @@ impl BlockDetector<'_> {
         self.clock.barrier();
     }
 
+    // Hopper: clusters
+    /// A `cluster_sync()` released this block with its cluster: a block barrier whose
+    /// instant (every access before the barrier has it or an earlier one) the peers
+    /// acquire through [`BlockDetector::acquire_block`]. Returns (linear block, instant).
+    pub fn cluster_barrier(&mut self) -> (u32, u32) {
+        (self.block, self.clock.barrier())
+    }
+
+    /// Block `block`'s accesses up to instant `time` happen before this block's from
+    /// now on: `cluster_sync()` is a release by every thread of the cluster and an
+    /// acquire by every thread (barrier.cluster.arrive.release / wait.acquire), for
+    /// global memory as for shared.
+    pub fn acquire_block(&mut self, block: u32, time: u32) {
+        if block != self.block {
+            let acquired = self.clock.acquired_mut().entry(block).or_insert(time);
+            *acquired = (*acquired).max(time);
+        }
+    }
+
     /// `sync_warp(mask)` or a warp collective synchronised the lanes of `warp` in `lanes`.
     pub fn warp_sync(&mut self, warp: u32, lanes: u32) {
         let present = self.clock.lanes_of(warp);

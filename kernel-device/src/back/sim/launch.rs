@@ -438,6 +438,11 @@ impl Launch {
         {
             return Err(launch_error(format!("launch rejected ({limit}): {detail}")));
         }
+        if let Some((limit, detail)) =
+            crate::proc::cluster::grid_sync_error(cluster).filter(|_| self.cooperative)
+        {
+            return Err(launch_error(format!("launch rejected ({limit}): {detail}")));
+        }
         self.cluster = cluster;
         // A cluster's blocks wait for each other: its warps must be suspendable.
         self.has_barriers |= cluster != [1, 1, 1];

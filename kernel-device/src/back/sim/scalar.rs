@@ -36,11 +36,13 @@ pub fn half_to_f32(ty: ScalarType, v: u64) -> f32 {
     }
 }
 
-/// `x` rounded to nearest-even into the half type `ty`, as the `half` crate does.
+/// `x` rounded once to nearest-even into the half type `ty`, as the GPU's `cvt.rn`
+/// rounds (not the `half` crate's `from_f64`, which drops low bits first).
 pub fn half_of_f64(ty: ScalarType, x: f64) -> u64 {
+    use crate::device_api::half_rounding::{bf16_of_f64, f16_of_f64};
     u64::from(match ty {
-        ScalarType::F16 => half::f16::from_f64(x).to_bits(),
-        _ => half::bf16::from_f64(x).to_bits(),
+        ScalarType::F16 => f16_of_f64(x).to_bits(),
+        _ => bf16_of_f64(x).to_bits(),
     })
 }
 

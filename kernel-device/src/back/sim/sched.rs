@@ -807,9 +807,19 @@ impl Scheduler<'_> {
             if !(ready && waiting) {
                 continue;
             }
+            // Every member's accesses before the barrier happen before every member's
+            // accesses after it, in global memory too.
+            let instants: Vec<(u32, u32)> = members
+                .iter()
+                .filter_map(|&m| self.dets[m].as_ref())
+                .map(|det| det.borrow_mut().cluster_barrier())
+                .collect();
             for &m in &members {
                 if let Some(det) = &self.dets[m] {
-                    det.borrow_mut().barrier();
+                    let mut det = det.borrow_mut();
+                    for &(block, time) in &instants {
+                        det.acquire_block(block, time);
+                    }
                 }
             }
             view.passed_barrier(&members);

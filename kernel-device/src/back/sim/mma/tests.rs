@@ -104,11 +104,9 @@ fn mma_matches_a_whole_matrix_reference_for_every_combination() {
                             exact as f32,
                             "{combo:?} ({m}, {n})"
                         ),
-                        MmaElem::F16 => assert_eq!(
-                            bits as u16,
-                            half::f16::from_f64(exact).to_bits(),
-                            "{combo:?}"
-                        ),
+                        MmaElem::F16 => {
+                            assert_eq!(bits as u16, f16_nearest_even(exact).to_bits(), "{combo:?}")
+                        }
                         other => panic!("no accumulator {other:?}"),
                     }
                     assert!(m < m_len);
@@ -576,4 +574,29 @@ fn divergent_dmma(a: &[f64], d: &mut [f64]) {
             assert!(ptx.contains(instruction), "{kernel} sm_{sm}:\n{ptx}");
         });
     }
+}
+
+/// `x` rounded once to the nearest `f16`, ties to even, computed on its own: the
+/// spacing of f16 values at `x` (2^(e - 10) in binade 2^e, 2^-24 below the normals)
+/// divides exactly, so `round_ties_even` is the one rounding. (Not `half`'s `from_f64`,
+/// which rounds to `f32` first and can land on a tie that the exact value is not on.)
+pub(super) fn f16_nearest_even(x: f64) -> half::f16 {
+    if !x.is_finite() || x.abs() >= 65520.0 {
+        return half::f16::from_f64(x);
+    }
+    let binade = x.abs().log2().floor().max(-14.0) as i32;
+    let quantum = 2f64.powi(binade - 10);
+    half::f16::from_f64((x / quantum).round_ties_even() * quantum)
+}
+
+#[test]
+fn the_f16_reference_rounds_once() {
+    // 1 + 2^-11 + 2^-40: above the tie between 1 and 1 + 2^-10, by less than f32 sees.
+    let above = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+    assert_eq!(f16_nearest_even(above).to_f64(), 1.0 + 2f64.powi(-10));
+    assert_eq!(f16_nearest_even(1.0 + 2f64.powi(-11)).to_f64(), 1.0);
+    assert_eq!(
+        f16_nearest_even(3.0 * 2f64.powi(-25)).to_f64(),
+        2f64.powi(-23)
+    );
 }

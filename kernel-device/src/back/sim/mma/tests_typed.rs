@@ -58,7 +58,7 @@ fn value_of(elem: MmaElem, bits: u64) -> f64 {
 /// once to the accumulator (f64 DMMA: within a few ulps).
 fn rounded(elem: MmaElem, exact: f64) -> f64 {
     match elem {
-        MmaElem::F16 => half::f16::from_f64(exact).to_f64(),
+        MmaElem::F16 => super::tests::f16_nearest_even(exact).to_f64(),
         MmaElem::F32 => exact as f32 as f64,
         _ => exact,
     }
