@@ -472,11 +472,12 @@ macro_rules! tc_attention {
                 for i in 0..$d / 8 {
                     let col = i * 8 + 2 * t;
                     let f = out[mi][i];
-                    // bf16 pairs one element at a time: a vector access moves 8 or 16 bytes.
-                    o[row + col] = bf16::from_f32(f[0] * inv[0]);
-                    o[row + col + 1] = bf16::from_f32(f[1] * inv[0]);
-                    o[row + 8 * $d + col] = bf16::from_f32(f[2] * inv[1]);
-                    o[row + 8 * $d + col + 1] = bf16::from_f32(f[3] * inv[1]);
+                    // Each bf16 pair in one 4-byte store, as the twin's `__nv_bfloat162`
+                    // (and the GEMMs' epilogue): half the stores, and half the checks.
+                    let (lo, hi) = (f[0] * inv[0], f[1] * inv[0]);
+                    o.store_vec::<2>(row + col, [bf16::from_f32(lo), bf16::from_f32(hi)]);
+                    let (lo, hi) = (f[2] * inv[1], f[3] * inv[1]);
+                    o.store_vec::<2>(row + 8 * $d + col, [bf16::from_f32(lo), bf16::from_f32(hi)]);
                 }
             }
         }

@@ -410,7 +410,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             "vec.elem",
             format!("getelementptr {mem}, {mem}* {base}, i64 {i}"),
         );
-        let addr = self.def("vec.addr", format!("ptrtoint {mem}* {ptr} to i64"));
+        // As a copy's test: only the index terms that `opt::align` cannot prove multiples
+        // of the vector take part, so an epilogue's stores at `row + 8 * d + col` (every
+        // term even) share one test of the base, which LLVM computes once.
+        let zero_bits = bytes.trailing_zeros() - u64::from(elem.size_bytes()).trailing_zeros();
+        let low_index = self.alignment_index(index, i, zero_bits)?;
+        let size = u64::from(elem.size_bytes());
+        let addr = self.byte_address(mem, &base, &low_index, size);
         let low = self.def("vec.low", format!("and i64 {addr}, {}", bytes - 1));
         let mut ok = self.def("vec.aligned", format!("icmp eq i64 {low}, 0"));
         if self.func.options.bounds_check && !self.func.unchecked_indices.contains(&index) {

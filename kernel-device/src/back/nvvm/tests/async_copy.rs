@@ -263,3 +263,41 @@ fn tile_addresses_are_32_bit_and_copies_convert_the_source_once() {
     assert!(ir.contains("to i16 addrspace(1)*"), "{ir}");
     assert!(!ir.contains("cvta.to.global"), "{ir}");
 }
+
+/// A vector store's alignment test, as a copy's, takes only the index terms that
+/// `opt::align` cannot prove multiples of its lanes: the epilogue's pair stores at
+/// `row + 8 * d + col` (every term but `row`'s unknown start even) share one test,
+/// which LLVM computes once, and a store with an odd term keeps a test of its own.
+#[test]
+fn vector_stores_test_only_the_index_terms_that_move_their_alignment() {
+    let text = "fn k(out: &mut [f32], first: usize) {
+        let t = thread_idx().x as usize;
+        let row = first + t * 64;
+        out.store_vec::<2>(row, [1.0, 2.0]);
+        out.store_vec::<2>(row + 8, [3.0, 4.0]);
+        out.store_vec::<2>(row + 16 + 2 * t, [5.0, 6.0]);
+        out.store_vec::<2>(row + 34, [7.0, 8.0]);
+        out.store_vec::<2>(row + 41, [9.0, 10.0]);
+    }";
+    let mut module = lower_sources(&[source(text, SourceKind::Kernel, 1)])
+        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"));
+    let handles: Vec<_> = module.functions.iter().map(|(h, _)| h).collect();
+    for h in handles {
+        module.functions[h].options.bounds_check = false;
+    }
+    let out = write_string(&module, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ir = &out.text;
+    // Each store tests base + 4 * (its unproven terms): `first` for four of them,
+    // `first + 41` for the last; none tests its whole address.
+    assert_eq!(count(ir, "%vec.low"), 5 * 2, "{ir}");
+    assert_eq!(count(ir, "= add i64 0, "), 5, "{ir}");
+    if let Some(ptx) = ptx_for(ir, "90") {
+        assert_eq!(count(&ptx, "st.global.v2.f32"), 5, "{ptx}");
+        // Two different tested values: `first`'s and `first + 41`'s.
+        let tests = ptx
+            .lines()
+            .filter(|l| l.trim_start().starts_with("and.b64") && l.trim_end().ends_with(", 7;"))
+            .count();
+        assert_eq!(tests, 2, "{ptx}");
+    }
+}
