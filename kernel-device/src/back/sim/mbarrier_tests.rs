@@ -293,7 +293,10 @@ fn a_consumer_barrier_past_the_end_still_panics_where_the_proof_fails() {
             message, thread, ..
         }) => {
             assert!(message.contains("index out of bounds"), "{message}");
-            assert!(message.contains("the len is 7 but the index is 7"), "{message}");
+            assert!(
+                message.contains("the len is 7 but the index is 7"),
+                "{message}"
+            );
             assert_eq!(thread.thread[0], 256, "{thread}");
         }
         other => panic!("expected warpgroup 2's index panic, got {other:?}"),
