@@ -9,8 +9,12 @@
 //! length known too: `take` panics unless all `count` elements fit, so after it the
 //! slice is exactly `count` long. Their indices (`tile[..]`, and the tile offsets of
 //! `ldmatrix`/`stmatrix`/`cp_async`/`load_vec`/`store_vec`, with the width the access
-//! spans) are elided the same way: the swizzled tile loops of a tensor-core GEMM then
-//! have no check at all, as nvcc's have none.
+//! spans, and the one element an mbarrier operation or a wgmma descriptor names) are
+//! elided the same way: the swizzled tile loops of a tensor-core GEMM then have no
+//! check at all, as nvcc's have none. (A check that can fail costs more than its
+//! compare: on a value ptxas takes for divergent, its branch to a panic that never
+//! returns puts the rest of the kernel off the uniform datapath, so an FA3 consumer's
+//! Q-descriptor checks before its key loop cost that loop 15% of its instructions.)
 
 use std::collections::HashSet;
 
@@ -18,8 +22,8 @@ use super::ranges::Ranges;
 use crate::ir::visit::exprs_in_block;
 use crate::ir::visit::places_in_block;
 use crate::ir::{
-    Expr, ExprKind, Function, Handle, Intrinsic, Module, Place, PlaceRoot, Projection, ScalarType,
-    Type,
+    Expr, ExprKind, Function, Handle, Intrinsic, MbarrierOp, Module, Place, PlaceRoot, Projection,
+    ScalarType, Type, WgmmaOp,
 };
 
 /// The index expressions of `function`'s places that index an array or a shared tile,
@@ -97,6 +101,9 @@ fn proven_tile_offset(
         Intrinsic::Ldmatrix { .. } | Intrinsic::Stmatrix { .. } => 16 / size,
         Intrinsic::CpAsync { bytes, .. } => u64::from(*bytes) / size,
         Intrinsic::LoadVec { lanes } | Intrinsic::StoreVec { lanes } => u64::from(*lanes),
+        // `bars[index]`, `tile[index]..`: the writers check the index alone.
+        Intrinsic::Mbarrier(op) if *op != MbarrierOp::FenceInit => 1,
+        Intrinsic::Wgmma(WgmmaOp::Descriptor) => 1,
         _ => return None,
     };
     let last = ranges

@@ -5,7 +5,8 @@
 //! - [`loop_remainders`]: `kt % 3` of a loop variable kept as a counter that steps
 //!   with the loop (a pipeline's stage), first, so every later stage sees plain locals;
 //! - [`ranges`]: value ranges of unsigned expressions, computed once per function
-//!   ([`Optimised::ranges`]);
+//!   ([`Optimised::ranges`]), with what the launch's block and a read's branch tell
+//!   ([`range_context`]);
 //! - [`elide`]: the indices into arrays that the ranges prove in bounds, recorded in the
 //!   IR ([`crate::ir::Function::unchecked_indices`]) so that no backend checks them;
 //! - [`launch_proof`]: the checks of a kernel that its launch's grid and block prove,
@@ -31,6 +32,7 @@ pub mod elide;
 pub mod launch_proof;
 pub mod loop_remainders;
 pub mod prefetch;
+pub mod range_context;
 pub mod ranges;
 pub mod terms;
 pub mod unroll;
@@ -42,6 +44,8 @@ mod tests;
 mod tests_align;
 #[cfg(test)]
 mod tests_copy_guard;
+#[cfg(test)]
+mod tests_range_context;
 #[cfg(test)]
 mod tests_remainders;
 #[cfg(test)]
@@ -114,7 +118,8 @@ impl Optimised {
 
 /// Optimises `module` (validated): every analysis runs once per function.
 pub fn optimise(mut module: Module) -> Optimised {
-    let block_dim = ranges::required_block(&module);
+    let block = range_context::BlockFacts::of_module(&module);
+    let block_dim = block.dims;
     let handles: Vec<Handle<Function>> = module.functions.iter().map(|(h, _)| h).collect();
     for handle in &handles {
         loop_remainders::rewrite(&mut module.functions[*handle], block_dim);
@@ -122,7 +127,7 @@ pub fn optimise(mut module: Module) -> Optimised {
     let facts: Vec<RangeFacts> = module
         .functions
         .iter()
-        .map(|(_, function)| RangeFacts::new(function, block_dim))
+        .map(|(_, function)| RangeFacts::for_block(function, block))
         .collect();
     // Decided with the module as it came (the facts' memo is keyed by expression
     // handles, which marking checks does not change), then recorded in it.

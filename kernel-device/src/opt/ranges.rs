@@ -9,14 +9,17 @@
 //! value of that initialiser), a `for` variable the range of its bounds; everything
 //! else, and any operation that could wrap, is unknown. Only unsigned integers are
 //! tracked; a signed value, a float or a memory read is unknown. One condition narrows
-//! a range: inside `if x > c { .. }` (`x >= c`, `x != 0`, `c < x`), `x` a local whose
-//! one definition is its `let` (or a `for` variable), every read of `x` is above `c`,
-//! so `warp_sums[warp - 1]` under `if warp > 0` cannot wrap.
+//! a range: inside `if x > c { .. }` (`x >= c`, `x != 0`, `c < x`), and in the `else`
+//! of `if x == 0` (`x < c`), `x` a local whose one definition is its `let` (or a `for`
+//! variable), every read of `x` is above `c` (at least 1), so `warp_sums[warp - 1]`
+//! under `if warp > 0` cannot wrap ([`super::range_context`]). `thread_idx()` is below
+//! the kernels' `launch_bounds` as well as their `block_dim`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::launch_proof::Bound;
+use super::range_context::{lower_bound, lower_bound_when_false, BlockFacts};
 use crate::ir::visit::exprs_in_block;
 use crate::ir::{
     Axis, BinaryOp, Block, Expr, ExprKind, Function, FunctionKind, Handle, Intrinsic, Literal,
@@ -56,9 +59,9 @@ enum Definition {
 /// kept beside the module; read through a [`Ranges`] view.
 #[derive(Clone)]
 pub struct RangeFacts {
-    /// The block every launch has (`#[kernel(block_dim = ..)]`), if the unit's kernel
-    /// requires one.
-    block_dim: Option<[u32; 3]>,
+    /// What every launch guarantees of the block: its shape (`#[kernel(block_dim =
+    /// ..)]`) and its size (`launch_bounds`), where the unit's kernels give them.
+    block: BlockFacts,
     definitions: HashMap<Handle<Local>, Definition>,
     /// Reads of a local (`ExprKind::Local` handles) inside an `if` whose condition
     /// bounds it from below: the least value it has there.
@@ -81,6 +84,15 @@ impl RangeFacts {
     /// `block_dim`: the block every kernel of the module is launched with, if they agree
     /// (then also what every device function of the module runs under).
     pub fn new(func: &Function, block_dim: Option<[u32; 3]>) -> Self {
+        let block = BlockFacts {
+            dims: block_dim,
+            max_threads: None,
+        };
+        Self::for_block(func, block)
+    }
+
+    /// The facts of `func` in a module whose launches guarantee `block`.
+    pub fn for_block(func: &Function, block: BlockFacts) -> Self {
         let mut definitions = HashMap::new();
         for param in &func.params {
             definitions.insert(param.local, Definition::Unknown);
@@ -98,13 +110,21 @@ impl RangeFacts {
                     then_block,
                     else_block,
                 } => {
-                    if let Some((local, floor)) = lower_bound(func, *cond) {
-                        exprs_in_block(func, then_block, &mut |h, e| {
+                    let mut narrow = |block: &Block, (local, floor): (Handle<Local>, u64)| {
+                        exprs_in_block(func, block, &mut |h, e| {
                             if matches!(e.kind, ExprKind::Local(l) if l == local) {
                                 let f = floors.entry(h).or_insert(floor);
                                 *f = (*f).max(floor);
                             }
                         });
+                    };
+                    if let Some(bound) = lower_bound(func, *cond) {
+                        narrow(then_block, bound);
+                    }
+                    if let (Some(b), Some(bound)) =
+                        (else_block, lower_bound_when_false(func, *cond))
+                    {
+                        narrow(b, bound);
                     }
                     walker.block(then_block);
                     if let Some(b) = else_block {
@@ -128,7 +148,7 @@ impl RangeFacts {
             }
         }
         RangeFacts {
-            block_dim,
+            block,
             definitions,
             floors,
             memo: RefCell::new(HashMap::new()),
@@ -184,7 +204,12 @@ impl<'a> Ranges<'a> {
             }
             ExprKind::Local(l) => {
                 let i = self.local(*l, top)?;
-                match self.facts.floors.get(&h) {
+                // A counter may have stepped since its condition was tested.
+                let single_valued = matches!(
+                    self.facts.definitions.get(l),
+                    Some(Definition::Let(_) | Definition::For { .. })
+                );
+                match self.facts.floors.get(&h).filter(|_| single_valued) {
                     Some(&floor) if floor > i.max => None,
                     Some(&floor) => exact(i.min.max(floor), i.max),
                     None => Some(i),
@@ -392,8 +417,8 @@ impl<'a> Ranges<'a> {
         }
     }
 
-    /// What CUDA guarantees of a special register (and the kernel's `block_dim`), from
-    /// the one table of those bounds ([`sreg_bounds`]).
+    /// What CUDA guarantees of a special register (and the kernels' `block_dim` and
+    /// `launch_bounds`), from the one table of those bounds ([`sreg_bounds`]).
     fn special_register(&self, intrinsic: Intrinsic) -> Option<Interval> {
         let reg = match intrinsic {
             Intrinsic::ThreadIdx(a) => format!("tid.{}", axis_name(a)),
@@ -402,7 +427,7 @@ impl<'a> Ranges<'a> {
             Intrinsic::WarpSize => "warpsize".to_string(),
             _ => return None,
         };
-        let (low, high) = sreg_bounds(&reg, self.facts.block_dim)?;
+        let (low, high) = self.facts.block.sreg_bounds(&reg)?;
         (0 <= low && low < high).then(|| Interval {
             min: low as u64,
             max: (high - 1) as u64,
@@ -532,29 +557,6 @@ fn wrapping_step(func: &Function, x: Handle<Local>, value: Handle<Expr>) -> Opti
         return None;
     };
     (is_x(lhs) && literal(rhs) == Some(1)).then_some((last, reset))
-}
-
-/// `(x, c + 1)` when `cond` is `x > c`, `c < x`, `x >= c + 1` or `x != 0` (`c` a literal, `x`
-/// an unsigned local): the least value `x` has where `cond` holds.
-fn lower_bound(func: &Function, cond: Handle<Expr>) -> Option<(Handle<Local>, u64)> {
-    let ExprKind::Binary { op, lhs, rhs } = func.exprs.get(cond)?.kind else {
-        return None;
-    };
-    let local = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
-        ExprKind::Local(l) if func.exprs.get(h)?.ty.scalar().is_some_and(is_unsigned) => Some(l),
-        _ => None,
-    };
-    let literal = |h: Handle<Expr>| match func.exprs.get(h)?.kind {
-        ExprKind::Literal(Literal::Int(bits)) => Some(bits),
-        _ => None,
-    };
-    match op {
-        BinaryOp::Gt => Some((local(lhs)?, literal(rhs)?.checked_add(1)?)),
-        BinaryOp::Lt => Some((local(rhs)?, literal(lhs)?.checked_add(1)?)),
-        BinaryOp::Ge => Some((local(lhs)?, literal(rhs)?)),
-        BinaryOp::Ne if literal(rhs)? == 0 => Some((local(lhs)?, 1)),
-        _ => None,
-    }
 }
 
 fn is_unsigned(s: ScalarType) -> bool {

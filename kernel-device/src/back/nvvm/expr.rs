@@ -405,6 +405,20 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.element_ptr(Some(site), slice_ty, s, i)
     }
 
+    /// `&s[i]` for an intrinsic's index operand `index` (`bars[index]`, a descriptor's
+    /// `tile[index]`): checked at `site` unless the optimiser proved the index in
+    /// bounds (`opt::elide`, recorded in `unchecked_indices`).
+    pub fn indexed_element_ptr(
+        &mut self,
+        site: Handle<Expr>,
+        slice_ty: &Type,
+        (s, i): (&str, &str),
+        index: Handle<Expr>,
+    ) -> Result<String, Error> {
+        let site = (!self.func.unchecked_indices.contains(&index)).then_some(site);
+        self.element_ptr(site, slice_ty, s, i)
+    }
+
     /// `&s[i]`, checked against the length at `site` when there is one.
     fn element_ptr(
         &mut self,

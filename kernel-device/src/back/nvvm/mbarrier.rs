@@ -1,10 +1,10 @@
 //! Shared-memory mbarriers (`mbarrier.*.shared::cta.b64`, `fence.mbarrier_init`) as
 //! inline PTX: libnvvm's LLVM 7 has no intrinsics for the sm_90 forms. Each operation
-//! on `bars[index]` has the index's bounds check and, unless `bars` is visibly shared
-//! memory (a shared array, or an immutable local bound to a `dynamic_shared()` take:
-//! [`FunctionWriter::is_visibly_shared`]), a shared-space check
-//! (`proc::mbarrier::SPACE_MESSAGE`): an mbarrier instruction on another space faults
-//! the context.
+//! on `bars[index]` has the index's bounds check (unless `opt::elide` proved it) and,
+//! unless `bars` is visibly shared memory (a shared array, or an immutable local bound
+//! to a `dynamic_shared()` take: [`FunctionWriter::is_visibly_shared`]), a shared-space
+//! check (`proc::mbarrier::SPACE_MESSAGE`): an mbarrier instruction on another space
+//! faults the context.
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
@@ -68,7 +68,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             vals.push(operand!(self, *a));
         }
         let slice_ty = self.ty_of(args[0])?.clone();
-        let ptr = self.checked_element_ptr(site, &slice_ty, &vals[0], &vals[1])?;
+        let ptr = self.indexed_element_ptr(site, &slice_ty, (&vals[0], &vals[1]), args[1])?;
         let addr = self.def("mbar.addr", format!("ptrtoint i64* {ptr} to i64"));
         if !self.is_visibly_shared(args[0]) {
             let shared = self.is_in_space("shared", &addr);

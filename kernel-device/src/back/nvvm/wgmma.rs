@@ -141,8 +141,8 @@ impl FunctionWriter<'_, '_> {
     }
 
     /// `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes, stride_bytes)`: the
-    /// bounds-checked, shared-checked address of `tile[index]` in the descriptor's
-    /// fields (`proc::wgmma::Descriptor::encode`, computed in IR).
+    /// bounds-checked (unless `opt::elide` proved it), shared-checked address of
+    /// `tile[index]` in the descriptor's fields (`proc::wgmma::Descriptor::encode`).
     fn wgmma_descriptor(
         &mut self,
         site: Handle<Expr>,
@@ -153,7 +153,7 @@ impl FunctionWriter<'_, '_> {
         let Type::Slice { elem, .. } = slice_ty else {
             return Err(self.error(format!("wgmma_descriptor of a `{slice_ty}`")));
         };
-        let ptr = self.checked_element_ptr(site, &slice_ty, &vals[0], &vals[1])?;
+        let ptr = self.indexed_element_ptr(site, &slice_ty, (&vals[0], &vals[1]), args[1])?;
         let mem = super::types::scalar_mem(elem);
         if !self.is_visibly_shared(args[0]) {
             let generic = self.def("wgmma.generic", format!("ptrtoint {mem}* {ptr} to i64"));

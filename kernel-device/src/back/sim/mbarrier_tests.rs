@@ -248,3 +248,60 @@ fn transaction_bytes_complete_a_phase_and_a_shortfall_is_reported_at_exit() {
     );
     assert!(text.contains("at sim.rs:13:"), "{text}");
 }
+
+/// A warp-specialised consumer's barrier `bars[wg + k]` (`launch_bounds = 384`: `wg` is
+/// 1 or 2 in the `else` of `wg == 0`): with k = 4 the optimiser proves it and the
+/// kernel runs; with k = 5 warpgroup 2 names `bars[7]`, and its check still fires.
+#[test]
+fn a_consumer_barrier_past_the_end_still_panics_where_the_proof_fails() {
+    let text = |k: u32| {
+        format!(
+            "#[kernel(launch_bounds = 384)]
+            fn k(out: &mut [u32]) {{
+                let mut smem = dynamic_shared();
+                let bars = smem.take::<u64>(7);
+                let t = thread_idx().x as usize;
+                let wg = t / 128;
+                if wg == 0 {{
+                    out[t] = 0;
+                }} else {{
+                    if t % 128 == 0 {{
+                        mbarrier_init(bars, wg + {k}, 1);
+                    }}
+                    out[t] = wg as u32;
+                }}
+            }}"
+        )
+    };
+    let launch = |k: u32| {
+        let m = module(&text(k), "k");
+        let out = buffer_of(&vec![0xDEAD_BEEFu32; 384]);
+        let shape = super::super::LaunchShape {
+            dynamic_shared_bytes: 7 * 8,
+            ..shape(1, 384)
+        };
+        let args = [slice(ScalarType::U32, &out, 384, true)];
+        let result = run(&m, "k", &shape, &args, &Options::default());
+        (result, read_back::<u32>(&out, 384))
+    };
+    let (proven, out) = launch(4);
+    proven.unwrap_or_else(|f| panic!("bars[5..=6] failed: {f}"));
+    assert!(out.iter().enumerate().all(|(t, &v)| v == (t / 128) as u32));
+    let (past, out) = launch(5);
+    match past {
+        Err(Fault::Panic {
+            message, thread, ..
+        }) => {
+            assert!(message.contains("index out of bounds"), "{message}");
+            assert!(
+                message.contains("the len is 7 but the index is 7"),
+                "{message}"
+            );
+            assert_eq!(thread.thread[0], 256, "{thread}");
+        }
+        other => panic!("expected warpgroup 2's index panic, got {other:?}"),
+    }
+    // The panicking thread ends; the others run on and write.
+    assert!((0..384).all(|t| t == 256 || out[t] == (t / 128) as u32));
+    assert_eq!(out[256], 0xDEAD_BEEF);
+}
