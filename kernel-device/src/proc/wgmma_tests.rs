@@ -2,6 +2,8 @@
 //! layout (`CLayout_64xN`), its swizzle functors, the PTX ISA's descriptor bit fields.
 
 use super::*;
+use crate::ir::ScalarType;
+use crate::proc::intrinsics::{Param, Ret};
 use std::collections::HashSet;
 
 #[test]
