@@ -311,6 +311,8 @@ mod wgmma;
 mod wgmma_attention;
 #[path = "gpu/wgmma_forms.rs"]
 mod wgmma_forms;
+#[path = "gpu/wgmma_types.rs"]
+mod wgmma_types;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;

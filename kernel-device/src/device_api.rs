@@ -27,6 +27,7 @@ pub const SOURCES: &[&str] = &[
     include_str!("device_api/mbarrier.rs"),
     // Hopper: wgmma
     include_str!("device_api/wgmma.rs"),
+    include_str!("device_api/wgmma_types.rs"),
     // Hopper: TMA
     include_str!("device_api/tma.rs"),
     // Hopper: clusters
@@ -52,6 +53,7 @@ pub mod sync;
 pub mod warp;
 // Hopper: wgmma
 pub mod wgmma;
+pub mod wgmma_types;
 // Hopper: TMA
 pub mod tma;
 // async copies
@@ -70,6 +72,7 @@ pub use sync::*;
 pub use warp::*;
 // Hopper: wgmma
 pub use wgmma::*;
+pub use wgmma_types::*;
 // Hopper: TMA
 pub use tma::*;
 

@@ -3,7 +3,7 @@
 //! a warpgroup of 128 threads; the host twin runs one thread, so they panic there with
 //! the way out (the simulator).
 
-fn warpgroup_collective(what: &str) -> ! {
+pub(super) fn warpgroup_collective(what: &str) -> ! {
     panic!(
         "{what} needs the 128 threads of a warpgroup; the host twin runs one thread: \
          run the kernel on the simulator (`Device::simulator()`)"

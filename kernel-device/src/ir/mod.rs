@@ -812,12 +812,15 @@ pub enum WgmmaOp {
     PackPair(mma::MmaElem),
 }
 
-/// One `wgmma.mma_async.m64nNk*.f32.<input>.<input>`: its shape, input type, where A
-/// comes from and how the shared operands are laid out (`proc::wgmma`).
+/// One `wgmma.mma_async.m64nNk*.<acc>.<input>.<input_b>`: its shape, input types,
+/// where A comes from and how the shared operands are laid out (`proc::wgmma`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WgmmaCombo {
     pub n: u16,
+    /// A's element type (and B's, except for the 8-bit integer forms).
     pub input: mma::MmaElem,
+    /// B's element type: `input`, or the other signedness of an 8-bit integer A.
+    pub input_b: mma::MmaElem,
     pub a: WgmmaA,
     /// B's layout in shared memory (MN-major is PTX's `imm-trans-b` 1).
     pub b: WgmmaMajor,

@@ -9,21 +9,31 @@
 //! Operands: A is `64 x K`, B is `K x N`; each is read from shared memory through a
 //! descriptor, K-major (A row-major, B given as `N x K` row-major: PTX's default) or,
 //! for 16-bit inputs, MN-major (A column-major, B `K x N` row-major: PTX's transpose
-//! immediates). A 16-bit A may instead come from registers ("RS" form, [`a_position`]),
-//! which is how attention feeds its softmax P to `P V` without shared memory. The
-//! accumulator D is `64 x N` f32: warp `w` of the warpgroup holds rows `16w..16w+15`.
+//! immediates). A 16-bit or tf32 A may instead come from registers ("RS" form,
+//! [`a_position`], [`tf32_a_position`]), which is how attention feeds its softmax P to
+//! `P V` without shared memory. The accumulator D is `64 x N`, f32 (i32 for 8-bit
+//! integer inputs): warp `w` of the warpgroup holds rows `16w..16w+15`.
+//!
+//! Input types: bf16, f16 (k16), tf32 (k8: f32 elements of which the tensor core reads
+//! the top 19 bits), e4m3 (k32) and the 8-bit integers (k32, `i8`/`u8` for A and B
+//! independently, exact i32 accumulation that wraps). tf32 and 8-bit operands are
+//! K-major only (the PTX ISA has transposes for 16-bit types only).
 
-use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 use super::target::TargetNeed;
-use crate::ir::{Intrinsic, ScalarType, WgmmaCombo, WgmmaOp};
+use crate::ir::{Intrinsic, WgmmaCombo, WgmmaOp};
 pub use crate::ir::{WgmmaA, WgmmaMajor};
 pub use crate::proc::mma::MmaElem;
 
 /// Threads in a warpgroup: four consecutive warps, the first a multiple of four.
 pub const WARPGROUP_THREADS: usize = 128;
 
-/// The N a `wgmma.m64nNk*` may have: multiples of 8 from 8 to 256 (dense f16/bf16/tf32).
-pub fn n_allowed(n: u32) -> bool {
+/// The N a `wgmma.m64nNk*` of `input` may have: multiples of 8 from 8 to 256 for the
+/// floating-point types; for the 8-bit integers (PTX ISA, "Matrix shape") 8, 16, 24,
+/// 32 and then multiples of 16 up to 256 (no n40, n56, ..).
+pub fn n_allowed(input: MmaElem, n: u32) -> bool {
+    if input.is_int8() {
+        return matches!(n, 8 | 16 | 24 | 32) || ((48..=256).contains(&n) && n % 16 == 0);
+    }
     (8..=256).contains(&n) && n % 8 == 0
 }
 
@@ -33,9 +43,23 @@ pub const fn k_of(input: MmaElem) -> u32 {
     32 / input.bytes() as u32
 }
 
-/// 32-bit registers of a 16-bit A fragment per thread: `64 x 16` elements over 128
-/// threads, two to a register.
+/// 32-bit registers of an A fragment per thread: `64 x 16` 16-bit elements over 128
+/// threads, two to a register, or `64 x 8` tf32 elements, one to a register.
 pub const A_REGISTERS: usize = 4;
+
+/// The K-major forms of tf32, with their suffixes (ptxas has no tf32 transposes).
+pub const TF32_FORMS: [(WgmmaA, &str); 2] = [
+    (WgmmaA::Shared(WgmmaMajor::K), ""),
+    (WgmmaA::Registers, "_rs"),
+];
+
+/// The 8-bit integer `(A, B)` type pairs: each signedness for each operand.
+pub const INT8_PAIRS: [(MmaElem, MmaElem); 4] = [
+    (MmaElem::I8, MmaElem::I8),
+    (MmaElem::I8, MmaElem::U8),
+    (MmaElem::U8, MmaElem::I8),
+    (MmaElem::U8, MmaElem::U8),
+];
 
 /// The forms of one shape and 16-bit input, with the name suffix of each (the fp8
 /// wgmmas have the first only: ptxas rejects transposes of 8-bit operands, and cudajit
@@ -50,13 +74,24 @@ pub const FORMS: [(WgmmaA, WgmmaMajor, &str); 6] = [
 ];
 
 impl WgmmaCombo {
-    /// Both operands K-major from shared memory (the only form of fp8).
+    /// Both operands K-major from shared memory (the only form of fp8 and the 8-bit
+    /// integers), both of `input`.
     pub const fn ss(n: u16, input: MmaElem) -> WgmmaCombo {
         WgmmaCombo {
             n,
             input,
+            input_b: input,
             a: WgmmaA::Shared(WgmmaMajor::K),
             b: WgmmaMajor::K,
+        }
+    }
+
+    /// The accumulator's type: i32 for 8-bit integer inputs, else f32.
+    pub const fn acc(self) -> MmaElem {
+        if self.input.is_int8() {
+            MmaElem::I32
+        } else {
+            MmaElem::F32
         }
     }
 
@@ -91,26 +126,29 @@ impl WgmmaCombo {
         (64, self.n as u32, k_of(self.input))
     }
 
-    /// Accumulator registers per thread (`N / 2` f32).
+    /// Accumulator registers per thread (`N / 2` f32 or i32).
     pub const fn acc_len(self) -> usize {
         self.n as usize / 2
     }
 
-    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`.
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`,
+    /// `wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.u8`.
     pub fn instruction(self) -> String {
         let (m, n, k) = self.mnk();
-        let a = self.input.ptx();
-        format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.f32.{a}.{a}")
+        let (d, a, b) = (self.acc().ptx(), self.input.ptx(), self.input_b.ptx());
+        format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.{d}.{a}.{b}")
     }
 
-    /// The immediate operands after `scale_d`: the scales of A and B (1) and, for the
-    /// 16-bit inputs, the transpose flags (1: MN-major) of A (from shared memory only)
-    /// and B. fp8 wgmmas read K-major operands only and take no transpose operands
-    /// (ptxas rejects them).
+    /// The immediate operands after `scale_d`: for floating-point inputs the scales of
+    /// A and B (1) and, for the 16-bit inputs, the transpose flags (1: MN-major) of A
+    /// (from shared memory only) and B. tf32 and fp8 wgmmas read K-major operands only
+    /// and take no transpose operands (ptxas rejects them); the integer wgmmas take
+    /// neither scales nor transposes (an empty list).
     pub const fn immediates(self) -> &'static str {
         let b = matches!(self.b, WgmmaMajor::MN);
         match (self.input, self.a) {
-            (MmaElem::E4M3, _) => "1, 1",
+            (MmaElem::I8 | MmaElem::U8, _) => "",
+            (MmaElem::E4M3 | MmaElem::Tf32, _) => "1, 1",
             (_, WgmmaA::Registers) if b => "1, 1, 1",
             (_, WgmmaA::Registers) => "1, 1, 0",
             (_, WgmmaA::Shared(WgmmaMajor::K)) if b => "1, 1, 0, 1",
@@ -120,14 +158,42 @@ impl WgmmaCombo {
         }
     }
 
-    /// The user-facing name of the register-level intrinsic.
+    /// The user-facing name of the register-level intrinsic: `wgmma_m64n64k16_f32_bf16_rs`,
+    /// and for the integers both input types after the accumulator's,
+    /// `wgmma_m64n64k32_i32_i8_u8` (Rust's names, as `mma_m16n8k32_i8_i32`).
     pub fn intrinsic_name(self) -> String {
         let (m, n, k) = self.mnk();
+        let inputs = if self.input.is_int8() {
+            format!("{}_{}", self.input.rust_name(), self.input_b.rust_name())
+        } else {
+            self.input.rust_name().to_string()
+        };
         format!(
-            "wgmma_m{m}n{n}k{k}_f32_{}{}",
-            self.input.rust_name(),
+            "wgmma_m{m}n{n}k{k}_{}_{inputs}{}",
+            self.acc().rust_name(),
             self.suffix()
         )
+    }
+
+    /// The element `(row, col)` of the warpgroup's `64 x K` A that element `e` of
+    /// thread `thread`'s A registers holds (RS forms).
+    pub const fn a_element(self, thread: usize, e: usize) -> (usize, usize) {
+        match self.input {
+            MmaElem::Tf32 => tf32_a_position(thread, e),
+            _ => a_position(thread, e),
+        }
+    }
+
+    /// A's elements per thread in its registers: 8 16-bit halves or 4 tf32s.
+    pub const fn a_elements(self) -> usize {
+        A_REGISTERS * 4 / self.input.bytes()
+    }
+}
+
+impl MmaElem {
+    /// `i8` or `u8` (wgmma's integer inputs).
+    pub const fn is_int8(self) -> bool {
+        matches!(self, MmaElem::I8 | MmaElem::U8)
     }
 }
 
@@ -160,6 +226,17 @@ pub const fn acc_position(thread: usize, i: usize) -> (usize, usize) {
 /// `8 j + 2 r` (low half) and `8 j + 2 r + 1` (high half).
 pub const fn a_position(thread: usize, e: usize) -> (usize, usize) {
     acc_position(thread, e)
+}
+
+/// The element `(row, col)` of the `64 x 8` A (one k8 step) of a tf32 RS wgmma that
+/// register `e` (0..4) of thread `thread` holds. Per the PTX ISA ("Register fragment:
+/// matrix A" of `.m64nNk8`; CUTLASS's `ALayout_64x8`): rows `16 w + lane / 4` (`+ 8`
+/// for odd `e`), column `lane % 4` (`+ 4` for `e >= 2`), as `mma.m16n8k8`'s tf32 A
+/// per warp. Unlike the 16-bit A this is not the accumulator's pattern (that holds
+/// two adjacent columns per row): an f32 D becomes a tf32 A only through shuffles.
+pub const fn tf32_a_position(thread: usize, e: usize) -> (usize, usize) {
+    let (warp, lane) = (thread / 32, thread % 32);
+    (16 * warp + lane / 4 + 8 * (e % 2), lane % 4 + 4 * (e / 2))
 }
 
 /// The accumulator register of an m64nN D that A element `e` of K step `step` (columns
@@ -513,231 +590,10 @@ pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
 pub const SPACE_MESSAGE: &str =
     "a wgmma descriptor must name shared memory: element {0} of a slice of {1} is not";
 
-// The register-level intrinsics: `wgmma_fence()`, `wgmma_commit_group()`,
-// `wgmma_wait_group_<N>()`, `wgmma_descriptor(tile, index, swizzle_bytes, leading_bytes,
-// stride_bytes) -> u64` and, one row per combination,
-// `wgmma_m64n<N>k<K>_f32_<in>[_trans_a|_trans_b|_trans_ab](desc_a, desc_b, scale_d, c..)
-// -> (d..)` and `wgmma_m64n<N>k16_f32_<in>_rs[_trans_b](a0, a1, a2, a3, desc_b, scale_d,
-// c..) -> (d..)`.
-
-const U64: Param = Param::Scalar(ScalarType::U64);
-const U32: Param = Param::Scalar(ScalarType::U32);
-const F: Param = Param::Scalar(ScalarType::F32);
-
-/// `[desc_a, desc_b, scale_d, c_0 .. c_{L-4}]`.
-const fn mma_params<const L: usize>() -> [Param; L] {
-    let mut p = [F; L];
-    p[0] = U64;
-    p[1] = U64;
-    p[2] = U32;
-    p
-}
-
-/// `[a_0 .. a_3, desc_b, scale_d, c_0 .. c_{L-7}]`.
-const fn rs_params<const L: usize>() -> [Param; L] {
-    let mut p = [F; L];
-    let mut i = 0;
-    while i < A_REGISTERS {
-        p[i] = U32;
-        i += 1;
-    }
-    p[A_REGISTERS] = U64;
-    p[A_REGISTERS + 1] = U32;
-    p
-}
-
-/// The N of the rows cudajit has (the ISA allows every multiple of 8; these are the
-/// ones a tile uses).
-pub const ROW_NS: [u16; 8] = [8, 16, 32, 64, 96, 128, 192, 256];
-
-/// The rows of one N: the six forms of bf16 and of f16 ([`FORMS`]), fp8's one.
-macro_rules! wgmma_rows {
-    ($($n:literal),*) => {
-        &[$(
-            mma_row($n, MmaElem::BF16, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::BF16, 1, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::BF16, 2, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::BF16, 3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::BF16, 4, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::BF16, 5, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 1, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 2, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 3, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 4, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::F16, 5, &rs_params::<{ 6 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-            mma_row($n, MmaElem::E4M3, 0, &mma_params::<{ 3 + $n / 2 }>(), &[ScalarType::F32; $n / 2]),
-        )*]
-    };
-}
-
-/// The row of shape `n`, `input` and form `FORMS[form]`.
-const fn mma_row(
-    n: u16,
-    input: MmaElem,
-    form: usize,
-    params: &'static [Param],
-    ret: &'static [ScalarType],
-) -> IntrinsicDef {
-    let (a, b, _) = FORMS[form];
-    IntrinsicDef {
-        name: mma_name(n, input, form),
-        form: Form::Call,
-        intrinsic: Intrinsic::Wgmma(WgmmaOp::Mma(WgmmaCombo { n, input, a, b })),
-        sig: Signature {
-            types: &[],
-            params,
-            ret: Ret::Tuple(ret),
-        },
-        effect: WGMMA_EFFECT,
-        nvvm: "",
-    }
-}
-
-/// The names of the rows (const: the table is static), `FORMS`' suffixes spelled out.
-const fn mma_name(n: u16, input: MmaElem, form: usize) -> &'static str {
-    macro_rules! names {
-        ($($n:literal),*) => {
-            match (n, input, form) {
-                $(
-                    ($n, MmaElem::BF16, 0) => concat!("wgmma_m64n", $n, "k16_f32_bf16"),
-                    ($n, MmaElem::BF16, 1) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_a"),
-                    ($n, MmaElem::BF16, 2) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_b"),
-                    ($n, MmaElem::BF16, 3) => concat!("wgmma_m64n", $n, "k16_f32_bf16_trans_ab"),
-                    ($n, MmaElem::BF16, 4) => concat!("wgmma_m64n", $n, "k16_f32_bf16_rs"),
-                    ($n, MmaElem::BF16, 5) => concat!("wgmma_m64n", $n, "k16_f32_bf16_rs_trans_b"),
-                    ($n, MmaElem::F16, 0) => concat!("wgmma_m64n", $n, "k16_f32_f16"),
-                    ($n, MmaElem::F16, 1) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_a"),
-                    ($n, MmaElem::F16, 2) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_b"),
-                    ($n, MmaElem::F16, 3) => concat!("wgmma_m64n", $n, "k16_f32_f16_trans_ab"),
-                    ($n, MmaElem::F16, 4) => concat!("wgmma_m64n", $n, "k16_f32_f16_rs"),
-                    ($n, MmaElem::F16, 5) => concat!("wgmma_m64n", $n, "k16_f32_f16_rs_trans_b"),
-                    ($n, MmaElem::E4M3, 0) => concat!("wgmma_m64n", $n, "k32_f32_e4m3"),
-                )*
-                _ => panic!("no wgmma row of that shape"),
-            }
-        };
-    }
-    names!(8, 16, 32, 64, 96, 128, 192, 256)
-}
-
-/// Why a name that looks like a wgmma is none, for the names a kernel may guess: a
-/// transposed or register-A fp8 wgmma (the hint for the compile error at the call).
-pub fn missing_form_hint(name: &str) -> Option<&'static str> {
-    let rest = name.strip_prefix("wgmma_m64n")?;
-    let fp8 = rest.contains("_e4m3");
-    if fp8 && (rest.contains("_trans") || rest.contains("_rs")) {
-        return Some(
-            "an fp8 wgmma reads both operands K-major from shared memory (ptxas rejects fp8 transposes): \
-             store the tile K-major (a TMA box along K) and call `wgmma_m64n<N>k32_f32_e4m3`",
-        );
-    }
-    if rest.contains("_rs_trans_a") || rest.contains("_rs_trans_ab") {
-        return Some(
-            "an A from registers has the fragment layout of `proc::wgmma::a_position`, never a transpose: \
-             call `..._rs(a0, a1, a2, a3, desc_b, ..)` or `..._rs_trans_b` for an MN-major B",
-        );
-    }
-    None
-}
-
-/// The lowest architecture of `cvt.rn.bf16x2.f32` / `cvt.rn.f16x2.f32` (the packs).
-pub const PACK_MIN_ARCH: u32 = 80;
-
-/// `pack_<in>x2(lo: f32, hi: f32) -> u32`: a value of its operands (pure).
-const fn pack_row(name: &'static str, input: MmaElem) -> IntrinsicDef {
-    IntrinsicDef {
-        name,
-        form: Form::Call,
-        intrinsic: Intrinsic::Wgmma(WgmmaOp::PackPair(input)),
-        sig: Signature {
-            types: &[],
-            params: &[F, F],
-            ret: Ret::Scalar(ScalarType::U32),
-        },
-        effect: Effect::Pure,
-        nvvm: "",
-    }
-}
-
-/// The PTX of a pack: `cvt` puts its first source in the high half.
-pub fn pack_instruction(input: MmaElem) -> String {
-    format!("cvt.rn.{}x2.f32 $0, $2, $1;", input.ptx())
-}
-
-/// A pack on the CPU (the simulator's and the host twin's): round to nearest even.
-pub fn pack_pair(input: MmaElem, lo: f32, hi: f32) -> u32 {
-    let half = |x: f32| match input {
-        MmaElem::F16 => half::f16::from_f32(x).to_bits(),
-        _ => half::bf16::from_f32(x).to_bits(),
-    };
-    u32::from(half(lo)) | (u32::from(half(hi)) << 16)
-}
-
-const fn unit_row(name: &'static str, op: WgmmaOp) -> IntrinsicDef {
-    IntrinsicDef {
-        name,
-        form: Form::Call,
-        intrinsic: Intrinsic::Wgmma(op),
-        sig: Signature {
-            types: &[],
-            params: &[],
-            ret: Ret::Unit,
-        },
-        effect: WGMMA_EFFECT,
-        nvvm: "",
-    }
-}
-
-/// Every wgmma call is kept in place and never duplicated into a versioned loop's two
-/// copies (whose threads of one warpgroup could split between them), as a fence is;
-/// a block's loop guard keeps all its threads on one copy, as for `sync_threads()`.
-const WGMMA_EFFECT: Effect = Effect::Fence;
-
-/// Element types a descriptor's tile may hold.
-pub const TILE_TYPES: &[ScalarType] = &[
-    ScalarType::BF16,
-    ScalarType::F16,
-    ScalarType::F32,
-    ScalarType::E4M3,
-];
-
-/// The largest `N` of `wgmma_wait_group_N` (groups left in flight).
-pub const MAX_PENDING: u8 = 3;
-
-/// The rows, chained into `intrinsics::all`.
-pub static WGMMA_INTRINSICS: &[IntrinsicDef] = &[
-    unit_row("wgmma_fence", WgmmaOp::Fence),
-    unit_row("fence_proxy_async", WgmmaOp::FenceProxyAsync),
-    unit_row("wgmma_commit_group", WgmmaOp::Commit),
-    unit_row("wgmma_wait_group_0", WgmmaOp::Wait { pending: 0 }),
-    unit_row("wgmma_wait_group_1", WgmmaOp::Wait { pending: 1 }),
-    unit_row("wgmma_wait_group_2", WgmmaOp::Wait { pending: 2 }),
-    unit_row("wgmma_wait_group_3", WgmmaOp::Wait { pending: 3 }),
-    pack_row("pack_bf16x2", MmaElem::BF16),
-    pack_row("pack_f16x2", MmaElem::F16),
-    IntrinsicDef {
-        name: "wgmma_descriptor",
-        form: Form::Call,
-        intrinsic: Intrinsic::Wgmma(WgmmaOp::Descriptor),
-        sig: Signature {
-            types: TILE_TYPES,
-            params: &[
-                Param::MutSliceOfT,
-                Param::Scalar(ScalarType::Usize),
-                U32,
-                U32,
-                U32,
-            ],
-            ret: Ret::Scalar(ScalarType::U64),
-        },
-        effect: WGMMA_EFFECT,
-        nvvm: "",
-    },
-];
-
-/// The MMA rows, chained into `intrinsics::all`.
-pub static WGMMA_MMA_INTRINSICS: &[IntrinsicDef] = wgmma_rows!(8, 16, 32, 64, 96, 128, 192, 256);
+// The register-level intrinsics' rows, the packs and the hints for missing forms.
+#[path = "wgmma_rows.rs"]
+mod rows;
+pub use rows::*;
 
 #[cfg(test)]
 #[path = "wgmma_tests.rs"]

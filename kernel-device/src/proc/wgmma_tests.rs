@@ -2,6 +2,8 @@
 //! layout (`CLayout_64xN`), its swizzle functors, the PTX ISA's descriptor bit fields.
 
 use super::*;
+use crate::ir::ScalarType;
+use crate::proc::intrinsics::{Param, Ret};
 use std::collections::HashSet;
 
 #[test]
@@ -81,7 +83,17 @@ fn swizzle_128b_xors_the_chunk_with_the_row() {
 #[test]
 fn descriptors_read_each_element_where_the_tile_put_it() {
     for swizzle in Swizzle::ALL {
-        for (elem_bytes, cols) in [(2u64, 64u64), (2, 128), (4, 32), (2, 16)] {
+        // bf16/f16, tf32 (a 128-byte row is 32 of K), 8-bit (128 of K), e4m3 alike.
+        for (elem_bytes, cols) in [
+            (2u64, 64u64),
+            (2, 128),
+            (4, 32),
+            (4, 64),
+            (2, 16),
+            (1, 128),
+            (1, 256),
+            (1, 32),
+        ] {
             let per = swizzle.row_bytes() / elem_bytes;
             if cols % per != 0 {
                 continue;
@@ -140,13 +152,20 @@ fn tiles_too_small_or_ragged_are_refused() {
 
 #[test]
 fn rows_name_their_combination_and_take_n_over_2_accumulators() {
-    // Six forms of bf16 and of f16, one of e4m3, for each N.
-    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 13 * ROW_NS.len());
+    // Six forms of bf16 and of f16, one of e4m3, two of tf32, four integer pairs, for
+    // each N.
+    assert_eq!(WGMMA_MMA_INTRINSICS.len(), 19 * ROW_NS.len());
+    let names: HashSet<&str> = WGMMA_MMA_INTRINSICS.iter().map(|r| r.name).collect();
+    assert_eq!(names.len(), WGMMA_MMA_INTRINSICS.len());
     for row in WGMMA_MMA_INTRINSICS {
         let Intrinsic::Wgmma(WgmmaOp::Mma(c)) = row.intrinsic else {
             panic!("{}", row.name)
         };
-        assert!(n_allowed(u32::from(c.n)));
+        assert!(n_allowed(c.input, u32::from(c.n)));
+        assert_eq!(
+            c.input_b == c.input,
+            !row.name.contains("i8_u8") && !row.name.contains("u8_i8")
+        );
         assert_eq!(row.name, c.intrinsic_name());
         assert_eq!(row.sig.params.len(), c.operands());
         let a_regs = c.a == WgmmaA::Registers;
@@ -155,15 +174,82 @@ fn rows_name_their_combination_and_take_n_over_2_accumulators() {
         let Ret::Tuple(ret) = row.sig.ret else {
             panic!("{}", row.name)
         };
-        assert!(ret.len() == c.acc_len() && ret.iter().all(|&t| t == ScalarType::F32));
+        let acc = if c.input.is_int8() {
+            ScalarType::I32
+        } else {
+            ScalarType::F32
+        };
+        assert!(ret.len() == c.acc_len() && ret.iter().all(|&t| t == acc));
+        assert!(row.sig.params[c.operands() - c.acc_len()..]
+            .iter()
+            .all(|&p| p == Param::Scalar(acc)));
     }
     let c = WgmmaCombo::ss(128, MmaElem::BF16);
     assert_eq!(
         c.instruction(),
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"
     );
-    assert!(!n_allowed(12) && !n_allowed(264) && n_allowed(24));
+    assert!(!n_allowed(MmaElem::BF16, 12) && !n_allowed(MmaElem::BF16, 264));
+    assert!(n_allowed(MmaElem::BF16, 24) && n_allowed(MmaElem::Tf32, 40));
     assert_eq!(k_of(MmaElem::Tf32), 8);
+    assert_eq!(k_of(MmaElem::I8), 32);
+}
+
+/// The PTX ISA's integer shapes (`.m64nNk32` with `.s8`/`.u8`): n8, n16, n24, n32, then
+/// every 16 up to n256; and the instructions name both input types.
+#[test]
+fn integer_wgmmas_have_the_isa_s_n_and_both_signednesses() {
+    let int_ns: Vec<u32> = (8..=256).filter(|&n| n_allowed(MmaElem::I8, n)).collect();
+    let isa: Vec<u32> = [8, 16, 24, 32]
+        .into_iter()
+        .chain((48..=256).step_by(16))
+        .collect();
+    assert_eq!(int_ns, isa);
+    assert!(!n_allowed(MmaElem::U8, 40) && !n_allowed(MmaElem::U8, 56));
+    let su = WgmmaCombo {
+        input_b: MmaElem::U8,
+        ..WgmmaCombo::ss(64, MmaElem::I8)
+    };
+    assert_eq!(
+        su.instruction(),
+        "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.u8"
+    );
+    assert_eq!(su.intrinsic_name(), "wgmma_m64n64k32_i32_i8_u8");
+    assert_eq!(su.immediates(), "");
+    let tf32_rs = WgmmaCombo {
+        a: WgmmaA::Registers,
+        ..WgmmaCombo::ss(32, MmaElem::Tf32)
+    };
+    assert_eq!(
+        tf32_rs.instruction(),
+        "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32"
+    );
+    assert_eq!(tf32_rs.intrinsic_name(), "wgmma_m64n32k8_f32_tf32_rs");
+    assert_eq!(tf32_rs.immediates(), "1, 1");
+}
+
+/// The PTX ISA's "Register fragment: matrix A" of `.m64nNk8` (tf32), as CUTLASS states
+/// it (`ALayout_64x8`: `((4, 8, 4), (2, 2)) : ((64, 1, 16), (8, 256))`, a column-major
+/// index `m + 64 k`). Every element once.
+#[test]
+fn tf32_a_fragment_is_cutlass_alayout_64x8_and_a_bijection() {
+    let combo = WgmmaCombo {
+        a: WgmmaA::Registers,
+        ..WgmmaCombo::ss(64, MmaElem::Tf32)
+    };
+    assert_eq!(combo.a_elements(), 4);
+    let mut seen = HashSet::new();
+    for thread in 0..WARPGROUP_THREADS {
+        let (t0, t1, t2) = (thread % 4, (thread / 4) % 8, thread / 32);
+        for e in 0..4 {
+            let (v0, v1) = (e % 2, e / 2);
+            let index = 64 * t0 + t1 + 16 * t2 + 8 * v0 + 256 * v1;
+            let at = combo.a_element(thread, e);
+            assert_eq!((index % 64, index / 64), at, "thread {thread} a{e}");
+            assert!(seen.insert(at));
+        }
+    }
+    assert_eq!(seen.len(), 64 * 8);
 }
 
 /// The PTX ISA's "Register fragment: matrix A" of `.m64nNk16` (16-bit types), stated in
@@ -297,6 +383,19 @@ fn forms_have_their_transpose_immediates_and_names() {
     assert!(missing_form_hint("wgmma_m64n64k32_f32_e4m3_trans_b").is_some());
     assert!(missing_form_hint("wgmma_m64n64k16_f32_bf16_rs_trans_a").is_some());
     assert!(missing_form_hint("wgmma_m64n64k16_f32_bf16_rs").is_none());
+    for name in [
+        "wgmma_m64n64k8_f32_tf32_trans_b",
+        "wgmma_m64n64k32_i32_i8_u8_trans_a",
+        "wgmma_m64n64k32_i32_u8_u8_rs",
+        "wgmma_m64n64k32_s32_s8_u8",
+        "wgmma_m64n64k32_f32_i8",
+        "wgmma_m64n40k32_i32_i8_i8",
+    ] {
+        assert!(missing_form_hint(name).is_some(), "{name}");
+    }
+    for name in ["wgmma_m64n64k8_f32_tf32_rs", "wgmma_m64n64k32_i32_i8_u8"] {
+        assert!(missing_form_hint(name).is_none(), "{name}");
+    }
 }
 
 #[test]

@@ -5,8 +5,9 @@
 //! `wgmma.mma_async` is `sideeffect` with a `memory` clobber: it reads shared memory
 //! that ordinary stores wrote, so it must not move across them, a barrier or the
 //! fence; its accumulator inputs are tied to its outputs ("0", "1", ..) so that C and
-//! D are the same registers (N / 2 `f32` of them per thread: 128 for N = 256). The
-//! "RS" forms take A as four `i32` registers ("r") in the descriptor's place.
+//! D are the same registers (N / 2 `f32` of them per thread: 128 for N = 256; `i32`
+//! for the 8-bit integer forms). The "RS" forms take A as four `i32` registers ("r")
+//! in the descriptor's place (16-bit pairs, or a tf32's f32 bits).
 
 use super::state::{operand, FunctionWriter, Val};
 use super::Error;
@@ -16,7 +17,8 @@ use crate::proc::wgmma::{pack_instruction, Swizzle, PACK_MIN_ARCH, SPACE_MESSAGE
 /// The call of `wgmma.mma_async` for `combo` on A (`a`: one `i64` descriptor, or
 /// the four `i32` registers of the RS forms), descriptor `desc_b` (`i64`), `scale_d`
 /// (`i32`: 0 computes `D = A B`, else `D = A B + C`) and accumulator registers `c`
-/// (`float`): an expression of a struct of `N / 2` floats, D.
+/// (`float`, or `i32` for integer inputs): an expression of a struct of `N / 2` of
+/// them, D.
 pub fn wgmma_call(
     combo: WgmmaCombo,
     a: &[String],
@@ -36,29 +38,36 @@ pub fn wgmma_call(
         }
     };
     let b_at = d + a.len();
-    // Scale A and B by 1; the transposes are the form's.
+    // Scale A and B by 1; the transposes are the form's (none for the integers).
+    let immediates = match combo.immediates() {
+        "" => String::new(),
+        list => format!(", {list}"),
+    };
     let text = format!(
-        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, {a_operand}, ${b_at}, p, {}; }}",
+        "{{ .reg .pred p; setp.ne.b32 p, ${}, 0; {} {{{}}}, {a_operand}, ${b_at}, p{immediates}; }}",
         b_at + 1,
         combo.instruction(),
         outputs.join(", "),
-        combo.immediates(),
     );
+    let (acc_constraint, acc_type) = match combo.acc() {
+        crate::proc::mma::MmaElem::I32 => ("=r", "i32"),
+        _ => ("=f", "float"),
+    };
     let (a_constraint, a_type) = match combo.a {
         WgmmaA::Shared(_) => ("l", "i64"),
         WgmmaA::Registers => ("r", "i32"),
     };
-    let mut constraints: Vec<String> = (0..d).map(|_| "=f".to_string()).collect();
+    let mut constraints: Vec<String> = (0..d).map(|_| acc_constraint.to_string()).collect();
     constraints.extend(a.iter().map(|_| a_constraint.to_string()));
     constraints.extend(["l", "r"].map(String::from));
     constraints.extend((0..d).map(|i| i.to_string()));
     constraints.push("~{memory}".into());
     let mut args: Vec<String> = a.iter().map(|v| format!("{a_type} {v}")).collect();
     args.extend([format!("i64 {desc_b}"), format!("i32 {scale_d}")]);
-    args.extend(c.iter().map(|v| format!("float {v}")));
+    args.extend(c.iter().map(|v| format!("{acc_type} {v}")));
     format!(
         "call {} asm sideeffect \"{text}\", \"{}\"({})",
-        super::mma::struct_type("float", d),
+        super::mma::struct_type(acc_type, d),
         constraints.join(","),
         args.join(", ")
     )

@@ -78,3 +78,38 @@ fn setmaxnreg_prints_its_constant_count() {
         "setmaxnreg.dec.sync.aligned.u32 40;"
     );
 }
+
+/// The integer forms: i32 accumulators ("=r", tied), both signednesses in the
+/// instruction and nothing after the predicate (no scale or transpose immediates).
+#[test]
+fn the_integer_asm_has_i32_accumulators_and_no_immediates() {
+    let combo = WgmmaCombo {
+        input_b: MmaElem::U8,
+        ..WgmmaCombo::ss(16, MmaElem::I8)
+    };
+    let c: Vec<String> = (0..8).map(|i| format!("%c{i}")).collect();
+    let call = wgmma_call(combo, &["%da".into()], "%db", "%s", &c);
+    assert!(call.contains("m64n16k32.s32.s8.u8 {$0, $1,"), "{call}");
+    assert!(call.contains("$7}, $8, $9, p; }"), "{call}");
+    assert!(call.starts_with("call { i32, i32, i32, i32, i32, i32, i32, i32 } asm"));
+    let constraints = call.split('"').nth(3).unwrap();
+    assert!(constraints.starts_with("=r,=r,"), "{constraints}");
+    assert!(constraints.contains("=r,l,l,r,0,"), "{constraints}");
+    assert_eq!(call.matches("i32 %c").count(), 8);
+}
+
+/// tf32 RS: four `i32` A registers (the f32 bits), scales but no transpose.
+#[test]
+fn the_tf32_rs_asm_takes_four_a_registers_and_no_transpose() {
+    let combo = WgmmaCombo {
+        a: WgmmaA::Registers,
+        ..WgmmaCombo::ss(8, MmaElem::Tf32)
+    };
+    let a: Vec<String> = (0..4).map(|i| format!("%a{i}")).collect();
+    let c: Vec<String> = (0..4).map(|i| format!("%c{i}")).collect();
+    let call = wgmma_call(combo, &a, "%db", "%s", &c);
+    assert!(
+        call.contains("m64n8k8.f32.tf32.tf32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, $8, p, 1, 1; }"),
+        "{call}"
+    );
+}

@@ -18,10 +18,13 @@
 //! `Descriptor::operand_address`); an A from registers (RS forms) is gathered from the
 //! warp's 32 lanes by `proc::wgmma::a_position`, as the hardware's fragment says.
 //!
-//! Arithmetic: bf16/f16 products are exact in f64; their sum over K and C is formed in
-//! f64 and rounded once to f32. The GPU adds in an unspecified order with at least f32
-//! precision: per element the two differ by at most about `K * 2^-23 * sum_k |a_k b_k|
-//! + 2^-24 |d|` (as `mma.sync`, `docs/tensor_cores.md`).
+//! Arithmetic: bf16/f16/e4m3/tf32 products are exact in f64; their sum over K and C is
+//! formed in f64 and rounded once to f32. The GPU adds in an unspecified order with at
+//! least f32 precision: per element the two differ by at most about `K * 2^-23 *
+//! sum_k |a_k b_k| + 2^-24 |d|` (as `mma.sync`, `docs/tensor_cores.md`). A tf32 operand
+//! is an f32 of which the tensor core reads the top 19 bits (`proc::mma::tf32_operand`:
+//! the low 13 bits dropped, truncation, not rounding). 8-bit integer products and their
+//! sum with C are exact (in i64: `|sum| < 2^31 + K * 2^16`), then wrap to i32.
 //!
 //! Descriptors: the simulator keeps the tile's region in bits 52..62 of the word, which
 //! the hardware reserves; the other fields are the hardware's, so kernels that step a
@@ -35,10 +38,10 @@ use super::pointer::{offset_of, ptr, region_of};
 use super::scalar::{half_to_f32, of_f32};
 use super::warp::{Frame, Warp};
 use super::wgmma_state::PendingWgmma;
-use crate::ir::{Expr, Handle, ScalarType, Type, WgmmaA, WgmmaCombo, WgmmaMajor, WgmmaOp};
+use crate::ir::{Expr, Handle, Type, WgmmaA, WgmmaCombo, WgmmaMajor, WgmmaOp};
+use crate::proc::mma::{tf32_operand, MmaElem};
 use crate::proc::wgmma::{
-    a_position, acc_position, pack_pair, Descriptor, Swizzle, A_REGISTERS, SPACE_MESSAGE,
-    WARPGROUP_THREADS,
+    acc_position, pack_pair, Descriptor, Swizzle, A_REGISTERS, SPACE_MESSAGE, WARPGROUP_THREADS,
 };
 
 const FULL_WARP: u32 = u32::MAX;
@@ -229,31 +232,43 @@ impl Warp<'_, '_> {
         };
         let (_, n, k) = combo.mnk();
         let (n, k) = (n as u64, k as u64);
-        let elem = combo.input.storage();
         let warp_rows = 16 * u64::from(self.warp_index % 4);
         let (a, a_read) = match combo.a {
             WgmmaA::Shared(major) => {
                 let rows = warp_rows..warp_rows + 16;
-                self.read_operand(fr, loc, desc_a, major, rows, k, elem)?
+                self.read_operand(fr, loc, desc_a, major, rows, k, combo.input)?
             }
-            WgmmaA::Registers => (self.gather_a(fr, &slots[..A_REGISTERS], elem), None),
+            WgmmaA::Registers => (self.gather_a(fr, &slots[..A_REGISTERS], combo), None),
         };
-        let (b, b_read) = self.read_operand(fr, loc, desc_b, combo.b, 0..n, k, elem)?;
+        let (b, b_read) = self.read_operand(fr, loc, desc_b, combo.b, 0..n, k, combo.input_b)?;
         let out = self.slot_of(fr, e);
         let c_at = b_at + 2;
+        let integer = combo.acc() == MmaElem::I32;
         for lane in 0..LANES {
             let thread = 32 * (self.warp_index as usize % 4) + lane;
             for i in 0..combo.acc_len() {
                 let (r, c) = acc_position(thread, i);
-                let c_in = if scale_d != 0 {
-                    f64::from(f32::from_bits(fr.get(slots[c_at + i], lane) as u32))
-                } else {
-                    0.0
-                };
                 let row = &a[(r - warp_rows as usize) * k as usize..][..k as usize];
                 let col = &b[c * k as usize..][..k as usize];
-                let sum: f64 = c_in + row.iter().zip(col).map(|(x, y)| x * y).sum::<f64>();
-                fr.set(out + i as u32, lane, of_f32(sum as f32));
+                // Exact in f64 for every input type (integer sums stay below 2^53).
+                let products: f64 = row.iter().zip(col).map(|(x, y)| x * y).sum();
+                let c_bits = fr.get(slots[c_at + i], lane) as u32;
+                let d = if integer {
+                    let c_in = if scale_d != 0 {
+                        i64::from(c_bits as i32)
+                    } else {
+                        0
+                    };
+                    u64::from((c_in + products as i64) as i32 as u32)
+                } else {
+                    let c_in = if scale_d != 0 {
+                        f64::from(f32::from_bits(c_bits))
+                    } else {
+                        0.0
+                    };
+                    of_f32((c_in + products) as f32)
+                };
+                fr.set(out + i as u32, lane, d);
             }
         }
         // The tiles stay in flight until the wait that retires this wgmma's group.
@@ -280,23 +295,29 @@ impl Warp<'_, '_> {
         Ok(())
     }
 
-    /// The warp's `16 x 16` A (row-major values, rows from the warp's first) from the
-    /// lanes' A registers (`slots`), each 32-bit register two 16-bit elements, low first.
-    fn gather_a(&self, fr: &Frame, slots: &[u32], elem: ScalarType) -> Vec<f64> {
-        let mut a = vec![0.0; 16 * 16];
+    /// The warp's `16 x K` A (row-major values, rows from the warp's first) from the
+    /// lanes' A registers (`slots`): each 32-bit register two 16-bit elements, low
+    /// first, or one tf32 (`WgmmaCombo::a_element` says where each goes).
+    fn gather_a(&self, fr: &Frame, slots: &[u32], combo: WgmmaCombo) -> Vec<f64> {
+        let k = combo.mnk().2 as usize;
+        let per_register = combo.a_elements() / slots.len();
+        let bits_each = 32 / per_register;
+        let mask = (1u64 << bits_each) - 1;
+        let mut a = vec![0.0; 16 * k];
         for lane in 0..LANES {
-            for (e, reg) in (0..2 * slots.len()).map(|e| (e, slots[e / 2])) {
-                let (r, c) = a_position(lane, e);
-                let bits = (fr.get(reg, lane) >> (16 * (e % 2))) & 0xFFFF;
-                a[r * 16 + c] = f64::from(half_to_f32(elem, bits));
+            for e in 0..combo.a_elements() {
+                let (r, c) = combo.a_element(lane, e);
+                let reg = fr.get(slots[e / per_register], lane);
+                let bits = (reg >> (bits_each * (e % per_register))) & mask;
+                a[r * k + c] = operand_value(combo.input, bits);
             }
         }
         a
     }
 
-    /// The `rows x k` operand a descriptor names (row-major values), laid out `major`,
-    /// read at `loc`, and the bytes it spans (for the detector, where it watches the
-    /// region).
+    /// The `rows x k` operand of `input`s a descriptor names (row-major values), laid
+    /// out `major`, read at `loc`, and the bytes it spans (for the detector, where it
+    /// watches the region).
     #[allow(clippy::too_many_arguments)]
     fn read_operand(
         &mut self,
@@ -306,8 +327,9 @@ impl Warp<'_, '_> {
         major: WgmmaMajor,
         rows: std::ops::Range<u64>,
         k: u64,
-        elem: ScalarType,
+        input: MmaElem,
     ) -> R<(Vec<f64>, Option<CopyEnd>)> {
+        let elem = input.storage();
         let region = ((word >> REGION_SHIFT) & REGION_MASK) as u64;
         let d = Descriptor::decode(word);
         let eb = u64::from(elem.size_bytes());
@@ -319,7 +341,7 @@ impl Warp<'_, '_> {
                 lo = lo.min(offset);
                 hi = hi.max(offset + eb);
                 let bits = self.mem_read(fr, loc, 0, ptr(region, offset), elem)?;
-                values.push(f64::from(half_to_f32(elem, bits)));
+                values.push(operand_value(input, bits));
             }
         }
         let watched = self.det.is_some()
@@ -343,6 +365,17 @@ impl Warp<'_, '_> {
     }
 }
 
+/// The value the tensor core reads from an element of `input` with bits `bits`: a
+/// 16-bit float or e4m3 exactly, the top 19 bits of a tf32's f32, an 8-bit integer.
+fn operand_value(input: MmaElem, bits: u64) -> f64 {
+    match input {
+        MmaElem::Tf32 => f64::from(tf32_operand(f32::from_bits(bits as u32))),
+        MmaElem::I8 => f64::from(bits as u8 as i8),
+        MmaElem::U8 => f64::from(bits as u8),
+        other => f64::from(half_to_f32(other.storage(), bits)),
+    }
+}
+
 #[cfg(test)]
 #[path = "wgmma_tests.rs"]
 mod tests;
@@ -350,3 +383,7 @@ mod tests;
 #[cfg(test)]
 #[path = "wgmma_forms_tests.rs"]
 mod forms_tests;
+
+#[cfg(test)]
+#[path = "wgmma_types_tests.rs"]
+mod types_tests;

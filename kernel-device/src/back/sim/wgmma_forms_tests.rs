@@ -166,9 +166,51 @@ fn every_transposed_and_register_a_form_matches_the_f64_reference() {
     }
 }
 
+/// `source`'s kernel through the NVVM writer and libnvvm for compute_90a: its PTX.
+pub(crate) fn ptx_of(nvvm: &crate::nvvm::Nvvm, source: &str, kernel: &str) -> String {
+    let m = module(source, kernel);
+    let text = crate::back::nvvm::write_string(&m, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text;
+    let options = crate::nvvm::CompileOptions {
+        arch: "compute_90a".into(),
+        ..Default::default()
+    };
+    nvvm.compile(&text, &options)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// `ptx` through `ptxas -arch=sm_90a -v` in `dir` (which must accept it): its log.
+pub(crate) fn assemble(
+    ptxas: &std::path::Path,
+    dir: &std::path::Path,
+    name: &str,
+    ptx: &str,
+) -> String {
+    let path = dir.join(format!("{name}.ptx"));
+    std::fs::write(&path, ptx).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90a", "-v", "-o"])
+        .arg(dir.join(format!("{name}.cubin")))
+        .arg(&path)
+        .output()
+        .expect("run ptxas");
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{name} ptxas: {log}");
+    eprintln!(
+        "{name}: {}",
+        log.lines()
+            .filter(|l| l.contains("registers") || l.contains("spill"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    log
+}
+
 /// Each new form through the NVVM writer, libnvvm (compute_90a) and `ptxas -v`
 /// (sm_90a): the instruction is in the PTX, ptxas accepts its A operand and transposes,
 /// and up to N = 128 nothing spills. Skipped without `CUDAJIT_NVVM_PATH`/`CUDAJIT_PTXAS`.
+/// (The tf32 and integer forms: `wgmma_types_tests`.)
 #[test]
 fn every_new_form_compiles_for_sm_90a() {
     let Some((nvvm, ptxas)) = crate::nvvm::test_toolchain() else {
@@ -178,38 +220,12 @@ fn every_new_form_compiles_for_sm_90a() {
     for (n, input) in [(64usize, "bf16"), (128, "f16"), (256, "bf16")] {
         for (a_form, b_major) in FORMS {
             let source = forms_source(n, input, a_form, b_major);
-            let m = module(&source, "wg_forms");
-            let text = crate::back::nvvm::write_string(&m, &Default::default())
-                .unwrap_or_else(|e| panic!("{e}"))
-                .text;
-            let options = crate::nvvm::CompileOptions {
-                arch: "compute_90a".into(),
-                ..Default::default()
-            };
-            let ptx = nvvm
-                .compile(&text, &options)
-                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let ptx = ptx_of(&nvvm, &source, "wg_forms");
             let instruction =
                 format!("wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{input}.{input}");
             assert!(ptx.contains(&instruction), "{instruction} missing:\n{ptx}");
             let name = format!("n{n}{input}{a_form:?}{b_major:?}").replace(['(', ')'], "");
-            let path = tmp.path().join(format!("{name}.ptx"));
-            std::fs::write(&path, &ptx).unwrap();
-            let out = std::process::Command::new(&ptxas)
-                .args(["-arch=sm_90a", "-v", "-o"])
-                .arg(tmp.path().join(format!("{name}.cubin")))
-                .arg(&path)
-                .output()
-                .expect("run ptxas");
-            let log = String::from_utf8_lossy(&out.stderr).to_string();
-            assert!(out.status.success(), "{name} ptxas: {log}");
-            eprintln!(
-                "{name}: {}",
-                log.lines()
-                    .filter(|l| l.contains("registers") || l.contains("spill"))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            );
+            let log = assemble(&ptxas, tmp.path(), &name, &ptx);
             // Every function of the module spill-free up to N = 128 (ptxas 13.0: the RS
             // test kernel at N = 256, 128 accumulators and its 16 A registers live at
             // once, spills 124 bytes; attention's P V is N = D <= 128).
