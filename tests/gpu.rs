@@ -314,6 +314,8 @@ mod wgmma_forms;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;
+#[path = "gpu/tma_multicast.rs"]
+mod tma_multicast;
 // Hopper: clusters
 #[path = "gpu/cluster.rs"]
 mod cluster;

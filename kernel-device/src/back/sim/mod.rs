@@ -60,6 +60,7 @@ mod tma_tests;
 // Hopper: TMA
 mod tma;
 mod tma_args;
+mod tma_multicast;
 #[cfg(test)]
 mod tma_copy_tests;
 mod tma_state;
