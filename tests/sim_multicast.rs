@@ -72,10 +72,10 @@ fn shared_tile(src: &TensorMap<u32, 2>, out: &mut [u32], tile_bytes: u32, bug: u
     }
     cluster_sync();
     if t == 0 {
-        let everyone = ((1u32 << size) - 1) as u16;
+        let all = ((1u32 << size) - 1) as u16;
         let row = (block_idx().x as usize * 8) as i32;
-        tma_load_multicast(src, &mut tile[rank * 256..], [row, 0], bars, 0, everyone);
-        // site: multicast
+        let mine = &mut tile[rank * 256..];
+        tma_load_multicast(src, mine, [row, 0], bars, 0, all); // site: multicast
     }
     if !(buggy && bug == NO_WAIT) {
         while !mbarrier_try_wait_parity(bars, 0, 0) {}
@@ -97,7 +97,7 @@ fn run(bug: u32, size: usize) -> (cudajit::Result<()>, Vec<u32>, Vec<u32>) {
     let blocks = 2 * size;
     let mut rng = common::Rng::fresh("sim multicast");
     let src: Vec<u32> = (0..blocks * SLICE).map(|_| rng.next_u64() as u32).collect();
-    let array = DeviceArray::from_slice(&src).expect("upload");
+    let array = DeviceArray::from_slice_on(&device, &src).expect("upload");
     let map = TensorMap::with_strides(
         &array,
         [(blocks * 8) as u64, COLS as u64],
@@ -202,5 +202,48 @@ fn a_multicast_into_a_block_that_already_left_is_reported() {
             assert!(problem.contains("already exited"), "{fault}");
         }
         other => panic!("expected a cluster misuse report, got: {other}"),
+    }
+}
+
+/// Thread 0 multicasts with `mask`; nothing waits (the mask is refused first). `ran`,
+/// copied back, makes the launch wait for the kernel and report its panic.
+#[kernel]
+fn mask_only(src: &TensorMap<u32, 2>, mask: u16, ran: &mut [u32]) {
+    let tile = shared_array_aligned::<[u32; 256], 128>();
+    let bars = shared_array::<[u64; 1]>();
+    if thread_idx().x == 0 {
+        ran[block_idx().x as usize] = 1;
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+        tma_load_multicast(src, tile, [0, 0], bars, 0, mask); // site: bad mask
+    }
+}
+
+#[test]
+fn a_mask_beyond_the_cluster_panics_at_the_multicast() {
+    let device = simulator();
+    let stream = device.default_stream();
+    let src = vec![7u32; 4 * SLICE];
+    let array = DeviceArray::from_slice_on(&device, &src).expect("upload");
+    let map = TensorMap::with_strides(
+        &array,
+        [32, COLS as u64],
+        [(COLS * 4) as u64, 4],
+        [8, COLS as u32],
+        TensorMapOptions::default(),
+    )
+    .expect("a valid map");
+    let err =
+        launch!(mask_only[4, 32, cluster = (2, 1, 1), stream, 0](&map, 0b100, &mut vec![0u32; 4]))
+            .unwrap_err();
+    match &err {
+        Error::KernelPanic { message, line, .. } => {
+            assert!(
+                message.starts_with("a TMA multicast's block mask 4 must name 1 or more blocks of the cluster of 2 blocks"),
+                "{err}"
+            );
+            assert_eq!(*line, line_of("site: bad mask"), "{err}");
+        }
+        other => panic!("expected a kernel panic, got: {other}"),
     }
 }

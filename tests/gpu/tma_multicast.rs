@@ -50,12 +50,14 @@ fn multicast_slices(src: &TensorMap<u32, 2>, out: &mut [u32], tile_bytes: u32) {
     cluster_sync();
 }
 
-/// Thread 0 multicasts with `mask`; nothing waits (the mask is refused first).
+/// Thread 0 multicasts with `mask`; nothing waits (the mask is refused first). `ran`,
+/// copied back, makes the launch wait for the kernel and report its panic.
 #[kernel]
-fn multicast_mask(src: &TensorMap<u32, 2>, mask: u16) {
+fn multicast_mask(src: &TensorMap<u32, 2>, mask: u16, ran: &mut [u32]) {
     let tile = shared_array_aligned::<[u32; 256], 128>();
     let bars = shared_array::<[u64; 1]>();
     if thread_idx().x == 0 {
+        ran[block_idx().x as usize] = 1;
         mbarrier_init(bars, 0, 1);
         fence_mbarrier_init();
         tma_load_multicast(src, tile, [0, 0], bars, 0, mask);
@@ -129,10 +131,11 @@ fn a_multicast_mask_outside_the_cluster_is_a_panic_naming_mask_and_size() {
     // A bit at the cluster's size, no bit at all, and a launch without a cluster
     // (a cluster of one, whose only mask is 1).
     for (mask, cluster, size) in [(0b101u16, 2u32, 2u32), (0, 2, 2), (0b10, 1, 1)] {
+        let mut ran = vec![0u32; 4];
         let launched = if cluster == 1 {
-            launch!(multicast_mask[4, 32](&map, mask))
+            launch!(multicast_mask[4, 32](&map, mask, &mut ran))
         } else {
-            launch!(multicast_mask[4, 32, cluster = (cluster, 1, 1)](&map, mask))
+            launch!(multicast_mask[4, 32, cluster = (cluster, 1, 1)](&map, mask, &mut ran))
         };
         if gpu.compute_capability() != (9, 0) {
             assert!(launched.is_err());

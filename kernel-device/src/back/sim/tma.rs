@@ -11,9 +11,8 @@
 //! and a producer refilling a stage that a consumer still reads (it did not wait for
 //! the consumer's release), are data races on the tile, reported with both sites; an
 //! `expect_tx` that says more bytes than the copies bring is the mbarrier's deadlock
-//! report. A `tma_load_multicast` does the same in every block of its mask, the
-//! issuing block's own tile and barrier as a `tma_load`'s, a peer's as
-//! `super::tma_multicast` says. A `tma_store` reads the tile and writes the box's elements inside the tensor
+//! report. A `tma_load_multicast` lands in every block of its mask, its own
+//! included, as `super::tma_multicast` says. A `tma_store` reads the tile and writes the box's elements inside the tensor
 //! (the innermost axis to its next 16-byte boundary, as the H200 does:
 //! `TensorMapLayout::stored_elements`) when issued, but its read of the tile stays in
 //! flight (`detect::async_copies`) until a `bulk_wait_group_read` of the issuing thread
@@ -118,18 +117,18 @@ impl Warp<'_, '_> {
                     continue;
                 };
                 // Hopper: TMA multicast: the blocks of the cluster the box lands in.
-                let (own, peers) = match op {
+                let destinations = match op {
                     TmaOp::LoadMulticast => {
                         let mask = fr.get(self.slot_of(fr, args[5]), lane) as u16;
                         match self.multicast_destinations(mask) {
-                            Ok(destinations) => destinations,
+                            Ok(blocks) => Some(blocks),
                             Err(message) => {
                                 self.panic_at(fr, loc, lane, message);
                                 continue;
                             }
                         }
                     }
-                    _ => (true, Vec::new()),
+                    _ => None,
                 };
                 let mut landed = Vec::with_capacity(elements.len());
                 for (global, shared) in elements {
@@ -140,21 +139,22 @@ impl Warp<'_, '_> {
                     landed.push((shared, value));
                 }
                 let bytes = layout.box_bytes() as u32;
-                if own {
+                let Some(blocks) = destinations else {
                     for &(shared, value) in &landed {
                         self.mem_write(fr, loc, lane, ptr_add(tile, shared), layout.elem, value)?;
                     }
                     self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
-                }
-                for peer in peers {
-                    let copy = super::tma_multicast::Landing {
-                        tile,
-                        bar,
-                        elements: &landed,
-                        elem: layout.elem,
-                        bytes,
-                    };
-                    self.land_in_peer(fr.func, loc, lane, peer, &copy)?;
+                    continue;
+                };
+                let copy = super::tma_multicast::Landing {
+                    tile,
+                    bar,
+                    elements: &landed,
+                    elem: layout.elem,
+                    bytes,
+                };
+                for block in blocks {
+                    self.land_in_block(fr.func, loc, lane, block, &copy)?;
                 }
             } else {
                 let mut reads = Vec::new();

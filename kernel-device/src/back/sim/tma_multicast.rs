@@ -1,18 +1,18 @@
 //! `tma_load_multicast` on the simulator: the blocks of the cluster its mask names, and
-//! the box landing in a peer block (the issuing block's own tile and barrier are a
-//! `tma_load`'s, `super::tma`).
+//! the box landing in each of them, the issuing block included.
 //!
-//! In a peer the box's bytes are written into the peer's tile at the issuer's tile
-//! offset, and completed on the peer's mbarrier at the issuer's barrier offset, when
-//! the copy is issued; the peer's detector records them as a write of a stand-in for
-//! the issuing thread, released to that barrier (`detect::multicast`). So a thread of
-//! the peer that reads its tile before its own barrier's phase completed, or before
-//! waiting for it, is a race naming the multicast (whichever came first); bytes that no
-//! `expect_tx` of the peer announced leave its phase with a negative count, which the
-//! deadlock report (a wait that never ends) or the end-of-block check names with the
-//! multicast's site. A peer that already exited, or whose barrier no thread has
-//! initialised, is a fault at the multicast: on the GPU its shared memory may belong to
-//! another block by then.
+//! In each destination the box's bytes are written into its tile at the issuer's tile
+//! offset, and completed on its mbarrier at the issuer's barrier offset, when the copy
+//! is issued; the destination's detector records them as a write of a stand-in for the
+//! copy (not the issuing thread: the async proxy writes them), released to that barrier
+//! (`detect::multicast`). So a thread that reads its block's tile before its own
+//! barrier's phase completed, or before waiting for it, is a race (or a read before the
+//! copy's write) naming the multicast, whichever came first, the issuing thread
+//! included; bytes that no `expect_tx` of the destination announced leave its phase
+//! with a negative count, which the deadlock report (a wait that never ends) or the
+//! end-of-block check names with the multicast's site. A destination that already
+//! exited, or whose barrier no thread has initialised, is a fault at the multicast: on
+//! the GPU its shared memory may belong to another block by then.
 
 use super::detect::in_flight::CopyEnd;
 use super::detect::{RegionId, SiteId};
@@ -20,7 +20,6 @@ use super::fault::{Fault, R};
 use super::pointer::{offset_of, region_of};
 use super::warp::Warp;
 use crate::ir::{checks, ScalarType, SourceLoc};
-use crate::proc::cluster::rank_of;
 use crate::proc::mbarrier::BarrierState;
 use crate::proc::tma_intrinsics::check_mask;
 
@@ -36,28 +35,26 @@ pub(super) struct Landing<'c> {
 }
 
 impl Warp<'_, '_> {
-    /// The destinations of a multicast with `mask`: whether this block is one, and the
-    /// group indices of the peers; the panic text of a mask outside the cluster.
-    pub(super) fn multicast_destinations(&self, mask: u16) -> Result<(bool, Vec<usize>), String> {
-        let shape = self.launch.cluster;
-        let size: u32 = shape.iter().product();
+    /// The group indices of the blocks a multicast with `mask` lands in (this one
+    /// included when its rank is a bit), or the panic text of a mask outside the
+    /// cluster.
+    pub(super) fn multicast_destinations(&self, mask: u16) -> Result<Vec<usize>, String> {
+        let size: u32 = self.launch.cluster.iter().product();
         if let Some((text, a, b)) = check_mask(mask, size) {
             return Err(checks::substitute(text, a, b));
         }
-        let own_rank = rank_of(self.block, shape);
-        let own = mask & (1 << own_rank) != 0;
-        let mut peers = Vec::new();
-        if let (Some(view), Some(me)) = (self.cluster, self.cluster_index) {
-            for rank in (0..size).filter(|&r| r != own_rank && mask & (1 << r) != 0) {
-                peers.extend(view.peer(me, rank));
-            }
-        }
-        Ok((own, peers))
+        let (Some(view), Some(me)) = (self.cluster, self.cluster_index) else {
+            return Err("a TMA multicast outside a scheduled cluster (a simulator fault)".into());
+        };
+        Ok((0..size)
+            .filter(|&rank| mask & (1 << rank) != 0)
+            .filter_map(|rank| view.peer(me, rank))
+            .collect())
     }
 
     /// The box of `copy`, issued by `lane` at `loc`, lands in the block of group index
-    /// `peer` and completes its bytes on that block's barrier.
-    pub(super) fn land_in_peer(
+    /// `peer` (this block or another) and completes its bytes on that block's barrier.
+    pub(super) fn land_in_block(
         &mut self,
         func: usize,
         loc: SourceLoc,

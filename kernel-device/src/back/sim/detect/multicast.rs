@@ -1,6 +1,6 @@
-//! A TMA multicast landing in another block of the cluster (`back::sim::tma_multicast`):
+//! A TMA multicast landing in a block of the cluster (`back::sim::tma_multicast`):
 //! the destination block's shadow records the box's bytes as written by a stand-in
-//! thread of that block, one per issuing thread of another block (stamp thread indices
+//! thread of that block, one per issuing thread (stamp thread indices
 //! from [`FIRST_WRITER`], past every real thread's), and the copy's `complete_tx`
 //! releases that thread's write to the destination's mbarrier. So a thread of the
 //! destination reads the tile ordered after the bytes only when it waited for the
@@ -89,6 +89,7 @@ impl BlockDetector<'_> {
                 continue;
             };
             c.forget_other_blocks(block);
+            let unwritten = !c.written();
             let ordered = |p: &Stamp| clock.ordered(p, block, writer, |b| d.grid_sync_time(b));
             let Err(conflict) = c.record(stamp, ordered) else {
                 continue;
@@ -98,15 +99,23 @@ impl BlockDetector<'_> {
                 kind: AccessKind::Write,
                 site: d.site(site),
             };
-            let read_first = pending.as_ref().is_some_and(|(r, at, read)| {
-                *r == tile.region && *at == cell && *read == conflict.prior
-            });
+            // A read of memory no thread had written, that this landing writes: the
+            // read came before the copy. The read of unwritten memory the block's end
+            // would report, when this landing writes it, is this one too.
+            let read_first = conflict.prior.kind() == AccessKind::Read && unwritten;
+            let first_cell = tile.offset / elem;
+            if read_first
+                && pending.as_ref().is_some_and(|(r, at, _)| {
+                    *r == tile.region && (first_cell..=last / elem).contains(at)
+                })
+            {
+                *pending = None;
+            }
             let location = format!(
                 "{} (a TMA multicast from another block of the cluster landing there)",
                 d.location(tile.region, cell)
             );
             if read_first {
-                *pending = None;
                 return Err(Fault::ReadBeforeWrite {
                     location,
                     read: d.access_of(&conflict.prior),
@@ -123,7 +132,10 @@ impl BlockDetector<'_> {
             .regions
             .get(bar.0 .0 as usize)
             .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
-        let released = self.in_block.entry((bar.0 .0, bar.1 / bar_elem)).or_default();
+        let released = self
+            .in_block
+            .entry((bar.0 .0, bar.1 / bar_elem))
+            .or_default();
         let at = released.entry(writer as u16).or_insert(0);
         *at = (*at).max(time);
         Ok(())
