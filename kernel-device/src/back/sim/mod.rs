@@ -60,9 +60,9 @@ mod tma_tests;
 // Hopper: TMA
 mod tma;
 mod tma_args;
-mod tma_multicast;
 #[cfg(test)]
 mod tma_copy_tests;
+mod tma_multicast;
 mod tma_state;
 #[cfg(test)]
 mod tma_store_tests;

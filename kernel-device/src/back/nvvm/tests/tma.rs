@@ -7,8 +7,8 @@
 
 use super::async_copy::ptx_for;
 use crate::back::nvvm::tma::{
-    grid_constant, load_box, load_box_multicast, map_param, prefetch, store_box, wait_group, COMMIT_GROUP,
-    FENCE_PROXY_ASYNC_SHARED, TENSOR_MAP_TYPE,
+    grid_constant, load_box, load_box_multicast, map_param, prefetch, store_box, wait_group,
+    COMMIT_GROUP, FENCE_PROXY_ASYNC_SHARED, TENSOR_MAP_TYPE,
 };
 
 const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"

@@ -112,7 +112,9 @@ fn a_multicast_load_checks_its_mask_and_reaches_ptx_for_sm_90a_only() {
     assert!(ir.contains("= lshr i32 %tma.mask32"), "{ir}");
     assert!(ir.contains("br i1 %tma.mask.ok, label"), "{ir}");
     assert!(
-        ir.contains(".multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;\", \"r,l,r,r,r,h,~{memory}\""),
+        ir.contains(
+            ".multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;\", \"r,l,r,r,r,h,~{memory}\""
+        ),
         "{ir}"
     );
     // sm_90a only: a known target of another architecture is an error naming it.
