@@ -316,6 +316,8 @@ mod wgmma_types;
 // Hopper: TMA
 #[path = "gpu/tma.rs"]
 mod tma;
+#[path = "gpu/tma_multicast.rs"]
+mod tma_multicast;
 // Hopper: clusters
 #[path = "gpu/cluster.rs"]
 mod cluster;

@@ -35,6 +35,23 @@ pub fn tma_load<T, M: TensorMapOf<T, N> + ?Sized, const N: usize>(
     device_only("`tma_load`")
 }
 
+/// `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster`
+/// (sm_90a): the box of `map` at `coords` into the shared `tile` of every block of the
+/// cluster whose rank is a bit of `mask` (at the same shared offset), its bytes
+/// completing on each one's mbarrier `bars[index]`: every destination block announces
+/// `map_box_bytes` on its own barrier.
+pub fn tma_load_multicast<T, M: TensorMapOf<T, N> + ?Sized, const N: usize>(
+    map: &M,
+    tile: &mut [T],
+    coords: [i32; N],
+    bars: &mut [u64],
+    index: usize,
+    mask: u16,
+) {
+    let _ = (map, tile, coords, bars, index, mask);
+    device_only("`tma_load_multicast`")
+}
+
 /// `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group`: the shared `tile` to
 /// the box of `map` at `coords` (the elements inside the tensor), in this thread's
 /// current bulk group. Write the tile, `fence_proxy_async()`, then store; the map is a

@@ -109,17 +109,26 @@ fn read_only_store(elem: ScalarType, rank: u8) -> (String, String) {
 pub fn is_tma_call(name: &str) -> bool {
     matches!(
         name,
-        "tma_load" | "tma_store" | "tma_prefetch" | "bulk_commit_group" | "bulk_wait_group_read"
+        "tma_load"
+            | "tma_load_multicast"
+            | "tma_store"
+            | "tma_prefetch"
+            | "bulk_commit_group"
+            | "bulk_wait_group_read"
     )
 }
 
 impl FnLowerer<'_> {
-    /// `tma_load`, `tma_store`, `tma_prefetch`, `bulk_commit_group`,
-    /// `bulk_wait_group_read::<N>`.
+    /// `tma_load`, `tma_load_multicast`, `tma_store`, `tma_prefetch`,
+    /// `bulk_commit_group`, `bulk_wait_group_read::<N>`.
     pub fn lower_tma_call(&mut self, name: &str, call: &syn::ExprCall) -> Handle<ir::Expr> {
         let span = call.span();
         let (op, shape): (TmaOp, &[&str]) = match name {
             "tma_load" => (TmaOp::Load, &["map", "tile", "coords", "bars", "i"]),
+            "tma_load_multicast" => (
+                TmaOp::LoadMulticast,
+                &["map", "tile", "coords", "bars", "i", "mask"],
+            ),
             "tma_store" => (TmaOp::Store, &["map", "coords", "tile"]),
             "tma_prefetch" => (TmaOp::Prefetch, &["map"]),
             "bulk_commit_group" => (TmaOp::CommitGroup, &[]),
@@ -174,7 +183,8 @@ impl FnLowerer<'_> {
             match *role {
                 "tile" => {
                     args[k] = self.array_ref_as_slice(args[k], at(k));
-                    failed |= !self.check_tma_tile(name, args[k], op == TmaOp::Load, elem, at(k));
+                    let load = op != TmaOp::Store;
+                    failed |= !self.check_tma_tile(name, args[k], load, elem, at(k));
                 }
                 "coords" => {
                     let ty = self.ty_of(args[k]);
@@ -189,6 +199,10 @@ impl FnLowerer<'_> {
                         mutable: true,
                     };
                     self.expect_ty(&ty, &want, at(k));
+                }
+                "mask" => {
+                    let ty = self.ty_of(args[k]);
+                    self.expect_ty(&ty, &Ty::Scalar(ScalarType::U16), at(k));
                 }
                 _ => {
                     let ty = self.ty_of(args[k]);

@@ -773,6 +773,10 @@ pub enum TmaOp {
     /// `tma_load(map, tile, coords, bars, i)`: the box at `coords` into the shared
     /// `tile`, its bytes completing on the mbarrier `bars[i]`.
     Load,
+    /// `tma_load_multicast(map, tile, coords, bars, i, mask)`: the box at `coords` into
+    /// the shared `tile` of every block of the cluster whose rank is a bit of `mask`
+    /// (same shared offset), its bytes completing on each one's `bars[i]` (sm_90a).
+    LoadMulticast,
     /// `tma_store(map, coords, tile)`: the shared `tile` to the box at `coords`, in
     /// the thread's current bulk group.
     Store,

@@ -30,11 +30,20 @@ pub const STRIDE_LIMIT: u64 = 1 << 40;
 pub const DIM_LIMIT: u64 = 1 << 32;
 
 /// What a tiled bulk tensor copy needs of the target: sm_90's forms, not sm_90a-specific
-/// (libnvvm 13 and ptxas accept them for `sm_90`; multicast within a cluster will be).
+/// (libnvvm 13 and ptxas accept them for `sm_90`).
 pub const TARGET_NEED: TargetNeed = TargetNeed {
     feature: "`cp.async.bulk.tensor`",
     min_arch: 90,
     arch_specific: false,
+};
+
+/// What a multicast load within a cluster needs: sm_90a (the PTX ISA advises
+/// `.multicast::cluster` for sm_90a only, and CUDA's own `cp_async_bulk_tensor`
+/// multicast wrapper moved from SM_90 to SM_90a), as wgmma does.
+pub const MULTICAST_TARGET_NEED: TargetNeed = TargetNeed {
+    feature: "`cp.async.bulk.tensor` multicast (`.multicast::cluster`)",
+    min_arch: 90,
+    arch_specific: true,
 };
 
 /// How a box's rows are permuted in shared memory (`CU_TENSOR_MAP_SWIZZLE_*`): the

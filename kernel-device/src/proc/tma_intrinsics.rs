@@ -7,6 +7,7 @@
 //! | call | PTX |
 //! | --- | --- |
 //! | `tma_load(map, tile, coords, bars, i)` | `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes` |
+//! | `tma_load_multicast(map, tile, coords, bars, i, mask)` | the same `.multicast::cluster [..], mask` (sm_90a) |
 //! | `tma_store(map, coords, tile)` | `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group` |
 //! | `bulk_commit_group()` | `cp.async.bulk.commit_group` |
 //! | `bulk_wait_group_read::<N>()` | `cp.async.bulk.wait_group.read N` |
@@ -22,6 +23,14 @@
 //! innermost coordinate starts the box a multiple of 16 bytes into the row, a store's
 //! coordinates are not negative (the H200 stops the kernel with
 //! `CUDA_ERROR_ILLEGAL_INSTRUCTION` otherwise: `docs/hopper.md`).
+//!
+//! A multicast load lands the box at the tile's shared offset in every block of the
+//! cluster whose rank (`cluster_block_rank()`) is a bit of its `u16` mask, and
+//! completes the box's bytes on the mbarrier at `bars[i]`'s offset in each of them. The
+//! copy checks hold for every destination (the offsets are the same); the mask is
+//! checked against `cluster_size()` ([`check_mask`]): the GPU does not report a bit
+//! beyond the cluster. Without a cluster launch a block is a cluster of one, whose
+//! only mask is 1.
 
 use super::intrinsics::{Effect, Form, IntrinsicDef, Param, Ret, Signature};
 use super::target::TargetNeed;
@@ -51,6 +60,14 @@ const LOAD_PARAMS: &[Param] = &[
     Param::MapCoords,
     Param::Barriers,
     Param::Scalar(S::Usize),
+];
+const MULTICAST_PARAMS: &[Param] = &[
+    Param::TensorMapOfT,
+    Param::MutSliceOfT,
+    Param::MapCoords,
+    Param::Barriers,
+    Param::Scalar(S::Usize),
+    Param::Scalar(S::U16),
 ];
 // A store writes the tensor: only through a map built from the array's `&mut`.
 const STORE_PARAMS: &[Param] = &[
@@ -85,6 +102,12 @@ const fn tma_row(
 /// `intrinsics::all`.
 pub static TMA_INTRINSICS: &[IntrinsicDef] = &[
     tma_row("tma_load", TmaOp::Load, MAP_ELEMS, LOAD_PARAMS),
+    tma_row(
+        "tma_load_multicast",
+        TmaOp::LoadMulticast,
+        MAP_ELEMS,
+        MULTICAST_PARAMS,
+    ),
     tma_row("tma_store", TmaOp::Store, MAP_ELEMS, STORE_PARAMS),
     tma_row("bulk_commit_group", TmaOp::CommitGroup, &[], &[]),
     tma_row(
@@ -115,11 +138,18 @@ pub fn row_key(i: Intrinsic) -> Intrinsic {
 /// immediate; 7 is CUTLASS's deepest store pipeline).
 pub const MAX_PENDING_GROUPS: u64 = 7;
 
-/// What the TMA intrinsics of `module` need of the target (one need, or none).
+/// What the TMA intrinsics of `module` need of the target: sm_90 for any copy,
+/// sm_90a exactly for a multicast.
 pub fn module_needs(module: &crate::ir::Module) -> Vec<TargetNeed> {
-    super::target::need_if_used(module, super::tma::TARGET_NEED, |i| {
+    let mut needs = super::target::need_if_used(module, super::tma::TARGET_NEED, |i| {
         matches!(i, Intrinsic::Tma(_))
-    })
+    });
+    needs.extend(super::target::need_if_used(
+        module,
+        super::tma::MULTICAST_TARGET_NEED,
+        |i| i == Intrinsic::Tma(TmaOp::LoadMulticast),
+    ));
+    needs
 }
 
 // The panics of a copy; `{0}` and `{1}` are its two operands (`ir::checks::substitute`).
@@ -135,6 +165,16 @@ pub const INNER_MESSAGE: &str = "a TMA box's innermost coordinate must start it 
 /// A store's axis (row-major) and its negative coordinate.
 pub const NEGATIVE_MESSAGE: &str =
     "a TMA store's box must not start before the tensor: axis {0} starts at {1:i64}";
+
+/// A multicast's mask (`{0}`) and the cluster's size in blocks (`{1}`).
+pub const MASK_MESSAGE: &str = "a TMA multicast's block mask {0} must name 1 or more blocks of the cluster of {1} blocks (bit k is the block of rank k, below bit {1})";
+
+/// The panic of a multicast with `mask` in a cluster of `cluster_size` blocks: no
+/// block named, or a bit at or beyond the cluster's size.
+pub fn check_mask(mask: u16, cluster_size: u32) -> Option<(&'static str, u64, u64)> {
+    let beyond = u32::from(mask).checked_shr(cluster_size).unwrap_or(0);
+    (mask == 0 || beyond != 0).then_some((MASK_MESSAGE, u64::from(mask), u64::from(cluster_size)))
+}
 
 /// The alignment and the shared bytes a map's tile word says a tile needs.
 pub fn unpack_tile_word(word: u64) -> (u64, u64) {
@@ -224,5 +264,26 @@ mod tests {
         );
         // A load may start before the tensor (the hardware fills the outside).
         assert_eq!(check_copy(0, 2048, word, 2, &[-3, -8], false), None);
+    }
+
+    #[test]
+    fn a_multicast_mask_names_blocks_of_the_cluster_only() {
+        for size in 1..=16u32 {
+            for mask in [0u16, 1, 2, 3, 0b1010, 0x8000, u16::MAX] {
+                let inside = mask != 0 && (u32::from(mask) >> size) == 0;
+                let failure = check_mask(mask, size);
+                assert_eq!(failure.is_none(), inside, "mask {mask:#x}, size {size}");
+                if let Some((text, a, b)) = failure {
+                    let message = substitute(text, a, b);
+                    assert!(
+                        message.contains(&format!("mask {mask} "))
+                            && message.contains(&format!("cluster of {size} blocks")),
+                        "{message}"
+                    );
+                }
+            }
+        }
+        // A launch without a cluster: a block is a cluster of one.
+        assert!(check_mask(1, 1).is_none() && check_mask(2, 1).is_some());
     }
 }

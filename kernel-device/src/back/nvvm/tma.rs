@@ -50,12 +50,12 @@ pub fn grid_constant(function: &str, params: &[usize], list: usize) -> (String, 
 
 /// One bulk tensor copy of `coords.len()` axes as an inline-asm call: its operands are
 /// `lead` (`(constraint, typed value)`), the coordinates (`i32`s, innermost first), then
-/// `last`; `ptx` writes the instruction from the coordinate list `{$k, ..}` and the
-/// number of the last operand.
+/// `trail`; `ptx` writes the instruction from the coordinate list `{$k, ..}` and the
+/// number of the first trailing operand.
 fn bulk_tensor_copy(
     lead: &[(&str, String)],
     coords: &[&str],
-    last: (&str, String),
+    trail: &[(&str, String)],
     ptx: impl Fn(&str, usize) -> String,
 ) -> String {
     let first = lead.len();
@@ -69,8 +69,10 @@ fn bulk_tensor_copy(
         constraints.push("r");
         args.push(format!("i32 {c}"));
     }
-    constraints.push(last.0);
-    args.push(last.1);
+    for (c, v) in trail {
+        constraints.push(c);
+        args.push(v.clone());
+    }
     format!(
         "call void asm sideeffect \"{instruction}\", \"{},~{{memory}}\"({})",
         constraints.join(","),
@@ -86,9 +88,25 @@ pub fn load_box(tile: &str, map: &str, coords: &[&str], bar: &str) -> String {
     bulk_tensor_copy(
         &[("r", format!("i32 {tile}")), ("l", format!("i64 {map}"))],
         coords,
-        ("r", format!("i32 {bar}")),
+        &[("r", format!("i32 {bar}"))],
         |c, last| {
             format!("cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {c}], [${last}];")
+        },
+    )
+}
+
+/// [`load_box`] into every block of the cluster whose rank is a bit of the 16-bit
+/// `mask` (`i16`, PTX's `ctaMask`): the box lands at `tile`'s offset in each of their
+/// shared memories and completes on the mbarrier at `bar`'s offset in each (sm_90a).
+pub fn load_box_multicast(tile: &str, map: &str, coords: &[&str], bar: &str, mask: &str) -> String {
+    let rank = coords.len();
+    bulk_tensor_copy(
+        &[("r", format!("i32 {tile}")), ("l", format!("i64 {map}"))],
+        coords,
+        &[("r", format!("i32 {bar}")), ("h", format!("i16 {mask}"))],
+        |c, bar_at| {
+            let mask_at = bar_at + 1;
+            format!("cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [$0], [$1, {c}], [${bar_at}], ${mask_at};")
         },
     )
 }
@@ -100,7 +118,7 @@ pub fn store_box(map: &str, coords: &[&str], tile: &str) -> String {
     bulk_tensor_copy(
         &[("l", format!("i64 {map}"))],
         coords,
-        ("r", format!("i32 {tile}")),
+        &[("r", format!("i32 {tile}"))],
         |c, last| {
             format!("cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group [$0, {c}], [${last}];")
         },

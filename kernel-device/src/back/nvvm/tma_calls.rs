@@ -8,9 +8,9 @@ use super::state::{operand, FunctionWriter, Val};
 use super::types;
 use super::Error;
 use crate::ir::{Expr, Handle, TmaOp, Type};
-use crate::proc::tma::TARGET_NEED;
+use crate::proc::tma::{MULTICAST_TARGET_NEED, TARGET_NEED};
 use crate::proc::tma_intrinsics::{
-    ALIGN_MESSAGE, BYTES_MESSAGE, INNER_MESSAGE, NEGATIVE_MESSAGE, SPACE_MESSAGE,
+    ALIGN_MESSAGE, BYTES_MESSAGE, INNER_MESSAGE, MASK_MESSAGE, NEGATIVE_MESSAGE, SPACE_MESSAGE,
 };
 
 /// A map's value type.
@@ -33,8 +33,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         )
     }
 
-    /// `tma_load`, `tma_store`, `tma_prefetch`, `bulk_commit_group`,
-    /// `bulk_wait_group_read::<N>`.
+    /// `tma_load`, `tma_load_multicast`, `tma_store`, `tma_prefetch`,
+    /// `bulk_commit_group`, `bulk_wait_group_read::<N>`.
     pub(super) fn tma(
         &mut self,
         site: Handle<Expr>,
@@ -47,6 +47,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 TARGET_NEED.feature,
                 TARGET_NEED.min_arch / 10,
                 TARGET_NEED.min_arch % 10
+            )));
+        }
+        // The multicast is sm_90a's only (the JIT asks for compute_90a through
+        // `proc::tma_intrinsics::module_needs`).
+        let multicast = op == TmaOp::LoadMulticast;
+        let exact = MULTICAST_TARGET_NEED.min_arch;
+        if let Some(arch) = self.w.options.arch.filter(|&a| multicast && a != exact) {
+            return Err(self.error(format!(
+                "{} needs exactly compute capability {}.{} (sm_{exact}a); the target is compute_{arch}",
+                MULTICAST_TARGET_NEED.feature,
+                exact / 10,
+                exact % 10
             )));
         }
         let mut vals = Vec::new();
@@ -65,8 +77,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 );
                 self.inst(super::tma::prefetch(&map));
             }
-            TmaOp::Load | TmaOp::Store => {
-                let load = op == TmaOp::Load;
+            TmaOp::Load | TmaOp::LoadMulticast | TmaOp::Store => {
+                let load = op != TmaOp::Store;
                 let (tile_at, coords_at) = if load { (1, 2) } else { (2, 1) };
                 let Type::TensorMap { elem, rank, .. } = *self.ty_of(args[0])? else {
                     return Err(self.error("a TMA copy without a map"));
@@ -103,13 +115,43 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                         self.panic_unless(&shared, site, message, (&vals[4], &len))?;
                     }
                     let bar = self.shared_address32(&bar);
-                    self.inst(super::tma::load_box(&tile, &map, &innermost_first, &bar));
+                    if multicast {
+                        let mask = self.checked_mask(site, &vals[5])?;
+                        self.inst(super::tma::load_box_multicast(
+                            &tile,
+                            &map,
+                            &innermost_first,
+                            &bar,
+                            &mask,
+                        ));
+                    } else {
+                        self.inst(super::tma::load_box(&tile, &map, &innermost_first, &bar));
+                    }
                 } else {
                     self.inst(super::tma::store_box(&map, &innermost_first, &tile));
                 }
             }
         }
         Ok(Val::Unit)
+    }
+
+    /// A multicast's `u16` mask `mask` after its check (`proc::tma_intrinsics::check_mask`):
+    /// not 0, and no bit at or beyond `%cluster_nctarank` (the GPU would copy to no
+    /// block there, and the expected bytes would never complete).
+    fn checked_mask(&mut self, site: Handle<Expr>, mask: &str) -> Result<String, Error> {
+        let size = self.def(
+            "tma.cluster.size",
+            "call i32 asm \"mov.u32 $0, %cluster_nctarank;\", \"=r\"()".to_string(),
+        );
+        let wide = self.def("tma.mask32", format!("zext i16 {mask} to i32"));
+        let beyond = self.def("tma.mask.beyond", format!("lshr i32 {wide}, {size}"));
+        let inside = self.def("tma.mask.inside", format!("icmp eq i32 {beyond}, 0"));
+        let named = self.def("tma.mask.some", format!("icmp ne i32 {wide}, 0"));
+        let ok = self.def("tma.mask.ok", format!("and i1 {inside}, {named}"));
+        let mask64 = self.def("tma.mask64", format!("zext i16 {mask} to i64"));
+        let size64 = self.def("tma.cluster.size64", format!("zext i32 {size} to i64"));
+        self.panic_unless(&ok, site, MASK_MESSAGE, (&mask64, &size64))?;
+        Ok(mask.to_string())
     }
 
     /// The 32-bit shared address of the generic address `generic` (`i64`).

@@ -88,6 +88,11 @@ impl<'l> ClusterView<'l> {
             .collect()
     }
 
+    /// Whether every thread of block `b` exited (a TMA multicast into it is a fault).
+    pub(super) fn has_exited(&self, b: usize) -> bool {
+        self.state.borrow().exited[b]
+    }
+
     /// A `cluster_sync()` released the cluster of these blocks.
     pub fn passed_barrier(&self, blocks: &[usize]) {
         let mut s = self.state.borrow_mut();

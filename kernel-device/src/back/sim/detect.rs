@@ -61,6 +61,8 @@
 pub mod async_copies;
 mod clock;
 pub mod in_flight;
+// Hopper: TMA multicast
+mod multicast;
 mod region;
 mod shadow;
 mod site;
@@ -149,6 +151,10 @@ pub struct Detector {
     /// Report a read of unwritten shared memory when the block ends (or when another
     /// thread's unordered write to it shows which barrier is missing), not at once.
     defer_uninitialised: bool,
+    // Hopper: TMA multicast
+    /// The threads of other blocks whose multicast copies landed in a block's shared
+    /// memory, by stamp thread index (`multicast::FIRST_WRITER` on).
+    multicast_writers: Mutex<Vec<ThreadId>>,
 }
 
 impl fmt::Debug for Detector {
@@ -185,6 +191,7 @@ impl Detector {
             grid_sync_times: std::sync::OnceLock::new(),
             grid_sync_init: Mutex::new(()),
             defer_uninitialised: false,
+            multicast_writers: Mutex::new(Vec::new()),
         }
     }
 
@@ -259,7 +266,9 @@ impl Detector {
 
     fn access_of(&self, stamp: &Stamp) -> Access {
         Access {
-            thread: self.thread_id(stamp.block, u32::from(stamp.tid)),
+            thread: self
+                .multicast_writer(stamp)
+                .unwrap_or_else(|| self.thread_id(stamp.block, u32::from(stamp.tid))),
             kind: stamp.kind(),
             site: self.site(stamp.site()),
         }

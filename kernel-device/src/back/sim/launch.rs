@@ -400,7 +400,8 @@ impl Launch {
                     matches!(
                         e.kind,
                         ExprKind::Intrinsic {
-                            intrinsic: ir::Intrinsic::Cluster(_),
+                            intrinsic: ir::Intrinsic::Cluster(_)
+                                | ir::Intrinsic::Tma(ir::TmaOp::LoadMulticast),
                             ..
                         }
                     )

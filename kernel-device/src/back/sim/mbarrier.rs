@@ -220,6 +220,7 @@ impl Warp<'_, '_> {
                     expected_tx: None,
                     state: next,
                     waited: false,
+                    multicast: None,
                 };
                 // An init starts a new record (one of an earlier schedule may be there).
                 if op == MbarrierOp::Init {
@@ -310,6 +311,20 @@ pub fn check_at_exit(
             continue;
         };
         if state.tx != 0 && found.is_none() {
+            // Hopper: TMA multicast: bytes a peer's copy completed, never expected.
+            let record = Record { state, ..record };
+            if let Some(problem) = record.unexpected_multicast() {
+                found = Some(Box::new(Fault::Mbarrier {
+                    location: record.location,
+                    site: record.init.0,
+                    thread: record.init.1,
+                    problem: format!(
+                        "the block ended with phase {} of this barrier (initialised here) never completed: {problem}",
+                        state.phase
+                    ),
+                }));
+                continue;
+            }
             let (site, thread) = record.expected_tx.unwrap_or(record.init);
             found = Some(Box::new(Fault::Mbarrier {
                 location: record.location,

@@ -24,6 +24,20 @@ pub(super) struct Record {
     pub(super) state: BarrierState,
     /// Whether the latest wait on it found its phase incomplete.
     pub(super) waited: bool,
+    /// The latest TMA multicast of another block that completed bytes on it.
+    pub(super) multicast: Option<(Site, ThreadId)>,
+}
+
+impl Record {
+    /// What a report adds when the barrier's bytes ran ahead of its expectation
+    /// (`tx` negative) after a peer's multicast completed them.
+    pub(super) fn unexpected_multicast(&self) -> Option<String> {
+        let (site, thread) = self.multicast.as_ref().filter(|_| self.state.tx < 0)?;
+        Some(format!(
+            "the TMA multicast at {site} by {thread} completed {} bytes on it that no `mbarrier_arrive_expect_tx` of this block announced (every destination block expects the box's bytes on its own barrier)",
+            -self.state.tx
+        ))
+    }
 }
 
 impl MbarrierRegistry {
@@ -46,8 +60,11 @@ impl MbarrierRegistry {
                 .iter()
                 .map(|(_, rec)| {
                     let s = rec.state;
+                    let multicast = rec
+                        .unexpected_multicast()
+                        .map_or(String::new(), |m| format!(" ({m})"));
                     format!(
-                        "the mbarrier {} (initialised at {} with count {}), whose phase {} has {} of {} arrivals and {} transaction bytes outstanding",
+                        "the mbarrier {} (initialised at {} with count {}), whose phase {} has {} of {} arrivals and {} transaction bytes outstanding{multicast}",
                         rec.location,
                         rec.init.0,
                         s.expected,

@@ -62,6 +62,7 @@ mod tma;
 mod tma_args;
 #[cfg(test)]
 mod tma_copy_tests;
+mod tma_multicast;
 mod tma_state;
 #[cfg(test)]
 mod tma_store_tests;

@@ -11,7 +11,8 @@
 //! and a producer refilling a stage that a consumer still reads (it did not wait for
 //! the consumer's release), are data races on the tile, reported with both sites; an
 //! `expect_tx` that says more bytes than the copies bring is the mbarrier's deadlock
-//! report. A `tma_store` reads the tile and writes the box's elements inside the tensor
+//! report. A `tma_load_multicast` lands in every block of its mask, its own
+//! included, as `super::tma_multicast` says. A `tma_store` reads the tile and writes the box's elements inside the tensor
 //! (the innermost axis to its next 16-byte boundary, as the H200 does:
 //! `TensorMapLayout::stored_elements`) when issued, but its read of the tile stays in
 //! flight (`detect::async_copies`) until a `bulk_wait_group_read` of the issuing thread
@@ -59,7 +60,7 @@ impl Warp<'_, '_> {
                 }
                 return Ok(());
             }
-            TmaOp::Load => true,
+            TmaOp::Load | TmaOp::LoadMulticast => true,
             TmaOp::Store => false,
         };
         let (tile_arg, coords_arg) = if load { (1, 2) } else { (2, 1) };
@@ -115,15 +116,46 @@ impl Warp<'_, '_> {
                 ) else {
                     continue;
                 };
+                // Hopper: TMA multicast: the blocks of the cluster the box lands in.
+                let destinations = match op {
+                    TmaOp::LoadMulticast => {
+                        let mask = fr.get(self.slot_of(fr, args[5]), lane) as u16;
+                        match self.multicast_destinations(mask) {
+                            Ok(blocks) => Some(blocks),
+                            Err(message) => {
+                                self.panic_at(fr, loc, lane, message);
+                                continue;
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                let mut landed = Vec::with_capacity(elements.len());
                 for (global, shared) in elements {
                     let value = match global {
                         Some(g) => self.mem_read(fr, loc, lane, ptr_add(tensor, g), layout.elem)?,
                         None => layout.fill_bytes(),
                     };
-                    self.mem_write(fr, loc, lane, ptr_add(tile, shared), layout.elem, value)?;
+                    landed.push((shared, value));
                 }
                 let bytes = layout.box_bytes() as u32;
-                self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
+                let Some(blocks) = destinations else {
+                    for &(shared, value) in &landed {
+                        self.mem_write(fr, loc, lane, ptr_add(tile, shared), layout.elem, value)?;
+                    }
+                    self.mbarrier_lane(fr, loc, lane, MbarrierOp::CompleteTx, bar, bytes, 0)?;
+                    continue;
+                };
+                let copy = super::tma_multicast::Landing {
+                    tile,
+                    bar,
+                    elements: &landed,
+                    elem: layout.elem,
+                    bytes,
+                };
+                for block in blocks {
+                    self.land_in_block(fr.func, loc, lane, block, &copy)?;
+                }
             } else {
                 let mut reads = Vec::new();
                 for (global, shared) in layout.stored_elements(&innermost_first) {

@@ -7,8 +7,8 @@
 
 use super::async_copy::ptx_for;
 use crate::back::nvvm::tma::{
-    grid_constant, load_box, map_param, prefetch, store_box, wait_group, COMMIT_GROUP,
-    FENCE_PROXY_ASYNC_SHARED, TENSOR_MAP_TYPE,
+    grid_constant, load_box, load_box_multicast, map_param, prefetch, store_box, wait_group,
+    COMMIT_GROUP, FENCE_PROXY_ASYNC_SHARED, TENSOR_MAP_TYPE,
 };
 
 const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"
@@ -109,8 +109,9 @@ fn every_rank_module() -> String {
     for rank in 1..=5 {
         let coords = vec!["%t"; rank];
         body += &format!(
-            "  {}\n  {}\n",
+            "  {}\n  {}\n  {}\n",
             load_box("%tile", "%mapaddr", &coords, "%bar"),
+            load_box_multicast("%tile", "%mapaddr", &coords, "%bar", "%mask"),
             store_box("%mapaddr", &coords, "%tile")
         );
     }
@@ -127,6 +128,7 @@ define void @ranks({}) {{
   %tile = trunc i64 %tile64 to i32
   %bar64 = ptrtoint i64 addrspace(3)* @bar to i64
   %bar = trunc i64 %bar64 to i32
+  %mask = trunc i32 %t to i16
 {body}  {COMMIT_GROUP}
   {}
   ret void
@@ -195,6 +197,8 @@ fn a_map_parameter_is_a_grid_constant_and_every_copy_is_accepted() {
             ptx.contains(&format!("cp.async.bulk.tensor.{rank}d.global.shared::cta")),
             "{ptx}"
         );
+        let multicast = format!("cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [");
+        assert!(ptx.contains(&multicast), "{ptx}");
     }
     assert!(ptx.contains("cp.async.bulk.wait_group 0;"), "{ptx}");
 }

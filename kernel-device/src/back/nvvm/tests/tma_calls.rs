@@ -83,3 +83,59 @@ fn a_copy_in_a_kernel_built_for_sm_80_is_an_error_naming_the_need() {
     );
     assert!(written(prefetch, Some(90)).is_ok());
 }
+
+/// Each block of a cluster multicasts its slice (8 rows of 64 `u32`) of a 2-D map to
+/// every block of its mask, as `tests/gpu/tma_multicast.rs` does.
+const MULTICAST: &str = "fn k(src: &TensorMap<u32, 2>, mask: u16) {
+    let tile = shared_array_aligned::<[u32; 2048], 128>();
+    let bars = shared_array::<[u64; 1]>();
+    let rank = cluster_block_rank() as usize;
+    if thread_idx().x == 0 {
+        mbarrier_init(bars, 0, 1);
+        fence_mbarrier_init();
+        mbarrier_arrive_expect_tx(bars, 0, 8192);
+    }
+    cluster_sync();
+    if thread_idx().x == 0 {
+        let at = [(rank * 8) as i32, 0];
+        tma_load_multicast(src, &mut tile[rank * 512..], at, bars, 0, mask);
+    }
+    while !mbarrier_try_wait_parity(bars, 0, 0) {}
+    cluster_sync();
+}";
+
+#[test]
+fn a_multicast_load_checks_its_mask_and_reaches_ptx_for_sm_90a_only() {
+    let ir = written(MULTICAST, None).unwrap();
+    // The mask is checked against the cluster's size before the copy.
+    assert!(ir.contains("mov.u32 $0, %cluster_nctarank;"), "{ir}");
+    assert!(ir.contains("= lshr i32 %tma.mask32"), "{ir}");
+    assert!(ir.contains("br i1 %tma.mask.ok, label"), "{ir}");
+    assert!(
+        ir.contains(
+            ".multicast::cluster [$0], [$1, {$2, $3}], [$4], $5;\", \"r,l,r,r,r,h,~{memory}\""
+        ),
+        "{ir}"
+    );
+    // sm_90a only: a known target of another architecture is an error naming it.
+    let err = written(MULTICAST, Some(100)).expect_err("multicast is sm_90a's");
+    assert!(
+        err.contains("multicast") && err.contains("sm_90a") && err.contains("compute_100"),
+        "{err}"
+    );
+    assert!(written(MULTICAST, Some(90)).is_ok());
+    let module = lower_sources(&[source(MULTICAST, SourceKind::Kernel, 1)]).unwrap();
+    let needs = crate::proc::tma_intrinsics::module_needs(&module);
+    assert_eq!(
+        crate::proc::target::choose_arch(&needs, (9, 0)).unwrap(),
+        "compute_90a"
+    );
+    assert!(crate::proc::target::choose_arch(&needs, (10, 0)).is_err());
+    let Some(ptx) = ptx_for(&ir, "90a") else {
+        return;
+    };
+    assert!(
+        ptx.contains("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster ["),
+        "{ptx}"
+    );
+}
