@@ -91,12 +91,28 @@ pub fn wgmma_descriptor<T>(
     .encode()
 }
 
-/// One `f32` per accumulator register (a type position).
-macro_rules! acc_f32 {
-    ($c:ident) => {
-        f32
+/// The accumulator type once per register (a type position repeated per `$c`).
+macro_rules! per_register {
+    ($c:ident, $acc:ty) => {
+        $acc
     };
 }
+pub(crate) use per_register;
+
+/// A warpgroup MMA's host stand-in: the operand parameters, then one accumulator
+/// register each in and out. Collective over a warpgroup, so it panics on the host twin
+/// with the way out. Every wgmma family below (and `super::wgmma_types`'s) is this.
+macro_rules! warpgroup_mma_stand_in {
+    ($what:literal, fn $name:ident($($p:ident: $pt:ty),*) -> $acc:ty, ($($c:ident)*)) => {
+        #[doc = concat!("`", stringify!($name), "`: ", $what, " (see the module).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name($($p: $pt,)* $($c: $acc),*) -> ($($crate::device_api::wgmma::per_register!($c, $acc)),*) {
+            let _ = ($($p,)* $($c),*);
+            $crate::device_api::wgmma::warpgroup_collective(concat!("`", stringify!($name), "`"))
+        }
+    };
+}
+pub(crate) use warpgroup_mma_stand_in;
 
 /// `wgmma.mma_async.sync.aligned.m64n<N>k<K>.f32.<in>.<in>` (k16 for bf16/f16, k32 for
 /// e4m3) with A and B from the descriptors (K-major; MN-major in the `_trans_*` forms):
@@ -104,12 +120,8 @@ macro_rules! acc_f32 {
 /// accumulator registers (`proc::wgmma::acc_position` says which element each is).
 macro_rules! wgmma_stand_in {
     (fn $name:ident($($c:ident)*)) => {
-        #[doc = concat!("`", stringify!($name), "`: warpgroup MMA on registers (see the module).")]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(desc_a: u64, desc_b: u64, scale_d: u32, $($c: f32),*) -> ($(acc_f32!($c)),*) {
-            let _ = (desc_a, desc_b, scale_d, $($c),*);
-            warpgroup_collective(concat!("`", stringify!($name), "`"))
-        }
+        warpgroup_mma_stand_in!("warpgroup MMA on registers",
+            fn $name(desc_a: u64, desc_b: u64, scale_d: u32) -> f32, ($($c)*));
     };
 }
 
@@ -143,12 +155,8 @@ wgmma_stand_in!(fn wgmma_m64n256k32_f32_e4m3(c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c
 /// which element each half is, the accumulator's pattern) and B from a descriptor.
 macro_rules! wgmma_rs_stand_in {
     (fn $name:ident($($c:ident)*)) => {
-        #[doc = concat!("`", stringify!($name), "`: warpgroup MMA with A from registers (see the module).")]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(a0: u32, a1: u32, a2: u32, a3: u32, desc_b: u64, scale_d: u32, $($c: f32),*) -> ($(acc_f32!($c)),*) {
-            let _ = (a0, a1, a2, a3, desc_b, scale_d, $($c),*);
-            warpgroup_collective(concat!("`", stringify!($name), "`"))
-        }
+        warpgroup_mma_stand_in!("warpgroup MMA with A from registers",
+            fn $name(a0: u32, a1: u32, a2: u32, a3: u32, desc_b: u64, scale_d: u32) -> f32, ($($c)*));
     };
 }
 

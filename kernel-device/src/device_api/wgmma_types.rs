@@ -2,33 +2,15 @@
 //! `docs/hopper.md`): collective over a warpgroup, so they panic on the host twin with
 //! the way out, as `super::wgmma`'s do.
 
-use super::wgmma::warpgroup_collective;
-
-/// One `f32` per accumulator register (a type position).
-macro_rules! acc_f32 {
-    ($c:ident) => {
-        f32
-    };
-}
-
-/// One `i32` per accumulator register (a type position).
-macro_rules! acc_i32 {
-    ($c:ident) => {
-        i32
-    };
-}
+use super::wgmma::warpgroup_mma_stand_in;
 
 /// `wgmma.mma_async.sync.aligned.m64n<N>k8.f32.tf32.tf32` with A and B K-major from the
 /// descriptors: each f32 element read as tf32 (its top 19 bits: the low 13 are
 /// dropped, so round with `to_tf32` first for round-to-nearest).
 macro_rules! wgmma_tf32_stand_in {
     (fn $name:ident($($c:ident)*)) => {
-        #[doc = concat!("`", stringify!($name), "`: tf32 warpgroup MMA (see the module).")]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(desc_a: u64, desc_b: u64, scale_d: u32, $($c: f32),*) -> ($(acc_f32!($c)),*) {
-            let _ = (desc_a, desc_b, scale_d, $($c),*);
-            warpgroup_collective(concat!("`", stringify!($name), "`"))
-        }
+        warpgroup_mma_stand_in!("tf32 warpgroup MMA",
+            fn $name(desc_a: u64, desc_b: u64, scale_d: u32) -> f32, ($($c)*));
     };
 }
 
@@ -36,12 +18,8 @@ macro_rules! wgmma_tf32_stand_in {
 /// `proc::wgmma::tf32_a_position`, B from a K-major descriptor.
 macro_rules! wgmma_tf32_rs_stand_in {
     (fn $name:ident($($c:ident)*)) => {
-        #[doc = concat!("`", stringify!($name), "`: tf32 warpgroup MMA with A from registers (see the module).")]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(a0: u32, a1: u32, a2: u32, a3: u32, desc_b: u64, scale_d: u32, $($c: f32),*) -> ($(acc_f32!($c)),*) {
-            let _ = (a0, a1, a2, a3, desc_b, scale_d, $($c),*);
-            warpgroup_collective(concat!("`", stringify!($name), "`"))
-        }
+        warpgroup_mma_stand_in!("tf32 warpgroup MMA with A from registers",
+            fn $name(a0: u32, a1: u32, a2: u32, a3: u32, desc_b: u64, scale_d: u32) -> f32, ($($c)*));
     };
 }
 
@@ -49,12 +27,8 @@ macro_rules! wgmma_tf32_rs_stand_in {
 /// (`i8` is PTX's `.s8`) K-major from the descriptors, exact i32 accumulators that wrap.
 macro_rules! wgmma_int8_stand_in {
     (fn $name:ident($($c:ident)*)) => {
-        #[doc = concat!("`", stringify!($name), "`: 8-bit integer warpgroup MMA (see the module).")]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(desc_a: u64, desc_b: u64, scale_d: u32, $($c: i32),*) -> ($(acc_i32!($c)),*) {
-            let _ = (desc_a, desc_b, scale_d, $($c),*);
-            warpgroup_collective(concat!("`", stringify!($name), "`"))
-        }
+        warpgroup_mma_stand_in!("8-bit integer warpgroup MMA",
+            fn $name(desc_a: u64, desc_b: u64, scale_d: u32) -> i32, ($($c)*));
     };
 }
 

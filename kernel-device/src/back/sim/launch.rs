@@ -433,15 +433,10 @@ impl Launch {
     // Hopper: clusters
     /// The launch in clusters of `cluster` blocks (`proc::cluster::shape_error`'s rule).
     pub fn in_clusters(mut self, cluster: [u32; 3]) -> Result<Launch, Fault> {
-        let limit = crate::proc::cluster::MAX_PORTABLE_BLOCKS;
-        if let Some((limit, detail)) =
-            crate::proc::cluster::shape_error(self.shape.grid, cluster, limit)
-        {
-            return Err(launch_error(format!("launch rejected ({limit}): {detail}")));
-        }
-        if let Some((limit, detail)) =
-            crate::proc::cluster::grid_sync_error(cluster).filter(|_| self.cooperative)
-        {
+        use crate::proc::cluster::{grid_sync_error, shape_error, MAX_PORTABLE_BLOCKS};
+        let rejected = shape_error(self.shape.grid, cluster, MAX_PORTABLE_BLOCKS)
+            .or_else(|| grid_sync_error(cluster).filter(|_| self.cooperative));
+        if let Some((limit, detail)) = rejected {
             return Err(launch_error(format!("launch rejected ({limit}): {detail}")));
         }
         self.cluster = cluster;
