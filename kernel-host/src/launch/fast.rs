@@ -99,7 +99,6 @@ impl PackedParams {
 
 /// The fast path of `super::launch` for `source`'s kernel, or `None` when the launch is
 /// not one it takes (then nothing was done that the whole path would not do again).
-#[inline(always)]
 pub(crate) fn try_launch<const N: usize>(
     (source, cache): (&'static FnSource, &'static KernelCache),
     config: &LaunchConfig<'_>,
