@@ -52,48 +52,56 @@ impl PackedParams {
         };
         for arg in args {
             match &arg.kind {
-                ArgKind::Scalar(scalar) => {
-                    // Low bytes of `value` hold the scalar (`KernelArg::scalar`).
-                    let bytes = arg.value.to_le_bytes();
-                    packed.put(&bytes[..scalar.size_bytes() as usize])?;
-                }
+                // Low bytes of `value` hold the scalar (`KernelArg::scalar`).
+                ArgKind::Scalar(scalar) => packed.put(arg.value, scalar.size_bytes() as usize)?,
                 ArgKind::Device { .. } => {
-                    packed.put(&arg.value.to_le_bytes())?;
-                    packed.put(&arg.len.to_le_bytes())?;
+                    packed.put(arg.value, 8)?;
+                    packed.put(arg.len as u64, 8)?;
                 }
                 _ => return None,
             }
         }
-        packed.put(&record.to_le_bytes())?;
+        packed.put(record, 8)?;
         Some(packed)
     }
 
-    /// Appends one slot of `bytes.len()` bytes (1, 2, 4 or 8) at its alignment.
+    /// Appends the low `size` bytes of `value` (`size` 1, 2, 4 or 8) at the next offset
+    /// aligned to `size`: one store, no copy loop.
     #[inline(always)]
-    fn put(&mut self, bytes: &[u8]) -> Option<()> {
-        let at = self.size.next_multiple_of(bytes.len());
-        let end = at + bytes.len();
-        let buffer = self.bytes_mut();
-        buffer.get_mut(at..end)?.copy_from_slice(bytes);
+    fn put(&mut self, value: u64, size: usize) -> Option<()> {
+        let at = self.size.next_multiple_of(size);
+        let end = at + size;
+        if end > std::mem::size_of_val(&self.words) {
+            return None;
+        }
+        let base = self.words.as_mut_ptr() as *mut u8;
+        // SAFETY: `at..end` lies inside `words` (checked above); little-endian hosts
+        // (x86-64, aarch64: CUDA's) keep a value's low bytes first, so each store writes
+        // the scalar's own bytes.
+        unsafe {
+            let at = base.add(at);
+            match size {
+                1 => at.write(value as u8),
+                2 => (at as *mut u16).write_unaligned(value as u16),
+                4 => (at as *mut u32).write_unaligned(value as u32),
+                _ => (at as *mut u64).write_unaligned(value),
+            }
+        }
         self.size = end;
         Some(())
     }
 
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the words are plain data; viewed as their bytes, in place.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.words.as_mut_ptr() as *mut u8,
-                std::mem::size_of_val(&self.words),
-            )
-        }
-    }
-
     /// The bytes in use (for tests).
     #[cfg(test)]
-    pub(crate) fn bytes(&mut self) -> Vec<u8> {
-        let size = self.size;
-        self.bytes_mut()[..size].to_vec()
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        // SAFETY: the words are plain data; viewed as their bytes, in place.
+        let all = unsafe {
+            std::slice::from_raw_parts(
+                self.words.as_ptr() as *const u8,
+                std::mem::size_of_val(&self.words),
+            )
+        };
+        all[..self.size].to_vec()
     }
 }
 

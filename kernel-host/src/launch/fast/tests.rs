@@ -62,7 +62,7 @@ fn packed_parameters_sit_where_a_c_struct_puts_them() {
             KernelArg::scalar(e),
             device_arg(out_ptr, out_len, ScalarType::F64, true),
         ];
-        let mut packed = PackedParams::pack(&args, record).expect("scalars and arrays pack");
+        let packed = PackedParams::pack(&args, record).expect("scalars and arrays pack");
         let bytes = packed.bytes();
         assert_eq!(bytes.len(), size_of::<Expected>());
         let field = |offset: usize, value: &[u8]| {
@@ -95,6 +95,6 @@ fn only_scalars_and_device_arrays_pack() {
     let most: Vec<_> = (0..crate::launch::memo::MEMO_ARGS as u64)
         .map(|i| device_arg(i, 1, ScalarType::U8, false))
         .collect();
-    let mut packed = PackedParams::pack(&most, 7).expect("fits");
+    let packed = PackedParams::pack(&most, 7).expect("fits");
     assert_eq!(packed.bytes().len(), 8 * super::PACKED_WORDS);
 }
