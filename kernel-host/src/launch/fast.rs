@@ -69,7 +69,8 @@ impl PackedParams {
     /// aligned to `size`: one store, no copy loop.
     #[inline(always)]
     fn put(&mut self, value: u64, size: usize) -> Option<()> {
-        let at = self.size.next_multiple_of(size);
+        // `size` is a power of two: a mask, not a division, rounds the offset up.
+        let at = (self.size + size - 1) & !(size - 1);
         let end = at + size;
         if end > std::mem::size_of_val(&self.words) {
             return None;
