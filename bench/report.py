@@ -224,7 +224,8 @@ def profile_tables(results):
     if any(f"profile_{v}_total" in results for v, _ in PROFILE_VARIANTS):
         out.append("Where a launch's host time goes: the same launches with the stage profile on,")
         out.append("ns per launch (one clock read subtracted per stage; the profile's total exceeds")
-        out.append("the unprofiled time by the clock reads the launch cannot hide)")
+        out.append("the unprofiled time by the clock reads the launch cannot hide; a profiled launch")
+        out.append("takes the whole path: launch::fast, which unprofiled launches take, is not staged)")
         head = f"  {'':<52}" + "".join(f" {h:>12}" for _, h in PROFILE_VARIANTS)
         out.append(head)
         for stage, label in PROFILE_STAGES + [("total", "sum of the stages")]:

@@ -346,3 +346,77 @@ fn runtime_kernels_compile_for_sm_90() {
         }
     }
 }
+
+/// Scalars of every size, each at an offset its predecessors leave unaligned for a
+/// larger one (`b` at 2, `flag` at 4, `c` at 8, `d` at 16 of the scalars' bytes): what
+/// the launch's fast path packs into one parameter buffer (`launch::fast`).
+#[kernel]
+fn mixed_scalars(x: &[f32], a: u8, b: i16, flag: bool, c: i32, d: f64, e: u8, out: &mut [f64]) {
+    let i = grid(1);
+    if i < out.len() {
+        let signed = if flag { c as f64 } else { -(c as f64) };
+        out[i] = x[i] as f64 * d + a as f64 + b as f64 * 2.0 + signed + e as f64 * 3.0;
+    }
+}
+
+#[kernel]
+fn poison_f64(out: &mut [f64]) {
+    let i = grid(1);
+    if i < out.len() {
+        out[i] = -1.0e300;
+    }
+}
+
+/// The same launch again and again with fresh scalars, on a created stream and on the
+/// default one, each result against plain Rust: on a GPU most of these launches take
+/// the fast path (the memo knows them, their arrays stay on the stream), so the packed
+/// parameters are checked for every scalar size.
+#[test]
+fn repeated_launches_pass_scalars_of_every_size() {
+    let device = require_gpu!();
+    let (n, rounds) = (1000, 12);
+    let mut rng = common::Rng::fresh("mixed_scalars");
+    let x_host = rng.vec_f32(n, -4.0, 4.0);
+    let x = DeviceArray::from_slice_on(&device, &x_host).unwrap();
+    let mut out = device.zeros::<f64>(n).unwrap();
+    let created = device.new_stream().unwrap();
+    let fast_before = kernel_host::profile::fast_path_launches();
+    for on_created in [true, false] {
+        for _ in 0..rounds {
+            let a = rng.below(256) as u8;
+            let b = rng.below(1 << 16) as u16 as i16;
+            let flag = rng.below(2) == 1;
+            let c = rng.next_u64() as i32;
+            let d = rng.f64_in(-1e3, 1e3);
+            let e = rng.below(256) as u8;
+            let launched = if on_created {
+                launch!(poison_f64[blocks(n), BLOCK, &created](&mut out)).unwrap();
+                launch!(mixed_scalars[blocks(n), BLOCK, &created](&x, a, b, flag, c, d, e, &mut out))
+            } else {
+                launch!(poison_f64[blocks(n), BLOCK](&mut out)).unwrap();
+                launch!(mixed_scalars[blocks(n), BLOCK](&x, a, b, flag, c, d, e, &mut out))
+            };
+            launched.unwrap();
+            let got = out.to_host().unwrap();
+            for (i, (&got, &xi)) in got.iter().zip(&x_host).enumerate() {
+                let signed = if flag { c as f64 } else { -(c as f64) };
+                let want = xi as f64 * d + a as f64 + b as f64 * 2.0 + signed + e as f64 * 3.0;
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "element {i}: {got} against {want} (a {a}, b {b}, flag {flag}, c {c}, d {d}, e {e})"
+                );
+            }
+        }
+    }
+    created.synchronize().unwrap();
+    let fast = kernel_host::profile::fast_path_launches() - fast_before;
+    if !device.is_simulator() {
+        // The first launches of each kernel and stream learn the memo (and settle the
+        // launch-proven copy); the rest must have come the fast way.
+        assert!(
+            fast >= rounds as u64,
+            "only {fast} of {} launches took the fast path",
+            4 * rounds
+        );
+    }
+}

@@ -17,6 +17,7 @@
 
 use std::cell::RefCell;
 use std::hint::black_box;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,8 +31,9 @@ use crate::executor::health::Health;
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::fast::PackedParams;
 use crate::launch::memo::{MemoKey, MemoTable};
-use crate::launch::ordering::order_array_uses;
+use crate::launch::ordering::{arrays_quiet_on, order_array_uses};
 use crate::memory::allocation::Allocation;
 
 /// One row: nanoseconds per launch, warm and after the first-level caches were swept.
@@ -250,6 +252,36 @@ pub fn host_path_bench(
                 let mut slots = [std::ptr::null_mut(); 7];
                 fill_slots(&mut args, &mut slots[..6]);
                 black_box((&mut slots, record, hit));
+                drop(guard);
+            }),
+        ),
+        (
+            "marshal, fast path: packed parameter buffer",
+            Box::new(|| {
+                let args = fixture.args();
+                black_box(PackedParams::pack(&args, black_box(0x1000)));
+            }),
+        ),
+        (
+            "fast path (launch::fast): all of it, memo hit",
+            Box::new(move || {
+                let args = fixture.args();
+                let guard = fixture.health.enter();
+                black_box(crate::executor::bound_here(black_box(
+                    0xC0 as sys::CUcontext,
+                )));
+                if let Some(handle) = &fixture.stream {
+                    let capturing = handle.capturing.load(Ordering::Relaxed);
+                    black_box(capturing | handle.pending_reads.any());
+                }
+                let hit = fixture.recall(&config, &args, id);
+                black_box(arrays_quiet_on(&fixture.stream, &args));
+                black_box(fixture.health.is_lost());
+                black_box(fixture.health.generation());
+                let packed = PackedParams::pack(&args, fixture.faults.record_ptr());
+                fixture.faults.note_launcher();
+                fixture.health.note_launch(name);
+                black_box((packed, hit));
                 drop(guard);
             }),
         ),

@@ -26,7 +26,7 @@ use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 
 /// Arguments of a remembered launch, at most (kernels with more take the whole path).
-const MEMO_ARGS: usize = 8;
+pub(crate) const MEMO_ARGS: usize = 8;
 /// Kernels a thread remembers at once (the oldest is replaced).
 const MEMO_KERNELS: usize = 4;
 

@@ -21,6 +21,7 @@ pub(crate) mod config;
 // Hopper: clusters
 pub(crate) mod cluster;
 pub(crate) mod cooperative;
+pub(crate) mod fast;
 pub(crate) mod graph;
 pub(crate) mod host_bench;
 pub(crate) mod ladder;
@@ -70,7 +71,12 @@ pub struct PendingLaunch<'a, const N: usize> {
 impl<const N: usize> PendingLaunch<'_, N> {
     /// Launches the kernel with `config` (grid, block, stream, shared bytes).
     pub fn launch<'c>(mut self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
-        launch(self.source, self.cache, config.into(), &mut self.args)
+        let config = config.into();
+        // A launch the thread's memo knows, on quiet arrays: the fast path (`fast`).
+        if let Some(launched) = fast::try_launch((self.source, self.cache), &config, &self.args) {
+            return launched;
+        }
+        launch(self.source, self.cache, config, &mut self.args)
     }
 }
 

@@ -80,6 +80,24 @@ thread_local! {
     static LAST_FUNCTION: Cell<usize> = const { Cell::new(0) };
 }
 
+thread_local! {
+    /// Launches this thread made through the fast path (`super::fast`).
+    static FAST_LAUNCHES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts a launch made through the fast path.
+#[inline(always)]
+pub(crate) fn note_fast_launch() {
+    FAST_LAUNCHES.with(|n| n.set(n.get() + 1));
+}
+
+/// How many of the calling thread's launches took the fast path (`launch::fast`): a
+/// launch the thread's memo knew, on arrays last used on its stream. A test of what that
+/// path passes to the driver checks its launches came this way.
+pub fn fast_path_launches() -> u64 {
+    FAST_LAUNCHES.with(Cell::get)
+}
+
 /// The `CUfunction` the calling thread's latest profiled launch passed to
 /// `cuLaunchKernel` (the kernel's proven copy where the launch chose it), so that a
 /// benchmark can launch the very same function bare beside `launch!`: whether the
