@@ -1,13 +1,14 @@
 //! The kernel-side TMA calls in NVVM IR (`proc::tma_intrinsics`): a map parameter's
 //! value, and each copy's checks (`proc::tma_intrinsics::check_copy`, in its order)
-//! before the inline PTX of [`super::tma`]. A map's value is `{ i64, i64 }`: the
+//! before the inline PTX of [`super::tma`] (no shared-space test where the tile and the
+//! barriers are shared memory by construction). A map's value is `{ i64, i64 }`: the
 //! parameter's own generic address (what `cp.async.bulk.tensor` reads, kept in
 //! parameter space by the `grid_constant` annotation) and its tile word.
 
 use super::state::{operand, FunctionWriter, Val};
 use super::types;
 use super::Error;
-use crate::ir::{Expr, Handle, TmaOp, Type};
+use crate::ir::{Expr, ExprKind, Handle, TmaOp, Type};
 use crate::proc::tma::{MULTICAST_TARGET_NEED, TARGET_NEED};
 use crate::proc::tma_intrinsics::{
     ALIGN_MESSAGE, BYTES_MESSAGE, INNER_MESSAGE, MASK_MESSAGE, NEGATIVE_MESSAGE, SPACE_MESSAGE,
@@ -106,7 +107,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     let bars_ty = self.ty_of(args[3])?.clone();
                     let bar = self.checked_element_ptr(site, &bars_ty, &vals[3], &vals[4])?;
                     let bar = self.def("tma.bar", format!("ptrtoint i64* {bar} to i64"));
-                    if !self.is_shared_array(args[3]) {
+                    if !self.is_visibly_shared(args[3]) {
                         let shared = self.is_in_space("shared", &bar);
                         let sty = types::value(&bars_ty).map_err(|e| self.error(e.0))?;
                         let len =
@@ -183,7 +184,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let ptr = self.def("tile.ptr", format!("extractvalue {sty} {tile}, 0"));
         let len = self.def("tile.len", format!("extractvalue {sty} {tile}, 1"));
         let generic = self.def("tile.addr", format!("ptrtoint {ptr_ty} {ptr} to i64"));
-        if !self.is_shared_array(h) {
+        if !self.is_visibly_shared_view(h) {
             let shared = self.is_in_space("shared", &generic);
             self.panic_unless(&shared, site, SPACE_MESSAGE, (&len, "0"))?;
         }
@@ -201,6 +202,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let holds = self.def("tile.holds", format!("icmp uge i64 {bytes}, {needed}"));
         self.panic_unless(&holds, site, BYTES_MESSAGE, (&bytes, &needed))?;
         Ok(shared)
+    }
+
+    /// Whether the tile `h` is shared memory by construction: visibly shared
+    /// ([`FunctionWriter::is_visibly_shared`]) or a sub-slice of such (`&mut tk[at..at +
+    /// n]`, a stage's box of a `dynamic_shared()` take). Its copy then needs no
+    /// `isspacep.shared`: in an FA3 producer each test was a `QSPC` whose branch the next
+    /// copy waited on, two per box, between the stage's release and its loads.
+    fn is_visibly_shared_view(&self, h: Handle<Expr>) -> bool {
+        match self.ir_expr(h).map(|e| &e.kind) {
+            Ok(ExprKind::SubSlice { slice, .. }) => self.is_visibly_shared_view(*slice),
+            _ => self.is_visibly_shared(h),
+        }
     }
 
     /// The coordinates of the `[i32; rank]` value `coords` (row-major) after their

@@ -139,3 +139,35 @@ fn a_multicast_load_checks_its_mask_and_reaches_ptx_for_sm_90a_only() {
         "{ptx}"
     );
 }
+
+/// A producer's stage ring as the FA3 kernel carves it: the tiles and barriers taken
+/// from `dynamic_shared()`, each copy into a sub-slice of a stage. `BINDING` is `let`
+/// or `let mut` for the tiles.
+fn taken_ring(binding: &str) -> String {
+    format!(
+        "fn k(src: &TensorMap<bf16, 2>) {{
+    let mut smem = dynamic_shared();
+    {binding} tiles = smem.take::<bf16>(2 * 4096);
+    let bars = smem.take::<u64>(2);
+    if thread_idx().x == 0 {{
+        for j in 0..4 {{
+            let s = j % 2;
+            mbarrier_arrive_expect_tx(bars, s, 8192);
+            tma_load(src, &mut tiles[s * 4096..s * 4096 + 4096], [(j * 64) as i32, 0], bars, s);
+        }}
+    }}
+}}"
+    )
+}
+
+#[test]
+fn a_copy_into_a_taken_stage_tests_no_space_while_an_unknown_tile_still_does() {
+    // An immutable take and its sub-slices are shared memory: no `isspacep` at all.
+    let ir = written(&taken_ring("let"), None).unwrap();
+    assert!(!ir.contains("isspacep"), "{ir}");
+    assert!(ir.contains("cp.async.bulk.tensor.2d"), "{ir}");
+    // A `let mut` tile binding could be re-pointed anywhere: its copy keeps the test
+    // (the barriers, still an immutable take, need none).
+    let ir = written(&taken_ring("let mut"), None).unwrap();
+    assert_eq!(ir.matches("isspacep.shared").count(), 1, "{ir}");
+}
