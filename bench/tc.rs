@@ -213,6 +213,14 @@ impl Bench<'_> {
             )?)
         })?;
         Self::report(name, times, 2.0 * (n as f64).powi(3), reps, errors);
+        // Where the buffers landed (tc.cu prints its own): placement is one suspect of
+        // the run-to-run spread of the 8192³ GEMMs.
+        println!(
+            "  {name} buffers (pool): A {:#x} B {:#x} C {:#x}",
+            a.device_ptr(),
+            b.device_ptr(),
+            c.device_ptr()
+        );
         Ok(())
     }
 
