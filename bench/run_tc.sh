@@ -43,9 +43,13 @@ header="$work/header.txt"
 cat "$header" | tee -a "$log"
 suite_start=$SECONDS
 
-# 1. nvcc
-step nvcc-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$work/tc_nvcc" "$here/cuda/tc.cu"
-if [ -x "$work/tc_nvcc" ]; then step nvcc "$work/tc_nvcc" "${kernels[@]}"; fi
+# 1. nvcc (TC_NVCC_BIN: one built beforehand from the same tc.cu, to save the build here)
+nvcc_bin="${TC_NVCC_BIN:-}"
+if [ -z "$nvcc_bin" ]; then
+  step nvcc-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$work/tc_nvcc" "$here/cuda/tc.cu"
+  nvcc_bin="$work/tc_nvcc"
+fi
+if [ -x "$nvcc_bin" ]; then step nvcc "$nvcc_bin" "${kernels[@]}"; fi
 
 # 2. cudajit (ahead-of-time PTX when the bundle embedded it, else libnvvm here; a fresh
 #    disk cache), with the nvcc twins (tc.cu's kernels as a cubin, $TC_TWIN if given)
