@@ -122,10 +122,14 @@ impl Planner<'_> {
             self.impure.insert(index);
             return;
         }
+        let before = self.plan.checks;
         self.plan_check(index, Length::OfSlice(src));
         if end != index {
             self.plan_check(end, Length::OfSlice(src));
         }
+        // One check in the code, however many comparisons decide it: a run of one
+        // vector store gains nothing from a guard (`Planner::plan` wants two checks).
+        self.plan.checks = self.plan.checks.min(before + 1);
         self.copy_sources.push((index, end));
     }
 
