@@ -4,7 +4,10 @@ bench/run_tc.sh run into the tensor-core comparison table (issue 23), bars check
 
 Usage: report_tc.py RESULTS_FILE [HEADER_FILE]   (standard library only: runs anywhere)
 
-impl is `nvcc` (bench/cuda/tc.cu), `cudajit` / `cudajit_nocheck` (bench/tc.rs) or the
+impl is `nvcc` (bench/cuda/tc.cu's own process), `nvcc_here` (the same nvcc kernel
+timed inside bench/tc.rs on cudajit's buffers, interleaved with cudajit's launches: the
+ratios use it when present, since where the buffers land moves the 8192³ GEMMs by up
+to 12% from one process to the next), `cudajit` / `cudajit_nocheck` (bench/tc.rs) or the
 library (bench/cuda/tc_reference.py: `cublas`, `flash`, `cudnn`). The table's columns are
 whitespace-separated with `-` for a missing value and its header line starts with
 `tc_kernel`: `cargo xtask chart-tc` parses it to draw the ratios.
@@ -72,15 +75,20 @@ def main(argv):
     lines.append("nominal count (GEMM 2n^3, attention 4·BH·S^2·D); ratios are times (lower is faster).")
     lines.append("cj = cudajit #[kernel] (bounds-checked), nochk = boundscheck = false, lib = the library")
     lines.append("in the lib column (cuBLAS through torch, SDPA FLASH_ATTENTION); %lib = cj rate / lib rate.")
+    lines.append("nvcc_us is the nvcc twin timed in cudajit's process on the same buffers, launch by launch")
+    lines.append("between cudajit's (when measured); nvcc_proc_us is tc.cu's own process, its own buffers.")
     header = [
         ("tc_kernel", 16), ("nvcc_us", 10), ("cj_us", 10), ("nochk_us", 10), ("lib", 7), ("lib_us", 10),
         ("nvcc_TF", 8), ("cj_TF", 8), ("lib_TF", 8), ("cj/nvcc", 8), ("nochk/nvcc", 10), ("lib/nvcc", 8),
-        ("%lib", 6), ("%lib_nvcc", 9), ("bars", 0),
+        ("%lib", 6), ("%lib_nvcc", 9), ("nvcc_proc_us", 12), ("bars", 0),
     ]
     lines.append(" ".join(f"{h:<{w}}" if w else h for h, w in header))
     verdicts, cj_ratios, nc_ratios = [], [], []
     for kernel, lib in KERNELS:
-        t_nvcc, t_cj, t_nc, t_lib = (us(f"{kernel}.{i}") for i in ("nvcc", "cudajit", "cudajit_nocheck", lib))
+        t_proc, t_here, t_cj, t_nc, t_lib = (
+            us(f"{kernel}.{i}") for i in ("nvcc", "nvcc_here", "cudajit", "cudajit_nocheck", lib))
+        t_nvcc = t_here if t_here is not None else t_proc
+        nvcc_name = f"{kernel}.nvcc_here" if t_here is not None else f"{kernel}.nvcc"
         r_cj, r_nc, r_lib = ratio(t_cj, t_nvcc), ratio(t_nc, t_nvcc), ratio(t_lib, t_nvcc)
         pct, pct_nvcc = ratio(t_lib, t_cj), ratio(t_lib, t_nvcc)
         bars = []
@@ -99,11 +107,12 @@ def main(argv):
                 f"cudajit {fmt(pct, '.3f')}, nvcc {fmt(pct_nvcc, '.3f')}")
         row = [
             (kernel, 16), (fmt(t_nvcc, ".1f"), 10), (fmt(t_cj, ".1f"), 10), (fmt(t_nc, ".1f"), 10),
-            (lib, 7), (fmt(t_lib, ".1f"), 10), (fmt(tflops(f"{kernel}.nvcc"), ".1f"), 8),
+            (lib, 7), (fmt(t_lib, ".1f"), 10), (fmt(tflops(nvcc_name), ".1f"), 8),
             (fmt(tflops(f"{kernel}.cudajit"), ".1f"), 8), (fmt(tflops(f"{kernel}.{lib}"), ".1f"), 8),
             (fmt(r_cj, ".3f"), 8), (fmt(r_nc, ".3f"), 10), (fmt(r_lib, ".3f"), 8),
             (fmt(None if pct is None else 100 * pct, ".1f"), 6),
-            (fmt(None if pct_nvcc is None else 100 * pct_nvcc, ".1f"), 9), (",".join(bars), 0),
+            (fmt(None if pct_nvcc is None else 100 * pct_nvcc, ".1f"), 9), (fmt(t_proc, ".1f"), 12),
+            (",".join(bars), 0),
         ]
         lines.append(" ".join(f"{v:<{w}}" if w else v for v, w in row))
     lines.append("")
@@ -111,7 +120,7 @@ def main(argv):
     for kernel in ("attention_d64", "attention_d128"):
         t_cudnn = us(f"{kernel}.cudnn")
         lines.append(f"  {kernel:<16} cudnn {fmt(t_cudnn, '.1f')} us {fmt(tflops(f'{kernel}.cudnn'), '.1f')} TFLOP/s;"
-                     f" nvcc/cudnn rate {fmt(ratio(t_cudnn, us(f'{kernel}.nvcc')), '.3f')},"
+                     f" nvcc/cudnn rate {fmt(ratio(t_cudnn, us(f'{kernel}.nvcc')), '.3f')} (tc.cu's process),"
                      f" cudajit/cudnn rate {fmt(ratio(t_cudnn, us(f'{kernel}.cudajit')), '.3f')}")
     lines.append("")
     for name, rs in (("cj", cj_ratios), ("nochk", nc_ratios)):

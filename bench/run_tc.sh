@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tensor-core benchmark (issue 23) on the GPU machine, in ONE run: the same kernels
-# compiled by nvcc (bench/cuda/tc.cu, built here with nvcc -O3 -arch=sm_90), by cudajit
+# compiled by nvcc (bench/cuda/tc.cu, built here with nvcc -O3 -arch=sm_90; its kernels also as a
+# cubin that the cudajit binary times beside its own on the same buffers), by cudajit
 # (the prebuilt Rust bench binary `tc`; no Rust toolchain is needed here) and the library
 # references (bench/cuda/tc_reference.py: cuBLAS through torch, SDPA's FLASH_ATTENTION
 # and CUDNN_ATTENTION backends), then one comparison table (bench/report_tc.py).
@@ -42,15 +43,26 @@ header="$work/header.txt"
 cat "$header" | tee -a "$log"
 suite_start=$SECONDS
 
-# 1. nvcc
-step nvcc-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$work/tc_nvcc" "$here/cuda/tc.cu"
-if [ -x "$work/tc_nvcc" ]; then step nvcc "$work/tc_nvcc" "${kernels[@]}"; fi
+# 1. nvcc (TC_NVCC_BIN: one built beforehand from the same tc.cu, to save the build here)
+nvcc_bin="${TC_NVCC_BIN:-}"
+if [ -z "$nvcc_bin" ]; then
+  step nvcc-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$work/tc_nvcc" "$here/cuda/tc.cu"
+  nvcc_bin="$work/tc_nvcc"
+fi
+if [ -x "$nvcc_bin" ]; then step nvcc "$nvcc_bin" "${kernels[@]}"; fi
 
 # 2. cudajit (ahead-of-time PTX when the bundle embedded it, else libnvvm here; a fresh
-#    disk cache)
+#    disk cache), with the nvcc twins (tc.cu's kernels as a cubin, $TC_TWIN if given)
+#    timed in the same process on the same buffers, interleaved launch by launch
+#    (bench/tc_twin.rs says why: placement moves the 8192³ GEMMs by up to 12%).
+twin="${TC_TWIN:-}"
+if [ -z "$twin" ]; then
+  step twin-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -cubin -o "$work/tc_twins.cubin" "$here/cuda/tc.cu"
+  twin="$work/tc_twins.cubin"
+fi
 if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
-  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" "$bin" "${kernels[@]}"
+  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" TC_TWIN="$twin" "$bin" "${kernels[@]}"
 else
   echo "=== cudajit: no tc binary (run cargo xtask gpu-bundle on the development machine)" | tee -a "$log"
   failed+=(cudajit-missing)

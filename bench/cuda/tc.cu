@@ -38,18 +38,31 @@ static const double kPeakBf16 = 989.4, kPeakTf32 = 494.7, kPeakInt8 = 1978.9, kP
 
 static cudaStream_t g_stream;
 
+// TC_ALLOC=pool takes the buffers from the device's stream-ordered pool with its release
+// threshold at the top, as cudajit's DeviceArray does; otherwise cudaMalloc. Measures
+// whether the allocator (where the buffers land), not the kernel, moves a timing.
+static bool g_pool = false;
+static void* device_alloc(size_t bytes) {
+  void* p;
+  if (g_pool) CHECK(cudaMallocAsync(&p, bytes, g_stream));
+  else CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+static void device_free(void* p) {
+  if (g_pool) CHECK(cudaFreeAsync(p, g_stream));
+  else CHECK(cudaFree(p));
+}
+
 template <class T>
 static T* device_inputs(size_t n, uint64_t seed) {
-  T* d;
-  CHECK(cudaMalloc(&d, n * sizeof(T)));
+  T* d = static_cast<T*>(device_alloc(n * sizeof(T)));
   fill<<<1024, 256, 0, g_stream>>>(d, n, seed);
   CHECK(cudaGetLastError());
   return d;
 }
 template <class T>
 static T* poisoned(size_t n, int byte) {
-  T* d;
-  CHECK(cudaMalloc(&d, n * sizeof(T)));
+  T* d = static_cast<T*>(device_alloc(n * sizeof(T)));
   CHECK(cudaMemsetAsync(d, byte, n * sizeof(T), g_stream));
   return d;
 }
@@ -145,9 +158,11 @@ static void run_gemm(const std::string& name, int n, double tolerance, double pe
     double us = time_us(reps, [&] { Cfg::launch(A, B, C, n, n, n, g_stream); });
     report(name, "nvcc", us, 2.0 * n * (double)n * n, reps, peak, error);
   }
-  CHECK(cudaFree(A));
-  CHECK(cudaFree(B));
-  CHECK(cudaFree(C));
+  std::printf("  %s buffers (%s): A %p B %p C %p\n", name.c_str(), g_pool ? "pool" : "malloc",
+              (void*)A, (void*)B, (void*)C);
+  device_free(A);
+  device_free(B);
+  device_free(C);
 }
 
 // ---- attention: O = softmax(Q·Kᵀ/√D)·V per head, checked on 4 rows of each of 4 heads
@@ -198,7 +213,7 @@ static void run_attention(const std::string& name, int reps) {
     double us = time_us(reps, [&] { Cfg::launch(Q, K, V, O, kHeads, kSeq, g_stream); });
     report(name, "nvcc", us, 4.0 * kHeads * (double)kSeq * kSeq * D, reps, kPeakBf16, error);
   }
-  for (bf16* p : {Q, K, V, O}) CHECK(cudaFree(p));
+  for (bf16* p : {Q, K, V, O}) device_free(p);
 }
 
 // Candidate tilings, each checked and timed (bench notes: which won and by how much).
@@ -213,6 +228,14 @@ static void tune() {
 
 int main(int argc, char** argv) {
   CHECK(cudaStreamCreate(&g_stream));
+  const char* alloc = std::getenv("TC_ALLOC");
+  if (alloc && std::string(alloc) == "pool") {
+    g_pool = true;
+    cudaMemPool_t pool;
+    CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+    uint64_t keep_all = UINT64_MAX;
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+  }
   std::vector<std::string> only(argv + 1, argv + argc);
   auto wanted = [&](const char* name) {
     return only.empty() || std::find(only.begin(), only.end(), name) != only.end();

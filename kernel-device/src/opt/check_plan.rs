@@ -141,8 +141,9 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// Lets a loop's guard plan the source checks of its `cp_async` calls, whose last
-    /// elements are `ends` (see [`copy_source_ends`]).
+    /// Lets a guard plan the range checks of `cp_async` sources (a loop's guard) and of
+    /// vector loads and stores (any guard), whose last elements are `ends` (see
+    /// [`copy_source_ends`]).
     pub fn with_copy_ends(mut self, ends: &'a HashMap<Handle<Expr>, Handle<Expr>>) -> Self {
         self.copy_ends = Some(ends);
         self
@@ -156,6 +157,7 @@ impl<'a> Planner<'a> {
                 return None;
             }
         }
+        self.keep_whole_copies();
         if self.plan.decided.iter().any(|h| self.impure.contains(h)) {
             return None;
         }
@@ -433,6 +435,13 @@ impl<'a> Planner<'a> {
             } if self.across.is_some() => {
                 args.iter().for_each(|a| self.visit(*a));
                 self.plan_copy_source(h, args);
+            }
+            ExprKind::Intrinsic {
+                intrinsic: Intrinsic::LoadVec { .. } | Intrinsic::StoreVec { .. },
+                args,
+            } => {
+                args.iter().for_each(|a| self.visit(*a));
+                self.plan_vector_range(h, args);
             }
             _ => visit_children(&e.kind, |c| self.visit(c)),
         }

@@ -45,6 +45,8 @@ mod tests_align;
 #[cfg(test)]
 mod tests_copy_guard;
 #[cfg(test)]
+mod tests_epilogue;
+#[cfg(test)]
 mod tests_range_context;
 #[cfg(test)]
 mod tests_remainders;

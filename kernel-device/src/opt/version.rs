@@ -120,7 +120,9 @@ impl Versioner<'_, '_> {
     fn run(&mut self, run: Vec<Stmt>, scope: Scope, out: &mut Vec<Stmt>) {
         let plan = {
             let ranges = self.facts.of(self.func);
-            Planner::new(self.func, self.module, &self.proven, &ranges).plan(&run)
+            Planner::new(self.func, self.module, &self.proven, &ranges)
+                .with_copy_ends(&self.copy_ends)
+                .plan(&run)
         };
         let plain = Scope {
             plain: true,

@@ -2,7 +2,11 @@
 //! lanes <= src.len()`, every iteration) decided by the loop's guard, so that the fast
 //! copy of a tensor-core k-loop issues its copies as nvcc's does, with the alignment
 //! check alone (which stays: a misaligned copy is an error the context does not
-//! survive).
+//! survive). The same for `load_vec`/`store_vec` (`index + lanes <= slice.len()`), in
+//! loops and in runs: a GEMM's or attention's epilogue stores its accumulators in
+//! pairs, and each pair's check, left in place, kept the slice's length and the panic
+//! path live across the main loop (attention D64's checked key loop had 56 more
+//! register moves than the unchecked one, at 255 registers).
 //!
 //! A guard compares an index with a length (`index < len`), so a copy of `lanes`
 //! elements is planned as two indices: the first element it reads, and its last,
@@ -18,24 +22,17 @@ use crate::ir::visit::exprs_in_block;
 use crate::ir::{BinaryOp, Expr, ExprKind, Function, Handle, Intrinsic, Literal, Type};
 
 /// For each `cp_async` call of `func` that reads a whole chunk (not zero-filling) from a
-/// slice, the expression of the last element it reads, added to `func` for the guards.
-/// Calls of one element map to their index itself.
+/// slice, and each `load_vec`/`store_vec`, the expression of the last element it
+/// reads or writes, added to `func` for the guards. Calls of one element map to their
+/// index itself.
 pub fn copy_source_ends(func: &mut Function) -> HashMap<Handle<Expr>, Handle<Expr>> {
     let mut calls = Vec::new();
     exprs_in_block(func, &func.body, &mut |h, e| {
-        if let ExprKind::Intrinsic {
-            intrinsic:
-                Intrinsic::CpAsync {
-                    bytes,
-                    zero_fill: false,
-                    ..
-                },
-            args,
-        } = &e.kind
-        {
-            if let (Some(&src), Some(&index)) = (args.get(2), args.get(3)) {
-                calls.push((h, *bytes, src, index));
-            }
+        let ExprKind::Intrinsic { intrinsic, args } = &e.kind else {
+            return;
+        };
+        if let Some((slice, index, bytes)) = checked_range(*intrinsic, args, &func.exprs) {
+            calls.push((h, bytes, slice, index));
         }
     });
     let mut ends = HashMap::new();
@@ -73,13 +70,51 @@ pub fn copy_source_ends(func: &mut Function) -> HashMap<Handle<Expr>, Handle<Exp
     ends
 }
 
+/// The slice, index and bytes of the one range check of a call that `copy_source_ends`
+/// plans: a whole-chunk `cp_async` source, or a vector load or store.
+fn checked_range(
+    intrinsic: Intrinsic,
+    args: &[Handle<Expr>],
+    exprs: &crate::ir::Arena<Expr>,
+) -> Option<(Handle<Expr>, Handle<Expr>, u32)> {
+    match intrinsic {
+        Intrinsic::CpAsync {
+            bytes,
+            zero_fill: false,
+            ..
+        } => Some((*args.get(2)?, *args.get(3)?, u32::from(bytes))),
+        Intrinsic::LoadVec { lanes } | Intrinsic::StoreVec { lanes } => {
+            let (slice, index) = (*args.first()?, *args.get(1)?);
+            let Type::Slice { elem, .. } = &exprs.get(slice)?.ty else {
+                return None;
+            };
+            Some((slice, index, u32::from(lanes) * elem.size_bytes()))
+        }
+        _ => None,
+    }
+}
+
 impl Planner<'_> {
+    /// Plans the range check of a vector load or store (`args`: slice, index, ..), as a
+    /// copy's source: its first and last elements below the slice's length.
+    pub(super) fn plan_vector_range(&mut self, call: Handle<Expr>, args: &[Handle<Expr>]) {
+        let (Some(&slice), Some(&index)) = (args.first(), args.get(1)) else {
+            return;
+        };
+        self.plan_range(call, slice, index);
+    }
+
     /// Plans the source check of the `cp_async` call `call` (arguments `args`) across
     /// the guarded loop: its first and last elements below the source's length.
     pub(super) fn plan_copy_source(&mut self, call: Handle<Expr>, args: &[Handle<Expr>]) {
         let (Some(&src), Some(&index)) = (args.get(2), args.get(3)) else {
             return;
         };
+        self.plan_range(call, src, index);
+    }
+
+    /// Plans `index..=end` of `src` for the call `call` whose last element is `end`.
+    fn plan_range(&mut self, call: Handle<Expr>, src: Handle<Expr>, index: Handle<Expr>) {
         let Some(&end) = self.copy_ends.and_then(|ends| ends.get(&call)) else {
             return;
         };
@@ -87,10 +122,14 @@ impl Planner<'_> {
             self.impure.insert(index);
             return;
         }
+        let before = self.plan.checks;
         self.plan_check(index, Length::OfSlice(src));
         if end != index {
             self.plan_check(end, Length::OfSlice(src));
         }
+        // One check in the code, however many comparisons decide it: a run of one
+        // vector store gains nothing from a guard (`Planner::plan` wants two checks).
+        self.plan.checks = self.plan.checks.min(before + 1);
         self.copy_sources.push((index, end));
     }
 
