@@ -52,24 +52,6 @@ impl BlockDetector<'_> {
             .regions
             .get(access.region.0 as usize)
             .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
-        // Nearly every access touches no copy in flight, and a pipelined wgmma kernel
-        // holds dozens (each warp's operand reads): one test of the lanes' span against
-        // each copy settles it, instead of one per lane (was 75% of such a simulation).
-        let (start, end) = lanes(access.lanes).fold((u64::MAX, 0), |(lo, hi), lane| {
-            let offset = access.offsets[lane];
-            (lo.min(offset), hi.max(offset + u64::from(access.bytes)))
-        });
-        let write = access.kind != AccessKind::Read;
-        let touched = self.in_flight.copies.iter().any(|copy| {
-            copy.dst.overlaps_range(access.region, start, end)
-                || (write
-                    && copy
-                        .src
-                        .is_some_and(|s| s.overlaps_range(access.region, start, end)))
-        });
-        if !touched {
-            return Ok(());
-        }
         for lane in lanes(access.lanes) {
             let offset = access.offsets[lane];
             for copy in &self.in_flight.copies {

@@ -14,12 +14,9 @@ pub struct CopyEnd {
 
 impl CopyEnd {
     pub(super) fn overlaps(&self, region: RegionId, offset: u64, bytes: u32) -> bool {
-        self.overlaps_range(region, offset, offset + u64::from(bytes))
-    }
-
-    /// Whether any byte of `start..end` of `region` is one of this end's.
-    pub(super) fn overlaps_range(&self, region: RegionId, start: u64, end: u64) -> bool {
-        self.region == region && start < self.offset + u64::from(self.bytes) && self.offset < end
+        self.region == region
+            && offset < self.offset + u64::from(self.bytes)
+            && self.offset < offset + u64::from(bytes)
     }
 }
 
