@@ -2,7 +2,9 @@
 //! does.
 //!
 //! - `test`: finds libnvvm and ptxas (or installs the pinned pip wheels under
-//!   `target/cuda-toolchain`), then runs every test of the workspace with them.
+//!   `target/cuda-toolchain`), then runs every test of the workspace with them, the
+//!   examples on the simulator and the fuzz differential, side by side in lanes
+//!   ([`ci`]).
 //! - `build-device [--arch compute_90 ..] --out-dir DIR [--src DIR ..]`: compiles
 //!   every `#[kernel]` ahead of time to PTX (by default for compute_80, 90, 100 and 120
 //!   at once; the runtime loads the newest the device supports) plus the manifest kernel-host embeds when
@@ -27,6 +29,7 @@ mod build_device;
 mod bundle;
 mod cache;
 mod chart;
+mod ci;
 mod cycles;
 mod fidelity;
 mod fuzz;
@@ -61,7 +64,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("test") => test(&args[1..]),
+        Some("test") => ci::test(&args[1..]),
         Some("build-device") => build_device::run(&args[1..]),
         Some("gpu-bundle") => bundle::run(&args[1..]).map(|_| ()),
         Some("bench") => bundle::bench(&args[1..]),
@@ -174,51 +177,3 @@ mod tests {
         assert!(super::values(&args("--seed"), "--seed").is_err());
     }
 }
-
-fn test(args: &[String]) -> Result<(), String> {
-    // Import cycles first: a second, and no toolchain needed.
-    cycles::run_test_checks()?;
-    let tc = toolchain::locate_or_install()?;
-    eprintln!("xtask: libnvvm {}", tc.nvvm.display());
-    eprintln!("xtask: ptxas   {}", tc.ptxas.display());
-    let mut cmd = cargo();
-    cmd.args(["test", "--workspace", "--all-targets"])
-        .args(args)
-        .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
-        .env("CUDAJIT_PTXAS", &tc.ptxas);
-    run_checked(&mut cmd)?;
-    // Every example on the CPU simulator, each checking itself against its CPU reference.
-    // Built for the whole workspace in the test profile, as `cargo test` resolved the
-    // features: it reuses every library just built (`cargo run --example` from the root
-    // package alone resolved other features and rebuilt them, a minute of CI).
-    let mut build = cargo();
-    build
-        .args(["build", "--workspace", "--profile", "test", "--examples"])
-        .env("CUDAJIT_NVVM_PATH", &tc.nvvm)
-        .env("CUDAJIT_PTXAS", &tc.ptxas);
-    run_checked(&mut build)?;
-    let examples_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-        .join("debug/examples");
-    for example in EXAMPLES {
-        let mut run = Command::new(examples_dir.join(example));
-        run.current_dir(root())
-            .env("CUDAJIT_BACKEND", "sim")
-            .env("CUDAJIT_NVVM_PATH", &tc.nvvm);
-        run_checked(&mut run)?;
-    }
-    // Issue 8's differential test: fresh programs on the simulator against rustc.
-    fuzz::fuzz(fuzz::CI_COUNT, None)
-}
-
-/// The root package's examples, which `test` runs on the simulator.
-const EXAMPLES: [&str; 7] = [
-    "vecadd",
-    "saxpy",
-    "blur",
-    "reduce",
-    "scan",
-    "vectorize",
-    "nbody_multi",
-];
