@@ -61,17 +61,19 @@ if [ -z "$twin" ]; then
   step twin-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -cubin -o "$work/tc_twins.cubin" "$here/cuda/tc.cu"
   twin="$work/tc_twins.cubin"
 fi
-#    cuBLAS is timed there too (bench/tc_cublas.rs), loaded at run time: torch's own
-#    libcublas first (the version the torch column runs, so the two cuBLAS columns differ
-#    by process and placement only), else the toolkit's; $TC_CUBLAS_DIR overrides both.
+#    cuBLAS is timed there too (bench/tc_cublas.rs), loaded at run time by cudarc, which
+#    asks the loader for `libcublas.so` before `libcublas.so.13`: the toolkit's folder
+#    first (it has both names, and the loader's cache finds it anyway: 13.1.0.3 on the
+#    H200 machine, s41), else torch's nvidia/*/lib (only libcublas.so.13 there);
+#    $TC_CUBLAS_DIR overrides both. The bench prints the file it loaded.
 cublas_dir="${TC_CUBLAS_DIR:-}"
 if [ -z "$cublas_dir" ]; then
   torch_cublas="$("$PYTHON" -c 'import glob, os, torch; d = os.path.dirname(os.path.dirname(torch.__file__)); print(next(iter(sorted(glob.glob(d + "/nvidia/**/libcublas.so.*", recursive=True))), ""))' 2>/dev/null)"
-  for candidate in "$torch_cublas" /usr/local/cuda/lib64/libcublas.so.*; do
+  for candidate in /usr/local/cuda/lib64/libcublas.so.* "$torch_cublas"; do
     if [ -f "$candidate" ]; then cublas_dir="$(dirname "$candidate")"; break; fi
   done
 fi
-echo "libcublas for the in-process cuBLAS: ${cublas_dir:-none found in torch nvidia/*/lib nor /usr/local/cuda/lib64}" | tee -a "$log"
+echo "libcublas for the in-process cuBLAS: ${cublas_dir:-none found in /usr/local/cuda/lib64 nor torch nvidia/*/lib}" | tee -a "$log"
 if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
   step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" TC_TWIN="$twin" \

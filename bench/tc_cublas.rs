@@ -7,9 +7,10 @@
 //! process (bench/cuda/tc_reference.py) measures torch's placement as much as cuBLAS;
 //! here it runs on the very buffers cudajit's kernel used, so `%lib` compares the code.
 //!
-//! The library is loaded at run time (cudarc's dynamic loading): the loader's path must
-//! hold `libcublas.so.13` (bench/run_tc.sh puts torch's or /usr/local/cuda/lib64's on
-//! `LD_LIBRARY_PATH`); without it the bench says so and the table keeps torch's cuBLAS.
+//! The library is loaded at run time (cudarc's dynamic loading, `libcublas.so` tried
+//! before `libcublas.so.13`): the loader must find one (bench/run_tc.sh puts
+//! /usr/local/cuda/lib64, else torch's nvidia/*/lib, on `LD_LIBRARY_PATH`); without it
+//! the bench says so and the table keeps torch's own-process cuBLAS alone.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -88,9 +89,9 @@ impl Cublas {
         // SAFETY: only asks the loader whether libcublas can be opened.
         if !unsafe { sys::is_culib_present() } {
             println!(
-                "tc: no in-process cuBLAS: libcublas.so.13 is not on the loader's path \
-                 (LD_LIBRARY_PATH={}); bench/run_tc.sh adds torch's nvidia/cu13/lib or \
-                 /usr/local/cuda/lib64",
+                "tc: no in-process cuBLAS: neither libcublas.so nor libcublas.so.13 is on \
+                 the loader's path (LD_LIBRARY_PATH={}); bench/run_tc.sh adds \
+                 /usr/local/cuda/lib64 or torch's nvidia/*/lib",
                 std::env::var("LD_LIBRARY_PATH").unwrap_or_default()
             );
             return None;
