@@ -7,8 +7,11 @@ Usage: report_tc.py RESULTS_FILE [HEADER_FILE]   (standard library only: runs an
 impl is `nvcc` (bench/cuda/tc.cu's own process), `nvcc_here` (the same nvcc kernel
 timed inside bench/tc.rs on cudajit's buffers, interleaved with cudajit's launches: the
 ratios use it when present, since where the buffers land moves the 8192³ GEMMs by up
-to 12% from one process to the next), `cudajit` / `cudajit_nocheck` (bench/tc.rs) or the
-library (bench/cuda/tc_reference.py: `cublas`, `flash`, `cudnn`). The table's columns are
+to 12% from one process to the next), `cudajit` / `cudajit_nocheck` (bench/tc.rs),
+`cublas_here` (cuBLAS timed inside bench/tc.rs on the same buffers and stream, for the
+same reason: `%lib` and the library bars use it when present) or the library in torch's
+own process (bench/cuda/tc_reference.py: `cublas`, `flash`, `cudnn`; kept as the
+`lib_torch_us` column). The table's columns are
 whitespace-separated with `-` for a missing value and its header line starts with
 `tc_kernel`: `cargo xtask chart-tc` parses it to draw the ratios.
 Exit status 0 when every bar is met, 1 otherwise (the table is printed either way).
@@ -74,21 +77,32 @@ def main(argv):
     lines.append("Tensor-core kernels: median us of event-timed launches; TFLOP/s (int8: TOP/s) by the")
     lines.append("nominal count (GEMM 2n^3, attention 4·BH·S^2·D); ratios are times (lower is faster).")
     lines.append("cj = cudajit #[kernel] (bounds-checked), nochk = boundscheck = false, lib = the library")
-    lines.append("in the lib column (cuBLAS through torch, SDPA FLASH_ATTENTION); %lib = cj rate / lib rate.")
-    lines.append("nvcc_us is the nvcc twin timed in cudajit's process on the same buffers, launch by launch")
-    lines.append("between cudajit's (when measured); nvcc_proc_us is tc.cu's own process, its own buffers.")
+    lines.append("in the lib column; %lib = cj rate / lib rate. nvcc_us is the nvcc twin timed in cudajit's")
+    lines.append("process on the same buffers, launch by launch between cudajit's (when measured);")
+    lines.append("nvcc_proc_us is tc.cu's own process, its own buffers. lib_us is where lib_at says:")
+    lines.append("  cj    = cuBLAS (cublasGemmEx) in cudajit's process on the same buffers and stream,")
+    lines.append("          interleaved with cudajit's and the twin's launches (used for %lib and the bars);")
+    lines.append("  torch = torch's own process and buffers (cuBLAS through torch.matmul/_int_mm when cuBLAS")
+    lines.append("          was not measured in cudajit's process; attention: SDPA FLASH_ATTENTION, always there,")
+    lines.append("          as it is no GEMM). lib_torch_us / %lib_torch: the library in torch's process, always.")
     header = [
         ("tc_kernel", 16), ("nvcc_us", 10), ("cj_us", 10), ("nochk_us", 10), ("lib", 7), ("lib_us", 10),
         ("nvcc_TF", 8), ("cj_TF", 8), ("lib_TF", 8), ("cj/nvcc", 8), ("nochk/nvcc", 10), ("lib/nvcc", 8),
-        ("%lib", 6), ("%lib_nvcc", 9), ("nvcc_proc_us", 12), ("bars", 0),
+        ("%lib", 6), ("%lib_nvcc", 9), ("nvcc_proc_us", 12), ("lib_at", 6), ("lib_torch_us", 12),
+        ("%lib_torch", 10), ("bars", 0),
     ]
     lines.append(" ".join(f"{h:<{w}}" if w else h for h, w in header))
     verdicts, cj_ratios, nc_ratios = [], [], []
     for kernel, lib in KERNELS:
-        t_proc, t_here, t_cj, t_nc, t_lib = (
-            us(f"{kernel}.{i}") for i in ("nvcc", "nvcc_here", "cudajit", "cudajit_nocheck", lib))
+        t_proc, t_here, t_cj, t_nc, t_lib_here, t_lib_torch = (
+            us(f"{kernel}.{i}")
+            for i in ("nvcc", "nvcc_here", "cudajit", "cudajit_nocheck", f"{lib}_here", lib))
         t_nvcc = t_here if t_here is not None else t_proc
         nvcc_name = f"{kernel}.nvcc_here" if t_here is not None else f"{kernel}.nvcc"
+        t_lib = t_lib_here if t_lib_here is not None else t_lib_torch
+        lib_name = f"{kernel}.{lib}_here" if t_lib_here is not None else f"{kernel}.{lib}"
+        lib_at = "cj" if t_lib_here is not None else ("torch" if t_lib_torch is not None else None)
+        pct_torch = ratio(t_lib_torch, t_cj)
         r_cj, r_nc, r_lib = ratio(t_cj, t_nvcc), ratio(t_nc, t_nvcc), ratio(t_lib, t_nvcc)
         pct, pct_nvcc = ratio(t_lib, t_cj), ratio(t_lib, t_nvcc)
         bars = []
@@ -104,14 +118,18 @@ def main(argv):
         if kernel in LIBRARY_FRACTION:
             need = LIBRARY_FRACTION[kernel]
             bar(f">={need:.2f}x{lib}", None if pct is None else pct >= need,
-                f"cudajit {fmt(pct, '.3f')}, nvcc {fmt(pct_nvcc, '.3f')}")
+                f"cudajit {fmt(pct, '.3f')}, nvcc {fmt(pct_nvcc, '.3f')} ({lib} in "
+                f"{'cudajit' if lib_at == 'cj' else 'torch'}'s process; "
+                f"cudajit against {lib} in torch's {fmt(pct_torch, '.3f')})")
         row = [
             (kernel, 16), (fmt(t_nvcc, ".1f"), 10), (fmt(t_cj, ".1f"), 10), (fmt(t_nc, ".1f"), 10),
             (lib, 7), (fmt(t_lib, ".1f"), 10), (fmt(tflops(nvcc_name), ".1f"), 8),
-            (fmt(tflops(f"{kernel}.cudajit"), ".1f"), 8), (fmt(tflops(f"{kernel}.{lib}"), ".1f"), 8),
+            (fmt(tflops(f"{kernel}.cudajit"), ".1f"), 8), (fmt(tflops(lib_name), ".1f"), 8),
             (fmt(r_cj, ".3f"), 8), (fmt(r_nc, ".3f"), 10), (fmt(r_lib, ".3f"), 8),
             (fmt(None if pct is None else 100 * pct, ".1f"), 6),
             (fmt(None if pct_nvcc is None else 100 * pct_nvcc, ".1f"), 9), (fmt(t_proc, ".1f"), 12),
+            (lib_at or "-", 6), (fmt(t_lib_torch, ".1f"), 12),
+            (fmt(None if pct_torch is None else 100 * pct_torch, ".1f"), 10),
             (",".join(bars), 0),
         ]
         lines.append(" ".join(f"{v:<{w}}" if w else v for v, w in row))

@@ -2,9 +2,10 @@
 # The tensor-core benchmark (issue 23) on the GPU machine, in ONE run: the same kernels
 # compiled by nvcc (bench/cuda/tc.cu, built here with nvcc -O3 -arch=sm_90; its kernels also as a
 # cubin that the cudajit binary times beside its own on the same buffers), by cudajit
-# (the prebuilt Rust bench binary `tc`; no Rust toolchain is needed here) and the library
-# references (bench/cuda/tc_reference.py: cuBLAS through torch, SDPA's FLASH_ATTENTION
-# and CUDNN_ATTENTION backends), then one comparison table (bench/report_tc.py).
+# (the prebuilt Rust bench binary `tc`; no Rust toolchain is needed here; it also times
+# cuBLAS on its own buffers) and the library references in torch's process
+# (bench/cuda/tc_reference.py: cuBLAS through torch, SDPA's FLASH_ATTENTION and
+# CUDNN_ATTENTION backends), then one comparison table (bench/report_tc.py).
 #
 #   bash bench/run_tc.sh [path/to/tc] [kernel ...]
 #
@@ -60,9 +61,23 @@ if [ -z "$twin" ]; then
   step twin-build "$NVCC" -O3 -std=c++17 -arch=sm_90 -cubin -o "$work/tc_twins.cubin" "$here/cuda/tc.cu"
   twin="$work/tc_twins.cubin"
 fi
+#    cuBLAS is timed there too (bench/tc_cublas.rs), loaded at run time by cudarc, which
+#    asks the loader for `libcublas.so` before `libcublas.so.13`: the toolkit's folder
+#    first (it has both names, and the loader's cache finds it anyway: 13.1.0.3 on the
+#    H200 machine, s41), else torch's nvidia/*/lib (only libcublas.so.13 there);
+#    $TC_CUBLAS_DIR overrides both. The bench prints the file it loaded.
+cublas_dir="${TC_CUBLAS_DIR:-}"
+if [ -z "$cublas_dir" ]; then
+  torch_cublas="$("$PYTHON" -c 'import glob, os, torch; d = os.path.dirname(os.path.dirname(torch.__file__)); print(next(iter(sorted(glob.glob(d + "/nvidia/**/libcublas.so.*", recursive=True))), ""))' 2>/dev/null)"
+  for candidate in /usr/local/cuda/lib64/libcublas.so.* "$torch_cublas"; do
+    if [ -f "$candidate" ]; then cublas_dir="$(dirname "$candidate")"; break; fi
+  done
+fi
+echo "libcublas for the in-process cuBLAS: ${cublas_dir:-none found in /usr/local/cuda/lib64 nor torch nvidia/*/lib}" | tee -a "$log"
 if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
-  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" TC_TWIN="$twin" "$bin" "${kernels[@]}"
+  step cudajit env CUDAJIT_CACHE_DIR="$work/cudajit-cache" TC_TWIN="$twin" \
+    LD_LIBRARY_PATH="${cublas_dir:+$cublas_dir:}${LD_LIBRARY_PATH:-}" "$bin" "${kernels[@]}"
 else
   echo "=== cudajit: no tc binary (run cargo xtask gpu-bundle on the development machine)" | tee -a "$log"
   failed+=(cudajit-missing)

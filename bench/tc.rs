@@ -11,16 +11,19 @@
 //!
 //!     tc [kernel ...]     (no argument: all of them)
 
+use std::cell::Cell;
 use std::error::Error as StdError;
 
 use cudajit::{bf16, Device, DeviceArray, DeviceScalar, LaunchConfig, Stream};
 
 mod common;
 mod stats;
+mod tc_cublas;
 #[allow(dead_code)]
 mod tc_kernels;
 mod tc_twin;
 
+use tc_cublas::Cublas;
 use tc_kernels::{checked, nocheck};
 use tc_twin::Twins;
 
@@ -122,6 +125,28 @@ struct Bench<'a> {
     stream: &'a Stream,
     /// The nvcc twins, when `TC_TWIN` names their cubin (see `tc_twin`).
     twins: Option<&'a Twins>,
+    /// cuBLAS on the same stream, when libcublas loads (see `tc_cublas`).
+    cublas: Option<&'a Cublas>,
+    /// Set when a library's output failed its check (printed as `WRONG`; exit status 1).
+    library_wrong: Cell<bool>,
+}
+
+/// What one timed slot of a GEMM launches: cudajit's kernel with or without bounds
+/// checks (always the first two), the nvcc twin, or cuBLAS.
+#[derive(Clone, Copy, PartialEq)]
+enum GemmVariant {
+    Checked,
+    Unchecked,
+    Twin,
+    Cublas,
+}
+
+/// How many elements of `x` and `y` differ.
+fn differing<O: Input>(x: &[O], y: &[O]) -> usize {
+    x.iter()
+        .zip(y)
+        .filter(|(x, y)| x.to_f64() != y.to_f64())
+        .count()
 }
 
 impl Bench<'_> {
@@ -150,6 +175,34 @@ impl Bench<'_> {
             "nvcc (here)",
             flops / us * 1e-6
         );
+    }
+
+    /// cuBLAS's median in this process, on cudajit's buffers (`.cublas_here`: report_tc.py
+    /// takes it for `%lib`; torch's own process is `.cublas`), with its f64-sample error
+    /// and how many elements differ from cudajit's (summation order: expected, not fatal).
+    fn report_cublas(name: &str, us: f64, flops: f64, reps: usize, error: f64, differ: usize) {
+        println!(
+            "RESULT {name}.cublas_here {us:.3} flops={flops:.0},reps={reps},error={error:.3e},differ={differ}"
+        );
+        println!(
+            "  {name:<22} {:<16} {us:10.1} us {:8.1} TFLOP/s",
+            "cuBLAS (here)",
+            flops / us * 1e-6
+        );
+    }
+
+    /// `c` poisoned, then `body` run into it alone on the stream; `c`'s contents after.
+    fn run_into<O: Input>(
+        &self,
+        c: &mut DeviceArray<O>,
+        poison: O,
+        body: &mut dyn FnMut() -> BenchResult<()>,
+    ) -> BenchResult<Vec<O>> {
+        c.copy_from_host(&vec![poison; c.len()])?;
+        self.stream.synchronize()?;
+        body()?;
+        self.stream.synchronize()?;
+        Ok(c.to_host()?)
     }
 
     fn report(
@@ -222,49 +275,70 @@ impl Bench<'_> {
             }
         }
         let flops = 2.0 * (n as f64).powi(3);
+        let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr());
+        let mut variants = vec![GemmVariant::Checked, GemmVariant::Unchecked];
         let twin = self
             .twins
             .and_then(|t| t.twin(name, (grid, 1), threads, shared));
-        let times = if let Some(twin) = twin {
-            let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr());
+        let mut twin_differ = 0;
+        if let Some(twin) = &twin {
             // The twin's C into a poisoned buffer: the same tiles in the same k order,
             // so bit-equal to cudajit's (a difference is reported, not fatal).
-            c.copy_from_host(&vec![poison; n * n])?;
-            self.stream.synchronize()?;
-            twin.gemm(pa, pb, pc, n)?;
-            self.stream.synchronize()?;
-            let theirs = c.to_host()?;
-            let differ = theirs
-                .iter()
-                .zip(&checked_result)
-                .filter(|(x, y)| x.to_f64() != y.to_f64())
-                .count();
-            let medians =
-                tc_twin::time_rotating(self.stream, WARMUP, reps, 3, &mut |which| match which {
-                    0 => twin.gemm(pa, pb, pc, n),
-                    _ => Ok(launch(
-                        which == 1,
+            let theirs = self.run_into(&mut c, poison, &mut || twin.gemm(pa, pb, pc, n))?;
+            twin_differ = differing(&theirs, &checked_result);
+            variants.push(GemmVariant::Twin);
+        }
+        let cublas = self.cublas.filter(|_| Cublas::covers(name));
+        let mut cublas_check = (0.0, 0);
+        if let Some(cublas) = cublas {
+            // cuBLAS's C into a poisoned buffer, checked as cudajit's is (its summation
+            // order differs, so the f64 sample with the same tolerance, not bit equality).
+            // A call cuBLAS refuses is said and left out: cudajit's rows still count.
+            match self.run_into(&mut c, poison, &mut || cublas.gemm(name, pa, pb, pc, n)) {
+                Err(e) => println!("tc: {name}: cuBLAS refused the call: {e}"),
+                Ok(theirs) => {
+                    let unwritten = theirs
+                        .iter()
+                        .filter(|&&x| x.to_f64().is_nan() || x.to_f64() == poison.to_f64())
+                        .count();
+                    let error = gemm_error(&ha, &hb, &theirs, n);
+                    if unwritten > 0 || !(error <= tolerance) {
+                        println!(
+                            "WRONG {name}.cublas_here: {unwritten} unwritten, error {error:.3e}"
+                        );
+                        self.library_wrong.set(true);
+                    } else {
+                        cublas_check = (error, differing(&theirs, &checked_result));
+                        variants.push(GemmVariant::Cublas);
+                    }
+                }
+            }
+        }
+        let medians =
+            tc_twin::time_rotating(self.stream, WARMUP, reps, variants.len(), &mut |which| {
+                match variants[which] {
+                    GemmVariant::Twin => twin.as_ref().map_or(Ok(()), |t| t.gemm(pa, pb, pc, n)),
+                    GemmVariant::Cublas => cublas.map_or(Ok(()), |l| l.gemm(name, pa, pb, pc, n)),
+                    variant => Ok(launch(
+                        variant == GemmVariant::Checked,
                         self.cfg(grid, threads, shared),
                         &a,
                         &b,
                         &mut c,
                         n,
                     )?),
-                })?;
-            Self::report_twin(name, medians[0], flops, reps, differ);
-            (medians[1], medians[2])
-        } else {
-            self.time_pair(reps, &mut |checked| {
-                Ok(launch(
-                    checked,
-                    self.cfg(grid, threads, shared),
-                    &a,
-                    &b,
-                    &mut c,
-                    n,
-                )?)
-            })?
-        };
+                }
+            })?;
+        for (variant, us) in variants.iter().zip(&medians) {
+            match variant {
+                GemmVariant::Twin => Self::report_twin(name, *us, flops, reps, twin_differ),
+                GemmVariant::Cublas => {
+                    Self::report_cublas(name, *us, flops, reps, cublas_check.0, cublas_check.1)
+                }
+                _ => {}
+            }
+        }
+        let times = (medians[0], medians[1]);
         Self::report(name, times, flops, reps, errors);
         // Where the buffers landed (tc.cu prints its own): placement is one suspect of
         // the run-to-run spread of the 8192³ GEMMs.
@@ -399,13 +473,14 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
         device.name(),
         device.multiprocessor_count()
     );
-    let (twins, stream) = match Twins::from_env()? {
-        Some((twins, shared)) => (Some(twins), shared),
-        None => (None, device.new_stream()?),
-    };
+    let (cudarc_stream, stream) = tc_twin::shared_stream()?;
+    let twins = Twins::from_env(&cudarc_stream);
+    let cublas = Cublas::on_stream(&cudarc_stream);
     let b = Bench {
         stream: &stream,
         twins: twins.as_ref(),
+        cublas: cublas.as_ref(),
+        library_wrong: Cell::new(false),
     };
     type Run = fn(&Bench) -> BenchResult<()>;
     let benches: &[(&str, Run)] = &[
@@ -509,7 +584,7 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
             Err(e) => return Err(format!("{name}: {e}").into()),
         }
     }
-    Ok(all_right)
+    Ok(all_right && !b.library_wrong.get())
 }
 
 /// `tc --inspect DIR`: every kernel's PTX and `ptxas -v` resources for compute_90,

@@ -53,32 +53,33 @@ fn symbol(bench: &str) -> Option<&'static str> {
     })
 }
 
+/// A stream of device 0's primary context (cudajit's) that cudajit's launches, the twins
+/// and cuBLAS all share, as cudarc's and as cudajit's.
+pub fn shared_stream() -> BenchResult<(Arc<CudaStream>, cudajit::Stream)> {
+    let stream = CudaContext::new(0)?.new_stream()?;
+    let shared = cudajit::Stream::from_cudarc(stream.clone())?;
+    Ok((stream, shared))
+}
+
 impl Twins {
-    /// The cubin at `$TC_TWIN` loaded into device 0's primary context (cudajit's), with
-    /// a stream that both sides launch on; `None` when the variable is unset.
-    pub fn from_env() -> BenchResult<Option<(Twins, cudajit::Stream)>> {
-        let Ok(path) = std::env::var("TC_TWIN") else {
-            return Ok(None);
-        };
-        match Self::load(&path) {
-            Ok(loaded) => {
+    /// The cubin at `$TC_TWIN` loaded into `stream`'s context, launching on `stream`;
+    /// `None` when the variable is unset or the cubin does not load (said on stdout).
+    pub fn from_env(stream: &Arc<CudaStream>) -> Option<Twins> {
+        let path = std::env::var("TC_TWIN").ok()?;
+        match stream.context().load_module(Ptx::from_file(&path)) {
+            Ok(module) => {
                 println!("tc: nvcc twins from {path}, timed beside cudajit on the same buffers");
-                Ok(Some(loaded))
+                Some(Twins {
+                    module,
+                    stream: stream.clone(),
+                })
             }
             // The table then compares with tc.cu's own process, as without the variable.
             Err(e) => {
                 println!("tc: no nvcc twins ({path}: {e})");
-                Ok(None)
+                None
             }
         }
-    }
-
-    fn load(path: &str) -> BenchResult<(Twins, cudajit::Stream)> {
-        let context = CudaContext::new(0)?;
-        let module = context.load_module(Ptx::from_file(path))?;
-        let stream = context.new_stream()?;
-        let shared = cudajit::Stream::from_cudarc(stream.clone())?;
-        Ok((Twins { module, stream }, shared))
     }
 
     /// The twin of benchmark `bench` with its launch shape, or `None` (then the table

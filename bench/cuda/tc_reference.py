@@ -6,7 +6,10 @@ the FLASH_ATTENTION and CUDNN_ATTENTION backends. Same shapes and layout (C = A�
 both operands K-contiguous; attention [batch, heads, seq, D] with batch·heads = 128).
 
 Prints `RESULT <kernel>.<library> <median_us> flops=<n>,reps=<n>` lines that
-bench/report_tc.py reads. Each result is checked against an f64 computation on a
+bench/report_tc.py reads. The GEMMs' cuBLAS here runs on torch's own buffers, whose
+placement moves an 8192³ GEMM by up to 12–15%: the table's `%lib` and bars use cuBLAS
+timed inside bench/tc.rs on cudajit's buffers (`cublas_here`, bench/tc_cublas.rs) and
+keep this one as the `lib_torch_us` column; attention (no GEMM) is measured here only. Each result is checked against an f64 computation on a
 sample first (a wrong library result would make the comparison meaningless).
 """
 
