@@ -17,94 +17,17 @@ use cudarc::driver::sys;
 use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::Result;
-use crate::launch::args::{ArgKind, KernelArg};
+use crate::launch::args::KernelArg;
 use crate::launch::bind::{
     bind_for_launch, prefetch_for_next_launch, prefetch_stream_lines, relaunch_if_unbound,
 };
 use crate::launch::config::LaunchConfig;
 use crate::launch::memo::{self, MemoHit};
 use crate::launch::ordering::arrays_quiet_on;
+use crate::launch::packed::PackedParams;
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-
-/// Words of the packed parameter buffer: the memo's most arguments, each a slice (two
-/// slots), and the panic record.
-const PACKED_WORDS: usize = 2 * memo::MEMO_ARGS + 1;
-
-/// A launch's parameters in the driver's packed layout: each slot at the next offset
-/// aligned to its own size (the layout `.param` declarations of those sizes get), the
-/// panic record (`u64`) last.
-pub(crate) struct PackedParams {
-    words: [u64; PACKED_WORDS],
-    /// Bytes used.
-    size: usize,
-}
-
-impl PackedParams {
-    /// `args` (scalars and device arrays: what a memo hit holds) then `record`, packed;
-    /// `None` for another kind of argument, or more than the buffer holds.
-    #[inline(always)]
-    pub(crate) fn pack(args: &[KernelArg<'_>], record: u64) -> Option<PackedParams> {
-        let mut packed = PackedParams {
-            words: [0; PACKED_WORDS],
-            size: 0,
-        };
-        for arg in args {
-            match &arg.kind {
-                // Low bytes of `value` hold the scalar (`KernelArg::scalar`).
-                ArgKind::Scalar(scalar) => packed.put(arg.value, scalar.size_bytes() as usize)?,
-                ArgKind::Device { .. } => {
-                    packed.put(arg.value, 8)?;
-                    packed.put(arg.len as u64, 8)?;
-                }
-                _ => return None,
-            }
-        }
-        packed.put(record, 8)?;
-        Some(packed)
-    }
-
-    /// Appends the low `size` bytes of `value` (`size` 1, 2, 4 or 8) at the next offset
-    /// aligned to `size`: one store, no copy loop.
-    #[inline(always)]
-    fn put(&mut self, value: u64, size: usize) -> Option<()> {
-        // `size` is a power of two: a mask, not a division, rounds the offset up.
-        let at = (self.size + size - 1) & !(size - 1);
-        let end = at + size;
-        if end > std::mem::size_of_val(&self.words) {
-            return None;
-        }
-        let base = self.words.as_mut_ptr() as *mut u8;
-        // SAFETY: `at..end` lies inside `words` (checked above); little-endian hosts
-        // (x86-64, aarch64: CUDA's) keep a value's low bytes first, so each store writes
-        // the scalar's own bytes.
-        unsafe {
-            let at = base.add(at);
-            match size {
-                1 => at.write(value as u8),
-                2 => (at as *mut u16).write_unaligned(value as u16),
-                4 => (at as *mut u32).write_unaligned(value as u32),
-                _ => (at as *mut u64).write_unaligned(value),
-            }
-        }
-        self.size = end;
-        Some(())
-    }
-
-    /// The bytes in use (for tests).
-    #[cfg(test)]
-    pub(crate) fn bytes(&self) -> Vec<u8> {
-        // SAFETY: the words are plain data; viewed as their bytes, in place.
-        let all = unsafe {
-            std::slice::from_raw_parts(
-                self.words.as_ptr() as *const u8,
-                std::mem::size_of_val(&self.words),
-            )
-        };
-        all[..self.size].to_vec()
-    }
-}
 
 /// The fast path of `super::launch` for `source`'s kernel, or `None` when the launch is
 /// not one it takes (then nothing was done that the whole path would not do again).
@@ -208,6 +131,3 @@ fn launch_packed(hit: &MemoHit, stream: sys::CUstream, packed: &mut PackedParams
         .result()
         .map_err(|e| super::launch_error(hit.kernel, valid, e))
 }
-
-#[cfg(test)]
-mod tests;

@@ -31,9 +31,9 @@ use crate::executor::health::Health;
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
-use crate::launch::fast::PackedParams;
 use crate::launch::memo::{MemoKey, MemoTable};
 use crate::launch::ordering::{arrays_quiet_on, order_array_uses};
+use crate::launch::packed::PackedParams;
 use crate::memory::allocation::Allocation;
 
 /// One row: nanoseconds per launch, warm and after the first-level caches were swept.

@@ -28,6 +28,7 @@ pub(crate) mod ladder;
 pub(crate) mod memo;
 pub(crate) mod nd;
 pub(crate) mod ordering;
+pub(crate) mod packed;
 pub mod profile;
 pub(crate) mod sim;
 pub(crate) mod slice_args;

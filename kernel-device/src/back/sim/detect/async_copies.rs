@@ -24,12 +24,12 @@ use crate::back::sim::lanes::lanes;
 impl BlockDetector<'_> {
     /// A thread issued a copy.
     pub fn copy_started(&mut self, copy: InFlightCopy) {
-        self.in_flight.copies.push(copy);
+        self.in_flight.push(copy);
     }
 
     /// A wait retired copy `id`: call before writing its bytes.
     pub fn copy_landed(&mut self, id: u64) {
-        self.in_flight.copies.retain(|c| c.id != id);
+        self.in_flight.remove(id);
     }
 
     fn copy_access(&self, copy: &InFlightCopy, kind: AccessKind) -> Access {
@@ -44,7 +44,18 @@ impl BlockDetector<'_> {
     /// An access (before the ordinary race checks): a race with a copy in flight?
     #[allow(clippy::result_large_err)]
     pub(super) fn check_in_flight(&self, warp: u32, access: &WarpAccess<'_>) -> Result<(), Fault> {
-        if self.in_flight.copies.is_empty() {
+        if self.in_flight.copies().is_empty() {
+            return Ok(());
+        }
+        // The access's whole extent first: outside every copy's span, no lane can race.
+        let mut first = u64::MAX;
+        let mut last = 0;
+        for lane in lanes(access.lanes) {
+            first = first.min(access.offsets[lane]);
+            last = last.max(access.offsets[lane]);
+        }
+        let end = last.saturating_add(u64::from(access.bytes));
+        if first == u64::MAX || !self.in_flight.may_touch(access.region, first, end) {
             return Ok(());
         }
         let d = self.detector;
@@ -54,7 +65,7 @@ impl BlockDetector<'_> {
             .map_or(1, |r| u64::from(r.elem_bytes.max(1)));
         for lane in lanes(access.lanes) {
             let offset = access.offsets[lane];
-            for copy in &self.in_flight.copies {
+            for copy in self.in_flight.copies() {
                 let (end, copy_kind, rule) = if copy.dst.overlaps(
                     access.region,
                     offset,
@@ -102,7 +113,7 @@ impl BlockDetector<'_> {
     /// The block ended: a copy still in flight was never waited for.
     #[allow(clippy::result_large_err)]
     pub(super) fn check_all_landed(&mut self) -> Result<(), Fault> {
-        let Some(copy) = self.in_flight.copies.first().copied() else {
+        let Some(copy) = self.in_flight.copies().first().copied() else {
             return Ok(());
         };
         self.in_flight.clear();

@@ -49,14 +49,67 @@ pub enum InFlightKind {
     TmaStoreRead,
 }
 
-/// The copies in flight in one block.
+/// The copies in flight in one block, and for each region the span that all their
+/// ends there cover: most accesses (an mbarrier spin, a tile no copy touches) fall
+/// outside every span and need no copy-by-copy test. A block holds hundreds of
+/// in-flight wgmma operand reads (one per thread), which made that test most of a
+/// wgmma kernel's simulated time.
 #[derive(Debug, Default)]
 pub struct InFlightCopies {
-    pub(super) copies: Vec<InFlightCopy>,
+    copies: Vec<InFlightCopy>,
+    /// `(region, first byte, end)` per region some end of a copy lies in.
+    spans: Vec<(RegionId, u64, u64)>,
 }
 
 impl InFlightCopies {
     pub fn clear(&mut self) {
         self.copies.clear();
+        self.spans.clear();
+    }
+
+    pub(super) fn copies(&self) -> &[InFlightCopy] {
+        &self.copies
+    }
+
+    pub(super) fn push(&mut self, copy: InFlightCopy) {
+        self.cover(copy.dst);
+        if let Some(src) = copy.src {
+            self.cover(src);
+        }
+        self.copies.push(copy);
+    }
+
+    /// Removes copy `id`; the spans shrink to what the remaining copies cover.
+    pub(super) fn remove(&mut self, id: u64) {
+        self.copies.retain(|c| c.id != id);
+        self.spans.clear();
+        for i in 0..self.copies.len() {
+            let copy = self.copies[i];
+            self.cover(copy.dst);
+            if let Some(src) = copy.src {
+                self.cover(src);
+            }
+        }
+    }
+
+    /// Whether `bytes` bytes at each of `offsets` in `region` may touch some copy's end:
+    /// `false` means no copy-by-copy test can find one.
+    pub(super) fn may_touch(&self, region: RegionId, first: u64, end: u64) -> bool {
+        self.spans
+            .iter()
+            .any(|&(r, lo, hi)| r == region && first < hi && lo < end)
+    }
+
+    /// Widens `end.region`'s span over `end` (an empty end too: `CopyEnd::overlaps`
+    /// counts an access that straddles its offset).
+    fn cover(&mut self, end: CopyEnd) {
+        let (lo, hi) = (end.offset, end.offset + u64::from(end.bytes));
+        match self.spans.iter_mut().find(|(r, _, _)| *r == end.region) {
+            Some((_, first, last)) => {
+                *first = (*first).min(lo);
+                *last = (*last).max(hi);
+            }
+            None => self.spans.push((end.region, lo, hi)),
+        }
     }
 }

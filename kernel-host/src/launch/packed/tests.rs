@@ -1,4 +1,4 @@
-//! The fast path's packed parameters against Rust's own `repr(C)` layout, which places
+//! The packed parameters against Rust's own `repr(C)` layout, which places
 //! each field at the next offset aligned to its size, as the driver places `.param`s.
 
 use std::mem::{offset_of, size_of};
