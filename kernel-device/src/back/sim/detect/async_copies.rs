@@ -47,15 +47,14 @@ impl BlockDetector<'_> {
         if self.in_flight.copies().is_empty() {
             return Ok(());
         }
-        // The access's whole extent first: outside every copy's span, no lane can race.
-        let mut first = u64::MAX;
-        let mut last = 0;
-        for lane in lanes(access.lanes) {
-            first = first.min(access.offsets[lane]);
-            last = last.max(access.offsets[lane]);
-        }
-        let end = last.saturating_add(u64::from(access.bytes));
-        if first == u64::MAX || !self.in_flight.may_touch(access.region, first, end) {
+        // The distinct ends first: only an access that touches one walks the copies
+        // (below), to name the first copy it races with.
+        let write = access.kind != AccessKind::Read;
+        let touched = lanes(access.lanes).any(|lane| {
+            self.in_flight
+                .touched(access.region, access.offsets[lane], access.bytes, write)
+        });
+        if !touched {
             return Ok(());
         }
         let d = self.detector;

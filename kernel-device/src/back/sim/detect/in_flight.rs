@@ -49,22 +49,23 @@ pub enum InFlightKind {
     TmaStoreRead,
 }
 
-/// The copies in flight in one block, and for each region the span that all their
-/// ends there cover: most accesses (an mbarrier spin, a tile no copy touches) fall
-/// outside every span and need no copy-by-copy test. A block holds hundreds of
-/// in-flight wgmma operand reads (one per thread), which made that test most of a
-/// wgmma kernel's simulated time.
+/// The copies in flight in one block, their destinations and sources indexed by
+/// position. A block holds hundreds of in-flight copies and wgmma operand reads, and
+/// every access tested against each of them was most of a wgmma kernel's simulated
+/// time; the index finds the few ends near an access, and only an access that touches
+/// one (a fault) walks the copies for its report.
 #[derive(Debug, Default)]
 pub struct InFlightCopies {
     copies: Vec<InFlightCopy>,
-    /// `(region, first byte, end)` per region some end of a copy lies in.
-    spans: Vec<(RegionId, u64, u64)>,
+    dsts: EndIndex,
+    srcs: EndIndex,
 }
 
 impl InFlightCopies {
     pub fn clear(&mut self) {
         self.copies.clear();
-        self.spans.clear();
+        self.dsts = EndIndex::default();
+        self.srcs = EndIndex::default();
     }
 
     pub(super) fn copies(&self) -> &[InFlightCopy] {
@@ -72,44 +73,129 @@ impl InFlightCopies {
     }
 
     pub(super) fn push(&mut self, copy: InFlightCopy) {
-        self.cover(copy.dst);
+        self.dsts.insert(copy.dst);
         if let Some(src) = copy.src {
-            self.cover(src);
+            self.srcs.insert(src);
         }
         self.copies.push(copy);
     }
 
-    /// Removes copy `id`; the spans shrink to what the remaining copies cover.
+    /// Removes copy `id` (a no-op when none is in flight).
     pub(super) fn remove(&mut self, id: u64) {
-        self.copies.retain(|c| c.id != id);
-        self.spans.clear();
-        for i in 0..self.copies.len() {
-            let copy = self.copies[i];
-            self.cover(copy.dst);
-            if let Some(src) = copy.src {
-                self.cover(src);
-            }
+        let Some(at) = self.copies.iter().position(|c| c.id == id) else {
+            return;
+        };
+        let copy = self.copies.remove(at);
+        self.dsts.remove(copy.dst);
+        if let Some(src) = copy.src {
+            self.srcs.remove(src);
         }
     }
 
-    /// Whether `bytes` bytes at each of `offsets` in `region` may touch some copy's end:
-    /// `false` means no copy-by-copy test can find one.
-    pub(super) fn may_touch(&self, region: RegionId, first: u64, end: u64) -> bool {
-        self.spans
-            .iter()
-            .any(|&(r, lo, hi)| r == region && first < hi && lo < end)
+    /// Whether an access of `bytes` bytes at `offset` of `region` (a write when
+    /// `write`) overlaps a copy's destination, or a write a copy's source: the test of
+    /// `super::async_copies`' report, on the index.
+    pub(super) fn touched(&self, region: RegionId, offset: u64, bytes: u32, write: bool) -> bool {
+        self.dsts.touches(region, offset, bytes)
+            || (write && self.srcs.touches(region, offset, bytes))
+    }
+}
+
+/// Copy ends sorted by region and offset, each with how many copies have it.
+#[derive(Debug, Default)]
+struct EndIndex {
+    ends: Vec<(CopyEnd, u32)>,
+    /// No end held since the index was last empty was longer (so an end overlapping
+    /// an access starts at most this far before it).
+    longest: u64,
+}
+
+fn position_key(end: &CopyEnd) -> (u32, u64, u32) {
+    (end.region.0, end.offset, end.bytes)
+}
+
+impl EndIndex {
+    fn insert(&mut self, end: CopyEnd) {
+        match self
+            .ends
+            .binary_search_by_key(&position_key(&end), |(e, _)| position_key(e))
+        {
+            Ok(at) => self.ends[at].1 += 1,
+            Err(at) => self.ends.insert(at, (end, 1)),
+        }
+        self.longest = self.longest.max(u64::from(end.bytes));
     }
 
-    /// Widens `end.region`'s span over `end` (an empty end too: `CopyEnd::overlaps`
-    /// counts an access that straddles its offset).
-    fn cover(&mut self, end: CopyEnd) {
-        let (lo, hi) = (end.offset, end.offset + u64::from(end.bytes));
-        match self.spans.iter_mut().find(|(r, _, _)| *r == end.region) {
-            Some((_, first, last)) => {
-                *first = (*first).min(lo);
-                *last = (*last).max(hi);
+    fn remove(&mut self, end: CopyEnd) {
+        if let Ok(at) = self
+            .ends
+            .binary_search_by_key(&position_key(&end), |(e, _)| position_key(e))
+        {
+            self.ends[at].1 -= 1;
+            if self.ends[at].1 == 0 {
+                self.ends.remove(at);
             }
-            None => self.spans.push((end.region, lo, hi)),
+        }
+        if self.ends.is_empty() {
+            self.longest = 0;
+        }
+    }
+
+    fn touches(&self, region: RegionId, offset: u64, bytes: u32) -> bool {
+        // Ends that start from `longest` bytes before the access to its end; an empty
+        // end counts when the access straddles its offset (`CopyEnd::overlaps`).
+        let from = (region.0, offset.saturating_sub(self.longest), 0);
+        let first = self.ends.partition_point(|(e, _)| position_key(e) < from);
+        let end = offset + u64::from(bytes);
+        self.ends[first..]
+            .iter()
+            .take_while(|(e, _)| e.region == region && e.offset < end)
+            .any(|(e, _)| e.overlaps(region, offset, bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index answers as testing every copy in flight does (the former check), on
+    /// random copies of mixed regions, lengths (empty ones too) and overlaps, as they
+    /// are issued and retired in random order.
+    #[test]
+    fn the_index_finds_what_a_test_of_every_copy_finds() {
+        let mut rng = fastrand::Rng::new();
+        let seed = rng.get_seed();
+        let end = |rng: &mut fastrand::Rng| CopyEnd {
+            region: RegionId(rng.u32(0..3)),
+            offset: rng.u64(0..512),
+            bytes: [0, 1, 4, 16, 128][rng.usize(0..5)],
+        };
+        let mut in_flight = InFlightCopies::default();
+        for id in 0..2000u64 {
+            if rng.bool() || in_flight.copies().is_empty() {
+                in_flight.push(InFlightCopy {
+                    id,
+                    tid: 0,
+                    dst: end(&mut rng),
+                    src: rng.bool().then(|| end(&mut rng)),
+                    site: SiteId::new(0, Default::default()),
+                    kind: InFlightKind::CpAsync,
+                });
+            } else {
+                let gone = in_flight.copies()[rng.usize(0..in_flight.copies().len())].id;
+                in_flight.remove(gone);
+            }
+            let (region, offset) = (RegionId(rng.u32(0..3)), rng.u64(0..640));
+            let (bytes, write) = ([1, 2, 4, 8, 16][rng.usize(0..5)], rng.bool());
+            let every = in_flight.copies().iter().any(|c| {
+                c.dst.overlaps(region, offset, bytes)
+                    || (write && c.src.is_some_and(|s| s.overlaps(region, offset, bytes)))
+            });
+            assert_eq!(
+                in_flight.touched(region, offset, bytes, write),
+                every,
+                "seed {seed}, step {id}: {bytes} bytes at {offset} of {region:?}"
+            );
         }
     }
 }
