@@ -1,9 +1,9 @@
 // What the Hopper nvcc twins share (bench/cuda/hopper_gemm.cu, hopper_fp8.cu,
-// hopper_attention.cu): the error check, the sm_90a PTX wrappers (mbarriers, TMA, wgmma fences and groups,
-// setmaxnreg), the benchmark inputs (splitmix64 of (seed, index), the numbers
-// bench/cuda/tc.cu and the Rust harnesses draw), the median, and the 2-D bf16 tensor map
-// as cudajit's `TensorMap::with_strides` builds it (128B swizzle, L2 promotion 256 B).
-// cuTensorMapEncodeTiled comes through cudaGetDriverEntryPointByVersion (no -lcuda).
+// hopper_attention.cu), beyond tc_common.cuh's error check, benchmark inputs and median:
+// the sm_90a PTX wrappers (mbarriers, TMA, wgmma fences and groups, setmaxnreg), the
+// inputs as f32/f64, and the 2-D bf16 tensor map as cudajit's `TensorMap::with_strides`
+// builds it (128B swizzle, L2 promotion 256 B). cuTensorMapEncodeTiled comes through
+// cudaGetDriverEntryPointByVersion (no -lcuda).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -17,17 +17,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    cudaError_t err_ = (call);                                                   \
-    if (err_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(err_));                                    \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
+// CHECK, bf16, the inputs' mix and fill, median: shared with the mma.sync twins.
+#include "tc_common.cuh"
 
-using bf16 = __nv_bfloat16;
 
 // ---- PTX wrappers (sm_90a)
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
@@ -101,28 +93,12 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 }
 
 // ---- inputs: the same numbers as bench/cuda/tc.cu and the Rust harnesses
-__host__ __device__ inline uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+// (`mix`, `input_value` and `fill` are tc_common.cuh's).
 __host__ __device__ inline float input_f32(uint64_t seed, uint64_t i) {
-  return (float)(mix(seed, i) >> 40) * (1.0f / 8388608.0f) - 1.0f;
-}
-__global__ void fill(bf16* p, size_t n, uint64_t seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    p[i] = __float2bfloat16_rn(input_f32(seed, i));
+  return input_value<float>(seed, i);
 }
 static double input_f64(uint64_t seed, uint64_t i) {
   return (double)__bfloat162float(__float2bfloat16_rn(input_f32(seed, i)));
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 // A 2-D map of the rows × cols row-major bf16 matrix `p` with boxes of `box_rows` × 64

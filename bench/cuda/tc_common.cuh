@@ -1,5 +1,5 @@
 // What the nvcc side of the tensor-core benchmark shares between its programs (tc.cu,
-// tc_same_buffers.cu): the CHECK macro, the inputs (splitmix64 of (seed, index), the
+// tc_same_buffers.cu, and through hopper_common.cuh the Hopper twins): the CHECK macro, the inputs (splitmix64 of (seed, index), the
 // numbers bench/tc.rs draws on the host) and the median.
 #pragma once
 #include <algorithm>
