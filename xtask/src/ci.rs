@@ -226,14 +226,5 @@ pub fn run_logged(cmd: &mut Command, log: &File) -> Result<(), String> {
     let mut writer = log;
     let _ = writeln!(writer, "xtask: running {cmd:?}");
     let clone = || log.try_clone().map_err(|e| format!("the lane's log: {e}"));
-    let status = cmd
-        .stdout(clone()?)
-        .stderr(clone()?)
-        .status()
-        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed with {status}"))
-    }
+    crate::run_quietly(cmd.stdout(clone()?).stderr(clone()?))
 }

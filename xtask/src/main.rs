@@ -108,6 +108,12 @@ pub fn cargo() -> Command {
 /// Runs `cmd`, failing with its command line when it exits non-zero.
 pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
     eprintln!("xtask: running {cmd:?}");
+    run_quietly(cmd)
+}
+
+/// Runs `cmd` as it is set up (its output wherever it goes), failing with its command
+/// line when it cannot start or exits non-zero.
+pub fn run_quietly(cmd: &mut Command) -> Result<(), String> {
     let status = cmd
         .status()
         .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
