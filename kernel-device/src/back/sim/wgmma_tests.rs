@@ -315,23 +315,8 @@ fn every_wgmma_form_compiles_for_sm_90a_without_spills() {
         ] {
             assert!(ptx.contains(protocol), "{protocol} missing");
         }
-        let path = tmp.path().join(format!("n{n}{input}.ptx"));
-        std::fs::write(&path, &ptx).unwrap();
-        let out = std::process::Command::new(&ptxas)
-            .args(["-arch=sm_90a", "-v", "-o"])
-            .arg(tmp.path().join(format!("n{n}{input}.cubin")))
-            .arg(&path)
-            .output()
-            .expect("run ptxas");
-        let log = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(out.status.success(), "ptxas: {log}");
-        eprintln!(
-            "m64n{n}k{k} {input} checked {checked}: {}",
-            log.lines()
-                .filter(|l| l.contains("registers") || l.contains("spill"))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
+        let name = format!("m64n{n}k{k}{input}_checked_{checked}");
+        let log = super::forms_tests::assemble(&ptxas, tmp.path(), &name, &ptx);
         // Checked or not, every accumulator stays in registers (ptxas 13.0, sm_90a:
         // 56 registers at N = 8, 114 at N = 128, 166 at N = 256).
         assert!(
