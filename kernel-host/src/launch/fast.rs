@@ -61,8 +61,9 @@ pub(crate) fn try_launch<const N: usize>(
         }
     }
     let hit = memo::recall((source, cache), config, args, device.id())?;
+    // The memo's layout is this launch's: its arguments are of the key's kinds.
     let mut packed = PackedParams::new();
-    packed.fill(args, faults.record_ptr())?;
+    packed.fill_at(&hit.layout, args, faults.record_ptr());
     // No `None` past this point: the launch's effects begin.
     if let Err(error) = target.ensure_current() {
         return Some(Err(error));

@@ -58,6 +58,7 @@ use crate::launch::memo::{MemoHit, MemoKey};
 use crate::launch::ordering::{
     arrays_quiet_on, leave_reads_pending, order_array_uses_slow, uses_allocation,
 };
+use crate::launch::packed::PackedLayout;
 use crate::launch::profile::{LaunchTimer, Stage};
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
@@ -180,8 +181,11 @@ pub fn launch(
             let checks = (source, cache, capturing);
             let (decided, host_slices) = check_launch(checks, &config, &target, args, &mut timer)?;
             let key = MemoKey::of((source, cache), &config, args, device_id);
-            if let Some(key) = key.filter(|_| config.cluster.is_none()) {
-                memo::remember(key, decided);
+            // The packed layout is a function of the arguments' kinds, which the key
+            // holds: every launch the key matches packs the same way.
+            let layout = PackedLayout::of(args);
+            if let (Some(key), Some(layout), None) = (key, layout, config.cluster) {
+                memo::remember(key, MemoHit { layout, ..decided });
             }
             (decided, host_slices, decided.kernel.cooperative)
         }
@@ -191,6 +195,7 @@ pub fn launch(
         valid,
         slots,
         function,
+        ..
     } = decided;
     let stream = target.cu_stream();
     timer.mark(Stage::ArgumentCheck);
@@ -288,6 +293,8 @@ fn check_launch(
         valid,
         slots: summary.slots,
         function,
+        // Set where the memo remembers the launch (below, in `launch`).
+        layout: Default::default(),
     };
     Ok((decided, summary.host_slices))
 }
