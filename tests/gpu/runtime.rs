@@ -104,6 +104,51 @@ fn a_write_and_a_read_on_two_streams_are_ordered() {
     }
 }
 
+/// Launches taking turns between two streams, each rewriting the array the one before
+/// wrote on the other stream (write after write: each waits for the other stream's
+/// event), after a slow fill: each step sees the step before. On a GPU these launches
+/// stay on the fast path (`launch::fast` orders arrays used last on another stream).
+#[test]
+fn launches_alternating_between_streams_see_each_others_writes() {
+    let device = require_gpu!();
+    let (n, rounds, steps) = if device.is_simulator() {
+        (300, 4, 8)
+    } else {
+        (1 << 20, 2000, 40)
+    };
+    let s1 = device.new_stream().unwrap();
+    let s2 = device.new_stream().unwrap();
+    let mut rng = common::Rng::fresh("alternating");
+    let seed = rng.next_u64() as u32;
+    let ks: Vec<u32> = (0..steps).map(|_| rng.next_u64() as u32).collect();
+    let mut a = DeviceArray::from_slice_on(&device, &vec![0xDEAD_BEEFu32; n]).unwrap();
+    launch!(slow_fill[blocks(n), BLOCK, &s1](&mut a, seed, rounds)).unwrap();
+    let fast_before = kernel_host::profile::fast_path_launches();
+    for (step, &k) in ks.iter().enumerate() {
+        let on = if step % 2 == 0 { &s2 } else { &s1 };
+        launch!(times_three_plus[blocks(n), BLOCK, on](&mut a, k)).unwrap();
+    }
+    let fast = kernel_host::profile::fast_path_launches() - fast_before;
+    s1.synchronize().unwrap();
+    s2.synchronize().unwrap();
+    let got = a.to_host().unwrap();
+    let (mul, add) = lcg_steps(rounds);
+    for (i, &got) in got.iter().enumerate() {
+        let filled = mul.wrapping_mul(i as u32 ^ seed).wrapping_add(add);
+        let want = ks
+            .iter()
+            .fold(filled, |x, &k| x.wrapping_mul(3).wrapping_add(k));
+        assert_eq!(got, want, "element {i}: a step did not see the one before");
+    }
+    if !device.is_simulator() {
+        // The first launch learns the memo; every later one switches streams.
+        assert!(
+            fast + 1 >= steps as u64,
+            "only {fast} of {steps} alternating launches took the fast path"
+        );
+    }
+}
+
 /// A captured sequence runs only when the graph is launched, each replay applies it
 /// once more, and the graph keeps its arrays' memory: the capture's errors are `Err`s.
 #[test]

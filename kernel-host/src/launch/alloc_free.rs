@@ -89,7 +89,7 @@ fn launch_steps(
         KernelArg::scalar(1024u32),
     ];
     let summary = check_args("vecadd", params, &args, device.id()).unwrap();
-    let stream_ref = stream.map_or(&super::NULL_STREAM, |s| s.handle());
+    let stream_ref = stream.map_or(&super::context::NULL_STREAM, |s| s.handle());
     let tracked = super::ordering::order_array_uses(device, stream_ref, &args).unwrap();
     let mut slots = [std::ptr::null_mut(); 8];
     fill_slots(&mut args, &mut slots[..summary.slots]);

@@ -54,14 +54,11 @@ pub(crate) fn prefetch_for_next_launch(
     }
     // The memo's entry for the kernel: its key, then the decisions (`memo::MemoTable`).
     if let Some(entry) = memo_entry {
-        for line in 0..MEMO_ENTRY_LINES {
+        for line in 0..crate::launch::memo::ENTRY_LINES {
             prefetch(entry.wrapping_add(64 * line));
         }
     }
 }
-
-/// Cache lines of one memo entry (key and decisions, about 210 bytes, not aligned).
-const MEMO_ENTRY_LINES: usize = 4;
 
 /// A prefetch of the cache line at `at` into every cache level (x86-64; nothing
 /// elsewhere).

@@ -1,11 +1,14 @@
 //! The launch's fast path (issue 27): a launch this thread's memo knows (`memo`), on a
-//! GPU, on a stream that is not capturing, whose device arrays were all last used on
-//! that stream and which leaves no read pending. Such a launch needs none of the
-//! whole path's branches for host slices, events, graphs or the stage profile, and its
-//! arguments go to the driver in one packed buffer in the kernel's parameter layout
-//! (`CU_LAUNCH_PARAM_BUFFER_POINTER`, the driver's faster form) instead of a table of
-//! pointers to each argument. Anything else answers `None` before any effect, and
-//! `super::launch` takes the whole path, which decides the same launch the same way.
+//! GPU, on a stream that is not capturing and leaves no read pending. Such a launch
+//! needs none of the whole path's branches for host slices, graphs or the stage
+//! profile, and its arguments go to the driver in one packed buffer in the kernel's
+//! parameter layout (`CU_LAUNCH_PARAM_BUFFER_POINTER`, the driver's faster form)
+//! instead of a table of pointers to each argument. Its device arrays are ordered as
+//! the whole path orders them: nothing where each was last used on the launch's
+//! stream, else the event of the stream it was used on, waited on this one (launches
+//! taking turns between streams stay here). Anything else answers `None` before any
+//! effect, and `super::launch` takes the whole path, which decides the same launch the
+//! same way (both read `super::context`).
 //!
 //! Monomorphic in the argument count, so that the memo compare and the packing are
 //! unrolled for the kernel's arguments.
@@ -14,16 +17,16 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use crate::device::stream::StreamRef;
-use crate::device::Device;
 use crate::error::Result;
 use crate::launch::args::KernelArg;
 use crate::launch::bind::{
-    bind_for_launch, prefetch_for_next_launch, prefetch_stream_lines, relaunch_if_unbound,
+    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_stream_lines,
+    relaunch_if_unbound,
 };
 use crate::launch::config::LaunchConfig;
+use crate::launch::context::{launch_kernel, LaunchTarget, Params};
 use crate::launch::memo::{self, MemoHit};
-use crate::launch::ordering::arrays_quiet_on;
+use crate::launch::ordering::{arrays_quiet_on, leave_reads_pending, order_array_uses_slow};
 use crate::launch::packed::PackedParams;
 use kernel_device::source::FnSource;
 
@@ -40,22 +43,17 @@ pub(crate) fn try_launch<const N: usize>(
         return None;
     }
     prefetch_stream_lines(config);
-    let device: &Device = match config.stream {
-        Some(stream) => stream.device(),
-        None => Device::default_ref().ok()?,
-    };
+    let target = LaunchTarget::of(config).ok()?;
+    let device = target.device;
     // On the simulator: the whole path.
     device.launch_context()?;
     // The reset guard is held from here to the launch's end (`super::launch`).
-    let (_guard, trusted) = match bind_for_launch(device) {
+    let (_guard, mut trusted) = match bind_for_launch(device) {
         Ok(bound) => bound,
         Err(error) => return Some(Err(error)),
     };
-    let faults = match config.stream.and_then(|s| s.own_faults()) {
-        Some(own) => own,
-        None => device.thread_faults_borrowed()?,
-    };
-    let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
+    let faults = target.borrowed_faults()?;
+    let stream_ref = target.stream_ref();
     if let Some(handle) = stream_ref {
         let capturing = handle.capturing.load(std::sync::atomic::Ordering::Relaxed);
         if capturing || handle.pending_reads.any() {
@@ -63,45 +61,48 @@ pub(crate) fn try_launch<const N: usize>(
         }
     }
     let hit = memo::recall((source, cache), config, args, device.id())?;
-    if !arrays_quiet_on(stream_ref, args) {
-        return None;
-    }
-    let current = match config.stream {
-        Some(stream) => stream.ensure_current(),
-        None => device.ensure_alive(),
-    };
-    if let Err(error) = current {
+    // The memo's layout is this launch's: its arguments are of the key's kinds.
+    let mut packed = PackedParams::new();
+    packed.fill_at(&hit.layout, args, faults.record_ptr());
+    // No `None` past this point: the launch's effects begin.
+    if let Err(error) = target.ensure_current() {
         return Some(Err(error));
     }
-    let mut packed = PackedParams::pack(args, faults.record_ptr())?;
+    // Arrays last used on another stream: that stream's event waited on this one.
+    let tracked_reads = if arrays_quiet_on(stream_ref, args) {
+        0
+    } else {
+        let ordered = confirm_bind(&mut trusted)
+            .and_then(|()| order_array_uses_slow(device, stream_ref, args));
+        match ordered {
+            Ok(tracked) => tracked,
+            Err(error) => return Some(Err(error)),
+        }
+    };
     faults.note_launcher();
     device.note_launch(&hit.kernel.name);
-    let stream = config
-        .stream
-        .map_or(std::ptr::null_mut(), |s| s.cu_stream());
+    let stream = target.cu_stream();
     let launched = launch_packed(&hit, stream, &mut packed);
     let launched = relaunch_if_unbound(launched, trusted, || {
         launch_packed(&hit, stream, &mut packed)
     });
-    let launched = device.watch(launched);
+    if let Err(error) = device.watch(launched) {
+        return Some(Err(error));
+    }
+    leave_reads_pending(stream_ref, args, tracked_reads);
     crate::launch::profile::note_fast_launch();
     prefetch_for_next_launch(device, config, args, memo::entry_address((source, cache)));
-    Some(launched)
+    Some(Ok(()))
 }
-
-/// The legacy NULL stream, as device arrays remember it.
-static NULL_STREAM: StreamRef = None;
 
 /// `cuLaunchKernel` of the memo's function with `packed` as its parameters.
 #[inline(always)]
 fn launch_packed(hit: &MemoHit, stream: sys::CUstream, packed: &mut PackedParams) -> Result<()> {
     let valid = &hit.valid;
-    let [gx, gy, gz] = valid.grid;
-    let [bx, by, bz] = valid.block;
     let mut size = packed.size;
     let mut extra: [*mut c_void; 5] = [
         sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-        packed.words.as_mut_ptr() as *mut c_void,
+        packed.as_mut_ptr(),
         sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
         &mut size as *mut usize as *mut c_void,
         sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
@@ -113,18 +114,11 @@ fn launch_packed(hit: &MemoHit, stream: sys::CUstream, packed: &mut PackedParams
     // parameters before returning); `extra` ends with CU_LAUNCH_PARAM_END. The memo
     // keeps no cooperative or cluster launch.
     let status = unsafe {
-        sys::cuLaunchKernel(
+        launch_kernel(
             hit.function,
-            gx,
-            gy,
-            gz,
-            bx,
-            by,
-            bz,
-            valid.shared_bytes,
+            valid,
             stream,
-            std::ptr::null_mut(),
-            extra.as_mut_ptr(),
+            Params::Extra(extra.as_mut_ptr()),
         )
     };
     status

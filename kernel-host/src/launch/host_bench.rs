@@ -33,7 +33,7 @@ use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
 use crate::launch::memo::{MemoKey, MemoTable};
 use crate::launch::ordering::{arrays_quiet_on, order_array_uses};
-use crate::launch::packed::PackedParams;
+use crate::launch::packed::{PackedLayout, PackedParams};
 use crate::memory::allocation::Allocation;
 
 /// One row: nanoseconds per launch, warm and after the first-level caches were swept.
@@ -116,9 +116,9 @@ impl Fixture {
 }
 
 /// What the launch memo remembers, in the bench: a stand-in of [`MemoHit`]'s size
-/// (the loaded kernel, the shape, the slot count, the function), since no kernel is
-/// loaded without a GPU; the table's code is the launch's.
-type StandIn = (usize, ValidLaunch, usize, usize);
+/// (the loaded kernel, the shape, the slot count, the function, the packed layout),
+/// since no kernel is loaded without a GPU; the table's code is the launch's.
+type StandIn = (usize, ValidLaunch, usize, usize, PackedLayout);
 
 thread_local! {
     static BENCH_MEMO: RefCell<MemoTable<StandIn>> = const { RefCell::new(MemoTable::new()) };
@@ -139,7 +139,8 @@ impl Fixture {
             let key = MemoKey::of(kernel, config, args, id);
             let valid = config.validate("bench", self.device.limits()).ok();
             if let (Some(key), Some(valid)) = (key, valid) {
-                memo.borrow_mut().store(key, (1, valid, 6, 2));
+                let layout = PackedLayout::of(args).unwrap_or_default();
+                memo.borrow_mut().store(key, (1, valid, 6, 2, layout));
             }
             false
         })
@@ -161,6 +162,8 @@ pub fn host_path_bench(
     // The arrays' device as a GPU's (ordinal 0, generation 0), as the launch sees it.
     let id = fixture.arrays[0].device_id();
     let name: &'static String = Box::leak(Box::new(source.name.to_string()));
+    // What the memo remembers for the launch (`memo::remember`).
+    let layout = PackedLayout::of(&fixture.args()).expect("scalars and device arrays");
     type Stage<'f> = (&'static str, Box<dyn Fn() + 'f>);
     let stages: Vec<Stage<'_>> = vec![
         (
@@ -257,9 +260,11 @@ pub fn host_path_bench(
         ),
         (
             "marshal, fast path: packed parameter buffer",
-            Box::new(|| {
+            Box::new(move || {
                 let args = fixture.args();
-                black_box(PackedParams::pack(&args, black_box(0x1000)));
+                let mut packed = PackedParams::new();
+                packed.fill_at(&layout, &args, black_box(0x1000));
+                black_box(&mut packed);
             }),
         ),
         (
@@ -278,7 +283,8 @@ pub fn host_path_bench(
                 black_box(arrays_quiet_on(&fixture.stream, &args));
                 black_box(fixture.health.is_lost());
                 black_box(fixture.health.generation());
-                let packed = PackedParams::pack(&args, fixture.faults.record_ptr());
+                let mut packed = PackedParams::new();
+                packed.fill_at(&layout, &args, fixture.faults.record_ptr());
                 fixture.faults.note_launcher();
                 fixture.health.note_launch(name);
                 black_box((packed, hit));

@@ -24,9 +24,11 @@ use crate::compile::loaded::LoadedKernel;
 use crate::device::DeviceId;
 use crate::launch::args::{ArgKind, KernelArg};
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::packed::{PackedLayout, PACKED_ARGS};
 
-/// Arguments of a remembered launch, at most (kernels with more take the whole path).
-pub(crate) const MEMO_ARGS: usize = 8;
+/// Arguments of a remembered launch, at most (kernels with more take the whole path):
+/// what a packed parameter buffer holds, which a hit fills.
+pub(crate) const MEMO_ARGS: usize = PACKED_ARGS;
 /// Kernels a thread remembers at once (the oldest is replaced).
 const MEMO_KERNELS: usize = 4;
 
@@ -58,6 +60,9 @@ pub(crate) struct MemoHit {
     pub(crate) slots: usize,
     /// The function the launch passes to the driver (the proven copy where proven).
     pub(crate) function: sys::CUfunction,
+    /// Where the arguments go in the packed parameter buffer: a function of the
+    /// arguments' kinds, which the key compares.
+    pub(crate) layout: PackedLayout,
 }
 
 /// Remembered launches, each key's decisions `H` ([`MemoHit`] for the launch; the
@@ -65,16 +70,28 @@ pub(crate) struct MemoHit {
 /// without a GPU): the sources' addresses apart (one line to scan), then the keys.
 pub(crate) struct MemoTable<H: Copy> {
     sources: [usize; MEMO_KERNELS],
-    entries: [Option<(MemoKey, H)>; MEMO_KERNELS],
+    entries: [Entry<H>; MEMO_KERNELS],
     /// The place the next new kernel takes.
     next: usize,
 }
+
+/// One remembered launch, key then decisions, on whole cache lines of its own: a hit
+/// reads [`ENTRY_LINES`] lines, which the launch before prefetches (`super::bind`),
+/// not a line more that a neighbour shares.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Entry<H: Copy>(Option<(MemoKey, H)>);
+
+/// Cache lines of one entry of the launch's memo.
+pub(crate) const ENTRY_LINES: usize = 4;
+
+const _: () = assert!(std::mem::size_of::<Entry<MemoHit>>() <= 64 * ENTRY_LINES);
 
 impl<H: Copy> MemoTable<H> {
     pub(crate) const fn new() -> Self {
         MemoTable {
             sources: [0; MEMO_KERNELS],
-            entries: [None; MEMO_KERNELS],
+            entries: [Entry(None); MEMO_KERNELS],
             next: 0,
         }
     }
@@ -84,7 +101,7 @@ impl<H: Copy> MemoTable<H> {
     #[cfg(test)]
     pub(crate) fn recall(&self, key: &MemoKey) -> Option<H> {
         let place = self.sources.iter().position(|&s| s == key.source)?;
-        match &self.entries[place] {
+        match &self.entries[place].0 {
             Some((known, hit)) if known == key => Some(*hit),
             _ => None,
         }
@@ -103,7 +120,7 @@ impl<H: Copy> MemoTable<H> {
     ) -> Option<H> {
         let source = address(kernel.0);
         let place = self.sources.iter().position(|&s| s == source)?;
-        let (known, hit) = self.entries[place].as_ref()?;
+        let (known, hit) = self.entries[place].0.as_ref()?;
         known.matches(kernel, config, args, device).then_some(*hit)
     }
 
@@ -119,7 +136,7 @@ impl<H: Copy> MemoTable<H> {
             }
         };
         self.sources[place] = key.source;
-        self.entries[place] = Some((key, hit));
+        self.entries[place] = Entry(Some((key, hit)));
     }
 }
 

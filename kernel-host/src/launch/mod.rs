@@ -18,6 +18,7 @@ mod alloc_free;
 pub(crate) mod args;
 pub(crate) mod bind;
 pub(crate) mod config;
+pub(crate) mod context;
 // Hopper: clusters
 pub(crate) mod cluster;
 pub(crate) mod cooperative;
@@ -43,7 +44,6 @@ use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
 use crate::compile::loaded::LoadedKernel;
-use crate::device::stream::StreamRef;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
@@ -53,10 +53,12 @@ use crate::launch::bind::{
     relaunch_if_unbound,
 };
 use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::context::{launch_kernel, LaunchTarget, Params};
 use crate::launch::memo::{MemoHit, MemoKey};
 use crate::launch::ordering::{
-    arrays_quiet_on, device_allocations, order_array_uses_slow, uses_allocation,
+    arrays_quiet_on, leave_reads_pending, order_array_uses_slow, uses_allocation,
 };
+use crate::launch::packed::PackedLayout;
 use crate::launch::profile::{LaunchTimer, Stage};
 
 /// A kernel with its arguments converted, waiting for its launch configuration:
@@ -117,10 +119,8 @@ pub fn launch(
 ) -> Result<()> {
     let mut timer = LaunchTimer::start();
     prefetch_stream_lines(&config);
-    let device: &Device = match config.stream {
-        Some(stream) => stream.device(),
-        None => Device::default_ref()?,
-    };
+    let target = LaunchTarget::of(&config)?;
+    let device = target.device;
     // From here to the end no reset runs (see `crate::executor::health`): a record made below
     // is one the reset renews, and the generation checks stay true while the launch
     // uses the context. Nothing on the simulator. `trusted`: the context this thread
@@ -135,11 +135,7 @@ pub fn launch(
     // Borrowed, without reference-count traffic: a created stream's own faults, or the
     // thread's (default stream) once it has some (its first launch makes them).
     let thread_faults;
-    let borrowed = match config.stream.and_then(|s| s.own_faults()) {
-        Some(own) => Some(own),
-        None => device.thread_faults_borrowed(),
-    };
-    let faults: &StreamFaults = match borrowed {
+    let faults: &StreamFaults = match target.borrowed_faults() {
         Some(faults) => faults,
         None => {
             thread_faults = device.thread_faults()?;
@@ -148,7 +144,7 @@ pub fn launch(
     };
     faults.note_launcher();
     timer.mark(Stage::PanicRecord);
-    let stream_ref: &StreamRef = config.stream.map_or(&NULL_STREAM, |s| s.handle());
+    let stream_ref = target.stream_ref();
     let capturing = stream_ref
         .as_ref()
         .is_some_and(|h| h.capturing.load(Ordering::Relaxed));
@@ -175,7 +171,7 @@ pub fn launch(
     };
     let (decided, host_slices, cooperative) = match recalled {
         Some(hit) => {
-            ensure_current(&config, device)?;
+            target.ensure_current()?;
             timer.mark(Stage::Validate);
             (hit, false, false)
         }
@@ -183,10 +179,13 @@ pub fn launch(
             // The checks may load a module or set a function attribute.
             confirm_bind(&mut trusted)?;
             let checks = (source, cache, capturing);
-            let (decided, host_slices) = check_launch(checks, &config, device, args, &mut timer)?;
+            let (decided, host_slices) = check_launch(checks, &config, &target, args, &mut timer)?;
             let key = MemoKey::of((source, cache), &config, args, device_id);
-            if let Some(key) = key.filter(|_| config.cluster.is_none()) {
-                memo::remember(key, decided);
+            // The packed layout is a function of the arguments' kinds, which the key
+            // holds: every launch the key matches packs the same way.
+            let layout = PackedLayout::of(args);
+            if let (Some(key), Some(layout), None) = (key, layout, config.cluster) {
+                memo::remember(key, MemoHit { layout, ..decided });
             }
             (decided, host_slices, decided.kernel.cooperative)
         }
@@ -196,10 +195,9 @@ pub fn launch(
         valid,
         slots,
         function,
+        ..
     } = decided;
-    let stream = config
-        .stream
-        .map_or(std::ptr::null_mut(), |s| s.cu_stream());
+    let stream = target.cu_stream();
     timer.mark(Stage::ArgumentCheck);
     let quiet = arrays_quiet_on(stream_ref, args);
     let reads_pending = stream_ref
@@ -243,29 +241,11 @@ pub fn launch(
             launch_raw(chosen, &valid, stream, (args, slots), record, &mut timer)
         })
     })?;
-    if tracked_reads != 0 {
-        if let Some(handle) = stream_ref {
-            let read = device_allocations(args)
-                .enumerate()
-                .filter(|(i, _)| *i < 64 && tracked_reads & (1 << i) != 0)
-                .map(|(_, memory)| memory);
-            handle.pending_reads.after_launch(read);
-        }
-    }
+    leave_reads_pending(stream_ref, args, tracked_reads);
     prefetch_for_next_launch(device, &config, args, memo::entry_address((source, cache)));
     timer.mark(Stage::AfterLaunch);
     timer.finish();
     Ok(())
-}
-
-/// `Err` when the launch's stream was made before a reset, or its device's context is
-/// lost (the device's liveness, for the default stream).
-#[inline]
-fn ensure_current(config: &LaunchConfig<'_>, device: &Device) -> Result<()> {
-    match config.stream {
-        Some(stream) => stream.ensure_current(),
-        None => device.ensure_alive(),
-    }
 }
 
 /// The whole path's checks, for a launch the memo does not know: the shape against the
@@ -277,12 +257,13 @@ fn ensure_current(config: &LaunchConfig<'_>, device: &Device) -> Result<()> {
 fn check_launch(
     (source, cache, capturing): (&'static FnSource, &'static KernelCache, bool),
     config: &LaunchConfig<'_>,
-    device: &Device,
+    target: &LaunchTarget<'_>,
     args: &[KernelArg<'_>],
     timer: &mut LaunchTimer,
 ) -> Result<(MemoHit, bool)> {
+    let device = target.device;
     let valid = config.validate_for(source, device.limits())?;
-    ensure_current(config, device)?;
+    target.ensure_current()?;
     timer.mark(Stage::Validate);
     let kernel = cache.get(source, device)?;
     timer.mark(Stage::KernelLookup);
@@ -312,6 +293,8 @@ fn check_launch(
         valid,
         slots: summary.slots,
         function,
+        // Set where the memo remembers the launch (below, in `launch`).
+        layout: Default::default(),
     };
     Ok((decided, summary.host_slices))
 }
@@ -337,9 +320,6 @@ pub fn max_cooperative_grid_blocks(
     }
     crate::launch::cooperative::max_grid_blocks_on_gpu(source, cache, &shape, device)
 }
-
-/// The legacy NULL stream, as device arrays remember it.
-static NULL_STREAM: StreamRef = None;
 
 /// Queues `function` (the kernel's, or its proven copy; `cooperative`: the kernel's
 /// own flag). `args` must hold device
@@ -369,8 +349,6 @@ fn launch_raw(
     let (last, slots_of_args) = slots.split_last_mut().expect("at least the record slot");
     fill_slots(args, slots_of_args);
     *last = &mut record as *mut u64 as *mut c_void;
-    let [gx, gy, gz] = valid.grid;
-    let [bx, by, bz] = valid.block;
     let params = slots.as_mut_ptr();
     timer.note_function(function);
     timer.mark(Stage::Marshal);
@@ -389,6 +367,8 @@ fn launch_raw(
             };
             crate::launch::cluster::launch_ex(function, &launch, stream, params)
         } else if cooperative {
+            let [gx, gy, gz] = valid.grid;
+            let [bx, by, bz] = valid.block;
             sys::cuLaunchCooperativeKernel(
                 function,
                 gx,
@@ -402,19 +382,7 @@ fn launch_raw(
                 params,
             )
         } else {
-            sys::cuLaunchKernel(
-                function,
-                gx,
-                gy,
-                gz,
-                bx,
-                by,
-                bz,
-                valid.shared_bytes,
-                stream,
-                params,
-                std::ptr::null_mut(),
-            )
+            launch_kernel(function, valid, stream, Params::Table(params))
         }
     };
     timer.mark(Stage::Driver);

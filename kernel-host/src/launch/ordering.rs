@@ -72,3 +72,19 @@ pub(crate) fn order_array_uses_slow(
     }
     Ok(tracked)
 }
+
+/// After the launch: the reads [`order_array_uses`] tracked (bit `i`: the `i`th device
+/// array) left pending on the launch's stream (`crate::device::marks`).
+#[inline]
+pub(crate) fn leave_reads_pending(stream: &StreamRef, args: &[KernelArg<'_>], tracked: u64) {
+    if tracked == 0 {
+        return;
+    }
+    if let Some(handle) = stream {
+        let read = device_allocations(args)
+            .enumerate()
+            .filter(|(i, _)| *i < 64 && tracked & (1 << i) != 0)
+            .map(|(_, memory)| memory);
+        handle.pending_reads.after_launch(read);
+    }
+}

@@ -5,7 +5,7 @@ use std::mem::{offset_of, size_of};
 
 use kernel_device::ir::{ScalarType, Type};
 
-use super::PackedParams;
+use super::{PackedLayout, PackedParams, PACKED_ARGS};
 use crate::device::DeviceId;
 use crate::launch::args::{ArgKind, KernelArg};
 
@@ -97,4 +97,58 @@ fn only_scalars_and_device_arrays_pack() {
         .collect();
     let packed = PackedParams::pack(&most, 7).expect("fits");
     assert_eq!(packed.bytes().len(), 8 * super::PACKED_WORDS);
+}
+
+/// One random argument of a kind the memo keeps: a scalar of any size or a device array.
+fn random_arg() -> KernelArg<'static> {
+    match fastrand::u8(0..7) {
+        0 => KernelArg::scalar(fastrand::u8(..)),
+        1 => KernelArg::scalar(fastrand::i16(..)),
+        2 => KernelArg::scalar(fastrand::bool()),
+        3 => KernelArg::scalar(fastrand::u32(..)),
+        4 => KernelArg::scalar(fastrand::f32()),
+        5 => KernelArg::scalar(fastrand::f64() - 0.5),
+        _ => device_arg(
+            fastrand::u64(..),
+            fastrand::i64(0..1 << 40),
+            ScalarType::F32,
+            fastrand::bool(),
+        ),
+    }
+}
+
+/// The layout's packing (a memo hit's: two stores per argument at known offsets)
+/// against the slot-by-slot packing, byte for byte, over random mixes of up to the
+/// most arguments, each packed over a buffer left dirty by another launch.
+#[test]
+fn packing_at_the_remembered_layout_equals_packing_slot_by_slot() {
+    fn check<const N: usize>() {
+        let mut dirty = PackedParams::new();
+        for _ in 0..200 {
+            let args: [KernelArg<'static>; N] = std::array::from_fn(|_| random_arg());
+            let record = fastrand::u64(..);
+            let expected = PackedParams::pack(&args, record).expect("memo kinds pack");
+            let layout = PackedLayout::of(&args).expect("memo kinds have a layout");
+            // A buffer another launch filled (all ones), as a reused buffer would be.
+            let ones: [KernelArg<'static>; PACKED_ARGS] =
+                std::array::from_fn(|_| device_arg(u64::MAX, -1, ScalarType::U8, true));
+            dirty.fill_at(&PackedLayout::of(&ones).unwrap(), &ones, u64::MAX);
+            dirty.fill_at(&layout, &args, record);
+            assert_eq!(dirty.bytes(), expected.bytes(), "layout {layout:?}");
+        }
+    }
+    check::<0>();
+    check::<1>();
+    check::<2>();
+    check::<3>();
+    check::<5>();
+    check::<PACKED_ARGS>();
+}
+
+#[test]
+fn only_memo_kinds_within_the_buffer_have_a_layout() {
+    let host = [1.0f32, 2.0];
+    assert!(PackedLayout::of(&[KernelArg::scalar(1u8), KernelArg::host(&host)]).is_none());
+    let too_many: Vec<_> = (0..=PACKED_ARGS).map(|_| KernelArg::scalar(1u8)).collect();
+    assert!(PackedLayout::of(&too_many).is_none());
 }
