@@ -15,7 +15,7 @@ use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
 use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
 use crate::compile::lower::{runtime_options, Lowered};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
-use crate::compile::{aot, libnvvm};
+use crate::compile::{aot, driver_jit_warm_up, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
 
@@ -71,7 +71,10 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             match found {
                 Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
-                    let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
+                    // The driver's JIT readies itself beside this (first) compile.
+                    let (ptx, unit, pending) = driver_jit_warm_up::beside_compile(device, || {
+                        compile(&lowered, &options, &key, &mut timer, true)
+                    })?;
                     (Cow::Owned(ptx), unit, pending, false)
                 }
             }
