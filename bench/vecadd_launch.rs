@@ -340,7 +340,9 @@ fn first_calls(
     vecadd::launch(cfg(), a, b, &mut *c)?;
     stream.synchronize()?;
     let us = t.elapsed().as_secs_f64() * 1e6;
-    println!("RESULT second_call_{label}cudajit {us:.3} includes=launch-proven_copy_compile+load+launch");
+    println!(
+        "RESULT second_call_{label}cudajit {us:.3} includes=launch-proven_copy_compile+load+launch"
+    );
     launch_profile::print_first_launches(&format!("second_call_{label}cudajit"));
     match kernel_host::profile::driver_jit_warm_up_ms() {
         Some(ms) => println!("RESULT {label}driver_jit_warm_up_ms {ms:.3} beside=first_compile"),

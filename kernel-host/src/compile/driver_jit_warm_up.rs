@@ -46,7 +46,11 @@ static TOOK_MS: Mutex<Option<f64>> = Mutex::new(None);
 /// warmed on a thread beside it, the first time in the process; plainly otherwise.
 pub(crate) fn beside_compile<T>(device: &Device, compile: impl FnOnce() -> T) -> T {
     let off = std::env::var(DRIVER_JIT_WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0");
-    run_beside(!off && !CLAIMED.swap(true, Ordering::Relaxed), || load_and_unload(device), compile)
+    run_beside(
+        !off && !CLAIMED.swap(true, Ordering::Relaxed),
+        || load_and_unload(device),
+        compile,
+    )
 }
 
 /// `work` on the calling thread, with `warm_up` on a scoped thread beside it when
@@ -76,7 +80,8 @@ fn load_and_unload(device: &Device) {
     };
     let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: NUL-terminated PTX; the context is current on this thread.
-    let loaded = unsafe { sys::cuModuleLoadData(&mut module, WARM_UP_PTX.as_ptr() as *const c_void) };
+    let loaded =
+        unsafe { sys::cuModuleLoadData(&mut module, WARM_UP_PTX.as_ptr() as *const c_void) };
     if loaded == sys::CUresult::CUDA_SUCCESS {
         // SAFETY: `module` was just loaded and nothing else knows it.
         unsafe { sys::cuModuleUnload(module) };
@@ -116,7 +121,10 @@ mod tests {
             },
         );
         assert!(work_saw_it_running, "the work waited for the warm-up");
-        assert!(ended.load(Ordering::SeqCst), "returned before the warm-up ended");
+        assert!(
+            ended.load(Ordering::SeqCst),
+            "returned before the warm-up ended"
+        );
         let warm_thread = warm_thread.lock().unwrap().expect("the warm-up ran");
         assert_ne!(warm_thread, caller);
     }

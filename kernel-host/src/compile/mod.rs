@@ -14,8 +14,8 @@ pub(crate) mod cache;
 #[cfg(test)]
 mod compile_cost;
 pub(crate) mod deferred;
-pub(crate) mod driver_jit_warm_up;
 pub mod disk;
+pub(crate) mod driver_jit_warm_up;
 pub(crate) mod grid_dependency;
 pub mod inspect;
 pub(crate) mod instances;
