@@ -1,21 +1,24 @@
 //! The CUDA driver's PTX JIT made ready while libnvvm compiles the process's first
-//! kernel (issue 27). The first `cuModuleLoadData` of PTX in a process pays a one-off
-//! cost on top of the kernel's own PTX-to-machine-code compile (the driver's JIT
-//! library loaded and initialised); libnvvm's compile, which must come first, takes
-//! several milliseconds on the calling thread meanwhile. A scoped thread loads (and
-//! unloads) a tiny module during that compile, so the one-off cost leaves the first
-//! launch's path. Joined before the kernel's own module loads, it never outlives the
-//! launch that started it (no driver work in flight once the caller can exit, as
-//! `crate::compile::warm_up` requires of libnvvm). Once per process; on by default,
+//! kernel (issue 27). The first `cuModuleLoadData` of PTX pays a one-off cost on top
+//! of the kernel's own PTX-to-machine-code compile, and on the H200 (driver 580) much
+//! of it belongs to the thread that loads: a tiny module loaded first on the same
+//! thread took the next load from 24-28 ms to 13-19 ms, loaded on another thread only
+//! to 23 ms (`bench/results/2026-11-30-h200-4cc67a6-first27-probe.txt`). So a scoped thread
+//! loads a tiny module while libnvvm compiles on the calling thread, and then loads the
+//! kernel's module itself, on the thread the JIT is warm on. It is joined before the
+//! launch continues: no driver work of it is in flight once the caller can exit (what
+//! `crate::compile::warm_up` requires of libnvvm's). Once per process; on by default,
 //! `CUDAJIT_DRIVER_JIT_WARM_UP=0` turns it off.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use cudarc::driver::sys;
 
+use crate::compile::profile::FirstLaunchTimer;
 use crate::device::Device;
 
 /// The variable that turns the warm-up off (`0`); it is on otherwise.
@@ -42,38 +45,88 @@ static CLAIMED: AtomicBool = AtomicBool::new(false);
 /// What the warm-up took (ms, on its own thread), for the bench's report.
 static TOOK_MS: Mutex<Option<f64>> = Mutex::new(None);
 
-/// Runs `compile` (libnvvm's compile of a kernel for `device`) with the driver's JIT
-/// warmed on a thread beside it, the first time in the process; plainly otherwise.
-pub(crate) fn beside_compile<T>(device: &Device, compile: impl FnOnce() -> T) -> T {
+/// Whether this call is the process's first compile with the warm-up on (it claims it).
+pub(crate) fn claim() -> bool {
     let off = std::env::var(DRIVER_JIT_WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0");
-    run_beside(
-        !off && !CLAIMED.swap(true, Ordering::Relaxed),
-        || load_and_unload(device),
-        compile,
-    )
+    !off && !CLAIMED.swap(true, Ordering::Relaxed)
 }
 
-/// `work` on the calling thread, with `warm_up` on a scoped thread beside it when
-/// `start`, joined before this returns.
-fn run_beside<T>(start: bool, warm_up: impl FnOnce() + Send, work: impl FnOnce() -> T) -> T {
+/// What a compile hands the loading thread: the PTX and the first launch's timer.
+type Handed = (String, FirstLaunchTimer);
+/// What the loading thread hands back: the same, and the load's result.
+type Loaded<M, E> = (String, FirstLaunchTimer, Result<M, E>);
+
+/// `compile` (libnvvm, on the calling thread) then `load` of the PTX it made. With
+/// `start`, the loading runs on a scoped thread that first runs `warm_up` (meanwhile
+/// the compile runs), and is joined before this returns; otherwise both run here.
+/// `lost` is the error when that thread panicked.
+pub(crate) fn compile_then_load<R, M, E>(
+    start: bool,
+    timer: &mut FirstLaunchTimer,
+    warm_up: impl FnOnce() + Send,
+    compile: impl FnOnce(&mut FirstLaunchTimer) -> Result<(String, R), E>,
+    load: impl FnOnce(&str, &mut FirstLaunchTimer) -> Result<M, E> + Send,
+    lost: impl FnOnce() -> E,
+) -> Result<(String, R, M), E>
+where
+    M: Send,
+    E: Send,
+{
     if !start {
-        return work();
+        let (ptx, rest) = compile(timer)?;
+        let module = load(&ptx, timer)?;
+        return Ok((ptx, rest, module));
     }
+    // Taken by the thread, or by this one when no thread can be had.
+    let load = Mutex::new(Some(load));
     std::thread::scope(|scope| {
-        let warm = std::thread::Builder::new()
-            .name("cudajit-driver-jit-warm-up".into())
-            .spawn_scoped(scope, warm_up);
-        let done = work();
-        // A failed warm-up only loses its gain: the kernel's load reports real errors.
-        if let Ok(thread) = warm {
-            let _ = thread.join();
+        let (hand, handed) = mpsc::channel::<Handed>();
+        let load_there = &load;
+        let loader = std::thread::Builder::new()
+            .name("cudajit-driver-jit".into())
+            .spawn_scoped(scope, move || -> Option<Loaded<M, E>> {
+                warm_up();
+                // Nothing comes when the compile failed (the sender is dropped).
+                let (ptx, mut timer) = handed.recv().ok()?;
+                let load = load_there.lock().ok()?.take()?;
+                let loaded = load(&ptx, &mut timer);
+                Some((ptx, timer, loaded))
+            });
+        let compiled = compile(timer);
+        let Ok(loader) = loader else {
+            // No thread to be had: loaded here.
+            let (ptx, rest) = compiled?;
+            let load = load
+                .lock()
+                .ok()
+                .and_then(|mut l| l.take())
+                .ok_or_else(lost)?;
+            let module = load(&ptx, timer)?;
+            return Ok((ptx, rest, module));
+        };
+        let (ptx, rest) = match compiled {
+            Ok(done) => done,
+            Err(error) => {
+                drop(hand);
+                let _ = loader.join();
+                return Err(error);
+            }
+        };
+        let lent = std::mem::replace(timer, FirstLaunchTimer::off());
+        // The receiver lives until the thread ends, and it ends only after receiving.
+        let _ = hand.send((ptx, lent));
+        match loader.join() {
+            Ok(Some((ptx, returned, loaded))) => {
+                *timer = returned;
+                Ok((ptx, rest, loaded?))
+            }
+            _ => Err(lost()),
         }
-        done
     })
 }
 
 /// The warm-up module loaded into `device`'s context and unloaded again.
-fn load_and_unload(device: &Device) {
+pub(crate) fn load_and_unload(device: &Device) {
     let started = Instant::now();
     let Ok(_guard) = device.bind() else {
         return;
@@ -99,70 +152,149 @@ pub fn driver_jit_warm_up_ms() -> Option<f64> {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+    use std::thread::ThreadId;
     use std::time::Duration;
 
-    /// The warm-up runs on another thread while the work runs on the caller's, and has
-    /// ended when the call returns: no driver work of it outlives the launch.
+    type Seen = Mutex<Vec<(&'static str, ThreadId)>>;
+
+    fn note(seen: &Seen, what: &'static str) {
+        seen.lock()
+            .unwrap()
+            .push((what, std::thread::current().id()));
+    }
+
+    /// Started: the warm-up and the load run on one thread that is not the caller's,
+    /// the compile on the caller's meanwhile; the load gets the compile's PTX after
+    /// the warm-up, and its module and the timer come back.
     #[test]
-    fn the_warm_up_runs_beside_the_work_and_ends_before_it_returns() {
-        let caller = std::thread::current().id();
-        let warm_thread = Mutex::new(None);
-        let ended = AtomicBool::new(false);
-        let work_saw_it_running = run_beside(
+    fn the_load_runs_after_the_warm_up_on_its_thread() {
+        let seen = Seen::default();
+        let warm_ended = AtomicBool::new(false);
+        let mut timer = FirstLaunchTimer::off();
+        let (ptx, rest, module) = compile_then_load(
             true,
+            &mut timer,
             || {
-                *warm_thread.lock().unwrap() = Some(std::thread::current().id());
+                note(&seen, "warm");
                 std::thread::sleep(Duration::from_millis(30));
-                ended.store(true, Ordering::SeqCst);
+                warm_ended.store(true, Ordering::SeqCst);
             },
-            || {
-                assert_eq!(std::thread::current().id(), caller);
-                !ended.load(Ordering::SeqCst)
+            |_| {
+                note(&seen, "compile");
+                // The compile does not wait for the warm-up.
+                Ok::<_, String>(("ptx text".to_string(), !warm_ended.load(Ordering::SeqCst)))
             },
-        );
-        assert!(work_saw_it_running, "the work waited for the warm-up");
-        assert!(
-            ended.load(Ordering::SeqCst),
-            "returned before the warm-up ended"
-        );
-        let warm_thread = warm_thread.lock().unwrap().expect("the warm-up ran");
-        assert_ne!(warm_thread, caller);
+            |ptx: &str, _: &mut FirstLaunchTimer| {
+                note(&seen, "load");
+                assert!(
+                    warm_ended.load(Ordering::SeqCst),
+                    "loaded before the warm-up ended"
+                );
+                Ok(format!("module of {ptx}"))
+            },
+            || "lost".to_string(),
+        )
+        .unwrap();
+        assert_eq!(ptx, "ptx text");
+        assert!(rest, "the compile waited for the warm-up");
+        assert_eq!(module, "module of ptx text");
+        let seen = seen.into_inner().unwrap();
+        let thread_of = |what| seen.iter().find(|(w, _)| *w == what).unwrap().1;
+        let caller = std::thread::current().id();
+        assert_eq!(thread_of("compile"), caller);
+        assert_ne!(thread_of("warm"), caller);
+        assert_eq!(thread_of("load"), thread_of("warm"));
     }
 
-    /// Not started: the work alone, and its result.
+    /// A failed compile: its error, no load, and the thread joined.
     #[test]
-    fn without_a_start_only_the_work_runs() {
-        let ran = AtomicBool::new(false);
-        let result = run_beside(false, || ran.store(true, Ordering::SeqCst), || 7);
-        assert_eq!(result, 7);
-        assert!(!ran.load(Ordering::SeqCst));
+    fn a_failed_compile_loads_nothing() {
+        let loads = AtomicUsize::new(0);
+        let warm_ended = AtomicBool::new(false);
+        let mut timer = FirstLaunchTimer::off();
+        let result = compile_then_load(
+            true,
+            &mut timer,
+            || {
+                std::thread::sleep(Duration::from_millis(20));
+                warm_ended.store(true, Ordering::SeqCst);
+            },
+            |_| Err::<(String, ()), _>("libnvvm said no".to_string()),
+            |_: &str, _: &mut FirstLaunchTimer| {
+                loads.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            },
+            || "lost".to_string(),
+        );
+        assert_eq!(result.unwrap_err(), "libnvvm said no");
+        assert_eq!(loads.load(Ordering::SeqCst), 0);
+        assert!(
+            warm_ended.load(Ordering::SeqCst),
+            "returned before the thread ended"
+        );
     }
 
-    /// Threads racing their first compiles: one claim wins, so the warm-up runs once,
-    /// and every compile's result comes back to its own caller.
+    /// A failed load is the caller's error; not started, all runs on the caller's
+    /// thread and no warm-up runs.
+    #[test]
+    fn load_errors_come_back_and_without_a_start_all_runs_here() {
+        let mut timer = FirstLaunchTimer::off();
+        let failed = compile_then_load(
+            true,
+            &mut timer,
+            || {},
+            |_| Ok::<_, String>(("p".to_string(), ())),
+            |_: &str, _: &mut FirstLaunchTimer| Err::<(), _>("driver refused".to_string()),
+            || "lost".to_string(),
+        );
+        assert_eq!(failed.unwrap_err(), "driver refused");
+        let caller = std::thread::current().id();
+        let warmed = AtomicBool::new(false);
+        let (_, _, loaded_on) = compile_then_load(
+            false,
+            &mut timer,
+            || warmed.store(true, Ordering::SeqCst),
+            |_| Ok::<_, String>(("p".to_string(), std::thread::current().id())),
+            |_: &str, _: &mut FirstLaunchTimer| Ok(std::thread::current().id()),
+            || "lost".to_string(),
+        )
+        .unwrap();
+        assert_eq!(loaded_on, caller);
+        assert!(!warmed.load(Ordering::SeqCst));
+    }
+
+    /// Threads racing their first compiles: one claim wins, so one warm-up runs, and
+    /// each caller gets its own module back.
     #[test]
     fn racing_first_compiles_warm_up_once() {
         let claimed = AtomicBool::new(false);
         let warm_ups = AtomicUsize::new(0);
-        let results: Vec<usize> = std::thread::scope(|scope| {
+        let modules: Vec<String> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..8)
                 .map(|i| {
                     let (claimed, warm_ups) = (&claimed, &warm_ups);
                     scope.spawn(move || {
                         let start = !claimed.swap(true, Ordering::Relaxed);
-                        run_beside(
+                        let mut timer = FirstLaunchTimer::off();
+                        compile_then_load(
                             start,
+                            &mut timer,
                             || {
                                 warm_ups.fetch_add(1, Ordering::SeqCst);
                             },
-                            || i * 10,
+                            |_| Ok::<_, String>((format!("ptx {i}"), ())),
+                            |ptx: &str, _: &mut FirstLaunchTimer| Ok(format!("module of {ptx}")),
+                            || "lost".to_string(),
                         )
+                        .unwrap()
+                        .2
                     })
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert_eq!(warm_ups.load(Ordering::SeqCst), 1);
-        assert_eq!(results, (0..8).map(|i| i * 10).collect::<Vec<_>>());
+        let want: Vec<String> = (0..8).map(|i| format!("module of ptx {i}")).collect();
+        assert_eq!(modules, want);
     }
 }

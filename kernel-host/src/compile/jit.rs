@@ -45,8 +45,14 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
     let embedded = embedded.filter(|_| !options.debug);
 
-    let (ptx, unit, pending, from_disk) = match embedded {
-        Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
+    let (ptx, unit, pending, from_disk, preloaded) = match embedded {
+        Some(entry) => (
+            Cow::Borrowed(entry.ptx),
+            unit,
+            Compiled::Whole(None),
+            false,
+            None,
+        ),
         None => {
             // A disk hit needs neither libnvvm loaded nor the IR written for it: the
             // toolchain is identified by its files. While they are still being hashed
@@ -69,19 +75,36 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             };
             timer.mark(FirstStage::DiskLookup);
             match found {
-                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
+                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true, None),
                 None => {
-                    // The driver's JIT readies itself beside this (first) compile.
-                    let (ptx, unit, pending) = driver_jit_warm_up::beside_compile(device, || {
-                        compile(&lowered, &options, &key, &mut timer, true)
-                    })?;
-                    (Cow::Owned(ptx), unit, pending, false)
+                    // The process's first compile: the driver's JIT readies itself
+                    // meanwhile on the thread that then loads the module.
+                    let (ptx, (unit, pending), module) = driver_jit_warm_up::compile_then_load(
+                        driver_jit_warm_up::claim(),
+                        &mut timer,
+                        || driver_jit_warm_up::load_and_unload(device),
+                        |timer| {
+                            let (ptx, unit, pending) =
+                                compile(&lowered, &options, &key, timer, true)?;
+                            Ok((ptx, (unit, pending)))
+                        },
+                        |ptx, timer| load_module(device, ptx, kernel, timer),
+                        || Error::Driver {
+                            call: "cuModuleLoadDataEx",
+                            message: "the thread loading the module panicked".into(),
+                        },
+                    )?;
+                    (Cow::Owned(ptx), unit, pending, false, Some(module))
                 }
             }
         }
     };
 
-    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel, &mut timer) {
+    let loaded = match preloaded {
+        Some(module) => Ok(module),
+        None => load_module(device, &ptx, kernel, &mut timer),
+    };
+    let (module, ptx, mut unit, pending) = match loaded {
         Ok(module) => (module, ptx, unit, pending),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
