@@ -301,10 +301,6 @@ def profile_tables(results):
             out.append(f"  libnvvm warmed up in the background when the GPU opened: {float(ms):.2f} ms "
                        f"(load {extra.get('load_ms', '?')}, compile {extra.get('compile_ms', '?')}), "
                        f"ended before the first call: {extra.get('finished_before_first_call', '?')}")
-        for prefix, what in (("", "this process"), ("cold_", "the JIT-cold child")):
-            jit = results.get(f"{prefix}driver_jit_warm_up_ms")
-            if jit and float(jit[0]) > 0:
-                out.append(f"  driver JIT warmed beside the first compile ({what}): {float(jit[0]):.2f} ms")
         out.append("")
     return out
 

@@ -28,6 +28,10 @@
 //!   instantiation beside `vecadd`'s, whose per-repetition difference is the extra host
 //!   time a generic kernel's launch costs.
 //!
+//! * the first calls again in two fresh child processes (issue 27's bars): an empty disk
+//!   cache, `CUDAJIT_AOT=0`, the driver's JIT cache in a new folder (`CUDA_CACHE_PATH`):
+//!   cold, as on a user's first run, then warm (the driver finds the machine code).
+//!
 //! * where a launch's host time goes (issue 27): after the timed rows, the same
 //!   launches again with kernel_host's stage profile on (`launch_profile`), and the
 //!   stages of every first launch above (front end, disk lookup, libnvvm, module load).
@@ -344,10 +348,6 @@ fn first_calls(
         "RESULT second_call_{label}cudajit {us:.3} includes=launch-proven_copy_compile+load+launch"
     );
     launch_profile::print_first_launches(&format!("second_call_{label}cudajit"));
-    match kernel_host::profile::driver_jit_warm_up_ms() {
-        Some(ms) => println!("RESULT {label}driver_jit_warm_up_ms {ms:.3} beside=first_compile"),
-        None => println!("RESULT {label}driver_jit_warm_up_ms 0 ran=false"),
-    }
     kernel_host::profile::enable(false);
     Ok(())
 }

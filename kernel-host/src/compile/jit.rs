@@ -15,7 +15,7 @@ use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
 use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
 use crate::compile::lower::{runtime_options, Lowered};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
-use crate::compile::{aot, driver_jit_warm_up, libnvvm};
+use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
 
@@ -45,14 +45,8 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
     let embedded = embedded.filter(|_| !options.debug);
 
-    let (ptx, unit, pending, from_disk, preloaded) = match embedded {
-        Some(entry) => (
-            Cow::Borrowed(entry.ptx),
-            unit,
-            Compiled::Whole(None),
-            false,
-            None,
-        ),
+    let (ptx, unit, pending, from_disk) = match embedded {
+        Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
         None => {
             // A disk hit needs neither libnvvm loaded nor the IR written for it: the
             // toolchain is identified by its files. While they are still being hashed
@@ -75,36 +69,16 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             };
             timer.mark(FirstStage::DiskLookup);
             match found {
-                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true, None),
+                Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
-                    // The process's first compile: the driver's JIT readies itself
-                    // meanwhile on the thread that then loads the module.
-                    let (ptx, (unit, pending), module) = driver_jit_warm_up::compile_then_load(
-                        driver_jit_warm_up::claim(),
-                        &mut timer,
-                        || driver_jit_warm_up::load_and_unload(device),
-                        |timer| {
-                            let (ptx, unit, pending) =
-                                compile(&lowered, &options, &key, timer, true)?;
-                            Ok((ptx, (unit, pending)))
-                        },
-                        |ptx, timer| load_module(device, ptx, kernel, timer),
-                        || Error::Driver {
-                            call: "cuModuleLoadDataEx",
-                            message: "the thread loading the module panicked".into(),
-                        },
-                    )?;
-                    (Cow::Owned(ptx), unit, pending, false, Some(module))
+                    let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
+                    (Cow::Owned(ptx), unit, pending, false)
                 }
             }
         }
     };
 
-    let loaded = match preloaded {
-        Some(module) => Ok(module),
-        None => load_module(device, &ptx, kernel, &mut timer),
-    };
-    let (module, ptx, mut unit, pending) = match loaded {
+    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel, &mut timer) {
         Ok(module) => (module, ptx, unit, pending),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.

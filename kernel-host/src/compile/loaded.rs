@@ -346,11 +346,6 @@ pub(crate) struct Module {
     pub(crate) device: Device,
 }
 
-// SAFETY: a CUmodule handle is valid on any thread of the process; every use binds
-// the module's context first (`Device::bind`), as `drop` does. The JIT loads a
-// process's first module on a thread of its own (`driver_jit_warm_up`).
-unsafe impl Send for Module {}
-
 impl Drop for Module {
     fn drop(&mut self) {
         if let Ok(_guard) = self.device.bind() {

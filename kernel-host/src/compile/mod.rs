@@ -2,8 +2,7 @@
 //! JIT through libnvvm (`jit`, `libnvvm`) and the kernels it loads (`loaded`), the
 //! simulator's lowered form of a kernel (`sim_kernel`), the on-disk cache (`disk`),
 //! ahead-of-time PTX embedded at build time (`aot`, `aot_manifest`), generic kernels'
-//! instances (`instances`), libnvvm warmed up when a GPU opens (`warm_up`) and the
-//! driver's JIT while the first kernel compiles (`driver_jit_warm_up`), the
+//! instances (`instances`), libnvvm warmed up when a GPU opens (`warm_up`), the
 //! modules whose kernels wait for the grids they depend on (`grid_dependency`), what a
 //! compiled kernel looks like (`inspect`) and its Rust lines beside its code (`annotate`).
 
@@ -15,7 +14,6 @@ pub(crate) mod cache;
 mod compile_cost;
 pub(crate) mod deferred;
 pub mod disk;
-pub(crate) mod driver_jit_warm_up;
 pub(crate) mod grid_dependency;
 pub mod inspect;
 pub(crate) mod instances;

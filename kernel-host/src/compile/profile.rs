@@ -91,11 +91,6 @@ impl FirstLaunchTimer {
         }
     }
 
-    /// A timer that records nothing (a stand-in while the real one is lent out).
-    pub(crate) fn off() -> FirstLaunchTimer {
-        FirstLaunchTimer { running: None }
-    }
-
     pub(crate) fn mark(&mut self, stage: FirstStage) {
         if let Some((last, record)) = &mut self.running {
             let now = Instant::now();
