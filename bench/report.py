@@ -32,8 +32,18 @@ FIRST_ROWS = [
     ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
     ("second_call_cudajit", "cudajit vecadd's 2nd call (its launch-proven copy)"),
+    ("first_call_cold_cudajit", "fresh process, driver JIT cache cold: vecadd"),
+    ("first_call_cold_cudajit_nocheck", "  then vecadd_nocheck"),
+    ("first_call_warm_cudajit", "fresh process, driver JIT cache warm: vecadd"),
+    ("first_call_warm_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
 ]
+# The first-call bars read the fresh child whose driver JIT cache is cold (a user's
+# first run; vecadd_launch's `first_call_children`), else the bench's own process.
+FIRST_CALL_BARS = {
+    "first_call_cudajit": "first_call_cold_cudajit",
+    "first_call_cudajit_nocheck": "first_call_cold_cudajit_nocheck",
+}
 # Issue 9: a new generic instantiation's first launch (host time, fresh child process),
 # and a later launch's extra host time over a non-generic kernel's.
 INSTANCE_ROWS = [
@@ -64,8 +74,8 @@ LATENCY_CRITERIA = [
     ("pair_launch_cudajit", None, 1.01, "launch on a created stream within 1% of bare cuLaunchKernel (same stream, paired rounds)"),
     ("pair_launch_cudajit_default_stream", None, 1.01, "launch on the default stream within 1% of bare cuLaunchKernel (paired rounds)"),
     ("pair_launch_cudajit_alternating_streams", None, 1.15, "alternating streams within 15% of bare cuLaunchKernel on one stream (paired rounds)"),
-    ("first_call_cudajit", None, 15_000.0, "first call of a bounds-checked kernel under 15 ms"),
-    ("first_call_cudajit_nocheck", None, 10_000.0, "first call of an unchecked kernel under 10 ms"),
+    ("first_call_cudajit", None, 15_000.0, "first call of a bounds-checked kernel under 15 ms (driver JIT cache cold)"),
+    ("first_call_cudajit_nocheck", None, 10_000.0, "first call of an unchecked kernel under 10 ms (driver JIT cache cold)"),
     ("instance_first_disk", None, 2_000.0, "first launch found in the disk cache (fresh process) under 2 ms"),
     ("graph_node_cudajit", None, 1.0, "graph replay under 1 us per kernel node"),
 ]
@@ -105,10 +115,16 @@ PROFILE_VARIANTS = [
     ("launch_cudajit_alternating_streams", "alternating"),
 ]
 # First-launch stages (kernel_host::profile::FirstStage), in order.
-FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_load", "install", "disk_store"]
+# driver_jit_in_module_load is part of module_load (the driver's own clock).
+FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_load",
+                "driver_jit_in_module_load", "install", "disk_store"]
 FIRST_SITUATIONS = [
-    ("first_call_cudajit", "checked, cold"),
+    ("first_call_cudajit", "checked"),
     ("first_call_cudajit_nocheck", "unchecked"),
+    ("first_call_cold_cudajit", "checked, JIT cold"),
+    ("first_call_cold_cudajit_nocheck", "unchecked, JIT cold"),
+    ("first_call_warm_cudajit", "checked, JIT warm"),
+    ("first_call_warm_cudajit_nocheck", "unchecked, JIT warm"),
     ("second_call_cudajit", "checked, copy"),
     ("instance_cold", "generic, empty cache"),
     ("instance_disk", "generic, on disk"),
@@ -377,6 +393,8 @@ def main(argv):
     for name, base, limit, what in LATENCY_CRITERIA:
         name, against = bar_pair(results, name)
         what += against
+        if FIRST_CALL_BARS.get(name) in results:
+            name = FIRST_CALL_BARS[name]
         if name not in results or (base and base not in results):
             failed = True
             lines.append(f"  MISSING  {what}: need {name}" + (f" and {base}" if base else ""))

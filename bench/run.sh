@@ -52,8 +52,11 @@ if [ -n "$bin" ]; then
   chmod +x "$bin" 2>/dev/null || true
   ptx_env=()
   if [ -s "$work/vecadd.ptx" ]; then ptx_env=(CUDAJIT_BENCH_PTX="$work/vecadd.ptx"); fi
-  # CUDAJIT_AOT=0: the first call includes the JIT, as Numba's does.
-  step cudajit env CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cudajit-cache" "${ptx_env[@]}" "$bin"
+  # CUDAJIT_AOT=0: the first call includes the JIT, as Numba's does. A new
+  # CUDA_CACHE_PATH: the driver's JIT cache is cold, as on a user's first run (the
+  # binary's first-call children time cold and warm in fresh processes too).
+  step cudajit env CUDAJIT_AOT=0 CUDAJIT_CACHE_DIR="$work/cudajit-cache" \
+    CUDA_CACHE_PATH="$work/driver-jit-cache" "${ptx_env[@]}" "$bin"
   # The launch path's own work on this host's CPU, no GPU involved (issue 27's microbench).
   step cudajit-cpu-host "$bin" --cpu-host-path
 else

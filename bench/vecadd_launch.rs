@@ -28,6 +28,10 @@
 //!   instantiation beside `vecadd`'s, whose per-repetition difference is the extra host
 //!   time a generic kernel's launch costs.
 //!
+//! * the first calls again in two fresh child processes (issue 27's bars): an empty disk
+//!   cache, `CUDAJIT_AOT=0`, the driver's JIT cache in a new folder (`CUDA_CACHE_PATH`):
+//!   cold, as on a user's first run, then warm (the driver finds the machine code).
+//!
 //! * where a launch's host time goes (issue 27): after the timed rows, the same
 //!   launches again with kernel_host's stage profile on (`launch_profile`), and the
 //!   stages of every first launch above (front end, disk lookup, libnvvm, module load).
@@ -102,6 +106,9 @@ fn vecadd_generic<T: Num>(a: &[T], b: &[T], c: &mut [T]) {
 
 /// The child process's argument: `vecadd_launch --first-instantiation cold|disk`.
 const FIRST_INSTANTIATION: &str = "--first-instantiation";
+/// The child process's argument: `vecadd_launch --first-calls LABEL`, the first calls
+/// alone in a fresh process (`first_call_children`), RESULT names prefixed by LABEL.
+const FIRST_CALLS: &str = "--first-calls";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -109,6 +116,14 @@ fn main() {
         let state = args.get(2).map_or("cold", String::as_str).to_string();
         if let Err(e) = first_instantiations(&state) {
             eprintln!("vecadd_launch {FIRST_INSTANTIATION} {state}: error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if args.get(1).is_some_and(|a| a == FIRST_CALLS) {
+        let label = args.get(2).cloned().unwrap_or_default();
+        if let Err(e) = first_calls_child(&label) {
+            eprintln!("vecadd_launch {FIRST_CALLS} {label}: error: {e}");
             std::process::exit(1);
         }
         return;
@@ -157,6 +172,7 @@ fn run(device: &Device) -> BenchResult<()> {
     let launch_only = std::env::var("CUDAJIT_BENCH_ONLY").is_ok_and(|v| v == "launch");
     if !launch_only {
         kernel_times(&stream)?;
+        first_call_children()?;
     }
 
     // Raw cudarc on its own stream, with cudarc's cross-stream event tracking off (it
@@ -240,51 +256,7 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
     let blocks = N.div_ceil(BLOCK as usize) as u32;
     let cfg = || LaunchConfig::new(blocks, BLOCK).stream(stream);
 
-    // First call of each: front end + libnvvm + module load + launch (a cold disk
-    // cache when run.sh points CUDAJIT_CACHE_DIR at a fresh folder), with the stages
-    // of each first launch profiled (a few clock reads per compile).
-    // Unless `CUDAJIT_NVVM_WARM_UP=0` (see kernel_host's `compile::warm_up`), libnvvm
-    // was loaded and warmed by one small compile on a thread of its own while the
-    // GPU's context was created, and joined before the device was handed out: the
-    // first calls below then time what is left, and this line says what it took.
-    match kernel_host::profile::warm_up_report() {
-        Some(w) => println!(
-            "RESULT nvvm_warm_up_ms {:.3} load_ms={:.3},compile_ms={:.3},finished_before_first_call={},compiled={}",
-            w.load_ms + w.compile_ms,
-            w.load_ms,
-            w.compile_ms,
-            w.finished,
-            w.compiled
-        ),
-        None => println!("RESULT nvvm_warm_up_ms 0 started=false"),
-    }
-    kernel_host::profile::enable(true);
-    for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
-        c.copy_from_host(&poison)?;
-        stream.synchronize()?;
-        let t = Instant::now();
-        if checked {
-            vecadd::launch(cfg(), &a, &b, &mut c)?;
-        } else {
-            // SAFETY: every thread indexes only below `c.len()`, and a, b, c have
-            // equal lengths (the body guards `i < c.len()`).
-            unsafe { vecadd_nocheck::launch(cfg(), &a, &b, &mut c) }?;
-        }
-        stream.synchronize()?;
-        let us = t.elapsed().as_secs_f64() * 1e6;
-        println!("RESULT first_call_{name} {us:.3} includes=compile+load+launch");
-        launch_profile::print_first_launches(&format!("first_call_{name}"));
-        check(&c.to_host()?, &want, name)?;
-    }
-    // The second call of the checked kernel: its launch-proven copy, left out of the
-    // first compile, is compiled and loaded now (what the first call no longer pays).
-    let t = Instant::now();
-    vecadd::launch(cfg(), &a, &b, &mut c)?;
-    stream.synchronize()?;
-    let us = t.elapsed().as_secs_f64() * 1e6;
-    println!("RESULT second_call_cudajit {us:.3} includes=launch-proven_copy_compile+load+launch");
-    launch_profile::print_first_launches("second_call_cudajit");
-    kernel_host::profile::enable(false);
+    first_calls("", stream, &a, &b, &mut c, &poison, &want)?;
 
     for _ in 0..WARMUP {
         vecadd::launch(cfg(), &a, &b, &mut c)?;
@@ -314,6 +286,117 @@ fn kernel_times(stream: &Stream) -> BenchResult<()> {
     report_kernel("kernel_cudajit", &checked);
     report_kernel("kernel_cudajit_nocheck", &unchecked);
     Ok(())
+}
+
+/// The first calls of `vecadd` (bounds-checked) and `vecadd_nocheck`, then the checked
+/// kernel's second call, each synchronised and checked, with the stages of each first
+/// launch; RESULT names start with `label` (`""` in the bench's own process).
+fn first_calls(
+    label: &str,
+    stream: &Stream,
+    a: &DeviceArray<f32>,
+    b: &DeviceArray<f32>,
+    c: &mut DeviceArray<f32>,
+    poison: &[f32],
+    want: &[f32],
+) -> BenchResult<()> {
+    let blocks = c.len().div_ceil(BLOCK as usize) as u32;
+    let cfg = || LaunchConfig::new(blocks, BLOCK).stream(stream);
+    // First call of each: front end + libnvvm + module load + launch (a cold disk
+    // cache when run.sh points CUDAJIT_CACHE_DIR at a fresh folder), with the stages
+    // of each first launch profiled (a few clock reads per compile).
+    // Unless `CUDAJIT_NVVM_WARM_UP=0` (see kernel_host's `compile::warm_up`), libnvvm
+    // was loaded and warmed by one small compile on a thread of its own while the
+    // GPU's context was created, and joined before the device was handed out: the
+    // first calls below then time what is left, and this line says what it took.
+    match kernel_host::profile::warm_up_report() {
+        Some(w) => println!(
+            "RESULT {label}nvvm_warm_up_ms {:.3} load_ms={:.3},compile_ms={:.3},finished_before_first_call={},compiled={}",
+            w.load_ms + w.compile_ms,
+            w.load_ms,
+            w.compile_ms,
+            w.finished,
+            w.compiled,
+        ),
+        None => println!("RESULT {label}nvvm_warm_up_ms 0 started=false"),
+    }
+    kernel_host::profile::enable(true);
+    for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
+        c.copy_from_host(poison)?;
+        stream.synchronize()?;
+        let t = Instant::now();
+        if checked {
+            vecadd::launch(cfg(), a, b, &mut *c)?;
+        } else {
+            // SAFETY: every thread indexes only below `c.len()`, and a, b, c have
+            // equal lengths (the body guards `i < c.len()`).
+            unsafe { vecadd_nocheck::launch(cfg(), a, b, &mut *c) }?;
+        }
+        stream.synchronize()?;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        println!("RESULT first_call_{label}{name} {us:.3} includes=compile+load+launch");
+        launch_profile::print_first_launches(&format!("first_call_{label}{name}"));
+        check(&c.to_host()?, want, name)?;
+    }
+    // The second call of the checked kernel: its launch-proven copy, left out of the
+    // first compile, is compiled and loaded now (what the first call no longer pays).
+    let t = Instant::now();
+    vecadd::launch(cfg(), a, b, &mut *c)?;
+    stream.synchronize()?;
+    let us = t.elapsed().as_secs_f64() * 1e6;
+    println!(
+        "RESULT second_call_{label}cudajit {us:.3} includes=launch-proven_copy_compile+load+launch"
+    );
+    launch_profile::print_first_launches(&format!("second_call_{label}cudajit"));
+    kernel_host::profile::enable(false);
+    Ok(())
+}
+
+/// Runs this binary twice as a child that makes the first calls alone
+/// (`first_calls_child`), each with an empty disk cache and `CUDAJIT_AOT=0`, and the
+/// driver's JIT cache in a new folder: cold (the bars' case, a user's first run),
+/// then warm (the same folder again: the driver finds the machine code it compiled).
+fn first_call_children() -> BenchResult<()> {
+    let exe = std::env::current_exe()?;
+    let dir = std::env::temp_dir().join(format!("cudajit-first-calls-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut result = Ok(());
+    for label in ["cold", "warm"] {
+        let cache = dir.join(label);
+        std::fs::create_dir_all(&cache)?;
+        let status = std::process::Command::new(&exe)
+            .args([FIRST_CALLS, &format!("{label}_")])
+            .env("CUDAJIT_CACHE_DIR", &cache)
+            .env("CUDAJIT_AOT", "0")
+            .env("CUDA_CACHE_PATH", dir.join("driver"))
+            .env_remove("CUDA_CACHE_DISABLE")
+            .status()?;
+        if !status.success() {
+            result = Err(format!("the {label} first-calls child failed ({status})").into());
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// In a fresh process: [`first_calls`] on 2^24-element arrays made before the clock
+/// starts, RESULT names prefixed by `label`.
+fn first_calls_child(label: &str) -> BenchResult<()> {
+    let device = Device::default()?;
+    if device.is_simulator() {
+        return Err("the default device is the CPU simulator: nothing to time".into());
+    }
+    let stream = device.new_stream()?;
+    let ha = random_floats(N, 1);
+    let hb = random_floats(N, 2);
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    let poison = vec![f32::NAN; N];
+    let a = DeviceArray::from_slice(&ha)?;
+    let b = DeviceArray::from_slice(&hb)?;
+    let mut c = DeviceArray::from_slice(&poison)?;
+    stream.synchronize()?;
+    first_calls(label, &stream, &a, &b, &mut c, &poison, &want)
 }
 
 /// Runs this binary twice as a child that times first launches of new generic
