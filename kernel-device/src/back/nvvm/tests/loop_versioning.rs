@@ -150,7 +150,7 @@ fn the_copy_a_block_takes_is_a_constant_or_its_warp_uniform_vote() {
     // iterations is a constant, not the thread's own guard, and the block's vote is
     // re-read by `vote.sync.all` (ptxas does not know `bar.red`'s predicate is uniform).
     let out = write_kernel(PREFETCHING_TILE_LOOP);
-    let t = &out.text;
+    let t = definition(&out.text, "k");
     let stores: Vec<&str> = t
         .lines()
         .filter(|l| l.trim().starts_with("store i1 ") && l.contains("i1* %loop.guard"))
@@ -159,13 +159,13 @@ fn the_copy_a_block_takes_is_a_constant_or_its_warp_uniform_vote() {
     assert_eq!(stores.len(), 2, "the zero-trip value, then the vote:\n{t}");
     assert_eq!(stores[0], "false", "no iterations: the checked copy:\n{t}");
     let vote = stores[1];
-    let definition = t
+    let vote_line = t
         .lines()
         .find(|l| l.trim().starts_with(&format!("{vote} = ")))
         .unwrap_or_else(|| panic!("the definition of {vote}:\n{t}"));
     assert!(
-        definition.contains("call i1 @llvm.nvvm.vote.all.sync(i32 -1, i1 %barrier.all"),
-        "the block's vote over the whole warp: {definition}"
+        vote_line.contains("call i1 @llvm.nvvm.vote.all.sync(i32 -1, i1 %barrier.all"),
+        "the block's vote over the whole warp: {vote_line}"
     );
     // Which comes from the block barrier's `and`.
     let barrier = t
