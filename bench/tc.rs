@@ -368,16 +368,17 @@ impl Bench<'_> {
         let shared = (128 + 4 * bkv) * d * 2;
         let scale_log2 = std::f32::consts::LOG2_E / (d as f32).sqrt();
         let grid = ((SEQ / 128) as u32, HEADS as u32);
+        let seq = side(SEQ); // `u32`, as the twin's `int seq`
         let launch = |checked: bool, o: &mut DeviceArray<bf16>| -> cudajit::Result<()> {
             let cfg = self.cfg(grid, 128, shared);
             match (d, checked) {
-                (64, true) => checked::attention_d64::launch(cfg, &q, &k, &v, o, SEQ, scale_log2),
+                (64, true) => checked::attention_d64::launch(cfg, &q, &k, &v, o, seq, scale_log2),
                 (64, false) => unsafe {
-                    nocheck::attention_d64::launch(cfg, &q, &k, &v, o, SEQ, scale_log2)
+                    nocheck::attention_d64::launch(cfg, &q, &k, &v, o, seq, scale_log2)
                 },
-                (128, true) => checked::attention_d128::launch(cfg, &q, &k, &v, o, SEQ, scale_log2),
+                (128, true) => checked::attention_d128::launch(cfg, &q, &k, &v, o, seq, scale_log2),
                 _ => unsafe {
-                    nocheck::attention_d128::launch(cfg, &q, &k, &v, o, SEQ, scale_log2)
+                    nocheck::attention_d128::launch(cfg, &q, &k, &v, o, seq, scale_log2)
                 },
             }
         };
@@ -461,9 +462,9 @@ fn launch_gemm_bf16(
     }
 }
 
-/// The 16x8 GEMMs take `u32` sizes, as their twins' `int`.
+/// The kernels take `u32` sizes, as their twins' `int`.
 fn side(n: usize) -> u32 {
-    u32::try_from(n).expect("a GEMM side fits in u32")
+    u32::try_from(n).expect("a size fits in u32")
 }
 
 fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
@@ -555,9 +556,11 @@ fn run(device: &Device, wanted: &[String]) -> BenchResult<bool> {
                 f64::NAN,
                 &|c, cfg, a, x, y, n| {
                     if c {
-                        checked::dgemm_f64::launch(cfg, a, x, y, n, n, n)
+                        checked::dgemm_f64::launch(cfg, a, x, y, side(n), side(n), side(n))
                     } else {
-                        unsafe { nocheck::dgemm_f64::launch(cfg, a, x, y, n, n, n) }
+                        unsafe {
+                            nocheck::dgemm_f64::launch(cfg, a, x, y, side(n), side(n), side(n))
+                        }
                     }
                 },
             )

@@ -167,14 +167,18 @@ macro_rules! tc_gemm {
 macro_rules! tc_dgemm {
     ($check:tt) => {
         #[kernel(boundscheck = $check, block_dim = 256)]
-        pub fn dgemm_f64(a: &[f64], b: &[f64], c: &mut [f64], m: usize, n: usize, k: usize) {
+        pub fn dgemm_f64(a: &[f64], b: &[f64], c: &mut [f64], m: u32, n: u32, k: u32) {
             let mut smem = dynamic_shared();
             let tiles = smem.take::<f64>(3 * 256 * 16);
             let tid = thread_idx().x as usize;
             let lane = tid % 32;
             let warp = tid / 32;
-            let tiles_m = m / 128;
-            let per_group = 8 * (n / 128);
+            // `u32` sizes as the twin's `int`, for the reasons `tc_gemm!` gives: a 32-bit
+            // k loop and copies stepped by 32x32->64 multiply-adds.
+            let ld = k as usize;
+            let cols = n as usize;
+            let tiles_m = m as usize / 128;
+            let per_group = 8 * (cols / 128);
             let pid = block_idx().x as usize;
             let first_m = (pid / per_group) * 8;
             let rows_here = if tiles_m - first_m < 8 {
@@ -190,17 +194,22 @@ macro_rules! tc_dgemm {
             let load_row = tid / 8;
             let load_chunk = tid % 8;
             let load_dst = load_row * 16 + (load_chunk ^ (load_row & 7)) * 2;
-            let a_src = (tile_m * 128 + load_row) * k + load_chunk * 2;
-            let b_src = (tile_n * 128 + load_row) * k + load_chunk * 2;
+            let a_src = (tile_m * 128 + load_row) * ld + load_chunk * 2;
+            let b_src = (tile_n * 128 + load_row) * ld + load_chunk * 2;
             let k_tiles = k / 16;
+            // As the twin's `load_stage`: every pass of the A tile, then of the B tile.
             for s in 0..2 {
-                if s < k_tiles {
+                if (s as u32) < k_tiles {
                     let dst = s * 4096 + load_dst;
                     #[unroll]
                     for p in 0..4 {
-                        let src = p * 32 * k + s * 16;
-                        cp_async_cg::<16>(tiles, dst + p * 512, a, a_src + src);
-                        cp_async_cg::<16>(tiles, dst + 2048 + p * 512, b, b_src + src);
+                        let src = a_src + p * 32 * ld + s * 16;
+                        cp_async_cg::<16>(tiles, dst + p * 512, a, src);
+                    }
+                    #[unroll]
+                    for p in 0..4 {
+                        let src = b_src + p * 32 * ld + s * 16;
+                        cp_async_cg::<16>(tiles, dst + 2048 + p * 512, b, src);
                     }
                 }
                 cp_async_commit();
@@ -214,16 +223,22 @@ macro_rules! tc_dgemm {
                 sync_threads();
                 let next = kt + 2;
                 if next < k_tiles {
-                    let dst = (next % 3) * 4096 + load_dst;
+                    let dst = (next % 3) as usize * 4096 + load_dst;
+                    // Widened from the loop's variable itself, as in `tc_gemm!`.
+                    let k_offset = (kt as usize + 2) * 16;
                     #[unroll]
                     for p in 0..4 {
-                        let src = p * 32 * k + next * 16;
-                        cp_async_cg::<16>(tiles, dst + p * 512, a, a_src + src);
-                        cp_async_cg::<16>(tiles, dst + 2048 + p * 512, b, b_src + src);
+                        let src = a_src + p * 32 * ld + k_offset;
+                        cp_async_cg::<16>(tiles, dst + p * 512, a, src);
+                    }
+                    #[unroll]
+                    for p in 0..4 {
+                        let src = b_src + p * 32 * ld + k_offset;
+                        cp_async_cg::<16>(tiles, dst + 2048 + p * 512, b, src);
                     }
                 }
                 cp_async_commit();
-                let stage = (kt % 3) * 4096;
+                let stage = (kt % 3) as usize * 4096;
                 #[unroll]
                 for ks in 0..4 {
                     let chunk = ks * 2 + t / 2;
@@ -258,7 +273,7 @@ macro_rules! tc_dgemm {
                     let row = tile_m * 128 + wrow + mt * 8 + g;
                     let col = tile_n * 128 + wcol + nt * 8 + 2 * t;
                     let f = acc[mt][nt];
-                    c.store_vec::<2>(row * n + col, [f[0], f[1]]);
+                    c.store_vec::<2>(row * cols + col, [f[0], f[1]]);
                 }
             }
         }
@@ -281,7 +296,7 @@ macro_rules! tc_attention {
             kmat: &[bf16],
             v: &[bf16],
             o: &mut [bf16],
-            seq: usize,
+            seq: u32,
             scale_log2: f32,
         ) {
             let mut smem = dynamic_shared();
@@ -291,7 +306,8 @@ macro_rules! tc_attention {
             let tid = thread_idx().x as usize;
             let lane = tid % 32;
             let warp = tid / 32;
-            let head = block_idx().y as usize * seq * $d;
+            // `seq` is `u32` as the twin's `int`: the kv loop counts in 32 bits.
+            let head = block_idx().y as usize * seq as usize * $d;
             let q0 = head + block_idx().x as usize * 128 * $d;
 
             // Rows 128 / ($d / 8) apart share this thread's chunk and its swizzle.
@@ -329,8 +345,8 @@ macro_rules! tc_attention {
             let kv_tiles = seq / $bkv;
             for j in 0..kv_tiles {
                 if j + 1 < kv_tiles {
-                    let stage = ((j + 1) % 2) * $bkv * $d;
-                    let src = head + (j + 1) * $bkv * $d + load_src;
+                    let stage = ((j + 1) % 2) as usize * $bkv * $d;
+                    let src = head + (j as usize + 1) * $bkv * $d + load_src;
                     #[unroll]
                     for p in 0..$bkv / (128 / ($d / 8)) {
                         cp_async_cg::<16>(ks, stage + load_dst + p * pass, kmat, src + p * pass);
@@ -342,7 +358,7 @@ macro_rules! tc_attention {
                     cp_async_wait::<0>();
                 }
                 sync_threads();
-                let kv = (j % 2) * $bkv * $d;
+                let kv = (j % 2) as usize * $bkv * $d;
 
                 // Tile addresses as the twin spells them: the writer adds each tile's offset
                 // (`np * 16 * $d`) last whatever the spelling (`mma::tile_address_terms`).

@@ -117,7 +117,8 @@ fn f64_dgemm_matches_f64() {
     let a: Vec<f64> = (0..M * k).map(|i| signed(7, i as u64)).collect();
     let b: Vec<f64> = (0..N * k).map(|i| signed(8, i as u64)).collect();
     let mut c = vec![f64::NAN; M * N];
-    launch!(checked::dgemm_f64[1, 256, stream, 3 * 256 * 128](&a, &b, &mut c, M, N, k)).unwrap();
+    let (m, n, kk) = (M as u32, N as u32, k as u32); // the GEMMs take u32 sizes
+    launch!(checked::dgemm_f64[1, 256, stream, 3 * 256 * 128](&a, &b, &mut c, m, n, kk)).unwrap();
     let error = gemm_error(&a, &b, &c, M, N, k);
     assert!(error < 1e-14, "DGEMM error {error:.3e}");
 }
@@ -136,8 +137,8 @@ fn attention_case(d: usize, bkv: usize, seq: usize) {
     let scale_log2 = std::f32::consts::LOG2_E / (d as f32).sqrt();
     let grid = ((seq / 128) as u32, 1u32);
     match d {
-        64 => launch!(checked::attention_d64[grid, 128, stream, shared](&q, &k, &v, &mut o, seq, scale_log2)),
-        _ => launch!(checked::attention_d128[grid, 128, stream, shared](&q, &k, &v, &mut o, seq, scale_log2)),
+        64 => launch!(checked::attention_d64[grid, 128, stream, shared](&q, &k, &v, &mut o, seq as u32, scale_log2)),
+        _ => launch!(checked::attention_d128[grid, 128, stream, shared](&q, &k, &v, &mut o, seq as u32, scale_log2)),
     }
     .unwrap();
     let (mut diff2, mut ref2) = (0.0, 0.0);

@@ -61,6 +61,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         self.def("barrier.all", format!("icmp ne i32 {r}, 0"))
     }
 
+    /// `pred`, already the same on every lane of the warp, through `vote.sync.all`
+    /// over the whole warp: the same value, which ptxas then knows is warp-uniform (it
+    /// does not know that of a `bar.red` predicate). Every non-exited lane must reach it.
+    pub fn warp_uniform(&mut self, pred: &str) -> String {
+        self.call_extern(
+            "uniform",
+            "i1",
+            symbol(Intrinsic::Vote(crate::ir::VoteMode::All)),
+            &[("i32", "-1"), ("i1", pred)],
+        )
+    }
+
     /// Calls `name` (declaring it) with typed operands.
     pub fn call_extern(
         &mut self,

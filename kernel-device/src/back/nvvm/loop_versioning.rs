@@ -88,17 +88,26 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     }
 
     /// `guard` on every thread of the block, where the loop has iterations (see
-    /// `Planner::plan_loop`: then every thread of the block has some); the thread's own
-    /// `guard` where it has none (either copy then runs nothing).
+    /// `Planner::plan_loop`: then every thread of the block has some); the checked copy
+    /// where it has none (either copy then runs nothing).
+    ///
+    /// Why a constant there, and the vote re-read by `vote.sync.all`: ptxas keeps a
+    /// loop's branches free of convergence barriers only when it can prove every lane of
+    /// the warp enters the loop together. The thread's own guard on the zero-trip path,
+    /// or a branch on `bar.red`'s predicate (which ptxas does not know is uniform), let
+    /// it assume a split warp: each k-loop of the tensor-core GEMMs then paid a
+    /// `BSSY`/`BSYNC` around its prefetch and a `WARPSYNC` before its barrier, which
+    /// their nvcc twins do not (bench/results/2026-11-30-sass-*-kern23-*.txt).
     fn block_guard(&mut self, guard: &str, trips: &str) -> String {
         let slot = self.alloca("loop.guard", "i1");
-        self.store("i1", guard, &slot);
+        self.store("i1", "false", &slot);
         let vote_l = self.label("loop.vote");
         let voted_l = self.label("loop.voted");
         let runs = self.def("loop.runs", format!("icmp ne i64 {trips}, 0"));
         self.terminate(format!("br i1 {runs}, label %{vote_l}, label %{voted_l}"));
         self.start_block(&vote_l);
         let all = self.all_threads_of_block(guard);
+        let all = self.warp_uniform(&all);
         self.store("i1", &all, &slot);
         self.branch_to(&voted_l);
         self.start_block(&voted_l);

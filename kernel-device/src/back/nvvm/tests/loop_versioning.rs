@@ -11,30 +11,31 @@ fn fast_loop(text: &str) -> &str {
 
 const BLOCK_VOTE: &str = "@llvm.nvvm.barrier0.and(";
 
+/// A loop with barriers whose prefetch of the next tile indexes affinely in `k0`.
+const PREFETCHING_TILE_LOOP: &str = "fn k(a: &[f32], out: &mut [f32], n: usize) {
+    let tile = shared_array::<[f32; 256]>();
+    let t = thread_idx().x as usize;
+    let row = block_idx().x as usize;
+    let mut next = [0.0f32; 4];
+    let mut acc = 0.0f32;
+    for k0 in (0..n).step_by(4) {
+        let cur = next;
+        if k0 + 4 < n {
+            for j in 0..4 {
+                next[j] = a[row * n + k0 + 4 + j];
+            }
+        }
+        tile[t] = cur[0] + cur[1] + cur[2] + cur[3];
+        sync_threads();
+        acc += tile[255 - t];
+        sync_threads();
+    }
+    out[row * 256 + t] = acc;
+}";
+
 #[test]
 fn a_prefetching_tile_loop_checks_nothing_inside_and_votes_per_block() {
-    let out = write_kernel(
-        "fn k(a: &[f32], out: &mut [f32], n: usize) {
-            let tile = shared_array::<[f32; 256]>();
-            let t = thread_idx().x as usize;
-            let row = block_idx().x as usize;
-            let mut next = [0.0f32; 4];
-            let mut acc = 0.0f32;
-            for k0 in (0..n).step_by(4) {
-                let cur = next;
-                if k0 + 4 < n {
-                    for j in 0..4 {
-                        next[j] = a[row * n + k0 + 4 + j];
-                    }
-                }
-                tile[t] = cur[0] + cur[1] + cur[2] + cur[3];
-                sync_threads();
-                acc += tile[255 - t];
-                sync_threads();
-            }
-            out[row * 256 + t] = acc;
-        }",
-    );
+    let out = write_kernel(PREFETCHING_TILE_LOOP);
     let t = &out.text;
     let fast = fast_loop(t);
     assert!(
@@ -134,4 +135,43 @@ fn loops_with_warp_collectives_or_nothing_to_decide_are_written_once() {
         let out = write_kernel(text);
         assert!(!out.text.contains("loop.fast:"), "{what}:\n{}", out.text);
     }
+}
+
+/// The value `line` (`store i1 VALUE, i1* %slot`) stores.
+fn stored_value(line: &str) -> &str {
+    let rest = line.trim().strip_prefix("store i1 ").expect("an i1 store");
+    &rest[..rest.find(',').expect("its operands")]
+}
+
+#[test]
+fn the_copy_a_block_takes_is_a_constant_or_its_warp_uniform_vote() {
+    // ptxas keeps convergence barriers (BSSY/BSYNC, WARPSYNC) out of the fast loop only
+    // when every path into it is warp-uniform to its eyes: the guard of a loop without
+    // iterations is a constant, not the thread's own guard, and the block's vote is
+    // re-read by `vote.sync.all` (ptxas does not know `bar.red`'s predicate is uniform).
+    let out = write_kernel(PREFETCHING_TILE_LOOP);
+    let t = definition(&out.text, "k");
+    let stores: Vec<&str> = t
+        .lines()
+        .filter(|l| l.trim().starts_with("store i1 ") && l.contains("i1* %loop.guard"))
+        .map(stored_value)
+        .collect();
+    assert_eq!(stores.len(), 2, "the zero-trip value, then the vote:\n{t}");
+    assert_eq!(stores[0], "false", "no iterations: the checked copy:\n{t}");
+    let vote = stores[1];
+    let vote_line = t
+        .lines()
+        .find(|l| l.trim().starts_with(&format!("{vote} = ")))
+        .unwrap_or_else(|| panic!("the definition of {vote}:\n{t}"));
+    assert!(
+        vote_line.contains("call i1 @llvm.nvvm.vote.all.sync(i32 -1, i1 %barrier.all"),
+        "the block's vote over the whole warp: {vote_line}"
+    );
+    // Which comes from the block barrier's `and`.
+    let barrier = t
+        .lines()
+        .find(|l| l.trim().starts_with("%barrier.all = "))
+        .expect("the block's vote");
+    assert!(barrier.contains("icmp ne i32 %barrier"), "{barrier}");
+    assert!(t.contains(BLOCK_VOTE), "{t}");
 }
