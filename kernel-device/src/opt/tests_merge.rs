@@ -192,3 +192,45 @@ fn offsets_below_the_first_store_are_the_groups_low_end() {
     let v = the_run(&optimise(lower(AROUND)).module);
     assert_eq!(comparisons(&v), (2, 0), "{:?}", v.guard.ops);
 }
+
+/// The pipeline of `tests_copy_guard` with its halves `half` apart, a local set before
+/// the loop that the ranges pin to 128: still a constant offset.
+fn pipeline_with_a_pinned_stride() -> String {
+    let text = super::tests_copy_guard::PIPELINE
+        .replace(
+            "let halves = 256 / 128;",
+            "let halves = 256 / 128;\n    let half = 256 / 2;",
+        )
+        .replace("h * 128 + tid * 4);", "h * half + tid * 4);");
+    assert!(text.contains("h * half + tid * 4);"), "{text}");
+    text
+}
+
+#[test]
+fn a_loops_copies_a_pinned_stride_apart_are_compared_at_their_ends() {
+    let opt = optimise(lower(&pipeline_with_a_pinned_stride()));
+    let v = the_run(&opt.module);
+    let across = v.guard.ops.iter();
+    let across = across.filter(|op| matches!(op, GuardOp::CheckAcross { .. }));
+    assert_eq!(across.count(), 2, "{:?}", v.guard.ops);
+    // Against plain Rust, and one element short of the last copy.
+    let tiles = 3usize;
+    let mut below = generator();
+    let a: Vec<u32> = (0..tiles * 256).map(|_| below(1 << 20) as u32).collect();
+    let expected: Vec<u32> = (0..32)
+        .map(|t| {
+            (0..tiles)
+                .map(|kt| a[kt * 256 + 4 * t] + a[kt * 256 + 128 + 4 * t + 3])
+                .fold(0u32, u32::wrapping_add)
+        })
+        .collect();
+    let simulate = super::tests_copy_guard::simulate;
+    assert_eq!(
+        simulate(&opt.module, &a, tiles as u64).expect("runs"),
+        expected
+    );
+    match simulate(&opt.module, &a[..a.len() - 1], tiles as u64) {
+        Err(Fault::Panic { message, .. }) => assert!(message.contains("cp_async"), "{message}"),
+        other => panic!("expected the copy's range panic, got {other:?}"),
+    }
+}

@@ -165,8 +165,18 @@ impl Planner<'_> {
         if !wide {
             return Linear::atom(self.expr_atom(h));
         }
-        if let Some(c) = self.pure(h).and_then(|k| k.constant) {
+        let known = self.pure(h);
+        if let Some(c) = known.as_ref().and_then(|k| k.constant) {
             return Linear::constant(c);
+        }
+        // A value the ranges pin (`let pass = 16 * 64` before a loop): the same wherever
+        // the guard computes it, as long as no loop variable the guard sets reaches it.
+        if let Some(i) = known
+            .filter(|k| k.deps.is_empty())
+            .and_then(|_| self.ranges.interval(h))
+            .filter(|i| i.min == i.max)
+        {
+            return Linear::constant(i.min);
         }
         match &e.kind {
             ExprKind::Literal(Literal::Int(bits)) => Linear::constant(*bits),
