@@ -5,10 +5,11 @@
 //! Why: an epilogue stores a warp's accumulators at `row + col` and `row + 8 * D + col`
 //! for every tile `i` (`col = 8 i + 2 t`), each pair checked at its first and last
 //! element, and a FlashAttention key loop copies its K and V tiles at `src + p * pass`:
-//! attention D64's guards made 64 and 32 comparisons where two per slice decide them.
-//! Each comparison's index stayed live until the guard's `and`, and with them the
-//! loop's values (the checked kernel ran at 255 registers with 59 moves in its key
-//! loop, against 3 unchecked).
+//! attention D64's guards made 64 and 32 comparisons where two per slice decide them
+//! (and the GEMMs' epilogues 16 strided checks where 16 single comparisons do). This
+//! did not move the checked kernels' time on the H200 (bench/results/
+//! 2026-11-30-h200-78f9725-tc.txt): D64's key loop keeps its 59 register moves and its
+//! spill, which come from elsewhere.
 //!
 //! Exact, not conservative: with `low = x + cmin` and `high = x + cmax` (wrapping
 //! 64-bit arithmetic) below the length, `low < isize::MAX` and `cmax - cmin` is small,
