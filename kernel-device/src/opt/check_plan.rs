@@ -31,6 +31,7 @@ mod affine;
 mod copy_source;
 mod loop_end;
 mod loop_guard;
+mod merge;
 
 pub use copy_source::copy_source_ends;
 pub use loop_end::indices_below_loop_end;
@@ -110,6 +111,8 @@ pub struct Planner<'a> {
     copy_ends: Option<&'a HashMap<Handle<Expr>, Handle<Expr>>>,
     /// (source index, last element) of each copy planned (both must be decided).
     copy_sources: Vec<(Handle<Expr>, Handle<Expr>)>,
+    /// Checks whose indices differ by constants (see [`merge`]).
+    merger: merge::Merger,
 }
 
 impl<'a> Planner<'a> {
@@ -138,6 +141,7 @@ impl<'a> Planner<'a> {
             across: None,
             copy_ends: None,
             copy_sources: Vec::new(),
+            merger: merge::Merger::default(),
         }
     }
 
@@ -158,6 +162,7 @@ impl<'a> Planner<'a> {
             }
         }
         self.keep_whole_copies();
+        self.drop_merged();
         if self.plan.decided.iter().any(|h| self.impure.contains(h)) {
             return None;
         }
@@ -543,8 +548,12 @@ impl<'a> Planner<'a> {
             return;
         }
         if self.seen.insert((index, key)) {
-            self.plan.ops.push(GuardOp::Check { index, len });
+            self.plan.ops.push(GuardOp::Check {
+                index,
+                len: len.clone(),
+            });
             self.compares += 1;
+            self.merge_check(self.plan.ops.len() - 1, index, &len);
             if self.compares > MAX_GUARD_CHECKS {
                 self.abandoned = true;
             }

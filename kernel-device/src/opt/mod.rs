@@ -47,6 +47,8 @@ mod tests_copy_guard;
 #[cfg(test)]
 mod tests_epilogue;
 #[cfg(test)]
+mod tests_merge;
+#[cfg(test)]
 mod tests_range_context;
 #[cfg(test)]
 mod tests_remainders;

@@ -32,7 +32,10 @@ impl Planner<'_> {
             let l = &self.loops[pos];
             (l.var, l.elems.len(), l.current)
         };
-        if trips < MIN_STRIDED_TRIPS || !self.affine_in(index, var, Some(pos)) {
+        if trips < MIN_STRIDED_TRIPS
+            || self.offset_only_in(index, var)
+            || !self.affine_in(index, var, Some(pos))
+        {
             return false;
         }
         let key = self.key_without(index, deps, var);
@@ -42,6 +45,7 @@ impl Planner<'_> {
                     let slot = self.strided.len();
                     self.strided.insert((key, false), slot);
                     self.plan.ops.push(GuardOp::Record { index, slot });
+                    self.merge_record(self.plan.ops.len() - 1, slot, index);
                     self.count_compare();
                 }
             }
@@ -57,6 +61,8 @@ impl Planner<'_> {
                         trips: trips as u64,
                     });
                     self.count_compare();
+                    let op = self.plan.ops.len() - 1;
+                    self.merge_pair(op, slot, index, len, None, trips as u64);
                 }
             }
             _ => {}

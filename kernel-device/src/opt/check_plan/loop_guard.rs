@@ -136,8 +136,14 @@ impl Planner<'_> {
         let impure = std::mem::take(&mut self.impure);
         self.plan.decided.retain(|h| !impure.contains(h));
         self.keep_whole_copies();
+        self.drop_merged();
         let planned = self.across.as_ref().map_or(0, |a| a.planned);
         (planned > 0).then_some(self.plan)
+    }
+
+    /// Which walk of the guarded loop's body this is (0 or 1), if one is guarded.
+    pub(super) fn across_phase(&self) -> Option<u8> {
+        self.across.as_ref().map(|a| a.phase)
     }
 
     /// The variable of the run-time loop being guarded, if any.
@@ -231,6 +237,7 @@ impl Planner<'_> {
                 let slot = self.strided.len();
                 self.strided.insert((key, false), slot);
                 self.plan.ops.push(GuardOp::Record { index, slot });
+                self.merge_record(self.plan.ops.len() - 1, slot, index);
                 self.count_compare();
             }
             return;
@@ -242,10 +249,12 @@ impl Planner<'_> {
         if self.strided.insert((key, true), slot).is_none() {
             self.plan.ops.push(GuardOp::CheckAcross {
                 index,
-                len,
+                len: len.clone(),
                 slot,
-                bound,
+                bound: bound.clone(),
             });
+            let op = self.plan.ops.len() - 1;
+            self.merge_pair(op, slot, index, &len, Some(&bound), 0);
             if let Some(a) = self.across.as_mut() {
                 a.planned += 1;
             }
