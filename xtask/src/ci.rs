@@ -22,6 +22,9 @@ use std::time::Instant;
 
 use crate::toolchain::Toolchain;
 
+#[cfg(test)]
+mod feature_parity;
+
 /// Test targets that take minutes of their own: each is a lane, started first.
 const OWN_LANES: [&str; 2] = ["ui", "aot_crate"];
 
