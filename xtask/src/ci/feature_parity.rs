@@ -1,6 +1,6 @@
 //! CI builds the compiler and the runtime once, in `cargo test --workspace`'s build. Two
-//! other builds reuse those artifacts only when cargo resolves every shared package with
-//! the same features: `cargo xtask`'s own build (`xtask/Cargo.toml`) and the user crate
+//! other builds of the workspace's packages reuse those artifacts only when cargo
+//! resolves every shared package with the same features: `cargo xtask`'s own build (`xtask/Cargo.toml`) and the user crate
 //! that `aot_crate` builds (`tests/aot_crate/Cargo.toml`). Both list features they do not
 //! use for that reason. When a dev-dependency's features change (s41 added cudarc's
 //! `cublas`), the lists fall behind without any error, and CI compiles cudarc,
@@ -35,13 +35,25 @@ fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     packages
 }
 
+/// The test build's graph: `cargo xtask test`'s `--no-run` build (the workspace without
+/// the user crate, which only its own test builds).
+fn test_build() -> BTreeMap<String, BTreeSet<String>> {
+    features(&[
+        "--workspace",
+        "--exclude",
+        super::AOT_CRATE,
+        "--edges",
+        "normal,build,dev",
+    ])
+}
+
 /// The packages `build` compiles with features the workspace's test build does not use
 /// for them, among the `shared` packages (of `build`'s own graph when `None`).
 fn rebuilt(
     build: &BTreeMap<String, BTreeSet<String>>,
     shared: Option<&BTreeMap<String, BTreeSet<String>>>,
 ) -> Vec<String> {
-    let workspace = features(&["--workspace", "--edges", "normal,build,dev"]);
+    let workspace = test_build();
     build
         .iter()
         .filter(|(package, _)| shared.is_none_or(|s| s.contains_key(*package)))
@@ -55,17 +67,9 @@ fn rebuilt(
         .collect()
 }
 
-/// The user crate's graph, with the workspace's lock file as its test writes it.
+/// The user crate's graph, as its test builds it (that package alone).
 fn aot_crate() -> BTreeMap<String, BTreeSet<String>> {
-    let dir = crate::root().join("tests/aot_crate");
-    let lock = std::fs::read(crate::root().join("Cargo.lock")).expect("the workspace's lock");
-    // Written whole and renamed, as `aot_crate` may be reading it at the same time.
-    let staged = dir.join(format!("Cargo.lock.{}", std::process::id()));
-    std::fs::write(&staged, lock).expect("a writable tests/aot_crate");
-    std::fs::rename(&staged, dir.join("Cargo.lock")).expect("a writable tests/aot_crate");
-    let manifest = dir.join("Cargo.toml");
-    let manifest = manifest.to_str().expect("a UTF-8 path");
-    let mut graph = features(&["--manifest-path", manifest, "--edges", "normal,build"]);
+    let mut graph = features(&["--package", "aot-crate", "--edges", "normal,build"]);
     graph.retain(|package, _| !package.starts_with("aot-crate "));
     graph
 }
@@ -96,7 +100,7 @@ fn xtask_builds_the_compiler_and_runtime_as_the_test_build_does() {
 /// The check itself: cudarc without the first of the test build's features is reported.
 #[test]
 fn a_shorter_feature_list_is_reported() {
-    let workspace = features(&["--workspace", "--edges", "normal,build,dev"]);
+    let workspace = test_build();
     let (cudarc, sets) = workspace
         .iter()
         .find(|(package, _)| package.starts_with("cudarc "))
