@@ -35,12 +35,6 @@ fn target_dir() -> PathBuf {
 /// returning cargo's output.
 fn build(nvvm: Option<&str>) -> Output {
     let crate_dir = workspace().join("tests/aot_crate");
-    // The workspace's versions, so the dependencies it built are reused.
-    let lock = std::fs::read(workspace().join("Cargo.lock")).unwrap();
-    let fixture_lock = crate_dir.join("Cargo.lock");
-    if std::fs::read(&fixture_lock).ok().as_deref() != Some(&lock[..]) {
-        std::fs::write(&fixture_lock, &lock).unwrap();
-    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let mut cmd = Command::new(cargo);
     // The test profile, as `cargo test` built the workspace: its dependencies are reused

@@ -72,7 +72,11 @@ fn run() -> Result<(), String> {
     let blocks = n.div_ceil(128) as u32;
     let mut c = vec![f32::NAN; n];
     launch!(vecadd[blocks, 128](&a32, &b32, &mut c)).map_err(|e| e.to_string())?;
-    let want: Vec<f64> = a32.iter().zip(&b32).map(|(&x, &y)| x as f64 + y as f64).collect();
+    let want: Vec<f64> = a32
+        .iter()
+        .zip(&b32)
+        .map(|(&x, &y)| x as f64 + y as f64)
+        .collect();
     let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
     check("vecadd", &got, &want, 1e-6)?;
 
@@ -88,7 +92,11 @@ fn run() -> Result<(), String> {
 
     let mut y64 = b.clone();
     launch!(axpy2::<f64>[blocks, 128](scale, &a, &mut y64)).map_err(|e| e.to_string())?;
-    let want: Vec<f64> = a.iter().zip(&b).map(|(&x, &y)| 2.0 * (scale * x) + y).collect();
+    let want: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| 2.0 * (scale * x) + y)
+        .collect();
     check("axpy2::<f64>", &y64, &want, 1e-14)?;
 
     // What a launch on this device (or, on the simulator, on an H100) would load.
@@ -97,7 +105,12 @@ fn run() -> Result<(), String> {
         Backend::Cuda => device.compute_capability(),
         Backend::Simulator => (9, 0),
     };
-    println!("backend {:?} capability {}.{}", device.backend(), capability.0, capability.1);
+    println!(
+        "backend {:?} capability {}.{}",
+        device.backend(),
+        capability.0,
+        capability.1
+    );
     let sources = [
         ("vecadd", vecadd::source()),
         ("axpy2::<f32>", axpy2::__cudajit_instance::<f32>().0),
@@ -107,7 +120,10 @@ fn run() -> Result<(), String> {
         match cudajit::aot::find(source, capability).map_err(|e| e.to_string())? {
             Some(entry) => {
                 if !entry.ptx.contains(&format!(".entry {}(", entry.kernel)) {
-                    return Err(format!("{name}: embedded PTX has no entry {}", entry.kernel));
+                    return Err(format!(
+                        "{name}: embedded PTX has no entry {}",
+                        entry.kernel
+                    ));
                 }
                 println!("embedded {name} {} {}", entry.arch, entry.ptx.len());
             }
@@ -117,7 +133,10 @@ fn run() -> Result<(), String> {
     // Whether this process can compile at all: inspection needs libnvvm.
     match cudajit::inspect::inspect(vecadd::source(), "compute_90") {
         Ok(_) => println!("libnvvm available"),
-        Err(e) => println!("libnvvm unavailable: {}", e.to_string().lines().next().unwrap_or("")),
+        Err(e) => println!(
+            "libnvvm unavailable: {}",
+            e.to_string().lines().next().unwrap_or("")
+        ),
     }
     Ok(())
 }
