@@ -357,25 +357,48 @@ fn first_calls(
 /// driver's JIT cache in a new folder: cold (the bars' case, a user's first run),
 /// then warm (the same folder again: the driver finds the machine code it compiled).
 fn first_call_children() -> BenchResult<()> {
-    let exe = std::env::current_exe()?;
-    let dir = std::env::temp_dir().join(format!("cudajit-first-calls-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut result = Ok(());
-    for label in ["cold", "warm"] {
-        let cache = dir.join(label);
-        std::fs::create_dir_all(&cache)?;
-        let status = std::process::Command::new(&exe)
-            .args([FIRST_CALLS, &format!("{label}_")])
-            .env("CUDAJIT_CACHE_DIR", &cache)
-            .env("CUDAJIT_AOT", "0")
-            .env("CUDA_CACHE_PATH", dir.join("driver"))
-            .env_remove("CUDA_CACHE_DISABLE")
-            .status()?;
-        if !status.success() {
-            result = Err(format!("the {label} first-calls child failed ({status})").into());
-            break;
+    in_scratch_dir("cudajit-first-calls", |dir| {
+        for label in ["cold", "warm"] {
+            let cache = dir.join(label);
+            std::fs::create_dir_all(&cache)?;
+            run_child(
+                this_binary()?
+                    .args([FIRST_CALLS, &format!("{label}_")])
+                    .env("CUDAJIT_CACHE_DIR", &cache)
+                    .env("CUDAJIT_AOT", "0")
+                    .env("CUDA_CACHE_PATH", dir.join("driver"))
+                    .env_remove("CUDA_CACHE_DISABLE"),
+                &format!("{label} first-calls"),
+            )?;
         }
+        Ok(())
+    })
+}
+
+/// A command that runs this binary again (a fresh process for first-call timings).
+fn this_binary() -> BenchResult<std::process::Command> {
+    Ok(std::process::Command::new(std::env::current_exe()?))
+}
+
+/// Runs `command` to its end; a failure is an error naming `what`.
+fn run_child(command: &mut std::process::Command, what: &str) -> BenchResult<()> {
+    let status = command.status()?;
+    if !status.success() {
+        return Err(format!("the {what} child failed ({status})").into());
     }
+    Ok(())
+}
+
+/// `work` in an empty folder under the temp dir named for `name` and this process,
+/// removed afterwards whatever `work` returned.
+fn in_scratch_dir(
+    name: &str,
+    work: impl FnOnce(&std::path::Path) -> BenchResult<()>,
+) -> BenchResult<()> {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let result = work(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -403,25 +426,19 @@ fn first_calls_child(label: &str) -> BenchResult<()> {
 /// instantiations (`first_instantiations`): with an empty disk cache, then with the
 /// one the first child filled. Its RESULT lines go to this process's stdout.
 fn instantiation_costs() -> BenchResult<()> {
-    let exe = std::env::current_exe()?;
-    let dir = std::env::temp_dir().join(format!("cudajit-first-instance-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let mut result = Ok(());
-    for state in ["cold", "disk"] {
-        let status = std::process::Command::new(&exe)
-            .args([FIRST_INSTANTIATION, state])
-            .env("CUDAJIT_CACHE_DIR", &dir)
-            // The JIT, not ahead-of-time PTX a bundle may embed for these instantiations.
-            .env("CUDAJIT_AOT", "0")
-            .status()?;
-        if !status.success() {
-            result = Err(format!("the {state} first-instantiation child failed ({status})").into());
-            break;
+    in_scratch_dir("cudajit-first-instance", |dir| {
+        for state in ["cold", "disk"] {
+            run_child(
+                this_binary()?
+                    .args([FIRST_INSTANTIATION, state])
+                    .env("CUDAJIT_CACHE_DIR", dir)
+                    // The JIT, not ahead-of-time PTX a bundle may embed for these instantiations.
+                    .env("CUDAJIT_AOT", "0"),
+                &format!("{state} first-instantiation"),
+            )?;
         }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+        Ok(())
+    })
 }
 
 /// In a fresh process: host wall time of the first launch of `vecadd_generic::<f32>`,
