@@ -129,37 +129,29 @@ if.then:
   %k = load i64, i64* %k.addr
   %add = add i64 %mul, %k
   %sub = sub i64 %add, 1
-  %t.6 = load i64, i64* %t.addr
-  %guard.ok.3 = icmp ult i64 %t.6, 8
+  %guard.ok.3 = icmp ult i64 %sub, 256
   %guard.1 = and i1 %guard.ok.2, %guard.ok.3
   store i64 2, i64* %k.addr
-  %t.7 = load i64, i64* %t.addr
-  %mul.1 = mul i64 %t.7, 8
-  %k.1 = load i64, i64* %k.addr
-  %add.1 = add i64 %mul.1, %k.1
-  %sub.1 = sub i64 %add.1, 1
-  %guard.first = icmp ult i64 %sub, 256
-  %guard.step = sub i64 %sub.1, %sub
-  %guard.small = icmp ule i64 %guard.step, 1317624576693539401
-  %guard.span = mul i64 %guard.step, 7
-  %guard.last = add i64 %sub, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, 256
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok.4 = and i1 %guard.first, %guard.stepok
-  %guard.2 = and i1 %guard.1, %guard.ok.4
   store i64 3, i64* %k.addr
   store i64 4, i64* %k.addr
   store i64 5, i64* %k.addr
   store i64 6, i64* %k.addr
   store i64 7, i64* %k.addr
   store i64 8, i64* %k.addr
+  %t.6 = load i64, i64* %t.addr
+  %mul.1 = mul i64 %t.6, 8
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %mul.1, %k.1
+  %sub.1 = sub i64 %add.1, 1
+  %guard.ok.4 = icmp ult i64 %sub.1, 256
+  %guard.2 = and i1 %guard.1, %guard.ok.4
   br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
-  %t.8 = load i64, i64* %t.addr
-  %cast.3 = uitofp i64 %t.8 to float
+  %t.7 = load i64, i64* %t.addr
+  %cast.3 = uitofp i64 %t.7 to float
   %rows = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.9 = load i64, i64* %t.addr
-  %elem.ptr.4 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.9
+  %t.8 = load i64, i64* %t.addr
+  %elem.ptr.4 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.8
   %elem.ptr.5 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 0
   store float %cast.3, float addrspace(3)* %elem.ptr.5
   store i64 1, i64* %for.counter
@@ -174,16 +166,16 @@ for.body:
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
   %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.10 = load i64, i64* %t.addr
-  %mul.2 = mul i64 %t.10, 8
+  %t.9 = load i64, i64* %t.addr
+  %mul.2 = mul i64 %t.9, 8
   %k.2 = load i64, i64* %k.addr
   %add.2 = add i64 %mul.2, %k.2
   %sub.2 = sub i64 %add.2, 1
   %elem.ptr.6 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.2
   %elem.2 = load float, float addrspace(3)* %elem.ptr.6
   %rows.1 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.11 = load i64, i64* %t.addr
-  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.11
+  %t.10 = load i64, i64* %t.addr
+  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.10
   %k.3 = load i64, i64* %k.addr
   %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %k.3
   store float %elem.2, float addrspace(3)* %elem.ptr.8
@@ -191,17 +183,17 @@ for.body:
 for.end:
   br label %run.join.1
 run.checked.1:
-  %t.12 = load i64, i64* %t.addr
-  %cast.4 = uitofp i64 %t.12 to float
+  %t.11 = load i64, i64* %t.addr
+  %cast.4 = uitofp i64 %t.11 to float
   %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.13 = load i64, i64* %t.addr
-  %inbounds.2 = icmp ult i64 %t.13, 8
+  %t.12 = load i64, i64* %t.addr
+  %inbounds.2 = icmp ult i64 %t.12, 8
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.13, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %t.12, i64 8)
   unreachable
 ok.2:
-  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.13
+  %elem.ptr.9 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.12
   %elem.ptr.10 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.9, i64 0, i64 0
   store float %cast.4, float addrspace(3)* %elem.ptr.10
   store i64 1, i64* %for.counter.1
@@ -216,8 +208,8 @@ for.body.1:
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
   %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.14 = load i64, i64* %t.addr
-  %mul.3 = mul i64 %t.14, 8
+  %t.13 = load i64, i64* %t.addr
+  %mul.3 = mul i64 %t.13, 8
   %k.4 = load i64, i64* %k.addr
   %add.3 = add i64 %mul.3, %k.4
   %sub.3 = sub i64 %add.3, 1
@@ -230,14 +222,14 @@ ok.3:
   %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.3, i64 0, i64 %sub.3
   %elem.3 = load float, float addrspace(3)* %elem.ptr.11
   %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.15 = load i64, i64* %t.addr
-  %inbounds.4 = icmp ult i64 %t.15, 8
+  %t.14 = load i64, i64* %t.addr
+  %inbounds.4 = icmp ult i64 %t.14, 8
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.15, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %t.14, i64 8)
   unreachable
 ok.4:
-  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.15
+  %elem.ptr.12 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.14
   %k.5 = load i64, i64* %k.addr
   %elem.ptr.13 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.12, i64 0, i64 %k.5
   store float %elem.3, float addrspace(3)* %elem.ptr.13
@@ -248,8 +240,8 @@ run.join.1:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %t.16 = load i64, i64* %t.addr
-  %cmp.1 = icmp eq i64 %t.16, 0
+  %t.15 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.15, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
   %tile.4 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
@@ -580,37 +572,29 @@ if.then:
   %k = load i64, i64* %k.addr
   %add = add i64 %mul, %k
   %sub = sub i64 %add, 1
-  %t.4 = load i64, i64* %t.addr
-  %guard.ok.1 = icmp ult i64 %t.4, 8
+  %guard.ok.1 = icmp ult i64 %sub, 256
   %guard = and i1 %guard.ok, %guard.ok.1
   store i64 2, i64* %k.addr
-  %t.5 = load i64, i64* %t.addr
-  %mul.1 = mul i64 %t.5, 8
-  %k.1 = load i64, i64* %k.addr
-  %add.1 = add i64 %mul.1, %k.1
-  %sub.1 = sub i64 %add.1, 1
-  %guard.first = icmp ult i64 %sub, 256
-  %guard.step = sub i64 %sub.1, %sub
-  %guard.small = icmp ule i64 %guard.step, 1317624576693539401
-  %guard.span = mul i64 %guard.step, 7
-  %guard.last = add i64 %sub, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, 256
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok.2 = and i1 %guard.first, %guard.stepok
-  %guard.1 = and i1 %guard, %guard.ok.2
   store i64 3, i64* %k.addr
   store i64 4, i64* %k.addr
   store i64 5, i64* %k.addr
   store i64 6, i64* %k.addr
   store i64 7, i64* %k.addr
   store i64 8, i64* %k.addr
+  %t.4 = load i64, i64* %t.addr
+  %mul.1 = mul i64 %t.4, 8
+  %k.1 = load i64, i64* %k.addr
+  %add.1 = add i64 %mul.1, %k.1
+  %sub.1 = sub i64 %add.1, 1
+  %guard.ok.2 = icmp ult i64 %sub.1, 256
+  %guard.1 = and i1 %guard, %guard.ok.2
   br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %t.6 = load i64, i64* %t.addr
-  %cast.1 = uitofp i64 %t.6 to float
+  %t.5 = load i64, i64* %t.addr
+  %cast.1 = uitofp i64 %t.5 to float
   %rows = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.7 = load i64, i64* %t.addr
-  %elem.ptr.2 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.7
+  %t.6 = load i64, i64* %t.addr
+  %elem.ptr.2 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows, i64 0, i64 %t.6
   %elem.ptr.3 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.2, i64 0, i64 0
   store float %cast.1, float addrspace(3)* %elem.ptr.3
   store i64 1, i64* %for.counter
@@ -625,16 +609,16 @@ for.body:
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
   %tile.1 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.8 = load i64, i64* %t.addr
-  %mul.2 = mul i64 %t.8, 8
+  %t.7 = load i64, i64* %t.addr
+  %mul.2 = mul i64 %t.7, 8
   %k.2 = load i64, i64* %k.addr
   %add.2 = add i64 %mul.2, %k.2
   %sub.2 = sub i64 %add.2, 1
   %elem.ptr.4 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.1, i64 0, i64 %sub.2
   %elem.1 = load float, float addrspace(3)* %elem.ptr.4
   %rows.1 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.9 = load i64, i64* %t.addr
-  %elem.ptr.5 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.9
+  %t.8 = load i64, i64* %t.addr
+  %elem.ptr.5 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.1, i64 0, i64 %t.8
   %k.3 = load i64, i64* %k.addr
   %elem.ptr.6 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.5, i64 0, i64 %k.3
   store float %elem.1, float addrspace(3)* %elem.ptr.6
@@ -642,17 +626,17 @@ for.body:
 for.end:
   br label %run.join
 run.checked:
-  %t.10 = load i64, i64* %t.addr
-  %cast.2 = uitofp i64 %t.10 to float
+  %t.9 = load i64, i64* %t.addr
+  %cast.2 = uitofp i64 %t.9 to float
   %rows.2 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.11 = load i64, i64* %t.addr
-  %inbounds.1 = icmp ult i64 %t.11, 8
+  %t.10 = load i64, i64* %t.addr
+  %inbounds.1 = icmp ult i64 %t.10, 8
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %t.11, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %t.10, i64 8)
   unreachable
 ok.1:
-  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.11
+  %elem.ptr.7 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.2, i64 0, i64 %t.10
   %elem.ptr.8 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 0
   store float %cast.2, float addrspace(3)* %elem.ptr.8
   store i64 1, i64* %for.counter.1
@@ -667,8 +651,8 @@ for.body.1:
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
   %tile.2 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr
-  %t.12 = load i64, i64* %t.addr
-  %mul.3 = mul i64 %t.12, 8
+  %t.11 = load i64, i64* %t.addr
+  %mul.3 = mul i64 %t.11, 8
   %k.4 = load i64, i64* %k.addr
   %add.3 = add i64 %mul.3, %k.4
   %sub.3 = sub i64 %add.3, 1
@@ -681,14 +665,14 @@ ok.2:
   %elem.ptr.9 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %tile.2, i64 0, i64 %sub.3
   %elem.2 = load float, float addrspace(3)* %elem.ptr.9
   %rows.3 = load [8 x [9 x float]] addrspace(3)*, [8 x [9 x float]] addrspace(3)** %rows.addr
-  %t.13 = load i64, i64* %t.addr
-  %inbounds.3 = icmp ult i64 %t.13, 8
+  %t.12 = load i64, i64* %t.addr
+  %inbounds.3 = icmp ult i64 %t.12, 8
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %t.13, i64 8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %t.12, i64 8)
   unreachable
 ok.3:
-  %elem.ptr.10 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.13
+  %elem.ptr.10 = getelementptr inbounds [8 x [9 x float]], [8 x [9 x float]] addrspace(3)* %rows.3, i64 0, i64 %t.12
   %k.5 = load i64, i64* %k.addr
   %elem.ptr.11 = getelementptr inbounds [9 x float], [9 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %k.5
   store float %elem.2, float addrspace(3)* %elem.ptr.11
@@ -699,8 +683,8 @@ run.join:
   br label %if.end
 if.end:
   call void @llvm.nvvm.barrier0()
-  %t.14 = load i64, i64* %t.addr
-  %cmp.1 = icmp eq i64 %t.14, 0
+  %t.13 = load i64, i64* %t.addr
+  %cmp.1 = icmp eq i64 %t.13, 0
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
   %tile.3 = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %tile.addr

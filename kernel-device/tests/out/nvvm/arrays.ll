@@ -594,24 +594,21 @@ if.end:
   %i.1 = load i64, i64* %i.addr
   %k = load i64, i64* %k.addr
   %add.1 = add i64 %i.1, %k
-  store i64 1, i64* %k.addr
-  %i.2 = load i64, i64* %i.addr
-  %k.1 = load i64, i64* %k.addr
-  %add.2 = add i64 %i.2, %k.1
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %guard.len = extractvalue { float*, i64 } %x.2, 1
-  %guard.first = icmp ult i64 %add.1, %guard.len
-  %guard.step = sub i64 %add.2, %add.1
-  %guard.small = icmp ule i64 %guard.step, 2305843009213693951
-  %guard.span = mul i64 %guard.step, 4
-  %guard.last = add i64 %add.1, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, %guard.len
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok = and i1 %guard.first, %guard.stepok
+  %guard.ok = icmp ult i64 %add.1, %guard.len
+  store i64 1, i64* %k.addr
   store i64 2, i64* %k.addr
   store i64 3, i64* %k.addr
   store i64 4, i64* %k.addr
-  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+  %i.2 = load i64, i64* %i.addr
+  %k.1 = load i64, i64* %k.addr
+  %add.2 = add i64 %i.2, %k.1
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %guard.len.1 = extractvalue { float*, i64 } %x.3, 1
+  %guard.ok.1 = icmp ult i64 %add.2, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   store float 0x0000000000000000, float* %s.addr
   store i64 0, i64* %for.counter
@@ -628,11 +625,11 @@ for.body:
   %k.2 = load i64, i64* %k.addr
   %elem.ptr = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.2
   %elem = load float, float addrspace(4)* %elem.ptr
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.3 = load i64, i64* %i.addr
   %k.3 = load i64, i64* %k.addr
   %add.3 = add i64 %i.3, %k.3
-  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %ptr = extractvalue { float*, i64 } %x.4, 0
   %elem.ptr.1 = getelementptr float, float* %ptr, i64 %add.3
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
@@ -658,12 +655,12 @@ for.body.1:
   %k.4 = load i64, i64* %k.addr
   %elem.ptr.2 = getelementptr inbounds [5 x float], [5 x float] addrspace(4)* @__cudajit_const_TAPS_0, i64 0, i64 %k.4
   %elem.2 = load float, float addrspace(4)* %elem.ptr.2
-  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.4 = load i64, i64* %i.addr
   %k.5 = load i64, i64* %k.addr
   %add.5 = add i64 %i.4, %k.5
-  %ptr.1 = extractvalue { float*, i64 } %x.4, 0
-  %len.1 = extractvalue { float*, i64 } %x.4, 1
+  %ptr.1 = extractvalue { float*, i64 } %x.5, 0
+  %len.1 = extractvalue { float*, i64 } %x.5, 1
   %inbounds = icmp ult i64 %add.5, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
@@ -689,14 +686,14 @@ run.join:
   store [4 x float] %call, [4 x float]* %r.addr
   %i.5 = load i64, i64* %i.addr
   %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
-  %guard.len.1 = extractvalue { float*, i64 } %y.1, 1
-  %guard.ok.1 = icmp ult i64 %i.5, %guard.len.1
+  %guard.len.2 = extractvalue { float*, i64 } %y.1, 1
+  %guard.ok.2 = icmp ult i64 %i.5, %guard.len.2
   %i.6 = load i64, i64* %i.addr
   %z.1 = load { i32*, i64 }, { i32*, i64 }* %z.addr
-  %guard.len.2 = extractvalue { i32*, i64 } %z.1, 1
-  %guard.ok.2 = icmp ult i64 %i.6, %guard.len.2
-  %guard = and i1 %guard.ok.1, %guard.ok.2
-  br i1 %guard, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.len.3 = extractvalue { i32*, i64 } %z.1, 1
+  %guard.ok.3 = icmp ult i64 %i.6, %guard.len.3
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
+  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %r.addr, i64 0, i64 3
   %elem.4 = load float, float* %elem.ptr.4
@@ -966,47 +963,35 @@ if.end:
   %guard.len = extractvalue { i32*, i64 } %data.2, 1
   %guard.ok = icmp ult i64 %i.1, %guard.len
   %i.2 = load i64, i64* %i.addr
-  %add.1 = add i64 %i.2, 1
+  %add.1 = add i64 %i.2, 3
   %data.3 = load { i32*, i64 }, { i32*, i64 }* %data.addr
   %guard.len.1 = extractvalue { i32*, i64 } %data.3, 1
   %guard.ok.1 = icmp ult i64 %add.1, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.3 = load i64, i64* %i.addr
-  %add.2 = add i64 %i.3, 2
-  %data.4 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.2 = extractvalue { i32*, i64 } %data.4, 1
-  %guard.ok.2 = icmp ult i64 %add.2, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %i.4 = load i64, i64* %i.addr
-  %add.3 = add i64 %i.4, 3
-  %data.5 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.3 = extractvalue { i32*, i64 } %data.5, 1
-  %guard.ok.3 = icmp ult i64 %add.3, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
+  %data.4 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %data.4, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.3
+  %elem = load i32, i32* %elem.ptr
+  %data.5 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.4 = load i64, i64* %i.addr
+  %add.2 = add i64 %i.4, 1
+  %ptr.1 = extractvalue { i32*, i64 } %data.5, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %add.2
+  %elem.1 = load i32, i32* %elem.ptr.1
   %data.6 = load { i32*, i64 }, { i32*, i64 }* %data.addr
   %i.5 = load i64, i64* %i.addr
-  %ptr = extractvalue { i32*, i64 } %data.6, 0
-  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.5
-  %elem = load i32, i32* %elem.ptr
+  %add.3 = add i64 %i.5, 2
+  %ptr.2 = extractvalue { i32*, i64 } %data.6, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.3
+  %elem.2 = load i32, i32* %elem.ptr.2
   %data.7 = load { i32*, i64 }, { i32*, i64 }* %data.addr
   %i.6 = load i64, i64* %i.addr
-  %add.4 = add i64 %i.6, 1
-  %ptr.1 = extractvalue { i32*, i64 } %data.7, 0
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %add.4
-  %elem.1 = load i32, i32* %elem.ptr.1
-  %data.8 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.7 = load i64, i64* %i.addr
-  %add.5 = add i64 %i.7, 2
-  %ptr.2 = extractvalue { i32*, i64 } %data.8, 0
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.5
-  %elem.2 = load i32, i32* %elem.ptr.2
-  %data.9 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.8 = load i64, i64* %i.addr
-  %add.6 = add i64 %i.8, 3
-  %ptr.3 = extractvalue { i32*, i64 } %data.9, 0
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.6
+  %add.4 = add i64 %i.6, 3
+  %ptr.3 = extractvalue { i32*, i64 } %data.7, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.4
   %elem.3 = load i32, i32* %elem.ptr.3
   %array = insertvalue [4 x i32] undef, i32 %elem, 0
   %array.1 = insertvalue [4 x i32] %array, i32 %elem.1, 1
@@ -1016,56 +1001,56 @@ run.fast:
   store [5 x [2 x i64]] [[2 x i64] [i64 0, i64 1], [2 x i64] [i64 2, i64 3], [2 x i64] [i64 0, i64 2], [2 x i64] [i64 1, i64 3], [2 x i64] [i64 1, i64 2]], [5 x [2 x i64]]* %pairs.addr
   br label %run.join
 run.checked:
-  %data.10 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i32*, i64 } %data.10, 0
-  %len.1 = extractvalue { i32*, i64 } %data.10, 1
-  %inbounds = icmp ult i64 %i.9, %len.1
+  %data.8 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i32*, i64 } %data.8, 0
+  %len.1 = extractvalue { i32*, i64 } %data.8, 1
+  %inbounds = icmp ult i64 %i.7, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.7, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.9
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.7
   %elem.4 = load i32, i32* %elem.ptr.4
-  %data.11 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.10 = load i64, i64* %i.addr
-  %add.7 = add i64 %i.10, 1
-  %ptr.5 = extractvalue { i32*, i64 } %data.11, 0
-  %len.2 = extractvalue { i32*, i64 } %data.11, 1
-  %inbounds.1 = icmp ult i64 %add.7, %len.2
+  %data.9 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.8 = load i64, i64* %i.addr
+  %add.5 = add i64 %i.8, 1
+  %ptr.5 = extractvalue { i32*, i64 } %data.9, 0
+  %len.2 = extractvalue { i32*, i64 } %data.9, 1
+  %inbounds.1 = icmp ult i64 %add.5, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.7, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.5, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %add.7
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %add.5
   %elem.5 = load i32, i32* %elem.ptr.5
-  %data.12 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.11 = load i64, i64* %i.addr
-  %add.8 = add i64 %i.11, 2
-  %ptr.6 = extractvalue { i32*, i64 } %data.12, 0
-  %len.3 = extractvalue { i32*, i64 } %data.12, 1
-  %inbounds.2 = icmp ult i64 %add.8, %len.3
+  %data.10 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.9 = load i64, i64* %i.addr
+  %add.6 = add i64 %i.9, 2
+  %ptr.6 = extractvalue { i32*, i64 } %data.10, 0
+  %len.3 = extractvalue { i32*, i64 } %data.10, 1
+  %inbounds.2 = icmp ult i64 %add.6, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.8, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.6, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.8
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.6
   %elem.6 = load i32, i32* %elem.ptr.6
-  %data.13 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.12 = load i64, i64* %i.addr
-  %add.9 = add i64 %i.12, 3
-  %ptr.7 = extractvalue { i32*, i64 } %data.13, 0
-  %len.4 = extractvalue { i32*, i64 } %data.13, 1
-  %inbounds.3 = icmp ult i64 %add.9, %len.4
+  %data.11 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.10 = load i64, i64* %i.addr
+  %add.7 = add i64 %i.10, 3
+  %ptr.7 = extractvalue { i32*, i64 } %data.11, 0
+  %len.4 = extractvalue { i32*, i64 } %data.11, 1
+  %inbounds.3 = icmp ult i64 %add.7, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.9, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.7, i64 %len.4)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.9
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.7
   %elem.7 = load i32, i32* %elem.ptr.7
   %array.4 = insertvalue [4 x i32] undef, i32 %elem.4, 0
   %array.5 = insertvalue [4 x i32] %array.4, i32 %elem.5, 1
@@ -1125,71 +1110,65 @@ ok.5:
   br i1 %cmp.1, label %if.then.1, label %if.end.1
 if.then.1:
   %a.1 = load i64, i64* %a.addr
-  %guard.ok.4 = icmp ult i64 %a.1, 4
+  %guard.ok.2 = icmp ult i64 %a.1, 4
   %b.1 = load i64, i64* %b.addr
-  %guard.ok.5 = icmp ult i64 %b.1, 4
-  %guard.3 = and i1 %guard.ok.4, %guard.ok.5
-  %a.2 = load i64, i64* %a.addr
-  %guard.ok.6 = icmp ult i64 %a.2, 4
-  %guard.4 = and i1 %guard.3, %guard.ok.6
-  %b.2 = load i64, i64* %b.addr
-  %guard.ok.7 = icmp ult i64 %b.2, 4
-  %guard.5 = and i1 %guard.4, %guard.ok.7
-  br i1 %guard.5, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.ok.3 = icmp ult i64 %b.1, 4
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
+  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
-  %a.3 = load i64, i64* %a.addr
-  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
+  %a.2 = load i64, i64* %a.addr
+  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.2
   %elem.12 = load i32, i32* %elem.ptr.14
   store i32 %elem.12, i32* %t.addr
-  %b.3 = load i64, i64* %b.addr
-  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
+  %b.2 = load i64, i64* %b.addr
+  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.2
   %elem.13 = load i32, i32* %elem.ptr.15
-  %a.4 = load i64, i64* %a.addr
-  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
+  %a.3 = load i64, i64* %a.addr
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
   store i32 %elem.13, i32* %elem.ptr.16
   %t = load i32, i32* %t.addr
-  %b.4 = load i64, i64* %b.addr
-  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
+  %b.3 = load i64, i64* %b.addr
+  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
   store i32 %t, i32* %elem.ptr.17
   br label %run.join.1
 run.checked.1:
-  %a.5 = load i64, i64* %a.addr
-  %inbounds.6 = icmp ult i64 %a.5, 4
+  %a.4 = load i64, i64* %a.addr
+  %inbounds.6 = icmp ult i64 %a.4, 4
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %a.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %a.4, i64 4)
   unreachable
 ok.6:
-  %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
+  %elem.ptr.18 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
   %elem.14 = load i32, i32* %elem.ptr.18
   store i32 %elem.14, i32* %t.addr
-  %b.5 = load i64, i64* %b.addr
-  %inbounds.7 = icmp ult i64 %b.5, 4
+  %b.4 = load i64, i64* %b.addr
+  %inbounds.7 = icmp ult i64 %b.4, 4
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %b.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %b.4, i64 4)
   unreachable
 ok.7:
-  %elem.ptr.19 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
+  %elem.ptr.19 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
   %elem.15 = load i32, i32* %elem.ptr.19
-  %a.6 = load i64, i64* %a.addr
-  %inbounds.8 = icmp ult i64 %a.6, 4
+  %a.5 = load i64, i64* %a.addr
+  %inbounds.8 = icmp ult i64 %a.5, 4
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %a.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %a.5, i64 4)
   unreachable
 ok.8:
-  %elem.ptr.20 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.6
+  %elem.ptr.20 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
   store i32 %elem.15, i32* %elem.ptr.20
   %t.1 = load i32, i32* %t.addr
-  %b.6 = load i64, i64* %b.addr
-  %inbounds.9 = icmp ult i64 %b.6, 4
+  %b.5 = load i64, i64* %b.addr
+  %inbounds.9 = icmp ult i64 %b.5, 4
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %b.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %b.5, i64 4)
   unreachable
 ok.9:
-  %elem.ptr.21 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.6
+  %elem.ptr.21 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
   store i32 %t.1, i32* %elem.ptr.21
   br label %run.join.1
 run.join.1:
@@ -1198,26 +1177,23 @@ if.end.1:
   br label %for.cond
 for.end:
   store i64 0, i64* %k.addr
-  %i.13 = load i64, i64* %i.addr
+  %i.11 = load i64, i64* %i.addr
   %k = load i64, i64* %k.addr
-  %add.10 = add i64 %i.13, %k
+  %add.8 = add i64 %i.11, %k
+  %data.12 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %data.12, 1
+  %guard.ok.4 = icmp ult i64 %add.8, %guard.len.2
   store i64 1, i64* %k.addr
-  %i.14 = load i64, i64* %i.addr
-  %k.1 = load i64, i64* %k.addr
-  %add.11 = add i64 %i.14, %k.1
-  %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %guard.len.4 = extractvalue { i32*, i64 } %data.14, 1
-  %guard.first = icmp ult i64 %add.10, %guard.len.4
-  %guard.step = sub i64 %add.11, %add.10
-  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
-  %guard.span = mul i64 %guard.step, 3
-  %guard.last = add i64 %add.10, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, %guard.len.4
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok.8 = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %k.addr
   store i64 3, i64* %k.addr
-  br i1 %guard.ok.8, label %run.fast.2, label %run.checked.2, !prof !0
+  %i.12 = load i64, i64* %i.addr
+  %k.1 = load i64, i64* %k.addr
+  %add.9 = add i64 %i.12, %k.1
+  %data.13 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %guard.len.3 = extractvalue { i32*, i64 } %data.13, 1
+  %guard.ok.5 = icmp ult i64 %add.9, %guard.len.3
+  %guard.2 = and i1 %guard.ok.4, %guard.ok.5
+  br i1 %guard.2, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %frombool = zext i1 true to i8
   %frombool.1 = zext i1 false to i8
@@ -1244,14 +1220,14 @@ for.body.1:
   %elem.17 = load i8, i8* %elem.ptr.23
   %tobool = icmp ne i8 %elem.17, 0
   %cast = zext i1 %tobool to i32
-  %add.12 = add i32 %elem.16, %cast
-  %data.15 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.15 = load i64, i64* %i.addr
+  %add.10 = add i32 %elem.16, %cast
+  %data.14 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.13 = load i64, i64* %i.addr
   %k.4 = load i64, i64* %k.addr
-  %add.13 = add i64 %i.15, %k.4
-  %ptr.8 = extractvalue { i32*, i64 } %data.15, 0
-  %elem.ptr.24 = getelementptr i32, i32* %ptr.8, i64 %add.13
-  store i32 %add.12, i32* %elem.ptr.24
+  %add.11 = add i64 %i.13, %k.4
+  %ptr.8 = extractvalue { i32*, i64 } %data.14, 0
+  %elem.ptr.24 = getelementptr i32, i32* %ptr.8, i64 %add.11
+  store i32 %add.10, i32* %elem.ptr.24
   br label %for.cond.1
 for.end.1:
   br label %run.join.2
@@ -1281,21 +1257,21 @@ for.body.2:
   %elem.19 = load i8, i8* %elem.ptr.26
   %tobool.1 = icmp ne i8 %elem.19, 0
   %cast.1 = zext i1 %tobool.1 to i32
-  %add.14 = add i32 %elem.18, %cast.1
-  %data.16 = load { i32*, i64 }, { i32*, i64 }* %data.addr
-  %i.16 = load i64, i64* %i.addr
+  %add.12 = add i32 %elem.18, %cast.1
+  %data.15 = load { i32*, i64 }, { i32*, i64 }* %data.addr
+  %i.14 = load i64, i64* %i.addr
   %k.7 = load i64, i64* %k.addr
-  %add.15 = add i64 %i.16, %k.7
-  %ptr.9 = extractvalue { i32*, i64 } %data.16, 0
-  %len.5 = extractvalue { i32*, i64 } %data.16, 1
-  %inbounds.10 = icmp ult i64 %add.15, %len.5
+  %add.13 = add i64 %i.14, %k.7
+  %ptr.9 = extractvalue { i32*, i64 } %data.15, 0
+  %len.5 = extractvalue { i32*, i64 } %data.15, 1
+  %inbounds.10 = icmp ult i64 %add.13, %len.5
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %add.15, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %add.13, i64 %len.5)
   unreachable
 ok.10:
-  %elem.ptr.27 = getelementptr i32, i32* %ptr.9, i64 %add.15
-  store i32 %add.14, i32* %elem.ptr.27
+  %elem.ptr.27 = getelementptr i32, i32* %ptr.9, i64 %add.13
+  store i32 %add.12, i32* %elem.ptr.27
   br label %for.cond.2
 for.end.2:
   br label %run.join.2
@@ -1424,67 +1400,61 @@ if.then.1:
   %b.1 = load i64, i64* %b.addr
   %guard.ok.1 = icmp ult i64 %b.1, 4
   %guard = and i1 %guard.ok, %guard.ok.1
-  %a.2 = load i64, i64* %a.addr
-  %guard.ok.2 = icmp ult i64 %a.2, 4
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %b.2 = load i64, i64* %b.addr
-  %guard.ok.3 = icmp ult i64 %b.2, 4
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %a.3 = load i64, i64* %a.addr
-  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
+  %a.2 = load i64, i64* %a.addr
+  %elem.ptr.10 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.2
   %elem.8 = load i32, i32* %elem.ptr.10
   store i32 %elem.8, i32* %t.addr
-  %b.3 = load i64, i64* %b.addr
-  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
+  %b.2 = load i64, i64* %b.addr
+  %elem.ptr.11 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.2
   %elem.9 = load i32, i32* %elem.ptr.11
-  %a.4 = load i64, i64* %a.addr
-  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
+  %a.3 = load i64, i64* %a.addr
+  %elem.ptr.12 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.3
   store i32 %elem.9, i32* %elem.ptr.12
   %t = load i32, i32* %t.addr
-  %b.4 = load i64, i64* %b.addr
-  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
+  %b.3 = load i64, i64* %b.addr
+  %elem.ptr.13 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.3
   store i32 %t, i32* %elem.ptr.13
   br label %run.join
 run.checked:
-  %a.5 = load i64, i64* %a.addr
-  %inbounds.2 = icmp ult i64 %a.5, 4
+  %a.4 = load i64, i64* %a.addr
+  %inbounds.2 = icmp ult i64 %a.4, 4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %a.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %a.4, i64 4)
   unreachable
 ok.2:
-  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
+  %elem.ptr.14 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.4
   %elem.10 = load i32, i32* %elem.ptr.14
   store i32 %elem.10, i32* %t.addr
-  %b.5 = load i64, i64* %b.addr
-  %inbounds.3 = icmp ult i64 %b.5, 4
+  %b.4 = load i64, i64* %b.addr
+  %inbounds.3 = icmp ult i64 %b.4, 4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %b.5, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %b.4, i64 4)
   unreachable
 ok.3:
-  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
+  %elem.ptr.15 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.4
   %elem.11 = load i32, i32* %elem.ptr.15
-  %a.6 = load i64, i64* %a.addr
-  %inbounds.4 = icmp ult i64 %a.6, 4
+  %a.5 = load i64, i64* %a.addr
+  %inbounds.4 = icmp ult i64 %a.5, 4
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %a.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %a.5, i64 4)
   unreachable
 ok.4:
-  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.6
+  %elem.ptr.16 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %a.5
   store i32 %elem.11, i32* %elem.ptr.16
   %t.1 = load i32, i32* %t.addr
-  %b.6 = load i64, i64* %b.addr
-  %inbounds.5 = icmp ult i64 %b.6, 4
+  %b.5 = load i64, i64* %b.addr
+  %inbounds.5 = icmp ult i64 %b.5, 4
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.6, i64 4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %b.5, i64 4)
   unreachable
 ok.5:
-  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.6
+  %elem.ptr.17 = getelementptr inbounds [4 x i32], [4 x i32]* %v.addr, i64 0, i64 %b.5
   store i32 %t.1, i32* %elem.ptr.17
   br label %run.join
 run.join:

@@ -3104,22 +3104,17 @@ if.then.2:
   %data.2 = load { i8*, i64 }, { i8*, i64 }* %data.addr
   %guard.len = extractvalue { i8*, i64 } %data.2, 1
   %guard.ok.1 = icmp ult i64 %i.1, %guard.len
-  %i.2 = load i64, i64* %i.addr
-  %data.3 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %guard.len.1 = extractvalue { i8*, i64 } %data.3, 1
-  %guard.ok.2 = icmp ult i64 %i.2, %guard.len.1
-  %guard = and i1 %guard.ok.1, %guard.ok.2
-  br i1 %guard, label %run.fast.1, label %run.checked.1, !prof !0
+  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %local.1 = load [256 x i32] addrspace(3)*, [256 x i32] addrspace(3)** %local.addr
   %first = getelementptr inbounds [256 x i32], [256 x i32] addrspace(3)* %local.1, i64 0, i64 0
   %generic = addrspacecast i32 addrspace(3)* %first to i32*
   %slice = insertvalue { i32*, i64 } undef, i32* %generic, 0
   %slice.1 = insertvalue { i32*, i64 } %slice, i64 256, 1
-  %data.4 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr = extractvalue { i8*, i64 } %data.4, 0
-  %elem.ptr.5 = getelementptr i8, i8* %ptr, i64 %i.3
+  %data.3 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { i8*, i64 } %data.3, 0
+  %elem.ptr.5 = getelementptr i8, i8* %ptr, i64 %i.2
   %elem = load i8, i8* %elem.ptr.5
   %cast.1 = zext i8 %elem to i64
   %ptr.1 = extractvalue { i32*, i64 } %slice.1, 0
@@ -3140,10 +3135,10 @@ ok.2:
   %slice.3 = insertvalue { float*, i64 } %slice.2, i64 32, 1
   %t.6 = load i64, i64* %t.addr
   %rem = urem i64 %t.6, 32
-  %data.5 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i8*, i64 } %data.5, 0
-  %elem.ptr.8 = getelementptr i8, i8* %ptr.2, i64 %i.4
+  %data.4 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i8*, i64 } %data.4, 0
+  %elem.ptr.8 = getelementptr i8, i8* %ptr.2, i64 %i.3
   %elem.1 = load i8, i8* %elem.ptr.8
   %cast.2 = uitofp i8 %elem.1 to float
   %ptr.3 = extractvalue { float*, i64 } %slice.3, 0
@@ -3181,17 +3176,17 @@ run.checked.1:
   %generic.2 = addrspacecast i32 addrspace(3)* %first.2 to i32*
   %slice.4 = insertvalue { i32*, i64 } undef, i32* %generic.2, 0
   %slice.5 = insertvalue { i32*, i64 } %slice.4, i64 256, 1
-  %data.6 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i8*, i64 } %data.6, 0
-  %len.3 = extractvalue { i8*, i64 } %data.6, 1
-  %inbounds.4 = icmp ult i64 %i.5, %len.3
+  %data.5 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i8*, i64 } %data.5, 0
+  %len.3 = extractvalue { i8*, i64 } %data.5, 1
+  %inbounds.4 = icmp ult i64 %i.4, %len.3
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.4, i64 %len.3)
   unreachable
 ok.4:
-  %elem.ptr.10 = getelementptr i8, i8* %ptr.4, i64 %i.5
+  %elem.ptr.10 = getelementptr i8, i8* %ptr.4, i64 %i.4
   %elem.2 = load i8, i8* %elem.ptr.10
   %cast.3 = zext i8 %elem.2 to i64
   %ptr.5 = extractvalue { i32*, i64 } %slice.5, 0
@@ -3212,17 +3207,17 @@ ok.5:
   %slice.7 = insertvalue { float*, i64 } %slice.6, i64 32, 1
   %t.7 = load i64, i64* %t.addr
   %rem.1 = urem i64 %t.7, 32
-  %data.7 = load { i8*, i64 }, { i8*, i64 }* %data.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { i8*, i64 } %data.7, 0
-  %len.5 = extractvalue { i8*, i64 } %data.7, 1
-  %inbounds.6 = icmp ult i64 %i.6, %len.5
+  %data.6 = load { i8*, i64 }, { i8*, i64 }* %data.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i8*, i64 } %data.6, 0
+  %len.5 = extractvalue { i8*, i64 } %data.6, 1
+  %inbounds.6 = icmp ult i64 %i.5, %len.5
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.6, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.5, i64 %len.5)
   unreachable
 ok.6:
-  %elem.ptr.13 = getelementptr i8, i8* %ptr.6, i64 %i.6
+  %elem.ptr.13 = getelementptr i8, i8* %ptr.6, i64 %i.5
   %elem.3 = load i8, i8* %elem.ptr.13
   %cast.4 = uitofp i8 %elem.3 to float
   %ptr.7 = extractvalue { float*, i64 } %slice.7, 0

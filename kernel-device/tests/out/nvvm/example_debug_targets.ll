@@ -241,57 +241,52 @@ if.then:
   %guard.len = extractvalue { float*, i64 } %a.2, 1
   %guard.ok = icmp ult i64 %sub, %guard.len
   %i.3 = load i64, i64* %i.addr
+  %add.1 = add i64 %i.3, 1
   %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
   %guard.len.1 = extractvalue { float*, i64 } %a.3, 1
-  %guard.ok.1 = icmp ult i64 %i.3, %guard.len.1
+  %guard.ok.1 = icmp ult i64 %add.1, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
   %i.4 = load i64, i64* %i.addr
-  %add.1 = add i64 %i.4, 1
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.2 = extractvalue { float*, i64 } %a.4, 1
-  %guard.ok.2 = icmp ult i64 %add.1, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %i.5 = load i64, i64* %i.addr
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %guard.len.3 = extractvalue { float*, i64 } %out.1, 1
-  %guard.ok.3 = icmp ult i64 %i.5, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+  %guard.len.2 = extractvalue { float*, i64 } %out.1, 1
+  %guard.ok.2 = icmp ult i64 %i.4, %guard.len.2
+  %guard.1 = and i1 %guard, %guard.ok.2
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.6 = load i64, i64* %i.addr
-  %sub.1 = sub i64 %i.6, 1
-  %ptr = extractvalue { float*, i64 } %a.5, 0
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.5 = load i64, i64* %i.addr
+  %sub.1 = sub i64 %i.5, 1
+  %ptr = extractvalue { float*, i64 } %a.4, 0
   %elem.ptr = getelementptr float, float* %ptr, i64 %sub.1
   %elem = load float, float* %elem.ptr
   %mul = fmul float 0x3FD0000000000000, %elem
-  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.7 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %a.6, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.7
+  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %a.5, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.6
   %elem.1 = load float, float* %elem.ptr.1
   %mul.1 = fmul float 0x3FE0000000000000, %elem.1
   %add.2 = fadd float %mul, %mul.1
-  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.8 = load i64, i64* %i.addr
-  %add.3 = add i64 %i.8, 1
-  %ptr.2 = extractvalue { float*, i64 } %a.7, 0
+  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.7 = load i64, i64* %i.addr
+  %add.3 = add i64 %i.7, 1
+  %ptr.2 = extractvalue { float*, i64 } %a.6, 0
   %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %add.3
   %elem.2 = load float, float* %elem.ptr.2
   %mul.2 = fmul float 0x3FD0000000000000, %elem.2
   %add.4 = fadd float %add.2, %mul.2
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %i.9 = load i64, i64* %i.addr
+  %i.8 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { float*, i64 } %out.2, 0
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.9
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.8
   store float %add.4, float* %elem.ptr.3
   br label %run.join
 run.checked:
-  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.10 = load i64, i64* %i.addr
-  %sub.2 = sub i64 %i.10, 1
-  %ptr.4 = extractvalue { float*, i64 } %a.8, 0
-  %len.1 = extractvalue { float*, i64 } %a.8, 1
+  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.9 = load i64, i64* %i.addr
+  %sub.2 = sub i64 %i.9, 1
+  %ptr.4 = extractvalue { float*, i64 } %a.7, 0
+  %len.1 = extractvalue { float*, i64 } %a.7, 1
   %inbounds = icmp ult i64 %sub.2, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
@@ -301,25 +296,25 @@ ok:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %sub.2
   %elem.3 = load float, float* %elem.ptr.4
   %mul.3 = fmul float 0x3FD0000000000000, %elem.3
-  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { float*, i64 } %a.9, 0
-  %len.2 = extractvalue { float*, i64 } %a.9, 1
-  %inbounds.1 = icmp ult i64 %i.11, %len.2
+  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { float*, i64 } %a.8, 0
+  %len.2 = extractvalue { float*, i64 } %a.8, 1
+  %inbounds.1 = icmp ult i64 %i.10, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.10, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.11
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.10
   %elem.4 = load float, float* %elem.ptr.5
   %mul.4 = fmul float 0x3FE0000000000000, %elem.4
   %add.5 = fadd float %mul.3, %mul.4
-  %a.10 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.12 = load i64, i64* %i.addr
-  %add.6 = add i64 %i.12, 1
-  %ptr.6 = extractvalue { float*, i64 } %a.10, 0
-  %len.3 = extractvalue { float*, i64 } %a.10, 1
+  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.11 = load i64, i64* %i.addr
+  %add.6 = add i64 %i.11, 1
+  %ptr.6 = extractvalue { float*, i64 } %a.9, 0
+  %len.3 = extractvalue { float*, i64 } %a.9, 1
   %inbounds.2 = icmp ult i64 %add.6, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
@@ -331,16 +326,16 @@ ok.2:
   %mul.5 = fmul float 0x3FD0000000000000, %elem.5
   %add.7 = fadd float %add.5, %mul.5
   %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %i.13 = load i64, i64* %i.addr
+  %i.12 = load i64, i64* %i.addr
   %ptr.7 = extractvalue { float*, i64 } %out.3, 0
   %len.4 = extractvalue { float*, i64 } %out.3, 1
-  %inbounds.3 = icmp ult i64 %i.13, %len.4
+  %inbounds.3 = icmp ult i64 %i.12, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.12, i64 %len.4)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.13
+  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.12
   store float %add.7, float* %elem.ptr.7
   br label %run.join
 run.join:

@@ -14,6 +14,7 @@ declare i32 @llvm.nvvm.barrier0.and(i32)
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i1 @llvm.nvvm.vote.all.sync(i32, i1)
 declare {i64, i1} @llvm.umul.with.overflow.i64(i64, i64)
 
 ; kernel `nbody_step` (examples/nbody_multi.rs:25)
@@ -230,33 +231,12 @@ run.join:
   %tid.1 = load i64, i64* %tid.addr
   %guard.ok.3 = icmp ult i64 %tid.1, 256
   %j.1 = load i64, i64* %j.addr
-  %tid.2 = load i64, i64* %tid.addr
-  %guard.ok.4 = icmp ult i64 %tid.2, 256
-  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
   %j.2 = load i64, i64* %j.addr
-  %tid.3 = load i64, i64* %tid.addr
-  %guard.ok.5 = icmp ult i64 %tid.3, 256
-  %guard.3 = and i1 %guard.2, %guard.ok.5
   %j.3 = load i64, i64* %j.addr
-  %tid.4 = load i64, i64* %tid.addr
-  %guard.ok.6 = icmp ult i64 %tid.4, 256
-  %guard.4 = and i1 %guard.3, %guard.ok.6
-  %tid.5 = load i64, i64* %tid.addr
-  %guard.ok.7 = icmp ult i64 %tid.5, 256
-  %guard.5 = and i1 %guard.4, %guard.ok.7
-  %tid.6 = load i64, i64* %tid.addr
-  %guard.ok.8 = icmp ult i64 %tid.6, 256
-  %guard.6 = and i1 %guard.5, %guard.ok.8
-  %tid.7 = load i64, i64* %tid.addr
-  %guard.ok.9 = icmp ult i64 %tid.7, 256
-  %guard.7 = and i1 %guard.6, %guard.ok.9
-  %tid.8 = load i64, i64* %tid.addr
-  %guard.ok.10 = icmp ult i64 %tid.8, 256
-  %guard.8 = and i1 %guard.7, %guard.ok.10
   store i64 %loop.second, i64* %start.addr
   %start.1 = load i64, i64* %start.addr
-  %tid.9 = load i64, i64* %tid.addr
-  %add.2 = add i64 %start.1, %tid.9
+  %tid.2 = load i64, i64* %tid.addr
+  %add.2 = add i64 %start.1, %tid.2
   store i64 %add.2, i64* %j.addr
   %j.4 = load i64, i64* %j.addr
   %px.5 = load { float*, i64 }, { float*, i64 }* %px.addr
@@ -275,7 +255,7 @@ run.join:
   %across.exact = xor i1 %across.wraps, true
   %across.fits.1 = and i1 %across.fits, %across.exact
   %across.ok = and i1 %across.first, %across.fits.1
-  %guard.9 = and i1 %guard.8, %across.ok
+  %guard.2 = and i1 %guard.ok.3, %across.ok
   %j.5 = load i64, i64* %j.addr
   %py.4 = load { float*, i64 }, { float*, i64 }* %py.addr
   %guard.len.4 = extractvalue { float*, i64 } %py.4, 1
@@ -293,7 +273,7 @@ run.join:
   %across.exact.1 = xor i1 %across.wraps.1, true
   %across.fits.3 = and i1 %across.fits.2, %across.exact.1
   %across.ok.1 = and i1 %across.first.1, %across.fits.3
-  %guard.10 = and i1 %guard.9, %across.ok.1
+  %guard.3 = and i1 %guard.2, %across.ok.1
   %j.6 = load i64, i64* %j.addr
   %pz.4 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %guard.len.5 = extractvalue { float*, i64 } %pz.4, 1
@@ -311,7 +291,7 @@ run.join:
   %across.exact.2 = xor i1 %across.wraps.2, true
   %across.fits.5 = and i1 %across.fits.4, %across.exact.2
   %across.ok.2 = and i1 %across.first.2, %across.fits.5
-  %guard.11 = and i1 %guard.10, %across.ok.2
+  %guard.4 = and i1 %guard.3, %across.ok.2
   %j.7 = load i64, i64* %j.addr
   %mass.1 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %guard.len.6 = extractvalue { float*, i64 } %mass.1, 1
@@ -329,15 +309,16 @@ run.join:
   %across.exact.3 = xor i1 %across.wraps.3, true
   %across.fits.7 = and i1 %across.fits.6, %across.exact.3
   %across.ok.3 = and i1 %across.first.3, %across.fits.7
-  %guard.12 = and i1 %guard.11, %across.ok.3
-  store i1 %guard.12, i1* %loop.guard
+  %guard.5 = and i1 %guard.4, %across.ok.3
+  store i1 false, i1* %loop.guard
   %loop.runs = icmp ne i64 %for.count.1, 0
   br i1 %loop.runs, label %loop.vote, label %loop.voted
 loop.vote:
-  %barrier.pred = zext i1 %guard.12 to i32
+  %barrier.pred = zext i1 %guard.5 to i32
   %barrier = call i32 @llvm.nvvm.barrier0.and(i32 %barrier.pred)
   %barrier.all = icmp ne i32 %barrier, 0
-  store i1 %barrier.all, i1* %loop.guard
+  %uniform = call i1 @llvm.nvvm.vote.all.sync(i32 -1, i1 %barrier.all)
+  store i1 %uniform, i1* %loop.guard
   br label %loop.voted
 loop.voted:
   %loop.guard.1 = load i1, i1* %loop.guard
@@ -364,8 +345,8 @@ for.body:
   %for.next = add i64 %for.i, 256
   store i64 %for.next, i64* %for.counter
   %start.2 = load i64, i64* %start.addr
-  %tid.10 = load i64, i64* %tid.addr
-  %add.3 = add i64 %start.2, %tid.10
+  %tid.3 = load i64, i64* %tid.addr
+  %add.3 = add i64 %start.2, %tid.3
   store i64 %add.3, i64* %j.addr
   %j.8 = load i64, i64* %j.addr
   %n.1 = load i64, i64* %n.addr
@@ -379,8 +360,8 @@ if.then.1:
   %elem.6 = load float, float* %elem.ptr.6
   %tile = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.7 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile, i64 0, i64 0
-  %tid.11 = load i64, i64* %tid.addr
-  %elem.ptr.8 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %tid.11
+  %tid.4 = load i64, i64* %tid.addr
+  %elem.ptr.8 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %tid.4
   store float %elem.6, float addrspace(3)* %elem.ptr.8
   %py.5 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.10 = load i64, i64* %j.addr
@@ -389,8 +370,8 @@ if.then.1:
   %elem.7 = load float, float* %elem.ptr.9
   %tile.1 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.10 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.1, i64 0, i64 1
-  %tid.12 = load i64, i64* %tid.addr
-  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %tid.12
+  %tid.5 = load i64, i64* %tid.addr
+  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %tid.5
   store float %elem.7, float addrspace(3)* %elem.ptr.11
   %pz.5 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.11 = load i64, i64* %j.addr
@@ -399,8 +380,8 @@ if.then.1:
   %elem.8 = load float, float* %elem.ptr.12
   %tile.2 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.13 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.2, i64 0, i64 2
-  %tid.13 = load i64, i64* %tid.addr
-  %elem.ptr.14 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.13, i64 0, i64 %tid.13
+  %tid.6 = load i64, i64* %tid.addr
+  %elem.ptr.14 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.13, i64 0, i64 %tid.6
   store float %elem.8, float addrspace(3)* %elem.ptr.14
   %mass.2 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.12 = load i64, i64* %j.addr
@@ -409,30 +390,30 @@ if.then.1:
   %elem.9 = load float, float* %elem.ptr.15
   %tile.3 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.16 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.3, i64 0, i64 3
-  %tid.14 = load i64, i64* %tid.addr
-  %elem.ptr.17 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 %tid.14
+  %tid.7 = load i64, i64* %tid.addr
+  %elem.ptr.17 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 %tid.7
   store float %elem.9, float addrspace(3)* %elem.ptr.17
   br label %if.end.1
 if.else.1:
   %tile.4 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.18 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.4, i64 0, i64 0
-  %tid.15 = load i64, i64* %tid.addr
-  %elem.ptr.19 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.18, i64 0, i64 %tid.15
+  %tid.8 = load i64, i64* %tid.addr
+  %elem.ptr.19 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.18, i64 0, i64 %tid.8
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.19
   %tile.5 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.20 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.5, i64 0, i64 1
-  %tid.16 = load i64, i64* %tid.addr
-  %elem.ptr.21 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.20, i64 0, i64 %tid.16
+  %tid.9 = load i64, i64* %tid.addr
+  %elem.ptr.21 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.20, i64 0, i64 %tid.9
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.21
   %tile.6 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.22 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.6, i64 0, i64 2
-  %tid.17 = load i64, i64* %tid.addr
-  %elem.ptr.23 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.22, i64 0, i64 %tid.17
+  %tid.10 = load i64, i64* %tid.addr
+  %elem.ptr.23 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.22, i64 0, i64 %tid.10
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.23
   %tile.7 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.24 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.7, i64 0, i64 3
-  %tid.18 = load i64, i64* %tid.addr
-  %elem.ptr.25 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.24, i64 0, i64 %tid.18
+  %tid.11 = load i64, i64* %tid.addr
+  %elem.ptr.25 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.24, i64 0, i64 %tid.11
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.25
   br label %if.end.1
 if.end.1:
@@ -547,8 +528,8 @@ for.body.2:
   %for.next.2 = add i64 %for.i.2, 256
   store i64 %for.next.2, i64* %for.counter.2
   %start.3 = load i64, i64* %start.addr
-  %tid.19 = load i64, i64* %tid.addr
-  %add.10 = add i64 %start.3, %tid.19
+  %tid.12 = load i64, i64* %tid.addr
+  %add.10 = add i64 %start.3, %tid.12
   store i64 %add.10, i64* %j.addr
   %j.13 = load i64, i64* %j.addr
   %n.2 = load i64, i64* %n.addr
@@ -558,35 +539,26 @@ if.then.2:
   %j.14 = load i64, i64* %j.addr
   %px.7 = load { float*, i64 }, { float*, i64 }* %px.addr
   %guard.len.7 = extractvalue { float*, i64 } %px.7, 1
-  %guard.ok.11 = icmp ult i64 %j.14, %guard.len.7
-  %tid.20 = load i64, i64* %tid.addr
-  %guard.ok.12 = icmp ult i64 %tid.20, 256
-  %guard.13 = and i1 %guard.ok.11, %guard.ok.12
+  %guard.ok.4 = icmp ult i64 %j.14, %guard.len.7
+  %tid.13 = load i64, i64* %tid.addr
+  %guard.ok.5 = icmp ult i64 %tid.13, 256
+  %guard.6 = and i1 %guard.ok.4, %guard.ok.5
   %j.15 = load i64, i64* %j.addr
   %py.6 = load { float*, i64 }, { float*, i64 }* %py.addr
   %guard.len.8 = extractvalue { float*, i64 } %py.6, 1
-  %guard.ok.13 = icmp ult i64 %j.15, %guard.len.8
-  %guard.14 = and i1 %guard.13, %guard.ok.13
-  %tid.21 = load i64, i64* %tid.addr
-  %guard.ok.14 = icmp ult i64 %tid.21, 256
-  %guard.15 = and i1 %guard.14, %guard.ok.14
+  %guard.ok.6 = icmp ult i64 %j.15, %guard.len.8
+  %guard.7 = and i1 %guard.6, %guard.ok.6
   %j.16 = load i64, i64* %j.addr
   %pz.6 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %guard.len.9 = extractvalue { float*, i64 } %pz.6, 1
-  %guard.ok.15 = icmp ult i64 %j.16, %guard.len.9
-  %guard.16 = and i1 %guard.15, %guard.ok.15
-  %tid.22 = load i64, i64* %tid.addr
-  %guard.ok.16 = icmp ult i64 %tid.22, 256
-  %guard.17 = and i1 %guard.16, %guard.ok.16
+  %guard.ok.7 = icmp ult i64 %j.16, %guard.len.9
+  %guard.8 = and i1 %guard.7, %guard.ok.7
   %j.17 = load i64, i64* %j.addr
   %mass.3 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %guard.len.10 = extractvalue { float*, i64 } %mass.3, 1
-  %guard.ok.17 = icmp ult i64 %j.17, %guard.len.10
-  %guard.18 = and i1 %guard.17, %guard.ok.17
-  %tid.23 = load i64, i64* %tid.addr
-  %guard.ok.18 = icmp ult i64 %tid.23, 256
-  %guard.19 = and i1 %guard.18, %guard.ok.18
-  br i1 %guard.19, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.ok.8 = icmp ult i64 %j.17, %guard.len.10
+  %guard.9 = and i1 %guard.8, %guard.ok.8
+  br i1 %guard.9, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %px.8 = load { float*, i64 }, { float*, i64 }* %px.addr
   %j.18 = load i64, i64* %j.addr
@@ -595,8 +567,8 @@ run.fast.1:
   %elem.14 = load float, float* %elem.ptr.34
   %tile.12 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.35 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
-  %tid.24 = load i64, i64* %tid.addr
-  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.24
+  %tid.14 = load i64, i64* %tid.addr
+  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.14
   store float %elem.14, float addrspace(3)* %elem.ptr.36
   %py.7 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.19 = load i64, i64* %j.addr
@@ -605,8 +577,8 @@ run.fast.1:
   %elem.15 = load float, float* %elem.ptr.37
   %tile.13 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.38 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
-  %tid.25 = load i64, i64* %tid.addr
-  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.25
+  %tid.15 = load i64, i64* %tid.addr
+  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.15
   store float %elem.15, float addrspace(3)* %elem.ptr.39
   %pz.7 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.20 = load i64, i64* %j.addr
@@ -615,8 +587,8 @@ run.fast.1:
   %elem.16 = load float, float* %elem.ptr.40
   %tile.14 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.41 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
-  %tid.26 = load i64, i64* %tid.addr
-  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.26
+  %tid.16 = load i64, i64* %tid.addr
+  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.16
   store float %elem.16, float addrspace(3)* %elem.ptr.42
   %mass.4 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.21 = load i64, i64* %j.addr
@@ -625,8 +597,8 @@ run.fast.1:
   %elem.17 = load float, float* %elem.ptr.43
   %tile.15 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.44 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
-  %tid.27 = load i64, i64* %tid.addr
-  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.27
+  %tid.17 = load i64, i64* %tid.addr
+  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.17
   store float %elem.17, float addrspace(3)* %elem.ptr.45
   br label %run.join.1
 run.checked.1:
@@ -644,14 +616,14 @@ ok.3:
   %elem.18 = load float, float* %elem.ptr.46
   %tile.16 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.47 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
-  %tid.28 = load i64, i64* %tid.addr
-  %inbounds.4 = icmp ult i64 %tid.28, 256
+  %tid.18 = load i64, i64* %tid.addr
+  %inbounds.4 = icmp ult i64 %tid.18, 256
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %tid.28, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %tid.18, i64 256)
   unreachable
 ok.4:
-  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.28
+  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.18
   store float %elem.18, float addrspace(3)* %elem.ptr.48
   %py.8 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.23 = load i64, i64* %j.addr
@@ -667,14 +639,14 @@ ok.5:
   %elem.19 = load float, float* %elem.ptr.49
   %tile.17 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.50 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
-  %tid.29 = load i64, i64* %tid.addr
-  %inbounds.6 = icmp ult i64 %tid.29, 256
+  %tid.19 = load i64, i64* %tid.addr
+  %inbounds.6 = icmp ult i64 %tid.19, 256
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %tid.29, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %tid.19, i64 256)
   unreachable
 ok.6:
-  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.29
+  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.19
   store float %elem.19, float addrspace(3)* %elem.ptr.51
   %pz.8 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.24 = load i64, i64* %j.addr
@@ -690,14 +662,14 @@ ok.7:
   %elem.20 = load float, float* %elem.ptr.52
   %tile.18 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
-  %tid.30 = load i64, i64* %tid.addr
-  %inbounds.8 = icmp ult i64 %tid.30, 256
+  %tid.20 = load i64, i64* %tid.addr
+  %inbounds.8 = icmp ult i64 %tid.20, 256
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %tid.30, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %tid.20, i64 256)
   unreachable
 ok.8:
-  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.30
+  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.20
   store float %elem.20, float addrspace(3)* %elem.ptr.54
   %mass.5 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.25 = load i64, i64* %j.addr
@@ -713,97 +685,88 @@ ok.9:
   %elem.21 = load float, float* %elem.ptr.55
   %tile.19 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
-  %tid.31 = load i64, i64* %tid.addr
-  %inbounds.10 = icmp ult i64 %tid.31, 256
+  %tid.21 = load i64, i64* %tid.addr
+  %inbounds.10 = icmp ult i64 %tid.21, 256
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %tid.31, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %tid.21, i64 256)
   unreachable
 ok.10:
-  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.31
+  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.21
   store float %elem.21, float addrspace(3)* %elem.ptr.57
   br label %run.join.1
 run.join.1:
   br label %if.end.2
 if.else.2:
-  %tid.32 = load i64, i64* %tid.addr
-  %guard.ok.19 = icmp ult i64 %tid.32, 256
-  %tid.33 = load i64, i64* %tid.addr
-  %guard.ok.20 = icmp ult i64 %tid.33, 256
-  %guard.20 = and i1 %guard.ok.19, %guard.ok.20
-  %tid.34 = load i64, i64* %tid.addr
-  %guard.ok.21 = icmp ult i64 %tid.34, 256
-  %guard.21 = and i1 %guard.20, %guard.ok.21
-  %tid.35 = load i64, i64* %tid.addr
-  %guard.ok.22 = icmp ult i64 %tid.35, 256
-  %guard.22 = and i1 %guard.21, %guard.ok.22
-  br i1 %guard.22, label %run.fast.2, label %run.checked.2, !prof !0
+  %tid.22 = load i64, i64* %tid.addr
+  %guard.ok.9 = icmp ult i64 %tid.22, 256
+  br i1 %guard.ok.9, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %tile.20 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.58 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
-  %tid.36 = load i64, i64* %tid.addr
-  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.36
+  %tid.23 = load i64, i64* %tid.addr
+  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.23
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.59
   %tile.21 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.60 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
-  %tid.37 = load i64, i64* %tid.addr
-  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.37
+  %tid.24 = load i64, i64* %tid.addr
+  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.24
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.61
   %tile.22 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
-  %tid.38 = load i64, i64* %tid.addr
-  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.38
+  %tid.25 = load i64, i64* %tid.addr
+  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.25
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.63
   %tile.23 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.64 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
-  %tid.39 = load i64, i64* %tid.addr
-  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.39
+  %tid.26 = load i64, i64* %tid.addr
+  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.26
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.65
   br label %run.join.2
 run.checked.2:
   %tile.24 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.66 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
-  %tid.40 = load i64, i64* %tid.addr
-  %inbounds.11 = icmp ult i64 %tid.40, 256
+  %tid.27 = load i64, i64* %tid.addr
+  %inbounds.11 = icmp ult i64 %tid.27, 256
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %tid.40, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %tid.27, i64 256)
   unreachable
 ok.11:
-  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.40
+  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.27
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.67
   %tile.25 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.68 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
-  %tid.41 = load i64, i64* %tid.addr
-  %inbounds.12 = icmp ult i64 %tid.41, 256
+  %tid.28 = load i64, i64* %tid.addr
+  %inbounds.12 = icmp ult i64 %tid.28, 256
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %tid.41, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %tid.28, i64 256)
   unreachable
 ok.12:
-  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.41
+  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.28
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.69
   %tile.26 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.70 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
-  %tid.42 = load i64, i64* %tid.addr
-  %inbounds.13 = icmp ult i64 %tid.42, 256
+  %tid.29 = load i64, i64* %tid.addr
+  %inbounds.13 = icmp ult i64 %tid.29, 256
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %tid.42, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %tid.29, i64 256)
   unreachable
 ok.13:
-  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.42
+  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.29
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.71
   %tile.27 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.72 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
-  %tid.43 = load i64, i64* %tid.addr
-  %inbounds.14 = icmp ult i64 %tid.43, 256
+  %tid.30 = load i64, i64* %tid.addr
+  %inbounds.14 = icmp ult i64 %tid.30, 256
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %tid.43, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %tid.30, i64 256)
   unreachable
 ok.14:
-  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.43
+  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.30
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.73
   br label %run.join.2
 run.join.2:
@@ -905,257 +868,242 @@ if.then.3:
   %local.2 = load i64, i64* %local.addr
   %vx.1 = load { float*, i64 }, { float*, i64 }* %vx.addr
   %guard.len.11 = extractvalue { float*, i64 } %vx.1, 1
-  %guard.ok.23 = icmp ult i64 %local.2, %guard.len.11
+  %guard.ok.10 = icmp ult i64 %local.2, %guard.len.11
   %local.3 = load i64, i64* %local.addr
   %vy.1 = load { float*, i64 }, { float*, i64 }* %vy.addr
   %guard.len.12 = extractvalue { float*, i64 } %vy.1, 1
-  %guard.ok.24 = icmp ult i64 %local.3, %guard.len.12
-  %guard.23 = and i1 %guard.ok.23, %guard.ok.24
+  %guard.ok.11 = icmp ult i64 %local.3, %guard.len.12
+  %guard.10 = and i1 %guard.ok.10, %guard.ok.11
   %local.4 = load i64, i64* %local.addr
   %vz.1 = load { float*, i64 }, { float*, i64 }* %vz.addr
   %guard.len.13 = extractvalue { float*, i64 } %vz.1, 1
-  %guard.ok.25 = icmp ult i64 %local.4, %guard.len.13
-  %guard.24 = and i1 %guard.23, %guard.ok.25
+  %guard.ok.12 = icmp ult i64 %local.4, %guard.len.13
+  %guard.11 = and i1 %guard.10, %guard.ok.12
   %local.5 = load i64, i64* %local.addr
-  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %guard.len.14 = extractvalue { float*, i64 } %vx.2, 1
-  %guard.ok.26 = icmp ult i64 %local.5, %guard.len.14
-  %guard.25 = and i1 %guard.24, %guard.ok.26
-  %local.6 = load i64, i64* %local.addr
   %nx.2 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %guard.len.15 = extractvalue { float*, i64 } %nx.2, 1
-  %guard.ok.27 = icmp ult i64 %local.6, %guard.len.15
-  %guard.26 = and i1 %guard.25, %guard.ok.27
-  %local.7 = load i64, i64* %local.addr
-  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %guard.len.16 = extractvalue { float*, i64 } %vy.2, 1
-  %guard.ok.28 = icmp ult i64 %local.7, %guard.len.16
-  %guard.27 = and i1 %guard.26, %guard.ok.28
-  %local.8 = load i64, i64* %local.addr
+  %guard.len.14 = extractvalue { float*, i64 } %nx.2, 1
+  %guard.ok.13 = icmp ult i64 %local.5, %guard.len.14
+  %guard.12 = and i1 %guard.11, %guard.ok.13
+  %local.6 = load i64, i64* %local.addr
   %ny.1 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %guard.len.17 = extractvalue { float*, i64 } %ny.1, 1
-  %guard.ok.29 = icmp ult i64 %local.8, %guard.len.17
-  %guard.28 = and i1 %guard.27, %guard.ok.29
-  %local.9 = load i64, i64* %local.addr
-  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %guard.len.18 = extractvalue { float*, i64 } %vz.2, 1
-  %guard.ok.30 = icmp ult i64 %local.9, %guard.len.18
-  %guard.29 = and i1 %guard.28, %guard.ok.30
-  %local.10 = load i64, i64* %local.addr
+  %guard.len.15 = extractvalue { float*, i64 } %ny.1, 1
+  %guard.ok.14 = icmp ult i64 %local.6, %guard.len.15
+  %guard.13 = and i1 %guard.12, %guard.ok.14
+  %local.7 = load i64, i64* %local.addr
   %nz.1 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %guard.len.19 = extractvalue { float*, i64 } %nz.1, 1
-  %guard.ok.31 = icmp ult i64 %local.10, %guard.len.19
-  %guard.30 = and i1 %guard.29, %guard.ok.31
-  br i1 %guard.30, label %run.fast.3, label %run.checked.3, !prof !0
+  %guard.len.16 = extractvalue { float*, i64 } %nz.1, 1
+  %guard.ok.15 = icmp ult i64 %local.7, %guard.len.16
+  %guard.14 = and i1 %guard.13, %guard.ok.15
+  br i1 %guard.14, label %run.fast.3, label %run.checked.3, !prof !0
 run.fast.3:
   %ax = load float, float* %ax.addr
   %dt.1 = load float, float* %dt.addr
   %mul.18 = fmul float %ax, %dt.1
-  %vx.3 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.11 = load i64, i64* %local.addr
-  %ptr.18 = extractvalue { float*, i64 } %vx.3, 0
-  %elem.ptr.82 = getelementptr float, float* %ptr.18, i64 %local.11
+  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.8 = load i64, i64* %local.addr
+  %ptr.18 = extractvalue { float*, i64 } %vx.2, 0
+  %elem.ptr.82 = getelementptr float, float* %ptr.18, i64 %local.8
   %old.6 = load float, float* %elem.ptr.82
   %add.17 = fadd float %old.6, %mul.18
   store float %add.17, float* %elem.ptr.82
   %ay = load float, float* %ay.addr
   %dt.2 = load float, float* %dt.addr
   %mul.19 = fmul float %ay, %dt.2
-  %vy.3 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.12 = load i64, i64* %local.addr
-  %ptr.19 = extractvalue { float*, i64 } %vy.3, 0
-  %elem.ptr.83 = getelementptr float, float* %ptr.19, i64 %local.12
+  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.9 = load i64, i64* %local.addr
+  %ptr.19 = extractvalue { float*, i64 } %vy.2, 0
+  %elem.ptr.83 = getelementptr float, float* %ptr.19, i64 %local.9
   %old.7 = load float, float* %elem.ptr.83
   %add.18 = fadd float %old.7, %mul.19
   store float %add.18, float* %elem.ptr.83
   %az = load float, float* %az.addr
   %dt.3 = load float, float* %dt.addr
   %mul.20 = fmul float %az, %dt.3
-  %vz.3 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.13 = load i64, i64* %local.addr
-  %ptr.20 = extractvalue { float*, i64 } %vz.3, 0
-  %elem.ptr.84 = getelementptr float, float* %ptr.20, i64 %local.13
+  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.10 = load i64, i64* %local.addr
+  %ptr.20 = extractvalue { float*, i64 } %vz.2, 0
+  %elem.ptr.84 = getelementptr float, float* %ptr.20, i64 %local.10
   %old.8 = load float, float* %elem.ptr.84
   %add.19 = fadd float %old.8, %mul.20
   store float %add.19, float* %elem.ptr.84
   %xi.2 = load float, float* %xi.addr
-  %vx.4 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.14 = load i64, i64* %local.addr
-  %ptr.21 = extractvalue { float*, i64 } %vx.4, 0
-  %elem.ptr.85 = getelementptr float, float* %ptr.21, i64 %local.14
+  %vx.3 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.11 = load i64, i64* %local.addr
+  %ptr.21 = extractvalue { float*, i64 } %vx.3, 0
+  %elem.ptr.85 = getelementptr float, float* %ptr.21, i64 %local.11
   %elem.26 = load float, float* %elem.ptr.85
   %dt.4 = load float, float* %dt.addr
   %mul.21 = fmul float %elem.26, %dt.4
   %add.20 = fadd float %xi.2, %mul.21
   %nx.3 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %local.15 = load i64, i64* %local.addr
+  %local.12 = load i64, i64* %local.addr
   %ptr.22 = extractvalue { float*, i64 } %nx.3, 0
-  %elem.ptr.86 = getelementptr float, float* %ptr.22, i64 %local.15
+  %elem.ptr.86 = getelementptr float, float* %ptr.22, i64 %local.12
   store float %add.20, float* %elem.ptr.86
   %yi.2 = load float, float* %yi.addr
-  %vy.4 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.16 = load i64, i64* %local.addr
-  %ptr.23 = extractvalue { float*, i64 } %vy.4, 0
-  %elem.ptr.87 = getelementptr float, float* %ptr.23, i64 %local.16
+  %vy.3 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.13 = load i64, i64* %local.addr
+  %ptr.23 = extractvalue { float*, i64 } %vy.3, 0
+  %elem.ptr.87 = getelementptr float, float* %ptr.23, i64 %local.13
   %elem.27 = load float, float* %elem.ptr.87
   %dt.5 = load float, float* %dt.addr
   %mul.22 = fmul float %elem.27, %dt.5
   %add.21 = fadd float %yi.2, %mul.22
   %ny.2 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %local.17 = load i64, i64* %local.addr
+  %local.14 = load i64, i64* %local.addr
   %ptr.24 = extractvalue { float*, i64 } %ny.2, 0
-  %elem.ptr.88 = getelementptr float, float* %ptr.24, i64 %local.17
+  %elem.ptr.88 = getelementptr float, float* %ptr.24, i64 %local.14
   store float %add.21, float* %elem.ptr.88
   %zi.2 = load float, float* %zi.addr
-  %vz.4 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.18 = load i64, i64* %local.addr
-  %ptr.25 = extractvalue { float*, i64 } %vz.4, 0
-  %elem.ptr.89 = getelementptr float, float* %ptr.25, i64 %local.18
+  %vz.3 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.15 = load i64, i64* %local.addr
+  %ptr.25 = extractvalue { float*, i64 } %vz.3, 0
+  %elem.ptr.89 = getelementptr float, float* %ptr.25, i64 %local.15
   %elem.28 = load float, float* %elem.ptr.89
   %dt.6 = load float, float* %dt.addr
   %mul.23 = fmul float %elem.28, %dt.6
   %add.22 = fadd float %zi.2, %mul.23
   %nz.2 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %local.19 = load i64, i64* %local.addr
+  %local.16 = load i64, i64* %local.addr
   %ptr.26 = extractvalue { float*, i64 } %nz.2, 0
-  %elem.ptr.90 = getelementptr float, float* %ptr.26, i64 %local.19
+  %elem.ptr.90 = getelementptr float, float* %ptr.26, i64 %local.16
   store float %add.22, float* %elem.ptr.90
   br label %run.join.3
 run.checked.3:
   %ax.1 = load float, float* %ax.addr
   %dt.7 = load float, float* %dt.addr
   %mul.24 = fmul float %ax.1, %dt.7
-  %vx.5 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.20 = load i64, i64* %local.addr
-  %ptr.27 = extractvalue { float*, i64 } %vx.5, 0
-  %len.9 = extractvalue { float*, i64 } %vx.5, 1
-  %inbounds.15 = icmp ult i64 %local.20, %len.9
+  %vx.4 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.17 = load i64, i64* %local.addr
+  %ptr.27 = extractvalue { float*, i64 } %vx.4, 0
+  %len.9 = extractvalue { float*, i64 } %vx.4, 1
+  %inbounds.15 = icmp ult i64 %local.17, %len.9
   br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %local.20, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %local.17, i64 %len.9)
   unreachable
 ok.15:
-  %elem.ptr.91 = getelementptr float, float* %ptr.27, i64 %local.20
+  %elem.ptr.91 = getelementptr float, float* %ptr.27, i64 %local.17
   %old.9 = load float, float* %elem.ptr.91
   %add.23 = fadd float %old.9, %mul.24
   store float %add.23, float* %elem.ptr.91
   %ay.1 = load float, float* %ay.addr
   %dt.8 = load float, float* %dt.addr
   %mul.25 = fmul float %ay.1, %dt.8
-  %vy.5 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.21 = load i64, i64* %local.addr
-  %ptr.28 = extractvalue { float*, i64 } %vy.5, 0
-  %len.10 = extractvalue { float*, i64 } %vy.5, 1
-  %inbounds.16 = icmp ult i64 %local.21, %len.10
+  %vy.4 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.18 = load i64, i64* %local.addr
+  %ptr.28 = extractvalue { float*, i64 } %vy.4, 0
+  %len.10 = extractvalue { float*, i64 } %vy.4, 1
+  %inbounds.16 = icmp ult i64 %local.18, %len.10
   br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %local.21, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %local.18, i64 %len.10)
   unreachable
 ok.16:
-  %elem.ptr.92 = getelementptr float, float* %ptr.28, i64 %local.21
+  %elem.ptr.92 = getelementptr float, float* %ptr.28, i64 %local.18
   %old.10 = load float, float* %elem.ptr.92
   %add.24 = fadd float %old.10, %mul.25
   store float %add.24, float* %elem.ptr.92
   %az.1 = load float, float* %az.addr
   %dt.9 = load float, float* %dt.addr
   %mul.26 = fmul float %az.1, %dt.9
-  %vz.5 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.22 = load i64, i64* %local.addr
-  %ptr.29 = extractvalue { float*, i64 } %vz.5, 0
-  %len.11 = extractvalue { float*, i64 } %vz.5, 1
-  %inbounds.17 = icmp ult i64 %local.22, %len.11
+  %vz.4 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.19 = load i64, i64* %local.addr
+  %ptr.29 = extractvalue { float*, i64 } %vz.4, 0
+  %len.11 = extractvalue { float*, i64 } %vz.4, 1
+  %inbounds.17 = icmp ult i64 %local.19, %len.11
   br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
 panic.17:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %local.22, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %local.19, i64 %len.11)
   unreachable
 ok.17:
-  %elem.ptr.93 = getelementptr float, float* %ptr.29, i64 %local.22
+  %elem.ptr.93 = getelementptr float, float* %ptr.29, i64 %local.19
   %old.11 = load float, float* %elem.ptr.93
   %add.25 = fadd float %old.11, %mul.26
   store float %add.25, float* %elem.ptr.93
   %xi.3 = load float, float* %xi.addr
-  %vx.6 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.23 = load i64, i64* %local.addr
-  %ptr.30 = extractvalue { float*, i64 } %vx.6, 0
-  %len.12 = extractvalue { float*, i64 } %vx.6, 1
-  %inbounds.18 = icmp ult i64 %local.23, %len.12
+  %vx.5 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.20 = load i64, i64* %local.addr
+  %ptr.30 = extractvalue { float*, i64 } %vx.5, 0
+  %len.12 = extractvalue { float*, i64 } %vx.5, 1
+  %inbounds.18 = icmp ult i64 %local.20, %len.12
   br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %local.23, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %local.20, i64 %len.12)
   unreachable
 ok.18:
-  %elem.ptr.94 = getelementptr float, float* %ptr.30, i64 %local.23
+  %elem.ptr.94 = getelementptr float, float* %ptr.30, i64 %local.20
   %elem.29 = load float, float* %elem.ptr.94
   %dt.10 = load float, float* %dt.addr
   %mul.27 = fmul float %elem.29, %dt.10
   %add.26 = fadd float %xi.3, %mul.27
   %nx.4 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %local.24 = load i64, i64* %local.addr
+  %local.21 = load i64, i64* %local.addr
   %ptr.31 = extractvalue { float*, i64 } %nx.4, 0
   %len.13 = extractvalue { float*, i64 } %nx.4, 1
-  %inbounds.19 = icmp ult i64 %local.24, %len.13
+  %inbounds.19 = icmp ult i64 %local.21, %len.13
   br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
 panic.19:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %local.24, i64 %len.13)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %local.21, i64 %len.13)
   unreachable
 ok.19:
-  %elem.ptr.95 = getelementptr float, float* %ptr.31, i64 %local.24
+  %elem.ptr.95 = getelementptr float, float* %ptr.31, i64 %local.21
   store float %add.26, float* %elem.ptr.95
   %yi.3 = load float, float* %yi.addr
-  %vy.6 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.25 = load i64, i64* %local.addr
-  %ptr.32 = extractvalue { float*, i64 } %vy.6, 0
-  %len.14 = extractvalue { float*, i64 } %vy.6, 1
-  %inbounds.20 = icmp ult i64 %local.25, %len.14
+  %vy.5 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.22 = load i64, i64* %local.addr
+  %ptr.32 = extractvalue { float*, i64 } %vy.5, 0
+  %len.14 = extractvalue { float*, i64 } %vy.5, 1
+  %inbounds.20 = icmp ult i64 %local.22, %len.14
   br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
 panic.20:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %local.25, i64 %len.14)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %local.22, i64 %len.14)
   unreachable
 ok.20:
-  %elem.ptr.96 = getelementptr float, float* %ptr.32, i64 %local.25
+  %elem.ptr.96 = getelementptr float, float* %ptr.32, i64 %local.22
   %elem.30 = load float, float* %elem.ptr.96
   %dt.11 = load float, float* %dt.addr
   %mul.28 = fmul float %elem.30, %dt.11
   %add.27 = fadd float %yi.3, %mul.28
   %ny.3 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %local.26 = load i64, i64* %local.addr
+  %local.23 = load i64, i64* %local.addr
   %ptr.33 = extractvalue { float*, i64 } %ny.3, 0
   %len.15 = extractvalue { float*, i64 } %ny.3, 1
-  %inbounds.21 = icmp ult i64 %local.26, %len.15
+  %inbounds.21 = icmp ult i64 %local.23, %len.15
   br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
 panic.21:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %local.26, i64 %len.15)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %local.23, i64 %len.15)
   unreachable
 ok.21:
-  %elem.ptr.97 = getelementptr float, float* %ptr.33, i64 %local.26
+  %elem.ptr.97 = getelementptr float, float* %ptr.33, i64 %local.23
   store float %add.27, float* %elem.ptr.97
   %zi.3 = load float, float* %zi.addr
-  %vz.6 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.27 = load i64, i64* %local.addr
-  %ptr.34 = extractvalue { float*, i64 } %vz.6, 0
-  %len.16 = extractvalue { float*, i64 } %vz.6, 1
-  %inbounds.22 = icmp ult i64 %local.27, %len.16
+  %vz.5 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.24 = load i64, i64* %local.addr
+  %ptr.34 = extractvalue { float*, i64 } %vz.5, 0
+  %len.16 = extractvalue { float*, i64 } %vz.5, 1
+  %inbounds.22 = icmp ult i64 %local.24, %len.16
   br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
 panic.22:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %local.27, i64 %len.16)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %local.24, i64 %len.16)
   unreachable
 ok.22:
-  %elem.ptr.98 = getelementptr float, float* %ptr.34, i64 %local.27
+  %elem.ptr.98 = getelementptr float, float* %ptr.34, i64 %local.24
   %elem.31 = load float, float* %elem.ptr.98
   %dt.12 = load float, float* %dt.addr
   %mul.29 = fmul float %elem.31, %dt.12
   %add.28 = fadd float %zi.3, %mul.29
   %nz.3 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %local.28 = load i64, i64* %local.addr
+  %local.25 = load i64, i64* %local.addr
   %ptr.35 = extractvalue { float*, i64 } %nz.3, 0
   %len.17 = extractvalue { float*, i64 } %nz.3, 1
-  %inbounds.23 = icmp ult i64 %local.28, %len.17
+  %inbounds.23 = icmp ult i64 %local.25, %len.17
   br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
 panic.23:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %local.28, i64 %len.17)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %local.25, i64 %len.17)
   unreachable
 ok.23:
-  %elem.ptr.99 = getelementptr float, float* %ptr.35, i64 %local.28
+  %elem.ptr.99 = getelementptr float, float* %ptr.35, i64 %local.25
   store float %add.28, float* %elem.ptr.99
   br label %run.join.3
 run.join.3:
@@ -1378,33 +1326,12 @@ run.join:
   %tid.1 = load i64, i64* %tid.addr
   %guard.ok.3 = icmp ult i64 %tid.1, 256
   %j.1 = load i64, i64* %j.addr
-  %tid.2 = load i64, i64* %tid.addr
-  %guard.ok.4 = icmp ult i64 %tid.2, 256
-  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
   %j.2 = load i64, i64* %j.addr
-  %tid.3 = load i64, i64* %tid.addr
-  %guard.ok.5 = icmp ult i64 %tid.3, 256
-  %guard.3 = and i1 %guard.2, %guard.ok.5
   %j.3 = load i64, i64* %j.addr
-  %tid.4 = load i64, i64* %tid.addr
-  %guard.ok.6 = icmp ult i64 %tid.4, 256
-  %guard.4 = and i1 %guard.3, %guard.ok.6
-  %tid.5 = load i64, i64* %tid.addr
-  %guard.ok.7 = icmp ult i64 %tid.5, 256
-  %guard.5 = and i1 %guard.4, %guard.ok.7
-  %tid.6 = load i64, i64* %tid.addr
-  %guard.ok.8 = icmp ult i64 %tid.6, 256
-  %guard.6 = and i1 %guard.5, %guard.ok.8
-  %tid.7 = load i64, i64* %tid.addr
-  %guard.ok.9 = icmp ult i64 %tid.7, 256
-  %guard.7 = and i1 %guard.6, %guard.ok.9
-  %tid.8 = load i64, i64* %tid.addr
-  %guard.ok.10 = icmp ult i64 %tid.8, 256
-  %guard.8 = and i1 %guard.7, %guard.ok.10
   store i64 %loop.second, i64* %start.addr
   %start.1 = load i64, i64* %start.addr
-  %tid.9 = load i64, i64* %tid.addr
-  %add.2 = add i64 %start.1, %tid.9
+  %tid.2 = load i64, i64* %tid.addr
+  %add.2 = add i64 %start.1, %tid.2
   store i64 %add.2, i64* %j.addr
   %j.4 = load i64, i64* %j.addr
   %px.5 = load { float*, i64 }, { float*, i64 }* %px.addr
@@ -1423,7 +1350,7 @@ run.join:
   %across.exact = xor i1 %across.wraps, true
   %across.fits.1 = and i1 %across.fits, %across.exact
   %across.ok = and i1 %across.first, %across.fits.1
-  %guard.9 = and i1 %guard.8, %across.ok
+  %guard.2 = and i1 %guard.ok.3, %across.ok
   %j.5 = load i64, i64* %j.addr
   %py.4 = load { float*, i64 }, { float*, i64 }* %py.addr
   %guard.len.4 = extractvalue { float*, i64 } %py.4, 1
@@ -1441,7 +1368,7 @@ run.join:
   %across.exact.1 = xor i1 %across.wraps.1, true
   %across.fits.3 = and i1 %across.fits.2, %across.exact.1
   %across.ok.1 = and i1 %across.first.1, %across.fits.3
-  %guard.10 = and i1 %guard.9, %across.ok.1
+  %guard.3 = and i1 %guard.2, %across.ok.1
   %j.6 = load i64, i64* %j.addr
   %pz.4 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %guard.len.5 = extractvalue { float*, i64 } %pz.4, 1
@@ -1459,7 +1386,7 @@ run.join:
   %across.exact.2 = xor i1 %across.wraps.2, true
   %across.fits.5 = and i1 %across.fits.4, %across.exact.2
   %across.ok.2 = and i1 %across.first.2, %across.fits.5
-  %guard.11 = and i1 %guard.10, %across.ok.2
+  %guard.4 = and i1 %guard.3, %across.ok.2
   %j.7 = load i64, i64* %j.addr
   %mass.1 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %guard.len.6 = extractvalue { float*, i64 } %mass.1, 1
@@ -1477,15 +1404,16 @@ run.join:
   %across.exact.3 = xor i1 %across.wraps.3, true
   %across.fits.7 = and i1 %across.fits.6, %across.exact.3
   %across.ok.3 = and i1 %across.first.3, %across.fits.7
-  %guard.12 = and i1 %guard.11, %across.ok.3
-  store i1 %guard.12, i1* %loop.guard
+  %guard.5 = and i1 %guard.4, %across.ok.3
+  store i1 false, i1* %loop.guard
   %loop.runs = icmp ne i64 %for.count.1, 0
   br i1 %loop.runs, label %loop.vote, label %loop.voted
 loop.vote:
-  %barrier.pred = zext i1 %guard.12 to i32
+  %barrier.pred = zext i1 %guard.5 to i32
   %barrier = call i32 @llvm.nvvm.barrier0.and(i32 %barrier.pred)
   %barrier.all = icmp ne i32 %barrier, 0
-  store i1 %barrier.all, i1* %loop.guard
+  %uniform = call i1 @llvm.nvvm.vote.all.sync(i32 -1, i1 %barrier.all)
+  store i1 %uniform, i1* %loop.guard
   br label %loop.voted
 loop.voted:
   %loop.guard.1 = load i1, i1* %loop.guard
@@ -1512,8 +1440,8 @@ for.body:
   %for.next = add i64 %for.i, 256
   store i64 %for.next, i64* %for.counter
   %start.2 = load i64, i64* %start.addr
-  %tid.10 = load i64, i64* %tid.addr
-  %add.3 = add i64 %start.2, %tid.10
+  %tid.3 = load i64, i64* %tid.addr
+  %add.3 = add i64 %start.2, %tid.3
   store i64 %add.3, i64* %j.addr
   %j.8 = load i64, i64* %j.addr
   %n.1 = load i64, i64* %n.addr
@@ -1527,8 +1455,8 @@ if.then.1:
   %elem.6 = load float, float* %elem.ptr.6
   %tile = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.7 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile, i64 0, i64 0
-  %tid.11 = load i64, i64* %tid.addr
-  %elem.ptr.8 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %tid.11
+  %tid.4 = load i64, i64* %tid.addr
+  %elem.ptr.8 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.7, i64 0, i64 %tid.4
   store float %elem.6, float addrspace(3)* %elem.ptr.8
   %py.5 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.10 = load i64, i64* %j.addr
@@ -1537,8 +1465,8 @@ if.then.1:
   %elem.7 = load float, float* %elem.ptr.9
   %tile.1 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.10 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.1, i64 0, i64 1
-  %tid.12 = load i64, i64* %tid.addr
-  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %tid.12
+  %tid.5 = load i64, i64* %tid.addr
+  %elem.ptr.11 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.10, i64 0, i64 %tid.5
   store float %elem.7, float addrspace(3)* %elem.ptr.11
   %pz.5 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.11 = load i64, i64* %j.addr
@@ -1547,8 +1475,8 @@ if.then.1:
   %elem.8 = load float, float* %elem.ptr.12
   %tile.2 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.13 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.2, i64 0, i64 2
-  %tid.13 = load i64, i64* %tid.addr
-  %elem.ptr.14 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.13, i64 0, i64 %tid.13
+  %tid.6 = load i64, i64* %tid.addr
+  %elem.ptr.14 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.13, i64 0, i64 %tid.6
   store float %elem.8, float addrspace(3)* %elem.ptr.14
   %mass.2 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.12 = load i64, i64* %j.addr
@@ -1557,30 +1485,30 @@ if.then.1:
   %elem.9 = load float, float* %elem.ptr.15
   %tile.3 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.16 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.3, i64 0, i64 3
-  %tid.14 = load i64, i64* %tid.addr
-  %elem.ptr.17 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 %tid.14
+  %tid.7 = load i64, i64* %tid.addr
+  %elem.ptr.17 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.16, i64 0, i64 %tid.7
   store float %elem.9, float addrspace(3)* %elem.ptr.17
   br label %if.end.1
 if.else.1:
   %tile.4 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.18 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.4, i64 0, i64 0
-  %tid.15 = load i64, i64* %tid.addr
-  %elem.ptr.19 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.18, i64 0, i64 %tid.15
+  %tid.8 = load i64, i64* %tid.addr
+  %elem.ptr.19 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.18, i64 0, i64 %tid.8
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.19
   %tile.5 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.20 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.5, i64 0, i64 1
-  %tid.16 = load i64, i64* %tid.addr
-  %elem.ptr.21 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.20, i64 0, i64 %tid.16
+  %tid.9 = load i64, i64* %tid.addr
+  %elem.ptr.21 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.20, i64 0, i64 %tid.9
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.21
   %tile.6 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.22 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.6, i64 0, i64 2
-  %tid.17 = load i64, i64* %tid.addr
-  %elem.ptr.23 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.22, i64 0, i64 %tid.17
+  %tid.10 = load i64, i64* %tid.addr
+  %elem.ptr.23 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.22, i64 0, i64 %tid.10
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.23
   %tile.7 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.24 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.7, i64 0, i64 3
-  %tid.18 = load i64, i64* %tid.addr
-  %elem.ptr.25 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.24, i64 0, i64 %tid.18
+  %tid.11 = load i64, i64* %tid.addr
+  %elem.ptr.25 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.24, i64 0, i64 %tid.11
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.25
   br label %if.end.1
 if.end.1:
@@ -1695,8 +1623,8 @@ for.body.2:
   %for.next.2 = add i64 %for.i.2, 256
   store i64 %for.next.2, i64* %for.counter.2
   %start.3 = load i64, i64* %start.addr
-  %tid.19 = load i64, i64* %tid.addr
-  %add.10 = add i64 %start.3, %tid.19
+  %tid.12 = load i64, i64* %tid.addr
+  %add.10 = add i64 %start.3, %tid.12
   store i64 %add.10, i64* %j.addr
   %j.13 = load i64, i64* %j.addr
   %n.2 = load i64, i64* %n.addr
@@ -1706,35 +1634,26 @@ if.then.2:
   %j.14 = load i64, i64* %j.addr
   %px.7 = load { float*, i64 }, { float*, i64 }* %px.addr
   %guard.len.7 = extractvalue { float*, i64 } %px.7, 1
-  %guard.ok.11 = icmp ult i64 %j.14, %guard.len.7
-  %tid.20 = load i64, i64* %tid.addr
-  %guard.ok.12 = icmp ult i64 %tid.20, 256
-  %guard.13 = and i1 %guard.ok.11, %guard.ok.12
+  %guard.ok.4 = icmp ult i64 %j.14, %guard.len.7
+  %tid.13 = load i64, i64* %tid.addr
+  %guard.ok.5 = icmp ult i64 %tid.13, 256
+  %guard.6 = and i1 %guard.ok.4, %guard.ok.5
   %j.15 = load i64, i64* %j.addr
   %py.6 = load { float*, i64 }, { float*, i64 }* %py.addr
   %guard.len.8 = extractvalue { float*, i64 } %py.6, 1
-  %guard.ok.13 = icmp ult i64 %j.15, %guard.len.8
-  %guard.14 = and i1 %guard.13, %guard.ok.13
-  %tid.21 = load i64, i64* %tid.addr
-  %guard.ok.14 = icmp ult i64 %tid.21, 256
-  %guard.15 = and i1 %guard.14, %guard.ok.14
+  %guard.ok.6 = icmp ult i64 %j.15, %guard.len.8
+  %guard.7 = and i1 %guard.6, %guard.ok.6
   %j.16 = load i64, i64* %j.addr
   %pz.6 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %guard.len.9 = extractvalue { float*, i64 } %pz.6, 1
-  %guard.ok.15 = icmp ult i64 %j.16, %guard.len.9
-  %guard.16 = and i1 %guard.15, %guard.ok.15
-  %tid.22 = load i64, i64* %tid.addr
-  %guard.ok.16 = icmp ult i64 %tid.22, 256
-  %guard.17 = and i1 %guard.16, %guard.ok.16
+  %guard.ok.7 = icmp ult i64 %j.16, %guard.len.9
+  %guard.8 = and i1 %guard.7, %guard.ok.7
   %j.17 = load i64, i64* %j.addr
   %mass.3 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %guard.len.10 = extractvalue { float*, i64 } %mass.3, 1
-  %guard.ok.17 = icmp ult i64 %j.17, %guard.len.10
-  %guard.18 = and i1 %guard.17, %guard.ok.17
-  %tid.23 = load i64, i64* %tid.addr
-  %guard.ok.18 = icmp ult i64 %tid.23, 256
-  %guard.19 = and i1 %guard.18, %guard.ok.18
-  br i1 %guard.19, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.ok.8 = icmp ult i64 %j.17, %guard.len.10
+  %guard.9 = and i1 %guard.8, %guard.ok.8
+  br i1 %guard.9, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %px.8 = load { float*, i64 }, { float*, i64 }* %px.addr
   %j.18 = load i64, i64* %j.addr
@@ -1743,8 +1662,8 @@ run.fast.1:
   %elem.14 = load float, float* %elem.ptr.34
   %tile.12 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.35 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
-  %tid.24 = load i64, i64* %tid.addr
-  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.24
+  %tid.14 = load i64, i64* %tid.addr
+  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.14
   store float %elem.14, float addrspace(3)* %elem.ptr.36
   %py.7 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.19 = load i64, i64* %j.addr
@@ -1753,8 +1672,8 @@ run.fast.1:
   %elem.15 = load float, float* %elem.ptr.37
   %tile.13 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.38 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
-  %tid.25 = load i64, i64* %tid.addr
-  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.25
+  %tid.15 = load i64, i64* %tid.addr
+  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.15
   store float %elem.15, float addrspace(3)* %elem.ptr.39
   %pz.7 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.20 = load i64, i64* %j.addr
@@ -1763,8 +1682,8 @@ run.fast.1:
   %elem.16 = load float, float* %elem.ptr.40
   %tile.14 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.41 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
-  %tid.26 = load i64, i64* %tid.addr
-  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.26
+  %tid.16 = load i64, i64* %tid.addr
+  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.16
   store float %elem.16, float addrspace(3)* %elem.ptr.42
   %mass.4 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.21 = load i64, i64* %j.addr
@@ -1773,8 +1692,8 @@ run.fast.1:
   %elem.17 = load float, float* %elem.ptr.43
   %tile.15 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.44 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
-  %tid.27 = load i64, i64* %tid.addr
-  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.27
+  %tid.17 = load i64, i64* %tid.addr
+  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.17
   store float %elem.17, float addrspace(3)* %elem.ptr.45
   br label %run.join.1
 run.checked.1:
@@ -1792,14 +1711,14 @@ ok.3:
   %elem.18 = load float, float* %elem.ptr.46
   %tile.16 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.47 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
-  %tid.28 = load i64, i64* %tid.addr
-  %inbounds.4 = icmp ult i64 %tid.28, 256
+  %tid.18 = load i64, i64* %tid.addr
+  %inbounds.4 = icmp ult i64 %tid.18, 256
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 29, i64 %tid.28, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 29, i64 %tid.18, i64 256)
   unreachable
 ok.4:
-  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.28
+  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.18
   store float %elem.18, float addrspace(3)* %elem.ptr.48
   %py.8 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.23 = load i64, i64* %j.addr
@@ -1815,14 +1734,14 @@ ok.5:
   %elem.19 = load float, float* %elem.ptr.49
   %tile.17 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.50 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
-  %tid.29 = load i64, i64* %tid.addr
-  %inbounds.6 = icmp ult i64 %tid.29, 256
+  %tid.19 = load i64, i64* %tid.addr
+  %inbounds.6 = icmp ult i64 %tid.19, 256
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 31, i64 %tid.29, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 31, i64 %tid.19, i64 256)
   unreachable
 ok.6:
-  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.29
+  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.19
   store float %elem.19, float addrspace(3)* %elem.ptr.51
   %pz.8 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.24 = load i64, i64* %j.addr
@@ -1838,14 +1757,14 @@ ok.7:
   %elem.20 = load float, float* %elem.ptr.52
   %tile.18 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
-  %tid.30 = load i64, i64* %tid.addr
-  %inbounds.8 = icmp ult i64 %tid.30, 256
+  %tid.20 = load i64, i64* %tid.addr
+  %inbounds.8 = icmp ult i64 %tid.20, 256
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 33, i64 %tid.30, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 33, i64 %tid.20, i64 256)
   unreachable
 ok.8:
-  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.30
+  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.20
   store float %elem.20, float addrspace(3)* %elem.ptr.54
   %mass.5 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.25 = load i64, i64* %j.addr
@@ -1861,97 +1780,88 @@ ok.9:
   %elem.21 = load float, float* %elem.ptr.55
   %tile.19 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
-  %tid.31 = load i64, i64* %tid.addr
-  %inbounds.10 = icmp ult i64 %tid.31, 256
+  %tid.21 = load i64, i64* %tid.addr
+  %inbounds.10 = icmp ult i64 %tid.21, 256
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 35, i64 %tid.31, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 35, i64 %tid.21, i64 256)
   unreachable
 ok.10:
-  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.31
+  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.21
   store float %elem.21, float addrspace(3)* %elem.ptr.57
   br label %run.join.1
 run.join.1:
   br label %if.end.2
 if.else.2:
-  %tid.32 = load i64, i64* %tid.addr
-  %guard.ok.19 = icmp ult i64 %tid.32, 256
-  %tid.33 = load i64, i64* %tid.addr
-  %guard.ok.20 = icmp ult i64 %tid.33, 256
-  %guard.20 = and i1 %guard.ok.19, %guard.ok.20
-  %tid.34 = load i64, i64* %tid.addr
-  %guard.ok.21 = icmp ult i64 %tid.34, 256
-  %guard.21 = and i1 %guard.20, %guard.ok.21
-  %tid.35 = load i64, i64* %tid.addr
-  %guard.ok.22 = icmp ult i64 %tid.35, 256
-  %guard.22 = and i1 %guard.21, %guard.ok.22
-  br i1 %guard.22, label %run.fast.2, label %run.checked.2, !prof !0
+  %tid.22 = load i64, i64* %tid.addr
+  %guard.ok.9 = icmp ult i64 %tid.22, 256
+  br i1 %guard.ok.9, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %tile.20 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.58 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
-  %tid.36 = load i64, i64* %tid.addr
-  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.36
+  %tid.23 = load i64, i64* %tid.addr
+  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.23
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.59
   %tile.21 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.60 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
-  %tid.37 = load i64, i64* %tid.addr
-  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.37
+  %tid.24 = load i64, i64* %tid.addr
+  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.24
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.61
   %tile.22 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
-  %tid.38 = load i64, i64* %tid.addr
-  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.38
+  %tid.25 = load i64, i64* %tid.addr
+  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.25
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.63
   %tile.23 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.64 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
-  %tid.39 = load i64, i64* %tid.addr
-  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.39
+  %tid.26 = load i64, i64* %tid.addr
+  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.26
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.65
   br label %run.join.2
 run.checked.2:
   %tile.24 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.66 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
-  %tid.40 = load i64, i64* %tid.addr
-  %inbounds.11 = icmp ult i64 %tid.40, 256
+  %tid.27 = load i64, i64* %tid.addr
+  %inbounds.11 = icmp ult i64 %tid.27, 256
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 36, i64 %tid.40, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 36, i64 %tid.27, i64 256)
   unreachable
 ok.11:
-  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.40
+  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.27
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.67
   %tile.25 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.68 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
-  %tid.41 = load i64, i64* %tid.addr
-  %inbounds.12 = icmp ult i64 %tid.41, 256
+  %tid.28 = load i64, i64* %tid.addr
+  %inbounds.12 = icmp ult i64 %tid.28, 256
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 37, i64 %tid.41, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 37, i64 %tid.28, i64 256)
   unreachable
 ok.12:
-  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.41
+  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.28
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.69
   %tile.26 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.70 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
-  %tid.42 = load i64, i64* %tid.addr
-  %inbounds.13 = icmp ult i64 %tid.42, 256
+  %tid.29 = load i64, i64* %tid.addr
+  %inbounds.13 = icmp ult i64 %tid.29, 256
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 38, i64 %tid.42, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 38, i64 %tid.29, i64 256)
   unreachable
 ok.13:
-  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.42
+  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.29
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.71
   %tile.27 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
   %elem.ptr.72 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
-  %tid.43 = load i64, i64* %tid.addr
-  %inbounds.14 = icmp ult i64 %tid.43, 256
+  %tid.30 = load i64, i64* %tid.addr
+  %inbounds.14 = icmp ult i64 %tid.30, 256
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 39, i64 %tid.43, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 39, i64 %tid.30, i64 256)
   unreachable
 ok.14:
-  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.43
+  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.30
   store float 0x0000000000000000, float addrspace(3)* %elem.ptr.73
   br label %run.join.2
 run.join.2:

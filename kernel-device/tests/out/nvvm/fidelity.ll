@@ -54,62 +54,42 @@ if.then:
   %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
   %i.3 = load i64, i64* %i.addr
-  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.2 = extractvalue { float*, i64 } %a.2, 1
+  %c.2 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %guard.len.2 = extractvalue { double*, i64 } %c.2, 1
   %guard.ok.2 = icmp ult i64 %i.3, %guard.len.2
   %guard.1 = and i1 %guard, %guard.ok.2
-  %i.4 = load i64, i64* %i.addr
-  %b.2 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %guard.len.3 = extractvalue { float*, i64 } %b.2, 1
-  %guard.ok.3 = icmp ult i64 %i.4, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  %i.5 = load i64, i64* %i.addr
-  %c.2 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %guard.len.4 = extractvalue { double*, i64 } %c.2, 1
-  %guard.ok.4 = icmp ult i64 %i.5, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  %i.6 = load i64, i64* %i.addr
-  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.5 = extractvalue { float*, i64 } %a.3, 1
-  %guard.ok.5 = icmp ult i64 %i.6, %guard.len.5
-  %guard.4 = and i1 %guard.3, %guard.ok.5
-  %i.7 = load i64, i64* %i.addr
-  %c.3 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %guard.len.6 = extractvalue { double*, i64 } %c.3, 1
-  %guard.ok.6 = icmp ult i64 %i.7, %guard.len.6
-  %guard.5 = and i1 %guard.4, %guard.ok.6
-  br i1 %guard.5, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %a.4, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.8
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.4
   %elem = load float, float* %elem.ptr
-  %b.3 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %b.3, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.9
+  %b.2 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %b.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.5
   %elem.1 = load float, float* %elem.ptr.1
   %mul = fmul float %elem, %elem.1
   %add = fadd float %mul, 0x3FF8000000000000
   store float %add, float* %x.addr
-  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %a.5, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.10
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
   %elem.2 = load float, float* %elem.ptr.2
   %cast = fpext float %elem.2 to double
-  %b.4 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %b.4, 0
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.11
+  %b.3 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %b.3, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.7
   %elem.3 = load float, float* %elem.ptr.3
   %cast.1 = fpext float %elem.3 to double
   %mul.1 = fmul double %cast, %cast.1
-  %c.4 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { double*, i64 } %c.4, 0
-  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.12
+  %c.3 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %c.3, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.8
   %elem.4 = load double, double* %elem.ptr.4
   %sub = fsub double %mul.1, %elem.4
   store double %sub, double* %y.addr
@@ -117,87 +97,87 @@ run.fast:
   %cast.2 = fpext float %x to double
   %y = load double, double* %y.addr
   %add.1 = fadd double %cast.2, %y
-  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { float*, i64 } %a.6, 0
-  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.13
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { float*, i64 } %a.4, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.9
   %elem.5 = load float, float* %elem.ptr.5
   %cast.3 = fpext float %elem.5 to double
   %y.1 = load double, double* %y.addr
   %fma = call double @__nv_fma(double %cast.3, double 0x4000000000000000, double %y.1)
   %add.2 = fadd double %add.1, %fma
-  %c.5 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %i.14 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { double*, i64 } %c.5, 0
-  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.14
+  %c.4 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { double*, i64 } %c.4, 0
+  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.10
   store double %add.2, double* %elem.ptr.6
   br label %run.join
 run.checked:
-  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.15 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { float*, i64 } %a.7, 0
-  %len.1 = extractvalue { float*, i64 } %a.7, 1
-  %inbounds = icmp ult i64 %i.15, %len.1
+  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { float*, i64 } %a.5, 0
+  %len.1 = extractvalue { float*, i64 } %a.5, 1
+  %inbounds = icmp ult i64 %i.11, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.15, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.11, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
+  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.11
   %elem.6 = load float, float* %elem.ptr.7
-  %b.5 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.16 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { float*, i64 } %b.5, 0
-  %len.2 = extractvalue { float*, i64 } %b.5, 1
-  %inbounds.1 = icmp ult i64 %i.16, %len.2
+  %b.4 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { float*, i64 } %b.4, 0
+  %len.2 = extractvalue { float*, i64 } %b.4, 1
+  %inbounds.1 = icmp ult i64 %i.12, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.16, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.12, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.12
   %elem.7 = load float, float* %elem.ptr.8
   %mul.2 = fmul float %elem.6, %elem.7
   %add.3 = fadd float %mul.2, 0x3FF8000000000000
   store float %add.3, float* %x.addr
-  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.17 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { float*, i64 } %a.8, 0
-  %len.3 = extractvalue { float*, i64 } %a.8, 1
-  %inbounds.2 = icmp ult i64 %i.17, %len.3
+  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { float*, i64 } %a.6, 0
+  %len.3 = extractvalue { float*, i64 } %a.6, 1
+  %inbounds.2 = icmp ult i64 %i.13, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.17, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.13, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.9 = getelementptr float, float* %ptr.9, i64 %i.17
+  %elem.ptr.9 = getelementptr float, float* %ptr.9, i64 %i.13
   %elem.8 = load float, float* %elem.ptr.9
   %cast.4 = fpext float %elem.8 to double
-  %b.6 = load { float*, i64 }, { float*, i64 }* %b.addr
-  %i.18 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { float*, i64 } %b.6, 0
-  %len.4 = extractvalue { float*, i64 } %b.6, 1
-  %inbounds.3 = icmp ult i64 %i.18, %len.4
+  %b.5 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { float*, i64 } %b.5, 0
+  %len.4 = extractvalue { float*, i64 } %b.5, 1
+  %inbounds.3 = icmp ult i64 %i.14, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.18, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.14, i64 %len.4)
   unreachable
 ok.3:
-  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.18
+  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.14
   %elem.9 = load float, float* %elem.ptr.10
   %cast.5 = fpext float %elem.9 to double
   %mul.3 = fmul double %cast.4, %cast.5
-  %c.6 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %i.19 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { double*, i64 } %c.6, 0
-  %len.5 = extractvalue { double*, i64 } %c.6, 1
-  %inbounds.4 = icmp ult i64 %i.19, %len.5
+  %c.5 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { double*, i64 } %c.5, 0
+  %len.5 = extractvalue { double*, i64 } %c.5, 1
+  %inbounds.4 = icmp ult i64 %i.15, %len.5
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.19, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.15, i64 %len.5)
   unreachable
 ok.4:
-  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
+  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.15
   %elem.10 = load double, double* %elem.ptr.11
   %sub.1 = fsub double %mul.3, %elem.10
   store double %sub.1, double* %y.addr
@@ -205,33 +185,33 @@ ok.4:
   %cast.6 = fpext float %x.1 to double
   %y.2 = load double, double* %y.addr
   %add.4 = fadd double %cast.6, %y.2
-  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.20 = load i64, i64* %i.addr
-  %ptr.12 = extractvalue { float*, i64 } %a.9, 0
-  %len.6 = extractvalue { float*, i64 } %a.9, 1
-  %inbounds.5 = icmp ult i64 %i.20, %len.6
+  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { float*, i64 } %a.7, 0
+  %len.6 = extractvalue { float*, i64 } %a.7, 1
+  %inbounds.5 = icmp ult i64 %i.16, %len.6
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.20, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.16, i64 %len.6)
   unreachable
 ok.5:
-  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.20
+  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.16
   %elem.11 = load float, float* %elem.ptr.12
   %cast.7 = fpext float %elem.11 to double
   %y.3 = load double, double* %y.addr
   %fma.1 = call double @__nv_fma(double %cast.7, double 0x4000000000000000, double %y.3)
   %add.5 = fadd double %add.4, %fma.1
-  %c.7 = load { double*, i64 }, { double*, i64 }* %c.addr
-  %i.21 = load i64, i64* %i.addr
-  %ptr.13 = extractvalue { double*, i64 } %c.7, 0
-  %len.7 = extractvalue { double*, i64 } %c.7, 1
-  %inbounds.6 = icmp ult i64 %i.21, %len.7
+  %c.6 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.17 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { double*, i64 } %c.6, 0
+  %len.7 = extractvalue { double*, i64 } %c.6, 1
+  %inbounds.6 = icmp ult i64 %i.17, %len.7
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.21, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.17, i64 %len.7)
   unreachable
 ok.6:
-  %elem.ptr.13 = getelementptr double, double* %ptr.13, i64 %i.21
+  %elem.ptr.13 = getelementptr double, double* %ptr.13, i64 %i.17
   store double %add.5, double* %elem.ptr.13
   br label %run.join
 run.join:
@@ -331,145 +311,125 @@ if.then:
   %guard.len = extractvalue { float*, i64 } %a.2, 1
   %guard.ok = icmp ult i64 %i.2, %guard.len
   %i.3 = load i64, i64* %i.addr
-  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.1 = extractvalue { float*, i64 } %a.3, 1
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { double*, i64 } %b.2, 1
   %guard.ok.1 = icmp ult i64 %i.3, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.4 = load i64, i64* %i.addr
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.2 = extractvalue { float*, i64 } %a.4, 1
-  %guard.ok.2 = icmp ult i64 %i.4, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %i.5 = load i64, i64* %i.addr
-  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.3 = extractvalue { double*, i64 } %b.2, 1
-  %guard.ok.3 = icmp ult i64 %i.5, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  %i.6 = load i64, i64* %i.addr
-  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.4 = extractvalue { double*, i64 } %b.3, 1
-  %guard.ok.4 = icmp ult i64 %i.6, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  %i.7 = load i64, i64* %i.addr
-  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.5 = extractvalue { double*, i64 } %b.4, 1
-  %guard.ok.5 = icmp ult i64 %i.7, %guard.len.5
-  %guard.4 = and i1 %guard.3, %guard.ok.5
-  br i1 %guard.4, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %a.5, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.8
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.4
   %elem = load float, float* %elem.ptr
   %rem = call float @__nv_fmodf(float %elem, float 0x3FB99999A0000000)
-  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %a.6, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.9
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %a.4, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.5
   store float %rem, float* %elem.ptr.1
-  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %a.7, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.10
+  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.5, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
   %old = load float, float* %elem.ptr.2
   %rem.1 = call float @__nv_fmodf(float %old, float 0x4008000000000000)
   store float %rem.1, float* %elem.ptr.2
-  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { double*, i64 } %b.5, 0
-  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.11
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %b.3, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.7
   %elem.1 = load double, double* %elem.ptr.3
   %rem.2 = call double @__nv_fmod(double %elem.1, double 0x7E37E43C8800759C)
-  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { double*, i64 } %b.6, 0
-  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.12
+  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %b.4, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.8
   store double %rem.2, double* %elem.ptr.4
-  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { double*, i64 } %b.7, 0
-  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.13
+  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { double*, i64 } %b.5, 0
+  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.9
   %old.1 = load double, double* %elem.ptr.5
   %rem.3 = call double @__nv_fmod(double %old.1, double 0x401E000000000000)
   store double %rem.3, double* %elem.ptr.5
   br label %run.join
 run.checked:
-  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.14 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { float*, i64 } %a.8, 0
-  %len.2 = extractvalue { float*, i64 } %a.8, 1
-  %inbounds = icmp ult i64 %i.14, %len.2
+  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { float*, i64 } %a.6, 0
+  %len.2 = extractvalue { float*, i64 } %a.6, 1
+  %inbounds = icmp ult i64 %i.10, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.10, i64 %len.2)
   unreachable
 ok:
-  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.14
+  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.10
   %elem.2 = load float, float* %elem.ptr.6
   %rem.4 = call float @__nv_fmodf(float %elem.2, float 0x3FB99999A0000000)
-  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.15 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { float*, i64 } %a.9, 0
-  %len.3 = extractvalue { float*, i64 } %a.9, 1
-  %inbounds.1 = icmp ult i64 %i.15, %len.3
+  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { float*, i64 } %a.7, 0
+  %len.3 = extractvalue { float*, i64 } %a.7, 1
+  %inbounds.1 = icmp ult i64 %i.11, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.15, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.3)
   unreachable
 ok.1:
-  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
+  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.11
   store float %rem.4, float* %elem.ptr.7
-  %a.10 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.16 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { float*, i64 } %a.10, 0
-  %len.4 = extractvalue { float*, i64 } %a.10, 1
-  %inbounds.2 = icmp ult i64 %i.16, %len.4
+  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { float*, i64 } %a.8, 0
+  %len.4 = extractvalue { float*, i64 } %a.8, 1
+  %inbounds.2 = icmp ult i64 %i.12, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len.4)
   unreachable
 ok.2:
-  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.12
   %old.2 = load float, float* %elem.ptr.8
   %rem.5 = call float @__nv_fmodf(float %old.2, float 0x4008000000000000)
   store float %rem.5, float* %elem.ptr.8
-  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.17 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { double*, i64 } %b.8, 0
-  %len.5 = extractvalue { double*, i64 } %b.8, 1
-  %inbounds.3 = icmp ult i64 %i.17, %len.5
+  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { double*, i64 } %b.6, 0
+  %len.5 = extractvalue { double*, i64 } %b.6, 1
+  %inbounds.3 = icmp ult i64 %i.13, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.5)
   unreachable
 ok.3:
-  %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.17
+  %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.13
   %elem.3 = load double, double* %elem.ptr.9
   %rem.6 = call double @__nv_fmod(double %elem.3, double 0x7E37E43C8800759C)
-  %b.9 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.18 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { double*, i64 } %b.9, 0
-  %len.6 = extractvalue { double*, i64 } %b.9, 1
-  %inbounds.4 = icmp ult i64 %i.18, %len.6
+  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { double*, i64 } %b.7, 0
+  %len.6 = extractvalue { double*, i64 } %b.7, 1
+  %inbounds.4 = icmp ult i64 %i.14, %len.6
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.14, i64 %len.6)
   unreachable
 ok.4:
-  %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.18
+  %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.14
   store double %rem.6, double* %elem.ptr.10
-  %b.10 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.19 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { double*, i64 } %b.10, 0
-  %len.7 = extractvalue { double*, i64 } %b.10, 1
-  %inbounds.5 = icmp ult i64 %i.19, %len.7
+  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { double*, i64 } %b.8, 0
+  %len.7 = extractvalue { double*, i64 } %b.8, 1
+  %inbounds.5 = icmp ult i64 %i.15, %len.7
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.15, i64 %len.7)
   unreachable
 ok.5:
-  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
+  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.15
   %old.3 = load double, double* %elem.ptr.11
   %rem.7 = call double @__nv_fmod(double %old.3, double 0x401E000000000000)
   store double %rem.7, double* %elem.ptr.11
@@ -568,151 +528,131 @@ if.then:
   %guard.len = extractvalue { float*, i64 } %a.2, 1
   %guard.ok = icmp ult i64 %i.2, %guard.len
   %i.3 = load i64, i64* %i.addr
-  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.1 = extractvalue { float*, i64 } %a.3, 1
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { double*, i64 } %b.2, 1
   %guard.ok.1 = icmp ult i64 %i.3, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.4 = load i64, i64* %i.addr
-  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %guard.len.2 = extractvalue { float*, i64 } %a.4, 1
-  %guard.ok.2 = icmp ult i64 %i.4, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %i.5 = load i64, i64* %i.addr
-  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.3 = extractvalue { double*, i64 } %b.2, 1
-  %guard.ok.3 = icmp ult i64 %i.5, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  %i.6 = load i64, i64* %i.addr
-  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.4 = extractvalue { double*, i64 } %b.3, 1
-  %guard.ok.4 = icmp ult i64 %i.6, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  %i.7 = load i64, i64* %i.addr
-  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %guard.len.5 = extractvalue { double*, i64 } %b.4, 1
-  %guard.ok.5 = icmp ult i64 %i.7, %guard.len.5
-  %guard.4 = and i1 %guard.3, %guard.ok.5
-  br i1 %guard.4, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %a.5, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.8
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.4
   %elem = load float, float* %elem.ptr
   %mul = fmul float %elem, 0x404CA5DC20000000
-  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %a.6, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.9
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %a.4, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.5
   %elem.1 = load float, float* %elem.ptr.1
   %mul.1 = fmul float %elem.1, 0x3F91DF46A0000000
   %add = fadd float %mul, %mul.1
   %add.1 = fadd float %add, 0x3FB99999A0000000
-  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %a.7, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.10
+  %a.5 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.5, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
   store float %add.1, float* %elem.ptr.2
-  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { double*, i64 } %b.5, 0
-  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.11
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %b.3, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.7
   %elem.2 = load double, double* %elem.ptr.3
   %mul.2 = fmul double %elem.2, 0x404CA5DC1A63C1F8
-  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { double*, i64 } %b.6, 0
-  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.12
+  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %b.4, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.8
   %elem.3 = load double, double* %elem.ptr.4
   %mul.3 = fmul double %elem.3, 0x3F91DF46A2529D39
   %add.2 = fadd double %mul.2, %mul.3
   %add.3 = fadd double %add.2, 0x3FB9999990000000
-  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { double*, i64 } %b.7, 0
-  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.13
+  %b.5 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { double*, i64 } %b.5, 0
+  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.9
   store double %add.3, double* %elem.ptr.5
   br label %run.join
 run.checked:
-  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.14 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { float*, i64 } %a.8, 0
-  %len.2 = extractvalue { float*, i64 } %a.8, 1
-  %inbounds = icmp ult i64 %i.14, %len.2
+  %a.6 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { float*, i64 } %a.6, 0
+  %len.2 = extractvalue { float*, i64 } %a.6, 1
+  %inbounds = icmp ult i64 %i.10, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.14, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.10, i64 %len.2)
   unreachable
 ok:
-  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.14
+  %elem.ptr.6 = getelementptr float, float* %ptr.6, i64 %i.10
   %elem.4 = load float, float* %elem.ptr.6
   %mul.4 = fmul float %elem.4, 0x404CA5DC20000000
-  %a.9 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.15 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { float*, i64 } %a.9, 0
-  %len.3 = extractvalue { float*, i64 } %a.9, 1
-  %inbounds.1 = icmp ult i64 %i.15, %len.3
+  %a.7 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { float*, i64 } %a.7, 0
+  %len.3 = extractvalue { float*, i64 } %a.7, 1
+  %inbounds.1 = icmp ult i64 %i.11, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.15, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.3)
   unreachable
 ok.1:
-  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.15
+  %elem.ptr.7 = getelementptr float, float* %ptr.7, i64 %i.11
   %elem.5 = load float, float* %elem.ptr.7
   %mul.5 = fmul float %elem.5, 0x3F91DF46A0000000
   %add.4 = fadd float %mul.4, %mul.5
   %add.5 = fadd float %add.4, 0x3FB99999A0000000
-  %a.10 = load { float*, i64 }, { float*, i64 }* %a.addr
-  %i.16 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { float*, i64 } %a.10, 0
-  %len.4 = extractvalue { float*, i64 } %a.10, 1
-  %inbounds.2 = icmp ult i64 %i.16, %len.4
+  %a.8 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { float*, i64 } %a.8, 0
+  %len.4 = extractvalue { float*, i64 } %a.8, 1
+  %inbounds.2 = icmp ult i64 %i.12, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len.4)
   unreachable
 ok.2:
-  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.12
   store float %add.5, float* %elem.ptr.8
-  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.17 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { double*, i64 } %b.8, 0
-  %len.5 = extractvalue { double*, i64 } %b.8, 1
-  %inbounds.3 = icmp ult i64 %i.17, %len.5
+  %b.6 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { double*, i64 } %b.6, 0
+  %len.5 = extractvalue { double*, i64 } %b.6, 1
+  %inbounds.3 = icmp ult i64 %i.13, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.5)
   unreachable
 ok.3:
-  %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.17
+  %elem.ptr.9 = getelementptr double, double* %ptr.9, i64 %i.13
   %elem.6 = load double, double* %elem.ptr.9
   %mul.6 = fmul double %elem.6, 0x404CA5DC1A63C1F8
-  %b.9 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.18 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { double*, i64 } %b.9, 0
-  %len.6 = extractvalue { double*, i64 } %b.9, 1
-  %inbounds.4 = icmp ult i64 %i.18, %len.6
+  %b.7 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { double*, i64 } %b.7, 0
+  %len.6 = extractvalue { double*, i64 } %b.7, 1
+  %inbounds.4 = icmp ult i64 %i.14, %len.6
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.14, i64 %len.6)
   unreachable
 ok.4:
-  %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.18
+  %elem.ptr.10 = getelementptr double, double* %ptr.10, i64 %i.14
   %elem.7 = load double, double* %elem.ptr.10
   %mul.7 = fmul double %elem.7, 0x3F91DF46A2529D39
   %add.6 = fadd double %mul.6, %mul.7
   %add.7 = fadd double %add.6, 0x3FB9999990000000
-  %b.10 = load { double*, i64 }, { double*, i64 }* %b.addr
-  %i.19 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { double*, i64 } %b.10, 0
-  %len.7 = extractvalue { double*, i64 } %b.10, 1
-  %inbounds.5 = icmp ult i64 %i.19, %len.7
+  %b.8 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { double*, i64 } %b.8, 0
+  %len.7 = extractvalue { double*, i64 } %b.8, 1
+  %inbounds.5 = icmp ult i64 %i.15, %len.7
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.15, i64 %len.7)
   unreachable
 ok.5:
-  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.19
+  %elem.ptr.11 = getelementptr double, double* %ptr.11, i64 %i.15
   store double %add.7, double* %elem.ptr.11
   br label %run.join
 run.join:

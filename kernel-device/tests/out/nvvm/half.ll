@@ -48,71 +48,66 @@ if.then:
   %guard.len.1 = extractvalue { half*, i64 } %y.2, 1
   %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.3 = load i64, i64* %i.addr
-  %y.3 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %guard.len.2 = extractvalue { half*, i64 } %y.3, 1
-  %guard.ok.2 = icmp ult i64 %i.3, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %a.1 = load half, half* %a.addr
   %x.2 = load { half*, i64 }, { half*, i64 }* %x.addr
-  %i.4 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr = extractvalue { half*, i64 } %x.2, 0
-  %elem.ptr = getelementptr half, half* %ptr, i64 %i.4
+  %elem.ptr = getelementptr half, half* %ptr, i64 %i.3
   %elem = load half, half* %elem.ptr
   %h = fmul half %a.1, %elem
-  %y.4 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { half*, i64 } %y.4, 0
-  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.5
+  %y.3 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { half*, i64 } %y.3, 0
+  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.4
   %elem.1 = load half, half* %elem.ptr.1
   %h.1 = fadd half %h, %elem.1
-  %y.5 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { half*, i64 } %y.5, 0
-  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %i.6
+  %y.4 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { half*, i64 } %y.4, 0
+  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %i.5
   store half %h.1, half* %elem.ptr.2
   br label %run.join
 run.checked:
   %a.2 = load half, half* %a.addr
   %x.3 = load { half*, i64 }, { half*, i64 }* %x.addr
-  %i.7 = load i64, i64* %i.addr
+  %i.6 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { half*, i64 } %x.3, 0
   %len.1 = extractvalue { half*, i64 } %x.3, 1
-  %inbounds = icmp ult i64 %i.7, %len.1
+  %inbounds = icmp ult i64 %i.6, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.7, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.6, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.3 = getelementptr half, half* %ptr.3, i64 %i.7
+  %elem.ptr.3 = getelementptr half, half* %ptr.3, i64 %i.6
   %elem.2 = load half, half* %elem.ptr.3
   %h.2 = fmul half %a.2, %elem.2
-  %y.6 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { half*, i64 } %y.6, 0
-  %len.2 = extractvalue { half*, i64 } %y.6, 1
-  %inbounds.1 = icmp ult i64 %i.8, %len.2
+  %y.5 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { half*, i64 } %y.5, 0
+  %len.2 = extractvalue { half*, i64 } %y.5, 1
+  %inbounds.1 = icmp ult i64 %i.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.8, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.7, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.4 = getelementptr half, half* %ptr.4, i64 %i.8
+  %elem.ptr.4 = getelementptr half, half* %ptr.4, i64 %i.7
   %elem.3 = load half, half* %elem.ptr.4
   %h.3 = fadd half %h.2, %elem.3
-  %y.7 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { half*, i64 } %y.7, 0
-  %len.3 = extractvalue { half*, i64 } %y.7, 1
-  %inbounds.2 = icmp ult i64 %i.9, %len.3
+  %y.6 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { half*, i64 } %y.6, 0
+  %len.3 = extractvalue { half*, i64 } %y.6, 1
+  %inbounds.2 = icmp ult i64 %i.8, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.9, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.8, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.5 = getelementptr half, half* %ptr.5, i64 %i.9
+  %elem.ptr.5 = getelementptr half, half* %ptr.5, i64 %i.8
   store half %h.3, half* %elem.ptr.5
   br label %run.join
 run.join:
@@ -200,18 +195,13 @@ if.then:
   %guard.len.1 = extractvalue { i16*, i64 } %y.2, 1
   %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.3 = load i64, i64* %i.addr
-  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %guard.len.2 = extractvalue { i16*, i64 } %y.3, 1
-  %guard.ok.2 = icmp ult i64 %i.3, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %a.1 = load i16, i16* %a.addr
   %x.2 = load { i16*, i64 }, { i16*, i64 }* %x.addr
-  %i.4 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr = extractvalue { i16*, i64 } %x.2, 0
-  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.4
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.3
   %elem = load i16, i16* %elem.ptr
   %bf2f = zext i16 %a.1 to i32
   %bf2f.1 = shl i32 %bf2f, 16
@@ -234,10 +224,10 @@ run.fast:
   %f2bf.10 = add i32 %f2bf.2, %f2bf.9
   %f2bf.11 = select i1 %f2bf.nan, i32 %f2bf.3, i32 %f2bf.10
   %f2bf.12 = trunc i32 %f2bf.11 to i16
-  %y.4 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i16*, i64 } %y.4, 0
-  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.5
+  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.3, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.4
   %elem.1 = load i16, i16* %elem.ptr.1
   %bf2f.6 = zext i16 %f2bf.12 to i32
   %bf2f.7 = shl i32 %bf2f.6, 16
@@ -260,25 +250,25 @@ run.fast:
   %f2bf.23 = add i32 %f2bf.15, %f2bf.22
   %f2bf.24 = select i1 %f2bf.nan.1, i32 %f2bf.16, i32 %f2bf.23
   %f2bf.25 = trunc i32 %f2bf.24 to i16
-  %y.5 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i16*, i64 } %y.5, 0
-  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.6
+  %y.4 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %y.4, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.5
   store i16 %f2bf.25, i16* %elem.ptr.2
   br label %run.join
 run.checked:
   %a.2 = load i16, i16* %a.addr
   %x.3 = load { i16*, i64 }, { i16*, i64 }* %x.addr
-  %i.7 = load i64, i64* %i.addr
+  %i.6 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { i16*, i64 } %x.3, 0
   %len.1 = extractvalue { i16*, i64 } %x.3, 1
-  %inbounds = icmp ult i64 %i.7, %len.1
+  %inbounds = icmp ult i64 %i.6, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.7, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.6, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.7
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.6
   %elem.2 = load i16, i16* %elem.ptr.3
   %bf2f.12 = zext i16 %a.2 to i32
   %bf2f.13 = shl i32 %bf2f.12, 16
@@ -301,17 +291,17 @@ ok:
   %f2bf.36 = add i32 %f2bf.28, %f2bf.35
   %f2bf.37 = select i1 %f2bf.nan.2, i32 %f2bf.29, i32 %f2bf.36
   %f2bf.38 = trunc i32 %f2bf.37 to i16
-  %y.6 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i16*, i64 } %y.6, 0
-  %len.2 = extractvalue { i16*, i64 } %y.6, 1
-  %inbounds.1 = icmp ult i64 %i.8, %len.2
+  %y.5 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i16*, i64 } %y.5, 0
+  %len.2 = extractvalue { i16*, i64 } %y.5, 1
+  %inbounds.1 = icmp ult i64 %i.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.8, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.7, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.8
+  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.7
   %elem.3 = load i16, i16* %elem.ptr.4
   %bf2f.18 = zext i16 %f2bf.38 to i32
   %bf2f.19 = shl i32 %bf2f.18, 16
@@ -334,17 +324,17 @@ ok.1:
   %f2bf.49 = add i32 %f2bf.41, %f2bf.48
   %f2bf.50 = select i1 %f2bf.nan.3, i32 %f2bf.42, i32 %f2bf.49
   %f2bf.51 = trunc i32 %f2bf.50 to i16
-  %y.7 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i16*, i64 } %y.7, 0
-  %len.3 = extractvalue { i16*, i64 } %y.7, 1
-  %inbounds.2 = icmp ult i64 %i.9, %len.3
+  %y.6 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %y.6, 0
+  %len.3 = extractvalue { i16*, i64 } %y.6, 1
+  %inbounds.2 = icmp ult i64 %i.8, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.9, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.8, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.9
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.8
   store i16 %f2bf.51, i16* %elem.ptr.5
   br label %run.join
 run.join:
@@ -461,40 +451,33 @@ if.then:
   %guard.1 = and i1 %guard, %guard.ok.2
   %i.4 = load i64, i64* %i.addr
   %mul.1 = mul i64 3, %i.4
-  %add = add i64 %mul.1, 1
+  %add = add i64 %mul.1, 2
   %out.2 = load { half*, i64 }, { half*, i64 }* %out.addr
   %guard.len.3 = extractvalue { half*, i64 } %out.2, 1
   %guard.ok.3 = icmp ult i64 %add, %guard.len.3
   %guard.2 = and i1 %guard.1, %guard.ok.3
   %i.5 = load i64, i64* %i.addr
-  %mul.2 = mul i64 3, %i.5
-  %add.1 = add i64 %mul.2, 2
-  %out.3 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %guard.len.4 = extractvalue { half*, i64 } %out.3, 1
-  %guard.ok.4 = icmp ult i64 %add.1, %guard.len.4
+  %wide.1 = load { float*, i64 }, { float*, i64 }* %wide.addr
+  %guard.len.4 = extractvalue { float*, i64 } %wide.1, 1
+  %guard.ok.4 = icmp ult i64 %i.5, %guard.len.4
   %guard.3 = and i1 %guard.2, %guard.ok.4
   %i.6 = load i64, i64* %i.addr
-  %wide.1 = load { float*, i64 }, { float*, i64 }* %wide.addr
-  %guard.len.5 = extractvalue { float*, i64 } %wide.1, 1
+  %flags.1 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
+  %guard.len.5 = extractvalue { i32*, i64 } %flags.1, 1
   %guard.ok.5 = icmp ult i64 %i.6, %guard.len.5
   %guard.4 = and i1 %guard.3, %guard.ok.5
-  %i.7 = load i64, i64* %i.addr
-  %flags.1 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
-  %guard.len.6 = extractvalue { i32*, i64 } %flags.1, 1
-  %guard.ok.6 = icmp ult i64 %i.7, %guard.len.6
-  %guard.5 = and i1 %guard.4, %guard.ok.6
-  br i1 %guard.5, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.4, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %x.3 = load { half*, i64 }, { half*, i64 }* %x.addr
-  %i.8 = load i64, i64* %i.addr
+  %i.7 = load i64, i64* %i.addr
   %ptr = extractvalue { half*, i64 } %x.3, 0
-  %elem.ptr = getelementptr half, half* %ptr, i64 %i.8
+  %elem.ptr = getelementptr half, half* %ptr, i64 %i.7
   %elem = load half, half* %elem.ptr
   %tuple = insertvalue { half, half } undef, half %elem, 0
   %y.2 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.9 = load i64, i64* %i.addr
+  %i.8 = load i64, i64* %i.addr
   %ptr.1 = extractvalue { half*, i64 } %y.2, 0
-  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.9
+  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.8
   %elem.1 = load half, half* %elem.ptr.1
   %tuple.1 = insertvalue { half, half } %tuple, half %elem.1, 1
   store { half, half } %tuple.1, { half, half }* %_tuple_.addr
@@ -529,11 +512,11 @@ run.fast:
   %h.3 = fadd half %old, %neg.2
   store half %h.3, half* %acc.addr
   %acc.1 = load half, half* %acc.addr
-  %out.4 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.10 = load i64, i64* %i.addr
-  %mul.3 = mul i64 3, %i.10
-  %ptr.2 = extractvalue { half*, i64 } %out.4, 0
-  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %mul.3
+  %out.3 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.9 = load i64, i64* %i.addr
+  %mul.2 = mul i64 3, %i.9
+  %ptr.2 = extractvalue { half*, i64 } %out.3, 0
+  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %mul.2
   store half %acc.1, half* %elem.ptr.2
   %a.2 = load half, half* %a.addr
   %a.3 = load half, half* %a.addr
@@ -554,12 +537,12 @@ run.fast:
   %fmax = call float @__nv_fmaxf(float %cast.6, float %cast.7)
   %cast.8 = fptrunc float %fmax to half
   %h.7 = fadd half %cast.3, %cast.8
-  %out.5 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.11 = load i64, i64* %i.addr
-  %mul.4 = mul i64 3, %i.11
-  %add.2 = add i64 %mul.4, 1
-  %ptr.3 = extractvalue { half*, i64 } %out.5, 0
-  %elem.ptr.3 = getelementptr half, half* %ptr.3, i64 %add.2
+  %out.4 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.10 = load i64, i64* %i.addr
+  %mul.3 = mul i64 3, %i.10
+  %add.1 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { half*, i64 } %out.4, 0
+  %elem.ptr.3 = getelementptr half, half* %ptr.3, i64 %add.1
   store half %h.7, half* %elem.ptr.3
   %a.5 = load half, half* %a.addr
   %tobits = bitcast half %a.5 to i16
@@ -570,27 +553,27 @@ run.fast:
   %h2f.3 = fpext half %cast.9 to float
   %rem = call float @__nv_fmodf(float %h2f.2, float %h2f.3)
   %f2h.1 = fptrunc float %rem to half
-  %out.6 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.12 = load i64, i64* %i.addr
-  %mul.5 = mul i64 3, %i.12
-  %add.3 = add i64 %mul.5, 2
-  %ptr.4 = extractvalue { half*, i64 } %out.6, 0
-  %elem.ptr.4 = getelementptr half, half* %ptr.4, i64 %add.3
+  %out.5 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.11 = load i64, i64* %i.addr
+  %mul.4 = mul i64 3, %i.11
+  %add.2 = add i64 %mul.4, 2
+  %ptr.4 = extractvalue { half*, i64 } %out.5, 0
+  %elem.ptr.4 = getelementptr half, half* %ptr.4, i64 %add.2
   store half %f2h.1, half* %elem.ptr.4
   %a.6 = load half, half* %a.addr
   %cast.10 = fpext half %a.6 to float
   %b.4 = load half, half* %b.addr
   %cast.11 = fpext half %b.4 to float
-  %mul.6 = fmul float %cast.10, %cast.11
+  %mul.5 = fmul float %cast.10, %cast.11
   %acc.2 = load half, half* %acc.addr
   %cast.12 = fpext half %acc.2 to double
   %cast.13 = fptrunc double %cast.12 to float
-  %add.4 = fadd float %mul.6, %cast.13
+  %add.3 = fadd float %mul.5, %cast.13
   %wide.2 = load { float*, i64 }, { float*, i64 }* %wide.addr
-  %i.13 = load i64, i64* %i.addr
+  %i.12 = load i64, i64* %i.addr
   %ptr.5 = extractvalue { float*, i64 } %wide.2, 0
-  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.13
-  store float %add.4, float* %elem.ptr.5
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.12
+  store float %add.3, float* %elem.ptr.5
   %a.7 = load half, half* %a.addr
   %b.5 = load half, half* %b.addr
   %cmp.1 = fcmp olt half %a.7, %b.5
@@ -603,36 +586,36 @@ run.fast:
   %shl = shl i32 %cast.15, %shamt
   %or = or i32 %cast.14, %shl
   %flags.2 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
-  %i.14 = load i64, i64* %i.addr
+  %i.13 = load i64, i64* %i.addr
   %ptr.6 = extractvalue { i32*, i64 } %flags.2, 0
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.14
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.13
   store i32 %or, i32* %elem.ptr.6
   br label %run.join
 run.checked:
   %x.4 = load { half*, i64 }, { half*, i64 }* %x.addr
-  %i.15 = load i64, i64* %i.addr
+  %i.14 = load i64, i64* %i.addr
   %ptr.7 = extractvalue { half*, i64 } %x.4, 0
   %len.1 = extractvalue { half*, i64 } %x.4, 1
-  %inbounds = icmp ult i64 %i.15, %len.1
+  %inbounds = icmp ult i64 %i.14, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.15, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.14, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.7 = getelementptr half, half* %ptr.7, i64 %i.15
+  %elem.ptr.7 = getelementptr half, half* %ptr.7, i64 %i.14
   %elem.2 = load half, half* %elem.ptr.7
   %tuple.2 = insertvalue { half, half } undef, half %elem.2, 0
   %y.3 = load { half*, i64 }, { half*, i64 }* %y.addr
-  %i.16 = load i64, i64* %i.addr
+  %i.15 = load i64, i64* %i.addr
   %ptr.8 = extractvalue { half*, i64 } %y.3, 0
   %len.2 = extractvalue { half*, i64 } %y.3, 1
-  %inbounds.1 = icmp ult i64 %i.16, %len.2
+  %inbounds.1 = icmp ult i64 %i.15, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.16, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.15, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.8 = getelementptr half, half* %ptr.8, i64 %i.16
+  %elem.ptr.8 = getelementptr half, half* %ptr.8, i64 %i.15
   %elem.3 = load half, half* %elem.ptr.8
   %tuple.3 = insertvalue { half, half } %tuple.2, half %elem.3, 1
   store { half, half } %tuple.3, { half, half }* %_tuple_.addr
@@ -667,18 +650,18 @@ ok.1:
   %h.11 = fadd half %old.1, %neg.5
   store half %h.11, half* %acc.addr
   %acc.4 = load half, half* %acc.addr
-  %out.7 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.17 = load i64, i64* %i.addr
-  %mul.7 = mul i64 3, %i.17
-  %ptr.9 = extractvalue { half*, i64 } %out.7, 0
-  %len.3 = extractvalue { half*, i64 } %out.7, 1
-  %inbounds.2 = icmp ult i64 %mul.7, %len.3
+  %out.6 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.16 = load i64, i64* %i.addr
+  %mul.6 = mul i64 3, %i.16
+  %ptr.9 = extractvalue { half*, i64 } %out.6, 0
+  %len.3 = extractvalue { half*, i64 } %out.6, 1
+  %inbounds.2 = icmp ult i64 %mul.6, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %mul.7, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %mul.6, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.9 = getelementptr half, half* %ptr.9, i64 %mul.7
+  %elem.ptr.9 = getelementptr half, half* %ptr.9, i64 %mul.6
   store half %acc.4, half* %elem.ptr.9
   %a.11 = load half, half* %a.addr
   %a.12 = load half, half* %a.addr
@@ -699,19 +682,19 @@ ok.2:
   %fmax.1 = call float @__nv_fmaxf(float %cast.22, float %cast.23)
   %cast.24 = fptrunc float %fmax.1 to half
   %h.15 = fadd half %cast.19, %cast.24
-  %out.8 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.18 = load i64, i64* %i.addr
-  %mul.8 = mul i64 3, %i.18
-  %add.5 = add i64 %mul.8, 1
-  %ptr.10 = extractvalue { half*, i64 } %out.8, 0
-  %len.4 = extractvalue { half*, i64 } %out.8, 1
-  %inbounds.3 = icmp ult i64 %add.5, %len.4
+  %out.7 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.17 = load i64, i64* %i.addr
+  %mul.7 = mul i64 3, %i.17
+  %add.4 = add i64 %mul.7, 1
+  %ptr.10 = extractvalue { half*, i64 } %out.7, 0
+  %len.4 = extractvalue { half*, i64 } %out.7, 1
+  %inbounds.3 = icmp ult i64 %add.4, %len.4
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.5, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.4, i64 %len.4)
   unreachable
 ok.3:
-  %elem.ptr.10 = getelementptr half, half* %ptr.10, i64 %add.5
+  %elem.ptr.10 = getelementptr half, half* %ptr.10, i64 %add.4
   store half %h.15, half* %elem.ptr.10
   %a.14 = load half, half* %a.addr
   %tobits.1 = bitcast half %a.14 to i16
@@ -722,41 +705,41 @@ ok.3:
   %h2f.7 = fpext half %cast.25 to float
   %rem.1 = call float @__nv_fmodf(float %h2f.6, float %h2f.7)
   %f2h.3 = fptrunc float %rem.1 to half
-  %out.9 = load { half*, i64 }, { half*, i64 }* %out.addr
-  %i.19 = load i64, i64* %i.addr
-  %mul.9 = mul i64 3, %i.19
-  %add.6 = add i64 %mul.9, 2
-  %ptr.11 = extractvalue { half*, i64 } %out.9, 0
-  %len.5 = extractvalue { half*, i64 } %out.9, 1
-  %inbounds.4 = icmp ult i64 %add.6, %len.5
+  %out.8 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.18 = load i64, i64* %i.addr
+  %mul.8 = mul i64 3, %i.18
+  %add.5 = add i64 %mul.8, 2
+  %ptr.11 = extractvalue { half*, i64 } %out.8, 0
+  %len.5 = extractvalue { half*, i64 } %out.8, 1
+  %inbounds.4 = icmp ult i64 %add.5, %len.5
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add.6, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add.5, i64 %len.5)
   unreachable
 ok.4:
-  %elem.ptr.11 = getelementptr half, half* %ptr.11, i64 %add.6
+  %elem.ptr.11 = getelementptr half, half* %ptr.11, i64 %add.5
   store half %f2h.3, half* %elem.ptr.11
   %a.15 = load half, half* %a.addr
   %cast.26 = fpext half %a.15 to float
   %b.11 = load half, half* %b.addr
   %cast.27 = fpext half %b.11 to float
-  %mul.10 = fmul float %cast.26, %cast.27
+  %mul.9 = fmul float %cast.26, %cast.27
   %acc.5 = load half, half* %acc.addr
   %cast.28 = fpext half %acc.5 to double
   %cast.29 = fptrunc double %cast.28 to float
-  %add.7 = fadd float %mul.10, %cast.29
+  %add.6 = fadd float %mul.9, %cast.29
   %wide.3 = load { float*, i64 }, { float*, i64 }* %wide.addr
-  %i.20 = load i64, i64* %i.addr
+  %i.19 = load i64, i64* %i.addr
   %ptr.12 = extractvalue { float*, i64 } %wide.3, 0
   %len.6 = extractvalue { float*, i64 } %wide.3, 1
-  %inbounds.5 = icmp ult i64 %i.20, %len.6
+  %inbounds.5 = icmp ult i64 %i.19, %len.6
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.20, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.6)
   unreachable
 ok.5:
-  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.20
-  store float %add.7, float* %elem.ptr.12
+  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.19
+  store float %add.6, float* %elem.ptr.12
   %a.16 = load half, half* %a.addr
   %b.12 = load half, half* %b.addr
   %cmp.3 = fcmp olt half %a.16, %b.12
@@ -769,16 +752,16 @@ ok.5:
   %shl.1 = shl i32 %cast.31, %shamt.1
   %or.1 = or i32 %cast.30, %shl.1
   %flags.3 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
-  %i.21 = load i64, i64* %i.addr
+  %i.20 = load i64, i64* %i.addr
   %ptr.13 = extractvalue { i32*, i64 } %flags.3, 0
   %len.7 = extractvalue { i32*, i64 } %flags.3, 1
-  %inbounds.6 = icmp ult i64 %i.21, %len.7
+  %inbounds.6 = icmp ult i64 %i.20, %len.7
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.21, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.20, i64 %len.7)
   unreachable
 ok.6:
-  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %i.21
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %i.20
   store i32 %or.1, i32* %elem.ptr.13
   br label %run.join
 run.join:

@@ -49,71 +49,66 @@ if.then:
   %guard.len.1 = extractvalue { i16*, i64 } %y.2, 1
   %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.3 = load i64, i64* %i.addr
-  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %guard.len.2 = extractvalue { i16*, i64 } %y.3, 1
-  %guard.ok.2 = icmp ult i64 %i.3, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %a.1 = load i16, i16* %a.addr
   %x.2 = load { i16*, i64 }, { i16*, i64 }* %x.addr
-  %i.4 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr = extractvalue { i16*, i64 } %x.2, 0
-  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.4
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.3
   %elem = load i16, i16* %elem.ptr
   %bf16 = call i16 asm "mul.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.1, i16 %elem)
-  %y.4 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i16*, i64 } %y.4, 0
-  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.5
+  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.3, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.4
   %elem.1 = load i16, i16* %elem.ptr.1
   %bf16.1 = call i16 asm "add.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16, i16 %elem.1)
-  %y.5 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i16*, i64 } %y.5, 0
-  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.6
+  %y.4 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %y.4, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.5
   store i16 %bf16.1, i16* %elem.ptr.2
   br label %run.join
 run.checked:
   %a.2 = load i16, i16* %a.addr
   %x.3 = load { i16*, i64 }, { i16*, i64 }* %x.addr
-  %i.7 = load i64, i64* %i.addr
+  %i.6 = load i64, i64* %i.addr
   %ptr.3 = extractvalue { i16*, i64 } %x.3, 0
   %len.1 = extractvalue { i16*, i64 } %x.3, 1
-  %inbounds = icmp ult i64 %i.7, %len.1
+  %inbounds = icmp ult i64 %i.6, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.7, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.6, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.7
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.6
   %elem.2 = load i16, i16* %elem.ptr.3
   %bf16.2 = call i16 asm "mul.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.2, i16 %elem.2)
-  %y.6 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i16*, i64 } %y.6, 0
-  %len.2 = extractvalue { i16*, i64 } %y.6, 1
-  %inbounds.1 = icmp ult i64 %i.8, %len.2
+  %y.5 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i16*, i64 } %y.5, 0
+  %len.2 = extractvalue { i16*, i64 } %y.5, 1
+  %inbounds.1 = icmp ult i64 %i.7, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.8, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.7, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.8
+  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.7
   %elem.3 = load i16, i16* %elem.ptr.4
   %bf16.3 = call i16 asm "add.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16.2, i16 %elem.3)
-  %y.7 = load { i16*, i64 }, { i16*, i64 }* %y.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i16*, i64 } %y.7, 0
-  %len.3 = extractvalue { i16*, i64 } %y.7, 1
-  %inbounds.2 = icmp ult i64 %i.9, %len.3
+  %y.6 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %y.6, 0
+  %len.3 = extractvalue { i16*, i64 } %y.6, 1
+  %inbounds.2 = icmp ult i64 %i.8, %len.3
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.9, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.8, i64 %len.3)
   unreachable
 ok.2:
-  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.9
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.8
   store i16 %bf16.3, i16* %elem.ptr.5
   br label %run.join
 run.join:

@@ -74,17 +74,12 @@ if.end:
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %guard.len = extractvalue { float*, i64 } %x.2, 1
   %guard.ok = icmp ult i64 %i.1, %guard.len
-  %i.2 = load i64, i64* %i.addr
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.1 = extractvalue { float*, i64 } %x.3, 1
-  %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.4, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.3
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
   %elem = load float, float* %elem.ptr
   store float %elem, float* %v.addr
   %v = load float, float* %v.addr
@@ -202,24 +197,24 @@ run.fast:
   %add.30 = fadd float %old.3, %add.29
   store float %add.30, float* %s.addr
   %s.7 = load float, float* %s.addr
-  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { float*, i64 } %x.5, 0
-  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.4
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %x.4, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
   store float %s.7, float* %elem.ptr.1
   br label %run.join
 run.checked:
-  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %x.6, 0
-  %len.1 = extractvalue { float*, i64 } %x.6, 1
-  %inbounds = icmp ult i64 %i.5, %len.1
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %x.5, 0
+  %len.1 = extractvalue { float*, i64 } %x.5, 1
+  %inbounds = icmp ult i64 %i.4, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.5, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.4, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.5
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
   %elem.1 = load float, float* %elem.ptr.2
   store float %elem.1, float* %v.addr
   %v.32 = load float, float* %v.addr
@@ -337,17 +332,17 @@ ok:
   %add.61 = fadd float %old.7, %add.60
   store float %add.61, float* %s.addr
   %s.15 = load float, float* %s.addr
-  %x.7 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %x.7, 0
-  %len.2 = extractvalue { float*, i64 } %x.7, 1
-  %inbounds.1 = icmp ult i64 %i.6, %len.2
+  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.6, 0
+  %len.2 = extractvalue { float*, i64 } %x.6, 1
+  %inbounds.1 = icmp ult i64 %i.5, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.6, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.5, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.6
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.5
   store float %s.15, float* %elem.ptr.3
   br label %run.join
 run.join:
@@ -458,17 +453,12 @@ if.end:
   %x.2 = load { double*, i64 }, { double*, i64 }* %x.addr
   %guard.len = extractvalue { double*, i64 } %x.2, 1
   %guard.ok = icmp ult i64 %i.1, %guard.len
-  %i.2 = load i64, i64* %i.addr
-  %x.3 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %guard.len.1 = extractvalue { double*, i64 } %x.3, 1
-  %guard.ok.1 = icmp ult i64 %i.2, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %x.4 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr = extractvalue { double*, i64 } %x.4, 0
-  %elem.ptr = getelementptr double, double* %ptr, i64 %i.3
+  %x.3 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { double*, i64 } %x.3, 0
+  %elem.ptr = getelementptr double, double* %ptr, i64 %i.2
   %elem = load double, double* %elem.ptr
   store double %elem, double* %v.addr
   %v = load double, double* %v.addr
@@ -586,24 +576,24 @@ run.fast:
   %add.30 = fadd double %old.3, %add.29
   store double %add.30, double* %s.addr
   %s.7 = load double, double* %s.addr
-  %x.5 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %i.4 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { double*, i64 } %x.5, 0
-  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.4
+  %x.4 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { double*, i64 } %x.4, 0
+  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.3
   store double %s.7, double* %elem.ptr.1
   br label %run.join
 run.checked:
-  %x.6 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { double*, i64 } %x.6, 0
-  %len.1 = extractvalue { double*, i64 } %x.6, 1
-  %inbounds = icmp ult i64 %i.5, %len.1
+  %x.5 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { double*, i64 } %x.5, 0
+  %len.1 = extractvalue { double*, i64 } %x.5, 1
+  %inbounds = icmp ult i64 %i.4, %len.1
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.5, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.4, i64 %len.1)
   unreachable
 ok:
-  %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %i.5
+  %elem.ptr.2 = getelementptr double, double* %ptr.2, i64 %i.4
   %elem.1 = load double, double* %elem.ptr.2
   store double %elem.1, double* %v.addr
   %v.32 = load double, double* %v.addr
@@ -721,17 +711,17 @@ ok:
   %add.61 = fadd double %old.7, %add.60
   store double %add.61, double* %s.addr
   %s.15 = load double, double* %s.addr
-  %x.7 = load { double*, i64 }, { double*, i64 }* %x.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { double*, i64 } %x.7, 0
-  %len.2 = extractvalue { double*, i64 } %x.7, 1
-  %inbounds.1 = icmp ult i64 %i.6, %len.2
+  %x.6 = load { double*, i64 }, { double*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %x.6, 0
+  %len.2 = extractvalue { double*, i64 } %x.6, 1
+  %inbounds.1 = icmp ult i64 %i.5, %len.2
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.6, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.5, i64 %len.2)
   unreachable
 ok.1:
-  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.6
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.5
   store double %s.15, double* %elem.ptr.3
   br label %run.join
 run.join:
@@ -822,26 +812,16 @@ if.then:
   %guard.len = extractvalue { i64*, i64 } %x.2, 1
   %guard.ok = icmp ult i64 %i.2, %guard.len
   %i.3 = load i64, i64* %i.addr
-  %x.3 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %guard.len.1 = extractvalue { i64*, i64 } %x.3, 1
+  %y.2 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %guard.len.1 = extractvalue { i32*, i64 } %y.2, 1
   %guard.ok.1 = icmp ult i64 %i.3, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
-  %i.4 = load i64, i64* %i.addr
-  %y.2 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %guard.len.2 = extractvalue { i32*, i64 } %y.2, 1
-  %guard.ok.2 = icmp ult i64 %i.4, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  %i.5 = load i64, i64* %i.addr
-  %y.3 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %guard.len.3 = extractvalue { i32*, i64 } %y.3, 1
-  %guard.ok.3 = icmp ult i64 %i.5, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %x.4 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %i.6 = load i64, i64* %i.addr
-  %ptr = extractvalue { i64*, i64 } %x.4, 0
-  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.6
+  %x.3 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { i64*, i64 } %x.3, 0
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.4
   %elem = load i64, i64* %elem.ptr
   %abs.neg = sub i64 0, %elem
   %abs.isneg = icmp slt i64 %elem, 0
@@ -850,38 +830,38 @@ run.fast:
   %sel = select i1 %cmp.2, i64 %abs, i64 7
   %cmp.3 = icmp sgt i64 %sel, -7
   %sel.1 = select i1 %cmp.3, i64 %sel, i64 -7
-  %x.5 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %i.7 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i64*, i64 } %x.5, 0
-  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.7
+  %x.4 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i64*, i64 } %x.4, 0
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.5
   store i64 %sel.1, i64* %elem.ptr.1
-  %y.4 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i32*, i64 } %y.4, 0
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.8
+  %y.3 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i32*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.6
   %elem.1 = load i32, i32* %elem.ptr.2
   %cmp.4 = icmp ult i32 %elem.1, 9
   %sel.2 = select i1 %cmp.4, i32 %elem.1, i32 9
   %cmp.5 = icmp ugt i32 %sel.2, 3
   %sel.3 = select i1 %cmp.5, i32 %sel.2, i32 3
-  %y.5 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i32*, i64 } %y.5, 0
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.9
+  %y.4 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %y.4, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.7
   store i32 %sel.3, i32* %elem.ptr.3
   br label %run.join
 run.checked:
-  %x.6 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i64*, i64 } %x.6, 0
-  %len.2 = extractvalue { i64*, i64 } %x.6, 1
-  %inbounds = icmp ult i64 %i.10, %len.2
+  %x.5 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i64*, i64 } %x.5, 0
+  %len.2 = extractvalue { i64*, i64 } %x.5, 1
+  %inbounds = icmp ult i64 %i.8, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.10, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.8, i64 %len.2)
   unreachable
 ok:
-  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.10
+  %elem.ptr.4 = getelementptr i64, i64* %ptr.4, i64 %i.8
   %elem.2 = load i64, i64* %elem.ptr.4
   %abs.neg.1 = sub i64 0, %elem.2
   %abs.isneg.1 = icmp slt i64 %elem.2, 0
@@ -890,45 +870,45 @@ ok:
   %sel.4 = select i1 %cmp.6, i64 %abs.1, i64 7
   %cmp.7 = icmp sgt i64 %sel.4, -7
   %sel.5 = select i1 %cmp.7, i64 %sel.4, i64 -7
-  %x.7 = load { i64*, i64 }, { i64*, i64 }* %x.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i64*, i64 } %x.7, 0
-  %len.3 = extractvalue { i64*, i64 } %x.7, 1
-  %inbounds.1 = icmp ult i64 %i.11, %len.3
+  %x.6 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i64*, i64 } %x.6, 0
+  %len.3 = extractvalue { i64*, i64 } %x.6, 1
+  %inbounds.1 = icmp ult i64 %i.9, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.11, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %i.9, i64 %len.3)
   unreachable
 ok.1:
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.11
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.9
   store i64 %sel.5, i64* %elem.ptr.5
-  %y.6 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { i32*, i64 } %y.6, 0
-  %len.4 = extractvalue { i32*, i64 } %y.6, 1
-  %inbounds.2 = icmp ult i64 %i.12, %len.4
+  %y.5 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %y.5, 0
+  %len.4 = extractvalue { i32*, i64 } %y.5, 1
+  %inbounds.2 = icmp ult i64 %i.10, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.10, i64 %len.4)
   unreachable
 ok.2:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.12
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.10
   %elem.3 = load i32, i32* %elem.ptr.6
   %cmp.8 = icmp ult i32 %elem.3, 9
   %sel.6 = select i1 %cmp.8, i32 %elem.3, i32 9
   %cmp.9 = icmp ugt i32 %sel.6, 3
   %sel.7 = select i1 %cmp.9, i32 %sel.6, i32 3
-  %y.7 = load { i32*, i64 }, { i32*, i64 }* %y.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { i32*, i64 } %y.7, 0
-  %len.5 = extractvalue { i32*, i64 } %y.7, 1
-  %inbounds.3 = icmp ult i64 %i.13, %len.5
+  %y.6 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i32*, i64 } %y.6, 0
+  %len.5 = extractvalue { i32*, i64 } %y.6, 1
+  %inbounds.3 = icmp ult i64 %i.11, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.11, i64 %len.5)
   unreachable
 ok.3:
-  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.13
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.11
   store i32 %sel.7, i32* %elem.ptr.7
   br label %run.join
 run.join:

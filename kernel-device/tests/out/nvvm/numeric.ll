@@ -89,66 +89,21 @@ entry:
   %guard.len = extractvalue { i8*, i64 } %a.1, 1
   %guard.ok = icmp ult i64 %i, %guard.len
   %i.1 = load i64, i64* %i.addr
-  %a.2 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %guard.len.1 = extractvalue { i8*, i64 } %a.2, 1
+  %b.1 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %guard.len.1 = extractvalue { i16*, i64 } %b.1, 1
   %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
   %i.2 = load i64, i64* %i.addr
-  %a.3 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %guard.len.2 = extractvalue { i8*, i64 } %a.3, 1
+  %c.1 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %guard.len.2 = extractvalue { i32*, i64 } %c.1, 1
   %guard.ok.2 = icmp ult i64 %i.2, %guard.len.2
   %guard.1 = and i1 %guard, %guard.ok.2
   %i.3 = load i64, i64* %i.addr
-  %b.1 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %guard.len.3 = extractvalue { i16*, i64 } %b.1, 1
+  %d.1 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %guard.len.3 = extractvalue { i64*, i64 } %d.1, 1
   %guard.ok.3 = icmp ult i64 %i.3, %guard.len.3
   %guard.2 = and i1 %guard.1, %guard.ok.3
-  %i.4 = load i64, i64* %i.addr
-  %b.2 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %guard.len.4 = extractvalue { i16*, i64 } %b.2, 1
-  %guard.ok.4 = icmp ult i64 %i.4, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  %i.5 = load i64, i64* %i.addr
-  %b.3 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %guard.len.5 = extractvalue { i16*, i64 } %b.3, 1
-  %guard.ok.5 = icmp ult i64 %i.5, %guard.len.5
-  %guard.4 = and i1 %guard.3, %guard.ok.5
-  %i.6 = load i64, i64* %i.addr
-  %c.1 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %guard.len.6 = extractvalue { i32*, i64 } %c.1, 1
-  %guard.ok.6 = icmp ult i64 %i.6, %guard.len.6
-  %guard.5 = and i1 %guard.4, %guard.ok.6
-  %i.7 = load i64, i64* %i.addr
-  %c.2 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %guard.len.7 = extractvalue { i32*, i64 } %c.2, 1
-  %guard.ok.7 = icmp ult i64 %i.7, %guard.len.7
-  %guard.6 = and i1 %guard.5, %guard.ok.7
-  %i.8 = load i64, i64* %i.addr
-  %c.3 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %guard.len.8 = extractvalue { i32*, i64 } %c.3, 1
-  %guard.ok.8 = icmp ult i64 %i.8, %guard.len.8
-  %guard.7 = and i1 %guard.6, %guard.ok.8
-  %i.9 = load i64, i64* %i.addr
-  %d.1 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %guard.len.9 = extractvalue { i64*, i64 } %d.1, 1
-  %guard.ok.9 = icmp ult i64 %i.9, %guard.len.9
-  %guard.8 = and i1 %guard.7, %guard.ok.9
-  %i.10 = load i64, i64* %i.addr
-  %d.2 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %guard.len.10 = extractvalue { i64*, i64 } %d.2, 1
-  %guard.ok.10 = icmp ult i64 %i.10, %guard.len.10
-  %guard.9 = and i1 %guard.8, %guard.ok.10
-  %i.11 = load i64, i64* %i.addr
-  %d.3 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %guard.len.11 = extractvalue { i64*, i64 } %d.3, 1
-  %guard.ok.11 = icmp ult i64 %i.11, %guard.len.11
-  %guard.10 = and i1 %guard.9, %guard.ok.11
-  %i.12 = load i64, i64* %i.addr
-  %d.4 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %guard.len.12 = extractvalue { i64*, i64 } %d.4, 1
-  %guard.ok.12 = icmp ult i64 %i.12, %guard.len.12
-  %guard.11 = and i1 %guard.10, %guard.ok.12
-  br i1 %guard.11, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
@@ -159,10 +114,10 @@ run.fast:
   %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
   %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
   store i64 %grid.1, i64* %i.addr
-  %a.4 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr = extractvalue { i8*, i64 } %a.4, 0
-  %elem.ptr = getelementptr i8, i8* %ptr, i64 %i.13
+  %a.2 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { i8*, i64 } %a.2, 0
+  %elem.ptr = getelementptr i8, i8* %ptr, i64 %i.4
   %elem = load i8, i8* %elem.ptr
   store i8 %elem, i8* %x.addr
   %x = load i8, i8* %x.addr
@@ -184,10 +139,10 @@ run.fast:
   %x.3 = load i8, i8* %x.addr
   %bitreverse = call i8 @llvm.bitreverse.i8(i8 %x.3)
   %add.2 = add i8 %add.1, %bitreverse
-  %a.5 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.14 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i8*, i64 } %a.5, 0
-  %elem.ptr.1 = getelementptr i8, i8* %ptr.1, i64 %i.14
+  %a.3 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i8*, i64 } %a.3, 0
+  %elem.ptr.1 = getelementptr i8, i8* %ptr.1, i64 %i.5
   store i8 %add.2, i8* %elem.ptr.1
   %x.4 = load i8, i8* %x.addr
   %n.2 = load i32, i32* %n.addr
@@ -238,17 +193,17 @@ ok:
   %clamp.above = icmp ugt i8 %clamp, 9
   %clamp.1 = select i1 %clamp.above, i8 9, i8 %clamp
   %add.5 = add i8 %add.4, %clamp.1
-  %a.6 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.15 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { i8*, i64 } %a.6, 0
-  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %i.15
+  %a.4 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i8*, i64 } %a.4, 0
+  %elem.ptr.2 = getelementptr i8, i8* %ptr.2, i64 %i.6
   %old = load i8, i8* %elem.ptr.2
   %add.6 = add i8 %old, %add.5
   store i8 %add.6, i8* %elem.ptr.2
-  %b.4 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.16 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i16*, i64 } %b.4, 0
-  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.16
+  %b.2 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i16*, i64 } %b.2, 0
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %i.7
   %elem.1 = load i16, i16* %elem.ptr.3
   store i16 %elem.1, i16* %y.addr
   %y = load i16, i16* %y.addr
@@ -271,10 +226,10 @@ ok:
   %y.3 = load i16, i16* %y.addr
   %bitreverse.1 = call i16 @llvm.bitreverse.i16(i16 %y.3)
   %add.9 = add i16 %add.8, %bitreverse.1
-  %b.5 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.17 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { i16*, i64 } %b.5, 0
-  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.17
+  %b.3 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i16*, i64 } %b.3, 0
+  %elem.ptr.4 = getelementptr i16, i16* %ptr.4, i64 %i.8
   store i16 %add.9, i16* %elem.ptr.4
   %y.4 = load i16, i16* %y.addr
   %sat.4 = add i16 %y.4, -7
@@ -334,17 +289,17 @@ pow.body.1:
 pow.done.1:
   %pow.1 = load i16, i16* %pow.acc.1
   %add.12 = add i16 %add.11, %pow.1
-  %b.6 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.18 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i16*, i64 } %b.6, 0
-  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.18
+  %b.4 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %b.4, 0
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.9
   %old.1 = load i16, i16* %elem.ptr.5
   %add.13 = add i16 %old.1, %add.12
   store i16 %add.13, i16* %elem.ptr.5
-  %c.4 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.19 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { i32*, i64 } %c.4, 0
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.19
+  %c.2 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %c.2, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.10
   %elem.2 = load i32, i32* %elem.ptr.6
   store i32 %elem.2, i32* %z.addr
   %z = load i32, i32* %z.addr
@@ -364,10 +319,10 @@ pow.done.1:
   %z.3 = load i32, i32* %z.addr
   %bitreverse.2 = call i32 @llvm.bitreverse.i32(i32 %z.3)
   %add.16 = add i32 %add.15, %bitreverse.2
-  %c.5 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.20 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { i32*, i64 } %c.5, 0
-  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.20
+  %c.3 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i32*, i64 } %c.3, 0
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %i.11
   store i32 %add.16, i32* %elem.ptr.7
   %z.4 = load i32, i32* %z.addr
   %z.5 = load i32, i32* %z.addr
@@ -420,17 +375,17 @@ pow.body.2:
 pow.done.2:
   %pow.2 = load i32, i32* %pow.acc.2
   %add.19 = add i32 %add.18, %pow.2
-  %c.6 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.21 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { i32*, i64 } %c.6, 0
-  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.21
+  %c.4 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { i32*, i64 } %c.4, 0
+  %elem.ptr.8 = getelementptr i32, i32* %ptr.8, i64 %i.12
   %old.2 = load i32, i32* %elem.ptr.8
   %add.20 = add i32 %old.2, %add.19
   store i32 %add.20, i32* %elem.ptr.8
-  %d.5 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.22 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { i64*, i64 } %d.5, 0
-  %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.22
+  %d.2 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i64*, i64 } %d.2, 0
+  %elem.ptr.9 = getelementptr i64, i64* %ptr.9, i64 %i.13
   %elem.3 = load i64, i64* %elem.ptr.9
   store i64 %elem.3, i64* %w.addr
   %w = load i64, i64* %w.addr
@@ -447,10 +402,10 @@ pow.done.2:
   %trunc.4 = trunc i64 %cttz.1 to i32
   %cast.4 = zext i32 %trunc.4 to i64
   %add.22 = add i64 %add.21, %cast.4
-  %d.6 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.23 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { i64*, i64 } %d.6, 0
-  %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.23
+  %d.3 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { i64*, i64 } %d.3, 0
+  %elem.ptr.10 = getelementptr i64, i64* %ptr.10, i64 %i.14
   store i64 %add.22, i64* %elem.ptr.10
   %w.3 = load i64, i64* %w.addr
   %n.6 = load i32, i32* %n.addr
@@ -471,10 +426,10 @@ pow.done.2:
   %w.7 = load i64, i64* %w.addr
   %mulhi.1 = call i64 @__nv_umul64hi(i64 %w.6, i64 %w.7)
   %add.25 = add i64 %add.24, %mulhi.1
-  %d.7 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.24 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { i64*, i64 } %d.7, 0
-  %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.24
+  %d.4 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { i64*, i64 } %d.4, 0
+  %elem.ptr.11 = getelementptr i64, i64* %ptr.11, i64 %i.15
   %old.3 = load i64, i64* %elem.ptr.11
   %add.26 = add i64 %old.3, %add.25
   store i64 %add.26, i64* %elem.ptr.11
@@ -526,10 +481,10 @@ pow.body.3:
 pow.done.3:
   %pow.3 = load i64, i64* %pow.acc.3
   %add.29 = add i64 %add.28, %pow.3
-  %d.8 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.25 = load i64, i64* %i.addr
-  %ptr.12 = extractvalue { i64*, i64 } %d.8, 0
-  %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.25
+  %d.5 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { i64*, i64 } %d.5, 0
+  %elem.ptr.12 = getelementptr i64, i64* %ptr.12, i64 %i.16
   %old.4 = load i64, i64* %elem.ptr.12
   %add.30 = add i64 %old.4, %add.29
   store i64 %add.30, i64* %elem.ptr.12
@@ -544,17 +499,17 @@ run.checked:
   %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
   %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
   store i64 %grid.2, i64* %i.addr
-  %a.7 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.26 = load i64, i64* %i.addr
-  %ptr.13 = extractvalue { i8*, i64 } %a.7, 0
-  %len = extractvalue { i8*, i64 } %a.7, 1
-  %inbounds = icmp ult i64 %i.26, %len
+  %a.5 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.17 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { i8*, i64 } %a.5, 0
+  %len = extractvalue { i8*, i64 } %a.5, 1
+  %inbounds = icmp ult i64 %i.17, %len
   br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.26, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len)
   unreachable
 ok.3:
-  %elem.ptr.13 = getelementptr i8, i8* %ptr.13, i64 %i.26
+  %elem.ptr.13 = getelementptr i8, i8* %ptr.13, i64 %i.17
   %elem.4 = load i8, i8* %elem.ptr.13
   store i8 %elem.4, i8* %x.addr
   %x.8 = load i8, i8* %x.addr
@@ -576,17 +531,17 @@ ok.3:
   %x.11 = load i8, i8* %x.addr
   %bitreverse.4 = call i8 @llvm.bitreverse.i8(i8 %x.11)
   %add.33 = add i8 %add.32, %bitreverse.4
-  %a.8 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.27 = load i64, i64* %i.addr
-  %ptr.14 = extractvalue { i8*, i64 } %a.8, 0
-  %len.1 = extractvalue { i8*, i64 } %a.8, 1
-  %inbounds.1 = icmp ult i64 %i.27, %len.1
+  %a.6 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.18 = load i64, i64* %i.addr
+  %ptr.14 = extractvalue { i8*, i64 } %a.6, 0
+  %len.1 = extractvalue { i8*, i64 } %a.6, 1
+  %inbounds.1 = icmp ult i64 %i.18, %len.1
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.27, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.1)
   unreachable
 ok.4:
-  %elem.ptr.14 = getelementptr i8, i8* %ptr.14, i64 %i.27
+  %elem.ptr.14 = getelementptr i8, i8* %ptr.14, i64 %i.18
   store i8 %add.33, i8* %elem.ptr.14
   %x.12 = load i8, i8* %x.addr
   %n.9 = load i32, i32* %n.addr
@@ -637,31 +592,31 @@ ok.5:
   %clamp.above.3 = icmp ugt i8 %clamp.6, 9
   %clamp.7 = select i1 %clamp.above.3, i8 9, i8 %clamp.6
   %add.36 = add i8 %add.35, %clamp.7
-  %a.9 = load { i8*, i64 }, { i8*, i64 }* %a.addr
-  %i.28 = load i64, i64* %i.addr
-  %ptr.15 = extractvalue { i8*, i64 } %a.9, 0
-  %len.2 = extractvalue { i8*, i64 } %a.9, 1
-  %inbounds.2 = icmp ult i64 %i.28, %len.2
+  %a.7 = load { i8*, i64 }, { i8*, i64 }* %a.addr
+  %i.19 = load i64, i64* %i.addr
+  %ptr.15 = extractvalue { i8*, i64 } %a.7, 0
+  %len.2 = extractvalue { i8*, i64 } %a.7, 1
+  %inbounds.2 = icmp ult i64 %i.19, %len.2
   br i1 %inbounds.2, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.28, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.2)
   unreachable
 ok.6:
-  %elem.ptr.15 = getelementptr i8, i8* %ptr.15, i64 %i.28
+  %elem.ptr.15 = getelementptr i8, i8* %ptr.15, i64 %i.19
   %old.5 = load i8, i8* %elem.ptr.15
   %add.37 = add i8 %old.5, %add.36
   store i8 %add.37, i8* %elem.ptr.15
-  %b.7 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.29 = load i64, i64* %i.addr
-  %ptr.16 = extractvalue { i16*, i64 } %b.7, 0
-  %len.3 = extractvalue { i16*, i64 } %b.7, 1
-  %inbounds.3 = icmp ult i64 %i.29, %len.3
+  %b.5 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.20 = load i64, i64* %i.addr
+  %ptr.16 = extractvalue { i16*, i64 } %b.5, 0
+  %len.3 = extractvalue { i16*, i64 } %b.5, 1
+  %inbounds.3 = icmp ult i64 %i.20, %len.3
   br i1 %inbounds.3, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.29, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.20, i64 %len.3)
   unreachable
 ok.7:
-  %elem.ptr.16 = getelementptr i16, i16* %ptr.16, i64 %i.29
+  %elem.ptr.16 = getelementptr i16, i16* %ptr.16, i64 %i.20
   %elem.5 = load i16, i16* %elem.ptr.16
   store i16 %elem.5, i16* %y.addr
   %y.8 = load i16, i16* %y.addr
@@ -684,17 +639,17 @@ ok.7:
   %y.11 = load i16, i16* %y.addr
   %bitreverse.5 = call i16 @llvm.bitreverse.i16(i16 %y.11)
   %add.40 = add i16 %add.39, %bitreverse.5
-  %b.8 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.30 = load i64, i64* %i.addr
-  %ptr.17 = extractvalue { i16*, i64 } %b.8, 0
-  %len.4 = extractvalue { i16*, i64 } %b.8, 1
-  %inbounds.4 = icmp ult i64 %i.30, %len.4
+  %b.6 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.21 = load i64, i64* %i.addr
+  %ptr.17 = extractvalue { i16*, i64 } %b.6, 0
+  %len.4 = extractvalue { i16*, i64 } %b.6, 1
+  %inbounds.4 = icmp ult i64 %i.21, %len.4
   br i1 %inbounds.4, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.30, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.21, i64 %len.4)
   unreachable
 ok.8:
-  %elem.ptr.17 = getelementptr i16, i16* %ptr.17, i64 %i.30
+  %elem.ptr.17 = getelementptr i16, i16* %ptr.17, i64 %i.21
   store i16 %add.40, i16* %elem.ptr.17
   %y.12 = load i16, i16* %y.addr
   %sat.20 = add i16 %y.12, -7
@@ -754,31 +709,31 @@ pow.body.5:
 pow.done.5:
   %pow.5 = load i16, i16* %pow.acc.5
   %add.43 = add i16 %add.42, %pow.5
-  %b.9 = load { i16*, i64 }, { i16*, i64 }* %b.addr
-  %i.31 = load i64, i64* %i.addr
-  %ptr.18 = extractvalue { i16*, i64 } %b.9, 0
-  %len.5 = extractvalue { i16*, i64 } %b.9, 1
-  %inbounds.5 = icmp ult i64 %i.31, %len.5
+  %b.7 = load { i16*, i64 }, { i16*, i64 }* %b.addr
+  %i.22 = load i64, i64* %i.addr
+  %ptr.18 = extractvalue { i16*, i64 } %b.7, 0
+  %len.5 = extractvalue { i16*, i64 } %b.7, 1
+  %inbounds.5 = icmp ult i64 %i.22, %len.5
   br i1 %inbounds.5, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.31, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.22, i64 %len.5)
   unreachable
 ok.10:
-  %elem.ptr.18 = getelementptr i16, i16* %ptr.18, i64 %i.31
+  %elem.ptr.18 = getelementptr i16, i16* %ptr.18, i64 %i.22
   %old.6 = load i16, i16* %elem.ptr.18
   %add.44 = add i16 %old.6, %add.43
   store i16 %add.44, i16* %elem.ptr.18
-  %c.7 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.32 = load i64, i64* %i.addr
-  %ptr.19 = extractvalue { i32*, i64 } %c.7, 0
-  %len.6 = extractvalue { i32*, i64 } %c.7, 1
-  %inbounds.6 = icmp ult i64 %i.32, %len.6
+  %c.5 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.23 = load i64, i64* %i.addr
+  %ptr.19 = extractvalue { i32*, i64 } %c.5, 0
+  %len.6 = extractvalue { i32*, i64 } %c.5, 1
+  %inbounds.6 = icmp ult i64 %i.23, %len.6
   br i1 %inbounds.6, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.32, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.23, i64 %len.6)
   unreachable
 ok.11:
-  %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.32
+  %elem.ptr.19 = getelementptr i32, i32* %ptr.19, i64 %i.23
   %elem.6 = load i32, i32* %elem.ptr.19
   store i32 %elem.6, i32* %z.addr
   %z.10 = load i32, i32* %z.addr
@@ -798,17 +753,17 @@ ok.11:
   %z.13 = load i32, i32* %z.addr
   %bitreverse.6 = call i32 @llvm.bitreverse.i32(i32 %z.13)
   %add.47 = add i32 %add.46, %bitreverse.6
-  %c.8 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.33 = load i64, i64* %i.addr
-  %ptr.20 = extractvalue { i32*, i64 } %c.8, 0
-  %len.7 = extractvalue { i32*, i64 } %c.8, 1
-  %inbounds.7 = icmp ult i64 %i.33, %len.7
+  %c.6 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.24 = load i64, i64* %i.addr
+  %ptr.20 = extractvalue { i32*, i64 } %c.6, 0
+  %len.7 = extractvalue { i32*, i64 } %c.6, 1
+  %inbounds.7 = icmp ult i64 %i.24, %len.7
   br i1 %inbounds.7, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.33, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %i.24, i64 %len.7)
   unreachable
 ok.12:
-  %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 %i.33
+  %elem.ptr.20 = getelementptr i32, i32* %ptr.20, i64 %i.24
   store i32 %add.47, i32* %elem.ptr.20
   %z.14 = load i32, i32* %z.addr
   %z.15 = load i32, i32* %z.addr
@@ -861,31 +816,31 @@ pow.body.6:
 pow.done.6:
   %pow.6 = load i32, i32* %pow.acc.6
   %add.50 = add i32 %add.49, %pow.6
-  %c.9 = load { i32*, i64 }, { i32*, i64 }* %c.addr
-  %i.34 = load i64, i64* %i.addr
-  %ptr.21 = extractvalue { i32*, i64 } %c.9, 0
-  %len.8 = extractvalue { i32*, i64 } %c.9, 1
-  %inbounds.8 = icmp ult i64 %i.34, %len.8
+  %c.7 = load { i32*, i64 }, { i32*, i64 }* %c.addr
+  %i.25 = load i64, i64* %i.addr
+  %ptr.21 = extractvalue { i32*, i64 } %c.7, 0
+  %len.8 = extractvalue { i32*, i64 } %c.7, 1
+  %inbounds.8 = icmp ult i64 %i.25, %len.8
   br i1 %inbounds.8, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.34, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %i.25, i64 %len.8)
   unreachable
 ok.13:
-  %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 %i.34
+  %elem.ptr.21 = getelementptr i32, i32* %ptr.21, i64 %i.25
   %old.7 = load i32, i32* %elem.ptr.21
   %add.51 = add i32 %old.7, %add.50
   store i32 %add.51, i32* %elem.ptr.21
-  %d.9 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.35 = load i64, i64* %i.addr
-  %ptr.22 = extractvalue { i64*, i64 } %d.9, 0
-  %len.9 = extractvalue { i64*, i64 } %d.9, 1
-  %inbounds.9 = icmp ult i64 %i.35, %len.9
+  %d.6 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.26 = load i64, i64* %i.addr
+  %ptr.22 = extractvalue { i64*, i64 } %d.6, 0
+  %len.9 = extractvalue { i64*, i64 } %d.6, 1
+  %inbounds.9 = icmp ult i64 %i.26, %len.9
   br i1 %inbounds.9, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.35, i64 %len.9)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %i.26, i64 %len.9)
   unreachable
 ok.14:
-  %elem.ptr.22 = getelementptr i64, i64* %ptr.22, i64 %i.35
+  %elem.ptr.22 = getelementptr i64, i64* %ptr.22, i64 %i.26
   %elem.7 = load i64, i64* %elem.ptr.22
   store i64 %elem.7, i64* %w.addr
   %w.13 = load i64, i64* %w.addr
@@ -902,17 +857,17 @@ ok.14:
   %trunc.9 = trunc i64 %cttz.3 to i32
   %cast.9 = zext i32 %trunc.9 to i64
   %add.53 = add i64 %add.52, %cast.9
-  %d.10 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.36 = load i64, i64* %i.addr
-  %ptr.23 = extractvalue { i64*, i64 } %d.10, 0
-  %len.10 = extractvalue { i64*, i64 } %d.10, 1
-  %inbounds.10 = icmp ult i64 %i.36, %len.10
+  %d.7 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.27 = load i64, i64* %i.addr
+  %ptr.23 = extractvalue { i64*, i64 } %d.7, 0
+  %len.10 = extractvalue { i64*, i64 } %d.7, 1
+  %inbounds.10 = icmp ult i64 %i.27, %len.10
   br i1 %inbounds.10, label %ok.15, label %panic.15, !prof !0
 panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.36, i64 %len.10)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %i.27, i64 %len.10)
   unreachable
 ok.15:
-  %elem.ptr.23 = getelementptr i64, i64* %ptr.23, i64 %i.36
+  %elem.ptr.23 = getelementptr i64, i64* %ptr.23, i64 %i.27
   store i64 %add.53, i64* %elem.ptr.23
   %w.16 = load i64, i64* %w.addr
   %n.13 = load i32, i32* %n.addr
@@ -933,17 +888,17 @@ ok.15:
   %w.20 = load i64, i64* %w.addr
   %mulhi.3 = call i64 @__nv_umul64hi(i64 %w.19, i64 %w.20)
   %add.56 = add i64 %add.55, %mulhi.3
-  %d.11 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.37 = load i64, i64* %i.addr
-  %ptr.24 = extractvalue { i64*, i64 } %d.11, 0
-  %len.11 = extractvalue { i64*, i64 } %d.11, 1
-  %inbounds.11 = icmp ult i64 %i.37, %len.11
+  %d.8 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.28 = load i64, i64* %i.addr
+  %ptr.24 = extractvalue { i64*, i64 } %d.8, 0
+  %len.11 = extractvalue { i64*, i64 } %d.8, 1
+  %inbounds.11 = icmp ult i64 %i.28, %len.11
   br i1 %inbounds.11, label %ok.16, label %panic.16, !prof !0
 panic.16:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.37, i64 %len.11)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %i.28, i64 %len.11)
   unreachable
 ok.16:
-  %elem.ptr.24 = getelementptr i64, i64* %ptr.24, i64 %i.37
+  %elem.ptr.24 = getelementptr i64, i64* %ptr.24, i64 %i.28
   %old.8 = load i64, i64* %elem.ptr.24
   %add.57 = add i64 %old.8, %add.56
   store i64 %add.57, i64* %elem.ptr.24
@@ -995,17 +950,17 @@ pow.body.7:
 pow.done.7:
   %pow.7 = load i64, i64* %pow.acc.7
   %add.60 = add i64 %add.59, %pow.7
-  %d.12 = load { i64*, i64 }, { i64*, i64 }* %d.addr
-  %i.38 = load i64, i64* %i.addr
-  %ptr.25 = extractvalue { i64*, i64 } %d.12, 0
-  %len.12 = extractvalue { i64*, i64 } %d.12, 1
-  %inbounds.12 = icmp ult i64 %i.38, %len.12
+  %d.9 = load { i64*, i64 }, { i64*, i64 }* %d.addr
+  %i.29 = load i64, i64* %i.addr
+  %ptr.25 = extractvalue { i64*, i64 } %d.9, 0
+  %len.12 = extractvalue { i64*, i64 } %d.9, 1
+  %inbounds.12 = icmp ult i64 %i.29, %len.12
   br i1 %inbounds.12, label %ok.18, label %panic.18, !prof !0
 panic.18:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.38, i64 %len.12)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.29, i64 %len.12)
   unreachable
 ok.18:
-  %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.38
+  %elem.ptr.25 = getelementptr i64, i64* %ptr.25, i64 %i.29
   %old.9 = load i64, i64* %elem.ptr.25
   %add.61 = add i64 %old.9, %add.60
   store i64 %add.61, i64* %elem.ptr.25
@@ -1547,36 +1502,16 @@ entry:
   %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
   %i.2 = load i64, i64* %i.addr
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len.2 = extractvalue { float*, i64 } %x.2, 1
+  %y.1 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %guard.len.2 = extractvalue { double*, i64 } %y.1, 1
   %guard.ok.2 = icmp ult i64 %i.2, %guard.len.2
   %guard.1 = and i1 %guard, %guard.ok.2
   %i.3 = load i64, i64* %i.addr
-  %bits.2 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %guard.len.3 = extractvalue { i32*, i64 } %bits.2, 1
+  %wide.1 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %guard.len.3 = extractvalue { i64*, i64 } %wide.1, 1
   %guard.ok.3 = icmp ult i64 %i.3, %guard.len.3
   %guard.2 = and i1 %guard.1, %guard.ok.3
-  %i.4 = load i64, i64* %i.addr
-  %y.1 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %guard.len.4 = extractvalue { double*, i64 } %y.1, 1
-  %guard.ok.4 = icmp ult i64 %i.4, %guard.len.4
-  %guard.3 = and i1 %guard.2, %guard.ok.4
-  %i.5 = load i64, i64* %i.addr
-  %wide.1 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %guard.len.5 = extractvalue { i64*, i64 } %wide.1, 1
-  %guard.ok.5 = icmp ult i64 %i.5, %guard.len.5
-  %guard.4 = and i1 %guard.3, %guard.ok.5
-  %i.6 = load i64, i64* %i.addr
-  %y.2 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %guard.len.6 = extractvalue { double*, i64 } %y.2, 1
-  %guard.ok.6 = icmp ult i64 %i.6, %guard.len.6
-  %guard.5 = and i1 %guard.4, %guard.ok.6
-  %i.7 = load i64, i64* %i.addr
-  %wide.2 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %guard.len.7 = extractvalue { i64*, i64 } %wide.2, 1
-  %guard.ok.7 = icmp ult i64 %i.7, %guard.len.7
-  %guard.6 = and i1 %guard.5, %guard.ok.7
-  br i1 %guard.6, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
@@ -1587,10 +1522,10 @@ run.fast:
   %grid.base.1 = mul nuw i64 %grid.ctaid.1, %grid.ntid.1
   %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
   store i64 %grid.1, i64* %i.addr
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.8 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.3, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.8
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.4
   %elem = load float, float* %elem.ptr
   store float %elem, float* %a.addr
   %a = load float, float* %a.addr
@@ -1636,10 +1571,10 @@ ok:
   %old = load float, float* %s.addr
   %add.7 = fadd float %old, %add.6
   store float %add.7, float* %s.addr
-  %bits.3 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i32*, i64 } %bits.3, 0
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.9
+  %bits.2 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %bits.2, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.5
   %elem.1 = load i32, i32* %elem.ptr.1
   %frombits = bitcast i32 %elem.1 to float
   %a.9 = load float, float* %a.addr
@@ -1657,22 +1592,22 @@ ok:
   %add.10 = fadd float %old.1, %add.9
   store float %add.10, float* %s.addr
   %s = load float, float* %s.addr
-  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.10 = load i64, i64* %i.addr
-  %ptr.2 = extractvalue { float*, i64 } %x.4, 0
-  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.10
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
   store float %s, float* %elem.ptr.2
   %a.11 = load float, float* %a.addr
   %tobits = bitcast float %a.11 to i32
-  %bits.4 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.11 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { i32*, i64 } %bits.4, 0
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.11
+  %bits.3 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %bits.3, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.7
   store i32 %tobits, i32* %elem.ptr.3
-  %y.3 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.12 = load i64, i64* %i.addr
-  %ptr.4 = extractvalue { double*, i64 } %y.3, 0
-  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.12
+  %y.2 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %y.2, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.8
   %elem.2 = load double, double* %elem.ptr.4
   store double %elem.2, double* %b.addr
   %b = load double, double* %b.addr
@@ -1695,17 +1630,17 @@ ok.1:
   %b.2 = load double, double* %b.addr
   %rsqrt.1 = call double @__nv_rsqrt(double %b.2)
   %add.12 = fadd double %add.11, %rsqrt.1
-  %wide.3 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.13 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i64*, i64 } %wide.3, 0
-  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.13
+  %wide.2 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i64*, i64 } %wide.2, 0
+  %elem.ptr.5 = getelementptr i64, i64* %ptr.5, i64 %i.9
   %elem.3 = load i64, i64* %elem.ptr.5
   %frombits.1 = bitcast i64 %elem.3 to double
   %add.13 = fadd double %add.12, %frombits.1
-  %y.4 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.14 = load i64, i64* %i.addr
-  %ptr.6 = extractvalue { double*, i64 } %y.4, 0
-  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.14
+  %y.3 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { double*, i64 } %y.3, 0
+  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.10
   store double %add.13, double* %elem.ptr.6
   %b.3 = load double, double* %b.addr
   %tobits.1 = bitcast double %b.3 to i64
@@ -1718,10 +1653,10 @@ ok.1:
   %isfinite.1 = fcmp olt double %abs.1, 0x7FF0000000000000
   %cast.5 = zext i1 %isfinite.1 to i64
   %add.15 = add i64 %add.14, %cast.5
-  %wide.4 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.15 = load i64, i64* %i.addr
-  %ptr.7 = extractvalue { i64*, i64 } %wide.4, 0
-  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.15
+  %wide.3 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { i64*, i64 } %wide.3, 0
+  %elem.ptr.7 = getelementptr i64, i64* %ptr.7, i64 %i.11
   store i64 %add.15, i64* %elem.ptr.7
   br label %run.join
 run.checked:
@@ -1734,17 +1669,17 @@ run.checked:
   %grid.base.2 = mul nuw i64 %grid.ctaid.2, %grid.ntid.2
   %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
   store i64 %grid.2, i64* %i.addr
-  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.16 = load i64, i64* %i.addr
-  %ptr.8 = extractvalue { float*, i64 } %x.5, 0
-  %len = extractvalue { float*, i64 } %x.5, 1
-  %inbounds = icmp ult i64 %i.16, %len
+  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { float*, i64 } %x.4, 0
+  %len = extractvalue { float*, i64 } %x.4, 1
+  %inbounds = icmp ult i64 %i.12, %len
   br i1 %inbounds, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.16, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.12, i64 %len)
   unreachable
 ok.2:
-  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.16
+  %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %i.12
   %elem.4 = load float, float* %elem.ptr.8
   store float %elem.4, float* %a.addr
   %a.12 = load float, float* %a.addr
@@ -1790,17 +1725,17 @@ ok.3:
   %old.2 = load float, float* %s.addr
   %add.23 = fadd float %old.2, %add.22
   store float %add.23, float* %s.addr
-  %bits.5 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.17 = load i64, i64* %i.addr
-  %ptr.9 = extractvalue { i32*, i64 } %bits.5, 0
-  %len.1 = extractvalue { i32*, i64 } %bits.5, 1
-  %inbounds.1 = icmp ult i64 %i.17, %len.1
+  %bits.4 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.13 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i32*, i64 } %bits.4, 0
+  %len.1 = extractvalue { i32*, i64 } %bits.4, 1
+  %inbounds.1 = icmp ult i64 %i.13, %len.1
   br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.17, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %i.13, i64 %len.1)
   unreachable
 ok.4:
-  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.17
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.13
   %elem.5 = load i32, i32* %elem.ptr.9
   %frombits.2 = bitcast i32 %elem.5 to float
   %a.21 = load float, float* %a.addr
@@ -1818,43 +1753,43 @@ ok.4:
   %add.26 = fadd float %old.3, %add.25
   store float %add.26, float* %s.addr
   %s.1 = load float, float* %s.addr
-  %x.6 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.18 = load i64, i64* %i.addr
-  %ptr.10 = extractvalue { float*, i64 } %x.6, 0
-  %len.2 = extractvalue { float*, i64 } %x.6, 1
-  %inbounds.2 = icmp ult i64 %i.18, %len.2
+  %x.5 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.14 = load i64, i64* %i.addr
+  %ptr.10 = extractvalue { float*, i64 } %x.5, 0
+  %len.2 = extractvalue { float*, i64 } %x.5, 1
+  %inbounds.2 = icmp ult i64 %i.14, %len.2
   br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.18, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %i.14, i64 %len.2)
   unreachable
 ok.5:
-  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.18
+  %elem.ptr.10 = getelementptr float, float* %ptr.10, i64 %i.14
   store float %s.1, float* %elem.ptr.10
   %a.23 = load float, float* %a.addr
   %tobits.2 = bitcast float %a.23 to i32
-  %bits.6 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
-  %i.19 = load i64, i64* %i.addr
-  %ptr.11 = extractvalue { i32*, i64 } %bits.6, 0
-  %len.3 = extractvalue { i32*, i64 } %bits.6, 1
-  %inbounds.3 = icmp ult i64 %i.19, %len.3
+  %bits.5 = load { i32*, i64 }, { i32*, i64 }* %bits.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.11 = extractvalue { i32*, i64 } %bits.5, 0
+  %len.3 = extractvalue { i32*, i64 } %bits.5, 1
+  %inbounds.3 = icmp ult i64 %i.15, %len.3
   br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.19, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.15, i64 %len.3)
   unreachable
 ok.6:
-  %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.19
+  %elem.ptr.11 = getelementptr i32, i32* %ptr.11, i64 %i.15
   store i32 %tobits.2, i32* %elem.ptr.11
-  %y.5 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.20 = load i64, i64* %i.addr
-  %ptr.12 = extractvalue { double*, i64 } %y.5, 0
-  %len.4 = extractvalue { double*, i64 } %y.5, 1
-  %inbounds.4 = icmp ult i64 %i.20, %len.4
+  %y.4 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { double*, i64 } %y.4, 0
+  %len.4 = extractvalue { double*, i64 } %y.4, 1
+  %inbounds.4 = icmp ult i64 %i.16, %len.4
   br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.20, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.16, i64 %len.4)
   unreachable
 ok.7:
-  %elem.ptr.12 = getelementptr double, double* %ptr.12, i64 %i.20
+  %elem.ptr.12 = getelementptr double, double* %ptr.12, i64 %i.16
   %elem.6 = load double, double* %elem.ptr.12
   store double %elem.6, double* %b.addr
   %b.6 = load double, double* %b.addr
@@ -1877,31 +1812,31 @@ ok.8:
   %b.8 = load double, double* %b.addr
   %rsqrt.3 = call double @__nv_rsqrt(double %b.8)
   %add.28 = fadd double %add.27, %rsqrt.3
-  %wide.5 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.21 = load i64, i64* %i.addr
-  %ptr.13 = extractvalue { i64*, i64 } %wide.5, 0
-  %len.5 = extractvalue { i64*, i64 } %wide.5, 1
-  %inbounds.5 = icmp ult i64 %i.21, %len.5
+  %wide.4 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.17 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { i64*, i64 } %wide.4, 0
+  %len.5 = extractvalue { i64*, i64 } %wide.4, 1
+  %inbounds.5 = icmp ult i64 %i.17, %len.5
   br i1 %inbounds.5, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.21, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %i.17, i64 %len.5)
   unreachable
 ok.9:
-  %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.21
+  %elem.ptr.13 = getelementptr i64, i64* %ptr.13, i64 %i.17
   %elem.7 = load i64, i64* %elem.ptr.13
   %frombits.3 = bitcast i64 %elem.7 to double
   %add.29 = fadd double %add.28, %frombits.3
-  %y.6 = load { double*, i64 }, { double*, i64 }* %y.addr
-  %i.22 = load i64, i64* %i.addr
-  %ptr.14 = extractvalue { double*, i64 } %y.6, 0
-  %len.6 = extractvalue { double*, i64 } %y.6, 1
-  %inbounds.6 = icmp ult i64 %i.22, %len.6
+  %y.5 = load { double*, i64 }, { double*, i64 }* %y.addr
+  %i.18 = load i64, i64* %i.addr
+  %ptr.14 = extractvalue { double*, i64 } %y.5, 0
+  %len.6 = extractvalue { double*, i64 } %y.5, 1
+  %inbounds.6 = icmp ult i64 %i.18, %len.6
   br i1 %inbounds.6, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.22, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %i.18, i64 %len.6)
   unreachable
 ok.10:
-  %elem.ptr.14 = getelementptr double, double* %ptr.14, i64 %i.22
+  %elem.ptr.14 = getelementptr double, double* %ptr.14, i64 %i.18
   store double %add.29, double* %elem.ptr.14
   %b.9 = load double, double* %b.addr
   %tobits.3 = bitcast double %b.9 to i64
@@ -1914,17 +1849,17 @@ ok.10:
   %isfinite.3 = fcmp olt double %abs.3, 0x7FF0000000000000
   %cast.11 = zext i1 %isfinite.3 to i64
   %add.31 = add i64 %add.30, %cast.11
-  %wide.6 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
-  %i.23 = load i64, i64* %i.addr
-  %ptr.15 = extractvalue { i64*, i64 } %wide.6, 0
-  %len.7 = extractvalue { i64*, i64 } %wide.6, 1
-  %inbounds.7 = icmp ult i64 %i.23, %len.7
+  %wide.5 = load { i64*, i64 }, { i64*, i64 }* %wide.addr
+  %i.19 = load i64, i64* %i.addr
+  %ptr.15 = extractvalue { i64*, i64 } %wide.5, 0
+  %len.7 = extractvalue { i64*, i64 } %wide.5, 1
+  %inbounds.7 = icmp ult i64 %i.19, %len.7
   br i1 %inbounds.7, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.23, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %i.19, i64 %len.7)
   unreachable
 ok.11:
-  %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.23
+  %elem.ptr.15 = getelementptr i64, i64* %ptr.15, i64 %i.19
   store i64 %add.31, i64* %elem.ptr.15
   br label %run.join
 run.join:

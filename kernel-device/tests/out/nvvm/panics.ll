@@ -46,18 +46,12 @@ entry:
   %guard.ok.1 = icmp ult i64 %i.1, %guard.len.1
   %guard = and i1 %guard.ok, %guard.ok.1
   %i.2 = load i64, i64* %i.addr
-  %add = add i64 %i.2, 1
+  %add = add i64 %i.2, 2
   %out.2 = load { i32*, i64 }, { i32*, i64 }* %out.addr
   %guard.len.2 = extractvalue { i32*, i64 } %out.2, 1
   %guard.ok.2 = icmp ult i64 %add, %guard.len.2
   %guard.1 = and i1 %guard, %guard.ok.2
-  %i.3 = load i64, i64* %i.addr
-  %add.1 = add i64 %i.3, 2
-  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %guard.len.3 = extractvalue { i32*, i64 } %out.3, 1
-  %guard.ok.3 = icmp ult i64 %add.1, %guard.len.3
-  %guard.2 = and i1 %guard.1, %guard.ok.3
-  br i1 %guard.2, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %ctaid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
@@ -69,9 +63,9 @@ run.fast:
   %grid.1 = add nuw i64 %grid.base.1, %grid.tid.1
   store i64 %grid.1, i64* %i.addr
   %a.2 = load { i32*, i64 }, { i32*, i64 }* %a.addr
-  %i.4 = load i64, i64* %i.addr
+  %i.3 = load i64, i64* %i.addr
   %ptr = extractvalue { i32*, i64 } %a.2, 0
-  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.4
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.3
   %elem = load i32, i32* %elem.ptr
   store i32 %elem, i32* %x.addr
   %x = load i32, i32* %x.addr
@@ -92,10 +86,10 @@ panic.1:
   unreachable
 ok.1:
   %div = sdiv i32 %x, %d.1
-  %out.4 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.5 = load i64, i64* %i.addr
-  %ptr.1 = extractvalue { i32*, i64 } %out.4, 0
-  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.5
+  %out.3 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.3, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.4
   store i32 %div, i32* %elem.ptr.1
   %x.1 = load i32, i32* %x.addr
   %d.2 = load i32, i32* %d.addr
@@ -115,11 +109,11 @@ panic.3:
   unreachable
 ok.3:
   %rem = srem i32 %x.1, %d.2
-  %out.5 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.6 = load i64, i64* %i.addr
-  %add.2 = add i64 %i.6, 1
-  %ptr.2 = extractvalue { i32*, i64 } %out.5, 0
-  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.2
+  %out.4 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %add.1 = add i64 %i.5, 1
+  %ptr.2 = extractvalue { i32*, i64 } %out.4, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %add.1
   store i32 %rem, i32* %elem.ptr.2
   %u.1 = load i32, i32* %u.addr
   %u.2 = load i32, i32* %u.addr
@@ -131,11 +125,11 @@ panic.4:
   unreachable
 ok.4:
   %div.1 = udiv i32 %u.1, %sub
-  %out.6 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.7 = load i64, i64* %i.addr
-  %add.3 = add i64 %i.7, 2
-  %ptr.3 = extractvalue { i32*, i64 } %out.6, 0
-  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.3
+  %out.5 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.6 = load i64, i64* %i.addr
+  %add.2 = add i64 %i.6, 2
+  %ptr.3 = extractvalue { i32*, i64 } %out.5, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %add.2
   store i32 %div.1, i32* %elem.ptr.3
   br label %run.join
 run.checked:
@@ -149,16 +143,16 @@ run.checked:
   %grid.2 = add nuw i64 %grid.base.2, %grid.tid.2
   store i64 %grid.2, i64* %i.addr
   %a.3 = load { i32*, i64 }, { i32*, i64 }* %a.addr
-  %i.8 = load i64, i64* %i.addr
+  %i.7 = load i64, i64* %i.addr
   %ptr.4 = extractvalue { i32*, i64 } %a.3, 0
   %len = extractvalue { i32*, i64 } %a.3, 1
-  %inbounds = icmp ult i64 %i.8, %len
+  %inbounds = icmp ult i64 %i.7, %len
   br i1 %inbounds, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.8, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %i.7, i64 %len)
   unreachable
 ok.5:
-  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.8
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.7
   %elem.1 = load i32, i32* %elem.ptr.4
   store i32 %elem.1, i32* %x.addr
   %x.2 = load i32, i32* %x.addr
@@ -179,17 +173,17 @@ panic.7:
   unreachable
 ok.7:
   %div.2 = sdiv i32 %x.2, %d.3
-  %out.7 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.9 = load i64, i64* %i.addr
-  %ptr.5 = extractvalue { i32*, i64 } %out.7, 0
-  %len.1 = extractvalue { i32*, i64 } %out.7, 1
-  %inbounds.1 = icmp ult i64 %i.9, %len.1
+  %out.6 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i32*, i64 } %out.6, 0
+  %len.1 = extractvalue { i32*, i64 } %out.6, 1
+  %inbounds.1 = icmp ult i64 %i.8, %len.1
   br i1 %inbounds.1, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.9, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %i.8, i64 %len.1)
   unreachable
 ok.8:
-  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.9
+  %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %i.8
   store i32 %div.2, i32* %elem.ptr.5
   %x.3 = load i32, i32* %x.addr
   %d.4 = load i32, i32* %d.addr
@@ -209,18 +203,18 @@ panic.10:
   unreachable
 ok.10:
   %rem.1 = srem i32 %x.3, %d.4
-  %out.8 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.10 = load i64, i64* %i.addr
-  %add.4 = add i64 %i.10, 1
-  %ptr.6 = extractvalue { i32*, i64 } %out.8, 0
-  %len.2 = extractvalue { i32*, i64 } %out.8, 1
-  %inbounds.2 = icmp ult i64 %add.4, %len.2
+  %out.7 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.9 = load i64, i64* %i.addr
+  %add.3 = add i64 %i.9, 1
+  %ptr.6 = extractvalue { i32*, i64 } %out.7, 0
+  %len.2 = extractvalue { i32*, i64 } %out.7, 1
+  %inbounds.2 = icmp ult i64 %add.3, %len.2
   br i1 %inbounds.2, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %add.4, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %add.3, i64 %len.2)
   unreachable
 ok.11:
-  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.4
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %add.3
   store i32 %rem.1, i32* %elem.ptr.6
   %u.3 = load i32, i32* %u.addr
   %u.4 = load i32, i32* %u.addr
@@ -232,18 +226,18 @@ panic.12:
   unreachable
 ok.12:
   %div.3 = udiv i32 %u.3, %sub.1
-  %out.9 = load { i32*, i64 }, { i32*, i64 }* %out.addr
-  %i.11 = load i64, i64* %i.addr
-  %add.5 = add i64 %i.11, 2
-  %ptr.7 = extractvalue { i32*, i64 } %out.9, 0
-  %len.3 = extractvalue { i32*, i64 } %out.9, 1
-  %inbounds.3 = icmp ult i64 %add.5, %len.3
+  %out.8 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.10 = load i64, i64* %i.addr
+  %add.4 = add i64 %i.10, 2
+  %ptr.7 = extractvalue { i32*, i64 } %out.8, 0
+  %len.3 = extractvalue { i32*, i64 } %out.8, 1
+  %inbounds.3 = icmp ult i64 %add.4, %len.3
   br i1 %inbounds.3, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add.5, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add.4, i64 %len.3)
   unreachable
 ok.13:
-  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.5
+  %elem.ptr.7 = getelementptr i32, i32* %ptr.7, i64 %add.4
   store i32 %div.3, i32* %elem.ptr.7
   br label %run.join
 run.join:

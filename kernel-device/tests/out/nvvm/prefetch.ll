@@ -45,24 +45,21 @@ entry:
   %mul = mul i64 4, %t
   %j = load i64, i64* %j.addr
   %add = add i64 %mul, %j
+  %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len = extractvalue { float*, i64 } %input.1, 1
+  %guard.ok = icmp ult i64 %add, %guard.len
   store i64 1, i64* %j.addr
+  store i64 2, i64* %j.addr
+  store i64 3, i64* %j.addr
   %t.1 = load i64, i64* %t.addr
   %mul.1 = mul i64 4, %t.1
   %j.1 = load i64, i64* %j.addr
   %add.1 = add i64 %mul.1, %j.1
-  %input.1 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len = extractvalue { float*, i64 } %input.1, 1
-  %guard.first = icmp ult i64 %add, %guard.len
-  %guard.step = sub i64 %add.1, %add
-  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
-  %guard.span = mul i64 %guard.step, 3
-  %guard.last = add i64 %add, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, %guard.len
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok = and i1 %guard.first, %guard.stepok
-  store i64 2, i64* %j.addr
-  store i64 3, i64* %j.addr
-  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+  %input.2 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.1 = extractvalue { float*, i64 } %input.2, 1
+  %guard.ok.1 = icmp ult i64 %add.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
   %tid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
   %cast.1 = zext i32 %tid_x.1 to i64
@@ -79,12 +76,12 @@ for.body:
   store i64 %for.i, i64* %j.addr
   %for.next = add i64 %for.i, 1
   store i64 %for.next, i64* %for.counter
-  %input.2 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %input.3 = load { float*, i64 }, { float*, i64 }* %input.addr
   %t.2 = load i64, i64* %t.addr
   %mul.2 = mul i64 4, %t.2
   %j.2 = load i64, i64* %j.addr
   %add.2 = add i64 %mul.2, %j.2
-  %ptr = extractvalue { float*, i64 } %input.2, 0
+  %ptr = extractvalue { float*, i64 } %input.3, 0
   %elem.ptr = getelementptr float, float* %ptr, i64 %add.2
   %elem = load float, float* %elem.ptr
   %j.3 = load i64, i64* %j.addr
@@ -109,14 +106,14 @@ for.body.1:
   store i64 %for.i.1, i64* %j.addr
   %for.next.1 = add i64 %for.i.1, 1
   store i64 %for.next.1, i64* %for.counter.1
-  %input.3 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
   %t.3 = load i64, i64* %t.addr
   %mul.3 = mul i64 4, %t.3
   %j.4 = load i64, i64* %j.addr
   %add.3 = add i64 %mul.3, %j.4
   %idx.known = and i64 %add.3, 4095
-  %ptr.1 = extractvalue { float*, i64 } %input.3, 0
-  %len = extractvalue { float*, i64 } %input.3, 1
+  %ptr.1 = extractvalue { float*, i64 } %input.4, 0
+  %len = extractvalue { float*, i64 } %input.4, 1
   %inbounds = icmp ult i64 %idx.known, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
@@ -151,6 +148,8 @@ run.join:
   %j.6 = load i64, i64* %j.addr.1
   %add.6 = add i64 %add.5, %j.6
   store i64 1, i64* %j.addr.1
+  store i64 2, i64* %j.addr.1
+  store i64 3, i64* %j.addr.1
   %r.1 = load i64, i64* %r.addr
   %add.7 = add i64 %r.1, 1
   %width.2 = load i64, i64* %width.addr
@@ -160,7 +159,8 @@ run.join:
   %add.8 = add i64 %mul.6, %mul.7
   %j.7 = load i64, i64* %j.addr.1
   %add.9 = add i64 %add.8, %j.7
-  store i64 2, i64* %j.addr.1
+  store i64 %loop.second, i64* %r.addr
+  store i64 0, i64* %j.addr.1
   %r.2 = load i64, i64* %r.addr
   %add.10 = add i64 %r.2, 1
   %width.3 = load i64, i64* %width.addr
@@ -170,31 +170,10 @@ run.join:
   %add.11 = add i64 %mul.8, %mul.9
   %j.8 = load i64, i64* %j.addr.1
   %add.12 = add i64 %add.11, %j.8
-  store i64 3, i64* %j.addr.1
-  %r.3 = load i64, i64* %r.addr
-  %add.13 = add i64 %r.3, 1
-  %width.4 = load i64, i64* %width.addr
-  %mul.10 = mul i64 %add.13, %width.4
-  %t.7 = load i64, i64* %t.addr
-  %mul.11 = mul i64 4, %t.7
-  %add.14 = add i64 %mul.10, %mul.11
-  %j.9 = load i64, i64* %j.addr.1
-  %add.15 = add i64 %add.14, %j.9
-  store i64 %loop.second, i64* %r.addr
-  store i64 0, i64* %j.addr.1
-  %r.4 = load i64, i64* %r.addr
-  %add.16 = add i64 %r.4, 1
-  %width.5 = load i64, i64* %width.addr
-  %mul.12 = mul i64 %add.16, %width.5
-  %t.8 = load i64, i64* %t.addr
-  %mul.13 = mul i64 4, %t.8
-  %add.17 = add i64 %mul.12, %mul.13
-  %j.10 = load i64, i64* %j.addr.1
-  %add.18 = add i64 %add.17, %j.10
-  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.1 = extractvalue { float*, i64 } %input.4, 1
-  %across.first = icmp ult i64 %add.6, %guard.len.1
-  %across.stride = sub i64 %add.18, %add.6
+  %input.5 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.2 = extractvalue { float*, i64 } %input.5, 1
+  %across.first = icmp ult i64 %add.6, %guard.len.2
+  %across.stride = sub i64 %add.12, %add.6
   %rows.2 = load i64, i64* %rows.addr
   %bound.lo = add i64 0, 1
   %bound.some = icmp ugt i64 %rows.2, %bound.lo
@@ -213,26 +192,28 @@ run.join:
   %across.mul = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride, i64 %across.k)
   %across.span = extractvalue {i64, i1} %across.mul, 0
   %across.wraps = extractvalue {i64, i1} %across.mul, 1
-  %across.room = sub i64 %guard.len.1, %add.6
+  %across.room = sub i64 %guard.len.2, %add.6
   %across.room.1 = add i64 %across.room, -1
   %across.fits = icmp ule i64 %across.span, %across.room.1
   %across.exact = xor i1 %across.wraps, true
   %across.fits.1 = and i1 %across.fits, %across.exact
   %across.ok.1 = and i1 %across.ok, %across.fits.1
   store i64 1, i64* %j.addr.1
-  %r.5 = load i64, i64* %r.addr
-  %add.19 = add i64 %r.5, 1
-  %width.6 = load i64, i64* %width.addr
-  %mul.14 = mul i64 %add.19, %width.6
-  %t.9 = load i64, i64* %t.addr
-  %mul.15 = mul i64 4, %t.9
-  %add.20 = add i64 %mul.14, %mul.15
-  %j.11 = load i64, i64* %j.addr.1
-  %add.21 = add i64 %add.20, %j.11
-  %input.5 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.2 = extractvalue { float*, i64 } %input.5, 1
-  %across.first.1 = icmp ult i64 %add.9, %guard.len.2
-  %across.stride.1 = sub i64 %add.21, %add.9
+  store i64 2, i64* %j.addr.1
+  store i64 3, i64* %j.addr.1
+  %r.3 = load i64, i64* %r.addr
+  %add.13 = add i64 %r.3, 1
+  %width.4 = load i64, i64* %width.addr
+  %mul.10 = mul i64 %add.13, %width.4
+  %t.7 = load i64, i64* %t.addr
+  %mul.11 = mul i64 4, %t.7
+  %add.14 = add i64 %mul.10, %mul.11
+  %j.9 = load i64, i64* %j.addr.1
+  %add.15 = add i64 %add.14, %j.9
+  %input.6 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.3 = extractvalue { float*, i64 } %input.6, 1
+  %across.first.1 = icmp ult i64 %add.9, %guard.len.3
+  %across.stride.1 = sub i64 %add.15, %add.9
   %rows.3 = load i64, i64* %rows.addr
   %bound.lo.1 = add i64 0, 1
   %bound.some.1 = icmp ugt i64 %rows.3, %bound.lo.1
@@ -251,92 +232,14 @@ run.join:
   %across.mul.1 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.1, i64 %across.k.1)
   %across.span.1 = extractvalue {i64, i1} %across.mul.1, 0
   %across.wraps.1 = extractvalue {i64, i1} %across.mul.1, 1
-  %across.room.2 = sub i64 %guard.len.2, %add.9
+  %across.room.2 = sub i64 %guard.len.3, %add.9
   %across.room.3 = add i64 %across.room.2, -1
   %across.fits.2 = icmp ule i64 %across.span.1, %across.room.3
   %across.exact.1 = xor i1 %across.wraps.1, true
   %across.fits.3 = and i1 %across.fits.2, %across.exact.1
   %across.ok.3 = and i1 %across.ok.2, %across.fits.3
-  %guard = and i1 %across.ok.1, %across.ok.3
-  store i64 2, i64* %j.addr.1
-  %r.6 = load i64, i64* %r.addr
-  %add.22 = add i64 %r.6, 1
-  %width.7 = load i64, i64* %width.addr
-  %mul.16 = mul i64 %add.22, %width.7
-  %t.10 = load i64, i64* %t.addr
-  %mul.17 = mul i64 4, %t.10
-  %add.23 = add i64 %mul.16, %mul.17
-  %j.12 = load i64, i64* %j.addr.1
-  %add.24 = add i64 %add.23, %j.12
-  %input.6 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.3 = extractvalue { float*, i64 } %input.6, 1
-  %across.first.2 = icmp ult i64 %add.12, %guard.len.3
-  %across.stride.2 = sub i64 %add.24, %add.12
-  %rows.4 = load i64, i64* %rows.addr
-  %bound.lo.2 = add i64 0, 1
-  %bound.some.2 = icmp ugt i64 %rows.4, %bound.lo.2
-  %bound.diff.4 = sub i64 %rows.4, %bound.lo.2
-  %bound.diff.5 = add i64 %bound.diff.4, -1
-  %bound.steps.2 = udiv i64 %bound.diff.5, 1
-  %bound.n.4 = add i64 %bound.steps.2, 1
-  %bound.n.5 = select i1 %bound.some.2, i64 %bound.n.4, i64 0
-  %bound.nowrap.2 = icmp ule i64 %rows.1, -2
-  %across.fewer.2 = icmp ult i64 %bound.n.5, %for.count.1
-  %across.count.2 = select i1 %across.fewer.2, i64 %bound.n.5, i64 %for.count.1
-  %across.ok.4 = and i1 %across.first.2, %bound.nowrap.2
-  %across.some.2 = icmp ne i64 %across.count.2, 0
-  %across.last.2 = add i64 %across.count.2, -1
-  %across.k.2 = select i1 %across.some.2, i64 %across.last.2, i64 0
-  %across.mul.2 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.2, i64 %across.k.2)
-  %across.span.2 = extractvalue {i64, i1} %across.mul.2, 0
-  %across.wraps.2 = extractvalue {i64, i1} %across.mul.2, 1
-  %across.room.4 = sub i64 %guard.len.3, %add.12
-  %across.room.5 = add i64 %across.room.4, -1
-  %across.fits.4 = icmp ule i64 %across.span.2, %across.room.5
-  %across.exact.2 = xor i1 %across.wraps.2, true
-  %across.fits.5 = and i1 %across.fits.4, %across.exact.2
-  %across.ok.5 = and i1 %across.ok.4, %across.fits.5
-  %guard.1 = and i1 %guard, %across.ok.5
-  store i64 3, i64* %j.addr.1
-  %r.7 = load i64, i64* %r.addr
-  %add.25 = add i64 %r.7, 1
-  %width.8 = load i64, i64* %width.addr
-  %mul.18 = mul i64 %add.25, %width.8
-  %t.11 = load i64, i64* %t.addr
-  %mul.19 = mul i64 4, %t.11
-  %add.26 = add i64 %mul.18, %mul.19
-  %j.13 = load i64, i64* %j.addr.1
-  %add.27 = add i64 %add.26, %j.13
-  %input.7 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.4 = extractvalue { float*, i64 } %input.7, 1
-  %across.first.3 = icmp ult i64 %add.15, %guard.len.4
-  %across.stride.3 = sub i64 %add.27, %add.15
-  %rows.5 = load i64, i64* %rows.addr
-  %bound.lo.3 = add i64 0, 1
-  %bound.some.3 = icmp ugt i64 %rows.5, %bound.lo.3
-  %bound.diff.6 = sub i64 %rows.5, %bound.lo.3
-  %bound.diff.7 = add i64 %bound.diff.6, -1
-  %bound.steps.3 = udiv i64 %bound.diff.7, 1
-  %bound.n.6 = add i64 %bound.steps.3, 1
-  %bound.n.7 = select i1 %bound.some.3, i64 %bound.n.6, i64 0
-  %bound.nowrap.3 = icmp ule i64 %rows.1, -2
-  %across.fewer.3 = icmp ult i64 %bound.n.7, %for.count.1
-  %across.count.3 = select i1 %across.fewer.3, i64 %bound.n.7, i64 %for.count.1
-  %across.ok.6 = and i1 %across.first.3, %bound.nowrap.3
-  %across.some.3 = icmp ne i64 %across.count.3, 0
-  %across.last.3 = add i64 %across.count.3, -1
-  %across.k.3 = select i1 %across.some.3, i64 %across.last.3, i64 0
-  %across.mul.3 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.3, i64 %across.k.3)
-  %across.span.3 = extractvalue {i64, i1} %across.mul.3, 0
-  %across.wraps.3 = extractvalue {i64, i1} %across.mul.3, 1
-  %across.room.6 = sub i64 %guard.len.4, %add.15
-  %across.room.7 = add i64 %across.room.6, -1
-  %across.fits.6 = icmp ule i64 %across.span.3, %across.room.7
-  %across.exact.3 = xor i1 %across.wraps.3, true
-  %across.fits.7 = and i1 %across.fits.6, %across.exact.3
-  %across.ok.7 = and i1 %across.ok.6, %across.fits.7
-  %guard.2 = and i1 %guard.1, %across.ok.7
-  br i1 %guard.2, label %loop.fast, label %loop.checked, !prof !0
+  %guard.1 = and i1 %across.ok.1, %across.ok.3
+  br i1 %guard.1, label %loop.fast, label %loop.checked, !prof !0
 loop.fast:
   store i64 0, i64* %for.counter.2
   br label %for.cond.2
@@ -351,10 +254,10 @@ for.body.2:
   store i64 %for.next.2, i64* %for.counter.2
   %next = load [4 x float], [4 x float]* %next.addr
   store [4 x float] %next, [4 x float]* %cur.addr
-  %r.8 = load i64, i64* %r.addr
-  %add.28 = add i64 %r.8, 1
-  %rows.6 = load i64, i64* %rows.addr
-  %cmp = icmp ult i64 %add.28, %rows.6
+  %r.4 = load i64, i64* %r.addr
+  %add.16 = add i64 %r.4, 1
+  %rows.4 = load i64, i64* %rows.addr
+  %cmp = icmp ult i64 %add.16, %rows.4
   store i64 0, i64* %for.counter.3
   br label %for.cond.3
 for.cond.3:
@@ -366,21 +269,21 @@ for.body.3:
   store i64 %for.i.3, i64* %j.addr.1
   %for.next.3 = add i64 %for.i.3, 1
   store i64 %for.next.3, i64* %for.counter.3
-  %j.14 = load i64, i64* %j.addr.1
-  %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.14
+  %j.10 = load i64, i64* %j.addr.1
+  %elem.ptr.4 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.10
   %old = load float, float* %elem.ptr.4
-  %input.8 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.9 = load i64, i64* %r.addr
-  %add.29 = add i64 %r.9, 1
-  %width.9 = load i64, i64* %width.addr
-  %mul.20 = mul i64 %add.29, %width.9
-  %t.12 = load i64, i64* %t.addr
-  %mul.21 = mul i64 4, %t.12
-  %add.30 = add i64 %mul.20, %mul.21
-  %j.15 = load i64, i64* %j.addr.1
-  %add.31 = add i64 %add.30, %j.15
-  %ptr.2 = extractvalue { float*, i64 } %input.8, 0
-  %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %add.31
+  %input.7 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %r.5 = load i64, i64* %r.addr
+  %add.17 = add i64 %r.5, 1
+  %width.5 = load i64, i64* %width.addr
+  %mul.12 = mul i64 %add.17, %width.5
+  %t.8 = load i64, i64* %t.addr
+  %mul.13 = mul i64 4, %t.8
+  %add.18 = add i64 %mul.12, %mul.13
+  %j.11 = load i64, i64* %j.addr.1
+  %add.19 = add i64 %add.18, %j.11
+  %ptr.2 = extractvalue { float*, i64 } %input.7, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.2, i64 %add.19
   %pf.pred = zext i1 %cmp to i16
   %pf.elem = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.5, i16 %pf.pred, float %old)
   store float %pf.elem, float* %elem.ptr.4
@@ -390,30 +293,30 @@ for.end.3:
   %elem.2 = load float, float* %elem.ptr.6
   %elem.ptr.7 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.3 = load float, float* %elem.ptr.7
-  %add.32 = fadd float %elem.2, %elem.3
+  %add.20 = fadd float %elem.2, %elem.3
   %elem.ptr.8 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.4 = load float, float* %elem.ptr.8
-  %add.33 = fadd float %add.32, %elem.4
+  %add.21 = fadd float %add.20, %elem.4
   %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.5 = load float, float* %elem.ptr.9
-  %add.34 = fadd float %add.33, %elem.5
+  %add.22 = fadd float %add.21, %elem.5
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.10 = load i64, i64* %r.addr
-  %width.10 = load i64, i64* %width.addr
-  %mul.22 = mul i64 %r.10, %width.10
-  %div = udiv i64 %mul.22, 4
-  %t.13 = load i64, i64* %t.addr
-  %add.35 = add i64 %div, %t.13
+  %r.6 = load i64, i64* %r.addr
+  %width.6 = load i64, i64* %width.addr
+  %mul.14 = mul i64 %r.6, %width.6
+  %div = udiv i64 %mul.14, 4
+  %t.9 = load i64, i64* %t.addr
+  %add.23 = add i64 %div, %t.9
   %ptr.3 = extractvalue { float*, i64 } %out.1, 0
   %len.1 = extractvalue { float*, i64 } %out.1, 1
-  %inbounds.1 = icmp ult i64 %add.35, %len.1
+  %inbounds.1 = icmp ult i64 %add.23, %len.1
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.35, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.23, i64 %len.1)
   unreachable
 ok.1:
-  %elem.ptr.10 = getelementptr float, float* %ptr.3, i64 %add.35
-  store float %add.34, float* %elem.ptr.10
+  %elem.ptr.10 = getelementptr float, float* %ptr.3, i64 %add.23
+  store float %add.22, float* %elem.ptr.10
   br label %for.cond.2
 for.end.2:
   br label %loop.join
@@ -431,43 +334,40 @@ for.body.4:
   store i64 %for.next.4, i64* %for.counter.4
   %next.1 = load [4 x float], [4 x float]* %next.addr
   store [4 x float] %next.1, [4 x float]* %cur.addr
-  %r.11 = load i64, i64* %r.addr
-  %add.36 = add i64 %r.11, 1
-  %rows.7 = load i64, i64* %rows.addr
-  %cmp.1 = icmp ult i64 %add.36, %rows.7
+  %r.7 = load i64, i64* %r.addr
+  %add.24 = add i64 %r.7, 1
+  %rows.5 = load i64, i64* %rows.addr
+  %cmp.1 = icmp ult i64 %add.24, %rows.5
   store i64 0, i64* %j.addr.1
-  %r.12 = load i64, i64* %r.addr
-  %add.37 = add i64 %r.12, 1
-  %width.11 = load i64, i64* %width.addr
-  %mul.23 = mul i64 %add.37, %width.11
-  %t.14 = load i64, i64* %t.addr
-  %mul.24 = mul i64 4, %t.14
-  %add.38 = add i64 %mul.23, %mul.24
-  %j.16 = load i64, i64* %j.addr.1
-  %add.39 = add i64 %add.38, %j.16
+  %r.8 = load i64, i64* %r.addr
+  %add.25 = add i64 %r.8, 1
+  %width.7 = load i64, i64* %width.addr
+  %mul.15 = mul i64 %add.25, %width.7
+  %t.10 = load i64, i64* %t.addr
+  %mul.16 = mul i64 4, %t.10
+  %add.26 = add i64 %mul.15, %mul.16
+  %j.12 = load i64, i64* %j.addr.1
+  %add.27 = add i64 %add.26, %j.12
+  %input.8 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.4 = extractvalue { float*, i64 } %input.8, 1
+  %guard.ok.2 = icmp ult i64 %add.27, %guard.len.4
   store i64 1, i64* %j.addr.1
-  %r.13 = load i64, i64* %r.addr
-  %add.40 = add i64 %r.13, 1
-  %width.12 = load i64, i64* %width.addr
-  %mul.25 = mul i64 %add.40, %width.12
-  %t.15 = load i64, i64* %t.addr
-  %mul.26 = mul i64 4, %t.15
-  %add.41 = add i64 %mul.25, %mul.26
-  %j.17 = load i64, i64* %j.addr.1
-  %add.42 = add i64 %add.41, %j.17
-  %input.9 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.5 = extractvalue { float*, i64 } %input.9, 1
-  %guard.first.1 = icmp ult i64 %add.39, %guard.len.5
-  %guard.step.1 = sub i64 %add.42, %add.39
-  %guard.small.1 = icmp ule i64 %guard.step.1, 3074457345618258602
-  %guard.span.1 = mul i64 %guard.step.1, 3
-  %guard.last.1 = add i64 %add.39, %guard.span.1
-  %guard.lastok.1 = icmp ult i64 %guard.last.1, %guard.len.5
-  %guard.stepok.1 = and i1 %guard.small.1, %guard.lastok.1
-  %guard.ok.1 = and i1 %guard.first.1, %guard.stepok.1
   store i64 2, i64* %j.addr.1
   store i64 3, i64* %j.addr.1
-  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
+  %r.9 = load i64, i64* %r.addr
+  %add.28 = add i64 %r.9, 1
+  %width.8 = load i64, i64* %width.addr
+  %mul.17 = mul i64 %add.28, %width.8
+  %t.11 = load i64, i64* %t.addr
+  %mul.18 = mul i64 4, %t.11
+  %add.29 = add i64 %mul.17, %mul.18
+  %j.13 = load i64, i64* %j.addr.1
+  %add.30 = add i64 %add.29, %j.13
+  %input.9 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.5 = extractvalue { float*, i64 } %input.9, 1
+  %guard.ok.3 = icmp ult i64 %add.30, %guard.len.5
+  %guard.2 = and i1 %guard.ok.2, %guard.ok.3
+  br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   store i64 0, i64* %for.counter.5
   br label %for.cond.5
@@ -480,21 +380,21 @@ for.body.5:
   store i64 %for.i.5, i64* %j.addr.1
   %for.next.5 = add i64 %for.i.5, 1
   store i64 %for.next.5, i64* %for.counter.5
-  %j.18 = load i64, i64* %j.addr.1
-  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.18
+  %j.14 = load i64, i64* %j.addr.1
+  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.14
   %old.1 = load float, float* %elem.ptr.11
   %input.10 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.14 = load i64, i64* %r.addr
-  %add.43 = add i64 %r.14, 1
-  %width.13 = load i64, i64* %width.addr
-  %mul.27 = mul i64 %add.43, %width.13
-  %t.16 = load i64, i64* %t.addr
-  %mul.28 = mul i64 4, %t.16
-  %add.44 = add i64 %mul.27, %mul.28
-  %j.19 = load i64, i64* %j.addr.1
-  %add.45 = add i64 %add.44, %j.19
+  %r.10 = load i64, i64* %r.addr
+  %add.31 = add i64 %r.10, 1
+  %width.9 = load i64, i64* %width.addr
+  %mul.19 = mul i64 %add.31, %width.9
+  %t.12 = load i64, i64* %t.addr
+  %mul.20 = mul i64 4, %t.12
+  %add.32 = add i64 %mul.19, %mul.20
+  %j.15 = load i64, i64* %j.addr.1
+  %add.33 = add i64 %add.32, %j.15
   %ptr.4 = extractvalue { float*, i64 } %input.10, 0
-  %elem.ptr.12 = getelementptr float, float* %ptr.4, i64 %add.45
+  %elem.ptr.12 = getelementptr float, float* %ptr.4, i64 %add.33
   %pf.pred.1 = zext i1 %cmp.1 to i16
   %pf.elem.1 = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.12, i16 %pf.pred.1, float %old.1)
   store float %pf.elem.1, float* %elem.ptr.11
@@ -513,30 +413,30 @@ for.body.6:
   store i64 %for.i.6, i64* %j.addr.1
   %for.next.6 = add i64 %for.i.6, 1
   store i64 %for.next.6, i64* %for.counter.6
-  %j.20 = load i64, i64* %j.addr.1
-  %elem.ptr.13 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.20
+  %j.16 = load i64, i64* %j.addr.1
+  %elem.ptr.13 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.16
   %old.2 = load float, float* %elem.ptr.13
   %input.11 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.15 = load i64, i64* %r.addr
-  %add.46 = add i64 %r.15, 1
-  %width.14 = load i64, i64* %width.addr
-  %mul.29 = mul i64 %add.46, %width.14
-  %t.17 = load i64, i64* %t.addr
-  %mul.30 = mul i64 4, %t.17
-  %add.47 = add i64 %mul.29, %mul.30
-  %j.21 = load i64, i64* %j.addr.1
-  %add.48 = add i64 %add.47, %j.21
+  %r.11 = load i64, i64* %r.addr
+  %add.34 = add i64 %r.11, 1
+  %width.10 = load i64, i64* %width.addr
+  %mul.21 = mul i64 %add.34, %width.10
+  %t.13 = load i64, i64* %t.addr
+  %mul.22 = mul i64 4, %t.13
+  %add.35 = add i64 %mul.21, %mul.22
+  %j.17 = load i64, i64* %j.addr.1
+  %add.36 = add i64 %add.35, %j.17
   %ptr.5 = extractvalue { float*, i64 } %input.11, 0
   %len.2 = extractvalue { float*, i64 } %input.11, 1
-  %inbounds.2 = icmp ult i64 %add.48, %len.2
+  %inbounds.2 = icmp ult i64 %add.36, %len.2
   %pf.skipped = xor i1 %cmp.1, true
   %inbounds.3 = or i1 %pf.skipped, %inbounds.2
   br i1 %inbounds.3, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.48, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %add.36, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.14 = getelementptr float, float* %ptr.5, i64 %add.48
+  %elem.ptr.14 = getelementptr float, float* %ptr.5, i64 %add.36
   %pf.pred.2 = zext i1 %cmp.1 to i16
   %pf.elem.2 = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.14, i16 %pf.pred.2, float %old.2)
   store float %pf.elem.2, float* %elem.ptr.13
@@ -544,68 +444,68 @@ ok.2:
 for.end.6:
   br label %run.join.1
 run.join.1:
-  %r.16 = load i64, i64* %r.addr
-  %width.15 = load i64, i64* %width.addr
-  %mul.31 = mul i64 %r.16, %width.15
-  %div.1 = udiv i64 %mul.31, 4
-  %t.18 = load i64, i64* %t.addr
-  %add.49 = add i64 %div.1, %t.18
+  %r.12 = load i64, i64* %r.addr
+  %width.11 = load i64, i64* %width.addr
+  %mul.23 = mul i64 %r.12, %width.11
+  %div.1 = udiv i64 %mul.23, 4
+  %t.14 = load i64, i64* %t.addr
+  %add.37 = add i64 %div.1, %t.14
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
   %guard.len.6 = extractvalue { float*, i64 } %out.2, 1
-  %guard.ok.2 = icmp ult i64 %add.49, %guard.len.6
-  br i1 %guard.ok.2, label %run.fast.2, label %run.checked.2, !prof !0
+  %guard.ok.4 = icmp ult i64 %add.37, %guard.len.6
+  br i1 %guard.ok.4, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %elem.ptr.15 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
   %elem.6 = load float, float* %elem.ptr.15
   %elem.ptr.16 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.7 = load float, float* %elem.ptr.16
-  %add.50 = fadd float %elem.6, %elem.7
+  %add.38 = fadd float %elem.6, %elem.7
   %elem.ptr.17 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.8 = load float, float* %elem.ptr.17
-  %add.51 = fadd float %add.50, %elem.8
+  %add.39 = fadd float %add.38, %elem.8
   %elem.ptr.18 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.9 = load float, float* %elem.ptr.18
-  %add.52 = fadd float %add.51, %elem.9
+  %add.40 = fadd float %add.39, %elem.9
   %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.17 = load i64, i64* %r.addr
-  %width.16 = load i64, i64* %width.addr
-  %mul.32 = mul i64 %r.17, %width.16
-  %div.2 = udiv i64 %mul.32, 4
-  %t.19 = load i64, i64* %t.addr
-  %add.53 = add i64 %div.2, %t.19
+  %r.13 = load i64, i64* %r.addr
+  %width.12 = load i64, i64* %width.addr
+  %mul.24 = mul i64 %r.13, %width.12
+  %div.2 = udiv i64 %mul.24, 4
+  %t.15 = load i64, i64* %t.addr
+  %add.41 = add i64 %div.2, %t.15
   %ptr.6 = extractvalue { float*, i64 } %out.3, 0
-  %elem.ptr.19 = getelementptr float, float* %ptr.6, i64 %add.53
-  store float %add.52, float* %elem.ptr.19
+  %elem.ptr.19 = getelementptr float, float* %ptr.6, i64 %add.41
+  store float %add.40, float* %elem.ptr.19
   br label %run.join.2
 run.checked.2:
   %elem.ptr.20 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
   %elem.10 = load float, float* %elem.ptr.20
   %elem.ptr.21 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.11 = load float, float* %elem.ptr.21
-  %add.54 = fadd float %elem.10, %elem.11
+  %add.42 = fadd float %elem.10, %elem.11
   %elem.ptr.22 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.12 = load float, float* %elem.ptr.22
-  %add.55 = fadd float %add.54, %elem.12
+  %add.43 = fadd float %add.42, %elem.12
   %elem.ptr.23 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.13 = load float, float* %elem.ptr.23
-  %add.56 = fadd float %add.55, %elem.13
+  %add.44 = fadd float %add.43, %elem.13
   %out.4 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.18 = load i64, i64* %r.addr
-  %width.17 = load i64, i64* %width.addr
-  %mul.33 = mul i64 %r.18, %width.17
-  %div.3 = udiv i64 %mul.33, 4
-  %t.20 = load i64, i64* %t.addr
-  %add.57 = add i64 %div.3, %t.20
+  %r.14 = load i64, i64* %r.addr
+  %width.13 = load i64, i64* %width.addr
+  %mul.25 = mul i64 %r.14, %width.13
+  %div.3 = udiv i64 %mul.25, 4
+  %t.16 = load i64, i64* %t.addr
+  %add.45 = add i64 %div.3, %t.16
   %ptr.7 = extractvalue { float*, i64 } %out.4, 0
   %len.3 = extractvalue { float*, i64 } %out.4, 1
-  %inbounds.4 = icmp ult i64 %add.57, %len.3
+  %inbounds.4 = icmp ult i64 %add.45, %len.3
   br i1 %inbounds.4, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.57, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %add.45, i64 %len.3)
   unreachable
 ok.3:
-  %elem.ptr.24 = getelementptr float, float* %ptr.7, i64 %add.57
-  store float %add.56, float* %elem.ptr.24
+  %elem.ptr.24 = getelementptr float, float* %ptr.7, i64 %add.45
+  store float %add.44, float* %elem.ptr.24
   br label %run.join.2
 run.join.2:
   br label %for.cond.4, !llvm.loop !15
@@ -696,6 +596,8 @@ for.end:
   %j.2 = load i64, i64* %j.addr.1
   %add.3 = add i64 %add.2, %j.2
   store i64 1, i64* %j.addr.1
+  store i64 2, i64* %j.addr.1
+  store i64 3, i64* %j.addr.1
   %r.1 = load i64, i64* %r.addr
   %add.4 = add i64 %r.1, 1
   %width.2 = load i64, i64* %width.addr
@@ -705,7 +607,8 @@ for.end:
   %add.5 = add i64 %mul.3, %mul.4
   %j.3 = load i64, i64* %j.addr.1
   %add.6 = add i64 %add.5, %j.3
-  store i64 2, i64* %j.addr.1
+  store i64 %loop.second, i64* %r.addr
+  store i64 0, i64* %j.addr.1
   %r.2 = load i64, i64* %r.addr
   %add.7 = add i64 %r.2, 1
   %width.3 = load i64, i64* %width.addr
@@ -715,31 +618,10 @@ for.end:
   %add.8 = add i64 %mul.5, %mul.6
   %j.4 = load i64, i64* %j.addr.1
   %add.9 = add i64 %add.8, %j.4
-  store i64 3, i64* %j.addr.1
-  %r.3 = load i64, i64* %r.addr
-  %add.10 = add i64 %r.3, 1
-  %width.4 = load i64, i64* %width.addr
-  %mul.7 = mul i64 %add.10, %width.4
-  %t.4 = load i64, i64* %t.addr
-  %mul.8 = mul i64 4, %t.4
-  %add.11 = add i64 %mul.7, %mul.8
-  %j.5 = load i64, i64* %j.addr.1
-  %add.12 = add i64 %add.11, %j.5
-  store i64 %loop.second, i64* %r.addr
-  store i64 0, i64* %j.addr.1
-  %r.4 = load i64, i64* %r.addr
-  %add.13 = add i64 %r.4, 1
-  %width.5 = load i64, i64* %width.addr
-  %mul.9 = mul i64 %add.13, %width.5
-  %t.5 = load i64, i64* %t.addr
-  %mul.10 = mul i64 4, %t.5
-  %add.14 = add i64 %mul.9, %mul.10
-  %j.6 = load i64, i64* %j.addr.1
-  %add.15 = add i64 %add.14, %j.6
   %input.2 = load { float*, i64 }, { float*, i64 }* %input.addr
   %guard.len = extractvalue { float*, i64 } %input.2, 1
   %across.first = icmp ult i64 %add.3, %guard.len
-  %across.stride = sub i64 %add.15, %add.3
+  %across.stride = sub i64 %add.9, %add.3
   %rows.2 = load i64, i64* %rows.addr
   %bound.lo = add i64 0, 1
   %bound.some = icmp ugt i64 %rows.2, %bound.lo
@@ -765,19 +647,21 @@ for.end:
   %across.fits.1 = and i1 %across.fits, %across.exact
   %across.ok.1 = and i1 %across.ok, %across.fits.1
   store i64 1, i64* %j.addr.1
-  %r.5 = load i64, i64* %r.addr
-  %add.16 = add i64 %r.5, 1
-  %width.6 = load i64, i64* %width.addr
-  %mul.11 = mul i64 %add.16, %width.6
-  %t.6 = load i64, i64* %t.addr
-  %mul.12 = mul i64 4, %t.6
-  %add.17 = add i64 %mul.11, %mul.12
-  %j.7 = load i64, i64* %j.addr.1
-  %add.18 = add i64 %add.17, %j.7
+  store i64 2, i64* %j.addr.1
+  store i64 3, i64* %j.addr.1
+  %r.3 = load i64, i64* %r.addr
+  %add.10 = add i64 %r.3, 1
+  %width.4 = load i64, i64* %width.addr
+  %mul.7 = mul i64 %add.10, %width.4
+  %t.4 = load i64, i64* %t.addr
+  %mul.8 = mul i64 4, %t.4
+  %add.11 = add i64 %mul.7, %mul.8
+  %j.5 = load i64, i64* %j.addr.1
+  %add.12 = add i64 %add.11, %j.5
   %input.3 = load { float*, i64 }, { float*, i64 }* %input.addr
   %guard.len.1 = extractvalue { float*, i64 } %input.3, 1
   %across.first.1 = icmp ult i64 %add.6, %guard.len.1
-  %across.stride.1 = sub i64 %add.18, %add.6
+  %across.stride.1 = sub i64 %add.12, %add.6
   %rows.3 = load i64, i64* %rows.addr
   %bound.lo.1 = add i64 0, 1
   %bound.some.1 = icmp ugt i64 %rows.3, %bound.lo.1
@@ -803,85 +687,7 @@ for.end:
   %across.fits.3 = and i1 %across.fits.2, %across.exact.1
   %across.ok.3 = and i1 %across.ok.2, %across.fits.3
   %guard = and i1 %across.ok.1, %across.ok.3
-  store i64 2, i64* %j.addr.1
-  %r.6 = load i64, i64* %r.addr
-  %add.19 = add i64 %r.6, 1
-  %width.7 = load i64, i64* %width.addr
-  %mul.13 = mul i64 %add.19, %width.7
-  %t.7 = load i64, i64* %t.addr
-  %mul.14 = mul i64 4, %t.7
-  %add.20 = add i64 %mul.13, %mul.14
-  %j.8 = load i64, i64* %j.addr.1
-  %add.21 = add i64 %add.20, %j.8
-  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.2 = extractvalue { float*, i64 } %input.4, 1
-  %across.first.2 = icmp ult i64 %add.9, %guard.len.2
-  %across.stride.2 = sub i64 %add.21, %add.9
-  %rows.4 = load i64, i64* %rows.addr
-  %bound.lo.2 = add i64 0, 1
-  %bound.some.2 = icmp ugt i64 %rows.4, %bound.lo.2
-  %bound.diff.4 = sub i64 %rows.4, %bound.lo.2
-  %bound.diff.5 = add i64 %bound.diff.4, -1
-  %bound.steps.2 = udiv i64 %bound.diff.5, 1
-  %bound.n.4 = add i64 %bound.steps.2, 1
-  %bound.n.5 = select i1 %bound.some.2, i64 %bound.n.4, i64 0
-  %bound.nowrap.2 = icmp ule i64 %rows.1, -2
-  %across.fewer.2 = icmp ult i64 %bound.n.5, %for.count.1
-  %across.count.2 = select i1 %across.fewer.2, i64 %bound.n.5, i64 %for.count.1
-  %across.ok.4 = and i1 %across.first.2, %bound.nowrap.2
-  %across.some.2 = icmp ne i64 %across.count.2, 0
-  %across.last.2 = add i64 %across.count.2, -1
-  %across.k.2 = select i1 %across.some.2, i64 %across.last.2, i64 0
-  %across.mul.2 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.2, i64 %across.k.2)
-  %across.span.2 = extractvalue {i64, i1} %across.mul.2, 0
-  %across.wraps.2 = extractvalue {i64, i1} %across.mul.2, 1
-  %across.room.4 = sub i64 %guard.len.2, %add.9
-  %across.room.5 = add i64 %across.room.4, -1
-  %across.fits.4 = icmp ule i64 %across.span.2, %across.room.5
-  %across.exact.2 = xor i1 %across.wraps.2, true
-  %across.fits.5 = and i1 %across.fits.4, %across.exact.2
-  %across.ok.5 = and i1 %across.ok.4, %across.fits.5
-  %guard.1 = and i1 %guard, %across.ok.5
-  store i64 3, i64* %j.addr.1
-  %r.7 = load i64, i64* %r.addr
-  %add.22 = add i64 %r.7, 1
-  %width.8 = load i64, i64* %width.addr
-  %mul.15 = mul i64 %add.22, %width.8
-  %t.8 = load i64, i64* %t.addr
-  %mul.16 = mul i64 4, %t.8
-  %add.23 = add i64 %mul.15, %mul.16
-  %j.9 = load i64, i64* %j.addr.1
-  %add.24 = add i64 %add.23, %j.9
-  %input.5 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.3 = extractvalue { float*, i64 } %input.5, 1
-  %across.first.3 = icmp ult i64 %add.12, %guard.len.3
-  %across.stride.3 = sub i64 %add.24, %add.12
-  %rows.5 = load i64, i64* %rows.addr
-  %bound.lo.3 = add i64 0, 1
-  %bound.some.3 = icmp ugt i64 %rows.5, %bound.lo.3
-  %bound.diff.6 = sub i64 %rows.5, %bound.lo.3
-  %bound.diff.7 = add i64 %bound.diff.6, -1
-  %bound.steps.3 = udiv i64 %bound.diff.7, 1
-  %bound.n.6 = add i64 %bound.steps.3, 1
-  %bound.n.7 = select i1 %bound.some.3, i64 %bound.n.6, i64 0
-  %bound.nowrap.3 = icmp ule i64 %rows.1, -2
-  %across.fewer.3 = icmp ult i64 %bound.n.7, %for.count.1
-  %across.count.3 = select i1 %across.fewer.3, i64 %bound.n.7, i64 %for.count.1
-  %across.ok.6 = and i1 %across.first.3, %bound.nowrap.3
-  %across.some.3 = icmp ne i64 %across.count.3, 0
-  %across.last.3 = add i64 %across.count.3, -1
-  %across.k.3 = select i1 %across.some.3, i64 %across.last.3, i64 0
-  %across.mul.3 = call {i64, i1} @llvm.umul.with.overflow.i64(i64 %across.stride.3, i64 %across.k.3)
-  %across.span.3 = extractvalue {i64, i1} %across.mul.3, 0
-  %across.wraps.3 = extractvalue {i64, i1} %across.mul.3, 1
-  %across.room.6 = sub i64 %guard.len.3, %add.12
-  %across.room.7 = add i64 %across.room.6, -1
-  %across.fits.6 = icmp ule i64 %across.span.3, %across.room.7
-  %across.exact.3 = xor i1 %across.wraps.3, true
-  %across.fits.7 = and i1 %across.fits.6, %across.exact.3
-  %across.ok.7 = and i1 %across.ok.6, %across.fits.7
-  %guard.2 = and i1 %guard.1, %across.ok.7
-  br i1 %guard.2, label %loop.fast, label %loop.checked, !prof !0
+  br i1 %guard, label %loop.fast, label %loop.checked, !prof !0
 loop.fast:
   store i64 0, i64* %for.counter.1
   br label %for.cond.1
@@ -896,10 +702,10 @@ for.body.1:
   store i64 %for.next.1, i64* %for.counter.1
   %next = load [4 x float], [4 x float]* %next.addr
   store [4 x float] %next, [4 x float]* %cur.addr
-  %r.8 = load i64, i64* %r.addr
-  %add.25 = add i64 %r.8, 1
-  %rows.6 = load i64, i64* %rows.addr
-  %cmp = icmp ult i64 %add.25, %rows.6
+  %r.4 = load i64, i64* %r.addr
+  %add.13 = add i64 %r.4, 1
+  %rows.4 = load i64, i64* %rows.addr
+  %cmp = icmp ult i64 %add.13, %rows.4
   store i64 0, i64* %for.counter.2
   br label %for.cond.2
 for.cond.2:
@@ -911,21 +717,21 @@ for.body.2:
   store i64 %for.i.2, i64* %j.addr.1
   %for.next.2 = add i64 %for.i.2, 1
   store i64 %for.next.2, i64* %for.counter.2
-  %j.10 = load i64, i64* %j.addr.1
-  %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.10
+  %j.6 = load i64, i64* %j.addr.1
+  %elem.ptr.2 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.6
   %old = load float, float* %elem.ptr.2
-  %input.6 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.9 = load i64, i64* %r.addr
-  %add.26 = add i64 %r.9, 1
-  %width.9 = load i64, i64* %width.addr
-  %mul.17 = mul i64 %add.26, %width.9
-  %t.9 = load i64, i64* %t.addr
-  %mul.18 = mul i64 4, %t.9
-  %add.27 = add i64 %mul.17, %mul.18
-  %j.11 = load i64, i64* %j.addr.1
-  %add.28 = add i64 %add.27, %j.11
-  %ptr.1 = extractvalue { float*, i64 } %input.6, 0
-  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.28
+  %input.4 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %r.5 = load i64, i64* %r.addr
+  %add.14 = add i64 %r.5, 1
+  %width.5 = load i64, i64* %width.addr
+  %mul.9 = mul i64 %add.14, %width.5
+  %t.5 = load i64, i64* %t.addr
+  %mul.10 = mul i64 4, %t.5
+  %add.15 = add i64 %mul.9, %mul.10
+  %j.7 = load i64, i64* %j.addr.1
+  %add.16 = add i64 %add.15, %j.7
+  %ptr.1 = extractvalue { float*, i64 } %input.4, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.1, i64 %add.16
   %pf.pred = zext i1 %cmp to i16
   %pf.elem = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.3, i16 %pf.pred, float %old)
   store float %pf.elem, float* %elem.ptr.2
@@ -935,30 +741,30 @@ for.end.2:
   %elem.1 = load float, float* %elem.ptr.4
   %elem.ptr.5 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.2 = load float, float* %elem.ptr.5
-  %add.29 = fadd float %elem.1, %elem.2
+  %add.17 = fadd float %elem.1, %elem.2
   %elem.ptr.6 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.3 = load float, float* %elem.ptr.6
-  %add.30 = fadd float %add.29, %elem.3
+  %add.18 = fadd float %add.17, %elem.3
   %elem.ptr.7 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.4 = load float, float* %elem.ptr.7
-  %add.31 = fadd float %add.30, %elem.4
+  %add.19 = fadd float %add.18, %elem.4
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.10 = load i64, i64* %r.addr
-  %width.10 = load i64, i64* %width.addr
-  %mul.19 = mul i64 %r.10, %width.10
-  %div = udiv i64 %mul.19, 4
-  %t.10 = load i64, i64* %t.addr
-  %add.32 = add i64 %div, %t.10
+  %r.6 = load i64, i64* %r.addr
+  %width.6 = load i64, i64* %width.addr
+  %mul.11 = mul i64 %r.6, %width.6
+  %div = udiv i64 %mul.11, 4
+  %t.6 = load i64, i64* %t.addr
+  %add.20 = add i64 %div, %t.6
   %ptr.2 = extractvalue { float*, i64 } %out.1, 0
   %len = extractvalue { float*, i64 } %out.1, 1
-  %inbounds = icmp ult i64 %add.32, %len
+  %inbounds = icmp ult i64 %add.20, %len
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.32, i64 %len)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %add.20, i64 %len)
   unreachable
 ok:
-  %elem.ptr.8 = getelementptr float, float* %ptr.2, i64 %add.32
-  store float %add.31, float* %elem.ptr.8
+  %elem.ptr.8 = getelementptr float, float* %ptr.2, i64 %add.20
+  store float %add.19, float* %elem.ptr.8
   br label %for.cond.1
 for.end.1:
   br label %loop.join
@@ -976,43 +782,40 @@ for.body.3:
   store i64 %for.next.3, i64* %for.counter.3
   %next.1 = load [4 x float], [4 x float]* %next.addr
   store [4 x float] %next.1, [4 x float]* %cur.addr
-  %r.11 = load i64, i64* %r.addr
-  %add.33 = add i64 %r.11, 1
-  %rows.7 = load i64, i64* %rows.addr
-  %cmp.1 = icmp ult i64 %add.33, %rows.7
+  %r.7 = load i64, i64* %r.addr
+  %add.21 = add i64 %r.7, 1
+  %rows.5 = load i64, i64* %rows.addr
+  %cmp.1 = icmp ult i64 %add.21, %rows.5
   store i64 0, i64* %j.addr.1
-  %r.12 = load i64, i64* %r.addr
-  %add.34 = add i64 %r.12, 1
-  %width.11 = load i64, i64* %width.addr
-  %mul.20 = mul i64 %add.34, %width.11
-  %t.11 = load i64, i64* %t.addr
-  %mul.21 = mul i64 4, %t.11
-  %add.35 = add i64 %mul.20, %mul.21
-  %j.12 = load i64, i64* %j.addr.1
-  %add.36 = add i64 %add.35, %j.12
+  %r.8 = load i64, i64* %r.addr
+  %add.22 = add i64 %r.8, 1
+  %width.7 = load i64, i64* %width.addr
+  %mul.12 = mul i64 %add.22, %width.7
+  %t.7 = load i64, i64* %t.addr
+  %mul.13 = mul i64 4, %t.7
+  %add.23 = add i64 %mul.12, %mul.13
+  %j.8 = load i64, i64* %j.addr.1
+  %add.24 = add i64 %add.23, %j.8
+  %input.5 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.2 = extractvalue { float*, i64 } %input.5, 1
+  %guard.ok = icmp ult i64 %add.24, %guard.len.2
   store i64 1, i64* %j.addr.1
-  %r.13 = load i64, i64* %r.addr
-  %add.37 = add i64 %r.13, 1
-  %width.12 = load i64, i64* %width.addr
-  %mul.22 = mul i64 %add.37, %width.12
-  %t.12 = load i64, i64* %t.addr
-  %mul.23 = mul i64 4, %t.12
-  %add.38 = add i64 %mul.22, %mul.23
-  %j.13 = load i64, i64* %j.addr.1
-  %add.39 = add i64 %add.38, %j.13
-  %input.7 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %guard.len.4 = extractvalue { float*, i64 } %input.7, 1
-  %guard.first = icmp ult i64 %add.36, %guard.len.4
-  %guard.step = sub i64 %add.39, %add.36
-  %guard.small = icmp ule i64 %guard.step, 3074457345618258602
-  %guard.span = mul i64 %guard.step, 3
-  %guard.last = add i64 %add.36, %guard.span
-  %guard.lastok = icmp ult i64 %guard.last, %guard.len.4
-  %guard.stepok = and i1 %guard.small, %guard.lastok
-  %guard.ok = and i1 %guard.first, %guard.stepok
   store i64 2, i64* %j.addr.1
   store i64 3, i64* %j.addr.1
-  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
+  %r.9 = load i64, i64* %r.addr
+  %add.25 = add i64 %r.9, 1
+  %width.8 = load i64, i64* %width.addr
+  %mul.14 = mul i64 %add.25, %width.8
+  %t.8 = load i64, i64* %t.addr
+  %mul.15 = mul i64 4, %t.8
+  %add.26 = add i64 %mul.14, %mul.15
+  %j.9 = load i64, i64* %j.addr.1
+  %add.27 = add i64 %add.26, %j.9
+  %input.6 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %guard.len.3 = extractvalue { float*, i64 } %input.6, 1
+  %guard.ok.1 = icmp ult i64 %add.27, %guard.len.3
+  %guard.1 = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
 run.fast:
   store i64 0, i64* %for.counter.4
   br label %for.cond.4
@@ -1025,21 +828,21 @@ for.body.4:
   store i64 %for.i.4, i64* %j.addr.1
   %for.next.4 = add i64 %for.i.4, 1
   store i64 %for.next.4, i64* %for.counter.4
-  %j.14 = load i64, i64* %j.addr.1
-  %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.14
+  %j.10 = load i64, i64* %j.addr.1
+  %elem.ptr.9 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.10
   %old.1 = load float, float* %elem.ptr.9
-  %input.8 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.14 = load i64, i64* %r.addr
-  %add.40 = add i64 %r.14, 1
-  %width.13 = load i64, i64* %width.addr
-  %mul.24 = mul i64 %add.40, %width.13
-  %t.13 = load i64, i64* %t.addr
-  %mul.25 = mul i64 4, %t.13
-  %add.41 = add i64 %mul.24, %mul.25
-  %j.15 = load i64, i64* %j.addr.1
-  %add.42 = add i64 %add.41, %j.15
-  %ptr.3 = extractvalue { float*, i64 } %input.8, 0
-  %elem.ptr.10 = getelementptr float, float* %ptr.3, i64 %add.42
+  %input.7 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %r.10 = load i64, i64* %r.addr
+  %add.28 = add i64 %r.10, 1
+  %width.9 = load i64, i64* %width.addr
+  %mul.16 = mul i64 %add.28, %width.9
+  %t.9 = load i64, i64* %t.addr
+  %mul.17 = mul i64 4, %t.9
+  %add.29 = add i64 %mul.16, %mul.17
+  %j.11 = load i64, i64* %j.addr.1
+  %add.30 = add i64 %add.29, %j.11
+  %ptr.3 = extractvalue { float*, i64 } %input.7, 0
+  %elem.ptr.10 = getelementptr float, float* %ptr.3, i64 %add.30
   %pf.pred.1 = zext i1 %cmp.1 to i16
   %pf.elem.1 = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.10, i16 %pf.pred.1, float %old.1)
   store float %pf.elem.1, float* %elem.ptr.9
@@ -1058,30 +861,30 @@ for.body.5:
   store i64 %for.i.5, i64* %j.addr.1
   %for.next.5 = add i64 %for.i.5, 1
   store i64 %for.next.5, i64* %for.counter.5
-  %j.16 = load i64, i64* %j.addr.1
-  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.16
+  %j.12 = load i64, i64* %j.addr.1
+  %elem.ptr.11 = getelementptr inbounds [4 x float], [4 x float]* %next.addr, i64 0, i64 %j.12
   %old.2 = load float, float* %elem.ptr.11
-  %input.9 = load { float*, i64 }, { float*, i64 }* %input.addr
-  %r.15 = load i64, i64* %r.addr
-  %add.43 = add i64 %r.15, 1
-  %width.14 = load i64, i64* %width.addr
-  %mul.26 = mul i64 %add.43, %width.14
-  %t.14 = load i64, i64* %t.addr
-  %mul.27 = mul i64 4, %t.14
-  %add.44 = add i64 %mul.26, %mul.27
-  %j.17 = load i64, i64* %j.addr.1
-  %add.45 = add i64 %add.44, %j.17
-  %ptr.4 = extractvalue { float*, i64 } %input.9, 0
-  %len.1 = extractvalue { float*, i64 } %input.9, 1
-  %inbounds.1 = icmp ult i64 %add.45, %len.1
+  %input.8 = load { float*, i64 }, { float*, i64 }* %input.addr
+  %r.11 = load i64, i64* %r.addr
+  %add.31 = add i64 %r.11, 1
+  %width.10 = load i64, i64* %width.addr
+  %mul.18 = mul i64 %add.31, %width.10
+  %t.10 = load i64, i64* %t.addr
+  %mul.19 = mul i64 4, %t.10
+  %add.32 = add i64 %mul.18, %mul.19
+  %j.13 = load i64, i64* %j.addr.1
+  %add.33 = add i64 %add.32, %j.13
+  %ptr.4 = extractvalue { float*, i64 } %input.8, 0
+  %len.1 = extractvalue { float*, i64 } %input.8, 1
+  %inbounds.1 = icmp ult i64 %add.33, %len.1
   %pf.skipped = xor i1 %cmp.1, true
   %inbounds.2 = or i1 %pf.skipped, %inbounds.1
   br i1 %inbounds.2, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add.45, i64 %len.1)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add.33, i64 %len.1)
   unreachable
 ok.1:
-  %elem.ptr.12 = getelementptr float, float* %ptr.4, i64 %add.45
+  %elem.ptr.12 = getelementptr float, float* %ptr.4, i64 %add.33
   %pf.pred.2 = zext i1 %cmp.1 to i16
   %pf.elem.2 = call float asm "{ .reg .pred p; .reg .b64 g; setp.ne.b16 p, $2, 0; cvta.to.global.u64 g, $1; @p ld.global.nc.f32 $0, [g]; }", "=f,l,h,0"(float* %elem.ptr.12, i16 %pf.pred.2, float %old.2)
   store float %pf.elem.2, float* %elem.ptr.11
@@ -1089,68 +892,68 @@ ok.1:
 for.end.5:
   br label %run.join
 run.join:
-  %r.16 = load i64, i64* %r.addr
-  %width.15 = load i64, i64* %width.addr
-  %mul.28 = mul i64 %r.16, %width.15
-  %div.1 = udiv i64 %mul.28, 4
-  %t.15 = load i64, i64* %t.addr
-  %add.46 = add i64 %div.1, %t.15
+  %r.12 = load i64, i64* %r.addr
+  %width.11 = load i64, i64* %width.addr
+  %mul.20 = mul i64 %r.12, %width.11
+  %div.1 = udiv i64 %mul.20, 4
+  %t.11 = load i64, i64* %t.addr
+  %add.34 = add i64 %div.1, %t.11
   %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %guard.len.5 = extractvalue { float*, i64 } %out.2, 1
-  %guard.ok.1 = icmp ult i64 %add.46, %guard.len.5
-  br i1 %guard.ok.1, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.len.4 = extractvalue { float*, i64 } %out.2, 1
+  %guard.ok.2 = icmp ult i64 %add.34, %guard.len.4
+  br i1 %guard.ok.2, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %elem.ptr.13 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
   %elem.5 = load float, float* %elem.ptr.13
   %elem.ptr.14 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.6 = load float, float* %elem.ptr.14
-  %add.47 = fadd float %elem.5, %elem.6
+  %add.35 = fadd float %elem.5, %elem.6
   %elem.ptr.15 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.7 = load float, float* %elem.ptr.15
-  %add.48 = fadd float %add.47, %elem.7
+  %add.36 = fadd float %add.35, %elem.7
   %elem.ptr.16 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.8 = load float, float* %elem.ptr.16
-  %add.49 = fadd float %add.48, %elem.8
+  %add.37 = fadd float %add.36, %elem.8
   %out.3 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.17 = load i64, i64* %r.addr
-  %width.16 = load i64, i64* %width.addr
-  %mul.29 = mul i64 %r.17, %width.16
-  %div.2 = udiv i64 %mul.29, 4
-  %t.16 = load i64, i64* %t.addr
-  %add.50 = add i64 %div.2, %t.16
+  %r.13 = load i64, i64* %r.addr
+  %width.12 = load i64, i64* %width.addr
+  %mul.21 = mul i64 %r.13, %width.12
+  %div.2 = udiv i64 %mul.21, 4
+  %t.12 = load i64, i64* %t.addr
+  %add.38 = add i64 %div.2, %t.12
   %ptr.5 = extractvalue { float*, i64 } %out.3, 0
-  %elem.ptr.17 = getelementptr float, float* %ptr.5, i64 %add.50
-  store float %add.49, float* %elem.ptr.17
+  %elem.ptr.17 = getelementptr float, float* %ptr.5, i64 %add.38
+  store float %add.37, float* %elem.ptr.17
   br label %run.join.1
 run.checked.1:
   %elem.ptr.18 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 0
   %elem.9 = load float, float* %elem.ptr.18
   %elem.ptr.19 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 1
   %elem.10 = load float, float* %elem.ptr.19
-  %add.51 = fadd float %elem.9, %elem.10
+  %add.39 = fadd float %elem.9, %elem.10
   %elem.ptr.20 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 2
   %elem.11 = load float, float* %elem.ptr.20
-  %add.52 = fadd float %add.51, %elem.11
+  %add.40 = fadd float %add.39, %elem.11
   %elem.ptr.21 = getelementptr inbounds [4 x float], [4 x float]* %cur.addr, i64 0, i64 3
   %elem.12 = load float, float* %elem.ptr.21
-  %add.53 = fadd float %add.52, %elem.12
+  %add.41 = fadd float %add.40, %elem.12
   %out.4 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %r.18 = load i64, i64* %r.addr
-  %width.17 = load i64, i64* %width.addr
-  %mul.30 = mul i64 %r.18, %width.17
-  %div.3 = udiv i64 %mul.30, 4
-  %t.17 = load i64, i64* %t.addr
-  %add.54 = add i64 %div.3, %t.17
+  %r.14 = load i64, i64* %r.addr
+  %width.13 = load i64, i64* %width.addr
+  %mul.22 = mul i64 %r.14, %width.13
+  %div.3 = udiv i64 %mul.22, 4
+  %t.13 = load i64, i64* %t.addr
+  %add.42 = add i64 %div.3, %t.13
   %ptr.6 = extractvalue { float*, i64 } %out.4, 0
   %len.2 = extractvalue { float*, i64 } %out.4, 1
-  %inbounds.3 = icmp ult i64 %add.54, %len.2
+  %inbounds.3 = icmp ult i64 %add.42, %len.2
   br i1 %inbounds.3, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.54, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %add.42, i64 %len.2)
   unreachable
 ok.2:
-  %elem.ptr.22 = getelementptr float, float* %ptr.6, i64 %add.54
-  store float %add.53, float* %elem.ptr.22
+  %elem.ptr.22 = getelementptr float, float* %ptr.6, i64 %add.42
+  store float %add.41, float* %elem.ptr.22
   br label %run.join.1
 run.join.1:
   br label %for.cond.3, !llvm.loop !17

@@ -810,58 +810,55 @@ entry:
 if.then:
   %t.1 = load i64, i64* %t.addr
   %guard.ok = icmp ult i64 %t.1, 33
-  %t.2 = load i64, i64* %t.addr
-  %guard.ok.1 = icmp ult i64 %t.2, 33
-  %guard = and i1 %guard.ok, %guard.ok.1
-  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+  br i1 %guard.ok, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %t.3 = load i64, i64* %t.addr
-  %cast.1 = uitofp i64 %t.3 to float
+  %t.2 = load i64, i64* %t.addr
+  %cast.1 = uitofp i64 %t.2 to float
   %sm = load [4 x [33 x float]] addrspace(3)*, [4 x [33 x float]] addrspace(3)** %sm.addr
   %elem.ptr = getelementptr inbounds [4 x [33 x float]], [4 x [33 x float]] addrspace(3)* %sm, i64 0, i64 0
-  %t.4 = load i64, i64* %t.addr
-  %elem.ptr.1 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr, i64 0, i64 %t.4
+  %t.3 = load i64, i64* %t.addr
+  %elem.ptr.1 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr, i64 0, i64 %t.3
   store float %cast.1, float addrspace(3)* %elem.ptr.1
   %sm.1 = load [4 x [33 x float]] addrspace(3)*, [4 x [33 x float]] addrspace(3)** %sm.addr
   %elem.ptr.2 = getelementptr inbounds [4 x [33 x float]], [4 x [33 x float]] addrspace(3)* %sm.1, i64 0, i64 3
-  %t.5 = load i64, i64* %t.addr
-  %elem.ptr.3 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.2, i64 0, i64 %t.5
+  %t.4 = load i64, i64* %t.addr
+  %elem.ptr.3 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.2, i64 0, i64 %t.4
   store float 0x3FF0000000000000, float addrspace(3)* %elem.ptr.3
   br label %run.join
 run.checked:
-  %t.6 = load i64, i64* %t.addr
-  %cast.2 = uitofp i64 %t.6 to float
+  %t.5 = load i64, i64* %t.addr
+  %cast.2 = uitofp i64 %t.5 to float
   %sm.2 = load [4 x [33 x float]] addrspace(3)*, [4 x [33 x float]] addrspace(3)** %sm.addr
   %elem.ptr.4 = getelementptr inbounds [4 x [33 x float]], [4 x [33 x float]] addrspace(3)* %sm.2, i64 0, i64 0
-  %t.7 = load i64, i64* %t.addr
-  %inbounds = icmp ult i64 %t.7, 33
+  %t.6 = load i64, i64* %t.addr
+  %inbounds = icmp ult i64 %t.6, 33
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %t.7, i64 33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %t.6, i64 33)
   unreachable
 ok:
-  %elem.ptr.5 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 %t.7
+  %elem.ptr.5 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.4, i64 0, i64 %t.6
   store float %cast.2, float addrspace(3)* %elem.ptr.5
   %sm.3 = load [4 x [33 x float]] addrspace(3)*, [4 x [33 x float]] addrspace(3)** %sm.addr
   %elem.ptr.6 = getelementptr inbounds [4 x [33 x float]], [4 x [33 x float]] addrspace(3)* %sm.3, i64 0, i64 3
-  %t.8 = load i64, i64* %t.addr
-  %inbounds.1 = icmp ult i64 %t.8, 33
+  %t.7 = load i64, i64* %t.addr
+  %inbounds.1 = icmp ult i64 %t.7, 33
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %t.8, i64 33)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %t.7, i64 33)
   unreachable
 ok.1:
-  %elem.ptr.7 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.6, i64 0, i64 %t.8
+  %elem.ptr.7 = getelementptr inbounds [33 x float], [33 x float] addrspace(3)* %elem.ptr.6, i64 0, i64 %t.7
   store float 0x3FF0000000000000, float addrspace(3)* %elem.ptr.7
   br label %run.join
 run.join:
   %sm.4 = load [4 x [33 x float]] addrspace(3)*, [4 x [33 x float]] addrspace(3)** %sm.addr
   %generic = addrspacecast [4 x [33 x float]] addrspace(3)* %sm.4 to [4 x [33 x float]]*
-  %t.9 = load i64, i64* %t.addr
-  %call = call float @__cudajit_dev_two_d_partial_sum([4 x [33 x float]]* %generic, i64 %t.9, i64 %__cudajit.panic.record)
+  %t.8 = load i64, i64* %t.addr
+  %call = call float @__cudajit_dev_two_d_partial_sum([4 x [33 x float]]* %generic, i64 %t.8, i64 %__cudajit.panic.record)
   %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
-  %t.10 = load i64, i64* %t.addr
-  %idx.known = and i64 %t.10, 1023
+  %t.9 = load i64, i64* %t.addr
+  %idx.known = and i64 %t.9, 1023
   %ptr = extractvalue { float*, i64 } %out.1, 0
   %len = extractvalue { float*, i64 } %out.1, 1
   %inbounds.2 = icmp ult i64 %idx.known, %len
@@ -874,8 +871,8 @@ ok.2:
   store float %call, float* %elem.ptr.8
   br label %if.end
 if.end:
-  %t.11 = load i64, i64* %t.addr
-  %cast.3 = trunc i64 %t.11 to i32
+  %t.10 = load i64, i64* %t.addr
+  %cast.3 = trunc i64 %t.10 to i32
   %array = insertvalue [2 x i32] undef, i32 3, 0
   %array.1 = insertvalue [2 x i32] %array, i32 %cast.3, 1
   %array.2 = insertvalue [2 x [2 x i32]] undef, [2 x i32] [i32 1, i32 2], 0
@@ -883,8 +880,8 @@ if.end:
   store [2 x [2 x i32]] %array.3, [2 x [2 x i32]]* %local.addr
   %call.1 = call i32 @__cudajit_dev_two_d_corner([2 x [2 x i32]]* %local.addr, i64 %__cudajit.panic.record)
   %ids.1 = load { i32*, i64 }, { i32*, i64 }* %ids.addr
-  %t.12 = load i64, i64* %t.addr
-  %idx.known.1 = and i64 %t.12, 1023
+  %t.11 = load i64, i64* %t.addr
+  %idx.known.1 = and i64 %t.11, 1023
   %ptr.1 = extractvalue { i32*, i64 } %ids.1, 0
   %len.1 = extractvalue { i32*, i64 } %ids.1, 1
   %inbounds.3 = icmp ult i64 %idx.known.1, %len.1
