@@ -42,16 +42,17 @@ pub(super) const PIPELINE: &str = "fn k(a: &[u32], out: &mut [u32], tiles: usize
     out[tid] = acc;
 }";
 
-fn lower(text: &str) -> Module {
+pub(super) fn lower(text: &str) -> Module {
     lower_sources(&[source(text, SourceKind::Kernel, 1)])
         .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"))
 }
 
-fn kernel(module: &Module) -> &Function {
+pub(super) fn kernel(module: &Module) -> &Function {
     module.kernels().next().expect("one kernel").1
 }
 
-fn the_versioned_loop(function: &Function) -> &Versioned {
+/// The one versioned run (a loop or straight-line run) of `function`'s body.
+pub(super) fn the_versioned_loop(function: &Function) -> &Versioned {
     let found: Vec<&Versioned> = function
         .body
         .stmts

@@ -3,33 +3,14 @@
 //! the merged guard's copies against plain Rust, out-of-range stores included.
 
 use super::optimise;
+use super::tests_copy_guard::{kernel, lower, the_versioned_loop};
 use super::tests_version::{read_u32s, u32_slice_arg};
 use crate::back::sim::{run, Arg, Fault, LaunchShape, Options};
-use crate::front::{lower_sources, tests::source};
-use crate::ir::{GuardOp, Module, ScalarType, Stmt, Versioned};
-use crate::source::SourceKind;
-
-fn lower(text: &str) -> Module {
-    lower_sources(&[source(text, SourceKind::Kernel, 1)])
-        .unwrap_or_else(|e| panic!("unexpected errors: {e:#?}"))
-}
+use crate::ir::{GuardOp, Module, ScalarType, Versioned};
 
 /// The one versioned run of the kernel's body.
 fn the_run(module: &Module) -> Versioned {
-    let function = module.kernels().next().expect("one kernel").1;
-    let found: Vec<&Versioned> = function
-        .body
-        .stmts
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::Versioned(v) => Some(&**v),
-            _ => None,
-        })
-        .collect();
-    let [v] = found[..] else {
-        panic!("one versioned run: {:#?}", function.body);
-    };
-    v.clone()
+    the_versioned_loop(kernel(module)).clone()
 }
 
 /// The run-time comparisons of a guard: (plain, strided).
