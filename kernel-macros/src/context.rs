@@ -23,21 +23,36 @@ pub enum Container {
     Trait,
 }
 
-/// The container of the item carrying the attribute being expanded (the attribute is
-/// `Span::call_site()` of an attribute macro).
-pub fn of_attribute() -> Container {
-    match blocks_before_attribute() {
-        Some(open) => innermost(&open),
-        None => Container::Module,
-    }
+/// Where the attribute being expanded sits: read once per expansion (each read is a
+/// file read and a lookup in the file's scan), then asked as often as needed.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// The blocks open before the attribute; `None` where the file cannot be read.
+    open: Option<OpenBlocks>,
 }
 
-/// Whether the attribute being expanded sits directly in modules only (no fn body or
-/// other block around it). `false` where the file cannot be read: the callers then
-/// take the way that works in any scope.
-pub fn at_module_level() -> bool {
-    blocks_before_attribute()
-        .is_some_and(|open| open.iter().all(|(_, header)| *header == Some("mod")))
+impl Site {
+    /// The site of the attribute being expanded (`Span::call_site()` of an attribute
+    /// macro).
+    pub fn of_attribute() -> Site {
+        Site {
+            open: blocks_before_attribute(),
+        }
+    }
+
+    /// The block the item sits in; a module where the file cannot be read.
+    pub fn container(&self) -> Container {
+        self.open.as_ref().map_or(Container::Module, innermost)
+    }
+
+    /// Whether the item sits directly in modules only (no fn body or other block
+    /// around it). `false` where the file cannot be read: the callers then take the way
+    /// that works in any scope.
+    pub fn at_module_level(&self) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|open| open.iter().all(|(_, header)| *header == Some("mod")))
+    }
 }
 
 /// For a kernel inside a fn body, whether a call of `name` can be routed through a
@@ -93,18 +108,12 @@ fn blocks_before_attribute() -> Option<OpenBlocks> {
     let path = call_site.local_file()?;
     let text = std::fs::read_to_string(&path).ok()?;
     // Both 1-based; the column counts chars.
-    let (line, column) = (call_site.line(), call_site.column());
-    let line_start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    let rest = text.get(line_start..)?;
-    let prefix_end = rest
-        .char_indices()
-        .nth(column.saturating_sub(1))
-        .map_or(text.len(), |(offset, _)| line_start + offset);
-    Some(ScannedFile::blocks_at(path, text, prefix_end))
+    Some(ScannedFile::blocks_at(
+        path,
+        text,
+        call_site.line(),
+        call_site.column(),
+    ))
 }
 
 type OpenBlocks = Vec<(Container, Option<&'static str>)>;
@@ -119,6 +128,10 @@ struct ScannedFile {
     path: std::path::PathBuf,
     text: String,
     at_hash: std::collections::HashMap<usize, OpenBlocks>,
+    /// Where each line starts, as (byte offset, char index): a lookup then walks one
+    /// line, not the whole prefix (in a proc macro built without optimisation, as
+    /// cargo's dev profile builds it, a walk of a 100-item file cost ~0.1 ms a time).
+    lines: Vec<(usize, usize)>,
 }
 
 /// The files scanned last (a crate's files expand one after another; a few suffice).
@@ -126,9 +139,8 @@ static SCANNED: std::sync::Mutex<Vec<ScannedFile>> = std::sync::Mutex::new(Vec::
 const FILES_KEPT: usize = 4;
 
 impl ScannedFile {
-    /// The blocks open at byte `prefix_end` of `text`, the file at `path`.
-    fn blocks_at(path: std::path::PathBuf, text: String, prefix_end: usize) -> OpenBlocks {
-        let char_index = text[..prefix_end].chars().count();
+    /// The blocks open at 1-based `line` and char `column` of `text`, the file at `path`.
+    fn blocks_at(path: std::path::PathBuf, text: String, line: usize, column: usize) -> OpenBlocks {
         let mut files = SCANNED.lock().unwrap_or_else(|p| p.into_inner());
         let found = files.iter().position(|f| f.path == path && f.text == text);
         let file = match found {
@@ -137,40 +149,65 @@ impl ScannedFile {
                 if files.len() >= FILES_KEPT {
                     files.remove(0);
                 }
-                let chars: Vec<char> = text.chars().collect();
-                let mut at_hash = std::collections::HashMap::new();
-                scan(&chars, |i, open| {
-                    at_hash.insert(i, open.clone());
-                });
-                files.push(ScannedFile {
-                    path,
-                    text,
-                    at_hash,
-                });
+                files.push(ScannedFile::scan(path, text));
                 files.last().expect("just pushed")
             }
         };
-        match file.at_hash.get(&char_index) {
+        let (line_byte, line_char) = file
+            .lines
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or((file.text.len(), usize::MAX));
+        let into_line = column.saturating_sub(1);
+        let prefix_end = file.text[line_byte..]
+            .char_indices()
+            .nth(into_line)
+            .map_or(file.text.len(), |(offset, _)| line_byte + offset);
+        match file.at_hash.get(&line_char.saturating_add(into_line)) {
             Some(open) => open.clone(),
             // Not at a `#` the scan saw (a call site elsewhere): the prefix alone.
             None => open_blocks(&file.text[..prefix_end]),
+        }
+    }
+
+    fn scan(path: std::path::PathBuf, text: String) -> ScannedFile {
+        let chars: Vec<char> = text.chars().collect();
+        let mut at_hash = std::collections::HashMap::new();
+        scan(&chars, |i, open| {
+            at_hash.insert(i, open.clone());
+        });
+        let mut lines = vec![(0, 0)];
+        for (char_index, (byte, c)) in text.char_indices().enumerate() {
+            if c == '\n' {
+                lines.push((byte + 1, char_index + 1));
+            }
+        }
+        ScannedFile {
+            path,
+            text,
+            at_hash,
+            lines,
         }
     }
 }
 
 /// Whether a `#[device]` fn is a method (or associated fn) of an `impl` block: one
 /// with a receiver is, whatever the file says (it cannot be anything else).
-pub fn is_device_method(kind: SourceKind, item: &syn::ItemFn) -> bool {
+pub fn is_device_method(kind: SourceKind, item: &syn::ItemFn, site: &Site) -> bool {
     kind == SourceKind::Device
-        && (item.sig.receiver().is_some() || of_attribute() == Container::Impl)
+        && (item.sig.receiver().is_some() || site.container() == Container::Impl)
 }
 
 /// The one error for a `#[kernel]` fn written as an item of an `impl` block, or a
 /// `#[kernel]` / `#[device]` fn in a `trait`, with the fn itself (body stubbed) so that
 /// its callers still type-check; `None` at module level, and for a `#[device]` method
 /// of an `impl` block ([`is_device_method`]). This is the one place that decides.
-pub fn reject_in_impl_or_trait(kind: SourceKind, item: &syn::ItemFn) -> Option<TokenStream> {
-    let container = of_attribute();
+pub fn reject_in_impl_or_trait(
+    kind: SourceKind,
+    item: &syn::ItemFn,
+    site: &Site,
+) -> Option<TokenStream> {
+    let container = site.container();
     // A kernel with `self` gets the frontend's message about `self`, which says the same.
     if item.sig.receiver().is_some() && container != Container::Trait {
         return None;

@@ -36,12 +36,14 @@ pub fn expand_with(
             return quote!(#error #input);
         }
     };
-    if let Some(rejected) = crate::context::reject_in_impl_or_trait(kind, &item) {
+    // Read once: each question about the site would read the file again.
+    let site = crate::context::Site::of_attribute();
+    if let Some(rejected) = crate::context::reject_in_impl_or_trait(kind, &item, &site) {
         return rejected;
     }
     // A `#[device]` method is checked as the device function it compiles to (`self`
     // a parameter); a receiver kernels cannot take is then the one error.
-    let method = crate::context::is_device_method(kind, &item);
+    let method = crate::context::is_device_method(kind, &item, &site);
     let (checked, receiver_diags) = if method {
         kernel_device::front::methods::as_free_fn(&item, None)
     } else {
@@ -97,7 +99,7 @@ pub fn expand_with(
         || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
     let bare = if failed || method {
         Vec::new()
-    } else if crate::context::at_module_level() {
+    } else if site.at_module_level() {
         routable()
     } else if kind == SourceKind::Kernel {
         let mut routed = routable();
