@@ -252,7 +252,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 .map_err(|e| self.error(e.0))?;
         params.push(format!("{record_ty} {}", super::PANIC_RECORD_PARAM));
 
-        let value = self.block(&func.body)?;
+        let value = if is_kernel {
+            self.kernel_body(&func.body)?
+        } else {
+            self.block(&func.body)?
+        };
         if self.open {
             if types::has_value(&func.ret) {
                 match value {

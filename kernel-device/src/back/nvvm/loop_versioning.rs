@@ -26,7 +26,7 @@
 use super::state::RangeSpec;
 use super::state::{FunctionWriter, Val};
 use super::{types, Error};
-use crate::ir::{LoopBound, Stmt, Versioned};
+use crate::ir::{Block, LoopBound, Stmt, VersionKind, Versioned};
 
 /// A versioned loop's values, computed before its guard.
 pub struct LoopValues {
@@ -45,11 +45,18 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// A versioned loop (`VersionKind::Loop`): its bounds evaluated once, the guard,
     /// then the fast and the checked loop over the same bounds.
     pub(super) fn versioned_loop(&mut self, v: &'a Versioned) -> Result<(), Error> {
+        self.versioned_loop_then(v, &[])
+    }
+
+    /// [`Self::versioned_loop`], each copy followed by its own copy of `tail`, the
+    /// statements after the loop (see [`Self::kernel_body`]).
+    fn versioned_loop_then(&mut self, v: &'a Versioned, tail: &'a [Stmt]) -> Result<(), Error> {
+        let write_tail = |w: &mut Self| tail.iter().try_for_each(|stmt| w.stmt(stmt));
         let (Some(fast), Some(checked)) = (for_loop(&v.fast), for_loop(&v.checked)) else {
             return Err(self.error("a versioned loop without its loops"));
         };
         let Some(bounds) = self.range_bounds(checked.var, &checked.range)? else {
-            return Ok(());
+            return write_tail(self);
         };
         let fast = bounds.of(fast.id, fast.var, fast.range, fast.body);
         let checked = bounds.of(checked.id, checked.var, checked.range, checked.body);
@@ -80,11 +87,56 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             Some(guard) => self.versions(
                 &guard,
                 "loop",
-                |w| w.range_loop(&fast),
-                |w| w.range_loop(&checked),
+                |w| {
+                    w.range_loop(&fast)?;
+                    write_tail(w)
+                },
+                |w| {
+                    w.range_loop(&checked)?;
+                    write_tail(w)
+                },
             ),
-            None => self.range_loop(&fast),
+            None => {
+                self.range_loop(&fast)?;
+                write_tail(self)
+            }
         }
+    }
+
+    /// A kernel's body. Its last block-uniform versioned loop at the top level (a
+    /// tensor-core GEMM's or attention's k-loop) is written with the statements after it
+    /// (the epilogue) copied into each version, so that the two copies of the loop
+    /// never join while their values are live: at a join after the loop the fast copy's
+    /// accumulators (a GEMM's 128 floats per thread) and the checked copy's meet in one
+    /// set of registers, and ptxas then allocates and schedules the fast loop for both.
+    /// The checked tf32 GEMM ran 1.070x its nvcc twin with the join and 1.022x with its
+    /// own epilogue (its PTX edited so by hand, H200, `bench/probes/ptx_gemm_ab.py`,
+    /// bench/results/2026-11-30-h200-02b09a8-owntail-ab.txt); the bf16 and int8 GEMMs did
+    /// not move. The last such loop only: the tail is written twice, not once per loop.
+    /// A barrier in the tail is still met by the whole block: where the loop has
+    /// iterations the block's vote sends every thread to one copy, and where it has none
+    /// every thread takes the checked one (a correct kernel's threads all meet the loop's
+    /// barriers or none do: `Planner::plan_loop`).
+    pub(super) fn kernel_body(&mut self, body: &'a Block) -> Result<Val, Error> {
+        let last = body
+            .stmts
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(at, stmt)| match stmt {
+                Stmt::Versioned(v) if v.kind == VersionKind::Loop && v.guard.block_uniform => {
+                    Some((at, v))
+                }
+                _ => None,
+            });
+        let Some((at, v)) = last.filter(|_| body.tail.is_none()) else {
+            return self.block(body);
+        };
+        for stmt in &body.stmts[..at] {
+            self.stmt(stmt)?;
+        }
+        self.versioned_loop_then(v, &body.stmts[at + 1..])?;
+        Ok(Val::Unit)
     }
 
     /// `guard` on every thread of the block, where the loop has iterations (see

@@ -505,6 +505,253 @@ for.end.1:
   call void @llvm.nvvm.barrier0()
   br label %for.cond
 for.end:
+  %mine.1 = load i1, i1* %mine.addr
+  br i1 %mine.1, label %if.then.2, label %if.end.2
+if.then.2:
+  %local.2 = load i64, i64* %local.addr
+  %vx.1 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %guard.len.7 = extractvalue { float*, i64 } %vx.1, 1
+  %guard.ok.4 = icmp ult i64 %local.2, %guard.len.7
+  %local.3 = load i64, i64* %local.addr
+  %vy.1 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %guard.len.8 = extractvalue { float*, i64 } %vy.1, 1
+  %guard.ok.5 = icmp ult i64 %local.3, %guard.len.8
+  %guard.6 = and i1 %guard.ok.4, %guard.ok.5
+  %local.4 = load i64, i64* %local.addr
+  %vz.1 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %guard.len.9 = extractvalue { float*, i64 } %vz.1, 1
+  %guard.ok.6 = icmp ult i64 %local.4, %guard.len.9
+  %guard.7 = and i1 %guard.6, %guard.ok.6
+  %local.5 = load i64, i64* %local.addr
+  %nx.2 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %guard.len.10 = extractvalue { float*, i64 } %nx.2, 1
+  %guard.ok.7 = icmp ult i64 %local.5, %guard.len.10
+  %guard.8 = and i1 %guard.7, %guard.ok.7
+  %local.6 = load i64, i64* %local.addr
+  %ny.1 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %guard.len.11 = extractvalue { float*, i64 } %ny.1, 1
+  %guard.ok.8 = icmp ult i64 %local.6, %guard.len.11
+  %guard.9 = and i1 %guard.8, %guard.ok.8
+  %local.7 = load i64, i64* %local.addr
+  %nz.1 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %guard.len.12 = extractvalue { float*, i64 } %nz.1, 1
+  %guard.ok.9 = icmp ult i64 %local.7, %guard.len.12
+  %guard.10 = and i1 %guard.9, %guard.ok.9
+  br i1 %guard.10, label %run.fast.1, label %run.checked.1, !prof !0
+run.fast.1:
+  %ax = load float, float* %ax.addr
+  %dt.1 = load float, float* %dt.addr
+  %mul.9 = fmul float %ax, %dt.1
+  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.8 = load i64, i64* %local.addr
+  %ptr.10 = extractvalue { float*, i64 } %vx.2, 0
+  %elem.ptr.34 = getelementptr float, float* %ptr.10, i64 %local.8
+  %old.3 = load float, float* %elem.ptr.34
+  %add.10 = fadd float %old.3, %mul.9
+  store float %add.10, float* %elem.ptr.34
+  %ay = load float, float* %ay.addr
+  %dt.2 = load float, float* %dt.addr
+  %mul.10 = fmul float %ay, %dt.2
+  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.9 = load i64, i64* %local.addr
+  %ptr.11 = extractvalue { float*, i64 } %vy.2, 0
+  %elem.ptr.35 = getelementptr float, float* %ptr.11, i64 %local.9
+  %old.4 = load float, float* %elem.ptr.35
+  %add.11 = fadd float %old.4, %mul.10
+  store float %add.11, float* %elem.ptr.35
+  %az = load float, float* %az.addr
+  %dt.3 = load float, float* %dt.addr
+  %mul.11 = fmul float %az, %dt.3
+  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.10 = load i64, i64* %local.addr
+  %ptr.12 = extractvalue { float*, i64 } %vz.2, 0
+  %elem.ptr.36 = getelementptr float, float* %ptr.12, i64 %local.10
+  %old.5 = load float, float* %elem.ptr.36
+  %add.12 = fadd float %old.5, %mul.11
+  store float %add.12, float* %elem.ptr.36
+  %xi.1 = load float, float* %xi.addr
+  %vx.3 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.11 = load i64, i64* %local.addr
+  %ptr.13 = extractvalue { float*, i64 } %vx.3, 0
+  %elem.ptr.37 = getelementptr float, float* %ptr.13, i64 %local.11
+  %elem.14 = load float, float* %elem.ptr.37
+  %dt.4 = load float, float* %dt.addr
+  %mul.12 = fmul float %elem.14, %dt.4
+  %add.13 = fadd float %xi.1, %mul.12
+  %nx.3 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.12 = load i64, i64* %local.addr
+  %ptr.14 = extractvalue { float*, i64 } %nx.3, 0
+  %elem.ptr.38 = getelementptr float, float* %ptr.14, i64 %local.12
+  store float %add.13, float* %elem.ptr.38
+  %yi.1 = load float, float* %yi.addr
+  %vy.3 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.13 = load i64, i64* %local.addr
+  %ptr.15 = extractvalue { float*, i64 } %vy.3, 0
+  %elem.ptr.39 = getelementptr float, float* %ptr.15, i64 %local.13
+  %elem.15 = load float, float* %elem.ptr.39
+  %dt.5 = load float, float* %dt.addr
+  %mul.13 = fmul float %elem.15, %dt.5
+  %add.14 = fadd float %yi.1, %mul.13
+  %ny.2 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.14 = load i64, i64* %local.addr
+  %ptr.16 = extractvalue { float*, i64 } %ny.2, 0
+  %elem.ptr.40 = getelementptr float, float* %ptr.16, i64 %local.14
+  store float %add.14, float* %elem.ptr.40
+  %zi.1 = load float, float* %zi.addr
+  %vz.3 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.15 = load i64, i64* %local.addr
+  %ptr.17 = extractvalue { float*, i64 } %vz.3, 0
+  %elem.ptr.41 = getelementptr float, float* %ptr.17, i64 %local.15
+  %elem.16 = load float, float* %elem.ptr.41
+  %dt.6 = load float, float* %dt.addr
+  %mul.14 = fmul float %elem.16, %dt.6
+  %add.15 = fadd float %zi.1, %mul.14
+  %nz.2 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.16 = load i64, i64* %local.addr
+  %ptr.18 = extractvalue { float*, i64 } %nz.2, 0
+  %elem.ptr.42 = getelementptr float, float* %ptr.18, i64 %local.16
+  store float %add.15, float* %elem.ptr.42
+  br label %run.join.1
+run.checked.1:
+  %ax.1 = load float, float* %ax.addr
+  %dt.7 = load float, float* %dt.addr
+  %mul.15 = fmul float %ax.1, %dt.7
+  %vx.4 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.17 = load i64, i64* %local.addr
+  %ptr.19 = extractvalue { float*, i64 } %vx.4, 0
+  %len.5 = extractvalue { float*, i64 } %vx.4, 1
+  %inbounds.3 = icmp ult i64 %local.17, %len.5
+  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %local.17, i64 %len.5)
+  unreachable
+ok.3:
+  %elem.ptr.43 = getelementptr float, float* %ptr.19, i64 %local.17
+  %old.6 = load float, float* %elem.ptr.43
+  %add.16 = fadd float %old.6, %mul.15
+  store float %add.16, float* %elem.ptr.43
+  %ay.1 = load float, float* %ay.addr
+  %dt.8 = load float, float* %dt.addr
+  %mul.16 = fmul float %ay.1, %dt.8
+  %vy.4 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.18 = load i64, i64* %local.addr
+  %ptr.20 = extractvalue { float*, i64 } %vy.4, 0
+  %len.6 = extractvalue { float*, i64 } %vy.4, 1
+  %inbounds.4 = icmp ult i64 %local.18, %len.6
+  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %local.18, i64 %len.6)
+  unreachable
+ok.4:
+  %elem.ptr.44 = getelementptr float, float* %ptr.20, i64 %local.18
+  %old.7 = load float, float* %elem.ptr.44
+  %add.17 = fadd float %old.7, %mul.16
+  store float %add.17, float* %elem.ptr.44
+  %az.1 = load float, float* %az.addr
+  %dt.9 = load float, float* %dt.addr
+  %mul.17 = fmul float %az.1, %dt.9
+  %vz.4 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.19 = load i64, i64* %local.addr
+  %ptr.21 = extractvalue { float*, i64 } %vz.4, 0
+  %len.7 = extractvalue { float*, i64 } %vz.4, 1
+  %inbounds.5 = icmp ult i64 %local.19, %len.7
+  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %local.19, i64 %len.7)
+  unreachable
+ok.5:
+  %elem.ptr.45 = getelementptr float, float* %ptr.21, i64 %local.19
+  %old.8 = load float, float* %elem.ptr.45
+  %add.18 = fadd float %old.8, %mul.17
+  store float %add.18, float* %elem.ptr.45
+  %xi.2 = load float, float* %xi.addr
+  %vx.5 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.20 = load i64, i64* %local.addr
+  %ptr.22 = extractvalue { float*, i64 } %vx.5, 0
+  %len.8 = extractvalue { float*, i64 } %vx.5, 1
+  %inbounds.6 = icmp ult i64 %local.20, %len.8
+  br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %local.20, i64 %len.8)
+  unreachable
+ok.6:
+  %elem.ptr.46 = getelementptr float, float* %ptr.22, i64 %local.20
+  %elem.17 = load float, float* %elem.ptr.46
+  %dt.10 = load float, float* %dt.addr
+  %mul.18 = fmul float %elem.17, %dt.10
+  %add.19 = fadd float %xi.2, %mul.18
+  %nx.4 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.21 = load i64, i64* %local.addr
+  %ptr.23 = extractvalue { float*, i64 } %nx.4, 0
+  %len.9 = extractvalue { float*, i64 } %nx.4, 1
+  %inbounds.7 = icmp ult i64 %local.21, %len.9
+  br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %local.21, i64 %len.9)
+  unreachable
+ok.7:
+  %elem.ptr.47 = getelementptr float, float* %ptr.23, i64 %local.21
+  store float %add.19, float* %elem.ptr.47
+  %yi.2 = load float, float* %yi.addr
+  %vy.5 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.22 = load i64, i64* %local.addr
+  %ptr.24 = extractvalue { float*, i64 } %vy.5, 0
+  %len.10 = extractvalue { float*, i64 } %vy.5, 1
+  %inbounds.8 = icmp ult i64 %local.22, %len.10
+  br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %local.22, i64 %len.10)
+  unreachable
+ok.8:
+  %elem.ptr.48 = getelementptr float, float* %ptr.24, i64 %local.22
+  %elem.18 = load float, float* %elem.ptr.48
+  %dt.11 = load float, float* %dt.addr
+  %mul.19 = fmul float %elem.18, %dt.11
+  %add.20 = fadd float %yi.2, %mul.19
+  %ny.3 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.23 = load i64, i64* %local.addr
+  %ptr.25 = extractvalue { float*, i64 } %ny.3, 0
+  %len.11 = extractvalue { float*, i64 } %ny.3, 1
+  %inbounds.9 = icmp ult i64 %local.23, %len.11
+  br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %local.23, i64 %len.11)
+  unreachable
+ok.9:
+  %elem.ptr.49 = getelementptr float, float* %ptr.25, i64 %local.23
+  store float %add.20, float* %elem.ptr.49
+  %zi.2 = load float, float* %zi.addr
+  %vz.5 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.24 = load i64, i64* %local.addr
+  %ptr.26 = extractvalue { float*, i64 } %vz.5, 0
+  %len.12 = extractvalue { float*, i64 } %vz.5, 1
+  %inbounds.10 = icmp ult i64 %local.24, %len.12
+  br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %local.24, i64 %len.12)
+  unreachable
+ok.10:
+  %elem.ptr.50 = getelementptr float, float* %ptr.26, i64 %local.24
+  %elem.19 = load float, float* %elem.ptr.50
+  %dt.12 = load float, float* %dt.addr
+  %mul.20 = fmul float %elem.19, %dt.12
+  %add.21 = fadd float %zi.2, %mul.20
+  %nz.3 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.25 = load i64, i64* %local.addr
+  %ptr.27 = extractvalue { float*, i64 } %nz.3, 0
+  %len.13 = extractvalue { float*, i64 } %nz.3, 1
+  %inbounds.11 = icmp ult i64 %local.25, %len.13
+  br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %local.25, i64 %len.13)
+  unreachable
+ok.11:
+  %elem.ptr.51 = getelementptr float, float* %ptr.27, i64 %local.25
+  store float %add.21, float* %elem.ptr.51
+  br label %run.join.1
+run.join.1:
+  br label %if.end.2
+if.end.2:
   br label %loop.join
 loop.checked:
   %for.nonempty.2 = icmp ult i64 0, %n
@@ -529,249 +776,249 @@ for.body.2:
   store i64 %for.next.2, i64* %for.counter.2
   %start.3 = load i64, i64* %start.addr
   %tid.12 = load i64, i64* %tid.addr
-  %add.10 = add i64 %start.3, %tid.12
-  store i64 %add.10, i64* %j.addr
+  %add.22 = add i64 %start.3, %tid.12
+  store i64 %add.22, i64* %j.addr
   %j.13 = load i64, i64* %j.addr
   %n.2 = load i64, i64* %n.addr
   %cmp.2 = icmp ult i64 %j.13, %n.2
-  br i1 %cmp.2, label %if.then.2, label %if.else.2
-if.then.2:
+  br i1 %cmp.2, label %if.then.3, label %if.else.2
+if.then.3:
   %j.14 = load i64, i64* %j.addr
   %px.7 = load { float*, i64 }, { float*, i64 }* %px.addr
-  %guard.len.7 = extractvalue { float*, i64 } %px.7, 1
-  %guard.ok.4 = icmp ult i64 %j.14, %guard.len.7
+  %guard.len.13 = extractvalue { float*, i64 } %px.7, 1
+  %guard.ok.10 = icmp ult i64 %j.14, %guard.len.13
   %tid.13 = load i64, i64* %tid.addr
-  %guard.ok.5 = icmp ult i64 %tid.13, 256
-  %guard.6 = and i1 %guard.ok.4, %guard.ok.5
+  %guard.ok.11 = icmp ult i64 %tid.13, 256
+  %guard.11 = and i1 %guard.ok.10, %guard.ok.11
   %j.15 = load i64, i64* %j.addr
   %py.6 = load { float*, i64 }, { float*, i64 }* %py.addr
-  %guard.len.8 = extractvalue { float*, i64 } %py.6, 1
-  %guard.ok.6 = icmp ult i64 %j.15, %guard.len.8
-  %guard.7 = and i1 %guard.6, %guard.ok.6
+  %guard.len.14 = extractvalue { float*, i64 } %py.6, 1
+  %guard.ok.12 = icmp ult i64 %j.15, %guard.len.14
+  %guard.12 = and i1 %guard.11, %guard.ok.12
   %j.16 = load i64, i64* %j.addr
   %pz.6 = load { float*, i64 }, { float*, i64 }* %pz.addr
-  %guard.len.9 = extractvalue { float*, i64 } %pz.6, 1
-  %guard.ok.7 = icmp ult i64 %j.16, %guard.len.9
-  %guard.8 = and i1 %guard.7, %guard.ok.7
+  %guard.len.15 = extractvalue { float*, i64 } %pz.6, 1
+  %guard.ok.13 = icmp ult i64 %j.16, %guard.len.15
+  %guard.13 = and i1 %guard.12, %guard.ok.13
   %j.17 = load i64, i64* %j.addr
   %mass.3 = load { float*, i64 }, { float*, i64 }* %mass.addr
-  %guard.len.10 = extractvalue { float*, i64 } %mass.3, 1
-  %guard.ok.8 = icmp ult i64 %j.17, %guard.len.10
-  %guard.9 = and i1 %guard.8, %guard.ok.8
-  br i1 %guard.9, label %run.fast.1, label %run.checked.1, !prof !0
-run.fast.1:
+  %guard.len.16 = extractvalue { float*, i64 } %mass.3, 1
+  %guard.ok.14 = icmp ult i64 %j.17, %guard.len.16
+  %guard.14 = and i1 %guard.13, %guard.ok.14
+  br i1 %guard.14, label %run.fast.2, label %run.checked.2, !prof !0
+run.fast.2:
   %px.8 = load { float*, i64 }, { float*, i64 }* %px.addr
   %j.18 = load i64, i64* %j.addr
-  %ptr.10 = extractvalue { float*, i64 } %px.8, 0
-  %elem.ptr.34 = getelementptr float, float* %ptr.10, i64 %j.18
-  %elem.14 = load float, float* %elem.ptr.34
+  %ptr.28 = extractvalue { float*, i64 } %px.8, 0
+  %elem.ptr.52 = getelementptr float, float* %ptr.28, i64 %j.18
+  %elem.20 = load float, float* %elem.ptr.52
   %tile.12 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.35 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
+  %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
   %tid.14 = load i64, i64* %tid.addr
-  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.14
-  store float %elem.14, float addrspace(3)* %elem.ptr.36
+  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.14
+  store float %elem.20, float addrspace(3)* %elem.ptr.54
   %py.7 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.19 = load i64, i64* %j.addr
-  %ptr.11 = extractvalue { float*, i64 } %py.7, 0
-  %elem.ptr.37 = getelementptr float, float* %ptr.11, i64 %j.19
-  %elem.15 = load float, float* %elem.ptr.37
+  %ptr.29 = extractvalue { float*, i64 } %py.7, 0
+  %elem.ptr.55 = getelementptr float, float* %ptr.29, i64 %j.19
+  %elem.21 = load float, float* %elem.ptr.55
   %tile.13 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.38 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
+  %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
   %tid.15 = load i64, i64* %tid.addr
-  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.15
-  store float %elem.15, float addrspace(3)* %elem.ptr.39
+  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.15
+  store float %elem.21, float addrspace(3)* %elem.ptr.57
   %pz.7 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.20 = load i64, i64* %j.addr
-  %ptr.12 = extractvalue { float*, i64 } %pz.7, 0
-  %elem.ptr.40 = getelementptr float, float* %ptr.12, i64 %j.20
-  %elem.16 = load float, float* %elem.ptr.40
+  %ptr.30 = extractvalue { float*, i64 } %pz.7, 0
+  %elem.ptr.58 = getelementptr float, float* %ptr.30, i64 %j.20
+  %elem.22 = load float, float* %elem.ptr.58
   %tile.14 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.41 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
+  %elem.ptr.59 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
   %tid.16 = load i64, i64* %tid.addr
-  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.16
-  store float %elem.16, float addrspace(3)* %elem.ptr.42
+  %elem.ptr.60 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.59, i64 0, i64 %tid.16
+  store float %elem.22, float addrspace(3)* %elem.ptr.60
   %mass.4 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.21 = load i64, i64* %j.addr
-  %ptr.13 = extractvalue { float*, i64 } %mass.4, 0
-  %elem.ptr.43 = getelementptr float, float* %ptr.13, i64 %j.21
-  %elem.17 = load float, float* %elem.ptr.43
+  %ptr.31 = extractvalue { float*, i64 } %mass.4, 0
+  %elem.ptr.61 = getelementptr float, float* %ptr.31, i64 %j.21
+  %elem.23 = load float, float* %elem.ptr.61
   %tile.15 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.44 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
+  %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
   %tid.17 = load i64, i64* %tid.addr
-  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.17
-  store float %elem.17, float addrspace(3)* %elem.ptr.45
-  br label %run.join.1
-run.checked.1:
-  %px.9 = load { float*, i64 }, { float*, i64 }* %px.addr
-  %j.22 = load i64, i64* %j.addr
-  %ptr.14 = extractvalue { float*, i64 } %px.9, 0
-  %len.5 = extractvalue { float*, i64 } %px.9, 1
-  %inbounds.3 = icmp ult i64 %j.22, %len.5
-  br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %j.22, i64 %len.5)
-  unreachable
-ok.3:
-  %elem.ptr.46 = getelementptr float, float* %ptr.14, i64 %j.22
-  %elem.18 = load float, float* %elem.ptr.46
-  %tile.16 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.47 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
-  %tid.18 = load i64, i64* %tid.addr
-  %inbounds.4 = icmp ult i64 %tid.18, 256
-  br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %tid.18, i64 256)
-  unreachable
-ok.4:
-  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.18
-  store float %elem.18, float addrspace(3)* %elem.ptr.48
-  %py.8 = load { float*, i64 }, { float*, i64 }* %py.addr
-  %j.23 = load i64, i64* %j.addr
-  %ptr.15 = extractvalue { float*, i64 } %py.8, 0
-  %len.6 = extractvalue { float*, i64 } %py.8, 1
-  %inbounds.5 = icmp ult i64 %j.23, %len.6
-  br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %j.23, i64 %len.6)
-  unreachable
-ok.5:
-  %elem.ptr.49 = getelementptr float, float* %ptr.15, i64 %j.23
-  %elem.19 = load float, float* %elem.ptr.49
-  %tile.17 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.50 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
-  %tid.19 = load i64, i64* %tid.addr
-  %inbounds.6 = icmp ult i64 %tid.19, 256
-  br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %tid.19, i64 256)
-  unreachable
-ok.6:
-  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.19
-  store float %elem.19, float addrspace(3)* %elem.ptr.51
-  %pz.8 = load { float*, i64 }, { float*, i64 }* %pz.addr
-  %j.24 = load i64, i64* %j.addr
-  %ptr.16 = extractvalue { float*, i64 } %pz.8, 0
-  %len.7 = extractvalue { float*, i64 } %pz.8, 1
-  %inbounds.7 = icmp ult i64 %j.24, %len.7
-  br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %j.24, i64 %len.7)
-  unreachable
-ok.7:
-  %elem.ptr.52 = getelementptr float, float* %ptr.16, i64 %j.24
-  %elem.20 = load float, float* %elem.ptr.52
-  %tile.18 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
-  %tid.20 = load i64, i64* %tid.addr
-  %inbounds.8 = icmp ult i64 %tid.20, 256
-  br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %tid.20, i64 256)
-  unreachable
-ok.8:
-  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.20
-  store float %elem.20, float addrspace(3)* %elem.ptr.54
-  %mass.5 = load { float*, i64 }, { float*, i64 }* %mass.addr
-  %j.25 = load i64, i64* %j.addr
-  %ptr.17 = extractvalue { float*, i64 } %mass.5, 0
-  %len.8 = extractvalue { float*, i64 } %mass.5, 1
-  %inbounds.9 = icmp ult i64 %j.25, %len.8
-  br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %j.25, i64 %len.8)
-  unreachable
-ok.9:
-  %elem.ptr.55 = getelementptr float, float* %ptr.17, i64 %j.25
-  %elem.21 = load float, float* %elem.ptr.55
-  %tile.19 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
-  %tid.21 = load i64, i64* %tid.addr
-  %inbounds.10 = icmp ult i64 %tid.21, 256
-  br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
-panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 11, i64 %tid.21, i64 256)
-  unreachable
-ok.10:
-  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.21
-  store float %elem.21, float addrspace(3)* %elem.ptr.57
-  br label %run.join.1
-run.join.1:
-  br label %if.end.2
-if.else.2:
-  %tid.22 = load i64, i64* %tid.addr
-  %guard.ok.9 = icmp ult i64 %tid.22, 256
-  br i1 %guard.ok.9, label %run.fast.2, label %run.checked.2, !prof !0
-run.fast.2:
-  %tile.20 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.58 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
-  %tid.23 = load i64, i64* %tid.addr
-  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.23
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.59
-  %tile.21 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.60 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
-  %tid.24 = load i64, i64* %tid.addr
-  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.24
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.61
-  %tile.22 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
-  %tid.25 = load i64, i64* %tid.addr
-  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.25
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.63
-  %tile.23 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.64 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
-  %tid.26 = load i64, i64* %tid.addr
-  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.26
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.65
+  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.17
+  store float %elem.23, float addrspace(3)* %elem.ptr.63
   br label %run.join.2
 run.checked.2:
-  %tile.24 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.66 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
-  %tid.27 = load i64, i64* %tid.addr
-  %inbounds.11 = icmp ult i64 %tid.27, 256
-  br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
-panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 12, i64 %tid.27, i64 256)
-  unreachable
-ok.11:
-  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.27
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.67
-  %tile.25 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.68 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
-  %tid.28 = load i64, i64* %tid.addr
-  %inbounds.12 = icmp ult i64 %tid.28, 256
+  %px.9 = load { float*, i64 }, { float*, i64 }* %px.addr
+  %j.22 = load i64, i64* %j.addr
+  %ptr.32 = extractvalue { float*, i64 } %px.9, 0
+  %len.14 = extractvalue { float*, i64 } %px.9, 1
+  %inbounds.12 = icmp ult i64 %j.22, %len.14
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %tid.28, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 13, i64 %j.22, i64 %len.14)
   unreachable
 ok.12:
-  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.28
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.69
-  %tile.26 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.70 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
-  %tid.29 = load i64, i64* %tid.addr
-  %inbounds.13 = icmp ult i64 %tid.29, 256
+  %elem.ptr.64 = getelementptr float, float* %ptr.32, i64 %j.22
+  %elem.24 = load float, float* %elem.ptr.64
+  %tile.16 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.65 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
+  %tid.18 = load i64, i64* %tid.addr
+  %inbounds.13 = icmp ult i64 %tid.18, 256
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %tid.29, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 14, i64 %tid.18, i64 256)
   unreachable
 ok.13:
-  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.29
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.71
-  %tile.27 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.72 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
-  %tid.30 = load i64, i64* %tid.addr
-  %inbounds.14 = icmp ult i64 %tid.30, 256
+  %elem.ptr.66 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.65, i64 0, i64 %tid.18
+  store float %elem.24, float addrspace(3)* %elem.ptr.66
+  %py.8 = load { float*, i64 }, { float*, i64 }* %py.addr
+  %j.23 = load i64, i64* %j.addr
+  %ptr.33 = extractvalue { float*, i64 } %py.8, 0
+  %len.15 = extractvalue { float*, i64 } %py.8, 1
+  %inbounds.14 = icmp ult i64 %j.23, %len.15
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %tid.30, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 15, i64 %j.23, i64 %len.15)
   unreachable
 ok.14:
-  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.30
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.73
+  %elem.ptr.67 = getelementptr float, float* %ptr.33, i64 %j.23
+  %elem.25 = load float, float* %elem.ptr.67
+  %tile.17 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.68 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
+  %tid.19 = load i64, i64* %tid.addr
+  %inbounds.15 = icmp ult i64 %tid.19, 256
+  br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
+panic.15:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %tid.19, i64 256)
+  unreachable
+ok.15:
+  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.19
+  store float %elem.25, float addrspace(3)* %elem.ptr.69
+  %pz.8 = load { float*, i64 }, { float*, i64 }* %pz.addr
+  %j.24 = load i64, i64* %j.addr
+  %ptr.34 = extractvalue { float*, i64 } %pz.8, 0
+  %len.16 = extractvalue { float*, i64 } %pz.8, 1
+  %inbounds.16 = icmp ult i64 %j.24, %len.16
+  br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
+panic.16:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %j.24, i64 %len.16)
+  unreachable
+ok.16:
+  %elem.ptr.70 = getelementptr float, float* %ptr.34, i64 %j.24
+  %elem.26 = load float, float* %elem.ptr.70
+  %tile.18 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.71 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
+  %tid.20 = load i64, i64* %tid.addr
+  %inbounds.17 = icmp ult i64 %tid.20, 256
+  br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
+panic.17:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %tid.20, i64 256)
+  unreachable
+ok.17:
+  %elem.ptr.72 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.71, i64 0, i64 %tid.20
+  store float %elem.26, float addrspace(3)* %elem.ptr.72
+  %mass.5 = load { float*, i64 }, { float*, i64 }* %mass.addr
+  %j.25 = load i64, i64* %j.addr
+  %ptr.35 = extractvalue { float*, i64 } %mass.5, 0
+  %len.17 = extractvalue { float*, i64 } %mass.5, 1
+  %inbounds.18 = icmp ult i64 %j.25, %len.17
+  br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
+panic.18:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %j.25, i64 %len.17)
+  unreachable
+ok.18:
+  %elem.ptr.73 = getelementptr float, float* %ptr.35, i64 %j.25
+  %elem.27 = load float, float* %elem.ptr.73
+  %tile.19 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.74 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
+  %tid.21 = load i64, i64* %tid.addr
+  %inbounds.19 = icmp ult i64 %tid.21, 256
+  br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
+panic.19:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %tid.21, i64 256)
+  unreachable
+ok.19:
+  %elem.ptr.75 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.74, i64 0, i64 %tid.21
+  store float %elem.27, float addrspace(3)* %elem.ptr.75
   br label %run.join.2
 run.join.2:
-  br label %if.end.2
-if.end.2:
+  br label %if.end.3
+if.else.2:
+  %tid.22 = load i64, i64* %tid.addr
+  %guard.ok.15 = icmp ult i64 %tid.22, 256
+  br i1 %guard.ok.15, label %run.fast.3, label %run.checked.3, !prof !0
+run.fast.3:
+  %tile.20 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.76 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
+  %tid.23 = load i64, i64* %tid.addr
+  %elem.ptr.77 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.76, i64 0, i64 %tid.23
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.77
+  %tile.21 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.78 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
+  %tid.24 = load i64, i64* %tid.addr
+  %elem.ptr.79 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.78, i64 0, i64 %tid.24
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.79
+  %tile.22 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.80 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
+  %tid.25 = load i64, i64* %tid.addr
+  %elem.ptr.81 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.80, i64 0, i64 %tid.25
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.81
+  %tile.23 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.82 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
+  %tid.26 = load i64, i64* %tid.addr
+  %elem.ptr.83 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.82, i64 0, i64 %tid.26
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.83
+  br label %run.join.3
+run.checked.3:
+  %tile.24 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.84 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
+  %tid.27 = load i64, i64* %tid.addr
+  %inbounds.20 = icmp ult i64 %tid.27, 256
+  br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
+panic.20:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %tid.27, i64 256)
+  unreachable
+ok.20:
+  %elem.ptr.85 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.84, i64 0, i64 %tid.27
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.85
+  %tile.25 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.86 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
+  %tid.28 = load i64, i64* %tid.addr
+  %inbounds.21 = icmp ult i64 %tid.28, 256
+  br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
+panic.21:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %tid.28, i64 256)
+  unreachable
+ok.21:
+  %elem.ptr.87 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.86, i64 0, i64 %tid.28
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.87
+  %tile.26 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.88 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
+  %tid.29 = load i64, i64* %tid.addr
+  %inbounds.22 = icmp ult i64 %tid.29, 256
+  br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
+panic.22:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %tid.29, i64 256)
+  unreachable
+ok.22:
+  %elem.ptr.89 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.88, i64 0, i64 %tid.29
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.89
+  %tile.27 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
+  %elem.ptr.90 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
+  %tid.30 = load i64, i64* %tid.addr
+  %inbounds.23 = icmp ult i64 %tid.30, 256
+  br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
+panic.23:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %tid.30, i64 256)
+  unreachable
+ok.23:
+  %elem.ptr.91 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.90, i64 0, i64 %tid.30
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.91
+  br label %run.join.3
+run.join.3:
+  br label %if.end.3
+if.end.3:
   call void @llvm.nvvm.barrier0()
   store i64 0, i64* %for.counter.3
   br label %for.cond.3
@@ -785,330 +1032,330 @@ for.body.3:
   %for.next.3 = add i64 %for.i.3, 1
   store i64 %for.next.3, i64* %for.counter.3
   %tile.28 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.74 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.28, i64 0, i64 0
+  %elem.ptr.92 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.28, i64 0, i64 0
   %k.4 = load i64, i64* %k.addr
-  %elem.ptr.75 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.74, i64 0, i64 %k.4
-  %elem.22 = load float, float addrspace(3)* %elem.ptr.75
-  %xi.1 = load float, float* %xi.addr
-  %sub.3 = fsub float %elem.22, %xi.1
+  %elem.ptr.93 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.92, i64 0, i64 %k.4
+  %elem.28 = load float, float addrspace(3)* %elem.ptr.93
+  %xi.3 = load float, float* %xi.addr
+  %sub.3 = fsub float %elem.28, %xi.3
   store float %sub.3, float* %dx.addr
   %tile.29 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.76 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.29, i64 0, i64 1
+  %elem.ptr.94 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.29, i64 0, i64 1
   %k.5 = load i64, i64* %k.addr
-  %elem.ptr.77 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.76, i64 0, i64 %k.5
-  %elem.23 = load float, float addrspace(3)* %elem.ptr.77
-  %yi.1 = load float, float* %yi.addr
-  %sub.4 = fsub float %elem.23, %yi.1
+  %elem.ptr.95 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.94, i64 0, i64 %k.5
+  %elem.29 = load float, float addrspace(3)* %elem.ptr.95
+  %yi.3 = load float, float* %yi.addr
+  %sub.4 = fsub float %elem.29, %yi.3
   store float %sub.4, float* %dy.addr
   %tile.30 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.78 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.30, i64 0, i64 2
+  %elem.ptr.96 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.30, i64 0, i64 2
   %k.6 = load i64, i64* %k.addr
-  %elem.ptr.79 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.78, i64 0, i64 %k.6
-  %elem.24 = load float, float addrspace(3)* %elem.ptr.79
-  %zi.1 = load float, float* %zi.addr
-  %sub.5 = fsub float %elem.24, %zi.1
+  %elem.ptr.97 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.96, i64 0, i64 %k.6
+  %elem.30 = load float, float addrspace(3)* %elem.ptr.97
+  %zi.3 = load float, float* %zi.addr
+  %sub.5 = fsub float %elem.30, %zi.3
   store float %sub.5, float* %dz.addr
   %dx.3 = load float, float* %dx.addr
   %dx.4 = load float, float* %dx.addr
-  %mul.9 = fmul float %dx.3, %dx.4
+  %mul.21 = fmul float %dx.3, %dx.4
   %dy.3 = load float, float* %dy.addr
   %dy.4 = load float, float* %dy.addr
-  %mul.10 = fmul float %dy.3, %dy.4
-  %add.11 = fadd float %mul.9, %mul.10
+  %mul.22 = fmul float %dy.3, %dy.4
+  %add.23 = fadd float %mul.21, %mul.22
   %dz.3 = load float, float* %dz.addr
   %dz.4 = load float, float* %dz.addr
-  %mul.11 = fmul float %dz.3, %dz.4
-  %add.12 = fadd float %add.11, %mul.11
-  %add.13 = fadd float %add.12, 0x3F50624DE0000000
-  store float %add.13, float* %d2.addr
+  %mul.23 = fmul float %dz.3, %dz.4
+  %add.24 = fadd float %add.23, %mul.23
+  %add.25 = fadd float %add.24, 0x3F50624DE0000000
+  store float %add.25, float* %d2.addr
   %d2.1 = load float, float* %d2.addr
   %sqrt.1 = call float @__nv_sqrtf(float %d2.1)
   %div.1 = fdiv float 0x3FF0000000000000, %sqrt.1
   store float %div.1, float* %inv.addr
   %tile.31 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.80 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.31, i64 0, i64 3
+  %elem.ptr.98 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.31, i64 0, i64 3
   %k.7 = load i64, i64* %k.addr
-  %elem.ptr.81 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.80, i64 0, i64 %k.7
-  %elem.25 = load float, float addrspace(3)* %elem.ptr.81
+  %elem.ptr.99 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.98, i64 0, i64 %k.7
+  %elem.31 = load float, float addrspace(3)* %elem.ptr.99
   %inv.3 = load float, float* %inv.addr
-  %mul.12 = fmul float %elem.25, %inv.3
+  %mul.24 = fmul float %elem.31, %inv.3
   %inv.4 = load float, float* %inv.addr
-  %mul.13 = fmul float %mul.12, %inv.4
+  %mul.25 = fmul float %mul.24, %inv.4
   %inv.5 = load float, float* %inv.addr
-  %mul.14 = fmul float %mul.13, %inv.5
-  store float %mul.14, float* %s.addr
+  %mul.26 = fmul float %mul.25, %inv.5
+  store float %mul.26, float* %s.addr
   %dx.5 = load float, float* %dx.addr
   %s.3 = load float, float* %s.addr
-  %mul.15 = fmul float %dx.5, %s.3
-  %old.3 = load float, float* %ax.addr
-  %add.14 = fadd float %old.3, %mul.15
-  store float %add.14, float* %ax.addr
+  %mul.27 = fmul float %dx.5, %s.3
+  %old.9 = load float, float* %ax.addr
+  %add.26 = fadd float %old.9, %mul.27
+  store float %add.26, float* %ax.addr
   %dy.5 = load float, float* %dy.addr
   %s.4 = load float, float* %s.addr
-  %mul.16 = fmul float %dy.5, %s.4
-  %old.4 = load float, float* %ay.addr
-  %add.15 = fadd float %old.4, %mul.16
-  store float %add.15, float* %ay.addr
+  %mul.28 = fmul float %dy.5, %s.4
+  %old.10 = load float, float* %ay.addr
+  %add.27 = fadd float %old.10, %mul.28
+  store float %add.27, float* %ay.addr
   %dz.5 = load float, float* %dz.addr
   %s.5 = load float, float* %s.addr
-  %mul.17 = fmul float %dz.5, %s.5
-  %old.5 = load float, float* %az.addr
-  %add.16 = fadd float %old.5, %mul.17
-  store float %add.16, float* %az.addr
+  %mul.29 = fmul float %dz.5, %s.5
+  %old.11 = load float, float* %az.addr
+  %add.28 = fadd float %old.11, %mul.29
+  store float %add.28, float* %az.addr
   br label %for.cond.3, !llvm.loop !15
 for.end.3:
   call void @llvm.nvvm.barrier0()
   br label %for.cond.2, !llvm.loop !17
 for.end.2:
+  %mine.2 = load i1, i1* %mine.addr
+  br i1 %mine.2, label %if.then.4, label %if.end.4
+if.then.4:
+  %local.26 = load i64, i64* %local.addr
+  %vx.6 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %guard.len.17 = extractvalue { float*, i64 } %vx.6, 1
+  %guard.ok.16 = icmp ult i64 %local.26, %guard.len.17
+  %local.27 = load i64, i64* %local.addr
+  %vy.6 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %guard.len.18 = extractvalue { float*, i64 } %vy.6, 1
+  %guard.ok.17 = icmp ult i64 %local.27, %guard.len.18
+  %guard.15 = and i1 %guard.ok.16, %guard.ok.17
+  %local.28 = load i64, i64* %local.addr
+  %vz.6 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %guard.len.19 = extractvalue { float*, i64 } %vz.6, 1
+  %guard.ok.18 = icmp ult i64 %local.28, %guard.len.19
+  %guard.16 = and i1 %guard.15, %guard.ok.18
+  %local.29 = load i64, i64* %local.addr
+  %nx.5 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %guard.len.20 = extractvalue { float*, i64 } %nx.5, 1
+  %guard.ok.19 = icmp ult i64 %local.29, %guard.len.20
+  %guard.17 = and i1 %guard.16, %guard.ok.19
+  %local.30 = load i64, i64* %local.addr
+  %ny.4 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %guard.len.21 = extractvalue { float*, i64 } %ny.4, 1
+  %guard.ok.20 = icmp ult i64 %local.30, %guard.len.21
+  %guard.18 = and i1 %guard.17, %guard.ok.20
+  %local.31 = load i64, i64* %local.addr
+  %nz.4 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %guard.len.22 = extractvalue { float*, i64 } %nz.4, 1
+  %guard.ok.21 = icmp ult i64 %local.31, %guard.len.22
+  %guard.19 = and i1 %guard.18, %guard.ok.21
+  br i1 %guard.19, label %run.fast.4, label %run.checked.4, !prof !0
+run.fast.4:
+  %ax.2 = load float, float* %ax.addr
+  %dt.13 = load float, float* %dt.addr
+  %mul.30 = fmul float %ax.2, %dt.13
+  %vx.7 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.32 = load i64, i64* %local.addr
+  %ptr.36 = extractvalue { float*, i64 } %vx.7, 0
+  %elem.ptr.100 = getelementptr float, float* %ptr.36, i64 %local.32
+  %old.12 = load float, float* %elem.ptr.100
+  %add.29 = fadd float %old.12, %mul.30
+  store float %add.29, float* %elem.ptr.100
+  %ay.2 = load float, float* %ay.addr
+  %dt.14 = load float, float* %dt.addr
+  %mul.31 = fmul float %ay.2, %dt.14
+  %vy.7 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.33 = load i64, i64* %local.addr
+  %ptr.37 = extractvalue { float*, i64 } %vy.7, 0
+  %elem.ptr.101 = getelementptr float, float* %ptr.37, i64 %local.33
+  %old.13 = load float, float* %elem.ptr.101
+  %add.30 = fadd float %old.13, %mul.31
+  store float %add.30, float* %elem.ptr.101
+  %az.2 = load float, float* %az.addr
+  %dt.15 = load float, float* %dt.addr
+  %mul.32 = fmul float %az.2, %dt.15
+  %vz.7 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.34 = load i64, i64* %local.addr
+  %ptr.38 = extractvalue { float*, i64 } %vz.7, 0
+  %elem.ptr.102 = getelementptr float, float* %ptr.38, i64 %local.34
+  %old.14 = load float, float* %elem.ptr.102
+  %add.31 = fadd float %old.14, %mul.32
+  store float %add.31, float* %elem.ptr.102
+  %xi.4 = load float, float* %xi.addr
+  %vx.8 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.35 = load i64, i64* %local.addr
+  %ptr.39 = extractvalue { float*, i64 } %vx.8, 0
+  %elem.ptr.103 = getelementptr float, float* %ptr.39, i64 %local.35
+  %elem.32 = load float, float* %elem.ptr.103
+  %dt.16 = load float, float* %dt.addr
+  %mul.33 = fmul float %elem.32, %dt.16
+  %add.32 = fadd float %xi.4, %mul.33
+  %nx.6 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.36 = load i64, i64* %local.addr
+  %ptr.40 = extractvalue { float*, i64 } %nx.6, 0
+  %elem.ptr.104 = getelementptr float, float* %ptr.40, i64 %local.36
+  store float %add.32, float* %elem.ptr.104
+  %yi.4 = load float, float* %yi.addr
+  %vy.8 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.37 = load i64, i64* %local.addr
+  %ptr.41 = extractvalue { float*, i64 } %vy.8, 0
+  %elem.ptr.105 = getelementptr float, float* %ptr.41, i64 %local.37
+  %elem.33 = load float, float* %elem.ptr.105
+  %dt.17 = load float, float* %dt.addr
+  %mul.34 = fmul float %elem.33, %dt.17
+  %add.33 = fadd float %yi.4, %mul.34
+  %ny.5 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.38 = load i64, i64* %local.addr
+  %ptr.42 = extractvalue { float*, i64 } %ny.5, 0
+  %elem.ptr.106 = getelementptr float, float* %ptr.42, i64 %local.38
+  store float %add.33, float* %elem.ptr.106
+  %zi.4 = load float, float* %zi.addr
+  %vz.8 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.39 = load i64, i64* %local.addr
+  %ptr.43 = extractvalue { float*, i64 } %vz.8, 0
+  %elem.ptr.107 = getelementptr float, float* %ptr.43, i64 %local.39
+  %elem.34 = load float, float* %elem.ptr.107
+  %dt.18 = load float, float* %dt.addr
+  %mul.35 = fmul float %elem.34, %dt.18
+  %add.34 = fadd float %zi.4, %mul.35
+  %nz.5 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.40 = load i64, i64* %local.addr
+  %ptr.44 = extractvalue { float*, i64 } %nz.5, 0
+  %elem.ptr.108 = getelementptr float, float* %ptr.44, i64 %local.40
+  store float %add.34, float* %elem.ptr.108
+  br label %run.join.4
+run.checked.4:
+  %ax.3 = load float, float* %ax.addr
+  %dt.19 = load float, float* %dt.addr
+  %mul.36 = fmul float %ax.3, %dt.19
+  %vx.9 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.41 = load i64, i64* %local.addr
+  %ptr.45 = extractvalue { float*, i64 } %vx.9, 0
+  %len.18 = extractvalue { float*, i64 } %vx.9, 1
+  %inbounds.24 = icmp ult i64 %local.41, %len.18
+  br i1 %inbounds.24, label %ok.24, label %panic.24, !prof !0
+panic.24:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %local.41, i64 %len.18)
+  unreachable
+ok.24:
+  %elem.ptr.109 = getelementptr float, float* %ptr.45, i64 %local.41
+  %old.15 = load float, float* %elem.ptr.109
+  %add.35 = fadd float %old.15, %mul.36
+  store float %add.35, float* %elem.ptr.109
+  %ay.3 = load float, float* %ay.addr
+  %dt.20 = load float, float* %dt.addr
+  %mul.37 = fmul float %ay.3, %dt.20
+  %vy.9 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.42 = load i64, i64* %local.addr
+  %ptr.46 = extractvalue { float*, i64 } %vy.9, 0
+  %len.19 = extractvalue { float*, i64 } %vy.9, 1
+  %inbounds.25 = icmp ult i64 %local.42, %len.19
+  br i1 %inbounds.25, label %ok.25, label %panic.25, !prof !0
+panic.25:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %local.42, i64 %len.19)
+  unreachable
+ok.25:
+  %elem.ptr.110 = getelementptr float, float* %ptr.46, i64 %local.42
+  %old.16 = load float, float* %elem.ptr.110
+  %add.36 = fadd float %old.16, %mul.37
+  store float %add.36, float* %elem.ptr.110
+  %az.3 = load float, float* %az.addr
+  %dt.21 = load float, float* %dt.addr
+  %mul.38 = fmul float %az.3, %dt.21
+  %vz.9 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.43 = load i64, i64* %local.addr
+  %ptr.47 = extractvalue { float*, i64 } %vz.9, 0
+  %len.20 = extractvalue { float*, i64 } %vz.9, 1
+  %inbounds.26 = icmp ult i64 %local.43, %len.20
+  br i1 %inbounds.26, label %ok.26, label %panic.26, !prof !0
+panic.26:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %local.43, i64 %len.20)
+  unreachable
+ok.26:
+  %elem.ptr.111 = getelementptr float, float* %ptr.47, i64 %local.43
+  %old.17 = load float, float* %elem.ptr.111
+  %add.37 = fadd float %old.17, %mul.38
+  store float %add.37, float* %elem.ptr.111
+  %xi.5 = load float, float* %xi.addr
+  %vx.10 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.44 = load i64, i64* %local.addr
+  %ptr.48 = extractvalue { float*, i64 } %vx.10, 0
+  %len.21 = extractvalue { float*, i64 } %vx.10, 1
+  %inbounds.27 = icmp ult i64 %local.44, %len.21
+  br i1 %inbounds.27, label %ok.27, label %panic.27, !prof !0
+panic.27:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 28, i64 %local.44, i64 %len.21)
+  unreachable
+ok.27:
+  %elem.ptr.112 = getelementptr float, float* %ptr.48, i64 %local.44
+  %elem.35 = load float, float* %elem.ptr.112
+  %dt.22 = load float, float* %dt.addr
+  %mul.39 = fmul float %elem.35, %dt.22
+  %add.38 = fadd float %xi.5, %mul.39
+  %nx.7 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.45 = load i64, i64* %local.addr
+  %ptr.49 = extractvalue { float*, i64 } %nx.7, 0
+  %len.22 = extractvalue { float*, i64 } %nx.7, 1
+  %inbounds.28 = icmp ult i64 %local.45, %len.22
+  br i1 %inbounds.28, label %ok.28, label %panic.28, !prof !0
+panic.28:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 29, i64 %local.45, i64 %len.22)
+  unreachable
+ok.28:
+  %elem.ptr.113 = getelementptr float, float* %ptr.49, i64 %local.45
+  store float %add.38, float* %elem.ptr.113
+  %yi.5 = load float, float* %yi.addr
+  %vy.10 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.46 = load i64, i64* %local.addr
+  %ptr.50 = extractvalue { float*, i64 } %vy.10, 0
+  %len.23 = extractvalue { float*, i64 } %vy.10, 1
+  %inbounds.29 = icmp ult i64 %local.46, %len.23
+  br i1 %inbounds.29, label %ok.29, label %panic.29, !prof !0
+panic.29:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 30, i64 %local.46, i64 %len.23)
+  unreachable
+ok.29:
+  %elem.ptr.114 = getelementptr float, float* %ptr.50, i64 %local.46
+  %elem.36 = load float, float* %elem.ptr.114
+  %dt.23 = load float, float* %dt.addr
+  %mul.40 = fmul float %elem.36, %dt.23
+  %add.39 = fadd float %yi.5, %mul.40
+  %ny.6 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.47 = load i64, i64* %local.addr
+  %ptr.51 = extractvalue { float*, i64 } %ny.6, 0
+  %len.24 = extractvalue { float*, i64 } %ny.6, 1
+  %inbounds.30 = icmp ult i64 %local.47, %len.24
+  br i1 %inbounds.30, label %ok.30, label %panic.30, !prof !0
+panic.30:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 31, i64 %local.47, i64 %len.24)
+  unreachable
+ok.30:
+  %elem.ptr.115 = getelementptr float, float* %ptr.51, i64 %local.47
+  store float %add.39, float* %elem.ptr.115
+  %zi.5 = load float, float* %zi.addr
+  %vz.10 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.48 = load i64, i64* %local.addr
+  %ptr.52 = extractvalue { float*, i64 } %vz.10, 0
+  %len.25 = extractvalue { float*, i64 } %vz.10, 1
+  %inbounds.31 = icmp ult i64 %local.48, %len.25
+  br i1 %inbounds.31, label %ok.31, label %panic.31, !prof !0
+panic.31:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 32, i64 %local.48, i64 %len.25)
+  unreachable
+ok.31:
+  %elem.ptr.116 = getelementptr float, float* %ptr.52, i64 %local.48
+  %elem.37 = load float, float* %elem.ptr.116
+  %dt.24 = load float, float* %dt.addr
+  %mul.41 = fmul float %elem.37, %dt.24
+  %add.40 = fadd float %zi.5, %mul.41
+  %nz.6 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.49 = load i64, i64* %local.addr
+  %ptr.53 = extractvalue { float*, i64 } %nz.6, 0
+  %len.26 = extractvalue { float*, i64 } %nz.6, 1
+  %inbounds.32 = icmp ult i64 %local.49, %len.26
+  br i1 %inbounds.32, label %ok.32, label %panic.32, !prof !0
+panic.32:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 33, i64 %local.49, i64 %len.26)
+  unreachable
+ok.32:
+  %elem.ptr.117 = getelementptr float, float* %ptr.53, i64 %local.49
+  store float %add.40, float* %elem.ptr.117
+  br label %run.join.4
+run.join.4:
+  br label %if.end.4
+if.end.4:
   br label %loop.join
 loop.join:
-  %mine.1 = load i1, i1* %mine.addr
-  br i1 %mine.1, label %if.then.3, label %if.end.3
-if.then.3:
-  %local.2 = load i64, i64* %local.addr
-  %vx.1 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %guard.len.11 = extractvalue { float*, i64 } %vx.1, 1
-  %guard.ok.10 = icmp ult i64 %local.2, %guard.len.11
-  %local.3 = load i64, i64* %local.addr
-  %vy.1 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %guard.len.12 = extractvalue { float*, i64 } %vy.1, 1
-  %guard.ok.11 = icmp ult i64 %local.3, %guard.len.12
-  %guard.10 = and i1 %guard.ok.10, %guard.ok.11
-  %local.4 = load i64, i64* %local.addr
-  %vz.1 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %guard.len.13 = extractvalue { float*, i64 } %vz.1, 1
-  %guard.ok.12 = icmp ult i64 %local.4, %guard.len.13
-  %guard.11 = and i1 %guard.10, %guard.ok.12
-  %local.5 = load i64, i64* %local.addr
-  %nx.2 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %guard.len.14 = extractvalue { float*, i64 } %nx.2, 1
-  %guard.ok.13 = icmp ult i64 %local.5, %guard.len.14
-  %guard.12 = and i1 %guard.11, %guard.ok.13
-  %local.6 = load i64, i64* %local.addr
-  %ny.1 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %guard.len.15 = extractvalue { float*, i64 } %ny.1, 1
-  %guard.ok.14 = icmp ult i64 %local.6, %guard.len.15
-  %guard.13 = and i1 %guard.12, %guard.ok.14
-  %local.7 = load i64, i64* %local.addr
-  %nz.1 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %guard.len.16 = extractvalue { float*, i64 } %nz.1, 1
-  %guard.ok.15 = icmp ult i64 %local.7, %guard.len.16
-  %guard.14 = and i1 %guard.13, %guard.ok.15
-  br i1 %guard.14, label %run.fast.3, label %run.checked.3, !prof !0
-run.fast.3:
-  %ax = load float, float* %ax.addr
-  %dt.1 = load float, float* %dt.addr
-  %mul.18 = fmul float %ax, %dt.1
-  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.8 = load i64, i64* %local.addr
-  %ptr.18 = extractvalue { float*, i64 } %vx.2, 0
-  %elem.ptr.82 = getelementptr float, float* %ptr.18, i64 %local.8
-  %old.6 = load float, float* %elem.ptr.82
-  %add.17 = fadd float %old.6, %mul.18
-  store float %add.17, float* %elem.ptr.82
-  %ay = load float, float* %ay.addr
-  %dt.2 = load float, float* %dt.addr
-  %mul.19 = fmul float %ay, %dt.2
-  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.9 = load i64, i64* %local.addr
-  %ptr.19 = extractvalue { float*, i64 } %vy.2, 0
-  %elem.ptr.83 = getelementptr float, float* %ptr.19, i64 %local.9
-  %old.7 = load float, float* %elem.ptr.83
-  %add.18 = fadd float %old.7, %mul.19
-  store float %add.18, float* %elem.ptr.83
-  %az = load float, float* %az.addr
-  %dt.3 = load float, float* %dt.addr
-  %mul.20 = fmul float %az, %dt.3
-  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.10 = load i64, i64* %local.addr
-  %ptr.20 = extractvalue { float*, i64 } %vz.2, 0
-  %elem.ptr.84 = getelementptr float, float* %ptr.20, i64 %local.10
-  %old.8 = load float, float* %elem.ptr.84
-  %add.19 = fadd float %old.8, %mul.20
-  store float %add.19, float* %elem.ptr.84
-  %xi.2 = load float, float* %xi.addr
-  %vx.3 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.11 = load i64, i64* %local.addr
-  %ptr.21 = extractvalue { float*, i64 } %vx.3, 0
-  %elem.ptr.85 = getelementptr float, float* %ptr.21, i64 %local.11
-  %elem.26 = load float, float* %elem.ptr.85
-  %dt.4 = load float, float* %dt.addr
-  %mul.21 = fmul float %elem.26, %dt.4
-  %add.20 = fadd float %xi.2, %mul.21
-  %nx.3 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %local.12 = load i64, i64* %local.addr
-  %ptr.22 = extractvalue { float*, i64 } %nx.3, 0
-  %elem.ptr.86 = getelementptr float, float* %ptr.22, i64 %local.12
-  store float %add.20, float* %elem.ptr.86
-  %yi.2 = load float, float* %yi.addr
-  %vy.3 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.13 = load i64, i64* %local.addr
-  %ptr.23 = extractvalue { float*, i64 } %vy.3, 0
-  %elem.ptr.87 = getelementptr float, float* %ptr.23, i64 %local.13
-  %elem.27 = load float, float* %elem.ptr.87
-  %dt.5 = load float, float* %dt.addr
-  %mul.22 = fmul float %elem.27, %dt.5
-  %add.21 = fadd float %yi.2, %mul.22
-  %ny.2 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %local.14 = load i64, i64* %local.addr
-  %ptr.24 = extractvalue { float*, i64 } %ny.2, 0
-  %elem.ptr.88 = getelementptr float, float* %ptr.24, i64 %local.14
-  store float %add.21, float* %elem.ptr.88
-  %zi.2 = load float, float* %zi.addr
-  %vz.3 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.15 = load i64, i64* %local.addr
-  %ptr.25 = extractvalue { float*, i64 } %vz.3, 0
-  %elem.ptr.89 = getelementptr float, float* %ptr.25, i64 %local.15
-  %elem.28 = load float, float* %elem.ptr.89
-  %dt.6 = load float, float* %dt.addr
-  %mul.23 = fmul float %elem.28, %dt.6
-  %add.22 = fadd float %zi.2, %mul.23
-  %nz.2 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %local.16 = load i64, i64* %local.addr
-  %ptr.26 = extractvalue { float*, i64 } %nz.2, 0
-  %elem.ptr.90 = getelementptr float, float* %ptr.26, i64 %local.16
-  store float %add.22, float* %elem.ptr.90
-  br label %run.join.3
-run.checked.3:
-  %ax.1 = load float, float* %ax.addr
-  %dt.7 = load float, float* %dt.addr
-  %mul.24 = fmul float %ax.1, %dt.7
-  %vx.4 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.17 = load i64, i64* %local.addr
-  %ptr.27 = extractvalue { float*, i64 } %vx.4, 0
-  %len.9 = extractvalue { float*, i64 } %vx.4, 1
-  %inbounds.15 = icmp ult i64 %local.17, %len.9
-  br i1 %inbounds.15, label %ok.15, label %panic.15, !prof !0
-panic.15:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %local.17, i64 %len.9)
-  unreachable
-ok.15:
-  %elem.ptr.91 = getelementptr float, float* %ptr.27, i64 %local.17
-  %old.9 = load float, float* %elem.ptr.91
-  %add.23 = fadd float %old.9, %mul.24
-  store float %add.23, float* %elem.ptr.91
-  %ay.1 = load float, float* %ay.addr
-  %dt.8 = load float, float* %dt.addr
-  %mul.25 = fmul float %ay.1, %dt.8
-  %vy.4 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.18 = load i64, i64* %local.addr
-  %ptr.28 = extractvalue { float*, i64 } %vy.4, 0
-  %len.10 = extractvalue { float*, i64 } %vy.4, 1
-  %inbounds.16 = icmp ult i64 %local.18, %len.10
-  br i1 %inbounds.16, label %ok.16, label %panic.16, !prof !0
-panic.16:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %local.18, i64 %len.10)
-  unreachable
-ok.16:
-  %elem.ptr.92 = getelementptr float, float* %ptr.28, i64 %local.18
-  %old.10 = load float, float* %elem.ptr.92
-  %add.24 = fadd float %old.10, %mul.25
-  store float %add.24, float* %elem.ptr.92
-  %az.1 = load float, float* %az.addr
-  %dt.9 = load float, float* %dt.addr
-  %mul.26 = fmul float %az.1, %dt.9
-  %vz.4 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.19 = load i64, i64* %local.addr
-  %ptr.29 = extractvalue { float*, i64 } %vz.4, 0
-  %len.11 = extractvalue { float*, i64 } %vz.4, 1
-  %inbounds.17 = icmp ult i64 %local.19, %len.11
-  br i1 %inbounds.17, label %ok.17, label %panic.17, !prof !0
-panic.17:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %local.19, i64 %len.11)
-  unreachable
-ok.17:
-  %elem.ptr.93 = getelementptr float, float* %ptr.29, i64 %local.19
-  %old.11 = load float, float* %elem.ptr.93
-  %add.25 = fadd float %old.11, %mul.26
-  store float %add.25, float* %elem.ptr.93
-  %xi.3 = load float, float* %xi.addr
-  %vx.5 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.20 = load i64, i64* %local.addr
-  %ptr.30 = extractvalue { float*, i64 } %vx.5, 0
-  %len.12 = extractvalue { float*, i64 } %vx.5, 1
-  %inbounds.18 = icmp ult i64 %local.20, %len.12
-  br i1 %inbounds.18, label %ok.18, label %panic.18, !prof !0
-panic.18:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %local.20, i64 %len.12)
-  unreachable
-ok.18:
-  %elem.ptr.94 = getelementptr float, float* %ptr.30, i64 %local.20
-  %elem.29 = load float, float* %elem.ptr.94
-  %dt.10 = load float, float* %dt.addr
-  %mul.27 = fmul float %elem.29, %dt.10
-  %add.26 = fadd float %xi.3, %mul.27
-  %nx.4 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %local.21 = load i64, i64* %local.addr
-  %ptr.31 = extractvalue { float*, i64 } %nx.4, 0
-  %len.13 = extractvalue { float*, i64 } %nx.4, 1
-  %inbounds.19 = icmp ult i64 %local.21, %len.13
-  br i1 %inbounds.19, label %ok.19, label %panic.19, !prof !0
-panic.19:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %local.21, i64 %len.13)
-  unreachable
-ok.19:
-  %elem.ptr.95 = getelementptr float, float* %ptr.31, i64 %local.21
-  store float %add.26, float* %elem.ptr.95
-  %yi.3 = load float, float* %yi.addr
-  %vy.5 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.22 = load i64, i64* %local.addr
-  %ptr.32 = extractvalue { float*, i64 } %vy.5, 0
-  %len.14 = extractvalue { float*, i64 } %vy.5, 1
-  %inbounds.20 = icmp ult i64 %local.22, %len.14
-  br i1 %inbounds.20, label %ok.20, label %panic.20, !prof !0
-panic.20:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %local.22, i64 %len.14)
-  unreachable
-ok.20:
-  %elem.ptr.96 = getelementptr float, float* %ptr.32, i64 %local.22
-  %elem.30 = load float, float* %elem.ptr.96
-  %dt.11 = load float, float* %dt.addr
-  %mul.28 = fmul float %elem.30, %dt.11
-  %add.27 = fadd float %yi.3, %mul.28
-  %ny.3 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %local.23 = load i64, i64* %local.addr
-  %ptr.33 = extractvalue { float*, i64 } %ny.3, 0
-  %len.15 = extractvalue { float*, i64 } %ny.3, 1
-  %inbounds.21 = icmp ult i64 %local.23, %len.15
-  br i1 %inbounds.21, label %ok.21, label %panic.21, !prof !0
-panic.21:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %local.23, i64 %len.15)
-  unreachable
-ok.21:
-  %elem.ptr.97 = getelementptr float, float* %ptr.33, i64 %local.23
-  store float %add.27, float* %elem.ptr.97
-  %zi.3 = load float, float* %zi.addr
-  %vz.5 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.24 = load i64, i64* %local.addr
-  %ptr.34 = extractvalue { float*, i64 } %vz.5, 0
-  %len.16 = extractvalue { float*, i64 } %vz.5, 1
-  %inbounds.22 = icmp ult i64 %local.24, %len.16
-  br i1 %inbounds.22, label %ok.22, label %panic.22, !prof !0
-panic.22:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %local.24, i64 %len.16)
-  unreachable
-ok.22:
-  %elem.ptr.98 = getelementptr float, float* %ptr.34, i64 %local.24
-  %elem.31 = load float, float* %elem.ptr.98
-  %dt.12 = load float, float* %dt.addr
-  %mul.29 = fmul float %elem.31, %dt.12
-  %add.28 = fadd float %zi.3, %mul.29
-  %nz.3 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %local.25 = load i64, i64* %local.addr
-  %ptr.35 = extractvalue { float*, i64 } %nz.3, 0
-  %len.17 = extractvalue { float*, i64 } %nz.3, 1
-  %inbounds.23 = icmp ult i64 %local.25, %len.17
-  br i1 %inbounds.23, label %ok.23, label %panic.23, !prof !0
-panic.23:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %local.25, i64 %len.17)
-  unreachable
-ok.23:
-  %elem.ptr.99 = getelementptr float, float* %ptr.35, i64 %local.25
-  store float %add.28, float* %elem.ptr.99
-  br label %run.join.3
-run.join.3:
-  br label %if.end.3
-if.end.3:
   ret void
 }
 
@@ -1272,7 +1519,7 @@ run.checked:
   %inbounds = icmp ult i64 %i.6, %len.2
   br i1 %inbounds, label %ok, label %panic, !prof !0
 panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 25, i64 %i.6, i64 %len.2)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 34, i64 %i.6, i64 %len.2)
   unreachable
 ok:
   %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.6
@@ -1285,7 +1532,7 @@ ok:
   %inbounds.1 = icmp ult i64 %i.7, %len.3
   br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
 panic.1:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 26, i64 %i.7, i64 %len.3)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 35, i64 %i.7, i64 %len.3)
   unreachable
 ok.1:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %i.7
@@ -1298,7 +1545,7 @@ ok.1:
   %inbounds.2 = icmp ult i64 %i.8, %len.4
   br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
 panic.2:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 27, i64 %i.8, i64 %len.4)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 36, i64 %i.8, i64 %len.4)
   unreachable
 ok.2:
   %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.8
@@ -1600,6 +1847,83 @@ for.end.1:
   call void @llvm.nvvm.barrier0()
   br label %for.cond
 for.end:
+  %mine.1 = load i1, i1* %mine.addr
+  br i1 %mine.1, label %if.then.2, label %if.end.2
+if.then.2:
+  %ax = load float, float* %ax.addr
+  %dt.1 = load float, float* %dt.addr
+  %mul.9 = fmul float %ax, %dt.1
+  %vx.1 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.2 = load i64, i64* %local.addr
+  %ptr.10 = extractvalue { float*, i64 } %vx.1, 0
+  %elem.ptr.34 = getelementptr float, float* %ptr.10, i64 %local.2
+  %old.3 = load float, float* %elem.ptr.34
+  %add.10 = fadd float %old.3, %mul.9
+  store float %add.10, float* %elem.ptr.34
+  %ay = load float, float* %ay.addr
+  %dt.2 = load float, float* %dt.addr
+  %mul.10 = fmul float %ay, %dt.2
+  %vy.1 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.3 = load i64, i64* %local.addr
+  %ptr.11 = extractvalue { float*, i64 } %vy.1, 0
+  %elem.ptr.35 = getelementptr float, float* %ptr.11, i64 %local.3
+  %old.4 = load float, float* %elem.ptr.35
+  %add.11 = fadd float %old.4, %mul.10
+  store float %add.11, float* %elem.ptr.35
+  %az = load float, float* %az.addr
+  %dt.3 = load float, float* %dt.addr
+  %mul.11 = fmul float %az, %dt.3
+  %vz.1 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.4 = load i64, i64* %local.addr
+  %ptr.12 = extractvalue { float*, i64 } %vz.1, 0
+  %elem.ptr.36 = getelementptr float, float* %ptr.12, i64 %local.4
+  %old.5 = load float, float* %elem.ptr.36
+  %add.12 = fadd float %old.5, %mul.11
+  store float %add.12, float* %elem.ptr.36
+  %xi.1 = load float, float* %xi.addr
+  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.5 = load i64, i64* %local.addr
+  %ptr.13 = extractvalue { float*, i64 } %vx.2, 0
+  %elem.ptr.37 = getelementptr float, float* %ptr.13, i64 %local.5
+  %elem.14 = load float, float* %elem.ptr.37
+  %dt.4 = load float, float* %dt.addr
+  %mul.12 = fmul float %elem.14, %dt.4
+  %add.13 = fadd float %xi.1, %mul.12
+  %nx.2 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.6 = load i64, i64* %local.addr
+  %ptr.14 = extractvalue { float*, i64 } %nx.2, 0
+  %elem.ptr.38 = getelementptr float, float* %ptr.14, i64 %local.6
+  store float %add.13, float* %elem.ptr.38
+  %yi.1 = load float, float* %yi.addr
+  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.7 = load i64, i64* %local.addr
+  %ptr.15 = extractvalue { float*, i64 } %vy.2, 0
+  %elem.ptr.39 = getelementptr float, float* %ptr.15, i64 %local.7
+  %elem.15 = load float, float* %elem.ptr.39
+  %dt.5 = load float, float* %dt.addr
+  %mul.13 = fmul float %elem.15, %dt.5
+  %add.14 = fadd float %yi.1, %mul.13
+  %ny.1 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.8 = load i64, i64* %local.addr
+  %ptr.16 = extractvalue { float*, i64 } %ny.1, 0
+  %elem.ptr.40 = getelementptr float, float* %ptr.16, i64 %local.8
+  store float %add.14, float* %elem.ptr.40
+  %zi.1 = load float, float* %zi.addr
+  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.9 = load i64, i64* %local.addr
+  %ptr.17 = extractvalue { float*, i64 } %vz.2, 0
+  %elem.ptr.41 = getelementptr float, float* %ptr.17, i64 %local.9
+  %elem.16 = load float, float* %elem.ptr.41
+  %dt.6 = load float, float* %dt.addr
+  %mul.14 = fmul float %elem.16, %dt.6
+  %add.15 = fadd float %zi.1, %mul.14
+  %nz.1 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.10 = load i64, i64* %local.addr
+  %ptr.18 = extractvalue { float*, i64 } %nz.1, 0
+  %elem.ptr.42 = getelementptr float, float* %ptr.18, i64 %local.10
+  store float %add.15, float* %elem.ptr.42
+  br label %if.end.2
+if.end.2:
   br label %loop.join
 loop.checked:
   %for.nonempty.2 = icmp ult i64 0, %n
@@ -1624,13 +1948,13 @@ for.body.2:
   store i64 %for.next.2, i64* %for.counter.2
   %start.3 = load i64, i64* %start.addr
   %tid.12 = load i64, i64* %tid.addr
-  %add.10 = add i64 %start.3, %tid.12
-  store i64 %add.10, i64* %j.addr
+  %add.16 = add i64 %start.3, %tid.12
+  store i64 %add.16, i64* %j.addr
   %j.13 = load i64, i64* %j.addr
   %n.2 = load i64, i64* %n.addr
   %cmp.2 = icmp ult i64 %j.13, %n.2
-  br i1 %cmp.2, label %if.then.2, label %if.else.2
-if.then.2:
+  br i1 %cmp.2, label %if.then.3, label %if.else.2
+if.then.3:
   %j.14 = load i64, i64* %j.addr
   %px.7 = load { float*, i64 }, { float*, i64 }* %px.addr
   %guard.len.7 = extractvalue { float*, i64 } %px.7, 1
@@ -1657,216 +1981,216 @@ if.then.2:
 run.fast.1:
   %px.8 = load { float*, i64 }, { float*, i64 }* %px.addr
   %j.18 = load i64, i64* %j.addr
-  %ptr.10 = extractvalue { float*, i64 } %px.8, 0
-  %elem.ptr.34 = getelementptr float, float* %ptr.10, i64 %j.18
-  %elem.14 = load float, float* %elem.ptr.34
+  %ptr.19 = extractvalue { float*, i64 } %px.8, 0
+  %elem.ptr.43 = getelementptr float, float* %ptr.19, i64 %j.18
+  %elem.17 = load float, float* %elem.ptr.43
   %tile.12 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.35 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
+  %elem.ptr.44 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.12, i64 0, i64 0
   %tid.14 = load i64, i64* %tid.addr
-  %elem.ptr.36 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.35, i64 0, i64 %tid.14
-  store float %elem.14, float addrspace(3)* %elem.ptr.36
+  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.14
+  store float %elem.17, float addrspace(3)* %elem.ptr.45
   %py.7 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.19 = load i64, i64* %j.addr
-  %ptr.11 = extractvalue { float*, i64 } %py.7, 0
-  %elem.ptr.37 = getelementptr float, float* %ptr.11, i64 %j.19
-  %elem.15 = load float, float* %elem.ptr.37
+  %ptr.20 = extractvalue { float*, i64 } %py.7, 0
+  %elem.ptr.46 = getelementptr float, float* %ptr.20, i64 %j.19
+  %elem.18 = load float, float* %elem.ptr.46
   %tile.13 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.38 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
+  %elem.ptr.47 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.13, i64 0, i64 1
   %tid.15 = load i64, i64* %tid.addr
-  %elem.ptr.39 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.38, i64 0, i64 %tid.15
-  store float %elem.15, float addrspace(3)* %elem.ptr.39
+  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.15
+  store float %elem.18, float addrspace(3)* %elem.ptr.48
   %pz.7 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.20 = load i64, i64* %j.addr
-  %ptr.12 = extractvalue { float*, i64 } %pz.7, 0
-  %elem.ptr.40 = getelementptr float, float* %ptr.12, i64 %j.20
-  %elem.16 = load float, float* %elem.ptr.40
+  %ptr.21 = extractvalue { float*, i64 } %pz.7, 0
+  %elem.ptr.49 = getelementptr float, float* %ptr.21, i64 %j.20
+  %elem.19 = load float, float* %elem.ptr.49
   %tile.14 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.41 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
+  %elem.ptr.50 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.14, i64 0, i64 2
   %tid.16 = load i64, i64* %tid.addr
-  %elem.ptr.42 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.41, i64 0, i64 %tid.16
-  store float %elem.16, float addrspace(3)* %elem.ptr.42
+  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.16
+  store float %elem.19, float addrspace(3)* %elem.ptr.51
   %mass.4 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.21 = load i64, i64* %j.addr
-  %ptr.13 = extractvalue { float*, i64 } %mass.4, 0
-  %elem.ptr.43 = getelementptr float, float* %ptr.13, i64 %j.21
-  %elem.17 = load float, float* %elem.ptr.43
+  %ptr.22 = extractvalue { float*, i64 } %mass.4, 0
+  %elem.ptr.52 = getelementptr float, float* %ptr.22, i64 %j.21
+  %elem.20 = load float, float* %elem.ptr.52
   %tile.15 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.44 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
+  %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.15, i64 0, i64 3
   %tid.17 = load i64, i64* %tid.addr
-  %elem.ptr.45 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.44, i64 0, i64 %tid.17
-  store float %elem.17, float addrspace(3)* %elem.ptr.45
+  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.17
+  store float %elem.20, float addrspace(3)* %elem.ptr.54
   br label %run.join.1
 run.checked.1:
   %px.9 = load { float*, i64 }, { float*, i64 }* %px.addr
   %j.22 = load i64, i64* %j.addr
-  %ptr.14 = extractvalue { float*, i64 } %px.9, 0
+  %ptr.23 = extractvalue { float*, i64 } %px.9, 0
   %len.5 = extractvalue { float*, i64 } %px.9, 1
   %inbounds.3 = icmp ult i64 %j.22, %len.5
   br i1 %inbounds.3, label %ok.3, label %panic.3, !prof !0
 panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 28, i64 %j.22, i64 %len.5)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 37, i64 %j.22, i64 %len.5)
   unreachable
 ok.3:
-  %elem.ptr.46 = getelementptr float, float* %ptr.14, i64 %j.22
-  %elem.18 = load float, float* %elem.ptr.46
+  %elem.ptr.55 = getelementptr float, float* %ptr.23, i64 %j.22
+  %elem.21 = load float, float* %elem.ptr.55
   %tile.16 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.47 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
+  %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.16, i64 0, i64 0
   %tid.18 = load i64, i64* %tid.addr
   %inbounds.4 = icmp ult i64 %tid.18, 256
   br i1 %inbounds.4, label %ok.4, label %panic.4, !prof !0
 panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 29, i64 %tid.18, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 38, i64 %tid.18, i64 256)
   unreachable
 ok.4:
-  %elem.ptr.48 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.47, i64 0, i64 %tid.18
-  store float %elem.18, float addrspace(3)* %elem.ptr.48
+  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.18
+  store float %elem.21, float addrspace(3)* %elem.ptr.57
   %py.8 = load { float*, i64 }, { float*, i64 }* %py.addr
   %j.23 = load i64, i64* %j.addr
-  %ptr.15 = extractvalue { float*, i64 } %py.8, 0
+  %ptr.24 = extractvalue { float*, i64 } %py.8, 0
   %len.6 = extractvalue { float*, i64 } %py.8, 1
   %inbounds.5 = icmp ult i64 %j.23, %len.6
   br i1 %inbounds.5, label %ok.5, label %panic.5, !prof !0
 panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 30, i64 %j.23, i64 %len.6)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 39, i64 %j.23, i64 %len.6)
   unreachable
 ok.5:
-  %elem.ptr.49 = getelementptr float, float* %ptr.15, i64 %j.23
-  %elem.19 = load float, float* %elem.ptr.49
+  %elem.ptr.58 = getelementptr float, float* %ptr.24, i64 %j.23
+  %elem.22 = load float, float* %elem.ptr.58
   %tile.17 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.50 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
+  %elem.ptr.59 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.17, i64 0, i64 1
   %tid.19 = load i64, i64* %tid.addr
   %inbounds.6 = icmp ult i64 %tid.19, 256
   br i1 %inbounds.6, label %ok.6, label %panic.6, !prof !0
 panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 31, i64 %tid.19, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 40, i64 %tid.19, i64 256)
   unreachable
 ok.6:
-  %elem.ptr.51 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.50, i64 0, i64 %tid.19
-  store float %elem.19, float addrspace(3)* %elem.ptr.51
+  %elem.ptr.60 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.59, i64 0, i64 %tid.19
+  store float %elem.22, float addrspace(3)* %elem.ptr.60
   %pz.8 = load { float*, i64 }, { float*, i64 }* %pz.addr
   %j.24 = load i64, i64* %j.addr
-  %ptr.16 = extractvalue { float*, i64 } %pz.8, 0
+  %ptr.25 = extractvalue { float*, i64 } %pz.8, 0
   %len.7 = extractvalue { float*, i64 } %pz.8, 1
   %inbounds.7 = icmp ult i64 %j.24, %len.7
   br i1 %inbounds.7, label %ok.7, label %panic.7, !prof !0
 panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 32, i64 %j.24, i64 %len.7)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 41, i64 %j.24, i64 %len.7)
   unreachable
 ok.7:
-  %elem.ptr.52 = getelementptr float, float* %ptr.16, i64 %j.24
-  %elem.20 = load float, float* %elem.ptr.52
+  %elem.ptr.61 = getelementptr float, float* %ptr.25, i64 %j.24
+  %elem.23 = load float, float* %elem.ptr.61
   %tile.18 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.53 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
+  %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.18, i64 0, i64 2
   %tid.20 = load i64, i64* %tid.addr
   %inbounds.8 = icmp ult i64 %tid.20, 256
   br i1 %inbounds.8, label %ok.8, label %panic.8, !prof !0
 panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 33, i64 %tid.20, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 42, i64 %tid.20, i64 256)
   unreachable
 ok.8:
-  %elem.ptr.54 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.53, i64 0, i64 %tid.20
-  store float %elem.20, float addrspace(3)* %elem.ptr.54
+  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.20
+  store float %elem.23, float addrspace(3)* %elem.ptr.63
   %mass.5 = load { float*, i64 }, { float*, i64 }* %mass.addr
   %j.25 = load i64, i64* %j.addr
-  %ptr.17 = extractvalue { float*, i64 } %mass.5, 0
+  %ptr.26 = extractvalue { float*, i64 } %mass.5, 0
   %len.8 = extractvalue { float*, i64 } %mass.5, 1
   %inbounds.9 = icmp ult i64 %j.25, %len.8
   br i1 %inbounds.9, label %ok.9, label %panic.9, !prof !0
 panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 34, i64 %j.25, i64 %len.8)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 43, i64 %j.25, i64 %len.8)
   unreachable
 ok.9:
-  %elem.ptr.55 = getelementptr float, float* %ptr.17, i64 %j.25
-  %elem.21 = load float, float* %elem.ptr.55
+  %elem.ptr.64 = getelementptr float, float* %ptr.26, i64 %j.25
+  %elem.24 = load float, float* %elem.ptr.64
   %tile.19 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.56 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
+  %elem.ptr.65 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.19, i64 0, i64 3
   %tid.21 = load i64, i64* %tid.addr
   %inbounds.10 = icmp ult i64 %tid.21, 256
   br i1 %inbounds.10, label %ok.10, label %panic.10, !prof !0
 panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 35, i64 %tid.21, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 44, i64 %tid.21, i64 256)
   unreachable
 ok.10:
-  %elem.ptr.57 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.56, i64 0, i64 %tid.21
-  store float %elem.21, float addrspace(3)* %elem.ptr.57
+  %elem.ptr.66 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.65, i64 0, i64 %tid.21
+  store float %elem.24, float addrspace(3)* %elem.ptr.66
   br label %run.join.1
 run.join.1:
-  br label %if.end.2
+  br label %if.end.3
 if.else.2:
   %tid.22 = load i64, i64* %tid.addr
   %guard.ok.9 = icmp ult i64 %tid.22, 256
   br i1 %guard.ok.9, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %tile.20 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.58 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
+  %elem.ptr.67 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.20, i64 0, i64 0
   %tid.23 = load i64, i64* %tid.addr
-  %elem.ptr.59 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.58, i64 0, i64 %tid.23
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.59
+  %elem.ptr.68 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.67, i64 0, i64 %tid.23
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.68
   %tile.21 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.60 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
+  %elem.ptr.69 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.21, i64 0, i64 1
   %tid.24 = load i64, i64* %tid.addr
-  %elem.ptr.61 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.60, i64 0, i64 %tid.24
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.61
+  %elem.ptr.70 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.69, i64 0, i64 %tid.24
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.70
   %tile.22 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.62 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
+  %elem.ptr.71 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.22, i64 0, i64 2
   %tid.25 = load i64, i64* %tid.addr
-  %elem.ptr.63 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.62, i64 0, i64 %tid.25
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.63
+  %elem.ptr.72 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.71, i64 0, i64 %tid.25
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.72
   %tile.23 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.64 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
+  %elem.ptr.73 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.23, i64 0, i64 3
   %tid.26 = load i64, i64* %tid.addr
-  %elem.ptr.65 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.64, i64 0, i64 %tid.26
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.65
+  %elem.ptr.74 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.73, i64 0, i64 %tid.26
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.74
   br label %run.join.2
 run.checked.2:
   %tile.24 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.66 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
+  %elem.ptr.75 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.24, i64 0, i64 0
   %tid.27 = load i64, i64* %tid.addr
   %inbounds.11 = icmp ult i64 %tid.27, 256
   br i1 %inbounds.11, label %ok.11, label %panic.11, !prof !0
 panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 36, i64 %tid.27, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 45, i64 %tid.27, i64 256)
   unreachable
 ok.11:
-  %elem.ptr.67 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.66, i64 0, i64 %tid.27
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.67
+  %elem.ptr.76 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.75, i64 0, i64 %tid.27
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.76
   %tile.25 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.68 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
+  %elem.ptr.77 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.25, i64 0, i64 1
   %tid.28 = load i64, i64* %tid.addr
   %inbounds.12 = icmp ult i64 %tid.28, 256
   br i1 %inbounds.12, label %ok.12, label %panic.12, !prof !0
 panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 37, i64 %tid.28, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 46, i64 %tid.28, i64 256)
   unreachable
 ok.12:
-  %elem.ptr.69 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.68, i64 0, i64 %tid.28
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.69
+  %elem.ptr.78 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.77, i64 0, i64 %tid.28
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.78
   %tile.26 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.70 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
+  %elem.ptr.79 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.26, i64 0, i64 2
   %tid.29 = load i64, i64* %tid.addr
   %inbounds.13 = icmp ult i64 %tid.29, 256
   br i1 %inbounds.13, label %ok.13, label %panic.13, !prof !0
 panic.13:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 38, i64 %tid.29, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 47, i64 %tid.29, i64 256)
   unreachable
 ok.13:
-  %elem.ptr.71 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.70, i64 0, i64 %tid.29
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.71
+  %elem.ptr.80 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.79, i64 0, i64 %tid.29
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.80
   %tile.27 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.72 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
+  %elem.ptr.81 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.27, i64 0, i64 3
   %tid.30 = load i64, i64* %tid.addr
   %inbounds.14 = icmp ult i64 %tid.30, 256
   br i1 %inbounds.14, label %ok.14, label %panic.14, !prof !0
 panic.14:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 39, i64 %tid.30, i64 256)
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 48, i64 %tid.30, i64 256)
   unreachable
 ok.14:
-  %elem.ptr.73 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.72, i64 0, i64 %tid.30
-  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.73
+  %elem.ptr.82 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.81, i64 0, i64 %tid.30
+  store float 0x0000000000000000, float addrspace(3)* %elem.ptr.82
   br label %run.join.2
 run.join.2:
-  br label %if.end.2
-if.end.2:
+  br label %if.end.3
+if.end.3:
   call void @llvm.nvvm.barrier0()
   store i64 0, i64* %for.counter.3
   br label %for.cond.3
@@ -1880,160 +2204,160 @@ for.body.3:
   %for.next.3 = add i64 %for.i.3, 1
   store i64 %for.next.3, i64* %for.counter.3
   %tile.28 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.74 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.28, i64 0, i64 0
+  %elem.ptr.83 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.28, i64 0, i64 0
   %k.4 = load i64, i64* %k.addr
-  %elem.ptr.75 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.74, i64 0, i64 %k.4
-  %elem.22 = load float, float addrspace(3)* %elem.ptr.75
-  %xi.1 = load float, float* %xi.addr
-  %sub.3 = fsub float %elem.22, %xi.1
+  %elem.ptr.84 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.83, i64 0, i64 %k.4
+  %elem.25 = load float, float addrspace(3)* %elem.ptr.84
+  %xi.2 = load float, float* %xi.addr
+  %sub.3 = fsub float %elem.25, %xi.2
   store float %sub.3, float* %dx.addr
   %tile.29 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.76 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.29, i64 0, i64 1
+  %elem.ptr.85 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.29, i64 0, i64 1
   %k.5 = load i64, i64* %k.addr
-  %elem.ptr.77 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.76, i64 0, i64 %k.5
-  %elem.23 = load float, float addrspace(3)* %elem.ptr.77
-  %yi.1 = load float, float* %yi.addr
-  %sub.4 = fsub float %elem.23, %yi.1
+  %elem.ptr.86 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.85, i64 0, i64 %k.5
+  %elem.26 = load float, float addrspace(3)* %elem.ptr.86
+  %yi.2 = load float, float* %yi.addr
+  %sub.4 = fsub float %elem.26, %yi.2
   store float %sub.4, float* %dy.addr
   %tile.30 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.78 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.30, i64 0, i64 2
+  %elem.ptr.87 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.30, i64 0, i64 2
   %k.6 = load i64, i64* %k.addr
-  %elem.ptr.79 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.78, i64 0, i64 %k.6
-  %elem.24 = load float, float addrspace(3)* %elem.ptr.79
-  %zi.1 = load float, float* %zi.addr
-  %sub.5 = fsub float %elem.24, %zi.1
+  %elem.ptr.88 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.87, i64 0, i64 %k.6
+  %elem.27 = load float, float addrspace(3)* %elem.ptr.88
+  %zi.2 = load float, float* %zi.addr
+  %sub.5 = fsub float %elem.27, %zi.2
   store float %sub.5, float* %dz.addr
   %dx.3 = load float, float* %dx.addr
   %dx.4 = load float, float* %dx.addr
-  %mul.9 = fmul float %dx.3, %dx.4
+  %mul.15 = fmul float %dx.3, %dx.4
   %dy.3 = load float, float* %dy.addr
   %dy.4 = load float, float* %dy.addr
-  %mul.10 = fmul float %dy.3, %dy.4
-  %add.11 = fadd float %mul.9, %mul.10
+  %mul.16 = fmul float %dy.3, %dy.4
+  %add.17 = fadd float %mul.15, %mul.16
   %dz.3 = load float, float* %dz.addr
   %dz.4 = load float, float* %dz.addr
-  %mul.11 = fmul float %dz.3, %dz.4
-  %add.12 = fadd float %add.11, %mul.11
-  %add.13 = fadd float %add.12, 0x3F50624DE0000000
-  store float %add.13, float* %d2.addr
+  %mul.17 = fmul float %dz.3, %dz.4
+  %add.18 = fadd float %add.17, %mul.17
+  %add.19 = fadd float %add.18, 0x3F50624DE0000000
+  store float %add.19, float* %d2.addr
   %d2.1 = load float, float* %d2.addr
   %sqrt.1 = call float @__nv_sqrtf(float %d2.1)
   %div.1 = fdiv float 0x3FF0000000000000, %sqrt.1
   store float %div.1, float* %inv.addr
   %tile.31 = load [4 x [256 x float]] addrspace(3)*, [4 x [256 x float]] addrspace(3)** %tile.addr
-  %elem.ptr.80 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.31, i64 0, i64 3
+  %elem.ptr.89 = getelementptr inbounds [4 x [256 x float]], [4 x [256 x float]] addrspace(3)* %tile.31, i64 0, i64 3
   %k.7 = load i64, i64* %k.addr
-  %elem.ptr.81 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.80, i64 0, i64 %k.7
-  %elem.25 = load float, float addrspace(3)* %elem.ptr.81
+  %elem.ptr.90 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %elem.ptr.89, i64 0, i64 %k.7
+  %elem.28 = load float, float addrspace(3)* %elem.ptr.90
   %inv.3 = load float, float* %inv.addr
-  %mul.12 = fmul float %elem.25, %inv.3
+  %mul.18 = fmul float %elem.28, %inv.3
   %inv.4 = load float, float* %inv.addr
-  %mul.13 = fmul float %mul.12, %inv.4
+  %mul.19 = fmul float %mul.18, %inv.4
   %inv.5 = load float, float* %inv.addr
-  %mul.14 = fmul float %mul.13, %inv.5
-  store float %mul.14, float* %s.addr
+  %mul.20 = fmul float %mul.19, %inv.5
+  store float %mul.20, float* %s.addr
   %dx.5 = load float, float* %dx.addr
   %s.3 = load float, float* %s.addr
-  %mul.15 = fmul float %dx.5, %s.3
-  %old.3 = load float, float* %ax.addr
-  %add.14 = fadd float %old.3, %mul.15
-  store float %add.14, float* %ax.addr
+  %mul.21 = fmul float %dx.5, %s.3
+  %old.6 = load float, float* %ax.addr
+  %add.20 = fadd float %old.6, %mul.21
+  store float %add.20, float* %ax.addr
   %dy.5 = load float, float* %dy.addr
   %s.4 = load float, float* %s.addr
-  %mul.16 = fmul float %dy.5, %s.4
-  %old.4 = load float, float* %ay.addr
-  %add.15 = fadd float %old.4, %mul.16
-  store float %add.15, float* %ay.addr
+  %mul.22 = fmul float %dy.5, %s.4
+  %old.7 = load float, float* %ay.addr
+  %add.21 = fadd float %old.7, %mul.22
+  store float %add.21, float* %ay.addr
   %dz.5 = load float, float* %dz.addr
   %s.5 = load float, float* %s.addr
-  %mul.17 = fmul float %dz.5, %s.5
-  %old.5 = load float, float* %az.addr
-  %add.16 = fadd float %old.5, %mul.17
-  store float %add.16, float* %az.addr
+  %mul.23 = fmul float %dz.5, %s.5
+  %old.8 = load float, float* %az.addr
+  %add.22 = fadd float %old.8, %mul.23
+  store float %add.22, float* %az.addr
   br label %for.cond.3, !llvm.loop !19
 for.end.3:
   call void @llvm.nvvm.barrier0()
   br label %for.cond.2, !llvm.loop !21
 for.end.2:
+  %mine.2 = load i1, i1* %mine.addr
+  br i1 %mine.2, label %if.then.4, label %if.end.4
+if.then.4:
+  %ax.1 = load float, float* %ax.addr
+  %dt.7 = load float, float* %dt.addr
+  %mul.24 = fmul float %ax.1, %dt.7
+  %vx.3 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.11 = load i64, i64* %local.addr
+  %ptr.27 = extractvalue { float*, i64 } %vx.3, 0
+  %elem.ptr.91 = getelementptr float, float* %ptr.27, i64 %local.11
+  %old.9 = load float, float* %elem.ptr.91
+  %add.23 = fadd float %old.9, %mul.24
+  store float %add.23, float* %elem.ptr.91
+  %ay.1 = load float, float* %ay.addr
+  %dt.8 = load float, float* %dt.addr
+  %mul.25 = fmul float %ay.1, %dt.8
+  %vy.3 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.12 = load i64, i64* %local.addr
+  %ptr.28 = extractvalue { float*, i64 } %vy.3, 0
+  %elem.ptr.92 = getelementptr float, float* %ptr.28, i64 %local.12
+  %old.10 = load float, float* %elem.ptr.92
+  %add.24 = fadd float %old.10, %mul.25
+  store float %add.24, float* %elem.ptr.92
+  %az.1 = load float, float* %az.addr
+  %dt.9 = load float, float* %dt.addr
+  %mul.26 = fmul float %az.1, %dt.9
+  %vz.3 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.13 = load i64, i64* %local.addr
+  %ptr.29 = extractvalue { float*, i64 } %vz.3, 0
+  %elem.ptr.93 = getelementptr float, float* %ptr.29, i64 %local.13
+  %old.11 = load float, float* %elem.ptr.93
+  %add.25 = fadd float %old.11, %mul.26
+  store float %add.25, float* %elem.ptr.93
+  %xi.3 = load float, float* %xi.addr
+  %vx.4 = load { float*, i64 }, { float*, i64 }* %vx.addr
+  %local.14 = load i64, i64* %local.addr
+  %ptr.30 = extractvalue { float*, i64 } %vx.4, 0
+  %elem.ptr.94 = getelementptr float, float* %ptr.30, i64 %local.14
+  %elem.29 = load float, float* %elem.ptr.94
+  %dt.10 = load float, float* %dt.addr
+  %mul.27 = fmul float %elem.29, %dt.10
+  %add.26 = fadd float %xi.3, %mul.27
+  %nx.3 = load { float*, i64 }, { float*, i64 }* %nx.addr
+  %local.15 = load i64, i64* %local.addr
+  %ptr.31 = extractvalue { float*, i64 } %nx.3, 0
+  %elem.ptr.95 = getelementptr float, float* %ptr.31, i64 %local.15
+  store float %add.26, float* %elem.ptr.95
+  %yi.3 = load float, float* %yi.addr
+  %vy.4 = load { float*, i64 }, { float*, i64 }* %vy.addr
+  %local.16 = load i64, i64* %local.addr
+  %ptr.32 = extractvalue { float*, i64 } %vy.4, 0
+  %elem.ptr.96 = getelementptr float, float* %ptr.32, i64 %local.16
+  %elem.30 = load float, float* %elem.ptr.96
+  %dt.11 = load float, float* %dt.addr
+  %mul.28 = fmul float %elem.30, %dt.11
+  %add.27 = fadd float %yi.3, %mul.28
+  %ny.2 = load { float*, i64 }, { float*, i64 }* %ny.addr
+  %local.17 = load i64, i64* %local.addr
+  %ptr.33 = extractvalue { float*, i64 } %ny.2, 0
+  %elem.ptr.97 = getelementptr float, float* %ptr.33, i64 %local.17
+  store float %add.27, float* %elem.ptr.97
+  %zi.3 = load float, float* %zi.addr
+  %vz.4 = load { float*, i64 }, { float*, i64 }* %vz.addr
+  %local.18 = load i64, i64* %local.addr
+  %ptr.34 = extractvalue { float*, i64 } %vz.4, 0
+  %elem.ptr.98 = getelementptr float, float* %ptr.34, i64 %local.18
+  %elem.31 = load float, float* %elem.ptr.98
+  %dt.12 = load float, float* %dt.addr
+  %mul.29 = fmul float %elem.31, %dt.12
+  %add.28 = fadd float %zi.3, %mul.29
+  %nz.2 = load { float*, i64 }, { float*, i64 }* %nz.addr
+  %local.19 = load i64, i64* %local.addr
+  %ptr.35 = extractvalue { float*, i64 } %nz.2, 0
+  %elem.ptr.99 = getelementptr float, float* %ptr.35, i64 %local.19
+  store float %add.28, float* %elem.ptr.99
+  br label %if.end.4
+if.end.4:
   br label %loop.join
 loop.join:
-  %mine.1 = load i1, i1* %mine.addr
-  br i1 %mine.1, label %if.then.3, label %if.end.3
-if.then.3:
-  %ax = load float, float* %ax.addr
-  %dt.1 = load float, float* %dt.addr
-  %mul.18 = fmul float %ax, %dt.1
-  %vx.1 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.2 = load i64, i64* %local.addr
-  %ptr.18 = extractvalue { float*, i64 } %vx.1, 0
-  %elem.ptr.82 = getelementptr float, float* %ptr.18, i64 %local.2
-  %old.6 = load float, float* %elem.ptr.82
-  %add.17 = fadd float %old.6, %mul.18
-  store float %add.17, float* %elem.ptr.82
-  %ay = load float, float* %ay.addr
-  %dt.2 = load float, float* %dt.addr
-  %mul.19 = fmul float %ay, %dt.2
-  %vy.1 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.3 = load i64, i64* %local.addr
-  %ptr.19 = extractvalue { float*, i64 } %vy.1, 0
-  %elem.ptr.83 = getelementptr float, float* %ptr.19, i64 %local.3
-  %old.7 = load float, float* %elem.ptr.83
-  %add.18 = fadd float %old.7, %mul.19
-  store float %add.18, float* %elem.ptr.83
-  %az = load float, float* %az.addr
-  %dt.3 = load float, float* %dt.addr
-  %mul.20 = fmul float %az, %dt.3
-  %vz.1 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.4 = load i64, i64* %local.addr
-  %ptr.20 = extractvalue { float*, i64 } %vz.1, 0
-  %elem.ptr.84 = getelementptr float, float* %ptr.20, i64 %local.4
-  %old.8 = load float, float* %elem.ptr.84
-  %add.19 = fadd float %old.8, %mul.20
-  store float %add.19, float* %elem.ptr.84
-  %xi.2 = load float, float* %xi.addr
-  %vx.2 = load { float*, i64 }, { float*, i64 }* %vx.addr
-  %local.5 = load i64, i64* %local.addr
-  %ptr.21 = extractvalue { float*, i64 } %vx.2, 0
-  %elem.ptr.85 = getelementptr float, float* %ptr.21, i64 %local.5
-  %elem.26 = load float, float* %elem.ptr.85
-  %dt.4 = load float, float* %dt.addr
-  %mul.21 = fmul float %elem.26, %dt.4
-  %add.20 = fadd float %xi.2, %mul.21
-  %nx.2 = load { float*, i64 }, { float*, i64 }* %nx.addr
-  %local.6 = load i64, i64* %local.addr
-  %ptr.22 = extractvalue { float*, i64 } %nx.2, 0
-  %elem.ptr.86 = getelementptr float, float* %ptr.22, i64 %local.6
-  store float %add.20, float* %elem.ptr.86
-  %yi.2 = load float, float* %yi.addr
-  %vy.2 = load { float*, i64 }, { float*, i64 }* %vy.addr
-  %local.7 = load i64, i64* %local.addr
-  %ptr.23 = extractvalue { float*, i64 } %vy.2, 0
-  %elem.ptr.87 = getelementptr float, float* %ptr.23, i64 %local.7
-  %elem.27 = load float, float* %elem.ptr.87
-  %dt.5 = load float, float* %dt.addr
-  %mul.22 = fmul float %elem.27, %dt.5
-  %add.21 = fadd float %yi.2, %mul.22
-  %ny.1 = load { float*, i64 }, { float*, i64 }* %ny.addr
-  %local.8 = load i64, i64* %local.addr
-  %ptr.24 = extractvalue { float*, i64 } %ny.1, 0
-  %elem.ptr.88 = getelementptr float, float* %ptr.24, i64 %local.8
-  store float %add.21, float* %elem.ptr.88
-  %zi.2 = load float, float* %zi.addr
-  %vz.2 = load { float*, i64 }, { float*, i64 }* %vz.addr
-  %local.9 = load i64, i64* %local.addr
-  %ptr.25 = extractvalue { float*, i64 } %vz.2, 0
-  %elem.ptr.89 = getelementptr float, float* %ptr.25, i64 %local.9
-  %elem.28 = load float, float* %elem.ptr.89
-  %dt.6 = load float, float* %dt.addr
-  %mul.23 = fmul float %elem.28, %dt.6
-  %add.22 = fadd float %zi.2, %mul.23
-  %nz.1 = load { float*, i64 }, { float*, i64 }* %nz.addr
-  %local.10 = load i64, i64* %local.addr
-  %ptr.26 = extractvalue { float*, i64 } %nz.1, 0
-  %elem.ptr.90 = getelementptr float, float* %ptr.26, i64 %local.10
-  store float %add.22, float* %elem.ptr.90
-  br label %if.end.3
-if.end.3:
   ret void
 }
 
@@ -2075,39 +2399,48 @@ entry:
 ; panic site 1 in `nbody_step` at examples/nbody_multi.rs:45:14: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `nbody_step` at examples/nbody_multi.rs:46:14: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `nbody_step` at examples/nbody_multi.rs:47:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 4 in `nbody_step` at examples/nbody_multi.rs:54:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 5 in `nbody_step` at examples/nbody_multi.rs:54:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 6 in `nbody_step` at examples/nbody_multi.rs:55:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 7 in `nbody_step` at examples/nbody_multi.rs:55:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 8 in `nbody_step` at examples/nbody_multi.rs:56:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 9 in `nbody_step` at examples/nbody_multi.rs:56:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 10 in `nbody_step` at examples/nbody_multi.rs:57:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 11 in `nbody_step` at examples/nbody_multi.rs:57:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 12 in `nbody_step` at examples/nbody_multi.rs:59:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 13 in `nbody_step` at examples/nbody_multi.rs:60:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 14 in `nbody_step` at examples/nbody_multi.rs:61:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 15 in `nbody_step` at examples/nbody_multi.rs:62:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 16 in `nbody_step` at examples/nbody_multi.rs:79:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 17 in `nbody_step` at examples/nbody_multi.rs:80:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 18 in `nbody_step` at examples/nbody_multi.rs:81:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 19 in `nbody_step` at examples/nbody_multi.rs:82:26: index out of bounds: the len is {1} but the index is {0}
-; panic site 20 in `nbody_step` at examples/nbody_multi.rs:82:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 21 in `nbody_step` at examples/nbody_multi.rs:83:26: index out of bounds: the len is {1} but the index is {0}
-; panic site 22 in `nbody_step` at examples/nbody_multi.rs:83:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 23 in `nbody_step` at examples/nbody_multi.rs:84:26: index out of bounds: the len is {1} but the index is {0}
-; panic site 24 in `nbody_step` at examples/nbody_multi.rs:84:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 25 in `nbody_step` at examples/nbody_multi.rs:45:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 26 in `nbody_step` at examples/nbody_multi.rs:46:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 27 in `nbody_step` at examples/nbody_multi.rs:47:14: index out of bounds: the len is {1} but the index is {0}
-; panic site 28 in `nbody_step` at examples/nbody_multi.rs:54:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 29 in `nbody_step` at examples/nbody_multi.rs:54:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 30 in `nbody_step` at examples/nbody_multi.rs:55:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 31 in `nbody_step` at examples/nbody_multi.rs:55:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 32 in `nbody_step` at examples/nbody_multi.rs:56:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 33 in `nbody_step` at examples/nbody_multi.rs:56:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 34 in `nbody_step` at examples/nbody_multi.rs:57:28: index out of bounds: the len is {1} but the index is {0}
-; panic site 35 in `nbody_step` at examples/nbody_multi.rs:57:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 36 in `nbody_step` at examples/nbody_multi.rs:59:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 37 in `nbody_step` at examples/nbody_multi.rs:60:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 38 in `nbody_step` at examples/nbody_multi.rs:61:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 39 in `nbody_step` at examples/nbody_multi.rs:62:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 4 in `nbody_step` at examples/nbody_multi.rs:79:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 5 in `nbody_step` at examples/nbody_multi.rs:80:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `nbody_step` at examples/nbody_multi.rs:81:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `nbody_step` at examples/nbody_multi.rs:82:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `nbody_step` at examples/nbody_multi.rs:82:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `nbody_step` at examples/nbody_multi.rs:83:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 10 in `nbody_step` at examples/nbody_multi.rs:83:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 11 in `nbody_step` at examples/nbody_multi.rs:84:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 12 in `nbody_step` at examples/nbody_multi.rs:84:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 13 in `nbody_step` at examples/nbody_multi.rs:54:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 14 in `nbody_step` at examples/nbody_multi.rs:54:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 15 in `nbody_step` at examples/nbody_multi.rs:55:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 16 in `nbody_step` at examples/nbody_multi.rs:55:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 17 in `nbody_step` at examples/nbody_multi.rs:56:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 18 in `nbody_step` at examples/nbody_multi.rs:56:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 19 in `nbody_step` at examples/nbody_multi.rs:57:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 20 in `nbody_step` at examples/nbody_multi.rs:57:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 21 in `nbody_step` at examples/nbody_multi.rs:59:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 22 in `nbody_step` at examples/nbody_multi.rs:60:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `nbody_step` at examples/nbody_multi.rs:61:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 24 in `nbody_step` at examples/nbody_multi.rs:62:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 25 in `nbody_step` at examples/nbody_multi.rs:79:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 26 in `nbody_step` at examples/nbody_multi.rs:80:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 27 in `nbody_step` at examples/nbody_multi.rs:81:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 28 in `nbody_step` at examples/nbody_multi.rs:82:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 29 in `nbody_step` at examples/nbody_multi.rs:82:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 30 in `nbody_step` at examples/nbody_multi.rs:83:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 31 in `nbody_step` at examples/nbody_multi.rs:83:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 32 in `nbody_step` at examples/nbody_multi.rs:84:26: index out of bounds: the len is {1} but the index is {0}
+; panic site 33 in `nbody_step` at examples/nbody_multi.rs:84:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 34 in `nbody_step` at examples/nbody_multi.rs:45:14: index out of bounds: the len is {1} but the index is {0}
+; panic site 35 in `nbody_step` at examples/nbody_multi.rs:46:14: index out of bounds: the len is {1} but the index is {0}
+; panic site 36 in `nbody_step` at examples/nbody_multi.rs:47:14: index out of bounds: the len is {1} but the index is {0}
+; panic site 37 in `nbody_step` at examples/nbody_multi.rs:54:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 38 in `nbody_step` at examples/nbody_multi.rs:54:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 39 in `nbody_step` at examples/nbody_multi.rs:55:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 40 in `nbody_step` at examples/nbody_multi.rs:55:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 41 in `nbody_step` at examples/nbody_multi.rs:56:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 42 in `nbody_step` at examples/nbody_multi.rs:56:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 43 in `nbody_step` at examples/nbody_multi.rs:57:28: index out of bounds: the len is {1} but the index is {0}
+; panic site 44 in `nbody_step` at examples/nbody_multi.rs:57:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 45 in `nbody_step` at examples/nbody_multi.rs:59:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 46 in `nbody_step` at examples/nbody_multi.rs:60:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 47 in `nbody_step` at examples/nbody_multi.rs:61:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 48 in `nbody_step` at examples/nbody_multi.rs:62:13: index out of bounds: the len is {1} but the index is {0}

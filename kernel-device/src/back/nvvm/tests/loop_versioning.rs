@@ -4,9 +4,24 @@
 
 use super::versioning::{definition, first_fast_copy, write_kernel, PANIC_CALL};
 
-/// The text of the first versioned loop's fast copy.
+/// The text of the first versioned loop's fast copy, up to the loop's end: a kernel's
+/// last block-uniform loop has its own copy of the statements after it
+/// (`kernel_body`), which are not the loop's.
 fn fast_loop(text: &str) -> &str {
-    first_fast_copy(text, "loop")
+    let copy = first_fast_copy(text, "loop");
+    // The loop's own exit is the first loop exit its copy branches to (the outer loop's
+    // condition block comes before any inner loop's).
+    let Some(at) = copy.find("label %for.end") else {
+        return copy;
+    };
+    let name: String = copy[at + "label %".len()..]
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+        .collect();
+    match copy.find(&format!("\n{name}:")) {
+        Some(end) => &copy[..end],
+        None => copy,
+    }
 }
 
 const BLOCK_VOTE: &str = "@llvm.nvvm.barrier0.and(";
@@ -174,4 +189,63 @@ fn the_copy_a_block_takes_is_a_constant_or_its_warp_uniform_vote() {
         .expect("the block's vote");
     assert!(barrier.contains("icmp ne i32 %barrier"), "{barrier}");
     assert!(t.contains(BLOCK_VOTE), "{t}");
+}
+
+/// The writer's read of the `out` slice parameter's pointer and length.
+const OUT_SLICE_READ: &str = "= load { float*, i64 }, { float*, i64 }* %out.addr";
+
+/// A kernel's last block-uniform versioned loop takes the statements after it into each
+/// copy (`kernel_body`): the fast loop's values never join the checked loop's before the
+/// epilogue reads them (see the writer's reason, measured on the tf32 GEMM).
+#[test]
+fn the_last_block_uniform_loop_has_its_own_epilogue_in_each_copy() {
+    let out = write_kernel(PREFETCHING_TILE_LOOP);
+    let t = &out.text;
+    let kernel = definition(t, "k");
+    // `out[row * 256 + t] = acc` (the loop does not use `out`), once per copy.
+    let out_reads = |text: &str| text.matches(OUT_SLICE_READ).count();
+    assert_eq!(out_reads(kernel), 2, "{kernel}");
+    let fast_copy = first_fast_copy(t, "loop");
+    assert_eq!(out_reads(fast_copy), 1, "{fast_copy}");
+    assert_eq!(
+        out_reads(fast_loop(t)),
+        0,
+        "the loop itself does not use `out`"
+    );
+}
+
+/// Only the last such loop: of two tile loops in a row, the statements after the second
+/// are written twice and the second loop once per copy (not inside the first one's).
+#[test]
+fn only_the_last_block_uniform_loop_copies_what_follows() {
+    let out = write_kernel(
+        "fn k(a: &[f32], out: &mut [f32], n: usize) {
+            let tile = shared_array::<[f32; 256]>();
+            let t = thread_idx().x as usize;
+            let row = block_idx().x as usize;
+            let mut acc = 0.0f32;
+            for k0 in 0..n {
+                tile[t] = a[row * n + k0];
+                sync_threads();
+                acc += tile[255 - t];
+                sync_threads();
+            }
+            for k0 in 0..n {
+                tile[t] = a[row * n + k0] * 2.0;
+                sync_threads();
+                acc += tile[255 - t];
+                sync_threads();
+            }
+            out[row * 256 + t] = acc;
+        }",
+    );
+    let kernel = definition(&out.text, "k");
+    // Two versioned loops of two barriers, each loop in a fast and a checked copy: eight
+    // barriers; the epilogue once after each of the second loop's copies.
+    assert_eq!(
+        kernel.matches("call void @llvm.nvvm.barrier0()").count(),
+        8,
+        "{kernel}"
+    );
+    assert_eq!(kernel.matches(OUT_SLICE_READ).count(), 2, "{kernel}");
 }
