@@ -111,8 +111,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// set of registers, and ptxas then allocates and schedules the fast loop for both.
     /// The checked tf32 GEMM ran 1.070x its nvcc twin with the join and 1.022x with its
     /// own epilogue (its PTX edited so by hand, H200, `bench/probes/ptx_gemm_ab.py`,
-    /// bench/results/2026-11-30-h200-02b09a8-owntail-ab.txt); the bf16 and int8 GEMMs did
-    /// not move. The last such loop only: the tail is written twice, not once per loop.
+    /// bench/results/2026-11-30-h200-02b09a8-owntail-ab.txt; 1.017x in the bench once
+    /// written so, `…-3987a0e-tc.txt`); the bf16 and int8 GEMMs did not move. The last
+    /// such loop only: the tail is written twice, not once per loop.
     /// A barrier in the tail is still met by the whole block: where the loop has
     /// iterations the block's vote sends every thread to one copy, and where it has none
     /// every thread takes the checked one (a correct kernel's threads all meet the loop's
