@@ -40,15 +40,7 @@ impl Planner<'_> {
         }
         let key = self.key_without(index, deps, var);
         match current {
-            0 => {
-                if !self.strided.contains_key(&(key.clone(), false)) {
-                    let slot = self.strided.len();
-                    self.strided.insert((key, false), slot);
-                    self.plan.ops.push(GuardOp::Record { index, slot });
-                    self.merge_record(self.plan.ops.len() - 1, slot, index);
-                    self.count_compare();
-                }
-            }
+            0 => self.record_first(key, index),
             1 => {
                 let Some(&slot) = self.strided.get(&(key.clone(), false)) else {
                     return false;
@@ -175,6 +167,20 @@ impl Planner<'_> {
             .map(|v| (*v, self.known.get(v).and_then(|k| k.constant).unwrap_or(0)))
             .collect();
         (index, others)
+    }
+
+    /// On the first walk of a strided or across check: `index`'s value there, recorded
+    /// once per `key` in a slot of its own, which the second walk's check compares
+    /// against.
+    pub(super) fn record_first(&mut self, key: CheckKey, index: Handle<Expr>) {
+        if self.strided.contains_key(&(key.clone(), false)) {
+            return;
+        }
+        let slot = self.strided.len();
+        self.strided.insert((key, false), slot);
+        self.plan.ops.push(GuardOp::Record { index, slot });
+        self.merge_record(self.plan.ops.len() - 1, slot, index);
+        self.count_compare();
     }
 
     pub(super) fn count_compare(&mut self) {

@@ -233,13 +233,7 @@ impl Planner<'_> {
         self.plan.decided.insert(index);
         self.plan.checks += 1;
         if phase == 0 {
-            if !self.strided.contains_key(&(key.clone(), false)) {
-                let slot = self.strided.len();
-                self.strided.insert((key, false), slot);
-                self.plan.ops.push(GuardOp::Record { index, slot });
-                self.merge_record(self.plan.ops.len() - 1, slot, index);
-                self.count_compare();
-            }
+            self.record_first(key, index);
             return;
         }
         let Some(&slot) = self.strided.get(&(key.clone(), false)) else {
