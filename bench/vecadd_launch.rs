@@ -389,18 +389,14 @@ fn run_child(command: &mut std::process::Command, what: &str) -> BenchResult<()>
     Ok(())
 }
 
-/// `work` in an empty folder under the temp dir named for `name` and this process,
+/// `work` in a new empty folder under the temp dir whose name starts with `name`,
 /// removed afterwards whatever `work` returned.
 fn in_scratch_dir(
     name: &str,
     work: impl FnOnce(&std::path::Path) -> BenchResult<()>,
 ) -> BenchResult<()> {
-    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let result = work(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    let dir = tempfile::Builder::new().prefix(name).tempdir()?;
+    work(dir.path())
 }
 
 /// In a fresh process: [`first_calls`] on 2^24-element arrays made before the clock
