@@ -349,6 +349,70 @@ macro_rules! instantiate {
     };
 }
 
+/// The items of a `#[kernel]`'s type that do not depend on its parameters, given the
+/// launcher's generic parameters as declared and as used (both empty for a kernel that
+/// is not generic): `#[kernel]` writes one invocation in the kernel's `impl` block
+/// instead of these items' tokens, which rustc then transcribes, so that the macro's
+/// share of a crate's `cargo check` stays small (issue 27).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_items {
+    ([$($decl:tt)*] [$($use:tt)*]) => {
+        // What a call of this kernel from device code resolves to: it passes the
+        // `#[device]` check, because the call itself fails (the kernel's fn carries a
+        // bound that never holds) and one mistake gets one error, in the words of a
+        // kernel called like a function. It has no source to compile.
+        #[doc(hidden)]
+        pub const __CUDAJIT_MARK: $crate::__private::IsDevice = $crate::__private::IsDevice;
+        #[doc(hidden)]
+        pub const __CUDAJIT_FN: $crate::__private::FnSource =
+            $crate::__private::FnSource::NOT_A_DEVICE_FUNCTION;
+
+        // The kernel's loaded modules, one per device (a generic kernel's
+        // instantiations have their own: see `instances`).
+        #[doc(hidden)]
+        pub fn cache() -> &'static $crate::__private::KernelCache {
+            static CACHE: $crate::__private::KernelCache = $crate::__private::KernelCache::new();
+            &CACHE
+        }
+
+        /// The most blocks a grid of `block`-shaped blocks may have when this kernel
+        /// is launched cooperatively (it calls `grid_sync()`) on the default device
+        /// without dynamic shared memory: all of them must be resident at once.
+        /// Numba's `kernel.max_cooperative_grid_blocks(blockdim)`. Compiles the
+        /// kernel if needed.
+        pub fn max_cooperative_grid_blocks<$($decl)*>(
+            block: impl ::core::convert::Into<$crate::Dim>,
+        ) -> $crate::Result<u32> {
+            Self::max_cooperative_grid_blocks_for::<$($use)*>($crate::LaunchConfig::new(1u32, block))
+        }
+
+        /// As [`Self::max_cooperative_grid_blocks`], for `config`'s block shape,
+        /// dynamic shared memory and stream's device (its grid is ignored).
+        pub fn max_cooperative_grid_blocks_for<$($decl)*>(
+            config: $crate::LaunchConfig<'_>,
+        ) -> $crate::Result<u32> {
+            let (source, cache) = Self::__cudajit_instance::<$($use)*>();
+            $crate::__private::max_cooperative_grid_blocks(source, cache, config)
+        }
+
+    };
+}
+
+/// The documentation of each `#[kernel]`'s `args` (one invocation in the expansion
+/// instead of each line's `#[doc]` tokens: issue 27).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_args_doc {
+    () => {
+        "This kernel's arguments, converted for a launch; `.launch(config)` runs it. What \
+         `launch!` expands to: the arguments come alone, so that rustc counts only those when \
+         their number is wrong. For a `boundscheck = false` kernel it is a \
+         `BoundscheckFalseLaunch`, whose `launch` is `unsafe`: so `launch!` of such a kernel \
+         must sit in an `unsafe {}` block, and rustc's error without one names that type."
+    };
+}
+
 /// What generated code calls; not a public API.
 #[doc(hidden)]
 pub mod __private {

@@ -29,7 +29,7 @@ pub fn expand_with(
     input: TokenStream,
     extra: TokenStream,
 ) -> TokenStream {
-    let item: syn::ItemFn = match syn::parse2(input.clone()) {
+    let item: syn::ItemFn = match crate::profile::phase("parse", || syn::parse2(input.clone())) {
         Ok(item) => item,
         Err(e) => {
             let error = parse::not_a_fn(kind, &input, e).to_compile_error();
@@ -37,7 +37,7 @@ pub fn expand_with(
         }
     };
     // Read once: each question about the site would read the file again.
-    let site = crate::context::Site::of_attribute();
+    let site = crate::profile::phase("site", crate::context::Site::of_attribute);
     if let Some(rejected) = crate::context::reject_in_impl_or_trait(kind, &item, &site) {
         return rejected;
     }
@@ -52,7 +52,7 @@ pub fn expand_with(
     // Frontend diagnostics first; the macro's own structural ones only where the
     // frontend said nothing at that place.
     let mut reported = if receiver_diags.is_empty() {
-        kernel_device::front::check_item(&checked, kind)
+        crate::profile::phase("check", || kernel_device::front::check_item(&checked, kind))
     } else {
         receiver_diags
     };
@@ -60,7 +60,9 @@ pub fn expand_with(
     reported.extend(static_muts);
     let mut own = Vec::new();
     let options = parse::options(args, kind, &mut own);
-    let body = twin::body(&item.block, &item.sig.generics, &mut own);
+    let body = crate::profile::phase("twin", || {
+        twin::body(&item.block, &item.sig.generics, &mut own)
+    });
     let params = match kind {
         SourceKind::Kernel => parse::kernel_params(&item, &reported, &mut own),
         SourceKind::Device => Vec::new(),
@@ -97,20 +99,22 @@ pub fn expand_with(
     // fallbacks named without `self::` (they sit in the block).
     let routable =
         || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
-    let bare = if failed || method {
-        Vec::new()
-    } else if site.at_module_level() {
-        routable()
-    } else if kind == SourceKind::Kernel {
-        let mut routed = routable();
-        routed.retain(|c| crate::context::only_called_in_file(&c.name.to_string()));
-        for callee in &mut routed {
-            callee.in_block = true;
+    let bare = crate::profile::phase("routable", || {
+        if failed || method {
+            Vec::new()
+        } else if site.at_module_level() {
+            routable()
+        } else if kind == SourceKind::Kernel {
+            let mut routed = routable();
+            routed.retain(|c| crate::context::only_called_in_file(&c.name.to_string()));
+            for callee in &mut routed {
+                callee.in_block = true;
+            }
+            routed
+        } else {
+            Vec::new()
         }
-        routed
-    } else {
-        Vec::new()
-    };
+    });
     // A turbofish call's fallback returns `!` (see `routed_callees::fallback_module`):
     // where it is used, the one error is not followed by "unreachable expression".
     let item = if bare.iter().any(|c| c.turbofish.is_some()) {
@@ -125,40 +129,58 @@ pub fn expand_with(
     let body = if failed {
         twin::stub_body()
     } else {
-        crate::routed_callees::route_calls(body, &bare, &fallbacks_module, what)
+        crate::profile::phase("route", || {
+            crate::routed_callees::route_calls(body, &bare, &fallbacks_module, what)
+        })
     };
     // A function that did not check is never compiled: it names no callees and no
     // constants, so nothing is reported about them twice.
     // A device function's generated items sit in a module of their own; a method's
     // in its `impl` block, as a kernel's.
     let nested = kind == SourceKind::Device && !method;
-    let deps = if failed {
-        quote!(&[])
-    } else {
-        let types = kernel_device::front::struct_refs(&item)
-            .into_iter()
-            .map(|(_, path)| from_generated_module(path, nested))
-            .collect();
-        let own = method.then_some(&item.sig.ident);
-        let probes =
-            callees::method_probes(&item, types, own, |p| from_generated_module(p, nested));
-        callees::dependency_block(
-            &dependencies(&item, nested),
-            &probes,
-            what,
-            &bare,
-            &fallbacks_module,
-            nested,
-        )
-    };
+    // With it, whether the entries name anything by a path relative to the function's
+    // module (a device function's generated module then imports its parent's names).
+    let (deps, deps_name_items) = crate::profile::phase("deps", || {
+        if failed {
+            (quote!(&[]), false)
+        } else {
+            let types: Vec<syn::Path> = kernel_device::front::struct_refs(&item)
+                .into_iter()
+                .map(|(_, path)| from_generated_module(path, nested))
+                .collect();
+            let callees = dependencies(&item, nested);
+            let names_items = !types.is_empty() || !callees.is_empty();
+            let own = method.then_some(&item.sig.ident);
+            let probes =
+                callees::method_probes(&item, types, own, |p| from_generated_module(p, nested));
+            let block = callees::dependency_block(
+                &callees,
+                &probes,
+                what,
+                &bare,
+                &fallbacks_module,
+                nested,
+            );
+            (block, names_items)
+        }
+    });
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
-    let rendered = render_preserving_lines(parse::without_attrs_and_vis(input));
-    let items = match kind {
+    let rendered = crate::profile::phase("render", || {
+        render_preserving_lines(parse::without_attrs_and_vis(input))
+    });
+    let items = crate::profile::phase("items", || match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
         SourceKind::Device if method => method_items(&item, &rendered, &deps, body, failed),
-        SourceKind::Device => device(&item, &rendered, &deps, body, failed, extra),
-    };
+        SourceKind::Device => device(
+            &item,
+            &rendered,
+            (&deps, deps_name_items),
+            body,
+            failed,
+            extra,
+        ),
+    });
     let cfgs: Vec<&syn::Attribute> = item.attrs.iter().filter(|a| twin::is_cfg(a)).collect();
     let fallbacks = crate::routed_callees::fallback_module(&fallbacks_module, &bare, &cfgs);
     let errors = kernel_device::diag::combine(&all).map(|e| e.to_compile_error());
@@ -227,7 +249,7 @@ fn fn_source(
     deps: &TokenStream,
     failed: bool,
     is_method: bool,
-) -> TokenStream {
+) -> (TokenStream, bool) {
     let (text, line) = rendered;
     let name = item.sig.ident.to_string();
     let nested = kind == SourceKind::Device && !is_method;
@@ -239,6 +261,7 @@ fn fn_source(
     if is_method {
         structs.push(self_struct_item(item));
     }
+    let names_items = !consts.is_empty() || !structs.is_empty();
     let kind = match kind {
         SourceKind::Kernel => quote!(Kernel),
         SourceKind::Device => quote!(Device),
@@ -265,7 +288,7 @@ fn fn_source(
         }
         None => quote!(::core::option::Option::None),
     };
-    quote! {
+    let source = quote! {
         ::cudajit::__private::FnSource {
             name: #name,
             kind: ::cudajit::__private::SourceKind::#kind,
@@ -284,7 +307,8 @@ fn fn_source(
             structs: &[#(#structs),*],
             instance: &[],
         }
-    }
+    };
+    (source, names_items)
 }
 
 /// A `ConstItem` for each crate constant the body names: rustc evaluates the item and
@@ -345,7 +369,7 @@ fn kernel(
     failed: bool,
 ) -> TokenStream {
     let twin = twin::kernel_twin(item, body);
-    let source = fn_source(
+    let (source, _) = fn_source(
         item,
         rendered,
         SourceKind::Kernel,
@@ -534,30 +558,13 @@ fn kernel(
 
         #(#cfgs)*
         impl #name {
-            // What a call of this kernel from device code resolves to: it passes the
-            // `#[device]` check, because the call itself fails (the kernel's fn
-            // carries a bound that never holds: see `twin::kernel_twin`) and one
-            // mistake gets one error, in the words of a kernel called like a function.
-            // It has no source to compile.
-            #[doc(hidden)]
-            pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
-            #[doc(hidden)]
-            pub const __CUDAJIT_FN: ::cudajit::__private::FnSource =
-                ::cudajit::__private::FnSource::NOT_A_DEVICE_FUNCTION;
+            ::cudajit::__kernel_items!([#(#params_decl),*] [#(#params_use),*]);
 
             // The kernel's source as embedded for the run-time compiler.
             #[doc(hidden)]
             pub fn source() -> &'static ::cudajit::__private::FnSource {
                 static SOURCE: ::cudajit::__private::FnSource = #source;
                 &SOURCE
-            }
-
-            // The kernel's loaded modules, one per device (a generic kernel's
-            // instantiations have their own: see `instances`).
-            #[doc(hidden)]
-            pub fn cache() -> &'static ::cudajit::__private::KernelCache {
-                static CACHE: ::cudajit::__private::KernelCache = ::cudajit::__private::KernelCache::new();
-                &CACHE
             }
 
             #instances
@@ -570,32 +577,7 @@ fn kernel(
                 #instance_body
             }
 
-            /// The most blocks a grid of `block`-shaped blocks may have when this kernel
-            /// is launched cooperatively (it calls `grid_sync()`) on the default device
-            /// without dynamic shared memory: all of them must be resident at once.
-            /// Numba's `kernel.max_cooperative_grid_blocks(blockdim)`. Compiles the
-            /// kernel if needed.
-            pub fn max_cooperative_grid_blocks<#(#params_decl),*>(
-                block: impl ::core::convert::Into<::cudajit::Dim>,
-            ) -> ::cudajit::Result<u32> {
-                Self::max_cooperative_grid_blocks_for::<#(#params_use),*>(::cudajit::LaunchConfig::new(1u32, block))
-            }
-
-            /// As [`Self::max_cooperative_grid_blocks`], for `config`'s block shape,
-            /// dynamic shared memory and stream's device (its grid is ignored).
-            pub fn max_cooperative_grid_blocks_for<#(#params_decl),*>(
-                config: ::cudajit::LaunchConfig<'_>,
-            ) -> ::cudajit::Result<u32> {
-                let (source, cache) = Self::__cudajit_instance::<#(#params_use),*>();
-                ::cudajit::__private::max_cooperative_grid_blocks(source, cache, config)
-            }
-
-            /// This kernel's arguments, converted for a launch; `.launch(config)` runs
-            /// it. What `launch!` expands to: the arguments come alone, so that rustc
-            /// counts only those when their number is wrong. For a `boundscheck = false`
-            /// kernel it is a `BoundscheckFalseLaunch`, whose `launch` is `unsafe`: so
-            /// `launch!` of such a kernel must sit in an `unsafe {}` block, and rustc's
-            /// error without one names that type.
+            #[doc = ::cudajit::__kernel_args_doc!()]
             #[allow(unused_variables, clippy::too_many_arguments)]
             pub fn args<'a, #(#params_decl),*>(
                 #(#launch_params),*
@@ -605,6 +587,8 @@ fn kernel(
 
             /// The launch shape `launch!(k[grid, block](..))` gives: `grid` and `block`
             /// each an integer, a pair or a triple (Numba's `griddim`, `blockdim`).
+            /// Generated here, not by `__kernel_items!`: a shape rustc rejects is then
+            /// reported at the kernel, in no macro of cudajit's.
             pub fn launch_config<'c>(
                 grid: impl ::core::convert::Into<::cudajit::Dim>,
                 block: impl ::core::convert::Into<::cudajit::Dim>,
@@ -635,8 +619,8 @@ fn device_source_and_host_fn(
     body: syn::Block,
     failed: bool,
     is_method: bool,
-) -> (TokenStream, syn::ItemFn) {
-    let source = fn_source(
+) -> (TokenStream, bool, syn::ItemFn) {
+    let (source, names_items) = fn_source(
         item,
         rendered,
         SourceKind::Device,
@@ -652,18 +636,27 @@ fn device_source_and_host_fn(
             .attrs
             .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
     }
-    (source, host_fn)
+    (source, names_items, host_fn)
 }
 
 fn device(
     item: &syn::ItemFn,
     rendered: &(String, u32),
-    deps: &TokenStream,
+    (deps, deps_name_items): (&TokenStream, bool),
     body: syn::Block,
     failed: bool,
     extra: TokenStream,
 ) -> TokenStream {
-    let (source, host_fn) = device_source_and_host_fn(item, rendered, deps, body, failed, false);
+    let (source, source_names_items, host_fn) =
+        device_source_and_host_fn(item, rendered, deps, body, failed, false);
+    // The parent's names, where the source's entries or `extra` name any by a relative
+    // path: a glob import costs rustc work for each name of the parent module, each
+    // time (issue 27: the macro's cost in `cargo check`), so only where it is read.
+    let parent_names = (deps_name_items || source_names_items || !extra.is_empty()).then(|| {
+        quote!(
+            use super::*;
+        )
+    });
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
@@ -679,7 +672,7 @@ fn device(
         #[doc(hidden)]
         #[allow(non_snake_case, dead_code, unused_imports)]
         #vis mod #name {
-            use super::*;
+            #parent_names
             pub static __CUDAJIT_FN: ::cudajit::__private::FnSource = #source;
             pub const __CUDAJIT_MARK: ::cudajit::__private::IsDevice = ::cudajit::__private::IsDevice;
             #recursion_check
@@ -719,7 +712,7 @@ fn method_items(
     body: syn::Block,
     failed: bool,
 ) -> TokenStream {
-    let (source, host_fn) = device_source_and_host_fn(item, rendered, deps, body, failed, true);
+    let (source, _, host_fn) = device_source_and_host_fn(item, rendered, deps, body, failed, true);
     let konst = format_ident!("__cudajit_method_{}", item.sig.ident);
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
     quote! {

@@ -54,8 +54,10 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
     // `#[device] impl T { .. }`: registers the block's `#[device]` methods.
-    if let Ok(block) = syn::parse::<syn::ItemImpl>(item.clone()) {
-        return device_impl::device_impl(args.into(), block).into();
+    if names_an_impl(&item) {
+        if let Ok(block) = syn::parse::<syn::ItemImpl>(item.clone()) {
+            return device_impl::device_impl(args.into(), block).into();
+        }
     }
     profile::timed("device", || {
         expand::expand(
@@ -72,6 +74,22 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
 /// to each element of equal-length slices or `DeviceArray`s, returning a new
 /// `DeviceArray` (`f::apply_into` writes into one; `_on` forms take a stream). One or
 /// two scalar parameters, one scalar result.
+/// Whether `item` reads as an `impl` block: its first keyword, past attributes (each a
+/// `#` and a bracketed group) and qualifiers, is `impl`. Only then is it parsed as one,
+/// so that a `#[device]` function is parsed once, not first as an `impl` block that
+/// fails (issue 27: the macro's cost in `cargo check`).
+fn names_an_impl(item: &TokenStream) -> bool {
+    for tree in item.clone() {
+        if let proc_macro::TokenTree::Ident(ident) = tree {
+            match ident.to_string().as_str() {
+                "pub" | "unsafe" | "default" | "crate" => continue,
+                word => return word == "impl",
+            }
+        }
+    }
+    false
+}
+
 #[proc_macro_attribute]
 pub fn vectorize(args: TokenStream, item: TokenStream) -> TokenStream {
     vectorize::vectorize(args.into(), item.into()).into()

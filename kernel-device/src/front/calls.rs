@@ -2,6 +2,7 @@
 //! `s.len()`, `s.split_at(mid)` (in `lower_slice.rs`), and calls of `#[device]` functions resolved by name in the unit.
 //! Also [`device_calls`], the macro's list of callee paths.
 
+use super::first_span::FirstSpan;
 use super::infer::{Ty, VarKind};
 use super::intrinsics::{self, Method};
 use super::lower_fn::{Callees, FnLowerer};
@@ -385,7 +386,7 @@ impl FnLowerer<'_> {
     }
 
     pub fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> Handle<ir::Expr> {
-        let span = m.span();
+        let span = m.first_span();
         let name = m.method.to_string();
         if name == "take" {
             if let Some(h) = self.try_lower_take(m) {

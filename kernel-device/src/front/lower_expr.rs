@@ -2,6 +2,7 @@
 //! blocks. Calls and methods are in `calls.rs`, intrinsics in `intrinsics.rs`.
 
 use super::check;
+use super::first_span::FirstSpan;
 use super::infer::{Ty, VarKind};
 use super::intrinsics;
 use super::lower_fn::{Deferred, FnLowerer, OperandClass, OperandMsg};
@@ -168,7 +169,7 @@ impl FnLowerer<'_> {
     }
 
     fn lower_path_expr(&mut self, p: &syn::ExprPath) -> Handle<ir::Expr> {
-        let span = p.span();
+        let span = p.first_span();
         if p.qself.is_some() {
             self.error(span, "qualified paths are not supported in kernels");
             return self.error_expr(span);
@@ -321,7 +322,7 @@ impl FnLowerer<'_> {
     }
 
     fn lower_binary(&mut self, b: &syn::ExprBinary) -> Handle<ir::Expr> {
-        let span = b.span();
+        let span = b.first_span();
         let op_span = b.op.span();
         let logical = match b.op {
             syn::BinOp::And(_) => Some(ir::LogicalOp::And),
@@ -332,8 +333,8 @@ impl FnLowerer<'_> {
             let lhs = self.lower_expr(&b.left);
             let rhs = self.lower_expr(&b.right);
             let (lt, rt) = (self.ty_of(lhs), self.ty_of(rhs));
-            self.expect_ty(&lt, &Ty::BOOL, b.left.span());
-            self.expect_ty(&rt, &Ty::BOOL, b.right.span());
+            self.expect_ty(&lt, &Ty::BOOL, b.left.first_span());
+            self.expect_ty(&rt, &Ty::BOOL, b.right.first_span());
             return self.push_expr(ir::ExprKind::Logical { op, lhs, rhs }, Ty::BOOL, span);
         }
         let op = match binary_op(&b.op) {
@@ -354,7 +355,7 @@ impl FnLowerer<'_> {
             return h;
         }
         let (lt, rt) = (self.ty_of(lhs), self.ty_of(rhs));
-        let ty = self.check_binary_operands(op, &lt, &rt, op_span, b.right.span(), false);
+        let ty = self.check_binary_operands(op, &lt, &rt, op_span, b.right.first_span(), false);
         self.push_expr(ir::ExprKind::Binary { op, lhs, rhs }, ty, span)
     }
 
@@ -576,10 +577,10 @@ impl FnLowerer<'_> {
         if let syn::Expr::Let(l) = &*i.cond {
             return self.lower_if_let(i, l);
         }
-        let span = i.span();
+        let span = i.first_span();
         let cond = self.lower_expr(&i.cond);
         let ct = self.ty_of(cond);
-        self.expect_ty(&ct, &Ty::BOOL, i.cond.span());
+        self.expect_ty(&ct, &Ty::BOOL, i.cond.first_span());
         let (then_block, then_ty) = self.lower_block(&i.then_branch);
         self.finish_if(cond, then_block, then_ty, i, span)
     }

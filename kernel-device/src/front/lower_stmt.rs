@@ -1,6 +1,7 @@
 //! Blocks, `let` with patterns, assignments and places, loops, `break`/`continue`/`return`.
 
 use super::check;
+use super::first_span::FirstSpan;
 use super::infer::{Ty, VarKind};
 use super::lower_fn::{FnLowerer, LoopFrame};
 use super::types::{lower_type, TypeSite};
@@ -300,7 +301,7 @@ impl FnLowerer<'_> {
         };
         let value_ty = self.ty_of(value);
         match op {
-            None => self.expect_ty(&value_ty, &place_ty, rhs.span()),
+            None => self.expect_ty(&value_ty, &place_ty, rhs.first_span()),
             Some(op) => {
                 self.check_binary_operands(op, &place_ty, &value_ty, op_span, rhs.span(), true);
             }

@@ -17,6 +17,7 @@ mod cluster;
 mod complex;
 pub mod consts;
 mod enums;
+mod first_span;
 mod generic_calls;
 pub mod generics;
 mod half;
