@@ -11,6 +11,10 @@
 # then skips the dependencies' build, minutes on the shared 2-core machine);
 # MACRO_COST_SKIP_OPT=1 leaves out the build-override crate (its optimised proc-macro
 # dependencies are another full build).
+# MACRO_COST_IR=1 also counts the instructions rustc executes for each crate's check
+# (valgrind's callgrind, its own target directory: a first run builds the dependencies
+# once more): unlike wall time, the count does not move with the machine's load, so two
+# versions of the macros compare exactly on a shared machine.
 # Wall time is the bar's measure; CPU time (user + sys of cargo and rustc) is printed
 # beside it because on a loaded machine wall time mostly measures the other builds.
 # Prints the table, then `RESULT macro_cost_extra_s <s> ...` (the attributes' cost in
@@ -109,3 +113,34 @@ printf 'RESULT macro_cost_extra_s %.2f mode=cargo_%s,with_s=%.2f,plain_s=%.2f,cp
   "$(extra "$with" "$plain")" "$mode" "$with" "$plain" "$(extra "$with_cpu" "$plain_cpu")" "$with_cpu" "$plain_cpu" \
   "$( [ "$with_opt" = nan ] && echo nan || printf '%.2f' "$(extra "$with_opt" "$plain")")" "$runs" "$load" \
   "$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(hostname)"
+
+# Instructions (MACRO_COST_IR=1): each crate's rustc under callgrind, the second of two
+# rebuilds (the first after a change of the macros also rebuilds incremental state).
+if [ "${MACRO_COST_IR:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "MACRO_COST_IR=1 needs valgrind" >&2; exit 2; }
+  cat >"$work/callgrind-rustc.sh" <<'WRAP'
+#!/usr/bin/env bash
+# RUSTC_WRAPPER: the measured crates' rustc under callgrind, the others as they are.
+case " $* " in
+  *" --crate-name with_kernels "* | *" --crate-name plain_functions "*)
+    exec valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>>"$CALLGRIND_LOG" ;;
+esac
+exec "$@"
+WRAP
+  chmod +x "$work/callgrind-rustc.sh"
+  instructions() { # dir -> millions of instructions of its rustc's check
+    local log=$work/callgrind.log
+    for _ in 1 2; do
+      rm -f "$log"
+      touch "$1/src/lib.rs"
+      (cd "$1" && CALLGRIND_LOG=$log RUSTC_WRAPPER=$work/callgrind-rustc.sh \
+        CARGO_TARGET_DIR=$work/target-ir cargo check -q 2>/dev/null)
+    done
+    awk '/Collected/ {printf "%.0f", $4 / 1e6}' "$log"
+  }
+  with_ir=$(instructions "$work/with_kernels")
+  plain_ir=$(instructions "$work/plain_functions")
+  printf 'instructions of rustc: %s M with the attributes, %s M without (+%s M)\n' "$with_ir" "$plain_ir" "$((with_ir - plain_ir))"
+  printf 'RESULT macro_cost_extra_instructions_m %s with_m=%s,plain_m=%s,commit=%s\n' "$((with_ir - plain_ir))" "$with_ir" "$plain_ir" \
+    "$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+fi
