@@ -44,15 +44,18 @@ pub fn expand_with(
     // A `#[device]` method is checked as the device function it compiles to (`self`
     // a parameter); a receiver kernels cannot take is then the one error.
     let method = crate::context::is_device_method(kind, &item, &site);
+    let as_free_fn;
     let (checked, receiver_diags) = if method {
-        kernel_device::front::methods::as_free_fn(&item, None)
+        let (free, diags) = kernel_device::front::methods::as_free_fn(&item, None);
+        as_free_fn = free;
+        (&as_free_fn, diags)
     } else {
-        (item.clone(), Vec::new())
+        (&item, Vec::new())
     };
     // Frontend diagnostics first; the macro's own structural ones only where the
     // frontend said nothing at that place.
     let mut reported = if receiver_diags.is_empty() {
-        crate::profile::phase("check", || kernel_device::front::check_item(&checked, kind))
+        crate::profile::phase("check", || kernel_device::front::check_item(checked, kind))
     } else {
         receiver_diags
     };
@@ -288,25 +291,38 @@ fn fn_source(
         }
         None => quote!(::core::option::Option::None),
     };
-    let source = quote! {
-        ::cudajit::__private::FnSource {
-            name: #name,
-            kind: ::cudajit::__private::SourceKind::#kind,
-            text: #text,
-            file: ::core::file!(),
-            line: #line,
-            options: ::cudajit::__private::FunctionOptions {
+    // The defaults by name, the common case: fewer tokens (issue 27). `debug_assertions`
+    // is passed apart, from the defining crate's `cfg!`.
+    let defaults = FunctionOptions {
+        debug_assertions: false,
+        ..*options
+    } == FunctionOptions::DEFAULT;
+    let options = if defaults {
+        quote!(::cudajit::__private::FunctionOptions::DEFAULT)
+    } else {
+        quote! {
+            ::cudajit::__private::FunctionOptions {
                 bounds_check: #bounds_check,
                 fast_math: #fast_math,
                 launch_bounds: #launch_bounds,
-                debug_assertions: ::core::cfg!(debug_assertions),
+                debug_assertions: false,
                 debug_info: #debug_info,
-            },
-            deps: #deps,
-            consts: &[#(#consts),*],
-            structs: &[#(#structs),*],
-            instance: &[],
+            }
         }
+    };
+    let source = quote! {
+        ::cudajit::__private::FnSource::generated(
+            ::cudajit::__private::SourceKind::#kind,
+            #name,
+            #text,
+            ::core::file!(),
+            #line,
+            #options,
+            ::core::cfg!(debug_assertions),
+            #deps,
+            &[#(#consts),*],
+            &[#(#structs),*],
+        )
     };
     (source, names_items)
 }

@@ -23,10 +23,11 @@ pub fn body(
     if !consts.is_empty() {
         ConstLenRewriter { consts: &consts }.visit_block_mut(&mut block);
     }
-    let import: syn::Stmt = syn::parse_quote! {
+    // As tokens, not parsed into a `use` item first (issue 27: the macro's cost).
+    let import = syn::Stmt::Item(syn::Item::Verbatim(quote! {
         #[allow(unused_imports)]
         use ::cudajit::__private::device_api::in_kernel::*;
-    };
+    }));
     block.stmts.insert(0, import);
     block
 }
@@ -52,15 +53,21 @@ pub fn kernel_twin(item: &syn::ItemFn, body: syn::Block) -> proc_macro2::TokenSt
     let name = &item.sig.ident;
     let mut twin = item.sig.clone();
     twin.ident = format_ident!("__cudajit_twin_{}", name, span = name.span());
+    // The signature, its `where` clause printed apart with the bound added last:
+    // what pushing the bound onto the clause prints, without parsing it first (issue
+    // 27: the macro's cost).
     let mut sig = item.sig.clone();
+    let clause = sig.generics.where_clause.take();
+    let where_token = clause
+        .as_ref()
+        .map_or_else(Default::default, |w| w.where_token);
+    let predicates = clause.map(|w| w.predicates).unwrap_or_default();
+    let comma = (!predicates.empty_or_trailing()).then(|| quote!(,));
     // Spanned at the name: rustc's "required by a bound" note then points at the
     // kernel's definition.
-    sig.generics
-        .make_where_clause()
-        .predicates
-        .push(syn::parse_quote_spanned!(name.span()=>
-            for<'call> &'call #name: ::cudajit::launch_traits::Callable<#name>
-        ));
+    let bound = quote::quote_spanned!(name.span()=>
+        for<'call> &'call #name: ::cudajit::launch_traits::Callable<#name>
+    );
     let vis = &item.vis;
     let cfgs: Vec<_> = item.attrs.iter().filter(|a| is_cfg(a)).collect();
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -73,7 +80,7 @@ pub fn kernel_twin(item: &syn::ItemFn, body: syn::Block) -> proc_macro2::TokenSt
         #(#cfgs)*
         #(#docs)*
         #[allow(dead_code, unused, non_snake_case, clippy::all)]
-        #vis #sig {
+        #vis #sig #where_token #predicates #comma #bound {
             loop {}
         }
     }
@@ -133,7 +140,9 @@ impl VisitMut for GridRewriter<'_> {
         });
         let span = call.span();
         let stand_in = format_ident!("{}_{}", name, ndim, span = func.path.span());
-        *expr = syn::parse_quote_spanned!(span=> #stand_in());
+        // As tokens: nothing visits the stand-in's call again, and parsing it would cost
+        // the macro time (issue 27).
+        *expr = syn::Expr::Verbatim(quote::quote_spanned!(span=> #stand_in()));
     }
 }
 

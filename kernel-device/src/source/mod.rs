@@ -85,6 +85,40 @@ pub fn instance_text(args: &[GenericArg]) -> String {
 }
 
 impl FnSource {
+    /// What `#[kernel]` and `#[device]` generate: a call, not a struct literal, so that
+    /// each expansion is fewer tokens for the macro to build and rustc to lower (issue
+    /// 27). `debug_assertions` is `cfg!(debug_assertions)` in the defining crate.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn generated(
+        kind: SourceKind,
+        name: &'static str,
+        text: &'static str,
+        file: &'static str,
+        line: u32,
+        options: crate::ir::FunctionOptions,
+        debug_assertions: bool,
+        deps: &'static [&'static FnSource],
+        consts: &'static [ConstItem],
+        structs: &'static [StructItem],
+    ) -> FnSource {
+        FnSource {
+            name,
+            kind,
+            text,
+            file,
+            line,
+            options: crate::ir::FunctionOptions {
+                debug_assertions,
+                ..options
+            },
+            deps,
+            consts,
+            structs,
+            instance: &[],
+        }
+    }
+
     /// The source of one instantiation of this (generic kernel's) source: the same
     /// text, compiled with `instance`'s arguments. Leaked: instantiations live as long
     /// as the kernel's static that caches them.
