@@ -310,19 +310,31 @@ fn fn_source(
             }
         }
     };
+    // The lists as fields, not arguments: a struct literal's fields borrow for as long
+    // as the static (a method's probes and `Self` entry call `const fn`s, which are
+    // never promoted), and a `const` block would make mutually recursive functions'
+    // statics a cycle of constants instead of cudajit's error.
+    let lists = [("consts", &consts), ("structs", &structs)]
+        .into_iter()
+        .filter(|(_, items)| !items.is_empty())
+        .map(|(field, items)| {
+            let field = format_ident!("{field}");
+            quote!(#field: &[#(#items),*],)
+        });
     let source = quote! {
-        ::cudajit::__private::FnSource::generated(
-            ::cudajit::__private::SourceKind::#kind,
-            #name,
-            #text,
-            ::core::file!(),
-            #line,
-            #options,
-            ::core::cfg!(debug_assertions),
-            #deps,
-            &[#(#consts),*],
-            &[#(#structs),*],
-        )
+        ::cudajit::__private::FnSource {
+            deps: #deps,
+            #(#lists)*
+            ..::cudajit::__private::FnSource::generated(
+                ::cudajit::__private::SourceKind::#kind,
+                #name,
+                #text,
+                ::core::file!(),
+                #line,
+                #options,
+                ::core::cfg!(debug_assertions),
+            )
+        }
     };
     (source, names_items)
 }
@@ -676,7 +688,9 @@ fn device(
     let name = &item.sig.ident;
     let vis = &item.vis;
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
-    let recursion_check = if failed {
+    // A function that calls no device function (no entry in its source's `deps`)
+    // cannot be on a call cycle: no check for rustc to evaluate (issue 27).
+    let recursion_check = if failed || !deps_name_items {
         TokenStream::new()
     } else {
         callees::recursion_check(name)

@@ -85,11 +85,12 @@ pub fn instance_text(args: &[GenericArg]) -> String {
 }
 
 impl FnSource {
-    /// What `#[kernel]` and `#[device]` generate: a call, not a struct literal, so that
-    /// each expansion is fewer tokens for the macro to build and rustc to lower (issue
-    /// 27). `debug_assertions` is `cfg!(debug_assertions)` in the defining crate.
+    /// What `#[kernel]` and `#[device]` generate, with their `deps`, `consts` and
+    /// `structs` filled in by a struct update (as fields, so that the lists' borrows
+    /// live as long as the static): a call, not a whole struct literal, so that each
+    /// expansion is fewer tokens for the macro to build and rustc to lower (issue 27).
+    /// `debug_assertions` is `cfg!(debug_assertions)` in the defining crate.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
     pub const fn generated(
         kind: SourceKind,
         name: &'static str,
@@ -98,9 +99,6 @@ impl FnSource {
         line: u32,
         options: crate::ir::FunctionOptions,
         debug_assertions: bool,
-        deps: &'static [&'static FnSource],
-        consts: &'static [ConstItem],
-        structs: &'static [StructItem],
     ) -> FnSource {
         FnSource {
             name,
@@ -112,9 +110,9 @@ impl FnSource {
                 debug_assertions,
                 ..options
             },
-            deps,
-            consts,
-            structs,
+            deps: &[],
+            consts: &[],
+            structs: &[],
             instance: &[],
         }
     }
