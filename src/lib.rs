@@ -395,7 +395,6 @@ macro_rules! __kernel_items {
             let (source, cache) = Self::__cudajit_instance::<$($use)*>();
             $crate::__private::max_cooperative_grid_blocks(source, cache, config)
         }
-
     };
 }
 

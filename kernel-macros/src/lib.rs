@@ -69,11 +69,6 @@ pub fn device(args: TokenStream, item: TokenStream) -> TokenStream {
     .into()
 }
 
-/// Makes a scalar function a GPU ufunc: `#[vectorize] fn f(x: f32, y: f32) -> f32`
-/// stays an ordinary (and `#[device]`) function, and `f::apply(&xs, &ys)?` applies it
-/// to each element of equal-length slices or `DeviceArray`s, returning a new
-/// `DeviceArray` (`f::apply_into` writes into one; `_on` forms take a stream). One or
-/// two scalar parameters, one scalar result.
 /// Whether `item` reads as an `impl` block: its first keyword, past attributes (each a
 /// `#` and a bracketed group) and qualifiers, is `impl`. Only then is it parsed as one,
 /// so that a `#[device]` function is parsed once, not first as an `impl` block that
@@ -90,6 +85,11 @@ fn names_an_impl(item: &TokenStream) -> bool {
     false
 }
 
+/// Makes a scalar function a GPU ufunc: `#[vectorize] fn f(x: f32, y: f32) -> f32`
+/// stays an ordinary (and `#[device]`) function, and `f::apply(&xs, &ys)?` applies it
+/// to each element of equal-length slices or `DeviceArray`s, returning a new
+/// `DeviceArray` (`f::apply_into` writes into one; `_on` forms take a stream). One or
+/// two scalar parameters, one scalar result.
 #[proc_macro_attribute]
 pub fn vectorize(args: TokenStream, item: TokenStream) -> TokenStream {
     vectorize::vectorize(args.into(), item.into()).into()
