@@ -269,8 +269,43 @@ fn fn_source(
         SourceKind::Kernel => quote!(Kernel),
         SourceKind::Device => quote!(Device),
     };
-    let (bounds_check, fast_math) = (options.bounds_check, options.fast_math);
-    let debug_info = options.debug_info;
+    let options = options_tokens(options);
+    // The lists as fields, not arguments: a struct literal's fields borrow for as long
+    // as the static (a method's probes and `Self` entry call `const fn`s, which are
+    // never promoted), and a `const` block would make mutually recursive functions'
+    // statics a cycle of constants instead of cudajit's error.
+    let consts = (!consts.is_empty()).then(|| quote!(consts: &[#(#consts),*],));
+    let structs = (!structs.is_empty()).then(|| quote!(structs: &[#(#structs),*],));
+    let source = quote! {
+        ::cudajit::__private::FnSource {
+            deps: #deps,
+            #consts
+            #structs
+            ..::cudajit::__private::FnSource::generated(
+                ::cudajit::__private::SourceKind::#kind,
+                #name,
+                #text,
+                ::core::file!(),
+                #line,
+                #options,
+                ::core::cfg!(debug_assertions),
+            )
+        }
+    };
+    (source, names_items)
+}
+
+/// `options` as `FnSource::generated` takes them: the defaults by name, the common case
+/// (fewer tokens: issue 27), else the literal. `debug_assertions` is passed apart, from
+/// the defining crate's `cfg!`, so it is `false` here.
+fn options_tokens(options: &FunctionOptions) -> TokenStream {
+    let defaults = FunctionOptions {
+        debug_assertions: false,
+        ..*options
+    } == FunctionOptions::DEFAULT;
+    if defaults {
+        return quote!(::cudajit::__private::FunctionOptions::DEFAULT);
+    }
     let launch_bounds = match options.launch_bounds {
         Some(kernel_device::ir::LaunchBounds {
             max_threads,
@@ -291,52 +326,17 @@ fn fn_source(
         }
         None => quote!(::core::option::Option::None),
     };
-    // The defaults by name, the common case: fewer tokens (issue 27). `debug_assertions`
-    // is passed apart, from the defining crate's `cfg!`.
-    let defaults = FunctionOptions {
-        debug_assertions: false,
-        ..*options
-    } == FunctionOptions::DEFAULT;
-    let options = if defaults {
-        quote!(::cudajit::__private::FunctionOptions::DEFAULT)
-    } else {
-        quote! {
-            ::cudajit::__private::FunctionOptions {
-                bounds_check: #bounds_check,
-                fast_math: #fast_math,
-                launch_bounds: #launch_bounds,
-                debug_assertions: false,
-                debug_info: #debug_info,
-            }
+    let (bounds_check, fast_math, debug_info) =
+        (options.bounds_check, options.fast_math, options.debug_info);
+    quote! {
+        ::cudajit::__private::FunctionOptions {
+            bounds_check: #bounds_check,
+            fast_math: #fast_math,
+            launch_bounds: #launch_bounds,
+            debug_assertions: false,
+            debug_info: #debug_info,
         }
-    };
-    // The lists as fields, not arguments: a struct literal's fields borrow for as long
-    // as the static (a method's probes and `Self` entry call `const fn`s, which are
-    // never promoted), and a `const` block would make mutually recursive functions'
-    // statics a cycle of constants instead of cudajit's error.
-    let lists = [("consts", &consts), ("structs", &structs)]
-        .into_iter()
-        .filter(|(_, items)| !items.is_empty())
-        .map(|(field, items)| {
-            let field = format_ident!("{field}");
-            quote!(#field: &[#(#items),*],)
-        });
-    let source = quote! {
-        ::cudajit::__private::FnSource {
-            deps: #deps,
-            #(#lists)*
-            ..::cudajit::__private::FnSource::generated(
-                ::cudajit::__private::SourceKind::#kind,
-                #name,
-                #text,
-                ::core::file!(),
-                #line,
-                #options,
-                ::core::cfg!(debug_assertions),
-            )
-        }
-    };
-    (source, names_items)
+    }
 }
 
 /// A `ConstItem` for each crate constant the body names: rustc evaluates the item and
