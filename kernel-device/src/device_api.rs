@@ -297,6 +297,56 @@ pub fn shared_array_aligned<A: SharedArray, const ALIGN: usize>() -> &'static mu
 mod tests {
     use super::*;
 
+    /// A kernel's rustc-checked twin glob-imports `in_kernel`, which shadows the
+    /// module's own names; a call the front end takes for a `#[device]` function call
+    /// must then not name one of its functions, or the twin would check the call
+    /// against the stand-in while the kernel compiles the user's function (the macro
+    /// calls a `#[device]` fn of the kernel's own module by its bare name, unrouted).
+    #[test]
+    fn no_function_the_twin_imports_is_taken_for_a_device_function_call() {
+        let sources = [
+            include_str!("device_api.rs"),
+            include_str!("device_api/async_copy.rs"),
+            include_str!("device_api/atomic.rs"),
+            include_str!("device_api/cluster.rs"),
+            include_str!("device_api/math.rs"),
+            include_str!("device_api/mbarrier.rs"),
+            include_str!("device_api/mma.rs"),
+            include_str!("device_api/sync.rs"),
+            include_str!("device_api/warp.rs"),
+            include_str!("device_api/wgmma.rs"),
+            include_str!("device_api/wgmma_types.rs"),
+            include_str!("device_api/tma.rs"),
+        ];
+        let mut names = Vec::new();
+        for source in sources {
+            for line in source.lines() {
+                let rest = ["pub fn ", "pub const fn ", "pub unsafe fn "]
+                    .iter()
+                    .find_map(|prefix| line.strip_prefix(prefix));
+                let Some(rest) = rest else {
+                    continue;
+                };
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !crate::front::twin_glob_may_shadow(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        assert!(names.len() >= 100, "{} functions found", names.len());
+        let calls: Vec<String> = names.iter().map(|n| format!("{n}();")).collect();
+        let item: syn::ItemFn =
+            syn::parse_str(&format!("fn k() {{ {} }}", calls.concat())).expect("parses");
+        let taken: Vec<String> = crate::front::device_calls(&item)
+            .iter()
+            .map(|p| quote::ToTokens::to_token_stream(p).to_string())
+            .collect();
+        assert!(taken.is_empty(), "taken for device calls: {taken:?}");
+    }
+
     #[test]
     fn shared_arrays_on_the_host_are_zeroed() {
         let tile: &mut [[f32; 3]; 2] = shared_array();

@@ -29,13 +29,15 @@ use syn::spanned::Spanned;
 /// `what` names the caller's kind in messages ("a kernel", "a `#[device]` function").
 /// `bare` are the callees resolved as in `routed_callees` (their fallbacks in the module
 /// `fallbacks_module` beside the function): their calls are checked in the copy of the
-/// body (`routed_callees::route_calls`), so here they are only looked up. `nested`: the block
-/// sits in a device function's generated module, one below the function's.
+/// body (`routed_callees::route_calls`), so here they are only looked up. Beside them,
+/// the names of the `#[device]` fns the file surely defines in the caller's module
+/// (`context::Site::defines_device_fn`): named directly. `nested`: the block sits in a
+/// device function's generated module, one below the function's.
 pub fn dependency_block(
     callees: &[(String, syn::Path)],
     methods: &MethodProbes,
     what: &str,
-    bare: &[crate::routed_callees::RoutedCallee],
+    (bare, device_fns_here): (&[crate::routed_callees::RoutedCallee], &[String]),
     fallbacks_module: &syn::Ident,
     nested: bool,
 ) -> TokenStream {
@@ -46,6 +48,10 @@ pub fn dependency_block(
     let home = if nested { quote!(super) } else { quote!(self) };
     for (n, (written, path)) in callees.iter().enumerate() {
         let span = path.span();
+        if device_fns_here.contains(written) {
+            statics.push(quote_spanned! {span=> &#path::__CUDAJIT_FN });
+            continue;
+        }
         if let Some(callee) = bare.iter().find(|b| b.written == *written) {
             let module = (path.segments.len() > 1).then(|| {
                 let mut module = path.clone();

@@ -25,19 +25,32 @@ pub enum Container {
 
 /// Where the attribute being expanded sits: read once per expansion (each read is a
 /// file read and a lookup in the file's scan), then asked as often as needed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Site {
     /// The blocks open before the attribute; `None` where the file cannot be read.
     open: Option<OpenBlocks>,
+    /// The `#[device]` functions the file surely defines in the attribute's module
+    /// ([`ScannedFile::device_fns`]); `None` where the file cannot be read.
+    device_fns_here: Option<std::sync::Arc<DeviceFns>>,
 }
 
 impl Site {
     /// The site of the attribute being expanded (`Span::call_site()` of an attribute
     /// macro).
     pub fn of_attribute() -> Site {
-        Site {
-            open: blocks_before_attribute(),
-        }
+        blocks_before_attribute().unwrap_or_default()
+    }
+
+    /// Whether `name` is surely a `#[device]` fn of the module this item sits in, both at
+    /// module level: the file defines one `fn name` only, there, under `#[device]` and
+    /// no `cfg`. A call of it then needs no fallback (`routed_callees`): it resolves to
+    /// that fn, whose generated `mod name` holds its source.
+    pub fn defines_device_fn(&self, name: &str) -> bool {
+        self.at_module_level()
+            && self
+                .device_fns_here
+                .as_ref()
+                .is_some_and(|names| names.contains(name))
     }
 
     /// The block the item sits in; a module where the file cannot be read.
@@ -97,10 +110,11 @@ fn source_file() -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// The blocks open in the file being compiled before the attribute being expanded;
-/// `None` outside a macro expansion (the crate's unit tests) or where the file cannot
-/// be read. From one scan per file ([`ScannedFile`]), not one per attribute.
-fn blocks_before_attribute() -> Option<OpenBlocks> {
+/// The site of the attribute being expanded, from the file being compiled: the blocks
+/// open before it and the `#[device]` functions of its module; `None` outside a macro
+/// expansion (the crate's unit tests) or where the file cannot be read. From one scan
+/// per file ([`ScannedFile`]), not one per attribute.
+fn blocks_before_attribute() -> Option<Site> {
     if !proc_macro::is_available() {
         return None;
     }
@@ -118,6 +132,21 @@ fn blocks_before_attribute() -> Option<OpenBlocks> {
 
 type OpenBlocks = Vec<(Container, Option<&'static str>)>;
 
+/// Names of `#[device]` functions, of one module.
+type DeviceFns = std::collections::HashSet<String>;
+
+/// A `fn name` the scan found (any block, any level).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct FnDefinition {
+    name: String,
+    /// The char index of the innermost `{` open around it; `None` at the file's level.
+    block: Option<usize>,
+    /// Only modules are open around it.
+    module_level: bool,
+    /// Its attributes include `#[device]` (or `#[cudajit::device]`), and no `cfg`.
+    device_without_cfg: bool,
+}
+
 /// One file's scan: the blocks open at each `#` between tokens (where attributes
 /// start), by char index. A proc macro's statics live for the whole compilation (and
 /// in rust-analyzer's server across edits, hence the text kept to compare), and one
@@ -127,7 +156,12 @@ type OpenBlocks = Vec<(Container, Option<&'static str>)>;
 struct ScannedFile {
     path: std::path::PathBuf,
     text: String,
-    at_hash: std::collections::HashMap<usize, OpenBlocks>,
+    /// At each `#`: the blocks open there and the innermost `{`'s char index.
+    at_hash: std::collections::HashMap<usize, (OpenBlocks, Option<usize>)>,
+    /// By the block they sit in (the innermost `{`'s char index), the functions the
+    /// file surely defines as `#[device]` fns at module level: the only `fn` of their
+    /// name anywhere in the file, under `#[device]` without `cfg`.
+    device_fns: std::collections::HashMap<Option<usize>, std::sync::Arc<DeviceFns>>,
     /// Where each line starts, as (byte offset, char index): a lookup then walks one
     /// line, not the whole prefix before the attribute (a walk per attribute is
     /// quadratic in the file's length, as the scan this cache replaced was).
@@ -140,7 +174,7 @@ const FILES_KEPT: usize = 4;
 
 impl ScannedFile {
     /// The blocks open at 1-based `line` and char `column` of `text`, the file at `path`.
-    fn blocks_at(path: std::path::PathBuf, text: String, line: usize, column: usize) -> OpenBlocks {
+    fn blocks_at(path: std::path::PathBuf, text: String, line: usize, column: usize) -> Site {
         let mut files = SCANNED.lock().unwrap_or_else(|p| p.into_inner());
         let found = files.iter().position(|f| f.path == path && f.text == text);
         let file = match found {
@@ -164,9 +198,15 @@ impl ScannedFile {
             .nth(into_line)
             .map_or(file.text.len(), |(offset, _)| line_byte + offset);
         match file.at_hash.get(&line_char.saturating_add(into_line)) {
-            Some(open) => open.clone(),
+            Some((open, block)) => Site {
+                open: Some(open.clone()),
+                device_fns_here: file.device_fns.get(block).cloned(),
+            },
             // Not at a `#` the scan saw (a call site elsewhere): the prefix alone.
-            None => open_blocks(&file.text[..prefix_end]),
+            None => Site {
+                open: Some(open_blocks(&file.text[..prefix_end])),
+                device_fns_here: None,
+            },
         }
     }
 
@@ -174,9 +214,15 @@ impl ScannedFile {
     fn scan(path: std::path::PathBuf, text: String) -> ScannedFile {
         let chars: Vec<char> = text.chars().collect();
         let mut at_hash = std::collections::HashMap::new();
-        scan(&chars, |i, open| {
-            at_hash.insert(i, open.clone());
-        });
+        let mut functions = Vec::new();
+        scan_items(
+            &chars,
+            |i, open, block| {
+                at_hash.insert(i, (open.clone(), block));
+            },
+            |definition| functions.push(definition),
+        );
+        let device_fns = device_fns_by_block(&functions);
         let mut lines = vec![(0, 0)];
         for (char_index, (byte, c)) in text.char_indices().enumerate() {
             if c == '\n' {
@@ -187,6 +233,7 @@ impl ScannedFile {
             path,
             text,
             at_hash,
+            device_fns,
             lines,
         }
     }
@@ -260,15 +307,95 @@ fn innermost(open: &OpenBlocks) -> Container {
 /// keyword of its header (`mod`, `fn`, `impl`, ..; `None` for a bare block).
 fn open_blocks(prefix: &str) -> OpenBlocks {
     let chars: Vec<char> = prefix.chars().collect();
-    scan(&chars, |_, _| {})
+    scan_items(&chars, |_, _, _| {}, |_| {})
 }
 
 /// [`open_blocks`] over `chars`, telling `at_hash` the blocks open at each `#` between
 /// tokens (by char index).
+#[cfg(test)]
 fn scan(chars: &[char], mut at_hash: impl FnMut(usize, &OpenBlocks)) -> OpenBlocks {
+    scan_items(chars, |i, open, _| at_hash(i, open), |_| {})
+}
+
+/// By block, the names [`ScannedFile::device_fns`] keeps: those `functions` define once
+/// in the whole file, at module level, under `#[device]` without `cfg`.
+fn device_fns_by_block(
+    functions: &[FnDefinition],
+) -> std::collections::HashMap<Option<usize>, std::sync::Arc<DeviceFns>> {
+    let mut by_block: std::collections::HashMap<Option<usize>, DeviceFns> =
+        std::collections::HashMap::new();
+    for f in functions {
+        let once = functions.iter().filter(|g| g.name == f.name).count() == 1;
+        if once && f.module_level && f.device_without_cfg {
+            by_block.entry(f.block).or_default().insert(f.name.clone());
+        }
+    }
+    by_block
+        .into_iter()
+        .map(|(block, names)| (block, std::sync::Arc::new(names)))
+        .collect()
+}
+
+/// The path an attribute starting at the `#` at `i` names, its whitespace removed
+/// (`cudajit::device` of `#[cudajit :: device(..)]`); `None` for an inner attribute.
+fn attribute_path(chars: &[char], i: usize) -> Option<String> {
+    let mut j = i + 1;
+    let skip_space = |mut j: usize| {
+        while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+            j += 1;
+        }
+        j
+    };
+    j = skip_space(j);
+    if chars.get(j) != Some(&'[') {
+        return None;
+    }
+    j = skip_space(j + 1);
+    let mut path = String::new();
+    while let Some(&c) = chars.get(j) {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            path.push(c);
+        } else if !c.is_whitespace() {
+            break;
+        }
+        j += 1;
+    }
+    Some(path)
+}
+
+/// The identifier after `fn` and whitespace at `i`, if one follows (not `fn(` of a
+/// function pointer type).
+fn name_after(chars: &[char], mut i: usize) -> Option<String> {
+    while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+        i += 1;
+    }
+    let begin = i;
+    while chars
+        .get(i)
+        .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+    {
+        i += 1;
+    }
+    let starts_ident = chars
+        .get(begin)
+        .is_some_and(|c| c.is_alphabetic() || *c == '_');
+    starts_ident.then(|| chars[begin..i].iter().collect())
+}
+
+/// [`scan`], also telling `at_hash` the innermost open `{` (its char index) and
+/// `on_fn` each `fn name` outside brackets, with what its attributes say.
+fn scan_items(
+    chars: &[char],
+    mut at_hash: impl FnMut(usize, &OpenBlocks, Option<usize>),
+    mut on_fn: impl FnMut(FnDefinition),
+) -> OpenBlocks {
     // One entry per open `{`, and for the header being read at the current level: its
     // first item keyword at bracket depth 0 (`impl`, `trait`, `fn`, `mod`, ..).
     let mut open: OpenBlocks = Vec::new();
+    // Where each open `{` is, and what the attributes of the item being read say.
+    let mut braces: Vec<usize> = Vec::new();
+    let mut device_attribute = false;
+    let mut cfg_attribute = false;
     let mut header: Option<&'static str> = None;
     let mut nesting = 0usize; // `(` and `[` inside a header (generics, attributes)
     let mut i = 0;
@@ -285,7 +412,16 @@ fn scan(chars: &[char], mut at_hash: impl FnMut(usize, &OpenBlocks)) -> OpenBloc
             '"' => i = skip_string(chars, i),
             'r' | 'b' | 'c' if starts_raw_string(chars, i) => i = skip_raw_string(chars, i),
             '\'' => i = skip_char_or_lifetime(chars, i),
-            '#' => at_hash(i, &open),
+            '#' => {
+                at_hash(i, &open, braces.last().copied());
+                match attribute_path(chars, i).as_deref() {
+                    Some("device" | "cudajit::device" | "::cudajit::device") => {
+                        device_attribute = true
+                    }
+                    Some("cfg" | "cfg_attr") => cfg_attribute = true,
+                    _ => {}
+                }
+            }
             '(' | '[' => nesting += 1,
             ')' | ']' => nesting = nesting.saturating_sub(1),
             '{' => {
@@ -295,23 +431,40 @@ fn scan(chars: &[char], mut at_hash: impl FnMut(usize, &OpenBlocks)) -> OpenBloc
                     _ => Container::Module,
                 };
                 open.push((container, header));
+                braces.push(i);
                 header = None;
                 nesting = 0;
+                (device_attribute, cfg_attribute) = (false, false);
             }
             '}' => {
                 open.pop();
+                braces.pop();
                 header = None;
                 nesting = 0;
+                (device_attribute, cfg_attribute) = (false, false);
             }
             // Inside brackets a `;` belongs to an array type (`[u8; 2]`).
-            ';' if nesting == 0 => header = None,
+            ';' if nesting == 0 => {
+                header = None;
+                (device_attribute, cfg_attribute) = (false, false);
+            }
             c if c.is_alphabetic() || c == '_' => {
                 let begin = i;
                 while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
                     i += 1;
                 }
+                let word = &chars[begin..i];
+                if nesting == 0 && word == ['f', 'n'] {
+                    if let Some(name) = name_after(chars, i) {
+                        on_fn(FnDefinition {
+                            name,
+                            block: braces.last().copied(),
+                            module_level: open.iter().all(|(_, h)| *h == Some("mod")),
+                            device_without_cfg: device_attribute && !cfg_attribute,
+                        });
+                    }
+                }
                 if header.is_none() && nesting == 0 {
-                    let word = &chars[begin..i];
                     header = ITEM_KEYWORDS
                         .iter()
                         .copied()
@@ -469,6 +622,32 @@ mod tests {
             containers,
             [Module, Module, Impl, Impl, Module, Module, Trait]
         );
+    }
+
+    /// The `#[device]` fns [`super::ScannedFile`] finds for the `n`th `#[kernel]` of
+    /// `text`, sorted.
+    fn device_fns_at_kernel(text: &str, n: usize) -> Vec<String> {
+        let file = super::ScannedFile::scan("lib.rs".into(), text.to_string());
+        let (at, _) = text.match_indices("#[kernel]").nth(n).expect("a kernel");
+        let char_index = text[..at].chars().count();
+        let (_, block) = &file.at_hash[&char_index];
+        let mut names: Vec<String> = file
+            .device_fns
+            .get(block)
+            .map(|names| names.iter().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn device_fns_of_the_kernels_module_are_those_surely_defined_there() {
+        let text = "use cudajit::prelude::*;\n#[device]\nfn f(x: f32) -> f32 { x }\n#[device(fast_math = true)]\n/// doc\npub fn g() {}\n#[cudajit :: device]\npub(crate) fn h() {}\n#[cfg(test)]\n#[device]\nfn gated() {}\n// #[device]\n// fn commented() {}\n#[device]\nfn twice() {}\nmod m {\n #[device]\n fn twice() {}\n #[device]\n fn inner() {}\n #[kernel]\n fn k2() { let p: fn(f32) -> f32 = x; }\n}\nimpl S {\n #[device]\n fn method(&self) {}\n}\nfn host() {\n #[device]\n fn in_body() {}\n}\n#[device] fn plain_after_attr() {}\nfn not_device() {}\n#[kernel]\nfn k() {}\n";
+        assert_eq!(
+            device_fns_at_kernel(text, 1),
+            ["f", "g", "h", "plain_after_attr"]
+        );
+        assert_eq!(device_fns_at_kernel(text, 0), ["inner"]);
     }
 
     #[test]

@@ -100,8 +100,28 @@ pub fn expand_with(
     // miss the items of the enclosing blocks: there only a kernel's callees whose
     // fallback cannot hide such an item (`context::only_called_in_file`), its
     // fallbacks named without `self::` (they sit in the block).
-    let routable =
-        || crate::routed_callees::routed_callees(&item, &kernel_device::front::device_calls(&item));
+    // Callees the file surely defines as `#[device]` fns of this module are called
+    // and named as they are written: no fallback to route them to (issue 27: each
+    // routed call costs rustc a glob import of the module).
+    let device_fns_here: Vec<String> = if failed || method {
+        Vec::new()
+    } else {
+        kernel_device::front::device_calls(&item)
+            .into_iter()
+            .filter_map(|path| path.get_ident().map(|name| name.to_string()))
+            .filter(|name| {
+                site.defines_device_fn(name) && !kernel_device::front::twin_glob_may_shadow(name)
+            })
+            .collect()
+    };
+    let routable = || {
+        let mut routed = crate::routed_callees::routed_callees(
+            &item,
+            &kernel_device::front::device_calls(&item),
+        );
+        routed.retain(|c| !device_fns_here.contains(&c.written));
+        routed
+    };
     let bare = crate::profile::phase("routable", || {
         if failed || method {
             Vec::new()
@@ -160,7 +180,7 @@ pub fn expand_with(
                 &callees,
                 &probes,
                 what,
-                &bare,
+                (&bare, &device_fns_here),
                 &fallbacks_module,
                 nested,
             );

@@ -337,6 +337,19 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
     }
 }
 
+/// Whether `device_api::in_kernel` (what a kernel's rustc-checked twin glob-imports) may
+/// export a function of this name that the front end takes for
+/// a call of a `#[device]` function (the twin's `grid(N)` stand-ins, hidden helpers):
+/// a user's `#[device]` fn of that name is then called through a route that keeps it
+/// visible in the twin (`kernel-macros`' `routed_callees`), not by its bare name.
+pub fn twin_glob_may_shadow(name: &str) -> bool {
+    name.starts_with("__")
+        || matches!(
+            name,
+            "grid_1" | "grid_2" | "grid_3" | "grid_size_1" | "grid_size_2" | "grid_size_3"
+        )
+}
+
 /// Macro-time check of one function in isolation: every construct outside the subset
 /// and every type error, each at its token. Calls of other functions are assumed to be
 /// `#[device]` functions whose signatures are checked when the unit is compiled. A
