@@ -103,11 +103,17 @@ pub fn expand_with(
     // Callees the file surely defines as `#[device]` fns of this module are called
     // and named as they are written: no fallback to route them to (issue 27: each
     // routed call costs rustc a glob import of the module).
-    let device_fns_here: Vec<String> = if failed || method {
+    // One walk of the body for them: routing, the direct calls and `deps` all read it.
+    let calls = if failed {
         Vec::new()
     } else {
         kernel_device::front::device_calls(&item)
-            .into_iter()
+    };
+    let device_fns_here: Vec<String> = if failed || method {
+        Vec::new()
+    } else {
+        calls
+            .iter()
             .filter_map(|path| path.get_ident().map(|name| name.to_string()))
             .filter(|name| {
                 site.defines_device_fn(name) && !kernel_device::front::twin_glob_may_shadow(name)
@@ -115,10 +121,7 @@ pub fn expand_with(
             .collect()
     };
     let routable = || {
-        let mut routed = crate::routed_callees::routed_callees(
-            &item,
-            &kernel_device::front::device_calls(&item),
-        );
+        let mut routed = crate::routed_callees::routed_callees(&item, &calls);
         routed.retain(|c| !device_fns_here.contains(&c.written));
         routed
     };
@@ -171,7 +174,7 @@ pub fn expand_with(
                 .into_iter()
                 .map(|(_, path)| from_generated_module(path, nested))
                 .collect();
-            let callees = dependencies(&item, nested);
+            let callees = dependencies(&calls, nested);
             let names_items = !types.is_empty() || !callees.is_empty();
             let own = method.then_some(&item.sig.ident);
             let probes =
@@ -210,11 +213,13 @@ pub fn expand_with(
     quote!(#errors #items #fallbacks)
 }
 
-/// The path of every device function the body calls, as seen from where the generated
+/// The path of every device function the body calls (`calls`, the front end's
+/// `device_calls`), as seen from where the generated
 /// statics live, spanned at the call so that a call to an ordinary fn is reported there.
-fn dependencies(item: &syn::ItemFn, nested: bool) -> Vec<(String, syn::Path)> {
-    kernel_device::front::device_calls(item)
-        .into_iter()
+fn dependencies(calls: &[syn::Path], nested: bool) -> Vec<(String, syn::Path)> {
+    calls
+        .iter()
+        .cloned()
         // `self(..)` and the like name no function (rustc reports the call in the twin)
         // and cannot be imported under an alias.
         .filter(|path| {

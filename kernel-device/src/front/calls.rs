@@ -167,7 +167,7 @@ impl FnLowerer<'_> {
     }
 
     pub fn lower_call(&mut self, call: &syn::ExprCall) -> Handle<ir::Expr> {
-        let span = call.span();
+        let span = call.first_span();
         let syn::Expr::Path(func) = &*call.func else {
             self.lower_args(&call.args);
             self.error_hint(
@@ -315,7 +315,7 @@ impl FnLowerer<'_> {
         call: &syn::ExprCall,
         path: &syn::Path,
     ) -> Handle<ir::Expr> {
-        let span = call.span();
+        let span = call.first_span();
         if let Some(local) = path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
             let ty = self.local_ty(local);
             let d = self.table.describe(&ty);

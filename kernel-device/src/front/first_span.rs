@@ -79,6 +79,47 @@ impl FirstSpan for syn::ExprPath {
     }
 }
 
+impl FirstSpan for syn::ExprCall {
+    fn first_token(&self) -> Option<Span> {
+        self.attrs.is_empty().then(|| self.func.first_token())?
+    }
+}
+
+impl FirstSpan for syn::ExprIndex {
+    fn first_token(&self) -> Option<Span> {
+        self.attrs.is_empty().then(|| self.expr.first_token())?
+    }
+}
+
+impl FirstSpan for syn::ExprCast {
+    fn first_token(&self) -> Option<Span> {
+        self.attrs.is_empty().then(|| self.expr.first_token())?
+    }
+}
+
+impl FirstSpan for syn::Path {
+    fn first_token(&self) -> Option<Span> {
+        match &self.leading_colon {
+            Some(colons) => Some(colons.spans[0]),
+            None => self.segments.first().map(|s| s.ident.span()),
+        }
+    }
+}
+
+impl FirstSpan for syn::Type {
+    fn first_token(&self) -> Option<Span> {
+        use syn::Type;
+        match self {
+            Type::Path(p) if p.qself.is_none() => p.path.first_token(),
+            Type::Reference(r) => Some(r.and_token.span),
+            Type::Slice(s) => Some(s.bracket_token.span.open()),
+            Type::Array(a) => Some(a.bracket_token.span.open()),
+            Type::Tuple(t) => Some(t.paren_token.span.open()),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::FirstSpan;
@@ -127,5 +168,52 @@ mod tests {
             );
         }
         assert_eq!(read, 9, "the common forms are read from the tree");
+    }
+
+    #[test]
+    fn calls_indexes_casts_paths_and_types_answer_as_syn_does() {
+        let exprs = [
+            "f(x)",
+            "a::b(1)",
+            "v[i + 1]",
+            "x.y[0]",
+            "(a + b) as f32",
+            "x as u8",
+        ];
+        for text in exprs {
+            let expr: syn::Expr = syn::parse_str(text).unwrap();
+            let first = match &expr {
+                syn::Expr::Call(c) => c.first_token(),
+                syn::Expr::Index(i) => i.first_token(),
+                syn::Expr::Cast(c) => c.first_token(),
+                other => panic!("{}", other.to_token_stream()),
+            };
+            assert_eq!(first.expect("read").start(), printed_first(&expr), "{text}");
+        }
+        for text in [
+            "f32",
+            "::core::f32",
+            "&mut [f32]",
+            "[u8; 4]",
+            "(u32, f32)",
+            "Vec<u8>",
+        ] {
+            let ty: syn::Type = syn::parse_str(text).unwrap();
+            let printed = ty
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .unwrap()
+                .span()
+                .start();
+            assert_eq!(ty.first_token().expect("read").start(), printed, "{text}");
+            if let syn::Type::Path(p) = &ty {
+                assert_eq!(
+                    p.path.first_token().expect("read").start(),
+                    printed,
+                    "{text}"
+                );
+            }
+        }
     }
 }

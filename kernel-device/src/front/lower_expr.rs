@@ -450,7 +450,7 @@ impl FnLowerer<'_> {
     }
 
     fn lower_cast(&mut self, c: &syn::ExprCast) -> Handle<ir::Expr> {
-        let span = c.span();
+        let span = c.first_span();
         // `thread_idx() as usize`: a `Dim3` is three numbers; name it and its fields.
         if let Some(name) = dim3_call(&c.expr) {
             let to = text_of_type(&c.ty);

@@ -6,6 +6,7 @@
 
 use super::check;
 use super::consts::{const_path_key, eval_len};
+use super::first_span::FirstSpan;
 use super::infer::{StructTy, Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::types::{lower_type, TypeSite};
@@ -56,7 +57,7 @@ impl FnLowerer<'_> {
     /// that are not places (`f(x)[i]`'s `f(x)`) are spilled to a temporary. `None` after
     /// an error was reported.
     pub fn lower_place(&mut self, expr: &syn::Expr) -> Option<PlaceInfo> {
-        let loc = self.loc(expr.span());
+        let loc = self.loc(expr.first_span());
         match expr {
             syn::Expr::Paren(p) => self.lower_place(&p.expr),
             syn::Expr::Group(g) => self.lower_place(&g.expr),
@@ -308,7 +309,7 @@ impl FnLowerer<'_> {
             )
         {
             let loc = base.place.loc;
-            let value = self.read_place(base, ix.expr.span());
+            let value = self.read_place(base, ix.expr.first_span());
             base = self.pointee_place(value, loc);
         }
         // tensor cores: `frag[i]` is an element of the fragment's array
@@ -393,8 +394,8 @@ impl FnLowerer<'_> {
     /// `a[i]` read.
     pub fn lower_index(&mut self, ix: &syn::ExprIndex) -> Handle<ir::Expr> {
         match self.index_place(ix) {
-            Some(info) => self.read_place(info, ix.span()),
-            None => self.error_expr(ix.span()),
+            Some(info) => self.read_place(info, ix.first_span()),
+            None => self.error_expr(ix.first_span()),
         }
     }
 

@@ -303,7 +303,14 @@ impl FnLowerer<'_> {
         match op {
             None => self.expect_ty(&value_ty, &place_ty, rhs.first_span()),
             Some(op) => {
-                self.check_binary_operands(op, &place_ty, &value_ty, op_span, rhs.span(), true);
+                self.check_binary_operands(
+                    op,
+                    &place_ty,
+                    &value_ty,
+                    op_span,
+                    rhs.first_span(),
+                    true,
+                );
             }
         }
         stmts.push(ir::Stmt::Assign { place, op, value });
@@ -315,7 +322,7 @@ impl FnLowerer<'_> {
         }
         let cond = self.lower_expr(&w.cond);
         let ct = self.ty_of(cond);
-        self.expect_ty(&ct, &Ty::BOOL, w.cond.span());
+        self.expect_ty(&ct, &Ty::BOOL, w.cond.first_span());
         let id = self.new_loop_id();
         let body = self
             .lower_loop_body(id, label_name(&w.label), false, &w.body)

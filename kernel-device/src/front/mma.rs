@@ -7,6 +7,7 @@
 //! `front::complex` expands `Complex`, to kernel-subset text (`front::mma_text`) over
 //! the register-level intrinsics, so the backends see nothing new.
 
+use super::first_span::FirstSpan;
 use super::infer::{StructTy, Ty, VarKind};
 use super::lower_fn::FnLowerer;
 use super::lower_place::PlaceInfo;
@@ -272,7 +273,7 @@ impl FnLowerer<'_> {
             return None;
         };
         let segs = fragment_segments(&func.path);
-        let span = call.span();
+        let span = call.first_span();
         match segs.as_slice() {
             [one] if one.arguments.is_none() => match one.ident.to_string().as_str() {
                 "mma_sync" => Some(self.lower_mma_sync(call)),

@@ -13,6 +13,7 @@
 //!
 //! The NVVM writer, the simulator and its race detector see slices and integers only.
 
+use super::first_span::FirstSpan;
 use crate::diag::Diagnostic;
 use crate::proc::abi::NdPart;
 use crate::source::SourceKind;
@@ -51,7 +52,8 @@ fn nd_args(ty: &syn::Type) -> Option<(&syn::PathArguments, Span)> {
     let last = p.path.segments.last()?;
     let prefix_ok = p.path.segments.len() == 1
         || (p.path.segments.len() == 2 && p.path.segments[0].ident == "cudajit");
-    (p.qself.is_none() && prefix_ok && last.ident == "Nd").then_some((&last.arguments, ty.span()))
+    (p.qself.is_none() && prefix_ok && last.ident == "Nd")
+        .then_some((&last.arguments, ty.first_span()))
 }
 
 /// Whether `ty` names `Nd` (for the launcher's and the macro's parameter parsing).

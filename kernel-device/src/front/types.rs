@@ -2,6 +2,7 @@
 //! construct and the supported alternative for everything outside the subset.
 
 use super::consts::{eval_len, ConstEnv};
+use super::first_span::FirstSpan;
 use super::infer::Ty;
 use crate::diag::Diagnostic;
 use crate::ir::{AddressSpace, ScalarType};
@@ -228,7 +229,7 @@ pub fn lower_type(
 }
 
 fn path_type(path: &syn::Path, site: TypeSite, env: &ConstEnv) -> Result<Ty, Diagnostic> {
-    let span = path.span();
+    let span = path.first_span();
     let Some(last) = path.segments.last() else {
         return Err(Diagnostic::new(span, "empty type path"));
     };
