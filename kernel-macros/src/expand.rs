@@ -165,17 +165,23 @@ pub fn expand_with(
     // in its `impl` block, as a kernel's.
     let nested = kind == SourceKind::Device && !method;
     // With it, whether the entries name anything by a path relative to the function's
-    // module (a device function's generated module then imports its parent's names).
-    let (deps, deps_name_items) = crate::profile::phase("deps", || {
+    // module (a device function's generated module then imports its parent's names),
+    // and whether there are any.
+    let (deps, deps_name_items, has_deps) = crate::profile::phase("deps", || {
         if failed {
-            (quote!(&[]), false)
+            (quote!(&[]), false, false)
         } else {
             let types: Vec<syn::Path> = kernel_device::front::struct_refs(&item)
                 .into_iter()
                 .map(|(_, path)| from_generated_module(path, nested))
                 .collect();
             let callees = dependencies(&calls, nested);
-            let names_items = !types.is_empty() || !callees.is_empty();
+            // A `#[device]` fn of the module is named through `super::` (no glob needed).
+            let names_items = !types.is_empty()
+                || callees
+                    .iter()
+                    .any(|(written, _)| !device_fns_here.contains(written));
+            let has_deps = !types.is_empty() || !callees.is_empty();
             let own = method.then_some(&item.sig.ident);
             let probes =
                 callees::method_probes(&item, types, own, |p| from_generated_module(p, nested));
@@ -187,7 +193,7 @@ pub fn expand_with(
                 &fallbacks_module,
                 nested,
             );
-            (block, names_items)
+            (block, names_items, has_deps)
         }
     });
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
@@ -201,7 +207,7 @@ pub fn expand_with(
         SourceKind::Device => device(
             &item,
             &rendered,
-            (&deps, deps_name_items),
+            (&deps, deps_name_items, has_deps),
             body,
             failed,
             extra,
@@ -695,7 +701,7 @@ fn device_source_and_host_fn(
 fn device(
     item: &syn::ItemFn,
     rendered: &(String, u32),
-    (deps, deps_name_items): (&TokenStream, bool),
+    (deps, deps_name_items, has_deps): (&TokenStream, bool, bool),
     body: syn::Block,
     failed: bool,
     extra: TokenStream,
@@ -715,7 +721,7 @@ fn device(
     let cfgs = item.attrs.iter().filter(|a| twin::is_cfg(a));
     // A function that calls no device function (no entry in its source's `deps`)
     // cannot be on a call cycle: no check for rustc to evaluate (issue 27).
-    let recursion_check = if failed || !deps_name_items {
+    let recursion_check = if failed || !has_deps {
         TokenStream::new()
     } else {
         callees::recursion_check(name)
