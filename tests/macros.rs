@@ -191,26 +191,45 @@ fn twin_runs_on_the_host_as_thread_zero() {
     assert_eq!(c[6], 1.0);
 }
 
-/// `cargo xtask build-device` re-renders kernels from the file with proc-macro2's own
-/// lexer; the AOT key only matches if that text equals what the macro embedded.
+/// `cargo xtask build-device` re-renders kernels from the file (`kernel_device::offline`);
+/// the AOT key only matches if that text equals what the macro embedded (from the
+/// file's text, comments as whitespace; `-1` is one literal to proc-macro2's lexer,
+/// two tokens to rustc's).
 #[test]
 fn source_text_equals_an_offline_rendering_of_the_file() {
-    use quote::ToTokens;
-    let file = syn::parse_file(include_str!("macros.rs")).expect("this file parses");
-    let item = file
-        .items
-        .iter()
-        .find_map(|i| match i {
-            syn::Item::Fn(f) if f.sig.ident == "fill2d" => Some(f.clone()),
-            _ => None,
-        })
-        .expect("fill2d");
-    let mut bare = item;
-    bare.attrs.clear();
-    bare.vis = syn::Visibility::Inherited;
-    let (text, line) = kernel_device::source::render_preserving_lines(bare.to_token_stream());
-    assert_eq!(text, fill2d::source().text);
-    assert_eq!(line, fill2d::source().line);
+    let found = kernel_device::offline::scan(include_str!("macros.rs"), "tests/macros.rs")
+        .expect("this file parses");
+    let text_of = |name: &str| {
+        let f = found
+            .iter()
+            .find(|f| f.item.sig.ident == name)
+            .unwrap_or_else(|| panic!("{name} found"));
+        let source = kernel_device::offline::fn_source(f, &[]);
+        (source.text, source.line)
+    };
+    assert_eq!(
+        text_of("fill2d"),
+        (fill2d::source().text, fill2d::source().line)
+    );
+    let commented = commented_and_negative::source();
+    assert_eq!(
+        text_of("commented_and_negative"),
+        (commented.text, commented.line)
+    );
+    assert!(!commented.text.contains("//"), "{}", commented.text);
+}
+
+#[kernel]
+fn commented_and_negative(out: &mut [i32]) {
+    // a comment, which the embedded text keeps as whitespace
+    let i = grid(1); /* a block
+                     comment */
+    if i < out.len() {
+        out[i] = match i as i32 {
+            i32::MIN..=-1 => -1,
+            _ => 1,
+        }; // trailing
+    }
 }
 
 /// Issue 7: valid Rust whose literal types come from a device function's signature,

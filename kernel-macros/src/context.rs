@@ -32,13 +32,42 @@ pub struct Site {
     /// The `#[device]` functions the file surely defines in the attribute's module
     /// ([`ScannedFile::device_fns`]); `None` where the file cannot be read.
     device_fns_here: Option<std::sync::Arc<DeviceFns>>,
+    /// The file's text and where its lines start (byte offset, char index).
+    file: Option<FileText>,
 }
+
+type FileText = (std::sync::Arc<str>, std::sync::Arc<Vec<(usize, usize)>>);
 
 impl Site {
     /// The site of the attribute being expanded (`Span::call_site()` of an attribute
     /// macro).
     pub fn of_attribute() -> Site {
         blocks_before_attribute().unwrap_or_default()
+    }
+
+    /// The macro's text of the function whose tokens (attributes and visibility
+    /// dropped) are `tokens`, rendered from the file's text
+    /// (`source::render_span_of_file`, as the AOT build renders a file's functions)
+    /// where the file holds exactly these tokens from the first one's position to the
+    /// last one's end (not so for a function a macro made or changed): the text and
+    /// its first line. `None` where the file cannot be read or does not hold them.
+    pub fn render_from_file(&self, tokens: &TokenStream) -> Option<(String, u32)> {
+        let (text, lines) = self.file.as_ref()?;
+        let first = tokens.clone().into_iter().next()?.span().start();
+        let last = tokens.clone().into_iter().last()?.span().end();
+        let rendered = kernel_device::source::render_span_of_file(
+            text,
+            |line| lines.get(line.checked_sub(1)?).map(|(byte, _)| *byte),
+            (first.line, first.column),
+            (last.line, last.column),
+        )?;
+        // One lexing and one print of each side, in the compiler (proc-macro2's
+        // `parse` would first lex it again itself, to validate it).
+        if !proc_macro::is_available() {
+            return None;
+        }
+        let reread: proc_macro::TokenStream = rendered.parse().ok()?;
+        (reread.to_string() == tokens.to_string()).then_some((rendered, first.line as u32))
     }
 
     /// Whether `name` is surely a `#[device]` fn of the module this item sits in, both at
@@ -155,7 +184,7 @@ struct FnDefinition {
 /// in a 100-item file (`bench/macro_cost.sh`, measured with `perf`).
 struct ScannedFile {
     path: std::path::PathBuf,
-    text: String,
+    text: std::sync::Arc<str>,
     /// At each `#`: the blocks open there and the innermost `{`'s char index.
     at_hash: std::collections::HashMap<usize, (OpenBlocks, Option<usize>)>,
     /// By the block they sit in (the innermost `{`'s char index), the functions the
@@ -165,7 +194,7 @@ struct ScannedFile {
     /// Where each line starts, as (byte offset, char index): a lookup then walks one
     /// line, not the whole prefix before the attribute (a walk per attribute is
     /// quadratic in the file's length, as the scan this cache replaced was).
-    lines: Vec<(usize, usize)>,
+    lines: std::sync::Arc<Vec<(usize, usize)>>,
 }
 
 /// The files scanned last (a crate's files expand one after another; a few suffice).
@@ -176,7 +205,9 @@ impl ScannedFile {
     /// The blocks open at 1-based `line` and char `column` of `text`, the file at `path`.
     fn blocks_at(path: std::path::PathBuf, text: String, line: usize, column: usize) -> Site {
         let mut files = SCANNED.lock().unwrap_or_else(|p| p.into_inner());
-        let found = files.iter().position(|f| f.path == path && f.text == text);
+        let found = files
+            .iter()
+            .position(|f| f.path == path && *f.text == *text);
         let file = match found {
             Some(i) => &files[i],
             None => {
@@ -201,11 +232,13 @@ impl ScannedFile {
             Some((open, block)) => Site {
                 open: Some(open.clone()),
                 device_fns_here: file.device_fns.get(block).cloned(),
+                file: Some((file.text.clone(), file.lines.clone())),
             },
             // Not at a `#` the scan saw (a call site elsewhere): the prefix alone.
             None => Site {
                 open: Some(open_blocks(&file.text[..prefix_end])),
                 device_fns_here: None,
+                file: Some((file.text.clone(), file.lines.clone())),
             },
         }
     }
@@ -231,10 +264,10 @@ impl ScannedFile {
         }
         ScannedFile {
             path,
-            text,
+            text: text.into(),
             at_hash,
             device_fns,
-            lines,
+            lines: std::sync::Arc::new(lines),
         }
     }
 }

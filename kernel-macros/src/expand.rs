@@ -198,8 +198,17 @@ pub fn expand_with(
     });
     // From the input tokens, not from `item`: re-printing a syn item makes new groups,
     // whose closing delimiters lose their own position inside a proc macro.
+    // A free function from the file's text where it holds the input's tokens (one
+    // print of the tokens, not a call into the compiler per token: issue 27); a
+    // method, as the AOT build renders it, from its tokens.
     let rendered = crate::profile::phase("render", || {
-        render_preserving_lines(parse::without_attrs_and_vis(input))
+        let tokens = parse::without_attrs_and_vis(input);
+        let from_file = if method {
+            None
+        } else {
+            site.render_from_file(&tokens)
+        };
+        from_file.unwrap_or_else(|| render_preserving_lines(tokens))
     });
     let items = crate::profile::phase("items", || match kind {
         SourceKind::Kernel => kernel(&item, &rendered, &options, &deps, &params, body, failed),
@@ -220,12 +229,11 @@ pub fn expand_with(
 }
 
 /// The path of every device function the body calls (`calls`, the front end's
-/// `device_calls`), as seen from where the generated
-/// statics live, spanned at the call so that a call to an ordinary fn is reported there.
+/// `device_calls`), as seen from where the generated statics live, spanned at the
+/// call so that a call to an ordinary fn is reported there.
 fn dependencies(calls: &[syn::Path], nested: bool) -> Vec<(String, syn::Path)> {
     calls
         .iter()
-        .cloned()
         // `self(..)` and the like name no function (rustc reports the call in the twin)
         // and cannot be imported under an alias.
         .filter(|path| {
@@ -237,8 +245,8 @@ fn dependencies(calls: &[syn::Path], nested: bool) -> Vec<(String, syn::Path)> {
             })
         })
         .map(|path| {
-            let written = callees::path_text(&path);
-            (written, callee_from_generated_module(path, nested))
+            let written = callees::path_text(path);
+            (written, callee_from_generated_module(path.clone(), nested))
         })
         .collect()
 }

@@ -48,6 +48,7 @@ pub fn device_methods(block: &syn::ItemImpl, file: &str) -> Vec<Found> {
             enums: Vec::new(),
             self_type: Some(type_name.clone()),
             registered: block_attr.is_some(),
+            rendered: None,
         });
     }
     found

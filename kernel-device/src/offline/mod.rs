@@ -38,6 +38,10 @@ pub struct Found {
     /// A method of a `#[device] impl` block: callable without its type named
     /// (`registry`).
     pub registered: bool,
+    /// The macro's text of a free function, rendered from the file's text as the
+    /// macro renders it (`source::render_span_of_file`); `None`: from the item's
+    /// tokens ([`render`]).
+    pub rendered: Option<(String, u32)>,
 }
 
 fn attribute_kind(attr: &syn::Attribute) -> Option<SourceKind> {
@@ -57,6 +61,8 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
     })?;
     struct Visitor<'f> {
         file: &'f str,
+        text: &'f str,
+        line_starts: Vec<usize>,
         found: Vec<Found>,
         items: Vec<(String, syn::Type, syn::Expr)>,
         structs: Vec<syn::ItemStruct>,
@@ -96,6 +102,7 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
                         enums: Vec::new(),
                         self_type: None,
                         registered: false,
+                        rendered: render_from_file(item, self.text, &self.line_starts),
                     });
                     break;
                 }
@@ -111,6 +118,8 @@ pub fn scan(text: &str, file: &str) -> Result<Vec<Found>, String> {
     }
     let mut visitor = Visitor {
         file,
+        text,
+        line_starts: crate::source::line_starts(text),
         found: Vec::new(),
         items: Vec::new(),
         structs: Vec::new(),
@@ -170,6 +179,30 @@ fn options(attr: &syn::Attribute) -> crate::ir::FunctionOptions {
     }
 }
 
+/// The macro's text of a free function `item` of the file `text` (whose lines start
+/// at `line_starts`): the part of `text` from its first token after the attributes
+/// and visibility to its end, as `source::render_span_of_file` prints it; `None`
+/// where that cannot render it.
+fn render_from_file(
+    item: &syn::ItemFn,
+    text: &str,
+    line_starts: &[usize],
+) -> Option<(String, u32)> {
+    let mut bare = item.clone();
+    bare.attrs.clear();
+    bare.vis = syn::Visibility::Inherited;
+    let tokens = bare.to_token_stream();
+    let first = tokens.clone().into_iter().next()?.span().start();
+    let last = tokens.into_iter().last()?.span().end();
+    let rendered = crate::source::render_span_of_file(
+        text,
+        |line| line_starts.get(line.checked_sub(1)?).copied(),
+        (first.line, first.column),
+        (last.line, last.column),
+    )?;
+    Some((rendered, first.line as u32))
+}
+
 /// The macro's text rendering of `item`: (text, line of the first token).
 pub fn render(item: &syn::ItemFn) -> (String, u32) {
     let mut bare = item.clone();
@@ -184,7 +217,10 @@ fn leak(s: String) -> &'static str {
 
 /// A leaked `FnSource` for `found` with the given dependencies.
 pub fn fn_source(found: &Found, deps: &'static [&'static FnSource]) -> &'static FnSource {
-    let (text, line) = render(&found.item);
+    let (text, line) = found
+        .rendered
+        .clone()
+        .unwrap_or_else(|| render(&found.item));
     Box::leak(Box::new(FnSource {
         name: leak(found.item.sig.ident.to_string()),
         kind: found.kind,

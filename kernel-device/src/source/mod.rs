@@ -154,6 +154,197 @@ pub fn render_preserving_lines(tokens: proc_macro2::TokenStream) -> (String, u32
     (printer.out, printer.first_line.unwrap_or(1) as u32)
 }
 
+/// What [`render_preserving_lines`] prints for the tokens of `source`, read from the
+/// source text instead of token by token (issue 27: each token's position is a call
+/// into the compiler inside a proc macro). `source` runs from the first token (at char
+/// column `first_column` of its line) to the end of the last. Between tokens the
+/// renderer puts spaces up to the next token's column and a newline per line, never
+/// trailing spaces; a comment is as the whitespace it stands in. `None` where `source`
+/// holds a doc comment (a token, which the renderer prints as an attribute).
+pub fn render_from_text(source: &str, first_column: usize) -> Option<String> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(first_column + source.len());
+    out.extend(std::iter::repeat_n(' ', first_column));
+    // Spaces owed before the next token on this line (none if the line ends first).
+    let mut pending = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match c {
+            '\n' => {
+                pending = 0;
+                out.push('\n');
+                i += 1;
+            }
+            c if c.is_whitespace() => {
+                pending += 1;
+                i += 1;
+            }
+            '/' if next == Some('/') => {
+                // `///` and `//!` are doc comments, `////` is not.
+                let third = chars.get(i + 2).copied();
+                if (third == Some('/') && chars.get(i + 3) != Some(&'/')) || third == Some('!') {
+                    return None;
+                }
+                while i < chars.len() && chars[i] != '\n' {
+                    pending += 1;
+                    i += 1;
+                }
+            }
+            '/' if next == Some('*') => {
+                // `/**` (not `/**/` or `/***`) and `/*!` are doc comments.
+                let third = chars.get(i + 2).copied();
+                let fourth = chars.get(i + 3).copied();
+                if third == Some('!') || (third == Some('*') && !matches!(fourth, Some('*' | '/')))
+                {
+                    return None;
+                }
+                let end = block_comment_end(&chars, i);
+                for &c in &chars[i..end] {
+                    if c == '\n' {
+                        pending = 0;
+                        out.push('\n');
+                    } else {
+                        pending += 1;
+                    }
+                }
+                i = end;
+            }
+            _ => {
+                for _ in 0..pending {
+                    out.push(' ');
+                }
+                pending = 0;
+                let literal = matches!(c, '"' | '\'' | 'r' | 'b' | 'c')
+                    .then(|| literal_end(&chars, i))
+                    .flatten();
+                match literal {
+                    Some(end) => {
+                        out.extend(&chars[i..end]);
+                        i = end;
+                    }
+                    None => {
+                        out.push(c);
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// [`render_from_text`] of the part of `file` from the char at (`start_line`,
+/// `start_column`) to the one before (`end_line`, `end_column`): lines 1-based,
+/// columns 0-based chars, as proc-macro2's `LineColumn`s of a function's first and
+/// last token. `line_start` gives a line's first byte in `file` (callers keep the
+/// table: a walk of the file per function would make a file's expansion quadratic).
+/// `None` where the positions fall outside `file`, or as [`render_from_text`].
+pub fn render_span_of_file(
+    file: &str,
+    line_start: impl Fn(usize) -> Option<usize>,
+    (start_line, start_column): (usize, usize),
+    (end_line, end_column): (usize, usize),
+) -> Option<String> {
+    let byte_at = |line: usize, column: usize| -> Option<usize> {
+        let line_start = line_start(line)?;
+        let rest = file.get(line_start..)?;
+        let line_text = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        match line_text.char_indices().nth(column) {
+            Some((offset, _)) => Some(line_start + offset),
+            None if line_text.chars().count() == column => Some(line_start + line_text.len()),
+            None => None,
+        }
+    };
+    let begin = byte_at(start_line, start_column)?;
+    let end = byte_at(end_line, end_column)?;
+    render_from_text(file.get(begin..end)?, start_column)
+}
+
+/// The first byte of each line of `text` (line `n` at index `n - 1`).
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+        .collect()
+}
+
+/// Past the block comment starting at `i` (they nest).
+fn block_comment_end(chars: &[char], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < chars.len() {
+        if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+            depth += 1;
+            i += 2;
+        } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Past the string, byte string, raw string or char literal starting at `i` (whose
+/// text, newlines included, is one token's); `None` where none starts there. A
+/// lifetime (`'a`) is no literal: its chars are tokens' like any other.
+fn literal_end(chars: &[char], i: usize) -> Option<usize> {
+    let at = |k: usize| chars.get(k).copied();
+    let ident_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    // `b"..."`, `c"..."`, `r#"..."#`, `br"..."`: the prefix is part of the literal.
+    let mut j = i;
+    if !ident_before {
+        if matches!(at(j), Some('b' | 'c')) && matches!(at(j + 1), Some('r' | '"' | '\'')) {
+            j += 1;
+        }
+        if at(j) == Some('r') && matches!(at(j + 1), Some('#' | '"')) {
+            let mut hashes = 0;
+            let mut k = j + 1;
+            while at(k) == Some('#') {
+                hashes += 1;
+                k += 1;
+            }
+            if at(k) == Some('"') {
+                k += 1;
+                while k < chars.len() {
+                    if chars[k] == '"' && (1..=hashes).all(|h| at(k + h) == Some('#')) {
+                        return Some(k + 1 + hashes);
+                    }
+                    k += 1;
+                }
+                return Some(k);
+            }
+        }
+    }
+    match at(j) {
+        Some('"') if j == i || !ident_before => {
+            let mut k = j + 1;
+            while k < chars.len() && chars[k] != '"' {
+                k += if chars[k] == '\\' { 2 } else { 1 };
+            }
+            Some((k + 1).min(chars.len()))
+        }
+        Some('\'') => {
+            // A char literal closes within a few chars (`'a'`, `'\n'`, `'\u{1F600}'`);
+            // otherwise it is a lifetime or a label.
+            if at(j + 1) == Some('\\') {
+                // The escaped char (itself maybe a quote) is at `j + 2`.
+                let close = (j + 3..chars.len()).find(|&k| chars[k] == '\'')?;
+                Some(close + 1)
+            } else if at(j + 2) == Some('\'') {
+                Some(j + 3)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 #[derive(Default)]
 struct LinePrinter {
     out: String,
@@ -231,7 +422,156 @@ impl LinePrinter {
 
 #[cfg(test)]
 mod tests {
-    use super::render_preserving_lines;
+    use super::{line_starts, render_from_text, render_preserving_lines, render_span_of_file};
+    use quote::ToTokens;
+
+    /// Every `#[kernel]` / `#[device]` fn of `file` (in modules too), as the macro
+    /// renders it: attributes and visibility dropped.
+    fn attributed_fns(file: &syn::File) -> Vec<syn::ItemFn> {
+        fn walk(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
+            for item in items {
+                match item {
+                    syn::Item::Fn(f) => {
+                        let attributed = f.attrs.iter().any(|a| {
+                            let last = a.path().segments.last().map(|s| s.ident.to_string());
+                            matches!(last.as_deref(), Some("kernel" | "device"))
+                        });
+                        if attributed {
+                            let mut bare = f.clone();
+                            bare.attrs.clear();
+                            bare.vis = syn::Visibility::Inherited;
+                            out.push(bare);
+                        }
+                    }
+                    syn::Item::Mod(m) => {
+                        if let Some((_, items)) = &m.content {
+                            walk(items, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&file.items, &mut out);
+        out
+    }
+
+    /// Each token (a delimiter's name for a group's ends; a punct's spacing left out,
+    /// which syn's printing does not keep) and its start, its line counted from
+    /// `first_line`.
+    fn positions(
+        tokens: proc_macro2::TokenStream,
+        first_line: usize,
+        out: &mut Vec<(String, usize, usize)>,
+    ) {
+        use proc_macro2::TokenTree;
+        for tree in tokens {
+            let start = tree.span().start();
+            let line = start.line + 1 - first_line;
+            match tree {
+                TokenTree::Group(group) => {
+                    let text = format!("{:?}", group.delimiter());
+                    out.push((text.clone(), line, start.column));
+                    positions(group.stream(), first_line, out);
+                    let close = group.span_close().start();
+                    out.push((text, close.line + 1 - first_line, close.column));
+                }
+                TokenTree::Punct(p) => out.push((p.as_char().to_string(), line, start.column)),
+                other => out.push((other.to_string(), line, start.column)),
+            }
+        }
+    }
+
+    /// For every attributed function of this repository's examples, tests and benches,
+    /// the text renderer's text holds the function's tokens, each where it was in the
+    /// file (lines counted from the first token's): what device-side panics report.
+    #[test]
+    fn the_text_renderer_keeps_every_token_and_its_position() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut dirs = vec![
+            root.join("examples"),
+            root.join("tests"),
+            root.join("bench"),
+        ];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        let (mut compared, mut doc_comments) = (0, 0);
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let Ok(file) = syn::parse_file(&text) else {
+                continue;
+            };
+            let starts = line_starts(&text);
+            let mut all = Vec::new();
+            positions(text.parse().unwrap(), 1, &mut all);
+            for f in attributed_fns(&file) {
+                let tokens = f.to_token_stream();
+                let (first, last) = (
+                    tokens.clone().into_iter().next().unwrap().span().start(),
+                    tokens.clone().into_iter().last().unwrap().span().end(),
+                );
+                let Some(rendered) = render_span_of_file(
+                    &text,
+                    |line| starts.get(line - 1).copied(),
+                    (first.line, first.column),
+                    (last.line, last.column),
+                ) else {
+                    doc_comments += 1;
+                    continue;
+                };
+                let what = format!("{}: {}", path.display(), f.sig.ident);
+                let reread: proc_macro2::TokenStream = rendered.parse().expect(&what);
+                // The file's own tokens there (syn's reprint of the item would not do:
+                // it splits the lexer's `-1` literal in two at one position).
+                let (mut want, mut got) = (Vec::new(), Vec::new());
+                // `all` is in the file's order.
+                let at = |t: &(String, usize, usize)| (t.1, t.2);
+                let begin = all.partition_point(|t| at(t) < (first.line, first.column));
+                let end = all.partition_point(|t| at(t) < (last.line, last.column));
+                for (token, line, column) in &all[begin..end] {
+                    want.push((token.clone(), line + 1 - first.line, *column));
+                }
+                positions(reread, 1, &mut got);
+                assert_eq!(got, want, "{what}");
+                assert!(!rendered.lines().any(|l| l.ends_with(' ')), "{what}");
+                compared += 1;
+            }
+        }
+        assert!(
+            compared > 300,
+            "{compared} compared, {doc_comments} with doc comments"
+        );
+    }
+
+    #[test]
+    fn comments_literals_and_tabs_render_as_tokens_do() {
+        let original = "fn k(a: &mut [f32]) {\t// a comment }\n  let s = \"a  // b\\\"  \\n\";   \n  let c = '\\''; let d = '\"'; /* x\n /* nested */ y */ let r = r#\"  }\"# ;\n  let b = b'/'; 'outer: loop { break 'outer; }\n}";
+        let tokens: proc_macro2::TokenStream = syn::parse_str(original).unwrap();
+        let (slow, _) = render_preserving_lines(tokens);
+        assert_eq!(
+            render_from_text(original, 0).as_deref(),
+            Some(slow.as_str())
+        );
+        for doc in [
+            "fn k() { /// d\n let x = 1; }",
+            "fn k() { /** d */ let x = 1; }",
+        ] {
+            assert_eq!(render_from_text(doc, 0), None, "{doc}");
+        }
+        let not_doc = "fn k() { //// x\n /**/ /*** y */ let x = 1; }";
+        let (slow, _) = render_preserving_lines(syn::parse_str(not_doc).unwrap());
+        assert_eq!(render_from_text(not_doc, 0).as_deref(), Some(slow.as_str()));
+    }
 
     #[test]
     fn rendering_keeps_lines_and_columns() {
