@@ -441,7 +441,7 @@ fn scan_items(
                     i += 1;
                 }
             }
-            '/' if next == Some('*') => i = skip_block_comment(chars, i),
+            '/' if next == Some('*') => i = kernel_device::source::block_comment_end(chars, i),
             '"' => i = skip_string(chars, i),
             'r' | 'b' | 'c' if starts_raw_string(chars, i) => i = skip_raw_string(chars, i),
             '\'' => i = skip_char_or_lifetime(chars, i),
@@ -537,26 +537,6 @@ const ITEM_KEYWORDS: &[&str] = &[
     "move",
     "async",
 ];
-
-/// Past the `/* .. */` starting at `i` (comments nest).
-fn skip_block_comment(chars: &[char], mut i: usize) -> usize {
-    let mut depth = 0;
-    while i < chars.len() {
-        if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-            depth += 1;
-            i += 2;
-        } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    i
-}
 
 /// Past the `".."` starting at `i`, escapes included.
 fn skip_string(chars: &[char], mut i: usize) -> usize {

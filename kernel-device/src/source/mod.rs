@@ -269,8 +269,8 @@ pub fn line_starts(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Past the block comment starting at `i` (they nest).
-fn block_comment_end(chars: &[char], mut i: usize) -> usize {
+/// Past the block comment starting at `i` of `chars` (they nest).
+pub fn block_comment_end(chars: &[char], mut i: usize) -> usize {
     let mut depth = 0usize;
     while i < chars.len() {
         if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
