@@ -306,18 +306,20 @@ def profile_tables(results):
 
 
 def macro_cost():
-    """(extra seconds, where it was measured) from the committed macro_cost result."""
+    """(extra seconds, where it was measured) from the committed macro_cost result: the
+    file's last RESULT line (sessions append theirs below the earlier ones)."""
     import os
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), MACRO_COST_FILE)
+    latest = None
     try:
         with open(path) as f:
             for line in f:
                 parts = line.split()
                 if len(parts) >= 3 and parts[0] == "RESULT" and parts[1] == "macro_cost_extra_s":
-                    return float(parts[2]), " ".join(parts[3:]) or "development machine"
+                    latest = float(parts[2]), " ".join(parts[3:]) or "development machine"
     except OSError:
         return None
-    return None
+    return latest
 
 
 def main(argv):
