@@ -47,27 +47,22 @@ impl Site {
 
     /// The macro's text of the function whose tokens (attributes and visibility
     /// dropped) are `tokens`, rendered from the file's text
-    /// (`source::render_span_of_file`, as the AOT build renders a file's functions)
-    /// where the file holds exactly these tokens from the first one's position to the
-    /// last one's end (not so for a function a macro made or changed): the text and
-    /// its first line. `None` where the file cannot be read or does not hold them.
+    /// (`source::render_tokens_from_file`, as the AOT build renders a file's
+    /// functions) where the file holds exactly these tokens from the first one's
+    /// position to the last one's end (not so for a function a macro made or changed):
+    /// the text and its first line. `None` where the file cannot be read (`file` is
+    /// only read inside an expansion) or does not hold them.
     pub fn render_from_file(&self, tokens: &TokenStream) -> Option<(String, u32)> {
         let (text, lines) = self.file.as_ref()?;
-        let first = tokens.clone().into_iter().next()?.span().start();
-        let last = tokens.clone().into_iter().last()?.span().end();
-        let rendered = kernel_device::source::render_span_of_file(
+        let (rendered, first_line) = kernel_device::source::render_tokens_from_file(
             text,
             |line| lines.get(line.checked_sub(1)?).map(|(byte, _)| *byte),
-            (first.line, first.column),
-            (last.line, last.column),
+            tokens,
         )?;
         // One lexing and one print of each side, in the compiler (proc-macro2's
         // `parse` would first lex it again itself, to validate it).
-        if !proc_macro::is_available() {
-            return None;
-        }
         let reread: proc_macro::TokenStream = rendered.parse().ok()?;
-        (reread.to_string() == tokens.to_string()).then_some((rendered, first.line as u32))
+        (reread.to_string() == tokens.to_string()).then_some((rendered, first_line))
     }
 
     /// Whether `name` is surely a `#[device]` fn of the module this item sits in, both at
@@ -355,10 +350,14 @@ fn scan(chars: &[char], mut at_hash: impl FnMut(usize, &OpenBlocks)) -> OpenBloc
 fn device_fns_by_block(
     functions: &[FnDefinition],
 ) -> std::collections::HashMap<Option<usize>, std::sync::Arc<DeviceFns>> {
+    let mut definitions: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for f in functions {
+        *definitions.entry(f.name.as_str()).or_default() += 1;
+    }
     let mut by_block: std::collections::HashMap<Option<usize>, DeviceFns> =
         std::collections::HashMap::new();
     for f in functions {
-        let once = functions.iter().filter(|g| g.name == f.name).count() == 1;
+        let once = definitions[f.name.as_str()] == 1;
         if once && f.module_level && f.device_without_cfg {
             by_block.entry(f.block).or_default().insert(f.name.clone());
         }

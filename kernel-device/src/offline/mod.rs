@@ -39,7 +39,7 @@ pub struct Found {
     /// (`registry`).
     pub registered: bool,
     /// The macro's text of a free function, rendered from the file's text as the
-    /// macro renders it (`source::render_span_of_file`); `None`: from the item's
+    /// macro renders it (`source::render_tokens_from_file`); `None`: from the item's
     /// tokens ([`render`]).
     pub rendered: Option<(String, u32)>,
 }
@@ -179,36 +179,33 @@ fn options(attr: &syn::Attribute) -> crate::ir::FunctionOptions {
     }
 }
 
+/// `item`'s tokens as the macro sees them after it drops the attributes and the
+/// visibility.
+fn bare_tokens(item: &syn::ItemFn) -> proc_macro2::TokenStream {
+    let mut bare = item.clone();
+    bare.attrs.clear();
+    bare.vis = syn::Visibility::Inherited;
+    bare.to_token_stream()
+}
+
 /// The macro's text of a free function `item` of the file `text` (whose lines start
-/// at `line_starts`): the part of `text` from its first token after the attributes
-/// and visibility to its end, as `source::render_span_of_file` prints it; `None`
-/// where that cannot render it.
+/// at `line_starts`), rendered from that text as the macro renders it
+/// (`source::render_tokens_from_file`); `None` where that cannot render it.
 fn render_from_file(
     item: &syn::ItemFn,
     text: &str,
     line_starts: &[usize],
 ) -> Option<(String, u32)> {
-    let mut bare = item.clone();
-    bare.attrs.clear();
-    bare.vis = syn::Visibility::Inherited;
-    let tokens = bare.to_token_stream();
-    let first = tokens.clone().into_iter().next()?.span().start();
-    let last = tokens.into_iter().last()?.span().end();
-    let rendered = crate::source::render_span_of_file(
+    crate::source::render_tokens_from_file(
         text,
         |line| line_starts.get(line.checked_sub(1)?).copied(),
-        (first.line, first.column),
-        (last.line, last.column),
-    )?;
-    Some((rendered, first.line as u32))
+        &bare_tokens(item),
+    )
 }
 
 /// The macro's text rendering of `item`: (text, line of the first token).
 pub fn render(item: &syn::ItemFn) -> (String, u32) {
-    let mut bare = item.clone();
-    bare.attrs.clear();
-    bare.vis = syn::Visibility::Inherited;
-    render_preserving_lines(bare.to_token_stream())
+    render_preserving_lines(bare_tokens(item))
 }
 
 fn leak(s: String) -> &'static str {

@@ -235,18 +235,20 @@ pub fn render_from_text(source: &str, first_column: usize) -> Option<String> {
     Some(out)
 }
 
-/// [`render_from_text`] of the part of `file` from the char at (`start_line`,
-/// `start_column`) to the one before (`end_line`, `end_column`): lines 1-based,
-/// columns 0-based chars, as proc-macro2's `LineColumn`s of a function's first and
-/// last token. `line_start` gives a line's first byte in `file` (callers keep the
-/// table: a walk of the file per function would make a file's expansion quadratic).
-/// `None` where the positions fall outside `file`, or as [`render_from_text`].
-pub fn render_span_of_file(
+/// [`render_from_text`] of the part of `file` that `tokens` (a function's, its
+/// attributes and visibility dropped) span: from the first token's start to the last
+/// one's end, by their proc-macro2 positions. Returns the text and the first token's
+/// line, as [`render_preserving_lines`] does. `line_start` gives a 1-based line's
+/// first byte in `file` (callers keep the table: a walk of the file per function
+/// would make a file's expansion quadratic). `None` where the positions fall outside
+/// `file`, or as [`render_from_text`].
+pub fn render_tokens_from_file(
     file: &str,
     line_start: impl Fn(usize) -> Option<usize>,
-    (start_line, start_column): (usize, usize),
-    (end_line, end_column): (usize, usize),
-) -> Option<String> {
+    tokens: &proc_macro2::TokenStream,
+) -> Option<(String, u32)> {
+    let first = tokens.clone().into_iter().next()?.span().start();
+    let last = tokens.clone().into_iter().last()?.span().end();
     let byte_at = |line: usize, column: usize| -> Option<usize> {
         let line_start = line_start(line)?;
         let rest = file.get(line_start..)?;
@@ -257,9 +259,10 @@ pub fn render_span_of_file(
             None => None,
         }
     };
-    let begin = byte_at(start_line, start_column)?;
-    let end = byte_at(end_line, end_column)?;
-    render_from_text(file.get(begin..end)?, start_column)
+    let begin = byte_at(first.line, first.column)?;
+    let end = byte_at(last.line, last.column)?;
+    let text = render_from_text(file.get(begin..end)?, first.column)?;
+    Some((text, first.line as u32))
 }
 
 /// The first byte of each line of `text` (line `n` at index `n - 1`).
@@ -422,7 +425,7 @@ impl LinePrinter {
 
 #[cfg(test)]
 mod tests {
-    use super::{line_starts, render_from_text, render_preserving_lines, render_span_of_file};
+    use super::{line_starts, render_from_text, render_preserving_lines, render_tokens_from_file};
     use quote::ToTokens;
 
     /// Every `#[kernel]` / `#[device]` fn of `file` (in modules too), as the macro
@@ -520,16 +523,14 @@ mod tests {
                     tokens.clone().into_iter().next().unwrap().span().start(),
                     tokens.clone().into_iter().last().unwrap().span().end(),
                 );
-                let Some(rendered) = render_span_of_file(
-                    &text,
-                    |line| starts.get(line - 1).copied(),
-                    (first.line, first.column),
-                    (last.line, last.column),
-                ) else {
+                let Some((rendered, first_line)) =
+                    render_tokens_from_file(&text, |line| starts.get(line - 1).copied(), &tokens)
+                else {
                     doc_comments += 1;
                     continue;
                 };
                 let what = format!("{}: {}", path.display(), f.sig.ident);
+                assert_eq!(first_line as usize, first.line, "{what}");
                 let reread: proc_macro2::TokenStream = rendered.parse().expect(&what);
                 // The file's own tokens there (syn's reprint of the item would not do:
                 // it splits the lexer's `-1` literal in two at one position).
