@@ -738,6 +738,44 @@ fn launch_costs(
         .result()?;
         Ok(())
     };
+    // The entry point cudajit launches through since issue 27's s46 change:
+    // `cuLaunchKernelEx` without attributes, the same packed buffer. The floor of
+    // cudajit's own launch (the bars stay held against `cuLaunchKernel`).
+    let bare_ex_packed = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
+        let mut buffer = packed;
+        let mut size = std::mem::size_of_val(&buffer);
+        let mut extra: [*mut c_void; 5] = [
+            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+            buffer.as_mut_ptr() as *mut c_void,
+            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+            &mut size as *mut usize as *mut c_void,
+            cudarc::driver::sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+        ];
+        let config = cudarc::driver::sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: on,
+            attrs: std::ptr::null_mut(),
+            numAttrs: 0,
+        };
+        // SAFETY: as `bare_packed`'s launch; `config` names no attributes and outlives
+        // the call.
+        unsafe {
+            cudarc::driver::sys::cuLaunchKernelEx(
+                &config,
+                f.cu_function(),
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
+        }
+        .result()?;
+        Ok(())
+    };
     let mut variants: Vec<LaunchVariant> = vec![
         // cudajit on an explicit stream and on its default stream (`launch!` without a
         // stream).
@@ -923,6 +961,38 @@ fn launch_costs(
         PAIR_ROUNDS,
         (&mut || Ok(ours(None)?), &mut { sync_default }),
         (&mut || bare_packed(std::ptr::null_mut()), &mut {
+            sync_default
+        }),
+    )?;
+    // cudajit against the bare `cuLaunchKernelEx` it now makes (its floor), and that
+    // entry point against the plain `cuLaunchKernel` the bars name.
+    pair(
+        "driver_ex_packed",
+        "launch_driver_blocking_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || bare_ex_packed(stream.cu_stream()), &mut {
+            sync_stream
+        }),
+        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
+    )?;
+    pair(
+        "launch_cudajit_vs_ex_packed",
+        "launch_driver_ex_packed",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
+        (&mut || bare_ex_packed(stream.cu_stream()), &mut {
+            sync_stream
+        }),
+    )?;
+    pair(
+        "launch_cudajit_default_vs_ex_packed",
+        "launch_driver_ex_packed_null_stream",
+        PAIR_LAUNCHES,
+        PAIR_ROUNDS,
+        (&mut || Ok(ours(None)?), &mut { sync_default }),
+        (&mut || bare_ex_packed(std::ptr::null_mut()), &mut {
             sync_default
         }),
     )?;

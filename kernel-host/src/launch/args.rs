@@ -18,7 +18,7 @@ use kernel_device::source::DeviceCopy;
 use crate::device::DeviceId;
 use crate::error::{Error, Result};
 use crate::memory::allocation::Allocation;
-use crate::memory::array::DeviceArray;
+use crate::memory::array::{DeviceArray, LaunchFacts};
 use crate::memory::elem::{DeviceElem, DeviceScalar, KernelValue};
 use crate::memory::staged::{HostBytesMut, Staged};
 
@@ -306,11 +306,13 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn device<T: DeviceElem>(array: &'a DeviceArray<T>, mutable: bool) -> Self {
         Self::device_range(array, 0, array.len(), mutable)
     }
 
     /// Elements `start..start + len` of `array` (in range: a view checked them).
+    #[inline(always)]
     pub(crate) fn device_range<T: DeviceElem>(
         array: &'a DeviceArray<T>,
         start: usize,
@@ -318,14 +320,13 @@ impl<'a> KernelArg<'a> {
         mutable: bool,
     ) -> Self {
         let offset = start * std::mem::size_of::<T>();
-        let ptr = array.device_ptr();
+        // Read from the array itself, not its memory's shared state (`LaunchFacts`).
+        let LaunchFacts { ptr, id } = array.launch_facts();
         let allocation = array.allocation();
         KernelArg {
             kind: ArgKind::Device {
                 elem: T::device_type(),
-                // From the GPU memory where there is some: no call through the device's
-                // executor on the launch path.
-                device: allocation.map_or_else(|| array.device_id(), |m| m.device_id()),
+                device: id,
                 mutable,
                 sim_buffer: array.sim_buffer(),
                 sim_offset: offset,
@@ -335,6 +336,19 @@ impl<'a> KernelArg<'a> {
             value: if ptr == 0 { 0 } else { ptr + offset as u64 },
             len: len as i64,
         }
+    }
+
+    /// Whether the argument holds nothing to free: a scalar, or a device array (or
+    /// view) of scalars, what the launch memo stands for.
+    pub(crate) fn owns_nothing(&self) -> bool {
+        matches!(
+            self.kind,
+            ArgKind::Scalar(_)
+                | ArgKind::Device {
+                    elem: Type::Scalar(_),
+                    ..
+                }
+        )
     }
 
     /// How the argument reads in an error message.

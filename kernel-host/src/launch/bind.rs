@@ -14,27 +14,33 @@ use crate::executor::health::ContextGuard;
 use crate::launch::args::KernelArg;
 use crate::launch::config::LaunchConfig;
 
-/// Asks the processor for the lines a launch on a created stream reads right after its
-/// bind (the stream's handle and its panic record's state): after the driver's last
-/// call they are mostly out of the nearest caches, and fetched now their misses overlap
-/// the bind's instead of following it (issue 27). A hint, nothing else.
+/// Asks the processor for the lines a launch reads right after its bind: a created
+/// stream's handle and its panic record's state, and each device array's memory state
+/// (where it was last used, which the stream ordering compares). After the driver's
+/// last call they are mostly out of the nearest caches, and fetched now their misses
+/// overlap the bind's and each other's instead of following them one by one (issue
+/// 27). A hint, nothing else.
 #[inline(always)]
-pub(crate) fn prefetch_stream_lines(config: &LaunchConfig<'_>) {
-    let Some(stream) = config.stream else {
-        return;
-    };
-    if let Some(handle) = stream.handle() {
-        prefetch(std::sync::Arc::as_ptr(handle));
+pub(crate) fn prefetch_launch_lines(config: &LaunchConfig<'_>, args: &[KernelArg<'_>]) {
+    if let Some(stream) = config.stream {
+        if let Some(handle) = stream.handle() {
+            prefetch(std::sync::Arc::as_ptr(handle));
+        }
+        if let Some(faults) = stream.own_faults() {
+            prefetch(faults);
+        }
     }
-    if let Some(faults) = stream.own_faults() {
-        prefetch(faults);
+    for arg in args {
+        if let Some((memory, _)) = arg.kind.ordered_memory() {
+            prefetch(std::sync::Arc::as_ptr(memory));
+        }
     }
 }
 
 /// After the driver call, which evicts them: asks for the lines the next launch on
 /// the same device and stream with the same arrays reads first (the context's health,
-/// the stream's, each array's memory, whose argument is built before the launch
-/// starts, and the memo's entry for the kernel at `memo_entry`), so that a loop of
+/// the stream's, each array's memory state, and the memo's entry for the kernel at
+/// `memo_entry`), so that a loop of
 /// launches finds them in the nearest cache (issue 27). A hint, nothing else.
 #[inline]
 pub(crate) fn prefetch_for_next_launch(
@@ -46,12 +52,7 @@ pub(crate) fn prefetch_for_next_launch(
     if let Some((health, _)) = device.launch_context() {
         prefetch(health);
     }
-    prefetch_stream_lines(config);
-    for arg in args {
-        if let Some((memory, _)) = arg.kind.ordered_memory() {
-            prefetch(std::sync::Arc::as_ptr(memory));
-        }
-    }
+    prefetch_launch_lines(config, args);
     // The memo's entry for the kernel: its key, then the decisions (`memo::MemoTable`).
     if let Some(entry) = memo_entry {
         for line in 0..crate::launch::memo::ENTRY_LINES {

@@ -1,7 +1,7 @@
 //! What both launch paths (`super::launch` and its fast path, `super::fast`) decide the
 //! same way before any effect: the device, the stream (as the driver and as device
 //! arrays know it), where a device-side panic is reported, whether the stream is still
-//! usable; and the one `cuLaunchKernel` call both make. One definition, so that the
+//! usable; and the one launch call both make. One definition, so that the
 //! fast path cannot decide a launch differently from the whole path it stands in for.
 
 use std::ffi::c_void;
@@ -83,7 +83,12 @@ pub(crate) enum Params {
     Extra(*mut *mut c_void),
 }
 
-/// `cuLaunchKernel` of `function` in `valid`'s shape on `stream`.
+/// `cuLaunchKernelEx` of `function` in `valid`'s shape on `stream`, without launch
+/// attributes: the same launch as `cuLaunchKernel`'s, through the entry point that
+/// costs the driver less host time (issue 27: on the H200, driver 580, 3.2–3.9 % less
+/// than `cuLaunchKernel` with a parameter table and 1.6–2.2 % less than with the same
+/// packed buffer, interleaved rounds in three processes,
+/// `bench/results/2026-11-30-h200-e2ebf7b-launch-entry-points.txt`).
 ///
 /// # Safety
 /// `function` is live in the current context, `stream` is null or a live stream of
@@ -103,20 +108,18 @@ pub(crate) unsafe fn launch_kernel(
         Params::Table(table) => (table, std::ptr::null_mut()),
         Params::Extra(extra) => (std::ptr::null_mut(), extra),
     };
-    // SAFETY: the caller's.
-    unsafe {
-        sys::cuLaunchKernel(
-            function,
-            gx,
-            gy,
-            gz,
-            bx,
-            by,
-            bz,
-            valid.shared_bytes,
-            stream,
-            table,
-            extra,
-        )
-    }
+    let config = sys::CUlaunchConfig {
+        gridDimX: gx,
+        gridDimY: gy,
+        gridDimZ: gz,
+        blockDimX: bx,
+        blockDimY: by,
+        blockDimZ: bz,
+        sharedMemBytes: valid.shared_bytes,
+        hStream: stream,
+        attrs: std::ptr::null_mut(),
+        numAttrs: 0,
+    };
+    // SAFETY: the caller's; `config` outlives the call and names no attributes.
+    unsafe { sys::cuLaunchKernelEx(&config, function, table, extra) }
 }

@@ -20,7 +20,7 @@ use cudarc::driver::sys;
 use crate::error::Result;
 use crate::launch::args::KernelArg;
 use crate::launch::bind::{
-    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_stream_lines,
+    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_launch_lines,
     relaunch_if_unbound,
 };
 use crate::launch::config::LaunchConfig;
@@ -34,6 +34,9 @@ use crate::compile::cache::KernelCache;
 
 /// The fast path of `super::launch` for `source`'s kernel, or `None` when the launch is
 /// not one it takes (then nothing was done that the whole path would not do again).
+/// `Some` only for a launch the thread's memo knows: its arguments are scalars and
+/// device arrays of scalars, which own nothing (`PendingLaunch::launch` skips their
+/// drop).
 pub(crate) fn try_launch<const N: usize>(
     (source, cache): (&'static FnSource, &'static KernelCache),
     config: &LaunchConfig<'_>,
@@ -42,16 +45,15 @@ pub(crate) fn try_launch<const N: usize>(
     if N > memo::MEMO_ARGS || config.cluster.is_some() || crate::compile::profile::enabled() {
         return None;
     }
-    prefetch_stream_lines(config);
+    prefetch_launch_lines(config, args);
     let target = LaunchTarget::of(config).ok()?;
     let device = target.device;
     // On the simulator: the whole path.
     device.launch_context()?;
-    // The reset guard is held from here to the launch's end (`super::launch`).
-    let (_guard, mut trusted) = match bind_for_launch(device) {
-        Ok(bound) => bound,
-        Err(error) => return Some(Err(error)),
-    };
+    // The reset guard is held from here to the launch's end (`super::launch`). A bind
+    // that fails is the whole path's to report (it binds the same way): the fast path
+    // answers only launches its memo knows.
+    let (_guard, mut trusted) = bind_for_launch(device).ok()?;
     let faults = target.borrowed_faults()?;
     let stream_ref = target.stream_ref();
     if let Some(handle) = stream_ref {

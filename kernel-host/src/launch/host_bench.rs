@@ -30,7 +30,7 @@ use crate::device::{Device, DeviceId};
 use crate::executor::health::Health;
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
-use crate::launch::config::{LaunchConfig, ValidLaunch};
+use crate::launch::config::LaunchConfig;
 use crate::launch::memo::{MemoKey, MemoTable};
 use crate::launch::ordering::{arrays_quiet_on, order_array_uses};
 use crate::launch::packed::{PackedLayout, PackedParams};
@@ -115,10 +115,10 @@ impl Fixture {
     }
 }
 
-/// What the launch memo remembers, in the bench: a stand-in of [`MemoHit`]'s size
-/// (the loaded kernel, the shape, the slot count, the function, the packed layout),
-/// since no kernel is loaded without a GPU; the table's code is the launch's.
-type StandIn = (usize, ValidLaunch, usize, usize, PackedLayout);
+/// What the launch memo remembers, in the bench: a stand-in of `memo::Remembered`'s
+/// size (the loaded kernel, the function, the packed layout, the slot count), since no
+/// kernel is loaded without a GPU; the table's code is the launch's.
+type StandIn = (usize, usize, PackedLayout, u8);
 
 thread_local! {
     static BENCH_MEMO: RefCell<MemoTable<StandIn>> = const { RefCell::new(MemoTable::new()) };
@@ -138,9 +138,9 @@ impl Fixture {
             }
             let key = MemoKey::of(kernel, config, args, id);
             let valid = config.validate("bench", self.device.limits()).ok();
-            if let (Some(key), Some(valid)) = (key, valid) {
+            if let (Some(key), Some(_)) = (key, valid) {
                 let layout = PackedLayout::of(args).unwrap_or_default();
-                memo.borrow_mut().store(key, (1, valid, 6, 2, layout));
+                memo.borrow_mut().store(key, (1, 2, layout, 6));
             }
             false
         })

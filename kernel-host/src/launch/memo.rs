@@ -13,7 +13,11 @@
 //! cooperative, no shared-memory opt-in, and a proven copy that is settled (compiled,
 //! or known not to exist: before that the choice of function counts launches).
 //! Per thread, a few kernels at once, without a lock or a heap allocation: one
-//! thread-local read and a comparison of a few words per argument on a hit.
+//! thread-local read and a comparison of a few words per argument on a hit. A hit
+//! reads three cache lines (the kernels' line, then the kernel's entry, key and
+//! decisions in two): after the driver's previous call each is likely a miss, so the
+//! entry holds nothing the key already says (the launch's shape is rebuilt from it)
+//! and keeps lengths and codes in the fewest bytes that hold them (issue 27).
 
 use std::cell::RefCell;
 
@@ -39,16 +43,18 @@ pub(crate) struct MemoKey {
     /// The kernel's source and cache (`&'static`: their addresses name them).
     source: usize,
     cache: usize,
-    /// The GPU's ordinal and context generation (the loaded kernel's, the limits').
-    ordinal: usize,
+    /// The GPU's context generation and ordinal (the loaded kernel's, the limits').
     generation: u64,
+    ordinal: u32,
     /// Grid and block extents, then the dynamic shared bytes, each as written when
     /// it fits a `u32` (otherwise the launch is not remembered: the check reports it).
     shape: [u32; 7],
-    /// Per argument: its kind and element ([`arg_code`]) and its length in elements
-    /// (the proven copy's conditions read lengths); unused places are 0.
-    codes: [u16; MEMO_ARGS],
-    lens: [i64; MEMO_ARGS],
+    /// Per argument: its kind and element ([`arg_code`]); unused places are 0.
+    codes: [u8; MEMO_ARGS],
+    /// Per argument: its length in elements (the proven copy's conditions read
+    /// lengths), when it fits a `u32` (otherwise the launch is not remembered); 0 in
+    /// unused places.
+    lens: [u32; MEMO_ARGS],
 }
 
 /// What the skipped checks decided for a [`MemoKey`].
@@ -63,6 +69,17 @@ pub(crate) struct MemoHit {
     /// Where the arguments go in the packed parameter buffer: a function of the
     /// arguments' kinds, which the key compares.
     pub(crate) layout: PackedLayout,
+}
+
+/// What the table keeps of a [`MemoHit`]: all of it but the launch's shape, which is
+/// the key's ([`MemoKey::valid_launch`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Remembered {
+    kernel: &'static LoadedKernel,
+    function: sys::CUfunction,
+    layout: PackedLayout,
+    /// At most two per argument: a `u8` holds it.
+    slots: u8,
 }
 
 /// Remembered launches, each key's decisions `H` ([`MemoHit`] for the launch; the
@@ -83,9 +100,9 @@ pub(crate) struct MemoTable<H: Copy> {
 struct Entry<H: Copy>(Option<(MemoKey, H)>);
 
 /// Cache lines of one entry of the launch's memo.
-pub(crate) const ENTRY_LINES: usize = 4;
+pub(crate) const ENTRY_LINES: usize = 2;
 
-const _: () = assert!(std::mem::size_of::<Entry<MemoHit>>() <= 64 * ENTRY_LINES);
+const _: () = assert!(std::mem::size_of::<Entry<Remembered>>() <= 64 * ENTRY_LINES);
 
 impl<H: Copy> MemoTable<H> {
     pub(crate) const fn new() -> Self {
@@ -118,10 +135,26 @@ impl<H: Copy> MemoTable<H> {
         args: &[KernelArg<'_>],
         device: DeviceId,
     ) -> Option<H> {
+        self.recall_entry(kernel, config, args, device)
+            .map(|(_, hit)| *hit)
+    }
+
+    /// [`recall_launch`](Self::recall_launch), with the key that matched.
+    #[inline]
+    fn recall_entry<S: ?Sized, C: ?Sized>(
+        &self,
+        kernel: (&'static S, &'static C),
+        config: &LaunchConfig<'_>,
+        args: &[KernelArg<'_>],
+        device: DeviceId,
+    ) -> Option<&(MemoKey, H)> {
         let source = address(kernel.0);
         let place = self.sources.iter().position(|&s| s == source)?;
-        let (known, hit) = self.entries[place].0.as_ref()?;
-        known.matches(kernel, config, args, device).then_some(*hit)
+        let entry = self.entries[place].0.as_ref()?;
+        entry
+            .0
+            .matches(kernel, config, args, device)
+            .then_some(entry)
     }
 
     /// Remembers `hit` for `key`, in place of its kernel's earlier launch, else of the
@@ -143,26 +176,29 @@ impl<H: Copy> MemoTable<H> {
 thread_local! {
     /// `const`, and nothing in it needs dropping: no destructor is registered and a
     /// launch's access is a plain thread-local read.
-    static MEMO: RefCell<MemoTable<MemoHit>> = const { RefCell::new(MemoTable::new()) };
+    static MEMO: RefCell<MemoTable<Remembered>> = const { RefCell::new(MemoTable::new()) };
 }
 
 /// The code of an argument the memo can stand for (a scalar, or a device array of
 /// scalars on `device`), `None` for any other (the launch then takes the whole path).
-/// Never 0, which marks an unused place.
+/// Never 0, which marks an unused place; one byte: a scalar type's index is below 32
+/// (`ScalarType::ALL`).
 #[inline]
-fn arg_code(arg: &KernelArg<'_>, device: DeviceId) -> Option<u16> {
+fn arg_code(arg: &KernelArg<'_>, device: DeviceId) -> Option<u8> {
     match &arg.kind {
-        ArgKind::Scalar(scalar) => Some(0x100 | *scalar as u16),
+        ArgKind::Scalar(scalar) => Some(0x40 | *scalar as u8),
         ArgKind::Device {
             elem: Type::Scalar(elem),
             device: on,
             mutable,
             allocation: Some(_),
             ..
-        } if *on == device => Some(0x200 | (u16::from(*mutable) << 5) | *elem as u16),
+        } if *on == device => Some(0x80 | (u8::from(*mutable) << 5) | *elem as u8),
         _ => None,
     }
 }
+
+const _: () = assert!(kernel_device::ir::ScalarType::ALL.len() <= 32);
 
 /// The address of a `&'static` item, which names it.
 #[inline]
@@ -204,21 +240,36 @@ impl MemoKey {
             extent(bz)?,
             u32::try_from(config.shared_bytes).ok()?,
         ];
-        let mut codes = [0u16; MEMO_ARGS];
-        let mut lens = [0i64; MEMO_ARGS];
+        let mut codes = [0u8; MEMO_ARGS];
+        let mut lens = [0u32; MEMO_ARGS];
         for (i, arg) in args.iter().enumerate() {
             codes[i] = arg_code(arg, device)?;
-            lens[i] = arg.len;
+            lens[i] = u32::try_from(arg.len).ok()?;
         }
         Some(MemoKey {
             source: address(source),
             cache: address(cache),
-            ordinal,
             generation,
+            ordinal: u32::try_from(ordinal).ok()?,
             shape,
             codes,
             lens,
         })
+    }
+
+    /// The checked shape of every launch this key stands for: its extents and dynamic
+    /// shared bytes as written, no shared-memory opt-in and no clusters (the memo keeps
+    /// no launch with either: [`remember`]).
+    #[inline(always)]
+    fn valid_launch(&self) -> ValidLaunch {
+        let [gx, gy, gz, bx, by, bz, shared_bytes] = self.shape;
+        ValidLaunch {
+            grid: [gx, gy, gz],
+            block: [bx, by, bz],
+            shared_bytes,
+            needs_shared_opt_in: false,
+            cluster: [1, 1, 1],
+        }
     }
 }
 
@@ -240,7 +291,7 @@ impl MemoKey {
         let shape = self.shape.map(i128::from);
         let same = (self.source == address(source))
             & (self.cache == address(cache))
-            & (self.ordinal == ordinal)
+            & (self.ordinal as usize == ordinal)
             & (self.generation == generation)
             & ([gx, gy, gz, bx, by, bz] == [shape[0], shape[1], shape[2], shape[3], shape[4], shape[5]])
             & (config.shared_bytes as u128 == shape[6] as u128)
@@ -248,7 +299,7 @@ impl MemoKey {
             & (args.len() <= MEMO_ARGS)
             && (args.len() == MEMO_ARGS || self.codes[args.len()] == 0);
         same && args.iter().enumerate().all(|(i, arg)| {
-            (arg_code(arg, device) == Some(self.codes[i])) & (arg.len == self.lens[i])
+            (arg_code(arg, device) == Some(self.codes[i])) & (arg.len == i64::from(self.lens[i]))
         })
     }
 }
@@ -262,7 +313,17 @@ pub(crate) fn recall<S: ?Sized, C: ?Sized>(
     args: &[KernelArg<'_>],
     device: DeviceId,
 ) -> Option<MemoHit> {
-    MEMO.with(|memo| memo.borrow().recall_launch(kernel, config, args, device))
+    MEMO.with(|memo| {
+        let memo = memo.borrow();
+        let (key, kept) = memo.recall_entry(kernel, config, args, device)?;
+        Some(MemoHit {
+            kernel: kept.kernel,
+            valid: key.valid_launch(),
+            slots: usize::from(kept.slots),
+            function: kept.function,
+            layout: kept.layout,
+        })
+    })
 }
 
 /// The address of what this thread remembers for `kernel` (its source and cache),
@@ -280,14 +341,28 @@ pub(crate) fn entry_address<S: ?Sized, C: ?Sized>(
 }
 
 /// Remembers `hit` for `key` on this thread, when the launch is one whose decisions
-/// stay true: not cooperative, no shared-memory opt-in, the proven copy settled.
+/// stay true: not cooperative, no shared-memory opt-in, the proven copy settled; and
+/// when the key's shape is the checked one (the shape a hit returns is rebuilt from
+/// the key, [`MemoKey::valid_launch`]).
 #[inline(never)]
 pub(crate) fn remember(key: MemoKey, hit: MemoHit) {
     let kernel = hit.kernel;
     if kernel.cooperative || hit.valid.needs_shared_opt_in || !kernel.function_settled() {
         return;
     }
-    MEMO.with(|memo| memo.borrow_mut().store(key, hit))
+    let Ok(slots) = u8::try_from(hit.slots) else {
+        return;
+    };
+    if key.valid_launch() != hit.valid {
+        return;
+    }
+    let kept = Remembered {
+        kernel,
+        function: hit.function,
+        layout: hit.layout,
+        slots,
+    };
+    MEMO.with(|memo| memo.borrow_mut().store(key, kept))
 }
 
 #[cfg(test)]

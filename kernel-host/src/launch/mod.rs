@@ -49,7 +49,7 @@ use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
 use crate::launch::args::{check_args, fill_slots, ArgKind, KernelArg};
 use crate::launch::bind::{
-    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_stream_lines,
+    bind_for_launch, confirm_bind, prefetch_for_next_launch, prefetch_launch_lines,
     relaunch_if_unbound,
 };
 use crate::launch::config::{LaunchConfig, ValidLaunch};
@@ -73,13 +73,24 @@ pub struct PendingLaunch<'a, const N: usize> {
 
 impl<const N: usize> PendingLaunch<'_, N> {
     /// Launches the kernel with `config` (grid, block, stream, shared bytes).
-    pub fn launch<'c>(mut self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
+    #[inline]
+    pub fn launch<'c>(self, config: impl Into<LaunchConfig<'c>>) -> Result<()> {
         let config = config.into();
+        let PendingLaunch {
+            source,
+            cache,
+            mut args,
+        } = self;
         // A launch the thread's memo knows, on quiet arrays: the fast path (`fast`).
-        if let Some(launched) = fast::try_launch((self.source, self.cache), &config, &self.args) {
+        if let Some(launched) = fast::try_launch((source, cache), &config, &args) {
+            // The fast path answers only launches whose arguments are scalars and device
+            // arrays of scalars (the memo's kinds), which own nothing: their drop is no
+            // work, and is not run (issue 27: a call per argument, after the driver's).
+            debug_assert!(args.iter().all(KernelArg::owns_nothing));
+            std::mem::forget(args);
             return launched;
         }
-        launch(self.source, self.cache, config, &mut self.args)
+        launch(source, cache, config, &mut args)
     }
 }
 
@@ -118,7 +129,7 @@ pub fn launch(
     args: &mut [KernelArg<'_>],
 ) -> Result<()> {
     let mut timer = LaunchTimer::start();
-    prefetch_stream_lines(&config);
+    prefetch_launch_lines(&config, args);
     let target = LaunchTarget::of(&config)?;
     let device = target.device;
     // From here to the end no reset runs (see `crate::executor::health`): a record made below
@@ -420,7 +431,7 @@ fn launch_error(kernel: &LoadedKernel, valid: &ValidLaunch, e: result::DriverErr
     if kernel.cooperative {
         return Error::driver("cuLaunchCooperativeKernel", e);
     }
-    Error::driver("cuLaunchKernel", e)
+    Error::driver("cuLaunchKernelEx", e)
 }
 
 /// What is known when the driver refuses a launch for lack of resources.

@@ -24,10 +24,23 @@ use crate::memory::allocation::Allocation;
 use crate::memory::backing::Memory;
 use crate::memory::elem::{DeviceElem, DeviceScalar};
 
+/// What a launch's argument reads of a [`DeviceArray`] (`DeviceArray::launch_facts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LaunchFacts {
+    pub(crate) ptr: u64,
+    pub(crate) id: DeviceId,
+}
+
 /// `len` elements of `T` in device memory, freed on drop.
 pub struct DeviceArray<T: DeviceElem> {
     memory: Memory,
     len: usize,
+    /// What a launch reads of the array for its argument, fixed when the array is made:
+    /// its device address and the device (and generation) its memory belongs to. Kept
+    /// here, beside the array's length, so that building a launch's argument reads the
+    /// array alone and not its memory's shared state, a line the driver's previous
+    /// launch evicted (issue 27).
+    launch_facts: LaunchFacts,
     device: Device,
     /// The device's context generation at allocation (see `crate::executor::health`): after a
     /// reset the memory is gone and the array is refused.
@@ -106,21 +119,30 @@ impl<T: DeviceElem> DeviceArray<T> {
         // Held until the array records the generation its memory belongs to.
         let _guard = device.bind()?;
         let memory = Memory::alloc(device, bytes)?;
-        Ok(DeviceArray {
-            memory,
-            len,
-            generation: device.generation(),
-            device: device.clone(),
-            _elem: PhantomData,
-        })
+        Ok(Self::new(device, memory, len))
     }
 
     /// An array over `memory` (interop: memory another owner frees).
     pub(crate) fn from_allocation(device: &Device, memory: Arc<Allocation>, len: usize) -> Self {
+        Self::new(device, Memory::Cuda(memory), len)
+    }
+
+    /// The array of `len` elements in `memory` on `device`.
+    fn new(device: &Device, memory: Memory, len: usize) -> Self {
+        let generation = device.generation();
+        let id = match (memory.allocation(), device.id()) {
+            (Some(allocation), _) => allocation.device_id(),
+            (None, DeviceId::Cuda(ordinal, _)) => DeviceId::Cuda(ordinal, generation),
+            (None, sim) => sim,
+        };
         DeviceArray {
-            memory: Memory::Cuda(memory),
+            launch_facts: LaunchFacts {
+                ptr: memory.device_ptr(),
+                id,
+            },
+            memory,
             len,
-            generation: device.generation(),
+            generation,
             device: device.clone(),
             _elem: PhantomData,
         }
@@ -141,7 +163,15 @@ impl<T: DeviceElem> DeviceArray<T> {
     /// The raw device address, for interop with other CUDA code (0 when empty, and on
     /// the simulator, whose memory has no device address).
     pub fn device_ptr(&self) -> u64 {
-        self.memory.device_ptr()
+        self.launch_facts.ptr
+    }
+
+    /// The device address and the device (and context generation) a launch's argument
+    /// names: [`device_ptr`](Self::device_ptr), and the memory's device where it has
+    /// GPU memory, else [`device_id`](Self::device_id); read from the array itself.
+    #[inline(always)]
+    pub(crate) fn launch_facts(&self) -> LaunchFacts {
+        self.launch_facts
     }
 
     /// The device (and context generation) the array's memory belongs to.

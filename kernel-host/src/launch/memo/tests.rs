@@ -266,3 +266,38 @@ fn recall_in_place_agrees_with_the_key() {
     }
     assert_eq!(hits, 1, "only the stored launch is recalled");
 }
+
+/// A hit's shape is rebuilt from its key: for every shape the memo keys, what the
+/// whole path's check returns for it (no opt-in, no clusters: what `remember` keeps).
+#[test]
+fn the_key_rebuilds_the_checked_shape() {
+    let device = Device::simulator().unwrap();
+    let memory = arrays(&device, 1);
+    let gpu = memory[0].device_id();
+    let args = [device_arg(&memory[0], ScalarType::F32, true, 64)];
+    let salt = u32::from(rand_u8());
+    for config in [
+        LaunchConfig::new(4u32, 256u32),
+        LaunchConfig::new(1 + salt, 32u32),
+        LaunchConfig::new((3u32, 5u32, 7u32), (8u32, 4u32, 2u32)),
+        LaunchConfig::new(65_535u32, (32u32, 32u32)).shared_bytes(4096 + salt as usize),
+    ] {
+        let valid = config
+            .validate("k", device.limits())
+            .expect("a valid shape");
+        assert!(!valid.needs_shared_opt_in);
+        let key = key_of(&SOURCE_A, &config, &args, gpu).expect("keyed");
+        assert_eq!(key.valid_launch(), valid, "{:?}", config.grid.extents());
+    }
+    // Lengths past a `u32` are not keyed (the key holds lengths in 32 bits).
+    let long = [device_arg(&memory[0], ScalarType::F32, true, 1 << 32)];
+    let config = LaunchConfig::new(4u32, 256u32);
+    assert!(key_of(&SOURCE_A, &config, &long, gpu).is_none());
+    let longest = [device_arg(
+        &memory[0],
+        ScalarType::F32,
+        true,
+        u32::MAX.into(),
+    )];
+    assert!(key_of(&SOURCE_A, &config, &longest, gpu).is_some());
+}
