@@ -200,6 +200,20 @@ fn run(device: &Device) -> BenchResult<()> {
     graph_replay_costs(&stream, &ctx, nvcc_ptx.as_deref().map(|p| p.as_ref()))
 }
 
+/// The driver's `extra` array for a packed parameter `buffer` of `size` bytes
+/// (`CU_LAUNCH_PARAM_BUFFER_POINTER`), ended by `CU_LAUNCH_PARAM_END`; both must
+/// outlive the launch that reads it.
+fn packed_extra(buffer: &mut [u64; 7], size: &mut usize) -> [*mut c_void; 5] {
+    use cudarc::driver::sys;
+    [
+        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+        buffer.as_mut_ptr() as *mut c_void,
+        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+        size as *mut usize as *mut c_void,
+        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+    ]
+}
+
 /// xorshift64*, the same as bench/cuda/vecadd.cu: values k/2^23 - 1 in [-1, 1), exact in
 /// f32, never all zeros (zeros hide unwritten outputs).
 fn random_floats(n: usize, seed: u64) -> Vec<f32> {
@@ -708,15 +722,8 @@ fn launch_costs(
     // are held against whichever bare form is faster in the run.
     let packed: [u64; 7] = [pa, len as u64, pb, len as u64, pc, len as u64, no_record];
     let bare_packed = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
-        let mut buffer = packed;
-        let mut size = std::mem::size_of_val(&buffer);
-        let mut extra: [*mut c_void; 5] = [
-            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-            buffer.as_mut_ptr() as *mut c_void,
-            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-            &mut size as *mut usize as *mut c_void,
-            cudarc::driver::sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-        ];
+        let (mut buffer, mut size) = (packed, std::mem::size_of_val(&packed));
+        let mut extra = packed_extra(&mut buffer, &mut size);
         // SAFETY: as `bare_function`'s launch; the buffer holds the same seven words in
         // the kernel's parameter layout and outlives the call, `extra` ends with
         // CU_LAUNCH_PARAM_END.
@@ -742,15 +749,8 @@ fn launch_costs(
     // `cuLaunchKernelEx` without attributes, the same packed buffer. The floor of
     // cudajit's own launch (the bars stay held against `cuLaunchKernel`).
     let bare_ex_packed = |on: cudarc::driver::sys::CUstream| -> BenchResult<()> {
-        let mut buffer = packed;
-        let mut size = std::mem::size_of_val(&buffer);
-        let mut extra: [*mut c_void; 5] = [
-            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-            buffer.as_mut_ptr() as *mut c_void,
-            cudarc::driver::sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-            &mut size as *mut usize as *mut c_void,
-            cudarc::driver::sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-        ];
+        let (mut buffer, mut size) = (packed, std::mem::size_of_val(&packed));
+        let mut extra = packed_extra(&mut buffer, &mut size);
         let config = cudarc::driver::sys::CUlaunchConfig {
             gridDimX: cfg.grid_dim.0,
             gridDimY: 1,
@@ -922,80 +922,60 @@ fn launch_costs(
         (&mut || Ok(ours(None)?), &mut { sync_default }),
         (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
     )?;
-    // The two bare forms against each other, and cudajit against the packed one (the
-    // bars' baseline where it is the faster form: report.py picks per run).
-    pair(
-        "driver_packed_buffer",
-        "launch_driver_blocking_stream",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || bare_packed(stream.cu_stream()), &mut {
-            sync_stream
-        }),
-        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
-    )?;
-    pair(
-        "driver_packed_buffer_null_stream",
-        "launch_driver_null_stream",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || bare_packed(std::ptr::null_mut()), &mut {
-            sync_default
-        }),
-        (&mut || bare(std::ptr::null_mut()), &mut { sync_default }),
-    )?;
-    pair(
-        "launch_cudajit_vs_packed",
-        "launch_driver_packed_buffer",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
-        (&mut || bare_packed(stream.cu_stream()), &mut {
-            sync_stream
-        }),
-    )?;
-    pair(
-        "launch_cudajit_default_vs_packed",
-        "launch_driver_packed_buffer_null_stream",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || Ok(ours(None)?), &mut { sync_default }),
-        (&mut || bare_packed(std::ptr::null_mut()), &mut {
-            sync_default
-        }),
-    )?;
-    // cudajit against the bare `cuLaunchKernelEx` it now makes (its floor), and that
-    // entry point against the plain `cuLaunchKernel` the bars name.
-    pair(
-        "driver_ex_packed",
-        "launch_driver_blocking_stream",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || bare_ex_packed(stream.cu_stream()), &mut {
-            sync_stream
-        }),
-        (&mut || bare(stream.cu_stream()), &mut { sync_stream }),
-    )?;
-    pair(
-        "launch_cudajit_vs_ex_packed",
-        "launch_driver_ex_packed",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || Ok(ours(Some(stream))?), &mut { sync_stream }),
-        (&mut || bare_ex_packed(stream.cu_stream()), &mut {
-            sync_stream
-        }),
-    )?;
-    pair(
-        "launch_cudajit_default_vs_ex_packed",
-        "launch_driver_ex_packed_null_stream",
-        PAIR_LAUNCHES,
-        PAIR_ROUNDS,
-        (&mut || Ok(ours(None)?), &mut { sync_default }),
-        (&mut || bare_ex_packed(std::ptr::null_mut()), &mut {
-            sync_default
-        }),
-    )?;
+    // The bare forms against `cuLaunchKernel` with a parameter table, and cudajit
+    // against each packed form: `cuLaunchKernel` with the buffer (the bars' baseline
+    // where it is the faster form: report.py picks per run) and `cuLaunchKernelEx`, the
+    // entry point cudajit makes (its floor).
+    type Bare<'b> = &'b dyn Fn(cudarc::driver::sys::CUstream) -> BenchResult<()>;
+    type Sync<'b> = &'b dyn Fn() -> BenchResult<()>;
+    let null = std::ptr::null_mut();
+    let forms: [(&str, &str, &str, Bare<'_>); 2] = [
+        (
+            "driver_packed_buffer",
+            "launch_driver_packed_buffer",
+            "packed",
+            &bare_packed,
+        ),
+        (
+            "driver_ex_packed",
+            "launch_driver_ex_packed",
+            "ex_packed",
+            &bare_ex_packed,
+        ),
+    ];
+    for (form, form_row, short, bare_form) in forms {
+        let sides: [(Option<&Stream>, &str, Sync<'_>); 2] = [
+            (Some(stream), "", &sync_stream),
+            (None, "_null_stream", &sync_default),
+        ];
+        for (on, suffix, sync) in sides {
+            let raw = on.map_or(null, Stream::cu_stream);
+            let table_row = match on {
+                Some(_) => "launch_driver_blocking_stream",
+                None => "launch_driver_null_stream",
+            };
+            pair(
+                &format!("{form}{suffix}"),
+                table_row,
+                PAIR_LAUNCHES,
+                PAIR_ROUNDS,
+                (&mut || bare_form(raw), &mut || sync()),
+                (&mut || bare(raw), &mut || sync()),
+            )?;
+            let ours_name = match on {
+                Some(_) => format!("launch_cudajit_vs_{short}"),
+                None => format!("launch_cudajit_default_vs_{short}"),
+            };
+            pair(
+                &ours_name,
+                &format!("{form_row}{suffix}"),
+                PAIR_LAUNCHES,
+                PAIR_ROUNDS,
+                (&mut || Ok(ours(on)?), &mut || sync()),
+                (&mut || bare_form(raw), &mut || sync()),
+            )?;
+        }
+    }
     // Alternating: against the bare launch on one stream (the bar), and against bare
     // launches that alternate too and order themselves as a correct program must (one
     // event recorded on the stream before, waited for on the next: what cudajit does

@@ -76,8 +76,6 @@ pub(crate) unsafe fn launch_ex(
     stream: sys::CUstream,
     params: *mut *mut c_void,
 ) -> sys::CUresult {
-    let [gx, gy, gz] = launch.grid;
-    let [bx, by, bz] = launch.block;
     let [cx, cy, cz] = launch.cluster;
     // SAFETY: a plain C struct of integers and a union; all-zero is a valid value.
     let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
@@ -88,16 +86,14 @@ pub(crate) unsafe fn launch_ex(
         z: cz,
     };
     let config = sys::CUlaunchConfig {
-        gridDimX: gx,
-        gridDimY: gy,
-        gridDimZ: gz,
-        blockDimX: bx,
-        blockDimY: by,
-        blockDimZ: bz,
-        sharedMemBytes: launch.shared_bytes,
-        hStream: stream,
         attrs: &mut attribute,
         numAttrs: 1,
+        ..crate::launch::context::launch_config(
+            launch.grid,
+            launch.block,
+            launch.shared_bytes,
+            stream,
+        )
     };
     // SAFETY: the caller's promise; `config` and `attribute` outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, function, params, std::ptr::null_mut()) }

@@ -102,24 +102,34 @@ pub(crate) unsafe fn launch_kernel(
     stream: sys::CUstream,
     params: Params,
 ) -> sys::CUresult {
-    let [gx, gy, gz] = valid.grid;
-    let [bx, by, bz] = valid.block;
     let (table, extra) = match params {
         Params::Table(table) => (table, std::ptr::null_mut()),
         Params::Extra(extra) => (std::ptr::null_mut(), extra),
     };
-    let config = sys::CUlaunchConfig {
+    let config = launch_config(valid.grid, valid.block, valid.shared_bytes, stream);
+    // SAFETY: the caller's; `config` outlives the call and names no attributes.
+    unsafe { sys::cuLaunchKernelEx(&config, function, table, extra) }
+}
+
+/// `cuLaunchKernelEx`'s configuration of a launch in this shape on `stream`, without
+/// attributes (a cluster launch adds its own: `super::cluster`).
+#[inline(always)]
+pub(crate) fn launch_config(
+    [gx, gy, gz]: [u32; 3],
+    [bx, by, bz]: [u32; 3],
+    shared_bytes: u32,
+    stream: sys::CUstream,
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
         gridDimX: gx,
         gridDimY: gy,
         gridDimZ: gz,
         blockDimX: bx,
         blockDimY: by,
         blockDimZ: bz,
-        sharedMemBytes: valid.shared_bytes,
+        sharedMemBytes: shared_bytes,
         hStream: stream,
         attrs: std::ptr::null_mut(),
         numAttrs: 0,
-    };
-    // SAFETY: the caller's; `config` outlives the call and names no attributes.
-    unsafe { sys::cuLaunchKernelEx(&config, function, table, extra) }
+    }
 }
