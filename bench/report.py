@@ -212,6 +212,10 @@ PAIR_ROWS = [
     ("pair_driver_packed_buffer_null_stream", "the same on the NULL stream"),
     ("pair_launch_cudajit_vs_packed", "created stream, against bare packed on it"),
     ("pair_launch_cudajit_default_vs_packed", "default stream, against bare packed on NULL"),
+    ("pair_driver_ex_packed", "bare cuLaunchKernelEx packed, against kernelParams"),
+    ("pair_driver_ex_packed_null_stream", "the same on the NULL stream"),
+    ("pair_launch_cudajit_vs_ex_packed", "created stream, against bare Ex packed (its floor)"),
+    ("pair_launch_cudajit_default_vs_ex_packed", "default stream, against bare Ex packed on NULL"),
 ]
 
 

@@ -30,7 +30,9 @@ pub struct Request<'a> {
 
 /// Where a build is, for a progress bar.
 pub enum Progress<'a> {
-    /// The sources are scanned: this many compiles (kernels × architectures) follow.
+    /// The sources are scanned: at most this many compiles (kernels × architectures)
+    /// follow (a kernel is not built for an architecture whose devices lack a feature it
+    /// uses).
     Planned(usize),
     /// One kernel (or instantiation) compiled for one architecture.
     Compiled { kernel: &'a str, arch: &'a str },
@@ -138,7 +140,17 @@ pub fn build(
                 .filter(|&&(j, _)| all[j].item.sig.ident == name)
                 .count()
                 > 1;
-            for arch in request.arches {
+            let mut built = 0;
+            for requested in request.arches {
+                // The architecture the JIT would compile for on a device of the requested
+                // one (`compute_90a` for a kernel with sm_90a-only instructions, such as
+                // wgmma); none where such a device lacks a feature the kernel uses: its
+                // launches there are refused, at run time, with the feature named.
+                let Some(arch) = aot_arch(&keyed.target_needs, requested) else {
+                    continue;
+                };
+                let arch = &arch;
+                built += 1;
                 // Lowered per architecture: the writer uses the `bf16` instructions the
                 // architecture has. The key stays the default lowering's, as at run time.
                 // Rust line tables, as run-time compiles have (they leave the machine
@@ -180,6 +192,14 @@ pub fn build(
                     arch,
                 });
             }
+            if built == 0 {
+                let needs: Vec<&str> = keyed.target_needs.iter().map(|n| n.feature).collect();
+                return Err(format!(
+                    "it uses {}, which no device of the requested architectures ({}) runs",
+                    needs.join(", "),
+                    request.arches.join(", ")
+                ));
+            }
             Ok(())
         })();
         if let Err(e) = result {
@@ -193,4 +213,53 @@ pub fn build(
         left_to_jit: errors,
         scanned: files,
     })
+}
+
+/// The architecture to compile a kernel with `needs` for, asked for `requested`
+/// (`compute_XY`): what the JIT chooses on a device of that compute capability
+/// (`kernel_device::proc::target::choose_arch`), `None` where such a device lacks a
+/// feature the kernel uses.
+fn aot_arch(needs: &[kernel_device::proc::target::TargetNeed], requested: &str) -> Option<String> {
+    let number = Options::arch_number(requested)?;
+    if requested.ends_with('a') {
+        // Asked for an arch-specific target by name: compiled as asked.
+        return Some(requested.to_string());
+    }
+    kernel_device::proc::target::choose_arch(needs, (number / 10, number % 10)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aot_arch;
+    use kernel_device::proc::target::TargetNeed;
+
+    #[test]
+    fn kernels_with_arch_specific_instructions_build_for_that_arch_alone() {
+        let wgmma = TargetNeed {
+            feature: "wgmma",
+            min_arch: 90,
+            arch_specific: true,
+        };
+        let plain = TargetNeed {
+            feature: "mbarrier",
+            min_arch: 80,
+            arch_specific: false,
+        };
+        assert_eq!(aot_arch(&[], "compute_80").as_deref(), Some("compute_80"));
+        assert_eq!(
+            aot_arch(&[plain], "compute_90").as_deref(),
+            Some("compute_90")
+        );
+        assert_eq!(
+            aot_arch(&[plain, wgmma], "compute_90").as_deref(),
+            Some("compute_90a")
+        );
+        assert_eq!(aot_arch(&[wgmma], "compute_80"), None);
+        assert_eq!(aot_arch(&[wgmma], "compute_100"), None);
+        assert_eq!(aot_arch(&[plain], "compute_70"), None);
+        assert_eq!(
+            aot_arch(&[wgmma], "compute_90a").as_deref(),
+            Some("compute_90a")
+        );
+    }
 }

@@ -97,7 +97,8 @@ pub(crate) fn try_launch<const N: usize>(
     Some(Ok(()))
 }
 
-/// `cuLaunchKernel` of the memo's function with `packed` as its parameters.
+/// The launch (`context::launch_kernel`) of the memo's function with `packed` as its
+/// parameters.
 #[inline(always)]
 fn launch_packed(hit: &MemoHit, stream: sys::CUstream, packed: &mut PackedParams) -> Result<()> {
     let valid = &hit.valid;
