@@ -56,27 +56,18 @@ pub(crate) fn checked_shape(
     Ok(shape)
 }
 
-/// What `cuLaunchKernelEx` needs of a checked launch: grid, block and cluster extents
-/// and the dynamic shared bytes.
-pub(crate) struct ClusterLaunch {
-    pub(crate) grid: [u32; 3],
-    pub(crate) block: [u32; 3],
-    pub(crate) cluster: [u32; 3],
-    pub(crate) shared_bytes: u32,
-}
-
-/// `cuLaunchKernelEx` of `function` in `launch`'s clusters.
+/// `cuLaunchKernelEx` of `function` with `config` (a checked launch's shape, stream
+/// and no attributes: `super::context::launch_config`) in clusters of `cluster` blocks.
 ///
 /// # Safety
 /// As `cuLaunchKernel`: `function` is live in the current context and `params` points
 /// at the kernel's parameter slots, which outlive the call.
 pub(crate) unsafe fn launch_ex(
     function: sys::CUfunction,
-    launch: &ClusterLaunch,
-    stream: sys::CUstream,
+    config: sys::CUlaunchConfig,
+    [cx, cy, cz]: [u32; 3],
     params: *mut *mut c_void,
 ) -> sys::CUresult {
-    let [cx, cy, cz] = launch.cluster;
     // SAFETY: a plain C struct of integers and a union; all-zero is a valid value.
     let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
     attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -88,12 +79,7 @@ pub(crate) unsafe fn launch_ex(
     let config = sys::CUlaunchConfig {
         attrs: &mut attribute,
         numAttrs: 1,
-        ..crate::launch::context::launch_config(
-            launch.grid,
-            launch.block,
-            launch.shared_bytes,
-            stream,
-        )
+        ..config
     };
     // SAFETY: the caller's promise; `config` and `attribute` outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, function, params, std::ptr::null_mut()) }

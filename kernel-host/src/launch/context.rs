@@ -112,7 +112,7 @@ pub(crate) unsafe fn launch_kernel(
 }
 
 /// `cuLaunchKernelEx`'s configuration of a launch in this shape on `stream`, without
-/// attributes (a cluster launch adds its own: `super::cluster`).
+/// attributes (a cluster launch adds its own: `super::cluster::launch_ex`).
 #[inline(always)]
 pub(crate) fn launch_config(
     [gx, gy, gz]: [u32; 3],

@@ -370,13 +370,13 @@ fn launch_raw(
     let status = unsafe {
         // Hopper: clusters
         if valid.cluster != [1, 1, 1] {
-            let launch = crate::launch::cluster::ClusterLaunch {
-                grid: valid.grid,
-                block: valid.block,
-                cluster: valid.cluster,
-                shared_bytes: valid.shared_bytes,
-            };
-            crate::launch::cluster::launch_ex(function, &launch, stream, params)
+            let config = crate::launch::context::launch_config(
+                valid.grid,
+                valid.block,
+                valid.shared_bytes,
+                stream,
+            );
+            crate::launch::cluster::launch_ex(function, config, valid.cluster, params)
         } else if cooperative {
             let [gx, gy, gz] = valid.grid;
             let [bx, by, bz] = valid.block;
