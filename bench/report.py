@@ -219,6 +219,34 @@ PAIR_ROWS = [
 ]
 
 
+def launch_chart_table(results):
+    """The table `cargo xtask chart-launch` draws: each launch row's paired ratio to the
+    bare cuLaunchKernel on one stream, beside the floor a bare program reaches for the same
+    row (cuLaunchKernelEx with the packed buffer; for alternating streams, bare launches
+    that alternate and order the shared array with one event, whose ratio to the
+    single-stream launch is alternating / alternating_vs_ordered)."""
+    def ratio(name):
+        return results[name][0] if name in results else None
+
+    alternating = ratio("pair_launch_cudajit_alternating_streams")
+    over_ordered = ratio("pair_launch_cudajit_alternating_vs_ordered")
+    ordered = alternating / over_ordered if alternating and over_ordered else None
+    rows = [
+        ("created", ratio("pair_launch_cudajit"), ratio("pair_driver_ex_packed")),
+        ("default", ratio("pair_launch_cudajit_default_stream"),
+         ratio("pair_driver_ex_packed_null_stream")),
+        ("alternating", alternating, ordered),
+    ]
+    if all(ours is None for _, ours, _ in rows):
+        return []
+    shown = lambda v: f"{v:.3f}" if v is not None else "-"
+    out = ["Launch over bare cuLaunchKernel on the same stream(s), paired rounds; floor: the",
+           "best bare program for the row (`cargo xtask chart-launch` draws this table)",
+           f"{'launch_row':<14} {'cj/bare':>8} {'floor/bare':>10}"]
+    out += [f"{name:<14} {shown(ours):>8} {shown(floor):>10}" for name, ours, floor in rows]
+    return out + [""]
+
+
 def paired_table(results):
     """The bars' launch figures: host time of the launch loop alone, cudajit and the bare
     launch interleaved round by round, ratio per round (bench/launch_profile.rs)."""
@@ -372,6 +400,7 @@ def main(argv):
     lines += table(results, GRAPH_ROWS, [("graph_node_cudarc", "x cudarc")], "us/node")
     lines.append("")
     lines += paired_table(results)
+    lines += launch_chart_table(results)
     lines += same_stream_ratios(results)
     lines += profile_tables(results)
     lines.append("Criteria")

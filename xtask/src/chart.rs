@@ -118,6 +118,28 @@ pub const MULTI: Style = Style {
         "usage: cargo xtask chart-multi TABLE.txt OUT.png (TABLE: bench/run_multi.sh's multi.txt)",
 };
 
+/// The launch's host time (bench/report.py's `launch_row` table): cudajit's launch and the
+/// best bare program's over the bare `cuLaunchKernel`, with issue 27's bars.
+pub const LAUNCH: Style = Style {
+    header: "launch_row",
+    series: &[
+        (
+            "cj/bare",
+            "cudajit launch! / bare cuLaunchKernel",
+            RGBColor(31, 119, 180),
+        ),
+        (
+            "floor/bare",
+            "best bare program (cuLaunchKernelEx; alternating: + one event)",
+            RGBColor(127, 127, 127),
+        ),
+    ],
+    levels: &[(1.0, BLACK), (1.01, RED), (1.15, MAGENTA)],
+    y_desc: "x bare cuLaunchKernel",
+    what: "host time per launch / bare (lower is faster)",
+    usage: "usage: cargo xtask chart-launch TABLE.txt OUT.png (TABLE: bench/run.sh's bench.txt)",
+};
+
 const FONT: &str = "sans-serif";
 /// Bars taller than this are cut and labelled with their value (Numba can be far off).
 const Y_CAP: f64 = 3.0;
@@ -177,9 +199,11 @@ pub fn parse_as(text: &str, style: &Style) -> Result<Table, String> {
     if rows.is_empty() {
         return Err("the table has no rows".into());
     }
+    // The run's own header: a committed results file's leading `#` comment is not it.
     let title = lines
         .iter()
         .take(start)
+        .skip_while(|l| l.starts_with('#') || l.trim().is_empty())
         .take_while(|l| !l.trim().is_empty())
         .take(3)
         .map(|l| l.to_string())
@@ -423,6 +447,42 @@ nbody_scaling                     1.921      2.000    0.961
         let dir = tempfile::tempdir().unwrap();
         let png = dir.path().join("multi.png");
         draw_as(&t, &png, &MULTI).unwrap();
+        assert!(std::fs::read(&png).unwrap().len() > 5_000);
+    }
+
+    /// The launch block bench/report.py prints (a missing floor is `-`).
+    const LAUNCH_SAMPLE: &str = "\
+cudajit vecadd benchmark, 2026-11-30 17:40:03 UTC
+commit: 2d0c1d9
+
+Launch over bare cuLaunchKernel on the same stream(s), paired rounds; floor: the
+best bare program for the row (`cargo xtask chart-launch` draws this table)
+launch_row      cj/bare floor/bare
+created           1.052      0.988
+default           1.047          -
+alternating       1.316      1.213
+
+Same stream kind (information)
+";
+
+    #[test]
+    fn parses_and_draws_the_launch_table() {
+        let t = parse_as(
+            &format!("# a results file's comment\n\n{LAUNCH_SAMPLE}"),
+            &LAUNCH,
+        )
+        .unwrap();
+        assert_eq!(
+            t.title[0],
+            "cudajit vecadd benchmark, 2026-11-30 17:40:03 UTC"
+        );
+        let names: Vec<&str> = t.rows.iter().map(|r| r.kernel.as_str()).collect();
+        assert_eq!(names, ["created", "default", "alternating"]);
+        assert_eq!(t.rows[0].ratios, vec![Some(1.052), Some(0.988)]);
+        assert_eq!(t.rows[1].ratios, vec![Some(1.047), None]);
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("launch.png");
+        draw_as(&t, &png, &LAUNCH).unwrap();
         assert!(std::fs::read(&png).unwrap().len() > 5_000);
     }
 

@@ -17,6 +17,8 @@
 //! - `chart-hl TABLE.txt OUT.png`: the same for the high-level operations' table.
 //! - `chart-tc TABLE.txt OUT.png`: the same for the tensor-core table (bench/run_tc.sh).
 //! - `chart-multi TABLE.txt OUT.png`: the multi-GPU table's ratios (bench/run_multi.sh).
+//! - `chart-launch TABLE.txt OUT.png`: the launch's host time over the bare launch
+//!   (bench/run.sh's bench.txt).
 //! - `gen-fidelity --seed S --count N --out FILE`: random programs of the subset for
 //!   the GPU-vs-rustc comparison (issue 7).
 //! - `fuzz [--count N] [--seed S] [--mode plain|opt|mixed]`: N fresh random programs on the CPU simulator against
@@ -50,6 +52,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   chart-hl TABLE.txt OUT.png            draw the hl bench table's ratios (bench/run_hl.sh)
   chart-tc TABLE.txt OUT.png            draw the tensor-core table's ratios (bench/run_tc.sh)
   chart-multi TABLE.txt OUT.png         draw the multi-GPU table's ratios (bench/run_multi.sh)
+  chart-launch TABLE.txt OUT.png        draw the launch's host time over the bare launch (bench/run.sh)
   gen-fidelity --seed S [--count N] --out FILE
                                         write N random programs of the subset (default 1000)
   fuzz [--count N] [--seed S] [--mode plain|opt|mixed]
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Some("chart-hl") => chart::run(&args[1..], &chart::HL),
         Some("chart-tc") => chart::run(&args[1..], &chart::TC),
         Some("chart-multi") => chart::run(&args[1..], &chart::MULTI),
+        Some("chart-launch") => chart::run(&args[1..], &chart::LAUNCH),
         Some("gen-fidelity") => fidelity::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("cache") => cache::run(&args[1..]),
