@@ -106,7 +106,7 @@ PROFILE_STAGES = [
     ("argument_check", "argument types/devices, static shared"),
     ("stream_ordering", "cross-stream order, pending reads"),
     ("marshal", "parameter slots, proven copy chosen"),
-    ("driver", "cuLaunchKernel"),
+    ("driver", "cuLaunchKernelEx"),
     ("after_launch", "reads left pending"),
 ]
 PROFILE_VARIANTS = [
@@ -308,7 +308,7 @@ def profile_tables(results):
     ladder = sorted((int(n[len("ladder_"):]), v) for n, v in results.items()
                     if n.startswith("ladder_") and n[len("ladder_"):].isdigit())
     if ladder and "ladder_bare" in results:
-        out.append("The launch path rebuilt stage by stage around real cuLaunchKernel calls on the")
+        out.append("The launch path rebuilt stage by stage around real cuLaunchKernelEx calls on the")
         out.append("created stream, ns each rung adds to the bare launch (paired rounds, median;")
         out.append(f"bare: {results['ladder_bare'][0]:.3} us per launch)")
         for _, (ns, extra) in ladder:

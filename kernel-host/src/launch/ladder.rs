@@ -1,6 +1,7 @@
 //! Where a launch's host time goes on a real GPU (issue 27): the launch path rebuilt
-//! one stage at a time around a real `cuLaunchKernel`, each rung timed against the bare
-//! driver call on the same stream in paired rounds. A stage's cost here includes what
+//! one stage at a time around the driver call both launch paths make
+//! (`context::launch_kernel`), each rung timed against that bare call on the same
+//! stream in paired rounds. A stage's cost here includes what
 //! it does to the driver call that follows (the cache lines and dependent loads it
 //! adds between two driver calls), which the CPU microbench (`host_bench`) cannot see
 //! and the stage profile (`profile`) blurs with its own clock reads. The last rung is
@@ -31,7 +32,7 @@ use kernel_device::source::FnSource;
 /// launch itself, then for comparison rung 5 with the checks the launch memo skips
 /// run in its place (what a launch the memo does not know pays).
 pub const LADDER_RUNGS: [&str; 8] = [
-    "bare: cuLaunchKernel, slots filled once",
+    "bare: cuLaunchKernelEx, slots filled once",
     "+ arguments built (as launch! does) and dropped",
     "+ bind: reset guard, context bound last trusted",
     "+ panic record: launcher noted, record read",
@@ -214,33 +215,27 @@ fn rung<'a, const K: usize, const N: usize>(
     driver_launch(function, &valid, stream, &mut slots)
 }
 
-/// `cuLaunchKernel` of `function` in `shape` on `stream` with parameters `slots`.
+/// The launch both launch paths make (`super::context::launch_kernel`) of `function` in
+/// `shape` on `stream` with parameters `slots`, so that every rung pays the same driver
+/// call.
 fn driver_launch(
     function: sys::CUfunction,
     shape: &ValidLaunch,
     stream: &Stream,
     slots: &mut [*mut c_void; 16],
 ) -> Result<()> {
-    let [grid, block] = [shape.grid, shape.block];
     // SAFETY: `function` is live in the stream's context, current on this thread (the
     // ladder's first launch, through `launch`, bound it); the slots point at the
     // arguments' values and a record slot, which outlive the call; the kernel's
     // parameters are those values.
     unsafe {
-        sys::cuLaunchKernel(
+        crate::launch::context::launch_kernel(
             function,
-            grid[0],
-            grid[1],
-            grid[2],
-            block[0],
-            block[1],
-            block[2],
-            0,
+            shape,
             stream.cu_stream(),
-            slots.as_mut_ptr(),
-            std::ptr::null_mut(),
+            crate::launch::context::Params::Table(slots.as_mut_ptr()),
         )
     }
     .result()
-    .call("cuLaunchKernel")
+    .call("cuLaunchKernelEx")
 }

@@ -3,7 +3,7 @@
 //! Order matters: the configuration is checked against the device's limits and the
 //! arguments against the kernel's parameters before anything is queued on the GPU, so
 //! a bad launch costs nothing and leaves nothing behind. A launch whose arguments are
-//! all device arrays is asynchronous and costs about one `cuLaunchKernel`; one with
+//! all device arrays is asynchronous and costs about one driver launch; one with
 //! host slices copies them in (and `&mut` ones back), synchronises and reports a
 //! device-side panic, like Numba's launch with host arrays. A kernel that calls
 //! `grid_sync()` is launched with `cuLaunchCooperativeKernel`, after a check that its

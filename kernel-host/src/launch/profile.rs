@@ -37,7 +37,7 @@ pub enum Stage {
     StreamOrdering,
     /// Parameter slots filled, the proven copy chosen (the launch proof evaluated).
     Marshal,
-    /// `cuLaunchKernel` itself.
+    /// The driver call itself (`cuLaunchKernelEx`: `context::launch_kernel`).
     Driver,
     /// Tracked reads left pending on the stream.
     AfterLaunch,
@@ -99,7 +99,7 @@ pub fn fast_path_launches() -> u64 {
 }
 
 /// The `CUfunction` the calling thread's latest profiled launch passed to
-/// `cuLaunchKernel` (the kernel's proven copy where the launch chose it), so that a
+/// the driver (the kernel's proven copy where the launch chose it), so that a
 /// benchmark can launch the very same function bare beside `launch!`: whether the
 /// driver's own work differs between two functions of one kernel is then measured,
 /// not guessed. `None` before a profiled launch.

@@ -129,23 +129,22 @@ impl<T: DeviceElem> DeviceArray<T> {
 
     /// The array of `len` elements in `memory` on `device`.
     fn new(device: &Device, memory: Memory, len: usize) -> Self {
-        let generation = device.generation();
-        let id = match (memory.allocation(), device.id()) {
-            (Some(allocation), _) => allocation.device_id(),
-            (None, DeviceId::Cuda(ordinal, _)) => DeviceId::Cuda(ordinal, generation),
-            (None, sim) => sim,
-        };
-        DeviceArray {
+        let mut array = DeviceArray {
             launch_facts: LaunchFacts {
                 ptr: memory.device_ptr(),
-                id,
+                id: device.id(),
             },
             memory,
             len,
-            generation,
+            generation: device.generation(),
             device: device.clone(),
             _elem: PhantomData,
-        }
+        };
+        // The GPU memory's own device where there is some, else the array's.
+        array.launch_facts.id = array
+            .allocation()
+            .map_or_else(|| array.device_id(), |m| m.device_id());
+        array
     }
 
     pub fn len(&self) -> usize {
