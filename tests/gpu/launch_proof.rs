@@ -105,3 +105,82 @@ fn an_index_from_u32_block_arithmetic_is_proven_or_checked_by_the_launch() {
     let launched = launch!(four_per_thread[blocks, threads](&x, &mut out));
     assert_out_of_bounds(launched, n - 3, Some(n - 3));
 }
+
+/// The canonical guarded kernel: the grid overshoots `c`, `if i < c.len()` bounds the
+/// index, and the launch proves `a[i]`, `b[i]` when they are as long as `c` or the grid.
+#[kernel]
+fn guarded_sum(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+/// The same kernel again (a kernel of its own, whose first launch is this test's).
+#[kernel]
+fn guarded_sum_captured(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+fn sums(a: &[f32], b: &[f32]) -> Vec<f32> {
+    a.iter().zip(b).map(|(x, y)| x + y).collect()
+}
+
+/// A first launch that proves the guarded checks compiles only the proven copy; the
+/// first launch that does not (a short input) compiles the checked kernel then and
+/// panics exactly where it would; proving launches go on computing the sums.
+#[test]
+fn a_guarded_kernel_runs_its_copy_first_and_its_checks_when_a_launch_needs_them() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof guarded");
+    let n = 1000 + rng.below(5000) as usize;
+    let blocks = n.div_ceil(128) as u32;
+    let a = rng.vec_f32(n, -1.0, 1.0);
+    let b = rng.vec_f32(n, -1.0, 1.0);
+    let mut c = vec![f32::NAN; n];
+    launch!(guarded_sum[blocks, 128](&a, &b, &mut c)).unwrap();
+    assert_eq!(c, sums(&a, &b));
+    // `b` one short: the thread at `n - 1` reads past it, in the checked kernel.
+    let launched = launch!(guarded_sum[blocks, 128](&a, &b[..n - 1], &mut c));
+    assert_out_of_bounds(launched, n - 1, Some(n - 1));
+    // Longer inputs than `c` prove the copy again.
+    let long_a = rng.vec_f32(n + 17, -1.0, 1.0);
+    let mut c = vec![f32::NAN; n];
+    launch!(guarded_sum[blocks, 128](&long_a, &b, &mut c)).unwrap();
+    assert_eq!(c, sums(&long_a[..n], &b));
+}
+
+/// Inside a graph capture nothing is compiled: a captured launch that needs the checked
+/// kernel the first launch left out is an `Err` saying so (before the capture, the
+/// same launch compiles it, and the capture records it).
+#[test]
+fn a_captured_launch_that_needs_the_uncompiled_checked_kernel_is_refused() {
+    let device = require_gpu!();
+    if device.is_simulator() {
+        eprintln!("skipped: the simulator checks in place and compiles nothing");
+        return;
+    }
+    let mut rng = common::Rng::fresh("launch proof captured");
+    let n = 256 + rng.below(1000) as usize;
+    let blocks = n.div_ceil(128) as u32;
+    let stream = device.new_stream().unwrap();
+    let a = DeviceArray::from_slice(&rng.vec_f32(n, -1.0, 1.0)).unwrap();
+    let b = DeviceArray::from_slice(&rng.vec_f32(n, -1.0, 1.0)).unwrap();
+    let short = DeviceArray::from_slice(&rng.vec_f32(n - 1, -1.0, 1.0)).unwrap();
+    let mut c = DeviceArray::from_slice(&vec![f32::NAN; n]).unwrap();
+    launch!(guarded_sum_captured[blocks, 128, &stream](&a, &b, &mut c)).unwrap();
+    stream.synchronize().unwrap();
+    let captured = stream.capture(|s| {
+        launch!(guarded_sum_captured[blocks, 128, s](&a, &short, &mut c))?;
+        Ok(())
+    });
+    let err = captured.unwrap_err().to_string();
+    assert!(err.contains("no compile inside a graph capture"), "{err}");
+    // Outside the capture the same launch compiles the checked kernel and panics.
+    let launched = launch!(guarded_sum_captured[blocks, 128, &stream](&a, &short, &mut c))
+        .and_then(|()| stream.synchronize());
+    assert_out_of_bounds(launched, n - 1, Some(n - 1));
+}

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use super::ranges::Ranges;
 use crate::ir::visit::{exprs_in_block, exprs_in_expr, places_in_block};
 use crate::ir::{
-    Axis, BinaryOp, Expr, ExprKind, Function, Handle, Local, PlaceRoot, Projection, Type,
+    Axis, BinaryOp, Expr, ExprKind, Function, Handle, Local, LogicalOp, PlaceRoot, Projection, Type,
 };
 
 /// The suffix of the symbol of a kernel's copy without its launch-proven checks.
@@ -41,12 +41,23 @@ pub enum Bound {
     /// The bound of an operation in a type whose largest value is `top`: past `top` the
     /// operation may wrap, and the bound is unknown.
     NoWrap(Box<Bound>, u64),
+    /// The bound of an index read only under a guard `index < s.len()`, where `s` is
+    /// kernel parameter `.1` (a slice): at most `s.len() - 1` as well. With `s` empty
+    /// the guarded read never runs, and the bound is 0 (the smallest, so a condition on
+    /// it still asks the indexed slice for an element).
+    BelowLen(Box<Bound>, usize),
 }
 
 impl Bound {
-    /// The bound's value for a launch of `grid` blocks of `block` threads, or `None` when
-    /// it is unknown for that launch (an operation could wrap).
-    pub fn eval(&self, grid: [u32; 3], block: [u32; 3]) -> Option<u64> {
+    /// The bound's value for a launch of `grid` blocks of `block` threads whose slice
+    /// parameter `p` has `len(p)` elements, or `None` when it is unknown for that launch
+    /// (an operation could wrap, a length is not known).
+    pub fn eval(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        len: &dyn Fn(usize) -> Option<u64>,
+    ) -> Option<u64> {
         let axis = |dims: [u32; 3], a: &Axis| {
             u64::from(match a {
                 Axis::X => dims[0],
@@ -58,13 +69,18 @@ impl Bound {
             Bound::Const(c) => *c,
             Bound::GridDim(a) => axis(grid, a),
             Bound::BlockDim(a) => axis(block, a),
-            Bound::Sum(a, b) => a.eval(grid, block)?.checked_add(b.eval(grid, block)?)?,
-            Bound::Product(a, b) => a.eval(grid, block)?.checked_mul(b.eval(grid, block)?)?,
-            Bound::Minus(a, n) => a.eval(grid, block)?.checked_sub(*n)?,
-            Bound::Quotient(a, d) => a.eval(grid, block)?.checked_div(*d)?,
-            Bound::ShiftRight(a, s) => a.eval(grid, block)?.checked_shr(*s)?,
-            Bound::Min(a, c) => a.eval(grid, block)?.min(*c),
-            Bound::NoWrap(a, top) => Some(a.eval(grid, block)?).filter(|v| v <= top)?,
+            Bound::Sum(a, b) => a
+                .eval(grid, block, len)?
+                .checked_add(b.eval(grid, block, len)?)?,
+            Bound::Product(a, b) => a
+                .eval(grid, block, len)?
+                .checked_mul(b.eval(grid, block, len)?)?,
+            Bound::Minus(a, n) => a.eval(grid, block, len)?.checked_sub(*n)?,
+            Bound::Quotient(a, d) => a.eval(grid, block, len)?.checked_div(*d)?,
+            Bound::ShiftRight(a, s) => a.eval(grid, block, len)?.checked_shr(*s)?,
+            Bound::Min(a, c) => a.eval(grid, block, len)?.min(*c),
+            Bound::NoWrap(a, top) => Some(a.eval(grid, block, len)?).filter(|v| v <= top)?,
+            Bound::BelowLen(a, p) => a.eval(grid, block, len)?.min(len(*p)?.saturating_sub(1)),
         })
     }
 }
@@ -78,12 +94,16 @@ pub struct LaunchCondition {
 }
 
 impl LaunchCondition {
-    /// Whether a launch of `grid` blocks of `block` threads, with `len` elements in the
-    /// parameter's slice, proves the check.
-    pub fn holds(&self, grid: [u32; 3], block: [u32; 3], len: u64) -> bool {
-        self.max_index
-            .eval(grid, block)
-            .is_some_and(|max| max < len)
+    /// Whether a launch of `grid` blocks of `block` threads whose slice parameter `p`
+    /// has `len(p)` elements proves the check.
+    pub fn holds(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        len: &dyn Fn(usize) -> Option<u64>,
+    ) -> bool {
+        let max = self.max_index.eval(grid, block, len);
+        max.zip(len(self.param)).is_some_and(|(max, len)| max < len)
     }
 }
 
@@ -123,20 +143,32 @@ pub fn plan(
         .collect();
     // Arena order: the conditions (and the written text) do not depend on hashing.
     indices.sort_by_key(|(index, _)| index.index());
-    let guarded = compared_locals(kernel);
+    let compared = compared_locals(kernel);
+    let guards = length_guards(kernel);
     let mut conditions: Vec<LaunchCondition> = Vec::new();
     let mut proven = HashSet::new();
     for (index, param) in indices {
-        if reads_any(kernel, ranges, index, &guarded) {
-            continue;
-        }
-        let Some(max_index) = ranges.launch_max(index) else {
-            continue;
+        let max_index = if reads_any(kernel, ranges, index, &compared) {
+            // The kernel compares the index itself: its grid overshoots the data, and
+            // only a guard `i < s.len()` around the read bounds it (by `s`'s length).
+            match guarded_max(kernel, ranges, index, &guards) {
+                // `if i < s.len() { s[i] }`: no launch fails it, and libnvvm drops the
+                // check under its guard anyway; a kernel with only such reads gets no
+                // copy (it would be the kernel again, compiled twice).
+                Some(Bound::BelowLen(_, slice)) if slice == param => {
+                    proven.insert(index);
+                    continue;
+                }
+                Some(max_index) => max_index,
+                None => continue,
+            }
+        } else {
+            match ranges.launch_max(index) {
+                // A constant bound is decided at compile time or never: the writer's.
+                None | Some(Bound::Const(_)) => continue,
+                Some(max_index) => max_index,
+            }
         };
-        // A constant bound is decided at compile time or never: leave it to the writer.
-        if matches!(max_index, Bound::Const(_)) {
-            continue;
-        }
         proven.insert(index);
         let condition = LaunchCondition { param, max_index };
         if !conditions.contains(&condition) {
@@ -161,8 +193,8 @@ fn slice_param(kernel: &Function, root: &PlaceRoot) -> Option<usize> {
 
 /// The locals an `if` condition compares with `<`, `<=`, `>` or `>=` (`if i < n`,
 /// `if i >= n { return; }`): a kernel that guards its index that way is launched with
-/// more threads than elements, and its launches would not prove the index. Writing a
-/// copy for it would only lengthen the first compile.
+/// more threads than elements, and the grid alone does not bound the index (only a
+/// guard on a slice's length does: [`guarded_max`]).
 fn compared_locals(kernel: &Function) -> HashSet<Handle<Local>> {
     let mut compared = HashSet::new();
     exprs_in_block(kernel, &kernel.body, &mut |_, e| {
@@ -186,6 +218,108 @@ fn compared_locals(kernel: &Function) -> HashSet<Handle<Local>> {
         });
     });
     compared
+}
+
+/// For each expression read only under `if i < s.len() { .. }` (also `s.len() > i`,
+/// and each side of `&&`), the pairs (`i`, `s`'s position among the parameters) of
+/// those guards; `i` a local and `s` a slice parameter, neither of them `mut`, so
+/// neither changes after the guard.
+fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> {
+    let mut guards: HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> = HashMap::new();
+    exprs_in_block(kernel, &kernel.body, &mut |_, e| {
+        let ExprKind::If {
+            cond, then_block, ..
+        } = &e.kind
+        else {
+            return;
+        };
+        let mut pairs = Vec::new();
+        length_guard_pairs(kernel, *cond, &mut pairs);
+        if pairs.is_empty() {
+            return;
+        }
+        exprs_in_block(kernel, then_block, &mut |h, _| {
+            guards.entry(h).or_default().extend(pairs.iter().copied());
+        });
+    });
+    guards
+}
+
+/// The (`i`, slice parameter) pairs that `cond` being true implies `i < s.len()` of.
+fn length_guard_pairs(
+    kernel: &Function,
+    cond: Handle<Expr>,
+    out: &mut Vec<(Handle<Local>, usize)>,
+) {
+    let Some(e) = kernel.exprs.get(cond) else {
+        return;
+    };
+    let immutable_local = |h: Handle<Expr>| match kernel.exprs.get(h).map(|e| &e.kind) {
+        Some(ExprKind::Local(l)) if !kernel.locals[*l].mutable => Some(*l),
+        _ => None,
+    };
+    let slice_len = |h: Handle<Expr>| match kernel.exprs.get(h).map(|e| &e.kind) {
+        Some(ExprKind::Len(slice)) => {
+            let slice = immutable_local(*slice)?;
+            kernel
+                .params
+                .iter()
+                .position(|p| p.local == slice && matches!(p.ty, Type::Slice { .. }))
+        }
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Binary {
+            op: BinaryOp::Lt,
+            lhs,
+            rhs,
+        }
+        | ExprKind::Binary {
+            op: BinaryOp::Gt,
+            lhs: rhs,
+            rhs: lhs,
+        } => {
+            if let Some(pair) = immutable_local(*lhs).zip(slice_len(*rhs)) {
+                out.push(pair);
+            }
+        }
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            lhs,
+            rhs,
+        } => {
+            length_guard_pairs(kernel, *lhs, out);
+            length_guard_pairs(kernel, *rhs, out);
+        }
+        _ => {}
+    }
+}
+
+/// The bound of `index` where it is an immutable local, or a chain of `let`s of one,
+/// that an enclosing `if i < s.len()` guards ([`length_guards`]): its launch's bound,
+/// capped below `s.len()` (`vecadd`'s `if i < c.len() { c[i] = a[i] + b[i]; }`
+/// proves `a[i]` when `a` is at least as long as the grid or as `c`).
+fn guarded_max(
+    kernel: &Function,
+    ranges: &Ranges<'_>,
+    index: Handle<Expr>,
+    guards: &HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>>,
+) -> Option<Bound> {
+    let in_scope = guards.get(&index)?;
+    let mut read = index;
+    loop {
+        let ExprKind::Local(local) = kernel.exprs.get(read)?.kind else {
+            return None;
+        };
+        if kernel.locals[local].mutable {
+            return None;
+        }
+        if let Some(&(_, slice)) = in_scope.iter().find(|(guarded, _)| *guarded == local) {
+            let launch_max = ranges.launch_max(index)?;
+            return Some(Bound::BelowLen(Box::new(launch_max), slice));
+        }
+        read = ranges.let_init(local)?;
+    }
 }
 
 /// Whether `h` reads one of `locals`, directly or through the `let`s it reads.

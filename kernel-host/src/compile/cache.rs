@@ -10,7 +10,7 @@ use std::sync::{Mutex, OnceLock};
 
 use kernel_device::source::FnSource;
 
-use crate::compile::loaded::LoadedKernel;
+use crate::compile::loaded::{FirstLaunch, LoadedKernel};
 use crate::compile::sim_kernel::SimKernel;
 use crate::device::Device;
 use crate::error::Result;
@@ -59,12 +59,25 @@ impl KernelCache {
         source: &'static FnSource,
         device: &Device,
     ) -> Result<&'static LoadedKernel> {
+        self.get_for_launch(source, device, None)
+    }
+
+    /// [`get`](Self::get) for a launch: a first use that `first_launch` says its
+    /// kernel's launch proof covers compiles only the copy that launch runs
+    /// (`crate::compile::jit::load`).
+    #[inline]
+    pub(crate) fn get_for_launch(
+        &'static self,
+        source: &'static FnSource,
+        device: &Device,
+        first_launch: FirstLaunch<'_>,
+    ) -> Result<&'static LoadedKernel> {
         let is_default = device.is_default();
         let generation = device.generation();
         if let Some(kernel) = self.loaded(device, is_default, generation) {
             return Ok(kernel);
         }
-        self.load_slow(source, device, is_default)
+        self.load_slow(source, device, is_default, first_launch)
     }
 
     /// The kernel already loaded on `device` in context generation `generation`: the
@@ -103,6 +116,7 @@ impl KernelCache {
         source: &'static FnSource,
         device: &Device,
         is_default: bool,
+        first_launch: FirstLaunch<'_>,
     ) -> Result<&'static LoadedKernel> {
         let _compiling = self.compiling.lock().unwrap_or_else(|p| p.into_inner());
         // Another thread may have finished while we waited.
@@ -110,7 +124,7 @@ impl KernelCache {
         if let Some(kernel) = self.loaded(device, is_default, generation) {
             return Ok(kernel);
         }
-        let kernel = crate::compile::jit::load(source, device)?;
+        let kernel = crate::compile::jit::load(source, device, first_launch)?;
         if is_default && self.default.get().is_none() {
             // Cannot be set meanwhile: we hold `compiling`.
             Ok(self.default.get_or_init(|| kernel))

@@ -11,7 +11,7 @@ use kernel_device::back::nvvm::Options;
 use kernel_device::ir::FunctionOptions;
 use kernel_device::source::{FnSource, SourceKind};
 
-use crate::compile::deferred::without_copy;
+use crate::compile::deferred::without_kernel;
 use crate::compile::{libnvvm, lower};
 
 const VECADD: &str = "fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
@@ -64,7 +64,7 @@ fn jit_ir(nvvm: &libnvvm::Compiler, source: &'static FnSource) -> String {
     )
     .expect("lowers");
     match &unit.launch_proof {
-        Some(proof) => without_copy(&unit.nvvm_ir, &proof.symbol).expect("the writer's layout"),
+        Some(proof) => without_kernel(&unit.nvvm_ir, &proof.symbol).expect("the writer's layout"),
         None => unit.nvvm_ir,
     }
 }

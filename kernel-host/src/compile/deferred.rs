@@ -1,17 +1,25 @@
-//! A kernel's launch-proven copy compiled later than the kernel (issue 27): libnvvm
-//! spends about as long on the copy as on the kernel, so a first launch that compiles
-//! both pays twice. The JIT compiles the module without the copy first (its text cut
-//! out of the NVVM IR here), and the copy comes with the whole module, compiled at the
-//! second launch that the copy would serve (`crate::compile::loaded`); until then the
-//! checked kernel runs, which computes the same results. PTX from the disk cache or
-//! ahead of time already holds both and is loaded whole.
+//! One part of a kernel's module compiled later than the other (issue 27): a kernel
+//! with a launch-proven copy is written twice, and libnvvm and the driver's JIT spend
+//! about as long on each, so a first launch that compiles both pays twice.
+//!
+//! - A first launch that the copy serves (its launch proves the copy's conditions, as
+//!   `if i < c.len() { c[i] = a[i] + b[i]; }` launched over equal slices does) compiles
+//!   the module with only the copy: the checked kernel and its panic helper are cut out
+//!   here, and come with the whole module at the first launch the copy cannot serve
+//!   (`crate::compile::loaded::CheckedLater`).
+//! - Any other first launch compiles the module without the copy, and the copy comes
+//!   with the whole module at the second launch that it would serve
+//!   (`crate::compile::loaded`); until then the checked kernel runs, which computes the
+//!   same results.
+//!
+//! PTX from the disk cache or ahead of time already holds both and is loaded whole.
 
-/// `nvvm_ir` without the kernel copy `symbol` (its function and its kernel
-/// annotations), or `None` when the text is not laid out as the writer lays it out
-/// (then the whole module is compiled at once, as without this module).
-pub(crate) fn without_copy(nvvm_ir: &str, symbol: &str) -> Option<String> {
-    // Symbols that need quoting never come from the writer's `<kernel>__launch_proven`
-    // of a plain kernel name; a quoted one is left alone.
+/// `nvvm_ir` without the kernel `symbol` (the copy, or the checked kernel: its function
+/// and its kernel annotations), or `None` when the text is not laid out as the writer
+/// lays it out (then the whole module is compiled at once, as without this module).
+pub(crate) fn without_kernel(nvvm_ir: &str, symbol: &str) -> Option<String> {
+    // A plain kernel name and its `<kernel>__launch_proven` need no quoting; a quoted
+    // symbol (a generic instance's) is left alone.
     let plain = !symbol.is_empty()
         && symbol
             .chars()
@@ -126,7 +134,7 @@ entry:
 
     #[test]
     fn the_copy_and_its_annotations_are_cut_out() {
-        let cut = without_copy(MODULE, "k__launch_proven").unwrap();
+        let cut = without_kernel(MODULE, "k__launch_proven").unwrap();
         let copy = "; kernel `k` (k.rs:1)\ndefine void @k__launch_proven(float* noalias %a, \
                     i64 %a.len, i64 %__cudajit.panic.record) {\nentry:\n  ret void\n}\n";
         assert!(MODULE.contains(copy));
@@ -151,19 +159,19 @@ entry:
     #[test]
     fn an_unexpected_layout_is_left_whole() {
         // No such copy, a quoted symbol, a copy without annotations, a call of the copy.
-        assert_eq!(without_copy(MODULE, "other__launch_proven"), None);
-        assert_eq!(without_copy(MODULE, "k<f32>__launch_proven"), None);
+        assert_eq!(without_kernel(MODULE, "other__launch_proven"), None);
+        assert_eq!(without_kernel(MODULE, "k<f32>__launch_proven"), None);
         let unannotated: String = MODULE
             .lines()
             .filter(|l| !(l.starts_with("!1") && l.contains("k__launch_proven")))
             .map(|l| format!("{l}\n"))
             .collect();
-        assert_eq!(without_copy(&unannotated, "k__launch_proven"), None);
+        assert_eq!(without_kernel(&unannotated, "k__launch_proven"), None);
         let called = MODULE.replace(
             "  ret float %x",
             "  call void @k__launch_proven(float* null, i64 0, i64 0)\n  ret float %x",
         );
-        assert_eq!(without_copy(&called, "k__launch_proven"), None);
+        assert_eq!(without_kernel(&called, "k__launch_proven"), None);
         // A name that only starts like the copy's is not the copy.
         assert!(mentions("@k__launch_proven,", "@k__launch_proven"));
         assert!(!mentions("@k__launch_proven2,", "@k__launch_proven"));
@@ -194,7 +202,7 @@ entry:
             .launch_proof
             .as_ref()
             .expect("the grid proves both indices");
-        let cut = without_copy(&unit.nvvm_ir, &proof.symbol).expect("the writer's layout");
+        let cut = without_kernel(&unit.nvvm_ir, &proof.symbol).expect("the writer's layout");
         assert!(unit
             .nvvm_ir
             .contains(&format!("define void @{}(", proof.symbol)));
@@ -211,5 +219,48 @@ entry:
         assert!(ptx.contains(".entry doubled("), "{ptx}");
         let whole = nvvm.compile(&unit.nvvm_ir, &options).unwrap();
         assert_eq!(whole.matches(".entry ").count(), 2, "{whole}");
+    }
+
+    /// The other cut: a guarded kernel whose launch proves its copy loses the checked
+    /// kernel, and with it every panic call; libnvvm (where installed) drops the unused
+    /// panic helper, so the PTX has the copy's entry alone and no helper.
+    #[test]
+    fn a_guarded_kernel_keeps_only_its_copy() {
+        static SOURCE: kernel_device::source::FnSource = kernel_device::source::FnSource {
+            name: "guarded",
+            kind: kernel_device::source::SourceKind::Kernel,
+            text: "fn guarded(a: &[f32], b: &[f32], c: &mut [f32]) { \
+                   let i = grid(1); if i < c.len() { c[i] = a[i] + b[i]; } }",
+            file: "deferred.rs",
+            line: 1,
+            options: kernel_device::ir::FunctionOptions::DEFAULT,
+            deps: &[],
+            consts: &[],
+            structs: &[],
+            instance: &[],
+        };
+        let unit =
+            crate::compile::lower::lower(&SOURCE, &kernel_device::back::nvvm::Options::default())
+                .unwrap();
+        let proof = unit
+            .launch_proof
+            .as_ref()
+            .expect("the guard bounds a[i], b[i]");
+        let cut = without_kernel(&unit.nvvm_ir, "guarded").expect("the writer's layout");
+        assert_eq!(cut.matches("define void @").count(), 1, "{cut}");
+        assert!(
+            cut.contains(&format!("define void @{}(", proof.symbol)),
+            "{cut}"
+        );
+        assert!(!cut.contains("call void @__cudajit_panic("), "{cut}");
+        let Ok(nvvm) = crate::compile::libnvvm::shared() else {
+            eprintln!("skipped the compile: no libnvvm (set CUDAJIT_NVVM_PATH)");
+            return;
+        };
+        let options = crate::compile::lower::runtime_options(&SOURCE, "compute_90".into());
+        let ptx = nvvm.compile(&cut, &options).unwrap();
+        assert_eq!(ptx.matches(".entry ").count(), 1, "{ptx}");
+        assert!(ptx.contains(".entry guarded__launch_proven("), "{ptx}");
+        assert!(!ptx.contains("__cudajit_panic"), "{ptx}");
     }
 }

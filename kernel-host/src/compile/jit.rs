@@ -10,9 +10,11 @@ use kernel_device::back::nvvm::Options;
 use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
 
-use crate::compile::deferred::without_copy;
+use crate::compile::deferred::without_kernel;
 use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
-use crate::compile::loaded::{get_function, Deferred, LoadedKernel, Module};
+use crate::compile::loaded::{
+    get_function, CheckedLater, Deferred, FirstLaunch, LoadedKernel, Module,
+};
 use crate::compile::lower::{runtime_options, Lowered};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
 use crate::compile::{aot, libnvvm};
@@ -31,7 +33,16 @@ fn target_arch(unit: &CompiledUnit, device: &Device) -> Result<String> {
         })
 }
 
-pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedKernel> {
+/// With `first_launch` proving the kernel's launch proof, a module compiled here holds
+/// only the launch-proven copy that launch runs (no checked kernel, no panic helper:
+/// the unchecked kernel's compile); the checked kernel comes at the first launch the
+/// copy cannot serve (`crate::compile::loaded::CheckedLater`). Otherwise the copy is
+/// the part left for later (`crate::compile::deferred`).
+pub(crate) fn load(
+    source: &'static FnSource,
+    device: &Device,
+    first_launch: FirstLaunch<'_>,
+) -> Result<LoadedKernel> {
     let kernel = source.name;
     let mut timer = FirstLaunchTimer::start(kernel);
     // The key is taken over the IR made with default options, so it does not depend on
@@ -40,6 +51,10 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
     let lowered = Lowered::new(source)?;
     let unit = lowered.write(&Options::default())?;
     let (key, embedded) = aot::find_for_unit(&unit, device.compute_capability());
+    let first_part = match (&unit.launch_proof, first_launch) {
+        (Some(proof), Some(proves)) if proves(&proof.conditions) => Part::CopyOnly,
+        _ => Part::WithoutCopy,
+    };
     timer.mark(FirstStage::FrontEnd);
     let options = runtime_options(source, target_arch(&unit, device)?);
     // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
@@ -54,7 +69,9 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
             let disk = DiskCache::from_env();
             let ready = disk.as_ref().and_then(libnvvm::identity_if_ready);
             let found = match (&disk, ready) {
-                (_, Some(toolchain)) => find_on_disk(kernel, &options, &key, &unit, &toolchain),
+                (_, Some(toolchain)) => {
+                    find_on_disk(kernel, &options, &key, &unit, &toolchain, first_part)
+                }
                 // No disk cache: nothing to look up, libnvvm loads for the compile.
                 (None, None) => None,
                 (Some(_), None) => {
@@ -64,14 +81,16 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
                     })?;
                     timer.mark(FirstStage::LibnvvmLoad);
                     let toolchain = nvvm.identity().ok();
-                    toolchain.and_then(|t| find_on_disk(kernel, &options, &key, &unit, t))
+                    toolchain
+                        .and_then(|t| find_on_disk(kernel, &options, &key, &unit, t, first_part))
                 }
             };
             timer.mark(FirstStage::DiskLookup);
             match found {
                 Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
-                    let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
+                    let (ptx, unit, pending) =
+                        compile(&lowered, &options, &key, &mut timer, first_part)?;
                     (Cow::Owned(ptx), unit, pending, false)
                 }
             }
@@ -83,20 +102,25 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
         Err(_) if from_disk => {
-            let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, true)?;
+            let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, first_part)?;
             let module = load_module(device, &ptx, kernel, &mut timer)?;
             (module, Cow::Owned(ptx), unit, pending)
         }
         Err(error) => return Err(error),
     };
-    // Compiled without its launch-proven copy: the copy comes later (`deferred`).
-    let deferred = match (&pending, unit.launch_proof.take()) {
+    // Compiled without its launch-proven copy, the copy comes later (`deferred`); with
+    // only the copy, the checked kernel does.
+    let (deferred, checked_later) = match (&pending, unit.launch_proof.take()) {
         (Compiled::WithoutCopy(_), Some(proof)) => {
-            Some(Deferred::new(source, proof, load_deferred_copy))
+            (Some(Deferred::new(source, proof, load_deferred_copy)), None)
+        }
+        (Compiled::CopyOnly(_), proof) => {
+            unit.launch_proof = proof;
+            (None, Some(CheckedLater::new(source, load_deferred_copy)))
         }
         (_, proof) => {
             unit.launch_proof = proof;
-            None
+            (None, None)
         }
     };
     timer.mark(FirstStage::ModuleLoad);
@@ -111,11 +135,15 @@ pub(crate) fn load(source: &'static FnSource, device: &Device) -> Result<LoadedK
         unit.cooperative,
         unit.launch_proof,
         deferred,
+        checked_later,
     )?;
     timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
-    if let Compiled::Whole(Some(pending)) | Compiled::WithoutCopy(Some(pending)) = pending {
+    if let Compiled::Whole(Some(pending))
+    | Compiled::WithoutCopy(Some(pending))
+    | Compiled::CopyOnly(Some(pending)) = pending
+    {
         pending.store(kernel, &ptx);
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
@@ -144,14 +172,16 @@ impl PendingEntry {
     }
 }
 
-/// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the one
-/// without its launch-proven copy that a process which launched the kernel once left.
+/// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the part
+/// a process which launched the kernel once left: its first part (`first_part`), else
+/// the other.
 fn find_on_disk(
     kernel: &str,
     options: &libnvvm::Options,
     ir_key: &str,
     unit: &CompiledUnit,
     toolchain: &str,
+    first_part: Part,
 ) -> Option<(String, Compiled)> {
     let disk = DiskCache::from_env()?;
     let get = |ir_key: &str| disk.get(kernel, &disk_key(&key_parts(ir_key, options, toolchain)));
@@ -161,17 +191,54 @@ fn find_on_disk(
     if !may_defer(unit) {
         return None;
     }
-    get(&without_copy_key(ir_key)).map(|ptx| (ptx, Compiled::WithoutCopy(None)))
+    let parts = match first_part {
+        Part::CopyOnly => [Part::CopyOnly, Part::WithoutCopy],
+        _ => [Part::WithoutCopy, Part::CopyOnly],
+    };
+    parts.into_iter().find_map(|part| {
+        let ptx = get(&part.key(ir_key))?;
+        Some((ptx, part.compiled(None)))
+    })
 }
 
-/// What a compile made (or the disk held): the whole module, or the module without
-/// its launch-proven copy (`crate::compile::deferred`), each with the place to store
-/// it once the driver has accepted it: the latter under a key of its own
-/// ([`without_copy_key`]), so that a later process finds it, and the whole module, once
-/// compiled, under the kernel's.
+/// What a compile made (or the disk held): the whole module, the module without its
+/// launch-proven copy (`crate::compile::deferred`), or with only the copy (no checked
+/// kernel), each with the place to store it once the driver has accepted it: a part
+/// under a key of its own ([`Part::key`]), so that a later process finds it, and the
+/// whole module, once compiled, under the kernel's.
 enum Compiled {
     Whole(Option<PendingEntry>),
     WithoutCopy(Option<PendingEntry>),
+    CopyOnly(Option<PendingEntry>),
+}
+
+/// Which part of a module with a launch-proven copy a compile makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Whole,
+    /// The checked kernel (the copy comes later).
+    WithoutCopy,
+    /// The copy (the checked kernel comes later).
+    CopyOnly,
+}
+
+impl Part {
+    /// The IR key of the part of the module whose whole key is `ir_key`.
+    fn key(self, ir_key: &str) -> String {
+        match self {
+            Part::Whole => ir_key.to_string(),
+            Part::WithoutCopy => format!("{ir_key} without its launch-proven copy"),
+            Part::CopyOnly => format!("{ir_key} with only its launch-proven copy"),
+        }
+    }
+
+    fn compiled(self, pending: Option<PendingEntry>) -> Compiled {
+        match self {
+            Part::Whole => Compiled::Whole(pending),
+            Part::WithoutCopy => Compiled::WithoutCopy(pending),
+            Part::CopyOnly => Compiled::CopyOnly(pending),
+        }
+    }
 }
 
 /// Whether a compile of `unit` leaves its launch-proven copy for later: it has one,
@@ -180,19 +247,15 @@ fn may_defer(unit: &CompiledUnit) -> bool {
     unit.launch_proof.is_some() && !crate::compile::inspect::dumps_asked()
 }
 
-/// The IR key of a kernel's module without its launch-proven copy.
-fn without_copy_key(ir_key: &str) -> String {
-    format!("{ir_key} without its launch-proven copy")
-}
-
-/// PTX compiled by libnvvm (loaded now if this is the process's first compile). With
-/// `defer_copy`, a kernel's launch-proven copy is left out (`crate::compile::deferred`).
+/// PTX compiled by libnvvm (loaded now if this is the process's first compile): `part`
+/// of the module where the kernel has a launch-proven copy (and the writer's layout
+/// lets it be cut), else the whole module.
 fn compile(
     lowered: &Lowered,
     options: &libnvvm::Options,
     key: &str,
     timer: &mut FirstLaunchTimer,
-    defer_copy: bool,
+    part: Part,
 ) -> Result<(String, CompiledUnit, Compiled)> {
     let source = lowered.source;
     let kernel = source.name;
@@ -211,20 +274,20 @@ fn compile(
         debug: crate::compile::lower::debug_level(source),
         ..Options::default()
     })?;
-    let without_copy = match &unit.launch_proof {
-        Some(proof) if defer_copy && may_defer(&unit) => without_copy(&unit.nvvm_ir, &proof.symbol),
+    let cut = match (&unit.launch_proof, part) {
+        (Some(proof), Part::WithoutCopy) if may_defer(&unit) => {
+            without_kernel(&unit.nvvm_ir, &proof.symbol)
+        }
+        (Some(_), Part::CopyOnly) if may_defer(&unit) => {
+            without_kernel(&unit.nvvm_ir, &unit.kernel_name)
+        }
         _ => None,
     };
-    let (ir, compiled) = match &without_copy {
-        Some(ir) => (
-            ir,
-            Compiled::WithoutCopy(disk_slot(&nvvm, options, &without_copy_key(key))),
-        ),
-        None => (
-            &unit.nvvm_ir,
-            Compiled::Whole(disk_slot(&nvvm, options, key)),
-        ),
+    let (ir, part) = match &cut {
+        Some(ir) => (ir, part),
+        None => (&unit.nvvm_ir, Part::Whole),
     };
+    let compiled = part.compiled(disk_slot(&nvvm, options, &part.key(key)));
     let ptx = nvvm.compile(ir, options).map_err(nvvm_error)?;
     timer.mark(FirstStage::Compile);
     Ok((ptx, unit, compiled))
@@ -246,7 +309,7 @@ fn load_deferred_copy(
     let key = crate::compile::disk::ir_key(&unit.nvvm_ir);
     let options = runtime_options(source, target_arch(&unit, device)?);
     timer.mark(FirstStage::FrontEnd);
-    let (ptx, unit, compiled) = compile(&lowered, &options, &key, &mut timer, false)?;
+    let (ptx, unit, compiled) = compile(&lowered, &options, &key, &mut timer, Part::Whole)?;
     let module = load_module(device, &ptx, kernel, &mut timer)?;
     timer.mark(FirstStage::ModuleLoad);
     if let Some(modules) = device.modules() {

@@ -16,8 +16,16 @@ use kernel_device::source::FnSource;
 use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 
+/// A kernel's first launch, for its first compile: whether the launch proves a launch
+/// proof's conditions (`None`: not a launch, or one that must not compile twice, as in a
+/// graph capture). See `crate::compile::jit::load`.
+pub(crate) type FirstLaunch<'a> = Option<&'a dyn Fn(&[LaunchCondition]) -> bool>;
+
 /// A kernel loaded into one device's context.
 pub(crate) struct LoadedKernel {
+    /// The function loaded first: the bounds-checked kernel, or its proven copy where
+    /// the first compile left the kernel out (`checked_later`). What the driver's
+    /// attributes are asked of (the two have the same shared memory).
     pub(crate) function: sys::CUfunction,
     pub(crate) name: String,
     /// The kernel's parameters as the compiler typed them, for argument checks.
@@ -30,6 +38,9 @@ pub(crate) struct LoadedKernel {
     proven_copy: OnceLock<Option<ProvenCopy>>,
     /// The copy left out of the first compile (`crate::compile::deferred`).
     deferred: Option<Deferred>,
+    /// The bounds-checked kernel left out of the first compile, whose launch the copy
+    /// served; `None` where `function` is the checked kernel.
+    checked_later: Option<CheckedLater>,
     pub(crate) occupancy: OccupancyCache,
     /// Dynamic shared memory the function has been allowed beyond the default 48 KiB.
     shared_opt_in: SharedOptIn,
@@ -54,17 +65,16 @@ struct ProvenCopy {
 }
 
 /// Whether a launch of `grid` blocks of `block` threads with `args` (one per kernel
-/// parameter) proves every condition: each names a slice parameter, whose length
-/// the argument carries.
-fn proves(
+/// parameter) proves every condition: each names slice parameters, whose lengths
+/// the arguments carry.
+pub(crate) fn proves(
     conditions: &[LaunchCondition],
     grid: [u32; 3],
     block: [u32; 3],
     arg_len: &impl Fn(usize) -> Option<i64>,
 ) -> bool {
-    conditions.iter().all(|c| {
-        arg_len(c.param).is_some_and(|len| c.holds(grid, block, u64::try_from(len).unwrap_or(0)))
-    })
+    let len = |param: usize| arg_len(param).and_then(|len| u64::try_from(len).ok());
+    conditions.iter().all(|c| c.holds(grid, block, &len))
 }
 
 /// A launch-proven copy not compiled yet: compiled (with the whole module) at the
@@ -83,8 +93,32 @@ pub(crate) struct Deferred {
     compiling: Mutex<()>,
 }
 
-/// How a deferred copy is compiled: `(source, device, symbol)` to the loaded module
-/// and the copy's function (`crate::compile::jit::load_deferred_copy`).
+/// The bounds-checked kernel of a module compiled with only its launch-proven copy
+/// (the first launch proved the copy's conditions): compiled with the whole module at
+/// the first launch the copy cannot serve, which waits for it (it cannot run the copy).
+pub(crate) struct CheckedLater {
+    source: &'static FnSource,
+    compile: CompileCopy,
+    /// The checked kernel's function and the module compiled for it.
+    loaded: OnceLock<(sys::CUfunction, Module)>,
+    /// Held while compiling, so that the kernel is compiled once.
+    compiling: Mutex<()>,
+}
+
+impl CheckedLater {
+    pub(crate) fn new(source: &'static FnSource, compile: CompileCopy) -> CheckedLater {
+        CheckedLater {
+            source,
+            compile,
+            loaded: OnceLock::new(),
+            compiling: Mutex::new(()),
+        }
+    }
+}
+
+/// How a deferred copy (or checked kernel) is compiled: `(source, device, symbol)` to
+/// the loaded whole module and the function `symbol` in it
+/// (`crate::compile::jit::load_deferred_copy`).
 pub(crate) type CompileCopy =
     fn(&'static FnSource, &Device, &str) -> Result<(Module, sys::CUfunction)>;
 
@@ -123,10 +157,15 @@ impl LoadedKernel {
         cooperative: bool,
         launch_proof: Option<LaunchProof>,
         deferred: Option<Deferred>,
+        checked_later: Option<CheckedLater>,
     ) -> Result<Self> {
         let device = module.device.clone();
         let _guard = device.bind()?;
-        let function = get_function(&module, &name, &name)?;
+        let first = match (&checked_later, &launch_proof) {
+            (Some(_), Some(proof)) => proof.symbol.as_str(),
+            _ => name.as_str(),
+        };
+        let function = get_function(&module, &name, first)?;
         let proven_copy = OnceLock::new();
         match launch_proof {
             Some(proof) => {
@@ -156,6 +195,7 @@ impl LoadedKernel {
             cooperative,
             proven_copy,
             deferred,
+            checked_later,
             occupancy: Default::default(),
             shared_opt_in: SharedOptIn::default(),
             static_shared: u32::try_from(static_shared).unwrap_or(0),
@@ -178,7 +218,9 @@ impl LoadedKernel {
     ///
     /// A deferred copy is compiled here, at the second launch it would serve, when
     /// `may_compile` (not while a graph is captured); a failed compile leaves the
-    /// checked kernel, which computes the same results.
+    /// checked kernel, which computes the same results. A checked kernel left out of
+    /// the first compile is compiled here at the first launch the copy does not serve
+    /// (an `Err` if that compile fails, or if it would run inside a graph capture).
     #[inline]
     pub(crate) fn function_for(
         &self,
@@ -186,12 +228,53 @@ impl LoadedKernel {
         block: [u32; 3],
         arg_len: impl Fn(usize) -> Option<i64>,
         may_compile: bool,
-    ) -> sys::CUfunction {
+    ) -> Result<sys::CUfunction> {
         match self.proven_copy.get() {
-            Some(Some(copy)) if proves(&copy.conditions, grid, block, &arg_len) => copy.function,
-            Some(_) => self.function,
-            None => self.function_deferred(grid, block, &arg_len, may_compile),
+            Some(Some(copy)) if proves(&copy.conditions, grid, block, &arg_len) => {
+                Ok(copy.function)
+            }
+            Some(_) => match &self.checked_later {
+                None => Ok(self.function),
+                Some(later) => self.checked_function(later, may_compile),
+            },
+            None => Ok(self.function_deferred(grid, block, &arg_len, may_compile)),
         }
+    }
+
+    /// The checked kernel the first compile left out, compiled now if it is not yet.
+    #[cold]
+    fn checked_function(&self, later: &CheckedLater, may_compile: bool) -> Result<sys::CUfunction> {
+        if let Some((function, _)) = later.loaded.get() {
+            return Ok(*function);
+        }
+        if !may_compile {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: self.name.clone(),
+                limit: "no compile inside a graph capture".into(),
+                detail: "this launch needs the bounds-checked kernel, which is not compiled \
+                         yet (the launches so far proved their bounds checks and ran the copy \
+                         without them); launch the kernel once with this shape before \
+                         capturing"
+                    .into(),
+            });
+        }
+        let _compiling = later.compiling.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((function, _)) = later.loaded.get() {
+            return Ok(*function);
+        }
+        let (module, function) = (later.compile)(later.source, &self.module.device, &self.name)?;
+        // Published under the allowance's lock with the allowance applied (see
+        // `allow_shared`), as a deferred copy is.
+        let mut applied = Ok(());
+        self.shared_opt_in.with_granted(|granted| {
+            if granted > 0 {
+                applied = set_shared_allowance(function, granted);
+            }
+            if applied.is_ok() {
+                let _ = later.loaded.set((function, module));
+            }
+        });
+        applied.map(|()| function)
     }
 
     #[cold]
@@ -255,7 +338,12 @@ impl LoadedKernel {
                 .get()
                 .and_then(|c| c.as_ref())
                 .map(|c| c.function);
-            for function in std::iter::once(self.function).chain(copy) {
+            let checked = self
+                .checked_later
+                .as_ref()
+                .and_then(|later| later.loaded.get())
+                .map(|(function, _)| *function);
+            for function in std::iter::once(self.function).chain(copy).chain(checked) {
                 set_shared_allowance(function, bytes)?;
             }
             Ok(())

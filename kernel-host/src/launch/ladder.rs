@@ -69,6 +69,10 @@ pub fn launch_ladder<'a, const N: usize>(
     let kernel = cache.get(source, device)?;
     let shape = config.validate_for(source, device.limits())?;
     let count = check_args(&kernel.name, &kernel.params, &first_args, device.id())?.slots;
+    // The function the whole path launches for this shape (the proven copy where the
+    // shape proves it), so that every rung launches the same machine code.
+    let arg_len = |i: usize| first_args.get(i).map(|arg| arg.len);
+    let function = kernel.function_for(shape.grid, shape.block, arg_len, true)?;
     // The bare rung's parameter words, read once from the arguments' slots (each a
     // pointer, length or scalar of at most 8 bytes: no struct by value here); the
     // record word stays 0 (no panic).
@@ -96,17 +100,17 @@ pub fn launch_ladder<'a, const N: usize>(
         for (slot, word) in slots.iter_mut().zip(&mut words[..=count]) {
             *slot = word as *mut u64 as *mut c_void;
         }
-        driver_launch(kernel.function, &shape, stream, &mut slots)
+        driver_launch(function, &shape, stream, &mut slots)
     };
     let rungs: [&dyn Fn() -> Result<()>; 8] = [
         &bare,
-        &|| rung::<0, N>(pending, stream, config, (kernel, &shape, count)),
-        &|| rung::<1, N>(pending, stream, config, (kernel, &shape, count)),
-        &|| rung::<2, N>(pending, stream, config, (kernel, &shape, count)),
-        &|| rung::<3, N>(pending, stream, config, (kernel, &shape, count)),
-        &|| rung::<4, N>(pending, stream, config, (kernel, &shape, count)),
+        &|| rung::<0, N>(pending, stream, config, (kernel, function, &shape, count)),
+        &|| rung::<1, N>(pending, stream, config, (kernel, function, &shape, count)),
+        &|| rung::<2, N>(pending, stream, config, (kernel, function, &shape, count)),
+        &|| rung::<3, N>(pending, stream, config, (kernel, function, &shape, count)),
+        &|| rung::<4, N>(pending, stream, config, (kernel, function, &shape, count)),
         whole,
-        &|| rung::<CHECKED, N>(pending, stream, config, (kernel, &shape, count)),
+        &|| rung::<CHECKED, N>(pending, stream, config, (kernel, function, &shape, count)),
     ];
     let time = |launch: &dyn Fn() -> Result<()>| -> Result<f64> {
         stream.synchronize()?;
@@ -154,7 +158,7 @@ fn rung<'a, const K: usize, const N: usize>(
     pending: &dyn Fn() -> LadderLaunch<'a, N>,
     stream: &Stream,
     config: LaunchConfig<'_>,
-    (loaded, shape, count): (&'static LoadedKernel, &ValidLaunch, usize),
+    (loaded, function, shape, count): (&'static LoadedKernel, sys::CUfunction, &ValidLaunch, usize),
 ) -> Result<()> {
     let (source, cache, mut args) = pending();
     let device = stream.device();
@@ -183,7 +187,7 @@ fn rung<'a, const K: usize, const N: usize>(
         )?);
         let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
         let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
-        let function = kernel.function_for(valid.grid, valid.block, arg_len, true);
+        let function = kernel.function_for(valid.grid, valid.block, arg_len, true)?;
         (function, valid, kernel)
     } else if K >= 3 {
         let Some(hit) = memo::recall((source, cache), &config, &args, device.id()) else {
@@ -197,7 +201,7 @@ fn rung<'a, const K: usize, const N: usize>(
         stream.ensure_current()?;
         (hit.function, hit.valid, hit.kernel)
     } else {
-        (loaded.function, *shape, loaded)
+        (function, *shape, loaded)
     };
     if K >= 4 {
         let handle = stream.handle();

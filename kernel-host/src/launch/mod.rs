@@ -40,10 +40,11 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
 use cudarc::driver::{result, sys};
+use kernel_device::back::nvvm::launch_proof::LaunchCondition;
 use kernel_device::source::FnSource;
 
 use crate::compile::cache::KernelCache;
-use crate::compile::loaded::LoadedKernel;
+use crate::compile::loaded::{FirstLaunch, LoadedKernel};
 use crate::device::Device;
 use crate::error::{DriverResultExt, Error, Result};
 use crate::executor::panic::StreamFaults;
@@ -276,7 +277,14 @@ fn check_launch(
     let valid = config.validate_for(source, device.limits())?;
     target.ensure_current()?;
     timer.mark(Stage::Validate);
-    let kernel = cache.get(source, device)?;
+    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
+    // A first launch that its kernel's launch proof covers compiles only the copy it
+    // runs (not inside a capture: the checked kernel could be needed there next).
+    let proves_first = |conditions: &[LaunchCondition]| {
+        crate::compile::loaded::proves(conditions, valid.grid, valid.block, &arg_len)
+    };
+    let first_launch: FirstLaunch<'_> = (!capturing).then_some(&proves_first);
+    let kernel = cache.get_for_launch(source, device, first_launch)?;
     timer.mark(Stage::KernelLookup);
     let summary = check_args(&kernel.name, &kernel.params, args, device.id())?;
     let valid = valid.with_static_shared(source.name, kernel.static_shared, device.limits())?;
@@ -297,8 +305,7 @@ fn check_launch(
     }
     // A capture records the launch: no deferred compile (a module load and its
     // synchronous copy) in the middle of it.
-    let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
-    let function = kernel.function_for(valid.grid, valid.block, arg_len, !capturing);
+    let function = kernel.function_for(valid.grid, valid.block, arg_len, !capturing)?;
     let decided = MemoHit {
         kernel,
         valid,

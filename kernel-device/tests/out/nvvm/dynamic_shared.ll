@@ -624,26 +624,21 @@ ok.2:
   %cmp = icmp ult i64 %i, %len
   br i1 %cmp, label %if.then, label %if.else
 if.then:
-  %i.1 = load i64, i64* %i.addr
-  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %guard.len = extractvalue { float*, i64 } %x.2, 1
-  %guard.ok = icmp ult i64 %i.1, %guard.len
   %t = load i64, i64* %t.addr
   %vals = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %guard.len.1 = extractvalue { float*, i64 } %vals, 1
-  %guard.ok.1 = icmp ult i64 %t, %guard.len.1
-  %guard = and i1 %guard.ok, %guard.ok.1
+  %guard.len = extractvalue { float*, i64 } %vals, 1
+  %guard.ok = icmp ult i64 %t, %guard.len
   %t.1 = load i64, i64* %t.addr
   %cnts = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %guard.len.2 = extractvalue { i32*, i64 } %cnts, 1
-  %guard.ok.2 = icmp ult i64 %t.1, %guard.len.2
-  %guard.1 = and i1 %guard, %guard.ok.2
-  br i1 %guard.1, label %run.fast, label %run.checked, !prof !0
+  %guard.len.1 = extractvalue { i32*, i64 } %cnts, 1
+  %guard.ok.1 = icmp ult i64 %t.1, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
 run.fast:
-  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.2 = load i64, i64* %i.addr
-  %ptr = extractvalue { float*, i64 } %x.3, 0
-  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
   %elem = load float, float* %elem.ptr
   %vals.1 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.2 = load i64, i64* %t.addr
@@ -657,42 +652,35 @@ run.fast:
   store i32 1, i32* %elem.ptr.2
   br label %run.join
 run.checked:
-  %x.4 = load { float*, i64 }, { float*, i64 }* %x.addr
-  %i.3 = load i64, i64* %i.addr
-  %ptr.3 = extractvalue { float*, i64 } %x.4, 0
-  %len.1 = extractvalue { float*, i64 } %x.4, 1
-  %inbounds = icmp ult i64 %i.3, %len.1
-  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
-panic.3:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %i.3, i64 %len.1)
-  unreachable
-ok.3:
-  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.3
+  %x.3 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %x.3, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.2
   %elem.1 = load float, float* %elem.ptr.3
   %vals.2 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.4 = load i64, i64* %t.addr
   %idx.known = and i64 %t.4, 1023
   %ptr.4 = extractvalue { float*, i64 } %vals.2, 0
-  %len.2 = extractvalue { float*, i64 } %vals.2, 1
-  %inbounds.1 = icmp ult i64 %idx.known, %len.2
-  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
-panic.4:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %idx.known, i64 %len.2)
+  %len.1 = extractvalue { float*, i64 } %vals.2, 1
+  %inbounds = icmp ult i64 %idx.known, %len.1
+  br i1 %inbounds, label %ok.3, label %panic.3, !prof !0
+panic.3:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 16, i64 %idx.known, i64 %len.1)
   unreachable
-ok.4:
+ok.3:
   %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %idx.known
   store float %elem.1, float* %elem.ptr.4
   %cnts.2 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.5 = load i64, i64* %t.addr
   %idx.known.1 = and i64 %t.5, 1023
   %ptr.5 = extractvalue { i32*, i64 } %cnts.2, 0
-  %len.3 = extractvalue { i32*, i64 } %cnts.2, 1
-  %inbounds.2 = icmp ult i64 %idx.known.1, %len.3
-  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
-panic.5:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %idx.known.1, i64 %len.3)
+  %len.2 = extractvalue { i32*, i64 } %cnts.2, 1
+  %inbounds.1 = icmp ult i64 %idx.known.1, %len.2
+  br i1 %inbounds.1, label %ok.4, label %panic.4, !prof !0
+panic.4:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 17, i64 %idx.known.1, i64 %len.2)
   unreachable
-ok.5:
+ok.4:
   %elem.ptr.5 = getelementptr i32, i32* %ptr.5, i64 %idx.known.1
   store i32 1, i32* %elem.ptr.5
   br label %run.join
@@ -701,14 +689,14 @@ run.join:
 if.else:
   %t.6 = load i64, i64* %t.addr
   %vals.3 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %guard.len.3 = extractvalue { float*, i64 } %vals.3, 1
-  %guard.ok.3 = icmp ult i64 %t.6, %guard.len.3
+  %guard.len.2 = extractvalue { float*, i64 } %vals.3, 1
+  %guard.ok.2 = icmp ult i64 %t.6, %guard.len.2
   %t.7 = load i64, i64* %t.addr
   %cnts.3 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %guard.len.4 = extractvalue { i32*, i64 } %cnts.3, 1
-  %guard.ok.4 = icmp ult i64 %t.7, %guard.len.4
-  %guard.2 = and i1 %guard.ok.3, %guard.ok.4
-  br i1 %guard.2, label %run.fast.1, label %run.checked.1, !prof !0
+  %guard.len.3 = extractvalue { i32*, i64 } %cnts.3, 1
+  %guard.ok.3 = icmp ult i64 %t.7, %guard.len.3
+  %guard.1 = and i1 %guard.ok.2, %guard.ok.3
+  br i1 %guard.1, label %run.fast.1, label %run.checked.1, !prof !0
 run.fast.1:
   %vals.4 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.8 = load i64, i64* %t.addr
@@ -726,26 +714,26 @@ run.checked.1:
   %t.10 = load i64, i64* %t.addr
   %idx.known.2 = and i64 %t.10, 1023
   %ptr.8 = extractvalue { float*, i64 } %vals.5, 0
-  %len.4 = extractvalue { float*, i64 } %vals.5, 1
-  %inbounds.3 = icmp ult i64 %idx.known.2, %len.4
-  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
-panic.6:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %idx.known.2, i64 %len.4)
+  %len.3 = extractvalue { float*, i64 } %vals.5, 1
+  %inbounds.2 = icmp ult i64 %idx.known.2, %len.3
+  br i1 %inbounds.2, label %ok.5, label %panic.5, !prof !0
+panic.5:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 18, i64 %idx.known.2, i64 %len.3)
   unreachable
-ok.6:
+ok.5:
   %elem.ptr.8 = getelementptr float, float* %ptr.8, i64 %idx.known.2
   store float 0x0000000000000000, float* %elem.ptr.8
   %cnts.5 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.11 = load i64, i64* %t.addr
   %idx.known.3 = and i64 %t.11, 1023
   %ptr.9 = extractvalue { i32*, i64 } %cnts.5, 0
-  %len.5 = extractvalue { i32*, i64 } %cnts.5, 1
-  %inbounds.4 = icmp ult i64 %idx.known.3, %len.5
-  br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
-panic.7:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %idx.known.3, i64 %len.5)
+  %len.4 = extractvalue { i32*, i64 } %cnts.5, 1
+  %inbounds.3 = icmp ult i64 %idx.known.3, %len.4
+  br i1 %inbounds.3, label %ok.6, label %panic.6, !prof !0
+panic.6:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 19, i64 %idx.known.3, i64 %len.4)
   unreachable
-ok.7:
+ok.6:
   %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %idx.known.3
   store i32 0, i32* %elem.ptr.9
   br label %run.join.1
@@ -756,13 +744,13 @@ if.end:
   %t.12 = load i64, i64* %t.addr
   %idx.known.4 = and i64 %t.12, 1023
   %ptr.10 = extractvalue { i8*, i64 } %flags, 0
-  %len.6 = extractvalue { i8*, i64 } %flags, 1
-  %inbounds.5 = icmp ult i64 %idx.known.4, %len.6
-  br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
-panic.8:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %idx.known.4, i64 %len.6)
+  %len.5 = extractvalue { i8*, i64 } %flags, 1
+  %inbounds.4 = icmp ult i64 %idx.known.4, %len.5
+  br i1 %inbounds.4, label %ok.7, label %panic.7, !prof !0
+panic.7:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %idx.known.4, i64 %len.5)
   unreachable
-ok.8:
+ok.7:
   %elem.ptr.10 = getelementptr i8, i8* %ptr.10, i64 %idx.known.4
   store i8 1, i8* %elem.ptr.10
   call void @llvm.nvvm.barrier0()
@@ -784,26 +772,26 @@ if.then.1:
   %stride.2 = load i64, i64* %stride.addr
   %add = add i64 %t.14, %stride.2
   %vals.6 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %guard.len.5 = extractvalue { float*, i64 } %vals.6, 1
-  %guard.ok.5 = icmp ult i64 %add, %guard.len.5
+  %guard.len.4 = extractvalue { float*, i64 } %vals.6, 1
+  %guard.ok.4 = icmp ult i64 %add, %guard.len.4
   %t.15 = load i64, i64* %t.addr
   %vals.7 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %guard.len.6 = extractvalue { float*, i64 } %vals.7, 1
-  %guard.ok.6 = icmp ult i64 %t.15, %guard.len.6
-  %guard.3 = and i1 %guard.ok.5, %guard.ok.6
+  %guard.len.5 = extractvalue { float*, i64 } %vals.7, 1
+  %guard.ok.5 = icmp ult i64 %t.15, %guard.len.5
+  %guard.2 = and i1 %guard.ok.4, %guard.ok.5
   %t.16 = load i64, i64* %t.addr
   %stride.3 = load i64, i64* %stride.addr
   %add.1 = add i64 %t.16, %stride.3
   %cnts.6 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %guard.len.7 = extractvalue { i32*, i64 } %cnts.6, 1
-  %guard.ok.7 = icmp ult i64 %add.1, %guard.len.7
-  %guard.4 = and i1 %guard.3, %guard.ok.7
+  %guard.len.6 = extractvalue { i32*, i64 } %cnts.6, 1
+  %guard.ok.6 = icmp ult i64 %add.1, %guard.len.6
+  %guard.3 = and i1 %guard.2, %guard.ok.6
   %t.17 = load i64, i64* %t.addr
   %cnts.7 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %guard.len.8 = extractvalue { i32*, i64 } %cnts.7, 1
-  %guard.ok.8 = icmp ult i64 %t.17, %guard.len.8
-  %guard.5 = and i1 %guard.4, %guard.ok.8
-  br i1 %guard.5, label %run.fast.2, label %run.checked.2, !prof !0
+  %guard.len.7 = extractvalue { i32*, i64 } %cnts.7, 1
+  %guard.ok.7 = icmp ult i64 %t.17, %guard.len.7
+  %guard.4 = and i1 %guard.3, %guard.ok.7
+  br i1 %guard.4, label %run.fast.2, label %run.checked.2, !prof !0
 run.fast.2:
   %vals.8 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.18 = load i64, i64* %t.addr
@@ -840,26 +828,26 @@ run.checked.2:
   %stride.6 = load i64, i64* %stride.addr
   %add.6 = add i64 %t.22, %stride.6
   %ptr.15 = extractvalue { float*, i64 } %vals.10, 0
-  %len.7 = extractvalue { float*, i64 } %vals.10, 1
-  %inbounds.6 = icmp ult i64 %add.6, %len.7
-  br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
-panic.9:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %add.6, i64 %len.7)
+  %len.6 = extractvalue { float*, i64 } %vals.10, 1
+  %inbounds.5 = icmp ult i64 %add.6, %len.6
+  br i1 %inbounds.5, label %ok.8, label %panic.8, !prof !0
+panic.8:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 20, i64 %add.6, i64 %len.6)
   unreachable
-ok.9:
+ok.8:
   %elem.ptr.15 = getelementptr float, float* %ptr.15, i64 %add.6
   %elem.4 = load float, float* %elem.ptr.15
   %vals.11 = load { float*, i64 }, { float*, i64 }* %vals.addr
   %t.23 = load i64, i64* %t.addr
   %idx.known.5 = and i64 %t.23, 1023
   %ptr.16 = extractvalue { float*, i64 } %vals.11, 0
-  %len.8 = extractvalue { float*, i64 } %vals.11, 1
-  %inbounds.7 = icmp ult i64 %idx.known.5, %len.8
-  br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
-panic.10:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %idx.known.5, i64 %len.8)
+  %len.7 = extractvalue { float*, i64 } %vals.11, 1
+  %inbounds.6 = icmp ult i64 %idx.known.5, %len.7
+  br i1 %inbounds.6, label %ok.9, label %panic.9, !prof !0
+panic.9:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 21, i64 %idx.known.5, i64 %len.7)
   unreachable
-ok.10:
+ok.9:
   %elem.ptr.16 = getelementptr float, float* %ptr.16, i64 %idx.known.5
   %old.2 = load float, float* %elem.ptr.16
   %add.7 = fadd float %old.2, %elem.4
@@ -869,26 +857,26 @@ ok.10:
   %stride.7 = load i64, i64* %stride.addr
   %add.8 = add i64 %t.24, %stride.7
   %ptr.17 = extractvalue { i32*, i64 } %cnts.10, 0
-  %len.9 = extractvalue { i32*, i64 } %cnts.10, 1
-  %inbounds.8 = icmp ult i64 %add.8, %len.9
-  br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
-panic.11:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %add.8, i64 %len.9)
+  %len.8 = extractvalue { i32*, i64 } %cnts.10, 1
+  %inbounds.7 = icmp ult i64 %add.8, %len.8
+  br i1 %inbounds.7, label %ok.10, label %panic.10, !prof !0
+panic.10:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 22, i64 %add.8, i64 %len.8)
   unreachable
-ok.11:
+ok.10:
   %elem.ptr.17 = getelementptr i32, i32* %ptr.17, i64 %add.8
   %elem.5 = load i32, i32* %elem.ptr.17
   %cnts.11 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
   %t.25 = load i64, i64* %t.addr
   %idx.known.6 = and i64 %t.25, 1023
   %ptr.18 = extractvalue { i32*, i64 } %cnts.11, 0
-  %len.10 = extractvalue { i32*, i64 } %cnts.11, 1
-  %inbounds.9 = icmp ult i64 %idx.known.6, %len.10
-  br i1 %inbounds.9, label %ok.12, label %panic.12, !prof !0
-panic.12:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 24, i64 %idx.known.6, i64 %len.10)
+  %len.9 = extractvalue { i32*, i64 } %cnts.11, 1
+  %inbounds.8 = icmp ult i64 %idx.known.6, %len.9
+  br i1 %inbounds.8, label %ok.11, label %panic.11, !prof !0
+panic.11:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 23, i64 %idx.known.6, i64 %len.9)
   unreachable
-ok.12:
+ok.11:
   %elem.ptr.18 = getelementptr i32, i32* %ptr.18, i64 %idx.known.6
   %old.3 = load i32, i32* %elem.ptr.18
   %add.9 = add i32 %old.3, %elem.5
@@ -911,13 +899,13 @@ if.then.2:
   %cast.2 = zext i32 %ctaid_x.1 to i64
   store i64 %cast.2, i64* %b.addr
   %vals.12 = load { float*, i64 }, { float*, i64 }* %vals.addr
-  %guard.len.9 = extractvalue { float*, i64 } %vals.12, 1
-  %guard.ok.9 = icmp ult i64 0, %guard.len.9
+  %guard.len.8 = extractvalue { float*, i64 } %vals.12, 1
+  %guard.ok.8 = icmp ult i64 0, %guard.len.8
   %cnts.12 = load { i32*, i64 }, { i32*, i64 }* %cnts.addr
-  %guard.len.10 = extractvalue { i32*, i64 } %cnts.12, 1
-  %guard.ok.10 = icmp ult i64 0, %guard.len.10
-  %guard.6 = and i1 %guard.ok.9, %guard.ok.10
-  br i1 %guard.6, label %run.fast.3, label %run.checked.3, !prof !0
+  %guard.len.9 = extractvalue { i32*, i64 } %cnts.12, 1
+  %guard.ok.9 = icmp ult i64 0, %guard.len.9
+  %guard.5 = and i1 %guard.ok.8, %guard.ok.9
+  br i1 %guard.5, label %run.fast.3, label %run.checked.3, !prof !0
 run.fast.3:
   %ctaid_x.2 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
   %cast.3 = zext i32 %ctaid_x.2 to i64
@@ -1012,15 +1000,14 @@ entry:
 ; panic site 13 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 14 in `block_sum_count` at tests/in/dynamic_shared.rs:34:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 15 in `block_sum_count` at tests/in/dynamic_shared.rs:35:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 16 in `block_sum_count` at tests/in/dynamic_shared.rs:15:19: index out of bounds: the len is {1} but the index is {0}
-; panic site 17 in `block_sum_count` at tests/in/dynamic_shared.rs:15:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 18 in `block_sum_count` at tests/in/dynamic_shared.rs:16:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 19 in `block_sum_count` at tests/in/dynamic_shared.rs:18:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 20 in `block_sum_count` at tests/in/dynamic_shared.rs:19:9: index out of bounds: the len is {1} but the index is {0}
-; panic site 21 in `block_sum_count` at tests/in/dynamic_shared.rs:26:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 22 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
-; panic site 23 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
-; panic site 24 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 16 in `block_sum_count` at tests/in/dynamic_shared.rs:15:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 17 in `block_sum_count` at tests/in/dynamic_shared.rs:16:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 18 in `block_sum_count` at tests/in/dynamic_shared.rs:18:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 19 in `block_sum_count` at tests/in/dynamic_shared.rs:19:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 20 in `block_sum_count` at tests/in/dynamic_shared.rs:26:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 21 in `block_sum_count` at tests/in/dynamic_shared.rs:26:13: index out of bounds: the len is {1} but the index is {0}
+; panic site 22 in `block_sum_count` at tests/in/dynamic_shared.rs:27:24: index out of bounds: the len is {1} but the index is {0}
+; panic site 23 in `block_sum_count` at tests/in/dynamic_shared.rs:27:13: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `half_block_sum` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"

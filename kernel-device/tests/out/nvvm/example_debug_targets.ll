@@ -476,6 +476,53 @@ if.end:
   ret void
 }
 
+; kernel `scale_for_gdb` (examples/debug_targets.rs:41)
+define void @scale_for_gdb__launch_proven(float* noalias %a, i64 %a.len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { float*, i64 }
+  %out.addr = alloca { float*, i64 }
+  %i.addr = alloca i64
+  %scaled.addr = alloca float
+  %a.s = insertvalue { float*, i64 } undef, float* %a, 0
+  %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
+  store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
+  %out.s = insertvalue { float*, i64 } undef, float* %out, 0
+  %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
+  store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %len = extractvalue { float*, i64 } %a.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  %mul = fmul float %elem, 0x4008000000000000
+  store float %mul, float* %scaled.addr
+  %scaled = load float, float* %scaled.addr
+  %add = fadd float %scaled, 0x3FF0000000000000
+  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %out.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+  store float %add, float* %elem.ptr.1
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -498,10 +545,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, i64)* @scale_for_gdb, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, i64)* @scale_for_gdb__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `scale_for_gdb` at examples/debug_targets.rs:44:22: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `scale_for_gdb` at examples/debug_targets.rs:45:9: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `say_hello` ====

@@ -220,6 +220,95 @@ if.end:
   ret void
 }
 
+; kernel `contract` (tests/in/fidelity.rs:7)
+define void @contract__launch_proven(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, double* noalias %c, i64 %c.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { float*, i64 }
+  %b.addr = alloca { float*, i64 }
+  %c.addr = alloca { double*, i64 }
+  %i.addr = alloca i64
+  %x.addr = alloca float
+  %y.addr = alloca double
+  %a.s = insertvalue { float*, i64 } undef, float* %a, 0
+  %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
+  store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
+  %b.s = insertvalue { float*, i64 } undef, float* %b, 0
+  %b.s.1 = insertvalue { float*, i64 } %b.s, i64 %b.len, 1
+  store { float*, i64 } %b.s.1, { float*, i64 }* %b.addr
+  %c.s = insertvalue { double*, i64 } undef, double* %c, 0
+  %c.s.1 = insertvalue { double*, i64 } %c.s, i64 %c.len, 1
+  store { double*, i64 } %c.s.1, { double*, i64 }* %c.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %c.1 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %len = extractvalue { double*, i64 } %c.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %b.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+  %elem.1 = load float, float* %elem.ptr.1
+  %mul = fmul float %elem, %elem.1
+  %add = fadd float %mul, 0x3FF8000000000000
+  store float %add, float* %x.addr
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
+  %elem.2 = load float, float* %elem.ptr.2
+  %cast = fpext float %elem.2 to double
+  %b.2 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { float*, i64 } %b.2, 0
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %i.4
+  %elem.3 = load float, float* %elem.ptr.3
+  %cast.1 = fpext float %elem.3 to double
+  %mul.1 = fmul double %cast, %cast.1
+  %c.2 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %c.2, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.5
+  %elem.4 = load double, double* %elem.ptr.4
+  %sub = fsub double %mul.1, %elem.4
+  store double %sub, double* %y.addr
+  %x = load float, float* %x.addr
+  %cast.2 = fpext float %x to double
+  %y = load double, double* %y.addr
+  %add.1 = fadd double %cast.2, %y
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.6
+  %elem.5 = load float, float* %elem.ptr.5
+  %cast.3 = fpext float %elem.5 to double
+  %y.1 = load double, double* %y.addr
+  %fma = call double @__nv_fma(double %cast.3, double 0x4000000000000000, double %y.1)
+  %add.2 = fadd double %add.1, %fma
+  %c.3 = load { double*, i64 }, { double*, i64 }* %c.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { double*, i64 } %c.3, 0
+  %elem.ptr.6 = getelementptr double, double* %ptr.6, i64 %i.7
+  store double %add.2, double* %elem.ptr.6
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -242,10 +331,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, double*, i64, i64)* @contract, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, double*, i64, i64)* @contract__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `contract` at tests/in/fidelity.rs:10:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `contract` at tests/in/fidelity.rs:10:24: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `contract` at tests/in/fidelity.rs:11:18: index out of bounds: the len is {1} but the index is {0}
@@ -440,6 +530,86 @@ if.end:
   ret void
 }
 
+; kernel `remainders` (tests/in/fidelity.rs:17)
+define void @remainders__launch_proven(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { float*, i64 }
+  %b.addr = alloca { double*, i64 }
+  %i.addr = alloca i64
+  %logical = alloca i1
+  %a.s = insertvalue { float*, i64 } undef, float* %a, 0
+  %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
+  store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
+  %b.s = insertvalue { double*, i64 } undef, double* %b, 0
+  %b.s.1 = insertvalue { double*, i64 } %b.s, i64 %b.len, 1
+  store { double*, i64 } %b.s.1, { double*, i64 }* %b.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %len = extractvalue { float*, i64 } %a.1, 1
+  %cmp = icmp ult i64 %i, %len
+  store i1 %cmp, i1* %logical
+  br i1 %cmp, label %and.rhs, label %and.end
+and.rhs:
+  %i.1 = load i64, i64* %i.addr
+  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %len.1 = extractvalue { double*, i64 } %b.1, 1
+  %cmp.1 = icmp ult i64 %i.1, %len.1
+  store i1 %cmp.1, i1* %logical
+  br label %and.end
+and.end:
+  %logical.1 = load i1, i1* %logical
+  br i1 %logical.1, label %if.then, label %if.end
+if.then:
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
+  %rem = call float @__nv_fmodf(float %elem, float 0x3FB99999A0000000)
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
+  store float %rem, float* %elem.ptr.1
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.4, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
+  %old = load float, float* %elem.ptr.2
+  %rem.1 = call float @__nv_fmodf(float %old, float 0x4008000000000000)
+  store float %rem.1, float* %elem.ptr.2
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %b.2, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.5
+  %elem.1 = load double, double* %elem.ptr.3
+  %rem.2 = call double @__nv_fmod(double %elem.1, double 0x7E37E43C8800759C)
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %b.3, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.6
+  store double %rem.2, double* %elem.ptr.4
+  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { double*, i64 } %b.4, 0
+  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.7
+  %old.1 = load double, double* %elem.ptr.5
+  %rem.3 = call double @__nv_fmod(double %old.1, double 0x401E000000000000)
+  store double %rem.3, double* %elem.ptr.5
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -462,10 +632,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, double*, i64, i64)* @remainders, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, double*, i64, i64)* @remainders__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `remainders` at tests/in/fidelity.rs:20:16: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `remainders` at tests/in/fidelity.rs:20:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `remainders` at tests/in/fidelity.rs:21:9: index out of bounds: the len is {1} but the index is {0}
@@ -661,6 +832,88 @@ if.end:
   ret void
 }
 
+; kernel `constants` (tests/in/fidelity.rs:28)
+define void @constants__launch_proven(float* noalias %a, i64 %a.len, double* noalias %b, i64 %b.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { float*, i64 }
+  %b.addr = alloca { double*, i64 }
+  %i.addr = alloca i64
+  %logical = alloca i1
+  %a.s = insertvalue { float*, i64 } undef, float* %a, 0
+  %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
+  store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
+  %b.s = insertvalue { double*, i64 } undef, double* %b, 0
+  %b.s.1 = insertvalue { double*, i64 } %b.s, i64 %b.len, 1
+  store { double*, i64 } %b.s.1, { double*, i64 }* %b.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %len = extractvalue { float*, i64 } %a.1, 1
+  %cmp = icmp ult i64 %i, %len
+  store i1 %cmp, i1* %logical
+  br i1 %cmp, label %and.rhs, label %and.end
+and.rhs:
+  %i.1 = load i64, i64* %i.addr
+  %b.1 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %len.1 = extractvalue { double*, i64 } %b.1, 1
+  %cmp.1 = icmp ult i64 %i.1, %len.1
+  store i1 %cmp.1, i1* %logical
+  br label %and.end
+and.end:
+  %logical.1 = load i1, i1* %logical
+  br i1 %logical.1, label %if.then, label %if.end
+if.then:
+  %a.2 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  %elem = load float, float* %elem.ptr
+  %mul = fmul float %elem, 0x404CA5DC20000000
+  %a.3 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %a.3, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.3
+  %elem.1 = load float, float* %elem.ptr.1
+  %mul.1 = fmul float %elem.1, 0x3F91DF46A0000000
+  %add = fadd float %mul, %mul.1
+  %add.1 = fadd float %add, 0x3FB99999A0000000
+  %a.4 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %a.4, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.4
+  store float %add.1, float* %elem.ptr.2
+  %b.2 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %b.2, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.5
+  %elem.2 = load double, double* %elem.ptr.3
+  %mul.2 = fmul double %elem.2, 0x404CA5DC1A63C1F8
+  %b.3 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { double*, i64 } %b.3, 0
+  %elem.ptr.4 = getelementptr double, double* %ptr.4, i64 %i.6
+  %elem.3 = load double, double* %elem.ptr.4
+  %mul.3 = fmul double %elem.3, 0x3F91DF46A2529D39
+  %add.2 = fadd double %mul.2, %mul.3
+  %add.3 = fadd double %add.2, 0x3FB9999990000000
+  %b.4 = load { double*, i64 }, { double*, i64 }* %b.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { double*, i64 } %b.4, 0
+  %elem.ptr.5 = getelementptr double, double* %ptr.5, i64 %i.7
+  store double %add.3, double* %elem.ptr.5
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -683,10 +936,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, double*, i64, i64)* @constants, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, double*, i64, i64)* @constants__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `constants` at tests/in/fidelity.rs:31:16: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `constants` at tests/in/fidelity.rs:31:36: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `constants` at tests/in/fidelity.rs:31:9: index out of bounds: the len is {1} but the index is {0}

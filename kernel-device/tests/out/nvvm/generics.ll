@@ -86,6 +86,61 @@ if.end:
   ret void
 }
 
+; kernel `axpy` (tests/in/generics.rs:5)
+define void @axpy__launch_proven(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca float
+  %x.addr = alloca { float*, i64 }
+  %y.addr = alloca { float*, i64 }
+  %i.addr = alloca i64
+  store float %a, float* %a.addr
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %y.s = insertvalue { float*, i64 } undef, float* %y, 0
+  %y.s.1 = insertvalue { float*, i64 } %y.s, i64 %y.len, 1
+  store { float*, i64 } %y.s.1, { float*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %len = extractvalue { float*, i64 } %y.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load float, float* %a.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  %mul = fmul float %a.1, %elem
+  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+  %elem.1 = load float, float* %elem.ptr.1
+  %call = call float @__cudajit_dev_twice__f32(float %elem.1, i64 %__cudajit.panic.record)
+  %add = fadd float %mul, %call
+  %cast = sitofp i32 1 to float
+  %add.1 = fadd float %add, %cast
+  %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
+  store float %add.1, float* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; device fn `twice__f32` (tests/in/generics.rs:13)
 define internal float @__cudajit_dev_twice__f32(float %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -119,10 +174,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float, float*, i64, float*, i64, i64)* @axpy, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float, float*, i64, float*, i64, i64)* @axpy__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy` at tests/in/generics.rs:8:38: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy` at tests/in/generics.rs:8:9: index out of bounds: the len is {1} but the index is {0}
@@ -214,6 +270,61 @@ if.end:
   ret void
 }
 
+; kernel `axpy` (tests/in/generics.rs:5)
+define void @axpy__launch_proven(i64 %a, i64* noalias %x, i64 %x.len, i64* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca i64
+  %x.addr = alloca { i64*, i64 }
+  %y.addr = alloca { i64*, i64 }
+  %i.addr = alloca i64
+  store i64 %a, i64* %a.addr
+  %x.s = insertvalue { i64*, i64 } undef, i64* %x, 0
+  %x.s.1 = insertvalue { i64*, i64 } %x.s, i64 %x.len, 1
+  store { i64*, i64 } %x.s.1, { i64*, i64 }* %x.addr
+  %y.s = insertvalue { i64*, i64 } undef, i64* %y, 0
+  %y.s.1 = insertvalue { i64*, i64 } %y.s, i64 %y.len, 1
+  store { i64*, i64 } %y.s.1, { i64*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %y.1 = load { i64*, i64 }, { i64*, i64 }* %y.addr
+  %len = extractvalue { i64*, i64 } %y.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load i64, i64* %a.addr
+  %x.1 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i64*, i64 } %x.1, 0
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.1
+  %elem = load i64, i64* %elem.ptr
+  %mul = mul i64 %a.1, %elem
+  %y.2 = load { i64*, i64 }, { i64*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i64*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.2
+  %elem.1 = load i64, i64* %elem.ptr.1
+  %call = call i64 @__cudajit_dev_twice__i64(i64 %elem.1, i64 %__cudajit.panic.record)
+  %add = add i64 %mul, %call
+  %cast = sext i32 1 to i64
+  %add.1 = add i64 %add, %cast
+  %y.3 = load { i64*, i64 }, { i64*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i64*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr i64, i64* %ptr.2, i64 %i.3
+  store i64 %add.1, i64* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; device fn `twice__i64` (tests/in/generics.rs:13)
 define internal i64 @__cudajit_dev_twice__i64(i64 %v, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -247,10 +358,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i64, i64*, i64, i64*, i64, i64)* @axpy, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i64, i64*, i64, i64*, i64, i64)* @axpy__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy` at tests/in/generics.rs:8:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy` at tests/in/generics.rs:8:38: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy` at tests/in/generics.rs:8:9: index out of bounds: the len is {1} but the index is {0}

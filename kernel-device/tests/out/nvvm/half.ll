@@ -116,6 +116,58 @@ if.end:
   ret void
 }
 
+; kernel `axpy_any` (tests/in/half.rs:10)
+define void @axpy_any__launch_proven(half %a, half* noalias %x, i64 %x.len, half* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca half
+  %x.addr = alloca { half*, i64 }
+  %y.addr = alloca { half*, i64 }
+  %i.addr = alloca i64
+  store half %a, half* %a.addr
+  %x.s = insertvalue { half*, i64 } undef, half* %x, 0
+  %x.s.1 = insertvalue { half*, i64 } %x.s, i64 %x.len, 1
+  store { half*, i64 } %x.s.1, { half*, i64 }* %x.addr
+  %y.s = insertvalue { half*, i64 } undef, half* %y, 0
+  %y.s.1 = insertvalue { half*, i64 } %y.s, i64 %y.len, 1
+  store { half*, i64 } %y.s.1, { half*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %y.1 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %len = extractvalue { half*, i64 } %y.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load half, half* %a.addr
+  %x.1 = load { half*, i64 }, { half*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { half*, i64 } %x.1, 0
+  %elem.ptr = getelementptr half, half* %ptr, i64 %i.1
+  %elem = load half, half* %elem.ptr
+  %h = fmul half %a.1, %elem
+  %y.2 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { half*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.2
+  %elem.1 = load half, half* %elem.ptr.1
+  %h.1 = fadd half %h, %elem.1
+  %y.3 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { half*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %i.3
+  store half %h.1, half* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -138,10 +190,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (half, half*, i64, half*, i64, i64)* @axpy_any, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (half, half*, i64, half*, i64, i64)* @axpy_any__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy_any` at tests/in/half.rs:13:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy_any` at tests/in/half.rs:13:27: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy_any` at tests/in/half.rs:13:9: index out of bounds: the len is {1} but the index is {0}
@@ -343,6 +396,98 @@ if.end:
   ret void
 }
 
+; kernel `axpy_any` (tests/in/half.rs:10)
+define void @axpy_any__launch_proven(i16 %a, i16* noalias %x, i64 %x.len, i16* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca i16
+  %x.addr = alloca { i16*, i64 }
+  %y.addr = alloca { i16*, i64 }
+  %i.addr = alloca i64
+  store i16 %a, i16* %a.addr
+  %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
+  %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
+  store { i16*, i64 } %x.s.1, { i16*, i64 }* %x.addr
+  %y.s = insertvalue { i16*, i64 } undef, i16* %y, 0
+  %y.s.1 = insertvalue { i16*, i64 } %y.s, i64 %y.len, 1
+  store { i16*, i64 } %y.s.1, { i16*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %y.1 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %len = extractvalue { i16*, i64 } %y.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load i16, i16* %a.addr
+  %x.1 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i16*, i64 } %x.1, 0
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.1
+  %elem = load i16, i16* %elem.ptr
+  %bf2f = zext i16 %a.1 to i32
+  %bf2f.1 = shl i32 %bf2f, 16
+  %bf2f.2 = bitcast i32 %bf2f.1 to float
+  %bf2f.3 = zext i16 %elem to i32
+  %bf2f.4 = shl i32 %bf2f.3, 16
+  %bf2f.5 = bitcast i32 %bf2f.4 to float
+  %mul = fmul float %bf2f.2, %bf2f.5
+  %f2bf = bitcast float %mul to i32
+  %f2bf.1 = and i32 %f2bf, 2147483647
+  %f2bf.nan = icmp ugt i32 %f2bf.1, 2139095040
+  %f2bf.2 = lshr i32 %f2bf, 16
+  %f2bf.3 = or i32 %f2bf.2, 64
+  %f2bf.4 = and i32 %f2bf, 32768
+  %f2bf.5 = icmp ne i32 %f2bf.4, 0
+  %f2bf.6 = and i32 %f2bf, 98303
+  %f2bf.7 = icmp ne i32 %f2bf.6, 0
+  %f2bf.8 = and i1 %f2bf.5, %f2bf.7
+  %f2bf.9 = zext i1 %f2bf.8 to i32
+  %f2bf.10 = add i32 %f2bf.2, %f2bf.9
+  %f2bf.11 = select i1 %f2bf.nan, i32 %f2bf.3, i32 %f2bf.10
+  %f2bf.12 = trunc i32 %f2bf.11 to i16
+  %y.2 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.2
+  %elem.1 = load i16, i16* %elem.ptr.1
+  %bf2f.6 = zext i16 %f2bf.12 to i32
+  %bf2f.7 = shl i32 %bf2f.6, 16
+  %bf2f.8 = bitcast i32 %bf2f.7 to float
+  %bf2f.9 = zext i16 %elem.1 to i32
+  %bf2f.10 = shl i32 %bf2f.9, 16
+  %bf2f.11 = bitcast i32 %bf2f.10 to float
+  %add = fadd float %bf2f.8, %bf2f.11
+  %f2bf.13 = bitcast float %add to i32
+  %f2bf.14 = and i32 %f2bf.13, 2147483647
+  %f2bf.nan.1 = icmp ugt i32 %f2bf.14, 2139095040
+  %f2bf.15 = lshr i32 %f2bf.13, 16
+  %f2bf.16 = or i32 %f2bf.15, 64
+  %f2bf.17 = and i32 %f2bf.13, 32768
+  %f2bf.18 = icmp ne i32 %f2bf.17, 0
+  %f2bf.19 = and i32 %f2bf.13, 98303
+  %f2bf.20 = icmp ne i32 %f2bf.19, 0
+  %f2bf.21 = and i1 %f2bf.18, %f2bf.20
+  %f2bf.22 = zext i1 %f2bf.21 to i32
+  %f2bf.23 = add i32 %f2bf.15, %f2bf.22
+  %f2bf.24 = select i1 %f2bf.nan.1, i32 %f2bf.16, i32 %f2bf.23
+  %f2bf.25 = trunc i32 %f2bf.24 to i16
+  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.3
+  store i16 %f2bf.25, i16* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -365,10 +510,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i16, i16*, i64, i16*, i64, i64)* @axpy_any, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i16, i16*, i64, i16*, i64, i64)* @axpy_any__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy_any` at tests/in/half.rs:13:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy_any` at tests/in/half.rs:13:27: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy_any` at tests/in/half.rs:13:9: index out of bounds: the len is {1} but the index is {0}
@@ -770,6 +916,339 @@ if.end:
   ret void
 }
 
+; kernel `f16_ops` (tests/in/half.rs:18)
+define void @f16_ops__launch_proven(half* noalias %x, i64 %x.len, half* noalias %y, i64 %y.len, half %scale, half* noalias %out, i64 %out.len, float* noalias %wide, i64 %wide.len, i32* noalias %flags, i64 %flags.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { half*, i64 }
+  %y.addr = alloca { half*, i64 }
+  %scale.addr = alloca half
+  %out.addr = alloca { half*, i64 }
+  %wide.addr = alloca { float*, i64 }
+  %flags.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %_tuple_.addr = alloca { half, half }
+  %a.addr = alloca half
+  %b.addr = alloca half
+  %acc.addr = alloca half
+  %x.s = insertvalue { half*, i64 } undef, half* %x, 0
+  %x.s.1 = insertvalue { half*, i64 } %x.s, i64 %x.len, 1
+  store { half*, i64 } %x.s.1, { half*, i64 }* %x.addr
+  %y.s = insertvalue { half*, i64 } undef, half* %y, 0
+  %y.s.1 = insertvalue { half*, i64 } %y.s, i64 %y.len, 1
+  store { half*, i64 } %y.s.1, { half*, i64 }* %y.addr
+  store half %scale, half* %scale.addr
+  %out.s = insertvalue { half*, i64 } undef, half* %out, 0
+  %out.s.1 = insertvalue { half*, i64 } %out.s, i64 %out.len, 1
+  store { half*, i64 } %out.s.1, { half*, i64 }* %out.addr
+  %wide.s = insertvalue { float*, i64 } undef, float* %wide, 0
+  %wide.s.1 = insertvalue { float*, i64 } %wide.s, i64 %wide.len, 1
+  store { float*, i64 } %wide.s.1, { float*, i64 }* %wide.addr
+  %flags.s = insertvalue { i32*, i64 } undef, i32* %flags, 0
+  %flags.s.1 = insertvalue { i32*, i64 } %flags.s, i64 %flags.len, 1
+  store { i32*, i64 } %flags.s.1, { i32*, i64 }* %flags.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { half*, i64 }, { half*, i64 }* %x.addr
+  %len = extractvalue { half*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %i.1 = load i64, i64* %i.addr
+  %mul = mul i64 3, %i.1
+  %out.1 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %guard.len = extractvalue { half*, i64 } %out.1, 1
+  %guard.ok = icmp ult i64 %mul, %guard.len
+  %i.2 = load i64, i64* %i.addr
+  %mul.1 = mul i64 3, %i.2
+  %add = add i64 %mul.1, 2
+  %out.2 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %guard.len.1 = extractvalue { half*, i64 } %out.2, 1
+  %guard.ok.1 = icmp ult i64 %add, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.2 = load { half*, i64 }, { half*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { half*, i64 } %x.2, 0
+  %elem.ptr = getelementptr half, half* %ptr, i64 %i.3
+  %elem = load half, half* %elem.ptr
+  %tuple = insertvalue { half, half } undef, half %elem, 0
+  %y.1 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { half*, i64 } %y.1, 0
+  %elem.ptr.1 = getelementptr half, half* %ptr.1, i64 %i.4
+  %elem.1 = load half, half* %elem.ptr.1
+  %tuple.1 = insertvalue { half, half } %tuple, half %elem.1, 1
+  store { half, half } %tuple.1, { half, half }* %_tuple_.addr
+  %_tuple_ = load { half, half }, { half, half }* %_tuple_.addr
+  %field = extractvalue { half, half } %_tuple_, 0
+  store half %field, half* %a.addr
+  %_tuple_.1 = load { half, half }, { half, half }* %_tuple_.addr
+  %field.1 = extractvalue { half, half } %_tuple_.1, 1
+  store half %field.1, half* %b.addr
+  %a = load half, half* %a.addr
+  %scale.1 = load half, half* %scale.addr
+  %h = fmul half %a, %scale.1
+  %b = load half, half* %b.addr
+  %h.1 = fsub half %h, %b
+  store half %h.1, half* %acc.addr
+  %acc = load half, half* %acc.addr
+  %b.1 = load half, half* %b.addr
+  %cast = fpext half %b.1 to float
+  %fabs = call float @__nv_fabsf(float %cast)
+  %cast.1 = fptrunc float %fabs to half
+  %h.2 = fadd half %cast.1, 0xH3C00
+  %h2f = fpext half %acc to float
+  %h2f.1 = fpext half %h.2 to float
+  %div = fdiv float %h2f, %h2f.1
+  %f2h = fptrunc float %div to half
+  store half %f2h, half* %acc.addr
+  %a.1 = load half, half* %a.addr
+  %neg = bitcast half %a.1 to i16
+  %neg.1 = xor i16 %neg, -32768
+  %neg.2 = bitcast i16 %neg.1 to half
+  %old = load half, half* %acc.addr
+  %h.3 = fadd half %old, %neg.2
+  store half %h.3, half* %acc.addr
+  %acc.1 = load half, half* %acc.addr
+  %out.3 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %mul.2 = mul i64 3, %i.5
+  %ptr.2 = extractvalue { half*, i64 } %out.3, 0
+  %elem.ptr.2 = getelementptr half, half* %ptr.2, i64 %mul.2
+  store half %acc.1, half* %elem.ptr.2
+  %a.2 = load half, half* %a.addr
+  %a.3 = load half, half* %a.addr
+  %h.4 = fmul half %a.2, %a.3
+  %b.2 = load half, half* %b.addr
+  %b.3 = load half, half* %b.addr
+  %h.5 = fmul half %b.2, %b.3
+  %h.6 = fadd half %h.4, %h.5
+  %cast.2 = fpext half %h.6 to float
+  %sqrt = call float @__nv_sqrtf(float %cast.2)
+  %cast.3 = fptrunc float %sqrt to half
+  %a.4 = load half, half* %a.addr
+  %cast.4 = fpext half %a.4 to float
+  %exp = call float @__nv_expf(float %cast.4)
+  %cast.5 = fptrunc float %exp to half
+  %cast.6 = fpext half %cast.5 to float
+  %cast.7 = fpext half 0xH1400 to float
+  %fmax = call float @__nv_fmaxf(float %cast.6, float %cast.7)
+  %cast.8 = fptrunc float %fmax to half
+  %h.7 = fadd half %cast.3, %cast.8
+  %out.4 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.6 = load i64, i64* %i.addr
+  %mul.3 = mul i64 3, %i.6
+  %add.1 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { half*, i64 } %out.4, 0
+  %elem.ptr.3 = getelementptr half, half* %ptr.3, i64 %add.1
+  store half %h.7, half* %elem.ptr.3
+  %a.5 = load half, half* %a.addr
+  %tobits = bitcast half %a.5 to i16
+  %xor = xor i16 %tobits, 1
+  %frombits = bitcast i16 %xor to half
+  %cast.9 = fptrunc double 0x4008000000000000 to half
+  %h2f.2 = fpext half %frombits to float
+  %h2f.3 = fpext half %cast.9 to float
+  %rem = call float @__nv_fmodf(float %h2f.2, float %h2f.3)
+  %f2h.1 = fptrunc float %rem to half
+  %out.5 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.7 = load i64, i64* %i.addr
+  %mul.4 = mul i64 3, %i.7
+  %add.2 = add i64 %mul.4, 2
+  %ptr.4 = extractvalue { half*, i64 } %out.5, 0
+  %elem.ptr.4 = getelementptr half, half* %ptr.4, i64 %add.2
+  store half %f2h.1, half* %elem.ptr.4
+  %a.6 = load half, half* %a.addr
+  %cast.10 = fpext half %a.6 to float
+  %b.4 = load half, half* %b.addr
+  %cast.11 = fpext half %b.4 to float
+  %mul.5 = fmul float %cast.10, %cast.11
+  %acc.2 = load half, half* %acc.addr
+  %cast.12 = fpext half %acc.2 to double
+  %cast.13 = fptrunc double %cast.12 to float
+  %add.3 = fadd float %mul.5, %cast.13
+  %wide.1 = load { float*, i64 }, { float*, i64 }* %wide.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { float*, i64 } %wide.1, 0
+  %elem.ptr.5 = getelementptr float, float* %ptr.5, i64 %i.8
+  store float %add.3, float* %elem.ptr.5
+  %a.7 = load half, half* %a.addr
+  %b.5 = load half, half* %b.addr
+  %cmp.1 = fcmp olt half %a.7, %b.5
+  %cast.14 = zext i1 %cmp.1 to i32
+  %a.8 = load half, half* %a.addr
+  %b.6 = load half, half* %b.addr
+  %cmp.2 = fcmp oeq half %a.8, %b.6
+  %cast.15 = zext i1 %cmp.2 to i32
+  %shamt = and i32 1, 31
+  %shl = shl i32 %cast.15, %shamt
+  %or = or i32 %cast.14, %shl
+  %flags.1 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i32*, i64 } %flags.1, 0
+  %elem.ptr.6 = getelementptr i32, i32* %ptr.6, i64 %i.9
+  store i32 %or, i32* %elem.ptr.6
+  br label %run.join
+run.checked:
+  %x.3 = load { half*, i64 }, { half*, i64 }* %x.addr
+  %i.10 = load i64, i64* %i.addr
+  %ptr.7 = extractvalue { half*, i64 } %x.3, 0
+  %elem.ptr.7 = getelementptr half, half* %ptr.7, i64 %i.10
+  %elem.2 = load half, half* %elem.ptr.7
+  %tuple.2 = insertvalue { half, half } undef, half %elem.2, 0
+  %y.2 = load { half*, i64 }, { half*, i64 }* %y.addr
+  %i.11 = load i64, i64* %i.addr
+  %ptr.8 = extractvalue { half*, i64 } %y.2, 0
+  %elem.ptr.8 = getelementptr half, half* %ptr.8, i64 %i.11
+  %elem.3 = load half, half* %elem.ptr.8
+  %tuple.3 = insertvalue { half, half } %tuple.2, half %elem.3, 1
+  store { half, half } %tuple.3, { half, half }* %_tuple_.addr
+  %_tuple_.2 = load { half, half }, { half, half }* %_tuple_.addr
+  %field.2 = extractvalue { half, half } %_tuple_.2, 0
+  store half %field.2, half* %a.addr
+  %_tuple_.3 = load { half, half }, { half, half }* %_tuple_.addr
+  %field.3 = extractvalue { half, half } %_tuple_.3, 1
+  store half %field.3, half* %b.addr
+  %a.9 = load half, half* %a.addr
+  %scale.2 = load half, half* %scale.addr
+  %h.8 = fmul half %a.9, %scale.2
+  %b.7 = load half, half* %b.addr
+  %h.9 = fsub half %h.8, %b.7
+  store half %h.9, half* %acc.addr
+  %acc.3 = load half, half* %acc.addr
+  %b.8 = load half, half* %b.addr
+  %cast.16 = fpext half %b.8 to float
+  %fabs.1 = call float @__nv_fabsf(float %cast.16)
+  %cast.17 = fptrunc float %fabs.1 to half
+  %h.10 = fadd half %cast.17, 0xH3C00
+  %h2f.4 = fpext half %acc.3 to float
+  %h2f.5 = fpext half %h.10 to float
+  %div.1 = fdiv float %h2f.4, %h2f.5
+  %f2h.2 = fptrunc float %div.1 to half
+  store half %f2h.2, half* %acc.addr
+  %a.10 = load half, half* %a.addr
+  %neg.3 = bitcast half %a.10 to i16
+  %neg.4 = xor i16 %neg.3, -32768
+  %neg.5 = bitcast i16 %neg.4 to half
+  %old.1 = load half, half* %acc.addr
+  %h.11 = fadd half %old.1, %neg.5
+  store half %h.11, half* %acc.addr
+  %acc.4 = load half, half* %acc.addr
+  %out.6 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.12 = load i64, i64* %i.addr
+  %mul.6 = mul i64 3, %i.12
+  %ptr.9 = extractvalue { half*, i64 } %out.6, 0
+  %len.1 = extractvalue { half*, i64 } %out.6, 1
+  %inbounds = icmp ult i64 %mul.6, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 8, i64 %mul.6, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.9 = getelementptr half, half* %ptr.9, i64 %mul.6
+  store half %acc.4, half* %elem.ptr.9
+  %a.11 = load half, half* %a.addr
+  %a.12 = load half, half* %a.addr
+  %h.12 = fmul half %a.11, %a.12
+  %b.9 = load half, half* %b.addr
+  %b.10 = load half, half* %b.addr
+  %h.13 = fmul half %b.9, %b.10
+  %h.14 = fadd half %h.12, %h.13
+  %cast.18 = fpext half %h.14 to float
+  %sqrt.1 = call float @__nv_sqrtf(float %cast.18)
+  %cast.19 = fptrunc float %sqrt.1 to half
+  %a.13 = load half, half* %a.addr
+  %cast.20 = fpext half %a.13 to float
+  %exp.1 = call float @__nv_expf(float %cast.20)
+  %cast.21 = fptrunc float %exp.1 to half
+  %cast.22 = fpext half %cast.21 to float
+  %cast.23 = fpext half 0xH1400 to float
+  %fmax.1 = call float @__nv_fmaxf(float %cast.22, float %cast.23)
+  %cast.24 = fptrunc float %fmax.1 to half
+  %h.15 = fadd half %cast.19, %cast.24
+  %out.7 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.13 = load i64, i64* %i.addr
+  %mul.7 = mul i64 3, %i.13
+  %add.4 = add i64 %mul.7, 1
+  %ptr.10 = extractvalue { half*, i64 } %out.7, 0
+  %len.2 = extractvalue { half*, i64 } %out.7, 1
+  %inbounds.1 = icmp ult i64 %add.4, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 9, i64 %add.4, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.10 = getelementptr half, half* %ptr.10, i64 %add.4
+  store half %h.15, half* %elem.ptr.10
+  %a.14 = load half, half* %a.addr
+  %tobits.1 = bitcast half %a.14 to i16
+  %xor.1 = xor i16 %tobits.1, 1
+  %frombits.1 = bitcast i16 %xor.1 to half
+  %cast.25 = fptrunc double 0x4008000000000000 to half
+  %h2f.6 = fpext half %frombits.1 to float
+  %h2f.7 = fpext half %cast.25 to float
+  %rem.1 = call float @__nv_fmodf(float %h2f.6, float %h2f.7)
+  %f2h.3 = fptrunc float %rem.1 to half
+  %out.8 = load { half*, i64 }, { half*, i64 }* %out.addr
+  %i.14 = load i64, i64* %i.addr
+  %mul.8 = mul i64 3, %i.14
+  %add.5 = add i64 %mul.8, 2
+  %ptr.11 = extractvalue { half*, i64 } %out.8, 0
+  %len.3 = extractvalue { half*, i64 } %out.8, 1
+  %inbounds.2 = icmp ult i64 %add.5, %len.3
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 10, i64 %add.5, i64 %len.3)
+  unreachable
+ok.2:
+  %elem.ptr.11 = getelementptr half, half* %ptr.11, i64 %add.5
+  store half %f2h.3, half* %elem.ptr.11
+  %a.15 = load half, half* %a.addr
+  %cast.26 = fpext half %a.15 to float
+  %b.11 = load half, half* %b.addr
+  %cast.27 = fpext half %b.11 to float
+  %mul.9 = fmul float %cast.26, %cast.27
+  %acc.5 = load half, half* %acc.addr
+  %cast.28 = fpext half %acc.5 to double
+  %cast.29 = fptrunc double %cast.28 to float
+  %add.6 = fadd float %mul.9, %cast.29
+  %wide.2 = load { float*, i64 }, { float*, i64 }* %wide.addr
+  %i.15 = load i64, i64* %i.addr
+  %ptr.12 = extractvalue { float*, i64 } %wide.2, 0
+  %elem.ptr.12 = getelementptr float, float* %ptr.12, i64 %i.15
+  store float %add.6, float* %elem.ptr.12
+  %a.16 = load half, half* %a.addr
+  %b.12 = load half, half* %b.addr
+  %cmp.3 = fcmp olt half %a.16, %b.12
+  %cast.30 = zext i1 %cmp.3 to i32
+  %a.17 = load half, half* %a.addr
+  %b.13 = load half, half* %b.addr
+  %cmp.4 = fcmp oeq half %a.17, %b.13
+  %cast.31 = zext i1 %cmp.4 to i32
+  %shamt.1 = and i32 1, 31
+  %shl.1 = shl i32 %cast.31, %shamt.1
+  %or.1 = or i32 %cast.30, %shl.1
+  %flags.2 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
+  %i.16 = load i64, i64* %i.addr
+  %ptr.13 = extractvalue { i32*, i64 } %flags.2, 0
+  %elem.ptr.13 = getelementptr i32, i32* %ptr.13, i64 %i.16
+  store i32 %or.1, i32* %elem.ptr.13
+  br label %run.join
+run.join:
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -792,10 +1271,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (half*, i64, half*, i64, half, half*, i64, float*, i64, i32*, i64, i64)* @f16_ops, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (half*, i64, half*, i64, half, half*, i64, float*, i64, i32*, i64, i64)* @f16_ops__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `f16_ops` at tests/in/half.rs:21:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `f16_ops` at tests/in/half.rs:21:29: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `f16_ops` at tests/in/half.rs:25:9: index out of bounds: the len is {1} but the index is {0}
@@ -803,6 +1283,9 @@ entry:
 ; panic site 5 in `f16_ops` at tests/in/half.rs:27:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 6 in `f16_ops` at tests/in/half.rs:28:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 7 in `f16_ops` at tests/in/half.rs:29:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 8 in `f16_ops` at tests/in/half.rs:25:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 9 in `f16_ops` at tests/in/half.rs:26:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 10 in `f16_ops` at tests/in/half.rs:27:9: index out of bounds: the len is {1} but the index is {0}
 ; ==== compilation unit of kernel `bf16_ops` ====
 ; generated by cudajit from Rust source; do not edit
 target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
@@ -1055,6 +1538,217 @@ if.end:
   ret void
 }
 
+; kernel `bf16_ops` (tests/in/half.rs:34)
+define void @bf16_ops__launch_proven(i16* noalias %x, i64 %x.len, i16* noalias %out, i64 %out.len, double* noalias %wide, i64 %wide.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { i16*, i64 }
+  %out.addr = alloca { i16*, i64 }
+  %wide.addr = alloca { double*, i64 }
+  %i.addr = alloca i64
+  %a.addr = alloca i16
+  %p.addr = alloca i16
+  %if.result = alloca i16
+  %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
+  %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
+  store { i16*, i64 } %x.s.1, { i16*, i64 }* %x.addr
+  %out.s = insertvalue { i16*, i64 } undef, i16* %out, 0
+  %out.s.1 = insertvalue { i16*, i64 } %out.s, i64 %out.len, 1
+  store { i16*, i64 } %out.s.1, { i16*, i64 }* %out.addr
+  %wide.s = insertvalue { double*, i64 } undef, double* %wide, 0
+  %wide.s.1 = insertvalue { double*, i64 } %wide.s, i64 %wide.len, 1
+  store { double*, i64 } %wide.s.1, { double*, i64 }* %wide.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %len = extractvalue { i16*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %x.2 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i16*, i64 } %x.2, 0
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.1
+  %elem = load i16, i16* %elem.ptr
+  store i16 %elem, i16* %a.addr
+  %a = load i16, i16* %a.addr
+  %a.1 = load i16, i16* %a.addr
+  %bf2f = zext i16 %a to i32
+  %bf2f.1 = shl i32 %bf2f, 16
+  %bf2f.2 = bitcast i32 %bf2f.1 to float
+  %bf2f.3 = zext i16 %a.1 to i32
+  %bf2f.4 = shl i32 %bf2f.3, 16
+  %bf2f.5 = bitcast i32 %bf2f.4 to float
+  %mul = fmul float %bf2f.2, %bf2f.5
+  %f2bf = bitcast float %mul to i32
+  %f2bf.1 = and i32 %f2bf, 2147483647
+  %f2bf.nan = icmp ugt i32 %f2bf.1, 2139095040
+  %f2bf.2 = lshr i32 %f2bf, 16
+  %f2bf.3 = or i32 %f2bf.2, 64
+  %f2bf.4 = and i32 %f2bf, 32768
+  %f2bf.5 = icmp ne i32 %f2bf.4, 0
+  %f2bf.6 = and i32 %f2bf, 98303
+  %f2bf.7 = icmp ne i32 %f2bf.6, 0
+  %f2bf.8 = and i1 %f2bf.5, %f2bf.7
+  %f2bf.9 = zext i1 %f2bf.8 to i32
+  %f2bf.10 = add i32 %f2bf.2, %f2bf.9
+  %f2bf.11 = select i1 %f2bf.nan, i32 %f2bf.3, i32 %f2bf.10
+  %f2bf.12 = trunc i32 %f2bf.11 to i16
+  %neg = xor i16 %f2bf.12, -32768
+  %f2bf.13 = bitcast float 0x4008000000000000 to i32
+  %f2bf.14 = and i32 %f2bf.13, 2147483647
+  %f2bf.nan.1 = icmp ugt i32 %f2bf.14, 2139095040
+  %f2bf.15 = lshr i32 %f2bf.13, 16
+  %f2bf.16 = or i32 %f2bf.15, 64
+  %f2bf.17 = and i32 %f2bf.13, 32768
+  %f2bf.18 = icmp ne i32 %f2bf.17, 0
+  %f2bf.19 = and i32 %f2bf.13, 98303
+  %f2bf.20 = icmp ne i32 %f2bf.19, 0
+  %f2bf.21 = and i1 %f2bf.18, %f2bf.20
+  %f2bf.22 = zext i1 %f2bf.21 to i32
+  %f2bf.23 = add i32 %f2bf.15, %f2bf.22
+  %f2bf.24 = select i1 %f2bf.nan.1, i32 %f2bf.16, i32 %f2bf.23
+  %f2bf.25 = trunc i32 %f2bf.24 to i16
+  %bf2f.6 = zext i16 %neg to i32
+  %bf2f.7 = shl i32 %bf2f.6, 16
+  %bf2f.8 = bitcast i32 %bf2f.7 to float
+  %bf2f.9 = zext i16 %f2bf.25 to i32
+  %bf2f.10 = shl i32 %bf2f.9, 16
+  %bf2f.11 = bitcast i32 %bf2f.10 to float
+  %div = fdiv float %bf2f.8, %bf2f.11
+  %f2bf.26 = bitcast float %div to i32
+  %f2bf.27 = and i32 %f2bf.26, 2147483647
+  %f2bf.nan.2 = icmp ugt i32 %f2bf.27, 2139095040
+  %f2bf.28 = lshr i32 %f2bf.26, 16
+  %f2bf.29 = or i32 %f2bf.28, 64
+  %f2bf.30 = and i32 %f2bf.26, 32768
+  %f2bf.31 = icmp ne i32 %f2bf.30, 0
+  %f2bf.32 = and i32 %f2bf.26, 98303
+  %f2bf.33 = icmp ne i32 %f2bf.32, 0
+  %f2bf.34 = and i1 %f2bf.31, %f2bf.33
+  %f2bf.35 = zext i1 %f2bf.34 to i32
+  %f2bf.36 = add i32 %f2bf.28, %f2bf.35
+  %f2bf.37 = select i1 %f2bf.nan.2, i32 %f2bf.29, i32 %f2bf.36
+  %f2bf.38 = trunc i32 %f2bf.37 to i16
+  %bf2f.12 = zext i16 %f2bf.38 to i32
+  %bf2f.13 = shl i32 %bf2f.12, 16
+  %bf2f.14 = bitcast i32 %bf2f.13 to float
+  %bf2f.15 = zext i16 16457 to i32
+  %bf2f.16 = shl i32 %bf2f.15, 16
+  %bf2f.17 = bitcast i32 %bf2f.16 to float
+  %sub = fsub float %bf2f.14, %bf2f.17
+  %f2bf.39 = bitcast float %sub to i32
+  %f2bf.40 = and i32 %f2bf.39, 2147483647
+  %f2bf.nan.3 = icmp ugt i32 %f2bf.40, 2139095040
+  %f2bf.41 = lshr i32 %f2bf.39, 16
+  %f2bf.42 = or i32 %f2bf.41, 64
+  %f2bf.43 = and i32 %f2bf.39, 32768
+  %f2bf.44 = icmp ne i32 %f2bf.43, 0
+  %f2bf.45 = and i32 %f2bf.39, 98303
+  %f2bf.46 = icmp ne i32 %f2bf.45, 0
+  %f2bf.47 = and i1 %f2bf.44, %f2bf.46
+  %f2bf.48 = zext i1 %f2bf.47 to i32
+  %f2bf.49 = add i32 %f2bf.41, %f2bf.48
+  %f2bf.50 = select i1 %f2bf.nan.3, i32 %f2bf.42, i32 %f2bf.49
+  %f2bf.51 = trunc i32 %f2bf.50 to i16
+  store i16 %f2bf.51, i16* %p.addr
+  %p = load i16, i16* %p.addr
+  %a.2 = load i16, i16* %a.addr
+  %bf2f.18 = zext i16 %p to i32
+  %bf2f.19 = shl i32 %bf2f.18, 16
+  %bf2f.20 = bitcast i32 %bf2f.19 to float
+  %bf2f.21 = zext i16 %a.2 to i32
+  %bf2f.22 = shl i32 %bf2f.21, 16
+  %bf2f.23 = bitcast i32 %bf2f.22 to float
+  %cmp.1 = fcmp olt float %bf2f.20, %bf2f.23
+  br i1 %cmp.1, label %if.then.1, label %if.else
+if.then.1:
+  %p.1 = load i16, i16* %p.addr
+  %bf2f.24 = zext i16 %p.1 to i32
+  %bf2f.25 = shl i32 %bf2f.24, 16
+  %bf2f.26 = bitcast i32 %bf2f.25 to float
+  %sqrt = call float @__nv_sqrtf(float %bf2f.26)
+  %f2bf.52 = bitcast float %sqrt to i32
+  %f2bf.53 = and i32 %f2bf.52, 2147483647
+  %f2bf.nan.4 = icmp ugt i32 %f2bf.53, 2139095040
+  %f2bf.54 = lshr i32 %f2bf.52, 16
+  %f2bf.55 = or i32 %f2bf.54, 64
+  %f2bf.56 = and i32 %f2bf.52, 32768
+  %f2bf.57 = icmp ne i32 %f2bf.56, 0
+  %f2bf.58 = and i32 %f2bf.52, 98303
+  %f2bf.59 = icmp ne i32 %f2bf.58, 0
+  %f2bf.60 = and i1 %f2bf.57, %f2bf.59
+  %f2bf.61 = zext i1 %f2bf.60 to i32
+  %f2bf.62 = add i32 %f2bf.54, %f2bf.61
+  %f2bf.63 = select i1 %f2bf.nan.4, i32 %f2bf.55, i32 %f2bf.62
+  %f2bf.64 = trunc i32 %f2bf.63 to i16
+  store i16 %f2bf.64, i16* %if.result
+  br label %if.end.1
+if.else:
+  %wide.1 = load { double*, i64 }, { double*, i64 }* %wide.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { double*, i64 } %wide.1, 0
+  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.2
+  %elem.1 = load double, double* %elem.ptr.1
+  %d2bf = fptrunc double %elem.1 to float
+  %d2bf.1 = fpext float %d2bf to double
+  %d2bf.2 = fcmp one double %d2bf.1, %elem.1
+  %d2bf.3 = bitcast float %d2bf to i32
+  %d2bf.4 = and i32 %d2bf.3, 1
+  %d2bf.5 = icmp eq i32 %d2bf.4, 0
+  %d2bf.6 = and i1 %d2bf.2, %d2bf.5
+  %d2bf.7 = fcmp ogt double %d2bf.1, %elem.1
+  %d2bf.8 = fcmp olt double %elem.1, 0.0
+  %d2bf.9 = xor i1 %d2bf.7, %d2bf.8
+  %d2bf.10 = select i1 %d2bf.9, i32 -1, i32 1
+  %d2bf.11 = select i1 %d2bf.6, i32 %d2bf.10, i32 0
+  %d2bf.12 = add i32 %d2bf.3, %d2bf.11
+  %d2bf.13 = bitcast i32 %d2bf.12 to float
+  %f2bf.65 = bitcast float %d2bf.13 to i32
+  %f2bf.66 = and i32 %f2bf.65, 2147483647
+  %f2bf.nan.5 = icmp ugt i32 %f2bf.66, 2139095040
+  %f2bf.67 = lshr i32 %f2bf.65, 16
+  %f2bf.68 = or i32 %f2bf.67, 64
+  %f2bf.69 = and i32 %f2bf.65, 32768
+  %f2bf.70 = icmp ne i32 %f2bf.69, 0
+  %f2bf.71 = and i32 %f2bf.65, 98303
+  %f2bf.72 = icmp ne i32 %f2bf.71, 0
+  %f2bf.73 = and i1 %f2bf.70, %f2bf.72
+  %f2bf.74 = zext i1 %f2bf.73 to i32
+  %f2bf.75 = add i32 %f2bf.67, %f2bf.74
+  %f2bf.76 = select i1 %f2bf.nan.5, i32 %f2bf.68, i32 %f2bf.75
+  %f2bf.77 = trunc i32 %f2bf.76 to i16
+  store i16 %f2bf.77, i16* %if.result
+  br label %if.end.1
+if.end.1:
+  %result = load i16, i16* %if.result
+  %out.1 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %out.1, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.3
+  store i16 %result, i16* %elem.ptr.2
+  %p.2 = load i16, i16* %p.addr
+  %bf2f.27 = zext i16 %p.2 to i32
+  %bf2f.28 = shl i32 %bf2f.27, 16
+  %bf2f.29 = bitcast i32 %bf2f.28 to float
+  %cast = fpext float %bf2f.29 to double
+  %wide.2 = load { double*, i64 }, { double*, i64 }* %wide.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %wide.2, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.4
+  store double %cast, double* %elem.ptr.3
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -1077,10 +1771,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i16*, i64, i16*, i64, double*, i64, i64)* @bf16_ops, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i16*, i64, i16*, i64, double*, i64, i64)* @bf16_ops__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `bf16_ops` at tests/in/half.rs:37:17: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `bf16_ops` at tests/in/half.rs:39:62: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `bf16_ops` at tests/in/half.rs:39:9: index out of bounds: the len is {1} but the index is {0}
@@ -1478,6 +2173,194 @@ if.end:
   ret void
 }
 
+; kernel `bf16_methods` (tests/in/half.rs:48)
+define void @bf16_methods__launch_proven(i16* noalias %x, i64 %x.len, i16* noalias %y, i64 %y.len, i16* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { i16*, i64 }
+  %y.addr = alloca { i16*, i64 }
+  %out.addr = alloca { i16*, i64 }
+  %i.addr = alloca i64
+  %_tuple_.addr = alloca { i16, i16 }
+  %a.addr = alloca i16
+  %b.addr = alloca i16
+  %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
+  %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
+  store { i16*, i64 } %x.s.1, { i16*, i64 }* %x.addr
+  %y.s = insertvalue { i16*, i64 } undef, i16* %y, 0
+  %y.s.1 = insertvalue { i16*, i64 } %y.s, i64 %y.len, 1
+  store { i16*, i64 } %y.s.1, { i16*, i64 }* %y.addr
+  %out.s = insertvalue { i16*, i64 } undef, i16* %out, 0
+  %out.s.1 = insertvalue { i16*, i64 } %out.s, i64 %out.len, 1
+  store { i16*, i64 } %out.s.1, { i16*, i64 }* %out.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %len = extractvalue { i16*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %x.2 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i16*, i64 } %x.2, 0
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.1
+  %elem = load i16, i16* %elem.ptr
+  %tuple = insertvalue { i16, i16 } undef, i16 %elem, 0
+  %y.1 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.1, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.2
+  %elem.1 = load i16, i16* %elem.ptr.1
+  %tuple.1 = insertvalue { i16, i16 } %tuple, i16 %elem.1, 1
+  store { i16, i16 } %tuple.1, { i16, i16 }* %_tuple_.addr
+  %_tuple_ = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field = extractvalue { i16, i16 } %_tuple_, 0
+  store i16 %field, i16* %a.addr
+  %_tuple_.1 = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field.1 = extractvalue { i16, i16 } %_tuple_.1, 1
+  store i16 %field.1, i16* %b.addr
+  %a = load i16, i16* %a.addr
+  %b = load i16, i16* %b.addr
+  %a.1 = load i16, i16* %a.addr
+  %neg = xor i16 %a.1, -32768
+  %bf2f = zext i16 %a to i32
+  %bf2f.1 = shl i32 %bf2f, 16
+  %bf2f.2 = bitcast i32 %bf2f.1 to float
+  %fma.d = fpext float %bf2f.2 to double
+  %bf2f.3 = zext i16 %b to i32
+  %bf2f.4 = shl i32 %bf2f.3, 16
+  %bf2f.5 = bitcast i32 %bf2f.4 to float
+  %fma.d.1 = fpext float %bf2f.5 to double
+  %bf2f.6 = zext i16 %neg to i32
+  %bf2f.7 = shl i32 %bf2f.6, 16
+  %bf2f.8 = bitcast i32 %bf2f.7 to float
+  %fma.d.2 = fpext float %bf2f.8 to double
+  %fma.p = fmul double %fma.d, %fma.d.1
+  %fma.s = fadd double %fma.p, %fma.d.2
+  %fma.pp = fsub double %fma.s, %fma.d.2
+  %fma.cp = fsub double %fma.s, %fma.pp
+  %fma.pe = fsub double %fma.p, %fma.pp
+  %fma.ce = fsub double %fma.d.2, %fma.cp
+  %fma.e = fadd double %fma.pe, %fma.ce
+  %fma.bits = bitcast double %fma.s to i64
+  %fma.low = and i64 %fma.bits, 1
+  %fma.even = icmp eq i64 %fma.low, 0
+  %fma.inexact = fcmp one double %fma.e, 0.0
+  %fma.adjust = and i1 %fma.inexact, %fma.even
+  %fma.up = fcmp ogt double %fma.e, 0.0
+  %fma.neg = fcmp olt double %fma.s, 0.0
+  %fma.away = xor i1 %fma.up, %fma.neg
+  %fma.step = select i1 %fma.away, i64 1, i64 -1
+  %fma.step.1 = select i1 %fma.adjust, i64 %fma.step, i64 0
+  %fma.odd = add i64 %fma.bits, %fma.step.1
+  %fma.odd.1 = bitcast i64 %fma.odd to double
+  %d2bf = fptrunc double %fma.odd.1 to float
+  %d2bf.1 = fpext float %d2bf to double
+  %d2bf.2 = fcmp one double %d2bf.1, %fma.odd.1
+  %d2bf.3 = bitcast float %d2bf to i32
+  %d2bf.4 = and i32 %d2bf.3, 1
+  %d2bf.5 = icmp eq i32 %d2bf.4, 0
+  %d2bf.6 = and i1 %d2bf.2, %d2bf.5
+  %d2bf.7 = fcmp ogt double %d2bf.1, %fma.odd.1
+  %d2bf.8 = fcmp olt double %fma.odd.1, 0.0
+  %d2bf.9 = xor i1 %d2bf.7, %d2bf.8
+  %d2bf.10 = select i1 %d2bf.9, i32 -1, i32 1
+  %d2bf.11 = select i1 %d2bf.6, i32 %d2bf.10, i32 0
+  %d2bf.12 = add i32 %d2bf.3, %d2bf.11
+  %d2bf.13 = bitcast i32 %d2bf.12 to float
+  %f2bf = bitcast float %d2bf.13 to i32
+  %f2bf.1 = and i32 %f2bf, 2147483647
+  %f2bf.nan = icmp ugt i32 %f2bf.1, 2139095040
+  %f2bf.2 = lshr i32 %f2bf, 16
+  %f2bf.3 = or i32 %f2bf.2, 64
+  %f2bf.4 = and i32 %f2bf, 32768
+  %f2bf.5 = icmp ne i32 %f2bf.4, 0
+  %f2bf.6 = and i32 %f2bf, 98303
+  %f2bf.7 = icmp ne i32 %f2bf.6, 0
+  %f2bf.8 = and i1 %f2bf.5, %f2bf.7
+  %f2bf.9 = zext i1 %f2bf.8 to i32
+  %f2bf.10 = add i32 %f2bf.2, %f2bf.9
+  %f2bf.11 = select i1 %f2bf.nan, i32 %f2bf.3, i32 %f2bf.10
+  %f2bf.12 = trunc i32 %f2bf.11 to i16
+  %a.2 = load i16, i16* %a.addr
+  %bf2f.9 = zext i16 %a.2 to i32
+  %bf2f.10 = shl i32 %bf2f.9, 16
+  %bf2f.11 = bitcast i32 %bf2f.10 to float
+  %fabs = call float @__nv_fabsf(float %bf2f.11)
+  %f2bf.13 = bitcast float %fabs to i32
+  %f2bf.14 = and i32 %f2bf.13, 2147483647
+  %f2bf.nan.1 = icmp ugt i32 %f2bf.14, 2139095040
+  %f2bf.15 = lshr i32 %f2bf.13, 16
+  %f2bf.16 = or i32 %f2bf.15, 64
+  %f2bf.17 = and i32 %f2bf.13, 32768
+  %f2bf.18 = icmp ne i32 %f2bf.17, 0
+  %f2bf.19 = and i32 %f2bf.13, 98303
+  %f2bf.20 = icmp ne i32 %f2bf.19, 0
+  %f2bf.21 = and i1 %f2bf.18, %f2bf.20
+  %f2bf.22 = zext i1 %f2bf.21 to i32
+  %f2bf.23 = add i32 %f2bf.15, %f2bf.22
+  %f2bf.24 = select i1 %f2bf.nan.1, i32 %f2bf.16, i32 %f2bf.23
+  %f2bf.25 = trunc i32 %f2bf.24 to i16
+  %bf2f.12 = zext i16 %f2bf.12 to i32
+  %bf2f.13 = shl i32 %bf2f.12, 16
+  %bf2f.14 = bitcast i32 %bf2f.13 to float
+  %bf2f.15 = zext i16 %f2bf.25 to i32
+  %bf2f.16 = shl i32 %bf2f.15, 16
+  %bf2f.17 = bitcast i32 %bf2f.16 to float
+  %fmin = call float @__nv_fminf(float %bf2f.14, float %bf2f.17)
+  %f2bf.26 = bitcast float %fmin to i32
+  %f2bf.27 = and i32 %f2bf.26, 2147483647
+  %f2bf.nan.2 = icmp ugt i32 %f2bf.27, 2139095040
+  %f2bf.28 = lshr i32 %f2bf.26, 16
+  %f2bf.29 = or i32 %f2bf.28, 64
+  %f2bf.30 = and i32 %f2bf.26, 32768
+  %f2bf.31 = icmp ne i32 %f2bf.30, 0
+  %f2bf.32 = and i32 %f2bf.26, 98303
+  %f2bf.33 = icmp ne i32 %f2bf.32, 0
+  %f2bf.34 = and i1 %f2bf.31, %f2bf.33
+  %f2bf.35 = zext i1 %f2bf.34 to i32
+  %f2bf.36 = add i32 %f2bf.28, %f2bf.35
+  %f2bf.37 = select i1 %f2bf.nan.2, i32 %f2bf.29, i32 %f2bf.36
+  %f2bf.38 = trunc i32 %f2bf.37 to i16
+  %b.1 = load i16, i16* %b.addr
+  %bf2f.18 = zext i16 %f2bf.38 to i32
+  %bf2f.19 = shl i32 %bf2f.18, 16
+  %bf2f.20 = bitcast i32 %bf2f.19 to float
+  %bf2f.21 = zext i16 %b.1 to i32
+  %bf2f.22 = shl i32 %bf2f.21, 16
+  %bf2f.23 = bitcast i32 %bf2f.22 to float
+  %fmax = call float @__nv_fmaxf(float %bf2f.20, float %bf2f.23)
+  %f2bf.39 = bitcast float %fmax to i32
+  %f2bf.40 = and i32 %f2bf.39, 2147483647
+  %f2bf.nan.3 = icmp ugt i32 %f2bf.40, 2139095040
+  %f2bf.41 = lshr i32 %f2bf.39, 16
+  %f2bf.42 = or i32 %f2bf.41, 64
+  %f2bf.43 = and i32 %f2bf.39, 32768
+  %f2bf.44 = icmp ne i32 %f2bf.43, 0
+  %f2bf.45 = and i32 %f2bf.39, 98303
+  %f2bf.46 = icmp ne i32 %f2bf.45, 0
+  %f2bf.47 = and i1 %f2bf.44, %f2bf.46
+  %f2bf.48 = zext i1 %f2bf.47 to i32
+  %f2bf.49 = add i32 %f2bf.41, %f2bf.48
+  %f2bf.50 = select i1 %f2bf.nan.3, i32 %f2bf.42, i32 %f2bf.49
+  %f2bf.51 = trunc i32 %f2bf.50 to i16
+  %out.1 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %out.1, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.3
+  store i16 %f2bf.51, i16* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -1500,10 +2383,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i16*, i64, i16*, i64, i16*, i64, i64)* @bf16_methods, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i16*, i64, i16*, i64, i16*, i64, i64)* @bf16_methods__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `bf16_methods` at tests/in/half.rs:51:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `bf16_methods` at tests/in/half.rs:51:29: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `bf16_methods` at tests/in/half.rs:52:9: index out of bounds: the len is {1} but the index is {0}

@@ -117,6 +117,59 @@ if.end:
   ret void
 }
 
+; kernel `axpy_any` (tests/in/half_sm90.rs:11)
+define void @axpy_any__launch_proven(i16 %a, i16* noalias %x, i64 %x.len, i16* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca i16
+  %x.addr = alloca { i16*, i64 }
+  %y.addr = alloca { i16*, i64 }
+  %i.addr = alloca i64
+  call void asm sideeffect "griddepcontrol.wait;", "~{memory}"()
+  store i16 %a, i16* %a.addr
+  %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
+  %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
+  store { i16*, i64 } %x.s.1, { i16*, i64 }* %x.addr
+  %y.s = insertvalue { i16*, i64 } undef, i16* %y, 0
+  %y.s.1 = insertvalue { i16*, i64 } %y.s, i64 %y.len, 1
+  store { i16*, i64 } %y.s.1, { i16*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %y.1 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %len = extractvalue { i16*, i64 } %y.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load i16, i16* %a.addr
+  %x.1 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i16*, i64 } %x.1, 0
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.1
+  %elem = load i16, i16* %elem.ptr
+  %bf16 = call i16 asm "mul.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.1, i16 %elem)
+  %y.2 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.2
+  %elem.1 = load i16, i16* %elem.ptr.1
+  %bf16.1 = call i16 asm "add.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16, i16 %elem.1)
+  %y.3 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i16*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %i.3
+  store i16 %bf16.1, i16* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -139,10 +192,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i16, i16*, i64, i16*, i64, i64)* @axpy_any, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i16, i16*, i64, i16*, i64, i64)* @axpy_any__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `axpy_any` at tests/in/half_sm90.rs:14:20: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `axpy_any` at tests/in/half_sm90.rs:14:27: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `axpy_any` at tests/in/half_sm90.rs:14:9: index out of bounds: the len is {1} but the index is {0}
@@ -434,6 +488,245 @@ if.end:
   ret void
 }
 
+; kernel `bf16_native` (tests/in/half_sm90.rs:19)
+define void @bf16_native__launch_proven(i16* noalias %x, i64 %x.len, i16* noalias %y, i64 %y.len, i16* noalias %out, i64 %out.len, i32* noalias %flags, i64 %flags.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { i16*, i64 }
+  %y.addr = alloca { i16*, i64 }
+  %out.addr = alloca { i16*, i64 }
+  %flags.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %_tuple_.addr = alloca { i16, i16 }
+  %a.addr = alloca i16
+  %b.addr = alloca i16
+  %fused.addr = alloca i16
+  call void asm sideeffect "griddepcontrol.wait;", "~{memory}"()
+  %x.s = insertvalue { i16*, i64 } undef, i16* %x, 0
+  %x.s.1 = insertvalue { i16*, i64 } %x.s, i64 %x.len, 1
+  store { i16*, i64 } %x.s.1, { i16*, i64 }* %x.addr
+  %y.s = insertvalue { i16*, i64 } undef, i16* %y, 0
+  %y.s.1 = insertvalue { i16*, i64 } %y.s, i64 %y.len, 1
+  store { i16*, i64 } %y.s.1, { i16*, i64 }* %y.addr
+  %out.s = insertvalue { i16*, i64 } undef, i16* %out, 0
+  %out.s.1 = insertvalue { i16*, i64 } %out.s, i64 %out.len, 1
+  store { i16*, i64 } %out.s.1, { i16*, i64 }* %out.addr
+  %flags.s = insertvalue { i32*, i64 } undef, i32* %flags, 0
+  %flags.s.1 = insertvalue { i32*, i64 } %flags.s, i64 %flags.len, 1
+  store { i32*, i64 } %flags.s.1, { i32*, i64 }* %flags.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %len = extractvalue { i16*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %i.1 = load i64, i64* %i.addr
+  %mul = mul i64 2, %i.1
+  %out.1 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %guard.len = extractvalue { i16*, i64 } %out.1, 1
+  %guard.ok = icmp ult i64 %mul, %guard.len
+  %i.2 = load i64, i64* %i.addr
+  %mul.1 = mul i64 2, %i.2
+  %add = add i64 %mul.1, 1
+  %out.2 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %guard.len.1 = extractvalue { i16*, i64 } %out.2, 1
+  %guard.ok.1 = icmp ult i64 %add, %guard.len.1
+  %guard = and i1 %guard.ok, %guard.ok.1
+  br i1 %guard, label %run.fast, label %run.checked, !prof !0
+run.fast:
+  %x.2 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr = extractvalue { i16*, i64 } %x.2, 0
+  %elem.ptr = getelementptr i16, i16* %ptr, i64 %i.3
+  %elem = load i16, i16* %elem.ptr
+  %tuple = insertvalue { i16, i16 } undef, i16 %elem, 0
+  %y.1 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i16*, i64 } %y.1, 0
+  %elem.ptr.1 = getelementptr i16, i16* %ptr.1, i64 %i.4
+  %elem.1 = load i16, i16* %elem.ptr.1
+  %tuple.1 = insertvalue { i16, i16 } %tuple, i16 %elem.1, 1
+  store { i16, i16 } %tuple.1, { i16, i16 }* %_tuple_.addr
+  %_tuple_ = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field = extractvalue { i16, i16 } %_tuple_, 0
+  store i16 %field, i16* %a.addr
+  %_tuple_.1 = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field.1 = extractvalue { i16, i16 } %_tuple_.1, 1
+  store i16 %field.1, i16* %b.addr
+  %a = load i16, i16* %a.addr
+  %b = load i16, i16* %b.addr
+  %a.1 = load i16, i16* %a.addr
+  %neg = call i16 asm "neg.bf16 $0, $1;", "=h,h"(i16 %a.1)
+  %bf16 = call i16 asm "fma.rn.bf16 $0, $1, $2, $3;", "=h,h,h,h"(i16 %a, i16 %b, i16 %neg)
+  store i16 %bf16, i16* %fused.addr
+  %a.2 = load i16, i16* %a.addr
+  %b.1 = load i16, i16* %b.addr
+  %bf16.1 = call i16 asm "sub.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.2, i16 %b.1)
+  %bf16.2 = call i16 asm "abs.bf16 $0, $1;", "=h,h"(i16 %bf16.1)
+  %fused = load i16, i16* %fused.addr
+  %bf16.3 = call i16 asm "min.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16.2, i16 %fused)
+  %a.3 = load i16, i16* %a.addr
+  %b.2 = load i16, i16* %b.addr
+  %bf16.4 = call i16 asm "mul.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.3, i16 %b.2)
+  %bf16.5 = call i16 asm "max.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16.3, i16 %bf16.4)
+  %b.3 = load i16, i16* %b.addr
+  %bf2f = zext i16 %bf16.5 to i32
+  %bf2f.1 = shl i32 %bf2f, 16
+  %bf2f.2 = bitcast i32 %bf2f.1 to float
+  %bf2f.3 = zext i16 %b.3 to i32
+  %bf2f.4 = shl i32 %bf2f.3, 16
+  %bf2f.5 = bitcast i32 %bf2f.4 to float
+  %div = fdiv float %bf2f.2, %bf2f.5
+  %f2bf = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %div)
+  %out.3 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %mul.2 = mul i64 2, %i.5
+  %ptr.2 = extractvalue { i16*, i64 } %out.3, 0
+  %elem.ptr.2 = getelementptr i16, i16* %ptr.2, i64 %mul.2
+  store i16 %f2bf, i16* %elem.ptr.2
+  %fused.1 = load i16, i16* %fused.addr
+  %bf2f.6 = zext i16 %fused.1 to i32
+  %bf2f.7 = shl i32 %bf2f.6, 16
+  %bf2f.8 = bitcast i32 %bf2f.7 to float
+  %sqrt = call float @__nv_sqrtf(float %bf2f.8)
+  %f2bf.1 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %sqrt)
+  %out.4 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.6 = load i64, i64* %i.addr
+  %mul.3 = mul i64 2, %i.6
+  %add.1 = add i64 %mul.3, 1
+  %ptr.3 = extractvalue { i16*, i64 } %out.4, 0
+  %elem.ptr.3 = getelementptr i16, i16* %ptr.3, i64 %add.1
+  store i16 %f2bf.1, i16* %elem.ptr.3
+  %a.4 = load i16, i16* %a.addr
+  %b.4 = load i16, i16* %b.addr
+  %bf16.cmp = call i16 asm "{ .reg .pred %bf16_p; setp.lt.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.4, i16 %b.4)
+  %cmp.1 = icmp ne i16 %bf16.cmp, 0
+  %cast = zext i1 %cmp.1 to i32
+  %a.5 = load i16, i16* %a.addr
+  %b.5 = load i16, i16* %b.addr
+  %bf16.cmp.1 = call i16 asm "{ .reg .pred %bf16_p; setp.neu.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.5, i16 %b.5)
+  %cmp.2 = icmp ne i16 %bf16.cmp.1, 0
+  %cast.1 = zext i1 %cmp.2 to i32
+  %shamt = and i32 1, 31
+  %shl = shl i32 %cast.1, %shamt
+  %or = or i32 %cast, %shl
+  %flags.1 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
+  %i.7 = load i64, i64* %i.addr
+  %ptr.4 = extractvalue { i32*, i64 } %flags.1, 0
+  %elem.ptr.4 = getelementptr i32, i32* %ptr.4, i64 %i.7
+  store i32 %or, i32* %elem.ptr.4
+  br label %run.join
+run.checked:
+  %x.3 = load { i16*, i64 }, { i16*, i64 }* %x.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.5 = extractvalue { i16*, i64 } %x.3, 0
+  %elem.ptr.5 = getelementptr i16, i16* %ptr.5, i64 %i.8
+  %elem.2 = load i16, i16* %elem.ptr.5
+  %tuple.2 = insertvalue { i16, i16 } undef, i16 %elem.2, 0
+  %y.2 = load { i16*, i64 }, { i16*, i64 }* %y.addr
+  %i.9 = load i64, i64* %i.addr
+  %ptr.6 = extractvalue { i16*, i64 } %y.2, 0
+  %elem.ptr.6 = getelementptr i16, i16* %ptr.6, i64 %i.9
+  %elem.3 = load i16, i16* %elem.ptr.6
+  %tuple.3 = insertvalue { i16, i16 } %tuple.2, i16 %elem.3, 1
+  store { i16, i16 } %tuple.3, { i16, i16 }* %_tuple_.addr
+  %_tuple_.2 = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field.2 = extractvalue { i16, i16 } %_tuple_.2, 0
+  store i16 %field.2, i16* %a.addr
+  %_tuple_.3 = load { i16, i16 }, { i16, i16 }* %_tuple_.addr
+  %field.3 = extractvalue { i16, i16 } %_tuple_.3, 1
+  store i16 %field.3, i16* %b.addr
+  %a.6 = load i16, i16* %a.addr
+  %b.6 = load i16, i16* %b.addr
+  %a.7 = load i16, i16* %a.addr
+  %neg.1 = call i16 asm "neg.bf16 $0, $1;", "=h,h"(i16 %a.7)
+  %bf16.6 = call i16 asm "fma.rn.bf16 $0, $1, $2, $3;", "=h,h,h,h"(i16 %a.6, i16 %b.6, i16 %neg.1)
+  store i16 %bf16.6, i16* %fused.addr
+  %a.8 = load i16, i16* %a.addr
+  %b.7 = load i16, i16* %b.addr
+  %bf16.7 = call i16 asm "sub.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.8, i16 %b.7)
+  %bf16.8 = call i16 asm "abs.bf16 $0, $1;", "=h,h"(i16 %bf16.7)
+  %fused.2 = load i16, i16* %fused.addr
+  %bf16.9 = call i16 asm "min.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16.8, i16 %fused.2)
+  %a.9 = load i16, i16* %a.addr
+  %b.8 = load i16, i16* %b.addr
+  %bf16.10 = call i16 asm "mul.rn.bf16 $0, $1, $2;", "=h,h,h"(i16 %a.9, i16 %b.8)
+  %bf16.11 = call i16 asm "max.bf16 $0, $1, $2;", "=h,h,h"(i16 %bf16.9, i16 %bf16.10)
+  %b.9 = load i16, i16* %b.addr
+  %bf2f.9 = zext i16 %bf16.11 to i32
+  %bf2f.10 = shl i32 %bf2f.9, 16
+  %bf2f.11 = bitcast i32 %bf2f.10 to float
+  %bf2f.12 = zext i16 %b.9 to i32
+  %bf2f.13 = shl i32 %bf2f.12, 16
+  %bf2f.14 = bitcast i32 %bf2f.13 to float
+  %div.1 = fdiv float %bf2f.11, %bf2f.14
+  %f2bf.2 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %div.1)
+  %out.5 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.10 = load i64, i64* %i.addr
+  %mul.4 = mul i64 2, %i.10
+  %ptr.7 = extractvalue { i16*, i64 } %out.5, 0
+  %len.1 = extractvalue { i16*, i64 } %out.5, 1
+  %inbounds = icmp ult i64 %mul.4, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 6, i64 %mul.4, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.7 = getelementptr i16, i16* %ptr.7, i64 %mul.4
+  store i16 %f2bf.2, i16* %elem.ptr.7
+  %fused.3 = load i16, i16* %fused.addr
+  %bf2f.15 = zext i16 %fused.3 to i32
+  %bf2f.16 = shl i32 %bf2f.15, 16
+  %bf2f.17 = bitcast i32 %bf2f.16 to float
+  %sqrt.1 = call float @__nv_sqrtf(float %bf2f.17)
+  %f2bf.3 = call i16 asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"(float %sqrt.1)
+  %out.6 = load { i16*, i64 }, { i16*, i64 }* %out.addr
+  %i.11 = load i64, i64* %i.addr
+  %mul.5 = mul i64 2, %i.11
+  %add.2 = add i64 %mul.5, 1
+  %ptr.8 = extractvalue { i16*, i64 } %out.6, 0
+  %len.2 = extractvalue { i16*, i64 } %out.6, 1
+  %inbounds.1 = icmp ult i64 %add.2, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 7, i64 %add.2, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.8 = getelementptr i16, i16* %ptr.8, i64 %add.2
+  store i16 %f2bf.3, i16* %elem.ptr.8
+  %a.10 = load i16, i16* %a.addr
+  %b.10 = load i16, i16* %b.addr
+  %bf16.cmp.2 = call i16 asm "{ .reg .pred %bf16_p; setp.lt.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.10, i16 %b.10)
+  %cmp.3 = icmp ne i16 %bf16.cmp.2, 0
+  %cast.2 = zext i1 %cmp.3 to i32
+  %a.11 = load i16, i16* %a.addr
+  %b.11 = load i16, i16* %b.addr
+  %bf16.cmp.3 = call i16 asm "{ .reg .pred %bf16_p; setp.neu.bf16 %bf16_p, $1, $2; selp.u16 $0, 1, 0, %bf16_p; }", "=h,h,h"(i16 %a.11, i16 %b.11)
+  %cmp.4 = icmp ne i16 %bf16.cmp.3, 0
+  %cast.3 = zext i1 %cmp.4 to i32
+  %shamt.1 = and i32 1, 31
+  %shl.1 = shl i32 %cast.3, %shamt.1
+  %or.1 = or i32 %cast.2, %shl.1
+  %flags.2 = load { i32*, i64 }, { i32*, i64 }* %flags.addr
+  %i.12 = load i64, i64* %i.addr
+  %ptr.9 = extractvalue { i32*, i64 } %flags.2, 0
+  %elem.ptr.9 = getelementptr i32, i32* %ptr.9, i64 %i.12
+  store i32 %or.1, i32* %elem.ptr.9
+  br label %run.join
+run.join:
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -456,12 +749,15 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i16*, i64, i16*, i64, i16*, i64, i32*, i64, i64)* @bf16_native, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i16*, i64, i16*, i64, i16*, i64, i32*, i64, i64)* @bf16_native__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `bf16_native` at tests/in/half_sm90.rs:22:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `bf16_native` at tests/in/half_sm90.rs:22:29: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `bf16_native` at tests/in/half_sm90.rs:24:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 4 in `bf16_native` at tests/in/half_sm90.rs:25:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 5 in `bf16_native` at tests/in/half_sm90.rs:26:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 6 in `bf16_native` at tests/in/half_sm90.rs:24:9: index out of bounds: the len is {1} but the index is {0}
+; panic site 7 in `bf16_native` at tests/in/half_sm90.rs:25:9: index out of bounds: the len is {1} but the index is {0}

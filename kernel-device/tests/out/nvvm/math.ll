@@ -917,6 +917,81 @@ if.end:
   ret void
 }
 
+; kernel `int_math` (tests/in/math.rs:34)
+define void @int_math__launch_proven(i64* noalias %x, i64 %x.len, i32* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %x.addr = alloca { i64*, i64 }
+  %y.addr = alloca { i32*, i64 }
+  %i.addr = alloca i64
+  %logical = alloca i1
+  %x.s = insertvalue { i64*, i64 } undef, i64* %x, 0
+  %x.s.1 = insertvalue { i64*, i64 } %x.s, i64 %x.len, 1
+  store { i64*, i64 } %x.s.1, { i64*, i64 }* %x.addr
+  %y.s = insertvalue { i32*, i64 } undef, i32* %y, 0
+  %y.s.1 = insertvalue { i32*, i64 } %y.s, i64 %y.len, 1
+  store { i32*, i64 } %y.s.1, { i32*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %x.1 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %len = extractvalue { i64*, i64 } %x.1, 1
+  %cmp = icmp ult i64 %i, %len
+  store i1 %cmp, i1* %logical
+  br i1 %cmp, label %and.rhs, label %and.end
+and.rhs:
+  %i.1 = load i64, i64* %i.addr
+  %y.1 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %len.1 = extractvalue { i32*, i64 } %y.1, 1
+  %cmp.1 = icmp ult i64 %i.1, %len.1
+  store i1 %cmp.1, i1* %logical
+  br label %and.end
+and.end:
+  %logical.1 = load i1, i1* %logical
+  br i1 %logical.1, label %if.then, label %if.end
+if.then:
+  %x.2 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { i64*, i64 } %x.2, 0
+  %elem.ptr = getelementptr i64, i64* %ptr, i64 %i.2
+  %elem = load i64, i64* %elem.ptr
+  %abs.neg = sub i64 0, %elem
+  %abs.isneg = icmp slt i64 %elem, 0
+  %abs = select i1 %abs.isneg, i64 %abs.neg, i64 %elem
+  %cmp.2 = icmp slt i64 %abs, 7
+  %sel = select i1 %cmp.2, i64 %abs, i64 7
+  %cmp.3 = icmp sgt i64 %sel, -7
+  %sel.1 = select i1 %cmp.3, i64 %sel, i64 -7
+  %x.3 = load { i64*, i64 }, { i64*, i64 }* %x.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i64*, i64 } %x.3, 0
+  %elem.ptr.1 = getelementptr i64, i64* %ptr.1, i64 %i.3
+  store i64 %sel.1, i64* %elem.ptr.1
+  %y.2 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { i32*, i64 } %y.2, 0
+  %elem.ptr.2 = getelementptr i32, i32* %ptr.2, i64 %i.4
+  %elem.1 = load i32, i32* %elem.ptr.2
+  %cmp.4 = icmp ult i32 %elem.1, 9
+  %sel.2 = select i1 %cmp.4, i32 %elem.1, i32 9
+  %cmp.5 = icmp ugt i32 %sel.2, 3
+  %sel.3 = select i1 %cmp.5, i32 %sel.2, i32 3
+  %y.3 = load { i32*, i64 }, { i32*, i64 }* %y.addr
+  %i.5 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { i32*, i64 } %y.3, 0
+  %elem.ptr.3 = getelementptr i32, i32* %ptr.3, i64 %i.5
+  store i32 %sel.3, i32* %elem.ptr.3
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -939,10 +1014,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i64*, i64, i32*, i64, i64)* @int_math, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i64*, i64, i32*, i64, i64)* @int_math__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `int_math` at tests/in/math.rs:37:16: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `int_math` at tests/in/math.rs:37:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `int_math` at tests/in/math.rs:38:16: index out of bounds: the len is {1} but the index is {0}

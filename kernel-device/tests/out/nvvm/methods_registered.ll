@@ -127,6 +127,109 @@ if.end:
   ret void
 }
 
+; kernel `unnamed_receivers` (tests/in/methods_registered.rs:46)
+define void @unnamed_receivers__launch_proven(float* noalias %q, i64 %q.len, float* noalias %m, i64 %m.len, { { float, float }, float }* noalias %cells, i64 %cells.len, float* noalias %out, i64 %out.len, i64 %__cudajit.panic.record) {
+entry:
+  %q.addr = alloca { float*, i64 }
+  %m.addr = alloca { float*, i64 }
+  %cells.addr = alloca { { { float, float }, float }*, i64 }
+  %out.addr = alloca { float*, i64 }
+  %i.addr = alloca i64
+  %made.addr = alloca { float, float }
+  %c.addr = alloca { { float, float }, float }
+  %q.s = insertvalue { float*, i64 } undef, float* %q, 0
+  %q.s.1 = insertvalue { float*, i64 } %q.s, i64 %q.len, 1
+  store { float*, i64 } %q.s.1, { float*, i64 }* %q.addr
+  %m.s = insertvalue { float*, i64 } undef, float* %m, 0
+  %m.s.1 = insertvalue { float*, i64 } %m.s, i64 %m.len, 1
+  store { float*, i64 } %m.s.1, { float*, i64 }* %m.addr
+  %cells.s = insertvalue { { { float, float }, float }*, i64 } undef, { { float, float }, float }* %cells, 0
+  %cells.s.1 = insertvalue { { { float, float }, float }*, i64 } %cells.s, i64 %cells.len, 1
+  store { { { float, float }, float }*, i64 } %cells.s.1, { { { float, float }, float }*, i64 }* %cells.addr
+  %out.s = insertvalue { float*, i64 } undef, float* %out, 0
+  %out.s.1 = insertvalue { float*, i64 } %out.s, i64 %out.len, 1
+  store { float*, i64 } %out.s.1, { float*, i64 }* %out.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %q.1 = load { float*, i64 }, { float*, i64 }* %q.addr
+  %len = extractvalue { float*, i64 } %q.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %q.2 = load { float*, i64 }, { float*, i64 }* %q.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %q.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  %m.1 = load { float*, i64 }, { float*, i64 }* %m.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %m.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+  %elem.1 = load float, float* %elem.ptr.1
+  %call = call { float, float } @__cudajit_dev_make_charge(float %elem, float %elem.1, i64 %__cudajit.panic.record)
+  store { float, float } %call, { float, float }* %made.addr
+  %cells.1 = load { { { float, float }, float }*, i64 }, { { { float, float }, float }*, i64 }* %cells.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { { { float, float }, float }*, i64 } %cells.1, 0
+  %len.1 = extractvalue { { { float, float }, float }*, i64 } %cells.1, 1
+  %inbounds = icmp ult i64 %i.3, %len.1
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 3, i64 %i.3, i64 %len.1)
+  unreachable
+ok:
+  %elem.ptr.2 = getelementptr { { float, float }, float }, { { float, float }, float }* %ptr.2, i64 %i.3
+  %elem.2 = load { { float, float }, float }, { { float, float }, float }* %elem.ptr.2
+  store { { float, float }, float } %elem.2, { { float, float }, float }* %c.addr
+  %made = load { float, float }, { float, float }* %made.addr
+  %call.1 = call { float, float } @__cudajit_dev_Charge__doubled({ float, float } %made, i64 %__cudajit.panic.record)
+  %call.2 = call float @__cudajit_dev_Charge__energy({ float, float } %call.1, i64 %__cudajit.panic.record)
+  %out.1 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %i.4 = load i64, i64* %i.addr
+  %mul = mul i64 2, %i.4
+  %ptr.3 = extractvalue { float*, i64 } %out.1, 0
+  %len.2 = extractvalue { float*, i64 } %out.1, 1
+  %inbounds.1 = icmp ult i64 %mul, %len.2
+  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
+panic.1:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 4, i64 %mul, i64 %len.2)
+  unreachable
+ok.1:
+  %elem.ptr.3 = getelementptr float, float* %ptr.3, i64 %mul
+  store float %call.2, float* %elem.ptr.3
+  %field.ptr = getelementptr inbounds { { float, float }, float }, { { float, float }, float }* %c.addr, i32 0, i32 0
+  %elem.3 = load { float, float }, { float, float }* %field.ptr
+  %call.3 = call float @__cudajit_dev_Charge__energy({ float, float } %elem.3, i64 %__cudajit.panic.record)
+  %field.ptr.1 = getelementptr inbounds { { float, float }, float }, { { float, float }, float }* %c.addr, i32 0, i32 1
+  %elem.4 = load float, float* %field.ptr.1
+  %mul.1 = fmul float %call.3, %elem.4
+  %out.2 = load { float*, i64 }, { float*, i64 }* %out.addr
+  %i.5 = load i64, i64* %i.addr
+  %mul.2 = mul i64 2, %i.5
+  %add = add i64 %mul.2, 1
+  %ptr.4 = extractvalue { float*, i64 } %out.2, 0
+  %len.3 = extractvalue { float*, i64 } %out.2, 1
+  %inbounds.2 = icmp ult i64 %add, %len.3
+  br i1 %inbounds.2, label %ok.2, label %panic.2, !prof !0
+panic.2:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 5, i64 %add, i64 %len.3)
+  unreachable
+ok.2:
+  %elem.ptr.4 = getelementptr float, float* %ptr.4, i64 %add
+  store float %mul.1, float* %elem.ptr.4
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; device fn `make_charge` (tests/in/methods_registered.rs:41)
 define internal { float, float } @__cudajit_dev_make_charge(float %q, float %m, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -195,10 +298,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, { { float, float }, float }*, i64, float*, i64, i64)* @unnamed_receivers, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, { { float, float }, float }*, i64, float*, i64, i64)* @unnamed_receivers__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `unnamed_receivers` at tests/in/methods_registered.rs:49:32: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `unnamed_receivers` at tests/in/methods_registered.rs:49:38: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `unnamed_receivers` at tests/in/methods_registered.rs:50:17: index out of bounds: the len is {1} but the index is {0}

@@ -549,6 +549,85 @@ if.end:
   ret void
 }
 
+; kernel `every_draw` (tests/in/random.rs:38)
+define void @every_draw__launch_proven(i64* noalias %states, i64 %states.len, float* noalias %u32s, i64 %u32s.len, double* noalias %u64s, i64 %u64s.len, float* noalias %n32, i64 %n32.len, double* noalias %n64, i64 %n64.len, i64 %__cudajit.panic.record) {
+entry:
+  %states.addr = alloca { i64*, i64 }
+  %u32s.addr = alloca { float*, i64 }
+  %u64s.addr = alloca { double*, i64 }
+  %n32.addr = alloca { float*, i64 }
+  %n64.addr = alloca { double*, i64 }
+  %i.addr = alloca i64
+  %states.s = insertvalue { i64*, i64 } undef, i64* %states, 0
+  %states.s.1 = insertvalue { i64*, i64 } %states.s, i64 %states.len, 1
+  store { i64*, i64 } %states.s.1, { i64*, i64 }* %states.addr
+  %u32s.s = insertvalue { float*, i64 } undef, float* %u32s, 0
+  %u32s.s.1 = insertvalue { float*, i64 } %u32s.s, i64 %u32s.len, 1
+  store { float*, i64 } %u32s.s.1, { float*, i64 }* %u32s.addr
+  %u64s.s = insertvalue { double*, i64 } undef, double* %u64s, 0
+  %u64s.s.1 = insertvalue { double*, i64 } %u64s.s, i64 %u64s.len, 1
+  store { double*, i64 } %u64s.s.1, { double*, i64 }* %u64s.addr
+  %n32.s = insertvalue { float*, i64 } undef, float* %n32, 0
+  %n32.s.1 = insertvalue { float*, i64 } %n32.s, i64 %n32.len, 1
+  store { float*, i64 } %n32.s.1, { float*, i64 }* %n32.addr
+  %n64.s = insertvalue { double*, i64 } undef, double* %n64, 0
+  %n64.s.1 = insertvalue { double*, i64 } %n64.s, i64 %n64.len, 1
+  store { double*, i64 } %n64.s.1, { double*, i64 }* %n64.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %u32s.1 = load { float*, i64 }, { float*, i64 }* %u32s.addr
+  %len = extractvalue { float*, i64 } %u32s.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %states.1 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %i.1 = load i64, i64* %i.addr
+  %call = call float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states.1, i64 %i.1, i64 %__cudajit.panic.record)
+  %u32s.2 = load { float*, i64 }, { float*, i64 }* %u32s.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %u32s.2, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.2
+  store float %call, float* %elem.ptr
+  %states.2 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %i.3 = load i64, i64* %i.addr
+  %call.1 = call double @__cudajit_dev_xoroshiro128p_uniform_f64({ i64*, i64 } %states.2, i64 %i.3, i64 %__cudajit.panic.record)
+  %u64s.1 = load { double*, i64 }, { double*, i64 }* %u64s.addr
+  %i.4 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { double*, i64 } %u64s.1, 0
+  %elem.ptr.1 = getelementptr double, double* %ptr.1, i64 %i.4
+  store double %call.1, double* %elem.ptr.1
+  %states.3 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %i.5 = load i64, i64* %i.addr
+  %call.2 = call float @__cudajit_dev_xoroshiro128p_normal_f32({ i64*, i64 } %states.3, i64 %i.5, i64 %__cudajit.panic.record)
+  %n32.1 = load { float*, i64 }, { float*, i64 }* %n32.addr
+  %i.6 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %n32.1, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.6
+  store float %call.2, float* %elem.ptr.2
+  %states.4 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %i.7 = load i64, i64* %i.addr
+  %call.3 = call double @__cudajit_dev_xoroshiro128p_normal_f64({ i64*, i64 } %states.4, i64 %i.7, i64 %__cudajit.panic.record)
+  %n64.1 = load { double*, i64 }, { double*, i64 }* %n64.addr
+  %i.8 = load i64, i64* %i.addr
+  %ptr.3 = extractvalue { double*, i64 } %n64.1, 0
+  %elem.ptr.3 = getelementptr double, double* %ptr.3, i64 %i.8
+  store double %call.3, double* %elem.ptr.3
+  %states.5 = load { i64*, i64 }, { i64*, i64 }* %states.addr
+  %i.9 = load i64, i64* %i.addr
+  call void @__cudajit_dev_xoroshiro128p_jump({ i64*, i64 } %states.5, i64 %i.9, i64 %__cudajit.panic.record)
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; device fn `xoroshiro128p_uniform_f32` (src/random.rs:81)
 define internal float @__cudajit_dev_xoroshiro128p_uniform_f32({ i64*, i64 } %states, i64 %index, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -910,10 +989,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64, i64)* @every_draw, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i64*, i64, float*, i64, double*, i64, float*, i64, double*, i64, i64)* @every_draw__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `every_draw` at tests/in/random.rs:41:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `every_draw` at tests/in/random.rs:42:9: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `every_draw` at tests/in/random.rs:43:9: index out of bounds: the len is {1} but the index is {0}

@@ -166,13 +166,6 @@ if.then:
   %x.2 = load { float*, i64 }, { float*, i64 }* %x.addr
   %i.1 = load i64, i64* %i.addr
   %ptr = extractvalue { float*, i64 } %x.2, 0
-  %len.1 = extractvalue { float*, i64 } %x.2, 1
-  %inbounds = icmp ult i64 %i.1, %len.1
-  br i1 %inbounds, label %ok, label %panic, !prof !0
-panic:
-  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 %i.1, i64 %len.1)
-  unreachable
-ok:
   %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
   %elem = load float, float* %elem.ptr
   store float %elem, float* %if.result
@@ -184,12 +177,12 @@ if.end:
   %result = load float, float* %if.result
   %cache = load [256 x float] addrspace(3)*, [256 x float] addrspace(3)** %cache.addr
   %tid = load i64, i64* %tid.addr
-  %inbounds.1 = icmp ult i64 %tid, 256
-  br i1 %inbounds.1, label %ok.1, label %panic.1, !prof !0
-panic.1:
+  %inbounds = icmp ult i64 %tid, 256
+  br i1 %inbounds, label %ok, label %panic, !prof !0
+panic:
   call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 2, i64 %tid, i64 256)
   unreachable
-ok.1:
+ok:
   %elem.ptr.1 = getelementptr inbounds [256 x float], [256 x float] addrspace(3)* %cache, i64 0, i64 %tid
   store float %result, float addrspace(3)* %elem.ptr.1
   call void @llvm.nvvm.barrier0()

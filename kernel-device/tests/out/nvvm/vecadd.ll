@@ -84,6 +84,59 @@ if.end:
   ret void
 }
 
+; kernel `vecadd` (tests/in/vecadd.rs:9)
+define void @vecadd__launch_proven(float* noalias %a, i64 %a.len, float* noalias %b, i64 %b.len, float* noalias %c, i64 %c.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca { float*, i64 }
+  %b.addr = alloca { float*, i64 }
+  %c.addr = alloca { float*, i64 }
+  %i.addr = alloca i64
+  %a.s = insertvalue { float*, i64 } undef, float* %a, 0
+  %a.s.1 = insertvalue { float*, i64 } %a.s, i64 %a.len, 1
+  store { float*, i64 } %a.s.1, { float*, i64 }* %a.addr
+  %b.s = insertvalue { float*, i64 } undef, float* %b, 0
+  %b.s.1 = insertvalue { float*, i64 } %b.s, i64 %b.len, 1
+  store { float*, i64 } %b.s.1, { float*, i64 }* %b.addr
+  %c.s = insertvalue { float*, i64 } undef, float* %c, 0
+  %c.s.1 = insertvalue { float*, i64 } %c.s, i64 %c.len, 1
+  store { float*, i64 } %c.s.1, { float*, i64 }* %c.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %c.1 = load { float*, i64 }, { float*, i64 }* %c.addr
+  %len = extractvalue { float*, i64 } %c.1, 1
+  %cmp = icmp ult i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  %a.1 = load { float*, i64 }, { float*, i64 }* %a.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %a.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i.1
+  %elem = load float, float* %elem.ptr
+  %call = call float @__cudajit_dev_square(float %elem, i64 %__cudajit.panic.record)
+  %b.1 = load { float*, i64 }, { float*, i64 }* %b.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %b.1, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.2
+  %elem.1 = load float, float* %elem.ptr.1
+  %add = fadd float %call, %elem.1
+  %c.2 = load { float*, i64 }, { float*, i64 }* %c.addr
+  %i.3 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %c.2, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.3
+  store float %add, float* %elem.ptr.2
+  br label %if.end
+if.end:
+  ret void
+}
+
 ; device fn `square` (tests/in/vecadd.rs:4)
 define internal float @__cudajit_dev_square(float %x, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -117,10 +170,11 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (float*, i64, float*, i64, float*, i64, i64)* @vecadd, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (float*, i64, float*, i64, float*, i64, i64)* @vecadd__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `vecadd` at tests/in/vecadd.rs:12:23: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `vecadd` at tests/in/vecadd.rs:12:31: index out of bounds: the len is {1} but the index is {0}
 ; panic site 3 in `vecadd` at tests/in/vecadd.rs:12:9: index out of bounds: the len is {1} but the index is {0}

@@ -7,6 +7,12 @@ use crate::ir::Axis;
 
 const BLOCK: [u32; 3] = [256, 1, 1];
 
+/// The slices' lengths of a bound that names none.
+fn no_lengths(_: usize) -> Option<u64> {
+    None
+}
+const NO_LENGTHS: fn(usize) -> Option<u64> = no_lengths;
+
 #[test]
 fn a_grid_index_through_a_barrier_is_proven_by_the_launch() {
     let out = write_kernel(
@@ -27,10 +33,10 @@ fn a_grid_index_through_a_barrier_is_proven_by_the_launch() {
     );
     for c in &proof.conditions {
         // 4 blocks of 256: the largest index is 1023.
-        assert_eq!(c.max_index.eval([4, 1, 1], BLOCK), Some(1023));
-        assert!(c.holds([4, 1, 1], BLOCK, 1024));
-        assert!(!c.holds([4, 1, 1], BLOCK, 1023));
-        assert!(!c.holds([5, 1, 1], BLOCK, 1024));
+        assert_eq!(c.max_index.eval([4, 1, 1], BLOCK, &NO_LENGTHS), Some(1023));
+        assert!(c.holds([4, 1, 1], BLOCK, &|_| Some(1024)));
+        assert!(!c.holds([4, 1, 1], BLOCK, &|_| Some(1023)));
+        assert!(!c.holds([5, 1, 1], BLOCK, &|_| Some(1024)));
     }
     assert_eq!(definition(&out.text, "k").matches(PANIC_CALL).count(), 2);
     let copy = definition(&out.text, "k__launch_proven");
@@ -90,15 +96,21 @@ fn arithmetic_that_could_wrap_at_the_launch_is_not_proven() {
     let [LaunchCondition { max_index, .. }] = proof.conditions.as_slice() else {
         panic!("{:?}", proof.conditions);
     };
-    assert_eq!(max_index.eval([8, 1, 1], [32, 1, 1]), Some(4 * 255 + 3));
+    assert_eq!(
+        max_index.eval([8, 1, 1], [32, 1, 1], &NO_LENGTHS),
+        Some(4 * 255 + 3)
+    );
     // 2^22 blocks of 1024 threads fill u32's range; one more block passes it, and
     // `block_idx * block_dim + thread_idx` wraps.
     let top = u64::from(u32::MAX);
     assert_eq!(
-        max_index.eval([1 << 22, 1, 1], [1024, 1, 1]),
+        max_index.eval([1 << 22, 1, 1], [1024, 1, 1], &NO_LENGTHS),
         Some(4 * top + 3)
     );
-    assert_eq!(max_index.eval([(1 << 22) + 1, 1, 1], [1024, 1, 1]), None);
+    assert_eq!(
+        max_index.eval([(1 << 22) + 1, 1, 1], [1024, 1, 1], &NO_LENGTHS),
+        None
+    );
 }
 
 #[test]
@@ -107,26 +119,77 @@ fn bounds_evaluate_without_overflow_or_panic() {
         Box::new(Bound::GridDim(Axis::X)),
         Box::new(Bound::Const(u64::MAX)),
     );
-    assert_eq!(big.eval([2, 1, 1], BLOCK), None);
+    assert_eq!(big.eval([2, 1, 1], BLOCK, &NO_LENGTHS), None);
     let below_zero = Bound::Minus(Box::new(Bound::GridDim(Axis::Y)), 2);
-    assert_eq!(below_zero.eval([1, 1, 1], BLOCK), None);
+    assert_eq!(below_zero.eval([1, 1, 1], BLOCK, &NO_LENGTHS), None);
     let shifted = Bound::ShiftRight(Box::new(Bound::BlockDim(Axis::X)), 70);
-    assert_eq!(shifted.eval([1, 1, 1], BLOCK), None);
+    assert_eq!(shifted.eval([1, 1, 1], BLOCK, &NO_LENGTHS), None);
     let capped = Bound::Min(Box::new(Bound::BlockDim(Axis::X)), 31);
-    assert_eq!(capped.eval([1, 1, 1], BLOCK), Some(31));
+    assert_eq!(capped.eval([1, 1, 1], BLOCK, &NO_LENGTHS), Some(31));
 }
 
 #[test]
-fn an_index_the_kernel_guards_itself_gets_no_copy() {
-    // `if i < n`: the grid overshoots the data, so its launches would not prove `x[i]`.
+fn an_index_the_kernel_guards_by_a_length_is_proven_below_it() {
+    // `if i < c.len()`: the grid overshoots the data, so the launch proves `a[i]` and
+    // `b[i]` when `a` and `b` are as long as the grid or as `c` (through `let j = i` too).
     let out = write_kernel(
         "fn k(a: &[f32], b: &[f32], c: &mut [f32]) {
             let i = grid(1);
             if i < c.len() {
                 let j = i;
-                c[j] = a[i] + b[i];
+                c[j] = a[i] + b[j];
             }
         }",
     );
-    assert!(out.launch_proofs.is_empty(), "{:?}", out.launch_proofs);
+    let [proof] = out.launch_proofs.as_slice() else {
+        panic!("one copy: {:?}", out.launch_proofs);
+    };
+    // `c[j]` under its own guard needs no condition (and the copy drops its check).
+    let params: Vec<usize> = proof.conditions.iter().map(|c| c.param).collect();
+    assert_eq!(params, [0, 1], "{:?}", proof.conditions);
+    let lens = |a: u64, b: u64, c: u64| move |p: usize| [a, b, c].get(p).copied();
+    for c in &proof.conditions {
+        assert!(
+            matches!(c.max_index, Bound::BelowLen(_, 2)),
+            "{:?}",
+            c.max_index
+        );
+        // 4 blocks of 256 threads over 1000 elements of each.
+        assert!(c.holds([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)));
+        assert_eq!(
+            c.max_index.eval([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)),
+            Some(999)
+        );
+        // Longer than the grid, `c` longer still: the grid bounds the index.
+        assert!(c.holds([4, 1, 1], BLOCK, &lens(1024, 1024, 5000)));
+        // Shorter than `c` and than the grid: a thread reads past it.
+        assert!(!c.holds([4, 1, 1], BLOCK, &lens(999, 999, 1000)));
+        // `c` empty: nothing is read, and the bound is 0 (so an empty `a` still fails it).
+        assert!(c.holds([4, 1, 1], BLOCK, &lens(1, 1, 0)));
+        assert!(!c.holds([4, 1, 1], BLOCK, &lens(0, 0, 0)));
+        // A length the host does not know proves nothing.
+        assert!(!c.holds([4, 1, 1], BLOCK, &|p| (p != 2).then_some(1000)));
+    }
+    assert_eq!(definition(&out.text, "k").matches(PANIC_CALL).count(), 3);
+    let copy = definition(&out.text, "k__launch_proven");
+    assert!(!copy.contains(PANIC_CALL), "{copy}");
+}
+
+#[test]
+fn a_guard_that_does_not_bound_the_index_proves_nothing() {
+    // A mutable index, a guard in the other branch, `<=`, and `||` leave `x[i]` checked.
+    for body in [
+        "let mut i = grid(1); if i < c.len() { i += 1; c[i] = x[i]; }",
+        "let i = grid(1); if i < c.len() { } else { c[0] = x[i]; }",
+        "let i = grid(1); if i <= c.len() { c[0] = x[i]; }",
+        "let i = grid(1); if i < c.len() || i < 7 { c[0] = x[i]; }",
+        "let i = grid(1); let n = c.len(); if i < n { c[0] = x[i]; }",
+    ] {
+        let out = write_kernel(&format!("fn k(x: &[f32], c: &mut [f32]) {{ {body} }}"));
+        assert!(
+            out.launch_proofs.is_empty(),
+            "{body}: {:?}",
+            out.launch_proofs
+        );
+    }
 }
