@@ -177,16 +177,14 @@ entry:
         assert!(!mentions("@k__launch_proven2,", "@k__launch_proven"));
     }
 
-    /// The real thing: a bounds-checked kernel whose checks its grid proves, lowered
-    /// by the compiler, has a copy; cut out, the module keeps exactly one kernel, and
-    /// libnvvm (where installed) compiles it to PTX with that one entry.
-    #[test]
-    fn a_real_kernel_loses_its_copy_and_still_compiles() {
-        static SOURCE: kernel_device::source::FnSource = kernel_device::source::FnSource {
-            name: "doubled",
+    use kernel_device::source::FnSource;
+
+    /// A kernel of this file, `text` named `name`.
+    const fn kernel(name: &'static str, text: &'static str) -> FnSource {
+        FnSource {
+            name,
             kind: kernel_device::source::SourceKind::Kernel,
-            text:
-                "fn doubled(x: &[f32], out: &mut [f32]) { let i = grid(1); out[i] = 2.0 * x[i]; }",
+            text,
             file: "deferred.rs",
             line: 1,
             options: kernel_device::ir::FunctionOptions::DEFAULT,
@@ -194,30 +192,57 @@ entry:
             consts: &[],
             structs: &[],
             instance: &[],
-        };
+        }
+    }
+
+    /// `source` lowered by the compiler, and the part of its module without the kernel
+    /// `cut` (by the writer's layout).
+    fn lowered_and_cut(
+        source: &'static FnSource,
+        cut: &str,
+    ) -> (kernel_device::CompiledUnit, String) {
         let unit =
-            crate::compile::lower::lower(&SOURCE, &kernel_device::back::nvvm::Options::default())
+            crate::compile::lower::lower(source, &kernel_device::back::nvvm::Options::default())
                 .unwrap();
-        let proof = unit
-            .launch_proof
-            .as_ref()
-            .expect("the grid proves both indices");
-        let cut = without_kernel(&unit.nvvm_ir, &proof.symbol).expect("the writer's layout");
-        assert!(unit
-            .nvvm_ir
-            .contains(&format!("define void @{}(", proof.symbol)));
-        assert!(!cut.contains(&proof.symbol), "{cut}");
-        assert_eq!(cut.matches("define void @").count(), 1, "{cut}");
-        assert!(cut.contains("define void @doubled("), "{cut}");
+        let part = without_kernel(&unit.nvvm_ir, cut).expect("the writer's layout");
+        assert_eq!(part.matches("define void @").count(), 1, "{part}");
+        (unit, part)
+    }
+
+    /// `ir` of `source` compiled by libnvvm for sm_90, or `None` (skipped) without it.
+    fn compiled(source: &'static FnSource, ir: &str) -> Option<String> {
         let Ok(nvvm) = crate::compile::libnvvm::shared() else {
             eprintln!("skipped the compile: no libnvvm (set CUDAJIT_NVVM_PATH)");
+            return None;
+        };
+        let options = crate::compile::lower::runtime_options(source, "compute_90".into());
+        Some(nvvm.compile(ir, &options).unwrap())
+    }
+
+    /// The real thing: a bounds-checked kernel whose checks its grid proves, lowered
+    /// by the compiler, has a copy; cut out, the module keeps exactly one kernel, and
+    /// libnvvm (where installed) compiles it to PTX with that one entry.
+    #[test]
+    fn a_real_kernel_loses_its_copy_and_still_compiles() {
+        static SOURCE: FnSource = kernel(
+            "doubled",
+            "fn doubled(x: &[f32], out: &mut [f32]) { let i = grid(1); out[i] = 2.0 * x[i]; }",
+        );
+        let symbol = "doubled__launch_proven";
+        let (unit, cut) = lowered_and_cut(&SOURCE, symbol);
+        assert_eq!(
+            unit.launch_proof.as_ref().map(|p| p.symbol.as_str()),
+            Some(symbol)
+        );
+        assert!(unit.nvvm_ir.contains(&format!("define void @{symbol}(")));
+        assert!(!cut.contains(symbol), "{cut}");
+        assert!(cut.contains("define void @doubled("), "{cut}");
+        let Some(ptx) = compiled(&SOURCE, &cut) else {
             return;
         };
-        let options = crate::compile::lower::runtime_options(&SOURCE, "compute_90".into());
-        let ptx = nvvm.compile(&cut, &options).unwrap();
         assert_eq!(ptx.matches(".entry ").count(), 1, "{ptx}");
         assert!(ptx.contains(".entry doubled("), "{ptx}");
-        let whole = nvvm.compile(&unit.nvvm_ir, &options).unwrap();
+        let whole = compiled(&SOURCE, &unit.nvvm_ir).unwrap();
         assert_eq!(whole.matches(".entry ").count(), 2, "{whole}");
     }
 
@@ -226,41 +251,24 @@ entry:
     /// panic helper, so the PTX has the copy's entry alone and no helper.
     #[test]
     fn a_guarded_kernel_keeps_only_its_copy() {
-        static SOURCE: kernel_device::source::FnSource = kernel_device::source::FnSource {
-            name: "guarded",
-            kind: kernel_device::source::SourceKind::Kernel,
-            text: "fn guarded(a: &[f32], b: &[f32], c: &mut [f32]) { \
-                   let i = grid(1); if i < c.len() { c[i] = a[i] + b[i]; } }",
-            file: "deferred.rs",
-            line: 1,
-            options: kernel_device::ir::FunctionOptions::DEFAULT,
-            deps: &[],
-            consts: &[],
-            structs: &[],
-            instance: &[],
-        };
-        let unit =
-            crate::compile::lower::lower(&SOURCE, &kernel_device::back::nvvm::Options::default())
-                .unwrap();
-        let proof = unit
-            .launch_proof
-            .as_ref()
-            .expect("the guard bounds a[i], b[i]");
-        let cut = without_kernel(&unit.nvvm_ir, "guarded").expect("the writer's layout");
-        assert_eq!(cut.matches("define void @").count(), 1, "{cut}");
-        assert!(
-            cut.contains(&format!("define void @{}(", proof.symbol)),
-            "{cut}"
+        static SOURCE: FnSource = kernel(
+            "guarded",
+            "fn guarded(a: &[f32], b: &[f32], c: &mut [f32]) { \
+             let i = grid(1); if i < c.len() { c[i] = a[i] + b[i]; } }",
         );
+        let (unit, cut) = lowered_and_cut(&SOURCE, "guarded");
+        let symbol = "guarded__launch_proven";
+        assert_eq!(
+            unit.launch_proof.as_ref().map(|p| p.symbol.as_str()),
+            Some(symbol)
+        );
+        assert!(cut.contains(&format!("define void @{symbol}(")), "{cut}");
         assert!(!cut.contains("call void @__cudajit_panic("), "{cut}");
-        let Ok(nvvm) = crate::compile::libnvvm::shared() else {
-            eprintln!("skipped the compile: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        let Some(ptx) = compiled(&SOURCE, &cut) else {
             return;
         };
-        let options = crate::compile::lower::runtime_options(&SOURCE, "compute_90".into());
-        let ptx = nvvm.compile(&cut, &options).unwrap();
         assert_eq!(ptx.matches(".entry ").count(), 1, "{ptx}");
-        assert!(ptx.contains(".entry guarded__launch_proven("), "{ptx}");
+        assert!(ptx.contains(&format!(".entry {symbol}(")), "{ptx}");
         assert!(!ptx.contains("__cudajit_panic"), "{ptx}");
     }
 }
