@@ -31,7 +31,7 @@ LAUNCH_ROWS = [
 FIRST_ROWS = [
     ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
-    ("second_call_cudajit", "cudajit vecadd's 2nd call (its launch-proven copy)"),
+    ("second_call_cudajit", "cudajit vecadd's 2nd call (the copy compiled first)"),
     ("first_call_cold_cudajit", "fresh process, driver JIT cache cold: vecadd"),
     ("first_call_cold_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_warm_cudajit", "fresh process, driver JIT cache warm: vecadd"),
