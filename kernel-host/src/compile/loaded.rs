@@ -219,8 +219,10 @@ impl LoadedKernel {
     /// A deferred copy is compiled here, at the second launch it would serve, when
     /// `may_compile` (not while a graph is captured); a failed compile leaves the
     /// checked kernel, which computes the same results. A checked kernel left out of
-    /// the first compile is compiled here at the first launch the copy does not serve
-    /// (an `Err` if that compile fails, or if it would run inside a graph capture).
+    /// the first compile is compiled here at the first launch the copy does not serve,
+    /// in a capture too (the launch cannot run without it; an `Err` if the compile
+    /// fails): the module's load and its tag's copy touch only the legacy NULL stream,
+    /// which a capture's non-blocking stream is not ordered with.
     #[inline]
     pub(crate) fn function_for(
         &self,
@@ -235,7 +237,7 @@ impl LoadedKernel {
             }
             Some(_) => match &self.checked_later {
                 None => Ok(self.function),
-                Some(later) => self.checked_function(later, may_compile),
+                Some(later) => self.checked_function(later),
             },
             None => Ok(self.function_deferred(grid, block, &arg_len, may_compile)),
         }
@@ -243,20 +245,9 @@ impl LoadedKernel {
 
     /// The checked kernel the first compile left out, compiled now if it is not yet.
     #[cold]
-    fn checked_function(&self, later: &CheckedLater, may_compile: bool) -> Result<sys::CUfunction> {
+    fn checked_function(&self, later: &CheckedLater) -> Result<sys::CUfunction> {
         if let Some((function, _)) = later.loaded.get() {
             return Ok(*function);
-        }
-        if !may_compile {
-            return Err(crate::Error::InvalidLaunch {
-                kernel: self.name.clone(),
-                limit: "no compile inside a graph capture".into(),
-                detail: "this launch needs the bounds-checked kernel, which is not compiled \
-                         yet (the launches so far proved their bounds checks and ran the copy \
-                         without them); launch the kernel once with this shape before \
-                         capturing"
-                    .into(),
-            });
         }
         let _compiling = later.compiling.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((function, _)) = later.loaded.get() {
