@@ -193,6 +193,13 @@ pub fn blocks_in_expr(func: &Function, h: Handle<Expr>, f: &mut dyn FnMut(&Block
 /// (loops, versioned copies, predicated prefetches). Blocks are visited last-found first;
 /// callers that number what they find (the simulator's loop slots) rely on that order.
 pub fn stmts_in_function<'f>(func: &'f Function, f: &mut dyn FnMut(&'f Stmt)) {
+    blocks_in_function(func, &mut |block| block.stmts.iter().for_each(&mut *f));
+}
+
+/// Calls `f` on every block of `func`: its body, the blocks expressions hold and those
+/// statements hold, in [`stmts_in_function`]'s order (a block's statements are all
+/// visited before the blocks they hold).
+pub fn blocks_in_function<'f>(func: &'f Function, f: &mut dyn FnMut(&'f Block)) {
     let mut blocks: Vec<&Block> = vec![&func.body];
     for (_, e) in func.exprs.iter() {
         match &e.kind {
@@ -209,8 +216,8 @@ pub fn stmts_in_function<'f>(func: &'f Function, f: &mut dyn FnMut(&'f Stmt)) {
         }
     }
     while let Some(block) = blocks.pop() {
+        f(block);
         for stmt in &block.stmts {
-            f(stmt);
             match stmt {
                 Stmt::While { body, .. } | Stmt::ForRange { body, .. } => blocks.push(body),
                 Stmt::Versioned(v) => blocks.extend([&v.fast, &v.checked]),

@@ -16,9 +16,10 @@ use std::collections::HashMap;
 use std::collections::HashSet;
 
 use super::ranges::Ranges;
-use crate::ir::visit::{exprs_in_block, exprs_in_expr, places_in_block};
+use crate::ir::visit::{blocks_in_function, exprs_in_block, exprs_in_expr, places_in_block};
 use crate::ir::{
-    Axis, BinaryOp, Expr, ExprKind, Function, Handle, Local, LogicalOp, PlaceRoot, Projection, Type,
+    Axis, BinaryOp, Block, Expr, ExprKind, Function, Handle, Local, LogicalOp, PlaceRoot,
+    Projection, Stmt, Type,
 };
 
 /// The suffix of the symbol of a kernel's copy without its launch-proven checks.
@@ -221,11 +222,42 @@ fn compared_locals(kernel: &Function) -> HashSet<Handle<Local>> {
 }
 
 /// For each expression read only under `if i < s.len() { .. }` (also `s.len() > i`,
-/// and each side of `&&`), the pairs (`i`, `s`'s position among the parameters) of
-/// those guards; `i` a local and `s` a slice parameter, neither of them `mut`, so
-/// neither changes after the guard.
+/// and each side of `&&`), or after `if i >= s.len() { return; }` in its block (also
+/// `s.len() <= i`, and each side of `||`), the pairs (`i`, `s`'s position among the
+/// parameters) of those guards; `i` a local and `s` a slice parameter, neither of them
+/// `mut`, so neither changes after the guard.
 fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> {
     let mut guards: HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> = HashMap::new();
+    blocks_in_function(kernel, &mut |block| {
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            let Stmt::Expr(h) = stmt else {
+                continue;
+            };
+            let Some(ExprKind::If {
+                cond,
+                then_block,
+                else_block: None,
+            }) = kernel.exprs.get(*h).map(|e| &e.kind)
+            else {
+                continue;
+            };
+            if !ends_in_return(kernel, then_block) {
+                continue;
+            }
+            let mut pairs = Vec::new();
+            length_guard_pairs(kernel, *cond, Polarity::Exits, &mut pairs);
+            if pairs.is_empty() {
+                continue;
+            }
+            let rest = Block {
+                stmts: block.stmts[k + 1..].to_vec(),
+                tail: block.tail,
+            };
+            exprs_in_block(kernel, &rest, &mut |h, _| {
+                guards.entry(h).or_default().extend(pairs.iter().copied());
+            });
+        }
+    });
     exprs_in_block(kernel, &kernel.body, &mut |_, e| {
         let ExprKind::If {
             cond, then_block, ..
@@ -234,7 +266,7 @@ fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>,
             return;
         };
         let mut pairs = Vec::new();
-        length_guard_pairs(kernel, *cond, &mut pairs);
+        length_guard_pairs(kernel, *cond, Polarity::Enters, &mut pairs);
         if pairs.is_empty() {
             return;
         }
@@ -245,10 +277,34 @@ fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>,
     guards
 }
 
-/// The (`i`, slice parameter) pairs that `cond` being true implies `i < s.len()` of.
+/// Whether a guard's block runs the guarded code (`if i < n { .. }`) or leaves it
+/// (`if i >= n { return; }`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Polarity {
+    Enters,
+    Exits,
+}
+
+/// Whether `block`'s last statement (or its tail) is a `return`: what follows the `if`
+/// that holds it runs only where the condition was false.
+fn ends_in_return(kernel: &Function, block: &Block) -> bool {
+    let last = match (block.tail, block.stmts.last()) {
+        (Some(tail), _) => tail,
+        (None, Some(Stmt::Expr(h))) => *h,
+        _ => return false,
+    };
+    matches!(
+        kernel.exprs.get(last).map(|e| &e.kind),
+        Some(ExprKind::Return(None))
+    )
+}
+
+/// The (`i`, slice parameter) pairs that `cond` implies `i < s.len()` of: where it is
+/// true (`Enters`), or where it is false (`Exits`).
 fn length_guard_pairs(
     kernel: &Function,
     cond: Handle<Expr>,
+    polarity: Polarity,
     out: &mut Vec<(Handle<Local>, usize)>,
 ) {
     let Some(e) = kernel.exprs.get(cond) else {
@@ -268,28 +324,29 @@ fn length_guard_pairs(
         }
         _ => None,
     };
+    // `i < n` where it is true, `i >= n` where it is false; `&&` and `||` likewise.
+    let (below, joined) = match polarity {
+        Polarity::Enters => (BinaryOp::Lt, LogicalOp::And),
+        Polarity::Exits => (BinaryOp::Ge, LogicalOp::Or),
+    };
+    let mirrored = |op| match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        _ => BinaryOp::Le,
+    };
     match &e.kind {
-        ExprKind::Binary {
-            op: BinaryOp::Lt,
-            lhs,
-            rhs,
-        }
-        | ExprKind::Binary {
-            op: BinaryOp::Gt,
-            lhs: rhs,
-            rhs: lhs,
-        } => {
+        ExprKind::Binary { op, lhs, rhs } if *op == below => {
             if let Some(pair) = immutable_local(*lhs).zip(slice_len(*rhs)) {
                 out.push(pair);
             }
         }
-        ExprKind::Logical {
-            op: LogicalOp::And,
-            lhs,
-            rhs,
-        } => {
-            length_guard_pairs(kernel, *lhs, out);
-            length_guard_pairs(kernel, *rhs, out);
+        ExprKind::Binary { op, lhs, rhs } if *op == mirrored(below) => {
+            if let Some(pair) = immutable_local(*rhs).zip(slice_len(*lhs)) {
+                out.push(pair);
+            }
+        }
+        ExprKind::Logical { op, lhs, rhs } if *op == joined => {
+            length_guard_pairs(kernel, *lhs, polarity, out);
+            length_guard_pairs(kernel, *rhs, polarity, out);
         }
         _ => {}
     }

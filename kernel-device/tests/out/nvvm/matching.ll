@@ -239,6 +239,221 @@ ok.1:
   ret void
 }
 
+; kernel `matching` (tests/in/matching.rs:17)
+define void @matching__launch_proven(i32* noalias %xs, i64 %xs.len, i32* noalias %out, i64 %out.len, i8 %flag, i64 %__cudajit.panic.record) {
+entry:
+  %xs.addr = alloca { i32*, i64 }
+  %out.addr = alloca { i32*, i64 }
+  %flag.addr = alloca i1
+  %i.addr = alloca i64
+  %x.addr = alloca i32
+  %_scrutinee_.addr = alloca { i32, i1 }
+  %r.addr = alloca i32
+  %r.addr.1 = alloca i32
+  %pair.addr = alloca i32
+  %v.addr = alloca i32
+  %steps.addr = alloca i32
+  %_scrutinee_.addr.1 = alloca i32
+  %_scrutinee_.addr.2 = alloca i32
+  %small.addr = alloca i32
+  %_scrutinee_.addr.3 = alloca i32
+  %logical = alloca i1
+  %if.result = alloca i32
+  %logical.2 = alloca i1
+  %if.result.1 = alloca i32
+  %logical.4 = alloca i1
+  %if.result.2 = alloca i32
+  %logical.6 = alloca i1
+  %if.result.3 = alloca i32
+  %logical.8 = alloca i1
+  %xs.s = insertvalue { i32*, i64 } undef, i32* %xs, 0
+  %xs.s.1 = insertvalue { i32*, i64 } %xs.s, i64 %xs.len, 1
+  store { i32*, i64 } %xs.s.1, { i32*, i64 }* %xs.addr
+  %out.s = insertvalue { i32*, i64 } undef, i32* %out, 0
+  %out.s.1 = insertvalue { i32*, i64 } %out.s, i64 %out.len, 1
+  store { i32*, i64 } %out.s.1, { i32*, i64 }* %out.addr
+  %flag.1 = icmp ne i8 %flag, 0
+  store i1 %flag.1, i1* %flag.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  store i64 %grid, i64* %i.addr
+  %i = load i64, i64* %i.addr
+  %xs.1 = load { i32*, i64 }, { i32*, i64 }* %xs.addr
+  %len = extractvalue { i32*, i64 } %xs.1, 1
+  %cmp = icmp uge i64 %i, %len
+  br i1 %cmp, label %if.then, label %if.end
+if.then:
+  ret void
+if.end:
+  %xs.2 = load { i32*, i64 }, { i32*, i64 }* %xs.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr = extractvalue { i32*, i64 } %xs.2, 0
+  %elem.ptr = getelementptr i32, i32* %ptr, i64 %i.1
+  %elem = load i32, i32* %elem.ptr
+  store i32 %elem, i32* %x.addr
+  %x = load i32, i32* %x.addr
+  %rem = srem i32 %x, 3
+  %tuple = insertvalue { i32, i1 } undef, i32 %rem, 0
+  %flag.2 = load i1, i1* %flag.addr
+  %tuple.1 = insertvalue { i32, i1 } %tuple, i1 %flag.2, 1
+  store { i32, i1 } %tuple.1, { i32, i1 }* %_scrutinee_.addr
+  %_scrutinee_ = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field = extractvalue { i32, i1 } %_scrutinee_, 0
+  %cmp.1 = icmp eq i32 %field, 0
+  store i1 %cmp.1, i1* %logical
+  br i1 %cmp.1, label %and.rhs, label %and.end
+and.rhs:
+  %_scrutinee_.1 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.1 = extractvalue { i32, i1 } %_scrutinee_.1, 1
+  %cmp.2 = icmp eq i1 %field.1, true
+  store i1 %cmp.2, i1* %logical
+  br label %and.end
+and.end:
+  %logical.1 = load i1, i1* %logical
+  br i1 %logical.1, label %if.then.1, label %if.else
+if.then.1:
+  store i32 1, i32* %if.result
+  br label %if.end.1
+if.else:
+  %_scrutinee_.2 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.2 = extractvalue { i32, i1 } %_scrutinee_.2, 1
+  %cmp.3 = icmp eq i1 %field.2, false
+  store i1 %cmp.3, i1* %logical.2
+  br i1 %cmp.3, label %and.rhs.1, label %and.end.1
+and.rhs.1:
+  %_scrutinee_.3 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.3 = extractvalue { i32, i1 } %_scrutinee_.3, 0
+  store i32 %field.3, i32* %r.addr
+  %r = load i32, i32* %r.addr
+  %cmp.4 = icmp slt i32 %r, 0
+  store i1 %cmp.4, i1* %logical.2
+  br label %and.end.1
+and.end.1:
+  %logical.3 = load i1, i1* %logical.2
+  br i1 %logical.3, label %if.then.2, label %if.else.1
+if.then.2:
+  %_scrutinee_.4 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.4 = extractvalue { i32, i1 } %_scrutinee_.4, 0
+  store i32 %field.4, i32* %r.addr.1
+  store i32 2, i32* %if.result.1
+  br label %if.end.2
+if.else.1:
+  %_scrutinee_.5 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.5 = extractvalue { i32, i1 } %_scrutinee_.5, 0
+  %cmp.5 = icmp eq i32 %field.5, 1
+  store i1 %cmp.5, i1* %logical.4
+  br i1 %cmp.5, label %or.end, label %or.rhs
+or.rhs:
+  %_scrutinee_.6 = load { i32, i1 }, { i32, i1 }* %_scrutinee_.addr
+  %field.6 = extractvalue { i32, i1 } %_scrutinee_.6, 0
+  %cmp.6 = icmp eq i32 %field.6, 2
+  store i1 %cmp.6, i1* %logical.4
+  br label %or.end
+or.end:
+  %logical.5 = load i1, i1* %logical.4
+  br i1 %logical.5, label %if.then.3, label %if.else.2
+if.then.3:
+  store i32 3, i32* %if.result.2
+  br label %if.end.3
+if.else.2:
+  store i32 4, i32* %if.result.2
+  br label %if.end.3
+if.end.3:
+  %result = load i32, i32* %if.result.2
+  store i32 %result, i32* %if.result.1
+  br label %if.end.2
+if.end.2:
+  %result.1 = load i32, i32* %if.result.1
+  store i32 %result.1, i32* %if.result
+  br label %if.end.1
+if.end.1:
+  %result.2 = load i32, i32* %if.result
+  store i32 %result.2, i32* %pair.addr
+  %x.1 = load i32, i32* %x.addr
+  store i32 %x.1, i32* %v.addr
+  store i32 0, i32* %steps.addr
+  br label %loop.body
+loop.body:
+  %v = load i32, i32* %v.addr
+  store i32 %v, i32* %_scrutinee_.addr.1
+  %_scrutinee_.7 = load i32, i32* %_scrutinee_.addr.1
+  %cmp.7 = icmp uge i32 %_scrutinee_.7, 2
+  br i1 %cmp.7, label %if.then.4, label %if.else.3
+if.then.4:
+  %old = load i32, i32* %v.addr
+  %div = udiv i32 %old, 2
+  store i32 %div, i32* %v.addr
+  %old.1 = load i32, i32* %steps.addr
+  %add = add i32 %old.1, 1
+  store i32 %add, i32* %steps.addr
+  br label %if.end.4
+if.else.3:
+  br label %loop.end
+if.end.4:
+  br label %loop.body
+loop.end:
+  %x.2 = load i32, i32* %x.addr
+  store i32 %x.2, i32* %_scrutinee_.addr.2
+  %_scrutinee_.8 = load i32, i32* %_scrutinee_.addr.2
+  %cmp.8 = icmp sge i32 %_scrutinee_.8, 0
+  store i1 %cmp.8, i1* %logical.6
+  br i1 %cmp.8, label %and.rhs.2, label %and.end.2
+and.rhs.2:
+  %_scrutinee_.9 = load i32, i32* %_scrutinee_.addr.2
+  %cmp.9 = icmp sle i32 %_scrutinee_.9, 9
+  store i1 %cmp.9, i1* %logical.6
+  br label %and.end.2
+and.end.2:
+  %logical.7 = load i1, i1* %logical.6
+  br i1 %logical.7, label %if.then.5, label %if.else.4
+if.then.5:
+  store i32 1, i32* %if.result.3
+  br label %if.end.5
+if.else.4:
+  store i32 0, i32* %if.result.3
+  br label %if.end.5
+if.end.5:
+  %result.3 = load i32, i32* %if.result.3
+  store i32 %result.3, i32* %small.addr
+  %x.3 = load i32, i32* %x.addr
+  %call = call i32 @__cudajit_dev_bucket(i32 %x.3, i64 %__cudajit.panic.record)
+  %pair = load i32, i32* %pair.addr
+  %mul = mul i32 %pair, 100
+  %add.1 = add i32 %call, %mul
+  %steps = load i32, i32* %steps.addr
+  %mul.1 = mul i32 %steps, 1000
+  %add.2 = add i32 %add.1, %mul.1
+  %small = load i32, i32* %small.addr
+  %add.3 = add i32 %add.2, %small
+  %x.4 = load i32, i32* %x.addr
+  store i32 %x.4, i32* %_scrutinee_.addr.3
+  %_scrutinee_.10 = load i32, i32* %_scrutinee_.addr.3
+  %cmp.10 = icmp eq i32 %_scrutinee_.10, 7
+  store i1 %cmp.10, i1* %logical.8
+  br i1 %cmp.10, label %or.end.1, label %or.rhs.1
+or.rhs.1:
+  %_scrutinee_.11 = load i32, i32* %_scrutinee_.addr.3
+  %cmp.11 = icmp eq i32 %_scrutinee_.11, 11
+  store i1 %cmp.11, i1* %logical.8
+  br label %or.end.1
+or.end.1:
+  %logical.9 = load i1, i1* %logical.8
+  %cast = zext i1 %logical.9 to i32
+  %add.4 = add i32 %add.3, %cast
+  %out.1 = load { i32*, i64 }, { i32*, i64 }* %out.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { i32*, i64 } %out.1, 0
+  %elem.ptr.1 = getelementptr i32, i32* %ptr.1, i64 %i.2
+  store i32 %add.4, i32* %elem.ptr.1
+  ret void
+}
+
 ; device fn `bucket` (tests/in/matching.rs:5)
 define internal i32 @__cudajit_dev_bucket(i32 %x, i64 %__cudajit.panic.record) alwaysinline {
 entry:
@@ -384,9 +599,10 @@ entry:
 !12 = !{i32 1, i32 65536}
 !13 = !{i32 0, i32 32}
 !14 = !{i32 32, i32 33}
-!nvvm.annotations = !{!15}
+!nvvm.annotations = !{!15, !16}
 !15 = !{void (i32*, i64, i32*, i64, i8, i64)* @matching, !"kernel", i32 1}
-!nvvmir.version = !{!16}
-!16 = !{i32 2, i32 0, i32 3, i32 2}
+!16 = !{void (i32*, i64, i32*, i64, i8, i64)* @matching__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!17}
+!17 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `matching` at tests/in/matching.rs:22:13: index out of bounds: the len is {1} but the index is {0}
 ; panic site 2 in `matching` at tests/in/matching.rs:36:5: index out of bounds: the len is {1} but the index is {0}

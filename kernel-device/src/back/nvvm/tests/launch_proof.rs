@@ -176,6 +176,62 @@ fn an_index_the_kernel_guards_by_a_length_is_proven_below_it() {
 }
 
 #[test]
+fn an_early_return_guards_what_follows_it() {
+    // CUDA's shape: leave when past the data, then index. `||` of two exits guards both.
+    for guard in [
+        "if i >= c.len() { return; }",
+        "if c.len() <= i { return; }",
+        "if i >= c.len() || i >= x.len() { return; }",
+    ] {
+        let out = write_kernel(&format!(
+            "fn k(x: &[f32], y: &[f32], c: &mut [f32]) {{
+                let i = grid(1);
+                {guard}
+                c[i] = x[i] + y[i];
+            }}"
+        ));
+        let [proof] = out.launch_proofs.as_slice() else {
+            panic!("{guard}: one copy: {:?}", out.launch_proofs);
+        };
+        let lens = |x: u64, y: u64, c: u64| move |p: usize| [x, y, c].get(p).copied();
+        for cond in &proof.conditions {
+            // 4 blocks of 256 over 1000 elements: proven by `c`'s length, not the grid's.
+            assert!(
+                cond.holds([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)),
+                "{guard}"
+            );
+            assert!(
+                !cond.holds([4, 1, 1], BLOCK, &lens(999, 999, 1000)),
+                "{guard}"
+            );
+        }
+        let copy = definition(&out.text, "k__launch_proven");
+        assert!(!copy.contains(PANIC_CALL), "{guard}: {copy}");
+    }
+}
+
+#[test]
+fn an_early_return_that_may_not_leave_proves_nothing() {
+    // The exit in an `else`, a `return` that is not the block's last statement, `&&` of
+    // two exits, and a read before the exit leave `x[i]` checked.
+    for body in [
+        "if i >= c.len() { } else { return; } c[0] = x[i];",
+        "if i >= c.len() { if i > 7 { return; } } c[0] = x[i];",
+        "if i >= c.len() && i >= 7 { return; } c[0] = x[i];",
+        "c[0] = x[i]; if i >= c.len() { return; }",
+    ] {
+        let out = write_kernel(&format!(
+            "fn k(x: &[f32], c: &mut [f32]) {{ let i = grid(1); {body} }}"
+        ));
+        assert!(
+            out.launch_proofs.is_empty(),
+            "{body}: {:?}",
+            out.launch_proofs
+        );
+    }
+}
+
+#[test]
 fn a_guard_that_does_not_bound_the_index_proves_nothing() {
     // A mutable index, a guard in the other branch, `<=`, and `||` leave `x[i]` checked.
     for body in [
