@@ -129,28 +129,53 @@ fn sums(a: &[f32], b: &[f32]) -> Vec<f32> {
     a.iter().zip(b).map(|(x, y)| x + y).collect()
 }
 
+/// The same sum guarded CUDA's way: an early return past the data.
+#[kernel]
+fn early_exit_sum(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid(1);
+    if i >= c.len() {
+        return;
+    }
+    c[i] = a[i] + b[i];
+}
+
+/// What launches `blocks` blocks of 128 threads of one of the guarded sums.
+type SumLaunch = fn(u32, &[f32], &[f32], &mut [f32]) -> cudajit::Result<()>;
+
 /// A first launch that proves the guarded checks compiles only the proven copy; the
 /// first launch that does not (a short input) compiles the checked kernel then and
-/// panics exactly where it would; proving launches go on computing the sums.
+/// panics exactly where it would; proving launches go on computing the sums. For the
+/// guard around the read and for the early return alike.
 #[test]
 fn a_guarded_kernel_runs_its_copy_first_and_its_checks_when_a_launch_needs_them() {
     let _gpu = require_gpu!();
+    let kernels: [(&str, SumLaunch); 2] = [
+        (
+            "if i < c.len()",
+            |blocks, a, b, c| launch!(guarded_sum[blocks, 128](a, b, c)),
+        ),
+        (
+            "return past c.len()",
+            |blocks, a, b, c| launch!(early_exit_sum[blocks, 128](a, b, c)),
+        ),
+    ];
     let mut rng = common::Rng::fresh("launch proof guarded");
-    let n = 1000 + rng.below(5000) as usize;
-    let blocks = n.div_ceil(128) as u32;
-    let a = rng.vec_f32(n, -1.0, 1.0);
-    let b = rng.vec_f32(n, -1.0, 1.0);
-    let mut c = vec![f32::NAN; n];
-    launch!(guarded_sum[blocks, 128](&a, &b, &mut c)).unwrap();
-    assert_eq!(c, sums(&a, &b));
-    // `b` one short: the thread at `n - 1` reads past it, in the checked kernel.
-    let launched = launch!(guarded_sum[blocks, 128](&a, &b[..n - 1], &mut c));
-    assert_out_of_bounds(launched, n - 1, Some(n - 1));
-    // Longer inputs than `c` prove the copy again.
-    let long_a = rng.vec_f32(n + 17, -1.0, 1.0);
-    let mut c = vec![f32::NAN; n];
-    launch!(guarded_sum[blocks, 128](&long_a, &b, &mut c)).unwrap();
-    assert_eq!(c, sums(&long_a[..n], &b));
+    for (guard, sum) in kernels {
+        let n = 1000 + rng.below(5000) as usize;
+        let blocks = n.div_ceil(128) as u32;
+        let a = rng.vec_f32(n, -1.0, 1.0);
+        let b = rng.vec_f32(n, -1.0, 1.0);
+        let mut c = vec![f32::NAN; n];
+        sum(blocks, &a, &b, &mut c).unwrap();
+        assert_eq!(c, sums(&a, &b), "{guard}");
+        // `b` one short: the thread at `n - 1` reads past it, in the checked kernel.
+        assert_out_of_bounds(sum(blocks, &a, &b[..n - 1], &mut c), n - 1, Some(n - 1));
+        // Longer inputs than `c` prove the copy again.
+        let long_a = rng.vec_f32(n + 17, -1.0, 1.0);
+        let mut c = vec![f32::NAN; n];
+        sum(blocks, &long_a, &b, &mut c).unwrap();
+        assert_eq!(c, sums(&long_a[..n], &b), "{guard}");
+    }
 }
 
 /// A launch captured into a graph that needs the checked kernel the first launch left
