@@ -206,8 +206,10 @@ impl LoadedKernel {
 
     /// Whether [`function_for`](Self::function_for) is a pure function of its shape
     /// and lengths from now on: the proven copy is compiled, or known not to exist
-    /// (before that, launches are counted towards its deferred compile). What the
-    /// launch memo (`crate::launch::memo`) waits for before it remembers a choice.
+    /// (before that, launches are counted towards its deferred compile). A checked
+    /// kernel still to compile (`checked_later`) does not unsettle it: the launches
+    /// that need it get it, compiled then, and every later one the same function. What
+    /// the launch memo (`crate::launch::memo`) waits for before it remembers a choice.
     pub(crate) fn function_settled(&self) -> bool {
         self.proven_copy.get().is_some()
     }
