@@ -145,7 +145,7 @@ pub fn plan(
     // Arena order: the conditions (and the written text) do not depend on hashing.
     indices.sort_by_key(|(index, _)| index.index());
     let compared = compared_locals(kernel);
-    let guards = length_guards(kernel);
+    let guards = length_guards(kernel, ranges);
     let mut conditions: Vec<LaunchCondition> = Vec::new();
     let mut proven = HashSet::new();
     for (index, param) in indices {
@@ -226,7 +226,10 @@ fn compared_locals(kernel: &Function) -> HashSet<Handle<Local>> {
 /// `s.len() <= i`, and each side of `||`), the pairs (`i`, `s`'s position among the
 /// parameters) of those guards; `i` a local and `s` a slice parameter, neither of them
 /// `mut`, so neither changes after the guard.
-fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> {
+fn length_guards(
+    kernel: &Function,
+    ranges: &Ranges<'_>,
+) -> HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> {
     let mut guards: HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>> = HashMap::new();
     blocks_in_function(kernel, &mut |block| {
         for (k, stmt) in block.stmts.iter().enumerate() {
@@ -245,7 +248,7 @@ fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>,
                 continue;
             }
             let mut pairs = Vec::new();
-            length_guard_pairs(kernel, *cond, Polarity::Exits, &mut pairs);
+            length_guard_pairs(kernel, ranges, *cond, Polarity::Exits, &mut pairs);
             if pairs.is_empty() {
                 continue;
             }
@@ -266,7 +269,7 @@ fn length_guards(kernel: &Function) -> HashMap<Handle<Expr>, Vec<(Handle<Local>,
             return;
         };
         let mut pairs = Vec::new();
-        length_guard_pairs(kernel, *cond, Polarity::Enters, &mut pairs);
+        length_guard_pairs(kernel, ranges, *cond, Polarity::Enters, &mut pairs);
         if pairs.is_empty() {
             return;
         }
@@ -303,6 +306,7 @@ fn ends_in_return(kernel: &Function, block: &Block) -> bool {
 /// true (`Enters`), or where it is false (`Exits`).
 fn length_guard_pairs(
     kernel: &Function,
+    ranges: &Ranges<'_>,
     cond: Handle<Expr>,
     polarity: Polarity,
     out: &mut Vec<(Handle<Local>, usize)>,
@@ -314,16 +318,7 @@ fn length_guard_pairs(
         Some(ExprKind::Local(l)) if !kernel.locals[*l].mutable => Some(*l),
         _ => None,
     };
-    let slice_len = |h: Handle<Expr>| match kernel.exprs.get(h).map(|e| &e.kind) {
-        Some(ExprKind::Len(slice)) => {
-            let slice = immutable_local(*slice)?;
-            kernel
-                .params
-                .iter()
-                .position(|p| p.local == slice && matches!(p.ty, Type::Slice { .. }))
-        }
-        _ => None,
-    };
+    let slice_len = |h: Handle<Expr>| slice_len_param(kernel, ranges, h);
     // `i < n` where it is true, `i >= n` where it is false; `&&` and `||` likewise.
     let (below, joined) = match polarity {
         Polarity::Enters => (BinaryOp::Lt, LogicalOp::And),
@@ -345,10 +340,33 @@ fn length_guard_pairs(
             }
         }
         ExprKind::Logical { op, lhs, rhs } if *op == joined => {
-            length_guard_pairs(kernel, *lhs, polarity, out);
-            length_guard_pairs(kernel, *rhs, polarity, out);
+            length_guard_pairs(kernel, ranges, *lhs, polarity, out);
+            length_guard_pairs(kernel, ranges, *rhs, polarity, out);
         }
         _ => {}
+    }
+}
+
+/// The slice parameter whose length `h` is: `s.len()`, or a non-`mut` local (through a
+/// chain of `let`s) bound to it (`let n = s.len(); if i < n { .. }`).
+fn slice_len_param(kernel: &Function, ranges: &Ranges<'_>, mut h: Handle<Expr>) -> Option<usize> {
+    loop {
+        match kernel.exprs.get(h)?.kind {
+            ExprKind::Len(slice) => {
+                let ExprKind::Local(slice) = kernel.exprs.get(slice)?.kind else {
+                    return None;
+                };
+                if kernel.locals[slice].mutable {
+                    return None;
+                }
+                return kernel
+                    .params
+                    .iter()
+                    .position(|p| p.local == slice && matches!(p.ty, Type::Slice { .. }));
+            }
+            ExprKind::Local(n) if !kernel.locals[n].mutable => h = ranges.let_init(n)?,
+            _ => return None,
+        }
     }
 }
 

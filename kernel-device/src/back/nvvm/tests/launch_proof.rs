@@ -177,11 +177,13 @@ fn an_index_the_kernel_guards_by_a_length_is_proven_below_it() {
 
 #[test]
 fn an_early_return_guards_what_follows_it() {
-    // CUDA's shape: leave when past the data, then index. `||` of two exits guards both.
+    // CUDA's shape: leave when past the data, then index. `||` of two exits guards both;
+    // the length may come through `let`s.
     for guard in [
         "if i >= c.len() { return; }",
         "if c.len() <= i { return; }",
         "if i >= c.len() || i >= x.len() { return; }",
+        "let n = c.len(); let m = n; if i >= m { return; }",
     ] {
         let out = write_kernel(&format!(
             "fn k(x: &[f32], y: &[f32], c: &mut [f32]) {{
@@ -233,13 +235,14 @@ fn an_early_return_that_may_not_leave_proves_nothing() {
 
 #[test]
 fn a_guard_that_does_not_bound_the_index_proves_nothing() {
-    // A mutable index, a guard in the other branch, `<=`, and `||` leave `x[i]` checked.
+    // A mutable index, a guard in the other branch, `<=`, `||` and a mutable length
+    // leave `x[i]` checked.
     for body in [
         "let mut i = grid(1); if i < c.len() { i += 1; c[i] = x[i]; }",
         "let i = grid(1); if i < c.len() { } else { c[0] = x[i]; }",
         "let i = grid(1); if i <= c.len() { c[0] = x[i]; }",
         "let i = grid(1); if i < c.len() || i < 7 { c[0] = x[i]; }",
-        "let i = grid(1); let n = c.len(); if i < n { c[0] = x[i]; }",
+        "let i = grid(1); let mut n = c.len(); n += 1; if i < n { c[0] = x[i]; }",
     ] {
         let out = write_kernel(&format!("fn k(x: &[f32], c: &mut [f32]) {{ {body} }}"));
         assert!(
