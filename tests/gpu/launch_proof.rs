@@ -218,3 +218,33 @@ fn a_captured_launch_compiles_the_checked_kernel_the_first_launch_left_out() {
     graph.launch(&stream).unwrap();
     assert_out_of_bounds(stream.synchronize(), n - 1, Some(n - 1));
 }
+
+/// A grid-stride loop (the saxpy example's): `i` stays below `y.len()` whatever the grid,
+/// so a launch proves `x[i]` when `x` is as long as `y`.
+#[kernel]
+fn strided_saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    for i in (grid(1)..y.len()).step_by(grid_size(1)) {
+        y[i] = a * x[i] + y[i];
+    }
+}
+
+/// The grid-stride loop's copy runs for a grid much smaller than the data and for one
+/// larger; a short `x` runs the checked kernel and panics at its first missing element.
+#[test]
+fn a_grid_stride_loop_runs_its_copy_and_its_checks_when_a_launch_needs_them() {
+    let _gpu = require_gpu!();
+    let mut rng = common::Rng::fresh("launch proof grid stride");
+    let n = 3000 + rng.below(5000) as usize;
+    let x = rng.vec_f32(n, -1.0, 1.0);
+    let y0 = rng.vec_f32(n, -1.0, 1.0);
+    let a = 0.5f32;
+    let want: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| a * x + y).collect();
+    for blocks in [3u32, 2 * n.div_ceil(128) as u32] {
+        let mut y = y0.clone();
+        launch!(strided_saxpy[blocks, 128](a, &x, &mut y)).unwrap();
+        assert_eq!(y, want, "{blocks} blocks");
+    }
+    let mut y = y0.clone();
+    let launched = launch!(strided_saxpy[4, 128](a, &x[..n - 1], &mut y));
+    assert_out_of_bounds(launched, n - 1, Some(n - 1));
+}

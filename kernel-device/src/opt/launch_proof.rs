@@ -152,23 +152,26 @@ pub fn plan(
         let max_index = if reads_any(kernel, ranges, index, &compared) {
             // The kernel compares the index itself: its grid overshoots the data, and
             // only a guard `i < s.len()` around the read bounds it (by `s`'s length).
-            match guarded_max(kernel, ranges, index, &guards) {
-                // `if i < s.len() { s[i] }`: no launch fails it, and libnvvm drops the
-                // check under its guard anyway; a kernel with only such reads gets no
-                // copy (it would be the kernel again, compiled twice).
-                Some(Bound::BelowLen(_, slice)) if slice == param => {
-                    proven.insert(index);
-                    continue;
-                }
-                Some(max_index) => max_index,
-                None => continue,
-            }
+            guarded_max(kernel, ranges, index, &guards)
         } else {
             match ranges.launch_max(index) {
                 // A constant bound is decided at compile time or never: the writer's.
-                None | Some(Bound::Const(_)) => continue,
-                Some(max_index) => max_index,
+                Some(Bound::Const(_)) => None,
+                Some(max_index) => Some(max_index),
+                // A grid-stride loop's variable: below its range's end, a length.
+                None => loop_max(kernel, ranges, index),
             }
+        };
+        let max_index = match max_index {
+            // `if i < s.len() { s[i] }`, `for i in a..s.len() { s[i] }`: no launch fails
+            // it, and libnvvm drops the check anyway; a kernel with only such reads gets
+            // no copy (it would be the kernel again, compiled twice).
+            Some(Bound::BelowLen(_, slice)) if slice == param => {
+                proven.insert(index);
+                continue;
+            }
+            Some(max_index) => max_index,
+            None => continue,
         };
         proven.insert(index);
         let condition = LaunchCondition { param, max_index };
@@ -392,6 +395,27 @@ fn guarded_max(
         if let Some(&(_, slice)) = in_scope.iter().find(|(guarded, _)| *guarded == local) {
             let launch_max = ranges.launch_max(index)?;
             return Some(Bound::BelowLen(Box::new(launch_max), slice));
+        }
+        read = ranges.let_init(local)?;
+    }
+}
+
+/// The bound of `index` where it is the variable of `for i in start..s.len()` (or a
+/// chain of `let`s of it), `s` a slice parameter: below `s.len()`, whatever the launch
+/// (`for i in (grid(1)..y.len()).step_by(grid_size(1)) { y[i] = a * x[i] + y[i]; }`
+/// proves `x[i]` when `x` is as long as `y`).
+fn loop_max(kernel: &Function, ranges: &Ranges<'_>, index: Handle<Expr>) -> Option<Bound> {
+    let mut read = index;
+    loop {
+        let ExprKind::Local(local) = kernel.exprs.get(read)?.kind else {
+            return None;
+        };
+        if kernel.locals[local].mutable {
+            return None;
+        }
+        if let Some(end) = ranges.exclusive_loop_end(local) {
+            let slice = slice_len_param(kernel, ranges, end)?;
+            return Some(Bound::BelowLen(Box::new(Bound::Const(u64::MAX)), slice));
         }
         read = ranges.let_init(local)?;
     }

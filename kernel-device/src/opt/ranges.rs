@@ -293,6 +293,20 @@ impl<'a> Ranges<'a> {
         }
     }
 
+    /// The end of the range local `l` is the variable of, when it is a `for` over an
+    /// exclusive range (`for l in start..end`, stepped or reversed or not): every value
+    /// `l` takes is below `end`.
+    pub fn exclusive_loop_end(&self, l: Handle<Local>) -> Option<Handle<Expr>> {
+        match self.facts.definitions.get(&l)? {
+            Definition::For {
+                end,
+                inclusive: false,
+                ..
+            } => Some(*end),
+            _ => None,
+        }
+    }
+
     /// The largest value `h` (an unsigned integer) takes in any launch, as a function of
     /// the launch's grid and block; `None` when it depends on anything else.
     pub fn launch_max(&self, h: Handle<Expr>) -> Option<Bound> {

@@ -174,6 +174,86 @@ loop.join:
   ret void
 }
 
+; kernel `saxpy` (examples/saxpy.rs:14)
+define void @saxpy__launch_proven(float %a, float* noalias %x, i64 %x.len, float* noalias %y, i64 %y.len, i64 %__cudajit.panic.record) {
+entry:
+  %a.addr = alloca float
+  %x.addr = alloca { float*, i64 }
+  %y.addr = alloca { float*, i64 }
+  %i.addr = alloca i64
+  %for.counter = alloca i64
+  %for.trips = alloca i64
+  store float %a, float* %a.addr
+  %x.s = insertvalue { float*, i64 } undef, float* %x, 0
+  %x.s.1 = insertvalue { float*, i64 } %x.s, i64 %x.len, 1
+  store { float*, i64 } %x.s.1, { float*, i64 }* %x.addr
+  %y.s = insertvalue { float*, i64 } undef, float* %y, 0
+  %y.s.1 = insertvalue { float*, i64 } %y.s, i64 %y.len, 1
+  store { float*, i64 } %y.s.1, { float*, i64 }* %y.addr
+  %tid_x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !range !1
+  %ctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !range !7
+  %ntid_x = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %grid.tid = zext i32 %tid_x to i64
+  %grid.ctaid = zext i32 %ctaid_x to i64
+  %grid.ntid = zext i32 %ntid_x to i64
+  %grid.base = mul nuw i64 %grid.ctaid, %grid.ntid
+  %grid = add nuw i64 %grid.base, %grid.tid
+  %y.1 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %len = extractvalue { float*, i64 } %y.1, 1
+  %ntid_x.1 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x(), !range !4
+  %nctaid_x = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x(), !range !10
+  %gridsize.ntid = zext i32 %ntid_x.1 to i64
+  %gridsize.nctaid = zext i32 %nctaid_x to i64
+  %gridsize = mul nuw i64 %gridsize.ntid, %gridsize.nctaid
+  %step.nonzero = icmp ne i64 %gridsize, 0
+  br i1 %step.nonzero, label %ok, label %panic, !prof !0
+panic:
+  call void @__cudajit_panic(i64 %__cudajit.panic.record, i32 1, i64 0, i64 0)
+  unreachable
+ok:
+  %for.nonempty = icmp ult i64 %grid, %len
+  %for.diff = sub i64 %len, %grid
+  %for.span = add i64 %for.diff, -1
+  %for.steps = udiv i64 %for.span, %gridsize
+  %for.count = add i64 %for.steps, 1
+  %for.count.1 = select i1 %for.nonempty, i64 %for.count, i64 0
+  store i64 %for.count.1, i64* %for.trips
+  store i64 %grid, i64* %for.counter
+  br label %for.cond
+for.cond:
+  %for.left = load i64, i64* %for.trips
+  %for.more = icmp ne i64 %for.left, 0
+  br i1 %for.more, label %for.body, label %for.end
+for.body:
+  %for.left.1 = add i64 %for.left, -1
+  store i64 %for.left.1, i64* %for.trips
+  %for.i = load i64, i64* %for.counter
+  store i64 %for.i, i64* %i.addr
+  %for.next = add i64 %for.i, %gridsize
+  store i64 %for.next, i64* %for.counter
+  %a.1 = load float, float* %a.addr
+  %x.1 = load { float*, i64 }, { float*, i64 }* %x.addr
+  %i = load i64, i64* %i.addr
+  %ptr = extractvalue { float*, i64 } %x.1, 0
+  %elem.ptr = getelementptr float, float* %ptr, i64 %i
+  %elem = load float, float* %elem.ptr
+  %mul = fmul float %a.1, %elem
+  %y.2 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.1 = load i64, i64* %i.addr
+  %ptr.1 = extractvalue { float*, i64 } %y.2, 0
+  %elem.ptr.1 = getelementptr float, float* %ptr.1, i64 %i.1
+  %elem.1 = load float, float* %elem.ptr.1
+  %add = fadd float %mul, %elem.1
+  %y.3 = load { float*, i64 }, { float*, i64 }* %y.addr
+  %i.2 = load i64, i64* %i.addr
+  %ptr.2 = extractvalue { float*, i64 } %y.3, 0
+  %elem.ptr.2 = getelementptr float, float* %ptr.2, i64 %i.2
+  store float %add, float* %elem.ptr.2
+  br label %for.cond
+for.end:
+  ret void
+}
+
 ; records the first device-side panic of the launch for the host (see the cudajit kernel ABI) and ends the thread
 define internal void @__cudajit_panic(i64 %slot, i32 %site, i64 %op0, i64 %op1) cold noinline noreturn nounwind {
 entry:
@@ -198,9 +278,10 @@ entry:
 !14 = !{i32 32, i32 33}
 !15 = distinct !{!15, !16}
 !16 = !{!"llvm.loop.unroll.disable"}
-!nvvm.annotations = !{!17}
+!nvvm.annotations = !{!17, !18}
 !17 = !{void (float, float*, i64, float*, i64, i64)* @saxpy, !"kernel", i32 1}
-!nvvmir.version = !{!18}
-!18 = !{i32 2, i32 0, i32 3, i32 2}
+!18 = !{void (float, float*, i64, float*, i64, i64)* @saxpy__launch_proven, !"kernel", i32 1}
+!nvvmir.version = !{!19}
+!19 = !{i32 2, i32 0, i32 3, i32 2}
 ; panic site 1 in `saxpy` at examples/saxpy.rs:15:41: assertion failed: step != 0
 ; panic site 2 in `saxpy` at examples/saxpy.rs:16:20: index out of bounds: the len is {1} but the index is {0}

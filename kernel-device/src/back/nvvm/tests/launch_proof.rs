@@ -234,6 +234,48 @@ fn an_early_return_that_may_not_leave_proves_nothing() {
 }
 
 #[test]
+fn a_grid_stride_loop_bounds_its_variable_by_the_range_end() {
+    // The saxpy example's loop: `i` stays below `y.len()`, stepped by the grid.
+    let out = write_kernel(
+        "fn k(a: f32, x: &[f32], y: &mut [f32]) {
+            for i in (grid(1)..y.len()).step_by(grid_size(1)) {
+                y[i] = a * x[i] + y[i];
+            }
+        }",
+    );
+    let [proof] = out.launch_proofs.as_slice() else {
+        panic!("one copy: {:?}", out.launch_proofs);
+    };
+    let [cond] = proof.conditions.as_slice() else {
+        panic!("one condition, on x: {:?}", proof.conditions);
+    };
+    assert_eq!(cond.param, 1);
+    let lens = |x: u64, y: u64| move |p: usize| [0, x, y].get(p).copied();
+    // Any grid: the loop, not the launch, bounds `i`.
+    for grid in [[1, 1, 1], [4096, 1, 1]] {
+        assert!(cond.holds(grid, BLOCK, &lens(1000, 1000)));
+        assert!(cond.holds(grid, BLOCK, &lens(5000, 1000)));
+        assert!(!cond.holds(grid, BLOCK, &lens(999, 1000)));
+    }
+    // The copy keeps only `step_by`'s own check (a zero step panics), not `x[i]`'s.
+    let copy = definition(&out.text, "k__launch_proven");
+    assert_eq!(copy.matches(PANIC_CALL).count(), 1, "{copy}");
+    assert!(copy.contains("%step.nonzero"), "{copy}");
+    assert!(definition(&out.text, "k").matches(PANIC_CALL).count() > 1);
+    // An inclusive range, or one whose end is not a length, proves nothing.
+    for range in ["grid(1)..=y.len()", "grid(1)..x.len() + 1"] {
+        let out = write_kernel(&format!(
+            "fn k(x: &[f32], y: &mut [f32]) {{ for i in {range} {{ y[0] = x[i]; }} }}"
+        ));
+        assert!(
+            out.launch_proofs.is_empty(),
+            "{range}: {:?}",
+            out.launch_proofs
+        );
+    }
+}
+
+#[test]
 fn a_guard_that_does_not_bound_the_index_proves_nothing() {
     // A mutable index, a guard in the other branch, `<=`, `||` and a mutable length
     // leave `x[i]` checked.
