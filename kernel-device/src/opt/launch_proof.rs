@@ -384,20 +384,13 @@ fn guarded_max(
     guards: &HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>>,
 ) -> Option<Bound> {
     let in_scope = guards.get(&index)?;
-    let mut read = index;
-    loop {
-        let ExprKind::Local(local) = kernel.exprs.get(read)?.kind else {
-            return None;
-        };
-        if kernel.locals[local].mutable {
-            return None;
-        }
-        if let Some(&(_, slice)) = in_scope.iter().find(|(guarded, _)| *guarded == local) {
-            let launch_max = ranges.launch_max(index)?;
-            return Some(Bound::BelowLen(Box::new(launch_max), slice));
-        }
-        read = ranges.let_init(local)?;
-    }
+    let slice = let_chain(kernel, ranges, index)
+        .into_iter()
+        .find_map(|local| {
+            let guard = in_scope.iter().find(|(guarded, _)| *guarded == local)?;
+            Some(guard.1)
+        })?;
+    Some(Bound::BelowLen(Box::new(ranges.launch_max(index)?), slice))
 }
 
 /// The bound of `index` where it is the variable of `for i in start..s.len()` (or a
@@ -405,20 +398,27 @@ fn guarded_max(
 /// (`for i in (grid(1)..y.len()).step_by(grid_size(1)) { y[i] = a * x[i] + y[i]; }`
 /// proves `x[i]` when `x` is as long as `y`).
 fn loop_max(kernel: &Function, ranges: &Ranges<'_>, index: Handle<Expr>) -> Option<Bound> {
-    let mut read = index;
-    loop {
-        let ExprKind::Local(local) = kernel.exprs.get(read)?.kind else {
-            return None;
-        };
-        if kernel.locals[local].mutable {
-            return None;
+    let end = let_chain(kernel, ranges, index)
+        .into_iter()
+        .find_map(|local| ranges.exclusive_loop_end(local))?;
+    let slice = slice_len_param(kernel, ranges, end)?;
+    Some(Bound::BelowLen(Box::new(Bound::Const(u64::MAX)), slice))
+}
+
+/// The locals `index` reads through a chain of `let`s of non-`mut` locals, nearest
+/// first (`[j, i]` for `x[j]` after `let j = i;`); empty when it reads none directly.
+fn let_chain(kernel: &Function, ranges: &Ranges<'_>, index: Handle<Expr>) -> Vec<Handle<Local>> {
+    let mut chain = Vec::new();
+    let mut read = Some(index);
+    while let Some(ExprKind::Local(local)) = read.and_then(|r| kernel.exprs.get(r)).map(|e| &e.kind)
+    {
+        if kernel.locals[*local].mutable {
+            break;
         }
-        if let Some(end) = ranges.exclusive_loop_end(local) {
-            let slice = slice_len_param(kernel, ranges, end)?;
-            return Some(Bound::BelowLen(Box::new(Bound::Const(u64::MAX)), slice));
-        }
-        read = ranges.let_init(local)?;
+        chain.push(*local);
+        read = ranges.let_init(*local);
     }
+    chain
 }
 
 /// Whether `h` reads one of `locals`, directly or through the `let`s it reads.
