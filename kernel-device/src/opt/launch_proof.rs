@@ -187,7 +187,13 @@ fn slice_param(kernel: &Function, root: &PlaceRoot) -> Option<usize> {
     let PlaceRoot::Pointee(slice) = root else {
         return None;
     };
-    let ExprKind::Local(local) = kernel.exprs.get(*slice)?.kind else {
+    slice_param_read(kernel, *slice)
+}
+
+/// The position of the slice parameter `h` reads, when `h` reads one whose binding is
+/// not `mut` (so it is the argument for the whole launch).
+fn slice_param_read(kernel: &Function, h: Handle<Expr>) -> Option<usize> {
+    let ExprKind::Local(local) = kernel.exprs.get(h)?.kind else {
         return None;
     };
     kernel.params.iter().position(|p| {
@@ -259,9 +265,7 @@ fn length_guards(
                 stmts: block.stmts[k + 1..].to_vec(),
                 tail: block.tail,
             };
-            exprs_in_block(kernel, &rest, &mut |h, _| {
-                guards.entry(h).or_default().extend(pairs.iter().copied());
-            });
+            guard_block(kernel, &rest, &pairs, &mut guards);
         }
     });
     exprs_in_block(kernel, &kernel.body, &mut |_, e| {
@@ -276,11 +280,21 @@ fn length_guards(
         if pairs.is_empty() {
             return;
         }
-        exprs_in_block(kernel, then_block, &mut |h, _| {
-            guards.entry(h).or_default().extend(pairs.iter().copied());
-        });
+        guard_block(kernel, then_block, &pairs, &mut guards);
     });
     guards
+}
+
+/// Records `pairs` as guards of every expression in `block`, nested ones included.
+fn guard_block(
+    kernel: &Function,
+    block: &Block,
+    pairs: &[(Handle<Local>, usize)],
+    guards: &mut HashMap<Handle<Expr>, Vec<(Handle<Local>, usize)>>,
+) {
+    exprs_in_block(kernel, block, &mut |h, _| {
+        guards.entry(h).or_default().extend_from_slice(pairs);
+    });
 }
 
 /// Whether a guard's block runs the guarded code (`if i < n { .. }`) or leaves it
@@ -355,18 +369,7 @@ fn length_guard_pairs(
 fn slice_len_param(kernel: &Function, ranges: &Ranges<'_>, mut h: Handle<Expr>) -> Option<usize> {
     loop {
         match kernel.exprs.get(h)?.kind {
-            ExprKind::Len(slice) => {
-                let ExprKind::Local(slice) = kernel.exprs.get(slice)?.kind else {
-                    return None;
-                };
-                if kernel.locals[slice].mutable {
-                    return None;
-                }
-                return kernel
-                    .params
-                    .iter()
-                    .position(|p| p.local == slice && matches!(p.ty, Type::Slice { .. }));
-            }
+            ExprKind::Len(slice) => return slice_param_read(kernel, slice),
             ExprKind::Local(n) if !kernel.locals[n].mutable => h = ranges.let_init(n)?,
             _ => return None,
         }

@@ -60,8 +60,13 @@ pub(crate) fn load(
     // debug info: embedded PTX has line tables only; a `-g` kernel is compiled here.
     let embedded = embedded.filter(|_| !options.debug);
 
-    let (ptx, unit, pending, from_disk) = match embedded {
-        Some(entry) => (Cow::Borrowed(entry.ptx), unit, Compiled::Whole(None), false),
+    let (ptx, unit, compiled, from_disk) = match embedded {
+        Some(entry) => (
+            Cow::Borrowed(entry.ptx),
+            unit,
+            Part::Whole.compiled(None),
+            false,
+        ),
         None => {
             // A disk hit needs neither libnvvm loaded nor the IR written for it: the
             // toolchain is identified by its files. While they are still being hashed
@@ -89,32 +94,32 @@ pub(crate) fn load(
             match found {
                 Some((ptx, compiled)) => (Cow::Owned(ptx), unit, compiled, true),
                 None => {
-                    let (ptx, unit, pending) =
+                    let (ptx, unit, compiled) =
                         compile(&lowered, &options, &key, &mut timer, first_part)?;
-                    (Cow::Owned(ptx), unit, pending, false)
+                    (Cow::Owned(ptx), unit, compiled, false)
                 }
             }
         }
     };
 
-    let (module, ptx, mut unit, pending) = match load_module(device, &ptx, kernel, &mut timer) {
-        Ok(module) => (module, ptx, unit, pending),
+    let (module, ptx, mut unit, compiled) = match load_module(device, &ptx, kernel, &mut timer) {
+        Ok(module) => (module, ptx, unit, compiled),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
         Err(_) if from_disk => {
-            let (ptx, unit, pending) = compile(&lowered, &options, &key, &mut timer, first_part)?;
+            let (ptx, unit, compiled) = compile(&lowered, &options, &key, &mut timer, first_part)?;
             let module = load_module(device, &ptx, kernel, &mut timer)?;
-            (module, Cow::Owned(ptx), unit, pending)
+            (module, Cow::Owned(ptx), unit, compiled)
         }
         Err(error) => return Err(error),
     };
     // Compiled without its launch-proven copy, the copy comes later (`deferred`); with
     // only the copy, the checked kernel does.
-    let (deferred, checked_later) = match (&pending, unit.launch_proof.take()) {
-        (Compiled::WithoutCopy(_), Some(proof)) => {
+    let (deferred, checked_later) = match (compiled.part, unit.launch_proof.take()) {
+        (Part::WithoutCopy, Some(proof)) => {
             (Some(Deferred::new(source, proof, load_deferred_copy)), None)
         }
-        (Compiled::CopyOnly(_), proof) => {
+        (Part::CopyOnly, proof) => {
             unit.launch_proof = proof;
             (None, Some(CheckedLater::new(source, load_deferred_copy)))
         }
@@ -140,10 +145,7 @@ pub(crate) fn load(
     timer.mark(FirstStage::Install);
     // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
     // than the driver fails above and never becomes a cache entry.
-    if let Compiled::Whole(Some(pending))
-    | Compiled::WithoutCopy(Some(pending))
-    | Compiled::CopyOnly(Some(pending)) = pending
-    {
+    if let Some(pending) = compiled.entry {
         pending.store(kernel, &ptx);
         let entry = pending.disk.path(kernel, &pending.key);
         crate::compile::inspect::dump_if_asked(
@@ -186,7 +188,7 @@ fn find_on_disk(
     let disk = DiskCache::from_env()?;
     let get = |ir_key: &str| disk.get(kernel, &disk_key(&key_parts(ir_key, options, toolchain)));
     if let Some(ptx) = get(ir_key) {
-        return Some((ptx, Compiled::Whole(None)));
+        return Some((ptx, Part::Whole.compiled(None)));
     }
     if !may_defer(unit) {
         return None;
@@ -206,10 +208,9 @@ fn find_on_disk(
 /// kernel), each with the place to store it once the driver has accepted it: a part
 /// under a key of its own ([`Part::key`]), so that a later process finds it, and the
 /// whole module, once compiled, under the kernel's.
-enum Compiled {
-    Whole(Option<PendingEntry>),
-    WithoutCopy(Option<PendingEntry>),
-    CopyOnly(Option<PendingEntry>),
+struct Compiled {
+    part: Part,
+    entry: Option<PendingEntry>,
 }
 
 /// Which part of a module with a launch-proven copy a compile makes.
@@ -232,12 +233,8 @@ impl Part {
         }
     }
 
-    fn compiled(self, pending: Option<PendingEntry>) -> Compiled {
-        match self {
-            Part::Whole => Compiled::Whole(pending),
-            Part::WithoutCopy => Compiled::WithoutCopy(pending),
-            Part::CopyOnly => Compiled::CopyOnly(pending),
-        }
+    fn compiled(self, entry: Option<PendingEntry>) -> Compiled {
+        Compiled { part: self, entry }
     }
 }
 
@@ -274,15 +271,15 @@ fn compile(
         debug: crate::compile::lower::debug_level(source),
         ..Options::default()
     })?;
-    let cut = match (&unit.launch_proof, part) {
-        (Some(proof), Part::WithoutCopy) if may_defer(&unit) => {
-            without_kernel(&unit.nvvm_ir, &proof.symbol)
-        }
-        (Some(_), Part::CopyOnly) if may_defer(&unit) => {
-            without_kernel(&unit.nvvm_ir, &unit.kernel_name)
-        }
+    // The part leaves out the other kernel: the copy, or the checked kernel.
+    let left_out = match (&unit.launch_proof, part) {
+        (Some(proof), Part::WithoutCopy) => Some(&proof.symbol),
+        (Some(_), Part::CopyOnly) => Some(&unit.kernel_name),
         _ => None,
     };
+    let cut = left_out
+        .filter(|_| may_defer(&unit))
+        .and_then(|symbol| without_kernel(&unit.nvvm_ir, symbol));
     let (ir, part) = match &cut {
         Some(ir) => (ir, part),
         None => (&unit.nvvm_ir, Part::Whole),
@@ -317,7 +314,7 @@ fn load_deferred_copy(
     }
     let function = get_function(&module, kernel, symbol)?;
     timer.mark(FirstStage::Install);
-    if let Compiled::Whole(Some(pending)) = compiled {
+    if let Some(pending) = compiled.entry {
         pending.store(kernel, &ptx);
         timer.mark(FirstStage::DiskStore);
     }

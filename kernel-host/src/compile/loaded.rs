@@ -17,8 +17,8 @@ use crate::device::Device;
 use crate::error::{DriverResultExt, Result};
 
 /// A kernel's first launch, for its first compile: whether the launch proves a launch
-/// proof's conditions (`None`: not a launch, or one that must not compile twice, as in a
-/// graph capture). See `crate::compile::jit::load`.
+/// proof's conditions (`None`: not a launch, or a launch inside a graph capture, which
+/// compiles the checked kernel first). See `crate::compile::jit::load`.
 pub(crate) type FirstLaunch<'a> = Option<&'a dyn Fn(&[LaunchCondition]) -> bool>;
 
 /// A kernel loaded into one device's context.

@@ -279,7 +279,8 @@ fn check_launch(
     timer.mark(Stage::Validate);
     let arg_len = |i: usize| args.get(i).map(|arg| arg.len);
     // A first launch that its kernel's launch proof covers compiles only the copy it
-    // runs (not inside a capture: the checked kernel could be needed there next).
+    // runs; one inside a capture compiles the checked kernel first, as before (the
+    // copy first inside a capture has not been run on a GPU).
     let proves_first = |conditions: &[LaunchCondition]| {
         crate::compile::loaded::proves(conditions, valid.grid, valid.block, &arg_len)
     };
