@@ -36,6 +36,10 @@ FIRST_ROWS = [
     ("first_call_cold_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_warm_cudajit", "fresh process, driver JIT cache warm: vecadd"),
     ("first_call_warm_cudajit_nocheck", "  then vecadd_nocheck"),
+    ("first_call_aot_sass_cudajit", "fresh process, AOT-built, sm_90 machine code embedded: vecadd"),
+    ("first_call_aot_sass_cudajit_nocheck", "  then vecadd_nocheck"),
+    ("first_call_aot_ptx_cudajit", "the same binary, its embedded PTX JIT-compiled (cache cold): vecadd"),
+    ("first_call_aot_ptx_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_numba", "Numba vecadd (dispatch + compile + load + launch)"),
 ]
 # The first-call bars read the fresh child whose driver JIT cache is cold (a user's
@@ -117,7 +121,7 @@ PROFILE_VARIANTS = [
 # First-launch stages (kernel_host::profile::FirstStage), in order.
 # driver_jit_in_module_load is part of module_load (the driver's own clock).
 FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_load",
-                "driver_jit_in_module_load", "install", "disk_store"]
+                "driver_jit_in_module_load", "machine_code_in_module_load", "install", "disk_store"]
 FIRST_SITUATIONS = [
     ("first_call_cudajit", "checked"),
     ("first_call_cudajit_nocheck", "unchecked"),
@@ -125,6 +129,8 @@ FIRST_SITUATIONS = [
     ("first_call_cold_cudajit_nocheck", "unchecked, JIT cold"),
     ("first_call_warm_cudajit", "checked, JIT warm"),
     ("first_call_warm_cudajit_nocheck", "unchecked, JIT warm"),
+    ("first_call_aot_sass_cudajit", "checked, AOT machine code"),
+    ("first_call_aot_ptx_cudajit", "checked, AOT PTX"),
     ("second_call_cudajit", "checked, copy"),
     ("instance_cold", "generic, empty cache"),
     ("instance_disk", "generic, on disk"),

@@ -370,8 +370,29 @@ fn first_calls(
 /// (`first_calls_child`), each with an empty disk cache and `CUDAJIT_AOT=0`, and the
 /// driver's JIT cache in a new folder: cold (the bars' case, a user's first run),
 /// then warm (the same folder again: the driver finds the machine code it compiled).
+/// Where this binary was built ahead of time (`cargo xtask gpu-bundle`), twice more
+/// with its embedded kernels, the driver's JIT cache cold each time: the machine code
+/// ptxas made at build time, then (`CUDAJIT_AOT_SASS=0`) the embedded PTX.
 fn first_call_children() -> BenchResult<()> {
     in_scratch_dir("cudajit-first-calls", |dir| {
+        if kernel_host::aot_support::find(vecadd::source(), (9, 0))?.is_some() {
+            for (label, sass) in [("aot_sass", "1"), ("aot_ptx", "0")] {
+                let cache = dir.join(label);
+                std::fs::create_dir_all(&cache)?;
+                run_child(
+                    this_binary()?
+                        .args([FIRST_CALLS, &format!("{label}_")])
+                        .env("CUDAJIT_CACHE_DIR", &cache)
+                        .env_remove("CUDAJIT_AOT")
+                        .env(kernel_host::aot_support::AOT_SASS_VARIABLE, sass)
+                        .env("CUDA_CACHE_PATH", dir.join(format!("driver_{label}")))
+                        .env_remove("CUDA_CACHE_DISABLE"),
+                    &format!("{label} first-calls"),
+                )?;
+            }
+        } else {
+            println!("(no ahead-of-time kernels in this binary: no AOT first calls)");
+        }
         for label in ["cold", "warm"] {
             let cache = dir.join(label);
             std::fs::create_dir_all(&cache)?;

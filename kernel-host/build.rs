@@ -1,6 +1,7 @@
 //! Embeds ahead-of-time compiled PTX: with `CUDAJIT_AOT_DIR=DIR` set at build time, the
-//! kernels listed in `DIR/manifest.txt` are compiled into the runtime (`include_str!`)
-//! and launch without libnvvm. Without the variable the table is empty.
+//! kernels listed in `DIR/manifest.txt` are compiled into the runtime (`include_str!`,
+//! and their machine code with `include_bytes!` where the manifest lists it) and launch
+//! without libnvvm. Without the variable the table is empty.
 
 use std::path::{Path, PathBuf};
 
@@ -29,22 +30,32 @@ fn entries_from(dir: &Path) -> String {
         .unwrap_or_else(|e| panic!("CUDAJIT_AOT_DIR: {}: {e}", manifest.display()));
     let mut code = String::new();
     for entry in entries {
-        let file = dir.join(&entry.file);
-        let file = file.canonicalize().unwrap_or_else(|e| {
-            panic!(
-                "CUDAJIT_AOT_DIR: {} lists {}: {e}",
-                manifest.display(),
-                file.display()
-            )
-        });
-        println!("cargo:rerun-if-changed={}", file.display());
-        let file = file
-            .to_str()
-            .unwrap_or_else(|| panic!("CUDAJIT_AOT_DIR: {} is not valid UTF-8", file.display()));
+        let file = embedded_path(dir, &manifest, &entry.file);
+        let sass = match &entry.sass {
+            Some(sass) => format!("include_bytes!({:?})", embedded_path(dir, &manifest, sass)),
+            None => "&[]".to_string(),
+        };
         code.push_str(&format!(
-            "    AotEntry {{ kernel: {:?}, key: {:?}, arch: {:?}, ptx: include_str!({:?}) }},\n",
+            "    AotEntry {{ kernel: {:?}, key: {:?}, arch: {:?}, ptx: include_str!({:?}), sass: {sass} }},\n",
             entry.kernel, entry.key, entry.arch, file
         ));
     }
     code
+}
+
+/// The absolute path of `file`, listed in `manifest` (in `dir`), for `include_str!` or
+/// `include_bytes!`; the build reruns when it changes.
+fn embedded_path(dir: &Path, manifest: &Path, file: &str) -> String {
+    let file = dir.join(file);
+    let file = file.canonicalize().unwrap_or_else(|e| {
+        panic!(
+            "CUDAJIT_AOT_DIR: {} lists {}: {e}",
+            manifest.display(),
+            file.display()
+        )
+    });
+    println!("cargo:rerun-if-changed={}", file.display());
+    file.to_str()
+        .unwrap_or_else(|| panic!("CUDAJIT_AOT_DIR: {} is not valid UTF-8", file.display()))
+        .to_string()
 }

@@ -79,9 +79,10 @@ pub use kernel_host::inspect;
 /// Kernels compiled ahead of time and embedded in the binary (README: "Ahead of time").
 /// A crate's `build.rs` runs `cudajit_build::embed_device_code()`, its root says
 /// `cudajit::embed_device_code!();`, and every launch of a kernel found here loads its
-/// PTX without libnvvm.
+/// PTX without libnvvm, or, on a GPU its machine code was made for (a ptxas was found
+/// at build time), that machine code without the driver's JIT.
 pub mod aot {
-    pub use kernel_host::aot_support::{entries, AotEntry};
+    pub use kernel_host::aot_support::{entries, sass_arch, AotEntry, AOT_SASS_VARIABLE};
 
     /// The embedded PTX a launch of a kernel on a device of compute capability
     /// `capability` would load, for the kernel's source (`my_kernel::source()`; a

@@ -92,6 +92,8 @@ fn build_device(args: &[String]) -> Result<(), String> {
     let strict = flags.strict;
 
     let nvvm = Nvvm::load().map_err(|e| e.to_string())?;
+    // Machine code beside the PTX where a ptxas is found, as `embed_device_code` does.
+    let ptxas = cudajit_build::ptxas_for(&nvvm);
     let bar = ProgressBar::hidden();
     let report = cudajit_build::build(
         &Request {
@@ -100,14 +102,16 @@ fn build_device(args: &[String]) -> Result<(), String> {
             srcs: &srcs,
             skip: &[],
             root: &root,
+            ptxas: ptxas.as_deref(),
         },
         &nvvm,
         &mut |progress| show(&bar, progress),
     )?;
     bar.finish_and_clear();
     eprintln!(
-        "cudajit: wrote {} PTX files and manifest.txt to {}\n  embed them: CUDAJIT_AOT_DIR={} cargo build",
+        "cudajit: wrote {} PTX files{} and manifest.txt to {}\n  embed them: CUDAJIT_AOT_DIR={} cargo build",
         report.written,
+        if ptxas.is_some() { " with their machine code" } else { "" },
         out.display(),
         out.display()
     );

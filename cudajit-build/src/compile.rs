@@ -1,6 +1,8 @@
 //! Compiles every `#[kernel]` found in source files to PTX, one file per kernel (and
-//! generic instantiation) and architecture, plus `manifest.txt`
-//! (`<kernel_name> <key_hex> <arch> <file.ptx>`, kernel-host's `aot_manifest` format).
+//! generic instantiation) and architecture, with ptxas's machine code for the
+//! architecture's own GPUs beside it when a ptxas is given, plus `manifest.txt`
+//! (`<kernel_name> <key_hex> <arch> <file.ptx> [<file.cubin>]`, kernel-host's
+//! `aot_manifest` format).
 //! The key is kernel-host's own (`aot_support::ir_key` over the IR made with default
 //! options) and the PTX is compiled with the options the JIT would use, so an AOT hit
 //! is indistinguishable from a JIT compile. `cargo xtask build-device`,
@@ -26,6 +28,9 @@ pub struct Request<'a> {
     /// The directory `file!()` is relative to: the root of the workspace the crate is
     /// built in (cargo runs rustc there). Part of each kernel's IR, so of its key.
     pub root: &'a Path,
+    /// ptxas, to make each PTX file's machine code (`sm_XY`), which a launch on such a
+    /// device loads without the driver's JIT; `None`: PTX alone.
+    pub ptxas: Option<&'a Path>,
 }
 
 /// Where a build is, for a progress bar.
@@ -98,8 +103,9 @@ pub fn build(
     let kernels: Vec<usize> = (0..all.len())
         .filter(|&i| all[i].kind == SourceKind::Kernel)
         .collect();
-    let mut manifest =
-        String::from("# <kernel_name> <key_hex> <arch> <file.ptx>, by cudajit-build\n");
+    let mut manifest = String::from(
+        "# <kernel_name> <key_hex> <arch> <file.ptx> [<file.cubin>], by cudajit-build\n",
+    );
     let mut written = 0;
     let mut errors = Vec::new();
     // A generic kernel is built once per instantiation the sources name (a launch
@@ -179,13 +185,21 @@ pub fn build(
                     .compile(&unit.nvvm_ir, &compile)
                     .map_err(|e| e.to_string())?;
                 // Same-named kernels in different files get the key in their file name.
-                let file = if duplicate {
-                    format!("{name}-{}.{arch}.ptx", &key[..12])
+                let stem = if duplicate {
+                    format!("{name}-{}", &key[..12])
                 } else {
-                    format!("{name}.{arch}.ptx")
+                    name.clone()
                 };
+                let file = format!("{stem}.{arch}.ptx");
                 std::fs::write(out.join(&file), ptx).map_err(|e| format!("{file}: {e}"))?;
-                manifest.push_str(&format!("{name} {key} {arch} {file}\n"));
+                let sass = match request.ptxas {
+                    Some(ptxas) => {
+                        let line_info = compile.line_info;
+                        format!(" {}", assemble(ptxas, out, &stem, &file, arch, line_info)?)
+                    }
+                    None => String::new(),
+                };
+                manifest.push_str(&format!("{name} {key} {arch} {file}{sass}\n"));
                 written += 1;
                 progress(Progress::Compiled {
                     kernel: &shown,
@@ -213,6 +227,42 @@ pub fn build(
         left_to_jit: errors,
         scanned: files,
     })
+}
+
+/// ptxas's machine code of `out/ptx_file` (PTX for `arch`) for `arch`'s own GPUs,
+/// written beside it as `<stem>.sm_XY.cubin`; its file name. The options are those
+/// the driver's JIT compiles the same PTX with at run time (ptxas's default `-O3`,
+/// Rust lines kept where the PTX has them), so either way the kernel is the same
+/// machine code.
+fn assemble(
+    ptxas: &Path,
+    out: &Path,
+    stem: &str,
+    ptx_file: &str,
+    arch: &str,
+    line_info: bool,
+) -> Result<String, String> {
+    let sm = kernel_host::aot_support::sass_arch(arch)
+        .ok_or_else(|| format!("`{arch}` is not an architecture like `compute_90`"))?;
+    let file = format!("{stem}.{sm}.cubin");
+    let mut command = std::process::Command::new(ptxas);
+    command.arg(format!("-arch={sm}"));
+    if line_info {
+        command.arg("-lineinfo");
+    }
+    let output = command
+        .arg("-o")
+        .arg(out.join(&file))
+        .arg(out.join(ptx_file))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "ptxas -arch={sm} rejected {ptx_file}: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(file)
 }
 
 /// The architecture to compile a kernel with `needs` for, asked for `requested`

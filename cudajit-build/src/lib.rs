@@ -101,6 +101,7 @@ impl DeviceCode {
             "CUDAJIT_AOT_ARCHES",
             kernel_device::nvvm::NVVM_PATH_ENV,
             kernel_device::nvvm::LIBDEVICE_PATH_ENV,
+            kernel_host::aot_support::PTXAS_ENV,
             "CUDA_HOME",
             "CUDA_PATH",
         ] {
@@ -136,6 +137,9 @@ impl DeviceCode {
             )
         })?;
         let root = workspace_root(&manifest_dir());
+        // Machine code beside the PTX where a ptxas is found (beside libnvvm, in the
+        // CUDA toolkit, or `CUDAJIT_PTXAS`): a launch on such a GPU needs no JIT.
+        let ptxas = ptxas_for(&nvvm);
         let report = build(
             &Request {
                 arches: &self.arches,
@@ -143,6 +147,7 @@ impl DeviceCode {
                 srcs: &self.srcs,
                 skip: &[],
                 root: &root,
+                ptxas: ptxas.as_deref(),
             },
             &nvvm,
             &mut |_| {},
@@ -155,6 +160,13 @@ impl DeviceCode {
         }
         table_code(dir)
     }
+}
+
+/// The ptxas that makes machine code beside the PTX `nvvm` compiles: `CUDAJIT_PTXAS`,
+/// else beside libnvvm, else in the CUDA toolkit; `None`: PTX alone (launches then
+/// JIT-compile it, as without machine code).
+pub fn ptxas_for(nvvm: &Nvvm) -> Option<PathBuf> {
+    kernel_host::aot_support::ptxas_path(nvvm.path())
 }
 
 /// A cargo warning, one `cargo:warning=` per line.
@@ -189,7 +201,8 @@ pub fn workspace_root(package_dir: &Path) -> PathBuf {
 }
 
 /// Rust code for the entries of `dir/manifest.txt` as `embed_device_code!()` includes
-/// them: `&[::cudajit::aot::AotEntry { .., ptx: include_str!("/abs/file.ptx") }, ..]`.
+/// them: `&[::cudajit::aot::AotEntry { .., ptx: include_str!("/abs/file.ptx"), sass:
+/// include_bytes!("/abs/file.cubin") }, ..]`.
 pub fn table_code(dir: &Path) -> Result<String, String> {
     let manifest = dir.join("manifest.txt");
     let text = std::fs::read_to_string(&manifest)
@@ -198,18 +211,31 @@ pub fn table_code(dir: &Path) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let mut code = String::from("&[\n");
     for entry in entries {
-        let file = dir.join(&entry.file);
-        let file = file
-            .canonicalize()
-            .map_err(|e| format!("{} lists {}: {e}", manifest.display(), file.display()))?;
-        let file = file
-            .to_str()
-            .ok_or_else(|| format!("{} is not valid UTF-8", file.display()))?;
+        let file = absolute(dir, &manifest, &entry.file)?;
+        let sass = match &entry.sass {
+            Some(sass) => format!(
+                "::core::include_bytes!({:?})",
+                absolute(dir, &manifest, sass)?
+            ),
+            None => String::from("&[]"),
+        };
         code.push_str(&format!(
-            "    ::cudajit::aot::AotEntry {{ kernel: {:?}, key: {:?}, arch: {:?}, ptx: ::core::include_str!({:?}) }},\n",
+            "    ::cudajit::aot::AotEntry {{ kernel: {:?}, key: {:?}, arch: {:?}, ptx: ::core::include_str!({:?}), sass: {sass} }},\n",
             entry.kernel, entry.key, entry.arch, file
         ));
     }
     code.push(']');
     Ok(code)
+}
+
+/// The absolute path of `file`, listed in `manifest` (in `dir`), as the include macros
+/// take it.
+fn absolute(dir: &Path, manifest: &Path, file: &str) -> Result<String, String> {
+    let file = dir.join(file);
+    let file = file
+        .canonicalize()
+        .map_err(|e| format!("{} lists {}: {e}", manifest.display(), file.display()))?;
+    file.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} is not valid UTF-8", file.display()))
 }

@@ -4,8 +4,9 @@
 //! with libnvvm hidden:
 //! - built without libnvvm: the build succeeds with a cargo warning, and the kernels
 //!   run (on the simulator) compiled at their first launch;
-//! - built with libnvvm: the binary finds embedded PTX for each kernel and generic
-//!   instantiation through the runtime's own lookup, while it cannot load libnvvm.
+//! - built with libnvvm: the binary finds embedded PTX (and, with a ptxas, sm_90
+//!   machine code) for each kernel and generic instantiation through the runtime's own
+//!   lookup, while it cannot load libnvvm.
 //!   On a GPU its launches themselves load that PTX without libnvvm; here they run on
 //!   the simulator (which interprets the IR and needs no PTX).
 
@@ -111,10 +112,20 @@ fn user_crate_compiled_ahead_of_time_runs_without_libnvvm() {
     }
     let fallback = started.elapsed();
 
-    if let Err(e) = cudajit_build::Nvvm::load() {
-        eprintln!("skipped: the ahead-of-time half: no libnvvm to compile with ({e}); `cargo xtask test` provides one");
-        return;
-    }
+    let nvvm = match cudajit_build::Nvvm::load() {
+        Ok(nvvm) => nvvm,
+        Err(e) => {
+            eprintln!("skipped: the ahead-of-time half: no libnvvm to compile with ({e}); `cargo xtask test` provides one");
+            return;
+        }
+    };
+    // With a ptxas beside libnvvm (or named), the build embeds sm_90 machine code too.
+    let sass = if cudajit_build::ptxas_for(&nvvm).is_some() {
+        "sass sm_90 "
+    } else {
+        eprintln!("skipped: embedded machine code: no ptxas beside libnvvm or in CUDAJIT_PTXAS");
+        ""
+    };
     let output = build(None);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -124,10 +135,11 @@ fn user_crate_compiled_ahead_of_time_runs_without_libnvvm() {
     let stdout = run(None);
     for kernel in KERNELS {
         assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with(&format!("embedded {kernel} compute_90 "))),
-            "{kernel}: no embedded PTX found by the runtime's lookup:\n{stdout}"
+            stdout.lines().any(|l| {
+                l.starts_with(&format!("embedded {kernel} compute_90 "))
+                    && l.contains(&format!(" {sass}"))
+            }),
+            "{kernel}: no embedded PTX ({sass}) found by the runtime's lookup:\n{stdout}"
         );
     }
     if stdout.contains("backend Cuda") {

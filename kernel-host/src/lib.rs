@@ -73,9 +73,14 @@ pub use kernel_device::back::sim::{
 /// Ahead-of-time compilation support, for `cargo xtask build-device`: the keys it must
 /// write into the manifest, computed exactly as the runtime computes them.
 pub mod aot_support {
-    pub use crate::compile::aot::{entries, find, table, AotEntry, EmbeddedTable};
-    pub use crate::compile::aot_manifest::{parse_arch, parse_manifest, ManifestEntry};
+    pub use crate::compile::aot::{
+        entries, find, table, AotEntry, EmbeddedTable, AOT_SASS_VARIABLE,
+    };
+    pub use crate::compile::aot_manifest::{
+        parse_arch, parse_manifest, sass_arch, sass_runs_on, ManifestEntry,
+    };
     pub use crate::compile::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
+    pub use crate::compile::inspect::{ptxas_path, PTXAS_ENV};
 }
 
 /// The `ndarray` crate kernels take N-d arrays from (its version, re-exported).

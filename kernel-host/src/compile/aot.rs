@@ -1,13 +1,17 @@
 //! Kernels compiled ahead of time and embedded in the binary: a launch whose kernel
 //! name and IR key match an entry, for an architecture the device can run, loads the
-//! embedded PTX and never needs libnvvm.
+//! embedded PTX and never needs libnvvm; on a device the entry's machine code runs on
+//! (ptxas made it at build time, when a ptxas was found), it loads that instead and
+//! needs no JIT either: the driver's PTX JIT costs a first launch 8–18 ms on the
+//! H200's host even for an empty kernel (issue 27), loading machine code a fraction of
+//! a millisecond.
 //!
 //! Two tables are searched: the one kernel-host's `build.rs` embeds from
 //! `CUDAJIT_AOT_DIR` (`cargo xtask build-device`), and those a user's crate embeds with
 //! `cudajit::embed_device_code!()` after its `build.rs` ran `cudajit-build`; each of
 //! those registers itself through `inventory` (no call needed in `main`).
 
-use crate::compile::aot_manifest::parse_arch;
+use crate::compile::aot_manifest::{parse_arch, sass_arch, sass_runs_on};
 use crate::compile::disk::ir_key;
 use crate::error::Result;
 use kernel_device::back::nvvm::Options;
@@ -23,6 +27,26 @@ pub struct AotEntry {
     /// `compute_XY` the PTX targets.
     pub arch: &'static str,
     pub ptx: &'static str,
+    /// ptxas's machine code (a cubin) of `ptx` for `arch`'s own GPUs (`sm_XY`), empty
+    /// when the build had no ptxas.
+    pub sass: &'static [u8],
+}
+
+/// The variable that makes launches ignore embedded machine code (`0`) and load the
+/// embedded PTX through the driver's JIT instead: for measuring what the machine code
+/// saves, or for a driver that refuses it.
+pub const AOT_SASS_VARIABLE: &str = "CUDAJIT_AOT_SASS";
+
+impl AotEntry {
+    /// The machine code a device of `capability` runs, if the entry has it (and
+    /// `CUDAJIT_AOT_SASS=0` does not turn it off).
+    pub fn sass_for(&self, capability: (u32, u32)) -> Option<&'static [u8]> {
+        static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let disabled =
+            *DISABLED.get_or_init(|| std::env::var_os(AOT_SASS_VARIABLE).is_some_and(|v| v == "0"));
+        let runs = sass_arch(self.arch).is_some_and(|sm| sass_runs_on(&sm, capability));
+        (!disabled && runs && !self.sass.is_empty()).then_some(self.sass)
+    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/aot_table.rs"));
@@ -118,30 +142,35 @@ mod tests {
             key: "aa",
             arch: "compute_80",
             ptx: "ptx80",
+            sass: &[],
         },
         AotEntry {
             kernel: "vecadd",
             key: "aa",
             arch: "compute_90",
             ptx: "ptx90",
+            sass: &[],
         },
         AotEntry {
             kernel: "vecadd",
             key: "aa",
             arch: "compute_100",
             ptx: "ptx100",
+            sass: &[],
         },
         AotEntry {
             kernel: "vecadd",
             key: "bb",
             arch: "compute_70",
             ptx: "stale",
+            sass: &[],
         },
         AotEntry {
             kernel: "saxpy",
             key: "cc",
             arch: "compute_90a",
             ptx: "ptx90a",
+            sass: &[],
         },
     ];
 
@@ -169,7 +198,8 @@ mod tests {
                 kernel: "vecadd".into(),
                 key: "0123abcd".into(),
                 arch: "compute_90".into(),
-                file: "vecadd.ptx".into()
+                file: "vecadd.ptx".into(),
+                sass: None,
             }
         );
         assert_eq!(entries[1].arch, "sm_100");
@@ -185,7 +215,39 @@ mod tests {
         assert_eq!(parse_arch("compute_100"), Some((10, 0, false)));
         assert_eq!(parse_arch("compute_90a"), Some((9, 0, true)));
         assert_eq!(parse_arch("compute_9"), None);
+        let with_sass = parse_manifest("vecadd aa compute_90a v.ptx v.sm_90a.cubin").unwrap();
+        assert_eq!(with_sass[0].sass.as_deref(), Some("v.sm_90a.cubin"));
+        assert!(parse_manifest("vecadd aa compute_90 v.ptx v.cubin extra")
+            .unwrap_err()
+            .contains("[<file.cubin>]"));
         assert_eq!(parse_arch("gfx90"), None);
+    }
+
+    #[test]
+    fn machine_code_runs_on_its_major_version_only() {
+        assert_eq!(sass_arch("compute_90").as_deref(), Some("sm_90"));
+        assert_eq!(sass_arch("compute_90a").as_deref(), Some("sm_90a"));
+        assert_eq!(sass_arch("compute_100").as_deref(), Some("sm_100"));
+        assert_eq!(sass_arch("gfx90"), None);
+        // PTX for compute_80 runs on an H100; its machine code does not.
+        assert!(sass_runs_on("sm_80", (8, 0)));
+        assert!(sass_runs_on("sm_80", (8, 9)));
+        assert!(!sass_runs_on("sm_80", (9, 0)));
+        assert!(!sass_runs_on("sm_86", (8, 0)));
+        assert!(sass_runs_on("sm_90a", (9, 0)));
+        assert!(!sass_runs_on("sm_90a", (9, 1)));
+        assert!(!sass_runs_on("sm_9", (9, 0)));
+        let entry = |arch, sass| AotEntry {
+            kernel: "k",
+            key: "aa",
+            arch,
+            ptx: "ptx",
+            sass,
+        };
+        let code: &'static [u8] = b"\x7fELF";
+        assert_eq!(entry("compute_90", code).sass_for((9, 0)), Some(code));
+        assert_eq!(entry("compute_80", code).sass_for((9, 0)), None);
+        assert_eq!(entry("compute_90", &[]).sass_for((9, 0)), None);
     }
 
     #[test]
@@ -202,6 +264,13 @@ mod tests {
                     assert_eq!(entry.key, embedded.key);
                     let ptx = std::fs::read_to_string(std::path::Path::new(dir).join(&entry.file));
                     assert_eq!(ptx.unwrap(), embedded.ptx);
+                    match &entry.sass {
+                        Some(file) => {
+                            let sass = std::fs::read(std::path::Path::new(dir).join(file));
+                            assert_eq!(sass.unwrap(), embedded.sass);
+                        }
+                        None => assert!(embedded.sass.is_empty()),
+                    }
                 }
             }
         }

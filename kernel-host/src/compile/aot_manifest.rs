@@ -1,9 +1,11 @@
 //! The AOT manifest format, shared by `build.rs` (which embeds the PTX files it lists)
 //! and the runtime (which matches launches against it), so both read it the same way.
 //!
-//! `manifest.txt`, one kernel per line: `<kernel_name> <key_hex> <arch> <file.ptx>`,
-//! e.g. `vecadd 3f2a...c1 compute_90 vecadd-3f2a...c1.ptx`. Blank lines and lines
-//! starting with `#` are ignored. `cargo xtask build-device` writes it.
+//! `manifest.txt`, one kernel per line: `<kernel_name> <key_hex> <arch> <file.ptx>
+//! [<file.cubin>]`, e.g. `vecadd 3f2a...c1 compute_90 vecadd.compute_90.ptx
+//! vecadd.sm_90.cubin`: the PTX, and the machine code ptxas made of it for the
+//! architecture's own GPUs ([`sass_arch`]) when a ptxas was found at build time. Blank
+//! lines and lines starting with `#` are ignored. `cargo xtask build-device` writes it.
 
 /// One line of the manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,6 +15,9 @@ pub struct ManifestEntry {
     pub arch: String,
     /// Relative to the manifest's directory.
     pub file: String,
+    /// The machine code for [`sass_arch`] of `arch`, relative to the manifest's
+    /// directory, if the build made it.
+    pub sass: Option<String>,
 }
 
 /// Parses a manifest; an error names the offending line.
@@ -25,11 +30,15 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
             continue;
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let [kernel, key, arch, file] = fields[..] else {
-            return Err(format!(
-                "line {}: expected `<kernel_name> <key_hex> <arch> <file.ptx>`, found `{line}`",
-                number + 1
-            ));
+        let (kernel, key, arch, file, sass) = match fields[..] {
+            [kernel, key, arch, file] => (kernel, key, arch, file, None),
+            [kernel, key, arch, file, sass] => (kernel, key, arch, file, Some(sass)),
+            _ => {
+                return Err(format!(
+                    "line {}: expected `<kernel_name> <key_hex> <arch> <file.ptx> [<file.cubin>]`, found `{line}`",
+                    number + 1
+                ))
+            }
         };
         if parse_arch(arch).is_none() {
             return Err(format!(
@@ -48,6 +57,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
             key: key.to_ascii_lowercase(),
             arch: arch.to_string(),
             file: file.to_string(),
+            sass: sass.map(str::to_string),
         });
     }
     Ok(entries)
@@ -68,4 +78,28 @@ pub fn parse_arch(arch: &str) -> Option<(u32, u32, bool)> {
     }
     let number: u32 = digits.parse().ok()?;
     Some((number / 10, number % 10, specific))
+}
+
+/// The machine-code architecture of PTX for `arch`: `compute_90` → `sm_90`,
+/// `compute_90a` → `sm_90a`.
+#[allow(dead_code)] // the runtime's half
+pub fn sass_arch(arch: &str) -> Option<String> {
+    parse_arch(arch)?;
+    Some(match arch.strip_prefix("compute_") {
+        Some(rest) => format!("sm_{rest}"),
+        None => arch.to_string(),
+    })
+}
+
+/// Whether machine code for `sass_arch` (`sm_XY`, `sm_XYa`) runs on a device of
+/// `capability`: the same major version and a minor one at least as new, exactly that
+/// version for arch-specific code (unlike PTX, which the driver compiles for any newer
+/// device).
+#[allow(dead_code)] // the runtime's half
+pub fn sass_runs_on(sass_arch: &str, capability: (u32, u32)) -> bool {
+    match parse_arch(sass_arch) {
+        Some((major, minor, true)) => (major, minor) == capability,
+        Some((major, minor, false)) => major == capability.0 && minor <= capability.1,
+        None => false,
+    }
 }

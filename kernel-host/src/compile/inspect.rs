@@ -111,7 +111,7 @@ pub fn inspect(source: &'static FnSource, arch: &str) -> Result<Inspection> {
 
 /// `ptxas`: `CUDAJIT_PTXAS`, else beside libnvvm (pip wheel `nvidia/cu13/{lib,bin}`,
 /// toolkit `nvvm/lib64` → `bin`), else the CUDA toolkit roots.
-fn ptxas_path(libnvvm: &Path) -> Option<PathBuf> {
+pub fn ptxas_path(libnvvm: &Path) -> Option<PathBuf> {
     if let Some(explicit) = std::env::var_os(PTXAS_ENV).filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(explicit));
     }

@@ -102,7 +102,16 @@ pub(crate) fn load(
         }
     };
 
-    let (module, ptx, mut unit, compiled) = match load_module(device, &ptx, kernel, &mut timer) {
+    // Embedded machine code for this device: no JIT. One the driver refuses (made by a
+    // ptxas newer than it) leaves the embedded PTX to load.
+    let machine_code = embedded
+        .and_then(|entry| entry.sass_for(device.compute_capability()))
+        .and_then(|sass| load_machine_code(device, sass, &ptx, kernel, &mut timer).ok());
+    let loaded = match machine_code {
+        Some(module) => Ok(module),
+        None => load_module(device, &ptx, kernel, &mut timer),
+    };
+    let (module, ptx, mut unit, compiled) = match loaded {
         Ok(module) => (module, ptx, unit, compiled),
         // PTX from disk that this driver refuses (written by another libnvvm that the
         // search found first in that process): compiled here instead, and replaced.
@@ -373,6 +382,39 @@ fn debug_directives(ptx: &str) -> (bool, bool) {
 /// step costs a first launch at each level (issue 27), not for steady use, since a lower
 /// level makes slower kernels.
 pub const JIT_OPT_LEVEL_VARIABLE: &str = "CUDAJIT_JIT_OPT_LEVEL";
+
+/// Loads ahead-of-time machine code (a cubin ptxas made of `ptx`) into `device`'s
+/// context, noting in `timer` how long the driver took.
+fn load_machine_code(
+    device: &Device,
+    sass: &[u8],
+    ptx: &str,
+    kernel: &str,
+    timer: &mut FirstLaunchTimer,
+) -> Result<Module> {
+    let _guard = device.bind()?;
+    let started = std::time::Instant::now();
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `sass` is a whole cubin (an ELF image, which carries its own size),
+    // embedded in the binary by its build; the driver validates it and only reads it.
+    let status = unsafe { sys::cuModuleLoadData(&mut module, sass.as_ptr() as *const c_void) };
+    timer.note(
+        FirstStage::MachineCodeLoad,
+        started.elapsed().as_secs_f64() * 1e6,
+    );
+    status.result().map_err(|e| Error::Driver {
+        call: "cuModuleLoadData",
+        message: format!(
+            "{} (`{kernel}`'s embedded machine code)",
+            describe_driver_error(e)
+        ),
+    })?;
+    crate::compile::grid_dependency::note_loaded(module, ptx);
+    Ok(Module {
+        raw: module,
+        device: device.clone(),
+    })
+}
 
 /// Loads PTX into `device`'s context, with the driver's JIT log in the error, and notes
 /// in `timer` how long the driver's PTX-to-machine-code compile took (its own clock;

@@ -36,6 +36,9 @@ pub enum FirstStage {
     /// Of `ModuleLoad`, the driver's PTX-to-machine-code compile, by its own clock
     /// (`CU_JIT_WALL_TIME`): a note, not a stage of its own (it is inside `ModuleLoad`).
     DriverJit,
+    /// Of `ModuleLoad`, embedded machine code loaded (`crate::compile::aot`): no JIT.
+    /// A note, as `DriverJit`.
+    MachineCodeLoad,
     /// Panic sites installed, functions and attributes found.
     Install,
     /// The PTX written to the disk cache.
@@ -51,6 +54,7 @@ impl FirstStage {
             FirstStage::Compile => "compile",
             FirstStage::ModuleLoad => "module_load",
             FirstStage::DriverJit => "driver_jit_in_module_load",
+            FirstStage::MachineCodeLoad => "machine_code_in_module_load",
             FirstStage::Install => "install",
             FirstStage::DiskStore => "disk_store",
         }

@@ -1,7 +1,8 @@
 //! A crate that uses cudajit as a user would, with its kernels compiled ahead of time
 //! by its build.rs. Runs each kernel against a CPU reference on fresh random inputs,
 //! then reports, by the runtime's own lookup, which kernels a launch finds embedded
-//! PTX for (one line each: `embedded <kernel> <arch> <bytes>` or `jit <kernel>`), and
+//! PTX for (one line each: `embedded <kernel> <arch> <bytes> sass <sm_XY> <bytes>`, or
+//! `sass none` where no machine code runs on the device, or `jit <kernel>`), and
 //! whether this process could load libnvvm. On a GPU with libnvvm hidden, the launches
 //! themselves prove the embedded PTX loads without it.
 
@@ -125,7 +126,19 @@ fn run() -> Result<(), String> {
                         entry.kernel
                     ));
                 }
-                println!("embedded {name} {} {}", entry.arch, entry.ptx.len());
+                // The machine code this device runs without the driver's JIT, if any.
+                let sass = match entry.sass_for(capability) {
+                    Some(code) if code.starts_with(b"\x7fELF") => format!(
+                        "sass {} {}",
+                        cudajit::aot::sass_arch(entry.arch).unwrap_or_default(),
+                        code.len()
+                    ),
+                    Some(_) => {
+                        return Err(format!("{name}: embedded machine code is no ELF image"))
+                    }
+                    None => "sass none".to_string(),
+                };
+                println!("embedded {name} {} {} {sass}", entry.arch, entry.ptx.len());
             }
             None => println!("jit {name}"),
         }
