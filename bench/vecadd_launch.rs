@@ -334,6 +334,9 @@ fn first_calls(
         ),
         None => println!("RESULT {label}nvvm_warm_up_ms 0 started=false"),
     }
+    // The driver JIT's warm thread (kernel_host's `compile::jit_thread`): whether its
+    // warm-up ended before the first call (else that call's load waited for the rest).
+    let jit_warm_before = kernel_host::profile::jit_warm_up_report();
     kernel_host::profile::enable(true);
     for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
         c.copy_from_host(poison)?;
@@ -351,6 +354,13 @@ fn first_calls(
         println!("RESULT first_call_{label}{name} {us:.3} includes=compile+load+launch");
         launch_profile::print_first_launches(&format!("first_call_{label}{name}"));
         check(&c.to_host()?, want, name)?;
+    }
+    match kernel_host::profile::jit_warm_up_report() {
+        Some(ms) => println!(
+            "RESULT {label}driver_jit_warm_up_ms {ms:.3} finished_before_first_call={}",
+            jit_warm_before.is_some()
+        ),
+        None => println!("RESULT {label}driver_jit_warm_up_ms 0 started=false"),
     }
     // The second call of the checked kernel, as the first: its first launch proved the
     // launch proof, so the first compile was the launch-proven copy alone, and this

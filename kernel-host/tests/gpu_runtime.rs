@@ -656,3 +656,67 @@ fn device_arrays_come_from_the_memory_pool() {
     let trimmed = device.pool_reserved_bytes().unwrap();
     assert!(trimmed < kept, "trimming kept {trimmed} of {kept} bytes");
 }
+
+/// The child of [`processes_exit_cleanly_during_the_jit_warm_up`] (ignored in a plain
+/// run): opens the GPU (which starts the driver JIT's warm thread), then, with
+/// `CUDAJIT_JIT_CHILD_LAUNCH`, makes a first launch, which hands its module load to that
+/// thread; then exits at once, while the warm-up may still run.
+#[test]
+#[ignore = "run as a child process by processes_exit_cleanly_during_the_jit_warm_up"]
+fn jit_warm_up_child() {
+    let device = Device::default().expect("a GPU");
+    if std::env::var_os("CUDAJIT_JIT_CHILD_LAUNCH").is_some() {
+        let mut x = vec![1.5f32; 1000];
+        let blocks = 1000u32.div_ceil(128);
+        scale(LaunchConfig::new(blocks, 128), &mut x, 2.0).expect("the first launch");
+        assert_eq!(x, vec![3.0; 1000]);
+        let warm_up = kernel_host::profile::jit_warm_up_report();
+        println!("JIT_WARM_UP {warm_up:?} on {}", device.name());
+    }
+    std::process::exit(0);
+}
+
+/// A process that opens a GPU and exits at once exits cleanly, 24 times, while the
+/// driver JIT's warm thread is loading its empty kernel (`exit` waits for it); and one
+/// that makes a first launch (through that thread, with libnvvm) exits cleanly too,
+/// after a warm-up that ended. The driver's JIT cache is off in the children, so each
+/// warm-up compiles.
+#[test]
+fn processes_exit_cleanly_during_the_jit_warm_up() {
+    let Some((_device, _gpu)) = gpu_or_skip("the warm thread is the driver JIT's") else {
+        return;
+    };
+    let child = |launch: bool| {
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["jit_warm_up_child", "--exact", "--ignored", "--nocapture"])
+            .env("CUDA_CACHE_DISABLE", "1")
+            .env_remove(kernel_host::profile::JIT_WARM_UP_VARIABLE);
+        if launch {
+            command.env("CUDAJIT_JIT_CHILD_LAUNCH", "1");
+        }
+        command.output().expect("the test binary runs")
+    };
+    let launched = child(true);
+    let stdout = String::from_utf8_lossy(&launched.stdout);
+    if stdout.contains("libnvvm") || !launched.status.success() {
+        let stderr = String::from_utf8_lossy(&launched.stderr);
+        if stderr.contains("libnvvm") && stderr.contains("not found") {
+            return skip!("libnvvm not available for the child's first launch");
+        }
+    }
+    assert!(launched.status.success(), "{launched:?}");
+    assert!(
+        stdout.contains("JIT_WARM_UP Some("),
+        "the warm-up did not end before the first launch's load:\n{stdout}"
+    );
+    let failed: Vec<String> = (0..24)
+        .map(|_| child(false).status)
+        .filter(|status| !status.success())
+        .map(|status| format!("{status:?}"))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "children that did not exit cleanly: {failed:?}"
+    );
+}
