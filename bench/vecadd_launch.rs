@@ -449,16 +449,24 @@ fn in_scratch_dir(
 
 /// In a fresh process: [`first_calls`] on 2^24-element arrays made before the clock
 /// starts, RESULT names prefixed by `label`.
+///
+/// With `CUDAJIT_BENCH_FIRST_CALL_ELEMENTS=n`, arrays of n elements instead: with a
+/// small n the first call follows the GPU's opening within a millisecond, before work
+/// started when it opened (the driver JIT's warm-up) has ended.
 fn first_calls_child(label: &str) -> BenchResult<()> {
+    let n = std::env::var("CUDAJIT_BENCH_FIRST_CALL_ELEMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(N);
     let device = Device::default()?;
     if device.is_simulator() {
         return Err("the default device is the CPU simulator: nothing to time".into());
     }
     let stream = device.new_stream()?;
-    let ha = random_floats(N, 1);
-    let hb = random_floats(N, 2);
+    let ha = random_floats(n, 1);
+    let hb = random_floats(n, 2);
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
-    let poison = vec![f32::NAN; N];
+    let poison = vec![f32::NAN; n];
     let a = DeviceArray::from_slice(&ha)?;
     let b = DeviceArray::from_slice(&hb)?;
     let mut c = DeviceArray::from_slice(&poison)?;
