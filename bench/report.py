@@ -339,13 +339,6 @@ def profile_tables(results):
             out.append(f"  libnvvm warmed up in the background when the GPU opened: {float(ms):.2f} ms "
                        f"(load {extra.get('load_ms', '?')}, compile {extra.get('compile_ms', '?')}), "
                        f"ended before the first call: {extra.get('finished_before_first_call', '?')}")
-        for key, where in [("driver_jit_warm_up_ms", "the bench's process"),
-                           ("cold_driver_jit_warm_up_ms", "the cold child")]:
-            jit = results.get(key)
-            if jit and float(jit[0]) > 0:
-                out.append(f"  driver JIT warmed on its own thread after the GPU opened ({where}): "
-                           f"{float(jit[0]):.2f} ms, ended before the first call: "
-                           f"{jit[1].get('finished_before_first_call', '?')}")
         out.append("")
     return out
 

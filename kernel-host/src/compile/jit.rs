@@ -17,7 +17,7 @@ use crate::compile::loaded::{
 };
 use crate::compile::lower::{runtime_options, Lowered};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
-use crate::compile::{aot, jit_thread, libnvvm};
+use crate::compile::{aot, libnvvm};
 use crate::device::Device;
 use crate::error::{describe_driver_error, Error, Result};
 
@@ -464,27 +464,15 @@ pub(crate) fn load_module(
         values.push(level as *mut c_void);
     }
     let mut module: sys::CUmodule = std::ptr::null_mut();
-    // On the driver JIT's warmed thread when it is free (`jit_thread`), else here.
-    // SAFETY: the context is bound and guarded (`_guard`); NUL-terminated PTX; option
-    // arrays of equal length; `log` outlives the call.
-    let handed = device.launch_context().and_then(|(_, ctx)| unsafe {
-        jit_thread::load(ctx, image.as_ptr().cast(), &mut options, &mut values)
-    });
-    let status = match handed {
-        Some((status, loaded)) => {
-            module = loaded;
-            status
-        }
-        // SAFETY: as above.
-        None => unsafe {
-            sys::cuModuleLoadDataEx(
-                &mut module,
-                image.as_ptr() as *const c_void,
-                options.len() as u32,
-                options.as_mut_ptr(),
-                values.as_mut_ptr(),
-            )
-        },
+    // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
+    let status = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            image.as_ptr() as *const c_void,
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
     };
     // The f32 sits in the low bytes of the pointer-sized word (little-endian hosts).
     let jit_ms = f32::from_bits(values[wall_time_at] as usize as u32);

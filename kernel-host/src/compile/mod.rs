@@ -18,7 +18,6 @@ pub(crate) mod grid_dependency;
 pub mod inspect;
 pub(crate) mod instances;
 pub(crate) mod jit;
-pub(crate) mod jit_thread;
 pub(crate) mod libnvvm;
 pub(crate) mod loaded;
 pub(crate) mod lower;

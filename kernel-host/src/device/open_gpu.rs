@@ -29,9 +29,6 @@ impl Device {
         }
         let device = open(ordinal)?;
         devices.push(device.clone());
-        for work in inventory::iter::<WhenAGpuIsOpen> {
-            (work.0)(&device);
-        }
         Ok(device)
     }
 
@@ -59,13 +56,6 @@ inventory::collect!(WhenAGpuOpens);
 pub(crate) struct WhileAGpuOpens(pub(crate) fn(usize) -> Option<std::thread::JoinHandle<()>>);
 
 inventory::collect!(WhileAGpuOpens);
-
-/// Work the layers above start once a GPU is open, with the device (its context bound
-/// and guarded as any of its work is): the driver JIT's warm-up
-/// (`crate::compile::jit_thread`). Each must return at once (start a thread, at most).
-pub(crate) struct WhenAGpuIsOpen(pub(crate) fn(&Device));
-
-inventory::collect!(WhenAGpuIsOpen);
 
 /// GPUs opened so far, by ordinal: each is opened once per process.
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
