@@ -380,37 +380,42 @@ fn first_call_children() -> BenchResult<()> {
         let embedded = kernel_host::aot_support::entries().any(|e| e.kernel == "vecadd");
         if embedded {
             for (label, sass) in [("aot_sass", "1"), ("aot_ptx", "0")] {
-                let cache = dir.join(label);
-                std::fs::create_dir_all(&cache)?;
-                run_child(
-                    this_binary()?
-                        .args([FIRST_CALLS, &format!("{label}_")])
-                        .env("CUDAJIT_CACHE_DIR", &cache)
+                first_calls_in_child(dir, label, &format!("driver_{label}"), |child| {
+                    child
                         .env_remove("CUDAJIT_AOT")
-                        .env(kernel_host::aot_support::AOT_SASS_VARIABLE, sass)
-                        .env("CUDA_CACHE_PATH", dir.join(format!("driver_{label}")))
-                        .env_remove("CUDA_CACHE_DISABLE"),
-                    &format!("{label} first-calls"),
-                )?;
+                        .env(kernel_host::aot_support::AOT_SASS_VARIABLE, sass);
+                })?;
             }
         } else {
             println!("(no ahead-of-time kernels in this binary: no AOT first calls)");
         }
         for label in ["cold", "warm"] {
-            let cache = dir.join(label);
-            std::fs::create_dir_all(&cache)?;
-            run_child(
-                this_binary()?
-                    .args([FIRST_CALLS, &format!("{label}_")])
-                    .env("CUDAJIT_CACHE_DIR", &cache)
-                    .env("CUDAJIT_AOT", "0")
-                    .env("CUDA_CACHE_PATH", dir.join("driver"))
-                    .env_remove("CUDA_CACHE_DISABLE"),
-                &format!("{label} first-calls"),
-            )?;
+            first_calls_in_child(dir, label, "driver", |child| {
+                child.env("CUDAJIT_AOT", "0");
+            })?;
         }
         Ok(())
     })
+}
+
+/// [`first_calls_child`] labelled `label` in a fresh process: an empty disk cache in
+/// `dir`, the driver's JIT cache in `dir/driver_cache`, and `configure`'s settings.
+fn first_calls_in_child(
+    dir: &Path,
+    label: &str,
+    driver_cache: &str,
+    configure: impl FnOnce(&mut std::process::Command),
+) -> BenchResult<()> {
+    let cache = dir.join(label);
+    std::fs::create_dir_all(&cache)?;
+    let mut child = this_binary()?;
+    child
+        .args([FIRST_CALLS, &format!("{label}_")])
+        .env("CUDAJIT_CACHE_DIR", &cache)
+        .env("CUDA_CACHE_PATH", dir.join(driver_cache))
+        .env_remove("CUDA_CACHE_DISABLE");
+    configure(&mut child);
+    run_child(&mut child, &format!("{label} first-calls"))
 }
 
 /// A command that runs this binary again (a fresh process for first-call timings).
