@@ -13,6 +13,21 @@ fn no_lengths(_: usize) -> Option<u64> {
 }
 const NO_LENGTHS: fn(usize) -> Option<u64> = no_lengths;
 
+/// The slices' lengths by parameter index (`lengths[p]`; none past the end).
+fn lens<const N: usize>(lengths: [u64; N]) -> impl Fn(usize) -> Option<u64> {
+    move |p| lengths.get(p).copied()
+}
+
+/// Asserts that `kernel` gets no launch-proven copy.
+fn assert_proves_nothing(kernel: &str) {
+    let out = write_kernel(kernel);
+    assert!(
+        out.launch_proofs.is_empty(),
+        "{kernel}: {:?}",
+        out.launch_proofs
+    );
+}
+
 #[test]
 fn a_grid_index_through_a_barrier_is_proven_by_the_launch() {
     let out = write_kernel(
@@ -147,7 +162,6 @@ fn an_index_the_kernel_guards_by_a_length_is_proven_below_it() {
     // `c[j]` under its own guard needs no condition (and the copy drops its check).
     let params: Vec<usize> = proof.conditions.iter().map(|c| c.param).collect();
     assert_eq!(params, [0, 1], "{:?}", proof.conditions);
-    let lens = |a: u64, b: u64, c: u64| move |p: usize| [a, b, c].get(p).copied();
     for c in &proof.conditions {
         assert!(
             matches!(c.max_index, Bound::BelowLen(_, 2)),
@@ -155,18 +169,19 @@ fn an_index_the_kernel_guards_by_a_length_is_proven_below_it() {
             c.max_index
         );
         // 4 blocks of 256 threads over 1000 elements of each.
-        assert!(c.holds([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)));
+        assert!(c.holds([4, 1, 1], BLOCK, &lens([1000, 1000, 1000])));
         assert_eq!(
-            c.max_index.eval([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)),
+            c.max_index
+                .eval([4, 1, 1], BLOCK, &lens([1000, 1000, 1000])),
             Some(999)
         );
         // Longer than the grid, `c` longer still: the grid bounds the index.
-        assert!(c.holds([4, 1, 1], BLOCK, &lens(1024, 1024, 5000)));
+        assert!(c.holds([4, 1, 1], BLOCK, &lens([1024, 1024, 5000])));
         // Shorter than `c` and than the grid: a thread reads past it.
-        assert!(!c.holds([4, 1, 1], BLOCK, &lens(999, 999, 1000)));
+        assert!(!c.holds([4, 1, 1], BLOCK, &lens([999, 999, 1000])));
         // `c` empty: nothing is read, and the bound is 0 (so an empty `a` still fails it).
-        assert!(c.holds([4, 1, 1], BLOCK, &lens(1, 1, 0)));
-        assert!(!c.holds([4, 1, 1], BLOCK, &lens(0, 0, 0)));
+        assert!(c.holds([4, 1, 1], BLOCK, &lens([1, 1, 0])));
+        assert!(!c.holds([4, 1, 1], BLOCK, &lens([0, 0, 0])));
         // A length the host does not know proves nothing.
         assert!(!c.holds([4, 1, 1], BLOCK, &|p| (p != 2).then_some(1000)));
     }
@@ -195,15 +210,14 @@ fn an_early_return_guards_what_follows_it() {
         let [proof] = out.launch_proofs.as_slice() else {
             panic!("{guard}: one copy: {:?}", out.launch_proofs);
         };
-        let lens = |x: u64, y: u64, c: u64| move |p: usize| [x, y, c].get(p).copied();
         for cond in &proof.conditions {
             // 4 blocks of 256 over 1000 elements: proven by `c`'s length, not the grid's.
             assert!(
-                cond.holds([4, 1, 1], BLOCK, &lens(1000, 1000, 1000)),
+                cond.holds([4, 1, 1], BLOCK, &lens([1000, 1000, 1000])),
                 "{guard}"
             );
             assert!(
-                !cond.holds([4, 1, 1], BLOCK, &lens(999, 999, 1000)),
+                !cond.holds([4, 1, 1], BLOCK, &lens([999, 999, 1000])),
                 "{guard}"
             );
         }
@@ -222,14 +236,9 @@ fn an_early_return_that_may_not_leave_proves_nothing() {
         "if i >= c.len() && i >= 7 { return; } c[0] = x[i];",
         "c[0] = x[i]; if i >= c.len() { return; }",
     ] {
-        let out = write_kernel(&format!(
+        assert_proves_nothing(&format!(
             "fn k(x: &[f32], c: &mut [f32]) {{ let i = grid(1); {body} }}"
         ));
-        assert!(
-            out.launch_proofs.is_empty(),
-            "{body}: {:?}",
-            out.launch_proofs
-        );
     }
 }
 
@@ -250,12 +259,11 @@ fn a_grid_stride_loop_bounds_its_variable_by_the_range_end() {
         panic!("one condition, on x: {:?}", proof.conditions);
     };
     assert_eq!(cond.param, 1);
-    let lens = |x: u64, y: u64| move |p: usize| [0, x, y].get(p).copied();
     // Any grid: the loop, not the launch, bounds `i`.
     for grid in [[1, 1, 1], [4096, 1, 1]] {
-        assert!(cond.holds(grid, BLOCK, &lens(1000, 1000)));
-        assert!(cond.holds(grid, BLOCK, &lens(5000, 1000)));
-        assert!(!cond.holds(grid, BLOCK, &lens(999, 1000)));
+        assert!(cond.holds(grid, BLOCK, &lens([0, 1000, 1000])));
+        assert!(cond.holds(grid, BLOCK, &lens([0, 5000, 1000])));
+        assert!(!cond.holds(grid, BLOCK, &lens([0, 999, 1000])));
     }
     // The copy keeps only `step_by`'s own check (a zero step panics), not `x[i]`'s.
     let copy = definition(&out.text, "k__launch_proven");
@@ -264,14 +272,9 @@ fn a_grid_stride_loop_bounds_its_variable_by_the_range_end() {
     assert!(definition(&out.text, "k").matches(PANIC_CALL).count() > 1);
     // An inclusive range, or one whose end is not a length, proves nothing.
     for range in ["grid(1)..=y.len()", "grid(1)..x.len() + 1"] {
-        let out = write_kernel(&format!(
+        assert_proves_nothing(&format!(
             "fn k(x: &[f32], y: &mut [f32]) {{ for i in {range} {{ y[0] = x[i]; }} }}"
         ));
-        assert!(
-            out.launch_proofs.is_empty(),
-            "{range}: {:?}",
-            out.launch_proofs
-        );
     }
 }
 
@@ -286,11 +289,6 @@ fn a_guard_that_does_not_bound_the_index_proves_nothing() {
         "let i = grid(1); if i < c.len() || i < 7 { c[0] = x[i]; }",
         "let i = grid(1); let mut n = c.len(); n += 1; if i < n { c[0] = x[i]; }",
     ] {
-        let out = write_kernel(&format!("fn k(x: &[f32], c: &mut [f32]) {{ {body} }}"));
-        assert!(
-            out.launch_proofs.is_empty(),
-            "{body}: {:?}",
-            out.launch_proofs
-        );
+        assert_proves_nothing(&format!("fn k(x: &[f32], c: &mut [f32]) {{ {body} }}"));
     }
 }
