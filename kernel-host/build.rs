@@ -46,16 +46,8 @@ fn entries_from(dir: &Path) -> String {
 /// The absolute path of `file`, listed in `manifest` (in `dir`), for `include_str!` or
 /// `include_bytes!`; the build reruns when it changes.
 fn embedded_path(dir: &Path, manifest: &Path, file: &str) -> String {
-    let file = dir.join(file);
-    let file = file.canonicalize().unwrap_or_else(|e| {
-        panic!(
-            "CUDAJIT_AOT_DIR: {} lists {}: {e}",
-            manifest.display(),
-            file.display()
-        )
-    });
-    println!("cargo:rerun-if-changed={}", file.display());
-    file.to_str()
-        .unwrap_or_else(|| panic!("CUDAJIT_AOT_DIR: {} is not valid UTF-8", file.display()))
-        .to_string()
+    let path = aot_manifest::listed_file_path(dir, manifest, file)
+        .unwrap_or_else(|e| panic!("CUDAJIT_AOT_DIR: {e}"));
+    println!("cargo:rerun-if-changed={path}");
+    path
 }

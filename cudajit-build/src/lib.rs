@@ -211,11 +211,11 @@ pub fn table_code(dir: &Path) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let mut code = String::from("&[\n");
     for entry in entries {
-        let file = absolute(dir, &manifest, &entry.file)?;
+        let file = kernel_host::aot_support::listed_file_path(dir, &manifest, &entry.file)?;
         let sass = match &entry.sass {
             Some(sass) => format!(
                 "::core::include_bytes!({:?})",
-                absolute(dir, &manifest, sass)?
+                kernel_host::aot_support::listed_file_path(dir, &manifest, sass)?
             ),
             None => String::from("&[]"),
         };
@@ -226,16 +226,4 @@ pub fn table_code(dir: &Path) -> Result<String, String> {
     }
     code.push(']');
     Ok(code)
-}
-
-/// The absolute path of `file`, listed in `manifest` (in `dir`), as the include macros
-/// take it.
-fn absolute(dir: &Path, manifest: &Path, file: &str) -> Result<String, String> {
-    let file = dir.join(file);
-    let file = file
-        .canonicalize()
-        .map_err(|e| format!("{} lists {}: {e}", manifest.display(), file.display()))?;
-    file.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{} is not valid UTF-8", file.display()))
 }

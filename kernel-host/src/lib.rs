@@ -77,7 +77,7 @@ pub mod aot_support {
         entries, find, table, AotEntry, EmbeddedTable, AOT_SASS_VARIABLE,
     };
     pub use crate::compile::aot_manifest::{
-        parse_arch, parse_manifest, sass_arch, sass_runs_on, ManifestEntry,
+        listed_file_path, parse_arch, parse_manifest, sass_arch, sass_runs_on, ManifestEntry,
     };
     pub use crate::compile::disk::{disk_key, ir_key, resolve_dir, DiskCache, DiskKeyParts};
     pub use crate::compile::inspect::{ptxas_path, PTXAS_ENV};

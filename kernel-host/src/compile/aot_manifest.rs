@@ -80,6 +80,22 @@ pub fn parse_arch(arch: &str) -> Option<(u32, u32, bool)> {
     Some((number / 10, number % 10, specific))
 }
 
+/// The absolute path of `file`, which `manifest` (in `dir`) lists, as `include_str!`
+/// and `include_bytes!` take it (`build.rs` and `cudajit-build` embed entries so).
+pub fn listed_file_path(
+    dir: &std::path::Path,
+    manifest: &std::path::Path,
+    file: &str,
+) -> Result<String, String> {
+    let file = dir.join(file);
+    let file = file
+        .canonicalize()
+        .map_err(|e| format!("{} lists {}: {e}", manifest.display(), file.display()))?;
+    file.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} is not valid UTF-8", file.display()))
+}
+
 /// The machine-code architecture of PTX for `arch`: `compute_90` → `sm_90`,
 /// `compute_90a` → `sm_90a`.
 #[allow(dead_code)] // the runtime's half

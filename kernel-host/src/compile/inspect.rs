@@ -140,7 +140,8 @@ fn ptxas_resources(ptxas: &Path, ptx: &str, kernel: &str, arch: &str) -> Result<
     let dir = tempfile::tempdir().map_err(|e| failed(e.to_string()))?;
     let input = dir.path().join("kernel.ptx");
     std::fs::write(&input, ptx).map_err(|e| failed(e.to_string()))?;
-    let sm = arch.replace("compute_", "sm_");
+    let sm = crate::compile::aot_manifest::sass_arch(arch)
+        .ok_or_else(|| failed(format!("`{arch}` is not an architecture like `compute_90`")))?;
     let out = Command::new(ptxas)
         .arg(format!("-arch={sm}"))
         .arg("-v")

@@ -14,7 +14,7 @@ pub(crate) fn disassemble(ptxas: &Path, ptx: &str, arch: &str) -> Option<String>
     let input = dir.path().join("kernel.ptx");
     let cubin = dir.path().join("kernel.cubin");
     std::fs::write(&input, ptx).ok()?;
-    let sm = arch.replace("compute_", "sm_");
+    let sm = crate::compile::aot_manifest::sass_arch(arch)?;
     let assembled = Command::new(ptxas)
         .arg(format!("-arch={sm}"))
         .arg("-lineinfo")
