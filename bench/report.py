@@ -339,8 +339,17 @@ def profile_tables(results):
             out.append(f"  libnvvm warmed up in the background when the GPU opened: {float(ms):.2f} ms "
                        f"(load {extra.get('load_ms', '?')}, compile {extra.get('compile_ms', '?')}), "
                        f"ended before the first call: {extra.get('finished_before_first_call', '?')}")
+        jit_warm = results.get("driver_jit_warm_up_ms")
+        if jit_warm and extra_ran(jit_warm):
+            out.append(f"  the driver's JIT warmed up on the opening thread while the context was created: "
+                       f"{float(jit_warm[0]):.2f} ms (ends with the context; load result {jit_warm[1].get('load_result', '?')})")
         out.append("")
     return out
+
+
+def extra_ran(result):
+    """Whether a warm-up RESULT line says it ran (`ran=false` when it did not)."""
+    return result[1].get("ran") != "false"
 
 
 def macro_cost():

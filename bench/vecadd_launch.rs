@@ -334,6 +334,16 @@ fn first_calls(
         ),
         None => println!("RESULT {label}nvvm_warm_up_ms 0 started=false"),
     }
+    // Unless `CUDAJIT_DRIVER_JIT_WARM_UP=0` (kernel_host's `compile::jit_warm_up`), this
+    // thread compiled a small module with the driver's JIT while another created the
+    // context; its wall time ends with the context's creation.
+    match kernel_host::profile::driver_jit_warm_up_report() {
+        Some(w) => println!(
+            "RESULT {label}driver_jit_warm_up_ms {:.3} load_result={}",
+            w.ms, w.load_result
+        ),
+        None => println!("RESULT {label}driver_jit_warm_up_ms 0 ran=false"),
+    }
     kernel_host::profile::enable(true);
     for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
         c.copy_from_host(poison)?;

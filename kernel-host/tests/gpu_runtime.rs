@@ -656,3 +656,125 @@ fn device_arrays_come_from_the_memory_pool() {
     let trimmed = device.pool_reserved_bytes().unwrap();
     assert!(trimmed < kept, "trimming kept {trimmed} of {kept} bytes");
 }
+
+/// The child of [`the_driver_jit_warms_up_while_the_gpu_opens`] (ignored in a plain
+/// run): opens the GPU (after retaining its primary context through cudarc, with
+/// `CUDAJIT_JIT_CHILD_RETAIN_FIRST`), prints the driver JIT's warm-up, and with
+/// `CUDAJIT_JIT_CHILD_LAUNCH` makes a first launch and checks it.
+#[test]
+#[ignore = "run as a child process by the_driver_jit_warms_up_while_the_gpu_opens"]
+fn driver_jit_warm_up_child() {
+    if std::env::var_os("CUDAJIT_JIT_CHILD_RETAIN_FIRST").is_some() {
+        // Code outside cudajit made the context first; it stays retained.
+        std::mem::forget(cudarc::driver::CudaContext::new(0).expect("cudarc opens GPU 0"));
+    }
+    let device = Device::default().expect("a GPU");
+    let report = kernel_host::profile::driver_jit_warm_up_report();
+    println!("DRIVER_JIT_WARM_UP {report:?}");
+    if std::env::var_os("CUDAJIT_JIT_CHILD_LAUNCH").is_some() {
+        let mut rng = Rng::with_seed(27);
+        let x: Vec<f32> = (0..1000)
+            .map(|_| (rng.next() % 1000) as f32 / 7.0)
+            .collect();
+        let mut scaled = x.clone();
+        scale(
+            LaunchConfig::new(1000u32.div_ceil(128), 128),
+            &mut scaled,
+            2.5,
+        )
+        .expect("the first launch");
+        let want: Vec<f32> = x.iter().map(|v| v * 2.5).collect();
+        assert_eq!(scaled, want);
+        println!("LAUNCHED on {}", device.name());
+    }
+}
+
+/// Opening a GPU warms the driver's JIT on the opening thread while the context is
+/// created (`compile::jit_warm_up`): in a fresh process the warm-up runs and a first
+/// launch through libnvvm and the JIT then works; the warm-up leaves nothing in the
+/// driver's JIT cache (a process that only opens the GPU leaves the same files with it
+/// as without it); it does not run when turned off, nor when the primary context
+/// already exists.
+#[test]
+fn the_driver_jit_warms_up_while_the_gpu_opens() {
+    let Some((_device, _gpu)) = gpu_or_skip("the warm-up is the driver JIT's") else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let child = |name: &str, settings: &[(&str, &str)]| {
+        let dir = scratch.path().join(name);
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args([
+                "driver_jit_warm_up_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("CUDA_CACHE_PATH", dir.join("driver"))
+            .env("CUDAJIT_CACHE_DIR", dir.join("cudajit"))
+            .env("CUDAJIT_AOT", "0")
+            .env_remove("CUDA_CACHE_DISABLE")
+            .env_remove(kernel_host::profile::DRIVER_JIT_WARM_UP_VARIABLE)
+            .envs(settings.iter().copied());
+        let output = command.output().expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("libnvvm") {
+            return None;
+        }
+        assert!(output.status.success(), "{name}: {output:?}");
+        Some((stdout, files(&dir.join("driver"))))
+    };
+    let Some((launched, _)) = child("launch", &[("CUDAJIT_JIT_CHILD_LAUNCH", "1")]) else {
+        return skip!("libnvvm not available for the child's first launch");
+    };
+    assert!(launched.contains("DRIVER_JIT_WARM_UP Some("), "{launched}");
+    assert!(launched.contains("LAUNCHED"), "{launched}");
+
+    let (warmed, with) = child("open", &[]).unwrap();
+    assert!(warmed.contains("DRIVER_JIT_WARM_UP Some("), "{warmed}");
+    let off = [(kernel_host::profile::DRIVER_JIT_WARM_UP_VARIABLE, "0")];
+    let (not_warmed, without) = child("off", &off).unwrap();
+    assert!(
+        not_warmed.contains("DRIVER_JIT_WARM_UP None"),
+        "turned off: {not_warmed}"
+    );
+    assert_eq!(
+        with, without,
+        "the warm-up left an entry in the driver's JIT cache"
+    );
+
+    let (retained, _) = child("retained", &[("CUDAJIT_JIT_CHILD_RETAIN_FIRST", "1")]).unwrap();
+    assert!(
+        retained.contains("DRIVER_JIT_WARM_UP None"),
+        "the primary context existed: {retained}"
+    );
+}
+
+/// The files under `dir`, relative to it, sorted (none when it does not exist).
+fn files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = walk(dir)
+        .into_iter()
+        .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every file under `dir` (none when it does not exist).
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                vec![path]
+            }
+        })
+        .collect()
+}

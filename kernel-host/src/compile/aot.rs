@@ -97,13 +97,23 @@ pub(crate) fn find_for_unit(
 /// `CUDAJIT_AOT=0` in the environment ignores the table (forces the JIT), so one
 /// binary can check both paths.
 fn lookup(kernel: &str, key: &str, capability: (u32, u32)) -> Option<&'static AotEntry> {
-    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let disabled =
-        *DISABLED.get_or_init(|| std::env::var_os("CUDAJIT_AOT").is_some_and(|v| v == "0"));
-    if disabled {
+    if table_ignored() {
         return None;
     }
     lookup_in(entries(), kernel, key, capability)
+}
+
+/// `CUDAJIT_AOT=0`: the embedded entries are ignored.
+fn table_ignored() -> bool {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DISABLED.get_or_init(|| std::env::var_os("CUDAJIT_AOT").is_some_and(|v| v == "0"))
+}
+
+/// Whether this binary embeds machine code that a device of `capability` runs (and
+/// uses it): its launches then load that, and the driver's JIT is likely not needed
+/// (`compile::jit_warm_up` skips its warm-up).
+pub(crate) fn has_machine_code_for(capability: (u32, u32)) -> bool {
+    !table_ignored() && entries().any(|e| e.sass_for(capability).is_some())
 }
 
 /// Among matching entries, the newest architecture the device supports: PTX for

@@ -18,6 +18,7 @@ pub(crate) mod grid_dependency;
 pub mod inspect;
 pub(crate) mod instances;
 pub(crate) mod jit;
+pub(crate) mod jit_warm_up;
 pub(crate) mod libnvvm;
 pub(crate) mod loaded;
 pub(crate) mod lower;

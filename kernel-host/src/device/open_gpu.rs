@@ -57,6 +57,15 @@ pub(crate) struct WhileAGpuOpens(pub(crate) fn(usize) -> Option<std::thread::Joi
 
 inventory::collect!(WhileAGpuOpens);
 
+/// Work that runs on the thread opening GPU `ordinal` while its context is created on
+/// another (which opening the GPU joins right after): work that warms something *for
+/// this thread*, the one that usually launches first (the driver's JIT:
+/// `crate::compile::jit_warm_up`). `None`: nothing to do (the context is then created
+/// on the opening thread, as without any).
+pub(crate) struct OnTheOpeningThread(pub(crate) fn(usize) -> Option<Box<dyn FnOnce()>>);
+
+inventory::collect!(OnTheOpeningThread);
+
 /// GPUs opened so far, by ordinal: each is opened once per process.
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 
@@ -138,6 +147,41 @@ fn init_error(ordinal: usize, e: result::DriverError) -> Error {
     }
 }
 
+/// GPU `ordinal`'s primary context, retained on a thread of its own while `here` runs
+/// on this one, and then bound to this thread; without work `here` (or when no thread
+/// can be started), retained on this thread first. A panic on the retaining thread
+/// (cudarc's loader missing a symbol) goes on on this one, where `guard_panics` turns
+/// it into an error.
+fn retain_context_beside(
+    ordinal: usize,
+    here: Vec<Box<dyn FnOnce()>>,
+) -> std::result::Result<std::sync::Arc<CudaContext>, result::DriverError> {
+    if here.is_empty() {
+        return CudaContext::new(ordinal);
+    }
+    let retained = std::thread::scope(|scope| {
+        let retaining = std::thread::Builder::new()
+            .name("cudajit-open-gpu".into())
+            .spawn_scoped(scope, move || CudaContext::new(ordinal));
+        for work in here {
+            work();
+        }
+        retaining.map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    });
+    match retained {
+        Ok(ctx) => {
+            let ctx = ctx?;
+            ctx.bind_to_thread()?;
+            Ok(ctx)
+        }
+        Err(_) => CudaContext::new(ordinal),
+    }
+}
+
 fn open(ordinal: usize) -> Result<Device> {
     driver_present()?;
     guard_panics(|| {
@@ -153,7 +197,11 @@ fn open(ordinal: usize) -> Result<Device> {
             .into_iter()
             .filter_map(|work| (work.0)(ordinal))
             .collect();
-        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain");
+        let here: Vec<_> = inventory::iter::<OnTheOpeningThread>
+            .into_iter()
+            .filter_map(|work| (work.0)(ordinal))
+            .collect();
+        let ctx = retain_context_beside(ordinal, here).call("cuDevicePrimaryCtxRetain");
         for thread in meanwhile {
             // A panic on that thread only loses the warm-up.
             let _ = thread.join();

@@ -14,6 +14,9 @@
 use std::cell::Cell;
 use std::time::Instant;
 
+pub use crate::compile::jit_warm_up::{
+    driver_jit_warm_up_report, DriverJitWarmUp, DRIVER_JIT_WARM_UP_VARIABLE,
+};
 use crate::compile::profile::enabled;
 pub use crate::compile::profile::{enable, take_first_launches, FirstLaunch, FirstStage};
 pub use crate::compile::warm_up::{warm_up_report, WarmUp, WARM_UP_VARIABLE};
