@@ -466,6 +466,7 @@ fn first_calls_child(label: &str) -> BenchResult<()> {
         .unwrap_or(N);
     let opened_at = Instant::now();
     let device = Device::default()?;
+    let open_ms = opened_at.elapsed().as_secs_f64() * 1e3;
     if device.is_simulator() {
         return Err("the default device is the CPU simulator: nothing to time".into());
     }
@@ -483,7 +484,7 @@ fn first_calls_child(label: &str) -> BenchResult<()> {
     // What the whole process waited for: the GPU opened, the arrays made, both first
     // calls (work started when the GPU opened overlaps the setup, or delays it).
     println!(
-        "RESULT {label}open_to_first_calls_ms {:.3} setup_ms={setup_ms:.3},elements={n}",
+        "RESULT {label}open_to_first_calls_ms {:.3} setup_ms={setup_ms:.3},open_ms={open_ms:.3},elements={n}",
         opened_at.elapsed().as_secs_f64() * 1e3
     );
     Ok(())

@@ -739,8 +739,13 @@ fn the_driver_jit_warms_up_while_the_gpu_opens() {
         not_warmed.contains("DRIVER_JIT_WARM_UP None"),
         "turned off: {not_warmed}"
     );
+    // The driver writes its cache's `index` whenever its JIT runs, failing or not.
+    let entries = |files: Vec<String>| -> Vec<String> {
+        files.into_iter().filter(|name| name != "index").collect()
+    };
     assert_eq!(
-        with, without,
+        entries(with),
+        entries(without),
         "the warm-up left an entry in the driver's JIT cache"
     );
 
