@@ -148,8 +148,8 @@ fn init_error(ordinal: usize, e: result::DriverError) -> Error {
 }
 
 /// GPU `ordinal`'s primary context, retained on a thread of its own while `here` runs
-/// on this one, and then bound to this thread; without work `here` (or when no thread
-/// can be started), retained on this thread first. A panic on the retaining thread
+/// on this one, and then bound to this thread; without work `here`, retained on this
+/// thread (after the work, when no thread can be started). A panic on the retaining thread
 /// (cudarc's loader missing a symbol) goes on on this one, where `guard_panics` turns
 /// it into an error.
 fn retain_context_beside(
