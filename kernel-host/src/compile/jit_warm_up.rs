@@ -24,6 +24,8 @@ use std::time::Instant;
 
 use cudarc::driver::sys;
 
+use crate::device::open_gpu;
+
 /// The variable that turns the warm-up off (`0`); it is on otherwise.
 pub const DRIVER_JIT_WARM_UP_VARIABLE: &str = "CUDAJIT_DRIVER_JIT_WARM_UP";
 
@@ -87,51 +89,20 @@ static REPORT: Mutex<Option<DriverJitWarmUp>> = Mutex::new(None);
 static CLAIMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 inventory::submit! {
-    crate::device::open_gpu::OnTheOpeningThread(warm_up_for)
+    open_gpu::OnTheOpeningThread(warm_up_for)
 }
 
 /// The warm-up for GPU `ordinal`, once per process, unless turned off or not needed.
-fn warm_up_for(ordinal: usize) -> Option<Box<dyn FnOnce()>> {
+fn warm_up_for(ordinal: usize) -> Option<open_gpu::OpeningThreadWork> {
     if std::env::var(DRIVER_JIT_WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0")
-        || primary_context_exists(ordinal)
-        || capability(ordinal).is_some_and(crate::compile::aot::has_machine_code_for)
+        || open_gpu::primary_context_exists(ordinal)
+        || open_gpu::capability_before_context(ordinal)
+            .is_some_and(crate::compile::aot::has_machine_code_for)
         || CLAIMED.swap(true, std::sync::atomic::Ordering::Relaxed)
     {
         return None;
     }
     Some(Box::new(warm_up))
-}
-
-/// GPU `ordinal`'s device handle (the driver is initialised).
-fn device(ordinal: usize) -> Option<sys::CUdevice> {
-    cudarc::driver::result::device::get(i32::try_from(ordinal).ok()?).ok()
-}
-
-/// Whether GPU `ordinal`'s primary context is already active (retained by code outside
-/// cudajit, or by an earlier open): its retain is then quick, with nothing to hide behind.
-fn primary_context_exists(ordinal: usize) -> bool {
-    let Some(device) = device(ordinal) else {
-        return true;
-    };
-    let (mut flags, mut active) = (0u32, 0i32);
-    // SAFETY: `device` came from cuDeviceGet; both outputs are valid for writes.
-    let status = unsafe { sys::cuDevicePrimaryCtxGetState(device, &mut flags, &mut active) };
-    status != sys::CUresult::CUDA_SUCCESS || active != 0
-}
-
-/// GPU `ordinal`'s compute capability, read before its context exists.
-fn capability(ordinal: usize) -> Option<(u32, u32)> {
-    let device = device(ordinal)?;
-    let attribute = |a| {
-        // SAFETY: `device` came from cuDeviceGet.
-        unsafe { cudarc::driver::result::device::get_attribute(device, a) }
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
-    };
-    Some((
-        attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
-        attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
-    ))
 }
 
 /// Loads (and unloads) [`WARM_UP_PTX`] as a library; a failure of any kind only loses

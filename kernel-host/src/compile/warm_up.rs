@@ -26,7 +26,6 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use cudarc::driver::{result, sys};
 use kernel_device::back::nvvm::Options;
 use kernel_device::ir::FunctionOptions;
 use kernel_device::source::{FnSource, SourceKind};
@@ -114,16 +113,9 @@ fn claim_start() -> bool {
     !std::mem::replace(&mut state.started, true)
 }
 
-/// `compute_XY` of GPU `ordinal`, read before its context exists (the driver is
-/// initialised).
+/// `compute_XY` of GPU `ordinal`, read before its context exists.
 fn compute_arch(ordinal: usize) -> Option<String> {
-    let device = result::device::get(i32::try_from(ordinal).ok()?).ok()?;
-    let attribute = |a| {
-        // SAFETY: `device` was returned by `cuDeviceGet`.
-        unsafe { result::device::get_attribute(device, a) }.ok()
-    };
-    let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
-    let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let (major, minor) = crate::device::open_gpu::capability_before_context(ordinal)?;
     Some(format!("compute_{major}{minor}"))
 }
 

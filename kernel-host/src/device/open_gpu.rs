@@ -62,7 +62,10 @@ inventory::collect!(WhileAGpuOpens);
 /// this thread*, the one that usually launches first (the driver's JIT:
 /// `crate::compile::jit_warm_up`). `None`: nothing to do (the context is then created
 /// on the opening thread, as without any).
-pub(crate) struct OnTheOpeningThread(pub(crate) fn(usize) -> Option<Box<dyn FnOnce()>>);
+pub(crate) struct OnTheOpeningThread(pub(crate) fn(usize) -> Option<OpeningThreadWork>);
+
+/// What an [`OnTheOpeningThread`] hook gives to run.
+pub(crate) type OpeningThreadWork = Box<dyn FnOnce()>;
 
 inventory::collect!(OnTheOpeningThread);
 
@@ -147,6 +150,40 @@ fn init_error(ordinal: usize, e: result::DriverError) -> Error {
     }
 }
 
+/// GPU `ordinal`'s device handle, before its context exists (the driver is initialised).
+fn device_handle(ordinal: usize) -> Option<sys::CUdevice> {
+    result::device::get(i32::try_from(ordinal).ok()?).ok()
+}
+
+/// GPU `ordinal`'s compute capability, read before its context exists (for work that
+/// runs while it is created: `WhileAGpuOpens`, `OnTheOpeningThread`).
+pub(crate) fn capability_before_context(ordinal: usize) -> Option<(u32, u32)> {
+    let device = device_handle(ordinal)?;
+    let attribute = |a| {
+        // SAFETY: `device` came from cuDeviceGet.
+        unsafe { result::device::get_attribute(device, a) }
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    Some((
+        attribute(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        attribute(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    ))
+}
+
+/// Whether GPU `ordinal`'s primary context is already active (retained by code outside
+/// cudajit, or by an earlier open): its retain is then quick, with nothing to hide
+/// behind; `true` when the driver cannot say.
+pub(crate) fn primary_context_exists(ordinal: usize) -> bool {
+    let Some(device) = device_handle(ordinal) else {
+        return true;
+    };
+    let (mut flags, mut active) = (0u32, 0i32);
+    // SAFETY: `device` came from cuDeviceGet; both outputs are valid for writes.
+    let status = unsafe { sys::cuDevicePrimaryCtxGetState(device, &mut flags, &mut active) };
+    status != sys::CUresult::CUDA_SUCCESS || active != 0
+}
+
 /// GPU `ordinal`'s primary context, retained on a thread of its own while `here` runs
 /// on this one, and then bound to this thread; without work `here`, retained on this
 /// thread (after the work, when no thread can be started). A panic on the retaining thread
@@ -154,7 +191,7 @@ fn init_error(ordinal: usize, e: result::DriverError) -> Error {
 /// it into an error.
 fn retain_context_beside(
     ordinal: usize,
-    here: Vec<Box<dyn FnOnce()>>,
+    here: Vec<OpeningThreadWork>,
 ) -> std::result::Result<std::sync::Arc<CudaContext>, result::DriverError> {
     if here.is_empty() {
         return CudaContext::new(ordinal);
