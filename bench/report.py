@@ -34,6 +34,8 @@ FIRST_ROWS = [
     ("second_call_cudajit", "cudajit vecadd's 2nd call (the copy compiled first)"),
     ("first_call_cold_cudajit", "fresh process, driver JIT cache cold: vecadd"),
     ("first_call_cold_cudajit_nocheck", "  then vecadd_nocheck"),
+    ("first_call_cold_serial_cudajit", "the same, not compiled while the GPU opened: vecadd"),
+    ("first_call_cold_serial_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_warm_cudajit", "fresh process, driver JIT cache warm: vecadd"),
     ("first_call_warm_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_aot_sass_cudajit", "fresh process, AOT-built, sm_90 machine code embedded: vecadd"),
@@ -120,13 +122,15 @@ PROFILE_VARIANTS = [
 ]
 # First-launch stages (kernel_host::profile::FirstStage), in order.
 # driver_jit_in_module_load is part of module_load (the driver's own clock).
-FIRST_STAGES = ["front_end", "disk_lookup", "libnvvm_load", "compile", "module_load",
+FIRST_STAGES = ["front_end", "module_compiled_while_opening", "disk_lookup", "libnvvm_load", "compile", "module_load",
                 "driver_jit_in_module_load", "machine_code_in_module_load", "install", "disk_store"]
 FIRST_SITUATIONS = [
     ("first_call_cudajit", "checked"),
     ("first_call_cudajit_nocheck", "unchecked"),
     ("first_call_cold_cudajit", "checked, JIT cold"),
     ("first_call_cold_cudajit_nocheck", "unchecked, JIT cold"),
+    ("first_call_cold_serial_cudajit", "checked, JIT cold, serial"),
+    ("first_call_cold_serial_cudajit_nocheck", "unchecked, cold, serial"),
     ("first_call_warm_cudajit", "checked, JIT warm"),
     ("first_call_warm_cudajit_nocheck", "unchecked, JIT warm"),
     ("first_call_aot_sass_cudajit", "checked, AOT machine code"),
@@ -339,6 +343,20 @@ def profile_tables(results):
             out.append(f"  libnvvm warmed up in the background when the GPU opened: {float(ms):.2f} ms "
                        f"(load {extra.get('load_ms', '?')}, compile {extra.get('compile_ms', '?')}), "
                        f"ended before the first call: {extra.get('finished_before_first_call', '?')}")
+        opened = [(label, results.get(f"{label}open_ms"), results.get(f"{label}open_to_first_calls_ms"))
+                  for label in ("cold_", "cold_serial_")]
+        if all(o and t for _, o, t in opened):
+            (_, on, on_total), (_, off, off_total) = opened
+            out.append(f"  opening the GPU (fresh process, JIT cold): {on[0]:.1f} ms with the kernels compiled "
+                       f"meanwhile, {off[0]:.1f} ms without; open to both first calls done: "
+                       f"{on_total[0]:.1f} vs {off_total[0]:.1f} ms")
+        compiled = sorted((name[len("cold_compiled_while_opening_"):], value)
+                          for name, value in results.items()
+                          if name.startswith("cold_compiled_while_opening_"))
+        if compiled:
+            out.append("  compiled while the GPU opened (cold child), ms: " + ", ".join(
+                f"{kernel} {ms:.1f} (PTX {extra.get('ptx_ms', '?')}, JIT {extra.get('jit_ms', '?')}, "
+                f"loaded {extra.get('loaded', '?')})" for kernel, (ms, extra) in compiled))
         jit_warm = results.get("driver_jit_warm_up_ms")
         if jit_warm and extra_ran(jit_warm):
             out.append(f"  the driver's JIT warmed up on the opening thread while the context was created: "

@@ -344,6 +344,18 @@ fn first_calls(
         ),
         None => println!("RESULT {label}driver_jit_warm_up_ms 0 ran=false"),
     }
+    // Unless `CUDAJIT_COMPILE_WHILE_OPENING=0` (kernel_host's `compile::while_opening`),
+    // the binary's kernels were compiled and JIT-compiled while the context was created.
+    for kernel in kernel_host::profile::compiled_while_opening_report() {
+        println!(
+            "RESULT {label}compiled_while_opening_{} {:.3} ptx_ms={:.3},jit_ms={:.3},loaded={}",
+            kernel.kernel,
+            kernel.ptx_ms + kernel.jit_ms,
+            kernel.ptx_ms,
+            kernel.jit_ms,
+            kernel.loaded
+        );
+    }
     kernel_host::profile::enable(true);
     for (name, checked) in [("cudajit", true), ("cudajit_nocheck", false)] {
         c.copy_from_host(poison)?;
@@ -399,9 +411,19 @@ fn first_call_children() -> BenchResult<()> {
         } else {
             println!("(no ahead-of-time kernels in this binary: no AOT first calls)");
         }
-        for label in ["cold", "warm"] {
-            first_calls_in_child(dir, label, "driver", |child| {
-                child.env("CUDAJIT_AOT", "0");
+        // `cold_serial`: the same as `cold` without compiling the kernels while the GPU
+        // opens (kernel_host's `compile::while_opening`), its own JIT cache cold too:
+        // what opening and the first calls cost with and without it, in one run.
+        for (label, driver_cache, compile_while_opening) in [
+            ("cold", "driver", "1"),
+            ("cold_serial", "driver_serial", "0"),
+            ("warm", "driver", "1"),
+        ] {
+            first_calls_in_child(dir, label, driver_cache, |child| {
+                child.env("CUDAJIT_AOT", "0").env(
+                    kernel_host::profile::COMPILE_WHILE_OPENING_VARIABLE,
+                    compile_while_opening,
+                );
             })?;
         }
         Ok(())
@@ -487,6 +509,7 @@ fn first_calls_child(label: &str) -> BenchResult<()> {
         "RESULT {label}open_to_first_calls_ms {:.3} setup_ms={setup_ms:.3},open_ms={open_ms:.3},elements={n}",
         opened_at.elapsed().as_secs_f64() * 1e3
     );
+    println!("RESULT {label}open_ms {open_ms:.3}");
     Ok(())
 }
 

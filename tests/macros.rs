@@ -348,3 +348,31 @@ fn inspect_through_the_facade() {
         inspection.ptx
     );
 }
+
+/// Every non-generic kernel registers its source, once, for opening a GPU to compile it
+/// while the context is created (kernel_host's `compile::while_opening`); a generic
+/// kernel, whose instantiations are not known before they launch, does not.
+#[test]
+fn non_generic_kernels_register_for_compiling_while_a_gpu_opens() {
+    #[kernel]
+    fn generic_scale<T: cudajit::Float>(x: &mut [T], a: T) {
+        let i = grid(1);
+        if i < x.len() {
+            x[i] = x[i] * a;
+        }
+    }
+    let registered: Vec<&'static cudajit::__private::FnSource> =
+        cudajit::__private::inventory::iter::<cudajit::__private::RegisteredKernel>
+            .into_iter()
+            .map(|kernel| (kernel.0)())
+            .collect();
+    let count = |name: &str| registered.iter().filter(|s| s.name == name).count();
+    for kernel in ["vecadd", "fill2d", "uses_chain", "no_params"] {
+        assert_eq!(count(kernel), 1, "{kernel}");
+    }
+    assert!(registered
+        .iter()
+        .any(|s| std::ptr::eq(*s, vecadd::source())));
+    assert_eq!(count("generic_scale"), 0);
+    let _ = generic_scale::instances;
+}

@@ -92,6 +92,7 @@ pub use ndarray;
 pub mod __private {
     pub use crate::compile::cache::KernelCache;
     pub use crate::compile::instances::GenericKernels;
+    pub use crate::compile::while_opening::RegisteredKernel;
     pub use crate::launch::args::{
         ByValue, ByValueArg, ByValueFallback, KernelArg, KernelSlice, KernelSliceMut, SliceArg,
         SliceArgMut,

@@ -783,3 +783,198 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         })
         .collect()
 }
+
+// Kernels this binary registers, as `#[kernel]` registers every non-generic kernel, so
+// that opening the GPU compiles them while the context is created
+// (`compile::while_opening`): one launched correctly, one that panics, one never
+// launched.
+const SCALE_OPEN_LINE: u32 = line!() + 2;
+static SCALE_OPEN: FnSource = FnSource {
+    name: "scale_open",
+    kind: SourceKind::Kernel,
+    text: "fn scale_open(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
+    file: file!(),
+    line: SCALE_OPEN_LINE,
+    options: kernel_device::ir::FunctionOptions::DEFAULT,
+    deps: &[],
+    consts: &[],
+    structs: &[],
+    instance: &[],
+};
+static SCALE_OPEN_CACHE: KernelCache = KernelCache::new();
+
+const OOB_OPEN_LINE: u32 = line!() + 2;
+static OOB_OPEN: FnSource = FnSource {
+    name: "oob_open",
+    kind: SourceKind::Kernel,
+    text: "fn oob_open(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 2.0;\n}",
+    file: file!(),
+    line: OOB_OPEN_LINE,
+    options: kernel_device::ir::FunctionOptions::DEFAULT,
+    deps: &[],
+    consts: &[],
+    structs: &[],
+    instance: &[],
+};
+static OOB_OPEN_CACHE: KernelCache = KernelCache::new();
+
+static NEVER_LAUNCHED: FnSource = FnSource {
+    name: "never_launched",
+    kind: SourceKind::Kernel,
+    text: "fn never_launched(x: &mut [f32]) {\n    x[0] = 3.0;\n}",
+    file: file!(),
+    line: line!(),
+    options: kernel_device::ir::FunctionOptions::DEFAULT,
+    deps: &[],
+    consts: &[],
+    structs: &[],
+    instance: &[],
+};
+
+kernel_host::__private::inventory::submit! {
+    kernel_host::__private::RegisteredKernel(|| &SCALE_OPEN)
+}
+kernel_host::__private::inventory::submit! {
+    kernel_host::__private::RegisteredKernel(|| &OOB_OPEN)
+}
+kernel_host::__private::inventory::submit! {
+    kernel_host::__private::RegisteredKernel(|| &NEVER_LAUNCHED)
+}
+
+/// A fresh process's first launches of two registered kernels (`kernels_compile_while_the_gpu_opens`).
+#[test]
+#[ignore = "run by kernels_compile_while_the_gpu_opens in a process of its own"]
+fn compile_while_opening_child() {
+    let device = Device::default().expect("a GPU");
+    for kernel in kernel_host::profile::compiled_while_opening_report() {
+        println!(
+            "COMPILED_WHILE_OPENING {} loaded={} ptx_ms={:.2} jit_ms={:.2}",
+            kernel.kernel, kernel.loaded, kernel.ptx_ms, kernel.jit_ms
+        );
+    }
+    kernel_host::profile::enable(true);
+    let mut rng = Rng::with_seed(fastrand::u64(..));
+    let x: Vec<f32> = (0..3000)
+        .map(|_| (rng.next() % 4096) as f32 / 64.0 - 32.0)
+        .collect();
+    let a = (rng.next() % 100) as f32 / 8.0 + 0.5;
+    let mut scaled = x.clone();
+    let mut args = [
+        SliceArgMut::<f32>::into_kernel_arg(&mut scaled),
+        KernelArg::scalar(a),
+    ];
+    launch(
+        &SCALE_OPEN,
+        &SCALE_OPEN_CACHE,
+        LaunchConfig::new(3000u32.div_ceil(256), 256),
+        &mut args,
+    )
+    .expect("the first launch");
+    let want: Vec<f32> = x.iter().map(|v| v * a).collect();
+    assert_eq!(scaled, want);
+    // The module's panic sites were installed: the panic names its line.
+    let mut y = vec![0.0f32; 8];
+    let mut args = [SliceArgMut::<f32>::into_kernel_arg(&mut y)];
+    match launch(
+        &OOB_OPEN,
+        &OOB_OPEN_CACHE,
+        LaunchConfig::new(1, 32),
+        &mut args,
+    ) {
+        Err(Error::KernelPanic { kernel, line, .. }) => {
+            assert_eq!((kernel.as_str(), line), ("oob_open", OOB_OPEN_LINE + 2));
+        }
+        other => panic!("expected KernelPanic, got {other:?}"),
+    }
+    assert_eq!(y, vec![2.0; 8], "the in-bounds threads wrote");
+    for first in kernel_host::profile::take_first_launches() {
+        let stages: Vec<&str> = first.stages.iter().map(|(s, _)| s.name()).collect();
+        println!("STAGES {} {}", first.kernel, stages.join(","));
+    }
+    println!("LAUNCHED on {}", device.name());
+}
+
+/// Opening a GPU compiles the binary's registered kernels while the context is created
+/// (`compile::while_opening`), in a fresh process: each is compiled and JIT-compiled
+/// as a library, the first launches take their modules from those libraries (no
+/// libnvvm compile, no module load: the profile's stages say so) and run correctly,
+/// a panic in one is reported at its line, and only launched kernels enter the disk
+/// cache. Turned off, the same launches compile as before.
+#[test]
+fn kernels_compile_while_the_gpu_opens() {
+    let Some((_device, _gpu)) = gpu_or_skip("compiling while opening needs a GPU's open") else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let child = |name: &str, settings: &[(&str, &str)]| {
+        let dir = scratch.path().join(name);
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "compile_while_opening_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("CUDA_CACHE_PATH", dir.join("driver"))
+            .env("CUDAJIT_CACHE_DIR", dir.join("cudajit"))
+            .env("CUDAJIT_AOT", "0")
+            .env_remove(kernel_host::profile::COMPILE_WHILE_OPENING_VARIABLE)
+            .env_remove(kernel_host::profile::WARM_UP_VARIABLE)
+            .envs(settings.iter().copied())
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("libnvvm") {
+            return None;
+        }
+        assert!(output.status.success(), "{name}: {output:?}");
+        Some((stdout, files(&dir.join("cudajit"))))
+    };
+    let Some((on, on_cache)) = child("on", &[]) else {
+        return skip!("libnvvm not available for the child's compiles");
+    };
+    for kernel in ["scale_open", "oob_open"] {
+        assert!(
+            on.contains(&format!("COMPILED_WHILE_OPENING {kernel} loaded=true")),
+            "{on}"
+        );
+        let stages = stages_of(&on, kernel);
+        assert!(
+            stages.contains(&"module_compiled_while_opening"),
+            "{kernel}: {stages:?}"
+        );
+        for absent in ["compile", "module_load", "disk_lookup"] {
+            assert!(!stages.contains(&absent), "{kernel}: {stages:?}");
+        }
+        assert!(
+            on_cache
+                .iter()
+                .any(|f| f.starts_with(&format!("{kernel}-"))),
+            "{kernel} not stored: {on_cache:?}"
+        );
+    }
+    assert!(
+        !on_cache.iter().any(|f| f.starts_with("never_launched-")),
+        "a kernel no launch took entered the disk cache: {on_cache:?}"
+    );
+
+    let off = [(kernel_host::profile::COMPILE_WHILE_OPENING_VARIABLE, "0")];
+    let (not_on, _) = child("off", &off).unwrap();
+    assert!(!not_on.contains("COMPILED_WHILE_OPENING"), "{not_on}");
+    let stages = stages_of(&not_on, "scale_open");
+    assert!(stages.contains(&"compile"), "{stages:?}");
+    assert!(
+        !stages.contains(&"module_compiled_while_opening"),
+        "{stages:?}"
+    );
+}
+
+/// The first-launch stages a `compile_while_opening_child` printed for `kernel`.
+fn stages_of<'a>(stdout: &'a str, kernel: &str) -> Vec<&'a str> {
+    let prefix = format!("STAGES {kernel} ");
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+        .map(|stages| stages.split(',').collect())
+        .unwrap_or_default()
+}

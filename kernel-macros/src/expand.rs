@@ -592,6 +592,16 @@ fn kernel(
             }
         }
     });
+    // A non-generic kernel registers itself, so that opening a GPU compiles it while
+    // the context is created (kernel_host's `compile::while_opening`).
+    let registration = (all_supported && !failed && !generics.is_generic()).then(|| {
+        quote! {
+            #(#cfgs)*
+            ::cudajit::__private::inventory::submit! {
+                ::cudajit::__private::RegisteredKernel(#name::source)
+            }
+        }
+    });
     // `boundscheck = false` is a promise the compiler cannot check (an index out of
     // range writes outside the buffer, even into a host `&mut [bool]`): launching such
     // a kernel is `unsafe`, so `launch!` of it must sit in an `unsafe {}` block.
@@ -672,6 +682,8 @@ fn kernel(
                 #body
             }
         }
+
+        #registration
 
         #twin
     }

@@ -11,11 +11,12 @@ use kernel_device::source::FnSource;
 use kernel_device::CompiledUnit;
 
 use crate::compile::deferred::without_kernel;
-use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts};
+use crate::compile::disk::{disk_key, DiskCache, DiskKeyParts, PendingEntry};
 use crate::compile::loaded::{
-    get_function, CheckedLater, Deferred, FirstLaunch, LoadedKernel, Module,
+    get_function, CheckedLater, Deferred, FirstLaunch, Library, LoadedKernel, Module,
 };
 use crate::compile::lower::{runtime_options, Lowered};
+use crate::compile::prepared::{self, Prepared};
 use crate::compile::profile::{FirstLaunchTimer, FirstStage};
 use crate::compile::{aot, libnvvm};
 use crate::device::Device;
@@ -45,6 +46,9 @@ pub(crate) fn load(
 ) -> Result<LoadedKernel> {
     let kernel = source.name;
     let mut timer = FirstLaunchTimer::start(kernel);
+    if let Some(prepared) = prepared::take(source, device.compute_capability()) {
+        return load_prepared(source, device, prepared, timer);
+    }
     // The key is taken over the IR made with default options, so it does not depend on
     // which libnvvm is installed and `cargo xtask build-device` can compute it too. The
     // front end runs once: a compile below writes its own IR from the same module.
@@ -138,6 +142,63 @@ pub(crate) fn load(
         }
     };
     timer.mark(FirstStage::ModuleLoad);
+    finish_load(
+        source,
+        device,
+        module,
+        &ptx,
+        unit,
+        compiled.entry,
+        (deferred, checked_later),
+        timer,
+    )
+}
+
+/// The first launch of a kernel compiled while the GPU opened
+/// (`crate::compile::while_opening`): the context's module of its library, which holds
+/// the whole module (the checked kernel and any launch-proven copy).
+fn load_prepared(
+    source: &'static FnSource,
+    device: &Device,
+    prepared: Prepared,
+    mut timer: FirstLaunchTimer,
+) -> Result<LoadedKernel> {
+    let Prepared {
+        ptx,
+        unit,
+        disk_entry,
+        library,
+    } = prepared;
+    let module = module_from_library(device, library, &ptx)?;
+    timer.mark(FirstStage::FromOpening);
+    finish_load(
+        source,
+        device,
+        module,
+        &ptx,
+        unit,
+        disk_entry,
+        (None, None),
+        timer,
+    )
+}
+
+/// What every first launch does once its module is in the context: panic sites and
+/// print buffers installed, the kernel's functions found, and a freshly compiled
+/// module stored in the disk cache (only now that the driver has accepted the PTX:
+/// PTX from a libnvvm newer than the driver fails before and never becomes an entry).
+#[allow(clippy::too_many_arguments)]
+fn finish_load(
+    source: &'static FnSource,
+    device: &Device,
+    module: Module,
+    ptx: &str,
+    unit: CompiledUnit,
+    disk_entry: Option<PendingEntry>,
+    (deferred, checked_later): (Option<Deferred>, Option<CheckedLater>),
+    mut timer: FirstLaunchTimer,
+) -> Result<LoadedKernel> {
+    let kernel = source.name;
     if let Some(modules) = device.modules() {
         modules.install(module.raw, kernel, unit.panic_sites)?;
     }
@@ -152,16 +213,14 @@ pub(crate) fn load(
         checked_later,
     )?;
     timer.mark(FirstStage::Install);
-    // Stored only now that the driver has accepted the PTX: PTX from a libnvvm newer
-    // than the driver fails above and never becomes a cache entry.
-    if let Some(pending) = compiled.entry {
-        pending.store(kernel, &ptx);
-        let entry = pending.disk.path(kernel, &pending.key);
+    if let Some(pending) = disk_entry {
+        pending.store(kernel, ptx);
+        let entry = pending.path(kernel);
         crate::compile::inspect::dump_if_asked(
             &entry,
             source,
             &unit.nvvm_ir,
-            &ptx,
+            ptx,
             &loaded.describe_resources(),
         );
         timer.mark(FirstStage::DiskStore);
@@ -170,17 +229,51 @@ pub(crate) fn load(
     Ok(loaded)
 }
 
-/// A freshly compiled kernel's place in the disk cache, written once it has loaded.
-struct PendingEntry {
-    disk: DiskCache,
-    key: String,
-}
-
-impl PendingEntry {
-    fn store(&self, kernel: &str, ptx: &str) {
-        // The cache only saves time: a read-only or full disk must not fail a launch.
-        let _ = self.disk.put(kernel, &self.key, ptx);
+/// `source`'s whole module for a GPU of `capability` as its first launch would find or
+/// compile it (the AOT table's PTX, the disk cache's, or libnvvm's), for compiling
+/// while the GPU opens (`crate::compile::while_opening`): its PTX, unit, compile
+/// options and, when compiled here, its disk cache place. `None` where the first
+/// launch would not JIT (embedded machine code for the GPU) or compiles for itself (a
+/// `-g` kernel, a kernel whose IR is longer than `longest_ir`), and on any error, which the first launch then
+/// reports.
+pub(crate) fn whole_module_ptx(
+    source: &'static FnSource,
+    capability: (u32, u32),
+    longest_ir: usize,
+) -> Option<(String, CompiledUnit, libnvvm::Options, Option<PendingEntry>)> {
+    let lowered = Lowered::new(source).ok()?;
+    let unit = lowered.write(&Options::default()).ok()?;
+    if unit.nvvm_ir.len() > longest_ir {
+        return None;
     }
+    let arch = kernel_device::proc::target::choose_arch(&unit.target_needs, capability).ok()?;
+    let options = runtime_options(source, arch);
+    if options.debug {
+        return None;
+    }
+    let (key, embedded) = aot::find_for_unit(&unit, capability);
+    if let Some(entry) = embedded {
+        return match entry.sass_for(capability) {
+            Some(_) => None,
+            None => Some((entry.ptx.to_string(), unit, options, None)),
+        };
+    }
+    let nvvm = libnvvm::shared().ok()?;
+    let on_disk = DiskCache::from_env()
+        .zip(nvvm.identity().ok())
+        .and_then(|(disk, toolchain)| {
+            disk.get(
+                source.name,
+                &disk_key(&key_parts(&key, &options, toolchain)),
+            )
+        });
+    if let Some(ptx) = on_disk {
+        return Some((ptx, unit, options, None));
+    }
+    let mut untimed = FirstLaunchTimer::off();
+    let (ptx, unit, compiled) =
+        compile(&lowered, &options, &key, &mut untimed, Part::Whole).ok()?;
+    Some((ptx, unit, options, compiled.entry))
 }
 
 /// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the part
@@ -413,6 +506,93 @@ fn load_machine_code(
     Ok(Module {
         raw: module,
         device: device.clone(),
+        library: None,
+    })
+}
+
+/// The driver JIT's options for loading `ptx`: its error log, its wall time, and the
+/// debug information and optimisation level the PTX and the environment ask for. One
+/// reading for a module's load and a library's (`load_library`).
+struct JitOptions {
+    keys: Vec<sys::CUjit_option>,
+    values: Vec<*mut c_void>,
+    log: Vec<u8>,
+    wall_time_at: usize,
+}
+
+impl JitOptions {
+    fn for_ptx(ptx: &str) -> JitOptions {
+        let mut log = vec![0u8; 16 * 1024];
+        let mut keys = vec![
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        // The driver reads option values as pointer-sized words (the size is passed by
+        // value cast to a pointer, as the CUDA documentation prescribes). The log's heap
+        // buffer does not move when the vector is moved into the struct.
+        let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+        // The driver writes the JIT's wall time (ms, an f32) over this option's value.
+        keys.push(sys::CUjit_option::CU_JIT_WALL_TIME);
+        values.push(std::ptr::null_mut());
+        let wall_time_at = values.len() - 1;
+        let jit_level = std::env::var(JIT_OPT_LEVEL_VARIABLE)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|level| *level <= 4);
+        // debug info: the driver's ptxas keeps the PTX's Rust lines (or full debug
+        // information) in the machine code only when asked.
+        let (lines, full) = debug_directives(ptx);
+        if lines {
+            keys.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
+            values.push(1usize as *mut c_void);
+        }
+        if full {
+            // Unoptimised machine code, as nvcc -G: every Rust line has its instructions.
+            keys.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
+            values.push(1usize as *mut c_void);
+            keys.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+            values.push(std::ptr::null_mut());
+        } else if let Some(level) = jit_level {
+            keys.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+            values.push(level as *mut c_void);
+        }
+        JitOptions {
+            keys,
+            values,
+            log,
+            wall_time_at,
+        }
+    }
+
+    /// The JIT's wall time in ms, as the driver wrote it (after the load).
+    fn wall_ms(&self) -> f32 {
+        // The f32 sits in the low bytes of the pointer-sized word (little-endian hosts).
+        f32::from_bits(self.values[self.wall_time_at] as usize as u32)
+    }
+
+    /// The load's error, with the JIT's log for `kernel`.
+    fn error(&self, e: cudarc::driver::DriverError, call: &'static str, kernel: &str) -> Error {
+        let end = self
+            .log
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.log.len());
+        let log = String::from_utf8_lossy(&self.log[..end]);
+        let mut message = describe_driver_error(e);
+        if !log.trim().is_empty() {
+            message.push_str(&format!(
+                "\nPTX JIT log for `{kernel}`:\n{}",
+                log.trim_end()
+            ));
+        }
+        Error::Driver { call, message }
+    }
+}
+
+fn ptx_image(ptx: &str, kernel: &str) -> Result<CString> {
+    CString::new(ptx).map_err(|_| Error::Compile {
+        kernel: kernel.to_string(),
+        message: "PTX contains a NUL byte".into(),
     })
 }
 
@@ -425,76 +605,76 @@ pub(crate) fn load_module(
     kernel: &str,
     timer: &mut FirstLaunchTimer,
 ) -> Result<Module> {
-    let image = CString::new(ptx).map_err(|_| Error::Compile {
-        kernel: kernel.to_string(),
-        message: "PTX contains a NUL byte".into(),
-    })?;
+    let image = ptx_image(ptx, kernel)?;
     let _guard = device.bind()?;
-    let mut log = vec![0u8; 16 * 1024];
-    let mut options = vec![
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-    ];
-    // The driver reads option values as pointer-sized words (the size is passed by
-    // value cast to a pointer, as the CUDA documentation prescribes).
-    let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
-    // The driver writes the JIT's wall time (ms, an f32) over this option's value.
-    options.push(sys::CUjit_option::CU_JIT_WALL_TIME);
-    values.push(std::ptr::null_mut());
-    let wall_time_at = values.len() - 1;
-    let jit_level = std::env::var(JIT_OPT_LEVEL_VARIABLE)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|level| *level <= 4);
-    // debug info: the driver's ptxas keeps the PTX's Rust lines (or full debug
-    // information) in the machine code only when asked.
-    let (lines, full) = debug_directives(ptx);
-    if lines {
-        options.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
-        values.push(1usize as *mut c_void);
-    }
-    if full {
-        // Unoptimised machine code, as nvcc -G: every Rust line has its instructions.
-        options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
-        values.push(1usize as *mut c_void);
-        options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
-        values.push(std::ptr::null_mut());
-    } else if let Some(level) = jit_level {
-        options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
-        values.push(level as *mut c_void);
-    }
+    let mut jit = JitOptions::for_ptx(ptx);
     let mut module: sys::CUmodule = std::ptr::null_mut();
-    // SAFETY: NUL-terminated PTX; option arrays of equal length; `log` outlives the call.
+    // SAFETY: NUL-terminated PTX; option arrays of equal length; the log outlives the call.
     let status = unsafe {
         sys::cuModuleLoadDataEx(
             &mut module,
             image.as_ptr() as *const c_void,
-            options.len() as u32,
-            options.as_mut_ptr(),
-            values.as_mut_ptr(),
+            jit.keys.len() as u32,
+            jit.keys.as_mut_ptr(),
+            jit.values.as_mut_ptr(),
         )
     };
-    // The f32 sits in the low bytes of the pointer-sized word (little-endian hosts).
-    let jit_ms = f32::from_bits(values[wall_time_at] as usize as u32);
-    timer.note(FirstStage::DriverJit, f64::from(jit_ms) * 1e3);
+    timer.note(FirstStage::DriverJit, f64::from(jit.wall_ms()) * 1e3);
     if let Err(e) = status.result() {
-        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-        let log = String::from_utf8_lossy(&log[..end]);
-        let mut message = describe_driver_error(e);
-        if !log.trim().is_empty() {
-            message.push_str(&format!(
-                "\nPTX JIT log for `{kernel}`:\n{}",
-                log.trim_end()
-            ));
-        }
-        return Err(Error::Driver {
-            call: "cuModuleLoadDataEx",
-            message,
-        });
+        return Err(jit.error(e, "cuModuleLoadDataEx", kernel));
     }
     crate::compile::grid_dependency::note_loaded(module, ptx);
     Ok(Module {
         raw: module,
         device: device.clone(),
+        library: None,
+    })
+}
+
+/// Compiles PTX to machine code as a library, which needs no context (the driver JIT
+/// runs now, in full: `bench/probes/library_module_probe.c`), with the same JIT options
+/// as [`load_module`]; also the JIT's wall time in ms by its own clock.
+pub(crate) fn load_library(ptx: &str, kernel: &str) -> Result<(Library, f32)> {
+    let image = ptx_image(ptx, kernel)?;
+    let mut jit = JitOptions::for_ptx(ptx);
+    let mut library: sys::CUlibrary = std::ptr::null_mut();
+    // SAFETY: NUL-terminated PTX; JIT option arrays of equal length, the log outliving
+    // the call; no library options.
+    let status = unsafe {
+        sys::cuLibraryLoadData(
+            &mut library,
+            image.as_ptr() as *const c_void,
+            jit.keys.as_mut_ptr(),
+            jit.values.as_mut_ptr(),
+            jit.keys.len() as u32,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if let Err(e) = status.result() {
+        return Err(jit.error(e, "cuLibraryLoadData", kernel));
+    }
+    Ok((Library(library), jit.wall_ms()))
+}
+
+/// `library`'s module in `device`'s context (the machine code compiled when the
+/// library was loaded), owning the library from now on.
+fn module_from_library(device: &Device, library: Library, ptx: &str) -> Result<Module> {
+    let _guard = device.bind()?;
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `library` was loaded by `load_library` and is still loaded; the context
+    // is current.
+    unsafe { sys::cuLibraryGetModule(&mut module, library.0) }
+        .result()
+        .map_err(|e| Error::Driver {
+            call: "cuLibraryGetModule",
+            message: describe_driver_error(e),
+        })?;
+    crate::compile::grid_dependency::note_loaded(module, ptx);
+    Ok(Module {
+        raw: module,
+        device: device.clone(),
+        library: Some(library),
     })
 }

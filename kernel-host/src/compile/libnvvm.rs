@@ -10,6 +10,7 @@ use kernel_device::nvvm::{CompileOptions, Nvvm};
 use crate::compile::disk::{toolchain_identity_cached, toolchain_identity_remembered, DiskCache};
 
 /// Options of one compile, as the runtime chooses them.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Options {
     pub(crate) arch: String,
     pub(crate) opt_level: u8,

@@ -425,6 +425,9 @@ impl SharedOptIn {
 pub(crate) struct Module {
     pub(crate) raw: sys::CUmodule,
     pub(crate) device: Device,
+    /// The library the module is the context's copy of (`jit::module_from_library`):
+    /// the library owns the module, and unloading it unloads the module.
+    pub(crate) library: Option<Library>,
 }
 
 impl Drop for Module {
@@ -433,9 +436,28 @@ impl Drop for Module {
             // What the module's kernels printed is written, and its buffers freed.
             crate::print::release(self.raw);
             crate::compile::grid_dependency::note_unloaded(self.raw);
-            // SAFETY: loaded by `jit::load_module`, unloaded only here.
-            let _ = unsafe { result::module::unload(self.raw) };
+            if self.library.is_none() {
+                // SAFETY: loaded by `jit::load_module`, unloaded only here.
+                let _ = unsafe { result::module::unload(self.raw) };
+            }
         }
+        // The library (if any) is unloaded as the field drops: no context needed.
+    }
+}
+
+/// A loaded library (`jit::load_library`): machine code compiled without a context,
+/// whose module each context takes. Unloaded when dropped.
+pub(crate) struct Library(pub(crate) sys::CUlibrary);
+
+// SAFETY: a library handle is a process-wide driver object, usable from any thread;
+// it is unloaded once, by its one owner.
+unsafe impl Send for Library {}
+unsafe impl Sync for Library {}
+
+impl Drop for Library {
+    fn drop(&mut self) {
+        // SAFETY: loaded by `jit::load_library`, unloaded only here.
+        let _ = unsafe { sys::cuLibraryUnload(self.0) };
     }
 }
 

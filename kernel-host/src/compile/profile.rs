@@ -39,6 +39,10 @@ pub enum FirstStage {
     /// Of `ModuleLoad`, embedded machine code loaded (`crate::compile::aot`): no JIT.
     /// A note, as `DriverJit`.
     MachineCodeLoad,
+    /// The module compiled while the GPU opened (`crate::compile::while_opening`) taken
+    /// into the context: in place of every stage from the disk lookup to the module's
+    /// load.
+    FromOpening,
     /// Panic sites installed, functions and attributes found.
     Install,
     /// The PTX written to the disk cache.
@@ -55,6 +59,7 @@ impl FirstStage {
             FirstStage::ModuleLoad => "module_load",
             FirstStage::DriverJit => "driver_jit_in_module_load",
             FirstStage::MachineCodeLoad => "machine_code_in_module_load",
+            FirstStage::FromOpening => "module_compiled_while_opening",
             FirstStage::Install => "install",
             FirstStage::DiskStore => "disk_store",
         }
@@ -93,6 +98,11 @@ impl FirstLaunchTimer {
                 )
             }),
         }
+    }
+
+    /// A timer that records nothing (work that is no launch's).
+    pub(crate) fn off() -> FirstLaunchTimer {
+        FirstLaunchTimer { running: None }
     }
 
     pub(crate) fn mark(&mut self, stage: FirstStage) {

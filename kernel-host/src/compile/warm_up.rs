@@ -31,6 +31,7 @@ use kernel_device::ir::FunctionOptions;
 use kernel_device::source::{FnSource, SourceKind};
 
 use crate::compile::{libnvvm, lower};
+use crate::device::open_gpu::ContextCreated;
 
 /// The variable that turns the warm-up off (`0`); it is on otherwise.
 pub const WARM_UP_VARIABLE: &str = "CUDAJIT_NVVM_WARM_UP";
@@ -55,7 +56,10 @@ static EMPTY_KERNEL: FnSource = FnSource {
 pub struct WarmUp {
     /// libnvvm's load, on the warm-up's thread.
     pub load_ms: f64,
-    /// The empty kernel's front end and compile (`-opt=0`), on the warm-up's thread.
+    /// The binary's kernels compiled while the GPU opened (their front ends, libnvvm
+    /// and driver JITs: `crate::compile::while_opening`), or where that compiled
+    /// nothing, the empty kernel's front end and compile (`-opt=0`), on the warm-up's
+    /// thread.
     pub compile_ms: f64,
     /// It ended (successfully or not) before [`warm_up_report`] was asked: always, once
     /// the GPU is open.
@@ -90,17 +94,23 @@ inventory::submit! {
 
 /// Starts the warm-up for GPU `ordinal`'s architecture (once per process, unless turned
 /// off); the caller joins the thread returned once the context exists.
-fn warm_up_while_the_context_is_created(ordinal: usize) -> Option<JoinHandle<()>> {
+fn warm_up_while_the_context_is_created(
+    ordinal: usize,
+    created: ContextCreated,
+) -> Option<JoinHandle<()>> {
     if std::env::var(WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0") || !claim_start() {
         return None;
     }
-    let Some(arch) = compute_arch(ordinal) else {
+    let Some(capability) = crate::device::open_gpu::capability_before_context(ordinal) else {
         finish(0.0, 0.0, false);
         return None;
     };
+    // With the context already there, opening is quick: compiling the binary's kernels
+    // would only make it longer.
+    let compile_kernels = !crate::device::open_gpu::primary_context_exists(ordinal);
     let spawned = std::thread::Builder::new()
         .name("cudajit-nvvm-warm-up".into())
-        .spawn(move || load_and_compile_empty_kernel(&arch));
+        .spawn(move || load_and_compile(capability, compile_kernels.then_some(created)));
     if spawned.is_err() {
         finish(0.0, 0.0, false);
     }
@@ -113,20 +123,20 @@ fn claim_start() -> bool {
     !std::mem::replace(&mut state.started, true)
 }
 
-/// `compute_XY` of GPU `ordinal`, read before its context exists.
-fn compute_arch(ordinal: usize) -> Option<String> {
-    let (major, minor) = crate::device::open_gpu::capability_before_context(ordinal)?;
-    Some(format!("compute_{major}{minor}"))
-}
-
-fn load_and_compile_empty_kernel(arch: &str) {
+/// libnvvm loaded, then the binary's kernels compiled until the context exists
+/// (`crate::compile::while_opening`; not when `created` is `None`), or, when that
+/// compiles nothing, the empty kernel.
+fn load_and_compile(capability: (u32, u32), created: Option<ContextCreated>) {
     let started = Instant::now();
     let Ok(nvvm) = libnvvm::shared() else {
         return finish(0.0, 0.0, false);
     };
     let load_ms = started.elapsed().as_secs_f64() * 1e3;
     let compiled_at = Instant::now();
-    let compiled = compile_empty_kernel(&nvvm, arch);
+    let compiled =
+        created.is_some_and(|created| {
+            crate::compile::while_opening::compile_registered(capability, &created)
+        }) || compile_empty_kernel(&nvvm, &format!("compute_{}{}", capability.0, capability.1));
     finish(load_ms, compiled_at.elapsed().as_secs_f64() * 1e3, compiled);
 }
 
@@ -195,7 +205,7 @@ mod tests {
     #[ignore = "run as a child process by a_process_exits_cleanly_right_after_the_warm_up"]
     fn warm_up_child() {
         assert!(claim_start());
-        std::thread::spawn(|| load_and_compile_empty_kernel("compute_90"))
+        std::thread::spawn(|| load_and_compile((9, 0), None))
             .join()
             .expect("the warm-up thread ends");
         if std::env::var_os(CHILD_EXIT_VARIABLE).is_some() {

@@ -51,9 +51,27 @@ inventory::collect!(WhenAGpuOpens);
 
 /// Work that runs while GPU `ordinal`'s context is created (tens to hundreds of ms),
 /// on a thread that opening the GPU joins once the context exists, so that none of it
-/// outlives `Device::new`: libnvvm's load (`crate::compile::warm_up`, whose module
-/// documentation says why a process must not exit while it runs).
-pub(crate) struct WhileAGpuOpens(pub(crate) fn(usize) -> Option<std::thread::JoinHandle<()>>);
+/// outlives `Device::new`: libnvvm's load and the kernels compiled meanwhile
+/// (`crate::compile::warm_up`, whose module documentation says why a process must not
+/// exit while it runs). Work that could go on longer than the context's creation
+/// reads [`ContextCreated`] and stops starting more.
+pub(crate) struct WhileAGpuOpens(
+    pub(crate) fn(usize, ContextCreated) -> Option<std::thread::JoinHandle<()>>,
+);
+
+/// Whether the context that [`WhileAGpuOpens`] work runs beside exists yet.
+#[derive(Clone, Default)]
+pub(crate) struct ContextCreated(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl ContextCreated {
+    pub(crate) fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+}
 
 inventory::collect!(WhileAGpuOpens);
 
@@ -230,15 +248,17 @@ fn open(ordinal: usize) -> Result<Device> {
                 detail: format!("this machine has {count} CUDA device(s)"),
             });
         }
+        let created = ContextCreated::default();
         let meanwhile: Vec<_> = inventory::iter::<WhileAGpuOpens>
             .into_iter()
-            .filter_map(|work| (work.0)(ordinal))
+            .filter_map(|work| (work.0)(ordinal, created.clone()))
             .collect();
         let here: Vec<_> = inventory::iter::<OnTheOpeningThread>
             .into_iter()
             .filter_map(|work| (work.0)(ordinal))
             .collect();
         let ctx = retain_context_beside(ordinal, here).call("cuDevicePrimaryCtxRetain");
+        created.set();
         for thread in meanwhile {
             // A panic on that thread only loses the warm-up.
             let _ = thread.join();

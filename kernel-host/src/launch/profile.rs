@@ -20,6 +20,9 @@ pub use crate::compile::jit_warm_up::{
 use crate::compile::profile::enabled;
 pub use crate::compile::profile::{enable, take_first_launches, FirstLaunch, FirstStage};
 pub use crate::compile::warm_up::{warm_up_report, WarmUp, WARM_UP_VARIABLE};
+pub use crate::compile::while_opening::{
+    compiled_while_opening_report, CompiledWhileOpening, COMPILE_WHILE_OPENING_VARIABLE,
+};
 pub use crate::launch::host_bench::{host_path_bench, HostPathRow, EVICT_BYTES};
 pub use crate::launch::ladder::{launch_ladder, LadderLaunch, LADDER_RUNGS};
 

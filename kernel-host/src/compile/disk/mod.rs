@@ -71,5 +71,23 @@ pub fn clear() -> io::Result<Removed> {
     }
 }
 
+/// A freshly compiled kernel's place in the disk cache, written once it has loaded.
+pub(crate) struct PendingEntry {
+    pub(crate) disk: DiskCache,
+    pub(crate) key: String,
+}
+
+impl PendingEntry {
+    pub(crate) fn store(&self, kernel: &str, ptx: &str) {
+        // The cache only saves time: a read-only or full disk must not fail a launch.
+        let _ = self.disk.put(kernel, &self.key, ptx);
+    }
+
+    /// The entry's file.
+    pub(crate) fn path(&self, kernel: &str) -> std::path::PathBuf {
+        self.disk.path(kernel, &self.key)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,269 @@
+//! The binary's kernels compiled while a GPU's context is created (issue 27). Creating
+//! the primary context takes 100–200 ms on the H200's host, in the driver, while the
+//! CPU's other cores are idle; a kernel's first launch on the JIT route spends ~20 ms
+//! of its own in libnvvm and the driver's JIT. `cuLibraryLoadData` JIT-compiles PTX in
+//! full before any context exists, and a context then takes the compiled module in
+//! ~0.03 ms (`bench/probes/library_module_probe.c`,
+//! `bench/results/2026-12-01-h200-s50-library-module-probe.txt`). So libnvvm's warm-up
+//! thread (`crate::compile::warm_up`), which runs while the context is created,
+//! compiles the binary's kernels (each non-generic `#[kernel]` registers itself:
+//! [`RegisteredKernel`]) one after another (libnvvm's compiles are serialised), and
+//! each kernel's PTX is JIT-compiled as a library on a thread of its own; a kernel's
+//! first launch on a GPU of that compute capability takes its module from the library
+//! instead of compiling (`crate::compile::jit::load`).
+//!
+//! Bounded by the context's creation: no kernel is started once the context exists,
+//! and the ones under way end before opening the GPU returns (libnvvm must not be in
+//! use when the process may exit: `crate::compile::warm_up`'s documentation says why).
+//! So that the last one started makes opening wait little, only kernels with short IR
+//! are compiled ([`LONGEST_IR`]), and only in a binary of at most [`MOST_KERNELS`]
+//! kernels (a program's few, not a test suite's hundreds).
+//! The whole module is compiled (the checked kernel and its launch-proven copy), its
+//! PTX found as a first launch would find it (AOT table, disk cache, libnvvm), and it
+//! enters the disk cache only when a launch takes it. Skipped when the primary context
+//! already exists (opening is then quick: nothing to hide behind), for a binary with
+//! AOT machine code for the GPU (no JIT to save), for `-g` kernels, and with
+//! `CUDAJIT_COMPILE_WHILE_OPENING=0`. Generic kernels' instantiations are not known
+//! before they launch: they compile at their first launch. A kernel whose compile
+//! fails here is left to its first launch, which reports the error.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use kernel_device::source::FnSource;
+use kernel_device::CompiledUnit;
+
+use crate::compile::disk::PendingEntry;
+use crate::compile::jit;
+use crate::compile::libnvvm;
+use crate::compile::prepared::{self, Prepared};
+use crate::device::open_gpu::ContextCreated;
+
+/// The variable that turns compiling while a GPU opens off (`0`); it is on otherwise
+/// (as part of libnvvm's warm-up, which `CUDAJIT_NVVM_WARM_UP=0` turns off with it).
+pub const COMPILE_WHILE_OPENING_VARIABLE: &str = "CUDAJIT_COMPILE_WHILE_OPENING";
+
+/// A non-generic kernel of the binary (`#[kernel]` submits one per kernel): its source.
+pub struct RegisteredKernel(pub fn() -> &'static FnSource);
+
+inventory::collect!(RegisteredKernel);
+
+/// A binary registering more kernels than this compiles none while a GPU opens: the
+/// context's creation covers a few kernels, which would be some of many, seldom the
+/// first launched, and the last one started makes opening wait for it (the GPU suite's
+/// binary, ~300 kernels, took 194 ms longer from start to exit with them compiled:
+/// `bench/results/2026-12-01-h200-s50-compile-while-opening.txt`).
+const MOST_KERNELS: usize = 32;
+
+/// A kernel whose NVVM IR is longer than this is left to its first launch: libnvvm's
+/// and the JIT's times grow with it, and one started just before the context exists
+/// makes opening the GPU wait for it. A bounds-checked vecadd's (both kernels) is 13 KB.
+const LONGEST_IR: usize = 48 * 1024;
+
+/// Library loads (driver JITs) under way at once: libnvvm makes a kernel's PTX in
+/// ~5–8 ms, the driver JIT takes ~15–20 ms, so about three overlap.
+const JITS_AT_ONCE: usize = 4;
+
+/// What compiling while the GPU opened did for one kernel, for the bench's report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompiledWhileOpening {
+    pub kernel: &'static str,
+    /// Its front end and PTX (libnvvm's compile, or the disk cache's or AOT table's
+    /// PTX), ms on the warm-up thread.
+    pub ptx_ms: f64,
+    /// The driver's JIT of its PTX as a library, ms on its own thread.
+    pub jit_ms: f64,
+    /// The library loaded (a first launch can take it).
+    pub loaded: bool,
+}
+
+static REPORT: Mutex<Vec<CompiledWhileOpening>> = Mutex::new(Vec::new());
+
+/// What compiling while the GPU opened did, kernel by kernel (empty when it did not
+/// run).
+pub fn compiled_while_opening_report() -> Vec<CompiledWhileOpening> {
+    REPORT.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+fn turned_off() -> bool {
+    std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0")
+}
+
+/// Compiles the binary's kernels for a GPU of `capability` until `created` says its
+/// context exists, and waits for the library loads under way. `false` when it compiled
+/// nothing (turned off, no kernel, nothing to save), so that the caller warms libnvvm
+/// up another way.
+pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreated) -> bool {
+    if turned_off()
+        || crate::compile::aot::has_machine_code_for(capability)
+        || inventory::iter::<RegisteredKernel>.into_iter().count() > MOST_KERNELS
+    {
+        return false;
+    }
+    let mut seen: Vec<*const FnSource> = Vec::new();
+    let mut compiled_any = false;
+    std::thread::scope(|scope| {
+        let mut jits = std::collections::VecDeque::new();
+        for registered in inventory::iter::<RegisteredKernel> {
+            if created.get() {
+                break;
+            }
+            let source = (registered.0)();
+            if seen.contains(&(source as *const FnSource)) {
+                continue;
+            }
+            seen.push(source);
+            let began = Instant::now();
+            // A front-end or compiler panic loses this kernel's head start only: its
+            // first launch meets the same problem and reports it.
+            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                jit::whole_module_ptx(source, capability, LONGEST_IR)
+            }));
+            let Ok(Some((ptx, unit, options, disk_entry))) = made else {
+                continue;
+            };
+            compiled_any = true;
+            let ptx_ms = began.elapsed().as_secs_f64() * 1e3;
+            if jits.len() >= JITS_AT_ONCE {
+                let oldest: std::thread::ScopedJoinHandle<'_, ()> =
+                    jits.pop_front().expect("not empty");
+                let _ = oldest.join();
+            }
+            let spawned = std::thread::Builder::new()
+                .name("cudajit-jit-while-opening".into())
+                .spawn_scoped(scope, move || {
+                    load_as_library(source, capability, options, ptx, unit, disk_entry, ptx_ms)
+                });
+            match spawned {
+                Ok(thread) => jits.push_back(thread),
+                Err(_) => break,
+            }
+        }
+    });
+    compiled_any
+}
+
+/// The driver's JIT of one kernel's PTX as a library, kept for its first launch.
+fn load_as_library(
+    source: &'static FnSource,
+    capability: (u32, u32),
+    options: libnvvm::Options,
+    ptx: String,
+    unit: CompiledUnit,
+    disk_entry: Option<PendingEntry>,
+    ptx_ms: f64,
+) {
+    let began = Instant::now();
+    // A driver without `cuLibraryLoadData` panics in cudarc's loader: nothing is kept.
+    let loaded = std::panic::catch_unwind(|| jit::load_library(&ptx, source.name).ok())
+        .ok()
+        .flatten();
+    let jit_ms = began.elapsed().as_secs_f64() * 1e3;
+    REPORT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(CompiledWhileOpening {
+            kernel: source.name,
+            ptx_ms,
+            jit_ms,
+            loaded: loaded.is_some(),
+        });
+    if let Some((library, _)) = loaded {
+        let prepared = Prepared {
+            ptx,
+            unit,
+            disk_entry,
+            library,
+        };
+        prepared::keep(source, capability, options, prepared);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_device::ir::FunctionOptions;
+    use kernel_device::source::SourceKind;
+
+    const fn kernel(name: &'static str, text: &'static str, options: FunctionOptions) -> FnSource {
+        FnSource {
+            name,
+            kind: SourceKind::Kernel,
+            text,
+            file: "while_opening.rs",
+            line: 1,
+            options,
+            deps: &[],
+            consts: &[],
+            structs: &[],
+            instance: &[],
+        }
+    }
+
+    static CHECKED: FnSource = kernel(
+        "opening_scale",
+        "fn opening_scale(x: &mut [f32], y: &[f32]) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * y[i];\n    }\n}",
+        FunctionOptions::DEFAULT,
+    );
+    static DEBUG: FnSource = kernel(
+        "opening_debug",
+        "fn opening_debug(x: &mut [f32]) {\n    x[0] = 1.0;\n}",
+        FunctionOptions {
+            debug_info: true,
+            ..FunctionOptions::DEFAULT
+        },
+    );
+    static BROKEN: FnSource = kernel(
+        "opening_broken",
+        "fn opening_broken(x: &mut [f32]) {\n    x[0] = undefined_name;\n}",
+        FunctionOptions::DEFAULT,
+    );
+
+    /// What opening a GPU compiles for a kernel is the whole module a first launch
+    /// would load (the checked kernel and its launch-proven copy), for the GPU's
+    /// architecture; a `-g` kernel, a kernel with long IR and a kernel that does not
+    /// compile are left to their first launch.
+    #[test]
+    fn the_whole_module_is_compiled_and_only_what_a_launch_would_jit() {
+        if kernel_device::nvvm::Nvvm::locate().is_none() {
+            return eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        }
+        let (ptx, unit, options, _) =
+            jit::whole_module_ptx(&CHECKED, (9, 0), LONGEST_IR).expect("compiled");
+        assert_eq!(options.arch, "compute_90");
+        assert!(ptx.contains(".target sm_90"), "{ptx}");
+        let proof = unit
+            .launch_proof
+            .as_ref()
+            .expect("a checked kernel with a launch proof");
+        for entry in ["opening_scale", proof.symbol.as_str()] {
+            assert!(ptx.contains(&format!(".entry {entry}(")), "{entry}: {ptx}");
+        }
+        assert!(
+            unit.nvvm_ir.len() < LONGEST_IR / 2,
+            "{}",
+            unit.nvvm_ir.len()
+        );
+        assert!(jit::whole_module_ptx(&DEBUG, (9, 0), LONGEST_IR).is_none());
+        assert!(jit::whole_module_ptx(&BROKEN, (9, 0), LONGEST_IR).is_none());
+        // A kernel whose IR is longer than LONGEST_IR: 400 distinct stores.
+        let body: String = (0..400)
+            .map(|k| format!("    x[{k}] = x[{}] * {k}.5;\n", k + 1))
+            .collect();
+        let text = format!("fn opening_long(x: &mut [f32]) {{\n{body}}}");
+        let long: &'static FnSource = Box::leak(Box::new(kernel(
+            "opening_long",
+            Box::leak(text.into_boxed_str()),
+            FunctionOptions::DEFAULT,
+        )));
+        let written = crate::compile::lower::Lowered::new(long)
+            .and_then(|lowered| lowered.write(&kernel_device::back::nvvm::Options::default()))
+            .expect("the long kernel lowers");
+        assert!(
+            written.nvvm_ir.len() > LONGEST_IR,
+            "{}",
+            written.nvvm_ir.len()
+        );
+        assert!(jit::whole_module_ptx(long, (9, 0), LONGEST_IR).is_none());
+    }
+}
