@@ -355,7 +355,7 @@ def profile_tables(results):
                           if name.startswith("cold_compiled_while_opening_"))
         if compiled:
             out.append("  compiled while the GPU opened (cold child), ms: " + ", ".join(
-                f"{kernel} {ms:.1f} (PTX {extra.get('ptx_ms', '?')}, JIT {extra.get('jit_ms', '?')}, "
+                f"{kernel} {ms:.1f} (PTX {extra.get('ptx_ms', '?')}, library {extra.get('library_ms', '?')}, "
                 f"loaded {extra.get('loaded', '?')})" for kernel, (ms, extra) in compiled))
         jit_warm = results.get("driver_jit_warm_up_ms")
         if jit_warm and extra_ran(jit_warm):

@@ -348,11 +348,12 @@ fn first_calls(
     // the binary's kernels were compiled and JIT-compiled while the context was created.
     for kernel in kernel_host::profile::compiled_while_opening_report() {
         println!(
-            "RESULT {label}compiled_while_opening_{} {:.3} ptx_ms={:.3},jit_ms={:.3},loaded={}",
+            "RESULT {label}compiled_while_opening_{} {:.3} ptx_ms={:.3},library_ms={:.3},machine_code={},loaded={}",
             kernel.kernel,
-            kernel.ptx_ms + kernel.jit_ms,
+            kernel.ptx_ms + kernel.library_ms,
             kernel.ptx_ms,
-            kernel.jit_ms,
+            kernel.library_ms,
+            kernel.machine_code,
             kernel.loaded
         );
     }

@@ -848,8 +848,8 @@ fn compile_while_opening_child() {
     let device = Device::default().expect("a GPU");
     for kernel in kernel_host::profile::compiled_while_opening_report() {
         println!(
-            "COMPILED_WHILE_OPENING {} loaded={} ptx_ms={:.2} jit_ms={:.2}",
-            kernel.kernel, kernel.loaded, kernel.ptx_ms, kernel.jit_ms
+            "COMPILED_WHILE_OPENING {} loaded={} ptx_ms={:.2} library_ms={:.2}",
+            kernel.kernel, kernel.loaded, kernel.ptx_ms, kernel.library_ms
         );
     }
     kernel_host::profile::enable(true);

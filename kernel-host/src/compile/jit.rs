@@ -229,18 +229,29 @@ fn finish_load(
     Ok(loaded)
 }
 
+/// A kernel's whole module as its first launch on a GPU would find or compile it, made
+/// ahead of that launch (`crate::compile::while_opening`).
+pub(crate) struct WholeModule {
+    /// The AOT table's, the disk cache's or libnvvm's.
+    pub(crate) ptx: String,
+    /// The AOT table's machine code for the GPU, which is loaded in the PTX's place.
+    pub(crate) machine_code: Option<&'static [u8]>,
+    pub(crate) unit: CompiledUnit,
+    pub(crate) options: libnvvm::Options,
+    /// Its disk cache place, when libnvvm compiled it here.
+    pub(crate) disk_entry: Option<PendingEntry>,
+}
+
 /// `source`'s whole module for a GPU of `capability` as its first launch would find or
-/// compile it (the AOT table's PTX, the disk cache's, or libnvvm's), for compiling
-/// while the GPU opens (`crate::compile::while_opening`): its PTX, unit, compile
-/// options and, when compiled here, its disk cache place. `None` where the first
-/// launch would not JIT (embedded machine code for the GPU) or compiles for itself (a
-/// `-g` kernel, a kernel whose IR is longer than `longest_ir`), and on any error, which the first launch then
-/// reports.
-pub(crate) fn whole_module_ptx(
+/// compile it (the AOT table's machine code or PTX, the disk cache's PTX, or libnvvm's).
+/// `None` where the first launch compiles for itself (a `-g` kernel) or the module
+/// would take long to make (IR longer than `longest_ir`), and on any error, which the
+/// first launch then reports.
+pub(crate) fn whole_module(
     source: &'static FnSource,
     capability: (u32, u32),
     longest_ir: usize,
-) -> Option<(String, CompiledUnit, libnvvm::Options, Option<PendingEntry>)> {
+) -> Option<WholeModule> {
     let lowered = Lowered::new(source).ok()?;
     let unit = lowered.write(&Options::default()).ok()?;
     if unit.nvvm_ir.len() > longest_ir {
@@ -252,11 +263,16 @@ pub(crate) fn whole_module_ptx(
         return None;
     }
     let (key, embedded) = aot::find_for_unit(&unit, capability);
+    let made = |ptx: String, machine_code, unit, disk_entry| WholeModule {
+        ptx,
+        machine_code,
+        unit,
+        options: options.clone(),
+        disk_entry,
+    };
     if let Some(entry) = embedded {
-        return match entry.sass_for(capability) {
-            Some(_) => None,
-            None => Some((entry.ptx.to_string(), unit, options, None)),
-        };
+        let machine_code = entry.sass_for(capability);
+        return Some(made(entry.ptx.to_string(), machine_code, unit, None));
     }
     let nvvm = libnvvm::shared().ok()?;
     let on_disk = DiskCache::from_env()
@@ -268,12 +284,12 @@ pub(crate) fn whole_module_ptx(
             )
         });
     if let Some(ptx) = on_disk {
-        return Some((ptx, unit, options, None));
+        return Some(made(ptx, None, unit, None));
     }
     let mut untimed = FirstLaunchTimer::off();
     let (ptx, unit, compiled) =
         compile(&lowered, &options, &key, &mut untimed, Part::Whole).ok()?;
-    Some((ptx, unit, options, compiled.entry))
+    Some(made(ptx, None, unit, compiled.entry))
 }
 
 /// The kernel's PTX from the disk cache for `toolchain`: the whole module, else the part
@@ -631,22 +647,27 @@ pub(crate) fn load_module(
     })
 }
 
-/// Compiles PTX to machine code as a library, which needs no context (the driver JIT
-/// runs now, in full: `bench/probes/library_module_probe.c`), with the same JIT options
-/// as [`load_module`]; also the JIT's wall time in ms by its own clock.
-pub(crate) fn load_library(ptx: &str, kernel: &str) -> Result<(Library, f32)> {
-    let image = ptx_image(ptx, kernel)?;
-    let mut jit = JitOptions::for_ptx(ptx);
+/// Loads `module` as a library, which needs no context: its machine code, or its PTX
+/// compiled by the driver's JIT now, in full (`bench/probes/library_module_probe.c`),
+/// with the same JIT options as [`load_module`].
+pub(crate) fn load_library(module: &WholeModule, kernel: &str) -> Result<Library> {
+    let image = ptx_image(&module.ptx, kernel)?;
+    let mut jit = JitOptions::for_ptx(&module.ptx);
+    let (data, options) = match module.machine_code {
+        // A cubin is an ELF image, which carries its own size; no JIT options apply.
+        Some(sass) => (sass.as_ptr() as *const c_void, 0),
+        None => (image.as_ptr() as *const c_void, jit.keys.len() as u32),
+    };
     let mut library: sys::CUlibrary = std::ptr::null_mut();
-    // SAFETY: NUL-terminated PTX; JIT option arrays of equal length, the log outliving
-    // the call; no library options.
+    // SAFETY: a whole embedded cubin, or NUL-terminated PTX with JIT option arrays of
+    // equal length and a log that outlive the call; no library options.
     let status = unsafe {
         sys::cuLibraryLoadData(
             &mut library,
-            image.as_ptr() as *const c_void,
+            data,
             jit.keys.as_mut_ptr(),
             jit.values.as_mut_ptr(),
-            jit.keys.len() as u32,
+            options,
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             0,
@@ -655,7 +676,7 @@ pub(crate) fn load_library(ptx: &str, kernel: &str) -> Result<(Library, f32)> {
     if let Err(e) = status.result() {
         return Err(jit.error(e, "cuLibraryLoadData", kernel));
     }
-    Ok((Library(library), jit.wall_ms()))
+    Ok(Library(library))
 }
 
 /// `library`'s module in `device`'s context (the machine code compiled when the

@@ -18,12 +18,12 @@
 //! So that the last one started makes opening wait little, only kernels with short IR
 //! are compiled ([`LONGEST_IR`]), and only in a binary of at most [`MOST_KERNELS`]
 //! kernels (a program's few, not a test suite's hundreds).
-//! The whole module is compiled (the checked kernel and its launch-proven copy), its
-//! PTX found as a first launch would find it (AOT table, disk cache, libnvvm), and it
-//! enters the disk cache only when a launch takes it. Skipped when the primary context
-//! already exists (opening is then quick: nothing to hide behind), for a binary with
-//! AOT machine code for the GPU (no JIT to save), for `-g` kernels, and with
-//! `CUDAJIT_COMPILE_WHILE_OPENING=0`. Generic kernels' instantiations are not known
+//! The whole module is compiled (the checked kernel and its launch-proven copy), found
+//! as a first launch would find it (the AOT table's machine code, loaded as a library
+//! without a JIT, which spares the first launch its front end and load; its PTX; the
+//! disk cache's; libnvvm's), and it enters the disk cache only when a launch takes it.
+//! Skipped when the primary context already exists (opening is then quick: nothing to
+//! hide behind), for `-g` kernels, and with `CUDAJIT_COMPILE_WHILE_OPENING=0`. Generic kernels' instantiations are not known
 //! before they launch: they compile at their first launch. A kernel whose compile
 //! fails here is left to its first launch, which reports the error.
 
@@ -31,11 +31,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use kernel_device::source::FnSource;
-use kernel_device::CompiledUnit;
 
-use crate::compile::disk::PendingEntry;
-use crate::compile::jit;
-use crate::compile::libnvvm;
+use crate::compile::jit::{self, WholeModule};
 use crate::compile::prepared::{self, Prepared};
 use crate::device::open_gpu::ContextCreated;
 
@@ -71,8 +68,11 @@ pub struct CompiledWhileOpening {
     /// Its front end and PTX (libnvvm's compile, or the disk cache's or AOT table's
     /// PTX), ms on the warm-up thread.
     pub ptx_ms: f64,
-    /// The driver's JIT of its PTX as a library, ms on its own thread.
-    pub jit_ms: f64,
+    /// Its load as a library (the driver's JIT of its PTX, or its machine code's load),
+    /// ms on its own thread.
+    pub library_ms: f64,
+    /// The AOT table's machine code was loaded (no JIT).
+    pub machine_code: bool,
     /// The library loaded (a first launch can take it).
     pub loaded: bool,
 }
@@ -94,10 +94,7 @@ fn turned_off() -> bool {
 /// nothing (turned off, no kernel, nothing to save), so that the caller warms libnvvm
 /// up another way.
 pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreated) -> bool {
-    if turned_off()
-        || crate::compile::aot::has_machine_code_for(capability)
-        || inventory::iter::<RegisteredKernel>.into_iter().count() > MOST_KERNELS
-    {
+    if turned_off() || inventory::iter::<RegisteredKernel>.into_iter().count() > MOST_KERNELS {
         return false;
     }
     let mut seen: Vec<*const FnSource> = Vec::new();
@@ -117,9 +114,9 @@ pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreate
             // A front-end or compiler panic loses this kernel's head start only: its
             // first launch meets the same problem and reports it.
             let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                jit::whole_module_ptx(source, capability, LONGEST_IR)
+                jit::whole_module(source, capability, LONGEST_IR)
             }));
-            let Ok(Some((ptx, unit, options, disk_entry))) = made else {
+            let Ok(Some(module)) = made else {
                 continue;
             };
             compiled_any = true;
@@ -132,7 +129,7 @@ pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreate
             let spawned = std::thread::Builder::new()
                 .name("cudajit-jit-while-opening".into())
                 .spawn_scoped(scope, move || {
-                    load_as_library(source, capability, options, ptx, unit, disk_entry, ptx_ms)
+                    load_as_library(source, capability, module, ptx_ms)
                 });
             match spawned {
                 Ok(thread) => jits.push_back(thread),
@@ -143,32 +140,37 @@ pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreate
     compiled_any
 }
 
-/// The driver's JIT of one kernel's PTX as a library, kept for its first launch.
+/// One kernel's module loaded as a library (the driver's JIT of its PTX, or its
+/// machine code), kept for its first launch.
 fn load_as_library(
     source: &'static FnSource,
     capability: (u32, u32),
-    options: libnvvm::Options,
-    ptx: String,
-    unit: CompiledUnit,
-    disk_entry: Option<PendingEntry>,
+    module: WholeModule,
     ptx_ms: f64,
 ) {
     let began = Instant::now();
     // A driver without `cuLibraryLoadData` panics in cudarc's loader: nothing is kept.
-    let loaded = std::panic::catch_unwind(|| jit::load_library(&ptx, source.name).ok())
+    let loaded = std::panic::catch_unwind(|| jit::load_library(&module, source.name).ok())
         .ok()
         .flatten();
-    let jit_ms = began.elapsed().as_secs_f64() * 1e3;
     REPORT
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(CompiledWhileOpening {
             kernel: source.name,
             ptx_ms,
-            jit_ms,
+            library_ms: began.elapsed().as_secs_f64() * 1e3,
+            machine_code: module.machine_code.is_some(),
             loaded: loaded.is_some(),
         });
-    if let Some((library, _)) = loaded {
+    if let Some(library) = loaded {
+        let WholeModule {
+            ptx,
+            unit,
+            options,
+            disk_entry,
+            ..
+        } = module;
         let prepared = Prepared {
             ptx,
             unit,
@@ -228,8 +230,9 @@ mod tests {
         if kernel_device::nvvm::Nvvm::locate().is_none() {
             return eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
         }
-        let (ptx, unit, options, _) =
-            jit::whole_module_ptx(&CHECKED, (9, 0), LONGEST_IR).expect("compiled");
+        let WholeModule {
+            ptx, unit, options, ..
+        } = jit::whole_module(&CHECKED, (9, 0), LONGEST_IR).expect("compiled");
         assert_eq!(options.arch, "compute_90");
         assert!(ptx.contains(".target sm_90"), "{ptx}");
         let proof = unit
@@ -244,8 +247,8 @@ mod tests {
             "{}",
             unit.nvvm_ir.len()
         );
-        assert!(jit::whole_module_ptx(&DEBUG, (9, 0), LONGEST_IR).is_none());
-        assert!(jit::whole_module_ptx(&BROKEN, (9, 0), LONGEST_IR).is_none());
+        assert!(jit::whole_module(&DEBUG, (9, 0), LONGEST_IR).is_none());
+        assert!(jit::whole_module(&BROKEN, (9, 0), LONGEST_IR).is_none());
         // A kernel whose IR is longer than LONGEST_IR: 400 distinct stores.
         let body: String = (0..400)
             .map(|k| format!("    x[{k}] = x[{}] * {k}.5;\n", k + 1))
@@ -264,6 +267,6 @@ mod tests {
             "{}",
             written.nvvm_ir.len()
         );
-        assert!(jit::whole_module_ptx(long, (9, 0), LONGEST_IR).is_none());
+        assert!(jit::whole_module(long, (9, 0), LONGEST_IR).is_none());
     }
 }
