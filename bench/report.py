@@ -29,9 +29,9 @@ LAUNCH_ROWS = [
     ("launch_numba", "Numba kernel[grid, block, stream](..)"),
 ]
 FIRST_ROWS = [
-    ("first_call_cudajit", "cudajit vecadd (front end + libnvvm + load + launch)"),
+    ("first_call_cudajit", "cudajit vecadd (its module compiled while the GPU opened, + launch)"),
     ("first_call_cudajit_nocheck", "cudajit vecadd_nocheck"),
-    ("second_call_cudajit", "cudajit vecadd's 2nd call (the copy compiled first)"),
+    ("second_call_cudajit", "cudajit vecadd's 2nd call (its launch-proven copy)"),
     ("first_call_cold_cudajit", "fresh process, driver JIT cache cold: vecadd"),
     ("first_call_cold_cudajit_nocheck", "  then vecadd_nocheck"),
     ("first_call_cold_serial_cudajit", "the same, not compiled while the GPU opened: vecadd"),
