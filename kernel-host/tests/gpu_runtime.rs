@@ -703,26 +703,8 @@ fn the_driver_jit_warms_up_while_the_gpu_opens() {
     let scratch = tempfile::tempdir().unwrap();
     let child = |name: &str, settings: &[(&str, &str)]| {
         let dir = scratch.path().join(name);
-        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
-        command
-            .args([
-                "driver_jit_warm_up_child",
-                "--exact",
-                "--ignored",
-                "--nocapture",
-            ])
-            .env("CUDA_CACHE_PATH", dir.join("driver"))
-            .env("CUDAJIT_CACHE_DIR", dir.join("cudajit"))
-            .env("CUDAJIT_AOT", "0")
-            .env_remove("CUDA_CACHE_DISABLE")
-            .env_remove(kernel_host::profile::DRIVER_JIT_WARM_UP_VARIABLE)
-            .envs(settings.iter().copied());
-        let output = command.output().expect("the test binary runs");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        if !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("libnvvm") {
-            return None;
-        }
-        assert!(output.status.success(), "{name}: {output:?}");
+        let unset = [kernel_host::profile::DRIVER_JIT_WARM_UP_VARIABLE];
+        let stdout = run_child_test("driver_jit_warm_up_child", &dir, &unset, settings)?;
         Some((stdout, files(&dir.join("driver"))))
     };
     let Some((launched, _)) = child("launch", &[("CUDAJIT_JIT_CHILD_LAUNCH", "1")]) else {
@@ -754,6 +736,41 @@ fn the_driver_jit_warms_up_while_the_gpu_opens() {
         retained.contains("DRIVER_JIT_WARM_UP None"),
         "the primary context existed: {retained}"
     );
+}
+
+/// Runs this binary's ignored test `test` in a process of its own, its caches fresh
+/// under `dir` (the driver's JIT cache in `dir/driver`, cudajit's disk cache in
+/// `dir/cudajit`), through the JIT (`CUDAJIT_AOT=0`), with the variables `unset`
+/// removed and `settings` set. Its stdout; `None` when it failed for want of libnvvm.
+fn run_child_test(
+    test: &str,
+    dir: &std::path::Path,
+    unset: &[&str],
+    settings: &[(&str, &str)],
+) -> Option<String> {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command
+        .args([test, "--exact", "--ignored", "--nocapture"])
+        .env("CUDA_CACHE_PATH", dir.join("driver"))
+        .env("CUDAJIT_CACHE_DIR", dir.join("cudajit"))
+        .env("CUDAJIT_AOT", "0")
+        .env_remove("CUDA_CACHE_DISABLE");
+    for name in unset {
+        command.env_remove(name);
+    }
+    let output = command
+        .envs(settings.iter().copied())
+        .output()
+        .expect("the test binary runs");
+    if !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("libnvvm") {
+        return None;
+    }
+    assert!(
+        output.status.success(),
+        "{test} in {}: {output:?}",
+        dir.display()
+    );
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// The files under `dir`, relative to it, sorted (none when it does not exist).
@@ -908,26 +925,11 @@ fn kernels_compile_while_the_gpu_opens() {
     let scratch = tempfile::tempdir().unwrap();
     let child = |name: &str, settings: &[(&str, &str)]| {
         let dir = scratch.path().join(name);
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "compile_while_opening_child",
-                "--exact",
-                "--ignored",
-                "--nocapture",
-            ])
-            .env("CUDA_CACHE_PATH", dir.join("driver"))
-            .env("CUDAJIT_CACHE_DIR", dir.join("cudajit"))
-            .env("CUDAJIT_AOT", "0")
-            .env_remove(kernel_host::profile::COMPILE_WHILE_OPENING_VARIABLE)
-            .env_remove(kernel_host::profile::WARM_UP_VARIABLE)
-            .envs(settings.iter().copied())
-            .output()
-            .expect("the test binary runs");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        if !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("libnvvm") {
-            return None;
-        }
-        assert!(output.status.success(), "{name}: {output:?}");
+        let unset = [
+            kernel_host::profile::COMPILE_WHILE_OPENING_VARIABLE,
+            kernel_host::profile::WARM_UP_VARIABLE,
+        ];
+        let stdout = run_child_test("compile_while_opening_child", &dir, &unset, settings)?;
         Some((stdout, files(&dir.join("cudajit"))))
     };
     let Some((on, on_cache)) = child("on", &[]) else {
