@@ -17,7 +17,7 @@
 //! use when the process may exit: `crate::compile::warm_up`'s documentation says why).
 //! So that the last one started makes opening wait little, only kernels with short IR
 //! are compiled ([`LONGEST_IR`]), and only in a binary of at most [`MOST_KERNELS`]
-//! kernels (a program's few, not a test suite's hundreds).
+//! kernels (a program's few, not a test suite's ~150).
 //! The whole module is compiled (the checked kernel and its launch-proven copy), found
 //! as a first launch would find it (the AOT table's machine code, loaded as a library
 //! without a JIT, which spares the first launch its front end and load; its PTX; the
@@ -48,7 +48,7 @@ inventory::collect!(RegisteredKernel);
 /// A binary registering more kernels than this compiles none while a GPU opens: the
 /// context's creation covers a few kernels, which would be some of many, seldom the
 /// first launched, and the last one started makes opening wait for it (the GPU suite's
-/// binary, ~300 kernels, took 194 ms longer from start to exit with them compiled:
+/// binary, ~150 kernels, took 194 ms longer from start to exit with them compiled:
 /// `bench/results/2026-12-01-h200-s50-compile-while-opening.txt`).
 const MOST_KERNELS: usize = 32;
 
