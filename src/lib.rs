@@ -340,13 +340,22 @@ macro_rules! launch {
 /// transpose::<f32, 16>);` at module level. rustc checks each against the kernel's
 /// bounds. A launch that names its instantiation (`launch!(k::<f32, 16>[..](..))`)
 /// is found without it; one that infers it from the arguments needs the list, or is
-/// compiled at its first launch (and then kept in the disk cache).
+/// compiled at its first launch (and then kept in the disk cache). Each listed
+/// instantiation is also compiled while a GPU opens at run time, as non-generic kernels
+/// are (README: "Kernels compile while the GPU opens").
 #[macro_export]
 macro_rules! instantiate {
     ($($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? >),+ $(,)?) => {
         const _: () = {
             $( let _ = $($kernel)::+::__cudajit_instance::<$($generic),+>; )+
         };
+        $(
+            $crate::__private::inventory::submit! {
+                $crate::__private::RegisteredKernel(
+                    || $($kernel)::+::__cudajit_instance::<$($generic),+>().0
+                )
+            }
+        )+
     };
 }
 
