@@ -97,6 +97,20 @@ pub mod aot {
     }
 }
 
+/// Where a process's first launches spent their time: each kernel's first launch by
+/// stage ([`profile::enable`], then [`profile::take_first_launches`]), and what opening
+/// the GPU did ahead of them: libnvvm's warm-up and the kernels compiled (or, built
+/// ahead of time, loaded) while the GPU's context was created
+/// ([`profile::compiled_while_opening_report`]; README: "Kernels compile while the GPU
+/// opens").
+pub mod profile {
+    pub use kernel_host::profile::{
+        compiled_while_opening_report, enable, take_first_launches, warm_up_report,
+        CompiledWhileOpening, FirstLaunch, FirstStage, WarmUp, COMPILE_WHILE_OPENING_VARIABLE,
+        WARM_UP_VARIABLE,
+    };
+}
+
 /// Embeds the PTX that `cudajit_build::embed_device_code()` compiled in this crate's
 /// `build.rs` (written to `OUT_DIR`), so launches of these kernels need no libnvvm.
 /// Put it once at the crate root, beside the kernels' module declarations. When the

@@ -59,6 +59,8 @@ fn check(name: &str, got: &[f64], want: &[f64], tolerance: f64) -> Result<(), St
 }
 
 fn run() -> Result<(), String> {
+    // Each kernel's first launch by stage, checked below on a GPU.
+    cudajit::profile::enable(true);
     let seed = seed();
     println!("seed {seed}");
     let mut state = seed;
@@ -143,6 +145,9 @@ fn run() -> Result<(), String> {
             None => println!("jit {name}"),
         }
     }
+    if device.backend() == Backend::Cuda {
+        took_modules_loaded_while_opening(sources.len())?;
+    }
     // Whether this process can compile at all: inspection needs libnvvm.
     match cudajit::inspect::inspect(vecadd::source(), "compute_90") {
         Ok(_) => println!("libnvvm available"),
@@ -150,6 +155,50 @@ fn run() -> Result<(), String> {
             "libnvvm unavailable: {}",
             e.to_string().lines().next().unwrap_or("")
         ),
+    }
+    Ok(())
+}
+
+/// On a GPU: the binary's kernels (`vecadd` and the instantiations `instantiate!`
+/// lists, `kernels` of them) were loaded while the GPU opened, from the embedded table
+/// with or without libnvvm, and each first launch took its module from there instead
+/// of compiling or loading it then. Unless turned off by the variable.
+fn took_modules_loaded_while_opening(kernels: usize) -> Result<(), String> {
+    use cudajit::profile::{self, FirstStage, COMPILE_WHILE_OPENING_VARIABLE};
+    if std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0") {
+        println!("compiling while opening turned off");
+        return Ok(());
+    }
+    let opened = profile::compiled_while_opening_report();
+    for kernel in &opened {
+        println!(
+            "opened {} machine_code {} loaded {}",
+            kernel.kernel, kernel.machine_code, kernel.loaded
+        );
+    }
+    let loaded = opened.iter().filter(|k| k.loaded).count();
+    if loaded != kernels {
+        return Err(format!(
+            "{loaded} of {kernels} kernels loaded while the GPU opened"
+        ));
+    }
+    let firsts = profile::take_first_launches();
+    for first in &firsts {
+        let stages: Vec<&str> = first.stages.iter().map(|(s, _)| s.name()).collect();
+        println!("first launch {} {}", first.kernel, stages.join(" "));
+        if !first
+            .stages
+            .iter()
+            .any(|(s, _)| *s == FirstStage::FromOpening)
+        {
+            return Err(format!(
+                "{}'s first launch did not take the module loaded while the GPU opened",
+                first.kernel
+            ));
+        }
+    }
+    if firsts.len() != kernels {
+        return Err(format!("{} first launches, want {kernels}", firsts.len()));
     }
     Ok(())
 }
