@@ -85,6 +85,17 @@ pub fn instance_text(args: &[GenericArg]) -> String {
 }
 
 impl FnSource {
+    /// The function as a launch names it: `axpy::<f32>` for a generic kernel's
+    /// instantiation, else its name (`vecadd`), for reports that list several
+    /// instantiations of one kernel.
+    pub fn written_name(&self) -> String {
+        if self.instance.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{}::<{}>", self.name, instance_text(self.instance))
+        }
+    }
+
     /// What `#[kernel]` and `#[device]` generate, with their `deps`, `consts` and
     /// `structs` filled in by a struct update (as fields, so that the lists' borrows
     /// live as long as the static): a call, not a whole struct literal, so that each
@@ -592,5 +603,28 @@ mod tests {
         assert_eq!(text, "  fn k() {\n  let x = 1 ;}");
         let reparsed: syn::ItemFn = syn::parse_str(&text).unwrap();
         assert_eq!(reparsed.sig.ident.span().start().column, 5);
+    }
+
+    /// Reports name an instantiation as a launch writes it, so two instantiations of
+    /// one kernel read apart; a non-generic kernel by its name.
+    #[test]
+    fn a_source_is_written_as_a_launch_names_it() {
+        use super::{FnSource, GenericArg, SourceKind};
+        use crate::ir::{FunctionOptions, ScalarType};
+        static TEMPLATE: FnSource = FnSource::generated(
+            SourceKind::Kernel,
+            "axpy",
+            "fn axpy<T: Float, const N: usize>(a: T) {}",
+            "src/lib.rs",
+            1,
+            FunctionOptions::DEFAULT,
+            false,
+        );
+        assert_eq!(TEMPLATE.written_name(), "axpy");
+        static ARGS: [GenericArg; 2] = [GenericArg::Type(ScalarType::F64), GenericArg::Const(16)];
+        assert_eq!(
+            TEMPLATE.instantiate(&ARGS).written_name(),
+            "axpy::<f64, 16>"
+        );
     }
 }

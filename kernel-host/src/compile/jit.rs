@@ -45,7 +45,7 @@ pub(crate) fn load(
     first_launch: FirstLaunch<'_>,
 ) -> Result<LoadedKernel> {
     let kernel = source.name;
-    let mut timer = FirstLaunchTimer::start(kernel);
+    let mut timer = FirstLaunchTimer::start(source, "");
     if let Some(prepared) = prepared::take(source, device.compute_capability()) {
         return load_prepared(source, device, prepared, timer);
     }
@@ -418,7 +418,7 @@ fn load_deferred_copy(
     symbol: &str,
 ) -> Result<(Module, sys::CUfunction)> {
     let kernel = source.name;
-    let mut timer = FirstLaunchTimer::start(&format!("{kernel} (launch-proven copy)"));
+    let mut timer = FirstLaunchTimer::start(source, " (launch-proven copy)");
     let lowered = Lowered::new(source)?;
     let unit = lowered.write(&Options::default())?;
     let key = crate::compile::disk::ir_key(&unit.nvvm_ir);

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use kernel_device::source::FnSource;
+
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// Turns the profile on or off for the launches that follow (all threads).
@@ -86,13 +88,15 @@ pub(crate) struct FirstLaunchTimer {
 }
 
 impl FirstLaunchTimer {
-    pub(crate) fn start(kernel: &str) -> FirstLaunchTimer {
+    /// Times the first launch of `source` (`part`: which of its module's kernels,
+    /// empty for the kernel itself), named as written (`axpy::<f32>`).
+    pub(crate) fn start(source: &FnSource, part: &str) -> FirstLaunchTimer {
         FirstLaunchTimer {
             running: enabled().then(|| {
                 (
                     Instant::now(),
                     FirstLaunch {
-                        kernel: kernel.to_string(),
+                        kernel: source.written_name() + part,
                         stages: Vec::new(),
                     },
                 )

@@ -64,7 +64,8 @@ const JITS_AT_ONCE: usize = 4;
 /// What compiling while the GPU opened did for one kernel, for the bench's report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompiledWhileOpening {
-    pub kernel: &'static str,
+    /// As written: `axpy::<f32>` for an instantiation `instantiate!` lists.
+    pub kernel: String,
     /// Its front end and PTX (libnvvm's compile, or the disk cache's or AOT table's
     /// PTX), ms on the warm-up thread.
     pub ptx_ms: f64,
@@ -157,7 +158,7 @@ fn load_as_library(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(CompiledWhileOpening {
-            kernel: source.name,
+            kernel: source.written_name(),
             ptx_ms,
             library_ms: began.elapsed().as_secs_f64() * 1e3,
             machine_code: module.machine_code.is_some(),

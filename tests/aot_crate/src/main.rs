@@ -146,7 +146,8 @@ fn run() -> Result<(), String> {
         }
     }
     if device.backend() == Backend::Cuda {
-        took_modules_loaded_while_opening(sources.len())?;
+        let names: Vec<&str> = sources.iter().map(|(name, _)| *name).collect();
+        took_modules_loaded_while_opening(&names)?;
     }
     // Whether this process can compile at all: inspection needs libnvvm.
     match cudajit::inspect::inspect(vecadd::source(), "compute_90") {
@@ -160,45 +161,50 @@ fn run() -> Result<(), String> {
 }
 
 /// On a GPU: the binary's kernels (`vecadd` and the instantiations `instantiate!`
-/// lists, `kernels` of them) were loaded while the GPU opened, from the embedded table
-/// with or without libnvvm, and each first launch took its module from there instead
-/// of compiling or loading it then. Unless turned off by the variable.
-fn took_modules_loaded_while_opening(kernels: usize) -> Result<(), String> {
+/// lists: `kernels`, as written) were loaded while the GPU opened, from the embedded
+/// table with or without libnvvm, and each first launch took its module from there
+/// instead of compiling or loading it then. Unless turned off by the variable.
+fn took_modules_loaded_while_opening(kernels: &[&str]) -> Result<(), String> {
     use cudajit::profile::{self, FirstStage, COMPILE_WHILE_OPENING_VARIABLE};
     if std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0") {
         println!("compiling while opening turned off");
         return Ok(());
     }
-    let opened = profile::compiled_while_opening_report();
-    for kernel in &opened {
+    let mut loaded = Vec::new();
+    for kernel in profile::compiled_while_opening_report() {
         println!(
             "opened {} machine_code {} loaded {}",
             kernel.kernel, kernel.machine_code, kernel.loaded
         );
+        if kernel.loaded {
+            loaded.push(kernel.kernel);
+        }
     }
-    let loaded = opened.iter().filter(|k| k.loaded).count();
-    if loaded != kernels {
-        return Err(format!(
-            "{loaded} of {kernels} kernels loaded while the GPU opened"
-        ));
-    }
-    let firsts = profile::take_first_launches();
-    for first in &firsts {
+    let mut took = Vec::new();
+    for first in profile::take_first_launches() {
         let stages: Vec<&str> = first.stages.iter().map(|(s, _)| s.name()).collect();
         println!("first launch {} {}", first.kernel, stages.join(" "));
-        if !first
+        if first
             .stages
             .iter()
             .any(|(s, _)| *s == FirstStage::FromOpening)
         {
-            return Err(format!(
-                "{}'s first launch did not take the module loaded while the GPU opened",
-                first.kernel
-            ));
+            took.push(first.kernel);
         }
     }
-    if firsts.len() != kernels {
-        return Err(format!("{} first launches, want {kernels}", firsts.len()));
+    let mut want: Vec<String> = kernels.iter().map(|k| k.to_string()).collect();
+    want.sort();
+    loaded.sort();
+    took.sort();
+    if loaded != want {
+        return Err(format!(
+            "loaded while the GPU opened: {loaded:?}, want {want:?}"
+        ));
+    }
+    if took != want {
+        return Err(format!(
+            "first launches that took the module loaded while the GPU opened: {took:?}, want {want:?}"
+        ));
     }
     Ok(())
 }
