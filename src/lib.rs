@@ -304,19 +304,20 @@ pub mod doc_only {
 macro_rules! launch {
     // A generic kernel named with its arguments: `launch!(tile::<f32, 16>[g, b](..))`.
     // `launch_generics!` passes the launch through, or reports a const generic argument
-    // taken from a run-time value (`let n = 4; k::<n>`) in cudajit's words.
+    // taken from a run-time value (`let n = 4; k::<n>`) in cudajit's words. A concrete
+    // instantiation (`k::<f32, 16>`, not `k::<T>`) registers to compile while a GPU opens.
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+        $crate::__private::launch_generics!([$($generic),+] ($crate) $($kernel)::+ =>
             $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block))
         )
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+        $crate::__private::launch_generics!([$($generic),+] ($crate) $($kernel)::+ =>
             $($kernel)::+::args::<$($generic),+>($($arg),*).launch($($kernel)::+::launch_config($grid, $block).stream(&$stream))
         )
     };
     ($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? > [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $crate::__private::launch_generics!([$($generic),+] $($kernel)::+ =>
+        $crate::__private::launch_generics!([$($generic),+] ($crate) $($kernel)::+ =>
             $($kernel)::+::args::<$($generic),+>($($arg),*).launch(
                 $($kernel)::+::launch_config($grid, $block).stream(&$stream).shared_bytes($shared),
             )
@@ -356,7 +357,8 @@ macro_rules! launch {
 /// is found without it; one that infers it from the arguments needs the list, or is
 /// compiled at its first launch (and then kept in the disk cache). Each listed
 /// instantiation is also compiled while a GPU opens at run time, as non-generic kernels
-/// are (README: "Kernels compile while the GPU opens").
+/// are (README: "Kernels compile while the GPU opens"), as is one a `launch!` names with
+/// scalar types and literals (`k::<f32, 16>`; not `k::<T>` in a generic function).
 #[macro_export]
 macro_rules! instantiate {
     ($($($kernel:ident)::+ :: < $($generic:tt),+ $(,)? >),+ $(,)?) => {
@@ -400,6 +402,8 @@ macro_rules! __kernel_items {
             &CACHE
         }
 
+        $crate::__kernel_named_instance!([$($decl)*]);
+
         /// The most blocks a grid of `block`-shaped blocks may have when this kernel
         /// is launched cooperatively (it calls `grid_sync()`) on the default device
         /// without dynamic shared memory: all of them must be resident at once.
@@ -418,6 +422,33 @@ macro_rules! __kernel_items {
         ) -> $crate::Result<u32> {
             let (source, cache) = Self::__cudajit_instance::<$($use)*>();
             $crate::__private::max_cooperative_grid_blocks(source, cache, config)
+        }
+    };
+}
+
+/// `__cudajit_named_instance(args)`: the source of the kernel's instantiation with
+/// `args`, which a `launch!` naming it with scalar types and literals registers to compile
+/// while a GPU opens (`launch_generics!`). Without the launcher's bounds, so that a
+/// launch naming a wrong instantiation (`k::<i32>` of a `Float` kernel) gets one error,
+/// its own; the registration never runs then. A kernel that is not generic has one
+/// source.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_named_instance {
+    ([]) => {
+        #[doc(hidden)]
+        pub fn __cudajit_named_instance(
+            _: &'static [$crate::__private::GenericArg],
+        ) -> &'static $crate::__private::FnSource {
+            Self::source()
+        }
+    };
+    ([$($decl:tt)+]) => {
+        #[doc(hidden)]
+        pub fn __cudajit_named_instance(
+            args: &'static [$crate::__private::GenericArg],
+        ) -> &'static $crate::__private::FnSource {
+            Self::instances().get(Self::source(), args).0
         }
     };
 }

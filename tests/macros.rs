@@ -359,6 +359,35 @@ fn generic_scale<T: cudajit::Float>(x: &mut [T], a: T) {
 
 cudajit::instantiate!(generic_scale::<f64>);
 
+#[kernel]
+fn generic_fill<T: cudajit::Num, const N: usize>(x: &mut [T], v: T) {
+    let i = grid(1);
+    if i < x.len() / N {
+        x[i * N] = v;
+    }
+}
+
+/// Never called: what its launches register is decided when it compiles. A launch
+/// naming scalar types and literals registers its instantiation (`generic_fill::<f32, 4>`;
+/// `generic_fill::<f16, 2>` through a `use` in the function's body, which the
+/// registration sees too); one naming the function's own generic parameter cannot (an
+/// item cannot name `T`) and compiles without it.
+#[allow(dead_code)]
+fn launches_generic_kernels<T: cudajit::Float + cudajit::DeviceScalar>(
+    x: &mut [T],
+    a: T,
+    y: &mut [f32],
+) -> cudajit::Result<()> {
+    use self::generic_fill as fill_in_body;
+    launch!(generic_fill::<f32, 4>[1, 32](&mut *y, 1.0))?;
+    launch!(generic_fill::<f32, 4>[1, 32](y, 2.0))?;
+    let mut halves = vec![f16::from_f32(0.0); 8];
+    launch!(fill_in_body::<f16, 2>[1, 32](&mut halves, f16::from_f32(1.0)))?;
+    launch!(generic_fill::<f16, { 1 + 2 }>[1, 32](&mut halves, f16::from_f32(1.0)))?;
+    launch!(generic_scale::<T>[1, 32](&mut *x, a))?;
+    launch!(generic_fill::<T, 2>[1, 32](x, a))
+}
+
 /// Every non-generic kernel registers its source, once, for opening a GPU to compile it
 /// while the context is created (kernel_host's `compile::while_opening`); a generic
 /// kernel, whose instantiations are not known before they launch, registers the ones
@@ -393,4 +422,25 @@ fn non_generic_kernels_register_for_compiling_while_a_gpu_opens() {
     );
     let unlisted = generic_scale::__cudajit_instance::<f32>().0;
     assert!(!registered.iter().any(|s| std::ptr::eq(*s, unlisted)));
+    // Launches naming concrete instantiations register them, once per launch (opening
+    // compiles each source once); `{ 1 + 2 }` is a const expression, not a literal: its
+    // launch registers nothing, nor do those naming `T`.
+    let times = |source: &'static cudajit::__private::FnSource| {
+        registered
+            .iter()
+            .filter(|s| std::ptr::eq(**s, source))
+            .count()
+    };
+    assert_eq!(times(generic_fill::__cudajit_instance::<f32, 4>().0), 2);
+    assert_eq!(times(generic_fill::__cudajit_instance::<f16, 2>().0), 1);
+    assert_eq!(
+        count("generic_fill"),
+        3,
+        "generic_fill::<f32, 4> twice, ::<f16, 2> once"
+    );
+    assert_eq!(
+        count("generic_scale"),
+        1,
+        "only the listed generic_scale::<f64>"
+    );
 }

@@ -23,9 +23,11 @@
 //! without a JIT, which spares the first launch its front end and load; its PTX; the
 //! disk cache's; libnvvm's), and it enters the disk cache only when a launch takes it.
 //! Skipped when the primary context already exists (opening is then quick: nothing to
-//! hide behind), for `-g` kernels, and with `CUDAJIT_COMPILE_WHILE_OPENING=0`. Generic kernels' instantiations are not known
-//! before they launch: they compile at their first launch. A kernel whose compile
-//! fails here is left to its first launch, which reports the error.
+//! hide behind), for `-g` kernels, and with `CUDAJIT_COMPILE_WHILE_OPENING=0`. A generic
+//! kernel's instantiations register where they are named: in `instantiate!`, or in a
+//! `launch!` whose generic arguments are scalar types and literals (`k::<f32, 16>`); the
+//! others (`k::<T>` in a generic function) compile at their first launch. A kernel
+//! whose compile fails here is left to its first launch, which reports the error.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -40,7 +42,9 @@ use crate::device::open_gpu::ContextCreated;
 /// (as part of libnvvm's warm-up, which `CUDAJIT_NVVM_WARM_UP=0` turns off with it).
 pub const COMPILE_WHILE_OPENING_VARIABLE: &str = "CUDAJIT_COMPILE_WHILE_OPENING";
 
-/// A non-generic kernel of the binary (`#[kernel]` submits one per kernel): its source.
+/// A kernel of the binary: its source. `#[kernel]` submits one per non-generic kernel,
+/// `instantiate!` one per instantiation it lists and `launch!` one per launch naming a
+/// concrete instantiation.
 pub struct RegisteredKernel(pub fn() -> &'static FnSource);
 
 inventory::collect!(RegisteredKernel);
@@ -95,22 +99,27 @@ fn turned_off() -> bool {
 /// nothing (turned off, no kernel, nothing to save), so that the caller warms libnvvm
 /// up another way.
 pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreated) -> bool {
-    if turned_off() || inventory::iter::<RegisteredKernel>.into_iter().count() > MOST_KERNELS {
+    if turned_off() {
         return false;
     }
-    let mut seen: Vec<*const FnSource> = Vec::new();
+    // Each kernel once: an instantiation registers once per `launch!` naming it.
+    let mut sources: Vec<&'static FnSource> = Vec::new();
+    for registered in inventory::iter::<RegisteredKernel> {
+        let source = (registered.0)();
+        if !sources.iter().any(|known| std::ptr::eq(*known, source)) {
+            sources.push(source);
+        }
+        if sources.len() > MOST_KERNELS {
+            return false;
+        }
+    }
     let mut compiled_any = false;
     std::thread::scope(|scope| {
         let mut jits = std::collections::VecDeque::new();
-        for registered in inventory::iter::<RegisteredKernel> {
+        for source in sources {
             if created.get() {
                 break;
             }
-            let source = (registered.0)();
-            if seen.contains(&(source as *const FnSource)) {
-                continue;
-            }
-            seen.push(source);
             let began = Instant::now();
             // A front-end or compiler panic loses this kernel's head start only: its
             // first launch meets the same problem and reports it.
