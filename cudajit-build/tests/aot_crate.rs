@@ -17,7 +17,12 @@ use std::time::Instant;
 /// A path where no libnvvm is: set explicitly, so nothing else is searched.
 const NOWHERE: &str = "/nonexistent/cudajit-hidden/libnvvm.so";
 
-const KERNELS: [&str; 3] = ["vecadd", "axpy2::<f32>", "axpy2::<f64>"];
+const KERNELS: [&str; 4] = [
+    "vecadd",
+    "axpy2::<f32>",
+    "axpy2::<f64>",
+    "stride_fill::<f64, 3>",
+];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -16,3 +16,14 @@ pub fn axpy2<T: Float>(a: T, x: &[T], y: &mut [T]) {
         y[i] = twice::<T>(a * x[i]) + y[i];
     }
 }
+
+/// `y[i * STRIDE] = v`, generic in its type and stride: no `instantiate!` lists it, so
+/// the build finds its one instantiation in main.rs's `launch!(stride_fill::<f64, 3>..)`,
+/// and that launch registers it to be loaded while the GPU opens.
+#[kernel]
+pub fn stride_fill<T: Num, const STRIDE: usize>(v: T, y: &mut [T]) {
+    let i = grid(1);
+    if i * STRIDE < y.len() {
+        y[i * STRIDE] = v;
+    }
+}

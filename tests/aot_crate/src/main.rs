@@ -9,7 +9,7 @@
 mod kernels;
 
 use cudajit::prelude::*;
-use kernels::axpy2;
+use kernels::{axpy2, stride_fill};
 
 cudajit::embed_device_code!();
 cudajit::instantiate!(axpy2::<f32>, axpy2::<f64>);
@@ -102,6 +102,16 @@ fn run() -> Result<(), String> {
         .collect();
     check("axpy2::<f64>", &y64, &want, 1e-14)?;
 
+    // Every third element set, the others as they were.
+    let mut z = b.clone();
+    launch!(stride_fill::<f64, 3>[blocks, 128](scale, &mut z)).map_err(|e| e.to_string())?;
+    let want: Vec<f64> = b
+        .iter()
+        .enumerate()
+        .map(|(i, &y)| if i % 3 == 0 { scale } else { y })
+        .collect();
+    check("stride_fill::<f64, 3>", &z, &want, 0.0)?;
+
     // What a launch on this device (or, on the simulator, on an H100) would load.
     let device = Device::default().map_err(|e| e.to_string())?;
     let capability = match device.backend() {
@@ -118,9 +128,13 @@ fn run() -> Result<(), String> {
         ("vecadd", vecadd::source()),
         ("axpy2::<f32>", axpy2::__cudajit_instance::<f32>().0),
         ("axpy2::<f64>", axpy2::__cudajit_instance::<f64>().0),
+        (
+            "stride_fill::<f64, 3>",
+            stride_fill::__cudajit_instance::<f64, 3>().0,
+        ),
     ];
     // Every kernel has machine code for this device: loading it while the GPU opens
-    // takes well under the context's creation, so all three are checked for below.
+    // takes well under the context's creation, so all are checked for below.
     let mut machine_code_for_all = true;
     for (name, source) in sources {
         match cudajit::aot::find(source, capability).map_err(|e| e.to_string())? {
@@ -169,10 +183,11 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// On a GPU they have machine code for: the binary's kernels (`vecadd` and the instantiations `instantiate!`
-/// lists: `kernels`, as written) were loaded while the GPU opened, from the embedded
-/// table with or without libnvvm, and each first launch took its module from there
-/// instead of compiling or loading it then. Unless turned off by the variable.
+/// On a GPU they have machine code for: the binary's kernels (`kernels`, as written:
+/// `vecadd`, the instantiations `instantiate!` lists and the one a `launch!` names) were
+/// loaded while the GPU opened, from the embedded table with or without libnvvm, and
+/// each first launch took its module from there instead of compiling or loading it
+/// then. Unless turned off by the variable.
 fn took_modules_loaded_while_opening(kernels: &[&str]) -> Result<(), String> {
     use cudajit::profile::{self, FirstStage, COMPILE_WHILE_OPENING_VARIABLE};
     if std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0") {
