@@ -168,9 +168,12 @@ fn run() -> Result<(), String> {
             }
         }
     }
-    if device.backend() == Backend::Cuda && machine_code_for_all {
-        let names: Vec<&str> = sources.iter().map(|(name, _)| *name).collect();
-        took_modules_loaded_while_opening(&names)?;
+    if device.backend() == Backend::Cuda {
+        let report = opening_report();
+        if machine_code_for_all {
+            let names: Vec<&str> = sources.iter().map(|(name, _)| *name).collect();
+            took_modules_loaded_while_opening(&names, report)?;
+        }
     }
     // Whether this process can compile at all: inspection needs libnvvm.
     match cudajit::inspect::inspect(vecadd::source(), "compute_90") {
@@ -183,22 +186,16 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// On a GPU they have machine code for: the binary's kernels (`kernels`, as written:
-/// `vecadd`, the instantiations `instantiate!` lists and the one a `launch!` names) were
-/// loaded while the GPU opened, from the embedded table with or without libnvvm, and
-/// each first launch took its module from there instead of compiling or loading it
-/// then. Unless turned off by the variable.
-fn took_modules_loaded_while_opening(kernels: &[&str]) -> Result<(), String> {
-    use cudajit::profile::{self, FirstStage, COMPILE_WHILE_OPENING_VARIABLE};
-    if std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0") {
-        println!("compiling while opening turned off");
-        return Ok(());
-    }
+/// What opening the GPU loaded (or compiled) and what each first launch did, printed
+/// (`opened <kernel> ..`, `first launch <kernel> <stage>=<µs> ..`): the kernels loaded
+/// while the GPU opened, and those whose first launch took that module.
+fn opening_report() -> (Vec<String>, Vec<String>) {
+    use cudajit::profile::{self, FirstStage};
     let mut loaded = Vec::new();
     for kernel in profile::compiled_while_opening_report() {
         println!(
-            "opened {} machine_code {} loaded {}",
-            kernel.kernel, kernel.machine_code, kernel.loaded
+            "opened {} machine_code {} loaded {} ptx_ms {:.2} library_ms {:.2}",
+            kernel.kernel, kernel.machine_code, kernel.loaded, kernel.ptx_ms, kernel.library_ms
         );
         if kernel.loaded {
             loaded.push(kernel.kernel);
@@ -206,7 +203,11 @@ fn took_modules_loaded_while_opening(kernels: &[&str]) -> Result<(), String> {
     }
     let mut took = Vec::new();
     for first in profile::take_first_launches() {
-        let stages: Vec<&str> = first.stages.iter().map(|(s, _)| s.name()).collect();
+        let stages: Vec<String> = first
+            .stages
+            .iter()
+            .map(|(stage, us)| format!("{}={us:.0}us", stage.name()))
+            .collect();
         println!("first launch {} {}", first.kernel, stages.join(" "));
         if first
             .stages
@@ -216,10 +217,28 @@ fn took_modules_loaded_while_opening(kernels: &[&str]) -> Result<(), String> {
             took.push(first.kernel);
         }
     }
-    let mut want: Vec<String> = kernels.iter().map(|k| k.to_string()).collect();
-    want.sort();
     loaded.sort();
     took.sort();
+    (loaded, took)
+}
+
+/// On a GPU they have machine code for: the binary's kernels (`kernels`, as written:
+/// `vecadd`, the instantiations `instantiate!` lists and the one a `launch!` names) were
+/// loaded while the GPU opened, from the embedded table with or without libnvvm, and
+/// each first launch took its module from there instead of compiling or loading it
+/// then. Unless turned off by the variable.
+fn took_modules_loaded_while_opening(
+    kernels: &[&str],
+    (loaded, took): (Vec<String>, Vec<String>),
+) -> Result<(), String> {
+    if std::env::var(cudajit::profile::COMPILE_WHILE_OPENING_VARIABLE)
+        .is_ok_and(|v| v.trim() == "0")
+    {
+        println!("compiling while opening turned off");
+        return Ok(());
+    }
+    let mut want: Vec<String> = kernels.iter().map(|k| k.to_string()).collect();
+    want.sort();
     if loaded != want {
         return Err(format!(
             "loaded while the GPU opened: {loaded:?}, want {want:?}"
