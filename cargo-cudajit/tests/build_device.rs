@@ -1,5 +1,6 @@
 //! `cargo cudajit build-device` on the user crate of `tests/aot_crate`: one PTX file per
-//! kernel and listed instantiation, and a manifest the runtime reads.
+//! kernel and instantiation (listed by `instantiate!` or named in a `launch!`), and a
+//! manifest the runtime reads.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,7 +31,7 @@ fn build_device_compiles_a_crates_kernels_into_a_manifest() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("wrote 6 PTX files"), "{stderr}");
+    assert!(stderr.contains("wrote 8 PTX files"), "{stderr}");
     let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
     let entries = kernel_host::aot_support::parse_manifest(&manifest).unwrap();
     let mut listed: Vec<(String, String)> = entries
@@ -43,6 +44,8 @@ fn build_device_compiles_a_crates_kernels_into_a_manifest() {
         ("axpy2", "compute_80"),
         ("axpy2", "compute_90"),
         ("axpy2", "compute_90"),
+        ("stride_fill", "compute_80"),
+        ("stride_fill", "compute_90"),
         ("vecadd", "compute_80"),
         ("vecadd", "compute_90"),
     ]
