@@ -22,6 +22,7 @@ mod launch;
 mod memory;
 mod multi;
 pub mod print;
+mod switches;
 // Hopper: TMA
 mod tma;
 

@@ -94,7 +94,7 @@ inventory::submit! {
 
 /// The warm-up for GPU `ordinal`, once per process, unless turned off or not needed.
 fn warm_up_for(ordinal: usize) -> Option<open_gpu::OpeningThreadWork> {
-    if std::env::var(DRIVER_JIT_WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0")
+    if crate::switches::turned_off(DRIVER_JIT_WARM_UP_VARIABLE)
         || open_gpu::primary_context_exists(ordinal)
         || open_gpu::capability_before_context(ordinal)
             .is_some_and(crate::compile::aot::has_machine_code_for)

@@ -98,7 +98,7 @@ fn warm_up_while_the_context_is_created(
     ordinal: usize,
     created: ContextCreated,
 ) -> Option<JoinHandle<()>> {
-    if std::env::var(WARM_UP_VARIABLE).is_ok_and(|v| v.trim() == "0") || !claim_start() {
+    if crate::switches::turned_off(WARM_UP_VARIABLE) || !claim_start() {
         return None;
     }
     let Some(capability) = crate::device::open_gpu::capability_before_context(ordinal) else {

@@ -90,16 +90,12 @@ pub fn compiled_while_opening_report() -> Vec<CompiledWhileOpening> {
     REPORT.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-fn turned_off() -> bool {
-    std::env::var(COMPILE_WHILE_OPENING_VARIABLE).is_ok_and(|v| v.trim() == "0")
-}
-
 /// Compiles the binary's kernels for a GPU of `capability` until `created` says its
 /// context exists, and waits for the library loads under way. `false` when it compiled
 /// nothing (turned off, no kernel, nothing to save), so that the caller warms libnvvm
 /// up another way.
 pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreated) -> bool {
-    if turned_off() {
+    if crate::switches::turned_off(COMPILE_WHILE_OPENING_VARIABLE) {
         return false;
     }
     // Each kernel once: an instantiation registers once per `launch!` naming it.

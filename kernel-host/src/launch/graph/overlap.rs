@@ -71,7 +71,7 @@ fn plain_kernel(node: sys::CUgraphNode) -> Option<sys::CUfunction> {
 /// Rewrites `graph`'s kernel-to-kernel edges as the module docs say; returns the edges
 /// it changed (empty when turned off, or when nothing qualifies).
 pub(super) fn overlap_kernel_nodes(graph: sys::CUgraph) -> Rewritten {
-    if std::env::var(GRAPH_OVERLAP_VARIABLE).is_ok_and(|v| v.trim() == "0") {
+    if crate::switches::turned_off(GRAPH_OVERLAP_VARIABLE) {
         return Vec::new();
     }
     let mut count = 0usize;
