@@ -651,12 +651,16 @@ pub(crate) fn load_module(
 /// compiled by the driver's JIT now, in full (`bench/probes/library_module_probe.c`),
 /// with the same JIT options as [`load_module`].
 pub(crate) fn load_library(module: &WholeModule, kernel: &str) -> Result<Library> {
-    let image = ptx_image(&module.ptx, kernel)?;
     let mut jit = JitOptions::for_ptx(&module.ptx);
+    // The PTX is copied (NUL-terminated) only when it is what loads.
+    let image;
     let (data, options) = match module.machine_code {
         // A cubin is an ELF image, which carries its own size; no JIT options apply.
         Some(sass) => (sass.as_ptr() as *const c_void, 0),
-        None => (image.as_ptr() as *const c_void, jit.keys.len() as u32),
+        None => {
+            image = ptx_image(&module.ptx, kernel)?;
+            (image.as_ptr() as *const c_void, jit.keys.len() as u32)
+        }
     };
     let mut library: sys::CUlibrary = std::ptr::null_mut();
     // SAFETY: a whole embedded cubin, or NUL-terminated PTX with JIT option arrays of

@@ -126,8 +126,8 @@ fn warm_up() {
             )
         };
         if status == sys::CUresult::CUDA_SUCCESS && !library.is_null() {
-            // SAFETY: `library` was just loaded and is used by nothing else.
-            unsafe { sys::cuLibraryUnload(library) };
+            // Unloaded as it drops: used by nothing else.
+            drop(crate::compile::loaded::Library(library));
         }
         status as i32
     });
