@@ -71,34 +71,36 @@ impl Rng {
 
 // Hand-written kernel sources, as the #[kernel] macro would embed them.
 
+/// A kernel's source with default options, written at `line` of this file.
+const fn kernel_source(name: &'static str, text: &'static str, line: u32) -> FnSource {
+    FnSource {
+        name,
+        kind: SourceKind::Kernel,
+        text,
+        file: file!(),
+        line,
+        options: kernel_device::ir::FunctionOptions::DEFAULT,
+        deps: &[],
+        consts: &[],
+        structs: &[],
+        instance: &[],
+    }
+}
+
 const SCALE_LINE: u32 = line!() + 2;
-static SCALE: FnSource = FnSource {
-    name: "scale",
-    kind: SourceKind::Kernel,
-    text: "fn scale(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
-    file: file!(),
-    line: SCALE_LINE,
-    options: kernel_device::ir::FunctionOptions::DEFAULT,
-    deps: &[],
-    consts: &[],
-    structs: &[],
-    instance: &[],
-};
+static SCALE: FnSource = kernel_source(
+    "scale",
+    "fn scale(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
+    SCALE_LINE,
+);
 static SCALE_CACHE: KernelCache = KernelCache::new();
 
 const OOB_LINE: u32 = line!() + 2;
-static OOB: FnSource = FnSource {
-    name: "oob",
-    kind: SourceKind::Kernel,
-    text: "fn oob(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 1.0;\n}",
-    file: file!(),
-    line: OOB_LINE,
-    options: kernel_device::ir::FunctionOptions::DEFAULT,
-    deps: &[],
-    consts: &[],
-    structs: &[],
-    instance: &[],
-};
+static OOB: FnSource = kernel_source(
+    "oob",
+    "fn oob(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 1.0;\n}",
+    OOB_LINE,
+);
 static OOB_CACHE: KernelCache = KernelCache::new();
 
 fn scale<'a>(
@@ -806,47 +808,26 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 // (`compile::while_opening`): one launched correctly, one that panics, one never
 // launched.
 const SCALE_OPEN_LINE: u32 = line!() + 2;
-static SCALE_OPEN: FnSource = FnSource {
-    name: "scale_open",
-    kind: SourceKind::Kernel,
-    text: "fn scale_open(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
-    file: file!(),
-    line: SCALE_OPEN_LINE,
-    options: kernel_device::ir::FunctionOptions::DEFAULT,
-    deps: &[],
-    consts: &[],
-    structs: &[],
-    instance: &[],
-};
+static SCALE_OPEN: FnSource = kernel_source(
+    "scale_open",
+    "fn scale_open(x: &mut [f32], a: f32) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] * a;\n    }\n}",
+    SCALE_OPEN_LINE,
+);
 static SCALE_OPEN_CACHE: KernelCache = KernelCache::new();
 
 const OOB_OPEN_LINE: u32 = line!() + 2;
-static OOB_OPEN: FnSource = FnSource {
-    name: "oob_open",
-    kind: SourceKind::Kernel,
-    text: "fn oob_open(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 2.0;\n}",
-    file: file!(),
-    line: OOB_OPEN_LINE,
-    options: kernel_device::ir::FunctionOptions::DEFAULT,
-    deps: &[],
-    consts: &[],
-    structs: &[],
-    instance: &[],
-};
+static OOB_OPEN: FnSource = kernel_source(
+    "oob_open",
+    "fn oob_open(x: &mut [f32]) {\n    let i = grid(1);\n    x[i] = 2.0;\n}",
+    OOB_OPEN_LINE,
+);
 static OOB_OPEN_CACHE: KernelCache = KernelCache::new();
 
-static NEVER_LAUNCHED: FnSource = FnSource {
-    name: "never_launched",
-    kind: SourceKind::Kernel,
-    text: "fn never_launched(x: &mut [f32]) {\n    x[0] = 3.0;\n}",
-    file: file!(),
-    line: line!(),
-    options: kernel_device::ir::FunctionOptions::DEFAULT,
-    deps: &[],
-    consts: &[],
-    structs: &[],
-    instance: &[],
-};
+static NEVER_LAUNCHED: FnSource = kernel_source(
+    "never_launched",
+    "fn never_launched(x: &mut [f32]) {\n    x[0] = 3.0;\n}",
+    line!(),
+);
 
 kernel_host::__private::inventory::submit! {
     kernel_host::__private::RegisteredKernel(|| &SCALE_OPEN)
