@@ -224,7 +224,7 @@ impl Shape {
     pub fn area(self, r: f32) -> f32 {
         match self {
             Shape::Square => r * r,
-            Shape::Circle => 3.141_592_7 * r * r,
+            Shape::Circle => std::f32::consts::PI * r * r,
             Shape::Triangle => 0.433_012_7 * r * r,
         }
     }
