@@ -7,10 +7,10 @@
 //! `bench/results/2026-12-01-h200-s50-library-module-probe.txt`). So libnvvm's warm-up
 //! thread (`crate::compile::warm_up`), which runs while the context is created,
 //! compiles the binary's kernels (each non-generic `#[kernel]` registers itself:
-//! [`RegisteredKernel`]) one after another (libnvvm's compiles are serialised), and
-//! each kernel's PTX is JIT-compiled as a library on a thread of its own; a kernel's
-//! first launch on a GPU of that compute capability takes its module from the library
-//! instead of compiling (`crate::compile::jit::load`).
+//! [`RegisteredKernel`]), [`COMPILES_AT_ONCE`] at a time, each on a thread of its own
+//! that makes its PTX with libnvvm and then JIT-compiles the PTX as a library; a
+//! kernel's first launch on a GPU of that compute capability takes its module from
+//! the library instead of compiling (`crate::compile::jit::load`).
 //!
 //! Bounded by the context's creation: no kernel is started once the context exists,
 //! and the ones under way end before opening the GPU returns (libnvvm must not be in
@@ -29,6 +29,7 @@
 //! others (`k::<T>` in a generic function) compile at their first launch. A kernel
 //! whose compile fails here is left to its first launch, which reports the error.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -61,9 +62,15 @@ const MOST_KERNELS: usize = 32;
 /// makes opening the GPU wait for it. A bounds-checked vecadd's (both kernels) is 13 KB.
 const LONGEST_IR: usize = 48 * 1024;
 
-/// Library loads (driver JITs) under way at once: libnvvm makes a kernel's PTX in
-/// ~5–8 ms, the driver JIT takes ~15–20 ms, so about three overlap.
-const JITS_AT_ONCE: usize = 4;
+/// Kernels compiled at once, each by a thread that makes its PTX (~5–8 ms in libnvvm)
+/// and then loads it as a library (the driver's JIT, ~15–20 ms). libnvvm's interface is
+/// thread-safe and made for concurrent compiles (its API manual, "Thread Safety"), so
+/// that they start together: taken one after another, the context's creation could
+/// end before the second had started (s51: 1 run of 3 on the H200 compiled only the
+/// first registered kernel of four), and registration order, not launch order, chose
+/// which one. The GPU's host is otherwise idle meanwhile (the driver creates the
+/// context on one thread); no more threads than the machine has cores.
+const COMPILES_AT_ONCE: usize = 4;
 
 /// What compiling while the GPU opened did for one kernel, for the bench's report.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,41 +116,53 @@ pub(crate) fn compile_registered(capability: (u32, u32), created: &ContextCreate
             return false;
         }
     }
-    let mut compiled_any = false;
+    let next = AtomicUsize::new(0);
+    let compiled_any = AtomicBool::new(false);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = COMPILES_AT_ONCE.min(cores).min(sources.len());
+    let work = || compile_until_created(&sources, &next, capability, created, &compiled_any);
     std::thread::scope(|scope| {
-        let mut jits = std::collections::VecDeque::new();
-        for source in sources {
-            if created.get() {
+        // This thread is one of the workers; a thread that cannot be made is one fewer.
+        for _ in 1..workers {
+            let spawned = std::thread::Builder::new()
+                .name("cudajit-compile-while-opening".into())
+                .spawn_scoped(scope, work);
+            if spawned.is_err() {
                 break;
             }
-            let began = Instant::now();
-            // A front-end or compiler panic loses this kernel's head start only: its
-            // first launch meets the same problem and reports it.
-            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                jit::whole_module(source, capability, LONGEST_IR)
-            }));
-            let Ok(Some(module)) = made else {
-                continue;
-            };
-            compiled_any = true;
-            let ptx_ms = began.elapsed().as_secs_f64() * 1e3;
-            if jits.len() >= JITS_AT_ONCE {
-                let oldest: std::thread::ScopedJoinHandle<'_, ()> =
-                    jits.pop_front().expect("not empty");
-                let _ = oldest.join();
-            }
-            let spawned = std::thread::Builder::new()
-                .name("cudajit-jit-while-opening".into())
-                .spawn_scoped(scope, move || {
-                    load_as_library(source, capability, module, ptx_ms)
-                });
-            match spawned {
-                Ok(thread) => jits.push_back(thread),
-                Err(_) => break,
-            }
         }
+        work();
     });
-    compiled_any
+    compiled_any.into_inner()
+}
+
+/// One worker of [`compile_registered`]: takes the next kernel of `sources` not yet
+/// taken, makes its whole module and loads it as a library, until none is left or the
+/// context exists.
+fn compile_until_created(
+    sources: &[&'static FnSource],
+    next: &AtomicUsize,
+    capability: (u32, u32),
+    created: &ContextCreated,
+    compiled_any: &AtomicBool,
+) {
+    while !created.get() {
+        let Some(&source) = sources.get(next.fetch_add(1, Ordering::Relaxed)) else {
+            return;
+        };
+        let began = Instant::now();
+        // A front-end or compiler panic loses this kernel's head start only: its
+        // first launch meets the same problem and reports it.
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            jit::whole_module(source, capability, LONGEST_IR)
+        }));
+        let Ok(Some(module)) = made else {
+            continue;
+        };
+        compiled_any.store(true, Ordering::Relaxed);
+        let ptx_ms = began.elapsed().as_secs_f64() * 1e3;
+        load_as_library(source, capability, module, ptx_ms);
+    }
 }
 
 /// One kernel's module loaded as a library (the driver's JIT of its PTX, or its
@@ -221,6 +240,11 @@ mod tests {
             ..FunctionOptions::DEFAULT
         },
     );
+    static SECOND: FnSource = kernel(
+        "opening_add",
+        "fn opening_add(x: &mut [f32], y: &[f32]) {\n    let i = grid(1);\n    if i < x.len() {\n        x[i] = x[i] + y[i];\n    }\n}",
+        FunctionOptions::DEFAULT,
+    );
     static BROKEN: FnSource = kernel(
         "opening_broken",
         "fn opening_broken(x: &mut [f32]) {\n    x[0] = undefined_name;\n}",
@@ -274,5 +298,54 @@ mod tests {
             written.nvvm_ir.len()
         );
         assert!(jit::whole_module(long, (9, 0), LONGEST_IR).is_none());
+    }
+
+    /// Workers of `compile_registered` take every kernel once between them, skip the
+    /// ones a first launch must compile (`-g`, not compiling) and go on past them; once
+    /// the context exists they take none.
+    #[test]
+    fn workers_take_each_kernel_once_until_the_context_exists() {
+        if kernel_device::nvvm::Nvvm::locate().is_none() {
+            return eprintln!("skipped: no libnvvm (set CUDAJIT_NVVM_PATH)");
+        }
+        let sources: [&'static FnSource; 4] = [&DEBUG, &CHECKED, &BROKEN, &SECOND];
+        let next = AtomicUsize::new(0);
+        let compiled_any = AtomicBool::new(false);
+        let opening = ContextCreated::default();
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    compile_until_created(&sources, &next, (9, 0), &opening, &compiled_any)
+                });
+            }
+        });
+        // Each worker takes one index past the end before it stops.
+        assert_eq!(next.load(Ordering::Relaxed), sources.len() + 3);
+        assert!(compiled_any.load(Ordering::Relaxed));
+        // Only the two that compile reach their library load (which needs a driver:
+        // without one it keeps nothing, and says so), each once.
+        let report = compiled_while_opening_report();
+        for name in [
+            "opening_scale",
+            "opening_add",
+            "opening_debug",
+            "opening_broken",
+        ] {
+            let times = report.iter().filter(|row| row.kernel == name).count();
+            let expected = usize::from(name == "opening_scale" || name == "opening_add");
+            assert_eq!(times, expected, "{name}: {report:?}");
+        }
+
+        let next = AtomicUsize::new(0);
+        let compiled_any = AtomicBool::new(false);
+        compile_until_created(
+            &sources,
+            &next,
+            (9, 0),
+            &ContextCreated::already(),
+            &compiled_any,
+        );
+        assert_eq!(next.load(Ordering::Relaxed), 0);
+        assert!(!compiled_any.load(Ordering::Relaxed));
     }
 }

@@ -71,6 +71,14 @@ impl ContextCreated {
     fn set(&self) {
         self.0.store(true, std::sync::atomic::Ordering::Release);
     }
+
+    /// One that says the context exists (for tests of the work that reads it).
+    #[cfg(test)]
+    pub(crate) fn already() -> ContextCreated {
+        let created = ContextCreated::default();
+        created.set();
+        created
+    }
 }
 
 inventory::collect!(WhileAGpuOpens);
