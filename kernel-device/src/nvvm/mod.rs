@@ -13,7 +13,7 @@ mod search;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 pub use search::{LIBDEVICE_PATH_ENV, NVVM_PATH_ENV};
 
@@ -139,9 +139,6 @@ pub struct Nvvm {
     libdevice: Vec<u8>,
     version: (i32, i32),
     ir_version: (u32, u32, u32, u32),
-    /// libnvvm documents thread safety only across distinct programs; compiles are
-    /// rare (cached), so serialising them costs nothing and removes the doubt.
-    lock: Mutex<()>,
     // Declared last: dropped after everything that points into it.
     _library: libloading::Library,
 }
@@ -257,7 +254,6 @@ impl Nvvm {
             libdevice,
             version: (0, 0),
             ir_version: (0, 0, 0, 0),
-            lock: Mutex::new(()),
             _library: library,
         };
         let (mut major, mut minor) = (0, 0);
@@ -333,7 +329,6 @@ impl Nvvm {
                 CString::new(a).map_err(|_| NvvmError::InvalidInput("NUL in an option".into()))
             })
             .collect::<Result<_, _>>()?;
-        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         std::thread::scope(|scope| {
             let beside = std::thread::Builder::new()
                 .name("cudajit-nvvm-verify".into())
@@ -352,8 +347,8 @@ impl Nvvm {
         })
     }
 
-    /// `nvvmVerifyProgram` on a program holding `nvvm_ir` alone. Callers hold `lock`
-    /// (programs are never shared between threads).
+    /// `nvvmVerifyProgram` on a program holding `nvvm_ir` alone (a program of its own,
+    /// never shared between threads).
     fn verify(&self, nvvm_ir: &str, args: &[CString]) -> Result<(), NvvmError> {
         let arg_ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
         let program = ProgramGuard::new(self)?;
@@ -484,8 +479,12 @@ impl Drop for ProgramGuard<'_> {
 }
 
 // SAFETY: the API table holds plain function pointers into the library, which stays
-// loaded for the value's lifetime; compilations are serialised by `lock` and each
-// uses its own program.
+// loaded for the value's lifetime. libnvvm's interface is thread-safe (its API manual,
+// "Thread Safety": "clients can take advantage of improved compilation speeds by
+// spawning multiple compilation threads concurrently"), and every call here uses a
+// program of its own, never shared between threads: compiles run at once (kernels
+// compiled while a GPU opens, launches on several threads), as a compile and its
+// verification always have.
 unsafe impl Send for Nvvm {}
 unsafe impl Sync for Nvvm {}
 
@@ -507,3 +506,6 @@ pub(crate) fn test_toolchain() -> Option<(Nvvm, std::path::PathBuf)> {
     let nvvm = Nvvm::load_from(std::path::Path::new(&lib)).expect("load libnvvm");
     Some((nvvm, ptxas.into()))
 }
+
+#[cfg(test)]
+mod tests;
